@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Allocation, byte buffer and arena helpers; see kc_common.h. */
+#include "kc_common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void oom(size_t n)
+{
+    fprintf(stderr, "kcoord: out of memory allocating %zu bytes\n", n);
+    abort();
+}
+
+void *kc_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        oom(n);
+    return p;
+}
+
+void *kc_xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        oom(n * size);
+    return p;
+}
+
+void *kc_xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        oom(n);
+    return q;
+}
+
+char *kc_xstrdup(const char *s)
+{
+    return kc_xstrndup(s, strlen(s));
+}
+
+char *kc_xstrndup(const char *s, size_t len)
+{
+    char *p = kc_xmalloc(len + 1);
+    if (len)
+        memcpy(p, s, len);
+    p[len] = '\0';
+    return p;
+}
+
+void kc_buf_init(kc_buf_t *b)
+{
+    b->data = NULL;
+    b->len = 0;
+    b->cap = 0;
+}
+
+void kc_buf_deinit(kc_buf_t *b)
+{
+    free(b->data);
+    kc_buf_init(b);
+}
+
+uint8_t *kc_buf_reserve(kc_buf_t *b, size_t n)
+{
+    if (b->cap - b->len < n) {
+        size_t cap = b->cap ? b->cap : 64;
+        while (cap - b->len < n)
+            cap *= 2;
+        b->data = kc_xrealloc(b->data, cap);
+        b->cap = cap;
+    }
+    return b->data + b->len;
+}
+
+void kc_buf_append(kc_buf_t *b, const void *p, size_t n)
+{
+    if (!n)
+        return;
+    memcpy(kc_buf_reserve(b, n), p, n);
+    b->len += n;
+}
+
+void kc_buf_reset(kc_buf_t *b)
+{
+    b->len = 0;
+}
+
+struct kc_arena_chunk {
+    kc_arena_chunk_t *next;
+    size_t used;
+    size_t cap;
+    _Alignas(max_align_t) unsigned char mem[];
+};
+
+void kc_arena_init(kc_arena_t *a)
+{
+    a->head = NULL;
+    a->total = 0;
+}
+
+void kc_arena_deinit(kc_arena_t *a)
+{
+    kc_arena_chunk_t *c = a->head;
+    while (c) {
+        kc_arena_chunk_t *next = c->next;
+        free(c);
+        c = next;
+    }
+    kc_arena_init(a);
+}
+
+void kc_arena_reset(kc_arena_t *a)
+{
+    kc_arena_deinit(a);
+}
+
+void *kc_arena_alloc(kc_arena_t *a, size_t n)
+{
+    const size_t align = _Alignof(max_align_t);
+    n = (n + align - 1) & ~(align - 1);
+    if (n == 0)
+        n = align;
+    kc_arena_chunk_t *c = a->head;
+    if (!c || c->cap - c->used < n) {
+        size_t cap = n > 4000 ? n : 4000;
+        c = kc_xmalloc(sizeof(*c) + cap);
+        c->cap = cap;
+        c->used = 0;
+        c->next = a->head;
+        a->head = c;
+    }
+    void *p = c->mem + c->used;
+    c->used += n;
+    a->total += n;
+    memset(p, 0, n);
+    return p;
+}

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The group coordinator: the only public header of coordinator/.
+ *
+ * Pure code, as Kafka's GroupCoordinatorShard: a handler takes a decoded
+ * request and the current time (ms), changes in-memory group state, and
+ * appends to a kc_result_t the records to persist and the responses to send
+ * (one request can release several parked ones, e.g. the last JoinGroup of a
+ * rebalance). No sockets, no libevent, no LMDB, no clock reads: time is an
+ * argument, and timers are an internal queue the caller drives with
+ * kc_coord_next_deadline()/kc_coord_tick().
+ *
+ * The caller (server/) writes the records of every result of one loop
+ * iteration in one storage transaction and sends the responses only after it
+ * has committed; if the commit fails it sends each response's error_body
+ * instead (when set) and reloads the coordinator from storage.
+ */
+#ifndef KC_COORD_H
+#define KC_COORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kc_common.h"
+#include "kc_msgs.h"
+#include "wire.h"
+
+typedef struct kc_coord kc_coord_t;
+
+/*
+ * Coordinator settings; every timeout is a config property, defaulting to
+ * Kafka's value (see conf/kcoord.conf for the property names).
+ */
+typedef struct {
+    int32_t group_initial_rebalance_delay_ms;   /* group.initial.rebalance.delay.ms = 3000 */
+    int32_t group_min_session_timeout_ms;       /* group.min.session.timeout.ms = 6000 */
+    int32_t group_max_session_timeout_ms;       /* group.max.session.timeout.ms = 1800000 */
+    int32_t group_max_size;                     /* group.max.size = 2147483647 */
+    int32_t group_new_member_join_timeout_ms;   /* group.classic.new.member.join.timeout.ms = 300000
+                                                   (hard-coded in Kafka) */
+    int64_t offsets_retention_ms;               /* offsets.retention.minutes = 10080, in ms */
+    int64_t offsets_retention_check_interval_ms; /* offsets.retention.check.interval.ms = 600000 */
+    int32_t offset_metadata_max_bytes;          /* offset.metadata.max.bytes = 4096 */
+} kc_coord_config_t;
+
+/* Fills every field with Kafka's default. */
+void kc_coord_config_defaults(kc_coord_config_t *cfg);
+
+/*
+ * What the coordinator needs to know about topics, without owning them:
+ * OffsetCommit answers UNKNOWN_TOPIC_OR_PARTITION for a topic that does not
+ * exist (as KafkaApis does before calling the coordinator). Borrowed; must
+ * outlive the coordinator.
+ */
+typedef struct {
+    bool (*topic_exists)(void *ctx, kc_str_t topic);
+    void *ctx;
+} kc_topic_view_t;
+
+/* Identity of the request being handled; strings are views valid for the call. */
+typedef struct {
+    uint64_t conn_id;        /* never reused while kcoord runs; 0 = no connection */
+    int32_t correlation_id;
+    int16_t api_key;
+    int16_t api_version;
+    kc_str_t client_id;
+    const char *client_host; /* "/127.0.0.1", as Kafka prints it */
+    int64_t now_ms;
+} kc_request_ctx_t;
+
+/* One record: key and value bytes as Kafka lays them out in __consumer_offsets
+ * (int16 type + key struct; int16 version + value struct). Tombstone: no value. */
+typedef struct {
+    kc_buf_t key;
+    kc_buf_t value;
+    bool tombstone;
+} kc_record_t;
+
+/* One response ready to send: body only; net/ adds the size and header. */
+typedef struct {
+    uint64_t conn_id;
+    int32_t correlation_id;
+    int16_t api_key;
+    int16_t api_version;
+    kc_buf_t body;
+    /* Non-empty: the body to send instead when the records of the same
+     * result fail to commit (e.g. every partition COORDINATOR_NOT_AVAILABLE). */
+    kc_buf_t error_body;
+} kc_response_t;
+
+/* Output of one call; the caller owns it (init, consume, deinit). */
+typedef struct {
+    kc_record_t *records;
+    size_t nrecords, records_cap;
+    kc_response_t *responses;
+    size_t nresponses, responses_cap;
+} kc_result_t;
+
+void kc_result_init(kc_result_t *res);
+void kc_result_deinit(kc_result_t *res);
+/* Drops the content, keeps the memory. */
+void kc_result_reset(kc_result_t *res);
+
+/* Ownership: the config is copied; topics is borrowed. */
+kc_coord_t *kc_coord_new(const kc_coord_config_t *cfg, const kc_topic_view_t *topics);
+void kc_coord_free(kc_coord_t *c);
+
+/*
+ * Loading, as Kafka's coordinator loads __consumer_offsets: replay each
+ * stored record in commit order, then call kc_coord_loaded(). Until then
+ * every group request is answered COORDINATOR_LOAD_IN_PROGRESS.
+ * kc_coord_replay returns 0, or KC_EINVAL for a record it cannot parse (the
+ * caller logs it and goes on). value NULL = tombstone.
+ */
+int kc_coord_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uint8_t *value,
+                    size_t value_len);
+/* Ends loading and arms timers (Kafka's onLoaded). */
+void kc_coord_loaded(kc_coord_t *c, int64_t now_ms);
+bool kc_coord_is_loaded(const kc_coord_t *c);
+/*
+ * Unloads every group, answering every parked request NOT_COORDINATOR into
+ * res, and returns to the loading state (used after a failed commit, before
+ * a fresh replay).
+ */
+void kc_coord_unload(kc_coord_t *c, kc_result_t *res);
+
+/* Timers: earliest deadline in ms (INT64_MAX if none); tick fires all due. */
+int64_t kc_coord_next_deadline(const kc_coord_t *c);
+void kc_coord_tick(kc_coord_t *c, int64_t now_ms, kc_result_t *res);
+
+/*
+ * Request handlers. Each answers (now, or later through another call's
+ * result) exactly once for every request it is given. Versions are those of
+ * ctx->api_version; the request was decoded at that version.
+ */
+/* JoinGroup v0-9; Kafka's classic group join (GroupMetadataManager.classicGroupJoin). */
+void kc_coord_join_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                         const kc_join_group_request_t *req, kc_result_t *res);
+/* SyncGroup v0-5; classicGroupSync. */
+void kc_coord_sync_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                         const kc_sync_group_request_t *req, kc_result_t *res);
+/* Heartbeat v0-4; classicGroupHeartbeat. */
+void kc_coord_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                        const kc_heartbeat_request_t *req, kc_result_t *res);
+/* LeaveGroup v0-5 (batched members from v3); classicGroupLeave. */
+void kc_coord_leave_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                          const kc_leave_group_request_t *req, kc_result_t *res);
+/* OffsetCommit v0-10; OffsetMetadataManager.commitOffset. */
+void kc_coord_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                            const kc_offset_commit_request_t *req, kc_result_t *res);
+/* OffsetFetch v0-10 (batched groups from v8). */
+void kc_coord_offset_fetch(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                           const kc_offset_fetch_request_t *req, kc_result_t *res);
+/* OffsetDelete v0. */
+void kc_coord_offset_delete(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                            const kc_offset_delete_request_t *req, kc_result_t *res);
+/* DescribeGroups v0-6. */
+void kc_coord_describe_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                              const kc_describe_groups_request_t *req, kc_result_t *res);
+/* ListGroups v0-5 (states filter v4, types filter v5). */
+void kc_coord_list_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                          const kc_list_groups_request_t *req, kc_result_t *res);
+/* DeleteGroups v0-3. */
+void kc_coord_delete_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                            const kc_delete_groups_request_t *req, kc_result_t *res);
+
+/* Deleting a topic removes its committed offsets in every group (tombstones). */
+void kc_coord_topic_deleted(kc_coord_t *c, kc_str_t topic, int64_t now_ms, kc_result_t *res);
+
+#endif

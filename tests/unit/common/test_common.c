@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Unit tests of common/: byte buffer and arena. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kc_common.h"
+
+static void buf_append_grows_and_keeps_bytes(void **state)
+{
+    (void)state;
+    kc_buf_t b;
+    kc_buf_init(&b);
+    for (int i = 0; i < 1000; i++) {
+        uint8_t v = (uint8_t)i;
+        kc_buf_append(&b, &v, 1);
+    }
+    assert_int_equal(b.len, 1000);
+    assert_true(b.cap >= 1000);
+    for (int i = 0; i < 1000; i++)
+        assert_int_equal(b.data[i], (uint8_t)i);
+    kc_buf_reset(&b);
+    assert_int_equal(b.len, 0);
+    kc_buf_deinit(&b);
+    assert_null(b.data);
+}
+
+static void arena_allocations_are_zeroed_aligned_and_distinct(void **state)
+{
+    (void)state;
+    kc_arena_t a;
+    kc_arena_init(&a);
+    uint8_t *prev = NULL;
+    for (int i = 1; i < 300; i++) {
+        uint8_t *p = kc_arena_alloc(&a, (size_t)i * 7);
+        assert_non_null(p);
+        assert_int_equal((uintptr_t)p % _Alignof(max_align_t), 0);
+        for (int j = 0; j < i * 7; j++)
+            assert_int_equal(p[j], 0);
+        memset(p, 0xab, (size_t)i * 7);
+        assert_ptr_not_equal(p, prev);
+        prev = p;
+    }
+    uint8_t *big = kc_arena_alloc(&a, 100000);
+    memset(big, 1, 100000);
+    assert_true(a.total >= 100000);
+    kc_arena_deinit(&a);
+    assert_null(a.head);
+}
+
+static void strndup_terminates(void **state)
+{
+    (void)state;
+    char *s = kc_xstrndup("abcdef", 3);
+    assert_string_equal(s, "abc");
+    free(s);
+    s = kc_xstrndup(NULL, 0);
+    assert_string_equal(s, "");
+    free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(buf_append_grows_and_keeps_bytes),
+        cmocka_unit_test(arena_allocations_are_zeroed_aligned_and_distinct),
+        cmocka_unit_test(strndup_terminates),
+    };
+    return cmocka_run_group_tests_name("common", tests, NULL, NULL);
+}
