@@ -20,6 +20,7 @@ enum {
     KC_ENOSPC = -28,  /* storage full (LMDB MDB_MAP_FULL) */
     KC_EIO = -5,      /* storage or system failure */
     KC_ENOENT = -2,   /* not found */
+    KC_EEXIST = -17,  /* already exists */
     KC_EVERSION = -95 /* version not supported */
 };
 

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Coordinator internals shared by its modules (classic groups, offsets,
+ * timers, records). Not installed; nothing outside coordinator/ includes it.
+ */
+#ifndef KC_COORD_INTERNAL_H
+#define KC_COORD_INTERNAL_H
+
+#include "coord.h"
+
+/* ---- results -------------------------------------------------------- */
+
+/* Appends a record; key/value are copied. value NULL = tombstone. */
+void kc_result_add_record(kc_result_t *res, const kc_buf_t *key, const kc_buf_t *value);
+/*
+ * Appends a response for the request described by ctx (conn id,
+ * correlation id, api key and version). Takes ownership of the bytes of
+ * body and error_body (error_body may be NULL); the caller's buffers are
+ * reset to empty.
+ */
+void kc_result_add_response(kc_result_t *res, const kc_request_ctx_t *ctx, kc_buf_t *body,
+                            kc_buf_t *error_body);
+
+/* ---- timers --------------------------------------------------------- */
+
+/*
+ * Timers are keyed like Kafka's ("heartbeat-<group>-<member>", "join-<group>",
+ * "offsets-expiration"). Scheduling an existing key replaces it. A firing
+ * timer receives its key and finds its target by name, so no pointer can
+ * dangle.
+ */
+typedef void (*kc_timer_fn)(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res);
+void kc_timer_schedule(kc_coord_t *c, const char *key, int64_t deadline_ms, kc_timer_fn fn);
+void kc_timer_cancel(kc_coord_t *c, const char *key);
+bool kc_timer_is_scheduled(const kc_coord_t *c, const char *key);
+
+/* ---- classic groups as seen by the offsets module ------------------- */
+
+typedef struct kc_classic_group kc_classic_group_t;
+
+/* NULL when there is no group of that id. */
+kc_classic_group_t *kc_classic_group_find(kc_coord_t *c, kc_str_t group_id);
+/* Finds or creates an Empty group with no protocol type ("simple" group of
+ * group-less commits); creation writes no record (as Kafka). */
+kc_classic_group_t *kc_classic_group_find_or_create(kc_coord_t *c, kc_str_t group_id);
+bool kc_classic_group_is_empty_state(const kc_classic_group_t *g);   /* state Empty */
+bool kc_classic_group_is_dead(const kc_classic_group_t *g);
+/*
+ * OffsetCommit validation for a classic group, as Kafka's
+ * ClassicGroup.validateOffsetCommit: returns a Kafka error code (0 = accept):
+ * COORDINATOR_NOT_AVAILABLE (Dead), UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID,
+ * ILLEGAL_GENERATION, REBALANCE_IN_PROGRESS.
+ */
+int16_t kc_classic_group_validate_offset_commit(kc_classic_group_t *g, kc_str_t member_id,
+                                                kc_str_t group_instance_id,
+                                                int32_t generation_id, bool is_transactional,
+                                                int16_t api_version);
+/* Extends the committing member's session, as a commit counts as a heartbeat. */
+void kc_classic_group_touch_member(kc_coord_t *c, kc_classic_group_t *g, kc_str_t member_id,
+                                   int64_t now_ms);
+/* True when the group's members (consumer protocol) subscribe to topic
+ * (OffsetDelete: GROUP_SUBSCRIBED_TO_TOPIC). */
+bool kc_classic_group_is_subscribed_to(const kc_classic_group_t *g, kc_str_t topic);
+/* Offsets retention: whether the group's offsets may expire now and from
+ * which time ("current state timestamp" of an Empty group); Kafka's
+ * ClassicGroup.offsetExpirationCondition. */
+bool kc_classic_group_offsets_expire(const kc_classic_group_t *g, int64_t *base_timestamp_ms);
+/* Called by the offsets module after expiry left an Empty group without
+ * offsets: deletes the group (tombstone) as Kafka's cleanupGroupMetadata. */
+void kc_classic_group_delete_if_empty(kc_coord_t *c, kc_str_t group_id, kc_result_t *res);
+
+/* ---- offsets as seen by the group modules --------------------------- */
+
+/* Replays an offset record (types 0 and 1); value NULL = tombstone. */
+int kc_offsets_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uint8_t *value,
+                      size_t value_len);
+bool kc_offsets_group_has_offsets(kc_coord_t *c, kc_str_t group_id);
+/* Tombstones every offset of the group (DeleteGroups). */
+void kc_offsets_delete_group(kc_coord_t *c, kc_str_t group_id, kc_result_t *res);
+/* Arms the periodic retention check (called from kc_coord_loaded). */
+void kc_offsets_loaded(kc_coord_t *c, int64_t now_ms);
+/* Module state lifecycle, called by kc_coord_new/kc_coord_free/unload. */
+void *kc_offsets_new(void);
+void kc_offsets_free(void *offsets);
+
+#endif

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The LMDB environment of kcoord: the coordinator record log (the analogue of
+ * __consumer_offsets) and the topic table. Sees only opaque bytes; knows no
+ * group rule.
+ *
+ * Record log: DBI "log" maps a big-endian u64 position to (key, value); DBI
+ * "index" maps a record key to its latest position. Appending a record for a
+ * key deletes the older entry of that key in the same transaction; a
+ * tombstone deletes both (compaction on write), so replay cost follows live
+ * state. DBI "topics" maps a topic name to its stored description.
+ *
+ * Writes go to one write transaction opened lazily by the first write and
+ * committed by kc_store_commit (one per event-loop iteration). Errors are
+ * sticky: after a failed write, later writes do nothing and commit returns
+ * the first error and aborts the transaction.
+ */
+#ifndef KC_STORE_H
+#define KC_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kc_common.h"
+
+typedef struct kc_store kc_store_t;
+
+/*
+ * Opens (creating if needed) the environment in directory dir, with a map of
+ * map_size bytes. Takes an exclusive lock file in dir: a second kcoord on
+ * the same directory gets KC_EIO with a log line naming the directory.
+ * Returns 0, KC_EIO; *out is owned by the caller (kc_store_close).
+ */
+int kc_store_open(kc_store_t **out, const char *dir, uint64_t map_size);
+/* Aborts an open transaction and closes. NULL is accepted. */
+void kc_store_close(kc_store_t *s);
+
+/* Appends a record (value NULL = tombstone) to the open transaction. */
+int kc_store_append(kc_store_t *s, const void *key, size_t key_len, const void *value,
+                    size_t value_len);
+/* Puts (value non-NULL) or deletes (value NULL) a topic entry. */
+int kc_store_topic_put(kc_store_t *s, const char *name, const void *value, size_t value_len);
+/* True while a write transaction holds uncommitted writes. */
+bool kc_store_pending(const kc_store_t *s);
+/*
+ * Commits the open transaction durably (no-op when none). Returns 0,
+ * KC_ENOSPC (map full), or KC_EIO; on error every write since the last
+ * commit is gone and the error is logged.
+ */
+int kc_store_commit(kc_store_t *s);
+
+/* Calls fn for every live record in commit order; stops at a non-zero return. */
+typedef int (*kc_store_record_fn)(void *ctx, const uint8_t *key, size_t key_len,
+                                  const uint8_t *value, size_t value_len);
+int kc_store_replay(kc_store_t *s, kc_store_record_fn fn, void *ctx);
+
+/* Calls fn for every stored topic entry (key = name bytes). */
+int kc_store_topics_foreach(kc_store_t *s, kc_store_record_fn fn, void *ctx);
+
+/* Number of live records (for logs and the benchmark). */
+uint64_t kc_store_record_count(kc_store_t *s);
+
+#endif

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The topic table: every topic kcoord knows (name, topic id, partition
+ * count), kept in memory and persisted through kc_store_topic_put. kcoord is
+ * the only broker, so it leads every partition.
+ */
+#ifndef KC_TOPICS_H
+#define KC_TOPICS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "store.h"
+#include "wire.h"
+
+typedef struct {
+    char *name;        /* NUL-terminated, owned by the table */
+    kc_uuid_t id;      /* random v4-style UUID, never all-zero */
+    int32_t partitions;
+} kc_topic_t;
+
+typedef struct kc_topics kc_topics_t;
+
+/* Empty table bound to store (borrowed; may be NULL for tests without storage). */
+kc_topics_t *kc_topics_new(kc_store_t *store);
+void kc_topics_free(kc_topics_t *t);
+/* Loads every stored topic; 0 or KC_EIO. */
+int kc_topics_load(kc_topics_t *t);
+
+const kc_topic_t *kc_topics_find(const kc_topics_t *t, kc_str_t name);
+const kc_topic_t *kc_topics_find_id(const kc_topics_t *t, kc_uuid_t id);
+size_t kc_topics_count(const kc_topics_t *t);
+/* Topics in creation order; i < kc_topics_count. Pointers stay valid until the topic is deleted. */
+const kc_topic_t *kc_topics_at(const kc_topics_t *t, size_t i);
+
+/*
+ * Kafka's topic name rules (Topic.validate): 1-249 chars of [a-zA-Z0-9._-],
+ * not "." or "..". Returns NULL when valid, else a message for the client.
+ */
+const char *kc_topic_name_invalid(kc_str_t name);
+
+/*
+ * Creates a topic and writes it to the store's open transaction. Returns 0,
+ * or KC_EINVAL for a bad name or partitions < 1; an existing name returns
+ * KC_EEXIST with *out set to the existing topic.
+ */
+int kc_topics_create(kc_topics_t *t, kc_str_t name, int32_t partitions, const kc_topic_t **out);
+/* Raises the partition count (CreatePartitions); KC_EINVAL if not larger. */
+int kc_topics_set_partitions(kc_topics_t *t, kc_str_t name, int32_t partitions);
+/* Deletes a topic; KC_ENOENT when unknown. */
+int kc_topics_delete(kc_topics_t *t, kc_str_t name);
+
+#endif
