@@ -111,8 +111,11 @@ class Kcoord:
         self.stderr_paths.append(self.stderr_path)
         err = open(self.stderr_path, "wb")
         try:
+            # kcoord reads KCOORD_* variables as properties and rejects unknown
+            # ones, so the test's own KCOORD_BIN must not reach it.
+            env = {k: v for k, v in os.environ.items() if not k.startswith("KCOORD_")}
             self.proc = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL,
-                                         stdout=err, stderr=err, cwd=self.tmp)
+                                         stdout=err, stderr=err, cwd=self.tmp, env=env)
         finally:
             err.close()
         self.wait_ready()
