@@ -175,10 +175,13 @@ def main():
                           request_timeout_ms=30000, api_version_auto_timeout_ms=30000)
 
         def read_back():
-            return {p: c.committed(TopicPartition(TOPIC, p)) for p in range(PARTITIONS)}
+            return {p: c.committed(TopicPartition(TOPIC, p), metadata=True)
+                    for p in range(PARTITIONS)}
         got = wait_for(lambda: (lambda d: d if None not in d.values() else None)(read_back()),
                        DEADLINE_S, "committed offsets after restart")
-        assert got == {p: committed_offset(p) for p in range(PARTITIONS)}, got
+        got = {p: (om.offset, om.metadata) for p, om in got.items()}
+        assert got == {p: (committed_offset(p), committed_metadata(p))
+                       for p in range(PARTITIONS)}, got
         c.close(autocommit=False)
 
         admin = KafkaAdminClient(bootstrap_servers=k.bootstrap, client_id="kp-admin-2",
