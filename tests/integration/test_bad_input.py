@@ -13,7 +13,8 @@ Each case runs on its own connection and must get Kafka's treatment:
                                  the connection stays usable
   JoinGroup at version 99        connection closed
 
-kcoord must log a line for each, and a second connection opened before the
+kcoord must log a line for each case it closes (except the client's own
+EOF), and a second connection opened before the
 first case must keep answering ApiVersions throughout.
 """
 
@@ -39,6 +40,11 @@ def expect_closed(k, what, payload, half_close=False):
         if half_close:
             c.sock.shutdown(1)  # SHUT_WR: the broker sees EOF mid-frame
         assert c.wait_closed(CLOSE_DEADLINE_S), "%s: connection not closed" % what
+    if half_close:
+        # The client went away: Kafka only notes that at debug level, so no
+        # log line is required here.
+        print("%s -> closed" % what)
+        return
     logged = k.wait_log_after(offset, LOG_DEADLINE_S, "a log line about %s" % what)
     print("%s -> closed; log: %s" % (what, logged.strip().splitlines()[-1]))
 
@@ -70,7 +76,6 @@ def main():
         check_control(control)
 
         # ApiVersions v99: header v2 (flexible), body not parsed, v0 answer.
-        offset = k.stderr_size()
         with kw.Conn(k.port) as c:
             hdr = kw.request_header(kw.API_API_VERSIONS, 99, 4242, flexible=True)
             c.sock.sendall(kw.frame(hdr + b"\x7f\xff future body \x00"))
@@ -86,8 +91,9 @@ def main():
             res = kw.api_versions(c, hi if hi <= 3 else 3)
             assert res["error_code"] == 0, res
             assert res["api_keys"][kw.API_API_VERSIONS] == (lo, hi), res
-        logged = k.wait_log_after(offset, LOG_DEADLINE_S, "a log line about ApiVersions v99")
-        print("ApiVersions v99 -> answered; log: %s" % logged.strip().splitlines()[-1])
+        # Newer clients send a higher ApiVersions first as a matter of course,
+        # so this normal negotiation step needs no log line at info level.
+        print("ApiVersions v99 -> answered")
         check_control(control)
 
         body = kw.join_group_v5_body("g", "")
