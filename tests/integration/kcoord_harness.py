@@ -12,6 +12,8 @@ Tests use it as:
         ... k.port, k.bootstrap ...
         k.restart()               # SIGTERM, start again on the same data dir
         k.kill(); k.start()       # SIGKILL, then start again
+
+Set KCOORD_ITEST_SHOW_LOGS=1 to print kcoord's stderr after passing tests too.
 """
 
 import os
@@ -231,7 +233,7 @@ class Kcoord:
             self.dump_logs()
             self.cleanup()
             raise
-        if exc_type is not None:
+        if exc_type is not None or os.environ.get("KCOORD_ITEST_SHOW_LOGS"):
             self.dump_logs()
         self.cleanup()
         return False

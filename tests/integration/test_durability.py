@@ -7,7 +7,8 @@ generation -1), many of them pipelined. Right after the last acknowledgement
 kcoord is killed with SIGKILL and started again on the same data directory:
 OffsetFetch must return every acknowledged offset, and the group must come
 back Stable with the same member, protocol and generation (a heartbeat with
-the old generation succeeds, one with the next generation is refused).
+the old generation succeeds, one with the next generation is refused), and a
+new member must not be handed the member id of one from before the restart.
 """
 
 import kafka_wire as kw
@@ -75,7 +76,8 @@ def main():
         for p in range(PARTITIONS):
             res = kw.offset_commit(conn, SIMPLE_GROUP, {TOPIC: {p: (5000 + p, None)}})
             assert res["errors"] == {(TOPIC, p): 0}, res
-            acked_simple[p] = (5000 + p, None)
+            # Kafka stores a null metadata string as "" (NO_METADATA).
+            acked_simple[p] = (5000 + p, "")
         conn.close()
 
         k.kill()
@@ -118,6 +120,15 @@ def main():
         res = kw.offset_commit(conn, GROUP, {TOPIC: {0: (999999, "after")}},
                                generation_id=generation, member_id=member_id)
         assert res["errors"] == {(TOPIC, 0): 0}, res
+
+        # A member id handed out after the restart must not repeat one handed
+        # out before it (Kafka appends a random UUID to the client id).
+        newcomer = kw.join_group(conn, GROUP, "", session_timeout_ms=60000,
+                                 rebalance_timeout_ms=60000,
+                                 protocols=(("range", b"member-metadata"),))
+        assert newcomer["error_code"] == kw.MEMBER_ID_REQUIRED, newcomer
+        assert newcomer["member_id"] != member_id, \
+            "member id %s was handed out again after the restart" % member_id
         conn.close()
 
 
