@@ -50,9 +50,10 @@ def free_port():
         return s.getsockname()[1]
 
 
-def wait_for(cond, timeout, what, interval=0.05):
+def wait_for(cond, timeout, what, interval=0.05, state=None):
     """Polls cond() until it returns a truthy value; returns that value.
-    Raises AssertionError naming `what` when the deadline passes."""
+    Raises AssertionError naming `what` when the deadline passes; state(),
+    when given, describes what was seen last, for the failure message."""
     deadline = time.monotonic() + timeout
     last_exc = None
     while True:
@@ -66,6 +67,11 @@ def wait_for(cond, timeout, what, interval=0.05):
             msg = "timed out after %.0fs waiting for %s" % (timeout, what)
             if last_exc is not None:
                 msg += " (last error: %r)" % (last_exc,)
+            if state is not None:
+                try:
+                    msg += "; last seen: %r" % (state(),)
+                except Exception as e:
+                    msg += "; state unavailable: %r" % (e,)
             raise AssertionError(msg)
         time.sleep(interval)
 

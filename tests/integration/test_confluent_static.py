@@ -40,6 +40,7 @@ class Member:
             "enable.auto.commit": False,
             "auto.offset.reset": "earliest",
             "partition.assignment.strategy": "range",
+            "topic.metadata.refresh.interval.ms": 2000,
         })
         self.c.subscribe([TOPIC], on_assign=self.on_assign, on_revoke=self.on_revoke)
 
@@ -72,6 +73,8 @@ def main():
         fut = admin.create_topics([NewTopic(TOPIC, num_partitions=2, replication_factor=1)],
                                   operation_timeout=30)[TOPIC]
         fut.result(timeout=DEADLINE_S)
+        wait_for(lambda: len(admin.list_topics(TOPIC, timeout=10).topics[TOPIC].partitions) == 2,
+                 DEADLINE_S, "the new topic in Metadata")
 
         a = Member(k.bootstrap, "static-a", "member-a")
         b = Member(k.bootstrap, "static-b", "member-b")
@@ -83,7 +86,7 @@ def main():
                 return False
             return sorted(a.assignment + b.assignment) == [0, 1]
         wait_for(both_assigned, DEADLINE_S, "both static members assigned one partition each",
-                 interval=0)
+                 interval=0, state=lambda: (a.events, b.events))
         a_parts = list(a.assignment)
         b_parts = list(b.assignment)
 
@@ -92,7 +95,8 @@ def main():
             b.poll()
             g = describe(k.port)
             return g if g["state"] == "Stable" and len(g["members"]) == 2 else None
-        g = wait_for(group_stable, DEADLINE_S, "group Stable with 2 members", interval=0)
+        g = wait_for(group_stable, DEADLINE_S, "group Stable with 2 members", interval=0,
+                     state=lambda: describe(k.port))
         before = {m["group_instance_id"]: m["member_id"] for m in g["members"]}
         assert set(before) == {"static-a", "static-b"}, g
 
@@ -113,7 +117,7 @@ def main():
             b.poll()
             return a2.assignment is not None
         wait_for(a2_assigned, DEADLINE_S, "the replacement static member to get its assignment",
-                 interval=0)
+                 interval=0, state=lambda: (a2.events, b.events, describe(k.port)))
         assert time.monotonic() - close_started < SESSION_TIMEOUT_MS / 1000.0, \
             "rejoin took longer than the session timeout; the test proves nothing"
         assert a2.assignment == a_parts, (a2.assignment, a_parts)
