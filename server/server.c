@@ -312,7 +312,8 @@ static void on_request(void *ctx, const kc_conn_info_t *conn, const uint8_t *dat
             kc_buf_deinit(&x->body);
             kc_buf_deinit(&x->error_body);
         }
-        close_bad(s, conn, "malformed request body", api_key, api_version, data, len);
+        close_bad(s, conn, rc == KC_EINVAL ? "malformed request body" : "internal error", api_key,
+                  api_version, data, len);
     }
 }
 
