@@ -34,14 +34,6 @@ void kc_timer_schedule(kc_coord_t *c, const char *key, int64_t deadline_ms, kc_t
 void kc_timer_cancel(kc_coord_t *c, const char *key);
 bool kc_timer_is_scheduled(const kc_coord_t *c, const char *key);
 
-/* ---- coordinator accessors for the modules -------------------------- */
-
-/* The offsets module's state (what kc_offsets_new returned). */
-void *kc_coord_offsets_state(kc_coord_t *c);
-const kc_coord_config_t *kc_coord_get_config(const kc_coord_t *c);
-/* The topic view given to kc_coord_new (callbacks may be NULL). */
-const kc_topic_view_t *kc_coord_topic_view(const kc_coord_t *c);
-
 /* ---- classic groups as seen by the offsets module ------------------- */
 
 typedef struct kc_classic_group kc_classic_group_t;
