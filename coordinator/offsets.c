@@ -1,0 +1,2 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Committed offsets: OffsetCommit, OffsetFetch, OffsetDelete, retention and replay. */
