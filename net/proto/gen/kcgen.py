@@ -1,0 +1,1277 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Generates kc_msgs.h and kc_msgs.c from the message schemas.
+
+Reads every net/proto/schema/*.schema file (format: schema/README.md) and
+emits, per message, a C struct, _init, _decode, _encode, _fill_sample, the
+version constants, KC_API_*/KC_RECORD_* constants and a descriptor table.
+Standard library only; the output is deterministic.
+
+Usage:
+  kcgen.py --schema-dir DIR --out-dir DIR [--depfile FILE]
+  kcgen.py --schema-dir DIR --list        (prints the schema files)
+"""
+
+import argparse
+import os
+import re
+import sys
+
+SCALARS = {
+    # name: (C type, reader/writer suffix, fixed wire size)
+    'bool': ('bool', 'bool', 1),
+    'int8': ('int8_t', 'int8', 1),
+    'int16': ('int16_t', 'int16', 2),
+    'int32': ('int32_t', 'int32', 4),
+    'int64': ('int64_t', 'int64', 8),
+    'uint16': ('uint16_t', 'uint16', 2),
+    'uint32': ('uint32_t', 'uint32', 4),
+    'float64': ('double', 'float64', 8),
+    'uuid': ('kc_uuid_t', 'uuid', 16),
+}
+VARLEN = {'string', 'bytes', 'records'}
+INT_RANGES = {
+    'int8': (-(1 << 7), (1 << 7) - 1),
+    'int16': (-(1 << 15), (1 << 15) - 1),
+    'int32': (-(1 << 31), (1 << 31) - 1),
+    'int64': (-(1 << 63), (1 << 63) - 1),
+    'uint16': (0, (1 << 16) - 1),
+    'uint32': (0, (1 << 32) - 1),
+}
+# Array types of scalars; those two come from wire.h, the rest are emitted here.
+SCALAR_ARRAY_TYPES = {
+    'int32': 'kc_int32_array_t', 'string': 'kc_str_array_t',
+    'int8': 'kc_int8_array_t', 'int16': 'kc_int16_array_t', 'int64': 'kc_int64_array_t',
+    'uint16': 'kc_uint16_array_t', 'uint32': 'kc_uint32_array_t',
+    'float64': 'kc_float64_array_t', 'bool': 'kc_bool_array_t', 'uuid': 'kc_uuid_array_t',
+    'bytes': 'kc_bytes_array_t', 'records': 'kc_bytes_array_t',
+}
+# Hand-written in wire.c; their schema is documentation only.
+SKIPPED_MESSAGES = {'RequestHeader', 'ResponseHeader'}
+C_KEYWORDS = {
+    'auto', 'break', 'case', 'char', 'const', 'continue', 'default', 'do', 'double',
+    'else', 'enum', 'extern', 'float', 'for', 'goto', 'if', 'inline', 'int', 'long',
+    'register', 'restrict', 'return', 'short', 'signed', 'sizeof', 'static', 'struct',
+    'switch', 'typedef', 'union', 'unsigned', 'void', 'volatile', 'while', 'bool',
+    'true', 'false',
+}
+
+
+class SchemaError(Exception):
+    pass
+
+
+def snake(name):
+    s = re.sub(r'(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])', '_', name)
+    return s.lower()
+
+
+class Range:
+    """Inclusive version range; hi None = open-ended."""
+
+    def __init__(self, lo, hi):
+        self.lo, self.hi = lo, hi
+
+    def contains(self, v):
+        return v >= self.lo and (self.hi is None or v <= self.hi)
+
+    def cond(self, var='v'):
+        """C expression true when var is in the range."""
+        parts = []
+        if self.lo > 0:
+            parts.append('%s >= %d' % (var, self.lo))
+        if self.hi is not None:
+            parts.append('%s <= %d' % (var, self.hi))
+        return ' && '.join(parts) if parts else 'true'
+
+
+def parse_range(text, where):
+    m = re.fullmatch(r'(\d+)(\+|-(\d+))?', text)
+    if not m:
+        raise SchemaError('%s: bad version range %r' % (where, text))
+    lo = int(m.group(1))
+    if m.group(2) == '+':
+        return Range(lo, None)
+    hi = int(m.group(3)) if m.group(3) is not None else lo
+    if hi < lo:
+        raise SchemaError('%s: empty version range %r' % (where, text))
+    return Range(lo, hi)
+
+
+class Struct:
+    def __init__(self, name, cname, fields, where):
+        self.name = name
+        self.cname = cname  # e.g. kc_join_group_request_protocol
+        self.fields = fields
+        self.where = where
+
+
+class Field:
+    def __init__(self, name, typ, where):
+        self.name = name
+        self.cname = snake(name)
+        if self.cname in C_KEYWORDS:
+            self.cname += '_'
+        self.where = where
+        self.is_array = typ.startswith('[]')
+        self.base = typ[2:] if self.is_array else typ
+        self.versions = Range(0, None)
+        self.nullable = None  # Range or None
+        self.default = None   # raw text or None
+        self.ignorable = False
+        self.tag = None
+        self.nonflexible = False
+        self.children = []
+        self.struct = None    # Struct for struct types
+
+    @property
+    def is_struct(self):
+        return self.base not in SCALARS and self.base not in VARLEN
+
+    @property
+    def is_ptr(self):
+        """A single nullable struct is held through a pointer."""
+        return self.is_struct and not self.is_array and self.nullable is not None
+
+
+class Message:
+    def __init__(self, name, versions, flex_min, api, record, path):
+        self.name = name
+        self.snake = snake(name)
+        self.versions = versions
+        self.flex_min = flex_min  # int or None
+        self.api = api
+        self.record = record
+        self.path = path
+        self.root = None  # Struct
+        self.structs = []  # nested structs defined by this message, children first
+
+
+def parse_field_line(tokens, where):
+    if len(tokens) < 2:
+        raise SchemaError('%s: expected "<Name> <type> [attributes]"' % where)
+    f = Field(tokens[0], tokens[1], where)
+    if not re.fullmatch(r'[A-Z][A-Za-z0-9]*', f.name):
+        raise SchemaError('%s: field name %r must be CamelCase' % (where, f.name))
+    if not re.fullmatch(r'[A-Za-z][A-Za-z0-9]*', f.base):
+        raise SchemaError('%s: bad type %r' % (where, tokens[1]))
+    for attr in tokens[2:]:
+        if attr.startswith('v') and re.fullmatch(r'v\d+(\+|-\d+)?', attr):
+            f.versions = parse_range(attr[1:], where)
+        elif attr == 'nullable':
+            f.nullable = Range(0, None)
+        elif attr.startswith('nullable='):
+            f.nullable = parse_range(attr[len('nullable='):], where)
+        elif attr.startswith('default='):
+            f.default = attr[len('default='):]
+        elif attr == 'ignorable':
+            f.ignorable = True
+        elif attr.startswith('tag='):
+            try:
+                f.tag = int(attr[4:])
+            except ValueError:
+                raise SchemaError('%s: bad tag %r' % (where, attr))
+            if f.tag < 0:
+                raise SchemaError('%s: negative tag' % where)
+        elif attr == 'nonflexible':
+            f.nonflexible = True
+        else:
+            raise SchemaError('%s: unknown attribute %r' % (where, attr))
+    if f.nullable is not None and not f.is_array and f.base in SCALARS:
+        raise SchemaError('%s: a %s cannot be nullable' % (where, f.base))
+    return f
+
+
+def tokenize(line):
+    """Splits on blanks, keeping default="a b" together."""
+    return re.findall(r'[^\s"]*"[^"]*"|\S+', line)
+
+
+def parse_file(path):
+    messages = []
+    with open(path, encoding='utf-8') as fh:
+        lines = fh.read().split('\n')
+    stack = []  # (indent, field list)
+    cur = None
+    last_field = None
+    for lineno, raw in enumerate(lines, 1):
+        where = '%s:%d' % (os.path.basename(path), lineno)
+        out, inq = [], False
+        for ch in raw:  # drop a comment that is outside quotes
+            if ch == '"':
+                inq = not inq
+            if ch == '#' and not inq:
+                break
+            out.append(ch)
+        line = ''.join(out).rstrip()
+        if not line.strip():
+            continue
+        if '\t' in line:
+            raise SchemaError('%s: tabs are not allowed' % where)
+        indent = len(line) - len(line.lstrip(' '))
+        tokens = tokenize(line.strip())
+        if indent == 0:
+            if tokens[0] != 'message':
+                raise SchemaError('%s: expected "message"' % where)
+            m = re.fullmatch(
+                r'message ([A-Z][A-Za-z0-9]*) versions (\S+) flexible (\S+)'
+                r'((?: (?:api|record) -?\d+)*)', ' '.join(tokens))
+            if not m:
+                raise SchemaError('%s: bad message line' % where)
+            versions = parse_range(m.group(2), where)
+            if versions.hi is None:
+                raise SchemaError('%s: message versions must be closed' % where)
+            if m.group(3) == 'none':
+                flex = None
+            else:
+                fm = re.fullmatch(r'(\d+)\+', m.group(3))
+                if not fm:
+                    raise SchemaError('%s: bad flexible %r' % (where, m.group(3)))
+                flex = int(fm.group(1))
+            api = record = None
+            extra = m.group(4).split()
+            for i in range(0, len(extra), 2):
+                if extra[i] == 'api':
+                    api = int(extra[i + 1])
+                else:
+                    record = int(extra[i + 1])
+            cur = Message(m.group(1), versions, flex, api, record, path)
+            cur.fields = []
+            messages.append(cur)
+            stack = [(2, cur.fields)]
+            last_field = None
+            continue
+        if cur is None:
+            raise SchemaError('%s: field outside a message' % where)
+        if indent % 2:
+            raise SchemaError('%s: indentation must be a multiple of two' % where)
+        while stack and indent < stack[-1][0]:
+            stack.pop()
+        if not stack:
+            raise SchemaError('%s: bad indentation' % where)
+        if indent > stack[-1][0]:
+            if indent != stack[-1][0] + 2 or last_field is None or not last_field.is_struct:
+                raise SchemaError('%s: unexpected indentation' % where)
+            stack.append((indent, last_field.children))
+        f = parse_field_line(tokens, where)
+        stack[-1][1].append(f)
+        last_field = f
+    return messages
+
+
+def resolve_file(messages):
+    """Builds Struct objects, resolving reuse of a struct name within the file."""
+    file_structs = {}  # name -> Struct, earliest definition in the file
+    for msg in messages:
+        local = {}
+
+        def build(fields, where):
+            seen = set()
+            for f in fields:
+                if f.cname in seen:
+                    raise SchemaError('%s: duplicate field %s' % (f.where, f.name))
+                seen.add(f.cname)
+                if not f.is_struct:
+                    if f.children:
+                        raise SchemaError('%s: %s has children' % (f.where, f.base))
+                    continue
+                if f.children:
+                    if f.base in local:
+                        raise SchemaError('%s: struct %s defined twice in %s'
+                                          % (f.where, f.base, msg.name))
+                    build(f.children, f.where)
+                    st = Struct(f.base, 'kc_%s_%s' % (msg.snake, snake(f.base)),
+                                f.children, f.where)
+                    local[f.base] = st
+                    file_structs.setdefault(f.base, st)
+                    msg.structs.append(st)
+                    f.struct = st
+                else:
+                    st = local.get(f.base) or file_structs.get(f.base)
+                    if st is None:
+                        raise SchemaError('%s: unknown struct %s (no children and no '
+                                          'earlier definition)' % (f.where, f.base))
+                    f.struct = st
+            tags = [f.tag for f in fields if f.tag is not None]
+            if len(tags) != len(set(tags)):
+                raise SchemaError('%s: duplicate tag' % where)
+
+        build(msg.fields, msg.path)
+        msg.root = Struct(msg.name, 'kc_%s' % msg.snake, msg.fields, msg.path)
+        check_defaults(msg.fields)
+
+
+def check_defaults(fields):
+    for f in fields:
+        default_literal(f)  # raises on a bad default
+        if f.is_struct and f.children:
+            check_defaults(f.children)
+
+
+def default_literal(f):
+    """C literal of a scalar default, or a marker for others."""
+    d = f.default
+    if f.is_array:
+        if d not in (None, 'null'):
+            raise SchemaError('%s: an array default can only be null' % f.where)
+        if d == 'null' and f.nullable is None:
+            raise SchemaError('%s: null default on a non-nullable field' % f.where)
+        return d
+    if f.is_struct:
+        if d not in (None, 'null'):
+            raise SchemaError('%s: a struct default can only be null' % f.where)
+        if d == 'null' and f.nullable is None:
+            raise SchemaError('%s: null default on a non-nullable field' % f.where)
+        return d
+    if f.base in VARLEN:
+        if d == 'null':
+            if f.nullable is None:
+                raise SchemaError('%s: null default on a non-nullable field' % f.where)
+            return 'null'
+        if d is None or d == '""':
+            return ''
+        if f.base != 'string':
+            raise SchemaError('%s: bytes default can only be null' % f.where)
+        if len(d) >= 2 and d[0] == '"' and d[-1] == '"':
+            return d[1:-1]
+        return d
+    if f.base == 'bool':
+        if d in (None, 'false'):
+            return 'false'
+        if d == 'true':
+            return 'true'
+        raise SchemaError('%s: bad bool default %r' % (f.where, d))
+    if f.base == 'uuid':
+        if d not in (None, '0', 'AAAAAAAAAAAAAAAAAAAAAA'):
+            raise SchemaError('%s: only the zero uuid default is supported' % f.where)
+        return None
+    if f.base == 'float64':
+        try:
+            return repr(float(d if d is not None else 0))
+        except ValueError:
+            raise SchemaError('%s: bad float default %r' % (f.where, d))
+    try:
+        val = int(d, 0) if d is not None else 0
+    except ValueError:
+        raise SchemaError('%s: bad integer default %r' % (f.where, d))
+    lo, hi = INT_RANGES[f.base]
+    if not lo <= val <= hi:
+        raise SchemaError('%s: default %d out of range for %s' % (f.where, val, f.base))
+    return val
+
+
+def int_c(f, val):
+    if f.base == 'int64':
+        if val == INT_RANGES['int64'][0]:
+            return 'INT64_MIN'
+        return 'INT64_C(%d)' % val
+    if f.base == 'int32' and val == INT_RANGES['int32'][0]:
+        return 'INT32_MIN'
+    if f.base == 'uint32':
+        return '%du' % val
+    return '%d' % val
+
+
+def c_escape(s):
+    return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
+
+
+# ---------------------------------------------------------------- C emission
+
+class Gen:
+    def __init__(self, messages):
+        self.messages = messages
+        self.h = []
+        self.c = []
+
+    # --- types
+
+    def field_ctype(self, f):
+        if f.is_array:
+            if f.is_struct:
+                return 'struct {\n        %s_t *items;\n        int32_t count; /* -1 = null */\n    }' % f.struct.cname
+            return SCALAR_ARRAY_TYPES[f.base]
+        if f.is_struct:
+            return '%s_t%s' % (f.struct.cname, ' *' if f.is_ptr else '')
+        if f.base == 'string':
+            return 'kc_str_t'
+        if f.base in ('bytes', 'records'):
+            return 'kc_bytes_t'
+        return SCALARS[f.base][0]
+
+    def elem_ctype(self, f):
+        if f.is_struct:
+            return '%s_t' % f.struct.cname
+        if f.base == 'string':
+            return 'kc_str_t'
+        if f.base in ('bytes', 'records'):
+            return 'kc_bytes_t'
+        return SCALARS[f.base][0]
+
+    def emit_struct_decl(self, st, doc=None):
+        h = self.h
+        if doc:
+            h.append('/* %s */' % doc)
+        h.append('struct %s {' % st.cname)
+        if not st.fields:
+            h.append('    char unused_; /* no fields */')
+        for f in st.fields:
+            notes = []
+            if f.versions.lo > 0 or f.versions.hi is not None:
+                notes.append('v' + (('%d+' % f.versions.lo) if f.versions.hi is None
+                                    else ('%d-%d' % (f.versions.lo, f.versions.hi))))
+            if f.tag is not None:
+                notes.append('tag %d' % f.tag)
+            if f.nullable is not None:
+                notes.append('nullable' + ('' if f.nullable.lo == 0 and f.nullable.hi is None
+                                           else ' v%d%s' % (f.nullable.lo,
+                                                            '+' if f.nullable.hi is None
+                                                            else '-%d' % f.nullable.hi)))
+            if f.default is not None:
+                notes.append('default ' + f.default)
+            comment = ('  /* %s */' % ', '.join(notes)) if notes else ''
+            h.append('    %s %s;%s' % (self.field_ctype(f), f.cname, comment))
+        h.append('};')
+        h.append('')
+
+    # --- expressions
+
+    def present(self, f):
+        """C condition: the field is on the wire in version v (flag flex)."""
+        c = f.versions.cond('v')
+        if f.tag is not None:
+            return 'flex' if c == 'true' else 'flex && %s' % c
+        return c
+
+    def nullable_expr(self, f):
+        if f.nullable is None:
+            return 'false'
+        return f.nullable.cond('v')
+
+    def compact_expr(self, f):
+        if f.tag is not None:
+            return 'true'
+        return 'false' if f.nonflexible else 'flex'
+
+    def is_default(self, f, x):
+        d = default_literal(f)
+        if f.is_array:
+            return '%s.count < 0' % x if d == 'null' else '%s.count == 0' % x
+        if f.is_struct:
+            if f.is_ptr:
+                if d == 'null':
+                    return '%s == NULL' % x
+                return '(%s == NULL || isdef_%s(%s))' % (x, f.struct.cname, x)
+            return 'isdef_%s(&%s)' % (f.struct.cname, x)
+        if f.base in VARLEN:
+            if d == 'null':
+                return '%s.len < 0' % x
+            if d == '':
+                return '%s.len == 0' % x
+            return 'str_is(%s, %s, %d)' % (x, c_escape(d), len(d.encode()))
+        if f.base == 'bool':
+            return '!%s' % x if d == 'false' else '%s' % x
+        if f.base == 'uuid':
+            return 'uuid_is_zero(&%s)' % x
+        if f.base == 'float64':
+            return '%s == %s' % (x, d)
+        return '%s == %s' % (x, int_c(f, d))
+
+    def init_stmt(self, f, x, out):
+        d = default_literal(f)
+        if f.is_array:
+            out.append('    %s.items = NULL;' % x)
+            out.append('    %s.count = %s;' % (x, '-1' if d == 'null' else '0'))
+        elif f.is_struct:
+            if f.is_ptr:
+                out.append('    %s = NULL;' % x)
+            else:
+                out.append('    init_%s(&%s);' % (f.struct.cname, x))
+        elif f.base == 'string':
+            if d == 'null':
+                out.append('    %s = KC_STR_NULL;' % x)
+            else:
+                out.append('    %s = (kc_str_t){%s, %d};' % (x, c_escape(d), len(d.encode())))
+        elif f.base in ('bytes', 'records'):
+            out.append('    %s = %s;' % (x, 'KC_BYTES_NULL' if d == 'null'
+                                          else '(kc_bytes_t){NULL, 0}'))
+        elif f.base == 'uuid':
+            out.append('    memset(&%s, 0, sizeof(%s));' % (x, x))
+        elif f.base == 'bool':
+            out.append('    %s = %s;' % (x, d))
+        elif f.base == 'float64':
+            out.append('    %s = %s;' % (x, d))
+        else:
+            out.append('    %s = %s;' % (x, int_c(f, d)))
+
+    def min_size_expr(self, f, compact):
+        """C expression for the fewest bytes one element of array f takes."""
+        if f.is_struct:
+            return 'minsz_%s(v, flex)' % f.struct.cname
+        if f.base in VARLEN:
+            return '(size_t)(%s ? 1 : %d)' % (compact, 2 if f.base == 'string' else 4)
+        return '%d' % SCALARS[f.base][2]
+
+    # --- decode
+
+    def dec_scalar(self, base, r, compact, nullable):
+        if base == 'string':
+            return 'kc_read_str(%s, %s, %s)' % (r, compact, nullable)
+        if base in ('bytes', 'records'):
+            return 'kc_read_bytes(%s, %s, %s)' % (r, compact, nullable)
+        return 'kc_read_%s(%s)' % (SCALARS[base][1], r)
+
+    def dec_field(self, f, x, r, out, ind):
+        compact = self.compact_expr(f)
+        nullable = self.nullable_expr(f)
+        p = ' ' * ind
+        if f.is_array:
+            out.append(p + '{')
+            out.append(p + '    int32_t n = kc_read_array_len(%s, %s, %s, %s);'
+                       % (r, compact, nullable, self.min_size_expr(f, compact)))
+            out.append(p + '    if (%s->err)' % r)
+            out.append(p + '        return KC_EINVAL;')
+            out.append(p + '    %s.count = n;' % x)
+            out.append(p + '    %s.items = NULL;' % x)
+            out.append(p + '    if (n > 0) {')
+            out.append(p + '        %s.items = kc_arena_alloc(arena, (size_t)n * sizeof(*%s.items));'
+                       % (x, x))
+            out.append(p + '        for (int32_t i = 0; i < n; i++) {')
+            if f.is_struct:
+                out.append(p + '            if (dec_%s(%s, v, flex, arena, &%s.items[i]))'
+                           % (f.struct.cname, r, x))
+                out.append(p + '                return KC_EINVAL;')
+            else:
+                out.append(p + '            %s.items[i] = %s;'
+                           % (x, self.dec_scalar(f.base, r, compact, 'false')))
+            out.append(p + '        }')
+            out.append(p + '    }')
+            out.append(p + '}')
+        elif f.is_struct:
+            cn = f.struct.cname
+            if f.is_ptr:
+                out.append(p + '{')
+                if nullable != 'false':
+                    out.append(p + '    int8_t present = 1;')
+                    if nullable == 'true':
+                        out.append(p + '    present = kc_read_int8(%s);' % r)
+                    else:
+                        out.append(p + '    if (%s)' % nullable)
+                        out.append(p + '        present = kc_read_int8(%s);' % r)
+                    out.append(p + '    if (%s->err)' % r)
+                    out.append(p + '        return KC_EINVAL;')
+                    out.append(p + '    if (present < 0) {')
+                    out.append(p + '        %s = NULL;' % x)
+                    out.append(p + '    } else {')
+                else:
+                    out.append(p + '    {')
+                out.append(p + '        %s = kc_arena_alloc(arena, sizeof(*%s));' % (x, x))
+                out.append(p + '        if (dec_%s(%s, v, flex, arena, %s))' % (cn, r, x))
+                out.append(p + '            return KC_EINVAL;')
+                out.append(p + '    }')
+                out.append(p + '}')
+            else:
+                out.append(p + 'if (dec_%s(%s, v, flex, arena, &%s))' % (cn, r, x))
+                out.append(p + '    return KC_EINVAL;')
+        else:
+            out.append(p + '%s = %s;' % (x, self.dec_scalar(f.base, r, compact, nullable)))
+
+    # --- encode
+
+    def enc_scalar_stmts(self, base, x, compact, nullable, out, p):
+        if base == 'string':
+            out.append(p + 'if ((%s.len < 0 && !(%s)) || %s.len > INT16_MAX)' % (x, nullable, x))
+            out.append(p + '    return KC_EINVAL;')
+            out.append(p + 'kc_write_str(b, %s, %s);' % (x, compact))
+        elif base in ('bytes', 'records'):
+            out.append(p + 'if (%s.len < 0 && !(%s))' % (x, nullable))
+            out.append(p + '    return KC_EINVAL;')
+            out.append(p + 'kc_write_bytes(b, %s, %s);' % (x, compact))
+        else:
+            out.append(p + 'kc_write_%s(b, %s);' % (SCALARS[base][1], x))
+
+    def enc_field(self, f, x, out, ind):
+        compact = self.compact_expr(f)
+        nullable = self.nullable_expr(f)
+        p = ' ' * ind
+        if f.is_array:
+            out.append(p + 'if (%s.count < 0 && !(%s))' % (x, nullable))
+            out.append(p + '    return KC_EINVAL;')
+            out.append(p + 'kc_write_array_len(b, %s.count, %s);' % (x, compact))
+            out.append(p + 'for (int32_t i = 0; i < %s.count; i++) {' % x)
+            if f.is_struct:
+                out.append(p + '    int rc = enc_%s(b, v, flex, &%s.items[i]);'
+                           % (f.struct.cname, x))
+                out.append(p + '    if (rc)')
+                out.append(p + '        return rc;')
+            else:
+                self.enc_scalar_stmts(f.base, '%s.items[i]' % x, compact, 'false', out, p + '    ')
+            out.append(p + '}')
+        elif f.is_struct:
+            cn = f.struct.cname
+            if f.is_ptr:
+                out.append(p + '{')
+                out.append(p + '    if (%s == NULL) {' % x)
+                out.append(p + '        if (!(%s))' % nullable)
+                out.append(p + '            return KC_EINVAL;')
+                out.append(p + '        kc_write_int8(b, -1);')
+                out.append(p + '    } else {')
+                if nullable != 'false':
+                    if nullable == 'true':
+                        out.append(p + '        kc_write_int8(b, 1);')
+                    else:
+                        out.append(p + '        if (%s)' % nullable)
+                        out.append(p + '            kc_write_int8(b, 1);')
+                out.append(p + '        int rc = enc_%s(b, v, flex, %s);' % (cn, x))
+                out.append(p + '        if (rc)')
+                out.append(p + '            return rc;')
+                out.append(p + '    }')
+                out.append(p + '}')
+            else:
+                out.append(p + '{')
+                out.append(p + '    int rc = enc_%s(b, v, flex, &%s);' % (cn, x))
+                out.append(p + '    if (rc)')
+                out.append(p + '        return rc;')
+                out.append(p + '}')
+        else:
+            self.enc_scalar_stmts(f.base, x, compact, nullable, out, p)
+
+    # --- sample values
+
+    def fill_field(self, f, x, out, ind):
+        p = ' ' * ind
+        nullable = self.nullable_expr(f)
+        if f.is_array:
+            out.append(p + '{')
+            out.append(p + '    uint32_t sa = next_seed(seed);')
+            if nullable != 'false':
+                out.append(p + '    if ((%s) && sa %% 5 == 0) {' % nullable)
+                out.append(p + '        %s.items = NULL;' % x)
+                out.append(p + '        %s.count = -1;' % x)
+                out.append(p + '    } else {')
+            else:
+                out.append(p + '    {')
+            out.append(p + '        int32_t n = (int32_t)(1 + sa % 2);')
+            out.append(p + '        %s.count = n;' % x)
+            out.append(p + '        %s.items = kc_arena_alloc(arena, (size_t)n * sizeof(*%s.items));'
+                       % (x, x))
+            out.append(p + '        for (int32_t i = 0; i < n; i++) {')
+            if f.is_struct:
+                out.append(p + '            init_%s(&%s.items[i]);' % (f.struct.cname, x))
+                out.append(p + '            fill_%s(&%s.items[i], v, flex, arena, seed);'
+                           % (f.struct.cname, x))
+            else:
+                self.fill_scalar(f.base, None, '%s.items[i]' % x, 'false', out,
+                                 p + '            ')
+            out.append(p + '        }')
+            out.append(p + '    }')
+            out.append(p + '}')
+        elif f.is_struct:
+            cn = f.struct.cname
+            if f.is_ptr:
+                out.append(p + '{')
+                out.append(p + '    uint32_t sp = next_seed(seed);')
+                out.append(p + '    if ((%s) && sp %% 3 == 0) {' % nullable)
+                out.append(p + '        %s = NULL;' % x)
+                out.append(p + '    } else {')
+                out.append(p + '        %s = kc_arena_alloc(arena, sizeof(*%s));' % (x, x))
+                out.append(p + '        init_%s(%s);' % (cn, x))
+                out.append(p + '        fill_%s(%s, v, flex, arena, seed);' % (cn, x))
+                out.append(p + '    }')
+                out.append(p + '}')
+            else:
+                out.append(p + 'fill_%s(&%s, v, flex, arena, seed);' % (cn, x))
+        else:
+            self.fill_scalar(f.base, f, x, nullable, out, p)
+
+    def fill_scalar(self, base, f, x, nullable, out, p):
+        if base in VARLEN:
+            out.append(p + '{')
+            out.append(p + '    uint32_t s = next_seed(seed);')
+            if nullable != 'false':
+                out.append(p + '    if ((%s) && s %% 4 == 0) {' % nullable)
+                out.append(p + '        %s.ptr = NULL;' % x)
+                out.append(p + '        %s.len = -1;' % x)
+                out.append(p + '    } else {')
+            else:
+                out.append(p + '    {')
+            if base == 'string':
+                out.append(p + '        %s = sample_str(arena, s);' % x)
+            else:
+                out.append(p + '        %s = sample_bytes(arena, s);' % x)
+            out.append(p + '    }')
+            out.append(p + '}')
+            return
+        if base == 'bool':
+            d = default_literal(f) if f else 'false'
+            out.append(p + '%s = %s;' % (x, 'true' if d == 'false' else 'false'))
+            return
+        if base == 'uuid':
+            out.append(p + '%s = sample_uuid(next_seed(seed));' % x)
+            return
+        if base == 'float64':
+            d = default_literal(f) if f else '0.0'
+            out.append(p + '%s = sample_float(next_seed(seed), %s);' % (x, d))
+            return
+        d = default_literal(f) if f else 0
+        hi = INT_RANGES[base][1]
+        out.append(p + '%s = (%s)sample_int(next_seed(seed), %s, %d, %s);'
+                   % (x, SCALARS[base][0], int_c_plain(base, d), min(hi, 1000) - 1,
+                      'true' if hi > (1 << 31) else 'false'))
+
+    # --- per struct functions
+
+    def emit_struct_funcs(self, st):
+        c = self.c
+        cn = st.cname
+        fields = st.fields
+        normal = [f for f in fields if f.tag is None]
+        tagged = sorted([f for f in fields if f.tag is not None], key=lambda f: f.tag)
+
+        # init
+        c.append('static void init_%s(%s_t *m)' % (cn, cn))
+        c.append('{')
+        if not fields:
+            c.append('    m->unused_ = 0;')
+        for f in fields:
+            self.init_stmt(f, 'm->' + f.cname, c)
+        c.append('}')
+        c.append('')
+
+        # is-default
+        c.append('KC_UNUSED static bool isdef_%s(const %s_t *m)' % (cn, cn))
+        c.append('{')
+        if not fields:
+            c.append('    (void)m;')
+            c.append('    return true;')
+        else:
+            conds = [self.is_default(f, 'm->' + f.cname) for f in fields]
+            c.append('    return ' + ' &&\n           '.join('(%s)' % x for x in conds) + ';')
+        c.append('}')
+        c.append('')
+
+        # min size of one encoding (used to bound array counts)
+        c.append('KC_UNUSED static size_t minsz_%s(int16_t v, bool flex)' % cn)
+        c.append('{')
+        c.append('    size_t n = flex ? 1 : 0;')
+        for f in normal:
+            cond = self.present(f)
+            if f.is_array or f.base in VARLEN:
+                if f.is_array:
+                    size = '(%s ? 1 : 4)' % self.compact_expr(f)
+                else:
+                    size = '(%s ? 1 : %d)' % (self.compact_expr(f), 2 if f.base == 'string' else 4)
+            elif f.is_struct:
+                if f.is_ptr:
+                    size = '(%s ? 1 : minsz_%s(v, flex))' % (self.nullable_expr(f), f.struct.cname)
+                else:
+                    size = 'minsz_%s(v, flex)' % f.struct.cname
+            else:
+                size = '%d' % SCALARS[f.base][2]
+            if cond == 'true':
+                c.append('    n += (size_t)%s;' % size)
+            else:
+                c.append('    if (%s)' % cond)
+                c.append('        n += (size_t)%s;' % size)
+        c.append('    (void)v;')
+        c.append('    return n ? n : 1;')
+        c.append('}')
+        c.append('')
+
+        # decode
+        c.append('static int dec_%s(kc_reader_t *r, int16_t v, bool flex, kc_arena_t *arena, %s_t *m)'
+                 % (cn, cn))
+        c.append('{')
+        c.append('    init_%s(m);' % cn)
+        for f in normal:
+            cond = self.present(f)
+            if cond == 'true':
+                self.dec_field(f, 'm->' + f.cname, 'r', c, 4)
+            else:
+                c.append('    if (%s) {' % cond)
+                self.dec_field(f, 'm->' + f.cname, 'r', c, 8)
+                c.append('    }')
+        c.append('    if (flex) {')
+        if not tagged:
+            c.append('        kc_skip_tagged_fields(r);')
+        else:
+            c.append('        uint32_t ntags = kc_read_uvarint(r);')
+            c.append('        for (uint32_t t = 0; t < ntags && !r->err; t++) {')
+            c.append('            uint32_t tag = kc_read_uvarint(r);')
+            c.append('            uint32_t size = kc_read_uvarint(r);')
+            c.append('            const uint8_t *p = kc_read_raw(r, size);')
+            c.append('            if (r->err)')
+            c.append('                return KC_EINVAL;')
+            c.append('            kc_reader_t sub;')
+            c.append('            kc_reader_init(&sub, p, size);')
+            c.append('            switch (tag) {')
+            for f in tagged:
+                c.append('            case %d:' % f.tag)
+                c.append('                if (%s) {' % self.present(f))
+                self.dec_field(f, 'm->' + f.cname, '(&sub)', c, 20)
+                c.append('                }')
+                c.append('                break;')
+            c.append('            default:')
+            c.append('                break; /* unknown tags are skipped */')
+            c.append('            }')
+            c.append('            if (sub.err)')
+            c.append('                return KC_EINVAL;')
+            c.append('        }')
+        c.append('    }')
+        c.append('    (void)arena;')
+        c.append('    return r->err ? KC_EINVAL : 0;')
+        c.append('}')
+        c.append('')
+
+        # encode
+        c.append('static int enc_%s(kc_buf_t *b, int16_t v, bool flex, const %s_t *m)' % (cn, cn))
+        c.append('{')
+        for f in normal:
+            cond = self.present(f)
+            x = 'm->' + f.cname
+            if cond == 'true':
+                self.enc_field(f, x, c, 4)
+            else:
+                c.append('    if (%s) {' % cond)
+                self.enc_field(f, x, c, 8)
+                if not f.ignorable:
+                    c.append('    } else if (!(%s)) {' % self.is_default(f, x))
+                    c.append('        return KC_EINVAL;')
+                c.append('    }')
+        # tagged fields absent from this version
+        for f in tagged:
+            if not f.ignorable:
+                x = 'm->' + f.cname
+                c.append('    if (!(%s) && !(%s))' % (self.present(f), self.is_default(f, x)))
+                c.append('        return KC_EINVAL;')
+        c.append('    if (flex) {')
+        if not tagged:
+            c.append('        kc_write_uvarint(b, 0);')
+        else:
+            c.append('        uint32_t ntags = 0;')
+            for f in tagged:
+                x = 'm->' + f.cname
+                c.append('        if (%s && !(%s))' % (self.present(f), self.is_default(f, x)))
+                c.append('            ntags++;')
+            c.append('        kc_write_uvarint(b, ntags);')
+            for f in tagged:
+                x = 'm->' + f.cname
+                c.append('        if (%s && !(%s)) {' % (self.present(f), self.is_default(f, x)))
+                c.append('            kc_write_uvarint(b, %d);' % f.tag)
+                c.append('            size_t start = b->len;')
+                self.enc_field(f, x, c, 12)
+                c.append('            put_size_prefix(b, start);')
+                c.append('        }')
+        c.append('    }')
+        c.append('    return 0;')
+        c.append('}')
+        c.append('')
+
+        # sample
+        c.append('static void fill_%s(%s_t *m, int16_t v, bool flex, kc_arena_t *arena, uint32_t *seed)'
+                 % (cn, cn))
+        c.append('{')
+        for f in fields:
+            cond = self.present(f)
+            x = 'm->' + f.cname
+            if cond == 'true':
+                self.fill_field(f, x, c, 4)
+            else:
+                c.append('    if (%s) {' % cond)
+                self.fill_field(f, x, c, 8)
+                c.append('    }')
+        c.append('    (void)m;')
+        c.append('    (void)v;')
+        c.append('    (void)flex;')
+        c.append('    (void)arena;')
+        c.append('    (void)seed;')
+        c.append('}')
+        c.append('')
+
+    # --- top level
+
+    def generate(self):
+        h, c = self.h, self.c
+        h.append('/* SPDX-License-Identifier: Apache-2.0 */')
+        h.append('/* Kafka message structs and codecs. Generated by net/proto/gen/kcgen.py '
+                 'from net/proto/schema/; do not edit. */')
+        h.append('#ifndef KC_MSGS_H')
+        h.append('#define KC_MSGS_H')
+        h.append('')
+        h.append('#include <stdbool.h>')
+        h.append('#include <stddef.h>')
+        h.append('#include <stdint.h>')
+        h.append('')
+        h.append('#include "kc_common.h"')
+        h.append('#include "wire.h"')
+        h.append('')
+        h.append('/* Arrays of scalars not declared in wire.h (count -1 = null). */')
+        for base, tname in sorted(SCALAR_ARRAY_TYPES.items(), key=lambda kv: kv[1]):
+            if base in ('int32', 'string', 'records'):
+                continue
+            h.append('typedef struct {')
+            h.append('    %s *items;' % self.elem_ctype_base(base))
+            h.append('    int32_t count;')
+            h.append('} %s;' % tname)
+        h.append('')
+
+        # api / record constants
+        apis, records = {}, {}
+        for m in self.messages:
+            if m.api is not None:
+                base = re.sub(r'(Request|Response)$', '', m.name)
+                key = 'KC_API_' + snake(base).upper()
+                if apis.get(key, m.api) != m.api:
+                    raise SchemaError('%s: %s has two api keys' % (m.path, key))
+                apis[key] = m.api
+            if m.record is not None:
+                base = re.sub(r'(Key|Value)$', '', m.name)
+                key = 'KC_RECORD_' + snake(base).upper()
+                if records.get(key, m.record) != m.record:
+                    raise SchemaError('%s: %s has two record types' % (m.path, key))
+                records[key] = m.record
+        h.append('/* API keys. */')
+        for key, val in sorted(apis.items(), key=lambda kv: (kv[1], kv[0])):
+            h.append('#define %s %d' % (key, val))
+        h.append('')
+        h.append('/* __consumer_offsets record types. */')
+        for key, val in sorted(records.items(), key=lambda kv: (kv[1], kv[0])):
+            h.append('#define %s %d' % (key, val))
+        h.append('')
+
+        # typedefs first, so structs can reference each other in any order
+        for m in self.messages:
+            for st in m.structs + [m.root]:
+                h.append('typedef struct %s %s_t;' % (st.cname, st.cname))
+        h.append('')
+
+        for m in self.messages:
+            up = m.snake.upper()
+            h.append('/* ---- %s (%s) */' % (m.name, os.path.basename(m.path)))
+            h.append('#define KC_%s_MIN_VERSION %d' % (up, m.versions.lo))
+            h.append('#define KC_%s_MAX_VERSION %d' % (up, m.versions.hi))
+            h.append('#define KC_%s_FLEXIBLE_MIN %s'
+                     % (up, 'INT16_MAX' if m.flex_min is None else str(m.flex_min)))
+            h.append('')
+            for st in m.structs:
+                self.emit_struct_decl(st)
+            self.emit_struct_decl(m.root)
+            n = m.snake
+            h.append('/* Sets every field of m to its default. */')
+            h.append('void kc_%s_init(kc_%s_t *m);' % (n, n))
+            h.append('/* Decodes one %s body of the given version from r into out (views into')
+            h[-1] = h[-1] % m.name
+            h.append(' * r\'s bytes; arrays from arena). 0, KC_EINVAL on malformed or truncated')
+            h.append(' * input, KC_EVERSION for a version outside the valid range. */')
+            h.append('int kc_%s_decode(kc_reader_t *r, int16_t version, kc_arena_t *arena, kc_%s_t *out);'
+                     % (n, n))
+            h.append('/* Appends the body of m at the given version to out. KC_EINVAL when a')
+            h.append(' * field the version lacks holds a non-default value (unless ignorable), a')
+            h.append(' * null sits in a non-nullable field or a string is too long; KC_EVERSION')
+            h.append(' * for a version outside the range. On error out holds partial bytes. */')
+            h.append('int kc_%s_encode(kc_buf_t *out, int16_t version, const kc_%s_t *m);' % (n, n))
+            h.append('/* Tests: sets every field that exists in version to a deterministic')
+            h.append(' * non-default value derived from seed (nullable ones sometimes null). */')
+            h.append('void kc_%s_fill_sample(kc_%s_t *m, int16_t version, kc_arena_t *arena, uint32_t seed);'
+                     % (n, n))
+            h.append('')
+
+        h.append('/* One entry per generated message, for tests and dispatch. */')
+        h.append('typedef struct {')
+        h.append('    const char *name;       /* "JoinGroupRequest" */')
+        h.append('    int16_t api_key;        /* -1 when not an API message */')
+        h.append('    int16_t record_type;    /* -1 when not a record */')
+        h.append('    bool is_request;')
+        h.append('    bool is_response;')
+        h.append('    int16_t min_version;')
+        h.append('    int16_t max_version;')
+        h.append('    int16_t flexible_min;   /* INT16_MAX when never flexible */')
+        h.append('    size_t size;            /* sizeof the struct */')
+        h.append('    void (*init)(void *m);')
+        h.append('    int (*decode)(kc_reader_t *r, int16_t version, kc_arena_t *arena, void *out);')
+        h.append('    int (*encode)(kc_buf_t *out, int16_t version, const void *m);')
+        h.append('    void (*fill_sample)(void *m, int16_t version, kc_arena_t *arena, uint32_t seed);')
+        h.append('} kc_msg_desc_t;')
+        h.append('')
+        h.append('extern const kc_msg_desc_t kc_msg_descs[];')
+        h.append('extern const size_t kc_msg_descs_count;')
+        h.append('')
+        h.append('/* The request (or response) descriptor of an API key, or NULL. */')
+        h.append('const kc_msg_desc_t *kc_msg_desc_for_api(int16_t api_key, bool response);')
+        h.append('')
+        h.append('#endif')
+
+        c.append('/* SPDX-License-Identifier: Apache-2.0 */')
+        c.append('/* Kafka message codecs. Generated by net/proto/gen/kcgen.py from '
+                 'net/proto/schema/; do not edit. */')
+        c.append('#include "kc_msgs.h"')
+        c.append('')
+        c.append('#include <stdio.h>')
+        c.append('#include <string.h>')
+        c.append('')
+        c.append('#define KC_UNUSED __attribute__((unused))')
+        c.append('')
+        c.append(PRELUDE)
+        # forward declarations (reused structs may be referenced before definition)
+        for m in self.messages:
+            for st in m.structs + [m.root]:
+                cn = st.cname
+                c.append('static void init_%s(%s_t *m);' % (cn, cn))
+                c.append('KC_UNUSED static bool isdef_%s(const %s_t *m);' % (cn, cn))
+                c.append('KC_UNUSED static size_t minsz_%s(int16_t v, bool flex);' % cn)
+                c.append('static int dec_%s(kc_reader_t *r, int16_t v, bool flex, kc_arena_t *arena, %s_t *m);'
+                         % (cn, cn))
+                c.append('static int enc_%s(kc_buf_t *b, int16_t v, bool flex, const %s_t *m);'
+                         % (cn, cn))
+                c.append('static void fill_%s(%s_t *m, int16_t v, bool flex, kc_arena_t *arena, uint32_t *seed);'
+                         % (cn, cn))
+        c.append('')
+        for m in self.messages:
+            for st in m.structs + [m.root]:
+                self.emit_struct_funcs(st)
+            n = m.snake
+            up = 'KC_%s' % n.upper()
+            flex = 'false' if m.flex_min is None else 'version >= %d' % m.flex_min
+            vcheck = 'version < %s_MIN_VERSION || version > %s_MAX_VERSION' % (up, up)
+            c.append('void kc_%s_init(kc_%s_t *m)' % (n, n))
+            c.append('{')
+            c.append('    init_kc_%s(m);' % n)
+            c.append('}')
+            c.append('')
+            c.append('int kc_%s_decode(kc_reader_t *r, int16_t version, kc_arena_t *arena, kc_%s_t *out)'
+                     % (n, n))
+            c.append('{')
+            c.append('    kc_%s_init(out);' % n)
+            c.append('    if (%s)' % vcheck)
+            c.append('        return KC_EVERSION;')
+            c.append('    if (r->err || dec_kc_%s(r, version, %s, arena, out))' % (n, flex))
+            c.append('        return KC_EINVAL;')
+            c.append('    return 0;')
+            c.append('}')
+            c.append('')
+            c.append('int kc_%s_encode(kc_buf_t *out, int16_t version, const kc_%s_t *m)' % (n, n))
+            c.append('{')
+            c.append('    if (%s)' % vcheck)
+            c.append('        return KC_EVERSION;')
+            c.append('    return enc_kc_%s(out, version, %s, m);' % (n, flex))
+            c.append('}')
+            c.append('')
+            c.append('void kc_%s_fill_sample(kc_%s_t *m, int16_t version, kc_arena_t *arena, uint32_t seed)'
+                     % (n, n))
+            c.append('{')
+            c.append('    uint32_t state = seed * 2654435761u + 1u;')
+            c.append('    kc_%s_init(m);' % n)
+            c.append('    if (%s)' % vcheck)
+            c.append('        return;')
+            c.append('    fill_kc_%s(m, version, %s, arena, &state);' % (n, flex))
+            c.append('}')
+            c.append('')
+            c.append('static void g_init_%s(void *m)' % n)
+            c.append('{')
+            c.append('    kc_%s_init(m);' % n)
+            c.append('}')
+            c.append('')
+            c.append('static int g_decode_%s(kc_reader_t *r, int16_t version, kc_arena_t *arena, void *out)' % n)
+            c.append('{')
+            c.append('    return kc_%s_decode(r, version, arena, out);' % n)
+            c.append('}')
+            c.append('')
+            c.append('static int g_encode_%s(kc_buf_t *out, int16_t version, const void *m)' % n)
+            c.append('{')
+            c.append('    return kc_%s_encode(out, version, m);' % n)
+            c.append('}')
+            c.append('')
+            c.append('static void g_fill_%s(void *m, int16_t version, kc_arena_t *arena, uint32_t seed)' % n)
+            c.append('{')
+            c.append('    kc_%s_fill_sample(m, version, arena, seed);' % n)
+            c.append('}')
+            c.append('')
+
+        c.append('const kc_msg_desc_t kc_msg_descs[] = {')
+        for m in self.messages:
+            n = m.snake
+            up = 'KC_%s' % n.upper()
+            c.append('    {%s, %d, %d, %s, %s, %s_MIN_VERSION, %s_MAX_VERSION, %s_FLEXIBLE_MIN,'
+                     % (c_escape(m.name), -1 if m.api is None else m.api,
+                        -1 if m.record is None else m.record,
+                        'true' if m.name.endswith('Request') else 'false',
+                        'true' if m.name.endswith('Response') else 'false', up, up, up))
+            c.append('     sizeof(kc_%s_t), g_init_%s, g_decode_%s, g_encode_%s, g_fill_%s},'
+                     % (n, n, n, n, n))
+        if not self.messages:
+            c.append('    {NULL, -1, -1, false, false, 0, 0, 0, 0, NULL, NULL, NULL, NULL},')
+        c.append('};')
+        c.append('')
+        c.append('const size_t kc_msg_descs_count = %d;' % len(self.messages))
+        c.append('')
+        c.append('const kc_msg_desc_t *kc_msg_desc_for_api(int16_t api_key, bool response)')
+        c.append('{')
+        c.append('    for (size_t i = 0; i < kc_msg_descs_count; i++) {')
+        c.append('        const kc_msg_desc_t *d = &kc_msg_descs[i];')
+        c.append('        if (d->api_key == api_key && (response ? d->is_response : d->is_request))')
+        c.append('            return d;')
+        c.append('    }')
+        c.append('    return NULL;')
+        c.append('}')
+
+    def elem_ctype_base(self, base):
+        if base == 'string':
+            return 'kc_str_t'
+        if base in ('bytes', 'records'):
+            return 'kc_bytes_t'
+        return SCALARS[base][0]
+
+
+def int_c_plain(base, val):
+    if base == 'int64':
+        if val == INT_RANGES['int64'][0]:
+            return 'INT64_MIN'
+        return 'INT64_C(%d)' % val
+    if base in ('int32',) and val == INT_RANGES['int32'][0]:
+        return 'INT32_MIN'
+    if base == 'uint32':
+        return 'INT64_C(%d)' % val
+    return '%d' % val
+
+
+PRELUDE = r'''
+/* Inserts the uvarint length of b[start..len) before those bytes. */
+KC_UNUSED static void put_size_prefix(kc_buf_t *b, size_t start)
+{
+    size_t size = b->len - start;
+    uint8_t tmp[5];
+    size_t n = 0;
+    uint32_t s = (uint32_t)size;
+    while (s >= 0x80) {
+        tmp[n++] = (uint8_t)(s | 0x80);
+        s >>= 7;
+    }
+    tmp[n++] = (uint8_t)s;
+    kc_buf_reserve(b, n);
+    memmove(b->data + start + n, b->data + start, size);
+    memcpy(b->data + start, tmp, n);
+    b->len += n;
+}
+
+KC_UNUSED static bool uuid_is_zero(const kc_uuid_t *u)
+{
+    for (size_t i = 0; i < sizeof(u->b); i++) {
+        if (u->b[i])
+            return false;
+    }
+    return true;
+}
+
+KC_UNUSED static bool str_is(kc_str_t s, const char *lit, int32_t len)
+{
+    return s.len == len && (len == 0 || memcmp(s.ptr, lit, (size_t)len) == 0);
+}
+
+KC_UNUSED static uint32_t next_seed(uint32_t *seed)
+{
+    *seed = *seed * 1103515245u + 12345u;
+    return *seed >> 8;
+}
+
+/* A value in [1, lim + 1] (plus 2^33 when big) that differs from dflt. */
+KC_UNUSED static int64_t sample_int(uint32_t s, int64_t dflt, uint32_t lim, bool big)
+{
+    int64_t x = 1 + (int64_t)(s % lim);
+    if (big)
+        x += INT64_C(1) << 33; /* exercise the high bytes */
+    if (x == dflt)
+        x++;
+    return x;
+}
+
+KC_UNUSED static double sample_float(uint32_t s, double dflt)
+{
+    double x = 0.5 + (double)(s % 1000);
+    return x == dflt ? x + 1.0 : x;
+}
+
+KC_UNUSED static kc_uuid_t sample_uuid(uint32_t s)
+{
+    kc_uuid_t u;
+    for (size_t i = 0; i < sizeof(u.b); i++)
+        u.b[i] = (uint8_t)(s + 17u * (uint32_t)i + 1u);
+    return u;
+}
+
+KC_UNUSED static kc_str_t sample_str(kc_arena_t *arena, uint32_t s)
+{
+    char *p = kc_arena_alloc(arena, 16);
+    int n = snprintf(p, 16, "s%u", (unsigned)(s % 100000u));
+    return (kc_str_t){p, n};
+}
+
+KC_UNUSED static kc_bytes_t sample_bytes(kc_arena_t *arena, uint32_t s)
+{
+    int32_t n = (int32_t)(1 + s % 7);
+    uint8_t *p = kc_arena_alloc(arena, (size_t)n);
+    for (int32_t i = 0; i < n; i++)
+        p[i] = (uint8_t)(s >> (i % 4 * 8));
+    return (kc_bytes_t){p, n};
+}
+'''
+
+
+def schema_files(schema_dir):
+    return sorted(os.path.join(schema_dir, f) for f in os.listdir(schema_dir)
+                  if f.endswith('.schema'))
+
+
+def load(schema_dir):
+    messages = []
+    names = {}
+    for path in schema_files(schema_dir):
+        msgs = parse_file(path)
+        resolve_file(msgs)
+        for m in msgs:
+            if m.name in SKIPPED_MESSAGES:
+                continue
+            if m.name in names:
+                raise SchemaError('%s: message %s already defined in %s'
+                                  % (path, m.name, names[m.name]))
+            names[m.name] = path
+            messages.append(m)
+    return messages
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--schema-dir', required=True)
+    ap.add_argument('--out-dir')
+    ap.add_argument('--depfile')
+    ap.add_argument('--list', action='store_true')
+    args = ap.parse_args()
+    if args.list:
+        for p in schema_files(args.schema_dir):
+            print(p)
+        return 0
+    if not args.out_dir:
+        ap.error('--out-dir is required')
+    try:
+        gen = Gen(load(args.schema_dir))
+        gen.generate()
+    except SchemaError as e:
+        print('kcgen: %s' % e, file=sys.stderr)
+        return 1
+    hpath = os.path.join(args.out_dir, 'kc_msgs.h')
+    cpath = os.path.join(args.out_dir, 'kc_msgs.c')
+    # Always rewrite so the build system sees fresh outputs.
+    with open(hpath, 'w', encoding='utf-8') as fh:
+        fh.write('\n'.join(gen.h) + '\n')
+    with open(cpath, 'w', encoding='utf-8') as fh:
+        fh.write('\n'.join(gen.c) + '\n')
+    if args.depfile:
+        deps = [os.path.abspath(__file__), os.path.abspath(args.schema_dir)]
+        deps += [os.path.abspath(p) for p in schema_files(args.schema_dir)]
+        with open(args.depfile, 'w', encoding='utf-8') as fh:
+            fh.write('%s: %s\n' % (hpath.replace(' ', '\\ '),
+                                   ' '.join(d.replace(' ', '\\ ') for d in deps)))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
