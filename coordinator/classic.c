@@ -2357,9 +2357,49 @@ int16_t kc_classic_group_validate_offset_commit(kc_classic_group_t *g, kc_str_t 
 void kc_classic_group_touch_member(kc_coord_t *c, kc_classic_group_t *g, kc_str_t member_id,
                                    int64_t now_ms)
 {
+    if (g->state != CG_STABLE && g->state != CG_PREPARING_REBALANCE)
+        return;
     cg_member_t *m = group_member_s(g, member_id);
     if (m)
         schedule_heartbeat(c, g, m->member_id, m->session_timeout_ms, now_ms);
+}
+
+int16_t kc_classic_group_validate_offset_delete(const kc_classic_group_t *g)
+{
+    switch (g->state) {
+    case CG_DEAD:
+        return ERR_GROUP_ID_NOT_FOUND;
+    case CG_STABLE:
+    case CG_PREPARING_REBALANCE:
+    case CG_COMPLETING_REBALANCE:
+        if (!g->protocol_type || strcmp(g->protocol_type, "consumer") != 0)
+            return ERR_NON_EMPTY_GROUP;
+        return ERR_NONE;
+    case CG_EMPTY:
+        return ERR_NONE;
+    }
+    return ERR_NONE;
+}
+
+kc_str_t kc_classic_group_id(const kc_classic_group_t *g) { return kc_str(g->group_id); }
+
+typedef struct {
+    void (*fn)(kc_classic_group_t *g, void *arg);
+    void *arg;
+} foreach_ctx_t;
+
+static void foreach_group(void *ctx, const char *key, void *val)
+{
+    (void)key;
+    foreach_ctx_t *f = ctx;
+    f->fn(val, f->arg);
+}
+
+void kc_classic_group_foreach(kc_coord_t *c, void (*fn)(kc_classic_group_t *g, void *arg),
+                              void *arg)
+{
+    foreach_ctx_t f = {fn, arg};
+    kc_smap_foreach(&c->groups, foreach_group, &f);
 }
 
 bool kc_classic_group_is_subscribed_to(const kc_classic_group_t *g, kc_str_t topic)

@@ -408,7 +408,7 @@ void kc_coord_free(kc_coord_t *c)
 }
 
 void *kc_coord_offsets_state(kc_coord_t *c) { return c->offsets; }
-const kc_coord_config_t *kc_coord_get_config(const kc_coord_t *c) { return &c->cfg; }
+const kc_coord_config_t *kc_coord_config(const kc_coord_t *c) { return &c->cfg; }
 const kc_topic_view_t *kc_coord_topic_view(const kc_coord_t *c) { return &c->topics; }
 
 int kc_coord_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uint8_t *value,
