@@ -1561,11 +1561,8 @@ void kc_coord_join_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
     j.req = req;
     j.res = res;
     /* v0 has no rebalance timeout: the session timeout serves as both. */
-    j.rebalance_timeout_ms = (ctx->api_version == 0 || req->rebalance_timeout_ms < 0)
-                                 ? req->session_timeout_ms
-                                 : req->rebalance_timeout_ms;
-    if (ctx->api_version >= 1 && req->rebalance_timeout_ms >= 0)
-        j.rebalance_timeout_ms = req->rebalance_timeout_ms;
+    j.rebalance_timeout_ms =
+        ctx->api_version == 0 ? req->session_timeout_ms : req->rebalance_timeout_ms;
     j.reason = join_reason(req->reason, j.reason_buf, sizeof(j.reason_buf));
 
     bool unknown_member = req->member_id.len <= 0;
@@ -2250,12 +2247,6 @@ out:
     kc_arena_deinit(&arena);
     return rc;
 }
-
-typedef struct {
-    kc_coord_t *c;
-    int64_t now_ms;
-    group_list_t list;
-} load_ctx_t;
 
 void kc_classic_loaded(kc_coord_t *c, int64_t now_ms)
 {
