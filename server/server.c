@@ -9,7 +9,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/time.h>
+#include <unistd.h>
 #include <time.h>
 
 #include <event2/event.h>
@@ -362,6 +364,10 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
     s->topic_view.topic_exists = topic_exists;
     s->topic_view.ctx = s;
     s->coord = kc_coord_new(&cc, &s->topic_view);
+    uint64_t seed;
+    if (getrandom(&seed, sizeof(seed), 0) != (ssize_t)sizeof(seed))
+        seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+    kc_coord_seed(s->coord, seed);
     s->coord_timer = evtimer_new(base, coord_timer_cb, s);
     kc_net_config_t nc = {cfg->socket_request_max_bytes, cfg->connections_max_idle_ms};
     kc_net_handler_t h = {on_request, on_close, s};
