@@ -112,6 +112,9 @@ void kc_result_reset(kc_result_t *res);
 /* Ownership: the config is copied; topics is borrowed. */
 kc_coord_t *kc_coord_new(const kc_coord_config_t *cfg, const kc_topic_view_t *topics);
 void kc_coord_free(kc_coord_t *c);
+/* Seeds the generator of member ids ("<client id>-<uuid>"); the server seeds
+ * it from the system's entropy, tests with a constant. */
+void kc_coord_seed(kc_coord_t *c, uint64_t seed);
 
 /*
  * Loading, as Kafka's coordinator loads __consumer_offsets: replay each
