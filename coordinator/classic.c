@@ -153,6 +153,9 @@ struct kc_classic_group {
 
 static char *dup_str(kc_str_t s) { return s.len < 0 ? NULL : kc_xstrndup(s.ptr, (size_t)s.len); }
 
+/* A copy that is never NULL (a null string gives ""). */
+static char *dup_nn(kc_str_t s) { return kc_xstrndup(s.ptr, s.len > 0 ? (size_t)s.len : 0); }
+
 static bool str_eq_c(kc_str_t a, const char *b)
 {
     if (a.len < 0 || !b)
@@ -1439,7 +1442,7 @@ static void join_new_member(join_call_t *j, kc_classic_group_t *g)
 static void join_existing_member(join_call_t *j, kc_classic_group_t *g)
 {
     const kc_join_group_request_t *req = j->req;
-    char *member_id = dup_str(req->member_id);
+    char *member_id = dup_nn(req->member_id);
     char reason[1024];
     if (g->state == CG_DEAD) {
         send_join_error(j->res, j->ctx, ERR_COORDINATOR_NOT_AVAILABLE, member_id);
@@ -1536,7 +1539,7 @@ static bool accept_joining_member(const kc_coord_t *c, const kc_classic_group_t 
 void kc_coord_join_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
                          const kc_join_group_request_t *req, kc_result_t *res)
 {
-    char *mid = dup_str(req->member_id.len >= 0 ? req->member_id : kc_str(""));
+    char *mid = dup_nn(req->member_id);
     if (req->group_id.len <= 0) {
         send_join_error(res, ctx, ERR_INVALID_GROUP_ID, mid);
         goto out;
@@ -1558,11 +1561,8 @@ void kc_coord_join_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
     j.req = req;
     j.res = res;
     /* v0 has no rebalance timeout: the session timeout serves as both. */
-    j.rebalance_timeout_ms = (ctx->api_version == 0 || req->rebalance_timeout_ms < 0)
-                                 ? req->session_timeout_ms
-                                 : req->rebalance_timeout_ms;
-    if (ctx->api_version >= 1 && req->rebalance_timeout_ms >= 0)
-        j.rebalance_timeout_ms = req->rebalance_timeout_ms;
+    j.rebalance_timeout_ms =
+        ctx->api_version == 0 ? req->session_timeout_ms : req->rebalance_timeout_ms;
     j.reason = join_reason(req->reason, j.reason_buf, sizeof(j.reason_buf));
 
     bool unknown_member = req->member_id.len <= 0;
@@ -1876,7 +1876,7 @@ void kc_coord_leave_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
                 it->error_code = ERR_UNKNOWN_MEMBER_ID;
             }
         } else if (group_is_pending(g, it->member_id)) {
-            char *id = dup_str(it->member_id);
+            char *id = dup_nn(it->member_id);
             group_remove(g, id);
             cancel_heartbeat(c, g, id);
             kc_log_info(LOG_COMP,
@@ -2247,12 +2247,6 @@ out:
     kc_arena_deinit(&arena);
     return rc;
 }
-
-typedef struct {
-    kc_coord_t *c;
-    int64_t now_ms;
-    group_list_t list;
-} load_ctx_t;
 
 void kc_classic_loaded(kc_coord_t *c, int64_t now_ms)
 {
