@@ -46,6 +46,27 @@ static bool topic_exists(void *ctx, kc_str_t topic)
     return kc_topics_find(s->topics, topic) != NULL;
 }
 
+static bool topic_lookup(void *ctx, kc_str_t topic, int32_t *partitions, kc_uuid_t *topic_id)
+{
+    kc_server_t *s = ctx;
+    const kc_topic_t *t = kc_topics_find(s->topics, topic);
+    if (!t)
+        return false;
+    *partitions = t->partitions;
+    *topic_id = t->id;
+    return true;
+}
+
+static bool topic_id_to_name(void *ctx, kc_uuid_t topic_id, kc_str_t *name)
+{
+    kc_server_t *s = ctx;
+    const kc_topic_t *t = kc_topics_find_id(s->topics, topic_id);
+    if (!t)
+        return false;
+    *name = kc_str(t->name);
+    return true;
+}
+
 /* ---- responses ---- */
 
 kc_response_t *kc_req_respond(kc_req_t *req, const kc_buf_t *b)
@@ -362,6 +383,8 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
     cc.offsets_retention_check_interval_ms = cfg->offsets_retention_check_interval_ms;
     cc.offset_metadata_max_bytes = cfg->offset_metadata_max_bytes;
     s->topic_view.topic_exists = topic_exists;
+    s->topic_view.topic_lookup = topic_lookup;
+    s->topic_view.topic_id_to_name = topic_id_to_name;
     s->topic_view.ctx = s;
     s->coord = kc_coord_new(&cc, &s->topic_view);
     uint64_t seed;
