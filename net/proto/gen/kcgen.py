@@ -555,12 +555,18 @@ class Gen:
             if f.is_ptr:
                 out.append(p + '{')
                 if nullable != 'false':
+                    # The presence marker is an int8 (-1 = null), but a uvarint
+                    # (0 = null) inside a tagged field, as Kafka writes it.
+                    if f.tag is not None:
+                        rd = '(kc_read_uvarint(%s) == 0 ? -1 : 1)' % r
+                    else:
+                        rd = 'kc_read_int8(%s)' % r
                     out.append(p + '    int8_t present = 1;')
                     if nullable == 'true':
-                        out.append(p + '    present = kc_read_int8(%s);' % r)
+                        out.append(p + '    present = %s;' % rd)
                     else:
                         out.append(p + '    if (%s)' % nullable)
-                        out.append(p + '        present = kc_read_int8(%s);' % r)
+                        out.append(p + '        present = %s;' % rd)
                     out.append(p + '    if (%s->err)' % r)
                     out.append(p + '        return KC_EINVAL;')
                     out.append(p + '    if (present < 0) {')
@@ -614,17 +620,20 @@ class Gen:
             cn = f.struct.cname
             if f.is_ptr:
                 out.append(p + '{')
+                # Inside a tagged field the marker is a uvarint (0 = null).
+                wnull = 'kc_write_uvarint(b, 0)' if f.tag is not None else 'kc_write_int8(b, -1)'
+                wpres = 'kc_write_uvarint(b, 1)' if f.tag is not None else 'kc_write_int8(b, 1)'
                 out.append(p + '    if (%s == NULL) {' % x)
                 out.append(p + '        if (!(%s))' % nullable)
                 out.append(p + '            return KC_EINVAL;')
-                out.append(p + '        kc_write_int8(b, -1);')
+                out.append(p + '        %s;' % wnull)
                 out.append(p + '    } else {')
                 if nullable != 'false':
                     if nullable == 'true':
-                        out.append(p + '        kc_write_int8(b, 1);')
+                        out.append(p + '        %s;' % wpres)
                     else:
                         out.append(p + '        if (%s)' % nullable)
-                        out.append(p + '            kc_write_int8(b, 1);')
+                        out.append(p + '            %s;' % wpres)
                 out.append(p + '        int rc = enc_%s(b, v, flex, %s);' % (cn, x))
                 out.append(p + '        if (rc)')
                 out.append(p + '            return rc;')
