@@ -35,11 +35,17 @@ typedef struct kc_store kc_store_t;
 int kc_store_open(kc_store_t **out, const char *dir, uint64_t map_size);
 /* Aborts an open transaction and closes. NULL is accepted. */
 void kc_store_close(kc_store_t *s);
+/* Drops every write since the last commit and clears the sticky error. */
+void kc_store_abort(kc_store_t *s);
 
-/* Appends a record (value NULL = tombstone) to the open transaction. */
+/*
+ * Appends a record (value NULL = tombstone) to the open transaction, opening
+ * it when needed. Bytes are copied. Returns 0, KC_EINVAL (empty key; not
+ * sticky), or the sticky KC_ENOSPC/KC_EIO of the transaction.
+ */
 int kc_store_append(kc_store_t *s, const void *key, size_t key_len, const void *value,
                     size_t value_len);
-/* Puts (value non-NULL) or deletes (value NULL) a topic entry. */
+/* Puts (value non-NULL) or deletes (value NULL) a topic entry; errors as kc_store_append. */
 int kc_store_topic_put(kc_store_t *s, const char *name, const void *value, size_t value_len);
 /* True while a write transaction holds uncommitted writes. */
 bool kc_store_pending(const kc_store_t *s);
@@ -50,7 +56,12 @@ bool kc_store_pending(const kc_store_t *s);
  */
 int kc_store_commit(kc_store_t *s);
 
-/* Calls fn for every live record in commit order; stops at a non-zero return. */
+/*
+ * Calls fn for every live record in commit order; stops at a non-zero return
+ * and returns it. key/value point into the map and are valid only during the
+ * call: copy what you keep. A pending write transaction is visible to the
+ * walk. Returns 0, fn's value, or KC_EIO (corrupt entry, LMDB error).
+ */
 typedef int (*kc_store_record_fn)(void *ctx, const uint8_t *key, size_t key_len,
                                   const uint8_t *value, size_t value_len);
 int kc_store_replay(kc_store_t *s, kc_store_record_fn fn, void *ctx);
@@ -58,7 +69,7 @@ int kc_store_replay(kc_store_t *s, kc_store_record_fn fn, void *ctx);
 /* Calls fn for every stored topic entry (key = name bytes). */
 int kc_store_topics_foreach(kc_store_t *s, kc_store_record_fn fn, void *ctx);
 
-/* Number of live records (for logs and the benchmark). */
+/* Number of live records, pending writes included (for logs and the benchmark). */
 uint64_t kc_store_record_count(kc_store_t *s);
 
 #endif

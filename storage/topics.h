@@ -40,14 +40,29 @@ const kc_topic_t *kc_topics_at(const kc_topics_t *t, size_t i);
 const char *kc_topic_name_invalid(kc_str_t name);
 
 /*
+ * Another topic whose name equals name once '.' and '_' are unified (Kafka's
+ * Topic.hasCollision; CreateTopics answers INVALID_TOPIC_EXCEPTION), or NULL.
+ */
+const kc_topic_t *kc_topics_find_collision(const kc_topics_t *t, kc_str_t name);
+
+/*
+ * A random topic id as Kafka's Uuid.randomUuid makes them: version 4, never
+ * 0 or 1, and no '-' in its base64 text. 0 or KC_EIO (no randomness).
+ */
+int kc_topic_id_random(kc_uuid_t *out);
+
+/*
  * Creates a topic and writes it to the store's open transaction. Returns 0,
  * or KC_EINVAL for a bad name or partitions < 1; an existing name returns
- * KC_EEXIST with *out set to the existing topic.
+ * KC_EEXIST with *out set to the existing topic; a store error (KC_ENOSPC,
+ * KC_EIO) leaves the table unchanged. The caller checks collisions first.
+ * If the later kc_store_commit fails, the table is ahead of the store:
+ * rebuild it (kc_topics_free, kc_topics_new, kc_topics_load).
  */
 int kc_topics_create(kc_topics_t *t, kc_str_t name, int32_t partitions, const kc_topic_t **out);
-/* Raises the partition count (CreatePartitions); KC_EINVAL if not larger. */
+/* Raises the partition count (CreatePartitions); KC_EINVAL if not larger, KC_ENOENT if unknown. */
 int kc_topics_set_partitions(kc_topics_t *t, kc_str_t name, int32_t partitions);
-/* Deletes a topic; KC_ENOENT when unknown. */
+/* Deletes a topic (tombstone in the store); KC_ENOENT when unknown. */
 int kc_topics_delete(kc_topics_t *t, kc_str_t name);
 
 #endif

@@ -151,8 +151,8 @@ def parse_field_line(tokens, where):
     if len(tokens) < 2:
         raise SchemaError('%s: expected "<Name> <type> [attributes]"' % where)
     f = Field(tokens[0], tokens[1], where)
-    if not re.fullmatch(r'[A-Z][A-Za-z0-9]*', f.name):
-        raise SchemaError('%s: field name %r must be CamelCase' % (where, f.name))
+    if not re.fullmatch(r'[A-Za-z][A-Za-z0-9]*', f.name):
+        raise SchemaError('%s: field name %r is not an identifier' % (where, f.name))
     if not re.fullmatch(r'[A-Za-z][A-Za-z0-9]*', f.base):
         raise SchemaError('%s: bad type %r' % (where, tokens[1]))
     for attr in tokens[2:]:

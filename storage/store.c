@@ -1,0 +1,621 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The LMDB environment behind kc_store_t: the compacted record log, its key
+ * index, the topic table and the directory lock. Sees only opaque bytes.
+ *
+ * Log entry layout (DBI "log"): key = big-endian u64 position, value =
+ * big-endian u32 key length, the record key, the record value. Positions
+ * grow by one per appended record; compaction removes entries but never
+ * renumbers, so walking "log" in key order is walking commit order.
+ *
+ * Index entry (DBI "index"): key = the record key, value = big-endian u64
+ * position. LMDB keys are limited (mdb_env_get_maxkeysize, 511 bytes by
+ * default); a longer record key is indexed by a fixed-size stand-in of
+ * exactly the maximum length (its first bytes, then the SHA-256 of the whole
+ * key). Plain keys are always shorter than the maximum, so the two forms
+ * never meet, and the full key kept in the log entry is compared before an
+ * older entry is treated as the same key.
+ *
+ * Map full: LMDB needs free pages even to delete, so a map that filled up
+ * completely could never be emptied again. When a transaction hits
+ * MDB_MAP_FULL the store enters "full" mode: the map grows by a small
+ * reserve (like a file system's reserved blocks) and only deletions
+ * (tombstones, topic deletes) are accepted; appends get KC_ENOSPC. Once
+ * deletions have freed an eighth of the configured size, normal writes
+ * resume.
+ */
+#include "store.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <fcntl.h>
+#include <lmdb.h>
+#include <openssl/sha.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kc_log.h"
+
+#define STORE_FORMAT_VERSION 1u
+#define LOG_HDR 4u /* u32 key length in front of each log value */
+
+struct kc_store {
+    MDB_env *env;
+    MDB_dbi dbi_log;
+    MDB_dbi dbi_index;
+    MDB_dbi dbi_topics;
+    MDB_dbi dbi_meta;
+    MDB_txn *txn;            /* open write transaction, or NULL */
+    int err;                 /* sticky error of txn (0 or KC_E*) */
+    uint64_t next_pos;       /* position of the next appended record */
+    uint64_t committed_next; /* next_pos as of the last commit */
+    size_t max_key;          /* mdb_env_get_maxkeysize */
+    uint64_t map_size;       /* configured map size in bytes */
+    bool full;               /* only deletions accepted (see top of file) */
+    uint64_t used_at_full;   /* used_bytes() when full mode began */
+    bool hit_full;           /* the open txn saw MDB_MAP_FULL */
+    int lock_fd;
+    char *dir;
+};
+
+static void put_be64(uint8_t *p, uint64_t v)
+{
+    for (int i = 7; i >= 0; i--) {
+        p[i] = (uint8_t)v;
+        v >>= 8;
+    }
+}
+
+static uint64_t get_be64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+static uint32_t get_be32(const uint8_t *p)
+{
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+
+/* Converts an LMDB return code to a KC_E* status, logging failures. */
+static int lmdb_err(const kc_store_t *s, int rc, const char *what)
+{
+    if (rc == 0)
+        return 0;
+    if (rc == MDB_MAP_FULL) {
+        kc_log_error("storage", "%s: LMDB map full in %s (raise the map size or free space)", what,
+                     s && s->dir ? s->dir : "?");
+        return KC_ENOSPC;
+    }
+    kc_log_error("storage", "%s: %s", what, mdb_strerror(rc));
+    return KC_EIO;
+}
+
+/* mkdir -p with mode 0755; 0 or KC_EIO. */
+static int make_dirs(const char *dir)
+{
+    char *p = kc_xstrdup(dir);
+    int rc = 0;
+    for (char *q = p + 1; ; q++) {
+        if (*q == '/' || *q == '\0') {
+            char c = *q;
+            *q = '\0';
+            if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+                kc_log_error("storage", "cannot create directory %s: %s", p, strerror(errno));
+                rc = KC_EIO;
+                break;
+            }
+            *q = c;
+            if (c == '\0')
+                break;
+        }
+    }
+    free(p);
+    return rc;
+}
+
+static int take_lock(kc_store_t *s)
+{
+    size_t n = strlen(s->dir) + sizeof("/kcoord.lock");
+    char *path = kc_xmalloc(n);
+    snprintf(path, n, "%s/kcoord.lock", s->dir);
+    int rc = 0;
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        kc_log_error("storage", "cannot open lock file %s: %s", path, strerror(errno));
+        rc = KC_EIO;
+        goto out;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        char pid[32] = {0};
+        ssize_t r = pread(fd, pid, sizeof(pid) - 1, 0);
+        if (r > 0)
+            pid[strcspn(pid, "\n")] = '\0';
+        kc_log_error("storage",
+                     "data directory %s is in use by another kcoord (pid %s); "
+                     "each data directory serves one broker",
+                     s->dir, r > 0 && pid[0] ? pid : "unknown");
+        close(fd);
+        rc = KC_EIO;
+        goto out;
+    }
+    char pid[32];
+    int len = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)len, 0) != len)
+        kc_log_warn("storage", "cannot write pid to %s: %s", path, strerror(errno));
+    s->lock_fd = fd;
+out:
+    free(path);
+    return rc;
+}
+
+/* Checks or writes the format version; runs in the open write txn. */
+static int check_format(kc_store_t *s, MDB_txn *txn)
+{
+    MDB_val k = {sizeof("format") - 1, (void *)"format"};
+    MDB_val v;
+    int rc = mdb_get(txn, s->dbi_meta, &k, &v);
+    if (rc == MDB_NOTFOUND) {
+        uint8_t buf[4];
+        put_be32(buf, STORE_FORMAT_VERSION);
+        v.mv_size = 4;
+        v.mv_data = buf;
+        return lmdb_err(s, mdb_put(txn, s->dbi_meta, &k, &v, 0), "write format version");
+    }
+    if (rc != 0)
+        return lmdb_err(s, rc, "read format version");
+    if (v.mv_size != 4 || get_be32(v.mv_data) != STORE_FORMAT_VERSION) {
+        kc_log_error("storage", "%s holds an unknown storage format", s->dir);
+        return KC_EIO;
+    }
+    return 0;
+}
+
+static void update_full_mode(kc_store_t *s);
+
+int kc_store_open(kc_store_t **out, const char *dir, uint64_t map_size)
+{
+    *out = NULL;
+    if (!dir || !*dir || map_size == 0)
+        return KC_EINVAL;
+    kc_store_t *s = kc_xcalloc(1, sizeof(*s));
+    s->lock_fd = -1;
+    s->dir = kc_xstrdup(dir);
+    s->map_size = map_size;
+    MDB_txn *txn = NULL;
+    int rc = make_dirs(dir);
+    if (rc)
+        goto out;
+    rc = take_lock(s);
+    if (rc)
+        goto out;
+
+    int mrc = mdb_env_create(&s->env);
+    if (mrc) {
+        s->env = NULL;
+        rc = lmdb_err(s, mrc, "create environment");
+        goto out;
+    }
+    if ((mrc = mdb_env_set_mapsize(s->env, (size_t)map_size)) ||
+        (mrc = mdb_env_set_maxdbs(s->env, 16))) {
+        rc = lmdb_err(s, mrc, "configure environment");
+        goto out;
+    }
+    /* Default flags keep commits durable (fsync). NOTLS lets a read
+     * transaction live beside the write transaction of the same thread. */
+    mrc = mdb_env_open(s->env, dir, MDB_NOTLS, 0644);
+    if (mrc) {
+        rc = lmdb_err(s, mrc, "open environment");
+        goto out;
+    }
+    int dead = 0;
+    mdb_reader_check(s->env, &dead);
+    s->max_key = (size_t)mdb_env_get_maxkeysize(s->env);
+
+    if ((mrc = mdb_txn_begin(s->env, NULL, 0, &txn))) {
+        rc = lmdb_err(s, mrc, "begin");
+        goto out;
+    }
+    if ((mrc = mdb_dbi_open(txn, "log", MDB_CREATE, &s->dbi_log)) ||
+        (mrc = mdb_dbi_open(txn, "index", MDB_CREATE, &s->dbi_index)) ||
+        (mrc = mdb_dbi_open(txn, "topics", MDB_CREATE, &s->dbi_topics)) ||
+        (mrc = mdb_dbi_open(txn, "meta", MDB_CREATE, &s->dbi_meta))) {
+        rc = lmdb_err(s, mrc, "open databases");
+        goto out;
+    }
+    rc = check_format(s, txn);
+    if (rc)
+        goto out;
+
+    /* The next position follows the last live entry; a position freed by
+     * compaction at the tail may be reused, which keeps order intact. */
+    MDB_cursor *cur;
+    if ((mrc = mdb_cursor_open(txn, s->dbi_log, &cur))) {
+        rc = lmdb_err(s, mrc, "cursor");
+        goto out;
+    }
+    MDB_val k, v;
+    mrc = mdb_cursor_get(cur, &k, &v, MDB_LAST);
+    if (mrc == 0 && k.mv_size == 8)
+        s->next_pos = get_be64(k.mv_data) + 1;
+    mdb_cursor_close(cur);
+    if (mrc != 0 && mrc != MDB_NOTFOUND) {
+        rc = lmdb_err(s, mrc, "read log tail");
+        goto out;
+    }
+    s->committed_next = s->next_pos;
+    mrc = mdb_txn_commit(txn);
+    txn = NULL;
+    if (mrc) {
+        rc = lmdb_err(s, mrc, "commit");
+        goto out;
+    }
+out:
+    if (txn)
+        mdb_txn_abort(txn);
+    if (rc) {
+        kc_store_close(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}
+
+void kc_store_abort(kc_store_t *s)
+{
+    if (!s || !s->txn)
+        return;
+    mdb_txn_abort(s->txn);
+    s->txn = NULL;
+    s->err = 0;
+    s->next_pos = s->committed_next;
+    update_full_mode(s);
+}
+
+void kc_store_close(kc_store_t *s)
+{
+    if (!s)
+        return;
+    kc_store_abort(s);
+    if (s->env)
+        mdb_env_close(s->env);
+    if (s->lock_fd >= 0)
+        close(s->lock_fd); /* releases the flock */
+    free(s->dir);
+    free(s);
+}
+
+/* Opens the write transaction when needed; returns the sticky error. */
+static int txn_ensure(kc_store_t *s)
+{
+    if (s->err)
+        return s->err;
+    if (s->txn)
+        return 0;
+    int rc = mdb_txn_begin(s->env, NULL, 0, &s->txn);
+    if (rc) {
+        s->txn = NULL;
+        return lmdb_err(s, rc, "begin write transaction");
+    }
+    return 0;
+}
+
+static int txn_fail(kc_store_t *s, int rc, const char *what)
+{
+    if (rc == MDB_MAP_FULL)
+        s->hit_full = true;
+    s->err = lmdb_err(s, rc, what);
+    return s->err;
+}
+
+/* Bytes in use: pages up to the last one written, minus the free list. */
+static uint64_t used_bytes(kc_store_t *s)
+{
+    MDB_envinfo info;
+    MDB_stat st;
+    if (mdb_env_info(s->env, &info) || mdb_env_stat(s->env, &st))
+        return UINT64_MAX;
+    uint64_t pages = (uint64_t)info.me_last_pgno + 1;
+    MDB_txn *txn;
+    if (mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn))
+        return UINT64_MAX;
+    MDB_cursor *cur;
+    if (mdb_cursor_open(txn, 0 /* the free-page database */, &cur) == 0) {
+        MDB_val k, v;
+        while (mdb_cursor_get(cur, &k, &v, MDB_NEXT) == 0) {
+            if (v.mv_size >= sizeof(size_t)) {
+                size_t n;
+                memcpy(&n, v.mv_data, sizeof(n));
+                pages -= KC_MIN((uint64_t)n, pages);
+            }
+        }
+        mdb_cursor_close(cur);
+    }
+    mdb_txn_abort(txn);
+    return pages * st.ms_psize;
+}
+
+/* Runs after a transaction ended (no transaction open): enters or leaves full mode. */
+static void update_full_mode(kc_store_t *s)
+{
+    if (s->hit_full && !s->full) {
+        s->hit_full = false;
+        uint64_t reserve = KC_MAX(s->map_size / 32, (uint64_t)256 * 1024);
+        MDB_envinfo info;
+        mdb_env_info(s->env, &info);
+        uint64_t size = KC_MAX((uint64_t)info.me_mapsize, s->map_size) + reserve;
+        if (mdb_env_set_mapsize(s->env, (size_t)size) == 0) {
+            s->full = true;
+            s->used_at_full = used_bytes(s);
+            kc_log_warn("storage",
+                        "%s is full (%" PRIu64 " bytes): only deletions are accepted until "
+                        "space is freed",
+                        s->dir, s->map_size);
+        }
+        return;
+    }
+    s->hit_full = false;
+    /* LMDB may report map full with some pages still on its free list, so
+     * measure what was freed since, not an absolute level. */
+    uint64_t used = s->full ? used_bytes(s) : 0;
+    if (s->full && used != UINT64_MAX && used + s->map_size / 8 <= s->used_at_full) {
+        s->full = false;
+        mdb_env_set_mapsize(s->env, (size_t)s->map_size); /* LMDB keeps it >= data in use */
+        kc_log_info("storage", "%s has free space again; writes resume", s->dir);
+    }
+}
+
+/* Builds the index key of a record key into buf (size max_key). */
+static MDB_val index_key(const kc_store_t *s, const void *key, size_t key_len, uint8_t *buf)
+{
+    MDB_val ik;
+    if (key_len < s->max_key) {
+        ik.mv_size = key_len;
+        ik.mv_data = (void *)key;
+        return ik;
+    }
+    size_t prefix = s->max_key - SHA256_DIGEST_LENGTH;
+    memcpy(buf, key, prefix);
+    SHA256(key, key_len, buf + prefix);
+    ik.mv_size = s->max_key;
+    ik.mv_data = buf;
+    return ik;
+}
+
+int kc_store_append(kc_store_t *s, const void *key, size_t key_len, const void *value,
+                    size_t value_len)
+{
+    if (!key || key_len == 0 || key_len > UINT32_MAX - LOG_HDR ||
+        (value && value_len > SIZE_MAX - LOG_HDR - key_len))
+        return KC_EINVAL;
+    int rc = txn_ensure(s);
+    if (rc)
+        return rc;
+    if (value && s->full) {
+        s->err = KC_ENOSPC;
+        return s->err;
+    }
+
+    uint8_t ibuf[1024];
+    uint8_t *big = NULL;
+    uint8_t *kb = ibuf;
+    if (s->max_key > sizeof(ibuf))
+        kb = big = kc_xmalloc(s->max_key);
+    MDB_val ik = index_key(s, key, key_len, kb);
+
+    MDB_val pv;
+    int mrc = mdb_get(s->txn, s->dbi_index, &ik, &pv);
+    if (mrc == 0) {
+        if (pv.mv_size != 8) {
+            kc_log_error("storage", "corrupt index entry (%zu bytes)", pv.mv_size);
+            s->err = rc = KC_EIO;
+            goto out;
+        }
+        uint8_t oldk[8];
+        memcpy(oldk, pv.mv_data, 8);
+        MDB_val ok = {8, oldk};
+        if (ik.mv_data == kb) {
+            /* Stand-in key: make sure the older entry holds the same key. */
+            MDB_val ov;
+            mrc = mdb_get(s->txn, s->dbi_log, &ok, &ov);
+            if (mrc == 0 && (ov.mv_size < LOG_HDR + key_len ||
+                             get_be32(ov.mv_data) != key_len ||
+                             memcmp((uint8_t *)ov.mv_data + LOG_HDR, key, key_len) != 0)) {
+                kc_log_error("storage", "index stand-in collision for a %zu-byte key", key_len);
+                s->err = rc = KC_EIO;
+                goto out;
+            }
+        }
+        mrc = mdb_del(s->txn, s->dbi_log, &ok, NULL);
+        if (mrc && mrc != MDB_NOTFOUND) {
+            rc = txn_fail(s, mrc, "delete older record");
+            goto out;
+        }
+        if (!value) {
+            mrc = mdb_del(s->txn, s->dbi_index, &ik, NULL);
+            if (mrc) {
+                rc = txn_fail(s, mrc, "delete index entry");
+                goto out;
+            }
+        }
+    } else if (mrc != MDB_NOTFOUND) {
+        rc = txn_fail(s, mrc, "read index");
+        goto out;
+    }
+    if (!value)
+        goto out; /* a tombstone stores nothing */
+
+    uint8_t posb[8];
+    put_be64(posb, s->next_pos);
+    MDB_val lk = {8, posb};
+    MDB_val lv = {LOG_HDR + key_len + value_len, NULL};
+    mrc = mdb_put(s->txn, s->dbi_log, &lk, &lv, MDB_APPEND | MDB_RESERVE);
+    if (mrc) {
+        rc = txn_fail(s, mrc, "append record");
+        goto out;
+    }
+    uint8_t *dst = lv.mv_data;
+    put_be32(dst, (uint32_t)key_len);
+    memcpy(dst + LOG_HDR, key, key_len);
+    if (value_len)
+        memcpy(dst + LOG_HDR + key_len, value, value_len);
+    MDB_val iv = {8, posb};
+    mrc = mdb_put(s->txn, s->dbi_index, &ik, &iv, 0);
+    if (mrc) {
+        rc = txn_fail(s, mrc, "write index entry");
+        goto out;
+    }
+    s->next_pos++;
+out:
+    free(big);
+    return rc;
+}
+
+int kc_store_topic_put(kc_store_t *s, const char *name, const void *value, size_t value_len)
+{
+    size_t n = name ? strlen(name) : 0;
+    if (n == 0 || n > s->max_key)
+        return KC_EINVAL;
+    int rc = txn_ensure(s);
+    if (rc)
+        return rc;
+    if (value && s->full) {
+        s->err = KC_ENOSPC;
+        return s->err;
+    }
+    MDB_val k = {n, (void *)name};
+    int mrc;
+    if (value) {
+        MDB_val v = {value_len, (void *)value};
+        mrc = mdb_put(s->txn, s->dbi_topics, &k, &v, 0);
+    } else {
+        mrc = mdb_del(s->txn, s->dbi_topics, &k, NULL);
+        if (mrc == MDB_NOTFOUND)
+            mrc = 0;
+    }
+    return mrc ? txn_fail(s, mrc, value ? "write topic" : "delete topic") : 0;
+}
+
+bool kc_store_pending(const kc_store_t *s)
+{
+    return s && s->txn != NULL;
+}
+
+int kc_store_commit(kc_store_t *s)
+{
+    if (!s->txn)
+        return 0;
+    if (s->err) {
+        int err = s->err;
+        kc_log_error("storage", "dropping the write transaction after an error (%d)", err);
+        kc_store_abort(s);
+        return err;
+    }
+    int mrc = mdb_txn_commit(s->txn);
+    s->txn = NULL;
+    int rc = 0;
+    if (mrc) {
+        if (mrc == MDB_MAP_FULL)
+            s->hit_full = true;
+        s->next_pos = s->committed_next;
+        rc = lmdb_err(s, mrc, "commit");
+    } else {
+        s->committed_next = s->next_pos;
+    }
+    update_full_mode(s);
+    return rc;
+}
+
+/* Read view: the open write transaction (pending writes visible) or a fresh
+ * read-only one (*own set, to be aborted by the caller). */
+static int read_txn(kc_store_t *s, MDB_txn **txn, bool *own)
+{
+    if (s->txn) {
+        if (s->err)
+            return s->err;
+        *txn = s->txn;
+        *own = false;
+        return 0;
+    }
+    *own = true;
+    int mrc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, txn);
+    return mrc ? lmdb_err(s, mrc, "begin read transaction") : 0;
+}
+
+static int walk(kc_store_t *s, MDB_dbi dbi, bool log, kc_store_record_fn fn, void *ctx)
+{
+    MDB_txn *txn;
+    bool own;
+    int rc = read_txn(s, &txn, &own);
+    if (rc)
+        return rc;
+    MDB_cursor *cur;
+    int mrc = mdb_cursor_open(txn, dbi, &cur);
+    if (mrc) {
+        rc = lmdb_err(s, mrc, "cursor");
+        goto out;
+    }
+    MDB_val k, v;
+    for (mrc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); mrc == 0;
+         mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+        const uint8_t *vp = v.mv_data;
+        if (log) {
+            if (k.mv_size != 8 || v.mv_size < LOG_HDR ||
+                get_be32(vp) > v.mv_size - LOG_HDR) {
+                kc_log_error("storage", "corrupt log entry (%zu bytes)", v.mv_size);
+                rc = KC_EIO;
+                break;
+            }
+            size_t kl = get_be32(vp);
+            rc = fn(ctx, vp + LOG_HDR, kl, vp + LOG_HDR + kl, v.mv_size - LOG_HDR - kl);
+        } else {
+            rc = fn(ctx, k.mv_data, k.mv_size, vp, v.mv_size);
+        }
+        if (rc)
+            break;
+    }
+    if (!rc && mrc != MDB_NOTFOUND)
+        rc = lmdb_err(s, mrc, "walk");
+    mdb_cursor_close(cur);
+out:
+    if (own)
+        mdb_txn_abort(txn);
+    return rc;
+}
+
+int kc_store_replay(kc_store_t *s, kc_store_record_fn fn, void *ctx)
+{
+    return walk(s, s->dbi_log, true, fn, ctx);
+}
+
+int kc_store_topics_foreach(kc_store_t *s, kc_store_record_fn fn, void *ctx)
+{
+    return walk(s, s->dbi_topics, false, fn, ctx);
+}
+
+uint64_t kc_store_record_count(kc_store_t *s)
+{
+    MDB_txn *txn;
+    bool own;
+    if (read_txn(s, &txn, &own))
+        return 0;
+    MDB_stat st;
+    uint64_t n = mdb_stat(txn, s->dbi_log, &st) == 0 ? (uint64_t)st.ms_entries : 0;
+    if (own)
+        mdb_txn_abort(txn);
+    return n;
+}
