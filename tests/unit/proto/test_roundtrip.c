@@ -2,7 +2,8 @@
 /*
  * Round trip of every generated message at every version: fill a sample with
  * non-default values, encode, decode, re-encode and compare the bytes; then
- * decode every truncated prefix of the encoding, which must fail cleanly.
+ * decode every truncated prefix of the encoding, which must fail cleanly, and
+ * every single-byte corruption, which must not crash.
  * Covers the real schemas (kc_msgs.h) and the feature fixture.
  */
 #include <setjmp.h>
@@ -80,6 +81,30 @@ static void roundtrip_one(const kc_msg_desc_t *d, int16_t v, uint32_t seed, size
         if (rc == 0)
             fail_msg("%s v%d seed %u: decode of %zu/%zu bytes succeeded", d->name, v, seed, n,
                      b1.len);
+        kc_arena_deinit(&a2);
+        free(copy);
+    }
+
+    /* Corrupt bytes one at a time: decoding may fail but must not crash, and
+     * whatever it accepts must encode again. */
+    for (size_t i = 0; i < b1.len; i++) {
+        uint8_t *copy = kc_xmalloc(b1.len);
+        memcpy(copy, b1.data, b1.len);
+        copy[i] ^= (uint8_t)(0x80u >> (seed + i) % 8);
+        if (i % 3 == 0)
+            copy[i] = 0xff;
+        kc_arena_t a2;
+        kc_arena_init(&a2);
+        kc_reader_init(&r, copy, b1.len);
+        if (d->decode(&r, v, &a2, m2) == 0) {
+            kc_buf_t b3;
+            kc_buf_init(&b3);
+            rc = d->encode(&b3, v, m2);
+            if (rc != 0)
+                fail_msg("%s v%d seed %u: corrupt byte %zu decoded but does not encode (%d)",
+                         d->name, v, seed, i, rc);
+            kc_buf_deinit(&b3);
+        }
         kc_arena_deinit(&a2);
         free(copy);
     }
