@@ -319,7 +319,7 @@ static void member_set_assignment(cg_member_t *m, const uint8_t *data, int32_t l
     free(m->assignment);
     m->assignment_len = len > 0 ? len : 0;
     m->assignment = kc_xmalloc(m->assignment_len ? (size_t)m->assignment_len : 1);
-    if (m->assignment_len)
+    if (data && m->assignment_len)
         memcpy(m->assignment, data, (size_t)m->assignment_len);
 }
 
