@@ -202,6 +202,19 @@ class Kcoord:
         return wait_for(lambda: (lambda t: t if "\n" in t else "")(self.stderr_since(offset)),
                         timeout, what)
 
+    SANITIZER_MARKERS = ("runtime error:", "ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
+                         "WARNING: AddressSanitizer")
+
+    def check_sanitizers(self):
+        """Fails if any run of kcoord printed a sanitizer report (UBSan may
+        report and carry on, so the exit status alone is not enough)."""
+        for i in range(len(self.stderr_paths)):
+            text = self.stderr_text(i)
+            for marker in self.SANITIZER_MARKERS:
+                if marker in text:
+                    raise AssertionError("kcoord run %d printed a sanitizer report (%s)"
+                                         % (i + 1, marker))
+
     def dump_logs(self, out=sys.stderr):
         for p in self.stderr_paths:
             out.write("----- %s -----\n" % os.path.basename(p))
@@ -233,8 +246,10 @@ class Kcoord:
 
     def __exit__(self, exc_type, exc, tb):
         try:
-            if exc_type is None and self.proc is not None:
-                self.stop()
+            if exc_type is None:
+                if self.proc is not None:
+                    self.stop()
+                self.check_sanitizers()
         except BaseException:
             self.dump_logs()
             self.cleanup()
