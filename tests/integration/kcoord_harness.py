@@ -77,7 +77,10 @@ def wait_for(cond, timeout, what, interval=0.05, state=None):
 
 
 class Kcoord:
-    def __init__(self, name, overrides=None, binary=None):
+    def __init__(self, name, overrides=None, binary=None, env=None):
+        """overrides: extra --override properties; a value of None drops one
+        of DEFAULT_OVERRIDES. env: extra environment for kcoord (KCOORD_*
+        properties)."""
         self.name = name
         self.binary = binary or os.environ.get("KCOORD_BIN")
         if not self.binary or not os.access(self.binary, os.X_OK):
@@ -88,8 +91,12 @@ class Kcoord:
         os.makedirs(self.data_dir)
         self.port = free_port()
         self.overrides = dict(DEFAULT_OVERRIDES)
-        if overrides:
-            self.overrides.update(overrides)
+        for k, v in (overrides or {}).items():
+            if v is None:
+                self.overrides.pop(k, None)
+            else:
+                self.overrides[k] = v
+        self.extra_env = dict(env or {})
         self.proc = None
         self.starts = 0
         self.stderr_path = None
@@ -122,6 +129,7 @@ class Kcoord:
             # kcoord reads KCOORD_* variables as properties and rejects unknown
             # ones, so the test's own KCOORD_BIN must not reach it.
             env = {k: v for k, v in os.environ.items() if not k.startswith("KCOORD_")}
+            env.update(self.extra_env)
             self.proc = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL,
                                          stdout=err, stderr=err, cwd=self.tmp, env=env)
         finally:
