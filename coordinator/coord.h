@@ -55,6 +55,14 @@ void kc_coord_config_defaults(kc_coord_config_t *cfg);
 typedef struct {
     bool (*topic_exists)(void *ctx, kc_str_t topic);
     void *ctx;
+    /* Optional (NULL: topic_exists is used, every partition exists and ids
+     * are unknown). Partition count and topic id (all-zero if none) of an
+     * existing topic; false when the topic does not exist. */
+    bool (*topic_lookup)(void *ctx, kc_str_t topic, int32_t *partitions, kc_uuid_t *topic_id);
+    /* Optional (NULL: no id resolves). Name of the topic with this id; the
+     * view stays valid until the topic is deleted; false when unknown
+     * (OffsetCommit/OffsetFetch v10 answer UNKNOWN_TOPIC_ID). */
+    bool (*topic_id_to_name)(void *ctx, kc_uuid_t topic_id, kc_str_t *name);
 } kc_topic_view_t;
 
 /* Identity of the request being handled; strings are views valid for the call. */
@@ -104,6 +112,9 @@ void kc_result_reset(kc_result_t *res);
 /* Ownership: the config is copied; topics is borrowed. */
 kc_coord_t *kc_coord_new(const kc_coord_config_t *cfg, const kc_topic_view_t *topics);
 void kc_coord_free(kc_coord_t *c);
+/* Seeds the generator of member ids ("<client id>-<uuid>"); the server seeds
+ * it from the system's entropy, tests with a constant. */
+void kc_coord_seed(kc_coord_t *c, uint64_t seed);
 
 /*
  * Loading, as Kafka's coordinator loads __consumer_offsets: replay each

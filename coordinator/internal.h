@@ -34,6 +34,13 @@ void kc_timer_schedule(kc_coord_t *c, const char *key, int64_t deadline_ms, kc_t
 void kc_timer_cancel(kc_coord_t *c, const char *key);
 bool kc_timer_is_scheduled(const kc_coord_t *c, const char *key);
 
+/* ---- coordinator state seen by its modules -------------------------- */
+
+/* The offsets module's state (the pointer kc_offsets_new returned). */
+void *kc_coord_offsets_state(kc_coord_t *c);
+const kc_coord_config_t *kc_coord_config(const kc_coord_t *c);
+const kc_topic_view_t *kc_coord_topic_view(const kc_coord_t *c);
+
 /* ---- classic groups as seen by the offsets module ------------------- */
 
 typedef struct kc_classic_group kc_classic_group_t;
@@ -55,16 +62,30 @@ int16_t kc_classic_group_validate_offset_commit(kc_classic_group_t *g, kc_str_t 
                                                 kc_str_t group_instance_id,
                                                 int32_t generation_id, bool is_transactional,
                                                 int16_t api_version);
-/* Extends the committing member's session, as a commit counts as a heartbeat. */
+/* Extends the committing member's session, as a commit counts as a heartbeat;
+ * called after a commit passed validation. Does nothing unless the group is
+ * Stable or PreparingRebalance and member_id is one of its members (Kafka's
+ * OffsetMetadataManager.validateOffsetCommit). */
 void kc_classic_group_touch_member(kc_coord_t *c, kc_classic_group_t *g, kc_str_t member_id,
                                    int64_t now_ms);
 /* True when the group's members (consumer protocol) subscribe to topic
  * (OffsetDelete: GROUP_SUBSCRIBED_TO_TOPIC). */
 bool kc_classic_group_is_subscribed_to(const kc_classic_group_t *g, kc_str_t topic);
 /* Offsets retention: whether the group's offsets may expire now and from
- * which time ("current state timestamp" of an Empty group); Kafka's
- * ClassicGroup.offsetExpirationCondition. */
+ * which time; Kafka's ClassicGroup.offsetExpirationCondition. Sets
+ * *base_timestamp_ms to the current state timestamp of an Empty group that
+ * has one, or to -1 meaning "each offset's own commit timestamp" (group
+ * without protocol type, Stable consumer group with known subscriptions,
+ * Empty group without a state timestamp). */
 bool kc_classic_group_offsets_expire(const kc_classic_group_t *g, int64_t *base_timestamp_ms);
+/* OffsetDelete validation (ClassicGroup.validateOffsetDelete): 0,
+ * GROUP_ID_NOT_FOUND (Dead) or NON_EMPTY_GROUP (not Empty and its protocol
+ * type is not "consumer"). */
+int16_t kc_classic_group_validate_offset_delete(const kc_classic_group_t *g);
+kc_str_t kc_classic_group_id(const kc_classic_group_t *g);
+/* Calls fn for every classic group; fn must not create or delete groups. */
+void kc_classic_group_foreach(kc_coord_t *c, void (*fn)(kc_classic_group_t *g, void *arg),
+                              void *arg);
 /* Called by the offsets module after expiry left an Empty group without
  * offsets: deletes the group (tombstone) as Kafka's cleanupGroupMetadata. */
 void kc_classic_group_delete_if_empty(kc_coord_t *c, kc_str_t group_id, kc_result_t *res);

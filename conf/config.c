@@ -1,0 +1,689 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The property table and the three configuration sources (properties file,
+ * KCOORD_* environment, command-line overrides). See kc_config.h.
+ */
+#include "kc_config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "kc_common.h"
+
+#define FIELD(f) offsetof(kc_config_t, f)
+
+static void errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void errf(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || errlen == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+static int validate_listeners(kc_config_t *c, const char *value, char *err, size_t errlen)
+{
+    kc_listener_t tmp[KC_MAX_LISTENERS];
+    int n = kc_listeners_parse(value, tmp, KC_MAX_LISTENERS, err, errlen);
+    if (n < 0)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        if (strcmp(tmp[i].name, "PLAINTEXT") != 0) {
+            errf(err, errlen, "listener %s: only PLAINTEXT listeners are supported", tmp[i].name);
+            return -1;
+        }
+    }
+    memcpy(c->listener, tmp, sizeof(tmp));
+    c->nlisteners = (size_t)n;
+    return 0;
+}
+
+static int validate_advertised(kc_config_t *c, const char *value, char *err, size_t errlen)
+{
+    if (*value == '\0') {
+        c->nadvertised = 0;
+        return 0;
+    }
+    kc_listener_t tmp[KC_MAX_LISTENERS];
+    int n = kc_listeners_parse(value, tmp, KC_MAX_LISTENERS, err, errlen);
+    if (n < 0)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        /* Kafka refuses to advertise 0.0.0.0: clients could not connect to it. */
+        if (tmp[i].host[0] == '\0' || strcmp(tmp[i].host, "0.0.0.0") == 0 ||
+            strcmp(tmp[i].host, "::") == 0) {
+            errf(err, errlen, "advertised listener %s needs a host clients can reach",
+                 tmp[i].name);
+            return -1;
+        }
+    }
+    memcpy(c->advertised, tmp, sizeof(tmp));
+    c->nadvertised = (size_t)n;
+    return 0;
+}
+
+static int validate_log_dirs(kc_config_t *c, const char *value, char *err, size_t errlen)
+{
+    (void)c;
+    if (*value == '\0') {
+        errf(err, errlen, "must name a directory");
+        return -1;
+    }
+    if (strchr(value, ',')) {
+        errf(err, errlen, "kcoord uses a single data directory");
+        return -1;
+    }
+    return 0;
+}
+
+static int validate_rf(kc_config_t *c, const char *value, char *err, size_t errlen)
+{
+    (void)value;
+    if (c->default_replication_factor != 1) {
+        errf(err, errlen, "a single broker supports only 1");
+        return -1;
+    }
+    return 0;
+}
+
+static int b64url_val(char ch)
+{
+    if (ch >= 'A' && ch <= 'Z')
+        return ch - 'A';
+    if (ch >= 'a' && ch <= 'z')
+        return ch - 'a' + 26;
+    if (ch >= '0' && ch <= '9')
+        return ch - '0' + 52;
+    if (ch == '-')
+        return 62;
+    if (ch == '_')
+        return 63;
+    return -1;
+}
+
+/* Kafka's Uuid.fromString: 22 base64url chars (no padding) decoding to 16 bytes. */
+static int validate_cluster_id(kc_config_t *c, const char *value, char *err, size_t errlen)
+{
+    (void)c;
+    size_t len = strlen(value);
+    bool ok = len == 22;
+    for (size_t i = 0; ok && i < len; i++)
+        ok = b64url_val(value[i]) >= 0;
+    /* 22 chars carry 132 bits; the last 4 must be zero for exactly 16 bytes. */
+    if (ok && (b64url_val(value[21]) & 0x0f) != 0)
+        ok = false;
+    if (!ok) {
+        errf(err, errlen, "must be a 22-character base64url UUID (as kafka-storage random-uuid prints)");
+        return -1;
+    }
+    return 0;
+}
+
+static int validate_log_level(kc_config_t *c, const char *value, char *err, size_t errlen)
+{
+    (void)c;
+    static const char *names[] = {"debug", "info", "warn", "error"};
+    for (size_t i = 0; i < KC_ARRAY_LEN(names); i++)
+        if (strcasecmp(value, names[i]) == 0)
+            return 0;
+    errf(err, errlen, "must be one of debug, info, warn, error");
+    return -1;
+}
+
+static const kc_conf_property_t props[] = {
+    {"listeners", KC_CONF_STRING, "PLAINTEXT://127.0.0.1:9092", FIELD(listeners), 0, 0,
+     validate_listeners, "Addresses to listen on, NAME://host:port, comma-separated"},
+    {"advertised.listeners", KC_CONF_STRING, "", FIELD(advertised_listeners), 0, 0,
+     validate_advertised, "Addresses given to clients in Metadata; empty = listeners"},
+    {"node.id", KC_CONF_INT, "1", FIELD(node_id), 0, INT32_MAX, NULL,
+     "Broker id reported in Metadata and FindCoordinator"},
+    {"log.dirs", KC_CONF_STRING, "./data", FIELD(log_dirs), 0, 0, validate_log_dirs,
+     "Data directory holding the LMDB environment"},
+    {"num.partitions", KC_CONF_INT, "1", FIELD(num_partitions), 1, INT32_MAX, NULL,
+     "Partitions of an auto-created topic or a CreateTopics with -1"},
+    {"auto.create.topics.enable", KC_CONF_BOOL, "true", FIELD(auto_create_topics_enable), 0, 0,
+     NULL, "Create unknown topics named in Metadata requests"},
+    {"default.replication.factor", KC_CONF_INT, "1", FIELD(default_replication_factor), 1,
+     INT16_MAX, validate_rf, "Replication factor of new topics (a single broker: 1)"},
+    {"group.initial.rebalance.delay.ms", KC_CONF_INT, "3000",
+     FIELD(group_initial_rebalance_delay_ms), 0, INT32_MAX, NULL,
+     "Delay before the first rebalance of an empty classic group"},
+    {"group.min.session.timeout.ms", KC_CONF_INT, "6000", FIELD(group_min_session_timeout_ms), 0,
+     INT32_MAX, NULL, "Smallest session timeout a member may ask for"},
+    {"group.max.session.timeout.ms", KC_CONF_INT, "1800000", FIELD(group_max_session_timeout_ms),
+     0, INT32_MAX, NULL, "Largest session timeout a member may ask for"},
+    {"group.max.size", KC_CONF_INT, "2147483647", FIELD(group_max_size), 1, INT32_MAX, NULL,
+     "Maximum members of one group"},
+    {"group.classic.new.member.join.timeout.ms", KC_CONF_INT, "300000",
+     FIELD(group_classic_new_member_join_timeout_ms), 0, INT32_MAX, NULL,
+     "How long a new classic member may take to rejoin (a constant in Kafka)"},
+    {"offsets.retention.minutes", KC_CONF_INT, "10080", FIELD(offsets_retention_minutes), 1,
+     INT32_MAX, NULL, "Committed offsets of an empty group expire after this"},
+    {"offsets.retention.check.interval.ms", KC_CONF_LONG, "600000",
+     FIELD(offsets_retention_check_interval_ms), 1, INT64_MAX, NULL,
+     "How often expired offsets are looked for"},
+    {"offset.metadata.max.bytes", KC_CONF_INT, "4096", FIELD(offset_metadata_max_bytes), 0,
+     INT32_MAX, NULL, "Longest metadata string an offset commit may carry"},
+    {"socket.request.max.bytes", KC_CONF_INT, "104857600", FIELD(socket_request_max_bytes), 1,
+     INT32_MAX, NULL, "Largest request frame; a bigger one closes the connection"},
+    {"connections.max.idle.ms", KC_CONF_LONG, "600000", FIELD(connections_max_idle_ms), 1,
+     INT64_MAX, NULL, "Idle connections are closed after this"},
+    {"cluster.id", KC_CONF_STRING, "a2Nvb3JkLWNsdXN0ZXItMQ", FIELD(cluster_id), 0, 0,
+     validate_cluster_id, "Cluster id reported in Metadata"},
+    {"lmdb.map.size.bytes", KC_CONF_LONG, "1073741824", FIELD(lmdb_map_size_bytes), 1048576,
+     INT64_MAX, NULL, "Maximum size of the LMDB environment"},
+    {"log.level", KC_CONF_STRING, "info", FIELD(log_level), 0, 0, validate_log_level,
+     "Lowest level logged: debug, info, warn, error"},
+};
+
+size_t kc_config_property_count(void)
+{
+    return KC_ARRAY_LEN(props);
+}
+
+const kc_conf_property_t *kc_config_property_at(size_t i)
+{
+    return i < KC_ARRAY_LEN(props) ? &props[i] : NULL;
+}
+
+const kc_conf_property_t *kc_config_property_find(const char *name)
+{
+    for (size_t i = 0; i < KC_ARRAY_LEN(props); i++)
+        if (strcmp(props[i].name, name) == 0)
+            return &props[i];
+    return NULL;
+}
+
+/* Kafka trims values before parsing (ConfigDef.parseType). */
+static char *trimmed_copy(const char *s)
+{
+    while (*s && isspace((unsigned char)*s))
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && isspace((unsigned char)s[n - 1]))
+        n--;
+    return kc_xstrndup(s, n);
+}
+
+static int parse_int64(const char *s, int64_t *out)
+{
+    if (*s == '\0')
+        return -1;
+    errno = 0;
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (errno != 0 || *end != '\0')
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int set_property(kc_config_t *c, const kc_conf_property_t *p, const char *raw, char *err,
+                        size_t errlen)
+{
+    char *value = trimmed_copy(raw);
+    char *field = (char *)c + p->offset;
+    char why[256] = "";
+    int rc = -1;
+
+    switch (p->type) {
+    case KC_CONF_INT:
+    case KC_CONF_LONG: {
+        int64_t v;
+        if (parse_int64(value, &v) < 0) {
+            snprintf(why, sizeof(why), "not an integer");
+            goto out;
+        }
+        if (v < p->min || v > p->max) {
+            snprintf(why, sizeof(why), "must be between %" PRId64 " and %" PRId64, p->min, p->max);
+            goto out;
+        }
+        if (p->type == KC_CONF_INT)
+            *(int32_t *)(void *)field = (int32_t)v;
+        else
+            *(int64_t *)(void *)field = v;
+        break;
+    }
+    case KC_CONF_BOOL:
+        if (strcasecmp(value, "true") == 0) {
+            *(bool *)field = true;
+        } else if (strcasecmp(value, "false") == 0) {
+            *(bool *)field = false;
+        } else {
+            snprintf(why, sizeof(why), "must be true or false");
+            goto out;
+        }
+        break;
+    case KC_CONF_STRING:
+        break;
+    }
+    if (p->validate && p->validate(c, value, why, sizeof(why)) < 0)
+        goto out;
+    if (p->type == KC_CONF_STRING) {
+        char **slot = (char **)(void *)field;
+        free(*slot);
+        *slot = value;
+        value = NULL;
+    }
+    rc = 0;
+out:
+    if (rc < 0)
+        errf(err, errlen, "invalid value \"%s\" for configuration %s: %s", value, p->name, why);
+    free(value);
+    return rc;
+}
+
+int kc_config_set(kc_config_t *c, const char *key, const char *value, char *err, size_t errlen)
+{
+    const kc_conf_property_t *p = kc_config_property_find(key);
+    if (!p) {
+        errf(err, errlen, "unknown configuration %s", key);
+        return -1;
+    }
+    return set_property(c, p, value, err, errlen);
+}
+
+void kc_config_init(kc_config_t *c)
+{
+    memset(c, 0, sizeof(*c));
+    for (size_t i = 0; i < KC_ARRAY_LEN(props); i++) {
+        char err[256];
+        int rc = set_property(c, &props[i], props[i].default_value, err, sizeof(err));
+        (void)rc;
+        /* A default the table itself rejects is a programming error. */
+        if (rc != 0) {
+            fprintf(stderr, "kcoord: bad built-in default: %s\n", err);
+            abort();
+        }
+    }
+}
+
+void kc_config_deinit(kc_config_t *c)
+{
+    for (size_t i = 0; i < KC_ARRAY_LEN(props); i++) {
+        if (props[i].type == KC_CONF_STRING) {
+            char **slot = (char **)(void *)((char *)c + props[i].offset);
+            free(*slot);
+            *slot = NULL;
+        }
+    }
+}
+
+/* ---- java.util.Properties syntax ---- */
+
+/* Reads one logical line (continuations joined) starting at *pos. Returns false at end. */
+static bool next_logical_line(const char *text, size_t len, size_t *pos, kc_buf_t *line)
+{
+    kc_buf_reset(line);
+    for (;;) {
+        if (*pos >= len)
+            return false;
+        /* Skip leading whitespace of a natural line. */
+        while (*pos < len && (text[*pos] == ' ' || text[*pos] == '\t' || text[*pos] == '\f'))
+            (*pos)++;
+        if (*pos >= len)
+            return false;
+        char ch = text[*pos];
+        if (ch == '\n' || ch == '\r') {
+            (*pos)++;
+            continue; /* blank line */
+        }
+        if (ch == '#' || ch == '!') {
+            while (*pos < len && text[*pos] != '\n' && text[*pos] != '\r')
+                (*pos)++;
+            continue;
+        }
+        break;
+    }
+    for (;;) {
+        size_t start = *pos;
+        while (*pos < len && text[*pos] != '\n' && text[*pos] != '\r')
+            (*pos)++;
+        size_t end = *pos;
+        /* Skip the line terminator (\n, \r or \r\n). */
+        if (*pos < len && text[*pos] == '\r') {
+            (*pos)++;
+            if (*pos < len && text[*pos] == '\n')
+                (*pos)++;
+        } else if (*pos < len && text[*pos] == '\n') {
+            (*pos)++;
+        }
+        /* An odd number of trailing backslashes continues the line. */
+        size_t bs = 0;
+        while (end - bs > start && text[end - bs - 1] == '\\')
+            bs++;
+        if (bs % 2 == 1) {
+            kc_buf_append(line, text + start, end - start - 1);
+            while (*pos < len && (text[*pos] == ' ' || text[*pos] == '\t' || text[*pos] == '\f'))
+                (*pos)++;
+            if (*pos >= len)
+                break;
+            continue;
+        }
+        kc_buf_append(line, text + start, end - start);
+        break;
+    }
+    kc_buf_append(line, "", 1);
+    return true;
+}
+
+static void put_utf8(kc_buf_t *b, uint32_t cp)
+{
+    uint8_t u[4];
+    size_t n;
+    if (cp < 0x80) {
+        u[0] = (uint8_t)cp;
+        n = 1;
+    } else if (cp < 0x800) {
+        u[0] = (uint8_t)(0xc0 | (cp >> 6));
+        u[1] = (uint8_t)(0x80 | (cp & 0x3f));
+        n = 2;
+    } else {
+        u[0] = (uint8_t)(0xe0 | (cp >> 12));
+        u[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
+        u[2] = (uint8_t)(0x80 | (cp & 0x3f));
+        n = 3;
+    }
+    kc_buf_append(b, u, n);
+}
+
+/* Unescapes s[0..n) into out (NUL-terminated). -1 on a malformed \uXXXX. */
+static int unescape(const char *s, size_t n, kc_buf_t *out)
+{
+    kc_buf_reset(out);
+    for (size_t i = 0; i < n; i++) {
+        char ch = s[i];
+        if (ch != '\\' || i + 1 >= n) {
+            if (ch != '\\')
+                kc_buf_append(out, &ch, 1);
+            continue;
+        }
+        ch = s[++i];
+        switch (ch) {
+        case 't': kc_buf_append(out, "\t", 1); break;
+        case 'n': kc_buf_append(out, "\n", 1); break;
+        case 'r': kc_buf_append(out, "\r", 1); break;
+        case 'f': kc_buf_append(out, "\f", 1); break;
+        case 'u': {
+            if (i + 4 >= n)
+                return -1;
+            uint32_t cp = 0;
+            for (int k = 1; k <= 4; k++) {
+                char h = s[i + (size_t)k];
+                cp <<= 4;
+                if (h >= '0' && h <= '9')
+                    cp |= (uint32_t)(h - '0');
+                else if (h >= 'a' && h <= 'f')
+                    cp |= (uint32_t)(h - 'a' + 10);
+                else if (h >= 'A' && h <= 'F')
+                    cp |= (uint32_t)(h - 'A' + 10);
+                else
+                    return -1;
+            }
+            i += 4;
+            put_utf8(out, cp);
+            break;
+        }
+        default: kc_buf_append(out, &ch, 1); break;
+        }
+    }
+    kc_buf_append(out, "", 1);
+    return 0;
+}
+
+int kc_properties_parse(const char *text, size_t len, kc_properties_fn fn, void *ctx)
+{
+    kc_buf_t line, key, value;
+    kc_buf_init(&line);
+    kc_buf_init(&key);
+    kc_buf_init(&value);
+    size_t pos = 0;
+    int rc = 0;
+    while (rc == 0 && next_logical_line(text, len, &pos, &line)) {
+        const char *l = (const char *)line.data;
+        size_t n = line.len - 1;
+        /* The key ends at the first unescaped '=', ':' or whitespace. */
+        size_t k = 0;
+        while (k < n) {
+            if (l[k] == '\\') {
+                k += 2;
+                continue;
+            }
+            if (l[k] == '=' || l[k] == ':' || l[k] == ' ' || l[k] == '\t' || l[k] == '\f')
+                break;
+            k++;
+        }
+        if (k > n)
+            k = n;
+        size_t v = k;
+        while (v < n && (l[v] == ' ' || l[v] == '\t' || l[v] == '\f'))
+            v++;
+        if (v < n && (l[v] == '=' || l[v] == ':'))
+            v++;
+        while (v < n && (l[v] == ' ' || l[v] == '\t' || l[v] == '\f'))
+            v++;
+        if (unescape(l, k, &key) < 0 || unescape(l + v, n - v, &value) < 0) {
+            rc = fn(ctx, NULL, l);
+            if (rc == 0)
+                rc = -1;
+            break;
+        }
+        rc = fn(ctx, (const char *)key.data, (const char *)value.data);
+    }
+    kc_buf_deinit(&line);
+    kc_buf_deinit(&key);
+    kc_buf_deinit(&value);
+    return rc;
+}
+
+typedef struct {
+    kc_config_t *c;
+    const char *origin;
+    char *err;
+    size_t errlen;
+} parse_ctx_t;
+
+static int set_from_file(void *ctx, const char *key, const char *value)
+{
+    parse_ctx_t *pc = ctx;
+    if (!key) {
+        errf(pc->err, pc->errlen, "%s: malformed \\u escape in line \"%s\"", pc->origin, value);
+        return -1;
+    }
+    char why[512];
+    if (kc_config_set(pc->c, key, value, why, sizeof(why)) < 0) {
+        errf(pc->err, pc->errlen, "%s: %s", pc->origin, why);
+        return -1;
+    }
+    return 0;
+}
+
+int kc_config_parse_properties(kc_config_t *c, const char *text, size_t len, const char *origin,
+                               char *err, size_t errlen)
+{
+    parse_ctx_t pc = {c, origin, err, errlen};
+    return kc_properties_parse(text, len, set_from_file, &pc) == 0 ? 0 : -1;
+}
+
+int kc_config_load_file(kc_config_t *c, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        errf(err, errlen, "cannot open config file %s: %s", path, strerror(errno));
+        return -1;
+    }
+    kc_buf_t b;
+    kc_buf_init(&b);
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+        kc_buf_append(&b, chunk, n);
+    int rc;
+    if (ferror(f)) {
+        errf(err, errlen, "cannot read config file %s", path);
+        rc = -1;
+    } else {
+        rc = kc_config_parse_properties(c, (const char *)b.data, b.len, path, err, errlen);
+    }
+    fclose(f);
+    kc_buf_deinit(&b);
+    return rc;
+}
+
+#define ENV_PREFIX "KCOORD_"
+
+int kc_config_load_env(kc_config_t *c, char *const *envp, char *err, size_t errlen)
+{
+    if (!envp)
+        return 0;
+    for (size_t i = 0; envp[i]; i++) {
+        const char *e = envp[i];
+        if (strncmp(e, ENV_PREFIX, strlen(ENV_PREFIX)) != 0)
+            continue;
+        const char *eq = strchr(e, '=');
+        if (!eq)
+            continue;
+        const char *name = e + strlen(ENV_PREFIX);
+        size_t nlen = (size_t)(eq - name);
+        const kc_conf_property_t *found = NULL;
+        for (size_t p = 0; p < KC_ARRAY_LEN(props) && !found; p++) {
+            const char *pn = props[p].name;
+            if (strlen(pn) != nlen)
+                continue;
+            bool same = true;
+            for (size_t j = 0; j < nlen && same; j++) {
+                char want = pn[j] == '.' ? '_' : (char)toupper((unsigned char)pn[j]);
+                same = name[j] == want;
+            }
+            if (same)
+                found = &props[p];
+        }
+        if (!found) {
+            errf(err, errlen, "unknown configuration in environment variable %.*s",
+                 (int)(eq - e), e);
+            return -1;
+        }
+        char why[512];
+        if (set_property(c, found, eq + 1, why, sizeof(why)) < 0) {
+            errf(err, errlen, "environment variable %.*s: %s", (int)(eq - e), e, why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int kc_config_override(kc_config_t *c, const char *kv, char *err, size_t errlen)
+{
+    const char *eq = strchr(kv, '=');
+    if (!eq || eq == kv) {
+        errf(err, errlen, "override \"%s\" is not key=value", kv);
+        return -1;
+    }
+    char *raw = kc_xstrndup(kv, (size_t)(eq - kv));
+    char *key = trimmed_copy(raw);
+    int rc = kc_config_set(c, key, eq + 1, err, errlen);
+    free(raw);
+    free(key);
+    return rc;
+}
+
+int kc_listeners_parse(const char *spec, kc_listener_t *out, size_t max, char *err, size_t errlen)
+{
+    size_t n = 0;
+    const char *p = spec;
+    while (*p == ' ')
+        p++;
+    if (*p == '\0') {
+        errf(err, errlen, "no listener given");
+        return -1;
+    }
+    while (*p) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char item[512];
+        if (len >= sizeof(item)) {
+            errf(err, errlen, "listener too long");
+            return -1;
+        }
+        memcpy(item, p, len);
+        item[len] = '\0';
+        /* trim */
+        char *s = item;
+        while (*s == ' ')
+            s++;
+        size_t sl = strlen(s);
+        while (sl > 0 && s[sl - 1] == ' ')
+            s[--sl] = '\0';
+        if (n >= max) {
+            errf(err, errlen, "too many listeners (at most %zu)", max);
+            return -1;
+        }
+        kc_listener_t *l = &out[n];
+        memset(l, 0, sizeof(*l));
+        char *sep = strstr(s, "://");
+        if (!sep || sep == s || (size_t)(sep - s) >= sizeof(l->name)) {
+            errf(err, errlen, "listener \"%s\" is not NAME://host:port", s);
+            return -1;
+        }
+        memcpy(l->name, s, (size_t)(sep - s));
+        for (char *q = l->name; *q; q++) {
+            if (!(isupper((unsigned char)*q) || isdigit((unsigned char)*q) || *q == '_')) {
+                errf(err, errlen, "listener name \"%s\" must be upper case", l->name);
+                return -1;
+            }
+        }
+        char *hp = sep + 3;
+        char *colon;
+        if (*hp == '[') {
+            char *rb = strchr(hp, ']');
+            if (!rb || rb[1] != ':') {
+                errf(err, errlen, "listener \"%s\": bad IPv6 address", s);
+                return -1;
+            }
+            *rb = '\0';
+            if (strlen(hp + 1) >= sizeof(l->host)) {
+                errf(err, errlen, "listener \"%s\": host too long", s);
+                return -1;
+            }
+            strcpy(l->host, hp + 1);
+            colon = rb + 1;
+        } else {
+            colon = strrchr(hp, ':');
+            if (!colon) {
+                errf(err, errlen, "listener \"%s\" has no port", s);
+                return -1;
+            }
+            size_t hl = (size_t)(colon - hp);
+            if (hl >= sizeof(l->host) || memchr(hp, ':', hl)) {
+                errf(err, errlen, "listener \"%s\": bad host", s);
+                return -1;
+            }
+            memcpy(l->host, hp, hl);
+        }
+        int64_t port;
+        if (parse_int64(colon + 1, &port) < 0 || port < 0 || port > 65535) {
+            errf(err, errlen, "listener \"%s\": bad port", s);
+            return -1;
+        }
+        l->port = (uint16_t)port;
+        for (size_t i = 0; i < n; i++) {
+            if (strcmp(out[i].name, l->name) == 0) {
+                errf(err, errlen, "listener name %s used twice", l->name);
+                return -1;
+            }
+        }
+        n++;
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    return (int)n;
+}

@@ -1,0 +1,2426 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The classic group protocol (JoinGroup, SyncGroup, Heartbeat, LeaveGroup,
+ * DescribeGroups, ListGroups, DeleteGroups), mirroring Kafka's
+ * GroupMetadataManager (classic part), ClassicGroup, ClassicGroupMember and
+ * ClassicGroupState: the group state machine, static membership (KIP-345),
+ * MEMBER_ID_REQUIRED (KIP-394), SkipAssignment (KIP-814), the keyed timers
+ * (heartbeat-<group>-<member>, join-<group>, sync-<group>), the
+ * GroupMetadata record (type 2) and its replay. Offsets live in offsets.c.
+ *
+ * State changes are applied in memory at once; the records they imply go
+ * into the result, and the caller sends the result's responses only after
+ * the records have committed (so a sync answer never precedes the durable
+ * assignment).
+ */
+#include <assert.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coord_priv.h"
+#include "kc_log.h"
+
+#define LOG_COMP "group-coordinator"
+
+/* Kafka error codes used here (Errors.java). */
+enum {
+    ERR_UNKNOWN_SERVER_ERROR = -1,
+    ERR_NONE = 0,
+    ERR_COORDINATOR_LOAD_IN_PROGRESS = 14,
+    ERR_COORDINATOR_NOT_AVAILABLE = 15,
+    ERR_NOT_COORDINATOR = 16,
+    ERR_ILLEGAL_GENERATION = 22,
+    ERR_INCONSISTENT_GROUP_PROTOCOL = 23,
+    ERR_INVALID_GROUP_ID = 24,
+    ERR_UNKNOWN_MEMBER_ID = 25,
+    ERR_INVALID_SESSION_TIMEOUT = 26,
+    ERR_REBALANCE_IN_PROGRESS = 27,
+    ERR_NON_EMPTY_GROUP = 68,
+    ERR_GROUP_ID_NOT_FOUND = 69,
+    ERR_MEMBER_ID_REQUIRED = 79,
+    ERR_GROUP_MAX_SIZE_REACHED = 81,
+    ERR_FENCED_INSTANCE_ID = 82,
+};
+
+/* Value version Kafka writes for GroupMetadataValue today. */
+#define GROUP_METADATA_VALUE_VERSION 3
+#define RECORD_TYPE_GROUP_METADATA 2
+/* Every group operation a client may be granted, as a bit field
+ * (READ, DELETE, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS): what Kafka
+ * reports when no authorizer is configured. */
+#define GROUP_AUTHORIZED_OPERATIONS ((1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11))
+
+/* ---- model --------------------------------------------------------------- */
+
+/*
+ * Group states (ClassicGroupState):
+ *  Empty: no members; accepts joins (starting the initial delayed rebalance)
+ *    and group-less offset commits; exits to PreparingRebalance or Dead.
+ *  PreparingRebalance: join barrier; members rejoin until all known members
+ *    have joined or the rebalance timeout removes the others; exits to
+ *    CompletingRebalance (or Empty when nobody is left).
+ *  CompletingRebalance: join answered, waiting for the leader's SyncGroup;
+ *    exits to Stable, or back to PreparingRebalance on membership changes.
+ *  Stable: assignment distributed; heartbeats keep members alive; any
+ *    membership or metadata change goes back to PreparingRebalance.
+ *  Dead: removed; every request is answered COORDINATOR_NOT_AVAILABLE.
+ */
+typedef enum { CG_EMPTY, CG_PREPARING_REBALANCE, CG_COMPLETING_REBALANCE, CG_STABLE, CG_DEAD } cg_state_t;
+
+static const char *const state_names[] = {"Empty", "PreparingRebalance", "CompletingRebalance",
+                                          "Stable", "Dead"};
+
+/* Legal previous states of each state. */
+static const unsigned valid_previous[] = {
+    [CG_EMPTY] = 1u << CG_PREPARING_REBALANCE,
+    [CG_PREPARING_REBALANCE] = (1u << CG_STABLE) | (1u << CG_COMPLETING_REBALANCE) | (1u << CG_EMPTY),
+    [CG_COMPLETING_REBALANCE] = 1u << CG_PREPARING_REBALANCE,
+    [CG_STABLE] = 1u << CG_COMPLETING_REBALANCE,
+    [CG_DEAD] = (1u << CG_STABLE) | (1u << CG_PREPARING_REBALANCE) | (1u << CG_COMPLETING_REBALANCE) |
+                (1u << CG_EMPTY) | (1u << CG_DEAD),
+};
+
+typedef struct {
+    char *name;
+    uint8_t *metadata;
+    int32_t metadata_len;
+} cg_protocol_t;
+
+/* A parked request: identity only, never a pointer to a connection. */
+typedef struct {
+    bool active;
+    uint64_t conn_id;
+    int32_t correlation_id;
+    int16_t api_key;
+    int16_t api_version;
+} cg_parked_t;
+
+/*
+ * A member. Hard state (rebuilt by replay): member id, instance id, client
+ * id/host, timeouts, the metadata of the selected protocol, the assignment.
+ * Memory-only: the other protocols, parked join/sync, is_new.
+ */
+typedef struct {
+    char *member_id;
+    char *group_instance_id; /* NULL = dynamic member */
+    char *client_id;
+    char *client_host;
+    int32_t rebalance_timeout_ms;
+    int32_t session_timeout_ms;
+    char *protocol_type;
+    cg_protocol_t *protocols;
+    int32_t nprotocols;
+    uint8_t *assignment;
+    int32_t assignment_len;
+    cg_parked_t join;
+    cg_parked_t sync;
+    bool is_new;
+} cg_member_t;
+
+typedef struct {
+    char **items;
+    size_t n, cap;
+} strset_t;
+
+/*
+ * A classic group. Hard state: group id, generation, protocol type/name,
+ * leader, current state timestamp, members. Memory-only: state beyond
+ * Empty/Stable, pending join/sync members, the awaiting count, the initial
+ * delay flag and the subscribed topics cache.
+ */
+struct kc_classic_group {
+    char *group_id;
+    cg_state_t state;
+    cg_state_t previous_state;
+    int32_t generation_id;
+    char *protocol_type; /* NULL = none */
+    char *protocol_name; /* NULL = none */
+    char *leader_id;     /* NULL = none */
+    int64_t current_state_timestamp; /* -1 = unknown */
+    cg_member_t **members;           /* insertion order */
+    size_t nmembers, members_cap;
+    strset_t pending_join;
+    strset_t pending_sync;
+    int32_t num_awaiting_join;
+    bool new_member_added;
+    bool subscribed_known;
+    strset_t subscribed_topics;
+};
+
+/* ---- small helpers ------------------------------------------------------- */
+
+static char *dup_str(kc_str_t s) { return s.len < 0 ? NULL : kc_xstrndup(s.ptr, (size_t)s.len); }
+
+/* A copy that is never NULL (a null string gives ""). */
+static char *dup_nn(kc_str_t s) { return kc_xstrndup(s.ptr, s.len > 0 ? (size_t)s.len : 0); }
+
+static bool str_eq_c(kc_str_t a, const char *b)
+{
+    if (a.len < 0 || !b)
+        return a.len < 0 && !b;
+    return strlen(b) == (size_t)a.len && memcmp(a.ptr, b, (size_t)a.len) == 0;
+}
+
+static bool cstr_eq(const char *a, const char *b)
+{
+    if (!a || !b)
+        return a == b;
+    return strcmp(a, b) == 0;
+}
+
+static const char *or_null(const char *s) { return s ? s : "null"; }
+
+static bool strset_has(const strset_t *s, const char *v, size_t len)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (strlen(s->items[i]) == len && memcmp(s->items[i], v, len) == 0)
+            return true;
+    return false;
+}
+
+static void strset_add(strset_t *s, const char *v, size_t len)
+{
+    if (strset_has(s, v, len))
+        return;
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 8;
+        s->items = kc_xrealloc(s->items, s->cap * sizeof(*s->items));
+    }
+    s->items[s->n++] = kc_xstrndup(v, len);
+}
+
+static bool strset_del(strset_t *s, const char *v)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        if (strcmp(s->items[i], v) == 0) {
+            free(s->items[i]);
+            memmove(&s->items[i], &s->items[i + 1], (s->n - i - 1) * sizeof(*s->items));
+            s->n--;
+            return true;
+        }
+    }
+    return false;
+}
+
+static void strset_clear(strset_t *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->items[i]);
+    s->n = 0;
+}
+
+static void strset_free(strset_t *s)
+{
+    strset_clear(s);
+    free(s->items);
+    s->items = NULL;
+    s->cap = 0;
+}
+
+/* Joins the set's strings as "[a, b]" into buf. */
+static const char *strset_fmt(const strset_t *s, char *buf, size_t cap)
+{
+    size_t o = 0;
+    o += (size_t)snprintf(buf + o, cap - o, "[");
+    for (size_t i = 0; i < s->n && o < cap; i++)
+        o += (size_t)snprintf(buf + o, cap - o, "%s%s", i ? ", " : "", s->items[i]);
+    if (o < cap)
+        snprintf(buf + o, cap - o, "]");
+    return buf;
+}
+
+static const char *join_reason(kc_str_t reason, char *buf, size_t cap)
+{
+    if (reason.len <= 0)
+        return "not provided";
+    snprintf(buf, cap, "%.*s", (int)reason.len, reason.ptr);
+    return buf;
+}
+
+static cg_parked_t park(const kc_request_ctx_t *ctx)
+{
+    cg_parked_t p = {true, ctx->conn_id, ctx->correlation_id, ctx->api_key, ctx->api_version};
+    return p;
+}
+
+static kc_request_ctx_t parked_ctx(const cg_parked_t *p)
+{
+    kc_request_ctx_t ctx;
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.conn_id = p->conn_id;
+    ctx.correlation_id = p->correlation_id;
+    ctx.api_key = p->api_key;
+    ctx.api_version = p->api_version;
+    return ctx;
+}
+
+static void heartbeat_key(char *buf, size_t cap, const char *group_id, const char *member_id)
+{
+    snprintf(buf, cap, "heartbeat-%s-%s", group_id, member_id);
+}
+
+#define KEY_BUF 1024
+
+/* ---- members ------------------------------------------------------------- */
+
+static void member_set_protocols(cg_member_t *m, const kc_join_group_request_t *req)
+{
+    for (int32_t i = 0; i < m->nprotocols; i++) {
+        free(m->protocols[i].name);
+        free(m->protocols[i].metadata);
+    }
+    free(m->protocols);
+    m->protocols = NULL;
+    m->nprotocols = 0;
+    int32_t n = req->protocols.count > 0 ? req->protocols.count : 0;
+    if (n == 0)
+        return;
+    m->protocols = kc_xcalloc((size_t)n, sizeof(*m->protocols));
+    for (int32_t i = 0; i < n; i++) {
+        kc_str_t name = req->protocols.items[i].name;
+        kc_bytes_t md = req->protocols.items[i].metadata;
+        bool dup = false; /* protocol names are a map key: the first one wins */
+        for (int32_t j = 0; j < m->nprotocols; j++)
+            if (str_eq_c(name, m->protocols[j].name))
+                dup = true;
+        if (dup || name.len < 0)
+            continue;
+        cg_protocol_t *p = &m->protocols[m->nprotocols++];
+        p->name = dup_str(name);
+        p->metadata_len = md.len > 0 ? md.len : 0;
+        p->metadata = kc_xmalloc(p->metadata_len ? (size_t)p->metadata_len : 1);
+        if (p->metadata_len)
+            memcpy(p->metadata, md.ptr, (size_t)p->metadata_len);
+    }
+}
+
+static void member_free(cg_member_t *m)
+{
+    if (!m)
+        return;
+    free(m->member_id);
+    free(m->group_instance_id);
+    free(m->client_id);
+    free(m->client_host);
+    free(m->protocol_type);
+    for (int32_t i = 0; i < m->nprotocols; i++) {
+        free(m->protocols[i].name);
+        free(m->protocols[i].metadata);
+    }
+    free(m->protocols);
+    free(m->assignment);
+    free(m);
+}
+
+static void member_set_assignment(cg_member_t *m, const uint8_t *data, int32_t len)
+{
+    free(m->assignment);
+    m->assignment_len = len > 0 ? len : 0;
+    m->assignment = kc_xmalloc(m->assignment_len ? (size_t)m->assignment_len : 1);
+    if (m->assignment_len)
+        memcpy(m->assignment, data, (size_t)m->assignment_len);
+}
+
+static const cg_protocol_t *member_protocol(const cg_member_t *m, const char *name)
+{
+    if (!name)
+        return NULL;
+    for (int32_t i = 0; i < m->nprotocols; i++)
+        if (strcmp(m->protocols[i].name, name) == 0)
+            return &m->protocols[i];
+    return NULL;
+}
+
+static bool member_supports(const cg_member_t *m, const char *name)
+{
+    return member_protocol(m, name) != NULL;
+}
+
+/* Same protocols, same metadata, same order (ClassicGroupMember.matches). */
+static bool member_matches(const cg_member_t *m, const kc_join_group_request_t *req)
+{
+    int32_t n = req->protocols.count > 0 ? req->protocols.count : 0;
+    if (n != m->nprotocols)
+        return false;
+    for (int32_t i = 0; i < n; i++) {
+        const cg_protocol_t *p = &m->protocols[i];
+        kc_bytes_t md = req->protocols.items[i].metadata;
+        int32_t mdlen = md.len > 0 ? md.len : 0;
+        if (!str_eq_c(req->protocols.items[i].name, p->name) || mdlen != p->metadata_len ||
+            (mdlen && memcmp(md.ptr, p->metadata, (size_t)mdlen) != 0))
+            return false;
+    }
+    return true;
+}
+
+static bool member_awaiting_join(const cg_member_t *m) { return m->join.active; }
+static bool member_awaiting_sync(const cg_member_t *m) { return m->sync.active; }
+
+static bool member_has_satisfied_heartbeat(const cg_member_t *m)
+{
+    if (m->is_new)
+        return false;
+    return member_awaiting_join(m) || member_awaiting_sync(m);
+}
+
+/* ---- group basics -------------------------------------------------------- */
+
+static cg_member_t *group_member(const kc_classic_group_t *g, const char *member_id, size_t len)
+{
+    for (size_t i = 0; i < g->nmembers; i++)
+        if (strlen(g->members[i]->member_id) == len &&
+            memcmp(g->members[i]->member_id, member_id, len) == 0)
+            return g->members[i];
+    return NULL;
+}
+
+static cg_member_t *group_member_s(const kc_classic_group_t *g, kc_str_t member_id)
+{
+    if (member_id.len < 0)
+        return NULL;
+    return group_member(g, member_id.ptr ? member_id.ptr : "", (size_t)member_id.len);
+}
+
+static cg_member_t *group_static_member(const kc_classic_group_t *g, kc_str_t instance_id)
+{
+    if (instance_id.len < 0)
+        return NULL;
+    for (size_t i = 0; i < g->nmembers; i++)
+        if (g->members[i]->group_instance_id && str_eq_c(instance_id, g->members[i]->group_instance_id))
+            return g->members[i];
+    return NULL;
+}
+
+static bool group_is_leader(const kc_classic_group_t *g, const char *member_id)
+{
+    return g->leader_id && member_id && strcmp(g->leader_id, member_id) == 0;
+}
+
+static bool group_is_pending(const kc_classic_group_t *g, kc_str_t member_id)
+{
+    return member_id.len >= 0 && strset_has(&g->pending_join, member_id.ptr ? member_id.ptr : "",
+                                            (size_t)member_id.len);
+}
+
+static int32_t group_rebalance_timeout(const kc_classic_group_t *g)
+{
+    int32_t t = 0;
+    for (size_t i = 0; i < g->nmembers; i++)
+        t = KC_MAX(t, g->members[i]->rebalance_timeout_ms);
+    return t;
+}
+
+static bool group_all_joined(const kc_classic_group_t *g)
+{
+    return (size_t)g->num_awaiting_join == g->nmembers && g->pending_join.n == 0;
+}
+
+static void set_cstr(char **dst, const char *v)
+{
+    free(*dst);
+    *dst = v ? kc_xstrdup(v) : NULL;
+}
+
+static void group_transition(kc_classic_group_t *g, cg_state_t to, int64_t now_ms)
+{
+    /* Illegal transitions are programming errors, as in Kafka. */
+    assert(valid_previous[to] & (1u << g->state));
+    if (!(valid_previous[to] & (1u << g->state))) {
+        kc_log_error(LOG_COMP, "Group %s should be in one of the previous states of %s but is in %s",
+                     g->group_id, state_names[to], state_names[g->state]);
+        abort();
+    }
+    kc_log_info(LOG_COMP, "Group %s transitioned from %s to %s (generation %d)", g->group_id,
+                state_names[g->state], state_names[to], g->generation_id);
+    g->previous_state = g->state;
+    g->state = to;
+    g->current_state_timestamp = now_ms;
+}
+
+static kc_classic_group_t *group_new(const char *group_id, size_t len, cg_state_t state,
+                                     int64_t now_ms)
+{
+    kc_classic_group_t *g = kc_xcalloc(1, sizeof(*g));
+    g->group_id = kc_xstrndup(group_id, len);
+    g->state = state;
+    g->previous_state = CG_DEAD;
+    g->current_state_timestamp = now_ms;
+    return g;
+}
+
+static void group_free(kc_classic_group_t *g)
+{
+    if (!g)
+        return;
+    for (size_t i = 0; i < g->nmembers; i++)
+        member_free(g->members[i]);
+    free(g->members);
+    free(g->group_id);
+    free(g->protocol_type);
+    free(g->protocol_name);
+    free(g->leader_id);
+    strset_free(&g->pending_join);
+    strset_free(&g->pending_sync);
+    strset_free(&g->subscribed_topics);
+    free(g);
+}
+
+/* ClassicGroup.add: the first member sets the protocol type and leads. */
+static void group_add(kc_classic_group_t *g, cg_member_t *m, const cg_parked_t *join)
+{
+    if (g->nmembers == 0)
+        set_cstr(&g->protocol_type, m->protocol_type);
+    if (!g->leader_id)
+        g->leader_id = kc_xstrdup(m->member_id);
+    if (g->nmembers == g->members_cap) {
+        g->members_cap = g->members_cap ? g->members_cap * 2 : 8;
+        g->members = kc_xrealloc(g->members, g->members_cap * sizeof(*g->members));
+    }
+    g->members[g->nmembers++] = m;
+    if (join) {
+        m->join = *join;
+        g->num_awaiting_join++;
+    } else {
+        m->join.active = false;
+    }
+    strset_del(&g->pending_join, m->member_id);
+}
+
+/* ClassicGroup.remove: also drops pending join/sync entries; a new leader is
+ * the first remaining member. Returns the removed member (caller frees). */
+static cg_member_t *group_detach(kc_classic_group_t *g, const char *member_id)
+{
+    cg_member_t *removed = NULL;
+    for (size_t i = 0; i < g->nmembers; i++) {
+        if (strcmp(g->members[i]->member_id, member_id) == 0) {
+            removed = g->members[i];
+            memmove(&g->members[i], &g->members[i + 1], (g->nmembers - i - 1) * sizeof(*g->members));
+            g->nmembers--;
+            break;
+        }
+    }
+    if (removed && member_awaiting_join(removed))
+        g->num_awaiting_join--;
+    if (group_is_leader(g, member_id)) {
+        set_cstr(&g->leader_id, g->nmembers ? g->members[0]->member_id : NULL);
+    }
+    strset_del(&g->pending_join, member_id);
+    strset_del(&g->pending_sync, member_id);
+    return removed;
+}
+
+static void group_remove(kc_classic_group_t *g, const char *member_id)
+{
+    char *id = kc_xstrdup(member_id); /* member_id may belong to the member */
+    member_free(group_detach(g, id));
+    free(id);
+}
+
+static bool group_supports_protocols(const kc_classic_group_t *g, kc_str_t protocol_type,
+                                     const kc_join_group_request_t *req)
+{
+    int32_t n = req->protocols.count > 0 ? req->protocols.count : 0;
+    if (g->state == CG_EMPTY)
+        return protocol_type.len > 0 && n > 0;
+    if (!g->protocol_type || !str_eq_c(protocol_type, g->protocol_type))
+        return false;
+    for (int32_t i = 0; i < n; i++) {
+        kc_str_t name = req->protocols.items[i].name;
+        size_t count = 0;
+        for (size_t j = 0; j < g->nmembers; j++)
+            for (int32_t k = 0; k < g->members[j]->nprotocols; k++)
+                if (str_eq_c(name, g->members[j]->protocols[k].name))
+                    count++;
+        if (count == g->nmembers)
+            return true;
+    }
+    return false;
+}
+
+/* Protocol vote (ClassicGroup.selectProtocol): among the protocols every
+ * member supports, each member votes for its first; most votes wins, ties
+ * going to the candidate seen first. */
+static const char *group_select_protocol(const kc_classic_group_t *g)
+{
+    if (g->nmembers == 0)
+        return NULL;
+    const cg_member_t *first = g->members[0];
+    const char *best = NULL;
+    size_t best_votes = 0;
+    for (int32_t c = 0; c < first->nprotocols; c++) {
+        const char *cand = first->protocols[c].name;
+        bool common = true;
+        for (size_t j = 0; j < g->nmembers && common; j++)
+            common = member_supports(g->members[j], cand);
+        if (!common)
+            continue;
+        size_t votes = 0;
+        for (size_t j = 0; j < g->nmembers; j++) {
+            const cg_member_t *m = g->members[j];
+            for (int32_t k = 0; k < m->nprotocols; k++) {
+                bool is_candidate = true;
+                for (size_t x = 0; x < g->nmembers && is_candidate; x++)
+                    is_candidate = member_supports(g->members[x], m->protocols[k].name);
+                if (is_candidate) {
+                    if (strcmp(m->protocols[k].name, cand) == 0)
+                        votes++;
+                    break;
+                }
+            }
+        }
+        if (!best || votes > best_votes) {
+            best = cand;
+            best_votes = votes;
+        }
+    }
+    return best;
+}
+
+/* Reads the topics of a ConsumerProtocolSubscription (any version: the v0
+ * layout prefixes all of them). */
+static bool parse_subscription(const uint8_t *p, int32_t len, strset_t *out)
+{
+    kc_reader_t r;
+    kc_reader_init(&r, p, len > 0 ? (size_t)len : 0);
+    int16_t version = kc_read_int16(&r);
+    if (r.err || version < 0)
+        return false;
+    int32_t n = kc_read_array_len(&r, false, false, 2);
+    if (r.err)
+        return false;
+    for (int32_t i = 0; i < n; i++) {
+        kc_str_t t = kc_read_str(&r, false, false);
+        if (r.err)
+            return false;
+        strset_add(out, t.ptr ? t.ptr : "", (size_t)t.len);
+    }
+    return true;
+}
+
+/* ClassicGroup.computeSubscribedTopics. */
+static void group_compute_subscribed_topics(kc_classic_group_t *g)
+{
+    strset_clear(&g->subscribed_topics);
+    g->subscribed_known = false;
+    if (!g->protocol_type || strcmp(g->protocol_type, "consumer") != 0)
+        return;
+    if (g->nmembers == 0) {
+        g->subscribed_known = true;
+        return;
+    }
+    if (!g->protocol_name)
+        return;
+    for (size_t i = 0; i < g->nmembers; i++) {
+        const cg_protocol_t *p = member_protocol(g->members[i], g->protocol_name);
+        if (!p || !parse_subscription(p->metadata, p->metadata_len, &g->subscribed_topics)) {
+            kc_log_warn(LOG_COMP,
+                        "Failed to parse Consumer Protocol consumer:%s of group %s. Consumer group "
+                        "coordinator is not aware of the subscribed topics.",
+                        g->protocol_name, g->group_id);
+            strset_clear(&g->subscribed_topics);
+            return;
+        }
+    }
+    g->subscribed_known = true;
+}
+
+static void group_init_next_generation(kc_classic_group_t *g, int64_t now_ms)
+{
+    g->generation_id++;
+    if (g->nmembers) {
+        set_cstr(&g->protocol_name, group_select_protocol(g));
+        group_compute_subscribed_topics(g);
+        group_transition(g, CG_COMPLETING_REBALANCE, now_ms);
+    } else {
+        set_cstr(&g->protocol_name, NULL);
+        group_compute_subscribed_topics(g);
+        group_transition(g, CG_EMPTY, now_ms);
+    }
+    strset_clear(&g->pending_sync);
+}
+
+/* ClassicGroup.validateMember: returns 0 or the Kafka error. */
+static int16_t group_validate_member(const kc_classic_group_t *g, kc_str_t member_id,
+                                     kc_str_t group_instance_id, const char *operation)
+{
+    if (group_instance_id.len >= 0) {
+        const cg_member_t *s = group_static_member(g, group_instance_id);
+        if (!s)
+            return ERR_UNKNOWN_MEMBER_ID;
+        if (!str_eq_c(member_id, s->member_id)) {
+            kc_log_info(LOG_COMP,
+                        "Request memberId=%.*s for static member with groupInstanceId=%.*s is fenced "
+                        "by existing memberId=%s during operation %s",
+                        member_id.len > 0 ? (int)member_id.len : 0, member_id.ptr ? member_id.ptr : "",
+                        (int)group_instance_id.len, group_instance_id.ptr ? group_instance_id.ptr : "",
+                        s->member_id, operation);
+            return ERR_FENCED_INSTANCE_ID;
+        }
+    }
+    if (!group_member_s(g, member_id))
+        return ERR_UNKNOWN_MEMBER_ID;
+    return ERR_NONE;
+}
+
+/* ---- responses ------------------------------------------------------------ */
+
+typedef struct {
+    int16_t error_code;
+    int32_t generation_id;
+    const char *protocol_type;
+    const char *protocol_name;
+    const char *leader;
+    bool skip_assignment;
+    const char *member_id;
+    const kc_classic_group_t *members_of; /* non-NULL: list the members (leader) */
+} join_answer_t;
+
+static void encode_join(kc_buf_t *out, int16_t version, const join_answer_t *a, kc_arena_t *arena)
+{
+    kc_join_group_response_t r;
+    kc_join_group_response_init(&r);
+    r.error_code = a->error_code;
+    r.generation_id = a->generation_id;
+    r.protocol_type = kc_str(a->protocol_type);
+    /* Before v7 the protocol name is a non-null string; from v7 an empty one is null. */
+    if (version < 7)
+        r.protocol_name = kc_str(a->protocol_name ? a->protocol_name : "");
+    else
+        r.protocol_name = kc_str(a->protocol_name && *a->protocol_name ? a->protocol_name : NULL);
+    r.leader = kc_str(a->leader ? a->leader : "");
+    r.skip_assignment = a->skip_assignment;
+    r.member_id = kc_str(a->member_id ? a->member_id : "");
+    const kc_classic_group_t *g = a->members_of;
+    if (g && g->nmembers) {
+        r.members.count = (int32_t)g->nmembers;
+        r.members.items = kc_arena_alloc(arena, g->nmembers * sizeof(*r.members.items));
+        for (size_t i = 0; i < g->nmembers; i++) {
+            const cg_member_t *m = g->members[i];
+            const cg_protocol_t *p = member_protocol(m, g->protocol_name);
+            r.members.items[i].member_id = kc_str(m->member_id);
+            r.members.items[i].group_instance_id = kc_str(m->group_instance_id);
+            r.members.items[i].metadata =
+                p ? (kc_bytes_t){p->metadata, p->metadata_len} : (kc_bytes_t){(const uint8_t *)"", 0};
+        }
+    } else {
+        r.members.count = 0;
+        r.members.items = NULL;
+    }
+    if (kc_join_group_response_encode(out, version, &r) != 0)
+        kc_log_error(LOG_COMP, "Failed to encode JoinGroup response v%d", version);
+}
+
+static void send_join(kc_result_t *res, const cg_parked_t *p, const join_answer_t *a,
+                      bool depends_on_records)
+{
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_buf_t body, err;
+    kc_buf_init(&body);
+    kc_buf_init(&err);
+    encode_join(&body, p->api_version, a, &arena);
+    if (depends_on_records) {
+        join_answer_t e = {ERR_COORDINATOR_NOT_AVAILABLE, -1, NULL, NULL, NULL, false, "", NULL};
+        encode_join(&err, p->api_version, &e, &arena);
+    }
+    kc_request_ctx_t ctx = parked_ctx(p);
+    kc_result_add_response(res, &ctx, &body, depends_on_records ? &err : NULL);
+    kc_buf_deinit(&body);
+    kc_buf_deinit(&err);
+    kc_arena_deinit(&arena);
+}
+
+static void send_join_error(kc_result_t *res, const kc_request_ctx_t *ctx, int16_t error,
+                            const char *member_id)
+{
+    cg_parked_t p = park(ctx);
+    join_answer_t a = {error, -1, NULL, NULL, NULL, false, member_id, NULL};
+    send_join(res, &p, &a, false);
+}
+
+/* Completes a member's parked join (ClassicGroup.completeJoinFuture). */
+static bool complete_join_future(kc_classic_group_t *g, cg_member_t *m, const join_answer_t *a,
+                                 kc_result_t *res, bool depends_on_records)
+{
+    if (!member_awaiting_join(m))
+        return false;
+    cg_parked_t p = m->join;
+    m->join.active = false;
+    g->num_awaiting_join--;
+    send_join(res, &p, a, depends_on_records);
+    return true;
+}
+
+static void send_sync(kc_result_t *res, const cg_parked_t *p, int16_t error,
+                      const char *protocol_type, const char *protocol_name, const uint8_t *assignment,
+                      int32_t assignment_len, bool depends_on_records)
+{
+    kc_buf_t body, err;
+    kc_buf_init(&body);
+    kc_buf_init(&err);
+    kc_sync_group_response_t r;
+    kc_sync_group_response_init(&r);
+    r.error_code = error;
+    r.protocol_type = kc_str(protocol_type);
+    r.protocol_name = kc_str(protocol_name);
+    r.assignment = (kc_bytes_t){assignment ? assignment : (const uint8_t *)"", assignment_len};
+    if (kc_sync_group_response_encode(&body, p->api_version, &r) != 0)
+        kc_log_error(LOG_COMP, "Failed to encode SyncGroup response v%d", p->api_version);
+    if (depends_on_records) {
+        kc_sync_group_response_init(&r);
+        r.error_code = ERR_COORDINATOR_NOT_AVAILABLE;
+        r.assignment = (kc_bytes_t){(const uint8_t *)"", 0};
+        kc_sync_group_response_encode(&err, p->api_version, &r);
+    }
+    kc_request_ctx_t ctx = parked_ctx(p);
+    kc_result_add_response(res, &ctx, &body, depends_on_records ? &err : NULL);
+    kc_buf_deinit(&body);
+    kc_buf_deinit(&err);
+}
+
+static void send_sync_error(kc_result_t *res, const kc_request_ctx_t *ctx, int16_t error)
+{
+    cg_parked_t p = park(ctx);
+    send_sync(res, &p, error, NULL, NULL, NULL, 0, false);
+}
+
+static bool complete_sync_future(cg_member_t *m, int16_t error, const char *protocol_type,
+                                 const char *protocol_name, kc_result_t *res,
+                                 bool depends_on_records)
+{
+    if (!member_awaiting_sync(m))
+        return false;
+    cg_parked_t p = m->sync;
+    m->sync.active = false;
+    send_sync(res, &p, error, protocol_type, protocol_name, m->assignment, m->assignment_len,
+              depends_on_records);
+    return true;
+}
+
+static void send_heartbeat(kc_result_t *res, const kc_request_ctx_t *ctx, int16_t error)
+{
+    kc_buf_t body;
+    kc_buf_init(&body);
+    kc_heartbeat_response_t r;
+    kc_heartbeat_response_init(&r);
+    r.error_code = error;
+    if (kc_heartbeat_response_encode(&body, ctx->api_version, &r) != 0)
+        kc_log_error(LOG_COMP, "Failed to encode Heartbeat response v%d", ctx->api_version);
+    kc_result_add_response(res, ctx, &body, NULL);
+    kc_buf_deinit(&body);
+}
+
+/* ---- records ------------------------------------------------------------- */
+
+static void group_key_bytes(kc_buf_t *key, const char *group_id)
+{
+    kc_group_metadata_key_t k;
+    kc_group_metadata_key_init(&k);
+    k.group = kc_str(group_id);
+    kc_write_int16(key, RECORD_TYPE_GROUP_METADATA);
+    kc_group_metadata_key_encode(key, 0, &k);
+}
+
+/*
+ * Appends the group's GroupMetadata record (GroupCoordinatorRecordHelpers.
+ * newGroupMetadataRecord; as_new_empty = newEmptyGroupMetadataRecord).
+ * Members carry the metadata of the selected protocol and their assignment.
+ */
+static void write_group_record(kc_classic_group_t *g, bool as_new_empty, kc_result_t *res)
+{
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_buf_t key, value;
+    kc_buf_init(&key);
+    kc_buf_init(&value);
+    group_key_bytes(&key, g->group_id);
+
+    kc_group_metadata_value_t v;
+    kc_group_metadata_value_init(&v);
+    v.protocol_type = kc_str(as_new_empty ? "" : (g->protocol_type ? g->protocol_type : ""));
+    v.generation = as_new_empty ? 0 : g->generation_id;
+    v.protocol = kc_str(as_new_empty ? NULL : g->protocol_name);
+    v.leader = kc_str(as_new_empty ? NULL : g->leader_id);
+    v.current_state_timestamp = g->current_state_timestamp;
+    size_t n = as_new_empty ? 0 : g->nmembers;
+    v.members.count = (int32_t)n;
+    v.members.items = n ? kc_arena_alloc(&arena, n * sizeof(*v.members.items)) : NULL;
+    for (size_t i = 0; i < n; i++) {
+        const cg_member_t *m = g->members[i];
+        const cg_protocol_t *p = member_protocol(m, g->protocol_name);
+        __typeof__(v.members.items[0]) *mm = &v.members.items[i];
+        mm->member_id = kc_str(m->member_id);
+        mm->group_instance_id = kc_str(m->group_instance_id);
+        mm->client_id = kc_str(m->client_id);
+        mm->client_host = kc_str(m->client_host);
+        mm->rebalance_timeout = m->rebalance_timeout_ms;
+        mm->session_timeout = m->session_timeout_ms;
+        mm->subscription =
+            p ? (kc_bytes_t){p->metadata, p->metadata_len} : (kc_bytes_t){(const uint8_t *)"", 0};
+        mm->assignment = (kc_bytes_t){m->assignment ? m->assignment : (const uint8_t *)"",
+                                      m->assignment_len};
+    }
+    kc_write_int16(&value, GROUP_METADATA_VALUE_VERSION);
+    if (kc_group_metadata_value_encode(&value, GROUP_METADATA_VALUE_VERSION, &v) != 0)
+        kc_log_error(LOG_COMP, "Failed to encode the metadata record of group %s", g->group_id);
+    kc_result_add_record(res, &key, &value);
+    kc_buf_deinit(&key);
+    kc_buf_deinit(&value);
+    kc_arena_deinit(&arena);
+}
+
+static void write_group_tombstone(const char *group_id, kc_result_t *res)
+{
+    kc_buf_t key;
+    kc_buf_init(&key);
+    group_key_bytes(&key, group_id);
+    kc_result_add_record(res, &key, NULL);
+    kc_buf_deinit(&key);
+}
+
+/* ---- timers and the rebalance machinery ------------------------------- */
+
+static void complete_join(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms, kc_result_t *res);
+static void prepare_rebalance(kc_coord_t *c, kc_classic_group_t *g, const char *reason,
+                              int64_t now_ms, kc_result_t *res);
+
+static kc_classic_group_t *group_by_cstr(kc_coord_t *c, const char *group_id)
+{
+    return group_id ? kc_smap_get(&c->groups, group_id, strlen(group_id)) : NULL;
+}
+
+static void on_heartbeat_expired(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res);
+
+static void schedule_heartbeat(kc_coord_t *c, kc_classic_group_t *g, const char *member_id,
+                               int64_t timeout_ms, int64_t now_ms)
+{
+    char key[KEY_BUF];
+    heartbeat_key(key, sizeof(key), g->group_id, member_id);
+    kc_timer_schedule_args(c, key, now_ms + timeout_ms, on_heartbeat_expired, g->group_id, member_id,
+                           0, 0);
+}
+
+static void cancel_heartbeat(kc_coord_t *c, kc_classic_group_t *g, const char *member_id)
+{
+    char key[KEY_BUF];
+    heartbeat_key(key, sizeof(key), g->group_id, member_id);
+    kc_timer_cancel(c, key);
+}
+
+static void join_key(char *buf, size_t cap, const char *group_id)
+{
+    snprintf(buf, cap, "join-%s", group_id);
+}
+
+static void sync_key(char *buf, size_t cap, const char *group_id)
+{
+    snprintf(buf, cap, "sync-%s", group_id);
+}
+
+static void on_join_expired(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res)
+{
+    kc_classic_group_t *g = group_by_cstr(c, kc_timer_current(c)->group_id);
+    if (!g) {
+        kc_log_debug(LOG_COMP, "Cannot find the group, skipping rebalance stage (%s).", key);
+        return;
+    }
+    complete_join(c, g, now_ms, res);
+}
+
+static void on_initial_delay_expired(kc_coord_t *c, const char *key, int64_t now_ms,
+                                     kc_result_t *res)
+{
+    const kc_timer_t *t = kc_timer_current(c);
+    kc_classic_group_t *g = group_by_cstr(c, t->group_id);
+    if (!g) {
+        kc_log_debug(LOG_COMP, "Cannot find the group, skipping the initial rebalance stage (%s).",
+                     key);
+        return;
+    }
+    int32_t delay_ms = t->arg1, remaining_ms = t->arg2;
+    if (g->new_member_added && remaining_ms != 0) {
+        /* InitialDelayedJoin: a member arrived during the delay, wait again. */
+        g->new_member_added = false;
+        int32_t new_delay = KC_MIN(c->cfg.group_initial_rebalance_delay_ms, remaining_ms);
+        int32_t new_remaining = KC_MAX(remaining_ms - delay_ms, 0);
+        char jk[KEY_BUF];
+        join_key(jk, sizeof(jk), g->group_id);
+        kc_timer_schedule_args(c, jk, now_ms + new_delay, on_initial_delay_expired, g->group_id, NULL,
+                               new_delay, new_remaining);
+    } else {
+        complete_join(c, g, now_ms, res);
+    }
+}
+
+static void maybe_complete_join_phase(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms,
+                                      kc_result_t *res)
+{
+    if (g->state != CG_PREPARING_REBALANCE)
+        return;
+    if (g->previous_state == CG_EMPTY)
+        return; /* the initial rebalance completes on its delay timer */
+    if (!group_all_joined(g))
+        return;
+    complete_join(c, g, now_ms, res);
+}
+
+static bool group_can_rebalance(const kc_classic_group_t *g)
+{
+    return (valid_previous[CG_PREPARING_REBALANCE] & (1u << g->state)) != 0;
+}
+
+static void maybe_prepare_rebalance_or_complete_join(kc_coord_t *c, kc_classic_group_t *g,
+                                                     const char *reason, int64_t now_ms,
+                                                     kc_result_t *res)
+{
+    if (group_can_rebalance(g))
+        prepare_rebalance(c, g, reason, now_ms, res);
+    else
+        maybe_complete_join_phase(c, g, now_ms, res);
+}
+
+/* Answers every parked sync and restarts the members' session timers. */
+static void propagate_assignment(kc_coord_t *c, kc_classic_group_t *g, int16_t error,
+                                 int64_t now_ms, kc_result_t *res, bool depends_on_records)
+{
+    const char *ptype = error == ERR_NONE ? g->protocol_type : NULL;
+    const char *pname = error == ERR_NONE ? g->protocol_name : NULL;
+    for (size_t i = 0; i < g->nmembers; i++) {
+        cg_member_t *m = g->members[i];
+        if (m->assignment_len == 0 && error == ERR_NONE)
+            kc_log_warn(LOG_COMP, "Sending empty assignment to member %s of %s for generation %d with no errors",
+                        m->member_id, g->group_id, g->generation_id);
+        if (complete_sync_future(m, error, ptype, pname, res, depends_on_records))
+            schedule_heartbeat(c, g, m->member_id, m->session_timeout_ms, now_ms);
+    }
+}
+
+static void reset_and_propagate_assignment_with_error(kc_coord_t *c, kc_classic_group_t *g,
+                                                      int16_t error, int64_t now_ms,
+                                                      kc_result_t *res)
+{
+    assert(g->state == CG_COMPLETING_REBALANCE);
+    for (size_t i = 0; i < g->nmembers; i++)
+        member_set_assignment(g->members[i], NULL, 0);
+    propagate_assignment(c, g, error, now_ms, res, false);
+}
+
+static void remove_sync_expiration(kc_coord_t *c, kc_classic_group_t *g)
+{
+    char key[KEY_BUF];
+    strset_clear(&g->pending_sync);
+    sync_key(key, sizeof(key), g->group_id);
+    kc_timer_cancel(c, key);
+}
+
+static void prepare_rebalance(kc_coord_t *c, kc_classic_group_t *g, const char *reason,
+                              int64_t now_ms, kc_result_t *res)
+{
+    if (g->state == CG_COMPLETING_REBALANCE)
+        reset_and_propagate_assignment_with_error(c, g, ERR_REBALANCE_IN_PROGRESS, now_ms, res);
+    remove_sync_expiration(c, g);
+
+    bool initial = g->state == CG_EMPTY;
+    char jk[KEY_BUF];
+    join_key(jk, sizeof(jk), g->group_id);
+    if (initial) {
+        /* A new group: give the other members time to join (InitialDelayedJoin). */
+        int32_t delay = c->cfg.group_initial_rebalance_delay_ms;
+        int32_t remaining = KC_MAX(group_rebalance_timeout(g) - delay, 0);
+        kc_timer_schedule_args(c, jk, now_ms + delay, on_initial_delay_expired, g->group_id, NULL,
+                               delay, remaining);
+    }
+    group_transition(g, CG_PREPARING_REBALANCE, now_ms);
+    kc_log_info(LOG_COMP,
+                "Preparing to rebalance group %s in state %s with old generation %d (reason: %s).",
+                g->group_id, state_names[g->state], g->generation_id, reason);
+    if (initial)
+        return;
+    if (group_all_joined(g)) {
+        complete_join(c, g, now_ms, res);
+    } else {
+        kc_timer_schedule_args(c, jk, now_ms + group_rebalance_timeout(g), on_join_expired,
+                               g->group_id, NULL, 0, 0);
+    }
+}
+
+/* ClassicGroup.maybeElectNewJoinedLeader. */
+static bool maybe_elect_new_joined_leader(kc_classic_group_t *g)
+{
+    if (!g->leader_id)
+        return false;
+    cg_member_t *leader = group_member(g, g->leader_id, strlen(g->leader_id));
+    if (leader && member_awaiting_join(leader))
+        return true;
+    for (size_t i = 0; i < g->nmembers; i++) {
+        if (member_awaiting_join(g->members[i])) {
+            kc_log_info(LOG_COMP,
+                        "Group leader [memberId: %s, groupInstanceId: %s] failed to join before the "
+                        "rebalance timeout. Member %s was elected as the new leader.",
+                        g->leader_id, leader && leader->group_instance_id ? leader->group_instance_id : "None",
+                        g->members[i]->member_id);
+            set_cstr(&g->leader_id, g->members[i]->member_id);
+            return true;
+        }
+    }
+    kc_log_info(LOG_COMP,
+                "Group leader [memberId: %s, groupInstanceId: %s] failed to join before the rebalance "
+                "timeout and the group couldn't proceed to the next generation because no member "
+                "joined.",
+                g->leader_id, leader && leader->group_instance_id ? leader->group_instance_id : "None");
+    return false;
+}
+
+static void on_sync_expired(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res);
+
+static void complete_join(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms, kc_result_t *res)
+{
+    char jk[KEY_BUF];
+    join_key(jk, sizeof(jk), g->group_id);
+    kc_timer_cancel(c, jk);
+
+    /* Dynamic members that did not rejoin in time are removed. */
+    strset_t gone = {0};
+    for (size_t i = 0; i < g->nmembers;) {
+        cg_member_t *m = g->members[i];
+        if (!member_awaiting_join(m) && !m->group_instance_id) {
+            strset_add(&gone, m->member_id, strlen(m->member_id));
+            cancel_heartbeat(c, g, m->member_id);
+            group_remove(g, m->member_id);
+            continue;
+        }
+        i++;
+    }
+    if (gone.n) {
+        char buf[2048];
+        kc_log_info(LOG_COMP, "Group %s removed dynamic members who haven't joined: %s", g->group_id,
+                    strset_fmt(&gone, buf, sizeof(buf)));
+    }
+    strset_free(&gone);
+
+    if (g->state == CG_DEAD) {
+        kc_log_info(LOG_COMP, "Group %s is dead, skipping rebalance stage.", g->group_id);
+        return;
+    }
+    if (!maybe_elect_new_joined_leader(g) && g->nmembers) {
+        kc_log_error(LOG_COMP, "Group %s could not complete rebalance because no members rejoined.",
+                     g->group_id);
+        kc_timer_schedule_args(c, jk, now_ms + group_rebalance_timeout(g), on_join_expired,
+                               g->group_id, NULL, 0, 0);
+        return;
+    }
+    group_init_next_generation(g, now_ms);
+    if (g->state == CG_EMPTY) {
+        kc_log_info(LOG_COMP, "Group %s with generation %d is now empty.", g->group_id,
+                    g->generation_id);
+        write_group_record(g, false, res);
+        return;
+    }
+    kc_log_info(LOG_COMP, "Stabilized group %s generation %d with %zu members.", g->group_id,
+                g->generation_id, g->nmembers);
+    for (size_t i = 0; i < g->nmembers; i++) {
+        cg_member_t *m = g->members[i];
+        join_answer_t a = {ERR_NONE,          g->generation_id, g->protocol_type, g->protocol_name,
+                           g->leader_id,      false,            m->member_id,
+                           group_is_leader(g, m->member_id) ? g : NULL};
+        complete_join_future(g, m, &a, res, false);
+        schedule_heartbeat(c, g, m->member_id, m->session_timeout_ms, now_ms);
+        m->is_new = false;
+        strset_add(&g->pending_sync, m->member_id, strlen(m->member_id));
+    }
+    char sk[KEY_BUF];
+    sync_key(sk, sizeof(sk), g->group_id);
+    kc_timer_schedule_args(c, sk, now_ms + group_rebalance_timeout(g), on_sync_expired, g->group_id,
+                           NULL, g->generation_id, 0);
+}
+
+static void on_sync_expired(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res)
+{
+    const kc_timer_t *t = kc_timer_current(c);
+    kc_classic_group_t *g = group_by_cstr(c, t->group_id);
+    if (!g) {
+        kc_log_debug(LOG_COMP, "Received notification of sync expiration for an unknown classic group (%s).", key);
+        return;
+    }
+    if (t->arg1 != g->generation_id) {
+        kc_log_error(LOG_COMP,
+                     "Received unexpected notification of sync expiration for %s with an old "
+                     "generation %d while the group has %d.",
+                     g->group_id, t->arg1, g->generation_id);
+        return;
+    }
+    if (g->state != CG_COMPLETING_REBALANCE && g->state != CG_STABLE) {
+        kc_log_error(LOG_COMP,
+                     "Received unexpected notification of sync expiration after group %s already "
+                     "transitioned to %s state.",
+                     g->group_id, state_names[g->state]);
+        return;
+    }
+    if (g->pending_sync.n == 0)
+        return;
+    strset_t pending = {0};
+    for (size_t i = 0; i < g->pending_sync.n; i++)
+        strset_add(&pending, g->pending_sync.items[i], strlen(g->pending_sync.items[i]));
+    for (size_t i = 0; i < pending.n; i++) {
+        group_remove(g, pending.items[i]);
+        cancel_heartbeat(c, g, pending.items[i]);
+    }
+    char buf[2048], reason[2200];
+    strset_fmt(&pending, buf, sizeof(buf));
+    kc_log_info(LOG_COMP, "Group %s removed members who haven't sent their sync requests: %s",
+                g->group_id, buf);
+    snprintf(reason, sizeof(reason), "Removing %s on pending sync request expiration", buf);
+    strset_free(&pending);
+    prepare_rebalance(c, g, reason, now_ms, res);
+}
+
+static void remove_member_and_update_group(kc_coord_t *c, kc_classic_group_t *g, cg_member_t *m,
+                                           const char *reason, int64_t now_ms, kc_result_t *res)
+{
+    /* A new member may still wait in JoinGroup: answer it before it goes. */
+    join_answer_t a = {ERR_UNKNOWN_MEMBER_ID, -1, NULL, NULL, NULL, false, "", NULL};
+    complete_join_future(g, m, &a, res, false);
+    group_remove(g, m->member_id);
+    if (g->state == CG_STABLE || g->state == CG_COMPLETING_REBALANCE)
+        maybe_prepare_rebalance_or_complete_join(c, g, reason, now_ms, res);
+    else if (g->state == CG_PREPARING_REBALANCE && group_all_joined(g))
+        complete_join(c, g, now_ms, res);
+}
+
+static void on_heartbeat_expired(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res)
+{
+    const kc_timer_t *t = kc_timer_current(c);
+    kc_classic_group_t *g = group_by_cstr(c, t->group_id);
+    const char *member_id = t->member_id;
+    if (!g) {
+        kc_log_debug(LOG_COMP, "Received notification of heartbeat expiration (%s) after the group had already been deleted.", key);
+        return;
+    }
+    if (g->state == CG_DEAD) {
+        kc_log_info(LOG_COMP,
+                    "Received notification of heartbeat expiration for member %s after group %s had "
+                    "already been unloaded or deleted.",
+                    member_id, g->group_id);
+        return;
+    }
+    if (strset_has(&g->pending_join, member_id, strlen(member_id))) {
+        kc_log_info(LOG_COMP,
+                    "Pending member %s in group %s has been removed after session timeout expiration.",
+                    member_id, g->group_id);
+        group_remove(g, member_id);
+        if (g->state == CG_PREPARING_REBALANCE && group_all_joined(g))
+            complete_join(c, g, now_ms, res);
+        return;
+    }
+    cg_member_t *m = group_member(g, member_id, strlen(member_id));
+    if (!m) {
+        kc_log_debug(LOG_COMP, "Member %s has already been removed from the group.", member_id);
+        return;
+    }
+    if (!member_has_satisfied_heartbeat(m)) {
+        kc_log_info(LOG_COMP, "Member %s in group %s has failed, removing it from the group.",
+                    m->member_id, g->group_id);
+        char reason[KEY_BUF];
+        snprintf(reason, sizeof(reason), "removing member %s on heartbeat expiration.", m->member_id);
+        remove_member_and_update_group(c, g, m, reason, now_ms, res);
+    }
+}
+
+/* ---- JoinGroup ------------------------------------------------------------ */
+
+typedef struct {
+    kc_coord_t *c;
+    const kc_request_ctx_t *ctx;
+    const kc_join_group_request_t *req;
+    kc_result_t *res;
+    int32_t rebalance_timeout_ms;
+    char reason_buf[512];
+    const char *reason;
+} join_call_t;
+
+static void update_member(kc_classic_group_t *g, cg_member_t *m, const join_call_t *j,
+                          const cg_parked_t *join)
+{
+    member_set_protocols(m, j->req);
+    m->rebalance_timeout_ms = j->rebalance_timeout_ms;
+    m->session_timeout_ms = j->req->session_timeout_ms;
+    if (join && !member_awaiting_join(m))
+        g->num_awaiting_join++;
+    else if (!join && member_awaiting_join(m))
+        g->num_awaiting_join--;
+    if (join) {
+        if (member_awaiting_join(m))
+            kc_log_debug(LOG_COMP, "Member %s of group %s replaced its pending JoinGroup",
+                         m->member_id, g->group_id);
+        m->join = *join;
+    } else {
+        m->join.active = false;
+    }
+}
+
+static void update_member_then_rebalance(join_call_t *j, kc_classic_group_t *g, cg_member_t *m,
+                                         const char *reason)
+{
+    cg_parked_t p = park(j->ctx);
+    update_member(g, m, j, &p);
+    maybe_prepare_rebalance_or_complete_join(j->c, g, reason, j->ctx->now_ms, j->res);
+}
+
+static void add_member_then_rebalance(join_call_t *j, kc_classic_group_t *g, const char *member_id)
+{
+    const kc_join_group_request_t *req = j->req;
+    cg_member_t *m = kc_xcalloc(1, sizeof(*m));
+    m->member_id = kc_xstrdup(member_id);
+    m->group_instance_id = dup_str(req->group_instance_id);
+    m->client_id = dup_str(j->ctx->client_id.len >= 0 ? j->ctx->client_id : kc_str(""));
+    m->client_host = kc_xstrdup(j->ctx->client_host ? j->ctx->client_host : "");
+    m->rebalance_timeout_ms = j->rebalance_timeout_ms;
+    m->session_timeout_ms = req->session_timeout_ms;
+    m->protocol_type = dup_str(req->protocol_type.len >= 0 ? req->protocol_type : kc_str(""));
+    member_set_protocols(m, req);
+    member_set_assignment(m, NULL, 0);
+    m->is_new = true;
+
+    if (g->state == CG_PREPARING_REBALANCE && g->previous_state == CG_EMPTY)
+        g->new_member_added = true;
+    cg_parked_t p = park(j->ctx);
+    group_add(g, m, &p);
+    /* A member waiting in its first JoinGroup cannot heartbeat; bound the
+     * wait with the new-member join timeout instead. */
+    schedule_heartbeat(j->c, g, m->member_id, j->c->cfg.group_new_member_join_timeout_ms,
+                       j->ctx->now_ms);
+    char reason[1024];
+    snprintf(reason, sizeof(reason), "Adding new member %s with group instance id %s; client reason: %s",
+             member_id, or_null(m->group_instance_id), j->reason);
+    maybe_prepare_rebalance_or_complete_join(j->c, g, reason, j->ctx->now_ms, j->res);
+}
+
+/* ClassicGroup.replaceStaticMember: the old member's parked requests are
+ * fenced; the new member inherits its place, fields and assignment. */
+static cg_member_t *replace_static_member(kc_classic_group_t *g, cg_member_t *old,
+                                          const char *new_member_id, kc_result_t *res)
+{
+    size_t idx = 0;
+    while (idx < g->nmembers && g->members[idx] != old)
+        idx++;
+    assert(idx < g->nmembers);
+    join_answer_t fenced = {ERR_FENCED_INSTANCE_ID, -1, NULL, NULL, "", false, old->member_id, NULL};
+    complete_join_future(g, old, &fenced, res, false);
+    if (member_awaiting_sync(old)) {
+        cg_parked_t p = old->sync;
+        old->sync.active = false;
+        send_sync(res, &p, ERR_FENCED_INSTANCE_ID, NULL, NULL, NULL, 0, false);
+    }
+    cg_member_t *m = kc_xcalloc(1, sizeof(*m));
+    *m = *old;
+    m->member_id = kc_xstrdup(new_member_id);
+    m->join.active = false;
+    m->sync.active = false;
+    g->members[idx] = m;
+    if (group_is_leader(g, old->member_id))
+        set_cstr(&g->leader_id, new_member_id);
+    free(old->member_id);
+    free(old); /* the other fields moved to m */
+    return m;
+}
+
+static void update_static_member_then_rebalance(join_call_t *j, kc_classic_group_t *g,
+                                                cg_member_t *old, const char *new_member_id)
+{
+    kc_coord_t *c = j->c;
+    int64_t now = j->ctx->now_ms;
+    char *current_leader = g->leader_id ? kc_xstrdup(g->leader_id) : NULL;
+    char *iid = kc_xstrdup(old->group_instance_id);
+    cg_member_t *m = replace_static_member(g, old, new_member_id, j->res);
+    schedule_heartbeat(c, g, m->member_id, m->session_timeout_ms, now);
+    cg_parked_t p = park(j->ctx);
+    update_member(g, m, j, &p);
+    char reason[1024];
+
+    if (g->state == CG_STABLE) {
+        const char *selected = group_select_protocol(g);
+        if (cstr_eq(g->protocol_name ? g->protocol_name : "", selected ? selected : "")) {
+            kc_log_info(LOG_COMP,
+                        "Static member %s with instance id %s joins group %s during Stable stage and "
+                        "doesn't affect the selected protocol; it will not trigger a rebalance.",
+                        m->member_id, iid, g->group_id);
+            write_group_record(g, false, j->res);
+            join_answer_t a;
+            if (j->ctx->api_version >= 9) {
+                bool is_leader = group_is_leader(g, m->member_id);
+                a = (join_answer_t){ERR_NONE,     g->generation_id, g->protocol_type, g->protocol_name,
+                                    g->leader_id, is_leader,        m->member_id,     is_leader ? g : NULL};
+            } else {
+                /* Older clients must not act as leader: name the previous leader. */
+                a = (join_answer_t){ERR_NONE,       g->generation_id, g->protocol_type, g->protocol_name,
+                                    current_leader, false,            m->member_id,     NULL};
+            }
+            complete_join_future(g, m, &a, j->res, true);
+        } else {
+            snprintf(reason, sizeof(reason),
+                     "Group's selectedProtocol will change because static member %s with instance id "
+                     "%s joined with change of protocol; client reason: %s",
+                     m->member_id, iid, j->reason);
+            maybe_prepare_rebalance_or_complete_join(c, g, reason, now, j->res);
+        }
+    } else if (g->state == CG_COMPLETING_REBALANCE) {
+        /* The leader may already hold the old member id: rebalance again. */
+        snprintf(reason, sizeof(reason),
+                 "Updating metadata for static member %s with instance id %s; client reason: %s",
+                 m->member_id, iid, j->reason);
+        prepare_rebalance(c, g, reason, now, j->res);
+    } else if (g->state == CG_EMPTY || g->state == CG_DEAD) {
+        kc_log_error(LOG_COMP, "Group %s was not supposed to be in the state %s when the unknown static member %s rejoins.",
+                     g->group_id, state_names[g->state], iid);
+        join_answer_t a = {ERR_UNKNOWN_SERVER_ERROR, -1, NULL, NULL, NULL, false, "", NULL};
+        complete_join_future(g, m, &a, j->res, false);
+    } else {
+        maybe_complete_join_phase(c, g, now, j->res);
+    }
+    free(current_leader);
+    free(iid);
+}
+
+static void join_new_member(join_call_t *j, kc_classic_group_t *g)
+{
+    const kc_join_group_request_t *req = j->req;
+    if (g->state == CG_DEAD) {
+        send_join_error(j->res, j->ctx, ERR_COORDINATOR_NOT_AVAILABLE, "");
+        return;
+    }
+    if (!group_supports_protocols(g, req->protocol_type, req)) {
+        send_join_error(j->res, j->ctx, ERR_INCONSISTENT_GROUP_PROTOCOL, "");
+        return;
+    }
+    char uuid[37];
+    kc_coord_random_uuid(j->c, uuid);
+    kc_str_t prefix = req->group_instance_id.len >= 0 ? req->group_instance_id : j->ctx->client_id;
+    char *new_id = kc_xmalloc((size_t)KC_MAX(prefix.len, 0) + 38);
+    snprintf(new_id, (size_t)KC_MAX(prefix.len, 0) + 38, "%.*s-%s", (int)KC_MAX(prefix.len, 0),
+             prefix.ptr ? prefix.ptr : "", uuid);
+
+    if (req->group_instance_id.len >= 0) {
+        cg_member_t *existing = group_static_member(g, req->group_instance_id);
+        if (existing) {
+            kc_log_info(LOG_COMP,
+                        "Static member with groupInstanceId=%s and unknown member id joins group %s "
+                        "in %s state. Replacing previously mapped member %s with this "
+                        "groupInstanceId.",
+                        existing->group_instance_id, g->group_id, state_names[g->state],
+                        existing->member_id);
+            update_static_member_then_rebalance(j, g, existing, new_id);
+        } else {
+            kc_log_info(LOG_COMP,
+                        "Static member with groupInstanceId=%.*s and unknown member id joins group "
+                        "%s in %s state. Created a new member id %s for this member and added to "
+                        "the group.",
+                        (int)req->group_instance_id.len, req->group_instance_id.ptr, g->group_id,
+                        state_names[g->state], new_id);
+            add_member_then_rebalance(j, g, new_id);
+        }
+    } else if (j->ctx->api_version >= 4) {
+        /* KIP-394: hand out the id, remember it as pending, wait for the rejoin. */
+        kc_log_info(LOG_COMP,
+                    "Dynamic member with unknown member id joins group %s in %s state. Created a new "
+                    "member id %s and requesting the member to rejoin with this id.",
+                    g->group_id, state_names[g->state], new_id);
+        strset_add(&g->pending_join, new_id, strlen(new_id));
+        schedule_heartbeat(j->c, g, new_id, req->session_timeout_ms, j->ctx->now_ms);
+        send_join_error(j->res, j->ctx, ERR_MEMBER_ID_REQUIRED, new_id);
+    } else {
+        kc_log_info(LOG_COMP,
+                    "Dynamic member with unknown member id joins group %s in state %s. Created a new "
+                    "member id %s and added the member to the group.",
+                    g->group_id, state_names[g->state], new_id);
+        add_member_then_rebalance(j, g, new_id);
+    }
+    free(new_id);
+}
+
+static void join_existing_member(join_call_t *j, kc_classic_group_t *g)
+{
+    const kc_join_group_request_t *req = j->req;
+    char *member_id = dup_nn(req->member_id);
+    char reason[1024];
+    if (g->state == CG_DEAD) {
+        send_join_error(j->res, j->ctx, ERR_COORDINATOR_NOT_AVAILABLE, member_id);
+    } else if (!group_supports_protocols(g, req->protocol_type, req)) {
+        send_join_error(j->res, j->ctx, ERR_INCONSISTENT_GROUP_PROTOCOL, member_id);
+    } else if (group_is_pending(g, req->member_id)) {
+        if (req->group_instance_id.len >= 0) {
+            /* Kafka treats this as an internal error (a pending member is dynamic). */
+            send_join_error(j->res, j->ctx, ERR_UNKNOWN_SERVER_ERROR, "");
+        } else {
+            kc_log_info(LOG_COMP,
+                        "Pending dynamic member with id %s joins group %s in %s state. Adding to the "
+                        "group now.",
+                        member_id, g->group_id, state_names[g->state]);
+            add_member_then_rebalance(j, g, member_id);
+        }
+    } else {
+        int16_t err = group_validate_member(g, req->member_id, req->group_instance_id, "join-group");
+        if (err) {
+            send_join_error(j->res, j->ctx, err, member_id);
+            goto out;
+        }
+        cg_member_t *m = group_member_s(g, req->member_id);
+        const char *st = state_names[g->state];
+        switch (g->state) {
+        case CG_PREPARING_REBALANCE:
+            snprintf(reason, sizeof(reason), "Member %s is joining group during %s; client reason: %s",
+                     member_id, st, j->reason);
+            update_member_then_rebalance(j, g, m, reason);
+            break;
+        case CG_COMPLETING_REBALANCE:
+            if (member_matches(m, req)) {
+                /* Probably a lost JoinGroup response: answer with the current generation. */
+                cg_parked_t p = park(j->ctx);
+                join_answer_t a = {ERR_NONE,     g->generation_id, g->protocol_type, g->protocol_name,
+                                   g->leader_id, false,            member_id,
+                                   group_is_leader(g, member_id) ? g : NULL};
+                send_join(j->res, &p, &a, false);
+            } else {
+                snprintf(reason, sizeof(reason),
+                         "Updating metadata for member %s during %s; client reason: %s", member_id, st,
+                         j->reason);
+                update_member_then_rebalance(j, g, m, reason);
+            }
+            break;
+        case CG_STABLE:
+            if (group_is_leader(g, member_id)) {
+                /* A leader's JoinGroup forces a rebalance (e.g. topic metadata changed). */
+                snprintf(reason, sizeof(reason), "Leader %s re-joining group during %s; client reason: %s",
+                         member_id, st, j->reason);
+                update_member_then_rebalance(j, g, m, reason);
+            } else if (!member_matches(m, req)) {
+                snprintf(reason, sizeof(reason),
+                         "Updating metadata for member %s during %s; client reason: %s", member_id, st,
+                         j->reason);
+                update_member_then_rebalance(j, g, m, reason);
+            } else {
+                cg_parked_t p = park(j->ctx);
+                join_answer_t a = {ERR_NONE,     g->generation_id, g->protocol_type, g->protocol_name,
+                                   g->leader_id, false,            member_id,        NULL};
+                send_join(j->res, &p, &a, false);
+            }
+            break;
+        case CG_EMPTY:
+        case CG_DEAD:
+            kc_log_warn(LOG_COMP,
+                        "Attempt to add rejoining member %s of group %s in unexpected group state %s",
+                        member_id, g->group_id, st);
+            send_join_error(j->res, j->ctx, ERR_UNKNOWN_MEMBER_ID, member_id);
+            break;
+        }
+    }
+out:
+    free(member_id);
+}
+
+static bool accept_joining_member(const kc_coord_t *c, const kc_classic_group_t *g,
+                                  kc_str_t member_id)
+{
+    const cg_member_t *m = group_member_s(g, member_id);
+    switch (g->state) {
+    case CG_EMPTY:
+    case CG_DEAD:
+        return true;
+    case CG_PREPARING_REBALANCE:
+        return (m && member_awaiting_join(m)) || g->num_awaiting_join < c->cfg.group_max_size;
+    case CG_COMPLETING_REBALANCE:
+    case CG_STABLE:
+        return m || g->nmembers < (size_t)c->cfg.group_max_size;
+    }
+    return false;
+}
+
+void kc_coord_join_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                         const kc_join_group_request_t *req, kc_result_t *res)
+{
+    char *mid = dup_nn(req->member_id);
+    if (req->group_id.len <= 0) {
+        send_join_error(res, ctx, ERR_INVALID_GROUP_ID, mid);
+        goto out;
+    }
+    if (req->session_timeout_ms < c->cfg.group_min_session_timeout_ms ||
+        req->session_timeout_ms > c->cfg.group_max_session_timeout_ms) {
+        send_join_error(res, ctx, ERR_INVALID_SESSION_TIMEOUT, mid);
+        goto out;
+    }
+    if (!c->loaded) {
+        send_join_error(res, ctx, ERR_COORDINATOR_LOAD_IN_PROGRESS, "");
+        goto out;
+    }
+
+    join_call_t j;
+    memset(&j, 0, sizeof(j));
+    j.c = c;
+    j.ctx = ctx;
+    j.req = req;
+    j.res = res;
+    /* v0 has no rebalance timeout: the session timeout serves as both. */
+    j.rebalance_timeout_ms =
+        ctx->api_version == 0 ? req->session_timeout_ms : req->rebalance_timeout_ms;
+    j.reason = join_reason(req->reason, j.reason_buf, sizeof(j.reason_buf));
+
+    bool unknown_member = req->member_id.len <= 0;
+    kc_classic_group_t *g = kc_smap_get(&c->groups, req->group_id.ptr, (size_t)req->group_id.len);
+    bool is_new_group = g == NULL;
+    if (!g) {
+        if (!unknown_member) {
+            send_join_error(res, ctx, ERR_UNKNOWN_MEMBER_ID, mid);
+            goto out;
+        }
+        g = group_new(req->group_id.ptr, (size_t)req->group_id.len, CG_EMPTY, ctx->now_ms);
+        kc_smap_put(&c->groups, g->group_id, strlen(g->group_id), g);
+        kc_log_info(LOG_COMP, "Created classic group %s", g->group_id);
+    }
+    size_t records_before = res->nrecords;
+
+    if (!accept_joining_member(c, g, req->member_id)) {
+        if (!unknown_member)
+            group_remove(g, mid);
+        kc_log_info(LOG_COMP, "Group %s is full (group.max.size %d): member %s cannot join",
+                    g->group_id, c->cfg.group_max_size, mid);
+        send_join_error(res, ctx, ERR_GROUP_MAX_SIZE_REACHED, "");
+    } else if (unknown_member) {
+        join_new_member(&j, g);
+    } else {
+        join_existing_member(&j, g);
+    }
+
+    if (is_new_group && res->nrecords == records_before)
+        write_group_record(g, true, res);
+out:
+    free(mid);
+}
+
+/* ---- SyncGroup ------------------------------------------------------------ */
+
+static bool protocol_inconsistent(kc_str_t requested, const char *group_value)
+{
+    return requested.len >= 0 && !str_eq_c(requested, group_value);
+}
+
+static void remove_pending_sync_member(kc_coord_t *c, kc_classic_group_t *g, const char *member_id)
+{
+    strset_del(&g->pending_sync, member_id);
+    char key[KEY_BUF];
+    sync_key(key, sizeof(key), g->group_id);
+    switch (g->state) {
+    case CG_DEAD:
+    case CG_EMPTY:
+    case CG_PREPARING_REBALANCE:
+        kc_timer_cancel(c, key);
+        break;
+    case CG_COMPLETING_REBALANCE:
+    case CG_STABLE:
+        if (g->pending_sync.n == 0)
+            kc_timer_cancel(c, key);
+        break;
+    }
+}
+
+void kc_coord_sync_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                         const kc_sync_group_request_t *req, kc_result_t *res)
+{
+    if (req->group_id.len <= 0) {
+        send_sync_error(res, ctx, ERR_INVALID_GROUP_ID);
+        return;
+    }
+    if (!c->loaded) {
+        send_sync_error(res, ctx, ERR_COORDINATOR_LOAD_IN_PROGRESS);
+        return;
+    }
+    kc_classic_group_t *g = kc_smap_get(&c->groups, req->group_id.ptr, (size_t)req->group_id.len);
+    if (!g || g->state == CG_EMPTY) {
+        send_sync_error(res, ctx, ERR_UNKNOWN_MEMBER_ID);
+        return;
+    }
+    int16_t err = ERR_NONE;
+    if (g->state == CG_DEAD) {
+        err = ERR_COORDINATOR_NOT_AVAILABLE;
+    } else {
+        err = group_validate_member(g, req->member_id, req->group_instance_id, "sync-group");
+        if (!err && req->generation_id != g->generation_id)
+            err = ERR_ILLEGAL_GENERATION;
+        else if (!err && (protocol_inconsistent(req->protocol_type, g->protocol_type) ||
+                          protocol_inconsistent(req->protocol_name, g->protocol_name)))
+            err = ERR_INCONSISTENT_GROUP_PROTOCOL;
+    }
+    if (err) {
+        send_sync_error(res, ctx, err);
+        return;
+    }
+    cg_member_t *m = group_member_s(g, req->member_id);
+    switch (g->state) {
+    case CG_PREPARING_REBALANCE:
+        send_sync_error(res, ctx, ERR_REBALANCE_IN_PROGRESS);
+        break;
+    case CG_COMPLETING_REBALANCE: {
+        if (member_awaiting_sync(m))
+            kc_log_debug(LOG_COMP, "Member %s of group %s replaced its pending SyncGroup",
+                         m->member_id, g->group_id);
+        m->sync = park(ctx);
+        remove_pending_sync_member(c, g, m->member_id);
+        if (!group_is_leader(g, m->member_id))
+            break;
+        size_t nstatic = 0;
+        for (size_t i = 0; i < g->nmembers; i++)
+            nstatic += g->members[i]->group_instance_id != NULL;
+        kc_log_info(LOG_COMP,
+                    "Assignment received from leader %s for group %s for generation %d. The group has "
+                    "%zu members, %zu of which are static.",
+                    m->member_id, g->group_id, g->generation_id, g->nmembers, nstatic);
+        int32_t n = req->assignments.count > 0 ? req->assignments.count : 0;
+        for (size_t i = 0; i < g->nmembers; i++) {
+            cg_member_t *x = g->members[i];
+            bool found = false;
+            for (int32_t k = n - 1; k >= 0 && !found; k--) { /* the last entry wins */
+                if (str_eq_c(req->assignments.items[k].member_id, x->member_id)) {
+                    kc_bytes_t a = req->assignments.items[k].assignment;
+                    member_set_assignment(x, a.ptr, a.len);
+                    found = true;
+                }
+            }
+            if (!found) {
+                kc_log_warn(LOG_COMP, "Setting empty assignment for member %s of %s for generation %d.",
+                            x->member_id, g->group_id, g->generation_id);
+                member_set_assignment(x, NULL, 0);
+            }
+        }
+        /* The record goes out with this result; the answers wait for its commit. */
+        write_group_record(g, false, res);
+        propagate_assignment(c, g, ERR_NONE, ctx->now_ms, res, true);
+        group_transition(g, CG_STABLE, ctx->now_ms);
+        break;
+    }
+    case CG_STABLE: {
+        remove_pending_sync_member(c, g, m->member_id);
+        cg_parked_t p = park(ctx);
+        send_sync(res, &p, ERR_NONE, g->protocol_type, g->protocol_name, m->assignment,
+                  m->assignment_len, false);
+        break;
+    }
+    case CG_EMPTY:
+    case CG_DEAD:
+        send_sync_error(res, ctx, ERR_UNKNOWN_SERVER_ERROR);
+        break;
+    }
+}
+
+/* ---- Heartbeat ------------------------------------------------------------ */
+
+void kc_coord_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                        const kc_heartbeat_request_t *req, kc_result_t *res)
+{
+    if (req->group_id.len <= 0) {
+        send_heartbeat(res, ctx, ERR_INVALID_GROUP_ID);
+        return;
+    }
+    if (!c->loaded) {
+        /* Kafka answers heartbeats blindly while the group loads. */
+        send_heartbeat(res, ctx, ERR_NONE);
+        return;
+    }
+    kc_classic_group_t *g = kc_smap_get(&c->groups, req->group_id.ptr, (size_t)req->group_id.len);
+    if (!g) {
+        send_heartbeat(res, ctx, ERR_UNKNOWN_MEMBER_ID);
+        return;
+    }
+    if (g->state == CG_DEAD) {
+        send_heartbeat(res, ctx, ERR_COORDINATOR_NOT_AVAILABLE);
+        return;
+    }
+    int16_t err = group_validate_member(g, req->member_id, req->group_instance_id, "heartbeat");
+    if (!err && req->generation_id != g->generation_id)
+        err = ERR_ILLEGAL_GENERATION;
+    if (err) {
+        send_heartbeat(res, ctx, err);
+        return;
+    }
+    cg_member_t *m = group_member_s(g, req->member_id);
+    switch (g->state) {
+    case CG_EMPTY:
+        send_heartbeat(res, ctx, ERR_UNKNOWN_MEMBER_ID);
+        break;
+    case CG_PREPARING_REBALANCE:
+        schedule_heartbeat(c, g, m->member_id, m->session_timeout_ms, ctx->now_ms);
+        send_heartbeat(res, ctx, ERR_REBALANCE_IN_PROGRESS);
+        break;
+    case CG_COMPLETING_REBALANCE:
+    case CG_STABLE:
+        schedule_heartbeat(c, g, m->member_id, m->session_timeout_ms, ctx->now_ms);
+        send_heartbeat(res, ctx, ERR_NONE);
+        break;
+    case CG_DEAD:
+        break;
+    }
+}
+
+/* ---- LeaveGroup ----------------------------------------------------------- */
+
+typedef struct {
+    kc_str_t member_id;
+    kc_str_t group_instance_id;
+    kc_str_t reason;
+    int16_t error_code;
+} leave_item_t;
+
+static void send_leave(kc_result_t *res, const kc_request_ctx_t *ctx, int16_t top_error,
+                       const leave_item_t *items, int32_t n)
+{
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_buf_t body;
+    kc_buf_init(&body);
+    kc_leave_group_response_t r;
+    kc_leave_group_response_init(&r);
+    if (ctx->api_version < 3) {
+        /* One member, its error carried at the top level. */
+        int16_t e = top_error;
+        for (int32_t i = 0; i < n && e == ERR_NONE; i++)
+            e = items[i].error_code;
+        r.error_code = e;
+        r.members.count = 0;
+    } else {
+        r.error_code = top_error;
+        r.members.count = n;
+        r.members.items = n ? kc_arena_alloc(&arena, (size_t)n * sizeof(*r.members.items)) : NULL;
+        for (int32_t i = 0; i < n; i++) {
+            r.members.items[i].member_id = items[i].member_id.len >= 0 ? items[i].member_id : kc_str("");
+            r.members.items[i].group_instance_id = items[i].group_instance_id;
+            r.members.items[i].error_code = items[i].error_code;
+        }
+    }
+    if (kc_leave_group_response_encode(&body, ctx->api_version, &r) != 0)
+        kc_log_error(LOG_COMP, "Failed to encode LeaveGroup response v%d", ctx->api_version);
+    kc_result_add_response(res, ctx, &body, NULL);
+    kc_buf_deinit(&body);
+    kc_arena_deinit(&arena);
+}
+
+static void remove_current_member(kc_coord_t *c, kc_classic_group_t *g, cg_member_t *m,
+                                  const char *reason, kc_result_t *res)
+{
+    cancel_heartbeat(c, g, m->member_id);
+    kc_log_info(LOG_COMP,
+                "[Group %s] Member %s has left group through explicit `LeaveGroup` request; client "
+                "reason: %s",
+                g->group_id, m->member_id, reason);
+    join_answer_t a = {ERR_UNKNOWN_MEMBER_ID, -1, NULL, NULL, NULL, false, "", NULL};
+    complete_join_future(g, m, &a, res, false);
+    group_remove(g, m->member_id);
+}
+
+void kc_coord_leave_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                          const kc_leave_group_request_t *req, kc_result_t *res)
+{
+    int32_t n;
+    leave_item_t *items;
+    if (ctx->api_version < 3) {
+        n = 1;
+        items = kc_xcalloc(1, sizeof(*items));
+        items[0].member_id = req->member_id;
+        items[0].group_instance_id = KC_STR_NULL;
+        items[0].reason = KC_STR_NULL;
+    } else {
+        n = req->members.count > 0 ? req->members.count : 0;
+        items = kc_xcalloc((size_t)(n ? n : 1), sizeof(*items));
+        for (int32_t i = 0; i < n; i++) {
+            items[i].member_id = req->members.items[i].member_id;
+            items[i].group_instance_id = req->members.items[i].group_instance_id;
+            items[i].reason = req->members.items[i].reason;
+        }
+    }
+
+    kc_classic_group_t *g = NULL;
+    if (req->group_id.len <= 0) {
+        send_leave(res, ctx, ERR_INVALID_GROUP_ID, NULL, 0);
+        goto out;
+    }
+    if (!c->loaded) {
+        send_leave(res, ctx, ERR_COORDINATOR_LOAD_IN_PROGRESS, NULL, 0);
+        goto out;
+    }
+    g = kc_smap_get(&c->groups, req->group_id.ptr, (size_t)req->group_id.len);
+    if (!g) {
+        for (int32_t i = 0; i < n; i++)
+            items[i].error_code = ERR_UNKNOWN_MEMBER_ID;
+        send_leave(res, ctx, ERR_NONE, items, n);
+        goto out;
+    }
+    if (g->state == CG_DEAD) {
+        send_leave(res, ctx, ERR_COORDINATOR_NOT_AVAILABLE, NULL, 0);
+        goto out;
+    }
+
+    strset_t left = {0};
+    for (int32_t i = 0; i < n; i++) {
+        leave_item_t *it = &items[i];
+        char rbuf[512];
+        const char *reason = it->reason.len >= 0
+                                 ? (snprintf(rbuf, sizeof(rbuf), "%.*s", (int)it->reason.len,
+                                             it->reason.ptr ? it->reason.ptr : ""),
+                                    rbuf)
+                                 : "not provided";
+        if (it->member_id.len <= 0) {
+            /* Admin removal of a static member by instance id. */
+            cg_member_t *m = group_static_member(g, it->group_instance_id);
+            if (m) {
+                remove_current_member(c, g, m, reason, res);
+                strset_add(&left, "", 0);
+            } else {
+                it->error_code = ERR_UNKNOWN_MEMBER_ID;
+            }
+        } else if (group_is_pending(g, it->member_id)) {
+            char *id = dup_nn(it->member_id);
+            group_remove(g, id);
+            cancel_heartbeat(c, g, id);
+            kc_log_info(LOG_COMP,
+                        "[Group %s] Pending member %s has left group through explicit `LeaveGroup` "
+                        "request; client reason: %s",
+                        g->group_id, id, reason);
+            strset_add(&left, id, strlen(id));
+            free(id);
+        } else {
+            int16_t err = group_validate_member(g, it->member_id, it->group_instance_id, "leave-group");
+            if (err) {
+                it->error_code = err;
+            } else {
+                cg_member_t *m = group_member_s(g, it->member_id);
+                strset_add(&left, m->member_id, strlen(m->member_id));
+                remove_current_member(c, g, m, reason, res);
+            }
+        }
+    }
+    if (left.n) {
+        char buf[2048], reason[2200];
+        strset_fmt(&left, buf, sizeof(buf));
+        buf[0] = '(';
+        buf[strlen(buf) - 1] = ')';
+        snprintf(reason, sizeof(reason), "explicit `LeaveGroup` request for %s members.", buf);
+        if (g->state == CG_STABLE || g->state == CG_COMPLETING_REBALANCE)
+            maybe_prepare_rebalance_or_complete_join(c, g, reason, ctx->now_ms, res);
+        else if (g->state == CG_PREPARING_REBALANCE)
+            maybe_complete_join_phase(c, g, ctx->now_ms, res);
+    }
+    strset_free(&left);
+    send_leave(res, ctx, ERR_NONE, items, n);
+out:
+    free(items);
+}
+
+/* ---- DescribeGroups / ListGroups / DeleteGroups --------------------------- */
+
+void kc_coord_describe_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                              const kc_describe_groups_request_t *req, kc_result_t *res)
+{
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_buf_t body;
+    kc_buf_init(&body);
+    kc_describe_groups_response_t r;
+    kc_describe_groups_response_init(&r);
+    int32_t n = req->groups.count > 0 ? req->groups.count : 0;
+    r.groups.count = n;
+    r.groups.items = n ? kc_arena_alloc(&arena, (size_t)n * sizeof(*r.groups.items)) : NULL;
+    for (int32_t i = 0; i < n; i++) {
+        __typeof__(r.groups.items[0]) *d = &r.groups.items[i];
+        kc_str_t gid = req->groups.items[i];
+        d->error_code = ERR_NONE;
+        d->error_message = KC_STR_NULL;
+        d->group_id = gid.len >= 0 ? gid : kc_str("");
+        d->group_state = kc_str("");
+        d->protocol_type = kc_str("");
+        d->protocol_data = kc_str("");
+        d->members.count = 0;
+        d->members.items = NULL;
+        d->authorized_operations = INT32_MIN;
+        if (gid.len < 0) {
+            d->error_code = ERR_INVALID_GROUP_ID;
+            continue;
+        }
+        if (!c->loaded) {
+            d->error_code = ERR_COORDINATOR_LOAD_IN_PROGRESS;
+            continue;
+        }
+        kc_classic_group_t *g = kc_smap_get(&c->groups, gid.ptr ? gid.ptr : "", (size_t)gid.len);
+        if (!g) {
+            d->group_state = kc_str("Dead");
+            if (ctx->api_version >= 6) {
+                d->error_code = ERR_GROUP_ID_NOT_FOUND;
+                size_t cap = (size_t)gid.len + 32;
+                char *msg = kc_arena_alloc(&arena, cap);
+                snprintf(msg, cap, "Group %.*s not found.", (int)gid.len, gid.ptr ? gid.ptr : "");
+                d->error_message = kc_str(msg);
+            }
+            continue;
+        }
+        bool stable = g->state == CG_STABLE;
+        d->group_state = kc_str(state_names[g->state]);
+        d->protocol_type = kc_str(g->protocol_type ? g->protocol_type : "");
+        if (stable)
+            d->protocol_data = kc_str(g->protocol_name ? g->protocol_name : "");
+        d->members.count = (int32_t)g->nmembers;
+        d->members.items =
+            g->nmembers ? kc_arena_alloc(&arena, g->nmembers * sizeof(*d->members.items)) : NULL;
+        for (size_t k = 0; k < g->nmembers; k++) {
+            const cg_member_t *m = g->members[k];
+            __typeof__(d->members.items[0]) *dm = &d->members.items[k];
+            dm->member_id = kc_str(m->member_id);
+            dm->group_instance_id = kc_str(m->group_instance_id);
+            dm->client_id = kc_str(m->client_id);
+            dm->client_host = kc_str(m->client_host);
+            const cg_protocol_t *p = stable ? member_protocol(m, g->protocol_name) : NULL;
+            dm->member_metadata =
+                p ? (kc_bytes_t){p->metadata, p->metadata_len} : (kc_bytes_t){(const uint8_t *)"", 0};
+            dm->member_assignment = (kc_bytes_t){m->assignment ? m->assignment : (const uint8_t *)"",
+                                                 m->assignment_len};
+        }
+        if (ctx->api_version >= 3 && req->include_authorized_operations)
+            d->authorized_operations = GROUP_AUTHORIZED_OPERATIONS;
+    }
+    if (kc_describe_groups_response_encode(&body, ctx->api_version, &r) != 0)
+        kc_log_error(LOG_COMP, "Failed to encode DescribeGroups response v%d", ctx->api_version);
+    kc_result_add_response(res, ctx, &body, NULL);
+    kc_buf_deinit(&body);
+    kc_arena_deinit(&arena);
+}
+
+static bool str_ieq_c(kc_str_t a, const char *b)
+{
+    /* Kafka trims the states filter and compares lower-cased. */
+    const char *p = a.ptr ? a.ptr : "";
+    int32_t len = a.len > 0 ? a.len : 0;
+    while (len > 0 && isspace((unsigned char)p[0])) {
+        p++;
+        len--;
+    }
+    while (len > 0 && isspace((unsigned char)p[len - 1]))
+        len--;
+    if ((size_t)len != strlen(b))
+        return false;
+    for (int32_t i = 0; i < len; i++)
+        if (tolower((unsigned char)p[i]) != tolower((unsigned char)b[i]))
+            return false;
+    return true;
+}
+
+static bool str_ieq_exact(kc_str_t a, const char *b)
+{
+    if (a.len < 0 || (size_t)a.len != strlen(b))
+        return false;
+    for (int32_t i = 0; i < a.len; i++)
+        if (tolower((unsigned char)a.ptr[i]) != tolower((unsigned char)b[i]))
+            return false;
+    return true;
+}
+
+typedef struct {
+    kc_classic_group_t **items;
+    size_t n, cap;
+} group_list_t;
+
+static void collect_group(void *ctx, const char *key, void *val)
+{
+    (void)key;
+    group_list_t *l = ctx;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 16;
+        l->items = kc_xrealloc(l->items, l->cap * sizeof(*l->items));
+    }
+    l->items[l->n++] = val;
+}
+
+static int cmp_group(const void *a, const void *b)
+{
+    return strcmp((*(kc_classic_group_t *const *)a)->group_id, (*(kc_classic_group_t *const *)b)->group_id);
+}
+
+void kc_coord_list_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                          const kc_list_groups_request_t *req, kc_result_t *res)
+{
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_buf_t body;
+    kc_buf_init(&body);
+    kc_list_groups_response_t r;
+    kc_list_groups_response_init(&r);
+    r.error_code = ERR_NONE;
+    r.groups.count = 0;
+    r.groups.items = NULL;
+    group_list_t l = {0};
+    if (!c->loaded) {
+        r.error_code = ERR_COORDINATOR_LOAD_IN_PROGRESS;
+    } else {
+        kc_smap_foreach(&c->groups, collect_group, &l);
+        if (l.n)
+            qsort(l.items, l.n, sizeof(*l.items), cmp_group);
+    }
+    int32_t nstates = ctx->api_version >= 4 && req->states_filter.count > 0 ? req->states_filter.count : 0;
+    int32_t ntypes = ctx->api_version >= 5 && req->types_filter.count > 0 ? req->types_filter.count : 0;
+    bool classic_type_ok = ntypes == 0;
+    for (int32_t t = 0; t < ntypes; t++)
+        if (str_ieq_exact(req->types_filter.items[t], "classic"))
+            classic_type_ok = true;
+    r.groups.items = l.n ? kc_arena_alloc(&arena, l.n * sizeof(*r.groups.items)) : NULL;
+    for (size_t i = 0; i < l.n && classic_type_ok; i++) {
+        kc_classic_group_t *g = l.items[i];
+        bool state_ok = nstates == 0;
+        for (int32_t s = 0; s < nstates && !state_ok; s++)
+            state_ok = str_ieq_c(req->states_filter.items[s], state_names[g->state]);
+        if (!state_ok)
+            continue;
+        __typeof__(r.groups.items[0]) *lg = &r.groups.items[r.groups.count++];
+        lg->group_id = kc_str(g->group_id);
+        lg->protocol_type = kc_str(g->protocol_type ? g->protocol_type : "");
+        lg->group_state = kc_str(state_names[g->state]);
+        lg->group_type = kc_str("classic");
+    }
+    if (kc_list_groups_response_encode(&body, ctx->api_version, &r) != 0)
+        kc_log_error(LOG_COMP, "Failed to encode ListGroups response v%d", ctx->api_version);
+    kc_result_add_response(res, ctx, &body, NULL);
+    kc_buf_deinit(&body);
+    kc_arena_deinit(&arena);
+    free(l.items);
+}
+
+static void cancel_group_timers(kc_coord_t *c, kc_classic_group_t *g)
+{
+    char key[KEY_BUF];
+    join_key(key, sizeof(key), g->group_id);
+    kc_timer_cancel(c, key);
+    sync_key(key, sizeof(key), g->group_id);
+    kc_timer_cancel(c, key);
+    for (size_t i = 0; i < g->pending_join.n; i++)
+        cancel_heartbeat(c, g, g->pending_join.items[i]);
+    for (size_t i = 0; i < g->nmembers; i++)
+        cancel_heartbeat(c, g, g->members[i]->member_id);
+}
+
+/* Removes the group from memory (state Dead), answering nothing. */
+static void drop_group(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms)
+{
+    cancel_group_timers(c, g);
+    group_transition(g, CG_DEAD, now_ms);
+    kc_smap_del(&c->groups, g->group_id, strlen(g->group_id));
+    group_free(g);
+}
+
+void kc_coord_delete_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                            const kc_delete_groups_request_t *req, kc_result_t *res)
+{
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_buf_t body;
+    kc_buf_init(&body);
+    kc_delete_groups_response_t r;
+    kc_delete_groups_response_init(&r);
+    int32_t n = req->groups_names.count > 0 ? req->groups_names.count : 0;
+    r.results.count = n;
+    r.results.items = n ? kc_arena_alloc(&arena, (size_t)n * sizeof(*r.results.items)) : NULL;
+    size_t records_before = res->nrecords;
+    for (int32_t i = 0; i < n; i++) {
+        kc_str_t gid = req->groups_names.items[i];
+        __typeof__(r.results.items[0]) *d = &r.results.items[i];
+        d->group_id = gid.len >= 0 ? gid : kc_str("");
+        d->error_code = ERR_NONE;
+        d->error_message = KC_STR_NULL;
+        if (gid.len < 0) {
+            d->error_code = ERR_INVALID_GROUP_ID;
+            continue;
+        }
+        if (!c->loaded) {
+            d->error_code = ERR_COORDINATOR_LOAD_IN_PROGRESS;
+            continue;
+        }
+        kc_classic_group_t *g = kc_smap_get(&c->groups, gid.ptr ? gid.ptr : "", (size_t)gid.len);
+        if (!g || g->state == CG_DEAD) {
+            d->error_code = ERR_GROUP_ID_NOT_FOUND;
+            continue;
+        }
+        if (g->state != CG_EMPTY) {
+            d->error_code = ERR_NON_EMPTY_GROUP;
+            continue;
+        }
+        kc_offsets_delete_group(c, gid, res);
+        write_group_tombstone(g->group_id, res);
+        kc_log_info(LOG_COMP, "The following groups were deleted: %s.", g->group_id);
+        drop_group(c, g, ctx->now_ms);
+    }
+    if (kc_delete_groups_response_encode(&body, ctx->api_version, &r) != 0)
+        kc_log_error(LOG_COMP, "Failed to encode DeleteGroups response v%d", ctx->api_version);
+    kc_buf_t err;
+    kc_buf_init(&err);
+    bool with_records = res->nrecords > records_before;
+    if (with_records) {
+        for (int32_t i = 0; i < n; i++)
+            if (r.results.items[i].error_code == ERR_NONE)
+                r.results.items[i].error_code = ERR_COORDINATOR_NOT_AVAILABLE;
+        kc_delete_groups_response_encode(&err, ctx->api_version, &r);
+    }
+    kc_result_add_response(res, ctx, &body, with_records ? &err : NULL);
+    kc_buf_deinit(&err);
+    kc_buf_deinit(&body);
+    kc_arena_deinit(&arena);
+}
+
+/* ---- replay, load, unload ------------------------------------------------- */
+
+int kc_classic_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uint8_t *value,
+                      size_t value_len)
+{
+    int rc = KC_EINVAL;
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_reader_t r;
+    kc_reader_init(&r, key, key_len);
+    (void)kc_read_int16(&r);
+    kc_group_metadata_key_t k;
+    kc_group_metadata_key_init(&k);
+    if (kc_group_metadata_key_decode(&r, 0, &arena, &k) != 0 || r.err || k.group.len < 0)
+        goto out;
+    kc_classic_group_t *old = kc_smap_get(&c->groups, k.group.ptr ? k.group.ptr : "", (size_t)k.group.len);
+    if (!value) {
+        if (old) {
+            kc_smap_del(&c->groups, old->group_id, strlen(old->group_id));
+            cancel_group_timers(c, old);
+            group_free(old);
+        }
+        rc = 0;
+        goto out;
+    }
+    kc_reader_init(&r, value, value_len);
+    int16_t version = kc_read_int16(&r);
+    if (r.err || version < 0 || version > KC_GROUP_METADATA_VALUE_MAX_VERSION)
+        goto out;
+    kc_group_metadata_value_t v;
+    kc_group_metadata_value_init(&v);
+    if (kc_group_metadata_value_decode(&r, version, &arena, &v) != 0 || r.err)
+        goto out;
+
+    int32_t nm = v.members.count > 0 ? v.members.count : 0;
+    kc_classic_group_t *g = group_new(k.group.ptr ? k.group.ptr : "", (size_t)k.group.len,
+                                      nm ? CG_STABLE : CG_EMPTY, v.current_state_timestamp);
+    g->generation_id = v.generation;
+    g->protocol_type = v.protocol_type.len > 0 ? dup_str(v.protocol_type) : NULL;
+    g->protocol_name = dup_str(v.protocol);
+    g->leader_id = dup_str(v.leader);
+    g->current_state_timestamp = version >= 2 ? v.current_state_timestamp : -1;
+    for (int32_t i = 0; i < nm; i++) {
+        const __typeof__(v.members.items[0]) *mm = &v.members.items[i];
+        cg_member_t *m = kc_xcalloc(1, sizeof(*m));
+        m->member_id = dup_str(mm->member_id.len >= 0 ? mm->member_id : kc_str(""));
+        m->group_instance_id = dup_str(mm->group_instance_id);
+        m->client_id = dup_str(mm->client_id.len >= 0 ? mm->client_id : kc_str(""));
+        m->client_host = dup_str(mm->client_host.len >= 0 ? mm->client_host : kc_str(""));
+        m->session_timeout_ms = mm->session_timeout;
+        m->rebalance_timeout_ms = mm->rebalance_timeout == -1 ? mm->session_timeout : mm->rebalance_timeout;
+        m->protocol_type = kc_xstrdup(g->protocol_type ? g->protocol_type : "");
+        m->nprotocols = 1;
+        m->protocols = kc_xcalloc(1, sizeof(*m->protocols));
+        m->protocols[0].name = kc_xstrdup(g->protocol_name ? g->protocol_name : "");
+        m->protocols[0].metadata_len = mm->subscription.len > 0 ? mm->subscription.len : 0;
+        m->protocols[0].metadata = kc_xmalloc((size_t)m->protocols[0].metadata_len + 1);
+        if (m->protocols[0].metadata_len)
+            memcpy(m->protocols[0].metadata, mm->subscription.ptr, (size_t)m->protocols[0].metadata_len);
+        member_set_assignment(m, mm->assignment.ptr, mm->assignment.len);
+        if (g->nmembers == g->members_cap) {
+            g->members_cap = g->members_cap ? g->members_cap * 2 : 8;
+            g->members = kc_xrealloc(g->members, g->members_cap * sizeof(*g->members));
+        }
+        g->members[g->nmembers++] = m;
+    }
+    if (!g->leader_id && g->nmembers)
+        g->leader_id = kc_xstrdup(g->members[0]->member_id);
+    group_compute_subscribed_topics(g);
+    if (old) {
+        kc_smap_del(&c->groups, old->group_id, strlen(old->group_id));
+        group_free(old);
+    }
+    kc_smap_put(&c->groups, g->group_id, strlen(g->group_id), g);
+    rc = 0;
+out:
+    kc_arena_deinit(&arena);
+    return rc;
+}
+
+void kc_classic_loaded(kc_coord_t *c, int64_t now_ms)
+{
+    group_list_t l = {0};
+    kc_smap_foreach(&c->groups, collect_group, &l);
+    if (l.n)
+        qsort(l.items, l.n, sizeof(*l.items), cmp_group);
+    kc_result_t res;
+    kc_result_init(&res);
+    for (size_t i = 0; i < l.n; i++) {
+        kc_classic_group_t *g = l.items[i];
+        kc_log_info(LOG_COMP, "Loaded classic group %s with %zu members.", g->group_id, g->nmembers);
+        for (size_t k = 0; k < g->nmembers; k++)
+            schedule_heartbeat(c, g, g->members[k]->member_id, g->members[k]->session_timeout_ms, now_ms);
+        if (g->nmembers > (size_t)c->cfg.group_max_size) {
+            char reason[1024];
+            snprintf(reason, sizeof(reason),
+                     "Freshly-loaded group %s (size %zu) is over capacity %d. Rebalancing in order to "
+                     "give a chance for consumers to commit offsets",
+                     g->group_id, g->nmembers, c->cfg.group_max_size);
+            prepare_rebalance(c, g, reason, now_ms, &res);
+        }
+    }
+    /* Loaded groups hold no parked request, so nothing can be answered here. */
+    assert(res.nresponses == 0);
+    kc_result_deinit(&res);
+    free(l.items);
+}
+
+void kc_classic_unload_all(kc_coord_t *c, kc_result_t *res)
+{
+    group_list_t l = {0};
+    kc_smap_foreach(&c->groups, collect_group, &l);
+    for (size_t i = 0; i < l.n; i++) {
+        kc_classic_group_t *g = l.items[i];
+        for (size_t k = 0; k < g->nmembers; k++) {
+            cg_member_t *m = g->members[k];
+            join_answer_t a = {ERR_NOT_COORDINATOR, -1, NULL, NULL, NULL, false, m->member_id, NULL};
+            complete_join_future(g, m, &a, res, false);
+            if (member_awaiting_sync(m)) {
+                cg_parked_t p = m->sync;
+                m->sync.active = false;
+                send_sync(res, &p, ERR_NOT_COORDINATOR, NULL, NULL, NULL, 0, false);
+            }
+        }
+        cancel_group_timers(c, g);
+        kc_smap_del(&c->groups, g->group_id, strlen(g->group_id));
+        group_free(g);
+    }
+    free(l.items);
+}
+
+/* ---- the offsets module's view ------------------------------------------ */
+
+kc_classic_group_t *kc_classic_group_find(kc_coord_t *c, kc_str_t group_id)
+{
+    if (group_id.len < 0)
+        return NULL;
+    return kc_smap_get(&c->groups, group_id.ptr ? group_id.ptr : "", (size_t)group_id.len);
+}
+
+kc_classic_group_t *kc_classic_group_find_or_create(kc_coord_t *c, kc_str_t group_id)
+{
+    kc_classic_group_t *g = kc_classic_group_find(c, group_id);
+    if (g || group_id.len < 0)
+        return g;
+    g = group_new(group_id.ptr ? group_id.ptr : "", (size_t)group_id.len, CG_EMPTY, -1);
+    kc_smap_put(&c->groups, g->group_id, strlen(g->group_id), g);
+    kc_log_info(LOG_COMP, "Created simple classic group %s for offset commits", g->group_id);
+    return g;
+}
+
+bool kc_classic_group_is_empty_state(const kc_classic_group_t *g) { return g->state == CG_EMPTY; }
+bool kc_classic_group_is_dead(const kc_classic_group_t *g) { return g->state == CG_DEAD; }
+
+int16_t kc_classic_group_validate_offset_commit(kc_classic_group_t *g, kc_str_t member_id,
+                                                kc_str_t group_instance_id,
+                                                int32_t generation_id, bool is_transactional,
+                                                int16_t api_version)
+{
+    (void)api_version;
+    if (g->state == CG_DEAD)
+        return ERR_COORDINATOR_NOT_AVAILABLE;
+    if (generation_id < 0 && g->state == CG_EMPTY)
+        return ERR_NONE; /* admin client or group-less consumer */
+    if (generation_id >= 0 || member_id.len > 0 || group_instance_id.len >= 0) {
+        int16_t err = group_validate_member(g, member_id.len >= 0 ? member_id : kc_str(""),
+                                            group_instance_id,
+                                            is_transactional ? "offset-commit" : "txn-offset-commit");
+        if (err)
+            return err;
+        if (generation_id != g->generation_id)
+            return ERR_ILLEGAL_GENERATION;
+    } else if (!is_transactional && g->state != CG_EMPTY) {
+        return ERR_UNKNOWN_MEMBER_ID;
+    }
+    if (!is_transactional && g->state == CG_COMPLETING_REBALANCE)
+        return ERR_REBALANCE_IN_PROGRESS;
+    return ERR_NONE;
+}
+
+void kc_classic_group_touch_member(kc_coord_t *c, kc_classic_group_t *g, kc_str_t member_id,
+                                   int64_t now_ms)
+{
+    if (g->state != CG_STABLE && g->state != CG_PREPARING_REBALANCE)
+        return;
+    cg_member_t *m = group_member_s(g, member_id);
+    if (m)
+        schedule_heartbeat(c, g, m->member_id, m->session_timeout_ms, now_ms);
+}
+
+int16_t kc_classic_group_validate_offset_delete(const kc_classic_group_t *g)
+{
+    switch (g->state) {
+    case CG_DEAD:
+        return ERR_GROUP_ID_NOT_FOUND;
+    case CG_STABLE:
+    case CG_PREPARING_REBALANCE:
+    case CG_COMPLETING_REBALANCE:
+        if (!g->protocol_type || strcmp(g->protocol_type, "consumer") != 0)
+            return ERR_NON_EMPTY_GROUP;
+        return ERR_NONE;
+    case CG_EMPTY:
+        return ERR_NONE;
+    }
+    return ERR_NONE;
+}
+
+kc_str_t kc_classic_group_id(const kc_classic_group_t *g) { return kc_str(g->group_id); }
+
+typedef struct {
+    void (*fn)(kc_classic_group_t *g, void *arg);
+    void *arg;
+} foreach_ctx_t;
+
+static void foreach_group(void *ctx, const char *key, void *val)
+{
+    (void)key;
+    foreach_ctx_t *f = ctx;
+    f->fn(val, f->arg);
+}
+
+void kc_classic_group_foreach(kc_coord_t *c, void (*fn)(kc_classic_group_t *g, void *arg),
+                              void *arg)
+{
+    foreach_ctx_t f = {fn, arg};
+    kc_smap_foreach(&c->groups, foreach_group, &f);
+}
+
+bool kc_classic_group_is_subscribed_to(const kc_classic_group_t *g, kc_str_t topic)
+{
+    if (g->subscribed_known)
+        return topic.len >= 0 && strset_has(&g->subscribed_topics, topic.ptr ? topic.ptr : "", (size_t)topic.len);
+    return g->protocol_type && strcmp(g->protocol_type, "consumer") == 0;
+}
+
+bool kc_classic_group_offsets_expire(const kc_classic_group_t *g, int64_t *base_timestamp_ms)
+{
+    *base_timestamp_ms = -1; /* -1: measure from each offset's commit timestamp */
+    if (!g->protocol_type || !*g->protocol_type)
+        return true; /* simple group */
+    if (g->state == CG_EMPTY) {
+        *base_timestamp_ms = g->current_state_timestamp;
+        return true;
+    }
+    return strcmp(g->protocol_type, "consumer") == 0 && g->subscribed_known && g->state == CG_STABLE;
+}
+
+void kc_classic_group_delete_if_empty(kc_coord_t *c, kc_str_t group_id, kc_result_t *res)
+{
+    kc_classic_group_t *g = kc_classic_group_find(c, group_id);
+    if (!g || g->state != CG_EMPTY || kc_offsets_group_has_offsets(c, group_id))
+        return;
+    kc_log_info(LOG_COMP, "Group %s is empty and all its offsets expired: deleting it.", g->group_id);
+    write_group_tombstone(g->group_id, res);
+    drop_group(c, g, g->current_state_timestamp >= 0 ? g->current_state_timestamp : 0);
+}

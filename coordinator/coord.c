@@ -1,0 +1,448 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Coordinator lifecycle, results, keyed timers and the replay dispatch by
+ * record type. The group protocols live in classic.c and offsets.c; this
+ * file holds no group rule.
+ */
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coord_priv.h"
+#include "kc_log.h"
+
+/* ---- config ------------------------------------------------------------ */
+
+void kc_coord_config_defaults(kc_coord_config_t *cfg)
+{
+    cfg->group_initial_rebalance_delay_ms = 3000;
+    cfg->group_min_session_timeout_ms = 6000;
+    cfg->group_max_session_timeout_ms = 1800000;
+    cfg->group_max_size = INT32_MAX;
+    cfg->group_new_member_join_timeout_ms = 300000;
+    cfg->offsets_retention_ms = 10080LL * 60 * 1000;
+    cfg->offsets_retention_check_interval_ms = 600000;
+    cfg->offset_metadata_max_bytes = 4096;
+}
+
+/* ---- string map -------------------------------------------------------- */
+
+static uint64_t smap_hash(const char *k, size_t len)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (size_t i = 0; i < len; i++) {
+        h ^= (uint8_t)k[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+void kc_smap_init(kc_smap_t *m)
+{
+    m->nslots = 64;
+    m->slots = kc_xcalloc(m->nslots, sizeof(*m->slots));
+    m->count = 0;
+}
+
+void kc_smap_deinit(kc_smap_t *m)
+{
+    for (size_t i = 0; i < m->nslots; i++) {
+        kc_smap_entry_t *e = m->slots[i];
+        while (e) {
+            kc_smap_entry_t *n = e->next;
+            free(e->key);
+            free(e);
+            e = n;
+        }
+    }
+    free(m->slots);
+    m->slots = NULL;
+    m->nslots = m->count = 0;
+}
+
+static kc_smap_entry_t **smap_find(const kc_smap_t *m, const char *key, size_t len)
+{
+    kc_smap_entry_t **pp = &m->slots[smap_hash(key, len) & (m->nslots - 1)];
+    while (*pp) {
+        if (strlen((*pp)->key) == len && memcmp((*pp)->key, key, len) == 0)
+            return pp;
+        pp = &(*pp)->next;
+    }
+    return pp;
+}
+
+void *kc_smap_get(const kc_smap_t *m, const char *key, size_t len)
+{
+    kc_smap_entry_t **pp = smap_find(m, key, len);
+    return *pp ? (*pp)->val : NULL;
+}
+
+static void smap_grow(kc_smap_t *m)
+{
+    size_t n = m->nslots * 2;
+    kc_smap_entry_t **slots = kc_xcalloc(n, sizeof(*slots));
+    for (size_t i = 0; i < m->nslots; i++) {
+        kc_smap_entry_t *e = m->slots[i];
+        while (e) {
+            kc_smap_entry_t *next = e->next;
+            size_t j = smap_hash(e->key, strlen(e->key)) & (n - 1);
+            e->next = slots[j];
+            slots[j] = e;
+            e = next;
+        }
+    }
+    free(m->slots);
+    m->slots = slots;
+    m->nslots = n;
+}
+
+void kc_smap_put(kc_smap_t *m, const char *key, size_t len, void *val)
+{
+    kc_smap_entry_t **pp = smap_find(m, key, len);
+    if (*pp) {
+        (*pp)->val = val;
+        return;
+    }
+    kc_smap_entry_t *e = kc_xcalloc(1, sizeof(*e));
+    e->key = kc_xstrndup(key, len);
+    e->val = val;
+    *pp = e;
+    if (++m->count > m->nslots)
+        smap_grow(m);
+}
+
+void *kc_smap_del(kc_smap_t *m, const char *key, size_t len)
+{
+    kc_smap_entry_t **pp = smap_find(m, key, len);
+    kc_smap_entry_t *e = *pp;
+    if (!e)
+        return NULL;
+    void *val = e->val;
+    *pp = e->next;
+    free(e->key);
+    free(e);
+    m->count--;
+    return val;
+}
+
+void kc_smap_foreach(const kc_smap_t *m, void (*fn)(void *ctx, const char *key, void *val),
+                     void *ctx)
+{
+    for (size_t i = 0; i < m->nslots; i++)
+        for (kc_smap_entry_t *e = m->slots[i]; e; e = e->next)
+            fn(ctx, e->key, e->val);
+}
+
+/* ---- results ----------------------------------------------------------- */
+
+void kc_result_init(kc_result_t *res) { memset(res, 0, sizeof(*res)); }
+
+void kc_result_reset(kc_result_t *res)
+{
+    for (size_t i = 0; i < res->nrecords; i++) {
+        kc_buf_deinit(&res->records[i].key);
+        kc_buf_deinit(&res->records[i].value);
+    }
+    for (size_t i = 0; i < res->nresponses; i++) {
+        kc_buf_deinit(&res->responses[i].body);
+        kc_buf_deinit(&res->responses[i].error_body);
+    }
+    res->nrecords = 0;
+    res->nresponses = 0;
+}
+
+void kc_result_deinit(kc_result_t *res)
+{
+    kc_result_reset(res);
+    free(res->records);
+    free(res->responses);
+    memset(res, 0, sizeof(*res));
+}
+
+void kc_result_add_record(kc_result_t *res, const kc_buf_t *key, const kc_buf_t *value)
+{
+    if (res->nrecords == res->records_cap) {
+        res->records_cap = res->records_cap ? res->records_cap * 2 : 8;
+        res->records = kc_xrealloc(res->records, res->records_cap * sizeof(*res->records));
+    }
+    kc_record_t *r = &res->records[res->nrecords++];
+    memset(r, 0, sizeof(*r));
+    kc_buf_init(&r->key);
+    kc_buf_init(&r->value);
+    kc_buf_append(&r->key, key->data, key->len);
+    if (value) {
+        kc_buf_append(&r->value, value->data, value->len);
+        r->tombstone = false;
+    } else {
+        r->tombstone = true;
+    }
+}
+
+void kc_result_add_response(kc_result_t *res, const kc_request_ctx_t *ctx, kc_buf_t *body,
+                            kc_buf_t *error_body)
+{
+    if (res->nresponses == res->responses_cap) {
+        res->responses_cap = res->responses_cap ? res->responses_cap * 2 : 8;
+        res->responses = kc_xrealloc(res->responses, res->responses_cap * sizeof(*res->responses));
+    }
+    kc_response_t *r = &res->responses[res->nresponses++];
+    memset(r, 0, sizeof(*r));
+    r->conn_id = ctx->conn_id;
+    r->correlation_id = ctx->correlation_id;
+    r->api_key = ctx->api_key;
+    r->api_version = ctx->api_version;
+    r->body = *body;
+    kc_buf_init(body);
+    if (error_body) {
+        r->error_body = *error_body;
+        kc_buf_init(error_body);
+    } else {
+        kc_buf_init(&r->error_body);
+    }
+}
+
+/* ---- timers: a min-heap on (deadline, seq) plus a key index ------------ */
+
+static bool timer_before(const kc_timer_t *a, const kc_timer_t *b)
+{
+    return a->deadline_ms < b->deadline_ms || (a->deadline_ms == b->deadline_ms && a->seq < b->seq);
+}
+
+static void heap_swap(kc_coord_t *c, size_t i, size_t j)
+{
+    kc_timer_t *t = c->heap[i];
+    c->heap[i] = c->heap[j];
+    c->heap[j] = t;
+    c->heap[i]->heap_index = i;
+    c->heap[j]->heap_index = j;
+}
+
+static void heap_up(kc_coord_t *c, size_t i)
+{
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!timer_before(c->heap[i], c->heap[p]))
+            break;
+        heap_swap(c, i, p);
+        i = p;
+    }
+}
+
+static void heap_down(kc_coord_t *c, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < c->nheap && timer_before(c->heap[l], c->heap[m]))
+            m = l;
+        if (r < c->nheap && timer_before(c->heap[r], c->heap[m]))
+            m = r;
+        if (m == i)
+            break;
+        heap_swap(c, i, m);
+        i = m;
+    }
+}
+
+static void heap_remove(kc_coord_t *c, kc_timer_t *t)
+{
+    size_t i = t->heap_index;
+    assert(i < c->nheap && c->heap[i] == t);
+    c->nheap--;
+    if (i != c->nheap) {
+        c->heap[i] = c->heap[c->nheap];
+        c->heap[i]->heap_index = i;
+        heap_down(c, i);
+        heap_up(c, i);
+    }
+}
+
+static void timer_free(kc_timer_t *t)
+{
+    if (!t)
+        return;
+    free(t->key);
+    free(t->group_id);
+    free(t->member_id);
+    free(t);
+}
+
+void kc_timer_schedule_args(kc_coord_t *c, const char *key, int64_t deadline_ms, kc_timer_fn fn,
+                            const char *group_id, const char *member_id, int32_t arg1,
+                            int32_t arg2)
+{
+    kc_timer_cancel(c, key);
+    kc_timer_t *t = kc_xcalloc(1, sizeof(*t));
+    t->key = kc_xstrdup(key);
+    t->deadline_ms = deadline_ms;
+    t->seq = c->timer_seq++;
+    t->fn = fn;
+    t->group_id = group_id ? kc_xstrdup(group_id) : NULL;
+    t->member_id = member_id ? kc_xstrdup(member_id) : NULL;
+    t->arg1 = arg1;
+    t->arg2 = arg2;
+    if (c->nheap == c->heap_cap) {
+        c->heap_cap = c->heap_cap ? c->heap_cap * 2 : 64;
+        c->heap = kc_xrealloc(c->heap, c->heap_cap * sizeof(*c->heap));
+    }
+    t->heap_index = c->nheap;
+    c->heap[c->nheap++] = t;
+    heap_up(c, t->heap_index);
+    kc_smap_put(&c->timers, key, strlen(key), t);
+}
+
+void kc_timer_schedule(kc_coord_t *c, const char *key, int64_t deadline_ms, kc_timer_fn fn)
+{
+    kc_timer_schedule_args(c, key, deadline_ms, fn, NULL, NULL, 0, 0);
+}
+
+void kc_timer_cancel(kc_coord_t *c, const char *key)
+{
+    kc_timer_t *t = kc_smap_del(&c->timers, key, strlen(key));
+    if (!t)
+        return;
+    heap_remove(c, t);
+    timer_free(t);
+}
+
+bool kc_timer_is_scheduled(const kc_coord_t *c, const char *key)
+{
+    return kc_smap_get(&c->timers, key, strlen(key)) != NULL;
+}
+
+const kc_timer_t *kc_timer_current(const kc_coord_t *c) { return c->firing; }
+
+int64_t kc_coord_next_deadline(const kc_coord_t *c)
+{
+    return c->nheap ? c->heap[0]->deadline_ms : INT64_MAX;
+}
+
+void kc_coord_tick(kc_coord_t *c, int64_t now_ms, kc_result_t *res)
+{
+    while (c->nheap && c->heap[0]->deadline_ms <= now_ms) {
+        kc_timer_t *t = c->heap[0];
+        heap_remove(c, t);
+        kc_smap_del(&c->timers, t->key, strlen(t->key));
+        const kc_timer_t *prev = c->firing;
+        c->firing = t;
+        t->fn(c, t->key, now_ms, res);
+        c->firing = prev;
+        timer_free(t);
+    }
+}
+
+static void timers_clear(kc_coord_t *c)
+{
+    for (size_t i = 0; i < c->nheap; i++)
+        timer_free(c->heap[i]);
+    c->nheap = 0;
+    kc_smap_deinit(&c->timers);
+    kc_smap_init(&c->timers);
+}
+
+/* ---- ids --------------------------------------------------------------- */
+
+static uint64_t splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+void kc_coord_seed(kc_coord_t *c, uint64_t seed) { c->rng = seed; }
+
+void kc_coord_random_uuid(kc_coord_t *c, char out[37])
+{
+    uint8_t b[16];
+    uint64_t hi = splitmix64(&c->rng), lo = splitmix64(&c->rng);
+    for (int i = 0; i < 8; i++) {
+        b[i] = (uint8_t)(hi >> (56 - 8 * i));
+        b[8 + i] = (uint8_t)(lo >> (56 - 8 * i));
+    }
+    b[6] = (uint8_t)((b[6] & 0x0f) | 0x40); /* version 4 */
+    b[8] = (uint8_t)((b[8] & 0x3f) | 0x80); /* IETF variant */
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0;
+    for (int i = 0; i < 16; i++) {
+        if (i == 4 || i == 6 || i == 8 || i == 10)
+            out[o++] = '-';
+        out[o++] = hex[b[i] >> 4];
+        out[o++] = hex[b[i] & 15];
+    }
+    out[o] = '\0';
+}
+
+/* ---- lifecycle --------------------------------------------------------- */
+
+kc_coord_t *kc_coord_new(const kc_coord_config_t *cfg, const kc_topic_view_t *topics)
+{
+    kc_coord_t *c = kc_xcalloc(1, sizeof(*c));
+    if (cfg)
+        c->cfg = *cfg;
+    else
+        kc_coord_config_defaults(&c->cfg);
+    if (topics)
+        c->topics = *topics;
+    kc_smap_init(&c->groups);
+    kc_smap_init(&c->timers);
+    c->offsets = kc_offsets_new();
+    c->rng = 0x6b636f6f7264ULL;
+    return c;
+}
+
+void kc_coord_free(kc_coord_t *c)
+{
+    if (!c)
+        return;
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_classic_unload_all(c, &res);
+    kc_result_deinit(&res);
+    timers_clear(c);
+    kc_smap_deinit(&c->timers);
+    kc_smap_deinit(&c->groups);
+    free(c->heap);
+    kc_offsets_free(c->offsets);
+    free(c);
+}
+
+void *kc_coord_offsets_state(kc_coord_t *c) { return c->offsets; }
+const kc_coord_config_t *kc_coord_config(const kc_coord_t *c) { return &c->cfg; }
+const kc_topic_view_t *kc_coord_topic_view(const kc_coord_t *c) { return &c->topics; }
+
+int kc_coord_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uint8_t *value,
+                    size_t value_len)
+{
+    if (!key || key_len < 2)
+        return KC_EINVAL;
+    int16_t type = (int16_t)((key[0] << 8) | key[1]);
+    switch (type) {
+    case 0:
+    case 1:
+        return kc_offsets_replay(c, key, key_len, value, value_len);
+    case 2:
+        return kc_classic_replay(c, key, key_len, value, value_len);
+    default:
+        kc_log_debug("coordinator", "Ignoring record of type %d during load", type);
+        return 0;
+    }
+}
+
+void kc_coord_loaded(kc_coord_t *c, int64_t now_ms)
+{
+    c->loaded = true;
+    kc_classic_loaded(c, now_ms);
+    kc_offsets_loaded(c, now_ms);
+}
+
+bool kc_coord_is_loaded(const kc_coord_t *c) { return c->loaded; }
+
+void kc_coord_unload(kc_coord_t *c, kc_result_t *res)
+{
+    kc_classic_unload_all(c, res);
+    timers_clear(c);
+    kc_offsets_free(c->offsets);
+    c->offsets = kc_offsets_new();
+    c->loaded = false;
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Private layout of the coordinator object and of classic groups, shared by
+ * coord.c (lifecycle, results, timers, replay dispatch) and classic.c (the
+ * classic group protocol). Not part of the contract with the offsets module,
+ * which uses internal.h only.
+ */
+#ifndef KC_COORD_PRIV_H
+#define KC_COORD_PRIV_H
+
+#include "internal.h"
+
+/* ---- a small string-keyed hash map (chained) ------------------------- */
+
+typedef struct kc_smap_entry {
+    char *key;
+    void *val;
+    struct kc_smap_entry *next;
+} kc_smap_entry_t;
+
+typedef struct {
+    kc_smap_entry_t **slots;
+    size_t nslots;
+    size_t count;
+} kc_smap_t;
+
+void kc_smap_init(kc_smap_t *m);
+/* Frees the entries and keys, not the values. */
+void kc_smap_deinit(kc_smap_t *m);
+void *kc_smap_get(const kc_smap_t *m, const char *key, size_t len);
+/* Inserts or replaces; the key is copied. */
+void kc_smap_put(kc_smap_t *m, const char *key, size_t len, void *val);
+/* Removes and returns the value (NULL if absent). */
+void *kc_smap_del(kc_smap_t *m, const char *key, size_t len);
+/* Calls fn for every entry; fn must not modify the map. */
+void kc_smap_foreach(const kc_smap_t *m, void (*fn)(void *ctx, const char *key, void *val),
+                     void *ctx);
+
+/* ---- timers ----------------------------------------------------------- */
+
+typedef struct kc_timer {
+    char *key;
+    int64_t deadline_ms;
+    uint64_t seq;       /* insertion order; ties fire in scheduling order */
+    size_t heap_index;
+    kc_timer_fn fn;
+    /* Arguments for the classic-group timers (memory-only). */
+    char *group_id;
+    char *member_id;
+    int32_t arg1, arg2;
+} kc_timer_t;
+
+/* Schedules a timer carrying a group id, member id (either may be NULL) and
+ * two integers; replaces an existing timer of the same key. */
+void kc_timer_schedule_args(kc_coord_t *c, const char *key, int64_t deadline_ms, kc_timer_fn fn,
+                            const char *group_id, const char *member_id, int32_t arg1,
+                            int32_t arg2);
+/* The timer being fired (valid inside a kc_timer_fn only). */
+const kc_timer_t *kc_timer_current(const kc_coord_t *c);
+
+/* ---- the coordinator -------------------------------------------------- */
+
+struct kc_coord {
+    kc_coord_config_t cfg;
+    kc_topic_view_t topics;
+    bool loaded;
+    kc_smap_t groups;     /* group id -> kc_classic_group_t * */
+    void *offsets;        /* offsets module state */
+    /* timers */
+    kc_smap_t timers;     /* key -> kc_timer_t * */
+    kc_timer_t **heap;
+    size_t nheap, heap_cap;
+    uint64_t timer_seq;
+    const kc_timer_t *firing;
+    /* member id generation (UUID v4 from a seeded generator) */
+    uint64_t rng;
+};
+
+/* Writes a random UUID in Kafka's text form (36 chars + NUL) into out. */
+void kc_coord_random_uuid(kc_coord_t *c, char out[37]);
+
+/* classic.c entry points used by coord.c */
+int kc_classic_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uint8_t *value,
+                      size_t value_len);
+void kc_classic_loaded(kc_coord_t *c, int64_t now_ms);
+/* Answers every parked request with error (NOT_COORDINATOR) and frees all groups. */
+void kc_classic_unload_all(kc_coord_t *c, kc_result_t *res);
+
+#endif

@@ -1,0 +1,1008 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Committed offsets, as Kafka's OffsetMetadataManager plus the parts of
+ * KafkaApis that check topics before the coordinator sees a request:
+ * OffsetCommit v0-10, OffsetFetch v0-10 (batched from v8), OffsetDelete v0,
+ * the periodic retention check ("offsets-expiration"), topic deletion, and
+ * the replay of OffsetCommit records (types 0 and 1, tombstones).
+ *
+ * Every change of state goes through a record: a handler encodes the record,
+ * adds it to the result and replays it at once, so the in-memory state after
+ * a handler is exactly the state a restart rebuilds from the same records.
+ * No transactions yet: there are no pending transactional offsets, so every
+ * offset is stable. Group rules belong to the group modules (internal.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "kc_log.h"
+#include "offsets_map.h"
+
+/* Kafka error codes used here (Errors.java). */
+enum {
+    ERR_UNKNOWN_SERVER_ERROR = -1,
+    ERR_NONE = 0,
+    ERR_UNKNOWN_TOPIC_OR_PARTITION = 3,
+    ERR_OFFSET_METADATA_TOO_LARGE = 12,
+    ERR_COORDINATOR_LOAD_IN_PROGRESS = 14,
+    ERR_NOT_COORDINATOR = 16,
+    ERR_ILLEGAL_GENERATION = 22,
+    ERR_INVALID_GROUP_ID = 24,
+    ERR_GROUP_ID_NOT_FOUND = 69,
+    ERR_GROUP_SUBSCRIBED_TO_TOPIC = 86,
+    ERR_UNKNOWN_TOPIC_ID = 100,
+};
+
+/*
+ * The error a client gets when the records of its request fail to commit.
+ * kcoord's store is a local LMDB environment, so a failed commit is a local
+ * storage failure: Kafka maps KAFKA_STORAGE_ERROR from the log append to
+ * NOT_COORDINATOR (CoordinatorOperationExceptionHelper), which makes the
+ * client look the coordinator up again and retry.
+ */
+#define ERR_APPEND_FAILED ERR_NOT_COORDINATOR
+
+#define LOG "offsets"
+#define EXPIRATION_TIMER "offsets-expiration"
+
+typedef struct {
+    kc_offsets_map_t map;
+} kc_offsets_t;
+
+static kc_offsets_t *state_of(kc_coord_t *c)
+{
+    return (kc_offsets_t *)kc_coord_offsets_state(c);
+}
+
+void *kc_offsets_new(void)
+{
+    kc_offsets_t *o = kc_xcalloc(1, sizeof(*o));
+    kc_offsets_map_init(&o->map);
+    return o;
+}
+
+void kc_offsets_free(void *offsets)
+{
+    kc_offsets_t *o = offsets;
+    if (o == NULL)
+        return;
+    kc_offsets_map_deinit(&o->map);
+    free(o);
+}
+
+static kc_str_t str_of(const char *p, int32_t len)
+{
+    return (kc_str_t){p, len};
+}
+
+static bool uuid_is_zero(kc_uuid_t u)
+{
+    static const kc_uuid_t zero;
+    return memcmp(u.b, zero.b, sizeof(u.b)) == 0;
+}
+
+static bool uuid_eq(kc_uuid_t a, kc_uuid_t b)
+{
+    return memcmp(a.b, b.b, sizeof(a.b)) == 0;
+}
+
+static bool same_str(kc_str_t a, kc_str_t b)
+{
+    int32_t al = a.len < 0 ? 0 : a.len, bl = b.len < 0 ? 0 : b.len;
+    return al == bl && (al == 0 || memcmp(a.ptr, b.ptr, (size_t)al) == 0);
+}
+
+/*
+ * Length of a string as Java's String.length() counts it (UTF-16 code
+ * units), which is what Kafka compares with offset.metadata.max.bytes.
+ */
+static int64_t java_length(kc_str_t s)
+{
+    int64_t n = 0;
+    for (int32_t i = 0; i < s.len; i++) {
+        uint8_t b = (uint8_t)s.ptr[i];
+        if ((b & 0xc0) != 0x80)
+            n++;
+        if (b >= 0xf0 && b <= 0xf7)
+            n++; /* a 4-byte sequence is a surrogate pair */
+    }
+    return n;
+}
+
+/* ---- records ---------------------------------------------------------- */
+
+/* Key of record types 0 and 1: int16 type, then group, topic, partition (version 0). */
+static void encode_key(kc_buf_t *b, kc_str_t group, kc_str_t topic, int32_t partition)
+{
+    kc_write_int16(b, KC_RECORD_OFFSET_COMMIT);
+    kc_write_str(b, group, false);
+    kc_write_str(b, topic, false);
+    kc_write_int32(b, partition);
+}
+
+/*
+ * OffsetCommitValue as Kafka writes it (GroupCoordinatorRecordHelpers):
+ * version 1 when the offset has an explicit expire timestamp, else version 4
+ * (flexible, topic id as tagged field 0 when known).
+ */
+static void encode_value(kc_buf_t *b, const kc_offset_entry_t *e)
+{
+    kc_str_t meta = str_of(e->metadata ? e->metadata : "", e->metadata_len);
+    if (e->expire_timestamp_ms != -1) {
+        kc_write_int16(b, 1);
+        kc_write_int64(b, e->offset);
+        kc_write_str(b, meta, false);
+        kc_write_int64(b, e->commit_timestamp_ms);
+        kc_write_int64(b, e->expire_timestamp_ms);
+        return;
+    }
+    kc_write_int16(b, 4);
+    kc_write_int64(b, e->offset);
+    kc_write_int32(b, e->leader_epoch);
+    kc_write_str(b, meta, true);
+    kc_write_int64(b, e->commit_timestamp_ms);
+    if (uuid_is_zero(e->topic_id)) {
+        kc_write_uvarint(b, 0);
+    } else {
+        kc_write_uvarint(b, 1);
+        kc_write_uvarint(b, 0);
+        kc_write_uvarint(b, 16);
+        kc_write_uuid(b, e->topic_id);
+    }
+}
+
+/* Decodes a value of record type 0 (version 0 only) or 1 (versions 0-4). */
+static int decode_value(int16_t type, const uint8_t *value, size_t value_len, kc_offset_entry_t *e)
+{
+    kc_reader_t r;
+    kc_reader_init(&r, value, value_len);
+    int16_t version = kc_read_int16(&r);
+    if (r.err || version < 0 || version > 4 || (type == 0 && version != 0))
+        return KC_EINVAL;
+    bool flexible = version >= 4;
+    memset(e, 0, sizeof(*e));
+    e->leader_epoch = -1;
+    e->expire_timestamp_ms = -1;
+    e->offset = kc_read_int64(&r);
+    if (version >= 3)
+        e->leader_epoch = kc_read_int32(&r);
+    kc_str_t meta = kc_read_str(&r, flexible, false);
+    e->commit_timestamp_ms = kc_read_int64(&r);
+    if (version == 1)
+        e->expire_timestamp_ms = kc_read_int64(&r);
+    if (flexible) {
+        uint32_t ntags = kc_read_uvarint(&r);
+        for (uint32_t i = 0; i < ntags && !r.err; i++) {
+            uint32_t tag = kc_read_uvarint(&r);
+            uint32_t size = kc_read_uvarint(&r);
+            if (tag == 0 && size == 16) {
+                e->topic_id = kc_read_uuid(&r);
+            } else {
+                kc_read_raw(&r, size);
+            }
+        }
+    }
+    if (r.err)
+        return KC_EINVAL;
+    e->metadata = (char *)meta.ptr; /* borrowed until the map copies it */
+    e->metadata_len = meta.len < 0 ? 0 : meta.len;
+    return 0;
+}
+
+int kc_offsets_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uint8_t *value,
+                      size_t value_len)
+{
+    kc_reader_t r;
+    kc_reader_init(&r, key, key_len);
+    int16_t type = kc_read_int16(&r);
+    kc_str_t group = kc_read_str(&r, false, false);
+    kc_str_t topic = kc_read_str(&r, false, false);
+    int32_t partition = kc_read_int32(&r);
+    if (r.err || (type != 0 && type != KC_RECORD_OFFSET_COMMIT))
+        return KC_EINVAL;
+    kc_offsets_t *o = state_of(c);
+    if (value == NULL) {
+        kc_offsets_map_remove(&o->map, group, topic, partition);
+        return 0;
+    }
+    kc_offset_entry_t e;
+    if (decode_value(type, value, value_len, &e) != 0)
+        return KC_EINVAL;
+    /* Offsets committed without group management live in a "simple" group:
+     * an Empty classic group without protocol type, created on replay. */
+    if (kc_classic_group_find(c, group) == NULL)
+        kc_classic_group_find_or_create(c, group);
+    kc_offsets_map_put(&o->map, group, topic, partition, &e);
+    return 0;
+}
+
+/* Adds an offset record (tombstone when e is NULL) to res and applies it. */
+static void emit(kc_coord_t *c, kc_result_t *res, kc_str_t group, kc_str_t topic,
+                 int32_t partition, const kc_offset_entry_t *e)
+{
+    kc_buf_t key, value;
+    kc_buf_init(&key);
+    kc_buf_init(&value);
+    encode_key(&key, group, topic, partition);
+    if (e != NULL)
+        encode_value(&value, e);
+    kc_result_add_record(res, &key, e ? &value : NULL);
+    int rc = kc_offsets_replay(c, key.data, key.len, e ? value.data : NULL, value.len);
+    if (rc != 0)
+        kc_log_error(LOG, "cannot apply own offset record for group %.*s: %d", (int)group.len,
+                     group.ptr, rc);
+    kc_buf_deinit(&key);
+    kc_buf_deinit(&value);
+}
+
+/* Tombstones, collected before being applied (applying changes the map being walked). */
+typedef struct {
+    kc_buf_t keys;   /* concatenated encoded keys */
+    size_t *ends;    /* end offset of each key in keys */
+    size_t n, cap;
+} tombstones_t;
+
+static void tombstones_add(tombstones_t *t, kc_str_t group, kc_str_t topic, int32_t partition)
+{
+    encode_key(&t->keys, group, topic, partition);
+    if (t->n == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 16;
+        t->ends = kc_xrealloc(t->ends, t->cap * sizeof(*t->ends));
+    }
+    t->ends[t->n++] = t->keys.len;
+}
+
+/* Emits every collected tombstone into res, applies them and frees t. */
+static void tombstones_flush(kc_coord_t *c, tombstones_t *t, kc_result_t *res)
+{
+    size_t start = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        kc_buf_t key = {t->keys.data + start, t->ends[i] - start, t->ends[i] - start};
+        kc_result_add_record(res, &key, NULL);
+        kc_offsets_replay(c, key.data, key.len, NULL, 0);
+        start = t->ends[i];
+    }
+    kc_buf_deinit(&t->keys);
+    free(t->ends);
+    memset(t, 0, sizeof(*t));
+}
+
+static void tombstone_group(const kc_offsets_group_t *g, tombstones_t *t)
+{
+    kc_str_t gid = str_of(g->id, g->id_len);
+    for (uint32_t i = 0; i < g->ntopics; i++) {
+        const kc_offsets_topic_t *tp = &g->topics[i];
+        for (uint32_t j = 0; j < tp->nparts; j++)
+            tombstones_add(t, gid, str_of(tp->name, tp->name_len), tp->parts[j].partition);
+    }
+}
+
+bool kc_offsets_group_has_offsets(kc_coord_t *c, kc_str_t group_id)
+{
+    return kc_offsets_map_group(&state_of(c)->map, group_id) != NULL;
+}
+
+void kc_offsets_delete_group(kc_coord_t *c, kc_str_t group_id, kc_result_t *res)
+{
+    const kc_offsets_group_t *g = kc_offsets_map_group(&state_of(c)->map, group_id);
+    if (g == NULL)
+        return;
+    tombstones_t t = {0};
+    tombstone_group(g, &t);
+    tombstones_flush(c, &t, res);
+}
+
+void kc_coord_topic_deleted(kc_coord_t *c, kc_str_t topic, int64_t now_ms, kc_result_t *res)
+{
+    (void)now_ms;
+    kc_offsets_map_t *m = &state_of(c)->map;
+    tombstones_t t = {0};
+    for (uint32_t i = 0; i < m->ngroups; i++) {
+        const kc_offsets_group_t *g = m->groups[i];
+        const kc_offsets_topic_t *tp = kc_offsets_group_topic(g, topic);
+        if (tp == NULL)
+            continue;
+        for (uint32_t j = 0; j < tp->nparts; j++)
+            tombstones_add(&t, str_of(g->id, g->id_len), topic, tp->parts[j].partition);
+    }
+    if (t.n > 0)
+        kc_log_info(LOG, "topic %.*s deleted: removing %zu committed offsets", (int)topic.len,
+                    topic.ptr, t.n);
+    tombstones_flush(c, &t, res);
+}
+
+/* ---- retention ---------------------------------------------------------- */
+
+static void collect_group_id(kc_classic_group_t *g, void *arg)
+{
+    kc_str_array_t *ids = arg;
+    kc_str_t id = kc_classic_group_id(g);
+    ids->items = kc_xrealloc(ids->items, (size_t)(ids->count + 1) * sizeof(*ids->items));
+    int32_t len = id.len < 0 ? 0 : id.len;
+    ids->items[ids->count++] = str_of(kc_xstrndup(id.ptr, (size_t)len), len);
+}
+
+/*
+ * Collects the group's expired offsets (OffsetMetadataManager
+ * .cleanupExpiredOffsets); returns true when none would be left.
+ */
+static bool collect_expired(kc_coord_t *c, kc_classic_group_t *grp, const kc_offsets_group_t *g,
+                            int64_t now_ms, tombstones_t *t)
+{
+    if (g == NULL)
+        return true;
+    int64_t base = -1;
+    if (!kc_classic_group_offsets_expire(grp, &base))
+        return false;
+    int64_t retention = kc_coord_config(c)->offsets_retention_ms;
+    bool all = true;
+    kc_str_t gid = str_of(g->id, g->id_len);
+    for (uint32_t i = 0; i < g->ntopics; i++) {
+        const kc_offsets_topic_t *tp = &g->topics[i];
+        kc_str_t tname = str_of(tp->name, tp->name_len);
+        if (kc_classic_group_is_subscribed_to(grp, tname)) {
+            all = false;
+            continue;
+        }
+        for (uint32_t j = 0; j < tp->nparts; j++) {
+            const kc_offset_entry_t *e = &tp->parts[j];
+            bool expired;
+            if (e->expire_timestamp_ms != -1)
+                expired = now_ms >= e->expire_timestamp_ms;
+            else
+                expired = now_ms - (base >= 0 ? base : e->commit_timestamp_ms) >= retention;
+            if (expired)
+                tombstones_add(t, gid, tname, e->partition);
+            else
+                all = false;
+        }
+    }
+    return all;
+}
+
+/* The periodic cleanup (GroupCoordinatorShard.cleanupGroupMetadata). */
+static void expiration_fired(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res)
+{
+    (void)key;
+    kc_offsets_map_t *m = &state_of(c)->map;
+    kc_str_array_t ids = {NULL, 0};
+    kc_classic_group_foreach(c, collect_group_id, &ids);
+    size_t total = 0;
+    for (int32_t i = 0; i < ids.count; i++) {
+        kc_classic_group_t *grp = kc_classic_group_find(c, ids.items[i]);
+        if (grp == NULL)
+            continue;
+        tombstones_t t = {0};
+        bool all = collect_expired(c, grp, kc_offsets_map_group(m, ids.items[i]), now_ms, &t);
+        if (t.n > 0) {
+            kc_log_info(LOG, "group %.*s: expired %zu committed offsets%s", (int)ids.items[i].len,
+                        ids.items[i].ptr, t.n, all ? ", none left" : "");
+            total += t.n;
+        }
+        tombstones_flush(c, &t, res);
+        if (all)
+            kc_classic_group_delete_if_empty(c, ids.items[i], res);
+    }
+    if (total > 0)
+        kc_log_info(LOG, "retention check removed %zu offsets", total);
+    for (int32_t i = 0; i < ids.count; i++)
+        free((char *)ids.items[i].ptr);
+    free(ids.items);
+    kc_timer_schedule(c, EXPIRATION_TIMER,
+                      now_ms + kc_coord_config(c)->offsets_retention_check_interval_ms,
+                      expiration_fired);
+}
+
+void kc_offsets_loaded(kc_coord_t *c, int64_t now_ms)
+{
+    kc_timer_schedule(c, EXPIRATION_TIMER,
+                      now_ms + kc_coord_config(c)->offsets_retention_check_interval_ms,
+                      expiration_fired);
+}
+
+/* ---- topics as the broker knows them ---------------------------------- */
+
+/* Existence, partition count (-1 = not checked) and id of a topic by name. */
+static bool topic_by_name(kc_coord_t *c, kc_str_t name, int32_t *partitions, kc_uuid_t *id)
+{
+    const kc_topic_view_t *v = kc_coord_topic_view(c);
+    memset(id, 0, sizeof(*id));
+    *partitions = -1;
+    if (v == NULL)
+        return false;
+    if (v->topic_lookup != NULL)
+        return v->topic_lookup(v->ctx, name, partitions, id);
+    return v->topic_exists != NULL && v->topic_exists(v->ctx, name);
+}
+
+static bool topic_by_id(kc_coord_t *c, kc_uuid_t id, kc_str_t *name)
+{
+    const kc_topic_view_t *v = kc_coord_topic_view(c);
+    if (v == NULL || v->topic_id_to_name == NULL || uuid_is_zero(id))
+        return false;
+    return v->topic_id_to_name(v->ctx, id, name);
+}
+
+/* ---- OffsetCommit --------------------------------------------------------- */
+
+typedef __typeof__(((kc_offset_commit_response_t *)0)->topics.items[0]) commit_rtopic_t;
+typedef __typeof__(((commit_rtopic_t *)0)->partitions.items[0]) commit_rpart_t;
+
+/* One partition of the response, in the order Kafka's response builder adds them. */
+typedef struct {
+    int32_t topic;     /* index in the response topic list */
+    int32_t partition;
+    int16_t error;
+    bool coordinator;  /* answered by the coordinator (not by the topic checks) */
+} commit_entry_t;
+
+typedef struct {
+    kc_str_t name;
+    kc_uuid_t id;
+} commit_key_t;
+
+/*
+ * Builds the response as KafkaApis does: partitions failing the topic
+ * checks first (one response topic per topic key), then the coordinator's
+ * answer merged in. When append_error is set, every coordinator partition
+ * carries it (the body for a failed commit).
+ */
+static void encode_commit_response(kc_buf_t *out, int16_t version, const commit_key_t *keys,
+                                   int32_t nkeys, const commit_entry_t *entries, size_t nentries,
+                                   const int32_t *entry_key, bool append_failed, kc_arena_t *arena)
+{
+    bool by_id = version >= 10;
+    int32_t *topic_of_key = kc_arena_alloc(arena, sizeof(int32_t) * (size_t)(nkeys + 1));
+    commit_key_t *rkeys = kc_arena_alloc(arena, sizeof(commit_key_t) * (size_t)(nkeys * 2 + 1));
+    int32_t *rcount = kc_arena_alloc(arena, sizeof(int32_t) * (size_t)(nkeys * 2 + 1));
+    int32_t *etopic = kc_arena_alloc(arena, sizeof(int32_t) * (nentries + 1));
+    int32_t nr = 0, nerr_topics = 0;
+    for (int32_t k = 0; k < nkeys; k++)
+        topic_of_key[k] = -1;
+
+    /* Phase 1: topic check failures, grouped by topic key. */
+    for (size_t i = 0; i < nentries; i++) {
+        if (entries[i].coordinator)
+            continue;
+        const commit_key_t *k = &keys[entry_key[i]];
+        int32_t t = -1;
+        for (int32_t j = 0; j < nr && t < 0; j++)
+            if (by_id ? uuid_eq(rkeys[j].id, k->id) : same_str(rkeys[j].name, k->name))
+                t = j;
+        if (t < 0) {
+            t = nr++;
+            rkeys[t] = *k;
+        }
+        etopic[i] = t;
+        rcount[t]++;
+    }
+    nerr_topics = nr;
+    /* Phase 2: the coordinator's topics (one per request topic), merged by key. */
+    for (size_t i = 0; i < nentries; i++) {
+        if (!entries[i].coordinator)
+            continue;
+        int32_t req_topic = entries[i].topic;
+        if (topic_of_key[req_topic] < 0) {
+            const commit_key_t *k = &keys[entry_key[i]];
+            int32_t t = -1;
+            for (int32_t j = 0; j < nerr_topics && t < 0; j++)
+                if (by_id ? uuid_eq(rkeys[j].id, k->id) : same_str(rkeys[j].name, k->name))
+                    t = j;
+            if (t < 0) {
+                t = nr++;
+                rkeys[t] = *k;
+            }
+            topic_of_key[req_topic] = t;
+        }
+        etopic[i] = topic_of_key[req_topic];
+        rcount[etopic[i]]++;
+    }
+
+    kc_offset_commit_response_t resp;
+    kc_offset_commit_response_init(&resp);
+    resp.topics.count = nr;
+    resp.topics.items = kc_arena_alloc(arena, sizeof(commit_rtopic_t) * (size_t)(nr + 1));
+    for (int32_t t = 0; t < nr; t++) {
+        commit_rtopic_t *rt = &resp.topics.items[t];
+        rt->name = rkeys[t].name;
+        rt->topic_id = rkeys[t].id;
+        rt->partitions.items = kc_arena_alloc(arena, sizeof(commit_rpart_t) * (size_t)rcount[t]);
+        rt->partitions.count = 0;
+    }
+    /* Error partitions precede coordinator ones inside a merged topic. */
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < nentries; i++) {
+            if (entries[i].coordinator != (pass == 1))
+                continue;
+            commit_rtopic_t *rt = &resp.topics.items[etopic[i]];
+            commit_rpart_t *rp = &rt->partitions.items[rt->partitions.count++];
+            rp->partition_index = entries[i].partition;
+            rp->error_code = (append_failed && entries[i].coordinator) ? ERR_APPEND_FAILED
+                                                                       : entries[i].error;
+        }
+    }
+    if (kc_offset_commit_response_encode(out, version, &resp) != 0)
+        kc_log_error(LOG, "cannot encode OffsetCommit response v%d", version);
+}
+
+void kc_coord_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                            const kc_offset_commit_request_t *req, kc_result_t *res)
+{
+    int16_t version = ctx->api_version;
+    int64_t now = ctx->now_ms;
+    const kc_coord_config_t *cfg = kc_coord_config(c);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    int32_t ntopics = req->topics.count < 0 ? 0 : req->topics.count;
+    size_t nparts = 0;
+    for (int32_t i = 0; i < ntopics; i++)
+        nparts += (size_t)(req->topics.items[i].partitions.count < 0
+                               ? 0
+                               : req->topics.items[i].partitions.count);
+
+    commit_key_t *keys = kc_arena_alloc(&arena, sizeof(*keys) * (size_t)(ntopics + 1));
+    commit_entry_t *entries = kc_arena_alloc(&arena, sizeof(*entries) * (nparts + 1));
+    int32_t *entry_key = kc_arena_alloc(&arena, sizeof(*entry_key) * (nparts + 1));
+    size_t n = 0, ncoord = 0;
+
+    /* Topic checks (KafkaApis.handleOffsetCommitRequest). */
+    for (int32_t i = 0; i < ntopics; i++) {
+        const __auto_type tp = &req->topics.items[i];
+        int16_t topic_err = ERR_NONE;
+        int32_t npart = -1;
+        if (version >= 10) {
+            keys[i].id = tp->topic_id;
+            keys[i].name = str_of("", 0);
+            kc_uuid_t ignored;
+            if (!topic_by_id(c, tp->topic_id, &keys[i].name) ||
+                !topic_by_name(c, keys[i].name, &npart, &ignored))
+                topic_err = ERR_UNKNOWN_TOPIC_ID;
+        } else {
+            keys[i].name = tp->name;
+            if (!topic_by_name(c, tp->name, &npart, &keys[i].id))
+                topic_err = ERR_UNKNOWN_TOPIC_OR_PARTITION;
+        }
+        for (int32_t j = 0; j < tp->partitions.count; j++) {
+            int32_t p = tp->partitions.items[j].partition_index;
+            commit_entry_t *e = &entries[n];
+            e->topic = i;
+            e->partition = p;
+            e->error = topic_err;
+            if (e->error == ERR_NONE && npart >= 0 && (p < 0 || p >= npart))
+                e->error = ERR_UNKNOWN_TOPIC_OR_PARTITION;
+            e->coordinator = e->error == ERR_NONE;
+            ncoord += e->coordinator;
+            entry_key[n] = i;
+            n++;
+        }
+    }
+
+    /* The coordinator (OffsetMetadataManager.commitOffset), only called with
+     * at least one partition left. */
+    int16_t group_err = ERR_NONE;
+    size_t first_record = res->nrecords;
+    if (ncoord > 0) {
+        kc_classic_group_t *g = NULL;
+        if (!kc_coord_is_loaded(c)) {
+            group_err = ERR_COORDINATOR_LOAD_IN_PROGRESS;
+        } else if ((g = kc_classic_group_find(c, req->group_id)) == NULL) {
+            if (req->generation_id_or_member_epoch < 0) {
+                kc_log_info(LOG, "group %.*s: creating a simple group for a manual offset commit",
+                            (int)req->group_id.len, req->group_id.ptr);
+                g = kc_classic_group_find_or_create(c, req->group_id);
+            } else {
+                group_err = version >= 9 ? ERR_GROUP_ID_NOT_FOUND : ERR_ILLEGAL_GENERATION;
+            }
+        }
+        if (group_err == ERR_NONE) {
+            kc_str_t member_id = req->member_id.len < 0 ? str_of("", 0) : req->member_id;
+            group_err = kc_classic_group_validate_offset_commit(
+                g, member_id, req->group_instance_id, req->generation_id_or_member_epoch, false,
+                version);
+            if (group_err == ERR_NONE)
+                kc_classic_group_touch_member(c, g, member_id, now);
+        }
+        int64_t expire = -1;
+        if (req->retention_time_ms != -1)
+            expire = now + req->retention_time_ms;
+        if (group_err != ERR_NONE) {
+            for (size_t i = 0; i < n; i++)
+                if (entries[i].coordinator)
+                    entries[i].error = group_err;
+        }
+        if (group_err == ERR_NONE) {
+            size_t k = 0;
+            for (int32_t i = 0; i < ntopics; i++) {
+                const __auto_type tp = &req->topics.items[i];
+                for (int32_t j = 0; j < tp->partitions.count; j++, k++) {
+                    commit_entry_t *e = &entries[k];
+                    if (!e->coordinator)
+                        continue;
+                    const __auto_type part = &tp->partitions.items[j];
+                    kc_str_t meta = part->committed_metadata;
+                    if (meta.len >= 0 && java_length(meta) > cfg->offset_metadata_max_bytes) {
+                        e->error = ERR_OFFSET_METADATA_TOO_LARGE;
+                        continue;
+                    }
+                    kc_offset_entry_t oe;
+                    memset(&oe, 0, sizeof(oe));
+                    oe.offset = part->committed_offset;
+                    oe.leader_epoch = part->committed_leader_epoch;
+                    oe.metadata = (char *)(meta.len > 0 ? meta.ptr : NULL);
+                    oe.metadata_len = meta.len > 0 ? meta.len : 0;
+                    /* v1 carried the client's commit timestamp (used when set). */
+                    oe.commit_timestamp_ms =
+                        part->commit_timestamp != -1 ? part->commit_timestamp : now;
+                    oe.expire_timestamp_ms = expire;
+                    oe.topic_id = keys[i].id;
+                    e->error = ERR_NONE;
+                    emit(c, res, req->group_id, keys[i].name, part->partition_index, &oe);
+                }
+            }
+        }
+    }
+
+    kc_buf_t body, error_body;
+    kc_buf_init(&body);
+    kc_buf_init(&error_body);
+    encode_commit_response(&body, version, keys, ntopics, entries, n, entry_key, false, &arena);
+    if (res->nrecords > first_record)
+        encode_commit_response(&error_body, version, keys, ntopics, entries, n, entry_key, true,
+                               &arena);
+    kc_result_add_response(res, ctx, &body, error_body.len ? &error_body : NULL);
+    kc_buf_deinit(&body);
+    kc_buf_deinit(&error_body);
+    kc_arena_deinit(&arena);
+}
+
+/* ---- OffsetFetch ---------------------------------------------------------- */
+
+typedef __typeof__(((kc_offset_fetch_response_t *)0)->groups.items[0]) fetch_group_t;
+typedef __typeof__(((fetch_group_t *)0)->topics.items[0]) fetch_topic_t;
+typedef __typeof__(((fetch_topic_t *)0)->partitions.items[0]) fetch_part_t;
+typedef __typeof__(((kc_offset_fetch_response_t *)0)->topics.items[0]) fetch_v0_topic_t;
+typedef __typeof__(((fetch_v0_topic_t *)0)->partitions.items[0]) fetch_v0_part_t;
+
+/* A requested topic, whatever the request version. */
+typedef struct {
+    kc_str_t name;
+    kc_uuid_t id;
+    kc_int32_array_t partitions;
+} fetch_req_topic_t;
+
+static void fetch_part_none(fetch_part_t *p, int32_t partition, int16_t error)
+{
+    p->partition_index = partition;
+    p->committed_offset = -1;
+    p->committed_leader_epoch = -1;
+    p->metadata = str_of("", 0);
+    p->error_code = error;
+}
+
+static void fetch_part_set(fetch_part_t *p, const kc_offset_entry_t *e)
+{
+    p->partition_index = e->partition;
+    p->committed_offset = e->offset;
+    p->committed_leader_epoch = e->leader_epoch;
+    p->metadata = str_of(e->metadata ? e->metadata : "", e->metadata_len);
+    p->error_code = ERR_NONE;
+}
+
+static int cmp_topic_ptr(const void *a, const void *b)
+{
+    const kc_offsets_topic_t *x = *(const kc_offsets_topic_t *const *)a;
+    const kc_offsets_topic_t *y = *(const kc_offsets_topic_t *const *)b;
+    int32_t n = KC_MIN(x->name_len, y->name_len);
+    int r = n > 0 ? memcmp(x->name, y->name, (size_t)n) : 0;
+    return r != 0 ? r : (x->name_len > y->name_len) - (x->name_len < y->name_len);
+}
+
+static int cmp_part(const void *a, const void *b)
+{
+    const fetch_part_t *x = a, *y = b;
+    return (x->partition_index > y->partition_index) - (x->partition_index < y->partition_index);
+}
+
+/* All committed offsets of a group (OffsetMetadataManager.fetchAllOffsets),
+ * sorted by topic name then partition. */
+static void fetch_all(kc_coord_t *c, int16_t version, const kc_offsets_group_t *og,
+                      fetch_group_t *out, kc_arena_t *arena)
+{
+    out->topics.count = 0;
+    out->topics.items = NULL;
+    if (og == NULL)
+        return;
+    const kc_offsets_topic_t **sorted = kc_arena_alloc(arena, sizeof(*sorted) * og->ntopics);
+    for (uint32_t i = 0; i < og->ntopics; i++)
+        sorted[i] = &og->topics[i];
+    qsort(sorted, og->ntopics, sizeof(*sorted), cmp_topic_ptr);
+    out->topics.items = kc_arena_alloc(arena, sizeof(fetch_topic_t) * og->ntopics);
+    for (uint32_t i = 0; i < og->ntopics; i++) {
+        const kc_offsets_topic_t *tp = sorted[i];
+        fetch_topic_t *rt = &out->topics.items[out->topics.count];
+        rt->name = str_of(tp->name, tp->name_len);
+        if (version >= 10) {
+            /* Only ids go on the wire: a topic without one is left out. */
+            int32_t npart;
+            if (!topic_by_name(c, rt->name, &npart, &rt->topic_id) || uuid_is_zero(rt->topic_id))
+                continue;
+        }
+        rt->partitions.items = kc_arena_alloc(arena, sizeof(fetch_part_t) * tp->nparts);
+        rt->partitions.count = (int32_t)tp->nparts;
+        for (uint32_t j = 0; j < tp->nparts; j++)
+            fetch_part_set(&rt->partitions.items[j], &tp->parts[j]);
+        qsort(rt->partitions.items, tp->nparts, sizeof(fetch_part_t), cmp_part);
+        out->topics.count++;
+    }
+}
+
+/* One group of an OffsetFetch (KafkaApis.fetch*OffsetsForGroup and the
+ * coordinator's fetchOffsets/fetchAllOffsets). topics NULL = all. */
+static void fetch_group(kc_coord_t *c, int16_t version, kc_str_t group_id,
+                        const fetch_req_topic_t *topics, int32_t ntopics, fetch_group_t *out,
+                        kc_arena_t *arena)
+{
+    out->group_id = group_id;
+    out->error_code = ERR_NONE;
+    out->topics.count = 0;
+    out->topics.items = NULL;
+
+    if (!kc_coord_is_loaded(c)) {
+        /* OffsetFetchResponse.groupError: a group-level code from v2, else
+         * the code on every requested partition. */
+        if (version >= 2 || topics == NULL) {
+            out->error_code = ERR_COORDINATOR_LOAD_IN_PROGRESS;
+            return;
+        }
+        out->topics.items = kc_arena_alloc(arena, sizeof(fetch_topic_t) * (size_t)ntopics);
+        for (int32_t i = 0; i < ntopics; i++) {
+            fetch_topic_t *rt = &out->topics.items[out->topics.count++];
+            rt->name = topics[i].name;
+            rt->topic_id = topics[i].id;
+            int32_t np = topics[i].partitions.count < 0 ? 0 : topics[i].partitions.count;
+            rt->partitions.items = kc_arena_alloc(arena, sizeof(fetch_part_t) * (size_t)np);
+            rt->partitions.count = np;
+            for (int32_t j = 0; j < np; j++)
+                fetch_part_none(&rt->partitions.items[j], topics[i].partitions.items[j],
+                                ERR_COORDINATOR_LOAD_IN_PROGRESS);
+        }
+        return;
+    }
+
+    /* A missing or Dead group has no offsets to show (ClassicGroup.validateOffsetFetch). */
+    kc_classic_group_t *g = kc_classic_group_find(c, group_id);
+    const kc_offsets_group_t *og = NULL;
+    if (g != NULL && !kc_classic_group_is_dead(g))
+        og = kc_offsets_map_group(&state_of(c)->map, group_id);
+
+    if (topics == NULL) {
+        fetch_all(c, version, og, out, arena);
+        return;
+    }
+
+    out->topics.items = kc_arena_alloc(arena, sizeof(fetch_topic_t) * (size_t)(ntopics + 1));
+    /* Coordinator topics in request order, then topics whose id is unknown. */
+    for (int pass = 0; pass < 2; pass++) {
+        for (int32_t i = 0; i < ntopics; i++) {
+            kc_str_t name = topics[i].name;
+            bool unknown_id = false;
+            if (version >= 10) {
+                name = str_of("", 0);
+                unknown_id = !topic_by_id(c, topics[i].id, &name) || name.len <= 0;
+            }
+            if (unknown_id != (pass == 1))
+                continue;
+            fetch_topic_t *rt = &out->topics.items[out->topics.count++];
+            rt->name = name;
+            rt->topic_id = topics[i].id;
+            int32_t np = topics[i].partitions.count < 0 ? 0 : topics[i].partitions.count;
+            rt->partitions.items = kc_arena_alloc(arena, sizeof(fetch_part_t) * (size_t)np);
+            rt->partitions.count = np;
+            const kc_offsets_topic_t *ot = unknown_id ? NULL : kc_offsets_group_topic(og, name);
+            for (int32_t j = 0; j < np; j++) {
+                int32_t p = topics[i].partitions.items[j];
+                const kc_offset_entry_t *e = kc_offsets_topic_partition(ot, p);
+                /* An offset stored under another id belongs to a deleted topic. */
+                if (e != NULL && version >= 10 && !uuid_is_zero(e->topic_id) &&
+                    !uuid_is_zero(topics[i].id) && !uuid_eq(e->topic_id, topics[i].id))
+                    e = NULL;
+                if (e != NULL)
+                    fetch_part_set(&rt->partitions.items[j], e);
+                else
+                    fetch_part_none(&rt->partitions.items[j], p,
+                                    unknown_id ? ERR_UNKNOWN_TOPIC_ID : ERR_NONE);
+            }
+        }
+    }
+}
+
+void kc_coord_offset_fetch(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                           const kc_offset_fetch_request_t *req, kc_result_t *res)
+{
+    int16_t version = ctx->api_version;
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_offset_fetch_response_t resp;
+    kc_offset_fetch_response_init(&resp);
+
+    if (version >= 8) {
+        int32_t ngroups = req->groups.count < 0 ? 0 : req->groups.count;
+        resp.groups.items = kc_arena_alloc(&arena, sizeof(fetch_group_t) * (size_t)(ngroups + 1));
+        resp.groups.count = ngroups;
+        for (int32_t i = 0; i < ngroups; i++) {
+            const __auto_type rg = &req->groups.items[i];
+            fetch_req_topic_t *topics = NULL;
+            int32_t nt = rg->topics.count;
+            if (nt >= 0) {
+                topics = kc_arena_alloc(&arena, sizeof(*topics) * (size_t)(nt + 1));
+                for (int32_t j = 0; j < nt; j++) {
+                    topics[j].name = rg->topics.items[j].name;
+                    topics[j].id = rg->topics.items[j].topic_id;
+                    topics[j].partitions = rg->topics.items[j].partition_indexes;
+                }
+            }
+            fetch_group(c, version, rg->group_id, topics, nt < 0 ? 0 : nt, &resp.groups.items[i],
+                        &arena);
+        }
+    } else {
+        fetch_req_topic_t *topics = NULL;
+        int32_t nt = req->topics.count;
+        if (nt >= 0) {
+            topics = kc_arena_alloc(&arena, sizeof(*topics) * (size_t)(nt + 1));
+            for (int32_t j = 0; j < nt; j++) {
+                topics[j].name = req->topics.items[j].name;
+                memset(&topics[j].id, 0, sizeof(topics[j].id));
+                topics[j].partitions = req->topics.items[j].partition_indexes;
+            }
+        }
+        fetch_group_t g;
+        memset(&g, 0, sizeof(g));
+        fetch_group(c, version, req->group_id, topics, nt < 0 ? 0 : nt, &g, &arena);
+        /* Versions before 8 answer for one group at the top level. */
+        resp.error_code = g.error_code;
+        resp.topics.count = g.topics.count;
+        resp.topics.items =
+            kc_arena_alloc(&arena, sizeof(fetch_v0_topic_t) * (size_t)(g.topics.count + 1));
+        for (int32_t i = 0; i < g.topics.count; i++) {
+            fetch_v0_topic_t *rt = &resp.topics.items[i];
+            rt->name = g.topics.items[i].name;
+            int32_t np = g.topics.items[i].partitions.count;
+            rt->partitions.count = np;
+            rt->partitions.items = kc_arena_alloc(&arena, sizeof(fetch_v0_part_t) * (size_t)np);
+            for (int32_t j = 0; j < np; j++) {
+                const fetch_part_t *src = &g.topics.items[i].partitions.items[j];
+                fetch_v0_part_t *dst = &rt->partitions.items[j];
+                dst->partition_index = src->partition_index;
+                dst->committed_offset = src->committed_offset;
+                dst->committed_leader_epoch = src->committed_leader_epoch;
+                dst->metadata = src->metadata;
+                dst->error_code = src->error_code;
+            }
+        }
+    }
+
+    kc_buf_t body;
+    kc_buf_init(&body);
+    if (kc_offset_fetch_response_encode(&body, version, &resp) != 0)
+        kc_log_error(LOG, "cannot encode OffsetFetch response v%d", version);
+    kc_result_add_response(res, ctx, &body, NULL);
+    kc_buf_deinit(&body);
+    kc_arena_deinit(&arena);
+}
+
+/* ---- OffsetDelete --------------------------------------------------------- */
+
+typedef __typeof__(((kc_offset_delete_response_t *)0)->topics.items[0]) delete_rtopic_t;
+typedef __typeof__(((delete_rtopic_t *)0)->partitions.items[0]) delete_rpart_t;
+
+static void encode_delete_error(kc_buf_t *out, int16_t error)
+{
+    kc_offset_delete_response_t resp;
+    kc_offset_delete_response_init(&resp);
+    resp.error_code = error;
+    resp.topics.count = 0;
+    if (kc_offset_delete_response_encode(out, 0, &resp) != 0)
+        kc_log_error(LOG, "cannot encode OffsetDelete response");
+}
+
+void kc_coord_offset_delete(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                            const kc_offset_delete_request_t *req, kc_result_t *res)
+{
+    kc_buf_t body;
+    kc_buf_init(&body);
+    int16_t group_err = ERR_NONE;
+    kc_classic_group_t *g = NULL;
+    /* GroupCoordinatorService.deleteOffsets, then OffsetMetadataManager.deleteOffsets. */
+    if (req->group_id.len <= 0)
+        group_err = ERR_INVALID_GROUP_ID;
+    else if (!kc_coord_is_loaded(c))
+        group_err = ERR_COORDINATOR_LOAD_IN_PROGRESS;
+    else if ((g = kc_classic_group_find(c, req->group_id)) == NULL)
+        group_err = ERR_GROUP_ID_NOT_FOUND;
+    else
+        group_err = kc_classic_group_validate_offset_delete(g);
+    if (group_err != ERR_NONE) {
+        /* A top-level error replaces the whole answer (OffsetDeleteResponse.Builder.merge). */
+        encode_delete_error(&body, group_err);
+        kc_result_add_response(res, ctx, &body, NULL);
+        kc_buf_deinit(&body);
+        return;
+    }
+
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    int32_t ntopics = req->topics.count < 0 ? 0 : req->topics.count;
+    kc_offset_delete_response_t resp;
+    kc_offset_delete_response_init(&resp);
+    resp.topics.items = kc_arena_alloc(&arena, sizeof(delete_rtopic_t) * (size_t)(ntopics + 1));
+    resp.topics.count = 0;
+    tombstones_t t = {0};
+    kc_offsets_group_t *og = kc_offsets_map_group(&state_of(c)->map, req->group_id);
+
+    /* Topic checks first (KafkaApis), then the coordinator's per-topic answer. */
+    int16_t *topic_err = kc_arena_alloc(&arena, sizeof(int16_t) * (size_t)(ntopics + 1));
+    int32_t *npart = kc_arena_alloc(&arena, sizeof(int32_t) * (size_t)(ntopics + 1));
+    for (int32_t i = 0; i < ntopics; i++) {
+        kc_uuid_t id;
+        topic_err[i] = topic_by_name(c, req->topics.items[i].name, &npart[i], &id)
+                           ? ERR_NONE
+                           : ERR_UNKNOWN_TOPIC_OR_PARTITION;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        for (int32_t i = 0; i < ntopics; i++) {
+            const __auto_type rt = &req->topics.items[i];
+            int32_t np = rt->partitions.count < 0 ? 0 : rt->partitions.count;
+            bool subscribed =
+                pass == 1 && topic_err[i] == ERR_NONE && kc_classic_group_is_subscribed_to(g, rt->name);
+            delete_rtopic_t *out = NULL;
+            for (int32_t j = 0; j < np; j++) {
+                int32_t p = rt->partitions.items[j].partition_index;
+                int16_t err = topic_err[i];
+                if (err == ERR_NONE && npart[i] >= 0 && (p < 0 || p >= npart[i]))
+                    err = ERR_UNKNOWN_TOPIC_OR_PARTITION;
+                if ((err != ERR_NONE) != (pass == 0))
+                    continue;
+                if (pass == 1) {
+                    if (subscribed)
+                        err = ERR_GROUP_SUBSCRIBED_TO_TOPIC;
+                    else if (kc_offsets_topic_partition(kc_offsets_group_topic(og, rt->name), p))
+                        tombstones_add(&t, req->group_id, rt->name, p);
+                }
+                if (out == NULL) {
+                    for (int32_t k = 0; k < resp.topics.count && out == NULL; k++)
+                        if (same_str(resp.topics.items[k].name, rt->name))
+                            out = &resp.topics.items[k];
+                    if (out == NULL) {
+                        out = &resp.topics.items[resp.topics.count++];
+                        out->name = rt->name;
+                        out->partitions.count = 0;
+                        out->partitions.items = NULL;
+                    }
+                    /* Room for this topic's partitions on top of what is there. */
+                    delete_rpart_t *grown = kc_arena_alloc(
+                        &arena, sizeof(delete_rpart_t) * (size_t)(out->partitions.count + np));
+                    if (out->partitions.count > 0)
+                        memcpy(grown, out->partitions.items,
+                               sizeof(delete_rpart_t) * (size_t)out->partitions.count);
+                    out->partitions.items = grown;
+                }
+                delete_rpart_t *rp = &out->partitions.items[out->partitions.count++];
+                rp->partition_index = p;
+                rp->error_code = err;
+            }
+        }
+    }
+    size_t first_record = res->nrecords;
+    tombstones_flush(c, &t, res);
+    if (kc_offset_delete_response_encode(&body, 0, &resp) != 0)
+        kc_log_error(LOG, "cannot encode OffsetDelete response");
+    kc_buf_t error_body;
+    kc_buf_init(&error_body);
+    if (res->nrecords > first_record)
+        encode_delete_error(&error_body, ERR_APPEND_FAILED);
+    kc_result_add_response(res, ctx, &body, error_body.len ? &error_body : NULL);
+    kc_buf_deinit(&body);
+    kc_buf_deinit(&error_body);
+    kc_arena_deinit(&arena);
+}

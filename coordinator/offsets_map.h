@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * In-memory store of committed offsets: group id -> topic -> partition ->
+ * committed offset, the shape of Kafka's OffsetMetadataManager.Offsets. Three
+ * levels of open-addressing hash tables over dense arrays, so a lookup or an
+ * insert costs three hash probes and replaying a record allocates nothing but
+ * amortised array growth (and the metadata string when it is not empty).
+ * Knows nothing about requests, records or groups' rules.
+ */
+#ifndef KC_OFFSETS_MAP_H
+#define KC_OFFSETS_MAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kc_common.h"
+#include "wire.h"
+
+/* One committed offset (hard state: rebuilt by replaying OffsetCommit records). */
+typedef struct {
+    int64_t offset;
+    int64_t commit_timestamp_ms;
+    int64_t expire_timestamp_ms; /* -1 = none (only value v1 records carry one) */
+    int32_t leader_epoch;        /* -1 = none */
+    int32_t partition;
+    kc_uuid_t topic_id;          /* all-zero = unknown */
+    char *metadata;              /* owned; NULL when the metadata is "" */
+    int32_t metadata_len;
+} kc_offset_entry_t;
+
+/* Slot of an open-addressing index: the key's hash and dense position + 1 (0 = empty). */
+typedef struct {
+    uint32_t hash;
+    uint32_t ref;
+} kc_offsets_slot_t;
+
+typedef struct {
+    kc_offsets_slot_t *slots;
+    uint32_t mask; /* capacity - 1; capacity is a power of two, 0 when unallocated */
+    uint32_t count;
+} kc_offsets_index_t;
+
+typedef struct {
+    char *name; /* owned, NUL-terminated */
+    int32_t name_len;
+    uint32_t hash;
+    kc_offset_entry_t *parts; /* dense; order changes on removal */
+    uint32_t nparts, parts_cap;
+    kc_offsets_index_t index;
+} kc_offsets_topic_t;
+
+typedef struct {
+    char *id; /* owned, NUL-terminated */
+    int32_t id_len;
+    uint32_t hash;
+    kc_offsets_topic_t *topics; /* dense; order changes on removal */
+    uint32_t ntopics, topics_cap;
+    kc_offsets_index_t index;
+    size_t noffsets;
+} kc_offsets_group_t;
+
+typedef struct {
+    kc_offsets_group_t **groups; /* dense; pointers stay valid until the group is removed */
+    uint32_t ngroups, groups_cap;
+    kc_offsets_index_t index;
+    size_t noffsets;
+} kc_offsets_map_t;
+
+void kc_offsets_map_init(kc_offsets_map_t *m);
+void kc_offsets_map_deinit(kc_offsets_map_t *m);
+
+/* The group's offsets, or NULL when it has none. */
+kc_offsets_group_t *kc_offsets_map_group(const kc_offsets_map_t *m, kc_str_t group_id);
+/* The topic's offsets within g, or NULL. */
+kc_offsets_topic_t *kc_offsets_group_topic(const kc_offsets_group_t *g, kc_str_t topic);
+/* The entry of a partition, or NULL. */
+kc_offset_entry_t *kc_offsets_topic_partition(const kc_offsets_topic_t *t, int32_t partition);
+/* Shortcut for the three lookups above. */
+const kc_offset_entry_t *kc_offsets_map_get(const kc_offsets_map_t *m, kc_str_t group_id,
+                                            kc_str_t topic, int32_t partition);
+
+/*
+ * Stores (replaces) an offset. e->metadata is borrowed and copied (its
+ * length is e->metadata_len); e->partition is ignored. Returns true when the
+ * partition had no offset before.
+ */
+bool kc_offsets_map_put(kc_offsets_map_t *m, kc_str_t group_id, kc_str_t topic,
+                        int32_t partition, const kc_offset_entry_t *e);
+/*
+ * Removes an offset; a topic, then a group, left without offsets is removed
+ * too. Returns true when there was an offset.
+ */
+bool kc_offsets_map_remove(kc_offsets_map_t *m, kc_str_t group_id, kc_str_t topic,
+                           int32_t partition);
+/* Removes every offset of a group; returns how many there were. */
+size_t kc_offsets_map_remove_group(kc_offsets_map_t *m, kc_str_t group_id);
+
+#endif

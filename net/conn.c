@@ -1,0 +1,497 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Listeners, connections, exact framing and mute/unmute on libevent.
+ * Reads go straight to recv() with an explicit byte limit (never more than
+ * what is left of the current frame), so bytes of a pipelined next request
+ * stay in the kernel buffer while a request is in flight.
+ */
+#include "kc_net.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <event2/listener.h>
+
+#include "kc_common.h"
+#include "kc_log.h"
+
+#define READ_CHUNK 65536
+#define NBUCKETS 256
+
+typedef struct kc_conn kc_conn_t;
+struct kc_conn {
+    kc_net_t *net;
+    uint64_t id;
+    int fd;
+    char peer_host[INET6_ADDRSTRLEN + 2];
+    char listener[64];
+    struct event *read_ev;
+    struct event *write_ev;
+    struct event *idle_ev;
+    /* framing */
+    uint8_t size_buf[4];
+    size_t size_have;   /* bytes of the size prefix read */
+    int32_t frame_size; /* valid once size_have == 4 */
+    uint8_t *body;
+    size_t body_have, body_cap;
+    uint64_t bytes_read;
+    /* state */
+    bool in_flight; /* a request was handed up and not yet ended */
+    bool closed;
+    kc_buf_t out;
+    size_t out_off;
+    kc_conn_t *next_in_bucket;
+    kc_conn_t *next_dead;
+};
+
+typedef struct {
+    struct evconnlistener *lev;
+    kc_net_t *net;
+    char name[64];
+} listener_t;
+
+struct kc_net {
+    struct event_base *base;
+    kc_net_config_t cfg;
+    kc_net_handler_t h;
+    uint64_t next_id;
+    kc_conn_t *buckets[NBUCKETS];
+    size_t nconns;
+    listener_t listeners[KC_MAX_LISTENERS];
+    size_t nlisteners;
+    kc_conn_t *dead; /* closed, freed by reap_ev outside their callbacks */
+    struct event *reap_ev;
+};
+
+static kc_conn_t *conn_find(const kc_net_t *n, uint64_t id)
+{
+    for (kc_conn_t *c = n->buckets[id % NBUCKETS]; c; c = c->next_in_bucket)
+        if (c->id == id)
+            return c;
+    return NULL;
+}
+
+static void conn_unlink(kc_net_t *n, kc_conn_t *c)
+{
+    kc_conn_t **pp = &n->buckets[c->id % NBUCKETS];
+    while (*pp && *pp != c)
+        pp = &(*pp)->next_in_bucket;
+    if (*pp)
+        *pp = c->next_in_bucket;
+    n->nconns--;
+}
+
+static void conn_free(kc_conn_t *c)
+{
+    if (c->read_ev)
+        event_free(c->read_ev);
+    if (c->write_ev)
+        event_free(c->write_ev);
+    if (c->idle_ev)
+        event_free(c->idle_ev);
+    if (c->fd >= 0)
+        close(c->fd);
+    free(c->body);
+    kc_buf_deinit(&c->out);
+    free(c);
+}
+
+static void reap_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    kc_net_t *n = arg;
+    while (n->dead) {
+        kc_conn_t *c = n->dead;
+        n->dead = c->next_dead;
+        conn_free(c);
+    }
+}
+
+/* Closes now (socket, events), frees later: safe from the connection's own callbacks. */
+static void conn_close(kc_conn_t *c, bool notify, const char *why)
+{
+    if (c->closed)
+        return;
+    kc_net_t *n = c->net;
+    c->closed = true;
+    kc_log_debug("net", "connection %llu from %s closed: %s", (unsigned long long)c->id,
+                 c->peer_host, why);
+    event_del(c->read_ev);
+    event_del(c->write_ev);
+    event_del(c->idle_ev);
+    close(c->fd);
+    c->fd = -1;
+    conn_unlink(n, c);
+    c->next_dead = n->dead;
+    n->dead = c;
+    event_active(n->reap_ev, EV_TIMEOUT, 0);
+    if (notify && n->h.on_close)
+        n->h.on_close(n->h.ctx, c->id);
+}
+
+static void touch_idle(kc_conn_t *c)
+{
+    int64_t ms = c->net->cfg.idle_timeout_ms;
+    struct timeval tv = {(time_t)(ms / 1000), (suseconds_t)((ms % 1000) * 1000)};
+    event_add(c->idle_ev, &tv);
+}
+
+static void idle_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    kc_conn_t *c = arg;
+    kc_log_info("net", "closing connection %llu from %s: idle for %lld ms",
+                (unsigned long long)c->id, c->peer_host, (long long)c->net->cfg.idle_timeout_ms);
+    conn_close(c, true, "idle");
+}
+
+/* Returns bytes read (> 0), 0 when nothing is available, -1 when the connection was closed. */
+static ssize_t conn_recv(kc_conn_t *c, void *dst, size_t want)
+{
+    ssize_t r = recv(c->fd, dst, want, 0);
+    if (r > 0) {
+        c->bytes_read += (uint64_t)r;
+        return r;
+    }
+    if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        return 0;
+    conn_close(c, true, r == 0 ? "closed by peer" : strerror(errno));
+    return -1;
+}
+
+static void frame_reset(kc_conn_t *c)
+{
+    c->size_have = 0;
+    c->frame_size = 0;
+    c->body_have = 0;
+    if (c->body_cap > READ_CHUNK) {
+        free(c->body);
+        c->body = NULL;
+        c->body_cap = 0;
+    }
+}
+
+static void read_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    kc_conn_t *c = arg;
+    kc_net_t *n = c->net;
+    bool progressed = false;
+
+    while (!c->in_flight && !c->closed) {
+        if (c->size_have < 4) {
+            ssize_t r = conn_recv(c, c->size_buf + c->size_have, 4 - c->size_have);
+            if (r <= 0)
+                break;
+            progressed = true;
+            c->size_have += (size_t)r;
+            if (c->size_have < 4)
+                continue;
+            uint32_t u = ((uint32_t)c->size_buf[0] << 24) | ((uint32_t)c->size_buf[1] << 16) |
+                         ((uint32_t)c->size_buf[2] << 8) | c->size_buf[3];
+            int32_t size = (int32_t)u;
+            if (size < 0 || size > n->cfg.max_request_bytes) {
+                /* Kafka's InvalidReceiveException: the channel is closed. */
+                kc_log_warn("net",
+                            "closing connection %llu from %s: request size %d outside 0..%d "
+                            "(socket.request.max.bytes)",
+                            (unsigned long long)c->id, c->peer_host, size,
+                            n->cfg.max_request_bytes);
+                conn_close(c, true, "bad frame size");
+                return;
+            }
+            c->frame_size = size;
+        } else if (c->body_have < (size_t)c->frame_size) {
+            size_t left = (size_t)c->frame_size - c->body_have;
+            size_t want = KC_MIN(left, (size_t)READ_CHUNK);
+            if (c->body_cap < c->body_have + want) {
+                size_t cap = KC_MAX(c->body_cap * 2, c->body_have + want);
+                cap = KC_MIN(cap, (size_t)c->frame_size);
+                c->body = kc_xrealloc(c->body, cap);
+                c->body_cap = cap;
+            }
+            ssize_t r = conn_recv(c, c->body + c->body_have, want);
+            if (r <= 0)
+                break;
+            progressed = true;
+            c->body_have += (size_t)r;
+        }
+        if (c->size_have == 4 && c->body_have == (size_t)c->frame_size) {
+            /* A whole request: mute until it has been answered. */
+            c->in_flight = true;
+            event_del(c->read_ev);
+            kc_conn_info_t info = {c->id, c->peer_host, c->listener};
+            /* The callback may close c: it is then only freed by reap_cb, later. */
+            n->h.on_request(n->h.ctx, &info, c->body ? c->body : (const uint8_t *)"",
+                            c->body_have);
+            frame_reset(c);
+            break;
+        }
+    }
+    if (progressed && !c->closed)
+        touch_idle(c);
+}
+
+static void conn_unmute(kc_conn_t *c)
+{
+    c->in_flight = false;
+    event_add(c->read_ev, NULL);
+    /* Data already in the kernel buffer makes the read event fire. */
+}
+
+/* Writes what it can; returns false if the connection was closed. */
+static bool conn_flush(kc_conn_t *c)
+{
+    while (c->out_off < c->out.len) {
+        ssize_t w = send(c->fd, c->out.data + c->out_off, c->out.len - c->out_off, MSG_NOSIGNAL);
+        if (w > 0) {
+            c->out_off += (size_t)w;
+            continue;
+        }
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+            event_add(c->write_ev, NULL);
+            touch_idle(c);
+            return true;
+        }
+        conn_close(c, true, w < 0 ? strerror(errno) : "write failed");
+        return false;
+    }
+    kc_buf_reset(&c->out);
+    c->out_off = 0;
+    event_del(c->write_ev);
+    touch_idle(c);
+    return true;
+}
+
+static void write_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    kc_conn_t *c = arg;
+    if (conn_flush(c) && c->out.len == 0 && c->in_flight && c->out_off == 0)
+        conn_unmute(c);
+}
+
+static void set_nonblocking(int fd)
+{
+    int fl = fcntl(fd, F_GETFL, 0);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+int kc_net_adopt(kc_net_t *n, int fd, const char *peer_host, const char *listener,
+                 uint64_t *conn_id)
+{
+    set_nonblocking(fd);
+    kc_conn_t *c = kc_xcalloc(1, sizeof(*c));
+    c->net = n;
+    c->id = n->next_id++;
+    c->fd = fd;
+    snprintf(c->peer_host, sizeof(c->peer_host), "%s", peer_host ? peer_host : "/unknown");
+    snprintf(c->listener, sizeof(c->listener), "%s", listener ? listener : "PLAINTEXT");
+    kc_buf_init(&c->out);
+    c->read_ev = event_new(n->base, fd, EV_READ | EV_PERSIST, read_cb, c);
+    c->write_ev = event_new(n->base, fd, EV_WRITE | EV_PERSIST, write_cb, c);
+    c->idle_ev = evtimer_new(n->base, idle_cb, c);
+    if (!c->read_ev || !c->write_ev || !c->idle_ev) {
+        conn_free(c);
+        return KC_EIO;
+    }
+    c->next_in_bucket = n->buckets[c->id % NBUCKETS];
+    n->buckets[c->id % NBUCKETS] = c;
+    n->nconns++;
+    event_add(c->read_ev, NULL);
+    touch_idle(c);
+    if (conn_id)
+        *conn_id = c->id;
+    kc_log_debug("net", "connection %llu from %s on %s", (unsigned long long)c->id,
+                 c->peer_host, c->listener);
+    return 0;
+}
+
+int kc_net_send(kc_net_t *n, uint64_t conn_id, const void *data, size_t len)
+{
+    kc_conn_t *c = conn_find(n, conn_id);
+    if (!c)
+        return KC_ENOENT;
+    if (!c->in_flight || len > INT32_MAX)
+        return KC_EINVAL;
+    uint8_t sz[4] = {(uint8_t)(len >> 24), (uint8_t)(len >> 16), (uint8_t)(len >> 8),
+                     (uint8_t)len};
+    kc_buf_append(&c->out, sz, 4);
+    kc_buf_append(&c->out, data, len);
+    if (!conn_flush(c))
+        return 0; /* closed while writing; on_close was called */
+    if (c->out.len == 0)
+        conn_unmute(c);
+    return 0;
+}
+
+int kc_net_request_done(kc_net_t *n, uint64_t conn_id)
+{
+    kc_conn_t *c = conn_find(n, conn_id);
+    if (!c)
+        return KC_ENOENT;
+    if (!c->in_flight)
+        return KC_EINVAL;
+    if (c->out.len == 0)
+        conn_unmute(c);
+    return 0;
+}
+
+void kc_net_close(kc_net_t *n, uint64_t conn_id, const char *why)
+{
+    kc_conn_t *c = conn_find(n, conn_id);
+    if (c)
+        conn_close(c, true, why ? why : "closed");
+}
+
+bool kc_net_conn_exists(const kc_net_t *n, uint64_t conn_id)
+{
+    return conn_find(n, conn_id) != NULL;
+}
+
+uint64_t kc_net_bytes_read(const kc_net_t *n, uint64_t conn_id)
+{
+    const kc_conn_t *c = conn_find(n, conn_id);
+    return c ? c->bytes_read : 0;
+}
+
+size_t kc_net_conn_count(const kc_net_t *n)
+{
+    return n->nconns;
+}
+
+static void format_peer(const struct sockaddr *sa, char *out, size_t outlen)
+{
+    char host[INET6_ADDRSTRLEN] = "unknown";
+    if (sa->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, host,
+                  sizeof(host));
+    else if (sa->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, host,
+                  sizeof(host));
+    snprintf(out, outlen, "/%s", host);
+}
+
+static void accept_cb(struct evconnlistener *lev, evutil_socket_t fd, struct sockaddr *sa,
+                      int socklen, void *arg)
+{
+    (void)lev;
+    (void)socklen;
+    listener_t *l = arg;
+    char peer[INET6_ADDRSTRLEN + 2];
+    format_peer(sa, peer, sizeof(peer));
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    if (kc_net_adopt(l->net, fd, peer, l->name, NULL) != 0) {
+        kc_log_error("net", "cannot set up connection from %s", peer);
+        close(fd);
+    }
+}
+
+static void accept_error_cb(struct evconnlistener *lev, void *arg)
+{
+    (void)lev;
+    listener_t *l = arg;
+    int err = EVUTIL_SOCKET_ERROR();
+    kc_log_warn("net", "accept on listener %s failed: %s", l->name, evutil_socket_error_to_string(err));
+}
+
+int kc_net_listen(kc_net_t *n, const kc_listener_t *l, uint16_t *bound_port)
+{
+    if (n->nlisteners >= KC_MAX_LISTENERS)
+        return KC_EINVAL;
+    char port[8];
+    snprintf(port, sizeof(port), "%u", (unsigned)l->port);
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE;
+    int gai = getaddrinfo(l->host[0] ? l->host : NULL, port, &hints, &res);
+    if (gai != 0 || !res) {
+        kc_log_error("net", "listener %s://%s:%u: cannot resolve host: %s", l->name, l->host,
+                     (unsigned)l->port, gai_strerror(gai));
+        return KC_EIO;
+    }
+    listener_t *slot = &n->listeners[n->nlisteners];
+    slot->net = n;
+    snprintf(slot->name, sizeof(slot->name), "%s", l->name);
+    slot->lev = evconnlistener_new_bind(n->base, accept_cb, slot,
+                                        LEV_OPT_REUSEABLE | LEV_OPT_CLOSE_ON_FREE |
+                                            LEV_OPT_CLOSE_ON_EXEC,
+                                        128, res->ai_addr, (int)res->ai_addrlen);
+    freeaddrinfo(res);
+    if (!slot->lev) {
+        kc_log_error("net", "listener %s://%s:%u: cannot listen: %s", l->name, l->host,
+                     (unsigned)l->port, strerror(errno));
+        return KC_EIO;
+    }
+    evconnlistener_set_error_cb(slot->lev, accept_error_cb);
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof(ss);
+    uint16_t bp = l->port;
+    if (getsockname(evconnlistener_get_fd(slot->lev), (struct sockaddr *)&ss, &sl) == 0) {
+        if (ss.ss_family == AF_INET)
+            bp = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+        else if (ss.ss_family == AF_INET6)
+            bp = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+    }
+    if (bound_port)
+        *bound_port = bp;
+    n->nlisteners++;
+    kc_log_info("net", "listening on %s://%s:%u", l->name, l->host, (unsigned)bp);
+    return 0;
+}
+
+void kc_net_stop_listening(kc_net_t *n)
+{
+    for (size_t i = 0; i < n->nlisteners; i++) {
+        if (n->listeners[i].lev) {
+            evconnlistener_free(n->listeners[i].lev);
+            n->listeners[i].lev = NULL;
+        }
+    }
+}
+
+kc_net_t *kc_net_new(struct event_base *base, const kc_net_config_t *cfg,
+                     const kc_net_handler_t *handler)
+{
+    kc_net_t *n = kc_xcalloc(1, sizeof(*n));
+    n->base = base;
+    n->cfg = *cfg;
+    n->h = *handler;
+    n->next_id = 1;
+    n->reap_ev = event_new(base, -1, 0, reap_cb, n);
+    return n;
+}
+
+void kc_net_free(kc_net_t *n)
+{
+    if (!n)
+        return;
+    kc_net_stop_listening(n);
+    for (size_t b = 0; b < NBUCKETS; b++) {
+        while (n->buckets[b]) {
+            kc_conn_t *c = n->buckets[b];
+            conn_close(c, false, "shutdown");
+        }
+    }
+    reap_cb(-1, 0, n);
+    event_free(n->reap_ev);
+    free(n);
+}

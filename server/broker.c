@@ -1,0 +1,592 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Broker APIs that are not about groups: ApiVersions, Metadata,
+ * FindCoordinator, CreateTopics, ListOffsets and Fetch, answered as Kafka's
+ * KafkaApis answers them for a single broker that leads every partition and
+ * whose partition logs are empty.
+ */
+#include "server_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "kc_log.h"
+
+/* Authorized-operation bit sets Kafka reports when no authorizer denies anything. */
+#define TOPIC_ALL_OPERATIONS 3576    /* READ WRITE CREATE DELETE ALTER DESCRIBE DESCRIBE_CONFIGS ALTER_CONFIGS */
+#define CLUSTER_ALL_OPERATIONS 8064  /* CREATE ALTER DESCRIBE CLUSTER_ACTION DESCRIBE_CONFIGS ALTER_CONFIGS IDEMPOTENT_WRITE */
+
+static int respond_encoded(kc_req_t *req, int rc, kc_buf_t *b)
+{
+    if (rc != 0) {
+        kc_log_error("server", "cannot encode response to api %d v%d (%d)", req->ctx.api_key,
+                     req->ctx.api_version, rc);
+        kc_buf_deinit(b);
+        return KC_EIO; /* never leave the connection muted: it is closed */
+    }
+    kc_req_respond(req, b);
+    kc_buf_deinit(b);
+    return 0;
+}
+
+static kc_str_t arena_str(kc_arena_t *a, const char *s)
+{
+    size_t n = strlen(s);
+    char *p = kc_arena_alloc(a, n + 1);
+    memcpy(p, s, n);
+    return (kc_str_t){p, (int32_t)n};
+}
+
+/* ---- ApiVersions ---- */
+
+void kc_api_versions_unsupported_body(kc_buf_t *out)
+{
+    const kc_api_entry_t *e = kc_api_find(KC_API_API_VERSIONS);
+    kc_api_versions_response_t resp;
+    kc_api_versions_response_init(&resp);
+    kc_api_versions_response_api_version_t av = {KC_API_API_VERSIONS, e->min_version,
+                                                 e->max_version};
+    resp.error_code = KC_ERR_UNSUPPORTED_VERSION;
+    resp.api_keys.items = &av;
+    resp.api_keys.count = 1;
+    kc_api_versions_response_encode(out, 0, &resp);
+}
+
+/* Kafka's client software name/version pattern: [a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])? */
+static bool software_token_valid(kc_str_t s)
+{
+    if (s.len <= 0)
+        return false;
+    for (int32_t i = 0; i < s.len; i++) {
+        char c = s.ptr[i];
+        bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+        bool inner = c == '-' || c == '.';
+        if (!alnum && (!inner || i == 0 || i == s.len - 1))
+            return false;
+    }
+    return true;
+}
+
+int kc_handle_api_versions(kc_req_t *req)
+{
+    int16_t v = req->ctx.api_version;
+    kc_api_versions_request_t rq;
+    kc_api_versions_request_init(&rq);
+    if (kc_api_versions_request_decode(req->body, v, req->arena, &rq) != 0)
+        return KC_EINVAL;
+    kc_api_versions_response_t resp;
+    kc_api_versions_response_init(&resp);
+    resp.throttle_time_ms = 0;
+    bool valid = true;
+    if (v >= 5 && (kc_str_is_null(rq.cluster_id) != (rq.node_id == -1)))
+        valid = false;
+    if (v >= 3 && (!software_token_valid(rq.client_software_name) ||
+                   !software_token_valid(rq.client_software_version)))
+        valid = false;
+    const kc_config_t *cfg = req->srv->cfg;
+    if (!valid) {
+        resp.error_code = KC_ERR_INVALID_REQUEST;
+    } else if (v >= 5 && !kc_str_is_null(rq.cluster_id) &&
+               (!kc_str_eq_cstr(rq.cluster_id, cfg->cluster_id) || rq.node_id != cfg->node_id)) {
+        /* KIP-1242: the client reached another cluster or node. */
+        resp.error_code = KC_ERR_REBOOTSTRAP_REQUIRED;
+    } else {
+        resp.api_keys.items =
+            kc_arena_alloc(req->arena, kc_api_table_len * sizeof(*resp.api_keys.items));
+        for (size_t i = 0; i < kc_api_table_len; i++) {
+            resp.api_keys.items[i].api_key = kc_api_table[i].api_key;
+            resp.api_keys.items[i].min_version = kc_api_table[i].min_version;
+            resp.api_keys.items[i].max_version = kc_api_table[i].max_version;
+        }
+        resp.api_keys.count = (int32_t)kc_api_table_len;
+    }
+    kc_buf_t b;
+    kc_buf_init(&b);
+    return respond_encoded(req, kc_api_versions_response_encode(&b, v, &resp), &b);
+}
+
+/* ---- Metadata ---- */
+
+static void fill_topic(kc_req_t *req, kc_metadata_response_topic_response_t *t,
+                       const kc_topic_t *topic, bool include_ops)
+{
+    int32_t node = req->srv->cfg->node_id;
+    memset(t, 0, sizeof(*t));
+    t->error_code = KC_ERR_NONE;
+    t->name = kc_str(topic->name);
+    t->topic_id = topic->id;
+    t->is_internal = false;
+    t->topic_authorized_operations = include_ops ? TOPIC_ALL_OPERATIONS : INT32_MIN;
+    t->partitions.count = topic->partitions;
+    t->partitions.items =
+        kc_arena_alloc(req->arena, (size_t)topic->partitions * sizeof(*t->partitions.items));
+    int32_t *one = kc_arena_alloc(req->arena, sizeof(int32_t));
+    *one = node;
+    for (int32_t p = 0; p < topic->partitions; p++) {
+        kc_metadata_response_partition_t *pp = &t->partitions.items[p];
+        pp->error_code = KC_ERR_NONE;
+        pp->partition_index = p;
+        pp->leader_id = node;
+        pp->leader_epoch = 0;
+        pp->replica_nodes = (kc_int32_array_t){one, 1};
+        pp->isr_nodes = (kc_int32_array_t){one, 1};
+        pp->offline_replicas = (kc_int32_array_t){NULL, 0};
+    }
+}
+
+static void fill_topic_error(kc_metadata_response_topic_response_t *t, int16_t err, kc_str_t name,
+                             kc_uuid_t id)
+{
+    memset(t, 0, sizeof(*t));
+    t->error_code = err;
+    t->name = name;
+    t->topic_id = id;
+    t->topic_authorized_operations = INT32_MIN;
+    t->partitions.count = 0;
+}
+
+int kc_handle_metadata(kc_req_t *req)
+{
+    kc_server_t *s = req->srv;
+    int16_t v = req->ctx.api_version;
+    kc_metadata_request_t rq;
+    kc_metadata_request_init(&rq);
+    if (kc_metadata_request_decode(req->body, v, req->arena, &rq) != 0)
+        return KC_EINVAL;
+    /* v0: an empty list means every topic; v1+: null means every topic. */
+    bool all = v == 0 ? rq.topics.count <= 0 : rq.topics.count < 0;
+    bool include_ops = v >= 8 && rq.include_topic_authorized_operations;
+    bool allow_create = s->cfg->auto_create_topics_enable &&
+                        (v < 4 || rq.allow_auto_topic_creation) && !all;
+
+    kc_metadata_response_t resp;
+    kc_metadata_response_init(&resp);
+    resp.throttle_time_ms = 0;
+    kc_metadata_response_broker_t *br = kc_arena_alloc(req->arena, sizeof(*br));
+    br->node_id = s->cfg->node_id;
+    br->host = kc_str(s->adv_host);
+    br->port = s->adv_port;
+    br->rack = KC_STR_NULL;
+    resp.brokers.items = br;
+    resp.brokers.count = 1;
+    resp.cluster_id = kc_str(s->cfg->cluster_id);
+    resp.controller_id = s->cfg->node_id;
+    if (v >= 8 && v <= 10 && rq.include_cluster_authorized_operations)
+        resp.cluster_authorized_operations = CLUSTER_ALL_OPERATIONS;
+    resp.error_code = KC_ERR_NONE;
+
+    size_t cap = all ? kc_topics_count(s->topics) : (size_t)rq.topics.count;
+    kc_metadata_response_topic_response_t *out =
+        kc_arena_alloc(req->arena, (cap ? cap : 1) * sizeof(*out));
+    size_t n = 0;
+    if (all) {
+        for (size_t i = 0; i < kc_topics_count(s->topics); i++)
+            fill_topic(req, &out[n++], kc_topics_at(s->topics, i), include_ops);
+    } else {
+        for (int32_t i = 0; i < rq.topics.count; i++) {
+            kc_metadata_request_topic_t *rt = &rq.topics.items[i];
+            static const kc_uuid_t zero;
+            bool by_id = kc_str_is_null(rt->name);
+            if (by_id && v < 12)
+                return KC_EINVAL; /* Kafka: topic name can not be null before v12 */
+            /* Requested names form a set in Kafka: answer each once. */
+            bool dup = false;
+            for (int32_t j = 0; j < i && !dup; j++) {
+                kc_metadata_request_topic_t *o = &rq.topics.items[j];
+                dup = by_id ? (kc_str_is_null(o->name) &&
+                               memcmp(&o->topic_id, &rt->topic_id, sizeof(kc_uuid_t)) == 0)
+                            : kc_str_eq(o->name, rt->name);
+            }
+            if (dup)
+                continue;
+            if (by_id) {
+                const kc_topic_t *t = kc_topics_find_id(s->topics, rt->topic_id);
+                if (t)
+                    fill_topic(req, &out[n++], t, include_ops);
+                else
+                    fill_topic_error(&out[n++], KC_ERR_UNKNOWN_TOPIC_ID, KC_STR_NULL,
+                                     rt->topic_id);
+                continue;
+            }
+            const kc_topic_t *t = kc_topics_find(s->topics, rt->name);
+            if (t) {
+                fill_topic(req, &out[n++], t, include_ops);
+            } else if (kc_topic_name_invalid(rt->name)) {
+                fill_topic_error(&out[n++], KC_ERR_INVALID_TOPIC_EXCEPTION, rt->name, zero);
+            } else if (allow_create) {
+                const kc_topic_t *created = NULL;
+                int rc = kc_topics_create(s->topics, rt->name, s->cfg->num_partitions, &created);
+                if (rc == 0)
+                    kc_log_info("server", "auto-created topic %.*s with %d partitions",
+                                (int)rt->name.len, rt->name.ptr, s->cfg->num_partitions);
+                /* Kafka answers LEADER_NOT_AVAILABLE while the new topic is being created. */
+                fill_topic_error(&out[n++],
+                                 rc == 0 ? KC_ERR_LEADER_NOT_AVAILABLE : KC_ERR_UNKNOWN_SERVER_ERROR,
+                                 rt->name, zero);
+            } else {
+                fill_topic_error(&out[n++], KC_ERR_UNKNOWN_TOPIC_OR_PARTITION, rt->name, zero);
+            }
+        }
+    }
+    resp.topics.items = out;
+    resp.topics.count = (int32_t)n;
+    kc_buf_t b;
+    kc_buf_init(&b);
+    return respond_encoded(req, kc_metadata_response_encode(&b, v, &resp), &b);
+}
+
+/* ---- FindCoordinator ---- */
+
+/* Kafka's SharePartitionKey format: "groupId:topicId:partition". */
+static bool share_key_valid(kc_str_t key)
+{
+    int colons = 0;
+    int32_t last = -1, prev = -1;
+    for (int32_t i = 0; i < key.len; i++) {
+        if (key.ptr[i] == ':') {
+            colons++;
+            prev = last;
+            last = i;
+        }
+    }
+    if (colons < 2 || prev <= 0 || last - prev - 1 != 22 || last == key.len - 1)
+        return false;
+    for (int32_t i = last + 1; i < key.len; i++)
+        if (key.ptr[i] < '0' || key.ptr[i] > '9')
+            return false;
+    return true;
+}
+
+/* This node coordinates every group, transaction and share key; 0 or a Kafka error. */
+static int16_t coordinator_for(int16_t version, int8_t key_type, kc_str_t key)
+{
+    switch (key_type) {
+    case 0:
+    case 1:
+        return KC_ERR_NONE;
+    case 2:
+        if (version < 6 || !share_key_valid(key))
+            return KC_ERR_INVALID_REQUEST;
+        return KC_ERR_NONE;
+    default:
+        return KC_ERR_INVALID_REQUEST;
+    }
+}
+
+int kc_handle_find_coordinator(kc_req_t *req)
+{
+    kc_server_t *s = req->srv;
+    int16_t v = req->ctx.api_version;
+    kc_find_coordinator_request_t rq;
+    kc_find_coordinator_request_init(&rq);
+    if (kc_find_coordinator_request_decode(req->body, v, req->arena, &rq) != 0)
+        return KC_EINVAL;
+    kc_find_coordinator_response_t resp;
+    kc_find_coordinator_response_init(&resp);
+    resp.throttle_time_ms = 0;
+    if (v < 4) {
+        int16_t err = coordinator_for(v, rq.key_type, rq.key);
+        resp.error_code = err;
+        if (err == KC_ERR_NONE) {
+            resp.error_message = kc_str("NONE");
+            resp.node_id = s->cfg->node_id;
+            resp.host = kc_str(s->adv_host);
+            resp.port = s->adv_port;
+        } else {
+            resp.error_message = kc_str("This most likely occurs because of a request being "
+                                        "malformed by the client library or the message was "
+                                        "sent to an incompatible broker. See the broker logs "
+                                        "for more details.");
+            resp.node_id = -1;
+            resp.host = kc_str("");
+            resp.port = -1;
+        }
+    } else {
+        int32_t n = rq.coordinator_keys.count > 0 ? rq.coordinator_keys.count : 0;
+        kc_find_coordinator_response_coordinator_t *cs =
+            kc_arena_alloc(req->arena, (size_t)(n ? n : 1) * sizeof(*cs));
+        for (int32_t i = 0; i < n; i++) {
+            kc_str_t key = rq.coordinator_keys.items[i];
+            int16_t err = coordinator_for(v, rq.key_type, key);
+            cs[i].key = key;
+            cs[i].error_code = err;
+            cs[i].error_message = KC_STR_NULL;
+            cs[i].node_id = err == KC_ERR_NONE ? s->cfg->node_id : -1;
+            cs[i].host = kc_str(err == KC_ERR_NONE ? s->adv_host : "");
+            cs[i].port = err == KC_ERR_NONE ? s->adv_port : -1;
+        }
+        resp.coordinators.items = cs;
+        resp.coordinators.count = n;
+    }
+    kc_buf_t b;
+    kc_buf_init(&b);
+    return respond_encoded(req, kc_find_coordinator_response_encode(&b, v, &resp), &b);
+}
+
+/* ---- CreateTopics ---- */
+
+int kc_handle_create_topics(kc_req_t *req)
+{
+    kc_server_t *s = req->srv;
+    int16_t v = req->ctx.api_version;
+    kc_create_topics_request_t rq;
+    kc_create_topics_request_init(&rq);
+    if (kc_create_topics_request_decode(req->body, v, req->arena, &rq) != 0)
+        return KC_EINVAL;
+    kc_create_topics_response_t resp;
+    kc_create_topics_response_init(&resp);
+    resp.throttle_time_ms = 0;
+    int32_t n = rq.topics.count > 0 ? rq.topics.count : 0;
+    kc_create_topics_response_creatable_topic_result_t *out =
+        kc_arena_alloc(req->arena, (size_t)(n ? n : 1) * sizeof(*out));
+    int32_t nout = 0;
+    for (int32_t i = 0; i < n; i++) {
+        kc_create_topics_request_creatable_topic_t *t = &rq.topics.items[i];
+        /* A name listed twice is answered once, with INVALID_REQUEST. */
+        int32_t first = -1;
+        for (int32_t j = 0; j < i && first < 0; j++)
+            if (kc_str_eq(rq.topics.items[j].name, t->name))
+                first = j;
+        bool dup_later = false;
+        for (int32_t j = i + 1; j < n && !dup_later; j++)
+            dup_later = kc_str_eq(rq.topics.items[j].name, t->name);
+        if (first >= 0)
+            continue;
+        kc_create_topics_response_creatable_topic_result_t *r = &out[nout++];
+        memset(r, 0, sizeof(*r));
+        r->name = t->name;
+        r->error_message = KC_STR_NULL;
+        r->num_partitions = -1;
+        r->replication_factor = -1;
+        r->configs.count = -1;
+        int32_t parts = t->num_partitions == -1 ? s->cfg->num_partitions : t->num_partitions;
+        int16_t rf = t->replication_factor == -1 ? (int16_t)s->cfg->default_replication_factor
+                                                 : t->replication_factor;
+        char msg[256];
+        const char *bad = kc_topic_name_invalid(t->name);
+        if (dup_later) {
+            r->error_code = KC_ERR_INVALID_REQUEST;
+            r->error_message = kc_str("Found multiple entries for this topic.");
+        } else if (bad) {
+            r->error_code = KC_ERR_INVALID_TOPIC_EXCEPTION;
+            r->error_message = arena_str(req->arena, bad);
+        } else if (kc_topics_find(s->topics, t->name)) {
+            r->error_code = KC_ERR_TOPIC_ALREADY_EXISTS;
+            snprintf(msg, sizeof(msg), "Topic '%.*s' already exists.", (int)t->name.len,
+                     t->name.ptr);
+            r->error_message = arena_str(req->arena, msg);
+        } else if (t->assignments.count > 0 &&
+                   (t->num_partitions != -1 || t->replication_factor != -1)) {
+            r->error_code = KC_ERR_INVALID_REQUEST;
+            r->error_message = kc_str("Both numPartitions or replicationFactor and "
+                                      "replicasAssignments were set. Both cannot be used at the "
+                                      "same time.");
+        } else if (t->assignments.count <= 0 && parts <= 0) {
+            r->error_code = KC_ERR_INVALID_PARTITIONS;
+            r->error_message = kc_str("Number of partitions was set to an invalid non-positive "
+                                      "value.");
+        } else if (t->assignments.count <= 0 && rf <= 0) {
+            r->error_code = KC_ERR_INVALID_REPLICATION_FACTOR;
+            r->error_message = kc_str("Replication factor must be larger than 0, or -1 to use "
+                                      "the default value.");
+        } else if (t->assignments.count <= 0 && rf > 1) {
+            r->error_code = KC_ERR_INVALID_REPLICATION_FACTOR;
+            snprintf(msg, sizeof(msg),
+                     "Unable to replicate the partition %d time(s): The target replication "
+                     "factor of %d cannot be reached because only 1 broker(s) are registered.",
+                     rf, rf);
+            r->error_message = arena_str(req->arena, msg);
+        } else {
+            if (t->assignments.count > 0) {
+                parts = t->assignments.count;
+                rf = 1;
+                for (int32_t a = 0; a < t->assignments.count && r->error_code == 0; a++) {
+                    kc_int32_array_t ids = t->assignments.items[a].broker_ids;
+                    if (ids.count != 1 || ids.items[0] != s->cfg->node_id ||
+                        t->assignments.items[a].partition_index != a) {
+                        r->error_code = KC_ERR_INVALID_REPLICA_ASSIGNMENT;
+                        r->error_message = kc_str("Replica assignment names an unknown broker "
+                                                  "or partition.");
+                    }
+                }
+                if (r->error_code)
+                    goto next;
+            }
+            if (!rq.validate_only) {
+                const kc_topic_t *created = NULL;
+                if (kc_topics_create(s->topics, t->name, parts, &created) != 0 || !created) {
+                    r->error_code = KC_ERR_UNKNOWN_SERVER_ERROR;
+                    goto next;
+                }
+                r->topic_id = created->id;
+                kc_log_info("server", "created topic %s with %d partitions", created->name, parts);
+            }
+            r->num_partitions = parts;
+            r->replication_factor = rf;
+            r->configs.count = 0;
+        }
+    next:;
+    }
+    resp.topics.items = out;
+    resp.topics.count = nout;
+    kc_buf_t b;
+    kc_buf_init(&b);
+    return respond_encoded(req, kc_create_topics_response_encode(&b, v, &resp), &b);
+}
+
+/* ---- ListOffsets ---- */
+
+int kc_handle_list_offsets(kc_req_t *req)
+{
+    kc_server_t *s = req->srv;
+    int16_t v = req->ctx.api_version;
+    kc_list_offsets_request_t rq;
+    kc_list_offsets_request_init(&rq);
+    if (kc_list_offsets_request_decode(req->body, v, req->arena, &rq) != 0)
+        return KC_EINVAL;
+    kc_list_offsets_response_t resp;
+    kc_list_offsets_response_init(&resp);
+    resp.throttle_time_ms = 0;
+    int32_t nt = rq.topics.count > 0 ? rq.topics.count : 0;
+    resp.topics.items = kc_arena_alloc(req->arena, (size_t)(nt ? nt : 1) * sizeof(*resp.topics.items));
+    resp.topics.count = nt;
+    for (int32_t i = 0; i < nt; i++) {
+        kc_list_offsets_request_topic_t *t = &rq.topics.items[i];
+        kc_list_offsets_response_topic_response_t *rt = &resp.topics.items[i];
+        const kc_topic_t *topic = kc_topics_find(s->topics, t->name);
+        int32_t np = t->partitions.count > 0 ? t->partitions.count : 0;
+        rt->name = t->name;
+        rt->partitions.items = kc_arena_alloc(req->arena, (size_t)(np ? np : 1) * sizeof(*rt->partitions.items));
+        rt->partitions.count = np;
+        for (int32_t j = 0; j < np; j++) {
+            kc_list_offsets_request_partition_t *p = &t->partitions.items[j];
+            kc_list_offsets_response_partition_response_t *rp = &rt->partitions.items[j];
+            memset(rp, 0, sizeof(*rp));
+            rp->partition_index = p->partition_index;
+            rp->timestamp = -1;
+            rp->offset = -1;
+            rp->leader_epoch = -1;
+            rp->old_style_offsets = (kc_int64_array_t){NULL, 0};
+            if (!topic || p->partition_index < 0 || p->partition_index >= topic->partitions) {
+                rp->error_code = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+                continue;
+            }
+            rp->error_code = KC_ERR_NONE;
+            /* The log is empty: latest (-1), earliest (-2), earliest local (-4) and latest
+             * tiered (-5) are offset 0; max timestamp (-3), pending upload (-6) and any real
+             * timestamp find no record. */
+            bool at_zero = p->timestamp == -1 || p->timestamp == -2 || p->timestamp == -4 ||
+                           p->timestamp == -5;
+            if (v == 0) {
+                if (at_zero && p->max_num_offsets > 0) {
+                    int64_t *z = kc_arena_alloc(req->arena, sizeof(int64_t));
+                    *z = 0;
+                    rp->old_style_offsets = (kc_int64_array_t){z, 1};
+                }
+            } else if (at_zero) {
+                rp->offset = 0;
+            }
+        }
+    }
+    kc_buf_t b;
+    kc_buf_init(&b);
+    return respond_encoded(req, kc_list_offsets_response_encode(&b, v, &resp), &b);
+}
+
+/* ---- Fetch ---- */
+
+#define KC_ERR_OFFSET_OUT_OF_RANGE 1
+#define KC_ERR_FETCH_SESSION_ID_NOT_FOUND 70
+
+int kc_handle_fetch(kc_req_t *req)
+{
+    kc_server_t *s = req->srv;
+    int16_t v = req->ctx.api_version;
+    kc_fetch_request_t rq;
+    kc_fetch_request_init(&rq);
+    if (kc_fetch_request_decode(req->body, v, req->arena, &rq) != 0)
+        return KC_EINVAL;
+    kc_fetch_response_t resp;
+    kc_fetch_response_init(&resp);
+    resp.throttle_time_ms = 0;
+    resp.session_id = 0;
+    bool any_error = false;
+    /* Sessions (KIP-227): a full request (epoch 0 or -1) is answered sessionless, with
+     * session id 0, as Kafka does when its session cache has no room; an incremental
+     * request names a session we never created. */
+    if (v >= 7 && rq.session_epoch != 0 && rq.session_epoch != -1) {
+        resp.error_code = KC_ERR_FETCH_SESSION_ID_NOT_FOUND;
+        resp.responses.count = 0;
+        kc_buf_t b;
+        kc_buf_init(&b);
+        return respond_encoded(req, kc_fetch_response_encode(&b, v, &resp), &b);
+    }
+    int32_t nt = rq.topics.count > 0 ? rq.topics.count : 0;
+    resp.responses.items =
+        kc_arena_alloc(req->arena, (size_t)(nt ? nt : 1) * sizeof(*resp.responses.items));
+    resp.responses.count = nt;
+    int32_t nparts = 0;
+    for (int32_t i = 0; i < nt; i++) {
+        kc_fetch_request_topic_t *t = &rq.topics.items[i];
+        kc_fetch_response_fetchable_topic_response_t *rt = &resp.responses.items[i];
+        const kc_topic_t *topic =
+            v >= 13 ? kc_topics_find_id(s->topics, t->topic_id) : kc_topics_find(s->topics, t->topic);
+        rt->topic = t->topic;
+        rt->topic_id = t->topic_id;
+        int32_t np = t->partitions.count > 0 ? t->partitions.count : 0;
+        rt->partitions.items =
+            kc_arena_alloc(req->arena, (size_t)(np ? np : 1) * sizeof(*rt->partitions.items));
+        rt->partitions.count = np;
+        for (int32_t j = 0; j < np; j++) {
+            kc_fetch_request_partition_t *p = &t->partitions.items[j];
+            kc_fetch_response_partition_data_t *rp = &rt->partitions.items[j];
+            memset(rp, 0, sizeof(*rp));
+            nparts++;
+            rp->partition_index = p->partition;
+            rp->diverging_epoch = (kc_fetch_response_epoch_end_offset_t){-1, -1};
+            rp->current_leader = (kc_fetch_response_leader_id_and_epoch_t){-1, -1};
+            rp->snapshot_id = (kc_fetch_response_snapshot_id_t){-1, -1};
+            rp->preferred_read_replica = -1;
+            rp->last_stable_offset = -1;
+            rp->log_start_offset = -1;
+            rp->high_watermark = -1;
+            /* Kafka sends null aborted transactions unless reading committed data. */
+            rp->aborted_transactions.count = rq.isolation_level == 1 ? 0 : -1;
+            rp->records = (kc_bytes_t){(const uint8_t *)"", 0};
+            if (!topic) {
+                rp->error_code =
+                    v >= 13 ? KC_ERR_UNKNOWN_TOPIC_ID : KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+                any_error = true;
+                continue;
+            }
+            if (p->partition < 0 || p->partition >= topic->partitions) {
+                rp->error_code = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+                any_error = true;
+                continue;
+            }
+            rp->high_watermark = 0;
+            rp->last_stable_offset = 0;
+            rp->log_start_offset = 0;
+            if (p->fetch_offset != 0) {
+                rp->error_code = KC_ERR_OFFSET_OUT_OF_RANGE;
+                any_error = true;
+            }
+        }
+    }
+    resp.node_endpoints.count = 0;
+    kc_buf_t b;
+    kc_buf_init(&b);
+    int rc = kc_fetch_response_encode(&b, v, &resp);
+    if (rc != 0 || any_error || nparts == 0 || rq.max_wait_ms <= 0 || rq.min_bytes <= 0)
+        return respond_encoded(req, rc, &b);
+    /* Nothing to read and the client is willing to wait: park it as a long poll would. */
+    kc_result_t tmp;
+    kc_result_init(&tmp);
+    kc_req_t r2 = *req;
+    r2.res = &tmp;
+    kc_response_t *resp_slot = kc_req_respond(&r2, &b);
+    kc_server_park_fetch(s, resp_slot, rq.max_wait_ms);
+    kc_result_deinit(&tmp);
+    kc_buf_deinit(&b);
+    return 0;
+}

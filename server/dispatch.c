@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The dispatch table: one row per API kcoord serves, with the version range
+ * it advertises in ApiVersions and the handler. ApiVersions is built from
+ * this table, so the two cannot drift. Ranges are the union of Kafka trunk
+ * and 3.9, capped to what the message schemas declare.
+ */
+#include "server_int.h"
+
+#define ROW(key, NAME, name, handler)                                                              \
+    {key, KC_##NAME##_REQUEST_MIN_VERSION, KC_##NAME##_REQUEST_MAX_VERSION,                         \
+     KC_##NAME##_REQUEST_FLEXIBLE_MIN, name, handler}
+
+const kc_api_entry_t kc_api_table[] = {
+    ROW(KC_API_FETCH, FETCH, "Fetch", kc_handle_fetch),
+    ROW(KC_API_LIST_OFFSETS, LIST_OFFSETS, "ListOffsets", kc_handle_list_offsets),
+    ROW(KC_API_METADATA, METADATA, "Metadata", kc_handle_metadata),
+    ROW(KC_API_OFFSET_COMMIT, OFFSET_COMMIT, "OffsetCommit", kc_handle_offset_commit),
+    ROW(KC_API_OFFSET_FETCH, OFFSET_FETCH, "OffsetFetch", kc_handle_offset_fetch),
+    ROW(KC_API_FIND_COORDINATOR, FIND_COORDINATOR, "FindCoordinator", kc_handle_find_coordinator),
+    ROW(KC_API_JOIN_GROUP, JOIN_GROUP, "JoinGroup", kc_handle_join_group),
+    ROW(KC_API_HEARTBEAT, HEARTBEAT, "Heartbeat", kc_handle_heartbeat),
+    ROW(KC_API_LEAVE_GROUP, LEAVE_GROUP, "LeaveGroup", kc_handle_leave_group),
+    ROW(KC_API_SYNC_GROUP, SYNC_GROUP, "SyncGroup", kc_handle_sync_group),
+    ROW(KC_API_DESCRIBE_GROUPS, DESCRIBE_GROUPS, "DescribeGroups", kc_handle_describe_groups),
+    ROW(KC_API_LIST_GROUPS, LIST_GROUPS, "ListGroups", kc_handle_list_groups),
+    ROW(KC_API_API_VERSIONS, API_VERSIONS, "ApiVersions", kc_handle_api_versions),
+    ROW(KC_API_CREATE_TOPICS, CREATE_TOPICS, "CreateTopics", kc_handle_create_topics),
+    ROW(KC_API_DELETE_GROUPS, DELETE_GROUPS, "DeleteGroups", kc_handle_delete_groups),
+    ROW(KC_API_OFFSET_DELETE, OFFSET_DELETE, "OffsetDelete", kc_handle_offset_delete),
+};
+
+const size_t kc_api_table_len = sizeof(kc_api_table) / sizeof(kc_api_table[0]);
+
+const kc_api_entry_t *kc_api_find(int16_t api_key)
+{
+    for (size_t i = 0; i < kc_api_table_len; i++)
+        if (kc_api_table[i].api_key == api_key)
+            return &kc_api_table[i];
+    return NULL;
+}

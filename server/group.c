@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Group APIs: decode the request at its version and hand it to the
+ * coordinator, whose result (records and responses) joins the iteration's
+ * batch and goes through the commit step.
+ */
+#include "server_int.h"
+
+#define GROUP_HANDLER(fn, msg, coord_fn)                                                           \
+    int fn(kc_req_t *req)                                                                          \
+    {                                                                                              \
+        kc_##msg##_t rq;                                                                           \
+        kc_##msg##_init(&rq);                                                                      \
+        if (kc_##msg##_decode(req->body, req->ctx.api_version, req->arena, &rq) != 0)             \
+            return KC_EINVAL;                                                                      \
+        coord_fn(req->srv->coord, &req->ctx, &rq, req->res);                                       \
+        return 0;                                                                                  \
+    }
+
+GROUP_HANDLER(kc_handle_join_group, join_group_request, kc_coord_join_group)
+GROUP_HANDLER(kc_handle_sync_group, sync_group_request, kc_coord_sync_group)
+GROUP_HANDLER(kc_handle_heartbeat, heartbeat_request, kc_coord_heartbeat)
+GROUP_HANDLER(kc_handle_leave_group, leave_group_request, kc_coord_leave_group)
+GROUP_HANDLER(kc_handle_offset_commit, offset_commit_request, kc_coord_offset_commit)
+GROUP_HANDLER(kc_handle_offset_fetch, offset_fetch_request, kc_coord_offset_fetch)
+GROUP_HANDLER(kc_handle_offset_delete, offset_delete_request, kc_coord_offset_delete)
+GROUP_HANDLER(kc_handle_describe_groups, describe_groups_request, kc_coord_describe_groups)
+GROUP_HANDLER(kc_handle_list_groups, list_groups_request, kc_coord_list_groups)
+GROUP_HANDLER(kc_handle_delete_groups, delete_groups_request, kc_coord_delete_groups)

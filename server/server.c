@@ -1,0 +1,493 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Server wiring: start-up (storage, topics, coordinator replay, listeners),
+ * request routing by api key, the per-iteration commit step that releases
+ * held responses, coordinator timers, parked Fetch long polls and shutdown.
+ */
+#include "server_int.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/time.h>
+#include <unistd.h>
+#include <time.h>
+
+#include <event2/event.h>
+
+#include "kc_log.h"
+
+static int64_t wall_ms(void)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static struct timeval ms_tv(int64_t ms)
+{
+    if (ms < 0)
+        ms = 0;
+    struct timeval tv = {(time_t)(ms / 1000), (suseconds_t)((ms % 1000) * 1000)};
+    return tv;
+}
+
+static bool topic_exists(void *ctx, kc_str_t topic)
+{
+    kc_server_t *s = ctx;
+    return kc_topics_find(s->topics, topic) != NULL;
+}
+
+static bool topic_lookup(void *ctx, kc_str_t topic, int32_t *partitions, kc_uuid_t *topic_id)
+{
+    kc_server_t *s = ctx;
+    const kc_topic_t *t = kc_topics_find(s->topics, topic);
+    if (!t)
+        return false;
+    *partitions = t->partitions;
+    *topic_id = t->id;
+    return true;
+}
+
+static bool topic_id_to_name(void *ctx, kc_uuid_t topic_id, kc_str_t *name)
+{
+    kc_server_t *s = ctx;
+    const kc_topic_t *t = kc_topics_find_id(s->topics, topic_id);
+    if (!t)
+        return false;
+    *name = kc_str(t->name);
+    return true;
+}
+
+/* ---- responses ---- */
+
+kc_response_t *kc_req_respond(kc_req_t *req, const kc_buf_t *b)
+{
+    kc_result_t *res = req->res;
+    if (res->nresponses == res->responses_cap) {
+        res->responses_cap = res->responses_cap ? res->responses_cap * 2 : 8;
+        res->responses = kc_xrealloc(res->responses, res->responses_cap * sizeof(kc_response_t));
+    }
+    kc_response_t *r = &res->responses[res->nresponses++];
+    memset(r, 0, sizeof(*r));
+    r->conn_id = req->ctx.conn_id;
+    r->correlation_id = req->ctx.correlation_id;
+    r->api_key = req->ctx.api_key;
+    r->api_version = req->ctx.api_version;
+    kc_buf_init(&r->body);
+    kc_buf_init(&r->error_body);
+    kc_buf_append(&r->body, b->data, b->len);
+    return r;
+}
+
+/* Frames one response (header + body) and hands it to net/; dropped if the connection is gone. */
+static void send_response(kc_server_t *s, const kc_response_t *r, bool use_error_body)
+{
+    const kc_buf_t *body = use_error_body && r->error_body.len > 0 ? &r->error_body : &r->body;
+    const kc_api_entry_t *e = kc_api_find(r->api_key);
+    /* ApiVersions always answers with header v0 (KIP-511). */
+    bool flexible = e && r->api_key != KC_API_API_VERSIONS && r->api_version >= e->flexible_min;
+    kc_buf_t out;
+    kc_buf_init(&out);
+    kc_response_header_encode(&out, r->correlation_id, flexible);
+    kc_buf_append(&out, body->data, body->len);
+    int rc = kc_net_send(s->net, r->conn_id, out.data, out.len);
+    if (rc == KC_ENOENT)
+        kc_log_debug("server", "dropping response to closed connection %llu",
+                     (unsigned long long)r->conn_id);
+    kc_buf_deinit(&out);
+}
+
+/* ---- coordinator load ---- */
+
+typedef struct {
+    kc_server_t *s;
+    uint64_t n, bad;
+} replay_ctx_t;
+
+static int replay_one(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *value,
+                      size_t value_len)
+{
+    replay_ctx_t *rc = ctx;
+    rc->n++;
+    if (kc_coord_replay(rc->s->coord, key, key_len, value, value_len) != 0)
+        rc->bad++;
+    return 0;
+}
+
+static int load_coordinator(kc_server_t *s)
+{
+    int64_t t0 = mono_ms();
+    replay_ctx_t rc = {s, 0, 0};
+    int err = kc_store_replay(s->store, replay_one, &rc);
+    if (err != 0) {
+        kc_log_error("server", "replaying stored records failed (%d)", err);
+        return err;
+    }
+    kc_coord_loaded(s->coord, wall_ms());
+    if (rc.bad)
+        kc_log_warn("server", "%llu stored records could not be parsed and were skipped",
+                    (unsigned long long)rc.bad);
+    kc_log_info("server", "loaded %llu coordinator records in %lld ms", (unsigned long long)rc.n,
+                (long long)(mono_ms() - t0));
+    return 0;
+}
+
+/* ---- the commit step ---- */
+
+static void arm_coord_timer(kc_server_t *s)
+{
+    int64_t deadline = kc_coord_next_deadline(s->coord);
+    if (deadline == INT64_MAX) {
+        evtimer_del(s->coord_timer);
+        return;
+    }
+    struct timeval tv = ms_tv(deadline - wall_ms());
+    evtimer_add(s->coord_timer, &tv);
+}
+
+static void release(kc_server_t *s, kc_result_t *res, bool failed)
+{
+    for (size_t i = 0; i < res->nresponses; i++)
+        send_response(s, &res->responses[i], failed);
+    kc_result_reset(res);
+}
+
+/* After a failed commit: drop memory state and rebuild it from what is durable. */
+static void reload_after_failure(kc_server_t *s)
+{
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_unload(s->coord, &res);
+    release(s, &res, false);
+    kc_result_deinit(&res);
+    kc_topics_free(s->topics);
+    s->topics = kc_topics_new(s->store);
+    if (kc_topics_load(s->topics) != 0)
+        kc_log_error("server", "reloading topics failed");
+    if (load_coordinator(s) != 0)
+        kc_log_error("server", "reloading the coordinator failed");
+}
+
+void kc_server_flush(kc_server_t *s)
+{
+    kc_result_t *b = &s->batch;
+    if (b->nrecords == 0 && b->nresponses == 0 && !kc_store_pending(s->store)) {
+        arm_coord_timer(s);
+        return;
+    }
+    for (size_t i = 0; i < b->nrecords; i++) {
+        kc_record_t *r = &b->records[i];
+        kc_store_append(s->store, r->key.data, r->key.len, r->tombstone ? NULL : r->value.data,
+                        r->tombstone ? 0 : r->value.len);
+    }
+    bool failed = false;
+    if (kc_store_pending(s->store)) {
+        int rc = kc_store_commit(s->store);
+        if (rc != 0) {
+            kc_log_error("server", "commit of %zu records failed (%d); reloading the coordinator",
+                         b->nrecords, rc);
+            failed = true;
+        }
+    }
+    /* Swap the batch out: sending can trigger nothing re-entrant, but reload appends. */
+    kc_result_t done = *b;
+    kc_result_init(b);
+    release(s, &done, failed);
+    kc_result_deinit(&done);
+    if (failed)
+        reload_after_failure(s);
+    arm_coord_timer(s);
+}
+
+static void coord_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    kc_server_t *s = arg;
+    kc_coord_tick(s->coord, wall_ms(), &s->batch);
+}
+
+/* ---- parked fetches ---- */
+
+static void parked_unlink_free(kc_server_t *s, kc_parked_fetch_t *p)
+{
+    if (p->prev)
+        p->prev->next = p->next;
+    else
+        s->parked = p->next;
+    if (p->next)
+        p->next->prev = p->prev;
+    event_free(p->timer);
+    kc_buf_deinit(&p->resp.body);
+    kc_buf_deinit(&p->resp.error_body);
+    free(p);
+}
+
+static void parked_fire(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    kc_parked_fetch_t *p = arg;
+    kc_server_t *s = p->srv;
+    kc_req_t req = {.srv = s, .res = &s->batch};
+    req.ctx.conn_id = p->resp.conn_id;
+    req.ctx.correlation_id = p->resp.correlation_id;
+    req.ctx.api_key = p->resp.api_key;
+    req.ctx.api_version = p->resp.api_version;
+    kc_req_respond(&req, &p->resp.body);
+    parked_unlink_free(s, p);
+}
+
+void kc_server_park_fetch(kc_server_t *s, kc_response_t *resp, int64_t delay_ms)
+{
+    kc_parked_fetch_t *p = kc_xcalloc(1, sizeof(*p));
+    p->srv = s;
+    p->resp = *resp;
+    kc_buf_init(&resp->body);
+    kc_buf_init(&resp->error_body);
+    p->timer = evtimer_new(s->base, parked_fire, p);
+    p->next = s->parked;
+    if (s->parked)
+        s->parked->prev = p;
+    s->parked = p;
+    struct timeval tv = ms_tv(delay_ms);
+    evtimer_add(p->timer, &tv);
+}
+
+/* ---- request routing ---- */
+
+static void close_bad(kc_server_t *s, const kc_conn_info_t *conn, const char *what,
+                      int16_t api_key, int16_t api_version, const uint8_t *data, size_t len)
+{
+    char hex[3 * 16 + 1] = "";
+    for (size_t i = 0; i < len && i < 16; i++)
+        snprintf(hex + 3 * i, 4, "%02x ", data[i]);
+    kc_log_warn("server",
+                "closing connection %llu from %s: %s (api key %d, version %d, %zu bytes: %s)",
+                (unsigned long long)conn->conn_id, conn->peer_host, what, api_key, api_version,
+                len, hex);
+    kc_net_close(s->net, conn->conn_id, what);
+}
+
+static void on_request(void *ctx, const kc_conn_info_t *conn, const uint8_t *data, size_t len)
+{
+    kc_server_t *s = ctx;
+    kc_reader_t r;
+    kc_reader_init(&r, data, len);
+    int16_t api_key = kc_read_int16(&r);
+    int16_t api_version = kc_read_int16(&r);
+    if (r.err) {
+        close_bad(s, conn, "truncated request header", -1, -1, data, len);
+        return;
+    }
+    const kc_api_entry_t *e = kc_api_find(api_key);
+    if (!e) {
+        /* Kafka cannot parse a header with an unknown api key and closes. */
+        close_bad(s, conn, "unknown api key", api_key, api_version, data, len);
+        return;
+    }
+    kc_reader_init(&r, data, len);
+    kc_request_header_t h;
+    if (kc_request_header_decode(&r, api_version >= e->flexible_min, &h) != 0) {
+        close_bad(s, conn, "malformed request header", api_key, api_version, data, len);
+        return;
+    }
+    bool supported = api_version >= e->min_version && api_version <= e->max_version;
+    kc_arena_reset(&s->arena);
+    kc_req_t req = {.srv = s, .body = &r, .arena = &s->arena, .res = &s->batch};
+    req.ctx.conn_id = conn->conn_id;
+    req.ctx.correlation_id = h.correlation_id;
+    req.ctx.api_key = api_key;
+    req.ctx.api_version = api_version;
+    req.ctx.client_id = h.client_id;
+    req.ctx.client_host = conn->peer_host;
+    req.ctx.now_ms = wall_ms();
+    if (!supported) {
+        if (api_key == KC_API_API_VERSIONS && api_version > e->max_version) {
+            /* KIP-511: answer a v0 body naming our ApiVersions range; the client retries. */
+            kc_buf_t b;
+            kc_buf_init(&b);
+            kc_api_versions_unsupported_body(&b);
+            kc_response_t *resp = kc_req_respond(&req, &b);
+            resp->api_version = 0;
+            kc_buf_deinit(&b);
+            return;
+        }
+        /* Kafka fails to parse the request (UnsupportedVersionException) and closes. */
+        close_bad(s, conn, "unsupported version", api_key, api_version, data, len);
+        return;
+    }
+    size_t before = s->batch.nresponses;
+    int rc = e->handler(&req);
+    if (rc != 0) {
+        /* Drop anything the handler queued for this request, then close as Kafka does. */
+        while (s->batch.nresponses > before) {
+            kc_response_t *x = &s->batch.responses[--s->batch.nresponses];
+            kc_buf_deinit(&x->body);
+            kc_buf_deinit(&x->error_body);
+        }
+        close_bad(s, conn, rc == KC_EINVAL ? "malformed request body" : "internal error", api_key,
+                  api_version, data, len);
+    }
+}
+
+static void on_close(void *ctx, uint64_t conn_id)
+{
+    kc_server_t *s = ctx;
+    /* Parked fetches of a closed connection are never answered. */
+    kc_parked_fetch_t *p = s->parked;
+    while (p) {
+        kc_parked_fetch_t *next = p->next;
+        if (p->resp.conn_id == conn_id)
+            parked_unlink_free(s, p);
+        p = next;
+    }
+}
+
+/* ---- lifecycle ---- */
+
+kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool listen)
+{
+    int64_t t0 = mono_ms();
+    kc_server_t *s = kc_xcalloc(1, sizeof(*s));
+    s->cfg = cfg;
+    s->base = base;
+    kc_result_init(&s->batch);
+    kc_arena_init(&s->arena);
+    if (kc_store_open(&s->store, cfg->log_dirs, (uint64_t)cfg->lmdb_map_size_bytes) != 0) {
+        kc_log_error("server", "cannot open storage in %s", cfg->log_dirs);
+        goto fail;
+    }
+    s->topics = kc_topics_new(s->store);
+    if (kc_topics_load(s->topics) != 0) {
+        kc_log_error("server", "cannot load topics from %s", cfg->log_dirs);
+        goto fail;
+    }
+    kc_coord_config_t cc;
+    kc_coord_config_defaults(&cc);
+    cc.group_initial_rebalance_delay_ms = cfg->group_initial_rebalance_delay_ms;
+    cc.group_min_session_timeout_ms = cfg->group_min_session_timeout_ms;
+    cc.group_max_session_timeout_ms = cfg->group_max_session_timeout_ms;
+    cc.group_max_size = cfg->group_max_size;
+    cc.group_new_member_join_timeout_ms = cfg->group_classic_new_member_join_timeout_ms;
+    cc.offsets_retention_ms = (int64_t)cfg->offsets_retention_minutes * 60 * 1000;
+    cc.offsets_retention_check_interval_ms = cfg->offsets_retention_check_interval_ms;
+    cc.offset_metadata_max_bytes = cfg->offset_metadata_max_bytes;
+    s->topic_view.topic_exists = topic_exists;
+    s->topic_view.topic_lookup = topic_lookup;
+    s->topic_view.topic_id_to_name = topic_id_to_name;
+    s->topic_view.ctx = s;
+    s->coord = kc_coord_new(&cc, &s->topic_view);
+    uint64_t seed;
+    if (getrandom(&seed, sizeof(seed), 0) != (ssize_t)sizeof(seed))
+        seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+    kc_coord_seed(s->coord, seed);
+    s->coord_timer = evtimer_new(base, coord_timer_cb, s);
+    kc_net_config_t nc = {cfg->socket_request_max_bytes, cfg->connections_max_idle_ms};
+    kc_net_handler_t h = {on_request, on_close, s};
+    s->net = kc_net_new(base, &nc, &h);
+    if (listen) {
+        for (size_t i = 0; i < cfg->nlisteners; i++) {
+            uint16_t port;
+            if (kc_net_listen(s->net, &cfg->listener[i], &port) != 0)
+                goto fail;
+            if (i == 0)
+                s->bound_port = port;
+        }
+    }
+    /* What clients are told: the advertised listener, else the first listener. */
+    const kc_listener_t *adv = cfg->nadvertised ? &cfg->advertised[0] : &cfg->listener[0];
+    snprintf(s->adv_host, sizeof(s->adv_host), "%s", adv->host[0] ? adv->host : "localhost");
+    s->adv_port = cfg->nadvertised ? adv->port : (listen ? s->bound_port : adv->port);
+    if (load_coordinator(s) != 0)
+        goto fail;
+    kc_log_info("server", "kcoord node %d ready in %lld ms (%zu topics, advertised %s:%d)",
+                cfg->node_id, (long long)(mono_ms() - t0), kc_topics_count(s->topics),
+                s->adv_host, s->adv_port);
+    arm_coord_timer(s);
+    return s;
+fail:
+    kc_server_free(s);
+    return NULL;
+}
+
+void kc_server_free(kc_server_t *s)
+{
+    if (!s)
+        return;
+    if (s->coord && s->store) {
+        kc_server_flush(s);
+    }
+    while (s->parked)
+        parked_unlink_free(s, s->parked);
+    kc_net_free(s->net);
+    if (s->coord_timer)
+        event_free(s->coord_timer);
+    if (s->sigint_ev)
+        event_free(s->sigint_ev);
+    if (s->sigterm_ev)
+        event_free(s->sigterm_ev);
+    kc_coord_free(s->coord);
+    kc_topics_free(s->topics);
+    kc_store_close(s->store);
+    kc_result_deinit(&s->batch);
+    kc_arena_deinit(&s->arena);
+    free(s);
+}
+
+void kc_server_run_once(kc_server_t *s)
+{
+    event_base_loop(s->base, EVLOOP_ONCE);
+    kc_server_flush(s);
+}
+
+void kc_server_run(kc_server_t *s)
+{
+    while (!s->stopping)
+        kc_server_run_once(s);
+    kc_server_flush(s);
+}
+
+void kc_server_stop(kc_server_t *s)
+{
+    if (s->stopping)
+        return;
+    s->stopping = true;
+    kc_net_stop_listening(s->net);
+    event_base_loopbreak(s->base);
+}
+
+static void signal_cb(evutil_socket_t sig, short what, void *arg)
+{
+    (void)what;
+    kc_log_info("server", "received signal %d, shutting down", (int)sig);
+    kc_server_stop(arg);
+}
+
+void kc_server_install_signals(kc_server_t *s)
+{
+    s->sigint_ev = evsignal_new(s->base, SIGINT, signal_cb, s);
+    s->sigterm_ev = evsignal_new(s->base, SIGTERM, signal_cb, s);
+    event_add(s->sigint_ev, NULL);
+    event_add(s->sigterm_ev, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+kc_net_t *kc_server_net(kc_server_t *s)
+{
+    return s->net;
+}
+
+uint16_t kc_server_port(const kc_server_t *s)
+{
+    return s->bound_port;
+}

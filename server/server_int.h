@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Interface between the files of server/: the server state, the request
+ * passed to handlers and the dispatch table. Not used outside server/.
+ */
+#ifndef KC_SERVER_INT_H
+#define KC_SERVER_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "coord.h"
+#include "kc_common.h"
+#include "kc_config.h"
+#include "kc_msgs.h"
+#include "kc_net.h"
+#include "kc_server.h"
+#include "store.h"
+#include "topics.h"
+#include "wire.h"
+
+struct event;
+
+/* A Fetch response parked until MaxWaitMs passes (the long poll of an empty log). */
+typedef struct kc_parked_fetch {
+    kc_server_t *srv;
+    struct event *timer;
+    kc_response_t resp;
+    struct kc_parked_fetch *next, *prev;
+} kc_parked_fetch_t;
+
+struct kc_server {
+    const kc_config_t *cfg;
+    struct event_base *base;
+    kc_net_t *net;
+    kc_store_t *store;
+    kc_topics_t *topics;
+    kc_coord_t *coord;
+    kc_topic_view_t topic_view;
+    struct event *coord_timer;
+    struct event *sigint_ev, *sigterm_ev;
+    /* Records and responses produced during the current loop iteration. */
+    kc_result_t batch;
+    kc_parked_fetch_t *parked;
+    kc_arena_t arena; /* per request */
+    uint16_t bound_port;
+    char adv_host[256];
+    int32_t adv_port;
+    bool stopping;
+};
+
+/* One decoded request header plus what a handler needs. */
+typedef struct {
+    kc_server_t *srv;
+    kc_request_ctx_t ctx;
+    kc_reader_t *body; /* positioned after the request header */
+    kc_arena_t *arena;
+    kc_result_t *res; /* append the response(s) here */
+} kc_req_t;
+
+/* Returns 0, or KC_EINVAL when the body is malformed (the connection is closed). */
+typedef int (*kc_handler_fn)(kc_req_t *req);
+
+typedef struct {
+    int16_t api_key;
+    int16_t min_version;
+    int16_t max_version;
+    int16_t flexible_min; /* first flexible version; INT16_MAX if never */
+    const char *name;
+    kc_handler_fn handler;
+} kc_api_entry_t;
+
+/* The dispatch table, sorted by api key; ApiVersions is built from it. */
+extern const kc_api_entry_t kc_api_table[];
+extern const size_t kc_api_table_len;
+const kc_api_entry_t *kc_api_find(int16_t api_key);
+
+/* Appends a response (body copied from b) for req to req->res. */
+kc_response_t *kc_req_respond(kc_req_t *req, const kc_buf_t *b);
+
+/* Broker handlers (server/broker.c). */
+int kc_handle_api_versions(kc_req_t *req);
+int kc_handle_metadata(kc_req_t *req);
+int kc_handle_find_coordinator(kc_req_t *req);
+int kc_handle_create_topics(kc_req_t *req);
+int kc_handle_list_offsets(kc_req_t *req);
+int kc_handle_fetch(kc_req_t *req);
+/* Encodes the ApiVersions v0 body answering a version above our maximum (KIP-511). */
+void kc_api_versions_unsupported_body(kc_buf_t *out);
+
+/* Group handlers (server/group.c): decode, then call the coordinator. */
+int kc_handle_join_group(kc_req_t *req);
+int kc_handle_sync_group(kc_req_t *req);
+int kc_handle_heartbeat(kc_req_t *req);
+int kc_handle_leave_group(kc_req_t *req);
+int kc_handle_offset_commit(kc_req_t *req);
+int kc_handle_offset_fetch(kc_req_t *req);
+int kc_handle_offset_delete(kc_req_t *req);
+int kc_handle_describe_groups(kc_req_t *req);
+int kc_handle_list_groups(kc_req_t *req);
+int kc_handle_delete_groups(kc_req_t *req);
+
+/* Parks a finished Fetch response for delay_ms (server.c). Takes the response's buffers. */
+void kc_server_park_fetch(kc_server_t *s, kc_response_t *resp, int64_t delay_ms);
+
+/* Kafka error codes used by the broker handlers. */
+enum {
+    KC_ERR_UNKNOWN_SERVER_ERROR = -1,
+    KC_ERR_NONE = 0,
+    KC_ERR_UNKNOWN_TOPIC_OR_PARTITION = 3,
+    KC_ERR_LEADER_NOT_AVAILABLE = 5,
+    KC_ERR_COORDINATOR_NOT_AVAILABLE = 15,
+    KC_ERR_INVALID_TOPIC_EXCEPTION = 17,
+    KC_ERR_UNSUPPORTED_VERSION = 35,
+    KC_ERR_TOPIC_ALREADY_EXISTS = 36,
+    KC_ERR_INVALID_PARTITIONS = 37,
+    KC_ERR_INVALID_REPLICATION_FACTOR = 38,
+    KC_ERR_INVALID_REPLICA_ASSIGNMENT = 39,
+    KC_ERR_INVALID_CONFIG = 40,
+    KC_ERR_INVALID_REQUEST = 42,
+    KC_ERR_UNKNOWN_TOPIC_ID = 100,
+    KC_ERR_REBOOTSTRAP_REQUIRED = 129,
+};
+
+#endif

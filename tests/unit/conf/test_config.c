@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Unit tests for conf/: properties syntax, source precedence, errors, sample file. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kc_common.h"
+#include "kc_config.h"
+
+static int parse(kc_config_t *c, const char *text, char *err, size_t errlen)
+{
+    return kc_config_parse_properties(c, text, strlen(text), "test", err, errlen);
+}
+
+static void test_defaults_are_kafkas(void **state)
+{
+    (void)state;
+    kc_config_t c;
+    kc_config_init(&c);
+    assert_string_equal(c.listeners, "PLAINTEXT://127.0.0.1:9092");
+    assert_int_equal(c.nlisteners, 1);
+    assert_string_equal(c.listener[0].host, "127.0.0.1");
+    assert_int_equal(c.listener[0].port, 9092);
+    assert_int_equal(c.node_id, 1);
+    assert_string_equal(c.log_dirs, "./data");
+    assert_int_equal(c.num_partitions, 1);
+    assert_true(c.auto_create_topics_enable);
+    assert_int_equal(c.group_initial_rebalance_delay_ms, 3000);
+    assert_int_equal(c.group_min_session_timeout_ms, 6000);
+    assert_int_equal(c.group_max_session_timeout_ms, 1800000);
+    assert_int_equal(c.group_max_size, 2147483647);
+    assert_int_equal(c.group_classic_new_member_join_timeout_ms, 300000);
+    assert_int_equal(c.offsets_retention_minutes, 10080);
+    assert_int_equal(c.offsets_retention_check_interval_ms, 600000);
+    assert_int_equal(c.offset_metadata_max_bytes, 4096);
+    assert_int_equal(c.socket_request_max_bytes, 104857600);
+    assert_int_equal(c.connections_max_idle_ms, 600000);
+    assert_int_equal(strlen(c.cluster_id), 22);
+    assert_int_equal(c.nadvertised, 0);
+    kc_config_deinit(&c);
+}
+
+static void test_properties_syntax(void **state)
+{
+    (void)state;
+    kc_config_t c;
+    kc_config_init(&c);
+    char err[512] = "";
+    const char *text = "# a comment\n"
+                       "! another comment\n"
+                       "\n"
+                       "   node.id = 7   \n"
+                       "num.partitions: 3\n"
+                       "group.max.size 12\r\n"
+                       "log.dirs=/tmp/kc\\\n"
+                       "     oord\n"
+                       "log.level=\\u0064ebug\n"
+                       "auto.create.topics.enable=FALSE";
+    assert_int_equal(parse(&c, text, err, sizeof(err)), 0);
+    assert_int_equal(c.node_id, 7);
+    assert_int_equal(c.num_partitions, 3);
+    assert_int_equal(c.group_max_size, 12);
+    assert_string_equal(c.log_dirs, "/tmp/kcoord");
+    assert_string_equal(c.log_level, "debug");
+    assert_false(c.auto_create_topics_enable);
+    kc_config_deinit(&c);
+}
+
+static void test_unknown_key_names_key(void **state)
+{
+    (void)state;
+    kc_config_t c;
+    kc_config_init(&c);
+    char err[512] = "";
+    assert_int_equal(parse(&c, "node.id=2\nno.such.thing=1\n", err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "no.such.thing"));
+    kc_config_deinit(&c);
+}
+
+static void test_bad_values_name_key(void **state)
+{
+    (void)state;
+    static const char *bad[][2] = {
+        {"node.id", "abc"},
+        {"num.partitions", "0"},
+        {"group.max.size", "2147483648"},
+        {"auto.create.topics.enable", "yes"},
+        {"default.replication.factor", "3"},
+        {"cluster.id", "short"},
+        {"log.level", "loud"},
+        {"listeners", "PLAINTEXT://localhost"},
+        {"listeners", "SSL://:9093"},
+        {"advertised.listeners", "PLAINTEXT://0.0.0.0:9092"},
+        {"log.dirs", "a,b"},
+        {"socket.request.max.bytes", ""},
+    };
+    for (size_t i = 0; i < KC_ARRAY_LEN(bad); i++) {
+        kc_config_t c;
+        kc_config_init(&c);
+        char err[512] = "";
+        assert_int_equal(kc_config_set(&c, bad[i][0], bad[i][1], err, sizeof(err)), -1);
+        assert_non_null(strstr(err, bad[i][0]));
+        kc_config_deinit(&c);
+    }
+}
+
+static void test_precedence_file_env_override(void **state)
+{
+    (void)state;
+    kc_config_t c;
+    kc_config_init(&c);
+    char err[512] = "";
+    assert_int_equal(parse(&c, "group.max.size=10\nnode.id=5\nnum.partitions=4\n", err, sizeof(err)),
+                     0);
+    char *env[] = {"PATH=/bin", "KCOORD_GROUP_MAX_SIZE=20", "KCOORD_NODE_ID=6", NULL};
+    assert_int_equal(kc_config_load_env(&c, env, err, sizeof(err)), 0);
+    assert_int_equal(kc_config_override(&c, "node.id=9", err, sizeof(err)), 0);
+    assert_int_equal(c.num_partitions, 4); /* file only */
+    assert_int_equal(c.group_max_size, 20); /* env over file */
+    assert_int_equal(c.node_id, 9);         /* override over env */
+    kc_config_deinit(&c);
+}
+
+static void test_env_errors_name_variable(void **state)
+{
+    (void)state;
+    kc_config_t c;
+    kc_config_init(&c);
+    char err[512] = "";
+    char *env1[] = {"KCOORD_NO_SUCH=1", NULL};
+    assert_int_equal(kc_config_load_env(&c, env1, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "KCOORD_NO_SUCH"));
+    char *env2[] = {"KCOORD_GROUP_MAX_SIZE=many", NULL};
+    assert_int_equal(kc_config_load_env(&c, env2, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "group.max.size"));
+    assert_int_equal(kc_config_override(&c, "novalue", err, sizeof(err)), -1);
+    kc_config_deinit(&c);
+}
+
+static void test_listener_syntax(void **state)
+{
+    (void)state;
+    kc_listener_t l[4];
+    char err[256];
+    assert_int_equal(kc_listeners_parse("PLAINTEXT://:9092, INTERNAL://[::1]:19092", l, 4, err,
+                                        sizeof(err)),
+                     2);
+    assert_string_equal(l[0].name, "PLAINTEXT");
+    assert_string_equal(l[0].host, "");
+    assert_int_equal(l[0].port, 9092);
+    assert_string_equal(l[1].name, "INTERNAL");
+    assert_string_equal(l[1].host, "::1");
+    assert_int_equal(l[1].port, 19092);
+    assert_int_equal(kc_listeners_parse("PLAINTEXT://a:1,PLAINTEXT://b:2", l, 4, err, sizeof(err)),
+                     -1);
+    assert_int_equal(kc_listeners_parse("PLAINTEXT://a:70000", l, 4, err, sizeof(err)), -1);
+    assert_int_equal(kc_listeners_parse("a:1", l, 4, err, sizeof(err)), -1);
+    assert_int_equal(kc_listeners_parse("", l, 4, err, sizeof(err)), -1);
+}
+
+/* ---- the sample file against the table ---- */
+
+typedef struct {
+    bool seen[64];
+    int bad;
+} sample_ctx_t;
+
+static int check_sample_pair(void *ctx, const char *key, const char *value)
+{
+    sample_ctx_t *sc = ctx;
+    assert_non_null(key);
+    for (size_t i = 0; i < kc_config_property_count(); i++) {
+        const kc_conf_property_t *p = kc_config_property_at(i);
+        if (strcmp(p->name, key) == 0) {
+            sc->seen[i] = true;
+            if (strcmp(p->default_value, value) != 0) {
+                print_error("%s: sample has \"%s\", default is \"%s\"\n", key, value,
+                            p->default_value);
+                sc->bad++;
+            }
+            return 0;
+        }
+    }
+    print_error("sample file has unknown key %s\n", key);
+    sc->bad++;
+    return 0;
+}
+
+static void test_sample_file_matches_table(void **state)
+{
+    (void)state;
+    FILE *f = fopen(KC_SAMPLE_CONF, "rb");
+    assert_non_null(f);
+    static char text[65536];
+    size_t n = fread(text, 1, sizeof(text), f);
+    fclose(f);
+    assert_true(n > 0 && n < sizeof(text));
+    assert_true(kc_config_property_count() <= 64);
+    sample_ctx_t sc = {{false}, 0};
+    assert_int_equal(kc_properties_parse(text, n, check_sample_pair, &sc), 0);
+    assert_int_equal(sc.bad, 0);
+    for (size_t i = 0; i < kc_config_property_count(); i++) {
+        if (!sc.seen[i])
+            print_error("sample file lacks %s\n", kc_config_property_at(i)->name);
+        assert_true(sc.seen[i]);
+    }
+    /* And the file loads as a whole. */
+    kc_config_t c;
+    kc_config_init(&c);
+    char err[512] = "";
+    assert_int_equal(kc_config_load_file(&c, KC_SAMPLE_CONF, err, sizeof(err)), 0);
+    kc_config_deinit(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults_are_kafkas),
+        cmocka_unit_test(test_properties_syntax),
+        cmocka_unit_test(test_unknown_key_names_key),
+        cmocka_unit_test(test_bad_values_name_key),
+        cmocka_unit_test(test_precedence_file_env_override),
+        cmocka_unit_test(test_env_errors_name_variable),
+        cmocka_unit_test(test_listener_syntax),
+        cmocka_unit_test(test_sample_file_matches_table),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,999 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Classic group coordinator tests, after the classic cases of Kafka's
+ * GroupMetadataManagerTest: a fake clock, requests built as generated
+ * structs, responses decoded with the generated decoders, and after each
+ * scenario a fresh coordinator rebuilt from the emitted records whose hard
+ * state must equal the original's.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "coord_priv.h"
+
+/* ---- test context ------------------------------------------------------ */
+
+typedef struct {
+    int32_t corr;
+    int16_t api_key, version;
+    kc_buf_t body;
+} resp_t;
+
+typedef struct {
+    kc_buf_t key, value;
+    bool tombstone;
+} rec_t;
+
+typedef struct {
+    kc_coord_t *c;
+    kc_coord_config_t cfg;
+    int64_t now;
+    int32_t next_corr;
+    resp_t resps[256];
+    size_t nresps;
+    rec_t recs[256];
+    size_t nrecs;
+    kc_arena_t arena;
+} ctx_t;
+
+static void absorb(ctx_t *t, kc_result_t *res)
+{
+    for (size_t i = 0; i < res->nrecords; i++) {
+        assert_true(t->nrecs < 256);
+        rec_t *r = &t->recs[t->nrecs++];
+        kc_buf_init(&r->key);
+        kc_buf_init(&r->value);
+        kc_buf_append(&r->key, res->records[i].key.data, res->records[i].key.len);
+        kc_buf_append(&r->value, res->records[i].value.data, res->records[i].value.len);
+        r->tombstone = res->records[i].tombstone;
+    }
+    for (size_t i = 0; i < res->nresponses; i++) {
+        assert_true(t->nresps < 256);
+        resp_t *r = &t->resps[t->nresps++];
+        r->corr = res->responses[i].correlation_id;
+        r->api_key = res->responses[i].api_key;
+        r->version = res->responses[i].api_version;
+        kc_buf_init(&r->body);
+        kc_buf_append(&r->body, res->responses[i].body.data, res->responses[i].body.len);
+    }
+    kc_result_reset(res);
+}
+
+static ctx_t *ctx_new_cfg(const kc_coord_config_t *cfg)
+{
+    ctx_t *t = calloc(1, sizeof(*t));
+    t->cfg = *cfg;
+    t->c = kc_coord_new(cfg, NULL);
+    kc_coord_seed(t->c, 42);
+    kc_coord_loaded(t->c, 0);
+    t->next_corr = 1;
+    kc_arena_init(&t->arena);
+    return t;
+}
+
+static ctx_t *ctx_new(void)
+{
+    kc_coord_config_t cfg;
+    kc_coord_config_defaults(&cfg);
+    return ctx_new_cfg(&cfg);
+}
+
+static void ctx_free(ctx_t *t)
+{
+    kc_coord_free(t->c);
+    for (size_t i = 0; i < t->nresps; i++)
+        kc_buf_deinit(&t->resps[i].body);
+    for (size_t i = 0; i < t->nrecs; i++) {
+        kc_buf_deinit(&t->recs[i].key);
+        kc_buf_deinit(&t->recs[i].value);
+    }
+    kc_arena_deinit(&t->arena);
+    free(t);
+}
+
+/* Advances the fake clock, firing due timers as the event loop would. */
+static void ctx_sleep(ctx_t *t, int64_t ms)
+{
+    kc_result_t res;
+    kc_result_init(&res);
+    t->now += ms;
+    kc_coord_tick(t->c, t->now, &res);
+    absorb(t, &res);
+    kc_result_deinit(&res);
+}
+
+static kc_request_ctx_t rctx(ctx_t *t, int16_t api_key, int16_t version)
+{
+    kc_request_ctx_t x;
+    memset(&x, 0, sizeof(x));
+    x.conn_id = 100 + (uint64_t)t->next_corr;
+    x.correlation_id = t->next_corr++;
+    x.api_key = api_key;
+    x.api_version = version;
+    x.client_id = kc_str("client");
+    x.client_host = "/127.0.0.1";
+    x.now_ms = t->now;
+    return x;
+}
+
+static resp_t *find_resp(ctx_t *t, int32_t corr)
+{
+    for (size_t i = 0; i < t->nresps; i++)
+        if (t->resps[i].corr == corr)
+            return &t->resps[i];
+    return NULL;
+}
+
+/* Consumer protocol subscription v0 to one topic. */
+static kc_bytes_t subscription(ctx_t *t, const char *topic)
+{
+    kc_buf_t b;
+    kc_buf_init(&b);
+    kc_write_int16(&b, 0);
+    kc_write_int32(&b, 1);
+    kc_write_str(&b, kc_str(topic), false);
+    kc_write_int32(&b, -1);
+    uint8_t *p = kc_arena_alloc(&t->arena, b.len);
+    memcpy(p, b.data, b.len);
+    kc_bytes_t out = {p, (int32_t)b.len};
+    kc_buf_deinit(&b);
+    return out;
+}
+
+typedef struct {
+    const char *member_id;
+    const char *instance_id;
+    const char *protocol;  /* default "range" */
+    const char *topic;     /* default "foo" */
+    int32_t session_ms;    /* default 10000 */
+    int32_t rebalance_ms;  /* default 10000 */
+    int16_t version;       /* default 5 */
+    const char *group;     /* default "grp" */
+} join_args_t;
+
+static int32_t send_join(ctx_t *t, join_args_t a)
+{
+    kc_join_group_request_t req;
+    kc_join_group_request_init(&req);
+    int16_t v = a.version ? a.version : 5;
+    req.group_id = kc_str(a.group ? a.group : "grp");
+    req.session_timeout_ms = a.session_ms ? a.session_ms : 10000;
+    req.rebalance_timeout_ms = a.rebalance_ms ? a.rebalance_ms : 10000;
+    req.member_id = kc_str(a.member_id ? a.member_id : "");
+    req.group_instance_id = kc_str(a.instance_id);
+    req.protocol_type = kc_str("consumer");
+    req.protocols.count = 1;
+    req.protocols.items = kc_arena_alloc(&t->arena, sizeof(*req.protocols.items));
+    req.protocols.items[0].name = kc_str(a.protocol ? a.protocol : "range");
+    req.protocols.items[0].metadata = subscription(t, a.topic ? a.topic : "foo");
+    kc_request_ctx_t x = rctx(t, KC_API_JOIN_GROUP, v);
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_join_group(t->c, &x, &req, &res);
+    absorb(t, &res);
+    kc_result_deinit(&res);
+    return x.correlation_id;
+}
+
+static bool join_resp(ctx_t *t, int32_t corr, kc_join_group_response_t *out)
+{
+    resp_t *r = find_resp(t, corr);
+    if (!r)
+        return false;
+    assert_int_equal(r->api_key, KC_API_JOIN_GROUP);
+    kc_reader_t rd;
+    kc_reader_init(&rd, r->body.data, r->body.len);
+    assert_int_equal(kc_join_group_response_decode(&rd, r->version, &t->arena, out), 0);
+    assert_int_equal(kc_reader_left(&rd), 0);
+    return true;
+}
+
+static char *cstr(ctx_t *t, kc_str_t s)
+{
+    char *p = kc_arena_alloc(&t->arena, (size_t)(s.len > 0 ? s.len : 0) + 1);
+    if (s.len > 0)
+        memcpy(p, s.ptr, (size_t)s.len);
+    return p;
+}
+
+static int32_t send_sync(ctx_t *t, const char *member_id, const char *instance_id, int32_t gen,
+                         int nassign, const char **ids, const char **assignments, int16_t version)
+{
+    kc_sync_group_request_t req;
+    kc_sync_group_request_init(&req);
+    req.group_id = kc_str("grp");
+    req.generation_id = gen;
+    req.member_id = kc_str(member_id);
+    req.group_instance_id = kc_str(instance_id);
+    req.assignments.count = nassign;
+    req.assignments.items = nassign ? kc_arena_alloc(&t->arena, (size_t)nassign * sizeof(*req.assignments.items)) : NULL;
+    for (int i = 0; i < nassign; i++) {
+        req.assignments.items[i].member_id = kc_str(ids[i]);
+        req.assignments.items[i].assignment =
+            (kc_bytes_t){(const uint8_t *)assignments[i], (int32_t)strlen(assignments[i])};
+    }
+    kc_request_ctx_t x = rctx(t, KC_API_SYNC_GROUP, version ? version : 3);
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_sync_group(t->c, &x, &req, &res);
+    absorb(t, &res);
+    kc_result_deinit(&res);
+    return x.correlation_id;
+}
+
+static bool sync_resp(ctx_t *t, int32_t corr, kc_sync_group_response_t *out)
+{
+    resp_t *r = find_resp(t, corr);
+    if (!r)
+        return false;
+    kc_reader_t rd;
+    kc_reader_init(&rd, r->body.data, r->body.len);
+    assert_int_equal(kc_sync_group_response_decode(&rd, r->version, &t->arena, out), 0);
+    return true;
+}
+
+static int16_t heartbeat(ctx_t *t, const char *member_id, const char *instance_id, int32_t gen)
+{
+    kc_heartbeat_request_t req;
+    kc_heartbeat_request_init(&req);
+    req.group_id = kc_str("grp");
+    req.generation_id = gen;
+    req.member_id = kc_str(member_id);
+    req.group_instance_id = kc_str(instance_id);
+    kc_request_ctx_t x = rctx(t, KC_API_HEARTBEAT, 3);
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_heartbeat(t->c, &x, &req, &res);
+    absorb(t, &res);
+    kc_result_deinit(&res);
+    resp_t *r = find_resp(t, x.correlation_id);
+    assert_non_null(r);
+    kc_heartbeat_response_t out;
+    kc_reader_t rd;
+    kc_reader_init(&rd, r->body.data, r->body.len);
+    assert_int_equal(kc_heartbeat_response_decode(&rd, 3, &t->arena, &out), 0);
+    return out.error_code;
+}
+
+/* Runs a full join + sync of one dynamic member; returns its member id. */
+static char *join_and_sync_single(ctx_t *t)
+{
+    int32_t c1 = send_join(t, (join_args_t){0});
+    kc_join_group_response_t jr;
+    assert_true(join_resp(t, c1, &jr));
+    assert_int_equal(jr.error_code, 79);
+    char *mid = cstr(t, jr.member_id);
+    int32_t c2 = send_join(t, (join_args_t){.member_id = mid});
+    ctx_sleep(t, 3000);
+    assert_true(join_resp(t, c2, &jr));
+    assert_int_equal(jr.error_code, 0);
+    const char *ids[] = {mid};
+    const char *as[] = {"A1"};
+    int32_t c3 = send_sync(t, mid, NULL, jr.generation_id, 1, ids, as, 3);
+    kc_sync_group_response_t sr;
+    assert_true(sync_resp(t, c3, &sr));
+    assert_int_equal(sr.error_code, 0);
+    return mid;
+}
+
+/* ---- hard state and the replay check ----------------------------------- */
+
+/* Describes the group through DescribeGroups v5 plus the latest record. */
+static void describe(ctx_t *t, kc_coord_t *c, int16_t version, const char *group,
+                     kc_describe_groups_response_t *out)
+{
+    kc_describe_groups_request_t req;
+    kc_describe_groups_request_init(&req);
+    kc_str_t g = kc_str(group);
+    req.groups.items = &g;
+    req.groups.count = 1;
+    req.include_authorized_operations = true;
+    kc_request_ctx_t x = rctx(t, KC_API_DESCRIBE_GROUPS, version);
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_describe_groups(c, &x, &req, &res);
+    assert_int_equal(res.nresponses, 1);
+    kc_reader_t rd;
+    kc_buf_t copy;
+    kc_buf_init(&copy);
+    kc_buf_append(&copy, res.responses[0].body.data, res.responses[0].body.len);
+    uint8_t *p = kc_arena_alloc(&t->arena, copy.len + 1);
+    memcpy(p, copy.data, copy.len);
+    kc_reader_init(&rd, p, copy.len);
+    assert_int_equal(kc_describe_groups_response_decode(&rd, version, &t->arena, out), 0);
+    kc_buf_deinit(&copy);
+    kc_result_deinit(&res);
+}
+
+/* The last GroupMetadata record of the group (NULL if none was written). */
+static const rec_t *last_record(ctx_t *t, const char *group)
+{
+    kc_buf_t key;
+    kc_buf_init(&key);
+    kc_write_int16(&key, 2);
+    kc_group_metadata_key_t k;
+    kc_group_metadata_key_init(&k);
+    k.group = kc_str(group);
+    kc_group_metadata_key_encode(&key, 0, &k);
+    const rec_t *found = NULL;
+    for (size_t i = 0; i < t->nrecs; i++)
+        if (t->recs[i].key.len == key.len && memcmp(t->recs[i].key.data, key.data, key.len) == 0)
+            found = &t->recs[i];
+    kc_buf_deinit(&key);
+    return found;
+}
+
+/* Rebuilds a coordinator from the records and compares what describe shows
+ * (state, protocol, members with metadata and assignment) and the fields of
+ * the last record (generation, leader, protocol) with the live group. */
+static void check_replay(ctx_t *t, const char *group)
+{
+    kc_coord_t *c2 = kc_coord_new(&t->cfg, NULL);
+    for (size_t i = 0; i < t->nrecs; i++)
+        assert_int_equal(kc_coord_replay(c2, t->recs[i].key.data, t->recs[i].key.len,
+                                         t->recs[i].tombstone ? NULL : t->recs[i].value.data,
+                                         t->recs[i].value.len),
+                         0);
+    kc_coord_loaded(c2, t->now);
+    kc_describe_groups_response_t a, b;
+    describe(t, t->c, 5, group, &a);
+    describe(t, c2, 5, group, &b);
+    assert_int_equal(a.groups.count, 1);
+    assert_int_equal(b.groups.count, 1);
+    __typeof__(a.groups.items[0]) *ga = &a.groups.items[0], *gb = &b.groups.items[0];
+    assert_string_equal(cstr(t, ga->group_state), cstr(t, gb->group_state));
+    assert_string_equal(cstr(t, ga->protocol_type), cstr(t, gb->protocol_type));
+    assert_string_equal(cstr(t, ga->protocol_data), cstr(t, gb->protocol_data));
+    assert_int_equal(ga->members.count, gb->members.count);
+    for (int32_t i = 0; i < ga->members.count; i++) {
+        __typeof__(ga->members.items[0]) *ma = &ga->members.items[i], *mb = &gb->members.items[i];
+        assert_string_equal(cstr(t, ma->member_id), cstr(t, mb->member_id));
+        assert_int_equal(ma->group_instance_id.len, mb->group_instance_id.len);
+        assert_string_equal(cstr(t, ma->client_id), cstr(t, mb->client_id));
+        assert_int_equal(ma->member_metadata.len, mb->member_metadata.len);
+        assert_int_equal(ma->member_assignment.len, mb->member_assignment.len);
+        if (ma->member_assignment.len)
+            assert_memory_equal(ma->member_assignment.ptr, mb->member_assignment.ptr,
+                                (size_t)ma->member_assignment.len);
+    }
+    /* Generation and leader: the replayed group's are those of the last record;
+     * the live group, when Stable or Empty, must agree with its own record. */
+    const rec_t *r = last_record(t, group);
+    kc_classic_group_t *live = kc_classic_group_find(t->c, kc_str(group));
+    kc_classic_group_t *re = kc_classic_group_find(c2, kc_str(group));
+    if (r && !r->tombstone) {
+        assert_non_null(re);
+        kc_reader_t rd;
+        kc_reader_init(&rd, r->value.data, r->value.len);
+        assert_int_equal(kc_read_int16(&rd), 3);
+        kc_group_metadata_value_t v;
+        assert_int_equal(kc_group_metadata_value_decode(&rd, 3, &t->arena, &v), 0);
+        assert_non_null(live);
+        kc_result_t res;
+        /* The generation of the record is the one members of the rebuilt
+         * group are accepted at. */
+        if (ga->members.count && strcmp(cstr(t, ga->group_state), "Stable") == 0) {
+            kc_heartbeat_request_t hb;
+            kc_heartbeat_request_init(&hb);
+            hb.group_id = kc_str(group);
+            hb.generation_id = v.generation;
+            hb.member_id = ga->members.items[0].member_id;
+            hb.group_instance_id = ga->members.items[0].group_instance_id;
+            kc_request_ctx_t x = rctx(t, KC_API_HEARTBEAT, 3);
+            kc_result_init(&res);
+            kc_coord_heartbeat(c2, &x, &hb, &res);
+            kc_heartbeat_response_t out;
+            kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+            assert_int_equal(kc_heartbeat_response_decode(&rd, 3, &t->arena, &out), 0);
+            assert_int_equal(out.error_code, 0);
+            kc_result_deinit(&res);
+        }
+    } else {
+        assert_null(re);
+        assert_null(live);
+    }
+    kc_coord_free(c2);
+}
+
+/* ---- tests ------------------------------------------------------------- */
+
+static void test_join_group_unknown_member_id_required(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    int32_t c1 = send_join(t, (join_args_t){0});
+    kc_join_group_response_t jr;
+    assert_true(join_resp(t, c1, &jr));
+    assert_int_equal(jr.error_code, 79); /* MEMBER_ID_REQUIRED */
+    char *mid = cstr(t, jr.member_id);
+    assert_int_equal(strlen(mid), strlen("client-") + 36);
+    assert_memory_equal(mid, "client-", 7);
+    /* The new group is persisted as an empty group. */
+    assert_int_equal(t->nrecs, 1);
+
+    int32_t c2 = send_join(t, (join_args_t){.member_id = mid});
+    assert_null(find_resp(t, c2)); /* parked during the initial delay */
+    ctx_sleep(t, 2999);
+    assert_null(find_resp(t, c2));
+    ctx_sleep(t, 1);
+    assert_true(join_resp(t, c2, &jr));
+    assert_int_equal(jr.error_code, 0);
+    assert_int_equal(jr.generation_id, 1);
+    assert_string_equal(cstr(t, jr.leader), mid);
+    assert_string_equal(cstr(t, jr.protocol_name), "range");
+    assert_int_equal(jr.members.count, 1);
+    const char *ids[] = {mid};
+    const char *as[] = {"A1"};
+    int32_t c3 = send_sync(t, mid, NULL, 1, 1, ids, as, 3);
+    kc_sync_group_response_t sr;
+    assert_true(sync_resp(t, c3, &sr));
+    assert_int_equal(sr.error_code, 0);
+    assert_memory_equal(sr.assignment.ptr, "A1", 2);
+    check_replay(t, "grp");
+    ctx_free(t);
+}
+
+static void test_join_group_v3_adds_member_without_member_id_required(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    int32_t c1 = send_join(t, (join_args_t){.version = 3});
+    assert_null(find_resp(t, c1));
+    ctx_sleep(t, 3000);
+    kc_join_group_response_t jr;
+    assert_true(join_resp(t, c1, &jr));
+    assert_int_equal(jr.error_code, 0);
+    assert_int_equal(jr.generation_id, 1);
+    ctx_free(t);
+}
+
+static void test_join_group_invalid_inputs(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    kc_join_group_response_t jr;
+    int32_t c = send_join(t, (join_args_t){.group = ""});
+    assert_true(join_resp(t, c, &jr));
+    assert_int_equal(jr.error_code, 24);
+    c = send_join(t, (join_args_t){.session_ms = 5999});
+    assert_true(join_resp(t, c, &jr));
+    assert_int_equal(jr.error_code, 26);
+    c = send_join(t, (join_args_t){.member_id = "ghost"});
+    assert_true(join_resp(t, c, &jr));
+    assert_int_equal(jr.error_code, 25);
+    assert_int_equal(t->nrecs, 0);
+    ctx_free(t);
+
+    kc_coord_config_t cfg;
+    kc_coord_config_defaults(&cfg);
+    kc_coord_t *c2 = kc_coord_new(&cfg, NULL);
+    t = ctx_new();
+    kc_join_group_request_t req;
+    kc_join_group_request_init(&req);
+    req.group_id = kc_str("grp");
+    req.session_timeout_ms = 10000;
+    req.member_id = kc_str("");
+    req.protocol_type = kc_str("consumer");
+    kc_request_ctx_t x = rctx(t, KC_API_JOIN_GROUP, 5);
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_join_group(c2, &x, &req, &res);
+    absorb(t, &res);
+    assert_true(join_resp(t, x.correlation_id, &jr));
+    assert_int_equal(jr.error_code, 14); /* COORDINATOR_LOAD_IN_PROGRESS */
+    kc_result_deinit(&res);
+    kc_coord_free(c2);
+    ctx_free(t);
+}
+
+static void test_initial_delay_extended_by_new_member(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    int32_t a = send_join(t, (join_args_t){.version = 3});
+    ctx_sleep(t, 2000);
+    int32_t b = send_join(t, (join_args_t){.version = 3});
+    ctx_sleep(t, 1000); /* t=3000: a member arrived during the delay */
+    assert_null(find_resp(t, a));
+    ctx_sleep(t, 2999);
+    assert_null(find_resp(t, b));
+    ctx_sleep(t, 1); /* t=6000 */
+    kc_join_group_response_t ja, jb;
+    assert_true(join_resp(t, a, &ja));
+    assert_true(join_resp(t, b, &jb));
+    assert_int_equal(ja.generation_id, 1);
+    assert_int_equal(ja.members.count, 2); /* first member leads */
+    assert_int_equal(jb.members.count, 0);
+    assert_string_equal(cstr(t, jb.leader), cstr(t, ja.member_id));
+    ctx_free(t);
+}
+
+/* Two members join and sync; the leader's assignment reaches both. */
+static void two_member_group(ctx_t *t, char **leader, char **follower, int32_t *gen)
+{
+    int32_t a = send_join(t, (join_args_t){.version = 3});
+    int32_t b = send_join(t, (join_args_t){.version = 3});
+    /* The second member extends the initial delay once (3 s + 3 s). */
+    ctx_sleep(t, 3000);
+    assert_null(find_resp(t, a));
+    ctx_sleep(t, 3000);
+    kc_join_group_response_t ja, jb;
+    assert_true(join_resp(t, a, &ja));
+    assert_true(join_resp(t, b, &jb));
+    *leader = cstr(t, ja.member_id);
+    *follower = cstr(t, jb.member_id);
+    *gen = ja.generation_id;
+    int32_t sf = send_sync(t, *follower, NULL, *gen, 0, NULL, NULL, 3);
+    assert_null(find_resp(t, sf));
+    size_t nrec = t->nrecs;
+    const char *ids[] = {*leader, *follower};
+    const char *as[] = {"AL", "AF"};
+    int32_t sl = send_sync(t, *leader, NULL, *gen, 2, ids, as, 3);
+    assert_int_equal(t->nrecs, nrec + 1);
+    kc_sync_group_response_t r;
+    assert_true(sync_resp(t, sl, &r));
+    assert_int_equal(r.error_code, 0);
+    assert_int_equal(r.assignment.len, 2);
+    assert_memory_equal(r.assignment.ptr, "AL", 2);
+    assert_true(sync_resp(t, sf, &r));
+    assert_int_equal(r.error_code, 0);
+    assert_memory_equal(r.assignment.ptr, "AF", 2);
+}
+
+static void test_join_and_sync_two_members(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    char *l, *f;
+    int32_t gen;
+    two_member_group(t, &l, &f, &gen);
+    /* A late sync in Stable returns the stored assignment. */
+    int32_t s = send_sync(t, f, NULL, gen, 0, NULL, NULL, 5);
+    kc_sync_group_response_t r;
+    assert_true(sync_resp(t, s, &r));
+    assert_int_equal(r.error_code, 0);
+    assert_string_equal(cstr(t, r.protocol_name), "range");
+    assert_string_equal(cstr(t, r.protocol_type), "consumer");
+    s = send_sync(t, f, NULL, gen + 1, 0, NULL, NULL, 3);
+    assert_true(sync_resp(t, s, &r));
+    assert_int_equal(r.error_code, 22);
+    s = send_sync(t, "nobody", NULL, gen, 0, NULL, NULL, 3);
+    assert_true(sync_resp(t, s, &r));
+    assert_int_equal(r.error_code, 25);
+    check_replay(t, "grp");
+    ctx_free(t);
+}
+
+static void test_heartbeat_errors_by_state(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    assert_int_equal(heartbeat(t, "m", NULL, 0), 25); /* unknown group */
+    char *l, *f;
+    int32_t gen;
+    two_member_group(t, &l, &f, &gen);
+    assert_int_equal(heartbeat(t, f, NULL, gen), 0);
+    assert_int_equal(heartbeat(t, f, NULL, gen + 1), 22);
+    assert_int_equal(heartbeat(t, "x", NULL, gen), 25);
+    /* The leader rejoins: PreparingRebalance. */
+    send_join(t, (join_args_t){.member_id = l, .version = 3});
+    assert_int_equal(heartbeat(t, f, NULL, gen), 27);
+    ctx_free(t);
+}
+
+static void test_session_expiry_removes_member_and_rebalances(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    char *l, *f;
+    int32_t gen;
+    two_member_group(t, &l, &f, &gen);
+    /* Sessions run from the join answer at t=6 s, 10 s long. */
+    ctx_sleep(t, 9999); /* t=15.999 s */
+    assert_int_equal(heartbeat(t, f, NULL, gen), 0);
+    assert_int_equal(heartbeat(t, l, NULL, gen), 0);
+    for (int i = 0; i < 2; i++) {
+        ctx_sleep(t, 4999);
+        assert_int_equal(heartbeat(t, l, NULL, gen), 0);
+    }
+    ctx_sleep(t, 2); /* t=25.999 s: the follower's session ends */
+    /* The follower missed its session: gone, the group rebalances. */
+    assert_int_equal(heartbeat(t, f, NULL, gen), 25);
+    assert_int_equal(heartbeat(t, l, NULL, gen), 27);
+    int32_t j = send_join(t, (join_args_t){.member_id = l, .version = 3});
+    kc_join_group_response_t jr;
+    assert_true(join_resp(t, j, &jr));
+    assert_int_equal(jr.generation_id, gen + 1);
+    assert_int_equal(jr.members.count, 1);
+    ctx_free(t);
+}
+
+static void test_rebalance_timeout_removes_members_not_rejoined(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    char *l, *f;
+    int32_t gen;
+    two_member_group(t, &l, &f, &gen);
+    int32_t j = send_join(t, (join_args_t){.member_id = l, .version = 3});
+    ctx_sleep(t, 5000);
+    assert_int_equal(heartbeat(t, f, NULL, gen), 27);
+    assert_null(find_resp(t, j));
+    ctx_sleep(t, 5000); /* the rebalance timeout (10 s) */
+    kc_join_group_response_t jr;
+    assert_true(join_resp(t, j, &jr));
+    assert_int_equal(jr.error_code, 0);
+    assert_int_equal(jr.generation_id, gen + 1);
+    assert_int_equal(jr.members.count, 1);
+    assert_int_equal(heartbeat(t, f, NULL, gen + 1), 25);
+    const char *ids[] = {l};
+    const char *as[] = {"ALL"};
+    send_sync(t, l, NULL, gen + 1, 1, ids, as, 3);
+    check_replay(t, "grp");
+    ctx_free(t);
+}
+
+/* A static leader and a dynamic follower, Stable. */
+static void static_group(ctx_t *t, int16_t version, char **leader, char **follower, int32_t *gen)
+{
+    int32_t a = send_join(t, (join_args_t){.instance_id = "leader-instance", .version = version});
+    int32_t b = send_join(t, (join_args_t){.version = 3});
+    /* The second member extends the initial delay once (3 s + 3 s). */
+    ctx_sleep(t, 3000);
+    assert_null(find_resp(t, a));
+    ctx_sleep(t, 3000);
+    kc_join_group_response_t ja, jb;
+    assert_true(join_resp(t, a, &ja));
+    assert_true(join_resp(t, b, &jb));
+    *leader = cstr(t, ja.member_id);
+    assert_memory_equal(*leader, "leader-instance-", 16);
+    assert_string_equal(cstr(t, ja.leader), *leader);
+    *follower = cstr(t, jb.member_id);
+    *gen = ja.generation_id;
+    const char *ids[] = {*leader, *follower};
+    const char *as[] = {"AL", "AF"};
+    send_sync(t, *leader, "leader-instance", *gen, 2, ids, as, 3);
+    send_sync(t, *follower, NULL, *gen, 0, NULL, NULL, 3);
+}
+
+static void test_static_leader_rejoin_v9_skip_assignment(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    char *l, *f;
+    int32_t gen;
+    static_group(t, 9, &l, &f, &gen);
+    size_t nrec = t->nrecs;
+    int32_t j = send_join(t, (join_args_t){.instance_id = "leader-instance", .version = 9});
+    kc_join_group_response_t jr;
+    assert_true(join_resp(t, j, &jr));
+    assert_int_equal(jr.error_code, 0);
+    char *nl = cstr(t, jr.member_id);
+    assert_string_not_equal(nl, l);
+    assert_string_equal(cstr(t, jr.leader), nl);
+    assert_true(jr.skip_assignment);
+    assert_int_equal(jr.members.count, 2);
+    assert_int_equal(jr.generation_id, gen); /* no rebalance */
+    assert_int_equal(t->nrecs, nrec + 1);
+    /* The old member id is fenced. */
+    assert_int_equal(heartbeat(t, l, "leader-instance", gen), 82);
+    assert_int_equal(heartbeat(t, nl, "leader-instance", gen), 0);
+    assert_int_equal(heartbeat(t, f, NULL, gen), 0);
+    check_replay(t, "grp");
+    ctx_free(t);
+}
+
+static void test_static_leader_rejoin_below_v9_names_old_leader(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    char *l, *f;
+    int32_t gen;
+    static_group(t, 5, &l, &f, &gen);
+    int32_t j = send_join(t, (join_args_t){.instance_id = "leader-instance", .version = 5});
+    kc_join_group_response_t jr;
+    assert_true(join_resp(t, j, &jr));
+    assert_int_equal(jr.error_code, 0);
+    assert_string_not_equal(cstr(t, jr.member_id), l);
+    assert_string_equal(cstr(t, jr.leader), l);
+    assert_int_equal(jr.members.count, 0);
+    /* The replaced member keeps its assignment. */
+    int32_t s = send_sync(t, cstr(t, jr.member_id), "leader-instance", gen, 0, NULL, NULL, 3);
+    kc_sync_group_response_t sr;
+    assert_true(sync_resp(t, s, &sr));
+    assert_int_equal(sr.error_code, 0);
+    assert_memory_equal(sr.assignment.ptr, "AL", 2);
+    ctx_free(t);
+}
+
+static void test_static_member_replacement_fences_pending_join(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    char *l, *f;
+    int32_t gen;
+    static_group(t, 5, &l, &f, &gen);
+    /* The static leader's rejoin starts a rebalance and waits for the follower. */
+    int32_t jold = send_join(t, (join_args_t){.member_id = l, .instance_id = "leader-instance"});
+    assert_null(find_resp(t, jold));
+    /* A new process with the same instance id replaces it. */
+    int32_t jnew = send_join(t, (join_args_t){.instance_id = "leader-instance"});
+    kc_join_group_response_t jr;
+    assert_true(join_resp(t, jold, &jr));
+    assert_int_equal(jr.error_code, 82);
+    assert_string_equal(cstr(t, jr.member_id), l);
+    assert_null(find_resp(t, jnew));
+    assert_int_equal(heartbeat(t, l, "leader-instance", gen), 82);
+    /* The follower rejoins: everybody joined, the rebalance completes. */
+    int32_t jf = send_join(t, (join_args_t){.member_id = f, .version = 3});
+    assert_true(join_resp(t, jnew, &jr));
+    assert_int_equal(jr.error_code, 0);
+    assert_int_equal(jr.generation_id, gen + 1);
+    assert_string_equal(cstr(t, jr.leader), cstr(t, jr.member_id));
+    assert_int_equal(jr.members.count, 2);
+    assert_true(join_resp(t, jf, &jr));
+    assert_int_equal(jr.error_code, 0);
+    ctx_free(t);
+}
+
+static void test_fenced_instance_id_with_stale_member_id(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    char *l, *f;
+    int32_t gen;
+    static_group(t, 5, &l, &f, &gen);
+    kc_join_group_response_t jr;
+    int32_t j = send_join(t, (join_args_t){.member_id = "leader-instance-stale", .instance_id = "leader-instance"});
+    assert_true(join_resp(t, j, &jr));
+    assert_int_equal(jr.error_code, 82);
+    int32_t s = send_sync(t, "leader-instance-stale", "leader-instance", gen, 0, NULL, NULL, 3);
+    kc_sync_group_response_t sr;
+    assert_true(sync_resp(t, s, &sr));
+    assert_int_equal(sr.error_code, 82);
+    assert_int_equal(heartbeat(t, f, "unknown-instance", gen), 25);
+    ctx_free(t);
+}
+
+static kc_leave_group_response_t leave(ctx_t *t, int16_t version, const char *member_id,
+                                       const char *instance_id)
+{
+    kc_leave_group_request_t req;
+    kc_leave_group_request_init(&req);
+    req.group_id = kc_str("grp");
+    req.member_id = kc_str(version < 3 ? member_id : NULL);
+    if (version >= 3) {
+        req.members.count = 1;
+        req.members.items = kc_arena_alloc(&t->arena, sizeof(*req.members.items));
+        req.members.items[0].member_id = kc_str(member_id);
+        req.members.items[0].group_instance_id = kc_str(instance_id);
+        req.members.items[0].reason = KC_STR_NULL;
+    } else {
+        req.members.count = 0;
+    }
+    kc_request_ctx_t x = rctx(t, KC_API_LEAVE_GROUP, version);
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_leave_group(t->c, &x, &req, &res);
+    absorb(t, &res);
+    kc_result_deinit(&res);
+    resp_t *r = find_resp(t, x.correlation_id);
+    assert_non_null(r);
+    kc_leave_group_response_t out;
+    kc_reader_t rd;
+    kc_reader_init(&rd, r->body.data, r->body.len);
+    assert_int_equal(kc_leave_group_response_decode(&rd, version, &t->arena, &out), 0);
+    return out;
+}
+
+static void test_leave_group_by_instance_id(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    char *l, *f;
+    int32_t gen;
+    static_group(t, 5, &l, &f, &gen);
+    kc_leave_group_response_t r = leave(t, 3, "", "nope");
+    assert_int_equal(r.error_code, 0);
+    assert_int_equal(r.members.count, 1);
+    assert_int_equal(r.members.items[0].error_code, 25);
+    r = leave(t, 3, "", "leader-instance");
+    assert_int_equal(r.members.items[0].error_code, 0);
+    assert_int_equal(heartbeat(t, l, "leader-instance", gen), 25);
+    assert_int_equal(heartbeat(t, f, NULL, gen), 27);
+    /* v1: the member's error comes at the top level. */
+    r = leave(t, 1, "ghost", NULL);
+    assert_int_equal(r.error_code, 25);
+    r = leave(t, 1, f, NULL);
+    assert_int_equal(r.error_code, 0);
+    /* Nobody left: the group is Empty at the next generation. */
+    kc_describe_groups_response_t d;
+    describe(t, t->c, 5, "grp", &d);
+    assert_string_equal(cstr(t, d.groups.items[0].group_state), "Empty");
+    check_replay(t, "grp");
+    ctx_free(t);
+}
+
+static void test_leave_pending_member(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    int32_t c = send_join(t, (join_args_t){0});
+    kc_join_group_response_t jr;
+    assert_true(join_resp(t, c, &jr));
+    char *mid = cstr(t, jr.member_id);
+    kc_leave_group_response_t r = leave(t, 3, mid, NULL);
+    assert_int_equal(r.members.items[0].error_code, 0);
+    /* The pending id is forgotten: joining with it is refused. */
+    c = send_join(t, (join_args_t){.member_id = mid});
+    assert_true(join_resp(t, c, &jr));
+    assert_int_equal(jr.error_code, 25);
+    ctx_free(t);
+}
+
+static void test_group_max_size_reached(void **state)
+{
+    (void)state;
+    kc_coord_config_t cfg;
+    kc_coord_config_defaults(&cfg);
+    cfg.group_max_size = 1;
+    ctx_t *t = ctx_new_cfg(&cfg);
+    join_and_sync_single(t);
+    int32_t c = send_join(t, (join_args_t){.version = 3});
+    kc_join_group_response_t jr;
+    assert_true(join_resp(t, c, &jr));
+    assert_int_equal(jr.error_code, 81);
+    assert_string_equal(cstr(t, jr.member_id), "");
+    ctx_free(t);
+}
+
+static void test_describe_list_delete(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    char *mid = join_and_sync_single(t);
+    kc_describe_groups_response_t d;
+    describe(t, t->c, 5, "grp", &d);
+    assert_int_equal(d.groups.count, 1);
+    assert_string_equal(cstr(t, d.groups.items[0].group_state), "Stable");
+    assert_string_equal(cstr(t, d.groups.items[0].protocol_data), "range");
+    assert_int_equal(d.groups.items[0].members.count, 1);
+    assert_string_equal(cstr(t, d.groups.items[0].members.items[0].member_id), mid);
+    assert_true(d.groups.items[0].members.items[0].member_metadata.len > 0);
+    assert_int_equal(d.groups.items[0].authorized_operations, 3400);
+    describe(t, t->c, 5, "other", &d);
+    assert_int_equal(d.groups.items[0].error_code, 0);
+    assert_string_equal(cstr(t, d.groups.items[0].group_state), "Dead");
+    describe(t, t->c, 6, "other", &d);
+    assert_int_equal(d.groups.items[0].error_code, 69);
+    assert_string_equal(cstr(t, d.groups.items[0].error_message), "Group other not found.");
+
+    /* ListGroups v5 with filters. */
+    const char *filters[][2] = {{"STABLE", "Classic"}, {"empty", NULL}, {NULL, "consumer"}};
+    int expect[] = {1, 0, 0};
+    for (int i = 0; i < 3; i++) {
+        kc_list_groups_request_t req;
+        kc_list_groups_request_init(&req);
+        kc_str_t s = kc_str(filters[i][0]), ty = kc_str(filters[i][1]);
+        req.states_filter.items = &s;
+        req.states_filter.count = filters[i][0] ? 1 : 0;
+        req.types_filter.items = &ty;
+        req.types_filter.count = filters[i][1] ? 1 : 0;
+        kc_request_ctx_t x = rctx(t, KC_API_LIST_GROUPS, 5);
+        kc_result_t res;
+        kc_result_init(&res);
+        kc_coord_list_groups(t->c, &x, &req, &res);
+        kc_list_groups_response_t out;
+        kc_reader_t rd;
+        kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+        assert_int_equal(kc_list_groups_response_decode(&rd, 5, &t->arena, &out), 0);
+        assert_int_equal(out.groups.count, expect[i]);
+        if (expect[i]) {
+            assert_string_equal(cstr(t, out.groups.items[0].group_type), "classic");
+            assert_string_equal(cstr(t, out.groups.items[0].protocol_type), "consumer");
+        }
+        kc_result_deinit(&res);
+    }
+
+    /* DeleteGroups: non-empty, unknown, then empty. */
+    for (int round = 0; round < 2; round++) {
+        kc_delete_groups_request_t req;
+        kc_delete_groups_request_init(&req);
+        kc_str_t names[2] = {kc_str("grp"), kc_str("other")};
+        req.groups_names.items = names;
+        req.groups_names.count = 2;
+        kc_request_ctx_t x = rctx(t, KC_API_DELETE_GROUPS, 2);
+        kc_result_t res;
+        kc_result_init(&res);
+        kc_coord_delete_groups(t->c, &x, &req, &res);
+        kc_delete_groups_response_t out;
+        kc_reader_t rd;
+        kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+        assert_int_equal(kc_delete_groups_response_decode(&rd, 2, &t->arena, &out), 0);
+        assert_int_equal(out.results.items[0].error_code, round == 0 ? 68 : 0);
+        assert_int_equal(out.results.items[1].error_code, 69);
+        assert_int_equal(res.nrecords, round == 0 ? 0 : 1);
+        if (round == 1)
+            assert_true(res.records[0].tombstone);
+        absorb(t, &res);
+        kc_result_deinit(&res);
+        if (round == 0)
+            leave(t, 3, mid, NULL);
+    }
+    assert_null(kc_classic_group_find(t->c, kc_str("grp")));
+    check_replay(t, "grp");
+    ctx_free(t);
+}
+
+static void test_loaded_group_session_expires(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    char *l, *f;
+    int32_t gen;
+    two_member_group(t, &l, &f, &gen);
+    /* Restart: replay the records, nobody heartbeats; both sessions expire. */
+    kc_coord_t *c2 = kc_coord_new(&t->cfg, NULL);
+    for (size_t i = 0; i < t->nrecs; i++)
+        kc_coord_replay(c2, t->recs[i].key.data, t->recs[i].key.len,
+                        t->recs[i].tombstone ? NULL : t->recs[i].value.data, t->recs[i].value.len);
+    assert_int_equal(kc_coord_next_deadline(c2), INT64_MAX);
+    kc_coord_loaded(c2, 1000);
+    assert_int_equal(kc_coord_next_deadline(c2), 11000);
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_tick(c2, 11000, &res);
+    /* The group emptied: one record at the next generation. */
+    assert_int_equal(res.nrecords, 1);
+    kc_classic_group_t *g = kc_classic_group_find(c2, kc_str("grp"));
+    assert_true(kc_classic_group_is_empty_state(g));
+    kc_result_deinit(&res);
+    kc_coord_free(c2);
+    ctx_free(t);
+}
+
+static void test_replay_rejects_garbage(void **state)
+{
+    (void)state;
+    kc_coord_t *c = kc_coord_new(NULL, NULL);
+    const uint8_t key[] = {0, 2, 0, 50, 'x'};
+    assert_int_equal(kc_coord_replay(c, key, sizeof(key), NULL, 0), KC_EINVAL);
+    const uint8_t key2[] = {0, 2, 0, 1, 'g'};
+    const uint8_t val[] = {0, 3, 0, 9};
+    assert_int_equal(kc_coord_replay(c, key2, sizeof(key2), val, sizeof(val)), KC_EINVAL);
+    const uint8_t other[] = {0, 17, 0, 1, 'g'};
+    assert_int_equal(kc_coord_replay(c, other, sizeof(other), val, sizeof(val)), 0);
+    kc_coord_free(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_join_group_unknown_member_id_required),
+        cmocka_unit_test(test_join_group_v3_adds_member_without_member_id_required),
+        cmocka_unit_test(test_join_group_invalid_inputs),
+        cmocka_unit_test(test_initial_delay_extended_by_new_member),
+        cmocka_unit_test(test_join_and_sync_two_members),
+        cmocka_unit_test(test_heartbeat_errors_by_state),
+        cmocka_unit_test(test_session_expiry_removes_member_and_rebalances),
+        cmocka_unit_test(test_rebalance_timeout_removes_members_not_rejoined),
+        cmocka_unit_test(test_static_leader_rejoin_v9_skip_assignment),
+        cmocka_unit_test(test_static_leader_rejoin_below_v9_names_old_leader),
+        cmocka_unit_test(test_static_member_replacement_fences_pending_join),
+        cmocka_unit_test(test_fenced_instance_id_with_stale_member_id),
+        cmocka_unit_test(test_leave_group_by_instance_id),
+        cmocka_unit_test(test_leave_pending_member),
+        cmocka_unit_test(test_group_max_size_reached),
+        cmocka_unit_test(test_describe_list_delete),
+        cmocka_unit_test(test_loaded_group_session_expires),
+        cmocka_unit_test(test_replay_rejects_garbage),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

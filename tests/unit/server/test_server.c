@@ -1,0 +1,447 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Unit tests for server/: the broker answers over an in-process socket,
+ * checked byte for byte for ApiVersions (v0, v3, and the KIP-511 fallback),
+ * Metadata auto-creation, closes on bad requests, and the dispatch table.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <poll.h>
+
+#include <cmocka.h>
+#include <event2/event.h>
+
+#include "kc_common.h"
+#include "kc_config.h"
+#include "kc_msgs.h"
+#include "kc_net.h"
+#include "kc_server.h"
+#include "server_int.h"
+#include "wire.h"
+
+typedef struct {
+    char dir[64];
+    kc_config_t cfg;
+    struct event_base *base;
+    struct event *tick;
+    kc_server_t *srv;
+    int client;
+} fx_t;
+
+static void tick_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd, (void)what, (void)arg;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static fx_t *fx_new(const char *override)
+{
+    fx_t *fx = kc_xcalloc(1, sizeof(*fx));
+    snprintf(fx->dir, sizeof(fx->dir), "/tmp/kc_server_test_XXXXXX");
+    assert_non_null(mkdtemp(fx->dir));
+    kc_config_init(&fx->cfg);
+    char err[256];
+    assert_int_equal(kc_config_set(&fx->cfg, "log.dirs", fx->dir, err, sizeof(err)), 0);
+    assert_int_equal(kc_config_set(&fx->cfg, "lmdb.map.size.bytes", "16777216", err, sizeof(err)),
+                     0);
+    if (override)
+        assert_int_equal(kc_config_override(&fx->cfg, override, err, sizeof(err)), 0);
+    fx->base = event_base_new();
+    fx->tick = event_new(fx->base, -1, EV_PERSIST, tick_cb, NULL);
+    struct timeval tv = {0, 5000};
+    event_add(fx->tick, &tv);
+    fx->srv = kc_server_new(&fx->cfg, fx->base, false);
+    assert_non_null(fx->srv);
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    fx->client = sv[1];
+    assert_int_equal(kc_net_adopt(kc_server_net(fx->srv), sv[0], "/127.0.0.1", "PLAINTEXT", NULL),
+                     0);
+    return fx;
+}
+
+static void fx_free(fx_t *fx)
+{
+    kc_server_free(fx->srv);
+    event_free(fx->tick);
+    event_base_free(fx->base);
+    close(fx->client);
+    kc_config_deinit(&fx->cfg);
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", fx->dir);
+    assert_int_equal(system(cmd), 0);
+    free(fx);
+}
+
+static void send_all(fx_t *fx, const kc_buf_t *b)
+{
+    uint8_t sz[4] = {(uint8_t)(b->len >> 24), (uint8_t)(b->len >> 16), (uint8_t)(b->len >> 8),
+                     (uint8_t)b->len};
+    assert_int_equal(write(fx->client, sz, 4), 4);
+    assert_int_equal(write(fx->client, b->data, b->len), (ssize_t)b->len);
+}
+
+/* Runs the server until the client can read, or 5 s pass. */
+static bool wait_readable(fx_t *fx)
+{
+    int64_t deadline = now_ms() + 5000;
+    while (now_ms() < deadline) {
+        struct pollfd p = {fx->client, POLLIN, 0};
+        if (poll(&p, 1, 0) == 1)
+            return true;
+        kc_server_run_once(fx->srv);
+    }
+    return false;
+}
+
+static void read_n(fx_t *fx, uint8_t *buf, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        assert_true(wait_readable(fx));
+        ssize_t r = read(fx->client, buf + got, n - got);
+        assert_true(r > 0);
+        got += (size_t)r;
+    }
+}
+
+/* Reads one response frame into out (without the size). */
+static void read_frame(fx_t *fx, kc_buf_t *out)
+{
+    uint8_t sz[4];
+    read_n(fx, sz, 4);
+    uint32_t n = ((uint32_t)sz[0] << 24) | ((uint32_t)sz[1] << 16) | ((uint32_t)sz[2] << 8) | sz[3];
+    assert_true(n < 1000000);
+    kc_buf_reset(out);
+    read_n(fx, kc_buf_reserve(out, n), n);
+    out->len = n;
+}
+
+static bool wait_closed(fx_t *fx)
+{
+    int64_t deadline = now_ms() + 5000;
+    while (now_ms() < deadline) {
+        struct pollfd p = {fx->client, POLLIN, 0};
+        if (poll(&p, 1, 0) == 1) {
+            uint8_t b[256];
+            ssize_t r = read(fx->client, b, sizeof(b));
+            if (r == 0)
+                return true;
+            continue;
+        }
+        kc_server_run_once(fx->srv);
+    }
+    return false;
+}
+
+static void header(kc_buf_t *b, int16_t key, int16_t version, int32_t corr, bool flexible)
+{
+    kc_write_int16(b, key);
+    kc_write_int16(b, version);
+    kc_write_int32(b, corr);
+    kc_write_str(b, kc_str("test"), false);
+    if (flexible)
+        kc_write_uvarint(b, 0);
+}
+
+/* What the broker must advertise (protocol.md section 1, capped to the schemas). */
+static const int16_t expected_ranges[][3] = {
+    {1, 0, 18},  {2, 0, 11},  {3, 0, 13}, {8, 0, 10}, {9, 0, 10},  {10, 0, 6},
+    {11, 0, 9},  {12, 0, 4},  {13, 0, 5}, {14, 0, 5}, {15, 0, 6},  {16, 0, 5},
+    {18, 0, 5},  {19, 0, 7},  {42, 0, 3}, {47, 0, 0},
+};
+
+static void be16(kc_buf_t *b, int v)
+{
+    uint8_t x[2] = {(uint8_t)(v >> 8), (uint8_t)v};
+    kc_buf_append(b, x, 2);
+}
+
+static void be32(kc_buf_t *b, int32_t v)
+{
+    uint8_t x[4] = {(uint8_t)((uint32_t)v >> 24), (uint8_t)((uint32_t)v >> 16),
+                    (uint8_t)((uint32_t)v >> 8), (uint8_t)v};
+    kc_buf_append(b, x, 4);
+}
+
+static void test_api_versions_v0_bytes(void **state)
+{
+    (void)state;
+    fx_t *fx = fx_new(NULL);
+    kc_buf_t req, resp, want;
+    kc_buf_init(&req);
+    kc_buf_init(&resp);
+    kc_buf_init(&want);
+    header(&req, 18, 0, 7, false);
+    send_all(fx, &req);
+    read_frame(fx, &resp);
+    be32(&want, 7);
+    be16(&want, 0);
+    be32(&want, (int32_t)KC_ARRAY_LEN(expected_ranges));
+    for (size_t i = 0; i < KC_ARRAY_LEN(expected_ranges); i++)
+        for (int k = 0; k < 3; k++)
+            be16(&want, expected_ranges[i][k]);
+    assert_int_equal(resp.len, want.len);
+    assert_memory_equal(resp.data, want.data, want.len);
+    kc_buf_deinit(&req);
+    kc_buf_deinit(&resp);
+    kc_buf_deinit(&want);
+    fx_free(fx);
+}
+
+static void test_api_versions_v3_bytes_header_v0(void **state)
+{
+    (void)state;
+    fx_t *fx = fx_new(NULL);
+    kc_buf_t req, resp, want;
+    kc_buf_init(&req);
+    kc_buf_init(&resp);
+    kc_buf_init(&want);
+    header(&req, 18, 3, 9, true);
+    kc_write_str(&req, kc_str("librdkafka"), true);
+    kc_write_str(&req, kc_str("2.0.2"), true);
+    kc_write_uvarint(&req, 0);
+    send_all(fx, &req);
+    read_frame(fx, &resp);
+    be32(&want, 9); /* header v0: no tagged section even though the body is flexible */
+    be16(&want, 0);
+    uint8_t count = (uint8_t)(KC_ARRAY_LEN(expected_ranges) + 1);
+    kc_buf_append(&want, &count, 1);
+    for (size_t i = 0; i < KC_ARRAY_LEN(expected_ranges); i++) {
+        for (int k = 0; k < 3; k++)
+            be16(&want, expected_ranges[i][k]);
+        kc_buf_append(&want, "\0", 1);
+    }
+    be32(&want, 0);                /* throttle */
+    kc_buf_append(&want, "\0", 1); /* no tagged fields */
+    assert_int_equal(resp.len, want.len);
+    assert_memory_equal(resp.data, want.data, want.len);
+    kc_buf_deinit(&req);
+    kc_buf_deinit(&resp);
+    kc_buf_deinit(&want);
+    fx_free(fx);
+}
+
+static void test_api_versions_v3_bad_software_name_is_invalid_request(void **state)
+{
+    (void)state;
+    fx_t *fx = fx_new(NULL);
+    kc_buf_t req, resp;
+    kc_buf_init(&req);
+    kc_buf_init(&resp);
+    header(&req, 18, 3, 4, true);
+    kc_write_str(&req, kc_str("-bad"), true);
+    kc_write_str(&req, kc_str("1.0"), true);
+    kc_write_uvarint(&req, 0);
+    send_all(fx, &req);
+    read_frame(fx, &resp);
+    static const uint8_t want[] = {0, 0, 0, 4, 0, 42, 1, 0, 0, 0, 0, 0};
+    assert_int_equal(resp.len, sizeof(want));
+    assert_memory_equal(resp.data, want, sizeof(want));
+    kc_buf_deinit(&req);
+    kc_buf_deinit(&resp);
+    fx_free(fx);
+}
+
+static void test_api_versions_unsupported_version_fallback(void **state)
+{
+    (void)state;
+    fx_t *fx = fx_new(NULL);
+    kc_buf_t req, resp;
+    kc_buf_init(&req);
+    kc_buf_init(&resp);
+    header(&req, 18, 127, 0x01020304, true);
+    kc_buf_append(&req, "\xff\xfe\xfd future body", 15);
+    send_all(fx, &req);
+    read_frame(fx, &resp);
+    static const uint8_t want[] = {1, 2, 3, 4, 0, 35, 0, 0, 0, 1, 0, 18, 0, 0, 0, 5};
+    assert_int_equal(resp.len, sizeof(want));
+    assert_memory_equal(resp.data, want, sizeof(want));
+    /* The connection stays usable: a v0 request right after is answered. */
+    kc_buf_reset(&req);
+    header(&req, 18, 0, 5, false);
+    send_all(fx, &req);
+    read_frame(fx, &resp);
+    assert_memory_equal(resp.data, "\0\0\0\5\0\0", 6);
+    kc_buf_deinit(&req);
+    kc_buf_deinit(&resp);
+    fx_free(fx);
+}
+
+static void metadata_v1(fx_t *fx, int32_t corr, const char *topic, kc_arena_t *arena,
+                        kc_metadata_response_t *out)
+{
+    kc_buf_t req, resp;
+    kc_buf_init(&req);
+    kc_buf_init(&resp);
+    header(&req, 3, 1, corr, false);
+    kc_write_array_len(&req, 1, false);
+    kc_write_str(&req, kc_str(topic), false);
+    send_all(fx, &req);
+    read_frame(fx, &resp);
+    kc_reader_t r;
+    kc_reader_init(&r, resp.data, resp.len);
+    assert_int_equal(kc_read_int32(&r), corr);
+    /* Keep the bytes alive in the arena: decoded strings are views. */
+    uint8_t *copy = kc_arena_alloc(arena, resp.len);
+    memcpy(copy, resp.data, resp.len);
+    kc_reader_init(&r, copy + 4, resp.len - 4);
+    kc_metadata_response_init(out);
+    assert_int_equal(kc_metadata_response_decode(&r, 1, arena, out), 0);
+    assert_int_equal(kc_reader_left(&r), 0);
+    kc_buf_deinit(&req);
+    kc_buf_deinit(&resp);
+}
+
+static void test_metadata_auto_creates_topic(void **state)
+{
+    (void)state;
+    fx_t *fx = fx_new("num.partitions=3");
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_metadata_response_t m;
+    metadata_v1(fx, 1, "orders", &arena, &m);
+    assert_int_equal(m.brokers.count, 1);
+    assert_int_equal(m.brokers.items[0].node_id, 1);
+    assert_int_equal(m.controller_id, 1);
+    assert_int_equal(m.topics.count, 1);
+    assert_true(kc_str_eq_cstr(m.topics.items[0].name, "orders"));
+    /* Kafka reports a topic it is still creating as LEADER_NOT_AVAILABLE. */
+    assert_int_equal(m.topics.items[0].error_code, 5);
+    metadata_v1(fx, 2, "orders", &arena, &m);
+    assert_int_equal(m.topics.count, 1);
+    assert_int_equal(m.topics.items[0].error_code, 0);
+    assert_int_equal(m.topics.items[0].partitions.count, 3);
+    for (int32_t p = 0; p < 3; p++) {
+        assert_int_equal(m.topics.items[0].partitions.items[p].partition_index, p);
+        assert_int_equal(m.topics.items[0].partitions.items[p].leader_id, 1);
+    }
+    /* A bad name is never created. */
+    metadata_v1(fx, 3, "bad/name", &arena, &m);
+    assert_int_equal(m.topics.items[0].error_code, 17);
+    kc_arena_deinit(&arena);
+    fx_free(fx);
+}
+
+static void test_metadata_without_auto_creation(void **state)
+{
+    (void)state;
+    fx_t *fx = fx_new("auto.create.topics.enable=false");
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_metadata_response_t m;
+    metadata_v1(fx, 1, "orders", &arena, &m);
+    assert_int_equal(m.topics.items[0].error_code, 3);
+    metadata_v1(fx, 2, "orders", &arena, &m);
+    assert_int_equal(m.topics.items[0].error_code, 3);
+    kc_arena_deinit(&arena);
+    fx_free(fx);
+}
+
+static void test_pipelined_probe_answered_in_order(void **state)
+{
+    (void)state;
+    fx_t *fx = fx_new(NULL);
+    kc_buf_t a, b, resp;
+    kc_buf_init(&a);
+    kc_buf_init(&b);
+    kc_buf_init(&resp);
+    header(&a, 18, 0, 100, false);
+    header(&b, 3, 0, 101, false);
+    kc_write_array_len(&b, 0, false);
+    send_all(fx, &a);
+    send_all(fx, &b);
+    read_frame(fx, &resp);
+    assert_memory_equal(resp.data, "\0\0\0\x64", 4);
+    read_frame(fx, &resp);
+    assert_memory_equal(resp.data, "\0\0\0\x65", 4);
+    kc_buf_deinit(&a);
+    kc_buf_deinit(&b);
+    kc_buf_deinit(&resp);
+    fx_free(fx);
+}
+
+static void expect_close(const uint8_t *frame, size_t len)
+{
+    fx_t *fx = fx_new(NULL);
+    kc_buf_t req;
+    kc_buf_init(&req);
+    kc_buf_append(&req, frame, len);
+    send_all(fx, &req);
+    assert_true(wait_closed(fx));
+    kc_buf_deinit(&req);
+    fx_free(fx);
+}
+
+static void test_bad_requests_close_the_connection(void **state)
+{
+    (void)state;
+    /* Metadata v1 whose topic array promises more than the frame holds. */
+    static const uint8_t truncated[] = {0, 3, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 5, 0, 1, 'x'};
+    expect_close(truncated, sizeof(truncated));
+    /* Unknown api key. */
+    static const uint8_t unknown[] = {0x03, 0xe7, 0, 0, 0, 0, 0, 1, 0xff, 0xff};
+    expect_close(unknown, sizeof(unknown));
+    /* Metadata v14 does not exist: Kafka cannot parse it and closes. */
+    static const uint8_t unsupported[] = {0, 3, 0, 14, 0, 0, 0, 1, 0xff, 0xff, 0, 1, 0};
+    expect_close(unsupported, sizeof(unsupported));
+    /* A header cut short. */
+    static const uint8_t short_header[] = {0, 18, 0};
+    expect_close(short_header, sizeof(short_header));
+}
+
+static void test_dispatch_table_consistency(void **state)
+{
+    (void)state;
+    assert_int_equal(kc_api_table_len, KC_ARRAY_LEN(expected_ranges));
+    for (size_t i = 0; i < kc_api_table_len; i++) {
+        const kc_api_entry_t *e = &kc_api_table[i];
+        if (i > 0)
+            assert_true(e->api_key > kc_api_table[i - 1].api_key);
+        assert_int_equal(e->api_key, expected_ranges[i][0]);
+        assert_int_equal(e->min_version, expected_ranges[i][1]);
+        assert_int_equal(e->max_version, expected_ranges[i][2]);
+        assert_true(e->min_version <= e->max_version);
+        assert_non_null(e->handler);
+        assert_non_null(e->name);
+        assert_ptr_equal(kc_api_find(e->api_key), e);
+    }
+    assert_null(kc_api_find(0));
+    assert_null(kc_api_find(-1));
+    /* First flexible versions from protocol.md section 1. */
+    assert_int_equal(kc_api_find(18)->flexible_min, 3);
+    assert_int_equal(kc_api_find(3)->flexible_min, 9);
+    assert_int_equal(kc_api_find(1)->flexible_min, 12);
+    assert_int_equal(kc_api_find(11)->flexible_min, 6);
+    assert_int_equal(kc_api_find(47)->flexible_min, INT16_MAX);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_api_versions_v0_bytes),
+        cmocka_unit_test(test_api_versions_v3_bytes_header_v0),
+        cmocka_unit_test(test_api_versions_v3_bad_software_name_is_invalid_request),
+        cmocka_unit_test(test_api_versions_unsupported_version_fallback),
+        cmocka_unit_test(test_metadata_auto_creates_topic),
+        cmocka_unit_test(test_metadata_without_auto_creation),
+        cmocka_unit_test(test_pipelined_probe_answered_in_order),
+        cmocka_unit_test(test_bad_requests_close_the_connection),
+        cmocka_unit_test(test_dispatch_table_consistency),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
