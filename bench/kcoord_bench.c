@@ -9,6 +9,8 @@
  *   --reference HOST:PORT                run heartbeat and commit load there too
  *   --rdkafka-mock                       use librdkafka's mock cluster as the reference
  *   --duration SEC (default 3)  --replay-offsets N (default 1000000)
+ *   --data-dir DIR                       data directory for --kcoord, kept afterwards
+ *   environment: KC_BENCH_LOGS=1 shows kcoord's log lines
  *
  * Figures: start to first ApiVersions answer, idle RSS, heartbeats/s over
  * 200 connections, 100-member rebalance (join+sync), durable offsets/s,
@@ -937,7 +939,7 @@ static pid_t start_kcoord(const char *path, int port, const char *dir, double *t
     pid_t pid = fork();
     if (pid == 0) {
         int devnull = open("/dev/null", O_WRONLY);
-        if (devnull >= 0 && !getenv("KCOORD_BENCH_LOGS"))
+        if (devnull >= 0 && !getenv("KC_BENCH_LOGS"))
             dup2(devnull, 2);
         execv(path, argv);
         _exit(127);
@@ -1069,7 +1071,8 @@ static void usage(const char *argv0)
 {
     fprintf(stderr,
             "usage: %s (--kcoord PATH | --bootstrap HOST:PORT) [--reference HOST:PORT]\n"
-            "          [--rdkafka-mock] [--duration SEC] [--replay-offsets N]\n",
+            "          [--rdkafka-mock] [--duration SEC] [--replay-offsets N]\n"
+            "          [--data-dir DIR (kept afterwards; default a temporary one)]\n",
             argv0);
 }
 
@@ -1086,11 +1089,13 @@ int main(int argc, char **argv)
         {"rdkafka-mock", no_argument, NULL, 'm'},
         {"duration", required_argument, NULL, 'd'},
         {"replay-offsets", required_argument, NULL, 'n'},
+        {"data-dir", required_argument, NULL, 'D'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int ch;
-    while ((ch = getopt_long(argc, argv, "k:b:r:md:n:h", opts, NULL)) != -1) {
+    const char *keep_dir = NULL;
+    while ((ch = getopt_long(argc, argv, "k:b:r:md:n:D:h", opts, NULL)) != -1) {
         switch (ch) {
         case 'k': kcoord = optarg; break;
         case 'b': bootstrap = optarg; break;
@@ -1098,6 +1103,7 @@ int main(int argc, char **argv)
         case 'm': mock = true; break;
         case 'd': duration = atof(optarg); break;
         case 'n': replay_offsets = atol(optarg); break;
+        case 'D': keep_dir = optarg; break;
         default: usage(argv[0]); return ch == 'h' ? 0 : 2;
         }
     }
@@ -1110,11 +1116,17 @@ int main(int argc, char **argv)
     target_t ours = {0}, ref = {0};
     bool have_ours = false, have_ref = false;
     pid_t pid = -1;
-    char dir[] = "/tmp/kcoord-bench-XXXXXX";
+    char dir[512] = "/tmp/kcoord-bench-XXXXXX";
     int status = 0;
 
+    if (keep_dir && (strlen(keep_dir) >= sizeof(dir) || strchr(keep_dir, '\''))) {
+        fprintf(stderr, "kcoord-bench: unusable --data-dir\n");
+        return 2;
+    }
     if (kcoord) {
-        if (!mkdtemp(dir)) {
+        if (keep_dir)
+            snprintf(dir, sizeof(dir), "%s", keep_dir);
+        else if (!mkdtemp(dir)) {
             perror("mkdtemp");
             return 1;
         }
@@ -1237,8 +1249,8 @@ out:
 #endif
     if (pid > 0)
         stop_kcoord(pid);
-    if (kcoord) {
-        char cmd[128];
+    if (kcoord && !keep_dir) {
+        char cmd[600];
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
         if (system(cmd) != 0)
             fprintf(stderr, "kcoord-bench: could not remove %s\n", dir);
