@@ -10,7 +10,8 @@
  *   --rdkafka-mock                       use librdkafka's mock cluster as the reference
  *   --duration SEC (default 3)  --replay-offsets N (default 1000000)
  *   --data-dir DIR                       data directory for --kcoord, kept afterwards
- *   environment: KC_BENCH_LOGS=1 shows kcoord's log lines
+ *   --commit-conns N (default 8): connections of the offset-commit load
+ *   environment: KC_BENCH_LOGS=1 shows kcoord's log lines, KC_BENCH_DEBUG=1 probe timings
  *
  * Figures: start to first ApiVersions answer, idle RSS, heartbeats/s over
  * 200 connections, 100-member rebalance (join+sync), durable offsets/s,
@@ -227,7 +228,11 @@ static int probe(target_t *t, double deadline)
     while (now_s() < deadline) {
         int fd = connect_blocking(t);
         if (fd >= 0) {
+            double tc = now_s();
             int rc = fetch_api_versions(fd, t, 2000);
+            if (getenv("KC_BENCH_DEBUG"))
+                fprintf(stderr, "probe: connected at %.6f, answer %d after %.2f ms\n", tc, rc,
+                        (now_s() - tc) * 1e3);
             close(fd);
             if (rc == 0)
                 return 0;
@@ -1072,7 +1077,8 @@ static void usage(const char *argv0)
     fprintf(stderr,
             "usage: %s (--kcoord PATH | --bootstrap HOST:PORT) [--reference HOST:PORT]\n"
             "          [--rdkafka-mock] [--duration SEC] [--replay-offsets N]\n"
-            "          [--data-dir DIR (kept afterwards; default a temporary one)]\n",
+            "          [--data-dir DIR (kept afterwards; default a temporary one)]\n"
+            "          [--commit-conns N]\n",
             argv0);
 }
 
@@ -1090,12 +1096,14 @@ int main(int argc, char **argv)
         {"duration", required_argument, NULL, 'd'},
         {"replay-offsets", required_argument, NULL, 'n'},
         {"data-dir", required_argument, NULL, 'D'},
+        {"commit-conns", required_argument, NULL, 'c'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int ch;
     const char *keep_dir = NULL;
-    while ((ch = getopt_long(argc, argv, "k:b:r:md:n:D:h", opts, NULL)) != -1) {
+    int commit_conns = OC_CONNS;
+    while ((ch = getopt_long(argc, argv, "k:b:r:md:n:D:c:h", opts, NULL)) != -1) {
         switch (ch) {
         case 'k': kcoord = optarg; break;
         case 'b': bootstrap = optarg; break;
@@ -1104,10 +1112,12 @@ int main(int argc, char **argv)
         case 'd': duration = atof(optarg); break;
         case 'n': replay_offsets = atol(optarg); break;
         case 'D': keep_dir = optarg; break;
+        case 'c': commit_conns = atoi(optarg); break;
         default: usage(argv[0]); return ch == 'h' ? 0 : 2;
         }
     }
-    if ((!kcoord && !bootstrap && !mock) || duration <= 0) {
+    if ((!kcoord && !bootstrap && !mock) || duration <= 0 || commit_conns < 1 ||
+        commit_conns > 64) {
         usage(argv[0]);
         return 2;
     }
@@ -1134,6 +1144,8 @@ int main(int argc, char **argv)
         ours.port = free_port();
         double t_exec;
         pid = start_kcoord(kcoord, ours.port, dir, &t_exec);
+        if (getenv("KC_BENCH_DEBUG"))
+            fprintf(stderr, "exec at %.6f\n", t_exec);
         if (pid < 0 || probe(&ours, t_exec + 10)) {
             fprintf(stderr, "kcoord-bench: %s did not answer ApiVersions\n", kcoord);
             stop_kcoord(pid);
@@ -1190,15 +1202,18 @@ int main(int argc, char **argv)
         figure("100-member rebalance (join+sync)", bench_rebalance(&ours, "k"), "ms", "< 20 ms");
         if (create_topic(&ours))
             fprintf(stderr, "kcoord-bench: could not create %s\n", oc_topic);
-        oc = run_commits(&ours, OC_CONNS, (commit_mode_t){duration, 0, NULL}, "k");
-        figure("durable offsets/s (8 conns x 100)", oc, "/s", ">= 200000/s");
+        oc = run_commits(&ours, commit_conns, (commit_mode_t){duration, 0, NULL}, "k");
+        char label[64];
+        snprintf(label, sizeof(label), "durable offsets/s (%d conns x %d)", commit_conns,
+                 OC_PARTITIONS);
+        figure(label, oc, "/s", ">= 200000/s");
     }
     if (have_ref) {
         hb_ref = bench_heartbeats(&ref, duration, "r");
         figure("reference heartbeats/s", hb_ref, "/s", "-");
         if (!mock && create_topic(&ref))
             fprintf(stderr, "kcoord-bench: could not create %s on the reference\n", oc_topic);
-        oc_ref = run_commits(&ref, OC_CONNS, (commit_mode_t){duration, 0, NULL}, "r");
+        oc_ref = run_commits(&ref, commit_conns, (commit_mode_t){duration, 0, NULL}, "r");
         figure("reference offsets/s", oc_ref, "/s", "-");
         if (have_ours) {
             compare("heartbeats/s vs reference", hb, hb_ref, "/s");
@@ -1209,10 +1224,10 @@ int main(int argc, char **argv)
     if (kcoord && replay_offsets > 0) {
         /* Fill: groups of 100 partitions until replay_offsets are stored. */
         int groups = (int)((replay_offsets + OC_PARTITIONS - 1) / OC_PARTITIONS);
-        int per_conn = (groups + OC_CONNS - 1) / OC_CONNS;
+        int per_conn = (groups + commit_conns - 1) / commit_conns;
         char prefix[64];
         snprintf(prefix, sizeof(prefix), "kcb-rp-%d", (int)getpid());
-        double fill = run_commits(&ours, OC_CONNS, (commit_mode_t){0, per_conn, prefix}, "f");
+        double fill = run_commits(&ours, commit_conns, (commit_mode_t){0, per_conn, prefix}, "f");
         if (fill < 0) {
             figure("replay of stored offsets", -1, "ms", "< 350 ms for 1M");
         } else {
@@ -1220,7 +1235,7 @@ int main(int argc, char **argv)
             double t_exec;
             pid = start_kcoord(kcoord, ours.port, dir, &t_exec);
             char last[96];
-            snprintf(last, sizeof(last), "%s-%d-%d", prefix, OC_CONNS - 1, per_conn - 1);
+            snprintf(last, sizeof(last), "%s-%d-%d", prefix, commit_conns - 1, per_conn - 1);
             int st = -1;
             memset(ours.max_version, 0xff, sizeof(ours.max_version));
             double t_probe = 0;
@@ -1233,7 +1248,8 @@ int main(int argc, char **argv)
                 usleep(500);
             }
             double t_done = now_s();
-            printf("stored offsets: %ld (%d groups)\n", (long)groups * OC_PARTITIONS, groups);
+            printf("stored offsets: %ld (%d groups)\n",
+                   (long)per_conn * commit_conns * OC_PARTITIONS, per_conn * commit_conns);
             figure("restart to offsets served", st == 1 ? (t_done - t_exec) * 1e3 : -1, "ms",
                    "< 350 ms for 1M");
             if (st == 1 && t_probe > 0)
