@@ -129,7 +129,7 @@ static int32_t read_response_header(kc_reader_t *r, int api, int16_t v)
     return corr;
 }
 
-/* ---- blocking helpers (start-up probe, ApiVersions) --------------------- */
+/* ---- blocking calls (start-up probe, ApiVersions) ------------------------ */
 
 static int connect_blocking(const target_t *t)
 {
