@@ -411,10 +411,9 @@ int kc_handle_list_offsets(kc_req_t *req)
             }
             rp->offset = off;
             rp->timestamp = found;
-            if (ts == -1 || (off >= 0 && ts != -2 && ts != -4) || ((ts == -2 || ts == -4) && nonempty))
+            if (v >= 4 && (ts == -1 || (off >= 0 && ts != -2 && ts != -4 && ts >= -4) ||
+                           ((ts == -2 || ts == -4) && nonempty)))
                 rp->leader_epoch = 0;
-            if (ts == -5 || ts == -6)
-                rp->leader_epoch = -1;
         }
     }
     kc_buf_t b;
