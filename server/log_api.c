@@ -55,7 +55,7 @@ int kc_handle_produce(kc_req_t *req)
     resp.responses.items =
         kc_arena_alloc(req->arena, (size_t)(nt ? nt : 1) * sizeof(*resp.responses.items));
     resp.responses.count = nt;
-    bool any_error = false, any_append = false, storage_failed = false;
+    bool any_error = false, storage_failed = false;
     for (int32_t i = 0; i < nt; i++) {
         kc_produce_request_topic_produce_data_t *t = &rq.topic_data.items[i];
         kc_produce_response_topic_produce_response_t *rt = &resp.responses.items[i];
@@ -116,11 +116,8 @@ int kc_handle_produce(kc_req_t *req)
             }
             if (ar.error_code)
                 any_error = true;
-            else
-                any_append = true;
         }
     }
-    (void)any_append;
     if (storage_failed)
         kc_log_warn("server", "produce: a storage error failed some partitions");
     if (rq.acks == 0) {
@@ -423,7 +420,6 @@ int kc_handle_list_offsets(kc_req_t *req)
 
 /* ---- InitProducerId ---- */
 
-#define KC_ERR_COORDINATOR_NOT_AVAILABLE_ 15
 
 int kc_handle_init_producer_id(kc_req_t *req)
 {
@@ -445,7 +441,7 @@ int kc_handle_init_producer_id(kc_req_t *req)
     } else {
         int64_t pid;
         if (kc_log_next_producer_id(s->log, &pid) != 0) {
-            resp.error_code = KC_ERR_COORDINATOR_NOT_AVAILABLE_;
+            resp.error_code = KC_ERR_COORDINATOR_NOT_AVAILABLE;
         } else {
             resp.error_code = KC_ERR_NONE;
             resp.producer_id = pid;
@@ -461,7 +457,7 @@ int kc_handle_init_producer_id(kc_req_t *req)
     kc_buf_deinit(&b);
     if (resp.error_code == KC_ERR_NONE) {
         /* The id block may not have been persisted: never hand out the id then. */
-        resp.error_code = KC_ERR_COORDINATOR_NOT_AVAILABLE_;
+        resp.error_code = KC_ERR_COORDINATOR_NOT_AVAILABLE;
         resp.producer_id = -1;
         resp.producer_epoch = -1;
         if (kc_init_producer_id_response_encode(&r->error_body, v, &resp) != 0)
