@@ -165,11 +165,12 @@ async function main() {
     }
   }
   await waitFor(() => committedEqualsEnd(admin), 'committed offsets to reach the log end');
-  const described = await admin.describeGroups([GROUP]);
-  const g = described.groups[0];
-  if (g.state !== 'Stable' || g.members.length !== 2) {
-    fail(`DescribeGroups: state ${g.state} with ${g.members.length} members, want Stable with 2`);
-  }
+  let seen = null;
+  await waitFor(async () => {
+    const g = (await admin.describeGroups([GROUP])).groups[0];
+    seen = [g.state, g.members.length];
+    return g.state === 'Stable' && g.members.length === 2;
+  }, 'DescribeGroups to show Stable with 2 members', () => seen);
 
   // b leaves (LeaveGroup); a takes over every partition and resumes from
   // b's committed offsets, so nothing is consumed twice.
@@ -184,8 +185,11 @@ async function main() {
   await waitFor(() => committedEqualsEnd(admin), 'committed offsets to reach the log end again');
 
   await a.consumer.disconnect();
-  const after = await admin.describeGroups([GROUP]);
-  if (after.groups[0].state !== 'Empty') fail(`group state ${after.groups[0].state} after both left`);
+  await waitFor(async () => {
+    const g = (await admin.describeGroups([GROUP])).groups[0];
+    seen = [g.state, g.members.length];
+    return g.state === 'Empty' && g.members.length === 0;
+  }, 'DescribeGroups to show Empty after both left', () => seen);
   await producer.disconnect();
   await admin.disconnect();
   console.log('kafkajs: OK');

@@ -249,6 +249,20 @@ func committedAtEnd(client sarama.Client, admin sarama.ClusterAdmin) (bool, stri
 	return ok, s
 }
 
+// waitGroupState waits until DescribeGroups shows the group in state with n members.
+func waitGroupState(admin sarama.ClusterAdmin, state string, n int) error {
+	last := ""
+	return wait(fmt.Sprintf("DescribeGroups to show %s with %d members", state, n), func() bool {
+		groups, err := admin.DescribeConsumerGroups([]string{group})
+		if err != nil || len(groups) != 1 {
+			last = fmt.Sprintf("error %v", err)
+			return false
+		}
+		last = fmt.Sprintf("%s with %d members", groups[0].State, len(groups[0].Members))
+		return groups[0].State == state && len(groups[0].Members) == n
+	}, func() string { return last })
+}
+
 func run(bootstrap string) error {
 	cfg := config()
 	client, err := sarama.NewClient([]string{bootstrap}, cfg)
@@ -336,13 +350,8 @@ func run(bootstrap string) error {
 	}, func() string { return last }); err != nil {
 		return err
 	}
-	groups, err := admin.DescribeConsumerGroups([]string{group})
-	if err != nil || len(groups) != 1 {
-		return fmt.Errorf("DescribeConsumerGroups: %v", err)
-	}
-	if groups[0].State != "Stable" || len(groups[0].Members) != 2 {
-		return fmt.Errorf("DescribeGroups: state %s with %d members, want Stable with 2",
-			groups[0].State, len(groups[0].Members))
+	if err := waitGroupState(admin, "Stable", 2); err != nil {
+		return err
 	}
 
 	// b leaves; a takes over every partition from b's committed offsets.
@@ -376,14 +385,7 @@ func run(bootstrap string) error {
 	if err := a.stop(); err != nil {
 		return fmt.Errorf("closing a: %v", err)
 	}
-	groups, err = admin.DescribeConsumerGroups([]string{group})
-	if err != nil || len(groups) != 1 {
-		return fmt.Errorf("DescribeConsumerGroups: %v", err)
-	}
-	if groups[0].State != "Empty" {
-		return fmt.Errorf("group state %s after both left, want Empty", groups[0].State)
-	}
-	return nil
+	return waitGroupState(admin, "Empty", 0)
 }
 
 func main() {
