@@ -292,6 +292,9 @@ struct conn {
     uint64_t partitions_ok;
     int64_t next_offset;
     int todo; /* generic work counter */
+    /* pipelined requests (produce load): responses come in request order */
+    bool pipelined;
+    int32_t acked; /* correlation id of the last response read */
 };
 
 static void conn_fail(conn_t *c, const char *why)
@@ -330,9 +333,13 @@ static void read_cb(struct bufferevent *bev, void *arg)
         kc_reader_init(&r, p + 4, n);
         int32_t corr = read_response_header(&r, c->api, c->version);
         resp_fn fn = c->on_resp;
-        c->on_resp = NULL;
+        int32_t want = c->pipelined ? c->acked + 1 : c->corr;
+        if (c->pipelined)
+            c->acked = corr;
+        else
+            c->on_resp = NULL;
         kc_arena_reset(&c->arena);
-        if (corr != c->corr || !fn) {
+        if (corr != want || !fn) {
             evbuffer_drain(in, 4 + n);
             conn_fail(c, "unexpected correlation id");
             return;
@@ -927,6 +934,7 @@ out:
 
 #define PR_CONNS 4            /* producer connections, one partition each */
 #define PR_BATCH_RECORDS 100  /* records per Produce request (one batch) */
+#define PR_IN_FLIGHT 5        /* Java producer's max.in.flight.requests.per.connection */
 #define PR_RECORD_BYTES 1024  /* value size; keys are null */
 #define LAT_MAX_SAMPLES 5000
 #define LAT_MAX_WAIT_MS 500
@@ -1059,15 +1067,16 @@ static void on_produce_load(conn_t *c, kc_reader_t *r)
         return;
     }
     c->ok++;
-    if (now_s() >= pr_deadline) {
-        done_one(c);
-        return;
-    }
-    resend(c, on_produce_load);
+    if (now_s() < pr_deadline)
+        resend(c, on_produce_load);
+    else if (c->acked == c->corr)
+        done_one(c); /* nothing left in flight */
 }
 
 /* acks=1 Produce of PR_BATCH_RECORDS x PR_RECORD_BYTES batches on PR_CONNS
- * connections for `duration` seconds; records/s in *recs, MB/s returned. */
+ * connections, up to PR_IN_FLIGHT requests written ahead on each (kcoord,
+ * like Kafka, reads the next one only after answering the current one), for
+ * `duration` seconds; records/s in *recs, MB/s returned. */
 static double bench_produce(target_t *t, double duration, double *recs)
 {
     conn_t *cs[PR_CONNS] = {0};
@@ -1080,14 +1089,16 @@ static double bench_produce(target_t *t, double duration, double *recs)
         if (encode_produce(cs[i], pr_topic, i, PR_BATCH_RECORDS, 0))
             goto out;
         frame_end(&cs[i]->out);
+        cs[i]->pipelined = true;
+        cs[i]->corr--;
+        cs[i]->acked = cs[i]->corr;
     }
     double t0 = now_s();
     pr_deadline = t0 + duration;
     run.active = PR_CONNS;
-    for (int i = 0; i < PR_CONNS; i++) {
-        cs[i]->corr--;
-        resend(cs[i], on_produce_load);
-    }
+    for (int i = 0; i < PR_CONNS; i++)
+        for (int k = 0; k < PR_IN_FLIGHT; k++)
+            resend(cs[i], on_produce_load);
     if (run_loop(&run, duration + 30))
         goto out;
     double secs = now_s() - t0;
