@@ -6,7 +6,10 @@ Builds sarama/group.go with Debian's Go and Debian's sarama package, offline
 directory, starts kcoord and runs the program, which creates a 4-partition
 topic, produces, checks that both members get partitions, that every record
 is consumed once and committed, and that the remaining member takes over
-after the other leaves.
+after the other leaves. It runs twice, on a fresh kcoord each time: with the
+group members speaking the newest protocol sarama knows (Kafka 2.2) and the
+oldest one its consumer groups support (Kafka 0.10.2: JoinGroup v1, SyncGroup
+v0, OffsetCommit v2, Fetch v3).
 """
 
 import os
@@ -45,14 +48,17 @@ def main():
     work = os.path.join(os.environ.get("KCOORD_ITEST_WORK", os.getcwd()), "sarama-build")
     exe = go_build(work)
     env = {k: v for k, v in os.environ.items() if not k.startswith("KCOORD_")}
-    with Kcoord("sarama") as k:
-        proc = subprocess.run([exe, k.bootstrap], env=env, timeout=RUN_DEADLINE_S,
-                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT)
-        out = proc.stdout.decode("utf-8", "replace")
-        print(out, end="")
-        assert proc.returncode == 0, "sarama-group exited with status %d" % proc.returncode
-        assert "sarama: OK" in out, "sarama-group did not report success"
+    for version in ("2.2.0", "0.10.2.0"):
+        print("sarama group members speaking Kafka %s" % version)
+        with Kcoord("sarama") as k:
+            proc = subprocess.run([exe, "-version", version, k.bootstrap], env=env,
+                                  timeout=RUN_DEADLINE_S, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            out = proc.stdout.decode("utf-8", "replace")
+            print(out, end="")
+            assert proc.returncode == 0, ("sarama-group -version %s exited with status %d"
+                                          % (version, proc.returncode))
+            assert "sarama: OK" in out, "sarama-group -version %s did not report success" % version
 
 
 if __name__ == "__main__":

@@ -5,13 +5,16 @@
 // and committed, then one member leaves and the other takes over all
 // partitions.
 //
-// Usage: group HOST:PORT   (exits 0 and prints "sarama: OK" on success)
+// Usage: group [-version 0.10.2.0|...|2.2.0] HOST:PORT   (exits 0 and prints
+// "sarama: OK" on success); -version is the protocol generation the group
+// members speak, the producer and admin checks always speak 2.0.
 // Every wait polls a condition with a generous deadline; nothing sleeps for a
 // fixed time to let something happen.
 package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"sort"
@@ -29,10 +32,17 @@ const (
 	waitFor    = 90 * time.Second
 )
 
-func config() *sarama.Config {
+// groupVersion is the protocol generation the group members speak (-version
+// flag); the producer and the admin checks always speak adminVersion.
+var (
+	groupVersion = sarama.V2_0_0_0
+	adminVersion = sarama.V2_0_0_0
+)
+
+func config(v sarama.KafkaVersion) *sarama.Config {
 	c := sarama.NewConfig()
 	c.ClientID = "kcoord-sarama"
-	c.Version = sarama.V2_0_0_0
+	c.Version = v
 	c.Net.DialTimeout = 10 * time.Second
 	c.Net.ReadTimeout = 30 * time.Second
 	c.Metadata.Retry.Max = 10
@@ -93,7 +103,7 @@ func (m *member) ConsumeClaim(s sarama.ConsumerGroupSession, c sarama.ConsumerGr
 }
 
 func startMember(name, bootstrap string) (*member, error) {
-	cg, err := sarama.NewConsumerGroup([]string{bootstrap}, group, config())
+	cg, err := sarama.NewConsumerGroup([]string{bootstrap}, group, config(groupVersion))
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +274,7 @@ func waitGroupState(admin sarama.ClusterAdmin, state string, n int) error {
 }
 
 func run(bootstrap string) error {
-	cfg := config()
+	cfg := config(adminVersion)
 	client, err := sarama.NewClient([]string{bootstrap}, cfg)
 	if err != nil {
 		return fmt.Errorf("client: %v", err)
@@ -389,11 +399,15 @@ func run(bootstrap string) error {
 }
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: group HOST:PORT")
+	version := flag.String("version", groupVersion.String(), "Kafka version the group members speak")
+	flag.Parse()
+	v, err := sarama.ParseKafkaVersion(*version)
+	if err != nil || flag.NArg() != 1 {
+		fmt.Fprintln(os.Stderr, "usage: group [-version X.Y.Z] HOST:PORT")
 		os.Exit(2)
 	}
-	if err := run(os.Args[1]); err != nil {
+	groupVersion = v
+	if err := run(flag.Arg(0)); err != nil {
 		fmt.Fprintf(os.Stderr, "sarama: FAIL: %v\n", err)
 		os.Exit(1)
 	}
