@@ -457,6 +457,10 @@ int kc_handle_describe_configs(kc_req_t *req)
             out->error_message = arena_copy(req->arena, msg);
         }
     }
+    /* IsDefault exists in v0 only (later versions carry ConfigSource instead). */
+    for (int32_t i = 0; i < n && v > 0; i++)
+        for (int32_t j = 0; j < resp.results.items[i].configs.count; j++)
+            resp.results.items[i].configs.items[j].is_default = false;
     kc_buf_t b;
     kc_buf_init(&b);
     int rc = kc_describe_configs_response_encode(&b, v, &resp);
