@@ -78,6 +78,7 @@ typedef struct part {
     size_t nproducers, producers_cap;
     bool dirty; /* pending appends since the last commit */
     int64_t size_bytes; /* sum of stored batch sizes; -1 until first needed */
+    int64_t deleted_upto; /* batches below this base offset are deleted (maybe pending) */
 } part_t;
 
 struct kc_log {
@@ -989,8 +990,9 @@ static int trim_front(kc_log_t *l, part_t *p, int64_t retention_ms, int64_t rete
     *more = false;
     if (max_batches == 0)
         return 0;
+    /* Scans read what is committed: start past batches deleted but not yet committed. */
     uint8_t k[KEY_LEN];
-    batch_key(k, p->topic_id, p->partition, 0);
+    batch_key(k, p->topic_id, p->partition, p->deleted_upto);
     if (retention_bytes >= 0 && p->size_bytes < 0) {
         scan_ctx_t sz = {NULL, 0, 0, p->hw, 0};
         int rc = kc_store_scan(l->store, l->db_batches, k, KEY_LEN, PKEY_LEN, false, collect_fn,
@@ -1000,6 +1002,7 @@ static int trim_front(kc_log_t *l, part_t *p, int64_t retention_ms, int64_t rete
         p->size_bytes = sz.total;
     }
     scan_ctx_t c = {kc_xcalloc(max_batches + 1, sizeof(batch_info_t)), 0, max_batches + 1, p->hw, 0};
+    batch_key(k, p->topic_id, p->partition, p->deleted_upto);
     int rc = kc_store_scan(l->store, l->db_batches, k, KEY_LEN, PKEY_LEN, false, collect_fn, &c);
     if (rc < 0)
         goto out;
@@ -1024,6 +1027,7 @@ static int trim_front(kc_log_t *l, part_t *p, int64_t retention_ms, int64_t rete
     }
     if (*deleted > 0) {
         int64_t next = i < c.n ? c.b[i].base : p->hw;
+        p->deleted_upto = next;
         if (next > p->log_start) {
             p->log_start = next;
             rc = store_log_start(l, p);
