@@ -35,8 +35,12 @@ def npm_install(work):
     os.makedirs(work, exist_ok=True)
     for name in ("package.json", "package-lock.json"):
         shutil.copyfile(os.path.join(src, name), os.path.join(work, name))
+    env = dict(os.environ)
+    env["npm_config_cache"] = os.path.join(work, "npm-cache")  # no need for a HOME
+    env["npm_config_update_notifier"] = "false"
     subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-                   cwd=work, check=True, timeout=NPM_DEADLINE_S, stdin=subprocess.DEVNULL)
+                   cwd=work, env=env, check=True, timeout=NPM_DEADLINE_S,
+                   stdin=subprocess.DEVNULL)
     with open(stamp, "wb") as f:
         f.write(lock)
 

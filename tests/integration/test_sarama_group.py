@@ -32,6 +32,7 @@ def go_build(work):
         "GOPATH": "/usr/share/gocode",
         "GOCACHE": os.path.join(work, "go-cache"),
         "GOFLAGS": "",
+        "GOENV": "off",  # no need for a HOME
         "GOPROXY": "off",
         "CGO_ENABLED": "1",
         # Debian's zstd binding calls a function newer zstd marks deprecated.
