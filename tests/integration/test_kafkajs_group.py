@@ -45,16 +45,21 @@ def npm_install(work):
         f.write(lock)
 
 
-def main():
+def node_env():
+    """Installs kafkajs if needed; returns the environment to run node in."""
     for tool in ("node", "npm"):
         if shutil.which(tool) is None:
             raise AssertionError("%s is not installed (scripts/deps.sh all installs it)" % tool)
     work = os.path.join(os.environ.get("KCOORD_ITEST_WORK", os.getcwd()), "kafkajs-modules")
     npm_install(work)
-    env = dict(os.environ)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KCOORD_")}
     env["NODE_PATH"] = os.path.join(work, "node_modules")
-    env = {k: v for k, v in env.items() if not k.startswith("KCOORD_")}
     env["KAFKAJS_NO_PARTITIONER_WARNING"] = "1"  # records name their partition
+    return env
+
+
+def main():
+    env = node_env()
     with Kcoord("kafkajs") as k:
         proc = subprocess.run(["node", os.path.join(HERE, "kafkajs", "group.js"), k.bootstrap],
                               env=env, timeout=NODE_DEADLINE_S, stdin=subprocess.DEVNULL,

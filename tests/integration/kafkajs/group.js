@@ -3,7 +3,11 @@
 // 4-partition topic, every record is consumed exactly once and committed,
 // then one member leaves and the other takes over all partitions.
 //
-// Usage: node group.js BOOTSTRAP   (exits 0 and prints "kafkajs: OK" on success)
+// Usage: node group.js BOOTSTRAP [--restart]   (exits 0 and prints
+// "kafkajs: OK" on success). With --restart, once the first records are
+// consumed and committed it prints "kafkajs: restart now" and waits for a line
+// on stdin (the broker has been restarted on the same data), then checks that
+// both members consume the next records exactly once from where they were.
 // Every wait polls a condition with a generous deadline; nothing sleeps for a
 // fixed time to let something happen.
 'use strict';
@@ -11,11 +15,26 @@
 const { Kafka, logLevel } = require('kafkajs');
 
 const BOOTSTRAP = process.argv[2];
+const RESTART = process.argv.includes('--restart');
 const TOPIC = 'kjs-orders';
 const GROUP = 'kjs-group';
 const PARTITIONS = 4;
 const PER_PHASE = 200;
 const WAIT_MS = 90000;
+
+function stdinLine() {
+  return new Promise((resolve) => {
+    let buf = '';
+    process.stdin.setEncoding('utf8');
+    process.stdin.on('data', (d) => {
+      buf += d;
+      if (buf.includes('\n')) {
+        process.stdin.pause();
+        resolve(buf);
+      }
+    });
+  });
+}
 
 function fail(msg) {
   throw new Error(msg);
@@ -172,6 +191,28 @@ async function main() {
     return g.state === 'Stable' && g.members.length === 2;
   }, 'DescribeGroups to show Stable with 2 members', () => seen);
 
+  const phases = ['p1'];
+  if (RESTART) {
+    // kcoord restarts on the same data: the group and its offsets are
+    // replayed; both members carry on (rejoining if told to) and resume from
+    // their committed offsets.
+    console.log('kafkajs: restart now');
+    await stdinLine();
+    await produce(producer, 'r');
+    phases.push('r');
+    await waitFor(() => countValues([a, b]).size >= phases.length * PER_PHASE,
+                  'records produced after the restart consumed',
+                  () => [a.consumed.length, b.consumed.length]);
+    checkExactlyOnce([a, b], phases);
+    await waitFor(() => committedEqualsEnd(admin), 'committed offsets at the log end after the restart');
+    await waitFor(async () => {
+      const g = (await admin.describeGroups([GROUP])).groups[0];
+      seen = [g.state, g.members.length];
+      return g.state === 'Stable' && g.members.length === 2 && splitCovers([a, b]);
+    }, 'the group to be Stable with 2 members after the restart',
+    () => [seen, a.assignment, b.assignment]);
+  }
+
   // b leaves (LeaveGroup); a takes over every partition and resumes from
   // b's committed offsets, so nothing is consumed twice.
   const joinsBefore = a.joins;
@@ -179,9 +220,10 @@ async function main() {
   await waitFor(() => a.joins > joinsBefore && a.assignment.length === PARTITIONS,
                 'a to take over all partitions after b left', () => a.assignment);
   await produce(producer, 'p2');
-  await waitFor(() => countValues([a, b]).size >= 2 * PER_PHASE, 'phase 2 records consumed',
-                () => [a.consumed.length, b.consumed.length]);
-  checkExactlyOnce([a, b], ['p1', 'p2']);
+  phases.push('p2');
+  await waitFor(() => countValues([a, b]).size >= phases.length * PER_PHASE,
+                'phase 2 records consumed', () => [a.consumed.length, b.consumed.length]);
+  checkExactlyOnce([a, b], phases);
   await waitFor(() => committedEqualsEnd(admin), 'committed offsets to reach the log end again');
 
   await a.consumer.disconnect();
