@@ -153,7 +153,8 @@ async function main() {
     retry: { retries: 10 },
   });
   const admin = kafka.admin();
-  const producer = kafka.producer();
+  // Idempotent: InitProducerId, then batches with producer id and sequences.
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await admin.connect();
   const created = await admin.createTopics({
     topics: [{ topic: TOPIC, numPartitions: PARTITIONS, replicationFactor: 1 }],
