@@ -539,42 +539,105 @@ static bool group_supports_protocols(const kc_classic_group_t *g, kc_str_t proto
     return false;
 }
 
-/* Protocol vote (ClassicGroup.selectProtocol): among the protocols every
- * member supports, each member votes for its first; most votes wins, ties
- * going to the candidate seen first. */
+/*
+ * Java's String.hashCode over the UTF-16 code units of a UTF-8 string
+ * (malformed bytes count as U+FFFD, as Kafka's string decoder replaces
+ * them). Kafka iterates HashMaps keyed by strings, so the order it visits
+ * them in (and the winner of a tie) follows this hash.
+ */
+static int32_t java_string_hash(const char *s, size_t len)
+{
+    uint32_t h = 0;
+    const uint8_t *p = (const uint8_t *)s;
+    size_t i = 0;
+    while (i < len) {
+        uint32_t cp = 0xFFFD;
+        size_t n = 1;
+        uint8_t b = p[i];
+        if (b < 0x80) {
+            cp = b;
+        } else if ((b & 0xE0) == 0xC0 && i + 1 < len && (p[i + 1] & 0xC0) == 0x80) {
+            cp = ((uint32_t)(b & 0x1F) << 6) | (p[i + 1] & 0x3F);
+            n = 2;
+        } else if ((b & 0xF0) == 0xE0 && i + 2 < len && (p[i + 1] & 0xC0) == 0x80 &&
+                   (p[i + 2] & 0xC0) == 0x80) {
+            cp = ((uint32_t)(b & 0x0F) << 12) | ((uint32_t)(p[i + 1] & 0x3F) << 6) | (p[i + 2] & 0x3F);
+            n = 3;
+        } else if ((b & 0xF8) == 0xF0 && i + 3 < len && (p[i + 1] & 0xC0) == 0x80 &&
+                   (p[i + 2] & 0xC0) == 0x80 && (p[i + 3] & 0xC0) == 0x80) {
+            cp = ((uint32_t)(b & 0x07) << 18) | ((uint32_t)(p[i + 1] & 0x3F) << 12) |
+                 ((uint32_t)(p[i + 2] & 0x3F) << 6) | (p[i + 3] & 0x3F);
+            n = 4;
+        }
+        if (cp >= 0x10000) {
+            cp -= 0x10000;
+            h = 31 * h + (0xD800 + (cp >> 10));
+            h = 31 * h + (0xDC00 + (cp & 0x3FF));
+        } else {
+            h = 31 * h + cp;
+        }
+        i += n;
+    }
+    return (int32_t)h;
+}
+
+/* Bucket of a string key in a java.util.HashMap holding n entries (default
+ * capacity 16, doubled whenever n exceeds three quarters of it). */
+static uint32_t java_hashmap_bucket(const char *key, size_t n)
+{
+    uint32_t cap = 16;
+    while (n > (size_t)cap / 4 * 3)
+        cap *= 2;
+    uint32_t h = (uint32_t)java_string_hash(key, strlen(key));
+    return (h ^ (h >> 16)) & (cap - 1);
+}
+
+/*
+ * Protocol vote (ClassicGroup.selectProtocol): among the protocols every
+ * member supports, each member votes for the first one it lists; the most
+ * votes wins. Kafka counts the votes in a HashMap and keeps the first
+ * maximum it iterates over, so a tie goes to the protocol in the lowest
+ * hash bucket, then to the one voted for first.
+ */
 static const char *group_select_protocol(const kc_classic_group_t *g)
 {
     if (g->nmembers == 0)
         return NULL;
-    const cg_member_t *first = g->members[0];
+    const char **names = kc_xcalloc(g->nmembers, sizeof(*names));
+    size_t *votes = kc_xcalloc(g->nmembers, sizeof(*votes));
+    size_t n = 0;
+    for (size_t j = 0; j < g->nmembers; j++) {
+        const cg_member_t *m = g->members[j];
+        const char *vote = NULL;
+        for (int32_t k = 0; k < m->nprotocols && !vote; k++) {
+            bool common = true;
+            for (size_t x = 0; x < g->nmembers && common; x++)
+                common = member_supports(g->members[x], m->protocols[k].name);
+            if (common)
+                vote = m->protocols[k].name;
+        }
+        if (!vote)
+            continue;
+        size_t v = 0;
+        while (v < n && strcmp(names[v], vote) != 0)
+            v++;
+        if (v == n)
+            names[n++] = vote;
+        votes[v]++;
+    }
     const char *best = NULL;
     size_t best_votes = 0;
-    for (int32_t c = 0; c < first->nprotocols; c++) {
-        const char *cand = first->protocols[c].name;
-        bool common = true;
-        for (size_t j = 0; j < g->nmembers && common; j++)
-            common = member_supports(g->members[j], cand);
-        if (!common)
-            continue;
-        size_t votes = 0;
-        for (size_t j = 0; j < g->nmembers; j++) {
-            const cg_member_t *m = g->members[j];
-            for (int32_t k = 0; k < m->nprotocols; k++) {
-                bool is_candidate = true;
-                for (size_t x = 0; x < g->nmembers && is_candidate; x++)
-                    is_candidate = member_supports(g->members[x], m->protocols[k].name);
-                if (is_candidate) {
-                    if (strcmp(m->protocols[k].name, cand) == 0)
-                        votes++;
-                    break;
-                }
-            }
-        }
-        if (!best || votes > best_votes) {
-            best = cand;
-            best_votes = votes;
+    uint32_t best_bucket = 0;
+    for (size_t v = 0; v < n; v++) {
+        uint32_t bucket = java_hashmap_bucket(names[v], n);
+        if (!best || votes[v] > best_votes || (votes[v] == best_votes && bucket < best_bucket)) {
+            best = names[v];
+            best_votes = votes[v];
+            best_bucket = bucket;
         }
     }
+    free(names);
+    free(votes);
     return best;
 }
 

@@ -151,6 +151,7 @@ typedef struct {
     const char *member_id;
     const char *instance_id;
     const char *protocol;  /* default "range" */
+    const char *protocol2; /* a second protocol, listed after the first */
     const char *topic;     /* default "foo" */
     int32_t session_ms;    /* default 10000 */
     int32_t rebalance_ms;  /* default 10000 */
@@ -169,10 +170,12 @@ static int32_t send_join(ctx_t *t, join_args_t a)
     req.member_id = kc_str(a.member_id ? a.member_id : "");
     req.group_instance_id = kc_str(a.instance_id);
     req.protocol_type = kc_str("consumer");
-    req.protocols.count = 1;
-    req.protocols.items = kc_arena_alloc(&t->arena, sizeof(*req.protocols.items));
+    req.protocols.count = a.protocol2 ? 2 : 1;
+    req.protocols.items = kc_arena_alloc(&t->arena, 2 * sizeof(*req.protocols.items));
     req.protocols.items[0].name = kc_str(a.protocol ? a.protocol : "range");
     req.protocols.items[0].metadata = subscription(t, a.topic ? a.topic : "foo");
+    req.protocols.items[1].name = kc_str(a.protocol2);
+    req.protocols.items[1].metadata = subscription(t, a.topic ? a.topic : "foo");
     kc_request_ctx_t x = rctx(t, KC_API_JOIN_GROUP, v);
     kc_result_t res;
     kc_result_init(&res);
@@ -545,6 +548,33 @@ static void two_member_group(ctx_t *t, char **leader, char **follower, int32_t *
     assert_true(sync_resp(t, sf, &r));
     assert_int_equal(r.error_code, 0);
     assert_memory_equal(r.assignment.ptr, "AF", 2);
+}
+
+/* ClassicGroupTest.testSelectProtocol: two members list the same two
+ * protocols in opposite orders, one vote each. Kafka keeps the first
+ * maximum of a HashMap, so the tie goes by the names' hash buckets, not by
+ * who joined first (checked against java.util.HashMap). */
+static void test_select_protocol(void **state)
+{
+    (void)state;
+    const char *first[] = {"cooperative-sticky", "roundrobin"};
+    const char *second[] = {"range", "sticky"};
+    for (int i = 0; i < 2; i++) {
+        ctx_t *t = ctx_new();
+        int32_t a = send_join(t, (join_args_t){.version = 3, .protocol = first[i],
+                                               .protocol2 = second[i]});
+        int32_t b = send_join(t, (join_args_t){.version = 3, .protocol = second[i],
+                                               .protocol2 = first[i]});
+        ctx_sleep(t, 3000);
+        ctx_sleep(t, 3000);
+        kc_join_group_response_t ja, jb;
+        assert_true(join_resp(t, a, &ja));
+        assert_true(join_resp(t, b, &jb));
+        assert_int_equal(ja.error_code, 0);
+        assert_string_equal(cstr(t, ja.protocol_name), second[i]);
+        assert_string_equal(cstr(t, jb.protocol_name), second[i]);
+        ctx_free(t);
+    }
 }
 
 static void test_join_and_sync_two_members(void **state)
@@ -981,6 +1011,7 @@ int main(void)
         cmocka_unit_test(test_join_group_invalid_inputs),
         cmocka_unit_test(test_initial_delay_extended_by_new_member),
         cmocka_unit_test(test_join_and_sync_two_members),
+        cmocka_unit_test(test_select_protocol),
         cmocka_unit_test(test_heartbeat_errors_by_state),
         cmocka_unit_test(test_session_expiry_removes_member_and_rebalances),
         cmocka_unit_test(test_rebalance_timeout_removes_members_not_rejoined),
