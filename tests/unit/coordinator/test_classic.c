@@ -577,6 +577,223 @@ static void test_select_protocol(void **state)
     }
 }
 
+/* A coordinator that accepts short sessions, as Kafka's test context
+ * (group.min.session.timeout.ms = 10). */
+static ctx_t *ctx_new_short_sessions(void)
+{
+    kc_coord_config_t cfg;
+    kc_coord_config_defaults(&cfg);
+    cfg.group_min_session_timeout_ms = 10;
+    return ctx_new_cfg(&cfg);
+}
+
+/* Joins n dynamic members with JoinGroup v3 (no MEMBER_ID_REQUIRED round)
+ * and waits out the initial delay; ids[] gets their member ids, the
+ * first being the leader. Returns the generation. */
+static int32_t join_with_n_members(ctx_t *t, int n, int32_t rebalance_ms, int32_t session_ms,
+                                   char **ids)
+{
+    int32_t corr[8];
+    assert_true(n <= 8);
+    for (int i = 0; i < n; i++)
+        corr[i] = send_join(t, (join_args_t){.version = 3, .rebalance_ms = rebalance_ms,
+                                             .session_ms = session_ms});
+    for (int i = 0; i < 20 && !find_resp(t, corr[0]); i++)
+        ctx_sleep(t, 500);
+    int32_t gen = -1;
+    for (int i = 0; i < n; i++) {
+        kc_join_group_response_t jr;
+        assert_true(join_resp(t, corr[i], &jr));
+        assert_int_equal(jr.error_code, 0);
+        ids[i] = cstr(t, jr.member_id);
+        gen = jr.generation_id;
+        assert_string_equal(cstr(t, jr.leader), ids[0]);
+    }
+    return gen;
+}
+
+static int32_t send_sync_v5(ctx_t *t, const char *member_id, int32_t gen, const char *ptype,
+                            const char *pname, int nassign, const char **ids, const char **as)
+{
+    kc_sync_group_request_t req;
+    kc_sync_group_request_init(&req);
+    req.group_id = kc_str("grp");
+    req.generation_id = gen;
+    req.member_id = kc_str(member_id);
+    req.protocol_type = kc_str(ptype);
+    req.protocol_name = kc_str(pname);
+    req.assignments.count = nassign;
+    req.assignments.items =
+        kc_arena_alloc(&t->arena, (size_t)(nassign ? nassign : 1) * sizeof(*req.assignments.items));
+    for (int i = 0; i < nassign; i++) {
+        req.assignments.items[i].member_id = kc_str(ids[i]);
+        req.assignments.items[i].assignment =
+            (kc_bytes_t){(const uint8_t *)as[i], (int32_t)strlen(as[i])};
+    }
+    kc_request_ctx_t x = rctx(t, KC_API_SYNC_GROUP, 5);
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_sync_group(t->c, &x, &req, &res);
+    absorb(t, &res);
+    kc_result_deinit(&res);
+    return x.correlation_id;
+}
+
+/* GroupMetadataManagerTest.testSyncGroupProtocolTypeAndNameWith: SyncGroup v5
+ * carries the protocol type and name; a mismatch is rejected before the
+ * group state is looked at, a match or an absent value is accepted and the
+ * answer names the group's protocol. */
+static void sync_group_protocol_type_and_name_with(const char *ptype, const char *pname,
+                                                   int16_t expected_error)
+{
+    ctx_t *t = ctx_new();
+    char *ids[2];
+    int32_t gen = join_with_n_members(t, 2, 10000, 10000, ids);
+    const char *as[] = {"A0"};
+    int32_t sl = send_sync_v5(t, ids[0], gen, ptype, pname, 1, (const char **)ids, as);
+    kc_sync_group_response_t r;
+    assert_true(sync_resp(t, sl, &r));
+    assert_int_equal(r.error_code, expected_error);
+    if (expected_error) {
+        assert_int_equal(r.protocol_type.len, -1);
+        assert_int_equal(r.protocol_name.len, -1);
+    } else {
+        assert_string_equal(cstr(t, r.protocol_type), "consumer");
+        assert_string_equal(cstr(t, r.protocol_name), "range");
+    }
+    int32_t sf = send_sync_v5(t, ids[1], gen, ptype, pname, 0, NULL, NULL);
+    assert_true(sync_resp(t, sf, &r));
+    assert_int_equal(r.error_code, expected_error);
+    if (!expected_error) {
+        assert_string_equal(cstr(t, r.protocol_type), "consumer");
+        assert_string_equal(cstr(t, r.protocol_name), "range");
+        assert_int_equal(r.assignment.len, 0);
+    }
+    ctx_free(t);
+}
+
+static void test_sync_group_returns_an_error_when_protocol_type_is_inconsistent(void **state)
+{
+    (void)state;
+    sync_group_protocol_type_and_name_with("protocolType", NULL, 23);
+}
+
+static void test_sync_group_returns_an_error_when_protocol_name_is_inconsistent(void **state)
+{
+    (void)state;
+    sync_group_protocol_type_and_name_with(NULL, "protocolName", 23);
+}
+
+static void test_sync_group_succeed_when_protocol_type_and_name_are_not_provided(void **state)
+{
+    (void)state;
+    sync_group_protocol_type_and_name_with(NULL, NULL, 0);
+}
+
+static void test_sync_group_succeed_when_protocol_type_and_name_are_consistent(void **state)
+{
+    (void)state;
+    sync_group_protocol_type_and_name_with("consumer", "range", 0);
+}
+
+/* Pending sync expiration with nobody syncing: every member is removed and
+ * the group, now Empty, writes its record. */
+static void test_rebalance_times_out_when_sync_request_is_not_received(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new_short_sessions();
+    char *ids[3];
+    int32_t gen = join_with_n_members(t, 3, 5000, 5000, ids);
+    ctx_sleep(t, 2500);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(heartbeat(t, ids[i], NULL, gen), 0);
+    size_t nrec = t->nrecs;
+    ctx_sleep(t, 2500);
+    assert_int_equal(t->nrecs, nrec + 1);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(heartbeat(t, ids[i], NULL, gen + 1), 25); /* UNKNOWN_MEMBER_ID */
+    kc_describe_groups_response_t d;
+    describe(t, t->c, 5, "grp", &d);
+    assert_string_equal(cstr(t, d.groups.items[0].group_state), "Empty");
+    assert_int_equal(d.groups.items[0].members.count, 0);
+    check_replay(t, "grp");
+    ctx_free(t);
+}
+
+static void test_rebalance_times_out_when_sync_request_is_not_received_from_followers(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new_short_sessions();
+    char *ids[3];
+    int32_t gen = join_with_n_members(t, 3, 5000, 5000, ids);
+    ctx_sleep(t, 2500);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(heartbeat(t, ids[i], NULL, gen), 0);
+    int32_t sl = send_sync(t, ids[0], NULL, gen, 0, NULL, NULL, 3);
+    kc_sync_group_response_t r;
+    assert_true(sync_resp(t, sl, &r));
+    assert_int_equal(r.error_code, 0);
+    assert_int_equal(heartbeat(t, ids[0], NULL, gen), 0);
+    size_t nrec = t->nrecs;
+    ctx_sleep(t, 2500);
+    assert_int_equal(t->nrecs, nrec); /* PreparingRebalance writes nothing */
+    assert_int_equal(heartbeat(t, ids[0], NULL, gen), 27); /* REBALANCE_IN_PROGRESS */
+    assert_int_equal(heartbeat(t, ids[1], NULL, gen), 25);
+    assert_int_equal(heartbeat(t, ids[2], NULL, gen), 25);
+    kc_describe_groups_response_t d;
+    describe(t, t->c, 5, "grp", &d);
+    assert_string_equal(cstr(t, d.groups.items[0].group_state), "PreparingRebalance");
+    ctx_free(t);
+}
+
+static void test_rebalance_times_out_when_sync_request_is_not_received_from_leaders(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new_short_sessions();
+    char *ids[3];
+    int32_t gen = join_with_n_members(t, 3, 5000, 5000, ids);
+    ctx_sleep(t, 2500);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(heartbeat(t, ids[i], NULL, gen), 0);
+    int32_t s1 = send_sync(t, ids[1], NULL, gen, 0, NULL, NULL, 3);
+    int32_t s2 = send_sync(t, ids[2], NULL, gen, 0, NULL, NULL, 3);
+    assert_null(find_resp(t, s1));
+    assert_null(find_resp(t, s2));
+    size_t nrec = t->nrecs;
+    ctx_sleep(t, 2500);
+    assert_int_equal(t->nrecs, nrec);
+    kc_sync_group_response_t r;
+    assert_true(sync_resp(t, s1, &r));
+    assert_int_equal(r.error_code, 27);
+    assert_true(sync_resp(t, s2, &r));
+    assert_int_equal(r.error_code, 27);
+    assert_int_equal(heartbeat(t, ids[0], NULL, gen), 25);
+    assert_int_equal(heartbeat(t, ids[1], NULL, gen), 27);
+    assert_int_equal(heartbeat(t, ids[2], NULL, gen), 27);
+    ctx_free(t);
+}
+
+static void test_rebalance_does_not_time_out_when_all_sync_are_received(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new_short_sessions();
+    char *ids[3];
+    int32_t gen = join_with_n_members(t, 3, 5000, 5000, ids);
+    ctx_sleep(t, 2500);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(heartbeat(t, ids[i], NULL, gen), 0);
+    send_sync(t, ids[0], NULL, gen, 0, NULL, NULL, 3);
+    send_sync(t, ids[1], NULL, gen, 0, NULL, NULL, 3);
+    send_sync(t, ids[2], NULL, gen, 0, NULL, NULL, 3);
+    ctx_sleep(t, 2500);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(heartbeat(t, ids[i], NULL, gen), 0);
+    kc_describe_groups_response_t d;
+    describe(t, t->c, 5, "grp", &d);
+    assert_string_equal(cstr(t, d.groups.items[0].group_state), "Stable");
+    ctx_free(t);
+}
+
 static void test_join_and_sync_two_members(void **state)
 {
     (void)state;
@@ -1012,6 +1229,14 @@ int main(void)
         cmocka_unit_test(test_initial_delay_extended_by_new_member),
         cmocka_unit_test(test_join_and_sync_two_members),
         cmocka_unit_test(test_select_protocol),
+        cmocka_unit_test(test_sync_group_returns_an_error_when_protocol_type_is_inconsistent),
+        cmocka_unit_test(test_sync_group_returns_an_error_when_protocol_name_is_inconsistent),
+        cmocka_unit_test(test_sync_group_succeed_when_protocol_type_and_name_are_not_provided),
+        cmocka_unit_test(test_sync_group_succeed_when_protocol_type_and_name_are_consistent),
+        cmocka_unit_test(test_rebalance_times_out_when_sync_request_is_not_received),
+        cmocka_unit_test(test_rebalance_times_out_when_sync_request_is_not_received_from_followers),
+        cmocka_unit_test(test_rebalance_times_out_when_sync_request_is_not_received_from_leaders),
+        cmocka_unit_test(test_rebalance_does_not_time_out_when_all_sync_are_received),
         cmocka_unit_test(test_heartbeat_errors_by_state),
         cmocka_unit_test(test_session_expiry_removes_member_and_rebalances),
         cmocka_unit_test(test_rebalance_timeout_removes_members_not_rejoined),
