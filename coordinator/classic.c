@@ -2013,6 +2013,11 @@ void kc_coord_describe_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
         kc_classic_group_t *g = kc_smap_get(&c->groups, gid.ptr ? gid.ptr : "", (size_t)gid.len);
         if (!g) {
             d->group_state = kc_str("Dead");
+            /* Before v6 an unknown group is a Dead group without error, so
+             * it also gets its authorized operations (KafkaApis sets them
+             * on every error-free entry). */
+            if (ctx->api_version >= 3 && ctx->api_version < 6 && req->include_authorized_operations)
+                d->authorized_operations = GROUP_AUTHORIZED_OPERATIONS;
             if (ctx->api_version >= 6) {
                 d->error_code = ERR_GROUP_ID_NOT_FOUND;
                 size_t cap = (size_t)gid.len + 32;

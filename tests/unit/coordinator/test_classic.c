@@ -1118,8 +1118,12 @@ static void test_describe_list_delete(void **state)
     describe(t, t->c, 5, "other", &d);
     assert_int_equal(d.groups.items[0].error_code, 0);
     assert_string_equal(cstr(t, d.groups.items[0].group_state), "Dead");
+    /* Error-free entries carry the authorized operations (KafkaApis). */
+    assert_int_equal(d.groups.items[0].authorized_operations, 3400);
+    assert_int_equal(d.groups.items[0].members.count, 0);
     describe(t, t->c, 6, "other", &d);
     assert_int_equal(d.groups.items[0].error_code, 69);
+    assert_int_equal(d.groups.items[0].authorized_operations, INT32_MIN);
     assert_string_equal(cstr(t, d.groups.items[0].error_message), "Group other not found.");
 
     /* ListGroups v5 with filters. */
