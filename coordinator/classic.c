@@ -1232,7 +1232,7 @@ static void on_sync_expired(kc_coord_t *c, const char *key, int64_t now_ms, kc_r
     }
     char buf[2048], reason[2200];
     strset_fmt(&pending, buf, sizeof(buf));
-    kc_log_info(LOG_COMP, "Group %s removed members who haven't sent their sync requests: %s",
+    kc_log_debug(LOG_COMP, "Group %s removed members who haven't sent their sync requests: %s",
                 g->group_id, buf);
     snprintf(reason, sizeof(reason), "Removing %s on pending sync request expiration", buf);
     strset_free(&pending);
@@ -1258,7 +1258,11 @@ static void on_heartbeat_expired(kc_coord_t *c, const char *key, int64_t now_ms,
     kc_classic_group_t *g = group_by_cstr(c, t->group_id);
     const char *member_id = t->member_id;
     if (!g) {
-        kc_log_debug(LOG_COMP, "Received notification of heartbeat expiration (%s) after the group had already been deleted.", key);
+        kc_log_debug(LOG_COMP,
+                     "Received notification of heartbeat expiration for member %s after group %s had "
+                     "already been deleted or upgraded.",
+                     or_null(member_id), or_null(t->group_id));
+        (void)key;
         return;
     }
     if (g->state == CG_DEAD) {
@@ -1405,10 +1409,8 @@ static void update_static_member_then_rebalance(join_call_t *j, kc_classic_group
     if (g->state == CG_STABLE) {
         const char *selected = group_select_protocol(g);
         if (cstr_eq(g->protocol_name ? g->protocol_name : "", selected ? selected : "")) {
-            kc_log_info(LOG_COMP,
-                        "Static member %s with instance id %s joins group %s during Stable stage and "
-                        "doesn't affect the selected protocol; it will not trigger a rebalance.",
-                        m->member_id, iid, g->group_id);
+            kc_log_info(LOG_COMP, "Static member which joins during Stable stage and doesn't affect "
+                                  "the selected protocol will not trigger a rebalance.");
             write_group_record(g, false, j->res);
             join_answer_t a;
             if (j->ctx->api_version >= 9) {
@@ -1738,6 +1740,7 @@ void kc_coord_sync_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
                     "%zu members, %zu of which are static.",
                     m->member_id, g->group_id, g->generation_id, g->nmembers, nstatic);
         int32_t n = req->assignments.count > 0 ? req->assignments.count : 0;
+        strset_t missing = {0};
         for (size_t i = 0; i < g->nmembers; i++) {
             cg_member_t *x = g->members[i];
             bool found = false;
@@ -1749,11 +1752,16 @@ void kc_coord_sync_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
                 }
             }
             if (!found) {
-                kc_log_warn(LOG_COMP, "Setting empty assignment for member %s of %s for generation %d.",
-                            x->member_id, g->group_id, g->generation_id);
+                strset_add(&missing, x->member_id, strlen(x->member_id));
                 member_set_assignment(x, NULL, 0);
             }
         }
+        if (missing.n) {
+            char buf[2048];
+            kc_log_warn(LOG_COMP, "Setting empty assignments for members %s of %s for generation %d.",
+                        strset_fmt(&missing, buf, sizeof(buf)), g->group_id, g->generation_id);
+        }
+        strset_free(&missing);
         /* The record goes out with this result; the answers wait for its commit. */
         write_group_record(g, false, res);
         propagate_assignment(c, g, ERR_NONE, ctx->now_ms, res, true);
@@ -2191,6 +2199,9 @@ void kc_coord_delete_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
     r.results.count = n;
     r.results.items = n ? kc_arena_alloc(&arena, (size_t)n * sizeof(*r.results.items)) : NULL;
     size_t records_before = res->nrecords;
+    size_t deleted_offsets = 0;
+    kc_buf_t deleted;
+    kc_buf_init(&deleted);
     for (int32_t i = 0; i < n; i++) {
         kc_str_t gid = req->groups_names.items[i];
         __typeof__(r.results.items[0]) *d = &r.results.items[i];
@@ -2214,11 +2225,19 @@ void kc_coord_delete_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
             d->error_code = ERR_NON_EMPTY_GROUP;
             continue;
         }
+        size_t before = res->nrecords;
         kc_offsets_delete_group(c, gid, res);
+        deleted_offsets += res->nrecords - before;
         write_group_tombstone(g->group_id, res);
-        kc_log_info(LOG_COMP, "The following groups were deleted: %s.", g->group_id);
+        if (deleted.len)
+            kc_buf_append(&deleted, ", ", 2);
+        kc_buf_append(&deleted, g->group_id, strlen(g->group_id));
         drop_group(c, g, ctx->now_ms);
     }
+    if (c->loaded)
+        kc_log_info(LOG_COMP, "The following groups were deleted: %.*s. A total of %zu offsets were removed.",
+                    (int)deleted.len, deleted.len ? (const char *)deleted.data : "", deleted_offsets);
+    kc_buf_deinit(&deleted);
     if (kc_delete_groups_response_encode(&body, ctx->api_version, &r) != 0)
         kc_log_error(LOG_COMP, "Failed to encode DeleteGroups response v%d", ctx->api_version);
     kc_buf_t err;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <unistd.h>
 
 #include "coord_priv.h"
 
@@ -284,6 +285,38 @@ static char *join_and_sync_single(ctx_t *t)
     assert_true(sync_resp(t, c3, &sr));
     assert_int_equal(sr.error_code, 0);
     return mid;
+}
+
+/* ---- log capture: the broker logs to stderr ---------------------------- */
+
+static int saved_stderr = -1;
+static FILE *capture_file;
+
+static void log_capture_begin(void)
+{
+    fflush(stderr);
+    capture_file = tmpfile();
+    assert_non_null(capture_file);
+    saved_stderr = dup(fileno(stderr));
+    assert_true(saved_stderr >= 0);
+    assert_true(dup2(fileno(capture_file), fileno(stderr)) >= 0);
+}
+
+/* Restores stderr; returns what was logged meanwhile (arena memory). */
+static char *log_capture_end(ctx_t *t)
+{
+    fflush(stderr);
+    assert_true(dup2(saved_stderr, fileno(stderr)) >= 0);
+    close(saved_stderr);
+    long len = ftell(capture_file);
+    assert_true(len >= 0);
+    char *out = kc_arena_alloc(&t->arena, (size_t)len + 1);
+    rewind(capture_file);
+    size_t got = fread(out, 1, (size_t)len, capture_file);
+    out[got] = 0;
+    fclose(capture_file);
+    fputs(out, stderr);
+    return out;
 }
 
 /* ---- hard state and the replay check ----------------------------------- */
@@ -918,7 +951,12 @@ static void test_static_leader_rejoin_v9_skip_assignment(void **state)
     int32_t gen;
     static_group(t, 9, &l, &f, &gen);
     size_t nrec = t->nrecs;
+    log_capture_begin();
     int32_t j = send_join(t, (join_args_t){.instance_id = "leader-instance", .version = 9});
+    char *logged = log_capture_end(t);
+    /* The broker's own words for this event. */
+    assert_non_null(strstr(logged, "Static member which joins during Stable stage and doesn't "
+                                   "affect the selected protocol will not trigger a rebalance."));
     kc_join_group_response_t jr;
     assert_true(join_resp(t, j, &jr));
     assert_int_equal(jr.error_code, 0);
@@ -1163,7 +1201,14 @@ static void test_describe_list_delete(void **state)
         kc_request_ctx_t x = rctx(t, KC_API_DELETE_GROUPS, 2);
         kc_result_t res;
         kc_result_init(&res);
+        log_capture_begin();
         kc_coord_delete_groups(t->c, &x, &req, &res);
+        char *logged = log_capture_end(t);
+        /* One summary line per request, as GroupCoordinatorShard.deleteGroups. */
+        assert_non_null(strstr(logged, round == 0 ? "The following groups were deleted: . A total "
+                                                    "of 0 offsets were removed."
+                                                  : "The following groups were deleted: grp. A "
+                                                    "total of 0 offsets were removed."));
         kc_delete_groups_response_t out;
         kc_reader_t rd;
         kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
