@@ -943,6 +943,152 @@ static void static_group(ctx_t *t, int16_t version, char **leader, char **follow
     send_sync(t, *follower, NULL, *gen, 0, NULL, NULL, 3);
 }
 
+/* Two static members (leader-instance, follower-instance) supporting range
+ * and roundrobin, 15 s sessions, joined with JoinGroup v5 and synced:
+ * Stable, range. */
+static int32_t static_members_join_and_rebalance(ctx_t *t, char **leader, char **follower)
+{
+    int32_t a = send_join(t, (join_args_t){.instance_id = "leader-instance", .protocol2 = "roundrobin",
+                                           .session_ms = 15000});
+    int32_t b = send_join(t, (join_args_t){.instance_id = "follower-instance", .protocol2 = "roundrobin",
+                                           .session_ms = 15000});
+    ctx_sleep(t, 3000);
+    ctx_sleep(t, 3000);
+    kc_join_group_response_t ja, jb;
+    assert_true(join_resp(t, a, &ja));
+    assert_true(join_resp(t, b, &jb));
+    assert_int_equal(ja.error_code, 0);
+    assert_string_equal(cstr(t, ja.protocol_name), "range");
+    *leader = cstr(t, ja.member_id);
+    *follower = cstr(t, jb.member_id);
+    const char *ids[] = {*leader, *follower};
+    const char *as[] = {"AL", "AF"};
+    send_sync(t, *leader, "leader-instance", ja.generation_id, 2, ids, as, 3);
+    int32_t sf = send_sync(t, *follower, "follower-instance", ja.generation_id, 0, NULL, NULL, 3);
+    kc_sync_group_response_t sr;
+    assert_true(sync_resp(t, sf, &sr));
+    assert_int_equal(sr.error_code, 0);
+    return ja.generation_id;
+}
+
+/* A static member rejoining a Stable group with an unknown member id and a
+ * protocol set that changes the group's vote triggers a rebalance; the old
+ * leader does not rejoin, so the new member id leads. */
+static void test_static_member_rejoin_with_unknown_member_id_and_change_of_protocol_with_selected_protocol_changed(
+    void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    char *l, *f;
+    int32_t gen = static_members_join_and_rebalance(t, &l, &f);
+    size_t nrec = t->nrecs;
+    int32_t j = send_join(t, (join_args_t){.instance_id = "follower-instance", .protocol = "roundrobin"});
+    assert_null(find_resp(t, j));
+    assert_int_equal(t->nrecs, nrec);
+    kc_describe_groups_response_t d;
+    describe(t, t->c, 5, "grp", &d);
+    assert_string_equal(cstr(t, d.groups.items[0].group_state), "PreparingRebalance");
+    ctx_sleep(t, 10000);
+    kc_join_group_response_t jr;
+    assert_true(join_resp(t, j, &jr));
+    assert_int_equal(jr.error_code, 0);
+    char *nf = cstr(t, jr.member_id);
+    assert_string_not_equal(nf, f);
+    assert_memory_equal(nf, "follower-instance-", 18);
+    assert_int_equal(jr.generation_id, gen + 1);
+    assert_string_equal(cstr(t, jr.leader), nf);
+    assert_string_equal(cstr(t, jr.protocol_name), "roundrobin");
+    assert_int_equal(jr.members.count, 2); /* the static leader stays */
+    describe(t, t->c, 5, "grp", &d);
+    assert_string_equal(cstr(t, d.groups.items[0].group_state), "CompletingRebalance");
+    ctx_free(t);
+}
+
+/* The same rejoin that leaves the vote on range: no rebalance, the record
+ * is rewritten and the new member id gets the current generation. */
+static void test_static_member_rejoin_with_unknown_member_id_and_change_of_protocol_while_select_protocol_unchanged(
+    void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    char *l, *f;
+    int32_t gen = static_members_join_and_rebalance(t, &l, &f);
+    size_t nrec = t->nrecs;
+    int32_t j = send_join(t, (join_args_t){.instance_id = "follower-instance", .protocol = "range"});
+    kc_join_group_response_t jr;
+    assert_true(join_resp(t, j, &jr));
+    assert_int_equal(jr.error_code, 0);
+    assert_int_equal(jr.generation_id, gen);
+    assert_string_equal(cstr(t, jr.leader), l);
+    assert_string_equal(cstr(t, jr.protocol_name), "range");
+    assert_int_equal(t->nrecs, nrec + 1);
+    check_replay(t, "grp");
+    ctx_free(t);
+}
+
+/* PreparingRebalance: the old follower's parked JoinGroup is fenced at once
+ * when a JoinGroup v5 with its instance id and no member id arrives. */
+static void test_static_member_fence_duplicate_rejoined_follower(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    char *l, *f;
+    static_members_join_and_rebalance(t, &l, &f);
+    send_join(t, (join_args_t){.version = 3, .protocol2 = "roundrobin"});
+    kc_describe_groups_response_t d;
+    describe(t, t->c, 5, "grp", &d);
+    assert_string_equal(cstr(t, d.groups.items[0].group_state), "PreparingRebalance");
+    int32_t old = send_join(t, (join_args_t){.member_id = f, .instance_id = "follower-instance",
+                                             .protocol2 = "roundrobin"});
+    assert_null(find_resp(t, old));
+    int32_t dup = send_join(t, (join_args_t){.instance_id = "follower-instance", .protocol2 = "roundrobin"});
+    kc_join_group_response_t jr;
+    assert_true(join_resp(t, old, &jr));
+    assert_int_equal(jr.error_code, 82); /* FENCED_INSTANCE_ID */
+    assert_string_equal(cstr(t, jr.member_id), f);
+    assert_int_equal(jr.generation_id, -1);
+    assert_int_equal(jr.leader.len, 0);
+    assert_int_equal(jr.protocol_name.len, 0); /* v5: not nullable, empty */
+    assert_null(find_resp(t, dup));
+    describe(t, t->c, 5, "grp", &d);
+    assert_string_equal(cstr(t, d.groups.items[0].group_state), "PreparingRebalance");
+    ctx_free(t);
+}
+
+/* CompletingRebalance: the old follower's parked SyncGroup is fenced and
+ * the group rebalances again, since the leader may hold the old id. */
+static void test_static_member_fence_duplicate_syncing_follower_after_member_id_changed(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    char *l, *f;
+    int32_t gen = static_members_join_and_rebalance(t, &l, &f);
+    int32_t lj = send_join(t, (join_args_t){.member_id = l, .instance_id = "leader-instance",
+                                            .protocol2 = "roundrobin"});
+    assert_null(find_resp(t, lj));
+    int32_t fj = send_join(t, (join_args_t){.member_id = f, .instance_id = "follower-instance",
+                                            .protocol2 = "roundrobin"});
+    kc_join_group_response_t jr;
+    assert_true(join_resp(t, lj, &jr));
+    assert_int_equal(jr.generation_id, gen + 1);
+    assert_true(join_resp(t, fj, &jr));
+    assert_int_equal(jr.generation_id, gen + 1);
+    assert_string_equal(cstr(t, jr.leader), l);
+    int32_t fs = send_sync(t, f, "follower-instance", gen + 1, 0, NULL, NULL, 3);
+    assert_null(find_resp(t, fs));
+    size_t nrec = t->nrecs;
+    int32_t dup = send_join(t, (join_args_t){.instance_id = "follower-instance", .protocol2 = "roundrobin"});
+    assert_int_equal(t->nrecs, nrec);
+    assert_null(find_resp(t, dup));
+    kc_sync_group_response_t sr;
+    assert_true(sync_resp(t, fs, &sr));
+    assert_int_equal(sr.error_code, 82);
+    kc_describe_groups_response_t d;
+    describe(t, t->c, 5, "grp", &d);
+    assert_string_equal(cstr(t, d.groups.items[0].group_state), "PreparingRebalance");
+    ctx_free(t);
+}
+
 static void test_static_leader_rejoin_v9_skip_assignment(void **state)
 {
     (void)state;
@@ -1286,6 +1432,10 @@ int main(void)
         cmocka_unit_test(test_rebalance_times_out_when_sync_request_is_not_received_from_followers),
         cmocka_unit_test(test_rebalance_times_out_when_sync_request_is_not_received_from_leaders),
         cmocka_unit_test(test_rebalance_does_not_time_out_when_all_sync_are_received),
+        cmocka_unit_test(test_static_member_rejoin_with_unknown_member_id_and_change_of_protocol_with_selected_protocol_changed),
+        cmocka_unit_test(test_static_member_rejoin_with_unknown_member_id_and_change_of_protocol_while_select_protocol_unchanged),
+        cmocka_unit_test(test_static_member_fence_duplicate_rejoined_follower),
+        cmocka_unit_test(test_static_member_fence_duplicate_syncing_follower_after_member_id_changed),
         cmocka_unit_test(test_heartbeat_errors_by_state),
         cmocka_unit_test(test_session_expiry_removes_member_and_rebalances),
         cmocka_unit_test(test_rebalance_timeout_removes_members_not_rejoined),
