@@ -147,6 +147,7 @@ struct kc_classic_group {
     bool new_member_added;
     bool subscribed_known;
     strset_t subscribed_topics;
+    uint64_t table_seq; /* insertion order in Kafka's groups table (memory-only) */
 };
 
 /* ---- small helpers ------------------------------------------------------- */
@@ -590,6 +591,41 @@ static uint32_t java_hashmap_bucket(const char *key, size_t n)
         cap *= 2;
     uint32_t h = (uint32_t)java_string_hash(key, strlen(key));
     return (h ^ (h >> 16)) & (cap - 1);
+}
+
+/*
+ * Kafka's groups live in a TimelineHashMap (BaseHashTable): capacity 2 at
+ * first, doubled before a put that would bring it past three quarters full
+ * (checked even when the put replaces an entry); a key's slot is the top
+ * bits of its hash times the 64-bit golden ratio; a slot keeps its entries
+ * in insertion order, a replaced entry keeping its place. kcoord keeps the
+ * capacity and an insertion counter so ListGroups can walk the groups in
+ * the same order.
+ */
+static uint32_t groups_table_cap(const kc_coord_t *c)
+{
+    return c->groups_table_cap ? c->groups_table_cap : 2;
+}
+
+/* Records a put of g into the groups table; old is the group it replaces
+ * (still in the map) or NULL. */
+static void groups_table_put(kc_coord_t *c, kc_classic_group_t *g, const kc_classic_group_t *old)
+{
+    uint32_t cap = groups_table_cap(c);
+    if ((c->groups.count + 1) * 3 > (size_t)cap * 4 && cap < (1u << 30))
+        cap *= 2;
+    c->groups_table_cap = cap;
+    g->table_seq = old ? old->table_seq : ++c->groups_table_seq;
+}
+
+static uint32_t groups_table_slot(const char *group_id, uint32_t cap)
+{
+    unsigned bits = 0;
+    while ((1u << bits) < cap)
+        bits++;
+    int64_t h = java_string_hash(group_id, strlen(group_id));
+    uint64_t prod = (uint64_t)h * UINT64_C(0x9E3779B97F4A7C15);
+    return (uint32_t)(prod >> (64 - bits));
 }
 
 /*
@@ -1639,6 +1675,7 @@ void kc_coord_join_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
             goto out;
         }
         g = group_new(req->group_id.ptr, (size_t)req->group_id.len, CG_EMPTY, ctx->now_ms);
+        groups_table_put(c, g, NULL);
         kc_smap_put(&c->groups, g->group_id, strlen(g->group_id), g);
         kc_log_info(LOG_COMP, "Created classic group %s", g->group_id);
     }
@@ -2116,6 +2153,36 @@ static int cmp_group(const void *a, const void *b)
     return strcmp((*(kc_classic_group_t *const *)a)->group_id, (*(kc_classic_group_t *const *)b)->group_id);
 }
 
+typedef struct {
+    kc_classic_group_t *g;
+    uint32_t slot;
+} table_pos_t;
+
+static int cmp_table_pos(const void *a, const void *b)
+{
+    const table_pos_t *x = a, *y = b;
+    if (x->slot != y->slot)
+        return x->slot < y->slot ? -1 : 1;
+    return x->g->table_seq < y->g->table_seq ? -1 : x->g->table_seq > y->g->table_seq;
+}
+
+/* Puts the groups in the order Kafka's groups table iterates them. */
+static void sort_in_table_order(const kc_coord_t *c, group_list_t *l)
+{
+    if (l->n < 2)
+        return;
+    table_pos_t *pos = kc_xcalloc(l->n, sizeof(*pos));
+    uint32_t cap = groups_table_cap(c);
+    for (size_t i = 0; i < l->n; i++) {
+        pos[i].g = l->items[i];
+        pos[i].slot = groups_table_slot(l->items[i]->group_id, cap);
+    }
+    qsort(pos, l->n, sizeof(*pos), cmp_table_pos);
+    for (size_t i = 0; i < l->n; i++)
+        l->items[i] = pos[i].g;
+    free(pos);
+}
+
 void kc_coord_list_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
                           const kc_list_groups_request_t *req, kc_result_t *res)
 {
@@ -2133,8 +2200,7 @@ void kc_coord_list_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
         r.error_code = ERR_COORDINATOR_LOAD_IN_PROGRESS;
     } else {
         kc_smap_foreach(&c->groups, collect_group, &l);
-        if (l.n)
-            qsort(l.items, l.n, sizeof(*l.items), cmp_group);
+        sort_in_table_order(c, &l);
     }
     int32_t nstates = ctx->api_version >= 4 && req->states_filter.count > 0 ? req->states_filter.count : 0;
     int32_t ntypes = ctx->api_version >= 5 && req->types_filter.count > 0 ? req->types_filter.count : 0;
@@ -2324,6 +2390,7 @@ int kc_classic_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
     if (!g->leader_id && g->nmembers)
         g->leader_id = kc_xstrdup(g->members[0]->member_id);
     group_compute_subscribed_topics(g);
+    groups_table_put(c, g, old);
     if (old) {
         kc_smap_del(&c->groups, old->group_id, strlen(old->group_id));
         group_free(old);
@@ -2384,6 +2451,9 @@ void kc_classic_unload_all(kc_coord_t *c, kc_result_t *res)
         group_free(g);
     }
     free(l.items);
+    /* A reload starts from a fresh table, as a new coordinator shard. */
+    c->groups_table_cap = 0;
+    c->groups_table_seq = 0;
 }
 
 /* ---- the offsets module's view ------------------------------------------ */
@@ -2401,6 +2471,7 @@ kc_classic_group_t *kc_classic_group_find_or_create(kc_coord_t *c, kc_str_t grou
     if (g || group_id.len < 0)
         return g;
     g = group_new(group_id.ptr ? group_id.ptr : "", (size_t)group_id.len, CG_EMPTY, -1);
+    groups_table_put(c, g, NULL);
     kc_smap_put(&c->groups, g->group_id, strlen(g->group_id), g);
     kc_log_info(LOG_COMP, "Created simple classic group %s for offset commits", g->group_id);
     return g;

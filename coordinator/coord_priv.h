@@ -65,6 +65,11 @@ struct kc_coord {
     kc_topic_view_t topics;
     bool loaded;
     kc_smap_t groups;     /* group id -> kc_classic_group_t * */
+    /* Kafka keeps its groups in a TimelineHashMap and ListGroups walks it in
+     * table order; these mirror that table (memory-only, reset on unload):
+     * its capacity (0 = the initial 2) and the insertion counter. */
+    uint32_t groups_table_cap;
+    uint64_t groups_table_seq;
     void *offsets;        /* offsets module state */
     /* timers */
     kc_smap_t timers;     /* key -> kc_timer_t * */

@@ -1374,6 +1374,83 @@ static void test_describe_list_delete(void **state)
     ctx_free(t);
 }
 
+/* ListGroups v5 group ids, comma-separated, as c lists them. */
+static char *list_group_ids(ctx_t *t, kc_coord_t *c)
+{
+    kc_list_groups_request_t req;
+    kc_list_groups_request_init(&req);
+    kc_request_ctx_t x = rctx(t, KC_API_LIST_GROUPS, 5);
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_list_groups(c, &x, &req, &res);
+    kc_list_groups_response_t out;
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    assert_int_equal(kc_list_groups_response_decode(&rd, 5, &t->arena, &out), 0);
+    char *ids = kc_arena_alloc(&t->arena, 1024);
+    ids[0] = 0;
+    for (int32_t i = 0; i < out.groups.count; i++) {
+        if (i)
+            strcat(ids, ",");
+        strcat(ids, cstr(t, out.groups.items[i].group_id));
+    }
+    kc_result_deinit(&res);
+    return ids;
+}
+
+/* ListGroups lists the groups in the order Kafka's groups table (a
+ * TimelineHashMap) iterates them: by hash slot, then insertion, a deleted
+ * and re-created group going last in its slot. The expected orders are
+ * those Kafka's BaseHashTable gives for the same puts and removal. */
+static void test_list_groups_in_table_order(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    char name[16];
+    for (int i = 0; i < 10; i++) {
+        snprintf(name, sizeof(name), "grp-%d", i);
+        send_join(t, (join_args_t){.group = name});
+    }
+    kc_delete_groups_request_t dreq;
+    kc_delete_groups_request_init(&dreq);
+    kc_str_t del = kc_str("grp-3");
+    dreq.groups_names.items = &del;
+    dreq.groups_names.count = 1;
+    kc_request_ctx_t x = rctx(t, KC_API_DELETE_GROUPS, 2);
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_delete_groups(t->c, &x, &dreq, &res);
+    absorb(t, &res);
+    kc_result_deinit(&res);
+    send_join(t, (join_args_t){.group = "grp-3"});
+    const char *expected = "grp-2,grp-7,grp-4,grp-1,grp-9,grp-6,grp-3,grp-0,grp-8,grp-5";
+    assert_string_equal(list_group_ids(t, t->c), expected);
+
+    /* A coordinator rebuilt from the records lists them the same way.
+     * Replaying a record of an existing group replaces it in place, but the
+     * put still grows the full table (8 -> 16 slots), which reorders it. */
+    const rec_t *r5 = NULL;
+    for (size_t i = 0; i < t->nrecs; i++)
+        if (t->recs[i].key.len > 5 && memcmp(t->recs[i].key.data + t->recs[i].key.len - 5, "grp-5", 5) == 0)
+            r5 = &t->recs[i];
+    assert_non_null(r5);
+    for (int again = 0; again < 2; again++) {
+        kc_coord_t *c2 = kc_coord_new(&t->cfg, NULL);
+        for (size_t i = 0; i < t->nrecs; i++)
+            assert_int_equal(kc_coord_replay(c2, t->recs[i].key.data, t->recs[i].key.len,
+                                             t->recs[i].tombstone ? NULL : t->recs[i].value.data,
+                                             t->recs[i].value.len),
+                             0);
+        if (again)
+            assert_int_equal(kc_coord_replay(c2, r5->key.data, r5->key.len, r5->value.data, r5->value.len), 0);
+        kc_coord_loaded(c2, t->now);
+        assert_string_equal(list_group_ids(t, c2),
+                            again ? "grp-2,grp-7,grp-4,grp-9,grp-1,grp-6,grp-3,grp-8,grp-0,grp-5" : expected);
+        kc_coord_free(c2);
+    }
+    ctx_free(t);
+}
+
 static void test_loaded_group_session_expires(void **state)
 {
     (void)state;
@@ -1436,6 +1513,7 @@ int main(void)
         cmocka_unit_test(test_static_member_rejoin_with_unknown_member_id_and_change_of_protocol_while_select_protocol_unchanged),
         cmocka_unit_test(test_static_member_fence_duplicate_rejoined_follower),
         cmocka_unit_test(test_static_member_fence_duplicate_syncing_follower_after_member_id_changed),
+        cmocka_unit_test(test_list_groups_in_table_order),
         cmocka_unit_test(test_heartbeat_errors_by_state),
         cmocka_unit_test(test_session_expiry_removes_member_and_rebalances),
         cmocka_unit_test(test_rebalance_timeout_removes_members_not_rejoined),
