@@ -1451,6 +1451,42 @@ static void test_list_groups_in_table_order(void **state)
     ctx_free(t);
 }
 
+/* A new member's parked JoinGroup is bounded by the new-member join timeout
+ * (group.classic.new.member.join.timeout.ms, 5 min), not by its session:
+ * during a protracted rebalance it is answered UNKNOWN_MEMBER_ID and
+ * removed. */
+static void test_new_member_join_expiration(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    int32_t new_member_join_timeout = t->cfg.group_new_member_join_timeout_ms;
+    assert_int_equal(new_member_join_timeout, 300000);
+    int32_t a = send_join(t, (join_args_t){.version = 3, .session_ms = 5000 + new_member_join_timeout,
+                                           .rebalance_ms = 2 * new_member_join_timeout});
+    ctx_sleep(t, 3000);
+    kc_join_group_response_t ja;
+    assert_true(join_resp(t, a, &ja));
+    assert_int_equal(ja.error_code, 0);
+    char *first = cstr(t, ja.member_id);
+    int32_t b = send_join(t, (join_args_t){.version = 3, .session_ms = 10000, .rebalance_ms = 10000});
+    assert_null(find_resp(t, b));
+    kc_describe_groups_response_t d;
+    describe(t, t->c, 5, "grp", &d);
+    assert_string_equal(cstr(t, d.groups.items[0].group_state), "PreparingRebalance");
+    assert_int_equal(d.groups.items[0].members.count, 2);
+    ctx_sleep(t, new_member_join_timeout - 1);
+    assert_null(find_resp(t, b));
+    ctx_sleep(t, 1);
+    kc_join_group_response_t jb;
+    assert_true(join_resp(t, b, &jb));
+    assert_int_equal(jb.error_code, 25);
+    assert_int_equal(jb.member_id.len, 0);
+    describe(t, t->c, 5, "grp", &d);
+    assert_int_equal(d.groups.items[0].members.count, 1);
+    assert_string_equal(cstr(t, d.groups.items[0].members.items[0].member_id), first);
+    ctx_free(t);
+}
+
 static void test_loaded_group_session_expires(void **state)
 {
     (void)state;
@@ -1514,6 +1550,7 @@ int main(void)
         cmocka_unit_test(test_static_member_fence_duplicate_rejoined_follower),
         cmocka_unit_test(test_static_member_fence_duplicate_syncing_follower_after_member_id_changed),
         cmocka_unit_test(test_list_groups_in_table_order),
+        cmocka_unit_test(test_new_member_join_expiration),
         cmocka_unit_test(test_heartbeat_errors_by_state),
         cmocka_unit_test(test_session_expiry_removes_member_and_rebalances),
         cmocka_unit_test(test_rebalance_timeout_removes_members_not_rejoined),
