@@ -14,6 +14,14 @@
  * committed by kc_store_commit (one per event-loop iteration). Errors are
  * sticky: after a failed write, later writes do nothing and commit returns
  * the first error and aborts the transaction.
+ *
+ * Map full: the first MDB_MAP_FULL (KC_ENOSPC) puts the store in a mode
+ * where only deletions (tombstones, topic deletes) are accepted, using a
+ * small reserve beyond map_size; appends with a value get KC_ENOSPC until
+ * deletions have freed an eighth of map_size. Nothing committed is lost.
+ *
+ * A record key longer than LMDB's key limit (511 bytes) is indexed by a
+ * digest stand-in; the full key is kept in the log entry and checked.
  */
 #ifndef KC_STORE_H
 #define KC_STORE_H
