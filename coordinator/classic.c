@@ -117,6 +117,8 @@ typedef struct {
     cg_parked_t join;
     cg_parked_t sync;
     bool is_new;
+    uint64_t seq;        /* insertion order in the group's member table */
+    uint32_t id_hash;    /* Java hash of member_id */
 } cg_member_t;
 
 typedef struct {
@@ -139,8 +141,13 @@ struct kc_classic_group {
     char *protocol_name; /* NULL = none */
     char *leader_id;     /* NULL = none */
     int64_t current_state_timestamp; /* -1 = unknown */
-    cg_member_t **members;           /* insertion order */
+    /* Kept in the order Kafka's ClassicGroup iterates its members (a
+     * java.util.HashMap keyed by member id): the JoinGroup member list,
+     * DescribeGroups, the record and the choice of a new leader follow it. */
+    cg_member_t **members;
     size_t nmembers, members_cap;
+    uint32_t members_table_cap; /* that HashMap's capacity (0 before the first put) */
+    uint64_t member_seq;
     strset_t pending_join;
     strset_t pending_sync;
     int32_t num_awaiting_join;
@@ -468,6 +475,46 @@ static void group_free(kc_classic_group_t *g)
     free(g);
 }
 
+static int32_t java_string_hash(const char *s, size_t len);
+
+static uint32_t member_bucket(const cg_member_t *m, uint32_t cap)
+{
+    return (m->id_hash ^ (m->id_hash >> 16)) & (cap - 1);
+}
+
+static int cmp_member_table_order(const void *a, const void *b, void *arg)
+{
+    const cg_member_t *x = *(cg_member_t *const *)a, *y = *(cg_member_t *const *)b;
+    uint32_t cap = *(const uint32_t *)arg;
+    uint32_t bx = member_bucket(x, cap), by = member_bucket(y, cap);
+    if (bx != by)
+        return bx < by ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * Puts m into the member table as HashMap.put does for a new key: it goes
+ * last in its bucket; the table (16 buckets at first) doubles once it holds
+ * more than three quarters of its capacity, and never shrinks. Iteration
+ * is bucket by bucket, each in insertion order.
+ */
+static void group_insert_member(kc_classic_group_t *g, cg_member_t *m)
+{
+    if (g->nmembers == g->members_cap) {
+        g->members_cap = g->members_cap ? g->members_cap * 2 : 8;
+        g->members = kc_xrealloc(g->members, g->members_cap * sizeof(*g->members));
+    }
+    g->members[g->nmembers++] = m;
+    m->seq = ++g->member_seq;
+    m->id_hash = (uint32_t)java_string_hash(m->member_id, strlen(m->member_id));
+    if (!g->members_table_cap)
+        g->members_table_cap = 16;
+    if (g->nmembers > (size_t)g->members_table_cap / 4 * 3)
+        g->members_table_cap *= 2;
+    qsort_r(g->members, g->nmembers, sizeof(*g->members), cmp_member_table_order,
+            &g->members_table_cap);
+}
+
 /* ClassicGroup.add: the first member sets the protocol type and leads. */
 static void group_add(kc_classic_group_t *g, cg_member_t *m, const cg_parked_t *join)
 {
@@ -475,11 +522,7 @@ static void group_add(kc_classic_group_t *g, cg_member_t *m, const cg_parked_t *
         set_cstr(&g->protocol_type, m->protocol_type);
     if (!g->leader_id)
         g->leader_id = kc_xstrdup(m->member_id);
-    if (g->nmembers == g->members_cap) {
-        g->members_cap = g->members_cap ? g->members_cap * 2 : 8;
-        g->members = kc_xrealloc(g->members, g->members_cap * sizeof(*g->members));
-    }
-    g->members[g->nmembers++] = m;
+    group_insert_member(g, m);
     if (join) {
         m->join = *join;
         g->num_awaiting_join++;
@@ -1421,7 +1464,11 @@ static cg_member_t *replace_static_member(kc_classic_group_t *g, cg_member_t *ol
     m->member_id = kc_xstrdup(new_member_id);
     m->join.active = false;
     m->sync.active = false;
-    g->members[idx] = m;
+    /* Kafka removes the old id and puts the new one: it goes last in the
+     * bucket of the new id. */
+    memmove(&g->members[idx], &g->members[idx + 1], (g->nmembers - idx - 1) * sizeof(*g->members));
+    g->nmembers--;
+    group_insert_member(g, m);
     if (group_is_leader(g, old->member_id))
         set_cstr(&g->leader_id, new_member_id);
     free(old->member_id);
@@ -2381,11 +2428,7 @@ int kc_classic_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
         if (m->protocols[0].metadata_len)
             memcpy(m->protocols[0].metadata, mm->subscription.ptr, (size_t)m->protocols[0].metadata_len);
         member_set_assignment(m, mm->assignment.ptr, mm->assignment.len);
-        if (g->nmembers == g->members_cap) {
-            g->members_cap = g->members_cap ? g->members_cap * 2 : 8;
-            g->members = kc_xrealloc(g->members, g->members_cap * sizeof(*g->members));
-        }
-        g->members[g->nmembers++] = m;
+        group_insert_member(g, m);
     }
     if (!g->leader_id && g->nmembers)
         g->leader_id = kc_xstrdup(g->members[0]->member_id);

@@ -1487,6 +1487,56 @@ static void test_new_member_join_expiration(void **state)
     ctx_free(t);
 }
 
+/* Kafka keeps a classic group's members in a java.util.HashMap keyed by
+ * member id, and everything that lists them (the leader's JoinGroup member
+ * list, DescribeGroups, the record) and the choice of a new leader follow
+ * its iteration order, not the join order. The member ids are those the
+ * seeded generator hands out; the expected order is what a HashMap gives
+ * for them (checked with java.util.HashMap). */
+static void test_members_in_hash_map_order(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    char *ids[5];
+    int32_t corr[5];
+    for (int i = 0; i < 5; i++)
+        corr[i] = send_join(t, (join_args_t){.version = 3});
+    ctx_sleep(t, 3000);
+    ctx_sleep(t, 3000);
+    ctx_sleep(t, 3000);
+    ctx_sleep(t, 1000);
+    kc_join_group_response_t leader;
+    memset(&leader, 0, sizeof(leader));
+    for (int i = 0; i < 5; i++) {
+        kc_join_group_response_t jr;
+        assert_true(join_resp(t, corr[i], &jr));
+        ids[i] = cstr(t, jr.member_id);
+        if (i == 0)
+            leader = jr;
+    }
+    static const int order[5] = {0, 1, 4, 3, 2};
+    assert_int_equal(leader.members.count, 5);
+    for (int i = 0; i < 5; i++)
+        assert_string_equal(cstr(t, leader.members.items[i].member_id), ids[order[i]]);
+    kc_describe_groups_response_t d;
+    describe(t, t->c, 5, "grp", &d);
+    for (int i = 0; i < 5; i++)
+        assert_string_equal(cstr(t, d.groups.items[0].members.items[i].member_id), ids[order[i]]);
+    /* The leader leaves, then its successor: the next leader is the first
+     * member the map iterates (ids[4]), not the earliest joiner (ids[2]). */
+    leave(t, 3, ids[0], NULL);
+    leave(t, 3, ids[1], NULL);
+    for (int i = 2; i < 5; i++)
+        corr[i] = send_join(t, (join_args_t){.version = 3, .member_id = ids[i]});
+    for (int i = 2; i < 5; i++) {
+        kc_join_group_response_t jr;
+        assert_true(join_resp(t, corr[i], &jr));
+        assert_int_equal(jr.error_code, 0);
+        assert_string_equal(cstr(t, jr.leader), ids[4]);
+    }
+    ctx_free(t);
+}
+
 static void test_loaded_group_session_expires(void **state)
 {
     (void)state;
@@ -1551,6 +1601,7 @@ int main(void)
         cmocka_unit_test(test_static_member_fence_duplicate_syncing_follower_after_member_id_changed),
         cmocka_unit_test(test_list_groups_in_table_order),
         cmocka_unit_test(test_new_member_join_expiration),
+        cmocka_unit_test(test_members_in_hash_map_order),
         cmocka_unit_test(test_heartbeat_errors_by_state),
         cmocka_unit_test(test_session_expiry_removes_member_and_rebalances),
         cmocka_unit_test(test_rebalance_timeout_removes_members_not_rejoined),
