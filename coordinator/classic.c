@@ -2516,7 +2516,6 @@ kc_classic_group_t *kc_classic_group_find_or_create(kc_coord_t *c, kc_str_t grou
     g = group_new(group_id.ptr ? group_id.ptr : "", (size_t)group_id.len, CG_EMPTY, -1);
     groups_table_put(c, g, NULL);
     kc_smap_put(&c->groups, g->group_id, strlen(g->group_id), g);
-    kc_log_info(LOG_COMP, "Created simple classic group %s for offset commits", g->group_id);
     return g;
 }
 
