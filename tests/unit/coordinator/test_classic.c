@@ -1537,6 +1537,43 @@ static void test_members_in_hash_map_order(void **state)
     ctx_free(t);
 }
 
+/* A pending member (handed an id by MEMBER_ID_REQUIRED, never rejoined)
+ * holds the join phase back until its session expires; then the phase
+ * completes with the members that did rejoin. */
+static void test_join_group_completion_when_pending_member_times_out(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new_short_sessions();
+    char *ids[2];
+    int32_t gen = join_with_n_members(t, 2, 10000, 5000, ids);
+    const char *as[] = {"A0", "A1"};
+    send_sync(t, ids[0], NULL, gen, 2, (const char **)ids, as, 3);
+    int32_t p = send_join(t, (join_args_t){.version = 5, .session_ms = 2500});
+    kc_join_group_response_t jr;
+    assert_true(join_resp(t, p, &jr));
+    assert_int_equal(jr.error_code, 79);
+    int32_t j0 = send_join(t, (join_args_t){.version = 3, .member_id = ids[0], .session_ms = 5000});
+    int32_t j1 = send_join(t, (join_args_t){.version = 3, .member_id = ids[1], .session_ms = 5000});
+    assert_null(find_resp(t, j0));
+    assert_null(find_resp(t, j1));
+    kc_describe_groups_response_t d;
+    describe(t, t->c, 5, "grp", &d);
+    assert_string_equal(cstr(t, d.groups.items[0].group_state), "PreparingRebalance");
+    ctx_sleep(t, 2499);
+    assert_null(find_resp(t, j0));
+    ctx_sleep(t, 1);
+    assert_true(join_resp(t, j0, &jr));
+    assert_int_equal(jr.error_code, 0);
+    assert_int_equal(jr.generation_id, gen + 1);
+    assert_int_equal(jr.members.count, 2);
+    assert_true(join_resp(t, j1, &jr));
+    assert_int_equal(jr.error_code, 0);
+    describe(t, t->c, 5, "grp", &d);
+    assert_string_equal(cstr(t, d.groups.items[0].group_state), "CompletingRebalance");
+    assert_int_equal(d.groups.items[0].members.count, 2);
+    ctx_free(t);
+}
+
 static void test_loaded_group_session_expires(void **state)
 {
     (void)state;
@@ -1602,6 +1639,7 @@ int main(void)
         cmocka_unit_test(test_list_groups_in_table_order),
         cmocka_unit_test(test_new_member_join_expiration),
         cmocka_unit_test(test_members_in_hash_map_order),
+        cmocka_unit_test(test_join_group_completion_when_pending_member_times_out),
         cmocka_unit_test(test_heartbeat_errors_by_state),
         cmocka_unit_test(test_session_expiry_removes_member_and_rebalances),
         cmocka_unit_test(test_rebalance_timeout_removes_members_not_rejoined),
