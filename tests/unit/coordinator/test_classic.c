@@ -1574,6 +1574,48 @@ static void test_join_group_completion_when_pending_member_times_out(void **stat
     ctx_free(t);
 }
 
+/* A member that sends a second JoinGroup while its first is parked takes
+ * the place of the first: Kafka overwrites the member's join future, so the
+ * first request is never answered (its connection stays waiting, as on
+ * Kafka) and the second gets the rebalance's answer. The same holds for a
+ * parked SyncGroup. */
+static void test_second_join_replaces_parked_join(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    char *ids[2];
+    int32_t gen = join_with_n_members(t, 2, 10000, 10000, ids);
+    const char *as[] = {"A0", "A1"};
+    send_sync(t, ids[0], NULL, gen, 2, (const char **)ids, as, 3);
+    send_sync(t, ids[1], NULL, gen, 0, NULL, NULL, 3);
+    int32_t first = send_join(t, (join_args_t){.version = 3, .member_id = ids[1], .topic = "bar"});
+    int32_t second = send_join(t, (join_args_t){.version = 3, .member_id = ids[1], .topic = "bar"});
+    assert_null(find_resp(t, first));
+    assert_null(find_resp(t, second));
+    int32_t lj = send_join(t, (join_args_t){.version = 3, .member_id = ids[0]});
+    kc_join_group_response_t jr;
+    assert_true(join_resp(t, lj, &jr));
+    assert_int_equal(jr.generation_id, gen + 1);
+    assert_true(join_resp(t, second, &jr));
+    assert_int_equal(jr.error_code, 0);
+    assert_int_equal(jr.generation_id, gen + 1);
+    assert_null(find_resp(t, first));
+    /* SyncGroup: the follower syncs twice, the leader's assignment answers
+     * the second only. */
+    int32_t s1 = send_sync(t, ids[1], NULL, gen + 1, 0, NULL, NULL, 3);
+    int32_t s2 = send_sync(t, ids[1], NULL, gen + 1, 0, NULL, NULL, 3);
+    send_sync(t, ids[0], NULL, gen + 1, 2, (const char **)ids, as, 3);
+    kc_sync_group_response_t sr;
+    assert_true(sync_resp(t, s2, &sr));
+    assert_int_equal(sr.error_code, 0);
+    assert_memory_equal(sr.assignment.ptr, "A1", 2);
+    assert_null(find_resp(t, s1));
+    ctx_sleep(t, 60000); /* nothing ever answers them */
+    assert_null(find_resp(t, first));
+    assert_null(find_resp(t, s1));
+    ctx_free(t);
+}
+
 static void test_loaded_group_session_expires(void **state)
 {
     (void)state;
@@ -1640,6 +1682,7 @@ int main(void)
         cmocka_unit_test(test_new_member_join_expiration),
         cmocka_unit_test(test_members_in_hash_map_order),
         cmocka_unit_test(test_join_group_completion_when_pending_member_times_out),
+        cmocka_unit_test(test_second_join_replaces_parked_join),
         cmocka_unit_test(test_heartbeat_errors_by_state),
         cmocka_unit_test(test_session_expiry_removes_member_and_rebalances),
         cmocka_unit_test(test_rebalance_timeout_removes_members_not_rejoined),
