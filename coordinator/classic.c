@@ -2309,15 +2309,25 @@ void kc_coord_delete_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
     kc_delete_groups_response_t r;
     kc_delete_groups_response_init(&r);
     int32_t n = req->groups_names.count > 0 ? req->groups_names.count : 0;
-    r.results.count = n;
+    r.results.count = 0;
     r.results.items = n ? kc_arena_alloc(&arena, (size_t)n * sizeof(*r.results.items)) : NULL;
     size_t records_before = res->nrecords;
     size_t deleted_offsets = 0;
     kc_buf_t deleted;
     kc_buf_init(&deleted);
+    /* KafkaApis answers each distinct group once, in first-seen order. */
+    kc_smap_t seen;
+    kc_smap_init(&seen);
+    bool seen_null = false;
     for (int32_t i = 0; i < n; i++) {
         kc_str_t gid = req->groups_names.items[i];
-        __typeof__(r.results.items[0]) *d = &r.results.items[i];
+        if (gid.len < 0 ? seen_null : kc_smap_get(&seen, gid.ptr ? gid.ptr : "", (size_t)gid.len) != NULL)
+            continue;
+        if (gid.len < 0)
+            seen_null = true;
+        else
+            kc_smap_put(&seen, gid.ptr ? gid.ptr : "", (size_t)gid.len, &seen);
+        __typeof__(r.results.items[0]) *d = &r.results.items[r.results.count++];
         d->group_id = gid.len >= 0 ? gid : kc_str("");
         d->error_code = ERR_NONE;
         d->error_message = KC_STR_NULL;
@@ -2351,13 +2361,14 @@ void kc_coord_delete_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
         kc_log_info(LOG_COMP, "The following groups were deleted: %.*s. A total of %zu offsets were removed.",
                     (int)deleted.len, deleted.len ? (const char *)deleted.data : "", deleted_offsets);
     kc_buf_deinit(&deleted);
+    kc_smap_deinit(&seen);
     if (kc_delete_groups_response_encode(&body, ctx->api_version, &r) != 0)
         kc_log_error(LOG_COMP, "Failed to encode DeleteGroups response v%d", ctx->api_version);
     kc_buf_t err;
     kc_buf_init(&err);
     bool with_records = res->nrecords > records_before;
     if (with_records) {
-        for (int32_t i = 0; i < n; i++)
+        for (int32_t i = 0; i < r.results.count; i++)
             if (r.results.items[i].error_code == ERR_NONE)
                 r.results.items[i].error_code = ERR_COORDINATOR_NOT_AVAILABLE;
         kc_delete_groups_response_encode(&err, ctx->api_version, &r);

@@ -1616,6 +1616,39 @@ static void test_second_join_replaces_parked_join(void **state)
     ctx_free(t);
 }
 
+/* KafkaApis deletes the distinct group ids of a DeleteGroups request: a
+ * repeated id gets one answer, not a second GROUP_ID_NOT_FOUND. */
+static void test_delete_groups_answers_each_group_once(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    send_join(t, (join_args_t){0}); /* an Empty group with a pending member */
+    kc_delete_groups_request_t req;
+    kc_delete_groups_request_init(&req);
+    kc_str_t names[3] = {kc_str("grp"), kc_str("other"), kc_str("grp")};
+    req.groups_names.items = names;
+    req.groups_names.count = 3;
+    kc_request_ctx_t x = rctx(t, KC_API_DELETE_GROUPS, 2);
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_delete_groups(t->c, &x, &req, &res);
+    kc_delete_groups_response_t out;
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    assert_int_equal(kc_delete_groups_response_decode(&rd, 2, &t->arena, &out), 0);
+    assert_int_equal(out.results.count, 2);
+    assert_string_equal(cstr(t, out.results.items[0].group_id), "grp");
+    assert_int_equal(out.results.items[0].error_code, 0);
+    assert_string_equal(cstr(t, out.results.items[1].group_id), "other");
+    assert_int_equal(out.results.items[1].error_code, 69);
+    assert_int_equal(res.nrecords, 1);
+    assert_true(res.records[0].tombstone);
+    absorb(t, &res);
+    kc_result_deinit(&res);
+    check_replay(t, "grp");
+    ctx_free(t);
+}
+
 static void test_loaded_group_session_expires(void **state)
 {
     (void)state;
@@ -1683,6 +1716,7 @@ int main(void)
         cmocka_unit_test(test_members_in_hash_map_order),
         cmocka_unit_test(test_join_group_completion_when_pending_member_times_out),
         cmocka_unit_test(test_second_join_replaces_parked_join),
+        cmocka_unit_test(test_delete_groups_answers_each_group_once),
         cmocka_unit_test(test_heartbeat_errors_by_state),
         cmocka_unit_test(test_session_expiry_removes_member_and_rebalances),
         cmocka_unit_test(test_rebalance_timeout_removes_members_not_rejoined),
