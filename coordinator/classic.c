@@ -188,6 +188,16 @@ static bool strset_has(const strset_t *s, const char *v, size_t len)
     return false;
 }
 
+/* Appends v even if present (a list, not a set). */
+static void strlist_append(strset_t *s, const char *v, size_t len)
+{
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 8;
+        s->items = kc_xrealloc(s->items, s->cap * sizeof(*s->items));
+    }
+    s->items[s->n++] = kc_xstrndup(v, len);
+}
+
 static void strset_add(strset_t *s, const char *v, size_t len)
 {
     if (strset_has(s, v, len))
@@ -2012,7 +2022,7 @@ void kc_coord_leave_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
         goto out;
     }
 
-    strset_t left = {0};
+    strset_t left = {0}; /* ids of the accepted leaves, in request order, as Kafka lists them */
     for (int32_t i = 0; i < n; i++) {
         leave_item_t *it = &items[i];
         char rbuf[512];
@@ -2026,7 +2036,7 @@ void kc_coord_leave_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
             cg_member_t *m = group_static_member(g, it->group_instance_id);
             if (m) {
                 remove_current_member(c, g, m, reason, res);
-                strset_add(&left, "", 0);
+                strlist_append(&left, "", 0);
             } else {
                 it->error_code = ERR_UNKNOWN_MEMBER_ID;
             }
@@ -2038,7 +2048,7 @@ void kc_coord_leave_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
                         "[Group %s] Pending member %s has left group through explicit `LeaveGroup` "
                         "request; client reason: %s",
                         g->group_id, id, reason);
-            strset_add(&left, id, strlen(id));
+            strlist_append(&left, id, strlen(id));
             free(id);
         } else {
             int16_t err = group_validate_member(g, it->member_id, it->group_instance_id, "leave-group");
@@ -2046,7 +2056,7 @@ void kc_coord_leave_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
                 it->error_code = err;
             } else {
                 cg_member_t *m = group_member_s(g, it->member_id);
-                strset_add(&left, m->member_id, strlen(m->member_id));
+                strlist_append(&left, m->member_id, strlen(m->member_id));
                 remove_current_member(c, g, m, reason, res);
             }
         }

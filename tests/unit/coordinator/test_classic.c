@@ -1252,6 +1252,54 @@ static void test_leave_group_by_instance_id(void **state)
     ctx_free(t);
 }
 
+/* GroupMetadataManagerTest.testStaticMembersValidBatchLeaveGroup: both
+ * static members leave by instance id in one LeaveGroup v3; the rebalance
+ * reason lists the request's member ids (empty here), one per leave. */
+static void test_static_members_valid_batch_leave_group(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    char *l, *f;
+    static_members_join_and_rebalance(t, &l, &f);
+    kc_leave_group_request_t req;
+    kc_leave_group_request_init(&req);
+    req.group_id = kc_str("grp");
+    req.members.count = 2;
+    req.members.items = kc_arena_alloc(&t->arena, 2 * sizeof(*req.members.items));
+    const char *iids[2] = {"leader-instance", "follower-instance"};
+    for (int i = 0; i < 2; i++) {
+        req.members.items[i].member_id = kc_str("");
+        req.members.items[i].group_instance_id = kc_str(iids[i]);
+        req.members.items[i].reason = KC_STR_NULL;
+    }
+    kc_request_ctx_t x = rctx(t, KC_API_LEAVE_GROUP, 3);
+    kc_result_t res;
+    kc_result_init(&res);
+    log_capture_begin();
+    kc_coord_leave_group(t->c, &x, &req, &res);
+    char *logged = log_capture_end(t);
+    absorb(t, &res);
+    kc_result_deinit(&res);
+    kc_leave_group_response_t out;
+    kc_reader_t rd;
+    resp_t *r = find_resp(t, x.correlation_id);
+    assert_non_null(r);
+    kc_reader_init(&rd, r->body.data, r->body.len);
+    assert_int_equal(kc_leave_group_response_decode(&rd, 3, &t->arena, &out), 0);
+    assert_int_equal(out.error_code, 0);
+    assert_int_equal(out.members.count, 2);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(out.members.items[i].error_code, 0);
+        assert_string_equal(cstr(t, out.members.items[i].group_instance_id), iids[i]);
+    }
+    assert_non_null(strstr(logged, "(reason: explicit `LeaveGroup` request for (, ) members.)"));
+    kc_describe_groups_response_t d;
+    describe(t, t->c, 5, "grp", &d);
+    assert_string_equal(cstr(t, d.groups.items[0].group_state), "Empty");
+    check_replay(t, "grp");
+    ctx_free(t);
+}
+
 static void test_leave_pending_member(void **state)
 {
     (void)state;
@@ -1717,6 +1765,7 @@ int main(void)
         cmocka_unit_test(test_join_group_completion_when_pending_member_times_out),
         cmocka_unit_test(test_second_join_replaces_parked_join),
         cmocka_unit_test(test_delete_groups_answers_each_group_once),
+        cmocka_unit_test(test_static_members_valid_batch_leave_group),
         cmocka_unit_test(test_heartbeat_errors_by_state),
         cmocka_unit_test(test_session_expiry_removes_member_and_rebalances),
         cmocka_unit_test(test_rebalance_timeout_removes_members_not_rejoined),
