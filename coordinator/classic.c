@@ -2500,6 +2500,8 @@ void kc_classic_unload_all(kc_coord_t *c, kc_result_t *res)
     kc_smap_foreach(&c->groups, collect_group, &l);
     for (size_t i = 0; i < l.n; i++) {
         kc_classic_group_t *g = l.items[i];
+        kc_log_info(LOG_COMP, "[GroupId=%s] Unloading group metadata for generation %d.", g->group_id,
+                    g->generation_id);
         for (size_t k = 0; k < g->nmembers; k++) {
             cg_member_t *m = g->members[k];
             join_answer_t a = {ERR_NOT_COORDINATOR, -1, NULL, NULL, NULL, false, m->member_id, NULL};

@@ -1701,6 +1701,37 @@ static void test_delete_groups_answers_each_group_once(void **state)
     ctx_free(t);
 }
 
+/* Unloading (GroupMetadataManager.onUnloaded) answers every parked
+ * JoinGroup and SyncGroup NOT_COORDINATOR and logs each group. */
+static void test_unload_answers_parked_requests_not_coordinator(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    char *ids[2];
+    int32_t gen = join_with_n_members(t, 2, 10000, 10000, ids);
+    int32_t fs = send_sync(t, ids[1], NULL, gen, 0, NULL, NULL, 3);
+    int32_t oj = send_join(t, (join_args_t){.version = 3, .group = "other"});
+    assert_null(find_resp(t, fs));
+    assert_null(find_resp(t, oj));
+    kc_result_t res;
+    kc_result_init(&res);
+    log_capture_begin();
+    kc_coord_unload(t->c, &res);
+    char *logged = log_capture_end(t);
+    absorb(t, &res);
+    kc_result_deinit(&res);
+    kc_sync_group_response_t sr;
+    assert_true(sync_resp(t, fs, &sr));
+    assert_int_equal(sr.error_code, 16);
+    kc_join_group_response_t jr;
+    assert_true(join_resp(t, oj, &jr));
+    assert_int_equal(jr.error_code, 16);
+    assert_true(jr.member_id.len > 0);
+    assert_non_null(strstr(logged, "[GroupId=grp] Unloading group metadata for generation 1."));
+    assert_non_null(strstr(logged, "[GroupId=other] Unloading group metadata for generation 0."));
+    ctx_free(t);
+}
+
 static void test_loaded_group_session_expires(void **state)
 {
     (void)state;
@@ -1770,6 +1801,7 @@ int main(void)
         cmocka_unit_test(test_second_join_replaces_parked_join),
         cmocka_unit_test(test_delete_groups_answers_each_group_once),
         cmocka_unit_test(test_static_members_valid_batch_leave_group),
+        cmocka_unit_test(test_unload_answers_parked_requests_not_coordinator),
         cmocka_unit_test(test_heartbeat_errors_by_state),
         cmocka_unit_test(test_session_expiry_removes_member_and_rebalances),
         cmocka_unit_test(test_rebalance_timeout_removes_members_not_rejoined),
