@@ -1785,6 +1785,12 @@ static void remove_pending_sync_member(kc_coord_t *c, kc_classic_group_t *g, con
 void kc_coord_sync_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
                          const kc_sync_group_request_t *req, kc_result_t *res)
 {
+    /* From v5 the protocol type and name are mandatory; KafkaApis rejects
+     * their absence before anything else. */
+    if (ctx->api_version >= 5 && (req->protocol_type.len < 0 || req->protocol_name.len < 0)) {
+        send_sync_error(res, ctx, ERR_INCONSISTENT_GROUP_PROTOCOL);
+        return;
+    }
     if (req->group_id.len <= 0) {
         send_sync_error(res, ctx, ERR_INVALID_GROUP_ID);
         return;

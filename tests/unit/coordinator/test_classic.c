@@ -645,8 +645,9 @@ static int32_t join_with_n_members(ctx_t *t, int n, int32_t rebalance_ms, int32_
     return gen;
 }
 
-static int32_t send_sync_v5(ctx_t *t, const char *member_id, int32_t gen, const char *ptype,
-                            const char *pname, int nassign, const char **ids, const char **as)
+static int32_t send_sync_vn(ctx_t *t, int16_t version, const char *member_id, int32_t gen,
+                            const char *ptype, const char *pname, int nassign, const char **ids,
+                            const char **as)
 {
     kc_sync_group_request_t req;
     kc_sync_group_request_init(&req);
@@ -663,7 +664,7 @@ static int32_t send_sync_v5(ctx_t *t, const char *member_id, int32_t gen, const 
         req.assignments.items[i].assignment =
             (kc_bytes_t){(const uint8_t *)as[i], (int32_t)strlen(as[i])};
     }
-    kc_request_ctx_t x = rctx(t, KC_API_SYNC_GROUP, 5);
+    kc_request_ctx_t x = rctx(t, KC_API_SYNC_GROUP, version);
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_sync_group(t->c, &x, &req, &res);
@@ -676,57 +677,76 @@ static int32_t send_sync_v5(ctx_t *t, const char *member_id, int32_t gen, const 
  * carries the protocol type and name; a mismatch is rejected before the
  * group state is looked at, a match or an absent value is accepted and the
  * answer names the group's protocol. */
-static void sync_group_protocol_type_and_name_with(const char *ptype, const char *pname,
-                                                   int16_t expected_error)
+static void sync_group_protocol_type_and_name_with(int16_t version, const char *ptype,
+                                                   const char *pname, int16_t expected_error)
 {
     ctx_t *t = ctx_new();
     char *ids[2];
     int32_t gen = join_with_n_members(t, 2, 10000, 10000, ids);
     const char *as[] = {"A0"};
-    int32_t sl = send_sync_v5(t, ids[0], gen, ptype, pname, 1, (const char **)ids, as);
+    int32_t sl = send_sync_vn(t, version, ids[0], gen, ptype, pname, 1, (const char **)ids, as);
     kc_sync_group_response_t r;
     assert_true(sync_resp(t, sl, &r));
     assert_int_equal(r.error_code, expected_error);
     if (expected_error) {
         assert_int_equal(r.protocol_type.len, -1);
         assert_int_equal(r.protocol_name.len, -1);
-    } else {
+    } else if (version >= 5) {
         assert_string_equal(cstr(t, r.protocol_type), "consumer");
         assert_string_equal(cstr(t, r.protocol_name), "range");
     }
-    int32_t sf = send_sync_v5(t, ids[1], gen, ptype, pname, 0, NULL, NULL);
+    int32_t sf = send_sync_vn(t, version, ids[1], gen, ptype, pname, 0, NULL, NULL);
     assert_true(sync_resp(t, sf, &r));
     assert_int_equal(r.error_code, expected_error);
-    if (!expected_error) {
+    if (!expected_error && version >= 5) {
         assert_string_equal(cstr(t, r.protocol_type), "consumer");
         assert_string_equal(cstr(t, r.protocol_name), "range");
-        assert_int_equal(r.assignment.len, 0);
     }
+    if (!expected_error)
+        assert_int_equal(r.assignment.len, 0);
     ctx_free(t);
 }
 
 static void test_sync_group_returns_an_error_when_protocol_type_is_inconsistent(void **state)
 {
     (void)state;
-    sync_group_protocol_type_and_name_with("protocolType", NULL, 23);
+    sync_group_protocol_type_and_name_with(5, "protocolType", "range", 23);
 }
 
 static void test_sync_group_returns_an_error_when_protocol_name_is_inconsistent(void **state)
 {
     (void)state;
-    sync_group_protocol_type_and_name_with(NULL, "protocolName", 23);
+    sync_group_protocol_type_and_name_with(5, "consumer", "protocolName", 23);
 }
 
+/* Before v5 the fields do not exist and nothing is checked. */
 static void test_sync_group_succeed_when_protocol_type_and_name_are_not_provided(void **state)
 {
     (void)state;
-    sync_group_protocol_type_and_name_with(NULL, NULL, 0);
+    sync_group_protocol_type_and_name_with(4, NULL, NULL, 0);
+}
+
+/* From v5 KafkaApis requires both (SyncGroupRequest.
+ * areMandatoryProtocolTypeAndNamePresent) and answers their absence
+ * INCONSISTENT_GROUP_PROTOCOL before looking at the group. */
+static void test_sync_group_v5_requires_protocol_type_and_name(void **state)
+{
+    (void)state;
+    sync_group_protocol_type_and_name_with(5, NULL, NULL, 23);
+    sync_group_protocol_type_and_name_with(5, "consumer", NULL, 23);
+    sync_group_protocol_type_and_name_with(5, NULL, "range", 23);
+    ctx_t *t = ctx_new();
+    int32_t s = send_sync_vn(t, 5, "nobody", 1, NULL, "range", 0, NULL, NULL);
+    kc_sync_group_response_t r;
+    assert_true(sync_resp(t, s, &r));
+    assert_int_equal(r.error_code, 23); /* not UNKNOWN_MEMBER_ID */
+    ctx_free(t);
 }
 
 static void test_sync_group_succeed_when_protocol_type_and_name_are_consistent(void **state)
 {
     (void)state;
-    sync_group_protocol_type_and_name_with("consumer", "range", 0);
+    sync_group_protocol_type_and_name_with(5, "consumer", "range", 0);
 }
 
 /* Pending sync expiration with nobody syncing: every member is removed and
@@ -835,7 +855,7 @@ static void test_join_and_sync_two_members(void **state)
     int32_t gen;
     two_member_group(t, &l, &f, &gen);
     /* A late sync in Stable returns the stored assignment. */
-    int32_t s = send_sync(t, f, NULL, gen, 0, NULL, NULL, 5);
+    int32_t s = send_sync_vn(t, 5, f, gen, "consumer", "range", 0, NULL, NULL);
     kc_sync_group_response_t r;
     assert_true(sync_resp(t, s, &r));
     assert_int_equal(r.error_code, 0);
@@ -1786,6 +1806,7 @@ int main(void)
         cmocka_unit_test(test_sync_group_returns_an_error_when_protocol_name_is_inconsistent),
         cmocka_unit_test(test_sync_group_succeed_when_protocol_type_and_name_are_not_provided),
         cmocka_unit_test(test_sync_group_succeed_when_protocol_type_and_name_are_consistent),
+        cmocka_unit_test(test_sync_group_v5_requires_protocol_type_and_name),
         cmocka_unit_test(test_rebalance_times_out_when_sync_request_is_not_received),
         cmocka_unit_test(test_rebalance_times_out_when_sync_request_is_not_received_from_followers),
         cmocka_unit_test(test_rebalance_times_out_when_sync_request_is_not_received_from_leaders),
