@@ -1752,6 +1752,47 @@ static void test_unload_answers_parked_requests_not_coordinator(void **state)
     ctx_free(t);
 }
 
+/* A pending member rejoining without any protocol is refused
+ * (INCONSISTENT_GROUP_PROTOCOL) and stays pending: its next, valid join is
+ * accepted. */
+static void test_join_group_second_join_inconsistent_protocol(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    int32_t c1 = send_join(t, (join_args_t){0});
+    kc_join_group_response_t jr;
+    assert_true(join_resp(t, c1, &jr));
+    assert_int_equal(jr.error_code, 79);
+    char *mid = cstr(t, jr.member_id);
+
+    kc_join_group_request_t req;
+    kc_join_group_request_init(&req);
+    req.group_id = kc_str("grp");
+    req.session_timeout_ms = 10000;
+    req.rebalance_timeout_ms = 10000;
+    req.member_id = kc_str(mid);
+    req.protocol_type = kc_str("consumer");
+    req.protocols.count = 0;
+    kc_request_ctx_t x = rctx(t, KC_API_JOIN_GROUP, 5);
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_join_group(t->c, &x, &req, &res);
+    assert_int_equal(res.nrecords, 0);
+    absorb(t, &res);
+    kc_result_deinit(&res);
+    assert_true(join_resp(t, x.correlation_id, &jr));
+    assert_int_equal(jr.error_code, 23);
+    assert_string_equal(cstr(t, jr.member_id), mid);
+
+    int32_t c3 = send_join(t, (join_args_t){.member_id = mid});
+    assert_null(find_resp(t, c3));
+    ctx_sleep(t, 3000);
+    assert_true(join_resp(t, c3, &jr));
+    assert_int_equal(jr.error_code, 0);
+    assert_string_equal(cstr(t, jr.member_id), mid);
+    ctx_free(t);
+}
+
 static void test_loaded_group_session_expires(void **state)
 {
     (void)state;
@@ -1823,6 +1864,7 @@ int main(void)
         cmocka_unit_test(test_delete_groups_answers_each_group_once),
         cmocka_unit_test(test_static_members_valid_batch_leave_group),
         cmocka_unit_test(test_unload_answers_parked_requests_not_coordinator),
+        cmocka_unit_test(test_join_group_second_join_inconsistent_protocol),
         cmocka_unit_test(test_heartbeat_errors_by_state),
         cmocka_unit_test(test_session_expiry_removes_member_and_rebalances),
         cmocka_unit_test(test_rebalance_timeout_removes_members_not_rejoined),
