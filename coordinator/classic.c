@@ -1208,11 +1208,24 @@ static bool maybe_elect_new_joined_leader(kc_classic_group_t *g)
         return true;
     for (size_t i = 0; i < g->nmembers; i++) {
         if (member_awaiting_join(g->members[i])) {
+            const cg_member_t *m = g->members[i];
+            char protocols[1024];
+            size_t o = 0;
+            protocols[0] = 0;
+            for (int32_t k = 0; k < m->nprotocols && o < sizeof(protocols); k++)
+                o += (size_t)snprintf(protocols + o, sizeof(protocols) - o, "%s%s", k ? ", " : "",
+                                      m->protocols[k].name);
+            /* Kafka prints the whole member (ClassicGroupMember.toString). */
             kc_log_info(LOG_COMP,
                         "Group leader [memberId: %s, groupInstanceId: %s] failed to join before the "
-                        "rebalance timeout. Member %s was elected as the new leader.",
+                        "rebalance timeout. Member ClassicGroupMember(memberId='%s', "
+                        "groupInstanceId='%s', clientId='%s', clientHost='%s', "
+                        "rebalanceTimeoutMs=%d, sessionTimeoutMs=%d, protocolType='%s', "
+                        "supportedProtocols=[%s]) was elected as the new leader.",
                         g->leader_id, leader && leader->group_instance_id ? leader->group_instance_id : "None",
-                        g->members[i]->member_id);
+                        m->member_id, m->group_instance_id ? m->group_instance_id : "", m->client_id,
+                        m->client_host, m->rebalance_timeout_ms, m->session_timeout_ms,
+                        or_null(m->protocol_type), protocols);
             set_cstr(&g->leader_id, g->members[i]->member_id);
             return true;
         }

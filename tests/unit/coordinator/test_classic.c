@@ -1008,7 +1008,9 @@ static void test_static_member_rejoin_with_unknown_member_id_and_change_of_proto
     kc_describe_groups_response_t d;
     describe(t, t->c, 5, "grp", &d);
     assert_string_equal(cstr(t, d.groups.items[0].group_state), "PreparingRebalance");
+    log_capture_begin();
     ctx_sleep(t, 10000);
+    char *logged = log_capture_end(t);
     kc_join_group_response_t jr;
     assert_true(join_resp(t, j, &jr));
     assert_int_equal(jr.error_code, 0);
@@ -1018,6 +1020,15 @@ static void test_static_member_rejoin_with_unknown_member_id_and_change_of_proto
     assert_int_equal(jr.generation_id, gen + 1);
     assert_string_equal(cstr(t, jr.leader), nf);
     assert_string_equal(cstr(t, jr.protocol_name), "roundrobin");
+    char expect[1024];
+    snprintf(expect, sizeof(expect),
+             "Group leader [memberId: %s, groupInstanceId: leader-instance] failed to join before "
+             "the rebalance timeout. Member ClassicGroupMember(memberId='%s', "
+             "groupInstanceId='follower-instance', clientId='client', clientHost='/127.0.0.1', "
+             "rebalanceTimeoutMs=10000, sessionTimeoutMs=10000, protocolType='consumer', "
+             "supportedProtocols=[roundrobin]) was elected as the new leader.",
+             l, nf);
+    assert_non_null(strstr(logged, expect));
     assert_int_equal(jr.members.count, 2); /* the static leader stays */
     describe(t, t->c, 5, "grp", &d);
     assert_string_equal(cstr(t, d.groups.items[0].group_state), "CompletingRebalance");
