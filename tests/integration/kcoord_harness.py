@@ -77,7 +77,10 @@ def wait_for(cond, timeout, what, interval=0.05, state=None):
 
 
 class Kcoord:
-    def __init__(self, name, overrides=None, binary=None):
+    def __init__(self, name, overrides=None, binary=None, env=None):
+        """overrides: extra --override properties; a value of None drops one
+        of DEFAULT_OVERRIDES. env: extra environment for kcoord (KCOORD_*
+        properties)."""
         self.name = name
         self.binary = binary or os.environ.get("KCOORD_BIN")
         if not self.binary or not os.access(self.binary, os.X_OK):
@@ -88,8 +91,12 @@ class Kcoord:
         os.makedirs(self.data_dir)
         self.port = free_port()
         self.overrides = dict(DEFAULT_OVERRIDES)
-        if overrides:
-            self.overrides.update(overrides)
+        for k, v in (overrides or {}).items():
+            if v is None:
+                self.overrides.pop(k, None)
+            else:
+                self.overrides[k] = v
+        self.extra_env = dict(env or {})
         self.proc = None
         self.starts = 0
         self.stderr_path = None
@@ -122,6 +129,7 @@ class Kcoord:
             # kcoord reads KCOORD_* variables as properties and rejects unknown
             # ones, so the test's own KCOORD_BIN must not reach it.
             env = {k: v for k, v in os.environ.items() if not k.startswith("KCOORD_")}
+            env.update(self.extra_env)
             self.proc = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL,
                                          stdout=err, stderr=err, cwd=self.tmp, env=env)
         finally:
@@ -202,6 +210,19 @@ class Kcoord:
         return wait_for(lambda: (lambda t: t if "\n" in t else "")(self.stderr_since(offset)),
                         timeout, what)
 
+    SANITIZER_MARKERS = ("runtime error:", "ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
+                         "WARNING: AddressSanitizer")
+
+    def check_sanitizers(self):
+        """Fails if any run of kcoord printed a sanitizer report (UBSan may
+        report and carry on, so the exit status alone is not enough)."""
+        for i in range(len(self.stderr_paths)):
+            text = self.stderr_text(i)
+            for marker in self.SANITIZER_MARKERS:
+                if marker in text:
+                    raise AssertionError("kcoord run %d printed a sanitizer report (%s)"
+                                         % (i + 1, marker))
+
     def dump_logs(self, out=sys.stderr):
         for p in self.stderr_paths:
             out.write("----- %s -----\n" % os.path.basename(p))
@@ -233,8 +254,10 @@ class Kcoord:
 
     def __exit__(self, exc_type, exc, tb):
         try:
-            if exc_type is None and self.proc is not None:
-                self.stop()
+            if exc_type is None:
+                if self.proc is not None:
+                    self.stop()
+                self.check_sanitizers()
         except BaseException:
             self.dump_logs()
             self.cleanup()
