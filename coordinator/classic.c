@@ -514,15 +514,31 @@ static void group_insert_member(kc_classic_group_t *g, cg_member_t *m)
         g->members_cap = g->members_cap ? g->members_cap * 2 : 8;
         g->members = kc_xrealloc(g->members, g->members_cap * sizeof(*g->members));
     }
-    g->members[g->nmembers++] = m;
     m->seq = ++g->member_seq;
     m->id_hash = (uint32_t)java_string_hash(m->member_id, strlen(m->member_id));
     if (!g->members_table_cap)
         g->members_table_cap = 16;
-    if (g->nmembers > (size_t)g->members_table_cap / 4 * 3)
+    if (g->nmembers + 1 > (size_t)g->members_table_cap / 4 * 3) {
+        /* The table grows: every bucket changes, sort again. */
         g->members_table_cap *= 2;
-    qsort_r(g->members, g->nmembers, sizeof(*g->members), cmp_member_table_order,
-            &g->members_table_cap);
+        g->members[g->nmembers++] = m;
+        qsort_r(g->members, g->nmembers, sizeof(*g->members), cmp_member_table_order,
+                &g->members_table_cap);
+        return;
+    }
+    /* The newest entry goes after every member of a bucket up to its own. */
+    uint32_t b = member_bucket(m, g->members_table_cap);
+    size_t lo = 0, hi = g->nmembers;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (member_bucket(g->members[mid], g->members_table_cap) <= b)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    memmove(&g->members[lo + 1], &g->members[lo], (g->nmembers - lo) * sizeof(*g->members));
+    g->members[lo] = m;
+    g->nmembers++;
 }
 
 /* ClassicGroup.add: the first member sets the protocol type and leads. */

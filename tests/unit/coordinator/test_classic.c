@@ -1614,6 +1614,27 @@ static void test_members_in_hash_map_order(void **state)
         assert_string_equal(cstr(t, jr.leader), ids[4]);
     }
     ctx_free(t);
+
+    /* Past 12 members the map doubles to 32 buckets, which reorders it. */
+    t = ctx_new();
+    char *many[14];
+    int32_t mc[14];
+    for (int i = 0; i < 14; i++)
+        mc[i] = send_join(t, (join_args_t){.version = 3});
+    for (int i = 0; i < 20 && !find_resp(t, mc[0]); i++)
+        ctx_sleep(t, 500);
+    for (int i = 0; i < 14; i++) {
+        kc_join_group_response_t jr;
+        assert_true(join_resp(t, mc[i], &jr));
+        many[i] = cstr(t, jr.member_id);
+        if (i == 0)
+            leader = jr;
+    }
+    static const int order14[14] = {12, 0, 5, 1, 10, 3, 7, 8, 6, 4, 11, 9, 2, 13};
+    assert_int_equal(leader.members.count, 14);
+    for (int i = 0; i < 14; i++)
+        assert_string_equal(cstr(t, leader.members.items[i].member_id), many[order14[i]]);
+    ctx_free(t);
 }
 
 /* A pending member (handed an id by MEMBER_ID_REQUIRED, never rejoined)
