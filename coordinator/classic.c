@@ -662,29 +662,74 @@ static uint32_t java_hashmap_bucket(const char *key, size_t n)
     return (h ^ (h >> 16)) & (cap - 1);
 }
 
-/*
- * Kafka's groups live in a TimelineHashMap (BaseHashTable): capacity 2 at
- * first, doubled before a put that would bring it past three quarters full
- * (checked even when the put replaces an entry); a key's slot is the top
- * bits of its hash times the 64-bit golden ratio; a slot keeps its entries
- * in insertion order, a replaced entry keeping its place. kcoord keeps the
- * capacity and an insertion counter so ListGroups can walk the groups in
- * the same order.
- */
-static uint32_t groups_table_cap(const kc_coord_t *c)
+/* The __consumer_offsets partition of a group (Kafka's topicPartitionFor:
+ * Utils.abs of the hash, which maps INT32_MIN to 0). */
+static int group_partition(const char *group_id)
 {
-    return c->groups_table_cap ? c->groups_table_cap : 2;
+    int32_t h = java_string_hash(group_id, strlen(group_id));
+    int64_t a = h == INT32_MIN ? 0 : (h < 0 ? -(int64_t)h : h);
+    return (int)(a % KC_OFFSETS_TOPIC_PARTITIONS);
 }
 
-/* Records a put of g into the groups table; old is the group it replaces
- * (still in the map) or NULL. */
+/*
+ * Each partition's groups live in a TimelineHashMap (BaseHashTable):
+ * capacity 2 at first, doubled before a put that would bring it past three
+ * quarters full (checked even when the put replaces an entry); a key's slot
+ * is the top bits of its hash times the 64-bit golden ratio; a slot keeps
+ * its entries in insertion order, a replaced entry keeping its place.
+ */
+static uint32_t groups_table_cap(const kc_coord_t *c, int partition)
+{
+    return c->groups_table_cap[partition] ? c->groups_table_cap[partition] : 2;
+}
+
+/* Records a put of g into its partition's table; old is the group it
+ * replaces (still in the map) or NULL. */
 static void groups_table_put(kc_coord_t *c, kc_classic_group_t *g, const kc_classic_group_t *old)
 {
-    uint32_t cap = groups_table_cap(c);
-    if ((c->groups.count + 1) * 3 > (size_t)cap * 4 && cap < (1u << 30))
+    int p = group_partition(g->group_id);
+    uint32_t cap = groups_table_cap(c, p);
+    if (((size_t)c->groups_table_size[p] + 1) * 3 > (size_t)cap * 4 && cap < (1u << 30))
         cap *= 2;
-    c->groups_table_cap = cap;
+    c->groups_table_cap[p] = cap;
+    if (!old)
+        c->groups_table_size[p]++;
     g->table_seq = old ? old->table_seq : ++c->groups_table_seq;
+}
+
+/* Records the removal of g from its partition's table (which never shrinks). */
+static void groups_table_remove(kc_coord_t *c, const kc_classic_group_t *g)
+{
+    int p = group_partition(g->group_id);
+    if (c->groups_table_size[p] > 0)
+        c->groups_table_size[p]--;
+}
+
+/*
+ * Rank of each partition in the order Kafka's coordinator runtime visits
+ * them: its partitions sit in a ConcurrentHashMap keyed by TopicPartition
+ * (hash 31 * (31 + partition) + hash("__consumer_offsets")), iterated bin
+ * by bin; 50 entries make it 128 bins wide (16, doubled each time it
+ * reaches three quarters), without collisions.
+ */
+static void partition_ranks(int rank[KC_OFFSETS_TOPIC_PARTITIONS])
+{
+    static const char topic[] = "__consumer_offsets";
+    uint32_t cap = 16;
+    while ((size_t)KC_OFFSETS_TOPIC_PARTITIONS >= (size_t)cap / 4 * 3)
+        cap *= 2;
+    uint32_t th = (uint32_t)java_string_hash(topic, sizeof(topic) - 1);
+    uint32_t bin[KC_OFFSETS_TOPIC_PARTITIONS];
+    for (int p = 0; p < KC_OFFSETS_TOPIC_PARTITIONS; p++) {
+        uint32_t h = 31u * (31u + (uint32_t)p) + th;
+        bin[p] = ((h ^ (h >> 16)) & 0x7fffffffu) & (cap - 1);
+    }
+    for (int p = 0; p < KC_OFFSETS_TOPIC_PARTITIONS; p++) {
+        rank[p] = 0;
+        for (int q = 0; q < KC_OFFSETS_TOPIC_PARTITIONS; q++)
+            if (bin[q] < bin[p] || (bin[q] == bin[p] && q < p))
+                rank[p]++;
+    }
 }
 
 static uint32_t groups_table_slot(const char *group_id, uint32_t cap)
@@ -2247,27 +2292,34 @@ static int cmp_group(const void *a, const void *b)
 
 typedef struct {
     kc_classic_group_t *g;
+    int rank;
     uint32_t slot;
 } table_pos_t;
 
 static int cmp_table_pos(const void *a, const void *b)
 {
     const table_pos_t *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
     if (x->slot != y->slot)
         return x->slot < y->slot ? -1 : 1;
     return x->g->table_seq < y->g->table_seq ? -1 : x->g->table_seq > y->g->table_seq;
 }
 
-/* Puts the groups in the order Kafka's groups table iterates them. */
+/* Puts the groups in the order Kafka lists them: partition by partition,
+ * each partition's table in its own order. */
 static void sort_in_table_order(const kc_coord_t *c, group_list_t *l)
 {
     if (l->n < 2)
         return;
+    int rank[KC_OFFSETS_TOPIC_PARTITIONS];
+    partition_ranks(rank);
     table_pos_t *pos = kc_xcalloc(l->n, sizeof(*pos));
-    uint32_t cap = groups_table_cap(c);
     for (size_t i = 0; i < l->n; i++) {
+        int p = group_partition(l->items[i]->group_id);
         pos[i].g = l->items[i];
-        pos[i].slot = groups_table_slot(l->items[i]->group_id, cap);
+        pos[i].rank = rank[p];
+        pos[i].slot = groups_table_slot(l->items[i]->group_id, groups_table_cap(c, p));
     }
     qsort(pos, l->n, sizeof(*pos), cmp_table_pos);
     for (size_t i = 0; i < l->n; i++)
@@ -2340,6 +2392,7 @@ static void drop_group(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms)
 {
     cancel_group_timers(c, g);
     group_transition(g, CG_DEAD, now_ms);
+    groups_table_remove(c, g);
     kc_smap_del(&c->groups, g->group_id, strlen(g->group_id));
     group_free(g);
 }
@@ -2442,6 +2495,7 @@ int kc_classic_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
     kc_classic_group_t *old = kc_smap_get(&c->groups, k.group.ptr ? k.group.ptr : "", (size_t)k.group.len);
     if (!value) {
         if (old) {
+            groups_table_remove(c, old);
             kc_smap_del(&c->groups, old->group_id, strlen(old->group_id));
             cancel_group_timers(c, old);
             group_free(old);
@@ -2553,7 +2607,8 @@ void kc_classic_unload_all(kc_coord_t *c, kc_result_t *res)
     }
     free(l.items);
     /* A reload starts from a fresh table, as a new coordinator shard. */
-    c->groups_table_cap = 0;
+    memset(c->groups_table_cap, 0, sizeof(c->groups_table_cap));
+    memset(c->groups_table_size, 0, sizeof(c->groups_table_size));
     c->groups_table_seq = 0;
 }
 

@@ -1477,22 +1477,25 @@ static char *list_group_ids(ctx_t *t, kc_coord_t *c)
     return ids;
 }
 
-/* ListGroups lists the groups in the order Kafka's groups table (a
- * TimelineHashMap) iterates them: by hash slot, then insertion, a deleted
- * and re-created group going last in its slot. The expected orders are
- * those Kafka's BaseHashTable gives for the same puts and removal. */
+/* ListGroups lists the groups in the order Kafka visits them: the
+ * __consumer_offsets partitions (50) in the order of the runtime's
+ * ConcurrentHashMap, then each partition's TimelineHashMap by hash slot and
+ * insertion, a deleted and re-created group going last in its slot. The
+ * s-* groups all fall in grp-0's partition (12). The expected orders are
+ * those Kafka's own BaseHashTable and a ConcurrentHashMap of
+ * TopicPartitions give for the same puts and removal. */
 static void test_list_groups_in_table_order(void **state)
 {
     (void)state;
     ctx_t *t = ctx_new();
-    char name[16];
-    for (int i = 0; i < 10; i++) {
-        snprintf(name, sizeof(name), "grp-%d", i);
-        send_join(t, (join_args_t){.group = name});
-    }
+    static const char *const names[] = {"grp-0", "grp-1", "grp-2", "grp-3", "s-4",
+                                        "s-24", "s-143", "s-224", "s-305", "s-350",
+                                        "s-387", "s-431", "s-468"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        send_join(t, (join_args_t){.group = names[i]});
     kc_delete_groups_request_t dreq;
     kc_delete_groups_request_init(&dreq);
-    kc_str_t del = kc_str("grp-3");
+    kc_str_t del = kc_str("s-4");
     dreq.groups_names.items = &del;
     dreq.groups_names.count = 1;
     kc_request_ctx_t x = rctx(t, KC_API_DELETE_GROUPS, 2);
@@ -1501,18 +1504,19 @@ static void test_list_groups_in_table_order(void **state)
     kc_coord_delete_groups(t->c, &x, &dreq, &res);
     absorb(t, &res);
     kc_result_deinit(&res);
-    send_join(t, (join_args_t){.group = "grp-3"});
-    const char *expected = "grp-2,grp-7,grp-4,grp-1,grp-9,grp-6,grp-3,grp-0,grp-8,grp-5";
+    send_join(t, (join_args_t){.group = "s-4"});
+    const char *expected =
+        "grp-1,s-350,s-468,s-224,s-305,s-431,s-4,grp-0,s-24,s-143,s-387,grp-3,grp-2";
     assert_string_equal(list_group_ids(t, t->c), expected);
 
     /* A coordinator rebuilt from the records lists them the same way.
      * Replaying a record of an existing group replaces it in place, but the
-     * put still grows the full table (8 -> 16 slots), which reorders it. */
-    const rec_t *r5 = NULL;
+     * put still grows its full table (8 -> 16 slots), which reorders it. */
+    const rec_t *r0 = NULL;
     for (size_t i = 0; i < t->nrecs; i++)
-        if (t->recs[i].key.len > 5 && memcmp(t->recs[i].key.data + t->recs[i].key.len - 5, "grp-5", 5) == 0)
-            r5 = &t->recs[i];
-    assert_non_null(r5);
+        if (t->recs[i].key.len > 5 && memcmp(t->recs[i].key.data + t->recs[i].key.len - 5, "grp-0", 5) == 0)
+            r0 = &t->recs[i];
+    assert_non_null(r0);
     for (int again = 0; again < 2; again++) {
         kc_coord_t *c2 = kc_coord_new(&t->cfg, NULL);
         for (size_t i = 0; i < t->nrecs; i++)
@@ -1521,19 +1525,16 @@ static void test_list_groups_in_table_order(void **state)
                                              t->recs[i].value.len),
                              0);
         if (again)
-            assert_int_equal(kc_coord_replay(c2, r5->key.data, r5->key.len, r5->value.data, r5->value.len), 0);
+            assert_int_equal(kc_coord_replay(c2, r0->key.data, r0->key.len, r0->value.data, r0->value.len), 0);
         kc_coord_loaded(c2, t->now);
         assert_string_equal(list_group_ids(t, c2),
-                            again ? "grp-2,grp-7,grp-4,grp-9,grp-1,grp-6,grp-3,grp-8,grp-0,grp-5" : expected);
+                            again ? "grp-1,s-350,s-468,s-224,s-431,s-305,s-4,s-24,grp-0,s-143,s-387,grp-3,grp-2"
+                                  : expected);
         kc_coord_free(c2);
     }
     ctx_free(t);
 }
 
-/* A new member's parked JoinGroup is bounded by the new-member join timeout
- * (group.classic.new.member.join.timeout.ms, 5 min), not by its session:
- * during a protracted rebalance it is answered UNKNOWN_MEMBER_ID and
- * removed. */
 static void test_new_member_join_expiration(void **state)
 {
     (void)state;
