@@ -664,11 +664,16 @@ static uint32_t java_hashmap_bucket(const char *key, size_t n)
 
 /* The __consumer_offsets partition of a group (Kafka's topicPartitionFor:
  * Utils.abs of the hash, which maps INT32_MIN to 0). */
-static int group_partition(const char *group_id)
+static int group_partition_of(const char *group_id, size_t len)
 {
-    int32_t h = java_string_hash(group_id, strlen(group_id));
+    int32_t h = java_string_hash(group_id, len);
     int64_t a = h == INT32_MIN ? 0 : (h < 0 ? -(int64_t)h : h);
     return (int)(a % KC_OFFSETS_TOPIC_PARTITIONS);
+}
+
+static int group_partition(const char *group_id)
+{
+    return group_partition_of(group_id, strlen(group_id));
 }
 
 /*
@@ -730,6 +735,53 @@ static void partition_ranks(int rank[KC_OFFSETS_TOPIC_PARTITIONS])
             if (bin[q] < bin[p] || (bin[q] == bin[p] && q < p))
                 rank[p]++;
     }
+}
+
+/*
+ * The order in which Kafka answers a batch of group ids (DescribeGroups,
+ * DeleteGroups): GroupCoordinatorService puts null ids first, then gathers
+ * the others per __consumer_offsets partition in a java.util.HashMap keyed
+ * by TopicPartition and answers partition by partition in that map's
+ * order: bucket of the TopicPartition hash, then, as computeIfAbsent puts a
+ * new entry at the head of its bucket, the partition seen last first. Each
+ * partition's ids keep the request order. Writes the permutation into
+ * order.
+ */
+static void order_by_partition(const kc_str_t *ids, size_t n, size_t *order)
+{
+    static const char topic[] = "__consumer_offsets";
+    int *part = kc_xcalloc(n ? n : 1, sizeof(*part));
+    int *distinct = kc_xcalloc(n ? n : 1, sizeof(*distinct)); /* partitions, first-seen order */
+    size_t nd = 0, o = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (ids[i].len < 0) {
+            part[i] = -1;
+            order[o++] = i;
+            continue;
+        }
+        part[i] = group_partition_of(ids[i].ptr ? ids[i].ptr : "", (size_t)ids[i].len);
+        size_t k = 0;
+        while (k < nd && distinct[k] != part[i])
+            k++;
+        if (k == nd)
+            distinct[nd++] = part[i];
+    }
+    uint32_t cap = 16;
+    while (nd > (size_t)cap / 4 * 3)
+        cap *= 2;
+    uint32_t th = (uint32_t)java_string_hash(topic, sizeof(topic) - 1);
+    for (uint32_t b = 0; b < cap && o < n; b++) {
+        for (size_t k = nd; k-- > 0;) {
+            uint32_t h = 31u * (31u + (uint32_t)distinct[k]) + th;
+            if (((h ^ (h >> 16)) & (cap - 1)) != b)
+                continue;
+            for (size_t i = 0; i < n; i++)
+                if (part[i] == distinct[k])
+                    order[o++] = i;
+        }
+    }
+    free(part);
+    free(distinct);
 }
 
 static uint32_t groups_table_slot(const char *group_id, uint32_t cap)
@@ -2172,9 +2224,11 @@ void kc_coord_describe_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
     int32_t n = req->groups.count > 0 ? req->groups.count : 0;
     r.groups.count = n;
     r.groups.items = n ? kc_arena_alloc(&arena, (size_t)n * sizeof(*r.groups.items)) : NULL;
+    size_t *order = kc_arena_alloc(&arena, (size_t)(n ? n : 1) * sizeof(*order));
+    order_by_partition(req->groups.items, (size_t)n, order);
     for (int32_t i = 0; i < n; i++) {
         __typeof__(r.groups.items[0]) *d = &r.groups.items[i];
-        kc_str_t gid = req->groups.items[i];
+        kc_str_t gid = req->groups.items[order[i]];
         d->error_code = ERR_NONE;
         d->error_message = KC_STR_NULL;
         d->group_id = gid.len >= 0 ? gid : kc_str("");
@@ -2413,10 +2467,13 @@ void kc_coord_delete_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
     size_t deleted_offsets = 0;
     kc_buf_t deleted;
     kc_buf_init(&deleted);
-    /* KafkaApis answers each distinct group once, in first-seen order. */
+    /* KafkaApis keeps each distinct group id once; the coordinator then
+     * answers them partition by partition. */
     kc_smap_t seen;
     kc_smap_init(&seen);
     bool seen_null = false;
+    kc_str_t *ids = kc_arena_alloc(&arena, (size_t)(n ? n : 1) * sizeof(*ids));
+    size_t nids = 0;
     for (int32_t i = 0; i < n; i++) {
         kc_str_t gid = req->groups_names.items[i];
         if (gid.len < 0 ? seen_null : kc_smap_get(&seen, gid.ptr ? gid.ptr : "", (size_t)gid.len) != NULL)
@@ -2425,6 +2482,12 @@ void kc_coord_delete_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
             seen_null = true;
         else
             kc_smap_put(&seen, gid.ptr ? gid.ptr : "", (size_t)gid.len, &seen);
+        ids[nids++] = gid;
+    }
+    size_t *order = kc_arena_alloc(&arena, (nids ? nids : 1) * sizeof(*order));
+    order_by_partition(ids, nids, order);
+    for (size_t k = 0; k < nids; k++) {
+        kc_str_t gid = ids[order[k]];
         __typeof__(r.results.items[0]) *d = &r.results.items[r.results.count++];
         d->group_id = gid.len >= 0 ? gid : kc_str("");
         d->error_code = ERR_NONE;

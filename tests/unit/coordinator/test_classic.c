@@ -1826,6 +1826,76 @@ static void test_join_group_second_join_inconsistent_protocol(void **state)
     ctx_free(t);
 }
 
+/* DescribeGroups ids, comma-separated, in the order the response lists them. */
+static char *describe_order(ctx_t *t, const char *const *ids, int n)
+{
+    kc_describe_groups_request_t req;
+    kc_describe_groups_request_init(&req);
+    kc_str_t *g = kc_arena_alloc(&t->arena, (size_t)n * sizeof(*g));
+    for (int i = 0; i < n; i++)
+        g[i] = kc_str(ids[i]);
+    req.groups.items = g;
+    req.groups.count = n;
+    kc_request_ctx_t x = rctx(t, KC_API_DESCRIBE_GROUPS, 5);
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_describe_groups(t->c, &x, &req, &res);
+    kc_describe_groups_response_t out;
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    assert_int_equal(kc_describe_groups_response_decode(&rd, 5, &t->arena, &out), 0);
+    assert_int_equal(out.groups.count, n);
+    char *s = kc_arena_alloc(&t->arena, 1024);
+    s[0] = 0;
+    for (int32_t i = 0; i < out.groups.count; i++) {
+        if (i)
+            strcat(s, ",");
+        strcat(s, cstr(t, out.groups.items[i].group_id));
+    }
+    kc_result_deinit(&res);
+    return s;
+}
+
+/* Kafka answers a batch of group ids partition by partition (a HashMap of
+ * __consumer_offsets partitions), not in request order. The expected
+ * orders are what that HashMap gives for these ids (checked with Java). */
+static void test_describe_and_delete_groups_answer_in_partition_order(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    const char *five[] = {"grp-0", "grp-1", "grp-2", "grp-3", "s-4", "other"};
+    assert_string_equal(describe_order(t, five, 6), "grp-3,grp-1,grp-2,grp-0,s-4,other");
+    /* 17 partitions: the map has grown to 32 buckets. */
+    const char *many[] = {"grp-3", "grp-2", "grp-1", "grp-0", "s-4", "grp-10", "grp-20",
+                          "grp-30", "grp-40", "a", "b", "c", "d", "e", "f", "g", "h", "i",
+                          "j", "k"};
+    assert_string_equal(describe_order(t, many, 20),
+                        "a,grp-3,b,grp-10,grp-1,grp-2,grp-20,grp-0,s-4,c,d,k,i,j,g,h,e,grp-30,"
+                        "grp-40,f");
+
+    kc_delete_groups_request_t req;
+    kc_delete_groups_request_init(&req);
+    kc_str_t names[4] = {kc_str("grp-0"), kc_str("grp-1"), kc_str("grp-0"), kc_str("s-4")};
+    req.groups_names.items = names;
+    req.groups_names.count = 4;
+    kc_request_ctx_t x = rctx(t, KC_API_DELETE_GROUPS, 3);
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_delete_groups(t->c, &x, &req, &res);
+    kc_delete_groups_response_t out;
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    assert_int_equal(kc_delete_groups_response_decode(&rd, 3, &t->arena, &out), 0);
+    assert_int_equal(out.results.count, 3);
+    assert_string_equal(cstr(t, out.results.items[0].group_id), "grp-1");
+    assert_string_equal(cstr(t, out.results.items[1].group_id), "grp-0");
+    assert_string_equal(cstr(t, out.results.items[2].group_id), "s-4");
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(out.results.items[i].error_code, 69);
+    kc_result_deinit(&res);
+    ctx_free(t);
+}
+
 static void test_loaded_group_session_expires(void **state)
 {
     (void)state;
@@ -1898,6 +1968,7 @@ int main(void)
         cmocka_unit_test(test_static_members_valid_batch_leave_group),
         cmocka_unit_test(test_unload_answers_parked_requests_not_coordinator),
         cmocka_unit_test(test_join_group_second_join_inconsistent_protocol),
+        cmocka_unit_test(test_describe_and_delete_groups_answer_in_partition_order),
         cmocka_unit_test(test_heartbeat_errors_by_state),
         cmocka_unit_test(test_session_expiry_removes_member_and_rebalances),
         cmocka_unit_test(test_rebalance_timeout_removes_members_not_rejoined),
