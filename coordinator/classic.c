@@ -44,6 +44,11 @@ enum {
     ERR_FENCED_INSTANCE_ID = 82,
 };
 
+/* The answer when the records a response depends on fail to commit: a
+ * storage failure, which Kafka's coordinator maps to NOT_COORDINATOR so the
+ * client looks the coordinator up again and retries. */
+#define ERR_WRITE_FAILED ERR_NOT_COORDINATOR
+
 /* Value version Kafka writes for GroupMetadataValue today. */
 #define GROUP_METADATA_VALUE_VERSION 3
 #define RECORD_TYPE_GROUP_METADATA 2
@@ -987,7 +992,7 @@ static void send_join(kc_result_t *res, const cg_parked_t *p, const join_answer_
     kc_buf_init(&err);
     encode_join(&body, p->api_version, a, &arena);
     if (depends_on_records) {
-        join_answer_t e = {ERR_COORDINATOR_NOT_AVAILABLE, -1, NULL, NULL, NULL, false, "", NULL};
+        join_answer_t e = {ERR_WRITE_FAILED, -1, NULL, NULL, NULL, false, "", NULL};
         encode_join(&err, p->api_version, &e, &arena);
     }
     kc_request_ctx_t ctx = parked_ctx(p);
@@ -1035,7 +1040,7 @@ static void send_sync(kc_result_t *res, const cg_parked_t *p, int16_t error,
         kc_log_error(LOG_COMP, "Failed to encode SyncGroup response v%d", p->api_version);
     if (depends_on_records) {
         kc_sync_group_response_init(&r);
-        r.error_code = ERR_COORDINATOR_NOT_AVAILABLE;
+        r.error_code = ERR_WRITE_FAILED;
         r.assignment = (kc_bytes_t){(const uint8_t *)"", 0};
         kc_sync_group_response_encode(&err, p->api_version, &r);
     }
@@ -2531,7 +2536,7 @@ void kc_coord_delete_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
     if (with_records) {
         for (int32_t i = 0; i < r.results.count; i++)
             if (r.results.items[i].error_code == ERR_NONE)
-                r.results.items[i].error_code = ERR_COORDINATOR_NOT_AVAILABLE;
+                r.results.items[i].error_code = ERR_WRITE_FAILED;
         kc_delete_groups_response_encode(&err, ctx->api_version, &r);
     }
     kc_result_add_response(res, ctx, &body, with_records ? &err : NULL);

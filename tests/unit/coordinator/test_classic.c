@@ -25,6 +25,7 @@ typedef struct {
     int32_t corr;
     int16_t api_key, version;
     kc_buf_t body;
+    kc_buf_t error_body; /* sent instead when the result's records fail to commit */
 } resp_t;
 
 typedef struct {
@@ -63,6 +64,9 @@ static void absorb(ctx_t *t, kc_result_t *res)
         r->version = res->responses[i].api_version;
         kc_buf_init(&r->body);
         kc_buf_append(&r->body, res->responses[i].body.data, res->responses[i].body.len);
+        kc_buf_init(&r->error_body);
+        kc_buf_append(&r->error_body, res->responses[i].error_body.data,
+                      res->responses[i].error_body.len);
     }
     kc_result_reset(res);
 }
@@ -89,8 +93,10 @@ static ctx_t *ctx_new(void)
 static void ctx_free(ctx_t *t)
 {
     kc_coord_free(t->c);
-    for (size_t i = 0; i < t->nresps; i++)
+    for (size_t i = 0; i < t->nresps; i++) {
         kc_buf_deinit(&t->resps[i].body);
+        kc_buf_deinit(&t->resps[i].error_body);
+    }
     for (size_t i = 0; i < t->nrecs; i++) {
         kc_buf_deinit(&t->recs[i].key);
         kc_buf_deinit(&t->recs[i].value);
@@ -285,6 +291,33 @@ static char *join_and_sync_single(ctx_t *t)
     assert_true(sync_resp(t, c3, &sr));
     assert_int_equal(sr.error_code, 0);
     return mid;
+}
+
+/* A failed write of the group record is a storage error, which Kafka's
+ * coordinator answers NOT_COORDINATOR (appendGroupMetadataErrorToResponseError). */
+static void test_sync_group_failed_record_write_answers_not_coordinator(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    int32_t c1 = send_join(t, (join_args_t){0});
+    kc_join_group_response_t jr;
+    assert_true(join_resp(t, c1, &jr));
+    char *mid = cstr(t, jr.member_id);
+    int32_t c2 = send_join(t, (join_args_t){.member_id = mid});
+    ctx_sleep(t, 3000);
+    assert_true(join_resp(t, c2, &jr));
+    const char *ids[] = {mid};
+    const char *as[] = {"A1"};
+    int32_t c3 = send_sync(t, mid, NULL, jr.generation_id, 1, ids, as, 3);
+    resp_t *r = find_resp(t, c3);
+    assert_non_null(r);
+    assert_true(r->error_body.len > 0);
+    kc_sync_group_response_t sr;
+    kc_reader_t rd;
+    kc_reader_init(&rd, r->error_body.data, r->error_body.len);
+    assert_int_equal(kc_sync_group_response_decode(&rd, r->version, &t->arena, &sr), 0);
+    assert_int_equal(sr.error_code, 16);
+    ctx_free(t);
 }
 
 /* ---- log capture: the broker logs to stderr ---------------------------- */
@@ -1945,6 +1978,7 @@ int main(void)
         cmocka_unit_test(test_join_group_invalid_inputs),
         cmocka_unit_test(test_initial_delay_extended_by_new_member),
         cmocka_unit_test(test_join_and_sync_two_members),
+        cmocka_unit_test(test_sync_group_failed_record_write_answers_not_coordinator),
         cmocka_unit_test(test_select_protocol),
         cmocka_unit_test(test_sync_group_returns_an_error_when_protocol_type_is_inconsistent),
         cmocka_unit_test(test_sync_group_returns_an_error_when_protocol_name_is_inconsistent),
