@@ -15,19 +15,6 @@
 #define TOPIC_ALL_OPERATIONS 3576    /* READ WRITE CREATE DELETE ALTER DESCRIBE DESCRIBE_CONFIGS ALTER_CONFIGS */
 #define CLUSTER_ALL_OPERATIONS 8064  /* CREATE ALTER DESCRIBE CLUSTER_ACTION DESCRIBE_CONFIGS ALTER_CONFIGS IDEMPOTENT_WRITE */
 
-static int respond_encoded(kc_req_t *req, int rc, kc_buf_t *b)
-{
-    if (rc != 0) {
-        kc_log_error("server", "cannot encode response to api %d v%d (%d)", req->ctx.api_key,
-                     req->ctx.api_version, rc);
-        kc_buf_deinit(b);
-        return KC_EIO; /* never leave the connection muted: it is closed */
-    }
-    kc_req_respond(req, b);
-    kc_buf_deinit(b);
-    return 0;
-}
-
 static kc_str_t arena_str(kc_arena_t *a, const char *s)
 {
     size_t n = strlen(s);
@@ -101,7 +88,7 @@ int kc_handle_api_versions(kc_req_t *req)
     }
     kc_buf_t b;
     kc_buf_init(&b);
-    return respond_encoded(req, kc_api_versions_response_encode(&b, v, &resp), &b);
+    return kc_req_respond_encoded(req, kc_api_versions_response_encode(&b, v, &resp), &b);
 }
 
 /* ---- Metadata ---- */
@@ -231,7 +218,7 @@ int kc_handle_metadata(kc_req_t *req)
     resp.topics.count = (int32_t)n;
     kc_buf_t b;
     kc_buf_init(&b);
-    return respond_encoded(req, kc_metadata_response_encode(&b, v, &resp), &b);
+    return kc_req_respond_encoded(req, kc_metadata_response_encode(&b, v, &resp), &b);
 }
 
 /* ---- FindCoordinator ---- */
@@ -319,7 +306,7 @@ int kc_handle_find_coordinator(kc_req_t *req)
     }
     kc_buf_t b;
     kc_buf_init(&b);
-    return respond_encoded(req, kc_find_coordinator_response_encode(&b, v, &resp), &b);
+    return kc_req_respond_encoded(req, kc_find_coordinator_response_encode(&b, v, &resp), &b);
 }
 
 /* ---- CreateTopics ---- */
@@ -443,5 +430,5 @@ int kc_handle_create_topics(kc_req_t *req)
     resp.topics.count = nout;
     kc_buf_t b;
     kc_buf_init(&b);
-    return respond_encoded(req, kc_create_topics_response_encode(&b, v, &resp), &b);
+    return kc_req_respond_encoded(req, kc_create_topics_response_encode(&b, v, &resp), &b);
 }

@@ -463,13 +463,5 @@ int kc_handle_describe_configs(kc_req_t *req)
             resp.results.items[i].configs.items[j].is_default = false;
     kc_buf_t b;
     kc_buf_init(&b);
-    int rc = kc_describe_configs_response_encode(&b, v, &resp);
-    if (rc != 0) {
-        kc_log_error("server", "cannot encode a DescribeConfigs v%d response (%d)", v, rc);
-        kc_buf_deinit(&b);
-        return KC_EIO;
-    }
-    kc_req_respond(req, &b);
-    kc_buf_deinit(&b);
-    return 0;
+    return kc_req_respond_encoded(req, kc_describe_configs_response_encode(&b, v, &resp), &b);
 }

@@ -26,19 +26,6 @@
 #define KC_ERR_INVALID_FETCH_SESSION_EPOCH 71
 #define KC_ERR_FETCH_SESSION_TOPIC_ID_ERROR 106
 
-static int respond(kc_req_t *req, int rc, kc_buf_t *b)
-{
-    if (rc != 0) {
-        kc_log_error("server", "cannot encode response to api %d v%d (%d)", req->ctx.api_key,
-                     req->ctx.api_version, rc);
-        kc_buf_deinit(b);
-        return KC_EIO;
-    }
-    kc_req_respond(req, b);
-    kc_buf_deinit(b);
-    return 0;
-}
-
 static const kc_uuid_t zero_uuid;
 
 /* ---- Produce ---- */
@@ -140,7 +127,7 @@ int kc_handle_produce(kc_req_t *req)
     kc_buf_init(&b);
     int rc = kc_produce_response_encode(&b, v, &resp);
     if (rc != 0)
-        return respond(req, rc, &b);
+        return kc_req_respond_encoded(req, rc, &b);
     kc_response_t *r = kc_req_respond(req, &b);
     kc_buf_deinit(&b);
     /* If the commit fails, what was appended is gone: answer KAFKA_STORAGE_ERROR there. */
@@ -582,7 +569,7 @@ int kc_handle_list_offsets(kc_req_t *req)
     }
     kc_buf_t b;
     kc_buf_init(&b);
-    return respond(req, kc_list_offsets_response_encode(&b, v, &resp), &b);
+    return kc_req_respond_encoded(req, kc_list_offsets_response_encode(&b, v, &resp), &b);
 }
 
 /* ---- InitProducerId ---- */
@@ -619,7 +606,7 @@ int kc_handle_init_producer_id(kc_req_t *req)
     kc_buf_init(&b);
     int rc = kc_init_producer_id_response_encode(&b, v, &resp);
     if (rc != 0)
-        return respond(req, rc, &b);
+        return kc_req_respond_encoded(req, rc, &b);
     kc_response_t *r = kc_req_respond(req, &b);
     kc_buf_deinit(&b);
     if (resp.error_code == KC_ERR_NONE) {
@@ -719,7 +706,7 @@ int kc_handle_create_partitions(kc_req_t *req)
     resp.results.count = nout;
     kc_buf_t b;
     kc_buf_init(&b);
-    return respond(req, kc_create_partitions_response_encode(&b, v, &resp), &b);
+    return kc_req_respond_encoded(req, kc_create_partitions_response_encode(&b, v, &resp), &b);
 }
 
 /* ---- DeleteTopics ---- */
@@ -850,7 +837,7 @@ int kc_handle_delete_topics(kc_req_t *req)
     resp.responses.count = nout;
     kc_buf_t b;
     kc_buf_init(&b);
-    return respond(req, kc_delete_topics_response_encode(&b, v, &resp), &b);
+    return kc_req_respond_encoded(req, kc_delete_topics_response_encode(&b, v, &resp), &b);
 }
 
 /* ---- DeleteRecords ---- */
@@ -912,7 +899,7 @@ int kc_handle_delete_records(kc_req_t *req)
     kc_buf_init(&b);
     int rc = kc_delete_records_response_encode(&b, v, &resp);
     if (rc != 0)
-        return respond(req, rc, &b);
+        return kc_req_respond_encoded(req, rc, &b);
     kc_response_t *r = kc_req_respond(req, &b);
     kc_buf_deinit(&b);
     if (changed) {

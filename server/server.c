@@ -88,6 +88,19 @@ kc_response_t *kc_req_respond(kc_req_t *req, const kc_buf_t *b)
     return r;
 }
 
+int kc_req_respond_encoded(kc_req_t *req, int rc, kc_buf_t *b)
+{
+    if (rc != 0) {
+        kc_log_error("server", "cannot encode response to api %d v%d (%d)", req->ctx.api_key,
+                     req->ctx.api_version, rc);
+        kc_buf_deinit(b);
+        return KC_EIO;
+    }
+    kc_req_respond(req, b);
+    kc_buf_deinit(b);
+    return 0;
+}
+
 /* Frames one response (header + body) and hands it to net/; dropped if the connection is gone. */
 static void send_response(kc_server_t *s, const kc_response_t *r, bool use_error_body)
 {

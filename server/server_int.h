@@ -89,6 +89,12 @@ const kc_api_entry_t *kc_api_find(int16_t api_key);
 
 /* Appends a response (body copied from b) for req to req->res. */
 kc_response_t *kc_req_respond(kc_req_t *req, const kc_buf_t *b);
+/*
+ * Appends the response a handler encoded into b, where rc is the encoder's
+ * status, and frees b. Returns 0, or KC_EIO after logging an encoding
+ * failure (the caller's connection is then closed rather than left muted).
+ */
+int kc_req_respond_encoded(kc_req_t *req, int rc, kc_buf_t *b);
 
 /* Broker handlers (server/broker.c). */
 int kc_handle_api_versions(kc_req_t *req);
