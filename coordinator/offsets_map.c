@@ -6,15 +6,17 @@
  * the partition arrays; a table of shared topic names.
  *
  * Why a pool: replaying a million offsets at start used to cost one malloc
- * per topic name, three reallocs per partition array and three index
- * allocations per topic, and most of the time went to malloc and to page
- * faults on the fresh heap. The pool hands out partition arrays in a few
- * capacity classes (1, 2, 3, 4, 6, 8, 12, 16, ... 1024 entries), carved from
+ * per topic name, three reallocs per partition array and several index and
+ * topic-array allocations per topic, and most of the time went to malloc
+ * and to page faults on the fresh heap. The pool hands out every array of
+ * the map (partitions, topics, index slots) in a few size classes (1, 2, 3,
+ * 4, 6, 8, 12, 16, ... 1024 times 64 bytes, one offset entry), carved from
  * chunks that grow from 64 KiB to 4 MiB; the big chunks are 2 MiB aligned,
  * asked for as transparent huge pages and populated in one call, so filling
  * them takes a handful of faults instead of one per 4 KiB page. A freed block
  * goes on its class's free list and is reused by the next array of that
- * class; chunks go back to the system only with the map.
+ * class; chunks go back to the system only with the map. Arrays bigger than
+ * the largest class come from malloc.
  */
 #include "offsets_map.h"
 
@@ -43,14 +45,15 @@
 
 /* A topic with at most this many partitions is scanned; a bigger one gets an index. */
 #define PART_SCAN_MAX 16u
-/* Partition arrays up to this capacity come from the pool, bigger ones from malloc. */
-#define POOL_MAX_CAP 1024u
+/* Blocks are multiples of 64 bytes (one offset entry); bigger than 64 KiB come from malloc. */
+#define POOL_UNIT ((size_t)64)
+#define POOL_MAX_BYTES ((size_t)1024 * POOL_UNIT)
 #define CHUNK_MIN ((size_t)64 * 1024)
 #define CHUNK_MAX ((size_t)4 * 1024 * 1024)
 #define HUGE_PAGE ((size_t)2 * 1024 * 1024)
 #define CHUNK_HDR ((size_t)64) /* keeps blocks 64-byte aligned */
 
-/* Capacities of the pool's classes: powers of two and their halfway points. */
+/* Sizes of the pool's classes in POOL_UNITs: powers of two and their halfway points. */
 static const uint32_t class_cap[] = {1,  2,  3,   4,   6,   8,   12,  16,  24,  32,
                                      48, 64, 96, 128, 192, 256, 384, 512, 768, 1024};
 #define NCLASSES KC_ARRAY_LEN(class_cap)
@@ -123,9 +126,14 @@ static bool name_eq(const char *a, int32_t alen, kc_str_t b)
 
 /* ---- index ----------------------------------------------------------- */
 
-static void index_deinit(kc_offsets_index_t *ix)
+static void *pool_get(kc_offsets_pool_t *p, size_t bytes);
+static void pool_put(kc_offsets_pool_t *p, void *block, size_t bytes);
+
+/* Frees ix's slots to p (NULL: the pool is going away as a whole). */
+static void index_deinit(kc_offsets_pool_t *p, kc_offsets_index_t *ix)
 {
-    free(ix->slots);
+    if (ix->slots != NULL)
+        pool_put(p, ix->slots, (size_t)(ix->mask + 1) * sizeof(*ix->slots));
     memset(ix, 0, sizeof(*ix));
 }
 
@@ -139,7 +147,7 @@ static void index_place(kc_offsets_slot_t *slots, uint32_t mask, uint32_t hash, 
 }
 
 /* Makes room for one more key (load factor at most 1/2). */
-static void index_reserve(kc_offsets_index_t *ix)
+static void index_reserve(kc_offsets_pool_t *p, kc_offsets_index_t *ix)
 {
     uint32_t cap = ix->slots ? ix->mask + 1 : 0;
     if ((ix->count + 1) * 2 <= cap)
@@ -147,18 +155,21 @@ static void index_reserve(kc_offsets_index_t *ix)
     uint32_t ncap = cap ? cap * 2 : 8;
     while ((ix->count + 1) * 2 > ncap)
         ncap *= 2;
-    kc_offsets_slot_t *ns = kc_xcalloc(ncap, sizeof(*ns));
+    kc_offsets_slot_t *ns = pool_get(p, ncap * sizeof(*ns));
+    memset(ns, 0, ncap * sizeof(*ns));
     for (uint32_t i = 0; i < cap; i++)
         if (ix->slots[i].ref != 0)
             index_place(ns, ncap - 1, ix->slots[i].hash, ix->slots[i].ref);
-    free(ix->slots);
+    if (ix->slots != NULL)
+        pool_put(p, ix->slots, cap * sizeof(*ns));
     ix->slots = ns;
     ix->mask = ncap - 1;
 }
 
-static void index_insert(kc_offsets_index_t *ix, uint32_t hash, uint32_t pos)
+static void index_insert(kc_offsets_pool_t *p, kc_offsets_index_t *ix, uint32_t hash,
+                         uint32_t pos)
 {
-    index_reserve(ix);
+    index_reserve(p, ix);
     index_place(ix->slots, ix->mask, hash, pos + 1);
     ix->count++;
 }
@@ -214,27 +225,27 @@ static void index_remove_slot(kc_offsets_index_t *ix, uint32_t i)
 
 /* ---- pool ------------------------------------------------------------ */
 
-static uint32_t class_of(uint32_t cap)
+static size_t class_bytes(uint32_t c)
+{
+    return (size_t)class_cap[c] * POOL_UNIT;
+}
+
+/* The smallest class holding bytes (at most POOL_MAX_BYTES). */
+static uint32_t class_for(size_t bytes)
 {
     uint32_t c = 0;
-    while (class_cap[c] != cap)
+    while (class_bytes(c) < bytes)
         c++;
     return c;
 }
 
-/* Capacity after cap: +1 up to 4, then alternately x1.5 and x4/3; doubling past the pool. */
+/* Capacity after cap: +1 up to 4, then alternately x1.5 and x4/3, so that
+ * arrays of 64-byte entries fill their class exactly. */
 static uint32_t next_cap(uint32_t cap)
 {
     if (cap < 4)
         return cap + 1;
-    if (cap >= POOL_MAX_CAP)
-        return cap * 2;
     return (cap & (cap - 1)) == 0 ? cap + cap / 2 : cap + cap / 3;
-}
-
-static size_t class_bytes(uint32_t c)
-{
-    return (size_t)class_cap[c] * sizeof(kc_offset_entry_t);
 }
 
 static void pool_push(kc_offsets_pool_t *p, uint32_t c, void *block)
@@ -246,9 +257,17 @@ static void pool_push(kc_offsets_pool_t *p, uint32_t c, void *block)
     POISON(b, class_bytes(c));
 }
 
-/* Maps a chunk of size bytes, 2 MiB aligned, as huge pages where the system allows. */
+/*
+ * Maps a chunk of size bytes, populated at once; from 2 MiB on, 2 MiB
+ * aligned and as huge pages where the system allows.
+ */
 static void *map_chunk(size_t size)
 {
+    if (size < HUGE_PAGE) {
+        void *a = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+        return a == MAP_FAILED ? NULL : a;
+    }
     size_t len = size + HUGE_PAGE;
     uint8_t *raw = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw == MAP_FAILED)
@@ -281,12 +300,8 @@ static void pool_new_chunk(kc_offsets_pool_t *p, size_t need)
     while (size < need + CHUNK_HDR)
         size *= 2;
     p->next_chunk = KC_MIN(p->next_chunk * 2, CHUNK_MAX);
-    pool_chunk_t *ch = NULL;
-    bool mapped = false;
-    if (size >= HUGE_PAGE) {
-        ch = map_chunk(size);
-        mapped = ch != NULL;
-    }
+    pool_chunk_t *ch = map_chunk(size);
+    bool mapped = ch != NULL;
     if (ch == NULL)
         ch = kc_xmalloc(size);
     ch->next = p->chunks;
@@ -299,8 +314,12 @@ static void pool_new_chunk(kc_offsets_pool_t *p, size_t need)
     POISON(p->cur, (size_t)(p->end - p->cur));
 }
 
-static void *pool_alloc(kc_offsets_pool_t *p, uint32_t c)
+/* A block of at least bytes, uninitialised; malloc beyond POOL_MAX_BYTES. */
+static void *pool_get(kc_offsets_pool_t *p, size_t bytes)
 {
+    if (bytes > POOL_MAX_BYTES)
+        return kc_xmalloc(bytes);
+    uint32_t c = class_for(bytes);
     size_t n = class_bytes(c);
     free_block_t *b = p->free[c];
     if (b != NULL) {
@@ -317,6 +336,31 @@ static void *pool_alloc(kc_offsets_pool_t *p, uint32_t c)
     return r;
 }
 
+/* Gives back a block of pool_get(p, bytes). With p NULL (the pool is going
+ * away as a whole) only a malloc'd block is freed. */
+static void pool_put(kc_offsets_pool_t *p, void *block, size_t bytes)
+{
+    if (block == NULL)
+        return;
+    if (bytes > POOL_MAX_BYTES)
+        free(block);
+    else if (p != NULL)
+        pool_push(p, class_for(bytes), block);
+}
+
+/* Moves the first used bytes of block (old_bytes long) to a new block of new_bytes. */
+static void *pool_grow(kc_offsets_pool_t *p, void *block, size_t old_bytes, size_t new_bytes,
+                       size_t used)
+{
+    if (old_bytes > POOL_MAX_BYTES)
+        return kc_xrealloc(block, new_bytes);
+    void *n = pool_get(p, new_bytes);
+    if (used > 0)
+        memcpy(n, block, used);
+    pool_put(p, block, old_bytes);
+    return n;
+}
+
 static kc_offsets_pool_t *pool_new(void)
 {
     kc_offsets_pool_t *p = kc_xcalloc(1, sizeof(*p));
@@ -328,6 +372,10 @@ static void pool_free_all(kc_offsets_pool_t *p)
 {
     if (p == NULL)
         return;
+    for (uint32_t i = 0; i < p->nnames; i++)
+        free(p->names[i]);
+    free(p->names);
+    index_deinit(NULL, &p->names_ix);
     pool_chunk_t *ch = p->chunks;
     while (ch != NULL) {
         pool_chunk_t *next = ch->next;
@@ -338,28 +386,7 @@ static void pool_free_all(kc_offsets_pool_t *p)
             free(ch);
         ch = next;
     }
-    for (uint32_t i = 0; i < p->nnames; i++)
-        free(p->names[i]);
-    free(p->names);
-    index_deinit(&p->names_ix);
     free(p);
-}
-
-static kc_offset_entry_t *parts_alloc(kc_offsets_pool_t *p, uint32_t cap)
-{
-    if (cap > POOL_MAX_CAP)
-        return kc_xmalloc((size_t)cap * sizeof(kc_offset_entry_t));
-    return pool_alloc(p, class_of(cap));
-}
-
-static void parts_free(kc_offsets_pool_t *p, kc_offset_entry_t *parts, uint32_t cap)
-{
-    if (parts == NULL)
-        return;
-    if (cap > POOL_MAX_CAP)
-        free(parts);
-    else
-        pool_push(p, class_of(cap), parts);
 }
 
 /* ---- shared topic names ---------------------------------------------- */
@@ -395,7 +422,7 @@ static name_t *name_ref(kc_offsets_pool_t *p, kc_str_t topic, uint32_t h)
         p->names = kc_xrealloc(p->names, p->names_cap * sizeof(*p->names));
     }
     p->names[p->nnames] = n;
-    index_insert(ix, h, p->nnames);
+    index_insert(p, ix, h, p->nnames);
     p->nnames++;
     return n;
 }
@@ -471,11 +498,8 @@ static kc_offset_entry_t *topic_append(kc_offsets_pool_t *p, kc_offsets_topic_t 
 {
     if (t->nparts == t->parts_cap) {
         uint32_t ncap = next_cap(t->parts_cap);
-        kc_offset_entry_t *np = parts_alloc(p, ncap);
-        if (t->nparts > 0)
-            memcpy(np, t->parts, t->nparts * sizeof(*np));
-        parts_free(p, t->parts, t->parts_cap);
-        t->parts = np;
+        t->parts = pool_grow(p, t->parts, t->parts_cap * sizeof(*t->parts),
+                             ncap * sizeof(*t->parts), t->nparts * sizeof(*t->parts));
         t->parts_cap = ncap;
     }
     kc_offset_entry_t *pe = &t->parts[t->nparts];
@@ -483,10 +507,10 @@ static kc_offset_entry_t *topic_append(kc_offsets_pool_t *p, kc_offsets_topic_t 
     pe->metadata_len = 0;
     pe->partition = partition;
     if (t->index.slots != NULL) {
-        index_insert(&t->index, hash_int32(partition), t->nparts);
+        index_insert(p, &t->index, hash_int32(partition), t->nparts);
     } else if (t->nparts + 1 > PART_SCAN_MAX) {
         for (uint32_t i = 0; i <= t->nparts; i++)
-            index_insert(&t->index, hash_int32(t->parts[i].partition), i);
+            index_insert(p, &t->index, hash_int32(t->parts[i].partition), i);
     }
     t->nparts++;
     return pe;
@@ -509,13 +533,10 @@ static void topic_deinit(kc_offsets_pool_t *p, kc_offsets_topic_t *t)
     for (uint32_t i = 0; i < t->nparts; i++)
         if (t->parts[i].metadata != NULL)
             entry_free(&t->parts[i]);
-    if (p != NULL) {
-        parts_free(p, t->parts, t->parts_cap);
+    pool_put(p, t->parts, t->parts_cap * sizeof(*t->parts));
+    if (p != NULL)
         name_unref(p, name_of(t->name));
-    } else if (t->parts_cap > POOL_MAX_CAP) {
-        free(t->parts);
-    }
-    index_deinit(&t->index);
+    index_deinit(p, &t->index);
 }
 
 /* ---- topics ---------------------------------------------------------- */
@@ -541,13 +562,14 @@ kc_offsets_topic_t *kc_offsets_group_topic(const kc_offsets_group_t *g, kc_str_t
     return pos == IDX_NONE ? NULL : &g->topics[pos];
 }
 
+/* Frees g; p as for topic_deinit. */
 static void group_free(kc_offsets_pool_t *p, kc_offsets_group_t *g)
 {
     for (uint32_t i = 0; i < g->ntopics; i++)
         topic_deinit(p, &g->topics[i]);
-    free(g->topics);
+    pool_put(p, g->topics, g->topics_cap * sizeof(*g->topics));
     free(g->id);
-    index_deinit(&g->index);
+    index_deinit(p, &g->index);
     free(g);
 }
 
@@ -578,7 +600,7 @@ void kc_offsets_map_deinit(kc_offsets_map_t *m)
     for (uint32_t i = 0; i < m->ngroups; i++)
         group_free(NULL, m->groups[i]);
     free(m->groups);
-    index_deinit(&m->index);
+    index_deinit(NULL, &m->index);
     pool_free_all(m->pool);
     memset(m, 0, sizeof(*m));
 }
@@ -616,7 +638,7 @@ static kc_offsets_group_t *map_group_get_or_add(kc_offsets_map_t *m, kc_str_t gr
         g->id = kc_xstrndup(group_id.ptr, (size_t)g->id_len);
         g->hash = gh;
         m->groups[m->ngroups] = g;
-        index_insert(&m->index, gh, m->ngroups);
+        index_insert(m->pool, &m->index, gh, m->ngroups);
         m->ngroups++;
     }
     m->hot_group = g;
@@ -636,8 +658,10 @@ static kc_offsets_topic_t *group_topic_get_or_add(kc_offsets_pool_t *p, kc_offse
     uint32_t tpos = group_topic_pos(g, topic, th);
     if (tpos == IDX_NONE) {
         if (g->ntopics == g->topics_cap) {
-            g->topics_cap = g->topics_cap ? g->topics_cap * 2 : 4;
-            g->topics = kc_xrealloc(g->topics, g->topics_cap * sizeof(*g->topics));
+            uint32_t ncap = next_cap(g->topics_cap);
+            g->topics = pool_grow(p, g->topics, g->topics_cap * sizeof(*g->topics),
+                                  ncap * sizeof(*g->topics), g->ntopics * sizeof(*g->topics));
+            g->topics_cap = ncap;
         }
         kc_offsets_topic_t *t = &g->topics[g->ntopics];
         memset(t, 0, sizeof(*t));
@@ -646,7 +670,7 @@ static kc_offsets_topic_t *group_topic_get_or_add(kc_offsets_pool_t *p, kc_offse
         t->name_len = n->len;
         t->hash = th;
         tpos = g->ntopics;
-        index_insert(&g->index, th, tpos);
+        index_insert(p, &g->index, th, tpos);
         g->ntopics++;
     }
     g->hot_topic = tpos + 1;

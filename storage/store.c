@@ -598,16 +598,39 @@ out:
     return rc;
 }
 
-/* Applies madvise advice to the part of the map in use (pages 0 .. last written). */
-static void map_advise(kc_store_t *s, int advice)
+/*
+ * Finds LMDB's map of data.mdb in /proc/self/maps (LMDB does not tell where
+ * it mapped the file unless MDB_FIXEDMAP is used) and returns its address
+ * and the length in use (pages 0 .. last written), or NULL.
+ */
+static void *map_in_use(kc_store_t *s, size_t *len)
 {
+    int fd;
+    struct stat st;
     MDB_envinfo info;
-    MDB_stat st;
-    if (mdb_env_info(s->env, &info) != 0 || mdb_env_stat(s->env, &st) != 0 ||
-        info.me_mapaddr == NULL)
-        return;
-    size_t len = KC_MIN(((size_t)info.me_last_pgno + 1) * st.ms_psize, info.me_mapsize);
-    madvise(info.me_mapaddr, len, advice);
+    MDB_stat ms;
+    if (mdb_env_get_fd(s->env, &fd) != 0 || fstat(fd, &st) != 0 ||
+        mdb_env_info(s->env, &info) != 0 || mdb_env_stat(s->env, &ms) != 0)
+        return NULL;
+    FILE *f = fopen("/proc/self/maps", "re");
+    if (f == NULL)
+        return NULL;
+    void *addr = NULL;
+    char line[512];
+    while (fgets(line, sizeof(line), f) != NULL) {
+        unsigned long lo, hi, off, ino;
+        unsigned maj, min;
+        char perms[8];
+        if (sscanf(line, "%lx-%lx %7s %lx %x:%x %lu", &lo, &hi, perms, &off, &maj, &min, &ino) ==
+                7 &&
+            ino == (unsigned long)st.st_ino && off == 0 && perms[3] == 's') {
+            addr = (void *)lo;
+            *len = KC_MIN(((size_t)info.me_last_pgno + 1) * ms.ms_psize, (size_t)(hi - lo));
+            break;
+        }
+    }
+    fclose(f);
+    return addr;
 }
 
 int kc_store_replay(kc_store_t *s, kc_store_record_fn fn, void *ctx)
@@ -617,13 +640,15 @@ int kc_store_replay(kc_store_t *s, kc_store_record_fn fn, void *ctx)
      * dropping them from the page tables afterwards keeps them out of the
      * broker's resident set (the page cache keeps them; LMDB's map is a
      * read-only shared file mapping, so nothing is lost). */
+    size_t len = 0;
+    void *map = map_in_use(s, &len);
 #ifdef MADV_POPULATE_READ
-    map_advise(s, MADV_POPULATE_READ);
-#else
-    map_advise(s, MADV_WILLNEED);
+    if (map != NULL && madvise(map, len, MADV_POPULATE_READ) != 0)
+        madvise(map, len, MADV_WILLNEED); /* kernels before 5.14: read ahead at least */
 #endif
     int rc = walk(s, s->dbi_log, true, fn, ctx);
-    map_advise(s, MADV_DONTNEED);
+    if (map != NULL)
+        madvise(map, len, MADV_DONTNEED);
     return rc;
 }
 
