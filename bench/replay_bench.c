@@ -10,8 +10,11 @@
  *       (default 1000 x 100 x 10 = 1,000,000 offsets, empty metadata)
  *   kcoord-replay-bench load DIR
  *       prints records, wall ms, minor page faults and peak RSS.
+ *   kcoord-replay-bench walk DIR
+ *       the same walk with records counted, not replayed (the storage share).
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,7 +107,16 @@ static int replay_one(void *ctx, const uint8_t *key, size_t key_len, const uint8
     return 0;
 }
 
-static int load(const char *dir)
+static int count_one(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *value,
+                     size_t value_len)
+{
+    load_ctx_t *l = ctx;
+    l->n++;
+    l->bad += key_len == 0 || value_len == 0 || key[0] != 0 || value[0] != 0;
+    return 0;
+}
+
+static int load(const char *dir, bool replay)
 {
     struct rusage ru0, ru1;
     getrusage(RUSAGE_SELF, &ru0);
@@ -117,7 +129,7 @@ static int load(const char *dir)
     kc_coord_config_defaults(&cc);
     kc_coord_t *c = kc_coord_new(&cc, NULL);
     load_ctx_t l = {c, 0, 0};
-    int rc = kc_store_replay(s, replay_one, &l);
+    int rc = kc_store_replay(s, replay ? replay_one : count_one, &l);
     kc_coord_loaded(c, 0);
     double t1 = now_ms();
     getrusage(RUSAGE_SELF, &ru1);
@@ -141,8 +153,10 @@ int main(int argc, char **argv)
         return fill(argv[2], g, t, p, argc > 6 ? argv[6] : "");
     }
     if (argc == 3 && strcmp(argv[1], "load") == 0)
-        return load(argv[2]);
+        return load(argv[2], true);
+    if (argc == 3 && strcmp(argv[1], "walk") == 0)
+        return load(argv[2], false);
     fprintf(stderr, "usage: kcoord-replay-bench fill DIR [GROUPS TOPICS PARTITIONS [METADATA]]\n"
-                    "       kcoord-replay-bench load DIR\n");
+                    "       kcoord-replay-bench load|walk DIR\n");
     return 2;
 }

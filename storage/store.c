@@ -31,6 +31,8 @@
 #include <fcntl.h>
 #include <lmdb.h>
 #include <openssl/sha.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -633,20 +635,57 @@ static void *map_in_use(kc_store_t *s, size_t *len)
     return addr;
 }
 
+/* Maps pages in [p, p+len) into the page tables; the first read of a page is what costs. */
+typedef struct {
+    const volatile uint8_t *p;
+    size_t len;
+    atomic_bool stop;
+} prefault_t;
+
+static void *prefault_run(void *arg)
+{
+    prefault_t *pf = arg;
+#ifdef MADV_POPULATE_READ
+    if (madvise((void *)pf->p, pf->len, MADV_POPULATE_READ) != 0)
+        madvise((void *)pf->p, pf->len, MADV_WILLNEED); /* kernels before 5.14 */
+#endif
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    for (size_t i = 0; i < pf->len && !atomic_load_explicit(&pf->stop, memory_order_relaxed);
+         i += page)
+        (void)pf->p[i];
+    return NULL;
+}
+
+/* Below this, pages are mapped inline: a thread would cost more than it saves. */
+#define PREFAULT_THREAD_MIN ((size_t)16 << 20)
+
 int kc_store_replay(kc_store_t *s, kc_store_record_fn fn, void *ctx)
 {
-    /* The walk reads every log page once. Mapping them all in one call
-     * beforehand is much cheaper than a page fault every few pages, and
-     * dropping them from the page tables afterwards keeps them out of the
-     * broker's resident set (the page cache keeps them; LMDB's map is a
-     * read-only shared file mapping, so nothing is lost). */
+    /*
+     * The walk reads every log page once, and on a fresh process the first
+     * read of each page of the map costs far more than the record it holds
+     * (a page fault, and on virtual machines a page-table fill in the
+     * hypervisor). A big log is therefore mapped and read ahead by a second
+     * thread while this one replays (the cost is per process, not per
+     * thread); a small one is mapped in one call. Afterwards the pages are
+     * dropped from the page tables, which keeps them out of the broker's
+     * resident set: LMDB's map is a read-only shared file mapping and the
+     * page cache keeps them.
+     */
     size_t len = 0;
     void *map = map_in_use(s, &len);
-#ifdef MADV_POPULATE_READ
-    if (map != NULL && madvise(map, len, MADV_POPULATE_READ) != 0)
-        madvise(map, len, MADV_WILLNEED); /* kernels before 5.14: read ahead at least */
-#endif
+    prefault_t pf = {map, len, false};
+    pthread_t th;
+    bool threaded = false;
+    if (map != NULL && len >= PREFAULT_THREAD_MIN)
+        threaded = pthread_create(&th, NULL, prefault_run, &pf) == 0;
+    else if (map != NULL)
+        prefault_run(&pf);
     int rc = walk(s, s->dbi_log, true, fn, ctx);
+    if (threaded) {
+        atomic_store(&pf.stop, true);
+        pthread_join(th, NULL);
+    }
     if (map != NULL)
         madvise(map, len, MADV_DONTNEED);
     return rc;
