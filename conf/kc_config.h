@@ -39,6 +39,9 @@ typedef struct {
     int32_t offsets_retention_minutes;              /* 10080 */
     int64_t offsets_retention_check_interval_ms;    /* 600000 */
     int32_t offset_metadata_max_bytes;              /* 4096 */
+    int32_t message_max_bytes;                      /* 1048588 */
+    int64_t log_message_timestamp_before_max_ms;    /* INT64_MAX */
+    int64_t log_message_timestamp_after_max_ms;     /* 3600000 */
     int32_t socket_request_max_bytes;               /* 104857600 */
     int64_t connections_max_idle_ms;                /* 600000 */
     char *cluster_id;           /* 22-char base64url Kafka Uuid */

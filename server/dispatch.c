@@ -12,6 +12,7 @@
      KC_##NAME##_REQUEST_FLEXIBLE_MIN, name, handler}
 
 const kc_api_entry_t kc_api_table[] = {
+    ROW(KC_API_PRODUCE, PRODUCE, "Produce", kc_handle_produce),
     ROW(KC_API_FETCH, FETCH, "Fetch", kc_handle_fetch),
     ROW(KC_API_LIST_OFFSETS, LIST_OFFSETS, "ListOffsets", kc_handle_list_offsets),
     ROW(KC_API_METADATA, METADATA, "Metadata", kc_handle_metadata),
@@ -26,6 +27,12 @@ const kc_api_entry_t kc_api_table[] = {
     ROW(KC_API_LIST_GROUPS, LIST_GROUPS, "ListGroups", kc_handle_list_groups),
     ROW(KC_API_API_VERSIONS, API_VERSIONS, "ApiVersions", kc_handle_api_versions),
     ROW(KC_API_CREATE_TOPICS, CREATE_TOPICS, "CreateTopics", kc_handle_create_topics),
+    ROW(KC_API_DELETE_TOPICS, DELETE_TOPICS, "DeleteTopics", kc_handle_delete_topics),
+    /* v6 (KIP-939 two-phase commit) is unstable in Kafka and not advertised. */
+    {KC_API_INIT_PRODUCER_ID, KC_INIT_PRODUCER_ID_REQUEST_MIN_VERSION, 5,
+     KC_INIT_PRODUCER_ID_REQUEST_FLEXIBLE_MIN, "InitProducerId", kc_handle_init_producer_id},
+    ROW(KC_API_CREATE_PARTITIONS, CREATE_PARTITIONS, "CreatePartitions",
+        kc_handle_create_partitions),
     ROW(KC_API_DELETE_GROUPS, DELETE_GROUPS, "DeleteGroups", kc_handle_delete_groups),
     ROW(KC_API_OFFSET_DELETE, OFFSET_DELETE, "OffsetDelete", kc_handle_offset_delete),
 };

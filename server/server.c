@@ -141,6 +141,8 @@ static int load_coordinator(kc_server_t *s)
     return 0;
 }
 
+static void wake_parked(kc_server_t *s, kc_result_t *res);
+
 /* ---- the commit step ---- */
 
 static void arm_coord_timer(kc_server_t *s)
@@ -189,13 +191,16 @@ void kc_server_flush(kc_server_t *s)
         kc_store_append(s->store, r->key.data, r->key.len, r->tombstone ? NULL : r->value.data,
                         r->tombstone ? 0 : r->value.len);
     }
-    bool failed = false;
+    bool failed = false, advanced = false;
     if (kc_store_pending(s->store)) {
         int rc = kc_store_commit(s->store);
         if (rc != 0) {
             kc_log_error("server", "commit of %zu records failed (%d); reloading the coordinator",
                          b->nrecords, rc);
             failed = true;
+            kc_log_reset(s->log);
+        } else {
+            advanced = kc_log_committed(s->log);
         }
     }
     /* Swap the batch out: sending can trigger nothing re-entrant, but reload appends. */
@@ -205,6 +210,14 @@ void kc_server_flush(kc_server_t *s)
     kc_result_deinit(&done);
     if (failed)
         reload_after_failure(s);
+    if (advanced && s->parked) {
+        /* Fetch responses depend on no record: they go out at once. */
+        kc_result_t woken;
+        kc_result_init(&woken);
+        wake_parked(s, &woken);
+        release(s, &woken, false);
+        kc_result_deinit(&woken);
+    }
     arm_coord_timer(s);
 }
 
@@ -227,33 +240,33 @@ static void parked_unlink_free(kc_server_t *s, kc_parked_fetch_t *p)
     if (p->next)
         p->next->prev = p->prev;
     event_free(p->timer);
-    kc_buf_deinit(&p->resp.body);
-    kc_buf_deinit(&p->resp.error_body);
+    kc_buf_deinit(&p->body);
     free(p);
 }
 
+/* MaxWaitMs passed: answer with whatever is readable now. */
 static void parked_fire(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd;
     (void)what;
     kc_parked_fetch_t *p = arg;
     kc_server_t *s = p->srv;
-    kc_req_t req = {.srv = s, .res = &s->batch};
-    req.ctx.conn_id = p->resp.conn_id;
-    req.ctx.correlation_id = p->resp.correlation_id;
-    req.ctx.api_key = p->resp.api_key;
-    req.ctx.api_version = p->resp.api_version;
-    kc_req_respond(&req, &p->resp.body);
+    bool done;
+    if (kc_fetch_complete(s, &p->ctx, p->body.data, p->body.len, true, &s->batch, &done) != 0)
+        kc_net_close(s->net, p->ctx.conn_id, "fetch failed");
     parked_unlink_free(s, p);
 }
 
-void kc_server_park_fetch(kc_server_t *s, kc_response_t *resp, int64_t delay_ms)
+void kc_server_park_fetch(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t *body,
+                          size_t len, int64_t delay_ms)
 {
     kc_parked_fetch_t *p = kc_xcalloc(1, sizeof(*p));
     p->srv = s;
-    p->resp = *resp;
-    kc_buf_init(&resp->body);
-    kc_buf_init(&resp->error_body);
+    p->ctx = *ctx;
+    p->ctx.client_id = KC_STR_NULL;
+    p->ctx.client_host = NULL;
+    kc_buf_init(&p->body);
+    kc_buf_append(&p->body, body, len);
     p->timer = evtimer_new(s->base, parked_fire, p);
     p->next = s->parked;
     if (s->parked)
@@ -261,6 +274,21 @@ void kc_server_park_fetch(kc_server_t *s, kc_response_t *resp, int64_t delay_ms)
     s->parked = p;
     struct timeval tv = ms_tv(delay_ms);
     evtimer_add(p->timer, &tv);
+}
+
+/* New data is readable: complete the parked fetches that now have MinBytes. */
+static void wake_parked(kc_server_t *s, kc_result_t *res)
+{
+    kc_parked_fetch_t *p = s->parked;
+    while (p) {
+        kc_parked_fetch_t *next = p->next;
+        bool done = false;
+        if (kc_fetch_complete(s, &p->ctx, p->body.data, p->body.len, false, res, &done) != 0)
+            kc_net_close(s->net, p->ctx.conn_id, "fetch failed");
+        if (done)
+            parked_unlink_free(s, p);
+        p = next;
+    }
 }
 
 /* ---- request routing ---- */
@@ -335,8 +363,11 @@ static void on_request(void *ctx, const kc_conn_info_t *conn, const uint8_t *dat
             kc_buf_deinit(&x->body);
             kc_buf_deinit(&x->error_body);
         }
-        close_bad(s, conn, rc == KC_EINVAL ? "malformed request body" : "internal error", api_key,
-                  api_version, data, len);
+        close_bad(s, conn,
+                  rc == KC_EINVAL     ? "malformed request body"
+                  : rc == KC_EVERSION ? "unsupported version"
+                                      : "internal error",
+                  api_key, api_version, data, len);
     }
 }
 
@@ -347,7 +378,7 @@ static void on_close(void *ctx, uint64_t conn_id)
     kc_parked_fetch_t *p = s->parked;
     while (p) {
         kc_parked_fetch_t *next = p->next;
-        if (p->resp.conn_id == conn_id)
+        if (p->ctx.conn_id == conn_id)
             parked_unlink_free(s, p);
         p = next;
     }
@@ -372,6 +403,14 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
         kc_log_error("server", "cannot load topics from %s", cfg->log_dirs);
         goto fail;
     }
+    kc_log_config_t lc;
+    kc_log_config_defaults(&lc);
+    lc.max_message_bytes = cfg->message_max_bytes;
+    lc.message_timestamp_before_max_ms = cfg->log_message_timestamp_before_max_ms;
+    lc.message_timestamp_after_max_ms = cfg->log_message_timestamp_after_max_ms;
+    s->log = kc_log_new(s->store, &lc);
+    if (!s->log)
+        goto fail;
     kc_coord_config_t cc;
     kc_coord_config_defaults(&cc);
     cc.group_initial_rebalance_delay_ms = cfg->group_initial_rebalance_delay_ms;
@@ -438,6 +477,7 @@ void kc_server_free(kc_server_t *s)
         event_free(s->sigterm_ev);
     kc_coord_free(s->coord);
     kc_topics_free(s->topics);
+    kc_log_free(s->log);
     kc_store_close(s->store);
     kc_result_deinit(&s->batch);
     kc_arena_deinit(&s->arena);

@@ -15,17 +15,23 @@
 #include "kc_msgs.h"
 #include "kc_net.h"
 #include "kc_server.h"
+#include "log.h"
 #include "store.h"
 #include "topics.h"
 #include "wire.h"
 
 struct event;
 
-/* A Fetch response parked until MaxWaitMs passes (the long poll of an empty log). */
+/*
+ * A Fetch request waiting for MinBytes (Kafka's DelayedFetch): re-evaluated
+ * after every commit that advanced a high watermark, answered with what is
+ * there when MaxWaitMs passes. The request body is kept, the client id is not.
+ */
 typedef struct kc_parked_fetch {
     kc_server_t *srv;
     struct event *timer;
-    kc_response_t resp;
+    kc_request_ctx_t ctx;
+    kc_buf_t body;
     struct kc_parked_fetch *next, *prev;
 } kc_parked_fetch_t;
 
@@ -35,6 +41,7 @@ struct kc_server {
     kc_net_t *net;
     kc_store_t *store;
     kc_topics_t *topics;
+    kc_log_t *log;
     kc_coord_t *coord;
     kc_topic_view_t topic_view;
     struct event *coord_timer;
@@ -83,8 +90,21 @@ int kc_handle_api_versions(kc_req_t *req);
 int kc_handle_metadata(kc_req_t *req);
 int kc_handle_find_coordinator(kc_req_t *req);
 int kc_handle_create_topics(kc_req_t *req);
-int kc_handle_list_offsets(kc_req_t *req);
+
+/* Log handlers (server/log_api.c). */
+int kc_handle_produce(kc_req_t *req);
 int kc_handle_fetch(kc_req_t *req);
+int kc_handle_list_offsets(kc_req_t *req);
+int kc_handle_init_producer_id(kc_req_t *req);
+int kc_handle_create_partitions(kc_req_t *req);
+int kc_handle_delete_topics(kc_req_t *req);
+/*
+ * Re-evaluates a parked Fetch (body = request body after the header): when
+ * it can complete (or final is set) its response is appended to res and
+ * *completed set. 0, or KC_EINVAL/KC_EIO (the request is dropped).
+ */
+int kc_fetch_complete(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t *body,
+                      size_t len, bool final, kc_result_t *res, bool *completed);
 /* Encodes the ApiVersions v0 body answering a version above our maximum (KIP-511). */
 void kc_api_versions_unsupported_body(kc_buf_t *out);
 
@@ -100,8 +120,9 @@ int kc_handle_describe_groups(kc_req_t *req);
 int kc_handle_list_groups(kc_req_t *req);
 int kc_handle_delete_groups(kc_req_t *req);
 
-/* Parks a finished Fetch response for delay_ms (server.c). Takes the response's buffers. */
-void kc_server_park_fetch(kc_server_t *s, kc_response_t *resp, int64_t delay_ms);
+/* Parks a Fetch request (body copied) for at most delay_ms (server.c). */
+void kc_server_park_fetch(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t *body,
+                          size_t len, int64_t delay_ms);
 
 /* Kafka error codes used by the broker handlers. */
 enum {

@@ -708,3 +708,139 @@ uint64_t kc_store_record_count(kc_store_t *s)
         mdb_txn_abort(txn);
     return n;
 }
+
+/* ---- generic named databases ---- */
+
+int kc_store_dbi_open(kc_store_t *s, const char *name, kc_store_dbi_t *out)
+{
+    if (s->txn) {
+        /* A database opened inside a write transaction that later aborts is lost: open
+         * them before any write. */
+        return KC_EINVAL;
+    }
+    MDB_txn *txn;
+    int mrc = mdb_txn_begin(s->env, NULL, 0, &txn);
+    if (mrc)
+        return lmdb_err(s, mrc, "begin");
+    MDB_dbi dbi;
+    mrc = mdb_dbi_open(txn, name, MDB_CREATE, &dbi);
+    if (mrc) {
+        mdb_txn_abort(txn);
+        return mrc == MDB_DBS_FULL ? KC_EINVAL : lmdb_err(s, mrc, "open database");
+    }
+    mrc = mdb_txn_commit(txn);
+    if (mrc)
+        return lmdb_err(s, mrc, "commit");
+    *out = dbi;
+    return 0;
+}
+
+int kc_store_put(kc_store_t *s, kc_store_dbi_t db, const void *key, size_t key_len,
+                 const void *value, size_t value_len)
+{
+    if (!key || key_len == 0 || key_len > s->max_key || (!value && value_len))
+        return KC_EINVAL;
+    int rc = txn_ensure(s);
+    if (rc)
+        return rc;
+    if (s->full) {
+        s->err = KC_ENOSPC;
+        return s->err;
+    }
+    MDB_val k = {key_len, (void *)key};
+    MDB_val v = {value_len, (void *)(value ? value : "")};
+    int mrc = mdb_put(s->txn, db, &k, &v, 0);
+    return mrc ? txn_fail(s, mrc, "put") : 0;
+}
+
+int kc_store_del(kc_store_t *s, kc_store_dbi_t db, const void *key, size_t key_len)
+{
+    if (!key || key_len == 0 || key_len > s->max_key)
+        return KC_EINVAL;
+    int rc = txn_ensure(s);
+    if (rc)
+        return rc;
+    MDB_val k = {key_len, (void *)key};
+    int mrc = mdb_del(s->txn, db, &k, NULL);
+    if (mrc == MDB_NOTFOUND)
+        mrc = 0;
+    return mrc ? txn_fail(s, mrc, "delete") : 0;
+}
+
+int kc_store_del_prefix(kc_store_t *s, kc_store_dbi_t db, const void *prefix, size_t prefix_len)
+{
+    if (!prefix || prefix_len == 0 || prefix_len > s->max_key)
+        return KC_EINVAL;
+    int rc = txn_ensure(s);
+    if (rc)
+        return rc;
+    MDB_cursor *cur;
+    int mrc = mdb_cursor_open(s->txn, db, &cur);
+    if (mrc)
+        return txn_fail(s, mrc, "cursor");
+    MDB_val k = {prefix_len, (void *)prefix}, v;
+    mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+    while (mrc == 0 && k.mv_size >= prefix_len && memcmp(k.mv_data, prefix, prefix_len) == 0) {
+        mrc = mdb_cursor_del(cur, 0);
+        if (mrc)
+            break;
+        k.mv_size = prefix_len;
+        k.mv_data = (void *)prefix;
+        mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+    }
+    mdb_cursor_close(cur);
+    if (mrc && mrc != MDB_NOTFOUND)
+        return txn_fail(s, mrc, "delete range");
+    return 0;
+}
+
+static bool has_prefix(const MDB_val *k, const void *prefix, size_t prefix_len)
+{
+    return k->mv_size >= prefix_len && memcmp(k->mv_data, prefix, prefix_len) == 0;
+}
+
+int kc_store_scan(kc_store_t *s, kc_store_dbi_t db, const void *from, size_t from_len,
+                  size_t prefix_len, bool floor, kc_store_record_fn fn, void *ctx)
+{
+    if (!from || from_len == 0 || prefix_len > from_len || from_len > s->max_key)
+        return KC_EINVAL;
+    MDB_txn *txn;
+    int mrc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn);
+    if (mrc)
+        return lmdb_err(s, mrc, "begin read transaction");
+    MDB_cursor *cur;
+    int rc = 0;
+    mrc = mdb_cursor_open(txn, db, &cur);
+    if (mrc) {
+        mdb_txn_abort(txn);
+        return lmdb_err(s, mrc, "cursor");
+    }
+    MDB_val k = {from_len, (void *)from}, v;
+    mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+    bool exact = mrc == 0 && k.mv_size == from_len && memcmp(k.mv_data, from, from_len) == 0;
+    if (floor && !exact) {
+        /* Step back to the entry before from, if it shares the prefix. */
+        MDB_val pk, pv;
+        int prc = mdb_cursor_get(cur, &pk, &pv, mrc == 0 ? MDB_PREV : MDB_LAST);
+        if (prc == 0 && has_prefix(&pk, from, prefix_len)) {
+            k = pk;
+            v = pv;
+            mrc = 0;
+        } else if (mrc == 0) {
+            k.mv_size = from_len;
+            k.mv_data = (void *)from;
+            mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+        }
+    }
+    for (; mrc == 0 && has_prefix(&k, from, prefix_len);
+         mrc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+        rc = fn(ctx, k.mv_data, k.mv_size, v.mv_data, v.mv_size);
+        if (rc)
+            break;
+    }
+    if (!rc && mrc != 0 && mrc != MDB_NOTFOUND)
+        rc = lmdb_err(s, mrc, "scan");
+    mdb_cursor_close(cur);
+    mdb_txn_abort(txn);
+    return rc;
+}

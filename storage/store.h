@@ -14,6 +14,14 @@
  * committed by kc_store_commit (one per event-loop iteration). Errors are
  * sticky: after a failed write, later writes do nothing and commit returns
  * the first error and aborts the transaction.
+ *
+ * Map full: the first MDB_MAP_FULL (KC_ENOSPC) puts the store in a mode
+ * where only deletions (tombstones, topic deletes) are accepted, using a
+ * small reserve beyond map_size; appends with a value get KC_ENOSPC until
+ * deletions have freed an eighth of map_size. Nothing committed is lost.
+ *
+ * A record key longer than LMDB's key limit (511 bytes) is indexed by a
+ * digest stand-in; the full key is kept in the log entry and checked.
  */
 #ifndef KC_STORE_H
 #define KC_STORE_H
@@ -68,6 +76,34 @@ int kc_store_replay(kc_store_t *s, kc_store_record_fn fn, void *ctx);
 
 /* Calls fn for every stored topic entry (key = name bytes). */
 int kc_store_topics_foreach(kc_store_t *s, kc_store_record_fn fn, void *ctx);
+
+/*
+ * Generic named databases (the partition log keeps its batches and producer
+ * state in its own). Keys are compared as bytes, so big-endian integers sort
+ * numerically. Writes join the same write transaction as kc_store_append and
+ * share its sticky error.
+ */
+typedef unsigned int kc_store_dbi_t;
+/* Opens (creating) the database name; 0, KC_EINVAL (too many databases), KC_EIO. */
+int kc_store_dbi_open(kc_store_t *s, const char *name, kc_store_dbi_t *out);
+/* Puts key -> value (bytes copied). Errors as kc_store_append; key longer than LMDB allows: KC_EINVAL. */
+int kc_store_put(kc_store_t *s, kc_store_dbi_t db, const void *key, size_t key_len,
+                 const void *value, size_t value_len);
+/* Deletes key (absent is fine); errors as kc_store_append. */
+int kc_store_del(kc_store_t *s, kc_store_dbi_t db, const void *key, size_t key_len);
+/* Deletes every key that starts with prefix (prefix_len >= 1); errors as kc_store_append. */
+int kc_store_del_prefix(kc_store_t *s, kc_store_dbi_t db, const void *prefix, size_t prefix_len);
+
+/*
+ * Walks the keys of db that start with the first prefix_len bytes of from,
+ * in key order, beginning at from (from_len >= prefix_len) or, with floor,
+ * at the greatest key <= from that has the prefix (when there is one).
+ * Reads what is committed only (a fresh read transaction), never the open
+ * write transaction. fn's pointers are valid during the call only; a
+ * non-zero return stops the walk and is returned. 0, fn's value, KC_EIO.
+ */
+int kc_store_scan(kc_store_t *s, kc_store_dbi_t db, const void *from, size_t from_len,
+                  size_t prefix_len, bool floor, kc_store_record_fn fn, void *ctx);
 
 /* Number of live records, pending writes included (for logs and the benchmark). */
 uint64_t kc_store_record_count(kc_store_t *s);

@@ -160,9 +160,10 @@ static void header(kc_buf_t *b, int16_t key, int16_t version, int32_t corr, bool
 
 /* What the broker must advertise (protocol.md section 1, capped to the schemas). */
 static const int16_t expected_ranges[][3] = {
-    {1, 0, 18},  {2, 0, 11},  {3, 0, 13}, {8, 0, 10}, {9, 0, 10},  {10, 0, 6},
-    {11, 0, 9},  {12, 0, 4},  {13, 0, 5}, {14, 0, 5}, {15, 0, 6},  {16, 0, 5},
-    {18, 0, 5},  {19, 0, 7},  {42, 0, 3}, {47, 0, 0},
+    {0, 0, 13},  {1, 0, 18},  {2, 0, 11}, {3, 0, 13},  {8, 0, 10}, {9, 0, 10},
+    {10, 0, 6},  {11, 0, 9},  {12, 0, 4}, {13, 0, 5},  {14, 0, 5}, {15, 0, 6},
+    {16, 0, 5},  {18, 0, 5},  {19, 0, 7}, {20, 0, 6},  {22, 0, 5}, {37, 0, 3},
+    {42, 0, 3},  {47, 0, 0},
 };
 
 static void be16(kc_buf_t *b, int v)
@@ -420,8 +421,10 @@ static void test_dispatch_table_consistency(void **state)
         assert_non_null(e->name);
         assert_ptr_equal(kc_api_find(e->api_key), e);
     }
-    assert_null(kc_api_find(0));
+    assert_null(kc_api_find(21)); /* DeleteRecords is not served */
     assert_null(kc_api_find(-1));
+    assert_int_equal(kc_api_find(0)->flexible_min, 9);
+    assert_int_equal(kc_api_find(22)->flexible_min, 2);
     /* First flexible versions from protocol.md section 1. */
     assert_int_equal(kc_api_find(18)->flexible_min, 3);
     assert_int_equal(kc_api_find(3)->flexible_min, 9);

@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: Apache-2.0
+# Container image for kcoord: builds with meson on Debian 12, then copies the
+# binary into a slim runtime image that runs as a non-root user.
+#
+#   docker build -t kcoord .
+#   docker run -p 9092:9092 -v kcoord-data:/data \
+#       -e KCOORD_ADVERTISED_LISTENERS=PLAINTEXT://localhost:9092 kcoord
+#
+# Every property of conf/kcoord.conf can be set with a KCOORD_* variable
+# (group.max.size -> KCOORD_GROUP_MAX_SIZE); extra arguments such as
+# --override key=value are passed to kcoord.
+
+FROM debian:12-slim AS build
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      gcc libc6-dev meson ninja-build pkg-config python3 \
+      libevent-dev liblmdb-dev libssl-dev \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY . .
+RUN meson setup /build -Dbuildtype=release -Db_ndebug=false -Dwerror=false -Dtests=false \
+ && meson compile -C /build
+
+FROM debian:12-slim
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      libevent-2.1-7 libevent-pthreads-2.1-7 liblmdb0 libssl3 ca-certificates \
+ && rm -rf /var/lib/apt/lists/* \
+ && groupadd --system --gid 10001 kcoord \
+ && useradd --system --uid 10001 --gid kcoord --home-dir /data --shell /usr/sbin/nologin kcoord \
+ && mkdir -p /data /etc/kcoord \
+ && chown kcoord:kcoord /data
+COPY --from=build /build/server/kcoord /usr/local/bin/kcoord
+COPY conf/kcoord.conf /etc/kcoord/kcoord.conf
+
+# Listen on every interface inside the container; keep the data on the volume.
+ENV KCOORD_LISTENERS=PLAINTEXT://:9092 \
+    KCOORD_LOG_DIRS=/data
+
+USER kcoord
+VOLUME ["/data"]
+EXPOSE 9092
+ENTRYPOINT ["/usr/local/bin/kcoord", "--config", "/etc/kcoord/kcoord.conf"]
+CMD []

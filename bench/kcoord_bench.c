@@ -1,0 +1,1275 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * kcoord-bench: end-to-end figures of a running broker, measured over the
+ * Kafka protocol with the generated codec. Prints one line per figure with
+ * its target. Never run by the tests.
+ *
+ *   kcoord-bench --kcoord PATH           start PATH on a free port with a temp data dir
+ *   kcoord-bench --bootstrap HOST:PORT   use a broker that is already running
+ *   --reference HOST:PORT                run heartbeat and commit load there too
+ *   --rdkafka-mock                       use librdkafka's mock cluster as the reference
+ *   --duration SEC (default 3)  --replay-offsets N (default 1000000)
+ *   --data-dir DIR                       data directory for --kcoord, kept afterwards
+ *   --commit-conns N (default 8): connections of the offset-commit load
+ *   environment: KC_BENCH_LOGS=1 shows kcoord's log lines, KC_BENCH_DEBUG=1 probe timings
+ *
+ * Figures: start to first ApiVersions answer, idle RSS, heartbeats/s over
+ * 200 connections, 100-member rebalance (join+sync), durable offsets/s,
+ * replay of N stored offsets at start.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <arpa/inet.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef KC_HAVE_RDKAFKA_MOCK
+#include <librdkafka/rdkafka.h>
+#include <librdkafka/rdkafka_mock.h>
+#endif
+
+#include "kc_common.h"
+#include "kc_msgs.h"
+#include "wire.h"
+
+#define HB_CONNS 200
+#define RB_MEMBERS 100
+#define OC_CONNS 8
+#define OC_PARTITIONS 100
+#define ERR_COORDINATOR_LOAD_IN_PROGRESS 14
+#define ERR_REBALANCE_IN_PROGRESS 27
+#define ERR_MEMBER_ID_REQUIRED 79
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- targets and API versions ------------------------------------------- */
+
+typedef struct {
+    char host[256];
+    int port;
+    int16_t max_version[128]; /* from ApiVersions; -1 = unsupported */
+} target_t;
+
+static int parse_hostport(const char *s, target_t *t)
+{
+    const char *colon = strrchr(s, ':');
+    if (!colon || colon == s || (size_t)(colon - s) >= sizeof(t->host))
+        return -1;
+    memcpy(t->host, s, (size_t)(colon - s));
+    t->host[colon - s] = '\0';
+    t->port = atoi(colon + 1);
+    return t->port > 0 && t->port < 65536 ? 0 : -1;
+}
+
+/* Version to use: our preference, capped by what the broker offers. */
+static int16_t use_version(const target_t *t, int api, int16_t want)
+{
+    int16_t max = t->max_version[api];
+    return max < 0 ? -1 : KC_MIN(want, max);
+}
+
+static bool request_flexible(int api, int16_t v)
+{
+    switch (api) {
+    case KC_API_API_VERSIONS: return v >= KC_API_VERSIONS_REQUEST_FLEXIBLE_MIN;
+    case KC_API_JOIN_GROUP: return v >= KC_JOIN_GROUP_REQUEST_FLEXIBLE_MIN;
+    case KC_API_SYNC_GROUP: return v >= KC_SYNC_GROUP_REQUEST_FLEXIBLE_MIN;
+    case KC_API_HEARTBEAT: return v >= KC_HEARTBEAT_REQUEST_FLEXIBLE_MIN;
+    case KC_API_OFFSET_COMMIT: return v >= KC_OFFSET_COMMIT_REQUEST_FLEXIBLE_MIN;
+    case KC_API_OFFSET_FETCH: return v >= KC_OFFSET_FETCH_REQUEST_FLEXIBLE_MIN;
+    case KC_API_FIND_COORDINATOR: return v >= KC_FIND_COORDINATOR_REQUEST_FLEXIBLE_MIN;
+    case KC_API_CREATE_TOPICS: return v >= KC_CREATE_TOPICS_REQUEST_FLEXIBLE_MIN;
+    default: return false;
+    }
+}
+
+/* Starts a frame: size placeholder plus request header v1/v2. */
+static void frame_begin(kc_buf_t *b, int api, int16_t v, int32_t corr)
+{
+    kc_buf_reset(b);
+    kc_write_int32(b, 0);
+    kc_write_int16(b, (int16_t)api);
+    kc_write_int16(b, v);
+    kc_write_int32(b, corr);
+    kc_write_str(b, kc_str("kcoord-bench"), false);
+    if (request_flexible(api, v))
+        kc_write_uvarint(b, 0);
+}
+
+static void frame_end(kc_buf_t *b)
+{
+    kc_buf_put_int32_at(b, 0, (int32_t)(b->len - 4));
+}
+
+/* Positions r after the response header of api/version. */
+static int32_t read_response_header(kc_reader_t *r, int api, int16_t v)
+{
+    int32_t corr = kc_read_int32(r);
+    if (api != KC_API_API_VERSIONS && request_flexible(api, v))
+        kc_skip_tagged_fields(r);
+    return corr;
+}
+
+/* ---- blocking calls (start-up probe, ApiVersions) ------------------------ */
+
+static int connect_blocking(const target_t *t)
+{
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)t->port)};
+    if (inet_pton(AF_INET, strcmp(t->host, "localhost") == 0 ? "127.0.0.1" : t->host,
+                  &sa.sin_addr) != 1)
+        return -1;
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+        close(fd);
+        return -1;
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    return fd;
+}
+
+static int read_full(int fd, void *p, size_t n, int timeout_ms)
+{
+    uint8_t *b = p;
+    while (n) {
+        struct pollfd pfd = {fd, POLLIN, 0};
+        if (poll(&pfd, 1, timeout_ms) != 1)
+            return -1;
+        ssize_t r = read(fd, b, n);
+        if (r <= 0)
+            return -1;
+        b += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+/* One request/response on a blocking socket; body of the response in *resp. */
+static int roundtrip(int fd, kc_buf_t *req, kc_buf_t *resp, int timeout_ms)
+{
+    if (write(fd, req->data, req->len) != (ssize_t)req->len)
+        return -1;
+    uint8_t sz[4];
+    if (read_full(fd, sz, 4, timeout_ms))
+        return -1;
+    uint32_t n = ((uint32_t)sz[0] << 24) | ((uint32_t)sz[1] << 16) | ((uint32_t)sz[2] << 8) | sz[3];
+    if (n > (64u << 20))
+        return -1;
+    kc_buf_reset(resp);
+    uint8_t *dst = kc_buf_reserve(resp, n);
+    if (read_full(fd, dst, n, timeout_ms))
+        return -1;
+    resp->len = n;
+    return 0;
+}
+
+/* Sends ApiVersions v0 and fills t->max_version. 0 or -1. */
+static int fetch_api_versions(int fd, target_t *t, int timeout_ms)
+{
+    kc_buf_t req, resp;
+    kc_buf_init(&req);
+    kc_buf_init(&resp);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    int rc = -1;
+    frame_begin(&req, KC_API_API_VERSIONS, 0, 1);
+    kc_api_versions_request_t m;
+    kc_api_versions_request_init(&m);
+    kc_api_versions_request_encode(&req, 0, &m);
+    frame_end(&req);
+    if (roundtrip(fd, &req, &resp, timeout_ms))
+        goto out;
+    kc_reader_t r;
+    kc_reader_init(&r, resp.data, resp.len);
+    if (read_response_header(&r, KC_API_API_VERSIONS, 0) != 1)
+        goto out;
+    kc_api_versions_response_t av;
+    if (kc_api_versions_response_decode(&r, 0, &arena, &av) || av.error_code)
+        goto out;
+    for (int i = 0; i < 128; i++)
+        t->max_version[i] = -1;
+    for (int32_t i = 0; i < av.api_keys.count; i++) {
+        int16_t k = av.api_keys.items[i].api_key;
+        if (k >= 0 && k < 128)
+            t->max_version[k] = av.api_keys.items[i].max_version;
+    }
+    rc = 0;
+out:
+    kc_arena_deinit(&arena);
+    kc_buf_deinit(&req);
+    kc_buf_deinit(&resp);
+    return rc;
+}
+
+/* Connects (retrying until deadline) and asks ApiVersions. 0 or -1. */
+static int probe(target_t *t, double deadline)
+{
+    while (now_s() < deadline) {
+        int fd = connect_blocking(t);
+        if (fd >= 0) {
+            double tc = now_s();
+            int rc = fetch_api_versions(fd, t, 2000);
+            if (getenv("KC_BENCH_DEBUG"))
+                fprintf(stderr, "probe: connected at %.6f, answer %d after %.2f ms\n", tc, rc,
+                        (now_s() - tc) * 1e3);
+            close(fd);
+            if (rc == 0)
+                return 0;
+        }
+        usleep(200);
+    }
+    return -1;
+}
+
+/* ---- async connections -------------------------------------------------- */
+
+typedef struct conn conn_t;
+typedef void (*resp_fn)(conn_t *c, kc_reader_t *r);
+
+typedef struct run run_t;
+struct run {
+    struct event_base *base;
+    target_t *target;
+    int active; /* connections still working (commit loads) */
+    bool failed;
+    bool (*finished)(run_t *run); /* group phases: checked after each response */
+    struct conn **conns;
+    int nconns;
+    int32_t gen0;       /* generation before the measured rebalance */
+    double settled_at;  /* when the group phase predicate first held */
+};
+
+struct conn {
+    run_t *run;
+    struct bufferevent *bev;
+    int32_t corr;
+    int api;
+    int16_t version;
+    resp_fn on_resp;
+    kc_buf_t out;
+    kc_arena_t arena;
+    struct event *timer;
+    int index;
+    /* group membership */
+    char group[64];
+    char member_id[256];
+    int32_t generation;
+    bool leader;
+    int state; /* MS_* */
+    kc_str_t members[RB_MEMBERS + 1];
+    int32_t member_count;
+    char member_buf[(RB_MEMBERS + 1) * 128];
+    /* counters */
+    uint64_t ok;
+    uint64_t partitions_ok;
+    int64_t next_offset;
+    int todo; /* generic work counter */
+};
+
+static void conn_fail(conn_t *c, const char *why)
+{
+    fprintf(stderr, "kcoord-bench: connection %d: %s\n", c->index, why);
+    c->run->failed = true;
+    event_base_loopbreak(c->run->base);
+}
+
+static void conn_send(conn_t *c, resp_fn fn)
+{
+    frame_end(&c->out);
+    c->on_resp = fn;
+    bufferevent_write(c->bev, c->out.data, c->out.len);
+}
+
+static void read_cb(struct bufferevent *bev, void *arg)
+{
+    conn_t *c = arg;
+    struct evbuffer *in = bufferevent_get_input(bev);
+    for (;;) {
+        size_t avail = evbuffer_get_length(in);
+        uint8_t sz[4];
+        if (avail < 4 || evbuffer_copyout(in, sz, 4) != 4)
+            return;
+        uint32_t n =
+            ((uint32_t)sz[0] << 24) | ((uint32_t)sz[1] << 16) | ((uint32_t)sz[2] << 8) | sz[3];
+        if (n > (64u << 20)) {
+            conn_fail(c, "oversized response");
+            return;
+        }
+        if (avail < 4 + (size_t)n)
+            return;
+        uint8_t *p = evbuffer_pullup(in, 4 + (ssize_t)n);
+        kc_reader_t r;
+        kc_reader_init(&r, p + 4, n);
+        int32_t corr = read_response_header(&r, c->api, c->version);
+        resp_fn fn = c->on_resp;
+        c->on_resp = NULL;
+        kc_arena_reset(&c->arena);
+        if (corr != c->corr || !fn) {
+            evbuffer_drain(in, 4 + n);
+            conn_fail(c, "unexpected correlation id");
+            return;
+        }
+        fn(c, &r);
+        evbuffer_drain(in, 4 + n);
+        if (c->run->finished && c->run->finished(c->run))
+            event_base_loopbreak(c->run->base);
+    }
+}
+
+static void event_cb(struct bufferevent *bev, short what, void *arg)
+{
+    (void)bev;
+    conn_t *c = arg;
+    if (what & (BEV_EVENT_ERROR | BEV_EVENT_EOF))
+        conn_fail(c, what & BEV_EVENT_EOF ? "closed by broker" : "socket error");
+}
+
+static conn_t *conn_new(run_t *run, int index)
+{
+    int fd = connect_blocking(run->target);
+    if (fd < 0)
+        return NULL;
+    evutil_make_socket_nonblocking(fd);
+    conn_t *c = kc_xcalloc(1, sizeof(*c));
+    c->run = run;
+    c->index = index;
+    c->generation = -1;
+    kc_buf_init(&c->out);
+    kc_arena_init(&c->arena);
+    c->bev = bufferevent_socket_new(run->base, fd, BEV_OPT_CLOSE_ON_FREE);
+    bufferevent_setcb(c->bev, read_cb, NULL, event_cb, c);
+    bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+    return c;
+}
+
+static void conn_free(conn_t *c)
+{
+    if (!c)
+        return;
+    if (c->timer)
+        event_free(c->timer);
+    bufferevent_free(c->bev);
+    kc_buf_deinit(&c->out);
+    kc_arena_deinit(&c->arena);
+    free(c);
+}
+
+/* Begins a request on c; returns the version, or -1 when unsupported. */
+static int16_t conn_begin(conn_t *c, int api, int16_t want)
+{
+    int16_t v = use_version(c->run->target, api, want);
+    if (v < 0) {
+        conn_fail(c, "API not supported by the broker");
+        return -1;
+    }
+    c->api = api;
+    c->version = v;
+    c->corr++;
+    frame_begin(&c->out, api, v, c->corr);
+    return v;
+}
+
+static void done_one(conn_t *c)
+{
+    if (--c->run->active == 0)
+        event_base_loopbreak(c->run->base);
+}
+
+/* ---- classic group member state machine --------------------------------- */
+
+enum { MS_JOIN, MS_SYNC, MS_STABLE };
+
+static const uint8_t subscription[] = {0, 1, 0, 0, 0, 1, 0, 5, 'b', 'e', 'n', 'c', 'h',
+                                       0xff, 0xff, 0xff, 0xff}; /* v1, ["bench"], null userdata */
+
+typedef struct {
+    bool flood;    /* heartbeat back-to-back (load) instead of paced */
+    int pace_ms;   /* heartbeat interval when not flooding */
+    bool quiesce;  /* send no heartbeats at all */
+} member_mode_t;
+
+static member_mode_t member_mode;
+
+static void send_join(conn_t *c);
+static void send_heartbeat(conn_t *c);
+
+/* REBALANCE_IN_PROGRESS, ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID: join again. */
+static bool rejoin_needed(conn_t *c, int16_t error_code)
+{
+    if (error_code == 25)
+        c->member_id[0] = '\0';
+    return error_code == ERR_REBALANCE_IN_PROGRESS || error_code == 22 || error_code == 25;
+}
+
+static void hb_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    send_heartbeat(arg);
+}
+
+static void schedule_heartbeat(conn_t *c)
+{
+    if (member_mode.quiesce)
+        return;
+    if (member_mode.flood) {
+        send_heartbeat(c);
+        return;
+    }
+    if (!c->timer)
+        c->timer = evtimer_new(c->run->base, hb_timer_cb, c);
+    struct timeval tv = {0, member_mode.pace_ms * 1000};
+    evtimer_add(c->timer, &tv);
+}
+
+static void on_heartbeat(conn_t *c, kc_reader_t *r)
+{
+    kc_heartbeat_response_t m;
+    if (kc_heartbeat_response_decode(r, c->version, &c->arena, &m)) {
+        conn_fail(c, "bad HeartbeatResponse");
+        return;
+    }
+    if (rejoin_needed(c, m.error_code)) {
+        send_join(c);
+        return;
+    }
+    if (m.error_code) {
+        conn_fail(c, "heartbeat error");
+        return;
+    }
+    c->ok++;
+    schedule_heartbeat(c);
+}
+
+static void send_heartbeat(conn_t *c)
+{
+    if (conn_begin(c, KC_API_HEARTBEAT, 3) < 0)
+        return;
+    kc_heartbeat_request_t m;
+    kc_heartbeat_request_init(&m);
+    m.group_id = kc_str(c->group);
+    m.generation_id = c->generation;
+    m.member_id = kc_str(c->member_id);
+    kc_heartbeat_request_encode(&c->out, c->version, &m);
+    conn_send(c, on_heartbeat);
+}
+
+static void on_sync(conn_t *c, kc_reader_t *r)
+{
+    kc_sync_group_response_t m;
+    /* Some brokers (librdkafka's mock) send a null assignment with an
+     * error, which SyncGroup v3 does not allow: read the error first. */
+    kc_reader_t head = *r;
+    if (c->version >= 1)
+        kc_read_int32(&head);
+    int16_t early = kc_read_int16(&head);
+    if (!head.err && early) {
+        if (rejoin_needed(c, early) || ++c->todo < 20) {
+            send_join(c);
+            return;
+        }
+        conn_fail(c, "sync error");
+        return;
+    }
+    if (kc_sync_group_response_decode(r, c->version, &c->arena, &m)) {
+        conn_fail(c, "bad SyncGroupResponse");
+        return;
+    }
+    c->todo = 0;
+    c->state = MS_STABLE;
+    schedule_heartbeat(c);
+}
+
+static void send_sync(conn_t *c)
+{
+    if (conn_begin(c, KC_API_SYNC_GROUP, 3) < 0)
+        return;
+    kc_sync_group_request_t m;
+    kc_sync_group_request_init(&m);
+    m.group_id = kc_str(c->group);
+    m.generation_id = c->generation;
+    m.member_id = kc_str(c->member_id);
+    kc_sync_group_request_assignment_t as[RB_MEMBERS + 1];
+    static const uint8_t empty_assignment[] = {0, 1, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff};
+    if (c->leader) {
+        for (int32_t i = 0; i < c->member_count; i++) {
+            as[i].member_id = c->members[i];
+            as[i].assignment = (kc_bytes_t){empty_assignment, (int32_t)sizeof(empty_assignment)};
+        }
+        m.assignments.items = as;
+        m.assignments.count = c->member_count;
+    } else {
+        m.assignments.count = 0;
+    }
+    kc_sync_group_request_encode(&c->out, c->version, &m);
+    c->state = MS_SYNC;
+    conn_send(c, on_sync);
+}
+
+static void on_join(conn_t *c, kc_reader_t *r)
+{
+    kc_join_group_response_t m;
+    if (kc_join_group_response_decode(r, c->version, &c->arena, &m)) {
+        conn_fail(c, "bad JoinGroupResponse");
+        return;
+    }
+    if (m.error_code == ERR_MEMBER_ID_REQUIRED || (m.error_code == 0 && m.member_id.len > 0)) {
+        if (m.member_id.len <= 0 || (size_t)m.member_id.len >= sizeof(c->member_id)) {
+            conn_fail(c, "bad member id");
+            return;
+        }
+        memcpy(c->member_id, m.member_id.ptr, (size_t)m.member_id.len);
+        c->member_id[m.member_id.len] = '\0';
+    }
+    if (m.error_code == ERR_MEMBER_ID_REQUIRED || rejoin_needed(c, m.error_code)) {
+        send_join(c);
+        return;
+    }
+    if (m.error_code) {
+        conn_fail(c, "join error");
+        return;
+    }
+    c->generation = m.generation_id;
+    c->leader = kc_str_eq(m.leader, m.member_id);
+    c->member_count = 0;
+    if (c->leader) {
+        size_t used = 0;
+        for (int32_t i = 0; i < m.members.count && i <= RB_MEMBERS; i++) {
+            kc_str_t id = m.members.items[i].member_id;
+            if (id.len < 0 || used + (size_t)id.len > sizeof(c->member_buf)) {
+                conn_fail(c, "too many members");
+                return;
+            }
+            memcpy(c->member_buf + used, id.ptr, (size_t)id.len);
+            c->members[i] = (kc_str_t){c->member_buf + used, id.len};
+            used += (size_t)id.len;
+            c->member_count++;
+        }
+    }
+    send_sync(c);
+}
+
+static void send_join(conn_t *c)
+{
+    if (conn_begin(c, KC_API_JOIN_GROUP, 5) < 0)
+        return;
+    kc_join_group_request_t m;
+    kc_join_group_request_init(&m);
+    m.group_id = kc_str(c->group);
+    m.session_timeout_ms = 6000; /* Kafka's group.min.session.timeout.ms */
+    m.rebalance_timeout_ms = 30000;
+    m.member_id = kc_str(c->member_id);
+    m.protocol_type = kc_str("consumer");
+    kc_join_group_request_protocol_t p = {kc_str("range"),
+                                          {subscription, (int32_t)sizeof(subscription)}};
+    m.protocols.items = &p;
+    m.protocols.count = 1;
+    kc_join_group_request_encode(&c->out, c->version, &m);
+    c->state = MS_JOIN;
+    conn_send(c, on_join);
+}
+
+/* Periodic check of the group predicate (catches settling with no traffic). */
+static void check_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    run_t *run = arg;
+    if (run->finished && run->finished(run))
+        event_base_loopbreak(run->base);
+}
+
+/*
+ * Runs the loop until run->finished holds (group phases) or run->active
+ * drops to 0 (commit loads), a connection fails, or timeout_s passes.
+ */
+static int run_loop(run_t *run, double timeout_s)
+{
+    struct timeval tv = {(time_t)timeout_s,
+                         (suseconds_t)((timeout_s - (double)(time_t)timeout_s) * 1e6)};
+    struct event *check = NULL;
+    if (run->finished) {
+        if (run->finished(run))
+            return 0;
+        check = event_new(run->base, -1, EV_PERSIST, check_cb, run);
+        struct timeval every = {0, 10000};
+        event_add(check, &every);
+    }
+    double deadline = now_s() + timeout_s;
+    event_base_loopexit(run->base, &tv);
+    event_base_dispatch(run->base);
+    if (check)
+        event_free(check);
+    if (run->failed)
+        return -1;
+    if (run->finished)
+        return run->finished(run) ? 0 : -1;
+    return run->active == 0 || now_s() >= deadline ? 0 : -1;
+}
+
+/* Lets the loop run for ms milliseconds. */
+static void run_for(run_t *run, int ms)
+{
+    struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
+    event_base_loopexit(run->base, &tv);
+    event_base_dispatch(run->base);
+}
+
+/* Every member Stable (each in its own group, or all in one generation). */
+static bool all_stable(run_t *run, bool same_generation)
+{
+    for (int i = 0; i < run->nconns; i++) {
+        conn_t *c = run->conns[i];
+        if (c->state != MS_STABLE || (same_generation && c->generation != run->conns[0]->generation))
+            return false;
+    }
+    return true;
+}
+
+static bool hb_formed(run_t *run)
+{
+    return all_stable(run, false);
+}
+
+/* One generation for all, unchanged for 500 ms of paced heartbeats. */
+static bool rb_settled(run_t *run)
+{
+    if (!all_stable(run, true)) {
+        run->settled_at = 0;
+        return false;
+    }
+    if (run->settled_at == 0)
+        run->settled_at = now_s();
+    return now_s() - run->settled_at >= 0.5;
+}
+
+static bool rb_rebalanced(run_t *run)
+{
+    if (!all_stable(run, true))
+        return false;
+    return run->conns[0]->generation != run->gen0;
+}
+
+/* ---- figure: heartbeats per second -------------------------------------- */
+
+static double bench_heartbeats(target_t *t, double duration, const char *tag)
+{
+    conn_t *cs[HB_CONNS] = {0};
+    run_t run = {.base = event_base_new(), .target = t, .conns = cs, .nconns = HB_CONNS};
+    double rate = -1;
+    member_mode = (member_mode_t){false, 1000, false};
+    for (int i = 0; i < HB_CONNS; i++) {
+        if (!(cs[i] = conn_new(&run, i)))
+            goto out;
+        snprintf(cs[i]->group, sizeof(cs[i]->group), "kcb-hb-%s-%d-%d", tag, (int)getpid(), i);
+        send_join(cs[i]);
+    }
+    run.finished = hb_formed;
+    if (run_loop(&run, 60)) {
+        fprintf(stderr, "kcoord-bench: %s: groups did not form\n", tag);
+        goto out;
+    }
+    run.finished = NULL;
+    /* Switch every member to back-to-back heartbeats. */
+    member_mode.flood = true;
+    for (int i = 0; i < HB_CONNS; i++) {
+        if (cs[i]->timer && evtimer_pending(cs[i]->timer, NULL)) {
+            evtimer_del(cs[i]->timer);
+            send_heartbeat(cs[i]);
+        }
+        cs[i]->ok = 0;
+    }
+    double t0 = now_s();
+    run_for(&run, (int)(duration * 1000));
+    double t1 = now_s();
+    if (run.failed)
+        goto out;
+    uint64_t n = 0;
+    for (int i = 0; i < HB_CONNS; i++)
+        n += cs[i]->ok;
+    rate = (double)n / (t1 - t0);
+out:
+    for (int i = 0; i < HB_CONNS; i++)
+        conn_free(cs[i]);
+    event_base_free(run.base);
+    return rate;
+}
+
+/* ---- figure: 100-member rebalance ---------------------------------------- */
+
+static double bench_rebalance(target_t *t, const char *tag)
+{
+    conn_t *cs[RB_MEMBERS] = {0};
+    run_t run = {.base = event_base_new(), .target = t, .conns = cs, .nconns = RB_MEMBERS};
+    double ms = -1;
+    char group[64];
+    snprintf(group, sizeof(group), "kcb-rb-%s-%d", tag, (int)getpid());
+    /* Form the group: members heartbeat every 50 ms and rejoin when a
+     * rebalance starts, until all share one generation. */
+    member_mode = (member_mode_t){false, 50, false};
+    for (int i = 0; i < RB_MEMBERS; i++) {
+        if (!(cs[i] = conn_new(&run, i)))
+            goto out;
+        snprintf(cs[i]->group, sizeof(cs[i]->group), "%s", group);
+        send_join(cs[i]);
+    }
+    run.finished = rb_settled;
+    if (run_loop(&run, 30)) {
+        int st[3] = {0, 0, 0};
+        for (int i = 0; i < RB_MEMBERS; i++)
+            st[cs[i]->state]++;
+        fprintf(stderr,
+                "kcoord-bench: %s: the 100-member group did not settle in 30 s "
+                "(joining %d, syncing %d, stable %d)\n",
+                tag, st[MS_JOIN], st[MS_SYNC], st[MS_STABLE]);
+        goto out;
+    }
+    /* Quiesce: no new heartbeats, let those in flight finish. */
+    run.finished = NULL;
+    member_mode.quiesce = true;
+    for (int i = 0; i < RB_MEMBERS; i++)
+        if (cs[i]->timer)
+            evtimer_del(cs[i]->timer);
+    run_for(&run, 100);
+    if (run.failed || !all_stable(&run, true))
+        goto out;
+    /* Measured: every member rejoins at once; the join completes when all
+     * have joined, then every member syncs. */
+    run.gen0 = cs[0]->generation;
+    run.finished = rb_rebalanced;
+    double t0 = now_s();
+    for (int i = 0; i < RB_MEMBERS; i++)
+        send_join(cs[i]);
+    if (run_loop(&run, 60))
+        goto out;
+    ms = (now_s() - t0) * 1e3;
+out:
+    for (int i = 0; i < RB_MEMBERS; i++)
+        conn_free(cs[i]);
+    event_base_free(run.base);
+    return ms;
+}
+
+/* ---- offset commits ------------------------------------------------------ */
+
+static const char *oc_topic = "kcoord-bench-offsets";
+
+typedef struct {
+    double deadline; /* timed mode */
+    int groups_per_conn; /* fill mode: commit each of these groups once */
+    const char *prefix;
+} commit_mode_t;
+
+static commit_mode_t commit_mode;
+
+static void send_commit(conn_t *c);
+
+static void on_commit(conn_t *c, kc_reader_t *r)
+{
+    kc_offset_commit_response_t m;
+    if (kc_offset_commit_response_decode(r, c->version, &c->arena, &m)) {
+        conn_fail(c, "bad OffsetCommitResponse");
+        return;
+    }
+    for (int32_t i = 0; i < m.topics.count; i++)
+        for (int32_t j = 0; j < m.topics.items[i].partitions.count; j++) {
+            if (m.topics.items[i].partitions.items[j].error_code) {
+                conn_fail(c, "offset commit error");
+                return;
+            }
+            c->partitions_ok++;
+        }
+    c->ok++;
+    if (commit_mode.deadline > 0 ? now_s() >= commit_mode.deadline
+                                 : (int)c->ok >= commit_mode.groups_per_conn) {
+        done_one(c);
+        return;
+    }
+    send_commit(c);
+}
+
+static void send_commit(conn_t *c)
+{
+    if (conn_begin(c, KC_API_OFFSET_COMMIT, 7) < 0)
+        return;
+    if (commit_mode.deadline <= 0)
+        snprintf(c->group, sizeof(c->group), "%s-%d-%" PRIu64, commit_mode.prefix, c->index,
+                 c->ok);
+    kc_offset_commit_request_t m;
+    kc_offset_commit_request_init(&m);
+    m.group_id = kc_str(c->group);
+    m.generation_id_or_member_epoch = -1;
+    m.member_id = kc_str("");
+    kc_offset_commit_request_partition_t ps[OC_PARTITIONS];
+    for (int i = 0; i < OC_PARTITIONS; i++) {
+        ps[i] = (kc_offset_commit_request_partition_t){i, c->next_offset, -1, -1, kc_str("")};
+    }
+    c->next_offset++;
+    kc_offset_commit_request_topic_t tp;
+    memset(&tp, 0, sizeof(tp));
+    tp.name = kc_str(oc_topic);
+    tp.partitions.items = ps;
+    tp.partitions.count = OC_PARTITIONS;
+    m.topics.items = &tp;
+    m.topics.count = 1;
+    kc_offset_commit_request_encode(&c->out, c->version, &m);
+    conn_send(c, on_commit);
+}
+
+/* Creates the commit topic (an existing topic is fine). */
+static int create_topic(target_t *t)
+{
+    int fd = connect_blocking(t);
+    if (fd < 0)
+        return -1;
+    int16_t v = use_version(t, KC_API_CREATE_TOPICS, 4);
+    int rc = -1;
+    kc_buf_t req, resp;
+    kc_buf_init(&req);
+    kc_buf_init(&resp);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    if (v < 0)
+        goto out;
+    frame_begin(&req, KC_API_CREATE_TOPICS, v, 7);
+    kc_create_topics_request_t m;
+    kc_create_topics_request_init(&m);
+    kc_create_topics_request_creatable_topic_t ct;
+    memset(&ct, 0, sizeof(ct));
+    ct.name = kc_str(oc_topic);
+    ct.num_partitions = OC_PARTITIONS;
+    ct.replication_factor = 1;
+    m.topics.items = &ct;
+    m.topics.count = 1;
+    kc_create_topics_request_encode(&req, v, &m);
+    frame_end(&req);
+    if (roundtrip(fd, &req, &resp, 10000))
+        goto out;
+    kc_reader_t r;
+    kc_reader_init(&r, resp.data, resp.len);
+    read_response_header(&r, KC_API_CREATE_TOPICS, v);
+    kc_create_topics_response_t cr;
+    if (kc_create_topics_response_decode(&r, v, &arena, &cr) || cr.topics.count != 1)
+        goto out;
+    int16_t ec = cr.topics.items[0].error_code;
+    rc = (ec == 0 || ec == 36 /* TOPIC_ALREADY_EXISTS */) ? 0 : -1;
+out:
+    close(fd);
+    kc_arena_deinit(&arena);
+    kc_buf_deinit(&req);
+    kc_buf_deinit(&resp);
+    return rc;
+}
+
+/* Timed mode (deadline) or fill mode (groups_per_conn groups per connection).
+ * Returns committed partitions per second, or -1. */
+static double run_commits(target_t *t, int conns, commit_mode_t mode, const char *tag)
+{
+    conn_t *cs[64] = {0};
+    run_t run = {.base = event_base_new(), .target = t};
+    double rate = -1;
+    commit_mode = mode;
+    conns = KC_MIN(conns, 64);
+    for (int i = 0; i < conns; i++) {
+        if (!(cs[i] = conn_new(&run, i)))
+            goto out;
+        snprintf(cs[i]->group, sizeof(cs[i]->group), "kcb-oc-%s-%d-%d", tag, (int)getpid(), i);
+    }
+    double t0 = now_s();
+    if (commit_mode.deadline > 0)
+        commit_mode.deadline = t0 + mode.deadline;
+    run.active = conns;
+    for (int i = 0; i < conns; i++)
+        send_commit(cs[i]);
+    if (run_loop(&run, mode.deadline > 0 ? mode.deadline + 30 : 600))
+        goto out;
+    double t1 = now_s();
+    uint64_t n = 0;
+    for (int i = 0; i < conns; i++)
+        n += cs[i]->partitions_ok;
+    rate = (double)n / (t1 - t0);
+out:
+    for (int i = 0; i < conns; i++)
+        conn_free(cs[i]);
+    event_base_free(run.base);
+    return rate;
+}
+
+/* ---- kcoord process control ---------------------------------------------- */
+
+static int free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof(sa);
+    int port = -1;
+    if (fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+        getsockname(fd, (struct sockaddr *)&sa, &len) == 0)
+        port = ntohs(sa.sin_port);
+    if (fd >= 0)
+        close(fd);
+    return port;
+}
+
+/* Starts kcoord; returns its pid and the time of exec in *t_exec. */
+static pid_t start_kcoord(const char *path, int port, const char *dir, double *t_exec)
+{
+    char listeners[64], logdirs[512];
+    snprintf(listeners, sizeof(listeners), "listeners=PLAINTEXT://127.0.0.1:%d", port);
+    snprintf(logdirs, sizeof(logdirs), "log.dirs=%s", dir);
+    char *argv[] = {(char *)path, "--override", listeners, "--override", logdirs, "--override",
+                    "group.initial.rebalance.delay.ms=0", NULL};
+    *t_exec = now_s();
+    pid_t pid = fork();
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0 && !getenv("KC_BENCH_LOGS"))
+            dup2(devnull, 2);
+        execv(path, argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+static void stop_kcoord(pid_t pid)
+{
+    if (pid <= 0)
+        return;
+    kill(pid, SIGTERM);
+    for (int i = 0; i < 500; i++) {
+        if (waitpid(pid, NULL, WNOHANG) == pid)
+            return;
+        usleep(10000);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+
+static long rss_kib(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    long kib = -1;
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof(line), f))
+        if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
+            break;
+    fclose(f);
+    return kib;
+}
+
+/* FindCoordinator then OffsetFetch of group; 1 = answered, 0 = still loading, -1 = error. */
+static int loaded_check(target_t *t, const char *group)
+{
+    int fd = connect_blocking(t);
+    if (fd < 0)
+        return -1;
+    int rc = -1;
+    kc_buf_t req, resp;
+    kc_buf_init(&req);
+    kc_buf_init(&resp);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    if (t->max_version[KC_API_FIND_COORDINATOR] < 0 && fetch_api_versions(fd, t, 5000))
+        goto out;
+    int16_t v = use_version(t, KC_API_FIND_COORDINATOR, 2);
+    frame_begin(&req, KC_API_FIND_COORDINATOR, v, 1);
+    kc_find_coordinator_request_t fc;
+    kc_find_coordinator_request_init(&fc);
+    fc.key = kc_str(group);
+    kc_find_coordinator_request_encode(&req, v, &fc);
+    frame_end(&req);
+    if (roundtrip(fd, &req, &resp, 5000))
+        goto out;
+    kc_reader_t r;
+    kc_reader_init(&r, resp.data, resp.len);
+    read_response_header(&r, KC_API_FIND_COORDINATOR, v);
+    kc_find_coordinator_response_t fr;
+    if (kc_find_coordinator_response_decode(&r, v, &arena, &fr))
+        goto out;
+    if (fr.error_code) {
+        rc = 0;
+        goto out;
+    }
+    v = use_version(t, KC_API_OFFSET_FETCH, 5);
+    frame_begin(&req, KC_API_OFFSET_FETCH, v, 2);
+    kc_offset_fetch_request_t of;
+    kc_offset_fetch_request_init(&of);
+    of.group_id = kc_str(group);
+    int32_t part0 = 0;
+    kc_offset_fetch_request_topic_t ot;
+    memset(&ot, 0, sizeof(ot));
+    ot.name = kc_str(oc_topic);
+    ot.partition_indexes.items = &part0;
+    ot.partition_indexes.count = 1;
+    of.topics.items = &ot;
+    of.topics.count = 1;
+    kc_offset_fetch_request_encode(&req, v, &of);
+    frame_end(&req);
+    if (roundtrip(fd, &req, &resp, 5000))
+        goto out;
+    kc_reader_init(&r, resp.data, resp.len);
+    read_response_header(&r, KC_API_OFFSET_FETCH, v);
+    kc_offset_fetch_response_t orsp;
+    if (kc_offset_fetch_response_decode(&r, v, &arena, &orsp))
+        goto out;
+    int16_t ec = orsp.error_code;
+    if (!ec && orsp.topics.count > 0 && orsp.topics.items[0].partitions.count > 0)
+        ec = orsp.topics.items[0].partitions.items[0].error_code;
+    if (ec == ERR_COORDINATOR_LOAD_IN_PROGRESS)
+        rc = 0;
+    else if (ec == 0 && orsp.topics.count > 0 && orsp.topics.items[0].partitions.count > 0 &&
+             orsp.topics.items[0].partitions.items[0].committed_offset >= 0)
+        rc = 1;
+out:
+    close(fd);
+    kc_arena_deinit(&arena);
+    kc_buf_deinit(&req);
+    kc_buf_deinit(&resp);
+    return rc;
+}
+
+/* ---- output --------------------------------------------------------------- */
+
+static void figure(const char *name, double v, const char *unit, const char *target)
+{
+    if (v < 0)
+        printf("%-34s %12s %-10s (target %s)\n", name, "FAILED", "", target);
+    else
+        printf("%-34s %12.2f %-10s (target %s)\n", name, v, unit, target);
+    fflush(stdout);
+}
+
+static void compare(const char *name, double ours, double ref, const char *unit)
+{
+    if (ours < 0 || ref < 0)
+        printf("%-34s %12s\n", name, "n/a");
+    else
+        printf("%-34s %12.0f %-10s reference %.0f, ratio %.2fx\n", name, ours, unit, ref,
+               ours / ref);
+}
+
+static void usage(const char *argv0)
+{
+    fprintf(stderr,
+            "usage: %s (--kcoord PATH | --bootstrap HOST:PORT) [--reference HOST:PORT]\n"
+            "          [--rdkafka-mock] [--duration SEC] [--replay-offsets N]\n"
+            "          [--data-dir DIR (kept afterwards; default a temporary one)]\n"
+            "          [--commit-conns N]\n",
+            argv0);
+}
+
+int main(int argc, char **argv)
+{
+    const char *kcoord = NULL, *bootstrap = NULL, *reference = NULL;
+    bool mock = false;
+    double duration = 3;
+    long replay_offsets = 1000000;
+    static const struct option opts[] = {
+        {"kcoord", required_argument, NULL, 'k'},
+        {"bootstrap", required_argument, NULL, 'b'},
+        {"reference", required_argument, NULL, 'r'},
+        {"rdkafka-mock", no_argument, NULL, 'm'},
+        {"duration", required_argument, NULL, 'd'},
+        {"replay-offsets", required_argument, NULL, 'n'},
+        {"data-dir", required_argument, NULL, 'D'},
+        {"commit-conns", required_argument, NULL, 'c'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int ch;
+    const char *keep_dir = NULL;
+    int commit_conns = OC_CONNS;
+    while ((ch = getopt_long(argc, argv, "k:b:r:md:n:D:c:h", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'k': kcoord = optarg; break;
+        case 'b': bootstrap = optarg; break;
+        case 'r': reference = optarg; break;
+        case 'm': mock = true; break;
+        case 'd': duration = atof(optarg); break;
+        case 'n': replay_offsets = atol(optarg); break;
+        case 'D': keep_dir = optarg; break;
+        case 'c': commit_conns = atoi(optarg); break;
+        default: usage(argv[0]); return ch == 'h' ? 0 : 2;
+        }
+    }
+    if ((!kcoord && !bootstrap && !mock) || duration <= 0 || commit_conns < 1 ||
+        commit_conns > 64) {
+        usage(argv[0]);
+        return 2;
+    }
+    signal(SIGPIPE, SIG_IGN);
+
+    target_t ours = {0}, ref = {0};
+    bool have_ours = false, have_ref = false;
+    pid_t pid = -1;
+    char dir[512] = "/tmp/kcoord-bench-XXXXXX";
+    int status = 0;
+
+    if (keep_dir && (strlen(keep_dir) >= sizeof(dir) || strchr(keep_dir, '\''))) {
+        fprintf(stderr, "kcoord-bench: unusable --data-dir\n");
+        return 2;
+    }
+    if (kcoord) {
+        if (keep_dir)
+            snprintf(dir, sizeof(dir), "%s", keep_dir);
+        else if (!mkdtemp(dir)) {
+            perror("mkdtemp");
+            return 1;
+        }
+        snprintf(ours.host, sizeof(ours.host), "127.0.0.1");
+        ours.port = free_port();
+        double t_exec;
+        pid = start_kcoord(kcoord, ours.port, dir, &t_exec);
+        if (getenv("KC_BENCH_DEBUG"))
+            fprintf(stderr, "exec at %.6f\n", t_exec);
+        if (pid < 0 || probe(&ours, t_exec + 10)) {
+            fprintf(stderr, "kcoord-bench: %s did not answer ApiVersions\n", kcoord);
+            stop_kcoord(pid);
+            return 1;
+        }
+        figure("start to first ApiVersions", (now_s() - t_exec) * 1e3, "ms", "< 20 ms");
+        usleep(300000);
+        long kib = rss_kib(pid);
+        figure("idle RSS", kib < 0 ? -1 : (double)kib / 1024.0, "MiB", "< 8 MiB");
+        have_ours = true;
+    } else if (bootstrap) {
+        if (parse_hostport(bootstrap, &ours) || probe(&ours, now_s() + 10)) {
+            fprintf(stderr, "kcoord-bench: no broker at %s\n", bootstrap);
+            return 1;
+        }
+        have_ours = true;
+    }
+
+#ifdef KC_HAVE_RDKAFKA_MOCK
+    rd_kafka_t *mock_rk = NULL;
+    rd_kafka_mock_cluster_t *mcluster = NULL;
+    if (mock) {
+        char err[256];
+        rd_kafka_conf_t *conf = rd_kafka_conf_new();
+        rd_kafka_conf_set(conf, "log_level", "0", err, sizeof(err));
+        mock_rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof(err));
+        mcluster = mock_rk ? rd_kafka_mock_cluster_new(mock_rk, 1) : NULL;
+        if (!mcluster) {
+            fprintf(stderr, "kcoord-bench: cannot start the librdkafka mock cluster\n");
+            return 1;
+        }
+        rd_kafka_mock_topic_create(mcluster, oc_topic, OC_PARTITIONS, 1);
+        reference = rd_kafka_mock_cluster_bootstraps(mcluster);
+    }
+#else
+    if (mock) {
+        fprintf(stderr, "kcoord-bench: built without librdkafka; --rdkafka-mock unavailable\n");
+        return 2;
+    }
+#endif
+    if (reference) {
+        if (parse_hostport(reference, &ref) || probe(&ref, now_s() + 10)) {
+            fprintf(stderr, "kcoord-bench: no reference broker at %s\n", reference);
+            status = 1;
+            goto out;
+        }
+        have_ref = true;
+    }
+
+    double hb = -1, hb_ref = -1, oc = -1, oc_ref = -1;
+    if (have_ours) {
+        hb = bench_heartbeats(&ours, duration, "k");
+        figure("heartbeats/s (200 connections)", hb, "/s", ">= 50000/s");
+        figure("100-member rebalance (join+sync)", bench_rebalance(&ours, "k"), "ms", "< 20 ms");
+        if (create_topic(&ours))
+            fprintf(stderr, "kcoord-bench: could not create %s\n", oc_topic);
+        oc = run_commits(&ours, commit_conns, (commit_mode_t){duration, 0, NULL}, "k");
+        char label[64];
+        snprintf(label, sizeof(label), "durable offsets/s (%d conns x %d)", commit_conns,
+                 OC_PARTITIONS);
+        figure(label, oc, "/s", ">= 200000/s");
+    }
+    if (have_ref) {
+        hb_ref = bench_heartbeats(&ref, duration, "r");
+        figure("reference heartbeats/s", hb_ref, "/s", "-");
+        if (!mock && create_topic(&ref))
+            fprintf(stderr, "kcoord-bench: could not create %s on the reference\n", oc_topic);
+        oc_ref = run_commits(&ref, commit_conns, (commit_mode_t){duration, 0, NULL}, "r");
+        figure("reference offsets/s", oc_ref, "/s", "-");
+        if (have_ours) {
+            compare("heartbeats/s vs reference", hb, hb_ref, "/s");
+            compare("offsets/s vs reference", oc, oc_ref, "/s");
+        }
+    }
+
+    if (kcoord && replay_offsets > 0) {
+        /* Fill: groups of 100 partitions until replay_offsets are stored. */
+        int groups = (int)((replay_offsets + OC_PARTITIONS - 1) / OC_PARTITIONS);
+        int per_conn = (groups + commit_conns - 1) / commit_conns;
+        char prefix[64];
+        snprintf(prefix, sizeof(prefix), "kcb-rp-%d", (int)getpid());
+        double fill = run_commits(&ours, commit_conns, (commit_mode_t){0, per_conn, prefix}, "f");
+        if (fill < 0) {
+            figure("replay of stored offsets", -1, "ms", "< 350 ms for 1M");
+        } else {
+            stop_kcoord(pid);
+            double t_exec;
+            pid = start_kcoord(kcoord, ours.port, dir, &t_exec);
+            char last[96];
+            snprintf(last, sizeof(last), "%s-%d-%d", prefix, commit_conns - 1, per_conn - 1);
+            int st = -1;
+            memset(ours.max_version, 0xff, sizeof(ours.max_version));
+            double t_probe = 0;
+            while (now_s() < t_exec + 60) {
+                if (t_probe == 0 && probe(&ours, t_exec + 60) == 0)
+                    t_probe = now_s();
+                st = loaded_check(&ours, last);
+                if (st != 0)
+                    break;
+                usleep(500);
+            }
+            double t_done = now_s();
+            printf("stored offsets: %ld (%d groups)\n",
+                   (long)per_conn * commit_conns * OC_PARTITIONS, per_conn * commit_conns);
+            figure("restart to offsets served", st == 1 ? (t_done - t_exec) * 1e3 : -1, "ms",
+                   "< 350 ms for 1M");
+            if (st == 1 && t_probe > 0)
+                figure("  of which after first answer", (t_done - t_probe) * 1e3, "ms", "-");
+        }
+    }
+out:
+#ifdef KC_HAVE_RDKAFKA_MOCK
+    if (mcluster)
+        rd_kafka_mock_cluster_destroy(mcluster);
+    if (mock_rk)
+        rd_kafka_destroy(mock_rk);
+#endif
+    if (pid > 0)
+        stop_kcoord(pid);
+    if (kcoord && !keep_dir) {
+        char cmd[600];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        if (system(cmd) != 0)
+            fprintf(stderr, "kcoord-bench: could not remove %s\n", dir);
+    }
+    return status;
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Installs the Debian 12 packages kcoord needs that are missing on this machine.
+#   scripts/deps.sh build   what building needs
+#   scripts/deps.sh all     build + what the unit and integration tests need (default)
+# Checks with dpkg-query first; runs apt-get only when something is missing.
+# When not root and something is missing, prints the apt-get command and fails.
+set -euo pipefail
+
+BUILD_PKGS=(gcc meson ninja-build pkg-config libevent-dev liblmdb-dev libssl-dev
+            libcmocka-dev python3)
+TEST_PKGS=(python3-kafka python3-confluent-kafka kcat librdkafka-dev procps iproute2)
+
+what="${1:-all}"
+case "$what" in
+    build) want=("${BUILD_PKGS[@]}") ;;
+    all) want=("${BUILD_PKGS[@]}" "${TEST_PKGS[@]}") ;;
+    *) echo "usage: $0 [build|all]" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in "${want[@]}"; do
+    status="$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)"
+    if [ "$status" != "installed" ]; then
+        missing+=("$p")
+    fi
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+    exit 0
+fi
+
+cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+    echo "deps: missing packages: ${missing[*]}" >&2
+    echo "deps: run as root:" >&2
+    echo "  $cmd" >&2
+    exit 1
+fi
+
+echo "deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+apt-get install -y --no-install-recommends "${missing[@]}"

@@ -1,0 +1,687 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Log APIs: Produce, Fetch (with long polls woken by produce commits),
+ * ListOffsets, InitProducerId (idempotent producers only), CreatePartitions
+ * and DeleteTopics, answered as Kafka's KafkaApis and ReplicaManager answer
+ * them on a single broker that leads every partition at leader epoch 0.
+ */
+#include "server_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kc_log.h"
+
+#define KC_ERR_OFFSET_OUT_OF_RANGE 1
+#define KC_ERR_INVALID_REQUIRED_ACKS 21
+#define KC_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED 53
+#define KC_ERR_KAFKA_STORAGE_ERROR 56
+#define KC_ERR_FETCH_SESSION_ID_NOT_FOUND 70
+
+static int respond(kc_req_t *req, int rc, kc_buf_t *b)
+{
+    if (rc != 0) {
+        kc_log_error("server", "cannot encode response to api %d v%d (%d)", req->ctx.api_key,
+                     req->ctx.api_version, rc);
+        kc_buf_deinit(b);
+        return KC_EIO;
+    }
+    kc_req_respond(req, b);
+    kc_buf_deinit(b);
+    return 0;
+}
+
+static const kc_uuid_t zero_uuid;
+
+/* ---- Produce ---- */
+
+int kc_handle_produce(kc_req_t *req)
+{
+    kc_server_t *s = req->srv;
+    int16_t v = req->ctx.api_version;
+    if (v < 3)
+        return KC_EVERSION; /* advertised for librdkafka's probe (KAFKA-18659), never served */
+    kc_produce_request_t rq;
+    kc_produce_request_init(&rq);
+    if (kc_produce_request_decode(req->body, v, req->arena, &rq) != 0)
+        return KC_EINVAL;
+    bool acks_ok = rq.acks == 0 || rq.acks == 1 || rq.acks == -1;
+    kc_produce_response_t resp;
+    kc_produce_response_init(&resp);
+    resp.throttle_time_ms = 0;
+    resp.node_endpoints.count = 0;
+    int32_t nt = rq.topic_data.count > 0 ? rq.topic_data.count : 0;
+    resp.responses.items =
+        kc_arena_alloc(req->arena, (size_t)(nt ? nt : 1) * sizeof(*resp.responses.items));
+    resp.responses.count = nt;
+    bool any_error = false, storage_failed = false;
+    for (int32_t i = 0; i < nt; i++) {
+        kc_produce_request_topic_produce_data_t *t = &rq.topic_data.items[i];
+        kc_produce_response_topic_produce_response_t *rt = &resp.responses.items[i];
+        const kc_topic_t *topic = v >= 13 ? kc_topics_find_id(s->topics, t->topic_id)
+                                          : kc_topics_find(s->topics, t->name);
+        rt->name = t->name;
+        rt->topic_id = t->topic_id;
+        int32_t np = t->partition_data.count > 0 ? t->partition_data.count : 0;
+        rt->partition_responses.items =
+            kc_arena_alloc(req->arena, (size_t)(np ? np : 1) * sizeof(*rt->partition_responses.items));
+        rt->partition_responses.count = np;
+        for (int32_t j = 0; j < np; j++) {
+            kc_produce_request_partition_produce_data_t *pd = &t->partition_data.items[j];
+            kc_produce_response_partition_produce_response_t *rp = &rt->partition_responses.items[j];
+            memset(rp, 0, sizeof(*rp));
+            rp->index = pd->index;
+            rp->base_offset = -1;
+            rp->log_append_time_ms = -1;
+            rp->log_start_offset = -1;
+            rp->record_errors.count = 0;
+            rp->error_message = KC_STR_NULL;
+            rp->current_leader = (kc_produce_response_leader_id_and_epoch_t){-1, -1};
+            if (!topic) {
+                rp->error_code =
+                    v >= 13 ? KC_ERR_UNKNOWN_TOPIC_ID : KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+                any_error = true;
+                continue;
+            }
+            if (pd->index < 0 || pd->index >= topic->partitions) {
+                rp->error_code = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+                any_error = true;
+                continue;
+            }
+            if (!acks_ok) {
+                rp->error_code = KC_ERR_INVALID_REQUIRED_ACKS;
+                any_error = true;
+                continue;
+            }
+            kc_log_append_result_t ar;
+            int rc = kc_log_append(s->log, topic->id, pd->index, pd->records.ptr,
+                                   pd->records.len > 0 ? (size_t)pd->records.len : 0, v,
+                                   req->ctx.now_ms, &ar);
+            if (rc != 0)
+                storage_failed = true;
+            rp->error_code = ar.error_code;
+            rp->base_offset = ar.base_offset;
+            rp->log_append_time_ms = ar.log_append_time;
+            rp->log_start_offset = ar.log_start_offset;
+            if (ar.error_message)
+                rp->error_message = kc_str(ar.error_message);
+            if (ar.record_error_index >= 0) {
+                kc_produce_response_batch_index_and_error_message_t *e =
+                    kc_arena_alloc(req->arena, sizeof(*e));
+                e->batch_index = ar.record_error_index;
+                e->batch_index_error_message = KC_STR_NULL;
+                rp->record_errors.items = e;
+                rp->record_errors.count = 1;
+            }
+            if (ar.error_code)
+                any_error = true;
+        }
+    }
+    if (storage_failed)
+        kc_log_warn("server", "produce: a storage error failed some partitions");
+    if (rq.acks == 0) {
+        /* No response. Kafka closes the connection when a partition failed, so the
+         * producer learns of it by reconnecting; otherwise the connection is read again. */
+        if (any_error)
+            kc_net_close(s->net, req->ctx.conn_id, "acks=0 produce failed");
+        else
+            kc_net_request_done(s->net, req->ctx.conn_id);
+        return 0;
+    }
+    kc_buf_t b;
+    kc_buf_init(&b);
+    int rc = kc_produce_response_encode(&b, v, &resp);
+    if (rc != 0)
+        return respond(req, rc, &b);
+    kc_response_t *r = kc_req_respond(req, &b);
+    kc_buf_deinit(&b);
+    /* If the commit fails, what was appended is gone: answer KAFKA_STORAGE_ERROR there. */
+    for (int32_t i = 0; i < nt; i++) {
+        for (int32_t j = 0; j < resp.responses.items[i].partition_responses.count; j++) {
+            kc_produce_response_partition_produce_response_t *rp =
+                &resp.responses.items[i].partition_responses.items[j];
+            if (rp->error_code == 0) {
+                rp->error_code = KC_ERR_KAFKA_STORAGE_ERROR;
+                rp->base_offset = -1;
+                rp->log_append_time_ms = -1;
+                rp->log_start_offset = -1;
+            }
+        }
+    }
+    if (kc_produce_response_encode(&r->error_body, v, &resp) != 0)
+        kc_buf_reset(&r->error_body);
+    return 0;
+}
+
+/* ---- Fetch ---- */
+
+/*
+ * Builds the Fetch response from the committed log. With final false and a
+ * request that would wait (no error, fewer than MinBytes readable,
+ * MaxWaitMs > 0), appends nothing and sets *wait. 0 or KC_EINVAL/KC_EIO.
+ */
+static int fetch_eval(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t *body,
+                      size_t body_len, bool final, kc_result_t *res, bool *wait,
+                      int32_t *max_wait_ms)
+{
+    int16_t v = ctx->api_version;
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_reader_t r;
+    kc_reader_init(&r, body, body_len);
+    kc_fetch_request_t rq;
+    kc_fetch_request_init(&rq);
+    int rc = 0;
+    kc_buf_t b, data;
+    kc_buf_init(&b);
+    kc_buf_init(&data);
+    *wait = false;
+    if (kc_fetch_request_decode(&r, v, &arena, &rq) != 0) {
+        rc = KC_EINVAL;
+        goto out;
+    }
+    *max_wait_ms = rq.max_wait_ms;
+    kc_fetch_response_t resp;
+    kc_fetch_response_init(&resp);
+    resp.throttle_time_ms = 0;
+    resp.session_id = 0;
+    resp.node_endpoints.count = 0;
+    /* Sessions (KIP-227): a full request (epoch 0 or -1) is answered sessionless, with
+     * session id 0, as Kafka does when its session cache has no room; an incremental
+     * request names a session that was never created. */
+    if (v >= 7 && rq.session_epoch != 0 && rq.session_epoch != -1) {
+        resp.error_code = KC_ERR_FETCH_SESSION_ID_NOT_FOUND;
+        resp.responses.count = 0;
+        goto encode;
+    }
+    int32_t nt = rq.topics.count > 0 ? rq.topics.count : 0;
+    resp.responses.items =
+        kc_arena_alloc(&arena, (size_t)(nt ? nt : 1) * sizeof(*resp.responses.items));
+    resp.responses.count = nt;
+    /* ReplicaManager.readFromLog: v3+ has a response byte limit and returns at least
+     * one batch of the first partition with data; v0-2 has a hard limit. */
+    bool min_one = v >= 3;
+    int64_t limit = v >= 3 && rq.max_bytes >= 0 ? rq.max_bytes : INT32_MAX;
+    int64_t bytes = 0;
+    bool any_error = false;
+    int32_t nparts = 0;
+    /* Record bytes are copied into one buffer; views into it are fixed up after. */
+    size_t *starts = NULL;
+    size_t nstarts = 0;
+    for (int32_t i = 0; i < nt; i++)
+        nstarts += rq.topics.items[i].partitions.count > 0 ? (size_t)rq.topics.items[i].partitions.count : 0;
+    starts = kc_arena_alloc(&arena, (nstarts ? nstarts : 1) * 2 * sizeof(size_t));
+    size_t k = 0;
+    for (int32_t i = 0; i < nt; i++) {
+        kc_fetch_request_topic_t *t = &rq.topics.items[i];
+        kc_fetch_response_fetchable_topic_response_t *rt = &resp.responses.items[i];
+        const kc_topic_t *topic =
+            v >= 13 ? kc_topics_find_id(s->topics, t->topic_id) : kc_topics_find(s->topics, t->topic);
+        rt->topic = t->topic;
+        rt->topic_id = t->topic_id;
+        int32_t np = t->partitions.count > 0 ? t->partitions.count : 0;
+        rt->partitions.items =
+            kc_arena_alloc(&arena, (size_t)(np ? np : 1) * sizeof(*rt->partitions.items));
+        rt->partitions.count = np;
+        for (int32_t j = 0; j < np; j++, k++) {
+            kc_fetch_request_partition_t *p = &t->partitions.items[j];
+            kc_fetch_response_partition_data_t *rp = &rt->partitions.items[j];
+            memset(rp, 0, sizeof(*rp));
+            starts[2 * k] = data.len;
+            starts[2 * k + 1] = data.len;
+            nparts++;
+            rp->partition_index = p->partition;
+            rp->diverging_epoch = (kc_fetch_response_epoch_end_offset_t){-1, -1};
+            rp->current_leader = (kc_fetch_response_leader_id_and_epoch_t){-1, -1};
+            rp->snapshot_id = (kc_fetch_response_snapshot_id_t){-1, -1};
+            rp->preferred_read_replica = -1;
+            rp->last_stable_offset = -1;
+            rp->log_start_offset = -1;
+            rp->high_watermark = -1;
+            /* Kafka sends null aborted transactions unless reading committed data. */
+            rp->aborted_transactions.count = rq.isolation_level == 1 ? 0 : -1;
+            if (!topic) {
+                rp->error_code =
+                    v >= 13 ? KC_ERR_UNKNOWN_TOPIC_ID : KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+                any_error = true;
+                continue;
+            }
+            if (p->partition < 0 || p->partition >= topic->partitions) {
+                rp->error_code = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+                any_error = true;
+                continue;
+            }
+            int64_t room = limit - bytes;
+            int32_t max = (int32_t)KC_MIN((int64_t)p->partition_max_bytes, room < 0 ? 0 : room);
+            int16_t err = 0;
+            kc_log_offsets_t offs;
+            size_t before = data.len;
+            rc = kc_log_read(s->log, topic->id, p->partition, p->fetch_offset, max, min_one, &data,
+                             &err, &offs);
+            if (rc != 0) {
+                rp->error_code = KC_ERR_KAFKA_STORAGE_ERROR;
+                any_error = true;
+                rc = 0;
+                continue;
+            }
+            rp->error_code = err;
+            rp->high_watermark = offs.high_watermark;
+            rp->last_stable_offset = offs.high_watermark;
+            rp->log_start_offset = offs.log_start_offset;
+            if (err) {
+                any_error = true;
+                continue;
+            }
+            starts[2 * k + 1] = data.len;
+            if (data.len > before) {
+                min_one = false;
+                bytes += (int64_t)(data.len - before);
+            }
+        }
+    }
+    if (!final && !any_error && nparts > 0 && rq.max_wait_ms > 0 && bytes < rq.min_bytes) {
+        *wait = true;
+        goto out;
+    }
+    k = 0;
+    for (int32_t i = 0; i < nt; i++) {
+        kc_fetch_response_fetchable_topic_response_t *rt = &resp.responses.items[i];
+        for (int32_t j = 0; j < rt->partitions.count; j++, k++) {
+            size_t a = starts[2 * k], e = starts[2 * k + 1];
+            rt->partitions.items[j].records =
+                (kc_bytes_t){e > a ? data.data + a : (const uint8_t *)"", (int32_t)(e - a)};
+        }
+    }
+encode:
+    rc = kc_fetch_response_encode(&b, v, &resp);
+    if (rc != 0) {
+        kc_log_error("server", "cannot encode a Fetch v%d response (%d)", v, rc);
+        rc = KC_EIO;
+        goto out;
+    }
+    {
+        kc_req_t rr = {.srv = s, .ctx = *ctx, .res = res};
+        kc_req_respond(&rr, &b);
+    }
+out:
+    kc_buf_deinit(&b);
+    kc_buf_deinit(&data);
+    kc_arena_deinit(&arena);
+    return rc;
+}
+
+int kc_handle_fetch(kc_req_t *req)
+{
+    const uint8_t *body = req->body->p;
+    size_t len = kc_reader_left(req->body);
+    bool wait;
+    int32_t max_wait = 0;
+    int rc = fetch_eval(req->srv, &req->ctx, body, len, false, req->res, &wait, &max_wait);
+    if (rc == 0 && wait)
+        kc_server_park_fetch(req->srv, &req->ctx, body, len, max_wait);
+    return rc;
+}
+
+int kc_fetch_complete(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t *body,
+                      size_t len, bool final, kc_result_t *res, bool *completed)
+{
+    bool wait;
+    int32_t max_wait;
+    int rc = fetch_eval(s, ctx, body, len, final, res, &wait, &max_wait);
+    *completed = rc != 0 || !wait;
+    return rc;
+}
+
+/* ---- ListOffsets ---- */
+
+int kc_handle_list_offsets(kc_req_t *req)
+{
+    kc_server_t *s = req->srv;
+    int16_t v = req->ctx.api_version;
+    kc_list_offsets_request_t rq;
+    kc_list_offsets_request_init(&rq);
+    if (kc_list_offsets_request_decode(req->body, v, req->arena, &rq) != 0)
+        return KC_EINVAL;
+    kc_list_offsets_response_t resp;
+    kc_list_offsets_response_init(&resp);
+    resp.throttle_time_ms = 0;
+    int32_t nt = rq.topics.count > 0 ? rq.topics.count : 0;
+    resp.topics.items =
+        kc_arena_alloc(req->arena, (size_t)(nt ? nt : 1) * sizeof(*resp.topics.items));
+    resp.topics.count = nt;
+    for (int32_t i = 0; i < nt; i++) {
+        kc_list_offsets_request_topic_t *t = &rq.topics.items[i];
+        kc_list_offsets_response_topic_response_t *rt = &resp.topics.items[i];
+        const kc_topic_t *topic = kc_topics_find(s->topics, t->name);
+        int32_t np = t->partitions.count > 0 ? t->partitions.count : 0;
+        rt->name = t->name;
+        rt->partitions.items =
+            kc_arena_alloc(req->arena, (size_t)(np ? np : 1) * sizeof(*rt->partitions.items));
+        rt->partitions.count = np;
+        for (int32_t j = 0; j < np; j++) {
+            kc_list_offsets_request_partition_t *p = &t->partitions.items[j];
+            kc_list_offsets_response_partition_response_t *rp = &rt->partitions.items[j];
+            memset(rp, 0, sizeof(*rp));
+            rp->partition_index = p->partition_index;
+            rp->timestamp = -1;
+            rp->offset = -1;
+            rp->leader_epoch = -1;
+            rp->old_style_offsets = (kc_int64_array_t){NULL, 0};
+            if (!topic || p->partition_index < 0 || p->partition_index >= topic->partitions) {
+                rp->error_code = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+                continue;
+            }
+            int64_t ts = p->timestamp;
+            int64_t off = -1, found = -1;
+            kc_log_offsets_t offs;
+            if (kc_log_offsets(s->log, topic->id, p->partition_index, &offs) != 0) {
+                rp->error_code = KC_ERR_KAFKA_STORAGE_ERROR;
+                continue;
+            }
+            int rc = 0;
+            if (ts == -5 || ts == -6) {
+                /* Latest tiered / earliest pending upload: no remote storage. */
+            } else if (ts < -6) {
+                /* Kafka searches by this timestamp: every record is at or after it. */
+                rc = kc_log_list_offset(s->log, topic->id, p->partition_index, 0, &off, &found);
+                if (rc == 0 && off >= 0)
+                    rc = kc_log_list_offset(s->log, topic->id, p->partition_index, -2, &off,
+                                            &found);
+            } else {
+                rc = kc_log_list_offset(s->log, topic->id, p->partition_index, ts, &off, &found);
+            }
+            if (rc != 0) {
+                rp->error_code = KC_ERR_KAFKA_STORAGE_ERROR;
+                continue;
+            }
+            rp->error_code = KC_ERR_NONE;
+            bool nonempty = offs.high_watermark > offs.log_start_offset;
+            if (v == 0) {
+                /* Legacy offsets: the requested offset, as a one-element list. */
+                if (off >= 0 && p->max_num_offsets > 0) {
+                    int64_t *z = kc_arena_alloc(req->arena, sizeof(int64_t));
+                    *z = off;
+                    rp->old_style_offsets = (kc_int64_array_t){z, 1};
+                }
+                continue;
+            }
+            rp->offset = off;
+            rp->timestamp = found;
+            if (v >= 4 && (ts == -1 || (off >= 0 && ts != -2 && ts != -4 && ts >= -4) ||
+                           ((ts == -2 || ts == -4) && nonempty)))
+                rp->leader_epoch = 0;
+        }
+    }
+    kc_buf_t b;
+    kc_buf_init(&b);
+    return respond(req, kc_list_offsets_response_encode(&b, v, &resp), &b);
+}
+
+/* ---- InitProducerId ---- */
+
+
+int kc_handle_init_producer_id(kc_req_t *req)
+{
+    kc_server_t *s = req->srv;
+    int16_t v = req->ctx.api_version;
+    kc_init_producer_id_request_t rq;
+    kc_init_producer_id_request_init(&rq);
+    if (kc_init_producer_id_request_decode(req->body, v, req->arena, &rq) != 0)
+        return KC_EINVAL;
+    kc_init_producer_id_response_t resp;
+    kc_init_producer_id_response_init(&resp);
+    resp.throttle_time_ms = 0;
+    resp.producer_id = -1;
+    resp.producer_epoch = -1;
+    if (!kc_str_is_null(rq.transactional_id)) {
+        /* Transactions are not implemented: the producer fails fast instead of retrying. */
+        resp.error_code = rq.transactional_id.len == 0 ? KC_ERR_INVALID_REQUEST
+                                                       : KC_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+    } else {
+        int64_t pid;
+        if (kc_log_next_producer_id(s->log, &pid) != 0) {
+            resp.error_code = KC_ERR_COORDINATOR_NOT_AVAILABLE;
+        } else {
+            resp.error_code = KC_ERR_NONE;
+            resp.producer_id = pid;
+            resp.producer_epoch = 0;
+        }
+    }
+    kc_buf_t b;
+    kc_buf_init(&b);
+    int rc = kc_init_producer_id_response_encode(&b, v, &resp);
+    if (rc != 0)
+        return respond(req, rc, &b);
+    kc_response_t *r = kc_req_respond(req, &b);
+    kc_buf_deinit(&b);
+    if (resp.error_code == KC_ERR_NONE) {
+        /* The id block may not have been persisted: never hand out the id then. */
+        resp.error_code = KC_ERR_COORDINATOR_NOT_AVAILABLE;
+        resp.producer_id = -1;
+        resp.producer_epoch = -1;
+        if (kc_init_producer_id_response_encode(&r->error_body, v, &resp) != 0)
+            kc_buf_reset(&r->error_body);
+    }
+    return 0;
+}
+
+/* ---- CreatePartitions ---- */
+
+int kc_handle_create_partitions(kc_req_t *req)
+{
+    kc_server_t *s = req->srv;
+    int16_t v = req->ctx.api_version;
+    kc_create_partitions_request_t rq;
+    kc_create_partitions_request_init(&rq);
+    if (kc_create_partitions_request_decode(req->body, v, req->arena, &rq) != 0)
+        return KC_EINVAL;
+    kc_create_partitions_response_t resp;
+    kc_create_partitions_response_init(&resp);
+    resp.throttle_time_ms = 0;
+    int32_t n = rq.topics.count > 0 ? rq.topics.count : 0;
+    kc_create_partitions_response_topic_result_t *out =
+        kc_arena_alloc(req->arena, (size_t)(n ? n : 1) * sizeof(*out));
+    int32_t nout = 0;
+    for (int32_t i = 0; i < n; i++) {
+        kc_create_partitions_request_topic_t *t = &rq.topics.items[i];
+        bool seen = false, dup = false;
+        for (int32_t j = 0; j < n; j++) {
+            if (j != i && kc_str_eq(rq.topics.items[j].name, t->name)) {
+                dup = true;
+                seen = seen || j < i;
+            }
+        }
+        if (seen)
+            continue; /* a duplicated name is answered once */
+        kc_create_partitions_response_topic_result_t *r = &out[nout++];
+        r->name = t->name;
+        r->error_code = KC_ERR_NONE;
+        r->error_message = KC_STR_NULL;
+        char msg[256];
+        const kc_topic_t *topic = kc_topics_find(s->topics, t->name);
+        if (dup) {
+            r->error_code = KC_ERR_INVALID_REQUEST;
+            r->error_message = kc_str("Duplicate topic name.");
+        } else if (!topic) {
+            r->error_code = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+        } else if (t->count == topic->partitions) {
+            snprintf(msg, sizeof(msg), "Topic already has %d partition(s).", topic->partitions);
+            r->error_code = KC_ERR_INVALID_PARTITIONS;
+        } else if (t->count < topic->partitions) {
+            snprintf(msg, sizeof(msg),
+                     "The topic %.*s currently has %d partition(s); %d would not be an increase.",
+                     (int)t->name.len, t->name.ptr, topic->partitions, t->count);
+            r->error_code = KC_ERR_INVALID_PARTITIONS;
+        } else if (t->assignments.count >= 0 &&
+                   t->assignments.count != t->count - topic->partitions) {
+            snprintf(msg, sizeof(msg),
+                     "Attempted to add %d additional partition(s), but only %d assignment(s) "
+                     "were specified.",
+                     t->count - topic->partitions, t->assignments.count);
+            r->error_code = KC_ERR_INVALID_REPLICA_ASSIGNMENT;
+        } else {
+            for (int32_t a = 0; a < t->assignments.count && r->error_code == 0; a++) {
+                kc_int32_array_t ids = t->assignments.items[a].broker_ids;
+                if (ids.count != 1 || ids.items[0] != s->cfg->node_id) {
+                    snprintf(msg, sizeof(msg),
+                             "The manual partition assignment includes a broker that is not "
+                             "registered or a replication factor other than 1.");
+                    r->error_code = KC_ERR_INVALID_REPLICA_ASSIGNMENT;
+                }
+            }
+            if (r->error_code == 0 && !rq.validate_only) {
+                int32_t before = topic->partitions;
+                if (kc_topics_set_partitions(s->topics, t->name, t->count) != 0) {
+                    r->error_code = KC_ERR_UNKNOWN_SERVER_ERROR;
+                } else {
+                    kc_log_info("server", "topic %s: partitions %d -> %d", topic->name, before,
+                                t->count);
+                }
+            }
+        }
+        if (r->error_code != 0 && r->error_code != KC_ERR_UNKNOWN_TOPIC_OR_PARTITION &&
+            kc_str_is_null(r->error_message)) {
+            size_t len = strlen(msg);
+            char *p = kc_arena_alloc(req->arena, len + 1);
+            memcpy(p, msg, len);
+            r->error_message = (kc_str_t){p, (int32_t)len};
+        }
+    }
+    resp.results.items = out;
+    resp.results.count = nout;
+    kc_buf_t b;
+    kc_buf_init(&b);
+    return respond(req, kc_create_partitions_response_encode(&b, v, &resp), &b);
+}
+
+/* ---- DeleteTopics ---- */
+
+static bool uuid_eq(kc_uuid_t a, kc_uuid_t b)
+{
+    return memcmp(a.b, b.b, 16) == 0;
+}
+
+/* Deletes one topic: its log, its committed offsets, then the topic itself. */
+static int16_t delete_topic(kc_req_t *req, const kc_topic_t *topic)
+{
+    kc_server_t *s = req->srv;
+    kc_uuid_t id = topic->id;
+    char *name = kc_xstrdup(topic->name);
+    int16_t err = KC_ERR_NONE;
+    if (kc_log_delete_topic(s->log, id) != 0 || kc_topics_delete(s->topics, kc_str(name)) != 0) {
+        err = KC_ERR_UNKNOWN_SERVER_ERROR;
+    } else {
+        kc_coord_topic_deleted(s->coord, kc_str(name), req->ctx.now_ms, req->res);
+        kc_log_info("server", "deleted topic %s", name);
+    }
+    free(name);
+    return err;
+}
+
+int kc_handle_delete_topics(kc_req_t *req)
+{
+    kc_server_t *s = req->srv;
+    int16_t v = req->ctx.api_version;
+    kc_delete_topics_request_t rq;
+    kc_delete_topics_request_init(&rq);
+    if (kc_delete_topics_request_decode(req->body, v, req->arena, &rq) != 0)
+        return KC_EINVAL;
+    /* One list of (name, id) entries: v0-5 names, v6 either. */
+    int32_t n = v >= 6 ? KC_MAX(rq.topics.count, 0) : KC_MAX(rq.topic_names.count, 0);
+    kc_delete_topics_request_delete_topic_state_t *in =
+        kc_arena_alloc(req->arena, (size_t)(n ? n : 1) * sizeof(*in));
+    for (int32_t i = 0; i < n; i++) {
+        if (v >= 6) {
+            in[i] = rq.topics.items[i];
+        } else {
+            in[i].name = rq.topic_names.items[i];
+            in[i].topic_id = zero_uuid;
+        }
+    }
+    kc_delete_topics_response_t resp;
+    kc_delete_topics_response_init(&resp);
+    resp.throttle_time_ms = 0;
+    kc_delete_topics_response_deletable_topic_result_t *out =
+        kc_arena_alloc(req->arena, (size_t)(n ? n : 1) * sizeof(*out));
+    int32_t nout = 0;
+#define RESULT(nm, id, code, msg)                                                                  \
+    do {                                                                                           \
+        out[nout].name = (nm);                                                                     \
+        out[nout].topic_id = (id);                                                                 \
+        out[nout].error_code = (code);                                                             \
+        out[nout].error_message = (msg);                                                           \
+        nout++;                                                                                    \
+    } while (0)
+    /* As Kafka's ControllerApis.deleteTopics: bad entries and duplicates first. */
+    for (int32_t i = 0; i < n; i++) {
+        bool by_id = kc_str_is_null(in[i].name);
+        if (by_id && uuid_eq(in[i].topic_id, zero_uuid)) {
+            RESULT(KC_STR_NULL, zero_uuid, KC_ERR_INVALID_REQUEST,
+                   kc_str("Neither topic name nor id were specified."));
+            continue;
+        }
+        if (!by_id && !uuid_eq(in[i].topic_id, zero_uuid)) {
+            RESULT(in[i].name, in[i].topic_id, KC_ERR_INVALID_REQUEST,
+                   kc_str("You may not specify both topic name and topic id."));
+            continue;
+        }
+        bool dup = false, first = true;
+        for (int32_t j = 0; j < n; j++) {
+            if (j == i || kc_str_is_null(in[j].name) != by_id)
+                continue;
+            bool same = by_id ? uuid_eq(in[j].topic_id, in[i].topic_id)
+                              : kc_str_eq(in[j].name, in[i].name) &&
+                                    uuid_eq(in[j].topic_id, zero_uuid);
+            if (same) {
+                dup = true;
+                if (j < i)
+                    first = false;
+            }
+        }
+        if (dup) {
+            if (first)
+                RESULT(by_id ? KC_STR_NULL : in[i].name, by_id ? in[i].topic_id : zero_uuid,
+                       KC_ERR_INVALID_REQUEST,
+                       kc_str(by_id ? "Duplicate topic id." : "Duplicate topic name."));
+            continue;
+        }
+        const kc_topic_t *topic = by_id ? kc_topics_find_id(s->topics, in[i].topic_id)
+                                        : kc_topics_find(s->topics, in[i].name);
+        if (!topic) {
+            if (by_id)
+                RESULT(KC_STR_NULL, in[i].topic_id, KC_ERR_UNKNOWN_TOPIC_ID, KC_STR_NULL);
+            else
+                RESULT(in[i].name, zero_uuid, KC_ERR_UNKNOWN_TOPIC_OR_PARTITION, KC_STR_NULL);
+            continue;
+        }
+        /* A name and an id naming the same topic. */
+        bool both = false;
+        for (int32_t j = 0; j < n && !both; j++) {
+            if (j == i || kc_str_is_null(in[j].name) == by_id)
+                continue;
+            const kc_topic_t *o = kc_str_is_null(in[j].name)
+                                      ? kc_topics_find_id(s->topics, in[j].topic_id)
+                                      : kc_topics_find(s->topics, in[j].name);
+            both = o == topic;
+        }
+        if (both) {
+            if (!by_id)
+                RESULT(in[i].name, topic->id, KC_ERR_INVALID_REQUEST,
+                       kc_str("The provided topic name maps to an ID that was already supplied."));
+            continue;
+        }
+        kc_str_t name = {kc_arena_alloc(req->arena, strlen(topic->name) + 1), 0};
+        memcpy((char *)name.ptr, topic->name, strlen(topic->name));
+        name.len = (int32_t)strlen(topic->name);
+        kc_uuid_t id = topic->id;
+        int16_t err = delete_topic(req, topic);
+        RESULT(name, id, err, KC_STR_NULL);
+    }
+#undef RESULT
+    resp.responses.items = out;
+    resp.responses.count = nout;
+    kc_buf_t b;
+    kc_buf_init(&b);
+    return respond(req, kc_delete_topics_response_encode(&b, v, &resp), &b);
+}

@@ -1,0 +1,887 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The partition log on LMDB: batch validation (Kafka's LogValidator and
+ * UnifiedLog.analyzeAndValidateRecords), offset assignment, idempotent
+ * producer state, reads by offset and lookups by timestamp.
+ *
+ * Databases (all integers big-endian):
+ *   "plog":      topic id (16) | partition (4) | base offset (8) -> the batch
+ *                bytes (BaseOffset and PartitionLeaderEpoch rewritten)
+ *   "pproducer": topic id | partition | producer id (8) -> u8 version 0,
+ *                i16 epoch, u8 n, n x {i32 first seq, i32 last seq,
+ *                i64 first offset, i64 last offset, i64 timestamp}
+ *                (the last five batches, oldest first)
+ *   "pmeta":     "producer_id_block_end" -> i64
+ * Batch keys sort by offset within a partition, so the batch holding an
+ * offset is the greatest key not above (topic id, partition, offset).
+ */
+#include "log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "crc32c.h"
+#include "kc_log.h"
+
+#define BATCH_HEADER 61          /* bytes before the first record */
+#define LOG_OVERHEAD 12          /* BaseOffset + BatchLength */
+#define PRODUCER_BATCHES 5       /* ProducerStateEntry.NUM_BATCHES_TO_RETAIN */
+#define PRODUCER_ID_BLOCK 1000   /* ProducerIdManager block size */
+#define KEY_LEN 28
+#define PKEY_LEN 20
+
+/* Batch header field offsets. */
+#define OFF_BASE_OFFSET 0
+#define OFF_LENGTH 8
+#define OFF_LEADER_EPOCH 12
+#define OFF_MAGIC 16
+#define OFF_CRC 17
+#define OFF_ATTRIBUTES 21
+#define OFF_LAST_OFFSET_DELTA 23
+#define OFF_BASE_TIMESTAMP 27
+#define OFF_MAX_TIMESTAMP 35
+#define OFF_PRODUCER_ID 43
+#define OFF_PRODUCER_EPOCH 51
+#define OFF_BASE_SEQUENCE 53
+#define OFF_RECORD_COUNT 57
+
+#define ATTR_COMPRESSION 0x07
+#define ATTR_LOG_APPEND_TIME 0x08
+#define ATTR_TRANSACTIONAL 0x10
+#define ATTR_CONTROL 0x20
+#define COMPRESSION_ZSTD 4
+
+typedef struct {
+    int32_t first_seq, last_seq;
+    int64_t first_offset, last_offset, timestamp;
+} batch_meta_t;
+
+typedef struct {
+    int64_t producer_id;
+    int16_t epoch;
+    uint8_t n;
+    batch_meta_t b[PRODUCER_BATCHES];
+} producer_t;
+
+typedef struct part {
+    kc_uuid_t topic_id;
+    int32_t partition;
+    int64_t log_start, hw, leo;
+    producer_t *producers;
+    size_t nproducers, producers_cap;
+    bool dirty; /* pending appends since the last commit */
+} part_t;
+
+struct kc_log {
+    kc_store_t *store;
+    kc_log_config_t cfg;
+    kc_store_dbi_t db_batches, db_producers, db_meta;
+    part_t **tab; /* open addressing; cap is a power of two */
+    size_t cap, count;
+    int64_t next_producer_id, producer_id_block_end;
+};
+
+static const char PID_KEY[] = "producer_id_block_end";
+
+/* ---- big-endian helpers ---- */
+
+static void be64(uint8_t *p, uint64_t v)
+{
+    for (int i = 7; i >= 0; i--, v >>= 8)
+        p[i] = (uint8_t)v;
+}
+
+static void be32(uint8_t *p, uint32_t v)
+{
+    for (int i = 3; i >= 0; i--, v >>= 8)
+        p[i] = (uint8_t)v;
+}
+
+static void be16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+static uint64_t rd64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+
+static uint16_t rd16(const uint8_t *p)
+{
+    return (uint16_t)((p[0] << 8) | p[1]);
+}
+
+static void batch_key(uint8_t *k, kc_uuid_t tid, int32_t partition, int64_t offset)
+{
+    memcpy(k, tid.b, 16);
+    be32(k + 16, (uint32_t)partition);
+    be64(k + 20, (uint64_t)offset);
+}
+
+/* ---- config, lifecycle ---- */
+
+void kc_log_config_defaults(kc_log_config_t *cfg)
+{
+    cfg->max_message_bytes = 1024 * 1024 + LOG_OVERHEAD;
+    cfg->message_timestamp_before_max_ms = INT64_MAX;
+    cfg->message_timestamp_after_max_ms = 3600000;
+}
+
+static int read_i64_fn(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *value,
+                       size_t value_len)
+{
+    if (key_len != sizeof(PID_KEY) - 1 || memcmp(key, PID_KEY, key_len) != 0)
+        return 0;
+    if (value_len != 8)
+        return KC_EIO;
+    *(int64_t *)ctx = (int64_t)rd64(value);
+    return 1;
+}
+
+static int load_producer_ids(kc_log_t *l)
+{
+    int64_t end = 0;
+    int rc = kc_store_scan(l->store, l->db_meta, PID_KEY, sizeof(PID_KEY) - 1,
+                           sizeof(PID_KEY) - 1, false, read_i64_fn, &end);
+    if (rc < 0)
+        return rc;
+    l->next_producer_id = end;
+    l->producer_id_block_end = end;
+    return 0;
+}
+
+kc_log_t *kc_log_new(kc_store_t *store, const kc_log_config_t *cfg)
+{
+    kc_log_t *l = kc_xcalloc(1, sizeof(*l));
+    l->store = store;
+    if (cfg)
+        l->cfg = *cfg;
+    else
+        kc_log_config_defaults(&l->cfg);
+    l->cap = 64;
+    l->tab = kc_xcalloc(l->cap, sizeof(*l->tab));
+    if (kc_store_dbi_open(store, "plog", &l->db_batches) != 0 ||
+        kc_store_dbi_open(store, "pproducer", &l->db_producers) != 0 ||
+        kc_store_dbi_open(store, "pmeta", &l->db_meta) != 0 || load_producer_ids(l) != 0) {
+        kc_log_error("log", "cannot open the partition log databases");
+        kc_log_free(l);
+        return NULL;
+    }
+    return l;
+}
+
+static void part_free(part_t *p)
+{
+    if (!p)
+        return;
+    free(p->producers);
+    free(p);
+}
+
+static void drop_all(kc_log_t *l)
+{
+    for (size_t i = 0; i < l->cap; i++) {
+        part_free(l->tab[i]);
+        l->tab[i] = NULL;
+    }
+    l->count = 0;
+}
+
+void kc_log_free(kc_log_t *l)
+{
+    if (!l)
+        return;
+    drop_all(l);
+    free(l->tab);
+    free(l);
+}
+
+void kc_log_reset(kc_log_t *l)
+{
+    drop_all(l);
+    if (load_producer_ids(l) != 0)
+        kc_log_error("log", "cannot reload the producer id counter");
+}
+
+bool kc_log_committed(kc_log_t *l)
+{
+    bool advanced = false;
+    for (size_t i = 0; i < l->cap; i++) {
+        part_t *p = l->tab[i];
+        if (p && p->dirty) {
+            if (p->hw != p->leo)
+                advanced = true;
+            p->hw = p->leo;
+            p->dirty = false;
+        }
+    }
+    return advanced;
+}
+
+/* ---- partition table ---- */
+
+static size_t part_hash(kc_uuid_t tid, int32_t partition)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (int i = 0; i < 16; i++) {
+        h ^= tid.b[i];
+        h *= 1099511628211ull;
+    }
+    h ^= (uint32_t)partition;
+    h *= 1099511628211ull;
+    return (size_t)(h ^ (h >> 29));
+}
+
+static bool part_is(const part_t *p, kc_uuid_t tid, int32_t partition)
+{
+    return p->partition == partition && memcmp(p->topic_id.b, tid.b, 16) == 0;
+}
+
+static void tab_insert(part_t **tab, size_t cap, part_t *p)
+{
+    size_t i = part_hash(p->topic_id, p->partition) & (cap - 1);
+    while (tab[i])
+        i = (i + 1) & (cap - 1);
+    tab[i] = p;
+}
+
+static void tab_rebuild(kc_log_t *l, size_t cap)
+{
+    part_t **old = l->tab;
+    size_t old_cap = l->cap;
+    l->tab = kc_xcalloc(cap, sizeof(*l->tab));
+    l->cap = cap;
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i])
+            tab_insert(l->tab, cap, old[i]);
+    free(old);
+}
+
+typedef struct {
+    int64_t base, last;
+    bool found;
+} edge_ctx_t;
+
+static int edge_fn(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *value,
+                   size_t value_len)
+{
+    edge_ctx_t *e = ctx;
+    if (key_len != KEY_LEN || value_len < BATCH_HEADER)
+        return KC_EIO;
+    e->base = (int64_t)rd64(key + 20);
+    e->last = e->base + (int32_t)rd32(value + OFF_LAST_OFFSET_DELTA);
+    e->found = true;
+    return 1;
+}
+
+static int producer_load_fn(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *value,
+                            size_t value_len)
+{
+    part_t *p = ctx;
+    if (key_len != KEY_LEN || value_len < 4 || value[0] != 0 ||
+        value_len != 4 + (size_t)value[3] * 32 || value[3] > PRODUCER_BATCHES)
+        return KC_EIO;
+    if (p->nproducers == p->producers_cap) {
+        p->producers_cap = p->producers_cap ? p->producers_cap * 2 : 4;
+        p->producers = kc_xrealloc(p->producers, p->producers_cap * sizeof(producer_t));
+    }
+    producer_t *pr = &p->producers[p->nproducers++];
+    memset(pr, 0, sizeof(*pr));
+    pr->producer_id = (int64_t)rd64(key + 20);
+    pr->epoch = (int16_t)rd16(value + 1);
+    pr->n = value[3];
+    for (uint8_t i = 0; i < pr->n; i++) {
+        const uint8_t *b = value + 4 + 32 * i;
+        pr->b[i].first_seq = (int32_t)rd32(b);
+        pr->b[i].last_seq = (int32_t)rd32(b + 4);
+        pr->b[i].first_offset = (int64_t)rd64(b + 8);
+        pr->b[i].last_offset = (int64_t)rd64(b + 16);
+        pr->b[i].timestamp = (int64_t)rd64(b + 24);
+    }
+    return 0;
+}
+
+/* Finds or loads the state of a partition; NULL (logged) on storage failure. */
+static part_t *part_get(kc_log_t *l, kc_uuid_t tid, int32_t partition)
+{
+    size_t i = part_hash(tid, partition) & (l->cap - 1);
+    while (l->tab[i]) {
+        if (part_is(l->tab[i], tid, partition))
+            return l->tab[i];
+        i = (i + 1) & (l->cap - 1);
+    }
+    part_t *p = kc_xcalloc(1, sizeof(*p));
+    p->topic_id = tid;
+    p->partition = partition;
+    uint8_t k[KEY_LEN];
+    edge_ctx_t first = {0, 0, false}, last = {0, 0, false};
+    batch_key(k, tid, partition, 0);
+    int rc = kc_store_scan(l->store, l->db_batches, k, KEY_LEN, PKEY_LEN, false, edge_fn, &first);
+    if (rc >= 0) {
+        batch_key(k, tid, partition, INT64_MAX);
+        rc = kc_store_scan(l->store, l->db_batches, k, KEY_LEN, PKEY_LEN, true, edge_fn, &last);
+    }
+    if (rc >= 0)
+        rc = kc_store_scan(l->store, l->db_producers, k, PKEY_LEN, PKEY_LEN, false,
+                           producer_load_fn, p);
+    if (rc < 0) {
+        kc_log_error("log", "cannot load the state of partition %d (%d)", partition, rc);
+        part_free(p);
+        return NULL;
+    }
+    p->log_start = first.found ? first.base : 0;
+    p->leo = last.found ? last.last + 1 : 0;
+    p->hw = p->leo;
+    if ((l->count + 1) * 2 > l->cap)
+        tab_rebuild(l, l->cap * 2);
+    tab_insert(l->tab, l->cap, p);
+    l->count++;
+    return p;
+}
+
+/* ---- record walking ---- */
+
+typedef int (*record_fn)(void *ctx, int32_t index, int64_t timestamp_delta, int32_t offset_delta);
+
+/*
+ * Walks the uncompressed records of a batch (bytes after the header); each
+ * must parse exactly to its declared length and the count must match.
+ * Returns 0, fn's non-zero value, or KC_EINVAL with *why set.
+ */
+static int walk_records(const uint8_t *p, size_t len, int32_t count, record_fn fn, void *ctx,
+                        const char **why)
+{
+    kc_reader_t r;
+    kc_reader_init(&r, p, len);
+    for (int32_t i = 0; i < count; i++) {
+        int32_t rlen = kc_read_varint(&r);
+        if (r.err || rlen < 0 || (size_t)rlen > kc_reader_left(&r)) {
+            *why = "Invalid record size";
+            return KC_EINVAL;
+        }
+        kc_reader_t b;
+        kc_reader_init(&b, r.p, (size_t)rlen);
+        r.p += rlen;
+        kc_read_int8(&b); /* attributes, unused */
+        int64_t ts_delta = kc_read_varlong(&b);
+        int32_t off_delta = kc_read_varint(&b);
+        int32_t klen = kc_read_varint(&b);
+        if (klen >= 0)
+            kc_read_raw(&b, (size_t)klen);
+        int32_t vlen = kc_read_varint(&b);
+        if (vlen >= 0)
+            kc_read_raw(&b, (size_t)vlen);
+        int32_t nh = kc_read_varint(&b);
+        if (nh < 0) {
+            *why = "Found invalid number of record headers";
+            return KC_EINVAL;
+        }
+        for (int32_t h = 0; h < nh && !b.err; h++) {
+            int32_t hk = kc_read_varint(&b);
+            if (hk < 0) {
+                *why = "Invalid negative header key size";
+                return KC_EINVAL;
+            }
+            kc_read_raw(&b, (size_t)hk);
+            int32_t hv = kc_read_varint(&b);
+            if (hv >= 0)
+                kc_read_raw(&b, (size_t)hv);
+        }
+        if (b.err || kc_reader_left(&b) != 0 || klen < -1 || vlen < -1) {
+            *why = "Invalid record: the payload does not match its declared size";
+            return KC_EINVAL;
+        }
+        if (fn) {
+            int rc = fn(ctx, i, ts_delta, off_delta);
+            if (rc)
+                return rc;
+        }
+    }
+    if (kc_reader_left(&r) != 0) {
+        *why = "Incorrect declared batch size, records still remaining in file";
+        return KC_EINVAL;
+    }
+    return 0;
+}
+
+typedef struct {
+    int64_t base_ts, now, before_max, after_max, max_ts;
+    int32_t bad_ts_index;
+} validate_ctx_t;
+
+static int validate_record_fn(void *ctx, int32_t index, int64_t ts_delta, int32_t offset_delta)
+{
+    validate_ctx_t *v = ctx;
+    (void)offset_delta; /* Kafka trusts the header's offset range for uncompressed batches */
+    int64_t ts = v->base_ts + ts_delta;
+    if (ts > v->max_ts)
+        v->max_ts = ts;
+    if (v->bad_ts_index < 0 &&
+        ((v->before_max != INT64_MAX && v->now - ts > v->before_max) ||
+         ts - v->now > v->after_max))
+        v->bad_ts_index = index;
+    return 0;
+}
+
+/* ---- append ---- */
+
+static int32_t seq_add(int32_t seq, int32_t delta)
+{
+    /* DefaultRecordBatch.incrementSequence: wraps past INT32_MAX to 0. */
+    if (seq > INT32_MAX - delta)
+        return delta - (INT32_MAX - seq) - 1;
+    return seq + delta;
+}
+
+static producer_t *producer_find(part_t *p, int64_t pid)
+{
+    for (size_t i = 0; i < p->nproducers; i++)
+        if (p->producers[i].producer_id == pid)
+            return &p->producers[i];
+    return NULL;
+}
+
+static int producer_store(kc_log_t *l, const part_t *p, const producer_t *pr)
+{
+    uint8_t k[KEY_LEN];
+    batch_key(k, p->topic_id, p->partition, pr->producer_id);
+    uint8_t v[4 + 32 * PRODUCER_BATCHES];
+    v[0] = 0;
+    be16(v + 1, (uint16_t)pr->epoch);
+    v[3] = pr->n;
+    for (uint8_t i = 0; i < pr->n; i++) {
+        uint8_t *b = v + 4 + 32 * i;
+        be32(b, (uint32_t)pr->b[i].first_seq);
+        be32(b + 4, (uint32_t)pr->b[i].last_seq);
+        be64(b + 8, (uint64_t)pr->b[i].first_offset);
+        be64(b + 16, (uint64_t)pr->b[i].last_offset);
+        be64(b + 24, (uint64_t)pr->b[i].timestamp);
+    }
+    return kc_store_put(l->store, l->db_producers, k, KEY_LEN, v, 4 + 32 * (size_t)pr->n);
+}
+
+static void fail(kc_log_append_result_t *out, int16_t code, const char *msg)
+{
+    out->error_code = code;
+    out->error_message = msg;
+    out->base_offset = -1;
+    out->log_append_time = -1;
+    out->log_start_offset = -1;
+}
+
+int kc_log_append(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, const uint8_t *records,
+                  size_t len, int16_t produce_version, int64_t now_ms,
+                  kc_log_append_result_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->record_error_index = -1;
+    /* ProduceRequest.validateRecords: exactly one batch of magic 2. A trailing
+     * fragment shorter than a batch is not a batch (Kafka's iterator stops). */
+    if (!records || len < LOG_OVERHEAD ||
+        (size_t)(int32_t)rd32(records + OFF_LENGTH) + LOG_OVERHEAD > len ||
+        (int32_t)rd32(records + OFF_LENGTH) < 0) {
+        fail(out, KC_LOG_ERR_INVALID_RECORD,
+             "Produce requests must have at least one record batch per partition");
+        return 0;
+    }
+    size_t size = (size_t)rd32(records + OFF_LENGTH) + LOG_OVERHEAD;
+    if (size < LOG_OVERHEAD + 14 || len < OFF_MAGIC + 1) {
+        fail(out, KC_LOG_ERR_CORRUPT_MESSAGE,
+             "Record size is less than the minimum record overhead (14)");
+        return 0;
+    }
+    int8_t magic = (int8_t)records[OFF_MAGIC];
+    if (magic < 0 || magic > 2) {
+        fail(out, KC_LOG_ERR_CORRUPT_MESSAGE, "Invalid magic found in record");
+        return 0;
+    }
+    if (magic != 2) {
+        fail(out, KC_LOG_ERR_INVALID_RECORD,
+             "Produce requests are only allowed to contain record batches with magic version 2");
+        return 0;
+    }
+    if (size < BATCH_HEADER) {
+        fail(out, KC_LOG_ERR_CORRUPT_MESSAGE, "Record batch is smaller than its header");
+        return 0;
+    }
+    int16_t attrs = (int16_t)rd16(records + OFF_ATTRIBUTES);
+    int compression = attrs & ATTR_COMPRESSION;
+    if (produce_version < 7 && compression == COMPRESSION_ZSTD) {
+        fail(out, KC_LOG_ERR_UNSUPPORTED_COMPRESSION_TYPE,
+             "Produce requests with version below 7 are not allowed to use ZStandard compression");
+        return 0;
+    }
+    size_t rest = len - size;
+    if (rest >= LOG_OVERHEAD && (int32_t)rd32(records + size + OFF_LENGTH) >= 0 &&
+        (size_t)rd32(records + size + OFF_LENGTH) + LOG_OVERHEAD <= rest) {
+        fail(out, KC_LOG_ERR_INVALID_RECORD,
+             "Produce requests are only allowed to contain exactly one record batch per partition");
+        return 0;
+    }
+    if ((int64_t)rd64(records + OFF_BASE_OFFSET) != 0) {
+        fail(out, KC_LOG_ERR_INVALID_RECORD, "The baseOffset of the record batch should be 0");
+        return 0;
+    }
+    if (size > (size_t)l->cfg.max_message_bytes) {
+        fail(out, KC_LOG_ERR_MESSAGE_TOO_LARGE,
+             "The record batch size exceeds the maximum configured value (message.max.bytes)");
+        return 0;
+    }
+    if (kc_crc32c(0, records + OFF_ATTRIBUTES, size - OFF_ATTRIBUTES) != rd32(records + OFF_CRC)) {
+        fail(out, KC_LOG_ERR_CORRUPT_MESSAGE, "Record is corrupt (stored crc does not match)");
+        return 0;
+    }
+    int32_t last_delta = (int32_t)rd32(records + OFF_LAST_OFFSET_DELTA);
+    int32_t count = (int32_t)rd32(records + OFF_RECORD_COUNT);
+    int64_t base_ts = (int64_t)rd64(records + OFF_BASE_TIMESTAMP);
+    int64_t max_ts = (int64_t)rd64(records + OFF_MAX_TIMESTAMP);
+    int64_t pid = (int64_t)rd64(records + OFF_PRODUCER_ID);
+    int16_t epoch = (int16_t)rd16(records + OFF_PRODUCER_EPOCH);
+    int32_t base_seq = (int32_t)rd32(records + OFF_BASE_SEQUENCE);
+    /* LogValidator.validateBatch */
+    if (last_delta < 0) {
+        fail(out, KC_LOG_ERR_INVALID_RECORD, "Batch has an invalid offset range");
+        return 0;
+    }
+    if (count <= 0) {
+        fail(out, KC_LOG_ERR_INVALID_RECORD, "Invalid reported count for record batch");
+        return 0;
+    }
+    if ((int64_t)last_delta + 1 != count) {
+        fail(out, KC_LOG_ERR_INVALID_RECORD, "Inconsistent batch offset range and count of records");
+        return 0;
+    }
+    if (attrs & ATTR_CONTROL) {
+        fail(out, KC_LOG_ERR_INVALID_RECORD, "Clients are not allowed to write control records");
+        return 0;
+    }
+    if (pid >= 0 && base_seq < 0) {
+        fail(out, KC_LOG_ERR_INVALID_RECORD, "Invalid sequence number in record batch");
+        return 0;
+    }
+    bool rewrite_ts = false;
+    if (compression == 0) {
+        validate_ctx_t v = {base_ts, now_ms, l->cfg.message_timestamp_before_max_ms,
+                            l->cfg.message_timestamp_after_max_ms, INT64_MIN, -1};
+        const char *why = NULL;
+        if (walk_records(records + BATCH_HEADER, size - BATCH_HEADER, count, validate_record_fn,
+                         &v, &why) != 0) {
+            fail(out, KC_LOG_ERR_INVALID_RECORD, why);
+            return 0;
+        }
+        if (v.bad_ts_index >= 0) {
+            fail(out, KC_LOG_ERR_INVALID_TIMESTAMP,
+                 "One or more records have been rejected due to invalid timestamp");
+            out->record_error_index = v.bad_ts_index;
+            return 0;
+        }
+        /* CreateTime topics: the broker writes the real maximum and the CreateTime type. */
+        if (v.max_ts != max_ts || (attrs & ATTR_LOG_APPEND_TIME)) {
+            max_ts = v.max_ts;
+            rewrite_ts = true;
+        }
+    } else if ((l->cfg.message_timestamp_before_max_ms != INT64_MAX &&
+                now_ms - base_ts > l->cfg.message_timestamp_before_max_ms) ||
+               max_ts - now_ms > l->cfg.message_timestamp_after_max_ms) {
+        /* Compressed batches are not opened: their header timestamps stand in. */
+        fail(out, KC_LOG_ERR_INVALID_TIMESTAMP,
+             "One or more records have been rejected due to invalid timestamp");
+        out->record_error_index = 0;
+        return 0;
+    }
+
+    part_t *p = part_get(l, topic_id, partition);
+    if (!p) {
+        fail(out, KC_LOG_ERR_KAFKA_STORAGE_ERROR, NULL);
+        return KC_EIO;
+    }
+
+    /* ProducerStateManager: duplicates, epoch and sequence checks. */
+    producer_t *pr = pid >= 0 ? producer_find(p, pid) : NULL;
+    int32_t last_seq = pid >= 0 ? seq_add(base_seq, last_delta) : -1;
+    if (pr) {
+        if (epoch == pr->epoch) {
+            for (uint8_t i = 0; i < pr->n; i++) {
+                if (pr->b[i].first_seq == base_seq && pr->b[i].last_seq == last_seq) {
+                    out->base_offset = pr->b[i].first_offset;
+                    out->log_append_time = -1;
+                    out->log_start_offset = p->log_start;
+                    return 0;
+                }
+            }
+        }
+        if (epoch < pr->epoch) {
+            fail(out, KC_LOG_ERR_INVALID_PRODUCER_EPOCH,
+                 "Epoch of producer is older than the last seen epoch");
+            return 0;
+        }
+        if (epoch != pr->epoch) {
+            if (base_seq != 0) {
+                fail(out, KC_LOG_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER,
+                     "Invalid sequence number for new epoch of producer");
+                return 0;
+            }
+        } else {
+            int32_t cur = pr->n ? pr->b[pr->n - 1].last_seq : -1;
+            bool in_seq = (int64_t)base_seq == (int64_t)cur + 1 ||
+                          (base_seq == 0 && cur == INT32_MAX);
+            if (!in_seq) {
+                fail(out, KC_LOG_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER,
+                     "Out of order sequence number for producer");
+                return 0;
+            }
+        }
+    }
+
+    /* Assign offsets: rewrite BaseOffset and PartitionLeaderEpoch (outside the CRC). */
+    int64_t base = p->leo;
+    uint8_t *copy = kc_xmalloc(size);
+    memcpy(copy, records, size);
+    be64(copy + OFF_BASE_OFFSET, (uint64_t)base);
+    be32(copy + OFF_LEADER_EPOCH, 0);
+    if (rewrite_ts) {
+        be16(copy + OFF_ATTRIBUTES, (uint16_t)(attrs & ~ATTR_LOG_APPEND_TIME));
+        be64(copy + OFF_MAX_TIMESTAMP, (uint64_t)max_ts);
+        be32(copy + OFF_CRC, kc_crc32c(0, copy + OFF_ATTRIBUTES, size - OFF_ATTRIBUTES));
+    }
+    uint8_t k[KEY_LEN];
+    batch_key(k, topic_id, partition, base);
+    int rc = kc_store_put(l->store, l->db_batches, k, KEY_LEN, copy, size);
+    free(copy);
+    if (rc == 0 && pid >= 0) {
+        if (!pr) {
+            if (p->nproducers == p->producers_cap) {
+                p->producers_cap = p->producers_cap ? p->producers_cap * 2 : 4;
+                p->producers = kc_xrealloc(p->producers, p->producers_cap * sizeof(producer_t));
+            }
+            pr = &p->producers[p->nproducers++];
+            memset(pr, 0, sizeof(*pr));
+            pr->producer_id = pid;
+            pr->epoch = epoch;
+        }
+        if (epoch != pr->epoch) {
+            pr->epoch = epoch; /* a new epoch forgets the batches of the old one */
+            pr->n = 0;
+        }
+        if (pr->n == PRODUCER_BATCHES) {
+            memmove(&pr->b[0], &pr->b[1], (PRODUCER_BATCHES - 1) * sizeof(batch_meta_t));
+            pr->n--;
+        }
+        pr->b[pr->n++] = (batch_meta_t){base_seq, last_seq, base, base + last_delta, max_ts};
+        rc = producer_store(l, p, pr);
+    }
+    if (rc != 0) {
+        fail(out, KC_LOG_ERR_KAFKA_STORAGE_ERROR, NULL);
+        return rc;
+    }
+    p->leo = base + count;
+    p->dirty = true;
+    out->base_offset = base;
+    out->log_append_time = -1;
+    out->log_start_offset = p->log_start;
+    return 0;
+}
+
+/* ---- reads ---- */
+
+int kc_log_offsets(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, kc_log_offsets_t *out)
+{
+    part_t *p = part_get(l, topic_id, partition);
+    if (!p)
+        return KC_EIO;
+    out->log_start_offset = p->log_start;
+    out->high_watermark = p->hw;
+    out->log_end_offset = p->leo;
+    return 0;
+}
+
+typedef struct {
+    kc_buf_t *out;
+    int64_t offset, hw;
+    size_t used, limit;
+    bool min_one, first;
+} read_ctx_t;
+
+static int read_fn(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *value,
+                   size_t value_len)
+{
+    read_ctx_t *r = ctx;
+    if (key_len != KEY_LEN || value_len < BATCH_HEADER)
+        return KC_EIO;
+    int64_t base = (int64_t)rd64(key + 20);
+    int64_t last = base + (int32_t)rd32(value + OFF_LAST_OFFSET_DELTA);
+    if (base >= r->hw)
+        return 1;
+    if (last < r->offset)
+        return 0;
+    if (r->first && r->min_one && value_len > r->limit)
+        r->limit = value_len;
+    r->first = false;
+    size_t room = r->limit - r->used;
+    size_t n = KC_MIN(room, value_len);
+    kc_buf_append(r->out, value, n);
+    r->used += n;
+    return r->used >= r->limit ? 1 : 0;
+}
+
+int kc_log_read(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64_t offset,
+                int32_t max_bytes, bool min_one, kc_buf_t *out, int16_t *error_code,
+                kc_log_offsets_t *offsets)
+{
+    *error_code = 0;
+    part_t *p = part_get(l, topic_id, partition);
+    if (!p)
+        return KC_EIO;
+    offsets->log_start_offset = p->log_start;
+    offsets->high_watermark = p->hw;
+    offsets->log_end_offset = p->leo;
+    if (offset < p->log_start || offset > p->leo) {
+        *error_code = KC_LOG_ERR_OFFSET_OUT_OF_RANGE;
+        return 0;
+    }
+    if (offset >= p->hw || (max_bytes <= 0 && !min_one))
+        return 0;
+    read_ctx_t r = {out, offset, p->hw, 0, max_bytes > 0 ? (size_t)max_bytes : 0, min_one, true};
+    uint8_t k[KEY_LEN];
+    batch_key(k, topic_id, partition, offset);
+    int rc = kc_store_scan(l->store, l->db_batches, k, KEY_LEN, PKEY_LEN, true, read_fn, &r);
+    return rc < 0 ? rc : 0;
+}
+
+typedef struct {
+    int64_t target; /* >= 0: first record at or after; -3: max timestamp */
+    int64_t hw;
+    int64_t best_ts, best_offset;
+    bool done;
+} ts_ctx_t;
+
+typedef struct {
+    int64_t base_ts, want;
+    bool exact; /* want == timestamp (max search) instead of >= */
+    int32_t index;
+    int64_t ts;
+} find_ctx_t;
+
+static int find_record_fn(void *ctx, int32_t index, int64_t ts_delta, int32_t offset_delta)
+{
+    find_ctx_t *f = ctx;
+    int64_t ts = f->base_ts + ts_delta;
+    if (f->exact ? ts == f->want : ts >= f->want) {
+        f->index = offset_delta;
+        f->ts = ts;
+        (void)index;
+        return 1;
+    }
+    return 0;
+}
+
+static int ts_fn(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *value,
+                 size_t value_len)
+{
+    ts_ctx_t *t = ctx;
+    if (key_len != KEY_LEN || value_len < BATCH_HEADER)
+        return KC_EIO;
+    int64_t base = (int64_t)rd64(key + 20);
+    if (base >= t->hw)
+        return 1;
+    int32_t last_delta = (int32_t)rd32(value + OFF_LAST_OFFSET_DELTA);
+    int64_t max_ts = (int64_t)rd64(value + OFF_MAX_TIMESTAMP);
+    bool compressed = (rd16(value + OFF_ATTRIBUTES) & ATTR_COMPRESSION) != 0;
+    int64_t want = t->target >= 0 ? t->target : max_ts;
+    if (t->target >= 0 ? max_ts < t->target : (t->best_offset >= 0 && max_ts <= t->best_ts))
+        return 0;
+    int64_t off = compressed && t->target < 0 ? base + last_delta : base;
+    int64_t ts = max_ts;
+    if (!compressed) {
+        find_ctx_t f = {(int64_t)rd64(value + OFF_BASE_TIMESTAMP), want, t->target < 0, -1, -1};
+        const char *why;
+        int rc = walk_records(value + BATCH_HEADER, value_len - BATCH_HEADER,
+                              (int32_t)rd32(value + OFF_RECORD_COUNT), find_record_fn, &f, &why);
+        if (rc < 0)
+            return KC_EIO;
+        if (f.index >= 0) {
+            off = base + f.index;
+            ts = f.ts;
+        }
+    }
+    t->best_offset = off;
+    t->best_ts = ts;
+    return t->target >= 0 ? 1 : 0;
+}
+
+int kc_log_list_offset(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64_t timestamp,
+                       int64_t *offset, int64_t *found_timestamp)
+{
+    *offset = -1;
+    *found_timestamp = -1;
+    part_t *p = part_get(l, topic_id, partition);
+    if (!p)
+        return KC_EIO;
+    if (timestamp == -2 || timestamp == -4) {
+        *offset = p->log_start;
+        return 0;
+    }
+    if (timestamp == -1) {
+        *offset = p->hw;
+        return 0;
+    }
+    if (timestamp != -3 && timestamp < 0)
+        return KC_EINVAL;
+    ts_ctx_t t = {timestamp, p->hw, -1, -1, false};
+    uint8_t k[KEY_LEN];
+    batch_key(k, topic_id, partition, p->log_start);
+    int rc = kc_store_scan(l->store, l->db_batches, k, KEY_LEN, PKEY_LEN, false, ts_fn, &t);
+    if (rc < 0)
+        return rc;
+    if (t.best_offset >= 0) {
+        *offset = t.best_offset;
+        *found_timestamp = t.best_ts;
+    }
+    return 0;
+}
+
+/* ---- topics and producer ids ---- */
+
+int kc_log_delete_topic(kc_log_t *l, kc_uuid_t topic_id)
+{
+    int rc = kc_store_del_prefix(l->store, l->db_batches, topic_id.b, 16);
+    if (rc == 0)
+        rc = kc_store_del_prefix(l->store, l->db_producers, topic_id.b, 16);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < l->cap; i++) {
+        part_t *p = l->tab[i];
+        if (p && memcmp(p->topic_id.b, topic_id.b, 16) == 0) {
+            part_free(p);
+            l->tab[i] = NULL;
+            l->count--;
+        }
+    }
+    tab_rebuild(l, l->cap); /* removal broke probe chains */
+    return 0;
+}
+
+int kc_log_next_producer_id(kc_log_t *l, int64_t *out)
+{
+    if (l->next_producer_id >= l->producer_id_block_end) {
+        uint8_t v[8];
+        int64_t end = l->next_producer_id + PRODUCER_ID_BLOCK;
+        be64(v, (uint64_t)end);
+        int rc = kc_store_put(l->store, l->db_meta, PID_KEY, sizeof(PID_KEY) - 1, v, 8);
+        if (rc)
+            return rc;
+        l->producer_id_block_end = end;
+    }
+    *out = l->next_producer_id++;
+    return 0;
+}

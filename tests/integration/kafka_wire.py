@@ -1,0 +1,562 @@
+# SPDX-License-Identifier: Apache-2.0
+"""A tiny hand-written Kafka protocol client for tests that need exact bytes.
+
+Encodes a few requests at fixed versions with struct and decodes their
+responses into dicts. Field layouts follow the Kafka message schemas; only
+the versions used by the integration tests are implemented:
+
+  ApiVersions v0 and v3, FindCoordinator v1, JoinGroup v5, SyncGroup v3,
+  Heartbeat v3, OffsetCommit v7, OffsetFetch v5, DescribeGroups v4,
+  CreateTopics v4.
+
+Nothing here is clever on purpose: the point is to see the wire exactly.
+"""
+
+import select
+import socket
+import struct
+import time
+
+API_PRODUCE = 0
+API_OFFSET_COMMIT = 8
+API_OFFSET_FETCH = 9
+API_FIND_COORDINATOR = 10
+API_JOIN_GROUP = 11
+API_HEARTBEAT = 12
+API_SYNC_GROUP = 14
+API_DESCRIBE_GROUPS = 15
+API_API_VERSIONS = 18
+API_CREATE_TOPICS = 19
+
+# Kafka error codes used by the tests.
+NONE = 0
+UNKNOWN_TOPIC_OR_PARTITION = 3
+COORDINATOR_LOAD_IN_PROGRESS = 14
+COORDINATOR_NOT_AVAILABLE = 15
+ILLEGAL_GENERATION = 22
+UNKNOWN_MEMBER_ID = 25
+REBALANCE_IN_PROGRESS = 27
+UNSUPPORTED_VERSION = 35
+TOPIC_ALREADY_EXISTS = 36
+MEMBER_ID_REQUIRED = 79
+
+
+class Writer:
+    """Big-endian encoder for the classic (non-flexible) and compact types."""
+
+    def __init__(self):
+        self.parts = []
+
+    def raw(self, b):
+        self.parts.append(bytes(b))
+        return self
+
+    def i8(self, v):
+        return self.raw(struct.pack(">b", v))
+
+    def i16(self, v):
+        return self.raw(struct.pack(">h", v))
+
+    def i32(self, v):
+        return self.raw(struct.pack(">i", v))
+
+    def i64(self, v):
+        return self.raw(struct.pack(">q", v))
+
+    def boolean(self, v):
+        return self.i8(1 if v else 0)
+
+    def string(self, s):
+        """Classic string: int16 length; None writes -1 (nullable)."""
+        if s is None:
+            return self.i16(-1)
+        b = s.encode("utf-8")
+        return self.i16(len(b)).raw(b)
+
+    def bytes_(self, b):
+        if b is None:
+            return self.i32(-1)
+        return self.i32(len(b)).raw(b)
+
+    def array(self, items, fn):
+        """Classic array: int32 count; None writes -1 (nullable)."""
+        if items is None:
+            return self.i32(-1)
+        self.i32(len(items))
+        for it in items:
+            fn(self, it)
+        return self
+
+    def uvarint(self, v):
+        out = bytearray()
+        while True:
+            byte = v & 0x7F
+            v >>= 7
+            if v:
+                out.append(byte | 0x80)
+            else:
+                out.append(byte)
+                return self.raw(out)
+
+    def compact_string(self, s):
+        if s is None:
+            return self.uvarint(0)
+        b = s.encode("utf-8")
+        return self.uvarint(len(b) + 1).raw(b)
+
+    def no_tags(self):
+        return self.uvarint(0)
+
+    def getvalue(self):
+        return b"".join(self.parts)
+
+
+class DecodeError(Exception):
+    pass
+
+
+class Reader:
+    """Bounds-checked big-endian decoder."""
+
+    def __init__(self, data):
+        self.data = bytes(data)
+        self.pos = 0
+
+    def take(self, n):
+        if n < 0 or self.pos + n > len(self.data):
+            raise DecodeError("need %d bytes at %d of %d" % (n, self.pos, len(self.data)))
+        b = self.data[self.pos:self.pos + n]
+        self.pos += n
+        return b
+
+    def i8(self):
+        return struct.unpack(">b", self.take(1))[0]
+
+    def i16(self):
+        return struct.unpack(">h", self.take(2))[0]
+
+    def i32(self):
+        return struct.unpack(">i", self.take(4))[0]
+
+    def i64(self):
+        return struct.unpack(">q", self.take(8))[0]
+
+    def boolean(self):
+        return self.i8() != 0
+
+    def string(self):
+        n = self.i16()
+        if n < 0:
+            return None
+        return self.take(n).decode("utf-8")
+
+    def bytes_(self):
+        n = self.i32()
+        if n < 0:
+            return None
+        return self.take(n)
+
+    def array(self, fn):
+        n = self.i32()
+        if n < 0:
+            return None
+        if n > len(self.data) - self.pos:
+            raise DecodeError("array count %d exceeds remaining bytes" % n)
+        return [fn(self) for _ in range(n)]
+
+    def uvarint(self):
+        v = 0
+        shift = 0
+        while True:
+            b = self.take(1)[0]
+            v |= (b & 0x7F) << shift
+            if not b & 0x80:
+                return v
+            shift += 7
+            if shift > 63:
+                raise DecodeError("uvarint too long")
+
+    def compact_string(self):
+        n = self.uvarint()
+        if n == 0:
+            return None
+        return self.take(n - 1).decode("utf-8")
+
+    def compact_array(self, fn):
+        n = self.uvarint()
+        if n == 0:
+            return None
+        return [fn(self) for _ in range(n - 1)]
+
+    def skip_tags(self):
+        for _ in range(self.uvarint()):
+            self.uvarint()
+            self.take(self.uvarint())
+
+    def remaining(self):
+        return len(self.data) - self.pos
+
+
+def request_header(api_key, api_version, correlation_id, client_id="kcoord-itest",
+                   flexible=False):
+    """Request header v1 (v2 when flexible: adds an empty tagged-field section)."""
+    w = Writer().i16(api_key).i16(api_version).i32(correlation_id).string(client_id)
+    if flexible:
+        w.no_tags()
+    return w.getvalue()
+
+
+def frame(payload):
+    return struct.pack(">i", len(payload)) + payload
+
+
+class ConnectionClosed(Exception):
+    pass
+
+
+class Conn:
+    """One TCP connection to the broker; requests may be pipelined."""
+
+    def __init__(self, port, host="127.0.0.1", timeout=30.0):
+        self.sock = socket.create_connection((host, port), timeout=timeout)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.timeout = timeout
+        self.next_corr = 1
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def encode(self, api_key, version, body, flexible=False, correlation_id=None):
+        """Returns (correlation_id, framed bytes) without sending."""
+        if correlation_id is None:
+            correlation_id = self.next_corr
+            self.next_corr += 1
+        hdr = request_header(api_key, version, correlation_id, flexible=flexible)
+        return correlation_id, frame(hdr + body)
+
+    def send(self, api_key, version, body, flexible=False):
+        corr, data = self.encode(api_key, version, body, flexible)
+        self.sock.sendall(data)
+        return corr
+
+    def recv_exact(self, n, deadline):
+        buf = bytearray()
+        while len(buf) < n:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("timed out waiting for %d bytes (got %d)" % (n, len(buf)))
+            self.sock.settimeout(left)
+            try:
+                chunk = self.sock.recv(n - len(buf))
+            except socket.timeout:
+                continue
+            except ConnectionResetError as e:
+                raise ConnectionClosed("connection reset") from e
+            if not chunk:
+                raise ConnectionClosed("connection closed by broker after %d of %d bytes"
+                                       % (len(buf), n))
+            buf += chunk
+        return bytes(buf)
+
+    def recv_frame(self, timeout=None):
+        deadline = time.monotonic() + (timeout if timeout is not None else self.timeout)
+        size = struct.unpack(">i", self.recv_exact(4, deadline))[0]
+        if size < 4 or size > 64 * 1024 * 1024:
+            raise DecodeError("bad response size %d" % size)
+        return self.recv_exact(size, deadline)
+
+    def recv(self, flexible_header=False, timeout=None):
+        """Reads one response; returns (correlation_id, Reader over the body)."""
+        r = Reader(self.recv_frame(timeout))
+        corr = r.i32()
+        if flexible_header:
+            r.skip_tags()
+        return corr, r
+
+    def readable_within(self, seconds):
+        """True if the socket has bytes (or EOF) to read within `seconds`."""
+        rl, _, _ = select.select([self.sock], [], [], seconds)
+        return bool(rl)
+
+    def wait_closed(self, timeout):
+        """True if the broker closes the connection within timeout (s)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.sock.settimeout(max(0.01, deadline - time.monotonic()))
+            try:
+                chunk = self.sock.recv(65536)
+            except socket.timeout:
+                continue
+            except (ConnectionResetError, BrokenPipeError):
+                return True
+            if not chunk:
+                return True
+        return False
+
+    # ---- typed requests: each send_* returns the correlation id, each
+    # ---- read_* reads and decodes the matching response.
+
+    def call(self, send_fn, read_fn, *args, **kwargs):
+        corr = send_fn(*args, **kwargs)
+        got, resp = read_fn()
+        if got != corr:
+            raise DecodeError("correlation id %d, expected %d" % (got, corr))
+        return resp
+
+
+# ---- body encoders -------------------------------------------------------
+
+def api_versions_body(version):
+    if version >= 3:
+        return (Writer().compact_string("kcoord-itest").compact_string("1.0")
+                .no_tags().getvalue())
+    return b""
+
+
+def decode_api_versions(r, version):
+    """Decodes an ApiVersions response body at `version` (v0..v3+)."""
+    out = {"error_code": r.i16()}
+    if version >= 3:
+        def key3(rr):
+            k = (rr.i16(), rr.i16(), rr.i16())
+            rr.skip_tags()
+            return k
+        keys = r.compact_array(key3)
+    else:
+        keys = r.array(lambda rr: (rr.i16(), rr.i16(), rr.i16()))
+    out["api_keys"] = {k: (lo, hi) for k, lo, hi in (keys or [])}
+    out["api_keys_list"] = keys
+    if version >= 1:
+        out["throttle_time_ms"] = r.i32()
+    if version >= 3:
+        r.skip_tags()
+    return out
+
+
+def find_coordinator_body(key, key_type=0):
+    return Writer().string(key).i8(key_type).getvalue()
+
+
+def decode_find_coordinator_v1(r):
+    return {"throttle_time_ms": r.i32(), "error_code": r.i16(), "error_message": r.string(),
+            "node_id": r.i32(), "host": r.string(), "port": r.i32()}
+
+
+def join_group_v5_body(group, member_id, session_timeout_ms=30000,
+                       rebalance_timeout_ms=30000, group_instance_id=None,
+                       protocol_type="consumer", protocols=(("range", b"\x00\x01"),)):
+    w = (Writer().string(group).i32(session_timeout_ms).i32(rebalance_timeout_ms)
+         .string(member_id).string(group_instance_id).string(protocol_type))
+    w.array(list(protocols), lambda ww, p: ww.string(p[0]).bytes_(p[1]))
+    return w.getvalue()
+
+
+def decode_join_group_v5(r):
+    out = {"throttle_time_ms": r.i32(), "error_code": r.i16(), "generation_id": r.i32(),
+           "protocol_name": r.string(), "leader": r.string(), "member_id": r.string()}
+    out["members"] = r.array(lambda rr: {"member_id": rr.string(),
+                                         "group_instance_id": rr.string(),
+                                         "metadata": rr.bytes_()})
+    return out
+
+
+def sync_group_v3_body(group, generation_id, member_id, assignments=(),
+                       group_instance_id=None):
+    w = (Writer().string(group).i32(generation_id).string(member_id)
+         .string(group_instance_id))
+    w.array(list(assignments), lambda ww, a: ww.string(a[0]).bytes_(a[1]))
+    return w.getvalue()
+
+
+def decode_sync_group_v3(r):
+    return {"throttle_time_ms": r.i32(), "error_code": r.i16(), "assignment": r.bytes_()}
+
+
+def heartbeat_v3_body(group, generation_id, member_id, group_instance_id=None):
+    return (Writer().string(group).i32(generation_id).string(member_id)
+            .string(group_instance_id).getvalue())
+
+
+def decode_heartbeat_v3(r):
+    return {"throttle_time_ms": r.i32(), "error_code": r.i16()}
+
+
+def offset_commit_v7_body(group, offsets, generation_id=-1, member_id="",
+                          group_instance_id=None):
+    """offsets: {topic: {partition: (offset, metadata)}}"""
+    w = (Writer().string(group).i32(generation_id).string(member_id)
+         .string(group_instance_id))
+
+    def part(ww, item):
+        p, (off, meta) = item
+        ww.i32(p).i64(off).i32(-1).string(meta)
+
+    def topic(ww, item):
+        name, parts = item
+        ww.string(name).array(sorted(parts.items()), part)
+
+    w.array(sorted(offsets.items()), topic)
+    return w.getvalue()
+
+
+def decode_offset_commit_v7(r):
+    """Returns {"throttle_time_ms", "errors": {(topic, partition): error_code}}."""
+    throttle = r.i32()
+    errors = {}
+
+    def topic(rr):
+        name = rr.string()
+        for p, err in rr.array(lambda r3: (r3.i32(), r3.i16())):
+            errors[(name, p)] = err
+    r.array(topic)
+    return {"throttle_time_ms": throttle, "errors": errors}
+
+
+def offset_fetch_v5_body(group, topics=None):
+    """topics: {topic: [partitions]} or None for every committed offset."""
+    w = Writer().string(group)
+    if topics is None:
+        w.array(None, None)
+    else:
+        w.array(sorted(topics.items()),
+                lambda ww, t: ww.string(t[0]).array(list(t[1]), lambda w3, p: w3.i32(p)))
+    return w.getvalue()
+
+
+def decode_offset_fetch_v5(r):
+    """Returns {"offsets": {(topic, p): (offset, leader_epoch, metadata, error)}, ...}."""
+    throttle = r.i32()
+    offsets = {}
+
+    def topic(rr):
+        name = rr.string()
+
+        def part(r3):
+            p = r3.i32()
+            offsets[(name, p)] = (r3.i64(), r3.i32(), r3.string(), r3.i16())
+        rr.array(part)
+    r.array(topic)
+    return {"throttle_time_ms": throttle, "offsets": offsets, "error_code": r.i16()}
+
+
+def describe_groups_v4_body(groups):
+    return Writer().array(list(groups), lambda w, g: w.string(g)).boolean(False).getvalue()
+
+
+def decode_describe_groups_v4(r):
+    throttle = r.i32()
+
+    def member(rr):
+        return {"member_id": rr.string(), "group_instance_id": rr.string(),
+                "client_id": rr.string(), "client_host": rr.string(),
+                "metadata": rr.bytes_(), "assignment": rr.bytes_()}
+
+    def group(rr):
+        return {"error_code": rr.i16(), "group_id": rr.string(), "state": rr.string(),
+                "protocol_type": rr.string(), "protocol": rr.string(),
+                "members": rr.array(member), "authorized_operations": rr.i32()}
+    return {"throttle_time_ms": throttle, "groups": r.array(group)}
+
+
+def create_topics_v4_body(topics, timeout_ms=30000):
+    """topics: {name: num_partitions}"""
+    def topic(w, item):
+        name, n = item
+        w.string(name).i32(n).i16(1).array([], None).array([], None)
+    return Writer().array(sorted(topics.items()), topic).i32(timeout_ms).boolean(False).getvalue()
+
+
+def decode_create_topics_v4(r):
+    throttle = r.i32()
+    topics = r.array(lambda rr: (rr.string(), rr.i16(), rr.string()))
+    return {"throttle_time_ms": throttle,
+            "topics": {name: (err, msg) for name, err, msg in topics}}
+
+
+# ---- convenience wrappers: one request, one response -----------------------
+
+def api_versions(conn, version=0):
+    corr = conn.send(API_API_VERSIONS, version, api_versions_body(version),
+                     flexible=version >= 3)
+    got, r = conn.recv(flexible_header=False)  # ApiVersions responses use header v0
+    assert got == corr, (got, corr)
+    return decode_api_versions(r, version)
+
+
+def find_coordinator(conn, group):
+    corr = conn.send(API_FIND_COORDINATOR, 1, find_coordinator_body(group))
+    got, r = conn.recv()
+    assert got == corr, (got, corr)
+    return decode_find_coordinator_v1(r)
+
+
+def join_group(conn, group, member_id="", **kw):
+    corr = conn.send(API_JOIN_GROUP, 5, join_group_v5_body(group, member_id, **kw))
+    got, r = conn.recv()
+    assert got == corr, (got, corr)
+    return decode_join_group_v5(r)
+
+
+def sync_group(conn, group, generation_id, member_id, assignments=(), **kw):
+    corr = conn.send(API_SYNC_GROUP, 3,
+                     sync_group_v3_body(group, generation_id, member_id, assignments, **kw))
+    got, r = conn.recv()
+    assert got == corr, (got, corr)
+    return decode_sync_group_v3(r)
+
+
+def heartbeat(conn, group, generation_id, member_id, **kw):
+    corr = conn.send(API_HEARTBEAT, 3, heartbeat_v3_body(group, generation_id, member_id, **kw))
+    got, r = conn.recv()
+    assert got == corr, (got, corr)
+    return decode_heartbeat_v3(r)
+
+
+def offset_commit(conn, group, offsets, **kw):
+    corr = conn.send(API_OFFSET_COMMIT, 7, offset_commit_v7_body(group, offsets, **kw))
+    got, r = conn.recv()
+    assert got == corr, (got, corr)
+    return decode_offset_commit_v7(r)
+
+
+def offset_fetch(conn, group, topics=None):
+    corr = conn.send(API_OFFSET_FETCH, 5, offset_fetch_v5_body(group, topics))
+    got, r = conn.recv()
+    assert got == corr, (got, corr)
+    return decode_offset_fetch_v5(r)
+
+
+def describe_groups(conn, groups):
+    corr = conn.send(API_DESCRIBE_GROUPS, 4, describe_groups_v4_body(groups))
+    got, r = conn.recv()
+    assert got == corr, (got, corr)
+    return decode_describe_groups_v4(r)
+
+
+def create_topics(conn, topics):
+    corr = conn.send(API_CREATE_TOPICS, 4, create_topics_v4_body(topics))
+    got, r = conn.recv()
+    assert got == corr, (got, corr)
+    return decode_create_topics_v4(r)
+
+
+def join_dynamic(conn, group, **kw):
+    """JoinGroup v5 as a new dynamic member: first join gets MEMBER_ID_REQUIRED
+    with the member id, the second join (with it) is the real one. Returns the
+    response of the second join (it may be parked until the rebalance ends)."""
+    first = join_group(conn, group, "", **kw)
+    if first["error_code"] != MEMBER_ID_REQUIRED:
+        raise AssertionError("first JoinGroup v5 with empty member id: expected "
+                             "MEMBER_ID_REQUIRED (79), got %r" % (first,))
+    if not first["member_id"]:
+        raise AssertionError("MEMBER_ID_REQUIRED without a member id: %r" % (first,))
+    return join_group(conn, group, first["member_id"], **kw)
