@@ -635,7 +635,7 @@ static void *map_in_use(kc_store_t *s, size_t *len)
     return addr;
 }
 
-/* Maps pages in [p, p+len) into the page tables; the first read of a page is what costs. */
+/* Maps and reads the pages of [p, p+len) (see kc_store_replay). */
 typedef struct {
     const volatile uint8_t *p;
     size_t len;
@@ -646,8 +646,7 @@ static void *prefault_run(void *arg)
 {
     prefault_t *pf = arg;
 #ifdef MADV_POPULATE_READ
-    if (madvise((void *)pf->p, pf->len, MADV_POPULATE_READ) != 0)
-        madvise((void *)pf->p, pf->len, MADV_WILLNEED); /* kernels before 5.14 */
+    madvise((void *)pf->p, pf->len, MADV_POPULATE_READ);
 #endif
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     for (size_t i = 0; i < pf->len && !atomic_load_explicit(&pf->stop, memory_order_relaxed);
@@ -656,31 +655,51 @@ static void *prefault_run(void *arg)
     return NULL;
 }
 
-/* Below this, pages are mapped inline: a thread would cost more than it saves. */
-#define PREFAULT_THREAD_MIN ((size_t)16 << 20)
+/* Up to this size the map in use is mapped inline; above it, on a second thread. */
+#define PREFAULT_INLINE_MAX ((size_t)16 << 20)
+
+/* True when the coordinator log fills at least half of the pages in use. */
+static bool log_dominates(kc_store_t *s, size_t used)
+{
+    MDB_txn *txn;
+    bool own;
+    MDB_stat st;
+    if (read_txn(s, &txn, &own) != 0)
+        return false;
+    bool r = mdb_stat(txn, s->dbi_log, &st) == 0 &&
+             (st.ms_branch_pages + st.ms_leaf_pages + st.ms_overflow_pages) * st.ms_psize * 2 >=
+                 used;
+    if (own)
+        mdb_txn_abort(txn);
+    return r;
+}
 
 int kc_store_replay(kc_store_t *s, kc_store_record_fn fn, void *ctx)
 {
     /*
      * The walk reads every log page once, and on a fresh process the first
-     * read of each page of the map costs far more than the record it holds
+     * read of each page of the map costs far more than the records it holds
      * (a page fault, and on virtual machines a page-table fill in the
-     * hypervisor). A big log is therefore mapped and read ahead by a second
-     * thread while this one replays (the cost is per process, not per
-     * thread); a small one is mapped in one call. Afterwards the pages are
-     * dropped from the page tables, which keeps them out of the broker's
-     * resident set: LMDB's map is a read-only shared file mapping and the
-     * page cache keeps them.
+     * hypervisor). That cost is per process, not per thread. A small map is
+     * mapped in one call; a big one, when the log is most of it (the
+     * partition log shares the map and may be far bigger), is mapped and
+     * read by a second thread while this one replays, so the walk finds its
+     * pages ready. Afterwards the pages are dropped from the page tables,
+     * which keeps them out of the broker's resident set: LMDB's map is a
+     * read-only shared file mapping and the page cache keeps them.
      */
     size_t len = 0;
     void *map = map_in_use(s, &len);
     prefault_t pf = {map, len, false};
     pthread_t th;
     bool threaded = false;
-    if (map != NULL && len >= PREFAULT_THREAD_MIN)
+    if (map != NULL && len <= PREFAULT_INLINE_MAX) {
+#ifdef MADV_POPULATE_READ
+        madvise(map, len, MADV_POPULATE_READ);
+#endif
+    } else if (map != NULL && log_dominates(s, len)) {
         threaded = pthread_create(&th, NULL, prefault_run, &pf) == 0;
-    else if (map != NULL)
-        prefault_run(&pf);
+    }
     int rc = walk(s, s->dbi_log, true, fn, ctx);
     if (threaded) {
         atomic_store(&pf.stop, true);
