@@ -623,9 +623,13 @@ static void *map_in_use(kc_store_t *s, size_t *len)
         unsigned long lo, hi, off, ino;
         unsigned maj, min;
         char perms[8];
+        size_t ll = strcspn(line, "\n");
+        line[ll] = '\0';
         if (sscanf(line, "%lx-%lx %7s %lx %x:%x %lu", &lo, &hi, perms, &off, &maj, &min, &ino) ==
                 7 &&
-            ino == (unsigned long)st.st_ino && off == 0 && perms[3] == 's') {
+            ino == (unsigned long)st.st_ino && off == 0 && perms[3] == 's' &&
+            ll >= sizeof("/data.mdb") - 1 &&
+            strcmp(line + ll - (sizeof("/data.mdb") - 1), "/data.mdb") == 0) {
             addr = (void *)lo;
             *len = KC_MIN(((size_t)info.me_last_pgno + 1) * ms.ms_psize, (size_t)(hi - lo));
             break;
