@@ -107,6 +107,22 @@ static int replay_one(void *ctx, const uint8_t *key, size_t key_len, const uint8
     return 0;
 }
 
+/* A field of /proc/self/smaps_rollup in KiB, or -1. */
+static long smaps_kib(const char *field)
+{
+    FILE *f = fopen("/proc/self/smaps_rollup", "r");
+    if (f == NULL)
+        return -1;
+    char line[256];
+    long v = -1;
+    size_t n = strlen(field);
+    while (fgets(line, sizeof(line), f) != NULL)
+        if (strncmp(line, field, n) == 0 && line[n] == ':')
+            v = atol(line + n + 1);
+    fclose(f);
+    return v;
+}
+
 static int count_one(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *value,
                      size_t value_len)
 {
@@ -136,6 +152,8 @@ static int load(const char *dir, bool replay)
     printf("replayed %" PRIu64 " records (%" PRIu64 " bad) in %.1f ms (open %.1f ms); "
            "minor faults %ld; max RSS %ld KiB\n",
            l.n, l.bad, t1 - t_open, t_open - t0, ru1.ru_minflt - ru0.ru_minflt, ru1.ru_maxrss);
+    printf("now: RSS anon %ld KiB (huge pages %ld KiB), file %ld KiB\n", smaps_kib("Anonymous"),
+           smaps_kib("AnonHugePages"), smaps_kib("Rss") - smaps_kib("Anonymous"));
     double tf = now_ms();
     kc_coord_free(c);
     kc_store_close(s);
