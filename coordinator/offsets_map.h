@@ -2,10 +2,13 @@
 /*
  * In-memory store of committed offsets: group id -> topic -> partition ->
  * committed offset, the shape of Kafka's OffsetMetadataManager.Offsets. Three
- * levels of open-addressing hash tables over dense arrays, so a lookup or an
- * insert costs three hash probes and replaying a record allocates nothing but
- * amortised array growth (and the metadata string when it is not empty).
- * Knows nothing about requests, records or groups' rules.
+ * levels of open-addressing hash tables over dense arrays (a topic with few
+ * partitions is scanned instead of indexed). Start-up replays every stored
+ * offset through kc_offsets_map_put, so the map is built for that: partition
+ * arrays come from a block pool carved out of big chunks (freed blocks are
+ * reused, no malloc per topic), topic names are shared by every group that
+ * has offsets for the topic, and the last group and topic used are tried
+ * before hashing. Knows nothing about requests, records or groups' rules.
  */
 #ifndef KC_OFFSETS_MAP_H
 #define KC_OFFSETS_MAP_H
@@ -24,7 +27,7 @@ typedef struct {
     int32_t leader_epoch;        /* -1 = none */
     int32_t partition;
     kc_uuid_t topic_id;          /* all-zero = unknown */
-    char *metadata;              /* owned; NULL when the metadata is "" */
+    char *metadata;              /* owned (malloc); NULL when the metadata is "" */
     int32_t metadata_len;
 } kc_offset_entry_t;
 
@@ -41,12 +44,12 @@ typedef struct {
 } kc_offsets_index_t;
 
 typedef struct {
-    char *name; /* owned, NUL-terminated */
+    char *name; /* NUL-terminated; shared by the topics of this name of every group: read only */
     int32_t name_len;
     uint32_t hash;
-    kc_offset_entry_t *parts; /* dense; order changes on removal */
+    kc_offset_entry_t *parts; /* dense; order changes on removal; from the map's pool */
     uint32_t nparts, parts_cap;
-    kc_offsets_index_t index;
+    kc_offsets_index_t index; /* empty while nparts is small enough to scan */
 } kc_offsets_topic_t;
 
 typedef struct {
@@ -57,13 +60,18 @@ typedef struct {
     uint32_t ntopics, topics_cap;
     kc_offsets_index_t index;
     size_t noffsets;
+    uint32_t hot_topic; /* position + 1 of the topic put last, 0 = none */
 } kc_offsets_group_t;
+
+typedef struct kc_offsets_pool kc_offsets_pool_t;
 
 typedef struct {
     kc_offsets_group_t **groups; /* dense; pointers stay valid until the group is removed */
     uint32_t ngroups, groups_cap;
     kc_offsets_index_t index;
     size_t noffsets;
+    kc_offsets_group_t *hot_group; /* the group put last, or NULL */
+    kc_offsets_pool_t *pool;       /* partition blocks and topic names; NULL until the first put */
 } kc_offsets_map_t;
 
 void kc_offsets_map_init(kc_offsets_map_t *m);
@@ -94,5 +102,13 @@ bool kc_offsets_map_remove(kc_offsets_map_t *m, kc_str_t group_id, kc_str_t topi
                            int32_t partition);
 /* Removes every offset of a group; returns how many there were. */
 size_t kc_offsets_map_remove_group(kc_offsets_map_t *m, kc_str_t group_id);
+
+/* Memory held by the map (for logs and tests). */
+typedef struct {
+    size_t pool_bytes;     /* chunks reserved by the pool */
+    size_t pool_free_bytes; /* of which in freed blocks, waiting for reuse */
+    uint32_t topic_names;  /* distinct topic names held */
+} kc_offsets_map_stats_t;
+void kc_offsets_map_stats(const kc_offsets_map_t *m, kc_offsets_map_stats_t *out);
 
 #endif

@@ -31,10 +31,13 @@
 #include <fcntl.h>
 #include <lmdb.h>
 #include <openssl/sha.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -597,9 +600,118 @@ out:
     return rc;
 }
 
+/*
+ * Finds LMDB's map of data.mdb in /proc/self/maps (LMDB does not tell where
+ * it mapped the file unless MDB_FIXEDMAP is used) and returns its address
+ * and the length in use (pages 0 .. last written), or NULL.
+ */
+static void *map_in_use(kc_store_t *s, size_t *len)
+{
+    int fd;
+    struct stat st;
+    MDB_envinfo info;
+    MDB_stat ms;
+    if (mdb_env_get_fd(s->env, &fd) != 0 || fstat(fd, &st) != 0 ||
+        mdb_env_info(s->env, &info) != 0 || mdb_env_stat(s->env, &ms) != 0)
+        return NULL;
+    FILE *f = fopen("/proc/self/maps", "re");
+    if (f == NULL)
+        return NULL;
+    void *addr = NULL;
+    char line[512];
+    while (fgets(line, sizeof(line), f) != NULL) {
+        unsigned long lo, hi, off, ino;
+        unsigned maj, min;
+        char perms[8];
+        size_t ll = strcspn(line, "\n");
+        line[ll] = '\0';
+        if (sscanf(line, "%lx-%lx %7s %lx %x:%x %lu", &lo, &hi, perms, &off, &maj, &min, &ino) ==
+                7 &&
+            ino == (unsigned long)st.st_ino && off == 0 && perms[3] == 's' &&
+            ll >= sizeof("/data.mdb") - 1 &&
+            strcmp(line + ll - (sizeof("/data.mdb") - 1), "/data.mdb") == 0) {
+            addr = (void *)lo;
+            *len = KC_MIN(((size_t)info.me_last_pgno + 1) * ms.ms_psize, (size_t)(hi - lo));
+            break;
+        }
+    }
+    fclose(f);
+    return addr;
+}
+
+/* Maps and reads the pages of [p, p+len) (see kc_store_replay). */
+typedef struct {
+    const volatile uint8_t *p;
+    size_t len;
+    atomic_bool stop;
+} prefault_t;
+
+static void *prefault_run(void *arg)
+{
+    prefault_t *pf = arg;
+#ifdef MADV_POPULATE_READ
+    madvise((void *)pf->p, pf->len, MADV_POPULATE_READ);
+#endif
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    for (size_t i = 0; i < pf->len && !atomic_load_explicit(&pf->stop, memory_order_relaxed);
+         i += page)
+        (void)pf->p[i];
+    return NULL;
+}
+
+/* Up to this size the map in use is mapped inline; above it, on a second thread. */
+#define PREFAULT_INLINE_MAX ((size_t)16 << 20)
+
+/* True when the coordinator log fills at least half of the pages in use. */
+static bool log_dominates(kc_store_t *s, size_t used)
+{
+    MDB_txn *txn;
+    bool own;
+    MDB_stat st;
+    if (read_txn(s, &txn, &own) != 0)
+        return false;
+    bool r = mdb_stat(txn, s->dbi_log, &st) == 0 &&
+             (st.ms_branch_pages + st.ms_leaf_pages + st.ms_overflow_pages) * st.ms_psize * 2 >=
+                 used;
+    if (own)
+        mdb_txn_abort(txn);
+    return r;
+}
+
 int kc_store_replay(kc_store_t *s, kc_store_record_fn fn, void *ctx)
 {
-    return walk(s, s->dbi_log, true, fn, ctx);
+    /*
+     * The walk reads every log page once, and on a fresh process the first
+     * read of each page of the map costs far more than the records it holds
+     * (a page fault, and on virtual machines a page-table fill in the
+     * hypervisor). That cost is per process, not per thread. A small map is
+     * mapped in one call; a big one, when the log is most of it (the
+     * partition log shares the map and may be far bigger), is mapped and
+     * read by a second thread while this one replays, so the walk finds its
+     * pages ready. Afterwards the pages are dropped from the page tables,
+     * which keeps them out of the broker's resident set: LMDB's map is a
+     * read-only shared file mapping and the page cache keeps them.
+     */
+    size_t len = 0;
+    void *map = map_in_use(s, &len);
+    prefault_t pf = {map, len, false};
+    pthread_t th;
+    bool threaded = false;
+    if (map != NULL && len <= PREFAULT_INLINE_MAX) {
+#ifdef MADV_POPULATE_READ
+        madvise(map, len, MADV_POPULATE_READ);
+#endif
+    } else if (map != NULL && log_dominates(s, len)) {
+        threaded = pthread_create(&th, NULL, prefault_run, &pf) == 0;
+    }
+    int rc = walk(s, s->dbi_log, true, fn, ctx);
+    if (threaded) {
+        atomic_store(&pf.stop, true);
+        pthread_join(th, NULL);
+    }
+    if (map != NULL)
+        madvise(map, len, MADV_DONTNEED);
+    return rc;
 }
 
 int kc_store_topics_foreach(kc_store_t *s, kc_store_record_fn fn, void *ctx)

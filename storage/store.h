@@ -68,7 +68,9 @@ int kc_store_commit(kc_store_t *s);
  * Calls fn for every live record in commit order; stops at a non-zero return
  * and returns it. key/value point into the map and are valid only during the
  * call: copy what you keep. A pending write transaction is visible to the
- * walk. Returns 0, fn's value, or KC_EIO (corrupt entry, LMDB error).
+ * walk. fn runs on the calling thread; for a big log a second thread reads
+ * the pages ahead and is joined before the return. Returns 0, fn's value,
+ * or KC_EIO (corrupt entry, LMDB error).
  */
 typedef int (*kc_store_record_fn)(void *ctx, const uint8_t *key, size_t key_len,
                                   const uint8_t *value, size_t value_len);
