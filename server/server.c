@@ -95,15 +95,13 @@ static void send_response(kc_server_t *s, const kc_response_t *r, bool use_error
     const kc_api_entry_t *e = kc_api_find(r->api_key);
     /* ApiVersions always answers with header v0 (KIP-511). */
     bool flexible = e && r->api_key != KC_API_API_VERSIONS && r->api_version >= e->flexible_min;
-    kc_buf_t out;
-    kc_buf_init(&out);
-    kc_response_header_encode(&out, r->correlation_id, flexible);
-    kc_buf_append(&out, body->data, body->len);
-    int rc = kc_net_send(s->net, r->conn_id, out.data, out.len);
+    kc_buf_reset(&s->resp_head);
+    kc_response_header_encode(&s->resp_head, r->correlation_id, flexible);
+    int rc = kc_net_send_parts(s->net, r->conn_id, s->resp_head.data, s->resp_head.len,
+                               body->data, body->len);
     if (rc == KC_ENOENT)
         kc_log_debug("server", "dropping response to closed connection %llu",
                      (unsigned long long)r->conn_id);
-    kc_buf_deinit(&out);
 }
 
 /* ---- coordinator load ---- */
@@ -203,11 +201,12 @@ void kc_server_flush(kc_server_t *s)
             advanced = kc_log_committed(s->log);
         }
     }
-    /* Swap the batch out: sending can trigger nothing re-entrant, but reload appends. */
+    /* Swap the batch out: sending can trigger nothing re-entrant, but reload
+     * appends. The two results trade places, keeping their arrays. */
     kc_result_t done = *b;
-    kc_result_init(b);
+    *b = s->spare;
     release(s, &done, failed);
-    kc_result_deinit(&done);
+    s->spare = done;
     if (failed)
         reload_after_failure(s);
     if (advanced && s->parked) {
@@ -393,6 +392,8 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
     s->cfg = cfg;
     s->base = base;
     kc_result_init(&s->batch);
+    kc_result_init(&s->spare);
+    kc_buf_init(&s->resp_head);
     kc_arena_init(&s->arena);
     if (kc_store_open(&s->store, cfg->log_dirs, (uint64_t)cfg->lmdb_map_size_bytes) != 0) {
         kc_log_error("server", "cannot open storage in %s", cfg->log_dirs);
@@ -480,6 +481,8 @@ void kc_server_free(kc_server_t *s)
     kc_log_free(s->log);
     kc_store_close(s->store);
     kc_result_deinit(&s->batch);
+    kc_result_deinit(&s->spare);
+    kc_buf_deinit(&s->resp_head);
     kc_arena_deinit(&s->arena);
     free(s);
 }

@@ -48,8 +48,10 @@ struct kc_server {
     struct event *sigint_ev, *sigterm_ev;
     /* Records and responses produced during the current loop iteration. */
     kc_result_t batch;
+    kc_result_t spare; /* the previous batch, emptied, kept for its memory */
     kc_parked_fetch_t *parked;
     kc_arena_t arena; /* per request */
+    kc_buf_t resp_head; /* scratch: the response header being sent */
     uint16_t bound_port;
     char adv_host[256];
     int32_t adv_port;
