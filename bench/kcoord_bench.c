@@ -11,6 +11,7 @@
  *   --duration SEC (default 3)  --replay-offsets N (default 1000000)
  *   --data-dir DIR                       data directory for --kcoord, kept afterwards
  *   --commit-conns N (default 8): connections of the offset-commit load
+ *   --only heartbeats|rebalance|commits|replay: just that figure (for profiling)
  *   environment: KC_BENCH_LOGS=1 shows kcoord's log lines, KC_BENCH_DEBUG=1 probe timings
  *
  * Figures: start to first ApiVersions answer, idle RSS, heartbeats/s over
@@ -1143,13 +1144,19 @@ static void compare(const char *name, double ours, double ref, const char *unit)
                ours / ref);
 }
 
+/* --only: run just the named figure (heartbeats, rebalance, commits, replay); NULL = all. */
+static bool want(const char *only, const char *name)
+{
+    return !only || strcmp(only, name) == 0;
+}
+
 static void usage(const char *argv0)
 {
     fprintf(stderr,
             "usage: %s (--kcoord PATH | --bootstrap HOST:PORT) [--reference HOST:PORT]\n"
             "          [--rdkafka-mock] [--duration SEC] [--replay-offsets N]\n"
             "          [--data-dir DIR (kept afterwards; default a temporary one)]\n"
-            "          [--commit-conns N]\n",
+            "          [--commit-conns N] [--only heartbeats|rebalance|commits|replay]\n",
             argv0);
 }
 
@@ -1168,13 +1175,14 @@ int main(int argc, char **argv)
         {"replay-offsets", required_argument, NULL, 'n'},
         {"data-dir", required_argument, NULL, 'D'},
         {"commit-conns", required_argument, NULL, 'c'},
+        {"only", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int ch;
-    const char *keep_dir = NULL;
+    const char *keep_dir = NULL, *only = NULL;
     int commit_conns = OC_CONNS;
-    while ((ch = getopt_long(argc, argv, "k:b:r:md:n:D:c:h", opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "k:b:r:md:n:D:c:o:h", opts, NULL)) != -1) {
         switch (ch) {
         case 'k': kcoord = optarg; break;
         case 'b': bootstrap = optarg; break;
@@ -1184,6 +1192,7 @@ int main(int argc, char **argv)
         case 'n': replay_offsets = atol(optarg); break;
         case 'D': keep_dir = optarg; break;
         case 'c': commit_conns = atoi(optarg); break;
+        case 'o': only = optarg; break;
         default: usage(argv[0]); return ch == 'h' ? 0 : 2;
         }
     }
@@ -1268,16 +1277,22 @@ int main(int argc, char **argv)
 
     double hb = -1, hb_ref = -1, oc = -1, oc_ref = -1;
     if (have_ours) {
-        hb = bench_heartbeats(&ours, duration, "k");
-        figure("heartbeats/s (200 connections)", hb, "/s", ">= 50000/s");
-        figure("100-member rebalance (join+sync)", bench_rebalance(&ours, "k"), "ms", "< 20 ms");
-        if (create_topic(&ours))
-            fprintf(stderr, "kcoord-bench: could not create %s\n", oc_topic);
-        oc = run_commits(&ours, commit_conns, (commit_mode_t){duration, 0, NULL}, "k");
-        char label[64];
-        snprintf(label, sizeof(label), "durable offsets/s (%d conns x %d)", commit_conns,
-                 OC_PARTITIONS);
-        figure(label, oc, "/s", ">= 200000/s");
+        if (want(only, "heartbeats")) {
+            hb = bench_heartbeats(&ours, duration, "k");
+            figure("heartbeats/s (200 connections)", hb, "/s", ">= 50000/s");
+        }
+        if (want(only, "rebalance"))
+            figure("100-member rebalance (join+sync)", bench_rebalance(&ours, "k"), "ms",
+                   "< 20 ms");
+        if (want(only, "commits")) {
+            if (create_topic(&ours))
+                fprintf(stderr, "kcoord-bench: could not create %s\n", oc_topic);
+            oc = run_commits(&ours, commit_conns, (commit_mode_t){duration, 0, NULL}, "k");
+            char label[64];
+            snprintf(label, sizeof(label), "durable offsets/s (%d conns x %d)", commit_conns,
+                     OC_PARTITIONS);
+            figure(label, oc, "/s", ">= 200000/s");
+        }
     }
     if (have_ref) {
         hb_ref = bench_heartbeats(&ref, duration, "r");
@@ -1292,7 +1307,7 @@ int main(int argc, char **argv)
         }
     }
 
-    if (kcoord && replay_offsets > 0) {
+    if (kcoord && replay_offsets > 0 && want(only, "replay")) {
         /* Fill: groups of 100 partitions until replay_offsets are stored. */
         int groups = (int)((replay_offsets + OC_PARTITIONS - 1) / OC_PARTITIONS);
         int per_conn = (groups + commit_conns - 1) / commit_conns;

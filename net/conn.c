@@ -53,6 +53,11 @@ struct kc_conn {
     uint64_t bytes_read;
     /* state */
     bool in_flight; /* a request was handed up and not yet ended */
+    /* read_ev is added. A connection with a request in flight keeps it
+     * until it fires (the client sent more): only then is it removed, so a
+     * client that waits for its answer, as Kafka clients do, costs no
+     * epoll_ctl per request. Either way nothing is read while in flight. */
+    bool read_armed;
     bool closed;
     kc_buf_t out;
     size_t out_off;
@@ -217,6 +222,12 @@ static void read_cb(evutil_socket_t fd, short what, void *arg)
     kc_net_t *n = c->net;
     bool progressed = false;
 
+    if (c->in_flight) {
+        /* Muted: bytes of a next request stay in the kernel buffer. */
+        event_del(c->read_ev);
+        c->read_armed = false;
+        return;
+    }
     while (!c->in_flight && !c->closed) {
         if (c->size_have < 4) {
             ssize_t r = conn_recv(c, c->size_buf + c->size_have, 4 - c->size_have);
@@ -256,9 +267,9 @@ static void read_cb(evutil_socket_t fd, short what, void *arg)
             c->body_have += (size_t)r;
         }
         if (c->size_have == 4 && c->body_have == (size_t)c->frame_size) {
-            /* A whole request: mute until it has been answered. */
+            /* A whole request: mute until it has been answered (read_ev is
+             * removed lazily, see read_armed). */
             c->in_flight = true;
-            event_del(c->read_ev);
             kc_conn_info_t info = {c->id, c->peer_host, c->listener};
             /* The callback may close c: it is then only freed by reap_cb, later. */
             n->h.on_request(n->h.ctx, &info, c->body ? c->body : (const uint8_t *)"",
@@ -274,8 +285,11 @@ static void read_cb(evutil_socket_t fd, short what, void *arg)
 static void conn_unmute(kc_conn_t *c)
 {
     c->in_flight = false;
-    event_add(c->read_ev, NULL);
-    /* Data already in the kernel buffer makes the read event fire. */
+    if (!c->read_armed) {
+        event_add(c->read_ev, NULL);
+        c->read_armed = true;
+    }
+    /* Data already in the kernel buffer makes the (level-triggered) read event fire. */
 }
 
 /* Writes what it can; returns false if the connection was closed. */
@@ -340,6 +354,7 @@ int kc_net_adopt(kc_net_t *n, int fd, const char *peer_host, const char *listene
     n->buckets[c->id % NBUCKETS] = c;
     n->nconns++;
     event_add(c->read_ev, NULL);
+    c->read_armed = true;
     touch_idle(c);
     arm_idle(c, n->cfg.idle_timeout_ms);
     if (conn_id)
