@@ -51,6 +51,7 @@ struct kc_server {
     kc_result_t spare; /* the previous batch, emptied, kept for its memory */
     kc_parked_fetch_t *parked;
     kc_arena_t arena; /* per request */
+    uint32_t requests_seen; /* requests handed up in the current loop pass */
     kc_buf_t resp_head; /* scratch: the response header being sent */
     uint16_t bound_port;
     char adv_host[256];
