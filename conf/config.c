@@ -138,6 +138,53 @@ static int validate_log_level(kc_config_t *c, const char *value, char *err, size
     return -1;
 }
 
+static int parse_int64(const char *s, int64_t *out);
+
+/* An optional integer: "" (not set) or a value in [INT32_MIN, INT64_MAX]. */
+static int validate_opt_long(kc_config_t *c, const char *value, char *err, size_t errlen)
+{
+    (void)c;
+    if (*value == '\0')
+        return 0;
+    int64_t v;
+    if (parse_int64(value, &v) < 0) {
+        errf(err, errlen, "not an integer");
+        return -1;
+    }
+    return 0;
+}
+
+static int validate_opt_int(kc_config_t *c, const char *value, char *err, size_t errlen)
+{
+    if (validate_opt_long(c, value, err, errlen) < 0)
+        return -1;
+    int64_t v;
+    if (*value && (parse_int64(value, &v) < 0 || v < INT32_MIN || v > INT32_MAX)) {
+        errf(err, errlen, "must be between %d and %d", INT32_MIN, INT32_MAX);
+        return -1;
+    }
+    return 0;
+}
+
+int64_t kc_config_log_retention_ms(const kc_config_t *c, const char **source_name)
+{
+    int64_t ms;
+    const char *src;
+    if (c->log_retention_ms && *c->log_retention_ms) {
+        ms = strtoll(c->log_retention_ms, NULL, 10);
+        src = "log.retention.ms";
+    } else if (c->log_retention_minutes && *c->log_retention_minutes) {
+        ms = strtoll(c->log_retention_minutes, NULL, 10) * 60000;
+        src = "log.retention.minutes";
+    } else {
+        ms = (int64_t)c->log_retention_hours * 3600000;
+        src = "log.retention.hours";
+    }
+    if (source_name)
+        *source_name = src;
+    return ms < 0 ? -1 : ms;
+}
+
 static const kc_conf_property_t props[] = {
     {"listeners", KC_CONF_STRING, "PLAINTEXT://127.0.0.1:9092", FIELD(listeners), 0, 0,
      validate_listeners, "Addresses to listen on, NAME://host:port, comma-separated"},
@@ -180,6 +227,20 @@ static const kc_conf_property_t props[] = {
     {"log.message.timestamp.after.max.ms", KC_CONF_LONG, "3600000",
      FIELD(log_message_timestamp_after_max_ms), 0, INT64_MAX, NULL,
      "How far a CreateTime record timestamp may lie ahead of the broker clock"},
+    {"log.retention.ms", KC_CONF_STRING, "", FIELD(log_retention_ms), 0, 0, validate_opt_long,
+     "Default retention.ms of topics; empty = use log.retention.minutes or hours"},
+    {"log.retention.minutes", KC_CONF_STRING, "", FIELD(log_retention_minutes), 0, 0,
+     validate_opt_int, "Default retention in minutes; empty = use log.retention.hours"},
+    {"log.retention.hours", KC_CONF_INT, "168", FIELD(log_retention_hours), INT32_MIN, INT32_MAX,
+     NULL, "Default retention in hours when neither .ms nor .minutes is set"},
+    {"log.retention.bytes", KC_CONF_LONG, "-1", FIELD(log_retention_bytes), INT64_MIN,
+     INT64_MAX, NULL, "Default retention.bytes of topics (-1 = no size limit)"},
+    {"log.retention.check.interval.ms", KC_CONF_LONG, "300000",
+     FIELD(log_retention_check_interval_ms), 1, INT64_MAX, NULL,
+     "How often partitions are checked for batches retention removes"},
+    {"max.incremental.fetch.session.cache.slots", KC_CONF_INT, "1000",
+     FIELD(max_incremental_fetch_session_cache_slots), 0, INT32_MAX, NULL,
+     "Incremental fetch sessions (KIP-227) the broker keeps"},
     {"socket.request.max.bytes", KC_CONF_INT, "104857600", FIELD(socket_request_max_bytes), 1,
      INT32_MAX, NULL, "Largest request frame; a bigger one closes the connection"},
     {"connections.max.idle.ms", KC_CONF_LONG, "600000", FIELD(connections_max_idle_ms), 1,
@@ -191,6 +252,9 @@ static const kc_conf_property_t props[] = {
     {"log.level", KC_CONF_STRING, "info", FIELD(log_level), 0, 0, validate_log_level,
      "Lowest level logged: debug, info, warn, error"},
 };
+
+_Static_assert(sizeof(props) / sizeof(props[0]) <= KC_CONF_MAX_PROPERTIES,
+               "raise KC_CONF_MAX_PROPERTIES");
 
 size_t kc_config_property_count(void)
 {
@@ -296,7 +360,38 @@ int kc_config_set(kc_config_t *c, const char *key, const char *value, char *err,
         errf(err, errlen, "unknown configuration %s", key);
         return -1;
     }
-    return set_property(c, p, value, err, errlen);
+    int rc = set_property(c, p, value, err, errlen);
+    if (rc == 0)
+        c->explicitly_set[p - props] = true;
+    return rc;
+}
+
+bool kc_config_value_string(const kc_config_t *c, const char *name, char *out, size_t outlen,
+                            bool *is_set)
+{
+    const kc_conf_property_t *p = kc_config_property_find(name);
+    if (!p || outlen == 0)
+        return false;
+    const char *field = (const char *)c + p->offset;
+    switch (p->type) {
+    case KC_CONF_INT:
+        snprintf(out, outlen, "%" PRId32, *(const int32_t *)(const void *)field);
+        break;
+    case KC_CONF_LONG:
+        snprintf(out, outlen, "%" PRId64, *(const int64_t *)(const void *)field);
+        break;
+    case KC_CONF_BOOL:
+        snprintf(out, outlen, "%s", *(const bool *)field ? "true" : "false");
+        break;
+    case KC_CONF_STRING: {
+        const char *v = *(char *const *)(const void *)field;
+        snprintf(out, outlen, "%s", v ? v : "");
+        break;
+    }
+    }
+    if (is_set)
+        *is_set = c->explicitly_set[p - props];
+    return true;
 }
 
 void kc_config_init(kc_config_t *c)
@@ -584,6 +679,7 @@ int kc_config_load_env(kc_config_t *c, char *const *envp, char *err, size_t errl
             errf(err, errlen, "environment variable %.*s: %s", (int)(eq - e), e, why);
             return -1;
         }
+        c->explicitly_set[found - props] = true;
     }
     return 0;
 }

@@ -22,6 +22,7 @@ typedef struct {
 } kc_listener_t;
 
 #define KC_MAX_LISTENERS 8
+#define KC_CONF_MAX_PROPERTIES 64
 
 typedef struct {
     char *listeners;            /* listeners = PLAINTEXT://127.0.0.1:9092 */
@@ -42,11 +43,24 @@ typedef struct {
     int32_t message_max_bytes;                      /* 1048588 */
     int64_t log_message_timestamp_before_max_ms;    /* INT64_MAX */
     int64_t log_message_timestamp_after_max_ms;     /* 3600000 */
+    /* Broker retention defaults; log.retention.ms wins over .minutes, which
+     * wins over .hours (KafkaConfig.logRetentionTimeMillis); "" = not set. */
+    char *log_retention_ms;                         /* "" */
+    char *log_retention_minutes;                    /* "" */
+    int32_t log_retention_hours;                    /* 168 */
+    int64_t log_retention_bytes;                    /* -1 = no size limit */
+    int64_t log_retention_check_interval_ms;        /* 300000 */
+    int32_t max_incremental_fetch_session_cache_slots; /* 1000 */
     int32_t socket_request_max_bytes;               /* 104857600 */
     int64_t connections_max_idle_ms;                /* 600000 */
     char *cluster_id;           /* 22-char base64url Kafka Uuid */
     int64_t lmdb_map_size_bytes; /* 1 GiB */
     char *log_level;            /* debug, info, warn, error */
+
+    /* Properties given by a source (file, environment, override), by index in
+     * the property table; the rest hold their defaults (DescribeConfigs tells
+     * STATIC_BROKER_CONFIG from DEFAULT_CONFIG by this). */
+    bool explicitly_set[KC_CONF_MAX_PROPERTIES];
 
     /* Derived, filled by every successful set of listeners/advertised.listeners. */
     kc_listener_t listener[KC_MAX_LISTENERS];
@@ -73,6 +87,13 @@ typedef struct {
 size_t kc_config_property_count(void);
 const kc_conf_property_t *kc_config_property_at(size_t i);
 const kc_conf_property_t *kc_config_property_find(const char *name);
+/*
+ * The current value of property name as text (Kafka's ConfigDef string
+ * form) into out; returns false for an unknown name. *is_set (may be NULL)
+ * tells whether a source gave it.
+ */
+bool kc_config_value_string(const kc_config_t *c, const char *name, char *out, size_t outlen,
+                            bool *is_set);
 
 /* Sets every property to its default. Pair with kc_config_deinit. */
 void kc_config_init(kc_config_t *c);
@@ -109,6 +130,14 @@ int kc_config_load_file(kc_config_t *c, const char *path, char *err, size_t errl
 int kc_config_load_env(kc_config_t *c, char *const *envp, char *err, size_t errlen);
 /* Applies one "key=value" command-line override. */
 int kc_config_override(kc_config_t *c, const char *kv, char *err, size_t errlen);
+
+/*
+ * The broker's effective retention.ms default: log.retention.ms if set,
+ * else log.retention.minutes x 60000 if set, else log.retention.hours x
+ * 3600000; any negative result is -1 (unlimited), as in Kafka.
+ * *source_name (may be NULL) gets the property that supplied it.
+ */
+int64_t kc_config_log_retention_ms(const kc_config_t *c, const char **source_name);
 
 /*
  * Parses Kafka listener syntax "NAME://host:port[,NAME://host:port...]"

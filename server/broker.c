@@ -411,9 +411,22 @@ int kc_handle_create_topics(kc_req_t *req)
                 if (r->error_code)
                     goto next;
             }
+            size_t nc = (size_t)KC_MAX(t->configs.count, 0);
+            kc_str_t *cn = kc_arena_alloc(req->arena, (nc ? nc : 1) * sizeof(kc_str_t));
+            kc_str_t *cv = kc_arena_alloc(req->arena, (nc ? nc : 1) * sizeof(kc_str_t));
+            for (size_t c = 0; c < nc; c++) {
+                cn[c] = t->configs.items[c].name;
+                cv[c] = t->configs.items[c].value;
+            }
+            r->error_code = kc_topic_configs_check(nc, cn, cv, msg, sizeof(msg));
+            if (r->error_code) {
+                r->error_message = arena_str(req->arena, msg);
+                goto next;
+            }
             if (!rq.validate_only) {
                 const kc_topic_t *created = NULL;
-                if (kc_topics_create(s->topics, t->name, parts, &created) != 0 || !created) {
+                if (kc_topics_create(s->topics, t->name, parts, &created) != 0 || !created ||
+                    (nc && kc_topics_set_configs(s->topics, t->name, nc, cn, cv) != 0)) {
                     r->error_code = KC_ERR_UNKNOWN_SERVER_ERROR;
                     goto next;
                 }

@@ -28,9 +28,12 @@ const kc_api_entry_t kc_api_table[] = {
     ROW(KC_API_API_VERSIONS, API_VERSIONS, "ApiVersions", kc_handle_api_versions),
     ROW(KC_API_CREATE_TOPICS, CREATE_TOPICS, "CreateTopics", kc_handle_create_topics),
     ROW(KC_API_DELETE_TOPICS, DELETE_TOPICS, "DeleteTopics", kc_handle_delete_topics),
+    ROW(KC_API_DELETE_RECORDS, DELETE_RECORDS, "DeleteRecords", kc_handle_delete_records),
     /* v6 (KIP-939 two-phase commit) is unstable in Kafka and not advertised. */
     {KC_API_INIT_PRODUCER_ID, KC_INIT_PRODUCER_ID_REQUEST_MIN_VERSION, 5,
      KC_INIT_PRODUCER_ID_REQUEST_FLEXIBLE_MIN, "InitProducerId", kc_handle_init_producer_id},
+    ROW(KC_API_DESCRIBE_CONFIGS, DESCRIBE_CONFIGS, "DescribeConfigs",
+        kc_handle_describe_configs),
     ROW(KC_API_CREATE_PARTITIONS, CREATE_PARTITIONS, "CreatePartitions",
         kc_handle_create_partitions),
     ROW(KC_API_DELETE_GROUPS, DELETE_GROUPS, "DeleteGroups", kc_handle_delete_groups),

@@ -1,15 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Log APIs: Produce, Fetch (with long polls woken by produce commits),
- * ListOffsets, InitProducerId (idempotent producers only), CreatePartitions
- * and DeleteTopics, answered as Kafka's KafkaApis and ReplicaManager answer
- * them on a single broker that leads every partition at leader epoch 0.
+ * with incremental fetch sessions (KIP-227), ListOffsets, InitProducerId
+ * (idempotent producers only), CreatePartitions, DeleteTopics and
+ * DeleteRecords, answered as Kafka's KafkaApis and ReplicaManager answer
+ * them on a single broker that leads every partition at leader epoch 0;
+ * and the periodic retention task (LogManager.cleanupLogs).
  */
 #include "server_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
+
+#include <event2/event.h>
 
 #include "kc_log.h"
 
@@ -18,6 +23,8 @@
 #define KC_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED 53
 #define KC_ERR_KAFKA_STORAGE_ERROR 56
 #define KC_ERR_FETCH_SESSION_ID_NOT_FOUND 70
+#define KC_ERR_INVALID_FETCH_SESSION_EPOCH 71
+#define KC_ERR_FETCH_SESSION_TOPIC_ID_ERROR 106
 
 static int respond(kc_req_t *req, int rc, kc_buf_t *b)
 {
@@ -156,13 +163,98 @@ int kc_handle_produce(kc_req_t *req)
 
 /* ---- Fetch ---- */
 
+typedef enum { CTX_SESSIONLESS, CTX_FULL, CTX_INCREMENTAL, CTX_ERROR } fetch_ctx_kind_t;
+
+/* One partition to read, from the request or from the fetch session. */
+typedef struct {
+    kc_str_t topic;
+    kc_uuid_t topic_id;
+    int32_t partition;
+    int64_t fetch_offset, log_start_offset;
+    int32_t max_bytes;
+    /* Read results. */
+    int16_t error_code;
+    int64_t high_watermark, log_start;
+    size_t start, end; /* record bytes in the data buffer */
+} fetch_item_t;
+
+/*
+ * FetchManager.newContext (KIP-227). On the first evaluation (first) an
+ * incremental request updates its session and advances the epoch; a parked
+ * request re-evaluated later finds the session at the next epoch. A full
+ * request (epoch 0) closes the session it names and gets a new one when the
+ * response is built; epoch -1 closes it and stays sessionless.
+ */
+static fetch_ctx_kind_t fetch_context(kc_server_t *s, const kc_fetch_request_t *rq, int16_t v,
+                                      int64_t now_ms, bool first, int16_t *error_code,
+                                      kc_fetch_session_t **session)
+{
+    *session = NULL;
+    *error_code = 0;
+    if (v < 7)
+        return CTX_SESSIONLESS;
+    if (rq->session_epoch == 0 || rq->session_epoch == -1) {
+        if (rq->session_id != 0 && first)
+            kc_fetch_sessions_remove(s->fetch_sessions, rq->session_id);
+        return rq->session_epoch == 0 ? CTX_FULL : CTX_SESSIONLESS;
+    }
+    kc_fetch_session_t *fs = kc_fetch_sessions_get(s->fetch_sessions, rq->session_id);
+    if (!fs) {
+        *error_code = KC_ERR_FETCH_SESSION_ID_NOT_FOUND;
+        return CTX_ERROR;
+    }
+    if (!first) {
+        if (fs->epoch != kc_fetch_next_epoch(rq->session_epoch)) {
+            *error_code = KC_ERR_INVALID_FETCH_SESSION_EPOCH;
+            return CTX_ERROR;
+        }
+        *session = fs;
+        return CTX_INCREMENTAL;
+    }
+    if (fs->epoch != rq->session_epoch) {
+        *error_code = KC_ERR_INVALID_FETCH_SESSION_EPOCH;
+        return CTX_ERROR;
+    }
+    if (fs->uses_topic_ids != (v >= 13)) {
+        *error_code = KC_ERR_FETCH_SESSION_TOPIC_ID_ERROR;
+        return CTX_ERROR;
+    }
+    for (int32_t i = 0; i < KC_MAX(rq->topics.count, 0); i++) {
+        const kc_fetch_request_topic_t *t = &rq->topics.items[i];
+        char *name = kc_xstrndup(t->topic.ptr ? t->topic.ptr : "", (size_t)KC_MAX(t->topic.len, 0));
+        for (int32_t j = 0; j < KC_MAX(t->partitions.count, 0); j++) {
+            const kc_fetch_request_partition_t *p = &t->partitions.items[j];
+            kc_fetch_session_partition_t sp = {
+                v >= 13 ? "" : name, v >= 13 ? t->topic_id : zero_uuid, p->partition,
+                p->fetch_offset, p->log_start_offset, p->partition_max_bytes, -1, -1};
+            kc_fetch_session_upsert(fs, &sp);
+        }
+        free(name);
+    }
+    for (int32_t i = 0; i < KC_MAX(rq->forgotten_topics_data.count, 0); i++) {
+        const kc_fetch_request_forgotten_topic_t *t = &rq->forgotten_topics_data.items[i];
+        for (int32_t j = 0; j < KC_MAX(t->partitions.count, 0); j++)
+            kc_fetch_session_forget(fs, t->topic, v >= 13 ? t->topic_id : zero_uuid,
+                                    t->partitions.items[j]);
+    }
+    if (fs->n == 0) {
+        kc_fetch_sessions_remove(s->fetch_sessions, fs->id);
+        return CTX_SESSIONLESS;
+    }
+    kc_fetch_sessions_touch(s->fetch_sessions, fs, now_ms);
+    fs->epoch = kc_fetch_next_epoch(fs->epoch);
+    *session = fs;
+    return CTX_INCREMENTAL;
+}
+
 /*
  * Builds the Fetch response from the committed log. With final false and a
  * request that would wait (no error, fewer than MinBytes readable,
- * MaxWaitMs > 0), appends nothing and sets *wait. 0 or KC_EINVAL/KC_EIO.
+ * MaxWaitMs > 0), appends nothing and sets *wait. first marks the request's
+ * first evaluation (it updates its fetch session). 0 or KC_EINVAL/KC_EIO.
  */
 static int fetch_eval(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t *body,
-                      size_t body_len, bool final, kc_result_t *res, bool *wait,
+                      size_t body_len, bool first, bool final, kc_result_t *res, bool *wait,
                       int32_t *max_wait_ms)
 {
     int16_t v = ctx->api_version;
@@ -176,6 +268,7 @@ static int fetch_eval(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t
     kc_buf_t b, data;
     kc_buf_init(&b);
     kc_buf_init(&data);
+    fetch_item_t *items = NULL;
     *wait = false;
     if (kc_fetch_request_decode(&r, v, &arena, &rq) != 0) {
         rc = KC_EINVAL;
@@ -187,112 +280,185 @@ static int fetch_eval(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t
     resp.throttle_time_ms = 0;
     resp.session_id = 0;
     resp.node_endpoints.count = 0;
-    /* Sessions (KIP-227): a full request (epoch 0 or -1) is answered sessionless, with
-     * session id 0, as Kafka does when its session cache has no room; an incremental
-     * request names a session that was never created. */
-    if (v >= 7 && rq.session_epoch != 0 && rq.session_epoch != -1) {
-        resp.error_code = KC_ERR_FETCH_SESSION_ID_NOT_FOUND;
-        resp.responses.count = 0;
+    resp.responses.count = 0;
+    int16_t session_error;
+    kc_fetch_session_t *fs;
+    fetch_ctx_kind_t kind = fetch_context(s, &rq, v, ctx->now_ms, first, &session_error, &fs);
+    if (kind == CTX_ERROR) {
+        /* SessionErrorContext: the error alone, sessionless, answered at once. */
+        resp.error_code = session_error;
         goto encode;
     }
-    int32_t nt = rq.topics.count > 0 ? rq.topics.count : 0;
-    resp.responses.items =
-        kc_arena_alloc(&arena, (size_t)(nt ? nt : 1) * sizeof(*resp.responses.items));
-    resp.responses.count = nt;
+
+    /* The partitions to read: the session's, in its order, or the request's. */
+    size_t nitems = 0;
+    if (kind == CTX_INCREMENTAL) {
+        nitems = fs->n;
+    } else {
+        for (int32_t i = 0; i < KC_MAX(rq.topics.count, 0); i++)
+            nitems += (size_t)KC_MAX(rq.topics.items[i].partitions.count, 0);
+    }
+    items = kc_xcalloc(nitems ? nitems : 1, sizeof(*items));
+    if (kind == CTX_INCREMENTAL) {
+        for (size_t i = 0; i < fs->n; i++) {
+            const kc_fetch_session_partition_t *sp = &fs->parts[i];
+            items[i].topic = kc_str(sp->topic);
+            items[i].topic_id = sp->topic_id;
+            items[i].partition = sp->partition;
+            items[i].fetch_offset = sp->fetch_offset;
+            items[i].log_start_offset = sp->log_start_offset;
+            items[i].max_bytes = sp->max_bytes;
+        }
+    } else {
+        size_t k = 0;
+        for (int32_t i = 0; i < KC_MAX(rq.topics.count, 0); i++) {
+            const kc_fetch_request_topic_t *t = &rq.topics.items[i];
+            for (int32_t j = 0; j < KC_MAX(t->partitions.count, 0); j++, k++) {
+                const kc_fetch_request_partition_t *p = &t->partitions.items[j];
+                items[k].topic = t->topic;
+                items[k].topic_id = t->topic_id;
+                items[k].partition = p->partition;
+                items[k].fetch_offset = p->fetch_offset;
+                items[k].log_start_offset = p->log_start_offset;
+                items[k].max_bytes = p->partition_max_bytes;
+            }
+        }
+    }
+
     /* ReplicaManager.readFromLog: v3+ has a response byte limit and returns at least
      * one batch of the first partition with data; v0-2 has a hard limit. */
     bool min_one = v >= 3;
     int64_t limit = v >= 3 && rq.max_bytes >= 0 ? rq.max_bytes : INT32_MAX;
     int64_t bytes = 0;
     bool any_error = false;
-    int32_t nparts = 0;
-    /* Record bytes are copied into one buffer; views into it are fixed up after. */
-    size_t *starts = NULL;
-    size_t nstarts = 0;
-    for (int32_t i = 0; i < nt; i++)
-        nstarts += rq.topics.items[i].partitions.count > 0 ? (size_t)rq.topics.items[i].partitions.count : 0;
-    starts = kc_arena_alloc(&arena, (nstarts ? nstarts : 1) * 2 * sizeof(size_t));
-    size_t k = 0;
-    for (int32_t i = 0; i < nt; i++) {
-        kc_fetch_request_topic_t *t = &rq.topics.items[i];
-        kc_fetch_response_fetchable_topic_response_t *rt = &resp.responses.items[i];
-        const kc_topic_t *topic =
-            v >= 13 ? kc_topics_find_id(s->topics, t->topic_id) : kc_topics_find(s->topics, t->topic);
-        rt->topic = t->topic;
-        rt->topic_id = t->topic_id;
-        int32_t np = t->partitions.count > 0 ? t->partitions.count : 0;
-        rt->partitions.items =
-            kc_arena_alloc(&arena, (size_t)(np ? np : 1) * sizeof(*rt->partitions.items));
-        rt->partitions.count = np;
-        for (int32_t j = 0; j < np; j++, k++) {
-            kc_fetch_request_partition_t *p = &t->partitions.items[j];
-            kc_fetch_response_partition_data_t *rp = &rt->partitions.items[j];
-            memset(rp, 0, sizeof(*rp));
-            starts[2 * k] = data.len;
-            starts[2 * k + 1] = data.len;
-            nparts++;
-            rp->partition_index = p->partition;
-            rp->diverging_epoch = (kc_fetch_response_epoch_end_offset_t){-1, -1};
-            rp->current_leader = (kc_fetch_response_leader_id_and_epoch_t){-1, -1};
-            rp->snapshot_id = (kc_fetch_response_snapshot_id_t){-1, -1};
-            rp->preferred_read_replica = -1;
-            rp->last_stable_offset = -1;
-            rp->log_start_offset = -1;
-            rp->high_watermark = -1;
-            /* Kafka sends null aborted transactions unless reading committed data. */
-            rp->aborted_transactions.count = rq.isolation_level == 1 ? 0 : -1;
-            if (!topic) {
-                rp->error_code =
-                    v >= 13 ? KC_ERR_UNKNOWN_TOPIC_ID : KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
-                any_error = true;
-                continue;
-            }
-            if (p->partition < 0 || p->partition >= topic->partitions) {
-                rp->error_code = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
-                any_error = true;
-                continue;
-            }
-            int64_t room = limit - bytes;
-            int32_t max = (int32_t)KC_MIN((int64_t)p->partition_max_bytes, room < 0 ? 0 : room);
-            int16_t err = 0;
-            kc_log_offsets_t offs;
-            size_t before = data.len;
-            rc = kc_log_read(s->log, topic->id, p->partition, p->fetch_offset, max, min_one, &data,
-                             &err, &offs);
-            if (rc != 0) {
-                rp->error_code = KC_ERR_KAFKA_STORAGE_ERROR;
-                any_error = true;
-                rc = 0;
-                continue;
-            }
-            rp->error_code = err;
-            rp->high_watermark = offs.high_watermark;
-            rp->last_stable_offset = offs.high_watermark;
-            rp->log_start_offset = offs.log_start_offset;
-            if (err) {
-                any_error = true;
-                continue;
-            }
-            starts[2 * k + 1] = data.len;
-            if (data.len > before) {
-                min_one = false;
-                bytes += (int64_t)(data.len - before);
-            }
+    for (size_t k = 0; k < nitems; k++) {
+        fetch_item_t *it = &items[k];
+        it->high_watermark = -1;
+        it->log_start = -1;
+        it->start = it->end = data.len;
+        const kc_topic_t *topic = v >= 13 ? kc_topics_find_id(s->topics, it->topic_id)
+                                          : kc_topics_find(s->topics, it->topic);
+        if (!topic) {
+            it->error_code = v >= 13 ? KC_ERR_UNKNOWN_TOPIC_ID : KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+            any_error = true;
+            continue;
+        }
+        if (it->partition < 0 || it->partition >= topic->partitions) {
+            it->error_code = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+            any_error = true;
+            continue;
+        }
+        int64_t room = limit - bytes;
+        int32_t max = (int32_t)KC_MIN((int64_t)it->max_bytes, room < 0 ? 0 : room);
+        int16_t err = 0;
+        kc_log_offsets_t offs;
+        size_t before = data.len;
+        rc = kc_log_read(s->log, topic->id, it->partition, it->fetch_offset, max, min_one, &data,
+                         &err, &offs);
+        if (rc != 0) {
+            it->error_code = KC_ERR_KAFKA_STORAGE_ERROR;
+            any_error = true;
+            rc = 0;
+            continue;
+        }
+        it->error_code = err;
+        it->high_watermark = offs.high_watermark;
+        it->log_start = offs.log_start_offset;
+        if (err) {
+            any_error = true;
+            continue;
+        }
+        it->end = data.len;
+        if (data.len > before) {
+            min_one = false;
+            bytes += (int64_t)(data.len - before);
         }
     }
-    if (!final && !any_error && nparts > 0 && rq.max_wait_ms > 0 && bytes < rq.min_bytes) {
+    if (!final && !any_error && nitems > 0 && rq.max_wait_ms > 0 && bytes < rq.min_bytes) {
         *wait = true;
         goto out;
     }
-    k = 0;
-    for (int32_t i = 0; i < nt; i++) {
-        kc_fetch_response_fetchable_topic_response_t *rt = &resp.responses.items[i];
-        for (int32_t j = 0; j < rt->partitions.count; j++, k++) {
-            size_t a = starts[2 * k], e = starts[2 * k + 1];
-            rt->partitions.items[j].records =
-                (kc_bytes_t){e > a ? data.data + a : (const uint8_t *)"", (int32_t)(e - a)};
+
+    /* Which partitions the response carries, and the session it names. */
+    bool *carry = kc_arena_alloc(&arena, (nitems ? nitems : 1) * sizeof(bool));
+    for (size_t k = 0; k < nitems; k++)
+        carry[k] = true;
+    if (kind == CTX_INCREMENTAL) {
+        /* IncrementalFetchContext: only partitions with news; those that returned
+         * records move to the end of the session, so others get their turn. */
+        bool *to_end = kc_arena_alloc(&arena, (nitems ? nitems : 1) * sizeof(bool));
+        for (size_t k = 0; k < nitems; k++) {
+            fetch_item_t *it = &items[k];
+            carry[k] = kc_fetch_session_must_respond(&fs->parts[k], it->error_code,
+                                                     it->end - it->start, it->high_watermark,
+                                                     it->log_start, true);
+            to_end[k] = carry[k] && it->end > it->start;
         }
+        kc_fetch_session_reorder(fs, to_end);
+        resp.session_id = fs->id;
+    } else if (kind == CTX_FULL) {
+        /* FullFetchContext: a new session of every partition, if the cache has room. */
+        kc_fetch_session_partition_t *sp =
+            kc_arena_alloc(&arena, (nitems ? nitems : 1) * sizeof(*sp));
+        for (size_t k = 0; k < nitems; k++) {
+            fetch_item_t *it = &items[k];
+            char *name = kc_arena_alloc(&arena, (size_t)KC_MAX(it->topic.len, 0) + 1);
+            if (it->topic.len > 0)
+                memcpy(name, it->topic.ptr, (size_t)it->topic.len);
+            name[KC_MAX(it->topic.len, 0)] = '\0';
+            sp[k] = (kc_fetch_session_partition_t){
+                v >= 13 ? "" : name, v >= 13 ? it->topic_id : zero_uuid, it->partition,
+                it->fetch_offset, it->log_start_offset, it->max_bytes, it->high_watermark,
+                it->log_start};
+        }
+        resp.session_id = kc_fetch_sessions_create(s->fetch_sessions, ctx->now_ms, v >= 13, sp,
+                                                   nitems);
     }
+
+    /* Consecutive partitions of one topic share a topic entry (FetchResponse.toMessage). */
+    size_t ntopics = 0;
+    resp.responses.items =
+        kc_arena_alloc(&arena, (nitems ? nitems : 1) * sizeof(*resp.responses.items));
+    kc_fetch_response_partition_data_t *pds =
+        kc_arena_alloc(&arena, (nitems ? nitems : 1) * sizeof(*pds));
+    const fetch_item_t *prev = NULL;
+    for (size_t k = 0; k < nitems; k++) {
+        if (!carry[k])
+            continue;
+        const fetch_item_t *it = &items[k];
+        bool same = prev && (v >= 13 ? memcmp(prev->topic_id.b, it->topic_id.b, 16) == 0
+                                     : kc_str_eq(prev->topic, it->topic));
+        kc_fetch_response_fetchable_topic_response_t *rt;
+        if (!same) {
+            rt = &resp.responses.items[ntopics++];
+            memset(rt, 0, sizeof(*rt));
+            rt->topic = it->topic;
+            rt->topic_id = it->topic_id;
+            rt->partitions.items = &pds[k];
+            rt->partitions.count = 0;
+        } else {
+            rt = &resp.responses.items[ntopics - 1];
+        }
+        /* Partitions of one topic entry are contiguous in pds. */
+        kc_fetch_response_partition_data_t *rp = &rt->partitions.items[rt->partitions.count++];
+        memset(rp, 0, sizeof(*rp));
+        rp->partition_index = it->partition;
+        rp->error_code = it->error_code;
+        rp->high_watermark = it->high_watermark;
+        rp->last_stable_offset = it->high_watermark;
+        rp->log_start_offset = it->log_start;
+        rp->diverging_epoch = (kc_fetch_response_epoch_end_offset_t){-1, -1};
+        rp->current_leader = (kc_fetch_response_leader_id_and_epoch_t){-1, -1};
+        rp->snapshot_id = (kc_fetch_response_snapshot_id_t){-1, -1};
+        rp->preferred_read_replica = -1;
+        /* Kafka sends null aborted transactions unless reading committed data. */
+        rp->aborted_transactions.count = rq.isolation_level == 1 ? 0 : -1;
+        rp->records = (kc_bytes_t){it->end > it->start ? data.data + it->start
+                                                       : (const uint8_t *)"",
+                                   (int32_t)(it->end - it->start)};
+        prev = it;
+    }
+    resp.responses.count = (int32_t)ntopics;
 encode:
     rc = kc_fetch_response_encode(&b, v, &resp);
     if (rc != 0) {
@@ -305,6 +471,7 @@ encode:
         kc_req_respond(&rr, &b);
     }
 out:
+    free(items);
     kc_buf_deinit(&b);
     kc_buf_deinit(&data);
     kc_arena_deinit(&arena);
@@ -317,7 +484,7 @@ int kc_handle_fetch(kc_req_t *req)
     size_t len = kc_reader_left(req->body);
     bool wait;
     int32_t max_wait = 0;
-    int rc = fetch_eval(req->srv, &req->ctx, body, len, false, req->res, &wait, &max_wait);
+    int rc = fetch_eval(req->srv, &req->ctx, body, len, true, false, req->res, &wait, &max_wait);
     if (rc == 0 && wait)
         kc_server_park_fetch(req->srv, &req->ctx, body, len, max_wait);
     return rc;
@@ -328,7 +495,7 @@ int kc_fetch_complete(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t
 {
     bool wait;
     int32_t max_wait;
-    int rc = fetch_eval(s, ctx, body, len, final, res, &wait, &max_wait);
+    int rc = fetch_eval(s, ctx, body, len, false, final, res, &wait, &max_wait);
     *completed = rc != 0 || !wait;
     return rc;
 }
@@ -684,4 +851,161 @@ int kc_handle_delete_topics(kc_req_t *req)
     kc_buf_t b;
     kc_buf_init(&b);
     return respond(req, kc_delete_topics_response_encode(&b, v, &resp), &b);
+}
+
+/* ---- DeleteRecords ---- */
+
+int kc_handle_delete_records(kc_req_t *req)
+{
+    kc_server_t *s = req->srv;
+    int16_t v = req->ctx.api_version;
+    kc_delete_records_request_t rq;
+    kc_delete_records_request_init(&rq);
+    if (kc_delete_records_request_decode(req->body, v, req->arena, &rq) != 0)
+        return KC_EINVAL;
+    kc_delete_records_response_t resp;
+    kc_delete_records_response_init(&resp);
+    resp.throttle_time_ms = 0;
+    int32_t nt = KC_MAX(rq.topics.count, 0);
+    resp.topics.items = kc_arena_alloc(req->arena, (size_t)(nt ? nt : 1) * sizeof(*resp.topics.items));
+    resp.topics.count = nt;
+    bool changed = false;
+    for (int32_t i = 0; i < nt; i++) {
+        kc_delete_records_request_delete_records_topic_t *t = &rq.topics.items[i];
+        kc_delete_records_response_delete_records_topic_result_t *rt = &resp.topics.items[i];
+        const kc_topic_t *topic = kc_topics_find(s->topics, t->name);
+        int32_t np = KC_MAX(t->partitions.count, 0);
+        rt->name = t->name;
+        rt->partitions.items =
+            kc_arena_alloc(req->arena, (size_t)(np ? np : 1) * sizeof(*rt->partitions.items));
+        rt->partitions.count = np;
+        for (int32_t j = 0; j < np; j++) {
+            kc_delete_records_request_delete_records_partition_t *p = &t->partitions.items[j];
+            kc_delete_records_response_delete_records_partition_result_t *rp =
+                &rt->partitions.items[j];
+            rp->partition_index = p->partition_index;
+            rp->low_watermark = -1;
+            if (!topic || p->partition_index < 0 || p->partition_index >= topic->partitions) {
+                rp->error_code = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+                continue;
+            }
+            kc_log_offsets_t before;
+            int16_t err = 0;
+            int64_t low = -1;
+            if (kc_log_offsets(s->log, topic->id, p->partition_index, &before) != 0 ||
+                kc_log_delete_records(s->log, topic->id, p->partition_index, p->offset, &low,
+                                      &err) != 0) {
+                rp->error_code = KC_ERR_KAFKA_STORAGE_ERROR;
+                continue;
+            }
+            rp->error_code = err;
+            rp->low_watermark = err ? -1 : low;
+            if (!err && low > before.log_start_offset) {
+                changed = true;
+                kc_log_info("server", "topic %s partition %d: log start offset %lld -> %lld",
+                            topic->name, p->partition_index, (long long)before.log_start_offset,
+                            (long long)low);
+            }
+        }
+    }
+    kc_buf_t b;
+    kc_buf_init(&b);
+    int rc = kc_delete_records_response_encode(&b, v, &resp);
+    if (rc != 0)
+        return respond(req, rc, &b);
+    kc_response_t *r = kc_req_respond(req, &b);
+    kc_buf_deinit(&b);
+    if (changed) {
+        /* The new log start offsets reach storage with this iteration's commit. */
+        for (int32_t i = 0; i < nt; i++)
+            for (int32_t j = 0; j < resp.topics.items[i].partitions.count; j++) {
+                kc_delete_records_response_delete_records_partition_result_t *rp =
+                    &resp.topics.items[i].partitions.items[j];
+                if (rp->error_code == 0) {
+                    rp->error_code = KC_ERR_KAFKA_STORAGE_ERROR;
+                    rp->low_watermark = -1;
+                }
+            }
+        if (kc_delete_records_response_encode(&r->error_body, v, &resp) != 0)
+            kc_buf_reset(&r->error_body);
+    }
+    return 0;
+}
+
+/* ---- retention ---- */
+
+/* Batches one timer run may delete: keeps each loop iteration short. */
+#define RETENTION_BATCH_BUDGET 512
+
+static void retention_arm(kc_server_t *s, int64_t delay_ms)
+{
+    if (delay_ms < 0)
+        delay_ms = 0;
+    struct timeval tv = {(time_t)(delay_ms / 1000), (suseconds_t)((delay_ms % 1000) * 1000)};
+    evtimer_add(s->retention_timer, &tv);
+}
+
+/*
+ * LogManager's cleanupLogs task: every log.retention.check.interval.ms, a
+ * pass over every partition applies its topic's retention.ms and
+ * retention.bytes. A pass is split across loop iterations: each run deletes
+ * at most RETENTION_BATCH_BUDGET batches, then yields and continues from
+ * where it stopped (by topic position and partition).
+ */
+static void retention_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    kc_server_t *s = arg;
+    int64_t now = kc_server_wall_ms();
+    size_t budget = RETENTION_BATCH_BUDGET;
+    while (budget > 0 && s->retention_topic < kc_topics_count(s->topics)) {
+        const kc_topic_t *t = kc_topics_at(s->topics, s->retention_topic);
+        if (s->retention_partition >= t->partitions) {
+            s->retention_topic++;
+            s->retention_partition = 0;
+            continue;
+        }
+        int64_t ms = kc_topic_retention_ms(s, t), bytes = kc_topic_retention_bytes(s, t);
+        size_t deleted = 0;
+        bool more = false;
+        int rc = kc_log_apply_retention(s->log, t->id, s->retention_partition, ms, bytes, now,
+                                        budget, &deleted, &more);
+        if (rc != 0) {
+            kc_log_warn("server", "retention of %s-%d failed (%d)", t->name,
+                        s->retention_partition, rc);
+            more = false;
+        } else if (deleted > 0) {
+            kc_log_info("server", "retention deleted %zu batches of %s-%d", deleted, t->name,
+                        s->retention_partition);
+        }
+        budget -= KC_MIN(deleted, budget);
+        if (!more)
+            s->retention_partition++;
+    }
+    if (s->retention_topic < kc_topics_count(s->topics)) {
+        retention_arm(s, 0); /* the pass goes on in the next iteration */
+        return;
+    }
+    s->retention_topic = 0;
+    s->retention_partition = 0;
+    retention_arm(s, s->cfg->log_retention_check_interval_ms);
+}
+
+void kc_log_api_start(kc_server_t *s)
+{
+    s->fetch_sessions = kc_fetch_sessions_new(s->cfg->max_incremental_fetch_session_cache_slots,
+                                              KC_FETCH_SESSION_EVICTION_MS,
+                                              (uint64_t)kc_server_wall_ms() ^ (uint64_t)(uintptr_t)s);
+    s->retention_timer = evtimer_new(s->base, retention_cb, s);
+    retention_arm(s, s->cfg->log_retention_check_interval_ms);
+}
+
+void kc_log_api_stop(kc_server_t *s)
+{
+    if (s->retention_timer)
+        event_free(s->retention_timer);
+    s->retention_timer = NULL;
+    kc_fetch_sessions_free(s->fetch_sessions);
+    s->fetch_sessions = NULL;
 }

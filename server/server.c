@@ -18,7 +18,7 @@
 
 #include "kc_log.h"
 
-static int64_t wall_ms(void)
+int64_t kc_server_wall_ms(void)
 {
     struct timeval tv;
     gettimeofday(&tv, NULL);
@@ -130,7 +130,7 @@ static int load_coordinator(kc_server_t *s)
         kc_log_error("server", "replaying stored records failed (%d)", err);
         return err;
     }
-    kc_coord_loaded(s->coord, wall_ms());
+    kc_coord_loaded(s->coord, kc_server_wall_ms());
     if (rc.bad)
         kc_log_warn("server", "%llu stored records could not be parsed and were skipped",
                     (unsigned long long)rc.bad);
@@ -150,7 +150,7 @@ static void arm_coord_timer(kc_server_t *s)
         evtimer_del(s->coord_timer);
         return;
     }
-    struct timeval tv = ms_tv(deadline - wall_ms());
+    struct timeval tv = ms_tv(deadline - kc_server_wall_ms());
     evtimer_add(s->coord_timer, &tv);
 }
 
@@ -225,7 +225,7 @@ static void coord_timer_cb(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     kc_server_t *s = arg;
-    kc_coord_tick(s->coord, wall_ms(), &s->batch);
+    kc_coord_tick(s->coord, kc_server_wall_ms(), &s->batch);
 }
 
 /* ---- parked fetches ---- */
@@ -338,7 +338,7 @@ static void on_request(void *ctx, const kc_conn_info_t *conn, const uint8_t *dat
     req.ctx.api_version = api_version;
     req.ctx.client_id = h.client_id;
     req.ctx.client_host = conn->peer_host;
-    req.ctx.now_ms = wall_ms();
+    req.ctx.now_ms = kc_server_wall_ms();
     if (!supported) {
         if (api_key == KC_API_API_VERSIONS && api_version > e->max_version) {
             /* KIP-511: answer a v0 body naming our ApiVersions range; the client retries. */
@@ -451,6 +451,7 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
     s->adv_port = cfg->nadvertised ? adv->port : (listen ? s->bound_port : adv->port);
     if (load_coordinator(s) != 0)
         goto fail;
+    kc_log_api_start(s);
     kc_log_info("server", "kcoord node %d ready in %lld ms (%zu topics, advertised %s:%d)",
                 cfg->node_id, (long long)(mono_ms() - t0), kc_topics_count(s->topics),
                 s->adv_host, s->adv_port);
@@ -470,6 +471,7 @@ void kc_server_free(kc_server_t *s)
     }
     while (s->parked)
         parked_unlink_free(s, s->parked);
+    kc_log_api_stop(s);
     kc_net_free(s->net);
     if (s->coord_timer)
         event_free(s->coord_timer);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "coord.h"
+#include "fetch_session.h"
 #include "kc_common.h"
 #include "kc_config.h"
 #include "kc_msgs.h"
@@ -50,6 +51,10 @@ struct kc_server {
     kc_result_t batch;
     kc_result_t spare; /* the previous batch, emptied, kept for its memory */
     kc_parked_fetch_t *parked;
+    kc_fetch_sessions_t *fetch_sessions;
+    struct event *retention_timer;
+    size_t retention_topic;        /* where the current retention pass stands */
+    int32_t retention_partition;
     kc_arena_t arena; /* per request */
     uint32_t requests_seen; /* requests handed up in the current loop pass */
     kc_buf_t resp_head; /* scratch: the response header being sent */
@@ -101,6 +106,28 @@ int kc_handle_list_offsets(kc_req_t *req);
 int kc_handle_init_producer_id(kc_req_t *req);
 int kc_handle_create_partitions(kc_req_t *req);
 int kc_handle_delete_topics(kc_req_t *req);
+int kc_handle_delete_records(kc_req_t *req);
+/* Sets up fetch sessions and arms the retention task / frees them (server/log_api.c). */
+void kc_log_api_start(kc_server_t *s);
+void kc_log_api_stop(kc_server_t *s);
+/* Kafka's MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS. */
+#define KC_FETCH_SESSION_EVICTION_MS 120000
+
+/* Configs (server/configs.c). */
+int kc_handle_describe_configs(kc_req_t *req);
+/*
+ * Checks the configs of a CreateTopics topic as LogConfig.validate does:
+ * an unknown name or a null value, or a retention value that is not a Long
+ * (retention.ms below -1), answers INVALID_CONFIG with a message in msg.
+ * Returns the Kafka error code (0 = valid).
+ */
+int16_t kc_topic_configs_check(size_t n, const kc_str_t *names, const kc_str_t *values,
+                               char *msg, size_t msglen);
+/* A topic's effective retention.ms / retention.bytes (its override, else the broker's). */
+int64_t kc_topic_retention_ms(const kc_server_t *s, const kc_topic_t *topic);
+int64_t kc_topic_retention_bytes(const kc_server_t *s, const kc_topic_t *topic);
+/* The wall clock in ms (server.c). */
+int64_t kc_server_wall_ms(void);
 /*
  * Re-evaluates a parked Fetch (body = request body after the header): when
  * it can complete (or final is set) its response is appended to res and

@@ -11,9 +11,16 @@
  *                i16 epoch, u8 n, n x {i32 first seq, i32 last seq,
  *                i64 first offset, i64 last offset, i64 timestamp}
  *                (the last five batches, oldest first)
- *   "pmeta":     "producer_id_block_end" -> i64
+ *   "pmeta":     "producer_id_block_end" -> i64;
+ *                "ls" | topic id | partition -> i64 log start offset, written
+ *                when DeleteRecords or retention moves it (Kafka's
+ *                log-start-offset-checkpoint)
  * Batch keys sort by offset within a partition, so the batch holding an
  * offset is the greatest key not above (topic id, partition, offset).
+ *
+ * Moving the log start offset deletes at once only the batches that
+ * retention examined; batches left below it (DeleteRecords) are removed by
+ * later retention passes, a bounded number per call. Reads never see them.
  */
 #include "log.h"
 
@@ -70,6 +77,8 @@ typedef struct part {
     producer_t *producers;
     size_t nproducers, producers_cap;
     bool dirty; /* pending appends since the last commit */
+    int64_t size_bytes; /* sum of stored batch sizes; -1 until first needed */
+    int64_t deleted_upto; /* batches below this base offset are deleted (maybe pending) */
 } part_t;
 
 struct kc_log {
@@ -82,6 +91,7 @@ struct kc_log {
 };
 
 static const char PID_KEY[] = "producer_id_block_end";
+#define LS_KEY_LEN 22 /* "ls" | topic id | partition */
 
 /* ---- big-endian helpers ---- */
 
@@ -311,6 +321,28 @@ static int producer_load_fn(void *ctx, const uint8_t *key, size_t key_len, const
     return 0;
 }
 
+typedef struct {
+    int64_t offset;
+} ls_ctx_t;
+
+static void ls_key(uint8_t *k, kc_uuid_t tid, int32_t partition)
+{
+    k[0] = 'l';
+    k[1] = 's';
+    memcpy(k + 2, tid.b, 16);
+    be32(k + 18, (uint32_t)partition);
+}
+
+static int ls_fn(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *value,
+                 size_t value_len)
+{
+    (void)key;
+    if (key_len != LS_KEY_LEN || value_len != 8)
+        return KC_EIO;
+    ((ls_ctx_t *)ctx)->offset = (int64_t)rd64(value);
+    return 1;
+}
+
 /* Finds or loads the state of a partition; NULL (logged) on storage failure. */
 static part_t *part_get(kc_log_t *l, kc_uuid_t tid, int32_t partition)
 {
@@ -334,6 +366,12 @@ static part_t *part_get(kc_log_t *l, kc_uuid_t tid, int32_t partition)
     if (rc >= 0)
         rc = kc_store_scan(l->store, l->db_producers, k, PKEY_LEN, PKEY_LEN, false,
                            producer_load_fn, p);
+    ls_ctx_t ls = {-1};
+    if (rc >= 0) {
+        uint8_t lk[LS_KEY_LEN];
+        ls_key(lk, tid, partition);
+        rc = kc_store_scan(l->store, l->db_meta, lk, LS_KEY_LEN, LS_KEY_LEN, false, ls_fn, &ls);
+    }
     if (rc < 0) {
         kc_log_error("log", "cannot load the state of partition %d (%d)", partition, rc);
         part_free(p);
@@ -341,7 +379,13 @@ static part_t *part_get(kc_log_t *l, kc_uuid_t tid, int32_t partition)
     }
     p->log_start = first.found ? first.base : 0;
     p->leo = last.found ? last.last + 1 : 0;
+    /* Everything deleted: the log is empty at its old end, the stored start. */
+    if (ls.offset > p->log_start)
+        p->log_start = ls.offset;
+    if (p->log_start > p->leo)
+        p->leo = p->log_start;
     p->hw = p->leo;
+    p->size_bytes = -1;
     if ((l->count + 1) * 2 > l->cap)
         tab_rebuild(l, l->cap * 2);
     tab_insert(l->tab, l->cap, p);
@@ -686,6 +730,8 @@ int kc_log_append(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, const uint
     }
     p->leo = base + count;
     p->dirty = true;
+    if (p->size_bytes >= 0)
+        p->size_bytes += (int64_t)size;
     out->base_offset = base;
     out->log_append_time = -1;
     out->log_start_offset = p->log_start;
@@ -857,6 +903,11 @@ int kc_log_delete_topic(kc_log_t *l, kc_uuid_t topic_id)
     int rc = kc_store_del_prefix(l->store, l->db_batches, topic_id.b, 16);
     if (rc == 0)
         rc = kc_store_del_prefix(l->store, l->db_producers, topic_id.b, 16);
+    if (rc == 0) {
+        uint8_t lk[LS_KEY_LEN];
+        ls_key(lk, topic_id, 0);
+        rc = kc_store_del_prefix(l->store, l->db_meta, lk, 18);
+    }
     if (rc)
         return rc;
     for (size_t i = 0; i < l->cap; i++) {
@@ -884,4 +935,152 @@ int kc_log_next_producer_id(kc_log_t *l, int64_t *out)
     }
     *out = l->next_producer_id++;
     return 0;
+}
+
+/* ---- log start offset: DeleteRecords and retention ---- */
+
+static int store_log_start(kc_log_t *l, const part_t *p)
+{
+    uint8_t k[LS_KEY_LEN], v[8];
+    ls_key(k, p->topic_id, p->partition);
+    be64(v, (uint64_t)p->log_start);
+    return kc_store_put(l->store, l->db_meta, k, LS_KEY_LEN, v, 8);
+}
+
+typedef struct {
+    int64_t base, last, max_ts;
+    size_t size;
+} batch_info_t;
+
+typedef struct {
+    batch_info_t *b;
+    size_t n, cap;
+    int64_t hw;
+    int64_t total; /* sizing walk: sum of sizes */
+} scan_ctx_t;
+
+static int collect_fn(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *value,
+                      size_t value_len)
+{
+    scan_ctx_t *c = ctx;
+    if (key_len != KEY_LEN || value_len < BATCH_HEADER)
+        return KC_EIO;
+    int64_t base = (int64_t)rd64(key + 20);
+    if (base >= c->hw)
+        return 1;
+    if (!c->b) {
+        c->total += (int64_t)value_len;
+        return 0;
+    }
+    c->b[c->n++] = (batch_info_t){base, base + (int32_t)rd32(value + OFF_LAST_OFFSET_DELTA),
+                                  (int64_t)rd64(value + OFF_MAX_TIMESTAMP), value_len};
+    return c->n == c->cap ? 1 : 0;
+}
+
+/*
+ * Deletes from the start of p the batches that keep holds false for, at
+ * most max_batches, then raises the log start offset past them. The batch
+ * at or above the high watermark is never touched. Sets *more when the
+ * budget ran out with deletable batches left.
+ */
+static int trim_front(kc_log_t *l, part_t *p, int64_t retention_ms, int64_t retention_bytes,
+                      int64_t now_ms, size_t max_batches, size_t *deleted, bool *more)
+{
+    *deleted = 0;
+    *more = false;
+    if (max_batches == 0)
+        return 0;
+    /* Scans read what is committed: start past batches deleted but not yet committed. */
+    uint8_t k[KEY_LEN];
+    batch_key(k, p->topic_id, p->partition, p->deleted_upto);
+    if (retention_bytes >= 0 && p->size_bytes < 0) {
+        scan_ctx_t sz = {NULL, 0, 0, p->hw, 0};
+        int rc = kc_store_scan(l->store, l->db_batches, k, KEY_LEN, PKEY_LEN, false, collect_fn,
+                               &sz);
+        if (rc < 0)
+            return rc;
+        p->size_bytes = sz.total;
+    }
+    scan_ctx_t c = {kc_xcalloc(max_batches + 1, sizeof(batch_info_t)), 0, max_batches + 1, p->hw, 0};
+    batch_key(k, p->topic_id, p->partition, p->deleted_upto);
+    int rc = kc_store_scan(l->store, l->db_batches, k, KEY_LEN, PKEY_LEN, false, collect_fn, &c);
+    if (rc < 0)
+        goto out;
+    rc = 0;
+    size_t i = 0;
+    for (; i < c.n && i < max_batches; i++) {
+        const batch_info_t *b = &c.b[i];
+        /* UnifiedLog.deleteOldSegments: log start, retention.ms, retention.bytes breaches. */
+        bool below_start = b->last < p->log_start;
+        bool too_old = retention_ms >= 0 && now_ms - b->max_ts > retention_ms;
+        bool too_big = retention_bytes >= 0 && p->size_bytes >= 0 &&
+                       p->size_bytes - (int64_t)b->size >= retention_bytes;
+        if (!below_start && !too_old && !too_big)
+            break;
+        batch_key(k, p->topic_id, p->partition, b->base);
+        rc = kc_store_del(l->store, l->db_batches, k, KEY_LEN);
+        if (rc)
+            goto out;
+        if (p->size_bytes >= 0)
+            p->size_bytes -= (int64_t)b->size;
+        (*deleted)++;
+    }
+    if (*deleted > 0) {
+        int64_t next = i < c.n ? c.b[i].base : p->hw;
+        p->deleted_upto = next;
+        if (next > p->log_start) {
+            p->log_start = next;
+            rc = store_log_start(l, p);
+        }
+    }
+    *more = i == max_batches && c.n > max_batches;
+out:
+    free(c.b);
+    return rc;
+}
+
+int kc_log_delete_records(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64_t offset,
+                          int64_t *low_watermark, int16_t *error_code)
+{
+    *low_watermark = -1;
+    *error_code = 0;
+    part_t *p = part_get(l, topic_id, partition);
+    if (!p) {
+        *error_code = KC_LOG_ERR_KAFKA_STORAGE_ERROR;
+        return KC_EIO;
+    }
+    if (offset == -1)
+        offset = p->hw;
+    if (offset < 0 || offset > p->hw) {
+        *error_code = KC_LOG_ERR_OFFSET_OUT_OF_RANGE;
+        return 0;
+    }
+    if (offset > p->log_start) {
+        p->log_start = offset;
+        int rc = store_log_start(l, p);
+        size_t n;
+        bool more;
+        if (rc == 0)
+            rc = trim_front(l, p, -1, -1, 0, KC_LOG_TRIM_BATCHES, &n, &more);
+        if (rc) {
+            *error_code = KC_LOG_ERR_KAFKA_STORAGE_ERROR;
+            return rc;
+        }
+    }
+    *low_watermark = p->log_start;
+    return 0;
+}
+
+int kc_log_apply_retention(kc_log_t *l, kc_uuid_t topic_id, int32_t partition,
+                           int64_t retention_ms, int64_t retention_bytes, int64_t now_ms,
+                           size_t max_batches, size_t *deleted, bool *more)
+{
+    *deleted = 0;
+    *more = false;
+    part_t *p = part_get(l, topic_id, partition);
+    if (!p)
+        return KC_EIO;
+    if (p->hw <= 0 && p->log_start == 0)
+        return 0;
+    return trim_front(l, p, retention_ms, retention_bytes, now_ms, max_batches, deleted, more);
 }

@@ -131,6 +131,37 @@ int kc_log_delete_topic(kc_log_t *l, kc_uuid_t topic_id);
  */
 int kc_log_next_producer_id(kc_log_t *l, int64_t *out);
 
+/*
+ * DeleteRecords for one partition (ReplicaManager.deleteRecordsOnLocalLog,
+ * UnifiedLog.maybeIncrementLogStartOffset): offset -1 means the high
+ * watermark; an offset below 0 or above the high watermark answers
+ * OFFSET_OUT_OF_RANGE in *error_code. A larger offset becomes the log start
+ * offset (written in the open transaction; it may fall inside a batch, as in
+ * Kafka) and at most KC_LOG_TRIM_BATCHES whole batches below it are deleted
+ * now, the rest by later kc_log_apply_retention calls. *low_watermark: the
+ * log start offset after the call, -1 on error. 0 or the store's error.
+ */
+#define KC_LOG_TRIM_BATCHES 1024
+int kc_log_delete_records(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64_t offset,
+                          int64_t *low_watermark, int16_t *error_code);
+
+/*
+ * One retention pass over a partition, as UnifiedLog.deleteOldSegments with
+ * whole batches standing in for segments: deletes from the start of the log
+ * the committed batches that lie below the log start offset, whose largest
+ * timestamp is more than retention_ms before now_ms (retention_ms < 0: no
+ * time limit), or whose removal keeps the log at least retention_bytes large
+ * (retention_bytes < 0: no size limit), stopping at the first batch that
+ * none of these hold for, then raises the log start offset to the first
+ * batch kept (the high watermark when none is left). At most max_batches are
+ * deleted; *more tells that deletable batches remain. The first call with a
+ * size limit sums the partition's batch sizes once. Writes join the open
+ * transaction. 0 or the store's error.
+ */
+int kc_log_apply_retention(kc_log_t *l, kc_uuid_t topic_id, int32_t partition,
+                           int64_t retention_ms, int64_t retention_bytes, int64_t now_ms,
+                           size_t max_batches, size_t *deleted, bool *more);
+
 /* Kafka error codes the log returns. */
 enum {
     KC_LOG_ERR_OFFSET_OUT_OF_RANGE = 1,

@@ -4,9 +4,11 @@
  * tables (by name, by topic id), persisted one entry per topic in the
  * store's "topics" database.
  *
- * Stored value, version 0 (all integers big-endian):
+ * Stored value (all integers big-endian):
  *   u16 version, u16 name length, name bytes, 16-byte topic id,
- *   i32 partition count, u64 creation sequence (restores creation order).
+ *   i32 partition count, u64 creation sequence (restores creation order);
+ *   version 1 adds u16 config count, then per config u16 name length, name,
+ *   i32 value length, value. Version 0 entries (no configs) still load.
  */
 #include "topics.h"
 
@@ -17,7 +19,8 @@
 #include "kc_log.h"
 
 #define TOPIC_NAME_MAX 249
-#define TOPIC_VALUE_VERSION 0
+#define TOPIC_VALUE_VERSION 1
+#define TOPIC_CONFIG_MAX 1024 /* pairs kept per topic */
 
 typedef struct {
     kc_topic_t pub;
@@ -111,12 +114,25 @@ kc_topics_t *kc_topics_new(kc_store_t *store)
     return t;
 }
 
+static void configs_free(kc_topic_t *p)
+{
+    for (size_t i = 0; i < p->nconfigs; i++) {
+        free(p->config_names[i]);
+        free(p->config_values[i]);
+    }
+    free(p->config_names);
+    free(p->config_values);
+    p->config_names = p->config_values = NULL;
+    p->nconfigs = 0;
+}
+
 void kc_topics_free(kc_topics_t *t)
 {
     if (!t)
         return;
     for (size_t i = 0; i < t->count; i++) {
         free(t->order[i]->pub.name);
+        configs_free(&t->order[i]->pub);
         free(t->order[i]);
     }
     free(t->order);
@@ -250,21 +266,37 @@ static int persist(kc_topics_t *t, const topic_t *tp)
     if (!t->store)
         return 0;
     size_t nl = strlen(tp->pub.name);
-    uint8_t buf[2 + 2 + TOPIC_NAME_MAX + 16 + 4 + 8];
-    uint8_t *p = buf;
-    put_u16(p, TOPIC_VALUE_VERSION);
-    put_u16(p + 2, (uint16_t)nl);
-    p += 4;
-    memcpy(p, tp->pub.name, nl);
-    p += nl;
-    memcpy(p, tp->pub.id.b, 16);
-    p += 16;
+    kc_buf_t b;
+    kc_buf_init(&b);
+    uint8_t hdr[4];
+    put_u16(hdr, TOPIC_VALUE_VERSION);
+    put_u16(hdr + 2, (uint16_t)nl);
+    kc_buf_append(&b, hdr, 4);
+    kc_buf_append(&b, tp->pub.name, nl);
+    kc_buf_append(&b, tp->pub.id.b, 16);
+    uint8_t num[8];
     uint32_t parts = (uint32_t)tp->pub.partitions;
     for (int i = 0; i < 4; i++)
-        *p++ = (uint8_t)(parts >> (24 - 8 * i));
+        num[i] = (uint8_t)(parts >> (24 - 8 * i));
+    kc_buf_append(&b, num, 4);
     for (int i = 0; i < 8; i++)
-        *p++ = (uint8_t)(tp->seq >> (56 - 8 * i));
-    return kc_store_topic_put(t->store, tp->pub.name, buf, (size_t)(p - buf));
+        num[i] = (uint8_t)(tp->seq >> (56 - 8 * i));
+    kc_buf_append(&b, num, 8);
+    put_u16(num, (uint16_t)tp->pub.nconfigs);
+    kc_buf_append(&b, num, 2);
+    for (size_t i = 0; i < tp->pub.nconfigs; i++) {
+        size_t kl = strlen(tp->pub.config_names[i]), vl = strlen(tp->pub.config_values[i]);
+        put_u16(num, (uint16_t)kl);
+        kc_buf_append(&b, num, 2);
+        kc_buf_append(&b, tp->pub.config_names[i], kl);
+        for (int j = 0; j < 4; j++)
+            num[j] = (uint8_t)((uint32_t)vl >> (24 - 8 * j));
+        kc_buf_append(&b, num, 4);
+        kc_buf_append(&b, tp->pub.config_values[i], vl);
+    }
+    int rc = kc_store_topic_put(t->store, tp->pub.name, b.data, b.len);
+    kc_buf_deinit(&b);
+    return rc;
 }
 
 static topic_t *add(kc_topics_t *t, const char *name, size_t len, kc_uuid_t id, int32_t parts,
@@ -306,16 +338,51 @@ static void drop(kc_topics_t *t, topic_t *tp)
         }
     }
     free(tp->pub.name);
+    configs_free(&tp->pub);
     free(tp);
+}
+
+/* Parses the configs of a version 1 entry; false when malformed. */
+static bool parse_configs(kc_topic_t *pub, const uint8_t *p, size_t n)
+{
+    if (n < 2)
+        return false;
+    size_t cnt = (size_t)((p[0] << 8) | p[1]);
+    p += 2;
+    n -= 2;
+    if (cnt > TOPIC_CONFIG_MAX)
+        return false;
+    pub->config_names = kc_xcalloc(cnt ? cnt : 1, sizeof(char *));
+    pub->config_values = kc_xcalloc(cnt ? cnt : 1, sizeof(char *));
+    for (size_t i = 0; i < cnt; i++) {
+        if (n < 2)
+            return false;
+        size_t kl = (size_t)((p[0] << 8) | p[1]);
+        if (n < 2 + kl + 4)
+            return false;
+        const uint8_t *kp = p + 2;
+        const uint8_t *q = kp + kl;
+        size_t vl = ((size_t)q[0] << 24) | ((size_t)q[1] << 16) | ((size_t)q[2] << 8) | q[3];
+        if (n - (2 + kl + 4) < vl)
+            return false;
+        pub->config_names[i] = kc_xstrndup((const char *)kp, kl);
+        pub->config_values[i] = kc_xstrndup((const char *)q + 4, vl);
+        pub->nconfigs = i + 1;
+        p = q + 4 + vl;
+        n -= 2 + kl + 4 + vl;
+    }
+    return n == 0;
 }
 
 static int load_one(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *v, size_t n)
 {
     kc_topics_t *t = ctx;
-    if (n < 4 || ((v[0] << 8) | v[1]) != TOPIC_VALUE_VERSION)
+    int version = n >= 4 ? (v[0] << 8) | v[1] : -1;
+    if (version != 0 && version != 1)
         goto bad;
     size_t nl = (size_t)((v[2] << 8) | v[3]);
-    if (n != 4 + nl + 16 + 4 + 8 || nl != key_len || memcmp(v + 4, key, nl) != 0)
+    size_t fixed = 4 + nl + 16 + 4 + 8;
+    if ((version == 0 ? n != fixed : n < fixed) || nl != key_len || memcmp(v + 4, key, nl) != 0)
         goto bad;
     const uint8_t *p = v + 4 + nl;
     kc_uuid_t id;
@@ -331,7 +398,15 @@ static int load_one(void *ctx, const uint8_t *key, size_t key_len, const uint8_t
         goto bad;
     if (find_name(t, (const char *)key, nl) || kc_topics_find_id(t, id))
         return 0; /* already known */
-    add(t, (const char *)key, nl, id, parts, seq);
+    kc_topic_t cfg = {0};
+    if (version == 1 && !parse_configs(&cfg, v + fixed, n - fixed)) {
+        configs_free(&cfg);
+        goto bad;
+    }
+    topic_t *tp = add(t, (const char *)key, nl, id, parts, seq);
+    tp->pub.nconfigs = cfg.nconfigs;
+    tp->pub.config_names = cfg.config_names;
+    tp->pub.config_values = cfg.config_values;
     return 0;
 bad:
     kc_log_error("storage", "unreadable topic entry %.*s", (int)KC_MIN(key_len, 249),
@@ -388,6 +463,44 @@ int kc_topics_set_partitions(kc_topics_t *t, kc_str_t name, int32_t partitions)
     if (rc)
         tp->pub.partitions = before;
     return rc;
+}
+
+int kc_topics_set_configs(kc_topics_t *t, kc_str_t name, size_t n, const kc_str_t *names,
+                          const kc_str_t *values)
+{
+    topic_t *tp = name.len > 0 && name.ptr ? find_name(t, name.ptr, (size_t)name.len) : NULL;
+    if (!tp)
+        return KC_ENOENT;
+    if (n > TOPIC_CONFIG_MAX)
+        return KC_EINVAL;
+    kc_topic_t old = tp->pub;
+    tp->pub.nconfigs = n;
+    tp->pub.config_names = kc_xcalloc(n ? n : 1, sizeof(char *));
+    tp->pub.config_values = kc_xcalloc(n ? n : 1, sizeof(char *));
+    for (size_t i = 0; i < n; i++) {
+        tp->pub.config_names[i] = kc_xstrndup(names[i].ptr ? names[i].ptr : "",
+                                              names[i].len > 0 ? (size_t)names[i].len : 0);
+        tp->pub.config_values[i] = kc_xstrndup(values[i].ptr ? values[i].ptr : "",
+                                               values[i].len > 0 ? (size_t)values[i].len : 0);
+    }
+    int rc = persist(t, tp);
+    if (rc) {
+        configs_free(&tp->pub);
+        tp->pub.nconfigs = old.nconfigs;
+        tp->pub.config_names = old.config_names;
+        tp->pub.config_values = old.config_values;
+        return rc;
+    }
+    configs_free(&old);
+    return 0;
+}
+
+const char *kc_topic_config(const kc_topic_t *topic, const char *name)
+{
+    for (size_t i = topic->nconfigs; i-- > 0;)
+        if (strcmp(topic->config_names[i], name) == 0)
+            return topic->config_values[i];
+    return NULL;
 }
 
 int kc_topics_delete(kc_topics_t *t, kc_str_t name)

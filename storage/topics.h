@@ -17,6 +17,11 @@ typedef struct {
     char *name;        /* NUL-terminated, owned by the table */
     kc_uuid_t id;      /* random v4-style UUID, never all-zero */
     int32_t partitions;
+    /* Topic configs given at creation (Kafka's per-topic overrides, e.g.
+     * retention.ms), name and value NUL-terminated, owned by the table. */
+    size_t nconfigs;
+    char **config_names;
+    char **config_values;
 } kc_topic_t;
 
 typedef struct kc_topics kc_topics_t;
@@ -62,6 +67,15 @@ int kc_topic_id_random(kc_uuid_t *out);
 int kc_topics_create(kc_topics_t *t, kc_str_t name, int32_t partitions, const kc_topic_t **out);
 /* Raises the partition count (CreatePartitions); KC_EINVAL if not larger, KC_ENOENT if unknown. */
 int kc_topics_set_partitions(kc_topics_t *t, kc_str_t name, int32_t partitions);
+/*
+ * Replaces the configs of a topic (n pairs, copied) and persists them in the
+ * open transaction. 0, KC_ENOENT (unknown topic) or a store error (the
+ * topic keeps its old configs).
+ */
+int kc_topics_set_configs(kc_topics_t *t, kc_str_t name, size_t n, const kc_str_t *names,
+                          const kc_str_t *values);
+/* The value of config name of topic, or NULL when the topic has no such override. */
+const char *kc_topic_config(const kc_topic_t *topic, const char *name);
 /* Deletes a topic (tombstone in the store); KC_ENOENT when unknown. */
 int kc_topics_delete(kc_topics_t *t, kc_str_t name);
 

@@ -163,8 +163,8 @@ static void header(kc_buf_t *b, int16_t key, int16_t version, int32_t corr, bool
 static const int16_t expected_ranges[][3] = {
     {0, 0, 13},  {1, 0, 18},  {2, 0, 11}, {3, 0, 13},  {8, 0, 10}, {9, 0, 10},
     {10, 0, 6},  {11, 0, 9},  {12, 0, 4}, {13, 0, 5},  {14, 0, 5}, {15, 0, 6},
-    {16, 0, 5},  {18, 0, 5},  {19, 0, 7}, {20, 0, 6},  {22, 0, 5}, {37, 0, 3},
-    {42, 0, 3},  {47, 0, 0},
+    {16, 0, 5},  {18, 0, 5},  {19, 0, 7}, {20, 0, 6},  {21, 0, 2}, {22, 0, 5},
+    {32, 0, 4},  {37, 0, 3},  {42, 0, 3}, {47, 0, 0},
 };
 
 static void be16(kc_buf_t *b, int v)
@@ -504,7 +504,9 @@ static void test_dispatch_table_consistency(void **state)
         assert_non_null(e->name);
         assert_ptr_equal(kc_api_find(e->api_key), e);
     }
-    assert_null(kc_api_find(21)); /* DeleteRecords is not served */
+    assert_null(kc_api_find(23)); /* OffsetForLeaderEpoch is not served */
+    assert_int_equal(kc_api_find(21)->flexible_min, 2);
+    assert_int_equal(kc_api_find(32)->flexible_min, 4);
     assert_null(kc_api_find(-1));
     assert_int_equal(kc_api_find(0)->flexible_min, 9);
     assert_int_equal(kc_api_find(22)->flexible_min, 2);

@@ -441,6 +441,91 @@ static void delete_topic_removes_everything(void **state)
     fx_close(&fx);
 }
 
+/* ---- DeleteRecords and retention ---- */
+
+static void delete_records_moves_log_start_and_survives_restart(void **state)
+{
+    fx_t fx;
+    fx_open(&fx, *state, 0);
+    append(&fx, 0, 3, NOW, -1, -1, -1, 0);
+    append(&fx, 0, 3, NOW, -1, -1, -1, 0);
+    commit(&fx);
+    int64_t low;
+    int16_t err;
+    assert_int_equal(kc_log_delete_records(fx.log, TID, 0, 7, &low, &err), 0);
+    assert_int_equal(err, KC_LOG_ERR_OFFSET_OUT_OF_RANGE);
+    assert_int_equal(low, -1);
+    /* Inside the second batch: the first batch goes, the second stays. */
+    assert_int_equal(kc_log_delete_records(fx.log, TID, 0, 4, &low, &err), 0);
+    assert_int_equal(err, 0);
+    assert_int_equal(low, 4);
+    assert_int_equal(kc_log_delete_records(fx.log, TID, 0, 1, &low, &err), 0);
+    assert_int_equal(low, 4); /* never moves back */
+    commit(&fx);
+    kc_buf_t out;
+    kc_buf_init(&out);
+    kc_log_offsets_t o;
+    assert_int_equal(kc_log_read(fx.log, TID, 0, 3, 1 << 20, true, &out, &err, &o), 0);
+    assert_int_equal(err, KC_LOG_ERR_OFFSET_OUT_OF_RANGE);
+    fx_close(&fx);
+    fx_open(&fx, *state, 0);
+    assert_int_equal(kc_log_offsets(fx.log, TID, 0, &o), 0);
+    assert_int_equal(o.log_start_offset, 4);
+    assert_int_equal(o.log_end_offset, 6);
+    /* -1 is the high watermark; an empty log keeps its end after a restart. */
+    assert_int_equal(kc_log_delete_records(fx.log, TID, 0, -1, &low, &err), 0);
+    assert_int_equal(low, 6);
+    commit(&fx);
+    fx_close(&fx);
+    fx_open(&fx, *state, 0);
+    assert_int_equal(kc_log_offsets(fx.log, TID, 0, &o), 0);
+    assert_int_equal(o.log_start_offset, 6);
+    assert_int_equal(o.log_end_offset, 6);
+    assert_int_equal(append(&fx, 0, 1, NOW, -1, -1, -1, 0), 6);
+    kc_buf_deinit(&out);
+    fx_close(&fx);
+}
+
+static void retention_deletes_old_and_excess_batches(void **state)
+{
+    fx_t fx;
+    fx_open(&fx, *state, 0);
+    append(&fx, 0, 2, NOW - 10000, -1, -1, -1, 0);
+    append(&fx, 0, 2, NOW - 9000, -1, -1, -1, 0);
+    append(&fx, 0, 2, NOW, -1, -1, -1, 0);
+    append(&fx, 0, 2, NOW, -1, -1, -1, 0);
+    commit(&fx);
+    size_t deleted;
+    bool more;
+    /* Budget of one batch: one goes, more remain. */
+    assert_int_equal(kc_log_apply_retention(fx.log, TID, 0, 5000, -1, NOW, 1, &deleted, &more), 0);
+    assert_int_equal(deleted, 1);
+    assert_true(more);
+    assert_int_equal(kc_log_apply_retention(fx.log, TID, 0, 5000, -1, NOW, 10, &deleted, &more), 0);
+    assert_int_equal(deleted, 1);
+    assert_false(more);
+    commit(&fx);
+    kc_log_offsets_t o;
+    assert_int_equal(kc_log_offsets(fx.log, TID, 0, &o), 0);
+    assert_int_equal(o.log_start_offset, 4);
+    /* retention.bytes: keep at least that many bytes; one batch's worth keeps one batch. */
+    kc_buf_t b;
+    kc_buf_init(&b);
+    make_batch(&b, 2, NOW, -1, -1, -1);
+    assert_int_equal(kc_log_apply_retention(fx.log, TID, 0, -1, (int64_t)b.len, NOW, 10,
+                                            &deleted, &more), 0);
+    assert_int_equal(deleted, 1);
+    commit(&fx);
+    assert_int_equal(kc_log_offsets(fx.log, TID, 0, &o), 0);
+    assert_int_equal(o.log_start_offset, 6);
+    assert_int_equal(o.log_end_offset, 8);
+    /* Nothing to do: no limits. */
+    assert_int_equal(kc_log_apply_retention(fx.log, TID, 0, -1, -1, NOW, 10, &deleted, &more), 0);
+    assert_int_equal(deleted, 0);
+    kc_buf_deinit(&b);
+    fx_close(&fx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -451,6 +536,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(failed_commit_forgets_pending_appends, setup, teardown),
         cmocka_unit_test_setup_teardown(list_offsets_by_timestamp, setup, teardown),
         cmocka_unit_test_setup_teardown(delete_topic_removes_everything, setup, teardown),
+        cmocka_unit_test_setup_teardown(delete_records_moves_log_start_and_survives_restart,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(retention_deletes_old_and_excess_batches, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
