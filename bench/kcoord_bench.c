@@ -11,15 +11,19 @@
  *   --duration SEC (default 3)  --replay-offsets N (default 1000000)
  *   --data-dir DIR                       data directory for --kcoord, kept afterwards
  *   --commit-conns N (default 8): connections of the offset-commit load
- *   --only heartbeats|rebalance|commits|replay: just that figure (for profiling)
+ *   --only heartbeats|rebalance|commits|produce|replay: just that figure (for profiling)
  *   --broker-pid PID: with --bootstrap, report that process's CPU per figure
+ *   --produce-only                       only the produce and latency figures
  *   environment: KC_BENCH_LOGS=1 shows kcoord's log lines, KC_BENCH_DEBUG=1 probe timings
  *
  * Figures: start to first ApiVersions answer, idle RSS, heartbeats/s over
  * 200 connections, 100-member rebalance (join+sync), durable offsets/s,
- * replay of N stored offsets at start. Under each of the middle three, the
- * broker's own CPU time for it (when its pid is known), a figure that a
- * busy machine disturbs far less than the wall-clock ones.
+ * produce throughput (acks=1, batches of 100 records of 1 KiB, MB/s of
+ * record values and records/s), produce-to-consume latency p50/p99 (a
+ * long-polling fetcher, one record in flight), replay of N stored offsets
+ * at start. Under the heartbeat, rebalance and commit figures, the broker's
+ * own CPU time for them (when its pid is known), a figure that a busy
+ * machine disturbs far less than the wall-clock ones.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,6 +50,7 @@
 
 #include "kc_common.h"
 #include "kc_msgs.h"
+#include "crc32c.h"
 #include "wire.h"
 
 #define HB_CONNS 200
@@ -134,6 +139,8 @@ static bool request_flexible(int api, int16_t v)
     case KC_API_OFFSET_FETCH: return v >= KC_OFFSET_FETCH_REQUEST_FLEXIBLE_MIN;
     case KC_API_FIND_COORDINATOR: return v >= KC_FIND_COORDINATOR_REQUEST_FLEXIBLE_MIN;
     case KC_API_CREATE_TOPICS: return v >= KC_CREATE_TOPICS_REQUEST_FLEXIBLE_MIN;
+    case KC_API_PRODUCE: return v >= KC_PRODUCE_REQUEST_FLEXIBLE_MIN;
+    case KC_API_FETCH: return v >= KC_FETCH_REQUEST_FLEXIBLE_MIN;
     default: return false;
     }
 }
@@ -326,6 +333,9 @@ struct conn {
     uint64_t partitions_ok;
     int64_t next_offset;
     int todo; /* generic work counter */
+    /* pipelined requests (produce load): responses come in request order */
+    bool pipelined;
+    int32_t acked; /* correlation id of the last response read */
 };
 
 static void conn_fail(conn_t *c, const char *why)
@@ -361,10 +371,9 @@ static void write_cb(evutil_socket_t fd, short what, void *arg)
     event_del(c->wev);
 }
 
-static void conn_send(conn_t *c, resp_fn fn)
+/* Writes c->out (a whole frame) after whatever is still pending. */
+static void conn_write(conn_t *c)
 {
-    frame_end(&c->out);
-    c->on_resp = fn;
     if (c->pend.len > c->pend_off) {
         kc_buf_append(&c->pend, c->out.data, c->out.len);
         return;
@@ -381,6 +390,13 @@ static void conn_send(conn_t *c, resp_fn fn)
     c->pend_off = 0;
     kc_buf_append(&c->pend, c->out.data + done, c->out.len - done);
     event_add(c->wev, NULL);
+}
+
+static void conn_send(conn_t *c, resp_fn fn)
+{
+    frame_end(&c->out);
+    c->on_resp = fn;
+    conn_write(c);
 }
 
 static void read_cb(evutil_socket_t fd, short what, void *arg)
@@ -413,9 +429,13 @@ static void read_cb(evutil_socket_t fd, short what, void *arg)
         kc_reader_init(&r, p + 4, n);
         int32_t corr = read_response_header(&r, c->api, c->version);
         resp_fn fn = c->on_resp;
-        c->on_resp = NULL;
+        int32_t want_corr = c->pipelined ? c->acked + 1 : c->corr;
+        if (c->pipelined)
+            c->acked = corr;
+        else
+            c->on_resp = NULL;
         kc_arena_reset(&c->arena);
-        if (corr != c->corr || !fn) {
+        if (corr != want_corr || !fn) {
             conn_fail(c, "unexpected correlation id");
             return;
         }
@@ -949,8 +969,8 @@ static void send_commit(conn_t *c)
     conn_send(c, on_commit);
 }
 
-/* Creates the commit topic (an existing topic is fine). */
-static int create_topic(target_t *t)
+/* Creates topic `name` with `partitions` partitions (an existing topic is fine). */
+static int create_topic(target_t *t, const char *name, int32_t partitions)
 {
     int fd = connect_blocking(t);
     if (fd < 0)
@@ -969,8 +989,8 @@ static int create_topic(target_t *t)
     kc_create_topics_request_init(&m);
     kc_create_topics_request_creatable_topic_t ct;
     memset(&ct, 0, sizeof(ct));
-    ct.name = kc_str(oc_topic);
-    ct.num_partitions = OC_PARTITIONS;
+    ct.name = kc_str(name);
+    ct.num_partitions = partitions;
     ct.replication_factor = 1;
     m.topics.items = &ct;
     m.topics.count = 1;
@@ -1028,6 +1048,384 @@ out:
         conn_free(cs[i]);
     event_base_free(run.base);
     return rate;
+}
+
+/* ---- produce throughput and produce-to-consume latency ------------------- */
+
+#define PR_CONNS 4            /* producer connections, one partition each */
+#define PR_BATCH_RECORDS 100  /* records per Produce request (one batch) */
+#define PR_IN_FLIGHT 5        /* Java producer's max.in.flight.requests.per.connection */
+#define PR_RECORD_BYTES 1024  /* value size; keys are null */
+#define LAT_MAX_SAMPLES 5000
+#define LAT_MAX_WAIT_MS 500
+
+static const char *pr_topic = "kcoord-bench-produce";
+static const char *lat_topic = "kcoord-bench-latency";
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int64_t wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Appends one uncompressed magic-2 record batch to b: n records with null
+ * keys, no headers and PR_RECORD_BYTES-byte values whose first 8 bytes hold
+ * stamp_ns (big endian). No producer id (idempotence off), base offset 0 as
+ * producers send it; the CRC-32C covers attributes to the end.
+ */
+static void build_batch(kc_buf_t *b, int n, int64_t stamp_ns)
+{
+    static uint8_t value[PR_RECORD_BYTES];
+    size_t start = b->len;
+    int64_t ts = wall_ms();
+    for (int i = 0; i < 8; i++)
+        value[i] = (uint8_t)((uint64_t)stamp_ns >> (56 - 8 * i));
+    kc_write_int64(b, 0);  /* baseOffset */
+    kc_write_int32(b, 0);  /* batchLength, patched below */
+    kc_write_int32(b, -1); /* partitionLeaderEpoch */
+    kc_write_int8(b, 2);   /* magic */
+    kc_write_uint32(b, 0); /* crc, patched below */
+    kc_write_int16(b, 0);  /* attributes: no compression, CreateTime */
+    kc_write_int32(b, n - 1);
+    kc_write_int64(b, ts);
+    kc_write_int64(b, ts);
+    kc_write_int64(b, -1); /* producerId */
+    kc_write_int16(b, -1); /* producerEpoch */
+    kc_write_int32(b, -1); /* baseSequence */
+    kc_write_int32(b, n);
+    kc_buf_t rec;
+    kc_buf_init(&rec);
+    for (int i = 0; i < n; i++) {
+        kc_buf_reset(&rec);
+        kc_write_int8(&rec, 0);      /* attributes */
+        kc_write_varlong(&rec, 0);   /* timestampDelta */
+        kc_write_varint(&rec, i);    /* offsetDelta */
+        kc_write_varint(&rec, -1);   /* null key */
+        kc_write_varint(&rec, PR_RECORD_BYTES);
+        kc_buf_append(&rec, value, sizeof(value));
+        kc_write_varint(&rec, 0);    /* headers */
+        kc_write_varint(b, (int32_t)rec.len);
+        kc_buf_append(b, rec.data, rec.len);
+    }
+    kc_buf_deinit(&rec);
+    kc_buf_put_int32_at(b, start + 8, (int32_t)(b->len - start - 12));
+    uint32_t crc = kc_crc32c(0, b->data + start + 21, b->len - start - 21);
+    kc_buf_put_int32_at(b, start + 17, (int32_t)crc);
+}
+
+/* Begins a Produce request (acks=1) of one batch to topic/partition. */
+static int encode_produce(conn_t *c, const char *topic, int32_t partition, int nrecords,
+                          int64_t stamp_ns)
+{
+    if (conn_begin(c, KC_API_PRODUCE, 8) < 0)
+        return -1;
+    kc_buf_t batch;
+    kc_buf_init(&batch);
+    build_batch(&batch, nrecords, stamp_ns);
+    kc_produce_request_t m;
+    kc_produce_request_init(&m);
+    m.acks = 1;
+    m.timeout_ms = 30000;
+    kc_produce_request_partition_produce_data_t pd;
+    memset(&pd, 0, sizeof(pd));
+    pd.index = partition;
+    pd.records = (kc_bytes_t){batch.data, (int32_t)batch.len};
+    kc_produce_request_topic_produce_data_t td;
+    memset(&td, 0, sizeof(td));
+    td.name = kc_str(topic);
+    td.partition_data.items = &pd;
+    td.partition_data.count = 1;
+    m.topic_data.items = &td;
+    m.topic_data.count = 1;
+    kc_produce_request_encode(&c->out, c->version, &m);
+    kc_buf_deinit(&batch);
+    return 0;
+}
+
+/* The partition's error code of a ProduceResponse, its base offset in *base. */
+static int16_t produce_result(conn_t *c, kc_reader_t *r, int64_t *base)
+{
+    kc_produce_response_t m;
+    if (kc_produce_response_decode(r, c->version, &c->arena, &m) || m.responses.count != 1 ||
+        m.responses.items[0].partition_responses.count != 1)
+        return -1;
+    kc_produce_response_partition_produce_response_t *p =
+        &m.responses.items[0].partition_responses.items[0];
+    *base = p->base_offset;
+    return p->error_code;
+}
+
+static double pr_deadline;
+
+static void on_produce_load(conn_t *c, kc_reader_t *r);
+
+/* Resends the request built once in c->out, with the next correlation id. */
+static void resend(conn_t *c, resp_fn fn)
+{
+    c->corr++;
+    kc_buf_put_int32_at(&c->out, 8, c->corr);
+    c->on_resp = fn;
+    conn_write(c);
+}
+
+static void on_produce_load(conn_t *c, kc_reader_t *r)
+{
+    int64_t base;
+    int16_t ec = produce_result(c, r, &base);
+    if (ec) {
+        fprintf(stderr, "kcoord-bench: produce error %d\n", ec);
+        conn_fail(c, "produce failed");
+        return;
+    }
+    c->ok++;
+    if (now_s() < pr_deadline)
+        resend(c, on_produce_load);
+    else if (c->acked == c->corr)
+        done_one(c); /* nothing left in flight */
+}
+
+/* acks=1 Produce of PR_BATCH_RECORDS x PR_RECORD_BYTES batches on PR_CONNS
+ * connections, up to PR_IN_FLIGHT requests written ahead on each (kcoord,
+ * like Kafka, reads the next one only after answering the current one), for
+ * `duration` seconds; records/s in *recs, MB/s returned. */
+static double bench_produce(target_t *t, double duration, double *recs)
+{
+    conn_t *cs[PR_CONNS] = {0};
+    run_t run = {.base = bench_base_new(), .target = t};
+    double mbps = -1;
+    *recs = -1;
+    for (int i = 0; i < PR_CONNS; i++) {
+        if (!(cs[i] = conn_new(&run, i)))
+            goto out;
+        if (encode_produce(cs[i], pr_topic, i, PR_BATCH_RECORDS, 0))
+            goto out;
+        frame_end(&cs[i]->out);
+        cs[i]->pipelined = true;
+        cs[i]->corr--;
+        cs[i]->acked = cs[i]->corr;
+    }
+    double t0 = now_s();
+    pr_deadline = t0 + duration;
+    run.active = PR_CONNS;
+    for (int i = 0; i < PR_CONNS; i++)
+        for (int k = 0; k < PR_IN_FLIGHT; k++)
+            resend(cs[i], on_produce_load);
+    if (run_loop(&run, duration + 30))
+        goto out;
+    double secs = now_s() - t0;
+    uint64_t n = 0;
+    for (int i = 0; i < PR_CONNS; i++)
+        n += cs[i]->ok * PR_BATCH_RECORDS;
+    *recs = (double)n / secs;
+    mbps = (double)n * PR_RECORD_BYTES / 1e6 / secs;
+out:
+    for (int i = 0; i < PR_CONNS; i++)
+        conn_free(cs[i]);
+    event_base_free(run.base);
+    return mbps;
+}
+
+/*
+ * Latency: a fetcher long-polls (max_wait_ms 500, min_bytes 1) at the next
+ * offset while a producer sends one timestamped record (acks=1); the sample
+ * is the time from just before the Produce is written to the Fetch answer
+ * holding the record. One record in flight, so samples do not queue.
+ */
+typedef struct {
+    conn_t *producer, *fetcher;
+    int64_t next_offset; /* -1 until the warm-up record is acknowledged */
+    int64_t sent_ns;
+    bool got, acked;
+    double deadline;
+    double samples[LAT_MAX_SAMPLES];
+    int nsamples;
+} lat_t;
+
+static lat_t lat;
+
+static void lat_fetch(void);
+static void lat_iteration(void);
+
+static void on_lat_produce(conn_t *c, kc_reader_t *r)
+{
+    int64_t base;
+    int16_t ec = produce_result(c, r, &base);
+    if (ec) {
+        fprintf(stderr, "kcoord-bench: produce error %d\n", ec);
+        conn_fail(c, "produce failed");
+        return;
+    }
+    if (lat.next_offset < 0) { /* warm-up record: start measuring after it */
+        lat.next_offset = base + 1;
+        lat_iteration();
+        return;
+    }
+    lat.acked = true;
+    if (lat.got)
+        lat_iteration();
+}
+
+/* Finds the first record at or after lat.next_offset in a fetched record
+ * set; returns its stamp (from the value) or -1, its offset in *offset. */
+static int64_t find_stamp(kc_bytes_t recs, int64_t *offset)
+{
+    kc_reader_t r;
+    kc_reader_init(&r, recs.ptr, recs.len > 0 ? (size_t)recs.len : 0);
+    while (kc_reader_left(&r) >= 61) {
+        int64_t base = kc_read_int64(&r);
+        int32_t blen = kc_read_int32(&r);
+        if (blen < 49 || (size_t)blen > kc_reader_left(&r))
+            return -1; /* partial batch at the end */
+        const uint8_t *body = kc_read_raw(&r, (size_t)blen);
+        kc_reader_t b;
+        kc_reader_init(&b, body, (size_t)blen);
+        kc_read_raw(&b, 4 + 1 + 4);        /* leader epoch, magic, crc */
+        int16_t attrs = kc_read_int16(&b);
+        kc_read_raw(&b, 4 + 8 + 8 + 8 + 2 + 4); /* to the record count */
+        int32_t count = kc_read_int32(&b);
+        if (b.err || (attrs & 7) != 0)
+            return -1;
+        for (int32_t i = 0; i < count; i++) {
+            int32_t len = kc_read_varint(&b);
+            if (b.err || len < 0 || (size_t)len > kc_reader_left(&b))
+                return -1;
+            kc_reader_t rec;
+            kc_reader_init(&rec, kc_read_raw(&b, (size_t)len), (size_t)len);
+            kc_read_int8(&rec);
+            kc_read_varlong(&rec);
+            int64_t off = base + kc_read_varint(&rec);
+            int32_t klen = kc_read_varint(&rec);
+            if (klen > 0)
+                kc_read_raw(&rec, (size_t)klen);
+            int32_t vlen = kc_read_varint(&rec);
+            if (rec.err || vlen < 8)
+                continue;
+            int64_t stamp = kc_read_int64(&rec);
+            if (!rec.err && off >= lat.next_offset) {
+                *offset = off;
+                return stamp;
+            }
+        }
+    }
+    return -1;
+}
+
+static void on_lat_fetch(conn_t *c, kc_reader_t *r)
+{
+    int64_t now = now_ns();
+    kc_fetch_response_t m;
+    if (kc_fetch_response_decode(r, c->version, &c->arena, &m) || m.error_code ||
+        m.responses.count != 1 || m.responses.items[0].partitions.count != 1) {
+        conn_fail(c, "bad FetchResponse");
+        return;
+    }
+    kc_fetch_response_partition_data_t *p = &m.responses.items[0].partitions.items[0];
+    if (p->error_code) {
+        fprintf(stderr, "kcoord-bench: fetch error %d\n", p->error_code);
+        conn_fail(c, "fetch failed");
+        return;
+    }
+    int64_t off = -1;
+    int64_t stamp = find_stamp(p->records, &off);
+    if (stamp < 0) { /* the long poll ended without the record: poll again */
+        lat_fetch();
+        return;
+    }
+    if (stamp == lat.sent_ns && lat.nsamples < LAT_MAX_SAMPLES)
+        lat.samples[lat.nsamples++] = (double)(now - stamp) / 1e6;
+    lat.next_offset = off + 1;
+    lat.got = true;
+    if (lat.acked)
+        lat_iteration();
+}
+
+static void lat_fetch(void)
+{
+    conn_t *c = lat.fetcher;
+    if (conn_begin(c, KC_API_FETCH, 11) < 0)
+        return;
+    kc_fetch_request_t m;
+    kc_fetch_request_init(&m);
+    m.replica_id = -1;
+    m.max_wait_ms = LAT_MAX_WAIT_MS;
+    m.min_bytes = 1;
+    m.max_bytes = 1 << 20;
+    kc_fetch_request_partition_t fp;
+    memset(&fp, 0, sizeof(fp));
+    fp.partition = 0;
+    fp.current_leader_epoch = -1;
+    fp.fetch_offset = lat.next_offset;
+    fp.last_fetched_epoch = -1;
+    fp.log_start_offset = -1;
+    fp.partition_max_bytes = 1 << 20;
+    kc_fetch_request_topic_t ft;
+    memset(&ft, 0, sizeof(ft));
+    ft.topic = kc_str(lat_topic);
+    ft.partitions.items = &fp;
+    ft.partitions.count = 1;
+    m.topics.items = &ft;
+    m.topics.count = 1;
+    kc_fetch_request_encode(&c->out, c->version, &m);
+    conn_send(c, on_lat_fetch);
+}
+
+static void lat_iteration(void)
+{
+    if (lat.nsamples >= LAT_MAX_SAMPLES || now_s() >= lat.deadline) {
+        lat.producer->run->active = 0;
+        event_base_loopbreak(lat.producer->run->base);
+        return;
+    }
+    lat.got = lat.acked = false;
+    lat_fetch(); /* written first, so the fetch is usually parked when the record lands */
+    lat.sent_ns = now_ns();
+    if (encode_produce(lat.producer, lat_topic, 0, 1, lat.sent_ns) == 0)
+        conn_send(lat.producer, on_lat_produce);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Runs the latency loop for `duration` seconds; p50 and p99 in ms, or -1. */
+static int bench_latency(target_t *t, double duration, double *p50, double *p99)
+{
+    run_t run = {.base = bench_base_new(), .target = t};
+    int rc = -1;
+    *p50 = *p99 = -1;
+    memset(&lat, 0, sizeof(lat));
+    lat.next_offset = -1;
+    lat.producer = conn_new(&run, 0);
+    lat.fetcher = conn_new(&run, 1);
+    if (!lat.producer || !lat.fetcher)
+        goto out;
+    lat.deadline = now_s() + duration;
+    run.active = 1;
+    if (encode_produce(lat.producer, lat_topic, 0, 1, 0))
+        goto out;
+    conn_send(lat.producer, on_lat_produce);
+    if (run_loop(&run, duration + 30) || lat.nsamples == 0)
+        goto out;
+    qsort(lat.samples, (size_t)lat.nsamples, sizeof(double), cmp_double);
+    *p50 = lat.samples[(lat.nsamples - 1) / 2];
+    *p99 = lat.samples[(int)((lat.nsamples - 1) * 0.99)];
+    rc = 0;
+out:
+    conn_free(lat.producer);
+    conn_free(lat.fetcher);
+    event_base_free(run.base);
+    return rc;
 }
 
 /* ---- kcoord process control ---------------------------------------------- */
@@ -1198,7 +1596,18 @@ static void compare(const char *name, double ours, double ref, const char *unit)
                ours / ref);
 }
 
-/* --only: run just the named figure (heartbeats, rebalance, commits, replay); NULL = all. */
+/* For figures where lower is better: the ratio is reference / ours. */
+static void compare_low(const char *name, double ours, double ref, const char *unit)
+{
+    if (ours <= 0 || ref < 0)
+        printf("%-34s %12s\n", name, "n/a");
+    else
+        printf("%-34s %12.3f %-10s reference %.3f, ratio %.2fx (reference / ours)\n", name, ours,
+               unit, ref, ref / ours);
+}
+
+/* --only: run just the named figure (heartbeats, rebalance, commits, produce,
+ * replay); NULL = all. */
 static bool want(const char *only, const char *name)
 {
     return !only || strcmp(only, name) == 0;
@@ -1210,7 +1619,8 @@ static void usage(const char *argv0)
             "usage: %s (--kcoord PATH | --bootstrap HOST:PORT) [--reference HOST:PORT]\n"
             "          [--rdkafka-mock] [--duration SEC] [--replay-offsets N]\n"
             "          [--data-dir DIR (kept afterwards; default a temporary one)]\n"
-            "          [--commit-conns N] [--only heartbeats|rebalance|commits|replay]\n"
+            "          [--commit-conns N] [--produce-only]\n"
+            "          [--only heartbeats|rebalance|commits|produce|replay]\n"
             "          [--broker-pid PID (with --bootstrap: report its CPU)]\n",
             argv0);
 }
@@ -1230,15 +1640,17 @@ int main(int argc, char **argv)
         {"replay-offsets", required_argument, NULL, 'n'},
         {"data-dir", required_argument, NULL, 'D'},
         {"commit-conns", required_argument, NULL, 'c'},
+        {"produce-only", no_argument, NULL, 'p'},
         {"only", required_argument, NULL, 'o'},
-        {"broker-pid", required_argument, NULL, 'p'},
+        {"broker-pid", required_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int ch;
     const char *keep_dir = NULL, *only = NULL;
     int commit_conns = OC_CONNS;
-    while ((ch = getopt_long(argc, argv, "k:b:r:md:n:D:c:o:p:h", opts, NULL)) != -1) {
+    bool produce_only = false;
+    while ((ch = getopt_long(argc, argv, "k:b:r:md:n:D:c:po:P:h", opts, NULL)) != -1) {
         switch (ch) {
         case 'k': kcoord = optarg; break;
         case 'b': bootstrap = optarg; break;
@@ -1248,8 +1660,9 @@ int main(int argc, char **argv)
         case 'n': replay_offsets = atol(optarg); break;
         case 'D': keep_dir = optarg; break;
         case 'c': commit_conns = atoi(optarg); break;
+        case 'p': produce_only = true; break;
         case 'o': only = optarg; break;
-        case 'p': broker_pid = (pid_t)atoi(optarg); break;
+        case 'P': broker_pid = (pid_t)atoi(optarg); break;
         default: usage(argv[0]); return ch == 'h' ? 0 : 2;
         }
     }
@@ -1316,6 +1729,8 @@ int main(int argc, char **argv)
             return 1;
         }
         rd_kafka_mock_topic_create(mcluster, oc_topic, OC_PARTITIONS, 1);
+        rd_kafka_mock_topic_create(mcluster, pr_topic, PR_CONNS, 1);
+        rd_kafka_mock_topic_create(mcluster, lat_topic, 1, 1);
         reference = rd_kafka_mock_cluster_bootstraps(mcluster);
     }
 #else
@@ -1334,7 +1749,9 @@ int main(int argc, char **argv)
     }
 
     double hb = -1, hb_ref = -1, oc = -1, oc_ref = -1;
-    if (have_ours) {
+    double pr_mbps = -1, pr_recs = -1, pr_mbps_ref = -1, pr_recs_ref = -1;
+    double lat_p50 = -1, lat_p99 = -1, lat_p50_ref = -1, lat_p99_ref = -1;
+    if (have_ours && !produce_only) {
         if (want(only, "heartbeats")) {
             figure_cpu_ms = -1;
             hb = bench_heartbeats(&ours, duration, "k");
@@ -1348,7 +1765,7 @@ int main(int argc, char **argv)
             cpu_figure("  of which kcoord CPU", false);
         }
         if (want(only, "commits")) {
-            if (create_topic(&ours))
+            if (create_topic(&ours, oc_topic, OC_PARTITIONS))
                 fprintf(stderr, "kcoord-bench: could not create %s\n", oc_topic);
             oc = run_commits(&ours, commit_conns, (commit_mode_t){duration, 0, NULL}, "k");
             char label[64];
@@ -1358,20 +1775,43 @@ int main(int argc, char **argv)
             cpu_figure("  kcoord CPU per offset", true);
         }
     }
-    if (have_ref) {
+    if (have_ours && want(only, "produce")) {
+        if (create_topic(&ours, pr_topic, PR_CONNS) || create_topic(&ours, lat_topic, 1))
+            fprintf(stderr, "kcoord-bench: could not create the produce topics\n");
+        pr_mbps = bench_produce(&ours, duration, &pr_recs);
+        figure("produce MB/s (acks=1, 100 x 1 KiB)", pr_mbps, "MB/s", ">= 200 MB/s");
+        figure("produce records/s", pr_recs, "/s", "-");
+        bench_latency(&ours, duration, &lat_p50, &lat_p99);
+        figure("produce-to-consume latency p50", lat_p50, "ms", "-");
+        figure("produce-to-consume latency p99", lat_p99, "ms", "< 5 ms");
+    }
+    if (have_ref && !produce_only) {
         hb_ref = bench_heartbeats(&ref, duration, "r");
         figure("reference heartbeats/s", hb_ref, "/s", "-");
-        if (!mock && create_topic(&ref))
+        if (!mock && create_topic(&ref, oc_topic, OC_PARTITIONS))
             fprintf(stderr, "kcoord-bench: could not create %s on the reference\n", oc_topic);
         oc_ref = run_commits(&ref, commit_conns, (commit_mode_t){duration, 0, NULL}, "r");
         figure("reference offsets/s", oc_ref, "/s", "-");
+    }
+    if (have_ref) {
+        if (!mock && (create_topic(&ref, pr_topic, PR_CONNS) || create_topic(&ref, lat_topic, 1)))
+            fprintf(stderr, "kcoord-bench: could not create the produce topics on the reference\n");
+        pr_mbps_ref = bench_produce(&ref, duration, &pr_recs_ref);
+        figure("reference produce MB/s", pr_mbps_ref, "MB/s", "-");
+        bench_latency(&ref, duration, &lat_p50_ref, &lat_p99_ref);
+        figure("reference latency p50", lat_p50_ref, "ms", "-");
+        figure("reference latency p99", lat_p99_ref, "ms", "-");
         if (have_ours) {
-            compare("heartbeats/s vs reference", hb, hb_ref, "/s");
-            compare("offsets/s vs reference", oc, oc_ref, "/s");
+            if (!produce_only) {
+                compare("heartbeats/s vs reference", hb, hb_ref, "/s");
+                compare("offsets/s vs reference", oc, oc_ref, "/s");
+            }
+            compare("produce MB/s vs reference", pr_mbps, pr_mbps_ref, "MB/s");
+            compare_low("latency p99 vs reference", lat_p99, lat_p99_ref, "ms");
         }
     }
 
-    if (kcoord && replay_offsets > 0 && want(only, "replay")) {
+    if (kcoord && replay_offsets > 0 && !produce_only && want(only, "replay")) {
         /* Fill: groups of 100 partitions until replay_offsets are stored. */
         int groups = (int)((replay_offsets + OC_PARTITIONS - 1) / OC_PARTITIONS);
         int per_conn = (groups + commit_conns - 1) / commit_conns;

@@ -44,6 +44,11 @@ enum {
     ERR_FENCED_INSTANCE_ID = 82,
 };
 
+/* The answer when the records a response depends on fail to commit: a
+ * storage failure, which Kafka's coordinator maps to NOT_COORDINATOR so the
+ * client looks the coordinator up again and retries. */
+#define ERR_WRITE_FAILED ERR_NOT_COORDINATOR
+
 /* Value version Kafka writes for GroupMetadataValue today. */
 #define GROUP_METADATA_VALUE_VERSION 3
 #define RECORD_TYPE_GROUP_METADATA 2
@@ -117,6 +122,8 @@ typedef struct {
     cg_parked_t join;
     cg_parked_t sync;
     bool is_new;
+    uint64_t seq;        /* insertion order in the group's member table */
+    uint32_t id_hash;    /* Java hash of member_id */
 } cg_member_t;
 
 typedef struct {
@@ -139,14 +146,20 @@ struct kc_classic_group {
     char *protocol_name; /* NULL = none */
     char *leader_id;     /* NULL = none */
     int64_t current_state_timestamp; /* -1 = unknown */
-    cg_member_t **members;           /* insertion order */
+    /* Kept in the order Kafka's ClassicGroup iterates its members (a
+     * java.util.HashMap keyed by member id): the JoinGroup member list,
+     * DescribeGroups, the record and the choice of a new leader follow it. */
+    cg_member_t **members;
     size_t nmembers, members_cap;
+    uint32_t members_table_cap; /* that HashMap's capacity (0 before the first put) */
+    uint64_t member_seq;
     strset_t pending_join;
     strset_t pending_sync;
     int32_t num_awaiting_join;
     bool new_member_added;
     bool subscribed_known;
     strset_t subscribed_topics;
+    uint64_t table_seq; /* insertion order in Kafka's groups table (memory-only) */
 };
 
 /* ---- small helpers ------------------------------------------------------- */
@@ -178,6 +191,16 @@ static bool strset_has(const strset_t *s, const char *v, size_t len)
         if (strlen(s->items[i]) == len && memcmp(s->items[i], v, len) == 0)
             return true;
     return false;
+}
+
+/* Appends v even if present (a list, not a set). */
+static void strlist_append(strset_t *s, const char *v, size_t len)
+{
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 8;
+        s->items = kc_xrealloc(s->items, s->cap * sizeof(*s->items));
+    }
+    s->items[s->n++] = kc_xstrndup(v, len);
 }
 
 static void strset_add(strset_t *s, const char *v, size_t len)
@@ -467,6 +490,62 @@ static void group_free(kc_classic_group_t *g)
     free(g);
 }
 
+static int32_t java_string_hash(const char *s, size_t len);
+
+static uint32_t member_bucket(const cg_member_t *m, uint32_t cap)
+{
+    return (m->id_hash ^ (m->id_hash >> 16)) & (cap - 1);
+}
+
+static int cmp_member_table_order(const void *a, const void *b, void *arg)
+{
+    const cg_member_t *x = *(cg_member_t *const *)a, *y = *(cg_member_t *const *)b;
+    uint32_t cap = *(const uint32_t *)arg;
+    uint32_t bx = member_bucket(x, cap), by = member_bucket(y, cap);
+    if (bx != by)
+        return bx < by ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * Puts m into the member table as HashMap.put does for a new key: it goes
+ * last in its bucket; the table (16 buckets at first) doubles once it holds
+ * more than three quarters of its capacity, and never shrinks. Iteration
+ * is bucket by bucket, each in insertion order.
+ */
+static void group_insert_member(kc_classic_group_t *g, cg_member_t *m)
+{
+    if (g->nmembers == g->members_cap) {
+        g->members_cap = g->members_cap ? g->members_cap * 2 : 8;
+        g->members = kc_xrealloc(g->members, g->members_cap * sizeof(*g->members));
+    }
+    m->seq = ++g->member_seq;
+    m->id_hash = (uint32_t)java_string_hash(m->member_id, strlen(m->member_id));
+    if (!g->members_table_cap)
+        g->members_table_cap = 16;
+    if (g->nmembers + 1 > (size_t)g->members_table_cap / 4 * 3) {
+        /* The table grows: every bucket changes, sort again. */
+        g->members_table_cap *= 2;
+        g->members[g->nmembers++] = m;
+        qsort_r(g->members, g->nmembers, sizeof(*g->members), cmp_member_table_order,
+                &g->members_table_cap);
+        return;
+    }
+    /* The newest entry goes after every member of a bucket up to its own. */
+    uint32_t b = member_bucket(m, g->members_table_cap);
+    size_t lo = 0, hi = g->nmembers;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (member_bucket(g->members[mid], g->members_table_cap) <= b)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    memmove(&g->members[lo + 1], &g->members[lo], (g->nmembers - lo) * sizeof(*g->members));
+    g->members[lo] = m;
+    g->nmembers++;
+}
+
 /* ClassicGroup.add: the first member sets the protocol type and leads. */
 static void group_add(kc_classic_group_t *g, cg_member_t *m, const cg_parked_t *join)
 {
@@ -474,11 +553,7 @@ static void group_add(kc_classic_group_t *g, cg_member_t *m, const cg_parked_t *
         set_cstr(&g->protocol_type, m->protocol_type);
     if (!g->leader_id)
         g->leader_id = kc_xstrdup(m->member_id);
-    if (g->nmembers == g->members_cap) {
-        g->members_cap = g->members_cap ? g->members_cap * 2 : 8;
-        g->members = kc_xrealloc(g->members, g->members_cap * sizeof(*g->members));
-    }
-    g->members[g->nmembers++] = m;
+    group_insert_member(g, m);
     if (join) {
         m->join = *join;
         g->num_awaiting_join++;
@@ -539,42 +614,237 @@ static bool group_supports_protocols(const kc_classic_group_t *g, kc_str_t proto
     return false;
 }
 
-/* Protocol vote (ClassicGroup.selectProtocol): among the protocols every
- * member supports, each member votes for its first; most votes wins, ties
- * going to the candidate seen first. */
+/*
+ * Java's String.hashCode over the UTF-16 code units of a UTF-8 string
+ * (malformed bytes count as U+FFFD, as Kafka's string decoder replaces
+ * them). Kafka iterates HashMaps keyed by strings, so the order it visits
+ * them in (and the winner of a tie) follows this hash.
+ */
+static int32_t java_string_hash(const char *s, size_t len)
+{
+    uint32_t h = 0;
+    const uint8_t *p = (const uint8_t *)s;
+    size_t i = 0;
+    while (i < len) {
+        uint32_t cp = 0xFFFD;
+        size_t n = 1;
+        uint8_t b = p[i];
+        if (b < 0x80) {
+            cp = b;
+        } else if ((b & 0xE0) == 0xC0 && i + 1 < len && (p[i + 1] & 0xC0) == 0x80) {
+            cp = ((uint32_t)(b & 0x1F) << 6) | (p[i + 1] & 0x3F);
+            n = 2;
+        } else if ((b & 0xF0) == 0xE0 && i + 2 < len && (p[i + 1] & 0xC0) == 0x80 &&
+                   (p[i + 2] & 0xC0) == 0x80) {
+            cp = ((uint32_t)(b & 0x0F) << 12) | ((uint32_t)(p[i + 1] & 0x3F) << 6) | (p[i + 2] & 0x3F);
+            n = 3;
+        } else if ((b & 0xF8) == 0xF0 && i + 3 < len && (p[i + 1] & 0xC0) == 0x80 &&
+                   (p[i + 2] & 0xC0) == 0x80 && (p[i + 3] & 0xC0) == 0x80) {
+            cp = ((uint32_t)(b & 0x07) << 18) | ((uint32_t)(p[i + 1] & 0x3F) << 12) |
+                 ((uint32_t)(p[i + 2] & 0x3F) << 6) | (p[i + 3] & 0x3F);
+            n = 4;
+        }
+        if (cp >= 0x10000) {
+            cp -= 0x10000;
+            h = 31 * h + (0xD800 + (cp >> 10));
+            h = 31 * h + (0xDC00 + (cp & 0x3FF));
+        } else {
+            h = 31 * h + cp;
+        }
+        i += n;
+    }
+    return (int32_t)h;
+}
+
+/* Bucket of a string key in a java.util.HashMap holding n entries (default
+ * capacity 16, doubled whenever n exceeds three quarters of it). */
+static uint32_t java_hashmap_bucket(const char *key, size_t n)
+{
+    uint32_t cap = 16;
+    while (n > (size_t)cap / 4 * 3)
+        cap *= 2;
+    uint32_t h = (uint32_t)java_string_hash(key, strlen(key));
+    return (h ^ (h >> 16)) & (cap - 1);
+}
+
+/* The __consumer_offsets partition of a group (Kafka's topicPartitionFor:
+ * Utils.abs of the hash, which maps INT32_MIN to 0). */
+static int group_partition_of(const char *group_id, size_t len)
+{
+    int32_t h = java_string_hash(group_id, len);
+    int64_t a = h == INT32_MIN ? 0 : (h < 0 ? -(int64_t)h : h);
+    return (int)(a % KC_OFFSETS_TOPIC_PARTITIONS);
+}
+
+static int group_partition(const char *group_id)
+{
+    return group_partition_of(group_id, strlen(group_id));
+}
+
+/*
+ * Each partition's groups live in a TimelineHashMap (BaseHashTable):
+ * capacity 2 at first, doubled before a put that would bring it past three
+ * quarters full (checked even when the put replaces an entry); a key's slot
+ * is the top bits of its hash times the 64-bit golden ratio; a slot keeps
+ * its entries in insertion order, a replaced entry keeping its place.
+ */
+static uint32_t groups_table_cap(const kc_coord_t *c, int partition)
+{
+    return c->groups_table_cap[partition] ? c->groups_table_cap[partition] : 2;
+}
+
+/* Records a put of g into its partition's table; old is the group it
+ * replaces (still in the map) or NULL. */
+static void groups_table_put(kc_coord_t *c, kc_classic_group_t *g, const kc_classic_group_t *old)
+{
+    int p = group_partition(g->group_id);
+    uint32_t cap = groups_table_cap(c, p);
+    if (((size_t)c->groups_table_size[p] + 1) * 3 > (size_t)cap * 4 && cap < (1u << 30))
+        cap *= 2;
+    c->groups_table_cap[p] = cap;
+    if (!old)
+        c->groups_table_size[p]++;
+    g->table_seq = old ? old->table_seq : ++c->groups_table_seq;
+}
+
+/* Records the removal of g from its partition's table (which never shrinks). */
+static void groups_table_remove(kc_coord_t *c, const kc_classic_group_t *g)
+{
+    int p = group_partition(g->group_id);
+    if (c->groups_table_size[p] > 0)
+        c->groups_table_size[p]--;
+}
+
+/*
+ * Rank of each partition in the order Kafka's coordinator runtime visits
+ * them: its partitions sit in a ConcurrentHashMap keyed by TopicPartition
+ * (hash 31 * (31 + partition) + hash("__consumer_offsets")), iterated bin
+ * by bin; 50 entries make it 128 bins wide (16, doubled each time it
+ * reaches three quarters), without collisions.
+ */
+static void partition_ranks(int rank[KC_OFFSETS_TOPIC_PARTITIONS])
+{
+    static const char topic[] = "__consumer_offsets";
+    uint32_t cap = 16;
+    while ((size_t)KC_OFFSETS_TOPIC_PARTITIONS >= (size_t)cap / 4 * 3)
+        cap *= 2;
+    uint32_t th = (uint32_t)java_string_hash(topic, sizeof(topic) - 1);
+    uint32_t bin[KC_OFFSETS_TOPIC_PARTITIONS];
+    for (int p = 0; p < KC_OFFSETS_TOPIC_PARTITIONS; p++) {
+        uint32_t h = 31u * (31u + (uint32_t)p) + th;
+        bin[p] = ((h ^ (h >> 16)) & 0x7fffffffu) & (cap - 1);
+    }
+    for (int p = 0; p < KC_OFFSETS_TOPIC_PARTITIONS; p++) {
+        rank[p] = 0;
+        for (int q = 0; q < KC_OFFSETS_TOPIC_PARTITIONS; q++)
+            if (bin[q] < bin[p] || (bin[q] == bin[p] && q < p))
+                rank[p]++;
+    }
+}
+
+/*
+ * The order in which Kafka answers a batch of group ids (DescribeGroups,
+ * DeleteGroups): GroupCoordinatorService puts null ids first, then gathers
+ * the others per __consumer_offsets partition in a java.util.HashMap keyed
+ * by TopicPartition and answers partition by partition in that map's
+ * order: bucket of the TopicPartition hash, then, as computeIfAbsent puts a
+ * new entry at the head of its bucket, the partition seen last first. Each
+ * partition's ids keep the request order. Writes the permutation into
+ * order.
+ */
+static void order_by_partition(const kc_str_t *ids, size_t n, size_t *order)
+{
+    static const char topic[] = "__consumer_offsets";
+    int *part = kc_xcalloc(n ? n : 1, sizeof(*part));
+    int *distinct = kc_xcalloc(n ? n : 1, sizeof(*distinct)); /* partitions, first-seen order */
+    size_t nd = 0, o = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (ids[i].len < 0) {
+            part[i] = -1;
+            order[o++] = i;
+            continue;
+        }
+        part[i] = group_partition_of(ids[i].ptr ? ids[i].ptr : "", (size_t)ids[i].len);
+        size_t k = 0;
+        while (k < nd && distinct[k] != part[i])
+            k++;
+        if (k == nd)
+            distinct[nd++] = part[i];
+    }
+    uint32_t cap = 16;
+    while (nd > (size_t)cap / 4 * 3)
+        cap *= 2;
+    uint32_t th = (uint32_t)java_string_hash(topic, sizeof(topic) - 1);
+    for (uint32_t b = 0; b < cap && o < n; b++) {
+        for (size_t k = nd; k-- > 0;) {
+            uint32_t h = 31u * (31u + (uint32_t)distinct[k]) + th;
+            if (((h ^ (h >> 16)) & (cap - 1)) != b)
+                continue;
+            for (size_t i = 0; i < n; i++)
+                if (part[i] == distinct[k])
+                    order[o++] = i;
+        }
+    }
+    free(part);
+    free(distinct);
+}
+
+static uint32_t groups_table_slot(const char *group_id, uint32_t cap)
+{
+    unsigned bits = 0;
+    while ((1u << bits) < cap)
+        bits++;
+    int64_t h = java_string_hash(group_id, strlen(group_id));
+    uint64_t prod = (uint64_t)h * UINT64_C(0x9E3779B97F4A7C15);
+    return (uint32_t)(prod >> (64 - bits));
+}
+
+/*
+ * Protocol vote (ClassicGroup.selectProtocol): among the protocols every
+ * member supports, each member votes for the first one it lists; the most
+ * votes wins. Kafka counts the votes in a HashMap and keeps the first
+ * maximum it iterates over, so a tie goes to the protocol in the lowest
+ * hash bucket, then to the one voted for first.
+ */
 static const char *group_select_protocol(const kc_classic_group_t *g)
 {
     if (g->nmembers == 0)
         return NULL;
-    const cg_member_t *first = g->members[0];
+    const char **names = kc_xcalloc(g->nmembers, sizeof(*names));
+    size_t *votes = kc_xcalloc(g->nmembers, sizeof(*votes));
+    size_t n = 0;
+    for (size_t j = 0; j < g->nmembers; j++) {
+        const cg_member_t *m = g->members[j];
+        const char *vote = NULL;
+        for (int32_t k = 0; k < m->nprotocols && !vote; k++) {
+            bool common = true;
+            for (size_t x = 0; x < g->nmembers && common; x++)
+                common = member_supports(g->members[x], m->protocols[k].name);
+            if (common)
+                vote = m->protocols[k].name;
+        }
+        if (!vote)
+            continue;
+        size_t v = 0;
+        while (v < n && strcmp(names[v], vote) != 0)
+            v++;
+        if (v == n)
+            names[n++] = vote;
+        votes[v]++;
+    }
     const char *best = NULL;
     size_t best_votes = 0;
-    for (int32_t c = 0; c < first->nprotocols; c++) {
-        const char *cand = first->protocols[c].name;
-        bool common = true;
-        for (size_t j = 0; j < g->nmembers && common; j++)
-            common = member_supports(g->members[j], cand);
-        if (!common)
-            continue;
-        size_t votes = 0;
-        for (size_t j = 0; j < g->nmembers; j++) {
-            const cg_member_t *m = g->members[j];
-            for (int32_t k = 0; k < m->nprotocols; k++) {
-                bool is_candidate = true;
-                for (size_t x = 0; x < g->nmembers && is_candidate; x++)
-                    is_candidate = member_supports(g->members[x], m->protocols[k].name);
-                if (is_candidate) {
-                    if (strcmp(m->protocols[k].name, cand) == 0)
-                        votes++;
-                    break;
-                }
-            }
-        }
-        if (!best || votes > best_votes) {
-            best = cand;
-            best_votes = votes;
+    uint32_t best_bucket = 0;
+    for (size_t v = 0; v < n; v++) {
+        uint32_t bucket = java_hashmap_bucket(names[v], n);
+        if (!best || votes[v] > best_votes || (votes[v] == best_votes && bucket < best_bucket)) {
+            best = names[v];
+            best_votes = votes[v];
+            best_bucket = bucket;
         }
     }
+    free(names);
+    free(votes);
     return best;
 }
 
@@ -722,7 +992,7 @@ static void send_join(kc_result_t *res, const cg_parked_t *p, const join_answer_
     kc_buf_init(&err);
     encode_join(&body, p->api_version, a, &arena);
     if (depends_on_records) {
-        join_answer_t e = {ERR_COORDINATOR_NOT_AVAILABLE, -1, NULL, NULL, NULL, false, "", NULL};
+        join_answer_t e = {ERR_WRITE_FAILED, -1, NULL, NULL, NULL, false, "", NULL};
         encode_join(&err, p->api_version, &e, &arena);
     }
     kc_request_ctx_t ctx = parked_ctx(p);
@@ -770,7 +1040,7 @@ static void send_sync(kc_result_t *res, const cg_parked_t *p, int16_t error,
         kc_log_error(LOG_COMP, "Failed to encode SyncGroup response v%d", p->api_version);
     if (depends_on_records) {
         kc_sync_group_response_init(&r);
-        r.error_code = ERR_COORDINATOR_NOT_AVAILABLE;
+        r.error_code = ERR_WRITE_FAILED;
         r.assignment = (kc_bytes_t){(const uint8_t *)"", 0};
         kc_sync_group_response_encode(&err, p->api_version, &r);
     }
@@ -1056,11 +1326,24 @@ static bool maybe_elect_new_joined_leader(kc_classic_group_t *g)
         return true;
     for (size_t i = 0; i < g->nmembers; i++) {
         if (member_awaiting_join(g->members[i])) {
+            const cg_member_t *m = g->members[i];
+            char protocols[1024];
+            size_t o = 0;
+            protocols[0] = 0;
+            for (int32_t k = 0; k < m->nprotocols && o < sizeof(protocols); k++)
+                o += (size_t)snprintf(protocols + o, sizeof(protocols) - o, "%s%s", k ? ", " : "",
+                                      m->protocols[k].name);
+            /* Kafka prints the whole member (ClassicGroupMember.toString). */
             kc_log_info(LOG_COMP,
                         "Group leader [memberId: %s, groupInstanceId: %s] failed to join before the "
-                        "rebalance timeout. Member %s was elected as the new leader.",
+                        "rebalance timeout. Member ClassicGroupMember(memberId='%s', "
+                        "groupInstanceId='%s', clientId='%s', clientHost='%s', "
+                        "rebalanceTimeoutMs=%d, sessionTimeoutMs=%d, protocolType='%s', "
+                        "supportedProtocols=[%s]) was elected as the new leader.",
                         g->leader_id, leader && leader->group_instance_id ? leader->group_instance_id : "None",
-                        g->members[i]->member_id);
+                        m->member_id, m->group_instance_id ? m->group_instance_id : "", m->client_id,
+                        m->client_host, m->rebalance_timeout_ms, m->session_timeout_ms,
+                        or_null(m->protocol_type), protocols);
             set_cstr(&g->leader_id, g->members[i]->member_id);
             return true;
         }
@@ -1169,7 +1452,7 @@ static void on_sync_expired(kc_coord_t *c, const char *key, int64_t now_ms, kc_r
     }
     char buf[2048], reason[2200];
     strset_fmt(&pending, buf, sizeof(buf));
-    kc_log_info(LOG_COMP, "Group %s removed members who haven't sent their sync requests: %s",
+    kc_log_debug(LOG_COMP, "Group %s removed members who haven't sent their sync requests: %s",
                 g->group_id, buf);
     snprintf(reason, sizeof(reason), "Removing %s on pending sync request expiration", buf);
     strset_free(&pending);
@@ -1195,7 +1478,11 @@ static void on_heartbeat_expired(kc_coord_t *c, const char *key, int64_t now_ms,
     kc_classic_group_t *g = group_by_cstr(c, t->group_id);
     const char *member_id = t->member_id;
     if (!g) {
-        kc_log_debug(LOG_COMP, "Received notification of heartbeat expiration (%s) after the group had already been deleted.", key);
+        kc_log_debug(LOG_COMP,
+                     "Received notification of heartbeat expiration for member %s after group %s had "
+                     "already been deleted or upgraded.",
+                     or_null(member_id), or_null(t->group_id));
+        (void)key;
         return;
     }
     if (g->state == CG_DEAD) {
@@ -1318,7 +1605,11 @@ static cg_member_t *replace_static_member(kc_classic_group_t *g, cg_member_t *ol
     m->member_id = kc_xstrdup(new_member_id);
     m->join.active = false;
     m->sync.active = false;
-    g->members[idx] = m;
+    /* Kafka removes the old id and puts the new one: it goes last in the
+     * bucket of the new id. */
+    memmove(&g->members[idx], &g->members[idx + 1], (g->nmembers - idx - 1) * sizeof(*g->members));
+    g->nmembers--;
+    group_insert_member(g, m);
     if (group_is_leader(g, old->member_id))
         set_cstr(&g->leader_id, new_member_id);
     free(old->member_id);
@@ -1342,10 +1633,8 @@ static void update_static_member_then_rebalance(join_call_t *j, kc_classic_group
     if (g->state == CG_STABLE) {
         const char *selected = group_select_protocol(g);
         if (cstr_eq(g->protocol_name ? g->protocol_name : "", selected ? selected : "")) {
-            kc_log_info(LOG_COMP,
-                        "Static member %s with instance id %s joins group %s during Stable stage and "
-                        "doesn't affect the selected protocol; it will not trigger a rebalance.",
-                        m->member_id, iid, g->group_id);
+            kc_log_info(LOG_COMP, "Static member which joins during Stable stage and doesn't affect "
+                                  "the selected protocol will not trigger a rebalance.");
             write_group_record(g, false, j->res);
             join_answer_t a;
             if (j->ctx->api_version >= 9) {
@@ -1574,6 +1863,7 @@ void kc_coord_join_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
             goto out;
         }
         g = group_new(req->group_id.ptr, (size_t)req->group_id.len, CG_EMPTY, ctx->now_ms);
+        groups_table_put(c, g, NULL);
         kc_smap_put(&c->groups, g->group_id, strlen(g->group_id), g);
         kc_log_info(LOG_COMP, "Created classic group %s", g->group_id);
     }
@@ -1626,6 +1916,12 @@ static void remove_pending_sync_member(kc_coord_t *c, kc_classic_group_t *g, con
 void kc_coord_sync_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
                          const kc_sync_group_request_t *req, kc_result_t *res)
 {
+    /* From v5 the protocol type and name are mandatory; KafkaApis rejects
+     * their absence before anything else. */
+    if (ctx->api_version >= 5 && (req->protocol_type.len < 0 || req->protocol_name.len < 0)) {
+        send_sync_error(res, ctx, ERR_INCONSISTENT_GROUP_PROTOCOL);
+        return;
+    }
     if (req->group_id.len <= 0) {
         send_sync_error(res, ctx, ERR_INVALID_GROUP_ID);
         return;
@@ -1675,6 +1971,7 @@ void kc_coord_sync_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
                     "%zu members, %zu of which are static.",
                     m->member_id, g->group_id, g->generation_id, g->nmembers, nstatic);
         int32_t n = req->assignments.count > 0 ? req->assignments.count : 0;
+        strset_t missing = {0};
         for (size_t i = 0; i < g->nmembers; i++) {
             cg_member_t *x = g->members[i];
             bool found = false;
@@ -1686,11 +1983,16 @@ void kc_coord_sync_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
                 }
             }
             if (!found) {
-                kc_log_warn(LOG_COMP, "Setting empty assignment for member %s of %s for generation %d.",
-                            x->member_id, g->group_id, g->generation_id);
+                strset_add(&missing, x->member_id, strlen(x->member_id));
                 member_set_assignment(x, NULL, 0);
             }
         }
+        if (missing.n) {
+            char buf[2048];
+            kc_log_warn(LOG_COMP, "Setting empty assignments for members %s of %s for generation %d.",
+                        strset_fmt(&missing, buf, sizeof(buf)), g->group_id, g->generation_id);
+        }
+        strset_free(&missing);
         /* The record goes out with this result; the answers wait for its commit. */
         write_group_record(g, false, res);
         propagate_assignment(c, g, ERR_NONE, ctx->now_ms, res, true);
@@ -1857,7 +2159,7 @@ void kc_coord_leave_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
         goto out;
     }
 
-    strset_t left = {0};
+    strset_t left = {0}; /* ids of the accepted leaves, in request order, as Kafka lists them */
     for (int32_t i = 0; i < n; i++) {
         leave_item_t *it = &items[i];
         char rbuf[512];
@@ -1871,7 +2173,7 @@ void kc_coord_leave_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
             cg_member_t *m = group_static_member(g, it->group_instance_id);
             if (m) {
                 remove_current_member(c, g, m, reason, res);
-                strset_add(&left, "", 0);
+                strlist_append(&left, "", 0);
             } else {
                 it->error_code = ERR_UNKNOWN_MEMBER_ID;
             }
@@ -1883,7 +2185,7 @@ void kc_coord_leave_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
                         "[Group %s] Pending member %s has left group through explicit `LeaveGroup` "
                         "request; client reason: %s",
                         g->group_id, id, reason);
-            strset_add(&left, id, strlen(id));
+            strlist_append(&left, id, strlen(id));
             free(id);
         } else {
             int16_t err = group_validate_member(g, it->member_id, it->group_instance_id, "leave-group");
@@ -1891,7 +2193,7 @@ void kc_coord_leave_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
                 it->error_code = err;
             } else {
                 cg_member_t *m = group_member_s(g, it->member_id);
-                strset_add(&left, m->member_id, strlen(m->member_id));
+                strlist_append(&left, m->member_id, strlen(m->member_id));
                 remove_current_member(c, g, m, reason, res);
             }
         }
@@ -1927,9 +2229,11 @@ void kc_coord_describe_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
     int32_t n = req->groups.count > 0 ? req->groups.count : 0;
     r.groups.count = n;
     r.groups.items = n ? kc_arena_alloc(&arena, (size_t)n * sizeof(*r.groups.items)) : NULL;
+    size_t *order = kc_arena_alloc(&arena, (size_t)(n ? n : 1) * sizeof(*order));
+    order_by_partition(req->groups.items, (size_t)n, order);
     for (int32_t i = 0; i < n; i++) {
         __typeof__(r.groups.items[0]) *d = &r.groups.items[i];
-        kc_str_t gid = req->groups.items[i];
+        kc_str_t gid = req->groups.items[order[i]];
         d->error_code = ERR_NONE;
         d->error_message = KC_STR_NULL;
         d->group_id = gid.len >= 0 ? gid : kc_str("");
@@ -1950,6 +2254,11 @@ void kc_coord_describe_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
         kc_classic_group_t *g = kc_smap_get(&c->groups, gid.ptr ? gid.ptr : "", (size_t)gid.len);
         if (!g) {
             d->group_state = kc_str("Dead");
+            /* Before v6 an unknown group is a Dead group without error, so
+             * it also gets its authorized operations (KafkaApis sets them
+             * on every error-free entry). */
+            if (ctx->api_version >= 3 && ctx->api_version < 6 && req->include_authorized_operations)
+                d->authorized_operations = GROUP_AUTHORIZED_OPERATIONS;
             if (ctx->api_version >= 6) {
                 d->error_code = ERR_GROUP_ID_NOT_FOUND;
                 size_t cap = (size_t)gid.len + 32;
@@ -2040,6 +2349,43 @@ static int cmp_group(const void *a, const void *b)
     return strcmp((*(kc_classic_group_t *const *)a)->group_id, (*(kc_classic_group_t *const *)b)->group_id);
 }
 
+typedef struct {
+    kc_classic_group_t *g;
+    int rank;
+    uint32_t slot;
+} table_pos_t;
+
+static int cmp_table_pos(const void *a, const void *b)
+{
+    const table_pos_t *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    if (x->slot != y->slot)
+        return x->slot < y->slot ? -1 : 1;
+    return x->g->table_seq < y->g->table_seq ? -1 : x->g->table_seq > y->g->table_seq;
+}
+
+/* Puts the groups in the order Kafka lists them: partition by partition,
+ * each partition's table in its own order. */
+static void sort_in_table_order(const kc_coord_t *c, group_list_t *l)
+{
+    if (l->n < 2)
+        return;
+    int rank[KC_OFFSETS_TOPIC_PARTITIONS];
+    partition_ranks(rank);
+    table_pos_t *pos = kc_xcalloc(l->n, sizeof(*pos));
+    for (size_t i = 0; i < l->n; i++) {
+        int p = group_partition(l->items[i]->group_id);
+        pos[i].g = l->items[i];
+        pos[i].rank = rank[p];
+        pos[i].slot = groups_table_slot(l->items[i]->group_id, groups_table_cap(c, p));
+    }
+    qsort(pos, l->n, sizeof(*pos), cmp_table_pos);
+    for (size_t i = 0; i < l->n; i++)
+        l->items[i] = pos[i].g;
+    free(pos);
+}
+
 void kc_coord_list_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
                           const kc_list_groups_request_t *req, kc_result_t *res)
 {
@@ -2057,8 +2403,7 @@ void kc_coord_list_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
         r.error_code = ERR_COORDINATOR_LOAD_IN_PROGRESS;
     } else {
         kc_smap_foreach(&c->groups, collect_group, &l);
-        if (l.n)
-            qsort(l.items, l.n, sizeof(*l.items), cmp_group);
+        sort_in_table_order(c, &l);
     }
     int32_t nstates = ctx->api_version >= 4 && req->states_filter.count > 0 ? req->states_filter.count : 0;
     int32_t ntypes = ctx->api_version >= 5 && req->types_filter.count > 0 ? req->types_filter.count : 0;
@@ -2106,6 +2451,7 @@ static void drop_group(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms)
 {
     cancel_group_timers(c, g);
     group_transition(g, CG_DEAD, now_ms);
+    groups_table_remove(c, g);
     kc_smap_del(&c->groups, g->group_id, strlen(g->group_id));
     group_free(g);
 }
@@ -2120,12 +2466,34 @@ void kc_coord_delete_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
     kc_delete_groups_response_t r;
     kc_delete_groups_response_init(&r);
     int32_t n = req->groups_names.count > 0 ? req->groups_names.count : 0;
-    r.results.count = n;
+    r.results.count = 0;
     r.results.items = n ? kc_arena_alloc(&arena, (size_t)n * sizeof(*r.results.items)) : NULL;
     size_t records_before = res->nrecords;
+    size_t deleted_offsets = 0;
+    kc_buf_t deleted;
+    kc_buf_init(&deleted);
+    /* KafkaApis keeps each distinct group id once; the coordinator then
+     * answers them partition by partition. */
+    kc_smap_t seen;
+    kc_smap_init(&seen);
+    bool seen_null = false;
+    kc_str_t *ids = kc_arena_alloc(&arena, (size_t)(n ? n : 1) * sizeof(*ids));
+    size_t nids = 0;
     for (int32_t i = 0; i < n; i++) {
         kc_str_t gid = req->groups_names.items[i];
-        __typeof__(r.results.items[0]) *d = &r.results.items[i];
+        if (gid.len < 0 ? seen_null : kc_smap_get(&seen, gid.ptr ? gid.ptr : "", (size_t)gid.len) != NULL)
+            continue;
+        if (gid.len < 0)
+            seen_null = true;
+        else
+            kc_smap_put(&seen, gid.ptr ? gid.ptr : "", (size_t)gid.len, &seen);
+        ids[nids++] = gid;
+    }
+    size_t *order = kc_arena_alloc(&arena, (nids ? nids : 1) * sizeof(*order));
+    order_by_partition(ids, nids, order);
+    for (size_t k = 0; k < nids; k++) {
+        kc_str_t gid = ids[order[k]];
+        __typeof__(r.results.items[0]) *d = &r.results.items[r.results.count++];
         d->group_id = gid.len >= 0 ? gid : kc_str("");
         d->error_code = ERR_NONE;
         d->error_message = KC_STR_NULL;
@@ -2146,20 +2514,29 @@ void kc_coord_delete_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
             d->error_code = ERR_NON_EMPTY_GROUP;
             continue;
         }
+        size_t before = res->nrecords;
         kc_offsets_delete_group(c, gid, res);
+        deleted_offsets += res->nrecords - before;
         write_group_tombstone(g->group_id, res);
-        kc_log_info(LOG_COMP, "The following groups were deleted: %s.", g->group_id);
+        if (deleted.len)
+            kc_buf_append(&deleted, ", ", 2);
+        kc_buf_append(&deleted, g->group_id, strlen(g->group_id));
         drop_group(c, g, ctx->now_ms);
     }
+    if (c->loaded)
+        kc_log_info(LOG_COMP, "The following groups were deleted: %.*s. A total of %zu offsets were removed.",
+                    (int)deleted.len, deleted.len ? (const char *)deleted.data : "", deleted_offsets);
+    kc_buf_deinit(&deleted);
+    kc_smap_deinit(&seen);
     if (kc_delete_groups_response_encode(&body, ctx->api_version, &r) != 0)
         kc_log_error(LOG_COMP, "Failed to encode DeleteGroups response v%d", ctx->api_version);
     kc_buf_t err;
     kc_buf_init(&err);
     bool with_records = res->nrecords > records_before;
     if (with_records) {
-        for (int32_t i = 0; i < n; i++)
+        for (int32_t i = 0; i < r.results.count; i++)
             if (r.results.items[i].error_code == ERR_NONE)
-                r.results.items[i].error_code = ERR_COORDINATOR_NOT_AVAILABLE;
+                r.results.items[i].error_code = ERR_WRITE_FAILED;
         kc_delete_groups_response_encode(&err, ctx->api_version, &r);
     }
     kc_result_add_response(res, ctx, &body, with_records ? &err : NULL);
@@ -2186,6 +2563,7 @@ int kc_classic_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
     kc_classic_group_t *old = kc_smap_get(&c->groups, k.group.ptr ? k.group.ptr : "", (size_t)k.group.len);
     if (!value) {
         if (old) {
+            groups_table_remove(c, old);
             kc_smap_del(&c->groups, old->group_id, strlen(old->group_id));
             cancel_group_timers(c, old);
             group_free(old);
@@ -2228,15 +2606,12 @@ int kc_classic_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
         if (m->protocols[0].metadata_len)
             memcpy(m->protocols[0].metadata, mm->subscription.ptr, (size_t)m->protocols[0].metadata_len);
         member_set_assignment(m, mm->assignment.ptr, mm->assignment.len);
-        if (g->nmembers == g->members_cap) {
-            g->members_cap = g->members_cap ? g->members_cap * 2 : 8;
-            g->members = kc_xrealloc(g->members, g->members_cap * sizeof(*g->members));
-        }
-        g->members[g->nmembers++] = m;
+        group_insert_member(g, m);
     }
     if (!g->leader_id && g->nmembers)
         g->leader_id = kc_xstrdup(g->members[0]->member_id);
     group_compute_subscribed_topics(g);
+    groups_table_put(c, g, old);
     if (old) {
         kc_smap_del(&c->groups, old->group_id, strlen(old->group_id));
         group_free(old);
@@ -2282,6 +2657,8 @@ void kc_classic_unload_all(kc_coord_t *c, kc_result_t *res)
     kc_smap_foreach(&c->groups, collect_group, &l);
     for (size_t i = 0; i < l.n; i++) {
         kc_classic_group_t *g = l.items[i];
+        kc_log_info(LOG_COMP, "[GroupId=%s] Unloading group metadata for generation %d.", g->group_id,
+                    g->generation_id);
         for (size_t k = 0; k < g->nmembers; k++) {
             cg_member_t *m = g->members[k];
             join_answer_t a = {ERR_NOT_COORDINATOR, -1, NULL, NULL, NULL, false, m->member_id, NULL};
@@ -2297,6 +2674,10 @@ void kc_classic_unload_all(kc_coord_t *c, kc_result_t *res)
         group_free(g);
     }
     free(l.items);
+    /* A reload starts from a fresh table, as a new coordinator shard. */
+    memset(c->groups_table_cap, 0, sizeof(c->groups_table_cap));
+    memset(c->groups_table_size, 0, sizeof(c->groups_table_size));
+    c->groups_table_seq = 0;
 }
 
 /* ---- the offsets module's view ------------------------------------------ */
@@ -2314,8 +2695,8 @@ kc_classic_group_t *kc_classic_group_find_or_create(kc_coord_t *c, kc_str_t grou
     if (g || group_id.len < 0)
         return g;
     g = group_new(group_id.ptr ? group_id.ptr : "", (size_t)group_id.len, CG_EMPTY, -1);
+    groups_table_put(c, g, NULL);
     kc_smap_put(&c->groups, g->group_id, strlen(g->group_id), g);
-    kc_log_info(LOG_COMP, "Created simple classic group %s for offset commits", g->group_id);
     return g;
 }
 

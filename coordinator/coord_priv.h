@@ -60,11 +60,24 @@ const kc_timer_t *kc_timer_current(const kc_coord_t *c);
 
 /* ---- the coordinator -------------------------------------------------- */
 
+/* Partitions of Kafka's __consumer_offsets (offsets.topic.num.partitions,
+ * default 50): a group belongs to partition abs(hash(group id)) % 50, and
+ * orders that walk every group (ListGroups) go partition by partition. */
+#define KC_OFFSETS_TOPIC_PARTITIONS 50
+
 struct kc_coord {
     kc_coord_config_t cfg;
     kc_topic_view_t topics;
     bool loaded;
     kc_smap_t groups;     /* group id -> kc_classic_group_t * */
+    /* Kafka keeps the groups of each __consumer_offsets partition in a
+     * TimelineHashMap and ListGroups walks the partitions, then each table,
+     * in hash order; these mirror those tables (memory-only, reset on
+     * unload): capacity (0 = the initial 2) and size per partition, and an
+     * insertion counter. */
+    uint32_t groups_table_cap[KC_OFFSETS_TOPIC_PARTITIONS];
+    uint32_t groups_table_size[KC_OFFSETS_TOPIC_PARTITIONS];
+    uint64_t groups_table_seq;
     void *offsets;        /* offsets module state */
     /* timers */
     kc_smap_t timers;     /* key -> kc_timer_t * */

@@ -588,7 +588,7 @@ void kc_coord_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
             group_err = ERR_COORDINATOR_LOAD_IN_PROGRESS;
         } else if ((g = kc_classic_group_find(c, req->group_id)) == NULL) {
             if (req->generation_id_or_member_epoch < 0) {
-                kc_log_info(LOG, "group %.*s: creating a simple group for a manual offset commit",
+                kc_log_info(LOG, "[GroupId %.*s] Creating a simple consumer group via manual offset commit.",
                             (int)req->group_id.len, req->group_id.ptr);
                 g = kc_classic_group_find_or_create(c, req->group_id);
             } else {

@@ -9,7 +9,11 @@ set -euo pipefail
 
 BUILD_PKGS=(gcc meson ninja-build pkg-config libevent-dev liblmdb-dev libssl-dev
             libcmocka-dev python3)
-TEST_PKGS=(python3-kafka python3-confluent-kafka kcat librdkafka-dev procps iproute2)
+TEST_PKGS=(python3-kafka python3-confluent-kafka kcat librdkafka-dev procps iproute2
+           golang-go golang-github-shopify-sarama-dev)
+# KafkaJS runs on Node.js; a node that did not come from Debian's package
+# (one that bundles npm) is accepted as it is.
+NODE_CMDS=(node:nodejs npm:npm)
 
 what="${1:-all}"
 case "$what" in
@@ -25,6 +29,13 @@ for p in "${want[@]}"; do
         missing+=("$p")
     fi
 done
+if [ "$what" = all ]; then
+    for pair in "${NODE_CMDS[@]}"; do
+        if ! command -v "${pair%%:*}" >/dev/null 2>&1; then
+            missing+=("${pair#*:}")
+        fi
+    done
+fi
 
 if [ "${#missing[@]}" -eq 0 ]; then
     exit 0

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <unistd.h>
 
 #include "coord_priv.h"
 
@@ -24,6 +25,7 @@ typedef struct {
     int32_t corr;
     int16_t api_key, version;
     kc_buf_t body;
+    kc_buf_t error_body; /* sent instead when the result's records fail to commit */
 } resp_t;
 
 typedef struct {
@@ -62,6 +64,9 @@ static void absorb(ctx_t *t, kc_result_t *res)
         r->version = res->responses[i].api_version;
         kc_buf_init(&r->body);
         kc_buf_append(&r->body, res->responses[i].body.data, res->responses[i].body.len);
+        kc_buf_init(&r->error_body);
+        kc_buf_append(&r->error_body, res->responses[i].error_body.data,
+                      res->responses[i].error_body.len);
     }
     kc_result_reset(res);
 }
@@ -88,8 +93,10 @@ static ctx_t *ctx_new(void)
 static void ctx_free(ctx_t *t)
 {
     kc_coord_free(t->c);
-    for (size_t i = 0; i < t->nresps; i++)
+    for (size_t i = 0; i < t->nresps; i++) {
         kc_buf_deinit(&t->resps[i].body);
+        kc_buf_deinit(&t->resps[i].error_body);
+    }
     for (size_t i = 0; i < t->nrecs; i++) {
         kc_buf_deinit(&t->recs[i].key);
         kc_buf_deinit(&t->recs[i].value);
@@ -151,6 +158,7 @@ typedef struct {
     const char *member_id;
     const char *instance_id;
     const char *protocol;  /* default "range" */
+    const char *protocol2; /* a second protocol, listed after the first */
     const char *topic;     /* default "foo" */
     int32_t session_ms;    /* default 10000 */
     int32_t rebalance_ms;  /* default 10000 */
@@ -169,10 +177,12 @@ static int32_t send_join(ctx_t *t, join_args_t a)
     req.member_id = kc_str(a.member_id ? a.member_id : "");
     req.group_instance_id = kc_str(a.instance_id);
     req.protocol_type = kc_str("consumer");
-    req.protocols.count = 1;
-    req.protocols.items = kc_arena_alloc(&t->arena, sizeof(*req.protocols.items));
+    req.protocols.count = a.protocol2 ? 2 : 1;
+    req.protocols.items = kc_arena_alloc(&t->arena, 2 * sizeof(*req.protocols.items));
     req.protocols.items[0].name = kc_str(a.protocol ? a.protocol : "range");
     req.protocols.items[0].metadata = subscription(t, a.topic ? a.topic : "foo");
+    req.protocols.items[1].name = kc_str(a.protocol2);
+    req.protocols.items[1].metadata = subscription(t, a.topic ? a.topic : "foo");
     kc_request_ctx_t x = rctx(t, KC_API_JOIN_GROUP, v);
     kc_result_t res;
     kc_result_init(&res);
@@ -281,6 +291,65 @@ static char *join_and_sync_single(ctx_t *t)
     assert_true(sync_resp(t, c3, &sr));
     assert_int_equal(sr.error_code, 0);
     return mid;
+}
+
+/* A failed write of the group record is a storage error, which Kafka's
+ * coordinator answers NOT_COORDINATOR (appendGroupMetadataErrorToResponseError). */
+static void test_sync_group_failed_record_write_answers_not_coordinator(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    int32_t c1 = send_join(t, (join_args_t){0});
+    kc_join_group_response_t jr;
+    assert_true(join_resp(t, c1, &jr));
+    char *mid = cstr(t, jr.member_id);
+    int32_t c2 = send_join(t, (join_args_t){.member_id = mid});
+    ctx_sleep(t, 3000);
+    assert_true(join_resp(t, c2, &jr));
+    const char *ids[] = {mid};
+    const char *as[] = {"A1"};
+    int32_t c3 = send_sync(t, mid, NULL, jr.generation_id, 1, ids, as, 3);
+    resp_t *r = find_resp(t, c3);
+    assert_non_null(r);
+    assert_true(r->error_body.len > 0);
+    kc_sync_group_response_t sr;
+    kc_reader_t rd;
+    kc_reader_init(&rd, r->error_body.data, r->error_body.len);
+    assert_int_equal(kc_sync_group_response_decode(&rd, r->version, &t->arena, &sr), 0);
+    assert_int_equal(sr.error_code, 16);
+    ctx_free(t);
+}
+
+/* ---- log capture: the broker logs to stderr ---------------------------- */
+
+static int saved_stderr = -1;
+static FILE *capture_file;
+
+static void log_capture_begin(void)
+{
+    fflush(stderr);
+    capture_file = tmpfile();
+    assert_non_null(capture_file);
+    saved_stderr = dup(fileno(stderr));
+    assert_true(saved_stderr >= 0);
+    assert_true(dup2(fileno(capture_file), fileno(stderr)) >= 0);
+}
+
+/* Restores stderr; returns what was logged meanwhile (arena memory). */
+static char *log_capture_end(ctx_t *t)
+{
+    fflush(stderr);
+    assert_true(dup2(saved_stderr, fileno(stderr)) >= 0);
+    close(saved_stderr);
+    long len = ftell(capture_file);
+    assert_true(len >= 0);
+    char *out = kc_arena_alloc(&t->arena, (size_t)len + 1);
+    rewind(capture_file);
+    size_t got = fread(out, 1, (size_t)len, capture_file);
+    out[got] = 0;
+    fclose(capture_file);
+    fputs(out, stderr);
+    return out;
 }
 
 /* ---- hard state and the replay check ----------------------------------- */
@@ -547,6 +616,270 @@ static void two_member_group(ctx_t *t, char **leader, char **follower, int32_t *
     assert_memory_equal(r.assignment.ptr, "AF", 2);
 }
 
+/* ClassicGroupTest.testSelectProtocol: two members list the same two
+ * protocols in opposite orders, one vote each. Kafka keeps the first
+ * maximum of a HashMap, so the tie goes by the names' hash buckets, not by
+ * who joined first (checked against java.util.HashMap). */
+static void test_select_protocol(void **state)
+{
+    (void)state;
+    const char *first[] = {"cooperative-sticky", "roundrobin"};
+    const char *second[] = {"range", "sticky"};
+    for (int i = 0; i < 2; i++) {
+        ctx_t *t = ctx_new();
+        int32_t a = send_join(t, (join_args_t){.version = 3, .protocol = first[i],
+                                               .protocol2 = second[i]});
+        int32_t b = send_join(t, (join_args_t){.version = 3, .protocol = second[i],
+                                               .protocol2 = first[i]});
+        ctx_sleep(t, 3000);
+        ctx_sleep(t, 3000);
+        kc_join_group_response_t ja, jb;
+        assert_true(join_resp(t, a, &ja));
+        assert_true(join_resp(t, b, &jb));
+        assert_int_equal(ja.error_code, 0);
+        assert_string_equal(cstr(t, ja.protocol_name), second[i]);
+        assert_string_equal(cstr(t, jb.protocol_name), second[i]);
+        ctx_free(t);
+    }
+}
+
+/* A coordinator that accepts short sessions, as Kafka's test context
+ * (group.min.session.timeout.ms = 10). */
+static ctx_t *ctx_new_short_sessions(void)
+{
+    kc_coord_config_t cfg;
+    kc_coord_config_defaults(&cfg);
+    cfg.group_min_session_timeout_ms = 10;
+    return ctx_new_cfg(&cfg);
+}
+
+/* Joins n dynamic members with JoinGroup v3 (no MEMBER_ID_REQUIRED round)
+ * and waits out the initial delay; ids[] gets their member ids, the
+ * first being the leader. Returns the generation. */
+static int32_t join_with_n_members(ctx_t *t, int n, int32_t rebalance_ms, int32_t session_ms,
+                                   char **ids)
+{
+    int32_t corr[8];
+    assert_true(n <= 8);
+    for (int i = 0; i < n; i++)
+        corr[i] = send_join(t, (join_args_t){.version = 3, .rebalance_ms = rebalance_ms,
+                                             .session_ms = session_ms});
+    for (int i = 0; i < 20 && !find_resp(t, corr[0]); i++)
+        ctx_sleep(t, 500);
+    int32_t gen = -1;
+    for (int i = 0; i < n; i++) {
+        kc_join_group_response_t jr;
+        assert_true(join_resp(t, corr[i], &jr));
+        assert_int_equal(jr.error_code, 0);
+        ids[i] = cstr(t, jr.member_id);
+        gen = jr.generation_id;
+        assert_string_equal(cstr(t, jr.leader), ids[0]);
+    }
+    return gen;
+}
+
+static int32_t send_sync_vn(ctx_t *t, int16_t version, const char *member_id, int32_t gen,
+                            const char *ptype, const char *pname, int nassign, const char **ids,
+                            const char **as)
+{
+    kc_sync_group_request_t req;
+    kc_sync_group_request_init(&req);
+    req.group_id = kc_str("grp");
+    req.generation_id = gen;
+    req.member_id = kc_str(member_id);
+    req.protocol_type = kc_str(ptype);
+    req.protocol_name = kc_str(pname);
+    req.assignments.count = nassign;
+    req.assignments.items =
+        kc_arena_alloc(&t->arena, (size_t)(nassign ? nassign : 1) * sizeof(*req.assignments.items));
+    for (int i = 0; i < nassign; i++) {
+        req.assignments.items[i].member_id = kc_str(ids[i]);
+        req.assignments.items[i].assignment =
+            (kc_bytes_t){(const uint8_t *)as[i], (int32_t)strlen(as[i])};
+    }
+    kc_request_ctx_t x = rctx(t, KC_API_SYNC_GROUP, version);
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_sync_group(t->c, &x, &req, &res);
+    absorb(t, &res);
+    kc_result_deinit(&res);
+    return x.correlation_id;
+}
+
+/* GroupMetadataManagerTest.testSyncGroupProtocolTypeAndNameWith: SyncGroup v5
+ * carries the protocol type and name; a mismatch is rejected before the
+ * group state is looked at, a match or an absent value is accepted and the
+ * answer names the group's protocol. */
+static void sync_group_protocol_type_and_name_with(int16_t version, const char *ptype,
+                                                   const char *pname, int16_t expected_error)
+{
+    ctx_t *t = ctx_new();
+    char *ids[2];
+    int32_t gen = join_with_n_members(t, 2, 10000, 10000, ids);
+    const char *as[] = {"A0"};
+    int32_t sl = send_sync_vn(t, version, ids[0], gen, ptype, pname, 1, (const char **)ids, as);
+    kc_sync_group_response_t r;
+    assert_true(sync_resp(t, sl, &r));
+    assert_int_equal(r.error_code, expected_error);
+    if (expected_error) {
+        assert_int_equal(r.protocol_type.len, -1);
+        assert_int_equal(r.protocol_name.len, -1);
+    } else if (version >= 5) {
+        assert_string_equal(cstr(t, r.protocol_type), "consumer");
+        assert_string_equal(cstr(t, r.protocol_name), "range");
+    }
+    int32_t sf = send_sync_vn(t, version, ids[1], gen, ptype, pname, 0, NULL, NULL);
+    assert_true(sync_resp(t, sf, &r));
+    assert_int_equal(r.error_code, expected_error);
+    if (!expected_error && version >= 5) {
+        assert_string_equal(cstr(t, r.protocol_type), "consumer");
+        assert_string_equal(cstr(t, r.protocol_name), "range");
+    }
+    if (!expected_error)
+        assert_int_equal(r.assignment.len, 0);
+    ctx_free(t);
+}
+
+static void test_sync_group_returns_an_error_when_protocol_type_is_inconsistent(void **state)
+{
+    (void)state;
+    sync_group_protocol_type_and_name_with(5, "protocolType", "range", 23);
+}
+
+static void test_sync_group_returns_an_error_when_protocol_name_is_inconsistent(void **state)
+{
+    (void)state;
+    sync_group_protocol_type_and_name_with(5, "consumer", "protocolName", 23);
+}
+
+/* Before v5 the fields do not exist and nothing is checked. */
+static void test_sync_group_succeed_when_protocol_type_and_name_are_not_provided(void **state)
+{
+    (void)state;
+    sync_group_protocol_type_and_name_with(4, NULL, NULL, 0);
+}
+
+/* From v5 KafkaApis requires both (SyncGroupRequest.
+ * areMandatoryProtocolTypeAndNamePresent) and answers their absence
+ * INCONSISTENT_GROUP_PROTOCOL before looking at the group. */
+static void test_sync_group_v5_requires_protocol_type_and_name(void **state)
+{
+    (void)state;
+    sync_group_protocol_type_and_name_with(5, NULL, NULL, 23);
+    sync_group_protocol_type_and_name_with(5, "consumer", NULL, 23);
+    sync_group_protocol_type_and_name_with(5, NULL, "range", 23);
+    ctx_t *t = ctx_new();
+    int32_t s = send_sync_vn(t, 5, "nobody", 1, NULL, "range", 0, NULL, NULL);
+    kc_sync_group_response_t r;
+    assert_true(sync_resp(t, s, &r));
+    assert_int_equal(r.error_code, 23); /* not UNKNOWN_MEMBER_ID */
+    ctx_free(t);
+}
+
+static void test_sync_group_succeed_when_protocol_type_and_name_are_consistent(void **state)
+{
+    (void)state;
+    sync_group_protocol_type_and_name_with(5, "consumer", "range", 0);
+}
+
+/* Pending sync expiration with nobody syncing: every member is removed and
+ * the group, now Empty, writes its record. */
+static void test_rebalance_times_out_when_sync_request_is_not_received(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new_short_sessions();
+    char *ids[3];
+    int32_t gen = join_with_n_members(t, 3, 5000, 5000, ids);
+    ctx_sleep(t, 2500);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(heartbeat(t, ids[i], NULL, gen), 0);
+    size_t nrec = t->nrecs;
+    ctx_sleep(t, 2500);
+    assert_int_equal(t->nrecs, nrec + 1);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(heartbeat(t, ids[i], NULL, gen + 1), 25); /* UNKNOWN_MEMBER_ID */
+    kc_describe_groups_response_t d;
+    describe(t, t->c, 5, "grp", &d);
+    assert_string_equal(cstr(t, d.groups.items[0].group_state), "Empty");
+    assert_int_equal(d.groups.items[0].members.count, 0);
+    check_replay(t, "grp");
+    ctx_free(t);
+}
+
+static void test_rebalance_times_out_when_sync_request_is_not_received_from_followers(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new_short_sessions();
+    char *ids[3];
+    int32_t gen = join_with_n_members(t, 3, 5000, 5000, ids);
+    ctx_sleep(t, 2500);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(heartbeat(t, ids[i], NULL, gen), 0);
+    int32_t sl = send_sync(t, ids[0], NULL, gen, 0, NULL, NULL, 3);
+    kc_sync_group_response_t r;
+    assert_true(sync_resp(t, sl, &r));
+    assert_int_equal(r.error_code, 0);
+    assert_int_equal(heartbeat(t, ids[0], NULL, gen), 0);
+    size_t nrec = t->nrecs;
+    ctx_sleep(t, 2500);
+    assert_int_equal(t->nrecs, nrec); /* PreparingRebalance writes nothing */
+    assert_int_equal(heartbeat(t, ids[0], NULL, gen), 27); /* REBALANCE_IN_PROGRESS */
+    assert_int_equal(heartbeat(t, ids[1], NULL, gen), 25);
+    assert_int_equal(heartbeat(t, ids[2], NULL, gen), 25);
+    kc_describe_groups_response_t d;
+    describe(t, t->c, 5, "grp", &d);
+    assert_string_equal(cstr(t, d.groups.items[0].group_state), "PreparingRebalance");
+    ctx_free(t);
+}
+
+static void test_rebalance_times_out_when_sync_request_is_not_received_from_leaders(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new_short_sessions();
+    char *ids[3];
+    int32_t gen = join_with_n_members(t, 3, 5000, 5000, ids);
+    ctx_sleep(t, 2500);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(heartbeat(t, ids[i], NULL, gen), 0);
+    int32_t s1 = send_sync(t, ids[1], NULL, gen, 0, NULL, NULL, 3);
+    int32_t s2 = send_sync(t, ids[2], NULL, gen, 0, NULL, NULL, 3);
+    assert_null(find_resp(t, s1));
+    assert_null(find_resp(t, s2));
+    size_t nrec = t->nrecs;
+    ctx_sleep(t, 2500);
+    assert_int_equal(t->nrecs, nrec);
+    kc_sync_group_response_t r;
+    assert_true(sync_resp(t, s1, &r));
+    assert_int_equal(r.error_code, 27);
+    assert_true(sync_resp(t, s2, &r));
+    assert_int_equal(r.error_code, 27);
+    assert_int_equal(heartbeat(t, ids[0], NULL, gen), 25);
+    assert_int_equal(heartbeat(t, ids[1], NULL, gen), 27);
+    assert_int_equal(heartbeat(t, ids[2], NULL, gen), 27);
+    ctx_free(t);
+}
+
+static void test_rebalance_does_not_time_out_when_all_sync_are_received(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new_short_sessions();
+    char *ids[3];
+    int32_t gen = join_with_n_members(t, 3, 5000, 5000, ids);
+    ctx_sleep(t, 2500);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(heartbeat(t, ids[i], NULL, gen), 0);
+    send_sync(t, ids[0], NULL, gen, 0, NULL, NULL, 3);
+    send_sync(t, ids[1], NULL, gen, 0, NULL, NULL, 3);
+    send_sync(t, ids[2], NULL, gen, 0, NULL, NULL, 3);
+    ctx_sleep(t, 2500);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(heartbeat(t, ids[i], NULL, gen), 0);
+    kc_describe_groups_response_t d;
+    describe(t, t->c, 5, "grp", &d);
+    assert_string_equal(cstr(t, d.groups.items[0].group_state), "Stable");
+    ctx_free(t);
+}
+
 static void test_join_and_sync_two_members(void **state)
 {
     (void)state;
@@ -555,7 +888,7 @@ static void test_join_and_sync_two_members(void **state)
     int32_t gen;
     two_member_group(t, &l, &f, &gen);
     /* A late sync in Stable returns the stored assignment. */
-    int32_t s = send_sync(t, f, NULL, gen, 0, NULL, NULL, 5);
+    int32_t s = send_sync_vn(t, 5, f, gen, "consumer", "range", 0, NULL, NULL);
     kc_sync_group_response_t r;
     assert_true(sync_resp(t, s, &r));
     assert_int_equal(r.error_code, 0);
@@ -663,6 +996,163 @@ static void static_group(ctx_t *t, int16_t version, char **leader, char **follow
     send_sync(t, *follower, NULL, *gen, 0, NULL, NULL, 3);
 }
 
+/* Two static members (leader-instance, follower-instance) supporting range
+ * and roundrobin, 15 s sessions, joined with JoinGroup v5 and synced:
+ * Stable, range. */
+static int32_t static_members_join_and_rebalance(ctx_t *t, char **leader, char **follower)
+{
+    int32_t a = send_join(t, (join_args_t){.instance_id = "leader-instance", .protocol2 = "roundrobin",
+                                           .session_ms = 15000});
+    int32_t b = send_join(t, (join_args_t){.instance_id = "follower-instance", .protocol2 = "roundrobin",
+                                           .session_ms = 15000});
+    ctx_sleep(t, 3000);
+    ctx_sleep(t, 3000);
+    kc_join_group_response_t ja, jb;
+    assert_true(join_resp(t, a, &ja));
+    assert_true(join_resp(t, b, &jb));
+    assert_int_equal(ja.error_code, 0);
+    assert_string_equal(cstr(t, ja.protocol_name), "range");
+    *leader = cstr(t, ja.member_id);
+    *follower = cstr(t, jb.member_id);
+    const char *ids[] = {*leader, *follower};
+    const char *as[] = {"AL", "AF"};
+    send_sync(t, *leader, "leader-instance", ja.generation_id, 2, ids, as, 3);
+    int32_t sf = send_sync(t, *follower, "follower-instance", ja.generation_id, 0, NULL, NULL, 3);
+    kc_sync_group_response_t sr;
+    assert_true(sync_resp(t, sf, &sr));
+    assert_int_equal(sr.error_code, 0);
+    return ja.generation_id;
+}
+
+/* A static member rejoining a Stable group with an unknown member id and a
+ * protocol set that changes the group's vote triggers a rebalance; the old
+ * leader does not rejoin, so the new member id leads. */
+static void test_static_member_rejoin_with_unknown_member_id_and_change_of_protocol_with_selected_protocol_changed(
+    void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    char *l, *f;
+    int32_t gen = static_members_join_and_rebalance(t, &l, &f);
+    size_t nrec = t->nrecs;
+    int32_t j = send_join(t, (join_args_t){.instance_id = "follower-instance", .protocol = "roundrobin"});
+    assert_null(find_resp(t, j));
+    assert_int_equal(t->nrecs, nrec);
+    kc_describe_groups_response_t d;
+    describe(t, t->c, 5, "grp", &d);
+    assert_string_equal(cstr(t, d.groups.items[0].group_state), "PreparingRebalance");
+    log_capture_begin();
+    ctx_sleep(t, 10000);
+    char *logged = log_capture_end(t);
+    kc_join_group_response_t jr;
+    assert_true(join_resp(t, j, &jr));
+    assert_int_equal(jr.error_code, 0);
+    char *nf = cstr(t, jr.member_id);
+    assert_string_not_equal(nf, f);
+    assert_memory_equal(nf, "follower-instance-", 18);
+    assert_int_equal(jr.generation_id, gen + 1);
+    assert_string_equal(cstr(t, jr.leader), nf);
+    assert_string_equal(cstr(t, jr.protocol_name), "roundrobin");
+    char expect[1024];
+    snprintf(expect, sizeof(expect),
+             "Group leader [memberId: %s, groupInstanceId: leader-instance] failed to join before "
+             "the rebalance timeout. Member ClassicGroupMember(memberId='%s', "
+             "groupInstanceId='follower-instance', clientId='client', clientHost='/127.0.0.1', "
+             "rebalanceTimeoutMs=10000, sessionTimeoutMs=10000, protocolType='consumer', "
+             "supportedProtocols=[roundrobin]) was elected as the new leader.",
+             l, nf);
+    assert_non_null(strstr(logged, expect));
+    assert_int_equal(jr.members.count, 2); /* the static leader stays */
+    describe(t, t->c, 5, "grp", &d);
+    assert_string_equal(cstr(t, d.groups.items[0].group_state), "CompletingRebalance");
+    ctx_free(t);
+}
+
+/* The same rejoin that leaves the vote on range: no rebalance, the record
+ * is rewritten and the new member id gets the current generation. */
+static void test_static_member_rejoin_with_unknown_member_id_and_change_of_protocol_while_select_protocol_unchanged(
+    void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    char *l, *f;
+    int32_t gen = static_members_join_and_rebalance(t, &l, &f);
+    size_t nrec = t->nrecs;
+    int32_t j = send_join(t, (join_args_t){.instance_id = "follower-instance", .protocol = "range"});
+    kc_join_group_response_t jr;
+    assert_true(join_resp(t, j, &jr));
+    assert_int_equal(jr.error_code, 0);
+    assert_int_equal(jr.generation_id, gen);
+    assert_string_equal(cstr(t, jr.leader), l);
+    assert_string_equal(cstr(t, jr.protocol_name), "range");
+    assert_int_equal(t->nrecs, nrec + 1);
+    check_replay(t, "grp");
+    ctx_free(t);
+}
+
+/* PreparingRebalance: the old follower's parked JoinGroup is fenced at once
+ * when a JoinGroup v5 with its instance id and no member id arrives. */
+static void test_static_member_fence_duplicate_rejoined_follower(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    char *l, *f;
+    static_members_join_and_rebalance(t, &l, &f);
+    send_join(t, (join_args_t){.version = 3, .protocol2 = "roundrobin"});
+    kc_describe_groups_response_t d;
+    describe(t, t->c, 5, "grp", &d);
+    assert_string_equal(cstr(t, d.groups.items[0].group_state), "PreparingRebalance");
+    int32_t old = send_join(t, (join_args_t){.member_id = f, .instance_id = "follower-instance",
+                                             .protocol2 = "roundrobin"});
+    assert_null(find_resp(t, old));
+    int32_t dup = send_join(t, (join_args_t){.instance_id = "follower-instance", .protocol2 = "roundrobin"});
+    kc_join_group_response_t jr;
+    assert_true(join_resp(t, old, &jr));
+    assert_int_equal(jr.error_code, 82); /* FENCED_INSTANCE_ID */
+    assert_string_equal(cstr(t, jr.member_id), f);
+    assert_int_equal(jr.generation_id, -1);
+    assert_int_equal(jr.leader.len, 0);
+    assert_int_equal(jr.protocol_name.len, 0); /* v5: not nullable, empty */
+    assert_null(find_resp(t, dup));
+    describe(t, t->c, 5, "grp", &d);
+    assert_string_equal(cstr(t, d.groups.items[0].group_state), "PreparingRebalance");
+    ctx_free(t);
+}
+
+/* CompletingRebalance: the old follower's parked SyncGroup is fenced and
+ * the group rebalances again, since the leader may hold the old id. */
+static void test_static_member_fence_duplicate_syncing_follower_after_member_id_changed(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    char *l, *f;
+    int32_t gen = static_members_join_and_rebalance(t, &l, &f);
+    int32_t lj = send_join(t, (join_args_t){.member_id = l, .instance_id = "leader-instance",
+                                            .protocol2 = "roundrobin"});
+    assert_null(find_resp(t, lj));
+    int32_t fj = send_join(t, (join_args_t){.member_id = f, .instance_id = "follower-instance",
+                                            .protocol2 = "roundrobin"});
+    kc_join_group_response_t jr;
+    assert_true(join_resp(t, lj, &jr));
+    assert_int_equal(jr.generation_id, gen + 1);
+    assert_true(join_resp(t, fj, &jr));
+    assert_int_equal(jr.generation_id, gen + 1);
+    assert_string_equal(cstr(t, jr.leader), l);
+    int32_t fs = send_sync(t, f, "follower-instance", gen + 1, 0, NULL, NULL, 3);
+    assert_null(find_resp(t, fs));
+    size_t nrec = t->nrecs;
+    int32_t dup = send_join(t, (join_args_t){.instance_id = "follower-instance", .protocol2 = "roundrobin"});
+    assert_int_equal(t->nrecs, nrec);
+    assert_null(find_resp(t, dup));
+    kc_sync_group_response_t sr;
+    assert_true(sync_resp(t, fs, &sr));
+    assert_int_equal(sr.error_code, 82);
+    kc_describe_groups_response_t d;
+    describe(t, t->c, 5, "grp", &d);
+    assert_string_equal(cstr(t, d.groups.items[0].group_state), "PreparingRebalance");
+    ctx_free(t);
+}
+
 static void test_static_leader_rejoin_v9_skip_assignment(void **state)
 {
     (void)state;
@@ -671,7 +1161,12 @@ static void test_static_leader_rejoin_v9_skip_assignment(void **state)
     int32_t gen;
     static_group(t, 9, &l, &f, &gen);
     size_t nrec = t->nrecs;
+    log_capture_begin();
     int32_t j = send_join(t, (join_args_t){.instance_id = "leader-instance", .version = 9});
+    char *logged = log_capture_end(t);
+    /* The broker's own words for this event. */
+    assert_non_null(strstr(logged, "Static member which joins during Stable stage and doesn't "
+                                   "affect the selected protocol will not trigger a rebalance."));
     kc_join_group_response_t jr;
     assert_true(join_resp(t, j, &jr));
     assert_int_equal(jr.error_code, 0);
@@ -821,6 +1316,54 @@ static void test_leave_group_by_instance_id(void **state)
     ctx_free(t);
 }
 
+/* GroupMetadataManagerTest.testStaticMembersValidBatchLeaveGroup: both
+ * static members leave by instance id in one LeaveGroup v3; the rebalance
+ * reason lists the request's member ids (empty here), one per leave. */
+static void test_static_members_valid_batch_leave_group(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    char *l, *f;
+    static_members_join_and_rebalance(t, &l, &f);
+    kc_leave_group_request_t req;
+    kc_leave_group_request_init(&req);
+    req.group_id = kc_str("grp");
+    req.members.count = 2;
+    req.members.items = kc_arena_alloc(&t->arena, 2 * sizeof(*req.members.items));
+    const char *iids[2] = {"leader-instance", "follower-instance"};
+    for (int i = 0; i < 2; i++) {
+        req.members.items[i].member_id = kc_str("");
+        req.members.items[i].group_instance_id = kc_str(iids[i]);
+        req.members.items[i].reason = KC_STR_NULL;
+    }
+    kc_request_ctx_t x = rctx(t, KC_API_LEAVE_GROUP, 3);
+    kc_result_t res;
+    kc_result_init(&res);
+    log_capture_begin();
+    kc_coord_leave_group(t->c, &x, &req, &res);
+    char *logged = log_capture_end(t);
+    absorb(t, &res);
+    kc_result_deinit(&res);
+    kc_leave_group_response_t out;
+    kc_reader_t rd;
+    resp_t *r = find_resp(t, x.correlation_id);
+    assert_non_null(r);
+    kc_reader_init(&rd, r->body.data, r->body.len);
+    assert_int_equal(kc_leave_group_response_decode(&rd, 3, &t->arena, &out), 0);
+    assert_int_equal(out.error_code, 0);
+    assert_int_equal(out.members.count, 2);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(out.members.items[i].error_code, 0);
+        assert_string_equal(cstr(t, out.members.items[i].group_instance_id), iids[i]);
+    }
+    assert_non_null(strstr(logged, "(reason: explicit `LeaveGroup` request for (, ) members.)"));
+    kc_describe_groups_response_t d;
+    describe(t, t->c, 5, "grp", &d);
+    assert_string_equal(cstr(t, d.groups.items[0].group_state), "Empty");
+    check_replay(t, "grp");
+    ctx_free(t);
+}
+
 static void test_leave_pending_member(void **state)
 {
     (void)state;
@@ -871,8 +1414,12 @@ static void test_describe_list_delete(void **state)
     describe(t, t->c, 5, "other", &d);
     assert_int_equal(d.groups.items[0].error_code, 0);
     assert_string_equal(cstr(t, d.groups.items[0].group_state), "Dead");
+    /* Error-free entries carry the authorized operations (KafkaApis). */
+    assert_int_equal(d.groups.items[0].authorized_operations, 3400);
+    assert_int_equal(d.groups.items[0].members.count, 0);
     describe(t, t->c, 6, "other", &d);
     assert_int_equal(d.groups.items[0].error_code, 69);
+    assert_int_equal(d.groups.items[0].authorized_operations, INT32_MIN);
     assert_string_equal(cstr(t, d.groups.items[0].error_message), "Group other not found.");
 
     /* ListGroups v5 with filters. */
@@ -912,7 +1459,14 @@ static void test_describe_list_delete(void **state)
         kc_request_ctx_t x = rctx(t, KC_API_DELETE_GROUPS, 2);
         kc_result_t res;
         kc_result_init(&res);
+        log_capture_begin();
         kc_coord_delete_groups(t->c, &x, &req, &res);
+        char *logged = log_capture_end(t);
+        /* One summary line per request, as GroupCoordinatorShard.deleteGroups. */
+        assert_non_null(strstr(logged, round == 0 ? "The following groups were deleted: . A total "
+                                                    "of 0 offsets were removed."
+                                                  : "The following groups were deleted: grp. A "
+                                                    "total of 0 offsets were removed."));
         kc_delete_groups_response_t out;
         kc_reader_t rd;
         kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
@@ -929,6 +1483,449 @@ static void test_describe_list_delete(void **state)
     }
     assert_null(kc_classic_group_find(t->c, kc_str("grp")));
     check_replay(t, "grp");
+    ctx_free(t);
+}
+
+/* ListGroups v5 group ids, comma-separated, as c lists them. */
+static char *list_group_ids(ctx_t *t, kc_coord_t *c)
+{
+    kc_list_groups_request_t req;
+    kc_list_groups_request_init(&req);
+    kc_request_ctx_t x = rctx(t, KC_API_LIST_GROUPS, 5);
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_list_groups(c, &x, &req, &res);
+    kc_list_groups_response_t out;
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    assert_int_equal(kc_list_groups_response_decode(&rd, 5, &t->arena, &out), 0);
+    char *ids = kc_arena_alloc(&t->arena, 1024);
+    ids[0] = 0;
+    for (int32_t i = 0; i < out.groups.count; i++) {
+        if (i)
+            strcat(ids, ",");
+        strcat(ids, cstr(t, out.groups.items[i].group_id));
+    }
+    kc_result_deinit(&res);
+    return ids;
+}
+
+/* ListGroups lists the groups in the order Kafka visits them: the
+ * __consumer_offsets partitions (50) in the order of the runtime's
+ * ConcurrentHashMap, then each partition's TimelineHashMap by hash slot and
+ * insertion, a deleted and re-created group going last in its slot. The
+ * s-* groups all fall in grp-0's partition (12). The expected orders are
+ * those Kafka's own BaseHashTable and a ConcurrentHashMap of
+ * TopicPartitions give for the same puts and removal. */
+static void test_list_groups_in_table_order(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    static const char *const names[] = {"grp-0", "grp-1", "grp-2", "grp-3", "s-4",
+                                        "s-24", "s-143", "s-224", "s-305", "s-350",
+                                        "s-387", "s-431", "s-468"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        send_join(t, (join_args_t){.group = names[i]});
+    kc_delete_groups_request_t dreq;
+    kc_delete_groups_request_init(&dreq);
+    kc_str_t del = kc_str("s-4");
+    dreq.groups_names.items = &del;
+    dreq.groups_names.count = 1;
+    kc_request_ctx_t x = rctx(t, KC_API_DELETE_GROUPS, 2);
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_delete_groups(t->c, &x, &dreq, &res);
+    absorb(t, &res);
+    kc_result_deinit(&res);
+    send_join(t, (join_args_t){.group = "s-4"});
+    const char *expected =
+        "grp-1,s-350,s-468,s-224,s-305,s-431,s-4,grp-0,s-24,s-143,s-387,grp-3,grp-2";
+    assert_string_equal(list_group_ids(t, t->c), expected);
+
+    /* A coordinator rebuilt from the records lists them the same way.
+     * Replaying a record of an existing group replaces it in place, but the
+     * put still grows its full table (8 -> 16 slots), which reorders it. */
+    const rec_t *r0 = NULL;
+    for (size_t i = 0; i < t->nrecs; i++)
+        if (t->recs[i].key.len > 5 && memcmp(t->recs[i].key.data + t->recs[i].key.len - 5, "grp-0", 5) == 0)
+            r0 = &t->recs[i];
+    assert_non_null(r0);
+    for (int again = 0; again < 2; again++) {
+        kc_coord_t *c2 = kc_coord_new(&t->cfg, NULL);
+        for (size_t i = 0; i < t->nrecs; i++)
+            assert_int_equal(kc_coord_replay(c2, t->recs[i].key.data, t->recs[i].key.len,
+                                             t->recs[i].tombstone ? NULL : t->recs[i].value.data,
+                                             t->recs[i].value.len),
+                             0);
+        if (again)
+            assert_int_equal(kc_coord_replay(c2, r0->key.data, r0->key.len, r0->value.data, r0->value.len), 0);
+        kc_coord_loaded(c2, t->now);
+        assert_string_equal(list_group_ids(t, c2),
+                            again ? "grp-1,s-350,s-468,s-224,s-431,s-305,s-4,s-24,grp-0,s-143,s-387,grp-3,grp-2"
+                                  : expected);
+        kc_coord_free(c2);
+    }
+    ctx_free(t);
+}
+
+static void test_new_member_join_expiration(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    int32_t new_member_join_timeout = t->cfg.group_new_member_join_timeout_ms;
+    assert_int_equal(new_member_join_timeout, 300000);
+    int32_t a = send_join(t, (join_args_t){.version = 3, .session_ms = 5000 + new_member_join_timeout,
+                                           .rebalance_ms = 2 * new_member_join_timeout});
+    ctx_sleep(t, 3000);
+    kc_join_group_response_t ja;
+    assert_true(join_resp(t, a, &ja));
+    assert_int_equal(ja.error_code, 0);
+    char *first = cstr(t, ja.member_id);
+    int32_t b = send_join(t, (join_args_t){.version = 3, .session_ms = 10000, .rebalance_ms = 10000});
+    assert_null(find_resp(t, b));
+    kc_describe_groups_response_t d;
+    describe(t, t->c, 5, "grp", &d);
+    assert_string_equal(cstr(t, d.groups.items[0].group_state), "PreparingRebalance");
+    assert_int_equal(d.groups.items[0].members.count, 2);
+    ctx_sleep(t, new_member_join_timeout - 1);
+    assert_null(find_resp(t, b));
+    ctx_sleep(t, 1);
+    kc_join_group_response_t jb;
+    assert_true(join_resp(t, b, &jb));
+    assert_int_equal(jb.error_code, 25);
+    assert_int_equal(jb.member_id.len, 0);
+    describe(t, t->c, 5, "grp", &d);
+    assert_int_equal(d.groups.items[0].members.count, 1);
+    assert_string_equal(cstr(t, d.groups.items[0].members.items[0].member_id), first);
+    ctx_free(t);
+}
+
+/* Kafka keeps a classic group's members in a java.util.HashMap keyed by
+ * member id, and everything that lists them (the leader's JoinGroup member
+ * list, DescribeGroups, the record) and the choice of a new leader follow
+ * its iteration order, not the join order. The member ids are those the
+ * seeded generator hands out; the expected order is what a HashMap gives
+ * for them (checked with java.util.HashMap). */
+static void test_members_in_hash_map_order(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    char *ids[5];
+    int32_t corr[5];
+    for (int i = 0; i < 5; i++)
+        corr[i] = send_join(t, (join_args_t){.version = 3});
+    ctx_sleep(t, 3000);
+    ctx_sleep(t, 3000);
+    ctx_sleep(t, 3000);
+    ctx_sleep(t, 1000);
+    kc_join_group_response_t leader;
+    memset(&leader, 0, sizeof(leader));
+    for (int i = 0; i < 5; i++) {
+        kc_join_group_response_t jr;
+        assert_true(join_resp(t, corr[i], &jr));
+        ids[i] = cstr(t, jr.member_id);
+        if (i == 0)
+            leader = jr;
+    }
+    static const int order[5] = {0, 1, 4, 3, 2};
+    assert_int_equal(leader.members.count, 5);
+    for (int i = 0; i < 5; i++)
+        assert_string_equal(cstr(t, leader.members.items[i].member_id), ids[order[i]]);
+    kc_describe_groups_response_t d;
+    describe(t, t->c, 5, "grp", &d);
+    for (int i = 0; i < 5; i++)
+        assert_string_equal(cstr(t, d.groups.items[0].members.items[i].member_id), ids[order[i]]);
+    /* The leader leaves, then its successor: the next leader is the first
+     * member the map iterates (ids[4]), not the earliest joiner (ids[2]). */
+    leave(t, 3, ids[0], NULL);
+    leave(t, 3, ids[1], NULL);
+    for (int i = 2; i < 5; i++)
+        corr[i] = send_join(t, (join_args_t){.version = 3, .member_id = ids[i]});
+    for (int i = 2; i < 5; i++) {
+        kc_join_group_response_t jr;
+        assert_true(join_resp(t, corr[i], &jr));
+        assert_int_equal(jr.error_code, 0);
+        assert_string_equal(cstr(t, jr.leader), ids[4]);
+    }
+    ctx_free(t);
+
+    /* Past 12 members the map doubles to 32 buckets, which reorders it. */
+    t = ctx_new();
+    char *many[14];
+    int32_t mc[14];
+    for (int i = 0; i < 14; i++)
+        mc[i] = send_join(t, (join_args_t){.version = 3});
+    for (int i = 0; i < 20 && !find_resp(t, mc[0]); i++)
+        ctx_sleep(t, 500);
+    for (int i = 0; i < 14; i++) {
+        kc_join_group_response_t jr;
+        assert_true(join_resp(t, mc[i], &jr));
+        many[i] = cstr(t, jr.member_id);
+        if (i == 0)
+            leader = jr;
+    }
+    static const int order14[14] = {12, 0, 5, 1, 10, 3, 7, 8, 6, 4, 11, 9, 2, 13};
+    assert_int_equal(leader.members.count, 14);
+    for (int i = 0; i < 14; i++)
+        assert_string_equal(cstr(t, leader.members.items[i].member_id), many[order14[i]]);
+    ctx_free(t);
+}
+
+/* A pending member (handed an id by MEMBER_ID_REQUIRED, never rejoined)
+ * holds the join phase back until its session expires; then the phase
+ * completes with the members that did rejoin. */
+static void test_join_group_completion_when_pending_member_times_out(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new_short_sessions();
+    char *ids[2];
+    int32_t gen = join_with_n_members(t, 2, 10000, 5000, ids);
+    const char *as[] = {"A0", "A1"};
+    send_sync(t, ids[0], NULL, gen, 2, (const char **)ids, as, 3);
+    int32_t p = send_join(t, (join_args_t){.version = 5, .session_ms = 2500});
+    kc_join_group_response_t jr;
+    assert_true(join_resp(t, p, &jr));
+    assert_int_equal(jr.error_code, 79);
+    int32_t j0 = send_join(t, (join_args_t){.version = 3, .member_id = ids[0], .session_ms = 5000});
+    int32_t j1 = send_join(t, (join_args_t){.version = 3, .member_id = ids[1], .session_ms = 5000});
+    assert_null(find_resp(t, j0));
+    assert_null(find_resp(t, j1));
+    kc_describe_groups_response_t d;
+    describe(t, t->c, 5, "grp", &d);
+    assert_string_equal(cstr(t, d.groups.items[0].group_state), "PreparingRebalance");
+    ctx_sleep(t, 2499);
+    assert_null(find_resp(t, j0));
+    ctx_sleep(t, 1);
+    assert_true(join_resp(t, j0, &jr));
+    assert_int_equal(jr.error_code, 0);
+    assert_int_equal(jr.generation_id, gen + 1);
+    assert_int_equal(jr.members.count, 2);
+    assert_true(join_resp(t, j1, &jr));
+    assert_int_equal(jr.error_code, 0);
+    describe(t, t->c, 5, "grp", &d);
+    assert_string_equal(cstr(t, d.groups.items[0].group_state), "CompletingRebalance");
+    assert_int_equal(d.groups.items[0].members.count, 2);
+    ctx_free(t);
+}
+
+/* A member that sends a second JoinGroup while its first is parked takes
+ * the place of the first: Kafka overwrites the member's join future, so the
+ * first request is never answered (its connection stays waiting, as on
+ * Kafka) and the second gets the rebalance's answer. The same holds for a
+ * parked SyncGroup. */
+static void test_second_join_replaces_parked_join(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    char *ids[2];
+    int32_t gen = join_with_n_members(t, 2, 10000, 10000, ids);
+    const char *as[] = {"A0", "A1"};
+    send_sync(t, ids[0], NULL, gen, 2, (const char **)ids, as, 3);
+    send_sync(t, ids[1], NULL, gen, 0, NULL, NULL, 3);
+    int32_t first = send_join(t, (join_args_t){.version = 3, .member_id = ids[1], .topic = "bar"});
+    int32_t second = send_join(t, (join_args_t){.version = 3, .member_id = ids[1], .topic = "bar"});
+    assert_null(find_resp(t, first));
+    assert_null(find_resp(t, second));
+    int32_t lj = send_join(t, (join_args_t){.version = 3, .member_id = ids[0]});
+    kc_join_group_response_t jr;
+    assert_true(join_resp(t, lj, &jr));
+    assert_int_equal(jr.generation_id, gen + 1);
+    assert_true(join_resp(t, second, &jr));
+    assert_int_equal(jr.error_code, 0);
+    assert_int_equal(jr.generation_id, gen + 1);
+    assert_null(find_resp(t, first));
+    /* SyncGroup: the follower syncs twice, the leader's assignment answers
+     * the second only. */
+    int32_t s1 = send_sync(t, ids[1], NULL, gen + 1, 0, NULL, NULL, 3);
+    int32_t s2 = send_sync(t, ids[1], NULL, gen + 1, 0, NULL, NULL, 3);
+    send_sync(t, ids[0], NULL, gen + 1, 2, (const char **)ids, as, 3);
+    kc_sync_group_response_t sr;
+    assert_true(sync_resp(t, s2, &sr));
+    assert_int_equal(sr.error_code, 0);
+    assert_memory_equal(sr.assignment.ptr, "A1", 2);
+    assert_null(find_resp(t, s1));
+    ctx_sleep(t, 60000); /* nothing ever answers them */
+    assert_null(find_resp(t, first));
+    assert_null(find_resp(t, s1));
+    ctx_free(t);
+}
+
+/* KafkaApis deletes the distinct group ids of a DeleteGroups request (v3
+ * here): a repeated id gets one answer, not a second GROUP_ID_NOT_FOUND. */
+static void test_delete_groups_answers_each_group_once(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    send_join(t, (join_args_t){0}); /* an Empty group with a pending member */
+    kc_delete_groups_request_t req;
+    kc_delete_groups_request_init(&req);
+    kc_str_t names[3] = {kc_str("grp"), kc_str("other"), kc_str("grp")};
+    req.groups_names.items = names;
+    req.groups_names.count = 3;
+    kc_request_ctx_t x = rctx(t, KC_API_DELETE_GROUPS, 3);
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_delete_groups(t->c, &x, &req, &res);
+    kc_delete_groups_response_t out;
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    assert_int_equal(kc_delete_groups_response_decode(&rd, 3, &t->arena, &out), 0);
+    assert_int_equal(out.results.count, 2);
+    assert_string_equal(cstr(t, out.results.items[0].group_id), "grp");
+    assert_int_equal(out.results.items[0].error_code, 0);
+    assert_string_equal(cstr(t, out.results.items[1].group_id), "other");
+    assert_int_equal(out.results.items[1].error_code, 69);
+    /* v3 ErrorMessage: Kafka sets it only when the whole operation fails, not
+     * for a per-group GROUP_ID_NOT_FOUND / NON_EMPTY_GROUP. */
+    assert_int_equal(out.results.items[0].error_message.len, -1);
+    assert_int_equal(out.results.items[1].error_message.len, -1);
+    assert_int_equal(res.nrecords, 1);
+    assert_true(res.records[0].tombstone);
+    absorb(t, &res);
+    kc_result_deinit(&res);
+    check_replay(t, "grp");
+    ctx_free(t);
+}
+
+/* Unloading (GroupMetadataManager.onUnloaded) answers every parked
+ * JoinGroup and SyncGroup NOT_COORDINATOR and logs each group. */
+static void test_unload_answers_parked_requests_not_coordinator(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    char *ids[2];
+    int32_t gen = join_with_n_members(t, 2, 10000, 10000, ids);
+    int32_t fs = send_sync(t, ids[1], NULL, gen, 0, NULL, NULL, 3);
+    int32_t oj = send_join(t, (join_args_t){.version = 3, .group = "other"});
+    assert_null(find_resp(t, fs));
+    assert_null(find_resp(t, oj));
+    kc_result_t res;
+    kc_result_init(&res);
+    log_capture_begin();
+    kc_coord_unload(t->c, &res);
+    char *logged = log_capture_end(t);
+    absorb(t, &res);
+    kc_result_deinit(&res);
+    kc_sync_group_response_t sr;
+    assert_true(sync_resp(t, fs, &sr));
+    assert_int_equal(sr.error_code, 16);
+    kc_join_group_response_t jr;
+    assert_true(join_resp(t, oj, &jr));
+    assert_int_equal(jr.error_code, 16);
+    assert_true(jr.member_id.len > 0);
+    assert_non_null(strstr(logged, "[GroupId=grp] Unloading group metadata for generation 1."));
+    assert_non_null(strstr(logged, "[GroupId=other] Unloading group metadata for generation 0."));
+    ctx_free(t);
+}
+
+/* A pending member rejoining without any protocol is refused
+ * (INCONSISTENT_GROUP_PROTOCOL) and stays pending: its next, valid join is
+ * accepted. */
+static void test_join_group_second_join_inconsistent_protocol(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    int32_t c1 = send_join(t, (join_args_t){0});
+    kc_join_group_response_t jr;
+    assert_true(join_resp(t, c1, &jr));
+    assert_int_equal(jr.error_code, 79);
+    char *mid = cstr(t, jr.member_id);
+
+    kc_join_group_request_t req;
+    kc_join_group_request_init(&req);
+    req.group_id = kc_str("grp");
+    req.session_timeout_ms = 10000;
+    req.rebalance_timeout_ms = 10000;
+    req.member_id = kc_str(mid);
+    req.protocol_type = kc_str("consumer");
+    req.protocols.count = 0;
+    kc_request_ctx_t x = rctx(t, KC_API_JOIN_GROUP, 5);
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_join_group(t->c, &x, &req, &res);
+    assert_int_equal(res.nrecords, 0);
+    absorb(t, &res);
+    kc_result_deinit(&res);
+    assert_true(join_resp(t, x.correlation_id, &jr));
+    assert_int_equal(jr.error_code, 23);
+    assert_string_equal(cstr(t, jr.member_id), mid);
+
+    int32_t c3 = send_join(t, (join_args_t){.member_id = mid});
+    assert_null(find_resp(t, c3));
+    ctx_sleep(t, 3000);
+    assert_true(join_resp(t, c3, &jr));
+    assert_int_equal(jr.error_code, 0);
+    assert_string_equal(cstr(t, jr.member_id), mid);
+    ctx_free(t);
+}
+
+/* DescribeGroups ids, comma-separated, in the order the response lists them. */
+static char *describe_order(ctx_t *t, const char *const *ids, int n)
+{
+    kc_describe_groups_request_t req;
+    kc_describe_groups_request_init(&req);
+    kc_str_t *g = kc_arena_alloc(&t->arena, (size_t)n * sizeof(*g));
+    for (int i = 0; i < n; i++)
+        g[i] = kc_str(ids[i]);
+    req.groups.items = g;
+    req.groups.count = n;
+    kc_request_ctx_t x = rctx(t, KC_API_DESCRIBE_GROUPS, 5);
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_describe_groups(t->c, &x, &req, &res);
+    kc_describe_groups_response_t out;
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    assert_int_equal(kc_describe_groups_response_decode(&rd, 5, &t->arena, &out), 0);
+    assert_int_equal(out.groups.count, n);
+    char *s = kc_arena_alloc(&t->arena, 1024);
+    s[0] = 0;
+    for (int32_t i = 0; i < out.groups.count; i++) {
+        if (i)
+            strcat(s, ",");
+        strcat(s, cstr(t, out.groups.items[i].group_id));
+    }
+    kc_result_deinit(&res);
+    return s;
+}
+
+/* Kafka answers a batch of group ids partition by partition (a HashMap of
+ * __consumer_offsets partitions), not in request order. The expected
+ * orders are what that HashMap gives for these ids (checked with Java). */
+static void test_describe_and_delete_groups_answer_in_partition_order(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    const char *five[] = {"grp-0", "grp-1", "grp-2", "grp-3", "s-4", "other"};
+    assert_string_equal(describe_order(t, five, 6), "grp-3,grp-1,grp-2,grp-0,s-4,other");
+    /* 17 partitions: the map has grown to 32 buckets. */
+    const char *many[] = {"grp-3", "grp-2", "grp-1", "grp-0", "s-4", "grp-10", "grp-20",
+                          "grp-30", "grp-40", "a", "b", "c", "d", "e", "f", "g", "h", "i",
+                          "j", "k"};
+    assert_string_equal(describe_order(t, many, 20),
+                        "a,grp-3,b,grp-10,grp-1,grp-2,grp-20,grp-0,s-4,c,d,k,i,j,g,h,e,grp-30,"
+                        "grp-40,f");
+
+    kc_delete_groups_request_t req;
+    kc_delete_groups_request_init(&req);
+    kc_str_t names[4] = {kc_str("grp-0"), kc_str("grp-1"), kc_str("grp-0"), kc_str("s-4")};
+    req.groups_names.items = names;
+    req.groups_names.count = 4;
+    kc_request_ctx_t x = rctx(t, KC_API_DELETE_GROUPS, 3);
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_delete_groups(t->c, &x, &req, &res);
+    kc_delete_groups_response_t out;
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    assert_int_equal(kc_delete_groups_response_decode(&rd, 3, &t->arena, &out), 0);
+    assert_int_equal(out.results.count, 3);
+    assert_string_equal(cstr(t, out.results.items[0].group_id), "grp-1");
+    assert_string_equal(cstr(t, out.results.items[1].group_id), "grp-0");
+    assert_string_equal(cstr(t, out.results.items[2].group_id), "s-4");
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(out.results.items[i].error_code, 69);
+    kc_result_deinit(&res);
     ctx_free(t);
 }
 
@@ -981,6 +1978,31 @@ int main(void)
         cmocka_unit_test(test_join_group_invalid_inputs),
         cmocka_unit_test(test_initial_delay_extended_by_new_member),
         cmocka_unit_test(test_join_and_sync_two_members),
+        cmocka_unit_test(test_sync_group_failed_record_write_answers_not_coordinator),
+        cmocka_unit_test(test_select_protocol),
+        cmocka_unit_test(test_sync_group_returns_an_error_when_protocol_type_is_inconsistent),
+        cmocka_unit_test(test_sync_group_returns_an_error_when_protocol_name_is_inconsistent),
+        cmocka_unit_test(test_sync_group_succeed_when_protocol_type_and_name_are_not_provided),
+        cmocka_unit_test(test_sync_group_succeed_when_protocol_type_and_name_are_consistent),
+        cmocka_unit_test(test_sync_group_v5_requires_protocol_type_and_name),
+        cmocka_unit_test(test_rebalance_times_out_when_sync_request_is_not_received),
+        cmocka_unit_test(test_rebalance_times_out_when_sync_request_is_not_received_from_followers),
+        cmocka_unit_test(test_rebalance_times_out_when_sync_request_is_not_received_from_leaders),
+        cmocka_unit_test(test_rebalance_does_not_time_out_when_all_sync_are_received),
+        cmocka_unit_test(test_static_member_rejoin_with_unknown_member_id_and_change_of_protocol_with_selected_protocol_changed),
+        cmocka_unit_test(test_static_member_rejoin_with_unknown_member_id_and_change_of_protocol_while_select_protocol_unchanged),
+        cmocka_unit_test(test_static_member_fence_duplicate_rejoined_follower),
+        cmocka_unit_test(test_static_member_fence_duplicate_syncing_follower_after_member_id_changed),
+        cmocka_unit_test(test_list_groups_in_table_order),
+        cmocka_unit_test(test_new_member_join_expiration),
+        cmocka_unit_test(test_members_in_hash_map_order),
+        cmocka_unit_test(test_join_group_completion_when_pending_member_times_out),
+        cmocka_unit_test(test_second_join_replaces_parked_join),
+        cmocka_unit_test(test_delete_groups_answers_each_group_once),
+        cmocka_unit_test(test_static_members_valid_batch_leave_group),
+        cmocka_unit_test(test_unload_answers_parked_requests_not_coordinator),
+        cmocka_unit_test(test_join_group_second_join_inconsistent_protocol),
+        cmocka_unit_test(test_describe_and_delete_groups_answer_in_partition_order),
         cmocka_unit_test(test_heartbeat_errors_by_state),
         cmocka_unit_test(test_session_expiry_removes_member_and_rebalances),
         cmocka_unit_test(test_rebalance_timeout_removes_members_not_rejoined),

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "kc_msgs.h"
@@ -704,6 +705,44 @@ static void unknown_group_with_generation_depends_on_version(void **state)
     assert_null(kc_classic_group_find(t->c, kc_str("none")));
 }
 
+/* Runs one OffsetCommit with stderr (the broker log) captured; returns
+ * whether the log contains needle. */
+static bool commit_logs(tctx_t *t, int16_t version, const char *group, cmeta_t meta,
+                        const cpart_t *parts, int n, const char *needle)
+{
+    fflush(stderr);
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    int saved = dup(fileno(stderr));
+    assert_true(saved >= 0);
+    assert_true(dup2(fileno(f), fileno(stderr)) >= 0);
+    commit(t, version, group, meta, parts, n);
+    fflush(stderr);
+    assert_true(dup2(saved, fileno(stderr)) >= 0);
+    close(saved);
+    char buf[4096];
+    rewind(f);
+    size_t got = fread(buf, 1, sizeof(buf) - 1, f);
+    buf[got] = 0;
+    fclose(f);
+    fputs(buf, stderr);
+    return strstr(buf, needle) != NULL;
+}
+
+/* A group-less commit creates the simple group, logged in Kafka's words. */
+static void simple_group_creation_is_logged(void **state)
+{
+    tctx_t *t = *state;
+    cpart_t p = {"foo", {{0}}, 0, 1, NULL, -1};
+    cmeta_t meta = {-1, "", NULL, -1};
+    assert_true(commit_logs(t, 8, "simple", meta, &p, 1,
+                            "[GroupId simple] Creating a simple consumer group via manual offset "
+                            "commit."));
+    assert_non_null(kc_classic_group_find(t->c, kc_str("simple")));
+    /* The group exists now: no second creation. */
+    assert_false(commit_logs(t, 8, "simple", meta, &p, 1, "Creating a simple consumer group"));
+}
+
 static void commit_validated_by_classic_group(void **state)
 {
     tctx_t *t = *state;
@@ -986,6 +1025,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(commit_to_unknown_topic_or_partition, setup, teardown),
         cmocka_unit_test_setup_teardown(metadata_too_large_per_partition, setup, teardown),
+        cmocka_unit_test_setup_teardown(simple_group_creation_is_logged, setup, teardown),
         cmocka_unit_test_setup_teardown(unknown_group_with_generation_depends_on_version, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(commit_validated_by_classic_group, setup, teardown),
