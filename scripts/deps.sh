@@ -3,6 +3,7 @@
 # Installs the Debian 12 packages kcoord needs that are missing on this machine.
 #   scripts/deps.sh build   what building needs
 #   scripts/deps.sh all     build + what the unit and integration tests need (default)
+#   scripts/deps.sh fuzz    all + clang and libFuzzer (./scripts/test --extended)
 # Checks with dpkg-query first; runs apt-get only when something is missing.
 # When not root and something is missing, prints the apt-get command and fails.
 set -euo pipefail
@@ -10,12 +11,14 @@ set -euo pipefail
 BUILD_PKGS=(gcc meson ninja-build pkg-config libevent-dev liblmdb-dev libssl-dev
             libcmocka-dev python3)
 TEST_PKGS=(python3-kafka python3-confluent-kafka kcat librdkafka-dev procps iproute2)
+FUZZ_PKGS=(clang libclang-rt-dev)
 
 what="${1:-all}"
 case "$what" in
     build) want=("${BUILD_PKGS[@]}") ;;
     all) want=("${BUILD_PKGS[@]}" "${TEST_PKGS[@]}") ;;
-    *) echo "usage: $0 [build|all]" >&2; exit 2 ;;
+    fuzz) want=("${BUILD_PKGS[@]}" "${TEST_PKGS[@]}" "${FUZZ_PKGS[@]}") ;;
+    *) echo "usage: $0 [build|all|fuzz]" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -15,9 +15,11 @@
  * states after a join. Every record emitted is replayed at once into a
  * second coordinator. Invariants: no crash or sanitizer report; every
  * response answers a request given and answers it at most once; every
- * response body decodes whole; every emitted record replays; after a final
- * unload every request has been answered exactly once; the replayed
- * coordinator answers nothing. With KC_FUZZ_TRACE set in the environment
+ * response body decodes whole; every emitted record replays; the replayed
+ * coordinator answers nothing. "At most once", not "exactly once": as in
+ * Kafka (ClassicGroup.updateMember replaces the member's join future), a
+ * JoinGroup parked for a member is never answered once the same member
+ * joins again from another connection. With KC_FUZZ_TRACE set in the environment
  * every response is printed (to read what a corpus input does).
  */
 #include <string.h>
@@ -250,11 +252,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                       "timer deadline far in the past");
     }
 
-    /* Unloading answers every parked request: now each is answered once. */
+    /* Unloading answers the parked requests, still at most once each. */
     kc_coord_unload(s.c, &res);
     absorb(&s, &res);
-    for (uint32_t i = 0; i < s.nreqs; i++)
-        KC_FUZZ_CHECK(s.answered[i] == 1, "request %u never answered", i);
 
     /* The replayed copy loads and runs its timers without answering anyone. */
     kc_coord_loaded(s.mirror, s.now);
