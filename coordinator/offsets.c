@@ -604,8 +604,8 @@ void kc_coord_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
                 kc_classic_group_touch_member(c, g, member_id, now);
         }
         int64_t expire = -1;
-        if (req->retention_time_ms != -1)
-            expire = now + req->retention_time_ms;
+        if (req->retention_time_ms != -1) /* wraps on overflow, as Java's long does */
+            expire = (int64_t)((uint64_t)now + (uint64_t)req->retention_time_ms);
         if (group_err != ERR_NONE) {
             for (size_t i = 0; i < n; i++)
                 if (entries[i].coordinator)
