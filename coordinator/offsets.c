@@ -351,7 +351,10 @@ static bool collect_expired(kc_coord_t *c, kc_classic_group_t *grp, const kc_off
             if (e->expire_timestamp_ms != -1)
                 expired = now_ms >= e->expire_timestamp_ms;
             else
-                expired = now_ms - (base >= 0 ? base : e->commit_timestamp_ms) >= retention;
+                /* Wraps on overflow (a hostile record's timestamp), as Java's long does. */
+                expired = (int64_t)((uint64_t)now_ms -
+                                    (uint64_t)(base >= 0 ? base : e->commit_timestamp_ms)) >=
+                          retention;
             if (expired)
                 tombstones_add(t, gid, tname, e->partition);
             else

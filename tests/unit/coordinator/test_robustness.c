@@ -136,11 +136,47 @@ static void replay_group_id_with_nul_byte(void **state)
     kc_coord_free(src);
 }
 
+/* A stored commit timestamp near INT64_MIN: the retention check's
+ * now - timestamp wraps as in Kafka instead of overflowing. */
+static void expire_offset_with_extreme_commit_timestamp(void **state)
+{
+    (void)state;
+    kc_offset_commit_key_t k;
+    kc_offset_commit_key_init(&k);
+    k.group = kc_str("g");
+    k.topic = kc_str("t");
+    kc_offset_commit_value_t v;
+    kc_offset_commit_value_init(&v);
+    v.offset = 1;
+    v.metadata = kc_str("");
+    v.commit_timestamp = INT64_MIN + 1000;
+    kc_buf_t key, value;
+    kc_buf_init(&key);
+    kc_buf_init(&value);
+    kc_write_int16(&key, KC_RECORD_OFFSET_COMMIT);
+    assert_int_equal(kc_offset_commit_key_encode(&key, 0, &k), 0);
+    kc_write_int16(&value, 3);
+    assert_int_equal(kc_offset_commit_value_encode(&value, 3, &v), 0);
+
+    kc_coord_t *c = coord_new();
+    assert_int_equal(kc_coord_replay(c, key.data, key.len, value.data, value.len), 0);
+    kc_coord_loaded(c, 1700000000000LL);
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_tick(c, 1700000000000LL + 30LL * 24 * 3600 * 1000, &res);
+    assert_int_equal(res.nresponses, 0);
+    kc_result_deinit(&res);
+    kc_coord_free(c);
+    kc_buf_deinit(&key);
+    kc_buf_deinit(&value);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(offset_commit_with_huge_retention_time),
         cmocka_unit_test(replay_group_id_with_nul_byte),
+        cmocka_unit_test(expire_offset_with_extreme_commit_timestamp),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
