@@ -69,7 +69,12 @@ typedef struct {
     struct evconnlistener *lev;
     kc_net_t *net;
     char name[64];
+    struct event *resume; /* re-enables accepting after a pause */
 } listener_t;
+
+/* How long accepting pauses after accept() failed for lack of descriptors
+ * or memory: retrying at once would spin the loop on the same error. */
+#define ACCEPT_PAUSE_MS 1000
 
 struct kc_net {
     struct event_base *base;
@@ -486,11 +491,33 @@ static void accept_cb(struct evconnlistener *lev, evutil_socket_t fd, struct soc
     }
 }
 
+static void accept_resume_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    listener_t *l = arg;
+    if (l->lev) {
+        evconnlistener_enable(l->lev);
+        kc_log_info("net", "accepting connections on listener %s again", l->name);
+    }
+}
+
 static void accept_error_cb(struct evconnlistener *lev, void *arg)
 {
-    (void)lev;
     listener_t *l = arg;
     int err = EVUTIL_SOCKET_ERROR();
+    if (err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM) {
+        /* The pending connection stays in the backlog; accepting again
+         * before a descriptor is free would fail the same way in a loop. */
+        evconnlistener_disable(lev);
+        if (!l->resume)
+            l->resume = evtimer_new(l->net->base, accept_resume_cb, l);
+        struct timeval tv = {ACCEPT_PAUSE_MS / 1000, (ACCEPT_PAUSE_MS % 1000) * 1000};
+        evtimer_add(l->resume, &tv);
+        kc_log_warn("net", "accept on listener %s failed: %s; not accepting for %d ms", l->name,
+                    evutil_socket_error_to_string(err), ACCEPT_PAUSE_MS);
+        return;
+    }
     kc_log_warn("net", "accept on listener %s failed: %s", l->name, evutil_socket_error_to_string(err));
 }
 
@@ -547,6 +574,10 @@ void kc_net_stop_listening(kc_net_t *n)
         if (n->listeners[i].lev) {
             evconnlistener_free(n->listeners[i].lev);
             n->listeners[i].lev = NULL;
+        }
+        if (n->listeners[i].resume) {
+            event_free(n->listeners[i].resume);
+            n->listeners[i].resume = NULL;
         }
     }
 }
