@@ -353,8 +353,9 @@ static void on_request(void *ctx, const kc_conn_info_t *conn, const uint8_t *dat
     req.ctx.client_host = conn->peer_host;
     req.ctx.now_ms = kc_server_wall_ms();
     if (!supported) {
-        if (api_key == KC_API_API_VERSIONS && api_version > e->max_version) {
-            /* KIP-511: answer a v0 body naming our ApiVersions range; the client retries. */
+        if (api_key == KC_API_API_VERSIONS) {
+            /* KIP-511: answer a v0 body naming our ApiVersions range; the
+             * client retries. Kafka does so for every unsupported version. */
             kc_buf_t b;
             kc_buf_init(&b);
             kc_api_versions_unsupported_body(&b);

@@ -279,6 +279,14 @@ static void test_api_versions_unsupported_version_fallback(void **state)
     send_all(fx, &req);
     read_frame(fx, &resp);
     assert_memory_equal(resp.data, "\0\0\0\5\0\0", 6);
+    /* A negative version is unsupported too (RequestContext treats every
+     * unsupported ApiVersions version alike): same v0 fallback. */
+    kc_buf_reset(&req);
+    header(&req, 18, -1, 0x01020304, false);
+    send_all(fx, &req);
+    read_frame(fx, &resp);
+    assert_int_equal(resp.len, sizeof(want));
+    assert_memory_equal(resp.data, want, sizeof(want));
     kc_buf_deinit(&req);
     kc_buf_deinit(&resp);
     fx_free(fx);
