@@ -1812,7 +1812,10 @@ int main(int argc, char **argv)
     }
 
     if (kcoord && replay_offsets > 0 && !produce_only && want(only, "replay")) {
-        /* Fill: groups of 100 partitions until replay_offsets are stored. */
+        /* Fill: groups of 100 partitions until replay_offsets are stored
+         * (the topic exists already unless the commit figure was skipped). */
+        if (!want(only, "commits") && create_topic(&ours, oc_topic, OC_PARTITIONS))
+            fprintf(stderr, "kcoord-bench: could not create %s\n", oc_topic);
         int groups = (int)((replay_offsets + OC_PARTITIONS - 1) / OC_PARTITIONS);
         int per_conn = (groups + commit_conns - 1) / commit_conns;
         char prefix[64];
