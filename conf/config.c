@@ -140,6 +140,68 @@ static int validate_log_level(kc_config_t *c, const char *value, char *err, size
 
 static int parse_int64(const char *s, int64_t *out);
 
+/* Maps one entry of group.consumer.assignors (a short name or Kafka's class
+ * name) to kcoord's assignor name; NULL when unknown. */
+static const char *assignor_name(const char *s, size_t len)
+{
+    static const struct {
+        const char *alias, *name;
+    } names[] = {
+        {"uniform", "uniform"},
+        {"range", "range"},
+        {"org.apache.kafka.coordinator.group.assignor.UniformAssignor", "uniform"},
+        {"org.apache.kafka.coordinator.group.assignor.RangeAssignor", "range"},
+    };
+    for (size_t i = 0; i < KC_ARRAY_LEN(names); i++)
+        if (strlen(names[i].alias) == len && strncmp(s, names[i].alias, len) == 0)
+            return names[i].name;
+    return NULL;
+}
+
+static int split_assignors(const char *value, const char **out, int max)
+{
+    int n = 0;
+    const char *p = value;
+    while (*p) {
+        while (*p == ' ' || *p == ',')
+            p++;
+        const char *start = p;
+        while (*p && *p != ',')
+            p++;
+        size_t len = (size_t)(p - start);
+        while (len && start[len - 1] == ' ')
+            len--;
+        if (!len)
+            continue;
+        const char *name = assignor_name(start, len);
+        if (!name)
+            return -1;
+        bool dup = false;
+        for (int i = 0; i < n; i++)
+            dup = dup || strcmp(out[i], name) == 0;
+        if (!dup && n < max)
+            out[n++] = name;
+    }
+    return n;
+}
+
+static int validate_assignors(kc_config_t *c, const char *value, char *err, size_t errlen)
+{
+    (void)c;
+    const char *names[2];
+    if (split_assignors(value, names, 2) <= 0) {
+        errf(err, errlen, "must list one or more of uniform, range");
+        return -1;
+    }
+    return 0;
+}
+
+int kc_config_consumer_assignors(const kc_config_t *c, const char **out, int max)
+{
+    int n = split_assignors(c->group_consumer_assignors ? c->group_consumer_assignors : "", out, max);
+    return n < 0 ? 0 : n;
+}
+
 /* An optional integer: "" (not set) or a value in [INT32_MIN, INT64_MAX]. */
 static int validate_opt_long(kc_config_t *c, const char *value, char *err, size_t errlen)
 {
@@ -212,6 +274,16 @@ static const kc_conf_property_t props[] = {
     {"group.classic.new.member.join.timeout.ms", KC_CONF_INT, "300000",
      FIELD(group_classic_new_member_join_timeout_ms), 0, INT32_MAX, NULL,
      "How long a new classic member may take to rejoin (a constant in Kafka)"},
+    {"group.consumer.heartbeat.interval.ms", KC_CONF_INT, "5000",
+     FIELD(group_consumer_heartbeat_interval_ms), 1, INT32_MAX, NULL,
+     "Heartbeat interval given to consumer-protocol (KIP-848) members"},
+    {"group.consumer.session.timeout.ms", KC_CONF_INT, "45000",
+     FIELD(group_consumer_session_timeout_ms), 1, INT32_MAX, NULL,
+     "Session timeout of consumer-protocol (KIP-848) members"},
+    {"group.consumer.max.size", KC_CONF_INT, "2147483647", FIELD(group_consumer_max_size), 1,
+     INT32_MAX, NULL, "Maximum members of one consumer-protocol group"},
+    {"group.consumer.assignors", KC_CONF_STRING, "uniform,range", FIELD(group_consumer_assignors),
+     0, 0, validate_assignors, "Server-side assignors of consumer groups; the first is the default"},
     {"offsets.retention.minutes", KC_CONF_INT, "10080", FIELD(offsets_retention_minutes), 1,
      INT32_MAX, NULL, "Committed offsets of an empty group expire after this"},
     {"offsets.retention.check.interval.ms", KC_CONF_LONG, "600000",

@@ -37,6 +37,10 @@ typedef struct {
     int32_t group_max_session_timeout_ms;           /* 1800000 */
     int32_t group_max_size;                         /* 2147483647 */
     int32_t group_classic_new_member_join_timeout_ms; /* 300000 (hard-coded in Kafka) */
+    int32_t group_consumer_heartbeat_interval_ms;   /* 5000 */
+    int32_t group_consumer_session_timeout_ms;      /* 45000 */
+    int32_t group_consumer_max_size;                /* 2147483647 */
+    char *group_consumer_assignors;                 /* uniform,range (names or Kafka class names) */
     int32_t offsets_retention_minutes;              /* 10080 */
     int64_t offsets_retention_check_interval_ms;    /* 600000 */
     int32_t offset_metadata_max_bytes;              /* 4096 */
@@ -97,6 +101,9 @@ bool kc_config_value_string(const kc_config_t *c, const char *name, char *out, s
 
 /* Sets every property to its default. Pair with kc_config_deinit. */
 void kc_config_init(kc_config_t *c);
+/* The server assignor names of group.consumer.assignors, in order: fills
+ * out with static strings ("uniform", "range"), returns how many (0..max). */
+int kc_config_consumer_assignors(const kc_config_t *c, const char **out, int max);
 void kc_config_deinit(kc_config_t *c);
 
 /*

@@ -2409,11 +2409,15 @@ void kc_coord_list_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
     }
     int32_t nstates = ctx->api_version >= 4 && req->states_filter.count > 0 ? req->states_filter.count : 0;
     int32_t ntypes = ctx->api_version >= 5 && req->types_filter.count > 0 ? req->types_filter.count : 0;
-    bool classic_type_ok = ntypes == 0;
-    for (int32_t t = 0; t < ntypes; t++)
+    bool classic_type_ok = ntypes == 0, consumer_type_ok = ntypes == 0;
+    for (int32_t t = 0; t < ntypes; t++) {
         if (str_ieq_exact(req->types_filter.items[t], "classic"))
             classic_type_ok = true;
-    r.groups.items = l.n ? kc_arena_alloc(&arena, l.n * sizeof(*r.groups.items)) : NULL;
+        if (str_ieq_exact(req->types_filter.items[t], "consumer"))
+            consumer_type_ok = true;
+    }
+    size_t ncons = c->loaded ? kc_consumer_group_count(c) : 0;
+    r.groups.items = l.n + ncons ? kc_arena_alloc(&arena, (l.n + ncons) * sizeof(*r.groups.items)) : NULL;
     for (size_t i = 0; i < l.n && classic_type_ok; i++) {
         kc_classic_group_t *g = l.items[i];
         bool state_ok = nstates == 0;
@@ -2426,6 +2430,20 @@ void kc_coord_list_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
         lg->protocol_type = kc_str(g->protocol_type ? g->protocol_type : "");
         lg->group_state = kc_str(state_names[g->state]);
         lg->group_type = kc_str("classic");
+    }
+    /* KIP-848 consumer groups (protocol type "consumer"). */
+    if (ncons && consumer_type_ok) {
+        kc_consumer_listed_group_t *cl = kc_xcalloc(ncons, sizeof(*cl));
+        size_t n = kc_consumer_list_groups(
+            c, nstates ? req->states_filter.items : NULL, nstates, cl, ncons);
+        for (size_t i = 0; i < n; i++) {
+            __typeof__(r.groups.items[0]) *lg = &r.groups.items[r.groups.count++];
+            lg->group_id = kc_str(cl[i].group_id);
+            lg->protocol_type = kc_str("consumer");
+            lg->group_state = kc_str(cl[i].state);
+            lg->group_type = kc_str("consumer");
+        }
+        free(cl);
     }
     if (kc_list_groups_response_encode(&body, ctx->api_version, &r) != 0)
         kc_log_error(LOG_COMP, "Failed to encode ListGroups response v%d", ctx->api_version);

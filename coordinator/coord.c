@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Coordinator lifecycle, results, keyed timers and the replay dispatch by
- * record type. The group protocols live in classic.c and offsets.c; this
+ * record type. The group protocols live in classic.c, consumer.c and offsets.c; this
  * file holds no group rule.
  */
 #include <assert.h>
@@ -24,6 +24,12 @@ void kc_coord_config_defaults(kc_coord_config_t *cfg)
     cfg->offsets_retention_ms = 10080LL * 60 * 1000;
     cfg->offsets_retention_check_interval_ms = 600000;
     cfg->offset_metadata_max_bytes = 4096;
+    cfg->group_consumer_heartbeat_interval_ms = 5000;
+    cfg->group_consumer_session_timeout_ms = 45000;
+    cfg->group_consumer_max_size = INT32_MAX;
+    cfg->group_consumer_assignors[0] = "uniform";
+    cfg->group_consumer_assignors[1] = "range";
+    cfg->group_consumer_nassignors = 2;
 }
 
 /* ---- string map -------------------------------------------------------- */
@@ -386,6 +392,7 @@ kc_coord_t *kc_coord_new(const kc_coord_config_t *cfg, const kc_topic_view_t *to
     if (topics)
         c->topics = *topics;
     kc_smap_init(&c->groups);
+    kc_smap_init(&c->consumer_groups);
     kc_smap_init(&c->timers);
     c->offsets = kc_offsets_new();
     c->rng = 0x6b636f6f7264ULL;
@@ -400,6 +407,8 @@ void kc_coord_free(kc_coord_t *c)
     kc_result_init(&res);
     kc_classic_unload_all(c, &res);
     kc_result_deinit(&res);
+    kc_consumer_unload_all(c);
+    kc_smap_deinit(&c->consumer_groups);
     timers_clear(c);
     kc_smap_deinit(&c->timers);
     kc_smap_deinit(&c->groups);
@@ -424,6 +433,12 @@ int kc_coord_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uin
         return kc_offsets_replay(c, key, key_len, value, value_len);
     case 2:
         return kc_classic_replay(c, key, key_len, value, value_len);
+    case 3:
+    case 5:
+    case 6:
+    case 7:
+    case 8:
+        return kc_consumer_replay(c, key, key_len, value, value_len);
     default:
         kc_log_debug("coordinator", "Ignoring record of type %d during load", type);
         return 0;
@@ -434,6 +449,7 @@ void kc_coord_loaded(kc_coord_t *c, int64_t now_ms)
 {
     c->loaded = true;
     kc_classic_loaded(c, now_ms);
+    kc_consumer_loaded(c, now_ms);
     kc_offsets_loaded(c, now_ms);
 }
 
@@ -442,6 +458,7 @@ bool kc_coord_is_loaded(const kc_coord_t *c) { return c->loaded; }
 void kc_coord_unload(kc_coord_t *c, kc_result_t *res)
 {
     kc_classic_unload_all(c, res);
+    kc_consumer_unload_all(c);
     timers_clear(c);
     kc_offsets_free(c->offsets);
     c->offsets = kc_offsets_new();

@@ -41,6 +41,15 @@ typedef struct {
     int64_t offsets_retention_ms;               /* offsets.retention.minutes = 10080, in ms */
     int64_t offsets_retention_check_interval_ms; /* offsets.retention.check.interval.ms = 600000 */
     int32_t offset_metadata_max_bytes;          /* offset.metadata.max.bytes = 4096 */
+    /* KIP-848 consumer groups */
+    int32_t group_consumer_heartbeat_interval_ms; /* group.consumer.heartbeat.interval.ms = 5000 */
+    int32_t group_consumer_session_timeout_ms;  /* group.consumer.session.timeout.ms = 45000 */
+    int32_t group_consumer_max_size;            /* group.consumer.max.size = 2147483647 */
+    /* group.consumer.assignors = uniform,range: server assignor names in
+     * preference order, the first is the default; static strings
+     * ("uniform", "range"), borrowed. */
+    const char *group_consumer_assignors[2];
+    int group_consumer_nassignors;
 } kc_coord_config_t;
 
 /* Fills every field with Kafka's default. */
@@ -174,6 +183,16 @@ void kc_coord_list_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
 /* DeleteGroups v0-3. */
 void kc_coord_delete_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
                             const kc_delete_groups_request_t *req, kc_result_t *res);
+
+/* ConsumerGroupHeartbeat v0-1 (KIP-848); GroupMetadataManager.consumerGroupHeartbeat:
+ * join (epoch 0), heartbeat, leave (-1), static leave (-2). */
+void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                                       const kc_consumer_group_heartbeat_request_t *req,
+                                       kc_result_t *res);
+/* ConsumerGroupDescribe v0-1. */
+void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                                      const kc_consumer_group_describe_request_t *req,
+                                      kc_result_t *res);
 
 /* Deleting a topic removes its committed offsets in every group (tombstones). */
 void kc_coord_topic_deleted(kc_coord_t *c, kc_str_t topic, int64_t now_ms, kc_result_t *res);

@@ -71,6 +71,7 @@ struct kc_coord {
     kc_topic_view_t topics;
     bool loaded;
     kc_smap_t groups;     /* group id -> kc_classic_group_t * */
+    kc_smap_t consumer_groups; /* group id -> kc_consumer_group_t * (consumer.c) */
     /* Kafka keeps the groups of each __consumer_offsets partition in a
      * TimelineHashMap and ListGroups walks the partitions, then each table,
      * in hash order; these mirror those tables (memory-only, reset on
@@ -99,5 +100,12 @@ int kc_classic_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
 void kc_classic_loaded(kc_coord_t *c, int64_t now_ms);
 /* Answers every parked request with error (NOT_COORDINATOR) and frees all groups. */
 void kc_classic_unload_all(kc_coord_t *c, kc_result_t *res);
+
+/* consumer.c entry points used by coord.c: replay of record types 3-8,
+ * timers after load, and freeing every consumer group. */
+int kc_consumer_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uint8_t *value,
+                       size_t value_len);
+void kc_consumer_loaded(kc_coord_t *c, int64_t now_ms);
+void kc_consumer_unload_all(kc_coord_t *c);
 
 #endif

@@ -90,6 +90,36 @@ void kc_classic_group_foreach(kc_coord_t *c, void (*fn)(kc_classic_group_t *g, v
  * offsets: deletes the group (tombstone) as Kafka's cleanupGroupMetadata. */
 void kc_classic_group_delete_if_empty(kc_coord_t *c, kc_str_t group_id, kc_result_t *res);
 
+/* ---- consumer (KIP-848) groups as seen by other modules ------------- */
+
+typedef struct kc_consumer_group kc_consumer_group_t;
+
+/* NULL when there is no consumer group of that id. */
+kc_consumer_group_t *kc_consumer_group_find(kc_coord_t *c, kc_str_t group_id);
+bool kc_consumer_group_is_empty(const kc_consumer_group_t *g);
+/* OffsetCommit validation (ConsumerGroup.validateOffsetCommit, without
+ * KIP-1251's per-partition epochs): 0, UNKNOWN_MEMBER_ID, UNSUPPORTED_VERSION
+ * (a consumer-protocol member committing below v9) or STALE_MEMBER_EPOCH.
+ * A negative epoch is accepted while the group has no member. */
+int16_t kc_consumer_group_validate_offset_commit(kc_consumer_group_t *g, kc_str_t member_id,
+                                                 int32_t member_epoch, int16_t api_version);
+/* OffsetFetch v9+ validation (ConsumerGroup.validateOffsetFetch): null member
+ * id with a negative epoch passes; else UNKNOWN_MEMBER_ID/STALE_MEMBER_EPOCH. */
+int16_t kc_consumer_group_validate_offset_fetch(kc_consumer_group_t *g, kc_str_t member_id,
+                                                int32_t member_epoch);
+
+/* One consumer group as ListGroups shows it; views valid until the next
+ * coordinator call. */
+typedef struct {
+    const char *group_id;
+    const char *state;  /* Empty, Assigning, Reconciling, Stable */
+} kc_consumer_listed_group_t;
+size_t kc_consumer_group_count(kc_coord_t *c);
+/* Fills out (at most cap) with the consumer groups whose state matches one
+ * of states (case-insensitive; nstates 0 = all); returns how many. */
+size_t kc_consumer_list_groups(kc_coord_t *c, const kc_str_t *states, int32_t nstates,
+                               kc_consumer_listed_group_t *out, size_t cap);
+
 /* ---- offsets as seen by the group modules --------------------------- */
 
 /* Replays an offset record (types 0 and 1); value NULL = tombstone. */

@@ -587,8 +587,14 @@ void kc_coord_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
     size_t first_record = res->nrecords;
     if (ncoord > 0) {
         kc_classic_group_t *g = NULL;
+        kc_consumer_group_t *cg = NULL;
         if (!kc_coord_is_loaded(c)) {
             group_err = ERR_COORDINATOR_LOAD_IN_PROGRESS;
+        } else if ((cg = kc_consumer_group_find(c, req->group_id)) != NULL) {
+            /* A KIP-848 group: the member epoch is the generation. */
+            kc_str_t member_id = req->member_id.len < 0 ? str_of("", 0) : req->member_id;
+            group_err = kc_consumer_group_validate_offset_commit(
+                cg, member_id, req->generation_id_or_member_epoch, version);
         } else if ((g = kc_classic_group_find(c, req->group_id)) == NULL) {
             if (req->generation_id_or_member_epoch < 0) {
                 kc_log_info(LOG, "[GroupId %.*s] Creating a simple consumer group via manual offset commit.",
@@ -598,7 +604,7 @@ void kc_coord_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
                 group_err = version >= 9 ? ERR_GROUP_ID_NOT_FOUND : ERR_ILLEGAL_GENERATION;
             }
         }
-        if (group_err == ERR_NONE) {
+        if (group_err == ERR_NONE && g) {
             kc_str_t member_id = req->member_id.len < 0 ? str_of("", 0) : req->member_id;
             group_err = kc_classic_group_validate_offset_commit(
                 g, member_id, req->group_instance_id, req->generation_id_or_member_epoch, false,
@@ -742,9 +748,9 @@ static void fetch_all(kc_coord_t *c, int16_t version, const kc_offsets_group_t *
 
 /* One group of an OffsetFetch (KafkaApis.fetch*OffsetsForGroup and the
  * coordinator's fetchOffsets/fetchAllOffsets). topics NULL = all. */
-static void fetch_group(kc_coord_t *c, int16_t version, kc_str_t group_id,
-                        const fetch_req_topic_t *topics, int32_t ntopics, fetch_group_t *out,
-                        kc_arena_t *arena)
+static void fetch_group(kc_coord_t *c, int16_t version, kc_str_t group_id, kc_str_t member_id,
+                        int32_t member_epoch, const fetch_req_topic_t *topics, int32_t ntopics,
+                        fetch_group_t *out, kc_arena_t *arena)
 {
     out->group_id = group_id;
     out->error_code = ERR_NONE;
@@ -775,9 +781,21 @@ static void fetch_group(kc_coord_t *c, int16_t version, kc_str_t group_id,
 
     /* A missing or Dead group has no offsets to show (ClassicGroup.validateOffsetFetch). */
     kc_classic_group_t *g = kc_classic_group_find(c, group_id);
+    kc_consumer_group_t *cg = kc_consumer_group_find(c, group_id);
     const kc_offsets_group_t *og = NULL;
-    if (g != NULL && !kc_classic_group_is_dead(g))
+    if (cg != NULL) {
+        /* KIP-848 group: v9+ carries the member id and epoch to check. */
+        int16_t err = version >= 9
+                          ? kc_consumer_group_validate_offset_fetch(cg, member_id, member_epoch)
+                          : ERR_NONE;
+        if (err != ERR_NONE) {
+            out->error_code = err;
+            return;
+        }
         og = kc_offsets_map_group(&state_of(c)->map, group_id);
+    } else if (g != NULL && !kc_classic_group_is_dead(g)) {
+        og = kc_offsets_map_group(&state_of(c)->map, group_id);
+    }
 
     if (topics == NULL) {
         fetch_all(c, version, og, out, arena);
@@ -845,8 +863,8 @@ void kc_coord_offset_fetch(kc_coord_t *c, const kc_request_ctx_t *ctx,
                     topics[j].partitions = rg->topics.items[j].partition_indexes;
                 }
             }
-            fetch_group(c, version, rg->group_id, topics, nt < 0 ? 0 : nt, &resp.groups.items[i],
-                        &arena);
+            fetch_group(c, version, rg->group_id, rg->member_id, rg->member_epoch, topics,
+                        nt < 0 ? 0 : nt, &resp.groups.items[i], &arena);
         }
     } else {
         fetch_req_topic_t *topics = NULL;
@@ -861,7 +879,8 @@ void kc_coord_offset_fetch(kc_coord_t *c, const kc_request_ctx_t *ctx,
         }
         fetch_group_t g;
         memset(&g, 0, sizeof(g));
-        fetch_group(c, version, req->group_id, topics, nt < 0 ? 0 : nt, &g, &arena);
+        fetch_group(c, version, req->group_id, KC_STR_NULL, -1, topics, nt < 0 ? 0 : nt, &g,
+                    &arena);
         /* Versions before 8 answer for one group at the top level. */
         resp.error_code = g.error_code;
         resp.topics.count = g.topics.count;

@@ -38,6 +38,10 @@ const kc_api_entry_t kc_api_table[] = {
         kc_handle_create_partitions),
     ROW(KC_API_DELETE_GROUPS, DELETE_GROUPS, "DeleteGroups", kc_handle_delete_groups),
     ROW(KC_API_OFFSET_DELETE, OFFSET_DELETE, "OffsetDelete", kc_handle_offset_delete),
+    ROW(KC_API_CONSUMER_GROUP_HEARTBEAT, CONSUMER_GROUP_HEARTBEAT, "ConsumerGroupHeartbeat",
+        kc_handle_consumer_group_heartbeat),
+    ROW(KC_API_CONSUMER_GROUP_DESCRIBE, CONSUMER_GROUP_DESCRIBE, "ConsumerGroupDescribe",
+        kc_handle_consumer_group_describe),
 };
 
 const size_t kc_api_table_len = sizeof(kc_api_table) / sizeof(kc_api_table[0]);

@@ -27,3 +27,7 @@ GROUP_HANDLER(kc_handle_offset_delete, offset_delete_request, kc_coord_offset_de
 GROUP_HANDLER(kc_handle_describe_groups, describe_groups_request, kc_coord_describe_groups)
 GROUP_HANDLER(kc_handle_list_groups, list_groups_request, kc_coord_list_groups)
 GROUP_HANDLER(kc_handle_delete_groups, delete_groups_request, kc_coord_delete_groups)
+GROUP_HANDLER(kc_handle_consumer_group_heartbeat, consumer_group_heartbeat_request,
+              kc_coord_consumer_group_heartbeat)
+GROUP_HANDLER(kc_handle_consumer_group_describe, consumer_group_describe_request,
+              kc_coord_consumer_group_describe)

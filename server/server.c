@@ -437,6 +437,14 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
     cc.offsets_retention_ms = (int64_t)cfg->offsets_retention_minutes * 60 * 1000;
     cc.offsets_retention_check_interval_ms = cfg->offsets_retention_check_interval_ms;
     cc.offset_metadata_max_bytes = cfg->offset_metadata_max_bytes;
+    cc.group_consumer_heartbeat_interval_ms = cfg->group_consumer_heartbeat_interval_ms;
+    cc.group_consumer_session_timeout_ms = cfg->group_consumer_session_timeout_ms;
+    cc.group_consumer_max_size = cfg->group_consumer_max_size;
+    cc.group_consumer_nassignors = kc_config_consumer_assignors(cfg, cc.group_consumer_assignors, 2);
+    if (cc.group_consumer_nassignors == 0) {
+        cc.group_consumer_assignors[0] = "uniform";
+        cc.group_consumer_nassignors = 1;
+    }
     s->topic_view.topic_exists = topic_exists;
     s->topic_view.topic_lookup = topic_lookup;
     s->topic_view.topic_id_to_name = topic_id_to_name;

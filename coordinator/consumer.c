@@ -1,0 +1,1918 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * KIP-848 consumer groups: ConsumerGroupHeartbeat (join with epoch 0,
+ * heartbeat, leave with -1, static leave with -2), ConsumerGroupDescribe,
+ * their records (types 3, 5, 6, 7, 8) and replay, the session and
+ * rebalance (revocation) timeouts, and the views the offsets module and
+ * ListGroups need. Mirrors Kafka's GroupMetadataManager.consumerGroupHeartbeat,
+ * ConsumerGroup, CurrentAssignmentBuilder and TargetAssignmentBuilder.
+ *
+ * Not here yet: subscription by regex (stored and described, resolves to no
+ * topic), classic-protocol members inside a consumer group and the
+ * classic/consumer migration, rack-aware assignment, per-partition
+ * assignment epochs (KIP-1251), DeleteGroups of a consumer group.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "consumer_int.h"
+#include "coord_priv.h"
+#include "kc_log.h"
+
+#define LOG_COMP "group-coordinator"
+
+enum {
+    ERR_NONE = 0,
+    ERR_NOT_COORDINATOR = 16,
+    ERR_COORDINATOR_LOAD_IN_PROGRESS = 14,
+    ERR_UNKNOWN_MEMBER_ID = 25,
+    ERR_INVALID_REQUEST = 42,
+    ERR_GROUP_ID_NOT_FOUND = 69,
+    ERR_FENCED_INSTANCE_ID = 82,
+    ERR_GROUP_MAX_SIZE_REACHED = 81,
+    ERR_UNRELEASED_INSTANCE_ID = 111,
+    ERR_UNSUPPORTED_ASSIGNOR = 112,
+    ERR_STALE_MEMBER_EPOCH = 113,
+    ERR_FENCED_MEMBER_EPOCH = 110,
+    ERR_UNSUPPORTED_VERSION = 35,
+};
+
+/* Record types and value versions (group-coordinator record schemas). */
+#define REC_GROUP_METADATA 3
+#define REC_MEMBER_METADATA 5
+#define REC_TARGET_METADATA 6
+#define REC_TARGET_MEMBER 7
+#define REC_CURRENT_ASSIGNMENT 8
+
+/* ConsumerGroupCurrentMemberAssignmentValue.State */
+#define MS_STABLE 0
+#define MS_UNREVOKED_PARTITIONS 1
+#define MS_UNRELEASED_PARTITIONS 2
+
+#define EPOCH_LEAVE (-1)
+#define EPOCH_STATIC_LEAVE (-2)
+#define MSG_MAX 256
+#define KEY_BUF 1024
+
+/* ---- partition sets ------------------------------------------------------ */
+
+static int uuid_cmp(kc_uuid_t a, kc_uuid_t b) { return memcmp(a.b, b.b, 16); }
+
+void kc_asg_free(kc_asg_t *a)
+{
+    for (int32_t i = 0; i < a->n; i++)
+        free(a->t[i].p);
+    free(a->t);
+    memset(a, 0, sizeof(*a));
+}
+
+void kc_asg_copy(kc_asg_t *dst, const kc_asg_t *src)
+{
+    kc_asg_free(dst);
+    if (src->n == 0)
+        return;
+    dst->t = kc_xcalloc((size_t)src->n, sizeof(*dst->t));
+    dst->n = dst->cap = src->n;
+    for (int32_t i = 0; i < src->n; i++) {
+        dst->t[i].topic_id = src->t[i].topic_id;
+        dst->t[i].n = dst->t[i].cap = src->t[i].n;
+        dst->t[i].p = kc_xmalloc((size_t)(src->t[i].n ? src->t[i].n : 1) * sizeof(int32_t));
+        if (src->t[i].n)
+            memcpy(dst->t[i].p, src->t[i].p, (size_t)src->t[i].n * sizeof(int32_t));
+    }
+}
+
+static int32_t asg_topic_pos(const kc_asg_t *a, kc_uuid_t id, bool *found)
+{
+    int32_t lo = 0, hi = a->n;
+    /* Appends are the common case: check the last topic first. */
+    if (a->n && uuid_cmp(a->t[a->n - 1].topic_id, id) < 0) {
+        *found = false;
+        return a->n;
+    }
+    while (lo < hi) {
+        int32_t mid = (lo + hi) / 2;
+        int c = uuid_cmp(a->t[mid].topic_id, id);
+        if (c == 0) {
+            *found = true;
+            return mid;
+        }
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *found = false;
+    return lo;
+}
+
+const kc_asg_topic_t *kc_asg_find(const kc_asg_t *a, kc_uuid_t topic_id)
+{
+    bool found;
+    int32_t i = asg_topic_pos(a, topic_id, &found);
+    return found ? &a->t[i] : NULL;
+}
+
+static int32_t part_pos(const kc_asg_topic_t *t, int32_t p, bool *found)
+{
+    if (t->n && t->p[t->n - 1] < p) {
+        *found = false;
+        return t->n;
+    }
+    int32_t lo = 0, hi = t->n;
+    while (lo < hi) {
+        int32_t mid = (lo + hi) / 2;
+        if (t->p[mid] == p) {
+            *found = true;
+            return mid;
+        }
+        if (t->p[mid] < p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *found = false;
+    return lo;
+}
+
+void kc_asg_add(kc_asg_t *a, kc_uuid_t topic_id, int32_t partition)
+{
+    bool found;
+    int32_t i = asg_topic_pos(a, topic_id, &found);
+    if (!found) {
+        if (a->n == a->cap) {
+            a->cap = a->cap ? a->cap * 2 : 4;
+            a->t = kc_xrealloc(a->t, (size_t)a->cap * sizeof(*a->t));
+        }
+        memmove(&a->t[i + 1], &a->t[i], (size_t)(a->n - i) * sizeof(*a->t));
+        memset(&a->t[i], 0, sizeof(a->t[i]));
+        a->t[i].topic_id = topic_id;
+        a->n++;
+    }
+    kc_asg_topic_t *t = &a->t[i];
+    int32_t j = part_pos(t, partition, &found);
+    if (found)
+        return;
+    if (t->n == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 8;
+        t->p = kc_xrealloc(t->p, (size_t)t->cap * sizeof(*t->p));
+    }
+    memmove(&t->p[j + 1], &t->p[j], (size_t)(t->n - j) * sizeof(*t->p));
+    t->p[j] = partition;
+    t->n++;
+}
+
+bool kc_asg_has(const kc_asg_t *a, kc_uuid_t topic_id, int32_t partition)
+{
+    const kc_asg_topic_t *t = kc_asg_find(a, topic_id);
+    bool found = false;
+    if (t)
+        part_pos(t, partition, &found);
+    return found;
+}
+
+bool kc_asg_equal(const kc_asg_t *a, const kc_asg_t *b)
+{
+    /* Topics with no partition do not count. */
+    int32_t i = 0, j = 0;
+    for (;;) {
+        while (i < a->n && a->t[i].n == 0)
+            i++;
+        while (j < b->n && b->t[j].n == 0)
+            j++;
+        if (i == a->n || j == b->n)
+            return i == a->n && j == b->n;
+        if (uuid_cmp(a->t[i].topic_id, b->t[j].topic_id) != 0 || a->t[i].n != b->t[j].n ||
+            memcmp(a->t[i].p, b->t[j].p, (size_t)a->t[i].n * sizeof(int32_t)) != 0)
+            return false;
+        i++;
+        j++;
+    }
+}
+
+int64_t kc_asg_count(const kc_asg_t *a)
+{
+    int64_t n = 0;
+    for (int32_t i = 0; i < a->n; i++)
+        n += a->t[i].n;
+    return n;
+}
+
+bool kc_asg_is_empty(const kc_asg_t *a) { return kc_asg_count(a) == 0; }
+
+/* ---- groups and members ----------------------------------------------------- */
+
+/*
+ * A member (Kafka's ConsumerGroupMember). Hard state, rebuilt by replay:
+ * everything but the timers. Metadata comes from record 5, the epochs,
+ * state and owned partitions from record 8, the target from record 7.
+ */
+typedef struct {
+    char *member_id;
+    char *instance_id;     /* NULL: dynamic member */
+    char *rack_id;
+    char *client_id;
+    char *client_host;
+    char **topics;         /* subscribed topic names, sorted, unique */
+    int32_t ntopics;
+    char *regex;           /* SubscribedTopicRegex (stored; not resolved yet) */
+    int32_t rebalance_timeout_ms;
+    char *server_assignor;
+    int32_t member_epoch, previous_member_epoch;
+    int8_t state;
+    kc_asg_t assigned;     /* owned, acknowledged or being assigned */
+    kc_asg_t pending;      /* partitions pending revocation */
+    kc_asg_t target;       /* the member's part of the target assignment */
+} cs_member_t;
+
+/* Owner epoch of each partition of one topic (-1 = free), Kafka's
+ * ConsumerGroup.currentPartitionEpoch; memory-only, derived from members. */
+typedef struct {
+    kc_uuid_t topic_id;
+    int32_t *epoch;
+    int32_t cap;
+} cs_owner_t;
+
+struct kc_consumer_group {
+    char *group_id;
+    int32_t group_epoch;       /* record 3 */
+    int64_t metadata_hash;     /* record 3 */
+    int32_t assignment_epoch;  /* record 6 */
+    cs_member_t **members;     /* in join order */
+    size_t nmembers, cap;
+    kc_smap_t by_id;           /* member id -> cs_member_t * */
+    kc_smap_t by_instance;     /* instance id -> cs_member_t * */
+    kc_smap_t topic_refs;      /* subscribed topic name -> member count (intptr) */
+    cs_owner_t *owners;
+    int32_t nowners;
+    bool has_group_record;     /* memory-only: a record 3 was written or replayed */
+};
+
+typedef struct kc_consumer_group cs_group_t;
+
+static char *dup_s(kc_str_t s) { return s.len < 0 ? NULL : kc_xstrndup(s.ptr ? s.ptr : "", (size_t)s.len); }
+
+static bool cstr_eq(const char *a, const char *b)
+{
+    if (!a || !b)
+        return a == b;
+    return strcmp(a, b) == 0;
+}
+
+static kc_smap_t *groups_map(kc_coord_t *c) { return &c->consumer_groups; }
+
+static cs_group_t *group_get(kc_coord_t *c, const char *id, size_t len)
+{
+    return kc_smap_get(groups_map(c), id, len);
+}
+
+static cs_group_t *group_new(kc_coord_t *c, const char *id, size_t len)
+{
+    cs_group_t *g = kc_xcalloc(1, sizeof(*g));
+    g->group_id = kc_xstrndup(id, len);
+    kc_smap_init(&g->by_id);
+    kc_smap_init(&g->by_instance);
+    kc_smap_init(&g->topic_refs);
+    kc_smap_put(groups_map(c), g->group_id, len, g);
+    return g;
+}
+
+static void member_free(cs_member_t *m)
+{
+    if (!m)
+        return;
+    free(m->member_id);
+    free(m->instance_id);
+    free(m->rack_id);
+    free(m->client_id);
+    free(m->client_host);
+    for (int32_t i = 0; i < m->ntopics; i++)
+        free(m->topics[i]);
+    free(m->topics);
+    free(m->regex);
+    free(m->server_assignor);
+    kc_asg_free(&m->assigned);
+    kc_asg_free(&m->pending);
+    kc_asg_free(&m->target);
+    free(m);
+}
+
+static void group_free(cs_group_t *g)
+{
+    for (size_t i = 0; i < g->nmembers; i++)
+        member_free(g->members[i]);
+    free(g->members);
+    kc_smap_deinit(&g->by_id);
+    kc_smap_deinit(&g->by_instance);
+    kc_smap_deinit(&g->topic_refs);
+    for (int32_t i = 0; i < g->nowners; i++)
+        free(g->owners[i].epoch);
+    free(g->owners);
+    free(g->group_id);
+    free(g);
+}
+
+static cs_member_t *member_get(const cs_group_t *g, const char *id, size_t len)
+{
+    return kc_smap_get(&g->by_id, id, len);
+}
+
+/* -- partition owners -- */
+
+static cs_owner_t *owner_topic(cs_group_t *g, kc_uuid_t id, bool create)
+{
+    for (int32_t i = 0; i < g->nowners; i++)
+        if (uuid_cmp(g->owners[i].topic_id, id) == 0)
+            return &g->owners[i];
+    if (!create)
+        return NULL;
+    g->owners = kc_xrealloc(g->owners, (size_t)(g->nowners + 1) * sizeof(*g->owners));
+    cs_owner_t *o = &g->owners[g->nowners++];
+    memset(o, 0, sizeof(*o));
+    o->topic_id = id;
+    return o;
+}
+
+static int32_t partition_epoch(cs_group_t *g, kc_uuid_t id, int32_t p)
+{
+    cs_owner_t *o = owner_topic(g, id, false);
+    if (!o || p < 0 || p >= o->cap)
+        return -1;
+    return o->epoch[p];
+}
+
+static void owners_set(cs_group_t *g, const kc_asg_t *a, int32_t epoch, bool release)
+{
+    for (int32_t i = 0; i < a->n; i++) {
+        cs_owner_t *o = owner_topic(g, a->t[i].topic_id, !release);
+        if (!o)
+            continue;
+        for (int32_t j = 0; j < a->t[i].n; j++) {
+            int32_t p = a->t[i].p[j];
+            if (p < 0)
+                continue;
+            if (p >= o->cap) {
+                if (release)
+                    continue;
+                int32_t ncap = o->cap ? o->cap : 16;
+                while (ncap <= p)
+                    ncap *= 2;
+                o->epoch = kc_xrealloc(o->epoch, (size_t)ncap * sizeof(*o->epoch));
+                for (int32_t k = o->cap; k < ncap; k++)
+                    o->epoch[k] = -1;
+                o->cap = ncap;
+            }
+            o->epoch[p] = release ? -1 : epoch;
+        }
+    }
+}
+
+/* Replaces the member's epochs, state and owned partitions, keeping the
+ * group's partition owners in step (ConsumerGroup.updateMember). Takes
+ * ownership of assigned and pending (their structs are reset). */
+static void member_set_current(cs_group_t *g, cs_member_t *m, int32_t epoch, int32_t prev,
+                               int8_t state, kc_asg_t *assigned, kc_asg_t *pending)
+{
+    owners_set(g, &m->assigned, 0, true);
+    owners_set(g, &m->pending, 0, true);
+    kc_asg_free(&m->assigned);
+    kc_asg_free(&m->pending);
+    m->assigned = *assigned;
+    m->pending = *pending;
+    memset(assigned, 0, sizeof(*assigned));
+    memset(pending, 0, sizeof(*pending));
+    m->member_epoch = epoch;
+    m->previous_member_epoch = prev;
+    m->state = state;
+    owners_set(g, &m->assigned, epoch, false);
+    owners_set(g, &m->pending, epoch, false);
+}
+
+/* -- subscriptions -- */
+
+static bool member_subscribes(const cs_member_t *m, const char *topic)
+{
+    int32_t lo = 0, hi = m->ntopics;
+    while (lo < hi) {
+        int32_t mid = (lo + hi) / 2;
+        int c = strcmp(m->topics[mid], topic);
+        if (c == 0)
+            return true;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}
+
+static void topic_refs_update(cs_group_t *g, const cs_member_t *m, int delta)
+{
+    for (int32_t i = 0; i < m->ntopics; i++) {
+        size_t len = strlen(m->topics[i]);
+        intptr_t n = (intptr_t)kc_smap_get(&g->topic_refs, m->topics[i], len) + delta;
+        if (n <= 0)
+            kc_smap_del(&g->topic_refs, m->topics[i], len);
+        else
+            kc_smap_put(&g->topic_refs, m->topics[i], len, (void *)n);
+    }
+}
+
+static int cmp_cstr(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sets the member's topic list from a request's names (sorted, unique). */
+static void member_set_topics(cs_group_t *g, cs_member_t *m, const kc_str_t *names, int32_t n)
+{
+    if (g)
+        topic_refs_update(g, m, -1);
+    for (int32_t i = 0; i < m->ntopics; i++)
+        free(m->topics[i]);
+    free(m->topics);
+    m->topics = n > 0 ? kc_xcalloc((size_t)n, sizeof(*m->topics)) : NULL;
+    m->ntopics = 0;
+    for (int32_t i = 0; i < n; i++)
+        m->topics[m->ntopics++] = dup_s(names[i].len < 0 ? kc_str("") : names[i]);
+    if (m->ntopics > 1)
+        qsort(m->topics, (size_t)m->ntopics, sizeof(*m->topics), cmp_cstr);
+    int32_t w = 0;
+    for (int32_t i = 0; i < m->ntopics; i++) {
+        if (w > 0 && strcmp(m->topics[w - 1], m->topics[i]) == 0) {
+            free(m->topics[i]);
+            continue;
+        }
+        m->topics[w++] = m->topics[i];
+    }
+    m->ntopics = w;
+    if (g)
+        topic_refs_update(g, m, +1);
+}
+
+static bool topics_equal(const cs_member_t *m, const kc_str_t *names, int32_t n)
+{
+    /* Compares as sets: the request may repeat or reorder names. */
+    cs_member_t tmp = {0};
+    member_set_topics(NULL, &tmp, names, n);
+    bool eq = tmp.ntopics == m->ntopics;
+    for (int32_t i = 0; eq && i < m->ntopics; i++)
+        eq = strcmp(tmp.topics[i], m->topics[i]) == 0;
+    for (int32_t i = 0; i < tmp.ntopics; i++)
+        free(tmp.topics[i]);
+    free(tmp.topics);
+    return eq;
+}
+
+static void group_add_member(cs_group_t *g, cs_member_t *m)
+{
+    if (g->nmembers == g->cap) {
+        g->cap = g->cap ? g->cap * 2 : 8;
+        g->members = kc_xrealloc(g->members, g->cap * sizeof(*g->members));
+    }
+    g->members[g->nmembers++] = m;
+    kc_smap_put(&g->by_id, m->member_id, strlen(m->member_id), m);
+    if (m->instance_id)
+        kc_smap_put(&g->by_instance, m->instance_id, strlen(m->instance_id), m);
+    topic_refs_update(g, m, +1);
+}
+
+static void group_remove_member(cs_group_t *g, cs_member_t *m)
+{
+    owners_set(g, &m->assigned, 0, true);
+    owners_set(g, &m->pending, 0, true);
+    topic_refs_update(g, m, -1);
+    kc_smap_del(&g->by_id, m->member_id, strlen(m->member_id));
+    if (m->instance_id && kc_smap_get(&g->by_instance, m->instance_id, strlen(m->instance_id)) == m)
+        kc_smap_del(&g->by_instance, m->instance_id, strlen(m->instance_id));
+    for (size_t i = 0; i < g->nmembers; i++)
+        if (g->members[i] == m) {
+            memmove(&g->members[i], &g->members[i + 1], (g->nmembers - i - 1) * sizeof(*g->members));
+            g->nmembers--;
+            break;
+        }
+    member_free(m);
+}
+
+static cs_member_t *member_new(const char *member_id)
+{
+    cs_member_t *m = kc_xcalloc(1, sizeof(*m));
+    m->member_id = kc_xstrdup(member_id);
+    m->client_id = kc_xstrdup("");
+    m->client_host = kc_xstrdup("");
+    m->rebalance_timeout_ms = -1;
+    return m;
+}
+
+/* ---- group state, metadata hash ---------------------------------------- */
+
+/* ConsumerGroup.ConsumerGroupState, as the Describe/List APIs print it. */
+static const char *group_state_name(const cs_group_t *g)
+{
+    if (g->nmembers == 0)
+        return "Empty";
+    if (g->group_epoch > g->assignment_epoch)
+        return "Assigning";
+    for (size_t i = 0; i < g->nmembers; i++) {
+        const cs_member_t *m = g->members[i];
+        if (m->state != MS_STABLE || m->member_epoch != g->assignment_epoch)
+            return "Reconciling";
+    }
+    return "Stable";
+}
+
+typedef struct {
+    kc_coord_t *c;
+    kc_assign_topic_t *topics;
+    int32_t n, cap;
+} topic_collect_t;
+
+static void collect_topic(void *ctx, const char *name, void *val)
+{
+    (void)val;
+    topic_collect_t *tc = ctx;
+    const kc_topic_view_t *v = &tc->c->topics;
+    int32_t parts = 0;
+    kc_uuid_t id;
+    memset(&id, 0, sizeof(id));
+    kc_str_t s = kc_str(name);
+    if (v->topic_lookup) {
+        if (!v->topic_lookup(v->ctx, s, &parts, &id))
+            return;
+    } else {
+        return; /* without ids there is nothing to assign */
+    }
+    if (parts <= 0)
+        return;
+    if (tc->n == tc->cap) {
+        tc->cap = tc->cap ? tc->cap * 2 : 8;
+        tc->topics = kc_xrealloc(tc->topics, (size_t)tc->cap * sizeof(*tc->topics));
+    }
+    tc->topics[tc->n++] = (kc_assign_topic_t){name, id, parts};
+}
+
+static int cmp_topic_name(const void *a, const void *b)
+{
+    return strcmp(((const kc_assign_topic_t *)a)->name, ((const kc_assign_topic_t *)b)->name);
+}
+
+/* The subscribed topics that exist, sorted by name (caller frees topics). */
+static void subscribed_topics(kc_coord_t *c, cs_group_t *g, topic_collect_t *tc)
+{
+    memset(tc, 0, sizeof(*tc));
+    tc->c = c;
+    kc_smap_foreach(&g->topic_refs, collect_topic, tc);
+    if (tc->n > 1)
+        qsort(tc->topics, (size_t)tc->n, sizeof(*tc->topics), cmp_topic_name);
+}
+
+/* A hash of the subscribed topics' names, ids and partition counts (the
+ * role of Kafka's metadata hash, KIP-1101: a change bumps the group epoch).
+ * kcoord's own function; 0 when nothing is subscribed. */
+static int64_t metadata_hash(const topic_collect_t *tc)
+{
+    if (tc->n == 0)
+        return 0;
+    uint64_t h = 1469598103934665603ULL;
+    for (int32_t i = 0; i < tc->n; i++) {
+        for (const char *p = tc->topics[i].name; *p; p++)
+            h = (h ^ (uint8_t)*p) * 1099511628211ULL;
+        h = (h ^ 0xff) * 1099511628211ULL;
+        for (int k = 0; k < 16; k++)
+            h = (h ^ tc->topics[i].topic_id.b[k]) * 1099511628211ULL;
+        for (int k = 0; k < 4; k++)
+            h = (h ^ (uint8_t)(tc->topics[i].partitions >> (8 * k))) * 1099511628211ULL;
+    }
+    return (int64_t)h;
+}
+
+/* ---- records -------------------------------------------------------------- */
+
+static void key_group(kc_buf_t *k, int16_t type, const char *group_id)
+{
+    kc_write_int16(k, type);
+    kc_consumer_group_metadata_key_t key;
+    kc_consumer_group_metadata_key_init(&key);
+    key.group_id = kc_str(group_id);
+    kc_consumer_group_metadata_key_encode(k, 0, &key); /* same layout as the type 6 key */
+}
+
+static void key_member(kc_buf_t *k, int16_t type, const char *group_id, const char *member_id)
+{
+    kc_write_int16(k, type);
+    kc_consumer_group_member_metadata_key_t key;
+    kc_consumer_group_member_metadata_key_init(&key);
+    key.group_id = kc_str(group_id);
+    key.member_id = kc_str(member_id);
+    kc_consumer_group_member_metadata_key_encode(k, 0, &key); /* same layout for 7, 8 */
+}
+
+static void emit(kc_result_t *res, kc_buf_t *k, kc_buf_t *v)
+{
+    kc_result_add_record(res, k, v);
+    kc_buf_deinit(k);
+    if (v)
+        kc_buf_deinit(v);
+}
+
+static void write_group_epoch(const cs_group_t *g, kc_result_t *res)
+{
+    kc_buf_t k, v;
+    kc_buf_init(&k);
+    kc_buf_init(&v);
+    key_group(&k, REC_GROUP_METADATA, g->group_id);
+    kc_consumer_group_metadata_value_t val;
+    kc_consumer_group_metadata_value_init(&val);
+    val.epoch = g->group_epoch;
+    val.metadata_hash = g->metadata_hash;
+    kc_write_int16(&v, 0);
+    kc_consumer_group_metadata_value_encode(&v, 0, &val);
+    emit(res, &k, &v);
+}
+
+static void write_member_metadata(const cs_group_t *g, const cs_member_t *m, kc_result_t *res)
+{
+    kc_buf_t k, v;
+    kc_buf_init(&k);
+    kc_buf_init(&v);
+    key_member(&k, REC_MEMBER_METADATA, g->group_id, m->member_id);
+    kc_consumer_group_member_metadata_value_t val;
+    kc_consumer_group_member_metadata_value_init(&val);
+    val.instance_id = kc_str(m->instance_id);
+    val.rack_id = kc_str(m->rack_id);
+    val.client_id = kc_str(m->client_id);
+    val.client_host = kc_str(m->client_host);
+    kc_str_t *names = m->ntopics ? kc_xcalloc((size_t)m->ntopics, sizeof(*names)) : NULL;
+    for (int32_t i = 0; i < m->ntopics; i++)
+        names[i] = kc_str(m->topics[i]);
+    val.subscribed_topic_names.items = names;
+    val.subscribed_topic_names.count = m->ntopics;
+    val.subscribed_topic_regex = kc_str(m->regex);
+    val.rebalance_timeout_ms = m->rebalance_timeout_ms;
+    val.server_assignor = kc_str(m->server_assignor);
+    kc_write_int16(&v, 0);
+    kc_consumer_group_member_metadata_value_encode(&v, 0, &val);
+    free(names);
+    emit(res, &k, &v);
+}
+
+static void write_target_member(const cs_group_t *g, const char *member_id, const kc_asg_t *a,
+                                kc_result_t *res)
+{
+    kc_buf_t k, v;
+    kc_buf_init(&k);
+    kc_buf_init(&v);
+    key_member(&k, REC_TARGET_MEMBER, g->group_id, member_id);
+    kc_consumer_group_target_assignment_member_value_t val;
+    kc_consumer_group_target_assignment_member_value_init(&val);
+    kc_consumer_group_target_assignment_member_value_topic_partition_t *tp =
+        a->n ? kc_xcalloc((size_t)a->n, sizeof(*tp)) : NULL;
+    int32_t n = 0;
+    for (int32_t i = 0; i < a->n; i++) {
+        if (a->t[i].n == 0)
+            continue;
+        tp[n].topic_id = a->t[i].topic_id;
+        tp[n].partitions.items = a->t[i].p;
+        tp[n].partitions.count = a->t[i].n;
+        n++;
+    }
+    val.topic_partitions.items = tp;
+    val.topic_partitions.count = n;
+    kc_write_int16(&v, 0);
+    kc_consumer_group_target_assignment_member_value_encode(&v, 0, &val);
+    free(tp);
+    emit(res, &k, &v);
+}
+
+static void write_target_epoch(const cs_group_t *g, int64_t now_ms, kc_result_t *res)
+{
+    kc_buf_t k, v;
+    kc_buf_init(&k);
+    kc_buf_init(&v);
+    key_group(&k, REC_TARGET_METADATA, g->group_id);
+    kc_consumer_group_target_assignment_metadata_value_t val;
+    kc_consumer_group_target_assignment_metadata_value_init(&val);
+    val.assignment_epoch = g->assignment_epoch;
+    val.assignment_timestamp = now_ms;
+    kc_write_int16(&v, 0);
+    kc_consumer_group_target_assignment_metadata_value_encode(&v, 0, &val);
+    emit(res, &k, &v);
+}
+
+typedef kc_consumer_group_current_member_assignment_value_topic_partitions_t cur_tp_t;
+
+static cur_tp_t *cur_tps(const kc_asg_t *a, int32_t *count)
+{
+    cur_tp_t *tp = a->n ? kc_xcalloc((size_t)a->n, sizeof(*tp)) : NULL;
+    int32_t n = 0;
+    for (int32_t i = 0; i < a->n; i++) {
+        if (a->t[i].n == 0)
+            continue;
+        tp[n].topic_id = a->t[i].topic_id;
+        tp[n].partitions.items = a->t[i].p;
+        tp[n].partitions.count = a->t[i].n;
+        tp[n].assignment_epochs.count = -1;
+        n++;
+    }
+    *count = n;
+    return tp;
+}
+
+static void write_current(const cs_group_t *g, const cs_member_t *m, kc_result_t *res)
+{
+    kc_buf_t k, v;
+    kc_buf_init(&k);
+    kc_buf_init(&v);
+    key_member(&k, REC_CURRENT_ASSIGNMENT, g->group_id, m->member_id);
+    kc_consumer_group_current_member_assignment_value_t val;
+    kc_consumer_group_current_member_assignment_value_init(&val);
+    val.member_epoch = m->member_epoch;
+    val.previous_member_epoch = m->previous_member_epoch;
+    val.state = m->state;
+    val.assigned_partitions.items = cur_tps(&m->assigned, &val.assigned_partitions.count);
+    val.partitions_pending_revocation.items =
+        cur_tps(&m->pending, &val.partitions_pending_revocation.count);
+    kc_write_int16(&v, 0);
+    kc_consumer_group_current_member_assignment_value_encode(&v, 0, &val);
+    free(val.assigned_partitions.items);
+    free(val.partitions_pending_revocation.items);
+    emit(res, &k, &v);
+}
+
+static void write_member_tombstones(const cs_group_t *g, const char *member_id, kc_result_t *res)
+{
+    /* Kafka's order: current assignment, target assignment, metadata. */
+    static const int16_t types[] = {REC_CURRENT_ASSIGNMENT, REC_TARGET_MEMBER, REC_MEMBER_METADATA};
+    for (size_t i = 0; i < 3; i++) {
+        kc_buf_t k;
+        kc_buf_init(&k);
+        key_member(&k, types[i], g->group_id, member_id);
+        emit(res, &k, NULL);
+    }
+}
+
+/* ---- timers ----------------------------------------------------------------- */
+
+static void session_key(char *buf, size_t cap, const char *g, const char *m)
+{
+    snprintf(buf, cap, "consumer-group-session-timeout-%s-%s", g, m);
+}
+
+static void rebalance_key(char *buf, size_t cap, const char *g, const char *m)
+{
+    snprintf(buf, cap, "consumer-group-rebalance-timeout-%s-%s", g, m);
+}
+
+static void on_session_timeout(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res);
+static void on_rebalance_timeout(kc_coord_t *c, const char *key, int64_t now_ms,
+                                 kc_result_t *res);
+
+static void schedule_session(kc_coord_t *c, const cs_group_t *g, const cs_member_t *m,
+                             int64_t now_ms)
+{
+    char key[KEY_BUF];
+    session_key(key, sizeof(key), g->group_id, m->member_id);
+    kc_timer_schedule_args(c, key, now_ms + c->cfg.group_consumer_session_timeout_ms,
+                           on_session_timeout, g->group_id, m->member_id, 0, 0);
+}
+
+static void schedule_rebalance(kc_coord_t *c, const cs_group_t *g, const cs_member_t *m,
+                               int64_t now_ms)
+{
+    char key[KEY_BUF];
+    rebalance_key(key, sizeof(key), g->group_id, m->member_id);
+    int32_t timeout = m->rebalance_timeout_ms >= 0 ? m->rebalance_timeout_ms : 0;
+    kc_timer_schedule_args(c, key, now_ms + timeout, on_rebalance_timeout, g->group_id,
+                           m->member_id, m->member_epoch, 0);
+}
+
+static void cancel_member_timers(kc_coord_t *c, const cs_group_t *g, const char *member_id)
+{
+    char key[KEY_BUF];
+    session_key(key, sizeof(key), g->group_id, member_id);
+    kc_timer_cancel(c, key);
+    rebalance_key(key, sizeof(key), g->group_id, member_id);
+    kc_timer_cancel(c, key);
+}
+
+/* ---- fencing ---------------------------------------------------------------- */
+
+/*
+ * Removes a member and bumps the group epoch, as Kafka's
+ * consumerGroupFenceMember: tombstones for the member's records, then the
+ * new group epoch with the refreshed metadata hash.
+ */
+static void fence_member(kc_coord_t *c, cs_group_t *g, cs_member_t *m, kc_result_t *res)
+{
+    write_member_tombstones(g, m->member_id, res);
+    cancel_member_timers(c, g, m->member_id);
+    group_remove_member(g, m);
+    topic_collect_t tc;
+    subscribed_topics(c, g, &tc);
+    g->metadata_hash = metadata_hash(&tc);
+    free(tc.topics);
+    g->group_epoch++;
+    g->has_group_record = true;
+    write_group_epoch(g, res);
+}
+
+static void on_session_timeout(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res)
+{
+    (void)key;
+    (void)now_ms;
+    const kc_timer_t *t = kc_timer_current(c);
+    cs_group_t *g = group_get(c, t->group_id, strlen(t->group_id));
+    cs_member_t *m = g ? member_get(g, t->member_id, strlen(t->member_id)) : NULL;
+    if (!m)
+        return;
+    kc_log_info(LOG_COMP, "[GroupId %s] Member %s fenced from the group because its session expired.",
+                g->group_id, m->member_id);
+    fence_member(c, g, m, res);
+}
+
+static void on_rebalance_timeout(kc_coord_t *c, const char *key, int64_t now_ms,
+                                 kc_result_t *res)
+{
+    (void)key;
+    (void)now_ms;
+    const kc_timer_t *t = kc_timer_current(c);
+    cs_group_t *g = group_get(c, t->group_id, strlen(t->group_id));
+    cs_member_t *m = g ? member_get(g, t->member_id, strlen(t->member_id)) : NULL;
+    if (!m || m->member_epoch != t->arg1)
+        return;
+    kc_log_info(LOG_COMP,
+                "[GroupId %s] Member %s fenced from the group because it did not revoke its "
+                "partitions of epoch %d within %d ms.",
+                g->group_id, m->member_id, t->arg1, m->rebalance_timeout_ms);
+    fence_member(c, g, m, res);
+}
+
+/* ---- target assignment ---------------------------------------------------- */
+
+/* The server assignor the group uses: the one most members ask for, else
+ * the first configured (ConsumerGroup.computePreferredServerAssignor). */
+static const char *group_assignor(const kc_coord_t *c, const cs_group_t *g)
+{
+    const char *best = NULL;
+    size_t best_n = 0;
+    for (size_t i = 0; i < g->nmembers; i++) {
+        const char *a = g->members[i]->server_assignor;
+        if (!a)
+            continue;
+        size_t n = 0;
+        for (size_t j = 0; j < g->nmembers; j++)
+            n += cstr_eq(g->members[j]->server_assignor, a) ? 1 : 0;
+        if (n > best_n || (n == best_n && best && strcmp(a, best) < 0)) {
+            best = a;
+            best_n = n;
+        }
+    }
+    return best ? best : c->cfg.group_consumer_assignors[0];
+}
+
+static int cmp_member_id(const void *a, const void *b)
+{
+    return strcmp((*(cs_member_t *const *)a)->member_id, (*(cs_member_t *const *)b)->member_id);
+}
+
+/*
+ * Computes the target assignment of the group's epoch and writes a record 7
+ * for every member whose part changed, then record 6 (TargetAssignmentBuilder).
+ */
+static void update_target_assignment(kc_coord_t *c, cs_group_t *g, int64_t now_ms,
+                                     kc_result_t *res)
+{
+    topic_collect_t tc;
+    subscribed_topics(c, g, &tc);
+    size_t nm = g->nmembers;
+    cs_member_t **sorted = kc_xcalloc(nm ? nm : 1, sizeof(*sorted));
+    memcpy(sorted, g->members, nm * sizeof(*sorted));
+    qsort(sorted, nm, sizeof(*sorted), cmp_member_id);
+    kc_assign_member_t *am = kc_xcalloc(nm ? nm : 1, sizeof(*am));
+    bool *subs = kc_xcalloc(nm * (size_t)(tc.n ? tc.n : 1), sizeof(*subs));
+    for (size_t i = 0; i < nm; i++) {
+        am[i].member_id = sorted[i]->member_id;
+        am[i].previous = &sorted[i]->target;
+        bool *s = subs + i * (size_t)(tc.n ? tc.n : 1);
+        for (int32_t t = 0; t < tc.n; t++)
+            s[t] = member_subscribes(sorted[i], tc.topics[t].name);
+        am[i].subscribed = s;
+    }
+    kc_assign_spec_t spec = {tc.topics, tc.n, am, (int32_t)nm};
+    const char *assignor = group_assignor(c, g);
+    if (strcmp(assignor, "range") == 0)
+        kc_assignor_range(&spec);
+    else
+        kc_assignor_uniform(&spec);
+    for (size_t i = 0; i < nm; i++) {
+        if (!kc_asg_equal(&sorted[i]->target, &am[i].target)) {
+            write_target_member(g, sorted[i]->member_id, &am[i].target, res);
+            kc_asg_free(&sorted[i]->target);
+            sorted[i]->target = am[i].target;
+        } else {
+            kc_asg_free(&am[i].target);
+        }
+    }
+    g->assignment_epoch = g->group_epoch;
+    write_target_epoch(g, now_ms, res);
+    free(subs);
+    free(am);
+    free(sorted);
+    free(tc.topics);
+}
+
+/* ---- reconciliation (CurrentAssignmentBuilder) ---------------------------- */
+
+typedef kc_consumer_group_heartbeat_request_topic_partitions_t owned_tp_t;
+typedef struct {
+    const owned_tp_t *items;
+    int32_t count; /* -1 = not reported */
+} owned_t;
+
+/* Whether the member still reports owning any of the given partitions
+ * (not reported counts as "still owns"). */
+static bool owns_any(owned_t owned, const kc_asg_t *a)
+{
+    if (owned.count < 0)
+        return true;
+    for (int32_t i = 0; i < owned.count; i++) {
+        const kc_asg_topic_t *t = kc_asg_find(a, owned.items[i].topic_id);
+        if (!t)
+            continue;
+        for (int32_t j = 0; j < owned.items[i].partitions.count; j++)
+            if (kc_asg_has(a, owned.items[i].topic_id, owned.items[i].partitions.items[j]))
+                return true;
+    }
+    return false;
+}
+
+static bool subscribed_to_id(kc_coord_t *c, const cs_member_t *m, kc_uuid_t id)
+{
+    const kc_topic_view_t *v = &c->topics;
+    if (!v->topic_id_to_name)
+        return true;
+    kc_str_t name;
+    if (!v->topic_id_to_name(v->ctx, id, &name) || name.len < 0)
+        return false;
+    char buf[256];
+    if ((size_t)name.len >= sizeof(buf))
+        return false;
+    memcpy(buf, name.ptr, (size_t)name.len);
+    buf[name.len] = '\0';
+    return member_subscribes(m, buf);
+}
+
+/*
+ * Moves the member towards its target (CurrentAssignmentBuilder.build and
+ * computeNextAssignment): partitions no longer in the target are revoked
+ * first (UNREVOKED_PARTITIONS, epoch unchanged); once the member reports
+ * them gone it takes the target epoch and the target partitions that no
+ * other member still owns (UNRELEASED_PARTITIONS while some are held).
+ * Returns true when the member changed.
+ */
+static bool reconcile(kc_coord_t *c, cs_group_t *g, cs_member_t *m, owned_t owned)
+{
+    int32_t target_epoch = g->assignment_epoch;
+    switch (m->state) {
+    case MS_STABLE:
+        if (m->member_epoch == target_epoch)
+            return false;
+        break;
+    case MS_UNREVOKED_PARTITIONS:
+        if (owns_any(owned, &m->pending))
+            return false;
+        break;
+    case MS_UNRELEASED_PARTITIONS:
+    default:
+        break;
+    }
+    kc_asg_t assigned = {0}, revoke = {0}, add = {0};
+    bool unreleased = false;
+    /* Union of topics of the current assignment and the target. */
+    const kc_asg_t *cur = &m->assigned, *tgt = &m->target;
+    for (int pass = 0; pass < 2; pass++) {
+        const kc_asg_t *src = pass == 0 ? cur : tgt;
+        for (int32_t i = 0; i < src->n; i++) {
+            kc_uuid_t id = src->t[i].topic_id;
+            if (pass == 1 && kc_asg_find(cur, id))
+                continue; /* done in pass 0 */
+            bool subscribed = subscribed_to_id(c, m, id);
+            const kc_asg_topic_t *ct = kc_asg_find(cur, id);
+            const kc_asg_topic_t *tt = subscribed ? kc_asg_find(tgt, id) : NULL;
+            for (int32_t j = 0; ct && j < ct->n; j++) {
+                if (tt && kc_asg_has(tgt, id, ct->p[j]))
+                    kc_asg_add(&assigned, id, ct->p[j]);
+                else
+                    kc_asg_add(&revoke, id, ct->p[j]);
+            }
+            for (int32_t j = 0; tt && j < tt->n; j++) {
+                int32_t p = tt->p[j];
+                if (ct && kc_asg_has(cur, id, p))
+                    continue;
+                if (partition_epoch(g, id, p) != -1 && !kc_asg_has(&m->pending, id, p))
+                    unreleased = true;
+                else
+                    kc_asg_add(&add, id, p);
+            }
+        }
+    }
+    int32_t epoch = m->member_epoch, prev = m->previous_member_epoch;
+    int8_t state;
+    kc_asg_t pending = {0};
+    if (!kc_asg_is_empty(&revoke) && owns_any(owned, &revoke)) {
+        state = MS_UNREVOKED_PARTITIONS;
+        pending = revoke;
+        memset(&revoke, 0, sizeof(revoke));
+        kc_asg_free(&add);
+    } else {
+        for (int32_t i = 0; i < add.n; i++)
+            for (int32_t j = 0; j < add.t[i].n; j++)
+                kc_asg_add(&assigned, add.t[i].topic_id, add.t[i].p[j]);
+        kc_asg_free(&add);
+        state = unreleased ? MS_UNRELEASED_PARTITIONS : MS_STABLE;
+        if (epoch != target_epoch) {
+            prev = epoch;
+            epoch = target_epoch;
+        }
+    }
+    kc_asg_free(&revoke);
+    bool changed = epoch != m->member_epoch || prev != m->previous_member_epoch ||
+                   state != m->state || !kc_asg_equal(&assigned, &m->assigned) ||
+                   !kc_asg_equal(&pending, &m->pending);
+    if (changed) {
+        member_set_current(g, m, epoch, prev, state, &assigned, &pending);
+    } else {
+        kc_asg_free(&assigned);
+        kc_asg_free(&pending);
+    }
+    return changed;
+}
+
+/* ---- responses ---------------------------------------------------------------- */
+
+static void send_hb(kc_result_t *res, const kc_request_ctx_t *ctx,
+                    const kc_consumer_group_heartbeat_response_t *r, bool depends_on_records)
+{
+    kc_buf_t body, err;
+    kc_buf_init(&body);
+    kc_buf_init(&err);
+    if (kc_consumer_group_heartbeat_response_encode(&body, ctx->api_version, r) != 0)
+        kc_log_error(LOG_COMP, "Failed to encode ConsumerGroupHeartbeat response v%d",
+                     ctx->api_version);
+    if (depends_on_records) {
+        kc_consumer_group_heartbeat_response_t e;
+        kc_consumer_group_heartbeat_response_init(&e);
+        e.error_code = ERR_NOT_COORDINATOR;
+        kc_consumer_group_heartbeat_response_encode(&err, ctx->api_version, &e);
+    }
+    kc_result_add_response(res, ctx, &body, depends_on_records ? &err : NULL);
+    kc_buf_deinit(&body);
+    kc_buf_deinit(&err);
+}
+
+static void send_hb_error(kc_result_t *res, const kc_request_ctx_t *ctx, int16_t error,
+                          const char *message)
+{
+    kc_consumer_group_heartbeat_response_t r;
+    kc_consumer_group_heartbeat_response_init(&r);
+    r.error_code = error;
+    r.error_message = kc_str(message);
+    send_hb(res, ctx, &r, false);
+}
+
+/* ---- request validation (throwIfConsumerGroupHeartbeatRequestIsInvalid) -------- */
+
+static bool assignor_supported(const kc_coord_t *c, kc_str_t name)
+{
+    for (int i = 0; i < c->cfg.group_consumer_nassignors; i++)
+        if (kc_str_eq_cstr(name, c->cfg.group_consumer_assignors[i]))
+            return true;
+    return false;
+}
+
+static int16_t validate_request(const kc_coord_t *c, const kc_request_ctx_t *ctx,
+                                const kc_consumer_group_heartbeat_request_t *req, char *msg,
+                                size_t cap)
+{
+    int32_t epoch = req->member_epoch;
+    if (req->member_id.len <= 0 && (ctx->api_version >= 1 || epoch > 0 || epoch == EPOCH_LEAVE)) {
+        snprintf(msg, cap, "MemberId can't be empty.");
+        return ERR_INVALID_REQUEST;
+    }
+    if (req->group_id.len <= 0) {
+        snprintf(msg, cap, "GroupId can't be empty.");
+        return ERR_INVALID_REQUEST;
+    }
+    if (req->instance_id.len == 0) {
+        snprintf(msg, cap, "InstanceId can't be empty.");
+        return ERR_INVALID_REQUEST;
+    }
+    if (req->rack_id.len == 0) {
+        snprintf(msg, cap, "RackId can't be empty.");
+        return ERR_INVALID_REQUEST;
+    }
+    if (epoch == 0) {
+        if (req->rebalance_timeout_ms == -1) {
+            snprintf(msg, cap, "RebalanceTimeoutMs must be provided when joining (epoch 0).");
+            return ERR_INVALID_REQUEST;
+        }
+        if (req->topic_partitions.count != 0) {
+            snprintf(msg, cap, "TopicPartitions must be an empty list when joining (epoch 0).");
+            return ERR_INVALID_REQUEST;
+        }
+        if (req->subscribed_topic_names.count < 0 && req->subscribed_topic_regex.len < 0) {
+            snprintf(msg, cap,
+                     "SubscribedTopicNames or SubscribedTopicRegex must be given when joining "
+                     "(epoch 0).");
+            return ERR_INVALID_REQUEST;
+        }
+    } else if (epoch == EPOCH_STATIC_LEAVE) {
+        if (req->instance_id.len < 0) {
+            snprintf(msg, cap, "InstanceId is required with epoch -2 (static leave).");
+            return ERR_INVALID_REQUEST;
+        }
+    } else if (epoch < EPOCH_STATIC_LEAVE) {
+        snprintf(msg, cap, "MemberEpoch %d is invalid.", epoch);
+        return ERR_INVALID_REQUEST;
+    }
+    if (req->server_assignor.len >= 0 && !assignor_supported(c, req->server_assignor)) {
+        snprintf(msg, cap, "ServerAssignor %.*s is not supported; configured assignors: %s%s%s.",
+                 (int)req->server_assignor.len, req->server_assignor.ptr,
+                 c->cfg.group_consumer_assignors[0],
+                 c->cfg.group_consumer_nassignors > 1 ? ", " : "",
+                 c->cfg.group_consumer_nassignors > 1 ? c->cfg.group_consumer_assignors[1] : "");
+        return ERR_UNSUPPORTED_ASSIGNOR;
+    }
+    return ERR_NONE;
+}
+
+/* ---- leave ---------------------------------------------------------------------- */
+
+static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                            const kc_consumer_group_heartbeat_request_t *req, kc_result_t *res)
+{
+    char msg[MSG_MAX];
+    cs_group_t *g = group_get(c, req->group_id.ptr, (size_t)req->group_id.len);
+    if (!g) {
+        snprintf(msg, sizeof(msg), "Consumer group %.*s not found.", (int)req->group_id.len,
+                 req->group_id.ptr);
+        send_hb_error(res, ctx, ERR_GROUP_ID_NOT_FOUND, msg);
+        return;
+    }
+    cs_member_t *m;
+    if (req->instance_id.len < 0) {
+        m = member_get(g, req->member_id.ptr ? req->member_id.ptr : "",
+                       (size_t)(req->member_id.len > 0 ? req->member_id.len : 0));
+        if (!m) {
+            snprintf(msg, sizeof(msg), "Member %.*s is not a member of group %s.",
+                     (int)(req->member_id.len > 0 ? req->member_id.len : 0), req->member_id.ptr,
+                     g->group_id);
+            send_hb_error(res, ctx, ERR_UNKNOWN_MEMBER_ID, msg);
+            return;
+        }
+    } else {
+        m = kc_smap_get(&g->by_instance, req->instance_id.ptr, (size_t)req->instance_id.len);
+        if (!m) {
+            snprintf(msg, sizeof(msg), "Instance id %.*s is unknown in group %s.",
+                     (int)req->instance_id.len, req->instance_id.ptr, g->group_id);
+            send_hb_error(res, ctx, ERR_UNKNOWN_MEMBER_ID, msg);
+            return;
+        }
+        if (!kc_str_eq_cstr(req->member_id, m->member_id)) {
+            snprintf(msg, sizeof(msg),
+                     "Instance id %s of group %s is held by another member; member %.*s is fenced.",
+                     m->instance_id, g->group_id,
+                     (int)(req->member_id.len > 0 ? req->member_id.len : 0), req->member_id.ptr);
+            send_hb_error(res, ctx, ERR_FENCED_INSTANCE_ID, msg);
+            return;
+        }
+    }
+    kc_consumer_group_heartbeat_response_t r;
+    kc_consumer_group_heartbeat_response_init(&r);
+    r.member_id = req->member_id;
+    r.member_epoch = req->member_epoch;
+    if (req->member_epoch == EPOCH_STATIC_LEAVE) {
+        /* The member stays, epoch -2, holding its assignment for a
+         * replacement until its session expires. */
+        kc_log_info(LOG_COMP, "[GroupId %s] Static member %s with instance id %s left the group.",
+                    g->group_id, m->member_id, m->instance_id);
+        kc_asg_t assigned = {0}, pending = {0};
+        kc_asg_copy(&assigned, &m->assigned);
+        member_set_current(g, m, EPOCH_STATIC_LEAVE, m->member_epoch, m->state, &assigned,
+                           &pending);
+        char key[KEY_BUF];
+        rebalance_key(key, sizeof(key), g->group_id, m->member_id);
+        kc_timer_cancel(c, key);
+        write_current(g, m, res);
+    } else {
+        kc_log_info(LOG_COMP, "[GroupId %s] Member %s left the group.", g->group_id, m->member_id);
+        fence_member(c, g, m, res);
+    }
+    send_hb(res, ctx, &r, true);
+}
+
+/* ---- join and heartbeat ------------------------------------------------------- */
+
+/* Whether owned (as reported) is contained in the member's assignment. */
+static bool owned_subset(owned_t owned, const kc_asg_t *a)
+{
+    if (owned.count < 0)
+        return false;
+    for (int32_t i = 0; i < owned.count; i++)
+        for (int32_t j = 0; j < owned.items[i].partitions.count; j++)
+            if (!kc_asg_has(a, owned.items[i].topic_id, owned.items[i].partitions.items[j]))
+                return false;
+    return true;
+}
+
+static int16_t validate_epoch(const cs_member_t *m, int32_t epoch, owned_t owned, char *msg,
+                              size_t cap)
+{
+    if (epoch > m->member_epoch) {
+        snprintf(msg, cap,
+                 "Member epoch %d is newer than the coordinator's %d; the member must give up "
+                 "its partitions and rejoin.",
+                 epoch, m->member_epoch);
+        return ERR_FENCED_MEMBER_EPOCH;
+    }
+    if (epoch < m->member_epoch &&
+        (epoch != m->previous_member_epoch || !owned_subset(owned, &m->assigned))) {
+        snprintf(msg, cap,
+                 "Member epoch %d is older than the coordinator's %d; the member must give up "
+                 "its partitions and rejoin.",
+                 epoch, m->member_epoch);
+        return ERR_FENCED_MEMBER_EPOCH;
+    }
+    return ERR_NONE;
+}
+
+static bool classic_group_exists(kc_coord_t *c, kc_str_t group_id)
+{
+    return kc_smap_get(&c->groups, group_id.ptr, (size_t)group_id.len) != NULL;
+}
+
+typedef kc_consumer_group_heartbeat_request_topic_partitions_t resp_tp_t;
+
+static kc_consumer_group_heartbeat_response_assignment_t *
+response_assignment(const kc_asg_t *a, kc_arena_t *arena)
+{
+    kc_consumer_group_heartbeat_response_assignment_t *out = kc_arena_alloc(arena, sizeof(*out));
+    memset(out, 0, sizeof(*out));
+    out->topic_partitions.items = kc_arena_alloc(arena, sizeof(resp_tp_t) * (size_t)(a->n + 1));
+    out->topic_partitions.count = 0;
+    for (int32_t i = 0; i < a->n; i++) {
+        if (a->t[i].n == 0)
+            continue;
+        resp_tp_t *tp = &out->topic_partitions.items[out->topic_partitions.count++];
+        tp->topic_id = a->t[i].topic_id;
+        tp->partitions.items = a->t[i].p;
+        tp->partitions.count = a->t[i].n;
+    }
+    return out;
+}
+
+void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                                       const kc_consumer_group_heartbeat_request_t *req,
+                                       kc_result_t *res)
+{
+    char msg[MSG_MAX];
+    int16_t err = validate_request(c, ctx, req, msg, sizeof(msg));
+    if (err) {
+        send_hb_error(res, ctx, err, msg);
+        return;
+    }
+    if (!c->loaded) {
+        send_hb_error(res, ctx, ERR_COORDINATOR_LOAD_IN_PROGRESS, NULL);
+        return;
+    }
+    if (req->member_epoch == EPOCH_LEAVE || req->member_epoch == EPOCH_STATIC_LEAVE) {
+        heartbeat_leave(c, ctx, req, res);
+        return;
+    }
+    int32_t epoch = req->member_epoch;
+    owned_t owned = {req->topic_partitions.items, req->topic_partitions.count};
+    size_t first_record = res->nrecords;
+    cs_group_t *g = group_get(c, req->group_id.ptr, (size_t)req->group_id.len);
+    if (!g) {
+        if (epoch != 0 || classic_group_exists(c, req->group_id)) {
+            snprintf(msg, sizeof(msg), "Group %.*s %s.", (int)req->group_id.len, req->group_id.ptr,
+                     epoch != 0 ? "is not a consumer group or does not exist"
+                                : "is a classic group; migration is not supported yet");
+            send_hb_error(res, ctx, ERR_GROUP_ID_NOT_FOUND, msg);
+            return;
+        }
+    }
+
+    /* The member id: the client's, or one generated for a v0 join. */
+    char gen_id[37];
+    kc_str_t member_id = req->member_id;
+    if (member_id.len <= 0) {
+        kc_coord_random_uuid(c, gen_id);
+        member_id = kc_str(gen_id);
+    }
+    cs_member_t *m = g ? member_get(g, member_id.ptr, (size_t)member_id.len) : NULL;
+    cs_member_t *replaced = NULL; /* static member (epoch -2) being taken over */
+    bool is_new = false;
+    if (req->instance_id.len < 0) {
+        if (epoch == 0) {
+            is_new = m == NULL;
+        } else if (!m) {
+            snprintf(msg, sizeof(msg), "Member %.*s is not a member of group %.*s.",
+                     (int)member_id.len, member_id.ptr, (int)req->group_id.len, req->group_id.ptr);
+            send_hb_error(res, ctx, ERR_UNKNOWN_MEMBER_ID, msg);
+            return;
+        }
+    } else {
+        cs_member_t *s = g ? kc_smap_get(&g->by_instance, req->instance_id.ptr,
+                                         (size_t)req->instance_id.len)
+                           : NULL;
+        if (epoch == 0) {
+            if (s && s->member_epoch != EPOCH_STATIC_LEAVE) {
+                snprintf(msg, sizeof(msg),
+                         "Static member with instance id %.*s is still in group %s as member %s; "
+                         "it must leave (epoch -2) before it can be replaced.",
+                         (int)req->instance_id.len, req->instance_id.ptr, g->group_id,
+                         s->member_id);
+                send_hb_error(res, ctx, ERR_UNRELEASED_INSTANCE_ID, msg);
+                return;
+            }
+            replaced = s;
+            is_new = true;
+            if (m && m != s)
+                is_new = false; /* a known dynamic id now claiming an instance */
+        } else {
+            if (!s) {
+                snprintf(msg, sizeof(msg), "Instance id %.*s is unknown in group %.*s.",
+                         (int)req->instance_id.len, req->instance_id.ptr, (int)req->group_id.len,
+                         req->group_id.ptr);
+                send_hb_error(res, ctx, ERR_UNKNOWN_MEMBER_ID, msg);
+                return;
+            }
+            if (!kc_str_eq_cstr(member_id, s->member_id)) {
+                snprintf(msg, sizeof(msg),
+                         "Instance id %s of group %s is held by member %s, not %.*s.",
+                         s->instance_id, g->group_id, s->member_id, (int)member_id.len,
+                         member_id.ptr);
+                send_hb_error(res, ctx, ERR_FENCED_INSTANCE_ID, msg);
+                return;
+            }
+            m = s;
+        }
+    }
+    if (is_new && g && !replaced &&
+        g->nmembers >= (size_t)c->cfg.group_consumer_max_size) {
+        snprintf(msg, sizeof(msg), "The consumer group has reached its maximum capacity of %d members.",
+                 c->cfg.group_consumer_max_size);
+        send_hb_error(res, ctx, ERR_GROUP_MAX_SIZE_REACHED, msg);
+        return;
+    }
+    if (m && epoch != 0) {
+        err = validate_epoch(m, epoch, owned, msg, sizeof(msg));
+        if (err) {
+            send_hb_error(res, ctx, err, msg);
+            return;
+        }
+    }
+
+    /* From here on the request is accepted. */
+    if (!g) {
+        g = group_new(c, req->group_id.ptr, (size_t)req->group_id.len);
+        kc_log_info(LOG_COMP, "[GroupId %s] Created consumer group.", g->group_id);
+    }
+    kc_asg_t old_assigned = {0};
+    int32_t old_epoch = 0;
+    if (replaced) {
+        /* The new member id takes over the static member's state. */
+        cs_member_t *nm = member_new("");
+        free(nm->member_id);
+        nm->member_id = kc_xstrndup(member_id.ptr, (size_t)member_id.len);
+        nm->instance_id = kc_xstrdup(replaced->instance_id);
+        nm->rack_id = replaced->rack_id ? kc_xstrdup(replaced->rack_id) : NULL;
+        nm->regex = replaced->regex ? kc_xstrdup(replaced->regex) : NULL;
+        nm->server_assignor = replaced->server_assignor ? kc_xstrdup(replaced->server_assignor) : NULL;
+        nm->rebalance_timeout_ms = replaced->rebalance_timeout_ms;
+        kc_str_t *names = kc_xcalloc((size_t)(replaced->ntopics + 1), sizeof(*names));
+        for (int32_t i = 0; i < replaced->ntopics; i++)
+            names[i] = kc_str(replaced->topics[i]);
+        member_set_topics(NULL, nm, names, replaced->ntopics);
+        free(names);
+        kc_asg_copy(&nm->target, &replaced->target);
+        kc_asg_t assigned = {0}, pending = {0};
+        kc_asg_copy(&assigned, &replaced->assigned);
+        nm->state = replaced->state == MS_UNREVOKED_PARTITIONS ? MS_STABLE : replaced->state;
+        kc_log_info(LOG_COMP, "[GroupId %s] Static member %s with instance id %s replaces member %s.",
+                    g->group_id, nm->member_id, nm->instance_id, replaced->member_id);
+        write_member_tombstones(g, replaced->member_id, res);
+        cancel_member_timers(c, g, replaced->member_id);
+        group_remove_member(g, replaced);
+        group_add_member(g, nm);
+        member_set_current(g, nm, 0, 0, nm->state, &assigned, &pending);
+        write_member_metadata(g, nm, res);
+        write_target_member(g, nm->member_id, &nm->target, res);
+        write_current(g, nm, res);
+        m = nm;
+        is_new = false;
+    } else if (!m) {
+        m = member_new("");
+        free(m->member_id);
+        m->member_id = kc_xstrndup(member_id.ptr, (size_t)member_id.len);
+        group_add_member(g, m);
+        kc_log_info(LOG_COMP, "[GroupId %s] Member %s joins the consumer group.", g->group_id,
+                    m->member_id);
+    }
+    old_epoch = m->member_epoch;
+    kc_asg_copy(&old_assigned, &m->assigned);
+
+    /* Member metadata: what the request changes (null = unchanged). */
+    bool meta_changed = is_new, sub_changed = false;
+    const char *assignor_before = group_assignor(c, g);
+    char *assignor_before_copy = kc_xstrdup(assignor_before);
+    if (req->instance_id.len >= 0 && !kc_str_eq_cstr(req->instance_id, m->instance_id ? m->instance_id : "\x01")) {
+        if (m->instance_id)
+            kc_smap_del(&g->by_instance, m->instance_id, strlen(m->instance_id));
+        free(m->instance_id);
+        m->instance_id = dup_s(req->instance_id);
+        kc_smap_put(&g->by_instance, m->instance_id, strlen(m->instance_id), m);
+        meta_changed = true;
+    }
+    if (req->rack_id.len >= 0 && !kc_str_eq_cstr(req->rack_id, m->rack_id ? m->rack_id : "\x01")) {
+        free(m->rack_id);
+        m->rack_id = dup_s(req->rack_id);
+        meta_changed = true;
+    }
+    if (req->rebalance_timeout_ms != -1 && req->rebalance_timeout_ms != m->rebalance_timeout_ms) {
+        m->rebalance_timeout_ms = req->rebalance_timeout_ms;
+        meta_changed = true;
+    }
+    if (req->server_assignor.len >= 0 &&
+        !kc_str_eq_cstr(req->server_assignor, m->server_assignor ? m->server_assignor : "\x01")) {
+        free(m->server_assignor);
+        m->server_assignor = dup_s(req->server_assignor);
+        meta_changed = true;
+    }
+    if (req->subscribed_topic_names.count >= 0 &&
+        !topics_equal(m, req->subscribed_topic_names.items, req->subscribed_topic_names.count)) {
+        member_set_topics(g, m, req->subscribed_topic_names.items, req->subscribed_topic_names.count);
+        meta_changed = sub_changed = true;
+    }
+    if (ctx->api_version >= 1 && req->subscribed_topic_regex.len >= 0 &&
+        !kc_str_eq_cstr(req->subscribed_topic_regex, m->regex ? m->regex : "\x01")) {
+        free(m->regex);
+        m->regex = req->subscribed_topic_regex.len > 0 ? dup_s(req->subscribed_topic_regex) : NULL;
+        meta_changed = true;
+    }
+    if (!kc_str_eq_cstr(ctx->client_id, m->client_id)) {
+        free(m->client_id);
+        m->client_id = dup_s(ctx->client_id.len >= 0 ? ctx->client_id : kc_str(""));
+        meta_changed = true;
+    }
+    const char *host = ctx->client_host ? ctx->client_host : "";
+    if (strcmp(host, m->client_host) != 0) {
+        free(m->client_host);
+        m->client_host = kc_xstrdup(host);
+        meta_changed = true;
+    }
+    if (meta_changed)
+        write_member_metadata(g, m, res);
+    bool assignor_changed = strcmp(assignor_before_copy, group_assignor(c, g)) != 0;
+    free(assignor_before_copy);
+
+    /* Group epoch: bumped by a subscription or assignor change, or by a
+     * change of the subscribed topics' metadata. */
+    topic_collect_t tc;
+    subscribed_topics(c, g, &tc);
+    int64_t hash = metadata_hash(&tc);
+    free(tc.topics);
+    if (sub_changed || assignor_changed || hash != g->metadata_hash || !g->has_group_record) {
+        g->group_epoch++;
+        g->metadata_hash = hash;
+        g->has_group_record = true;
+        write_group_epoch(g, res);
+        kc_log_info(LOG_COMP, "[GroupId %s] Bumped group epoch to %d.", g->group_id, g->group_epoch);
+    }
+    if (g->group_epoch > g->assignment_epoch)
+        update_target_assignment(c, g, ctx->now_ms, res);
+
+    /* Reconcile the member towards its target. */
+    if (reconcile(c, g, m, owned)) {
+        write_current(g, m, res);
+        if (m->state == MS_UNREVOKED_PARTITIONS) {
+            schedule_rebalance(c, g, m, ctx->now_ms);
+        } else {
+            char key[KEY_BUF];
+            rebalance_key(key, sizeof(key), g->group_id, m->member_id);
+            kc_timer_cancel(c, key);
+        }
+    }
+    schedule_session(c, g, m, ctx->now_ms);
+
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_consumer_group_heartbeat_response_t r;
+    kc_consumer_group_heartbeat_response_init(&r);
+    r.member_id = kc_str(m->member_id);
+    r.member_epoch = m->member_epoch;
+    r.heartbeat_interval_ms = c->cfg.group_consumer_heartbeat_interval_ms;
+    bool full = req->rebalance_timeout_ms != -1 &&
+                (req->subscribed_topic_names.count >= 0 || req->subscribed_topic_regex.len >= 0) &&
+                req->topic_partitions.count >= 0;
+    if (epoch == 0 || full || !kc_asg_equal(&old_assigned, &m->assigned))
+        r.assignment = response_assignment(&m->assigned, &arena);
+    (void)old_epoch;
+    send_hb(res, ctx, &r, res->nrecords > first_record);
+    kc_arena_deinit(&arena);
+    kc_asg_free(&old_assigned);
+}
+
+/* ---- ConsumerGroupDescribe ----------------------------------------------------- */
+
+typedef kc_consumer_group_describe_response_topic_partitions_t desc_tp_t;
+
+static void describe_assignment(kc_coord_t *c, const kc_asg_t *a,
+                                kc_consumer_group_describe_response_assignment_t *out,
+                                kc_arena_t *arena)
+{
+    out->topic_partitions.items = kc_arena_alloc(arena, sizeof(desc_tp_t) * (size_t)(a->n + 1));
+    out->topic_partitions.count = 0;
+    for (int32_t i = 0; i < a->n; i++) {
+        if (a->t[i].n == 0)
+            continue;
+        desc_tp_t *tp = &out->topic_partitions.items[out->topic_partitions.count++];
+        memset(tp, 0, sizeof(*tp));
+        tp->topic_id = a->t[i].topic_id;
+        kc_str_t name = kc_str("");
+        if (c->topics.topic_id_to_name)
+            c->topics.topic_id_to_name(c->topics.ctx, a->t[i].topic_id, &name);
+        tp->topic_name = name.len >= 0 ? name : kc_str("");
+        tp->partitions.items = a->t[i].p;
+        tp->partitions.count = a->t[i].n;
+    }
+}
+
+void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                                      const kc_consumer_group_describe_request_t *req,
+                                      kc_result_t *res)
+{
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_consumer_group_describe_response_t r;
+    kc_consumer_group_describe_response_init(&r);
+    int32_t n = req->group_ids.count > 0 ? req->group_ids.count : 0;
+    r.groups.items = kc_arena_alloc(&arena, sizeof(*r.groups.items) * (size_t)(n + 1));
+    r.groups.count = n;
+    for (int32_t i = 0; i < n; i++) {
+        kc_consumer_group_describe_response_described_group_t *dg = &r.groups.items[i];
+        memset(dg, 0, sizeof(*dg));
+        dg->group_id = req->group_ids.items[i];
+        dg->group_state = kc_str("");
+        dg->assignor_name = kc_str("");
+        dg->error_message = KC_STR_NULL;
+        dg->authorized_operations = INT32_MIN;
+        dg->members.count = 0;
+        kc_str_t gid = req->group_ids.items[i];
+        cs_group_t *g = NULL;
+        if (!c->loaded) {
+            dg->error_code = ERR_COORDINATOR_LOAD_IN_PROGRESS;
+            continue;
+        }
+        if (gid.len >= 0)
+            g = group_get(c, gid.ptr ? gid.ptr : "", (size_t)gid.len);
+        if (!g) {
+            dg->error_code = ERR_GROUP_ID_NOT_FOUND;
+            char *m = kc_arena_alloc(&arena, MSG_MAX);
+            snprintf(m, MSG_MAX, "Group %.*s not found.", gid.len > 0 ? (int)gid.len : 0,
+                     gid.ptr ? gid.ptr : "");
+            dg->error_message = kc_str(m);
+            continue;
+        }
+        dg->group_state = kc_str(group_state_name(g));
+        dg->group_epoch = g->group_epoch;
+        dg->assignment_epoch = g->assignment_epoch;
+        dg->assignor_name = kc_str(group_assignor(c, g));
+        if (req->include_authorized_operations)
+            dg->authorized_operations = (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11);
+        dg->members.items = kc_arena_alloc(&arena, sizeof(*dg->members.items) * (g->nmembers + 1));
+        dg->members.count = (int32_t)g->nmembers;
+        for (size_t j = 0; j < g->nmembers; j++) {
+            const cs_member_t *m = g->members[j];
+            kc_consumer_group_describe_response_member_t *dm = &dg->members.items[j];
+            memset(dm, 0, sizeof(*dm));
+            dm->member_id = kc_str(m->member_id);
+            dm->instance_id = kc_str(m->instance_id);
+            dm->rack_id = kc_str(m->rack_id);
+            dm->member_epoch = m->member_epoch;
+            dm->client_id = kc_str(m->client_id);
+            dm->client_host = kc_str(m->client_host);
+            dm->subscribed_topic_names.items =
+                kc_arena_alloc(&arena, sizeof(kc_str_t) * (size_t)(m->ntopics + 1));
+            dm->subscribed_topic_names.count = m->ntopics;
+            for (int32_t t = 0; t < m->ntopics; t++)
+                dm->subscribed_topic_names.items[t] = kc_str(m->topics[t]);
+            dm->subscribed_topic_regex = kc_str(m->regex);
+            describe_assignment(c, &m->assigned, &dm->assignment, &arena);
+            describe_assignment(c, &m->target, &dm->target_assignment, &arena);
+            dm->member_type = 1; /* consumer protocol */
+        }
+    }
+    kc_buf_t body;
+    kc_buf_init(&body);
+    if (kc_consumer_group_describe_response_encode(&body, ctx->api_version, &r) != 0)
+        kc_log_error(LOG_COMP, "Failed to encode ConsumerGroupDescribe response v%d",
+                     ctx->api_version);
+    kc_result_add_response(res, ctx, &body, NULL);
+    kc_buf_deinit(&body);
+    kc_arena_deinit(&arena);
+}
+
+/* ---- replay ------------------------------------------------------------------------ */
+
+static cs_group_t *replay_group(kc_coord_t *c, kc_str_t id)
+{
+    cs_group_t *g = group_get(c, id.ptr ? id.ptr : "", (size_t)id.len);
+    return g ? g : group_new(c, id.ptr ? id.ptr : "", (size_t)id.len);
+}
+
+static cs_member_t *replay_member(cs_group_t *g, kc_str_t id)
+{
+    cs_member_t *m = member_get(g, id.ptr ? id.ptr : "", (size_t)id.len);
+    if (!m) {
+        m = member_new("");
+        free(m->member_id);
+        m->member_id = kc_xstrndup(id.ptr ? id.ptr : "", (size_t)id.len);
+        group_add_member(g, m);
+    }
+    return m;
+}
+
+static void asg_from_tps(kc_asg_t *a, const cur_tp_t *tps, int32_t n)
+{
+    for (int32_t i = 0; i < n; i++)
+        for (int32_t j = 0; j < tps[i].partitions.count; j++)
+            kc_asg_add(a, tps[i].topic_id, tps[i].partitions.items[j]);
+}
+
+int kc_consumer_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uint8_t *value,
+                       size_t value_len)
+{
+    int rc = KC_EINVAL;
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_reader_t r;
+    kc_reader_init(&r, key, key_len);
+    int16_t type = kc_read_int16(&r);
+    kc_str_t gid = KC_STR_NULL, mid = KC_STR_NULL;
+    if (type == REC_GROUP_METADATA || type == REC_TARGET_METADATA) {
+        kc_consumer_group_metadata_key_t k;
+        kc_consumer_group_metadata_key_init(&k);
+        if (kc_consumer_group_metadata_key_decode(&r, 0, &arena, &k) != 0 || r.err)
+            goto out;
+        gid = k.group_id;
+    } else {
+        kc_consumer_group_member_metadata_key_t k;
+        kc_consumer_group_member_metadata_key_init(&k);
+        if (kc_consumer_group_member_metadata_key_decode(&r, 0, &arena, &k) != 0 || r.err)
+            goto out;
+        gid = k.group_id;
+        mid = k.member_id;
+        if (mid.len < 0)
+            goto out;
+    }
+    if (gid.len < 0)
+        goto out;
+    cs_group_t *g = group_get(c, gid.ptr ? gid.ptr : "", (size_t)gid.len);
+    int16_t version = 0;
+    if (value) {
+        kc_reader_init(&r, value, value_len);
+        version = kc_read_int16(&r);
+        if (r.err || version != 0)
+            goto out;
+    }
+    switch (type) {
+    case REC_GROUP_METADATA: {
+        if (!value) {
+            if (g) {
+                kc_smap_del(groups_map(c), g->group_id, strlen(g->group_id));
+                group_free(g);
+            }
+            break;
+        }
+        kc_consumer_group_metadata_value_t v;
+        kc_consumer_group_metadata_value_init(&v);
+        if (kc_consumer_group_metadata_value_decode(&r, version, &arena, &v) != 0 || r.err)
+            goto out;
+        g = replay_group(c, gid);
+        g->group_epoch = v.epoch;
+        g->metadata_hash = v.metadata_hash;
+        g->has_group_record = true;
+        break;
+    }
+    case REC_TARGET_METADATA: {
+        if (!value)
+            break;
+        kc_consumer_group_target_assignment_metadata_value_t v;
+        kc_consumer_group_target_assignment_metadata_value_init(&v);
+        if (kc_consumer_group_target_assignment_metadata_value_decode(&r, version, &arena, &v) != 0 ||
+            r.err)
+            goto out;
+        g = replay_group(c, gid);
+        g->assignment_epoch = v.assignment_epoch;
+        break;
+    }
+    case REC_MEMBER_METADATA: {
+        if (!value) {
+            cs_member_t *m = g ? member_get(g, mid.ptr ? mid.ptr : "", (size_t)mid.len) : NULL;
+            if (m)
+                group_remove_member(g, m);
+            break;
+        }
+        kc_consumer_group_member_metadata_value_t v;
+        kc_consumer_group_member_metadata_value_init(&v);
+        if (kc_consumer_group_member_metadata_value_decode(&r, version, &arena, &v) != 0 || r.err)
+            goto out;
+        g = replay_group(c, gid);
+        cs_member_t *m = replay_member(g, mid);
+        if (m->instance_id)
+            kc_smap_del(&g->by_instance, m->instance_id, strlen(m->instance_id));
+        free(m->instance_id);
+        m->instance_id = dup_s(v.instance_id);
+        if (m->instance_id)
+            kc_smap_put(&g->by_instance, m->instance_id, strlen(m->instance_id), m);
+        free(m->rack_id);
+        m->rack_id = dup_s(v.rack_id);
+        free(m->client_id);
+        m->client_id = dup_s(v.client_id.len >= 0 ? v.client_id : kc_str(""));
+        free(m->client_host);
+        m->client_host = dup_s(v.client_host.len >= 0 ? v.client_host : kc_str(""));
+        member_set_topics(g, m, v.subscribed_topic_names.items,
+                          v.subscribed_topic_names.count > 0 ? v.subscribed_topic_names.count : 0);
+        free(m->regex);
+        m->regex = dup_s(v.subscribed_topic_regex);
+        m->rebalance_timeout_ms = v.rebalance_timeout_ms;
+        free(m->server_assignor);
+        m->server_assignor = dup_s(v.server_assignor);
+        break;
+    }
+    case REC_TARGET_MEMBER: {
+        cs_member_t *m = g ? member_get(g, mid.ptr ? mid.ptr : "", (size_t)mid.len) : NULL;
+        if (!value) {
+            if (m)
+                kc_asg_free(&m->target);
+            break;
+        }
+        kc_consumer_group_target_assignment_member_value_t v;
+        kc_consumer_group_target_assignment_member_value_init(&v);
+        if (kc_consumer_group_target_assignment_member_value_decode(&r, version, &arena, &v) != 0 ||
+            r.err)
+            goto out;
+        g = replay_group(c, gid);
+        m = replay_member(g, mid);
+        kc_asg_free(&m->target);
+        for (int32_t i = 0; i < v.topic_partitions.count; i++)
+            for (int32_t j = 0; j < v.topic_partitions.items[i].partitions.count; j++)
+                kc_asg_add(&m->target, v.topic_partitions.items[i].topic_id,
+                           v.topic_partitions.items[i].partitions.items[j]);
+        break;
+    }
+    case REC_CURRENT_ASSIGNMENT: {
+        cs_member_t *m = g ? member_get(g, mid.ptr ? mid.ptr : "", (size_t)mid.len) : NULL;
+        if (!value) {
+            if (m) {
+                kc_asg_t a = {0}, p = {0};
+                member_set_current(g, m, 0, 0, MS_STABLE, &a, &p);
+            }
+            break;
+        }
+        kc_consumer_group_current_member_assignment_value_t v;
+        kc_consumer_group_current_member_assignment_value_init(&v);
+        if (kc_consumer_group_current_member_assignment_value_decode(&r, version, &arena, &v) != 0 ||
+            r.err)
+            goto out;
+        g = replay_group(c, gid);
+        m = replay_member(g, mid);
+        kc_asg_t a = {0}, p = {0};
+        asg_from_tps(&a, v.assigned_partitions.items,
+                     v.assigned_partitions.count > 0 ? v.assigned_partitions.count : 0);
+        asg_from_tps(&p, v.partitions_pending_revocation.items,
+                     v.partitions_pending_revocation.count > 0 ? v.partitions_pending_revocation.count : 0);
+        member_set_current(g, m, v.member_epoch, v.previous_member_epoch, v.state, &a, &p);
+        break;
+    }
+    default:
+        break;
+    }
+    rc = 0;
+out:
+    kc_arena_deinit(&arena);
+    return rc;
+}
+
+void kc_consumer_loaded(kc_coord_t *c, int64_t now_ms)
+{
+    kc_smap_t *map = groups_map(c);
+    for (size_t i = 0; i < map->nslots; i++)
+        for (kc_smap_entry_t *e = map->slots[i]; e; e = e->next) {
+            cs_group_t *g = e->val;
+            for (size_t j = 0; j < g->nmembers; j++) {
+                cs_member_t *m = g->members[j];
+                schedule_session(c, g, m, now_ms);
+                if (m->state == MS_UNREVOKED_PARTITIONS)
+                    schedule_rebalance(c, g, m, now_ms);
+            }
+        }
+}
+
+void kc_consumer_unload_all(kc_coord_t *c)
+{
+    kc_smap_t *map = groups_map(c);
+    for (size_t i = 0; i < map->nslots; i++)
+        for (kc_smap_entry_t *e = map->slots[i]; e; e = e->next)
+            group_free(e->val);
+    kc_smap_deinit(map);
+    kc_smap_init(map);
+}
+
+/* ---- views for other modules ------------------------------------------------------ */
+
+kc_consumer_group_t *kc_consumer_group_find(kc_coord_t *c, kc_str_t group_id)
+{
+    if (group_id.len < 0)
+        return NULL;
+    return group_get(c, group_id.ptr ? group_id.ptr : "", (size_t)group_id.len);
+}
+
+bool kc_consumer_group_is_empty(const kc_consumer_group_t *g) { return g->nmembers == 0; }
+
+int16_t kc_consumer_group_validate_offset_commit(kc_consumer_group_t *g, kc_str_t member_id,
+                                                 int32_t member_epoch, int16_t api_version)
+{
+    if (member_epoch < 0 && g->nmembers == 0)
+        return ERR_NONE;
+    cs_member_t *m = member_id.len > 0 ? member_get(g, member_id.ptr, (size_t)member_id.len) : NULL;
+    if (!m)
+        return ERR_UNKNOWN_MEMBER_ID;
+    if (api_version < 9)
+        return ERR_UNSUPPORTED_VERSION;
+    if (member_epoch != m->member_epoch)
+        return ERR_STALE_MEMBER_EPOCH;
+    return ERR_NONE;
+}
+
+int16_t kc_consumer_group_validate_offset_fetch(kc_consumer_group_t *g, kc_str_t member_id,
+                                                int32_t member_epoch)
+{
+    if (member_id.len < 0 && member_epoch < 0)
+        return ERR_NONE;
+    cs_member_t *m = member_id.len >= 0 ? member_get(g, member_id.ptr ? member_id.ptr : "",
+                                                     (size_t)member_id.len)
+                                        : NULL;
+    if (!m)
+        return ERR_UNKNOWN_MEMBER_ID;
+    if (member_epoch != m->member_epoch)
+        return ERR_STALE_MEMBER_EPOCH;
+    return ERR_NONE;
+}
+
+/* ListGroups: appends the consumer groups passing the filters. */
+static bool state_matches(const kc_str_t *states, int32_t nstates, const char *state)
+{
+    if (nstates == 0)
+        return true;
+    for (int32_t i = 0; i < nstates; i++) {
+        kc_str_t s = states[i];
+        if (s.len >= 0 && (size_t)s.len == strlen(state)) {
+            bool eq = true;
+            for (int32_t k = 0; k < s.len && eq; k++) {
+                char a = s.ptr[k], b = state[k];
+                if (a >= 'A' && a <= 'Z')
+                    a = (char)(a - 'A' + 'a');
+                if (b >= 'A' && b <= 'Z')
+                    b = (char)(b - 'A' + 'a');
+                eq = a == b;
+            }
+            if (eq)
+                return true;
+        }
+    }
+    return false;
+}
+
+size_t kc_consumer_group_count(kc_coord_t *c) { return groups_map(c)->count; }
+
+size_t kc_consumer_list_groups(kc_coord_t *c, const kc_str_t *states, int32_t nstates,
+                               kc_consumer_listed_group_t *out, size_t cap)
+{
+    size_t n = 0;
+    kc_smap_t *map = groups_map(c);
+    for (size_t i = 0; i < map->nslots; i++)
+        for (kc_smap_entry_t *e = map->slots[i]; e; e = e->next) {
+            cs_group_t *g = e->val;
+            const char *state = group_state_name(g);
+            if (!state_matches(states, nstates, state) || n >= cap)
+                continue;
+            out[n].group_id = g->group_id;
+            out[n].state = state;
+            n++;
+        }
+    return n;
+}

@@ -1,0 +1,727 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cmocka tests of KIP-848 consumer groups on a driven clock: join, scale
+ * out and in with no partition owned twice, revocation before assignment,
+ * the lost-response retry, session and rebalance timeouts, static leave and
+ * replacement, the invalid-epoch answers, and replay of the records.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "consumer_int.h"
+#include "coord_priv.h"
+
+enum {
+    E_NONE = 0,
+    E_UNKNOWN_MEMBER_ID = 25,
+    E_INVALID_REQUEST = 42,
+    E_GROUP_ID_NOT_FOUND = 69,
+    E_FENCED_INSTANCE_ID = 82,
+    E_FENCED_MEMBER_EPOCH = 110,
+    E_UNRELEASED_INSTANCE_ID = 111,
+    E_UNSUPPORTED_ASSIGNOR = 112,
+    E_STALE_MEMBER_EPOCH = 113,
+};
+
+#define NPART 6
+
+/* ---- a topic view with one topic "t" of NPART partitions --------------- */
+
+static const kc_uuid_t TOPIC_ID = {{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}};
+
+static bool tv_exists(void *ctx, kc_str_t topic)
+{
+    (void)ctx;
+    return kc_str_eq_cstr(topic, "t");
+}
+
+static bool tv_lookup(void *ctx, kc_str_t topic, int32_t *partitions, kc_uuid_t *id)
+{
+    (void)ctx;
+    if (!kc_str_eq_cstr(topic, "t"))
+        return false;
+    *partitions = NPART;
+    *id = TOPIC_ID;
+    return true;
+}
+
+static bool tv_name(void *ctx, kc_uuid_t id, kc_str_t *name)
+{
+    (void)ctx;
+    if (memcmp(id.b, TOPIC_ID.b, 16) != 0)
+        return false;
+    *name = kc_str("t");
+    return true;
+}
+
+static const kc_topic_view_t VIEW = {tv_exists, NULL, tv_lookup, tv_name};
+
+/* ---- context ------------------------------------------------------------ */
+
+typedef struct {
+    kc_buf_t key, value;
+    bool tombstone;
+} rec_t;
+
+typedef struct {
+    kc_coord_t *c;
+    int64_t now;
+    rec_t *recs;
+    size_t nrecs, cap;
+} ctx_t;
+
+static void keep_records(ctx_t *t, kc_result_t *res)
+{
+    for (size_t i = 0; i < res->nrecords; i++) {
+        if (t->nrecs == t->cap) {
+            t->cap = t->cap ? t->cap * 2 : 64;
+            t->recs = realloc(t->recs, t->cap * sizeof(*t->recs));
+        }
+        rec_t *r = &t->recs[t->nrecs++];
+        kc_buf_init(&r->key);
+        kc_buf_init(&r->value);
+        kc_buf_append(&r->key, res->records[i].key.data, res->records[i].key.len);
+        kc_buf_append(&r->value, res->records[i].value.data, res->records[i].value.len);
+        r->tombstone = res->records[i].tombstone;
+    }
+}
+
+static ctx_t *ctx_new(void)
+{
+    ctx_t *t = calloc(1, sizeof(*t));
+    kc_coord_config_t cfg;
+    kc_coord_config_defaults(&cfg);
+    t->c = kc_coord_new(&cfg, &VIEW);
+    kc_coord_seed(t->c, 7);
+    kc_coord_loaded(t->c, 0);
+    return t;
+}
+
+static void ctx_free(ctx_t *t)
+{
+    kc_coord_free(t->c);
+    for (size_t i = 0; i < t->nrecs; i++) {
+        kc_buf_deinit(&t->recs[i].key);
+        kc_buf_deinit(&t->recs[i].value);
+    }
+    free(t->recs);
+    free(t);
+}
+
+static void ctx_sleep(ctx_t *t, int64_t ms)
+{
+    kc_result_t res;
+    kc_result_init(&res);
+    int64_t until = t->now + ms;
+    while (kc_coord_next_deadline(t->c) <= until) {
+        t->now = kc_coord_next_deadline(t->c);
+        kc_coord_tick(t->c, t->now, &res);
+        keep_records(t, &res);
+        kc_result_reset(&res);
+    }
+    t->now = until;
+    kc_result_deinit(&res);
+}
+
+/* ---- a simulated consumer ----------------------------------------------- */
+
+typedef struct {
+    char member_id[64];
+    const char *instance_id;
+    int32_t epoch;
+    bool owned[NPART];   /* what the client believes it owns */
+    bool joined;
+} client_t;
+
+typedef struct {
+    int16_t error;
+    char message[256];
+    int32_t epoch;
+    int32_t interval;
+    bool has_assignment;
+    bool assigned[NPART];
+} hb_t;
+
+typedef struct {
+    int32_t epoch;          /* INT32_MIN: use the client's */
+    bool send_owned;        /* report owned partitions */
+    bool send_names;        /* send the subscription and rebalance timeout */
+    const char *assignor;
+    int16_t version;
+} hb_opts_t;
+
+static hb_t send_hb(ctx_t *t, client_t *cl, hb_opts_t o)
+{
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_consumer_group_heartbeat_request_t req;
+    kc_consumer_group_heartbeat_request_init(&req);
+    req.group_id = kc_str("g");
+    req.member_id = kc_str(cl->member_id);
+    req.member_epoch = o.epoch == INT32_MIN ? cl->epoch : o.epoch;
+    req.instance_id = kc_str(cl->instance_id);
+    req.server_assignor = kc_str(o.assignor);
+    kc_str_t names[1] = {kc_str("t")};
+    if (o.send_names || req.member_epoch == 0) {
+        req.subscribed_topic_names.items = names;
+        req.subscribed_topic_names.count = 1;
+        req.rebalance_timeout_ms = 30000;
+    }
+    kc_consumer_group_heartbeat_request_topic_partitions_t tp;
+    int32_t parts[NPART];
+    tp.topic_id = TOPIC_ID;
+    tp.partitions.items = parts;
+    tp.partitions.count = 0;
+    if (req.member_epoch == 0) {
+        req.topic_partitions.items = &tp;
+        req.topic_partitions.count = 0;
+    } else if (o.send_owned) {
+        for (int p = 0; p < NPART; p++)
+            if (cl->owned[p])
+                parts[tp.partitions.count++] = p;
+        req.topic_partitions.items = &tp;
+        req.topic_partitions.count = 1;
+    }
+    kc_request_ctx_t ctx = {1, 1, 68, o.version, kc_str("client"), "/127.0.0.1", t->now};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_consumer_group_heartbeat(t->c, &ctx, &req, &res);
+    keep_records(t, &res);
+    assert_int_equal(res.nresponses, 1);
+    kc_consumer_group_heartbeat_response_t r;
+    kc_consumer_group_heartbeat_response_init(&r);
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    assert_int_equal(kc_consumer_group_heartbeat_response_decode(&rd, o.version, &arena, &r), 0);
+    hb_t h;
+    memset(&h, 0, sizeof(h));
+    h.error = r.error_code;
+    if (r.error_message.len > 0)
+        snprintf(h.message, sizeof(h.message), "%.*s", (int)r.error_message.len,
+                 r.error_message.ptr);
+    h.epoch = r.member_epoch;
+    h.interval = r.heartbeat_interval_ms;
+    if (r.assignment) {
+        h.has_assignment = true;
+        for (int32_t i = 0; i < r.assignment->topic_partitions.count; i++) {
+            assert_memory_equal(r.assignment->topic_partitions.items[i].topic_id.b, TOPIC_ID.b, 16);
+            for (int32_t j = 0; j < r.assignment->topic_partitions.items[i].partitions.count; j++)
+                h.assigned[r.assignment->topic_partitions.items[i].partitions.items[j]] = true;
+        }
+    }
+    if (h.error == E_NONE) {
+        if (r.member_id.len > 0)
+            snprintf(cl->member_id, sizeof(cl->member_id), "%.*s", (int)r.member_id.len,
+                     r.member_id.ptr);
+        cl->epoch = h.epoch;
+        cl->joined = h.epoch >= 0;
+        /* The client applies the assignment at once (revokes, then takes). */
+        if (h.has_assignment)
+            memcpy(cl->owned, h.assigned, sizeof(cl->owned));
+    }
+    kc_result_deinit(&res);
+    kc_arena_deinit(&arena);
+    return h;
+}
+
+static hb_t join(ctx_t *t, client_t *cl)
+{
+    return send_hb(t, cl, (hb_opts_t){0, false, true, NULL, 1});
+}
+
+static hb_t beat(ctx_t *t, client_t *cl)
+{
+    return send_hb(t, cl, (hb_opts_t){INT32_MIN, true, false, NULL, 1});
+}
+
+static int owned_count(const client_t *cl)
+{
+    int n = 0;
+    for (int p = 0; p < NPART; p++)
+        n += cl->owned[p];
+    return n;
+}
+
+/* No partition is owned by two clients. */
+static void assert_disjoint(client_t *cls, int n)
+{
+    for (int p = 0; p < NPART; p++) {
+        int owners = 0;
+        for (int i = 0; i < n; i++)
+            owners += cls[i].joined && cls[i].owned[p];
+        assert_true(owners <= 1);
+    }
+}
+
+/* Heartbeats every client until all are reconciled (bounded rounds). */
+static void converge(ctx_t *t, client_t *cls, int n)
+{
+    for (int round = 0; round < 20; round++) {
+        for (int i = 0; i < n; i++) {
+            if (!cls[i].joined)
+                continue;
+            hb_t h = beat(t, &cls[i]);
+            assert_int_equal(h.error, E_NONE);
+            assert_disjoint(cls, n);
+        }
+    }
+}
+
+static void set_id(client_t *cl, const char *id)
+{
+    memset(cl, 0, sizeof(*cl));
+    snprintf(cl->member_id, sizeof(cl->member_id), "%s", id);
+}
+
+/* ---- tests ------------------------------------------------------------------ */
+
+static void test_join_gets_all_partitions_and_interval(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t a;
+    set_id(&a, "member-a");
+    hb_t h = join(t, &a);
+    assert_int_equal(h.error, E_NONE);
+    assert_int_equal(h.epoch, 1);
+    assert_int_equal(h.interval, 5000);
+    assert_true(h.has_assignment);
+    assert_int_equal(owned_count(&a), NPART);
+    /* A steady heartbeat carries no assignment. */
+    h = send_hb(t, &a, (hb_opts_t){INT32_MIN, false, false, NULL, 1});
+    assert_int_equal(h.error, E_NONE);
+    assert_false(h.has_assignment);
+    assert_int_equal(h.epoch, 1);
+    ctx_free(t);
+}
+
+static void test_v0_join_generates_member_id(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t a;
+    set_id(&a, "");
+    hb_t h = send_hb(t, &a, (hb_opts_t){0, false, true, NULL, 0});
+    assert_int_equal(h.error, E_NONE);
+    assert_int_equal(strlen(a.member_id), 36);
+    /* v1 requires the client's own id. */
+    client_t b;
+    set_id(&b, "");
+    h = send_hb(t, &b, (hb_opts_t){0, false, true, NULL, 1});
+    assert_int_equal(h.error, E_INVALID_REQUEST);
+    assert_true(strstr(h.message, "MemberId") != NULL);
+    ctx_free(t);
+}
+
+static void test_revocation_before_assignment(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t c[2];
+    set_id(&c[0], "member-a");
+    set_id(&c[1], "member-b");
+    join(t, &c[0]);
+    assert_int_equal(owned_count(&c[0]), NPART);
+    hb_t h = join(t, &c[1]);
+    assert_int_equal(h.error, E_NONE);
+    /* b gets the new epoch but nothing yet: a still owns everything. */
+    assert_int_equal(h.epoch, 2);
+    assert_int_equal(owned_count(&c[1]), 0);
+    /* a is asked to revoke half, keeping its epoch. */
+    h = beat(t, &c[0]);
+    assert_int_equal(h.epoch, 1);
+    assert_true(h.has_assignment);
+    assert_int_equal(owned_count(&c[0]), NPART / 2);
+    /* b still waits until a reports the revocation. */
+    h = send_hb(t, &c[1], (hb_opts_t){INT32_MIN, true, false, NULL, 1});
+    assert_int_equal(owned_count(&c[1]), 0);
+    h = beat(t, &c[0]);
+    assert_int_equal(h.epoch, 2);
+    h = beat(t, &c[1]);
+    assert_int_equal(owned_count(&c[1]), NPART / 2);
+    assert_disjoint(c, 2);
+    ctx_free(t);
+}
+
+static void test_scale_out_and_in_never_owns_twice(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t c[5];
+    for (int i = 0; i < 5; i++) {
+        char id[16];
+        snprintf(id, sizeof(id), "member-%d", i);
+        set_id(&c[i], id);
+    }
+    join(t, &c[0]);
+    for (int i = 1; i < 5; i++) {
+        assert_int_equal(join(t, &c[i]).error, E_NONE);
+        converge(t, c, 5);
+    }
+    int total = 0;
+    for (int i = 0; i < 5; i++) {
+        assert_true(owned_count(&c[i]) >= 1 && owned_count(&c[i]) <= 2);
+        total += owned_count(&c[i]);
+    }
+    assert_int_equal(total, NPART);
+    for (int i = 4; i >= 1; i--) {
+        hb_t h = send_hb(t, &c[i], (hb_opts_t){-1, false, false, NULL, 1});
+        assert_int_equal(h.error, E_NONE);
+        assert_int_equal(h.epoch, -1);
+        c[i].joined = false;
+        converge(t, c, 5);
+    }
+    assert_int_equal(owned_count(&c[0]), NPART);
+    ctx_free(t);
+}
+
+static void test_lost_response_previous_epoch_accepted(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t c[2];
+    set_id(&c[0], "member-a");
+    set_id(&c[1], "member-b");
+    join(t, &c[0]);
+    join(t, &c[1]);
+    beat(t, &c[0]); /* revoke half */
+    client_t before = c[0];
+    hb_t h = beat(t, &c[0]); /* epoch bump to 2; pretend the answer is lost */
+    assert_int_equal(h.epoch, 2);
+    c[0] = before; /* still at epoch 1 with its 3 partitions */
+    h = beat(t, &c[0]);
+    assert_int_equal(h.error, E_NONE);
+    assert_int_equal(h.epoch, 2);
+    /* Previous epoch without owned partitions is fenced. */
+    c[0].epoch = 1;
+    h = send_hb(t, &c[0], (hb_opts_t){1, false, false, NULL, 1});
+    assert_int_equal(h.error, E_FENCED_MEMBER_EPOCH);
+    /* A newer epoch than the coordinator's is fenced too. */
+    h = send_hb(t, &c[0], (hb_opts_t){9, true, false, NULL, 1});
+    assert_int_equal(h.error, E_FENCED_MEMBER_EPOCH);
+    assert_true(strstr(h.message, "9") != NULL);
+    ctx_free(t);
+}
+
+static void test_session_expiry_fences_member(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t c[2];
+    set_id(&c[0], "member-a");
+    set_id(&c[1], "member-b");
+    join(t, &c[0]);
+    join(t, &c[1]);
+    converge(t, c, 2);
+    /* Only a keeps heartbeating. */
+    for (int i = 0; i < 10; i++) {
+        ctx_sleep(t, 5000);
+        assert_int_equal(beat(t, &c[0]).error, E_NONE);
+    }
+    c[1].joined = false;
+    converge(t, c, 2);
+    assert_int_equal(owned_count(&c[0]), NPART);
+    hb_t h = beat(t, &c[1]);
+    assert_int_equal(h.error, E_UNKNOWN_MEMBER_ID);
+    ctx_free(t);
+}
+
+static void test_rebalance_timeout_fences_unrevoking_member(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t c[2];
+    set_id(&c[0], "member-a");
+    set_id(&c[1], "member-b");
+    join(t, &c[0]);
+    join(t, &c[1]);
+    /* a is asked to revoke but keeps reporting every partition. */
+    client_t stubborn = c[0];
+    beat(t, &c[0]);
+    for (int i = 0; i < 5; i++) { /* until 25 s */
+        ctx_sleep(t, 5000);
+        c[0] = stubborn;
+        c[0].joined = true;
+        assert_int_equal(beat(t, &c[0]).error, E_NONE);
+        beat(t, &c[1]);
+    }
+    ctx_sleep(t, 5000); /* past the 30 s rebalance timeout */
+    c[0] = stubborn;
+    hb_t h = beat(t, &c[0]);
+    assert_int_equal(h.error, E_UNKNOWN_MEMBER_ID);
+    c[0].joined = false;
+    beat(t, &c[1]);
+    beat(t, &c[1]);
+    assert_int_equal(owned_count(&c[1]), NPART);
+    ctx_free(t);
+}
+
+static void test_static_leave_and_rejoin(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t c[2];
+    set_id(&c[0], "member-a");
+    set_id(&c[1], "member-b");
+    c[0].instance_id = "instance-a";
+    join(t, &c[0]);
+    join(t, &c[1]);
+    converge(t, c, 2);
+    bool kept[NPART];
+    memcpy(kept, c[0].owned, sizeof(kept));
+    hb_t h = send_hb(t, &c[0], (hb_opts_t){-2, false, false, NULL, 1});
+    assert_int_equal(h.error, E_NONE);
+    assert_int_equal(h.epoch, -2);
+    /* The instance is reserved: b does not get a's partitions. */
+    c[0].joined = false;
+    converge(t, c, 2);
+    assert_int_equal(owned_count(&c[1]), NPART / 2);
+    /* A new member id with the same instance takes a's place and partitions. */
+    client_t a2;
+    set_id(&a2, "member-a2");
+    a2.instance_id = "instance-a";
+    h = join(t, &a2);
+    assert_int_equal(h.error, E_NONE);
+    assert_memory_equal(a2.owned, kept, sizeof(kept));
+    /* While a2 holds it, another join with that instance is refused. */
+    client_t a3;
+    set_id(&a3, "member-a3");
+    a3.instance_id = "instance-a";
+    h = join(t, &a3);
+    assert_int_equal(h.error, E_UNRELEASED_INSTANCE_ID);
+    /* The old member id is fenced by the instance. */
+    c[0].epoch = 1;
+    h = send_hb(t, &c[0], (hb_opts_t){INT32_MIN, true, false, NULL, 1});
+    assert_int_equal(h.error, E_FENCED_INSTANCE_ID);
+    ctx_free(t);
+}
+
+static void test_static_member_expires_after_leave(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t c[2];
+    set_id(&c[0], "member-a");
+    set_id(&c[1], "member-b");
+    c[0].instance_id = "instance-a";
+    join(t, &c[0]);
+    join(t, &c[1]);
+    converge(t, c, 2);
+    send_hb(t, &c[0], (hb_opts_t){-2, false, false, NULL, 1});
+    c[0].joined = false;
+    for (int i = 0; i < 10; i++) {
+        ctx_sleep(t, 5000);
+        beat(t, &c[1]);
+    }
+    converge(t, c, 2);
+    assert_int_equal(owned_count(&c[1]), NPART);
+    ctx_free(t);
+}
+
+static void test_invalid_requests(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t a;
+    set_id(&a, "member-a");
+    /* Heartbeat to a group that does not exist. */
+    hb_t h = send_hb(t, &a, (hb_opts_t){3, true, false, NULL, 1});
+    assert_int_equal(h.error, E_GROUP_ID_NOT_FOUND);
+    h = send_hb(t, &a, (hb_opts_t){-1, false, false, NULL, 1});
+    assert_int_equal(h.error, E_GROUP_ID_NOT_FOUND);
+    /* Static leave without an instance id; epochs below -2. */
+    h = send_hb(t, &a, (hb_opts_t){-2, false, false, NULL, 1});
+    assert_int_equal(h.error, E_INVALID_REQUEST);
+    assert_true(strstr(h.message, "InstanceId") != NULL);
+    h = send_hb(t, &a, (hb_opts_t){-3, false, false, NULL, 1});
+    assert_int_equal(h.error, E_INVALID_REQUEST);
+    /* Unknown server assignor. */
+    h = send_hb(t, &a, (hb_opts_t){0, false, true, "sticky", 1});
+    assert_int_equal(h.error, E_UNSUPPORTED_ASSIGNOR);
+    assert_true(strstr(h.message, "sticky") != NULL);
+    /* Join without a rebalance timeout or subscription. */
+    kc_consumer_group_heartbeat_request_t req;
+    kc_consumer_group_heartbeat_request_init(&req);
+    req.group_id = kc_str("g");
+    req.member_id = kc_str("member-z");
+    req.member_epoch = 0;
+    kc_request_ctx_t ctx = {1, 1, 68, 1, kc_str("client"), "/127.0.0.1", t->now};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_consumer_group_heartbeat(t->c, &ctx, &req, &res);
+    assert_int_equal(res.nresponses, 1);
+    assert_int_equal(res.nrecords, 0);
+    kc_result_deinit(&res);
+    /* Known group, unknown member. */
+    join(t, &a);
+    client_t b;
+    set_id(&b, "member-b");
+    h = send_hb(t, &b, (hb_opts_t){1, true, false, NULL, 1});
+    assert_int_equal(h.error, E_UNKNOWN_MEMBER_ID);
+    h = send_hb(t, &b, (hb_opts_t){-1, false, false, NULL, 1});
+    assert_int_equal(h.error, E_UNKNOWN_MEMBER_ID);
+    ctx_free(t);
+}
+
+static void test_offset_commit_member_epoch(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t a;
+    set_id(&a, "member-a");
+    join(t, &a);
+    kc_consumer_group_t *g = kc_consumer_group_find(t->c, kc_str("g"));
+    assert_non_null(g);
+    assert_int_equal(kc_consumer_group_validate_offset_commit(g, kc_str("member-a"), 1, 9), 0);
+    assert_int_equal(kc_consumer_group_validate_offset_commit(g, kc_str("member-a"), 0, 9),
+                     E_STALE_MEMBER_EPOCH);
+    assert_int_equal(kc_consumer_group_validate_offset_commit(g, kc_str("nobody"), 1, 9),
+                     E_UNKNOWN_MEMBER_ID);
+    assert_int_equal(kc_consumer_group_validate_offset_fetch(g, kc_str("member-a"), 2),
+                     E_STALE_MEMBER_EPOCH);
+    assert_int_equal(kc_consumer_group_validate_offset_fetch(g, KC_STR_NULL, -1), 0);
+    ctx_free(t);
+}
+
+static void test_range_assignor(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t c[2];
+    set_id(&c[0], "member-a");
+    set_id(&c[1], "member-b");
+    send_hb(t, &c[0], (hb_opts_t){0, false, true, "range", 1});
+    send_hb(t, &c[1], (hb_opts_t){0, false, true, "range", 1});
+    converge(t, c, 2);
+    /* member-a (first id) gets the first range. */
+    for (int p = 0; p < NPART; p++)
+        assert_int_equal(c[0].owned[p], p < NPART / 2);
+    ctx_free(t);
+}
+
+/* Replays the compacted record log into a fresh coordinator. */
+static kc_coord_t *replay_all(ctx_t *t)
+{
+    kc_coord_t *c = kc_coord_new(NULL, &VIEW);
+    for (size_t i = 0; i < t->nrecs; i++) {
+        bool superseded = false;
+        for (size_t j = i + 1; j < t->nrecs && !superseded; j++)
+            superseded = t->recs[j].key.len == t->recs[i].key.len &&
+                         memcmp(t->recs[j].key.data, t->recs[i].key.data, t->recs[i].key.len) == 0;
+        if (superseded || t->recs[i].tombstone)
+            continue;
+        assert_int_equal(kc_coord_replay(c, t->recs[i].key.data, t->recs[i].key.len,
+                                         t->recs[i].value.data, t->recs[i].value.len),
+                         0);
+    }
+    kc_coord_loaded(c, t->now);
+    return c;
+}
+
+static void describe(kc_coord_t *c, kc_buf_t *out)
+{
+    kc_consumer_group_describe_request_t req;
+    kc_consumer_group_describe_request_init(&req);
+    kc_str_t ids[1] = {kc_str("g")};
+    req.group_ids.items = ids;
+    req.group_ids.count = 1;
+    kc_request_ctx_t ctx = {1, 1, 69, 1, kc_str("client"), "/127.0.0.1", 0};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_consumer_group_describe(c, &ctx, &req, &res);
+    assert_int_equal(res.nresponses, 1);
+    kc_buf_append(out, res.responses[0].body.data, res.responses[0].body.len);
+    kc_result_deinit(&res);
+}
+
+static void test_replay_rebuilds_mid_reconciliation(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t c[3];
+    set_id(&c[0], "member-a");
+    set_id(&c[1], "member-b");
+    set_id(&c[2], "member-c");
+    c[2].instance_id = "instance-c";
+    join(t, &c[0]);
+    join(t, &c[1]);
+    beat(t, &c[0]); /* a is now revoking */
+    join(t, &c[2]);
+    kc_buf_t before, after;
+    kc_buf_init(&before);
+    kc_buf_init(&after);
+    describe(t->c, &before);
+    kc_coord_t *r = replay_all(t);
+    describe(r, &after);
+    assert_int_equal(before.len, after.len);
+    assert_memory_equal(before.data, after.data, before.len);
+    /* The rebuilt coordinator continues the reconciliation. */
+    kc_coord_free(t->c);
+    t->c = r;
+    converge(t, c, 3);
+    int total = 0;
+    for (int i = 0; i < 3; i++)
+        total += owned_count(&c[i]);
+    assert_int_equal(total, NPART);
+    kc_buf_deinit(&before);
+    kc_buf_deinit(&after);
+    ctx_free(t);
+}
+
+static void test_uniform_assignor_balanced_and_sticky(void **state)
+{
+    (void)state;
+    kc_assign_topic_t topics[1] = {{"t", TOPIC_ID, 10}};
+    bool sub[3] = {true, true, true};
+    kc_asg_t prev[3] = {{0}};
+    for (int p = 0; p < 10; p++)
+        kc_asg_add(&prev[p % 2], TOPIC_ID, p);
+    kc_assign_member_t m[3] = {{"a", &sub[0], &prev[0], {0}},
+                               {"b", &sub[1], &prev[1], {0}},
+                               {"c", &sub[2], &prev[2], {0}}};
+    kc_assign_spec_t spec = {topics, 1, m, 3};
+    kc_assignor_uniform(&spec);
+    int64_t total = 0;
+    for (int i = 0; i < 3; i++) {
+        int64_t n = kc_asg_count(&m[i].target);
+        assert_true(n == 3 || n == 4);
+        total += n;
+        /* a and b keep only partitions they had. */
+        for (int p = 0; p < 10 && i < 2; p++)
+            if (kc_asg_has(&m[i].target, TOPIC_ID, p))
+                assert_true(kc_asg_has(&prev[i], TOPIC_ID, p));
+    }
+    assert_int_equal(total, 10);
+    for (int i = 0; i < 3; i++) {
+        kc_asg_free(&m[i].target);
+        kc_asg_free(&prev[i]);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_join_gets_all_partitions_and_interval),
+        cmocka_unit_test(test_v0_join_generates_member_id),
+        cmocka_unit_test(test_revocation_before_assignment),
+        cmocka_unit_test(test_scale_out_and_in_never_owns_twice),
+        cmocka_unit_test(test_lost_response_previous_epoch_accepted),
+        cmocka_unit_test(test_session_expiry_fences_member),
+        cmocka_unit_test(test_rebalance_timeout_fences_unrevoking_member),
+        cmocka_unit_test(test_static_leave_and_rejoin),
+        cmocka_unit_test(test_static_member_expires_after_leave),
+        cmocka_unit_test(test_invalid_requests),
+        cmocka_unit_test(test_offset_commit_member_epoch),
+        cmocka_unit_test(test_range_assignor),
+        cmocka_unit_test(test_replay_rebuilds_mid_reconciliation),
+        cmocka_unit_test(test_uniform_assignor_balanced_and_sticky),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
