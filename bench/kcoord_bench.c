@@ -11,6 +11,8 @@
  *   --duration SEC (default 3)  --replay-offsets N (default 1000000)
  *   --data-dir DIR                       data directory for --kcoord, kept afterwards
  *   --commit-conns N (default 8): connections of the offset-commit load
+ *   --only heartbeats|rebalance|commits|produce|replay: just that figure (for profiling)
+ *   --broker-pid PID: with --bootstrap, report that process's CPU per figure
  *   --produce-only                       only the produce and latency figures
  *   environment: KC_BENCH_LOGS=1 shows kcoord's log lines, KC_BENCH_DEBUG=1 probe timings
  *
@@ -19,12 +21,12 @@
  * produce throughput (acks=1, batches of 100 records of 1 KiB, MB/s of
  * record values and records/s), produce-to-consume latency p50/p99 (a
  * long-polling fetcher, one record in flight), replay of N stored offsets
- * at start.
+ * at start. Under the heartbeat, rebalance and commit figures, the broker's
+ * own CPU time for them (when its pid is known), a figure that a busy
+ * machine disturbs far less than the wall-clock ones.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <event2/buffer.h>
-#include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -64,6 +66,40 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * CPU time the broker process has used, from /proc/PID/schedstat (ns on the
+ * CPU): on a shared, noisy machine this says how much processing a figure
+ * cost, independent of how long the broker waited for a core. -1 when the
+ * broker's pid is unknown (--bootstrap without --broker-pid).
+ */
+static pid_t broker_pid = -1;
+
+static double broker_cpu_ms(void)
+{
+    if (broker_pid <= 0)
+        return -1;
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)broker_pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    unsigned long long ns = 0;
+    int ok = fscanf(f, "%llu", &ns);
+    fclose(f);
+    return ok == 1 ? (double)ns / 1e6 : -1;
+}
+
+/* Broker CPU used by the measured part of the last figure, in ms (-1 unknown),
+ * and how many operations (heartbeats, offsets) that part completed. */
+static double figure_cpu_ms = -1;
+static uint64_t figure_ops;
+
+static double cpu_since(double before)
+{
+    double after = broker_cpu_ms();
+    return before < 0 || after < 0 ? -1 : after - before;
 }
 
 /* ---- targets and API versions ------------------------------------------- */
@@ -269,7 +305,12 @@ struct run {
 
 struct conn {
     run_t *run;
-    struct bufferevent *bev;
+    int fd;
+    struct event *rev, *wev;
+    kc_buf_t in;      /* received bytes; frames are parsed from in_off */
+    size_t in_off;
+    kc_buf_t pend;    /* request bytes the socket did not take yet */
+    size_t pend_off;
     int32_t corr;
     int api;
     int16_t version;
@@ -304,59 +345,126 @@ static void conn_fail(conn_t *c, const char *why)
     event_base_loopbreak(c->run->base);
 }
 
+/*
+ * Requests are written straight to the socket (one send per request, no
+ * write event unless the socket is full) and responses read with one recv
+ * per readiness: the bench spends as little as it can per round trip, so
+ * that the figures measure the broker.
+ */
+static void write_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)what;
+    conn_t *c = arg;
+    while (c->pend_off < c->pend.len) {
+        ssize_t w = send(fd, c->pend.data + c->pend_off, c->pend.len - c->pend_off, MSG_NOSIGNAL);
+        if (w > 0) {
+            c->pend_off += (size_t)w;
+            continue;
+        }
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+            return;
+        conn_fail(c, "socket error");
+        return;
+    }
+    kc_buf_reset(&c->pend);
+    c->pend_off = 0;
+    event_del(c->wev);
+}
+
+/* Writes c->out (a whole frame) after whatever is still pending. */
+static void conn_write(conn_t *c)
+{
+    if (c->pend.len > c->pend_off) {
+        kc_buf_append(&c->pend, c->out.data, c->out.len);
+        return;
+    }
+    ssize_t w = send(c->fd, c->out.data, c->out.len, MSG_NOSIGNAL);
+    if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+        conn_fail(c, "socket error");
+        return;
+    }
+    size_t done = w > 0 ? (size_t)w : 0;
+    if (done == c->out.len)
+        return;
+    kc_buf_reset(&c->pend);
+    c->pend_off = 0;
+    kc_buf_append(&c->pend, c->out.data + done, c->out.len - done);
+    event_add(c->wev, NULL);
+}
+
 static void conn_send(conn_t *c, resp_fn fn)
 {
     frame_end(&c->out);
     c->on_resp = fn;
-    bufferevent_write(c->bev, c->out.data, c->out.len);
+    conn_write(c);
 }
 
-static void read_cb(struct bufferevent *bev, void *arg)
+static void read_cb(evutil_socket_t fd, short what, void *arg)
 {
+    (void)what;
     conn_t *c = arg;
-    struct evbuffer *in = bufferevent_get_input(bev);
-    for (;;) {
-        size_t avail = evbuffer_get_length(in);
-        uint8_t sz[4];
-        if (avail < 4 || evbuffer_copyout(in, sz, 4) != 4)
+    uint8_t *dst = kc_buf_reserve(&c->in, 65536);
+    ssize_t got = recv(fd, dst, 65536, 0);
+    if (got <= 0) {
+        if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
             return;
-        uint32_t n =
-            ((uint32_t)sz[0] << 24) | ((uint32_t)sz[1] << 16) | ((uint32_t)sz[2] << 8) | sz[3];
+        conn_fail(c, got == 0 ? "closed by broker" : "socket error");
+        return;
+    }
+    c->in.len += (size_t)got;
+    while (!c->run->failed) {
+        size_t avail = c->in.len - c->in_off;
+        if (avail < 4)
+            break;
+        const uint8_t *p = c->in.data + c->in_off;
+        uint32_t n = ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
         if (n > (64u << 20)) {
             conn_fail(c, "oversized response");
             return;
         }
         if (avail < 4 + (size_t)n)
-            return;
-        uint8_t *p = evbuffer_pullup(in, 4 + (ssize_t)n);
+            break;
+        c->in_off += 4 + (size_t)n;
         kc_reader_t r;
         kc_reader_init(&r, p + 4, n);
         int32_t corr = read_response_header(&r, c->api, c->version);
         resp_fn fn = c->on_resp;
-        int32_t want = c->pipelined ? c->acked + 1 : c->corr;
+        int32_t want_corr = c->pipelined ? c->acked + 1 : c->corr;
         if (c->pipelined)
             c->acked = corr;
         else
             c->on_resp = NULL;
         kc_arena_reset(&c->arena);
-        if (corr != want || !fn) {
-            evbuffer_drain(in, 4 + n);
+        if (corr != want_corr || !fn) {
             conn_fail(c, "unexpected correlation id");
             return;
         }
-        fn(c, &r);
-        evbuffer_drain(in, 4 + n);
+        fn(c, &r); /* may send the next request; never touches c->in */
         if (c->run->finished && c->run->finished(c->run))
             event_base_loopbreak(c->run->base);
     }
+    if (c->in_off == c->in.len) {
+        kc_buf_reset(&c->in);
+        c->in_off = 0;
+    } else if (c->in_off > 0) {
+        memmove(c->in.data, c->in.data + c->in_off, c->in.len - c->in_off);
+        c->in.len -= c->in_off;
+        c->in_off = 0;
+    }
 }
 
-static void event_cb(struct bufferevent *bev, short what, void *arg)
+/* Loops of the bench: epoll changelist (no epoll_ctl when a write event is
+ * added and removed in one iteration), no locking. */
+static struct event_base *bench_base_new(void)
 {
-    (void)bev;
-    conn_t *c = arg;
-    if (what & (BEV_EVENT_ERROR | BEV_EVENT_EOF))
-        conn_fail(c, what & BEV_EVENT_EOF ? "closed by broker" : "socket error");
+    struct event_config *cfg = event_config_new();
+    if (!cfg)
+        return event_base_new();
+    event_config_set_flag(cfg, EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST);
+    event_config_set_flag(cfg, EVENT_BASE_FLAG_NOLOCK);
+    struct event_base *b = event_base_new_with_config(cfg);
+    event_config_free(cfg);
+    return b ? b : event_base_new();
 }
 
 static conn_t *conn_new(run_t *run, int index)
@@ -369,11 +477,14 @@ static conn_t *conn_new(run_t *run, int index)
     c->run = run;
     c->index = index;
     c->generation = -1;
+    c->fd = fd;
     kc_buf_init(&c->out);
+    kc_buf_init(&c->in);
+    kc_buf_init(&c->pend);
     kc_arena_init(&c->arena);
-    c->bev = bufferevent_socket_new(run->base, fd, BEV_OPT_CLOSE_ON_FREE);
-    bufferevent_setcb(c->bev, read_cb, NULL, event_cb, c);
-    bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+    c->rev = event_new(run->base, fd, EV_READ | EV_PERSIST, read_cb, c);
+    c->wev = event_new(run->base, fd, EV_WRITE | EV_PERSIST, write_cb, c);
+    event_add(c->rev, NULL);
     return c;
 }
 
@@ -383,8 +494,12 @@ static void conn_free(conn_t *c)
         return;
     if (c->timer)
         event_free(c->timer);
-    bufferevent_free(c->bev);
+    event_free(c->rev);
+    event_free(c->wev);
+    close(c->fd);
     kc_buf_deinit(&c->out);
+    kc_buf_deinit(&c->in);
+    kc_buf_deinit(&c->pend);
     kc_arena_deinit(&c->arena);
     free(c);
 }
@@ -690,7 +805,7 @@ static bool rb_rebalanced(run_t *run)
 static double bench_heartbeats(target_t *t, double duration, const char *tag)
 {
     conn_t *cs[HB_CONNS] = {0};
-    run_t run = {.base = event_base_new(), .target = t, .conns = cs, .nconns = HB_CONNS};
+    run_t run = {.base = bench_base_new(), .target = t, .conns = cs, .nconns = HB_CONNS};
     double rate = -1;
     member_mode = (member_mode_t){false, 1000, false};
     for (int i = 0; i < HB_CONNS; i++) {
@@ -714,14 +829,16 @@ static double bench_heartbeats(target_t *t, double duration, const char *tag)
         }
         cs[i]->ok = 0;
     }
-    double t0 = now_s();
+    double t0 = now_s(), cpu0 = broker_cpu_ms();
     run_for(&run, (int)(duration * 1000));
     double t1 = now_s();
+    figure_cpu_ms = cpu_since(cpu0);
     if (run.failed)
         goto out;
     uint64_t n = 0;
     for (int i = 0; i < HB_CONNS; i++)
         n += cs[i]->ok;
+    figure_ops = n;
     rate = (double)n / (t1 - t0);
 out:
     for (int i = 0; i < HB_CONNS; i++)
@@ -735,7 +852,7 @@ out:
 static double bench_rebalance(target_t *t, const char *tag)
 {
     conn_t *cs[RB_MEMBERS] = {0};
-    run_t run = {.base = event_base_new(), .target = t, .conns = cs, .nconns = RB_MEMBERS};
+    run_t run = {.base = bench_base_new(), .target = t, .conns = cs, .nconns = RB_MEMBERS};
     double ms = -1;
     char group[64];
     snprintf(group, sizeof(group), "kcb-rb-%s-%d", tag, (int)getpid());
@@ -772,12 +889,13 @@ static double bench_rebalance(target_t *t, const char *tag)
      * have joined, then every member syncs. */
     run.gen0 = cs[0]->generation;
     run.finished = rb_rebalanced;
-    double t0 = now_s();
+    double t0 = now_s(), cpu0 = broker_cpu_ms();
     for (int i = 0; i < RB_MEMBERS; i++)
         send_join(cs[i]);
     if (run_loop(&run, 60))
         goto out;
     ms = (now_s() - t0) * 1e3;
+    figure_cpu_ms = cpu_since(cpu0);
 out:
     for (int i = 0; i < RB_MEMBERS; i++)
         conn_free(cs[i]);
@@ -901,7 +1019,7 @@ out:
 static double run_commits(target_t *t, int conns, commit_mode_t mode, const char *tag)
 {
     conn_t *cs[64] = {0};
-    run_t run = {.base = event_base_new(), .target = t};
+    run_t run = {.base = bench_base_new(), .target = t};
     double rate = -1;
     commit_mode = mode;
     conns = KC_MIN(conns, 64);
@@ -910,7 +1028,7 @@ static double run_commits(target_t *t, int conns, commit_mode_t mode, const char
             goto out;
         snprintf(cs[i]->group, sizeof(cs[i]->group), "kcb-oc-%s-%d-%d", tag, (int)getpid(), i);
     }
-    double t0 = now_s();
+    double t0 = now_s(), cpu0 = broker_cpu_ms();
     if (commit_mode.deadline > 0)
         commit_mode.deadline = t0 + mode.deadline;
     run.active = conns;
@@ -919,9 +1037,11 @@ static double run_commits(target_t *t, int conns, commit_mode_t mode, const char
     if (run_loop(&run, mode.deadline > 0 ? mode.deadline + 30 : 600))
         goto out;
     double t1 = now_s();
+    figure_cpu_ms = cpu_since(cpu0);
     uint64_t n = 0;
     for (int i = 0; i < conns; i++)
         n += cs[i]->partitions_ok;
+    figure_ops = n;
     rate = (double)n / (t1 - t0);
 out:
     for (int i = 0; i < conns; i++)
@@ -1054,7 +1174,7 @@ static void resend(conn_t *c, resp_fn fn)
     c->corr++;
     kc_buf_put_int32_at(&c->out, 8, c->corr);
     c->on_resp = fn;
-    bufferevent_write(c->bev, c->out.data, c->out.len);
+    conn_write(c);
 }
 
 static void on_produce_load(conn_t *c, kc_reader_t *r)
@@ -1080,7 +1200,7 @@ static void on_produce_load(conn_t *c, kc_reader_t *r)
 static double bench_produce(target_t *t, double duration, double *recs)
 {
     conn_t *cs[PR_CONNS] = {0};
-    run_t run = {.base = event_base_new(), .target = t};
+    run_t run = {.base = bench_base_new(), .target = t};
     double mbps = -1;
     *recs = -1;
     for (int i = 0; i < PR_CONNS; i++) {
@@ -1281,7 +1401,7 @@ static int cmp_double(const void *a, const void *b)
 /* Runs the latency loop for `duration` seconds; p50 and p99 in ms, or -1. */
 static int bench_latency(target_t *t, double duration, double *p50, double *p99)
 {
-    run_t run = {.base = event_base_new(), .target = t};
+    run_t run = {.base = bench_base_new(), .target = t};
     int rc = -1;
     *p50 = *p99 = -1;
     memset(&lat, 0, sizeof(lat));
@@ -1455,6 +1575,18 @@ static void figure(const char *name, double v, const char *unit, const char *tar
     fflush(stdout);
 }
 
+/* The broker CPU line under a figure: per operation in us, or in total in ms. */
+static void cpu_figure(const char *name, bool per_op)
+{
+    if (figure_cpu_ms < 0)
+        return;
+    if (per_op && figure_ops > 0)
+        printf("%-34s %12.2f %-10s\n", name, figure_cpu_ms * 1e3 / (double)figure_ops, "us");
+    else if (!per_op)
+        printf("%-34s %12.2f %-10s\n", name, figure_cpu_ms, "ms");
+    fflush(stdout);
+}
+
 static void compare(const char *name, double ours, double ref, const char *unit)
 {
     if (ours < 0 || ref < 0)
@@ -1474,13 +1606,22 @@ static void compare_low(const char *name, double ours, double ref, const char *u
                unit, ref, ref / ours);
 }
 
+/* --only: run just the named figure (heartbeats, rebalance, commits, produce,
+ * replay); NULL = all. */
+static bool want(const char *only, const char *name)
+{
+    return !only || strcmp(only, name) == 0;
+}
+
 static void usage(const char *argv0)
 {
     fprintf(stderr,
             "usage: %s (--kcoord PATH | --bootstrap HOST:PORT) [--reference HOST:PORT]\n"
             "          [--rdkafka-mock] [--duration SEC] [--replay-offsets N]\n"
             "          [--data-dir DIR (kept afterwards; default a temporary one)]\n"
-            "          [--commit-conns N] [--produce-only]\n",
+            "          [--commit-conns N] [--produce-only]\n"
+            "          [--only heartbeats|rebalance|commits|produce|replay]\n"
+            "          [--broker-pid PID (with --bootstrap: report its CPU)]\n",
             argv0);
 }
 
@@ -1500,14 +1641,16 @@ int main(int argc, char **argv)
         {"data-dir", required_argument, NULL, 'D'},
         {"commit-conns", required_argument, NULL, 'c'},
         {"produce-only", no_argument, NULL, 'p'},
+        {"only", required_argument, NULL, 'o'},
+        {"broker-pid", required_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int ch;
-    const char *keep_dir = NULL;
+    const char *keep_dir = NULL, *only = NULL;
     int commit_conns = OC_CONNS;
     bool produce_only = false;
-    while ((ch = getopt_long(argc, argv, "k:b:r:md:n:D:c:ph", opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "k:b:r:md:n:D:c:po:P:h", opts, NULL)) != -1) {
         switch (ch) {
         case 'k': kcoord = optarg; break;
         case 'b': bootstrap = optarg; break;
@@ -1518,6 +1661,8 @@ int main(int argc, char **argv)
         case 'D': keep_dir = optarg; break;
         case 'c': commit_conns = atoi(optarg); break;
         case 'p': produce_only = true; break;
+        case 'o': only = optarg; break;
+        case 'P': broker_pid = (pid_t)atoi(optarg); break;
         default: usage(argv[0]); return ch == 'h' ? 0 : 2;
         }
     }
@@ -1549,6 +1694,7 @@ int main(int argc, char **argv)
         ours.port = free_port();
         double t_exec;
         pid = start_kcoord(kcoord, ours.port, dir, &t_exec);
+        broker_pid = pid;
         if (getenv("KC_BENCH_DEBUG"))
             fprintf(stderr, "exec at %.6f\n", t_exec);
         if (pid < 0 || probe(&ours, t_exec + 10)) {
@@ -1606,18 +1752,30 @@ int main(int argc, char **argv)
     double pr_mbps = -1, pr_recs = -1, pr_mbps_ref = -1, pr_recs_ref = -1;
     double lat_p50 = -1, lat_p99 = -1, lat_p50_ref = -1, lat_p99_ref = -1;
     if (have_ours && !produce_only) {
-        hb = bench_heartbeats(&ours, duration, "k");
-        figure("heartbeats/s (200 connections)", hb, "/s", ">= 50000/s");
-        figure("100-member rebalance (join+sync)", bench_rebalance(&ours, "k"), "ms", "< 20 ms");
-        if (create_topic(&ours, oc_topic, OC_PARTITIONS))
-            fprintf(stderr, "kcoord-bench: could not create %s\n", oc_topic);
-        oc = run_commits(&ours, commit_conns, (commit_mode_t){duration, 0, NULL}, "k");
-        char label[64];
-        snprintf(label, sizeof(label), "durable offsets/s (%d conns x %d)", commit_conns,
-                 OC_PARTITIONS);
-        figure(label, oc, "/s", ">= 200000/s");
+        if (want(only, "heartbeats")) {
+            figure_cpu_ms = -1;
+            hb = bench_heartbeats(&ours, duration, "k");
+            figure("heartbeats/s (200 connections)", hb, "/s", ">= 50000/s");
+            cpu_figure("  kcoord CPU per heartbeat", true);
+        }
+        if (want(only, "rebalance")) {
+            figure_cpu_ms = -1;
+            figure("100-member rebalance (join+sync)", bench_rebalance(&ours, "k"), "ms",
+                   "< 20 ms");
+            cpu_figure("  of which kcoord CPU", false);
+        }
+        if (want(only, "commits")) {
+            if (create_topic(&ours, oc_topic, OC_PARTITIONS))
+                fprintf(stderr, "kcoord-bench: could not create %s\n", oc_topic);
+            oc = run_commits(&ours, commit_conns, (commit_mode_t){duration, 0, NULL}, "k");
+            char label[64];
+            snprintf(label, sizeof(label), "durable offsets/s (%d conns x %d)", commit_conns,
+                     OC_PARTITIONS);
+            figure(label, oc, "/s", ">= 200000/s");
+            cpu_figure("  kcoord CPU per offset", true);
+        }
     }
-    if (have_ours) {
+    if (have_ours && want(only, "produce")) {
         if (create_topic(&ours, pr_topic, PR_CONNS) || create_topic(&ours, lat_topic, 1))
             fprintf(stderr, "kcoord-bench: could not create the produce topics\n");
         pr_mbps = bench_produce(&ours, duration, &pr_recs);
@@ -1653,7 +1811,7 @@ int main(int argc, char **argv)
         }
     }
 
-    if (kcoord && replay_offsets > 0 && !produce_only) {
+    if (kcoord && replay_offsets > 0 && !produce_only && want(only, "replay")) {
         /* Fill: groups of 100 partitions until replay_offsets are stored. */
         int groups = (int)((replay_offsets + OC_PARTITIONS - 1) / OC_PARTITIONS);
         int per_conn = (groups + commit_conns - 1) / commit_conns;

@@ -112,9 +112,34 @@ void kc_arena_deinit(kc_arena_t *a)
     kc_arena_init(a);
 }
 
+/* Chunks up to this size survive a reset, so that the next request reuses
+ * one instead of a malloc/free pair per request; bigger ones are freed.
+ * AddressSanitizer builds free everything, so that a view kept past its
+ * request is still reported as a use after free. */
+#if defined(__SANITIZE_ADDRESS__)
+#define ARENA_KEEP_MAX 0
+#else
+#define ARENA_KEEP_MAX 65536
+#endif
+
 void kc_arena_reset(kc_arena_t *a)
 {
-    kc_arena_deinit(a);
+    kc_arena_chunk_t *keep = NULL;
+    kc_arena_chunk_t *c = a->head;
+    while (c) {
+        kc_arena_chunk_t *next = c->next;
+        if (!keep && c->cap <= ARENA_KEEP_MAX)
+            keep = c;
+        else
+            free(c);
+        c = next;
+    }
+    a->head = keep;
+    a->total = 0;
+    if (keep) {
+        keep->used = 0;
+        keep->next = NULL;
+    }
 }
 
 void *kc_arena_alloc(kc_arena_t *a, size_t n)

@@ -52,7 +52,8 @@ void kc_buf_reset(kc_buf_t *b);
 
 /*
  * Arena: bump allocator for one decoded request. Everything allocated from it
- * is freed at once by kc_arena_deinit or kc_arena_reset.
+ * is freed at once by kc_arena_deinit or kc_arena_reset (reset may keep one
+ * small chunk for reuse: everything handed out before is invalid either way).
  */
 typedef struct kc_arena_chunk kc_arena_chunk_t;
 typedef struct {

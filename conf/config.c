@@ -767,9 +767,13 @@ int kc_listeners_parse(const char *spec, kc_listener_t *out, size_t max, char *e
             return -1;
         }
         memcpy(l->name, s, (size_t)(sep - s));
+        /* Kafka upper-cases listener names (ListenerName.normalised). */
         for (char *q = l->name; *q; q++) {
-            if (!(isupper((unsigned char)*q) || isdigit((unsigned char)*q) || *q == '_')) {
-                errf(err, errlen, "listener name \"%s\" must be upper case", l->name);
+            *q = (char)toupper((unsigned char)*q);
+            if (!(isupper((unsigned char)*q) || isdigit((unsigned char)*q) || *q == '_' ||
+                  *q == '-')) {
+                errf(err, errlen, "listener name \"%s\" has a character other than letters, "
+                     "digits, '_' and '-'", l->name);
                 return -1;
             }
         }

@@ -139,6 +139,7 @@ typedef struct {
  */
 struct kc_classic_group {
     char *group_id;
+    size_t group_id_len; /* a group id may hold NUL bytes: the map key is all of it */
     cg_state_t state;
     cg_state_t previous_state;
     int32_t generation_id;
@@ -467,6 +468,7 @@ static kc_classic_group_t *group_new(const char *group_id, size_t len, cg_state_
 {
     kc_classic_group_t *g = kc_xcalloc(1, sizeof(*g));
     g->group_id = kc_xstrndup(group_id, len);
+    g->group_id_len = len;
     g->state = state;
     g->previous_state = CG_DEAD;
     g->current_state_timestamp = now_ms;
@@ -1864,7 +1866,7 @@ void kc_coord_join_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
         }
         g = group_new(req->group_id.ptr, (size_t)req->group_id.len, CG_EMPTY, ctx->now_ms);
         groups_table_put(c, g, NULL);
-        kc_smap_put(&c->groups, g->group_id, strlen(g->group_id), g);
+        kc_smap_put(&c->groups, g->group_id, g->group_id_len, g);
         kc_log_info(LOG_COMP, "Created classic group %s", g->group_id);
     }
     size_t records_before = res->nrecords;
@@ -2452,7 +2454,7 @@ static void drop_group(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms)
     cancel_group_timers(c, g);
     group_transition(g, CG_DEAD, now_ms);
     groups_table_remove(c, g);
-    kc_smap_del(&c->groups, g->group_id, strlen(g->group_id));
+    kc_smap_del(&c->groups, g->group_id, g->group_id_len);
     group_free(g);
 }
 
@@ -2564,7 +2566,7 @@ int kc_classic_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
     if (!value) {
         if (old) {
             groups_table_remove(c, old);
-            kc_smap_del(&c->groups, old->group_id, strlen(old->group_id));
+            kc_smap_del(&c->groups, old->group_id, old->group_id_len);
             cancel_group_timers(c, old);
             group_free(old);
         }
@@ -2613,10 +2615,10 @@ int kc_classic_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
     group_compute_subscribed_topics(g);
     groups_table_put(c, g, old);
     if (old) {
-        kc_smap_del(&c->groups, old->group_id, strlen(old->group_id));
+        kc_smap_del(&c->groups, old->group_id, old->group_id_len);
         group_free(old);
     }
-    kc_smap_put(&c->groups, g->group_id, strlen(g->group_id), g);
+    kc_smap_put(&c->groups, g->group_id, g->group_id_len, g);
     rc = 0;
 out:
     kc_arena_deinit(&arena);
@@ -2670,7 +2672,7 @@ void kc_classic_unload_all(kc_coord_t *c, kc_result_t *res)
             }
         }
         cancel_group_timers(c, g);
-        kc_smap_del(&c->groups, g->group_id, strlen(g->group_id));
+        kc_smap_del(&c->groups, g->group_id, g->group_id_len);
         group_free(g);
     }
     free(l.items);
@@ -2696,7 +2698,7 @@ kc_classic_group_t *kc_classic_group_find_or_create(kc_coord_t *c, kc_str_t grou
         return g;
     g = group_new(group_id.ptr ? group_id.ptr : "", (size_t)group_id.len, CG_EMPTY, -1);
     groups_table_put(c, g, NULL);
-    kc_smap_put(&c->groups, g->group_id, strlen(g->group_id), g);
+    kc_smap_put(&c->groups, g->group_id, g->group_id_len, g);
     return g;
 }
 

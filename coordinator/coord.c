@@ -65,7 +65,7 @@ static kc_smap_entry_t **smap_find(const kc_smap_t *m, const char *key, size_t l
 {
     kc_smap_entry_t **pp = &m->slots[smap_hash(key, len) & (m->nslots - 1)];
     while (*pp) {
-        if (strlen((*pp)->key) == len && memcmp((*pp)->key, key, len) == 0)
+        if ((*pp)->key_len == len && memcmp((*pp)->key, key, len) == 0)
             return pp;
         pp = &(*pp)->next;
     }
@@ -86,7 +86,7 @@ static void smap_grow(kc_smap_t *m)
         kc_smap_entry_t *e = m->slots[i];
         while (e) {
             kc_smap_entry_t *next = e->next;
-            size_t j = smap_hash(e->key, strlen(e->key)) & (n - 1);
+            size_t j = smap_hash(e->key, e->key_len) & (n - 1);
             e->next = slots[j];
             slots[j] = e;
             e = next;
@@ -106,6 +106,7 @@ void kc_smap_put(kc_smap_t *m, const char *key, size_t len, void *val)
     }
     kc_smap_entry_t *e = kc_xcalloc(1, sizeof(*e));
     e->key = kc_xstrndup(key, len);
+    e->key_len = len;
     e->val = val;
     *pp = e;
     if (++m->count > m->nslots)

@@ -13,7 +13,8 @@
 /* ---- a small string-keyed hash map (chained) ------------------------- */
 
 typedef struct kc_smap_entry {
-    char *key;
+    char *key;      /* NUL-terminated copy; may hold NUL bytes (a Kafka string can) */
+    size_t key_len; /* the whole key's length */
     void *val;
     struct kc_smap_entry *next;
 } kc_smap_entry_t;

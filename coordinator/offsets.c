@@ -351,7 +351,10 @@ static bool collect_expired(kc_coord_t *c, kc_classic_group_t *grp, const kc_off
             if (e->expire_timestamp_ms != -1)
                 expired = now_ms >= e->expire_timestamp_ms;
             else
-                expired = now_ms - (base >= 0 ? base : e->commit_timestamp_ms) >= retention;
+                /* Wraps on overflow (a hostile record's timestamp), as Java's long does. */
+                expired = (int64_t)((uint64_t)now_ms -
+                                    (uint64_t)(base >= 0 ? base : e->commit_timestamp_ms)) >=
+                          retention;
             if (expired)
                 tombstones_add(t, gid, tname, e->partition);
             else
@@ -548,7 +551,7 @@ void kc_coord_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
 
     /* Topic checks (KafkaApis.handleOffsetCommitRequest). */
     for (int32_t i = 0; i < ntopics; i++) {
-        const __auto_type tp = &req->topics.items[i];
+        const kc_offset_commit_request_topic_t *tp = &req->topics.items[i];
         int16_t topic_err = ERR_NONE;
         int32_t npart = -1;
         if (version >= 10) {
@@ -604,8 +607,8 @@ void kc_coord_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
                 kc_classic_group_touch_member(c, g, member_id, now);
         }
         int64_t expire = -1;
-        if (req->retention_time_ms != -1)
-            expire = now + req->retention_time_ms;
+        if (req->retention_time_ms != -1) /* wraps on overflow, as Java's long does */
+            expire = (int64_t)((uint64_t)now + (uint64_t)req->retention_time_ms);
         if (group_err != ERR_NONE) {
             for (size_t i = 0; i < n; i++)
                 if (entries[i].coordinator)
@@ -614,12 +617,12 @@ void kc_coord_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
         if (group_err == ERR_NONE) {
             size_t k = 0;
             for (int32_t i = 0; i < ntopics; i++) {
-                const __auto_type tp = &req->topics.items[i];
+                const kc_offset_commit_request_topic_t *tp = &req->topics.items[i];
                 for (int32_t j = 0; j < tp->partitions.count; j++, k++) {
                     commit_entry_t *e = &entries[k];
                     if (!e->coordinator)
                         continue;
-                    const __auto_type part = &tp->partitions.items[j];
+                    const kc_offset_commit_request_partition_t *part = &tp->partitions.items[j];
                     kc_str_t meta = part->committed_metadata;
                     if (meta.len >= 0 && java_length(meta) > cfg->offset_metadata_max_bytes) {
                         e->error = ERR_OFFSET_METADATA_TOO_LARGE;
@@ -831,7 +834,7 @@ void kc_coord_offset_fetch(kc_coord_t *c, const kc_request_ctx_t *ctx,
         resp.groups.items = kc_arena_alloc(&arena, sizeof(fetch_group_t) * (size_t)(ngroups + 1));
         resp.groups.count = ngroups;
         for (int32_t i = 0; i < ngroups; i++) {
-            const __auto_type rg = &req->groups.items[i];
+            const kc_offset_fetch_request_group_t *rg = &req->groups.items[i];
             fetch_req_topic_t *topics = NULL;
             int32_t nt = rg->topics.count;
             if (nt >= 0) {
@@ -951,7 +954,7 @@ void kc_coord_offset_delete(kc_coord_t *c, const kc_request_ctx_t *ctx,
     }
     for (int pass = 0; pass < 2; pass++) {
         for (int32_t i = 0; i < ntopics; i++) {
-            const __auto_type rt = &req->topics.items[i];
+            const kc_offset_delete_request_topic_t *rt = &req->topics.items[i];
             int32_t np = rt->partitions.count < 0 ? 0 : rt->partitions.count;
             bool subscribed =
                 pass == 1 && topic_err[i] == ERR_NONE && kc_classic_group_is_subscribed_to(g, rt->name);

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -38,6 +40,10 @@ struct kc_conn {
     struct event *read_ev;
     struct event *write_ev;
     struct event *idle_ev;
+    /* Idle expiry is lazy: activity only stamps last_active_ms; the timer,
+     * armed once per idle period, re-arms itself for the rest of the period
+     * when it finds activity since it was set. */
+    int64_t last_active_ms;
     /* framing */
     uint8_t size_buf[4];
     size_t size_have;   /* bytes of the size prefix read */
@@ -47,6 +53,11 @@ struct kc_conn {
     uint64_t bytes_read;
     /* state */
     bool in_flight; /* a request was handed up and not yet ended */
+    /* read_ev is added. A connection with a request in flight keeps it
+     * until it fires (the client sent more): only then is it removed, so a
+     * client that waits for its answer, as Kafka clients do, costs no
+     * epoll_ctl per request. Either way nothing is read while in flight. */
+    bool read_armed;
     bool closed;
     kc_buf_t out;
     size_t out_off;
@@ -58,7 +69,12 @@ typedef struct {
     struct evconnlistener *lev;
     kc_net_t *net;
     char name[64];
+    struct event *resume; /* re-enables accepting after a pause */
 } listener_t;
+
+/* How long accepting pauses after accept() failed for lack of descriptors
+ * or memory: retrying at once would spin the loop on the same error. */
+#define ACCEPT_PAUSE_MS 1000
 
 struct kc_net {
     struct event_base *base;
@@ -140,11 +156,25 @@ static void conn_close(kc_conn_t *c, bool notify, const char *why)
         n->h.on_close(n->h.ctx, c->id);
 }
 
-static void touch_idle(kc_conn_t *c)
+static int64_t mono_ms(void)
 {
-    int64_t ms = c->net->cfg.idle_timeout_ms;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void arm_idle(kc_conn_t *c, int64_t ms)
+{
+    if (ms < 1)
+        ms = 1;
     struct timeval tv = {(time_t)(ms / 1000), (suseconds_t)((ms % 1000) * 1000)};
     event_add(c->idle_ev, &tv);
+}
+
+/* Records activity; no timer operation (the hot path of every request). */
+static void touch_idle(kc_conn_t *c)
+{
+    c->last_active_ms = mono_ms();
 }
 
 static void idle_cb(evutil_socket_t fd, short what, void *arg)
@@ -152,8 +182,14 @@ static void idle_cb(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     kc_conn_t *c = arg;
+    int64_t idle = c->net->cfg.idle_timeout_ms;
+    int64_t quiet = mono_ms() - c->last_active_ms;
+    if (quiet < idle) {
+        arm_idle(c, idle - quiet);
+        return;
+    }
     kc_log_info("net", "closing connection %llu from %s: idle for %lld ms",
-                (unsigned long long)c->id, c->peer_host, (long long)c->net->cfg.idle_timeout_ms);
+                (unsigned long long)c->id, c->peer_host, (long long)idle);
     conn_close(c, true, "idle");
 }
 
@@ -191,6 +227,12 @@ static void read_cb(evutil_socket_t fd, short what, void *arg)
     kc_net_t *n = c->net;
     bool progressed = false;
 
+    if (c->in_flight) {
+        /* Muted: bytes of a next request stay in the kernel buffer. */
+        event_del(c->read_ev);
+        c->read_armed = false;
+        return;
+    }
     while (!c->in_flight && !c->closed) {
         if (c->size_have < 4) {
             ssize_t r = conn_recv(c, c->size_buf + c->size_have, 4 - c->size_have);
@@ -230,9 +272,9 @@ static void read_cb(evutil_socket_t fd, short what, void *arg)
             c->body_have += (size_t)r;
         }
         if (c->size_have == 4 && c->body_have == (size_t)c->frame_size) {
-            /* A whole request: mute until it has been answered. */
+            /* A whole request: mute until it has been answered (read_ev is
+             * removed lazily, see read_armed). */
             c->in_flight = true;
-            event_del(c->read_ev);
             kc_conn_info_t info = {c->id, c->peer_host, c->listener};
             /* The callback may close c: it is then only freed by reap_cb, later. */
             n->h.on_request(n->h.ctx, &info, c->body ? c->body : (const uint8_t *)"",
@@ -248,8 +290,11 @@ static void read_cb(evutil_socket_t fd, short what, void *arg)
 static void conn_unmute(kc_conn_t *c)
 {
     c->in_flight = false;
-    event_add(c->read_ev, NULL);
-    /* Data already in the kernel buffer makes the read event fire. */
+    if (!c->read_armed) {
+        event_add(c->read_ev, NULL);
+        c->read_armed = true;
+    }
+    /* Data already in the kernel buffer makes the (level-triggered) read event fire. */
 }
 
 /* Writes what it can; returns false if the connection was closed. */
@@ -314,7 +359,9 @@ int kc_net_adopt(kc_net_t *n, int fd, const char *peer_host, const char *listene
     n->buckets[c->id % NBUCKETS] = c;
     n->nconns++;
     event_add(c->read_ev, NULL);
+    c->read_armed = true;
     touch_idle(c);
+    arm_idle(c, n->cfg.idle_timeout_ms);
     if (conn_id)
         *conn_id = c->id;
     kc_log_debug("net", "connection %llu from %s on %s", (unsigned long long)c->id,
@@ -322,22 +369,63 @@ int kc_net_adopt(kc_net_t *n, int fd, const char *peer_host, const char *listene
     return 0;
 }
 
-int kc_net_send(kc_net_t *n, uint64_t conn_id, const void *data, size_t len)
+/* Appends the bytes of iov from offset skip on to c->out. */
+static void out_append_from(kc_conn_t *c, const struct iovec *iov, int iovcnt, size_t skip)
+{
+    for (int i = 0; i < iovcnt; i++) {
+        if (skip >= iov[i].iov_len) {
+            skip -= iov[i].iov_len;
+            continue;
+        }
+        kc_buf_append(&c->out, (const uint8_t *)iov[i].iov_base + skip, iov[i].iov_len - skip);
+        skip = 0;
+    }
+}
+
+int kc_net_send_parts(kc_net_t *n, uint64_t conn_id, const void *head, size_t head_len,
+                      const void *body, size_t body_len)
 {
     kc_conn_t *c = conn_find(n, conn_id);
     if (!c)
         return KC_ENOENT;
-    if (!c->in_flight || len > INT32_MAX)
+    size_t len = head_len + body_len;
+    if (!c->in_flight || len > INT32_MAX || len < head_len)
         return KC_EINVAL;
     uint8_t sz[4] = {(uint8_t)(len >> 24), (uint8_t)(len >> 16), (uint8_t)(len >> 8),
                      (uint8_t)len};
-    kc_buf_append(&c->out, sz, 4);
-    kc_buf_append(&c->out, data, len);
-    if (!conn_flush(c))
-        return 0; /* closed while writing; on_close was called */
-    if (c->out.len == 0)
+    struct iovec iov[3] = {{sz, 4}, {(void *)head, head_len}, {(void *)body, body_len}};
+    if (c->out.len > 0) {
+        /* Earlier bytes still wait for the socket: keep the order. */
+        out_append_from(c, iov, 3, 0);
+        return 0;
+    }
+    /* Nothing queued: write straight from the caller's memory, buffering
+     * only what the socket does not take now. */
+    struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 3};
+    ssize_t w;
+    do
+        w = sendmsg(c->fd, &mh, MSG_NOSIGNAL);
+    while (w < 0 && errno == EINTR);
+    if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+        conn_close(c, true, strerror(errno));
+        return 0; /* closed; on_close was called */
+    }
+    size_t done = w > 0 ? (size_t)w : 0;
+    if (done > 0)
+        touch_idle(c);
+    if (done == 4 + len) {
         conn_unmute(c);
+        return 0;
+    }
+    out_append_from(c, iov, 3, done);
+    c->out_off = 0;
+    event_add(c->write_ev, NULL);
     return 0;
+}
+
+int kc_net_send(kc_net_t *n, uint64_t conn_id, const void *data, size_t len)
+{
+    return kc_net_send_parts(n, conn_id, data, len, NULL, 0);
 }
 
 int kc_net_request_done(kc_net_t *n, uint64_t conn_id)
@@ -403,11 +491,33 @@ static void accept_cb(struct evconnlistener *lev, evutil_socket_t fd, struct soc
     }
 }
 
+static void accept_resume_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    listener_t *l = arg;
+    if (l->lev) {
+        evconnlistener_enable(l->lev);
+        kc_log_info("net", "accepting connections on listener %s again", l->name);
+    }
+}
+
 static void accept_error_cb(struct evconnlistener *lev, void *arg)
 {
-    (void)lev;
     listener_t *l = arg;
     int err = EVUTIL_SOCKET_ERROR();
+    if (err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM) {
+        /* The pending connection stays in the backlog; accepting again
+         * before a descriptor is free would fail the same way in a loop. */
+        evconnlistener_disable(lev);
+        if (!l->resume)
+            l->resume = evtimer_new(l->net->base, accept_resume_cb, l);
+        struct timeval tv = {ACCEPT_PAUSE_MS / 1000, (ACCEPT_PAUSE_MS % 1000) * 1000};
+        evtimer_add(l->resume, &tv);
+        kc_log_warn("net", "accept on listener %s failed: %s; not accepting for %d ms", l->name,
+                    evutil_socket_error_to_string(err), ACCEPT_PAUSE_MS);
+        return;
+    }
     kc_log_warn("net", "accept on listener %s failed: %s", l->name, evutil_socket_error_to_string(err));
 }
 
@@ -464,6 +574,10 @@ void kc_net_stop_listening(kc_net_t *n)
         if (n->listeners[i].lev) {
             evconnlistener_free(n->listeners[i].lev);
             n->listeners[i].lev = NULL;
+        }
+        if (n->listeners[i].resume) {
+            event_free(n->listeners[i].resume);
+            n->listeners[i].resume = NULL;
         }
     }
 }

@@ -75,6 +75,14 @@ int kc_net_adopt(kc_net_t *n, int fd, const char *peer_host, const char *listene
  * request is in flight or the frame exceeds INT32_MAX.
  */
 int kc_net_send(kc_net_t *n, uint64_t conn_id, const void *data, size_t len);
+/*
+ * kc_net_send of the frame head followed by body (either may be empty), so
+ * that a response header and body need not be joined first. Both are
+ * borrowed for the call only: what the socket does not take at once is
+ * copied. Same returns as kc_net_send.
+ */
+int kc_net_send_parts(kc_net_t *n, uint64_t conn_id, const void *head, size_t head_len,
+                      const void *body, size_t body_len);
 /* Ends a request that has no response (e.g. acks=0 produce): unmutes. */
 int kc_net_request_done(kc_net_t *n, uint64_t conn_id);
 /* Closes a connection (e.g. after a malformed request), logging why. */

@@ -3,6 +3,7 @@
 # Installs the Debian 12 packages kcoord needs that are missing on this machine.
 #   scripts/deps.sh build   what building needs
 #   scripts/deps.sh all     build + what the unit and integration tests need (default)
+#   scripts/deps.sh fuzz    all + clang and libFuzzer (./scripts/test --extended)
 # Checks with dpkg-query first; runs apt-get only when something is missing.
 # When not root and something is missing, prints the apt-get command and fails.
 set -euo pipefail
@@ -14,12 +15,14 @@ TEST_PKGS=(python3-kafka python3-confluent-kafka kcat librdkafka-dev procps ipro
 # KafkaJS runs on Node.js; a node that did not come from Debian's package
 # (one that bundles npm) is accepted as it is.
 NODE_CMDS=(node:nodejs npm:npm)
+FUZZ_PKGS=(clang libclang-rt-dev)
 
 what="${1:-all}"
 case "$what" in
     build) want=("${BUILD_PKGS[@]}") ;;
     all) want=("${BUILD_PKGS[@]}" "${TEST_PKGS[@]}") ;;
-    *) echo "usage: $0 [build|all]" >&2; exit 2 ;;
+    fuzz) want=("${BUILD_PKGS[@]}" "${TEST_PKGS[@]}" "${FUZZ_PKGS[@]}") ;;
+    *) echo "usage: $0 [build|all|fuzz]" >&2; exit 2 ;;
 esac
 
 missing=()
@@ -29,7 +32,7 @@ for p in "${want[@]}"; do
         missing+=("$p")
     fi
 done
-if [ "$what" = all ]; then
+if [ "$what" != build ]; then
     for pair in "${NODE_CMDS[@]}"; do
         if ! command -v "${pair%%:*}" >/dev/null 2>&1; then
             missing+=("${pair#*:}")

@@ -144,18 +144,16 @@ static void send_response(kc_server_t *s, const kc_response_t *r, bool use_error
     const kc_api_entry_t *e = kc_api_find(r->api_key);
     /* ApiVersions always answers with header v0 (KIP-511). */
     bool flexible = e && r->api_key != KC_API_API_VERSIONS && r->api_version >= e->flexible_min;
-    kc_buf_t out;
-    kc_buf_init(&out);
-    kc_response_header_encode(&out, r->correlation_id, flexible);
-    kc_buf_append(&out, body->data, body->len);
-    s->metrics.bytes_out += out.len + 4;
+    s->metrics.bytes_out += (uint64_t)body->len + 4;
     int64_t delay = kc_faults_response_delay(s->faults, r);
     if (delay > 0) {
         /* One request in flight per connection: delaying keeps the order. */
         delayed_response_t *d = kc_xcalloc(1, sizeof(*d));
         d->srv = s;
         d->conn_id = r->conn_id;
-        d->frame = out;
+        kc_buf_init(&d->frame);
+        kc_response_header_encode(&d->frame, r->correlation_id, flexible);
+        kc_buf_append(&d->frame, body->data, body->len);
         d->ev = evtimer_new(s->base, delayed_send_cb, d);
         d->next = s->delayed;
         if (s->delayed)
@@ -165,11 +163,14 @@ static void send_response(kc_server_t *s, const kc_response_t *r, bool use_error
         evtimer_add(d->ev, &tv);
         return;
     }
-    int rc = kc_net_send(s->net, r->conn_id, out.data, out.len);
+    kc_buf_reset(&s->resp_head);
+    kc_response_header_encode(&s->resp_head, r->correlation_id, flexible);
+    s->metrics.bytes_out += s->resp_head.len;
+    int rc = kc_net_send_parts(s->net, r->conn_id, s->resp_head.data, s->resp_head.len,
+                               body->data, body->len);
     if (rc == KC_ENOENT)
         kc_log_debug("server", "dropping response to closed connection %llu",
                      (unsigned long long)r->conn_id);
-    kc_buf_deinit(&out);
 }
 
 /* ---- coordinator load ---- */
@@ -300,11 +301,12 @@ void kc_server_flush(kc_server_t *s)
             advanced = kc_log_committed(s->log);
         }
     }
-    /* Swap the batch out: sending can trigger nothing re-entrant, but reload appends. */
+    /* Swap the batch out: sending can trigger nothing re-entrant, but reload
+     * appends. The two results trade places, keeping their arrays. */
     kc_result_t done = *b;
-    kc_result_init(b);
+    *b = s->spare;
     release(s, &done, failed);
-    kc_result_deinit(&done);
+    s->spare = done;
     if (failed)
         reload_after_failure(s);
     if (advanced && s->parked) {
@@ -408,6 +410,7 @@ static void close_bad(kc_server_t *s, const kc_conn_info_t *conn, const char *wh
 static void on_request(void *ctx, const kc_conn_info_t *conn, const uint8_t *data, size_t len)
 {
     kc_server_t *s = ctx;
+    s->requests_seen++;
     s->metrics.bytes_in += len + 4;
     if (kc_faults_on_request(s->faults, conn, data, len))
         return;
@@ -448,8 +451,9 @@ void kc_server_process_request(kc_server_t *s, const kc_conn_info_t *conn, const
     req.ctx.client_host = conn->peer_host;
     req.ctx.now_ms = kc_server_wall_ms();
     if (!supported) {
-        if (api_key == KC_API_API_VERSIONS && api_version > e->max_version) {
-            /* KIP-511: answer a v0 body naming our ApiVersions range; the client retries. */
+        if (api_key == KC_API_API_VERSIONS) {
+            /* KIP-511: answer a v0 body naming our ApiVersions range; the
+             * client retries. Kafka does so for every unsupported version. */
             kc_buf_t b;
             kc_buf_init(&b);
             kc_api_versions_unsupported_body(&b);
@@ -506,6 +510,8 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
     s->cfg = cfg;
     s->base = base;
     kc_result_init(&s->batch);
+    kc_result_init(&s->spare);
+    kc_buf_init(&s->resp_head);
     kc_arena_init(&s->arena);
     if (kc_store_open(&s->store, cfg->log_dirs, (uint64_t)cfg->lmdb_map_size_bytes) != 0) {
         kc_log_error("server", "cannot open storage in %s", cfg->log_dirs);
@@ -605,13 +611,32 @@ void kc_server_free(kc_server_t *s)
     kc_log_free(s->log);
     kc_store_close(s->store);
     kc_result_deinit(&s->batch);
+    kc_result_deinit(&s->spare);
+    kc_buf_deinit(&s->resp_head);
     kc_arena_deinit(&s->arena);
     free(s);
 }
 
+/*
+ * Group commit: when this iteration has records to commit, requests that
+ * became ready while it ran (typically the next requests of the connections
+ * answered by the previous commit) join the same commit through a few more
+ * non-blocking passes, instead of each waiting for a commit of its own.
+ * Bounded, so a steady stream cannot hold a commit back. An iteration
+ * without records (heartbeats, fetches) is flushed at once.
+ */
+#define BURST_PASSES 4
+
 void kc_server_run_once(kc_server_t *s)
 {
+    s->requests_seen = 0;
     event_base_loop(s->base, EVLOOP_ONCE);
+    for (int i = 0; i < BURST_PASSES && !s->stopping && s->requests_seen > 0 &&
+                    s->batch.nrecords > 0;
+         i++) {
+        s->requests_seen = 0;
+        event_base_loop(s->base, EVLOOP_NONBLOCK);
+    }
     kc_server_flush(s);
 }
 

@@ -90,12 +90,15 @@ struct kc_server {
     struct event *sigint_ev, *sigterm_ev;
     /* Records and responses produced during the current loop iteration. */
     kc_result_t batch;
+    kc_result_t spare; /* the previous batch, emptied, kept for its memory */
     kc_parked_fetch_t *parked;
     kc_fetch_sessions_t *fetch_sessions;
     struct event *retention_timer;
     size_t retention_topic;        /* where the current retention pass stands */
     int32_t retention_partition;
     kc_arena_t arena; /* per request */
+    uint32_t requests_seen; /* requests handed up in the current loop pass */
+    kc_buf_t resp_head; /* scratch: the response header being sent */
     uint16_t bound_port;
     char adv_host[256];
     int32_t adv_port;

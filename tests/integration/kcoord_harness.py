@@ -13,7 +13,7 @@ Tests use it as:
         k.restart()               # SIGTERM, start again on the same data dir
         k.kill(); k.start()       # SIGKILL, then start again
 
-Set KCOORD_ITEST_SHOW_LOGS=1 to print kcoord's stderr after passing tests too.
+Set KC_TEST_SHOW_LOGS=1 to print kcoord's stderr after passing tests too.
 """
 
 import os
@@ -82,9 +82,9 @@ class Kcoord:
         of DEFAULT_OVERRIDES. env: extra environment for kcoord (KCOORD_*
         properties)."""
         self.name = name
-        self.binary = binary or os.environ.get("KCOORD_BIN")
+        self.binary = binary or os.environ.get("KC_TEST_KCOORD_BIN")
         if not self.binary or not os.access(self.binary, os.X_OK):
-            raise RuntimeError("KCOORD_BIN must name the built kcoord executable (got %r)"
+            raise RuntimeError("KC_TEST_KCOORD_BIN must name the built kcoord executable (got %r)"
                                % (self.binary,))
         self.tmp = tempfile.mkdtemp(prefix="kcoord-itest-%s-" % name)
         self.data_dir = os.path.join(self.tmp, "data")
@@ -127,7 +127,7 @@ class Kcoord:
         err = open(self.stderr_path, "wb")
         try:
             # kcoord reads KCOORD_* variables as properties and rejects unknown
-            # ones, so the test's own KCOORD_BIN must not reach it.
+            # ones: a variable of the user's shell must not change the test.
             env = {k: v for k, v in os.environ.items() if not k.startswith("KCOORD_")}
             env.update(self.extra_env)
             self.proc = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL,
@@ -262,7 +262,7 @@ class Kcoord:
             self.dump_logs()
             self.cleanup()
             raise
-        if exc_type is not None or os.environ.get("KCOORD_ITEST_SHOW_LOGS"):
+        if exc_type is not None or os.environ.get("KC_TEST_SHOW_LOGS"):
             self.dump_logs()
         self.cleanup()
         return False

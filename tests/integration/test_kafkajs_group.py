@@ -50,7 +50,7 @@ def node_env():
     for tool in ("node", "npm"):
         if shutil.which(tool) is None:
             raise AssertionError("%s is not installed (scripts/deps.sh all installs it)" % tool)
-    work = os.path.join(os.environ.get("KCOORD_ITEST_WORK", os.getcwd()), "kafkajs-modules")
+    work = os.path.join(os.environ.get("KC_TEST_WORK", os.getcwd()), "kafkajs-modules")
     npm_install(work)
     env = {k: v for k, v in os.environ.items() if not k.startswith("KCOORD_")}
     env["NODE_PATH"] = os.path.join(work, "node_modules")

@@ -46,7 +46,7 @@ def go_build(work):
 def main():
     if shutil.which("go") is None:
         raise AssertionError("go is not installed (scripts/deps.sh all installs golang-go)")
-    work = os.path.join(os.environ.get("KCOORD_ITEST_WORK", os.getcwd()), "sarama-build")
+    work = os.path.join(os.environ.get("KC_TEST_WORK", os.getcwd()), "sarama-build")
     exe = go_build(work)
     env = {k: v for k, v in os.environ.items() if not k.startswith("KCOORD_")}
     for version in ("2.2.0", "0.10.2.0"):

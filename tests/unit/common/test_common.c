@@ -53,6 +53,30 @@ static void arena_allocations_are_zeroed_aligned_and_distinct(void **state)
     assert_null(a.head);
 }
 
+/* Reset between requests: later allocations are zeroed again, whatever the
+ * previous request left in the memory, and a large chunk does not linger. */
+static void arena_reset_gives_zeroed_memory_again(void **state)
+{
+    (void)state;
+    kc_arena_t a;
+    kc_arena_init(&a);
+    for (int round = 0; round < 5; round++) {
+        for (int i = 1; i < 50; i++) {
+            uint8_t *p = kc_arena_alloc(&a, (size_t)i * 13);
+            for (int j = 0; j < i * 13; j++)
+                assert_int_equal(p[j], 0);
+            memset(p, 0xcd, (size_t)i * 13);
+        }
+        uint8_t *big = kc_arena_alloc(&a, 200000);
+        assert_int_equal(big[199999], 0);
+        memset(big, 0xef, 200000);
+        kc_arena_reset(&a);
+        assert_int_equal(a.total, 0);
+    }
+    kc_arena_deinit(&a);
+    assert_null(a.head);
+}
+
 static void strndup_terminates(void **state)
 {
     (void)state;
@@ -69,6 +93,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(buf_append_grows_and_keeps_bytes),
         cmocka_unit_test(arena_allocations_are_zeroed_aligned_and_distinct),
+        cmocka_unit_test(arena_reset_gives_zeroed_memory_again),
         cmocka_unit_test(strndup_terminates),
     };
     return cmocka_run_group_tests_name("common", tests, NULL, NULL);

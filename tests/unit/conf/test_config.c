@@ -160,6 +160,11 @@ static void test_listener_syntax(void **state)
     assert_int_equal(kc_listeners_parse("PLAINTEXT://a:1,PLAINTEXT://b:2", l, 4, err, sizeof(err)),
                      -1);
     assert_int_equal(kc_listeners_parse("PLAINTEXT://a:70000", l, 4, err, sizeof(err)), -1);
+    /* Kafka normalises listener names to upper case (ListenerName.normalised). */
+    assert_int_equal(kc_listeners_parse("plaintext://a:1", l, 4, err, sizeof(err)), 1);
+    assert_string_equal(l[0].name, "PLAINTEXT");
+    assert_int_equal(kc_listeners_parse("plaintext://a:1,PLAINTEXT://b:2", l, 4, err, sizeof(err)),
+                     -1);
     assert_int_equal(kc_listeners_parse("a:1", l, 4, err, sizeof(err)), -1);
     assert_int_equal(kc_listeners_parse("", l, 4, err, sizeof(err)), -1);
 }

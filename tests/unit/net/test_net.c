@@ -257,6 +257,84 @@ static void test_idle_connection_closes(void **state)
     fx_free(fx);
 }
 
+/* A response the socket cannot take at once is finished by the write event;
+ * only once all of it is handed to the kernel is the connection read again
+ * (the pipelined request waits), as Kafka unmutes after a completed send. */
+static void test_large_response_completes_before_next_request_is_read(void **state)
+{
+    (void)state;
+    fx_t *fx = fx_new(1000, 60000);
+    int small = 4096;
+    setsockopt(fx->server_fd, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
+    uint8_t buf[64];
+    size_t n = frame(buf, 1, "A", 1);
+    n += frame(buf + n, 1, "B", 1);
+    assert_int_equal(write(fx->client, buf, n), (ssize_t)n);
+    assert_true(run_until(fx, &fx->nrequests, 1));
+
+    size_t body_len = 1 << 20;
+    uint8_t *body = kc_xmalloc(body_len);
+    for (size_t i = 0; i < body_len; i++)
+        body[i] = (uint8_t)(i * 7);
+    assert_int_equal(kc_net_send_parts(fx->net, fx->conn_id, "HD", 2, body, body_len), 0);
+    /* The caller's memory is not needed after the call. */
+    memset(body, 0, body_len);
+    for (size_t i = 0; i < body_len; i++)
+        body[i] = (uint8_t)(i * 7);
+
+    size_t total = 4 + 2 + body_len, got = 0;
+    uint8_t *resp = kc_xmalloc(total);
+    int64_t deadline = now_ms() + 5000;
+    while (got < total && now_ms() < deadline) {
+        spin(fx);
+        if (fx->nrequests > 1) /* unmuted: every byte has left kcoord */
+            assert_int_equal(got + (size_t)pending_in_kernel(fx->client), total);
+        ssize_t r = recv(fx->client, resp + got, total - got, MSG_DONTWAIT);
+        if (r > 0)
+            got += (size_t)r;
+    }
+    assert_int_equal(got, total);
+    uint32_t size = ((uint32_t)resp[0] << 24) | ((uint32_t)resp[1] << 16) |
+                    ((uint32_t)resp[2] << 8) | resp[3];
+    assert_int_equal(size, 2 + body_len);
+    assert_memory_equal(resp + 4, "HD", 2);
+    assert_memory_equal(resp + 6, body, body_len);
+    assert_true(run_until(fx, &fx->nrequests, 2));
+    assert_memory_equal(fx->last, "B", 1);
+    assert_int_equal(fx->ncloses, 0);
+    free(resp);
+    free(body);
+    fx_free(fx);
+}
+
+/* Idleness counts from the last read or write, not from the connection's start. */
+static void test_active_connection_outlives_idle_timeout(void **state)
+{
+    (void)state;
+    fx_t *fx = fx_new(1000, 600);
+    int64_t start = now_ms();
+    uint8_t buf[16];
+    int sent = 0;
+    int64_t last_activity = start;
+    while (now_ms() - start < 1500) {
+        size_t n = frame(buf, 1, "p", 1);
+        assert_int_equal(write(fx->client, buf, n), (ssize_t)n);
+        sent++;
+        assert_true(run_until(fx, &fx->nrequests, sent));
+        assert_int_equal(kc_net_send(fx->net, fx->conn_id, "r", 1), 0);
+        uint8_t resp[5];
+        read_exact(fx->client, resp, sizeof(resp));
+        last_activity = now_ms();
+        assert_int_equal(fx->ncloses, 0);
+        struct timespec ts = {0, 50 * 1000000};
+        nanosleep(&ts, NULL);
+    }
+    assert_int_equal(fx->ncloses, 0);
+    assert_true(run_until(fx, &fx->ncloses, 1));
+    assert_true(now_ms() - last_activity >= 590);
+    fx_free(fx);
+}
+
 static void test_conn_ids_are_not_reused(void **state)
 {
     (void)state;
@@ -310,6 +388,8 @@ int main(void)
         cmocka_unit_test(test_negative_size_closes),
         cmocka_unit_test(test_truncated_body_closes),
         cmocka_unit_test(test_idle_connection_closes),
+        cmocka_unit_test(test_large_response_completes_before_next_request_is_read),
+        cmocka_unit_test(test_active_connection_outlives_idle_timeout),
         cmocka_unit_test(test_conn_ids_are_not_reused),
         cmocka_unit_test(test_listener_accepts_tcp),
     };

@@ -2,7 +2,8 @@
 /*
  * Unit tests for server/: the broker answers over an in-process socket,
  * checked byte for byte for ApiVersions (v0, v3, and the KIP-511 fallback),
- * Metadata auto-creation, closes on bad requests, and the dispatch table.
+ * Metadata auto-creation, closes on bad requests, the dispatch table, and a
+ * burst of commits from many connections answered by one loop iteration.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -278,6 +279,14 @@ static void test_api_versions_unsupported_version_fallback(void **state)
     send_all(fx, &req);
     read_frame(fx, &resp);
     assert_memory_equal(resp.data, "\0\0\0\5\0\0", 6);
+    /* A negative version is unsupported too (RequestContext treats every
+     * unsupported ApiVersions version alike): same v0 fallback. */
+    kc_buf_reset(&req);
+    header(&req, 18, -1, 0x01020304, false);
+    send_all(fx, &req);
+    read_frame(fx, &resp);
+    assert_int_equal(resp.len, sizeof(want));
+    assert_memory_equal(resp.data, want, sizeof(want));
     kc_buf_deinit(&req);
     kc_buf_deinit(&resp);
     fx_free(fx);
@@ -405,6 +414,88 @@ static void test_bad_requests_close_the_connection(void **state)
     expect_close(short_header, sizeof(short_header));
 }
 
+/*
+ * Group commit: OffsetCommits that are ready on many connections at once
+ * (more than one epoll batch of libevent, which starts at 32 events) are
+ * all processed and answered by a single loop iteration, hence one commit.
+ */
+static void test_burst_of_commits_answered_by_one_iteration(void **state)
+{
+    (void)state;
+    enum { NCONN = 40 };
+    fx_t *fx = fx_new("num.partitions=1");
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_metadata_response_t m;
+    metadata_v1(fx, 1, "burst", &arena, &m);
+    metadata_v1(fx, 2, "burst", &arena, &m);
+    assert_int_equal(m.topics.items[0].error_code, 0);
+
+    int clients[NCONN];
+    kc_buf_t req;
+    kc_buf_init(&req);
+    for (int i = 0; i < NCONN; i++) {
+        int sv[2];
+        assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+        clients[i] = sv[1];
+        assert_int_equal(
+            kc_net_adopt(kc_server_net(fx->srv), sv[0], "/127.0.0.1", "PLAINTEXT", NULL), 0);
+    }
+    /* Let the loop see the new connections before the burst. */
+    kc_server_run_once(fx->srv);
+    for (int i = 0; i < NCONN; i++) {
+        char group[32];
+        snprintf(group, sizeof(group), "burst-%d", i);
+        kc_buf_reset(&req);
+        kc_buf_append(&req, "\0\0\0\0", 4);
+        header(&req, 8, 2, 100 + i, false);
+        kc_offset_commit_request_t oc;
+        kc_offset_commit_request_init(&oc);
+        oc.group_id = kc_str(group);
+        oc.generation_id_or_member_epoch = -1;
+        oc.member_id = kc_str("");
+        kc_offset_commit_request_partition_t part = {0};
+        part.partition_index = 0;
+        part.committed_offset = 42 + i;
+        part.committed_leader_epoch = -1;
+        part.commit_timestamp = -1;
+        part.committed_metadata = kc_str("");
+        kc_offset_commit_request_topic_t topic;
+        memset(&topic, 0, sizeof(topic));
+        topic.name = kc_str("burst");
+        topic.partitions.items = &part;
+        topic.partitions.count = 1;
+        oc.topics.items = &topic;
+        oc.topics.count = 1;
+        assert_int_equal(kc_offset_commit_request_encode(&req, 2, &oc), 0);
+        kc_buf_put_int32_at(&req, 0, (int32_t)(req.len - 4));
+        assert_int_equal(write(clients[i], req.data, req.len), (ssize_t)req.len);
+    }
+    kc_server_run_once(fx->srv);
+    for (int i = 0; i < NCONN; i++) {
+        struct pollfd p = {clients[i], POLLIN, 0};
+        assert_int_equal(poll(&p, 1, 0), 1);
+        uint8_t resp[64];
+        ssize_t n = read(clients[i], resp, sizeof(resp));
+        /* size, correlation id, throttle, [topic "burst" [partition 0, error 0]] */
+        assert_true(n >= 12);
+        kc_reader_t r;
+        kc_reader_init(&r, resp, (size_t)n);
+        assert_int_equal(kc_read_int32(&r), n - 4);
+        assert_int_equal(kc_read_int32(&r), 100 + i);
+        kc_offset_commit_response_t cr;
+        kc_offset_commit_response_init(&cr);
+        assert_int_equal(kc_offset_commit_response_decode(&r, 2, &arena, &cr), 0);
+        assert_int_equal(cr.topics.count, 1);
+        assert_int_equal(cr.topics.items[0].partitions.count, 1);
+        assert_int_equal(cr.topics.items[0].partitions.items[0].error_code, 0);
+        close(clients[i]);
+    }
+    kc_buf_deinit(&req);
+    kc_arena_deinit(&arena);
+    fx_free(fx);
+}
+
 static void test_dispatch_table_consistency(void **state)
 {
     (void)state;
@@ -446,6 +537,7 @@ int main(void)
         cmocka_unit_test(test_metadata_without_auto_creation),
         cmocka_unit_test(test_pipelined_probe_answered_in_order),
         cmocka_unit_test(test_bad_requests_close_the_connection),
+        cmocka_unit_test(test_burst_of_commits_answered_by_one_iteration),
         cmocka_unit_test(test_dispatch_table_consistency),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
