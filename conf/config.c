@@ -46,6 +46,32 @@ static int validate_listeners(kc_config_t *c, const char *value, char *err, size
     return 0;
 }
 
+/* admin.listeners: "" (off) or one "http://host:port"; host must be given. */
+static int validate_admin_listeners(kc_config_t *c, const char *value, char *err, size_t errlen)
+{
+    if (*value == '\0') {
+        c->admin_port = -1;
+        c->admin_host[0] = '\0';
+        return 0;
+    }
+    /* The scheme is written "http" but parsed as a listener name, which is upper case. */
+    char spec[512];
+    snprintf(spec, sizeof(spec), "%s", value);
+    for (char *p = spec; *p && *p != ':'; p++)
+        *p = (char)toupper((unsigned char)*p);
+    kc_listener_t tmp[1];
+    int n = kc_listeners_parse(spec, tmp, 1, err, errlen);
+    if (n < 0)
+        return -1;
+    if (n != 1 || strcmp(tmp[0].name, "HTTP") != 0 || tmp[0].host[0] == '\0') {
+        errf(err, errlen, "admin.listeners must be one http://host:port address");
+        return -1;
+    }
+    snprintf(c->admin_host, sizeof(c->admin_host), "%s", tmp[0].host);
+    c->admin_port = tmp[0].port;
+    return 0;
+}
+
 static int validate_advertised(kc_config_t *c, const char *value, char *err, size_t errlen)
 {
     if (*value == '\0') {
@@ -323,6 +349,9 @@ static const kc_conf_property_t props[] = {
      INT64_MAX, NULL, "Maximum size of the LMDB environment"},
     {"log.level", KC_CONF_STRING, "info", FIELD(log_level), 0, 0, validate_log_level,
      "Lowest level logged: debug, info, warn, error"},
+    {"admin.listeners", KC_CONF_STRING, "", FIELD(admin_listeners), 0, 0,
+     validate_admin_listeners,
+     "Admin HTTP endpoint (faults, group views, metrics), http://host:port; empty = off"},
 };
 
 _Static_assert(sizeof(props) / sizeof(props[0]) <= KC_CONF_MAX_PROPERTIES,

@@ -60,6 +60,7 @@ typedef struct {
     char *cluster_id;           /* 22-char base64url Kafka Uuid */
     int64_t lmdb_map_size_bytes; /* 1 GiB */
     char *log_level;            /* debug, info, warn, error */
+    char *admin_listeners;      /* admin.listeners = "" (admin HTTP endpoint off) */
 
     /* Properties given by a source (file, environment, override), by index in
      * the property table; the rest hold their defaults (DescribeConfigs tells
@@ -71,6 +72,9 @@ typedef struct {
     size_t nlisteners;
     kc_listener_t advertised[KC_MAX_LISTENERS];
     size_t nadvertised; /* 0 = advertise the listeners */
+    /* Derived from admin.listeners ("http://host:port"); admin_port -1 = off. */
+    char admin_host[256];
+    int32_t admin_port;
 } kc_config_t;
 
 typedef enum { KC_CONF_INT, KC_CONF_LONG, KC_CONF_BOOL, KC_CONF_STRING } kc_conf_type_t;

@@ -2825,3 +2825,68 @@ void kc_classic_group_delete_if_empty(kc_coord_t *c, kc_str_t group_id, kc_resul
     write_group_tombstone(g->group_id, res);
     drop_group(c, g, g->current_state_timestamp >= 0 ? g->current_state_timestamp : 0);
 }
+
+/* ---- read-only introspection (admin views) -------------------------------- */
+
+static void inspect_one(const kc_classic_group_t *g, kc_group_view_fn fn, void *arg)
+{
+    kc_member_view_t *mv = g->nmembers ? kc_xcalloc(g->nmembers, sizeof(*mv)) : NULL;
+    for (size_t i = 0; i < g->nmembers; i++) {
+        const cg_member_t *m = g->members[i];
+        mv[i] = (kc_member_view_t){
+            .member_id = m->member_id,
+            .group_instance_id = m->group_instance_id,
+            .client_id = m->client_id,
+            .client_host = m->client_host,
+            .session_timeout_ms = m->session_timeout_ms,
+            .rebalance_timeout_ms = m->rebalance_timeout_ms,
+            .assignment = m->assignment,
+            .assignment_len = m->assignment ? m->assignment_len : 0,
+            .awaiting_join = m->join.active,
+            .awaiting_sync = m->sync.active,
+        };
+    }
+    kc_group_view_t v = {
+        .group_id = g->group_id,
+        .type = "classic",
+        .state = state_names[g->state],
+        .generation_id = g->generation_id,
+        .protocol_type = g->protocol_type,
+        .protocol_name = g->protocol_name,
+        .leader_id = g->leader_id,
+        .members = mv,
+        .nmembers = g->nmembers,
+    };
+    fn(arg, &v);
+    free(mv);
+}
+
+typedef struct {
+    kc_group_view_fn fn;
+    void *arg;
+} inspect_ctx_t;
+
+static void inspect_each(void *ctx, const char *key, void *val)
+{
+    (void)key;
+    inspect_ctx_t *ic = ctx;
+    inspect_one(val, ic->fn, ic->arg);
+}
+
+void kc_coord_inspect_groups(kc_coord_t *c, kc_group_view_fn fn, void *arg)
+{
+    inspect_ctx_t ic = {fn, arg};
+    kc_smap_foreach(&c->groups, inspect_each, &ic);
+}
+
+bool kc_coord_inspect_group(kc_coord_t *c, kc_str_t group_id, kc_group_view_fn fn, void *arg)
+{
+    if (group_id.len < 0)
+        return false;
+    const kc_classic_group_t *g =
+        kc_smap_get(&c->groups, group_id.ptr ? group_id.ptr : "", (size_t)group_id.len);
+    if (!g)
+        return false;
+    inspect_one(g, fn, arg);
+    return true;
+}

@@ -194,6 +194,56 @@ void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx
                                       const kc_consumer_group_describe_request_t *req,
                                       kc_result_t *res);
 
+/*
+ * Read-only introspection for the admin views (no JSON here). Views are
+ * valid during the callback only: strings are NUL-terminated, borrowed from
+ * the coordinator; NULL = none. Nothing is changed and no record is written.
+ */
+typedef struct {
+    const char *member_id;
+    const char *group_instance_id; /* NULL = dynamic member */
+    const char *client_id;
+    const char *client_host;       /* "/127.0.0.1" */
+    int32_t session_timeout_ms;
+    int32_t rebalance_timeout_ms;
+    const uint8_t *assignment;     /* as the leader sent it in SyncGroup; may be NULL */
+    int32_t assignment_len;
+    bool awaiting_join;            /* a JoinGroup of this member is parked */
+    bool awaiting_sync;            /* a SyncGroup of this member is parked */
+} kc_member_view_t;
+
+typedef struct {
+    const char *group_id;
+    const char *type;          /* "classic" */
+    const char *state;         /* Kafka's state name, e.g. "PreparingRebalance" */
+    int32_t generation_id;
+    const char *protocol_type; /* NULL = none */
+    const char *protocol_name; /* NULL = none */
+    const char *leader_id;     /* NULL = none */
+    const kc_member_view_t *members;
+    size_t nmembers;
+} kc_group_view_t;
+
+typedef void (*kc_group_view_fn)(void *arg, const kc_group_view_t *g);
+/* Calls fn for every group, in no particular order. */
+void kc_coord_inspect_groups(kc_coord_t *c, kc_group_view_fn fn, void *arg);
+/* Calls fn for the group of that id; false (fn not called) when there is none. */
+bool kc_coord_inspect_group(kc_coord_t *c, kc_str_t group_id, kc_group_view_fn fn, void *arg);
+
+typedef struct {
+    const char *topic;
+    int32_t partition;
+    int64_t offset;
+    int32_t leader_epoch;        /* -1 = none */
+    int64_t commit_timestamp_ms;
+    const char *metadata;        /* not NUL-terminated; metadata_len bytes */
+    int32_t metadata_len;
+} kc_offset_view_t;
+
+/* Calls fn for every committed offset of the group (none: fn not called). */
+void kc_coord_inspect_offsets(kc_coord_t *c, kc_str_t group_id,
+                              void (*fn)(void *arg, const kc_offset_view_t *o), void *arg);
+
 /* Deleting a topic removes its committed offsets in every group (tombstones). */
 void kc_coord_topic_deleted(kc_coord_t *c, kc_str_t topic, int64_t now_ms, kc_result_t *res);
 

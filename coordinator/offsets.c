@@ -1028,3 +1028,31 @@ void kc_coord_offset_delete(kc_coord_t *c, const kc_request_ctx_t *ctx,
     kc_buf_deinit(&error_body);
     kc_arena_deinit(&arena);
 }
+
+/* ---- read-only introspection (admin views) ---- */
+
+void kc_coord_inspect_offsets(kc_coord_t *c, kc_str_t group_id,
+                              void (*fn)(void *arg, const kc_offset_view_t *o), void *arg)
+{
+    if (group_id.len < 0)
+        return;
+    const kc_offsets_group_t *g = kc_offsets_map_group(&state_of(c)->map, group_id);
+    if (!g)
+        return;
+    for (uint32_t i = 0; i < g->ntopics; i++) {
+        const kc_offsets_topic_t *t = &g->topics[i];
+        for (uint32_t j = 0; j < t->nparts; j++) {
+            const kc_offset_entry_t *e = &t->parts[j];
+            kc_offset_view_t v = {
+                .topic = t->name,
+                .partition = e->partition,
+                .offset = e->offset,
+                .leader_epoch = e->leader_epoch,
+                .commit_timestamp_ms = e->commit_timestamp_ms,
+                .metadata = e->metadata ? e->metadata : "",
+                .metadata_len = e->metadata ? e->metadata_len : 0,
+            };
+            fn(arg, &v);
+        }
+    }
+}

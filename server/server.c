@@ -32,6 +32,11 @@ static int64_t mono_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+int64_t kc_server_mono_ms(void)
+{
+    return mono_ms();
+}
+
 static struct timeval ms_tv(int64_t ms)
 {
     if (ms < 0)
@@ -101,6 +106,37 @@ int kc_req_respond_encoded(kc_req_t *req, int rc, kc_buf_t *b)
     return 0;
 }
 
+/* A response held back by a delay fault, written when its timer fires. */
+typedef struct delayed_response {
+    kc_server_t *srv;
+    struct event *ev;
+    uint64_t conn_id;
+    kc_buf_t frame;
+    struct delayed_response *next, *prev;
+} delayed_response_t;
+
+static void delayed_free(kc_server_t *s, delayed_response_t *d)
+{
+    if (d->prev)
+        d->prev->next = d->next;
+    else
+        s->delayed = d->next;
+    if (d->next)
+        d->next->prev = d->prev;
+    event_free(d->ev);
+    kc_buf_deinit(&d->frame);
+    free(d);
+}
+
+static void delayed_send_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    delayed_response_t *d = arg;
+    kc_net_send(d->srv->net, d->conn_id, d->frame.data, d->frame.len);
+    delayed_free(d->srv, d);
+}
+
 /* Frames one response (header + body) and hands it to net/; dropped if the connection is gone. */
 static void send_response(kc_server_t *s, const kc_response_t *r, bool use_error_body)
 {
@@ -108,8 +144,28 @@ static void send_response(kc_server_t *s, const kc_response_t *r, bool use_error
     const kc_api_entry_t *e = kc_api_find(r->api_key);
     /* ApiVersions always answers with header v0 (KIP-511). */
     bool flexible = e && r->api_key != KC_API_API_VERSIONS && r->api_version >= e->flexible_min;
+    s->metrics.bytes_out += (uint64_t)body->len + 4;
+    int64_t delay = kc_faults_response_delay(s->faults, r);
+    if (delay > 0) {
+        /* One request in flight per connection: delaying keeps the order. */
+        delayed_response_t *d = kc_xcalloc(1, sizeof(*d));
+        d->srv = s;
+        d->conn_id = r->conn_id;
+        kc_buf_init(&d->frame);
+        kc_response_header_encode(&d->frame, r->correlation_id, flexible);
+        kc_buf_append(&d->frame, body->data, body->len);
+        d->ev = evtimer_new(s->base, delayed_send_cb, d);
+        d->next = s->delayed;
+        if (s->delayed)
+            s->delayed->prev = d;
+        s->delayed = d;
+        struct timeval tv = ms_tv(delay);
+        evtimer_add(d->ev, &tv);
+        return;
+    }
     kc_buf_reset(&s->resp_head);
     kc_response_header_encode(&s->resp_head, r->correlation_id, flexible);
+    s->metrics.bytes_out += s->resp_head.len;
     int rc = kc_net_send_parts(s->net, r->conn_id, s->resp_head.data, s->resp_head.len,
                                body->data, body->len);
     if (rc == KC_ENOENT)
@@ -154,6 +210,27 @@ static int load_coordinator(kc_server_t *s)
 
 static void wake_parked(kc_server_t *s, kc_result_t *res);
 
+const double kc_metrics_commit_bounds_s[KC_METRICS_COMMIT_BUCKETS] = {
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0};
+
+static int64_t mono_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static void commit_observed(kc_server_t *s, int64_t us)
+{
+    double sec = (double)us / 1e6;
+    kc_metrics_t *m = &s->metrics;
+    m->commit_count++;
+    m->commit_sum_seconds += sec;
+    for (size_t i = 0; i < KC_METRICS_COMMIT_BUCKETS; i++)
+        if (sec <= kc_metrics_commit_bounds_s[i])
+            m->commit_bucket[i]++;
+}
+
 /* ---- the commit step ---- */
 
 static void arm_coord_timer(kc_server_t *s)
@@ -163,7 +240,15 @@ static void arm_coord_timer(kc_server_t *s)
         evtimer_del(s->coord_timer);
         return;
     }
-    struct timeval tv = ms_tv(deadline - kc_server_wall_ms());
+    int64_t wait = deadline - kc_server_wall_ms();
+    int64_t stall_until;
+    if (kc_faults_stalled(s->faults, &stall_until)) {
+        /* A stalled coordinator fires no timers either; look again when it ends. */
+        int64_t left = stall_until == INT64_MAX ? 1000 : stall_until - mono_ms();
+        if (wait < left)
+            wait = left;
+    }
+    struct timeval tv = ms_tv(wait);
     evtimer_add(s->coord_timer, &tv);
 }
 
@@ -204,7 +289,9 @@ void kc_server_flush(kc_server_t *s)
     }
     bool failed = false, advanced = false;
     if (kc_store_pending(s->store)) {
+        int64_t c0 = mono_us();
         int rc = kc_store_commit(s->store);
+        commit_observed(s, mono_us() - c0);
         if (rc != 0) {
             kc_log_error("server", "commit of %zu records failed (%d); reloading the coordinator",
                          b->nrecords, rc);
@@ -238,6 +325,8 @@ static void coord_timer_cb(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     kc_server_t *s = arg;
+    if (kc_faults_stalled(s->faults, NULL))
+        return;
     kc_coord_tick(s->coord, kc_server_wall_ms(), &s->batch);
 }
 
@@ -322,6 +411,15 @@ static void on_request(void *ctx, const kc_conn_info_t *conn, const uint8_t *dat
 {
     kc_server_t *s = ctx;
     s->requests_seen++;
+    s->metrics.bytes_in += len + 4;
+    if (kc_faults_on_request(s->faults, conn, data, len))
+        return;
+    kc_server_process_request(s, conn, data, len);
+}
+
+void kc_server_process_request(kc_server_t *s, const kc_conn_info_t *conn, const uint8_t *data,
+                               size_t len)
+{
     kc_reader_t r;
     kc_reader_init(&r, data, len);
     int16_t api_key = kc_read_int16(&r);
@@ -368,6 +466,11 @@ static void on_request(void *ctx, const kc_conn_info_t *conn, const uint8_t *dat
         close_bad(s, conn, "unsupported version", api_key, api_version, data, len);
         return;
     }
+    if (api_key >= 0 && api_key < KC_METRICS_MAX_API && api_version >= 0 &&
+        api_version < KC_METRICS_MAX_VERSION)
+        s->metrics.requests[api_key][api_version]++;
+    if (kc_faults_intercept(s->faults, &req))
+        return;
     size_t before = s->batch.nresponses;
     int rc = e->handler(&req);
     if (rc != 0) {
@@ -455,6 +558,7 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
         seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
     kc_coord_seed(s->coord, seed);
     s->coord_timer = evtimer_new(base, coord_timer_cb, s);
+    s->faults = kc_faults_new(s);
     kc_net_config_t nc = {cfg->socket_request_max_bytes, cfg->connections_max_idle_ms};
     kc_net_handler_t h = {on_request, on_close, s};
     s->net = kc_net_new(base, &nc, &h);
@@ -472,6 +576,8 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
     snprintf(s->adv_host, sizeof(s->adv_host), "%s", adv->host[0] ? adv->host : "localhost");
     s->adv_port = cfg->nadvertised ? adv->port : (listen ? s->bound_port : adv->port);
     if (load_coordinator(s) != 0)
+        goto fail;
+    if (listen && kc_admin_start(s) != 0)
         goto fail;
     kc_log_api_start(s);
     kc_log_info("server", "kcoord node %d ready in %lld ms (%zu topics, advertised %s:%d)",
@@ -491,8 +597,15 @@ void kc_server_free(kc_server_t *s)
     if (s->coord && s->store) {
         kc_server_flush(s);
     }
+    kc_admin_stop(s);
+    kc_faults_free(s->faults);
+    s->faults = NULL;
+    if (s->coord && s->store)
+        kc_server_flush(s);
     while (s->parked)
         parked_unlink_free(s, s->parked);
+    while (s->delayed)
+        delayed_free(s, s->delayed);
     kc_log_api_stop(s);
     kc_net_free(s->net);
     if (s->coord_timer)

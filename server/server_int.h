@@ -36,6 +36,47 @@ typedef struct kc_parked_fetch {
     struct kc_parked_fetch *next, *prev;
 } kc_parked_fetch_t;
 
+/* ---- fault injection (server/faults.c) ---- */
+
+typedef enum {
+    KC_FAULT_STALL, /* requests are queued unprocessed until until_ms, then drained in read order */
+    KC_FAULT_ERROR, /* matching requests are answered error_code without being handled */
+    KC_FAULT_DELAY, /* responses to matching requests are written delay_ms later */
+    KC_FAULT_CLOSE, /* the connection of a matching request is closed without an answer */
+} kc_fault_kind_t;
+
+/* One armed fault. Strings are owned (NULL = any). */
+typedef struct kc_fault {
+    int64_t id;
+    kc_fault_kind_t kind;
+    int16_t api_key;      /* -1 = every API (error and close need one) */
+    int16_t error_code;   /* error */
+    int64_t remaining;    /* requests it still applies to; -1 = no limit */
+    int64_t delay_ms;     /* delay */
+    int64_t until_ms;     /* monotonic ms when it expires; INT64_MAX = until cleared */
+    char *group_id;       /* error/close/delay: only requests naming this group */
+    char *client_id;      /* error/close/delay: only requests from this client id */
+    uint64_t hits;
+    struct kc_fault *next;
+} kc_fault_t;
+
+typedef struct kc_faults kc_faults_t;
+
+/* Counters behind GET /metrics (server.c counts, admin.c prints). */
+#define KC_METRICS_MAX_API 128
+#define KC_METRICS_MAX_VERSION 32
+#define KC_METRICS_COMMIT_BUCKETS 12
+typedef struct {
+    uint64_t requests[KC_METRICS_MAX_API][KC_METRICS_MAX_VERSION];
+    uint64_t bytes_in, bytes_out;        /* framed bytes, size prefix included */
+    uint64_t connections_closed_by_fault;
+    /* LMDB commit latency, cumulative histogram over KC_METRICS_COMMIT_BOUNDS_US */
+    uint64_t commit_bucket[KC_METRICS_COMMIT_BUCKETS];
+    uint64_t commit_count;
+    double commit_sum_seconds;
+} kc_metrics_t;
+extern const double kc_metrics_commit_bounds_s[KC_METRICS_COMMIT_BUCKETS];
+
 struct kc_server {
     const kc_config_t *cfg;
     struct event_base *base;
@@ -62,6 +103,10 @@ struct kc_server {
     char adv_host[256];
     int32_t adv_port;
     bool stopping;
+    kc_faults_t *faults;
+    kc_metrics_t metrics;
+    struct kc_admin *admin;
+    struct delayed_response *delayed; /* responses held back by a delay fault */
 };
 
 /* One decoded request header plus what a handler needs. */
@@ -161,6 +206,49 @@ int kc_handle_consumer_group_describe(kc_req_t *req);
 /* Parks a Fetch request (body copied) for at most delay_ms (server.c). */
 void kc_server_park_fetch(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t *body,
                           size_t len, int64_t delay_ms);
+
+/*
+ * Routing of one request frame (server.c), after the stall check. The fault
+ * layer calls it when it drains its queue.
+ */
+void kc_server_process_request(kc_server_t *s, const kc_conn_info_t *conn, const uint8_t *data,
+                               size_t len);
+int64_t kc_server_mono_ms(void);
+
+/* Faults (server/faults.c). Every fault is logged when set, hit and cleared. */
+kc_faults_t *kc_faults_new(kc_server_t *s);
+/* Drains a pending stall queue (answers nothing itself), then frees. NULL is accepted. */
+void kc_faults_free(kc_faults_t *f);
+/* Arms a copy of spec (its strings are copied); returns the new fault id. */
+int64_t kc_faults_add(kc_faults_t *f, const kc_fault_t *spec);
+/* Clears fault id, or every fault when id < 0; returns how many were cleared.
+ * Clearing a stall drains its queue at once. */
+size_t kc_faults_clear(kc_faults_t *f, int64_t id);
+/* The armed faults (list, not to be modified) and the number of queued requests. */
+const kc_fault_t *kc_faults_list(const kc_faults_t *f);
+size_t kc_faults_queued(const kc_faults_t *f);
+/* True while a stall holds the coordinator; *until_ms gets its end. */
+bool kc_faults_stalled(const kc_faults_t *f, int64_t *until_ms);
+/* A frame arrived: true when it was queued behind a stall (the caller stops there). */
+bool kc_faults_on_request(kc_faults_t *f, const kc_conn_info_t *conn, const uint8_t *data,
+                          size_t len);
+/*
+ * Called before a request is handled (body positioned after the header).
+ * Returns true when a fault took the request: its error response has been
+ * appended to req->res, or its connection closed.
+ */
+bool kc_faults_intercept(kc_faults_t *f, kc_req_t *req);
+/* Delay in ms to add to a response of this request (0 = none). */
+int64_t kc_faults_response_delay(kc_faults_t *f, const kc_response_t *r);
+/*
+ * Encodes the error response Kafka's getErrorResponse gives for api_key at
+ * version with error_code. KC_EINVAL for APIs without a top-level error code.
+ */
+int kc_faults_error_body(int16_t api_key, int16_t version, int16_t error_code, kc_buf_t *out);
+
+/* Admin HTTP endpoint (server/admin.c); no-op when admin.listeners is empty. */
+int kc_admin_start(kc_server_t *s);
+void kc_admin_stop(kc_server_t *s);
 
 /* Kafka error codes used by the broker handlers. */
 enum {

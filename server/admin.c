@@ -1,0 +1,462 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The admin HTTP endpoint (admin.listeners, off by default): fault injection
+ * (POST/GET/DELETE /v1/faults), read-only group views (GET /v1/groups,
+ * GET /v1/groups/{id}) and Prometheus metrics (GET /metrics). It runs on the
+ * broker's loop, so every view is a consistent snapshot between two
+ * requests. JSON field names are documented in the README and kept stable.
+ */
+#include "server_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+
+#include <event2/buffer.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include <jansson.h>
+
+#include "kc_log.h"
+
+#define LOG_COMP "admin"
+
+struct kc_admin {
+    struct evhttp *http;
+    uint16_t port;
+};
+
+/* ---- replies ---- */
+
+static void reply_json(struct evhttp_request *rq, int code, json_t *j)
+{
+    char *text = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    struct evbuffer *out = evbuffer_new();
+    evbuffer_add(out, text ? text : "null", text ? strlen(text) : 4);
+    evbuffer_add(out, "\n", 1);
+    free(text);
+    evhttp_add_header(evhttp_request_get_output_headers(rq), "Content-Type", "application/json");
+    evhttp_send_reply(rq, code, code == 200 ? "OK" : code == 201 ? "Created"
+                                   : code == 404 ? "Not Found" : "Bad Request", out);
+    evbuffer_free(out);
+}
+
+static void reply_error(struct evhttp_request *rq, int code, const char *msg)
+{
+    reply_json(rq, code, json_pack("{s:s}", "error", msg));
+}
+
+static json_t *jstr(const char *s) { return s ? json_string(s) : json_null(); }
+
+/* ---- faults ---- */
+
+static json_t *fault_json(const kc_fault_t *x)
+{
+    static const char *const kinds[] = {"stall", "error", "delay", "close"};
+    int64_t now = kc_server_mono_ms();
+    json_t *j = json_object();
+    json_object_set_new(j, "id", json_integer(x->id));
+    json_object_set_new(j, "type", json_string(kinds[x->kind]));
+    if (x->api_key >= 0)
+        json_object_set_new(j, "api_key", json_integer(x->api_key));
+    if (x->kind == KC_FAULT_ERROR)
+        json_object_set_new(j, "error_code", json_integer(x->error_code));
+    if (x->kind == KC_FAULT_DELAY)
+        json_object_set_new(j, "delay_ms", json_integer(x->delay_ms));
+    json_object_set_new(j, "remaining", json_integer(x->remaining));
+    json_object_set_new(j, "remaining_ms",
+                        json_integer(x->until_ms == INT64_MAX ? -1 : x->until_ms - now));
+    json_object_set_new(j, "group_id", jstr(x->group_id));
+    json_object_set_new(j, "client_id", jstr(x->client_id));
+    json_object_set_new(j, "hits", json_integer((json_int_t)x->hits));
+    return j;
+}
+
+static void get_faults(kc_server_t *s, struct evhttp_request *rq)
+{
+    json_t *arr = json_array();
+    for (const kc_fault_t *x = kc_faults_list(s->faults); x; x = x->next)
+        json_array_append_new(arr, fault_json(x));
+    reply_json(rq, 200, json_pack("{s:o,s:I}", "faults", arr, "stall_queue",
+                                  (json_int_t)kc_faults_queued(s->faults)));
+}
+
+/* Reads an optional integer member within [min, max]; false on a bad value. */
+static bool opt_int(json_t *o, const char *name, int64_t min, int64_t max, int64_t *out,
+                    char *err, size_t errlen)
+{
+    json_t *v = json_object_get(o, name);
+    if (!v || json_is_null(v))
+        return true;
+    if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max) {
+        snprintf(err, errlen, "%s must be an integer in [%lld, %lld]", name, (long long)min,
+                 (long long)max);
+        return false;
+    }
+    *out = json_integer_value(v);
+    return true;
+}
+
+static void post_fault(kc_server_t *s, struct evhttp_request *rq)
+{
+    struct evbuffer *in = evhttp_request_get_input_buffer(rq);
+    size_t n = evbuffer_get_length(in);
+    if (n > 65536) {
+        reply_error(rq, 400, "body too large");
+        return;
+    }
+    char *text = kc_xmalloc(n + 1);
+    evbuffer_copyout(in, text, n);
+    text[n] = '\0';
+    json_error_t jerr;
+    json_t *o = json_loadb(text, n, 0, &jerr);
+    free(text);
+    char err[256];
+    if (!o || !json_is_object(o)) {
+        snprintf(err, sizeof(err), "body is not a JSON object: %s", o ? "" : jerr.text);
+        json_decref(o);
+        reply_error(rq, 400, err);
+        return;
+    }
+    const char *type = json_string_value(json_object_get(o, "type"));
+    kc_fault_t spec = {.api_key = -1, .remaining = -1, .until_ms = INT64_MAX};
+    int64_t api = -1, code = 0, count = -1, duration = -1, delay = 0;
+    err[0] = '\0';
+    bool ok = opt_int(o, "api_key", 0, KC_METRICS_MAX_API - 1, &api, err, sizeof(err)) &&
+              opt_int(o, "error_code", -1, INT16_MAX, &code, err, sizeof(err)) &&
+              opt_int(o, "count", 1, INT64_MAX, &count, err, sizeof(err)) &&
+              opt_int(o, "duration_ms", 0, 86400000, &duration, err, sizeof(err)) &&
+              opt_int(o, "delay_ms", 0, 86400000, &delay, err, sizeof(err));
+    json_t *g = json_object_get(o, "group_id"), *c = json_object_get(o, "client_id");
+    if (ok && ((g && !json_is_string(g) && !json_is_null(g)) ||
+               (c && !json_is_string(c) && !json_is_null(c)))) {
+        snprintf(err, sizeof(err), "group_id and client_id must be strings");
+        ok = false;
+    }
+    if (ok) {
+        if (type && strcmp(type, "stall") == 0) {
+            spec.kind = KC_FAULT_STALL;
+            if (duration < 0) {
+                snprintf(err, sizeof(err), "a stall needs duration_ms");
+                ok = false;
+            }
+        } else if (type && (strcmp(type, "error") == 0 || strcmp(type, "close") == 0)) {
+            spec.kind = type[0] == 'e' ? KC_FAULT_ERROR : KC_FAULT_CLOSE;
+            const kc_api_entry_t *e = api >= 0 ? kc_api_find((int16_t)api) : NULL;
+            kc_buf_t b;
+            kc_buf_init(&b);
+            if (!e) {
+                snprintf(err, sizeof(err), "%s needs the api_key of an API kcoord serves", type);
+                ok = false;
+            } else if (spec.kind == KC_FAULT_ERROR &&
+                       kc_faults_error_body(e->api_key, e->min_version, (int16_t)code, &b) != 0) {
+                snprintf(err, sizeof(err), "errors cannot be injected for api key %d yet",
+                         e->api_key);
+                ok = false;
+            } else if (spec.kind == KC_FAULT_ERROR && code == 0) {
+                snprintf(err, sizeof(err), "an error fault needs a non-zero error_code");
+                ok = false;
+            }
+            kc_buf_deinit(&b);
+            if (count < 0 && duration < 0)
+                count = 1; /* "the next request" */
+        } else if (type && strcmp(type, "delay") == 0) {
+            spec.kind = KC_FAULT_DELAY;
+            if (delay <= 0) {
+                snprintf(err, sizeof(err), "a delay needs delay_ms > 0");
+                ok = false;
+            }
+        } else {
+            snprintf(err, sizeof(err), "type must be stall, error, delay or close");
+            ok = false;
+        }
+    }
+    if (!ok) {
+        json_decref(o);
+        reply_error(rq, 400, err);
+        return;
+    }
+    spec.api_key = (int16_t)api;
+    spec.error_code = (int16_t)code;
+    spec.remaining = count;
+    spec.delay_ms = delay;
+    if (duration >= 0)
+        spec.until_ms = kc_server_mono_ms() + duration;
+    spec.group_id = g && json_is_string(g) ? (char *)json_string_value(g) : NULL;
+    spec.client_id = c && json_is_string(c) ? (char *)json_string_value(c) : NULL;
+    int64_t id = kc_faults_add(s->faults, &spec);
+    json_decref(o);
+    for (const kc_fault_t *x = kc_faults_list(s->faults); x; x = x->next)
+        if (x->id == id) {
+            reply_json(rq, 201, fault_json(x));
+            return;
+        }
+    reply_json(rq, 201, json_pack("{s:I}", "id", (json_int_t)id));
+}
+
+static void delete_faults(kc_server_t *s, struct evhttp_request *rq, const char *rest)
+{
+    int64_t id = -1;
+    if (rest && *rest) {
+        char *end;
+        long long v = strtoll(rest, &end, 10);
+        if (*end || v <= 0) {
+            reply_error(rq, 404, "no such fault");
+            return;
+        }
+        id = v;
+    }
+    size_t n = kc_faults_clear(s->faults, id);
+    if (id > 0 && n == 0) {
+        reply_error(rq, 404, "no such fault");
+        return;
+    }
+    reply_json(rq, 200, json_pack("{s:I}", "cleared", (json_int_t)n));
+}
+
+/* ---- groups ---- */
+
+/* ConsumerProtocolAssignment: {"version", "partitions": {topic: [p...]}, "user_data_bytes"}; NULL if it does not parse. */
+static json_t *decode_consumer_assignment(const uint8_t *data, int32_t len)
+{
+    kc_reader_t r;
+    kc_reader_init(&r, data, (size_t)len);
+    int16_t version = kc_read_int16(&r);
+    int32_t ntopics = kc_read_int32(&r);
+    if (r.err || version < 0 || ntopics < 0 || (size_t)ntopics > (size_t)len)
+        return NULL;
+    json_t *parts = json_object();
+    for (int32_t i = 0; i < ntopics && !r.err; i++) {
+        kc_str_t t = kc_read_str(&r, false, false);
+        int32_t np = kc_read_int32(&r);
+        if (r.err || np < 0 || (size_t)np > (size_t)len)
+            break;
+        json_t *arr = json_array();
+        for (int32_t k = 0; k < np && !r.err; k++)
+            json_array_append_new(arr, json_integer(kc_read_int32(&r)));
+        json_object_setn_new(parts, t.ptr ? t.ptr : "", (size_t)t.len, arr);
+    }
+    int32_t ud = r.err ? 0 : kc_read_int32(&r); /* user data: nullable bytes */
+    if (r.err || ud < -1) {
+        json_decref(parts);
+        return NULL;
+    }
+    return json_pack("{s:i,s:o,s:i}", "version", version, "partitions", parts, "user_data_bytes",
+                     ud < 0 ? 0 : ud);
+}
+
+static json_t *group_json(const kc_group_view_t *g)
+{
+    json_t *members = json_array();
+    bool consumer = g->protocol_type && strcmp(g->protocol_type, "consumer") == 0;
+    for (size_t i = 0; i < g->nmembers; i++) {
+        const kc_member_view_t *m = &g->members[i];
+        json_t *a = NULL;
+        if (consumer && m->assignment_len > 0)
+            a = decode_consumer_assignment(m->assignment, m->assignment_len);
+        json_array_append_new(
+            members,
+            json_pack("{s:s,s:o,s:s,s:s,s:i,s:i,s:b,s:b,s:i,s:o}", "member_id", m->member_id,
+                      "group_instance_id", jstr(m->group_instance_id), "client_id",
+                      m->client_id ? m->client_id : "", "client_host",
+                      m->client_host ? m->client_host : "", "session_timeout_ms",
+                      m->session_timeout_ms, "rebalance_timeout_ms", m->rebalance_timeout_ms,
+                      "awaiting_join", m->awaiting_join, "awaiting_sync", m->awaiting_sync,
+                      "assignment_bytes", m->assignment_len, "assignment", a ? a : json_null()));
+    }
+    return json_pack("{s:s,s:s,s:s,s:i,s:o,s:o,s:o,s:o}", "group_id", g->group_id, "type", g->type,
+                     "state", g->state, "generation_id", g->generation_id, "protocol_type",
+                     jstr(g->protocol_type), "protocol_name", jstr(g->protocol_name), "leader_id",
+                     jstr(g->leader_id), "members", members);
+}
+
+static void add_group(void *arg, const kc_group_view_t *g)
+{
+    json_array_append_new(arg, group_json(g));
+}
+
+static void set_group(void *arg, const kc_group_view_t *g)
+{
+    *(json_t **)arg = group_json(g);
+}
+
+static void add_offset(void *arg, const kc_offset_view_t *o)
+{
+    json_array_append_new(
+        arg, json_pack("{s:s,s:i,s:I,s:i,s:I,s:s#}", "topic", o->topic, "partition", o->partition,
+                       "offset", (json_int_t)o->offset, "leader_epoch", o->leader_epoch,
+                       "commit_timestamp_ms", (json_int_t)o->commit_timestamp_ms, "metadata",
+                       o->metadata, (size_t)o->metadata_len));
+}
+
+static void get_groups(kc_server_t *s, struct evhttp_request *rq)
+{
+    json_t *arr = json_array();
+    kc_coord_inspect_groups(s->coord, add_group, arr);
+    reply_json(rq, 200, json_pack("{s:o}", "groups", arr));
+}
+
+static void get_group(kc_server_t *s, struct evhttp_request *rq, const char *raw_id)
+{
+    size_t n = 0;
+    char *id = evhttp_uridecode(raw_id, 0, &n);
+    json_t *g = NULL;
+    if (id)
+        kc_coord_inspect_group(s->coord, (kc_str_t){id, (int32_t)n}, set_group, &g);
+    if (!g) {
+        free(id);
+        reply_error(rq, 404, "group not found");
+        return;
+    }
+    json_t *offs = json_array();
+    kc_coord_inspect_offsets(s->coord, (kc_str_t){id, (int32_t)n}, add_offset, offs);
+    json_object_set_new(g, "offsets", offs);
+    free(id);
+    reply_json(rq, 200, g);
+}
+
+/* ---- metrics ---- */
+
+typedef struct {
+    uint64_t by_state[8];
+} group_counts_t;
+
+static const char *const classic_states[] = {"Empty", "PreparingRebalance", "CompletingRebalance",
+                                             "Stable", "Dead"};
+
+static void count_group(void *arg, const kc_group_view_t *g)
+{
+    group_counts_t *gc = arg;
+    for (size_t i = 0; i < KC_ARRAY_LEN(classic_states); i++)
+        if (strcmp(g->state, classic_states[i]) == 0)
+            gc->by_state[i]++;
+}
+
+static void get_metrics(kc_server_t *s, struct evhttp_request *rq)
+{
+    const kc_metrics_t *m = &s->metrics;
+    struct evbuffer *o = evbuffer_new();
+    evbuffer_add_printf(o, "# HELP kcoord_requests_total Requests handled, by API and version.\n"
+                           "# TYPE kcoord_requests_total counter\n");
+    for (int k = 0; k < KC_METRICS_MAX_API; k++) {
+        const kc_api_entry_t *e = kc_api_find((int16_t)k);
+        for (int v = 0; v < KC_METRICS_MAX_VERSION; v++)
+            if (m->requests[k][v])
+                evbuffer_add_printf(o,
+                                    "kcoord_requests_total{api=\"%s\",api_key=\"%d\",version=\"%d\"} %llu\n",
+                                    e ? e->name : "unknown", k, v,
+                                    (unsigned long long)m->requests[k][v]);
+    }
+    evbuffer_add_printf(o,
+                        "# HELP kcoord_bytes_in_total Request bytes read, size prefixes included.\n"
+                        "# TYPE kcoord_bytes_in_total counter\nkcoord_bytes_in_total %llu\n"
+                        "# HELP kcoord_bytes_out_total Response bytes written, size prefixes included.\n"
+                        "# TYPE kcoord_bytes_out_total counter\nkcoord_bytes_out_total %llu\n"
+                        "# HELP kcoord_connections Open client connections.\n"
+                        "# TYPE kcoord_connections gauge\nkcoord_connections %zu\n",
+                        (unsigned long long)m->bytes_in, (unsigned long long)m->bytes_out,
+                        kc_net_conn_count(s->net));
+    evbuffer_add_printf(o, "# HELP kcoord_lmdb_commit_seconds Durable LMDB commit latency.\n"
+                           "# TYPE kcoord_lmdb_commit_seconds histogram\n");
+    for (size_t i = 0; i < KC_METRICS_COMMIT_BUCKETS; i++)
+        evbuffer_add_printf(o, "kcoord_lmdb_commit_seconds_bucket{le=\"%g\"} %llu\n",
+                            kc_metrics_commit_bounds_s[i], (unsigned long long)m->commit_bucket[i]);
+    evbuffer_add_printf(o,
+                        "kcoord_lmdb_commit_seconds_bucket{le=\"+Inf\"} %llu\n"
+                        "kcoord_lmdb_commit_seconds_sum %.6f\n"
+                        "kcoord_lmdb_commit_seconds_count %llu\n",
+                        (unsigned long long)m->commit_count, m->commit_sum_seconds,
+                        (unsigned long long)m->commit_count);
+    group_counts_t gc = {{0}};
+    kc_coord_inspect_groups(s->coord, count_group, &gc);
+    evbuffer_add_printf(o, "# HELP kcoord_groups Groups, by type and state.\n"
+                           "# TYPE kcoord_groups gauge\n");
+    for (size_t i = 0; i < KC_ARRAY_LEN(classic_states); i++)
+        evbuffer_add_printf(o, "kcoord_groups{type=\"classic\",state=\"%s\"} %llu\n",
+                            classic_states[i], (unsigned long long)gc.by_state[i]);
+    size_t nf = 0;
+    for (const kc_fault_t *x = kc_faults_list(s->faults); x; x = x->next)
+        nf++;
+    evbuffer_add_printf(o,
+                        "# HELP kcoord_faults_active Faults armed through the admin endpoint.\n"
+                        "# TYPE kcoord_faults_active gauge\nkcoord_faults_active %zu\n"
+                        "# HELP kcoord_stall_queue Requests queued behind a coordinator stall.\n"
+                        "# TYPE kcoord_stall_queue gauge\nkcoord_stall_queue %zu\n",
+                        nf, kc_faults_queued(s->faults));
+    evhttp_add_header(evhttp_request_get_output_headers(rq), "Content-Type",
+                      "text/plain; version=0.0.4");
+    evhttp_send_reply(rq, 200, "OK", o);
+    evbuffer_free(o);
+}
+
+/* ---- routing ---- */
+
+static void route(struct evhttp_request *rq, void *arg)
+{
+    kc_server_t *s = arg;
+    const char *uri = evhttp_request_get_uri(rq);
+    struct evhttp_uri *u = uri ? evhttp_uri_parse(uri) : NULL;
+    const char *path = u ? evhttp_uri_get_path(u) : NULL;
+    enum evhttp_cmd_type cmd = evhttp_request_get_command(rq);
+    if (!path) {
+        reply_error(rq, 400, "bad request line");
+    } else if (strcmp(path, "/metrics") == 0 && cmd == EVHTTP_REQ_GET) {
+        get_metrics(s, rq);
+    } else if (strcmp(path, "/v1/groups") == 0 && cmd == EVHTTP_REQ_GET) {
+        get_groups(s, rq);
+    } else if (strncmp(path, "/v1/groups/", 11) == 0 && path[11] && cmd == EVHTTP_REQ_GET) {
+        get_group(s, rq, path + 11);
+    } else if (strcmp(path, "/v1/faults") == 0 && cmd == EVHTTP_REQ_GET) {
+        get_faults(s, rq);
+    } else if (strcmp(path, "/v1/faults") == 0 && cmd == EVHTTP_REQ_POST) {
+        post_fault(s, rq);
+    } else if (strcmp(path, "/v1/faults") == 0 && cmd == EVHTTP_REQ_DELETE) {
+        delete_faults(s, rq, NULL);
+    } else if (strncmp(path, "/v1/faults/", 11) == 0 && cmd == EVHTTP_REQ_DELETE) {
+        delete_faults(s, rq, path + 11);
+    } else {
+        reply_error(rq, 404, "no such endpoint");
+    }
+    if (u)
+        evhttp_uri_free(u);
+}
+
+int kc_admin_start(kc_server_t *s)
+{
+    if (s->cfg->admin_port < 0)
+        return 0;
+    struct kc_admin *a = kc_xcalloc(1, sizeof(*a));
+    a->http = evhttp_new(s->base);
+    evhttp_set_allowed_methods(a->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_DELETE);
+    evhttp_set_max_body_size(a->http, 65536);
+    evhttp_set_gencb(a->http, route, s);
+    struct evhttp_bound_socket *h =
+        evhttp_bind_socket_with_handle(a->http, s->cfg->admin_host, (uint16_t)s->cfg->admin_port);
+    if (!h) {
+        kc_log_error(LOG_COMP, "cannot bind the admin endpoint to http://%s:%d",
+                     s->cfg->admin_host, s->cfg->admin_port);
+        evhttp_free(a->http);
+        free(a);
+        return KC_EIO;
+    }
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof(ss);
+    a->port = (uint16_t)s->cfg->admin_port;
+    if (getsockname(evhttp_bound_socket_get_fd(h), (struct sockaddr *)&ss, &sl) == 0)
+        a->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                                                  : ((struct sockaddr_in *)&ss)->sin_port);
+    s->admin = a;
+    kc_log_info(LOG_COMP, "admin endpoint listening on http://%s:%u", s->cfg->admin_host, a->port);
+    return 0;
+}
+
+void kc_admin_stop(kc_server_t *s)
+{
+    if (!s->admin)
+        return;
+    evhttp_free(s->admin->http);
+    free(s->admin);
+    s->admin = NULL;
+}
