@@ -54,14 +54,13 @@ static json_t *jstr(const char *s) { return s ? json_string(s) : json_null(); }
 
 static json_t *fault_json(const kc_fault_t *x)
 {
-    static const char *const kinds[] = {"stall", "error", "delay", "close"};
     int64_t now = kc_server_mono_ms();
     json_t *j = json_object();
     json_object_set_new(j, "id", json_integer(x->id));
-    json_object_set_new(j, "type", json_string(kinds[x->kind]));
+    json_object_set_new(j, "type", json_string(kc_faults_kind_name(x->kind)));
     if (x->api_key >= 0)
         json_object_set_new(j, "api_key", json_integer(x->api_key));
-    if (x->kind == KC_FAULT_ERROR)
+    if (x->kind == KC_FAULT_ERROR || x->kind == KC_FAULT_COORDINATOR)
         json_object_set_new(j, "error_code", json_integer(x->error_code));
     if (x->kind == KC_FAULT_DELAY)
         json_object_set_new(j, "delay_ms", json_integer(x->delay_ms));
@@ -83,22 +82,6 @@ static void get_faults(kc_server_t *s, struct evhttp_request *rq)
                                   (json_int_t)kc_faults_queued(s->faults)));
 }
 
-/* Reads an optional integer member within [min, max]; false on a bad value. */
-static bool opt_int(json_t *o, const char *name, int64_t min, int64_t max, int64_t *out,
-                    char *err, size_t errlen)
-{
-    json_t *v = json_object_get(o, name);
-    if (!v || json_is_null(v))
-        return true;
-    if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max) {
-        snprintf(err, errlen, "%s must be an integer in [%lld, %lld]", name, (long long)min,
-                 (long long)max);
-        return false;
-    }
-    *out = json_integer_value(v);
-    return true;
-}
-
 static void post_fault(kc_server_t *s, struct evhttp_request *rq)
 {
     struct evbuffer *in = evhttp_request_get_input_buffer(rq);
@@ -110,84 +93,16 @@ static void post_fault(kc_server_t *s, struct evhttp_request *rq)
     char *text = kc_xmalloc(n + 1);
     evbuffer_copyout(in, text, n);
     text[n] = '\0';
-    json_error_t jerr;
-    json_t *o = json_loadb(text, n, 0, &jerr);
-    free(text);
+    kc_fault_t spec;
     char err[256];
-    if (!o || !json_is_object(o)) {
-        snprintf(err, sizeof(err), "body is not a JSON object: %s", o ? "" : jerr.text);
-        json_decref(o);
+    int rc = kc_faults_parse_spec(text, n, kc_server_mono_ms(), &spec, err, sizeof(err));
+    free(text);
+    if (rc != 0) {
         reply_error(rq, 400, err);
         return;
     }
-    const char *type = json_string_value(json_object_get(o, "type"));
-    kc_fault_t spec = {.api_key = -1, .remaining = -1, .until_ms = INT64_MAX};
-    int64_t api = -1, code = 0, count = -1, duration = -1, delay = 0;
-    err[0] = '\0';
-    bool ok = opt_int(o, "api_key", 0, KC_METRICS_MAX_API - 1, &api, err, sizeof(err)) &&
-              opt_int(o, "error_code", -1, INT16_MAX, &code, err, sizeof(err)) &&
-              opt_int(o, "count", 1, INT64_MAX, &count, err, sizeof(err)) &&
-              opt_int(o, "duration_ms", 0, 86400000, &duration, err, sizeof(err)) &&
-              opt_int(o, "delay_ms", 0, 86400000, &delay, err, sizeof(err));
-    json_t *g = json_object_get(o, "group_id"), *c = json_object_get(o, "client_id");
-    if (ok && ((g && !json_is_string(g) && !json_is_null(g)) ||
-               (c && !json_is_string(c) && !json_is_null(c)))) {
-        snprintf(err, sizeof(err), "group_id and client_id must be strings");
-        ok = false;
-    }
-    if (ok) {
-        if (type && strcmp(type, "stall") == 0) {
-            spec.kind = KC_FAULT_STALL;
-            if (duration < 0) {
-                snprintf(err, sizeof(err), "a stall needs duration_ms");
-                ok = false;
-            }
-        } else if (type && (strcmp(type, "error") == 0 || strcmp(type, "close") == 0)) {
-            spec.kind = type[0] == 'e' ? KC_FAULT_ERROR : KC_FAULT_CLOSE;
-            const kc_api_entry_t *e = api >= 0 ? kc_api_find((int16_t)api) : NULL;
-            kc_buf_t b;
-            kc_buf_init(&b);
-            if (!e) {
-                snprintf(err, sizeof(err), "%s needs the api_key of an API kcoord serves", type);
-                ok = false;
-            } else if (spec.kind == KC_FAULT_ERROR &&
-                       kc_faults_error_body(e->api_key, e->min_version, (int16_t)code, &b) != 0) {
-                snprintf(err, sizeof(err), "errors cannot be injected for api key %d yet",
-                         e->api_key);
-                ok = false;
-            } else if (spec.kind == KC_FAULT_ERROR && code == 0) {
-                snprintf(err, sizeof(err), "an error fault needs a non-zero error_code");
-                ok = false;
-            }
-            kc_buf_deinit(&b);
-            if (count < 0 && duration < 0)
-                count = 1; /* "the next request" */
-        } else if (type && strcmp(type, "delay") == 0) {
-            spec.kind = KC_FAULT_DELAY;
-            if (delay <= 0) {
-                snprintf(err, sizeof(err), "a delay needs delay_ms > 0");
-                ok = false;
-            }
-        } else {
-            snprintf(err, sizeof(err), "type must be stall, error, delay or close");
-            ok = false;
-        }
-    }
-    if (!ok) {
-        json_decref(o);
-        reply_error(rq, 400, err);
-        return;
-    }
-    spec.api_key = (int16_t)api;
-    spec.error_code = (int16_t)code;
-    spec.remaining = count;
-    spec.delay_ms = delay;
-    if (duration >= 0)
-        spec.until_ms = kc_server_mono_ms() + duration;
-    spec.group_id = g && json_is_string(g) ? (char *)json_string_value(g) : NULL;
-    spec.client_id = c && json_is_string(c) ? (char *)json_string_value(c) : NULL;
     int64_t id = kc_faults_add(s->faults, &spec);
-    json_decref(o);
+    kc_faults_spec_deinit(&spec);
     for (const kc_fault_t *x = kc_faults_list(s->faults); x; x = x->next)
         if (x->id == id) {
             reply_json(rq, 201, fault_json(x));

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <event2/event.h>
+#include <jansson.h>
 
 #include "kc_log.h"
 
@@ -37,13 +38,14 @@ struct kc_faults {
     bool draining;
 };
 
-static const char *kind_name(kc_fault_kind_t k)
+const char *kc_faults_kind_name(kc_fault_kind_t k)
 {
     switch (k) {
     case KC_FAULT_STALL: return "stall";
     case KC_FAULT_ERROR: return "error";
     case KC_FAULT_DELAY: return "delay";
     case KC_FAULT_CLOSE: return "close";
+    case KC_FAULT_COORDINATOR: return "coordinator";
     }
     return "?";
 }
@@ -53,7 +55,7 @@ static void describe(const kc_fault_t *x, char *buf, size_t cap)
     int64_t now = kc_server_mono_ms();
     snprintf(buf, cap, "fault %lld (%s api_key=%d error_code=%d delay_ms=%lld remaining=%lld "
              "window_ms=%lld group_id=%s client_id=%s)",
-             (long long)x->id, kind_name(x->kind), x->api_key, x->error_code,
+             (long long)x->id, kc_faults_kind_name(x->kind), x->api_key, x->error_code,
              (long long)x->delay_ms, (long long)x->remaining,
              (long long)(x->until_ms == INT64_MAX ? -1 : x->until_ms - now),
              x->group_id ? x->group_id : "*", x->client_id ? x->client_id : "*");
@@ -195,7 +197,8 @@ int64_t kc_faults_add(kc_faults_t *f, const kc_fault_t *spec)
     char d[512];
     describe(x, d, sizeof(d));
     kc_log_info(LOG_COMP, "set %s", d);
-    if (x->until_ms != INT64_MAX || x->kind == KC_FAULT_STALL) {
+    /* Without a server (unit tests) windows end lazily, when next matched. */
+    if (f->srv && (x->until_ms != INT64_MAX || x->kind == KC_FAULT_STALL)) {
         if (!f->stall_timer)
             f->stall_timer = evtimer_new(f->srv->base, stall_timer_cb, f);
         stall_timer_cb(-1, 0, f);
@@ -316,7 +319,10 @@ bool kc_faults_intercept(kc_faults_t *f, kc_req_t *req)
         return false;
     int64_t now = kc_server_mono_ms();
     for (kc_fault_t *x = f->list; x; x = x->next) {
-        if (x->until_ms <= now || (x->kind != KC_FAULT_ERROR && x->kind != KC_FAULT_CLOSE) ||
+        if (x->until_ms <= now ||
+            (x->kind != KC_FAULT_ERROR && x->kind != KC_FAULT_CLOSE &&
+             x->kind != KC_FAULT_COORDINATOR) ||
+            (x->kind == KC_FAULT_COORDINATOR && !kc_faults_is_group_api(req->ctx.api_key)) ||
             !matches(x, req))
             continue;
         if (x->kind == KC_FAULT_CLOSE) {
@@ -328,7 +334,8 @@ bool kc_faults_intercept(kc_faults_t *f, kc_req_t *req)
         }
         kc_buf_t b;
         kc_buf_init(&b);
-        if (kc_faults_error_body(req->ctx.api_key, req->ctx.api_version, x->error_code, &b) != 0) {
+        if (kc_faults_error_response(req->ctx.api_key, req->ctx.api_version, req->body,
+                                     req->arena, x->error_code, &b) != 0) {
             kc_buf_deinit(&b);
             continue;
         }
@@ -366,9 +373,193 @@ int64_t kc_faults_response_delay(kc_faults_t *f, const kc_response_t *r)
     return 0;
 }
 
+/* ---- fault specs (the JSON body of POST /v1/faults) ---- */
+
+/* Reads an optional integer member within [min, max]; false on a bad value. */
+static bool opt_int(json_t *o, const char *name, int64_t min, int64_t max, int64_t *out,
+                    char *err, size_t errlen)
+{
+    json_t *v = json_object_get(o, name);
+    if (!v || json_is_null(v))
+        return true;
+    if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max) {
+        snprintf(err, errlen, "%s must be an integer in [%lld, %lld]", name, (long long)min,
+                 (long long)max);
+        return false;
+    }
+    *out = json_integer_value(v);
+    return true;
+}
+
+bool kc_faults_is_group_api(int16_t api_key)
+{
+    switch (api_key) {
+    case KC_API_OFFSET_COMMIT:
+    case KC_API_OFFSET_FETCH:
+    case KC_API_JOIN_GROUP:
+    case KC_API_HEARTBEAT:
+    case KC_API_LEAVE_GROUP:
+    case KC_API_SYNC_GROUP:
+    case KC_API_DESCRIBE_GROUPS:
+    case KC_API_DELETE_GROUPS:
+    case KC_API_OFFSET_DELETE:
+    case KC_API_CONSUMER_GROUP_HEARTBEAT:
+    case KC_API_CONSUMER_GROUP_DESCRIBE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+void kc_faults_spec_deinit(kc_fault_t *spec)
+{
+    free(spec->group_id);
+    free(spec->client_id);
+    spec->group_id = spec->client_id = NULL;
+}
+
+int kc_faults_parse_spec(const char *text, size_t len, int64_t now_ms, kc_fault_t *spec,
+                         char *err, size_t errlen)
+{
+    memset(spec, 0, sizeof(*spec));
+    spec->api_key = -1;
+    spec->remaining = -1;
+    spec->until_ms = INT64_MAX;
+    err[0] = '\0';
+    json_error_t jerr;
+    json_t *o = json_loadb(text, len, 0, &jerr);
+    if (!o || !json_is_object(o)) {
+        snprintf(err, errlen, "body is not a JSON object%s%s", o ? "" : ": ", o ? "" : jerr.text);
+        json_decref(o);
+        return KC_EINVAL;
+    }
+    const char *type = json_string_value(json_object_get(o, "type"));
+    int64_t api = -1, code = 0, count = -1, duration = -1, delay = 0;
+    bool ok = opt_int(o, "api_key", 0, KC_METRICS_MAX_API - 1, &api, err, errlen) &&
+              opt_int(o, "error_code", -1, INT16_MAX, &code, err, errlen) &&
+              opt_int(o, "count", 1, INT64_MAX, &count, err, errlen) &&
+              opt_int(o, "duration_ms", 0, 86400000, &duration, err, errlen) &&
+              opt_int(o, "delay_ms", 0, 86400000, &delay, err, errlen);
+    json_t *g = json_object_get(o, "group_id"), *c = json_object_get(o, "client_id");
+    if (ok && ((g && !json_is_string(g) && !json_is_null(g)) ||
+               (c && !json_is_string(c) && !json_is_null(c)))) {
+        snprintf(err, errlen, "group_id and client_id must be strings");
+        ok = false;
+    }
+    if (ok) {
+        if (type && strcmp(type, "stall") == 0) {
+            spec->kind = KC_FAULT_STALL;
+            if (duration < 0) {
+                snprintf(err, errlen, "a stall needs duration_ms");
+                ok = false;
+            }
+        } else if (type && (strcmp(type, "error") == 0 || strcmp(type, "close") == 0)) {
+            spec->kind = type[0] == 'e' ? KC_FAULT_ERROR : KC_FAULT_CLOSE;
+            const kc_api_entry_t *e = api >= 0 ? kc_api_find((int16_t)api) : NULL;
+            kc_buf_t b;
+            kc_buf_init(&b);
+            kc_arena_t arena;
+            kc_arena_init(&arena);
+            if (!e) {
+                snprintf(err, errlen, "%s needs the api_key of an API kcoord serves", type);
+                ok = false;
+            } else if (spec->kind == KC_FAULT_ERROR && code == 0) {
+                snprintf(err, errlen, "an error fault needs a non-zero error_code");
+                ok = false;
+            } else if (spec->kind == KC_FAULT_ERROR &&
+                       kc_faults_error_response(e->api_key, e->max_version, NULL, &arena,
+                                                (int16_t)code, &b) != 0) {
+                snprintf(err, errlen, "errors cannot be injected for api key %d yet",
+                         e->api_key);
+                ok = false;
+            }
+            kc_arena_deinit(&arena);
+            kc_buf_deinit(&b);
+            if (count < 0 && duration < 0)
+                count = 1; /* "the next request" */
+        } else if (type && strcmp(type, "coordinator") == 0) {
+            /* The coordinator of the group is loading, gone or moved (Kafka's
+             * CoordinatorRuntime answers these while a partition loads or
+             * after it was unloaded). */
+            spec->kind = KC_FAULT_COORDINATOR;
+            if (code != 14 && code != 15 && code != 16) {
+                snprintf(err, errlen, "a coordinator fault needs error_code 14 "
+                         "(COORDINATOR_LOAD_IN_PROGRESS), 15 (COORDINATOR_NOT_AVAILABLE) "
+                         "or 16 (NOT_COORDINATOR)");
+                ok = false;
+            } else if (duration < 0) {
+                snprintf(err, errlen, "a coordinator fault needs duration_ms");
+                ok = false;
+            } else if (api >= 0 && !kc_faults_is_group_api((int16_t)api)) {
+                snprintf(err, errlen, "api key %lld is not a group API", (long long)api);
+                ok = false;
+            }
+        } else if (type && strcmp(type, "delay") == 0) {
+            spec->kind = KC_FAULT_DELAY;
+            if (delay <= 0) {
+                snprintf(err, errlen, "a delay needs delay_ms > 0");
+                ok = false;
+            }
+        } else {
+            snprintf(err, errlen, "type must be stall, error, delay, close or coordinator");
+            ok = false;
+        }
+    }
+    if (ok) {
+        spec->api_key = (int16_t)api;
+        spec->error_code = (int16_t)code;
+        spec->remaining = count;
+        spec->delay_ms = delay;
+        if (duration >= 0)
+            spec->until_ms = now_ms + duration;
+        if (g && json_is_string(g))
+            spec->group_id = kc_xstrdup(json_string_value(g));
+        if (c && json_is_string(c))
+            spec->client_id = kc_xstrdup(json_string_value(c));
+    }
+    json_decref(o);
+    return ok ? 0 : KC_EINVAL;
+}
+
 /* ---- error responses, as each request's getErrorResponse builds them ---- */
 
-int kc_faults_error_body(int16_t api_key, int16_t version, int16_t error_code, kc_buf_t *out)
+const char *kc_faults_error_message(int16_t code)
+{
+    /* Kafka's default message of the error (Errors.message()), for the
+     * responses whose error response carries it. */
+    switch (code) {
+    case -1: return "The server experienced an unexpected error when processing the request.";
+    case 7: return "The request timed out.";
+    case 14: return "The coordinator is loading and hence can't process requests.";
+    case 15: return "The coordinator is not available.";
+    case 16: return "This is not the correct coordinator.";
+    case 22: return "Specified group generation id is not valid.";
+    case 25: return "The coordinator is not aware of this member.";
+    case 27: return "The group is rebalancing, so a rejoin is needed.";
+    case 30: return "Group authorization failed.";
+    default: return NULL;
+    }
+}
+
+static kc_str_t opt_str(const char *c) { return c ? kc_str(c) : KC_STR_NULL; }
+
+/* Decodes the request when there is one; an absent body reads as an empty request. */
+#define DECODE(name, rq)                                                                           \
+    do {                                                                                           \
+        name##_request_init(&rq);                                                                  \
+        if (body) {                                                                                \
+            kc_reader_t rr = *body;                                                                \
+            if (name##_request_decode(&rr, version, arena, &rq) != 0)                              \
+                return KC_EINVAL;                                                                  \
+        }                                                                                          \
+    } while (0)
+
+#define ALLOC(arr, n) ((arr).count = (n), (arr).items = (n) > 0 ? kc_arena_alloc(arena, (size_t)(n) * sizeof(*(arr).items)) : NULL)
+
+static int count_of(int32_t c) { return c < 0 ? 0 : c; }
+
+int kc_faults_error_response(int16_t api_key, int16_t version, const kc_reader_t *body,
+                             kc_arena_t *arena, int16_t error_code, kc_buf_t *out)
 {
     switch (api_key) {
     case KC_API_JOIN_GROUP: {
@@ -401,6 +592,172 @@ int kc_faults_error_body(int16_t api_key, int16_t version, int16_t error_code, k
         m.error_code = error_code;
         m.members.count = 0;
         return kc_leave_group_response_encode(out, version, &m);
+    }
+    case KC_API_LIST_GROUPS: {
+        kc_list_groups_response_t m;
+        kc_list_groups_response_init(&m);
+        m.error_code = error_code;
+        m.groups.count = 0;
+        return kc_list_groups_response_encode(out, version, &m);
+    }
+    case KC_API_CONSUMER_GROUP_HEARTBEAT: {
+        kc_consumer_group_heartbeat_response_t m;
+        kc_consumer_group_heartbeat_response_init(&m);
+        m.error_code = error_code;
+        return kc_consumer_group_heartbeat_response_encode(out, version, &m);
+    }
+    case KC_API_OFFSET_COMMIT: {
+        /* Every requested partition carries the error. */
+        kc_offset_commit_request_t rq;
+        DECODE(kc_offset_commit, rq);
+        kc_offset_commit_response_t m;
+        kc_offset_commit_response_init(&m);
+        int nt = count_of(rq.topics.count);
+        ALLOC(m.topics, nt);
+        for (int i = 0; i < nt; i++) {
+            const kc_offset_commit_request_topic_t *t = &rq.topics.items[i];
+            kc_offset_commit_response_topic_response_t *o = &m.topics.items[i];
+            memset(o, 0, sizeof(*o));
+            o->name = t->name;
+            o->topic_id = t->topic_id;
+            int np = count_of(t->partitions.count);
+            ALLOC(o->partitions, np);
+            for (int j = 0; j < np; j++) {
+                o->partitions.items[j].partition_index = t->partitions.items[j].partition_index;
+                o->partitions.items[j].error_code = error_code;
+            }
+        }
+        return kc_offset_commit_response_encode(out, version, &m);
+    }
+    case KC_API_OFFSET_FETCH: {
+        /* v0-1: every requested partition; v2-7: the top-level code; v8+: every group. */
+        kc_offset_fetch_request_t rq;
+        DECODE(kc_offset_fetch, rq);
+        kc_offset_fetch_response_t m;
+        kc_offset_fetch_response_init(&m);
+        if (version < 2) {
+            int nt = count_of(rq.topics.count);
+            ALLOC(m.topics, nt);
+            for (int i = 0; i < nt; i++) {
+                const kc_offset_fetch_request_topic_t *t = &rq.topics.items[i];
+                kc_offset_fetch_response_topic_response_t *o = &m.topics.items[i];
+                o->name = t->name;
+                int np = count_of(t->partition_indexes.count);
+                ALLOC(o->partitions, np);
+                for (int j = 0; j < np; j++) {
+                    kc_offset_fetch_response_partition_t *p = &o->partitions.items[j];
+                    p->partition_index = t->partition_indexes.items[j];
+                    p->committed_offset = -1;
+                    p->committed_leader_epoch = -1;
+                    p->metadata = kc_str("");
+                    p->error_code = error_code;
+                }
+            }
+        } else if (version < 8) {
+            m.topics.count = 0;
+            m.error_code = error_code;
+        } else {
+            int ng = count_of(rq.groups.count);
+            ALLOC(m.groups, ng);
+            for (int i = 0; i < ng; i++) {
+                memset(&m.groups.items[i], 0, sizeof(m.groups.items[i]));
+                m.groups.items[i].group_id = rq.groups.items[i].group_id;
+                m.groups.items[i].error_code = error_code;
+            }
+        }
+        return kc_offset_fetch_response_encode(out, version, &m);
+    }
+    case KC_API_FIND_COORDINATOR: {
+        /* No node (id -1, host "", port -1); v4+: one entry per key. */
+        kc_find_coordinator_request_t rq;
+        DECODE(kc_find_coordinator, rq);
+        kc_find_coordinator_response_t m;
+        kc_find_coordinator_response_init(&m);
+        kc_str_t msg = opt_str(kc_faults_error_message(error_code));
+        if (version < 4) {
+            m.error_code = error_code;
+            m.error_message = msg;
+            m.node_id = -1;
+            m.host = kc_str("");
+            m.port = -1;
+            m.coordinators.count = 0;
+        } else {
+            int n = count_of(rq.coordinator_keys.count);
+            ALLOC(m.coordinators, n);
+            for (int i = 0; i < n; i++) {
+                kc_find_coordinator_response_coordinator_t *c = &m.coordinators.items[i];
+                c->key = rq.coordinator_keys.items[i];
+                c->node_id = -1;
+                c->host = kc_str("");
+                c->port = -1;
+                c->error_code = error_code;
+                c->error_message = msg;
+            }
+        }
+        return kc_find_coordinator_response_encode(out, version, &m);
+    }
+    case KC_API_DESCRIBE_GROUPS: {
+        /* Every group: unknown state "", no protocol, no members. */
+        kc_describe_groups_request_t rq;
+        DECODE(kc_describe_groups, rq);
+        kc_describe_groups_response_t m;
+        kc_describe_groups_response_init(&m);
+        int n = count_of(rq.groups.count);
+        ALLOC(m.groups, n);
+        for (int i = 0; i < n; i++) {
+            kc_describe_groups_response_described_group_t *g = &m.groups.items[i];
+            memset(g, 0, sizeof(*g));
+            g->error_code = error_code;
+            g->error_message = KC_STR_NULL;
+            g->group_id = rq.groups.items[i];
+            g->group_state = kc_str("");
+            g->protocol_type = kc_str("");
+            g->protocol_data = kc_str("");
+            g->members.count = 0;
+            g->authorized_operations = INT32_MIN;
+        }
+        return kc_describe_groups_response_encode(out, version, &m);
+    }
+    case KC_API_DELETE_GROUPS: {
+        kc_delete_groups_request_t rq;
+        DECODE(kc_delete_groups, rq);
+        kc_delete_groups_response_t m;
+        kc_delete_groups_response_init(&m);
+        int n = count_of(rq.groups_names.count);
+        ALLOC(m.results, n);
+        for (int i = 0; i < n; i++) {
+            m.results.items[i].group_id = rq.groups_names.items[i];
+            m.results.items[i].error_code = error_code;
+            m.results.items[i].error_message = KC_STR_NULL;
+        }
+        return kc_delete_groups_response_encode(out, version, &m);
+    }
+    case KC_API_OFFSET_DELETE: {
+        kc_offset_delete_response_t m;
+        kc_offset_delete_response_init(&m);
+        m.error_code = error_code;
+        m.topics.count = 0;
+        return kc_offset_delete_response_encode(out, version, &m);
+    }
+    case KC_API_CONSUMER_GROUP_DESCRIBE: {
+        kc_consumer_group_describe_request_t rq;
+        DECODE(kc_consumer_group_describe, rq);
+        kc_consumer_group_describe_response_t m;
+        kc_consumer_group_describe_response_init(&m);
+        int n = count_of(rq.group_ids.count);
+        ALLOC(m.groups, n);
+        for (int i = 0; i < n; i++) {
+            kc_consumer_group_describe_response_described_group_t *g = &m.groups.items[i];
+            memset(g, 0, sizeof(*g));
+            g->error_code = error_code;
+            g->error_message = KC_STR_NULL;
+            g->group_id = rq.group_ids.items[i];
+            g->group_state = kc_str("");
+            g->assignor_name = kc_str("");
+            g->members.count = 0;
+            g->authorized_operations = INT32_MIN;
+        }
+        return kc_consumer_group_describe_response_encode(out, version, &m);
     }
     default:
         return KC_EINVAL;

@@ -43,6 +43,7 @@ typedef enum {
     KC_FAULT_ERROR, /* matching requests are answered error_code without being handled */
     KC_FAULT_DELAY, /* responses to matching requests are written delay_ms later */
     KC_FAULT_CLOSE, /* the connection of a matching request is closed without an answer */
+    KC_FAULT_COORDINATOR, /* group APIs answer error_code (14, 15 or 16) until until_ms */
 } kc_fault_kind_t;
 
 /* One armed fault. Strings are owned (NULL = any). */
@@ -216,6 +217,7 @@ void kc_server_process_request(kc_server_t *s, const kc_conn_info_t *conn, const
 int64_t kc_server_mono_ms(void);
 
 /* Faults (server/faults.c). Every fault is logged when set, hit and cleared. */
+/* s may be NULL (unit tests): then no timers run and windows end when next matched. */
 kc_faults_t *kc_faults_new(kc_server_t *s);
 /* Drains a pending stall queue (answers nothing itself), then frees. NULL is accepted. */
 void kc_faults_free(kc_faults_t *f);
@@ -242,9 +244,29 @@ bool kc_faults_intercept(kc_faults_t *f, kc_req_t *req);
 int64_t kc_faults_response_delay(kc_faults_t *f, const kc_response_t *r);
 /*
  * Encodes the error response Kafka's getErrorResponse gives for api_key at
- * version with error_code. KC_EINVAL for APIs without a top-level error code.
+ * version with error_code into out. body (the request body after its header,
+ * read through a copy; NULL reads as an empty request) gives the entries that
+ * per-partition and per-group responses repeat, each carrying the code; arrays
+ * come from arena and views point into body, so encode before releasing either.
+ * KC_EINVAL when the body does not decode or the API has no builder here.
  */
-int kc_faults_error_body(int16_t api_key, int16_t version, int16_t error_code, kc_buf_t *out);
+int kc_faults_error_response(int16_t api_key, int16_t version, const kc_reader_t *body,
+                             kc_arena_t *arena, int16_t error_code, kc_buf_t *out);
+/* Kafka's default message for error code (Errors.message()), or NULL when unknown here. */
+const char *kc_faults_error_message(int16_t code);
+/* The API's name for logs and JSON: "stall", "error", "delay", "close", "coordinator". */
+const char *kc_faults_kind_name(kc_fault_kind_t k);
+/* True for the APIs a group coordinator answers (those a coordinator fault hits). */
+bool kc_faults_is_group_api(int16_t api_key);
+/*
+ * Parses the JSON body of POST /v1/faults (text, len bytes) into spec; windows
+ * start at now_ms (monotonic). 0, or KC_EINVAL with a reason in err. On success
+ * spec's group_id/client_id are heap copies: free them with
+ * kc_faults_spec_deinit (kc_faults_add copies them again).
+ */
+int kc_faults_parse_spec(const char *text, size_t len, int64_t now_ms, kc_fault_t *spec,
+                         char *err, size_t errlen);
+void kc_faults_spec_deinit(kc_fault_t *spec);
 
 /* Admin HTTP endpoint (server/admin.c); no-op when admin.listeners is empty. */
 int kc_admin_start(kc_server_t *s);

@@ -3,6 +3,9 @@
 
 - an error fault for Heartbeat, limited to one group, answers the next
   heartbeat of that group COORDINATOR_NOT_AVAILABLE and then clears itself;
+- an error fault for OffsetCommit puts its code on every requested
+  partition; a coordinator window answers every group API
+  COORDINATOR_LOAD_IN_PROGRESS (DescribeGroups per group) until deleted;
 - a close fault for SyncGroup closes the connection without an answer;
 - a delay fault holds responses back for its delay;
 - GET /v1/groups/{id} shows the group, its member and the decoded
@@ -72,9 +75,35 @@ def main():
         hb = kw.heartbeat(c, GROUP, gen, mid, group_instance_id="i1")
         assert hb["error_code"] == 0, hb
 
+        # Error fault on a per-partition response: every partition carries it.
+        admin.add_fault(type="error", api_key=kw.API_OFFSET_COMMIT, error_code=27)
+        oc = kw.offset_commit(c, GROUP, {TOPIC: {0: (43, ""), 1: (7, "")}},
+                              generation_id=gen, member_id=mid)
+        assert oc["errors"] == {(TOPIC, 0): 27, (TOPIC, 1): 27}, oc
+
+        # Coordinator window: every group API answers LOAD_IN_PROGRESS until cleared.
+        f = admin.add_fault(type="coordinator", error_code=14, duration_ms=600000)
+        assert f["type"] == "coordinator" and f["error_code"] == 14, f
+        hb = kw.heartbeat(c, GROUP, gen, mid, group_instance_id="i1")
+        assert hb["error_code"] == kw.COORDINATOR_LOAD_IN_PROGRESS, hb
+        oc = kw.offset_commit(c, GROUP, {TOPIC: {1: (8, "")}}, generation_id=gen, member_id=mid)
+        assert oc["errors"] == {(TOPIC, 1): 14}, oc
+        dg = kw.describe_groups(c, [GROUP, "other"])
+        assert [(x["group_id"], x["error_code"], x["state"]) for x in dg["groups"]] == \
+            [(GROUP, 14, ""), ("other", 14, "")], dg
+        assert kw.offset_fetch(c, GROUP)["error_code"] == 14
+        assert admin.json("DELETE", "/v1/faults")["cleared"] == 1
+        hb = kw.heartbeat(c, GROUP, gen, mid, group_instance_id="i1")
+        assert hb["error_code"] == 0, hb
+        assert [(o["topic"], o["partition"], o["offset"]) for o in admin.group(GROUP)["offsets"]]\
+            == [(TOPIC, 0, 42)], "faulted commits must not be stored"
+
         # Bad specs.
         assert admin.request("POST", "/v1/faults", {"type": "bogus"})[0] == 400
-        assert admin.request("POST", "/v1/faults", {"type": "error", "api_key": 8,
+        assert admin.request("POST", "/v1/faults", {"type": "coordinator",
+                                                    "error_code": 27,
+                                                    "duration_ms": 10})[0] == 400
+        assert admin.request("POST", "/v1/faults", {"type": "error", "api_key": 3,
                                                     "error_code": 15})[0] == 400
         assert admin.request("POST", "/v1/faults", {"type": "stall"})[0] == 400
         status, _ = admin.request("POST", "/v1/faults", None)
