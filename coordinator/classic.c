@@ -2262,10 +2262,14 @@ void kc_coord_describe_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
             if (ctx->api_version >= 3 && ctx->api_version < 6 && req->include_authorized_operations)
                 d->authorized_operations = GROUP_AUTHORIZED_OPERATIONS;
             if (ctx->api_version >= 6) {
+                /* GroupMetadataManager.classicGroup: a group of another type
+                 * is "not a classic group". */
+                bool other_type = kc_consumer_group_find(c, gid) != NULL;
                 d->error_code = ERR_GROUP_ID_NOT_FOUND;
-                size_t cap = (size_t)gid.len + 32;
+                size_t cap = (size_t)gid.len + 48;
                 char *msg = kc_arena_alloc(&arena, cap);
-                snprintf(msg, cap, "Group %.*s not found.", (int)gid.len, gid.ptr ? gid.ptr : "");
+                snprintf(msg, cap, other_type ? "Group %.*s is not a classic group." : "Group %.*s not found.",
+                         (int)gid.len, gid.ptr ? gid.ptr : "");
                 d->error_message = kc_str(msg);
             }
             continue;
@@ -2526,6 +2530,21 @@ void kc_coord_delete_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
             continue;
         }
         kc_classic_group_t *g = kc_smap_get(&c->groups, gid.ptr ? gid.ptr : "", (size_t)gid.len);
+        kc_consumer_group_t *cg = g ? NULL : kc_consumer_group_find(c, gid);
+        if (cg) {
+            if (!kc_consumer_group_is_empty(cg)) {
+                d->error_code = ERR_NON_EMPTY_GROUP;
+                continue;
+            }
+            size_t before_cg = res->nrecords;
+            kc_offsets_delete_group(c, gid, res);
+            deleted_offsets += res->nrecords - before_cg;
+            if (deleted.len)
+                kc_buf_append(&deleted, ", ", 2);
+            kc_buf_append(&deleted, gid.ptr ? gid.ptr : "", (size_t)gid.len);
+            kc_consumer_group_delete(c, cg, res);
+            continue;
+        }
         if (!g || g->state == CG_DEAD) {
             d->error_code = ERR_GROUP_ID_NOT_FOUND;
             continue;

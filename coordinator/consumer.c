@@ -40,6 +40,7 @@ enum {
 
 /* Record types and value versions (group-coordinator record schemas). */
 #define REC_GROUP_METADATA 3
+#define REC_PARTITION_METADATA 4
 #define REC_MEMBER_METADATA 5
 #define REC_TARGET_METADATA 6
 #define REC_TARGET_MEMBER 7
@@ -1842,6 +1843,28 @@ kc_consumer_group_t *kc_consumer_group_find(kc_coord_t *c, kc_str_t group_id)
 }
 
 bool kc_consumer_group_is_empty(const kc_consumer_group_t *g) { return g->nmembers == 0; }
+
+void kc_consumer_group_delete(kc_coord_t *c, kc_consumer_group_t *g, kc_result_t *res)
+{
+    /* ConsumerGroup.createGroupTombstoneRecords: the members' records
+     * (none for an Empty group), the target assignment metadata, the
+     * subscription metadata (type 4, which kcoord never writes but Kafka
+     * tombstones) and the group epoch last. */
+    for (size_t i = 0; i < g->nmembers; i++) {
+        cancel_member_timers(c, g, g->members[i]->member_id);
+        write_member_tombstones(g, g->members[i]->member_id, res);
+    }
+    static const int16_t types[] = {REC_TARGET_METADATA, REC_PARTITION_METADATA,
+                                    REC_GROUP_METADATA};
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+        kc_buf_t k;
+        kc_buf_init(&k);
+        key_group(&k, types[i], g->group_id);
+        emit(res, &k, NULL);
+    }
+    kc_smap_del(groups_map(c), g->group_id, strlen(g->group_id));
+    group_free(g);
+}
 
 int16_t kc_consumer_group_validate_offset_commit(kc_consumer_group_t *g, kc_str_t member_id,
                                                  int32_t member_epoch, int16_t api_version)

@@ -97,6 +97,10 @@ typedef struct kc_consumer_group kc_consumer_group_t;
 /* NULL when there is no consumer group of that id. */
 kc_consumer_group_t *kc_consumer_group_find(kc_coord_t *c, kc_str_t group_id);
 bool kc_consumer_group_is_empty(const kc_consumer_group_t *g);
+/* DeleteGroups of a consumer group: writes its tombstones to res and frees
+ * it (g is invalid afterwards). The caller checked that it is Empty and
+ * deleted its offsets first, as Kafka's deleteGroups does. */
+void kc_consumer_group_delete(kc_coord_t *c, kc_consumer_group_t *g, kc_result_t *res);
 /* OffsetCommit validation (ConsumerGroup.validateOffsetCommit, without
  * KIP-1251's per-partition epochs): 0, UNKNOWN_MEMBER_ID, UNSUPPORTED_VERSION
  * (a consumer-protocol member committing below v9) or STALE_MEMBER_EPOCH.

@@ -7,7 +7,7 @@ the versions used by the integration tests are implemented:
 
   ApiVersions v0 and v3, FindCoordinator v1, JoinGroup v5, SyncGroup v3,
   Heartbeat v3, OffsetCommit v7, OffsetFetch v5, DescribeGroups v4,
-  CreateTopics v4.
+  CreateTopics v4, ConsumerGroupHeartbeat v0-1, ConsumerGroupDescribe v0-1.
 
 Nothing here is clever on purpose: the point is to see the wire exactly.
 """
@@ -27,6 +27,8 @@ API_SYNC_GROUP = 14
 API_DESCRIBE_GROUPS = 15
 API_API_VERSIONS = 18
 API_CREATE_TOPICS = 19
+API_CONSUMER_GROUP_HEARTBEAT = 68
+API_CONSUMER_GROUP_DESCRIBE = 69
 
 # Kafka error codes used by the tests.
 NONE = 0
@@ -39,6 +41,10 @@ REBALANCE_IN_PROGRESS = 27
 UNSUPPORTED_VERSION = 35
 TOPIC_ALREADY_EXISTS = 36
 MEMBER_ID_REQUIRED = 79
+FENCED_MEMBER_EPOCH = 110
+UNRELEASED_INSTANCE_ID = 111
+UNSUPPORTED_ASSIGNOR = 112
+STALE_MEMBER_EPOCH = 113
 
 
 class Writer:
@@ -106,6 +112,20 @@ class Writer:
 
     def no_tags(self):
         return self.uvarint(0)
+
+    def compact_array(self, items, fn):
+        """Compact array: uvarint count + 1; None writes 0 (nullable)."""
+        if items is None:
+            return self.uvarint(0)
+        self.uvarint(len(items) + 1)
+        for it in items:
+            fn(self, it)
+        return self
+
+    def uuid(self, b):
+        if len(b) != 16:
+            raise ValueError("a uuid is 16 bytes")
+        return self.raw(b)
 
     def getvalue(self):
         return b"".join(self.parts)
@@ -187,6 +207,9 @@ class Reader:
         if n == 0:
             return None
         return [fn(self) for _ in range(n - 1)]
+
+    def uuid(self):
+        return self.take(16)
 
     def skip_tags(self):
         for _ in range(self.uvarint()):
@@ -482,6 +505,117 @@ def decode_create_topics_v4(r):
             "topics": {name: (err, msg) for name, err, msg in topics}}
 
 
+def consumer_group_heartbeat_body(version, group, member_id, member_epoch,
+                                  instance_id=None, rack_id=None,
+                                  rebalance_timeout_ms=-1, topic_names=None,
+                                  topic_regex=None, server_assignor=None,
+                                  owned=None):
+    """ConsumerGroupHeartbeat v0-1 (always flexible). owned: None (field not
+    sent) or an iterable of (topic_id bytes, partition), the partitions the
+    member owns. topic_regex exists from v1 only."""
+    w = (Writer().compact_string(group).compact_string(member_id).i32(member_epoch)
+         .compact_string(instance_id).compact_string(rack_id).i32(rebalance_timeout_ms)
+         .compact_array(None if topic_names is None else list(topic_names),
+                        lambda ww, n: ww.compact_string(n)))
+    if version >= 1:
+        w.compact_string(topic_regex)
+    elif topic_regex is not None:
+        raise ValueError("SubscribedTopicRegex needs v1")
+    w.compact_string(server_assignor)
+    if owned is None:
+        w.uvarint(0)
+    else:
+        by_topic = {}
+        for tid, p in owned:
+            by_topic.setdefault(tid, []).append(p)
+
+        def tp(ww, item):
+            ww.uuid(item[0]).compact_array(sorted(item[1]), lambda w3, p: w3.i32(p))
+            ww.no_tags()
+        w.compact_array(sorted(by_topic.items()), tp)
+    return w.no_tags().getvalue()
+
+
+def _decode_topic_partitions(r, with_name=False):
+    def tp(rr):
+        tid = rr.uuid()
+        name = rr.compact_string() if with_name else None
+        parts = rr.compact_array(lambda r3: r3.i32()) or []
+        rr.skip_tags()
+        return tid, name, parts
+    return r.compact_array(tp) or []
+
+
+def decode_consumer_group_heartbeat(r):
+    """Response v0-1. assignment: None when the field is null (unchanged),
+    else a set of (topic_id bytes, partition)."""
+    out = {"throttle_time_ms": r.i32(), "error_code": r.i16(),
+           "error_message": r.compact_string(), "member_id": r.compact_string(),
+           "member_epoch": r.i32(), "heartbeat_interval_ms": r.i32()}
+    present = r.i8()
+    if present == -1:
+        out["assignment"] = None
+    elif present == 1:
+        out["assignment"] = {(tid, p) for tid, _, parts in _decode_topic_partitions(r)
+                             for p in parts}
+        r.skip_tags()
+    else:
+        raise DecodeError("bad nullable struct marker %d" % present)
+    r.skip_tags()
+    if r.remaining():
+        raise DecodeError("%d trailing bytes" % r.remaining())
+    return out
+
+
+def consumer_group_describe_body(groups, include_authorized_operations=False):
+    return (Writer().compact_array(list(groups), lambda ww, g: ww.compact_string(g))
+            .boolean(include_authorized_operations).no_tags().getvalue())
+
+
+def decode_consumer_group_describe(r, version):
+    """Response v0-1 as {"groups": {group_id: {...}}}; member assignments are
+    sets of (topic_id bytes, partition), plus topic_names {topic_id: name}."""
+    names = {}
+
+    def assignment(rr):
+        out = set()
+        for tid, name, parts in _decode_topic_partitions(rr, with_name=True):
+            names[tid] = name
+            out.update((tid, p) for p in parts)
+        rr.skip_tags()
+        return out
+
+    def member(rr):
+        m = {"member_id": rr.compact_string(), "instance_id": rr.compact_string(),
+             "rack_id": rr.compact_string(), "member_epoch": rr.i32(),
+             "client_id": rr.compact_string(), "client_host": rr.compact_string(),
+             "subscribed_topic_names": rr.compact_array(lambda r3: r3.compact_string()),
+             "subscribed_topic_regex": rr.compact_string(),
+             "assignment": assignment(rr), "target_assignment": assignment(rr)}
+        if version >= 1:
+            m["member_type"] = rr.i8()
+        rr.skip_tags()
+        return m
+
+    def group(rr):
+        g = {"error_code": rr.i16(), "error_message": rr.compact_string(),
+             "group_id": rr.compact_string(), "group_state": rr.compact_string(),
+             "group_epoch": rr.i32(), "assignment_epoch": rr.i32(),
+             "assignor_name": rr.compact_string()}
+        g["members"] = {m["member_id"]: m for m in (rr.compact_array(member) or [])}
+        g["authorized_operations"] = rr.i32()
+        rr.skip_tags()
+        return g
+
+    throttle = r.i32()
+    groups = r.compact_array(group) or []
+    r.skip_tags()
+    if r.remaining():
+        raise DecodeError("%d trailing bytes" % r.remaining())
+    return {"throttle_time_ms": throttle, "groups": {g["group_id"]: g for g in groups},
+            "topic_names": names}
+
+
 # ---- convenience wrappers: one request, one response -----------------------
 
 def api_versions(conn, version=0):
@@ -560,3 +694,21 @@ def join_dynamic(conn, group, **kw):
     if not first["member_id"]:
         raise AssertionError("MEMBER_ID_REQUIRED without a member id: %r" % (first,))
     return join_group(conn, group, first["member_id"], **kw)
+
+
+def consumer_group_heartbeat(conn, version, group, member_id, member_epoch, **kw):
+    corr = conn.send(API_CONSUMER_GROUP_HEARTBEAT, version,
+                     consumer_group_heartbeat_body(version, group, member_id,
+                                                   member_epoch, **kw),
+                     flexible=True)
+    got, r = conn.recv(flexible_header=True)
+    assert got == corr, (got, corr)
+    return decode_consumer_group_heartbeat(r)
+
+
+def consumer_group_describe(conn, groups, version=1):
+    corr = conn.send(API_CONSUMER_GROUP_DESCRIBE, version,
+                     consumer_group_describe_body(groups), flexible=True)
+    got, r = conn.recv(flexible_header=True)
+    assert got == corr, (got, corr)
+    return decode_consumer_group_describe(r, version)

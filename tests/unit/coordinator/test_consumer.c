@@ -675,6 +675,94 @@ static void test_replay_rebuilds_mid_reconciliation(void **state)
     ctx_free(t);
 }
 
+/* DeleteGroups v2 of "g" through the coordinator; returns the group's error. */
+static int16_t delete_group(ctx_t *t)
+{
+    kc_delete_groups_request_t req;
+    kc_delete_groups_request_init(&req);
+    kc_str_t ids[1] = {kc_str("g")};
+    req.groups_names.items = ids;
+    req.groups_names.count = 1;
+    kc_request_ctx_t ctx = {1, 1, 42, 2, kc_str("client"), "/127.0.0.1", t->now};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_delete_groups(t->c, &ctx, &req, &res);
+    keep_records(t, &res);
+    assert_int_equal(res.nresponses, 1);
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_delete_groups_response_t out;
+    kc_delete_groups_response_init(&out);
+    assert_int_equal(kc_delete_groups_response_decode(&rd, 2, &arena, &out), 0);
+    assert_int_equal(out.results.count, 1);
+    int16_t err = out.results.items[0].error_code;
+    kc_arena_deinit(&arena);
+    kc_result_deinit(&res);
+    return err;
+}
+
+/* DescribeGroups v6 of "g": error code and message. */
+static int16_t describe_classic(ctx_t *t, char *msg, size_t cap)
+{
+    kc_describe_groups_request_t req;
+    kc_describe_groups_request_init(&req);
+    kc_str_t ids[1] = {kc_str("g")};
+    req.groups.items = ids;
+    req.groups.count = 1;
+    kc_request_ctx_t ctx = {1, 1, 15, 6, kc_str("client"), "/127.0.0.1", t->now};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_describe_groups(t->c, &ctx, &req, &res);
+    assert_int_equal(res.nresponses, 1);
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_describe_groups_response_t out;
+    kc_describe_groups_response_init(&out);
+    assert_int_equal(kc_describe_groups_response_decode(&rd, 6, &arena, &out), 0);
+    assert_int_equal(out.groups.count, 1);
+    int16_t err = out.groups.items[0].error_code;
+    kc_str_t m = out.groups.items[0].error_message;
+    snprintf(msg, cap, "%.*s", m.len < 0 ? 0 : (int)m.len, m.ptr ? m.ptr : "");
+    kc_arena_deinit(&arena);
+    kc_result_deinit(&res);
+    return err;
+}
+
+/* DeleteGroups of a consumer group: NON_EMPTY_GROUP while it has members,
+ * then tombstones for the group; classic DescribeGroups v6 calls it "not a
+ * classic group" (GroupMetadataManager.classicGroup). */
+static void test_delete_and_describe_consumer_group(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t a;
+    set_id(&a, "member-a");
+    join(t, &a);
+    char msg[128];
+    assert_int_equal(describe_classic(t, msg, sizeof(msg)), 69 /* GROUP_ID_NOT_FOUND */);
+    assert_string_equal(msg, "Group g is not a classic group.");
+    assert_int_equal(delete_group(t), 68 /* NON_EMPTY_GROUP */);
+    assert_non_null(kc_consumer_group_find(t->c, kc_str("g")));
+    hb_t left = send_hb(t, &a, (hb_opts_t){-1, false, false, NULL, 1});
+    assert_int_equal(left.error, 0);
+    assert_int_equal(left.epoch, -1);
+    assert_int_equal(delete_group(t), 0);
+    assert_null(kc_consumer_group_find(t->c, kc_str("g")));
+    assert_int_equal(delete_group(t), 69 /* GROUP_ID_NOT_FOUND */);
+    assert_int_equal(describe_classic(t, msg, sizeof(msg)), 69);
+    assert_string_equal(msg, "Group g not found.");
+    /* The last record is the group epoch tombstone: a replay has no group. */
+    assert_true(t->nrecs > 0 && t->recs[t->nrecs - 1].tombstone);
+    kc_coord_t *r = replay_all(t);
+    assert_null(kc_consumer_group_find(r, kc_str("g")));
+    kc_coord_free(r);
+    ctx_free(t);
+}
+
 static void test_uniform_assignor_balanced_and_sticky(void **state)
 {
     (void)state;
@@ -722,6 +810,7 @@ int main(void)
         cmocka_unit_test(test_range_assignor),
         cmocka_unit_test(test_replay_rebuilds_mid_reconciliation),
         cmocka_unit_test(test_uniform_assignor_balanced_and_sticky),
+        cmocka_unit_test(test_delete_and_describe_consumer_group),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
