@@ -17,6 +17,7 @@
 #include <event2/event.h>
 
 #include "kc_log.h"
+#include "legacy.h"
 
 #define KC_ERR_OFFSET_OUT_OF_RANGE 1
 #define KC_ERR_INVALID_REQUIRED_ACKS 21
@@ -34,8 +35,9 @@ int kc_handle_produce(kc_req_t *req)
 {
     kc_server_t *s = req->srv;
     int16_t v = req->ctx.api_version;
-    if (v < 3)
-        return KC_EVERSION; /* advertised for librdkafka's probe (KAFKA-18659), never served */
+    /* v0-2 are served as Kafka 3.9 served them: message sets of magic 0/1 are
+     * converted to one magic 2 batch (LogValidator's conversion); Kafka 4
+     * rejects these versions but still advertises MinVersion 0 (KAFKA-18659). */
     kc_produce_request_t rq;
     kc_produce_request_init(&rq);
     if (kc_produce_request_decode(req->body, v, req->arena, &rq) != 0)
@@ -89,9 +91,27 @@ int kc_handle_produce(kc_req_t *req)
                 continue;
             }
             kc_log_append_result_t ar;
-            int rc = kc_log_append(s->log, topic->id, pd->index, pd->records.ptr,
-                                   pd->records.len > 0 ? (size_t)pd->records.len : 0, v,
+            const uint8_t *recs = pd->records.ptr;
+            size_t recs_len = pd->records.len > 0 ? (size_t)pd->records.len : 0;
+            kc_buf_t converted;
+            kc_buf_init(&converted);
+            int magic = kc_records_magic(recs, recs_len);
+            if (v < 3 && (magic == 0 || magic == 1)) {
+                const char *why = NULL;
+                int16_t cerr = kc_legacy_convert(recs, recs_len, &converted, &why);
+                if (cerr) {
+                    rp->error_code = cerr;
+                    rp->error_message = kc_str(why);
+                    any_error = true;
+                    kc_buf_deinit(&converted);
+                    continue;
+                }
+                recs = converted.data;
+                recs_len = converted.len;
+            }
+            int rc = kc_log_append(s->log, topic->id, pd->index, recs, recs_len, v,
                                    req->ctx.now_ms, &ar);
+            kc_buf_deinit(&converted);
             if (rc != 0)
                 storage_failed = true;
             rp->error_code = ar.error_code;

@@ -7,7 +7,9 @@ the versions used by the integration tests are implemented:
 
   ApiVersions v0 and v3, FindCoordinator v1, JoinGroup v5, SyncGroup v3,
   Heartbeat v3, OffsetCommit v7, OffsetFetch v5, DescribeGroups v4,
-  CreateTopics v4, ConsumerGroupHeartbeat v0-1, ConsumerGroupDescribe v0-1.
+  CreateTopics v4, ConsumerGroupHeartbeat v0-1, ConsumerGroupDescribe v0-1,
+  JoinGroup v9, SyncGroup v5, Metadata v1, CreatePartitions v1, and the
+  consumer protocol's Subscription/Assignment v0 payloads.
 
 Nothing here is clever on purpose: the point is to see the wire exactly.
 """
@@ -18,6 +20,7 @@ import struct
 import time
 
 API_PRODUCE = 0
+API_METADATA = 3
 API_OFFSET_COMMIT = 8
 API_OFFSET_FETCH = 9
 API_FIND_COORDINATOR = 10
@@ -27,6 +30,7 @@ API_SYNC_GROUP = 14
 API_DESCRIBE_GROUPS = 15
 API_API_VERSIONS = 18
 API_CREATE_TOPICS = 19
+API_CREATE_PARTITIONS = 37
 API_CONSUMER_GROUP_HEARTBEAT = 68
 API_CONSUMER_GROUP_DESCRIBE = 69
 
@@ -41,6 +45,7 @@ REBALANCE_IN_PROGRESS = 27
 UNSUPPORTED_VERSION = 35
 TOPIC_ALREADY_EXISTS = 36
 MEMBER_ID_REQUIRED = 79
+FENCED_INSTANCE_ID = 82
 FENCED_MEMBER_EPOCH = 110
 UNRELEASED_INSTANCE_ID = 111
 UNSUPPORTED_ASSIGNOR = 112
@@ -108,6 +113,11 @@ class Writer:
         if s is None:
             return self.uvarint(0)
         b = s.encode("utf-8")
+        return self.uvarint(len(b) + 1).raw(b)
+
+    def compact_bytes(self, b):
+        if b is None:
+            return self.uvarint(0)
         return self.uvarint(len(b) + 1).raw(b)
 
     def no_tags(self):
@@ -201,6 +211,12 @@ class Reader:
         if n == 0:
             return None
         return self.take(n - 1).decode("utf-8")
+
+    def compact_bytes(self):
+        n = self.uvarint()
+        if n == 0:
+            return None
+        return self.take(n - 1)
 
     def compact_array(self, fn):
         n = self.uvarint()
@@ -390,6 +406,131 @@ def decode_join_group_v5(r):
                                          "group_instance_id": rr.string(),
                                          "metadata": rr.bytes_()})
     return out
+
+
+def join_group_v9_body(group, member_id, session_timeout_ms=30000,
+                       rebalance_timeout_ms=30000, group_instance_id=None,
+                       protocol_type="consumer", protocols=(("range", b"\x00\x01"),),
+                       reason=None):
+    w = (Writer().compact_string(group).i32(session_timeout_ms).i32(rebalance_timeout_ms)
+         .compact_string(member_id).compact_string(group_instance_id)
+         .compact_string(protocol_type))
+
+    def proto(ww, p):
+        ww.compact_string(p[0]).compact_bytes(p[1]).no_tags()
+    w.compact_array(list(protocols), proto)
+    return w.compact_string(reason).no_tags().getvalue()
+
+
+def decode_join_group_v9(r):
+    out = {"throttle_time_ms": r.i32(), "error_code": r.i16(), "generation_id": r.i32(),
+           "protocol_type": r.compact_string(), "protocol_name": r.compact_string(),
+           "leader": r.compact_string(), "skip_assignment": r.boolean(),
+           "member_id": r.compact_string()}
+
+    def member(rr):
+        m = {"member_id": rr.compact_string(), "group_instance_id": rr.compact_string(),
+             "metadata": rr.compact_bytes()}
+        rr.skip_tags()
+        return m
+    out["members"] = r.compact_array(member)
+    r.skip_tags()
+    if r.remaining():
+        raise DecodeError("%d trailing bytes" % r.remaining())
+    return out
+
+
+def sync_group_v5_body(group, generation_id, member_id, assignments=(),
+                       group_instance_id=None, protocol_type="consumer",
+                       protocol_name="range"):
+    w = (Writer().compact_string(group).i32(generation_id).compact_string(member_id)
+         .compact_string(group_instance_id).compact_string(protocol_type)
+         .compact_string(protocol_name))
+
+    def assignment(ww, a):
+        ww.compact_string(a[0]).compact_bytes(a[1]).no_tags()
+    w.compact_array(list(assignments), assignment)
+    return w.no_tags().getvalue()
+
+
+def decode_sync_group_v5(r):
+    out = {"throttle_time_ms": r.i32(), "error_code": r.i16(),
+           "protocol_type": r.compact_string(), "protocol_name": r.compact_string(),
+           "assignment": r.compact_bytes()}
+    r.skip_tags()
+    if r.remaining():
+        raise DecodeError("%d trailing bytes" % r.remaining())
+    return out
+
+
+def metadata_v1_body(topics=None):
+    """topics: None asks for every topic (v1+)."""
+    return Writer().array(None if topics is None else list(topics),
+                          lambda ww, t: ww.string(t)).getvalue()
+
+
+def decode_metadata_v1(r):
+    brokers = r.array(lambda rr: {"node_id": rr.i32(), "host": rr.string(),
+                                  "port": rr.i32(), "rack": rr.string()})
+    controller = r.i32()
+
+    def partition(rr):
+        return {"error_code": rr.i16(), "partition": rr.i32(), "leader": rr.i32(),
+                "replicas": rr.array(lambda r3: r3.i32()),
+                "isr": rr.array(lambda r3: r3.i32())}
+
+    def topic(rr):
+        return {"error_code": rr.i16(), "name": rr.string(), "is_internal": rr.boolean(),
+                "partitions": rr.array(partition)}
+    topics = r.array(topic)
+    if r.remaining():
+        raise DecodeError("%d trailing bytes" % r.remaining())
+    return {"brokers": brokers, "controller_id": controller,
+            "topics": {t["name"]: t for t in topics}}
+
+
+def create_partitions_v1_body(counts, timeout_ms=30000, validate_only=False):
+    """counts: {topic: new total partition count}; broker-chosen replicas."""
+    def topic(ww, item):
+        ww.string(item[0]).i32(item[1]).array(None, None)
+    return (Writer().array(sorted(counts.items()), topic).i32(timeout_ms)
+            .boolean(validate_only).getvalue())
+
+
+def decode_create_partitions_v1(r):
+    throttle = r.i32()
+    results = r.array(lambda rr: (rr.string(), rr.i16(), rr.string()))
+    if r.remaining():
+        raise DecodeError("%d trailing bytes" % r.remaining())
+    return {"throttle_time_ms": throttle,
+            "results": {name: (err, msg) for name, err, msg in results}}
+
+
+def consumer_subscription_v0(topics, user_data=b""):
+    """ConsumerProtocolSubscription v0: the JoinGroup protocol metadata."""
+    return (Writer().i16(0).array(list(topics), lambda ww, t: ww.string(t))
+            .bytes_(user_data).getvalue())
+
+
+def decode_consumer_subscription(data):
+    r = Reader(data)
+    return {"version": r.i16(), "topics": r.array(lambda rr: rr.string())}
+
+
+def consumer_assignment_v0(partitions, user_data=b""):
+    """ConsumerProtocolAssignment v0; partitions: {topic: [partition, ...]}."""
+    def tp(ww, item):
+        ww.string(item[0]).array(sorted(item[1]), lambda w3, p: w3.i32(p))
+    return (Writer().i16(0).array(sorted(partitions.items()), tp)
+            .bytes_(user_data).getvalue())
+
+
+def decode_consumer_assignment(data):
+    """Returns {topic: sorted partitions}."""
+    r = Reader(data)
+    r.i16()
+    tps = r.array(lambda rr: (rr.string(), rr.array(lambda r3: r3.i32())))
+    return {t: sorted(ps) for t, ps in tps}
 
 
 def sync_group_v3_body(group, generation_id, member_id, assignments=(),
@@ -646,6 +787,37 @@ def sync_group(conn, group, generation_id, member_id, assignments=(), **kw):
     got, r = conn.recv()
     assert got == corr, (got, corr)
     return decode_sync_group_v3(r)
+
+
+def join_group_v9(conn, group, member_id="", **kw):
+    corr = conn.send(API_JOIN_GROUP, 9, join_group_v9_body(group, member_id, **kw),
+                     flexible=True)
+    got, r = conn.recv(flexible_header=True)
+    assert got == corr, (got, corr)
+    return decode_join_group_v9(r)
+
+
+def sync_group_v5(conn, group, generation_id, member_id, assignments=(), **kw):
+    corr = conn.send(API_SYNC_GROUP, 5,
+                     sync_group_v5_body(group, generation_id, member_id, assignments, **kw),
+                     flexible=True)
+    got, r = conn.recv(flexible_header=True)
+    assert got == corr, (got, corr)
+    return decode_sync_group_v5(r)
+
+
+def metadata_v1(conn, topics=None):
+    corr = conn.send(API_METADATA, 1, metadata_v1_body(topics))
+    got, r = conn.recv()
+    assert got == corr, (got, corr)
+    return decode_metadata_v1(r)
+
+
+def create_partitions(conn, counts, **kw):
+    corr = conn.send(API_CREATE_PARTITIONS, 1, create_partitions_v1_body(counts, **kw))
+    got, r = conn.recv()
+    assert got == corr, (got, corr)
+    return decode_create_partitions_v1(r)
 
 
 def heartbeat(conn, group, generation_id, member_id, **kw):
