@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The admin HTTP endpoint (admin.listeners, off by default): fault injection
- * (POST/GET/DELETE /v1/faults), read-only group views (GET /v1/groups,
+ * (POST/GET/DELETE /v1/faults), a liveness probe (GET /v1/health), read-only group views (GET /v1/groups,
  * GET /v1/groups/{id}) and Prometheus metrics (GET /metrics). It runs on the
  * broker's loop, so every view is a consistent snapshot between two
  * requests. JSON field names are documented in the README and kept stable.
@@ -317,6 +317,9 @@ static void route(struct evhttp_request *rq, void *arg)
     enum evhttp_cmd_type cmd = evhttp_request_get_command(rq);
     if (!path) {
         reply_error(rq, 400, "bad request line");
+    } else if (strcmp(path, "/v1/health") == 0 && cmd == EVHTTP_REQ_GET) {
+        reply_json(rq, 200, json_pack("{s:s,s:b}", "status", "ok", "loaded",
+                                      kc_coord_is_loaded(s->coord)));
     } else if (strcmp(path, "/metrics") == 0 && cmd == EVHTTP_REQ_GET) {
         get_metrics(s, rq);
     } else if (strcmp(path, "/v1/groups") == 0 && cmd == EVHTTP_REQ_GET) {
