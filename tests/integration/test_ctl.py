@@ -5,6 +5,7 @@
 - groups, group ID, faults, fault-add, fault-clear [ID] and metrics print the
   endpoint's bodies and exit 0 on 2xx, 1 on an HTTP error (unknown group,
   bad fault spec, unknown fault id);
+- metrics count the group's join and its rebalance;
 - bad usage exits 1, --help exits 0.
 """
 
@@ -66,6 +67,13 @@ def main():
 
         rc, out, _ = ctl(url, "metrics")
         assert rc == 0 and "kcoord_requests_total{api=\"JoinGroup\"" in out, (rc, out)
+        # The join above: one member joined, one rebalance started and completed.
+        for line in ('kcoord_group_events_total{event="member_joined"} 1',
+                     'kcoord_group_events_total{event="rebalance_started"} 1',
+                     'kcoord_group_events_total{event="rebalance_completed"} 1',
+                     'kcoord_rebalances_total 1', 'kcoord_rebalance_seconds_count 1',
+                     'kcoord_rebalance_seconds_bucket{le="+Inf"} 1'):
+            assert line + "\n" in out, (line, out)
 
         assert ctl(url, "bogus")[0] == 1
         assert ctl(url, "group")[0] == 1
