@@ -1308,6 +1308,8 @@ static void prepare_rebalance(kc_coord_t *c, kc_classic_group_t *g, const char *
     kc_log_info(LOG_COMP,
                 "Preparing to rebalance group %s in state %s with old generation %d (reason: %s).",
                 g->group_id, state_names[g->state], g->generation_id, reason);
+    kc_coord_emit(c, KC_COORD_EV_REBALANCE_STARTED, g->group_id, NULL, reason, g->generation_id, 0,
+                  now_ms);
     if (initial)
         return;
     if (group_all_joined(g)) {
@@ -1373,6 +1375,8 @@ static void complete_join(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms, 
         if (!member_awaiting_join(m) && !m->group_instance_id) {
             strset_add(&gone, m->member_id, strlen(m->member_id));
             cancel_heartbeat(c, g, m->member_id);
+            kc_coord_emit(c, KC_COORD_EV_MEMBER_REMOVED, g->group_id, m->member_id,
+                          "not rejoined before the rebalance timeout", g->generation_id, 0, now_ms);
             group_remove(g, m->member_id);
             continue;
         }
@@ -1396,7 +1400,11 @@ static void complete_join(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms, 
                                g->group_id, NULL, 0, 0);
         return;
     }
+    int64_t rebalance_started_ms = g->current_state_timestamp;
     group_init_next_generation(g, now_ms);
+    if (g->state != CG_EMPTY)
+        kc_coord_emit(c, KC_COORD_EV_REBALANCE_COMPLETED, g->group_id, NULL, NULL, g->generation_id,
+                      KC_MAX(now_ms - rebalance_started_ms, 0), now_ms);
     if (g->state == CG_EMPTY) {
         kc_log_info(LOG_COMP, "Group %s with generation %d is now empty.", g->group_id,
                     g->generation_id);
@@ -1449,6 +1457,8 @@ static void on_sync_expired(kc_coord_t *c, const char *key, int64_t now_ms, kc_r
     for (size_t i = 0; i < g->pending_sync.n; i++)
         strset_add(&pending, g->pending_sync.items[i], strlen(g->pending_sync.items[i]));
     for (size_t i = 0; i < pending.n; i++) {
+        kc_coord_emit(c, KC_COORD_EV_MEMBER_REMOVED, g->group_id, pending.items[i],
+                      "no SyncGroup before the rebalance timeout", g->generation_id, 0, now_ms);
         group_remove(g, pending.items[i]);
         cancel_heartbeat(c, g, pending.items[i]);
     }
@@ -1467,6 +1477,8 @@ static void remove_member_and_update_group(kc_coord_t *c, kc_classic_group_t *g,
     /* A new member may still wait in JoinGroup: answer it before it goes. */
     join_answer_t a = {ERR_UNKNOWN_MEMBER_ID, -1, NULL, NULL, NULL, false, "", NULL};
     complete_join_future(g, m, &a, res, false);
+    kc_coord_emit(c, KC_COORD_EV_MEMBER_REMOVED, g->group_id, m->member_id, reason,
+                  g->generation_id, 0, now_ms);
     group_remove(g, m->member_id);
     if (g->state == CG_STABLE || g->state == CG_COMPLETING_REBALANCE)
         maybe_prepare_rebalance_or_complete_join(c, g, reason, now_ms, res);
@@ -1498,6 +1510,10 @@ static void on_heartbeat_expired(kc_coord_t *c, const char *key, int64_t now_ms,
         kc_log_info(LOG_COMP,
                     "Pending member %s in group %s has been removed after session timeout expiration.",
                     member_id, g->group_id);
+        kc_coord_emit(c, KC_COORD_EV_SESSION_EXPIRED, g->group_id, member_id, NULL,
+                      g->generation_id, 0, now_ms);
+        kc_coord_emit(c, KC_COORD_EV_MEMBER_REMOVED, g->group_id, member_id,
+                      "pending member session expired", g->generation_id, 0, now_ms);
         group_remove(g, member_id);
         if (g->state == CG_PREPARING_REBALANCE && group_all_joined(g))
             complete_join(c, g, now_ms, res);
@@ -1511,6 +1527,8 @@ static void on_heartbeat_expired(kc_coord_t *c, const char *key, int64_t now_ms,
     if (!member_has_satisfied_heartbeat(m)) {
         kc_log_info(LOG_COMP, "Member %s in group %s has failed, removing it from the group.",
                     m->member_id, g->group_id);
+        kc_coord_emit(c, KC_COORD_EV_SESSION_EXPIRED, g->group_id, m->member_id, NULL,
+                      g->generation_id, 0, now_ms);
         char reason[KEY_BUF];
         snprintf(reason, sizeof(reason), "removing member %s on heartbeat expiration.", m->member_id);
         remove_member_and_update_group(c, g, m, reason, now_ms, res);
@@ -1576,6 +1594,8 @@ static void add_member_then_rebalance(join_call_t *j, kc_classic_group_t *g, con
         g->new_member_added = true;
     cg_parked_t p = park(j->ctx);
     group_add(g, m, &p);
+    kc_coord_emit(j->c, KC_COORD_EV_MEMBER_JOINED, g->group_id, m->member_id, NULL,
+                  g->generation_id, 0, j->ctx->now_ms);
     /* A member waiting in its first JoinGroup cannot heartbeat; bound the
      * wait with the new-member join timeout instead. */
     schedule_heartbeat(j->c, g, m->member_id, j->c->cfg.group_new_member_join_timeout_ms,
@@ -2107,7 +2127,7 @@ static void send_leave(kc_result_t *res, const kc_request_ctx_t *ctx, int16_t to
 }
 
 static void remove_current_member(kc_coord_t *c, kc_classic_group_t *g, cg_member_t *m,
-                                  const char *reason, kc_result_t *res)
+                                  const char *reason, int64_t now_ms, kc_result_t *res)
 {
     cancel_heartbeat(c, g, m->member_id);
     kc_log_info(LOG_COMP,
@@ -2116,6 +2136,10 @@ static void remove_current_member(kc_coord_t *c, kc_classic_group_t *g, cg_membe
                 g->group_id, m->member_id, reason);
     join_answer_t a = {ERR_UNKNOWN_MEMBER_ID, -1, NULL, NULL, NULL, false, "", NULL};
     complete_join_future(g, m, &a, res, false);
+    char why[600];
+    snprintf(why, sizeof(why), "LeaveGroup (client reason: %s)", reason);
+    kc_coord_emit(c, KC_COORD_EV_MEMBER_REMOVED, g->group_id, m->member_id, why, g->generation_id,
+                  0, now_ms);
     group_remove(g, m->member_id);
 }
 
@@ -2174,13 +2198,17 @@ void kc_coord_leave_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
             /* Admin removal of a static member by instance id. */
             cg_member_t *m = group_static_member(g, it->group_instance_id);
             if (m) {
-                remove_current_member(c, g, m, reason, res);
+                remove_current_member(c, g, m, reason, ctx->now_ms, res);
                 strlist_append(&left, "", 0);
             } else {
                 it->error_code = ERR_UNKNOWN_MEMBER_ID;
             }
         } else if (group_is_pending(g, it->member_id)) {
             char *id = dup_nn(it->member_id);
+            char why[600];
+            snprintf(why, sizeof(why), "LeaveGroup (client reason: %s)", reason);
+            kc_coord_emit(c, KC_COORD_EV_MEMBER_REMOVED, g->group_id, id, why, g->generation_id, 0,
+                          ctx->now_ms);
             group_remove(g, id);
             cancel_heartbeat(c, g, id);
             kc_log_info(LOG_COMP,
@@ -2196,7 +2224,7 @@ void kc_coord_leave_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
             } else {
                 cg_member_t *m = group_member_s(g, it->member_id);
                 strlist_append(&left, m->member_id, strlen(m->member_id));
-                remove_current_member(c, g, m, reason, res);
+                remove_current_member(c, g, m, reason, ctx->now_ms, res);
             }
         }
     }
@@ -2560,6 +2588,8 @@ void kc_coord_delete_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
         if (deleted.len)
             kc_buf_append(&deleted, ", ", 2);
         kc_buf_append(&deleted, g->group_id, strlen(g->group_id));
+        kc_coord_emit(c, KC_COORD_EV_GROUP_DELETED, g->group_id, NULL, "DeleteGroups",
+                      g->generation_id, 0, ctx->now_ms);
         drop_group(c, g, ctx->now_ms);
     }
     if (c->loaded)
@@ -2842,7 +2872,10 @@ void kc_classic_group_delete_if_empty(kc_coord_t *c, kc_str_t group_id, kc_resul
         return;
     kc_log_info(LOG_COMP, "Group %s is empty and all its offsets expired: deleting it.", g->group_id);
     write_group_tombstone(g->group_id, res);
-    drop_group(c, g, g->current_state_timestamp >= 0 ? g->current_state_timestamp : 0);
+    int64_t when = g->current_state_timestamp >= 0 ? g->current_state_timestamp : 0;
+    kc_coord_emit(c, KC_COORD_EV_GROUP_DELETED, g->group_id, NULL, "offsets expired",
+                  g->generation_id, 0, when);
+    drop_group(c, g, when);
 }
 
 /* ---- read-only introspection (admin views) -------------------------------- */

@@ -399,6 +399,31 @@ kc_coord_t *kc_coord_new(const kc_coord_config_t *cfg, const kc_topic_view_t *to
     return c;
 }
 
+void kc_coord_set_event_sink(kc_coord_t *c, kc_coord_event_fn fn, void *arg)
+{
+    c->event_fn = fn;
+    c->event_arg = arg;
+}
+
+const char *kc_coord_event_name(kc_coord_event_type_t type)
+{
+    static const char *const names[KC_COORD_EV_COUNT] = {
+        "member_joined", "rebalance_started", "rebalance_completed",
+        "member_removed", "session_expired", "group_deleted",
+    };
+    return (unsigned)type < KC_COORD_EV_COUNT ? names[type] : "unknown";
+}
+
+void kc_coord_emit(kc_coord_t *c, kc_coord_event_type_t type, const char *group_id,
+                   const char *member_id, const char *reason, int32_t generation_id,
+                   int64_t duration_ms, int64_t now_ms)
+{
+    if (!c->event_fn || !c->loaded)
+        return;
+    kc_coord_event_t ev = {type, group_id, member_id, reason, generation_id, duration_ms, now_ms};
+    c->event_fn(c->event_arg, &ev);
+}
+
 void kc_coord_free(kc_coord_t *c)
 {
     if (!c)

@@ -247,4 +247,38 @@ void kc_coord_inspect_offsets(kc_coord_t *c, kc_str_t group_id,
 /* Deleting a topic removes its committed offsets in every group (tombstones). */
 void kc_coord_topic_deleted(kc_coord_t *c, kc_str_t topic, int64_t now_ms, kc_result_t *res);
 
+/*
+ * Optional event sink (metrics, the admin event ring). The coordinator calls
+ * fn synchronously, from inside the call that caused the event, for classic
+ * groups once loading is done (never during replay). The event and its
+ * strings are borrowed for the duration of the call; fn must not call back
+ * into the coordinator.
+ */
+typedef enum {
+    KC_COORD_EV_MEMBER_JOINED,       /* a new member joined (member_id) */
+    KC_COORD_EV_REBALANCE_STARTED,   /* -> PreparingRebalance (reason) */
+    KC_COORD_EV_REBALANCE_COMPLETED, /* PreparingRebalance -> CompletingRebalance: the
+                                      * new generation_id, duration_ms since it started */
+    KC_COORD_EV_MEMBER_REMOVED,      /* left, fenced or timed out (member_id, reason) */
+    KC_COORD_EV_SESSION_EXPIRED,     /* a member's session timed out (member_id) */
+    KC_COORD_EV_GROUP_DELETED,       /* DeleteGroups or offsets expiry */
+    KC_COORD_EV_COUNT
+} kc_coord_event_type_t;
+
+typedef struct {
+    kc_coord_event_type_t type;
+    const char *group_id;
+    const char *member_id;  /* NULL when the event is about the group */
+    const char *reason;     /* NULL = none */
+    int32_t generation_id;  /* the group's generation after the event */
+    int64_t duration_ms;    /* REBALANCE_COMPLETED only, else 0 */
+    int64_t time_ms;        /* the coordinator's now_ms of the event */
+} kc_coord_event_t;
+
+typedef void (*kc_coord_event_fn)(void *arg, const kc_coord_event_t *ev);
+/* fn NULL removes the sink. */
+void kc_coord_set_event_sink(kc_coord_t *c, kc_coord_event_fn fn, void *arg);
+/* "member_joined", "rebalance_started", ...; "unknown" out of range. */
+const char *kc_coord_event_name(kc_coord_event_type_t type);
+
 #endif

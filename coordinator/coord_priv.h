@@ -89,7 +89,14 @@ struct kc_coord {
     const kc_timer_t *firing;
     /* member id generation (UUID v4 from a seeded generator) */
     uint64_t rng;
+    kc_coord_event_fn event_fn; /* optional sink (kc_coord_set_event_sink) */
+    void *event_arg;
 };
+
+/* Calls the event sink, if any and once loaded. Strings are borrowed. */
+void kc_coord_emit(kc_coord_t *c, kc_coord_event_type_t type, const char *group_id,
+                   const char *member_id, const char *reason, int32_t generation_id,
+                   int64_t duration_ms, int64_t now_ms);
 
 /* Writes a random UUID in Kafka's text form (36 chars + NUL) into out. */
 void kc_coord_random_uuid(kc_coord_t *c, char out[37]);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The admin HTTP endpoint (admin.listeners, off by default): fault injection
- * (POST/GET/DELETE /v1/faults), read-only group views (GET /v1/groups,
+ * (POST/GET/DELETE /v1/faults), a liveness probe (GET /v1/health), read-only group views (GET /v1/groups,
  * GET /v1/groups/{id}) and Prometheus metrics (GET /metrics). It runs on the
  * broker's loop, so every view is a consistent snapshot between two
  * requests. JSON field names are documented in the README and kept stable.
@@ -22,10 +22,30 @@
 
 #define LOG_COMP "admin"
 
+static const double rebalance_bounds_s[] = {0.1, 0.5, 1, 3, 5, 10, 30, 60, 300};
+#define REBALANCE_BUCKETS KC_ARRAY_LEN(rebalance_bounds_s)
+
 struct kc_admin {
     struct evhttp *http;
     uint16_t port;
+    /* coordinator events, counted by the event sink */
+    uint64_t events[KC_COORD_EV_COUNT];
+    uint64_t rebalance_bucket[REBALANCE_BUCKETS]; /* cumulative */
+    double rebalance_sum_s;
 };
+
+static void on_coord_event(void *arg, const kc_coord_event_t *ev)
+{
+    struct kc_admin *a = arg;
+    a->events[ev->type]++;
+    if (ev->type == KC_COORD_EV_REBALANCE_COMPLETED) {
+        double sec = (double)ev->duration_ms / 1000.0;
+        a->rebalance_sum_s += sec;
+        for (size_t i = 0; i < REBALANCE_BUCKETS; i++)
+            if (sec <= rebalance_bounds_s[i])
+                a->rebalance_bucket[i]++;
+    }
+}
 
 /* ---- replies ---- */
 
@@ -300,8 +320,30 @@ static void get_metrics(kc_server_t *s, struct evhttp_request *rq)
                         "# HELP kcoord_stall_queue Requests queued behind a coordinator stall.\n"
                         "# TYPE kcoord_stall_queue gauge\nkcoord_stall_queue %zu\n",
                         nf, kc_faults_queued(s->faults));
+    const struct kc_admin *a = s->admin;
     evhttp_add_header(evhttp_request_get_output_headers(rq), "Content-Type",
                       "text/plain; version=0.0.4");
+    evbuffer_add_printf(o, "# HELP kcoord_group_events_total Classic group events, by type.\n"
+                           "# TYPE kcoord_group_events_total counter\n");
+    for (int t = 0; t < KC_COORD_EV_COUNT; t++)
+        evbuffer_add_printf(o, "kcoord_group_events_total{event=\"%s\"} %llu\n",
+                            kc_coord_event_name((kc_coord_event_type_t)t),
+                            (unsigned long long)a->events[t]);
+    uint64_t done = a->events[KC_COORD_EV_REBALANCE_COMPLETED];
+    evbuffer_add_printf(o,
+                        "# HELP kcoord_rebalances_total Rebalances completed.\n"
+                        "# TYPE kcoord_rebalances_total counter\nkcoord_rebalances_total %llu\n"
+                        "# HELP kcoord_rebalance_seconds PreparingRebalance to CompletingRebalance.\n"
+                        "# TYPE kcoord_rebalance_seconds histogram\n",
+                        (unsigned long long)done);
+    for (size_t i = 0; i < REBALANCE_BUCKETS; i++)
+        evbuffer_add_printf(o, "kcoord_rebalance_seconds_bucket{le=\"%g\"} %llu\n",
+                            rebalance_bounds_s[i], (unsigned long long)a->rebalance_bucket[i]);
+    evbuffer_add_printf(o,
+                        "kcoord_rebalance_seconds_bucket{le=\"+Inf\"} %llu\n"
+                        "kcoord_rebalance_seconds_sum %.3f\n"
+                        "kcoord_rebalance_seconds_count %llu\n",
+                        (unsigned long long)done, a->rebalance_sum_s, (unsigned long long)done);
     evhttp_send_reply(rq, 200, "OK", o);
     evbuffer_free(o);
 }
@@ -317,6 +359,9 @@ static void route(struct evhttp_request *rq, void *arg)
     enum evhttp_cmd_type cmd = evhttp_request_get_command(rq);
     if (!path) {
         reply_error(rq, 400, "bad request line");
+    } else if (strcmp(path, "/v1/health") == 0 && cmd == EVHTTP_REQ_GET) {
+        reply_json(rq, 200, json_pack("{s:s,s:b}", "status", "ok", "loaded",
+                                      kc_coord_is_loaded(s->coord)));
     } else if (strcmp(path, "/metrics") == 0 && cmd == EVHTTP_REQ_GET) {
         get_metrics(s, rq);
     } else if (strcmp(path, "/v1/groups") == 0 && cmd == EVHTTP_REQ_GET) {
@@ -363,6 +408,7 @@ int kc_admin_start(kc_server_t *s)
         a->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
                                                   : ((struct sockaddr_in *)&ss)->sin_port);
     s->admin = a;
+    kc_coord_set_event_sink(s->coord, on_coord_event, a);
     kc_log_info(LOG_COMP, "admin endpoint listening on http://%s:%u", s->cfg->admin_host, a->port);
     return 0;
 }
@@ -371,6 +417,7 @@ void kc_admin_stop(kc_server_t *s)
 {
     if (!s->admin)
         return;
+    kc_coord_set_event_sink(s->coord, NULL, NULL);
     evhttp_free(s->admin->http);
     free(s->admin);
     s->admin = NULL;
