@@ -35,11 +35,15 @@ COPY --from=build /build/server/kcoord /usr/local/bin/kcoord
 COPY conf/kcoord.conf /etc/kcoord/kcoord.conf
 
 # Listen on every interface inside the container; keep the data on the volume.
+# The admin endpoint stays on the container's loopback, for the health check.
 ENV KCOORD_LISTENERS=PLAINTEXT://:9092 \
-    KCOORD_LOG_DIRS=/data
+    KCOORD_LOG_DIRS=/data \
+    KCOORD_ADMIN_LISTENERS=http://127.0.0.1:9644
 
 USER kcoord
 VOLUME ["/data"]
 EXPOSE 9092
+HEALTHCHECK --interval=10s --timeout=5s --start-period=5s --retries=3 \
+    CMD ["/usr/local/bin/kcoord", "ctl", "--admin", "http://127.0.0.1:9644", "health"]
 ENTRYPOINT ["/usr/local/bin/kcoord", "--config", "/etc/kcoord/kcoord.conf"]
 CMD []
