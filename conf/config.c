@@ -352,6 +352,8 @@ static const kc_conf_property_t props[] = {
     {"admin.listeners", KC_CONF_STRING, "", FIELD(admin_listeners), 0, 0,
      validate_admin_listeners,
      "Admin HTTP endpoint (faults, group views, metrics), http://host:port; empty = off"},
+    {"admin.events.max", KC_CONF_INT, "1000", FIELD(admin_events_max), 1, 1000000, NULL,
+     "Coordinator events the admin endpoint keeps for GET /v1/events"},
 };
 
 _Static_assert(sizeof(props) / sizeof(props[0]) <= KC_CONF_MAX_PROPERTIES,

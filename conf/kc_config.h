@@ -61,6 +61,7 @@ typedef struct {
     int64_t lmdb_map_size_bytes; /* 1 GiB */
     char *log_level;            /* debug, info, warn, error */
     char *admin_listeners;      /* admin.listeners = "" (admin HTTP endpoint off) */
+    int32_t admin_events_max;   /* 1000: the admin endpoint's event ring */
 
     /* Properties given by a source (file, environment, override), by index in
      * the property table; the rest hold their defaults (DescribeConfigs tells

@@ -2,12 +2,14 @@
 /*
  * The admin HTTP endpoint (admin.listeners, off by default): fault injection
  * (POST/GET/DELETE /v1/faults), a liveness probe (GET /v1/health), read-only group views (GET /v1/groups,
- * GET /v1/groups/{id}) and Prometheus metrics (GET /metrics). It runs on the
+ * GET /v1/groups/{id}), a bounded ring of coordinator events (GET /v1/events)
+ * and Prometheus metrics (GET /metrics). It runs on the
  * broker's loop, so every view is a consistent snapshot between two
  * requests. JSON field names are documented in the README and kept stable.
  */
 #include "server_int.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -25,6 +27,18 @@
 static const double rebalance_bounds_s[] = {0.1, 0.5, 1, 3, 5, 10, 30, 60, 300};
 #define REBALANCE_BUCKETS KC_ARRAY_LEN(rebalance_bounds_s)
 
+/* One coordinator event kept for GET /v1/events; the strings are owned. */
+typedef struct {
+    uint64_t seq;
+    int64_t time_ms;
+    kc_coord_event_type_t type;
+    char *group_id;
+    char *member_id; /* NULL: about the group */
+    char *reason;    /* NULL: none */
+    int32_t generation;
+    int64_t duration_ms;
+} ring_event_t;
+
 struct kc_admin {
     struct evhttp *http;
     uint16_t port;
@@ -32,11 +46,61 @@ struct kc_admin {
     uint64_t events[KC_COORD_EV_COUNT];
     uint64_t rebalance_bucket[REBALANCE_BUCKETS]; /* cumulative */
     double rebalance_sum_s;
+    /* The event ring: at most ring_max events, oldest at ring_head. The
+     * array grows (up to ring_max) as events arrive. */
+    ring_event_t *ring;
+    size_t ring_alloc, ring_len, ring_head, ring_max;
+    uint64_t next_seq; /* the seq the next event gets; from 1 */
+    uint64_t dropped;  /* events that fell out of the ring */
 };
+
+static char *dup_or_null(const char *s) { return s ? kc_xstrdup(s) : NULL; }
+
+static void ring_event_free(ring_event_t *e)
+{
+    free(e->group_id);
+    free(e->member_id);
+    free(e->reason);
+}
+
+static void ring_push(struct kc_admin *a, const kc_coord_event_t *ev)
+{
+    ring_event_t *slot;
+    if (a->ring_len == a->ring_max) {
+        slot = &a->ring[a->ring_head];
+        ring_event_free(slot);
+        a->ring_head = (a->ring_head + 1) % a->ring_alloc;
+        a->dropped++;
+    } else {
+        if (a->ring_len == a->ring_alloc) {
+            /* Only grows while nothing has been dropped, so head is 0. */
+            size_t n = a->ring_alloc ? a->ring_alloc * 2 : 64;
+            if (n > a->ring_max)
+                n = a->ring_max;
+            a->ring = kc_xrealloc(a->ring, n * sizeof(*a->ring));
+            a->ring_alloc = n;
+        }
+        slot = &a->ring[(a->ring_head + a->ring_len) % a->ring_alloc];
+        a->ring_len++;
+    }
+    *slot = (ring_event_t){
+        .seq = a->next_seq++,
+        .time_ms = ev->time_ms,
+        .type = ev->type,
+        .group_id = kc_xstrdup(ev->group_id ? ev->group_id : ""),
+        .member_id = dup_or_null(ev->member_id),
+        .reason = dup_or_null(ev->reason),
+        .generation = ev->generation_id,
+        .duration_ms = ev->duration_ms,
+    };
+}
 
 static void on_coord_event(void *arg, const kc_coord_event_t *ev)
 {
     struct kc_admin *a = arg;
+    if ((int)ev->type < 0 || ev->type >= KC_COORD_EV_COUNT)
+        return;
+    ring_push(a, ev);
     a->events[ev->type]++;
     if (ev->type == KC_COORD_EV_REBALANCE_COMPLETED) {
         double sec = (double)ev->duration_ms / 1000.0;
@@ -252,6 +316,50 @@ static void get_group(kc_server_t *s, struct evhttp_request *rq, const char *raw
     reply_json(rq, 200, g);
 }
 
+/* ---- events ---- */
+
+static void get_events(kc_server_t *s, struct evhttp_request *rq, const struct evhttp_uri *u)
+{
+    const struct kc_admin *a = s->admin;
+    uint64_t since = 0;
+    const char *q = evhttp_uri_get_query(u);
+    if (q) {
+        struct evkeyvalq params;
+        if (evhttp_parse_query_str(q, &params) != 0) {
+            reply_error(rq, 400, "bad query string");
+            return;
+        }
+        const char *v = evhttp_find_header(&params, "since");
+        bool ok = true;
+        if (v) {
+            char *end;
+            errno = 0;
+            unsigned long long n = strtoull(v, &end, 10);
+            ok = *v >= '0' && *v <= '9' && !*end && errno == 0;
+            since = n;
+        }
+        evhttp_clear_headers(&params);
+        if (!ok) {
+            reply_error(rq, 400, "since must be a non-negative integer");
+            return;
+        }
+    }
+    json_t *arr = json_array();
+    for (size_t i = 0; i < a->ring_len; i++) {
+        const ring_event_t *e = &a->ring[(a->ring_head + i) % a->ring_alloc];
+        if (e->seq <= since)
+            continue;
+        json_array_append_new(
+            arr, json_pack("{s:I,s:I,s:s,s:s,s:o,s:i,s:I,s:o}", "seq", (json_int_t)e->seq,
+                           "time_ms", (json_int_t)e->time_ms, "type",
+                           kc_coord_event_name(e->type), "group_id", e->group_id, "member_id",
+                           jstr(e->member_id), "generation", e->generation, "duration_ms",
+                           (json_int_t)e->duration_ms, "reason", jstr(e->reason)));
+    }
+    reply_json(rq, 200, json_pack("{s:o,s:I,s:I}", "events", arr, "next_seq",
+                                  (json_int_t)a->next_seq, "dropped", (json_int_t)a->dropped));
+}
+
 /* ---- metrics ---- */
 
 typedef struct {
@@ -368,6 +476,8 @@ static void route(struct evhttp_request *rq, void *arg)
         get_groups(s, rq);
     } else if (strncmp(path, "/v1/groups/", 11) == 0 && path[11] && cmd == EVHTTP_REQ_GET) {
         get_group(s, rq, path + 11);
+    } else if (strcmp(path, "/v1/events") == 0 && cmd == EVHTTP_REQ_GET) {
+        get_events(s, rq, u);
     } else if (strcmp(path, "/v1/faults") == 0 && cmd == EVHTTP_REQ_GET) {
         get_faults(s, rq);
     } else if (strcmp(path, "/v1/faults") == 0 && cmd == EVHTTP_REQ_POST) {
@@ -388,6 +498,8 @@ int kc_admin_start(kc_server_t *s)
     if (s->cfg->admin_port < 0)
         return 0;
     struct kc_admin *a = kc_xcalloc(1, sizeof(*a));
+    a->ring_max = s->cfg->admin_events_max > 0 ? (size_t)s->cfg->admin_events_max : 1;
+    a->next_seq = 1;
     a->http = evhttp_new(s->base);
     evhttp_set_allowed_methods(a->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_DELETE);
     evhttp_set_max_body_size(a->http, 65536);
@@ -419,6 +531,9 @@ void kc_admin_stop(kc_server_t *s)
         return;
     kc_coord_set_event_sink(s->coord, NULL, NULL);
     evhttp_free(s->admin->http);
+    for (size_t i = 0; i < s->admin->ring_len; i++)
+        ring_event_free(&s->admin->ring[(s->admin->ring_head + i) % s->admin->ring_alloc]);
+    free(s->admin->ring);
     free(s->admin);
     s->admin = NULL;
 }

@@ -29,6 +29,7 @@ static void ctl_usage(FILE *f)
             "  health             exit 0 when the endpoint answers\n"
             "  groups             GET /v1/groups\n"
             "  group ID           GET /v1/groups/ID\n"
+            "  events [SINCE]     GET /v1/events[?since=SINCE]\n"
             "  faults             GET /v1/faults\n"
             "  fault-add JSON     POST /v1/faults with the JSON fault spec\n"
             "  fault-clear [ID]   DELETE /v1/faults[/ID]\n"
@@ -157,6 +158,14 @@ int kc_ctl_main(int argc, char **argv)
         want_min = want_max = 1;
         char *enc = arg ? evhttp_uriencode(arg, -1, 0) : NULL;
         if (enc && asprintf(&path, "/v1/groups/%s", enc) < 0)
+            path = NULL;
+        free(enc);
+    } else if (strcmp(cmd, "events") == 0) {
+        want_max = 1;
+        char *enc = arg ? evhttp_uriencode(arg, -1, 0) : NULL;
+        if (!arg)
+            path = strdup("/v1/events");
+        else if (enc && asprintf(&path, "/v1/events?since=%s", enc) < 0)
             path = NULL;
         free(enc);
     } else if (strcmp(cmd, "faults") == 0) {

@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: Apache-2.0
+"""GET /v1/events: the admin endpoint's ring of coordinator events.
+
+- a classic group formed with the raw client (join_dynamic, sync_group)
+  shows member_joined, rebalance_started and rebalance_completed with the
+  group id, the member id and the generation; seqs increase from 1;
+- ?since=SEQ returns only later events; next_seq is the next event's seq;
+  a bad since is refused with 400; `kcoord ctl events SINCE` pages too;
+- with admin.events.max=3 older events fall out: dropped counts them and
+  the oldest kept seq is dropped + 1.
+"""
+
+import json
+import os
+import subprocess
+
+import kafka_wire as kw
+from admin_client import Admin
+from kcoord_harness import Kcoord, free_port, run
+
+GROUP = "events-group"
+
+
+def form_group(port, group):
+    c = kw.Conn(port)
+    j = kw.join_dynamic(c, group)
+    assert j["error_code"] == 0, j
+    mid, gen = j["member_id"], j["generation_id"]
+    s = kw.sync_group(c, group, gen, mid, [(mid, b"")])
+    assert s["error_code"] == 0, s
+    c.close()
+    return mid, gen
+
+
+def main():
+    admin_port = free_port()
+    url = "http://127.0.0.1:%d" % admin_port
+    with Kcoord("admin_events", {"admin.listeners": url}) as k:
+        admin = Admin(admin_port)
+        assert admin.json("GET", "/v1/events") == {"events": [], "next_seq": 1, "dropped": 0}
+        mid, gen = form_group(k.port, GROUP)
+        r = admin.json("GET", "/v1/events")
+        ev = r["events"]
+        assert [e["seq"] for e in ev] == list(range(1, len(ev) + 1)), r
+        assert r["next_seq"] == len(ev) + 1 and r["dropped"] == 0, r
+        by_type = {}
+        for e in ev:
+            assert set(e) == {"seq", "time_ms", "type", "group_id", "member_id",
+                              "generation", "duration_ms", "reason"}, e
+            assert e["group_id"] == GROUP and e["time_ms"] > 0, e
+            by_type.setdefault(e["type"], []).append(e)
+        (joined,) = by_type["member_joined"]
+        assert joined["member_id"] == mid, joined
+        (started,) = by_type["rebalance_started"]
+        (done,) = by_type["rebalance_completed"]
+        assert done["generation"] == gen and done["duration_ms"] >= 0, done
+        assert started["seq"] < done["seq"], ev
+
+        # since paging.
+        last = r["next_seq"] - 1
+        assert admin.json("GET", "/v1/events?since=%d" % last)["events"] == []
+        assert [e["seq"] for e in admin.json("GET", "/v1/events?since=%d" % (last - 1))["events"]] \
+            == [last]
+        assert admin.json("GET", "/v1/events?since=0")["events"] == ev
+        for bad in ("x", "-1", ""):
+            assert admin.request("GET", "/v1/events?since=" + bad)[0] == 400, bad
+        mid2, gen2 = form_group(k.port, GROUP + "-2")
+        r2 = admin.json("GET", "/v1/events?since=%d" % last)
+        assert r2["events"] and all(e["seq"] > last and e["group_id"] == GROUP + "-2"
+                                    for e in r2["events"]), r2
+        assert any(e["type"] == "rebalance_completed" and e["generation"] == gen2
+                   for e in r2["events"]), r2
+
+        p = subprocess.run([os.environ["KC_TEST_KCOORD_BIN"], "ctl", "--admin", url, "events",
+                            str(last)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=120)
+        assert p.returncode == 0, (p.returncode, p.stderr)
+        assert json.loads(p.stdout)["events"] == r2["events"], p.stdout
+
+    # The ring bound.
+    admin_port = free_port()
+    with Kcoord("admin_events_bound", {"admin.listeners": "http://127.0.0.1:%d" % admin_port,
+                                       "admin.events.max": "3"}) as k:
+        admin = Admin(admin_port)
+        for i in range(3):
+            form_group(k.port, "bound-%d" % i)
+        r = admin.json("GET", "/v1/events")
+        total = r["next_seq"] - 1
+        assert total >= 9, r
+        assert len(r["events"]) == 3 and r["dropped"] == total - 3, r
+        assert [e["seq"] for e in r["events"]] == [r["dropped"] + 1, r["dropped"] + 2,
+                                                   r["dropped"] + 3], r
+        assert r["events"][-1]["group_id"] == "bound-2", r
+        # since older than the ring: what is kept.
+        assert admin.json("GET", "/v1/events?since=1")["events"] == r["events"]
+
+
+if __name__ == "__main__":
+    run(main)
