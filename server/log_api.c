@@ -98,7 +98,9 @@ int kc_handle_produce(kc_req_t *req)
             int magic = kc_records_magic(recs, recs_len);
             if (v < 3 && (magic == 0 || magic == 1)) {
                 const char *why = NULL;
-                int16_t cerr = kc_legacy_convert(recs, recs_len, &converted, &why);
+                int16_t cerr = kc_legacy_convert(recs, recs_len,
+                                                 (size_t)s->cfg->message_max_bytes,
+                                                 &converted, &why);
                 if (cerr) {
                     rp->error_code = cerr;
                     rp->error_message = kc_str(why);

@@ -5,7 +5,11 @@ Kafka 4 no longer serves Produce v0-2; Kafka 3.9 did, converting the
 message sets of old clients to the log's format. kcoord serves them the
 same way. A raw Produce v0 with a magic-0 message set and a Produce v2 with
 a magic-1 set are acknowledged with their base offsets, kafka-python reads
-every message back (converted to magic-2 batches), and a message whose CRC-32
+every message back (converted to magic-2 batches), gzip-compressed magic-0 and
+magic-1 sets (a wrapper message whose value is the gzip stream of an inner
+set) are decompressed and stored as gzip magic-2 batches that kafka-python
+reads back, a snappy wrapper is refused with UNSUPPORTED_COMPRESSION_TYPE, and
+a message whose CRC-32
 is wrong is refused with CORRUPT_MESSAGE on its partition without closing
 the connection.
 """
@@ -20,12 +24,14 @@ from kcoord_harness import Kcoord, run, wait_for
 
 TOPIC = "legacy-topic"
 CORRUPT_MESSAGE = 2
+UNSUPPORTED_COMPRESSION_TYPE = 76
+GZIP, SNAPPY = 1, 2
 DEADLINE_S = 60
 
 
-def legacy_message(magic, value, key=None, timestamp=None, corrupt=False):
+def legacy_message(magic, value, key=None, timestamp=None, corrupt=False, attrs=0, offset=0):
     """One entry of a message set: offset, size, then the message."""
-    body = struct.pack(">bb", magic, 0)
+    body = struct.pack(">bb", magic, attrs)
     if magic == 1:
         body += struct.pack(">q", timestamp)
     for field in (key, value):
@@ -34,7 +40,15 @@ def legacy_message(magic, value, key=None, timestamp=None, corrupt=False):
     if corrupt:
         crc ^= 1
     msg = struct.pack(">I", crc) + body
-    return struct.pack(">qi", 0, len(msg)) + msg
+    return struct.pack(">qi", offset, len(msg)) + msg
+
+
+def gzip_set(magic, inner, timestamp=None):
+    """A gzip wrapper message over the inner entries (list of bytes)."""
+    stream = zlib.compressobj(wbits=16 + zlib.MAX_WBITS)
+    value = stream.compress(b"".join(inner)) + stream.flush()
+    return legacy_message(magic, value, timestamp=timestamp, attrs=GZIP,
+                          offset=len(inner) - 1 if magic == 1 else 0)
 
 
 def produce(conn, version, partition, message_set):
@@ -73,6 +87,18 @@ def main():
                           for i in range(2))
         assert produce(conn, 2, 0, v1_set) == {(TOPIC, 0): (0, 3)}
 
+        # gzip magic 0 (absolute inner offsets) with Produce v0
+        gz0 = gzip_set(0, [legacy_message(0, b"gz0-%d" % i, offset=100 + i) for i in range(2)])
+        assert produce(conn, 0, 0, gz0) == {(TOPIC, 0): (0, 5)}
+        # gzip magic 1 (relative inner offsets) with Produce v2
+        gz1 = gzip_set(1, [legacy_message(1, b"gz1-%d" % i, key=b"g", offset=i,
+                                          timestamp=1700000001000 + i) for i in range(3)],
+                       timestamp=1700000001002)
+        assert produce(conn, 2, 0, gz1) == {(TOPIC, 0): (0, 7)}
+        snappy = legacy_message(1, b"not really snappy", timestamp=1, attrs=SNAPPY)
+        err, _ = produce(conn, 2, 0, snappy)[(TOPIC, 0)]
+        assert err == UNSUPPORTED_COMPRESSION_TYPE, err
+
         bad = legacy_message(0, b"bad", corrupt=True)
         err, _ = produce(conn, 0, 0, bad)[(TOPIC, 0)]
         assert err == CORRUPT_MESSAGE, err
@@ -89,13 +115,15 @@ def main():
         def all_read():
             for records in consumer.poll(timeout_ms=200).values():
                 seen.extend(records)
-            return len(seen) >= 5
-        wait_for(all_read, DEADLINE_S, "the five converted messages")
+            return len(seen) >= 10
+        wait_for(all_read, DEADLINE_S, "the ten converted messages")
         consumer.close()
-        assert [r.value for r in seen] == [b"v0-0", b"v0-1", b"v0-2", b"v1-0", b"v1-1"], seen
-        assert [r.offset for r in seen] == [0, 1, 2, 3, 4], seen
-        assert [r.key for r in seen] == [None, None, None, b"k", b"k"], seen
-        assert [r.timestamp for r in seen[3:]] == [1700000000000, 1700000000001], seen
+        assert [r.value for r in seen] == [b"v0-0", b"v0-1", b"v0-2", b"v1-0", b"v1-1",
+                                           b"gz0-0", b"gz0-1", b"gz1-0", b"gz1-1", b"gz1-2"], seen
+        assert [r.offset for r in seen] == list(range(10)), seen
+        assert [r.key for r in seen] == [None] * 3 + [b"k"] * 2 + [None] * 2 + [b"g"] * 3, seen
+        assert [r.timestamp for r in seen[3:5]] == [1700000000000, 1700000000001], seen
+        assert [r.timestamp for r in seen[7:]] == [1700000001000 + i for i in range(3)], seen
 
 
 if __name__ == "__main__":
