@@ -24,31 +24,6 @@
 
 #define LOG_COMP "group-coordinator"
 
-/* Kafka error codes used here (Errors.java). */
-enum {
-    ERR_UNKNOWN_SERVER_ERROR = -1,
-    ERR_NONE = 0,
-    ERR_COORDINATOR_LOAD_IN_PROGRESS = 14,
-    ERR_COORDINATOR_NOT_AVAILABLE = 15,
-    ERR_NOT_COORDINATOR = 16,
-    ERR_ILLEGAL_GENERATION = 22,
-    ERR_INCONSISTENT_GROUP_PROTOCOL = 23,
-    ERR_INVALID_GROUP_ID = 24,
-    ERR_UNKNOWN_MEMBER_ID = 25,
-    ERR_INVALID_SESSION_TIMEOUT = 26,
-    ERR_REBALANCE_IN_PROGRESS = 27,
-    ERR_NON_EMPTY_GROUP = 68,
-    ERR_GROUP_ID_NOT_FOUND = 69,
-    ERR_MEMBER_ID_REQUIRED = 79,
-    ERR_GROUP_MAX_SIZE_REACHED = 81,
-    ERR_FENCED_INSTANCE_ID = 82,
-};
-
-/* The answer when the records a response depends on fail to commit: a
- * storage failure, which Kafka's coordinator maps to NOT_COORDINATOR so the
- * client looks the coordinator up again and retries. */
-#define ERR_WRITE_FAILED ERR_NOT_COORDINATOR
-
 /* Value version Kafka writes for GroupMetadataValue today. */
 #define GROUP_METADATA_VALUE_VERSION 3
 #define RECORD_TYPE_GROUP_METADATA 2
@@ -920,7 +895,7 @@ static int16_t group_validate_member(const kc_classic_group_t *g, kc_str_t membe
     if (group_instance_id.len >= 0) {
         const cg_member_t *s = group_static_member(g, group_instance_id);
         if (!s)
-            return ERR_UNKNOWN_MEMBER_ID;
+            return KC_ERR_UNKNOWN_MEMBER_ID;
         if (!str_eq_c(member_id, s->member_id)) {
             kc_log_info(LOG_COMP,
                         "Request memberId=%.*s for static member with groupInstanceId=%.*s is fenced "
@@ -928,12 +903,12 @@ static int16_t group_validate_member(const kc_classic_group_t *g, kc_str_t membe
                         member_id.len > 0 ? (int)member_id.len : 0, member_id.ptr ? member_id.ptr : "",
                         (int)group_instance_id.len, group_instance_id.ptr ? group_instance_id.ptr : "",
                         s->member_id, operation);
-            return ERR_FENCED_INSTANCE_ID;
+            return KC_ERR_FENCED_INSTANCE_ID;
         }
     }
     if (!group_member_s(g, member_id))
-        return ERR_UNKNOWN_MEMBER_ID;
-    return ERR_NONE;
+        return KC_ERR_UNKNOWN_MEMBER_ID;
+    return KC_ERR_NONE;
 }
 
 /* ---- responses ------------------------------------------------------------ */
@@ -994,7 +969,7 @@ static void send_join(kc_result_t *res, const cg_parked_t *p, const join_answer_
     kc_buf_init(&err);
     encode_join(&body, p->api_version, a, &arena);
     if (depends_on_records) {
-        join_answer_t e = {ERR_WRITE_FAILED, -1, NULL, NULL, NULL, false, "", NULL};
+        join_answer_t e = {KC_COORD_ERR_WRITE_FAILED, -1, NULL, NULL, NULL, false, "", NULL};
         encode_join(&err, p->api_version, &e, &arena);
     }
     kc_request_ctx_t ctx = parked_ctx(p);
@@ -1042,7 +1017,7 @@ static void send_sync(kc_result_t *res, const cg_parked_t *p, int16_t error,
         kc_log_error(LOG_COMP, "Failed to encode SyncGroup response v%d", p->api_version);
     if (depends_on_records) {
         kc_sync_group_response_init(&r);
-        r.error_code = ERR_WRITE_FAILED;
+        r.error_code = KC_COORD_ERR_WRITE_FAILED;
         r.assignment = (kc_bytes_t){(const uint8_t *)"", 0};
         kc_sync_group_response_encode(&err, p->api_version, &r);
     }
@@ -1257,11 +1232,11 @@ static void maybe_prepare_rebalance_or_complete_join(kc_coord_t *c, kc_classic_g
 static void propagate_assignment(kc_coord_t *c, kc_classic_group_t *g, int16_t error,
                                  int64_t now_ms, kc_result_t *res, bool depends_on_records)
 {
-    const char *ptype = error == ERR_NONE ? g->protocol_type : NULL;
-    const char *pname = error == ERR_NONE ? g->protocol_name : NULL;
+    const char *ptype = error == KC_ERR_NONE ? g->protocol_type : NULL;
+    const char *pname = error == KC_ERR_NONE ? g->protocol_name : NULL;
     for (size_t i = 0; i < g->nmembers; i++) {
         cg_member_t *m = g->members[i];
-        if (m->assignment_len == 0 && error == ERR_NONE)
+        if (m->assignment_len == 0 && error == KC_ERR_NONE)
             kc_log_warn(LOG_COMP, "Sending empty assignment to member %s of %s for generation %d with no errors",
                         m->member_id, g->group_id, g->generation_id);
         if (complete_sync_future(m, error, ptype, pname, res, depends_on_records))
@@ -1291,7 +1266,7 @@ static void prepare_rebalance(kc_coord_t *c, kc_classic_group_t *g, const char *
                               int64_t now_ms, kc_result_t *res)
 {
     if (g->state == CG_COMPLETING_REBALANCE)
-        reset_and_propagate_assignment_with_error(c, g, ERR_REBALANCE_IN_PROGRESS, now_ms, res);
+        reset_and_propagate_assignment_with_error(c, g, KC_ERR_REBALANCE_IN_PROGRESS, now_ms, res);
     remove_sync_expiration(c, g);
 
     bool initial = g->state == CG_EMPTY;
@@ -1415,7 +1390,7 @@ static void complete_join(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms, 
                 g->generation_id, g->nmembers);
     for (size_t i = 0; i < g->nmembers; i++) {
         cg_member_t *m = g->members[i];
-        join_answer_t a = {ERR_NONE,          g->generation_id, g->protocol_type, g->protocol_name,
+        join_answer_t a = {KC_ERR_NONE,          g->generation_id, g->protocol_type, g->protocol_name,
                            g->leader_id,      false,            m->member_id,
                            group_is_leader(g, m->member_id) ? g : NULL};
         complete_join_future(g, m, &a, res, false);
@@ -1475,7 +1450,7 @@ static void remove_member_and_update_group(kc_coord_t *c, kc_classic_group_t *g,
                                            const char *reason, int64_t now_ms, kc_result_t *res)
 {
     /* A new member may still wait in JoinGroup: answer it before it goes. */
-    join_answer_t a = {ERR_UNKNOWN_MEMBER_ID, -1, NULL, NULL, NULL, false, "", NULL};
+    join_answer_t a = {KC_ERR_UNKNOWN_MEMBER_ID, -1, NULL, NULL, NULL, false, "", NULL};
     complete_join_future(g, m, &a, res, false);
     kc_coord_emit(c, KC_COORD_EV_MEMBER_REMOVED, g->group_id, m->member_id, reason,
                   g->generation_id, 0, now_ms);
@@ -1615,12 +1590,12 @@ static cg_member_t *replace_static_member(kc_classic_group_t *g, cg_member_t *ol
     while (idx < g->nmembers && g->members[idx] != old)
         idx++;
     assert(idx < g->nmembers);
-    join_answer_t fenced = {ERR_FENCED_INSTANCE_ID, -1, NULL, NULL, "", false, old->member_id, NULL};
+    join_answer_t fenced = {KC_ERR_FENCED_INSTANCE_ID, -1, NULL, NULL, "", false, old->member_id, NULL};
     complete_join_future(g, old, &fenced, res, false);
     if (member_awaiting_sync(old)) {
         cg_parked_t p = old->sync;
         old->sync.active = false;
-        send_sync(res, &p, ERR_FENCED_INSTANCE_ID, NULL, NULL, NULL, 0, false);
+        send_sync(res, &p, KC_ERR_FENCED_INSTANCE_ID, NULL, NULL, NULL, 0, false);
     }
     cg_member_t *m = kc_xcalloc(1, sizeof(*m));
     *m = *old;
@@ -1661,11 +1636,11 @@ static void update_static_member_then_rebalance(join_call_t *j, kc_classic_group
             join_answer_t a;
             if (j->ctx->api_version >= 9) {
                 bool is_leader = group_is_leader(g, m->member_id);
-                a = (join_answer_t){ERR_NONE,     g->generation_id, g->protocol_type, g->protocol_name,
+                a = (join_answer_t){KC_ERR_NONE,     g->generation_id, g->protocol_type, g->protocol_name,
                                     g->leader_id, is_leader,        m->member_id,     is_leader ? g : NULL};
             } else {
                 /* Older clients must not act as leader: name the previous leader. */
-                a = (join_answer_t){ERR_NONE,       g->generation_id, g->protocol_type, g->protocol_name,
+                a = (join_answer_t){KC_ERR_NONE,       g->generation_id, g->protocol_type, g->protocol_name,
                                     current_leader, false,            m->member_id,     NULL};
             }
             complete_join_future(g, m, &a, j->res, true);
@@ -1685,7 +1660,7 @@ static void update_static_member_then_rebalance(join_call_t *j, kc_classic_group
     } else if (g->state == CG_EMPTY || g->state == CG_DEAD) {
         kc_log_error(LOG_COMP, "Group %s was not supposed to be in the state %s when the unknown static member %s rejoins.",
                      g->group_id, state_names[g->state], iid);
-        join_answer_t a = {ERR_UNKNOWN_SERVER_ERROR, -1, NULL, NULL, NULL, false, "", NULL};
+        join_answer_t a = {KC_ERR_UNKNOWN_SERVER_ERROR, -1, NULL, NULL, NULL, false, "", NULL};
         complete_join_future(g, m, &a, j->res, false);
     } else {
         maybe_complete_join_phase(c, g, now, j->res);
@@ -1698,11 +1673,11 @@ static void join_new_member(join_call_t *j, kc_classic_group_t *g)
 {
     const kc_join_group_request_t *req = j->req;
     if (g->state == CG_DEAD) {
-        send_join_error(j->res, j->ctx, ERR_COORDINATOR_NOT_AVAILABLE, "");
+        send_join_error(j->res, j->ctx, KC_ERR_COORDINATOR_NOT_AVAILABLE, "");
         return;
     }
     if (!group_supports_protocols(g, req->protocol_type, req)) {
-        send_join_error(j->res, j->ctx, ERR_INCONSISTENT_GROUP_PROTOCOL, "");
+        send_join_error(j->res, j->ctx, KC_ERR_INCONSISTENT_GROUP_PROTOCOL, "");
         return;
     }
     char uuid[37];
@@ -1739,7 +1714,7 @@ static void join_new_member(join_call_t *j, kc_classic_group_t *g)
                     g->group_id, state_names[g->state], new_id);
         strset_add(&g->pending_join, new_id, strlen(new_id));
         schedule_heartbeat(j->c, g, new_id, req->session_timeout_ms, j->ctx->now_ms);
-        send_join_error(j->res, j->ctx, ERR_MEMBER_ID_REQUIRED, new_id);
+        send_join_error(j->res, j->ctx, KC_ERR_MEMBER_ID_REQUIRED, new_id);
     } else {
         kc_log_info(LOG_COMP,
                     "Dynamic member with unknown member id joins group %s in state %s. Created a new "
@@ -1756,13 +1731,13 @@ static void join_existing_member(join_call_t *j, kc_classic_group_t *g)
     char *member_id = dup_nn(req->member_id);
     char reason[1024];
     if (g->state == CG_DEAD) {
-        send_join_error(j->res, j->ctx, ERR_COORDINATOR_NOT_AVAILABLE, member_id);
+        send_join_error(j->res, j->ctx, KC_ERR_COORDINATOR_NOT_AVAILABLE, member_id);
     } else if (!group_supports_protocols(g, req->protocol_type, req)) {
-        send_join_error(j->res, j->ctx, ERR_INCONSISTENT_GROUP_PROTOCOL, member_id);
+        send_join_error(j->res, j->ctx, KC_ERR_INCONSISTENT_GROUP_PROTOCOL, member_id);
     } else if (group_is_pending(g, req->member_id)) {
         if (req->group_instance_id.len >= 0) {
             /* Kafka treats this as an internal error (a pending member is dynamic). */
-            send_join_error(j->res, j->ctx, ERR_UNKNOWN_SERVER_ERROR, "");
+            send_join_error(j->res, j->ctx, KC_ERR_UNKNOWN_SERVER_ERROR, "");
         } else {
             kc_log_info(LOG_COMP,
                         "Pending dynamic member with id %s joins group %s in %s state. Adding to the "
@@ -1788,7 +1763,7 @@ static void join_existing_member(join_call_t *j, kc_classic_group_t *g)
             if (member_matches(m, req)) {
                 /* Probably a lost JoinGroup response: answer with the current generation. */
                 cg_parked_t p = park(j->ctx);
-                join_answer_t a = {ERR_NONE,     g->generation_id, g->protocol_type, g->protocol_name,
+                join_answer_t a = {KC_ERR_NONE,     g->generation_id, g->protocol_type, g->protocol_name,
                                    g->leader_id, false,            member_id,
                                    group_is_leader(g, member_id) ? g : NULL};
                 send_join(j->res, &p, &a, false);
@@ -1812,7 +1787,7 @@ static void join_existing_member(join_call_t *j, kc_classic_group_t *g)
                 update_member_then_rebalance(j, g, m, reason);
             } else {
                 cg_parked_t p = park(j->ctx);
-                join_answer_t a = {ERR_NONE,     g->generation_id, g->protocol_type, g->protocol_name,
+                join_answer_t a = {KC_ERR_NONE,     g->generation_id, g->protocol_type, g->protocol_name,
                                    g->leader_id, false,            member_id,        NULL};
                 send_join(j->res, &p, &a, false);
             }
@@ -1822,7 +1797,7 @@ static void join_existing_member(join_call_t *j, kc_classic_group_t *g)
             kc_log_warn(LOG_COMP,
                         "Attempt to add rejoining member %s of group %s in unexpected group state %s",
                         member_id, g->group_id, st);
-            send_join_error(j->res, j->ctx, ERR_UNKNOWN_MEMBER_ID, member_id);
+            send_join_error(j->res, j->ctx, KC_ERR_UNKNOWN_MEMBER_ID, member_id);
             break;
         }
     }
@@ -1852,16 +1827,16 @@ void kc_coord_join_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
 {
     char *mid = dup_nn(req->member_id);
     if (req->group_id.len <= 0) {
-        send_join_error(res, ctx, ERR_INVALID_GROUP_ID, mid);
+        send_join_error(res, ctx, KC_ERR_INVALID_GROUP_ID, mid);
         goto out;
     }
     if (req->session_timeout_ms < c->cfg.group_min_session_timeout_ms ||
         req->session_timeout_ms > c->cfg.group_max_session_timeout_ms) {
-        send_join_error(res, ctx, ERR_INVALID_SESSION_TIMEOUT, mid);
+        send_join_error(res, ctx, KC_ERR_INVALID_SESSION_TIMEOUT, mid);
         goto out;
     }
     if (!c->loaded) {
-        send_join_error(res, ctx, ERR_COORDINATOR_LOAD_IN_PROGRESS, "");
+        send_join_error(res, ctx, KC_ERR_COORDINATOR_LOAD_IN_PROGRESS, "");
         goto out;
     }
 
@@ -1881,7 +1856,7 @@ void kc_coord_join_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
     bool is_new_group = g == NULL;
     if (!g) {
         if (!unknown_member) {
-            send_join_error(res, ctx, ERR_UNKNOWN_MEMBER_ID, mid);
+            send_join_error(res, ctx, KC_ERR_UNKNOWN_MEMBER_ID, mid);
             goto out;
         }
         g = group_new(req->group_id.ptr, (size_t)req->group_id.len, CG_EMPTY, ctx->now_ms);
@@ -1896,7 +1871,7 @@ void kc_coord_join_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
             group_remove(g, mid);
         kc_log_info(LOG_COMP, "Group %s is full (group.max.size %d): member %s cannot join",
                     g->group_id, c->cfg.group_max_size, mid);
-        send_join_error(res, ctx, ERR_GROUP_MAX_SIZE_REACHED, "");
+        send_join_error(res, ctx, KC_ERR_GROUP_MAX_SIZE_REACHED, "");
     } else if (unknown_member) {
         join_new_member(&j, g);
     } else {
@@ -1941,32 +1916,32 @@ void kc_coord_sync_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
     /* From v5 the protocol type and name are mandatory; KafkaApis rejects
      * their absence before anything else. */
     if (ctx->api_version >= 5 && (req->protocol_type.len < 0 || req->protocol_name.len < 0)) {
-        send_sync_error(res, ctx, ERR_INCONSISTENT_GROUP_PROTOCOL);
+        send_sync_error(res, ctx, KC_ERR_INCONSISTENT_GROUP_PROTOCOL);
         return;
     }
     if (req->group_id.len <= 0) {
-        send_sync_error(res, ctx, ERR_INVALID_GROUP_ID);
+        send_sync_error(res, ctx, KC_ERR_INVALID_GROUP_ID);
         return;
     }
     if (!c->loaded) {
-        send_sync_error(res, ctx, ERR_COORDINATOR_LOAD_IN_PROGRESS);
+        send_sync_error(res, ctx, KC_ERR_COORDINATOR_LOAD_IN_PROGRESS);
         return;
     }
     kc_classic_group_t *g = kc_smap_get(&c->groups, req->group_id.ptr, (size_t)req->group_id.len);
     if (!g || g->state == CG_EMPTY) {
-        send_sync_error(res, ctx, ERR_UNKNOWN_MEMBER_ID);
+        send_sync_error(res, ctx, KC_ERR_UNKNOWN_MEMBER_ID);
         return;
     }
-    int16_t err = ERR_NONE;
+    int16_t err = KC_ERR_NONE;
     if (g->state == CG_DEAD) {
-        err = ERR_COORDINATOR_NOT_AVAILABLE;
+        err = KC_ERR_COORDINATOR_NOT_AVAILABLE;
     } else {
         err = group_validate_member(g, req->member_id, req->group_instance_id, "sync-group");
         if (!err && req->generation_id != g->generation_id)
-            err = ERR_ILLEGAL_GENERATION;
+            err = KC_ERR_ILLEGAL_GENERATION;
         else if (!err && (protocol_inconsistent(req->protocol_type, g->protocol_type) ||
                           protocol_inconsistent(req->protocol_name, g->protocol_name)))
-            err = ERR_INCONSISTENT_GROUP_PROTOCOL;
+            err = KC_ERR_INCONSISTENT_GROUP_PROTOCOL;
     }
     if (err) {
         send_sync_error(res, ctx, err);
@@ -1975,7 +1950,7 @@ void kc_coord_sync_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
     cg_member_t *m = group_member_s(g, req->member_id);
     switch (g->state) {
     case CG_PREPARING_REBALANCE:
-        send_sync_error(res, ctx, ERR_REBALANCE_IN_PROGRESS);
+        send_sync_error(res, ctx, KC_ERR_REBALANCE_IN_PROGRESS);
         break;
     case CG_COMPLETING_REBALANCE: {
         if (member_awaiting_sync(m))
@@ -2017,20 +1992,20 @@ void kc_coord_sync_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
         strset_free(&missing);
         /* The record goes out with this result; the answers wait for its commit. */
         write_group_record(g, false, res);
-        propagate_assignment(c, g, ERR_NONE, ctx->now_ms, res, true);
+        propagate_assignment(c, g, KC_ERR_NONE, ctx->now_ms, res, true);
         group_transition(g, CG_STABLE, ctx->now_ms);
         break;
     }
     case CG_STABLE: {
         remove_pending_sync_member(c, g, m->member_id);
         cg_parked_t p = park(ctx);
-        send_sync(res, &p, ERR_NONE, g->protocol_type, g->protocol_name, m->assignment,
+        send_sync(res, &p, KC_ERR_NONE, g->protocol_type, g->protocol_name, m->assignment,
                   m->assignment_len, false);
         break;
     }
     case CG_EMPTY:
     case CG_DEAD:
-        send_sync_error(res, ctx, ERR_UNKNOWN_SERVER_ERROR);
+        send_sync_error(res, ctx, KC_ERR_UNKNOWN_SERVER_ERROR);
         break;
     }
 }
@@ -2041,26 +2016,26 @@ void kc_coord_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
                         const kc_heartbeat_request_t *req, kc_result_t *res)
 {
     if (req->group_id.len <= 0) {
-        send_heartbeat(res, ctx, ERR_INVALID_GROUP_ID);
+        send_heartbeat(res, ctx, KC_ERR_INVALID_GROUP_ID);
         return;
     }
     if (!c->loaded) {
         /* Kafka answers heartbeats blindly while the group loads. */
-        send_heartbeat(res, ctx, ERR_NONE);
+        send_heartbeat(res, ctx, KC_ERR_NONE);
         return;
     }
     kc_classic_group_t *g = kc_smap_get(&c->groups, req->group_id.ptr, (size_t)req->group_id.len);
     if (!g) {
-        send_heartbeat(res, ctx, ERR_UNKNOWN_MEMBER_ID);
+        send_heartbeat(res, ctx, KC_ERR_UNKNOWN_MEMBER_ID);
         return;
     }
     if (g->state == CG_DEAD) {
-        send_heartbeat(res, ctx, ERR_COORDINATOR_NOT_AVAILABLE);
+        send_heartbeat(res, ctx, KC_ERR_COORDINATOR_NOT_AVAILABLE);
         return;
     }
     int16_t err = group_validate_member(g, req->member_id, req->group_instance_id, "heartbeat");
     if (!err && req->generation_id != g->generation_id)
-        err = ERR_ILLEGAL_GENERATION;
+        err = KC_ERR_ILLEGAL_GENERATION;
     if (err) {
         send_heartbeat(res, ctx, err);
         return;
@@ -2068,16 +2043,16 @@ void kc_coord_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
     cg_member_t *m = group_member_s(g, req->member_id);
     switch (g->state) {
     case CG_EMPTY:
-        send_heartbeat(res, ctx, ERR_UNKNOWN_MEMBER_ID);
+        send_heartbeat(res, ctx, KC_ERR_UNKNOWN_MEMBER_ID);
         break;
     case CG_PREPARING_REBALANCE:
         schedule_heartbeat(c, g, m->member_id, m->session_timeout_ms, ctx->now_ms);
-        send_heartbeat(res, ctx, ERR_REBALANCE_IN_PROGRESS);
+        send_heartbeat(res, ctx, KC_ERR_REBALANCE_IN_PROGRESS);
         break;
     case CG_COMPLETING_REBALANCE:
     case CG_STABLE:
         schedule_heartbeat(c, g, m->member_id, m->session_timeout_ms, ctx->now_ms);
-        send_heartbeat(res, ctx, ERR_NONE);
+        send_heartbeat(res, ctx, KC_ERR_NONE);
         break;
     case CG_DEAD:
         break;
@@ -2105,7 +2080,7 @@ static void send_leave(kc_result_t *res, const kc_request_ctx_t *ctx, int16_t to
     if (ctx->api_version < 3) {
         /* One member, its error carried at the top level. */
         int16_t e = top_error;
-        for (int32_t i = 0; i < n && e == ERR_NONE; i++)
+        for (int32_t i = 0; i < n && e == KC_ERR_NONE; i++)
             e = items[i].error_code;
         r.error_code = e;
         r.members.count = 0;
@@ -2134,7 +2109,7 @@ static void remove_current_member(kc_coord_t *c, kc_classic_group_t *g, cg_membe
                 "[Group %s] Member %s has left group through explicit `LeaveGroup` request; client "
                 "reason: %s",
                 g->group_id, m->member_id, reason);
-    join_answer_t a = {ERR_UNKNOWN_MEMBER_ID, -1, NULL, NULL, NULL, false, "", NULL};
+    join_answer_t a = {KC_ERR_UNKNOWN_MEMBER_ID, -1, NULL, NULL, NULL, false, "", NULL};
     complete_join_future(g, m, &a, res, false);
     char why[600];
     snprintf(why, sizeof(why), "LeaveGroup (client reason: %s)", reason);
@@ -2166,22 +2141,22 @@ void kc_coord_leave_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
 
     kc_classic_group_t *g = NULL;
     if (req->group_id.len <= 0) {
-        send_leave(res, ctx, ERR_INVALID_GROUP_ID, NULL, 0);
+        send_leave(res, ctx, KC_ERR_INVALID_GROUP_ID, NULL, 0);
         goto out;
     }
     if (!c->loaded) {
-        send_leave(res, ctx, ERR_COORDINATOR_LOAD_IN_PROGRESS, NULL, 0);
+        send_leave(res, ctx, KC_ERR_COORDINATOR_LOAD_IN_PROGRESS, NULL, 0);
         goto out;
     }
     g = kc_smap_get(&c->groups, req->group_id.ptr, (size_t)req->group_id.len);
     if (!g) {
         for (int32_t i = 0; i < n; i++)
-            items[i].error_code = ERR_UNKNOWN_MEMBER_ID;
-        send_leave(res, ctx, ERR_NONE, items, n);
+            items[i].error_code = KC_ERR_UNKNOWN_MEMBER_ID;
+        send_leave(res, ctx, KC_ERR_NONE, items, n);
         goto out;
     }
     if (g->state == CG_DEAD) {
-        send_leave(res, ctx, ERR_COORDINATOR_NOT_AVAILABLE, NULL, 0);
+        send_leave(res, ctx, KC_ERR_COORDINATOR_NOT_AVAILABLE, NULL, 0);
         goto out;
     }
 
@@ -2201,7 +2176,7 @@ void kc_coord_leave_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
                 remove_current_member(c, g, m, reason, ctx->now_ms, res);
                 strlist_append(&left, "", 0);
             } else {
-                it->error_code = ERR_UNKNOWN_MEMBER_ID;
+                it->error_code = KC_ERR_UNKNOWN_MEMBER_ID;
             }
         } else if (group_is_pending(g, it->member_id)) {
             char *id = dup_nn(it->member_id);
@@ -2240,7 +2215,7 @@ void kc_coord_leave_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
             maybe_complete_join_phase(c, g, ctx->now_ms, res);
     }
     strset_free(&left);
-    send_leave(res, ctx, ERR_NONE, items, n);
+    send_leave(res, ctx, KC_ERR_NONE, items, n);
 out:
     free(items);
 }
@@ -2264,7 +2239,7 @@ void kc_coord_describe_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
     for (int32_t i = 0; i < n; i++) {
         __typeof__(r.groups.items[0]) *d = &r.groups.items[i];
         kc_str_t gid = req->groups.items[order[i]];
-        d->error_code = ERR_NONE;
+        d->error_code = KC_ERR_NONE;
         d->error_message = KC_STR_NULL;
         d->group_id = gid.len >= 0 ? gid : kc_str("");
         d->group_state = kc_str("");
@@ -2274,11 +2249,11 @@ void kc_coord_describe_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
         d->members.items = NULL;
         d->authorized_operations = INT32_MIN;
         if (gid.len < 0) {
-            d->error_code = ERR_INVALID_GROUP_ID;
+            d->error_code = KC_ERR_INVALID_GROUP_ID;
             continue;
         }
         if (!c->loaded) {
-            d->error_code = ERR_COORDINATOR_LOAD_IN_PROGRESS;
+            d->error_code = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
             continue;
         }
         kc_classic_group_t *g = kc_smap_get(&c->groups, gid.ptr ? gid.ptr : "", (size_t)gid.len);
@@ -2293,7 +2268,7 @@ void kc_coord_describe_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
                 /* GroupMetadataManager.classicGroup: a group of another type
                  * is "not a classic group". */
                 bool other_type = kc_consumer_group_find(c, gid) != NULL;
-                d->error_code = ERR_GROUP_ID_NOT_FOUND;
+                d->error_code = KC_ERR_GROUP_ID_NOT_FOUND;
                 size_t cap = (size_t)gid.len + 48;
                 char *msg = kc_arena_alloc(&arena, cap);
                 snprintf(msg, cap, other_type ? "Group %.*s is not a classic group." : "Group %.*s not found.",
@@ -2429,12 +2404,12 @@ void kc_coord_list_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
     kc_buf_init(&body);
     kc_list_groups_response_t r;
     kc_list_groups_response_init(&r);
-    r.error_code = ERR_NONE;
+    r.error_code = KC_ERR_NONE;
     r.groups.count = 0;
     r.groups.items = NULL;
     group_list_t l = {0};
     if (!c->loaded) {
-        r.error_code = ERR_COORDINATOR_LOAD_IN_PROGRESS;
+        r.error_code = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
     } else {
         kc_smap_foreach(&c->groups, collect_group, &l);
         sort_in_table_order(c, &l);
@@ -2547,21 +2522,21 @@ void kc_coord_delete_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
         kc_str_t gid = ids[order[k]];
         __typeof__(r.results.items[0]) *d = &r.results.items[r.results.count++];
         d->group_id = gid.len >= 0 ? gid : kc_str("");
-        d->error_code = ERR_NONE;
+        d->error_code = KC_ERR_NONE;
         d->error_message = KC_STR_NULL;
         if (gid.len < 0) {
-            d->error_code = ERR_INVALID_GROUP_ID;
+            d->error_code = KC_ERR_INVALID_GROUP_ID;
             continue;
         }
         if (!c->loaded) {
-            d->error_code = ERR_COORDINATOR_LOAD_IN_PROGRESS;
+            d->error_code = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
             continue;
         }
         kc_classic_group_t *g = kc_smap_get(&c->groups, gid.ptr ? gid.ptr : "", (size_t)gid.len);
         kc_consumer_group_t *cg = g ? NULL : kc_consumer_group_find(c, gid);
         if (cg) {
             if (!kc_consumer_group_is_empty(cg)) {
-                d->error_code = ERR_NON_EMPTY_GROUP;
+                d->error_code = KC_ERR_NON_EMPTY_GROUP;
                 continue;
             }
             size_t before_cg = res->nrecords;
@@ -2574,11 +2549,11 @@ void kc_coord_delete_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
             continue;
         }
         if (!g || g->state == CG_DEAD) {
-            d->error_code = ERR_GROUP_ID_NOT_FOUND;
+            d->error_code = KC_ERR_GROUP_ID_NOT_FOUND;
             continue;
         }
         if (g->state != CG_EMPTY) {
-            d->error_code = ERR_NON_EMPTY_GROUP;
+            d->error_code = KC_ERR_NON_EMPTY_GROUP;
             continue;
         }
         size_t before = res->nrecords;
@@ -2604,8 +2579,8 @@ void kc_coord_delete_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
     bool with_records = res->nrecords > records_before;
     if (with_records) {
         for (int32_t i = 0; i < r.results.count; i++)
-            if (r.results.items[i].error_code == ERR_NONE)
-                r.results.items[i].error_code = ERR_WRITE_FAILED;
+            if (r.results.items[i].error_code == KC_ERR_NONE)
+                r.results.items[i].error_code = KC_COORD_ERR_WRITE_FAILED;
         kc_delete_groups_response_encode(&err, ctx->api_version, &r);
     }
     kc_result_add_response(res, ctx, &body, with_records ? &err : NULL);
@@ -2730,12 +2705,12 @@ void kc_classic_unload_all(kc_coord_t *c, kc_result_t *res)
                     g->generation_id);
         for (size_t k = 0; k < g->nmembers; k++) {
             cg_member_t *m = g->members[k];
-            join_answer_t a = {ERR_NOT_COORDINATOR, -1, NULL, NULL, NULL, false, m->member_id, NULL};
+            join_answer_t a = {KC_ERR_NOT_COORDINATOR, -1, NULL, NULL, NULL, false, m->member_id, NULL};
             complete_join_future(g, m, &a, res, false);
             if (member_awaiting_sync(m)) {
                 cg_parked_t p = m->sync;
                 m->sync.active = false;
-                send_sync(res, &p, ERR_NOT_COORDINATOR, NULL, NULL, NULL, 0, false);
+                send_sync(res, &p, KC_ERR_NOT_COORDINATOR, NULL, NULL, NULL, 0, false);
             }
         }
         cancel_group_timers(c, g);
@@ -2779,9 +2754,9 @@ int16_t kc_classic_group_validate_offset_commit(kc_classic_group_t *g, kc_str_t 
 {
     (void)api_version;
     if (g->state == CG_DEAD)
-        return ERR_COORDINATOR_NOT_AVAILABLE;
+        return KC_ERR_COORDINATOR_NOT_AVAILABLE;
     if (generation_id < 0 && g->state == CG_EMPTY)
-        return ERR_NONE; /* admin client or group-less consumer */
+        return KC_ERR_NONE; /* admin client or group-less consumer */
     if (generation_id >= 0 || member_id.len > 0 || group_instance_id.len >= 0) {
         int16_t err = group_validate_member(g, member_id.len >= 0 ? member_id : kc_str(""),
                                             group_instance_id,
@@ -2789,13 +2764,13 @@ int16_t kc_classic_group_validate_offset_commit(kc_classic_group_t *g, kc_str_t 
         if (err)
             return err;
         if (generation_id != g->generation_id)
-            return ERR_ILLEGAL_GENERATION;
+            return KC_ERR_ILLEGAL_GENERATION;
     } else if (!is_transactional && g->state != CG_EMPTY) {
-        return ERR_UNKNOWN_MEMBER_ID;
+        return KC_ERR_UNKNOWN_MEMBER_ID;
     }
     if (!is_transactional && g->state == CG_COMPLETING_REBALANCE)
-        return ERR_REBALANCE_IN_PROGRESS;
-    return ERR_NONE;
+        return KC_ERR_REBALANCE_IN_PROGRESS;
+    return KC_ERR_NONE;
 }
 
 void kc_classic_group_touch_member(kc_coord_t *c, kc_classic_group_t *g, kc_str_t member_id,
@@ -2812,17 +2787,17 @@ int16_t kc_classic_group_validate_offset_delete(const kc_classic_group_t *g)
 {
     switch (g->state) {
     case CG_DEAD:
-        return ERR_GROUP_ID_NOT_FOUND;
+        return KC_ERR_GROUP_ID_NOT_FOUND;
     case CG_STABLE:
     case CG_PREPARING_REBALANCE:
     case CG_COMPLETING_REBALANCE:
         if (!g->protocol_type || strcmp(g->protocol_type, "consumer") != 0)
-            return ERR_NON_EMPTY_GROUP;
-        return ERR_NONE;
+            return KC_ERR_NON_EMPTY_GROUP;
+        return KC_ERR_NONE;
     case CG_EMPTY:
-        return ERR_NONE;
+        return KC_ERR_NONE;
     }
-    return ERR_NONE;
+    return KC_ERR_NONE;
 }
 
 kc_str_t kc_classic_group_id(const kc_classic_group_t *g) { return kc_str(g->group_id); }

@@ -22,22 +22,6 @@
 
 #define LOG_COMP "group-coordinator"
 
-enum {
-    ERR_NONE = 0,
-    ERR_NOT_COORDINATOR = 16,
-    ERR_COORDINATOR_LOAD_IN_PROGRESS = 14,
-    ERR_UNKNOWN_MEMBER_ID = 25,
-    ERR_INVALID_REQUEST = 42,
-    ERR_GROUP_ID_NOT_FOUND = 69,
-    ERR_FENCED_INSTANCE_ID = 82,
-    ERR_GROUP_MAX_SIZE_REACHED = 81,
-    ERR_UNRELEASED_INSTANCE_ID = 111,
-    ERR_UNSUPPORTED_ASSIGNOR = 112,
-    ERR_STALE_MEMBER_EPOCH = 113,
-    ERR_FENCED_MEMBER_EPOCH = 110,
-    ERR_UNSUPPORTED_VERSION = 35,
-};
-
 /* Record types and value versions (group-coordinator record schemas). */
 #define REC_GROUP_METADATA 3
 #define REC_PARTITION_METADATA 4
@@ -1064,7 +1048,7 @@ static void send_hb(kc_result_t *res, const kc_request_ctx_t *ctx,
     if (depends_on_records) {
         kc_consumer_group_heartbeat_response_t e;
         kc_consumer_group_heartbeat_response_init(&e);
-        e.error_code = ERR_NOT_COORDINATOR;
+        e.error_code = KC_ERR_NOT_COORDINATOR;
         kc_consumer_group_heartbeat_response_encode(&err, ctx->api_version, &e);
     }
     kc_result_add_response(res, ctx, &body, depends_on_records ? &err : NULL);
@@ -1099,43 +1083,43 @@ static int16_t validate_request(const kc_coord_t *c, const kc_request_ctx_t *ctx
     int32_t epoch = req->member_epoch;
     if (req->member_id.len <= 0 && (ctx->api_version >= 1 || epoch > 0 || epoch == EPOCH_LEAVE)) {
         snprintf(msg, cap, "MemberId can't be empty.");
-        return ERR_INVALID_REQUEST;
+        return KC_ERR_INVALID_REQUEST;
     }
     if (req->group_id.len <= 0) {
         snprintf(msg, cap, "GroupId can't be empty.");
-        return ERR_INVALID_REQUEST;
+        return KC_ERR_INVALID_REQUEST;
     }
     if (req->instance_id.len == 0) {
         snprintf(msg, cap, "InstanceId can't be empty.");
-        return ERR_INVALID_REQUEST;
+        return KC_ERR_INVALID_REQUEST;
     }
     if (req->rack_id.len == 0) {
         snprintf(msg, cap, "RackId can't be empty.");
-        return ERR_INVALID_REQUEST;
+        return KC_ERR_INVALID_REQUEST;
     }
     if (epoch == 0) {
         if (req->rebalance_timeout_ms == -1) {
             snprintf(msg, cap, "RebalanceTimeoutMs must be provided when joining (epoch 0).");
-            return ERR_INVALID_REQUEST;
+            return KC_ERR_INVALID_REQUEST;
         }
         if (req->topic_partitions.count != 0) {
             snprintf(msg, cap, "TopicPartitions must be an empty list when joining (epoch 0).");
-            return ERR_INVALID_REQUEST;
+            return KC_ERR_INVALID_REQUEST;
         }
         if (req->subscribed_topic_names.count < 0 && req->subscribed_topic_regex.len < 0) {
             snprintf(msg, cap,
                      "SubscribedTopicNames or SubscribedTopicRegex must be given when joining "
                      "(epoch 0).");
-            return ERR_INVALID_REQUEST;
+            return KC_ERR_INVALID_REQUEST;
         }
     } else if (epoch == EPOCH_STATIC_LEAVE) {
         if (req->instance_id.len < 0) {
             snprintf(msg, cap, "InstanceId is required with epoch -2 (static leave).");
-            return ERR_INVALID_REQUEST;
+            return KC_ERR_INVALID_REQUEST;
         }
     } else if (epoch < EPOCH_STATIC_LEAVE) {
         snprintf(msg, cap, "MemberEpoch %d is invalid.", epoch);
-        return ERR_INVALID_REQUEST;
+        return KC_ERR_INVALID_REQUEST;
     }
     if (req->server_assignor.len >= 0 && !assignor_supported(c, req->server_assignor)) {
         snprintf(msg, cap, "ServerAssignor %.*s is not supported; configured assignors: %s%s%s.",
@@ -1143,9 +1127,9 @@ static int16_t validate_request(const kc_coord_t *c, const kc_request_ctx_t *ctx
                  c->cfg.group_consumer_assignors[0],
                  c->cfg.group_consumer_nassignors > 1 ? ", " : "",
                  c->cfg.group_consumer_nassignors > 1 ? c->cfg.group_consumer_assignors[1] : "");
-        return ERR_UNSUPPORTED_ASSIGNOR;
+        return KC_ERR_UNSUPPORTED_ASSIGNOR;
     }
-    return ERR_NONE;
+    return KC_ERR_NONE;
 }
 
 /* ---- leave ---------------------------------------------------------------------- */
@@ -1158,7 +1142,7 @@ static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
     if (!g) {
         snprintf(msg, sizeof(msg), "Consumer group %.*s not found.", (int)req->group_id.len,
                  req->group_id.ptr);
-        send_hb_error(res, ctx, ERR_GROUP_ID_NOT_FOUND, msg);
+        send_hb_error(res, ctx, KC_ERR_GROUP_ID_NOT_FOUND, msg);
         return;
     }
     cs_member_t *m;
@@ -1169,7 +1153,7 @@ static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
             snprintf(msg, sizeof(msg), "Member %.*s is not a member of group %s.",
                      (int)(req->member_id.len > 0 ? req->member_id.len : 0), req->member_id.ptr,
                      g->group_id);
-            send_hb_error(res, ctx, ERR_UNKNOWN_MEMBER_ID, msg);
+            send_hb_error(res, ctx, KC_ERR_UNKNOWN_MEMBER_ID, msg);
             return;
         }
     } else {
@@ -1177,7 +1161,7 @@ static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
         if (!m) {
             snprintf(msg, sizeof(msg), "Instance id %.*s is unknown in group %s.",
                      (int)req->instance_id.len, req->instance_id.ptr, g->group_id);
-            send_hb_error(res, ctx, ERR_UNKNOWN_MEMBER_ID, msg);
+            send_hb_error(res, ctx, KC_ERR_UNKNOWN_MEMBER_ID, msg);
             return;
         }
         if (!kc_str_eq_cstr(req->member_id, m->member_id)) {
@@ -1185,7 +1169,7 @@ static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
                      "Instance id %s of group %s is held by another member; member %.*s is fenced.",
                      m->instance_id, g->group_id,
                      (int)(req->member_id.len > 0 ? req->member_id.len : 0), req->member_id.ptr);
-            send_hb_error(res, ctx, ERR_FENCED_INSTANCE_ID, msg);
+            send_hb_error(res, ctx, KC_ERR_FENCED_INSTANCE_ID, msg);
             return;
         }
     }
@@ -1235,7 +1219,7 @@ static int16_t validate_epoch(const cs_member_t *m, int32_t epoch, owned_t owned
                  "Member epoch %d is newer than the coordinator's %d; the member must give up "
                  "its partitions and rejoin.",
                  epoch, m->member_epoch);
-        return ERR_FENCED_MEMBER_EPOCH;
+        return KC_ERR_FENCED_MEMBER_EPOCH;
     }
     if (epoch < m->member_epoch &&
         (epoch != m->previous_member_epoch || !owned_subset(owned, &m->assigned))) {
@@ -1243,9 +1227,9 @@ static int16_t validate_epoch(const cs_member_t *m, int32_t epoch, owned_t owned
                  "Member epoch %d is older than the coordinator's %d; the member must give up "
                  "its partitions and rejoin.",
                  epoch, m->member_epoch);
-        return ERR_FENCED_MEMBER_EPOCH;
+        return KC_ERR_FENCED_MEMBER_EPOCH;
     }
-    return ERR_NONE;
+    return KC_ERR_NONE;
 }
 
 static bool classic_group_exists(kc_coord_t *c, kc_str_t group_id)
@@ -1284,7 +1268,7 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
         return;
     }
     if (!c->loaded) {
-        send_hb_error(res, ctx, ERR_COORDINATOR_LOAD_IN_PROGRESS, NULL);
+        send_hb_error(res, ctx, KC_ERR_COORDINATOR_LOAD_IN_PROGRESS, NULL);
         return;
     }
     if (req->member_epoch == EPOCH_LEAVE || req->member_epoch == EPOCH_STATIC_LEAVE) {
@@ -1300,7 +1284,7 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
             snprintf(msg, sizeof(msg), "Group %.*s %s.", (int)req->group_id.len, req->group_id.ptr,
                      epoch != 0 ? "is not a consumer group or does not exist"
                                 : "is a classic group; migration is not supported yet");
-            send_hb_error(res, ctx, ERR_GROUP_ID_NOT_FOUND, msg);
+            send_hb_error(res, ctx, KC_ERR_GROUP_ID_NOT_FOUND, msg);
             return;
         }
     }
@@ -1321,7 +1305,7 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
         } else if (!m) {
             snprintf(msg, sizeof(msg), "Member %.*s is not a member of group %.*s.",
                      (int)member_id.len, member_id.ptr, (int)req->group_id.len, req->group_id.ptr);
-            send_hb_error(res, ctx, ERR_UNKNOWN_MEMBER_ID, msg);
+            send_hb_error(res, ctx, KC_ERR_UNKNOWN_MEMBER_ID, msg);
             return;
         }
     } else {
@@ -1335,7 +1319,7 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
                          "it must leave (epoch -2) before it can be replaced.",
                          (int)req->instance_id.len, req->instance_id.ptr, g->group_id,
                          s->member_id);
-                send_hb_error(res, ctx, ERR_UNRELEASED_INSTANCE_ID, msg);
+                send_hb_error(res, ctx, KC_ERR_UNRELEASED_INSTANCE_ID, msg);
                 return;
             }
             replaced = s;
@@ -1347,7 +1331,7 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
                 snprintf(msg, sizeof(msg), "Instance id %.*s is unknown in group %.*s.",
                          (int)req->instance_id.len, req->instance_id.ptr, (int)req->group_id.len,
                          req->group_id.ptr);
-                send_hb_error(res, ctx, ERR_UNKNOWN_MEMBER_ID, msg);
+                send_hb_error(res, ctx, KC_ERR_UNKNOWN_MEMBER_ID, msg);
                 return;
             }
             if (!kc_str_eq_cstr(member_id, s->member_id)) {
@@ -1355,7 +1339,7 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
                          "Instance id %s of group %s is held by member %s, not %.*s.",
                          s->instance_id, g->group_id, s->member_id, (int)member_id.len,
                          member_id.ptr);
-                send_hb_error(res, ctx, ERR_FENCED_INSTANCE_ID, msg);
+                send_hb_error(res, ctx, KC_ERR_FENCED_INSTANCE_ID, msg);
                 return;
             }
             m = s;
@@ -1365,7 +1349,7 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
         g->nmembers >= (size_t)c->cfg.group_consumer_max_size) {
         snprintf(msg, sizeof(msg), "The consumer group has reached its maximum capacity of %d members.",
                  c->cfg.group_consumer_max_size);
-        send_hb_error(res, ctx, ERR_GROUP_MAX_SIZE_REACHED, msg);
+        send_hb_error(res, ctx, KC_ERR_GROUP_MAX_SIZE_REACHED, msg);
         return;
     }
     if (m && epoch != 0) {
@@ -1574,13 +1558,13 @@ void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx
         kc_str_t gid = req->group_ids.items[i];
         cs_group_t *g = NULL;
         if (!c->loaded) {
-            dg->error_code = ERR_COORDINATOR_LOAD_IN_PROGRESS;
+            dg->error_code = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
             continue;
         }
         if (gid.len >= 0)
             g = group_get(c, gid.ptr ? gid.ptr : "", (size_t)gid.len);
         if (!g) {
-            dg->error_code = ERR_GROUP_ID_NOT_FOUND;
+            dg->error_code = KC_ERR_GROUP_ID_NOT_FOUND;
             char *m = kc_arena_alloc(&arena, MSG_MAX);
             snprintf(m, MSG_MAX, "Group %.*s not found.", gid.len > 0 ? (int)gid.len : 0,
                      gid.ptr ? gid.ptr : "");
@@ -1870,30 +1854,30 @@ int16_t kc_consumer_group_validate_offset_commit(kc_consumer_group_t *g, kc_str_
                                                  int32_t member_epoch, int16_t api_version)
 {
     if (member_epoch < 0 && g->nmembers == 0)
-        return ERR_NONE;
+        return KC_ERR_NONE;
     cs_member_t *m = member_id.len > 0 ? member_get(g, member_id.ptr, (size_t)member_id.len) : NULL;
     if (!m)
-        return ERR_UNKNOWN_MEMBER_ID;
+        return KC_ERR_UNKNOWN_MEMBER_ID;
     if (api_version < 9)
-        return ERR_UNSUPPORTED_VERSION;
+        return KC_ERR_UNSUPPORTED_VERSION;
     if (member_epoch != m->member_epoch)
-        return ERR_STALE_MEMBER_EPOCH;
-    return ERR_NONE;
+        return KC_ERR_STALE_MEMBER_EPOCH;
+    return KC_ERR_NONE;
 }
 
 int16_t kc_consumer_group_validate_offset_fetch(kc_consumer_group_t *g, kc_str_t member_id,
                                                 int32_t member_epoch)
 {
     if (member_id.len < 0 && member_epoch < 0)
-        return ERR_NONE;
+        return KC_ERR_NONE;
     cs_member_t *m = member_id.len >= 0 ? member_get(g, member_id.ptr ? member_id.ptr : "",
                                                      (size_t)member_id.len)
                                         : NULL;
     if (!m)
-        return ERR_UNKNOWN_MEMBER_ID;
+        return KC_ERR_UNKNOWN_MEMBER_ID;
     if (member_epoch != m->member_epoch)
-        return ERR_STALE_MEMBER_EPOCH;
-    return ERR_NONE;
+        return KC_ERR_STALE_MEMBER_EPOCH;
+    return KC_ERR_NONE;
 }
 
 /* ListGroups: appends the consumer groups passing the filters. */

@@ -8,6 +8,15 @@
 
 #include "coord.h"
 
+/*
+ * The error a client gets when the records its response depends on fail to
+ * commit. The store is a local LMDB environment, so that is a storage
+ * failure, which Kafka's coordinator maps to NOT_COORDINATOR
+ * (CoordinatorOperationExceptionHelper): the client looks the coordinator up
+ * again and retries.
+ */
+#define KC_COORD_ERR_WRITE_FAILED KC_ERR_NOT_COORDINATOR
+
 /* ---- results -------------------------------------------------------- */
 
 /* Appends a record; key/value are copied. value NULL = tombstone. */

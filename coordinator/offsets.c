@@ -19,30 +19,6 @@
 #include "kc_log.h"
 #include "offsets_map.h"
 
-/* Kafka error codes used here (Errors.java). */
-enum {
-    ERR_UNKNOWN_SERVER_ERROR = -1,
-    ERR_NONE = 0,
-    ERR_UNKNOWN_TOPIC_OR_PARTITION = 3,
-    ERR_OFFSET_METADATA_TOO_LARGE = 12,
-    ERR_COORDINATOR_LOAD_IN_PROGRESS = 14,
-    ERR_NOT_COORDINATOR = 16,
-    ERR_ILLEGAL_GENERATION = 22,
-    ERR_INVALID_GROUP_ID = 24,
-    ERR_GROUP_ID_NOT_FOUND = 69,
-    ERR_GROUP_SUBSCRIBED_TO_TOPIC = 86,
-    ERR_UNKNOWN_TOPIC_ID = 100,
-};
-
-/*
- * The error a client gets when the records of its request fail to commit.
- * kcoord's store is a local LMDB environment, so a failed commit is a local
- * storage failure: Kafka maps KAFKA_STORAGE_ERROR from the log append to
- * NOT_COORDINATOR (CoordinatorOperationExceptionHelper), which makes the
- * client look the coordinator up again and retry.
- */
-#define ERR_APPEND_FAILED ERR_NOT_COORDINATOR
-
 #define LOG "offsets"
 #define EXPIRATION_TIMER "offsets-expiration"
 
@@ -521,7 +497,7 @@ static void encode_commit_response(kc_buf_t *out, int16_t version, const commit_
             commit_rtopic_t *rt = &resp.topics.items[etopic[i]];
             commit_rpart_t *rp = &rt->partitions.items[rt->partitions.count++];
             rp->partition_index = entries[i].partition;
-            rp->error_code = (append_failed && entries[i].coordinator) ? ERR_APPEND_FAILED
+            rp->error_code = (append_failed && entries[i].coordinator) ? KC_COORD_ERR_WRITE_FAILED
                                                                        : entries[i].error;
         }
     }
@@ -552,7 +528,7 @@ void kc_coord_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
     /* Topic checks (KafkaApis.handleOffsetCommitRequest). */
     for (int32_t i = 0; i < ntopics; i++) {
         const kc_offset_commit_request_topic_t *tp = &req->topics.items[i];
-        int16_t topic_err = ERR_NONE;
+        int16_t topic_err = KC_ERR_NONE;
         int32_t npart = -1;
         if (version >= 10) {
             keys[i].id = tp->topic_id;
@@ -560,11 +536,11 @@ void kc_coord_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
             kc_uuid_t ignored;
             if (!topic_by_id(c, tp->topic_id, &keys[i].name) ||
                 !topic_by_name(c, keys[i].name, &npart, &ignored))
-                topic_err = ERR_UNKNOWN_TOPIC_ID;
+                topic_err = KC_ERR_UNKNOWN_TOPIC_ID;
         } else {
             keys[i].name = tp->name;
             if (!topic_by_name(c, tp->name, &npart, &keys[i].id))
-                topic_err = ERR_UNKNOWN_TOPIC_OR_PARTITION;
+                topic_err = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
         }
         for (int32_t j = 0; j < tp->partitions.count; j++) {
             int32_t p = tp->partitions.items[j].partition_index;
@@ -572,9 +548,9 @@ void kc_coord_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
             e->topic = i;
             e->partition = p;
             e->error = topic_err;
-            if (e->error == ERR_NONE && npart >= 0 && (p < 0 || p >= npart))
-                e->error = ERR_UNKNOWN_TOPIC_OR_PARTITION;
-            e->coordinator = e->error == ERR_NONE;
+            if (e->error == KC_ERR_NONE && npart >= 0 && (p < 0 || p >= npart))
+                e->error = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+            e->coordinator = e->error == KC_ERR_NONE;
             ncoord += e->coordinator;
             entry_key[n] = i;
             n++;
@@ -583,13 +559,13 @@ void kc_coord_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
 
     /* The coordinator (OffsetMetadataManager.commitOffset), only called with
      * at least one partition left. */
-    int16_t group_err = ERR_NONE;
+    int16_t group_err = KC_ERR_NONE;
     size_t first_record = res->nrecords;
     if (ncoord > 0) {
         kc_classic_group_t *g = NULL;
         kc_consumer_group_t *cg = NULL;
         if (!kc_coord_is_loaded(c)) {
-            group_err = ERR_COORDINATOR_LOAD_IN_PROGRESS;
+            group_err = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
         } else if ((cg = kc_consumer_group_find(c, req->group_id)) != NULL) {
             /* A KIP-848 group: the member epoch is the generation. */
             kc_str_t member_id = req->member_id.len < 0 ? str_of("", 0) : req->member_id;
@@ -601,26 +577,26 @@ void kc_coord_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
                             (int)req->group_id.len, req->group_id.ptr);
                 g = kc_classic_group_find_or_create(c, req->group_id);
             } else {
-                group_err = version >= 9 ? ERR_GROUP_ID_NOT_FOUND : ERR_ILLEGAL_GENERATION;
+                group_err = version >= 9 ? KC_ERR_GROUP_ID_NOT_FOUND : KC_ERR_ILLEGAL_GENERATION;
             }
         }
-        if (group_err == ERR_NONE && g) {
+        if (group_err == KC_ERR_NONE && g) {
             kc_str_t member_id = req->member_id.len < 0 ? str_of("", 0) : req->member_id;
             group_err = kc_classic_group_validate_offset_commit(
                 g, member_id, req->group_instance_id, req->generation_id_or_member_epoch, false,
                 version);
-            if (group_err == ERR_NONE)
+            if (group_err == KC_ERR_NONE)
                 kc_classic_group_touch_member(c, g, member_id, now);
         }
         int64_t expire = -1;
         if (req->retention_time_ms != -1) /* wraps on overflow, as Java's long does */
             expire = (int64_t)((uint64_t)now + (uint64_t)req->retention_time_ms);
-        if (group_err != ERR_NONE) {
+        if (group_err != KC_ERR_NONE) {
             for (size_t i = 0; i < n; i++)
                 if (entries[i].coordinator)
                     entries[i].error = group_err;
         }
-        if (group_err == ERR_NONE) {
+        if (group_err == KC_ERR_NONE) {
             size_t k = 0;
             for (int32_t i = 0; i < ntopics; i++) {
                 const kc_offset_commit_request_topic_t *tp = &req->topics.items[i];
@@ -631,7 +607,7 @@ void kc_coord_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
                     const kc_offset_commit_request_partition_t *part = &tp->partitions.items[j];
                     kc_str_t meta = part->committed_metadata;
                     if (meta.len >= 0 && java_length(meta) > cfg->offset_metadata_max_bytes) {
-                        e->error = ERR_OFFSET_METADATA_TOO_LARGE;
+                        e->error = KC_ERR_OFFSET_METADATA_TOO_LARGE;
                         continue;
                     }
                     kc_offset_entry_t oe;
@@ -645,7 +621,7 @@ void kc_coord_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
                         part->commit_timestamp != -1 ? part->commit_timestamp : now;
                     oe.expire_timestamp_ms = expire;
                     oe.topic_id = keys[i].id;
-                    e->error = ERR_NONE;
+                    e->error = KC_ERR_NONE;
                     emit(c, res, req->group_id, keys[i].name, part->partition_index, &oe);
                 }
             }
@@ -695,7 +671,7 @@ static void fetch_part_set(fetch_part_t *p, const kc_offset_entry_t *e)
     p->committed_offset = e->offset;
     p->committed_leader_epoch = e->leader_epoch;
     p->metadata = str_of(e->metadata ? e->metadata : "", e->metadata_len);
-    p->error_code = ERR_NONE;
+    p->error_code = KC_ERR_NONE;
 }
 
 static int cmp_topic_ptr(const void *a, const void *b)
@@ -753,7 +729,7 @@ static void fetch_group(kc_coord_t *c, int16_t version, kc_str_t group_id, kc_st
                         fetch_group_t *out, kc_arena_t *arena)
 {
     out->group_id = group_id;
-    out->error_code = ERR_NONE;
+    out->error_code = KC_ERR_NONE;
     out->topics.count = 0;
     out->topics.items = NULL;
 
@@ -761,7 +737,7 @@ static void fetch_group(kc_coord_t *c, int16_t version, kc_str_t group_id, kc_st
         /* OffsetFetchResponse.groupError: a group-level code from v2, else
          * the code on every requested partition. */
         if (version >= 2 || topics == NULL) {
-            out->error_code = ERR_COORDINATOR_LOAD_IN_PROGRESS;
+            out->error_code = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
             return;
         }
         out->topics.items = kc_arena_alloc(arena, sizeof(fetch_topic_t) * (size_t)ntopics);
@@ -774,7 +750,7 @@ static void fetch_group(kc_coord_t *c, int16_t version, kc_str_t group_id, kc_st
             rt->partitions.count = np;
             for (int32_t j = 0; j < np; j++)
                 fetch_part_none(&rt->partitions.items[j], topics[i].partitions.items[j],
-                                ERR_COORDINATOR_LOAD_IN_PROGRESS);
+                                KC_ERR_COORDINATOR_LOAD_IN_PROGRESS);
         }
         return;
     }
@@ -787,8 +763,8 @@ static void fetch_group(kc_coord_t *c, int16_t version, kc_str_t group_id, kc_st
         /* KIP-848 group: v9+ carries the member id and epoch to check. */
         int16_t err = version >= 9
                           ? kc_consumer_group_validate_offset_fetch(cg, member_id, member_epoch)
-                          : ERR_NONE;
-        if (err != ERR_NONE) {
+                          : KC_ERR_NONE;
+        if (err != KC_ERR_NONE) {
             out->error_code = err;
             return;
         }
@@ -832,7 +808,7 @@ static void fetch_group(kc_coord_t *c, int16_t version, kc_str_t group_id, kc_st
                     fetch_part_set(&rt->partitions.items[j], e);
                 else
                     fetch_part_none(&rt->partitions.items[j], p,
-                                    unknown_id ? ERR_UNKNOWN_TOPIC_ID : ERR_NONE);
+                                    unknown_id ? KC_ERR_UNKNOWN_TOPIC_ID : KC_ERR_NONE);
             }
         }
     }
@@ -933,18 +909,18 @@ void kc_coord_offset_delete(kc_coord_t *c, const kc_request_ctx_t *ctx,
 {
     kc_buf_t body;
     kc_buf_init(&body);
-    int16_t group_err = ERR_NONE;
+    int16_t group_err = KC_ERR_NONE;
     kc_classic_group_t *g = NULL;
     /* GroupCoordinatorService.deleteOffsets, then OffsetMetadataManager.deleteOffsets. */
     if (req->group_id.len <= 0)
-        group_err = ERR_INVALID_GROUP_ID;
+        group_err = KC_ERR_INVALID_GROUP_ID;
     else if (!kc_coord_is_loaded(c))
-        group_err = ERR_COORDINATOR_LOAD_IN_PROGRESS;
+        group_err = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
     else if ((g = kc_classic_group_find(c, req->group_id)) == NULL)
-        group_err = ERR_GROUP_ID_NOT_FOUND;
+        group_err = KC_ERR_GROUP_ID_NOT_FOUND;
     else
         group_err = kc_classic_group_validate_offset_delete(g);
-    if (group_err != ERR_NONE) {
+    if (group_err != KC_ERR_NONE) {
         /* A top-level error replaces the whole answer (OffsetDeleteResponse.Builder.merge). */
         encode_delete_error(&body, group_err);
         kc_result_add_response(res, ctx, &body, NULL);
@@ -968,26 +944,26 @@ void kc_coord_offset_delete(kc_coord_t *c, const kc_request_ctx_t *ctx,
     for (int32_t i = 0; i < ntopics; i++) {
         kc_uuid_t id;
         topic_err[i] = topic_by_name(c, req->topics.items[i].name, &npart[i], &id)
-                           ? ERR_NONE
-                           : ERR_UNKNOWN_TOPIC_OR_PARTITION;
+                           ? KC_ERR_NONE
+                           : KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
     }
     for (int pass = 0; pass < 2; pass++) {
         for (int32_t i = 0; i < ntopics; i++) {
             const kc_offset_delete_request_topic_t *rt = &req->topics.items[i];
             int32_t np = rt->partitions.count < 0 ? 0 : rt->partitions.count;
             bool subscribed =
-                pass == 1 && topic_err[i] == ERR_NONE && kc_classic_group_is_subscribed_to(g, rt->name);
+                pass == 1 && topic_err[i] == KC_ERR_NONE && kc_classic_group_is_subscribed_to(g, rt->name);
             delete_rtopic_t *out = NULL;
             for (int32_t j = 0; j < np; j++) {
                 int32_t p = rt->partitions.items[j].partition_index;
                 int16_t err = topic_err[i];
-                if (err == ERR_NONE && npart[i] >= 0 && (p < 0 || p >= npart[i]))
-                    err = ERR_UNKNOWN_TOPIC_OR_PARTITION;
-                if ((err != ERR_NONE) != (pass == 0))
+                if (err == KC_ERR_NONE && npart[i] >= 0 && (p < 0 || p >= npart[i]))
+                    err = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+                if ((err != KC_ERR_NONE) != (pass == 0))
                     continue;
                 if (pass == 1) {
                     if (subscribed)
-                        err = ERR_GROUP_SUBSCRIBED_TO_TOPIC;
+                        err = KC_ERR_GROUP_SUBSCRIBED_TO_TOPIC;
                     else if (kc_offsets_topic_partition(kc_offsets_group_topic(og, rt->name), p))
                         tombstones_add(&t, req->group_id, rt->name, p);
                 }
@@ -1022,7 +998,7 @@ void kc_coord_offset_delete(kc_coord_t *c, const kc_request_ctx_t *ctx,
     kc_buf_t error_body;
     kc_buf_init(&error_body);
     if (res->nrecords > first_record)
-        encode_delete_error(&error_body, ERR_APPEND_FAILED);
+        encode_delete_error(&error_body, KC_COORD_ERR_WRITE_FAILED);
     kc_result_add_response(res, ctx, &body, error_body.len ? &error_body : NULL);
     kc_buf_deinit(&body);
     kc_buf_deinit(&error_body);

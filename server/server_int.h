@@ -272,23 +272,4 @@ void kc_faults_spec_deinit(kc_fault_t *spec);
 int kc_admin_start(kc_server_t *s);
 void kc_admin_stop(kc_server_t *s);
 
-/* Kafka error codes used by the broker handlers. */
-enum {
-    KC_ERR_UNKNOWN_SERVER_ERROR = -1,
-    KC_ERR_NONE = 0,
-    KC_ERR_UNKNOWN_TOPIC_OR_PARTITION = 3,
-    KC_ERR_LEADER_NOT_AVAILABLE = 5,
-    KC_ERR_COORDINATOR_NOT_AVAILABLE = 15,
-    KC_ERR_INVALID_TOPIC_EXCEPTION = 17,
-    KC_ERR_UNSUPPORTED_VERSION = 35,
-    KC_ERR_TOPIC_ALREADY_EXISTS = 36,
-    KC_ERR_INVALID_PARTITIONS = 37,
-    KC_ERR_INVALID_REPLICATION_FACTOR = 38,
-    KC_ERR_INVALID_REPLICA_ASSIGNMENT = 39,
-    KC_ERR_INVALID_CONFIG = 40,
-    KC_ERR_INVALID_REQUEST = 42,
-    KC_ERR_UNKNOWN_TOPIC_ID = 100,
-    KC_ERR_REBOOTSTRAP_REQUIRED = 129,
-};
-
 #endif

@@ -14,10 +14,6 @@
 #define LEGACY_ATTR_LOG_APPEND_TIME 0x08
 #define BATCH_ATTR_LOG_APPEND_TIME 0x08
 #define LEGACY_CODEC_GZIP 1
-#define ERR_CORRUPT_MESSAGE 2
-#define ERR_MESSAGE_TOO_LARGE 10
-#define ERR_UNSUPPORTED_COMPRESSION_TYPE 76
-#define ERR_INVALID_RECORD 87
 
 static uint32_t get32(const uint8_t *p)
 {
@@ -57,22 +53,22 @@ static int16_t parse_record(const uint8_t *r, size_t rlen, legacy_msg_t *m, cons
 {
     if (rlen < 14) {
         *why = "Record size is less than the minimum record overhead (14)";
-        return ERR_CORRUPT_MESSAGE;
+        return KC_ERR_CORRUPT_MESSAGE;
     }
     int8_t magic = (int8_t)r[4];
     if (magic != 0 && magic != 1) {
         *why = "Invalid magic found in record";
-        return ERR_CORRUPT_MESSAGE;
+        return KC_ERR_CORRUPT_MESSAGE;
     }
     size_t hdr = magic == 1 ? 14 : 6; /* crc, magic, attributes, [timestamp] */
     if (rlen < hdr + 8) {
         *why = "Record size is less than the minimum record overhead";
-        return ERR_CORRUPT_MESSAGE;
+        return KC_ERR_CORRUPT_MESSAGE;
     }
     uint32_t crc = (uint32_t)crc32(0L, r + 4, (uInt)(rlen - 4));
     if (crc != get32(r)) {
         *why = "Record is corrupt (stored crc does not match computed crc)";
-        return ERR_CORRUPT_MESSAGE;
+        return KC_ERR_CORRUPT_MESSAGE;
     }
     m->magic = magic;
     m->attrs = r[5];
@@ -81,13 +77,13 @@ static int16_t parse_record(const uint8_t *r, size_t rlen, legacy_msg_t *m, cons
     for (int i = 0; i < 2; i++) {
         if (rlen - pos < 4) {
             *why = "Record is truncated";
-            return ERR_CORRUPT_MESSAGE;
+            return KC_ERR_CORRUPT_MESSAGE;
         }
         int32_t n = (int32_t)get32(r + pos);
         pos += 4;
         if (n < -1 || (n > 0 && (size_t)n > rlen - pos)) {
             *why = "Record key or value size is invalid";
-            return ERR_CORRUPT_MESSAGE;
+            return KC_ERR_CORRUPT_MESSAGE;
         }
         const uint8_t *p = n >= 0 ? r + pos : NULL;
         if (n > 0)
@@ -102,7 +98,7 @@ static int16_t parse_record(const uint8_t *r, size_t rlen, legacy_msg_t *m, cons
     }
     if (pos != rlen) {
         *why = "Record has bytes after its value";
-        return ERR_CORRUPT_MESSAGE;
+        return KC_ERR_CORRUPT_MESSAGE;
     }
     return 0;
 }
@@ -147,7 +143,7 @@ static int16_t gunzip(const uint8_t *in, size_t len, size_t max, kc_buf_t *out, 
     memset(&zs, 0, sizeof(zs));
     if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) {
         *why = "Failed to initialise gzip decompression";
-        return ERR_CORRUPT_MESSAGE;
+        return KC_ERR_CORRUPT_MESSAGE;
     }
     zs.next_in = (Bytef *)(uintptr_t)in;
     zs.avail_in = (uInt)len;
@@ -163,7 +159,7 @@ static int16_t gunzip(const uint8_t *in, size_t len, size_t max, kc_buf_t *out, 
         out->len += room - zs.avail_out;
         if (out->len > max) {
             *why = "Decompressed message set exceeds the maximum message size (message.max.bytes)";
-            err = ERR_MESSAGE_TOO_LARGE;
+            err = KC_ERR_MESSAGE_TOO_LARGE;
             break;
         }
         if (rc == Z_STREAM_END)
@@ -174,7 +170,7 @@ static int16_t gunzip(const uint8_t *in, size_t len, size_t max, kc_buf_t *out, 
             *why = "Compressed message set is truncated (gzip stream ends early)";
         else
             *why = "Compressed message set is not a valid gzip stream";
-        err = ERR_CORRUPT_MESSAGE;
+        err = KC_ERR_CORRUPT_MESSAGE;
         break;
     }
     inflateEnd(&zs);
@@ -188,7 +184,7 @@ static int16_t convert_gzip(conv_t *c, const legacy_msg_t *w, int64_t w_offset, 
 {
     if (w->vlen < 0) {
         *why = "Found invalid compressed record set with null value";
-        return ERR_INVALID_RECORD;
+        return KC_ERR_INVALID_RECORD;
     }
     bool lat = w->magic == 1 && (w->attrs & LEGACY_ATTR_LOG_APPEND_TIME);
     if (lat)
@@ -211,12 +207,12 @@ static int16_t convert_gzip(conv_t *c, const legacy_msg_t *w, int64_t w_offset, 
         pos += LEGACY_LOG_OVERHEAD + (size_t)size;
         if (m.attrs & LEGACY_ATTR_COMPRESSION) {
             *why = "Inner messages must not be compressed";
-            err = ERR_INVALID_RECORD;
+            err = KC_ERR_INVALID_RECORD;
             break;
         }
         if (m.magic != w->magic) {
             *why = "Compressed message magic does not match wrapper magic";
-            err = ERR_INVALID_RECORD;
+            err = KC_ERR_INVALID_RECORD;
             break;
         }
         if (lat)
@@ -227,13 +223,13 @@ static int16_t convert_gzip(conv_t *c, const legacy_msg_t *w, int64_t w_offset, 
     }
     if (!err && inner == 0) {
         *why = "Found invalid compressed record set with no inner records";
-        err = ERR_INVALID_RECORD;
+        err = KC_ERR_INVALID_RECORD;
     }
     /* magic 1: inner offsets are relative, the wrapper carries the last
      * absolute one (or 0, as some producers send) */
     if (!err && w->magic == 1 && w_offset != 0 && w_offset < last_offset) {
         *why = "Found invalid wrapper offset in compressed v1 message set";
-        err = ERR_INVALID_RECORD;
+        err = KC_ERR_INVALID_RECORD;
     }
     kc_buf_deinit(&plain);
     return err;
@@ -247,7 +243,7 @@ static int16_t gzip_into(const kc_buf_t *in, kc_buf_t *out, const char **why)
     if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8,
                      Z_DEFAULT_STRATEGY) != Z_OK) {
         *why = "Failed to initialise gzip compression";
-        return ERR_CORRUPT_MESSAGE;
+        return KC_ERR_CORRUPT_MESSAGE;
     }
     zs.next_in = in->data ? in->data : (Bytef *)"";
     zs.avail_in = (uInt)in->len;
@@ -262,7 +258,7 @@ static int16_t gzip_into(const kc_buf_t *in, kc_buf_t *out, const char **why)
     deflateEnd(&zs);
     if (rc != Z_STREAM_END) {
         *why = "gzip compression failed";
-        return ERR_CORRUPT_MESSAGE;
+        return KC_ERR_CORRUPT_MESSAGE;
     }
     return 0;
 }
@@ -291,12 +287,12 @@ int16_t kc_legacy_convert(const uint8_t *in, size_t len, size_t max_bytes, kc_bu
         int mc = m.attrs & LEGACY_ATTR_COMPRESSION;
         if (mc != 0 && mc != LEGACY_CODEC_GZIP) {
             *why = "Compressed message sets of magic 0 and 1 are supported with gzip only";
-            err = ERR_UNSUPPORTED_COMPRESSION_TYPE;
+            err = KC_ERR_UNSUPPORTED_COMPRESSION_TYPE;
             break;
         }
         if (entries > 0 && (mc != 0 || codec != 0)) {
             *why = "Compressed outer record has more than one batch";
-            err = ERR_INVALID_RECORD;
+            err = KC_ERR_INVALID_RECORD;
             break;
         }
         entries++;
@@ -313,7 +309,7 @@ int16_t kc_legacy_convert(const uint8_t *in, size_t len, size_t max_bytes, kc_bu
     }
     if (!err && c.count == 0) {
         *why = "Produce requests must have at least one record batch per partition";
-        err = ERR_INVALID_RECORD;
+        err = KC_ERR_INVALID_RECORD;
     }
     kc_buf_t gz;
     kc_buf_init(&gz);

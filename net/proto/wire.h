@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "kc_common.h"
+#include "kc_errors.h"
 
 /* A string view; len -1 = null. Not NUL-terminated. */
 typedef struct {
