@@ -14,7 +14,7 @@ FROM debian:12-slim AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       gcc libc6-dev meson ninja-build pkg-config python3 \
-      libevent-dev liblmdb-dev libssl-dev libjansson-dev zlib1g-dev \
+      libevent-dev liblmdb-dev libssl-dev libjansson-dev zlib1g-dev libpcre2-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -24,7 +24,7 @@ RUN meson setup /build -Dbuildtype=release -Db_ndebug=false -Dwerror=false -Dtes
 FROM debian:12-slim
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libevent-2.1-7 libevent-pthreads-2.1-7 liblmdb0 libssl3 libjansson4 zlib1g \
+      libevent-2.1-7 libevent-pthreads-2.1-7 liblmdb0 libssl3 libjansson4 zlib1g libpcre2-8-0 \
       ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 kcoord \

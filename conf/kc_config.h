@@ -41,6 +41,8 @@ typedef struct {
     int32_t group_consumer_session_timeout_ms;      /* 45000 */
     int32_t group_consumer_max_size;                /* 2147483647 */
     char *group_consumer_assignors;                 /* uniform,range (names or Kafka class names) */
+    int32_t group_consumer_regex_refresh_interval_ms;     /* 600000 */
+    int32_t group_consumer_regex_refresh_min_interval_ms; /* 10000 (a constant in Kafka) */
     int32_t offsets_retention_minutes;              /* 10080 */
     int64_t offsets_retention_check_interval_ms;    /* 600000 */
     int32_t offset_metadata_max_bytes;              /* 4096 */

@@ -2745,6 +2745,13 @@ kc_classic_group_t *kc_classic_group_find_or_create(kc_coord_t *c, kc_str_t grou
 }
 
 bool kc_classic_group_is_empty_state(const kc_classic_group_t *g) { return g->state == CG_EMPTY; }
+
+void kc_classic_group_remove_simple(kc_coord_t *c, kc_str_t group_id)
+{
+    kc_classic_group_t *g = kc_classic_group_find(c, group_id);
+    if (g && g->state == CG_EMPTY && (!g->protocol_type || !*g->protocol_type))
+        drop_group(c, g, 0);
+}
 bool kc_classic_group_is_dead(const kc_classic_group_t *g) { return g->state == CG_DEAD; }
 
 int16_t kc_classic_group_validate_offset_commit(kc_classic_group_t *g, kc_str_t member_id,

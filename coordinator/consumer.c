@@ -2,13 +2,13 @@
 /*
  * KIP-848 consumer groups: ConsumerGroupHeartbeat (join with epoch 0,
  * heartbeat, leave with -1, static leave with -2), ConsumerGroupDescribe,
- * their records (types 3, 5, 6, 7, 8) and replay, the session and
- * rebalance (revocation) timeouts, and the views the offsets module and
+ * their records (types 3, 5, 6, 7, 8, 16) and replay, the session and
+ * rebalance (revocation) timeouts, subscription regexes resolved against
+ * the topic list (regex.c), and the views the offsets module and
  * ListGroups need. Mirrors Kafka's GroupMetadataManager.consumerGroupHeartbeat,
  * ConsumerGroup, CurrentAssignmentBuilder and TargetAssignmentBuilder.
  *
- * Not here yet: subscription by regex (stored and described, resolves to no
- * topic), classic-protocol members inside a consumer group and the
+ * Not here yet: classic-protocol members inside a consumer group and the
  * classic/consumer migration, rack-aware assignment, per-partition
  * assignment epochs (KIP-1251), DeleteGroups of a consumer group.
  */
@@ -29,6 +29,7 @@
 #define REC_TARGET_METADATA 6
 #define REC_TARGET_MEMBER 7
 #define REC_CURRENT_ASSIGNMENT 8
+#define REC_REGULAR_EXPRESSION 16
 
 /* ConsumerGroupCurrentMemberAssignmentValue.State */
 #define MS_STABLE 0
@@ -201,7 +202,7 @@ typedef struct {
     char *client_host;
     char **topics;         /* subscribed topic names, sorted, unique */
     int32_t ntopics;
-    char *regex;           /* SubscribedTopicRegex (stored; not resolved yet) */
+    char *regex;           /* SubscribedTopicRegex; NULL = none */
     int32_t rebalance_timeout_ms;
     char *server_assignor;
     int32_t member_epoch, previous_member_epoch;
@@ -219,6 +220,15 @@ typedef struct {
     int32_t cap;
 } cs_owner_t;
 
+/* The topics a subscription regex resolved to (record 16, Kafka's
+ * ResolvedRegularExpression): names sorted, unique. */
+typedef struct {
+    char **topics;
+    int32_t n;
+    int64_t version;      /* topics_version of the resolution */
+    int64_t timestamp_ms; /* when it was resolved */
+} cs_resolved_t;
+
 struct kc_consumer_group {
     char *group_id;
     int32_t group_epoch;       /* record 3 */
@@ -228,7 +238,11 @@ struct kc_consumer_group {
     size_t nmembers, cap;
     kc_smap_t by_id;           /* member id -> cs_member_t * */
     kc_smap_t by_instance;     /* instance id -> cs_member_t * */
-    kc_smap_t topic_refs;      /* subscribed topic name -> member count (intptr) */
+    /* subscribed topic name -> count (intptr) of members subscribing by
+     * name plus resolved regexes holding it (Kafka's SubscriptionCount) */
+    kc_smap_t topic_refs;
+    kc_smap_t regex_refs;      /* subscribed regex -> member count (intptr) */
+    kc_smap_t resolved;        /* regex -> cs_resolved_t * (record 16) */
     cs_owner_t *owners;
     int32_t nowners;
     bool has_group_record;     /* memory-only: a record 3 was written or replayed */
@@ -259,6 +273,8 @@ static cs_group_t *group_new(kc_coord_t *c, const char *id, size_t len)
     kc_smap_init(&g->by_id);
     kc_smap_init(&g->by_instance);
     kc_smap_init(&g->topic_refs);
+    kc_smap_init(&g->regex_refs);
+    kc_smap_init(&g->resolved);
     kc_smap_put(groups_map(c), g->group_id, len, g);
     return g;
 }
@@ -283,8 +299,28 @@ static void member_free(cs_member_t *m)
     free(m);
 }
 
+static void resolved_free(cs_resolved_t *r)
+{
+    if (!r)
+        return;
+    for (int32_t i = 0; i < r->n; i++)
+        free(r->topics[i]);
+    free(r->topics);
+    free(r);
+}
+
+static void free_resolved_entry(void *ctx, const char *key, void *val)
+{
+    (void)ctx;
+    (void)key;
+    resolved_free(val);
+}
+
 static void group_free(cs_group_t *g)
 {
+    kc_smap_foreach(&g->resolved, free_resolved_entry, NULL);
+    kc_smap_deinit(&g->resolved);
+    kc_smap_deinit(&g->regex_refs);
     for (size_t i = 0; i < g->nmembers; i++)
         member_free(g->members[i]);
     free(g->members);
@@ -392,16 +428,68 @@ static bool member_subscribes(const cs_member_t *m, const char *topic)
     return false;
 }
 
+/* Adds delta to a counter of a name -> count map (entries at 0 go). */
+static void count_add(kc_smap_t *map, const char *key, int delta)
+{
+    size_t len = strlen(key);
+    intptr_t n = (intptr_t)kc_smap_get(map, key, len) + delta;
+    if (n <= 0)
+        kc_smap_del(map, key, len);
+    else
+        kc_smap_put(map, key, len, (void *)n);
+}
+
+static int32_t regex_members(const cs_group_t *g, const char *regex)
+{
+    return regex ? (int32_t)(intptr_t)kc_smap_get(&g->regex_refs, regex, strlen(regex)) : 0;
+}
+
+/* Counts (delta +1) or uncounts (-1) the member's subscription: its topic
+ * names and its regex. */
 static void topic_refs_update(cs_group_t *g, const cs_member_t *m, int delta)
 {
-    for (int32_t i = 0; i < m->ntopics; i++) {
-        size_t len = strlen(m->topics[i]);
-        intptr_t n = (intptr_t)kc_smap_get(&g->topic_refs, m->topics[i], len) + delta;
-        if (n <= 0)
-            kc_smap_del(&g->topic_refs, m->topics[i], len);
+    for (int32_t i = 0; i < m->ntopics; i++)
+        count_add(&g->topic_refs, m->topics[i], delta);
+    if (m->regex)
+        count_add(&g->regex_refs, m->regex, delta);
+}
+
+static const cs_resolved_t *resolved_get(const cs_group_t *g, const char *regex)
+{
+    return regex ? kc_smap_get(&g->resolved, regex, strlen(regex)) : NULL;
+}
+
+static bool resolved_has(const cs_resolved_t *r, const char *topic)
+{
+    int32_t lo = 0, hi = r ? r->n : 0;
+    while (lo < hi) {
+        int32_t mid = (lo + hi) / 2;
+        int c = strcmp(r->topics[mid], topic);
+        if (c == 0)
+            return true;
+        if (c < 0)
+            lo = mid + 1;
         else
-            kc_smap_put(&g->topic_refs, m->topics[i], len, (void *)n);
+            hi = mid;
     }
+    return false;
+}
+
+/* Replaces (r NULL: removes) the resolution of a regex, keeping the topic
+ * counts in step (ConsumerGroup.updateResolvedRegularExpression). Takes
+ * ownership of r. */
+static void resolved_set(cs_group_t *g, const char *regex, cs_resolved_t *r)
+{
+    size_t len = strlen(regex);
+    cs_resolved_t *old = kc_smap_del(&g->resolved, regex, len);
+    for (int32_t i = 0; old && i < old->n; i++)
+        count_add(&g->topic_refs, old->topics[i], -1);
+    resolved_free(old);
+    if (!r)
+        return;
+    for (int32_t i = 0; i < r->n; i++)
+        count_add(&g->topic_refs, r->topics[i], +1);
+    kc_smap_put(&g->resolved, regex, len, r);
 }
 
 static int cmp_cstr(const void *a, const void *b)
@@ -448,6 +536,13 @@ static bool topics_equal(const cs_member_t *m, const kc_str_t *names, int32_t n)
         free(tmp.topics[i]);
     free(tmp.topics);
     return eq;
+}
+
+/* Whether the member subscribes to the topic, by name or through the
+ * resolution of its regex. */
+static bool member_subscribes_topic(const cs_group_t *g, const cs_member_t *m, const char *topic)
+{
+    return member_subscribes(m, topic) || resolved_has(resolved_get(g, m->regex), topic);
 }
 
 static void group_add_member(cs_group_t *g, cs_member_t *m)
@@ -725,6 +820,44 @@ static void write_current(const cs_group_t *g, const cs_member_t *m, kc_result_t
     emit(res, &k, &v);
 }
 
+static void key_regex(kc_buf_t *k, const char *group_id, const char *regex)
+{
+    kc_write_int16(k, REC_REGULAR_EXPRESSION);
+    kc_consumer_group_regular_expression_key_t key;
+    kc_consumer_group_regular_expression_key_init(&key);
+    key.group_id = kc_str(group_id);
+    key.regular_expression = kc_str(regex);
+    kc_consumer_group_regular_expression_key_encode(k, 0, &key);
+}
+
+/* Record 16: the topics a regex resolved to; r NULL = tombstone. */
+static void write_regex(const cs_group_t *g, const char *regex, const cs_resolved_t *r,
+                        kc_result_t *res)
+{
+    kc_buf_t k, v;
+    kc_buf_init(&k);
+    kc_buf_init(&v);
+    key_regex(&k, g->group_id, regex);
+    if (!r) {
+        emit(res, &k, NULL);
+        kc_buf_deinit(&v);
+        return;
+    }
+    kc_consumer_group_regular_expression_value_t val;
+    kc_consumer_group_regular_expression_value_init(&val);
+    kc_str_t *names = kc_xcalloc((size_t)r->n + 1, sizeof(*names));
+    for (int32_t i = 0; i < r->n; i++)
+        names[i] = kc_str(r->topics[i]);
+    val.topics.items = names;
+    val.topics.count = r->n;
+    val.version = r->version;
+    val.timestamp = r->timestamp_ms;
+    kc_write_int16(&v, 0);
+    kc_consumer_group_regular_expression_value_encode(&v, 0, &val);
+    free(names);
+    emit(res, &k, &v);
+}
+
 static void write_member_tombstones(const cs_group_t *g, const char *member_id, kc_result_t *res)
 {
     /* Kafka's order: current assignment, target assignment, metadata. */
@@ -791,6 +924,12 @@ static void cancel_member_timers(kc_coord_t *c, const cs_group_t *g, const char 
 static void fence_member(kc_coord_t *c, cs_group_t *g, cs_member_t *m, kc_result_t *res)
 {
     write_member_tombstones(g, m->member_id, res);
+    /* The last member of a regex takes its resolution along
+     * (maybeDeleteResolvedRegularExpressions). */
+    if (m->regex && regex_members(g, m->regex) == 1 && resolved_get(g, m->regex)) {
+        write_regex(g, m->regex, NULL, res);
+        resolved_set(g, m->regex, NULL);
+    }
     cancel_member_timers(c, g, m->member_id);
     group_remove_member(g, m);
     topic_collect_t tc;
@@ -881,7 +1020,7 @@ static void update_target_assignment(kc_coord_t *c, cs_group_t *g, int64_t now_m
         am[i].previous = &sorted[i]->target;
         bool *s = subs + i * (size_t)(tc.n ? tc.n : 1);
         for (int32_t t = 0; t < tc.n; t++)
-            s[t] = member_subscribes(sorted[i], tc.topics[t].name);
+            s[t] = member_subscribes_topic(g, sorted[i], tc.topics[t].name);
         am[i].subscribed = s;
     }
     kc_assign_spec_t spec = {tc.topics, tc.n, am, (int32_t)nm};
@@ -905,6 +1044,178 @@ static void update_target_assignment(kc_coord_t *c, cs_group_t *g, int64_t now_m
     free(am);
     free(sorted);
     free(tc.topics);
+}
+
+/* ---- subscription regexes ------------------------------------------------- */
+
+/*
+ * Kafka resolves a group's regexes off the request path (an executor task
+ * keyed "<group>-regex") and applies the result as a later write; kcoord
+ * does the same with a timer due at once, so the heartbeat that asked for
+ * the refresh is answered first and the resolution is its own write.
+ */
+static void regex_key(char *buf, size_t cap, const char *g)
+{
+    snprintf(buf, cap, "consumer-group-regex-refresh-%s", g);
+}
+
+/* Time and version of the last resolution (INT64_MIN: none), Kafka's
+ * lastResolvedRegularExpressionRefreshTimeMs/Version; all of a group's
+ * regexes are resolved together. */
+static void last_resolution(const cs_group_t *g, int64_t *time_ms, int64_t *version)
+{
+    *time_ms = INT64_MIN;
+    *version = INT64_MIN;
+    const kc_smap_t *m = &g->resolved;
+    for (size_t i = 0; i < m->nslots; i++)
+        for (const kc_smap_entry_t *e = m->slots[i]; e; e = e->next) {
+            const cs_resolved_t *r = e->val;
+            if (r->timestamp_ms > *time_ms)
+                *time_ms = r->timestamp_ms;
+            if (r->version > *version)
+                *version = r->version;
+        }
+}
+
+typedef struct {
+    char **names;
+    int32_t n, cap;
+} name_list_t;
+
+static void collect_name(void *arg, kc_str_t name)
+{
+    name_list_t *l = arg;
+    if (name.len < 0)
+        return;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 16;
+        l->names = kc_xrealloc(l->names, (size_t)l->cap * sizeof(*l->names));
+    }
+    l->names[l->n++] = kc_xstrndup(name.ptr ? name.ptr : "", (size_t)name.len);
+}
+
+typedef struct {
+    kc_coord_t *c;
+    cs_group_t *g;
+    const name_list_t *topics;
+    int64_t now_ms;
+    bool changed;
+    kc_result_t *res;
+    kc_buf_t regexes; /* names for the log line */
+} refresh_ctx_t;
+
+static void refresh_one(void *arg, const char *regex, void *val)
+{
+    (void)val;
+    refresh_ctx_t *rc = arg;
+    cs_resolved_t *r = kc_xcalloc(1, sizeof(*r));
+    r->version = rc->c->topics_version;
+    r->timestamp_ms = rc->now_ms;
+    char err[256];
+    kc_regex_t *re = kc_regex_compile(regex, strlen(regex), err, sizeof(err));
+    if (!re)
+        kc_log_error(LOG_COMP,
+                     "[GroupId %s] Couldn't parse regular expression '%s' due to `%s`. Ignoring it.",
+                     rc->g->group_id, regex, err);
+    /* Topic names come sorted, so the resolved list is too. */
+    for (int32_t i = 0; re && i < rc->topics->n; i++) {
+        const char *t = rc->topics->names[i];
+        if (kc_regex_matches(re, t, strlen(t))) {
+            r->topics = kc_xrealloc(r->topics, (size_t)(r->n + 1) * sizeof(*r->topics));
+            r->topics[r->n++] = kc_xstrdup(t);
+        }
+    }
+    kc_regex_free(re);
+    const cs_resolved_t *old = resolved_get(rc->g, regex);
+    bool same = old && old->n == r->n;
+    for (int32_t i = 0; same && i < r->n; i++)
+        same = strcmp(old->topics[i], r->topics[i]) == 0;
+    if (!same && (old || r->n > 0))
+        rc->changed = true; /* an unresolved regex counts as resolved to nothing */
+    write_regex(rc->g, regex, r, rc->res);
+    if (rc->regexes.len)
+        kc_buf_append(&rc->regexes, ", ", 2);
+    kc_buf_append(&rc->regexes, regex, strlen(regex));
+    /* Replacing the entry of the map being walked is safe: the key exists. */
+    resolved_set(rc->g, regex, r);
+}
+
+static void bump_group_epoch(cs_group_t *g, int64_t hash, kc_result_t *res)
+{
+    g->group_epoch++;
+    g->metadata_hash = hash;
+    g->has_group_record = true;
+    write_group_epoch(g, res);
+    kc_log_info(LOG_COMP, "[GroupId %s] Bumped group epoch to %d with metadata hash %lld.",
+                g->group_id, g->group_epoch, (long long)hash);
+}
+
+/* The resolution task finishing (handleRegularExpressionsResult): record 16
+ * for every regex of the group, and a new group epoch when a resolution or
+ * the subscribed topics' metadata changed. */
+static void on_regex_refresh(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res)
+{
+    (void)key;
+    const kc_timer_t *t = kc_timer_current(c);
+    cs_group_t *g = group_get(c, t->group_id, strlen(t->group_id));
+    if (!g || g->regex_refs.count == 0)
+        return;
+    name_list_t topics = {0};
+    if (c->topics.topic_names)
+        c->topics.topic_names(c->topics.ctx, collect_name, &topics);
+    if (topics.n > 1)
+        qsort(topics.names, (size_t)topics.n, sizeof(*topics.names), cmp_cstr);
+    refresh_ctx_t rc = {c, g, &topics, now_ms, false, res, {0}};
+    kc_buf_init(&rc.regexes);
+    /* refresh_one replaces values only, so walking regex_refs while it
+     * changes g->resolved is safe. */
+    kc_smap_foreach(&g->regex_refs, refresh_one, &rc);
+    kc_log_info(LOG_COMP, "[GroupId %s] Scanned %d topics to refresh regular expressions [%.*s] in 0ms.",
+                g->group_id, topics.n, (int)rc.regexes.len, (const char *)rc.regexes.data);
+    kc_buf_deinit(&rc.regexes);
+    for (int32_t i = 0; i < topics.n; i++)
+        free(topics.names[i]);
+    free(topics.names);
+    topic_collect_t tc;
+    subscribed_topics(c, g, &tc);
+    int64_t hash = metadata_hash(&tc);
+    free(tc.topics);
+    if (rc.changed || hash != g->metadata_hash)
+        bump_group_epoch(g, hash, res);
+}
+
+/*
+ * Starts a resolution of the group's regexes when one is due
+ * (GroupMetadataManager.maybeUpdateRegularExpressions): require is set when
+ * the heartbeat brought a regex no member had; otherwise a refresh is due
+ * when a regex is unresolved, a topic was created since the last
+ * resolution, or the last one is older than the refresh interval; never
+ * while one is pending nor within the minimum interval of the last.
+ */
+static void maybe_refresh_regexes(kc_coord_t *c, cs_group_t *g, bool require, int64_t now_ms)
+{
+    if (!require && g->regex_refs.count == 0)
+        return;
+    char key[KEY_BUF];
+    regex_key(key, sizeof(key), g->group_id);
+    if (kc_timer_is_scheduled(c, key))
+        return;
+    int64_t last_ms, last_version;
+    last_resolution(g, &last_ms, &last_version);
+    if (last_ms != INT64_MIN && now_ms <= last_ms + c->cfg.group_consumer_regex_refresh_min_interval_ms)
+        return;
+    require = require || g->regex_refs.count != g->resolved.count ||
+              last_version < c->new_topics_version || last_ms == INT64_MIN ||
+              now_ms > last_ms + c->cfg.group_consumer_regex_refresh_interval_ms;
+    if (require && g->regex_refs.count > 0)
+        kc_timer_schedule_args(c, key, now_ms, on_regex_refresh, g->group_id, NULL, 0, 0);
+}
+
+void kc_coord_topic_created(kc_coord_t *c, kc_str_t topic)
+{
+    (void)topic;
+    c->topics_version++;
+    c->new_topics_version = c->topics_version;
 }
 
 /* ---- reconciliation (CurrentAssignmentBuilder) ---------------------------- */
@@ -932,7 +1243,8 @@ static bool owns_any(owned_t owned, const kc_asg_t *a)
     return false;
 }
 
-static bool subscribed_to_id(kc_coord_t *c, const cs_member_t *m, kc_uuid_t id)
+static bool subscribed_to_id(kc_coord_t *c, const cs_group_t *g, const cs_member_t *m,
+                             kc_uuid_t id)
 {
     const kc_topic_view_t *v = &c->topics;
     if (!v->topic_id_to_name)
@@ -945,7 +1257,7 @@ static bool subscribed_to_id(kc_coord_t *c, const cs_member_t *m, kc_uuid_t id)
         return false;
     memcpy(buf, name.ptr, (size_t)name.len);
     buf[name.len] = '\0';
-    return member_subscribes(m, buf);
+    return member_subscribes_topic(g, m, buf);
 }
 
 /*
@@ -982,7 +1294,7 @@ static bool reconcile(kc_coord_t *c, cs_group_t *g, cs_member_t *m, owned_t owne
             kc_uuid_t id = src->t[i].topic_id;
             if (pass == 1 && kc_asg_find(cur, id))
                 continue; /* done in pass 0 */
-            bool subscribed = subscribed_to_id(c, m, id);
+            bool subscribed = subscribed_to_id(c, g, m, id);
             const kc_asg_topic_t *ct = kc_asg_find(cur, id);
             const kc_asg_topic_t *tt = subscribed ? kc_asg_find(tgt, id) : NULL;
             for (int32_t j = 0; ct && j < ct->n; j++) {
@@ -1360,6 +1672,30 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
         }
     }
 
+    /* A regex no member of the group has yet must compile
+     * (throwIfRegularExpressionIsInvalid). */
+    kc_str_t new_regex = ctx->api_version >= 1 ? req->subscribed_topic_regex : KC_STR_NULL;
+    bool regex_changed = new_regex.len >= 0 &&
+                         !(new_regex.len == 0 ? (!m || !m->regex)
+                                              : (m && kc_str_eq_cstr(new_regex, m->regex ? m->regex : "\x01")));
+    bool regex_is_new = false;
+    if (regex_changed && new_regex.len > 0) {
+        char *re_text = dup_s(new_regex);
+        regex_is_new = !g || regex_members(g, re_text) == 0;
+        free(re_text);
+    }
+    if (regex_is_new) {
+        char rerr[160];
+        kc_regex_t *re = kc_regex_compile(new_regex.ptr, (size_t)new_regex.len, rerr, sizeof(rerr));
+        if (!re) {
+            snprintf(msg, sizeof(msg), "SubscribedTopicRegex `%.*s` does not compile: %s.",
+                     (int)(new_regex.len > 100 ? 100 : new_regex.len), new_regex.ptr, rerr);
+            send_hb_error(res, ctx, KC_ERR_INVALID_REGULAR_EXPRESSION, msg);
+            return;
+        }
+        kc_regex_free(re);
+    }
+
     /* From here on the request is accepted. */
     if (!g) {
         g = group_new(c, req->group_id.ptr, (size_t)req->group_id.len);
@@ -1441,10 +1777,27 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
         member_set_topics(g, m, req->subscribed_topic_names.items, req->subscribed_topic_names.count);
         meta_changed = sub_changed = true;
     }
-    if (ctx->api_version >= 1 && req->subscribed_topic_regex.len >= 0 &&
-        !kc_str_eq_cstr(req->subscribed_topic_regex, m->regex ? m->regex : "\x01")) {
+    /* The regex (maybeUpdateRegularExpressions): the last member of the old
+     * one tombstones its resolution; a regex already resolved for other
+     * members (or dropped for topic names) bumps the group epoch now, a new
+     * one once it is resolved. */
+    bool regex_resolved = false;
+    if (regex_changed) {
+        if (m->regex && regex_members(g, m->regex) == 1 && resolved_get(g, m->regex)) {
+            write_regex(g, m->regex, NULL, res);
+            resolved_set(g, m->regex, NULL);
+        }
+        if (m->regex)
+            count_add(&g->regex_refs, m->regex, -1);
+        regex_resolved = m->regex != NULL;
         free(m->regex);
-        m->regex = req->subscribed_topic_regex.len > 0 ? dup_s(req->subscribed_topic_regex) : NULL;
+        m->regex = new_regex.len > 0 ? dup_s(new_regex) : NULL;
+        if (m->regex) {
+            regex_resolved = !regex_is_new && resolved_get(g, m->regex) != NULL;
+            count_add(&g->regex_refs, m->regex, +1);
+        }
+        kc_log_debug(LOG_COMP, "[GroupId %s] Member %s updated its subscribed regex to: %s.",
+                     g->group_id, m->member_id, m->regex ? m->regex : "");
         meta_changed = true;
     }
     if (!kc_str_eq_cstr(ctx->client_id, m->client_id)) {
@@ -1469,13 +1822,10 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
     subscribed_topics(c, g, &tc);
     int64_t hash = metadata_hash(&tc);
     free(tc.topics);
-    if (sub_changed || assignor_changed || hash != g->metadata_hash || !g->has_group_record) {
-        g->group_epoch++;
-        g->metadata_hash = hash;
-        g->has_group_record = true;
-        write_group_epoch(g, res);
-        kc_log_info(LOG_COMP, "[GroupId %s] Bumped group epoch to %d.", g->group_id, g->group_epoch);
-    }
+    if (sub_changed || regex_resolved || assignor_changed || hash != g->metadata_hash ||
+        !g->has_group_record)
+        bump_group_epoch(g, hash, res);
+    maybe_refresh_regexes(c, g, regex_is_new, ctx->now_ms);
     if (g->group_epoch > g->assignment_epoch)
         update_target_assignment(c, g, ctx->now_ms, res);
 
@@ -1615,7 +1965,11 @@ void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx
 static cs_group_t *replay_group(kc_coord_t *c, kc_str_t id)
 {
     cs_group_t *g = group_get(c, id.ptr ? id.ptr : "", (size_t)id.len);
-    return g ? g : group_new(c, id.ptr ? id.ptr : "", (size_t)id.len);
+    if (g)
+        return g;
+    /* Offsets replayed first made a simple classic group; this replaces it. */
+    kc_classic_group_remove_simple(c, id);
+    return group_new(c, id.ptr ? id.ptr : "", (size_t)id.len);
 }
 
 static cs_member_t *replay_member(cs_group_t *g, kc_str_t id)
@@ -1647,7 +2001,15 @@ int kc_consumer_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const 
     kc_reader_init(&r, key, key_len);
     int16_t type = kc_read_int16(&r);
     kc_str_t gid = KC_STR_NULL, mid = KC_STR_NULL;
-    if (type == REC_GROUP_METADATA || type == REC_TARGET_METADATA) {
+    if (type == REC_REGULAR_EXPRESSION) {
+        kc_consumer_group_regular_expression_key_t k;
+        kc_consumer_group_regular_expression_key_init(&k);
+        if (kc_consumer_group_regular_expression_key_decode(&r, 0, &arena, &k) != 0 || r.err ||
+            k.regular_expression.len < 0)
+            goto out;
+        gid = k.group_id;
+        mid = k.regular_expression; /* the regex stands in the member id's place */
+    } else if (type == REC_GROUP_METADATA || type == REC_TARGET_METADATA) {
         kc_consumer_group_metadata_key_t k;
         kc_consumer_group_metadata_key_init(&k);
         if (kc_consumer_group_metadata_key_decode(&r, 0, &arena, &k) != 0 || r.err)
@@ -1674,6 +2036,46 @@ int kc_consumer_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const 
             goto out;
     }
     switch (type) {
+    case REC_REGULAR_EXPRESSION: {
+        char *regex = dup_s(mid);
+        if (!value) {
+            if (g)
+                resolved_set(g, regex, NULL);
+            free(regex);
+            break;
+        }
+        kc_consumer_group_regular_expression_value_t v;
+        kc_consumer_group_regular_expression_value_init(&v);
+        if (kc_consumer_group_regular_expression_value_decode(&r, version, &arena, &v) != 0 ||
+            r.err) {
+            free(regex);
+            goto out;
+        }
+        g = replay_group(c, gid);
+        cs_resolved_t *rr = kc_xcalloc(1, sizeof(*rr));
+        rr->version = v.version;
+        rr->timestamp_ms = v.timestamp;
+        int32_t n = v.topics.count > 0 ? v.topics.count : 0;
+        rr->topics = kc_xcalloc((size_t)n + 1, sizeof(*rr->topics));
+        for (int32_t i = 0; i < n; i++)
+            if (v.topics.items[i].len >= 0)
+                rr->topics[rr->n++] = dup_s(v.topics.items[i]);
+        qsort(rr->topics, (size_t)rr->n, sizeof(*rr->topics), cmp_cstr);
+        int32_t w = 0;
+        for (int32_t i = 0; i < rr->n; i++) {
+            if (w > 0 && strcmp(rr->topics[w - 1], rr->topics[i]) == 0) {
+                free(rr->topics[i]);
+                continue;
+            }
+            rr->topics[w++] = rr->topics[i];
+        }
+        rr->n = w;
+        if (v.version > c->topics_version)
+            c->topics_version = v.version;
+        resolved_set(g, regex, rr);
+        free(regex);
+        break;
+    }
     case REC_GROUP_METADATA: {
         if (!value) {
             if (g) {
@@ -1794,6 +2196,11 @@ out:
 
 void kc_consumer_loaded(kc_coord_t *c, int64_t now_ms)
 {
+    /* As Kafka's first metadata image after a load: newer than every
+     * replayed resolution, so each regex group refreshes on its next
+     * heartbeat (once the minimum interval has passed). */
+    c->topics_version++;
+    c->new_topics_version = c->topics_version;
     kc_smap_t *map = groups_map(c);
     for (size_t i = 0; i < map->nslots; i++)
         for (kc_smap_entry_t *e = map->slots[i]; e; e = e->next) {
@@ -1828,6 +2235,48 @@ kc_consumer_group_t *kc_consumer_group_find(kc_coord_t *c, kc_str_t group_id)
 
 bool kc_consumer_group_is_empty(const kc_consumer_group_t *g) { return g->nmembers == 0; }
 
+kc_str_t kc_consumer_group_id(const kc_consumer_group_t *g) { return kc_str(g->group_id); }
+
+void kc_consumer_group_foreach(kc_coord_t *c, void (*fn)(kc_consumer_group_t *g, void *arg),
+                               void *arg)
+{
+    kc_smap_t *map = groups_map(c);
+    for (size_t i = 0; i < map->nslots; i++)
+        for (kc_smap_entry_t *e = map->slots[i]; e; e = e->next)
+            fn(e->val, arg);
+}
+
+bool kc_consumer_group_is_subscribed_to(const kc_consumer_group_t *g, kc_str_t topic)
+{
+    return topic.len >= 0 &&
+           kc_smap_get(&g->topic_refs, topic.ptr ? topic.ptr : "", (size_t)topic.len) != NULL;
+}
+
+void kc_consumer_group_delete_if_empty(kc_coord_t *c, kc_str_t group_id, int64_t now_ms,
+                                       kc_result_t *res)
+{
+    cs_group_t *g = kc_consumer_group_find(c, group_id);
+    if (!g || g->nmembers != 0 || kc_offsets_group_has_offsets(c, group_id))
+        return;
+    kc_log_info(LOG_COMP, "[GroupId %s] Consumer group is empty and all its offsets expired: deleting it.",
+                g->group_id);
+    kc_coord_emit(c, KC_COORD_EV_GROUP_DELETED, g->group_id, NULL, "offsets expired",
+                  g->group_epoch, 0, now_ms);
+    kc_consumer_group_delete(c, g, res);
+}
+
+typedef struct {
+    const cs_group_t *g;
+    kc_result_t *res;
+} regex_ts_ctx_t;
+
+static void tombstone_regex(void *arg, const char *regex, void *val)
+{
+    (void)val;
+    regex_ts_ctx_t *t = arg;
+    write_regex(t->g, regex, NULL, t->res);
+}
+
 void kc_consumer_group_delete(kc_coord_t *c, kc_consumer_group_t *g, kc_result_t *res)
 {
     /* ConsumerGroup.createGroupTombstoneRecords: the members' records
@@ -1838,14 +2287,21 @@ void kc_consumer_group_delete(kc_coord_t *c, kc_consumer_group_t *g, kc_result_t
         cancel_member_timers(c, g, g->members[i]->member_id);
         write_member_tombstones(g, g->members[i]->member_id, res);
     }
-    static const int16_t types[] = {REC_TARGET_METADATA, REC_PARTITION_METADATA,
-                                    REC_GROUP_METADATA};
+    static const int16_t types[] = {REC_TARGET_METADATA, REC_REGULAR_EXPRESSION,
+                                    REC_PARTITION_METADATA, REC_GROUP_METADATA};
     for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+        if (types[i] == REC_REGULAR_EXPRESSION) {
+            kc_smap_foreach(&g->resolved, tombstone_regex, &(regex_ts_ctx_t){g, res});
+            continue;
+        }
         kc_buf_t k;
         kc_buf_init(&k);
         key_group(&k, types[i], g->group_id);
         emit(res, &k, NULL);
     }
+    char key[KEY_BUF];
+    regex_key(key, sizeof(key), g->group_id);
+    kc_timer_cancel(c, key);
     kc_smap_del(groups_map(c), g->group_id, strlen(g->group_id));
     group_free(g);
 }

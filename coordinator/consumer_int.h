@@ -69,4 +69,14 @@ void kc_assignor_uniform(kc_assign_spec_t *spec);
  * subscribed members in member id order, the first ones one larger. */
 void kc_assignor_range(kc_assign_spec_t *spec);
 
+/* A compiled subscription regex (regex.c, PCRE2). */
+typedef struct kc_regex kc_regex_t;
+/* Compiles a pattern of len bytes (UTF-8) for whole-subject matching, as
+ * Java's Matcher.matches(). NULL when it does not compile, with a message
+ * (PCRE2's, with the offset) written to err. Free with kc_regex_free. */
+kc_regex_t *kc_regex_compile(const char *pattern, size_t len, char *err, size_t errcap);
+/* True when the whole subject matches. Not thread-safe (shared match data). */
+bool kc_regex_matches(kc_regex_t *re, const char *subject, size_t len);
+void kc_regex_free(kc_regex_t *re); /* NULL is fine */
+
 #endif

@@ -30,6 +30,8 @@ void kc_coord_config_defaults(kc_coord_config_t *cfg)
     cfg->group_consumer_assignors[0] = "uniform";
     cfg->group_consumer_assignors[1] = "range";
     cfg->group_consumer_nassignors = 2;
+    cfg->group_consumer_regex_refresh_interval_ms = 600000;
+    cfg->group_consumer_regex_refresh_min_interval_ms = 10000;
 }
 
 /* ---- string map -------------------------------------------------------- */
@@ -463,6 +465,7 @@ int kc_coord_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uin
     case 6:
     case 7:
     case 8:
+    case 16:
         return kc_consumer_replay(c, key, key_len, value, value_len);
     default:
         kc_log_debug("coordinator", "Ignoring record of type %d during load", type);

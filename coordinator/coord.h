@@ -50,6 +50,13 @@ typedef struct {
      * ("uniform", "range"), borrowed. */
     const char *group_consumer_assignors[2];
     int group_consumer_nassignors;
+    /* group.consumer.regex.refresh.interval.ms = 600000: the resolved
+     * topics of subscription regexes are refreshed at least this often */
+    int32_t group_consumer_regex_refresh_interval_ms;
+    /* group.consumer.regex.refresh.min.interval.ms = 10000 (kcoord's name for
+     * Kafka's constant REGEX_BATCH_REFRESH_MIN_INTERVAL_MS): no refresh sooner
+     * than this after the previous one */
+    int32_t group_consumer_regex_refresh_min_interval_ms;
 } kc_coord_config_t;
 
 /* Fills every field with Kafka's default. */
@@ -72,6 +79,10 @@ typedef struct {
      * view stays valid until the topic is deleted; false when unknown
      * (OffsetCommit/OffsetFetch v10 answer UNKNOWN_TOPIC_ID). */
     bool (*topic_id_to_name)(void *ctx, kc_uuid_t topic_id, kc_str_t *name);
+    /* Optional (NULL: no topic is listed, so subscription regexes resolve to
+     * nothing). Calls fn with the name of every existing topic; the names
+     * are views valid during the call. */
+    void (*topic_names)(void *ctx, void (*fn)(void *arg, kc_str_t name), void *arg);
 } kc_topic_view_t;
 
 /* Identity of the request being handled; strings are views valid for the call. */
@@ -246,6 +257,11 @@ void kc_coord_inspect_offsets(kc_coord_t *c, kc_str_t group_id,
 
 /* Deleting a topic removes its committed offsets in every group (tombstones). */
 void kc_coord_topic_deleted(kc_coord_t *c, kc_str_t topic, int64_t now_ms, kc_result_t *res);
+/* A topic was created: the next heartbeat of a consumer group subscribed by
+ * regex refreshes the group's resolved regexes (Kafka's
+ * lastMetadataImageWithNewTopics in GroupMetadataManager.onMetadataUpdate).
+ * Writes nothing. */
+void kc_coord_topic_created(kc_coord_t *c, kc_str_t topic);
 
 /*
  * Optional event sink (metrics, the admin event ring). The coordinator calls

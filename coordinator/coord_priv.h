@@ -89,6 +89,13 @@ struct kc_coord {
     const kc_timer_t *firing;
     /* member id generation (UUID v4 from a seeded generator) */
     uint64_t rng;
+    /* Versions of the topic metadata, standing for Kafka's metadata image
+     * version: topics_version grows with every topic creation and is raised
+     * past the versions of replayed regex records at load;
+     * new_topics_version is the version of the last creation (Kafka's
+     * lastMetadataImageWithNewTopics). Memory-only. */
+    int64_t topics_version;
+    int64_t new_topics_version;
     kc_coord_event_fn event_fn; /* optional sink (kc_coord_set_event_sink) */
     void *event_arg;
 };

@@ -60,6 +60,10 @@ kc_classic_group_t *kc_classic_group_find(kc_coord_t *c, kc_str_t group_id);
  * group-less commits); creation writes no record (as Kafka). */
 kc_classic_group_t *kc_classic_group_find_or_create(kc_coord_t *c, kc_str_t group_id);
 bool kc_classic_group_is_empty_state(const kc_classic_group_t *g);   /* state Empty */
+/* Removes the group of that id if it is a "simple" group (Empty, no
+ * protocol type, backed by no record), as a consumer group replayed under
+ * the same id replaces it (getOrMaybeCreatePersistedConsumerGroup). */
+void kc_classic_group_remove_simple(kc_coord_t *c, kc_str_t group_id);
 bool kc_classic_group_is_dead(const kc_classic_group_t *g);
 /*
  * OffsetCommit validation for a classic group, as Kafka's
@@ -120,6 +124,19 @@ int16_t kc_consumer_group_validate_offset_commit(kc_consumer_group_t *g, kc_str_
  * id with a negative epoch passes; else UNKNOWN_MEMBER_ID/STALE_MEMBER_EPOCH. */
 int16_t kc_consumer_group_validate_offset_fetch(kc_consumer_group_t *g, kc_str_t member_id,
                                                 int32_t member_epoch);
+
+kc_str_t kc_consumer_group_id(const kc_consumer_group_t *g);
+/* Calls fn for every consumer group; fn must not create or delete groups. */
+void kc_consumer_group_foreach(kc_coord_t *c, void (*fn)(kc_consumer_group_t *g, void *arg),
+                               void *arg);
+/* True when a member subscribes to topic by name or through a resolved
+ * regex (ModernGroup.isSubscribedToTopic): OffsetDelete answers
+ * GROUP_SUBSCRIBED_TO_TOPIC and retention keeps the topic's offsets. */
+bool kc_consumer_group_is_subscribed_to(const kc_consumer_group_t *g, kc_str_t topic);
+/* Called by the offsets module after expiry left the group without offsets:
+ * deletes it (tombstones) when it is Empty, as Kafka's maybeDeleteGroup. */
+void kc_consumer_group_delete_if_empty(kc_coord_t *c, kc_str_t group_id, int64_t now_ms,
+                                       kc_result_t *res);
 
 /* One consumer group as ListGroups shows it; views valid until the next
  * coordinator call. */

@@ -187,7 +187,7 @@ int kc_offsets_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
         return KC_EINVAL;
     /* Offsets committed without group management live in a "simple" group:
      * an Empty classic group without protocol type, created on replay. */
-    if (kc_classic_group_find(c, group) == NULL)
+    if (kc_classic_group_find(c, group) == NULL && kc_consumer_group_find(c, group) == NULL)
         kc_classic_group_find_or_create(c, group);
     kc_offsets_map_put(&o->map, group, topic, partition, &e);
     return 0;
@@ -290,26 +290,48 @@ void kc_coord_topic_deleted(kc_coord_t *c, kc_str_t topic, int64_t now_ms, kc_re
 
 /* ---- retention ---------------------------------------------------------- */
 
-static void collect_group_id(kc_classic_group_t *g, void *arg)
+static void add_group_id(kc_str_array_t *ids, kc_str_t id)
 {
-    kc_str_array_t *ids = arg;
-    kc_str_t id = kc_classic_group_id(g);
     ids->items = kc_xrealloc(ids->items, (size_t)(ids->count + 1) * sizeof(*ids->items));
     int32_t len = id.len < 0 ? 0 : id.len;
     ids->items[ids->count++] = str_of(kc_xstrndup(id.ptr, (size_t)len), len);
 }
 
+static void collect_group_id(kc_classic_group_t *g, void *arg)
+{
+    add_group_id(arg, kc_classic_group_id(g));
+}
+
+static void collect_consumer_group_id(kc_consumer_group_t *g, void *arg)
+{
+    add_group_id(arg, kc_consumer_group_id(g));
+}
+
+/* Either kind of group, for the rules they share. */
+typedef struct {
+    kc_classic_group_t *classic;
+    kc_consumer_group_t *consumer;
+} any_group_t;
+
+static bool group_subscribed_to(any_group_t g, kc_str_t topic)
+{
+    return g.classic ? kc_classic_group_is_subscribed_to(g.classic, topic)
+                     : kc_consumer_group_is_subscribed_to(g.consumer, topic);
+}
+
 /*
  * Collects the group's expired offsets (OffsetMetadataManager
- * .cleanupExpiredOffsets); returns true when none would be left.
+ * .cleanupExpiredOffsets); returns true when none would be left. A
+ * consumer group's offsets expire retention after their commit (its
+ * OffsetExpirationCondition), topics it subscribes to excepted.
  */
-static bool collect_expired(kc_coord_t *c, kc_classic_group_t *grp, const kc_offsets_group_t *g,
+static bool collect_expired(kc_coord_t *c, any_group_t grp, const kc_offsets_group_t *g,
                             int64_t now_ms, tombstones_t *t)
 {
     if (g == NULL)
         return true;
     int64_t base = -1;
-    if (!kc_classic_group_offsets_expire(grp, &base))
+    if (grp.classic && !kc_classic_group_offsets_expire(grp.classic, &base))
         return false;
     int64_t retention = kc_coord_config(c)->offsets_retention_ms;
     bool all = true;
@@ -317,7 +339,7 @@ static bool collect_expired(kc_coord_t *c, kc_classic_group_t *grp, const kc_off
     for (uint32_t i = 0; i < g->ntopics; i++) {
         const kc_offsets_topic_t *tp = &g->topics[i];
         kc_str_t tname = str_of(tp->name, tp->name_len);
-        if (kc_classic_group_is_subscribed_to(grp, tname)) {
+        if (group_subscribed_to(grp, tname)) {
             all = false;
             continue;
         }
@@ -347,10 +369,16 @@ static void expiration_fired(kc_coord_t *c, const char *key, int64_t now_ms, kc_
     kc_offsets_map_t *m = &state_of(c)->map;
     kc_str_array_t ids = {NULL, 0};
     kc_classic_group_foreach(c, collect_group_id, &ids);
+    int32_t nclassic = ids.count;
+    kc_consumer_group_foreach(c, collect_consumer_group_id, &ids);
     size_t total = 0;
     for (int32_t i = 0; i < ids.count; i++) {
-        kc_classic_group_t *grp = kc_classic_group_find(c, ids.items[i]);
-        if (grp == NULL)
+        any_group_t grp = {NULL, NULL};
+        if (i < nclassic)
+            grp.classic = kc_classic_group_find(c, ids.items[i]);
+        else
+            grp.consumer = kc_consumer_group_find(c, ids.items[i]);
+        if (grp.classic == NULL && grp.consumer == NULL)
             continue;
         tombstones_t t = {0};
         bool all = collect_expired(c, grp, kc_offsets_map_group(m, ids.items[i]), now_ms, &t);
@@ -360,8 +388,10 @@ static void expiration_fired(kc_coord_t *c, const char *key, int64_t now_ms, kc_
             total += t.n;
         }
         tombstones_flush(c, &t, res);
-        if (all)
+        if (all && grp.classic)
             kc_classic_group_delete_if_empty(c, ids.items[i], res);
+        else if (all)
+            kc_consumer_group_delete_if_empty(c, ids.items[i], now_ms, res);
     }
     if (total > 0)
         kc_log_info(LOG, "retention check removed %zu offsets", total);
@@ -910,16 +940,17 @@ void kc_coord_offset_delete(kc_coord_t *c, const kc_request_ctx_t *ctx,
     kc_buf_t body;
     kc_buf_init(&body);
     int16_t group_err = KC_ERR_NONE;
-    kc_classic_group_t *g = NULL;
-    /* GroupCoordinatorService.deleteOffsets, then OffsetMetadataManager.deleteOffsets. */
+    any_group_t g = {NULL, NULL};
+    /* GroupCoordinatorService.deleteOffsets, then OffsetMetadataManager.deleteOffsets;
+     * a consumer group accepts every OffsetDelete (ConsumerGroup.validateOffsetDelete). */
     if (req->group_id.len <= 0)
         group_err = KC_ERR_INVALID_GROUP_ID;
     else if (!kc_coord_is_loaded(c))
         group_err = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
-    else if ((g = kc_classic_group_find(c, req->group_id)) == NULL)
+    else if ((g.classic = kc_classic_group_find(c, req->group_id)) != NULL)
+        group_err = kc_classic_group_validate_offset_delete(g.classic);
+    else if ((g.consumer = kc_consumer_group_find(c, req->group_id)) == NULL)
         group_err = KC_ERR_GROUP_ID_NOT_FOUND;
-    else
-        group_err = kc_classic_group_validate_offset_delete(g);
     if (group_err != KC_ERR_NONE) {
         /* A top-level error replaces the whole answer (OffsetDeleteResponse.Builder.merge). */
         encode_delete_error(&body, group_err);
@@ -952,7 +983,7 @@ void kc_coord_offset_delete(kc_coord_t *c, const kc_request_ctx_t *ctx,
             const kc_offset_delete_request_topic_t *rt = &req->topics.items[i];
             int32_t np = rt->partitions.count < 0 ? 0 : rt->partitions.count;
             bool subscribed =
-                pass == 1 && topic_err[i] == KC_ERR_NONE && kc_classic_group_is_subscribed_to(g, rt->name);
+                pass == 1 && topic_err[i] == KC_ERR_NONE && group_subscribed_to(g, rt->name);
             delete_rtopic_t *out = NULL;
             for (int32_t j = 0; j < np; j++) {
                 int32_t p = rt->partitions.items[j].partition_index;

@@ -202,9 +202,11 @@ int kc_handle_metadata(kc_req_t *req)
             } else if (allow_create) {
                 const kc_topic_t *created = NULL;
                 int rc = kc_topics_create(s->topics, rt->name, s->cfg->num_partitions, &created);
-                if (rc == 0)
+                if (rc == 0) {
                     kc_log_info("server", "auto-created topic %.*s with %d partitions",
                                 (int)rt->name.len, rt->name.ptr, s->cfg->num_partitions);
+                    kc_coord_topic_created(s->coord, rt->name);
+                }
                 /* Kafka answers LEADER_NOT_AVAILABLE while the new topic is being created. */
                 fill_topic_error(&out[n++],
                                  rc == 0 ? KC_ERR_LEADER_NOT_AVAILABLE : KC_ERR_UNKNOWN_SERVER_ERROR,
@@ -419,6 +421,7 @@ int kc_handle_create_topics(kc_req_t *req)
                 }
                 r->topic_id = created->id;
                 kc_log_info("server", "created topic %s with %d partitions", created->name, parts);
+                kc_coord_topic_created(s->coord, t->name);
             }
             r->num_partitions = parts;
             r->replication_factor = rf;

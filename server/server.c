@@ -72,6 +72,14 @@ static bool topic_id_to_name(void *ctx, kc_uuid_t topic_id, kc_str_t *name)
     return true;
 }
 
+static void topic_names(void *ctx, void (*fn)(void *arg, kc_str_t name), void *arg)
+{
+    kc_server_t *s = ctx;
+    size_t n = kc_topics_count(s->topics);
+    for (size_t i = 0; i < n; i++)
+        fn(arg, kc_str(kc_topics_at(s->topics, i)->name));
+}
+
 /* ---- responses ---- */
 
 kc_response_t *kc_req_respond(kc_req_t *req, const kc_buf_t *b)
@@ -543,6 +551,9 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
     cc.group_consumer_heartbeat_interval_ms = cfg->group_consumer_heartbeat_interval_ms;
     cc.group_consumer_session_timeout_ms = cfg->group_consumer_session_timeout_ms;
     cc.group_consumer_max_size = cfg->group_consumer_max_size;
+    cc.group_consumer_regex_refresh_interval_ms = cfg->group_consumer_regex_refresh_interval_ms;
+    cc.group_consumer_regex_refresh_min_interval_ms =
+        cfg->group_consumer_regex_refresh_min_interval_ms;
     cc.group_consumer_nassignors = kc_config_consumer_assignors(cfg, cc.group_consumer_assignors, 2);
     if (cc.group_consumer_nassignors == 0) {
         cc.group_consumer_assignors[0] = "uniform";
@@ -551,6 +562,7 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
     s->topic_view.topic_exists = topic_exists;
     s->topic_view.topic_lookup = topic_lookup;
     s->topic_view.topic_id_to_name = topic_id_to_name;
+    s->topic_view.topic_names = topic_names;
     s->topic_view.ctx = s;
     s->coord = kc_coord_new(&cc, &s->topic_view);
     uint64_t seed;

@@ -1,0 +1,752 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cmocka tests of KIP-848 consumer groups subscribed by regex
+ * (SubscribedTopicRegex) on a driven clock: resolution after the heartbeat
+ * (a timer due at once), full-match semantics, INVALID_REGULAR_EXPRESSION,
+ * refresh after a topic creation and the minimum interval, the record 16
+ * and its tombstone, replay; and the consumer-group side of the offsets
+ * module: OffsetDelete's GROUP_SUBSCRIBED_TO_TOPIC, offsets expiry and the
+ * deletion of an empty group whose offsets are gone.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "consumer_int.h"
+#include "coord_priv.h"
+
+enum {
+    E_NONE = 0,
+    E_GROUP_SUBSCRIBED_TO_TOPIC = 86,
+    E_INVALID_REGULAR_EXPRESSION = 128,
+};
+
+#define MAXT 8
+#define NPART 2
+
+/* ---- a topic view whose topics the test creates ---------------------------- */
+
+typedef struct {
+    const char *name;
+    kc_uuid_t id;
+} topic_t;
+
+static topic_t topics[MAXT];
+static int ntopics;
+
+static void add_topic(const char *name)
+{
+    assert_true(ntopics < MAXT);
+    topics[ntopics].name = name;
+    memset(&topics[ntopics].id, 0, sizeof(kc_uuid_t));
+    topics[ntopics].id.b[0] = (uint8_t)(ntopics + 1);
+    ntopics++;
+}
+
+static int topic_index(kc_str_t name)
+{
+    for (int i = 0; i < ntopics; i++)
+        if (kc_str_eq_cstr(name, topics[i].name))
+            return i;
+    return -1;
+}
+
+static int topic_index_id(kc_uuid_t id)
+{
+    for (int i = 0; i < ntopics; i++)
+        if (memcmp(id.b, topics[i].id.b, 16) == 0)
+            return i;
+    return -1;
+}
+
+static bool tv_exists(void *ctx, kc_str_t topic)
+{
+    (void)ctx;
+    return topic_index(topic) >= 0;
+}
+
+static bool tv_lookup(void *ctx, kc_str_t topic, int32_t *partitions, kc_uuid_t *id)
+{
+    (void)ctx;
+    int i = topic_index(topic);
+    if (i < 0)
+        return false;
+    *partitions = NPART;
+    *id = topics[i].id;
+    return true;
+}
+
+static bool tv_name(void *ctx, kc_uuid_t id, kc_str_t *name)
+{
+    (void)ctx;
+    int i = topic_index_id(id);
+    if (i < 0)
+        return false;
+    *name = kc_str(topics[i].name);
+    return true;
+}
+
+static void tv_names(void *ctx, void (*fn)(void *arg, kc_str_t name), void *arg)
+{
+    (void)ctx;
+    for (int i = 0; i < ntopics; i++)
+        fn(arg, kc_str(topics[i].name));
+}
+
+static const kc_topic_view_t VIEW = {tv_exists, NULL, tv_lookup, tv_name, tv_names};
+
+/* ---- context ------------------------------------------------------------------ */
+
+typedef struct {
+    kc_buf_t key, value;
+    bool tombstone;
+} rec_t;
+
+typedef struct {
+    kc_coord_t *c;
+    int64_t now;
+    rec_t *recs;
+    size_t nrecs, cap;
+} ctx_t;
+
+static void keep_records(ctx_t *t, kc_result_t *res)
+{
+    for (size_t i = 0; i < res->nrecords; i++) {
+        if (t->nrecs == t->cap) {
+            t->cap = t->cap ? t->cap * 2 : 64;
+            t->recs = realloc(t->recs, t->cap * sizeof(*t->recs));
+        }
+        rec_t *r = &t->recs[t->nrecs++];
+        kc_buf_init(&r->key);
+        kc_buf_init(&r->value);
+        kc_buf_append(&r->key, res->records[i].key.data, res->records[i].key.len);
+        kc_buf_append(&r->value, res->records[i].value.data, res->records[i].value.len);
+        r->tombstone = res->records[i].tombstone;
+    }
+}
+
+static kc_coord_config_t config(void)
+{
+    kc_coord_config_t cfg;
+    kc_coord_config_defaults(&cfg);
+    return cfg;
+}
+
+static ctx_t *ctx_new_cfg(const kc_coord_config_t *cfg)
+{
+    ctx_t *t = calloc(1, sizeof(*t));
+    ntopics = 0;
+    t->now = 1000000;
+    t->c = kc_coord_new(cfg, &VIEW);
+    kc_coord_seed(t->c, 7);
+    kc_coord_loaded(t->c, t->now);
+    return t;
+}
+
+static ctx_t *ctx_new(void)
+{
+    kc_coord_config_t cfg = config();
+    return ctx_new_cfg(&cfg);
+}
+
+static void ctx_free(ctx_t *t)
+{
+    kc_coord_free(t->c);
+    for (size_t i = 0; i < t->nrecs; i++) {
+        kc_buf_deinit(&t->recs[i].key);
+        kc_buf_deinit(&t->recs[i].value);
+    }
+    free(t->recs);
+    free(t);
+}
+
+/* Advances the clock by ms, firing every timer due on the way. */
+static void ctx_sleep(ctx_t *t, int64_t ms)
+{
+    kc_result_t res;
+    kc_result_init(&res);
+    int64_t until = t->now + ms;
+    while (kc_coord_next_deadline(t->c) <= until) {
+        if (kc_coord_next_deadline(t->c) > t->now)
+            t->now = kc_coord_next_deadline(t->c);
+        kc_coord_tick(t->c, t->now, &res);
+        keep_records(t, &res);
+        kc_result_reset(&res);
+    }
+    t->now = until;
+    kc_result_deinit(&res);
+}
+
+/* How many records of a type were written since record index from;
+ * tombstones counted apart. */
+static int count_records(const ctx_t *t, size_t from, int16_t type, bool tombstone)
+{
+    int n = 0;
+    for (size_t i = from; i < t->nrecs; i++) {
+        const rec_t *r = &t->recs[i];
+        int16_t ty = (int16_t)((r->key.data[0] << 8) | r->key.data[1]);
+        n += ty == type && r->tombstone == tombstone;
+    }
+    return n;
+}
+
+/* ---- a simulated consumer ----------------------------------------------------- */
+
+typedef struct {
+    char member_id[64];
+    int32_t epoch;
+    bool owned[MAXT][NPART];
+} client_t;
+
+typedef struct {
+    int16_t error;
+    char message[256];
+    int32_t epoch;
+    bool has_assignment;
+} hb_t;
+
+/* One heartbeat at v1; regex NULL = not sent (unchanged); names_n < 0 = no
+ * topic names sent. Epoch 0 sends the rebalance timeout and no owned
+ * partitions; other epochs report what the client owns. */
+static hb_t heartbeat(ctx_t *t, client_t *cl, int32_t epoch, const char *regex, const char **names,
+                      int32_t names_n)
+{
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_consumer_group_heartbeat_request_t req;
+    kc_consumer_group_heartbeat_request_init(&req);
+    req.group_id = kc_str("g");
+    req.member_id = kc_str(cl->member_id);
+    req.member_epoch = epoch;
+    req.subscribed_topic_regex = regex ? kc_str(regex) : KC_STR_NULL;
+    kc_str_t sn[MAXT];
+    for (int32_t i = 0; i < names_n; i++)
+        sn[i] = kc_str(names[i]);
+    if (names_n >= 0) {
+        req.subscribed_topic_names.items = sn;
+        req.subscribed_topic_names.count = names_n;
+    }
+    if (epoch == 0)
+        req.rebalance_timeout_ms = 30000;
+    kc_consumer_group_heartbeat_request_topic_partitions_t tps[MAXT];
+    int32_t parts[MAXT][NPART];
+    req.topic_partitions.items = tps;
+    req.topic_partitions.count = 0;
+    if (epoch != 0)
+        for (int i = 0; i < ntopics; i++) {
+            int32_t n = 0;
+            for (int p = 0; p < NPART; p++)
+                if (cl->owned[i][p])
+                    parts[i][n++] = p;
+            if (n == 0)
+                continue;
+            tps[req.topic_partitions.count].topic_id = topics[i].id;
+            tps[req.topic_partitions.count].partitions.items = parts[i];
+            tps[req.topic_partitions.count].partitions.count = n;
+            req.topic_partitions.count++;
+        }
+    kc_request_ctx_t ctx = {1, 1, 68, 1, kc_str("client"), "/127.0.0.1", t->now};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_consumer_group_heartbeat(t->c, &ctx, &req, &res);
+    keep_records(t, &res);
+    assert_int_equal(res.nresponses, 1);
+    kc_consumer_group_heartbeat_response_t r;
+    kc_consumer_group_heartbeat_response_init(&r);
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    assert_int_equal(kc_consumer_group_heartbeat_response_decode(&rd, 1, &arena, &r), 0);
+    hb_t h;
+    memset(&h, 0, sizeof(h));
+    h.error = r.error_code;
+    if (r.error_message.len > 0)
+        snprintf(h.message, sizeof(h.message), "%.*s", (int)r.error_message.len,
+                 r.error_message.ptr);
+    h.epoch = r.member_epoch;
+    if (h.error == E_NONE) {
+        cl->epoch = h.epoch;
+        if (r.assignment) {
+            h.has_assignment = true;
+            memset(cl->owned, 0, sizeof(cl->owned));
+            for (int32_t i = 0; i < r.assignment->topic_partitions.count; i++) {
+                int ti = topic_index_id(r.assignment->topic_partitions.items[i].topic_id);
+                assert_true(ti >= 0);
+                for (int32_t j = 0; j < r.assignment->topic_partitions.items[i].partitions.count; j++)
+                    cl->owned[ti][r.assignment->topic_partitions.items[i].partitions.items[j]] = true;
+            }
+        }
+    }
+    kc_result_deinit(&res);
+    kc_arena_deinit(&arena);
+    return h;
+}
+
+static hb_t join_regex(ctx_t *t, client_t *cl, const char *id, const char *regex)
+{
+    snprintf(cl->member_id, sizeof(cl->member_id), "%s", id);
+    return heartbeat(t, cl, 0, regex, NULL, -1);
+}
+
+static hb_t beat(ctx_t *t, client_t *cl)
+{
+    return heartbeat(t, cl, cl->epoch, NULL, NULL, -1);
+}
+
+/* Number of partitions of topic name the client owns. */
+static int owns(const client_t *cl, const char *name)
+{
+    int i = topic_index(kc_str(name));
+    assert_true(i >= 0);
+    int n = 0;
+    for (int p = 0; p < NPART; p++)
+        n += cl->owned[i][p];
+    return n;
+}
+
+/* ---- regex subscriptions ---------------------------------------------------------- */
+
+static void test_regex_resolved_after_heartbeat_then_assigned(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    add_topic("orders");
+    add_topic("orders-eu");
+    add_topic("payments");
+    client_t a = {0};
+    hb_t h = join_regex(t, &a, "m-a", "orders.*");
+    assert_int_equal(h.error, E_NONE);
+    /* Answered before the resolution: epoch 1, nothing assigned yet. */
+    assert_int_equal(h.epoch, 1);
+    assert_true(h.has_assignment);
+    assert_int_equal(owns(&a, "orders"), 0);
+    assert_int_equal(count_records(t, 0, 16, false), 0);
+    /* The resolution is its own write: record 16 and a new group epoch. */
+    size_t mark = t->nrecs;
+    ctx_sleep(t, 0);
+    assert_int_equal(count_records(t, mark, 16, false), 1);
+    assert_int_equal(count_records(t, mark, 3, false), 1);
+    h = beat(t, &a);
+    assert_int_equal(h.error, E_NONE);
+    assert_int_equal(h.epoch, 2);
+    assert_int_equal(owns(&a, "orders"), NPART);
+    assert_int_equal(owns(&a, "orders-eu"), NPART);
+    assert_int_equal(owns(&a, "payments"), 0);
+    ctx_free(t);
+}
+
+static void test_regex_matches_whole_topic_name(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    add_topic("foo");
+    add_topic("foo1");
+    add_topic("xfoo");
+    client_t a = {0}, b = {0};
+    join_regex(t, &a, "m-a", "foo");
+    ctx_sleep(t, 0);
+    beat(t, &a);
+    assert_int_equal(owns(&a, "foo"), NPART);
+    assert_int_equal(owns(&a, "foo1"), 0);
+    assert_int_equal(owns(&a, "xfoo"), 0);
+    /* Alternation backtracks to a whole match, as Matcher.matches(). The
+     * new regex waits for the minimum interval since the last resolution. */
+    join_regex(t, &b, "m-b", "foo|foo1");
+    ctx_sleep(t, 0);
+    assert_int_equal(count_records(t, 0, 16, false), 1);
+    ctx_sleep(t, 10001);
+    beat(t, &a);
+    beat(t, &b);
+    ctx_sleep(t, 0);
+    assert_int_equal(count_records(t, 0, 16, false), 3);
+    for (int i = 0; i < 4; i++) {
+        beat(t, &a);
+        beat(t, &b);
+    }
+    assert_int_equal(owns(&a, "foo") + owns(&b, "foo"), NPART);
+    assert_int_equal(owns(&b, "foo1"), NPART);
+    assert_int_equal(owns(&a, "xfoo") + owns(&b, "xfoo"), 0);
+    ctx_free(t);
+}
+
+static void test_invalid_regex_is_invalid_regular_expression(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    add_topic("orders");
+    client_t a = {0};
+    hb_t h = join_regex(t, &a, "m-a", "orders[");
+    assert_int_equal(h.error, E_INVALID_REGULAR_EXPRESSION);
+    assert_non_null(strstr(h.message, "orders["));
+    assert_int_equal(t->nrecs, 0);
+    /* Nothing was created: a valid join starts the group at epoch 1. */
+    h = join_regex(t, &a, "m-a", "orders");
+    assert_int_equal(h.error, E_NONE);
+    assert_int_equal(h.epoch, 1);
+    /* Changing to a bad regex later fails too and keeps the member as it was. */
+    ctx_sleep(t, 0);
+    beat(t, &a);
+    h = heartbeat(t, &a, a.epoch, "(", NULL, -1);
+    assert_int_equal(h.error, E_INVALID_REGULAR_EXPRESSION);
+    h = beat(t, &a);
+    assert_int_equal(h.error, E_NONE);
+    assert_int_equal(owns(&a, "orders"), NPART);
+    ctx_free(t);
+}
+
+static void test_created_topic_joins_after_min_interval(void **state)
+{
+    (void)state;
+    kc_coord_config_t cfg = config();
+    cfg.group_consumer_regex_refresh_min_interval_ms = 10000;
+    cfg.group_consumer_regex_refresh_interval_ms = 40000;
+    ctx_t *t = ctx_new_cfg(&cfg);
+    add_topic("logs-a");
+    client_t a = {0};
+    join_regex(t, &a, "m-a", "logs-.*");
+    ctx_sleep(t, 0);
+    beat(t, &a);
+    int32_t epoch = a.epoch;
+    assert_int_equal(owns(&a, "logs-a"), NPART);
+    add_topic("logs-b");
+    kc_coord_topic_created(t->c, kc_str("logs-b"));
+    /* Within the minimum interval of the last resolution: no refresh. */
+    ctx_sleep(t, 5000);
+    size_t mark = t->nrecs;
+    beat(t, &a);
+    ctx_sleep(t, 0);
+    assert_int_equal(count_records(t, mark, 16, false), 0);
+    assert_int_equal(a.epoch, epoch);
+    /* Past it, the next heartbeat starts one; the topic joins the assignment. */
+    ctx_sleep(t, 5001);
+    beat(t, &a);
+    ctx_sleep(t, 0);
+    assert_int_equal(count_records(t, mark, 16, false), 1);
+    beat(t, &a);
+    assert_true(a.epoch > epoch);
+    assert_int_equal(owns(&a, "logs-b"), NPART);
+    /* Nothing new: no refresh before the refresh interval. */
+    mark = t->nrecs;
+    ctx_sleep(t, 20000);
+    beat(t, &a);
+    ctx_sleep(t, 0);
+    assert_int_equal(count_records(t, mark, 16, false), 0);
+    /* Past group.consumer.regex.refresh.interval.ms it refreshes; same topics,
+     * same epoch. */
+    epoch = a.epoch;
+    ctx_sleep(t, 21000);
+    beat(t, &a);
+    ctx_sleep(t, 0);
+    assert_int_equal(count_records(t, mark, 16, false), 1);
+    assert_int_equal(count_records(t, mark, 3, false), 0);
+    beat(t, &a);
+    assert_int_equal(a.epoch, epoch);
+    ctx_free(t);
+}
+
+static void test_last_member_of_regex_tombstones_it(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    add_topic("x1");
+    add_topic("y1");
+    client_t a = {0}, b = {0};
+    join_regex(t, &a, "m-a", "x.*");
+    ctx_sleep(t, 0);
+    join_regex(t, &b, "m-b", "x.*");
+    /* An already resolved regex bumps the epoch at once, no new resolution. */
+    assert_int_equal(count_records(t, 0, 16, false), 1);
+    size_t mark = t->nrecs;
+    heartbeat(t, &a, -1, NULL, NULL, -1);
+    assert_int_equal(count_records(t, mark, 16, true), 0);
+    /* b switches to another regex: the last member of x.* tombstones it. */
+    ctx_sleep(t, 20000);
+    beat(t, &b);
+    heartbeat(t, &b, b.epoch, "y.*", NULL, -1);
+    assert_int_equal(count_records(t, mark, 16, true), 1);
+    ctx_sleep(t, 0);
+    for (int i = 0; i < 3; i++)
+        beat(t, &b);
+    assert_int_equal(owns(&b, "y1"), NPART);
+    assert_int_equal(owns(&b, "x1"), 0);
+    /* Leaving tombstones y.* too. */
+    mark = t->nrecs;
+    heartbeat(t, &b, -1, NULL, NULL, -1);
+    assert_int_equal(count_records(t, mark, 16, true), 1);
+    ctx_free(t);
+}
+
+static void test_regex_and_names_together(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    add_topic("a1");
+    add_topic("b1");
+    client_t m = {0};
+    snprintf(m.member_id, sizeof(m.member_id), "m");
+    const char *names[] = {"b1"};
+    heartbeat(t, &m, 0, "a.*", names, 1);
+    assert_int_equal(owns(&m, "b1"), NPART);
+    ctx_sleep(t, 0);
+    beat(t, &m);
+    assert_int_equal(owns(&m, "a1"), NPART);
+    assert_int_equal(owns(&m, "b1"), NPART);
+    /* Dropping the regex (empty string) is a change already resolved: the
+     * epoch goes up at once and a1 is revoked. */
+    int32_t epoch = m.epoch;
+    heartbeat(t, &m, m.epoch, "", NULL, -1);
+    beat(t, &m);
+    assert_true(m.epoch > epoch);
+    assert_int_equal(owns(&m, "a1"), 0);
+    assert_int_equal(owns(&m, "b1"), NPART);
+    ctx_free(t);
+}
+
+static kc_coord_t *replay_all(ctx_t *t, int64_t now)
+{
+    kc_coord_config_t cfg = config();
+    kc_coord_t *c = kc_coord_new(&cfg, &VIEW);
+    for (size_t i = 0; i < t->nrecs; i++)
+        assert_int_equal(kc_coord_replay(c, t->recs[i].key.data, t->recs[i].key.len,
+                                         t->recs[i].tombstone ? NULL : t->recs[i].value.data,
+                                         t->recs[i].value.len),
+                         0);
+    kc_coord_loaded(c, now);
+    return c;
+}
+
+static void test_replay_keeps_resolved_regex(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    add_topic("r1");
+    add_topic("r2");
+    client_t a = {0};
+    join_regex(t, &a, "m-a", "r.*");
+    ctx_sleep(t, 0);
+    beat(t, &a);
+    int32_t epoch = a.epoch;
+    assert_int_equal(owns(&a, "r1") + owns(&a, "r2"), 2 * NPART);
+    kc_coord_t *r = replay_all(t, t->now);
+    kc_coord_free(t->c);
+    t->c = r;
+    /* The replayed resolution counts: the heartbeat keeps epoch and
+     * assignment without waiting for a new resolution. */
+    size_t mark = t->nrecs;
+    hb_t h = heartbeat(t, &a, a.epoch, "r.*", NULL, -1);
+    assert_int_equal(h.error, E_NONE);
+    assert_int_equal(a.epoch, epoch);
+    assert_int_equal(owns(&a, "r1") + owns(&a, "r2"), 2 * NPART);
+    assert_int_equal(count_records(t, mark, 3, false), 0);
+    ctx_free(t);
+}
+
+/* ---- offsets of consumer groups ---------------------------------------------------- */
+
+static void commit(ctx_t *t, const char *topic, int32_t partition, const client_t *cl)
+{
+    kc_offset_commit_request_t req;
+    kc_offset_commit_request_init(&req);
+    req.group_id = kc_str("g");
+    req.member_id = cl ? kc_str(cl->member_id) : kc_str("");
+    req.generation_id_or_member_epoch = cl ? cl->epoch : -1;
+    kc_offset_commit_request_partition_t p;
+    memset(&p, 0, sizeof(p));
+    p.partition_index = partition;
+    p.committed_offset = 5;
+    p.committed_leader_epoch = -1;
+    p.committed_metadata = kc_str("");
+    p.commit_timestamp = -1;
+    kc_offset_commit_request_topic_t tp;
+    memset(&tp, 0, sizeof(tp));
+    tp.name = kc_str(topic);
+    tp.partitions.items = &p;
+    tp.partitions.count = 1;
+    req.topics.items = &tp;
+    req.topics.count = 1;
+    kc_request_ctx_t ctx = {1, 2, 8, 9, kc_str("client"), "/127.0.0.1", t->now};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_offset_commit(t->c, &ctx, &req, &res);
+    keep_records(t, &res);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_offset_commit_response_t r;
+    kc_offset_commit_response_init(&r);
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    assert_int_equal(kc_offset_commit_response_decode(&rd, 9, &arena, &r), 0);
+    assert_int_equal(r.topics.items[0].partitions.items[0].error_code, E_NONE);
+    kc_arena_deinit(&arena);
+    kc_result_deinit(&res);
+}
+
+/* OffsetDelete of one partition: the group error, else the partition's. */
+static int16_t offset_delete(ctx_t *t, const char *topic, int32_t partition)
+{
+    kc_offset_delete_request_t req;
+    kc_offset_delete_request_init(&req);
+    req.group_id = kc_str("g");
+    kc_offset_delete_request_partition_t p = {0};
+    p.partition_index = partition;
+    kc_offset_delete_request_topic_t tp;
+    memset(&tp, 0, sizeof(tp));
+    tp.name = kc_str(topic);
+    tp.partitions.items = &p;
+    tp.partitions.count = 1;
+    req.topics.items = &tp;
+    req.topics.count = 1;
+    kc_request_ctx_t ctx = {1, 3, 47, 0, kc_str("admin"), "/127.0.0.1", t->now};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_offset_delete(t->c, &ctx, &req, &res);
+    keep_records(t, &res);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_offset_delete_response_t r;
+    kc_offset_delete_response_init(&r);
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    assert_int_equal(kc_offset_delete_response_decode(&rd, 0, &arena, &r), 0);
+    int16_t err = r.error_code;
+    if (err == E_NONE) {
+        assert_int_equal(r.topics.count, 1);
+        err = r.topics.items[0].partitions.items[0].error_code;
+    }
+    kc_arena_deinit(&arena);
+    kc_result_deinit(&res);
+    return err;
+}
+
+typedef struct {
+    const char *topic;
+    int32_t partition;
+    bool found;
+} want_t;
+
+static void find_offset(void *arg, const kc_offset_view_t *o)
+{
+    want_t *w = arg;
+    if (strcmp(o->topic, w->topic) == 0 && o->partition == w->partition)
+        w->found = true;
+}
+
+static bool has_offset(ctx_t *t, const char *topic, int32_t partition)
+{
+    want_t w = {topic, partition, false};
+    kc_coord_inspect_offsets(t->c, kc_str("g"), find_offset, &w);
+    return w.found;
+}
+
+static void test_offset_delete_subscribed_topic(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    add_topic("named");
+    add_topic("rx1");
+    add_topic("other");
+    client_t a = {0};
+    snprintf(a.member_id, sizeof(a.member_id), "m-a");
+    const char *names[] = {"named"};
+    heartbeat(t, &a, 0, "rx.*", names, 1);
+    ctx_sleep(t, 0);
+    beat(t, &a);
+    commit(t, "named", 0, &a);
+    commit(t, "rx1", 0, &a);
+    commit(t, "other", 0, &a);
+    /* Subscribed by name or through the regex: GROUP_SUBSCRIBED_TO_TOPIC. */
+    assert_int_equal(offset_delete(t, "named", 0), E_GROUP_SUBSCRIBED_TO_TOPIC);
+    assert_int_equal(offset_delete(t, "rx1", 0), E_GROUP_SUBSCRIBED_TO_TOPIC);
+    assert_true(has_offset(t, "rx1", 0));
+    assert_int_equal(offset_delete(t, "other", 0), E_NONE);
+    assert_false(has_offset(t, "other", 0));
+    /* Once the member has left, nothing is subscribed. */
+    heartbeat(t, &a, -1, NULL, NULL, -1);
+    assert_int_equal(offset_delete(t, "rx1", 0), E_NONE);
+    assert_false(has_offset(t, "rx1", 0));
+    ctx_free(t);
+}
+
+static void test_offsets_expire_then_empty_group_deleted(void **state)
+{
+    (void)state;
+    kc_coord_config_t cfg = config();
+    cfg.offsets_retention_ms = 60000;
+    cfg.offsets_retention_check_interval_ms = 1000;
+    ctx_t *t = ctx_new_cfg(&cfg);
+    add_topic("sub");
+    add_topic("old");
+    client_t a = {0};
+    snprintf(a.member_id, sizeof(a.member_id), "m-a");
+    const char *names[] = {"sub"};
+    heartbeat(t, &a, 0, NULL, names, 1);
+    commit(t, "sub", 0, &a);
+    commit(t, "old", 0, &a);
+    /* Past the retention, while the member stays: the offset of the topic
+     * it does not subscribe to expires, the subscribed one stays. */
+    for (int i = 0; i < 7; i++) {
+        ctx_sleep(t, 10000);
+        beat(t, &a);
+    }
+    ctx_sleep(t, 2000);
+    assert_false(has_offset(t, "old", 0));
+    assert_true(has_offset(t, "sub", 0));
+    assert_non_null(kc_consumer_group_find(t->c, kc_str("g")));
+    /* The member leaves and an admin commits again: the empty group keeps
+     * its offset for the retention after that commit, then the offset
+     * expires and the group is deleted with it (tombstones 6, 3). */
+    heartbeat(t, &a, -1, NULL, NULL, -1);
+    commit(t, "sub", 0, NULL);
+    ctx_sleep(t, 30000);
+    assert_true(has_offset(t, "sub", 0));
+    assert_non_null(kc_consumer_group_find(t->c, kc_str("g")));
+    size_t mark = t->nrecs;
+    ctx_sleep(t, 31000);
+    assert_false(has_offset(t, "sub", 0));
+    assert_null(kc_consumer_group_find(t->c, kc_str("g")));
+    assert_int_equal(count_records(t, mark, 3, true), 1);
+    assert_int_equal(count_records(t, mark, 6, true), 1);
+    ctx_free(t);
+}
+
+static void test_empty_group_without_offsets_deleted_at_next_check(void **state)
+{
+    (void)state;
+    kc_coord_config_t cfg = config();
+    cfg.offsets_retention_check_interval_ms = 1000;
+    ctx_t *t = ctx_new_cfg(&cfg);
+    add_topic("sub");
+    client_t a = {0};
+    join_regex(t, &a, "m-a", "s.*");
+    ctx_sleep(t, 0);
+    ctx_sleep(t, 1500);
+    assert_non_null(kc_consumer_group_find(t->c, kc_str("g")));
+    heartbeat(t, &a, -1, NULL, NULL, -1);
+    /* As Kafka's cleanupGroupMetadata: no offset left to expire, so the
+     * empty group is deleted by the next check. */
+    ctx_sleep(t, 1000);
+    assert_null(kc_consumer_group_find(t->c, kc_str("g")));
+    ctx_free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_regex_resolved_after_heartbeat_then_assigned),
+        cmocka_unit_test(test_regex_matches_whole_topic_name),
+        cmocka_unit_test(test_invalid_regex_is_invalid_regular_expression),
+        cmocka_unit_test(test_created_topic_joins_after_min_interval),
+        cmocka_unit_test(test_last_member_of_regex_tombstones_it),
+        cmocka_unit_test(test_regex_and_names_together),
+        cmocka_unit_test(test_replay_keeps_resolved_regex),
+        cmocka_unit_test(test_offset_delete_subscribed_topic),
+        cmocka_unit_test(test_offsets_expire_then_empty_group_deleted),
+        cmocka_unit_test(test_empty_group_without_offsets_deleted_at_next_check),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
