@@ -670,26 +670,36 @@ static uint32_t groups_table_cap(const kc_coord_t *c, int partition)
     return c->groups_table_cap[partition] ? c->groups_table_cap[partition] : 2;
 }
 
-/* Records a put of g into its partition's table; old is the group it
- * replaces (still in the map) or NULL. */
-static void groups_table_put(kc_coord_t *c, kc_classic_group_t *g, const kc_classic_group_t *old)
+uint64_t kc_groups_table_put(kc_coord_t *c, const char *group_id, uint64_t old_seq)
 {
-    int p = group_partition(g->group_id);
+    int p = group_partition(group_id);
     uint32_t cap = groups_table_cap(c, p);
     if (((size_t)c->groups_table_size[p] + 1) * 3 > (size_t)cap * 4 && cap < (1u << 30))
         cap *= 2;
     c->groups_table_cap[p] = cap;
-    if (!old)
+    if (!old_seq)
         c->groups_table_size[p]++;
-    g->table_seq = old ? old->table_seq : ++c->groups_table_seq;
+    return old_seq ? old_seq : ++c->groups_table_seq;
+}
+
+void kc_groups_table_remove(kc_coord_t *c, const char *group_id)
+{
+    int p = group_partition(group_id);
+    if (c->groups_table_size[p] > 0)
+        c->groups_table_size[p]--;
+}
+
+/* Records a put of g into its partition's table; old is the group it
+ * replaces (still in the map) or NULL. */
+static void groups_table_put(kc_coord_t *c, kc_classic_group_t *g, const kc_classic_group_t *old)
+{
+    g->table_seq = kc_groups_table_put(c, g->group_id, old ? old->table_seq : 0);
 }
 
 /* Records the removal of g from its partition's table (which never shrinks). */
 static void groups_table_remove(kc_coord_t *c, const kc_classic_group_t *g)
 {
-    int p = group_partition(g->group_id);
-    if (c->groups_table_size[p] > 0)
-        c->groups_table_size[p]--;
+    kc_groups_table_remove(c, g->group_id);
 }
 
 /*
@@ -2358,41 +2368,42 @@ static int cmp_group(const void *a, const void *b)
     return strcmp((*(kc_classic_group_t *const *)a)->group_id, (*(kc_classic_group_t *const *)b)->group_id);
 }
 
+/* One group of either type as ListGroups lists it, with its place in
+ * Kafka's groups tables. */
 typedef struct {
-    kc_classic_group_t *g;
+    const char *group_id;
+    const char *protocol_type;
+    const char *state;
+    const char *type;
+    uint64_t seq;
     int rank;
     uint32_t slot;
-} table_pos_t;
+} listed_t;
 
-static int cmp_table_pos(const void *a, const void *b)
+static int cmp_listed(const void *a, const void *b)
 {
-    const table_pos_t *x = a, *y = b;
+    const listed_t *x = a, *y = b;
     if (x->rank != y->rank)
         return x->rank < y->rank ? -1 : 1;
     if (x->slot != y->slot)
         return x->slot < y->slot ? -1 : 1;
-    return x->g->table_seq < y->g->table_seq ? -1 : x->g->table_seq > y->g->table_seq;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 /* Puts the groups in the order Kafka lists them: partition by partition,
- * each partition's table in its own order. */
-static void sort_in_table_order(const kc_coord_t *c, group_list_t *l)
+ * each partition's table (shared by classic and consumer groups, as
+ * Kafka's one groups map) in its own order. */
+static void sort_in_table_order(const kc_coord_t *c, listed_t *l, size_t n)
 {
-    if (l->n < 2)
-        return;
     int rank[KC_OFFSETS_TOPIC_PARTITIONS];
     partition_ranks(rank);
-    table_pos_t *pos = kc_xcalloc(l->n, sizeof(*pos));
-    for (size_t i = 0; i < l->n; i++) {
-        int p = group_partition(l->items[i]->group_id);
-        pos[i].g = l->items[i];
-        pos[i].rank = rank[p];
-        pos[i].slot = groups_table_slot(l->items[i]->group_id, groups_table_cap(c, p));
+    for (size_t i = 0; i < n; i++) {
+        int p = group_partition(l[i].group_id);
+        l[i].rank = rank[p];
+        l[i].slot = groups_table_slot(l[i].group_id, groups_table_cap(c, p));
     }
-    qsort(pos, l->n, sizeof(*pos), cmp_table_pos);
-    for (size_t i = 0; i < l->n; i++)
-        l->items[i] = pos[i].g;
-    free(pos);
+    if (n > 1)
+        qsort(l, n, sizeof(*l), cmp_listed);
 }
 
 void kc_coord_list_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
@@ -2408,12 +2419,10 @@ void kc_coord_list_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
     r.groups.count = 0;
     r.groups.items = NULL;
     group_list_t l = {0};
-    if (!c->loaded) {
+    if (!c->loaded)
         r.error_code = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
-    } else {
+    else
         kc_smap_foreach(&c->groups, collect_group, &l);
-        sort_in_table_order(c, &l);
-    }
     int32_t nstates = ctx->api_version >= 4 && req->states_filter.count > 0 ? req->states_filter.count : 0;
     int32_t ntypes = ctx->api_version >= 5 && req->types_filter.count > 0 ? req->types_filter.count : 0;
     bool classic_type_ok = ntypes == 0, consumer_type_ok = ntypes == 0;
@@ -2424,34 +2433,38 @@ void kc_coord_list_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
             consumer_type_ok = true;
     }
     size_t ncons = c->loaded ? kc_consumer_group_count(c) : 0;
-    r.groups.items = l.n + ncons ? kc_arena_alloc(&arena, (l.n + ncons) * sizeof(*r.groups.items)) : NULL;
+    listed_t *all = kc_xcalloc(l.n + ncons + 1, sizeof(*all));
+    size_t nall = 0;
     for (size_t i = 0; i < l.n && classic_type_ok; i++) {
         kc_classic_group_t *g = l.items[i];
         bool state_ok = nstates == 0;
         for (int32_t s = 0; s < nstates && !state_ok; s++)
             state_ok = str_ieq_c(req->states_filter.items[s], state_names[g->state]);
-        if (!state_ok)
-            continue;
-        __typeof__(r.groups.items[0]) *lg = &r.groups.items[r.groups.count++];
-        lg->group_id = kc_str(g->group_id);
-        lg->protocol_type = kc_str(g->protocol_type ? g->protocol_type : "");
-        lg->group_state = kc_str(state_names[g->state]);
-        lg->group_type = kc_str("classic");
+        if (state_ok)
+            all[nall++] = (listed_t){g->group_id, g->protocol_type ? g->protocol_type : "",
+                                     state_names[g->state], "classic", g->table_seq, 0, 0};
     }
     /* KIP-848 consumer groups (protocol type "consumer"). */
+    kc_consumer_listed_group_t *cl = NULL;
     if (ncons && consumer_type_ok) {
-        kc_consumer_listed_group_t *cl = kc_xcalloc(ncons, sizeof(*cl));
+        cl = kc_xcalloc(ncons, sizeof(*cl));
         size_t n = kc_consumer_list_groups(
             c, nstates ? req->states_filter.items : NULL, nstates, cl, ncons);
-        for (size_t i = 0; i < n; i++) {
-            __typeof__(r.groups.items[0]) *lg = &r.groups.items[r.groups.count++];
-            lg->group_id = kc_str(cl[i].group_id);
-            lg->protocol_type = kc_str("consumer");
-            lg->group_state = kc_str(cl[i].state);
-            lg->group_type = kc_str("consumer");
-        }
-        free(cl);
+        for (size_t i = 0; i < n; i++)
+            all[nall++] = (listed_t){cl[i].group_id, "consumer", cl[i].state, "consumer",
+                                     cl[i].table_seq, 0, 0};
     }
+    sort_in_table_order(c, all, nall);
+    r.groups.items = nall ? kc_arena_alloc(&arena, nall * sizeof(*r.groups.items)) : NULL;
+    for (size_t i = 0; i < nall; i++) {
+        __typeof__(r.groups.items[0]) *lg = &r.groups.items[r.groups.count++];
+        lg->group_id = kc_str(all[i].group_id);
+        lg->protocol_type = kc_str(all[i].protocol_type);
+        lg->group_state = kc_str(all[i].state);
+        lg->group_type = kc_str(all[i].type);
+    }
+    free(all);
+    free(cl);
     if (kc_list_groups_response_encode(&body, ctx->api_version, &r) != 0)
         kc_log_error(LOG_COMP, "Failed to encode ListGroups response v%d", ctx->api_version);
     kc_result_add_response(res, ctx, &body, NULL);

@@ -246,6 +246,7 @@ struct kc_consumer_group {
     cs_owner_t *owners;
     int32_t nowners;
     bool has_group_record;     /* memory-only: a record 3 was written or replayed */
+    uint64_t table_seq;        /* memory-only: place in Kafka's groups table */
 };
 
 typedef struct kc_consumer_group cs_group_t;
@@ -276,6 +277,7 @@ static cs_group_t *group_new(kc_coord_t *c, const char *id, size_t len)
     kc_smap_init(&g->regex_refs);
     kc_smap_init(&g->resolved);
     kc_smap_put(groups_map(c), g->group_id, len, g);
+    g->table_seq = kc_groups_table_put(c, g->group_id, 0);
     return g;
 }
 
@@ -2079,6 +2081,7 @@ int kc_consumer_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const 
     case REC_GROUP_METADATA: {
         if (!value) {
             if (g) {
+                kc_groups_table_remove(c, g->group_id);
                 kc_smap_del(groups_map(c), g->group_id, strlen(g->group_id));
                 group_free(g);
             }
@@ -2302,6 +2305,7 @@ void kc_consumer_group_delete(kc_coord_t *c, kc_consumer_group_t *g, kc_result_t
     char key[KEY_BUF];
     regex_key(key, sizeof(key), g->group_id);
     kc_timer_cancel(c, key);
+    kc_groups_table_remove(c, g->group_id);
     kc_smap_del(groups_map(c), g->group_id, strlen(g->group_id));
     group_free(g);
 }
@@ -2375,6 +2379,7 @@ size_t kc_consumer_list_groups(kc_coord_t *c, const kc_str_t *states, int32_t ns
                 continue;
             out[n].group_id = g->group_id;
             out[n].state = state;
+            out[n].table_seq = g->table_seq;
             n++;
         }
     return n;

@@ -103,6 +103,16 @@ void kc_classic_group_foreach(kc_coord_t *c, void (*fn)(kc_classic_group_t *g, v
  * offsets: deletes the group (tombstone) as Kafka's cleanupGroupMetadata. */
 void kc_classic_group_delete_if_empty(kc_coord_t *c, kc_str_t group_id, kc_result_t *res);
 
+/*
+ * Kafka keeps the groups of each __consumer_offsets partition, whatever
+ * their type, in one table whose order ListGroups follows (classic.c).
+ * kc_groups_table_put records a put of group_id: old_seq 0 for a new entry
+ * (returns its insertion number), else the number of the entry it replaces
+ * (returned as is). kc_groups_table_remove records its removal.
+ */
+uint64_t kc_groups_table_put(kc_coord_t *c, const char *group_id, uint64_t old_seq);
+void kc_groups_table_remove(kc_coord_t *c, const char *group_id);
+
 /* ---- consumer (KIP-848) groups as seen by other modules ------------- */
 
 typedef struct kc_consumer_group kc_consumer_group_t;
@@ -143,6 +153,7 @@ void kc_consumer_group_delete_if_empty(kc_coord_t *c, kc_str_t group_id, int64_t
 typedef struct {
     const char *group_id;
     const char *state;  /* Empty, Assigning, Reconciling, Stable */
+    uint64_t table_seq; /* insertion order in Kafka's groups table */
 } kc_consumer_listed_group_t;
 size_t kc_consumer_group_count(kc_coord_t *c);
 /* Fills out (at most cap) with the consumer groups whose state matches one

@@ -39,6 +39,8 @@ typedef struct {
 
 static topic_t topics[MAXT];
 static int ntopics;
+/* The group the helpers talk to. */
+static const char *group_name = "g";
 
 static void add_topic(const char *name)
 {
@@ -142,6 +144,7 @@ static ctx_t *ctx_new_cfg(const kc_coord_config_t *cfg)
 {
     ctx_t *t = calloc(1, sizeof(*t));
     ntopics = 0;
+    group_name = "g";
     t->now = 1000000;
     t->c = kc_coord_new(cfg, &VIEW);
     kc_coord_seed(t->c, 7);
@@ -221,7 +224,7 @@ static hb_t heartbeat(ctx_t *t, client_t *cl, int32_t epoch, const char *regex, 
     kc_arena_init(&arena);
     kc_consumer_group_heartbeat_request_t req;
     kc_consumer_group_heartbeat_request_init(&req);
-    req.group_id = kc_str("g");
+    req.group_id = kc_str(group_name);
     req.member_id = kc_str(cl->member_id);
     req.member_epoch = epoch;
     req.subscribed_topic_regex = regex ? kc_str(regex) : KC_STR_NULL;
@@ -552,7 +555,7 @@ static void commit(ctx_t *t, const char *topic, int32_t partition, const client_
 {
     kc_offset_commit_request_t req;
     kc_offset_commit_request_init(&req);
-    req.group_id = kc_str("g");
+    req.group_id = kc_str(group_name);
     req.member_id = cl ? kc_str(cl->member_id) : kc_str("");
     req.generation_id_or_member_epoch = cl ? cl->epoch : -1;
     kc_offset_commit_request_partition_t p;
@@ -591,7 +594,7 @@ static int16_t offset_delete(ctx_t *t, const char *topic, int32_t partition)
 {
     kc_offset_delete_request_t req;
     kc_offset_delete_request_init(&req);
-    req.group_id = kc_str("g");
+    req.group_id = kc_str(group_name);
     kc_offset_delete_request_partition_t p = {0};
     p.partition_index = partition;
     kc_offset_delete_request_topic_t tp;
@@ -639,7 +642,7 @@ static void find_offset(void *arg, const kc_offset_view_t *o)
 static bool has_offset(ctx_t *t, const char *topic, int32_t partition)
 {
     want_t w = {topic, partition, false};
-    kc_coord_inspect_offsets(t->c, kc_str("g"), find_offset, &w);
+    kc_coord_inspect_offsets(t->c, kc_str(group_name), find_offset, &w);
     return w.found;
 }
 
@@ -696,7 +699,7 @@ static void test_offsets_expire_then_empty_group_deleted(void **state)
     ctx_sleep(t, 2000);
     assert_false(has_offset(t, "old", 0));
     assert_true(has_offset(t, "sub", 0));
-    assert_non_null(kc_consumer_group_find(t->c, kc_str("g")));
+    assert_non_null(kc_consumer_group_find(t->c, kc_str(group_name)));
     /* The member leaves and an admin commits again: the empty group keeps
      * its offset for the retention after that commit, then the offset
      * expires and the group is deleted with it (tombstones 6, 3). */
@@ -704,11 +707,11 @@ static void test_offsets_expire_then_empty_group_deleted(void **state)
     commit(t, "sub", 0, NULL);
     ctx_sleep(t, 30000);
     assert_true(has_offset(t, "sub", 0));
-    assert_non_null(kc_consumer_group_find(t->c, kc_str("g")));
+    assert_non_null(kc_consumer_group_find(t->c, kc_str(group_name)));
     size_t mark = t->nrecs;
     ctx_sleep(t, 31000);
     assert_false(has_offset(t, "sub", 0));
-    assert_null(kc_consumer_group_find(t->c, kc_str("g")));
+    assert_null(kc_consumer_group_find(t->c, kc_str(group_name)));
     assert_int_equal(count_records(t, mark, 3, true), 1);
     assert_int_equal(count_records(t, mark, 6, true), 1);
     ctx_free(t);
@@ -725,13 +728,88 @@ static void test_empty_group_without_offsets_deleted_at_next_check(void **state)
     join_regex(t, &a, "m-a", "s.*");
     ctx_sleep(t, 0);
     ctx_sleep(t, 1500);
-    assert_non_null(kc_consumer_group_find(t->c, kc_str("g")));
+    assert_non_null(kc_consumer_group_find(t->c, kc_str(group_name)));
     heartbeat(t, &a, -1, NULL, NULL, -1);
     /* As Kafka's cleanupGroupMetadata: no offset left to expire, so the
      * empty group is deleted by the next check. */
     ctx_sleep(t, 1000);
-    assert_null(kc_consumer_group_find(t->c, kc_str("g")));
+    assert_null(kc_consumer_group_find(t->c, kc_str(group_name)));
     ctx_free(t);
+}
+
+/* ---- ListGroups ---------------------------------------------------------------- */
+
+/* ListGroups v5 with an optional type filter; writes the listed ids,
+ * comma-separated, into out. */
+static void list_groups(ctx_t *t, const char *type, char *out, size_t cap)
+{
+    kc_list_groups_request_t req;
+    kc_list_groups_request_init(&req);
+    kc_str_t types[1] = {kc_str(type)};
+    if (type) {
+        req.types_filter.items = types;
+        req.types_filter.count = 1;
+    }
+    kc_request_ctx_t ctx = {1, 4, 16, 5, kc_str("admin"), "/127.0.0.1", t->now};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_list_groups(t->c, &ctx, &req, &res);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_list_groups_response_t r;
+    kc_list_groups_response_init(&r);
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    assert_int_equal(kc_list_groups_response_decode(&rd, 5, &arena, &r), 0);
+    size_t w = 0;
+    out[0] = '\0';
+    for (int32_t i = 0; i < r.groups.count; i++)
+        w += (size_t)snprintf(out + w, cap - w, "%s%.*s", i ? "," : "",
+                              (int)r.groups.items[i].group_id.len, r.groups.items[i].group_id.ptr);
+    kc_arena_deinit(&arena);
+    kc_result_deinit(&res);
+}
+
+static void test_list_groups_one_table_for_both_types(void **state)
+{
+    (void)state;
+    /* The same ids created in the same order list in the same order,
+     * whether each is a consumer group or a classic one: Kafka keeps both
+     * types in one table per __consumer_offsets partition. */
+    enum { N = 60 };
+    static char ids[N][16];
+    static char mixed[N * 16], classic_only[N * 16], consumers[N * 16], expected[N * 16];
+    for (int pass = 0; pass < 2; pass++) {
+        ctx_t *t = ctx_new();
+        add_topic("lt");
+        for (int i = 0; i < N; i++) {
+            snprintf(ids[i], sizeof(ids[i]), "lg-%d", i);
+            group_name = ids[i];
+            client_t m = {0};
+            if (pass == 0 && i % 3 == 1) {
+                const char *names[] = {"lt"};
+                snprintf(m.member_id, sizeof(m.member_id), "m-%d", i);
+                assert_int_equal(heartbeat(t, &m, 0, NULL, names, 1).error, E_NONE);
+            } else {
+                commit(t, "lt", 0, NULL); /* a simple classic group */
+            }
+        }
+        list_groups(t, NULL, pass == 0 ? mixed : classic_only, sizeof(mixed));
+        if (pass == 0)
+            list_groups(t, "consumer", consumers, sizeof(consumers));
+        ctx_free(t);
+    }
+    assert_string_equal(mixed, classic_only);
+    /* The type filter keeps the consumer groups in that order. */
+    size_t w = 0;
+    expected[0] = '\0';
+    char *save = NULL;
+    for (char *id = strtok_r(mixed, ",", &save); id; id = strtok_r(NULL, ",", &save)) {
+        int i = atoi(id + 3);
+        if (i % 3 == 1)
+            w += (size_t)snprintf(expected + w, sizeof(expected) - w, "%s%s", w ? "," : "", id);
+    }
+    assert_string_equal(consumers, expected);
 }
 
 int main(void)
@@ -747,6 +825,7 @@ int main(void)
         cmocka_unit_test(test_offset_delete_subscribed_topic),
         cmocka_unit_test(test_offsets_expire_then_empty_group_deleted),
         cmocka_unit_test(test_empty_group_without_offsets_deleted_at_next_check),
+        cmocka_unit_test(test_list_groups_one_table_for_both_types),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
