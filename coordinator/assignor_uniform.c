@@ -14,11 +14,45 @@
 
 #include "consumer_int.h"
 
-static int32_t topic_index(const kc_assign_spec_t *s, kc_uuid_t id)
+/* The spec's topics sorted by topic id, to find a topic of a previous
+ * assignment by id in log time. */
+typedef struct {
+    kc_uuid_t id;
+    int32_t index;
+} topic_by_id_t;
+
+typedef struct {
+    topic_by_id_t *by_id;
+    int32_t n;
+} topic_index_t;
+
+static int cmp_topic_id(const void *a, const void *b)
 {
+    return memcmp(((const topic_by_id_t *)a)->id.b, ((const topic_by_id_t *)b)->id.b, 16);
+}
+
+static void topic_index_init(topic_index_t *ix, const kc_assign_spec_t *s)
+{
+    ix->n = s->ntopics;
+    ix->by_id = kc_xmalloc((size_t)(s->ntopics ? s->ntopics : 1) * sizeof(*ix->by_id));
     for (int32_t i = 0; i < s->ntopics; i++)
-        if (memcmp(s->topics[i].topic_id.b, id.b, 16) == 0)
-            return i;
+        ix->by_id[i] = (topic_by_id_t){s->topics[i].topic_id, i};
+    qsort(ix->by_id, (size_t)s->ntopics, sizeof(*ix->by_id), cmp_topic_id);
+}
+
+static int32_t topic_index(const topic_index_t *ix, kc_uuid_t id)
+{
+    int32_t lo = 0, hi = ix->n;
+    while (lo < hi) {
+        int32_t mid = (lo + hi) / 2;
+        int c = memcmp(ix->by_id[mid].id.b, id.b, 16);
+        if (c == 0)
+            return ix->by_id[mid].index;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
     return -1;
 }
 
@@ -35,12 +69,14 @@ void kc_assignor_uniform(kc_assign_spec_t *s)
     for (int64_t i = 0; i < total; i++)
         owner[i] = -1;
     int64_t *count = kc_xcalloc((size_t)nm, sizeof(*count));
+    topic_index_t ix;
+    topic_index_init(&ix, s);
 
     /* Sticky start: previous owners keep what they still subscribe to. */
     for (int32_t m = 0; m < nm; m++) {
         const kc_asg_t *prev = s->members[m].previous;
         for (int32_t i = 0; prev && i < prev->n; i++) {
-            int32_t t = topic_index(s, prev->t[i].topic_id);
+            int32_t t = topic_index(&ix, prev->t[i].topic_id);
             if (t < 0 || !s->members[m].subscribed[t])
                 continue;
             for (int32_t j = 0; j < prev->t[i].n; j++) {
@@ -55,11 +91,8 @@ void kc_assignor_uniform(kc_assign_spec_t *s)
 
     bool homogeneous = true;
     for (int32_t m = 1; m < nm && homogeneous; m++)
-        for (int32_t t = 0; t < nt; t++)
-            if (s->members[m].subscribed[t] != s->members[0].subscribed[t]) {
-                homogeneous = false;
-                break;
-            }
+        homogeneous = memcmp(s->members[m].subscribed, s->members[0].subscribed,
+                             (size_t)nt * sizeof(bool)) == 0;
 
     if (homogeneous) {
         int64_t sub_total = 0;
@@ -150,12 +183,16 @@ void kc_assignor_uniform(kc_assign_spec_t *s)
         }
     }
 
-    for (int32_t t = 0; t < nt; t++)
+    /* In topic id order, so that every add appends. */
+    for (int32_t k = 0; k < nt; k++) {
+        int32_t t = ix.by_id[k].index;
         for (int32_t p = 0; p < s->topics[t].partitions; p++) {
             int32_t m = owner[base[t] + p];
             if (m >= 0)
                 kc_asg_add(&s->members[m].target, s->topics[t].topic_id, p);
         }
+    }
+    free(ix.by_id);
     free(count);
     free(owner);
     free(base);

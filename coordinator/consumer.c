@@ -247,18 +247,16 @@ struct kc_consumer_group {
     int32_t nowners;
     bool has_group_record;     /* memory-only: a record 3 was written or replayed */
     uint64_t table_seq;        /* memory-only: place in Kafka's groups table */
+    kc_smap_t assignor_refs;   /* memory-only: server assignor -> member count (intptr) */
+    /* memory-only: the metadata hash of the subscribed topics as of
+     * topics_version hash_version (-1: to compute again) */
+    int64_t hash_version;
+    int64_t cached_hash;
 };
 
 typedef struct kc_consumer_group cs_group_t;
 
 static char *dup_s(kc_str_t s) { return s.len < 0 ? NULL : kc_xstrndup(s.ptr ? s.ptr : "", (size_t)s.len); }
-
-static bool cstr_eq(const char *a, const char *b)
-{
-    if (!a || !b)
-        return a == b;
-    return strcmp(a, b) == 0;
-}
 
 static kc_smap_t *groups_map(kc_coord_t *c) { return &c->consumer_groups; }
 
@@ -276,6 +274,8 @@ static cs_group_t *group_new(kc_coord_t *c, const char *id, size_t len)
     kc_smap_init(&g->topic_refs);
     kc_smap_init(&g->regex_refs);
     kc_smap_init(&g->resolved);
+    kc_smap_init(&g->assignor_refs);
+    g->hash_version = -1;
     kc_smap_put(groups_map(c), g->group_id, len, g);
     g->table_seq = kc_groups_table_put(c, g->group_id, 0);
     return g;
@@ -323,6 +323,7 @@ static void group_free(cs_group_t *g)
     kc_smap_foreach(&g->resolved, free_resolved_entry, NULL);
     kc_smap_deinit(&g->resolved);
     kc_smap_deinit(&g->regex_refs);
+    kc_smap_deinit(&g->assignor_refs);
     for (size_t i = 0; i < g->nmembers; i++)
         member_free(g->members[i]);
     free(g->members);
@@ -343,15 +344,26 @@ static cs_member_t *member_get(const cs_group_t *g, const char *id, size_t len)
 
 /* -- partition owners -- */
 
+/* The owners of a topic's partitions; g->owners is kept sorted by id. */
 static cs_owner_t *owner_topic(cs_group_t *g, kc_uuid_t id, bool create)
 {
-    for (int32_t i = 0; i < g->nowners; i++)
-        if (uuid_cmp(g->owners[i].topic_id, id) == 0)
-            return &g->owners[i];
+    int32_t lo = 0, hi = g->nowners;
+    while (lo < hi) {
+        int32_t mid = (lo + hi) / 2;
+        int c = uuid_cmp(g->owners[mid].topic_id, id);
+        if (c == 0)
+            return &g->owners[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
     if (!create)
         return NULL;
     g->owners = kc_xrealloc(g->owners, (size_t)(g->nowners + 1) * sizeof(*g->owners));
-    cs_owner_t *o = &g->owners[g->nowners++];
+    memmove(&g->owners[lo + 1], &g->owners[lo], (size_t)(g->nowners - lo) * sizeof(*g->owners));
+    g->nowners++;
+    cs_owner_t *o = &g->owners[lo];
     memset(o, 0, sizeof(*o));
     o->topic_id = id;
     return o;
@@ -447,13 +459,16 @@ static int32_t regex_members(const cs_group_t *g, const char *regex)
 }
 
 /* Counts (delta +1) or uncounts (-1) the member's subscription: its topic
- * names and its regex. */
+ * names, its regex and its server assignor. */
 static void topic_refs_update(cs_group_t *g, const cs_member_t *m, int delta)
 {
     for (int32_t i = 0; i < m->ntopics; i++)
         count_add(&g->topic_refs, m->topics[i], delta);
     if (m->regex)
         count_add(&g->regex_refs, m->regex, delta);
+    if (m->server_assignor)
+        count_add(&g->assignor_refs, m->server_assignor, delta);
+    g->hash_version = -1;
 }
 
 static const cs_resolved_t *resolved_get(const cs_group_t *g, const char *regex)
@@ -487,6 +502,7 @@ static void resolved_set(cs_group_t *g, const char *regex, cs_resolved_t *r)
     for (int32_t i = 0; old && i < old->n; i++)
         count_add(&g->topic_refs, old->topics[i], -1);
     resolved_free(old);
+    g->hash_version = -1;
     if (!r)
         return;
     for (int32_t i = 0; i < r->n; i++)
@@ -667,6 +683,20 @@ static int64_t metadata_hash(const topic_collect_t *tc)
             h = (h ^ (uint8_t)(tc->topics[i].partitions >> (8 * k))) * 1099511628211ULL;
     }
     return (int64_t)h;
+}
+
+/* The group's metadata hash, computed again only when its subscriptions
+ * or the topics changed since the last time. */
+static int64_t group_metadata_hash(kc_coord_t *c, cs_group_t *g)
+{
+    if (g->hash_version >= 0 && g->hash_version == c->topics_version)
+        return g->cached_hash;
+    topic_collect_t tc;
+    subscribed_topics(c, g, &tc);
+    g->cached_hash = metadata_hash(&tc);
+    free(tc.topics);
+    g->hash_version = c->topics_version;
+    return g->cached_hash;
 }
 
 /* ---- records -------------------------------------------------------------- */
@@ -934,10 +964,7 @@ static void fence_member(kc_coord_t *c, cs_group_t *g, cs_member_t *m, kc_result
     }
     cancel_member_timers(c, g, m->member_id);
     group_remove_member(g, m);
-    topic_collect_t tc;
-    subscribed_topics(c, g, &tc);
-    g->metadata_hash = metadata_hash(&tc);
-    free(tc.topics);
+    g->metadata_hash = group_metadata_hash(c, g);
     g->group_epoch++;
     g->has_group_record = true;
     write_group_epoch(g, res);
@@ -981,25 +1008,40 @@ static void on_rebalance_timeout(kc_coord_t *c, const char *key, int64_t now_ms,
 static const char *group_assignor(const kc_coord_t *c, const cs_group_t *g)
 {
     const char *best = NULL;
-    size_t best_n = 0;
-    for (size_t i = 0; i < g->nmembers; i++) {
-        const char *a = g->members[i]->server_assignor;
-        if (!a)
-            continue;
-        size_t n = 0;
-        for (size_t j = 0; j < g->nmembers; j++)
-            n += cstr_eq(g->members[j]->server_assignor, a) ? 1 : 0;
-        if (n > best_n || (n == best_n && best && strcmp(a, best) < 0)) {
-            best = a;
-            best_n = n;
+    intptr_t best_n = 0;
+    const kc_smap_t *m = &g->assignor_refs;
+    for (size_t i = 0; i < m->nslots; i++)
+        for (const kc_smap_entry_t *e = m->slots[i]; e; e = e->next) {
+            intptr_t n = (intptr_t)e->val;
+            if (n > best_n || (n == best_n && best && strcmp(e->key, best) < 0)) {
+                best = e->key;
+                best_n = n;
+            }
         }
-    }
     return best ? best : c->cfg.group_consumer_assignors[0];
 }
 
 static int cmp_member_id(const void *a, const void *b)
 {
     return strcmp((*(cs_member_t *const *)a)->member_id, (*(cs_member_t *const *)b)->member_id);
+}
+
+/* Sets s[t] for every topic of tc (sorted by name) found in names (sorted,
+ * unique). */
+static void mark_subscribed(const topic_collect_t *tc, const char *const *names, int32_t n, bool *s)
+{
+    int32_t t = 0, k = 0;
+    while (t < tc->n && k < n) {
+        int c = strcmp(tc->topics[t].name, names[k]);
+        if (c == 0) {
+            s[t++] = true;
+            k++;
+        } else if (c < 0) {
+            t++;
+        } else {
+            k++;
+        }
+    }
 }
 
 /*
@@ -1021,8 +1063,12 @@ static void update_target_assignment(kc_coord_t *c, cs_group_t *g, int64_t now_m
         am[i].member_id = sorted[i]->member_id;
         am[i].previous = &sorted[i]->target;
         bool *s = subs + i * (size_t)(tc.n ? tc.n : 1);
-        for (int32_t t = 0; t < tc.n; t++)
-            s[t] = member_subscribes_topic(g, sorted[i], tc.topics[t].name);
+        /* The member's names and its regex's topics are sorted as tc.topics
+         * is: merge them in rather than search each topic. */
+        mark_subscribed(&tc, (const char *const *)sorted[i]->topics, sorted[i]->ntopics, s);
+        const cs_resolved_t *r = resolved_get(g, sorted[i]->regex);
+        if (r)
+            mark_subscribed(&tc, (const char *const *)r->topics, r->n, s);
         am[i].subscribed = s;
     }
     kc_assign_spec_t spec = {tc.topics, tc.n, am, (int32_t)nm};
@@ -1178,10 +1224,7 @@ static void on_regex_refresh(kc_coord_t *c, const char *key, int64_t now_ms, kc_
     for (int32_t i = 0; i < topics.n; i++)
         free(topics.names[i]);
     free(topics.names);
-    topic_collect_t tc;
-    subscribed_topics(c, g, &tc);
-    int64_t hash = metadata_hash(&tc);
-    free(tc.topics);
+    int64_t hash = group_metadata_hash(c, g);
     if (rc.changed || hash != g->metadata_hash)
         bump_group_epoch(g, hash, res);
 }
@@ -1218,6 +1261,12 @@ void kc_coord_topic_created(kc_coord_t *c, kc_str_t topic)
     (void)topic;
     c->topics_version++;
     c->new_topics_version = c->topics_version;
+}
+
+void kc_coord_topic_updated(kc_coord_t *c, kc_str_t topic)
+{
+    (void)topic;
+    c->topics_version++;
 }
 
 /* ---- reconciliation (CurrentAssignmentBuilder) ---------------------------- */
@@ -1770,8 +1819,11 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
     }
     if (req->server_assignor.len >= 0 &&
         !kc_str_eq_cstr(req->server_assignor, m->server_assignor ? m->server_assignor : "\x01")) {
+        if (m->server_assignor)
+            count_add(&g->assignor_refs, m->server_assignor, -1);
         free(m->server_assignor);
         m->server_assignor = dup_s(req->server_assignor);
+        count_add(&g->assignor_refs, m->server_assignor, +1);
         meta_changed = true;
     }
     if (req->subscribed_topic_names.count >= 0 &&
@@ -1820,10 +1872,7 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
 
     /* Group epoch: bumped by a subscription or assignor change, or by a
      * change of the subscribed topics' metadata. */
-    topic_collect_t tc;
-    subscribed_topics(c, g, &tc);
-    int64_t hash = metadata_hash(&tc);
-    free(tc.topics);
+    int64_t hash = group_metadata_hash(c, g);
     if (sub_changed || regex_resolved || assignor_changed || hash != g->metadata_hash ||
         !g->has_group_record)
         bump_group_epoch(g, hash, res);
@@ -2134,13 +2183,16 @@ int kc_consumer_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const 
         m->client_id = dup_s(v.client_id.len >= 0 ? v.client_id : kc_str(""));
         free(m->client_host);
         m->client_host = dup_s(v.client_host.len >= 0 ? v.client_host : kc_str(""));
-        member_set_topics(g, m, v.subscribed_topic_names.items,
+        /* The subscription is counted in the group: uncount the old one. */
+        topic_refs_update(g, m, -1);
+        member_set_topics(NULL, m, v.subscribed_topic_names.items,
                           v.subscribed_topic_names.count > 0 ? v.subscribed_topic_names.count : 0);
         free(m->regex);
-        m->regex = dup_s(v.subscribed_topic_regex);
+        m->regex = v.subscribed_topic_regex.len > 0 ? dup_s(v.subscribed_topic_regex) : NULL;
         m->rebalance_timeout_ms = v.rebalance_timeout_ms;
         free(m->server_assignor);
         m->server_assignor = dup_s(v.server_assignor);
+        topic_refs_update(g, m, +1);
         break;
     }
     case REC_TARGET_MEMBER: {

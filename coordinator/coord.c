@@ -266,6 +266,11 @@ static void heap_remove(kc_coord_t *c, kc_timer_t *t)
     }
 }
 
+static bool cstr_same(const char *a, const char *b)
+{
+    return (!a || !b) ? a == b : strcmp(a, b) == 0;
+}
+
 static void timer_free(kc_timer_t *t)
 {
     if (!t)
@@ -280,8 +285,19 @@ void kc_timer_schedule_args(kc_coord_t *c, const char *key, int64_t deadline_ms,
                             const char *group_id, const char *member_id, int32_t arg1,
                             int32_t arg2)
 {
+    kc_timer_t *t = kc_smap_get(&c->timers, key, strlen(key));
+    if (t && t->fn == fn && cstr_same(t->group_id, group_id) && cstr_same(t->member_id, member_id)) {
+        /* Rescheduled (a heartbeat's session timer): moved in place. */
+        t->deadline_ms = deadline_ms;
+        t->seq = c->timer_seq++;
+        t->arg1 = arg1;
+        t->arg2 = arg2;
+        heap_up(c, t->heap_index);
+        heap_down(c, t->heap_index);
+        return;
+    }
     kc_timer_cancel(c, key);
-    kc_timer_t *t = kc_xcalloc(1, sizeof(*t));
+    t = kc_xcalloc(1, sizeof(*t));
     t->key = kc_xstrdup(key);
     t->deadline_ms = deadline_ms;
     t->seq = c->timer_seq++;

@@ -262,6 +262,11 @@ void kc_coord_topic_deleted(kc_coord_t *c, kc_str_t topic, int64_t now_ms, kc_re
  * lastMetadataImageWithNewTopics in GroupMetadataManager.onMetadataUpdate).
  * Writes nothing. */
 void kc_coord_topic_created(kc_coord_t *c, kc_str_t topic);
+/* A topic's partition count changed (CreatePartitions) or it was deleted
+ * (kc_coord_topic_deleted calls it): consumer groups subscribed to it
+ * compute their metadata hash again on their next heartbeat (Kafka's
+ * requestMetadataRefresh). Writes nothing. */
+void kc_coord_topic_updated(kc_coord_t *c, kc_str_t topic);
 
 /*
  * Optional event sink (metrics, the admin event ring). The coordinator calls

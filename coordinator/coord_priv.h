@@ -90,7 +90,9 @@ struct kc_coord {
     /* member id generation (UUID v4 from a seeded generator) */
     uint64_t rng;
     /* Versions of the topic metadata, standing for Kafka's metadata image
-     * version: topics_version grows with every topic creation and is raised
+     * version: topics_version grows with every topic creation, deletion and
+     * partition change (consumer groups cache their metadata hash under
+     * it) and is raised
      * past the versions of replayed regex records at load;
      * new_topics_version is the version of the last creation (Kafka's
      * lastMetadataImageWithNewTopics). Memory-only. */

@@ -272,6 +272,7 @@ void kc_offsets_delete_group(kc_coord_t *c, kc_str_t group_id, kc_result_t *res)
 void kc_coord_topic_deleted(kc_coord_t *c, kc_str_t topic, int64_t now_ms, kc_result_t *res)
 {
     (void)now_ms;
+    kc_coord_topic_updated(c, topic);
     kc_offsets_map_t *m = &state_of(c)->map;
     tombstones_t t = {0};
     for (uint32_t i = 0; i < m->ngroups; i++) {

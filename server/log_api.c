@@ -706,6 +706,7 @@ int kc_handle_create_partitions(kc_req_t *req)
                 } else {
                     kc_log_info("server", "topic %s: partitions %d -> %d", topic->name, before,
                                 t->count);
+                    kc_coord_topic_updated(s->coord, t->name);
                 }
             }
         }

@@ -546,6 +546,37 @@ static void test_replay_keeps_resolved_regex(void **state)
     assert_int_equal(a.epoch, epoch);
     assert_int_equal(owns(&a, "r1") + owns(&a, "r2"), 2 * NPART);
     assert_int_equal(count_records(t, mark, 3, false), 0);
+    /* The replayed member counts as the regex's subscriber: leaving
+     * tombstones the resolution. */
+    heartbeat(t, &a, -1, NULL, NULL, -1);
+    assert_int_equal(count_records(t, mark, 16, true), 1);
+    ctx_free(t);
+}
+
+static void test_deleted_topic_leaves_assignment(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    add_topic("d1");
+    add_topic("d2");
+    client_t a = {0};
+    join_regex(t, &a, "m-a", "d.*");
+    ctx_sleep(t, 0);
+    beat(t, &a);
+    assert_int_equal(owns(&a, "d2"), NPART);
+    int32_t epoch = a.epoch;
+    /* d2 goes (the last topic of the view): the next heartbeat sees a new
+     * metadata hash, bumps the epoch and revokes d2. */
+    memset(a.owned[1], 0, sizeof(a.owned[1]));
+    ntopics--;
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_topic_deleted(t->c, kc_str("d2"), t->now, &res);
+    kc_result_deinit(&res);
+    beat(t, &a);
+    beat(t, &a);
+    assert_true(a.epoch > epoch);
+    assert_int_equal(owns(&a, "d1"), NPART);
     ctx_free(t);
 }
 
@@ -822,6 +853,7 @@ int main(void)
         cmocka_unit_test(test_last_member_of_regex_tombstones_it),
         cmocka_unit_test(test_regex_and_names_together),
         cmocka_unit_test(test_replay_keeps_resolved_regex),
+        cmocka_unit_test(test_deleted_topic_leaves_assignment),
         cmocka_unit_test(test_offset_delete_subscribed_topic),
         cmocka_unit_test(test_offsets_expire_then_empty_group_deleted),
         cmocka_unit_test(test_empty_group_without_offsets_deleted_at_next_check),
