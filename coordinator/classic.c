@@ -2924,6 +2924,7 @@ void kc_coord_inspect_groups(kc_coord_t *c, kc_group_view_fn fn, void *arg)
 {
     inspect_ctx_t ic = {fn, arg};
     kc_smap_foreach(&c->groups, inspect_each, &ic);
+    kc_consumer_inspect_all(c, fn, arg);
 }
 
 bool kc_coord_inspect_group(kc_coord_t *c, kc_str_t group_id, kc_group_view_fn fn, void *arg)
@@ -2933,7 +2934,7 @@ bool kc_coord_inspect_group(kc_coord_t *c, kc_str_t group_id, kc_group_view_fn f
     const kc_classic_group_t *g =
         kc_smap_get(&c->groups, group_id.ptr ? group_id.ptr : "", (size_t)group_id.len);
     if (!g)
-        return false;
+        return kc_consumer_inspect_one(c, group_id, fn, arg);
     inspect_one(g, fn, arg);
     return true;
 }

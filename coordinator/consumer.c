@@ -246,6 +246,7 @@ struct kc_consumer_group {
     cs_owner_t *owners;
     int32_t nowners;
     bool has_group_record;     /* memory-only: a record 3 was written or replayed */
+    const char *last_state;    /* memory-only: the state last logged (static string) */
     uint64_t table_seq;        /* memory-only: place in Kafka's groups table */
     kc_smap_t assignor_refs;   /* memory-only: server assignor -> member count (intptr) */
     /* memory-only: the metadata hash of the subscribed topics as of
@@ -946,15 +947,65 @@ static void cancel_member_timers(kc_coord_t *c, const cs_group_t *g, const char 
     kc_timer_cancel(c, key);
 }
 
+/* ---- group epoch, state, events ------------------------------------------- */
+
+/* The member's state as Kafka's MemberState names it. */
+static const char *member_state_name(int8_t state)
+{
+    switch (state) {
+    case MS_STABLE:
+        return "stable";
+    case MS_UNREVOKED_PARTITIONS:
+        return "unrevoked_partitions";
+    case MS_UNRELEASED_PARTITIONS:
+        return "unreleased_partitions";
+    default:
+        return "unknown";
+    }
+}
+
+static void bump_group_epoch(kc_coord_t *c, cs_group_t *g, int64_t hash, const char *reason,
+                             int64_t now_ms, kc_result_t *res)
+{
+    g->group_epoch++;
+    g->metadata_hash = hash;
+    g->has_group_record = true;
+    write_group_epoch(g, res);
+    kc_log_info(LOG_COMP, "[GroupId %s] Bumped group epoch to %d with metadata hash %lld (%s).",
+                g->group_id, g->group_epoch, (long long)hash, reason);
+    kc_coord_emit(c, KC_COORD_EV_GROUP_EPOCH_BUMPED, g->group_id, NULL, reason, g->group_epoch, 0,
+                  now_ms);
+}
+
+/*
+ * Logs the group's state (Empty, Assigning, Reconciling, Stable) when it
+ * differs from the one last seen. The state derives from hard state, which
+ * only changes along with records, so callers check only after writing some.
+ */
+static void note_state(cs_group_t *g)
+{
+    const char *state = group_state_name(g);
+    const char *before = g->last_state ? g->last_state : "Empty";
+    if (strcmp(before, state) != 0)
+        kc_log_info(LOG_COMP,
+                    "[GroupId %s] Consumer group transitioned from %s to %s (group epoch %d, "
+                    "assignment epoch %d, %zu members).",
+                    g->group_id, before, state, g->group_epoch, g->assignment_epoch, g->nmembers);
+    g->last_state = state;
+}
+
 /* ---- fencing ---------------------------------------------------------------- */
 
 /*
  * Removes a member and bumps the group epoch, as Kafka's
  * consumerGroupFenceMember: tombstones for the member's records, then the
- * new group epoch with the refreshed metadata hash.
+ * new group epoch with the refreshed metadata hash. reason completes the
+ * event (left, fenced because ...); ev is MEMBER_REMOVED or SESSION_EXPIRED.
  */
-static void fence_member(kc_coord_t *c, cs_group_t *g, cs_member_t *m, kc_result_t *res)
+static void fence_member(kc_coord_t *c, cs_group_t *g, cs_member_t *m, const char *reason,
+                         kc_coord_event_type_t ev, int64_t now_ms, kc_result_t *res)
 {
+    kc_coord_emit(c, ev, g->group_id, m->member_id, reason, g->group_epoch, 0, now_ms);
     write_member_tombstones(g, m->member_id, res);
     /* The last member of a regex takes its resolution along
      * (maybeDeleteResolvedRegularExpressions). */
@@ -964,41 +1015,42 @@ static void fence_member(kc_coord_t *c, cs_group_t *g, cs_member_t *m, kc_result
     }
     cancel_member_timers(c, g, m->member_id);
     group_remove_member(g, m);
-    g->metadata_hash = group_metadata_hash(c, g);
-    g->group_epoch++;
-    g->has_group_record = true;
-    write_group_epoch(g, res);
+    bump_group_epoch(c, g, group_metadata_hash(c, g), "member removed", now_ms, res);
+    note_state(g);
 }
 
 static void on_session_timeout(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res)
 {
     (void)key;
-    (void)now_ms;
     const kc_timer_t *t = kc_timer_current(c);
     cs_group_t *g = group_get(c, t->group_id, strlen(t->group_id));
     cs_member_t *m = g ? member_get(g, t->member_id, strlen(t->member_id)) : NULL;
     if (!m)
         return;
-    kc_log_info(LOG_COMP, "[GroupId %s] Member %s fenced from the group because its session expired.",
-                g->group_id, m->member_id);
-    fence_member(c, g, m, res);
+    kc_log_info(LOG_COMP,
+                "[GroupId %s] Member %s (instance id %s, epoch %d) fenced from the group because "
+                "the member session expired.",
+                g->group_id, m->member_id, m->instance_id ? m->instance_id : "none",
+                m->member_epoch);
+    fence_member(c, g, m, "the member session expired", KC_COORD_EV_SESSION_EXPIRED, now_ms, res);
 }
 
 static void on_rebalance_timeout(kc_coord_t *c, const char *key, int64_t now_ms,
                                  kc_result_t *res)
 {
     (void)key;
-    (void)now_ms;
     const kc_timer_t *t = kc_timer_current(c);
     cs_group_t *g = group_get(c, t->group_id, strlen(t->group_id));
     cs_member_t *m = g ? member_get(g, t->member_id, strlen(t->member_id)) : NULL;
     if (!m || m->member_epoch != t->arg1)
         return;
     kc_log_info(LOG_COMP,
-                "[GroupId %s] Member %s fenced from the group because it did not revoke its "
-                "partitions of epoch %d within %d ms.",
-                g->group_id, m->member_id, t->arg1, m->rebalance_timeout_ms);
-    fence_member(c, g, m, res);
+                "[GroupId %s] Member %s (instance id %s, epoch %d) fenced from the group because "
+                "it failed to transition from epoch %d within %dms.",
+                g->group_id, m->member_id, m->instance_id ? m->instance_id : "none",
+                m->member_epoch, t->arg1, m->rebalance_timeout_ms);
+    fence_member(c, g, m, "it failed to revoke its partitions within the rebalance timeout",
+                 KC_COORD_EV_MEMBER_REMOVED, now_ms, res);
 }
 
 /* ---- target assignment ---------------------------------------------------- */
@@ -1188,16 +1240,6 @@ static void refresh_one(void *arg, const char *regex, void *val)
     resolved_set(rc->g, regex, r);
 }
 
-static void bump_group_epoch(cs_group_t *g, int64_t hash, kc_result_t *res)
-{
-    g->group_epoch++;
-    g->metadata_hash = hash;
-    g->has_group_record = true;
-    write_group_epoch(g, res);
-    kc_log_info(LOG_COMP, "[GroupId %s] Bumped group epoch to %d with metadata hash %lld.",
-                g->group_id, g->group_epoch, (long long)hash);
-}
-
 /* The resolution task finishing (handleRegularExpressionsResult): record 16
  * for every regex of the group, and a new group epoch when a resolution or
  * the subscribed topics' metadata changed. */
@@ -1226,7 +1268,8 @@ static void on_regex_refresh(kc_coord_t *c, const char *key, int64_t now_ms, kc_
     free(topics.names);
     int64_t hash = group_metadata_hash(c, g);
     if (rc.changed || hash != g->metadata_hash)
-        bump_group_epoch(g, hash, res);
+        bump_group_epoch(c, g, hash, "subscription regexes resolved to other topics", now_ms, res);
+    note_state(g);
 }
 
 /*
@@ -1543,8 +1586,12 @@ static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
     if (req->member_epoch == EPOCH_STATIC_LEAVE) {
         /* The member stays, epoch -2, holding its assignment for a
          * replacement until its session expires. */
-        kc_log_info(LOG_COMP, "[GroupId %s] Static member %s with instance id %s left the group.",
-                    g->group_id, m->member_id, m->instance_id);
+        kc_log_info(LOG_COMP,
+                    "[GroupId %s] Static member %s with instance id %s (epoch %d) temporarily left "
+                    "the consumer group.",
+                    g->group_id, m->member_id, m->instance_id, m->member_epoch);
+        kc_coord_emit(c, KC_COORD_EV_MEMBER_REMOVED, g->group_id, m->member_id,
+                      "static member left temporarily (epoch -2)", g->group_epoch, 0, ctx->now_ms);
         kc_asg_t assigned = {0}, pending = {0};
         kc_asg_copy(&assigned, &m->assigned);
         member_set_current(g, m, EPOCH_STATIC_LEAVE, m->member_epoch, m->state, &assigned,
@@ -1554,9 +1601,13 @@ static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
         kc_timer_cancel(c, key);
         write_current(g, m, res);
     } else {
-        kc_log_info(LOG_COMP, "[GroupId %s] Member %s left the group.", g->group_id, m->member_id);
-        fence_member(c, g, m, res);
+        kc_log_info(LOG_COMP, "[GroupId %s] Member %s (instance id %s, epoch %d) left the consumer group.",
+                    g->group_id, m->member_id, m->instance_id ? m->instance_id : "none",
+                    m->member_epoch);
+        fence_member(c, g, m, "the member left the group", KC_COORD_EV_MEMBER_REMOVED, ctx->now_ms,
+                     res);
     }
+    note_state(g);
     send_hb(res, ctx, &r, true);
 }
 
@@ -1773,8 +1824,13 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
         kc_asg_t assigned = {0}, pending = {0};
         kc_asg_copy(&assigned, &replaced->assigned);
         nm->state = replaced->state == MS_UNREVOKED_PARTITIONS ? MS_STABLE : replaced->state;
-        kc_log_info(LOG_COMP, "[GroupId %s] Static member %s with instance id %s replaces member %s.",
-                    g->group_id, nm->member_id, nm->instance_id, replaced->member_id);
+        kc_log_info(LOG_COMP,
+                    "[GroupId %s] Static member with instance id %s re-joins the consumer group "
+                    "using the consumer protocol. Created a new member %s to replace the existing "
+                    "member %s.",
+                    g->group_id, nm->instance_id, nm->member_id, replaced->member_id);
+        kc_coord_emit(c, KC_COORD_EV_MEMBER_JOINED, g->group_id, nm->member_id,
+                      "static member replaced", g->group_epoch, 0, ctx->now_ms);
         write_member_tombstones(g, replaced->member_id, res);
         cancel_member_timers(c, g, replaced->member_id);
         group_remove_member(g, replaced);
@@ -1790,8 +1846,17 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
         free(m->member_id);
         m->member_id = kc_xstrndup(member_id.ptr, (size_t)member_id.len);
         group_add_member(g, m);
-        kc_log_info(LOG_COMP, "[GroupId %s] Member %s joins the consumer group.", g->group_id,
-                    m->member_id);
+        if (req->instance_id.len >= 0)
+            kc_log_info(LOG_COMP,
+                        "[GroupId %s] Static member %s with instance id %.*s joins the consumer "
+                        "group using the consumer protocol.",
+                        g->group_id, m->member_id, (int)req->instance_id.len, req->instance_id.ptr);
+        else
+            kc_log_info(LOG_COMP,
+                        "[GroupId %s] Member %s joins the consumer group using the consumer protocol.",
+                        g->group_id, m->member_id);
+        kc_coord_emit(c, KC_COORD_EV_MEMBER_JOINED, g->group_id, m->member_id, NULL,
+                      g->group_epoch, 0, ctx->now_ms);
     }
     old_epoch = m->member_epoch;
     kc_asg_copy(&old_assigned, &m->assigned);
@@ -1875,7 +1940,12 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
     int64_t hash = group_metadata_hash(c, g);
     if (sub_changed || regex_resolved || assignor_changed || hash != g->metadata_hash ||
         !g->has_group_record)
-        bump_group_epoch(g, hash, res);
+        bump_group_epoch(c, g, hash,
+                         !g->has_group_record ? "group created"
+                         : sub_changed || regex_resolved ? "member subscription changed"
+                         : assignor_changed ? "preferred server assignor changed"
+                                            : "subscribed topics metadata changed",
+                         ctx->now_ms, res);
     maybe_refresh_regexes(c, g, regex_is_new, ctx->now_ms);
     if (g->group_epoch > g->assignment_epoch)
         update_target_assignment(c, g, ctx->now_ms, res);
@@ -1883,6 +1953,12 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
     /* Reconcile the member towards its target. */
     if (reconcile(c, g, m, owned)) {
         write_current(g, m, res);
+        kc_log_info(LOG_COMP,
+                    "[GroupId %s] Member %s new assignment state: epoch=%d, previousEpoch=%d, "
+                    "state=%s, assignedPartitions=%lld, partitionsPendingRevocation=%lld.",
+                    g->group_id, m->member_id, m->member_epoch, m->previous_member_epoch,
+                    member_state_name(m->state), (long long)kc_asg_count(&m->assigned),
+                    (long long)kc_asg_count(&m->pending));
         if (m->state == MS_UNREVOKED_PARTITIONS) {
             schedule_rebalance(c, g, m, ctx->now_ms);
         } else {
@@ -1906,6 +1982,8 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
     if (epoch == 0 || full || !kc_asg_equal(&old_assigned, &m->assigned))
         r.assignment = response_assignment(&m->assigned, &arena);
     (void)old_epoch;
+    if (res->nrecords > first_record)
+        note_state(g);
     send_hb(res, ctx, &r, res->nrecords > first_record);
     kc_arena_deinit(&arena);
     kc_asg_free(&old_assigned);
@@ -2260,6 +2338,7 @@ void kc_consumer_loaded(kc_coord_t *c, int64_t now_ms)
     for (size_t i = 0; i < map->nslots; i++)
         for (kc_smap_entry_t *e = map->slots[i]; e; e = e->next) {
             cs_group_t *g = e->val;
+            g->last_state = group_state_name(g);
             for (size_t j = 0; j < g->nmembers; j++) {
                 cs_member_t *m = g->members[j];
                 schedule_session(c, g, m, now_ms);
@@ -2357,6 +2436,8 @@ void kc_consumer_group_delete(kc_coord_t *c, kc_consumer_group_t *g, kc_result_t
     char key[KEY_BUF];
     regex_key(key, sizeof(key), g->group_id);
     kc_timer_cancel(c, key);
+    kc_log_info(LOG_COMP, "[GroupId %s] Consumer group transitioned from %s to Dead (group epoch %d).",
+                g->group_id, group_state_name(g), g->group_epoch);
     kc_groups_table_remove(c, g->group_id);
     kc_smap_del(groups_map(c), g->group_id, strlen(g->group_id));
     group_free(g);
@@ -2435,4 +2516,107 @@ size_t kc_consumer_list_groups(kc_coord_t *c, const kc_str_t *states, int32_t ns
             n++;
         }
     return n;
+}
+
+/* ---- read-only introspection (admin views) ------------------------------------- */
+
+typedef struct {
+    kc_topic_partitions_view_t *tps;
+    char **names; /* NUL-terminated copies of the topic names */
+    int32_t n;
+} tp_views_t;
+
+static void tp_views_fill(kc_coord_t *c, const kc_asg_t *a, tp_views_t *v)
+{
+    v->tps = kc_xcalloc((size_t)a->n + 1, sizeof(*v->tps));
+    v->names = kc_xcalloc((size_t)a->n + 1, sizeof(*v->names));
+    v->n = 0;
+    for (int32_t i = 0; i < a->n; i++) {
+        if (a->t[i].n == 0)
+            continue;
+        kc_str_t name = KC_STR_NULL;
+        if (!c->topics.topic_id_to_name ||
+            !c->topics.topic_id_to_name(c->topics.ctx, a->t[i].topic_id, &name))
+            name = KC_STR_NULL;
+        v->names[v->n] = name.len >= 0 ? kc_xstrndup(name.ptr ? name.ptr : "", (size_t)name.len) : NULL;
+        v->tps[v->n] = (kc_topic_partitions_view_t){a->t[i].topic_id, v->names[v->n], a->t[i].p,
+                                                     a->t[i].n};
+        v->n++;
+    }
+}
+
+static void tp_views_free(tp_views_t *v)
+{
+    for (int32_t i = 0; i < v->n; i++)
+        free(v->names[i]);
+    free(v->names);
+    free(v->tps);
+}
+
+static void inspect_group(kc_coord_t *c, cs_group_t *g, kc_group_view_fn fn, void *arg)
+{
+    size_t n = g->nmembers;
+    kc_consumer_member_view_t *mv = kc_xcalloc(n + 1, sizeof(*mv));
+    tp_views_t *views = kc_xcalloc(3 * n + 1, sizeof(*views));
+    for (size_t i = 0; i < n; i++) {
+        const cs_member_t *m = g->members[i];
+        tp_views_fill(c, &m->assigned, &views[3 * i]);
+        tp_views_fill(c, &m->pending, &views[3 * i + 1]);
+        tp_views_fill(c, &m->target, &views[3 * i + 2]);
+        mv[i] = (kc_consumer_member_view_t){
+            .member_id = m->member_id,
+            .instance_id = m->instance_id,
+            .rack_id = m->rack_id,
+            .client_id = m->client_id,
+            .client_host = m->client_host,
+            .member_epoch = m->member_epoch,
+            .previous_member_epoch = m->previous_member_epoch,
+            .state = member_state_name(m->state),
+            .rebalance_timeout_ms = m->rebalance_timeout_ms,
+            .server_assignor = m->server_assignor,
+            .subscribed_topics = (const char *const *)m->topics,
+            .nsubscribed_topics = m->ntopics,
+            .subscribed_regex = m->regex,
+            .assigned = views[3 * i].tps,
+            .nassigned = views[3 * i].n,
+            .pending_revocation = views[3 * i + 1].tps,
+            .npending_revocation = views[3 * i + 1].n,
+            .target = views[3 * i + 2].tps,
+            .ntarget = views[3 * i + 2].n,
+        };
+    }
+    kc_group_view_t v = {
+        .group_id = g->group_id,
+        .type = "consumer",
+        .state = group_state_name(g),
+        .generation_id = g->group_epoch,
+        .protocol_type = "consumer",
+        .group_epoch = g->group_epoch,
+        .assignment_epoch = g->assignment_epoch,
+        .assignor = group_assignor(c, g),
+        .consumer_members = mv,
+        .nconsumer_members = n,
+    };
+    fn(arg, &v);
+    for (size_t i = 0; i < 3 * n; i++)
+        tp_views_free(&views[i]);
+    free(views);
+    free(mv);
+}
+
+void kc_consumer_inspect_all(kc_coord_t *c, kc_group_view_fn fn, void *arg)
+{
+    kc_smap_t *map = groups_map(c);
+    for (size_t i = 0; i < map->nslots; i++)
+        for (kc_smap_entry_t *e = map->slots[i]; e; e = e->next)
+            inspect_group(c, e->val, fn, arg);
+}
+
+bool kc_consumer_inspect_one(kc_coord_t *c, kc_str_t group_id, kc_group_view_fn fn, void *arg)
+{
+    cs_group_t *g = kc_consumer_group_find(c, group_id);
+    if (!g)
+        return false;
+    inspect_group(c, g, fn, arg);
+    return true;
 }

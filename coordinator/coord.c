@@ -427,7 +427,7 @@ const char *kc_coord_event_name(kc_coord_event_type_t type)
 {
     static const char *const names[KC_COORD_EV_COUNT] = {
         "member_joined", "rebalance_started", "rebalance_completed",
-        "member_removed", "session_expired", "group_deleted",
+        "member_removed", "session_expired", "group_deleted", "group_epoch_bumped",
     };
     return (unsigned)type < KC_COORD_EV_COUNT ? names[type] : "unknown";
 }

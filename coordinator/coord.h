@@ -223,20 +223,57 @@ typedef struct {
     bool awaiting_sync;            /* a SyncGroup of this member is parked */
 } kc_member_view_t;
 
+/* Partitions of one topic in a consumer group member's assignment. */
+typedef struct {
+    kc_uuid_t topic_id;
+    const char *topic;          /* NULL when no topic has that id (any more) */
+    const int32_t *partitions;  /* ascending */
+    int32_t npartitions;
+} kc_topic_partitions_view_t;
+
+/* A member of a consumer (KIP-848) group. */
+typedef struct {
+    const char *member_id;
+    const char *instance_id;    /* NULL = dynamic member */
+    const char *rack_id;        /* NULL = none */
+    const char *client_id;
+    const char *client_host;
+    int32_t member_epoch;
+    int32_t previous_member_epoch;
+    const char *state;          /* Kafka's MemberState: "stable", "unrevoked_partitions", ... */
+    int32_t rebalance_timeout_ms;
+    const char *server_assignor; /* NULL = none asked for */
+    const char *const *subscribed_topics; /* names, sorted */
+    int32_t nsubscribed_topics;
+    const char *subscribed_regex; /* NULL = none */
+    const kc_topic_partitions_view_t *assigned;
+    int32_t nassigned;
+    const kc_topic_partitions_view_t *pending_revocation;
+    int32_t npending_revocation;
+    const kc_topic_partitions_view_t *target;
+    int32_t ntarget;
+} kc_consumer_member_view_t;
+
 typedef struct {
     const char *group_id;
-    const char *type;          /* "classic" */
-    const char *state;         /* Kafka's state name, e.g. "PreparingRebalance" */
-    int32_t generation_id;
+    const char *type;          /* "classic" or "consumer" */
+    const char *state;         /* Kafka's state name, e.g. "PreparingRebalance", "Reconciling" */
+    int32_t generation_id;     /* classic; a consumer group's group epoch */
     const char *protocol_type; /* NULL = none */
     const char *protocol_name; /* NULL = none */
     const char *leader_id;     /* NULL = none */
-    const kc_member_view_t *members;
+    const kc_member_view_t *members; /* classic groups */
     size_t nmembers;
+    /* Consumer groups only (type "consumer"): */
+    int32_t group_epoch;
+    int32_t assignment_epoch;
+    const char *assignor;      /* the server assignor the group uses */
+    const kc_consumer_member_view_t *consumer_members;
+    size_t nconsumer_members;
 } kc_group_view_t;
 
 typedef void (*kc_group_view_fn)(void *arg, const kc_group_view_t *g);
-/* Calls fn for every group, in no particular order. */
+/* Calls fn for every group (classic, then consumer), in no particular order. */
 void kc_coord_inspect_groups(kc_coord_t *c, kc_group_view_fn fn, void *arg);
 /* Calls fn for the group of that id; false (fn not called) when there is none. */
 bool kc_coord_inspect_group(kc_coord_t *c, kc_str_t group_id, kc_group_view_fn fn, void *arg);
@@ -271,7 +308,9 @@ void kc_coord_topic_updated(kc_coord_t *c, kc_str_t topic);
 /*
  * Optional event sink (metrics, the admin event ring). The coordinator calls
  * fn synchronously, from inside the call that caused the event, for classic
- * groups once loading is done (never during replay). The event and its
+ * and consumer groups once loading is done (never during replay). For a
+ * consumer group generation_id carries the group epoch; MEMBER_REMOVED is a
+ * leave or a fence (reason says which), SESSION_EXPIRED a session timeout. The event and its
  * strings are borrowed for the duration of the call; fn must not call back
  * into the coordinator.
  */
@@ -283,6 +322,7 @@ typedef enum {
     KC_COORD_EV_MEMBER_REMOVED,      /* left, fenced or timed out (member_id, reason) */
     KC_COORD_EV_SESSION_EXPIRED,     /* a member's session timed out (member_id) */
     KC_COORD_EV_GROUP_DELETED,       /* DeleteGroups or offsets expiry */
+    KC_COORD_EV_GROUP_EPOCH_BUMPED,  /* consumer group: new group epoch (reason) */
     KC_COORD_EV_COUNT
 } kc_coord_event_type_t;
 

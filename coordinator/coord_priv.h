@@ -123,5 +123,9 @@ int kc_consumer_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const 
                        size_t value_len);
 void kc_consumer_loaded(kc_coord_t *c, int64_t now_ms);
 void kc_consumer_unload_all(kc_coord_t *c);
+/* Introspection (kc_coord_inspect_groups/_group) of consumer groups:
+ * every one, or the one of that id (false when none). */
+void kc_consumer_inspect_all(kc_coord_t *c, kc_group_view_fn fn, void *arg);
+bool kc_consumer_inspect_one(kc_coord_t *c, kc_str_t group_id, kc_group_view_fn fn, void *arg);
 
 #endif

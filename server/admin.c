@@ -246,8 +246,57 @@ static json_t *decode_consumer_assignment(const uint8_t *data, int32_t len)
                      ud < 0 ? 0 : ud);
 }
 
+/* Partitions by topic name ({"topic": [p...]}); a topic whose id names no
+ * topic any more is keyed by its id in hex. */
+static json_t *partitions_json(const kc_topic_partitions_view_t *tps, int32_t n)
+{
+    json_t *o = json_object();
+    for (int32_t i = 0; i < n; i++) {
+        json_t *arr = json_array();
+        for (int32_t k = 0; k < tps[i].npartitions; k++)
+            json_array_append_new(arr, json_integer(tps[i].partitions[k]));
+        char key[33];
+        for (int b = 0; b < 16; b++)
+            snprintf(key + 2 * b, 3, "%02x", tps[i].topic_id.b[b]);
+        json_object_set_new(o, tps[i].topic ? tps[i].topic : key, arr);
+    }
+    return o;
+}
+
+/* A KIP-848 consumer group: epochs, the assignor, and per member its
+ * epochs, subscription and decoded partitions. */
+static json_t *consumer_group_json(const kc_group_view_t *g)
+{
+    json_t *members = json_array();
+    for (size_t i = 0; i < g->nconsumer_members; i++) {
+        const kc_consumer_member_view_t *m = &g->consumer_members[i];
+        json_t *topics = json_array();
+        for (int32_t k = 0; k < m->nsubscribed_topics; k++)
+            json_array_append_new(topics, json_string(m->subscribed_topics[k]));
+        json_t *jm = json_pack(
+            "{s:s,s:o,s:o,s:s,s:s,s:i,s:i,s:s,s:i,s:o,s:o,s:o}", "member_id", m->member_id,
+            "instance_id", jstr(m->instance_id), "rack_id", jstr(m->rack_id), "client_id",
+            m->client_id ? m->client_id : "", "client_host", m->client_host ? m->client_host : "",
+            "member_epoch", m->member_epoch, "previous_member_epoch", m->previous_member_epoch,
+            "state", m->state, "rebalance_timeout_ms", m->rebalance_timeout_ms, "server_assignor",
+            jstr(m->server_assignor), "subscribed_topic_names", topics, "subscribed_topic_regex",
+            jstr(m->subscribed_regex));
+        json_object_set_new(jm, "assigned_partitions", partitions_json(m->assigned, m->nassigned));
+        json_object_set_new(jm, "partitions_pending_revocation",
+                            partitions_json(m->pending_revocation, m->npending_revocation));
+        json_object_set_new(jm, "target_assignment", partitions_json(m->target, m->ntarget));
+        json_array_append_new(members, jm);
+    }
+    return json_pack("{s:s,s:s,s:s,s:i,s:i,s:s,s:s,s:o}", "group_id", g->group_id, "type", g->type,
+                     "state", g->state, "group_epoch", g->group_epoch, "assignment_epoch",
+                     g->assignment_epoch, "protocol_type", "consumer", "assignor", g->assignor,
+                     "members", members);
+}
+
 static json_t *group_json(const kc_group_view_t *g)
 {
+    if (strcmp(g->type, "consumer") == 0)
+        return consumer_group_json(g);
     json_t *members = json_array();
     bool consumer = g->protocol_type && strcmp(g->protocol_type, "consumer") == 0;
     for (size_t i = 0; i < g->nmembers; i++) {
@@ -364,17 +413,22 @@ static void get_events(kc_server_t *s, struct evhttp_request *rq, const struct e
 
 typedef struct {
     uint64_t by_state[8];
+    uint64_t consumer_by_state[8];
 } group_counts_t;
 
 static const char *const classic_states[] = {"Empty", "PreparingRebalance", "CompletingRebalance",
                                              "Stable", "Dead"};
+static const char *const consumer_states[] = {"Empty", "Assigning", "Reconciling", "Stable"};
 
 static void count_group(void *arg, const kc_group_view_t *g)
 {
     group_counts_t *gc = arg;
-    for (size_t i = 0; i < KC_ARRAY_LEN(classic_states); i++)
-        if (strcmp(g->state, classic_states[i]) == 0)
-            gc->by_state[i]++;
+    bool consumer = strcmp(g->type, "consumer") == 0;
+    const char *const *names = consumer ? consumer_states : classic_states;
+    size_t n = consumer ? KC_ARRAY_LEN(consumer_states) : KC_ARRAY_LEN(classic_states);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(g->state, names[i]) == 0)
+            (consumer ? gc->consumer_by_state : gc->by_state)[i]++;
 }
 
 static void get_metrics(kc_server_t *s, struct evhttp_request *rq)
@@ -419,6 +473,9 @@ static void get_metrics(kc_server_t *s, struct evhttp_request *rq)
     for (size_t i = 0; i < KC_ARRAY_LEN(classic_states); i++)
         evbuffer_add_printf(o, "kcoord_groups{type=\"classic\",state=\"%s\"} %llu\n",
                             classic_states[i], (unsigned long long)gc.by_state[i]);
+    for (size_t i = 0; i < KC_ARRAY_LEN(consumer_states); i++)
+        evbuffer_add_printf(o, "kcoord_groups{type=\"consumer\",state=\"%s\"} %llu\n",
+                            consumer_states[i], (unsigned long long)gc.consumer_by_state[i]);
     size_t nf = 0;
     for (const kc_fault_t *x = kc_faults_list(s->faults); x; x = x->next)
         nf++;
@@ -431,7 +488,7 @@ static void get_metrics(kc_server_t *s, struct evhttp_request *rq)
     const struct kc_admin *a = s->admin;
     evhttp_add_header(evhttp_request_get_output_headers(rq), "Content-Type",
                       "text/plain; version=0.0.4");
-    evbuffer_add_printf(o, "# HELP kcoord_group_events_total Classic group events, by type.\n"
+    evbuffer_add_printf(o, "# HELP kcoord_group_events_total Group events, by type.\n"
                            "# TYPE kcoord_group_events_total counter\n");
     for (int t = 0; t < KC_COORD_EV_COUNT; t++)
         evbuffer_add_printf(o, "kcoord_group_events_total{event=\"%s\"} %llu\n",
