@@ -12,6 +12,9 @@
  *   --data-dir DIR                       data directory for --kcoord, kept afterwards
  *   --commit-conns N (default 8): connections of the offset-commit load
  *   --only heartbeats|rebalance|commits|produce|replay: just that figure (for profiling)
+ *   --only consumer: the KIP-848 consumer group figures, measured in process
+ *                    by kcoord-consumer-bench (next to this program), which
+ *                    this runs with its defaults
  *   --broker-pid PID: with --bootstrap, report that process's CPU per figure
  *   --produce-only                       only the produce and latency figures
  *   environment: KC_BENCH_LOGS=1 shows kcoord's log lines, KC_BENCH_DEBUG=1 probe timings
@@ -1620,7 +1623,7 @@ static void usage(const char *argv0)
             "          [--rdkafka-mock] [--duration SEC] [--replay-offsets N]\n"
             "          [--data-dir DIR (kept afterwards; default a temporary one)]\n"
             "          [--commit-conns N] [--produce-only]\n"
-            "          [--only heartbeats|rebalance|commits|produce|replay]\n"
+            "          [--only heartbeats|rebalance|commits|produce|replay|consumer]\n"
             "          [--broker-pid PID (with --bootstrap: report its CPU)]\n",
             argv0);
 }
@@ -1665,6 +1668,17 @@ int main(int argc, char **argv)
         case 'P': broker_pid = (pid_t)atoi(optarg); break;
         default: usage(argv[0]); return ch == 'h' ? 0 : 2;
         }
+    }
+    if (only && strcmp(only, "consumer") == 0) {
+        /* The consumer group figures are the coordinator's own time: they
+         * drive its API in process, no broker needed. */
+        char path[4096];
+        const char *slash = strrchr(argv[0], '/');
+        int n = slash ? (int)(slash - argv[0] + 1) : 0;
+        snprintf(path, sizeof(path), "%.*skcoord-consumer-bench", n, argv[0]);
+        execl(path, path, (char *)NULL);
+        fprintf(stderr, "kcoord-bench: cannot run %s: %s\n", path, strerror(errno));
+        return 1;
     }
     if ((!kcoord && !bootstrap && !mock) || duration <= 0 || commit_conns < 1 ||
         commit_conns > 64) {
