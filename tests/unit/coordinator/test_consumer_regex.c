@@ -843,6 +843,44 @@ static void test_list_groups_one_table_for_both_types(void **state)
     assert_string_equal(consumers, expected);
 }
 
+static void test_replayed_offsets_before_group_records(void **state)
+{
+    (void)state;
+    /* Compaction can leave a group's offsets ahead of its group records in
+     * the log: the simple classic group the offsets make on replay gives way
+     * to the consumer group (getOrMaybeCreatePersistedConsumerGroup). */
+    ctx_t *t = ctx_new();
+    add_topic("o1");
+    client_t a = {0};
+    snprintf(a.member_id, sizeof(a.member_id), "m-a");
+    const char *names[] = {"o1"};
+    heartbeat(t, &a, 0, NULL, names, 1);
+    commit(t, "o1", 0, &a);
+    /* Offsets (types 0, 1) first, then the rest in log order. */
+    rec_t *order = calloc(t->nrecs, sizeof(*order));
+    size_t n = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < t->nrecs; i++) {
+            int16_t ty = (int16_t)((t->recs[i].key.data[0] << 8) | t->recs[i].key.data[1]);
+            if ((ty <= 1) == (pass == 0))
+                order[n++] = t->recs[i];
+        }
+    assert_int_equal(n, t->nrecs);
+    assert_true(((order[0].key.data[0] << 8) | order[0].key.data[1]) <= 1);
+    memcpy(t->recs, order, n * sizeof(*order));
+    free(order);
+    kc_coord_t *c = replay_all(t, t->now);
+    assert_null(kc_classic_group_find(c, kc_str("g")));
+    assert_non_null(kc_consumer_group_find(c, kc_str("g")));
+    kc_coord_free(t->c);
+    t->c = c;
+    char listed[256];
+    list_groups(t, NULL, listed, sizeof(listed));
+    assert_string_equal(listed, "g");
+    assert_true(has_offset(t, "o1", 0));
+    ctx_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -858,6 +896,7 @@ int main(void)
         cmocka_unit_test(test_offsets_expire_then_empty_group_deleted),
         cmocka_unit_test(test_empty_group_without_offsets_deleted_at_next_check),
         cmocka_unit_test(test_list_groups_one_table_for_both_types),
+        cmocka_unit_test(test_replayed_offsets_before_group_records),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
