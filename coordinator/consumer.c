@@ -1901,6 +1901,10 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
      * members (or dropped for topic names) bumps the group epoch now, a new
      * one once it is resolved. */
     bool regex_resolved = false;
+    /* A static member's replacement took over the old member's regex. */
+    if (regex_changed && (new_regex.len == 0 ? !m->regex
+                                             : m->regex && kc_str_eq_cstr(new_regex, m->regex)))
+        regex_changed = false;
     if (regex_changed) {
         if (m->regex && regex_members(g, m->regex) == 1 && resolved_get(g, m->regex)) {
             write_regex(g, m->regex, NULL, res);

@@ -510,6 +510,48 @@ static void test_regex_and_names_together(void **state)
     ctx_free(t);
 }
 
+static void test_static_replacement_keeps_regex_resolution(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    add_topic("s1");
+    /* A static member joins, leaves with -2 and is replaced by a new member
+     * id with the same instance id and regex (heartbeat() sends no instance
+     * id, so the requests are made here). */
+    kc_consumer_group_heartbeat_request_t req;
+    kc_request_ctx_t ctx = {1, 1, 68, 1, kc_str("client"), "/127.0.0.1", 0};
+    kc_result_t res;
+    const char *ids[] = {"m-a", "m-a", "m-b"};
+    const int32_t epochs[] = {0, -2, 0};
+    for (int i = 0; i < 3; i++) {
+        if (i == 1) {
+            ctx_sleep(t, 0); /* the regex is resolved */
+            assert_int_equal(count_records(t, 0, 16, false), 1);
+        }
+        kc_consumer_group_heartbeat_request_init(&req);
+        req.group_id = kc_str(group_name);
+        req.member_id = kc_str(ids[i]);
+        req.member_epoch = epochs[i];
+        req.instance_id = kc_str("inst");
+        if (epochs[i] == 0) {
+            req.subscribed_topic_regex = kc_str("s.*");
+            req.rebalance_timeout_ms = 30000;
+            req.topic_partitions.count = 0;
+        }
+        ctx.now_ms = t->now;
+        kc_result_init(&res);
+        kc_coord_consumer_group_heartbeat(t->c, &ctx, &req, &res);
+        keep_records(t, &res);
+        kc_result_deinit(&res);
+    }
+    /* The replacement kept the regex: no tombstone, the resolution stays. */
+    assert_int_equal(count_records(t, 0, 16, true), 0);
+    kc_consumer_group_t *g = kc_consumer_group_find(t->c, kc_str(group_name));
+    assert_non_null(g);
+    assert_true(kc_consumer_group_is_subscribed_to(g, kc_str("s1")));
+    ctx_free(t);
+}
+
 static kc_coord_t *replay_all(ctx_t *t, int64_t now)
 {
     kc_coord_config_t cfg = config();
@@ -891,6 +933,7 @@ int main(void)
         cmocka_unit_test(test_last_member_of_regex_tombstones_it),
         cmocka_unit_test(test_regex_and_names_together),
         cmocka_unit_test(test_replay_keeps_resolved_regex),
+        cmocka_unit_test(test_static_replacement_keeps_regex_resolution),
         cmocka_unit_test(test_deleted_topic_leaves_assignment),
         cmocka_unit_test(test_offset_delete_subscribed_topic),
         cmocka_unit_test(test_offsets_expire_then_empty_group_deleted),
