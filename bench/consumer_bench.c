@@ -191,8 +191,9 @@ static void handle(const kc_buf_t *wire, kc_result_t *res)
 
 /* The client's side of a response: epoch, assignment (acknowledged with
  * the next heartbeat). Returns the error code; *changed tells whether the
- * member changed (new epoch, assignment, or an acknowledgement sent). */
-static int16_t apply_response(member_t *m, const kc_result_t *res, bool *changed)
+ * coordinator moved the member (new epoch or assignment), *acked whether
+ * this heartbeat carried an acknowledgement. */
+static int16_t apply_response(member_t *m, const kc_result_t *res, bool *changed, bool *acked)
 {
     kc_arena_t arena;
     kc_arena_init(&arena);
@@ -202,10 +203,11 @@ static int16_t apply_response(member_t *m, const kc_result_t *res, bool *changed
     kc_reader_init(&r, res->responses[0].body.data, res->responses[0].body.len);
     kc_consumer_group_heartbeat_response_decode(&r, 1, &arena, &resp);
     int16_t err = resp.error_code;
-    *changed = m->report;
+    *acked = m->report;
+    *changed = false;
     m->report = false;
     if (err == 0) {
-        *changed |= m->epoch != resp.member_epoch || resp.assignment;
+        *changed = m->epoch != resp.member_epoch || resp.assignment;
         m->epoch = resp.member_epoch;
         if (resp.assignment) {
             set_owned(m, resp.assignment);
@@ -219,8 +221,10 @@ static int16_t apply_response(member_t *m, const kc_result_t *res, bool *changed
 /* One heartbeat of each of the n members: the requests are encoded first,
  * then the coordinator's work on all of them is timed (thread CPU time, so
  * other processes on a shared machine do not count), then the clients read
- * their responses. Returns whether any member changed; exits on an error. */
-static bool round_of(member_t *ms, int n, bool join)
+ * their responses. Returns whether the coordinator moved any member;
+ * *acks tells whether any heartbeat acknowledged an assignment. Exits on an
+ * error. */
+static bool round_of(member_t *ms, int n, bool join, bool *acks)
 {
     kc_buf_t *wires = calloc((size_t)n, sizeof(*wires));
     kc_result_t *res = calloc((size_t)n, sizeof(*res));
@@ -233,13 +237,17 @@ static bool round_of(member_t *ms, int n, bool join)
         handle(&wires[i], &res[i]);
     coord_ms += cpu_ms() - t0;
     bool any = false;
+    if (acks)
+        *acks = false;
     for (int i = 0; i < n; i++) {
-        bool changed;
-        if (apply_response(&ms[i], &res[i], &changed) != 0) {
+        bool changed, acked;
+        if (apply_response(&ms[i], &res[i], &changed, &acked) != 0) {
             fprintf(stderr, "heartbeat of %s failed\n", ms[i].id);
             exit(1);
         }
         any |= changed;
+        if (acks)
+            *acks |= acked;
         kc_result_deinit(&res[i]);
         kc_buf_deinit(&wires[i]);
     }
@@ -248,20 +256,26 @@ static bool round_of(member_t *ms, int n, bool join)
     return any;
 }
 
-/* Heartbeats every member until a full round changes nothing and every
- * member is at the same epoch; returns the rounds that changed something.
- * settled_ms is coord_ms after the last of them. */
+/* Heartbeats every member until a full round neither moves a member nor
+ * carries an acknowledgement and every member is at the same epoch; returns
+ * the rounds in which the coordinator moved a member. settled_ms is
+ * coord_ms after the last of them: from then on the coordinator's state is
+ * final (later heartbeats only acknowledge). */
 static int reconcile(member_t *ms, int n)
 {
+    int moved = 0;
     for (int round = 1; round < 1000; round++) {
-        bool any = round_of(ms, n, false);
+        bool acks;
+        bool any = round_of(ms, n, false, &acks);
         bool same = true;
         for (int i = 1; i < n; i++)
             same &= ms[i].epoch == ms[0].epoch;
-        if (any)
+        if (any) {
             settled_ms = coord_ms;
-        else if (same)
-            return round - 1;
+            moved++;
+        } else if (same && !acks) {
+            return moved;
+        }
     }
     fprintf(stderr, "the group did not reconcile\n");
     exit(1);
@@ -321,7 +335,7 @@ int main(int argc, char **argv)
            ntopics, nparts, ntopics * nparts);
     double t0 = now_ms();
     for (int i = 0; i < nmembers; i++)
-        round_of(&ms[i], 1, true);
+        round_of(&ms[i], 1, true, NULL);
     int rounds = reconcile(ms, nmembers);
     printf("  formed in %.0f ms wall (%d heartbeat rounds)\n", now_ms() - t0, rounds);
     if (owned_total(ms, nmembers) != (int64_t)ntopics * nparts) {
@@ -334,7 +348,7 @@ int main(int argc, char **argv)
     coord_ms = 0;
     double wall0 = now_ms();
     while (now_ms() - wall0 < seconds * 1e3) {
-        if (round_of(ms, nmembers, false)) {
+        if (round_of(ms, nmembers, false, NULL)) {
             fprintf(stderr, "a steady heartbeat changed a member\n");
             return 1;
         }
@@ -353,7 +367,7 @@ int main(int argc, char **argv)
         member_t *j = &ms[nmembers];
         snprintf(j->id, sizeof(j->id), "joiner-%06d", cycle);
         coord_ms = settled_ms = 0;
-        round_of(j, 1, true);
+        round_of(j, 1, true, NULL);
         join_ms[cycle] = coord_ms;
         rounds = reconcile(ms, nmembers + 1);
         total_ms[cycle] = settled_ms;
@@ -363,7 +377,7 @@ int main(int argc, char **argv)
         }
         j->epoch = -1;
         j->report = false;
-        round_of(j, 1, false);
+        round_of(j, 1, false, NULL);
         set_owned(j, &(kc_consumer_group_heartbeat_response_assignment_t){0});
         reconcile(ms, nmembers);
     }
