@@ -253,6 +253,7 @@ struct kc_consumer_group {
      * topics_version hash_version (-1: to compute again) */
     int64_t hash_version;
     int64_t cached_hash;
+    int64_t hash_checked_version; /* memory-only: topics_version when a heartbeat last looked */
 };
 
 typedef struct kc_consumer_group cs_group_t;
@@ -277,6 +278,7 @@ static cs_group_t *group_new(kc_coord_t *c, const char *id, size_t len)
     kc_smap_init(&g->resolved);
     kc_smap_init(&g->assignor_refs);
     g->hash_version = -1;
+    g->hash_checked_version = -1;
     kc_smap_put(groups_map(c), g->group_id, len, g);
     g->table_seq = kc_groups_table_put(c, g->group_id, 0);
     return g;
@@ -1940,8 +1942,14 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
     free(assignor_before_copy);
 
     /* Group epoch: bumped by a subscription or assignor change, or by a
-     * change of the subscribed topics' metadata. */
-    int64_t hash = group_metadata_hash(c, g);
+     * change of the subscribed topics' metadata, looked at (as Kafka's
+     * updateSubscriptionMetadata) when one of those changed or a topic
+     * changed since the last look (Kafka's metadata refresh). A new regex
+     * waits for its resolution, which bumps the epoch itself. */
+    bool look = sub_changed || regex_resolved || assignor_changed || !g->has_group_record ||
+                g->hash_checked_version != c->topics_version;
+    int64_t hash = look ? group_metadata_hash(c, g) : g->metadata_hash;
+    g->hash_checked_version = c->topics_version;
     if (sub_changed || regex_resolved || assignor_changed || hash != g->metadata_hash ||
         !g->has_group_record)
         bump_group_epoch(c, g, hash,

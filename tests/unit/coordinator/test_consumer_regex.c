@@ -484,6 +484,37 @@ static void test_last_member_of_regex_tombstones_it(void **state)
     ctx_free(t);
 }
 
+static void test_new_regex_bumps_epoch_once_resolved(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    add_topic("p1");
+    add_topic("q1");
+    client_t a = {0};
+    join_regex(t, &a, "m-a", "p.*");
+    ctx_sleep(t, 0);
+    beat(t, &a);
+    assert_int_equal(owns(&a, "p1"), NPART);
+    ctx_sleep(t, 10001);
+    beat(t, &a);
+    /* Switching to a regex no member has: its old resolution goes, but the
+     * group epoch waits for the new one (REGEX_UPDATED, not resolved). */
+    size_t mark = t->nrecs;
+    hb_t h = heartbeat(t, &a, a.epoch, "q.*", NULL, -1);
+    assert_int_equal(h.error, E_NONE);
+    assert_int_equal(count_records(t, mark, 16, true), 1);
+    assert_int_equal(count_records(t, mark, 3, false), 0);
+    ctx_sleep(t, 0);
+    assert_int_equal(count_records(t, mark, 16, false), 1);
+    assert_int_equal(count_records(t, mark, 3, false), 1);
+    for (int i = 0; i < 3; i++)
+        beat(t, &a);
+    assert_int_equal(owns(&a, "q1"), NPART);
+    assert_int_equal(owns(&a, "p1"), 0);
+    assert_int_equal(count_records(t, mark, 3, false), 1);
+    ctx_free(t);
+}
+
 static void test_regex_and_names_together(void **state)
 {
     (void)state;
@@ -931,6 +962,7 @@ int main(void)
         cmocka_unit_test(test_invalid_regex_is_invalid_regular_expression),
         cmocka_unit_test(test_created_topic_joins_after_min_interval),
         cmocka_unit_test(test_last_member_of_regex_tombstones_it),
+        cmocka_unit_test(test_new_regex_bumps_epoch_once_resolved),
         cmocka_unit_test(test_regex_and_names_together),
         cmocka_unit_test(test_replay_keeps_resolved_regex),
         cmocka_unit_test(test_static_replacement_keeps_regex_resolution),
