@@ -75,7 +75,9 @@ typedef struct kc_regex kc_regex_t;
  * Java's Matcher.matches(). NULL when it does not compile, with a message
  * (PCRE2's, with the offset) written to err. Free with kc_regex_free. */
 kc_regex_t *kc_regex_compile(const char *pattern, size_t len, char *err, size_t errcap);
-/* True when the whole subject matches. Not thread-safe (shared match data). */
+/* True when the whole subject matches; a match that exceeds the
+ * backtracking budget counts as no match. Not thread-safe (shared match
+ * data). */
 bool kc_regex_matches(kc_regex_t *re, const char *subject, size_t len);
 void kc_regex_free(kc_regex_t *re); /* NULL is fine */
 

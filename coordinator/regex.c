@@ -15,9 +15,16 @@
 
 #include "consumer_int.h"
 
+/* Backtracking budget of one match: a pathological pattern such as (a+)+b
+ * gives up (no match) instead of stalling the coordinator, which resolves
+ * regexes on its own thread where Kafka uses an executor. */
+#define MATCH_LIMIT 200000
+#define DEPTH_LIMIT 10000
+
 struct kc_regex {
     pcre2_code *code;
     pcre2_match_data *md;
+    pcre2_match_context *mc;
 };
 
 kc_regex_t *kc_regex_compile(const char *pattern, size_t len, char *err, size_t errcap)
@@ -40,18 +47,22 @@ kc_regex_t *kc_regex_compile(const char *pattern, size_t len, char *err, size_t 
     kc_regex_t *r = kc_xcalloc(1, sizeof(*r));
     r->code = re;
     r->md = pcre2_match_data_create_from_pattern(re, NULL);
+    r->mc = pcre2_match_context_create(NULL);
+    pcre2_set_match_limit(r->mc, MATCH_LIMIT);
+    pcre2_set_depth_limit(r->mc, DEPTH_LIMIT);
     return r;
 }
 
 bool kc_regex_matches(kc_regex_t *re, const char *subject, size_t len)
 {
-    return pcre2_match(re->code, (PCRE2_SPTR)subject, len, 0, 0, re->md, NULL) >= 0;
+    return pcre2_match(re->code, (PCRE2_SPTR)subject, len, 0, 0, re->md, re->mc) >= 0;
 }
 
 void kc_regex_free(kc_regex_t *re)
 {
     if (!re)
         return;
+    pcre2_match_context_free(re->mc);
     pcre2_match_data_free(re->md);
     pcre2_code_free(re->code);
     free(re);

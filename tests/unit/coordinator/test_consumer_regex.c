@@ -377,6 +377,21 @@ static void test_regex_matches_whole_topic_name(void **state)
     ctx_free(t);
 }
 
+static void test_pathological_regex_gives_up(void **state)
+{
+    (void)state;
+    /* Exponential backtracking on a long subject (the b after the c defeats
+     * PCRE2's required-character shortcut): the backtracking budget ends it
+     * as no match. */
+    char err[128];
+    kc_regex_t *re = kc_regex_compile("(a+)+b", 6, err, sizeof(err));
+    assert_non_null(re);
+    const char *name = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaacb";
+    assert_false(kc_regex_matches(re, name, strlen(name)));
+    assert_true(kc_regex_matches(re, "aab", 3));
+    kc_regex_free(re);
+}
+
 static void test_invalid_regex_is_invalid_regular_expression(void **state)
 {
     (void)state;
@@ -959,6 +974,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_regex_resolved_after_heartbeat_then_assigned),
         cmocka_unit_test(test_regex_matches_whole_topic_name),
+        cmocka_unit_test(test_pathological_regex_gives_up),
         cmocka_unit_test(test_invalid_regex_is_invalid_regular_expression),
         cmocka_unit_test(test_created_topic_joins_after_min_interval),
         cmocka_unit_test(test_last_member_of_regex_tombstones_it),
