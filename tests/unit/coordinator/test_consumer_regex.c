@@ -39,7 +39,7 @@ typedef struct {
 
 static topic_t topics[MAXT];
 static int ntopics;
-/* The group the helpers talk to. */
+/* The group the request functions of these tests address. */
 static const char *group_name = "g";
 
 static void add_topic(const char *name)
