@@ -615,7 +615,9 @@ static const char *group_state_name(const cs_group_t *g)
         return "Empty";
     if (g->group_epoch > g->assignment_epoch)
         return "Assigning";
-    for (size_t i = 0; i < g->nmembers; i++) {
+    /* Newest first: members that joined last are the likeliest to be
+     * still reconciling, so a rebalance's heartbeats stop early. */
+    for (size_t i = g->nmembers; i-- > 0;) {
         const cs_member_t *m = g->members[i];
         if (m->state != MS_STABLE || m->member_epoch != g->assignment_epoch)
             return "Reconciling";
@@ -1362,11 +1364,29 @@ static bool subscribed_to_id(kc_coord_t *c, const cs_group_t *g, const cs_member
  * first (UNREVOKED_PARTITIONS, epoch unchanged); once the member reports
  * them gone it takes the target epoch and the target partitions that no
  * other member still owns (UNRELEASED_PARTITIONS while some are held).
- * Returns true when the member changed.
+ * Returns true when the member changed; *assigned_changed tells whether its
+ * assigned partitions did.
  */
-static bool reconcile(kc_coord_t *c, cs_group_t *g, cs_member_t *m, owned_t owned)
+static bool reconcile(kc_coord_t *c, cs_group_t *g, cs_member_t *m, owned_t owned,
+                      bool *assigned_changed)
 {
     int32_t target_epoch = g->assignment_epoch;
+    *assigned_changed = false;
+    /* The common case of a new epoch: a stable member already holds exactly
+     * its target, to which it subscribes; it only takes the epoch (what the
+     * general path below computes, without building the sets). */
+    if (m->state == MS_STABLE && m->member_epoch != target_epoch && m->pending.n == 0 &&
+        kc_asg_equal(&m->assigned, &m->target)) {
+        bool subscribed = true;
+        for (int32_t i = 0; i < m->target.n && subscribed; i++)
+            subscribed = m->target.t[i].n == 0 || subscribed_to_id(c, g, m, m->target.t[i].topic_id);
+        if (subscribed) {
+            m->previous_member_epoch = m->member_epoch;
+            m->member_epoch = target_epoch;
+            owners_set(g, &m->assigned, target_epoch, false);
+            return true;
+        }
+    }
     switch (m->state) {
     case MS_STABLE:
         if (m->member_epoch == target_epoch)
@@ -1434,6 +1454,7 @@ static bool reconcile(kc_coord_t *c, cs_group_t *g, cs_member_t *m, owned_t owne
                    state != m->state || !kc_asg_equal(&assigned, &m->assigned) ||
                    !kc_asg_equal(&pending, &m->pending);
     if (changed) {
+        *assigned_changed = !kc_asg_equal(&assigned, &m->assigned);
         member_set_current(g, m, epoch, prev, state, &assigned, &pending);
     } else {
         kc_asg_free(&assigned);
@@ -1805,8 +1826,6 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
         g = group_new(c, req->group_id.ptr, (size_t)req->group_id.len);
         kc_log_info(LOG_COMP, "[GroupId %s] Created consumer group.", g->group_id);
     }
-    kc_asg_t old_assigned = {0};
-    int32_t old_epoch = 0;
     if (replaced) {
         /* The new member id takes over the static member's state. */
         cs_member_t *nm = member_new("");
@@ -1860,8 +1879,6 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
         kc_coord_emit(c, KC_COORD_EV_MEMBER_JOINED, g->group_id, m->member_id, NULL,
                       g->group_epoch, 0, ctx->now_ms);
     }
-    old_epoch = m->member_epoch;
-    kc_asg_copy(&old_assigned, &m->assigned);
 
     /* Member metadata: what the request changes (null = unchanged). */
     bool meta_changed = is_new, sub_changed = false;
@@ -1963,7 +1980,8 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
         update_target_assignment(c, g, ctx->now_ms, res);
 
     /* Reconcile the member towards its target. */
-    if (reconcile(c, g, m, owned)) {
+    bool assigned_changed;
+    if (reconcile(c, g, m, owned, &assigned_changed)) {
         write_current(g, m, res);
         kc_log_info(LOG_COMP,
                     "[GroupId %s] Member %s new assignment state: epoch=%d, previousEpoch=%d, "
@@ -1991,14 +2009,12 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
     bool full = req->rebalance_timeout_ms != -1 &&
                 (req->subscribed_topic_names.count >= 0 || req->subscribed_topic_regex.len >= 0) &&
                 req->topic_partitions.count >= 0;
-    if (epoch == 0 || full || !kc_asg_equal(&old_assigned, &m->assigned))
+    if (epoch == 0 || full || assigned_changed)
         r.assignment = response_assignment(&m->assigned, &arena);
-    (void)old_epoch;
     if (res->nrecords > first_record)
         note_state(g);
     send_hb(res, ctx, &r, res->nrecords > first_record);
     kc_arena_deinit(&arena);
-    kc_asg_free(&old_assigned);
 }
 
 /* ---- ConsumerGroupDescribe ----------------------------------------------------- */
