@@ -67,6 +67,13 @@ void kc_topology_desc_replay(kc_topology_desc_state_t *st, const kc_streams_grou
     st->failed_epoch = v->failed_description_topology_epoch;
 }
 
+void kc_topology_desc_fill_metadata(const kc_topology_desc_state_t *st,
+                                    kc_streams_group_metadata_value_t *v)
+{
+    v->stored_description_topology_epoch = st->stored_epoch;
+    v->failed_description_topology_epoch = st->failed_epoch;
+}
+
 static void fmt(char *out, size_t outlen, const char *f, ...) __attribute__((format(printf, 3, 4)));
 static void fmt(char *out, size_t outlen, const char *f, ...)
 {
@@ -89,16 +96,15 @@ void kc_topology_desc_write(kc_str_t group_id, kc_topology_desc_group_t *g, int3
     kc_streams_group_metadata_key_init(&key);
     key.group_id = group_id;
     kc_streams_group_metadata_key_encode(&k, 0, &key);
+    g->state->stored_epoch = stored;
+    g->state->failed_epoch = failed;
     kc_streams_group_metadata_value_t val = g->metadata;
-    val.stored_description_topology_epoch = stored;
-    val.failed_description_topology_epoch = failed;
+    kc_topology_desc_fill_metadata(g->state, &val);
     kc_write_int16(&v, 0);
     kc_streams_group_metadata_value_encode(&v, 0, &val);
     kc_result_add_record(res, &k, &v);
     kc_buf_deinit(&k);
     kc_buf_deinit(&v);
-    g->state->stored_epoch = stored;
-    g->state->failed_epoch = failed;
 }
 
 /* ---- back-off (StreamsGroupTopologyDescriptionBackoff) ------------------ */

@@ -95,6 +95,11 @@ typedef struct {
 void kc_topology_desc_state_init(kc_topology_desc_state_t *st);
 /* Replay of a StreamsGroupMetadataValue: takes its T2/T3 (soft state kept). */
 void kc_topology_desc_replay(kc_topology_desc_state_t *st, const kc_streams_group_metadata_value_t *v);
+/* Sets v's T2/T3 from st: the streams group calls it whenever it writes its
+ * own type-17 record (group epoch, metadata hash), so that record keeps the
+ * barrier's epochs. */
+void kc_topology_desc_fill_metadata(const kc_topology_desc_state_t *st,
+                                    kc_streams_group_metadata_value_t *v);
 
 /*
  * A streams group as the barrier sees it, filled by the streams group.

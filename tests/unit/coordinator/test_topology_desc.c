@@ -150,6 +150,12 @@ static void restart(h_t *h)
         assert_int_equal(v.metadata_hash, 42);
         h->exists = true;
         kc_topology_desc_replay(&h->st, &v);
+        /* What the streams group writes back keeps the barrier's epochs. */
+        kc_streams_group_metadata_value_t w;
+        kc_streams_group_metadata_value_init(&w);
+        kc_topology_desc_fill_metadata(&h->st, &w);
+        assert_int_equal(w.stored_description_topology_epoch, v.stored_description_topology_epoch);
+        assert_int_equal(w.failed_description_topology_epoch, v.failed_description_topology_epoch);
         kc_arena_deinit(&a);
     }
 }

@@ -372,7 +372,7 @@ static void test_push_failures(void **state)
     assert_string_equal(a.message, "busy");
     assert_int_equal(fake.st.stored_epoch, -2);
     assert_int_equal(fake.st.failed_epoch, -1);
-    fx_free(fx, false);
+    fx_free(fx, true);
     /* A permanent failure records the failed epoch, durably. */
     char dir[64];
     snprintf(dir, sizeof(dir), "%s", "/tmp/kc_tdesc_api_XXXXXX");
