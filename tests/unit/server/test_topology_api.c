@@ -468,6 +468,117 @@ static void crash_push(const char *action, bool want_file)
     fx_free(fx, true);
 }
 
+/* The cleanup's delete, killed by the store before or after it removed the file. */
+static void crash_cleanup(const char *action, bool want_file)
+{
+    char dir[64];
+    snprintf(dir, sizeof(dir), "%s", "/tmp/kc_tdesc_api_XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    fx_t *fx = fx_new(dir, KC_TEST_STORE_PATH, NULL);
+    send_push(fx, "app", "m1", 3, 1);
+    assert_int_equal(read_answer(fx).error_code, KC_ERR_NONE);
+    fx_free(fx, false);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        setenv("KC_TEST_STORE_DELETE", action, 1);
+        extra_override = "offsets.retention.check.interval.ms=20";
+        fx = fx_new(dir, KC_TEST_STORE_PATH, NULL);
+        fake.members = 0;
+        int64_t deadline = now_ms() + 60000;
+        while (now_ms() < deadline)
+            kc_server_run_once(fx->srv);
+        _exit(0);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 86);
+    assert_int_equal(store_file_exists(dir), want_file);
+    /* Restart: -2 keeps the group reclaimable; the next cycle finishes the job. */
+    extra_override = "offsets.retention.check.interval.ms=20";
+    fx = fx_new(dir, KC_TEST_STORE_PATH, NULL);
+    extra_override = NULL;
+    assert_int_equal(fake.st.stored_epoch, -2);
+    fake.members = 0;
+    int64_t deadline = now_ms() + 60000;
+    while ((fake.st.stored_epoch != -1 || store_file_exists(dir)) && now_ms() < deadline)
+        kc_server_run_once(fx->srv);
+    assert_int_equal(fake.st.stored_epoch, -1);
+    assert_false(store_file_exists(dir));
+    fx_free(fx, false);
+    fx = fx_new(dir, KC_TEST_STORE_PATH, NULL);
+    assert_int_equal(fake.st.stored_epoch, -1);
+    fx_free(fx, true);
+}
+
+static void test_cleanup_crash_before_store_call(void **state)
+{
+    (void)state;
+    crash_cleanup("exit-before", true);
+}
+
+static void test_cleanup_crash_after_store_call(void **state)
+{
+    (void)state;
+    crash_cleanup("exit-after", false);
+}
+
+/* DeleteGroups and conversion ops as the streams group will start them. */
+static kc_topology_desc_outcome_t last_outcome;
+static kc_topology_desc_op_kind_t last_kind;
+static int outcomes;
+
+static void on_outcome(void *arg, const kc_topology_desc_op_t *op,
+                       const kc_topology_desc_outcome_t *out, kc_result_t *res)
+{
+    (void)arg;
+    (void)res;
+    last_outcome = *out;
+    last_kind = op->kind;
+    outcomes++;
+}
+
+static void run_delete_op(fx_t *fx, kc_topology_desc_op_kind_t kind)
+{
+    kc_topology_desc_group_t view;
+    assert_int_equal(fake_lookup(NULL, kc_str("app"), &view), 1);
+    kc_topology_desc_op_t *op =
+        kc_topology_desc_delete_begin(kind, kc_str("app"), &view, &fx->srv->batch);
+    assert_non_null(op);
+    int before = outcomes;
+    kc_tdesc_run(fx->srv, op);
+    int64_t deadline = now_ms() + 60000;
+    while (outcomes == before && now_ms() < deadline)
+        kc_server_run_once(fx->srv);
+    assert_int_equal(outcomes, before + 1);
+    assert_int_equal(last_kind, kind);
+}
+
+static void test_delete_group_and_conversion_outcomes(void **state)
+{
+    (void)state;
+    fx_t *fx = fx_new(NULL, KC_TEST_STORE_PATH, "delete=transient:down*2");
+    kc_tdesc_set_groups(fx->srv, &fake_groups, on_outcome, NULL);
+    send_push(fx, "app", "m1", 3, 1);
+    assert_int_equal(read_answer(fx).error_code, KC_ERR_NONE);
+    fake.members = 0;
+    run_delete_op(fx, KC_TOPOLOGY_DESC_OP_DELETE_GROUP);
+    assert_int_equal(last_outcome.error_code, KC_ERR_GROUP_DELETION_FAILED);
+    assert_false(last_outcome.proceed);
+    assert_int_equal(fake.st.stored_epoch, -2);
+    assert_true(store_file_exists(fx->dir));
+    run_delete_op(fx, KC_TOPOLOGY_DESC_OP_CONVERSION);
+    assert_int_equal(last_outcome.error_code, KC_ERR_REBALANCE_IN_PROGRESS);
+    assert_true(kc_topology_desc_conversion_throttled(&fake.st, kc_server_wall_ms()));
+    run_delete_op(fx, KC_TOPOLOGY_DESC_OP_DELETE_GROUP);
+    assert_int_equal(last_outcome.error_code, KC_ERR_NONE);
+    assert_true(last_outcome.proceed);
+    assert_int_equal(fake.st.stored_epoch, -1);
+    assert_false(store_file_exists(fx->dir));
+    fx_free(fx, true);
+}
+
 static void test_push_crash_before_store_call(void **state)
 {
     (void)state;
@@ -490,6 +601,9 @@ int main(void)
         cmocka_unit_test(test_cleanup_cycle_deletes_and_finalizes),
         cmocka_unit_test(test_push_crash_before_store_call),
         cmocka_unit_test(test_push_crash_after_store_call),
+        cmocka_unit_test(test_cleanup_crash_before_store_call),
+        cmocka_unit_test(test_cleanup_crash_after_store_call),
+        cmocka_unit_test(test_delete_group_and_conversion_outcomes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
