@@ -67,7 +67,6 @@ struct kc_tstore {
     pthread_cond_t cv;  /* work queued, or stopping */
     job_t *queue_head, *queue_tail; /* not started */
     job_t *done_head, *done_tail;   /* completed, callback not run */
-    size_t running;     /* calls inside ops->set/get/del right now */
     size_t pending;     /* submitted, callback not run */
     bool stopping;
     pthread_t *threads;
@@ -152,11 +151,9 @@ static void *worker_main(void *arg)
         t->queue_head = j->next;
         if (!t->queue_head)
             t->queue_tail = NULL;
-        t->running++;
         pthread_mutex_unlock(&t->mu);
         run_job(j);
         pthread_mutex_lock(&t->mu);
-        t->running--;
     }
     pthread_mutex_unlock(&t->mu);
     return NULL;
