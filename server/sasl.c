@@ -255,7 +255,7 @@ static eval_t evaluate(sasl_conn_t *sc, const uint8_t *tok, size_t len, kc_buf_t
                  "Authentication failed during %s due to invalid credentials with SASL "
                  "mechanism %s",
                  phase, mech_names[sc->mech]);
-    if (sc->scram.username[0]) {
+    if (sc->scram.username[0] && !strstr(reason, sc->scram.username)) {
         size_t l = strlen(reason);
         snprintf(reason + l, rlen - l, " (user %s)", sc->scram.username);
     }

@@ -425,13 +425,14 @@ kc_scram_result_t kc_scram_server_first(kc_scram_server_t *s, const kc_credentia
     s->cred = *c;
     char rnd[33];
     if (!server_nonce) {
+        /* Letters and digits, as Kafka's ScramFormatter.secureRandomString. */
         static const char alphabet[] =
-            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
         uint8_t r[32];
         if (RAND_bytes(r, sizeof(r)) != 1)
             return fail(s, KC_SCRAM_FAIL, reason, reasonlen, "no random bytes for the nonce");
         for (size_t i = 0; i < sizeof(r); i++)
-            rnd[i] = alphabet[r[i] & 63];
+            rnd[i] = alphabet[r[i] % 62];
         rnd[32] = '\0';
         server_nonce = rnd;
     }
@@ -470,8 +471,12 @@ kc_scram_result_t kc_scram_server_final(kc_scram_server_t *s, const uint8_t *msg
     char *r = strstr(m, ",r=");
     if (!r || r > p)
         return fail(s, KC_SCRAM_FAIL, reason, reasonlen, "invalid client-final message");
-    size_t rl = strcspn(r + 3, ",");
-    if (rl != strlen(s->nonce) || memcmp(r + 3, s->nonce, rl) != 0)
+    /* Kafka 3.9's check: the nonce ends with the server-first nonce. librdkafka
+     * before 2.6.1 (Debian's included) sends its own nonce once more in front,
+     * which Kafka 3.8.1 to 3.9 accept; Kafka 4 compares for equality and
+     * refuses those clients. */
+    size_t rl = strcspn(r + 3, ","), nl = strlen(s->nonce);
+    if (rl < nl || memcmp(r + 3 + rl - nl, s->nonce, nl) != 0)
         return fail(s, KC_SCRAM_FAIL, reason, reasonlen,
                     "Invalid client nonce in the final client message.");
     size_t kl = key_len(s->mech);
