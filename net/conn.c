@@ -224,6 +224,7 @@ static void idle_cb(evutil_socket_t fd, short what, void *arg)
 static ssize_t conn_recv(kc_conn_t *c, void *dst, size_t want)
 {
     if (c->ssl) {
+        ERR_clear_error(); /* SSL_get_error reads this thread's queue */
         int r = SSL_read(c->ssl, dst, (int)KC_MIN(want, (size_t)INT32_MAX));
         if (r > 0) {
             c->bytes_read += (uint64_t)r;
@@ -264,7 +265,6 @@ static void frame_reset(kc_conn_t *c)
     }
 }
 
-static void read_cb(evutil_socket_t fd, short what, void *arg);
 static bool tls_handshake(kc_conn_t *c);
 
 static void read_cb(evutil_socket_t fd, short what, void *arg)
@@ -419,6 +419,7 @@ static bool conn_flush(kc_conn_t *c)
     while (c->out_off < c->out.len) {
         if (c->ssl) {
             size_t left = KC_MIN(c->out.len - c->out_off, (size_t)INT32_MAX);
+            ERR_clear_error();
             int w = SSL_write(c->ssl, c->out.data + c->out_off, (int)left);
             if (w > 0) {
                 c->out_off += (size_t)w;
@@ -433,6 +434,7 @@ static bool conn_flush(kc_conn_t *c)
             char ebuf[256];
             conn_close(c, true, e == SSL_ERROR_SYSCALL ? strerror(errno)
                                                        : kc_tls_error_text(ebuf, sizeof(ebuf)));
+            ERR_clear_error();
             return false;
         }
         ssize_t w = send(c->fd, c->out.data + c->out_off, c->out.len - c->out_off, MSG_NOSIGNAL);
