@@ -488,7 +488,7 @@ static int conn_adopt(kc_net_t *n, int fd, const char *peer_host, const char *li
     if (l) {
         c->protocol = l->protocol;
         if (l->tls) {
-            c->ssl = kc_tls_session(l->tls, fd);
+            c->ssl = kc_tls_session(l->tls, fd, l->protocol == KC_SEC_SSL);
             if (!c->ssl) {
                 free(c);
                 return KC_EIO;

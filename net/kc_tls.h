@@ -30,8 +30,13 @@ void kc_tls_free(kc_tls_t *t);
  * the previous context stays in use; -1 with a reason in err.
  */
 int kc_tls_reload(kc_tls_t *t, char *err, size_t errlen);
-/* A server-side session on the connected non-blocking socket fd, or NULL. */
-SSL *kc_tls_session(kc_tls_t *t, int fd);
+/*
+ * A server-side session on the connected non-blocking socket fd, or NULL.
+ * client_auth false asks for no client certificate whatever ssl.client.auth
+ * says: Kafka applies the broker-wide ssl.client.auth to SSL listeners only,
+ * not to SASL_SSL ones.
+ */
+SSL *kc_tls_session(kc_tls_t *t, int fd, bool client_auth);
 /*
  * Kafka's principal for a finished handshake (DefaultKafkaPrincipalBuilder):
  * "User:" + the client certificate's subject DN in RFC 2253 form when the

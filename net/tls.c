@@ -251,11 +251,13 @@ int kc_tls_reload(kc_tls_t *t, char *err, size_t errlen)
     return 0;
 }
 
-SSL *kc_tls_session(kc_tls_t *t, int fd)
+SSL *kc_tls_session(kc_tls_t *t, int fd, bool client_auth)
 {
     SSL *ssl = SSL_new(t->ctx);
     if (!ssl)
         return NULL;
+    if (!client_auth)
+        SSL_set_verify(ssl, SSL_VERIFY_NONE, NULL);
     if (SSL_set_fd(ssl, fd) != 1) {
         SSL_free(ssl);
         return NULL;

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "kc_log.h"
 #include "kc_scram.h"
@@ -53,6 +54,13 @@ int kc_security_start(kc_server_t *s, bool listen)
             return -1;
         }
     }
+    bool sasl_ssl = false;
+    for (size_t i = 0; i < cfg->nlisteners; i++)
+        sasl_ssl |= s->listener_protocol[i] == KC_SEC_SASL_SSL;
+    if (sasl_ssl && strcasecmp(cfg->ssl_client_auth, "none") != 0)
+        kc_log_warn("security", "ssl.client.auth applies to SSL listeners only; SASL_SSL "
+                                "listeners ask for no client certificate (as Kafka without a "
+                                "listener-prefixed setting)");
     if (need_sasl && !cfg->sasl_credentials_file[0])
         kc_log_warn("security", "SASL listeners without sasl.credentials.file: every "
                                 "authentication fails");

@@ -10,7 +10,8 @@
 - A non-TLS client on the SSL port fails the handshake, logged.
 - ssl.enabled.protocols=TLSv1.3 refuses a TLS 1.2-only client.
 - ssl.client.auth=required: no certificate is refused; with one the
-  principal is the certificate's subject DN.
+  principal is the certificate's subject DN; a SASL_SSL listener asks for
+  none (Kafka applies the broker-wide setting to SSL listeners only).
 - SIGHUP reloads the key store: new connections get the new certificate,
   an established one keeps working.
 - kafka-python and confluent-kafka produce and consume in a group over SSL.
@@ -128,10 +129,11 @@ def check_tls13_only(pki, ks):
 
 def check_client_auth(pki, ks):
     pki.issue("client1", "/O=kcoord test/OU=itest/CN=client1", server=False)
-    ssl_port = free_port()
+    ssl_port, sasl_ssl_port = free_port(), free_port()
     k = Kcoord("tls-client-auth", overrides={})
     k.overrides.update({
-        "listeners": "PLAINTEXT://127.0.0.1:%d,SSL://127.0.0.1:%d" % (k.port, ssl_port),
+        "listeners": "PLAINTEXT://127.0.0.1:%d,SSL://127.0.0.1:%d,SASL_SSL://127.0.0.1:%d"
+                     % (k.port, ssl_port, sasl_ssl_port),
         "ssl.keystore.location": ks, "ssl.client.auth": "required",
         "ssl.truststore.location": pki.ca, "log.level": "debug"})
     with k:
@@ -151,6 +153,14 @@ def check_client_auth(pki, ks):
         text = wait_for(lambda: (lambda t: t if "principal User:" in t else "")(
             k.stderr_since(off)), 30, "the handshake's debug line")
         assert "principal User:CN=client1,OU=itest,O=kcoord test" in text, text
+        # As Kafka, the broker-wide ssl.client.auth is not applied to SASL_SSL
+        # listeners: no certificate needed there (SASL authenticates).
+        with tls_conn(sasl_ssl_port, pki.client_context()) as c:
+            resp = c.call(lambda: c.send(kafka_wire.API_API_VERSIONS, 0,
+                                         kafka_wire.api_versions_body(0)),
+                          lambda: c.recv())
+            assert kafka_wire.decode_api_versions(resp, 0)["error_code"] == 0
+        assert "ssl.client.auth applies to SSL listeners only" in k.stderr_text()
 
 
 def check_sighup_reload(pki, tmp):
