@@ -119,6 +119,35 @@ def check_exchanges(k, sasl_port):
         sw.send_raw(c, sw.plain_token("bob", "nope"))
         assert c.wait_closed(30)
 
+    # Malformed tokens: Kafka's messages, closed; a truncated request: closed.
+    for mech, token, message in (
+            ("PLAIN", b"alice\0secret", "Invalid SASL/PLAIN response: expected 3 tokens, got 2"),
+            ("PLAIN", b"bob\0alice\0" + PASSWORDS["alice"].encode(),
+             "Authentication failed: Client requested an authorization id that is different "
+             "from username"),
+            ("PLAIN", b"\0\0x", "Authentication failed: username not specified"),
+            ("SCRAM-SHA-256", b"\xff\x00garbage",
+             "Authentication failed during authentication due to invalid credentials with SASL "
+             "mechanism SCRAM-SHA-256")):
+        with kafka_wire.Conn(sasl_port) as c:
+            assert sw.handshake(c, mech, 1)[0] == 0
+            r = sw.authenticate(c, token, 2)
+            assert r["error_code"] == sw.SASL_AUTHENTICATION_FAILED, r
+            assert r["error_message"] == message, r
+            assert c.wait_closed(30)
+    with kafka_wire.Conn(sasl_port) as c:
+        assert sw.handshake(c, "PLAIN", 1)[0] == 0
+        c.send(sw.API_SASL_AUTHENTICATE, 1, b"\x00\x00\x01")  # bytes length 256, 1 byte
+        assert c.wait_closed(30)
+    # A Kafka request in place of SaslAuthenticate: its own error response
+    # carrying ILLEGAL_SASL_STATE, then closed.
+    with kafka_wire.Conn(sasl_port) as c:
+        assert sw.handshake(c, "PLAIN", 1)[0] == 0
+        c.send(kafka_wire.API_FIND_COORDINATOR, 1, kafka_wire.find_coordinator_body("g"))
+        _, r = c.recv()
+        assert r.i32() == 0 and r.i16() == sw.ILLEGAL_SASL_STATE
+        assert c.wait_closed(30)
+
     # Wrong passwords through SaslAuthenticate: Kafka's messages, logged, closed.
     cases = (
         ("PLAIN", "alice", "Authentication failed: Invalid username or password"),

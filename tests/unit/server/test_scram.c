@@ -221,6 +221,53 @@ static void credential_text_and_plain(void **state)
     assert_null(kc_credentials_parse(low, strlen(low), "f", err, sizeof(err)));
 }
 
+/* Hostile bytes at each step: refused, never a crash (run under ASan/UBSan). */
+static void random_messages_refused(void **state)
+{
+    (void)state;
+    kc_credentials_t *cs = rfc_credentials();
+    const char *seeds[] = {"n,,n=user,r=rOprNGfwEbeRWgbNEkqO",
+                           "c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,"
+                           "p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ="};
+    uint32_t x = 12345;
+    kc_buf_t out;
+    kc_buf_init(&out);
+    for (int i = 0; i < 3000; i++) {
+        uint8_t msg[200];
+        const char *seed = seeds[i % 2];
+        size_t len = strlen(seed);
+        memcpy(msg, seed, len);
+        for (int k = 0; k < 1 + i % 6; k++) {
+            x = x * 1103515245u + 12345u;
+            size_t at = (x >> 8) % len;
+            x = x * 1103515245u + 12345u;
+            msg[at] = (uint8_t)(x >> 16);
+        }
+        x = x * 1103515245u + 12345u;
+        if (x % 7 == 0)
+            len = (x >> 8) % len;
+        kc_scram_server_t s;
+        kc_scram_server_init(&s, KC_SCRAM_SHA_256);
+        const char *cm;
+        char reason[256];
+        kc_buf_reset(&out);
+        if (i % 2 == 0) {
+            kc_scram_server_first(&s, cs, msg, len, NULL, &out, &cm, reason, sizeof(reason));
+        } else {
+            assert_int_equal(step(&s, cs, seeds[0], &out, &cm), KC_SCRAM_OK);
+            kc_buf_reset(&out);
+            /* A changed final message never authenticates. */
+            kc_scram_result_t r =
+                kc_scram_server_final(&s, msg, len, &out, &cm, reason, sizeof(reason));
+            if (len != strlen(seed) || memcmp(msg, seed, len) != 0)
+                assert_int_not_equal(r, KC_SCRAM_OK);
+        }
+        kc_scram_server_deinit(&s);
+    }
+    kc_buf_deinit(&out);
+    kc_credentials_free(cs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -228,6 +275,7 @@ int main(void)
         cmocka_unit_test(wrong_proof_and_nonce),
         cmocka_unit_test(sha512_exchange_and_escaped_name),
         cmocka_unit_test(credential_text_and_plain),
+        cmocka_unit_test(random_messages_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
