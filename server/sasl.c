@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include <event2/event.h>
+#include <openssl/crypto.h>
 
 #include "kc_log.h"
 #include "kc_scram.h"
@@ -230,7 +231,7 @@ static eval_t evaluate(sasl_conn_t *sc, const uint8_t *tok, size_t len, kc_buf_t
             else
                 r = EV_COMPLETE;
         }
-        memset(pw, 0, sizeof(pw));
+        OPENSSL_cleanse(pw, sizeof(pw));
         if (r == EV_FAIL)
             snprintf(reason, rlen, "%s (user %s)", client_msg, name);
         snprintf(user, userlen, "%s", name);
