@@ -137,7 +137,8 @@ int kc_net_set_principal(kc_net_t *n, uint64_t conn_id, const char *principal);
 kc_security_protocol_t kc_net_conn_protocol(const kc_net_t *n, uint64_t conn_id);
 const char *kc_net_conn_listener(const kc_net_t *n, uint64_t conn_id);
 /*
- * Per-connection state of an upper layer (the SASL exchange): data is owned
+ * Per-connection state of an upper layer: one slot, which server/sasl.c uses
+ * for the SASL exchange of SASL_PLAINTEXT/SASL_SSL connections. data is owned
  * by the connection and released with free_fn (may be NULL) when replaced or
  * when the connection is freed. kc_net_conn_data returns NULL when unset/gone.
  */
