@@ -48,17 +48,12 @@ const char *kc_tls_error_text(char *buf, size_t len)
 /* Reads a whole file into a NUL-terminated heap string; NULL if unreadable. */
 static char *read_file(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
     kc_buf_t b;
     kc_buf_init(&b);
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-        kc_buf_append(&b, chunk, n);
-    fclose(f);
-    kc_buf_append(&b, "", 1);
+    if (kc_buf_read_file(&b, path) != 0) {
+        kc_buf_deinit(&b);
+        return NULL;
+    }
     return (char *)b.data;
 }
 

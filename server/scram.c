@@ -293,18 +293,13 @@ fail:
 
 kc_credentials_t *kc_credentials_load(const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    kc_buf_t b;
+    kc_buf_init(&b);
+    if (kc_buf_read_file(&b, path) != 0) {
+        kc_buf_deinit(&b);
         fmt(err, errlen, "cannot read sasl.credentials.file %s", path);
         return NULL;
     }
-    kc_buf_t b;
-    kc_buf_init(&b);
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-        kc_buf_append(&b, chunk, n);
-    fclose(f);
     kc_credentials_t *cs = kc_credentials_parse((const char *)b.data, b.len, path, err, errlen);
     kc_buf_deinit(&b);
     return cs;
