@@ -35,12 +35,8 @@ static int validate_listeners(kc_config_t *c, const char *value, char *err, size
     int n = kc_listeners_parse(value, tmp, KC_MAX_LISTENERS, err, errlen);
     if (n < 0)
         return -1;
-    for (int i = 0; i < n; i++) {
-        if (strcmp(tmp[i].name, "PLAINTEXT") != 0) {
-            errf(err, errlen, "listener %s: only PLAINTEXT listeners are supported", tmp[i].name);
-            return -1;
-        }
-    }
+    /* Each name's security protocol is looked up in listener.security.protocol.map
+     * at start-up (the map may be given after this property). */
     memcpy(c->listener, tmp, sizeof(tmp));
     c->nlisteners = (size_t)n;
     return 0;
@@ -93,6 +89,127 @@ static int validate_advertised(kc_config_t *c, const char *value, char *err, siz
     }
     memcpy(c->advertised, tmp, sizeof(tmp));
     c->nadvertised = (size_t)n;
+    return 0;
+}
+
+static const char *const security_protocols[] = {"PLAINTEXT", "SSL", "SASL_PLAINTEXT",
+                                                  "SASL_SSL"};
+
+/* Finds name's protocol in a NAME:PROTOCOL,... map; NULL when absent or malformed. */
+static const char *map_lookup(const char *map, const char *name, char *err, size_t errlen)
+{
+    const char *p = map;
+    while (p && *p) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char entry[160];
+        if (len >= sizeof(entry)) {
+            errf(err, errlen, "entry too long");
+            return NULL;
+        }
+        memcpy(entry, p, len);
+        entry[len] = '\0';
+        char *colon = strchr(entry, ':');
+        char *k = entry, *v = colon ? colon + 1 : NULL;
+        if (colon)
+            *colon = '\0';
+        while (*k == ' ')
+            k++;
+        for (char *q = k + strlen(k); q > k && q[-1] == ' ';)
+            *--q = '\0';
+        while (v && *v == ' ')
+            v++;
+        for (char *q = v ? v + strlen(v) : NULL; q && q > v && q[-1] == ' ';)
+            *--q = '\0';
+        if (!v || !*k || !*v) {
+            errf(err, errlen, "entry \"%s\" is not NAME:PROTOCOL", entry);
+            return NULL;
+        }
+        const char *proto = NULL;
+        for (size_t i = 0; i < KC_ARRAY_LEN(security_protocols); i++)
+            if (strcasecmp(v, security_protocols[i]) == 0)
+                proto = security_protocols[i];
+        if (!proto) {
+            errf(err, errlen, "unknown security protocol %s (PLAINTEXT, SSL, SASL_PLAINTEXT, "
+                              "SASL_SSL)", v);
+            return NULL;
+        }
+        /* Listener names are upper-cased (ListenerName.normalised). */
+        if (name && strcasecmp(k, name) == 0)
+            return proto;
+        p = end ? end + 1 : NULL;
+    }
+    return NULL;
+}
+
+static int validate_protocol_map(kc_config_t *c, const char *value, char *err, size_t errlen)
+{
+    (void)c;
+    err[0] = '\0';
+    map_lookup(value, NULL, err, errlen);
+    return err[0] ? -1 : 0;
+}
+
+const char *kc_config_listener_protocol(const kc_config_t *c, const char *name)
+{
+    char err[160];
+    return map_lookup(c->listener_security_protocol_map, name, err, sizeof(err));
+}
+
+static int validate_store_type(kc_config_t *c, const char *value, char *err, size_t errlen)
+{
+    (void)c;
+    if (strcasecmp(value, "PEM") != 0) {
+        errf(err, errlen, "kcoord reads PEM stores only");
+        return -1;
+    }
+    return 0;
+}
+
+static int validate_client_auth(kc_config_t *c, const char *value, char *err, size_t errlen)
+{
+    (void)c;
+    if (strcasecmp(value, "none") != 0 && strcasecmp(value, "requested") != 0 &&
+        strcasecmp(value, "required") != 0) {
+        errf(err, errlen, "must be none, requested or required");
+        return -1;
+    }
+    return 0;
+}
+
+static int validate_tls_protocols(kc_config_t *c, const char *value, char *err, size_t errlen)
+{
+    (void)c;
+    char buf[256];
+    snprintf(buf, sizeof(buf), "%s", value);
+    int n = 0;
+    for (char *save = NULL, *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+        if (strcmp(t, "TLSv1.2") != 0 && strcmp(t, "TLSv1.3") != 0) {
+            errf(err, errlen, "%s: kcoord speaks TLSv1.2 and TLSv1.3 only", t);
+            return -1;
+        }
+        n++;
+    }
+    if (n == 0) {
+        errf(err, errlen, "name at least one of TLSv1.2, TLSv1.3");
+        return -1;
+    }
+    return 0;
+}
+
+static int validate_mechanisms(kc_config_t *c, const char *value, char *err, size_t errlen)
+{
+    (void)c;
+    char buf[256];
+    snprintf(buf, sizeof(buf), "%s", value);
+    for (char *save = NULL, *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+        if (strcmp(t, "PLAIN") != 0 && strcmp(t, "SCRAM-SHA-256") != 0 &&
+            strcmp(t, "SCRAM-SHA-512") != 0) {
+            errf(err, errlen, "mechanism %s is not served (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512)",
+                 t);
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -373,6 +490,43 @@ static const kc_conf_property_t props[] = {
      "Admin HTTP endpoint (faults, group views, metrics), http://host:port; empty = off"},
     {"admin.events.max", KC_CONF_INT, "1000", FIELD(admin_events_max), 1, 1000000, NULL,
      "Coordinator events the admin endpoint keeps for GET /v1/events"},
+    {"listener.security.protocol.map", KC_CONF_STRING,
+     "PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL",
+     FIELD(listener_security_protocol_map), 0, 0, validate_protocol_map,
+     "Security protocol of each listener name, NAME:PROTOCOL, comma-separated"},
+    {"ssl.keystore.type", KC_CONF_STRING, "PEM", FIELD(ssl_keystore_type), 0, 0,
+     validate_store_type, "Format of the key store; kcoord reads PEM"},
+    {"ssl.keystore.location", KC_CONF_STRING, "", FIELD(ssl_keystore_location), 0, 0, NULL,
+     "PEM file with the server's private key and certificate chain (re-read on SIGHUP)"},
+    {"ssl.keystore.certificate.chain", KC_CONF_STRING, "",
+     FIELD(ssl_keystore_certificate_chain), 0, 0, NULL,
+     "PEM text of the server's certificate chain, instead of ssl.keystore.location"},
+    {"ssl.keystore.key", KC_CONF_STRING, "", FIELD(ssl_keystore_key), 0, 0, NULL,
+     "PEM text of the server's private key, with ssl.keystore.certificate.chain"},
+    {"ssl.key.password", KC_CONF_STRING, "", FIELD(ssl_key_password), 0, 0, NULL,
+     "Password of an encrypted private key; empty = not encrypted"},
+    {"ssl.truststore.type", KC_CONF_STRING, "PEM", FIELD(ssl_truststore_type), 0, 0,
+     validate_store_type, "Format of the trust store; kcoord reads PEM"},
+    {"ssl.truststore.location", KC_CONF_STRING, "", FIELD(ssl_truststore_location), 0, 0, NULL,
+     "PEM file of CA certificates that client certificates are checked against"},
+    {"ssl.truststore.certificates", KC_CONF_STRING, "", FIELD(ssl_truststore_certificates), 0,
+     0, NULL, "PEM text of trusted CA certificates, instead of ssl.truststore.location"},
+    {"ssl.client.auth", KC_CONF_STRING, "none", FIELD(ssl_client_auth), 0, 0,
+     validate_client_auth, "Client certificates: none, requested or required"},
+    {"ssl.enabled.protocols", KC_CONF_STRING, "TLSv1.2,TLSv1.3", FIELD(ssl_enabled_protocols), 0,
+     0, validate_tls_protocols, "TLS versions accepted (TLSv1.2, TLSv1.3)"},
+    {"ssl.cipher.suites", KC_CONF_STRING, "", FIELD(ssl_cipher_suites), 0, 0, NULL,
+     "TLS 1.2 cipher list in OpenSSL syntax; empty = OpenSSL's defaults"},
+    {"sasl.enabled.mechanisms", KC_CONF_STRING, "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512",
+     FIELD(sasl_enabled_mechanisms), 0, 0, validate_mechanisms,
+     "SASL mechanisms offered on SASL listeners"},
+    {"sasl.credentials.file", KC_CONF_STRING, "", FIELD(sasl_credentials_file), 0, 0, NULL,
+     "SCRAM credentials file (kcoord scram-credential), re-read on SIGHUP"},
+    {"connections.max.reauth.ms", KC_CONF_LONG, "0", FIELD(connections_max_reauth_ms), 0,
+     INT64_MAX, NULL, "SASL session lifetime before re-authentication (KIP-368); 0 = none"},
+    {"connection.failed.authentication.delay.ms", KC_CONF_INT, "100",
+     FIELD(connection_failed_authentication_delay_ms), 0, INT32_MAX, NULL,
+     "Delay before a failed authentication is answered and the connection closed"},
 };
 
 _Static_assert(sizeof(props) / sizeof(props[0]) <= KC_CONF_MAX_PROPERTIES,

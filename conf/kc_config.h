@@ -22,7 +22,7 @@ typedef struct {
 } kc_listener_t;
 
 #define KC_MAX_LISTENERS 8
-#define KC_CONF_MAX_PROPERTIES 64
+#define KC_CONF_MAX_PROPERTIES 128
 
 typedef struct {
     char *listeners;            /* listeners = PLAINTEXT://127.0.0.1:9092 */
@@ -71,6 +71,23 @@ typedef struct {
     char *log_level;            /* debug, info, warn, error */
     char *admin_listeners;      /* admin.listeners = "" (admin HTTP endpoint off) */
     int32_t admin_events_max;   /* 1000: the admin endpoint's event ring */
+    /* Security (listeners by security protocol, TLS, SASL). */
+    char *listener_security_protocol_map; /* NAME:PROTOCOL,... (Kafka's default map) */
+    char *ssl_keystore_type;              /* PEM (the only type kcoord reads) */
+    char *ssl_keystore_location;          /* PEM file: private key and certificate chain */
+    char *ssl_keystore_certificate_chain; /* PEM text of the chain (instead of a file) */
+    char *ssl_keystore_key;               /* PEM text of the private key (instead of a file) */
+    char *ssl_key_password;               /* password of an encrypted private key */
+    char *ssl_truststore_type;            /* PEM */
+    char *ssl_truststore_location;        /* PEM file of trusted CA certificates */
+    char *ssl_truststore_certificates;    /* PEM text of trusted CA certificates */
+    char *ssl_client_auth;                /* none, requested, required */
+    char *ssl_enabled_protocols;          /* TLSv1.2,TLSv1.3 */
+    char *ssl_cipher_suites;              /* "" = OpenSSL's defaults */
+    char *sasl_enabled_mechanisms;        /* PLAIN,SCRAM-SHA-256,SCRAM-SHA-512 */
+    char *sasl_credentials_file;          /* kcoord: SCRAM credentials, one user a line */
+    int64_t connections_max_reauth_ms;    /* 0 = no session lifetime (KIP-368) */
+    int32_t connection_failed_authentication_delay_ms; /* 100 */
 
     /* Properties given by a source (file, environment, override), by index in
      * the property table; the rest hold their defaults (DescribeConfigs tells
@@ -166,5 +183,12 @@ int64_t kc_config_log_retention_ms(const kc_config_t *c, const char **source_nam
  * distinct. Returns the count (>= 1) or -1 with err set.
  */
 int kc_listeners_parse(const char *spec, kc_listener_t *out, size_t max, char *err, size_t errlen);
+
+/*
+ * The security protocol of listener `name` through listener.security.protocol.map
+ * ("PLAINTEXT", "SSL", "SASL_PLAINTEXT" or "SASL_SSL"; static strings), or NULL
+ * when the map has no entry for it (Kafka refuses to start then).
+ */
+const char *kc_config_listener_protocol(const kc_config_t *c, const char *name);
 
 #endif

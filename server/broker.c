@@ -150,8 +150,7 @@ int kc_handle_metadata(kc_req_t *req)
     resp.throttle_time_ms = 0;
     kc_metadata_response_broker_t *br = kc_arena_alloc(req->arena, sizeof(*br));
     br->node_id = s->cfg->node_id;
-    br->host = kc_str(s->adv_host);
-    br->port = s->adv_port;
+    kc_server_advertised(s, req->ctx.conn_id, &br->host, &br->port);
     br->rack = KC_STR_NULL;
     resp.brokers.items = br;
     resp.brokers.count = 1;
@@ -276,8 +275,7 @@ int kc_handle_find_coordinator(kc_req_t *req)
         if (err == KC_ERR_NONE) {
             resp.error_message = kc_str("NONE");
             resp.node_id = s->cfg->node_id;
-            resp.host = kc_str(s->adv_host);
-            resp.port = s->adv_port;
+            kc_server_advertised(s, req->ctx.conn_id, &resp.host, &resp.port);
         } else {
             resp.error_message = kc_str("This most likely occurs because of a request being "
                                         "malformed by the client library or the message was "
@@ -298,8 +296,12 @@ int kc_handle_find_coordinator(kc_req_t *req)
             cs[i].error_code = err;
             cs[i].error_message = KC_STR_NULL;
             cs[i].node_id = err == KC_ERR_NONE ? s->cfg->node_id : -1;
-            cs[i].host = kc_str(err == KC_ERR_NONE ? s->adv_host : "");
-            cs[i].port = err == KC_ERR_NONE ? s->adv_port : -1;
+            if (err == KC_ERR_NONE) {
+                kc_server_advertised(s, req->ctx.conn_id, &cs[i].host, &cs[i].port);
+            } else {
+                cs[i].host = kc_str("");
+                cs[i].port = -1;
+            }
         }
         resp.coordinators.items = cs;
         resp.coordinators.count = n;

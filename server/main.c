@@ -12,6 +12,7 @@
 #include "kc_config.h"
 #include "kc_ctl.h"
 #include "kc_log.h"
+#include "kc_scram.h"
 #include "kc_server.h"
 #include "kc_version.h"
 
@@ -22,6 +23,7 @@ static void usage(FILE *f)
     fprintf(f,
             "Usage: kcoord [--config FILE] [--override key=value]...\n"
             "       kcoord ctl [--admin URL] COMMAND   (kcoord ctl --help)\n"
+            "       kcoord scram-credential USER       (SASL credentials; --help)\n"
             "A single-node Kafka broker built around Kafka's group coordinator.\n"
             "\n"
             "  --config FILE         read properties from FILE (Kafka server.properties syntax)\n"
@@ -41,6 +43,8 @@ int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "ctl") == 0)
         return kc_ctl_main(argc - 2, argv + 2);
+    if (argc >= 2 && strcmp(argv[1], "scram-credential") == 0)
+        return kc_scram_tool_main(argc - 2, argv + 2);
     const char *config_file = NULL;
     int rc = 1;
     kc_config_t cfg;

@@ -414,6 +414,8 @@ static void on_request(void *ctx, const kc_conn_info_t *conn, const uint8_t *dat
     kc_server_t *s = ctx;
     s->requests_seen++;
     s->metrics.bytes_in += len + 4;
+    if (kc_sasl_on_frame(s, conn, data, len))
+        return;
     if (kc_faults_on_request(s->faults, conn, data, len))
         return;
     kc_server_process_request(s, conn, data, len);
@@ -564,15 +566,8 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
     kc_net_config_t nc = {cfg->socket_request_max_bytes, cfg->connections_max_idle_ms};
     kc_net_handler_t h = {on_request, on_close, s};
     s->net = kc_net_new(base, &nc, &h);
-    if (listen) {
-        for (size_t i = 0; i < cfg->nlisteners; i++) {
-            uint16_t port;
-            if (kc_net_listen(s->net, &cfg->listener[i], &port) != 0)
-                goto fail;
-            if (i == 0)
-                s->bound_port = port;
-        }
-    }
+    if (kc_security_start(s, listen) != 0)
+        goto fail;
     /* What clients are told: the advertised listener, else the first listener. */
     const kc_listener_t *adv = cfg->nadvertised ? &cfg->advertised[0] : &cfg->listener[0];
     snprintf(s->adv_host, sizeof(s->adv_host), "%s", adv->host[0] ? adv->host : "localhost");
@@ -613,6 +608,9 @@ void kc_server_free(kc_server_t *s)
     kc_tdesc_stop(s);
     kc_log_api_stop(s);
     kc_net_free(s->net);
+    kc_security_stop(s);
+    if (s->sighup_ev)
+        event_free(s->sighup_ev);
     if (s->coord_timer)
         event_free(s->coord_timer);
     if (s->sigint_ev)
@@ -676,8 +674,18 @@ static void signal_cb(evutil_socket_t sig, short what, void *arg)
     kc_server_stop(arg);
 }
 
+static void sighup_cb(evutil_socket_t sig, short what, void *arg)
+{
+    (void)sig;
+    (void)what;
+    kc_log_info("server", "received SIGHUP, reloading certificates and credentials");
+    kc_security_reload(arg);
+}
+
 void kc_server_install_signals(kc_server_t *s)
 {
+    s->sighup_ev = evsignal_new(s->base, SIGHUP, sighup_cb, s);
+    event_add(s->sighup_ev, NULL);
     s->sigint_ev = evsignal_new(s->base, SIGINT, signal_cb, s);
     s->sigterm_ev = evsignal_new(s->base, SIGTERM, signal_cb, s);
     event_add(s->sigint_ev, NULL);

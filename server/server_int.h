@@ -24,6 +24,7 @@
 #include "wire.h"
 
 struct event;
+struct kc_credentials;
 
 /*
  * A Fetch request waiting for MinBytes (Kafka's DelayedFetch): re-evaluated
@@ -111,6 +112,12 @@ struct kc_server {
     struct kc_admin *admin;
     struct delayed_response *delayed; /* responses held back by a delay fault */
     struct kc_tdesc_glue *tdesc; /* topology-description store; NULL = feature off */
+    /* Security (server/security.c, server/sasl.c). */
+    kc_security_protocol_t listener_protocol[KC_MAX_LISTENERS]; /* by cfg->listener index */
+    uint16_t listener_port[KC_MAX_LISTENERS]; /* bound (or configured) port of each */
+    kc_tls_t *tls;                         /* SSL and SASL_SSL listeners; NULL when none */
+    struct kc_credentials *credentials;    /* sasl.credentials.file; NULL when unset */
+    struct event *sighup_ev;
 };
 
 /* One decoded request header plus what a handler needs. */
@@ -313,6 +320,33 @@ kc_tstore_t *kc_tdesc_store(kc_server_t *s);
 /* Takes an op from kc_topology_desc_delete_begin (DELETE_GROUP, CONVERSION):
  * its store call runs after this iteration's commit. */
 void kc_tdesc_run(kc_server_t *s, kc_topology_desc_op_t *op);
+/*
+ * Security (server/security.c): resolves each listener's security protocol,
+ * builds the TLS context and loads the SASL credentials, then binds the
+ * listeners when listen is set. 0, or -1 after logging why (the broker does
+ * not start). kc_security_stop frees what start made.
+ */
+int kc_security_start(kc_server_t *s, bool listen);
+void kc_security_stop(kc_server_t *s);
+/* SIGHUP: re-reads the TLS stores and the credentials file; a failure keeps the old ones. */
+void kc_security_reload(kc_server_t *s);
+/*
+ * The host and port that Metadata and FindCoordinator give a request that
+ * came in on connection conn_id: the advertised listener of the same name,
+ * else that listener's own address, else the first listener's.
+ */
+void kc_server_advertised(const kc_server_t *s, uint64_t conn_id, kc_str_t *host, int32_t *port);
+/*
+ * SASL (server/sasl.c): a frame of a SASL_PLAINTEXT/SASL_SSL connection
+ * before (re-)authentication completes, or after its session expired.
+ * Returns true when the frame was taken (answered, or the connection closed),
+ * false when it goes on to the normal request path.
+ */
+bool kc_sasl_on_frame(kc_server_t *s, const kc_conn_info_t *conn, const uint8_t *data,
+                      size_t len);
+/* SaslHandshake / SaslAuthenticate outside an exchange: ILLEGAL_SASL_STATE, as KafkaApis. */
+int kc_handle_sasl_handshake(kc_req_t *req);
+int kc_handle_sasl_authenticate(kc_req_t *req);
 
 /* Admin HTTP endpoint (server/admin.c); no-op when admin.listeners is empty. */
 int kc_admin_start(kc_server_t *s);

@@ -95,7 +95,14 @@ static void test_bad_values_name_key(void **state)
         {"cluster.id", "short"},
         {"log.level", "loud"},
         {"listeners", "PLAINTEXT://localhost"},
-        {"listeners", "SSL://:9093"},
+        {"listener.security.protocol.map", "CLIENT:TLS"},
+        {"listener.security.protocol.map", "CLIENT"},
+        {"ssl.keystore.type", "JKS"},
+        {"ssl.client.auth", "maybe"},
+        {"ssl.enabled.protocols", "TLSv1.1"},
+        {"ssl.enabled.protocols", ""},
+        {"sasl.enabled.mechanisms", "GSSAPI"},
+        {"connections.max.reauth.ms", "-1"},
         {"advertised.listeners", "PLAINTEXT://0.0.0.0:9092"},
         {"log.dirs", "a,b"},
         {"socket.request.max.bytes", ""},
@@ -169,10 +176,34 @@ static void test_listener_syntax(void **state)
     assert_int_equal(kc_listeners_parse("", l, 4, err, sizeof(err)), -1);
 }
 
+static void test_listener_protocol_map(void **state)
+{
+    (void)state;
+    kc_config_t c;
+    kc_config_init(&c);
+    char err[256];
+    /* Kafka's default map names the four protocols after themselves. */
+    assert_string_equal(kc_config_listener_protocol(&c, "SASL_SSL"), "SASL_SSL");
+    assert_string_equal(kc_config_listener_protocol(&c, "PLAINTEXT"), "PLAINTEXT");
+    assert_null(kc_config_listener_protocol(&c, "CLIENT"));
+    /* Custom names; the listener names may be given before the map. */
+    assert_int_equal(kc_config_set(&c, "listeners",
+                                   "CLIENT://127.0.0.1:9093,internal://127.0.0.1:9094", err,
+                                   sizeof(err)),
+                     0);
+    assert_int_equal(kc_config_set(&c, "listener.security.protocol.map",
+                                   " CLIENT : sasl_ssl ,INTERNAL:PLAINTEXT", err, sizeof(err)),
+                     0);
+    assert_string_equal(kc_config_listener_protocol(&c, "CLIENT"), "SASL_SSL");
+    assert_string_equal(kc_config_listener_protocol(&c, c.listener[1].name), "PLAINTEXT");
+    assert_null(kc_config_listener_protocol(&c, "SSL"));
+    kc_config_deinit(&c);
+}
+
 /* ---- the sample file against the table ---- */
 
 typedef struct {
-    bool seen[64];
+    bool seen[KC_CONF_MAX_PROPERTIES];
     int bad;
 } sample_ctx_t;
 
@@ -233,6 +264,7 @@ int main(void)
         cmocka_unit_test(test_precedence_file_env_override),
         cmocka_unit_test(test_env_errors_name_variable),
         cmocka_unit_test(test_listener_syntax),
+        cmocka_unit_test(test_listener_protocol_map),
         cmocka_unit_test(test_sample_file_matches_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
