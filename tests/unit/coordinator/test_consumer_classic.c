@@ -416,6 +416,7 @@ static void cl_settle(ctx_t *t, cl_t *cl)
 
 typedef struct {
     char member_id[64];
+    const char *instance_id;
     int32_t epoch;
     bool owned[NPART];
 } cm_t;
@@ -427,6 +428,7 @@ static int16_t cm_heartbeat(ctx_t *t, cm_t *m, int32_t epoch, char *msg, size_t 
     req.group_id = kc_str(GROUP);
     req.member_id = kc_str(m->member_id);
     req.member_epoch = epoch;
+    req.instance_id = kc_str(m->instance_id);
     kc_str_t names[1] = {kc_str("t")};
     kc_consumer_group_heartbeat_request_topic_partitions_t tp;
     int32_t parts[NPART];
@@ -1228,6 +1230,61 @@ static void test_restart_mid_reconciliation_with_classic_member(void **state)
     ctx_free(t);
 }
 
+/* A classic static member replacing the last consumer-protocol member (same
+ * instance id) downgrades the group at once; it takes over the replaced
+ * member's assignment (validateOnlineDowngradeWithReplacedMember). */
+static void test_downgrade_on_static_replacement(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    cm_t a;
+    cm_init(&a, "member-a");
+    a.instance_id = "instance-a";
+    assert_int_equal(cm_join(t, &a), E_NONE);
+    cl_t b;
+    cl_init(&b, "member-b");
+    cl_settle(t, &b);
+    assert_int_equal(cm_beat(t, &a), E_NONE);
+    assert_int_equal(cm_beat(t, &a), E_NONE);
+    cl_settle(t, &b);
+    assert_int_equal(count(a.owned), NPART / 2);
+
+    cl_t x;
+    cl_init(&x, "");
+    x.instance_id = "instance-a";
+    memcpy(x.owned, a.owned, sizeof(x.owned)); /* the same instance, restarted */
+    assert_int_equal(cl_join(t, &x, NULL), E_NONE);
+    char type[32], st[32];
+    list_type(t, t->c, type, sizeof(type));
+    assert_string_equal(type, "classic");
+    int32_t n;
+    assert_int_equal(describe_classic(t, t->c, st, sizeof(st), &n), E_NONE);
+    assert_string_equal(st, "Stable");
+    assert_int_equal(n, 2);
+    assert_int_equal(cl_sync(t, &x), E_NONE);
+    assert_memory_equal(x.owned, a.owned, sizeof(x.owned));
+    assert_int_equal(cl_heartbeat(t, &x), E_NONE);
+    assert_int_equal(cl_heartbeat(t, &b), E_NONE);
+    ctx_free(t);
+}
+
+/* JoinGroup below v4 gets its member id without MEMBER_ID_REQUIRED. */
+static void test_classic_join_v3_gets_member_id_at_once(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    cm_t a;
+    cm_init(&a, "member-a");
+    assert_int_equal(cm_join(t, &a), E_NONE);
+    cl_t b;
+    cl_init(&b, "");
+    int32_t corr = cl_send_join(t, &b, 3);
+    assert_int_equal(cl_join_answer(t, &b, corr, NULL), E_NONE);
+    assert_int_equal(strlen(b.member_id), 36);
+    assert_true(b.generation > 0);
+    ctx_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1244,6 +1301,8 @@ int main(void)
         cmocka_unit_test(test_downgrade_on_session_expiry),
         cmocka_unit_test(test_empty_group_conversions),
         cmocka_unit_test(test_restart_mid_reconciliation_with_classic_member),
+        cmocka_unit_test(test_downgrade_on_static_replacement),
+        cmocka_unit_test(test_classic_join_v3_gets_member_id_at_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
