@@ -7,10 +7,12 @@
  * ListGroups need. Mirrors Kafka's GroupMetadataManager.consumerGroupHeartbeat,
  * ConsumerGroup, CurrentAssignmentBuilder and TargetAssignmentBuilder.
  *
+ * Classic-protocol members and the classic/consumer conversions live in
+ * consumer_classic.c, which uses the services at the end of this file.
+ *
  * Not here yet: subscription by regex (stored and described, resolves to no
- * topic), classic-protocol members inside a consumer group and the
- * classic/consumer migration, rack-aware assignment, per-partition
- * assignment epochs (KIP-1251), DeleteGroups of a consumer group.
+ * topic), rack-aware assignment, per-partition assignment epochs (KIP-1251),
+ * DeleteGroups of a consumer group.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -1560,8 +1562,10 @@ void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx
         if (!g) {
             dg->error_code = KC_ERR_GROUP_ID_NOT_FOUND;
             char *m = kc_arena_alloc(&arena, MSG_MAX);
-            snprintf(m, MSG_MAX, "Group %.*s not found.", gid.len > 0 ? (int)gid.len : 0,
-                     gid.ptr ? gid.ptr : "");
+            /* GroupMetadataManager.consumerGroup: another type is named. */
+            bool classic = kc_classic_group_find(c, gid) != NULL;
+            snprintf(m, MSG_MAX, classic ? "Group %.*s is not a consumer group." : "Group %.*s not found.",
+                     gid.len > 0 ? (int)gid.len : 0, gid.ptr ? gid.ptr : "");
             dg->error_message = kc_str(m);
             continue;
         }

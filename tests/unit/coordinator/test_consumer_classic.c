@@ -512,6 +512,8 @@ static void assert_disjoint(const cl_t *cls, int ncl, const cm_t *cms, int ncm)
 
 /* ConsumerGroupDescribe v1 of GROUP: the error, and each member's type
  * (0 classic, 1 consumer) in member order. */
+static char last_describe_message[256];
+
 static int16_t describe_consumer(ctx_t *t, kc_coord_t *c, int8_t *types, int32_t *n,
                                  kc_buf_t *raw)
 {
@@ -534,6 +536,9 @@ static int16_t describe_consumer(ctx_t *t, kc_coord_t *c, int8_t *types, int32_t
     kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
     assert_int_equal(kc_consumer_group_describe_response_decode(&rd, 1, &t->arena, &out), 0);
     int16_t err = out.groups.items[0].error_code;
+    kc_str_t em = out.groups.items[0].error_message;
+    snprintf(last_describe_message, sizeof(last_describe_message), "%.*s",
+             em.len > 0 ? (int)em.len : 0, em.ptr ? em.ptr : "");
     if (n)
         *n = out.groups.items[0].members.count;
     for (int32_t i = 0; types && i < out.groups.items[0].members.count; i++)
@@ -1093,6 +1098,7 @@ static void test_online_downgrade_when_last_consumer_member_leaves(void **state)
     assert_string_equal(st, "PreparingRebalance");
     assert_int_equal(n, 1);
     assert_int_equal(describe_consumer(t, t->c, NULL, NULL, NULL), E_GROUP_ID_NOT_FOUND);
+    assert_string_equal(last_describe_message, "Group g is not a consumer group.");
     restart(t);
     list_type(t, t->c, type, sizeof(type));
     assert_string_equal(type, "classic");
