@@ -2968,6 +2968,15 @@ bool kc_coord_inspect_group(kc_coord_t *c, kc_str_t group_id, kc_group_view_fn f
 
 /* ---- conversions between classic and consumer groups ---------------------- */
 
+bool kc_classic_group_drop_simple(kc_coord_t *c, kc_str_t group_id)
+{
+    kc_classic_group_t *g = kc_classic_group_find(c, group_id);
+    if (!g || g->state != CG_EMPTY || g->protocol_type || g->nmembers || g->pending_join.n)
+        return false;
+    drop_group(c, g, g->current_state_timestamp);
+    return true;
+}
+
 int32_t kc_classic_group_generation(const kc_classic_group_t *g) { return g->generation_id; }
 const char *kc_classic_group_protocol_type(const kc_classic_group_t *g) { return g->protocol_type; }
 const char *kc_classic_group_protocol_name(const kc_classic_group_t *g) { return g->protocol_name; }

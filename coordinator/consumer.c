@@ -1613,7 +1613,12 @@ void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx
 static cs_group_t *replay_group(kc_coord_t *c, kc_str_t id)
 {
     cs_group_t *g = group_get(c, id.ptr ? id.ptr : "", (size_t)id.len);
-    return g ? g : group_new(c, id.ptr ? id.ptr : "", (size_t)id.len);
+    if (g)
+        return g;
+    /* Offsets replayed before the group's records made a simple classic
+     * group; it has no record and gives way (getOrMaybeCreatePersistedConsumerGroup). */
+    kc_classic_group_drop_simple(c, id);
+    return group_new(c, id.ptr ? id.ptr : "", (size_t)id.len);
 }
 
 static cs_member_t *replay_member(cs_group_t *g, kc_str_t id)

@@ -157,6 +157,10 @@ typedef struct {
     int32_t assignment_len;
 } kc_classic_member_info_t;
 
+/* Replay: drops the classic group of that id if it is a simple group (Empty,
+ * no protocol type; made for offsets replayed before the group's records)
+ * so a consumer group can take the id; true when one was dropped. */
+bool kc_classic_group_drop_simple(kc_coord_t *c, kc_str_t group_id);
 int32_t kc_classic_group_generation(const kc_classic_group_t *g);
 const char *kc_classic_group_protocol_type(const kc_classic_group_t *g); /* NULL = none */
 const char *kc_classic_group_protocol_name(const kc_classic_group_t *g); /* NULL = none */
