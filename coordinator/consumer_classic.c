@@ -608,7 +608,8 @@ static bool supports_protocols(const cs_group_t *g, const kc_join_group_request_
 static cs_member_t *replace_static(kc_coord_t *c, cs_group_t *g, cs_member_t *old,
                                    const char *member_id, kc_result_t *res)
 {
-    cs_member_t tmp = *old;
+    int32_t rebalance_timeout_ms = old->rebalance_timeout_ms;
+    int8_t state = old->state;
     char *old_id = kc_xstrdup(old->member_id);
     kc_asg_t target = {0}, assigned = {0}, pending = {0};
     kc_asg_copy(&target, &old->target);
@@ -642,11 +643,11 @@ static cs_member_t *replace_static(kc_coord_t *c, cs_group_t *g, cs_member_t *ol
     m->client_id = client_id;
     free(m->client_host);
     m->client_host = client_host;
-    m->rebalance_timeout_ms = tmp.rebalance_timeout_ms;
+    m->rebalance_timeout_ms = rebalance_timeout_ms;
     m->classic = cl;
     kc_cs_member_set_topics(g, m, names, ntopics);
     m->target = target;
-    kc_cs_member_set_current(g, m, 0, 0, tmp.state, &assigned, &pending);
+    kc_cs_member_set_current(g, m, 0, 0, state, &assigned, &pending);
     kc_cs_write_member_metadata(g, m, res);
     kc_cs_write_target_member(g, m->member_id, &m->target, res);
     kc_cs_write_current(g, m, res);

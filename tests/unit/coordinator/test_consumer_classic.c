@@ -187,6 +187,7 @@ typedef struct {
     int32_t generation;
     bool owned[NPART];      /* what it owns (reported in its subscription) */
     int32_t session_ms, rebalance_ms;
+    const char *raw_metadata; /* sent instead of the subscription when set */
 } cl_t;
 
 static void cl_init(cl_t *cl, const char *id)
@@ -242,7 +243,10 @@ static int32_t cl_send_join(ctx_t *t, cl_t *cl, int16_t version)
     req.protocols.items = kc_arena_alloc(&t->arena, sizeof(*req.protocols.items));
     req.protocols.count = 1;
     req.protocols.items[0].name = kc_str(cl->protocol ? cl->protocol : "range");
-    req.protocols.items[0].metadata = cl_subscription(t, cl);
+    req.protocols.items[0].metadata =
+        cl->raw_metadata ? (kc_bytes_t){(const uint8_t *)cl->raw_metadata,
+                                        (int32_t)strlen(cl->raw_metadata)}
+                         : cl_subscription(t, cl);
     kc_request_ctx_t x = rctx(t, KC_API_JOIN_GROUP, version);
     kc_result_t res;
     kc_result_init(&res);
@@ -749,6 +753,10 @@ static void test_classic_requests_to_consumer_group_errors(void **state)
     cl_init(&x, "member-x");
     x.protocol = "roundrobin";
     assert_int_equal(cl_join(t, &x, NULL), E_INCONSISTENT_GROUP_PROTOCOL);
+    /* A subscription that does not parse. */
+    cl_init(&x, "member-x");
+    x.raw_metadata = "\x00";
+    assert_int_equal(cl_join(t, &x, NULL), E_INCONSISTENT_GROUP_PROTOCOL);
 
     /* SyncGroup: generation, protocol type and name must match. */
     assert_int_equal(cl_sync_opts(t, &b, (sync_opts_t){NULL, NULL, b.generation + 1}),
@@ -906,8 +914,9 @@ static void test_classic_member_offset_commit(void **state)
 
 /* ---- tests: conversions ------------------------------------------------------- */
 
-/* A stable classic group of two members (the leader assigns 0-2 and 3-5). */
-static void classic_group(ctx_t *t, cl_t *l, cl_t *f)
+/* A stable classic group of two members (the leader assigns 0-2 and 3-5,
+ * with user data when given). */
+static void classic_group_ud(ctx_t *t, cl_t *l, cl_t *f, const char *user_data)
 {
     cl_init(l, "");
     cl_init(f, "");
@@ -938,6 +947,8 @@ static void classic_group(ctx_t *t, cl_t *l, cl_t *f)
         tp.partitions.count = 3;
         a.assigned_partitions.items = &tp;
         a.assigned_partitions.count = 1;
+        if (user_data)
+            a.user_data = (kc_bytes_t){(const uint8_t *)user_data, (int32_t)strlen(user_data)};
         kc_buf_init(&asg[k]);
         kc_write_int16(&asg[k], 1);
         kc_consumer_protocol_assignment_encode(&asg[k], 1, &a);
@@ -970,6 +981,8 @@ static void classic_group(ctx_t *t, cl_t *l, cl_t *f)
     assert_int_equal(describe_classic(t, t->c, st, sizeof(st), NULL), E_NONE);
     assert_string_equal(st, "Stable");
 }
+
+static void classic_group(ctx_t *t, cl_t *l, cl_t *f) { classic_group_ud(t, l, f, NULL); }
 
 /* Online upgrade: the first ConsumerGroupHeartbeat member turns the classic
  * group into a consumer group keeping the members and their partitions;
@@ -1073,6 +1086,20 @@ static void test_online_upgrade_refused(void **state)
     assert_int_equal(cm_heartbeat(t, &a, 0, msg, sizeof(msg)), E_GROUP_ID_NOT_FOUND);
     assert_string_equal(msg, "Cannot upgrade classic group g to consumer group because the group "
                              "does not use the consumer embedded protocol.");
+    ctx_free(t);
+
+    /* A custom assignor's user data would be lost: refused, nothing changes. */
+    t = ctx_new();
+    classic_group_ud(t, &cls[0], &cls[1], "sticky-state");
+    assert_int_equal(cm_heartbeat(t, &a, 0, msg, sizeof(msg)), E_GROUP_ID_NOT_FOUND);
+    assert_string_equal(msg, "Cannot upgrade classic group g to consumer group because an "
+                             "unsupported custom assignor is in use. Please refer to the "
+                             "documentation or switch to a default assignor before re-attempting "
+                             "the upgrade.");
+    char st[32];
+    assert_int_equal(describe_classic(t, t->c, st, sizeof(st), NULL), E_NONE);
+    assert_string_equal(st, "Stable");
+    assert_int_equal(cl_heartbeat(t, &cls[0]), E_NONE);
     ctx_free(t);
 }
 
