@@ -11,7 +11,10 @@ ConsumerGroupHeartbeat members join the same group id:
    by REBALANCE_IN_PROGRESS and given their partitions by the server-side
    assignor through SyncGroup;
 2. a second raw member joins, the group converges again;
-3. both raw members leave; with only classic members left the group is
+3. kcoord is killed and started again: the converted group comes back from
+   its records with the same epochs, member types and assignments, and the
+   members carry on;
+4. both raw members leave; with only classic members left the group is
    converted back into a classic group (online downgrade), which the
    kafka-python consumers rebalance as usual.
 
@@ -249,7 +252,8 @@ def main():
         topic_id = next(tid for m in g["members"].values() for tid, _ in m["assignment"])
         first.topic_id = topic_id
         scene.raw.append(first)
-        assert "Converted the classic group to a consumer group." in log_text(k)
+        wait_for(lambda: "Converted the classic group to a consumer group." in log_text(k),
+                 DEADLINE_S, "the upgrade in the broker's log")
         gone = describe_classic(k.port)
         assert gone["state"] == "Dead" and gone["members"] == [], gone
         scene.converge("the upgraded group of 2 classic + 1 consumer members",
@@ -263,12 +267,34 @@ def main():
         scene.converge("2 classic + 2 consumer members", lambda: scene.consumer_group_stable(2, 2))
         print("mixed group:", [(o.name, sorted(o.get())) for o in scene.owners()])
 
+        # A crash and restart: the converted group comes back from its
+        # records, classic members included, with the same epochs.
+        before = describe_consumer(k.port)
+        k.kill()
+        k.start()
+        for r in scene.raw:
+            r.conn.close()
+            r.conn = kw.Conn(k.port)
+
+        def reloaded():
+            g2 = describe_consumer(k.port)
+            return None if g2["error_code"] == kw.COORDINATOR_LOAD_IN_PROGRESS else g2
+        after = wait_for(reloaded, DEADLINE_S, "ConsumerGroupDescribe after the restart")
+        assert after["group_epoch"] == before["group_epoch"], (before, after)
+        assert {mid: (m["member_epoch"], m["member_type"], sorted(m["assignment"]))
+                for mid, m in after["members"].items()} == \
+            {mid: (m["member_epoch"], m["member_type"], sorted(m["assignment"]))
+             for mid, m in before["members"].items()}, (before, after)
+        scene.converge("the mixed group after a restart",
+                       lambda: scene.consumer_group_stable(2, 2))
+
         # The consumer-protocol members leave: the group goes back to classic.
         first.leave()
         scene.round("after the first leave")
         assert describe_consumer(k.port)["error_code"] == kw.NONE
         second.leave()
-        assert "Converted the consumer group to a classic group." in log_text(k)
+        wait_for(lambda: "Converted the consumer group to a classic group." in log_text(k),
+                 DEADLINE_S, "the downgrade in the broker's log")
         g = describe_consumer(k.port)
         assert g["error_code"] == GROUP_ID_NOT_FOUND, g
         scene.converge("the downgraded classic group", lambda: scene.classic_group_stable(2))
