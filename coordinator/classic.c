@@ -1947,8 +1947,8 @@ void kc_coord_sync_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
         kc_buf_t asg;
         kc_buf_init(&asg);
         int16_t err = kc_consumer_classic_sync(c, ctx, cg, req, &asg);
-        char *ptype = err ? NULL : (req->protocol_type.len >= 0 ? dup_str(req->protocol_type) : NULL);
-        char *pname = err ? NULL : (req->protocol_name.len >= 0 ? dup_str(req->protocol_name) : NULL);
+        char *ptype = err || req->protocol_type.len < 0 ? NULL : dup_str(req->protocol_type);
+        char *pname = err || req->protocol_name.len < 0 ? NULL : dup_str(req->protocol_name);
         cg_parked_t p = park(ctx);
         send_sync(res, &p, err, ptype, pname, asg.data, (int32_t)asg.len, false);
         free(ptype);
@@ -2055,8 +2055,8 @@ void kc_coord_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
     kc_classic_group_t *g = kc_smap_get(&c->groups, req->group_id.ptr, (size_t)req->group_id.len);
     if (!g) {
         kc_consumer_group_t *cg = kc_consumer_group_find(c, req->group_id);
-        send_heartbeat(res, ctx,
-                       cg ? kc_consumer_classic_heartbeat(c, ctx, cg, req) : KC_ERR_UNKNOWN_MEMBER_ID);
+        send_heartbeat(res, ctx, cg ? kc_consumer_classic_heartbeat(c, ctx, cg, req)
+                                    : KC_ERR_UNKNOWN_MEMBER_ID);
         return;
     }
     if (g->state == CG_DEAD) {
@@ -3045,7 +3045,8 @@ void kc_classic_group_create_converted(kc_coord_t *c, const char *group_id, int3
     kc_smap_put(&c->groups, g->group_id, g->group_id_len, g);
     write_group_record(g, false, res);
     for (size_t i = 0; i < g->nmembers; i++)
-        schedule_heartbeat(c, g, g->members[i]->member_id, g->members[i]->session_timeout_ms, now_ms);
+        schedule_heartbeat(c, g, g->members[i]->member_id, g->members[i]->session_timeout_ms,
+                           now_ms);
     if (rebalance_reason)
         prepare_rebalance(c, g, rebalance_reason, now_ms, res);
 }

@@ -48,7 +48,10 @@ static bool downgrade_enabled(const kc_coord_t *c)
     return p == KC_MIGRATION_DOWNGRADE || p == KC_MIGRATION_BIDIRECTIONAL;
 }
 
-static char *dup_view(kc_str_t s) { return kc_xstrndup(s.ptr ? s.ptr : "", s.len > 0 ? (size_t)s.len : 0); }
+static char *dup_view(kc_str_t s)
+{
+    return kc_xstrndup(s.ptr ? s.ptr : "", s.len > 0 ? (size_t)s.len : 0);
+}
 
 void kc_cs_classic_free(kc_cs_classic_t *cl)
 {
@@ -242,7 +245,8 @@ static int16_t member_protocol_version(const cs_member_t *m)
 {
     if (!m->classic || m->classic->nprotocols == 0)
         return 0;
-    return protocol_version(m->classic->protocols[0].metadata, m->classic->protocols[0].metadata_len);
+    return protocol_version(m->classic->protocols[0].metadata,
+                            m->classic->protocols[0].metadata_len);
 }
 
 /* ---- timers --------------------------------------------------------------- */
@@ -283,7 +287,8 @@ static void schedule_join_timeout_if_absent(kc_coord_t *c, const cs_group_t *g,
     join_timer_key(key, sizeof(key), g->group_id, m->member_id);
     if (kc_timer_is_scheduled(c, key))
         return;
-    kc_timer_schedule_args(c, key, now_ms + (m->rebalance_timeout_ms > 0 ? m->rebalance_timeout_ms : 0),
+    kc_timer_schedule_args(c, key,
+                           now_ms + (m->rebalance_timeout_ms > 0 ? m->rebalance_timeout_ms : 0),
                            on_classic_timeout, g->group_id, m->member_id, 1, 0);
 }
 
@@ -351,7 +356,8 @@ static void convert_to_classic(kc_coord_t *c, cs_group_t *g, cs_member_t **skip,
     int32_t generation = g->group_epoch;
     kc_consumer_group_delete(c, g, res); /* the consumer group's tombstones */
     kc_classic_group_create_converted(c, group_id, generation, infos, n, reason, now_ms, res);
-    kc_log_info(LOG_COMP, "[GroupId %s] Converted the consumer group to a classic group.", group_id);
+    kc_log_info(LOG_COMP, "[GroupId %s] Converted the consumer group to a classic group.",
+                group_id);
     for (size_t i = 0; i < n; i++) {
         for (int k = 0; k < 4; k++)
             free(strs[4 * i + (size_t)k]);
@@ -402,8 +408,8 @@ bool kc_cs_classic_maybe_downgrade(kc_coord_t *c, cs_group_t *g, cs_member_t **l
         return false;
     }
     char reason[KEY_BUF];
-    snprintf(reason, sizeof(reason), "Downgrade group %s from consumer to classic for member leaving.",
-             g->group_id);
+    snprintf(reason, sizeof(reason),
+             "Downgrade group %s from consumer to classic for member leaving.", g->group_id);
     convert_to_classic(c, g, leaving, nleaving, reason, now_ms, res);
     return true;
 }
@@ -419,9 +425,9 @@ void kc_consumer_classic_convert_empty(kc_coord_t *c, kc_consumer_group_t *g, kc
 
 /* ---- upgrade: classic group -> consumer group ---------------------------- */
 
-cs_group_t *kc_cs_classic_upgrade(kc_coord_t *c, kc_classic_group_t *cg, kc_str_t joining_instance_id,
-                                  int64_t now_ms, kc_result_t *res, int16_t *error, char *msg,
-                                  size_t cap)
+cs_group_t *kc_cs_classic_upgrade(kc_coord_t *c, kc_classic_group_t *cg,
+                                  kc_str_t joining_instance_id, int64_t now_ms, kc_result_t *res,
+                                  int16_t *error, char *msg, size_t cap)
 {
     *error = KC_ERR_NONE;
     const kc_coord_config_t *cfg = kc_coord_config(c);
@@ -445,8 +451,8 @@ cs_group_t *kc_cs_classic_upgrade(kc_coord_t *c, kc_classic_group_t *cg, kc_str_
     else if (n > (size_t)cfg->group_consumer_max_size)
         why = "because the group size exceeds the consumer group maximum size";
     if (why) {
-        kc_log_info(LOG_COMP, "Cannot upgrade classic group %.*s to consumer group %s.", (int)gid.len,
-                    gid.ptr, why);
+        kc_log_info(LOG_COMP, "Cannot upgrade classic group %.*s to consumer group %s.",
+                    (int)gid.len, gid.ptr, why);
         snprintf(msg, cap, "Cannot upgrade classic group %.*s to consumer group %s.", (int)gid.len,
                  gid.ptr, why);
         *error = KC_ERR_GROUP_ID_NOT_FOUND;
@@ -458,9 +464,8 @@ cs_group_t *kc_cs_classic_upgrade(kc_coord_t *c, kc_classic_group_t *cg, kc_str_
      * none of the static members needs one more place. */
     bool replaces = false;
     for (size_t i = 0; i < n && joining_instance_id.len >= 0; i++)
-        replaces = replaces ||
-                   (infos[i].group_instance_id && kc_str_eq_cstr(joining_instance_id,
-                                                                 infos[i].group_instance_id));
+        replaces = replaces || (infos[i].group_instance_id &&
+                                kc_str_eq_cstr(joining_instance_id, infos[i].group_instance_id));
     if (!replaces && n >= (size_t)cfg->group_consumer_max_size) {
         snprintf(msg, cap, "The consumer group has reached its maximum capacity of %d members.",
                  cfg->group_consumer_max_size);
@@ -489,8 +494,8 @@ cs_group_t *kc_cs_classic_upgrade(kc_coord_t *c, kc_classic_group_t *cg, kc_str_
                   "documentation or switch to a default assignor before re-attempting the upgrade";
     }
     if (why) {
-        kc_log_warn(LOG_COMP, "Cannot upgrade classic group %.*s to consumer group %s.", (int)gid.len,
-                    gid.ptr, why);
+        kc_log_warn(LOG_COMP, "Cannot upgrade classic group %.*s to consumer group %s.",
+                    (int)gid.len, gid.ptr, why);
         snprintf(msg, cap, "Cannot upgrade classic group %.*s to consumer group %s.", (int)gid.len,
                  gid.ptr, why);
         *error = KC_ERR_GROUP_ID_NOT_FOUND;
@@ -594,8 +599,8 @@ static bool supports_protocols(const cs_group_t *g, const kc_join_group_request_
     for (int32_t k = 0; k < n; k++) {
         size_t count = 0;
         for (size_t i = 0; i < g->nmembers; i++)
-            if (g->members[i]->classic && classic_supports(g->members[i]->classic,
-                                                           req->protocols.items[k].name))
+            if (g->members[i]->classic &&
+                classic_supports(g->members[i]->classic, req->protocols.items[k].name))
                 count++;
         if (count == nclassic)
             return true;
@@ -666,9 +671,9 @@ static void set_error(kc_classic_join_answer_t *out, int16_t error)
     out->generation_id = -1;
 }
 
-void kc_consumer_classic_join(kc_coord_t *c, const kc_request_ctx_t *ctx,
-                              kc_consumer_group_t *g, const kc_join_group_request_t *req,
-                              kc_result_t *res, kc_classic_join_answer_t *out)
+void kc_consumer_classic_join(kc_coord_t *c, const kc_request_ctx_t *ctx, kc_consumer_group_t *g,
+                              const kc_join_group_request_t *req, kc_result_t *res,
+                              kc_classic_join_answer_t *out)
 {
     memset(out, 0, sizeof(*out));
     out->generation_id = -1;
@@ -698,8 +703,8 @@ void kc_consumer_classic_join(kc_coord_t *c, const kc_request_ctx_t *ctx,
     kc_arena_init(&arena);
 
     /* throwIfConsumerGroupIsFull */
-    if (!kc_cs_static_member(g, instance_id) && g->nmembers >= (size_t)cfg->group_consumer_max_size &&
-        !kc_cs_member_find(g, mid)) {
+    if (!kc_cs_static_member(g, instance_id) &&
+        g->nmembers >= (size_t)cfg->group_consumer_max_size && !kc_cs_member_find(g, mid)) {
         kc_log_info(LOG_COMP, "The consumer group has reached its maximum capacity of %d members.",
                     cfg->group_consumer_max_size);
         set_error(out, KC_ERR_GROUP_MAX_SIZE_REACHED);
@@ -724,8 +729,8 @@ void kc_consumer_classic_join(kc_coord_t *c, const kc_request_ctx_t *ctx,
     }
     kc_consumer_protocol_subscription_t sub;
     if (req->protocols.count <= 0 || req->protocols.items[0].name.len < 0 ||
-        !parse_subscription(req->protocols.items[0].metadata.ptr, req->protocols.items[0].metadata.len,
-                            &arena, &sub)) {
+        !parse_subscription(req->protocols.items[0].metadata.ptr,
+                            req->protocols.items[0].metadata.len, &arena, &sub)) {
         kc_log_info(LOG_COMP,
                     "[GroupId %s] Malformed embedded consumer protocol in subscription "
                     "deserialization from member %s.",
@@ -741,9 +746,10 @@ void kc_consumer_classic_join(kc_coord_t *c, const kc_request_ctx_t *ctx,
         m = kc_cs_member_find(g, mid);
         if (!m) {
             m = kc_cs_member_add(g, member_id, strlen(member_id));
-            kc_log_info(LOG_COMP,
-                        "[GroupId %s] Member %s joins the consumer group using the classic protocol.",
-                        g->group_id, member_id);
+            kc_log_info(
+                LOG_COMP,
+                "[GroupId %s] Member %s joins the consumer group using the classic protocol.",
+                g->group_id, member_id);
         }
     } else {
         cs_member_t *s = kc_cs_static_member(g, instance_id);
@@ -788,7 +794,8 @@ void kc_consumer_classic_join(kc_coord_t *c, const kc_request_ctx_t *ctx,
 
     /* Update the member (ConsumerGroupMember.Builder in classicGroupJoinToConsumerGroup). */
     bool changed = false, sub_changed = false;
-    if (instance_id.len >= 0 && !kc_str_eq_cstr(instance_id, m->instance_id ? m->instance_id : "\x01")) {
+    if (instance_id.len >= 0 &&
+        !kc_str_eq_cstr(instance_id, m->instance_id ? m->instance_id : "\x01")) {
         char *iid = dup_view(instance_id);
         kc_cs_member_set_instance_id(g, m, iid);
         free(iid);
@@ -844,7 +851,8 @@ void kc_consumer_classic_join(kc_coord_t *c, const kc_request_ctx_t *ctx,
         g->metadata_hash = hash;
         g->has_group_record = true;
         kc_cs_write_group_epoch(g, res);
-        kc_log_info(LOG_COMP, "[GroupId %s] Bumped group epoch to %d.", g->group_id, g->group_epoch);
+        kc_log_info(LOG_COMP, "[GroupId %s] Bumped group epoch to %d.", g->group_id,
+                    g->group_epoch);
     }
 
     owned_tp_t *owned;
@@ -894,9 +902,8 @@ static bool rebalance_in_progress(kc_coord_t *c, const cs_group_t *g, const cs_m
     return false;
 }
 
-int16_t kc_consumer_classic_sync(kc_coord_t *c, const kc_request_ctx_t *ctx,
-                                 kc_consumer_group_t *g, const kc_sync_group_request_t *req,
-                                 kc_buf_t *assignment)
+int16_t kc_consumer_classic_sync(kc_coord_t *c, const kc_request_ctx_t *ctx, kc_consumer_group_t *g,
+                                 const kc_sync_group_request_t *req, kc_buf_t *assignment)
 {
     int16_t err;
     cs_member_t *m = validate_member(g, req->member_id, req->group_instance_id, &err);

@@ -164,8 +164,8 @@ static void ctx_sleep(ctx_t *t, int64_t ms)
 
 static kc_request_ctx_t rctx(ctx_t *t, int16_t api_key, int16_t version)
 {
-    kc_request_ctx_t x = {(uint64_t)(1000 + t->corr), ++t->corr, api_key, version,
-                          kc_str("client"), "/127.0.0.1", t->now};
+    kc_request_ctx_t x = {(uint64_t)(1000 + t->corr), ++t->corr,    api_key, version,
+                          kc_str("client"),           "/127.0.0.1", t->now};
     return x;
 }
 
@@ -182,10 +182,10 @@ static resp_t *find_resp(ctx_t *t, int32_t corr)
 typedef struct {
     char member_id[64];
     const char *instance_id;
-    const char *protocol;   /* "range" unless set */
-    const char *ptype;      /* "consumer" unless set */
+    const char *protocol; /* "range" unless set */
+    const char *ptype;    /* "consumer" unless set */
     int32_t generation;
-    bool owned[NPART];      /* what it owns (reported in its subscription) */
+    bool owned[NPART]; /* what it owns (reported in its subscription) */
     int32_t session_ms, rebalance_ms;
     const char *raw_metadata; /* sent instead of the subscription when set */
 } cl_t;
@@ -208,7 +208,8 @@ static kc_bytes_t cl_subscription(ctx_t *t, const cl_t *cl)
     topics[0] = kc_str("t");
     s.topics.items = topics;
     s.topics.count = 1;
-    kc_consumer_protocol_subscription_topic_partition_t *tp = kc_arena_alloc(&t->arena, sizeof(*tp));
+    kc_consumer_protocol_subscription_topic_partition_t *tp =
+        kc_arena_alloc(&t->arena, sizeof(*tp));
     int32_t *parts = kc_arena_alloc(&t->arena, sizeof(int32_t) * NPART);
     tp->topic = kc_str("t");
     tp->partitions.items = parts;
@@ -244,9 +245,9 @@ static int32_t cl_send_join(ctx_t *t, cl_t *cl, int16_t version)
     req.protocols.count = 1;
     req.protocols.items[0].name = kc_str(cl->protocol ? cl->protocol : "range");
     req.protocols.items[0].metadata =
-        cl->raw_metadata ? (kc_bytes_t){(const uint8_t *)cl->raw_metadata,
-                                        (int32_t)strlen(cl->raw_metadata)}
-                         : cl_subscription(t, cl);
+        cl->raw_metadata
+            ? (kc_bytes_t){(const uint8_t *)cl->raw_metadata, (int32_t)strlen(cl->raw_metadata)}
+            : cl_subscription(t, cl);
     kc_request_ctx_t x = rctx(t, KC_API_JOIN_GROUP, version);
     kc_result_t res;
     kc_result_init(&res);
@@ -268,7 +269,8 @@ static int16_t cl_join_answer(ctx_t *t, cl_t *cl, int32_t corr, kc_join_group_re
     kc_reader_init(&rd, r->body.data, r->body.len);
     assert_int_equal(kc_join_group_response_decode(&rd, r->version, &t->arena, &jr), 0);
     if ((jr.error_code == E_NONE || jr.error_code == E_MEMBER_ID_REQUIRED) && jr.member_id.len > 0)
-        snprintf(cl->member_id, sizeof(cl->member_id), "%.*s", (int)jr.member_id.len, jr.member_id.ptr);
+        snprintf(cl->member_id, sizeof(cl->member_id), "%.*s", (int)jr.member_id.len,
+                 jr.member_id.ptr);
     if (jr.error_code == E_NONE)
         cl->generation = jr.generation_id;
     if (out)
@@ -473,7 +475,8 @@ static int16_t cm_heartbeat(ctx_t *t, cm_t *m, int32_t epoch, char *msg, size_t 
         if (hr.assignment) {
             memset(m->owned, 0, sizeof(m->owned));
             for (int32_t i = 0; i < hr.assignment->topic_partitions.count; i++)
-                for (int32_t j = 0; j < hr.assignment->topic_partitions.items[i].partitions.count; j++)
+                for (int32_t j = 0; j < hr.assignment->topic_partitions.items[i].partitions.count;
+                     j++)
                     m->owned[hr.assignment->topic_partitions.items[i].partitions.items[j]] = true;
         }
         if (epoch < 0)
@@ -518,16 +521,15 @@ static void assert_disjoint(const cl_t *cls, int ncl, const cm_t *cms, int ncm)
  * (0 classic, 1 consumer) in member order. */
 static char last_describe_message[256];
 
-static int16_t describe_consumer(ctx_t *t, kc_coord_t *c, int8_t *types, int32_t *n,
-                                 kc_buf_t *raw)
+static int16_t describe_consumer(ctx_t *t, kc_coord_t *c, int8_t *types, int32_t *n, kc_buf_t *raw)
 {
     kc_consumer_group_describe_request_t req;
     kc_consumer_group_describe_request_init(&req);
     kc_str_t ids[1] = {kc_str(GROUP)};
     req.group_ids.items = ids;
     req.group_ids.count = 1;
-    kc_request_ctx_t x = {1, 1, KC_API_CONSUMER_GROUP_DESCRIBE, 1, kc_str("client"), "/127.0.0.1",
-                          t->now};
+    kc_request_ctx_t x = {
+        1, 1, KC_API_CONSUMER_GROUP_DESCRIBE, 1, kc_str("client"), "/127.0.0.1", t->now};
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_consumer_group_describe(c, &x, &req, &res);
@@ -902,13 +904,14 @@ static void test_classic_member_offset_commit(void **state)
     cl_settle(t, &b);
     kc_consumer_group_t *g = kc_consumer_group_find(t->c, kc_str(GROUP));
     assert_non_null(g);
-    assert_int_equal(kc_consumer_group_validate_offset_commit(g, kc_str(b.member_id), b.generation, 2),
-                     E_NONE);
+    assert_int_equal(
+        kc_consumer_group_validate_offset_commit(g, kc_str(b.member_id), b.generation, 2), E_NONE);
     assert_int_equal(
         kc_consumer_group_validate_offset_commit(g, kc_str(b.member_id), b.generation + 1, 8),
         E_ILLEGAL_GENERATION);
-    assert_int_equal(kc_consumer_group_validate_offset_fetch(g, kc_str(b.member_id), b.generation - 1),
-                     E_ILLEGAL_GENERATION);
+    assert_int_equal(
+        kc_consumer_group_validate_offset_fetch(g, kc_str(b.member_id), b.generation - 1),
+        E_ILLEGAL_GENERATION);
     ctx_free(t);
 }
 
