@@ -204,8 +204,10 @@ bool kc_cs_classic_maybe_downgrade(kc_coord_t *c, cs_group_t *g, cs_member_t **l
  * getOrMaybeCreateConsumerGroup): an empty classic group is deleted, a
  * non-empty one validated and converted (validateOnlineUpgrade,
  * convertToConsumerGroup). Returns the consumer group to join, or NULL
- * with *error (GROUP_ID_NOT_FOUND) and msg set; NULL with error 0 when the
- * classic group was empty (the caller creates the consumer group).
+ * with *error and msg set (GROUP_ID_NOT_FOUND: the upgrade is refused;
+ * GROUP_MAX_SIZE_REACHED: no place left for the joiner once converted);
+ * NULL with error 0 when the classic group was empty (the caller creates
+ * the consumer group).
  */
 cs_group_t *kc_cs_classic_upgrade(kc_coord_t *c, kc_classic_group_t *cg,
                                   kc_str_t joining_instance_id, int64_t now_ms, kc_result_t *res,

@@ -1049,6 +1049,7 @@ static void policy_downgrade(kc_coord_config_t *cfg)
 }
 
 static void consumer_max_one(kc_coord_config_t *cfg) { cfg->group_consumer_max_size = 1; }
+static void consumer_max_two(kc_coord_config_t *cfg) { cfg->group_consumer_max_size = 2; }
 
 /* validateOnlineUpgrade: policy, protocol type and size. */
 static void test_online_upgrade_refused(void **state)
@@ -1074,6 +1075,15 @@ static void test_online_upgrade_refused(void **state)
     assert_int_equal(cm_heartbeat(t, &a, 0, msg, sizeof(msg)), E_GROUP_ID_NOT_FOUND);
     assert_string_equal(msg, "Cannot upgrade classic group g to consumer group because the group "
                              "size exceeds the consumer group maximum size.");
+    ctx_free(t);
+
+    /* Room for the classic members but not for the joiner: the group stays. */
+    t = ctx_new_cfg(consumer_max_two);
+    classic_group(t, &cls[0], &cls[1]);
+    assert_int_equal(cm_heartbeat(t, &a, 0, msg, sizeof(msg)), 81 /* GROUP_MAX_SIZE_REACHED */);
+    char type[32];
+    list_type(t, t->c, type, sizeof(type));
+    assert_string_equal(type, "classic");
     ctx_free(t);
 
     /* A group of another protocol type ("connect"). */
