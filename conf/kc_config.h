@@ -45,6 +45,15 @@ typedef struct {
     int32_t offsets_retention_minutes;              /* 10080 */
     int64_t offsets_retention_check_interval_ms;    /* 600000 */
     int32_t offset_metadata_max_bytes;              /* 4096 */
+    /* KIP-1331 topology-description store: "" = off, "memory", "lmdb" or a
+     * shared object path; free text for the store; worker threads; the
+     * re-solicitation back-off (constants in Kafka). */
+    char *group_streams_topology_description_plugin;        /* "" */
+    char *group_streams_topology_description_plugin_config; /* "" */
+    int32_t group_streams_topology_description_plugin_threads;  /* 2 */
+    int64_t group_streams_topology_description_backoff_initial_ms; /* 30000 */
+    int64_t group_streams_topology_description_backoff_max_ms;     /* 3600000 */
+    int32_t group_streams_topology_description_backoff_jitter_percent; /* 20 */
     int32_t message_max_bytes;                      /* 1048588 */
     int64_t log_message_timestamp_before_max_ms;    /* INT64_MAX */
     int64_t log_message_timestamp_after_max_ms;     /* 3600000 */

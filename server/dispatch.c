@@ -42,6 +42,11 @@ const kc_api_entry_t kc_api_table[] = {
         kc_handle_consumer_group_heartbeat),
     ROW(KC_API_CONSUMER_GROUP_DESCRIBE, CONSUMER_GROUP_DESCRIBE, "ConsumerGroupDescribe",
         kc_handle_consumer_group_describe),
+    /* Advertised whether or not a store is configured, as Kafka does; without
+     * one every request is answered UNSUPPORTED_VERSION. */
+    ROW(KC_API_STREAMS_GROUP_TOPOLOGY_DESCRIPTION_UPDATE, STREAMS_GROUP_TOPOLOGY_DESCRIPTION_UPDATE,
+        "StreamsGroupTopologyDescriptionUpdate",
+        kc_handle_streams_group_topology_description_update),
 };
 
 const size_t kc_api_table_len = sizeof(kc_api_table) / sizeof(kc_api_table[0]);

@@ -18,6 +18,8 @@
 #include "kc_server.h"
 #include "log.h"
 #include "store.h"
+#include "topology_desc.h"
+#include "topology_store.h"
 #include "topics.h"
 #include "wire.h"
 
@@ -108,6 +110,7 @@ struct kc_server {
     kc_metrics_t metrics;
     struct kc_admin *admin;
     struct delayed_response *delayed; /* responses held back by a delay fault */
+    struct kc_tdesc_glue *tdesc; /* topology-description store; NULL = feature off */
 };
 
 /* One decoded request header plus what a handler needs. */
@@ -267,6 +270,49 @@ bool kc_faults_is_group_api(int16_t api_key);
 int kc_faults_parse_spec(const char *text, size_t len, int64_t now_ms, kc_fault_t *spec,
                          char *err, size_t errlen);
 void kc_faults_spec_deinit(kc_fault_t *spec);
+
+/* ---- topology-description store (server/topology_api.c, KIP-1331) ---- */
+
+/*
+ * Opens the store named by group.streams.topology.description.plugin (none:
+ * the feature is off, s->tdesc stays NULL) and arms the cleanup cycle
+ * (every offsets.retention.check.interval.ms). KC_EINVAL when the store
+ * cannot be loaded or started (logged; kcoord does not start).
+ */
+int kc_tdesc_start(kc_server_t *s);
+/* Closes the store; outstanding completions are dropped (their -2 is durable). */
+void kc_tdesc_stop(kc_server_t *s);
+/*
+ * The commit step calls this after every commit attempt: the ops begun in
+ * the iteration (whose -2 was in the batch, or already durable) get their
+ * store call now; after a failed commit they are dropped and their clients
+ * answered NOT_COORDINATOR.
+ */
+void kc_tdesc_after_commit(kc_server_t *s, bool failed);
+/* StreamsGroupTopologyDescriptionUpdate v0 (API 93). */
+int kc_handle_streams_group_topology_description_update(kc_req_t *req);
+
+/*
+ * Wiring for the streams group. It registers its view of groups (lookup,
+ * member check, iteration; see topology_desc.h) and a function receiving
+ * the outcome of the DeleteGroups and conversion ops it starts; pushes and
+ * the cleanup cycle are handled here. outcome_fn runs on the loop after the
+ * op's final record was appended to res (s->batch): tombstone the group or
+ * answer GROUP_DELETION_FAILED (DELETE_GROUP), re-run the classic join and
+ * call kc_topology_desc_finalize_after_delete, or answer
+ * REBALANCE_IN_PROGRESS (CONVERSION).
+ */
+typedef void (*kc_tdesc_outcome_fn)(void *arg, const kc_topology_desc_op_t *op,
+                                    const kc_topology_desc_outcome_t *out, kc_result_t *res);
+void kc_tdesc_set_groups(kc_server_t *s, const kc_topology_desc_groups_t *groups,
+                         kc_tdesc_outcome_fn fn, void *arg);
+/* The barrier module (solicit/describe rules, *_begin), NULL when the feature is off. */
+kc_topology_desc_t *kc_tdesc_barrier(kc_server_t *s);
+/* The store, for StreamsGroupDescribe's get calls; NULL when off. */
+kc_tstore_t *kc_tdesc_store(kc_server_t *s);
+/* Takes an op from kc_topology_desc_delete_begin (DELETE_GROUP, CONVERSION):
+ * its store call runs after this iteration's commit. */
+void kc_tdesc_run(kc_server_t *s, kc_topology_desc_op_t *op);
 
 /* Admin HTTP endpoint (server/admin.c); no-op when admin.listeners is empty. */
 int kc_admin_start(kc_server_t *s);
