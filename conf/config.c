@@ -339,6 +339,29 @@ static int validate_assignors(kc_config_t *c, const char *value, char *err, size
     return 0;
 }
 
+static const char *const migration_policies[] = {"disabled", "upgrade", "downgrade",
+                                                 "bidirectional"};
+
+/* group.consumer.migration.policy: one of Kafka's four names, case-insensitive. */
+static int validate_migration_policy(kc_config_t *c, const char *value, char *err, size_t errlen)
+{
+    (void)c;
+    for (size_t i = 0; i < KC_ARRAY_LEN(migration_policies); i++)
+        if (strcasecmp(value, migration_policies[i]) == 0)
+            return 0;
+    errf(err, errlen, "must be one of disabled, upgrade, downgrade, bidirectional");
+    return -1;
+}
+
+int kc_config_consumer_migration_policy(const kc_config_t *c)
+{
+    const char *v = c->group_consumer_migration_policy ? c->group_consumer_migration_policy : "";
+    for (size_t i = 0; i < KC_ARRAY_LEN(migration_policies); i++)
+        if (strcasecmp(v, migration_policies[i]) == 0)
+            return (int)i;
+    return 3;
+}
+
 int kc_config_consumer_assignors(const kc_config_t *c, const char **out, int max)
 {
     int n = split_assignors(c->group_consumer_assignors ? c->group_consumer_assignors : "", out, max);
@@ -427,6 +450,9 @@ static const kc_conf_property_t props[] = {
      INT32_MAX, NULL, "Maximum members of one consumer-protocol group"},
     {"group.consumer.assignors", KC_CONF_STRING, "uniform,range", FIELD(group_consumer_assignors),
      0, 0, validate_assignors, "Server-side assignors of consumer groups; the first is the default"},
+    {"group.consumer.migration.policy", KC_CONF_STRING, "bidirectional",
+     FIELD(group_consumer_migration_policy), 0, 0, validate_migration_policy,
+     "Conversion between classic and consumer groups: disabled, upgrade, downgrade, bidirectional"},
     {"offsets.retention.minutes", KC_CONF_INT, "10080", FIELD(offsets_retention_minutes), 1,
      INT32_MAX, NULL, "Committed offsets of an empty group expire after this"},
     {"offsets.retention.check.interval.ms", KC_CONF_LONG, "600000",

@@ -41,6 +41,7 @@ typedef struct {
     int32_t group_consumer_session_timeout_ms;      /* 45000 */
     int32_t group_consumer_max_size;                /* 2147483647 */
     char *group_consumer_assignors;                 /* uniform,range (names or Kafka class names) */
+    char *group_consumer_migration_policy;          /* bidirectional (disabled, upgrade, downgrade) */
     int32_t offsets_retention_minutes;              /* 10080 */
     int64_t offsets_retention_check_interval_ms;    /* 600000 */
     int32_t offset_metadata_max_bytes;              /* 4096 */
@@ -135,6 +136,9 @@ void kc_config_init(kc_config_t *c);
 /* The server assignor names of group.consumer.assignors, in order: fills
  * out with static strings ("uniform", "range"), returns how many (0..max). */
 int kc_config_consumer_assignors(const kc_config_t *c, const char **out, int max);
+/* group.consumer.migration.policy as a kc_migration_policy_t value (coord.h):
+ * 0 disabled, 1 upgrade, 2 downgrade, 3 bidirectional. */
+int kc_config_consumer_migration_policy(const kc_config_t *c);
 void kc_config_deinit(kc_config_t *c);
 
 /*

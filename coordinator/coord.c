@@ -30,6 +30,7 @@ void kc_coord_config_defaults(kc_coord_config_t *cfg)
     cfg->group_consumer_assignors[0] = "uniform";
     cfg->group_consumer_assignors[1] = "range";
     cfg->group_consumer_nassignors = 2;
+    cfg->group_consumer_migration_policy = KC_MIGRATION_BIDIRECTIONAL;
 }
 
 /* ---- string map -------------------------------------------------------- */

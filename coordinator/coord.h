@@ -27,6 +27,16 @@
 
 typedef struct kc_coord kc_coord_t;
 
+/* group.consumer.migration.policy (Kafka's ConsumerGroupMigrationPolicy):
+ * which conversions of a non-empty group between the classic and the
+ * consumer protocol are allowed. */
+typedef enum {
+    KC_MIGRATION_DISABLED = 0,
+    KC_MIGRATION_UPGRADE = 1,       /* classic -> consumer only */
+    KC_MIGRATION_DOWNGRADE = 2,     /* consumer -> classic only */
+    KC_MIGRATION_BIDIRECTIONAL = 3, /* both (Kafka's default) */
+} kc_migration_policy_t;
+
 /*
  * Coordinator settings; every timeout is a config property, defaulting to
  * Kafka's value (see conf/kcoord.conf for the property names).
@@ -50,6 +60,8 @@ typedef struct {
      * ("uniform", "range"), borrowed. */
     const char *group_consumer_assignors[2];
     int group_consumer_nassignors;
+    kc_migration_policy_t group_consumer_migration_policy; /* group.consumer.migration.policy
+                                                              = bidirectional */
 } kc_coord_config_t;
 
 /* Fills every field with Kafka's default. */

@@ -548,6 +548,8 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
     cc.group_consumer_session_timeout_ms = cfg->group_consumer_session_timeout_ms;
     cc.group_consumer_max_size = cfg->group_consumer_max_size;
     cc.group_consumer_nassignors = kc_config_consumer_assignors(cfg, cc.group_consumer_assignors, 2);
+    cc.group_consumer_migration_policy =
+        (kc_migration_policy_t)kc_config_consumer_migration_policy(cfg);
     if (cc.group_consumer_nassignors == 0) {
         cc.group_consumer_assignors[0] = "uniform";
         cc.group_consumer_nassignors = 1;

@@ -106,6 +106,7 @@ static void test_bad_values_name_key(void **state)
         {"advertised.listeners", "PLAINTEXT://0.0.0.0:9092"},
         {"log.dirs", "a,b"},
         {"socket.request.max.bytes", ""},
+        {"group.consumer.migration.policy", "sideways"},
     };
     for (size_t i = 0; i < KC_ARRAY_LEN(bad); i++) {
         kc_config_t c;
@@ -254,6 +255,26 @@ static void test_sample_file_matches_table(void **state)
     kc_config_deinit(&c);
 }
 
+/* group.consumer.migration.policy: Kafka's names, case-insensitive, default bidirectional. */
+static void test_migration_policy(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *value;
+        int policy;
+    } cases[] = {{"disabled", 0}, {"UPGRADE", 1}, {"Downgrade", 2}, {"bidirectional", 3}};
+    kc_config_t c;
+    kc_config_init(&c);
+    assert_int_equal(kc_config_consumer_migration_policy(&c), 3);
+    char err[512] = "";
+    for (size_t i = 0; i < KC_ARRAY_LEN(cases); i++) {
+        assert_int_equal(
+            kc_config_set(&c, "group.consumer.migration.policy", cases[i].value, err, sizeof(err)), 0);
+        assert_int_equal(kc_config_consumer_migration_policy(&c), cases[i].policy);
+    }
+    kc_config_deinit(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -266,6 +287,7 @@ int main(void)
         cmocka_unit_test(test_listener_syntax),
         cmocka_unit_test(test_listener_protocol_map),
         cmocka_unit_test(test_sample_file_matches_table),
+        cmocka_unit_test(test_migration_policy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
