@@ -2252,6 +2252,11 @@ void kc_coord_describe_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
             d->error_code = KC_ERR_INVALID_GROUP_ID;
             continue;
         }
+        /* KafkaApis.handleDescribeGroupsRequest: DESCRIBE on the group. */
+        if (!kc_request_authorized(ctx, KC_OP_DESCRIBE, KC_RES_GROUP, gid)) {
+            d->error_code = KC_ERR_GROUP_AUTHORIZATION_FAILED;
+            continue;
+        }
         if (!c->loaded) {
             d->error_code = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
             continue;
@@ -2423,6 +2428,10 @@ void kc_coord_list_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
         if (str_ieq_exact(req->types_filter.items[t], "consumer"))
             consumer_type_ok = true;
     }
+    /* KafkaApis.handleListGroupsRequest: DESCRIBE on the cluster lists every
+     * group, else only the groups the principal may DESCRIBE. */
+    bool all_groups = kc_request_authorized(ctx, KC_OP_DESCRIBE, KC_RES_CLUSTER,
+                                            kc_str(KC_CLUSTER_RESOURCE_NAME));
     size_t ncons = c->loaded ? kc_consumer_group_count(c) : 0;
     r.groups.items = l.n + ncons ? kc_arena_alloc(&arena, (l.n + ncons) * sizeof(*r.groups.items)) : NULL;
     for (size_t i = 0; i < l.n && classic_type_ok; i++) {
@@ -2430,7 +2439,9 @@ void kc_coord_list_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
         bool state_ok = nstates == 0;
         for (int32_t s = 0; s < nstates && !state_ok; s++)
             state_ok = str_ieq_c(req->states_filter.items[s], state_names[g->state]);
-        if (!state_ok)
+        if (!state_ok ||
+            (!all_groups &&
+             !kc_request_authorized(ctx, KC_OP_DESCRIBE, KC_RES_GROUP, kc_str(g->group_id))))
             continue;
         __typeof__(r.groups.items[0]) *lg = &r.groups.items[r.groups.count++];
         lg->group_id = kc_str(g->group_id);
@@ -2444,6 +2455,9 @@ void kc_coord_list_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
         size_t n = kc_consumer_list_groups(
             c, nstates ? req->states_filter.items : NULL, nstates, cl, ncons);
         for (size_t i = 0; i < n; i++) {
+            if (!all_groups && !kc_request_authorized(ctx, KC_OP_DESCRIBE, KC_RES_GROUP,
+                                                      kc_str(cl[i].group_id)))
+                continue;
             __typeof__(r.groups.items[0]) *lg = &r.groups.items[r.groups.count++];
             lg->group_id = kc_str(cl[i].group_id);
             lg->protocol_type = kc_str("consumer");
@@ -2526,6 +2540,11 @@ void kc_coord_delete_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
         d->error_message = KC_STR_NULL;
         if (gid.len < 0) {
             d->error_code = KC_ERR_INVALID_GROUP_ID;
+            continue;
+        }
+        /* KafkaApis.handleDeleteGroupsRequest: DELETE on the group. */
+        if (!kc_request_authorized(ctx, KC_OP_DELETE, KC_RES_GROUP, gid)) {
+            d->error_code = KC_ERR_GROUP_AUTHORIZATION_FAILED;
             continue;
         }
         if (!c->loaded) {

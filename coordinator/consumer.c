@@ -1557,6 +1557,11 @@ void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx
         dg->members.count = 0;
         kc_str_t gid = req->group_ids.items[i];
         cs_group_t *g = NULL;
+        /* KafkaApis.handleConsumerGroupDescribe: DESCRIBE on the group. */
+        if (!kc_request_authorized(ctx, KC_OP_DESCRIBE, KC_RES_GROUP, gid)) {
+            dg->error_code = KC_ERR_GROUP_AUTHORIZATION_FAILED;
+            continue;
+        }
         if (!c->loaded) {
             dg->error_code = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
             continue;

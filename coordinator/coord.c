@@ -357,6 +357,14 @@ static uint64_t splitmix64(uint64_t *s)
     return z ^ (z >> 31);
 }
 
+bool kc_request_authorized(const kc_request_ctx_t *ctx, int8_t op, int8_t resource_type,
+                           kc_str_t name)
+{
+    return ctx->authorize == NULL ||
+           ctx->authorize(ctx->authorize_arg, ctx->principal ? ctx->principal : "User:ANONYMOUS",
+                          ctx->client_host, op, resource_type, name);
+}
+
 void kc_coord_seed(kc_coord_t *c, uint64_t seed) { c->rng = seed; }
 
 void kc_coord_random_uuid(kc_coord_t *c, char out[37])

@@ -23,6 +23,15 @@ typedef struct kc_net kc_net_t;
 typedef struct {
     int32_t max_request_bytes; /* socket.request.max.bytes: larger frames close the connection */
     int64_t idle_timeout_ms;   /* connections.max.idle.ms: no read/write for this long closes */
+    /* max.connections (<= 0 = no limit): at the limit
+     * the listeners stop accepting, so new connections wait in the backlog
+     * until one closes, as Kafka's Acceptor waits for a connection slot. */
+    int32_t max_connections;
+    /* max.connections.per.ip: an accepted connection beyond it is closed at
+     * once (Kafka's TooManyConnectionsException); <= 0 = no limit. Overrides per address:
+     * max.connections.per.ip.overrides, borrowed (NULL = none). */
+    int32_t max_connections_per_ip;
+    const char *max_connections_per_ip_overrides;
 } kc_net_config_t;
 
 /* The connection a request came in on; valid during the callback only. */
@@ -30,7 +39,17 @@ typedef struct {
     uint64_t conn_id;
     const char *peer_host; /* "/127.0.0.1", as Kafka prints client hosts */
     const char *listener;  /* listener name, e.g. "PLAINTEXT" */
+    const char *principal; /* Kafka principal, "User:ANONYMOUS" without authentication */
 } kc_conn_info_t;
+
+typedef struct kc_conn kc_conn_t;
+/*
+ * The connection's Kafka principal as a string ("User:alice"), borrowed for
+ * the connection's life. Minimal version: every connection is
+ * "User:ANONYMOUS" until authentication (SASL, TLS client certificates)
+ * sets another.
+ */
+const char *kc_conn_principal(const kc_conn_t *c);
 
 typedef struct {
     /*

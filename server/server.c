@@ -273,6 +273,8 @@ static void reload_after_failure(kc_server_t *s)
         kc_log_error("server", "reloading topics failed");
     if (load_coordinator(s) != 0)
         kc_log_error("server", "reloading the coordinator failed");
+    if (kc_acls_load(s) != 0)
+        kc_log_error("server", "reloading the ACLs failed");
 }
 
 void kc_server_flush(kc_server_t *s)
@@ -342,6 +344,8 @@ static void parked_unlink_free(kc_server_t *s, kc_parked_fetch_t *p)
         p->next->prev = p->prev;
     event_free(p->timer);
     kc_buf_deinit(&p->body);
+    free(p->principal);
+    free(p->client_host);
     free(p);
 }
 
@@ -365,7 +369,10 @@ void kc_server_park_fetch(kc_server_t *s, const kc_request_ctx_t *ctx, const uin
     p->srv = s;
     p->ctx = *ctx;
     p->ctx.client_id = KC_STR_NULL;
-    p->ctx.client_host = NULL;
+    p->principal = ctx->principal ? kc_xstrdup(ctx->principal) : NULL;
+    p->client_host = ctx->client_host ? kc_xstrdup(ctx->client_host) : NULL;
+    p->ctx.principal = p->principal;
+    p->ctx.client_host = p->client_host;
     kc_buf_init(&p->body);
     kc_buf_append(&p->body, body, len);
     p->timer = evtimer_new(s->base, parked_fire, p);
@@ -450,6 +457,8 @@ void kc_server_process_request(kc_server_t *s, const kc_conn_info_t *conn, const
     req.ctx.client_id = h.client_id;
     req.ctx.client_host = conn->peer_host;
     req.ctx.now_ms = kc_server_wall_ms();
+    req.ctx.principal = conn->principal;
+    kc_acls_set_ctx(s, &req.ctx);
     if (!supported) {
         if (api_key == KC_API_API_VERSIONS) {
             /* KIP-511: answer a v0 body naming our ApiVersions range; the
@@ -559,7 +568,9 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
     kc_coord_seed(s->coord, seed);
     s->coord_timer = evtimer_new(base, coord_timer_cb, s);
     s->faults = kc_faults_new(s);
-    kc_net_config_t nc = {cfg->socket_request_max_bytes, cfg->connections_max_idle_ms};
+    kc_net_config_t nc = {cfg->socket_request_max_bytes, cfg->connections_max_idle_ms,
+                          cfg->max_connections, cfg->max_connections_per_ip,
+                          cfg->max_connections_per_ip_overrides};
     kc_net_handler_t h = {on_request, on_close, s};
     s->net = kc_net_new(base, &nc, &h);
     if (listen) {
@@ -575,7 +586,7 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
     const kc_listener_t *adv = cfg->nadvertised ? &cfg->advertised[0] : &cfg->listener[0];
     snprintf(s->adv_host, sizeof(s->adv_host), "%s", adv->host[0] ? adv->host : "localhost");
     s->adv_port = cfg->nadvertised ? adv->port : (listen ? s->bound_port : adv->port);
-    if (load_coordinator(s) != 0)
+    if (load_coordinator(s) != 0 || kc_acls_load(s) != 0)
         goto fail;
     if (listen && kc_admin_start(s) != 0)
         goto fail;
@@ -615,6 +626,7 @@ void kc_server_free(kc_server_t *s)
     if (s->sigterm_ev)
         event_free(s->sigterm_ev);
     kc_coord_free(s->coord);
+    kc_acls_free(s);
     kc_topics_free(s->topics);
     kc_log_free(s->log);
     kc_store_close(s->store);
