@@ -15,11 +15,34 @@
 
 #include "kc_log.h"
 
+static const char *op_name(int8_t op)
+{
+    static const char *const names[] = {"UNKNOWN", "ANY", "ALL", "READ", "WRITE", "CREATE",
+                                        "DELETE", "ALTER", "DESCRIBE", "CLUSTER_ACTION",
+                                        "DESCRIBE_CONFIGS", "ALTER_CONFIGS", "IDEMPOTENT_WRITE",
+                                        "CREATE_TOKENS", "DESCRIBE_TOKENS", "TWO_PHASE_COMMIT"};
+    return op >= 0 && (size_t)op < KC_ARRAY_LEN(names) ? names[op] : "UNKNOWN";
+}
+
+static const char *resource_name(int8_t rtype)
+{
+    static const char *const names[] = {"UNKNOWN", "ANY", "Topic", "Group", "Cluster",
+                                        "TransactionalId", "DelegationToken", "User"};
+    return rtype >= 0 && (size_t)rtype < KC_ARRAY_LEN(names) ? names[rtype] : "UNKNOWN";
+}
+
 static bool authorize_cb(const void *arg, const char *principal, const char *host, int8_t op,
                          int8_t rtype, kc_str_t name)
 {
     const kc_server_t *s = arg;
-    return s->authz == NULL || kc_authorizer_authorize(s->authz, principal, host, op, rtype, name);
+    if (s->authz == NULL || kc_authorizer_authorize(s->authz, principal, host, op, rtype, name))
+        return true;
+    /* The authorizer's audit line for a denial (StandardAuthorizer logs it at INFO). */
+    kc_log_info("acl", "Principal = %s is Denied operation = %s from host = %s on resource = "
+                "%s:LITERAL:%.*s",
+                principal, op_name(op), host && host[0] == '/' ? host + 1 : (host ? host : ""),
+                resource_name(rtype), name.len > 0 ? (int)name.len : 0, name.ptr ? name.ptr : "");
+    return false;
 }
 
 void kc_acls_set_ctx(kc_server_t *s, kc_request_ctx_t *ctx)
@@ -187,11 +210,12 @@ int kc_handle_create_acls(kc_req_t *req)
             kc_acl_encode(&acl, &key);
             kc_store_put(s->store, s->acl_dbi, key.data, key.len, "", 0);
             wrote = true;
-            kc_log_info("acl", "%s created ACL: %s %s %s:%s operation %d %s from host %s",
-                        principal_of(req), acl.permission == KC_PERM_ALLOW ? "ALLOW" : "DENY",
-                        acl.principal, acl.pattern_type == KC_PAT_LITERAL ? "LITERAL" : "PREFIXED",
-                        acl.resource_name, acl.operation, acl.resource_type == KC_RES_TOPIC ? "topic"
-                        : acl.resource_type == KC_RES_GROUP ? "group" : "resource", acl.host);
+            kc_log_info("acl", "%s created ACL: %s %s %s on %s:%s:%s from host %s",
+                        principal_of(req), acl.principal,
+                        acl.permission == KC_PERM_ALLOW ? "ALLOW" : "DENY",
+                        op_name(acl.operation), resource_name(acl.resource_type),
+                        acl.pattern_type == KC_PAT_LITERAL ? "LITERAL" : "PREFIXED",
+                        acl.resource_name, acl.host);
         }
     }
     kc_buf_deinit(&key);
@@ -361,9 +385,12 @@ int kc_handle_delete_acls(kc_req_t *req)
             kc_acl_encode(a, &key);
             kc_store_del(s->store, s->acl_dbi, key.data, key.len);
             wrote = true;
-            kc_log_info("acl", "%s deleted ACL: %s on %s %s", principal_of(req), a->principal,
+            kc_log_info("acl", "%s deleted ACL: %s %s %s on %s:%s:%s from host %s",
+                        principal_of(req), a->principal,
+                        a->permission == KC_PERM_ALLOW ? "ALLOW" : "DENY", op_name(a->operation),
+                        resource_name(a->resource_type),
                         a->pattern_type == KC_PAT_LITERAL ? "LITERAL" : "PREFIXED",
-                        a->resource_name);
+                        a->resource_name, a->host);
             kc_authorizer_remove(s->authz, k);
         }
     }
