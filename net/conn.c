@@ -473,6 +473,15 @@ size_t kc_net_conn_count(const kc_net_t *n)
     return n->nconns;
 }
 
+size_t kc_net_pending_output(const kc_net_t *n)
+{
+    size_t k = 0;
+    for (size_t b = 0; b < NBUCKETS; b++)
+        for (const kc_conn_t *c = n->buckets[b]; c; c = c->next_in_bucket)
+            k += c->out_off < c->out.len;
+    return k;
+}
+
 static void format_peer(const struct sockaddr *sa, char *out, size_t outlen)
 {
     char host[INET6_ADDRSTRLEN] = "unknown";

@@ -111,5 +111,7 @@ bool kc_net_conn_exists(const kc_net_t *n, uint64_t conn_id);
 /* Bytes read from the connection's socket so far (0 if gone). */
 uint64_t kc_net_bytes_read(const kc_net_t *n, uint64_t conn_id);
 size_t kc_net_conn_count(const kc_net_t *n);
+/* Connections with response bytes not yet written to their socket (graceful shutdown). */
+size_t kc_net_pending_output(const kc_net_t *n);
 
 #endif

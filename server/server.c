@@ -417,6 +417,12 @@ static void close_bad(kc_server_t *s, const kc_conn_info_t *conn, const char *wh
 static void on_request(void *ctx, const kc_conn_info_t *conn, const uint8_t *data, size_t len)
 {
     kc_server_t *s = ctx;
+    if (s->stopping) {
+        /* Shutting down: requests already taken in are answered, new ones
+         * are not (Kafka stops its processors before its request handlers). */
+        kc_net_close(s->net, conn->conn_id, "shutting down");
+        return;
+    }
     s->requests_seen++;
     s->metrics.bytes_in += len + 4;
     if (kc_faults_on_request(s->faults, conn, data, len))
@@ -660,11 +666,63 @@ void kc_server_run_once(kc_server_t *s)
     kc_server_flush(s);
 }
 
+/* How long a stopping broker keeps writing the answers it owes before it
+ * closes the remaining connections anyway. */
+#define SHUTDOWN_DRAIN_MS 5000
+
+static void drain_tick(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    (void)arg;
+}
+
+/*
+ * Graceful shutdown, after the listeners are closed: commit what the last
+ * iteration produced, answer every parked request (a long-poll Fetch with
+ * what is readable now, a parked JoinGroup or SyncGroup NOT_COORDINATOR, as
+ * when Kafka's coordinator resigns, so clients look for the coordinator
+ * again), then keep writing until every answer has left or
+ * SHUTDOWN_DRAIN_MS passed.
+ */
+static void shutdown_gracefully(kc_server_t *s)
+{
+    kc_server_flush(s);
+    size_t fetches = 0;
+    while (s->parked) {
+        kc_parked_fetch_t *p = s->parked;
+        bool done;
+        if (kc_fetch_complete(s, &p->ctx, p->body.data, p->body.len, true, &s->batch, &done) != 0)
+            kc_net_close(s->net, p->ctx.conn_id, "fetch failed");
+        parked_unlink_free(s, p);
+        fetches++;
+    }
+    kc_server_flush(s);
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_unload(s->coord, &res);
+    size_t groups = res.nresponses;
+    release(s, &res, false);
+    kc_result_deinit(&res);
+    kc_log_info("server", "shutting down: answered %zu parked fetches and %zu parked group requests",
+                fetches, groups);
+    int64_t deadline = mono_ms() + SHUTDOWN_DRAIN_MS;
+    struct event *tick = event_new(s->base, -1, EV_PERSIST, drain_tick, NULL);
+    struct timeval tv = ms_tv(50);
+    event_add(tick, &tv);
+    while (kc_net_pending_output(s->net) > 0 && mono_ms() < deadline)
+        event_base_loop(s->base, EVLOOP_ONCE);
+    event_free(tick);
+    if (kc_net_pending_output(s->net) > 0)
+        kc_log_warn("server", "closing %zu connections with unsent answers after %d ms",
+                    kc_net_pending_output(s->net), SHUTDOWN_DRAIN_MS);
+}
+
 void kc_server_run(kc_server_t *s)
 {
     while (!s->stopping)
         kc_server_run_once(s);
-    kc_server_flush(s);
+    shutdown_gracefully(s);
 }
 
 void kc_server_stop(kc_server_t *s)
