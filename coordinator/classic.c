@@ -2268,7 +2268,8 @@ void kc_coord_describe_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
              * it also gets its authorized operations (KafkaApis sets them
              * on every error-free entry). */
             if (ctx->api_version >= 3 && ctx->api_version < 6 && req->include_authorized_operations)
-                d->authorized_operations = GROUP_AUTHORIZED_OPERATIONS;
+                d->authorized_operations = kc_request_authorized_ops(
+                    ctx, KC_RES_GROUP, gid, GROUP_AUTHORIZED_OPERATIONS);
             if (ctx->api_version >= 6) {
                 /* GroupMetadataManager.classicGroup: a group of another type
                  * is "not a classic group". */
@@ -2304,7 +2305,8 @@ void kc_coord_describe_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
                                                  m->assignment_len};
         }
         if (ctx->api_version >= 3 && req->include_authorized_operations)
-            d->authorized_operations = GROUP_AUTHORIZED_OPERATIONS;
+            d->authorized_operations =
+                kc_request_authorized_ops(ctx, KC_RES_GROUP, gid, GROUP_AUTHORIZED_OPERATIONS);
     }
     if (kc_describe_groups_response_encode(&body, ctx->api_version, &r) != 0)
         kc_log_error(LOG_COMP, "Failed to encode DescribeGroups response v%d", ctx->api_version);

@@ -1581,7 +1581,8 @@ void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx
         dg->assignment_epoch = g->assignment_epoch;
         dg->assignor_name = kc_str(group_assignor(c, g));
         if (req->include_authorized_operations)
-            dg->authorized_operations = (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11);
+            dg->authorized_operations = kc_request_authorized_ops(
+                ctx, KC_RES_GROUP, gid, (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11));
         dg->members.items = kc_arena_alloc(&arena, sizeof(*dg->members.items) * (g->nmembers + 1));
         dg->members.count = (int32_t)g->nmembers;
         for (size_t j = 0; j < g->nmembers; j++) {

@@ -101,6 +101,9 @@ typedef struct {
 /* ctx->authorize, or true when there is none. */
 bool kc_request_authorized(const kc_request_ctx_t *ctx, int8_t op, int8_t resource_type,
                            kc_str_t name);
+/* Kafka's authorizedOperations: the bits (1 << KC_OP_*) of candidates allowed on the resource. */
+int32_t kc_request_authorized_ops(const kc_request_ctx_t *ctx, int8_t resource_type,
+                                  kc_str_t name, int32_t candidates);
 
 /* One record: key and value bytes as Kafka lays them out in __consumer_offsets
  * (int16 type + key struct; int16 version + value struct). Tombstone: no value. */

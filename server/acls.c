@@ -74,13 +74,7 @@ bool kc_req_authorized_any(const kc_req_t *req, int8_t op, int8_t rtype)
 
 int32_t kc_req_authorized_ops(const kc_req_t *req, int8_t rtype, kc_str_t name, int32_t candidates)
 {
-    if (!req->srv->authz)
-        return candidates;
-    int32_t out = 0;
-    for (int op = 0; op < 31; op++)
-        if ((candidates & (1 << op)) && kc_req_authorized(req, (int8_t)op, rtype, name))
-            out |= 1 << op;
-    return out;
+    return kc_request_authorized_ops(&req->ctx, rtype, name, candidates);
 }
 
 static int load_one(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *value,

@@ -454,6 +454,10 @@ int kc_handle_create_topics(kc_req_t *req)
             r->num_partitions = parts;
             r->replication_factor = rf;
             r->configs.count = 0;
+            /* Configs are shown only with DESCRIBE_CONFIGS on the topic
+             * (ReplicationControlManager.createTopics). */
+            if (!kc_req_authorized(req, KC_OP_DESCRIBE_CONFIGS, KC_RES_TOPIC, t->name))
+                r->topic_config_error_code = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
         }
     next:;
     }
