@@ -535,7 +535,7 @@ static void accept_cb(struct evconnlistener *lev, evutil_socket_t fd, struct soc
     int32_t per_ip = kc_config_ip_override(n->cfg.max_connections_per_ip_overrides, peer + 1);
     if (per_ip < 0)
         per_ip = n->cfg.max_connections_per_ip;
-    if (conns_from(n, peer) >= (size_t)per_ip) {
+    if (per_ip < INT32_MAX && conns_from(n, peer) >= (size_t)per_ip) {
         /* ConnectionQuotas.inc: TooManyConnectionsException, the socket is closed. */
         kc_log_info("net", "rejected connection from %s: max.connections.per.ip (%d) reached",
                     peer, per_ip);
