@@ -36,6 +36,11 @@ int kc_handle_produce(kc_req_t *req)
     if (kc_produce_request_decode(req->body, v, req->arena, &rq) != 0)
         return KC_EINVAL;
     bool acks_ok = rq.acks == 0 || rq.acks == 1 || rq.acks == -1;
+    /* A transactional producer needs WRITE on its transactional id first;
+     * without it every partition gets TRANSACTIONAL_ID_AUTHORIZATION_FAILED. */
+    bool txn_denied = !kc_str_is_null(rq.transactional_id) &&
+                      !kc_req_authorized(req, KC_OP_WRITE, KC_RES_TRANSACTIONAL_ID,
+                                         rq.transactional_id);
     kc_produce_response_t resp;
     kc_produce_response_init(&resp);
     resp.throttle_time_ms = 0;
@@ -57,6 +62,11 @@ int kc_handle_produce(kc_req_t *req)
         bool authorized =
             (v >= 13 && !topic) ||
             kc_req_authorized(req, KC_OP_WRITE, KC_RES_TOPIC, topic ? kc_str(topic->name) : t->name);
+        int16_t denied = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+        if (txn_denied) {
+            authorized = false;
+            denied = KC_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+        }
         int32_t np = t->partition_data.count > 0 ? t->partition_data.count : 0;
         rt->partition_responses.items =
             kc_arena_alloc(req->arena, (size_t)(np ? np : 1) * sizeof(*rt->partition_responses.items));
@@ -73,7 +83,7 @@ int kc_handle_produce(kc_req_t *req)
             rp->error_message = KC_STR_NULL;
             rp->current_leader = (kc_produce_response_leader_id_and_epoch_t){-1, -1};
             if (!authorized) {
-                rp->error_code = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+                rp->error_code = denied;
                 any_error = true;
                 continue;
             }
@@ -339,6 +349,7 @@ static int fetch_eval(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t
 
     /* ReplicaManager.readFromLog: v3+ has a response byte limit and returns at least
      * one batch of the first partition with data; v0-2 has a hard limit. */
+    bool follower = (v <= 14 ? rq.replica_id : rq.replica_state.replica_id) >= 0;
     bool min_one = v >= 3;
     int64_t limit = v >= 3 && rq.max_bytes >= 0 ? rq.max_bytes : INT32_MAX;
     int64_t bytes = 0;
@@ -350,10 +361,13 @@ static int fetch_eval(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t
         it->start = it->end = data.len;
         const kc_topic_t *topic = v >= 13 ? kc_topics_find_id(s->topics, it->topic_id)
                                           : kc_topics_find(s->topics, it->topic);
-        /* READ on the topic (KafkaApis.handleFetchRequest). */
-        if ((topic || v < 13) &&
-            !kc_request_authorized(ctx, KC_OP_READ, KC_RES_TOPIC,
-                                   topic ? kc_str(topic->name) : it->topic)) {
+        /* READ on the topic, or CLUSTER_ACTION on the cluster for a
+         * follower's fetch (KafkaApis.handleFetchRequest). */
+        if ((topic || v < 13 || follower) &&
+            (follower ? !kc_request_authorized(ctx, KC_OP_CLUSTER_ACTION, KC_RES_CLUSTER,
+                                               kc_str(KC_CLUSTER_RESOURCE_NAME))
+                      : !kc_request_authorized(ctx, KC_OP_READ, KC_RES_TOPIC,
+                                               topic ? kc_str(topic->name) : it->topic))) {
             it->error_code = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
             any_error = true;
             continue;

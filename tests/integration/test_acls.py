@@ -141,6 +141,43 @@ def all_bindings(k):
     return got
 
 
+def produce_error(conn, transactional_id, topic):
+    """Produce v7 of an empty record set to partition 0; the partition's error code."""
+    w = kafka_wire.Writer().string(transactional_id).i16(-1).i32(30000)
+    w.array([topic], lambda ww, t: ww.string(t).array(
+        [0], lambda w3, p: w3.i32(p).bytes_(b"")))
+    corr = conn.send(0, 7, w.getvalue())
+    got, r = conn.recv()
+    assert got == corr
+    ((name, ((part, err, _, _, _),)),) = r.array(lambda rr: (rr.string(), rr.array(
+        lambda r3: (r3.i32(), r3.i16(), r3.i64(), r3.i64(), r3.i64()))))
+    assert name == topic and part == 0
+    return err
+
+
+def fetch_error(conn, replica_id, topic):
+    """Fetch v4 of partition 0 from offset 0 without waiting; the partition's error code."""
+    w = kafka_wire.Writer().i32(replica_id).i32(0).i32(0).i32(1 << 20).i8(0)
+    w.array([topic], lambda ww, t: ww.string(t).array(
+        [0], lambda w3, p: w3.i32(p).i64(0).i32(1 << 20)))
+    corr = conn.send(1, 4, w.getvalue())
+    got, r = conn.recv()
+    assert got == corr
+    r.i32()
+
+    def part(rr):
+        rr.i32()
+        err = rr.i16()
+        rr.i64()
+        rr.i64()
+        rr.array(lambda r3: (r3.i64(), r3.i64()))
+        rr.bytes_()
+        return err
+    ((name, (err,)),) = r.array(lambda rr: (rr.string(), rr.array(part)))
+    assert name == topic
+    return err
+
+
 def phase_no_authorizer():
     with Kcoord("acls-off") as k:
         try:
@@ -297,6 +334,28 @@ def phase_acls_decide(k, expected):
         assert codes["bad-group"] == 0, codes  # DENY READ does not deny DESCRIBE
         res = kafka_wire.create_topics(c, {"new-topic": 1})
         assert res["topics"]["new-topic"][0] == TOPIC_AUTHORIZATION_FAILED, res
+        # Authorized operations follow the bindings: ALLOW ALL on bad-group
+        # with DENY READ on the prefix "bad-" leaves DELETE, DESCRIBE,
+        # DESCRIBE_CONFIGS and ALTER_CONFIGS of the group's operations.
+        body = kafka_wire.Writer().array(["bad-group"], lambda w, g: w.string(g)).boolean(True)
+        corr = c.send(kafka_wire.API_DESCRIBE_GROUPS, 4, body.getvalue())
+        got, r = c.recv()
+        assert got == corr
+        (g,) = kafka_wire.decode_describe_groups_v4(r)["groups"]
+        assert g["authorized_operations"] == (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11), g
+        # Fetch: READ on the topic for a consumer, CLUSTER_ACTION for a follower.
+        # Produce: WRITE on the topic, and first on the transactional id if any.
+        assert produce_error(c, None, "secret") == TOPIC_AUTHORIZATION_FAILED
+        assert produce_error(c, "tx-1", "open-a") == 53  # TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+        # An idempotent producer id needs IDEMPOTENT_WRITE or WRITE on some topic.
+        corr = c.send(22, 1, kafka_wire.Writer().string(None).i32(60000).getvalue())
+        got, r = c.recv()
+        assert got == corr
+        r.i32()
+        assert r.i16() == CLUSTER_AUTHORIZATION_FAILED
+        for replica_id, topic, want in ((-1, "open-a", 0), (-1, "secret", TOPIC_AUTHORIZATION_FAILED),
+                                        (1, "open-a", TOPIC_AUTHORIZATION_FAILED)):
+            assert fetch_error(c, replica_id, topic) == want, (replica_id, topic)
 
     # ListGroups: no DESCRIBE on the cluster, so only the groups ANONYMOUS may describe.
     kp = kp_admin(k)
