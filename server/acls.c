@@ -199,10 +199,17 @@ int kc_handle_create_acls(kc_req_t *req)
             r->error_message = kc_str(m);
             continue;
         }
+        kc_buf_reset(&key);
+        kc_acl_encode(&acl, &key);
         if (kc_authorizer_add(s->authz, &acl) == 0) {
-            kc_buf_reset(&key);
-            kc_acl_encode(&acl, &key);
-            kc_store_put(s->store, s->acl_dbi, key.data, key.len, "", 0);
+            if (kc_store_put(s->store, s->acl_dbi, key.data, key.len, "", 0) == KC_EINVAL) {
+                /* The binding is the LMDB key: it must fit LMDB's key limit. */
+                kc_authorizer_remove(s->authz, kc_authorizer_count(s->authz) - 1);
+                r->error_code = KC_ERR_INVALID_REQUEST;
+                r->error_message = kc_str("The ACL's resource name, principal and host are too "
+                                          "long to store (about 500 bytes together at most).");
+                continue;
+            }
             wrote = true;
             kc_log_info("acl", "%s created ACL: %s %s %s on %s:%s:%s from host %s",
                         principal_of(req), acl.principal,

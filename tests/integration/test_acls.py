@@ -248,6 +248,11 @@ def phase_super_user(k):
         assert err == 0 and sorted(b[1] for b in got) == ["bad-", "bad-group"], got
         err, got = describe_acls_v3(c)
         assert err == 0 and len(got) == 6, got
+        # A binding too long to be an LMDB key is refused, not kept in memory only.
+        res = create_acls_v3(c, [(RES_TOPIC, "x" * 600, PAT_LITERAL, ANON, "*", OP_READ,
+                                  PERM_ALLOW)])
+        assert res[0][0] == 42, res
+        assert len(describe_acls_v3(c)[1]) == 6
 
     # kafka-python sees the same six (DescribeAcls v1).
     acls, err = kp.describe_acls(ACLFilter(None, None, ACLOperation.ANY, ACLPermissionType.ANY,
