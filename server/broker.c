@@ -214,8 +214,7 @@ int kc_handle_metadata(kc_req_t *req)
                 fill_topic_error(&out[n++], KC_ERR_TOPIC_AUTHORIZATION_FAILED, rt->name, zero);
             } else if (t) {
                 fill_topic(req, &out[n++], t, include_ops);
-            } else if (allow_create && !kc_topic_name_invalid(rt->name) &&
-                       !kc_req_authorized_cluster(req, KC_OP_CREATE) &&
+            } else if (allow_create && !kc_req_authorized_cluster(req, KC_OP_CREATE) &&
                        !kc_req_authorized(req, KC_OP_CREATE, KC_RES_TOPIC, rt->name)) {
                 fill_topic_error(&out[n++], KC_ERR_TOPIC_AUTHORIZATION_FAILED, rt->name, zero);
             } else if (kc_topic_name_invalid(rt->name)) {
