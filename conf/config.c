@@ -42,6 +42,50 @@ static int validate_listeners(kc_config_t *c, const char *value, char *err, size
     return 0;
 }
 
+int32_t kc_config_ip_override(const char *overrides, const char *ip)
+{
+    const char *p = overrides ? overrides : "";
+    size_t iplen = strlen(ip);
+    while (*p) {
+        while (*p == ' ' || *p == ',')
+            p++;
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        const char *colon = NULL;
+        for (size_t i = 0; i < len; i++)
+            if (p[i] == ':')
+                colon = p + i; /* the last one: IPv6 addresses hold colons too */
+        if (colon) {
+            size_t hl = (size_t)(colon - p);
+            while (hl > 0 && p[hl - 1] == ' ')
+                hl--;
+            char *endn;
+            long n = strtol(colon + 1, &endn, 10);
+            while (*endn == ' ')
+                endn++;
+            if (endn == colon + 1 || (endn != p + len) || n < 0 || n > INT32_MAX || hl == 0)
+                return -2;
+            if (hl == iplen && memcmp(p, ip, hl) == 0)
+                return (int32_t)n;
+        } else if (len > 0) {
+            return -2;
+        }
+        p += len;
+    }
+    return -1;
+}
+
+/* max.connections.per.ip.overrides: "host:count,..." */
+static int validate_ip_overrides(kc_config_t *c, const char *value, char *err, size_t errlen)
+{
+    (void)c;
+    if (kc_config_ip_override(value, "") == -2) {
+        snprintf(err, errlen, "expected host:count[,host:count...], got \"%s\"", value);
+        return -1;
+    }
+    return 0;
+}
+
 /* admin.listeners: "" (off) or one "http://host:port"; host must be given. */
 static int validate_admin_listeners(kc_config_t *c, const char *value, char *err, size_t errlen)
 {
@@ -505,6 +549,20 @@ static const kc_conf_property_t props[] = {
      INT32_MAX, NULL, "Largest request frame; a bigger one closes the connection"},
     {"connections.max.idle.ms", KC_CONF_LONG, "600000", FIELD(connections_max_idle_ms), 1,
      INT64_MAX, NULL, "Idle connections are closed after this"},
+    {"max.connections", KC_CONF_INT, "2147483647", FIELD(max_connections), 1, INT32_MAX, NULL,
+     "Connections accepted at once over all listeners; a new one beyond waits in the backlog"},
+    {"max.connections.per.ip", KC_CONF_INT, "2147483647", FIELD(max_connections_per_ip), 1,
+     INT32_MAX, NULL, "Connections from one address; a new one beyond is closed at once"},
+    {"max.connections.per.ip.overrides", KC_CONF_STRING, "",
+     FIELD(max_connections_per_ip_overrides), 0, 0, validate_ip_overrides,
+     "Per-address exceptions to max.connections.per.ip, host:count[,host:count...]"},
+    {"authorizer.class.name", KC_CONF_STRING, "", FIELD(authorizer_class_name), 0, 0, NULL,
+     "Non-empty turns ACLs on (kcoord's StandardAuthorizer, whatever the class named)"},
+    {"super.users", KC_CONF_STRING, "", FIELD(super_users), 0, 0, NULL,
+     "Principals allowed everything, separated by ';' (User:admin;User:ops)"},
+    {"allow.everyone.if.no.acl.found", KC_CONF_BOOL, "false",
+     FIELD(allow_everyone_if_no_acl_found), 0, 0, NULL,
+     "With ACLs on, a resource no ACL names is open to everyone"},
     {"cluster.id", KC_CONF_STRING, "a2Nvb3JkLWNsdXN0ZXItMQ", FIELD(cluster_id), 0, 0,
      validate_cluster_id, "Cluster id reported in Metadata"},
     {"lmdb.map.size.bytes", KC_CONF_LONG, "1073741824", FIELD(lmdb_map_size_bytes), 1048576,

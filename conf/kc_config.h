@@ -67,6 +67,14 @@ typedef struct {
     int32_t max_incremental_fetch_session_cache_slots; /* 1000 */
     int32_t socket_request_max_bytes;               /* 104857600 */
     int64_t connections_max_idle_ms;                /* 600000 */
+    int32_t max_connections;                        /* 2147483647: all listeners together */
+    int32_t max_connections_per_ip;                 /* 2147483647 */
+    char *max_connections_per_ip_overrides;         /* "host:n,ip:n" = "" */
+    /* ACLs are on when authorizer.class.name is non-empty (any value: the
+     * built-in StandardAuthorizer); "" = no authorizer, everything allowed. */
+    char *authorizer_class_name;                    /* "" */
+    char *super_users;                              /* "User:a;User:b" = "" */
+    bool allow_everyone_if_no_acl_found;            /* false */
     char *cluster_id;           /* 22-char base64url Kafka Uuid */
     int64_t lmdb_map_size_bytes; /* 1 GiB */
     char *log_level;            /* debug, info, warn, error */
@@ -173,6 +181,12 @@ int kc_config_load_env(kc_config_t *c, char *const *envp, char *err, size_t errl
 /* Applies one "key=value" command-line override. */
 int kc_config_override(kc_config_t *c, const char *kv, char *err, size_t errlen);
 
+/*
+ * max.connections.per.ip.overrides ("host:count,host:count"): the count for
+ * the address ip (compared as text), -1 when none names it, -2 when the
+ * list is malformed.
+ */
+int32_t kc_config_ip_override(const char *overrides, const char *ip);
 /*
  * The broker's effective retention.ms default: log.retention.ms if set,
  * else log.retention.minutes x 60000 if set, else log.retention.hours x

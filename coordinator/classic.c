@@ -2300,6 +2300,11 @@ void kc_coord_describe_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
             d->error_code = KC_ERR_INVALID_GROUP_ID;
             continue;
         }
+        /* KafkaApis.handleDescribeGroupsRequest: DESCRIBE on the group. */
+        if (!kc_request_authorized(ctx, KC_OP_DESCRIBE, KC_RES_GROUP, gid)) {
+            d->error_code = KC_ERR_GROUP_AUTHORIZATION_FAILED;
+            continue;
+        }
         if (!c->loaded) {
             d->error_code = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
             continue;
@@ -2311,7 +2316,8 @@ void kc_coord_describe_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
              * it also gets its authorized operations (KafkaApis sets them
              * on every error-free entry). */
             if (ctx->api_version >= 3 && ctx->api_version < 6 && req->include_authorized_operations)
-                d->authorized_operations = GROUP_AUTHORIZED_OPERATIONS;
+                d->authorized_operations = kc_request_authorized_ops(
+                    ctx, KC_RES_GROUP, gid, GROUP_AUTHORIZED_OPERATIONS);
             if (ctx->api_version >= 6) {
                 /* GroupMetadataManager.classicGroup: a group of another type
                  * is "not a classic group". */
@@ -2347,7 +2353,8 @@ void kc_coord_describe_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
                                                  m->assignment_len};
         }
         if (ctx->api_version >= 3 && req->include_authorized_operations)
-            d->authorized_operations = GROUP_AUTHORIZED_OPERATIONS;
+            d->authorized_operations =
+                kc_request_authorized_ops(ctx, KC_RES_GROUP, gid, GROUP_AUTHORIZED_OPERATIONS);
     }
     if (kc_describe_groups_response_encode(&body, ctx->api_version, &r) != 0)
         kc_log_error(LOG_COMP, "Failed to encode DescribeGroups response v%d", ctx->api_version);
@@ -2471,6 +2478,10 @@ void kc_coord_list_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
         if (str_ieq_exact(req->types_filter.items[t], "consumer"))
             consumer_type_ok = true;
     }
+    /* KafkaApis.handleListGroupsRequest: DESCRIBE on the cluster lists every
+     * group, else only the groups the principal may DESCRIBE. */
+    bool all_groups = kc_request_authorized(ctx, KC_OP_DESCRIBE, KC_RES_CLUSTER,
+                                            kc_str(KC_CLUSTER_RESOURCE_NAME));
     size_t ncons = c->loaded ? kc_consumer_group_count(c) : 0;
     r.groups.items = l.n + ncons ? kc_arena_alloc(&arena, (l.n + ncons) * sizeof(*r.groups.items)) : NULL;
     for (size_t i = 0; i < l.n && classic_type_ok; i++) {
@@ -2478,7 +2489,9 @@ void kc_coord_list_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
         bool state_ok = nstates == 0;
         for (int32_t s = 0; s < nstates && !state_ok; s++)
             state_ok = str_ieq_c(req->states_filter.items[s], state_names[g->state]);
-        if (!state_ok)
+        if (!state_ok ||
+            (!all_groups &&
+             !kc_request_authorized(ctx, KC_OP_DESCRIBE, KC_RES_GROUP, kc_str(g->group_id))))
             continue;
         __typeof__(r.groups.items[0]) *lg = &r.groups.items[r.groups.count++];
         lg->group_id = kc_str(g->group_id);
@@ -2492,6 +2505,9 @@ void kc_coord_list_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
         size_t n = kc_consumer_list_groups(
             c, nstates ? req->states_filter.items : NULL, nstates, cl, ncons);
         for (size_t i = 0; i < n; i++) {
+            if (!all_groups && !kc_request_authorized(ctx, KC_OP_DESCRIBE, KC_RES_GROUP,
+                                                      kc_str(cl[i].group_id)))
+                continue;
             __typeof__(r.groups.items[0]) *lg = &r.groups.items[r.groups.count++];
             lg->group_id = kc_str(cl[i].group_id);
             lg->protocol_type = kc_str("consumer");
@@ -2574,6 +2590,11 @@ void kc_coord_delete_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
         d->error_message = KC_STR_NULL;
         if (gid.len < 0) {
             d->error_code = KC_ERR_INVALID_GROUP_ID;
+            continue;
+        }
+        /* KafkaApis.handleDeleteGroupsRequest: DELETE on the group. */
+        if (!kc_request_authorized(ctx, KC_OP_DELETE, KC_RES_GROUP, gid)) {
+            d->error_code = KC_ERR_GROUP_AUTHORIZATION_FAILED;
             continue;
         }
         if (!c->loaded) {

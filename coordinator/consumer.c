@@ -1531,6 +1531,26 @@ static void describe_assignment(kc_coord_t *c, const kc_asg_t *a,
     }
 }
 
+static bool assignment_describable(const kc_request_ctx_t *ctx,
+                                   const kc_consumer_group_describe_response_assignment_t *a)
+{
+    for (int32_t i = 0; i < a->topic_partitions.count; i++)
+        if (!kc_request_authorized(ctx, KC_OP_DESCRIBE, KC_RES_TOPIC,
+                                   a->topic_partitions.items[i].topic_name))
+            return false;
+    return true;
+}
+
+static bool assignments_describable(const kc_request_ctx_t *ctx,
+                                    const kc_consumer_group_describe_response_described_group_t *dg)
+{
+    for (int32_t j = 0; j < dg->members.count; j++)
+        if (!assignment_describable(ctx, &dg->members.items[j].assignment) ||
+            !assignment_describable(ctx, &dg->members.items[j].target_assignment))
+            return false;
+    return true;
+}
+
 void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx,
                                       const kc_consumer_group_describe_request_t *req,
                                       kc_result_t *res)
@@ -1553,6 +1573,11 @@ void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx
         dg->members.count = 0;
         kc_str_t gid = req->group_ids.items[i];
         cs_group_t *g = NULL;
+        /* KafkaApis.handleConsumerGroupDescribe: DESCRIBE on the group. */
+        if (!kc_request_authorized(ctx, KC_OP_DESCRIBE, KC_RES_GROUP, gid)) {
+            dg->error_code = KC_ERR_GROUP_AUTHORIZATION_FAILED;
+            continue;
+        }
         if (!c->loaded) {
             dg->error_code = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
             continue;
@@ -1575,7 +1600,8 @@ void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx
         dg->assignment_epoch = g->assignment_epoch;
         dg->assignor_name = kc_str(group_assignor(c, g));
         if (req->include_authorized_operations)
-            dg->authorized_operations = (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11);
+            dg->authorized_operations = kc_request_authorized_ops(
+                ctx, KC_RES_GROUP, gid, (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11));
         dg->members.items = kc_arena_alloc(&arena, sizeof(*dg->members.items) * (g->nmembers + 1));
         dg->members.count = (int32_t)g->nmembers;
         for (size_t j = 0; j < g->nmembers; j++) {
@@ -1597,6 +1623,14 @@ void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx
             describe_assignment(c, &m->assigned, &dm->assignment, &arena);
             describe_assignment(c, &m->target, &dm->target_assignment, &arena);
             dm->member_type = m->classic ? 0 : 1; /* classic or consumer protocol */
+        }
+        /* With an authorizer, a group whose members hold a topic the client
+         * may not describe is not shown (KafkaApis.handleConsumerGroupDescribe). */
+        if (ctx->authorize && !assignments_describable(ctx, dg)) {
+            dg->error_code = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+            dg->error_message = kc_str("The group has described topic(s) that the client is not "
+                                       "authorized to describe.");
+            dg->members.count = 0;
         }
     }
     kc_buf_t body;

@@ -102,6 +102,7 @@ struct kc_net {
     listener_t listeners[KC_MAX_LISTENERS];
     size_t nlisteners;
     kc_conn_t *dead; /* closed, freed by reap_ev outside their callbacks */
+    bool at_max; /* max.connections reached: the listeners do not accept */
     struct event *reap_ev;
 };
 
@@ -156,6 +157,8 @@ static void reap_cb(evutil_socket_t fd, short what, void *arg)
     }
 }
 
+static void set_accepting(kc_net_t *n, bool on);
+
 /* Closes now (socket, events), frees later: safe from the connection's own callbacks. */
 static void conn_close(kc_conn_t *c, bool notify, const char *why)
 {
@@ -179,8 +182,15 @@ static void conn_close(kc_conn_t *c, bool notify, const char *why)
     c->next_dead = n->dead;
     n->dead = c;
     event_active(n->reap_ev, EV_TIMEOUT, 0);
+    if (n->at_max && n->nconns < (size_t)n->cfg.max_connections)
+        set_accepting(n, true);
     if (notify && n->h.on_close)
         n->h.on_close(n->h.ctx, c->id);
+}
+
+static const char *conn_principal(const kc_conn_t *c)
+{
+    return c->principal ? c->principal : KC_PRINCIPAL_ANONYMOUS;
 }
 
 static int64_t mono_ms(void)
@@ -326,7 +336,7 @@ static void read_cb(evutil_socket_t fd, short what, void *arg)
             /* A whole request: mute until it has been answered (read_ev is
              * removed lazily, see read_armed). */
             c->in_flight = true;
-            kc_conn_info_t info = {c->id, c->peer_host, c->listener};
+            kc_conn_info_t info = {c->id, c->peer_host, c->listener, conn_principal(c)};
             /* The callback may close c: it is then only freed by reap_cb, later. */
             n->h.on_request(n->h.ctx, &info, c->body ? c->body : (const uint8_t *)"",
                             c->body_have);
@@ -652,7 +662,7 @@ const char *kc_net_principal(const kc_net_t *n, uint64_t conn_id)
     const kc_conn_t *c = conn_find(n, conn_id);
     if (!c)
         return NULL;
-    return c->principal ? c->principal : KC_PRINCIPAL_ANONYMOUS;
+    return conn_principal(c);
 }
 
 int kc_net_set_principal(kc_net_t *n, uint64_t conn_id, const char *principal)
@@ -711,6 +721,15 @@ size_t kc_net_conn_count(const kc_net_t *n)
     return n->nconns;
 }
 
+size_t kc_net_pending_output(const kc_net_t *n)
+{
+    size_t k = 0;
+    for (size_t b = 0; b < NBUCKETS; b++)
+        for (const kc_conn_t *c = n->buckets[b]; c; c = c->next_in_bucket)
+            k += c->out_off < c->out.len;
+    return k;
+}
+
 static void format_peer(const struct sockaddr *sa, char *out, size_t outlen)
 {
     char host[INET6_ADDRSTRLEN] = "unknown";
@@ -723,20 +742,62 @@ static void format_peer(const struct sockaddr *sa, char *out, size_t outlen)
     snprintf(out, outlen, "/%s", host);
 }
 
+/* max.connections reached (on = false) or left (true): stop or resume accepting. */
+static void set_accepting(kc_net_t *n, bool on)
+{
+    n->at_max = !on;
+    for (size_t i = 0; i < n->nlisteners; i++) {
+        if (!n->listeners[i].lev)
+            continue;
+        if (on)
+            evconnlistener_enable(n->listeners[i].lev);
+        else
+            evconnlistener_disable(n->listeners[i].lev);
+    }
+    if (on)
+        kc_log_info("net", "below max.connections (%d) again: accepting", n->cfg.max_connections);
+    else
+        kc_log_warn("net", "max.connections (%d) reached: new connections wait until one closes",
+                    n->cfg.max_connections);
+}
+
+/* Open connections from peer ("/127.0.0.1"). */
+static size_t conns_from(const kc_net_t *n, const char *peer)
+{
+    size_t k = 0;
+    for (size_t b = 0; b < NBUCKETS; b++)
+        for (const kc_conn_t *c = n->buckets[b]; c; c = c->next_in_bucket)
+            k += strcmp(c->peer_host, peer) == 0;
+    return k;
+}
+
 static void accept_cb(struct evconnlistener *lev, evutil_socket_t fd, struct sockaddr *sa,
                       int socklen, void *arg)
 {
     (void)lev;
     (void)socklen;
     listener_t *l = arg;
+    kc_net_t *n = l->net;
     char peer[INET6_ADDRSTRLEN + 2];
     format_peer(sa, peer, sizeof(peer));
+    int32_t per_ip = kc_config_ip_override(n->cfg.max_connections_per_ip_overrides, peer + 1);
+    if (per_ip < 0)
+        per_ip = n->cfg.max_connections_per_ip;
+    if (per_ip < INT32_MAX && conns_from(n, peer) >= (size_t)per_ip) {
+        /* ConnectionQuotas.inc: TooManyConnectionsException, the socket is closed. */
+        kc_log_info("net", "rejected connection from %s: max.connections.per.ip (%d) reached",
+                    peer, per_ip);
+        close(fd);
+        return;
+    }
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    if (conn_adopt(l->net, fd, peer, l->name, l, NULL) != 0) {
+    if (conn_adopt(n, fd, peer, l->name, l, NULL) != 0) {
         kc_log_error("net", "cannot set up connection from %s", peer);
         close(fd);
     }
+    if (!n->at_max && n->nconns >= (size_t)n->cfg.max_connections)
+        set_accepting(n, false);
 }
 
 static void accept_resume_cb(evutil_socket_t fd, short what, void *arg)
@@ -744,7 +805,7 @@ static void accept_resume_cb(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     listener_t *l = arg;
-    if (l->lev) {
+    if (l->lev && !l->net->at_max) {
         evconnlistener_enable(l->lev);
         kc_log_info("net", "accepting connections on listener %s again", l->name);
     }
@@ -810,6 +871,8 @@ int kc_net_listen_secure(kc_net_t *n, const kc_listener_t *l, kc_security_protoc
         return KC_EIO;
     }
     evconnlistener_set_error_cb(slot->lev, accept_error_cb);
+    if (n->at_max)
+        evconnlistener_disable(slot->lev);
     struct sockaddr_storage ss;
     socklen_t sl = sizeof(ss);
     uint16_t bp = l->port;
@@ -847,6 +910,10 @@ kc_net_t *kc_net_new(struct event_base *base, const kc_net_config_t *cfg,
     kc_net_t *n = kc_xcalloc(1, sizeof(*n));
     n->base = base;
     n->cfg = *cfg;
+    if (n->cfg.max_connections <= 0)
+        n->cfg.max_connections = INT32_MAX;
+    if (n->cfg.max_connections_per_ip <= 0)
+        n->cfg.max_connections_per_ip = INT32_MAX;
     n->h = *handler;
     n->next_id = 1;
     n->reap_ev = event_new(base, -1, 0, reap_cb, n);

@@ -39,6 +39,15 @@ int kc_security_protocol_parse(const char *name, kc_security_protocol_t *out);
 typedef struct {
     int32_t max_request_bytes; /* socket.request.max.bytes: larger frames close the connection */
     int64_t idle_timeout_ms;   /* connections.max.idle.ms: no read/write for this long closes */
+    /* max.connections (<= 0 = no limit): at the limit
+     * the listeners stop accepting, so new connections wait in the backlog
+     * until one closes, as Kafka's Acceptor waits for a connection slot. */
+    int32_t max_connections;
+    /* max.connections.per.ip: an accepted connection beyond it is closed at
+     * once (Kafka's TooManyConnectionsException); <= 0 = no limit. Overrides per address:
+     * max.connections.per.ip.overrides, borrowed (NULL = none). */
+    int32_t max_connections_per_ip;
+    const char *max_connections_per_ip_overrides;
 } kc_net_config_t;
 
 /* The connection a request came in on; valid during the callback only. */
@@ -46,7 +55,9 @@ typedef struct {
     uint64_t conn_id;
     const char *peer_host; /* "/127.0.0.1", as Kafka prints client hosts */
     const char *listener;  /* listener name, e.g. "PLAINTEXT" */
+    const char *principal; /* Kafka principal, as kc_net_principal gives it */
 } kc_conn_info_t;
+
 
 typedef struct {
     /*
@@ -149,5 +160,7 @@ bool kc_net_conn_exists(const kc_net_t *n, uint64_t conn_id);
 /* Bytes read from the connection's socket so far (0 if gone). */
 uint64_t kc_net_bytes_read(const kc_net_t *n, uint64_t conn_id);
 size_t kc_net_conn_count(const kc_net_t *n);
+/* Connections with response bytes not yet written to their socket (graceful shutdown). */
+size_t kc_net_pending_output(const kc_net_t *n);
 
 #endif

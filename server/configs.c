@@ -446,7 +446,19 @@ int kc_handle_describe_configs(kc_req_t *req)
         /* The generated Java default of ErrorMessage is "", not null. */
         out->error_message = kc_str("");
         out->configs.count = 0;
-        if (r->resource_type == RESOURCE_TOPIC) {
+        /* DESCRIBE_CONFIGS on the topic, or on the cluster for a broker
+         * (ConfigHelper.handleDescribeConfigsRequest). */
+        int16_t denied = KC_ERR_NONE;
+        if (r->resource_type == RESOURCE_TOPIC &&
+            !kc_req_authorized(req, KC_OP_DESCRIBE_CONFIGS, KC_RES_TOPIC, r->resource_name))
+            denied = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+        else if (r->resource_type == RESOURCE_BROKER &&
+                 !kc_req_authorized_cluster(req, KC_OP_DESCRIBE_CONFIGS))
+            denied = KC_ERR_CLUSTER_AUTHORIZATION_FAILED;
+        if (denied != KC_ERR_NONE) {
+            out->error_code = denied;
+            out->error_message = kc_str(kc_faults_error_message(denied));
+        } else if (r->resource_type == RESOURCE_TOPIC) {
             describe_topic(s, req->arena, r, syn, out);
         } else if (r->resource_type == RESOURCE_BROKER) {
             describe_broker(s, req->arena, r, syn, out);

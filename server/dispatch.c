@@ -33,6 +33,9 @@ const kc_api_entry_t kc_api_table[] = {
     /* v6 (KIP-939 two-phase commit) is unstable in Kafka and not advertised. */
     {KC_API_INIT_PRODUCER_ID, KC_INIT_PRODUCER_ID_REQUEST_MIN_VERSION, 5,
      KC_INIT_PRODUCER_ID_REQUEST_FLEXIBLE_MIN, "InitProducerId", kc_handle_init_producer_id},
+    ROW(KC_API_DESCRIBE_ACLS, DESCRIBE_ACLS, "DescribeAcls", kc_handle_describe_acls),
+    ROW(KC_API_CREATE_ACLS, CREATE_ACLS, "CreateAcls", kc_handle_create_acls),
+    ROW(KC_API_DELETE_ACLS, DELETE_ACLS, "DeleteAcls", kc_handle_delete_acls),
     ROW(KC_API_DESCRIBE_CONFIGS, DESCRIBE_CONFIGS, "DescribeConfigs",
         kc_handle_describe_configs),
     ROW(KC_API_SASL_AUTHENTICATE, SASL_AUTHENTICATE, "SaslAuthenticate",

@@ -273,6 +273,8 @@ static void reload_after_failure(kc_server_t *s)
         kc_log_error("server", "reloading topics failed");
     if (load_coordinator(s) != 0)
         kc_log_error("server", "reloading the coordinator failed");
+    if (kc_acls_load(s) != 0)
+        kc_log_error("server", "reloading the ACLs failed");
 }
 
 void kc_server_flush(kc_server_t *s)
@@ -344,6 +346,8 @@ static void parked_unlink_free(kc_server_t *s, kc_parked_fetch_t *p)
         p->next->prev = p->prev;
     event_free(p->timer);
     kc_buf_deinit(&p->body);
+    free(p->principal);
+    free(p->client_host);
     free(p);
 }
 
@@ -367,7 +371,10 @@ void kc_server_park_fetch(kc_server_t *s, const kc_request_ctx_t *ctx, const uin
     p->srv = s;
     p->ctx = *ctx;
     p->ctx.client_id = KC_STR_NULL;
-    p->ctx.client_host = NULL;
+    p->principal = ctx->principal ? kc_xstrdup(ctx->principal) : NULL;
+    p->client_host = ctx->client_host ? kc_xstrdup(ctx->client_host) : NULL;
+    p->ctx.principal = p->principal;
+    p->ctx.client_host = p->client_host;
     kc_buf_init(&p->body);
     kc_buf_append(&p->body, body, len);
     p->timer = evtimer_new(s->base, parked_fire, p);
@@ -412,6 +419,12 @@ static void close_bad(kc_server_t *s, const kc_conn_info_t *conn, const char *wh
 static void on_request(void *ctx, const kc_conn_info_t *conn, const uint8_t *data, size_t len)
 {
     kc_server_t *s = ctx;
+    if (s->stopping) {
+        /* Shutting down: requests already taken in are answered, new ones
+         * are not (Kafka stops its processors before its request handlers). */
+        kc_net_close(s->net, conn->conn_id, "shutting down");
+        return;
+    }
     s->requests_seen++;
     s->metrics.bytes_in += len + 4;
     if (kc_sasl_on_frame(s, conn, data, len))
@@ -454,6 +467,8 @@ void kc_server_process_request(kc_server_t *s, const kc_conn_info_t *conn, const
     req.ctx.client_id = h.client_id;
     req.ctx.client_host = conn->peer_host;
     req.ctx.now_ms = kc_server_wall_ms();
+    req.ctx.principal = conn->principal;
+    kc_acls_set_ctx(s, &req.ctx);
     if (!supported) {
         if (api_key == KC_API_API_VERSIONS) {
             /* KIP-511: answer a v0 body naming our ApiVersions range; the
@@ -565,7 +580,9 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
     kc_coord_seed(s->coord, seed);
     s->coord_timer = evtimer_new(base, coord_timer_cb, s);
     s->faults = kc_faults_new(s);
-    kc_net_config_t nc = {cfg->socket_request_max_bytes, cfg->connections_max_idle_ms};
+    kc_net_config_t nc = {cfg->socket_request_max_bytes, cfg->connections_max_idle_ms,
+                          cfg->max_connections, cfg->max_connections_per_ip,
+                          cfg->max_connections_per_ip_overrides};
     kc_net_handler_t h = {on_request, on_close, s};
     s->net = kc_net_new(base, &nc, &h);
     if (kc_security_start(s, listen) != 0)
@@ -574,7 +591,7 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
     const kc_listener_t *adv = cfg->nadvertised ? &cfg->advertised[0] : &cfg->listener[0];
     snprintf(s->adv_host, sizeof(s->adv_host), "%s", adv->host[0] ? adv->host : "localhost");
     s->adv_port = cfg->nadvertised ? adv->port : (listen ? s->bound_port : adv->port);
-    if (load_coordinator(s) != 0)
+    if (load_coordinator(s) != 0 || kc_acls_load(s) != 0)
         goto fail;
     if (listen && kc_admin_start(s) != 0)
         goto fail;
@@ -620,6 +637,7 @@ void kc_server_free(kc_server_t *s)
     if (s->sigterm_ev)
         event_free(s->sigterm_ev);
     kc_coord_free(s->coord);
+    kc_acls_free(s);
     kc_topics_free(s->topics);
     kc_log_free(s->log);
     kc_store_close(s->store);
@@ -653,11 +671,63 @@ void kc_server_run_once(kc_server_t *s)
     kc_server_flush(s);
 }
 
+/* How long a stopping broker keeps writing the answers it owes before it
+ * closes the remaining connections anyway. */
+#define SHUTDOWN_DRAIN_MS 5000
+
+static void drain_tick(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    (void)arg;
+}
+
+/*
+ * Graceful shutdown, after the listeners are closed: commit what the last
+ * iteration produced, answer every parked request (a long-poll Fetch with
+ * what is readable now, a parked JoinGroup or SyncGroup NOT_COORDINATOR, as
+ * when Kafka's coordinator resigns, so clients look for the coordinator
+ * again), then keep writing until every answer has left or
+ * SHUTDOWN_DRAIN_MS passed.
+ */
+static void shutdown_gracefully(kc_server_t *s)
+{
+    kc_server_flush(s);
+    size_t fetches = 0;
+    while (s->parked) {
+        kc_parked_fetch_t *p = s->parked;
+        bool done;
+        if (kc_fetch_complete(s, &p->ctx, p->body.data, p->body.len, true, &s->batch, &done) != 0)
+            kc_net_close(s->net, p->ctx.conn_id, "fetch failed");
+        parked_unlink_free(s, p);
+        fetches++;
+    }
+    kc_server_flush(s);
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_unload(s->coord, &res);
+    size_t groups = res.nresponses;
+    release(s, &res, false);
+    kc_result_deinit(&res);
+    kc_log_info("server", "shutting down: answered %zu parked fetches and %zu parked group requests",
+                fetches, groups);
+    int64_t deadline = mono_ms() + SHUTDOWN_DRAIN_MS;
+    struct event *tick = event_new(s->base, -1, EV_PERSIST, drain_tick, NULL);
+    struct timeval tv = ms_tv(50);
+    event_add(tick, &tv);
+    while (kc_net_pending_output(s->net) > 0 && mono_ms() < deadline)
+        event_base_loop(s->base, EVLOOP_ONCE);
+    event_free(tick);
+    if (kc_net_pending_output(s->net) > 0)
+        kc_log_warn("server", "closing %zu connections with unsent answers after %d ms",
+                    kc_net_pending_output(s->net), SHUTDOWN_DRAIN_MS);
+}
+
 void kc_server_run(kc_server_t *s)
 {
     while (!s->stopping)
         kc_server_run_once(s);
-    kc_server_flush(s);
+    shutdown_gracefully(s);
 }
 
 void kc_server_stop(kc_server_t *s)

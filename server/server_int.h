@@ -11,6 +11,7 @@
 
 #include "coord.h"
 #include "fetch_session.h"
+#include "kc_acl.h"
 #include "kc_common.h"
 #include "kc_config.h"
 #include "kc_msgs.h"
@@ -36,6 +37,7 @@ typedef struct kc_parked_fetch {
     struct event *timer;
     kc_request_ctx_t ctx;
     kc_buf_t body;
+    char *principal, *client_host; /* owned copies behind ctx's views (authorization) */
     struct kc_parked_fetch *next, *prev;
 } kc_parked_fetch_t;
 
@@ -118,6 +120,9 @@ struct kc_server {
     kc_tls_t *tls;                         /* SSL and SASL_SSL listeners; NULL when none */
     struct kc_credentials *credentials;    /* sasl.credentials.file; NULL when unset */
     struct event *sighup_ev;
+    kc_authorizer_t *authz; /* NULL = no authorizer (authorizer.class.name empty) */
+    kc_store_dbi_t acl_dbi;
+    bool acl_dbi_open;
 };
 
 /* One decoded request header plus what a handler needs. */
@@ -199,6 +204,25 @@ int kc_fetch_complete(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t
                       size_t len, bool final, kc_result_t *res, bool *completed);
 /* Encodes the ApiVersions v0 body answering a version above our maximum (KIP-511). */
 void kc_api_versions_unsupported_body(kc_buf_t *out);
+
+/* ACLs (server/acls.c). */
+/* (Re)loads the authorizer from storage; no-op (authz NULL) when authorizer.class.name is "". */
+int kc_acls_load(kc_server_t *s);
+void kc_acls_free(kc_server_t *s);
+/* Points ctx's authorize hook at the server's authorizer (left NULL when off). */
+void kc_acls_set_ctx(kc_server_t *s, kc_request_ctx_t *ctx);
+/* Kafka's AuthHelper.authorize for the request's principal and host (true when ACLs are off). */
+bool kc_req_authorized(const kc_req_t *req, int8_t op, int8_t rtype, kc_str_t name);
+/* The same on the cluster resource ("kafka-cluster"). */
+bool kc_req_authorized_cluster(const kc_req_t *req, int8_t op);
+/* AuthHelper.authorizeByResourceType: op allowed on some resource of rtype. */
+bool kc_req_authorized_any(const kc_req_t *req, int8_t op, int8_t rtype);
+/* Kafka's authorizedOperations: the bits (1 << KC_OP_*) of candidates the principal may do. */
+int32_t kc_req_authorized_ops(const kc_req_t *req, int8_t rtype, kc_str_t name,
+                              int32_t candidates);
+int kc_handle_create_acls(kc_req_t *req);
+int kc_handle_describe_acls(kc_req_t *req);
+int kc_handle_delete_acls(kc_req_t *req);
 
 /* Group handlers (server/group.c): decode, then call the coordinator. */
 int kc_handle_join_group(kc_req_t *req);

@@ -18,6 +18,40 @@ static int parse(kc_config_t *c, const char *text, char *err, size_t errlen)
     return kc_config_parse_properties(c, text, strlen(text), "test", err, errlen);
 }
 
+static void test_connection_limits_and_ip_overrides(void **state)
+{
+    (void)state;
+    kc_config_t c;
+    kc_config_init(&c);
+    char err[256];
+    assert_int_equal(c.max_connections, INT32_MAX);
+    assert_int_equal(c.max_connections_per_ip, INT32_MAX);
+    assert_string_equal(c.authorizer_class_name, "");
+    assert_false(c.allow_everyone_if_no_acl_found);
+    assert_int_equal(kc_config_set(&c, "max.connections.per.ip.overrides",
+                                   "127.0.0.2:3, ::1:7,10.0.0.1:0", err, sizeof(err)),
+                     0);
+    assert_int_equal(kc_config_ip_override(c.max_connections_per_ip_overrides, "127.0.0.2"), 3);
+    assert_int_equal(kc_config_ip_override(c.max_connections_per_ip_overrides, "::1"), 7);
+    assert_int_equal(kc_config_ip_override(c.max_connections_per_ip_overrides, "10.0.0.1"), 0);
+    assert_int_equal(kc_config_ip_override(c.max_connections_per_ip_overrides, "127.0.0.1"), -1);
+    assert_int_equal(kc_config_ip_override(c.max_connections_per_ip_overrides, "127.0.0."), -1);
+    assert_int_equal(kc_config_ip_override("", "127.0.0.1"), -1);
+    const char *bad[] = {"host", "host:", "host:x", ":3", "host:3x", "host:-1"};
+    for (size_t i = 0; i < KC_ARRAY_LEN(bad); i++) {
+        assert_int_equal(kc_config_set(&c, "max.connections.per.ip.overrides", bad[i], err,
+                                       sizeof(err)),
+                         -1);
+        assert_non_null(strstr(err, "max.connections.per.ip.overrides"));
+    }
+    assert_int_equal(kc_config_set(&c, "max.connections", "0", err, sizeof(err)), -1);
+    assert_int_equal(kc_config_set(&c, "allow.everyone.if.no.acl.found", "true", err,
+                                   sizeof(err)),
+                     0);
+    assert_true(c.allow_everyone_if_no_acl_found);
+    kc_config_deinit(&c);
+}
+
 static void test_defaults_are_kafkas(void **state)
 {
     (void)state;
@@ -288,6 +322,7 @@ int main(void)
         cmocka_unit_test(test_listener_protocol_map),
         cmocka_unit_test(test_sample_file_matches_table),
         cmocka_unit_test(test_migration_policy),
+        cmocka_unit_test(test_connection_limits_and_ip_overrides),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
