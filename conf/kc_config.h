@@ -54,6 +54,14 @@ typedef struct {
     int32_t log_retention_hours;                    /* 168 */
     int64_t log_retention_bytes;                    /* -1 = no size limit */
     int64_t log_retention_check_interval_ms;        /* 300000 */
+    /* Flush policy (Kafka's log.flush.*): records committed to LMDB are
+     * flushed to the disk after this many unflushed records of a partition,
+     * or when log.flush.interval.ms (else log.flush.scheduler.interval.ms)
+     * has passed since the last flush, checked every
+     * log.flush.scheduler.interval.ms. INT64_MAX = left to the OS. */
+    int64_t log_flush_interval_messages;            /* INT64_MAX */
+    char *log_flush_interval_ms;                    /* "" = not set */
+    int64_t log_flush_scheduler_interval_ms;        /* INT64_MAX */
     int32_t max_incremental_fetch_session_cache_slots; /* 1000 */
     int32_t socket_request_max_bytes;               /* 104857600 */
     int64_t connections_max_idle_ms;                /* 600000 */
@@ -150,6 +158,9 @@ int kc_config_override(kc_config_t *c, const char *kv, char *err, size_t errlen)
  * *source_name (may be NULL) gets the property that supplied it.
  */
 int64_t kc_config_log_retention_ms(const kc_config_t *c, const char **source_name);
+/* The broker's flush.ms default: log.flush.interval.ms when set, else
+ * log.flush.scheduler.interval.ms (KafkaConfig.logFlushIntervalMs). */
+int64_t kc_config_log_flush_ms(const kc_config_t *c);
 
 /*
  * Parses Kafka listener syntax "NAME://host:port[,NAME://host:port...]"

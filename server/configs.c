@@ -54,6 +54,8 @@ typedef struct {
 
 static const topic_entry_t topic_entries[] = {
     {"cleanup.policy", "log.cleanup.policy", TYPE_LIST},
+    {"flush.messages", "log.flush.interval.messages", TYPE_LONG},
+    {"flush.ms", "log.flush.interval.ms", TYPE_LONG},
     {"max.message.bytes", "message.max.bytes", TYPE_INT},
     {"message.timestamp.after.max.ms", "log.message.timestamp.after.max.ms", TYPE_LONG},
     {"message.timestamp.before.max.ms", "log.message.timestamp.before.max.ms", TYPE_LONG},
@@ -80,6 +82,9 @@ static const broker_entry_t broker_entries[] = {
     {"listeners", TYPE_STRING, true},
     {"log.cleanup.policy", TYPE_LIST, true},
     {"log.dirs", TYPE_STRING, false},
+    {"log.flush.interval.messages", TYPE_LONG, true},
+    {"log.flush.interval.ms", TYPE_LONG, true},
+    {"log.flush.scheduler.interval.ms", TYPE_LONG, true},
     {"log.message.timestamp.after.max.ms", TYPE_LONG, true},
     {"log.message.timestamp.before.max.ms", TYPE_LONG, true},
     {"log.retention.bytes", TYPE_LONG, true},
@@ -133,6 +138,10 @@ static size_t broker_synonym_names(const char *name, const char **out)
         out[1] = "log.retention.minutes";
         out[2] = "log.retention.hours";
         return 3;
+    }
+    if (strcmp(name, "log.flush.interval.ms") == 0) {
+        out[1] = "log.flush.scheduler.interval.ms";
+        return 2;
     }
     return 1;
 }
@@ -194,12 +203,30 @@ int64_t kc_topic_retention_bytes(const kc_server_t *s, const kc_topic_t *topic)
     return s->cfg->log_retention_bytes;
 }
 
+int64_t kc_topic_flush_messages(const kc_server_t *s, const kc_topic_t *topic)
+{
+    const char *v = topic ? kc_topic_config(topic, "flush.messages") : NULL;
+    if (v)
+        return strtoll(v, NULL, 10);
+    return s->cfg->log_flush_interval_messages;
+}
+
+int64_t kc_topic_flush_ms(const kc_server_t *s, const kc_topic_t *topic)
+{
+    const char *v = topic ? kc_topic_config(topic, "flush.ms") : NULL;
+    if (v)
+        return strtoll(v, NULL, 10);
+    return kc_config_log_flush_ms(s->cfg);
+}
+
 /* The value a topic has for entry e when it has no override (LogConfig from the broker). */
 static void topic_default_value(const kc_server_t *s, const topic_entry_t *e, char *out,
                                 size_t len)
 {
     if (strcmp(e->name, "retention.ms") == 0) {
         snprintf(out, len, "%lld", (long long)kc_config_log_retention_ms(s->cfg, NULL));
+    } else if (strcmp(e->name, "flush.ms") == 0) {
+        snprintf(out, len, "%lld", (long long)kc_config_log_flush_ms(s->cfg));
     } else if (strcmp(e->name, "cleanup.policy") == 0) {
         snprintf(out, len, "delete");
     } else if (!kc_config_value_string(s->cfg, e->broker_name, out, len, NULL)) {
@@ -219,6 +246,21 @@ static bool parse_long(const char *v, int64_t lo, int64_t *out)
     *out = x;
     return true;
 }
+
+/* Numeric topic configs kcoord acts on, with LogConfig's type and lower bound. */
+typedef struct {
+    const char *name;
+    bool is_int; /* INT, else LONG */
+    int64_t min;
+} numeric_check_t;
+
+static const numeric_check_t numeric_checks[] = {
+    {"flush.messages", false, 1},
+    {"flush.ms", false, 0},
+    {"max.message.bytes", true, 0},
+    {"retention.bytes", false, INT64_MIN},
+    {"retention.ms", false, -1},
+};
 
 int16_t kc_topic_configs_check(size_t n, const kc_str_t *names, const kc_str_t *values,
                                char *msg, size_t msglen)
@@ -240,23 +282,36 @@ int16_t kc_topic_configs_check(size_t n, const kc_str_t *names, const kc_str_t *
             snprintf(msg, msglen, "Null value not supported for topic configs: %.*s", nl, np);
             return KC_ERR_INVALID_CONFIG;
         }
-        bool is_ms = kc_str_eq(nm, kc_str("retention.ms"));
-        bool is_bytes = kc_str_eq(nm, kc_str("retention.bytes"));
-        if (is_ms || is_bytes) {
+        const numeric_check_t *nc = NULL;
+        for (size_t j = 0; j < KC_ARRAY_LEN(numeric_checks) && !nc; j++)
+            if (kc_str_eq(nm, kc_str(numeric_checks[j].name)))
+                nc = &numeric_checks[j];
+        if (nc) {
             char buf[32];
             int vl = values[i].len;
-            int64_t x;
-            bool ok = vl > 0 && vl < (int)sizeof(buf);
-            if (ok) {
-                memcpy(buf, values[i].ptr, (size_t)vl);
-                buf[vl] = '\0';
-                /* Kafka trims, then parses a Long; retention.ms must be at least -1. */
-                ok = parse_long(buf, is_ms ? -1 : INT64_MIN, &x);
+            const char *vp = values[i].ptr ? values[i].ptr : "";
+            /* Kafka trims, then parses the number, then checks the range. */
+            int a = 0, b = vl;
+            while (a < b && (vp[a] == ' ' || vp[a] == '\t'))
+                a++;
+            while (b > a && (vp[b - 1] == ' ' || vp[b - 1] == '\t'))
+                b--;
+            int64_t x = 0;
+            bool parsed = b - a > 0 && b - a < (int)sizeof(buf);
+            if (parsed) {
+                memcpy(buf, vp + a, (size_t)(b - a));
+                buf[b - a] = '\0';
+                parsed = parse_long(buf, nc->is_int ? INT32_MIN : INT64_MIN, &x) &&
+                         (!nc->is_int || x <= INT32_MAX);
             }
-            if (!ok) {
+            if (!parsed || x < nc->min) {
+                char why[64];
+                if (parsed)
+                    snprintf(why, sizeof(why), "Value must be at least %lld", (long long)nc->min);
+                else
+                    snprintf(why, sizeof(why), "Not a number of type %s", nc->is_int ? "INT" : "LONG");
                 snprintf(msg, msglen, "Invalid value %.*s for configuration %.*s: %s",
-                         (int)KC_MIN(KC_MAX(vl, 0), 64), values[i].ptr ? values[i].ptr : "", nl,
-                         np, is_ms ? "Value must be at least -1" : "Not a number of type LONG");
+                         (int)KC_MIN(KC_MAX(vl, 0), 64), vp, nl, np, why);
                 return KC_ERR_INVALID_CONFIG;
             }
         }

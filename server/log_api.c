@@ -994,8 +994,39 @@ static void retention_cb(evutil_socket_t fd, short what, void *arg)
     retention_arm(s, s->cfg->log_retention_check_interval_ms);
 }
 
+/* ---- flush scheduler ---- */
+
+/* A timeval for ms, capped where libevent's arithmetic stays safe. */
+static struct timeval ms_timeval(int64_t ms)
+{
+    if (ms < 0)
+        ms = 0;
+    if (ms > (int64_t)1000000000 * 1000)
+        ms = (int64_t)1000000000 * 1000;
+    return (struct timeval){(time_t)(ms / 1000), (suseconds_t)((ms % 1000) * 1000)};
+}
+
+/* LogManager's kafka-log-flusher task: every log.flush.scheduler.interval.ms,
+ * logs whose flush.ms has passed since their last flush are flushed. */
+static void flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    kc_server_t *s = arg;
+    if (kc_server_maybe_flush(s, true))
+        kc_log_debug("server", "scheduled flush to disk");
+    struct timeval tv = ms_timeval(s->cfg->log_flush_scheduler_interval_ms);
+    evtimer_add(s->flush_timer, &tv);
+}
+
 void kc_log_api_start(kc_server_t *s)
 {
+    /* The default (Long.MAX_VALUE) never runs: the OS flushes. */
+    if (s->cfg->log_flush_scheduler_interval_ms < INT64_MAX) {
+        s->flush_timer = evtimer_new(s->base, flush_cb, s);
+        struct timeval tv = ms_timeval(s->cfg->log_flush_scheduler_interval_ms);
+        evtimer_add(s->flush_timer, &tv);
+    }
     s->fetch_sessions = kc_fetch_sessions_new(s->cfg->max_incremental_fetch_session_cache_slots,
                                               KC_FETCH_SESSION_EVICTION_MS,
                                               (uint64_t)kc_server_wall_ms() ^ (uint64_t)(uintptr_t)s);
@@ -1005,6 +1036,9 @@ void kc_log_api_start(kc_server_t *s)
 
 void kc_log_api_stop(kc_server_t *s)
 {
+    if (s->flush_timer)
+        event_free(s->flush_timer);
+    s->flush_timer = NULL;
     if (s->retention_timer)
         event_free(s->retention_timer);
     s->retention_timer = NULL;

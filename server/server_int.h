@@ -95,6 +95,9 @@ struct kc_server {
     kc_parked_fetch_t *parked;
     kc_fetch_sessions_t *fetch_sessions;
     struct event *retention_timer;
+    struct event *flush_timer;     /* log.flush.scheduler.interval.ms; NULL when never */
+    int64_t last_flush_ms;         /* monotonic time of the last kc_store_sync */
+    uint64_t coord_unflushed;      /* coordinator records committed since then */
     size_t retention_topic;        /* where the current retention pass stands */
     int32_t retention_partition;
     kc_arena_t arena; /* per request */
@@ -177,6 +180,21 @@ int16_t kc_topic_configs_check(size_t n, const kc_str_t *names, const kc_str_t *
                                char *msg, size_t msglen);
 /* A topic's effective retention.ms / retention.bytes (its override, else the broker's). */
 int64_t kc_topic_retention_ms(const kc_server_t *s, const kc_topic_t *topic);
+/* A topic's effective flush.messages / flush.ms (its override, else
+ * log.flush.interval.messages / kc_config_log_flush_ms); INT64_MAX = never. */
+int64_t kc_topic_flush_messages(const kc_server_t *s, const kc_topic_t *topic);
+int64_t kc_topic_flush_ms(const kc_server_t *s, const kc_topic_t *topic);
+/*
+ * The flush policy (Kafka's log.flush.*, flush.messages, flush.ms) over the
+ * LMDB environment, which holds the partition log and the coordinator's
+ * records (Kafka's __consumer_offsets, flushed by the same broker defaults):
+ * flushes (kc_store_sync) when a partition has reached its flush.messages
+ * unflushed records, when the coordinator's records have reached
+ * log.flush.interval.messages, or, with check_time, when a partition or the
+ * coordinator has unflushed records and its flush.ms has passed since the
+ * last flush. Returns true when it flushed (server/server.c).
+ */
+bool kc_server_maybe_flush(kc_server_t *s, bool check_time);
 int64_t kc_topic_retention_bytes(const kc_server_t *s, const kc_topic_t *topic);
 /* The wall clock in ms (server.c). */
 int64_t kc_server_wall_ms(void);

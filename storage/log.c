@@ -79,6 +79,8 @@ typedef struct part {
     bool dirty; /* pending appends since the last commit */
     int64_t size_bytes; /* sum of stored batch sizes; -1 until first needed */
     int64_t deleted_upto; /* batches below this base offset are deleted (maybe pending) */
+    int64_t recovery_point; /* offsets below it were flushed by kc_log_flushed (or at load) */
+    int64_t flush_messages, flush_ms; /* the topic's flush policy; -1: not asked yet */
 } part_t;
 
 struct kc_log {
@@ -88,6 +90,8 @@ struct kc_log {
     part_t **tab; /* open addressing; cap is a power of two */
     size_t cap, count;
     int64_t next_producer_id, producer_id_block_end;
+    kc_log_flush_policy_fn flush_policy;
+    void *flush_policy_ctx;
 };
 
 static const char PID_KEY[] = "producer_id_block_end";
@@ -238,6 +242,42 @@ bool kc_log_committed(kc_log_t *l)
     return advanced;
 }
 
+void kc_log_set_flush_policy(kc_log_t *l, kc_log_flush_policy_fn fn, void *ctx)
+{
+    l->flush_policy = fn;
+    l->flush_policy_ctx = ctx;
+    for (size_t i = 0; i < l->cap; i++)
+        if (l->tab[i])
+            l->tab[i]->flush_messages = l->tab[i]->flush_ms = -1;
+}
+
+bool kc_log_flush_due(kc_log_t *l, int64_t since_flush_ms)
+{
+    for (size_t i = 0; i < l->cap; i++) {
+        part_t *p = l->tab[i];
+        if (!p || p->hw <= p->recovery_point)
+            continue;
+        if (p->flush_messages < 0) {
+            p->flush_messages = p->flush_ms = INT64_MAX;
+            if (l->flush_policy)
+                l->flush_policy(l->flush_policy_ctx, p->topic_id, &p->flush_messages,
+                                &p->flush_ms);
+        }
+        if (p->hw - p->recovery_point >= p->flush_messages)
+            return true;
+        if (since_flush_ms >= 0 && since_flush_ms >= p->flush_ms)
+            return true;
+    }
+    return false;
+}
+
+void kc_log_flushed(kc_log_t *l)
+{
+    for (size_t i = 0; i < l->cap; i++)
+        if (l->tab[i])
+            l->tab[i]->recovery_point = l->tab[i]->hw;
+}
+
 /* ---- partition table ---- */
 
 static size_t part_hash(kc_uuid_t tid, int32_t partition)
@@ -385,6 +425,8 @@ static part_t *part_get(kc_log_t *l, kc_uuid_t tid, int32_t partition)
     if (p->log_start > p->leo)
         p->leo = p->log_start;
     p->hw = p->leo;
+    p->recovery_point = p->leo; /* what a restart finds counts as flushed, as Kafka's recovery */
+    p->flush_messages = p->flush_ms = -1;
     p->size_bytes = -1;
     if ((l->count + 1) * 2 > l->cap)
         tab_rebuild(l, l->cap * 2);

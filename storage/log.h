@@ -84,6 +84,27 @@ int kc_log_append(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, const uint
 /* Marks every pending append durable (call after a successful kc_store_commit).
  * Returns true when some high watermark advanced (parked fetches may complete). */
 bool kc_log_committed(kc_log_t *l);
+/*
+ * Flush policy (Kafka's flush.messages and flush.ms of a topic, defaulting
+ * to log.flush.interval.messages and log.flush.interval.ms): fn tells, for a
+ * topic id, the number of unflushed records and the time since the last
+ * flush (ms) at which a partition is flushed; INT64_MAX = never. Asked once
+ * per partition (topic configs do not change; a recreated topic has a new
+ * id). Without a policy nothing is ever due.
+ */
+typedef void (*kc_log_flush_policy_fn)(void *ctx, kc_uuid_t topic_id, int64_t *flush_messages,
+                                       int64_t *flush_ms);
+void kc_log_set_flush_policy(kc_log_t *l, kc_log_flush_policy_fn fn, void *ctx);
+/*
+ * True when some partition has committed records not yet flushed and either
+ * at least its flush_messages of them (UnifiedLog.append's check) or, with
+ * since_flush_ms >= 0 (the time since the last kc_store_sync), since_flush_ms
+ * >= its flush_ms (LogManager.flushDirtyLogs). The caller then calls
+ * kc_store_sync and kc_log_flushed.
+ */
+bool kc_log_flush_due(kc_log_t *l, int64_t since_flush_ms);
+/* Marks every committed record flushed (after a successful kc_store_sync). */
+void kc_log_flushed(kc_log_t *l);
 /* Forgets the in-memory state after a failed commit; it reloads from the store. */
 void kc_log_reset(kc_log_t *l);
 

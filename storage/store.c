@@ -61,6 +61,7 @@ struct kc_store {
     bool full;               /* only deletions accepted (see top of file) */
     uint64_t used_at_full;   /* used_bytes() when full mode began */
     bool hit_full;           /* the open txn saw MDB_MAP_FULL */
+    uint64_t syncs;          /* successful kc_store_sync calls */
     int lock_fd;
     char *dir;
 };
@@ -218,9 +219,15 @@ int kc_store_open(kc_store_t **out, const char *dir, uint64_t map_size)
         rc = lmdb_err(s, mrc, "configure environment");
         goto out;
     }
-    /* Default flags keep commits durable (fsync). NOTLS lets a read
-     * transaction live beside the write transaction of the same thread. */
-    mrc = mdb_env_open(s->env, dir, MDB_NOTLS, 0644);
+    /* NOSYNC: a commit writes its pages with write(2) and does not wait for
+     * the disk; kc_store_sync flushes when the flush policy says (Kafka's
+     * log.flush.* properties). Without MDB_WRITEMAP the committed pages are in
+     * the page cache, so a killed process loses nothing; LMDB keeps the
+     * database consistent across an OS crash on a file system that keeps
+     * write order, which may then undo the commits since the last sync.
+     * NOTLS lets a read transaction live beside the write transaction of the
+     * same thread. */
+    mrc = mdb_env_open(s->env, dir, MDB_NOTLS | MDB_NOSYNC, 0644);
     if (mrc) {
         rc = lmdb_err(s, mrc, "open environment");
         goto out;
@@ -294,8 +301,11 @@ void kc_store_close(kc_store_t *s)
     if (!s)
         return;
     kc_store_abort(s);
-    if (s->env)
+    if (s->env) {
+        /* A clean shutdown flushes, as Kafka flushes its logs on close. */
+        kc_store_sync(s);
         mdb_env_close(s->env);
+    }
     if (s->lock_fd >= 0)
         close(s->lock_fd); /* releases the flock */
     free(s->dir);
@@ -541,6 +551,20 @@ int kc_store_commit(kc_store_t *s)
     }
     update_full_mode(s);
     return rc;
+}
+
+int kc_store_sync(kc_store_t *s)
+{
+    int mrc = mdb_env_sync(s->env, 1);
+    if (mrc)
+        return lmdb_err(s, mrc, "sync");
+    s->syncs++;
+    return 0;
+}
+
+uint64_t kc_store_sync_count(const kc_store_t *s)
+{
+    return s->syncs;
 }
 
 /* Read view: the open write transaction (pending writes visible) or a fresh
