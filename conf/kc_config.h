@@ -62,6 +62,9 @@ typedef struct {
     int64_t log_flush_interval_messages;            /* INT64_MAX */
     char *log_flush_interval_ms;                    /* "" = not set */
     int64_t log_flush_scheduler_interval_ms;        /* INT64_MAX */
+    /* kcoord's bound on a decompressed magic 0/1 message set (Produce v0-2);
+     * Kafka bounds only the converted batch (message.max.bytes). */
+    int64_t legacy_decompression_max_bytes;         /* 67108864 */
     int32_t max_incremental_fetch_session_cache_slots; /* 1000 */
     int32_t socket_request_max_bytes;               /* 104857600 */
     int64_t connections_max_idle_ms;                /* 600000 */

@@ -91,9 +91,15 @@ int kc_handle_produce(kc_req_t *req)
             int magic = kc_records_magic(recs, recs_len);
             if (v < 3 && (magic == 0 || magic == 1)) {
                 const char *why = NULL;
-                int16_t cerr = kc_legacy_convert(recs, recs_len,
-                                                 (size_t)s->cfg->message_max_bytes,
-                                                 &converted, &why);
+                int16_t cerr = kc_legacy_convert(
+                    recs, recs_len, (size_t)s->cfg->legacy_decompression_max_bytes,
+                    &converted, &why);
+                if (cerr == KC_ERR_MESSAGE_TOO_LARGE)
+                    kc_log_warn("server",
+                                "produce to %s-%d: a magic %d message set decompresses beyond "
+                                "legacy.decompression.max.bytes (%lld); answered MESSAGE_TOO_LARGE",
+                                topic->name, pd->index, magic,
+                                (long long)s->cfg->legacy_decompression_max_bytes);
                 if (cerr) {
                     rp->error_code = cerr;
                     rp->error_message = kc_str(why);
