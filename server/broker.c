@@ -344,7 +344,7 @@ int kc_handle_create_topics(kc_req_t *req)
         r->error_message = KC_STR_NULL;
         r->num_partitions = -1;
         r->replication_factor = -1;
-        r->configs.count = -1;
+        r->configs.count = 0; /* the generated default: an empty list, not null */
         int32_t parts = t->num_partitions == -1 ? s->cfg->num_partitions : t->num_partitions;
         int16_t rf = t->replication_factor == -1 ? (int16_t)s->cfg->default_replication_factor
                                                  : t->replication_factor;
@@ -422,7 +422,7 @@ int kc_handle_create_topics(kc_req_t *req)
             }
             r->num_partitions = parts;
             r->replication_factor = rf;
-            r->configs.count = 0;
+            kc_topic_creation_configs(s, req->arena, nc, cn, cv, r);
         }
     next:;
     }

@@ -29,38 +29,62 @@ enum {
 /* DescribeConfigsResponse.ConfigType */
 enum { TYPE_BOOLEAN = 1, TYPE_STRING = 2, TYPE_INT = 3, TYPE_LONG = 5, TYPE_LIST = 7 };
 
-/* Every topic config name Kafka's LogConfig accepts (3.9, a superset of 4.x). */
-static const char *const topic_config_names[] = {
-    "cleanup.policy", "compression.gzip.level", "compression.lz4.level", "compression.type",
-    "compression.zstd.level", "delete.retention.ms", "file.delete.delay.ms",
-    "flush.messages", "flush.ms", "follower.replication.throttled.replicas",
-    "index.interval.bytes", "leader.replication.throttled.replicas", "local.retention.bytes",
-    "local.retention.ms", "max.compaction.lag.ms", "max.message.bytes",
-    "message.downconversion.enable", "message.format.version",
-    "message.timestamp.after.max.ms", "message.timestamp.before.max.ms",
-    "message.timestamp.difference.max.ms", "message.timestamp.type",
-    "min.cleanable.dirty.ratio", "min.compaction.lag.ms", "min.insync.replicas", "preallocate",
-    "remote.log.copy.disable", "remote.log.delete.on.disable", "remote.storage.enable",
-    "retention.bytes", "retention.ms", "segment.bytes", "segment.index.bytes",
-    "segment.jitter.ms", "segment.ms", "unclean.leader.election.enable",
-};
+/* DescribeConfigsResponse.ConfigType values not above */
+enum { TYPE_DOUBLE = 6 };
 
-/* Topic configs kcoord reports, with their broker synonyms (ServerTopicConfigSynonyms). */
+/*
+ * Every topic config of Kafka 3.9's LogConfig (a superset of 4.x), sorted by
+ * name, with its type and default, and the broker property supplying the
+ * default where kcoord has that property (ServerTopicConfigSynonyms); the
+ * others always have LogConfig's default.
+ */
 typedef struct {
     const char *name;
-    const char *broker_name; /* the broker property supplying the default */
     int8_t type;
+    const char *default_value;
+    const char *broker_name; /* NULL: not a kcoord property */
 } topic_entry_t;
 
+#define LONG_MAX_STR "9223372036854775807"
+
 static const topic_entry_t topic_entries[] = {
-    {"cleanup.policy", "log.cleanup.policy", TYPE_LIST},
-    {"flush.messages", "log.flush.interval.messages", TYPE_LONG},
-    {"flush.ms", "log.flush.interval.ms", TYPE_LONG},
-    {"max.message.bytes", "message.max.bytes", TYPE_INT},
-    {"message.timestamp.after.max.ms", "log.message.timestamp.after.max.ms", TYPE_LONG},
-    {"message.timestamp.before.max.ms", "log.message.timestamp.before.max.ms", TYPE_LONG},
-    {"retention.bytes", "log.retention.bytes", TYPE_LONG},
-    {"retention.ms", "log.retention.ms", TYPE_LONG},
+    {"cleanup.policy", TYPE_LIST, "delete", "log.cleanup.policy"},
+    {"compression.gzip.level", TYPE_INT, "-1", NULL},
+    {"compression.lz4.level", TYPE_INT, "9", NULL},
+    {"compression.type", TYPE_STRING, "producer", NULL},
+    {"compression.zstd.level", TYPE_INT, "3", NULL},
+    {"delete.retention.ms", TYPE_LONG, "86400000", NULL},
+    {"file.delete.delay.ms", TYPE_LONG, "60000", NULL},
+    {"flush.messages", TYPE_LONG, LONG_MAX_STR, "log.flush.interval.messages"},
+    {"flush.ms", TYPE_LONG, LONG_MAX_STR, "log.flush.interval.ms"},
+    {"follower.replication.throttled.replicas", TYPE_LIST, "", NULL},
+    {"index.interval.bytes", TYPE_INT, "4096", NULL},
+    {"leader.replication.throttled.replicas", TYPE_LIST, "", NULL},
+    {"local.retention.bytes", TYPE_LONG, "-2", NULL},
+    {"local.retention.ms", TYPE_LONG, "-2", NULL},
+    {"max.compaction.lag.ms", TYPE_LONG, LONG_MAX_STR, NULL},
+    {"max.message.bytes", TYPE_INT, "1048588", "message.max.bytes"},
+    {"message.downconversion.enable", TYPE_BOOLEAN, "true", NULL},
+    {"message.format.version", TYPE_STRING, "3.0-IV1", NULL},
+    {"message.timestamp.after.max.ms", TYPE_LONG, "3600000", "log.message.timestamp.after.max.ms"},
+    {"message.timestamp.before.max.ms", TYPE_LONG, LONG_MAX_STR,
+     "log.message.timestamp.before.max.ms"},
+    {"message.timestamp.difference.max.ms", TYPE_LONG, LONG_MAX_STR, NULL},
+    {"message.timestamp.type", TYPE_STRING, "CreateTime", NULL},
+    {"min.cleanable.dirty.ratio", TYPE_DOUBLE, "0.5", NULL},
+    {"min.compaction.lag.ms", TYPE_LONG, "0", NULL},
+    {"min.insync.replicas", TYPE_INT, "1", NULL},
+    {"preallocate", TYPE_BOOLEAN, "false", NULL},
+    {"remote.log.copy.disable", TYPE_BOOLEAN, "false", NULL},
+    {"remote.log.delete.on.disable", TYPE_BOOLEAN, "false", NULL},
+    {"remote.storage.enable", TYPE_BOOLEAN, "false", NULL},
+    {"retention.bytes", TYPE_LONG, "-1", "log.retention.bytes"},
+    {"retention.ms", TYPE_LONG, "604800000", "log.retention.ms"},
+    {"segment.bytes", TYPE_INT, "1073741824", NULL},
+    {"segment.index.bytes", TYPE_INT, "10485760", NULL},
+    {"segment.jitter.ms", TYPE_LONG, "0", NULL},
+    {"segment.ms", TYPE_LONG, "604800000", NULL},
+    {"unclean.leader.election.enable", TYPE_BOOLEAN, "false", NULL},
 };
 
 /* Broker properties kcoord reports (its own properties, e.g. lmdb.map.size.bytes, are not Kafka's). */
@@ -153,11 +177,12 @@ typedef struct {
 
 /*
  * ConfigHelper.configSynonyms on a broker without dynamic configs: the static
- * values of the synonyms, then their defaults, without the leading entries
- * that are not name itself. Returns the count (<= 6) written to out.
+ * values of the synonyms, then their defaults; for a broker property
+ * (own_name) without the leading entries that are not name itself. Returns
+ * the count (<= 6) written to out.
  */
 static size_t broker_synonyms(const kc_config_t *cfg, kc_arena_t *a, const char *name,
-                              synonym_t *out)
+                              bool own_name, synonym_t *out)
 {
     const char *names[3];
     size_t nn = broker_synonym_names(name, names);
@@ -179,7 +204,7 @@ static size_t broker_synonyms(const kc_config_t *cfg, kc_arena_t *a, const char 
         }
     }
     size_t start = 0;
-    while (start < n && strcmp(all[start].name.ptr, name) != 0)
+    while (own_name && start < n && strcmp(all[start].name.ptr, name) != 0)
         start++;
     memcpy(out, all + start, (n - start) * sizeof(*out));
     return n - start;
@@ -223,15 +248,12 @@ int64_t kc_topic_flush_ms(const kc_server_t *s, const kc_topic_t *topic)
 static void topic_default_value(const kc_server_t *s, const topic_entry_t *e, char *out,
                                 size_t len)
 {
-    if (strcmp(e->name, "retention.ms") == 0) {
+    if (strcmp(e->name, "retention.ms") == 0)
         snprintf(out, len, "%lld", (long long)kc_config_log_retention_ms(s->cfg, NULL));
-    } else if (strcmp(e->name, "flush.ms") == 0) {
+    else if (strcmp(e->name, "flush.ms") == 0)
         snprintf(out, len, "%lld", (long long)kc_config_log_flush_ms(s->cfg));
-    } else if (strcmp(e->name, "cleanup.policy") == 0) {
-        snprintf(out, len, "delete");
-    } else if (!kc_config_value_string(s->cfg, e->broker_name, out, len, NULL)) {
-        out[0] = '\0';
-    }
+    else if (!e->broker_name || !kc_config_value_string(s->cfg, e->broker_name, out, len, NULL))
+        snprintf(out, len, "%s", e->default_value);
 }
 
 static bool parse_long(const char *v, int64_t lo, int64_t *out)
@@ -268,9 +290,8 @@ int16_t kc_topic_configs_check(size_t n, const kc_str_t *names, const kc_str_t *
     for (size_t i = 0; i < n; i++) {
         kc_str_t nm = names[i];
         bool known = false;
-        for (size_t j = 0; j < KC_ARRAY_LEN(topic_config_names) && !known; j++)
-            known = nm.len >= 0 && strlen(topic_config_names[j]) == (size_t)nm.len &&
-                    memcmp(topic_config_names[j], nm.ptr, (size_t)nm.len) == 0;
+        for (size_t j = 0; j < KC_ARRAY_LEN(topic_entries) && !known; j++)
+            known = kc_str_eq(nm, kc_str(topic_entries[j].name));
         int nl = nm.len > 0 ? (int)KC_MIN(nm.len, 249) : 0;
         const char *np = nm.ptr ? nm.ptr : "";
         if (!known) {
@@ -365,6 +386,61 @@ static void fill_entry(kc_arena_t *a, entry_t *e, const char *name, kc_str_t val
     }
 }
 
+/*
+ * The effective value of topic config te (LogConfig over the broker's
+ * properties): the topic's override over (NULL: none), else the broker
+ * synonym's value, else LogConfig's default; and its synonyms, the override
+ * first (at most 7 written to syn). Returns the number of synonyms; the
+ * first one's source is the entry's (none: DEFAULT_CONFIG).
+ */
+static size_t effective_topic_config(const kc_server_t *s, kc_arena_t *a, const topic_entry_t *te,
+                                     const char *over, kc_str_t *value, synonym_t *syn)
+{
+    size_t nsyn = 0;
+    if (over) {
+        *value = arena_copy(a, over);
+        syn[nsyn++] = (synonym_t){kc_str(te->name), *value, SRC_TOPIC_CONFIG};
+    } else {
+        char buf[512];
+        topic_default_value(s, te, buf, sizeof(buf));
+        *value = arena_copy(a, buf);
+    }
+    if (te->broker_name)
+        nsyn += broker_synonyms(s->cfg, a, te->broker_name, false, syn + nsyn);
+    return nsyn;
+}
+
+void kc_topic_creation_configs(const kc_server_t *s, kc_arena_t *a, size_t n,
+                               const kc_str_t *names, const kc_str_t *values,
+                               kc_create_topics_response_creatable_topic_result_t *r)
+{
+    r->configs.items = kc_arena_alloc(a, KC_ARRAY_LEN(topic_entries) * sizeof(*r->configs.items));
+    r->configs.count = (int32_t)KC_ARRAY_LEN(topic_entries);
+    for (size_t i = 0; i < KC_ARRAY_LEN(topic_entries); i++) {
+        const topic_entry_t *te = &topic_entries[i];
+        char *over = NULL;
+        for (size_t j = 0; j < n; j++) { /* the last one wins, as in Kafka's map */
+            if (!kc_str_eq(names[j], kc_str(te->name)))
+                continue;
+            size_t vl = (size_t)KC_MAX(values[j].len, 0);
+            over = kc_arena_alloc(a, vl + 1);
+            if (vl)
+                memcpy(over, values[j].ptr, vl);
+            over[vl] = '\0';
+        }
+        synonym_t syn[7];
+        kc_str_t value;
+        size_t nsyn = effective_topic_config(s, a, te, over, &value, syn);
+        kc_create_topics_response_creatable_topic_configs_t *c = &r->configs.items[i];
+        memset(c, 0, sizeof(*c));
+        c->name = kc_str(te->name);
+        c->value = value;
+        c->read_only = false;
+        c->config_source = nsyn ? syn[0].source : SRC_DEFAULT_CONFIG;
+        c->is_sensitive = false;
+    }
+}
+
 static void describe_topic(kc_server_t *s, kc_arena_t *a,
                            const kc_describe_configs_request_describe_configs_resource_t *r,
                            bool include_synonyms,
@@ -381,41 +457,18 @@ static void describe_topic(kc_server_t *s, kc_arena_t *a,
         out->error_code = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
         return;
     }
-    size_t cap = KC_ARRAY_LEN(topic_entries) + topic->nconfigs;
-    entry_t *items = kc_arena_alloc(a, cap * sizeof(*items));
+    entry_t *items = kc_arena_alloc(a, KC_ARRAY_LEN(topic_entries) * sizeof(*items));
     size_t n = 0;
     for (size_t i = 0; i < KC_ARRAY_LEN(topic_entries); i++) {
         const topic_entry_t *te = &topic_entries[i];
         if (!wanted(r, te->name))
             continue;
         synonym_t syn[7];
-        size_t nsyn = 0;
-        const char *over = kc_topic_config(topic, te->name);
-        char buf[512];
         kc_str_t value;
-        if (over) {
-            value = arena_copy(a, over);
-            syn[nsyn++] = (synonym_t){kc_str(te->name), value, SRC_TOPIC_CONFIG};
-        } else {
-            topic_default_value(s, te, buf, sizeof(buf));
-            value = arena_copy(a, buf);
-        }
-        nsyn += broker_synonyms(s->cfg, a, te->broker_name, syn + nsyn);
+        size_t nsyn = effective_topic_config(s, a, te, kc_topic_config(topic, te->name), &value,
+                                             syn);
         fill_entry(a, &items[n++], te->name, value, false, te->type, syn, nsyn,
                    include_synonyms);
-    }
-    /* Overrides kcoord stores but does not act on are reported as given. */
-    for (size_t i = 0; i < topic->nconfigs; i++) {
-        const char *nm = topic->config_names[i];
-        bool listed = false;
-        for (size_t j = 0; j < KC_ARRAY_LEN(topic_entries) && !listed; j++)
-            listed = strcmp(topic_entries[j].name, nm) == 0;
-        for (size_t j = 0; j < i && !listed; j++)
-            listed = strcmp(topic->config_names[j], nm) == 0;
-        if (listed || !wanted(r, nm))
-            continue;
-        synonym_t syn = {kc_str(nm), arena_copy(a, topic->config_values[i]), SRC_TOPIC_CONFIG};
-        fill_entry(a, &items[n++], nm, syn.value, false, TYPE_STRING, &syn, 1, include_synonyms);
     }
     out->configs.items = items;
     out->configs.count = (int32_t)n;
@@ -468,7 +521,7 @@ static void describe_broker(kc_server_t *s, kc_arena_t *a,
         broker_values(s->cfg, be->name, sb, db, sizeof(sb), &sv, &dv);
         const char *cur = sv ? sv : dv; /* null for an unset property without default */
         synonym_t syn[6];
-        size_t nsyn = broker_synonyms(s->cfg, a, be->name, syn);
+        size_t nsyn = broker_synonyms(s->cfg, a, be->name, true, syn);
         fill_entry(a, &items[n++], be->name, cur ? arena_copy(a, cur) : KC_STR_NULL, !be->dynamic,
                    be->type, syn, nsyn, include_synonyms);
     }

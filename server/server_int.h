@@ -176,6 +176,16 @@ int kc_handle_describe_configs(kc_req_t *req);
  * (retention.ms below -1), answers INVALID_CONFIG with a message in msg.
  * Returns the Kafka error code (0 = valid).
  */
+/*
+ * Fills r->configs (arena-owned) with every topic config and its effective
+ * value for a topic created with the n config pairs names/values (already
+ * checked), sorted by name, each with read-only false and its source
+ * (TOPIC_CONFIG, STATIC_BROKER_CONFIG, DEFAULT_CONFIG), as Kafka's
+ * ReplicationControlManager answers CreateTopics v5+.
+ */
+void kc_topic_creation_configs(const kc_server_t *s, kc_arena_t *a, size_t n,
+                               const kc_str_t *names, const kc_str_t *values,
+                               kc_create_topics_response_creatable_topic_result_t *r);
 int16_t kc_topic_configs_check(size_t n, const kc_str_t *names, const kc_str_t *values,
                                char *msg, size_t msglen);
 /* A topic's effective retention.ms / retention.bytes (its override, else the broker's). */
