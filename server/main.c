@@ -3,6 +3,7 @@
  * The kcoord executable: command line, configuration sources, logging level,
  * then the broker loop until SIGINT/SIGTERM.
  */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,10 +38,29 @@ static void usage(FILE *f)
     }
 }
 
+/*
+ * glibc's allocator, left to itself, hands each produce batch's buffers (the
+ * request frame, LMDB's dirty overflow pages, about 100 KiB each) back to the
+ * OS when they are freed at the top of the heap or were mapped on their own,
+ * so the next batch faults fresh zeroed pages in: under a produce load half
+ * the broker's time went to page faults. Keeping up to KEEP bytes of freed
+ * memory for reuse (and mapping only larger blocks on their own) removes
+ * them; the idle footprint is unchanged.
+ */
+static void tune_allocator(void)
+{
+#if defined(M_TRIM_THRESHOLD) && defined(M_MMAP_THRESHOLD)
+    enum { KEEP = 32 << 20 };
+    mallopt(M_MMAP_THRESHOLD, KEEP);
+    mallopt(M_TRIM_THRESHOLD, KEEP);
+#endif
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "ctl") == 0)
         return kc_ctl_main(argc - 2, argv + 2);
+    tune_allocator();
     const char *config_file = NULL;
     int rc = 1;
     kc_config_t cfg;
