@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "kc_log.h"
 
@@ -43,48 +44,50 @@ typedef struct {
     int8_t type;
     const char *default_value;
     const char *broker_name; /* NULL: not a kcoord property */
+    int64_t min;             /* LogConfig's atLeast bound of an INT or LONG, else NO_MIN */
 } topic_entry_t;
 
 #define LONG_MAX_STR "9223372036854775807"
+#define NO_MIN INT64_MIN
 
 static const topic_entry_t topic_entries[] = {
-    {"cleanup.policy", TYPE_LIST, "delete", "log.cleanup.policy"},
-    {"compression.gzip.level", TYPE_INT, "-1", NULL},
-    {"compression.lz4.level", TYPE_INT, "9", NULL},
-    {"compression.type", TYPE_STRING, "producer", NULL},
-    {"compression.zstd.level", TYPE_INT, "3", NULL},
-    {"delete.retention.ms", TYPE_LONG, "86400000", NULL},
-    {"file.delete.delay.ms", TYPE_LONG, "60000", NULL},
-    {"flush.messages", TYPE_LONG, LONG_MAX_STR, "log.flush.interval.messages"},
-    {"flush.ms", TYPE_LONG, LONG_MAX_STR, "log.flush.interval.ms"},
-    {"follower.replication.throttled.replicas", TYPE_LIST, "", NULL},
-    {"index.interval.bytes", TYPE_INT, "4096", NULL},
-    {"leader.replication.throttled.replicas", TYPE_LIST, "", NULL},
-    {"local.retention.bytes", TYPE_LONG, "-2", NULL},
-    {"local.retention.ms", TYPE_LONG, "-2", NULL},
-    {"max.compaction.lag.ms", TYPE_LONG, LONG_MAX_STR, NULL},
-    {"max.message.bytes", TYPE_INT, "1048588", "message.max.bytes"},
-    {"message.downconversion.enable", TYPE_BOOLEAN, "true", NULL},
-    {"message.format.version", TYPE_STRING, "3.0-IV1", NULL},
-    {"message.timestamp.after.max.ms", TYPE_LONG, "3600000", "log.message.timestamp.after.max.ms"},
+    {"cleanup.policy", TYPE_LIST, "delete", "log.cleanup.policy", NO_MIN},
+    {"compression.gzip.level", TYPE_INT, "-1", NULL, NO_MIN},
+    {"compression.lz4.level", TYPE_INT, "9", NULL, NO_MIN},
+    {"compression.type", TYPE_STRING, "producer", NULL, NO_MIN},
+    {"compression.zstd.level", TYPE_INT, "3", NULL, NO_MIN},
+    {"delete.retention.ms", TYPE_LONG, "86400000", NULL, 0},
+    {"file.delete.delay.ms", TYPE_LONG, "60000", NULL, 0},
+    {"flush.messages", TYPE_LONG, LONG_MAX_STR, "log.flush.interval.messages", 1},
+    {"flush.ms", TYPE_LONG, LONG_MAX_STR, "log.flush.interval.ms", 0},
+    {"follower.replication.throttled.replicas", TYPE_LIST, "", NULL, NO_MIN},
+    {"index.interval.bytes", TYPE_INT, "4096", NULL, 0},
+    {"leader.replication.throttled.replicas", TYPE_LIST, "", NULL, NO_MIN},
+    {"local.retention.bytes", TYPE_LONG, "-2", NULL, -2},
+    {"local.retention.ms", TYPE_LONG, "-2", NULL, -2},
+    {"max.compaction.lag.ms", TYPE_LONG, LONG_MAX_STR, NULL, 1},
+    {"max.message.bytes", TYPE_INT, "1048588", "message.max.bytes", 0},
+    {"message.downconversion.enable", TYPE_BOOLEAN, "true", NULL, NO_MIN},
+    {"message.format.version", TYPE_STRING, "3.0-IV1", NULL, NO_MIN},
+    {"message.timestamp.after.max.ms", TYPE_LONG, "3600000", "log.message.timestamp.after.max.ms", 0},
     {"message.timestamp.before.max.ms", TYPE_LONG, LONG_MAX_STR,
-     "log.message.timestamp.before.max.ms"},
-    {"message.timestamp.difference.max.ms", TYPE_LONG, LONG_MAX_STR, NULL},
-    {"message.timestamp.type", TYPE_STRING, "CreateTime", NULL},
-    {"min.cleanable.dirty.ratio", TYPE_DOUBLE, "0.5", NULL},
-    {"min.compaction.lag.ms", TYPE_LONG, "0", NULL},
-    {"min.insync.replicas", TYPE_INT, "1", NULL},
-    {"preallocate", TYPE_BOOLEAN, "false", NULL},
-    {"remote.log.copy.disable", TYPE_BOOLEAN, "false", NULL},
-    {"remote.log.delete.on.disable", TYPE_BOOLEAN, "false", NULL},
-    {"remote.storage.enable", TYPE_BOOLEAN, "false", NULL},
-    {"retention.bytes", TYPE_LONG, "-1", "log.retention.bytes"},
-    {"retention.ms", TYPE_LONG, "604800000", "log.retention.ms"},
-    {"segment.bytes", TYPE_INT, "1073741824", NULL},
-    {"segment.index.bytes", TYPE_INT, "10485760", NULL},
-    {"segment.jitter.ms", TYPE_LONG, "0", NULL},
-    {"segment.ms", TYPE_LONG, "604800000", NULL},
-    {"unclean.leader.election.enable", TYPE_BOOLEAN, "false", NULL},
+     "log.message.timestamp.before.max.ms", 0},
+    {"message.timestamp.difference.max.ms", TYPE_LONG, LONG_MAX_STR, NULL, 0},
+    {"message.timestamp.type", TYPE_STRING, "CreateTime", NULL, NO_MIN},
+    {"min.cleanable.dirty.ratio", TYPE_DOUBLE, "0.5", NULL, NO_MIN},
+    {"min.compaction.lag.ms", TYPE_LONG, "0", NULL, 0},
+    {"min.insync.replicas", TYPE_INT, "1", NULL, 1},
+    {"preallocate", TYPE_BOOLEAN, "false", NULL, NO_MIN},
+    {"remote.log.copy.disable", TYPE_BOOLEAN, "false", NULL, NO_MIN},
+    {"remote.log.delete.on.disable", TYPE_BOOLEAN, "false", NULL, NO_MIN},
+    {"remote.storage.enable", TYPE_BOOLEAN, "false", NULL, NO_MIN},
+    {"retention.bytes", TYPE_LONG, "-1", "log.retention.bytes", NO_MIN},
+    {"retention.ms", TYPE_LONG, "604800000", "log.retention.ms", -1},
+    {"segment.bytes", TYPE_INT, "1073741824", NULL, 14},
+    {"segment.index.bytes", TYPE_INT, "10485760", NULL, 4},
+    {"segment.jitter.ms", TYPE_LONG, "0", NULL, 0},
+    {"segment.ms", TYPE_LONG, "604800000", NULL, 1},
+    {"unclean.leader.election.enable", TYPE_BOOLEAN, "false", NULL, NO_MIN},
 };
 
 /* Broker properties kcoord reports (its own properties, e.g. lmdb.map.size.bytes, are not Kafka's). */
@@ -228,20 +231,26 @@ int64_t kc_topic_retention_bytes(const kc_server_t *s, const kc_topic_t *topic)
     return s->cfg->log_retention_bytes;
 }
 
-int64_t kc_topic_flush_messages(const kc_server_t *s, const kc_topic_t *topic)
+/* The override of a numeric topic config, else dflt. */
+static int64_t topic_long(const kc_topic_t *topic, const char *name, int64_t dflt)
 {
-    const char *v = topic ? kc_topic_config(topic, "flush.messages") : NULL;
-    if (v)
-        return strtoll(v, NULL, 10);
-    return s->cfg->log_flush_interval_messages;
+    const char *v = topic ? kc_topic_config(topic, name) : NULL;
+    return v ? strtoll(v, NULL, 10) : dflt;
 }
 
-int64_t kc_topic_flush_ms(const kc_server_t *s, const kc_topic_t *topic)
+void kc_topic_log_config(const kc_server_t *s, const kc_topic_t *topic, kc_log_topic_config_t *cfg)
 {
-    const char *v = topic ? kc_topic_config(topic, "flush.ms") : NULL;
-    if (v)
-        return strtoll(v, NULL, 10);
-    return kc_config_log_flush_ms(s->cfg);
+    cfg->max_message_bytes =
+        (int32_t)topic_long(topic, "max.message.bytes", s->cfg->message_max_bytes);
+    cfg->message_timestamp_before_max_ms = topic_long(
+        topic, "message.timestamp.before.max.ms", s->cfg->log_message_timestamp_before_max_ms);
+    cfg->message_timestamp_after_max_ms = topic_long(
+        topic, "message.timestamp.after.max.ms", s->cfg->log_message_timestamp_after_max_ms);
+    const char *type = topic ? kc_topic_config(topic, "message.timestamp.type") : NULL;
+    cfg->log_append_time = type && strstr(type, "LogAppendTime") != NULL;
+    cfg->flush_messages =
+        topic_long(topic, "flush.messages", s->cfg->log_flush_interval_messages);
+    cfg->flush_ms = topic_long(topic, "flush.ms", kc_config_log_flush_ms(s->cfg));
 }
 
 /* The value a topic has for entry e when it has no override (LogConfig from the broker). */
@@ -269,20 +278,101 @@ static bool parse_long(const char *v, int64_t lo, int64_t *out)
     return true;
 }
 
-/* Numeric topic configs kcoord acts on, with LogConfig's type and lower bound. */
-typedef struct {
-    const char *name;
-    bool is_int; /* INT, else LONG */
-    int64_t min;
-} numeric_check_t;
+/* True when v is one of the comma-separated words of list (exact match). */
+static bool one_of(const char *v, const char *list)
+{
+    size_t n = strlen(v);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        if (l == n && memcmp(p, v, n) == 0)
+            return true;
+        p += l + (e ? 1 : 0);
+    }
+    return false;
+}
 
-static const numeric_check_t numeric_checks[] = {
-    {"flush.messages", false, 1},
-    {"flush.ms", false, 0},
-    {"max.message.bytes", true, 0},
-    {"retention.bytes", false, INT64_MIN},
-    {"retention.ms", false, -1},
-};
+/*
+ * ConfigDef's parsing and validators for one topic config value, as
+ * LogConfig.validate applies them: the value is trimmed, then parsed by type
+ * (INT, LONG, DOUBLE, BOOLEAN) and checked against the lower bound, or
+ * against the accepted words (compression.type, message.timestamp.type, each
+ * entry of cleanup.policy). On failure, why gets Kafka's reason, and
+ * bad_entry the list entry at fault (else it is left as it is).
+ */
+static bool config_value_valid(const topic_entry_t *te, kc_str_t value, char *why, size_t len,
+                               char *bad_entry, size_t bad_len)
+{
+    char buf[256];
+    int vl = KC_MAX(value.len, 0);
+    const char *vp = value.ptr ? value.ptr : "";
+    int a = 0, b = vl;
+    while (a < b && (vp[a] == ' ' || vp[a] == '\t' || vp[a] == '\n' || vp[a] == '\r'))
+        a++;
+    while (b > a && (vp[b - 1] == ' ' || vp[b - 1] == '\t' || vp[b - 1] == '\n' || vp[b - 1] == '\r'))
+        b--;
+    if (b - a >= (int)sizeof(buf))
+        b = a + (int)sizeof(buf) - 1;
+    memcpy(buf, vp + a, (size_t)(b - a));
+    buf[b - a] = '\0';
+    if (te->type == TYPE_INT || te->type == TYPE_LONG) {
+        int64_t x;
+        bool is_int = te->type == TYPE_INT;
+        if (!parse_long(buf, INT64_MIN, &x) || (is_int && (x < INT32_MIN || x > INT32_MAX))) {
+            snprintf(why, len, "Not a number of type %s", is_int ? "INT" : "LONG");
+            return false;
+        }
+        if (x < te->min) {
+            snprintf(why, len, "Value must be at least %lld", (long long)te->min);
+            return false;
+        }
+    } else if (te->type == TYPE_DOUBLE) {
+        char *end;
+        errno = 0;
+        double d = strtod(buf, &end);
+        if (!buf[0] || *end || errno) {
+            snprintf(why, len, "Not a number of type DOUBLE");
+            return false;
+        }
+        if (d < 0 || d > 1) { /* min.cleanable.dirty.ratio: between(0, 1) */
+            snprintf(why, len, "Value must be no more than 1");
+            if (d < 0)
+                snprintf(why, len, "Value must be at least 0");
+            return false;
+        }
+    } else if (te->type == TYPE_BOOLEAN) {
+        if (strcasecmp(buf, "true") != 0 && strcasecmp(buf, "false") != 0) {
+            snprintf(why, len, "Expected value to be either true or false");
+            return false;
+        }
+    } else if (strcmp(te->name, "compression.type") == 0) {
+        if (!one_of(buf, "uncompressed,zstd,lz4,snappy,gzip,producer")) {
+            snprintf(why, len, "String must be one of: uncompressed, zstd, lz4, snappy, gzip, "
+                               "producer");
+            return false;
+        }
+    } else if (strcmp(te->name, "message.timestamp.type") == 0) {
+        if (!one_of(buf, "CreateTime,LogAppendTime")) {
+            snprintf(why, len, "String must be one of: CreateTime, LogAppendTime");
+            return false;
+        }
+    } else if (strcmp(te->name, "cleanup.policy") == 0) {
+        for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+            while (*tok == ' ')
+                tok++;
+            size_t tl = strlen(tok);
+            while (tl && tok[tl - 1] == ' ')
+                tok[--tl] = '\0';
+            if (!one_of(tok, "compact,delete")) {
+                /* ValidList names the offending entry as the value */
+                snprintf(why, len, "String must be one of: compact, delete");
+                snprintf(bad_entry, bad_len, "%s", tok);
+                return false;
+            }
+        }
+    }
+    return true;
+}
 
 int16_t kc_topic_configs_check(size_t n, const kc_str_t *names, const kc_str_t *values,
                                char *msg, size_t msglen)
@@ -303,38 +393,18 @@ int16_t kc_topic_configs_check(size_t n, const kc_str_t *names, const kc_str_t *
             snprintf(msg, msglen, "Null value not supported for topic configs: %.*s", nl, np);
             return KC_ERR_INVALID_CONFIG;
         }
-        const numeric_check_t *nc = NULL;
-        for (size_t j = 0; j < KC_ARRAY_LEN(numeric_checks) && !nc; j++)
-            if (kc_str_eq(nm, kc_str(numeric_checks[j].name)))
-                nc = &numeric_checks[j];
-        if (nc) {
-            char buf[32];
-            int vl = values[i].len;
-            const char *vp = values[i].ptr ? values[i].ptr : "";
-            /* Kafka trims, then parses the number, then checks the range. */
-            int a = 0, b = vl;
-            while (a < b && (vp[a] == ' ' || vp[a] == '\t'))
-                a++;
-            while (b > a && (vp[b - 1] == ' ' || vp[b - 1] == '\t'))
-                b--;
-            int64_t x = 0;
-            bool parsed = b - a > 0 && b - a < (int)sizeof(buf);
-            if (parsed) {
-                memcpy(buf, vp + a, (size_t)(b - a));
-                buf[b - a] = '\0';
-                parsed = parse_long(buf, nc->is_int ? INT32_MIN : INT64_MIN, &x) &&
-                         (!nc->is_int || x <= INT32_MAX);
-            }
-            if (!parsed || x < nc->min) {
-                char why[64];
-                if (parsed)
-                    snprintf(why, sizeof(why), "Value must be at least %lld", (long long)nc->min);
-                else
-                    snprintf(why, sizeof(why), "Not a number of type %s", nc->is_int ? "INT" : "LONG");
-                snprintf(msg, msglen, "Invalid value %.*s for configuration %.*s: %s",
-                         (int)KC_MIN(KC_MAX(vl, 0), 64), vp, nl, np, why);
-                return KC_ERR_INVALID_CONFIG;
-            }
+        const topic_entry_t *te = NULL;
+        for (size_t j = 0; j < KC_ARRAY_LEN(topic_entries) && !te; j++)
+            if (kc_str_eq(nm, kc_str(topic_entries[j].name)))
+                te = &topic_entries[j];
+        char why[96], entry[72];
+        int vl = KC_MAX(values[i].len, 0);
+        snprintf(entry, sizeof(entry), "%.*s", (int)KC_MIN(vl, 64),
+                 values[i].ptr ? values[i].ptr : "");
+        if (!config_value_valid(te, values[i], why, sizeof(why), entry, sizeof(entry))) {
+            snprintf(msg, msglen, "Invalid value %s for configuration %.*s: %s", entry, nl, np,
+                     why);
+            return KC_ERR_INVALID_CONFIG;
         }
     }
     return KC_ERR_NONE;

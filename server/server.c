@@ -233,13 +233,11 @@ static void commit_observed(kc_server_t *s, int64_t us)
 
 /* ---- the commit step ---- */
 
-/* kc_log_flush_policy_fn over the topic table. */
-static void topic_flush_policy(void *ctx, kc_uuid_t topic_id, int64_t *messages, int64_t *ms)
+/* kc_log_topic_config_fn over the topic table. */
+static void topic_log_config(void *ctx, kc_uuid_t topic_id, kc_log_topic_config_t *cfg)
 {
     kc_server_t *s = ctx;
-    const kc_topic_t *t = kc_topics_find_id(s->topics, topic_id);
-    *messages = kc_topic_flush_messages(s, t);
-    *ms = kc_topic_flush_ms(s, t);
+    kc_topic_log_config(s, kc_topics_find_id(s->topics, topic_id), cfg);
 }
 
 bool kc_server_maybe_flush(kc_server_t *s, bool check_time)
@@ -563,7 +561,7 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
     s->log = kc_log_new(s->store, &lc);
     if (!s->log)
         goto fail;
-    kc_log_set_flush_policy(s->log, topic_flush_policy, s);
+    kc_log_set_topic_config(s->log, topic_log_config, s);
     s->last_flush_ms = mono_ms();
     kc_coord_config_t cc;
     kc_coord_config_defaults(&cc);

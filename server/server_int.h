@@ -190,10 +190,12 @@ int16_t kc_topic_configs_check(size_t n, const kc_str_t *names, const kc_str_t *
                                char *msg, size_t msglen);
 /* A topic's effective retention.ms / retention.bytes (its override, else the broker's). */
 int64_t kc_topic_retention_ms(const kc_server_t *s, const kc_topic_t *topic);
-/* A topic's effective flush.messages / flush.ms (its override, else
- * log.flush.interval.messages / kc_config_log_flush_ms); INT64_MAX = never. */
-int64_t kc_topic_flush_messages(const kc_server_t *s, const kc_topic_t *topic);
-int64_t kc_topic_flush_ms(const kc_server_t *s, const kc_topic_t *topic);
+/* Fills cfg (holding the broker's values) with a topic's overrides of the
+ * configs the log acts on: max.message.bytes, message.timestamp.before.max.ms,
+ * message.timestamp.after.max.ms, message.timestamp.type, flush.messages
+ * (default log.flush.interval.messages) and flush.ms (default
+ * kc_config_log_flush_ms). topic NULL: the broker's values. */
+void kc_topic_log_config(const kc_server_t *s, const kc_topic_t *topic, kc_log_topic_config_t *cfg);
 /*
  * The flush policy (Kafka's log.flush.*, flush.messages, flush.ms) over the
  * LMDB environment, which holds the partition log and the coordinator's

@@ -85,18 +85,31 @@ int kc_log_append(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, const uint
  * Returns true when some high watermark advanced (parked fetches may complete). */
 bool kc_log_committed(kc_log_t *l);
 /*
- * Flush policy (Kafka's flush.messages and flush.ms of a topic, defaulting
- * to log.flush.interval.messages and log.flush.interval.ms): fn tells, for a
- * topic id, the number of unflushed records and the time since the last
- * flush (ms) at which a partition is flushed; INT64_MAX = never. Asked once
- * per partition (topic configs do not change; a recreated topic has a new
- * id). Without a policy nothing is ever due.
+ * A topic's configs that the log acts on (LogConfig): filled by the
+ * kc_log_topic_config_fn given to kc_log_set_topic_config, over defaults
+ * from kc_log_config_t (and INT64_MAX flush values, CreateTime).
  */
-typedef void (*kc_log_flush_policy_fn)(void *ctx, kc_uuid_t topic_id, int64_t *flush_messages,
-                                       int64_t *flush_ms);
-void kc_log_set_flush_policy(kc_log_t *l, kc_log_flush_policy_fn fn, void *ctx);
+typedef struct {
+    int32_t max_message_bytes;               /* max.message.bytes */
+    int64_t message_timestamp_before_max_ms; /* message.timestamp.before.max.ms */
+    int64_t message_timestamp_after_max_ms;  /* message.timestamp.after.max.ms */
+    bool log_append_time;                    /* message.timestamp.type=LogAppendTime */
+    int64_t flush_messages;                  /* flush.messages; INT64_MAX = never */
+    int64_t flush_ms;                        /* flush.ms; INT64_MAX = never */
+} kc_log_topic_config_t;
+
 /*
- * True when some partition has committed records not yet flushed and either
+ * Tells the configs of a topic id (cfg arrives holding the defaults). Asked
+ * once per partition when it is first used: topic configs do not change
+ * (kcoord serves no AlterConfigs) and a recreated topic has a new id.
+ * Without one, every topic has the defaults.
+ */
+typedef void (*kc_log_topic_config_fn)(void *ctx, kc_uuid_t topic_id, kc_log_topic_config_t *cfg);
+void kc_log_set_topic_config(kc_log_t *l, kc_log_topic_config_fn fn, void *ctx);
+/*
+ * The flush policy (Kafka's flush.messages and flush.ms of a topic,
+ * defaulting to log.flush.interval.messages and log.flush.interval.ms):
+ * true when some partition has committed records not yet flushed and either
  * at least its flush_messages of them (UnifiedLog.append's check) or, with
  * since_flush_ms >= 0 (the time since the last kc_store_sync), since_flush_ms
  * >= its flush_ms (LogManager.flushDirtyLogs). The caller then calls

@@ -10,10 +10,20 @@ DEFAULT_CONFIG (5) for LogConfig's defaults. validate_only answers the same
 without creating the topic; a failed topic gets an empty config list and
 NumPartitions / ReplicationFactor -1. Checked with the raw wire client at v5
 and v7 (which adds the topic id).
+
+Values are checked as LogConfig does (type, lower bound, accepted words:
+INVALID_CONFIG with ConfigDef's reason), and the configs the log acts on
+apply per topic: a topic's max.message.bytes refuses a batch the broker's
+limit allows (MESSAGE_TOO_LARGE), and on a message.timestamp.type=
+LogAppendTime topic a librdkafka consumer sees the broker's append time.
 """
 
+import time
+
+from confluent_kafka import Consumer, Producer, TopicPartition, TIMESTAMP_LOG_APPEND_TIME
+
 import kafka_wire as kw
-from kcoord_harness import Kcoord, run
+from kcoord_harness import Kcoord, run, wait_for
 
 TOPIC_CONFIG, STATIC_BROKER_CONFIG, DEFAULT_CONFIG = 1, 4, 5
 LONG_MAX = "9223372036854775807"
@@ -115,6 +125,49 @@ def main():
             assert bad["error_code"] == 40, bad  # INVALID_CONFIG
             assert bad["configs"] == [] and bad["num_partitions"] == -1, bad
             assert bad["replication_factor"] == -1, bad
+
+            # LogConfig's validation.
+            for name, value, reason in [
+                    ("flush.messages", "0", "Value must be at least 1"),
+                    ("retention.ms", "soon", "Not a number of type LONG"),
+                    ("segment.bytes", "3000000000", "Not a number of type INT"),
+                    ("preallocate", "yes", "Expected value to be either true or false"),
+                    ("message.timestamp.type", "Now", "String must be one of: CreateTime, "
+                                                      "LogAppendTime"),
+                    ("cleanup.policy", "delete,shred", "String must be one of: compact, delete"),
+                    ("min.cleanable.dirty.ratio", "2", "Value must be no more than 1")]:
+                res = create_topics(conn, 5, [("cfg-c", 1, {name: value})])["cfg-c"]
+                assert res["error_code"] == 40, (name, res)
+                shown = "shred" if name == "cleanup.policy" else value  # ValidList: the entry
+                assert res["error_message"] == "Invalid value %s for configuration %s: %s" % (
+                    shown, name, reason), res
+            res = create_topics(conn, 5, [("cfg-c", 1, {"retention.ms": " 5000 ",
+                                                        "preallocate": "TRUE"})])["cfg-c"]
+            assert res["error_code"] == 0, res
+
+            # Per-topic configs the log acts on.
+            res = create_topics(conn, 5, [("small", 1, {"max.message.bytes": "300"}),
+                                          ("appendtime", 1,
+                                           {"message.timestamp.type": "LogAppendTime"})])
+            assert res["small"]["error_code"] == 0 and res["appendtime"]["error_code"] == 0
+            batch = kw.record_batch([b"x" * 100] * 3)
+            assert len(batch) > 300
+            assert kw.produce_v7(conn, "small", 0, batch)[0] == 10  # MESSAGE_TOO_LARGE
+            assert kw.produce_v7(conn, "cfg-c", 0, batch)[0] == 0
+
+        before = int(time.time() * 1000)
+        p = Producer({"bootstrap.servers": k.bootstrap, "linger.ms": 0})
+        p.produce("appendtime", value=b"t", timestamp=1000)
+        assert p.flush(60) == 0
+        c = Consumer({"bootstrap.servers": k.bootstrap, "group.id": "ts"})
+        c.assign([TopicPartition("appendtime", 0, 0)])
+        got = []
+        wait_for(lambda: (lambda m: m is not None and not m.error() and got.append(m))(
+            c.poll(0.2)) or got, 60, "the LogAppendTime record")
+        c.close()
+        ts_type, ts = got[0].timestamp()
+        assert ts_type == TIMESTAMP_LOG_APPEND_TIME, got[0].timestamp()
+        assert before <= ts <= int(time.time() * 1000), (before, ts)
 
 
 if __name__ == "__main__":
