@@ -41,18 +41,15 @@ static void usage(FILE *f)
 /*
  * glibc's allocator, left to itself, hands each produce batch's buffers (the
  * request frame, LMDB's dirty overflow pages, about 100 KiB each) back to the
- * OS when they are freed at the top of the heap or were mapped on their own,
- * so the next batch faults fresh zeroed pages in: under a produce load half
- * the broker's time went to page faults. Keeping up to KEEP bytes of freed
- * memory for reuse (and mapping only larger blocks on their own) removes
- * them; the idle footprint is unchanged.
+ * OS when they are freed at the top of the heap, so the next batch faults
+ * fresh zeroed pages in: under a produce load most of the broker's time went
+ * to page faults. Keeping up to 32 MiB of freed memory at the top of the heap
+ * for reuse removes them; the idle footprint is unchanged.
  */
 static void tune_allocator(void)
 {
-#if defined(M_TRIM_THRESHOLD) && defined(M_MMAP_THRESHOLD)
-    enum { KEEP = 32 << 20 };
-    mallopt(M_MMAP_THRESHOLD, KEEP);
-    mallopt(M_TRIM_THRESHOLD, KEEP);
+#ifdef M_TRIM_THRESHOLD
+    mallopt(M_TRIM_THRESHOLD, 32 << 20);
 #endif
 }
 
