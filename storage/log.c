@@ -752,23 +752,25 @@ int kc_log_append(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, const uint
         }
     }
 
-    /* Assign offsets: rewrite BaseOffset and PartitionLeaderEpoch (outside the CRC). */
+    /* Assign offsets: rewrite BaseOffset and PartitionLeaderEpoch (outside the
+     * CRC), writing the batch straight into its LMDB value. */
     int64_t base = p->leo;
-    uint8_t *copy = kc_xmalloc(size);
-    memcpy(copy, records, size);
-    be64(copy + OFF_BASE_OFFSET, (uint64_t)base);
-    be32(copy + OFF_LEADER_EPOCH, 0);
-    if (rewrite_ts) {
-        attrs = (int16_t)(tc->log_append_time ? attrs | ATTR_LOG_APPEND_TIME
-                                              : attrs & ~ATTR_LOG_APPEND_TIME);
-        be16(copy + OFF_ATTRIBUTES, (uint16_t)attrs);
-        be64(copy + OFF_MAX_TIMESTAMP, (uint64_t)max_ts);
-        be32(copy + OFF_CRC, kc_crc32c(0, copy + OFF_ATTRIBUTES, size - OFF_ATTRIBUTES));
-    }
     uint8_t k[KEY_LEN];
     batch_key(k, topic_id, partition, base);
-    int rc = kc_store_put(l->store, l->db_batches, k, KEY_LEN, copy, size);
-    free(copy);
+    uint8_t *copy;
+    int rc = kc_store_put_reserve(l->store, l->db_batches, k, KEY_LEN, size, &copy);
+    if (rc == 0) {
+        memcpy(copy, records, size);
+        be64(copy + OFF_BASE_OFFSET, (uint64_t)base);
+        be32(copy + OFF_LEADER_EPOCH, 0);
+        if (rewrite_ts) {
+            attrs = (int16_t)(tc->log_append_time ? attrs | ATTR_LOG_APPEND_TIME
+                                                  : attrs & ~ATTR_LOG_APPEND_TIME);
+            be16(copy + OFF_ATTRIBUTES, (uint16_t)attrs);
+            be64(copy + OFF_MAX_TIMESTAMP, (uint64_t)max_ts);
+            be32(copy + OFF_CRC, kc_crc32c(0, copy + OFF_ATTRIBUTES, size - OFF_ATTRIBUTES));
+        }
+    }
     if (rc == 0 && pid >= 0) {
         if (!pr) {
             if (p->nproducers == p->producers_cap) {

@@ -800,6 +800,28 @@ int kc_store_put(kc_store_t *s, kc_store_dbi_t db, const void *key, size_t key_l
     return mrc ? txn_fail(s, mrc, "put") : 0;
 }
 
+int kc_store_put_reserve(kc_store_t *s, kc_store_dbi_t db, const void *key, size_t key_len,
+                         size_t value_len, uint8_t **out)
+{
+    *out = NULL;
+    if (!key || key_len == 0 || key_len > s->max_key || value_len == 0)
+        return KC_EINVAL;
+    int rc = txn_ensure(s);
+    if (rc)
+        return rc;
+    if (s->full) {
+        s->err = KC_ENOSPC;
+        return s->err;
+    }
+    MDB_val k = {key_len, (void *)key};
+    MDB_val v = {value_len, NULL};
+    int mrc = mdb_put(s->txn, db, &k, &v, MDB_RESERVE);
+    if (mrc)
+        return txn_fail(s, mrc, "put");
+    *out = v.mv_data;
+    return 0;
+}
+
 int kc_store_del(kc_store_t *s, kc_store_dbi_t db, const void *key, size_t key_len)
 {
     if (!key || key_len == 0 || key_len > s->max_key)

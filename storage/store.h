@@ -103,6 +103,13 @@ int kc_store_dbi_open(kc_store_t *s, const char *name, kc_store_dbi_t *out);
 /* Puts key -> value (bytes copied). Errors as kc_store_append; key longer than LMDB allows: KC_EINVAL. */
 int kc_store_put(kc_store_t *s, kc_store_dbi_t db, const void *key, size_t key_len,
                  const void *value, size_t value_len);
+/*
+ * Puts key -> value_len bytes (>= 1) that the caller writes at *out before
+ * any other call on the store (LMDB's MDB_RESERVE: no intermediate copy).
+ * Errors as kc_store_put; *out is NULL on error.
+ */
+int kc_store_put_reserve(kc_store_t *s, kc_store_dbi_t db, const void *key, size_t key_len,
+                         size_t value_len, uint8_t **out);
 /* Deletes key (absent is fine); errors as kc_store_append. */
 int kc_store_del(kc_store_t *s, kc_store_dbi_t db, const void *key, size_t key_len);
 /* Deletes every key that starts with prefix (prefix_len >= 1); errors as kc_store_append. */
