@@ -238,6 +238,12 @@ static int64_t topic_long(const kc_topic_t *topic, const char *name, int64_t dfl
     return v ? strtoll(v, NULL, 10) : dflt;
 }
 
+bool kc_topic_cleanup_deletes(const kc_topic_t *topic)
+{
+    const char *v = topic ? kc_topic_config(topic, "cleanup.policy") : NULL;
+    return !v || strstr(v, "delete") != NULL; /* the list's entries are compact, delete */
+}
+
 void kc_topic_log_config(const kc_server_t *s, const kc_topic_t *topic, kc_log_topic_config_t *cfg)
 {
     cfg->max_message_bytes =

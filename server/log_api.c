@@ -897,6 +897,13 @@ int kc_handle_delete_records(kc_req_t *req)
                 rp->error_code = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
                 continue;
             }
+            if (!kc_topic_cleanup_deletes(topic)) {
+                /* Partition.deleteRecordsOnLeader (the response has no message) */
+                kc_log_info("server", "DeleteRecords on %s-%d refused: cleanup.policy has no delete",
+                            topic->name, p->partition_index);
+                rp->error_code = KC_ERR_POLICY_VIOLATION;
+                continue;
+            }
             kc_log_offsets_t before;
             int16_t err = 0;
             int64_t low = -1;
@@ -970,6 +977,11 @@ static void retention_cb(evutil_socket_t fd, short what, void *arg)
     while (budget > 0 && s->retention_topic < kc_topics_count(s->topics)) {
         const kc_topic_t *t = kc_topics_at(s->topics, s->retention_topic);
         if (s->retention_partition >= t->partitions) {
+            s->retention_topic++;
+            s->retention_partition = 0;
+            continue;
+        }
+        if (!kc_topic_cleanup_deletes(t)) { /* UnifiedLog.deleteOldSegments: compact only */
             s->retention_topic++;
             s->retention_partition = 0;
             continue;

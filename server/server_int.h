@@ -190,6 +190,9 @@ int16_t kc_topic_configs_check(size_t n, const kc_str_t *names, const kc_str_t *
                                char *msg, size_t msglen);
 /* A topic's effective retention.ms / retention.bytes (its override, else the broker's). */
 int64_t kc_topic_retention_ms(const kc_server_t *s, const kc_topic_t *topic);
+/* True when the topic's cleanup.policy includes delete (LogConfig.delete):
+ * retention and DeleteRecords apply only then. */
+bool kc_topic_cleanup_deletes(const kc_topic_t *topic);
 /* Fills cfg (holding the broker's values) with a topic's overrides of the
  * configs the log acts on: max.message.bytes, message.timestamp.before.max.ms,
  * message.timestamp.after.max.ms, message.timestamp.type, flush.messages

@@ -15,7 +15,9 @@ Values are checked as LogConfig does (type, lower bound, accepted words:
 INVALID_CONFIG with ConfigDef's reason), and the configs the log acts on
 apply per topic: a topic's max.message.bytes refuses a batch the broker's
 limit allows (MESSAGE_TOO_LARGE), and on a message.timestamp.type=
-LogAppendTime topic a librdkafka consumer sees the broker's append time.
+LogAppendTime topic a librdkafka consumer sees the broker's append time. A
+topic whose cleanup.policy is compact only refuses DeleteRecords with
+POLICY_VIOLATION (Partition.deleteRecordsOnLeader).
 """
 
 import time
@@ -77,6 +79,18 @@ def create_topics(conn, version, topics, validate_only=False):
     results = r.compact_array(result)
     r.skip_tags()
     return {x["name"]: x for x in results}
+
+
+def delete_records(conn, topic, offset):
+    """DeleteRecords v0 of partition 0; returns (error code, low watermark)."""
+    w = kw.Writer().i32(1).string(topic).i32(1).i32(0).i64(offset).i32(30000)
+    corr = conn.send(21, 0, w.getvalue())
+    got, r = conn.recv()
+    assert got == corr
+    r.i32()  # throttle
+    assert r.i32() == 1 and r.string() == topic and r.i32() == 1 and r.i32() == 0
+    low = r.i64()
+    return r.i16(), low
 
 
 def check_created(res, partitions, overrides):
@@ -154,6 +168,12 @@ def main():
             assert len(batch) > 300
             assert kw.produce_v7(conn, "small", 0, batch)[0] == 10  # MESSAGE_TOO_LARGE
             assert kw.produce_v7(conn, "cfg-c", 0, batch)[0] == 0
+
+            res = create_topics(conn, 5, [("compacted", 1, {"cleanup.policy": "compact"})])
+            assert res["compacted"]["error_code"] == 0, res
+            assert kw.produce_v7(conn, "compacted", 0, batch)[0] == 0
+            assert delete_records(conn, "compacted", 1) == (44, -1)  # POLICY_VIOLATION
+            assert delete_records(conn, "cfg-c", 1) == (0, 1)
 
         before = int(time.time() * 1000)
         p = Producer({"bootstrap.servers": k.bootstrap, "linger.ms": 0})
