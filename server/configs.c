@@ -28,10 +28,14 @@ enum {
 };
 
 /* DescribeConfigsResponse.ConfigType */
-enum { TYPE_BOOLEAN = 1, TYPE_STRING = 2, TYPE_INT = 3, TYPE_LONG = 5, TYPE_LIST = 7 };
-
-/* DescribeConfigsResponse.ConfigType values not above */
-enum { TYPE_DOUBLE = 6 };
+enum {
+    TYPE_BOOLEAN = 1,
+    TYPE_STRING = 2,
+    TYPE_INT = 3,
+    TYPE_LONG = 5,
+    TYPE_DOUBLE = 6,
+    TYPE_LIST = 7,
+};
 
 /*
  * Every topic config of Kafka 3.9's LogConfig (a superset of 4.x), sorted by
@@ -69,7 +73,8 @@ static const topic_entry_t topic_entries[] = {
     {"max.message.bytes", TYPE_INT, "1048588", "message.max.bytes", 0},
     {"message.downconversion.enable", TYPE_BOOLEAN, "true", NULL, NO_MIN},
     {"message.format.version", TYPE_STRING, "3.0-IV1", NULL, NO_MIN},
-    {"message.timestamp.after.max.ms", TYPE_LONG, "3600000", "log.message.timestamp.after.max.ms", 0},
+    {"message.timestamp.after.max.ms", TYPE_LONG, "3600000",
+     "log.message.timestamp.after.max.ms", 0},
     {"message.timestamp.before.max.ms", TYPE_LONG, LONG_MAX_STR,
      "log.message.timestamp.before.max.ms", 0},
     {"message.timestamp.difference.max.ms", TYPE_LONG, LONG_MAX_STR, NULL, 0},
@@ -313,9 +318,9 @@ static bool config_value_valid(const topic_entry_t *te, kc_str_t value, char *wh
     int vl = KC_MAX(value.len, 0);
     const char *vp = value.ptr ? value.ptr : "";
     int a = 0, b = vl;
-    while (a < b && (vp[a] == ' ' || vp[a] == '\t' || vp[a] == '\n' || vp[a] == '\r'))
+    while (a < b && strchr(" \t\n\r", vp[a]) && vp[a])
         a++;
-    while (b > a && (vp[b - 1] == ' ' || vp[b - 1] == '\t' || vp[b - 1] == '\n' || vp[b - 1] == '\r'))
+    while (b > a && strchr(" \t\n\r", vp[b - 1]) && vp[b - 1])
         b--;
     if (b - a >= (int)sizeof(buf))
         b = a + (int)sizeof(buf) - 1;

@@ -899,7 +899,8 @@ int kc_handle_delete_records(kc_req_t *req)
             }
             if (!kc_topic_cleanup_deletes(topic)) {
                 /* Partition.deleteRecordsOnLeader (the response has no message) */
-                kc_log_info("server", "DeleteRecords on %s-%d refused: cleanup.policy has no delete",
+                kc_log_info("server",
+                            "DeleteRecords on %s-%d refused: cleanup.policy has no delete",
                             topic->name, p->partition_index);
                 rp->error_code = KC_ERR_POLICY_VIOLATION;
                 continue;

@@ -9,9 +9,10 @@
  * Appends join the store's open write transaction (the one that also holds
  * the coordinator records of the loop iteration). Each partition has a log
  * start offset, a log end offset (next offset to assign, pending appends
- * included) and a high watermark: the log end offset as of the last durable
+ * included) and a high watermark: the log end offset as of the last
  * commit. Reads (Fetch, ListOffsets) see only offsets below the high
- * watermark, so a consumer never reads a record that a crash could undo;
+ * watermark, so a consumer never reads a record that a process crash could
+ * undo (an OS crash can undo what was not flushed, as in Kafka);
  * kc_log_committed advances the high watermark after kc_store_commit.
  *
  * Partitions are named by topic id (a deleted and recreated topic starts
@@ -81,7 +82,7 @@ int kc_log_append(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, const uint
                   size_t len, int16_t produce_version, int64_t now_ms,
                   kc_log_append_result_t *out);
 
-/* Marks every pending append durable (call after a successful kc_store_commit).
+/* Marks every pending append committed (call after a successful kc_store_commit).
  * Returns true when some high watermark advanced (parked fetches may complete). */
 bool kc_log_committed(kc_log_t *l);
 /*

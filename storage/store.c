@@ -62,6 +62,7 @@ struct kc_store {
     uint64_t used_at_full;   /* used_bytes() when full mode began */
     bool hit_full;           /* the open txn saw MDB_MAP_FULL */
     uint64_t syncs;          /* successful kc_store_sync calls */
+    bool opened;             /* mdb_env_open succeeded */
     int lock_fd;
     char *dir;
 };
@@ -232,6 +233,7 @@ int kc_store_open(kc_store_t **out, const char *dir, uint64_t map_size)
         rc = lmdb_err(s, mrc, "open environment");
         goto out;
     }
+    s->opened = true;
     int dead = 0;
     mdb_reader_check(s->env, &dead);
     s->max_key = (size_t)mdb_env_get_maxkeysize(s->env);
@@ -303,7 +305,8 @@ void kc_store_close(kc_store_t *s)
     kc_store_abort(s);
     if (s->env) {
         /* A clean shutdown flushes, as Kafka flushes its logs on close. */
-        kc_store_sync(s);
+        if (s->opened)
+            kc_store_sync(s);
         mdb_env_close(s->env);
     }
     if (s->lock_fd >= 0)
