@@ -15,6 +15,7 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       gcc libc6-dev meson ninja-build pkg-config python3 \
       libevent-dev liblmdb-dev libssl-dev libjansson-dev zlib1g-dev \
+      libsnappy-dev liblz4-dev libxxhash-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -26,6 +27,7 @@ FROM debian:12-slim
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       libevent-2.1-7 libevent-pthreads-2.1-7 liblmdb0 libssl3 libjansson4 zlib1g \
+      libsnappy1v5 liblz4-1 libxxhash0 \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 kcoord \
  && useradd --system --uid 10001 --gid kcoord --home-dir /data --shell /usr/sbin/nologin kcoord \

@@ -438,6 +438,13 @@ static int validate_opt_int(kc_config_t *c, const char *value, char *err, size_t
     return 0;
 }
 
+int64_t kc_config_log_flush_ms(const kc_config_t *c)
+{
+    if (c->log_flush_interval_ms && *c->log_flush_interval_ms)
+        return strtoll(c->log_flush_interval_ms, NULL, 10);
+    return c->log_flush_scheduler_interval_ms;
+}
+
 int64_t kc_config_log_retention_ms(const kc_config_t *c, const char **source_name)
 {
     int64_t ms;
@@ -542,6 +549,18 @@ static const kc_conf_property_t props[] = {
     {"log.retention.check.interval.ms", KC_CONF_LONG, "300000",
      FIELD(log_retention_check_interval_ms), 1, INT64_MAX, NULL,
      "How often partitions are checked for batches retention removes"},
+    {"log.flush.interval.messages", KC_CONF_LONG, "9223372036854775807",
+     FIELD(log_flush_interval_messages), 1, INT64_MAX, NULL,
+     "Unflushed records of a partition that make the broker flush to disk"},
+    {"log.flush.interval.ms", KC_CONF_STRING, "", FIELD(log_flush_interval_ms), 0, 0,
+     validate_opt_long,
+     "Longest time records stay unflushed; empty = log.flush.scheduler.interval.ms"},
+    {"log.flush.scheduler.interval.ms", KC_CONF_LONG, "9223372036854775807",
+     FIELD(log_flush_scheduler_interval_ms), 1, INT64_MAX, NULL,
+     "How often the broker checks whether unflushed records are due"},
+    {"legacy.decompression.max.bytes", KC_CONF_LONG, "67108864",
+     FIELD(legacy_decompression_max_bytes), 1, INT64_MAX, NULL,
+     "Largest decompressed magic 0/1 message set (Produce v0-2) the broker inflates"},
     {"max.incremental.fetch.session.cache.slots", KC_CONF_INT, "1000",
      FIELD(max_incremental_fetch_session_cache_slots), 0, INT32_MAX, NULL,
      "Incremental fetch sessions (KIP-227) the broker keeps"},

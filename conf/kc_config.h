@@ -64,6 +64,17 @@ typedef struct {
     int32_t log_retention_hours;                    /* 168 */
     int64_t log_retention_bytes;                    /* -1 = no size limit */
     int64_t log_retention_check_interval_ms;        /* 300000 */
+    /* Flush policy (Kafka's log.flush.*): records committed to LMDB are
+     * flushed to the disk after this many unflushed records of a partition,
+     * or when log.flush.interval.ms (else log.flush.scheduler.interval.ms)
+     * has passed since the last flush, checked every
+     * log.flush.scheduler.interval.ms. INT64_MAX = left to the OS. */
+    int64_t log_flush_interval_messages;            /* INT64_MAX */
+    char *log_flush_interval_ms;                    /* "" = not set */
+    int64_t log_flush_scheduler_interval_ms;        /* INT64_MAX */
+    /* kcoord's bound on a decompressed magic 0/1 message set (Produce v0-2);
+     * Kafka bounds only the converted batch (message.max.bytes). */
+    int64_t legacy_decompression_max_bytes;         /* 67108864 */
     int32_t max_incremental_fetch_session_cache_slots; /* 1000 */
     int32_t socket_request_max_bytes;               /* 104857600 */
     int64_t connections_max_idle_ms;                /* 600000 */
@@ -194,6 +205,9 @@ int32_t kc_config_ip_override(const char *overrides, const char *ip);
  * *source_name (may be NULL) gets the property that supplied it.
  */
 int64_t kc_config_log_retention_ms(const kc_config_t *c, const char **source_name);
+/* The broker's flush.ms default: log.flush.interval.ms when set, else
+ * log.flush.scheduler.interval.ms (KafkaConfig.logFlushIntervalMs). */
+int64_t kc_config_log_flush_ms(const kc_config_t *c);
 
 /*
  * Parses Kafka listener syntax "NAME://host:port[,NAME://host:port...]"

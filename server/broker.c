@@ -371,7 +371,7 @@ int kc_handle_create_topics(kc_req_t *req)
         r->error_message = KC_STR_NULL;
         r->num_partitions = -1;
         r->replication_factor = -1;
-        r->configs.count = -1;
+        r->configs.count = 0; /* the generated default: an empty list, not null */
         int32_t parts = t->num_partitions == -1 ? s->cfg->num_partitions : t->num_partitions;
         int16_t rf = t->replication_factor == -1 ? (int16_t)s->cfg->default_replication_factor
                                                  : t->replication_factor;
@@ -454,11 +454,14 @@ int kc_handle_create_topics(kc_req_t *req)
             }
             r->num_partitions = parts;
             r->replication_factor = rf;
-            r->configs.count = 0;
             /* Configs are shown only with DESCRIBE_CONFIGS on the topic
              * (ReplicationControlManager.createTopics). */
-            if (!kc_req_authorized(req, KC_OP_DESCRIBE_CONFIGS, KC_RES_TOPIC, t->name))
+            if (kc_req_authorized(req, KC_OP_DESCRIBE_CONFIGS, KC_RES_TOPIC, t->name)) {
+                kc_topic_creation_configs(s, req->arena, nc, cn, cv, r);
+            } else {
+                r->configs.count = 0;
                 r->topic_config_error_code = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+            }
         }
     next:;
     }

@@ -111,9 +111,15 @@ int kc_handle_produce(kc_req_t *req)
             int magic = kc_records_magic(recs, recs_len);
             if (v < 3 && (magic == 0 || magic == 1)) {
                 const char *why = NULL;
-                int16_t cerr = kc_legacy_convert(recs, recs_len,
-                                                 (size_t)s->cfg->message_max_bytes,
-                                                 &converted, &why);
+                int16_t cerr = kc_legacy_convert(
+                    recs, recs_len, (size_t)s->cfg->legacy_decompression_max_bytes,
+                    &converted, &why);
+                if (cerr == KC_ERR_MESSAGE_TOO_LARGE)
+                    kc_log_warn("server",
+                                "produce to %s-%d: a magic %d message set decompresses beyond "
+                                "legacy.decompression.max.bytes (%lld); answered MESSAGE_TOO_LARGE",
+                                topic->name, pd->index, magic,
+                                (long long)s->cfg->legacy_decompression_max_bytes);
                 if (cerr) {
                     rp->error_code = cerr;
                     rp->error_message = kc_str(why);
@@ -959,6 +965,14 @@ int kc_handle_delete_records(kc_req_t *req)
                 rp->error_code = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
                 continue;
             }
+            if (!kc_topic_cleanup_deletes(topic)) {
+                /* Partition.deleteRecordsOnLeader (the response has no message) */
+                kc_log_info("server",
+                            "DeleteRecords on %s-%d refused: cleanup.policy has no delete",
+                            topic->name, p->partition_index);
+                rp->error_code = KC_ERR_POLICY_VIOLATION;
+                continue;
+            }
             kc_log_offsets_t before;
             int16_t err = 0;
             int64_t low = -1;
@@ -1036,6 +1050,11 @@ static void retention_cb(evutil_socket_t fd, short what, void *arg)
             s->retention_partition = 0;
             continue;
         }
+        if (!kc_topic_cleanup_deletes(t)) { /* UnifiedLog.deleteOldSegments: compact only */
+            s->retention_topic++;
+            s->retention_partition = 0;
+            continue;
+        }
         int64_t ms = kc_topic_retention_ms(s, t), bytes = kc_topic_retention_bytes(s, t);
         size_t deleted = 0;
         bool more = false;
@@ -1062,8 +1081,39 @@ static void retention_cb(evutil_socket_t fd, short what, void *arg)
     retention_arm(s, s->cfg->log_retention_check_interval_ms);
 }
 
+/* ---- flush scheduler ---- */
+
+/* A timeval for ms, capped where libevent's arithmetic stays safe. */
+static struct timeval ms_timeval(int64_t ms)
+{
+    if (ms < 0)
+        ms = 0;
+    if (ms > (int64_t)1000000000 * 1000)
+        ms = (int64_t)1000000000 * 1000;
+    return (struct timeval){(time_t)(ms / 1000), (suseconds_t)((ms % 1000) * 1000)};
+}
+
+/* LogManager's kafka-log-flusher task: every log.flush.scheduler.interval.ms,
+ * logs whose flush.ms has passed since their last flush are flushed. */
+static void flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    kc_server_t *s = arg;
+    if (kc_server_maybe_flush(s, true))
+        kc_log_debug("server", "scheduled flush to disk");
+    struct timeval tv = ms_timeval(s->cfg->log_flush_scheduler_interval_ms);
+    evtimer_add(s->flush_timer, &tv);
+}
+
 void kc_log_api_start(kc_server_t *s)
 {
+    /* The default (Long.MAX_VALUE) never runs: the OS flushes. */
+    if (s->cfg->log_flush_scheduler_interval_ms < INT64_MAX) {
+        s->flush_timer = evtimer_new(s->base, flush_cb, s);
+        struct timeval tv = ms_timeval(s->cfg->log_flush_scheduler_interval_ms);
+        evtimer_add(s->flush_timer, &tv);
+    }
     s->fetch_sessions = kc_fetch_sessions_new(s->cfg->max_incremental_fetch_session_cache_slots,
                                               KC_FETCH_SESSION_EVICTION_MS,
                                               (uint64_t)kc_server_wall_ms() ^ (uint64_t)(uintptr_t)s);
@@ -1073,6 +1123,9 @@ void kc_log_api_start(kc_server_t *s)
 
 void kc_log_api_stop(kc_server_t *s)
 {
+    if (s->flush_timer)
+        event_free(s->flush_timer);
+    s->flush_timer = NULL;
     if (s->retention_timer)
         event_free(s->retention_timer);
     s->retention_timer = NULL;

@@ -233,6 +233,34 @@ static void commit_observed(kc_server_t *s, int64_t us)
 
 /* ---- the commit step ---- */
 
+/* kc_log_topic_config_fn over the topic table. */
+static void topic_log_config(void *ctx, kc_uuid_t topic_id, kc_log_topic_config_t *cfg)
+{
+    kc_server_t *s = ctx;
+    kc_topic_log_config(s, kc_topics_find_id(s->topics, topic_id), cfg);
+}
+
+bool kc_server_maybe_flush(kc_server_t *s, bool check_time)
+{
+    int64_t since = mono_ms() - s->last_flush_ms;
+    bool due = s->coord_unflushed > 0 &&
+               (s->coord_unflushed >= (uint64_t)s->cfg->log_flush_interval_messages ||
+                (check_time && since >= kc_config_log_flush_ms(s->cfg)));
+    if (!due && !kc_log_flush_due(s->log, check_time ? since : -1))
+        return false;
+    if (kc_store_sync(s->store) != 0) {
+        /* Kafka takes the log directory offline here; kcoord keeps serving
+         * and tries again at the next due flush (the commits stand). */
+        kc_log_error("server", "flush to disk failed; records since the last flush may be lost "
+                               "on an OS crash");
+        return false;
+    }
+    kc_log_flushed(s->log);
+    s->coord_unflushed = 0;
+    s->last_flush_ms = mono_ms();
+    return true;
+}
+
 static void arm_coord_timer(kc_server_t *s)
 {
     int64_t deadline = kc_coord_next_deadline(s->coord);
@@ -302,6 +330,9 @@ void kc_server_flush(kc_server_t *s)
             kc_log_reset(s->log);
         } else {
             advanced = kc_log_committed(s->log);
+            s->coord_unflushed += b->nrecords;
+            /* Before the responses, as UnifiedLog.append flushes in the request. */
+            kc_server_maybe_flush(s, false);
         }
     }
     /* Swap the batch out: sending can trigger nothing re-entrant, but reload
@@ -549,6 +580,8 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
     s->log = kc_log_new(s->store, &lc);
     if (!s->log)
         goto fail;
+    kc_log_set_topic_config(s->log, topic_log_config, s);
+    s->last_flush_ms = mono_ms();
     kc_coord_config_t cc;
     kc_coord_config_defaults(&cc);
     cc.group_initial_rebalance_delay_ms = cfg->group_initial_rebalance_delay_ms;

@@ -100,6 +100,9 @@ struct kc_server {
     kc_parked_fetch_t *parked;
     kc_fetch_sessions_t *fetch_sessions;
     struct event *retention_timer;
+    struct event *flush_timer;     /* log.flush.scheduler.interval.ms; NULL when never */
+    int64_t last_flush_ms;         /* monotonic time of the last kc_store_sync */
+    uint64_t coord_unflushed;      /* coordinator records committed since then */
     size_t retention_topic;        /* where the current retention pass stands */
     int32_t retention_partition;
     kc_arena_t arena; /* per request */
@@ -188,10 +191,40 @@ int kc_handle_describe_configs(kc_req_t *req);
  * (retention.ms below -1), answers INVALID_CONFIG with a message in msg.
  * Returns the Kafka error code (0 = valid).
  */
+/*
+ * Fills r->configs (arena-owned) with every topic config and its effective
+ * value for a topic created with the n config pairs names/values (already
+ * checked), sorted by name, each with read-only false and its source
+ * (TOPIC_CONFIG, STATIC_BROKER_CONFIG, DEFAULT_CONFIG), as Kafka's
+ * ReplicationControlManager answers CreateTopics v5+.
+ */
+void kc_topic_creation_configs(const kc_server_t *s, kc_arena_t *a, size_t n,
+                               const kc_str_t *names, const kc_str_t *values,
+                               kc_create_topics_response_creatable_topic_result_t *r);
 int16_t kc_topic_configs_check(size_t n, const kc_str_t *names, const kc_str_t *values,
                                char *msg, size_t msglen);
 /* A topic's effective retention.ms / retention.bytes (its override, else the broker's). */
 int64_t kc_topic_retention_ms(const kc_server_t *s, const kc_topic_t *topic);
+/* True when the topic's cleanup.policy includes delete (LogConfig.delete):
+ * retention and DeleteRecords apply only then. */
+bool kc_topic_cleanup_deletes(const kc_topic_t *topic);
+/* Fills cfg (holding the broker's values) with a topic's overrides of the
+ * configs the log acts on: max.message.bytes, message.timestamp.before.max.ms,
+ * message.timestamp.after.max.ms, message.timestamp.type, flush.messages
+ * (default log.flush.interval.messages) and flush.ms (default
+ * kc_config_log_flush_ms). topic NULL: the broker's values. */
+void kc_topic_log_config(const kc_server_t *s, const kc_topic_t *topic, kc_log_topic_config_t *cfg);
+/*
+ * The flush policy (Kafka's log.flush.*, flush.messages, flush.ms) over the
+ * LMDB environment, which holds the partition log and the coordinator's
+ * records (Kafka's __consumer_offsets, flushed by the same broker defaults):
+ * flushes (kc_store_sync) when a partition has reached its flush.messages
+ * unflushed records, when the coordinator's records have reached
+ * log.flush.interval.messages, or, with check_time, when a partition or the
+ * coordinator has unflushed records and its flush.ms has passed since the
+ * last flush. Returns true when it flushed (server/server.c).
+ */
+bool kc_server_maybe_flush(kc_server_t *s, bool check_time);
 int64_t kc_topic_retention_bytes(const kc_server_t *s, const kc_topic_t *topic);
 /* The wall clock in ms (server.c). */
 int64_t kc_server_wall_ms(void);
