@@ -272,7 +272,7 @@ static void test_sample_file_matches_table(void **state)
     size_t n = fread(text, 1, sizeof(text), f);
     fclose(f);
     assert_true(n > 0 && n < sizeof(text));
-    assert_true(kc_config_property_count() <= 64);
+    assert_true(kc_config_property_count() <= KC_CONF_MAX_PROPERTIES);
     sample_ctx_t sc = {{false}, 0};
     assert_int_equal(kc_properties_parse(text, n, check_sample_pair, &sc), 0);
     assert_int_equal(sc.bad, 0);
