@@ -15,17 +15,19 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       gcc libc6-dev meson ninja-build pkg-config python3 \
       libevent-dev liblmdb-dev libssl-dev libjansson-dev zlib1g-dev libpcre2-dev \
+      libsnappy-dev liblz4-dev libxxhash-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
 RUN meson setup /build -Dbuildtype=release -Db_ndebug=false -Dwerror=false -Dtests=false \
- && meson compile -C /build
+ && meson compile -C /build \
+ && strip /build/server/kcoord
 
 FROM debian:12-slim
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       libevent-2.1-7 libevent-pthreads-2.1-7 liblmdb0 libssl3 libjansson4 zlib1g libpcre2-8-0 \
-      ca-certificates \
+      libsnappy1v5 liblz4-1 libxxhash0 \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 kcoord \
  && useradd --system --uid 10001 --gid kcoord --home-dir /data --shell /usr/sbin/nologin kcoord \

@@ -1453,8 +1453,11 @@ static pid_t start_kcoord(const char *path, int port, const char *dir, double *t
     char listeners[64], logdirs[512];
     snprintf(listeners, sizeof(listeners), "listeners=PLAINTEXT://127.0.0.1:%d", port);
     snprintf(logdirs, sizeof(logdirs), "log.dirs=%s", dir);
+    /* The produce figure writes about 1 GB in its seconds at the target
+     * rate: a map larger than the default 1 GiB keeps it from filling. */
     char *argv[] = {(char *)path, "--override", listeners, "--override", logdirs, "--override",
-                    "group.initial.rebalance.delay.ms=0", NULL};
+                    "group.initial.rebalance.delay.ms=0", "--override",
+                    "lmdb.map.size.bytes=17179869184", NULL};
     *t_exec = now_s();
     pid_t pid = fork();
     if (pid == 0) {

@@ -163,3 +163,23 @@ void *kc_arena_alloc(kc_arena_t *a, size_t n)
     memset(p, 0, n);
     return p;
 }
+
+int kc_buf_read_file(kc_buf_t *out, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return KC_EIO;
+    size_t start = out->len;
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+        kc_buf_append(out, chunk, n);
+    bool failed = ferror(f) != 0;
+    fclose(f);
+    if (failed) {
+        out->len = start;
+        return KC_EIO;
+    }
+    kc_buf_reserve(out, 1)[0] = '\0';
+    return 0;
+}

@@ -49,6 +49,12 @@ void kc_buf_deinit(kc_buf_t *b);
 uint8_t *kc_buf_reserve(kc_buf_t *b, size_t n);
 void kc_buf_append(kc_buf_t *b, const void *p, size_t n);
 void kc_buf_reset(kc_buf_t *b);
+/*
+ * Appends the whole content of the file at path to out, followed by a NUL
+ * that out->len does not count (so text can be read as a C string).
+ * 0, or KC_EIO when the file cannot be opened or read (out then unchanged).
+ */
+int kc_buf_read_file(kc_buf_t *out, const char *path);
 
 /*
  * Arena: bump allocator for one decoded request. Everything allocated from it

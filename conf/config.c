@@ -35,14 +35,54 @@ static int validate_listeners(kc_config_t *c, const char *value, char *err, size
     int n = kc_listeners_parse(value, tmp, KC_MAX_LISTENERS, err, errlen);
     if (n < 0)
         return -1;
-    for (int i = 0; i < n; i++) {
-        if (strcmp(tmp[i].name, "PLAINTEXT") != 0) {
-            errf(err, errlen, "listener %s: only PLAINTEXT listeners are supported", tmp[i].name);
-            return -1;
-        }
-    }
+    /* Each name's security protocol is looked up in listener.security.protocol.map
+     * at start-up (the map may be given after this property). */
     memcpy(c->listener, tmp, sizeof(tmp));
     c->nlisteners = (size_t)n;
+    return 0;
+}
+
+int32_t kc_config_ip_override(const char *overrides, const char *ip)
+{
+    const char *p = overrides ? overrides : "";
+    size_t iplen = strlen(ip);
+    while (*p) {
+        while (*p == ' ' || *p == ',')
+            p++;
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        const char *colon = NULL;
+        for (size_t i = 0; i < len; i++)
+            if (p[i] == ':')
+                colon = p + i; /* the last one: IPv6 addresses hold colons too */
+        if (colon) {
+            size_t hl = (size_t)(colon - p);
+            while (hl > 0 && p[hl - 1] == ' ')
+                hl--;
+            char *endn;
+            long n = strtol(colon + 1, &endn, 10);
+            while (*endn == ' ')
+                endn++;
+            if (endn == colon + 1 || (endn != p + len) || n < 0 || n > INT32_MAX || hl == 0)
+                return -2;
+            if (hl == iplen && memcmp(p, ip, hl) == 0)
+                return (int32_t)n;
+        } else if (len > 0) {
+            return -2;
+        }
+        p += len;
+    }
+    return -1;
+}
+
+/* max.connections.per.ip.overrides: "host:count,..." */
+static int validate_ip_overrides(kc_config_t *c, const char *value, char *err, size_t errlen)
+{
+    (void)c;
+    if (kc_config_ip_override(value, "") == -2) {
+        snprintf(err, errlen, "expected host:count[,host:count...], got \"%s\"", value);
+        return -1;
+    }
     return 0;
 }
 
@@ -93,6 +133,127 @@ static int validate_advertised(kc_config_t *c, const char *value, char *err, siz
     }
     memcpy(c->advertised, tmp, sizeof(tmp));
     c->nadvertised = (size_t)n;
+    return 0;
+}
+
+static const char *const security_protocols[] = {"PLAINTEXT", "SSL", "SASL_PLAINTEXT",
+                                                  "SASL_SSL"};
+
+/* Finds name's protocol in a NAME:PROTOCOL,... map; NULL when absent or malformed. */
+static const char *map_lookup(const char *map, const char *name, char *err, size_t errlen)
+{
+    const char *p = map;
+    while (p && *p) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char entry[160];
+        if (len >= sizeof(entry)) {
+            errf(err, errlen, "entry too long");
+            return NULL;
+        }
+        memcpy(entry, p, len);
+        entry[len] = '\0';
+        char *colon = strchr(entry, ':');
+        char *k = entry, *v = colon ? colon + 1 : NULL;
+        if (colon)
+            *colon = '\0';
+        while (*k == ' ')
+            k++;
+        for (char *q = k + strlen(k); q > k && q[-1] == ' ';)
+            *--q = '\0';
+        while (v && *v == ' ')
+            v++;
+        for (char *q = v ? v + strlen(v) : NULL; q && q > v && q[-1] == ' ';)
+            *--q = '\0';
+        if (!v || !*k || !*v) {
+            errf(err, errlen, "entry \"%s\" is not NAME:PROTOCOL", entry);
+            return NULL;
+        }
+        const char *proto = NULL;
+        for (size_t i = 0; i < KC_ARRAY_LEN(security_protocols); i++)
+            if (strcasecmp(v, security_protocols[i]) == 0)
+                proto = security_protocols[i];
+        if (!proto) {
+            errf(err, errlen, "unknown security protocol %s (PLAINTEXT, SSL, SASL_PLAINTEXT, "
+                              "SASL_SSL)", v);
+            return NULL;
+        }
+        /* Listener names are upper-cased (ListenerName.normalised). */
+        if (name && strcasecmp(k, name) == 0)
+            return proto;
+        p = end ? end + 1 : NULL;
+    }
+    return NULL;
+}
+
+static int validate_protocol_map(kc_config_t *c, const char *value, char *err, size_t errlen)
+{
+    (void)c;
+    err[0] = '\0';
+    map_lookup(value, NULL, err, errlen);
+    return err[0] ? -1 : 0;
+}
+
+const char *kc_config_listener_protocol(const kc_config_t *c, const char *name)
+{
+    char err[160];
+    return map_lookup(c->listener_security_protocol_map, name, err, sizeof(err));
+}
+
+static int validate_store_type(kc_config_t *c, const char *value, char *err, size_t errlen)
+{
+    (void)c;
+    if (strcasecmp(value, "PEM") != 0) {
+        errf(err, errlen, "kcoord reads PEM stores only");
+        return -1;
+    }
+    return 0;
+}
+
+static int validate_client_auth(kc_config_t *c, const char *value, char *err, size_t errlen)
+{
+    (void)c;
+    if (strcasecmp(value, "none") != 0 && strcasecmp(value, "requested") != 0 &&
+        strcasecmp(value, "required") != 0) {
+        errf(err, errlen, "must be none, requested or required");
+        return -1;
+    }
+    return 0;
+}
+
+static int validate_tls_protocols(kc_config_t *c, const char *value, char *err, size_t errlen)
+{
+    (void)c;
+    char buf[256];
+    snprintf(buf, sizeof(buf), "%s", value);
+    int n = 0;
+    for (char *save = NULL, *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+        if (strcmp(t, "TLSv1.2") != 0 && strcmp(t, "TLSv1.3") != 0) {
+            errf(err, errlen, "%s: kcoord speaks TLSv1.2 and TLSv1.3 only", t);
+            return -1;
+        }
+        n++;
+    }
+    if (n == 0) {
+        errf(err, errlen, "name at least one of TLSv1.2, TLSv1.3");
+        return -1;
+    }
+    return 0;
+}
+
+static int validate_mechanisms(kc_config_t *c, const char *value, char *err, size_t errlen)
+{
+    (void)c;
+    char buf[256];
+    snprintf(buf, sizeof(buf), "%s", value);
+    for (char *save = NULL, *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+        if (strcmp(t, "PLAIN") != 0 && strcmp(t, "SCRAM-SHA-256") != 0 &&
+            strcmp(t, "SCRAM-SHA-512") != 0) {
+            errf(err, errlen, "mechanism %s is not served (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512)",
+                 t);
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -222,6 +383,29 @@ static int validate_assignors(kc_config_t *c, const char *value, char *err, size
     return 0;
 }
 
+static const char *const migration_policies[] = {"disabled", "upgrade", "downgrade",
+                                                 "bidirectional"};
+
+/* group.consumer.migration.policy: one of Kafka's four names, case-insensitive. */
+static int validate_migration_policy(kc_config_t *c, const char *value, char *err, size_t errlen)
+{
+    (void)c;
+    for (size_t i = 0; i < KC_ARRAY_LEN(migration_policies); i++)
+        if (strcasecmp(value, migration_policies[i]) == 0)
+            return 0;
+    errf(err, errlen, "must be one of disabled, upgrade, downgrade, bidirectional");
+    return -1;
+}
+
+int kc_config_consumer_migration_policy(const kc_config_t *c)
+{
+    const char *v = c->group_consumer_migration_policy ? c->group_consumer_migration_policy : "";
+    for (size_t i = 0; i < KC_ARRAY_LEN(migration_policies); i++)
+        if (strcasecmp(v, migration_policies[i]) == 0)
+            return (int)i;
+    return 3;
+}
+
 int kc_config_consumer_assignors(const kc_config_t *c, const char **out, int max)
 {
     int n = split_assignors(c->group_consumer_assignors ? c->group_consumer_assignors : "", out, max);
@@ -252,6 +436,13 @@ static int validate_opt_int(kc_config_t *c, const char *value, char *err, size_t
         return -1;
     }
     return 0;
+}
+
+int64_t kc_config_log_flush_ms(const kc_config_t *c)
+{
+    if (c->log_flush_interval_ms && *c->log_flush_interval_ms)
+        return strtoll(c->log_flush_interval_ms, NULL, 10);
+    return c->log_flush_scheduler_interval_ms;
 }
 
 int64_t kc_config_log_retention_ms(const kc_config_t *c, const char **source_name)
@@ -316,6 +507,9 @@ static const kc_conf_property_t props[] = {
     {"group.consumer.regex.refresh.min.interval.ms", KC_CONF_INT, "10000",
      FIELD(group_consumer_regex_refresh_min_interval_ms), 0, INT32_MAX, NULL,
      "Shortest time between two resolutions of a consumer group's regexes (a constant in Kafka)"},
+    {"group.consumer.migration.policy", KC_CONF_STRING, "bidirectional",
+     FIELD(group_consumer_migration_policy), 0, 0, validate_migration_policy,
+     "Conversion between classic and consumer groups: disabled, upgrade, downgrade, bidirectional"},
     {"offsets.retention.minutes", KC_CONF_INT, "10080", FIELD(offsets_retention_minutes), 1,
      INT32_MAX, NULL, "Committed offsets of an empty group expire after this"},
     {"offsets.retention.check.interval.ms", KC_CONF_LONG, "600000",
@@ -323,6 +517,25 @@ static const kc_conf_property_t props[] = {
      "How often expired offsets are looked for"},
     {"offset.metadata.max.bytes", KC_CONF_INT, "4096", FIELD(offset_metadata_max_bytes), 0,
      INT32_MAX, NULL, "Longest metadata string an offset commit may carry"},
+    {"group.streams.topology.description.plugin", KC_CONF_STRING, "",
+     FIELD(group_streams_topology_description_plugin), 0, 0, NULL,
+     "Topology-description store of streams groups (KIP-1331): memory, lmdb or the path of a "
+     "shared object; empty = off"},
+    {"group.streams.topology.description.plugin.config", KC_CONF_STRING, "",
+     FIELD(group_streams_topology_description_plugin_config), 0, 0, NULL,
+     "Free text handed to the topology-description store when it starts"},
+    {"group.streams.topology.description.plugin.threads", KC_CONF_INT, "2",
+     FIELD(group_streams_topology_description_plugin_threads), 1, 64, NULL,
+     "Worker threads that call the topology-description store off the event loop"},
+    {"group.streams.topology.description.backoff.initial.ms", KC_CONF_LONG, "30000",
+     FIELD(group_streams_topology_description_backoff_initial_ms), 1, INT64_MAX, NULL,
+     "First wait before a topology description push is asked for again"},
+    {"group.streams.topology.description.backoff.max.ms", KC_CONF_LONG, "3600000",
+     FIELD(group_streams_topology_description_backoff_max_ms), 1, INT64_MAX, NULL,
+     "Longest wait between two requests for a topology description push"},
+    {"group.streams.topology.description.backoff.jitter.percent", KC_CONF_INT, "20",
+     FIELD(group_streams_topology_description_backoff_jitter_percent), 0, 100, NULL,
+     "Random spread of each back-off wait, in percent either way"},
     {"message.max.bytes", KC_CONF_INT, "1048588", FIELD(message_max_bytes), 0, INT32_MAX, NULL,
      "Largest record batch a produce request may append"},
     {"log.message.timestamp.before.max.ms", KC_CONF_LONG, "9223372036854775807",
@@ -342,6 +555,18 @@ static const kc_conf_property_t props[] = {
     {"log.retention.check.interval.ms", KC_CONF_LONG, "300000",
      FIELD(log_retention_check_interval_ms), 1, INT64_MAX, NULL,
      "How often partitions are checked for batches retention removes"},
+    {"log.flush.interval.messages", KC_CONF_LONG, "9223372036854775807",
+     FIELD(log_flush_interval_messages), 1, INT64_MAX, NULL,
+     "Unflushed records of a partition that make the broker flush to disk"},
+    {"log.flush.interval.ms", KC_CONF_STRING, "", FIELD(log_flush_interval_ms), 0, 0,
+     validate_opt_long,
+     "Longest time records stay unflushed; empty = log.flush.scheduler.interval.ms"},
+    {"log.flush.scheduler.interval.ms", KC_CONF_LONG, "9223372036854775807",
+     FIELD(log_flush_scheduler_interval_ms), 1, INT64_MAX, NULL,
+     "How often the broker checks whether unflushed records are due"},
+    {"legacy.decompression.max.bytes", KC_CONF_LONG, "67108864",
+     FIELD(legacy_decompression_max_bytes), 1, INT64_MAX, NULL,
+     "Largest decompressed magic 0/1 message set (Produce v0-2) the broker inflates"},
     {"max.incremental.fetch.session.cache.slots", KC_CONF_INT, "1000",
      FIELD(max_incremental_fetch_session_cache_slots), 0, INT32_MAX, NULL,
      "Incremental fetch sessions (KIP-227) the broker keeps"},
@@ -349,6 +574,20 @@ static const kc_conf_property_t props[] = {
      INT32_MAX, NULL, "Largest request frame; a bigger one closes the connection"},
     {"connections.max.idle.ms", KC_CONF_LONG, "600000", FIELD(connections_max_idle_ms), 1,
      INT64_MAX, NULL, "Idle connections are closed after this"},
+    {"max.connections", KC_CONF_INT, "2147483647", FIELD(max_connections), 1, INT32_MAX, NULL,
+     "Connections accepted at once over all listeners; a new one beyond waits in the backlog"},
+    {"max.connections.per.ip", KC_CONF_INT, "2147483647", FIELD(max_connections_per_ip), 1,
+     INT32_MAX, NULL, "Connections from one address; a new one beyond is closed at once"},
+    {"max.connections.per.ip.overrides", KC_CONF_STRING, "",
+     FIELD(max_connections_per_ip_overrides), 0, 0, validate_ip_overrides,
+     "Per-address exceptions to max.connections.per.ip, host:count[,host:count...]"},
+    {"authorizer.class.name", KC_CONF_STRING, "", FIELD(authorizer_class_name), 0, 0, NULL,
+     "Non-empty turns ACLs on (kcoord's StandardAuthorizer, whatever the class named)"},
+    {"super.users", KC_CONF_STRING, "", FIELD(super_users), 0, 0, NULL,
+     "Principals allowed everything, separated by ';' (User:admin;User:ops)"},
+    {"allow.everyone.if.no.acl.found", KC_CONF_BOOL, "false",
+     FIELD(allow_everyone_if_no_acl_found), 0, 0, NULL,
+     "With ACLs on, a resource no ACL names is open to everyone"},
     {"cluster.id", KC_CONF_STRING, "a2Nvb3JkLWNsdXN0ZXItMQ", FIELD(cluster_id), 0, 0,
      validate_cluster_id, "Cluster id reported in Metadata"},
     {"lmdb.map.size.bytes", KC_CONF_LONG, "1073741824", FIELD(lmdb_map_size_bytes), 1048576,
@@ -360,6 +599,43 @@ static const kc_conf_property_t props[] = {
      "Admin HTTP endpoint (faults, group views, metrics), http://host:port; empty = off"},
     {"admin.events.max", KC_CONF_INT, "1000", FIELD(admin_events_max), 1, 1000000, NULL,
      "Coordinator events the admin endpoint keeps for GET /v1/events"},
+    {"listener.security.protocol.map", KC_CONF_STRING,
+     "PLAINTEXT:PLAINTEXT,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL",
+     FIELD(listener_security_protocol_map), 0, 0, validate_protocol_map,
+     "Security protocol of each listener name, NAME:PROTOCOL, comma-separated"},
+    {"ssl.keystore.type", KC_CONF_STRING, "PEM", FIELD(ssl_keystore_type), 0, 0,
+     validate_store_type, "Format of the key store; kcoord reads PEM"},
+    {"ssl.keystore.location", KC_CONF_STRING, "", FIELD(ssl_keystore_location), 0, 0, NULL,
+     "PEM file with the server's private key and certificate chain (re-read on SIGHUP)"},
+    {"ssl.keystore.certificate.chain", KC_CONF_STRING, "",
+     FIELD(ssl_keystore_certificate_chain), 0, 0, NULL,
+     "PEM text of the server's certificate chain, instead of ssl.keystore.location"},
+    {"ssl.keystore.key", KC_CONF_STRING, "", FIELD(ssl_keystore_key), 0, 0, NULL,
+     "PEM text of the server's private key, with ssl.keystore.certificate.chain"},
+    {"ssl.key.password", KC_CONF_STRING, "", FIELD(ssl_key_password), 0, 0, NULL,
+     "Password of an encrypted private key; empty = not encrypted"},
+    {"ssl.truststore.type", KC_CONF_STRING, "PEM", FIELD(ssl_truststore_type), 0, 0,
+     validate_store_type, "Format of the trust store; kcoord reads PEM"},
+    {"ssl.truststore.location", KC_CONF_STRING, "", FIELD(ssl_truststore_location), 0, 0, NULL,
+     "PEM file of CA certificates that client certificates are checked against"},
+    {"ssl.truststore.certificates", KC_CONF_STRING, "", FIELD(ssl_truststore_certificates), 0,
+     0, NULL, "PEM text of trusted CA certificates, instead of ssl.truststore.location"},
+    {"ssl.client.auth", KC_CONF_STRING, "none", FIELD(ssl_client_auth), 0, 0,
+     validate_client_auth, "Client certificates: none, requested or required"},
+    {"ssl.enabled.protocols", KC_CONF_STRING, "TLSv1.2,TLSv1.3", FIELD(ssl_enabled_protocols), 0,
+     0, validate_tls_protocols, "TLS versions accepted (TLSv1.2, TLSv1.3)"},
+    {"ssl.cipher.suites", KC_CONF_STRING, "", FIELD(ssl_cipher_suites), 0, 0, NULL,
+     "TLS 1.2 cipher list in OpenSSL syntax; empty = OpenSSL's defaults"},
+    {"sasl.enabled.mechanisms", KC_CONF_STRING, "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512",
+     FIELD(sasl_enabled_mechanisms), 0, 0, validate_mechanisms,
+     "SASL mechanisms offered on SASL listeners"},
+    {"sasl.credentials.file", KC_CONF_STRING, "", FIELD(sasl_credentials_file), 0, 0, NULL,
+     "SCRAM credentials file (kcoord scram-credential), re-read on SIGHUP"},
+    {"connections.max.reauth.ms", KC_CONF_LONG, "0", FIELD(connections_max_reauth_ms), 0,
+     INT64_MAX, NULL, "SASL session lifetime before re-authentication (KIP-368); 0 = none"},
+    {"connection.failed.authentication.delay.ms", KC_CONF_INT, "100",
+     FIELD(connection_failed_authentication_delay_ms), 0, INT32_MAX, NULL,
+     "Delay before a failed authentication is answered and the connection closed"},
 };
 
 _Static_assert(sizeof(props) / sizeof(props[0]) <= KC_CONF_MAX_PROPERTIES,

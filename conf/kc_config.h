@@ -22,7 +22,7 @@ typedef struct {
 } kc_listener_t;
 
 #define KC_MAX_LISTENERS 8
-#define KC_CONF_MAX_PROPERTIES 64
+#define KC_CONF_MAX_PROPERTIES 128
 
 typedef struct {
     char *listeners;            /* listeners = PLAINTEXT://127.0.0.1:9092 */
@@ -43,9 +43,19 @@ typedef struct {
     char *group_consumer_assignors;                 /* uniform,range (names or Kafka class names) */
     int32_t group_consumer_regex_refresh_interval_ms;     /* 600000 */
     int32_t group_consumer_regex_refresh_min_interval_ms; /* 10000 (a constant in Kafka) */
+    char *group_consumer_migration_policy;          /* bidirectional (disabled, upgrade, downgrade) */
     int32_t offsets_retention_minutes;              /* 10080 */
     int64_t offsets_retention_check_interval_ms;    /* 600000 */
     int32_t offset_metadata_max_bytes;              /* 4096 */
+    /* KIP-1331 topology-description store: "" = off, "memory", "lmdb" or a
+     * shared object path; free text for the store; worker threads; the
+     * re-solicitation back-off (constants in Kafka). */
+    char *group_streams_topology_description_plugin;        /* "" */
+    char *group_streams_topology_description_plugin_config; /* "" */
+    int32_t group_streams_topology_description_plugin_threads;  /* 2 */
+    int64_t group_streams_topology_description_backoff_initial_ms; /* 30000 */
+    int64_t group_streams_topology_description_backoff_max_ms;     /* 3600000 */
+    int32_t group_streams_topology_description_backoff_jitter_percent; /* 20 */
     int32_t message_max_bytes;                      /* 1048588 */
     int64_t log_message_timestamp_before_max_ms;    /* INT64_MAX */
     int64_t log_message_timestamp_after_max_ms;     /* 3600000 */
@@ -56,14 +66,50 @@ typedef struct {
     int32_t log_retention_hours;                    /* 168 */
     int64_t log_retention_bytes;                    /* -1 = no size limit */
     int64_t log_retention_check_interval_ms;        /* 300000 */
+    /* Flush policy (Kafka's log.flush.*): records committed to LMDB are
+     * flushed to the disk after this many unflushed records of a partition,
+     * or when log.flush.interval.ms (else log.flush.scheduler.interval.ms)
+     * has passed since the last flush, checked every
+     * log.flush.scheduler.interval.ms. INT64_MAX = left to the OS. */
+    int64_t log_flush_interval_messages;            /* INT64_MAX */
+    char *log_flush_interval_ms;                    /* "" = not set */
+    int64_t log_flush_scheduler_interval_ms;        /* INT64_MAX */
+    /* kcoord's bound on a decompressed magic 0/1 message set (Produce v0-2);
+     * Kafka bounds only the converted batch (message.max.bytes). */
+    int64_t legacy_decompression_max_bytes;         /* 67108864 */
     int32_t max_incremental_fetch_session_cache_slots; /* 1000 */
     int32_t socket_request_max_bytes;               /* 104857600 */
     int64_t connections_max_idle_ms;                /* 600000 */
+    int32_t max_connections;                        /* 2147483647: all listeners together */
+    int32_t max_connections_per_ip;                 /* 2147483647 */
+    char *max_connections_per_ip_overrides;         /* "host:n,ip:n" = "" */
+    /* ACLs are on when authorizer.class.name is non-empty (any value: the
+     * built-in StandardAuthorizer); "" = no authorizer, everything allowed. */
+    char *authorizer_class_name;                    /* "" */
+    char *super_users;                              /* "User:a;User:b" = "" */
+    bool allow_everyone_if_no_acl_found;            /* false */
     char *cluster_id;           /* 22-char base64url Kafka Uuid */
     int64_t lmdb_map_size_bytes; /* 1 GiB */
     char *log_level;            /* debug, info, warn, error */
     char *admin_listeners;      /* admin.listeners = "" (admin HTTP endpoint off) */
     int32_t admin_events_max;   /* 1000: the admin endpoint's event ring */
+    /* Security (listeners by security protocol, TLS, SASL). */
+    char *listener_security_protocol_map; /* NAME:PROTOCOL,... (Kafka's default map) */
+    char *ssl_keystore_type;              /* PEM (the only type kcoord reads) */
+    char *ssl_keystore_location;          /* PEM file: private key and certificate chain */
+    char *ssl_keystore_certificate_chain; /* PEM text of the chain (instead of a file) */
+    char *ssl_keystore_key;               /* PEM text of the private key (instead of a file) */
+    char *ssl_key_password;               /* password of an encrypted private key */
+    char *ssl_truststore_type;            /* PEM */
+    char *ssl_truststore_location;        /* PEM file of trusted CA certificates */
+    char *ssl_truststore_certificates;    /* PEM text of trusted CA certificates */
+    char *ssl_client_auth;                /* none, requested, required */
+    char *ssl_enabled_protocols;          /* TLSv1.2,TLSv1.3 */
+    char *ssl_cipher_suites;              /* "" = OpenSSL's defaults */
+    char *sasl_enabled_mechanisms;        /* PLAIN,SCRAM-SHA-256,SCRAM-SHA-512 */
+    char *sasl_credentials_file;          /* kcoord: SCRAM credentials, one user a line */
+    int64_t connections_max_reauth_ms;    /* 0 = no session lifetime (KIP-368) */
+    int32_t connection_failed_authentication_delay_ms; /* 100 */
 
     /* Properties given by a source (file, environment, override), by index in
      * the property table; the rest hold their defaults (DescribeConfigs tells
@@ -111,6 +157,9 @@ void kc_config_init(kc_config_t *c);
 /* The server assignor names of group.consumer.assignors, in order: fills
  * out with static strings ("uniform", "range"), returns how many (0..max). */
 int kc_config_consumer_assignors(const kc_config_t *c, const char **out, int max);
+/* group.consumer.migration.policy as a kc_migration_policy_t value (coord.h):
+ * 0 disabled, 1 upgrade, 2 downgrade, 3 bidirectional. */
+int kc_config_consumer_migration_policy(const kc_config_t *c);
 void kc_config_deinit(kc_config_t *c);
 
 /*
@@ -146,12 +195,21 @@ int kc_config_load_env(kc_config_t *c, char *const *envp, char *err, size_t errl
 int kc_config_override(kc_config_t *c, const char *kv, char *err, size_t errlen);
 
 /*
+ * max.connections.per.ip.overrides ("host:count,host:count"): the count for
+ * the address ip (compared as text), -1 when none names it, -2 when the
+ * list is malformed.
+ */
+int32_t kc_config_ip_override(const char *overrides, const char *ip);
+/*
  * The broker's effective retention.ms default: log.retention.ms if set,
  * else log.retention.minutes x 60000 if set, else log.retention.hours x
  * 3600000; any negative result is -1 (unlimited), as in Kafka.
  * *source_name (may be NULL) gets the property that supplied it.
  */
 int64_t kc_config_log_retention_ms(const kc_config_t *c, const char **source_name);
+/* The broker's flush.ms default: log.flush.interval.ms when set, else
+ * log.flush.scheduler.interval.ms (KafkaConfig.logFlushIntervalMs). */
+int64_t kc_config_log_flush_ms(const kc_config_t *c);
 
 /*
  * Parses Kafka listener syntax "NAME://host:port[,NAME://host:port...]"
@@ -159,5 +217,12 @@ int64_t kc_config_log_retention_ms(const kc_config_t *c, const char **source_nam
  * distinct. Returns the count (>= 1) or -1 with err set.
  */
 int kc_listeners_parse(const char *spec, kc_listener_t *out, size_t max, char *err, size_t errlen);
+
+/*
+ * The security protocol of listener `name` through listener.security.protocol.map
+ * ("PLAINTEXT", "SSL", "SASL_PLAINTEXT" or "SASL_SSL"; static strings), or NULL
+ * when the map has no entry for it (Kafka refuses to start then).
+ */
+const char *kc_config_listener_protocol(const kc_config_t *c, const char *name);
 
 #endif

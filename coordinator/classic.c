@@ -62,11 +62,7 @@ static const unsigned valid_previous[] = {
                 (1u << CG_EMPTY) | (1u << CG_DEAD),
 };
 
-typedef struct {
-    char *name;
-    uint8_t *metadata;
-    int32_t metadata_len;
-} cg_protocol_t;
+typedef kc_group_protocol_t cg_protocol_t;
 
 /* A parked request: identity only, never a pointer to a connection. */
 typedef struct {
@@ -1862,6 +1858,22 @@ void kc_coord_join_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
     j.reason = join_reason(req->reason, j.reason_buf, sizeof(j.reason_buf));
 
     bool unknown_member = req->member_id.len <= 0;
+    kc_consumer_group_t *cg = kc_consumer_group_find(c, req->group_id);
+    if (cg && !kc_consumer_group_is_empty(cg)) {
+        /* A classic member joining a consumer group (classicGroupJoinToConsumerGroup). */
+        kc_classic_join_answer_t ca;
+        kc_consumer_classic_join(c, ctx, cg, req, res, &ca);
+        cg_parked_t p = park(ctx);
+        join_answer_t a = {ca.error_code, ca.generation_id,
+                           ca.error_code == KC_ERR_NONE ? "consumer" : NULL, ca.protocol_name,
+                           NULL, false, ca.member_id ? ca.member_id : "", NULL};
+        send_join(res, &p, &a, ca.depends_on_records);
+        free(ca.member_id);
+        free(ca.protocol_name);
+        goto out;
+    }
+    if (cg)
+        kc_consumer_classic_convert_empty(c, cg, res);
     kc_classic_group_t *g = kc_smap_get(&c->groups, req->group_id.ptr, (size_t)req->group_id.len);
     bool is_new_group = g == NULL;
     if (!g) {
@@ -1938,6 +1950,22 @@ void kc_coord_sync_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
         return;
     }
     kc_classic_group_t *g = kc_smap_get(&c->groups, req->group_id.ptr, (size_t)req->group_id.len);
+    kc_consumer_group_t *cg = g ? NULL : kc_consumer_group_find(c, req->group_id);
+    if (cg && !kc_consumer_group_is_empty(cg)) {
+        /* classicGroupSyncToConsumerGroup: the answer waits for the
+         * iteration's commit like every other. */
+        kc_buf_t asg;
+        kc_buf_init(&asg);
+        int16_t err = kc_consumer_classic_sync(c, ctx, cg, req, &asg);
+        char *ptype = err || req->protocol_type.len < 0 ? NULL : dup_str(req->protocol_type);
+        char *pname = err || req->protocol_name.len < 0 ? NULL : dup_str(req->protocol_name);
+        cg_parked_t p = park(ctx);
+        send_sync(res, &p, err, ptype, pname, asg.data, (int32_t)asg.len, false);
+        free(ptype);
+        free(pname);
+        kc_buf_deinit(&asg);
+        return;
+    }
     if (!g || g->state == CG_EMPTY) {
         send_sync_error(res, ctx, KC_ERR_UNKNOWN_MEMBER_ID);
         return;
@@ -2036,7 +2064,9 @@ void kc_coord_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
     }
     kc_classic_group_t *g = kc_smap_get(&c->groups, req->group_id.ptr, (size_t)req->group_id.len);
     if (!g) {
-        send_heartbeat(res, ctx, KC_ERR_UNKNOWN_MEMBER_ID);
+        kc_consumer_group_t *cg = kc_consumer_group_find(c, req->group_id);
+        send_heartbeat(res, ctx, cg ? kc_consumer_classic_heartbeat(c, ctx, cg, req)
+                                    : KC_ERR_UNKNOWN_MEMBER_ID);
         return;
     }
     if (g->state == CG_DEAD) {
@@ -2159,6 +2189,24 @@ void kc_coord_leave_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
         goto out;
     }
     g = kc_smap_get(&c->groups, req->group_id.ptr, (size_t)req->group_id.len);
+    kc_consumer_group_t *cg = g ? NULL : kc_consumer_group_find(c, req->group_id);
+    if (cg) {
+        /* classicGroupLeaveToConsumerGroup */
+        kc_str_t *ids = kc_xcalloc((size_t)n + 1, 3 * sizeof(*ids));
+        int16_t *errors = kc_xcalloc((size_t)n + 1, sizeof(*errors));
+        for (int32_t i = 0; i < n; i++) {
+            ids[i] = items[i].member_id;
+            ids[n + i] = items[i].group_instance_id;
+            ids[2 * n + i] = items[i].reason;
+        }
+        kc_consumer_classic_leave(c, ctx, cg, ids, ids + n, ids + 2 * n, errors, n, res);
+        for (int32_t i = 0; i < n; i++)
+            items[i].error_code = errors[i];
+        send_leave(res, ctx, KC_ERR_NONE, items, n);
+        free(ids);
+        free(errors);
+        goto out;
+    }
     if (!g) {
         for (int32_t i = 0; i < n; i++)
             items[i].error_code = KC_ERR_UNKNOWN_MEMBER_ID;
@@ -2262,6 +2310,11 @@ void kc_coord_describe_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
             d->error_code = KC_ERR_INVALID_GROUP_ID;
             continue;
         }
+        /* KafkaApis.handleDescribeGroupsRequest: DESCRIBE on the group. */
+        if (!kc_request_authorized(ctx, KC_OP_DESCRIBE, KC_RES_GROUP, gid)) {
+            d->error_code = KC_ERR_GROUP_AUTHORIZATION_FAILED;
+            continue;
+        }
         if (!c->loaded) {
             d->error_code = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
             continue;
@@ -2273,7 +2326,8 @@ void kc_coord_describe_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
              * it also gets its authorized operations (KafkaApis sets them
              * on every error-free entry). */
             if (ctx->api_version >= 3 && ctx->api_version < 6 && req->include_authorized_operations)
-                d->authorized_operations = GROUP_AUTHORIZED_OPERATIONS;
+                d->authorized_operations = kc_request_authorized_ops(
+                    ctx, KC_RES_GROUP, gid, GROUP_AUTHORIZED_OPERATIONS);
             if (ctx->api_version >= 6) {
                 /* GroupMetadataManager.classicGroup: a group of another type
                  * is "not a classic group". */
@@ -2309,7 +2363,8 @@ void kc_coord_describe_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
                                                  m->assignment_len};
         }
         if (ctx->api_version >= 3 && req->include_authorized_operations)
-            d->authorized_operations = GROUP_AUTHORIZED_OPERATIONS;
+            d->authorized_operations =
+                kc_request_authorized_ops(ctx, KC_RES_GROUP, gid, GROUP_AUTHORIZED_OPERATIONS);
     }
     if (kc_describe_groups_response_encode(&body, ctx->api_version, &r) != 0)
         kc_log_error(LOG_COMP, "Failed to encode DescribeGroups response v%d", ctx->api_version);
@@ -2432,6 +2487,10 @@ void kc_coord_list_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
         if (str_ieq_exact(req->types_filter.items[t], "consumer"))
             consumer_type_ok = true;
     }
+    /* KafkaApis.handleListGroupsRequest: DESCRIBE on the cluster lists every
+     * group, else only the groups the principal may DESCRIBE. */
+    bool all_groups = kc_request_authorized(ctx, KC_OP_DESCRIBE, KC_RES_CLUSTER,
+                                            kc_str(KC_CLUSTER_RESOURCE_NAME));
     size_t ncons = c->loaded ? kc_consumer_group_count(c) : 0;
     listed_t *all = kc_xcalloc(l.n + ncons + 1, sizeof(*all));
     size_t nall = 0;
@@ -2440,9 +2499,12 @@ void kc_coord_list_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
         bool state_ok = nstates == 0;
         for (int32_t s = 0; s < nstates && !state_ok; s++)
             state_ok = str_ieq_c(req->states_filter.items[s], state_names[g->state]);
-        if (state_ok)
-            all[nall++] = (listed_t){g->group_id, g->protocol_type ? g->protocol_type : "",
-                                     state_names[g->state], "classic", g->table_seq, 0, 0};
+        if (!state_ok ||
+            (!all_groups &&
+             !kc_request_authorized(ctx, KC_OP_DESCRIBE, KC_RES_GROUP, kc_str(g->group_id))))
+            continue;
+        all[nall++] = (listed_t){g->group_id, g->protocol_type ? g->protocol_type : "",
+                                 state_names[g->state], "classic", g->table_seq, 0, 0};
     }
     /* KIP-848 consumer groups (protocol type "consumer"). */
     kc_consumer_listed_group_t *cl = NULL;
@@ -2450,9 +2512,13 @@ void kc_coord_list_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
         cl = kc_xcalloc(ncons, sizeof(*cl));
         size_t n = kc_consumer_list_groups(
             c, nstates ? req->states_filter.items : NULL, nstates, cl, ncons);
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
+            if (!all_groups && !kc_request_authorized(ctx, KC_OP_DESCRIBE, KC_RES_GROUP,
+                                                      kc_str(cl[i].group_id)))
+                continue;
             all[nall++] = (listed_t){cl[i].group_id, "consumer", cl[i].state, "consumer",
                                      cl[i].table_seq, 0, 0};
+        }
     }
     sort_in_table_order(c, all, nall);
     r.groups.items = nall ? kc_arena_alloc(&arena, nall * sizeof(*r.groups.items)) : NULL;
@@ -2539,6 +2605,11 @@ void kc_coord_delete_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
         d->error_message = KC_STR_NULL;
         if (gid.len < 0) {
             d->error_code = KC_ERR_INVALID_GROUP_ID;
+            continue;
+        }
+        /* KafkaApis.handleDeleteGroupsRequest: DELETE on the group. */
+        if (!kc_request_authorized(ctx, KC_OP_DELETE, KC_RES_GROUP, gid)) {
+            d->error_code = KC_ERR_GROUP_AUTHORIZATION_FAILED;
             continue;
         }
         if (!c->loaded) {
@@ -2759,12 +2830,6 @@ kc_classic_group_t *kc_classic_group_find_or_create(kc_coord_t *c, kc_str_t grou
 
 bool kc_classic_group_is_empty_state(const kc_classic_group_t *g) { return g->state == CG_EMPTY; }
 
-void kc_classic_group_remove_simple(kc_coord_t *c, kc_str_t group_id)
-{
-    kc_classic_group_t *g = kc_classic_group_find(c, group_id);
-    if (g && g->state == CG_EMPTY && (!g->protocol_type || !*g->protocol_type))
-        drop_group(c, g, 0);
-}
 bool kc_classic_group_is_dead(const kc_classic_group_t *g) { return g->state == CG_DEAD; }
 
 int16_t kc_classic_group_validate_offset_commit(kc_classic_group_t *g, kc_str_t member_id,
@@ -2937,4 +3002,95 @@ bool kc_coord_inspect_group(kc_coord_t *c, kc_str_t group_id, kc_group_view_fn f
         return kc_consumer_inspect_one(c, group_id, fn, arg);
     inspect_one(g, fn, arg);
     return true;
+}
+
+/* ---- conversions between classic and consumer groups ---------------------- */
+
+uint64_t kc_classic_group_drop_simple(kc_coord_t *c, kc_str_t group_id)
+{
+    kc_classic_group_t *g = kc_classic_group_find(c, group_id);
+    if (!g || g->state != CG_EMPTY || g->protocol_type || g->nmembers || g->pending_join.n)
+        return 0;
+    /* Not drop_group: the table entry stays for the group that replaces it
+     * (a put of an existing key keeps its place). */
+    uint64_t seq = g->table_seq;
+    cancel_group_timers(c, g);
+    group_transition(g, CG_DEAD, g->current_state_timestamp);
+    kc_smap_del(&c->groups, g->group_id, g->group_id_len);
+    group_free(g);
+    return seq;
+}
+
+int32_t kc_classic_group_generation(const kc_classic_group_t *g) { return g->generation_id; }
+const char *kc_classic_group_protocol_type(const kc_classic_group_t *g) { return g->protocol_type; }
+const char *kc_classic_group_protocol_name(const kc_classic_group_t *g) { return g->protocol_name; }
+
+size_t kc_classic_group_members(const kc_classic_group_t *g, kc_classic_member_info_t *out,
+                                size_t cap)
+{
+    for (size_t i = 0; i < g->nmembers && i < cap; i++) {
+        const cg_member_t *m = g->members[i];
+        out[i] = (kc_classic_member_info_t){m->member_id,         m->group_instance_id,
+                                            m->client_id,         m->client_host,
+                                            m->rebalance_timeout_ms, m->session_timeout_ms,
+                                            m->protocols,         m->nprotocols,
+                                            m->assignment,        m->assignment_len};
+    }
+    return g->nmembers;
+}
+
+void kc_classic_group_convert_away(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms,
+                                   kc_result_t *res)
+{
+    /* completeAllJoinFutures / completeAllSyncFutures(REBALANCE_IN_PROGRESS) */
+    for (size_t i = 0; i < g->nmembers; i++) {
+        cg_member_t *m = g->members[i];
+        join_answer_t a = {KC_ERR_REBALANCE_IN_PROGRESS, -1, NULL, NULL, NULL, false, m->member_id,
+                           NULL};
+        complete_join_future(g, m, &a, res, false);
+        complete_sync_future(m, KC_ERR_REBALANCE_IN_PROGRESS, NULL, NULL, res, false);
+    }
+    write_group_tombstone(g->group_id, res);
+    drop_group(c, g, now_ms);
+}
+
+void kc_classic_group_create_converted(kc_coord_t *c, const char *group_id, int32_t generation,
+                                       const kc_classic_member_info_t *members, size_t n,
+                                       const char *rebalance_reason, int64_t now_ms,
+                                       kc_result_t *res)
+{
+    kc_classic_group_t *g = group_new(group_id, strlen(group_id), CG_STABLE, now_ms);
+    g->generation_id = generation;
+    for (size_t i = 0; i < n; i++) {
+        const kc_classic_member_info_t *in = &members[i];
+        cg_member_t *m = kc_xcalloc(1, sizeof(*m));
+        m->member_id = kc_xstrdup(in->member_id);
+        m->group_instance_id = in->group_instance_id ? kc_xstrdup(in->group_instance_id) : NULL;
+        m->client_id = kc_xstrdup(in->client_id);
+        m->client_host = kc_xstrdup(in->client_host);
+        m->rebalance_timeout_ms = in->rebalance_timeout_ms;
+        m->session_timeout_ms = in->session_timeout_ms;
+        m->protocol_type = kc_xstrdup("consumer");
+        m->protocols = kc_xcalloc((size_t)in->nprotocols + 1, sizeof(*m->protocols));
+        for (int32_t k = 0; k < in->nprotocols; k++) {
+            cg_protocol_t *p = &m->protocols[m->nprotocols++];
+            p->name = kc_xstrdup(in->protocols[k].name);
+            p->metadata_len = in->protocols[k].metadata_len;
+            p->metadata = kc_xmalloc((size_t)p->metadata_len + 1);
+            if (p->metadata_len)
+                memcpy(p->metadata, in->protocols[k].metadata, (size_t)p->metadata_len);
+        }
+        member_set_assignment(m, in->assignment, in->assignment_len);
+        group_add(g, m, NULL);
+    }
+    set_cstr(&g->protocol_name, group_select_protocol(g));
+    group_compute_subscribed_topics(g);
+    groups_table_put(c, g, NULL);
+    kc_smap_put(&c->groups, g->group_id, g->group_id_len, g);
+    write_group_record(g, false, res);
+    for (size_t i = 0; i < g->nmembers; i++)
+        schedule_heartbeat(c, g, g->members[i]->member_id, g->members[i]->session_timeout_ms,
+                           now_ms);
+    if (rebalance_reason)
+        prepare_rebalance(c, g, rebalance_reason, now_ms, res);
 }

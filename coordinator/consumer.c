@@ -8,9 +8,11 @@
  * ListGroups need. Mirrors Kafka's GroupMetadataManager.consumerGroupHeartbeat,
  * ConsumerGroup, CurrentAssignmentBuilder and TargetAssignmentBuilder.
  *
- * Not here yet: classic-protocol members inside a consumer group and the
- * classic/consumer migration, rack-aware assignment, per-partition
- * assignment epochs (KIP-1251), DeleteGroups of a consumer group.
+ * Classic-protocol members and the classic/consumer conversions live in
+ * consumer_classic.c, which uses the services at the end of this file.
+ *
+ * Not here yet: rack-aware assignment, per-partition assignment epochs
+ * (KIP-1251), DeleteGroups of a consumer group.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,11 +32,6 @@
 #define REC_TARGET_MEMBER 7
 #define REC_CURRENT_ASSIGNMENT 8
 #define REC_REGULAR_EXPRESSION 16
-
-/* ConsumerGroupCurrentMemberAssignmentValue.State */
-#define MS_STABLE 0
-#define MS_UNREVOKED_PARTITIONS 1
-#define MS_UNRELEASED_PARTITIONS 2
 
 #define EPOCH_LEAVE (-1)
 #define EPOCH_STATIC_LEAVE (-2)
@@ -189,74 +186,6 @@ bool kc_asg_is_empty(const kc_asg_t *a) { return kc_asg_count(a) == 0; }
 
 /* ---- groups and members ----------------------------------------------------- */
 
-/*
- * A member (Kafka's ConsumerGroupMember). Hard state, rebuilt by replay:
- * everything but the timers. Metadata comes from record 5, the epochs,
- * state and owned partitions from record 8, the target from record 7.
- */
-typedef struct {
-    char *member_id;
-    char *instance_id;     /* NULL: dynamic member */
-    char *rack_id;
-    char *client_id;
-    char *client_host;
-    char **topics;         /* subscribed topic names, sorted, unique */
-    int32_t ntopics;
-    char *regex;           /* SubscribedTopicRegex; NULL = none */
-    int32_t rebalance_timeout_ms;
-    char *server_assignor;
-    int32_t member_epoch, previous_member_epoch;
-    int8_t state;
-    kc_asg_t assigned;     /* owned, acknowledged or being assigned */
-    kc_asg_t pending;      /* partitions pending revocation */
-    kc_asg_t target;       /* the member's part of the target assignment */
-} cs_member_t;
-
-/* Owner epoch of each partition of one topic (-1 = free), Kafka's
- * ConsumerGroup.currentPartitionEpoch; memory-only, derived from members. */
-typedef struct {
-    kc_uuid_t topic_id;
-    int32_t *epoch;
-    int32_t cap;
-} cs_owner_t;
-
-/* The topics a subscription regex resolved to (record 16, Kafka's
- * ResolvedRegularExpression): names sorted, unique. */
-typedef struct {
-    char **topics;
-    int32_t n;
-    int64_t version;      /* topics_version of the resolution */
-    int64_t timestamp_ms; /* when it was resolved */
-} cs_resolved_t;
-
-struct kc_consumer_group {
-    char *group_id;
-    int32_t group_epoch;       /* record 3 */
-    int64_t metadata_hash;     /* record 3 */
-    int32_t assignment_epoch;  /* record 6 */
-    cs_member_t **members;     /* in join order */
-    size_t nmembers, cap;
-    kc_smap_t by_id;           /* member id -> cs_member_t * */
-    kc_smap_t by_instance;     /* instance id -> cs_member_t * */
-    /* subscribed topic name -> count (intptr) of members subscribing by
-     * name plus resolved regexes holding it (Kafka's SubscriptionCount) */
-    kc_smap_t topic_refs;
-    kc_smap_t regex_refs;      /* subscribed regex -> member count (intptr) */
-    kc_smap_t resolved;        /* regex -> cs_resolved_t * (record 16) */
-    cs_owner_t *owners;
-    int32_t nowners;
-    bool has_group_record;     /* memory-only: a record 3 was written or replayed */
-    const char *last_state;    /* memory-only: the state last logged (static string) */
-    uint64_t table_seq;        /* memory-only: place in Kafka's groups table */
-    kc_smap_t assignor_refs;   /* memory-only: server assignor -> member count (intptr) */
-    /* memory-only: the metadata hash of the subscribed topics as of
-     * topics_version hash_version (-1: to compute again) */
-    int64_t hash_version;
-    int64_t cached_hash;
-    int64_t hash_checked_version; /* memory-only: topics_version when a heartbeat last looked */
-};
-
-typedef struct kc_consumer_group cs_group_t;
 
 static char *dup_s(kc_str_t s) { return s.len < 0 ? NULL : kc_xstrndup(s.ptr ? s.ptr : "", (size_t)s.len); }
 
@@ -267,7 +196,8 @@ static cs_group_t *group_get(kc_coord_t *c, const char *id, size_t len)
     return kc_smap_get(groups_map(c), id, len);
 }
 
-static cs_group_t *group_new(kc_coord_t *c, const char *id, size_t len)
+/* A new group in the groups map, not yet in Kafka's groups table. */
+static cs_group_t *group_alloc(kc_coord_t *c, const char *id, size_t len)
 {
     cs_group_t *g = kc_xcalloc(1, sizeof(*g));
     g->group_id = kc_xstrndup(id, len);
@@ -280,7 +210,15 @@ static cs_group_t *group_new(kc_coord_t *c, const char *id, size_t len)
     g->hash_version = -1;
     g->hash_checked_version = -1;
     kc_smap_put(groups_map(c), g->group_id, len, g);
-    g->table_seq = kc_groups_table_put(c, g->group_id, 0);
+    return g;
+}
+
+/* A new group in the groups map and Kafka's groups table: table_seq 0 for a
+ * new table entry, else the number of the entry it replaces. */
+static cs_group_t *group_new(kc_coord_t *c, const char *id, size_t len, uint64_t table_seq)
+{
+    cs_group_t *g = group_alloc(c, id, len);
+    g->table_seq = kc_groups_table_put(c, g->group_id, table_seq);
     return g;
 }
 
@@ -301,6 +239,7 @@ static void member_free(cs_member_t *m)
     kc_asg_free(&m->assigned);
     kc_asg_free(&m->pending);
     kc_asg_free(&m->target);
+    kc_cs_classic_free(m->classic);
     free(m);
 }
 
@@ -768,9 +707,24 @@ static void write_member_metadata(const cs_group_t *g, const cs_member_t *m, kc_
     val.subscribed_topic_regex = kc_str(m->regex);
     val.rebalance_timeout_ms = m->rebalance_timeout_ms;
     val.server_assignor = kc_str(m->server_assignor);
+    kc_consumer_group_member_metadata_value_classic_member_metadata_t cmm;
+    kc_consumer_group_member_metadata_value_classic_protocol_t *cps = NULL;
+    if (m->classic) {
+        cps = kc_xcalloc((size_t)m->classic->nprotocols + 1, sizeof(*cps));
+        for (int32_t i = 0; i < m->classic->nprotocols; i++) {
+            cps[i].name = kc_str(m->classic->protocols[i].name);
+            cps[i].metadata = (kc_bytes_t){m->classic->protocols[i].metadata,
+                                           m->classic->protocols[i].metadata_len};
+        }
+        cmm.session_timeout_ms = m->classic->session_timeout_ms;
+        cmm.supported_protocols.items = cps;
+        cmm.supported_protocols.count = m->classic->nprotocols;
+        val.classic_member_metadata = &cmm;
+    }
     kc_write_int16(&v, 0);
     kc_consumer_group_member_metadata_value_encode(&v, 0, &val);
     free(names);
+    free(cps);
     emit(res, &k, &v);
 }
 
@@ -949,6 +903,7 @@ static void cancel_member_timers(kc_coord_t *c, const cs_group_t *g, const char 
     kc_timer_cancel(c, key);
     rebalance_key(key, sizeof(key), g->group_id, member_id);
     kc_timer_cancel(c, key);
+    kc_cs_classic_cancel_timers(c, g->group_id, member_id);
 }
 
 /* ---- group epoch, state, events ------------------------------------------- */
@@ -1001,26 +956,56 @@ static void note_state(cs_group_t *g)
 /* ---- fencing ---------------------------------------------------------------- */
 
 /*
- * Removes a member and bumps the group epoch, as Kafka's
- * consumerGroupFenceMember: tombstones for the member's records, then the
- * new group epoch with the refreshed metadata hash. reason completes the
- * event (left, fenced because ...); ev is MEMBER_REMOVED or SESSION_EXPIRED.
+ * Removes members and bumps the group epoch once, as Kafka's
+ * consumerGroupFenceMembers: tombstones for the members' records, then the
+ * new group epoch with the refreshed metadata hash; or, when only classic
+ * members would remain, the online downgrade to a classic group (g freed,
+ * true returned). reason completes each member's event (left, fenced
+ * because ...); ev is MEMBER_REMOVED or SESSION_EXPIRED.
  */
-static void fence_member(kc_coord_t *c, cs_group_t *g, cs_member_t *m, const char *reason,
-                         kc_coord_event_type_t ev, int64_t now_ms, kc_result_t *res)
+bool kc_cs_fence_members(kc_coord_t *c, cs_group_t *g, cs_member_t **ms, size_t n,
+                         const char *reason, kc_coord_event_type_t ev, int64_t now_ms,
+                         kc_result_t *res)
 {
-    kc_coord_emit(c, ev, g->group_id, m->member_id, reason, g->group_epoch, 0, now_ms);
-    write_member_tombstones(g, m->member_id, res);
-    /* The last member of a regex takes its resolution along
-     * (maybeDeleteResolvedRegularExpressions). */
-    if (m->regex && regex_members(g, m->regex) == 1 && resolved_get(g, m->regex)) {
-        write_regex(g, m->regex, NULL, res);
-        resolved_set(g, m->regex, NULL);
+    if (n == 0)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        bool dup = false;
+        for (size_t j = 0; j < i; j++)
+            dup = dup || ms[j] == ms[i];
+        if (!dup)
+            kc_coord_emit(c, ev, g->group_id, ms[i]->member_id, reason, g->group_epoch, 0,
+                          now_ms);
     }
-    cancel_member_timers(c, g, m->member_id);
-    group_remove_member(g, m);
+    if (kc_cs_classic_maybe_downgrade(c, g, ms, n, now_ms, res))
+        return true;
+    for (size_t i = 0; i < n; i++) {
+        bool dup = false;
+        for (size_t j = 0; j < i; j++)
+            dup = dup || ms[j] == ms[i];
+        if (dup)
+            continue;
+        cs_member_t *m = ms[i];
+        write_member_tombstones(g, m->member_id, res);
+        /* The last member of a regex takes its resolution along
+         * (maybeDeleteResolvedRegularExpressions). */
+        if (m->regex && regex_members(g, m->regex) == 1 && resolved_get(g, m->regex)) {
+            write_regex(g, m->regex, NULL, res);
+            resolved_set(g, m->regex, NULL);
+        }
+        cancel_member_timers(c, g, m->member_id);
+        group_remove_member(g, m);
+    }
     bump_group_epoch(c, g, group_metadata_hash(c, g), "member removed", now_ms, res);
     note_state(g);
+    return false;
+}
+
+/* One member (consumerGroupFenceMember); true when g was converted and freed. */
+static bool fence_member(kc_coord_t *c, cs_group_t *g, cs_member_t *m, const char *reason,
+                         kc_coord_event_type_t ev, int64_t now_ms, kc_result_t *res)
+{
+    return kc_cs_fence_members(c, g, &m, 1, reason, ev, now_ms, res);
 }
 
 static void on_session_timeout(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res)
@@ -1623,14 +1608,15 @@ static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
         rebalance_key(key, sizeof(key), g->group_id, m->member_id);
         kc_timer_cancel(c, key);
         write_current(g, m, res);
+        note_state(g);
     } else {
         kc_log_info(LOG_COMP, "[GroupId %s] Member %s (instance id %s, epoch %d) left the consumer group.",
                     g->group_id, m->member_id, m->instance_id ? m->instance_id : "none",
                     m->member_epoch);
+        /* May convert the group to a classic one (g is gone then). */
         fence_member(c, g, m, "the member left the group", KC_COORD_EV_MEMBER_REMOVED, ctx->now_ms,
                      res);
     }
-    note_state(g);
     send_hb(res, ctx, &r, true);
 }
 
@@ -1667,11 +1653,6 @@ static int16_t validate_epoch(const cs_member_t *m, int32_t epoch, owned_t owned
         return KC_ERR_FENCED_MEMBER_EPOCH;
     }
     return KC_ERR_NONE;
-}
-
-static bool classic_group_exists(kc_coord_t *c, kc_str_t group_id)
-{
-    return kc_smap_get(&c->groups, group_id.ptr, (size_t)group_id.len) != NULL;
 }
 
 typedef kc_consumer_group_heartbeat_request_topic_partitions_t resp_tp_t;
@@ -1717,12 +1698,22 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
     size_t first_record = res->nrecords;
     cs_group_t *g = group_get(c, req->group_id.ptr, (size_t)req->group_id.len);
     if (!g) {
-        if (epoch != 0 || classic_group_exists(c, req->group_id)) {
-            snprintf(msg, sizeof(msg), "Group %.*s %s.", (int)req->group_id.len, req->group_id.ptr,
-                     epoch != 0 ? "is not a consumer group or does not exist"
-                                : "is a classic group; migration is not supported yet");
+        kc_classic_group_t *cg = kc_classic_group_find(c, req->group_id);
+        if (epoch != 0) {
+            snprintf(msg, sizeof(msg), cg ? "Group %.*s is not a consumer group."
+                                          : "Consumer group %.*s not found.",
+                     (int)req->group_id.len, req->group_id.ptr);
             send_hb_error(res, ctx, KC_ERR_GROUP_ID_NOT_FOUND, msg);
             return;
+        }
+        if (cg) {
+            /* Joining a classic group: converted, or refused (online upgrade). */
+            g = kc_cs_classic_upgrade(c, cg, req->instance_id, ctx->now_ms, res, &err, msg,
+                                      sizeof(msg));
+            if (err) {
+                send_hb_error(res, ctx, err, msg);
+                return;
+            }
         }
     }
 
@@ -1750,7 +1741,8 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
                                          (size_t)req->instance_id.len)
                            : NULL;
         if (epoch == 0) {
-            if (s && s->member_epoch != EPOCH_STATIC_LEAVE) {
+            /* A classic-protocol static member is replaced without leaving first. */
+            if (s && !s->classic && s->member_epoch != EPOCH_STATIC_LEAVE) {
                 snprintf(msg, sizeof(msg),
                          "Static member with instance id %.*s is still in group %s as member %s; "
                          "it must leave (epoch -2) before it can be replaced.",
@@ -1823,7 +1815,7 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
 
     /* From here on the request is accepted. */
     if (!g) {
-        g = group_new(c, req->group_id.ptr, (size_t)req->group_id.len);
+        g = group_new(c, req->group_id.ptr, (size_t)req->group_id.len, 0);
         kc_log_info(LOG_COMP, "[GroupId %s] Created consumer group.", g->group_id);
     }
     if (replaced) {
@@ -1882,6 +1874,12 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
 
     /* Member metadata: what the request changes (null = unchanged). */
     bool meta_changed = is_new, sub_changed = false;
+    if (m->classic) {
+        /* A classic member now speaking the consumer protocol. */
+        kc_cs_classic_free(m->classic);
+        m->classic = NULL;
+        meta_changed = true;
+    }
     const char *assignor_before = group_assignor(c, g);
     char *assignor_before_copy = kc_xstrdup(assignor_before);
     if (req->instance_id.len >= 0 && !kc_str_eq_cstr(req->instance_id, m->instance_id ? m->instance_id : "\x01")) {
@@ -2042,6 +2040,26 @@ static void describe_assignment(kc_coord_t *c, const kc_asg_t *a,
     }
 }
 
+static bool assignment_describable(const kc_request_ctx_t *ctx,
+                                   const kc_consumer_group_describe_response_assignment_t *a)
+{
+    for (int32_t i = 0; i < a->topic_partitions.count; i++)
+        if (!kc_request_authorized(ctx, KC_OP_DESCRIBE, KC_RES_TOPIC,
+                                   a->topic_partitions.items[i].topic_name))
+            return false;
+    return true;
+}
+
+static bool assignments_describable(const kc_request_ctx_t *ctx,
+                                    const kc_consumer_group_describe_response_described_group_t *dg)
+{
+    for (int32_t j = 0; j < dg->members.count; j++)
+        if (!assignment_describable(ctx, &dg->members.items[j].assignment) ||
+            !assignment_describable(ctx, &dg->members.items[j].target_assignment))
+            return false;
+    return true;
+}
+
 void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx,
                                       const kc_consumer_group_describe_request_t *req,
                                       kc_result_t *res)
@@ -2064,6 +2082,11 @@ void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx
         dg->members.count = 0;
         kc_str_t gid = req->group_ids.items[i];
         cs_group_t *g = NULL;
+        /* KafkaApis.handleConsumerGroupDescribe: DESCRIBE on the group. */
+        if (!kc_request_authorized(ctx, KC_OP_DESCRIBE, KC_RES_GROUP, gid)) {
+            dg->error_code = KC_ERR_GROUP_AUTHORIZATION_FAILED;
+            continue;
+        }
         if (!c->loaded) {
             dg->error_code = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
             continue;
@@ -2073,8 +2096,11 @@ void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx
         if (!g) {
             dg->error_code = KC_ERR_GROUP_ID_NOT_FOUND;
             char *m = kc_arena_alloc(&arena, MSG_MAX);
-            snprintf(m, MSG_MAX, "Group %.*s not found.", gid.len > 0 ? (int)gid.len : 0,
-                     gid.ptr ? gid.ptr : "");
+            /* GroupMetadataManager.consumerGroup: another type is named. */
+            bool classic = kc_classic_group_find(c, gid) != NULL;
+            snprintf(m, MSG_MAX,
+                     classic ? "Group %.*s is not a consumer group." : "Group %.*s not found.",
+                     gid.len > 0 ? (int)gid.len : 0, gid.ptr ? gid.ptr : "");
             dg->error_message = kc_str(m);
             continue;
         }
@@ -2083,7 +2109,8 @@ void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx
         dg->assignment_epoch = g->assignment_epoch;
         dg->assignor_name = kc_str(group_assignor(c, g));
         if (req->include_authorized_operations)
-            dg->authorized_operations = (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11);
+            dg->authorized_operations = kc_request_authorized_ops(
+                ctx, KC_RES_GROUP, gid, (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11));
         dg->members.items = kc_arena_alloc(&arena, sizeof(*dg->members.items) * (g->nmembers + 1));
         dg->members.count = (int32_t)g->nmembers;
         for (size_t j = 0; j < g->nmembers; j++) {
@@ -2104,7 +2131,15 @@ void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx
             dm->subscribed_topic_regex = kc_str(m->regex);
             describe_assignment(c, &m->assigned, &dm->assignment, &arena);
             describe_assignment(c, &m->target, &dm->target_assignment, &arena);
-            dm->member_type = 1; /* consumer protocol */
+            dm->member_type = m->classic ? 0 : 1; /* classic or consumer protocol */
+        }
+        /* With an authorizer, a group whose members hold a topic the client
+         * may not describe is not shown (KafkaApis.handleConsumerGroupDescribe). */
+        if (ctx->authorize && !assignments_describable(ctx, dg)) {
+            dg->error_code = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+            dg->error_message = kc_str("The group has described topic(s) that the client is not "
+                                       "authorized to describe.");
+            dg->members.count = 0;
         }
     }
     kc_buf_t body;
@@ -2124,9 +2159,11 @@ static cs_group_t *replay_group(kc_coord_t *c, kc_str_t id)
     cs_group_t *g = group_get(c, id.ptr ? id.ptr : "", (size_t)id.len);
     if (g)
         return g;
-    /* Offsets replayed first made a simple classic group; this replaces it. */
-    kc_classic_group_remove_simple(c, id);
-    return group_new(c, id.ptr ? id.ptr : "", (size_t)id.len);
+    /* Offsets replayed before the group's records made a simple classic
+     * group; it has no record and gives way, the consumer group taking its
+     * place in the groups table (getOrMaybeCreatePersistedConsumerGroup). */
+    uint64_t seq = kc_classic_group_drop_simple(c, id);
+    return group_new(c, id.ptr ? id.ptr : "", (size_t)id.len, seq);
 }
 
 static cs_member_t *replay_member(cs_group_t *g, kc_str_t id)
@@ -2299,6 +2336,26 @@ int kc_consumer_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const 
         free(m->server_assignor);
         m->server_assignor = dup_s(v.server_assignor);
         topic_refs_update(g, m, +1);
+        kc_cs_classic_free(m->classic);
+        m->classic = NULL;
+        if (v.classic_member_metadata) {
+            const kc_consumer_group_member_metadata_value_classic_member_metadata_t *cm =
+                v.classic_member_metadata;
+            int32_t np = cm->supported_protocols.count > 0 ? cm->supported_protocols.count : 0;
+            m->classic = kc_xcalloc(1, sizeof(*m->classic));
+            m->classic->session_timeout_ms = cm->session_timeout_ms;
+            m->classic->protocols = kc_xcalloc((size_t)np + 1, sizeof(*m->classic->protocols));
+            for (int32_t i = 0; i < np; i++) {
+                kc_group_protocol_t *gp = &m->classic->protocols[m->classic->nprotocols++];
+                kc_str_t name = cm->supported_protocols.items[i].name;
+                kc_bytes_t md = cm->supported_protocols.items[i].metadata;
+                gp->name = dup_s(name.len >= 0 ? name : kc_str(""));
+                gp->metadata_len = md.len > 0 ? md.len : 0;
+                gp->metadata = kc_xmalloc((size_t)gp->metadata_len + 1);
+                if (gp->metadata_len)
+                    memcpy(gp->metadata, md.ptr, (size_t)gp->metadata_len);
+            }
+        }
         break;
     }
     case REC_TARGET_MEMBER: {
@@ -2479,10 +2536,10 @@ int16_t kc_consumer_group_validate_offset_commit(kc_consumer_group_t *g, kc_str_
     cs_member_t *m = member_id.len > 0 ? member_get(g, member_id.ptr, (size_t)member_id.len) : NULL;
     if (!m)
         return KC_ERR_UNKNOWN_MEMBER_ID;
-    if (api_version < 9)
+    if (!m->classic && api_version < 9)
         return KC_ERR_UNSUPPORTED_VERSION;
     if (member_epoch != m->member_epoch)
-        return KC_ERR_STALE_MEMBER_EPOCH;
+        return m->classic ? KC_ERR_ILLEGAL_GENERATION : KC_ERR_STALE_MEMBER_EPOCH;
     return KC_ERR_NONE;
 }
 
@@ -2497,7 +2554,7 @@ int16_t kc_consumer_group_validate_offset_fetch(kc_consumer_group_t *g, kc_str_t
     if (!m)
         return KC_ERR_UNKNOWN_MEMBER_ID;
     if (member_epoch != m->member_epoch)
-        return KC_ERR_STALE_MEMBER_EPOCH;
+        return m->classic ? KC_ERR_ILLEGAL_GENERATION : KC_ERR_STALE_MEMBER_EPOCH;
     return KC_ERR_NONE;
 }
 
@@ -2647,4 +2704,155 @@ bool kc_consumer_inspect_one(kc_coord_t *c, kc_str_t group_id, kc_group_view_fn 
         return false;
     inspect_group(c, g, fn, arg);
     return true;
+}
+
+/* ---- services for the classic protocol interop (consumer_classic.c) ------------- */
+
+cs_group_t *kc_cs_group_create(kc_coord_t *c, const char *group_id, size_t len)
+{
+    return group_alloc(c, group_id, len);
+}
+
+cs_member_t *kc_cs_member_find(const cs_group_t *g, kc_str_t member_id)
+{
+    if (member_id.len < 0)
+        return NULL;
+    return member_get(g, member_id.ptr ? member_id.ptr : "", (size_t)member_id.len);
+}
+
+cs_member_t *kc_cs_static_member(const cs_group_t *g, kc_str_t instance_id)
+{
+    if (instance_id.len < 0)
+        return NULL;
+    return kc_smap_get(&g->by_instance, instance_id.ptr ? instance_id.ptr : "",
+                       (size_t)instance_id.len);
+}
+
+cs_member_t *kc_cs_member_add(cs_group_t *g, const char *member_id, size_t len)
+{
+    cs_member_t *m = member_new("");
+    free(m->member_id);
+    m->member_id = kc_xstrndup(member_id, len);
+    group_add_member(g, m);
+    return m;
+}
+
+void kc_cs_member_set_instance_id(cs_group_t *g, cs_member_t *m, const char *instance_id)
+{
+    if (m->instance_id && kc_smap_get(&g->by_instance, m->instance_id, strlen(m->instance_id)) == m)
+        kc_smap_del(&g->by_instance, m->instance_id, strlen(m->instance_id));
+    free(m->instance_id);
+    m->instance_id = instance_id ? kc_xstrdup(instance_id) : NULL;
+    if (m->instance_id)
+        kc_smap_put(&g->by_instance, m->instance_id, strlen(m->instance_id), m);
+}
+
+void kc_cs_member_set_topics(cs_group_t *g, cs_member_t *m, const kc_str_t *names, int32_t n)
+{
+    member_set_topics(g, m, names, n);
+}
+
+bool kc_cs_member_topics_equal(const cs_member_t *m, const kc_str_t *names, int32_t n)
+{
+    return topics_equal(m, names, n);
+}
+
+void kc_cs_member_set_current(cs_group_t *g, cs_member_t *m, int32_t epoch, int32_t prev,
+                              int8_t state, kc_asg_t *assigned, kc_asg_t *pending)
+{
+    member_set_current(g, m, epoch, prev, state, assigned, pending);
+}
+
+void kc_cs_member_remove(cs_group_t *g, cs_member_t *m) { group_remove_member(g, m); }
+
+void kc_cs_member_set_regex(cs_group_t *g, cs_member_t *m, const char *regex, kc_result_t *res)
+{
+    if (m->regex && (!regex || strcmp(regex, m->regex) != 0) &&
+        regex_members(g, m->regex) == 1 && resolved_get(g, m->regex)) {
+        write_regex(g, m->regex, NULL, res);
+        resolved_set(g, m->regex, NULL);
+    }
+    topic_refs_update(g, m, -1);
+    free(m->regex);
+    m->regex = regex ? kc_xstrdup(regex) : NULL;
+    topic_refs_update(g, m, +1);
+}
+
+void kc_cs_member_set_server_assignor(cs_group_t *g, cs_member_t *m, const char *assignor)
+{
+    topic_refs_update(g, m, -1);
+    free(m->server_assignor);
+    m->server_assignor = assignor ? kc_xstrdup(assignor) : NULL;
+    topic_refs_update(g, m, +1);
+}
+
+int32_t kc_cs_partition_epoch(cs_group_t *g, kc_uuid_t topic_id, int32_t partition)
+{
+    return partition_epoch(g, topic_id, partition);
+}
+
+int64_t kc_cs_metadata_hash(kc_coord_t *c, cs_group_t *g) { return group_metadata_hash(c, g); }
+
+void kc_cs_bump_group_epoch(kc_coord_t *c, cs_group_t *g, int64_t hash, const char *reason,
+                            int64_t now_ms, kc_result_t *res)
+{
+    bump_group_epoch(c, g, hash, reason, now_ms, res);
+}
+
+void kc_cs_note_state(cs_group_t *g) { note_state(g); }
+
+void kc_cs_write_group_epoch(const cs_group_t *g, kc_result_t *res) { write_group_epoch(g, res); }
+
+void kc_cs_write_member_metadata(const cs_group_t *g, const cs_member_t *m, kc_result_t *res)
+{
+    write_member_metadata(g, m, res);
+}
+
+void kc_cs_write_target_member(const cs_group_t *g, const char *member_id, const kc_asg_t *a,
+                               kc_result_t *res)
+{
+    write_target_member(g, member_id, a, res);
+}
+
+void kc_cs_write_target_epoch(const cs_group_t *g, int64_t now_ms, kc_result_t *res)
+{
+    write_target_epoch(g, now_ms, res);
+}
+
+void kc_cs_write_current(const cs_group_t *g, const cs_member_t *m, kc_result_t *res)
+{
+    write_current(g, m, res);
+}
+
+void kc_cs_write_member_tombstones(const cs_group_t *g, const char *member_id, kc_result_t *res)
+{
+    write_member_tombstones(g, member_id, res);
+}
+
+void kc_cs_update_target_assignment(kc_coord_t *c, cs_group_t *g, int64_t now_ms,
+                                    kc_result_t *res)
+{
+    update_target_assignment(c, g, now_ms, res);
+}
+
+bool kc_cs_reconcile(kc_coord_t *c, cs_group_t *g, cs_member_t *m, const owned_tp_t *owned,
+                     int32_t owned_count)
+{
+    owned_t o = {owned, owned_count};
+    bool assigned_changed;
+    return reconcile(c, g, m, o, &assigned_changed);
+}
+
+void kc_cs_schedule_session(kc_coord_t *c, const cs_group_t *g, const cs_member_t *m,
+                            int32_t timeout_ms, int64_t now_ms)
+{
+    char key[KEY_BUF];
+    session_key(key, sizeof(key), g->group_id, m->member_id);
+    kc_timer_schedule_args(c, key, now_ms + timeout_ms, on_session_timeout, g->group_id,
+                           m->member_id, 0, 0);
+}
+
+void kc_cs_cancel_member_timers(kc_coord_t *c, const cs_group_t *g, const char *member_id)
+{
+    cancel_member_timers(c, g, member_id);
 }

@@ -8,7 +8,7 @@
 #ifndef KC_CONSUMER_INT_H
 #define KC_CONSUMER_INT_H
 
-#include "internal.h"
+#include "coord_priv.h"
 
 /* The partitions of one topic, sorted ascending, no duplicates. */
 typedef struct {
@@ -80,5 +80,186 @@ kc_regex_t *kc_regex_compile(const char *pattern, size_t len, char *err, size_t 
  * data). */
 bool kc_regex_matches(kc_regex_t *re, const char *subject, size_t len);
 void kc_regex_free(kc_regex_t *re); /* NULL is fine */
+
+/* ---- consumer groups (consumer.c), shared with consumer_classic.c ------- */
+
+/*
+ * What a member that joined through the classic protocol (JoinGroup) keeps
+ * besides the consumer-group member fields: Kafka's
+ * ConsumerGroupMemberMetadataValue.ClassicMemberMetadata (record 5, tag 0).
+ * Owned by its member.
+ */
+typedef struct {
+    int32_t session_timeout_ms;
+    kc_group_protocol_t *protocols; /* as the last JoinGroup listed them */
+    int32_t nprotocols;
+} kc_cs_classic_t;
+
+void kc_cs_classic_free(kc_cs_classic_t *cl);
+
+/* ConsumerGroupCurrentMemberAssignmentValue.State */
+#define MS_STABLE 0
+#define MS_UNREVOKED_PARTITIONS 1
+#define MS_UNRELEASED_PARTITIONS 2
+
+/*
+ * A member (Kafka's ConsumerGroupMember). Hard state, rebuilt by replay:
+ * everything but the timers. Metadata comes from record 5, the epochs,
+ * state and owned partitions from record 8, the target from record 7.
+ */
+typedef struct {
+    char *member_id;
+    char *instance_id;     /* NULL: dynamic member */
+    char *rack_id;
+    char *client_id;
+    char *client_host;
+    char **topics;         /* subscribed topic names, sorted, unique */
+    int32_t ntopics;
+    char *regex;           /* SubscribedTopicRegex; NULL = none */
+    int32_t rebalance_timeout_ms;
+    char *server_assignor;
+    int32_t member_epoch, previous_member_epoch;
+    int8_t state;
+    kc_asg_t assigned;     /* owned, acknowledged or being assigned */
+    kc_asg_t pending;      /* partitions pending revocation */
+    kc_asg_t target;       /* the member's part of the target assignment */
+    kc_cs_classic_t *classic; /* NULL: the member uses the consumer protocol */
+} cs_member_t;
+
+/* Owner epoch of each partition of one topic (-1 = free), Kafka's
+ * ConsumerGroup.currentPartitionEpoch; memory-only, derived from members. */
+typedef struct {
+    kc_uuid_t topic_id;
+    int32_t *epoch;
+    int32_t cap;
+} cs_owner_t;
+
+/* The topics a subscription regex resolved to (record 16, Kafka's
+ * ResolvedRegularExpression): names sorted, unique. */
+typedef struct {
+    char **topics;
+    int32_t n;
+    int64_t version;      /* topics_version of the resolution */
+    int64_t timestamp_ms; /* when it was resolved */
+} cs_resolved_t;
+
+struct kc_consumer_group {
+    char *group_id;
+    int32_t group_epoch;       /* record 3 */
+    int64_t metadata_hash;     /* record 3 */
+    int32_t assignment_epoch;  /* record 6 */
+    cs_member_t **members;     /* in join order */
+    size_t nmembers, cap;
+    kc_smap_t by_id;           /* member id -> cs_member_t * */
+    kc_smap_t by_instance;     /* instance id -> cs_member_t * */
+    /* subscribed topic name -> count (intptr) of members subscribing by
+     * name plus resolved regexes holding it (Kafka's SubscriptionCount) */
+    kc_smap_t topic_refs;
+    kc_smap_t regex_refs;      /* subscribed regex -> member count (intptr) */
+    kc_smap_t resolved;        /* regex -> cs_resolved_t * (record 16) */
+    cs_owner_t *owners;
+    int32_t nowners;
+    bool has_group_record;     /* memory-only: a record 3 was written or replayed */
+    const char *last_state;    /* memory-only: the state last logged (static string) */
+    uint64_t table_seq;        /* memory-only: place in Kafka's groups table */
+    kc_smap_t assignor_refs;   /* memory-only: server assignor -> member count (intptr) */
+    /* memory-only: the metadata hash of the subscribed topics as of
+     * topics_version hash_version (-1: to compute again) */
+    int64_t hash_version;
+    int64_t cached_hash;
+    int64_t hash_checked_version; /* memory-only: topics_version when a heartbeat last looked */
+};
+
+typedef struct kc_consumer_group cs_group_t;
+
+/*
+ * Services of consumer.c for consumer_classic.c (the same steps the
+ * ConsumerGroupHeartbeat handler takes). Groups and members are owned by
+ * the coordinator; "res" receives the records in Kafka's layouts.
+ */
+/* A new consumer group in the groups map but not yet in Kafka's groups table
+ * (kc_groups_table_put): a conversion removes the group it replaces first. */
+cs_group_t *kc_cs_group_create(kc_coord_t *c, const char *group_id, size_t len);
+cs_member_t *kc_cs_member_find(const cs_group_t *g, kc_str_t member_id);
+cs_member_t *kc_cs_static_member(const cs_group_t *g, kc_str_t instance_id);
+/* A new member with no subscription and epoch 0, added to g. */
+cs_member_t *kc_cs_member_add(cs_group_t *g, const char *member_id, size_t len);
+/* Sets or clears (NULL) the member's instance id, keeping the index. */
+void kc_cs_member_set_instance_id(cs_group_t *g, cs_member_t *m, const char *instance_id);
+/* Sets the subscribed topic names (any order, duplicates allowed). */
+void kc_cs_member_set_topics(cs_group_t *g, cs_member_t *m, const kc_str_t *names, int32_t n);
+bool kc_cs_member_topics_equal(const cs_member_t *m, const kc_str_t *names, int32_t n);
+/* Replaces epochs, state and partitions (takes ownership of assigned and pending). */
+void kc_cs_member_set_current(cs_group_t *g, cs_member_t *m, int32_t epoch, int32_t prev,
+                              int8_t state, kc_asg_t *assigned, kc_asg_t *pending);
+/* Removes the member from g and frees it (no record, no timer change). */
+void kc_cs_member_remove(cs_group_t *g, cs_member_t *m);
+/* Sets or clears (NULL) the member's regex (copied), keeping the group's
+ * counts; the old regex's resolution is tombstoned (record 16) when the
+ * member was the last one using it (maybeUpdateRegularExpressions). */
+void kc_cs_member_set_regex(cs_group_t *g, cs_member_t *m, const char *regex, kc_result_t *res);
+/* Sets or clears (NULL) the member's server assignor (copied), keeping the
+ * group's counts. */
+void kc_cs_member_set_server_assignor(cs_group_t *g, cs_member_t *m, const char *assignor);
+/* Epoch of the member owning the partition, -1 when free. */
+int32_t kc_cs_partition_epoch(cs_group_t *g, kc_uuid_t topic_id, int32_t partition);
+/* Metadata hash of the subscribed topics as they are now. */
+int64_t kc_cs_metadata_hash(kc_coord_t *c, cs_group_t *g);
+/* Next group epoch with that metadata hash: record 3, a log line and a
+ * KC_COORD_EV_GROUP_EPOCH_BUMPED event completed by reason. */
+void kc_cs_bump_group_epoch(kc_coord_t *c, cs_group_t *g, int64_t hash, const char *reason,
+                            int64_t now_ms, kc_result_t *res);
+/* Logs the group's state when it changed since last logged. */
+void kc_cs_note_state(cs_group_t *g);
+void kc_cs_write_group_epoch(const cs_group_t *g, kc_result_t *res);
+void kc_cs_write_member_metadata(const cs_group_t *g, const cs_member_t *m, kc_result_t *res);
+void kc_cs_write_target_member(const cs_group_t *g, const char *member_id, const kc_asg_t *a,
+                               kc_result_t *res);
+void kc_cs_write_target_epoch(const cs_group_t *g, int64_t now_ms, kc_result_t *res);
+void kc_cs_write_current(const cs_group_t *g, const cs_member_t *m, kc_result_t *res);
+void kc_cs_write_member_tombstones(const cs_group_t *g, const char *member_id, kc_result_t *res);
+/* Computes the target assignment of the group epoch (records 7 and 6). */
+void kc_cs_update_target_assignment(kc_coord_t *c, cs_group_t *g, int64_t now_ms,
+                                    kc_result_t *res);
+/* CurrentAssignmentBuilder: moves m towards its target given the partitions
+ * it reports owning (count -1 = not reported); true when m changed (the
+ * caller writes record 8). */
+bool kc_cs_reconcile(kc_coord_t *c, cs_group_t *g, cs_member_t *m,
+                     const kc_consumer_group_heartbeat_request_topic_partitions_t *owned,
+                     int32_t owned_count);
+/* Cancels every timer of the member (session, rebalance, classic join/sync). */
+void kc_cs_cancel_member_timers(kc_coord_t *c, const cs_group_t *g, const char *member_id);
+/* (Re)arms the member's session timeout. */
+void kc_cs_schedule_session(kc_coord_t *c, const cs_group_t *g, const cs_member_t *m,
+                            int32_t timeout_ms, int64_t now_ms);
+/* Removes members from g (consumerGroupFenceMembers): tombstones and one
+ * group epoch bump, or, when only classic members would remain and the
+ * policy allows it, the conversion of g into a classic group (g is freed
+ * then, and true returned). Duplicates in ms are ignored. reason completes
+ * each member's event ev (KC_COORD_EV_MEMBER_REMOVED or
+ * KC_COORD_EV_SESSION_EXPIRED). */
+bool kc_cs_fence_members(kc_coord_t *c, cs_group_t *g, cs_member_t **ms, size_t n,
+                         const char *reason, kc_coord_event_type_t ev, int64_t now_ms,
+                         kc_result_t *res);
+
+/* consumer_classic.c hooks called by consumer.c. */
+/* Cancels the classic member timers (join-<g>-<m>, sync-<g>-<m>). */
+void kc_cs_classic_cancel_timers(kc_coord_t *c, const char *group_id, const char *member_id);
+/* Online downgrade when fencing: true when g was converted (and freed). */
+bool kc_cs_classic_maybe_downgrade(kc_coord_t *c, cs_group_t *g, cs_member_t **leaving,
+                                   size_t nleaving, int64_t now_ms, kc_result_t *res);
+/*
+ * A ConsumerGroupHeartbeat joining (epoch 0) a classic group (Kafka's
+ * getOrMaybeCreateConsumerGroup): an empty classic group is deleted, a
+ * non-empty one validated and converted (validateOnlineUpgrade,
+ * convertToConsumerGroup). Returns the consumer group to join, or NULL
+ * with *error and msg set (GROUP_ID_NOT_FOUND: the upgrade is refused;
+ * GROUP_MAX_SIZE_REACHED: no place left for the joiner once converted);
+ * NULL with error 0 when the classic group was empty (the caller creates
+ * the consumer group).
+ */
+cs_group_t *kc_cs_classic_upgrade(kc_coord_t *c, kc_classic_group_t *cg,
+                                  kc_str_t joining_instance_id, int64_t now_ms, kc_result_t *res,
+                                  int16_t *error, char *msg, size_t cap);
 
 #endif

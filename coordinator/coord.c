@@ -32,6 +32,7 @@ void kc_coord_config_defaults(kc_coord_config_t *cfg)
     cfg->group_consumer_nassignors = 2;
     cfg->group_consumer_regex_refresh_interval_ms = 600000;
     cfg->group_consumer_regex_refresh_min_interval_ms = 10000;
+    cfg->group_consumer_migration_policy = KC_MIGRATION_BIDIRECTIONAL;
 }
 
 /* ---- string map -------------------------------------------------------- */
@@ -373,6 +374,26 @@ static uint64_t splitmix64(uint64_t *s)
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
     return z ^ (z >> 31);
+}
+
+bool kc_request_authorized(const kc_request_ctx_t *ctx, int8_t op, int8_t resource_type,
+                           kc_str_t name)
+{
+    return ctx->authorize == NULL ||
+           ctx->authorize(ctx->authorize_arg, ctx->principal ? ctx->principal : "User:ANONYMOUS",
+                          ctx->client_host, op, resource_type, name);
+}
+
+int32_t kc_request_authorized_ops(const kc_request_ctx_t *ctx, int8_t resource_type,
+                                  kc_str_t name, int32_t candidates)
+{
+    if (ctx->authorize == NULL)
+        return candidates;
+    int32_t out = 0;
+    for (int op = 0; op < 31; op++)
+        if ((candidates & (1 << op)) && kc_request_authorized(ctx, (int8_t)op, resource_type, name))
+            out |= 1 << op;
+    return out;
 }
 
 void kc_coord_seed(kc_coord_t *c, uint64_t seed) { c->rng = seed; }

@@ -21,11 +21,22 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kc_acl_codes.h"
 #include "kc_common.h"
 #include "kc_msgs.h"
 #include "wire.h"
 
 typedef struct kc_coord kc_coord_t;
+
+/* group.consumer.migration.policy (Kafka's ConsumerGroupMigrationPolicy):
+ * which conversions of a non-empty group between the classic and the
+ * consumer protocol are allowed. */
+typedef enum {
+    KC_MIGRATION_DISABLED = 0,
+    KC_MIGRATION_UPGRADE = 1,       /* classic -> consumer only */
+    KC_MIGRATION_DOWNGRADE = 2,     /* consumer -> classic only */
+    KC_MIGRATION_BIDIRECTIONAL = 3, /* both (Kafka's default) */
+} kc_migration_policy_t;
 
 /*
  * Coordinator settings; every timeout is a config property, defaulting to
@@ -57,6 +68,8 @@ typedef struct {
      * Kafka's constant REGEX_BATCH_REFRESH_MIN_INTERVAL_MS): no refresh sooner
      * than this after the previous one */
     int32_t group_consumer_regex_refresh_min_interval_ms;
+    kc_migration_policy_t group_consumer_migration_policy; /* group.consumer.migration.policy
+                                                              = bidirectional */
 } kc_coord_config_t;
 
 /* Fills every field with Kafka's default. */
@@ -94,7 +107,26 @@ typedef struct {
     kc_str_t client_id;
     const char *client_host; /* "/127.0.0.1", as Kafka prints it */
     int64_t now_ms;
+    const char *principal;   /* "User:ANONYMOUS"; NULL = none known */
+    /*
+     * Optional authorizer (NULL: everything is allowed, as Kafka without
+     * authorizer.class.name): true when this request's principal may do op
+     * (KC_OP_*, kc_acl_codes.h) on the resource (KC_RES_*, name). The
+     * coordinator asks where Kafka's KafkaApis asks before calling its group
+     * coordinator (topics of OffsetCommit/OffsetFetch/OffsetDelete, the
+     * groups of batched requests, ListGroups' filter).
+     */
+    bool (*authorize)(const void *arg, const char *principal, const char *host, int8_t op,
+                      int8_t resource_type, kc_str_t name);
+    const void *authorize_arg;
 } kc_request_ctx_t;
+
+/* ctx->authorize, or true when there is none. */
+bool kc_request_authorized(const kc_request_ctx_t *ctx, int8_t op, int8_t resource_type,
+                           kc_str_t name);
+/* Kafka's authorizedOperations: the bits (1 << KC_OP_*) of candidates allowed on the resource. */
+int32_t kc_request_authorized_ops(const kc_request_ctx_t *ctx, int8_t resource_type,
+                                  kc_str_t name, int32_t candidates);
 
 /* One record: key and value bytes as Kafka lays them out in __consumer_offsets
  * (int16 type + key struct; int16 version + value struct). Tombstone: no value. */

@@ -54,16 +54,20 @@ const kc_topic_view_t *kc_coord_topic_view(const kc_coord_t *c);
 
 typedef struct kc_classic_group kc_classic_group_t;
 
+/* One protocol of a classic member (JoinGroup Protocols[]): name and
+ * metadata (for "consumer": a ConsumerProtocolSubscription). */
+typedef struct {
+    char *name;
+    uint8_t *metadata;
+    int32_t metadata_len;
+} kc_group_protocol_t;
+
 /* NULL when there is no group of that id. */
 kc_classic_group_t *kc_classic_group_find(kc_coord_t *c, kc_str_t group_id);
 /* Finds or creates an Empty group with no protocol type ("simple" group of
  * group-less commits); creation writes no record (as Kafka). */
 kc_classic_group_t *kc_classic_group_find_or_create(kc_coord_t *c, kc_str_t group_id);
 bool kc_classic_group_is_empty_state(const kc_classic_group_t *g);   /* state Empty */
-/* Removes the group of that id if it is a "simple" group (Empty, no
- * protocol type, backed by no record), as a consumer group replayed under
- * the same id replaces it (getOrMaybeCreatePersistedConsumerGroup). */
-void kc_classic_group_remove_simple(kc_coord_t *c, kc_str_t group_id);
 bool kc_classic_group_is_dead(const kc_classic_group_t *g);
 /*
  * OffsetCommit validation for a classic group, as Kafka's
@@ -160,6 +164,87 @@ size_t kc_consumer_group_count(kc_coord_t *c);
  * of states (case-insensitive; nstates 0 = all); returns how many. */
 size_t kc_consumer_list_groups(kc_coord_t *c, const kc_str_t *states, int32_t nstates,
                                kc_consumer_listed_group_t *out, size_t cap);
+
+/* ---- classic <-> consumer interop (consumer_classic.c, classic.c) ------ */
+
+/* A classic member as a conversion sees it; views borrowed from its owner. */
+typedef struct {
+    const char *member_id;
+    const char *group_instance_id; /* NULL = dynamic */
+    const char *client_id;
+    const char *client_host;
+    int32_t rebalance_timeout_ms;
+    int32_t session_timeout_ms;
+    const kc_group_protocol_t *protocols;
+    int32_t nprotocols;
+    const uint8_t *assignment; /* ConsumerProtocolAssignment bytes; may be empty */
+    int32_t assignment_len;
+} kc_classic_member_info_t;
+
+/* Replay: drops the classic group of that id if it is a simple group (Empty,
+ * no protocol type, no members; made for offsets replayed before the group's
+ * records) so a consumer group can take the id, as Kafka's
+ * getOrMaybeCreatePersistedConsumerGroup replaces it. Returns the dropped
+ * group's groups-table number, which the new group takes over (its entry
+ * stays, see kc_groups_table_put), or 0 when none was dropped. */
+uint64_t kc_classic_group_drop_simple(kc_coord_t *c, kc_str_t group_id);
+int32_t kc_classic_group_generation(const kc_classic_group_t *g);
+const char *kc_classic_group_protocol_type(const kc_classic_group_t *g); /* NULL = none */
+const char *kc_classic_group_protocol_name(const kc_classic_group_t *g); /* NULL = none */
+/* Fills out (cap entries) with the members in Kafka's iteration order;
+ * returns the member count. Views valid until the group changes. */
+size_t kc_classic_group_members(const kc_classic_group_t *g, kc_classic_member_info_t *out,
+                                size_t cap);
+/* Removes a classic group that becomes a consumer group: parked JoinGroup
+ * and SyncGroup requests are answered REBALANCE_IN_PROGRESS, its timers
+ * cancelled, its tombstone written (convertToConsumerGroup's first half). */
+void kc_classic_group_convert_away(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms,
+                                   kc_result_t *res);
+/*
+ * Creates the classic group a consumer group becomes (ClassicGroup.
+ * fromConsumerGroup + createClassicGroupRecords): state Stable, protocol
+ * type "consumer", the given generation and members (copied) with their
+ * assignments, the protocol chosen by vote; writes its record, arms the
+ * members' heartbeats and, with a reason, starts a rebalance.
+ */
+void kc_classic_group_create_converted(kc_coord_t *c, const char *group_id, int32_t generation,
+                                       const kc_classic_member_info_t *members, size_t n,
+                                       const char *rebalance_reason, int64_t now_ms,
+                                       kc_result_t *res);
+
+/* The JoinGroup answer for a classic member of a consumer group. */
+typedef struct {
+    int16_t error_code;
+    char *member_id;         /* heap copy the caller frees; NULL = "" (errors) */
+    int32_t generation_id;   /* the member epoch; -1 on errors */
+    char *protocol_name;     /* heap copy the caller frees; NULL on errors */
+    bool depends_on_records;
+} kc_classic_join_answer_t;
+
+/* JoinGroup of a classic member to a non-empty consumer group
+ * (classicGroupJoinToConsumerGroup); the caller sends the answer. */
+void kc_consumer_classic_join(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                              kc_consumer_group_t *g, const kc_join_group_request_t *req,
+                              kc_result_t *res, kc_classic_join_answer_t *out);
+/* SyncGroup to a non-empty consumer group (classicGroupSyncToConsumerGroup):
+ * returns the error, or 0 with the member's ConsumerProtocolAssignment
+ * appended to assignment. */
+int16_t kc_consumer_classic_sync(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                                 kc_consumer_group_t *g, const kc_sync_group_request_t *req,
+                                 kc_buf_t *assignment);
+/* Heartbeat to a consumer group (classicGroupHeartbeatToConsumerGroup). */
+int16_t kc_consumer_classic_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                                      kc_consumer_group_t *g, const kc_heartbeat_request_t *req);
+/* LeaveGroup members leaving a consumer group (classicGroupLeaveToConsumerGroup):
+ * sets errors[i] per member and fences the valid ones together. g may be
+ * freed (downgrade). */
+void kc_consumer_classic_leave(kc_coord_t *c, const kc_request_ctx_t *ctx, kc_consumer_group_t *g,
+                               const kc_str_t *member_ids, const kc_str_t *instance_ids,
+                               const kc_str_t *reasons, int16_t *errors, int32_t n,
+                               kc_result_t *res);
+/* A classic JoinGroup to an empty consumer group: its tombstones are
+ * written and it is freed, the join goes on as for a new classic group. */
+void kc_consumer_classic_convert_empty(kc_coord_t *c, kc_consumer_group_t *g, kc_result_t *res);
 
 /* ---- offsets as seen by the group modules --------------------------- */
 

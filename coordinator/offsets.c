@@ -186,7 +186,8 @@ int kc_offsets_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
     if (decode_value(type, value, value_len, &e) != 0)
         return KC_EINVAL;
     /* Offsets committed without group management live in a "simple" group:
-     * an Empty classic group without protocol type, created on replay. */
+     * an Empty classic group without protocol type, created on replay when
+     * no group of any type holds the id yet. */
     if (kc_classic_group_find(c, group) == NULL && kc_consumer_group_find(c, group) == NULL)
         kc_classic_group_find_or_create(c, group);
     kc_offsets_map_put(&o->map, group, topic, partition, &e);
@@ -570,9 +571,15 @@ void kc_coord_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
                 topic_err = KC_ERR_UNKNOWN_TOPIC_ID;
         } else {
             keys[i].name = tp->name;
-            if (!topic_by_name(c, tp->name, &npart, &keys[i].id))
+            if (!kc_request_authorized(ctx, KC_OP_READ, KC_RES_TOPIC, tp->name))
+                topic_err = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+            else if (!topic_by_name(c, tp->name, &npart, &keys[i].id))
                 topic_err = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
         }
+        /* Unauthorized topics get TOPIC_AUTHORIZATION_FAILED before any other check. */
+        if (version >= 10 && topic_err == KC_ERR_NONE &&
+            !kc_request_authorized(ctx, KC_OP_READ, KC_RES_TOPIC, keys[i].name))
+            topic_err = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
         for (int32_t j = 0; j < tp->partitions.count; j++) {
             int32_t p = tp->partitions.items[j].partition_index;
             commit_entry_t *e = &entries[n];
@@ -722,7 +729,8 @@ static int cmp_part(const void *a, const void *b)
 
 /* All committed offsets of a group (OffsetMetadataManager.fetchAllOffsets),
  * sorted by topic name then partition. */
-static void fetch_all(kc_coord_t *c, int16_t version, const kc_offsets_group_t *og,
+static void fetch_all(kc_coord_t *c, const kc_request_ctx_t *ctx, int16_t version,
+                      const kc_offsets_group_t *og,
                       fetch_group_t *out, kc_arena_t *arena)
 {
     out->topics.count = 0;
@@ -738,6 +746,9 @@ static void fetch_all(kc_coord_t *c, int16_t version, const kc_offsets_group_t *
         const kc_offsets_topic_t *tp = sorted[i];
         fetch_topic_t *rt = &out->topics.items[out->topics.count];
         rt->name = str_of(tp->name, tp->name_len);
+        /* Clients do not see offsets of topics they may not describe (KafkaApis). */
+        if (!kc_request_authorized(ctx, KC_OP_DESCRIBE, KC_RES_TOPIC, rt->name))
+            continue;
         if (version >= 10) {
             /* Only ids go on the wire: a topic without one is left out. */
             int32_t npart;
@@ -755,20 +766,26 @@ static void fetch_all(kc_coord_t *c, int16_t version, const kc_offsets_group_t *
 
 /* One group of an OffsetFetch (KafkaApis.fetch*OffsetsForGroup and the
  * coordinator's fetchOffsets/fetchAllOffsets). topics NULL = all. */
-static void fetch_group(kc_coord_t *c, int16_t version, kc_str_t group_id, kc_str_t member_id,
-                        int32_t member_epoch, const fetch_req_topic_t *topics, int32_t ntopics,
-                        fetch_group_t *out, kc_arena_t *arena)
+static void fetch_group(kc_coord_t *c, const kc_request_ctx_t *ctx, int16_t version,
+                        kc_str_t group_id, kc_str_t member_id, int32_t member_epoch,
+                        const fetch_req_topic_t *topics, int32_t ntopics, fetch_group_t *out,
+                        kc_arena_t *arena)
 {
     out->group_id = group_id;
     out->error_code = KC_ERR_NONE;
     out->topics.count = 0;
     out->topics.items = NULL;
 
-    if (!kc_coord_is_loaded(c)) {
+    int16_t group_err = KC_ERR_NONE;
+    if (!kc_request_authorized(ctx, KC_OP_DESCRIBE, KC_RES_GROUP, group_id))
+        group_err = KC_ERR_GROUP_AUTHORIZATION_FAILED;
+    else if (!kc_coord_is_loaded(c))
+        group_err = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
+    if (group_err != KC_ERR_NONE) {
         /* OffsetFetchResponse.groupError: a group-level code from v2, else
          * the code on every requested partition. */
         if (version >= 2 || topics == NULL) {
-            out->error_code = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
+            out->error_code = group_err;
             return;
         }
         out->topics.items = kc_arena_alloc(arena, sizeof(fetch_topic_t) * (size_t)ntopics);
@@ -781,7 +798,7 @@ static void fetch_group(kc_coord_t *c, int16_t version, kc_str_t group_id, kc_st
             rt->partitions.count = np;
             for (int32_t j = 0; j < np; j++)
                 fetch_part_none(&rt->partitions.items[j], topics[i].partitions.items[j],
-                                KC_ERR_COORDINATOR_LOAD_IN_PROGRESS);
+                                group_err);
         }
         return;
     }
@@ -805,12 +822,13 @@ static void fetch_group(kc_coord_t *c, int16_t version, kc_str_t group_id, kc_st
     }
 
     if (topics == NULL) {
-        fetch_all(c, version, og, out, arena);
+        fetch_all(c, ctx, version, og, out, arena);
         return;
     }
 
     out->topics.items = kc_arena_alloc(arena, sizeof(fetch_topic_t) * (size_t)(ntopics + 1));
-    /* Coordinator topics in request order, then topics whose id is unknown. */
+    /* Coordinator topics in request order, then topics whose id is unknown or
+     * that the client may not describe (KafkaApis.fetchOffsetsForGroup). */
     for (int pass = 0; pass < 2; pass++) {
         for (int32_t i = 0; i < ntopics; i++) {
             kc_str_t name = topics[i].name;
@@ -819,7 +837,9 @@ static void fetch_group(kc_coord_t *c, int16_t version, kc_str_t group_id, kc_st
                 name = str_of("", 0);
                 unknown_id = !topic_by_id(c, topics[i].id, &name) || name.len <= 0;
             }
-            if (unknown_id != (pass == 1))
+            bool unauthorized =
+                !unknown_id && !kc_request_authorized(ctx, KC_OP_DESCRIBE, KC_RES_TOPIC, name);
+            if ((unknown_id || unauthorized) != (pass == 1))
                 continue;
             fetch_topic_t *rt = &out->topics.items[out->topics.count++];
             rt->name = name;
@@ -827,7 +847,8 @@ static void fetch_group(kc_coord_t *c, int16_t version, kc_str_t group_id, kc_st
             int32_t np = topics[i].partitions.count < 0 ? 0 : topics[i].partitions.count;
             rt->partitions.items = kc_arena_alloc(arena, sizeof(fetch_part_t) * (size_t)np);
             rt->partitions.count = np;
-            const kc_offsets_topic_t *ot = unknown_id ? NULL : kc_offsets_group_topic(og, name);
+            const kc_offsets_topic_t *ot =
+                pass == 1 ? NULL : kc_offsets_group_topic(og, name);
             for (int32_t j = 0; j < np; j++) {
                 int32_t p = topics[i].partitions.items[j];
                 const kc_offset_entry_t *e = kc_offsets_topic_partition(ot, p);
@@ -839,7 +860,9 @@ static void fetch_group(kc_coord_t *c, int16_t version, kc_str_t group_id, kc_st
                     fetch_part_set(&rt->partitions.items[j], e);
                 else
                     fetch_part_none(&rt->partitions.items[j], p,
-                                    unknown_id ? KC_ERR_UNKNOWN_TOPIC_ID : KC_ERR_NONE);
+                                    unknown_id     ? KC_ERR_UNKNOWN_TOPIC_ID
+                                    : unauthorized ? KC_ERR_TOPIC_AUTHORIZATION_FAILED
+                                                   : KC_ERR_NONE);
             }
         }
     }
@@ -870,7 +893,7 @@ void kc_coord_offset_fetch(kc_coord_t *c, const kc_request_ctx_t *ctx,
                     topics[j].partitions = rg->topics.items[j].partition_indexes;
                 }
             }
-            fetch_group(c, version, rg->group_id, rg->member_id, rg->member_epoch, topics,
+            fetch_group(c, ctx, version, rg->group_id, rg->member_id, rg->member_epoch, topics,
                         nt < 0 ? 0 : nt, &resp.groups.items[i], &arena);
         }
     } else {
@@ -886,7 +909,7 @@ void kc_coord_offset_fetch(kc_coord_t *c, const kc_request_ctx_t *ctx,
         }
         fetch_group_t g;
         memset(&g, 0, sizeof(g));
-        fetch_group(c, version, req->group_id, KC_STR_NULL, -1, topics, nt < 0 ? 0 : nt, &g,
+        fetch_group(c, ctx, version, req->group_id, KC_STR_NULL, -1, topics, nt < 0 ? 0 : nt, &g,
                     &arena);
         /* Versions before 8 answer for one group at the top level. */
         resp.error_code = g.error_code;
@@ -975,9 +998,13 @@ void kc_coord_offset_delete(kc_coord_t *c, const kc_request_ctx_t *ctx,
     int32_t *npart = kc_arena_alloc(&arena, sizeof(int32_t) * (size_t)(ntopics + 1));
     for (int32_t i = 0; i < ntopics; i++) {
         kc_uuid_t id;
-        topic_err[i] = topic_by_name(c, req->topics.items[i].name, &npart[i], &id)
-                           ? KC_ERR_NONE
-                           : KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+        npart[i] = -1;
+        if (!kc_request_authorized(ctx, KC_OP_READ, KC_RES_TOPIC, req->topics.items[i].name))
+            topic_err[i] = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+        else
+            topic_err[i] = topic_by_name(c, req->topics.items[i].name, &npart[i], &id)
+                               ? KC_ERR_NONE
+                               : KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
     }
     for (int pass = 0; pass < 2; pass++) {
         for (int32_t i = 0; i < ntopics; i++) {

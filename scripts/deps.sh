@@ -9,8 +9,10 @@
 set -euo pipefail
 
 BUILD_PKGS=(gcc meson ninja-build pkg-config libevent-dev liblmdb-dev libssl-dev
-            libcmocka-dev libjansson-dev zlib1g-dev libpcre2-dev python3)
-TEST_PKGS=(python3-kafka python3-confluent-kafka kcat librdkafka-dev procps iproute2
+            libcmocka-dev libjansson-dev zlib1g-dev libsnappy-dev liblz4-dev libxxhash-dev
+            libpcre2-dev python3)
+TEST_PKGS=(python3-kafka python3-confluent-kafka python3-snappy python3-lz4 python3-xxhash
+           kcat librdkafka-dev procps iproute2 openssl python3-yaml
            golang-go golang-github-shopify-sarama-dev)
 # KafkaJS runs on Node.js; a node that did not come from Debian's package
 # (one that bundles npm) is accepted as it is.

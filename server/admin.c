@@ -455,7 +455,13 @@ static void get_metrics(kc_server_t *s, struct evhttp_request *rq)
                         "# TYPE kcoord_connections gauge\nkcoord_connections %zu\n",
                         (unsigned long long)m->bytes_in, (unsigned long long)m->bytes_out,
                         kc_net_conn_count(s->net));
-    evbuffer_add_printf(o, "# HELP kcoord_lmdb_commit_seconds Durable LMDB commit latency.\n"
+    evbuffer_add_printf(o,
+                        "# HELP kcoord_lmdb_flushes_total Flushes of the LMDB environment to "
+                        "the disk (the log.flush.* policy, shutdown).\n"
+                        "# TYPE kcoord_lmdb_flushes_total counter\n"
+                        "kcoord_lmdb_flushes_total %llu\n",
+                        (unsigned long long)kc_store_sync_count(s->store));
+    evbuffer_add_printf(o, "# HELP kcoord_lmdb_commit_seconds LMDB commit latency (no flush).\n"
                            "# TYPE kcoord_lmdb_commit_seconds histogram\n");
     for (size_t i = 0; i < KC_METRICS_COMMIT_BUCKETS; i++)
         evbuffer_add_printf(o, "kcoord_lmdb_commit_seconds_bucket{le=\"%g\"} %llu\n",

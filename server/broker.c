@@ -102,7 +102,10 @@ static void fill_topic(kc_req_t *req, kc_metadata_response_topic_response_t *t,
     t->name = kc_str(topic->name);
     t->topic_id = topic->id;
     t->is_internal = false;
-    t->topic_authorized_operations = include_ops ? TOPIC_ALL_OPERATIONS : INT32_MIN;
+    t->topic_authorized_operations =
+        include_ops ? kc_req_authorized_ops(req, KC_RES_TOPIC, kc_str(topic->name),
+                                            TOPIC_ALL_OPERATIONS)
+                    : INT32_MIN;
     t->partitions.count = topic->partitions;
     t->partitions.items =
         kc_arena_alloc(req->arena, (size_t)topic->partitions * sizeof(*t->partitions.items));
@@ -150,15 +153,17 @@ int kc_handle_metadata(kc_req_t *req)
     resp.throttle_time_ms = 0;
     kc_metadata_response_broker_t *br = kc_arena_alloc(req->arena, sizeof(*br));
     br->node_id = s->cfg->node_id;
-    br->host = kc_str(s->adv_host);
-    br->port = s->adv_port;
+    kc_server_advertised(s, req->ctx.conn_id, &br->host, &br->port);
     br->rack = KC_STR_NULL;
     resp.brokers.items = br;
     resp.brokers.count = 1;
     resp.cluster_id = kc_str(s->cfg->cluster_id);
     resp.controller_id = s->cfg->node_id;
-    if (v >= 8 && v <= 10 && rq.include_cluster_authorized_operations)
-        resp.cluster_authorized_operations = CLUSTER_ALL_OPERATIONS;
+    if (v >= 8 && v <= 10 && rq.include_cluster_authorized_operations &&
+        kc_req_authorized_cluster(req, KC_OP_DESCRIBE))
+        resp.cluster_authorized_operations =
+            kc_req_authorized_ops(req, KC_RES_CLUSTER, kc_str(KC_CLUSTER_RESOURCE_NAME),
+                                  CLUSTER_ALL_OPERATIONS);
     resp.error_code = KC_ERR_NONE;
 
     size_t cap = all ? kc_topics_count(s->topics) : (size_t)rq.topics.count;
@@ -166,8 +171,12 @@ int kc_handle_metadata(kc_req_t *req)
         kc_arena_alloc(req->arena, (cap ? cap : 1) * sizeof(*out));
     size_t n = 0;
     if (all) {
-        for (size_t i = 0; i < kc_topics_count(s->topics); i++)
-            fill_topic(req, &out[n++], kc_topics_at(s->topics, i), include_ops);
+        /* Topics the client may not describe are left out (KafkaApis). */
+        for (size_t i = 0; i < kc_topics_count(s->topics); i++) {
+            const kc_topic_t *t = kc_topics_at(s->topics, i);
+            if (kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TOPIC, kc_str(t->name)))
+                fill_topic(req, &out[n++], t, include_ops);
+        }
     } else {
         for (int32_t i = 0; i < rq.topics.count; i++) {
             kc_metadata_request_topic_t *rt = &rq.topics.items[i];
@@ -187,7 +196,10 @@ int kc_handle_metadata(kc_req_t *req)
                 continue;
             if (by_id) {
                 const kc_topic_t *t = kc_topics_find_id(s->topics, rt->topic_id);
-                if (t)
+                if (t && !kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TOPIC, kc_str(t->name)))
+                    fill_topic_error(&out[n++], KC_ERR_TOPIC_AUTHORIZATION_FAILED, KC_STR_NULL,
+                                     rt->topic_id);
+                else if (t)
                     fill_topic(req, &out[n++], t, include_ops);
                 else
                     fill_topic_error(&out[n++], KC_ERR_UNKNOWN_TOPIC_ID, KC_STR_NULL,
@@ -195,8 +207,15 @@ int kc_handle_metadata(kc_req_t *req)
                 continue;
             }
             const kc_topic_t *t = kc_topics_find(s->topics, rt->name);
-            if (t) {
+            /* Without DESCRIBE the client does not learn whether the topic
+             * exists; auto-creation needs CREATE on the cluster or topic. */
+            if (!kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TOPIC, rt->name)) {
+                fill_topic_error(&out[n++], KC_ERR_TOPIC_AUTHORIZATION_FAILED, rt->name, zero);
+            } else if (t) {
                 fill_topic(req, &out[n++], t, include_ops);
+            } else if (allow_create && !kc_req_authorized_cluster(req, KC_OP_CREATE) &&
+                       !kc_req_authorized(req, KC_OP_CREATE, KC_RES_TOPIC, rt->name)) {
+                fill_topic_error(&out[n++], KC_ERR_TOPIC_AUTHORIZATION_FAILED, rt->name, zero);
             } else if (kc_topic_name_invalid(rt->name)) {
                 fill_topic_error(&out[n++], KC_ERR_INVALID_TOPIC_EXCEPTION, rt->name, zero);
             } else if (allow_create) {
@@ -245,13 +264,19 @@ static bool share_key_valid(kc_str_t key)
     return true;
 }
 
-/* This node coordinates every group, transaction and share key; 0 or a Kafka error. */
-static int16_t coordinator_for(int16_t version, int8_t key_type, kc_str_t key)
+/* This node coordinates every group, transaction and share key; 0 or a Kafka
+ * error. DESCRIBE on the group or transactional id first (KafkaApis.getCoordinator). */
+static int16_t coordinator_for(const kc_req_t *req, int16_t version, int8_t key_type, kc_str_t key)
 {
     switch (key_type) {
     case 0:
+        return kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_GROUP, key)
+                   ? KC_ERR_NONE
+                   : KC_ERR_GROUP_AUTHORIZATION_FAILED;
     case 1:
-        return KC_ERR_NONE;
+        return kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TRANSACTIONAL_ID, key)
+                   ? KC_ERR_NONE
+                   : KC_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
     case 2:
         if (version < 6 || !share_key_valid(key))
             return KC_ERR_INVALID_REQUEST;
@@ -273,18 +298,15 @@ int kc_handle_find_coordinator(kc_req_t *req)
     kc_find_coordinator_response_init(&resp);
     resp.throttle_time_ms = 0;
     if (v < 4) {
-        int16_t err = coordinator_for(v, rq.key_type, rq.key);
+        int16_t err = coordinator_for(req, v, rq.key_type, rq.key);
         resp.error_code = err;
         if (err == KC_ERR_NONE) {
             resp.error_message = kc_str("NONE");
             resp.node_id = s->cfg->node_id;
-            resp.host = kc_str(s->adv_host);
-            resp.port = s->adv_port;
+            kc_server_advertised(s, req->ctx.conn_id, &resp.host, &resp.port);
         } else {
-            resp.error_message = kc_str("This most likely occurs because of a request being "
-                                        "malformed by the client library or the message was "
-                                        "sent to an incompatible broker. See the broker logs "
-                                        "for more details.");
+            const char *m = kc_faults_error_message(err);
+            resp.error_message = kc_str(m ? m : "");
             resp.node_id = -1;
             resp.host = kc_str("");
             resp.port = -1;
@@ -295,13 +317,17 @@ int kc_handle_find_coordinator(kc_req_t *req)
             kc_arena_alloc(req->arena, (size_t)(n ? n : 1) * sizeof(*cs));
         for (int32_t i = 0; i < n; i++) {
             kc_str_t key = rq.coordinator_keys.items[i];
-            int16_t err = coordinator_for(v, rq.key_type, key);
+            int16_t err = coordinator_for(req, v, rq.key_type, key);
             cs[i].key = key;
             cs[i].error_code = err;
             cs[i].error_message = KC_STR_NULL;
             cs[i].node_id = err == KC_ERR_NONE ? s->cfg->node_id : -1;
-            cs[i].host = kc_str(err == KC_ERR_NONE ? s->adv_host : "");
-            cs[i].port = err == KC_ERR_NONE ? s->adv_port : -1;
+            if (err == KC_ERR_NONE) {
+                kc_server_advertised(s, req->ctx.conn_id, &cs[i].host, &cs[i].port);
+            } else {
+                cs[i].host = kc_str("");
+                cs[i].port = -1;
+            }
         }
         resp.coordinators.items = cs;
         resp.coordinators.count = n;
@@ -328,6 +354,7 @@ int kc_handle_create_topics(kc_req_t *req)
     kc_create_topics_response_creatable_topic_result_t *out =
         kc_arena_alloc(req->arena, (size_t)(n ? n : 1) * sizeof(*out));
     int32_t nout = 0;
+    bool cluster_create = kc_req_authorized_cluster(req, KC_OP_CREATE);
     for (int32_t i = 0; i < n; i++) {
         kc_create_topics_request_creatable_topic_t *t = &rq.topics.items[i];
         /* A name listed twice is answered once, with INVALID_REQUEST. */
@@ -346,7 +373,7 @@ int kc_handle_create_topics(kc_req_t *req)
         r->error_message = KC_STR_NULL;
         r->num_partitions = -1;
         r->replication_factor = -1;
-        r->configs.count = -1;
+        r->configs.count = 0; /* the generated default: an empty list, not null */
         int32_t parts = t->num_partitions == -1 ? s->cfg->num_partitions : t->num_partitions;
         int16_t rf = t->replication_factor == -1 ? (int16_t)s->cfg->default_replication_factor
                                                  : t->replication_factor;
@@ -355,6 +382,11 @@ int kc_handle_create_topics(kc_req_t *req)
         if (dup_later) {
             r->error_code = KC_ERR_INVALID_REQUEST;
             r->error_message = kc_str("Found multiple entries for this topic.");
+        } else if (!cluster_create &&
+                   !kc_req_authorized(req, KC_OP_CREATE, KC_RES_TOPIC, t->name)) {
+            /* CREATE on the cluster or the topic (ControllerApis.createTopics). */
+            r->error_code = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+            r->error_message = kc_str("Authorization failed.");
         } else if (bad) {
             r->error_code = KC_ERR_INVALID_TOPIC_EXCEPTION;
             r->error_message = arena_str(req->arena, bad);
@@ -425,7 +457,14 @@ int kc_handle_create_topics(kc_req_t *req)
             }
             r->num_partitions = parts;
             r->replication_factor = rf;
-            r->configs.count = 0;
+            /* Configs are shown only with DESCRIBE_CONFIGS on the topic
+             * (ReplicationControlManager.createTopics). */
+            if (kc_req_authorized(req, KC_OP_DESCRIBE_CONFIGS, KC_RES_TOPIC, t->name)) {
+                kc_topic_creation_configs(s, req->arena, nc, cn, cv, r);
+            } else {
+                r->configs.count = 0;
+                r->topic_config_error_code = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+            }
         }
     next:;
     }

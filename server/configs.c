@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "kc_log.h"
 
@@ -27,38 +28,71 @@ enum {
 };
 
 /* DescribeConfigsResponse.ConfigType */
-enum { TYPE_BOOLEAN = 1, TYPE_STRING = 2, TYPE_INT = 3, TYPE_LONG = 5, TYPE_LIST = 7 };
-
-/* Every topic config name Kafka's LogConfig accepts (3.9, a superset of 4.x). */
-static const char *const topic_config_names[] = {
-    "cleanup.policy", "compression.gzip.level", "compression.lz4.level", "compression.type",
-    "compression.zstd.level", "delete.retention.ms", "file.delete.delay.ms",
-    "flush.messages", "flush.ms", "follower.replication.throttled.replicas",
-    "index.interval.bytes", "leader.replication.throttled.replicas", "local.retention.bytes",
-    "local.retention.ms", "max.compaction.lag.ms", "max.message.bytes",
-    "message.downconversion.enable", "message.format.version",
-    "message.timestamp.after.max.ms", "message.timestamp.before.max.ms",
-    "message.timestamp.difference.max.ms", "message.timestamp.type",
-    "min.cleanable.dirty.ratio", "min.compaction.lag.ms", "min.insync.replicas", "preallocate",
-    "remote.log.copy.disable", "remote.log.delete.on.disable", "remote.storage.enable",
-    "retention.bytes", "retention.ms", "segment.bytes", "segment.index.bytes",
-    "segment.jitter.ms", "segment.ms", "unclean.leader.election.enable",
+enum {
+    TYPE_BOOLEAN = 1,
+    TYPE_STRING = 2,
+    TYPE_INT = 3,
+    TYPE_LONG = 5,
+    TYPE_DOUBLE = 6,
+    TYPE_LIST = 7,
 };
 
-/* Topic configs kcoord reports, with their broker synonyms (ServerTopicConfigSynonyms). */
+/*
+ * Every topic config of Kafka 3.9's LogConfig (a superset of 4.x), sorted by
+ * name, with its type and default, and the broker property supplying the
+ * default where kcoord has that property (ServerTopicConfigSynonyms); the
+ * others always have LogConfig's default.
+ */
 typedef struct {
     const char *name;
-    const char *broker_name; /* the broker property supplying the default */
     int8_t type;
+    const char *default_value;
+    const char *broker_name; /* NULL: not a kcoord property */
+    int64_t min;             /* LogConfig's atLeast bound of an INT or LONG, else NO_MIN */
 } topic_entry_t;
 
+#define LONG_MAX_STR "9223372036854775807"
+#define NO_MIN INT64_MIN
+
 static const topic_entry_t topic_entries[] = {
-    {"cleanup.policy", "log.cleanup.policy", TYPE_LIST},
-    {"max.message.bytes", "message.max.bytes", TYPE_INT},
-    {"message.timestamp.after.max.ms", "log.message.timestamp.after.max.ms", TYPE_LONG},
-    {"message.timestamp.before.max.ms", "log.message.timestamp.before.max.ms", TYPE_LONG},
-    {"retention.bytes", "log.retention.bytes", TYPE_LONG},
-    {"retention.ms", "log.retention.ms", TYPE_LONG},
+    {"cleanup.policy", TYPE_LIST, "delete", "log.cleanup.policy", NO_MIN},
+    {"compression.gzip.level", TYPE_INT, "-1", NULL, NO_MIN},
+    {"compression.lz4.level", TYPE_INT, "9", NULL, NO_MIN},
+    {"compression.type", TYPE_STRING, "producer", NULL, NO_MIN},
+    {"compression.zstd.level", TYPE_INT, "3", NULL, NO_MIN},
+    {"delete.retention.ms", TYPE_LONG, "86400000", NULL, 0},
+    {"file.delete.delay.ms", TYPE_LONG, "60000", NULL, 0},
+    {"flush.messages", TYPE_LONG, LONG_MAX_STR, "log.flush.interval.messages", 1},
+    {"flush.ms", TYPE_LONG, LONG_MAX_STR, "log.flush.interval.ms", 0},
+    {"follower.replication.throttled.replicas", TYPE_LIST, "", NULL, NO_MIN},
+    {"index.interval.bytes", TYPE_INT, "4096", NULL, 0},
+    {"leader.replication.throttled.replicas", TYPE_LIST, "", NULL, NO_MIN},
+    {"local.retention.bytes", TYPE_LONG, "-2", NULL, -2},
+    {"local.retention.ms", TYPE_LONG, "-2", NULL, -2},
+    {"max.compaction.lag.ms", TYPE_LONG, LONG_MAX_STR, NULL, 1},
+    {"max.message.bytes", TYPE_INT, "1048588", "message.max.bytes", 0},
+    {"message.downconversion.enable", TYPE_BOOLEAN, "true", NULL, NO_MIN},
+    {"message.format.version", TYPE_STRING, "3.0-IV1", NULL, NO_MIN},
+    {"message.timestamp.after.max.ms", TYPE_LONG, "3600000",
+     "log.message.timestamp.after.max.ms", 0},
+    {"message.timestamp.before.max.ms", TYPE_LONG, LONG_MAX_STR,
+     "log.message.timestamp.before.max.ms", 0},
+    {"message.timestamp.difference.max.ms", TYPE_LONG, LONG_MAX_STR, NULL, 0},
+    {"message.timestamp.type", TYPE_STRING, "CreateTime", NULL, NO_MIN},
+    {"min.cleanable.dirty.ratio", TYPE_DOUBLE, "0.5", NULL, NO_MIN},
+    {"min.compaction.lag.ms", TYPE_LONG, "0", NULL, 0},
+    {"min.insync.replicas", TYPE_INT, "1", NULL, 1},
+    {"preallocate", TYPE_BOOLEAN, "false", NULL, NO_MIN},
+    {"remote.log.copy.disable", TYPE_BOOLEAN, "false", NULL, NO_MIN},
+    {"remote.log.delete.on.disable", TYPE_BOOLEAN, "false", NULL, NO_MIN},
+    {"remote.storage.enable", TYPE_BOOLEAN, "false", NULL, NO_MIN},
+    {"retention.bytes", TYPE_LONG, "-1", "log.retention.bytes", NO_MIN},
+    {"retention.ms", TYPE_LONG, "604800000", "log.retention.ms", -1},
+    {"segment.bytes", TYPE_INT, "1073741824", NULL, 14},
+    {"segment.index.bytes", TYPE_INT, "10485760", NULL, 4},
+    {"segment.jitter.ms", TYPE_LONG, "0", NULL, 0},
+    {"segment.ms", TYPE_LONG, "604800000", NULL, 1},
+    {"unclean.leader.election.enable", TYPE_BOOLEAN, "false", NULL, NO_MIN},
 };
 
 /* Broker properties kcoord reports (its own properties, e.g. lmdb.map.size.bytes, are not Kafka's). */
@@ -80,6 +114,9 @@ static const broker_entry_t broker_entries[] = {
     {"listeners", TYPE_STRING, true},
     {"log.cleanup.policy", TYPE_LIST, true},
     {"log.dirs", TYPE_STRING, false},
+    {"log.flush.interval.messages", TYPE_LONG, true},
+    {"log.flush.interval.ms", TYPE_LONG, true},
+    {"log.flush.scheduler.interval.ms", TYPE_LONG, true},
     {"log.message.timestamp.after.max.ms", TYPE_LONG, true},
     {"log.message.timestamp.before.max.ms", TYPE_LONG, true},
     {"log.retention.bytes", TYPE_LONG, true},
@@ -134,6 +171,10 @@ static size_t broker_synonym_names(const char *name, const char **out)
         out[2] = "log.retention.hours";
         return 3;
     }
+    if (strcmp(name, "log.flush.interval.ms") == 0) {
+        out[1] = "log.flush.scheduler.interval.ms";
+        return 2;
+    }
     return 1;
 }
 
@@ -144,11 +185,12 @@ typedef struct {
 
 /*
  * ConfigHelper.configSynonyms on a broker without dynamic configs: the static
- * values of the synonyms, then their defaults, without the leading entries
- * that are not name itself. Returns the count (<= 6) written to out.
+ * values of the synonyms, then their defaults; for a broker property
+ * (own_name) without the leading entries that are not name itself. Returns
+ * the count (<= 6) written to out.
  */
 static size_t broker_synonyms(const kc_config_t *cfg, kc_arena_t *a, const char *name,
-                              synonym_t *out)
+                              bool own_name, synonym_t *out)
 {
     const char *names[3];
     size_t nn = broker_synonym_names(name, names);
@@ -170,7 +212,7 @@ static size_t broker_synonyms(const kc_config_t *cfg, kc_arena_t *a, const char 
         }
     }
     size_t start = 0;
-    while (start < n && strcmp(all[start].name.ptr, name) != 0)
+    while (own_name && start < n && strcmp(all[start].name.ptr, name) != 0)
         start++;
     memcpy(out, all + start, (n - start) * sizeof(*out));
     return n - start;
@@ -194,17 +236,44 @@ int64_t kc_topic_retention_bytes(const kc_server_t *s, const kc_topic_t *topic)
     return s->cfg->log_retention_bytes;
 }
 
+/* The override of a numeric topic config, else dflt. */
+static int64_t topic_long(const kc_topic_t *topic, const char *name, int64_t dflt)
+{
+    const char *v = topic ? kc_topic_config(topic, name) : NULL;
+    return v ? strtoll(v, NULL, 10) : dflt;
+}
+
+bool kc_topic_cleanup_deletes(const kc_topic_t *topic)
+{
+    const char *v = topic ? kc_topic_config(topic, "cleanup.policy") : NULL;
+    return !v || strstr(v, "delete") != NULL; /* the list's entries are compact, delete */
+}
+
+void kc_topic_log_config(const kc_server_t *s, const kc_topic_t *topic, kc_log_topic_config_t *cfg)
+{
+    cfg->max_message_bytes =
+        (int32_t)topic_long(topic, "max.message.bytes", s->cfg->message_max_bytes);
+    cfg->message_timestamp_before_max_ms = topic_long(
+        topic, "message.timestamp.before.max.ms", s->cfg->log_message_timestamp_before_max_ms);
+    cfg->message_timestamp_after_max_ms = topic_long(
+        topic, "message.timestamp.after.max.ms", s->cfg->log_message_timestamp_after_max_ms);
+    const char *type = topic ? kc_topic_config(topic, "message.timestamp.type") : NULL;
+    cfg->log_append_time = type && strstr(type, "LogAppendTime") != NULL;
+    cfg->flush_messages =
+        topic_long(topic, "flush.messages", s->cfg->log_flush_interval_messages);
+    cfg->flush_ms = topic_long(topic, "flush.ms", kc_config_log_flush_ms(s->cfg));
+}
+
 /* The value a topic has for entry e when it has no override (LogConfig from the broker). */
 static void topic_default_value(const kc_server_t *s, const topic_entry_t *e, char *out,
                                 size_t len)
 {
-    if (strcmp(e->name, "retention.ms") == 0) {
+    if (strcmp(e->name, "retention.ms") == 0)
         snprintf(out, len, "%lld", (long long)kc_config_log_retention_ms(s->cfg, NULL));
-    } else if (strcmp(e->name, "cleanup.policy") == 0) {
-        snprintf(out, len, "delete");
-    } else if (!kc_config_value_string(s->cfg, e->broker_name, out, len, NULL)) {
-        out[0] = '\0';
-    }
+    else if (strcmp(e->name, "flush.ms") == 0)
+        snprintf(out, len, "%lld", (long long)kc_config_log_flush_ms(s->cfg));
+    else if (!e->broker_name || !kc_config_value_string(s->cfg, e->broker_name, out, len, NULL))
+        snprintf(out, len, "%s", e->default_value);
 }
 
 static bool parse_long(const char *v, int64_t lo, int64_t *out)
@@ -220,15 +289,110 @@ static bool parse_long(const char *v, int64_t lo, int64_t *out)
     return true;
 }
 
+/* True when v is one of the comma-separated words of list (exact match). */
+static bool one_of(const char *v, const char *list)
+{
+    size_t n = strlen(v);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        if (l == n && memcmp(p, v, n) == 0)
+            return true;
+        p += l + (e ? 1 : 0);
+    }
+    return false;
+}
+
+/*
+ * ConfigDef's parsing and validators for one topic config value, as
+ * LogConfig.validate applies them: the value is trimmed, then parsed by type
+ * (INT, LONG, DOUBLE, BOOLEAN) and checked against the lower bound, or
+ * against the accepted words (compression.type, message.timestamp.type, each
+ * entry of cleanup.policy). On failure, why gets Kafka's reason, and
+ * bad_entry the list entry at fault (else it is left as it is).
+ */
+static bool config_value_valid(const topic_entry_t *te, kc_str_t value, char *why, size_t len,
+                               char *bad_entry, size_t bad_len)
+{
+    char buf[256];
+    int vl = KC_MAX(value.len, 0);
+    const char *vp = value.ptr ? value.ptr : "";
+    int a = 0, b = vl;
+    while (a < b && strchr(" \t\n\r", vp[a]) && vp[a])
+        a++;
+    while (b > a && strchr(" \t\n\r", vp[b - 1]) && vp[b - 1])
+        b--;
+    if (b - a >= (int)sizeof(buf))
+        b = a + (int)sizeof(buf) - 1;
+    memcpy(buf, vp + a, (size_t)(b - a));
+    buf[b - a] = '\0';
+    if (te->type == TYPE_INT || te->type == TYPE_LONG) {
+        int64_t x;
+        bool is_int = te->type == TYPE_INT;
+        if (!parse_long(buf, INT64_MIN, &x) || (is_int && (x < INT32_MIN || x > INT32_MAX))) {
+            snprintf(why, len, "Not a number of type %s", is_int ? "INT" : "LONG");
+            return false;
+        }
+        if (x < te->min) {
+            snprintf(why, len, "Value must be at least %lld", (long long)te->min);
+            return false;
+        }
+    } else if (te->type == TYPE_DOUBLE) {
+        char *end;
+        errno = 0;
+        double d = strtod(buf, &end);
+        if (!buf[0] || *end || errno) {
+            snprintf(why, len, "Not a number of type DOUBLE");
+            return false;
+        }
+        if (d < 0 || d > 1) { /* min.cleanable.dirty.ratio: between(0, 1) */
+            snprintf(why, len, "Value must be no more than 1");
+            if (d < 0)
+                snprintf(why, len, "Value must be at least 0");
+            return false;
+        }
+    } else if (te->type == TYPE_BOOLEAN) {
+        if (strcasecmp(buf, "true") != 0 && strcasecmp(buf, "false") != 0) {
+            snprintf(why, len, "Expected value to be either true or false");
+            return false;
+        }
+    } else if (strcmp(te->name, "compression.type") == 0) {
+        if (!one_of(buf, "uncompressed,zstd,lz4,snappy,gzip,producer")) {
+            snprintf(why, len, "String must be one of: uncompressed, zstd, lz4, snappy, gzip, "
+                               "producer");
+            return false;
+        }
+    } else if (strcmp(te->name, "message.timestamp.type") == 0) {
+        if (!one_of(buf, "CreateTime,LogAppendTime")) {
+            snprintf(why, len, "String must be one of: CreateTime, LogAppendTime");
+            return false;
+        }
+    } else if (strcmp(te->name, "cleanup.policy") == 0) {
+        for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+            while (*tok == ' ')
+                tok++;
+            size_t tl = strlen(tok);
+            while (tl && tok[tl - 1] == ' ')
+                tok[--tl] = '\0';
+            if (!one_of(tok, "compact,delete")) {
+                /* ValidList names the offending entry as the value */
+                snprintf(why, len, "String must be one of: compact, delete");
+                snprintf(bad_entry, bad_len, "%s", tok);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
 int16_t kc_topic_configs_check(size_t n, const kc_str_t *names, const kc_str_t *values,
                                char *msg, size_t msglen)
 {
     for (size_t i = 0; i < n; i++) {
         kc_str_t nm = names[i];
         bool known = false;
-        for (size_t j = 0; j < KC_ARRAY_LEN(topic_config_names) && !known; j++)
-            known = nm.len >= 0 && strlen(topic_config_names[j]) == (size_t)nm.len &&
-                    memcmp(topic_config_names[j], nm.ptr, (size_t)nm.len) == 0;
+        for (size_t j = 0; j < KC_ARRAY_LEN(topic_entries) && !known; j++)
+            known = kc_str_eq(nm, kc_str(topic_entries[j].name));
         int nl = nm.len > 0 ? (int)KC_MIN(nm.len, 249) : 0;
         const char *np = nm.ptr ? nm.ptr : "";
         if (!known) {
@@ -240,25 +404,18 @@ int16_t kc_topic_configs_check(size_t n, const kc_str_t *names, const kc_str_t *
             snprintf(msg, msglen, "Null value not supported for topic configs: %.*s", nl, np);
             return KC_ERR_INVALID_CONFIG;
         }
-        bool is_ms = kc_str_eq(nm, kc_str("retention.ms"));
-        bool is_bytes = kc_str_eq(nm, kc_str("retention.bytes"));
-        if (is_ms || is_bytes) {
-            char buf[32];
-            int vl = values[i].len;
-            int64_t x;
-            bool ok = vl > 0 && vl < (int)sizeof(buf);
-            if (ok) {
-                memcpy(buf, values[i].ptr, (size_t)vl);
-                buf[vl] = '\0';
-                /* Kafka trims, then parses a Long; retention.ms must be at least -1. */
-                ok = parse_long(buf, is_ms ? -1 : INT64_MIN, &x);
-            }
-            if (!ok) {
-                snprintf(msg, msglen, "Invalid value %.*s for configuration %.*s: %s",
-                         (int)KC_MIN(KC_MAX(vl, 0), 64), values[i].ptr ? values[i].ptr : "", nl,
-                         np, is_ms ? "Value must be at least -1" : "Not a number of type LONG");
-                return KC_ERR_INVALID_CONFIG;
-            }
+        const topic_entry_t *te = NULL;
+        for (size_t j = 0; j < KC_ARRAY_LEN(topic_entries) && !te; j++)
+            if (kc_str_eq(nm, kc_str(topic_entries[j].name)))
+                te = &topic_entries[j];
+        char why[96], entry[72];
+        int vl = KC_MAX(values[i].len, 0);
+        snprintf(entry, sizeof(entry), "%.*s", (int)KC_MIN(vl, 64),
+                 values[i].ptr ? values[i].ptr : "");
+        if (!config_value_valid(te, values[i], why, sizeof(why), entry, sizeof(entry))) {
+            snprintf(msg, msglen, "Invalid value %s for configuration %.*s: %s", entry, nl, np,
+                     why);
+            return KC_ERR_INVALID_CONFIG;
         }
     }
     return KC_ERR_NONE;
@@ -310,6 +467,61 @@ static void fill_entry(kc_arena_t *a, entry_t *e, const char *name, kc_str_t val
     }
 }
 
+/*
+ * The effective value of topic config te (LogConfig over the broker's
+ * properties): the topic's override over (NULL: none), else the broker
+ * synonym's value, else LogConfig's default; and its synonyms, the override
+ * first (at most 7 written to syn). Returns the number of synonyms; the
+ * first one's source is the entry's (none: DEFAULT_CONFIG).
+ */
+static size_t effective_topic_config(const kc_server_t *s, kc_arena_t *a, const topic_entry_t *te,
+                                     const char *over, kc_str_t *value, synonym_t *syn)
+{
+    size_t nsyn = 0;
+    if (over) {
+        *value = arena_copy(a, over);
+        syn[nsyn++] = (synonym_t){kc_str(te->name), *value, SRC_TOPIC_CONFIG};
+    } else {
+        char buf[512];
+        topic_default_value(s, te, buf, sizeof(buf));
+        *value = arena_copy(a, buf);
+    }
+    if (te->broker_name)
+        nsyn += broker_synonyms(s->cfg, a, te->broker_name, false, syn + nsyn);
+    return nsyn;
+}
+
+void kc_topic_creation_configs(const kc_server_t *s, kc_arena_t *a, size_t n,
+                               const kc_str_t *names, const kc_str_t *values,
+                               kc_create_topics_response_creatable_topic_result_t *r)
+{
+    r->configs.items = kc_arena_alloc(a, KC_ARRAY_LEN(topic_entries) * sizeof(*r->configs.items));
+    r->configs.count = (int32_t)KC_ARRAY_LEN(topic_entries);
+    for (size_t i = 0; i < KC_ARRAY_LEN(topic_entries); i++) {
+        const topic_entry_t *te = &topic_entries[i];
+        char *over = NULL;
+        for (size_t j = 0; j < n; j++) { /* the last one wins, as in Kafka's map */
+            if (!kc_str_eq(names[j], kc_str(te->name)))
+                continue;
+            size_t vl = (size_t)KC_MAX(values[j].len, 0);
+            over = kc_arena_alloc(a, vl + 1);
+            if (vl)
+                memcpy(over, values[j].ptr, vl);
+            over[vl] = '\0';
+        }
+        synonym_t syn[7];
+        kc_str_t value;
+        size_t nsyn = effective_topic_config(s, a, te, over, &value, syn);
+        kc_create_topics_response_creatable_topic_configs_t *c = &r->configs.items[i];
+        memset(c, 0, sizeof(*c));
+        c->name = kc_str(te->name);
+        c->value = value;
+        c->read_only = false;
+        c->config_source = nsyn ? syn[0].source : SRC_DEFAULT_CONFIG;
+        c->is_sensitive = false;
+    }
+}
+
 static void describe_topic(kc_server_t *s, kc_arena_t *a,
                            const kc_describe_configs_request_describe_configs_resource_t *r,
                            bool include_synonyms,
@@ -326,41 +538,18 @@ static void describe_topic(kc_server_t *s, kc_arena_t *a,
         out->error_code = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
         return;
     }
-    size_t cap = KC_ARRAY_LEN(topic_entries) + topic->nconfigs;
-    entry_t *items = kc_arena_alloc(a, cap * sizeof(*items));
+    entry_t *items = kc_arena_alloc(a, KC_ARRAY_LEN(topic_entries) * sizeof(*items));
     size_t n = 0;
     for (size_t i = 0; i < KC_ARRAY_LEN(topic_entries); i++) {
         const topic_entry_t *te = &topic_entries[i];
         if (!wanted(r, te->name))
             continue;
         synonym_t syn[7];
-        size_t nsyn = 0;
-        const char *over = kc_topic_config(topic, te->name);
-        char buf[512];
         kc_str_t value;
-        if (over) {
-            value = arena_copy(a, over);
-            syn[nsyn++] = (synonym_t){kc_str(te->name), value, SRC_TOPIC_CONFIG};
-        } else {
-            topic_default_value(s, te, buf, sizeof(buf));
-            value = arena_copy(a, buf);
-        }
-        nsyn += broker_synonyms(s->cfg, a, te->broker_name, syn + nsyn);
+        size_t nsyn = effective_topic_config(s, a, te, kc_topic_config(topic, te->name), &value,
+                                             syn);
         fill_entry(a, &items[n++], te->name, value, false, te->type, syn, nsyn,
                    include_synonyms);
-    }
-    /* Overrides kcoord stores but does not act on are reported as given. */
-    for (size_t i = 0; i < topic->nconfigs; i++) {
-        const char *nm = topic->config_names[i];
-        bool listed = false;
-        for (size_t j = 0; j < KC_ARRAY_LEN(topic_entries) && !listed; j++)
-            listed = strcmp(topic_entries[j].name, nm) == 0;
-        for (size_t j = 0; j < i && !listed; j++)
-            listed = strcmp(topic->config_names[j], nm) == 0;
-        if (listed || !wanted(r, nm))
-            continue;
-        synonym_t syn = {kc_str(nm), arena_copy(a, topic->config_values[i]), SRC_TOPIC_CONFIG};
-        fill_entry(a, &items[n++], nm, syn.value, false, TYPE_STRING, &syn, 1, include_synonyms);
     }
     out->configs.items = items;
     out->configs.count = (int32_t)n;
@@ -413,7 +602,7 @@ static void describe_broker(kc_server_t *s, kc_arena_t *a,
         broker_values(s->cfg, be->name, sb, db, sizeof(sb), &sv, &dv);
         const char *cur = sv ? sv : dv; /* null for an unset property without default */
         synonym_t syn[6];
-        size_t nsyn = broker_synonyms(s->cfg, a, be->name, syn);
+        size_t nsyn = broker_synonyms(s->cfg, a, be->name, true, syn);
         fill_entry(a, &items[n++], be->name, cur ? arena_copy(a, cur) : KC_STR_NULL, !be->dynamic,
                    be->type, syn, nsyn, include_synonyms);
     }
@@ -446,7 +635,19 @@ int kc_handle_describe_configs(kc_req_t *req)
         /* The generated Java default of ErrorMessage is "", not null. */
         out->error_message = kc_str("");
         out->configs.count = 0;
-        if (r->resource_type == RESOURCE_TOPIC) {
+        /* DESCRIBE_CONFIGS on the topic, or on the cluster for a broker
+         * (ConfigHelper.handleDescribeConfigsRequest). */
+        int16_t denied = KC_ERR_NONE;
+        if (r->resource_type == RESOURCE_TOPIC &&
+            !kc_req_authorized(req, KC_OP_DESCRIBE_CONFIGS, KC_RES_TOPIC, r->resource_name))
+            denied = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+        else if (r->resource_type == RESOURCE_BROKER &&
+                 !kc_req_authorized_cluster(req, KC_OP_DESCRIBE_CONFIGS))
+            denied = KC_ERR_CLUSTER_AUTHORIZATION_FAILED;
+        if (denied != KC_ERR_NONE) {
+            out->error_code = denied;
+            out->error_message = kc_str(kc_faults_error_message(denied));
+        } else if (r->resource_type == RESOURCE_TOPIC) {
             describe_topic(s, req->arena, r, syn, out);
         } else if (r->resource_type == RESOURCE_BROKER) {
             describe_broker(s, req->arena, r, syn, out);

@@ -25,6 +25,7 @@ const kc_api_entry_t kc_api_table[] = {
     ROW(KC_API_SYNC_GROUP, SYNC_GROUP, "SyncGroup", kc_handle_sync_group),
     ROW(KC_API_DESCRIBE_GROUPS, DESCRIBE_GROUPS, "DescribeGroups", kc_handle_describe_groups),
     ROW(KC_API_LIST_GROUPS, LIST_GROUPS, "ListGroups", kc_handle_list_groups),
+    ROW(KC_API_SASL_HANDSHAKE, SASL_HANDSHAKE, "SaslHandshake", kc_handle_sasl_handshake),
     ROW(KC_API_API_VERSIONS, API_VERSIONS, "ApiVersions", kc_handle_api_versions),
     ROW(KC_API_CREATE_TOPICS, CREATE_TOPICS, "CreateTopics", kc_handle_create_topics),
     ROW(KC_API_DELETE_TOPICS, DELETE_TOPICS, "DeleteTopics", kc_handle_delete_topics),
@@ -32,8 +33,13 @@ const kc_api_entry_t kc_api_table[] = {
     /* v6 (KIP-939 two-phase commit) is unstable in Kafka and not advertised. */
     {KC_API_INIT_PRODUCER_ID, KC_INIT_PRODUCER_ID_REQUEST_MIN_VERSION, 5,
      KC_INIT_PRODUCER_ID_REQUEST_FLEXIBLE_MIN, "InitProducerId", kc_handle_init_producer_id},
+    ROW(KC_API_DESCRIBE_ACLS, DESCRIBE_ACLS, "DescribeAcls", kc_handle_describe_acls),
+    ROW(KC_API_CREATE_ACLS, CREATE_ACLS, "CreateAcls", kc_handle_create_acls),
+    ROW(KC_API_DELETE_ACLS, DELETE_ACLS, "DeleteAcls", kc_handle_delete_acls),
     ROW(KC_API_DESCRIBE_CONFIGS, DESCRIBE_CONFIGS, "DescribeConfigs",
         kc_handle_describe_configs),
+    ROW(KC_API_SASL_AUTHENTICATE, SASL_AUTHENTICATE, "SaslAuthenticate",
+        kc_handle_sasl_authenticate),
     ROW(KC_API_CREATE_PARTITIONS, CREATE_PARTITIONS, "CreatePartitions",
         kc_handle_create_partitions),
     ROW(KC_API_DELETE_GROUPS, DELETE_GROUPS, "DeleteGroups", kc_handle_delete_groups),
@@ -42,6 +48,11 @@ const kc_api_entry_t kc_api_table[] = {
         kc_handle_consumer_group_heartbeat),
     ROW(KC_API_CONSUMER_GROUP_DESCRIBE, CONSUMER_GROUP_DESCRIBE, "ConsumerGroupDescribe",
         kc_handle_consumer_group_describe),
+    /* Advertised whether or not a store is configured, as Kafka does; without
+     * one every request is answered UNSUPPORTED_VERSION. */
+    ROW(KC_API_STREAMS_GROUP_TOPOLOGY_DESCRIPTION_UPDATE, STREAMS_GROUP_TOPOLOGY_DESCRIPTION_UPDATE,
+        "StreamsGroupTopologyDescriptionUpdate",
+        kc_handle_streams_group_topology_description_update),
 };
 
 const size_t kc_api_table_len = sizeof(kc_api_table) / sizeof(kc_api_table[0]);

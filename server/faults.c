@@ -536,7 +536,14 @@ const char *kc_faults_error_message(int16_t code)
     case 22: return "Specified group generation id is not valid.";
     case 25: return "The coordinator is not aware of this member.";
     case 27: return "The group is rebalancing, so a rejoin is needed.";
+    case 29: return "Topic authorization failed.";
     case 30: return "Group authorization failed.";
+    case 31: return "Cluster authorization failed.";
+    case 42: return "This most likely occurs because of a request being malformed by the client "
+                    "library or the message was sent to an incompatible broker. See the broker "
+                    "logs for more details.";
+    case 53: return "Transactional Id authorization failed.";
+    case 54: return "Security features are disabled.";
     default: return NULL;
     }
 }

@@ -6,28 +6,91 @@
  */
 #include "server_int.h"
 
-#define GROUP_HANDLER(fn, msg, coord_fn)                                                           \
+/*
+ * Answers with Kafka's getErrorResponse(code) for the request: the code on
+ * the group, or on every partition it names (server/faults.c builds it).
+ * body is the request body as it was before decoding.
+ */
+static int respond_error(kc_req_t *req, const kc_reader_t *body, int16_t code)
+{
+    kc_buf_t b;
+    kc_buf_init(&b);
+    int rc = kc_faults_error_response(req->ctx.api_key, req->ctx.api_version, body, req->arena,
+                                      code, &b);
+    return kc_req_respond_encoded(req, rc, &b);
+}
+
+/*
+ * Decode, check op on the request's group as KafkaApis does before it calls
+ * the group coordinator (GROUP_AUTHORIZATION_FAILED for the whole request),
+ * then hand it to the coordinator. op 0 = no group check here.
+ */
+#define GROUP_HANDLER(fn, msg, coord_fn, op, group_expr)                                           \
     int fn(kc_req_t *req)                                                                          \
     {                                                                                              \
         kc_##msg##_t rq;                                                                           \
         kc_##msg##_init(&rq);                                                                      \
+        kc_reader_t start = *req->body;                                                            \
         if (kc_##msg##_decode(req->body, req->ctx.api_version, req->arena, &rq) != 0)             \
             return KC_EINVAL;                                                                      \
+        if ((op) != 0 && !kc_req_authorized(req, (op), KC_RES_GROUP, (group_expr)))                \
+            return respond_error(req, &start, KC_ERR_GROUP_AUTHORIZATION_FAILED);                  \
         coord_fn(req->srv->coord, &req->ctx, &rq, req->res);                                       \
         return 0;                                                                                  \
     }
 
-GROUP_HANDLER(kc_handle_join_group, join_group_request, kc_coord_join_group)
-GROUP_HANDLER(kc_handle_sync_group, sync_group_request, kc_coord_sync_group)
-GROUP_HANDLER(kc_handle_heartbeat, heartbeat_request, kc_coord_heartbeat)
-GROUP_HANDLER(kc_handle_leave_group, leave_group_request, kc_coord_leave_group)
-GROUP_HANDLER(kc_handle_offset_commit, offset_commit_request, kc_coord_offset_commit)
-GROUP_HANDLER(kc_handle_offset_fetch, offset_fetch_request, kc_coord_offset_fetch)
-GROUP_HANDLER(kc_handle_offset_delete, offset_delete_request, kc_coord_offset_delete)
-GROUP_HANDLER(kc_handle_describe_groups, describe_groups_request, kc_coord_describe_groups)
-GROUP_HANDLER(kc_handle_list_groups, list_groups_request, kc_coord_list_groups)
-GROUP_HANDLER(kc_handle_delete_groups, delete_groups_request, kc_coord_delete_groups)
-GROUP_HANDLER(kc_handle_consumer_group_heartbeat, consumer_group_heartbeat_request,
-              kc_coord_consumer_group_heartbeat)
+GROUP_HANDLER(kc_handle_join_group, join_group_request, kc_coord_join_group, KC_OP_READ,
+              rq.group_id)
+GROUP_HANDLER(kc_handle_sync_group, sync_group_request, kc_coord_sync_group, KC_OP_READ,
+              rq.group_id)
+GROUP_HANDLER(kc_handle_heartbeat, heartbeat_request, kc_coord_heartbeat, KC_OP_READ, rq.group_id)
+GROUP_HANDLER(kc_handle_leave_group, leave_group_request, kc_coord_leave_group, KC_OP_READ,
+              rq.group_id)
+/* Topics: READ each, in the coordinator. */
+GROUP_HANDLER(kc_handle_offset_commit, offset_commit_request, kc_coord_offset_commit, KC_OP_READ,
+              rq.group_id)
+/* Topics: READ each, in the coordinator. */
+GROUP_HANDLER(kc_handle_offset_delete, offset_delete_request, kc_coord_offset_delete,
+              KC_OP_DELETE, rq.group_id)
+/* DESCRIBE on each group and its topics, in the coordinator (batched from v8). */
+GROUP_HANDLER(kc_handle_offset_fetch, offset_fetch_request, kc_coord_offset_fetch, 0, rq.group_id)
+/* DESCRIBE on each group, in the coordinator. */
+GROUP_HANDLER(kc_handle_describe_groups, describe_groups_request, kc_coord_describe_groups, 0,
+              KC_STR_NULL)
+/* Filtered by DESCRIBE, in the coordinator. */
+GROUP_HANDLER(kc_handle_list_groups, list_groups_request, kc_coord_list_groups, 0, KC_STR_NULL)
+/* DELETE on each group, in the coordinator. */
+GROUP_HANDLER(kc_handle_delete_groups, delete_groups_request, kc_coord_delete_groups, 0,
+              KC_STR_NULL)
+/* DESCRIBE on each group, in the coordinator. */
 GROUP_HANDLER(kc_handle_consumer_group_describe, consumer_group_describe_request,
-              kc_coord_consumer_group_describe)
+              kc_coord_consumer_group_describe, 0, KC_STR_NULL)
+
+/* READ on the group, then DESCRIBE on every subscribed topic name
+ * (KafkaApis.handleConsumerGroupHeartbeat). */
+int kc_handle_consumer_group_heartbeat(kc_req_t *req)
+{
+    kc_consumer_group_heartbeat_request_t rq;
+    kc_consumer_group_heartbeat_request_init(&rq);
+    kc_reader_t start = *req->body;
+    if (kc_consumer_group_heartbeat_request_decode(req->body, req->ctx.api_version, req->arena,
+                                                   &rq) != 0)
+        return KC_EINVAL;
+    if (!kc_req_authorized(req, KC_OP_READ, KC_RES_GROUP, rq.group_id))
+        return respond_error(req, &start, KC_ERR_GROUP_AUTHORIZATION_FAILED);
+    for (int32_t i = 0; i < rq.subscribed_topic_names.count; i++) {
+        if (!kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TOPIC,
+                               rq.subscribed_topic_names.items[i])) {
+            kc_consumer_group_heartbeat_response_t resp;
+            kc_consumer_group_heartbeat_response_init(&resp);
+            resp.error_code = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+            kc_buf_t b;
+            kc_buf_init(&b);
+            return kc_req_respond_encoded(
+                req, kc_consumer_group_heartbeat_response_encode(&b, req->ctx.api_version, &resp),
+                &b);
+        }
+    }
+    kc_coord_consumer_group_heartbeat(req->srv->coord, &req->ctx, &rq, req->res);
+    return 0;
+}

@@ -36,6 +36,11 @@ int kc_handle_produce(kc_req_t *req)
     if (kc_produce_request_decode(req->body, v, req->arena, &rq) != 0)
         return KC_EINVAL;
     bool acks_ok = rq.acks == 0 || rq.acks == 1 || rq.acks == -1;
+    /* A transactional producer needs WRITE on its transactional id first;
+     * without it every partition gets TRANSACTIONAL_ID_AUTHORIZATION_FAILED. */
+    bool txn_denied = !kc_str_is_null(rq.transactional_id) &&
+                      !kc_req_authorized(req, KC_OP_WRITE, KC_RES_TRANSACTIONAL_ID,
+                                         rq.transactional_id);
     kc_produce_response_t resp;
     kc_produce_response_init(&resp);
     resp.throttle_time_ms = 0;
@@ -52,6 +57,16 @@ int kc_handle_produce(kc_req_t *req)
                                           : kc_topics_find(s->topics, t->name);
         rt->name = t->name;
         rt->topic_id = t->topic_id;
+        /* WRITE on the topic (KafkaApis.handleProduceRequest); an unknown
+         * topic id is answered UNKNOWN_TOPIC_ID first. */
+        bool authorized =
+            (v >= 13 && !topic) ||
+            kc_req_authorized(req, KC_OP_WRITE, KC_RES_TOPIC, topic ? kc_str(topic->name) : t->name);
+        int16_t denied = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+        if (txn_denied) {
+            authorized = false;
+            denied = KC_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+        }
         int32_t np = t->partition_data.count > 0 ? t->partition_data.count : 0;
         rt->partition_responses.items =
             kc_arena_alloc(req->arena, (size_t)(np ? np : 1) * sizeof(*rt->partition_responses.items));
@@ -67,6 +82,11 @@ int kc_handle_produce(kc_req_t *req)
             rp->record_errors.count = 0;
             rp->error_message = KC_STR_NULL;
             rp->current_leader = (kc_produce_response_leader_id_and_epoch_t){-1, -1};
+            if (!authorized) {
+                rp->error_code = denied;
+                any_error = true;
+                continue;
+            }
             if (!topic) {
                 rp->error_code =
                     v >= 13 ? KC_ERR_UNKNOWN_TOPIC_ID : KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
@@ -91,9 +111,15 @@ int kc_handle_produce(kc_req_t *req)
             int magic = kc_records_magic(recs, recs_len);
             if (v < 3 && (magic == 0 || magic == 1)) {
                 const char *why = NULL;
-                int16_t cerr = kc_legacy_convert(recs, recs_len,
-                                                 (size_t)s->cfg->message_max_bytes,
-                                                 &converted, &why);
+                int16_t cerr = kc_legacy_convert(
+                    recs, recs_len, (size_t)s->cfg->legacy_decompression_max_bytes,
+                    &converted, &why);
+                if (cerr == KC_ERR_MESSAGE_TOO_LARGE)
+                    kc_log_warn("server",
+                                "produce to %s-%d: a magic %d message set decompresses beyond "
+                                "legacy.decompression.max.bytes (%lld); answered MESSAGE_TOO_LARGE",
+                                topic->name, pd->index, magic,
+                                (long long)s->cfg->legacy_decompression_max_bytes);
                 if (cerr) {
                     rp->error_code = cerr;
                     rp->error_message = kc_str(why);
@@ -329,6 +355,7 @@ static int fetch_eval(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t
 
     /* ReplicaManager.readFromLog: v3+ has a response byte limit and returns at least
      * one batch of the first partition with data; v0-2 has a hard limit. */
+    bool follower = (v <= 14 ? rq.replica_id : rq.replica_state.replica_id) >= 0;
     bool min_one = v >= 3;
     int64_t limit = v >= 3 && rq.max_bytes >= 0 ? rq.max_bytes : INT32_MAX;
     int64_t bytes = 0;
@@ -340,6 +367,17 @@ static int fetch_eval(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t
         it->start = it->end = data.len;
         const kc_topic_t *topic = v >= 13 ? kc_topics_find_id(s->topics, it->topic_id)
                                           : kc_topics_find(s->topics, it->topic);
+        /* READ on the topic, or CLUSTER_ACTION on the cluster for a
+         * follower's fetch (KafkaApis.handleFetchRequest). */
+        if ((topic || v < 13 || follower) &&
+            (follower ? !kc_request_authorized(ctx, KC_OP_CLUSTER_ACTION, KC_RES_CLUSTER,
+                                               kc_str(KC_CLUSTER_RESOURCE_NAME))
+                      : !kc_request_authorized(ctx, KC_OP_READ, KC_RES_TOPIC,
+                                               topic ? kc_str(topic->name) : it->topic))) {
+            it->error_code = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+            any_error = true;
+            continue;
+        }
         if (!topic) {
             it->error_code = v >= 13 ? KC_ERR_UNKNOWN_TOPIC_ID : KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
             any_error = true;
@@ -537,6 +575,11 @@ int kc_handle_list_offsets(kc_req_t *req)
             rp->offset = -1;
             rp->leader_epoch = -1;
             rp->old_style_offsets = (kc_int64_array_t){NULL, 0};
+            /* DESCRIBE on the topic (KafkaApis.handleListOffsetRequest). */
+            if (!kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TOPIC, t->name)) {
+                rp->error_code = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+                continue;
+            }
             if (!topic || p->partition_index < 0 || p->partition_index >= topic->partitions) {
                 rp->error_code = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
                 continue;
@@ -603,7 +646,13 @@ int kc_handle_init_producer_id(kc_req_t *req)
     resp.throttle_time_ms = 0;
     resp.producer_id = -1;
     resp.producer_epoch = -1;
-    if (!kc_str_is_null(rq.transactional_id)) {
+    if (kc_str_is_null(rq.transactional_id) &&
+        !kc_req_authorized_cluster(req, KC_OP_IDEMPOTENT_WRITE) &&
+        !kc_req_authorized_any(req, KC_OP_WRITE, KC_RES_TOPIC)) {
+        /* An idempotent producer needs IDEMPOTENT_WRITE on the cluster or
+         * WRITE on some topic (KafkaApis.handleInitProducerIdRequest). */
+        resp.error_code = KC_ERR_CLUSTER_AUTHORIZATION_FAILED;
+    } else if (!kc_str_is_null(rq.transactional_id)) {
         /* Transactions are not implemented: the producer fails fast instead of retrying. */
         resp.error_code = rq.transactional_id.len == 0 ? KC_ERR_INVALID_REQUEST
                                                        : KC_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
@@ -672,6 +721,9 @@ int kc_handle_create_partitions(kc_req_t *req)
         if (dup) {
             r->error_code = KC_ERR_INVALID_REQUEST;
             r->error_message = kc_str("Duplicate topic name.");
+        } else if (!kc_req_authorized(req, KC_OP_ALTER, KC_RES_TOPIC, t->name)) {
+            /* ALTER on the topic (ControllerApis.createPartitions). */
+            r->error_code = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
         } else if (!topic) {
             r->error_code = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
         } else if (t->count == topic->partitions) {
@@ -783,6 +835,7 @@ int kc_handle_delete_topics(kc_req_t *req)
         out[nout].error_message = (msg);                                                           \
         nout++;                                                                                    \
     } while (0)
+    bool cluster_delete = kc_req_authorized_cluster(req, KC_OP_DELETE);
     /* As Kafka's ControllerApis.deleteTopics: bad entries and duplicates first. */
     for (int32_t i = 0; i < n; i++) {
         bool by_id = kc_str_is_null(in[i].name);
@@ -818,6 +871,22 @@ int kc_handle_delete_topics(kc_req_t *req)
         }
         const kc_topic_t *topic = by_id ? kc_topics_find_id(s->topics, in[i].topic_id)
                                         : kc_topics_find(s->topics, in[i].name);
+        /* DELETE on the cluster or the topic; without DESCRIBE a client does
+         * not learn whether a named topic exists (ControllerApis.deleteTopics). */
+        if (!cluster_delete) {
+            kc_str_t nm = topic ? kc_str(topic->name) : in[i].name;
+            bool describable = kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TOPIC, nm);
+            bool deletable = kc_req_authorized(req, KC_OP_DELETE, KC_RES_TOPIC, nm);
+            if (!by_id && !describable) {
+                RESULT(in[i].name, zero_uuid, KC_ERR_TOPIC_AUTHORIZATION_FAILED, KC_STR_NULL);
+                continue;
+            }
+            if (topic && !deletable) {
+                RESULT(by_id && !describable ? KC_STR_NULL : nm, by_id ? in[i].topic_id : zero_uuid,
+                       KC_ERR_TOPIC_AUTHORIZATION_FAILED, KC_STR_NULL);
+                continue;
+            }
+        }
         if (!topic) {
             if (by_id)
                 RESULT(KC_STR_NULL, in[i].topic_id, KC_ERR_UNKNOWN_TOPIC_ID, KC_STR_NULL);
@@ -888,8 +957,21 @@ int kc_handle_delete_records(kc_req_t *req)
                 &rt->partitions.items[j];
             rp->partition_index = p->partition_index;
             rp->low_watermark = -1;
+            /* DELETE on the topic (KafkaApis.handleDeleteRecordsRequest). */
+            if (!kc_req_authorized(req, KC_OP_DELETE, KC_RES_TOPIC, t->name)) {
+                rp->error_code = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+                continue;
+            }
             if (!topic || p->partition_index < 0 || p->partition_index >= topic->partitions) {
                 rp->error_code = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+                continue;
+            }
+            if (!kc_topic_cleanup_deletes(topic)) {
+                /* Partition.deleteRecordsOnLeader (the response has no message) */
+                kc_log_info("server",
+                            "DeleteRecords on %s-%d refused: cleanup.policy has no delete",
+                            topic->name, p->partition_index);
+                rp->error_code = KC_ERR_POLICY_VIOLATION;
                 continue;
             }
             kc_log_offsets_t before;
@@ -969,6 +1051,11 @@ static void retention_cb(evutil_socket_t fd, short what, void *arg)
             s->retention_partition = 0;
             continue;
         }
+        if (!kc_topic_cleanup_deletes(t)) { /* UnifiedLog.deleteOldSegments: compact only */
+            s->retention_topic++;
+            s->retention_partition = 0;
+            continue;
+        }
         int64_t ms = kc_topic_retention_ms(s, t), bytes = kc_topic_retention_bytes(s, t);
         size_t deleted = 0;
         bool more = false;
@@ -995,8 +1082,39 @@ static void retention_cb(evutil_socket_t fd, short what, void *arg)
     retention_arm(s, s->cfg->log_retention_check_interval_ms);
 }
 
+/* ---- flush scheduler ---- */
+
+/* A timeval for ms, capped where libevent's arithmetic stays safe. */
+static struct timeval ms_timeval(int64_t ms)
+{
+    if (ms < 0)
+        ms = 0;
+    if (ms > (int64_t)1000000000 * 1000)
+        ms = (int64_t)1000000000 * 1000;
+    return (struct timeval){(time_t)(ms / 1000), (suseconds_t)((ms % 1000) * 1000)};
+}
+
+/* LogManager's kafka-log-flusher task: every log.flush.scheduler.interval.ms,
+ * logs whose flush.ms has passed since their last flush are flushed. */
+static void flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    kc_server_t *s = arg;
+    if (kc_server_maybe_flush(s, true))
+        kc_log_debug("server", "scheduled flush to disk");
+    struct timeval tv = ms_timeval(s->cfg->log_flush_scheduler_interval_ms);
+    evtimer_add(s->flush_timer, &tv);
+}
+
 void kc_log_api_start(kc_server_t *s)
 {
+    /* The default (Long.MAX_VALUE) never runs: the OS flushes. */
+    if (s->cfg->log_flush_scheduler_interval_ms < INT64_MAX) {
+        s->flush_timer = evtimer_new(s->base, flush_cb, s);
+        struct timeval tv = ms_timeval(s->cfg->log_flush_scheduler_interval_ms);
+        evtimer_add(s->flush_timer, &tv);
+    }
     s->fetch_sessions = kc_fetch_sessions_new(s->cfg->max_incremental_fetch_session_cache_slots,
                                               KC_FETCH_SESSION_EVICTION_MS,
                                               (uint64_t)kc_server_wall_ms() ^ (uint64_t)(uintptr_t)s);
@@ -1006,6 +1124,9 @@ void kc_log_api_start(kc_server_t *s)
 
 void kc_log_api_stop(kc_server_t *s)
 {
+    if (s->flush_timer)
+        event_free(s->flush_timer);
+    s->flush_timer = NULL;
     if (s->retention_timer)
         event_free(s->retention_timer);
     s->retention_timer = NULL;

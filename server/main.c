@@ -3,6 +3,7 @@
  * The kcoord executable: command line, configuration sources, logging level,
  * then the broker loop until SIGINT/SIGTERM.
  */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "kc_config.h"
 #include "kc_ctl.h"
 #include "kc_log.h"
+#include "kc_scram.h"
 #include "kc_server.h"
 #include "kc_version.h"
 
@@ -22,6 +24,7 @@ static void usage(FILE *f)
     fprintf(f,
             "Usage: kcoord [--config FILE] [--override key=value]...\n"
             "       kcoord ctl [--admin URL] COMMAND   (kcoord ctl --help)\n"
+            "       kcoord scram-credential USER       (SASL credentials; --help)\n"
             "A single-node Kafka broker built around Kafka's group coordinator.\n"
             "\n"
             "  --config FILE         read properties from FILE (Kafka server.properties syntax)\n"
@@ -37,10 +40,28 @@ static void usage(FILE *f)
     }
 }
 
+/*
+ * glibc's allocator, left to itself, hands each produce batch's buffers (the
+ * request frame, LMDB's dirty overflow pages, about 100 KiB each) back to the
+ * OS when they are freed at the top of the heap, so the next batch faults
+ * fresh zeroed pages in: under a produce load most of the broker's time went
+ * to page faults. Keeping up to 32 MiB of freed memory at the top of the heap
+ * for reuse removes them; the idle footprint is unchanged.
+ */
+static void tune_allocator(void)
+{
+#ifdef M_TRIM_THRESHOLD
+    mallopt(M_TRIM_THRESHOLD, 32 << 20);
+#endif
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "ctl") == 0)
         return kc_ctl_main(argc - 2, argv + 2);
+    if (argc >= 2 && strcmp(argv[1], "scram-credential") == 0)
+        return kc_scram_tool_main(argc - 2, argv + 2);
+    tune_allocator();
     const char *config_file = NULL;
     int rc = 1;
     kc_config_t cfg;

@@ -241,6 +241,34 @@ static void commit_observed(kc_server_t *s, int64_t us)
 
 /* ---- the commit step ---- */
 
+/* kc_log_topic_config_fn over the topic table. */
+static void topic_log_config(void *ctx, kc_uuid_t topic_id, kc_log_topic_config_t *cfg)
+{
+    kc_server_t *s = ctx;
+    kc_topic_log_config(s, kc_topics_find_id(s->topics, topic_id), cfg);
+}
+
+bool kc_server_maybe_flush(kc_server_t *s, bool check_time)
+{
+    int64_t since = mono_ms() - s->last_flush_ms;
+    bool due = s->coord_unflushed > 0 &&
+               (s->coord_unflushed >= (uint64_t)s->cfg->log_flush_interval_messages ||
+                (check_time && since >= kc_config_log_flush_ms(s->cfg)));
+    if (!due && !kc_log_flush_due(s->log, check_time ? since : -1))
+        return false;
+    if (kc_store_sync(s->store) != 0) {
+        /* Kafka takes the log directory offline here; kcoord keeps serving
+         * and tries again at the next due flush (the commits stand). */
+        kc_log_error("server", "flush to disk failed; records since the last flush may be lost "
+                               "on an OS crash");
+        return false;
+    }
+    kc_log_flushed(s->log);
+    s->coord_unflushed = 0;
+    s->last_flush_ms = mono_ms();
+    return true;
+}
+
 static void arm_coord_timer(kc_server_t *s)
 {
     int64_t deadline = kc_coord_next_deadline(s->coord);
@@ -281,12 +309,15 @@ static void reload_after_failure(kc_server_t *s)
         kc_log_error("server", "reloading topics failed");
     if (load_coordinator(s) != 0)
         kc_log_error("server", "reloading the coordinator failed");
+    if (kc_acls_load(s) != 0)
+        kc_log_error("server", "reloading the ACLs failed");
 }
 
 void kc_server_flush(kc_server_t *s)
 {
     kc_result_t *b = &s->batch;
     if (b->nrecords == 0 && b->nresponses == 0 && !kc_store_pending(s->store)) {
+        kc_tdesc_after_commit(s, false);
         arm_coord_timer(s);
         return;
     }
@@ -307,6 +338,9 @@ void kc_server_flush(kc_server_t *s)
             kc_log_reset(s->log);
         } else {
             advanced = kc_log_committed(s->log);
+            s->coord_unflushed += b->nrecords;
+            /* Before the responses, as UnifiedLog.append flushes in the request. */
+            kc_server_maybe_flush(s, false);
         }
     }
     /* Swap the batch out: sending can trigger nothing re-entrant, but reload
@@ -317,6 +351,7 @@ void kc_server_flush(kc_server_t *s)
     s->spare = done;
     if (failed)
         reload_after_failure(s);
+    kc_tdesc_after_commit(s, failed);
     if (advanced && s->parked) {
         /* Fetch responses depend on no record: they go out at once. */
         kc_result_t woken;
@@ -350,6 +385,8 @@ static void parked_unlink_free(kc_server_t *s, kc_parked_fetch_t *p)
         p->next->prev = p->prev;
     event_free(p->timer);
     kc_buf_deinit(&p->body);
+    free(p->principal);
+    free(p->client_host);
     free(p);
 }
 
@@ -373,7 +410,10 @@ void kc_server_park_fetch(kc_server_t *s, const kc_request_ctx_t *ctx, const uin
     p->srv = s;
     p->ctx = *ctx;
     p->ctx.client_id = KC_STR_NULL;
-    p->ctx.client_host = NULL;
+    p->principal = ctx->principal ? kc_xstrdup(ctx->principal) : NULL;
+    p->client_host = ctx->client_host ? kc_xstrdup(ctx->client_host) : NULL;
+    p->ctx.principal = p->principal;
+    p->ctx.client_host = p->client_host;
     kc_buf_init(&p->body);
     kc_buf_append(&p->body, body, len);
     p->timer = evtimer_new(s->base, parked_fire, p);
@@ -418,8 +458,16 @@ static void close_bad(kc_server_t *s, const kc_conn_info_t *conn, const char *wh
 static void on_request(void *ctx, const kc_conn_info_t *conn, const uint8_t *data, size_t len)
 {
     kc_server_t *s = ctx;
+    if (s->stopping) {
+        /* Shutting down: requests already taken in are answered, new ones
+         * are not (Kafka stops its processors before its request handlers). */
+        kc_net_close(s->net, conn->conn_id, "shutting down");
+        return;
+    }
     s->requests_seen++;
     s->metrics.bytes_in += len + 4;
+    if (kc_sasl_on_frame(s, conn, data, len))
+        return;
     if (kc_faults_on_request(s->faults, conn, data, len))
         return;
     kc_server_process_request(s, conn, data, len);
@@ -458,6 +506,8 @@ void kc_server_process_request(kc_server_t *s, const kc_conn_info_t *conn, const
     req.ctx.client_id = h.client_id;
     req.ctx.client_host = conn->peer_host;
     req.ctx.now_ms = kc_server_wall_ms();
+    req.ctx.principal = conn->principal;
+    kc_acls_set_ctx(s, &req.ctx);
     if (!supported) {
         if (api_key == KC_API_API_VERSIONS) {
             /* KIP-511: answer a v0 body naming our ApiVersions range; the
@@ -538,6 +588,8 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
     s->log = kc_log_new(s->store, &lc);
     if (!s->log)
         goto fail;
+    kc_log_set_topic_config(s->log, topic_log_config, s);
+    s->last_flush_ms = mono_ms();
     kc_coord_config_t cc;
     kc_coord_config_defaults(&cc);
     cc.group_initial_rebalance_delay_ms = cfg->group_initial_rebalance_delay_ms;
@@ -555,6 +607,8 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
     cc.group_consumer_regex_refresh_min_interval_ms =
         cfg->group_consumer_regex_refresh_min_interval_ms;
     cc.group_consumer_nassignors = kc_config_consumer_assignors(cfg, cc.group_consumer_assignors, 2);
+    cc.group_consumer_migration_policy =
+        (kc_migration_policy_t)kc_config_consumer_migration_policy(cfg);
     if (cc.group_consumer_nassignors == 0) {
         cc.group_consumer_assignors[0] = "uniform";
         cc.group_consumer_nassignors = 1;
@@ -571,25 +625,22 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
     kc_coord_seed(s->coord, seed);
     s->coord_timer = evtimer_new(base, coord_timer_cb, s);
     s->faults = kc_faults_new(s);
-    kc_net_config_t nc = {cfg->socket_request_max_bytes, cfg->connections_max_idle_ms};
+    kc_net_config_t nc = {cfg->socket_request_max_bytes, cfg->connections_max_idle_ms,
+                          cfg->max_connections, cfg->max_connections_per_ip,
+                          cfg->max_connections_per_ip_overrides};
     kc_net_handler_t h = {on_request, on_close, s};
     s->net = kc_net_new(base, &nc, &h);
-    if (listen) {
-        for (size_t i = 0; i < cfg->nlisteners; i++) {
-            uint16_t port;
-            if (kc_net_listen(s->net, &cfg->listener[i], &port) != 0)
-                goto fail;
-            if (i == 0)
-                s->bound_port = port;
-        }
-    }
+    if (kc_security_start(s, listen) != 0)
+        goto fail;
     /* What clients are told: the advertised listener, else the first listener. */
     const kc_listener_t *adv = cfg->nadvertised ? &cfg->advertised[0] : &cfg->listener[0];
     snprintf(s->adv_host, sizeof(s->adv_host), "%s", adv->host[0] ? adv->host : "localhost");
     s->adv_port = cfg->nadvertised ? adv->port : (listen ? s->bound_port : adv->port);
-    if (load_coordinator(s) != 0)
+    if (load_coordinator(s) != 0 || kc_acls_load(s) != 0)
         goto fail;
     if (listen && kc_admin_start(s) != 0)
+        goto fail;
+    if (kc_tdesc_start(s) != 0)
         goto fail;
     kc_log_api_start(s);
     kc_log_info("server", "kcoord node %d ready in %lld ms (%zu topics, advertised %s:%d)",
@@ -618,8 +669,12 @@ void kc_server_free(kc_server_t *s)
         parked_unlink_free(s, s->parked);
     while (s->delayed)
         delayed_free(s, s->delayed);
+    kc_tdesc_stop(s);
     kc_log_api_stop(s);
     kc_net_free(s->net);
+    kc_security_stop(s);
+    if (s->sighup_ev)
+        event_free(s->sighup_ev);
     if (s->coord_timer)
         event_free(s->coord_timer);
     if (s->sigint_ev)
@@ -627,6 +682,7 @@ void kc_server_free(kc_server_t *s)
     if (s->sigterm_ev)
         event_free(s->sigterm_ev);
     kc_coord_free(s->coord);
+    kc_acls_free(s);
     kc_topics_free(s->topics);
     kc_log_free(s->log);
     kc_store_close(s->store);
@@ -660,11 +716,63 @@ void kc_server_run_once(kc_server_t *s)
     kc_server_flush(s);
 }
 
+/* How long a stopping broker keeps writing the answers it owes before it
+ * closes the remaining connections anyway. */
+#define SHUTDOWN_DRAIN_MS 5000
+
+static void drain_tick(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    (void)arg;
+}
+
+/*
+ * Graceful shutdown, after the listeners are closed: commit what the last
+ * iteration produced, answer every parked request (a long-poll Fetch with
+ * what is readable now, a parked JoinGroup or SyncGroup NOT_COORDINATOR, as
+ * when Kafka's coordinator resigns, so clients look for the coordinator
+ * again), then keep writing until every answer has left or
+ * SHUTDOWN_DRAIN_MS passed.
+ */
+static void shutdown_gracefully(kc_server_t *s)
+{
+    kc_server_flush(s);
+    size_t fetches = 0;
+    while (s->parked) {
+        kc_parked_fetch_t *p = s->parked;
+        bool done;
+        if (kc_fetch_complete(s, &p->ctx, p->body.data, p->body.len, true, &s->batch, &done) != 0)
+            kc_net_close(s->net, p->ctx.conn_id, "fetch failed");
+        parked_unlink_free(s, p);
+        fetches++;
+    }
+    kc_server_flush(s);
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_unload(s->coord, &res);
+    size_t groups = res.nresponses;
+    release(s, &res, false);
+    kc_result_deinit(&res);
+    kc_log_info("server", "shutting down: answered %zu parked fetches and %zu parked group requests",
+                fetches, groups);
+    int64_t deadline = mono_ms() + SHUTDOWN_DRAIN_MS;
+    struct event *tick = event_new(s->base, -1, EV_PERSIST, drain_tick, NULL);
+    struct timeval tv = ms_tv(50);
+    event_add(tick, &tv);
+    while (kc_net_pending_output(s->net) > 0 && mono_ms() < deadline)
+        event_base_loop(s->base, EVLOOP_ONCE);
+    event_free(tick);
+    if (kc_net_pending_output(s->net) > 0)
+        kc_log_warn("server", "closing %zu connections with unsent answers after %d ms",
+                    kc_net_pending_output(s->net), SHUTDOWN_DRAIN_MS);
+}
+
 void kc_server_run(kc_server_t *s)
 {
     while (!s->stopping)
         kc_server_run_once(s);
-    kc_server_flush(s);
+    shutdown_gracefully(s);
 }
 
 void kc_server_stop(kc_server_t *s)
@@ -683,8 +791,18 @@ static void signal_cb(evutil_socket_t sig, short what, void *arg)
     kc_server_stop(arg);
 }
 
+static void sighup_cb(evutil_socket_t sig, short what, void *arg)
+{
+    (void)sig;
+    (void)what;
+    kc_log_info("server", "received SIGHUP, reloading certificates and credentials");
+    kc_security_reload(arg);
+}
+
 void kc_server_install_signals(kc_server_t *s)
 {
+    s->sighup_ev = evsignal_new(s->base, SIGHUP, sighup_cb, s);
+    event_add(s->sighup_ev, NULL);
     s->sigint_ev = evsignal_new(s->base, SIGINT, signal_cb, s);
     s->sigterm_ev = evsignal_new(s->base, SIGTERM, signal_cb, s);
     event_add(s->sigint_ev, NULL);

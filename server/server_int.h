@@ -11,6 +11,7 @@
 
 #include "coord.h"
 #include "fetch_session.h"
+#include "kc_acl.h"
 #include "kc_common.h"
 #include "kc_config.h"
 #include "kc_msgs.h"
@@ -18,10 +19,13 @@
 #include "kc_server.h"
 #include "log.h"
 #include "store.h"
+#include "topology_desc.h"
+#include "topology_store.h"
 #include "topics.h"
 #include "wire.h"
 
 struct event;
+struct kc_credentials;
 
 /*
  * A Fetch request waiting for MinBytes (Kafka's DelayedFetch): re-evaluated
@@ -33,6 +37,7 @@ typedef struct kc_parked_fetch {
     struct event *timer;
     kc_request_ctx_t ctx;
     kc_buf_t body;
+    char *principal, *client_host; /* owned copies behind ctx's views (authorization) */
     struct kc_parked_fetch *next, *prev;
 } kc_parked_fetch_t;
 
@@ -95,6 +100,9 @@ struct kc_server {
     kc_parked_fetch_t *parked;
     kc_fetch_sessions_t *fetch_sessions;
     struct event *retention_timer;
+    struct event *flush_timer;     /* log.flush.scheduler.interval.ms; NULL when never */
+    int64_t last_flush_ms;         /* monotonic time of the last kc_store_sync */
+    uint64_t coord_unflushed;      /* coordinator records committed since then */
     size_t retention_topic;        /* where the current retention pass stands */
     int32_t retention_partition;
     kc_arena_t arena; /* per request */
@@ -108,6 +116,16 @@ struct kc_server {
     kc_metrics_t metrics;
     struct kc_admin *admin;
     struct delayed_response *delayed; /* responses held back by a delay fault */
+    struct kc_tdesc_glue *tdesc; /* topology-description store; NULL = feature off */
+    /* Security (server/security.c, server/sasl.c). */
+    kc_security_protocol_t listener_protocol[KC_MAX_LISTENERS]; /* by cfg->listener index */
+    uint16_t listener_port[KC_MAX_LISTENERS]; /* bound (or configured) port of each */
+    kc_tls_t *tls;                         /* SSL and SASL_SSL listeners; NULL when none */
+    struct kc_credentials *credentials;    /* sasl.credentials.file; NULL when unset */
+    struct event *sighup_ev;
+    kc_authorizer_t *authz; /* NULL = no authorizer (authorizer.class.name empty) */
+    kc_store_dbi_t acl_dbi;
+    bool acl_dbi_open;
 };
 
 /* One decoded request header plus what a handler needs. */
@@ -173,10 +191,40 @@ int kc_handle_describe_configs(kc_req_t *req);
  * (retention.ms below -1), answers INVALID_CONFIG with a message in msg.
  * Returns the Kafka error code (0 = valid).
  */
+/*
+ * Fills r->configs (arena-owned) with every topic config and its effective
+ * value for a topic created with the n config pairs names/values (already
+ * checked), sorted by name, each with read-only false and its source
+ * (TOPIC_CONFIG, STATIC_BROKER_CONFIG, DEFAULT_CONFIG), as Kafka's
+ * ReplicationControlManager answers CreateTopics v5+.
+ */
+void kc_topic_creation_configs(const kc_server_t *s, kc_arena_t *a, size_t n,
+                               const kc_str_t *names, const kc_str_t *values,
+                               kc_create_topics_response_creatable_topic_result_t *r);
 int16_t kc_topic_configs_check(size_t n, const kc_str_t *names, const kc_str_t *values,
                                char *msg, size_t msglen);
 /* A topic's effective retention.ms / retention.bytes (its override, else the broker's). */
 int64_t kc_topic_retention_ms(const kc_server_t *s, const kc_topic_t *topic);
+/* True when the topic's cleanup.policy includes delete (LogConfig.delete):
+ * retention and DeleteRecords apply only then. */
+bool kc_topic_cleanup_deletes(const kc_topic_t *topic);
+/* Fills cfg (holding the broker's values) with a topic's overrides of the
+ * configs the log acts on: max.message.bytes, message.timestamp.before.max.ms,
+ * message.timestamp.after.max.ms, message.timestamp.type, flush.messages
+ * (default log.flush.interval.messages) and flush.ms (default
+ * kc_config_log_flush_ms). topic NULL: the broker's values. */
+void kc_topic_log_config(const kc_server_t *s, const kc_topic_t *topic, kc_log_topic_config_t *cfg);
+/*
+ * The flush policy (Kafka's log.flush.*, flush.messages, flush.ms) over the
+ * LMDB environment, which holds the partition log and the coordinator's
+ * records (Kafka's __consumer_offsets, flushed by the same broker defaults):
+ * flushes (kc_store_sync) when a partition has reached its flush.messages
+ * unflushed records, when the coordinator's records have reached
+ * log.flush.interval.messages, or, with check_time, when a partition or the
+ * coordinator has unflushed records and its flush.ms has passed since the
+ * last flush. Returns true when it flushed (server/server.c).
+ */
+bool kc_server_maybe_flush(kc_server_t *s, bool check_time);
 int64_t kc_topic_retention_bytes(const kc_server_t *s, const kc_topic_t *topic);
 /* The wall clock in ms (server.c). */
 int64_t kc_server_wall_ms(void);
@@ -189,6 +237,25 @@ int kc_fetch_complete(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t
                       size_t len, bool final, kc_result_t *res, bool *completed);
 /* Encodes the ApiVersions v0 body answering a version above our maximum (KIP-511). */
 void kc_api_versions_unsupported_body(kc_buf_t *out);
+
+/* ACLs (server/acls.c). */
+/* (Re)loads the authorizer from storage; no-op (authz NULL) when authorizer.class.name is "". */
+int kc_acls_load(kc_server_t *s);
+void kc_acls_free(kc_server_t *s);
+/* Points ctx's authorize hook at the server's authorizer (left NULL when off). */
+void kc_acls_set_ctx(kc_server_t *s, kc_request_ctx_t *ctx);
+/* Kafka's AuthHelper.authorize for the request's principal and host (true when ACLs are off). */
+bool kc_req_authorized(const kc_req_t *req, int8_t op, int8_t rtype, kc_str_t name);
+/* The same on the cluster resource ("kafka-cluster"). */
+bool kc_req_authorized_cluster(const kc_req_t *req, int8_t op);
+/* AuthHelper.authorizeByResourceType: op allowed on some resource of rtype. */
+bool kc_req_authorized_any(const kc_req_t *req, int8_t op, int8_t rtype);
+/* Kafka's authorizedOperations: the bits (1 << KC_OP_*) of candidates the principal may do. */
+int32_t kc_req_authorized_ops(const kc_req_t *req, int8_t rtype, kc_str_t name,
+                              int32_t candidates);
+int kc_handle_create_acls(kc_req_t *req);
+int kc_handle_describe_acls(kc_req_t *req);
+int kc_handle_delete_acls(kc_req_t *req);
 
 /* Group handlers (server/group.c): decode, then call the coordinator. */
 int kc_handle_join_group(kc_req_t *req);
@@ -267,6 +334,76 @@ bool kc_faults_is_group_api(int16_t api_key);
 int kc_faults_parse_spec(const char *text, size_t len, int64_t now_ms, kc_fault_t *spec,
                          char *err, size_t errlen);
 void kc_faults_spec_deinit(kc_fault_t *spec);
+
+/* ---- topology-description store (server/topology_api.c, KIP-1331) ---- */
+
+/*
+ * Opens the store named by group.streams.topology.description.plugin (none:
+ * the feature is off, s->tdesc stays NULL) and arms the cleanup cycle
+ * (every offsets.retention.check.interval.ms). KC_EINVAL when the store
+ * cannot be loaded or started (logged; kcoord does not start).
+ */
+int kc_tdesc_start(kc_server_t *s);
+/* Closes the store; outstanding completions are dropped (their -2 is durable). */
+void kc_tdesc_stop(kc_server_t *s);
+/*
+ * The commit step calls this after every commit attempt: the ops begun in
+ * the iteration (whose -2 was in the batch, or already durable) get their
+ * store call now; after a failed commit they are dropped and their clients
+ * answered NOT_COORDINATOR.
+ */
+void kc_tdesc_after_commit(kc_server_t *s, bool failed);
+/* StreamsGroupTopologyDescriptionUpdate v0 (API 93). */
+int kc_handle_streams_group_topology_description_update(kc_req_t *req);
+
+/*
+ * Wiring for the streams group. It registers its view of groups (lookup,
+ * member check, iteration; see topology_desc.h) and a function receiving
+ * the outcome of the DeleteGroups and conversion ops it starts; pushes and
+ * the cleanup cycle are handled here. outcome_fn runs on the loop after the
+ * op's final record was appended to res (s->batch): tombstone the group or
+ * answer GROUP_DELETION_FAILED (DELETE_GROUP), re-run the classic join and
+ * call kc_topology_desc_finalize_after_delete, or answer
+ * REBALANCE_IN_PROGRESS (CONVERSION).
+ */
+typedef void (*kc_tdesc_outcome_fn)(void *arg, const kc_topology_desc_op_t *op,
+                                    const kc_topology_desc_outcome_t *out, kc_result_t *res);
+void kc_tdesc_set_groups(kc_server_t *s, const kc_topology_desc_groups_t *groups,
+                         kc_tdesc_outcome_fn fn, void *arg);
+/* The barrier module (solicit/describe rules, *_begin), NULL when the feature is off. */
+kc_topology_desc_t *kc_tdesc_barrier(kc_server_t *s);
+/* The store, for StreamsGroupDescribe's get calls; NULL when off. */
+kc_tstore_t *kc_tdesc_store(kc_server_t *s);
+/* Takes an op from kc_topology_desc_delete_begin (DELETE_GROUP, CONVERSION):
+ * its store call runs after this iteration's commit. */
+void kc_tdesc_run(kc_server_t *s, kc_topology_desc_op_t *op);
+/*
+ * Security (server/security.c): resolves each listener's security protocol,
+ * builds the TLS context and loads the SASL credentials, then binds the
+ * listeners when listen is set. 0, or -1 after logging why (the broker does
+ * not start). kc_security_stop frees what start made.
+ */
+int kc_security_start(kc_server_t *s, bool listen);
+void kc_security_stop(kc_server_t *s);
+/* SIGHUP: re-reads the TLS stores and the credentials file; a failure keeps the old ones. */
+void kc_security_reload(kc_server_t *s);
+/*
+ * The host and port that Metadata and FindCoordinator give a request that
+ * came in on connection conn_id: the advertised listener of the same name,
+ * else that listener's own address, else the first listener's.
+ */
+void kc_server_advertised(const kc_server_t *s, uint64_t conn_id, kc_str_t *host, int32_t *port);
+/*
+ * SASL (server/sasl.c): a frame of a SASL_PLAINTEXT/SASL_SSL connection
+ * before (re-)authentication completes, or after its session expired.
+ * Returns true when the frame was taken (answered, or the connection closed),
+ * false when it goes on to the normal request path.
+ */
+bool kc_sasl_on_frame(kc_server_t *s, const kc_conn_info_t *conn, const uint8_t *data,
+                      size_t len);
+/* SaslHandshake / SaslAuthenticate outside an exchange: ILLEGAL_SASL_STATE, as KafkaApis. */
+int kc_handle_sasl_handshake(kc_req_t *req);
+int kc_handle_sasl_authenticate(kc_req_t *req);
 
 /* Admin HTTP endpoint (server/admin.c); no-op when admin.listeners is empty. */
 int kc_admin_start(kc_server_t *s);

@@ -7,6 +7,7 @@
 #ifndef KC_CRC32C_H
 #define KC_CRC32C_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,5 +16,9 @@
  * back in for the next piece. kc_crc32c(0, "123456789", 9) == 0xE3069283.
  */
 uint32_t kc_crc32c(uint32_t crc, const void *data, size_t len);
+/* The table-driven computation kc_crc32c falls back to (same results; for tests). */
+uint32_t kc_crc32c_sw(uint32_t crc, const void *data, size_t len);
+/* True when kc_crc32c uses the processor's crc32 instruction (x86-64 SSE4.2). */
+bool kc_crc32c_hw_available(void);
 
 #endif

@@ -23,26 +23,33 @@
  * (NO_TIMESTAMP), as Kafka converts them. A trailing fragment shorter than its
  * entry is ignored (Kafka's iterator stops there).
  *
- * A gzip wrapper message (attributes codec 1) must be the set's only entry;
- * its value, a gzip stream of an inner message set (inner offsets relative
- * for magic 1, absolute for magic 0; both ignored), is inflated to at most
- * max_bytes (message.max.bytes) bytes, its messages converted (a magic 1
- * wrapper with LogAppendTime gives them its timestamp), and the batch is
- * written gzip-compressed (codec 1), keeping the producer's codec as Kafka's
- * compression.type=producer does.
+ * A compressed wrapper message (attributes codec 1 gzip, 2 snappy, 3 lz4)
+ * must be the set's only entry. Its value, the compressed inner message set
+ * (inner offsets relative for magic 1, absolute for magic 0; both ignored),
+ * is decompressed as Kafka 3.9 reads it: gzip; snappy in xerial
+ * snappy-java's framing or as one raw block; lz4 as Kafka's LZ4 frame, with
+ * the frame header checksum ignored for magic 0 (KAFKA-3160). Its messages
+ * are converted (a magic 1 wrapper with LogAppendTime gives them its
+ * timestamp), and the batch is written with the wrapper's codec, as Kafka's
+ * compression.type=producer recompresses (snappy in the xerial framing, lz4
+ * as a frame with a correct header checksum). Kafka bounds only the
+ * resulting batch (message.max.bytes, which kc_log_append checks); the
+ * decompressed inner set is bounded here by inflate_max, a guard against
+ * decompression bombs that Kafka does not have.
  *
  * Returns 0, or a Kafka error code with *why set to static text:
  * CORRUPT_MESSAGE (2: entry smaller than the record overhead, magic not 0/1,
  * CRC-32 (IEEE, zlib's crc32, not CRC-32C) mismatch, key or value lengths
- * not matching the size, a broken or truncated gzip stream),
- * MESSAGE_TOO_LARGE (10: the inflated inner set exceeds max_bytes),
- * INVALID_RECORD (87: no message at all; a gzip wrapper with a null value,
- * no inner message, compressed or other-magic inner messages, a magic 1
- * wrapper offset below the last inner offset, or sharing the set with other
- * entries), UNSUPPORTED_COMPRESSION_TYPE (76: snappy, lz4 or another codec).
+ * not matching the size, a broken or truncated compressed stream),
+ * MESSAGE_TOO_LARGE (10: the decompressed inner set exceeds inflate_max),
+ * INVALID_RECORD (87: no message at all; a compressed wrapper with a null
+ * value, no inner message, compressed or other-magic inner messages, a
+ * magic 1 wrapper offset below the last inner offset, or sharing the set
+ * with other entries; zstd, which needs magic 2), UNKNOWN_SERVER_ERROR (-1:
+ * an unknown codec id, where Kafka's CompressionType.forId throws).
  * out is unchanged on error.
  */
-int16_t kc_legacy_convert(const uint8_t *in, size_t len, size_t max_bytes, kc_buf_t *out,
+int16_t kc_legacy_convert(const uint8_t *in, size_t len, size_t inflate_max, kc_buf_t *out,
                           const char **why);
 
 /* The magic byte of a produce partition's records (offset 16 in every

@@ -79,6 +79,9 @@ typedef struct part {
     bool dirty; /* pending appends since the last commit */
     int64_t size_bytes; /* sum of stored batch sizes; -1 until first needed */
     int64_t deleted_upto; /* batches below this base offset are deleted (maybe pending) */
+    int64_t recovery_point; /* offsets below it were flushed by kc_log_flushed (or at load) */
+    kc_log_topic_config_t tc; /* the topic's configs, valid when tc_ready */
+    bool tc_ready;
 } part_t;
 
 struct kc_log {
@@ -88,6 +91,8 @@ struct kc_log {
     part_t **tab; /* open addressing; cap is a power of two */
     size_t cap, count;
     int64_t next_producer_id, producer_id_block_end;
+    kc_log_topic_config_fn topic_config;
+    void *topic_config_ctx;
 };
 
 static const char PID_KEY[] = "producer_id_block_end";
@@ -238,6 +243,54 @@ bool kc_log_committed(kc_log_t *l)
     return advanced;
 }
 
+void kc_log_set_topic_config(kc_log_t *l, kc_log_topic_config_fn fn, void *ctx)
+{
+    l->topic_config = fn;
+    l->topic_config_ctx = ctx;
+    for (size_t i = 0; i < l->cap; i++)
+        if (l->tab[i])
+            l->tab[i]->tc_ready = false;
+}
+
+/* The configs of p's topic, asked for on first use. */
+static const kc_log_topic_config_t *part_config(kc_log_t *l, part_t *p)
+{
+    if (!p->tc_ready) {
+        kc_log_topic_config_t *c = &p->tc;
+        c->max_message_bytes = l->cfg.max_message_bytes;
+        c->message_timestamp_before_max_ms = l->cfg.message_timestamp_before_max_ms;
+        c->message_timestamp_after_max_ms = l->cfg.message_timestamp_after_max_ms;
+        c->log_append_time = false;
+        c->flush_messages = c->flush_ms = INT64_MAX;
+        if (l->topic_config)
+            l->topic_config(l->topic_config_ctx, p->topic_id, c);
+        p->tc_ready = true;
+    }
+    return &p->tc;
+}
+
+bool kc_log_flush_due(kc_log_t *l, int64_t since_flush_ms)
+{
+    for (size_t i = 0; i < l->cap; i++) {
+        part_t *p = l->tab[i];
+        if (!p || p->hw <= p->recovery_point)
+            continue;
+        const kc_log_topic_config_t *tc = part_config(l, p);
+        if (p->hw - p->recovery_point >= tc->flush_messages)
+            return true;
+        if (since_flush_ms >= 0 && since_flush_ms >= tc->flush_ms)
+            return true;
+    }
+    return false;
+}
+
+void kc_log_flushed(kc_log_t *l)
+{
+    for (size_t i = 0; i < l->cap; i++)
+        if (l->tab[i])
+            l->tab[i]->recovery_point = l->tab[i]->hw;
+}
+
 /* ---- partition table ---- */
 
 static size_t part_hash(kc_uuid_t tid, int32_t partition)
@@ -385,6 +438,7 @@ static part_t *part_get(kc_log_t *l, kc_uuid_t tid, int32_t partition)
     if (p->log_start > p->leo)
         p->leo = p->log_start;
     p->hw = p->leo;
+    p->recovery_point = p->leo; /* what a restart finds counts as flushed, as Kafka's recovery */
     p->size_bytes = -1;
     if ((l->count + 1) * 2 > l->cap)
         tab_rebuild(l, l->cap * 2);
@@ -576,9 +630,15 @@ int kc_log_append(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, const uint
         fail(out, KC_LOG_ERR_INVALID_RECORD, "The baseOffset of the record batch should be 0");
         return 0;
     }
-    if (size > (size_t)l->cfg.max_message_bytes) {
+    part_t *p = part_get(l, topic_id, partition);
+    if (!p) {
+        fail(out, KC_LOG_ERR_KAFKA_STORAGE_ERROR, NULL);
+        return KC_EIO;
+    }
+    const kc_log_topic_config_t *tc = part_config(l, p);
+    if (size > (size_t)tc->max_message_bytes) {
         fail(out, KC_LOG_ERR_MESSAGE_TOO_LARGE,
-             "The record batch size exceeds the maximum configured value (message.max.bytes)");
+             "The record batch size exceeds the maximum configured value (max.message.bytes)");
         return 0;
     }
     if (kc_crc32c(0, records + OFF_ATTRIBUTES, size - OFF_ATTRIBUTES) != rd32(records + OFF_CRC)) {
@@ -614,9 +674,11 @@ int kc_log_append(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, const uint
         return 0;
     }
     bool rewrite_ts = false;
+    /* Timestamps are checked for CreateTime topics only (LogValidator.validateTimestamp). */
+    int64_t before_max = tc->log_append_time ? INT64_MAX : tc->message_timestamp_before_max_ms;
+    int64_t after_max = tc->log_append_time ? INT64_MAX : tc->message_timestamp_after_max_ms;
     if (compression == 0) {
-        validate_ctx_t v = {base_ts, now_ms, l->cfg.message_timestamp_before_max_ms,
-                            l->cfg.message_timestamp_after_max_ms, INT64_MIN, -1};
+        validate_ctx_t v = {base_ts, now_ms, before_max, after_max, INT64_MIN, -1};
         const char *why = NULL;
         if (walk_records(records + BATCH_HEADER, size - BATCH_HEADER, count, validate_record_fn,
                          &v, &why) != 0) {
@@ -630,24 +692,25 @@ int kc_log_append(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, const uint
             return 0;
         }
         /* CreateTime topics: the broker writes the real maximum and the CreateTime type. */
-        if (v.max_ts != max_ts || (attrs & ATTR_LOG_APPEND_TIME)) {
+        if (!tc->log_append_time && (v.max_ts != max_ts || (attrs & ATTR_LOG_APPEND_TIME))) {
             max_ts = v.max_ts;
             rewrite_ts = true;
         }
-    } else if ((l->cfg.message_timestamp_before_max_ms != INT64_MAX &&
-                now_ms - base_ts > l->cfg.message_timestamp_before_max_ms) ||
-               max_ts - now_ms > l->cfg.message_timestamp_after_max_ms) {
+    } else if ((before_max != INT64_MAX && now_ms - base_ts > before_max) ||
+               (after_max != INT64_MAX && max_ts - now_ms > after_max)) {
         /* Compressed batches are not opened: their header timestamps stand in. */
         fail(out, KC_LOG_ERR_INVALID_TIMESTAMP,
              "One or more records have been rejected due to invalid timestamp");
         out->record_error_index = 0;
         return 0;
+    } else if (!tc->log_append_time && (attrs & ATTR_LOG_APPEND_TIME)) {
+        rewrite_ts = true; /* the topic's type replaces the producer's */
     }
-
-    part_t *p = part_get(l, topic_id, partition);
-    if (!p) {
-        fail(out, KC_LOG_ERR_KAFKA_STORAGE_ERROR, NULL);
-        return KC_EIO;
+    /* LogAppendTime topics: the broker's clock is the batch's maximum timestamp
+     * (MemoryRecordsBuilder / setMaxTimestamp(LOG_APPEND_TIME, now)). */
+    if (tc->log_append_time) {
+        max_ts = now_ms;
+        rewrite_ts = true;
     }
 
     /* ProducerStateManager: duplicates, epoch and sequence checks. */
@@ -657,8 +720,10 @@ int kc_log_append(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, const uint
         if (epoch == pr->epoch) {
             for (uint8_t i = 0; i < pr->n; i++) {
                 if (pr->b[i].first_seq == base_seq && pr->b[i].last_seq == last_seq) {
+                    /* UnifiedLog answers a duplicate with its batch's timestamp
+                     * as the log append time, whatever the timestamp type. */
                     out->base_offset = pr->b[i].first_offset;
-                    out->log_append_time = -1;
+                    out->log_append_time = pr->b[i].timestamp;
                     out->log_start_offset = p->log_start;
                     return 0;
                 }
@@ -687,21 +752,25 @@ int kc_log_append(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, const uint
         }
     }
 
-    /* Assign offsets: rewrite BaseOffset and PartitionLeaderEpoch (outside the CRC). */
+    /* Assign offsets: rewrite BaseOffset and PartitionLeaderEpoch (outside the
+     * CRC), writing the batch straight into its LMDB value. */
     int64_t base = p->leo;
-    uint8_t *copy = kc_xmalloc(size);
-    memcpy(copy, records, size);
-    be64(copy + OFF_BASE_OFFSET, (uint64_t)base);
-    be32(copy + OFF_LEADER_EPOCH, 0);
-    if (rewrite_ts) {
-        be16(copy + OFF_ATTRIBUTES, (uint16_t)(attrs & ~ATTR_LOG_APPEND_TIME));
-        be64(copy + OFF_MAX_TIMESTAMP, (uint64_t)max_ts);
-        be32(copy + OFF_CRC, kc_crc32c(0, copy + OFF_ATTRIBUTES, size - OFF_ATTRIBUTES));
-    }
     uint8_t k[KEY_LEN];
     batch_key(k, topic_id, partition, base);
-    int rc = kc_store_put(l->store, l->db_batches, k, KEY_LEN, copy, size);
-    free(copy);
+    uint8_t *copy;
+    int rc = kc_store_put_reserve(l->store, l->db_batches, k, KEY_LEN, size, &copy);
+    if (rc == 0) {
+        memcpy(copy, records, size);
+        be64(copy + OFF_BASE_OFFSET, (uint64_t)base);
+        be32(copy + OFF_LEADER_EPOCH, 0);
+        if (rewrite_ts) {
+            attrs = (int16_t)(tc->log_append_time ? attrs | ATTR_LOG_APPEND_TIME
+                                                  : attrs & ~ATTR_LOG_APPEND_TIME);
+            be16(copy + OFF_ATTRIBUTES, (uint16_t)attrs);
+            be64(copy + OFF_MAX_TIMESTAMP, (uint64_t)max_ts);
+            be32(copy + OFF_CRC, kc_crc32c(0, copy + OFF_ATTRIBUTES, size - OFF_ATTRIBUTES));
+        }
+    }
     if (rc == 0 && pid >= 0) {
         if (!pr) {
             if (p->nproducers == p->producers_cap) {
@@ -733,7 +802,7 @@ int kc_log_append(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, const uint
     if (p->size_bytes >= 0)
         p->size_bytes += (int64_t)size;
     out->base_offset = base;
-    out->log_append_time = -1;
+    out->log_append_time = tc->log_append_time ? now_ms : -1;
     out->log_start_offset = p->log_start;
     return 0;
 }

@@ -9,9 +9,10 @@
  * Appends join the store's open write transaction (the one that also holds
  * the coordinator records of the loop iteration). Each partition has a log
  * start offset, a log end offset (next offset to assign, pending appends
- * included) and a high watermark: the log end offset as of the last durable
+ * included) and a high watermark: the log end offset as of the last
  * commit. Reads (Fetch, ListOffsets) see only offsets below the high
- * watermark, so a consumer never reads a record that a crash could undo;
+ * watermark, so a consumer never reads a record that a process crash could
+ * undo (an OS crash can undo what was not flushed, as in Kafka);
  * kc_log_committed advances the high watermark after kc_store_commit.
  *
  * Partitions are named by topic id (a deleted and recreated topic starts
@@ -81,9 +82,43 @@ int kc_log_append(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, const uint
                   size_t len, int16_t produce_version, int64_t now_ms,
                   kc_log_append_result_t *out);
 
-/* Marks every pending append durable (call after a successful kc_store_commit).
+/* Marks every pending append committed (call after a successful kc_store_commit).
  * Returns true when some high watermark advanced (parked fetches may complete). */
 bool kc_log_committed(kc_log_t *l);
+/*
+ * A topic's configs that the log acts on (LogConfig): filled by the
+ * kc_log_topic_config_fn given to kc_log_set_topic_config, over defaults
+ * from kc_log_config_t (and INT64_MAX flush values, CreateTime).
+ */
+typedef struct {
+    int32_t max_message_bytes;               /* max.message.bytes */
+    int64_t message_timestamp_before_max_ms; /* message.timestamp.before.max.ms */
+    int64_t message_timestamp_after_max_ms;  /* message.timestamp.after.max.ms */
+    bool log_append_time;                    /* message.timestamp.type=LogAppendTime */
+    int64_t flush_messages;                  /* flush.messages; INT64_MAX = never */
+    int64_t flush_ms;                        /* flush.ms; INT64_MAX = never */
+} kc_log_topic_config_t;
+
+/*
+ * Tells the configs of a topic id (cfg arrives holding the defaults). Asked
+ * once per partition when it is first used: topic configs do not change
+ * (kcoord serves no AlterConfigs) and a recreated topic has a new id.
+ * Without one, every topic has the defaults.
+ */
+typedef void (*kc_log_topic_config_fn)(void *ctx, kc_uuid_t topic_id, kc_log_topic_config_t *cfg);
+void kc_log_set_topic_config(kc_log_t *l, kc_log_topic_config_fn fn, void *ctx);
+/*
+ * The flush policy (Kafka's flush.messages and flush.ms of a topic,
+ * defaulting to log.flush.interval.messages and log.flush.interval.ms):
+ * true when some partition has committed records not yet flushed and either
+ * at least its flush_messages of them (UnifiedLog.append's check) or, with
+ * since_flush_ms >= 0 (the time since the last kc_store_sync), since_flush_ms
+ * >= its flush_ms (LogManager.flushDirtyLogs). The caller then calls
+ * kc_store_sync and kc_log_flushed.
+ */
+bool kc_log_flush_due(kc_log_t *l, int64_t since_flush_ms);
+/* Marks every committed record flushed (after a successful kc_store_sync). */
+void kc_log_flushed(kc_log_t *l);
 /* Forgets the in-memory state after a failed commit; it reloads from the store. */
 void kc_log_reset(kc_log_t *l);
 

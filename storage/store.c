@@ -61,6 +61,8 @@ struct kc_store {
     bool full;               /* only deletions accepted (see top of file) */
     uint64_t used_at_full;   /* used_bytes() when full mode began */
     bool hit_full;           /* the open txn saw MDB_MAP_FULL */
+    uint64_t syncs;          /* successful kc_store_sync calls */
+    bool opened;             /* mdb_env_open succeeded */
     int lock_fd;
     char *dir;
 };
@@ -218,13 +220,20 @@ int kc_store_open(kc_store_t **out, const char *dir, uint64_t map_size)
         rc = lmdb_err(s, mrc, "configure environment");
         goto out;
     }
-    /* Default flags keep commits durable (fsync). NOTLS lets a read
-     * transaction live beside the write transaction of the same thread. */
-    mrc = mdb_env_open(s->env, dir, MDB_NOTLS, 0644);
+    /* NOSYNC: a commit writes its pages with write(2) and does not wait for
+     * the disk; kc_store_sync flushes when the flush policy says (Kafka's
+     * log.flush.* properties). Without MDB_WRITEMAP the committed pages are in
+     * the page cache, so a killed process loses nothing; LMDB keeps the
+     * database consistent across an OS crash on a file system that keeps
+     * write order, which may then undo the commits since the last sync.
+     * NOTLS lets a read transaction live beside the write transaction of the
+     * same thread. */
+    mrc = mdb_env_open(s->env, dir, MDB_NOTLS | MDB_NOSYNC, 0644);
     if (mrc) {
         rc = lmdb_err(s, mrc, "open environment");
         goto out;
     }
+    s->opened = true;
     int dead = 0;
     mdb_reader_check(s->env, &dead);
     s->max_key = (size_t)mdb_env_get_maxkeysize(s->env);
@@ -294,8 +303,12 @@ void kc_store_close(kc_store_t *s)
     if (!s)
         return;
     kc_store_abort(s);
-    if (s->env)
+    if (s->env) {
+        /* A clean shutdown flushes, as Kafka flushes its logs on close. */
+        if (s->opened)
+            kc_store_sync(s);
         mdb_env_close(s->env);
+    }
     if (s->lock_fd >= 0)
         close(s->lock_fd); /* releases the flock */
     free(s->dir);
@@ -543,6 +556,20 @@ int kc_store_commit(kc_store_t *s)
     return rc;
 }
 
+int kc_store_sync(kc_store_t *s)
+{
+    int mrc = mdb_env_sync(s->env, 1);
+    if (mrc)
+        return lmdb_err(s, mrc, "sync");
+    s->syncs++;
+    return 0;
+}
+
+uint64_t kc_store_sync_count(const kc_store_t *s)
+{
+    return s->syncs;
+}
+
 /* Read view: the open write transaction (pending writes visible) or a fresh
  * read-only one (*own set, to be aborted by the caller). */
 static int read_txn(kc_store_t *s, MDB_txn **txn, bool *own)
@@ -774,6 +801,28 @@ int kc_store_put(kc_store_t *s, kc_store_dbi_t db, const void *key, size_t key_l
     MDB_val v = {value_len, (void *)(value ? value : "")};
     int mrc = mdb_put(s->txn, db, &k, &v, 0);
     return mrc ? txn_fail(s, mrc, "put") : 0;
+}
+
+int kc_store_put_reserve(kc_store_t *s, kc_store_dbi_t db, const void *key, size_t key_len,
+                         size_t value_len, uint8_t **out)
+{
+    *out = NULL;
+    if (!key || key_len == 0 || key_len > s->max_key || value_len == 0)
+        return KC_EINVAL;
+    int rc = txn_ensure(s);
+    if (rc)
+        return rc;
+    if (s->full) {
+        s->err = KC_ENOSPC;
+        return s->err;
+    }
+    MDB_val k = {key_len, (void *)key};
+    MDB_val v = {value_len, NULL};
+    int mrc = mdb_put(s->txn, db, &k, &v, MDB_RESERVE);
+    if (mrc)
+        return txn_fail(s, mrc, "put");
+    *out = v.mv_data;
+    return 0;
 }
 
 int kc_store_del(kc_store_t *s, kc_store_dbi_t db, const void *key, size_t key_len)

@@ -58,11 +58,23 @@ int kc_store_topic_put(kc_store_t *s, const char *name, const void *value, size_
 /* True while a write transaction holds uncommitted writes. */
 bool kc_store_pending(const kc_store_t *s);
 /*
- * Commits the open transaction durably (no-op when none). Returns 0,
- * KC_ENOSPC (map full), or KC_EIO; on error every write since the last
+ * Commits the open transaction (no-op when none): atomic and visible to
+ * later reads and, once this returns, to a restarted process even after a
+ * SIGKILL (the pages are in the OS page cache), but not flushed to the disk:
+ * an OS crash or power loss may undo the commits since the last
+ * kc_store_sync (LMDB's MDB_NOSYNC, the database stays consistent). Returns
+ * 0, KC_ENOSPC (map full), or KC_EIO; on error every write since the last
  * commit is gone and the error is logged.
  */
 int kc_store_commit(kc_store_t *s);
+/*
+ * Flushes every committed transaction to the disk (mdb_env_sync, an
+ * fdatasync of the data file); kc_store_close does it too. The broker calls
+ * it as Kafka's log.flush.* policy says. Returns 0 or KC_EIO (logged).
+ */
+int kc_store_sync(kc_store_t *s);
+/* Number of successful kc_store_sync calls since open (for tests and metrics). */
+uint64_t kc_store_sync_count(const kc_store_t *s);
 
 /*
  * Calls fn for every live record in commit order; stops at a non-zero return
@@ -91,6 +103,13 @@ int kc_store_dbi_open(kc_store_t *s, const char *name, kc_store_dbi_t *out);
 /* Puts key -> value (bytes copied). Errors as kc_store_append; key longer than LMDB allows: KC_EINVAL. */
 int kc_store_put(kc_store_t *s, kc_store_dbi_t db, const void *key, size_t key_len,
                  const void *value, size_t value_len);
+/*
+ * Puts key -> value_len bytes (>= 1) that the caller writes at *out before
+ * any other call on the store (LMDB's MDB_RESERVE: no intermediate copy).
+ * Errors as kc_store_put; *out is NULL on error.
+ */
+int kc_store_put_reserve(kc_store_t *s, kc_store_dbi_t db, const void *key, size_t key_len,
+                         size_t value_len, uint8_t **out);
 /* Deletes key (absent is fine); errors as kc_store_append. */
 int kc_store_del(kc_store_t *s, kc_store_dbi_t db, const void *key, size_t key_len);
 /* Deletes every key that starts with prefix (prefix_len >= 1); errors as kc_store_append. */

@@ -884,3 +884,50 @@ def consumer_group_describe(conn, groups, version=1):
     got, r = conn.recv(flexible_header=True)
     assert got == corr, (got, corr)
     return decode_consumer_group_describe(r, version)
+
+
+def crc32c(data):
+    """CRC-32C (Castagnoli), bit by bit: the checksum of magic 2 record batches."""
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
+    return crc ^ 0xFFFFFFFF
+
+
+def zigzag_varint(n):
+    n = (n << 1) ^ (n >> 63)
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def record_batch(values, producer_id=-1, epoch=-1, base_seq=-1, ts=1700000000000):
+    """One uncompressed magic 2 batch of null-key records, base offset 0."""
+    recs = b""
+    for i, v in enumerate(values):
+        body = (b"\x00" + zigzag_varint(0) + zigzag_varint(i) + zigzag_varint(-1)
+                + zigzag_varint(len(v)) + v + zigzag_varint(0))
+        recs += zigzag_varint(len(body)) + body
+    after_crc = struct.pack(">hiqqqhii", 0, len(values) - 1, ts, ts, producer_id, epoch,
+                            base_seq, len(values)) + recs
+    head = struct.pack(">qiib", 0, 4 + 1 + 4 + len(after_crc), -1, 2)
+    return head + struct.pack(">I", crc32c(after_crc)) + after_crc
+
+
+def produce_v7(conn, topic, partition, records, acks=1):
+    """Produce v7 of one partition; returns (error_code, base_offset)."""
+    w = Writer().string(None).i16(acks).i32(30000).i32(1).string(topic).i32(1).i32(partition)
+    w.i32(len(records)).raw(records)
+    corr = conn.send(API_PRODUCE, 7, w.getvalue())
+    got, r = conn.recv()
+    assert got == corr, (got, corr)
+    assert r.i32() == 1 and r.string() == topic and r.i32() == 1 and r.i32() == partition
+    return r.i16(), r.i64()

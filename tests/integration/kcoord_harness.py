@@ -113,7 +113,9 @@ class Kcoord:
         if os.path.exists(conf):
             cmd += ["--config", conf]
         opts = dict(self.overrides)
-        opts["listeners"] = "PLAINTEXT://127.0.0.1:%d" % self.port
+        # A test may give several listeners; the first must then be the
+        # PLAINTEXT one on self.port, which readiness is checked on.
+        opts.setdefault("listeners", "PLAINTEXT://127.0.0.1:%d" % self.port)
         opts["log.dirs"] = self.data_dir
         for k, v in opts.items():
             cmd += ["--override", "%s=%s" % (k, v)]

@@ -11,8 +11,6 @@ retry of an already acknowledged idempotent batch after the restart must be
 answered with its original offset and not appended twice.
 """
 
-import struct
-
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
@@ -25,37 +23,8 @@ N = 400
 DEADLINE_S = 120
 
 
-def crc32c(data):
-    crc = 0xFFFFFFFF
-    for b in data:
-        crc ^= b
-        for _ in range(8):
-            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
-    return crc ^ 0xFFFFFFFF
-
-
-def varint(n):
-    n = (n << 1) ^ (n >> 63)
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def batch(values, producer_id, epoch, base_seq, ts=1700000000000):
-    recs = b""
-    for i, v in enumerate(values):
-        body = b"\x00" + varint(0) + varint(i) + varint(-1) + varint(len(v)) + v + varint(0)
-        recs += varint(len(body)) + body
-    after_crc = struct.pack(">hiqqqhii", 0, len(values) - 1, ts, ts, producer_id, epoch,
-                            base_seq, len(values)) + recs
-    head = struct.pack(">qiib", 0, 4 + 1 + 4 + len(after_crc), -1, 2)
-    return head + struct.pack(">I", crc32c(after_crc)) + after_crc
+def batch(values, producer_id, epoch, base_seq):
+    return kw.record_batch(values, producer_id, epoch, base_seq)
 
 
 def call(conn, api_key, version, body):
@@ -67,13 +36,7 @@ def call(conn, api_key, version, body):
 
 def raw_produce(conn, partition, records):
     """Produce v7, acks=-1; returns (error_code, base_offset)."""
-    w = kw.Writer().string(None).i16(-1).i32(30000).i32(1).string(TOPIC).i32(1).i32(partition)
-    w.i32(len(records)).raw(records)
-    r = call(conn, 0, 7, w.getvalue())
-    assert r.i32() == 1 and r.string() == TOPIC and r.i32() == 1
-    assert r.i32() == partition
-    err, base = r.i16(), r.i64()
-    return err, base
+    return kw.produce_v7(conn, TOPIC, partition, records, acks=-1)
 
 
 def init_producer_id(conn):

@@ -4,8 +4,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -88,6 +90,27 @@ static void strndup_terminates(void **state)
     free(s);
 }
 
+static void buf_read_file_appends_and_terminates(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/kc-test-read-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "a\0b\n", 4), 4);
+    close(fd);
+    kc_buf_t b;
+    kc_buf_init(&b);
+    kc_buf_append(&b, "x", 1);
+    assert_int_equal(kc_buf_read_file(&b, path), 0);
+    assert_int_equal(b.len, 5);
+    assert_memory_equal(b.data, "xa\0b\n", 5);
+    assert_int_equal(b.data[5], 0); /* terminated, not counted */
+    unlink(path);
+    assert_int_equal(kc_buf_read_file(&b, path), KC_EIO);
+    assert_int_equal(b.len, 5);
+    kc_buf_deinit(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -95,6 +118,7 @@ int main(void)
         cmocka_unit_test(arena_allocations_are_zeroed_aligned_and_distinct),
         cmocka_unit_test(arena_reset_gives_zeroed_memory_again),
         cmocka_unit_test(strndup_terminates),
+        cmocka_unit_test(buf_read_file_appends_and_terminates),
     };
     return cmocka_run_group_tests_name("common", tests, NULL, NULL);
 }

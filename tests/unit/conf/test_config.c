@@ -18,6 +18,40 @@ static int parse(kc_config_t *c, const char *text, char *err, size_t errlen)
     return kc_config_parse_properties(c, text, strlen(text), "test", err, errlen);
 }
 
+static void test_connection_limits_and_ip_overrides(void **state)
+{
+    (void)state;
+    kc_config_t c;
+    kc_config_init(&c);
+    char err[256];
+    assert_int_equal(c.max_connections, INT32_MAX);
+    assert_int_equal(c.max_connections_per_ip, INT32_MAX);
+    assert_string_equal(c.authorizer_class_name, "");
+    assert_false(c.allow_everyone_if_no_acl_found);
+    assert_int_equal(kc_config_set(&c, "max.connections.per.ip.overrides",
+                                   "127.0.0.2:3, ::1:7,10.0.0.1:0", err, sizeof(err)),
+                     0);
+    assert_int_equal(kc_config_ip_override(c.max_connections_per_ip_overrides, "127.0.0.2"), 3);
+    assert_int_equal(kc_config_ip_override(c.max_connections_per_ip_overrides, "::1"), 7);
+    assert_int_equal(kc_config_ip_override(c.max_connections_per_ip_overrides, "10.0.0.1"), 0);
+    assert_int_equal(kc_config_ip_override(c.max_connections_per_ip_overrides, "127.0.0.1"), -1);
+    assert_int_equal(kc_config_ip_override(c.max_connections_per_ip_overrides, "127.0.0."), -1);
+    assert_int_equal(kc_config_ip_override("", "127.0.0.1"), -1);
+    const char *bad[] = {"host", "host:", "host:x", ":3", "host:3x", "host:-1"};
+    for (size_t i = 0; i < KC_ARRAY_LEN(bad); i++) {
+        assert_int_equal(kc_config_set(&c, "max.connections.per.ip.overrides", bad[i], err,
+                                       sizeof(err)),
+                         -1);
+        assert_non_null(strstr(err, "max.connections.per.ip.overrides"));
+    }
+    assert_int_equal(kc_config_set(&c, "max.connections", "0", err, sizeof(err)), -1);
+    assert_int_equal(kc_config_set(&c, "allow.everyone.if.no.acl.found", "true", err,
+                                   sizeof(err)),
+                     0);
+    assert_true(c.allow_everyone_if_no_acl_found);
+    kc_config_deinit(&c);
+}
+
 static void test_defaults_are_kafkas(void **state)
 {
     (void)state;
@@ -95,10 +129,18 @@ static void test_bad_values_name_key(void **state)
         {"cluster.id", "short"},
         {"log.level", "loud"},
         {"listeners", "PLAINTEXT://localhost"},
-        {"listeners", "SSL://:9093"},
+        {"listener.security.protocol.map", "CLIENT:TLS"},
+        {"listener.security.protocol.map", "CLIENT"},
+        {"ssl.keystore.type", "JKS"},
+        {"ssl.client.auth", "maybe"},
+        {"ssl.enabled.protocols", "TLSv1.1"},
+        {"ssl.enabled.protocols", ""},
+        {"sasl.enabled.mechanisms", "GSSAPI"},
+        {"connections.max.reauth.ms", "-1"},
         {"advertised.listeners", "PLAINTEXT://0.0.0.0:9092"},
         {"log.dirs", "a,b"},
         {"socket.request.max.bytes", ""},
+        {"group.consumer.migration.policy", "sideways"},
     };
     for (size_t i = 0; i < KC_ARRAY_LEN(bad); i++) {
         kc_config_t c;
@@ -169,10 +211,34 @@ static void test_listener_syntax(void **state)
     assert_int_equal(kc_listeners_parse("", l, 4, err, sizeof(err)), -1);
 }
 
+static void test_listener_protocol_map(void **state)
+{
+    (void)state;
+    kc_config_t c;
+    kc_config_init(&c);
+    char err[256];
+    /* Kafka's default map names the four protocols after themselves. */
+    assert_string_equal(kc_config_listener_protocol(&c, "SASL_SSL"), "SASL_SSL");
+    assert_string_equal(kc_config_listener_protocol(&c, "PLAINTEXT"), "PLAINTEXT");
+    assert_null(kc_config_listener_protocol(&c, "CLIENT"));
+    /* Custom names; the listener names may be given before the map. */
+    assert_int_equal(kc_config_set(&c, "listeners",
+                                   "CLIENT://127.0.0.1:9093,internal://127.0.0.1:9094", err,
+                                   sizeof(err)),
+                     0);
+    assert_int_equal(kc_config_set(&c, "listener.security.protocol.map",
+                                   " CLIENT : sasl_ssl ,INTERNAL:PLAINTEXT", err, sizeof(err)),
+                     0);
+    assert_string_equal(kc_config_listener_protocol(&c, "CLIENT"), "SASL_SSL");
+    assert_string_equal(kc_config_listener_protocol(&c, c.listener[1].name), "PLAINTEXT");
+    assert_null(kc_config_listener_protocol(&c, "SSL"));
+    kc_config_deinit(&c);
+}
+
 /* ---- the sample file against the table ---- */
 
 typedef struct {
-    bool seen[64];
+    bool seen[KC_CONF_MAX_PROPERTIES];
     int bad;
 } sample_ctx_t;
 
@@ -206,7 +272,7 @@ static void test_sample_file_matches_table(void **state)
     size_t n = fread(text, 1, sizeof(text), f);
     fclose(f);
     assert_true(n > 0 && n < sizeof(text));
-    assert_true(kc_config_property_count() <= 64);
+    assert_true(kc_config_property_count() <= KC_CONF_MAX_PROPERTIES);
     sample_ctx_t sc = {{false}, 0};
     assert_int_equal(kc_properties_parse(text, n, check_sample_pair, &sc), 0);
     assert_int_equal(sc.bad, 0);
@@ -223,6 +289,26 @@ static void test_sample_file_matches_table(void **state)
     kc_config_deinit(&c);
 }
 
+/* group.consumer.migration.policy: Kafka's names, case-insensitive, default bidirectional. */
+static void test_migration_policy(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *value;
+        int policy;
+    } cases[] = {{"disabled", 0}, {"UPGRADE", 1}, {"Downgrade", 2}, {"bidirectional", 3}};
+    kc_config_t c;
+    kc_config_init(&c);
+    assert_int_equal(kc_config_consumer_migration_policy(&c), 3);
+    char err[512] = "";
+    for (size_t i = 0; i < KC_ARRAY_LEN(cases); i++) {
+        assert_int_equal(
+            kc_config_set(&c, "group.consumer.migration.policy", cases[i].value, err, sizeof(err)), 0);
+        assert_int_equal(kc_config_consumer_migration_policy(&c), cases[i].policy);
+    }
+    kc_config_deinit(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -233,7 +319,10 @@ int main(void)
         cmocka_unit_test(test_precedence_file_env_override),
         cmocka_unit_test(test_env_errors_name_variable),
         cmocka_unit_test(test_listener_syntax),
+        cmocka_unit_test(test_listener_protocol_map),
         cmocka_unit_test(test_sample_file_matches_table),
+        cmocka_unit_test(test_migration_policy),
+        cmocka_unit_test(test_connection_limits_and_ip_overrides),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -641,6 +641,75 @@ static void describe(kc_coord_t *c, kc_buf_t *out)
     kc_result_deinit(&res);
 }
 
+/* Authorizer stand-in: "User:reader" may describe group "g" and topic
+ * "t"; "User:blind" only the group; anyone else nothing. */
+static bool describe_authorize(const void *arg, const char *principal, const char *host,
+                               int8_t op, int8_t rtype, kc_str_t name)
+{
+    (void)arg;
+    (void)host;
+    if (op != KC_OP_DESCRIBE)
+        return false;
+    if (rtype == KC_RES_GROUP)
+        return kc_str_eq_cstr(name, "g") &&
+               (strcmp(principal, "User:reader") == 0 || strcmp(principal, "User:blind") == 0);
+    return rtype == KC_RES_TOPIC && kc_str_eq_cstr(name, "t") &&
+           strcmp(principal, "User:reader") == 0;
+}
+
+static kc_consumer_group_describe_response_described_group_t
+describe_as(kc_coord_t *c, const char *principal, kc_arena_t *arena)
+{
+    kc_consumer_group_describe_request_t req;
+    kc_consumer_group_describe_request_init(&req);
+    kc_str_t ids[1] = {kc_str("g")};
+    req.group_ids.items = ids;
+    req.group_ids.count = 1;
+    req.include_authorized_operations = true;
+    kc_request_ctx_t ctx = {1, 1, 69, 1, kc_str("client"), "/127.0.0.1", 0};
+    ctx.principal = principal;
+    ctx.authorize = describe_authorize;
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_consumer_group_describe(c, &ctx, &req, &res);
+    assert_int_equal(res.nresponses, 1);
+    /* Decoded views point into the body: decode a copy that lives in the arena. */
+    uint8_t *copy = kc_arena_alloc(arena, res.responses[0].body.len);
+    memcpy(copy, res.responses[0].body.data, res.responses[0].body.len);
+    kc_reader_t r;
+    kc_reader_init(&r, copy, res.responses[0].body.len);
+    kc_consumer_group_describe_response_t out;
+    assert_int_equal(kc_consumer_group_describe_response_decode(&r, 1, arena, &out), 0);
+    kc_result_deinit(&res);
+    assert_int_equal(out.groups.count, 1);
+    return out.groups.items[0];
+}
+
+/* KafkaApis.handleConsumerGroupDescribe's checks, through the authorizer hook. */
+static void test_describe_checks_group_and_assigned_topics(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t c[1];
+    set_id(&c[0], "member-a");
+    join(t, &c[0]);
+    converge(t, c, 1);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_consumer_group_describe_response_described_group_t g =
+        describe_as(t->c, "User:reader", &arena);
+    assert_int_equal(g.error_code, 0);
+    assert_int_equal(g.members.count, 1);
+    assert_int_equal(g.authorized_operations, 1 << KC_OP_DESCRIBE);
+    g = describe_as(t->c, "User:blind", &arena);
+    assert_int_equal(g.error_code, KC_ERR_TOPIC_AUTHORIZATION_FAILED);
+    assert_int_equal(g.members.count, 0);
+    g = describe_as(t->c, "User:nobody", &arena);
+    assert_int_equal(g.error_code, KC_ERR_GROUP_AUTHORIZATION_FAILED);
+    kc_arena_deinit(&arena);
+    ctx_free(t);
+}
+
 static void test_replay_rebuilds_mid_reconciliation(void **state)
 {
     (void)state;
@@ -811,6 +880,7 @@ int main(void)
         cmocka_unit_test(test_replay_rebuilds_mid_reconciliation),
         cmocka_unit_test(test_uniform_assignor_balanced_and_sticky),
         cmocka_unit_test(test_delete_and_describe_consumer_group),
+        cmocka_unit_test(test_describe_checks_group_and_assigned_topics),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -931,6 +931,23 @@ static void test_list_groups_one_table_for_both_types(void **state)
     assert_string_equal(consumers, expected);
 }
 
+/* Reorders the log: offsets (types 0, 1) first, then the other records,
+ * each in log order (what compaction can leave). */
+static void offsets_first(ctx_t *t)
+{
+    rec_t *order = calloc(t->nrecs, sizeof(*order));
+    size_t n = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < t->nrecs; i++) {
+            int16_t ty = (int16_t)((t->recs[i].key.data[0] << 8) | t->recs[i].key.data[1]);
+            if ((ty <= 1) == (pass == 0))
+                order[n++] = t->recs[i];
+        }
+    assert_int_equal(n, t->nrecs);
+    memcpy(t->recs, order, n * sizeof(*order));
+    free(order);
+}
+
 static void test_replayed_offsets_before_group_records(void **state)
 {
     (void)state;
@@ -944,19 +961,8 @@ static void test_replayed_offsets_before_group_records(void **state)
     const char *names[] = {"o1"};
     heartbeat(t, &a, 0, NULL, names, 1);
     commit(t, "o1", 0, &a);
-    /* Offsets (types 0, 1) first, then the rest in log order. */
-    rec_t *order = calloc(t->nrecs, sizeof(*order));
-    size_t n = 0;
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t i = 0; i < t->nrecs; i++) {
-            int16_t ty = (int16_t)((t->recs[i].key.data[0] << 8) | t->recs[i].key.data[1]);
-            if ((ty <= 1) == (pass == 0))
-                order[n++] = t->recs[i];
-        }
-    assert_int_equal(n, t->nrecs);
-    assert_true(((order[0].key.data[0] << 8) | order[0].key.data[1]) <= 1);
-    memcpy(t->recs, order, n * sizeof(*order));
-    free(order);
+    offsets_first(t);
+    assert_true(((t->recs[0].key.data[0] << 8) | t->recs[0].key.data[1]) <= 1);
     kc_coord_t *c = replay_all(t, t->now);
     assert_null(kc_classic_group_find(c, kc_str("g")));
     assert_non_null(kc_consumer_group_find(c, kc_str("g")));
@@ -967,6 +973,51 @@ static void test_replayed_offsets_before_group_records(void **state)
     assert_string_equal(listed, "g");
     assert_true(has_offset(t, "o1", 0));
     ctx_free(t);
+}
+
+static void test_replayed_offsets_first_keep_table_order(void **state)
+{
+    (void)state;
+    /* The consumer group replayed after its offsets takes the place of the
+     * simple group they made (a put of an existing key keeps its entry), so
+     * the groups list in the order their offsets came. */
+    enum { N = 120 };
+    static char ids[N][16];
+    static char replayed[N * 16], by_offsets[N * 16], by_groups[N * 16];
+    static client_t members[N];
+    const char *names[] = {"o1"};
+    ctx_t *t = ctx_new();
+    add_topic("o1");
+    for (int i = 0; i < N; i++) {
+        snprintf(ids[i], sizeof(ids[i]), "rg-%d", i);
+        group_name = ids[i];
+        memset(&members[i], 0, sizeof(members[i]));
+        snprintf(members[i].member_id, sizeof(members[i].member_id), "m-%d", i);
+        assert_int_equal(heartbeat(t, &members[i], 0, NULL, names, 1).error, E_NONE);
+    }
+    for (int i = N - 1; i >= 0; i--) {
+        group_name = ids[i];
+        commit(t, "o1", 0, &members[i]);
+    }
+    offsets_first(t);
+    kc_coord_t *c = replay_all(t, t->now);
+    kc_coord_free(t->c);
+    t->c = c;
+    list_groups(t, "consumer", replayed, sizeof(replayed));
+    ctx_free(t);
+    /* References: simple groups made in each order. */
+    for (int pass = 0; pass < 2; pass++) {
+        t = ctx_new();
+        add_topic("o1");
+        for (int k = 0; k < N; k++) {
+            group_name = ids[pass == 0 ? N - 1 - k : k];
+            commit(t, "o1", 0, NULL);
+        }
+        list_groups(t, NULL, pass == 0 ? by_offsets : by_groups, sizeof(replayed));
+        ctx_free(t);
+    }
+    assert_string_not_equal(by_offsets, by_groups);
+    assert_string_equal(replayed, by_offsets);
 }
 
 int main(void)
@@ -988,6 +1039,7 @@ int main(void)
         cmocka_unit_test(test_empty_group_without_offsets_deleted_at_next_check),
         cmocka_unit_test(test_list_groups_one_table_for_both_types),
         cmocka_unit_test(test_replayed_offsets_before_group_records),
+        cmocka_unit_test(test_replayed_offsets_first_keep_table_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -160,6 +160,30 @@ static int teardown(void **state)
     return 0;
 }
 
+/*
+ * A stand-in authorizer for the ACL tests: while acl_principal is set,
+ * requests carry it and the hook below decides. User:alice may READ (and so
+ * DESCRIBE) group "g" and topic "foo" only; User:admin may also DESCRIBE the
+ * cluster; the decision for everyone else is no.
+ */
+static const char *acl_principal;
+
+static bool fake_authorize(const void *arg, const char *principal, const char *host, int8_t op,
+                           int8_t rtype, kc_str_t name)
+{
+    (void)arg;
+    assert_string_equal(host, "/127.0.0.1");
+    bool admin = strcmp(principal, "User:admin") == 0;
+    if (!admin && strcmp(principal, "User:alice") != 0)
+        return false;
+    if (rtype == KC_RES_CLUSTER)
+        return admin && op == KC_OP_DESCRIBE;
+    if (op != KC_OP_READ && op != KC_OP_DESCRIBE)
+        return false;
+    return (rtype == KC_RES_GROUP && kc_str_eq_cstr(name, "g")) ||
+           (rtype == KC_RES_TOPIC && kc_str_eq_cstr(name, "foo"));
+}
+
 static kc_request_ctx_t rctx(tctx_t *t, int16_t api_key, int16_t version)
 {
     kc_request_ctx_t ctx;
@@ -171,6 +195,8 @@ static kc_request_ctx_t rctx(tctx_t *t, int16_t api_key, int16_t version)
     ctx.client_id = kc_str("client");
     ctx.client_host = "/127.0.0.1";
     ctx.now_ms = t->now;
+    ctx.principal = acl_principal;
+    ctx.authorize = acl_principal ? fake_authorize : NULL;
     return ctx;
 }
 
@@ -456,6 +482,85 @@ static void assert_replay_identical(tctx_t *t, const char *const *groups, int n)
 }
 
 /* ---- tests ------------------------------------------------------------ */
+
+/* KafkaApis' checks, made through the request's authorizer hook. */
+static void acl_topics_of_commit_and_fetch_are_authorized(void **state)
+{
+    tctx_t *t = *state;
+    acl_principal = "User:alice";
+    cpart_t parts[] = {{"foo", {{0}}, 0, 5, "", -1}, {"bar", {{0}}, 1, 6, "", -1}};
+    kc_offset_commit_response_t r = commit(t, 7, "g", NO_GROUP_INFO, parts, 2);
+    assert_int_equal(r.topics.count, 2);
+    for (int i = 0; i < 2; i++) {
+        bool foo = kc_str_eq_cstr(r.topics.items[i].name, "foo");
+        assert_int_equal(r.topics.items[i].partitions.items[0].error_code,
+                         foo ? 0 : KC_ERR_TOPIC_AUTHORIZATION_FAILED);
+    }
+    /* v8: requested topics get the error per partition; all topics leave bar out. */
+    kc_offset_fetch_request_group_t g;
+    memset(&g, 0, sizeof(g));
+    g.group_id = kc_str("g");
+    g.member_id = KC_STR_NULL;
+    g.member_epoch = -1;
+    g.topics.count = -1;
+    kc_offset_fetch_response_t f = fetch_groups(t, 8, &g, 1);
+    assert_int_equal(f.groups.items[0].error_code, 0);
+    assert_int_equal(f.groups.items[0].topics.count, 1);
+    assert_true(kc_str_eq_cstr(f.groups.items[0].topics.items[0].name, "foo"));
+    acl_principal = NULL;
+    commit_one(t, 7, "g", "bar", 1, 9, "");
+    acl_principal = "User:alice";
+    f = fetch_groups(t, 8, &g, 1);
+    assert_int_equal(f.groups.items[0].topics.count, 1);
+    int32_t one = 1;
+    kc_offset_fetch_request_topics_t tp;
+    memset(&tp, 0, sizeof(tp));
+    tp.name = kc_str("bar");
+    tp.partition_indexes.items = &one;
+    tp.partition_indexes.count = 1;
+    g.topics.items = &tp;
+    g.topics.count = 1;
+    f = fetch_groups(t, 8, &g, 1);
+    assert_int_equal(f.groups.items[0].topics.items[0].partitions.items[0].error_code,
+                     KC_ERR_TOPIC_AUTHORIZATION_FAILED);
+    assert_int_equal(f.groups.items[0].topics.items[0].partitions.items[0].committed_offset, -1);
+    /* A group alice may not describe: the group-level error (v2+). */
+    g.group_id = kc_str("h");
+    f = fetch_groups(t, 8, &g, 1);
+    assert_int_equal(f.groups.items[0].error_code, KC_ERR_GROUP_AUTHORIZATION_FAILED);
+    /* Bob may do nothing: OffsetFetch v1 puts the group error on each partition. */
+    acl_principal = "User:bob";
+    kc_offset_fetch_response_t f1 = fetch_single(t, 1, "g", "foo", &one, 1);
+    assert_int_equal(f1.topics.items[0].partitions.items[0].error_code,
+                     KC_ERR_GROUP_AUTHORIZATION_FAILED);
+    acl_principal = NULL;
+    assert_int_equal(fetched_offset(t, "g", "bar", 1), 9);
+}
+
+static void acl_list_groups_filters_by_describe(void **state)
+{
+    tctx_t *t = *state;
+    commit_one(t, 7, "g", "foo", 0, 1, "");
+    commit_one(t, 7, "h", "foo", 0, 1, "");
+    const char *principals[] = {"User:alice", "User:admin", "User:bob"};
+    const int32_t want[] = {1, 2, 0};
+    for (int i = 0; i < 3; i++) {
+        acl_principal = principals[i];
+        kc_list_groups_request_t req;
+        kc_list_groups_request_init(&req);
+        kc_request_ctx_t x = rctx(t, KC_API_LIST_GROUPS, 4);
+        kc_coord_list_groups(t->c, &x, &req, &t->res);
+        settle(t);
+        kc_list_groups_response_t out;
+        kc_reader_t rd;
+        kc_reader_init(&rd, t->last_body.data, t->last_body.len);
+        assert_int_equal(kc_list_groups_response_decode(&rd, 4, &t->arena, &out), 0);
+        assert_int_equal(out.groups.count, want[i]);
+        if (want[i] == 1)
+            assert_true(kc_str_eq_cstr(out.groups.items[0].group_id, "g"));
+    }
+    acl_principal = NULL;
+}
 
 static void commit_v0_then_fetch_v1_round_trip(void **state)
 {
@@ -1037,6 +1142,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(offset_delete_errors_and_tombstones, setup, teardown),
         cmocka_unit_test_setup_teardown(topic_deletion_tombstones_every_group, setup, teardown),
         cmocka_unit_test_setup_teardown(legacy_record_type0_replays, setup, teardown),
+        cmocka_unit_test_setup_teardown(acl_topics_of_commit_and_fetch_are_authorized, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(acl_list_groups_filters_by_describe, setup, teardown),
         cmocka_unit_test_setup_teardown(requests_while_loading_get_load_in_progress, setup,
                                         teardown),
     };

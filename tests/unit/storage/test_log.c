@@ -59,6 +59,29 @@ static void crc32c_vectors(void **state)
     assert_int_equal(kc_crc32c(0, "", 0), 0u);
 }
 
+/* The hardware path (when the processor has it) and the table agree on every
+ * length and alignment, and both chain. */
+static void crc32c_paths_agree(void **state)
+{
+    (void)state;
+    uint8_t buf[300];
+    uint32_t x = 12345;
+    for (size_t i = 0; i < sizeof(buf); i++) {
+        x = x * 1103515245u + 12345u;
+        buf[i] = (uint8_t)(x >> 16);
+    }
+    for (size_t off = 0; off < 9; off++)
+        for (size_t len = 0; len + off <= sizeof(buf); len += 7) {
+            uint32_t sw = kc_crc32c_sw(0, buf + off, len);
+            assert_int_equal(kc_crc32c(0, buf + off, len), sw);
+            size_t half = len / 2;
+            uint32_t c = kc_crc32c(0, buf + off, half);
+            assert_int_equal(kc_crc32c(c, buf + off + half, len - half), sw);
+        }
+    assert_int_equal(kc_crc32c_sw(0, "123456789", 9), 0xE3069283u);
+    print_message("crc32c hardware path: %s\n", kc_crc32c_hw_available() ? "yes" : "no");
+}
+
 /* ---- batch builder ---- */
 
 static void put(kc_buf_t *b, uint64_t v, int n)
@@ -526,10 +549,89 @@ static void retention_deletes_old_and_excess_batches(void **state)
     fx_close(&fx);
 }
 
+/* A kc_log_topic_config_fn: partition index decides nothing; the topic id's
+ * first byte picks the configs (TID has its own, OTHER_TID the defaults). */
+static void topic_config_fn(void *ctx, kc_uuid_t topic_id, kc_log_topic_config_t *cfg)
+{
+    int *asked = ctx;
+    (*asked)++;
+    if (topic_id.b[0] != TID.b[0])
+        return;
+    cfg->max_message_bytes = 200;
+    cfg->log_append_time = true;
+    cfg->message_timestamp_after_max_ms = 0; /* ignored for LogAppendTime */
+    cfg->flush_messages = 3;
+}
+
+static void topic_configs_apply_per_topic(void **state)
+{
+    fx_t fx;
+    fx_open(&fx, *state, 0);
+    int asked = 0;
+    kc_log_set_topic_config(fx.log, topic_config_fn, &asked);
+    kc_uuid_t other = TID;
+    other.b[0] ^= 0xff;
+    kc_buf_t b;
+    kc_buf_init(&b);
+    /* max.message.bytes of the topic, not the broker's */
+    make_batch(&b, 20, NOW, -1, -1, -1);
+    assert_true(b.len > 200);
+    kc_log_append_result_t r;
+    assert_int_equal(kc_log_append(fx.log, TID, 0, b.data, b.len, 9, NOW, &r), 0);
+    assert_int_equal(r.error_code, KC_LOG_ERR_MESSAGE_TOO_LARGE);
+    assert_int_equal(kc_log_append(fx.log, other, 0, b.data, b.len, 9, NOW, &r), 0);
+    assert_int_equal(r.error_code, 0);
+    assert_int_equal(r.log_append_time, -1); /* CreateTime */
+    /* LogAppendTime: timestamps far in the future are not checked, the broker
+     * clock becomes the batch's max timestamp with the LogAppendTime bit, and
+     * the response carries it. */
+    kc_buf_reset(&b);
+    make_batch(&b, 2, NOW + 86400000LL, 7, 0, 0);
+    assert_int_equal(kc_log_append(fx.log, TID, 0, b.data, b.len, 9, NOW + 5, &r), 0);
+    assert_int_equal(r.error_code, 0);
+    assert_int_equal(r.base_offset, 0);
+    assert_int_equal(r.log_append_time, NOW + 5);
+    /* A retried duplicate answers its batch's timestamp (UnifiedLog), on any topic. */
+    assert_int_equal(kc_log_append(fx.log, TID, 0, b.data, b.len, 9, NOW + 99, &r), 0);
+    assert_int_equal(r.base_offset, 0);
+    assert_int_equal(r.log_append_time, NOW + 5);
+    kc_buf_reset(&b);
+    make_batch(&b, 1, NOW - 7, 8, 0, 0);
+    assert_int_equal(kc_log_append(fx.log, other, 0, b.data, b.len, 9, NOW, &r), 0);
+    assert_int_equal(kc_log_append(fx.log, other, 0, b.data, b.len, 9, NOW, &r), 0);
+    assert_int_equal(r.base_offset, 20);
+    assert_int_equal(r.log_append_time, NOW - 7);
+    commit(&fx);
+    kc_buf_t got;
+    kc_buf_init(&got);
+    int16_t err;
+    kc_log_offsets_t o;
+    assert_int_equal(kc_log_read(fx.log, TID, 0, 0, 1 << 20, true, &got, &err, &o), 0);
+    assert_int_equal(err, 0);
+    assert_int_equal(got.data[22] & 0x08, 0x08); /* attributes: LogAppendTime */
+    assert_int_equal((int64_t)rd64(got.data + 35), NOW + 5); /* max timestamp */
+    assert_int_equal(kc_crc32c(0, got.data + 21, got.len - 21),
+                     (uint32_t)(rd64(got.data + 17) >> 32));
+    /* flush.messages: 2 unflushed records of TID are below 3 */
+    assert_false(kc_log_flush_due(fx.log, -1));
+    kc_buf_reset(&b);
+    make_batch(&b, 1, NOW, -1, -1, -1);
+    assert_int_equal(kc_log_append(fx.log, TID, 0, b.data, b.len, 9, NOW, &r), 0);
+    commit(&fx);
+    assert_true(kc_log_flush_due(fx.log, -1));
+    kc_log_flushed(fx.log);
+    assert_false(kc_log_flush_due(fx.log, 1000000));
+    assert_int_equal(asked, 2); /* once per partition */
+    kc_buf_deinit(&got);
+    kc_buf_deinit(&b);
+    fx_close(&fx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(crc32c_vectors),
+        cmocka_unit_test(crc32c_paths_agree),
         cmocka_unit_test_setup_teardown(append_then_read_after_commit, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_batches_are_rejected, setup, teardown),
         cmocka_unit_test_setup_teardown(idempotent_producer_rules, setup, teardown),
@@ -539,6 +641,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(delete_records_moves_log_start_and_survives_restart,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(retention_deletes_old_and_excess_batches, setup, teardown),
+        cmocka_unit_test_setup_teardown(topic_configs_apply_per_topic, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,1027 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Classic-protocol interop of KIP-848 consumer groups, as Kafka 4's group
+ * coordinator does it (GroupMetadataManager):
+ *  - a classic consumer (JoinGroup/SyncGroup/Heartbeat/LeaveGroup, protocol
+ *    type "consumer") inside a consumer group: it becomes a member with
+ *    ClassicMemberMetadata, its assignment comes from the server assignor
+ *    and is handed out by SyncGroup, and a Heartbeat answers
+ *    REBALANCE_IN_PROGRESS when it must join again to catch up
+ *    (classicGroupJoinToConsumerGroup, classicGroupSyncToConsumerGroup,
+ *    classicGroupHeartbeatToConsumerGroup, classicGroupLeaveToConsumerGroup);
+ *  - the online upgrade of a classic group when a ConsumerGroupHeartbeat
+ *    member joins it (validateOnlineUpgrade, convertToConsumerGroup,
+ *    ConsumerGroup.fromClassicGroup) and the downgrade of a consumer group
+ *    whose last consumer-protocol member leaves while classic members remain
+ *    (validateOnlineDowngrade*, convertToClassicGroup,
+ *    ClassicGroup.fromConsumerGroup), under group.consumer.migration.policy;
+ *  - the join and sync timeouts of classic members (join-<g>-<m>,
+ *    sync-<g>-<m>), which fence the member as its session timeout does.
+ *
+ * Not here: the wire encoding of the classic APIs (classic.c sends the
+ * answers), the consumer group machinery itself (consumer.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "consumer_int.h"
+#include "kc_log.h"
+
+#define LOG_COMP "group-coordinator"
+#define KEY_BUF 1024
+#define PROTOCOL_TYPE "consumer"
+/* ConsumerProtocol's newest known version: newer ones are read as this one. */
+#define CONSUMER_PROTOCOL_MAX_VERSION 3
+
+typedef kc_consumer_group_heartbeat_request_topic_partitions_t owned_tp_t;
+
+static bool upgrade_enabled(const kc_coord_t *c)
+{
+    kc_migration_policy_t p = kc_coord_config(c)->group_consumer_migration_policy;
+    return p == KC_MIGRATION_UPGRADE || p == KC_MIGRATION_BIDIRECTIONAL;
+}
+
+static bool downgrade_enabled(const kc_coord_t *c)
+{
+    kc_migration_policy_t p = kc_coord_config(c)->group_consumer_migration_policy;
+    return p == KC_MIGRATION_DOWNGRADE || p == KC_MIGRATION_BIDIRECTIONAL;
+}
+
+static char *dup_view(kc_str_t s)
+{
+    return kc_xstrndup(s.ptr ? s.ptr : "", s.len > 0 ? (size_t)s.len : 0);
+}
+
+void kc_cs_classic_free(kc_cs_classic_t *cl)
+{
+    if (!cl)
+        return;
+    for (int32_t i = 0; i < cl->nprotocols; i++) {
+        free(cl->protocols[i].name);
+        free(cl->protocols[i].metadata);
+    }
+    free(cl->protocols);
+    free(cl);
+}
+
+static kc_cs_classic_t *classic_new(int32_t session_timeout_ms, const kc_group_protocol_t *ps,
+                                    int32_t n)
+{
+    kc_cs_classic_t *cl = kc_xcalloc(1, sizeof(*cl));
+    cl->session_timeout_ms = session_timeout_ms;
+    cl->protocols = kc_xcalloc((size_t)n + 1, sizeof(*cl->protocols));
+    for (int32_t i = 0; i < n; i++) {
+        kc_group_protocol_t *p = &cl->protocols[cl->nprotocols++];
+        p->name = kc_xstrdup(ps[i].name);
+        p->metadata_len = ps[i].metadata_len;
+        p->metadata = kc_xmalloc((size_t)p->metadata_len + 1);
+        if (p->metadata_len)
+            memcpy(p->metadata, ps[i].metadata, (size_t)p->metadata_len);
+    }
+    return cl;
+}
+
+/* The JoinGroup's protocols (the first of a repeated name wins, as in
+ * ClassicGroupMember's protocol collection). */
+static kc_cs_classic_t *classic_from_join(const kc_join_group_request_t *req)
+{
+    int32_t n = req->protocols.count > 0 ? req->protocols.count : 0;
+    kc_group_protocol_t *ps = kc_xcalloc((size_t)n + 1, sizeof(*ps));
+    int32_t k = 0;
+    for (int32_t i = 0; i < n; i++) {
+        kc_str_t name = req->protocols.items[i].name;
+        bool dup = false;
+        for (int32_t j = 0; j < k && !dup; j++)
+            dup = kc_str_eq_cstr(name, ps[j].name);
+        if (dup || name.len < 0)
+            continue;
+        ps[k].name = dup_view(name);
+        ps[k].metadata = (uint8_t *)req->protocols.items[i].metadata.ptr;
+        ps[k].metadata_len =
+            req->protocols.items[i].metadata.len > 0 ? req->protocols.items[i].metadata.len : 0;
+        k++;
+    }
+    kc_cs_classic_t *cl = classic_new(req->session_timeout_ms, ps, k);
+    for (int32_t i = 0; i < k; i++)
+        free(ps[i].name);
+    free(ps);
+    return cl;
+}
+
+static bool classic_equal(const kc_cs_classic_t *a, const kc_cs_classic_t *b)
+{
+    if (!a || !b)
+        return a == b;
+    if (a->session_timeout_ms != b->session_timeout_ms || a->nprotocols != b->nprotocols)
+        return false;
+    for (int32_t i = 0; i < a->nprotocols; i++) {
+        const kc_group_protocol_t *x = &a->protocols[i], *y = &b->protocols[i];
+        if (strcmp(x->name, y->name) != 0 || x->metadata_len != y->metadata_len ||
+            (x->metadata_len && memcmp(x->metadata, y->metadata, (size_t)x->metadata_len) != 0))
+            return false;
+    }
+    return true;
+}
+
+static bool classic_supports(const kc_cs_classic_t *cl, kc_str_t name)
+{
+    for (int32_t i = 0; i < cl->nprotocols; i++)
+        if (kc_str_eq_cstr(name, cl->protocols[i].name))
+            return true;
+    return false;
+}
+
+/* ---- the consumer embedded protocol ------------------------------------- */
+
+static int16_t protocol_version(const uint8_t *p, int32_t len)
+{
+    kc_reader_t r;
+    kc_reader_init(&r, p, len > 0 ? (size_t)len : 0);
+    int16_t v = kc_read_int16(&r);
+    return r.err ? -1 : v;
+}
+
+static bool parse_subscription(const uint8_t *p, int32_t len, kc_arena_t *arena,
+                               kc_consumer_protocol_subscription_t *out)
+{
+    kc_reader_t r;
+    kc_reader_init(&r, p, len > 0 ? (size_t)len : 0);
+    int16_t v = kc_read_int16(&r);
+    if (r.err || v < 0)
+        return false;
+    kc_consumer_protocol_subscription_init(out);
+    if (v > CONSUMER_PROTOCOL_MAX_VERSION)
+        v = CONSUMER_PROTOCOL_MAX_VERSION;
+    return kc_consumer_protocol_subscription_decode(&r, v, arena, out) == 0 && !r.err;
+}
+
+static bool parse_assignment(const uint8_t *p, int32_t len, kc_arena_t *arena,
+                             kc_consumer_protocol_assignment_t *out)
+{
+    kc_reader_t r;
+    kc_reader_init(&r, p, len > 0 ? (size_t)len : 0);
+    int16_t v = kc_read_int16(&r);
+    if (r.err || v < 0)
+        return false;
+    kc_consumer_protocol_assignment_init(out);
+    if (v > CONSUMER_PROTOCOL_MAX_VERSION)
+        v = CONSUMER_PROTOCOL_MAX_VERSION;
+    return kc_consumer_protocol_assignment_decode(&r, v, arena, out) == 0 && !r.err;
+}
+
+/* Topic id of an existing topic; false when it does not exist. */
+static bool topic_id_of(kc_coord_t *c, kc_str_t name, kc_uuid_t *id)
+{
+    const kc_topic_view_t *v = kc_coord_topic_view(c);
+    int32_t parts;
+    return v->topic_lookup && v->topic_lookup(v->ctx, name, &parts, id);
+}
+
+/* Adds the partitions of existing topics to a (toTopicPartitionMap: unknown
+ * topics are left out). */
+static void asg_add_named(kc_coord_t *c, kc_asg_t *a, kc_str_t topic, const kc_int32_array_t *ps)
+{
+    kc_uuid_t id;
+    if (!topic_id_of(c, topic, &id))
+        return;
+    for (int32_t j = 0; j < ps->count; j++)
+        kc_asg_add(a, id, ps->items[j]);
+}
+
+/* The owned partitions of a subscription in the heartbeat's shape (arena). */
+static int32_t owned_from_subscription(kc_coord_t *c,
+                                       const kc_consumer_protocol_subscription_t *sub,
+                                       kc_arena_t *arena, owned_tp_t **out)
+{
+    int32_t n = sub->owned_partitions.count > 0 ? sub->owned_partitions.count : 0;
+    *out = kc_arena_alloc(arena, sizeof(**out) * (size_t)(n + 1));
+    int32_t k = 0;
+    for (int32_t i = 0; i < n; i++) {
+        kc_uuid_t id;
+        if (!topic_id_of(c, sub->owned_partitions.items[i].topic, &id))
+            continue;
+        (*out)[k].topic_id = id;
+        (*out)[k].partitions = sub->owned_partitions.items[i].partitions;
+        if ((*out)[k].partitions.count < 0)
+            (*out)[k].partitions.count = 0;
+        k++;
+    }
+    return k;
+}
+
+/* ConsumerProtocol.serializeAssignment of a partition set, in the version
+ * of the member's subscription (capped to the newest known). */
+static void serialize_assignment(kc_coord_t *c, const kc_asg_t *a, int16_t version, kc_buf_t *out)
+{
+    const kc_topic_view_t *v = kc_coord_topic_view(c);
+    if (version < 0)
+        version = 0;
+    if (version > CONSUMER_PROTOCOL_MAX_VERSION)
+        version = CONSUMER_PROTOCOL_MAX_VERSION;
+    kc_consumer_protocol_assignment_t asg;
+    kc_consumer_protocol_assignment_init(&asg);
+    kc_consumer_protocol_assignment_topic_partition_t *tps =
+        kc_xcalloc((size_t)a->n + 1, sizeof(*tps));
+    int32_t k = 0;
+    for (int32_t i = 0; i < a->n; i++) {
+        kc_str_t name;
+        if (a->t[i].n == 0 || !v->topic_id_to_name ||
+            !v->topic_id_to_name(v->ctx, a->t[i].topic_id, &name))
+            continue;
+        tps[k].topic = name;
+        tps[k].partitions.items = a->t[i].p;
+        tps[k].partitions.count = a->t[i].n;
+        k++;
+    }
+    asg.assigned_partitions.items = tps;
+    asg.assigned_partitions.count = k;
+    kc_write_int16(out, version);
+    kc_consumer_protocol_assignment_encode(out, version, &asg);
+    free(tps);
+}
+
+static int16_t member_protocol_version(const cs_member_t *m)
+{
+    if (!m->classic || m->classic->nprotocols == 0)
+        return 0;
+    return protocol_version(m->classic->protocols[0].metadata,
+                            m->classic->protocols[0].metadata_len);
+}
+
+/* ---- timers --------------------------------------------------------------- */
+
+static void join_timer_key(char *buf, size_t cap, const char *g, const char *m)
+{
+    snprintf(buf, cap, "join-%s-%s", g, m);
+}
+
+static void sync_timer_key(char *buf, size_t cap, const char *g, const char *m)
+{
+    snprintf(buf, cap, "sync-%s-%s", g, m);
+}
+
+/* consumerGroupFenceMemberOperation: the reason is in the timer's arg1. */
+static void on_classic_timeout(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res)
+{
+    (void)key;
+    const kc_timer_t *t = kc_timer_current(c);
+    cs_group_t *g = kc_consumer_group_find(c, kc_str(t->group_id));
+    cs_member_t *m = g ? kc_cs_member_find(g, kc_str(t->member_id)) : NULL;
+    if (!m) {
+        kc_log_debug(LOG_COMP, "[GroupId %s] Could not fence %s because the member does not exist.",
+                     t->group_id, t->member_id);
+        return;
+    }
+    const char *why = t->arg1 ? "the classic member failed to join within the rebalance timeout"
+                              : "the member failed to sync within timeout";
+    kc_log_info(LOG_COMP, "[GroupId %s] Member %s fenced from the group because %s.", g->group_id,
+                m->member_id, why);
+    kc_cs_fence_members(c, g, &m, 1, why, KC_COORD_EV_MEMBER_REMOVED, now_ms, res);
+}
+
+static void schedule_join_timeout_if_absent(kc_coord_t *c, const cs_group_t *g,
+                                            const cs_member_t *m, int64_t now_ms)
+{
+    char key[KEY_BUF];
+    join_timer_key(key, sizeof(key), g->group_id, m->member_id);
+    if (kc_timer_is_scheduled(c, key))
+        return;
+    kc_timer_schedule_args(c, key,
+                           now_ms + (m->rebalance_timeout_ms > 0 ? m->rebalance_timeout_ms : 0),
+                           on_classic_timeout, g->group_id, m->member_id, 1, 0);
+}
+
+static void schedule_sync_timeout(kc_coord_t *c, const cs_group_t *g, const cs_member_t *m,
+                                  int32_t timeout_ms, int64_t now_ms)
+{
+    char key[KEY_BUF];
+    sync_timer_key(key, sizeof(key), g->group_id, m->member_id);
+    kc_timer_schedule_args(c, key, now_ms + (timeout_ms > 0 ? timeout_ms : 0), on_classic_timeout,
+                           g->group_id, m->member_id, 0, 0);
+}
+
+void kc_cs_classic_cancel_timers(kc_coord_t *c, const char *group_id, const char *member_id)
+{
+    char key[KEY_BUF];
+    join_timer_key(key, sizeof(key), group_id, member_id);
+    kc_timer_cancel(c, key);
+    sync_timer_key(key, sizeof(key), group_id, member_id);
+    kc_timer_cancel(c, key);
+}
+
+/* ---- downgrade: consumer group -> classic group -------------------------- */
+
+/* Converts g into a classic group made of its members but the skipped ones
+ * (convertToClassicGroup); g is freed. */
+static void convert_to_classic(kc_coord_t *c, cs_group_t *g, cs_member_t **skip, size_t nskip,
+                               const char *reason, int64_t now_ms, kc_result_t *res)
+{
+    size_t n = 0;
+    kc_classic_member_info_t *infos = kc_xcalloc(g->nmembers + 1, sizeof(*infos));
+    kc_buf_t *asg = kc_xcalloc(g->nmembers + 1, sizeof(*asg));
+    char **strs = kc_xcalloc(4 * g->nmembers + 1, sizeof(*strs));
+    kc_cs_classic_t **cls = kc_xcalloc(g->nmembers + 1, sizeof(*cls));
+    for (size_t i = 0; i < g->nmembers; i++) {
+        cs_member_t *m = g->members[i];
+        bool skipped = false;
+        for (size_t j = 0; j < nskip && !skipped; j++)
+            skipped = skip[j] == m;
+        if (skipped || !m->classic)
+            continue;
+        kc_classic_member_info_t *in = &infos[n];
+        strs[4 * n] = kc_xstrdup(m->member_id);
+        strs[4 * n + 1] = m->instance_id ? kc_xstrdup(m->instance_id) : NULL;
+        strs[4 * n + 2] = kc_xstrdup(m->client_id);
+        strs[4 * n + 3] = kc_xstrdup(m->client_host);
+        cls[n] = classic_new(m->classic->session_timeout_ms, m->classic->protocols,
+                             m->classic->nprotocols);
+        in->member_id = strs[4 * n];
+        in->group_instance_id = strs[4 * n + 1];
+        in->client_id = strs[4 * n + 2];
+        in->client_host = strs[4 * n + 3];
+        in->rebalance_timeout_ms = m->rebalance_timeout_ms;
+        in->session_timeout_ms = m->classic->session_timeout_ms;
+        in->protocols = cls[n]->protocols;
+        in->nprotocols = cls[n]->nprotocols;
+        kc_buf_init(&asg[n]);
+        serialize_assignment(c, &m->target, member_protocol_version(m), &asg[n]);
+        n++;
+    }
+    for (size_t i = 0; i < n; i++) {
+        infos[i].assignment = asg[i].data;
+        infos[i].assignment_len = (int32_t)asg[i].len;
+    }
+    char *group_id = kc_xstrdup(g->group_id);
+    int32_t generation = g->group_epoch;
+    kc_consumer_group_delete(c, g, res); /* the consumer group's tombstones */
+    kc_classic_group_create_converted(c, group_id, generation, infos, n, reason, now_ms, res);
+    kc_log_info(LOG_COMP, "[GroupId %s] Converted the consumer group to a classic group.",
+                group_id);
+    for (size_t i = 0; i < n; i++) {
+        for (int k = 0; k < 4; k++)
+            free(strs[4 * i + (size_t)k]);
+        kc_cs_classic_free(cls[i]);
+        kc_buf_deinit(&asg[i]);
+    }
+    free(group_id);
+    free(strs);
+    free(cls);
+    free(asg);
+    free(infos);
+}
+
+bool kc_cs_classic_maybe_downgrade(kc_coord_t *c, cs_group_t *g, cs_member_t **leaving,
+                                   size_t nleaving, int64_t now_ms, kc_result_t *res)
+{
+    /* validateOnlineDowngradeWithFencedMembers */
+    size_t remaining = 0, classic = 0;
+    for (size_t i = 0; i < g->nmembers; i++) {
+        bool gone = false;
+        for (size_t j = 0; j < nleaving && !gone; j++)
+            gone = leaving[j] == g->members[i];
+        if (gone)
+            continue;
+        remaining++;
+        classic += g->members[i]->classic != NULL;
+    }
+    if (classic != remaining)
+        return false;
+    if (remaining == 0) {
+        kc_log_debug(LOG_COMP,
+                     "Skip downgrading the consumer group %s to classic group because it's empty.",
+                     g->group_id);
+        return false;
+    }
+    if (!downgrade_enabled(c)) {
+        kc_log_info(LOG_COMP,
+                    "Cannot downgrade consumer group %s to classic group because the online "
+                    "downgrade is disabled.",
+                    g->group_id);
+        return false;
+    }
+    if (remaining > (size_t)kc_coord_config(c)->group_max_size) {
+        kc_log_info(LOG_COMP,
+                    "Cannot downgrade consumer group %s to classic group because its group size is "
+                    "greater than classic group max size.",
+                    g->group_id);
+        return false;
+    }
+    char reason[KEY_BUF];
+    snprintf(reason, sizeof(reason),
+             "Downgrade group %s from consumer to classic for member leaving.", g->group_id);
+    convert_to_classic(c, g, leaving, nleaving, reason, now_ms, res);
+    return true;
+}
+
+void kc_consumer_classic_convert_empty(kc_coord_t *c, kc_consumer_group_t *g, kc_result_t *res)
+{
+    char *group_id = kc_xstrdup(g->group_id);
+    kc_consumer_group_delete(c, g, res);
+    kc_log_info(LOG_COMP, "[GroupId %s] Converted the empty consumer group to a classic group.",
+                group_id);
+    free(group_id);
+}
+
+/* ---- upgrade: classic group -> consumer group ---------------------------- */
+
+cs_group_t *kc_cs_classic_upgrade(kc_coord_t *c, kc_classic_group_t *cg,
+                                  kc_str_t joining_instance_id, int64_t now_ms, kc_result_t *res,
+                                  int16_t *error, char *msg, size_t cap)
+{
+    *error = KC_ERR_NONE;
+    const kc_coord_config_t *cfg = kc_coord_config(c);
+    kc_str_t gid = kc_classic_group_id(cg);
+    size_t n = kc_classic_group_members(cg, NULL, 0);
+    if (n == 0) {
+        /* getOrMaybeCreateConsumerGroup: an empty classic group is deleted. */
+        char *id = dup_view(gid);
+        kc_classic_group_convert_away(c, cg, now_ms, res);
+        kc_log_info(LOG_COMP, "[GroupId %s] Converted the empty classic group to a consumer group.",
+                    id);
+        free(id);
+        return NULL;
+    }
+    const char *why = NULL;
+    const char *ptype = kc_classic_group_protocol_type(cg);
+    if (!upgrade_enabled(c))
+        why = "because online upgrade is disabled";
+    else if (!ptype || strcmp(ptype, PROTOCOL_TYPE) != 0)
+        why = "because the group does not use the consumer embedded protocol";
+    else if (n > (size_t)cfg->group_consumer_max_size)
+        why = "because the group size exceeds the consumer group maximum size";
+    if (why) {
+        kc_log_info(LOG_COMP, "Cannot upgrade classic group %.*s to consumer group %s.",
+                    (int)gid.len, gid.ptr, why);
+        snprintf(msg, cap, "Cannot upgrade classic group %.*s to consumer group %s.", (int)gid.len,
+                 gid.ptr, why);
+        *error = KC_ERR_GROUP_ID_NOT_FOUND;
+        return NULL;
+    }
+    kc_classic_member_info_t *infos = kc_xcalloc(n, sizeof(*infos));
+    kc_classic_group_members(cg, infos, n);
+    /* throwIfConsumerGroupIsFull after the conversion: a joiner that replaces
+     * none of the static members needs one more place. */
+    bool replaces = false;
+    for (size_t i = 0; i < n && joining_instance_id.len >= 0; i++)
+        replaces = replaces || (infos[i].group_instance_id &&
+                                kc_str_eq_cstr(joining_instance_id, infos[i].group_instance_id));
+    if (!replaces && n >= (size_t)cfg->group_consumer_max_size) {
+        snprintf(msg, cap, "The consumer group has reached its maximum capacity of %d members.",
+                 cfg->group_consumer_max_size);
+        *error = KC_ERR_GROUP_MAX_SIZE_REACHED;
+        free(infos);
+        return NULL;
+    }
+    /* ConsumerGroup.fromClassicGroup: every subscription and assignment must parse. */
+    const char *pname = kc_classic_group_protocol_name(cg);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_consumer_protocol_subscription_t *subs = kc_arena_alloc(&arena, n * sizeof(*subs));
+    kc_consumer_protocol_assignment_t *asgs = kc_arena_alloc(&arena, n * sizeof(*asgs));
+    for (size_t i = 0; i < n && !why; i++) {
+        const kc_group_protocol_t *p = NULL;
+        for (int32_t k = 0; k < infos[i].nprotocols && !p; k++)
+            if (!pname || strcmp(infos[i].protocols[k].name, pname) == 0)
+                p = &infos[i].protocols[k];
+        kc_consumer_protocol_assignment_init(&asgs[i]);
+        if (!p || !parse_subscription(p->metadata, p->metadata_len, &arena, &subs[i]) ||
+            (infos[i].assignment_len > 0 &&
+             !parse_assignment(infos[i].assignment, infos[i].assignment_len, &arena, &asgs[i])))
+            why = "because the embedded consumer protocol is malformed";
+        else if (asgs[i].user_data.len > 0)
+            why = "because an unsupported custom assignor is in use. Please refer to the "
+                  "documentation or switch to a default assignor before re-attempting the upgrade";
+    }
+    if (why) {
+        kc_log_warn(LOG_COMP, "Cannot upgrade classic group %.*s to consumer group %s.",
+                    (int)gid.len, gid.ptr, why);
+        snprintf(msg, cap, "Cannot upgrade classic group %.*s to consumer group %s.", (int)gid.len,
+                 gid.ptr, why);
+        *error = KC_ERR_GROUP_ID_NOT_FOUND;
+        kc_arena_deinit(&arena);
+        free(infos);
+        return NULL;
+    }
+
+    int32_t generation = kc_classic_group_generation(cg);
+    cs_group_t *g = kc_cs_group_create(c, gid.ptr ? gid.ptr : "", (size_t)gid.len);
+    g->group_epoch = generation;
+    g->assignment_epoch = generation;
+    g->has_group_record = true;
+    for (size_t i = 0; i < n; i++) {
+        const kc_classic_member_info_t *in = &infos[i];
+        cs_member_t *m = kc_cs_member_add(g, in->member_id, strlen(in->member_id));
+        kc_cs_member_set_instance_id(g, m, in->group_instance_id);
+        free(m->rack_id);
+        m->rack_id = subs[i].rack_id.len >= 0 ? dup_view(subs[i].rack_id) : NULL;
+        m->rebalance_timeout_ms = in->rebalance_timeout_ms;
+        free(m->client_id);
+        m->client_id = kc_xstrdup(in->client_id);
+        free(m->client_host);
+        m->client_host = kc_xstrdup(in->client_host);
+        kc_cs_member_set_topics(g, m, subs[i].topics.items,
+                                subs[i].topics.count > 0 ? subs[i].topics.count : 0);
+        m->classic = classic_new(in->session_timeout_ms, in->protocols, in->nprotocols);
+        kc_asg_t assigned = {0}, pending = {0};
+        for (int32_t t = 0; t < asgs[i].assigned_partitions.count; t++)
+            asg_add_named(c, &assigned, asgs[i].assigned_partitions.items[t].topic,
+                          &asgs[i].assigned_partitions.items[t].partitions);
+        kc_asg_copy(&m->target, &assigned);
+        kc_cs_member_set_current(g, m, generation, generation, MS_STABLE, &assigned, &pending);
+    }
+    g->metadata_hash = kc_cs_metadata_hash(c, g);
+    kc_arena_deinit(&arena);
+    free(infos); /* its views belong to the classic group, freed next */
+
+    /* Records as ConsumerGroup.createConsumerGroupRecords lays them out,
+     * after the classic group's tombstone. */
+    kc_classic_group_convert_away(c, cg, now_ms, res);
+    /* Kafka removes the classic group, then puts the consumer group: a new
+     * entry of the groups table. */
+    g->table_seq = kc_groups_table_put(c, g->group_id, 0);
+    for (size_t i = 0; i < g->nmembers; i++)
+        kc_cs_write_member_metadata(g, g->members[i], res);
+    kc_cs_write_group_epoch(g, res);
+    for (size_t i = 0; i < g->nmembers; i++)
+        kc_cs_write_target_member(g, g->members[i]->member_id, &g->members[i]->target, res);
+    kc_cs_write_target_epoch(g, 0, res);
+    for (size_t i = 0; i < g->nmembers; i++) {
+        kc_cs_write_current(g, g->members[i], res);
+        kc_cs_schedule_session(c, g, g->members[i], g->members[i]->classic->session_timeout_ms,
+                               now_ms);
+    }
+    kc_log_info(LOG_COMP, "[GroupId %s] Converted the classic group to a consumer group.",
+                g->group_id);
+    return g;
+}
+
+/* ---- classic members in a consumer group -------------------------------- */
+
+/* validateConsumerGroupMember: the member, or NULL with *err set. */
+static cs_member_t *validate_member(const cs_group_t *g, kc_str_t member_id, kc_str_t instance_id,
+                                    int16_t *err)
+{
+    *err = KC_ERR_NONE;
+    if (instance_id.len < 0) {
+        cs_member_t *m = kc_cs_member_find(g, member_id);
+        if (!m) {
+            kc_log_debug(LOG_COMP, "Member %.*s is not a member of group %s.",
+                         member_id.len > 0 ? (int)member_id.len : 0, member_id.ptr, g->group_id);
+            *err = KC_ERR_UNKNOWN_MEMBER_ID;
+        }
+        return m;
+    }
+    cs_member_t *m = kc_cs_static_member(g, instance_id);
+    if (!m) {
+        kc_log_debug(LOG_COMP, "Member with instance id %.*s is not a member of group %s.",
+                     (int)instance_id.len, instance_id.ptr, g->group_id);
+        *err = KC_ERR_UNKNOWN_MEMBER_ID;
+        return NULL;
+    }
+    if (!kc_str_eq_cstr(member_id, m->member_id)) {
+        kc_log_info(LOG_COMP,
+                    "[GroupId %s] Static member %.*s of instance id %.*s is fenced by member %s.",
+                    g->group_id, member_id.len > 0 ? (int)member_id.len : 0, member_id.ptr,
+                    (int)instance_id.len, instance_id.ptr, m->member_id);
+        *err = KC_ERR_FENCED_INSTANCE_ID;
+        return NULL;
+    }
+    return m;
+}
+
+/* ConsumerGroup.supportsClassicProtocols for a non-empty group. */
+static bool supports_protocols(const cs_group_t *g, const kc_join_group_request_t *req)
+{
+    if (!kc_str_eq_cstr(req->protocol_type, PROTOCOL_TYPE))
+        return false;
+    size_t nclassic = 0;
+    for (size_t i = 0; i < g->nmembers; i++)
+        nclassic += g->members[i]->classic != NULL;
+    int32_t n = req->protocols.count > 0 ? req->protocols.count : 0;
+    for (int32_t k = 0; k < n; k++) {
+        size_t count = 0;
+        for (size_t i = 0; i < g->nmembers; i++)
+            if (g->members[i]->classic &&
+                classic_supports(g->members[i]->classic, req->protocols.items[k].name))
+                count++;
+        if (count == nclassic)
+            return true;
+    }
+    return false;
+}
+
+/* The member's static replacement (replaceMember): a copy under the new
+ * member id with epoch 0, the old one's records tombstoned. */
+static cs_member_t *replace_static(kc_coord_t *c, cs_group_t *g, cs_member_t *old,
+                                   const char *member_id, kc_result_t *res)
+{
+    int32_t rebalance_timeout_ms = old->rebalance_timeout_ms;
+    int8_t state = old->state;
+    char *old_id = kc_xstrdup(old->member_id);
+    kc_asg_t target = {0}, assigned = {0}, pending = {0};
+    kc_asg_copy(&target, &old->target);
+    kc_asg_copy(&assigned, &old->assigned);
+    kc_asg_copy(&pending, &old->pending);
+    kc_str_t *names = kc_xcalloc((size_t)old->ntopics + 1, sizeof(*names));
+    char **topics = kc_xcalloc((size_t)old->ntopics + 1, sizeof(*topics));
+    for (int32_t i = 0; i < old->ntopics; i++) {
+        topics[i] = kc_xstrdup(old->topics[i]);
+        names[i] = kc_str(topics[i]);
+    }
+    int32_t ntopics = old->ntopics;
+    char *instance = kc_xstrdup(old->instance_id);
+    char *rack = old->rack_id ? kc_xstrdup(old->rack_id) : NULL;
+    char *regex = old->regex ? kc_xstrdup(old->regex) : NULL;
+    char *assignor = old->server_assignor ? kc_xstrdup(old->server_assignor) : NULL;
+    char *client_id = kc_xstrdup(old->client_id), *client_host = kc_xstrdup(old->client_host);
+    kc_cs_classic_t *cl = old->classic;
+    old->classic = NULL;
+
+    kc_cs_write_member_tombstones(g, old_id, res);
+    kc_cs_cancel_member_timers(c, g, old_id);
+    kc_cs_member_remove(g, old);
+
+    cs_member_t *m = kc_cs_member_add(g, member_id, strlen(member_id));
+    kc_cs_member_set_instance_id(g, m, instance);
+    m->rack_id = rack;
+    kc_cs_member_set_regex(g, m, regex, res);
+    kc_cs_member_set_server_assignor(g, m, assignor);
+    free(regex);
+    free(assignor);
+    free(m->client_id);
+    m->client_id = client_id;
+    free(m->client_host);
+    m->client_host = client_host;
+    m->rebalance_timeout_ms = rebalance_timeout_ms;
+    m->classic = cl;
+    kc_cs_member_set_topics(g, m, names, ntopics);
+    m->target = target;
+    kc_cs_member_set_current(g, m, 0, 0, state, &assigned, &pending);
+    kc_cs_write_member_metadata(g, m, res);
+    kc_cs_write_target_member(g, m->member_id, &m->target, res);
+    kc_cs_write_current(g, m, res);
+    for (int32_t i = 0; i < ntopics; i++)
+        free(topics[i]);
+    free(topics);
+    free(names);
+    free(instance);
+    free(old_id);
+    return m;
+}
+
+static void set_error(kc_classic_join_answer_t *out, int16_t error)
+{
+    out->error_code = error;
+    out->generation_id = -1;
+}
+
+void kc_consumer_classic_join(kc_coord_t *c, const kc_request_ctx_t *ctx, kc_consumer_group_t *g,
+                              const kc_join_group_request_t *req, kc_result_t *res,
+                              kc_classic_join_answer_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->generation_id = -1;
+    const kc_coord_config_t *cfg = kc_coord_config(c);
+    size_t first_record = res->nrecords;
+    if (cfg->group_consumer_migration_policy == KC_MIGRATION_DISABLED) {
+        /* throwIfClassicMemberCannotJoinConsumerGroup */
+        kc_log_info(LOG_COMP,
+                    "Cannot join the consumer group %s with the classic protocol because the group "
+                    "migration is disabled.",
+                    g->group_id);
+        set_error(out, KC_ERR_INCONSISTENT_GROUP_PROTOCOL);
+        return;
+    }
+    char gen[37];
+    bool unknown_member = req->member_id.len <= 0;
+    char *member_id;
+    if (unknown_member) {
+        kc_coord_random_uuid(c, gen);
+        member_id = kc_xstrdup(gen);
+    } else {
+        member_id = dup_view(req->member_id);
+    }
+    kc_str_t mid = kc_str(member_id);
+    kc_str_t instance_id = req->group_instance_id;
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+
+    /* throwIfConsumerGroupIsFull */
+    if (!kc_cs_static_member(g, instance_id) &&
+        g->nmembers >= (size_t)cfg->group_consumer_max_size && !kc_cs_member_find(g, mid)) {
+        kc_log_info(LOG_COMP, "The consumer group has reached its maximum capacity of %d members.",
+                    cfg->group_consumer_max_size);
+        set_error(out, KC_ERR_GROUP_MAX_SIZE_REACHED);
+        goto out;
+    }
+    if (!supports_protocols(g, req)) {
+        kc_log_info(LOG_COMP, "[GroupId %s] Member %s's protocols are not supported.", g->group_id,
+                    member_id);
+        set_error(out, KC_ERR_INCONSISTENT_GROUP_PROTOCOL);
+        goto out;
+    }
+    if (ctx->api_version >= 4 && unknown_member && instance_id.len < 0) {
+        /* JoinGroupRequest.requiresKnownMemberId */
+        kc_log_info(LOG_COMP,
+                    "[GroupId %s] Dynamic member with unknown member id joins the consumer group. "
+                    "Created a new member id %s and requesting the member to rejoin with this id.",
+                    g->group_id, member_id);
+        out->error_code = KC_ERR_MEMBER_ID_REQUIRED;
+        out->member_id = member_id;
+        member_id = NULL;
+        goto out;
+    }
+    kc_consumer_protocol_subscription_t sub;
+    if (req->protocols.count <= 0 || req->protocols.items[0].name.len < 0 ||
+        !parse_subscription(req->protocols.items[0].metadata.ptr,
+                            req->protocols.items[0].metadata.len, &arena, &sub)) {
+        kc_log_info(LOG_COMP,
+                    "[GroupId %s] Malformed embedded consumer protocol in subscription "
+                    "deserialization from member %s.",
+                    g->group_id, member_id);
+        set_error(out, KC_ERR_INCONSISTENT_GROUP_PROTOCOL);
+        goto out;
+    }
+
+    /* Get or create the member; a static member is replaced. */
+    cs_member_t *m;
+    bool downgrade = false;
+    if (instance_id.len < 0) {
+        m = kc_cs_member_find(g, mid);
+        if (!m) {
+            m = kc_cs_member_add(g, member_id, strlen(member_id));
+            kc_log_info(
+                LOG_COMP,
+                "[GroupId %s] Member %s joins the consumer group using the classic protocol.",
+                g->group_id, member_id);
+            kc_coord_emit(c, KC_COORD_EV_MEMBER_JOINED, g->group_id, member_id,
+                          "classic protocol", g->group_epoch, 0, ctx->now_ms);
+        }
+    } else {
+        cs_member_t *s = kc_cs_static_member(g, instance_id);
+        if (!s) {
+            m = kc_cs_member_find(g, mid);
+            if (!m) {
+                m = kc_cs_member_add(g, member_id, strlen(member_id));
+                kc_coord_emit(c, KC_COORD_EV_MEMBER_JOINED, g->group_id, member_id,
+                              "classic protocol", g->group_epoch, 0, ctx->now_ms);
+            }
+            kc_log_info(LOG_COMP,
+                        "[GroupId %s] Static member %s with instance id %.*s joins the consumer "
+                        "group using the classic protocol.",
+                        g->group_id, member_id, (int)instance_id.len, instance_id.ptr);
+        } else {
+            /* validateOnlineDowngradeWithReplacedMember: the replaced member
+             * is the last one using the consumer protocol. */
+            size_t nclassic = 0;
+            for (size_t i = 0; i < g->nmembers; i++)
+                nclassic += g->members[i]->classic != NULL;
+            if (!s->classic && nclassic == g->nmembers - 1) {
+                if (!downgrade_enabled(c))
+                    kc_log_info(LOG_COMP,
+                                "Cannot downgrade consumer group %s to classic group because the "
+                                "online downgrade is disabled.",
+                                g->group_id);
+                else if (g->nmembers > (size_t)cfg->group_max_size)
+                    kc_log_info(LOG_COMP,
+                                "Cannot downgrade consumer group %s to classic group because its "
+                                "group size is greater than classic group max size.",
+                                g->group_id);
+                else
+                    downgrade = true;
+            }
+            char *old_id = kc_xstrdup(s->member_id);
+            m = replace_static(c, g, s, member_id, res);
+            kc_log_info(LOG_COMP,
+                        "[GroupId %s] Static member with instance id %.*s re-joins the consumer "
+                        "group using the classic protocol. Created a new member %s to replace the "
+                        "existing member %s.",
+                        g->group_id, (int)instance_id.len, instance_id.ptr, member_id, old_id);
+            kc_coord_emit(c, KC_COORD_EV_MEMBER_JOINED, g->group_id, member_id,
+                          "static member replaced (classic protocol)", g->group_epoch, 0,
+                          ctx->now_ms);
+            free(old_id);
+        }
+    }
+
+    /* Update the member (ConsumerGroupMember.Builder in classicGroupJoinToConsumerGroup). */
+    bool changed = false, sub_changed = false;
+    if (instance_id.len >= 0 &&
+        !kc_str_eq_cstr(instance_id, m->instance_id ? m->instance_id : "\x01")) {
+        char *iid = dup_view(instance_id);
+        kc_cs_member_set_instance_id(g, m, iid);
+        free(iid);
+        changed = true;
+    }
+    if (sub.rack_id.len >= 0 && !kc_str_eq_cstr(sub.rack_id, m->rack_id ? m->rack_id : "\x01")) {
+        free(m->rack_id);
+        m->rack_id = dup_view(sub.rack_id);
+        changed = true;
+    }
+    /* v0 has no rebalance timeout: the session timeout serves as both. */
+    int32_t rebalance_timeout =
+        ctx->api_version == 0 ? req->session_timeout_ms : req->rebalance_timeout_ms;
+    if (rebalance_timeout != -1 && rebalance_timeout != m->rebalance_timeout_ms) {
+        m->rebalance_timeout_ms = rebalance_timeout;
+        changed = true;
+    }
+    int32_t ntopics = sub.topics.count > 0 ? sub.topics.count : 0;
+    if (!kc_cs_member_topics_equal(m, sub.topics.items, ntopics)) {
+        kc_cs_member_set_topics(g, m, sub.topics.items, ntopics);
+        changed = sub_changed = true;
+    }
+    if (m->regex) {
+        /* Regex subscription is not supported for classic members; the
+         * regex's resolution goes when it was the last member using it. */
+        kc_cs_member_set_regex(g, m, NULL, res);
+        changed = sub_changed = true;
+    }
+    if (!kc_str_eq_cstr(ctx->client_id, m->client_id)) {
+        free(m->client_id);
+        m->client_id = dup_view(ctx->client_id);
+        changed = true;
+    }
+    const char *host = ctx->client_host ? ctx->client_host : "";
+    if (strcmp(host, m->client_host) != 0) {
+        free(m->client_host);
+        m->client_host = kc_xstrdup(host);
+        changed = true;
+    }
+    kc_cs_classic_t *cl = classic_from_join(req);
+    if (!classic_equal(cl, m->classic)) {
+        kc_cs_classic_free(m->classic);
+        m->classic = cl;
+        changed = true;
+    } else {
+        kc_cs_classic_free(cl);
+    }
+    if (changed)
+        kc_cs_write_member_metadata(g, m, res);
+    int64_t hash = kc_cs_metadata_hash(c, g);
+    if (sub_changed || hash != g->metadata_hash)
+        kc_cs_bump_group_epoch(c, g, hash,
+                               sub_changed ? "member subscription changed"
+                                           : "subscribed topics metadata changed",
+                               ctx->now_ms, res);
+
+    owned_tp_t *owned;
+    int32_t nowned = owned_from_subscription(c, &sub, &arena, &owned);
+    out->member_id = kc_xstrdup(m->member_id);
+    out->protocol_name = kc_xstrdup(m->classic->protocols[0].name);
+    if (downgrade) {
+        bool rebalance = g->assignment_epoch < g->group_epoch;
+        if (!rebalance && kc_cs_reconcile(c, g, m, owned, nowned))
+            kc_cs_write_current(g, m, res);
+        out->generation_id = m->member_epoch;
+        char reason[KEY_BUF];
+        snprintf(reason, sizeof(reason),
+                 "Downgrade group %s from consumer to classic with stale assignment.", g->group_id);
+        convert_to_classic(c, g, NULL, 0, rebalance ? reason : NULL, ctx->now_ms, res);
+    } else {
+        if (g->group_epoch > g->assignment_epoch)
+            kc_cs_update_target_assignment(c, g, ctx->now_ms, res);
+        if (kc_cs_reconcile(c, g, m, owned, nowned))
+            kc_cs_write_current(g, m, res);
+        kc_cs_note_state(g);
+        out->generation_id = m->member_epoch;
+        char key[KEY_BUF];
+        join_timer_key(key, sizeof(key), g->group_id, m->member_id);
+        kc_timer_cancel(c, key);
+        kc_cs_schedule_session(c, g, m, m->classic->session_timeout_ms, ctx->now_ms);
+        schedule_sync_timeout(c, g, m, rebalance_timeout, ctx->now_ms);
+    }
+    out->error_code = KC_ERR_NONE;
+out:
+    out->depends_on_records = res->nrecords > first_record;
+    free(member_id);
+    kc_arena_deinit(&arena);
+}
+
+/* throwIfRebalanceInProgress */
+static bool rebalance_in_progress(kc_coord_t *c, const cs_group_t *g, const cs_member_t *m,
+                                  int64_t now_ms)
+{
+    if (g->assignment_epoch > m->member_epoch && m->state != MS_UNREVOKED_PARTITIONS) {
+        schedule_join_timeout_if_absent(c, g, m, now_ms);
+        kc_log_debug(LOG_COMP,
+                     "A new rebalance is triggered in group %s and member %s should rejoin to "
+                     "catch up.",
+                     g->group_id, m->member_id);
+        return true;
+    }
+    return false;
+}
+
+int16_t kc_consumer_classic_sync(kc_coord_t *c, const kc_request_ctx_t *ctx, kc_consumer_group_t *g,
+                                 const kc_sync_group_request_t *req, kc_buf_t *assignment)
+{
+    int16_t err;
+    cs_member_t *m = validate_member(g, req->member_id, req->group_instance_id, &err);
+    if (!m)
+        return err;
+    if (!m->classic) {
+        kc_log_debug(LOG_COMP, "Member %s does not use the classic protocol.", m->member_id);
+        return KC_ERR_UNKNOWN_MEMBER_ID;
+    }
+    if (req->generation_id != m->member_epoch)
+        return KC_ERR_ILLEGAL_GENERATION;
+    if ((req->protocol_type.len >= 0 && !kc_str_eq_cstr(req->protocol_type, PROTOCOL_TYPE)) ||
+        (req->protocol_name.len >= 0 &&
+         !kc_str_eq_cstr(req->protocol_name, m->classic->protocols[0].name)))
+        return KC_ERR_INCONSISTENT_GROUP_PROTOCOL;
+    if (rebalance_in_progress(c, g, m, ctx->now_ms))
+        return KC_ERR_REBALANCE_IN_PROGRESS;
+    char key[KEY_BUF];
+    sync_timer_key(key, sizeof(key), g->group_id, m->member_id);
+    kc_timer_cancel(c, key);
+    kc_cs_schedule_session(c, g, m, m->classic->session_timeout_ms, ctx->now_ms);
+    serialize_assignment(c, &m->assigned, member_protocol_version(m), assignment);
+    return KC_ERR_NONE;
+}
+
+/* ConsumerGroup.waitingOnUnreleasedPartition */
+static bool waiting_on_unreleased(cs_group_t *g, const cs_member_t *m)
+{
+    if (m->state != MS_UNRELEASED_PARTITIONS)
+        return false;
+    for (int32_t i = 0; i < m->target.n; i++)
+        for (int32_t j = 0; j < m->target.t[i].n; j++) {
+            kc_uuid_t id = m->target.t[i].topic_id;
+            int32_t p = m->target.t[i].p[j];
+            if (!kc_asg_has(&m->assigned, id, p) && kc_cs_partition_epoch(g, id, p) != -1)
+                return true;
+        }
+    return false;
+}
+
+int16_t kc_consumer_classic_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                                      kc_consumer_group_t *g, const kc_heartbeat_request_t *req)
+{
+    int16_t err;
+    cs_member_t *m = validate_member(g, req->member_id, req->group_instance_id, &err);
+    if (!m)
+        return err;
+    if (!m->classic)
+        return KC_ERR_UNKNOWN_MEMBER_ID;
+    if (req->generation_id != m->member_epoch)
+        return KC_ERR_ILLEGAL_GENERATION;
+    kc_cs_schedule_session(c, g, m, m->classic->session_timeout_ms, ctx->now_ms);
+    /* Join again to catch up with a new target, to finish a revocation, or
+     * to collect partitions that were released meanwhile. */
+    if (m->member_epoch < g->assignment_epoch || m->state == MS_UNREVOKED_PARTITIONS ||
+        (m->state == MS_UNRELEASED_PARTITIONS && !waiting_on_unreleased(g, m))) {
+        schedule_join_timeout_if_absent(c, g, m, ctx->now_ms);
+        return KC_ERR_REBALANCE_IN_PROGRESS;
+    }
+    return KC_ERR_NONE;
+}
+
+void kc_consumer_classic_leave(kc_coord_t *c, const kc_request_ctx_t *ctx, kc_consumer_group_t *g,
+                               const kc_str_t *member_ids, const kc_str_t *instance_ids,
+                               const kc_str_t *reasons, int16_t *errors, int32_t n,
+                               kc_result_t *res)
+{
+    cs_member_t **leaving = kc_xcalloc((size_t)n + 1, sizeof(*leaving));
+    size_t nleaving = 0;
+    for (int32_t i = 0; i < n; i++) {
+        kc_str_t mid = member_ids[i], iid = instance_ids[i];
+        char rbuf[512];
+        snprintf(rbuf, sizeof(rbuf), "%.*s", reasons[i].len > 0 ? (int)reasons[i].len : 0,
+                 reasons[i].ptr ? reasons[i].ptr : "");
+        const char *reason = reasons[i].len >= 0 ? rbuf : "not provided";
+        cs_member_t *m;
+        errors[i] = KC_ERR_NONE;
+        if (iid.len < 0) {
+            m = kc_cs_member_find(g, mid);
+            if (!m) {
+                errors[i] = KC_ERR_UNKNOWN_MEMBER_ID;
+                continue;
+            }
+            kc_log_info(LOG_COMP,
+                        "[GroupId %s] Dynamic member %s has left group through explicit "
+                        "`LeaveGroup` request; client reason: %s",
+                        g->group_id, m->member_id, reason);
+        } else {
+            m = kc_cs_static_member(g, iid);
+            if (!m) {
+                errors[i] = KC_ERR_UNKNOWN_MEMBER_ID;
+                continue;
+            }
+            /* An admin removes a static member by instance id alone. */
+            if (mid.len > 0 && !kc_str_eq_cstr(mid, m->member_id)) {
+                errors[i] = KC_ERR_FENCED_INSTANCE_ID;
+                continue;
+            }
+            kc_log_info(LOG_COMP,
+                        "[GroupId %s] Static member %.*s with instance id %.*s has left group "
+                        "through explicit `LeaveGroup` request; client reason: %s",
+                        g->group_id, mid.len > 0 ? (int)mid.len : 0, mid.ptr, (int)iid.len, iid.ptr,
+                        reason);
+        }
+        leaving[nleaving++] = m;
+    }
+    kc_cs_fence_members(c, g, leaving, nleaving, "the member left the group",
+                        KC_COORD_EV_MEMBER_REMOVED, ctx->now_ms, res);
+    free(leaving);
+}

@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Broker side of the topology-description store (KIP-1331): starting the
+ * store, StreamsGroupTopologyDescriptionUpdate (API 93), the periodic
+ * cleanup cycle, and running the barrier's operations in order: the -2
+ * record commits with the iteration's batch, the store call starts only
+ * after that commit (kc_tdesc_after_commit), and its completion, back on
+ * the loop, writes the final record and releases the answer with the next
+ * commit. What needs the streams group goes through the
+ * kc_topology_desc_groups_t the streams group registers (kc_tdesc_set_groups);
+ * until then no group is known.
+ */
+#include <event2/event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kc_log.h"
+#include "server_int.h"
+
+#define COMP "topology-store"
+
+typedef struct tdesc_job {
+    kc_server_t *s;
+    kc_topology_desc_op_t *op;
+    bool has_request;        /* push: the API 93 request to answer */
+    kc_request_ctx_t ctx;    /* conn id, correlation id, api key/version (strings unused) */
+    struct tdesc_job *next;
+} tdesc_job_t;
+
+struct kc_tdesc_glue {
+    kc_topology_desc_t *barrier;
+    kc_tstore_t *store;
+    kc_topology_desc_groups_t groups;
+    kc_tdesc_outcome_fn outcome_fn;
+    void *outcome_arg;
+    tdesc_job_t *waiting_head, *waiting_tail; /* begun; their store call waits for the commit */
+    size_t cleanup_in_flight;                 /* ops of the current cleanup cycle */
+    struct event *cleanup_timer;
+    struct event *kick;                       /* wakes the loop to flush aborted answers */
+    bool stopping;
+};
+
+kc_topology_desc_t *kc_tdesc_barrier(kc_server_t *s)
+{
+    return s->tdesc ? s->tdesc->barrier : NULL;
+}
+
+kc_tstore_t *kc_tdesc_store(kc_server_t *s)
+{
+    return s->tdesc ? s->tdesc->store : NULL;
+}
+
+void kc_tdesc_set_groups(kc_server_t *s, const kc_topology_desc_groups_t *groups,
+                         kc_tdesc_outcome_fn fn, void *arg)
+{
+    if (!s->tdesc)
+        return;
+    s->tdesc->groups = *groups;
+    s->tdesc->outcome_fn = fn;
+    s->tdesc->outcome_arg = arg;
+}
+
+/* 1 streams group, 0 none, -1 another type; out filled for 1. */
+static int lookup(struct kc_tdesc_glue *g, kc_str_t group_id, kc_topology_desc_group_t *out)
+{
+    if (!g->groups.lookup)
+        return 0;
+    return g->groups.lookup(g->groups.ctx, group_id, out);
+}
+
+/* Appends an API 93 response for ctx to res. */
+static void respond_update(kc_server_t *s, const kc_request_ctx_t *ctx, kc_result_t *res,
+                           int16_t code, const char *message, bool after_records)
+{
+    kc_streams_group_topology_description_update_response_t rs;
+    kc_streams_group_topology_description_update_response_init(&rs);
+    rs.error_code = code;
+    rs.error_message = message && *message ? kc_str(message) : KC_STR_NULL;
+    kc_buf_t b;
+    kc_buf_init(&b);
+    kc_req_t req = {.srv = s, .ctx = *ctx, .res = res};
+    int rc = kc_streams_group_topology_description_update_response_encode(&b, ctx->api_version, &rs);
+    if (rc != 0) {
+        kc_log_error(COMP, "cannot encode a StreamsGroupTopologyDescriptionUpdate response (%d)", rc);
+        kc_buf_deinit(&b);
+        return;
+    }
+    kc_response_t *r = kc_req_respond(&req, &b);
+    kc_buf_reset(&b);
+    if (after_records) {
+        /* The final record failed to commit: the client retries elsewhere. */
+        rs.error_code = KC_ERR_NOT_COORDINATOR;
+        rs.error_message = KC_STR_NULL;
+        if (kc_streams_group_topology_description_update_response_encode(&b, ctx->api_version,
+                                                                         &rs) == 0)
+            kc_buf_append(&r->error_body, b.data, b.len);
+    }
+    kc_buf_deinit(&b);
+}
+
+static void job_free(tdesc_job_t *j)
+{
+    kc_topology_desc_op_free(j->op);
+    free(j);
+}
+
+/* Queues an op begun in this iteration; its store call waits for the commit. */
+static void enqueue(kc_server_t *s, kc_topology_desc_op_t *op, const kc_request_ctx_t *ctx)
+{
+    tdesc_job_t *j = kc_xcalloc(1, sizeof(*j));
+    j->s = s;
+    j->op = op;
+    if (ctx) {
+        j->has_request = true;
+        j->ctx = *ctx;
+        j->ctx.client_id = KC_STR_NULL;
+        j->ctx.client_host = NULL;
+    }
+    struct kc_tdesc_glue *g = s->tdesc;
+    if (g->waiting_tail)
+        g->waiting_tail->next = j;
+    else
+        g->waiting_head = j;
+    g->waiting_tail = j;
+}
+
+void kc_tdesc_run(kc_server_t *s, kc_topology_desc_op_t *op)
+{
+    if (!s->tdesc) {
+        kc_topology_desc_op_free(op);
+        return;
+    }
+    enqueue(s, op, NULL);
+}
+
+/* The store answered (loop thread): final write, then the answer or the outcome. */
+static void job_done(void *arg, const kc_topology_store_result_t *r)
+{
+    tdesc_job_t *j = arg;
+    kc_server_t *s = j->s;
+    struct kc_tdesc_glue *g = s->tdesc;
+    const kc_topology_desc_op_t *op = j->op;
+    if (op->kind == KC_TOPOLOGY_DESC_OP_CLEANUP && g->cleanup_in_flight > 0)
+        g->cleanup_in_flight--;
+    if (g->stopping) {
+        /* Shutting down: the durable -2 is what the next start heals from. */
+        job_free(j);
+        return;
+    }
+    kc_str_t gid = {op->group_id, (int32_t)op->group_id_len};
+    kc_topology_desc_group_t view;
+    int found = lookup(g, gid, &view);
+    size_t before = s->batch.nrecords;
+    kc_topology_desc_outcome_t out;
+    kc_topology_desc_complete(g->barrier, op, found == 1 ? &view : NULL, r->status, r->message,
+                              kc_server_wall_ms(), &s->batch, &out);
+    kc_log_info(COMP, "%s of group %.*s: store %s %s%s",
+                op->kind == KC_TOPOLOGY_DESC_OP_PUSH ? "push" : "delete", gid.len, gid.ptr,
+                r->status == KC_TOPOLOGY_STORE_OK ? "ok" : "failed", r->message ? r->message : "",
+                found == 1 ? "" : " (group gone)");
+    switch (op->kind) {
+    case KC_TOPOLOGY_DESC_OP_PUSH:
+        if (j->has_request)
+            respond_update(s, &j->ctx, &s->batch, out.error_code, out.message,
+                           s->batch.nrecords > before);
+        break;
+    case KC_TOPOLOGY_DESC_OP_CLEANUP:
+        break;
+    case KC_TOPOLOGY_DESC_OP_DELETE_GROUP:
+    case KC_TOPOLOGY_DESC_OP_CONVERSION:
+        if (g->outcome_fn)
+            g->outcome_fn(g->outcome_arg, op, &out, &s->batch);
+        break;
+    }
+    job_free(j);
+}
+
+void kc_tdesc_after_commit(kc_server_t *s, bool failed)
+{
+    struct kc_tdesc_glue *g = s->tdesc;
+    if (!g || !g->waiting_head)
+        return;
+    tdesc_job_t *list = g->waiting_head;
+    g->waiting_head = g->waiting_tail = NULL;
+    bool answered = false;
+    while (list) {
+        tdesc_job_t *j = list;
+        list = j->next;
+        j->next = NULL;
+        if (failed) {
+            /* The -2 did not commit: no store call. The coordinator reloads
+             * from what is durable; the client retries. */
+            if (j->has_request) {
+                respond_update(s, &j->ctx, &s->batch, KC_ERR_NOT_COORDINATOR, NULL, false);
+                answered = true;
+            }
+            if (j->op->kind == KC_TOPOLOGY_DESC_OP_CLEANUP && g->cleanup_in_flight > 0)
+                g->cleanup_in_flight--;
+            job_free(j);
+            continue;
+        }
+        const kc_topology_desc_op_t *op = j->op;
+        if (op->call_set)
+            kc_tstore_set(g->store, op->group_id, op->group_id_len, op->topology_epoch,
+                          op->description.data, op->description.len, job_done, j);
+        else
+            kc_tstore_del(g->store, op->group_id, op->group_id_len, job_done, j);
+    }
+    if (answered)
+        event_active(g->kick, EV_TIMEOUT, 0);
+}
+
+/* ---- StreamsGroupTopologyDescriptionUpdate (API 93) ------------------------------ */
+
+int kc_handle_streams_group_topology_description_update(kc_req_t *req)
+{
+    kc_server_t *s = req->srv;
+    kc_streams_group_topology_description_update_request_t rq;
+    kc_streams_group_topology_description_update_request_init(&rq);
+    if (kc_streams_group_topology_description_update_request_decode(req->body, req->ctx.api_version,
+                                                                    req->arena, &rq) != 0)
+        return KC_EINVAL;
+    struct kc_tdesc_glue *g = s->tdesc;
+    char msg[512] = "";
+    int16_t code = KC_ERR_NONE;
+    kc_topology_desc_group_t view;
+    int found = 0;
+    /* GroupCoordinatorService.throwIfStreamsGroupTopologyDescriptionUpdateInvalid */
+    if (!g) {
+        code = KC_ERR_UNSUPPORTED_VERSION;
+        snprintf(msg, sizeof(msg),
+                 "The broker has no streams group topology description plugin configured.");
+    } else if (kc_str_is_empty(rq.member_id)) {
+        code = KC_ERR_INVALID_REQUEST;
+        snprintf(msg, sizeof(msg), "MemberId can't be empty.");
+    } else if (kc_str_is_empty(rq.group_id)) {
+        code = KC_ERR_INVALID_REQUEST;
+        snprintf(msg, sizeof(msg), "GroupId can't be empty.");
+    } else if (!kc_coord_is_loaded(s->coord)) {
+        code = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
+    } else {
+            found = lookup(g, rq.group_id, &view);
+        bool member = found == 1 && g->groups.has_member &&
+                      g->groups.has_member(g->groups.ctx, rq.group_id, rq.member_id);
+        code = kc_topology_desc_push_validate(found, found == 1 ? &view : NULL, member, rq.group_id,
+                                              rq.member_id, rq.topology_epoch, msg, sizeof(msg));
+    }
+    if (code != KC_ERR_NONE) {
+        respond_update(s, &req->ctx, req->res, code, msg, false);
+        return 0;
+    }
+    kc_buf_t desc;
+    kc_buf_init(&desc);
+    if (kc_topology_desc_encode(&rq.topology_description, &desc) != 0) {
+        kc_buf_deinit(&desc);
+        return KC_EINVAL;
+    }
+    kc_topology_desc_op_t *op = kc_topology_desc_push_begin(rq.group_id, &view, rq.topology_epoch,
+                                                            desc.data, desc.len, req->res);
+    kc_buf_deinit(&desc);
+    if (!op) {
+        snprintf(msg, sizeof(msg), "Group %.*s not found.", rq.group_id.len, rq.group_id.ptr);
+        respond_update(s, &req->ctx, req->res, KC_ERR_GROUP_ID_NOT_FOUND, msg, false);
+        return 0;
+    }
+    enqueue(s, op, &req->ctx);
+    return 0;
+}
+
+/* ---- the cleanup cycle (runOneStreamsTopologyCleanupCycle) ------------------------ */
+
+static void cleanup_one(void *arg, kc_str_t group_id)
+{
+    kc_server_t *s = arg;
+    struct kc_tdesc_glue *g = s->tdesc;
+    kc_topology_desc_group_t view;
+    if (lookup(g, group_id, &view) != 1 || !kc_topology_desc_cleanup_eligible(g->barrier, &view))
+        return;
+    kc_topology_desc_op_t *op =
+        kc_topology_desc_delete_begin(KC_TOPOLOGY_DESC_OP_CLEANUP, group_id, &view, &s->batch);
+    if (op) {
+        g->cleanup_in_flight++;
+        enqueue(s, op, NULL);
+    }
+}
+
+static void cleanup_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    kc_server_t *s = arg;
+    struct kc_tdesc_glue *g = s->tdesc;
+    /* Single flight: a tick while the previous cycle settles is skipped. */
+    if (g->cleanup_in_flight > 0) {
+        kc_log_warn(COMP, "topology-description cleanup skipped: %zu deletes of the previous "
+                          "cycle are still in flight", g->cleanup_in_flight);
+    } else if (kc_coord_is_loaded(s->coord) && g->groups.foreach) {
+        g->groups.foreach(g->groups.ctx, cleanup_one, s);
+    }
+    struct timeval tv = {s->cfg->offsets_retention_check_interval_ms / 1000,
+                         (s->cfg->offsets_retention_check_interval_ms % 1000) * 1000};
+    evtimer_add(g->cleanup_timer, &tv);
+}
+
+static void kick_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    (void)arg; /* waking the loop is all: the iteration's flush sends the answers */
+}
+
+/* ---- lifecycle -------------------------------------------------------------------- */
+
+int kc_tdesc_start(kc_server_t *s)
+{
+    const kc_config_t *cfg = s->cfg;
+    const char *name = cfg->group_streams_topology_description_plugin;
+    if (!name || !*name)
+        return 0; /* the feature is off */
+    char err[1024];
+    kc_tstore_t *store = kc_tstore_open(s->base, name, cfg->log_dirs,
+                                        cfg->group_streams_topology_description_plugin_config,
+                                        cfg->group_streams_topology_description_plugin_threads,
+                                        err, sizeof(err));
+    if (!store) {
+        kc_log_error(COMP, "group.streams.topology.description.plugin=%s: %s", name, err);
+        return KC_EINVAL;
+    }
+    struct kc_tdesc_glue *g = kc_xcalloc(1, sizeof(*g));
+    g->store = store;
+    kc_topology_desc_config_t tc;
+    kc_topology_desc_config_defaults(&tc);
+    tc.plugin_configured = true;
+    tc.backoff_initial_ms = cfg->group_streams_topology_description_backoff_initial_ms;
+    tc.backoff_max_ms = cfg->group_streams_topology_description_backoff_max_ms;
+    tc.backoff_jitter_percent = cfg->group_streams_topology_description_backoff_jitter_percent;
+    g->barrier = kc_topology_desc_new(&tc, (uint64_t)kc_server_wall_ms());
+    g->groups = kc_topology_desc_no_groups;
+    g->kick = event_new(s->base, -1, 0, kick_cb, s);
+    g->cleanup_timer = evtimer_new(s->base, cleanup_cb, s);
+    s->tdesc = g;
+    struct timeval tv = {cfg->offsets_retention_check_interval_ms / 1000,
+                         (cfg->offsets_retention_check_interval_ms % 1000) * 1000};
+    evtimer_add(g->cleanup_timer, &tv);
+    return 0;
+}
+
+void kc_tdesc_stop(kc_server_t *s)
+{
+    struct kc_tdesc_glue *g = s->tdesc;
+    if (!g)
+        return;
+    g->stopping = true;
+    while (g->waiting_head) {
+        tdesc_job_t *j = g->waiting_head;
+        g->waiting_head = j->next;
+        job_free(j);
+    }
+    kc_tstore_close(g->store); /* runs every outstanding callback, which only frees */
+    event_free(g->cleanup_timer);
+    event_free(g->kick);
+    kc_topology_desc_free(g->barrier);
+    free(g);
+    s->tdesc = NULL;
+}

@@ -1,0 +1,387 @@
+# SPDX-License-Identifier: Apache-2.0
+"""ACLs managed through kafka-python's admin client and the raw wire.
+
+Without authorizer.class.name the ACL APIs answer SECURITY_DISABLED. With
+it, a PLAINTEXT client is User:ANONYMOUS: with no ACL it may not even manage
+ACLs (CLUSTER_AUTHORIZATION_FAILED) nor join a group
+(GROUP_AUTHORIZATION_FAILED); as a super user it creates topics and ACLs,
+describes and deletes them (CreateAcls/DescribeAcls/DeleteAcls v1 from
+kafka-python, flexible v3 on the raw wire; Debian's confluent-kafka 1.7 has
+no ACL admin calls). After
+a restart without super users the ACLs are back from LMDB and decide:
+a consumer of an allowed group reads an allowed topic, a consumer of a
+denied group (DENY wins over ALLOW) gets GROUP_AUTHORIZATION_FAILED,
+Metadata hides the topic it may not describe, OffsetCommit on it is
+TOPIC_AUTHORIZATION_FAILED, CreateTopics without CREATE is refused.
+"""
+
+import time
+
+from confluent_kafka import Consumer, KafkaError, Producer
+from confluent_kafka.admin import AdminClient, NewTopic
+from kafka import KafkaAdminClient, KafkaConsumer
+from kafka.admin import (ACL, ACLFilter, ACLOperation, ACLPermissionType,
+                         ACLResourcePatternType, ResourcePattern,
+                         ResourcePatternFilter)
+from kafka.admin import ResourceType as KPResourceType
+from kafka.errors import GroupAuthorizationFailedError, NoError, SecurityDisabledError
+
+import kafka_wire
+from kcoord_harness import Kcoord, run
+
+DEADLINE_S = 60
+ANON = "User:ANONYMOUS"
+AUTHZ = {"authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer"}
+
+GROUP_AUTHORIZATION_FAILED = 30
+TOPIC_AUTHORIZATION_FAILED = 29
+CLUSTER_AUTHORIZATION_FAILED = 31
+
+
+def kp_admin(k):
+    return KafkaAdminClient(bootstrap_servers=k.bootstrap, request_timeout_ms=30000)
+
+
+def cf_admin(k):
+    return AdminClient({"bootstrap.servers": k.bootstrap})
+
+
+# Kafka's codes (kc_acl_codes.h): resource types, pattern types, operations, permissions.
+RES_ANY, RES_TOPIC, RES_GROUP, RES_CLUSTER = 1, 2, 3, 4
+PAT_ANY, PAT_MATCH, PAT_LITERAL, PAT_PREFIXED = 1, 2, 3, 4
+OP_ANY, OP_ALL, OP_READ, OP_ALTER = 1, 2, 3, 7
+PERM_ANY, PERM_DENY, PERM_ALLOW = 1, 2, 3
+API_DESCRIBE_ACLS, API_CREATE_ACLS, API_DELETE_ACLS = 29, 30, 31
+
+
+def describe_acls_v3(conn, rtype=RES_ANY, name=None, ptype=PAT_ANY):
+    """Raw DescribeAcls v3 (flexible): returns (error_code, sorted bindings)."""
+    w = kafka_wire.Writer()
+    w.i8(rtype).compact_string(name).i8(ptype).compact_string(None).compact_string(None)
+    w.i8(OP_ANY).i8(PERM_ANY).no_tags()
+    corr = conn.send(API_DESCRIBE_ACLS, 3, w.getvalue(), flexible=True)
+    got, r = conn.recv(flexible_header=True)
+    assert got == corr
+    r.i32()
+    err = r.i16()
+    r.compact_string()
+    out = []
+
+    def acl(rr, res):
+        out.append(res + (rr.compact_string(), rr.compact_string(), rr.i8(), rr.i8()))
+        rr.skip_tags()
+
+    def resource(rr):
+        res = (rr.i8(), rr.compact_string())
+        res = res + (rr.i8(),)
+        rr.compact_array(lambda r3: acl(r3, res))
+        rr.skip_tags()
+    r.compact_array(resource)
+    r.skip_tags()
+    assert not r.remaining()
+    return err, sorted(out)
+
+
+def create_acls_v3(conn, bindings):
+    """bindings: [(rtype, name, ptype, principal, host, op, perm)]; returns [(code, msg)]."""
+    def one(ww, b):
+        ww.i8(b[0]).compact_string(b[1]).i8(b[2]).compact_string(b[3]).compact_string(b[4])
+        ww.i8(b[5]).i8(b[6]).no_tags()
+    w = kafka_wire.Writer().compact_array(bindings, one).no_tags()
+    corr = conn.send(API_CREATE_ACLS, 3, w.getvalue(), flexible=True)
+    got, r = conn.recv(flexible_header=True)
+    assert got == corr
+    r.i32()
+
+    def result(rr):
+        v = (rr.i16(), rr.compact_string())
+        rr.skip_tags()
+        return v
+    out = r.compact_array(result)
+    r.skip_tags()
+    return out
+
+
+def delete_acls_v3(conn, rtype, name, ptype):
+    """One filter; returns (filter error, [matching (rtype, name, ptype, principal, host, op, perm)])."""
+    w = kafka_wire.Writer()
+
+    def flt(ww, _):
+        ww.i8(rtype).compact_string(name).i8(ptype).compact_string(None).compact_string(None)
+        ww.i8(OP_ANY).i8(PERM_ANY).no_tags()
+    w.compact_array([0], flt).no_tags()
+    corr = conn.send(API_DELETE_ACLS, 3, w.getvalue(), flexible=True)
+    got, r = conn.recv(flexible_header=True)
+    assert got == corr
+    r.i32()
+
+    def match(rr):
+        rr.i16()
+        rr.compact_string()
+        v = (rr.i8(), rr.compact_string(), rr.i8(), rr.compact_string(), rr.compact_string(),
+             rr.i8(), rr.i8())
+        rr.skip_tags()
+        return v
+
+    def result(rr):
+        e = rr.i16()
+        rr.compact_string()
+        m = rr.compact_array(match)
+        rr.skip_tags()
+        return e, m
+    (res,) = r.compact_array(result)
+    r.skip_tags()
+    return res
+
+
+def all_bindings(k):
+    with kafka_wire.Conn(k.port) as c:
+        err, got = describe_acls_v3(c)
+    assert err == 0, err
+    return got
+
+
+def produce_error(conn, transactional_id, topic):
+    """Produce v7 of an empty record set to partition 0; the partition's error code."""
+    w = kafka_wire.Writer().string(transactional_id).i16(-1).i32(30000)
+    w.array([topic], lambda ww, t: ww.string(t).array(
+        [0], lambda w3, p: w3.i32(p).bytes_(b"")))
+    corr = conn.send(0, 7, w.getvalue())
+    got, r = conn.recv()
+    assert got == corr
+    ((name, ((part, err, _, _, _),)),) = r.array(lambda rr: (rr.string(), rr.array(
+        lambda r3: (r3.i32(), r3.i16(), r3.i64(), r3.i64(), r3.i64()))))
+    assert name == topic and part == 0
+    return err
+
+
+def fetch_error(conn, replica_id, topic):
+    """Fetch v4 of partition 0 from offset 0 without waiting; the partition's error code."""
+    w = kafka_wire.Writer().i32(replica_id).i32(0).i32(0).i32(1 << 20).i8(0)
+    w.array([topic], lambda ww, t: ww.string(t).array(
+        [0], lambda w3, p: w3.i32(p).i64(0).i32(1 << 20)))
+    corr = conn.send(1, 4, w.getvalue())
+    got, r = conn.recv()
+    assert got == corr
+    r.i32()
+
+    def part(rr):
+        rr.i32()
+        err = rr.i16()
+        rr.i64()
+        rr.i64()
+        rr.array(lambda r3: (r3.i64(), r3.i64()))
+        rr.bytes_()
+        return err
+    ((name, (err,)),) = r.array(lambda rr: (rr.string(), rr.array(part)))
+    assert name == topic
+    return err
+
+
+def phase_no_authorizer():
+    with Kcoord("acls-off") as k:
+        try:
+            kp = kp_admin(k)
+            kp.describe_acls(ACLFilter(ANON, "*", ACLOperation.ANY, ACLPermissionType.ANY,
+                                       ResourcePatternFilter(KPResourceType.ANY, None,
+                                                             ACLResourcePatternType.ANY)))
+            raise AssertionError("DescribeAcls without an authorizer must fail")
+        except SecurityDisabledError:
+            pass
+        kp.close()
+        # Groups work as before: no authorizer, no check.
+        with kafka_wire.Conn(k.port) as c:
+            assert kafka_wire.join_group(c, "any-group")["error_code"] == 79  # MEMBER_ID_REQUIRED
+
+
+def phase_closed(k):
+    """Authorizer on, no ACL, no super user: everything is refused."""
+    with kafka_wire.Conn(k.port) as c:
+        res = create_acls_v3(c, [(RES_TOPIC, "t", PAT_LITERAL, ANON, "*", OP_READ, PERM_ALLOW)])
+        assert res == [(CLUSTER_AUTHORIZATION_FAILED, "Cluster authorization failed.")], res
+        assert describe_acls_v3(c)[0] == CLUSTER_AUTHORIZATION_FAILED
+    with kafka_wire.Conn(k.port) as c:
+        assert kafka_wire.join_group(c, "any-group")["error_code"] == GROUP_AUTHORIZATION_FAILED
+        fc = kafka_wire.find_coordinator(c, "any-group")
+        assert fc["error_code"] == GROUP_AUTHORIZATION_FAILED, fc
+        res = kafka_wire.create_topics(c, {"nope": 1})
+        assert res["topics"]["nope"][0] == TOPIC_AUTHORIZATION_FAILED, res
+
+
+def phase_super_user(k):
+    """As a super user: topics, records, ACLs through both admin clients."""
+    cf = cf_admin(k)
+    for t in ("open-a", "secret"):
+        cf.create_topics([NewTopic(t, num_partitions=1, replication_factor=1)],
+                         operation_timeout=30)[t].result(timeout=DEADLINE_S)
+    p = Producer({"bootstrap.servers": k.bootstrap, "acks": "all"})
+    for i in range(5):
+        p.produce("open-a", value=b"v%d" % i)
+    assert p.flush(DEADLINE_S) == 0
+
+    kp = kp_admin(k)
+    kp_acls = [
+        ACL(ANON, "*", ACLOperation.ALTER, ACLPermissionType.ALLOW,
+            ResourcePattern(KPResourceType.CLUSTER, "kafka-cluster",
+                            ACLResourcePatternType.LITERAL)),
+        ACL(ANON, "*", ACLOperation.READ, ACLPermissionType.ALLOW,
+            ResourcePattern(KPResourceType.GROUP, "to-delete", ACLResourcePatternType.LITERAL)),
+    ]
+    result = kp.create_acls(kp_acls)
+    assert not result["failed"], result
+    assert len(result["succeeded"]) == 2, result
+
+    # Flexible v3 on the raw wire, as librdkafka sends them.
+    with kafka_wire.Conn(k.port) as c:
+        res = create_acls_v3(c, [
+            (RES_TOPIC, "open-", PAT_PREFIXED, "User:*", "*", OP_READ, PERM_ALLOW),
+            (RES_GROUP, "good-group", PAT_LITERAL, ANON, "*", OP_READ, PERM_ALLOW),
+            (RES_GROUP, "bad-group", PAT_LITERAL, ANON, "*", OP_ALL, PERM_ALLOW),
+            (RES_GROUP, "bad-", PAT_PREFIXED, ANON, "127.0.0.1", OP_READ, PERM_DENY),
+            # Invalid on its own (INVALID_REQUEST); the rest of the request is not.
+            (RES_CLUSTER, "not-the-cluster", PAT_LITERAL, ANON, "*", OP_ALTER, PERM_ALLOW),
+            (RES_GROUP, "g", PAT_LITERAL, "no-colon", "*", OP_READ, PERM_ALLOW),
+        ])
+        assert [code for code, _ in res] == [0, 0, 0, 0, 42, 42], res
+        # MATCH: every pattern that applies to the group "bad-group".
+        err, got = describe_acls_v3(c, RES_GROUP, "bad-group", PAT_MATCH)
+        assert err == 0 and sorted(b[1] for b in got) == ["bad-", "bad-group"], got
+        err, got = describe_acls_v3(c)
+        assert err == 0 and len(got) == 6, got
+        # A binding too long to be an LMDB key is refused, not kept in memory only.
+        res = create_acls_v3(c, [(RES_TOPIC, "x" * 600, PAT_LITERAL, ANON, "*", OP_READ,
+                                  PERM_ALLOW)])
+        assert res[0][0] == 42, res
+        assert len(describe_acls_v3(c)[1]) == 6
+
+    # kafka-python sees the same six (DescribeAcls v1).
+    acls, err = kp.describe_acls(ACLFilter(None, None, ACLOperation.ANY, ACLPermissionType.ANY,
+                                           ResourcePatternFilter(KPResourceType.ANY, None,
+                                                                 ACLResourcePatternType.ANY)))
+    assert err is NoError and len(acls) == 6, acls
+
+    # DeleteAcls (kafka-python, v1): the filter matches one binding, which is gone after.
+    res = kp.delete_acls([ACLFilter(None, None, ACLOperation.ANY, ACLPermissionType.ANY,
+                                    ResourcePatternFilter(KPResourceType.GROUP, "to-delete",
+                                                          ACLResourcePatternType.LITERAL))])
+    (flt, matches, error), = res
+    assert error is NoError, error
+    assert len(matches) == 1 and matches[0][0].resource_pattern.resource_name == "to-delete", matches
+    assert len(all_bindings(k)) == 5
+    # DeleteAcls v3 with a filter that matches nothing.
+    with kafka_wire.Conn(k.port) as c:
+        assert delete_acls_v3(c, RES_TOPIC, "none", PAT_LITERAL) == (0, [])
+    kp.close()
+    return all_bindings(k)
+
+
+def consume(k, group, want, deadline=DEADLINE_S):
+    c = Consumer({"bootstrap.servers": k.bootstrap, "group.id": group,
+                  "auto.offset.reset": "earliest", "enable.auto.commit": False,
+                  "session.timeout.ms": 6000})
+    c.subscribe(["open-a"])
+    got, errors = [], []
+    end = time.monotonic() + deadline
+    while time.monotonic() < end and len(got) < want and not errors:
+        m = c.poll(0.5)
+        if m is None:
+            continue
+        if m.error():
+            errors.append(m.error())
+            continue
+        got.append(m.value())
+    if got:
+        c.commit(asynchronous=False)
+    c.close()
+    return got, errors
+
+
+def phase_acls_decide(k, expected):
+    # Replayed from LMDB; ANONYMOUS may describe them through ALTER on the cluster.
+    assert all_bindings(k) == expected
+
+    got, errors = consume(k, "good-group", 5)
+    assert not errors, errors
+    assert sorted(got) == [b"v%d" % i for i in range(5)], got
+
+    got, errors = consume(k, "bad-group", 1)
+    assert not got, got
+    assert errors and errors[0].code() == KafkaError.GROUP_AUTHORIZATION_FAILED, errors
+
+    kc = KafkaConsumer("open-a", bootstrap_servers=k.bootstrap, group_id="bad-group",
+                       auto_offset_reset="earliest")
+    seen = None
+    end = time.monotonic() + DEADLINE_S
+    while seen is None and time.monotonic() < end:
+        try:
+            recs = kc.poll(timeout_ms=500)
+            assert not recs, recs
+        except GroupAuthorizationFailedError as e:
+            seen = e
+    kc.close()
+    assert seen is not None, "kafka-python never saw GroupAuthorizationFailedError"
+
+    with kafka_wire.Conn(k.port) as c:
+        md = kafka_wire.metadata_v1(c)
+        assert sorted(md["topics"]) == ["open-a"], md["topics"]
+        md = kafka_wire.metadata_v1(c, ["secret", "open-a"])
+        assert md["topics"]["secret"]["error_code"] == TOPIC_AUTHORIZATION_FAILED, md
+        assert md["topics"]["open-a"]["error_code"] == 0, md
+        res = kafka_wire.offset_commit(c, "good-group", {"secret": {0: (1, "")},
+                                                         "open-a": {0: (2, "")}})
+        assert res["errors"] == {("secret", 0): TOPIC_AUTHORIZATION_FAILED, ("open-a", 0): 0}, res
+        f = kafka_wire.offset_fetch(c, "good-group", {"secret": [0], "open-a": [0]})
+        assert f["offsets"][("secret", 0)][3] == TOPIC_AUTHORIZATION_FAILED, f
+        assert f["offsets"][("open-a", 0)][0] == 2, f
+        d = kafka_wire.describe_groups(c, ["bad-group", "no-acl-group"])
+        codes = {g["group_id"]: g["error_code"] for g in d["groups"]}
+        assert codes["no-acl-group"] == GROUP_AUTHORIZATION_FAILED, codes
+        assert codes["bad-group"] == 0, codes  # DENY READ does not deny DESCRIBE
+        res = kafka_wire.create_topics(c, {"new-topic": 1})
+        assert res["topics"]["new-topic"][0] == TOPIC_AUTHORIZATION_FAILED, res
+        # Authorized operations follow the bindings: ALLOW ALL on bad-group
+        # with DENY READ on the prefix "bad-" leaves DELETE, DESCRIBE,
+        # DESCRIBE_CONFIGS and ALTER_CONFIGS of the group's operations.
+        body = kafka_wire.Writer().array(["bad-group"], lambda w, g: w.string(g)).boolean(True)
+        corr = c.send(kafka_wire.API_DESCRIBE_GROUPS, 4, body.getvalue())
+        got, r = c.recv()
+        assert got == corr
+        (g,) = kafka_wire.decode_describe_groups_v4(r)["groups"]
+        assert g["authorized_operations"] == (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11), g
+        # Fetch: READ on the topic for a consumer, CLUSTER_ACTION for a follower.
+        # Produce: WRITE on the topic, and first on the transactional id if any.
+        assert produce_error(c, None, "secret") == TOPIC_AUTHORIZATION_FAILED
+        assert produce_error(c, "tx-1", "open-a") == 53  # TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+        # An idempotent producer id needs IDEMPOTENT_WRITE or WRITE on some topic.
+        corr = c.send(22, 1, kafka_wire.Writer().string(None).i32(60000).getvalue())
+        got, r = c.recv()
+        assert got == corr
+        r.i32()
+        assert r.i16() == CLUSTER_AUTHORIZATION_FAILED
+        for replica_id, topic, want in ((-1, "open-a", 0), (-1, "secret", TOPIC_AUTHORIZATION_FAILED),
+                                        (1, "open-a", TOPIC_AUTHORIZATION_FAILED)):
+            assert fetch_error(c, replica_id, topic) == want, (replica_id, topic)
+
+    # ListGroups: no DESCRIBE on the cluster, so only the groups ANONYMOUS may describe.
+    kp = kp_admin(k)
+    groups = sorted(g[0] for g in kp.list_consumer_groups())
+    kp.close()
+    assert groups == ["good-group"], groups
+
+
+def main():
+    phase_no_authorizer()
+    with Kcoord("acls", overrides=AUTHZ) as k:
+        phase_closed(k)
+        k.stop()
+        k.overrides["super.users"] = ANON
+        k.start()
+        expected = phase_super_user(k)
+        k.stop()
+        del k.overrides["super.users"]
+        k.start()
+        phase_acls_decide(k, expected)
+
+
+if __name__ == "__main__":
+    run(main)
