@@ -354,6 +354,10 @@ static const kc_conf_property_t props[] = {
      "Admin HTTP endpoint (faults, group views, metrics), http://host:port; empty = off"},
     {"admin.events.max", KC_CONF_INT, "1000", FIELD(admin_events_max), 1, 1000000, NULL,
      "Coordinator events the admin endpoint keeps for GET /v1/events"},
+    {"admin.events.stream.max.bytes", KC_CONF_INT, "1048576", FIELD(admin_events_stream_max_bytes),
+     1024, 1073741824, NULL,
+     "Unsent bytes an event stream (GET /v1/events as server-sent events) may hold "
+     "before it is disconnected"},
 };
 
 _Static_assert(sizeof(props) / sizeof(props[0]) <= KC_CONF_MAX_PROPERTIES,

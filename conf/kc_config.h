@@ -62,6 +62,7 @@ typedef struct {
     char *log_level;            /* debug, info, warn, error */
     char *admin_listeners;      /* admin.listeners = "" (admin HTTP endpoint off) */
     int32_t admin_events_max;   /* 1000: the admin endpoint's event ring */
+    int32_t admin_events_stream_max_bytes; /* 1 MiB: a slow event stream's output bound */
 
     /* Properties given by a source (file, environment, override), by index in
      * the property table; the rest hold their defaults (DescribeConfigs tells

@@ -271,5 +271,9 @@ void kc_faults_spec_deinit(kc_fault_t *spec);
 /* Admin HTTP endpoint (server/admin.c); no-op when admin.listeners is empty. */
 int kc_admin_start(kc_server_t *s);
 void kc_admin_stop(kc_server_t *s);
+/* Counts the error codes of one response body (kcoord_errors_total); a no-op
+ * when the endpoint is off or the body does not decode. */
+void kc_admin_count_response(kc_server_t *s, int16_t api_key, int16_t api_version,
+                             const kc_buf_t *body);
 
 #endif
