@@ -423,6 +423,61 @@ static json_t *group_json(const kc_group_view_t *g)
                      jstr(g->leader_id), "members", members);
 }
 
+/* Committed offsets with their lag; totals for the group. */
+typedef struct {
+    kc_server_t *s;
+    json_t *arr;        /* NULL: totals only */
+    int64_t lag_total;  /* over the partitions whose log end offset is known */
+    int64_t partitions; /* committed partitions */
+} offsets_ctx_t;
+
+/*
+ * The high watermark of a partition of kcoord's log (what a consumer can
+ * read up to, the end offset kafka-consumer-groups.sh subtracts from), or -1
+ * when the topic or partition does not exist (any more).
+ */
+static int64_t log_end_offset(kc_server_t *s, const char *topic, int32_t partition)
+{
+    const kc_topic_t *t = kc_topics_find(s->topics, kc_str(topic));
+    kc_log_offsets_t lo;
+    if (!t || partition < 0 || partition >= t->partitions ||
+        kc_log_offsets(s->log, t->id, partition, &lo) != 0)
+        return -1;
+    return lo.high_watermark;
+}
+
+static void add_offset(void *arg, const kc_offset_view_t *o)
+{
+    offsets_ctx_t *oc = arg;
+    int64_t end = log_end_offset(oc->s, o->topic, o->partition);
+    int64_t lag = end < 0 ? -1 : end > o->offset ? end - o->offset : 0;
+    oc->partitions++;
+    if (lag >= 0)
+        oc->lag_total += lag;
+    if (!oc->arr)
+        return;
+    json_array_append_new(
+        oc->arr,
+        json_pack("{s:s,s:i,s:I,s:i,s:I,s:s#,s:o,s:o}", "topic", o->topic, "partition",
+                  o->partition, "offset", (json_int_t)o->offset, "leader_epoch", o->leader_epoch,
+                  "commit_timestamp_ms", (json_int_t)o->commit_timestamp_ms, "metadata",
+                  o->metadata, (size_t)o->metadata_len, "log_end_offset",
+                  end < 0 ? json_null() : json_integer(end), "lag",
+                  lag < 0 ? json_null() : json_integer(lag)));
+}
+
+/* Adds "offsets" (when arr is wanted), "committed_partitions" and "lag_total" to g. */
+static void add_lag(kc_server_t *s, json_t *g, bool with_offsets)
+{
+    const char *id = json_string_value(json_object_get(g, "group_id"));
+    offsets_ctx_t oc = {s, with_offsets ? json_array() : NULL, 0, 0};
+    kc_coord_inspect_offsets(s->coord, kc_str(id), add_offset, &oc);
+    if (oc.arr)
+        json_object_set_new(g, "offsets", oc.arr);
+    json_object_set_new(g, "committed_partitions", json_integer(oc.partitions));
+    json_object_set_new(g, "lag_total", json_integer(oc.lag_total));
+}
+
 static void add_group(void *arg, const kc_group_view_t *g)
 {
     json_array_append_new(arg, group_json(g));
@@ -433,19 +488,14 @@ static void set_group(void *arg, const kc_group_view_t *g)
     *(json_t **)arg = group_json(g);
 }
 
-static void add_offset(void *arg, const kc_offset_view_t *o)
-{
-    json_array_append_new(
-        arg, json_pack("{s:s,s:i,s:I,s:i,s:I,s:s#}", "topic", o->topic, "partition", o->partition,
-                       "offset", (json_int_t)o->offset, "leader_epoch", o->leader_epoch,
-                       "commit_timestamp_ms", (json_int_t)o->commit_timestamp_ms, "metadata",
-                       o->metadata, (size_t)o->metadata_len));
-}
-
 static void get_groups(kc_server_t *s, struct evhttp_request *rq)
 {
     json_t *arr = json_array();
     kc_coord_inspect_groups(s->coord, add_group, arr);
+    size_t i;
+    json_t *g;
+    json_array_foreach(arr, i, g)
+        add_lag(s, g, false);
     reply_json(rq, 200, json_pack("{s:o}", "groups", arr));
 }
 
@@ -456,15 +506,12 @@ static void get_group(kc_server_t *s, struct evhttp_request *rq, const char *raw
     json_t *g = NULL;
     if (id)
         kc_coord_inspect_group(s->coord, (kc_str_t){id, (int32_t)n}, set_group, &g);
+    free(id);
     if (!g) {
-        free(id);
         reply_error(rq, 404, "group not found");
         return;
     }
-    json_t *offs = json_array();
-    kc_coord_inspect_offsets(s->coord, (kc_str_t){id, (int32_t)n}, add_offset, offs);
-    json_object_set_new(g, "offsets", offs);
-    free(id);
+    add_lag(s, g, true);
     reply_json(rq, 200, g);
 }
 
