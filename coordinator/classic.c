@@ -1517,8 +1517,11 @@ static void on_heartbeat_expired(kc_coord_t *c, const char *key, int64_t now_ms,
         return;
     }
     if (!member_has_satisfied_heartbeat(m)) {
-        kc_log_info(LOG_COMP, "Member %s in group %s has failed, removing it from the group.",
-                    m->member_id, g->group_id);
+        kc_log_info(LOG_COMP,
+                    "Member %s in group %s has failed, removing it from the group. (group instance "
+                    "id %s, generation %d, session timeout %d ms)",
+                    m->member_id, g->group_id, or_null(m->group_instance_id), g->generation_id,
+                    m->session_timeout_ms);
         kc_coord_emit(c, KC_COORD_EV_SESSION_EXPIRED, g->group_id, m->member_id, NULL,
                       g->generation_id, 0, now_ms);
         char reason[KEY_BUF];
@@ -2131,8 +2134,8 @@ static void remove_current_member(kc_coord_t *c, kc_classic_group_t *g, cg_membe
     cancel_heartbeat(c, g, m->member_id);
     kc_log_info(LOG_COMP,
                 "[Group %s] Member %s has left group through explicit `LeaveGroup` request; client "
-                "reason: %s",
-                g->group_id, m->member_id, reason);
+                "reason: %s (group instance id %s, generation %d)",
+                g->group_id, m->member_id, reason, or_null(m->group_instance_id), g->generation_id);
     join_answer_t a = {KC_ERR_UNKNOWN_MEMBER_ID, -1, NULL, NULL, NULL, false, "", NULL};
     complete_join_future(g, m, &a, res, false);
     char why[600];
