@@ -591,8 +591,10 @@ static void start_stream(struct kc_admin *a, struct evhttp_request *rq, uint64_t
         if (e->seq > since)
             sse_frame(frame, e);
     }
+    /* The backlog is bounded by the ring (admin.events.max), not by
+     * admin.events.stream.max.bytes, which applies to what follows. */
     if (evbuffer_get_length(frame) > 0)
-        stream_send(st, frame);
+        evhttp_send_reply_chunk(rq, frame);
     evbuffer_free(frame);
 }
 
