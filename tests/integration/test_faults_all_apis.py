@@ -14,11 +14,20 @@
   CreatePartitions of the same topic, then Metadata of it) and, when
   cleared, handles them in read order: all three succeed and Metadata sees
   the new partitions;
+- a stall window that ends by itself answers the queued request then; a
+  delay fault holds a Metadata response back; coordinator windows of
+  COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE and NOT_COORDINATOR
+  hit group APIs (not Metadata) and end by themselves;
+- a confluent-kafka producer given NOT_LEADER_OR_FOLLOWER twice retries and
+  delivers;
 - every fault is logged when set, hit and cleared, and the injected codes
   show in kcoord_errors_total.
 """
 
 import re
+import time
+
+from confluent_kafka import Producer
 
 import kafka_wire as kw
 from admin_client import Admin
@@ -115,6 +124,42 @@ def main():
                                   ("OffsetCommit", 8, 16, 2)):
             line = 'kcoord_errors_total{api="%s",api_key="%d",code="%d"} %d' % (api, key, code, n)
             assert line in text, (line, [x for x in text.splitlines() if "errors" in x])
+
+        # A stall window that ends by itself: the queued request is answered
+        # only then.
+        t0 = time.monotonic()
+        admin.add_fault(type="stall", duration_ms=1500)
+        md = kw.metadata_v1(c, [TOPIC])
+        assert md["topics"][TOPIC]["error_code"] == 0 and time.monotonic() - t0 >= 1.4, md
+        assert re.search(r"cleared fault \d+ \(stall .*its window ended", k.stderr_text())
+
+        # Round-trip delay on a broker API.
+        admin.add_fault(type="delay", api_key=kw.API_METADATA, delay_ms=500, count=1)
+        t0 = time.monotonic()
+        assert kw.metadata_v1(c, [TOPIC])["topics"][TOPIC]["error_code"] == 0
+        assert time.monotonic() - t0 >= 0.49
+
+        # Coordinator windows: each code, for group APIs only, until the window ends.
+        for code in (14, 15, 16):
+            admin.add_fault(type="coordinator", error_code=code, duration_ms=2000)
+            oc = kw.offset_commit(c, "fa-window", {TOPIC: {0: (1, "")}})
+            assert oc["errors"] == {(TOPIC, 0): code}, (code, oc)
+            assert kw.metadata_v1(c, [TOPIC])["topics"][TOPIC]["error_code"] == 0
+            wait_for(lambda: kw.offset_commit(c, "fa-window", {TOPIC: {0: (1, "")}})[
+                "errors"] == {(TOPIC, 0): 0}, 60, "the window of %d to end" % code)
+            wait_for(lambda: admin.faults()["faults"] == [], 60, "the window cleared")
+
+        # A real producer (librdkafka) gets NOT_LEADER_OR_FOLLOWER twice,
+        # refreshes its metadata, retries and delivers.
+        admin.add_fault(type="error", api_key=kw.API_PRODUCE, error_code=6, count=2)
+        p = Producer({"bootstrap.servers": k.bootstrap, "acks": "all", "linger.ms": 0})
+        errors = []
+        p.produce(TOPIC, value=b"retried", partition=0,
+                  on_delivery=lambda e, m: errors.append(e) if e else None)
+        assert p.flush(60) == 0 and not errors, errors
+        assert admin.faults()["faults"] == []
+        fe = kw.fetch_v4(c, TOPIC, 0, 0)
+        assert fe[(TOPIC, 0)]["high_watermark"] == 1, fe
 
         log = k.stderr_text()
         for kind, api in (("error", 3), ("error", 0), ("error", 1), ("error", 10), ("error", 18),
