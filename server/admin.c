@@ -654,19 +654,57 @@ static void get_events(kc_server_t *s, struct evhttp_request *rq, const struct e
 
 /* ---- metrics ---- */
 
-typedef struct {
-    uint64_t by_state[8];
-} group_counts_t;
-
+/* The states each group type can be in (Kafka's names), printed even at 0. */
 static const char *const classic_states[] = {"Empty", "PreparingRebalance", "CompletingRebalance",
                                              "Stable", "Dead"};
+static const char *const consumer_states[] = {"Empty", "Assigning", "Reconciling", "Stable",
+                                              "Dead"};
 
-static void count_group(void *arg, const kc_group_view_t *g)
+/*
+ * Prints kcoord_groups{type,state}. The groups of every type are counted
+ * from the coordinator's own ListGroups v5 answer (type and state per
+ * group), the way an admin client would see them.
+ */
+static void print_group_counts(kc_server_t *s, struct evbuffer *o)
 {
-    group_counts_t *gc = arg;
+    uint64_t classic[KC_ARRAY_LEN(classic_states)] = {0};
+    uint64_t consumer[KC_ARRAY_LEN(consumer_states)] = {0};
+    kc_list_groups_request_t lr;
+    kc_list_groups_request_init(&lr);
+    kc_request_ctx_t ctx = {.api_key = KC_API_LIST_GROUPS, .api_version = 5,
+                            .client_id = kc_str("kcoord-admin"), .client_host = "/127.0.0.1",
+                            .now_ms = kc_server_wall_ms()};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_list_groups(s->coord, &ctx, &lr, &res);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_list_groups_response_t m;
+    kc_reader_t r;
+    if (res.nresponses == 1) {
+        kc_reader_init(&r, res.responses[0].body.data, res.responses[0].body.len);
+        if (kc_list_groups_response_decode(&r, 5, &arena, &m) == 0) {
+            for (int32_t i = 0; i < m.groups.count; i++) {
+                const kc_list_groups_response_listed_group_t *g = &m.groups.items[i];
+                bool is_consumer = kc_str_eq_cstr(g->group_type, "consumer");
+                const char *const *names = is_consumer ? consumer_states : classic_states;
+                uint64_t *counts = is_consumer ? consumer : classic;
+                for (size_t k = 0; k < KC_ARRAY_LEN(classic_states); k++)
+                    if (kc_str_eq_cstr(g->group_state, names[k]))
+                        counts[k]++;
+            }
+        }
+    }
+    kc_arena_deinit(&arena);
+    kc_result_deinit(&res);
+    evbuffer_add_printf(o, "# HELP kcoord_groups Groups, by type and state.\n"
+                           "# TYPE kcoord_groups gauge\n");
     for (size_t i = 0; i < KC_ARRAY_LEN(classic_states); i++)
-        if (strcmp(g->state, classic_states[i]) == 0)
-            gc->by_state[i]++;
+        evbuffer_add_printf(o, "kcoord_groups{type=\"classic\",state=\"%s\"} %llu\n",
+                            classic_states[i], (unsigned long long)classic[i]);
+    for (size_t i = 0; i < KC_ARRAY_LEN(consumer_states); i++)
+        evbuffer_add_printf(o, "kcoord_groups{type=\"consumer\",state=\"%s\"} %llu\n",
+                            consumer_states[i], (unsigned long long)consumer[i]);
 }
 
 static void get_metrics(kc_server_t *s, struct evhttp_request *rq)
@@ -716,13 +754,7 @@ static void get_metrics(kc_server_t *s, struct evhttp_request *rq)
                         "kcoord_lmdb_commit_seconds_count %llu\n",
                         (unsigned long long)m->commit_count, m->commit_sum_seconds,
                         (unsigned long long)m->commit_count);
-    group_counts_t gc = {{0}};
-    kc_coord_inspect_groups(s->coord, count_group, &gc);
-    evbuffer_add_printf(o, "# HELP kcoord_groups Groups, by type and state.\n"
-                           "# TYPE kcoord_groups gauge\n");
-    for (size_t i = 0; i < KC_ARRAY_LEN(classic_states); i++)
-        evbuffer_add_printf(o, "kcoord_groups{type=\"classic\",state=\"%s\"} %llu\n",
-                            classic_states[i], (unsigned long long)gc.by_state[i]);
+    print_group_counts(s, o);
     size_t nf = 0;
     for (const kc_fault_t *x = kc_faults_list(s->faults); x; x = x->next)
         nf++;

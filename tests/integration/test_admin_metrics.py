@@ -8,9 +8,12 @@ repeated series, cumulative histograms) and shows:
 
 - requests by API and version, errors by API and code (NONE counted too, as
   Kafka's ErrorsPerSec does);
-- rebalances and the rebalance duration histogram, group counts by state;
+- rebalances and the rebalance duration histogram, group counts by type
+  (classic, and a KIP-848 consumer group) and state;
 - open connections, bytes in and out, the LMDB commit latency histogram.
 """
+
+import uuid
 
 import kafka_wire as kw
 from admin_client import Admin, parse_prometheus
@@ -48,6 +51,12 @@ def main():
         assert oc["errors"] == {("metrics-topic", 0): 0}, oc
         assert kw.heartbeat(c2, GROUP, gen, "nobody")["error_code"] == kw.UNKNOWN_MEMBER_ID
 
+        # A KIP-848 consumer group with one member.
+        cg = kw.consumer_group_heartbeat(c2, 1, "metrics-cg", str(uuid.uuid4()), 0,
+                                         rebalance_timeout_ms=60000, topic_names=["metrics-topic"],
+                                         owned=[])
+        assert cg["error_code"] == 0, cg
+
         fams = parse_prometheus(admin.metrics())
         types = {name: f["type"] for name, f in fams.items()}
         for name, t in (("kcoord_requests_total", "counter"), ("kcoord_errors_total", "counter"),
@@ -73,6 +82,10 @@ def main():
         assert sample(fams, "kcoord_rebalance_seconds", "kcoord_rebalance_seconds_count") == 2
         assert sample(fams, "kcoord_groups", type="classic", state="Stable") == 1
         assert sample(fams, "kcoord_groups", type="classic", state="Empty") == 0
+        consumer = {lab["state"]: v for n, lab, v in fams["kcoord_groups"]["samples"]
+                    if lab["type"] == "consumer"}
+        assert set(consumer) == {"Empty", "Assigning", "Reconciling", "Stable", "Dead"}, consumer
+        assert sum(consumer.values()) == 1 and consumer["Empty"] == 0, consumer
         wait_for(lambda: sample(parse_prometheus(admin.metrics()), "kcoord_connections") == 2,
                  30, "two open connections")
         assert sample(fams, "kcoord_bytes_in_total") > sample(before, "kcoord_bytes_in_total")
