@@ -10,7 +10,9 @@ repeated series, cumulative histograms) and shows:
   Kafka's ErrorsPerSec does);
 - rebalances and the rebalance duration histogram, group counts by type
   (classic, and a KIP-848 consumer group) and state;
-- open connections, bytes in and out, the LMDB commit latency histogram.
+- open connections, bytes in and out, the LMDB commit latency histogram;
+- and the log has one line per state transition, naming the generation, the
+  member and the reason.
 """
 
 import uuid
@@ -93,6 +95,15 @@ def main():
         # The topic, the group's records and the offset: at least three commits.
         assert sample(fams, "kcoord_lmdb_commit_seconds", "kcoord_lmdb_commit_seconds_count") >= 3
         assert sample(fams, "kcoord_lmdb_commit_seconds", "kcoord_lmdb_commit_seconds_sum") > 0
+        # The transitions the group went through, one log line each.
+        log = k.stderr_text()
+        line = ("Group %s transitioned from CompletingRebalance to Stable in generation %d "
+                "(member %s, group instance id null): the leader sent the assignment."
+                % (GROUP, gen, mid))
+        assert line in log, line
+        prep = [x for x in log.splitlines() if "Group %s transitioned from Stable to "
+                "PreparingRebalance in generation %d: " % (GROUP, gen - 1) in x]
+        assert len(prep) == 1 and mid in prep[0], prep
         c.close()
         c2.close()
         wait_for(lambda: sample(parse_prometheus(admin.metrics()), "kcoord_connections") == 0,
