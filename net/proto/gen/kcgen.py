@@ -4,7 +4,8 @@
 
 Reads every net/proto/schema/*.schema file (format: schema/README.md) and
 emits, per message, a C struct, _init, _decode, _encode, _fill_sample,
-_visit_errors, the version constants, KC_API_*/KC_RECORD_* constants and a descriptor table.
+_visit_errors, the version constants, KC_API_*/KC_RECORD_* constants and a
+descriptor table.
 Standard library only; the output is deterministic.
 
 Usage:
@@ -1039,8 +1040,8 @@ class Gen:
             h.append(' * non-default value derived from seed (nullable ones sometimes null). */')
             h.append('void kc_%s_fill_sample(kc_%s_t *m, int16_t version, kc_arena_t *arena, uint32_t seed);'
                      % (n, n))
-            h.append('/* Calls fn with every ErrorCode field m carries at version (top level,')
-            h.append(' * then nested entries depth first), as Kafka\'s errorCounts() sees them. */')
+            h.append('/* Calls fn with every ErrorCode field m carries at version, in field')
+            h.append(' * order, nested entries depth first (what Kafka\'s errorCounts() counts). */')
             h.append('void kc_%s_visit_errors(const kc_%s_t *m, int16_t version, kc_error_visit_fn fn, void *arg);'
                      % (n, n))
             h.append('')
