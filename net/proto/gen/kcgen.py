@@ -1041,7 +1041,7 @@ class Gen:
             h.append('void kc_%s_fill_sample(kc_%s_t *m, int16_t version, kc_arena_t *arena, uint32_t seed);'
                      % (n, n))
             h.append('/* Calls fn with every ErrorCode field m carries at version, in field')
-            h.append(' * order, nested entries depth first (what Kafka\'s errorCounts() counts). */')
+            h.append(' * order, nested entries depth first (as Kafka\'s errorCounts() mostly does). */')
             h.append('void kc_%s_visit_errors(const kc_%s_t *m, int16_t version, kc_error_visit_fn fn, void *arg);'
                      % (n, n))
             h.append('')
