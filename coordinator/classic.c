@@ -437,15 +437,18 @@ static void group_transition(kc_classic_group_t *g, cg_state_t to, int64_t now_m
                      g->group_id, state_names[to], state_names[g->state]);
         abort();
     }
+    size_t rl = strlen(reason);
+    const char *stop = rl > 0 && reason[rl - 1] == '.' ? "" : "."; /* Kafka's reasons may end in one */
     if (m)
         kc_log_info(LOG_COMP,
                     "Group %s transitioned from %s to %s in generation %d (member %s, group "
-                    "instance id %s): %s.",
+                    "instance id %s): %s%s",
                     g->group_id, state_names[g->state], state_names[to], g->generation_id,
-                    m->member_id, or_null(m->group_instance_id), reason);
+                    m->member_id, or_null(m->group_instance_id), reason, stop);
     else
-        kc_log_info(LOG_COMP, "Group %s transitioned from %s to %s in generation %d: %s.",
-                    g->group_id, state_names[g->state], state_names[to], g->generation_id, reason);
+        kc_log_info(LOG_COMP, "Group %s transitioned from %s to %s in generation %d: %s%s",
+                    g->group_id, state_names[g->state], state_names[to], g->generation_id, reason,
+                    stop);
     g->previous_state = g->state;
     g->state = to;
     g->current_state_timestamp = now_ms;

@@ -34,7 +34,7 @@ struct kc_faults {
     int64_t next_id;
     queued_t *qhead, *qtail;
     size_t nqueued;
-    struct event *stall_timer;
+    struct event *window_timer; /* the next end of a fault's window */
     bool draining;
 };
 
@@ -152,18 +152,29 @@ static void expire(kc_faults_t *f)
         drain(f);
 }
 
-static void stall_timer_cb(evutil_socket_t fd, short what, void *arg)
+/*
+ * The window timer: ends expired windows (a stall's drains its queue), then
+ * waits for the next window end of any fault. libevent's clock may fire a
+ * timer a little before kc_server_mono_ms reaches the end; the fault is then
+ * still there and the timer is armed again for what is left (at least 1 ms).
+ */
+static void window_timer_cb(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd;
     (void)what;
     kc_faults_t *f = arg;
     expire(f);
-    int64_t until;
-    if (any_stall(f, &until) && until != INT64_MAX) {
-        int64_t ms = until - kc_server_mono_ms();
-        struct timeval tv = {(time_t)(ms / 1000), (suseconds_t)((ms % 1000) * 1000)};
-        evtimer_add(f->stall_timer, &tv);
+    int64_t next = INT64_MAX;
+    for (const kc_fault_t *x = f->list; x; x = x->next)
+        if (x->until_ms < next)
+            next = x->until_ms;
+    if (next == INT64_MAX) {
+        evtimer_del(f->window_timer);
+        return;
     }
+    int64_t ms = KC_MAX(next - kc_server_mono_ms(), 1);
+    struct timeval tv = {(time_t)(ms / 1000), (suseconds_t)((ms % 1000) * 1000)};
+    evtimer_add(f->window_timer, &tv);
 }
 
 void kc_faults_free(kc_faults_t *f)
@@ -176,8 +187,8 @@ void kc_faults_free(kc_faults_t *f)
         fault_free(x);
     }
     drain(f);
-    if (f->stall_timer)
-        event_free(f->stall_timer);
+    if (f->window_timer)
+        event_free(f->window_timer);
     free(f);
 }
 
@@ -198,18 +209,10 @@ int64_t kc_faults_add(kc_faults_t *f, const kc_fault_t *spec)
     describe(x, d, sizeof(d));
     kc_log_info(LOG_COMP, "set %s", d);
     /* Without a server (unit tests) windows end lazily, when next matched. */
-    if (f->srv && (x->until_ms != INT64_MAX || x->kind == KC_FAULT_STALL)) {
-        if (!f->stall_timer)
-            f->stall_timer = evtimer_new(f->srv->base, stall_timer_cb, f);
-        stall_timer_cb(-1, 0, f);
-        /* Windows of non-stall faults end lazily when matched, or here. */
-        if (x->kind != KC_FAULT_STALL && x->until_ms != INT64_MAX && !evtimer_pending(f->stall_timer, NULL)) {
-            int64_t ms = x->until_ms - kc_server_mono_ms();
-            if (ms < 0)
-                ms = 0;
-            struct timeval tv = {(time_t)(ms / 1000), (suseconds_t)((ms % 1000) * 1000)};
-            evtimer_add(f->stall_timer, &tv);
-        }
+    if (f->srv) {
+        if (!f->window_timer)
+            f->window_timer = evtimer_new(f->srv->base, window_timer_cb, f);
+        window_timer_cb(-1, 0, f);
     }
     return x->id;
 }
@@ -228,6 +231,8 @@ size_t kc_faults_clear(kc_faults_t *f, int64_t id)
     }
     if (!any_stall(f, NULL))
         drain(f);
+    if (f->window_timer)
+        window_timer_cb(-1, 0, f);
     return n;
 }
 
