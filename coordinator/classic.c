@@ -3024,7 +3024,7 @@ bool kc_classic_group_drop_simple(kc_coord_t *c, kc_str_t group_id)
     kc_classic_group_t *g = kc_classic_group_find(c, group_id);
     if (!g || g->state != CG_EMPTY || g->protocol_type || g->nmembers || g->pending_join.n)
         return false;
-    drop_group(c, g, g->current_state_timestamp);
+    drop_group(c, g, g->current_state_timestamp, "a consumer group of the same id replaces it");
     return true;
 }
 
@@ -3058,7 +3058,7 @@ void kc_classic_group_convert_away(kc_coord_t *c, kc_classic_group_t *g, int64_t
         complete_sync_future(m, KC_ERR_REBALANCE_IN_PROGRESS, NULL, NULL, res, false);
     }
     write_group_tombstone(g->group_id, res);
-    drop_group(c, g, now_ms);
+    drop_group(c, g, now_ms, "it was converted to a consumer group");
 }
 
 void kc_classic_group_create_converted(kc_coord_t *c, const char *group_id, int32_t generation,
