@@ -587,6 +587,66 @@ int kc_faults_error_response(int16_t api_key, int16_t version, const kc_reader_t
                              kc_arena_t *arena, int16_t error_code, kc_buf_t *out)
 {
     switch (api_key) {
+    case KC_API_SASL_HANDSHAKE: {
+        kc_sasl_handshake_response_t m;
+        kc_sasl_handshake_response_init(&m);
+        m.error_code = error_code;
+        m.mechanisms.count = 0;
+        return kc_sasl_handshake_response_encode(out, version, &m);
+    }
+    case KC_API_SASL_AUTHENTICATE: {
+        kc_sasl_authenticate_response_t m;
+        kc_sasl_authenticate_response_init(&m);
+        m.error_code = error_code;
+        m.error_message = opt_str(kc_faults_error_message(error_code));
+        m.auth_bytes = (kc_bytes_t){(const uint8_t *)"", 0};
+        return kc_sasl_authenticate_response_encode(out, version, &m);
+    }
+    case KC_API_DESCRIBE_ACLS: {
+        kc_describe_acls_response_t m;
+        kc_describe_acls_response_init(&m);
+        m.error_code = error_code;
+        m.error_message = opt_str(kc_faults_error_message(error_code));
+        m.resources.count = 0;
+        return kc_describe_acls_response_encode(out, version, &m);
+    }
+    case KC_API_CREATE_ACLS: {
+        /* One result per requested creation. */
+        kc_create_acls_request_t rq;
+        DECODE(kc_create_acls, rq);
+        kc_create_acls_response_t m;
+        kc_create_acls_response_init(&m);
+        int n = count_of(rq.creations.count);
+        ALLOC(m.results, n);
+        for (int i = 0; i < n; i++) {
+            m.results.items[i].error_code = error_code;
+            m.results.items[i].error_message = opt_str(kc_faults_error_message(error_code));
+        }
+        return kc_create_acls_response_encode(out, version, &m);
+    }
+    case KC_API_DELETE_ACLS: {
+        /* One result per requested filter, matching nothing. */
+        kc_delete_acls_request_t rq;
+        DECODE(kc_delete_acls, rq);
+        kc_delete_acls_response_t m;
+        kc_delete_acls_response_init(&m);
+        int n = count_of(rq.filters.count);
+        ALLOC(m.filter_results, n);
+        for (int i = 0; i < n; i++) {
+            m.filter_results.items[i].error_code = error_code;
+            m.filter_results.items[i].error_message =
+                opt_str(kc_faults_error_message(error_code));
+            m.filter_results.items[i].matching_acls.count = 0;
+        }
+        return kc_delete_acls_response_encode(out, version, &m);
+    }
+    case KC_API_STREAMS_GROUP_TOPOLOGY_DESCRIPTION_UPDATE: {
+        kc_streams_group_topology_description_update_response_t m;
+        kc_streams_group_topology_description_update_response_init(&m);
+        m.error_code = error_code;
+        m.error_message = opt_str(kc_faults_error_message(error_code));
+        return kc_streams_group_topology_description_update_response_encode(out, version, &m);
+    }
     case KC_API_JOIN_GROUP: {
         kc_join_group_response_t m;
         kc_join_group_response_init(&m);
