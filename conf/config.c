@@ -636,6 +636,10 @@ static const kc_conf_property_t props[] = {
     {"connection.failed.authentication.delay.ms", KC_CONF_INT, "100",
      FIELD(connection_failed_authentication_delay_ms), 0, INT32_MAX, NULL,
      "Delay before a failed authentication is answered and the connection closed"},
+    {"admin.events.stream.max.bytes", KC_CONF_INT, "1048576", FIELD(admin_events_stream_max_bytes),
+     1024, 1073741824, NULL,
+     "Unsent bytes an event stream (GET /v1/events as server-sent events) may hold "
+     "before it is disconnected"},
 };
 
 _Static_assert(sizeof(props) / sizeof(props[0]) <= KC_CONF_MAX_PROPERTIES,

@@ -110,6 +110,7 @@ typedef struct {
     char *sasl_credentials_file;          /* kcoord: SCRAM credentials, one user a line */
     int64_t connections_max_reauth_ms;    /* 0 = no session lifetime (KIP-368) */
     int32_t connection_failed_authentication_delay_ms; /* 100 */
+    int32_t admin_events_stream_max_bytes; /* 1 MiB: a slow event stream's output bound */
 
     /* Properties given by a source (file, environment, override), by index in
      * the property table; the rest hold their defaults (DescribeConfigs tells

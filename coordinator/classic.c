@@ -418,7 +418,13 @@ static void set_cstr(char **dst, const char *v)
     *dst = v ? kc_xstrdup(v) : NULL;
 }
 
-static void group_transition(kc_classic_group_t *g, cg_state_t to, int64_t now_ms)
+/*
+ * Moves the group to state `to`, logging one line with the generation, the
+ * member that caused it (m; NULL when the group's own timer or a reason that
+ * names the members did) and the reason.
+ */
+static void group_transition(kc_classic_group_t *g, cg_state_t to, int64_t now_ms,
+                             const cg_member_t *m, const char *reason)
 {
     /* Illegal transitions are programming errors, as in Kafka. */
     assert(valid_previous[to] & (1u << g->state));
@@ -427,8 +433,18 @@ static void group_transition(kc_classic_group_t *g, cg_state_t to, int64_t now_m
                      g->group_id, state_names[to], state_names[g->state]);
         abort();
     }
-    kc_log_info(LOG_COMP, "Group %s transitioned from %s to %s (generation %d)", g->group_id,
-                state_names[g->state], state_names[to], g->generation_id);
+    size_t rl = strlen(reason);
+    const char *stop = rl > 0 && reason[rl - 1] == '.' ? "" : "."; /* Kafka's reasons may end in one */
+    if (m)
+        kc_log_info(LOG_COMP,
+                    "Group %s transitioned from %s to %s in generation %d (member %s, group "
+                    "instance id %s): %s%s",
+                    g->group_id, state_names[g->state], state_names[to], g->generation_id,
+                    m->member_id, or_null(m->group_instance_id), reason, stop);
+    else
+        kc_log_info(LOG_COMP, "Group %s transitioned from %s to %s in generation %d: %s%s",
+                    g->group_id, state_names[g->state], state_names[to], g->generation_id, reason,
+                    stop);
     g->previous_state = g->state;
     g->state = to;
     g->current_state_timestamp = now_ms;
@@ -879,17 +895,17 @@ static void group_compute_subscribed_topics(kc_classic_group_t *g)
     g->subscribed_known = true;
 }
 
-static void group_init_next_generation(kc_classic_group_t *g, int64_t now_ms)
+static void group_init_next_generation(kc_classic_group_t *g, int64_t now_ms, const char *why)
 {
     g->generation_id++;
     if (g->nmembers) {
         set_cstr(&g->protocol_name, group_select_protocol(g));
         group_compute_subscribed_topics(g);
-        group_transition(g, CG_COMPLETING_REBALANCE, now_ms);
+        group_transition(g, CG_COMPLETING_REBALANCE, now_ms, NULL, why);
     } else {
         set_cstr(&g->protocol_name, NULL);
         group_compute_subscribed_topics(g);
-        group_transition(g, CG_EMPTY, now_ms);
+        group_transition(g, CG_EMPTY, now_ms, NULL, "no member is left");
     }
     strset_clear(&g->pending_sync);
 }
@@ -904,11 +920,13 @@ static int16_t group_validate_member(const kc_classic_group_t *g, kc_str_t membe
             return KC_ERR_UNKNOWN_MEMBER_ID;
         if (!str_eq_c(member_id, s->member_id)) {
             kc_log_info(LOG_COMP,
-                        "Request memberId=%.*s for static member with groupInstanceId=%.*s is fenced "
-                        "by existing memberId=%s during operation %s",
-                        member_id.len > 0 ? (int)member_id.len : 0, member_id.ptr ? member_id.ptr : "",
-                        (int)group_instance_id.len, group_instance_id.ptr ? group_instance_id.ptr : "",
-                        s->member_id, operation);
+                        "[GroupId %s] Request memberId=%.*s for static member with "
+                        "groupInstanceId=%.*s is fenced by existing memberId=%s during operation %s "
+                        "(generation %d)",
+                        g->group_id, member_id.len > 0 ? (int)member_id.len : 0,
+                        member_id.ptr ? member_id.ptr : "", (int)group_instance_id.len,
+                        group_instance_id.ptr ? group_instance_id.ptr : "", s->member_id, operation,
+                        g->generation_id);
             return KC_ERR_FENCED_INSTANCE_ID;
         }
     }
@@ -1135,7 +1153,8 @@ static void write_group_tombstone(const char *group_id, kc_result_t *res)
 
 /* ---- timers and the rebalance machinery ------------------------------- */
 
-static void complete_join(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms, kc_result_t *res);
+static void complete_join(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms, kc_result_t *res,
+                          const char *why);
 static void prepare_rebalance(kc_coord_t *c, kc_classic_group_t *g, const char *reason,
                               int64_t now_ms, kc_result_t *res);
 
@@ -1179,7 +1198,7 @@ static void on_join_expired(kc_coord_t *c, const char *key, int64_t now_ms, kc_r
         kc_log_debug(LOG_COMP, "Cannot find the group, skipping rebalance stage (%s).", key);
         return;
     }
-    complete_join(c, g, now_ms, res);
+    complete_join(c, g, now_ms, res, "the rebalance timeout passed before every member rejoined");
 }
 
 static void on_initial_delay_expired(kc_coord_t *c, const char *key, int64_t now_ms,
@@ -1203,7 +1222,7 @@ static void on_initial_delay_expired(kc_coord_t *c, const char *key, int64_t now
         kc_timer_schedule_args(c, jk, now_ms + new_delay, on_initial_delay_expired, g->group_id, NULL,
                                new_delay, new_remaining);
     } else {
-        complete_join(c, g, now_ms, res);
+        complete_join(c, g, now_ms, res, "group.initial.rebalance.delay.ms passed without a new member");
     }
 }
 
@@ -1216,7 +1235,7 @@ static void maybe_complete_join_phase(kc_coord_t *c, kc_classic_group_t *g, int6
         return; /* the initial rebalance completes on its delay timer */
     if (!group_all_joined(g))
         return;
-    complete_join(c, g, now_ms, res);
+    complete_join(c, g, now_ms, res, "every member has rejoined");
 }
 
 static bool group_can_rebalance(const kc_classic_group_t *g)
@@ -1285,7 +1304,7 @@ static void prepare_rebalance(kc_coord_t *c, kc_classic_group_t *g, const char *
         kc_timer_schedule_args(c, jk, now_ms + delay, on_initial_delay_expired, g->group_id, NULL,
                                delay, remaining);
     }
-    group_transition(g, CG_PREPARING_REBALANCE, now_ms);
+    group_transition(g, CG_PREPARING_REBALANCE, now_ms, NULL, reason);
     kc_log_info(LOG_COMP,
                 "Preparing to rebalance group %s in state %s with old generation %d (reason: %s).",
                 g->group_id, state_names[g->state], g->generation_id, reason);
@@ -1294,7 +1313,7 @@ static void prepare_rebalance(kc_coord_t *c, kc_classic_group_t *g, const char *
     if (initial)
         return;
     if (group_all_joined(g)) {
-        complete_join(c, g, now_ms, res);
+        complete_join(c, g, now_ms, res, "every member has rejoined");
     } else {
         kc_timer_schedule_args(c, jk, now_ms + group_rebalance_timeout(g), on_join_expired,
                                g->group_id, NULL, 0, 0);
@@ -1343,7 +1362,8 @@ static bool maybe_elect_new_joined_leader(kc_classic_group_t *g)
 
 static void on_sync_expired(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res);
 
-static void complete_join(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms, kc_result_t *res)
+static void complete_join(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms, kc_result_t *res,
+                          const char *why)
 {
     char jk[KEY_BUF];
     join_key(jk, sizeof(jk), g->group_id);
@@ -1382,7 +1402,7 @@ static void complete_join(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms, 
         return;
     }
     int64_t rebalance_started_ms = g->current_state_timestamp;
-    group_init_next_generation(g, now_ms);
+    group_init_next_generation(g, now_ms, why);
     if (g->state != CG_EMPTY)
         kc_coord_emit(c, KC_COORD_EV_REBALANCE_COMPLETED, g->group_id, NULL, NULL, g->generation_id,
                       KC_MAX(now_ms - rebalance_started_ms, 0), now_ms);
@@ -1464,7 +1484,7 @@ static void remove_member_and_update_group(kc_coord_t *c, kc_classic_group_t *g,
     if (g->state == CG_STABLE || g->state == CG_COMPLETING_REBALANCE)
         maybe_prepare_rebalance_or_complete_join(c, g, reason, now_ms, res);
     else if (g->state == CG_PREPARING_REBALANCE && group_all_joined(g))
-        complete_join(c, g, now_ms, res);
+        complete_join(c, g, now_ms, res, "every remaining member has rejoined");
 }
 
 static void on_heartbeat_expired(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res)
@@ -1497,7 +1517,7 @@ static void on_heartbeat_expired(kc_coord_t *c, const char *key, int64_t now_ms,
                       "pending member session expired", g->generation_id, 0, now_ms);
         group_remove(g, member_id);
         if (g->state == CG_PREPARING_REBALANCE && group_all_joined(g))
-            complete_join(c, g, now_ms, res);
+            complete_join(c, g, now_ms, res, "every remaining member has rejoined");
         return;
     }
     cg_member_t *m = group_member(g, member_id, strlen(member_id));
@@ -1506,8 +1526,11 @@ static void on_heartbeat_expired(kc_coord_t *c, const char *key, int64_t now_ms,
         return;
     }
     if (!member_has_satisfied_heartbeat(m)) {
-        kc_log_info(LOG_COMP, "Member %s in group %s has failed, removing it from the group.",
-                    m->member_id, g->group_id);
+        kc_log_info(LOG_COMP,
+                    "Member %s in group %s has failed, removing it from the group. (group instance "
+                    "id %s, generation %d, session timeout %d ms)",
+                    m->member_id, g->group_id, or_null(m->group_instance_id), g->generation_id,
+                    m->session_timeout_ms);
         kc_coord_emit(c, KC_COORD_EV_SESSION_EXPIRED, g->group_id, m->member_id, NULL,
                       g->generation_id, 0, now_ms);
         char reason[KEY_BUF];
@@ -1596,6 +1619,13 @@ static cg_member_t *replace_static_member(kc_classic_group_t *g, cg_member_t *ol
     while (idx < g->nmembers && g->members[idx] != old)
         idx++;
     assert(idx < g->nmembers);
+    kc_log_info(LOG_COMP,
+                "[GroupId %s] Static member %s with group instance id %s is fenced in generation %d: "
+                "member %s replaced it%s%s.",
+                g->group_id, old->member_id, or_null(old->group_instance_id), g->generation_id,
+                new_member_id,
+                member_awaiting_join(old) ? "; its pending JoinGroup is answered FENCED_INSTANCE_ID" : "",
+                member_awaiting_sync(old) ? "; its pending SyncGroup is answered FENCED_INSTANCE_ID" : "");
     join_answer_t fenced = {KC_ERR_FENCED_INSTANCE_ID, -1, NULL, NULL, "", false, old->member_id, NULL};
     complete_join_future(g, old, &fenced, res, false);
     if (member_awaiting_sync(old)) {
@@ -2031,7 +2061,7 @@ void kc_coord_sync_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
         /* The record goes out with this result; the answers wait for its commit. */
         write_group_record(g, false, res);
         propagate_assignment(c, g, KC_ERR_NONE, ctx->now_ms, res, true);
-        group_transition(g, CG_STABLE, ctx->now_ms);
+        group_transition(g, CG_STABLE, ctx->now_ms, m, "the leader sent the assignment");
         break;
     }
     case CG_STABLE: {
@@ -2147,8 +2177,8 @@ static void remove_current_member(kc_coord_t *c, kc_classic_group_t *g, cg_membe
     cancel_heartbeat(c, g, m->member_id);
     kc_log_info(LOG_COMP,
                 "[Group %s] Member %s has left group through explicit `LeaveGroup` request; client "
-                "reason: %s",
-                g->group_id, m->member_id, reason);
+                "reason: %s (group instance id %s, generation %d)",
+                g->group_id, m->member_id, reason, or_null(m->group_instance_id), g->generation_id);
     join_answer_t a = {KC_ERR_UNKNOWN_MEMBER_ID, -1, NULL, NULL, NULL, false, "", NULL};
     complete_join_future(g, m, &a, res, false);
     char why[600];
@@ -2553,10 +2583,10 @@ static void cancel_group_timers(kc_coord_t *c, kc_classic_group_t *g)
 }
 
 /* Removes the group from memory (state Dead), answering nothing. */
-static void drop_group(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms)
+static void drop_group(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms, const char *why)
 {
     cancel_group_timers(c, g);
-    group_transition(g, CG_DEAD, now_ms);
+    group_transition(g, CG_DEAD, now_ms, NULL, why);
     groups_table_remove(c, g);
     kc_smap_del(&c->groups, g->group_id, g->group_id_len);
     group_free(g);
@@ -2649,7 +2679,7 @@ void kc_coord_delete_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
         kc_buf_append(&deleted, g->group_id, strlen(g->group_id));
         kc_coord_emit(c, KC_COORD_EV_GROUP_DELETED, g->group_id, NULL, "DeleteGroups",
                       g->generation_id, 0, ctx->now_ms);
-        drop_group(c, g, ctx->now_ms);
+        drop_group(c, g, ctx->now_ms, "deleted by a DeleteGroups request");
     }
     if (c->loaded)
         kc_log_info(LOG_COMP, "The following groups were deleted: %.*s. A total of %zu offsets were removed.",
@@ -2935,7 +2965,7 @@ void kc_classic_group_delete_if_empty(kc_coord_t *c, kc_str_t group_id, kc_resul
     int64_t when = g->current_state_timestamp >= 0 ? g->current_state_timestamp : 0;
     kc_coord_emit(c, KC_COORD_EV_GROUP_DELETED, g->group_id, NULL, "offsets expired",
                   g->generation_id, 0, when);
-    drop_group(c, g, when);
+    drop_group(c, g, when, "it is empty and all its offsets expired");
 }
 
 /* ---- read-only introspection (admin views) -------------------------------- */
@@ -3015,7 +3045,8 @@ uint64_t kc_classic_group_drop_simple(kc_coord_t *c, kc_str_t group_id)
      * (a put of an existing key keeps its place). */
     uint64_t seq = g->table_seq;
     cancel_group_timers(c, g);
-    group_transition(g, CG_DEAD, g->current_state_timestamp);
+    group_transition(g, CG_DEAD, g->current_state_timestamp, NULL,
+                     "a consumer group of the same id replaces it");
     kc_smap_del(&c->groups, g->group_id, g->group_id_len);
     group_free(g);
     return seq;
@@ -3051,7 +3082,7 @@ void kc_classic_group_convert_away(kc_coord_t *c, kc_classic_group_t *g, int64_t
         complete_sync_future(m, KC_ERR_REBALANCE_IN_PROGRESS, NULL, NULL, res, false);
     }
     write_group_tombstone(g->group_id, res);
-    drop_group(c, g, now_ms);
+    drop_group(c, g, now_ms, "it was converted to a consumer group");
 }
 
 void kc_classic_group_create_converted(kc_coord_t *c, const char *group_id, int32_t generation,

@@ -16,6 +16,8 @@
 #include <netinet/in.h>
 
 #include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 #include <jansson.h>
@@ -39,7 +41,20 @@ typedef struct {
     int64_t duration_ms;
 } ring_event_t;
 
+#define ERR_SLOTS 200
+
+/* A client following GET /v1/events as server-sent events. */
+typedef struct event_stream {
+    struct kc_admin *admin;
+    struct evhttp_request *rq;
+    struct evhttp_connection *evcon;
+    uint64_t id;
+    char peer[64];
+    struct event_stream *next, *prev;
+} event_stream_t;
+
 struct kc_admin {
+    kc_server_t *srv;
     struct evhttp *http;
     uint16_t port;
     /* coordinator events, counted by the event sink */
@@ -52,7 +67,19 @@ struct kc_admin {
     size_t ring_alloc, ring_len, ring_head, ring_max;
     uint64_t next_seq; /* the seq the next event gets; from 1 */
     uint64_t dropped;  /* events that fell out of the ring */
+    event_stream_t *streams; /* open event streams */
+    size_t nstreams;
+    uint64_t next_stream_id;
+    uint64_t streams_cut; /* streams disconnected for falling behind */
+    struct event *keepalive;
+    /* Error codes in responses, [api key][code + 1] (codes -1 to
+     * ERR_SLOTS - 2), NONE included as Kafka's ErrorsPerSec counts it. */
+    uint64_t (*errors)[ERR_SLOTS];
+    kc_arena_t err_arena; /* scratch for decoding a response */
 };
+
+/* Seconds between the keepalive comments sent on an idle event stream. */
+#define KC_ADMIN_STREAM_KEEPALIVE_S 15
 
 static char *dup_or_null(const char *s) { return s ? kc_xstrdup(s) : NULL; }
 
@@ -95,12 +122,106 @@ static void ring_push(struct kc_admin *a, const kc_coord_event_t *ev)
     };
 }
 
+static json_t *jstr(const char *s) { return s ? json_string(s) : json_null(); }
+
+static json_t *event_json(const ring_event_t *e)
+{
+    return json_pack("{s:I,s:I,s:s,s:s,s:o,s:i,s:I,s:o}", "seq", (json_int_t)e->seq, "time_ms",
+                     (json_int_t)e->time_ms, "type", kc_coord_event_name(e->type), "group_id",
+                     e->group_id, "member_id", jstr(e->member_id), "generation", e->generation,
+                     "duration_ms", (json_int_t)e->duration_ms, "reason", jstr(e->reason));
+}
+
+/* One server-sent event: "id: SEQ", "event: TYPE", "data: JSON", blank line. */
+static void sse_frame(struct evbuffer *out, const ring_event_t *e)
+{
+    json_t *j = event_json(e);
+    char *text = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    evbuffer_add_printf(out, "id: %llu\nevent: %s\ndata: %s\n\n", (unsigned long long)e->seq,
+                        kc_coord_event_name(e->type), text ? text : "null");
+    free(text);
+}
+
+/* Forgets a stream (its connection is going away). */
+static void stream_remove(event_stream_t *st, const char *why)
+{
+    struct kc_admin *a = st->admin;
+    if (st->prev)
+        st->prev->next = st->next;
+    else
+        a->streams = st->next;
+    if (st->next)
+        st->next->prev = st->prev;
+    a->nstreams--;
+    kc_log_info(LOG_COMP, "event stream %llu to %s closed: %s (%zu open)",
+                (unsigned long long)st->id, st->peer, why, a->nstreams);
+    free(st);
+}
+
+/* The client closed the connection. */
+static void stream_closed(struct evhttp_connection *evcon, void *arg)
+{
+    (void)evcon;
+    event_stream_t *st = arg;
+    /* evhttp detaches the unfinished reply of a connection that failed and
+     * leaves it to us; otherwise the connection being freed frees it. */
+    if (!evhttp_request_get_connection(st->rq))
+        evhttp_request_free(st->rq);
+    stream_remove(st, "the client went away");
+}
+
+/* Closes a stream from this side. */
+static void stream_cut(event_stream_t *st, const char *why)
+{
+    struct evhttp_connection *evcon = st->evcon;
+    evhttp_connection_set_closecb(evcon, NULL, NULL);
+    stream_remove(st, why);
+    evhttp_connection_free(evcon);
+}
+
+/*
+ * Sends frame to one stream. A client that does not read is cut once the
+ * output waiting for it would pass admin.events.stream.max.bytes, so a slow
+ * reader cannot make kcoord's memory grow without bound. The stream may be
+ * freed on return.
+ */
+static void stream_send(event_stream_t *st, struct evbuffer *frame)
+{
+    struct kc_admin *a = st->admin;
+    struct bufferevent *bev = evhttp_connection_get_bufferevent(st->evcon);
+    size_t pending = bev ? evbuffer_get_length(bufferevent_get_output(bev)) : 0;
+    size_t max = (size_t)a->srv->cfg->admin_events_stream_max_bytes;
+    if (pending + evbuffer_get_length(frame) > max) {
+        kc_log_warn(LOG_COMP,
+                    "event stream %llu to %s is not reading: %zu bytes unsent "
+                    "(admin.events.stream.max.bytes=%zu), disconnecting it",
+                    (unsigned long long)st->id, st->peer, pending, max);
+        a->streams_cut++;
+        stream_cut(st, "not reading");
+        return;
+    }
+    struct evbuffer *copy = evbuffer_new();
+    evbuffer_add(copy, evbuffer_pullup(frame, -1), evbuffer_get_length(frame));
+    evhttp_send_reply_chunk(st->rq, copy);
+    evbuffer_free(copy);
+}
+
 static void on_coord_event(void *arg, const kc_coord_event_t *ev)
 {
     struct kc_admin *a = arg;
     if ((int)ev->type < 0 || ev->type >= KC_COORD_EV_COUNT)
         return;
     ring_push(a, ev);
+    if (a->streams) {
+        struct evbuffer *frame = evbuffer_new();
+        sse_frame(frame, &a->ring[(a->ring_head + a->ring_len - 1) % a->ring_alloc]);
+        for (event_stream_t *st = a->streams, *next; st; st = next) {
+            next = st->next;
+            stream_send(st, frame);
+        }
+        evbuffer_free(frame);
+    }
     a->events[ev->type]++;
     if (ev->type == KC_COORD_EV_REBALANCE_COMPLETED) {
         double sec = (double)ev->duration_ms / 1000.0;
@@ -109,6 +230,39 @@ static void on_coord_event(void *arg, const kc_coord_event_t *ev)
             if (sec <= rebalance_bounds_s[i])
                 a->rebalance_bucket[i]++;
     }
+}
+
+/* ---- errors by code ---- */
+
+typedef struct {
+    struct kc_admin *a;
+    int16_t api_key;
+} err_count_t;
+
+static void count_error(void *arg, int16_t code)
+{
+    err_count_t *c = arg;
+    if (code >= -1 && code < ERR_SLOTS - 1)
+        c->a->errors[c->api_key][code + 1]++;
+}
+
+void kc_admin_count_response(kc_server_t *s, int16_t api_key, int16_t api_version,
+                             const kc_buf_t *body)
+{
+    struct kc_admin *a = s->admin;
+    if (!a || api_key < 0 || api_key >= KC_METRICS_MAX_API)
+        return;
+    const kc_msg_desc_t *d = kc_msg_desc_for_api(api_key, true);
+    if (!d)
+        return;
+    kc_arena_reset(&a->err_arena);
+    void *m = kc_arena_alloc(&a->err_arena, d->size);
+    kc_reader_t r;
+    kc_reader_init(&r, body->data, body->len);
+    if (d->decode(&r, api_version, &a->err_arena, m) != 0)
+        return;
+    err_count_t c = {a, api_key};
+    d->visit_errors(m, api_version, count_error, &c);
 }
 
 /* ---- replies ---- */
@@ -131,8 +285,6 @@ static void reply_error(struct evhttp_request *rq, int code, const char *msg)
 {
     reply_json(rq, code, json_pack("{s:s}", "error", msg));
 }
-
-static json_t *jstr(const char *s) { return s ? json_string(s) : json_null(); }
 
 /* ---- faults ---- */
 
@@ -320,6 +472,61 @@ static json_t *group_json(const kc_group_view_t *g)
                      jstr(g->leader_id), "members", members);
 }
 
+/* Committed offsets with their lag; totals for the group. */
+typedef struct {
+    kc_server_t *s;
+    json_t *arr;        /* NULL: totals only */
+    int64_t lag_total;  /* over the partitions whose log end offset is known */
+    int64_t partitions; /* committed partitions */
+} offsets_ctx_t;
+
+/*
+ * The high watermark of a partition of kcoord's log (what a consumer can
+ * read up to, the end offset kafka-consumer-groups.sh subtracts from), or -1
+ * when the topic or partition does not exist (any more).
+ */
+static int64_t log_end_offset(kc_server_t *s, const char *topic, int32_t partition)
+{
+    const kc_topic_t *t = kc_topics_find(s->topics, kc_str(topic));
+    kc_log_offsets_t lo;
+    if (!t || partition < 0 || partition >= t->partitions ||
+        kc_log_offsets(s->log, t->id, partition, &lo) != 0)
+        return -1;
+    return lo.high_watermark;
+}
+
+static void add_offset(void *arg, const kc_offset_view_t *o)
+{
+    offsets_ctx_t *oc = arg;
+    int64_t end = log_end_offset(oc->s, o->topic, o->partition);
+    int64_t lag = end < 0 ? -1 : end > o->offset ? end - o->offset : 0;
+    oc->partitions++;
+    if (lag >= 0)
+        oc->lag_total += lag;
+    if (!oc->arr)
+        return;
+    json_array_append_new(
+        oc->arr,
+        json_pack("{s:s,s:i,s:I,s:i,s:I,s:s#,s:o,s:o}", "topic", o->topic, "partition",
+                  o->partition, "offset", (json_int_t)o->offset, "leader_epoch", o->leader_epoch,
+                  "commit_timestamp_ms", (json_int_t)o->commit_timestamp_ms, "metadata",
+                  o->metadata, (size_t)o->metadata_len, "log_end_offset",
+                  end < 0 ? json_null() : json_integer(end), "lag",
+                  lag < 0 ? json_null() : json_integer(lag)));
+}
+
+/* Adds "offsets" (when arr is wanted), "committed_partitions" and "lag_total" to g. */
+static void add_lag(kc_server_t *s, json_t *g, bool with_offsets)
+{
+    const char *id = json_string_value(json_object_get(g, "group_id"));
+    offsets_ctx_t oc = {s, with_offsets ? json_array() : NULL, 0, 0};
+    kc_coord_inspect_offsets(s->coord, kc_str(id), add_offset, &oc);
+    if (oc.arr)
+        json_object_set_new(g, "offsets", oc.arr);
+    json_object_set_new(g, "committed_partitions", json_integer(oc.partitions));
+    json_object_set_new(g, "lag_total", json_integer(oc.lag_total));
+}
+
 static void add_group(void *arg, const kc_group_view_t *g)
 {
     json_array_append_new(arg, group_json(g));
@@ -330,19 +537,14 @@ static void set_group(void *arg, const kc_group_view_t *g)
     *(json_t **)arg = group_json(g);
 }
 
-static void add_offset(void *arg, const kc_offset_view_t *o)
-{
-    json_array_append_new(
-        arg, json_pack("{s:s,s:i,s:I,s:i,s:I,s:s#}", "topic", o->topic, "partition", o->partition,
-                       "offset", (json_int_t)o->offset, "leader_epoch", o->leader_epoch,
-                       "commit_timestamp_ms", (json_int_t)o->commit_timestamp_ms, "metadata",
-                       o->metadata, (size_t)o->metadata_len));
-}
-
 static void get_groups(kc_server_t *s, struct evhttp_request *rq)
 {
     json_t *arr = json_array();
     kc_coord_inspect_groups(s->coord, add_group, arr);
+    size_t i;
+    json_t *g;
+    json_array_foreach(arr, i, g)
+        add_lag(s, g, false);
     reply_json(rq, 200, json_pack("{s:o}", "groups", arr));
 }
 
@@ -353,24 +555,103 @@ static void get_group(kc_server_t *s, struct evhttp_request *rq, const char *raw
     json_t *g = NULL;
     if (id)
         kc_coord_inspect_group(s->coord, (kc_str_t){id, (int32_t)n}, set_group, &g);
+    free(id);
     if (!g) {
-        free(id);
         reply_error(rq, 404, "group not found");
         return;
     }
-    json_t *offs = json_array();
-    kc_coord_inspect_offsets(s->coord, (kc_str_t){id, (int32_t)n}, add_offset, offs);
-    json_object_set_new(g, "offsets", offs);
-    free(id);
+    add_lag(s, g, true);
     reply_json(rq, 200, g);
 }
 
 /* ---- events ---- */
 
+/* Parses a non-negative decimal sequence number; false when it is not one. */
+static bool parse_seq(const char *v, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (!(*v >= '0' && *v <= '9') || *end || errno != 0)
+        return false;
+    *out = n;
+    return true;
+}
+
+/* Every KC_ADMIN_STREAM_KEEPALIVE_S an SSE comment goes to every stream, so
+ * that proxies and clients with a read timeout keep it open, and a client that
+ * vanished without a FIN is found when the write fails. */
+static void keepalive_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    struct kc_admin *a = arg;
+    if (!a->streams)
+        return;
+    struct evbuffer *frame = evbuffer_new();
+    evbuffer_add_printf(frame, ": keepalive\n\n");
+    for (event_stream_t *st = a->streams, *next; st; st = next) {
+        next = st->next;
+        stream_send(st, frame);
+    }
+    evbuffer_free(frame);
+    struct timeval tv = {KC_ADMIN_STREAM_KEEPALIVE_S, 0};
+    evtimer_add(a->keepalive, &tv);
+}
+
+/* Starts a server-sent-event stream: the kept events above since, then each new one. */
+static void start_stream(struct kc_admin *a, struct evhttp_request *rq, uint64_t since)
+{
+    struct evhttp_connection *evcon = evhttp_request_get_connection(rq);
+    event_stream_t *st = kc_xcalloc(1, sizeof(*st));
+    st->admin = a;
+    st->rq = rq;
+    st->evcon = evcon;
+    st->id = ++a->next_stream_id;
+    char *host = NULL;
+    uint16_t port = 0;
+    evhttp_connection_get_peer(evcon, &host, &port);
+    snprintf(st->peer, sizeof(st->peer), "%s:%u", host ? host : "?", port);
+    struct evkeyvalq *h = evhttp_request_get_output_headers(rq);
+    evhttp_add_header(h, "Content-Type", "text/event-stream");
+    evhttp_add_header(h, "Cache-Control", "no-cache");
+    evhttp_send_reply_start(rq, 200, "OK");
+    evhttp_connection_set_closecb(evcon, stream_closed, st);
+    /* A stream is quiet between events: no read or write timeout (the
+     * keepalive comments and admin.events.stream.max.bytes cover dead and
+     * slow clients). */
+    struct bufferevent *bev = evhttp_connection_get_bufferevent(evcon);
+    if (bev)
+        bufferevent_set_timeouts(bev, NULL, NULL);
+    if (!evtimer_pending(a->keepalive, NULL)) {
+        struct timeval tv = {KC_ADMIN_STREAM_KEEPALIVE_S, 0};
+        evtimer_add(a->keepalive, &tv);
+    }
+    st->next = a->streams;
+    if (a->streams)
+        a->streams->prev = st;
+    a->streams = st;
+    a->nstreams++;
+    kc_log_info(LOG_COMP, "event stream %llu to %s opened after seq %llu (%zu open)",
+                (unsigned long long)st->id, st->peer, (unsigned long long)since, a->nstreams);
+    struct evbuffer *frame = evbuffer_new();
+    for (size_t i = 0; i < a->ring_len; i++) {
+        const ring_event_t *e = &a->ring[(a->ring_head + i) % a->ring_alloc];
+        if (e->seq > since)
+            sse_frame(frame, e);
+    }
+    /* The backlog is bounded by the ring (admin.events.max), not by
+     * admin.events.stream.max.bytes, which applies to what follows. */
+    if (evbuffer_get_length(frame) > 0)
+        evhttp_send_reply_chunk(rq, frame);
+    evbuffer_free(frame);
+}
+
 static void get_events(kc_server_t *s, struct evhttp_request *rq, const struct evhttp_uri *u)
 {
-    const struct kc_admin *a = s->admin;
+    struct kc_admin *a = s->admin;
     uint64_t since = 0;
+    bool stream = false, ok = true;
     const char *q = evhttp_uri_get_query(u);
     if (q) {
         struct evkeyvalq params;
@@ -379,31 +660,42 @@ static void get_events(kc_server_t *s, struct evhttp_request *rq, const struct e
             return;
         }
         const char *v = evhttp_find_header(&params, "since");
-        bool ok = true;
-        if (v) {
-            char *end;
-            errno = 0;
-            unsigned long long n = strtoull(v, &end, 10);
-            ok = *v >= '0' && *v <= '9' && !*end && errno == 0;
-            since = n;
+        if (v && !parse_seq(v, &since)) {
+            reply_error(rq, 400, "since must be a non-negative integer");
+            ok = false;
+        }
+        const char *sv = evhttp_find_header(&params, "stream");
+        if (ok && sv) {
+            if (strcmp(sv, "1") == 0 || strcmp(sv, "true") == 0) {
+                stream = true;
+            } else if (strcmp(sv, "0") != 0 && strcmp(sv, "false") != 0) {
+                reply_error(rq, 400, "stream must be 1, true, 0 or false");
+                ok = false;
+            }
         }
         evhttp_clear_headers(&params);
-        if (!ok) {
-            reply_error(rq, 400, "since must be a non-negative integer");
+        if (!ok)
+            return;
+    }
+    const struct evkeyvalq *in = evhttp_request_get_input_headers(rq);
+    const char *accept = evhttp_find_header(in, "Accept");
+    if (accept && strstr(accept, "text/event-stream"))
+        stream = true;
+    if (stream) {
+        /* A reconnecting EventSource resumes after the last id it saw. */
+        const char *last = evhttp_find_header(in, "Last-Event-ID");
+        if (last && !parse_seq(last, &since)) {
+            reply_error(rq, 400, "Last-Event-ID must be a non-negative integer");
             return;
         }
+        start_stream(a, rq, since);
+        return;
     }
     json_t *arr = json_array();
     for (size_t i = 0; i < a->ring_len; i++) {
         const ring_event_t *e = &a->ring[(a->ring_head + i) % a->ring_alloc];
-        if (e->seq <= since)
-            continue;
-        json_array_append_new(
-            arr, json_pack("{s:I,s:I,s:s,s:s,s:o,s:i,s:I,s:o}", "seq", (json_int_t)e->seq,
-                           "time_ms", (json_int_t)e->time_ms, "type",
-                           kc_coord_event_name(e->type), "group_id", e->group_id, "member_id",
-                           jstr(e->member_id), "generation", e->generation, "duration_ms",
-                           (json_int_t)e->duration_ms, "reason", jstr(e->reason)));
+        if (e->seq > since)
+            json_array_append_new(arr, event_json(e));
     }
     reply_json(rq, 200, json_pack("{s:o,s:I,s:I}", "events", arr, "next_seq",
                                   (json_int_t)a->next_seq, "dropped", (json_int_t)a->dropped));
@@ -411,24 +703,57 @@ static void get_events(kc_server_t *s, struct evhttp_request *rq, const struct e
 
 /* ---- metrics ---- */
 
-typedef struct {
-    uint64_t by_state[8];
-    uint64_t consumer_by_state[8];
-} group_counts_t;
-
+/* The states each group type can be in (Kafka's names), printed even at 0. */
 static const char *const classic_states[] = {"Empty", "PreparingRebalance", "CompletingRebalance",
                                              "Stable", "Dead"};
-static const char *const consumer_states[] = {"Empty", "Assigning", "Reconciling", "Stable"};
+static const char *const consumer_states[] = {"Empty", "Assigning", "Reconciling", "Stable",
+                                              "Dead"};
 
-static void count_group(void *arg, const kc_group_view_t *g)
+/*
+ * Prints kcoord_groups{type,state}. The groups of every type are counted
+ * from the coordinator's own ListGroups v5 answer (type and state per
+ * group), the way an admin client would see them.
+ */
+static void print_group_counts(kc_server_t *s, struct evbuffer *o)
 {
-    group_counts_t *gc = arg;
-    bool consumer = strcmp(g->type, "consumer") == 0;
-    const char *const *names = consumer ? consumer_states : classic_states;
-    size_t n = consumer ? KC_ARRAY_LEN(consumer_states) : KC_ARRAY_LEN(classic_states);
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(g->state, names[i]) == 0)
-            (consumer ? gc->consumer_by_state : gc->by_state)[i]++;
+    uint64_t classic[KC_ARRAY_LEN(classic_states)] = {0};
+    uint64_t consumer[KC_ARRAY_LEN(consumer_states)] = {0};
+    kc_list_groups_request_t lr;
+    kc_list_groups_request_init(&lr);
+    kc_request_ctx_t ctx = {.api_key = KC_API_LIST_GROUPS, .api_version = 5,
+                            .client_id = kc_str("kcoord-admin"), .client_host = "/127.0.0.1",
+                            .now_ms = kc_server_wall_ms()};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_list_groups(s->coord, &ctx, &lr, &res);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_list_groups_response_t m;
+    kc_reader_t r;
+    if (res.nresponses == 1) {
+        kc_reader_init(&r, res.responses[0].body.data, res.responses[0].body.len);
+        if (kc_list_groups_response_decode(&r, 5, &arena, &m) == 0) {
+            for (int32_t i = 0; i < m.groups.count; i++) {
+                const kc_list_groups_response_listed_group_t *g = &m.groups.items[i];
+                bool is_consumer = kc_str_eq_cstr(g->group_type, "consumer");
+                const char *const *names = is_consumer ? consumer_states : classic_states;
+                uint64_t *counts = is_consumer ? consumer : classic;
+                for (size_t k = 0; k < KC_ARRAY_LEN(classic_states); k++)
+                    if (kc_str_eq_cstr(g->group_state, names[k]))
+                        counts[k]++;
+            }
+        }
+    }
+    kc_arena_deinit(&arena);
+    kc_result_deinit(&res);
+    evbuffer_add_printf(o, "# HELP kcoord_groups Groups, by type and state.\n"
+                           "# TYPE kcoord_groups gauge\n");
+    for (size_t i = 0; i < KC_ARRAY_LEN(classic_states); i++)
+        evbuffer_add_printf(o, "kcoord_groups{type=\"classic\",state=\"%s\"} %llu\n",
+                            classic_states[i], (unsigned long long)classic[i]);
+    for (size_t i = 0; i < KC_ARRAY_LEN(consumer_states); i++)
+        evbuffer_add_printf(o, "kcoord_groups{type=\"consumer\",state=\"%s\"} %llu\n",
+                            consumer_states[i], (unsigned long long)consumer[i]);
 }
 
 static void get_metrics(kc_server_t *s, struct evhttp_request *rq)
@@ -445,6 +770,18 @@ static void get_metrics(kc_server_t *s, struct evhttp_request *rq)
                                     "kcoord_requests_total{api=\"%s\",api_key=\"%d\",version=\"%d\"} %llu\n",
                                     e ? e->name : "unknown", k, v,
                                     (unsigned long long)m->requests[k][v]);
+    }
+    const struct kc_admin *a = s->admin;
+    evbuffer_add_printf(o, "# HELP kcoord_errors_total Error codes in responses, by API and code "
+                           "(each top-level and per-entry ErrorCode; 0 is NONE).\n"
+                           "# TYPE kcoord_errors_total counter\n");
+    for (int k = 0; k < KC_METRICS_MAX_API; k++) {
+        const kc_api_entry_t *e = kc_api_find((int16_t)k);
+        for (int c = 0; c < ERR_SLOTS; c++)
+            if (a->errors[k][c])
+                evbuffer_add_printf(o, "kcoord_errors_total{api=\"%s\",api_key=\"%d\",code=\"%d\"} %llu\n",
+                                    e ? e->name : "unknown", k, c - 1,
+                                    (unsigned long long)a->errors[k][c]);
     }
     evbuffer_add_printf(o,
                         "# HELP kcoord_bytes_in_total Request bytes read, size prefixes included.\n"
@@ -472,16 +809,7 @@ static void get_metrics(kc_server_t *s, struct evhttp_request *rq)
                         "kcoord_lmdb_commit_seconds_count %llu\n",
                         (unsigned long long)m->commit_count, m->commit_sum_seconds,
                         (unsigned long long)m->commit_count);
-    group_counts_t gc = {{0}};
-    kc_coord_inspect_groups(s->coord, count_group, &gc);
-    evbuffer_add_printf(o, "# HELP kcoord_groups Groups, by type and state.\n"
-                           "# TYPE kcoord_groups gauge\n");
-    for (size_t i = 0; i < KC_ARRAY_LEN(classic_states); i++)
-        evbuffer_add_printf(o, "kcoord_groups{type=\"classic\",state=\"%s\"} %llu\n",
-                            classic_states[i], (unsigned long long)gc.by_state[i]);
-    for (size_t i = 0; i < KC_ARRAY_LEN(consumer_states); i++)
-        evbuffer_add_printf(o, "kcoord_groups{type=\"consumer\",state=\"%s\"} %llu\n",
-                            consumer_states[i], (unsigned long long)gc.consumer_by_state[i]);
+    print_group_counts(s, o);
     size_t nf = 0;
     for (const kc_fault_t *x = kc_faults_list(s->faults); x; x = x->next)
         nf++;
@@ -491,7 +819,6 @@ static void get_metrics(kc_server_t *s, struct evhttp_request *rq)
                         "# HELP kcoord_stall_queue Requests queued behind a coordinator stall.\n"
                         "# TYPE kcoord_stall_queue gauge\nkcoord_stall_queue %zu\n",
                         nf, kc_faults_queued(s->faults));
-    const struct kc_admin *a = s->admin;
     evhttp_add_header(evhttp_request_get_output_headers(rq), "Content-Type",
                       "text/plain; version=0.0.4");
     evbuffer_add_printf(o, "# HELP kcoord_group_events_total Group events, by type.\n"
@@ -515,6 +842,14 @@ static void get_metrics(kc_server_t *s, struct evhttp_request *rq)
                         "kcoord_rebalance_seconds_sum %.3f\n"
                         "kcoord_rebalance_seconds_count %llu\n",
                         (unsigned long long)done, a->rebalance_sum_s, (unsigned long long)done);
+    evbuffer_add_printf(o,
+                        "# HELP kcoord_event_streams Open GET /v1/events server-sent-event streams.\n"
+                        "# TYPE kcoord_event_streams gauge\nkcoord_event_streams %zu\n"
+                        "# HELP kcoord_event_streams_cut_total Event streams disconnected for not "
+                        "reading (admin.events.stream.max.bytes).\n"
+                        "# TYPE kcoord_event_streams_cut_total counter\n"
+                        "kcoord_event_streams_cut_total %llu\n",
+                        a->nstreams, (unsigned long long)a->streams_cut);
     evhttp_send_reply(rq, 200, "OK", o);
     evbuffer_free(o);
 }
@@ -563,6 +898,10 @@ int kc_admin_start(kc_server_t *s)
     struct kc_admin *a = kc_xcalloc(1, sizeof(*a));
     a->ring_max = s->cfg->admin_events_max > 0 ? (size_t)s->cfg->admin_events_max : 1;
     a->next_seq = 1;
+    a->srv = s;
+    a->keepalive = evtimer_new(s->base, keepalive_cb, a);
+    a->errors = kc_xcalloc(KC_METRICS_MAX_API, sizeof(*a->errors));
+    kc_arena_init(&a->err_arena);
     a->http = evhttp_new(s->base);
     evhttp_set_allowed_methods(a->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_DELETE);
     evhttp_set_max_body_size(a->http, 65536);
@@ -573,6 +912,9 @@ int kc_admin_start(kc_server_t *s)
         kc_log_error(LOG_COMP, "cannot bind the admin endpoint to http://%s:%d",
                      s->cfg->admin_host, s->cfg->admin_port);
         evhttp_free(a->http);
+        event_free(a->keepalive);
+        free(a->errors);
+        kc_arena_deinit(&a->err_arena);
         free(a);
         return KC_EIO;
     }
@@ -593,7 +935,12 @@ void kc_admin_stop(kc_server_t *s)
     if (!s->admin)
         return;
     kc_coord_set_event_sink(s->coord, NULL, NULL);
+    while (s->admin->streams)
+        stream_cut(s->admin->streams, "kcoord is stopping");
     evhttp_free(s->admin->http);
+    event_free(s->admin->keepalive);
+    free(s->admin->errors);
+    kc_arena_deinit(&s->admin->err_arena);
     for (size_t i = 0; i < s->admin->ring_len; i++)
         ring_event_free(&s->admin->ring[(s->admin->ring_head + i) % s->admin->ring_alloc]);
     free(s->admin->ring);

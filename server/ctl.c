@@ -30,6 +30,10 @@ static void ctl_usage(FILE *f)
             "  groups             GET /v1/groups\n"
             "  group ID           GET /v1/groups/ID\n"
             "  events [SINCE]     GET /v1/events[?since=SINCE]\n"
+            "  events --follow [SINCE]\n"
+            "                     follow the events as they happen (server-sent\n"
+            "                     events), one JSON object per line, until the\n"
+            "                     endpoint closes the stream\n"
             "  faults             GET /v1/faults\n"
             "  fault-add JSON     POST /v1/faults with the JSON fault spec\n"
             "  fault-clear [ID]   DELETE /v1/faults[/ID]\n"
@@ -43,7 +47,47 @@ typedef struct {
     int status; /* HTTP status; 0 when no response came */
     struct evbuffer *body;
     struct event_base *base;
+    bool follow; /* an event stream: print each event's data as it comes */
+    struct evbuffer *pending; /* follow: bytes of an unfinished event */
 } ctl_reply_t;
+
+/* Seconds without a byte (events or the 15 s keepalives) before a followed
+ * stream is given up as dead. */
+#define KC_CTL_FOLLOW_TIMEOUT_S 60
+
+/* Prints the "data:" line of every complete server-sent event in r->pending. */
+static void print_events(ctl_reply_t *r)
+{
+    for (;;) {
+        struct evbuffer_ptr end = evbuffer_search(r->pending, "\n\n", 2, NULL);
+        if (end.pos < 0)
+            return;
+        size_t n = (size_t)end.pos + 2;
+        char *frame = malloc(n + 1);
+        if (!frame)
+            return;
+        evbuffer_remove(r->pending, frame, n);
+        frame[n] = '\0';
+        for (char *line = strtok(frame, "\n"); line; line = strtok(NULL, "\n"))
+            if (strncmp(line, "data: ", 6) == 0)
+                printf("%s\n", line + 6);
+        fflush(stdout);
+        free(frame);
+    }
+}
+
+static void on_chunk(struct evhttp_request *rq, void *arg)
+{
+    ctl_reply_t *r = arg;
+    r->status = evhttp_request_get_response_code(rq);
+    struct evbuffer *in = evhttp_request_get_input_buffer(rq);
+    if (r->status != 200) {
+        evbuffer_add_buffer(r->body, in);
+        return;
+    }
+    evbuffer_add_buffer(r->pending, in);
+    print_events(r);
+}
 
 static void on_response(struct evhttp_request *rq, void *arg)
 {
@@ -52,14 +96,16 @@ static void on_response(struct evhttp_request *rq, void *arg)
         r->status = evhttp_request_get_response_code(rq);
         struct evbuffer *in = evhttp_request_get_input_buffer(rq);
         if (in)
-            evbuffer_add_buffer(r->body, in);
+            evbuffer_add_buffer(r->follow && r->status == 200 ? r->pending : r->body, in);
+        if (r->follow)
+            print_events(r);
     }
     event_base_loopexit(r->base, NULL);
 }
 
 /* One request; returns the HTTP status (0: unreachable), body appended to out. */
 static int ctl_request(const char *url, enum evhttp_cmd_type cmd, const char *path,
-                       const char *body, struct evbuffer *out)
+                       const char *body, bool follow, struct evbuffer *out)
 {
     struct evhttp_uri *u = evhttp_uri_parse(url);
     const char *host = u ? evhttp_uri_get_host(u) : NULL;
@@ -87,7 +133,7 @@ static int ctl_request(const char *url, enum evhttp_cmd_type cmd, const char *pa
         return -1;
     }
     snprintf(full, full_len, "%.*s%s", (int)plen, prefix ? prefix : "", path);
-    ctl_reply_t r = {0, out, base};
+    ctl_reply_t r = {0, out, base, follow, evbuffer_new()};
     struct evhttp_connection *conn =
         evhttp_connection_base_new(base, NULL, host, (unsigned short)port);
     struct evhttp_request *rq = conn ? evhttp_request_new(on_response, &r) : NULL;
@@ -99,11 +145,15 @@ static int ctl_request(const char *url, enum evhttp_cmd_type cmd, const char *pa
         evhttp_uri_free(u);
         return -1;
     }
-    evhttp_connection_set_timeout(conn, KC_CTL_TIMEOUT_S);
+    evhttp_connection_set_timeout(conn, follow ? KC_CTL_FOLLOW_TIMEOUT_S : KC_CTL_TIMEOUT_S);
     evhttp_connection_set_retries(conn, 0);
     struct evkeyvalq *h = evhttp_request_get_output_headers(rq);
     evhttp_add_header(h, "Host", host);
     evhttp_add_header(h, "Connection", "close");
+    if (follow) {
+        evhttp_add_header(h, "Accept", "text/event-stream");
+        evhttp_request_set_chunked_cb(rq, on_chunk);
+    }
     if (body) {
         evhttp_add_header(h, "Content-Type", "application/json");
         evbuffer_add(evhttp_request_get_output_buffer(rq), body, strlen(body));
@@ -113,6 +163,7 @@ static int ctl_request(const char *url, enum evhttp_cmd_type cmd, const char *pa
         event_base_dispatch(base);
     evhttp_connection_free(conn);
     event_base_free(base);
+    evbuffer_free(r.pending);
     free(full);
     evhttp_uri_free(u);
     return r.status;
@@ -147,7 +198,7 @@ int kc_ctl_main(int argc, char **argv)
     enum evhttp_cmd_type method = EVHTTP_REQ_GET;
     const char *body = NULL;
     char *path = NULL;
-    bool health = false;
+    bool health = false, follow = false;
     int want_min = 0, want_max = 0;
     if (strcmp(cmd, "health") == 0) {
         path = strdup("/v1/health");
@@ -161,6 +212,11 @@ int kc_ctl_main(int argc, char **argv)
             path = NULL;
         free(enc);
     } else if (strcmp(cmd, "events") == 0) {
+        if (arg && strcmp(arg, "--follow") == 0) {
+            follow = true;
+            nargs--;
+            arg = nargs > 0 ? argv[i + 2] : NULL;
+        }
         want_max = 1;
         char *enc = arg ? evhttp_uriencode(arg, -1, 0) : NULL;
         if (!arg)
@@ -206,7 +262,7 @@ int kc_ctl_main(int argc, char **argv)
         free(path);
         return 1;
     }
-    int status = ctl_request(url, method, path, body, out);
+    int status = ctl_request(url, method, path, body, follow, out);
     free(path);
     size_t n = evbuffer_get_length(out);
     if (n > 0) {

@@ -34,7 +34,7 @@ struct kc_faults {
     int64_t next_id;
     queued_t *qhead, *qtail;
     size_t nqueued;
-    struct event *stall_timer;
+    struct event *window_timer; /* the next end of a fault's window */
     bool draining;
 };
 
@@ -152,18 +152,29 @@ static void expire(kc_faults_t *f)
         drain(f);
 }
 
-static void stall_timer_cb(evutil_socket_t fd, short what, void *arg)
+/*
+ * The window timer: ends expired windows (a stall's drains its queue), then
+ * waits for the next window end of any fault. libevent's clock may fire a
+ * timer a little before kc_server_mono_ms reaches the end; the fault is then
+ * still there and the timer is armed again for what is left (at least 1 ms).
+ */
+static void window_timer_cb(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd;
     (void)what;
     kc_faults_t *f = arg;
     expire(f);
-    int64_t until;
-    if (any_stall(f, &until) && until != INT64_MAX) {
-        int64_t ms = until - kc_server_mono_ms();
-        struct timeval tv = {(time_t)(ms / 1000), (suseconds_t)((ms % 1000) * 1000)};
-        evtimer_add(f->stall_timer, &tv);
+    int64_t next = INT64_MAX;
+    for (const kc_fault_t *x = f->list; x; x = x->next)
+        if (x->until_ms < next)
+            next = x->until_ms;
+    if (next == INT64_MAX) {
+        evtimer_del(f->window_timer);
+        return;
     }
+    int64_t ms = KC_MAX(next - kc_server_mono_ms(), 1);
+    struct timeval tv = {(time_t)(ms / 1000), (suseconds_t)((ms % 1000) * 1000)};
+    evtimer_add(f->window_timer, &tv);
 }
 
 void kc_faults_free(kc_faults_t *f)
@@ -176,8 +187,8 @@ void kc_faults_free(kc_faults_t *f)
         fault_free(x);
     }
     drain(f);
-    if (f->stall_timer)
-        event_free(f->stall_timer);
+    if (f->window_timer)
+        event_free(f->window_timer);
     free(f);
 }
 
@@ -198,18 +209,10 @@ int64_t kc_faults_add(kc_faults_t *f, const kc_fault_t *spec)
     describe(x, d, sizeof(d));
     kc_log_info(LOG_COMP, "set %s", d);
     /* Without a server (unit tests) windows end lazily, when next matched. */
-    if (f->srv && (x->until_ms != INT64_MAX || x->kind == KC_FAULT_STALL)) {
-        if (!f->stall_timer)
-            f->stall_timer = evtimer_new(f->srv->base, stall_timer_cb, f);
-        stall_timer_cb(-1, 0, f);
-        /* Windows of non-stall faults end lazily when matched, or here. */
-        if (x->kind != KC_FAULT_STALL && x->until_ms != INT64_MAX && !evtimer_pending(f->stall_timer, NULL)) {
-            int64_t ms = x->until_ms - kc_server_mono_ms();
-            if (ms < 0)
-                ms = 0;
-            struct timeval tv = {(time_t)(ms / 1000), (suseconds_t)((ms % 1000) * 1000)};
-            evtimer_add(f->stall_timer, &tv);
-        }
+    if (f->srv) {
+        if (!f->window_timer)
+            f->window_timer = evtimer_new(f->srv->base, window_timer_cb, f);
+        window_timer_cb(-1, 0, f);
     }
     return x->id;
 }
@@ -228,6 +231,8 @@ size_t kc_faults_clear(kc_faults_t *f, int64_t id)
     }
     if (!any_stall(f, NULL))
         drain(f);
+    if (f->window_timer)
+        window_timer_cb(-1, 0, f);
     return n;
 }
 
@@ -334,8 +339,15 @@ bool kc_faults_intercept(kc_faults_t *f, kc_req_t *req)
         }
         kc_buf_t b;
         kc_buf_init(&b);
-        if (kc_faults_error_response(req->ctx.api_key, req->ctx.api_version, req->body,
-                                     req->arena, x->error_code, &b) != 0) {
+        int rc = kc_faults_error_response(req->ctx.api_key, req->ctx.api_version, req->body,
+                                          req->arena, x->error_code, &b);
+        if (rc == KC_ENOENT) {
+            /* acks=0: Kafka sends no error response, the request is dropped. */
+            kc_buf_deinit(&b);
+            hit(f, x, req, "dropped without a response (acks=0)");
+            return true;
+        }
+        if (rc != 0) {
             kc_buf_deinit(&b);
             continue;
         }
@@ -469,7 +481,7 @@ int kc_faults_parse_spec(const char *text, size_t len, int64_t now_ms, kc_fault_
             } else if (spec->kind == KC_FAULT_ERROR &&
                        kc_faults_error_response(e->api_key, e->max_version, NULL, &arena,
                                                 (int16_t)code, &b) != 0) {
-                snprintf(err, errlen, "errors cannot be injected for api key %d yet",
+                snprintf(err, errlen, "errors cannot be injected for api key %d",
                          e->api_key);
                 ok = false;
             }
@@ -544,6 +556,12 @@ const char *kc_faults_error_message(int16_t code)
                     "logs for more details.";
     case 53: return "Transactional Id authorization failed.";
     case 54: return "Security features are disabled.";
+    case 3: return "This server does not host this topic-partition.";
+    case 5: return "There is no leader for this topic-partition as we are in the middle of a leadership election.";
+    case 6: return "For requests intended only for the leader, this error indicates that the broker is not the current leader. For requests intended for any replica, this error indicates that the broker is not a replica of the topic partition.";
+    case 19: return "Messages are rejected since there are fewer in-sync replicas than required.";
+    case 35: return "The version of API is not supported.";
+    case 56: return "Disk error when trying to access log file on the disk.";
     default: return NULL;
     }
 }
@@ -569,6 +587,66 @@ int kc_faults_error_response(int16_t api_key, int16_t version, const kc_reader_t
                              kc_arena_t *arena, int16_t error_code, kc_buf_t *out)
 {
     switch (api_key) {
+    case KC_API_SASL_HANDSHAKE: {
+        kc_sasl_handshake_response_t m;
+        kc_sasl_handshake_response_init(&m);
+        m.error_code = error_code;
+        m.mechanisms.count = 0;
+        return kc_sasl_handshake_response_encode(out, version, &m);
+    }
+    case KC_API_SASL_AUTHENTICATE: {
+        kc_sasl_authenticate_response_t m;
+        kc_sasl_authenticate_response_init(&m);
+        m.error_code = error_code;
+        m.error_message = opt_str(kc_faults_error_message(error_code));
+        m.auth_bytes = (kc_bytes_t){(const uint8_t *)"", 0};
+        return kc_sasl_authenticate_response_encode(out, version, &m);
+    }
+    case KC_API_DESCRIBE_ACLS: {
+        kc_describe_acls_response_t m;
+        kc_describe_acls_response_init(&m);
+        m.error_code = error_code;
+        m.error_message = opt_str(kc_faults_error_message(error_code));
+        m.resources.count = 0;
+        return kc_describe_acls_response_encode(out, version, &m);
+    }
+    case KC_API_CREATE_ACLS: {
+        /* One result per requested creation. */
+        kc_create_acls_request_t rq;
+        DECODE(kc_create_acls, rq);
+        kc_create_acls_response_t m;
+        kc_create_acls_response_init(&m);
+        int n = count_of(rq.creations.count);
+        ALLOC(m.results, n);
+        for (int i = 0; i < n; i++) {
+            m.results.items[i].error_code = error_code;
+            m.results.items[i].error_message = opt_str(kc_faults_error_message(error_code));
+        }
+        return kc_create_acls_response_encode(out, version, &m);
+    }
+    case KC_API_DELETE_ACLS: {
+        /* One result per requested filter, matching nothing. */
+        kc_delete_acls_request_t rq;
+        DECODE(kc_delete_acls, rq);
+        kc_delete_acls_response_t m;
+        kc_delete_acls_response_init(&m);
+        int n = count_of(rq.filters.count);
+        ALLOC(m.filter_results, n);
+        for (int i = 0; i < n; i++) {
+            m.filter_results.items[i].error_code = error_code;
+            m.filter_results.items[i].error_message =
+                opt_str(kc_faults_error_message(error_code));
+            m.filter_results.items[i].matching_acls.count = 0;
+        }
+        return kc_delete_acls_response_encode(out, version, &m);
+    }
+    case KC_API_STREAMS_GROUP_TOPOLOGY_DESCRIPTION_UPDATE: {
+        kc_streams_group_topology_description_update_response_t m;
+        kc_streams_group_topology_description_update_response_init(&m);
+        m.error_code = error_code;
+        m.error_message = opt_str(kc_faults_error_message(error_code));
+        return kc_streams_group_topology_description_update_response_encode(out, version, &m);
+    }
     case KC_API_JOIN_GROUP: {
         kc_join_group_response_t m;
         kc_join_group_response_init(&m);
@@ -765,6 +843,248 @@ int kc_faults_error_response(int16_t api_key, int16_t version, const kc_reader_t
             g->authorized_operations = INT32_MIN;
         }
         return kc_consumer_group_describe_response_encode(out, version, &m);
+    }
+    case KC_API_PRODUCE: {
+        /* Every partition: base offset -1, no append time, log start -1 and
+         * the error's message; acks=0 gets no response at all. */
+        kc_produce_request_t rq;
+        DECODE(kc_produce, rq);
+        if (body && rq.acks == 0)
+            return KC_ENOENT;
+        kc_produce_response_t m;
+        kc_produce_response_init(&m);
+        kc_str_t msg = opt_str(kc_faults_error_message(error_code));
+        int nt = count_of(rq.topic_data.count);
+        ALLOC(m.responses, nt);
+        for (int i = 0; i < nt; i++) {
+            const kc_produce_request_topic_produce_data_t *t = &rq.topic_data.items[i];
+            kc_produce_response_topic_produce_response_t *o = &m.responses.items[i];
+            memset(o, 0, sizeof(*o));
+            o->name = t->name;
+            o->topic_id = t->topic_id;
+            int np = count_of(t->partition_data.count);
+            ALLOC(o->partition_responses, np);
+            for (int j = 0; j < np; j++) {
+                kc_produce_response_partition_produce_response_t *x = &o->partition_responses.items[j];
+                memset(x, 0, sizeof(*x));
+                x->index = t->partition_data.items[j].index;
+                x->error_code = error_code;
+                x->base_offset = -1;
+                x->log_append_time_ms = -1;
+                x->log_start_offset = -1;
+                x->record_errors.count = 0;
+                x->error_message = msg;
+                x->current_leader = (kc_produce_response_leader_id_and_epoch_t){-1, -1};
+            }
+        }
+        return kc_produce_response_encode(out, version, &m);
+    }
+    case KC_API_FETCH: {
+        /* v7+: the top-level code and the request's session id; below v13
+         * also every partition (high watermark -1, no records). */
+        kc_fetch_request_t rq;
+        DECODE(kc_fetch, rq);
+        kc_fetch_response_t m;
+        kc_fetch_response_init(&m);
+        m.error_code = error_code;
+        m.session_id = rq.session_id;
+        int nt = version < 13 ? count_of(rq.topics.count) : 0;
+        ALLOC(m.responses, nt);
+        for (int i = 0; i < nt; i++) {
+            const kc_fetch_request_topic_t *t = &rq.topics.items[i];
+            kc_fetch_response_fetchable_topic_response_t *o = &m.responses.items[i];
+            memset(o, 0, sizeof(*o));
+            o->topic = t->topic;
+            o->topic_id = t->topic_id;
+            int np = count_of(t->partitions.count);
+            ALLOC(o->partitions, np);
+            for (int j = 0; j < np; j++) {
+                kc_fetch_response_partition_data_t *x = &o->partitions.items[j];
+                memset(x, 0, sizeof(*x));
+                x->partition_index = t->partitions.items[j].partition;
+                x->error_code = error_code;
+                x->high_watermark = -1;
+                x->last_stable_offset = -1;
+                x->log_start_offset = -1;
+                x->diverging_epoch = (kc_fetch_response_epoch_end_offset_t){-1, -1};
+                x->current_leader = (kc_fetch_response_leader_id_and_epoch_t){-1, -1};
+                x->snapshot_id = (kc_fetch_response_snapshot_id_t){-1, -1};
+                x->aborted_transactions.count = version >= 4 ? -1 : 0;
+                x->preferred_read_replica = -1;
+                x->records = (kc_bytes_t){(const uint8_t *)"", 0};
+            }
+        }
+        return kc_fetch_response_encode(out, version, &m);
+    }
+    case KC_API_LIST_OFFSETS: {
+        /* Every partition: offset and timestamp -1. */
+        kc_list_offsets_request_t rq;
+        DECODE(kc_list_offsets, rq);
+        kc_list_offsets_response_t m;
+        kc_list_offsets_response_init(&m);
+        int nt = count_of(rq.topics.count);
+        ALLOC(m.topics, nt);
+        for (int i = 0; i < nt; i++) {
+            const kc_list_offsets_request_topic_t *t = &rq.topics.items[i];
+            kc_list_offsets_response_topic_response_t *o = &m.topics.items[i];
+            o->name = t->name;
+            int np = count_of(t->partitions.count);
+            ALLOC(o->partitions, np);
+            for (int j = 0; j < np; j++) {
+                kc_list_offsets_response_partition_response_t *x = &o->partitions.items[j];
+                memset(x, 0, sizeof(*x));
+                x->partition_index = t->partitions.items[j].partition_index;
+                x->error_code = error_code;
+                x->old_style_offsets.count = 0;
+                x->timestamp = -1;
+                x->offset = -1;
+                x->leader_epoch = -1;
+            }
+        }
+        return kc_list_offsets_response_encode(out, version, &m);
+    }
+    case KC_API_METADATA: {
+        /* No brokers; every requested topic (none for "all topics") with the
+         * code, not internal, no partitions; v13+ the top-level code too. */
+        kc_metadata_request_t rq;
+        DECODE(kc_metadata, rq);
+        kc_metadata_response_t m;
+        kc_metadata_response_init(&m);
+        m.brokers.count = 0;
+        m.error_code = error_code;
+        int nt = count_of(rq.topics.count);
+        ALLOC(m.topics, nt);
+        for (int i = 0; i < nt; i++) {
+            kc_metadata_response_topic_response_t *o = &m.topics.items[i];
+            memset(o, 0, sizeof(*o));
+            o->error_code = error_code;
+            o->name = rq.topics.items[i].name.len >= 0 ? rq.topics.items[i].name : kc_str("");
+            o->topic_id = rq.topics.items[i].topic_id;
+            o->partitions.count = 0;
+            o->topic_authorized_operations = INT32_MIN;
+        }
+        return kc_metadata_response_encode(out, version, &m);
+    }
+    case KC_API_API_VERSIONS: {
+        /* The code, no API list (UNSUPPORTED_VERSION: ApiVersions' own range). */
+        kc_api_versions_response_t m;
+        kc_api_versions_response_init(&m);
+        m.error_code = error_code;
+        m.api_keys.count = 0;
+        if (error_code == KC_ERR_UNSUPPORTED_VERSION) {
+            ALLOC(m.api_keys, 1);
+            m.api_keys.items[0] = (kc_api_versions_response_api_version_t){
+                KC_API_API_VERSIONS, KC_API_VERSIONS_REQUEST_MIN_VERSION,
+                KC_API_VERSIONS_REQUEST_MAX_VERSION};
+        }
+        return kc_api_versions_response_encode(out, version, &m);
+    }
+    case KC_API_CREATE_TOPICS: {
+        kc_create_topics_request_t rq;
+        DECODE(kc_create_topics, rq);
+        kc_create_topics_response_t m;
+        kc_create_topics_response_init(&m);
+        kc_str_t msg = opt_str(kc_faults_error_message(error_code));
+        int nt = count_of(rq.topics.count);
+        ALLOC(m.topics, nt);
+        for (int i = 0; i < nt; i++) {
+            kc_create_topics_response_creatable_topic_result_t *o = &m.topics.items[i];
+            memset(o, 0, sizeof(*o));
+            o->name = rq.topics.items[i].name;
+            o->error_code = error_code;
+            o->error_message = msg;
+            o->num_partitions = -1;
+            o->replication_factor = -1;
+            o->configs.count = 0;
+        }
+        return kc_create_topics_response_encode(out, version, &m);
+    }
+    case KC_API_DELETE_TOPICS: {
+        /* Every topic (by name, v6+ also by id); no message. */
+        kc_delete_topics_request_t rq;
+        DECODE(kc_delete_topics, rq);
+        kc_delete_topics_response_t m;
+        kc_delete_topics_response_init(&m);
+        int nt = count_of(version >= 6 ? rq.topics.count : rq.topic_names.count);
+        ALLOC(m.responses, nt);
+        for (int i = 0; i < nt; i++) {
+            kc_delete_topics_response_deletable_topic_result_t *o = &m.responses.items[i];
+            memset(o, 0, sizeof(*o));
+            if (version >= 6) {
+                o->name = rq.topics.items[i].name;
+                o->topic_id = rq.topics.items[i].topic_id;
+            } else {
+                o->name = rq.topic_names.items[i];
+            }
+            o->error_code = error_code;
+            o->error_message = KC_STR_NULL;
+        }
+        return kc_delete_topics_response_encode(out, version, &m);
+    }
+    case KC_API_DELETE_RECORDS: {
+        /* Every partition: low watermark -1. */
+        kc_delete_records_request_t rq;
+        DECODE(kc_delete_records, rq);
+        kc_delete_records_response_t m;
+        kc_delete_records_response_init(&m);
+        int nt = count_of(rq.topics.count);
+        ALLOC(m.topics, nt);
+        for (int i = 0; i < nt; i++) {
+            const kc_delete_records_request_delete_records_topic_t *t = &rq.topics.items[i];
+            kc_delete_records_response_delete_records_topic_result_t *o = &m.topics.items[i];
+            o->name = t->name;
+            int np = count_of(t->partitions.count);
+            ALLOC(o->partitions, np);
+            for (int j = 0; j < np; j++) {
+                o->partitions.items[j].partition_index = t->partitions.items[j].partition_index;
+                o->partitions.items[j].low_watermark = -1;
+                o->partitions.items[j].error_code = error_code;
+            }
+        }
+        return kc_delete_records_response_encode(out, version, &m);
+    }
+    case KC_API_INIT_PRODUCER_ID: {
+        kc_init_producer_id_response_t m;
+        kc_init_producer_id_response_init(&m);
+        m.error_code = error_code;
+        m.producer_id = -1;
+        m.producer_epoch = -1;
+        return kc_init_producer_id_response_encode(out, version, &m);
+    }
+    case KC_API_DESCRIBE_CONFIGS: {
+        /* Every resource: the code and message, no configs. */
+        kc_describe_configs_request_t rq;
+        DECODE(kc_describe_configs, rq);
+        kc_describe_configs_response_t m;
+        kc_describe_configs_response_init(&m);
+        kc_str_t msg = opt_str(kc_faults_error_message(error_code));
+        int n = count_of(rq.resources.count);
+        ALLOC(m.results, n);
+        for (int i = 0; i < n; i++) {
+            kc_describe_configs_response_describe_configs_result_t *o = &m.results.items[i];
+            memset(o, 0, sizeof(*o));
+            o->error_code = error_code;
+            o->error_message = msg;
+            o->resource_type = rq.resources.items[i].resource_type;
+            o->resource_name = rq.resources.items[i].resource_name;
+            o->configs.count = 0;
+        }
+        return kc_describe_configs_response_encode(out, version, &m);
+    }
+    case KC_API_CREATE_PARTITIONS: {
+        kc_create_partitions_request_t rq;
+        DECODE(kc_create_partitions, rq);
+        kc_create_partitions_response_t m;
+        kc_create_partitions_response_init(&m);
+        kc_str_t msg = opt_str(kc_faults_error_message(error_code));
+        int n = count_of(rq.topics.count);
+        ALLOC(m.results, n);
+        for (int i = 0; i < n; i++) {
+            m.results.items[i].name = rq.topics.items[i].name;
+            m.results.items[i].error_code = error_code;
+            m.results.items[i].error_message = msg;
+        }
+        return kc_create_partitions_response_encode(out, version, &m);
     }
     default:
         return KC_EINVAL;

@@ -153,6 +153,8 @@ static void send_response(kc_server_t *s, const kc_response_t *r, bool use_error
     /* ApiVersions always answers with header v0 (KIP-511). */
     bool flexible = e && r->api_key != KC_API_API_VERSIONS && r->api_version >= e->flexible_min;
     s->metrics.bytes_out += (uint64_t)body->len + 4;
+    if (s->admin)
+        kc_admin_count_response(s, r->api_key, r->api_version, body);
     int64_t delay = kc_faults_response_delay(s->faults, r);
     if (delay > 0) {
         /* One request in flight per connection: delaying keeps the order. */

@@ -315,7 +315,8 @@ int64_t kc_faults_response_delay(kc_faults_t *f, const kc_response_t *r);
  * read through a copy; NULL reads as an empty request) gives the entries that
  * per-partition and per-group responses repeat, each carrying the code; arrays
  * come from arena and views point into body, so encode before releasing either.
- * KC_EINVAL when the body does not decode or the API has no builder here.
+ * KC_EINVAL when the body does not decode or the API has no builder here;
+ * KC_ENOENT when Kafka sends no response at all (Produce with acks=0).
  */
 int kc_faults_error_response(int16_t api_key, int16_t version, const kc_reader_t *body,
                              kc_arena_t *arena, int16_t error_code, kc_buf_t *out);
@@ -408,5 +409,9 @@ int kc_handle_sasl_authenticate(kc_req_t *req);
 /* Admin HTTP endpoint (server/admin.c); no-op when admin.listeners is empty. */
 int kc_admin_start(kc_server_t *s);
 void kc_admin_stop(kc_server_t *s);
+/* Counts the error codes of one response body (kcoord_errors_total); a no-op
+ * when the endpoint is off or the body does not decode. */
+void kc_admin_count_response(kc_server_t *s, int16_t api_key, int16_t api_version,
+                             const kc_buf_t *body);
 
 #endif

@@ -18,8 +18,11 @@ import select
 import socket
 import struct
 import time
+import zlib
 
 API_PRODUCE = 0
+API_FETCH = 1
+API_LIST_OFFSETS = 2
 API_METADATA = 3
 API_OFFSET_COMMIT = 8
 API_OFFSET_FETCH = 9
@@ -256,11 +259,12 @@ class ConnectionClosed(Exception):
 class Conn:
     """One TCP connection to the broker; requests may be pipelined."""
 
-    def __init__(self, port, host="127.0.0.1", timeout=30.0):
+    def __init__(self, port, host="127.0.0.1", timeout=30.0, client_id="kcoord-itest"):
         self.sock = socket.create_connection((host, port), timeout=timeout)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.timeout = timeout
         self.next_corr = 1
+        self.client_id = client_id
 
     def close(self):
         try:
@@ -279,7 +283,8 @@ class Conn:
         if correlation_id is None:
             correlation_id = self.next_corr
             self.next_corr += 1
-        hdr = request_header(api_key, version, correlation_id, flexible=flexible)
+        hdr = request_header(api_key, version, correlation_id, client_id=self.client_id,
+                             flexible=flexible)
         return correlation_id, frame(hdr + body)
 
     def send(self, api_key, version, body, flexible=False):
@@ -487,6 +492,85 @@ def decode_metadata_v1(r):
         raise DecodeError("%d trailing bytes" % r.remaining())
     return {"brokers": brokers, "controller_id": controller,
             "topics": {t["name"]: t for t in topics}}
+
+
+def message_set_v1(values, timestamp_ms=0):
+    """An uncompressed magic 1 message set (offsets 0..n-1, null keys)."""
+    out = b""
+    for i, v in enumerate(values):
+        body = struct.pack(">bbq", 1, 0, timestamp_ms) + struct.pack(">i", -1) + \
+            struct.pack(">i", len(v)) + v
+        msg = struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF) + body
+        out += struct.pack(">qi", i, len(msg)) + msg
+    return out
+
+
+def produce_v2_body(topic, partition, message_set, acks=-1, timeout_ms=30000):
+    w = Writer().i16(acks).i32(timeout_ms)
+    w.array([topic], lambda ww, t: ww.string(t).array(
+        [partition], lambda w3, p: w3.i32(p).bytes_(message_set)))
+    return w.getvalue()
+
+
+def decode_produce_v2(r):
+    """{(topic, partition): (error_code, base_offset)}."""
+    out = {}
+
+    def topic(rr):
+        name = rr.string()
+
+        def part(r3):
+            p, err, base = r3.i32(), r3.i16(), r3.i64()
+            r3.i64()  # log append time
+            out[(name, p)] = (err, base)
+        rr.array(part)
+    r.array(topic)
+    r.i32()  # throttle time
+    if r.remaining():
+        raise DecodeError("%d trailing bytes" % r.remaining())
+    return out
+
+
+def fetch_v4_body(topic, partition, offset, max_wait_ms=0, max_bytes=1 << 20):
+    w = Writer().i32(-1).i32(max_wait_ms).i32(0).i32(max_bytes).i8(0)
+    w.array([topic], lambda ww, t: ww.string(t).array(
+        [partition], lambda w3, p: w3.i32(p).i64(offset).i32(max_bytes)))
+    return w.getvalue()
+
+
+def decode_fetch_v4(r):
+    """{(topic, partition): {error_code, high_watermark, records_bytes}}."""
+    r.i32()  # throttle time
+    out = {}
+
+    def topic(rr):
+        name = rr.string()
+
+        def part(r3):
+            p, err, hwm, lso = r3.i32(), r3.i16(), r3.i64(), r3.i64()
+            r3.array(lambda r4: (r4.i64(), r4.i64()))  # aborted transactions
+            recs = r3.bytes_()
+            out[(name, p)] = {"error_code": err, "high_watermark": hwm,
+                              "records_bytes": len(recs or b"")}
+        rr.array(part)
+    r.array(topic)
+    if r.remaining():
+        raise DecodeError("%d trailing bytes" % r.remaining())
+    return out
+
+
+def produce_v2(conn, topic, partition, values):
+    corr = conn.send(API_PRODUCE, 2, produce_v2_body(topic, partition, message_set_v1(values)))
+    got, r = conn.recv()
+    assert got == corr, (got, corr)
+    return decode_produce_v2(r)
+
+
+def fetch_v4(conn, topic, partition, offset):
+    corr = conn.send(API_FETCH, 4, fetch_v4_body(topic, partition, offset))
+    got, r = conn.recv()
+    assert got == corr, (got, corr)
+    return decode_fetch_v4(r)
 
 
 def create_partitions_v1_body(counts, timeout_ms=30000, validate_only=False):

@@ -9,7 +9,8 @@
 - a close fault for SyncGroup closes the connection without an answer;
 - a delay fault holds responses back for its delay;
 - GET /v1/groups/{id} shows the group, its member and the decoded
-  consumer-protocol assignment and committed offsets; GET /metrics counts the
+  consumer-protocol assignment and committed offsets with their log end
+  offset and lag (totals in GET /v1/groups too); GET /metrics counts the
   requests by API and version; bad fault specs are refused with 400.
 """
 
@@ -98,12 +99,30 @@ def main():
         assert [(o["topic"], o["partition"], o["offset"]) for o in admin.group(GROUP)["offsets"]]\
             == [(TOPIC, 0, 42)], "faulted commits must not be stored"
 
+        # Lag: the partition's high watermark minus the committed offset.
+        g = admin.group(GROUP)
+        assert (g["offsets"][0]["log_end_offset"], g["offsets"][0]["lag"]) == (0, 0), g
+        assert kw.produce_v2(c, TOPIC, 0, [b"x"] * 50) == {(TOPIC, 0): (0, 0)}
+        g = admin.group(GROUP)
+        assert (g["offsets"][0]["log_end_offset"], g["offsets"][0]["lag"]) == (50, 8), g
+        assert (g["committed_partitions"], g["lag_total"]) == (1, 8), g
+        oc = kw.offset_commit(c, GROUP, {TOPIC: {1: (0, "")}}, generation_id=gen, member_id=mid)
+        assert oc["errors"] == {(TOPIC, 1): 0}, oc
+        assert kw.produce_v2(c, TOPIC, 1, [b"y"] * 5) == {(TOPIC, 1): (0, 0)}
+        g = admin.group(GROUP)
+        assert [(o["partition"], o["log_end_offset"], o["lag"]) for o in g["offsets"]] == \
+            [(0, 50, 8), (1, 5, 5)], g
+        (listed,) = [x for x in admin.json("GET", "/v1/groups")["groups"]
+                     if x["group_id"] == GROUP]
+        assert (listed["committed_partitions"], listed["lag_total"]) == (2, 13), listed
+        assert "offsets" not in listed, listed
+
         # Bad specs.
         assert admin.request("POST", "/v1/faults", {"type": "bogus"})[0] == 400
         assert admin.request("POST", "/v1/faults", {"type": "coordinator",
                                                     "error_code": 27,
                                                     "duration_ms": 10})[0] == 400
-        assert admin.request("POST", "/v1/faults", {"type": "error", "api_key": 3,
+        assert admin.request("POST", "/v1/faults", {"type": "error", "api_key": 50,
                                                     "error_code": 15})[0] == 400
         assert admin.request("POST", "/v1/faults", {"type": "stall"})[0] == 400
         status, _ = admin.request("POST", "/v1/faults", None)

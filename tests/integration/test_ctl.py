@@ -6,7 +6,8 @@
   endpoint's bodies and exit 0 on 2xx, 1 on an HTTP error (unknown group,
   bad fault spec, unknown fault id);
 - metrics count the group's join and its rebalance;
-- bad usage exits 1, --help exits 0.
+- bad usage exits 1 (also `events --follow` with a bad since, answered 400),
+  --help exits 0.
 """
 
 import json
@@ -78,8 +79,11 @@ def main():
         assert ctl(url, "bogus")[0] == 1
         assert ctl(url, "group")[0] == 1
         assert ctl(url, "groups", "x")[0] == 1
+        assert ctl(url, "events", "--follow", "1", "2")[0] == 1
+        rc, out, _ = ctl(url, "events", "--follow", "x")
+        assert rc == 1 and "error" in json.loads(out), (rc, out)
         rc, out, _ = ctl(url, "--help")
-        assert rc == 0 and "fault-add" in out, (rc, out)
+        assert rc == 0 and "fault-add" in out and "events --follow" in out, (rc, out)
 
     # Nothing listens there any more (and the port stays closed: kcoord is gone).
     closed = "http://127.0.0.1:%d" % free_port()

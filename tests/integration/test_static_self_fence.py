@@ -131,6 +131,19 @@ def main():
         # The client on B holds a fenced member id: its SyncGroup is fenced too.
         sb = kw.sync_group(cb, group, gen2, b_id, group_instance_id="inst-s")
         assert sb["error_code"] == FENCED_INSTANCE_ID, sb
+        # Each fence and transition is one log line naming the group, the
+        # member ids, the instance id, the generation and the reason.
+        log = k.stderr_text()
+        for line in (
+                "[GroupId %s] Static member %s with group instance id inst-s is fenced in "
+                "generation %d: member %s replaced it; its pending JoinGroup is answered "
+                "FENCED_INSTANCE_ID." % (group, b_id, gen, a_id),
+                "[GroupId %s] Request memberId=%s for static member with groupInstanceId=inst-s "
+                "is fenced by existing memberId=%s during operation sync-group (generation %d)"
+                % (group, b_id, a_id, gen2),
+                "Group %s transitioned from PreparingRebalance to CompletingRebalance in "
+                "generation %d: every member has rejoined." % (group, gen2)):
+            assert line in log, line
         for c in (ca, cb, cu, ct):
             c.close()
 
@@ -155,6 +168,8 @@ def main():
         g, m = member(admin, group, "inst-s")
         assert m["member_id"] == s_id, g
         assert "fault" in k.stderr_text() and "queued" in k.stderr_text()
+        assert "[GroupId %s] Static member %s" % (group, s_id) not in k.stderr_text(), \
+            "keeping the member id must not fence anything"
 
 
 if __name__ == "__main__":

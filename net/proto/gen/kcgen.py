@@ -3,8 +3,9 @@
 """Generates kc_msgs.h and kc_msgs.c from the message schemas.
 
 Reads every net/proto/schema/*.schema file (format: schema/README.md) and
-emits, per message, a C struct, _init, _decode, _encode, _fill_sample, the
-version constants, KC_API_*/KC_RECORD_* constants and a descriptor table.
+emits, per message, a C struct, _init, _decode, _encode, _fill_sample,
+_visit_errors, the version constants, KC_API_*/KC_RECORD_* constants and a
+descriptor table.
 Standard library only; the output is deterministic.
 
 Usage:
@@ -900,6 +901,34 @@ class Gen:
         c.append('}')
         c.append('')
 
+        # error codes: every ErrorCode field on the wire in v, depth first
+        c.append('static void errs_%s(const %s_t *m, int16_t v, bool flex, kc_error_visit_fn fn, void *arg)'
+                 % (cn, cn))
+        c.append('{')
+        for f in fields:
+            cond = self.present(f)
+            x = 'm->' + f.cname
+            if f.is_struct and f.is_array:
+                c.append('    if (%s)' % cond)
+                c.append('        for (int32_t i = 0; i < %s.count; i++)' % x)
+                c.append('            errs_%s(&%s.items[i], v, flex, fn, arg);' % (f.struct.cname, x))
+            elif f.is_struct and f.is_ptr:
+                c.append('    if ((%s) && %s)' % (cond, x))
+                c.append('        errs_%s(%s, v, flex, fn, arg);' % (f.struct.cname, x))
+            elif f.is_struct:
+                c.append('    if (%s)' % cond)
+                c.append('        errs_%s(&%s, v, flex, fn, arg);' % (f.struct.cname, x))
+            elif f.name == 'ErrorCode' and f.base == 'int16' and not f.is_array:
+                c.append('    if (%s)' % cond)
+                c.append('        fn(arg, %s);' % x)
+        c.append('    (void)m;')
+        c.append('    (void)v;')
+        c.append('    (void)flex;')
+        c.append('    (void)fn;')
+        c.append('    (void)arg;')
+        c.append('}')
+        c.append('')
+
     # --- top level
 
     def generate(self):
@@ -929,6 +958,9 @@ class Gen:
             h.append('    int32_t count;')
             h.append('} %s;' % tname)
         h.append('')
+        h.append('/* Called with each ErrorCode a message carries (see _visit_errors). */')
+        h.append('typedef void (*kc_error_visit_fn)(void *arg, int16_t error_code);')
+        h.append('')
         h.append('/* One entry per generated message, for tests and dispatch. */')
         h.append('typedef struct {')
         h.append('    const char *name;       /* "JoinGroupRequest" */')
@@ -944,6 +976,7 @@ class Gen:
         h.append('    int (*decode)(kc_reader_t *r, int16_t version, kc_arena_t *arena, void *out);')
         h.append('    int (*encode)(kc_buf_t *out, int16_t version, const void *m);')
         h.append('    void (*fill_sample)(void *m, int16_t version, kc_arena_t *arena, uint32_t seed);')
+        h.append('    void (*visit_errors)(const void *m, int16_t version, kc_error_visit_fn fn, void *arg);')
         h.append('} kc_msg_desc_t;')
         h.append('#endif')
         h.append('')
@@ -1007,6 +1040,10 @@ class Gen:
             h.append(' * non-default value derived from seed (nullable ones sometimes null). */')
             h.append('void kc_%s_fill_sample(kc_%s_t *m, int16_t version, kc_arena_t *arena, uint32_t seed);'
                      % (n, n))
+            h.append('/* Calls fn with every ErrorCode field m carries at version, in field')
+            h.append(' * order, nested entries depth first (as Kafka\'s errorCounts() mostly does). */')
+            h.append('void kc_%s_visit_errors(const kc_%s_t *m, int16_t version, kc_error_visit_fn fn, void *arg);'
+                     % (n, n))
             h.append('')
 
         t = self.table
@@ -1042,6 +1079,8 @@ class Gen:
                 c.append('static int enc_%s(kc_buf_t *b, int16_t v, bool flex, const %s_t *m);'
                          % (cn, cn))
                 c.append('static void fill_%s(%s_t *m, int16_t v, bool flex, kc_arena_t *arena, uint32_t *seed);'
+                         % (cn, cn))
+                c.append('static void errs_%s(const %s_t *m, int16_t v, bool flex, kc_error_visit_fn fn, void *arg);'
                          % (cn, cn))
         c.append('')
         for m in self.messages:
@@ -1084,6 +1123,19 @@ class Gen:
             c.append('    fill_kc_%s(m, version, %s, arena, &state);' % (n, flex))
             c.append('}')
             c.append('')
+            c.append('void kc_%s_visit_errors(const kc_%s_t *m, int16_t version, kc_error_visit_fn fn, void *arg)'
+                     % (n, n))
+            c.append('{')
+            c.append('    if (%s)' % vcheck)
+            c.append('        return;')
+            c.append('    errs_kc_%s(m, version, %s, fn, arg);' % (n, flex))
+            c.append('}')
+            c.append('')
+            c.append('static void g_errs_%s(const void *m, int16_t version, kc_error_visit_fn fn, void *arg)' % n)
+            c.append('{')
+            c.append('    kc_%s_visit_errors(m, version, fn, arg);' % n)
+            c.append('}')
+            c.append('')
             c.append('static void g_init_%s(void *m)' % n)
             c.append('{')
             c.append('    kc_%s_init(m);' % n)
@@ -1115,10 +1167,10 @@ class Gen:
                         -1 if m.record is None else m.record,
                         'true' if m.name.endswith('Request') else 'false',
                         'true' if m.name.endswith('Response') else 'false', up, up, up))
-            c.append('     sizeof(kc_%s_t), g_init_%s, g_decode_%s, g_encode_%s, g_fill_%s},'
-                     % (n, n, n, n, n))
+            c.append('     sizeof(kc_%s_t), g_init_%s, g_decode_%s, g_encode_%s, g_fill_%s, g_errs_%s},'
+                     % (n, n, n, n, n, n))
         if not self.messages:
-            c.append('    {NULL, -1, -1, false, false, 0, 0, 0, 0, NULL, NULL, NULL, NULL},')
+            c.append('    {NULL, -1, -1, false, false, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL},')
         c.append('};')
         c.append('')
         c.append('const size_t %s_descs_count = %d;' % (t, len(self.messages)))

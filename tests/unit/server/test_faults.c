@@ -315,6 +315,74 @@ static void test_error_response_rejects_truncated_body(void **state)
     kc_arena_deinit(&a);
 }
 
+typedef struct {
+    int16_t want;
+    int seen, wrong;
+} codes_t;
+
+static void see_code(void *arg, int16_t code)
+{
+    codes_t *c = arg;
+    c->seen++;
+    if (code != c->want)
+        c->wrong++;
+}
+
+/* Every API kcoord serves, at every version, gets an error response that
+ * decodes and carries the injected code in every ErrorCode it has. */
+static void test_error_response_for_every_api(void **state)
+{
+    (void)state;
+    kc_arena_t a;
+    kc_arena_init(&a);
+    for (size_t i = 0; i < kc_api_table_len; i++) {
+        const kc_api_entry_t *e = &kc_api_table[i];
+        const kc_msg_desc_t *rqd = kc_msg_desc_for_api(e->api_key, false);
+        const kc_msg_desc_t *rsd = kc_msg_desc_for_api(e->api_key, true);
+        assert_non_null(rqd);
+        assert_non_null(rsd);
+        int total = 0;
+        for (int16_t v = e->min_version; v <= e->max_version; v++) {
+            for (uint32_t seed = 1; seed <= 3; seed++) {
+                kc_arena_reset(&a);
+                void *rq = kc_arena_alloc(&a, rqd->size);
+                rqd->fill_sample(rq, v, &a, seed);
+                kc_buf_t b, out;
+                kc_buf_init(&b);
+                kc_buf_init(&out);
+                assert_int_equal(rqd->encode(&b, v, rq), 0);
+                kc_reader_t r;
+                kc_reader_init(&r, b.data, b.len);
+                int rc = kc_faults_error_response(e->api_key, v, &r, &a, 15, &out);
+                if (rc == KC_ENOENT) {
+                    /* Only a Produce with acks=0 goes unanswered. */
+                    assert_int_equal(e->api_key, KC_API_PRODUCE);
+                    assert_int_equal(((kc_produce_request_t *)rq)->acks, 0);
+                } else {
+                    if (rc != 0)
+                        fail_msg("%s v%d: no error response (%d)", e->name, v, rc);
+                    void *m = kc_arena_alloc(&a, rsd->size);
+                    kc_reader_t rr;
+                    kc_reader_init(&rr, out.data, out.len);
+                    if (rsd->decode(&rr, v, &a, m) != 0 || rr.p != rr.end)
+                        fail_msg("%s v%d: the error response does not decode", e->name, v);
+                    codes_t c = {15, 0, 0};
+                    rsd->visit_errors(m, v, see_code, &c);
+                    if (c.wrong)
+                        fail_msg("%s v%d: %d error codes are not the injected one", e->name,
+                                 v, c.wrong);
+                    total += c.seen;
+                }
+                kc_buf_deinit(&b);
+                kc_buf_deinit(&out);
+            }
+        }
+        if (total == 0)
+            fail_msg("%s: the code never reached a response", e->name);
+    }
+    kc_arena_deinit(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -326,6 +394,7 @@ int main(void)
         cmocka_unit_test(test_offset_commit_error_on_every_partition),
         cmocka_unit_test(test_find_coordinator_error_names_no_node),
         cmocka_unit_test(test_error_response_rejects_truncated_body),
+        cmocka_unit_test(test_error_response_for_every_api),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
