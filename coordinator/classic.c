@@ -2267,7 +2267,8 @@ void kc_coord_describe_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
             if (ctx->api_version >= 6) {
                 /* GroupMetadataManager.classicGroup: a group of another type
                  * is "not a classic group". */
-                bool other_type = kc_consumer_group_find(c, gid) != NULL;
+                bool other_type = kc_consumer_group_find(c, gid) != NULL ||
+                                  kc_streams_group_find(c, gid) != NULL;
                 d->error_code = KC_ERR_GROUP_ID_NOT_FOUND;
                 size_t cap = (size_t)gid.len + 48;
                 char *msg = kc_arena_alloc(&arena, cap);
@@ -2395,6 +2396,28 @@ static void sort_in_table_order(const kc_coord_t *c, group_list_t *l)
     free(pos);
 }
 
+typedef struct {
+    kc_list_groups_response_t *r;
+    const kc_str_t *states;
+    int32_t nstates;
+} list_streams_t;
+
+static void list_streams_group(kc_streams_group_t *g, void *arg)
+{
+    list_streams_t *ls = arg;
+    const char *state = kc_streams_group_state(g);
+    bool state_ok = ls->nstates == 0;
+    for (int32_t s = 0; s < ls->nstates && !state_ok; s++)
+        state_ok = str_ieq_c(ls->states[s], state);
+    if (!state_ok)
+        return;
+    __typeof__(ls->r->groups.items[0]) *lg = &ls->r->groups.items[ls->r->groups.count++];
+    lg->group_id = kc_str(kc_streams_group_id(g));
+    lg->protocol_type = kc_str("streams");
+    lg->group_state = kc_str(state);
+    lg->group_type = kc_str("streams");
+}
+
 void kc_coord_list_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
                           const kc_list_groups_request_t *req, kc_result_t *res)
 {
@@ -2416,15 +2439,20 @@ void kc_coord_list_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
     }
     int32_t nstates = ctx->api_version >= 4 && req->states_filter.count > 0 ? req->states_filter.count : 0;
     int32_t ntypes = ctx->api_version >= 5 && req->types_filter.count > 0 ? req->types_filter.count : 0;
-    bool classic_type_ok = ntypes == 0, consumer_type_ok = ntypes == 0;
+    bool classic_type_ok = ntypes == 0, consumer_type_ok = ntypes == 0, streams_type_ok = ntypes == 0;
     for (int32_t t = 0; t < ntypes; t++) {
         if (str_ieq_exact(req->types_filter.items[t], "classic"))
             classic_type_ok = true;
         if (str_ieq_exact(req->types_filter.items[t], "consumer"))
             consumer_type_ok = true;
+        if (str_ieq_exact(req->types_filter.items[t], "streams"))
+            streams_type_ok = true;
     }
     size_t ncons = c->loaded ? kc_consumer_group_count(c) : 0;
-    r.groups.items = l.n + ncons ? kc_arena_alloc(&arena, (l.n + ncons) * sizeof(*r.groups.items)) : NULL;
+    size_t nstreams = c->loaded ? kc_streams_group_count(c) : 0;
+    r.groups.items = l.n + ncons + nstreams
+                         ? kc_arena_alloc(&arena, (l.n + ncons + nstreams) * sizeof(*r.groups.items))
+                         : NULL;
     for (size_t i = 0; i < l.n && classic_type_ok; i++) {
         kc_classic_group_t *g = l.items[i];
         bool state_ok = nstates == 0;
@@ -2451,6 +2479,11 @@ void kc_coord_list_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
             lg->group_type = kc_str("consumer");
         }
         free(cl);
+    }
+    /* KIP-1071 streams groups (protocol type "streams"). */
+    if (nstreams && streams_type_ok) {
+        list_streams_t ls = {&r, nstates ? req->states_filter.items : NULL, nstates};
+        kc_streams_group_foreach(c, list_streams_group, &ls);
     }
     if (kc_list_groups_response_encode(&body, ctx->api_version, &r) != 0)
         kc_log_error(LOG_COMP, "Failed to encode ListGroups response v%d", ctx->api_version);
@@ -2534,6 +2567,21 @@ void kc_coord_delete_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
         }
         kc_classic_group_t *g = kc_smap_get(&c->groups, gid.ptr ? gid.ptr : "", (size_t)gid.len);
         kc_consumer_group_t *cg = g ? NULL : kc_consumer_group_find(c, gid);
+        kc_streams_group_t *sg = g || cg ? NULL : kc_streams_group_find(c, gid);
+        if (sg) {
+            if (!kc_streams_group_is_empty(sg)) {
+                d->error_code = KC_ERR_NON_EMPTY_GROUP;
+                continue;
+            }
+            size_t before_sg = res->nrecords;
+            kc_offsets_delete_group(c, gid, res);
+            deleted_offsets += res->nrecords - before_sg;
+            if (deleted.len)
+                kc_buf_append(&deleted, ", ", 2);
+            kc_buf_append(&deleted, gid.ptr ? gid.ptr : "", (size_t)gid.len);
+            kc_streams_group_delete(c, sg, res);
+            continue;
+        }
         if (cg) {
             if (!kc_consumer_group_is_empty(cg)) {
                 d->error_code = KC_ERR_NON_EMPTY_GROUP;

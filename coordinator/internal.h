@@ -133,6 +133,33 @@ size_t kc_consumer_group_count(kc_coord_t *c);
 size_t kc_consumer_list_groups(kc_coord_t *c, const kc_str_t *states, int32_t nstates,
                                kc_consumer_listed_group_t *out, size_t cap);
 
+/* ---- streams (KIP-1071) groups as seen by other modules -------------- */
+
+/* NULL when there is no streams group of that id. */
+kc_streams_group_t *kc_streams_group_find(kc_coord_t *c, kc_str_t group_id);
+bool kc_streams_group_is_empty(const kc_streams_group_t *g);
+/* DeleteGroups: writes the group's tombstones (StreamsGroup.
+ * createGroupTombstoneRecords order) and frees it; the caller checked that
+ * it is Empty and deleted its offsets first. */
+void kc_streams_group_delete(kc_coord_t *c, kc_streams_group_t *g, kc_result_t *res);
+/* OffsetCommit validation (StreamsGroup.validateOffsetCommit without
+ * KIP-1251's per-partition epochs: an older epoch is STALE_MEMBER_EPOCH):
+ * 0, UNKNOWN_MEMBER_ID, UNSUPPORTED_VERSION (below v9) or
+ * STALE_MEMBER_EPOCH, with Kafka's message in msg. */
+int16_t kc_streams_group_validate_offset_commit(kc_streams_group_t *g, kc_str_t member_id,
+                                                int32_t member_epoch, int16_t api_version,
+                                                char *msg, size_t cap);
+/* OffsetFetch v9+ (StreamsGroup.validateOffsetFetch). */
+int16_t kc_streams_group_validate_offset_fetch(kc_streams_group_t *g, kc_str_t member_id,
+                                               int32_t member_epoch);
+/* Empty, NotReady, Assigning, Reconciling, Stable (static string). */
+const char *kc_streams_group_state(const kc_streams_group_t *g);
+const char *kc_streams_group_id(const kc_streams_group_t *g);
+size_t kc_streams_group_count(kc_coord_t *c);
+/* Calls fn for every streams group; fn must not create or delete groups. */
+void kc_streams_group_foreach(kc_coord_t *c, void (*fn)(kc_streams_group_t *g, void *arg),
+                              void *arg);
+
 /* ---- offsets as seen by the group modules --------------------------- */
 
 /* Replays an offset record (types 0 and 1); value NULL = tombstone. */

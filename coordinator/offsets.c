@@ -564,8 +564,18 @@ void kc_coord_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
     if (ncoord > 0) {
         kc_classic_group_t *g = NULL;
         kc_consumer_group_t *cg = NULL;
+        kc_streams_group_t *sg = NULL;
         if (!kc_coord_is_loaded(c)) {
             group_err = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
+        } else if ((sg = kc_streams_group_find(c, req->group_id)) != NULL) {
+            /* A KIP-1071 group: the member epoch is the generation. */
+            kc_str_t member_id = req->member_id.len < 0 ? str_of("", 0) : req->member_id;
+            char why[256];
+            group_err = kc_streams_group_validate_offset_commit(
+                sg, member_id, req->generation_id_or_member_epoch, version, why, sizeof(why));
+            if (group_err != KC_ERR_NONE)
+                kc_log_info(LOG, "[GroupId %.*s] OffsetCommit rejected: %s", (int)req->group_id.len,
+                            req->group_id.ptr, why);
         } else if ((cg = kc_consumer_group_find(c, req->group_id)) != NULL) {
             /* A KIP-848 group: the member epoch is the generation. */
             kc_str_t member_id = req->member_id.len < 0 ? str_of("", 0) : req->member_id;
@@ -758,8 +768,19 @@ static void fetch_group(kc_coord_t *c, int16_t version, kc_str_t group_id, kc_st
     /* A missing or Dead group has no offsets to show (ClassicGroup.validateOffsetFetch). */
     kc_classic_group_t *g = kc_classic_group_find(c, group_id);
     kc_consumer_group_t *cg = kc_consumer_group_find(c, group_id);
+    kc_streams_group_t *sg = kc_streams_group_find(c, group_id);
     const kc_offsets_group_t *og = NULL;
-    if (cg != NULL) {
+    if (sg != NULL) {
+        /* KIP-1071 group: v9+ carries the member id and epoch to check. */
+        int16_t err = version >= 9
+                          ? kc_streams_group_validate_offset_fetch(sg, member_id, member_epoch)
+                          : KC_ERR_NONE;
+        if (err != KC_ERR_NONE) {
+            out->error_code = err;
+            return;
+        }
+        og = kc_offsets_map_group(&state_of(c)->map, group_id);
+    } else if (cg != NULL) {
         /* KIP-848 group: v9+ carries the member id and epoch to check. */
         int16_t err = version >= 9
                           ? kc_consumer_group_validate_offset_fetch(cg, member_id, member_epoch)

@@ -42,6 +42,10 @@ const kc_api_entry_t kc_api_table[] = {
         kc_handle_consumer_group_heartbeat),
     ROW(KC_API_CONSUMER_GROUP_DESCRIBE, CONSUMER_GROUP_DESCRIBE, "ConsumerGroupDescribe",
         kc_handle_consumer_group_describe),
+    ROW(KC_API_STREAMS_GROUP_HEARTBEAT, STREAMS_GROUP_HEARTBEAT, "StreamsGroupHeartbeat",
+        kc_handle_streams_group_heartbeat),
+    ROW(KC_API_STREAMS_GROUP_DESCRIBE, STREAMS_GROUP_DESCRIBE, "StreamsGroupDescribe",
+        kc_handle_streams_group_describe),
 };
 
 const size_t kc_api_table_len = sizeof(kc_api_table) / sizeof(kc_api_table[0]);

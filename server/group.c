@@ -4,6 +4,7 @@
  * coordinator, whose result (records and responses) joins the iteration's
  * batch and goes through the commit step.
  */
+#include "kc_log.h"
 #include "server_int.h"
 
 #define GROUP_HANDLER(fn, msg, coord_fn)                                                           \
@@ -31,3 +32,38 @@ GROUP_HANDLER(kc_handle_consumer_group_heartbeat, consumer_group_heartbeat_reque
               kc_coord_consumer_group_heartbeat)
 GROUP_HANDLER(kc_handle_consumer_group_describe, consumer_group_describe_request,
               kc_coord_consumer_group_describe)
+GROUP_HANDLER(kc_handle_streams_group_describe, streams_group_describe_request,
+              kc_coord_streams_group_describe)
+
+/*
+ * StreamsGroupHeartbeat: the coordinator lists the internal topics the
+ * group's topology needs that do not exist yet; they are created here, in
+ * kcoord's own log, as Kafka's KafkaApis creates them after the heartbeat
+ * (the member sees MISSING_INTERNAL_TOPICS until a later heartbeat finds
+ * them).
+ */
+int kc_handle_streams_group_heartbeat(kc_req_t *req)
+{
+    kc_streams_group_heartbeat_request_t rq;
+    kc_streams_group_heartbeat_request_init(&rq);
+    if (kc_streams_group_heartbeat_request_decode(req->body, req->ctx.api_version, req->arena,
+                                                  &rq) != 0)
+        return KC_EINVAL;
+    kc_streams_topics_to_create_t create = {0};
+    kc_coord_streams_group_heartbeat(req->srv->coord, &req->ctx, &rq, req->res, &create);
+    for (size_t i = 0; i < create.n; i++) {
+        const kc_topic_t *created = NULL;
+        kc_str_t name = kc_str(create.items[i].name);
+        if (kc_topics_find(req->srv->topics, name))
+            continue;
+        int rc = kc_topics_create(req->srv->topics, name, create.items[i].partitions, &created);
+        if (rc == 0)
+            kc_log_info("server", "created internal topic %s with %d partitions for streams group %.*s",
+                        create.items[i].name, create.items[i].partitions, (int)rq.group_id.len,
+                        rq.group_id.ptr);
+        else
+            kc_log_warn("server", "could not create internal topic %s: %d", create.items[i].name, rc);
+    }
+    kc_streams_topics_to_create_deinit(&create);
+    return 0;
+}
