@@ -2048,9 +2048,11 @@ void kc_coord_streams_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx
     r.heartbeat_interval_ms = c->cfg.group_streams_heartbeat_interval_ms;
     r.task_offset_interval_ms = c->cfg.group_streams_task_offset_interval_ms;
     r.acceptable_recovery_lag = c->cfg.group_streams_acceptable_recovery_lag;
-    r.acceptable_recovery_lag_legacy = (int32_t)(c->cfg.group_streams_acceptable_recovery_lag > INT32_MAX
-                                                     ? INT32_MAX
-                                                     : c->cfg.group_streams_acceptable_recovery_lag);
+    if (ctx->api_version == 0) /* the v0 field, absent from v1 */
+        r.acceptable_recovery_lag_legacy =
+            (int32_t)(c->cfg.group_streams_acceptable_recovery_lag > INT32_MAX
+                          ? INT32_MAX
+                          : c->cfg.group_streams_acceptable_recovery_lag);
     bool tasks_changed = !kc_tasks_tuple_equal(&old_assigned, &m->assigned);
     /* kcoord's opt-in retry with the previous epoch and null lists gets
      * the assignment again: its last response was lost. */
