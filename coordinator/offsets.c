@@ -186,8 +186,12 @@ int kc_offsets_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
     if (decode_value(type, value, value_len, &e) != 0)
         return KC_EINVAL;
     /* Offsets committed without group management live in a "simple" group:
-     * an Empty classic group without protocol type, created on replay. */
-    if (kc_classic_group_find(c, group) == NULL)
+     * an Empty classic group without protocol type, created on replay
+     * unless the offsets belong to a consumer or streams group (Kafka's
+     * OffsetMetadataManager.replay creates one only when no group has the
+     * id). */
+    if (kc_classic_group_find(c, group) == NULL && kc_consumer_group_find(c, group) == NULL &&
+        kc_streams_group_find(c, group) == NULL)
         kc_classic_group_find_or_create(c, group);
     kc_offsets_map_put(&o->map, group, topic, partition, &e);
     return 0;
