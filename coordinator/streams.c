@@ -89,6 +89,10 @@ typedef struct {
     kc_tasks_tuple_t last_report;
 } st_member_t;
 
+typedef struct st_config st_config_t;
+typedef struct kc_streams_group st_group_t;
+static void group_drop_config(st_group_t *g);
+
 /* Current active owner of each partition of one subtopology (assigned or
  * pending revocation; Kafka's currentActiveTaskProcessId); memory-only. */
 typedef struct {
@@ -118,9 +122,8 @@ struct kc_streams_group {
     int32_t endpoint_information_epoch;
     char *shutdown_member_id;         /* ShutdownApplication requested by */
     bool has_group_record;
+    st_config_t *cfg;                 /* configured topology cache (NULL: none) */
 };
-
-typedef struct kc_streams_group st_group_t;
 
 static char *dup_s(kc_str_t s)
 {
@@ -211,6 +214,7 @@ static void group_free(st_group_t *g)
     kc_smap_deinit(&g->owners);
     kc_buf_deinit(&g->topo_bytes);
     kc_arena_deinit(&g->topo_arena);
+    group_drop_config(g);
     free(g->shutdown_member_id);
     free(g->group_id);
     free(g);
@@ -384,6 +388,7 @@ static bool group_set_topology(st_group_t *g, const uint8_t *bytes, size_t len)
     g->topo_bytes = nb;
     g->topo_arena = na;
     g->topology = t;
+    group_drop_config(g);
     return true;
 }
 
@@ -394,6 +399,7 @@ static void group_clear_topology(st_group_t *g)
     kc_buf_init(&g->topo_bytes);
     kc_arena_init(&g->topo_arena);
     g->topology = NULL;
+    group_drop_config(g);
 }
 
 typedef kc_streams_group_heartbeat_request_subtopology_t req_sub_t;
@@ -493,7 +499,7 @@ static void topology_from_request(const kc_streams_group_heartbeat_request_topol
 
 /* ---- the configured topology (InternalTopicManager.configureTopics) ----- */
 
-typedef struct {
+struct st_config {
     bool ready;             /* no topic configuration problem */
     int8_t status;          /* -1 none, else 1, 2 or 3 */
     char detail[MSG_MAX];
@@ -502,7 +508,7 @@ typedef struct {
     int32_t *ntasks;        /* per subtopology of the topology (record order) */
     bool *stateful;
     kc_streams_topics_to_create_t create;
-} st_config_t;
+};
 
 static void config_free(st_config_t *cf)
 {
@@ -596,21 +602,38 @@ static void summarize(char *out, size_t cap, const kc_streams_topics_to_create_t
         snprintf(out + off, cap - off, " and %zu additional topics", l->n - 3);
 }
 
+/* A hash of the names, ids and partition counts of the topology's topics
+ * that exist (kcoord's function, the role of Kafka's metadata hash): a
+ * change bumps the group epoch and reconfigures the topology. */
+static int64_t topology_hash(kc_coord_t *c, const topo_t *t)
+{
+    uint64_t hash = 1469598103934665603ULL;
+    decided_list_t none = {0};
+    for (int32_t s = 0; s < t->subtopologies.count; s++) {
+        const topo_sub_t *sub = &t->subtopologies.items[s];
+        for (int32_t i = 0; i < sub->source_topics.count; i++)
+            topic_parts(c, &none, sub->source_topics.items[i], &hash);
+        for (int32_t i = 0; i < sub->repartition_source_topics.count; i++)
+            topic_parts(c, &none, sub->repartition_source_topics.items[i].name, &hash);
+        for (int32_t i = 0; i < sub->state_changelog_topics.count; i++)
+            topic_parts(c, &none, sub->state_changelog_topics.items[i].name, &hash);
+    }
+    return (int64_t)hash;
+}
+
 /*
  * Configures the topology against the topics that exist: source topics
  * must exist (MISSING_SOURCE_TOPICS), repartition topics without a count
  * take the largest task count of the subtopologies writing to them,
  * changelog topics the task count of their subtopology; internal topics
  * that do not exist are listed for creation (MISSING_INTERNAL_TOPICS), an
- * existing one with another count is INCORRECTLY_PARTITIONED_TOPICS. The
- * hash covers the required topics that exist (kcoord's function, the role
- * of Kafka's metadata hash).
+ * existing one with another count is INCORRECTLY_PARTITIONED_TOPICS.
  */
 static void configure(kc_coord_t *c, const topo_t *t, st_config_t *cf)
 {
     memset(cf, 0, sizeof(*cf));
     cf->status = -1;
-    uint64_t hash = 1469598103934665603ULL;
+    cf->hash = topology_hash(c, t);
     int32_t ns = t->subtopologies.count > 0 ? t->subtopologies.count : 0;
     cf->nsubs = ns;
     cf->ntasks = kc_xcalloc((size_t)ns + 1, sizeof(int32_t));
@@ -626,7 +649,7 @@ static void configure(kc_coord_t *c, const topo_t *t, st_config_t *cf)
         cf->stateful[s] = sub->state_changelog_topics.count > 0;
         for (int32_t i = 0; i < sub->source_topics.count; i++) {
             kc_str_t name = sub->source_topics.items[i];
-            if (topic_parts(c, &dl, name, &hash) < 0) {
+            if (topic_parts(c, &dl, name, NULL) < 0) {
                 if (nmissing < 3)
                     off += (size_t)snprintf(missing + off, off < sizeof(missing) ? sizeof(missing) - off : 0,
                                             "%s%.*s", nmissing ? ", " : "", (int)name.len, name.ptr);
@@ -639,7 +662,6 @@ static void configure(kc_coord_t *c, const topo_t *t, st_config_t *cf)
             snprintf(missing + off, sizeof(missing) - off, " and %d additional topics", nmissing - 3);
         cf->status = ST_MISSING_SOURCE_TOPICS;
         snprintf(cf->detail, sizeof(cf->detail), "Source topics %s are missing.", missing);
-        cf->hash = (int64_t)hash;
         free(dl.d);
         return;
     }
@@ -702,7 +724,6 @@ static void configure(kc_coord_t *c, const topo_t *t, st_config_t *cf)
                          "Number of partitions of repartition topic %.*s cannot be determined.",
                          (int)sub->repartition_source_topics.items[i].name.len,
                          sub->repartition_source_topics.items[i].name.ptr);
-                cf->hash = (int64_t)hash;
                 free(dl.d);
                 return;
             }
@@ -721,7 +742,6 @@ static void configure(kc_coord_t *c, const topo_t *t, st_config_t *cf)
                 int32_t parts;
                 kc_uuid_t id;
                 if (lookup_topic(c, ti->name, &parts, &id)) {
-                    topic_parts(c, &dl, ti->name, &hash);
                     if (parts != expected && cf->status < 0) {
                         cf->status = ST_INCORRECTLY_PARTITIONED_TOPICS;
                         snprintf(cf->detail, sizeof(cf->detail),
@@ -745,7 +765,6 @@ static void configure(kc_coord_t *c, const topo_t *t, st_config_t *cf)
         }
     }
     free(dl.d);
-    cf->hash = (int64_t)hash;
     if (cf->status == ST_INCORRECTLY_PARTITIONED_TOPICS) {
         kc_streams_topics_to_create_deinit(&cf->create);
         return;
@@ -759,6 +778,30 @@ static void configure(kc_coord_t *c, const topo_t *t, st_config_t *cf)
         return;
     }
     cf->ready = true;
+}
+
+static void group_drop_config(st_group_t *g)
+{
+    if (g->cfg) {
+        config_free(g->cfg);
+        free(g->cfg);
+        g->cfg = NULL;
+    }
+}
+
+/* The group's configured topology, recomputed only when the hash of its
+ * topics changed (memory-only, like Kafka's configuredTopology). */
+static const st_config_t *group_config(kc_coord_t *c, st_group_t *g)
+{
+    if (!g->topology)
+        return NULL;
+    int64_t hash = topology_hash(c, g->topology);
+    if (g->cfg && g->cfg->hash == hash)
+        return g->cfg;
+    group_drop_config(g);
+    g->cfg = kc_xcalloc(1, sizeof(*g->cfg));
+    configure(c, g->topology, g->cfg);
+    return g->cfg;
 }
 
 void kc_streams_topics_to_create_deinit(kc_streams_topics_to_create_t *t)
@@ -1153,10 +1196,7 @@ static void on_initial_delay(kc_coord_t *c, const char *key, int64_t now_ms, kc_
     st_group_t *g = group_get(c, kc_str(t->group_id));
     if (!g || g->nmembers == 0 || g->group_epoch <= g->assignment_epoch || !g->topology)
         return;
-    st_config_t cf;
-    configure(c, g->topology, &cf);
-    update_target(c, g, &cf, now_ms, res);
-    config_free(&cf);
+    update_target(c, g, group_config(c, g), now_ms, res);
 }
 
 /* ---- reconciliation (CurrentAssignmentBuilder) ----------------------------- */
@@ -1740,8 +1780,9 @@ void kc_coord_streams_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx
         tasks_from_request(&owned_buf.warmup, req->warmup_tasks.items, req->warmup_tasks.count);
         owned = &owned_buf;
     }
-    st_config_t cf;
-    memset(&cf, 0, sizeof(cf));
+    st_config_t local_cf;
+    memset(&local_cf, 0, sizeof(local_cf));
+    const st_config_t *cf = NULL;
     kc_buf_t req_topo;
     kc_buf_init(&req_topo);
     kc_arena_t arena;
@@ -1839,11 +1880,16 @@ void kc_coord_streams_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx
     } else {
         topo = g->topology;
     }
-    configure(c, topo, &cf);
-    if (cf.ready && owned) {
-        if ((err = validate_tasks(topo, &cf, &owned->active, msg, sizeof(msg))) ||
-            (err = validate_tasks(topo, &cf, &owned->standby, msg, sizeof(msg))) ||
-            (err = validate_tasks(topo, &cf, &owned->warmup, msg, sizeof(msg))))
+    if (init_topology) {
+        configure(c, topo, &local_cf);
+        cf = &local_cf;
+    } else {
+        cf = group_config(c, g);
+    }
+    if (cf->ready && owned) {
+        if ((err = validate_tasks(topo, cf, &owned->active, msg, sizeof(msg))) ||
+            (err = validate_tasks(topo, cf, &owned->standby, msg, sizeof(msg))) ||
+            (err = validate_tasks(topo, cf, &owned->warmup, msg, sizeof(msg))))
             goto fail;
     }
 
@@ -1859,6 +1905,11 @@ void kc_coord_streams_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx
                     g->group_id, (int)req->member_id.len, req->member_id.ptr, req->topology->epoch);
         group_set_topology(g, req_topo.data, req_topo.len);
         write_topology(g, &req_topo, res);
+        /* The configuration computed on the request's copy is the group's. */
+        g->cfg = kc_xmalloc(sizeof(*g->cfg));
+        *g->cfg = local_cf;
+        memset(&local_cf, 0, sizeof(local_cf));
+        cf = g->cfg;
     }
     bool is_new = false;
     kc_tasks_tuple_t old_assigned = {0};
@@ -1988,19 +2039,19 @@ void kc_coord_streams_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx
         add_status(&r, &arena, ST_STALE_TOPOLOGY, msg);
     }
     /* 3. Metadata hash, validated topology epoch, assignment configs. */
-    if (cf.hash != g->metadata_hash) {
+    if (cf->hash != g->metadata_hash) {
         kc_log_info(LOG_COMP, "[GroupId %s][MemberId %s] Computed new metadata hash: %lld.", g->group_id,
-                    m->member_id, (long long)cf.hash);
+                    m->member_id, (long long)cf->hash);
         recompute = true;
     }
-    int32_t validated = cf.ready ? g->topology->epoch : -1;
+    int32_t validated = cf->ready ? g->topology->epoch : -1;
     if (validated != g->validated_topology_epoch)
         recompute = true;
     if (g->last_num_standby != c->cfg.group_streams_num_standby_replicas)
         recompute = true;
     if (recompute || !g->has_group_record) {
         g->group_epoch++;
-        g->metadata_hash = cf.hash;
+        g->metadata_hash = cf->hash;
         g->validated_topology_epoch = validated;
         g->last_num_standby = c->cfg.group_streams_num_standby_replicas;
         g->has_group_record = true;
@@ -2024,7 +2075,7 @@ void kc_coord_streams_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx
             add_status(&r, &arena, ST_ASSIGNMENT_DELAYED,
                        "Assignment delayed due to the configured assignment interval.");
         } else {
-            update_target(c, g, &cf, ctx->now_ms, res);
+            update_target(c, g, cf, ctx->now_ms, res);
         }
     }
     /* 5. Reconcile the member towards its target. */
@@ -2069,11 +2120,15 @@ void kc_coord_streams_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx
     if (g->endpoint_information_epoch != req->endpoint_information_epoch)
         fill_endpoints(g, &r, &arena);
     r.endpoint_information_epoch = g->endpoint_information_epoch;
-    if (cf.status >= 0) {
-        add_status(&r, &arena, cf.status, cf.detail);
-        if (cf.status == ST_MISSING_INTERNAL_TOPICS && create) {
-            *create = cf.create;
-            memset(&cf.create, 0, sizeof(cf.create));
+    if (cf->status >= 0) {
+        add_status(&r, &arena, cf->status, cf->detail);
+        if (cf->status == ST_MISSING_INTERNAL_TOPICS && create && cf->create.n) {
+            create->items = kc_xcalloc(cf->create.n, sizeof(*create->items));
+            create->n = cf->create.n;
+            for (size_t i = 0; i < cf->create.n; i++) {
+                create->items[i] = cf->create.items[i];
+                create->items[i].name = kc_xstrdup(cf->create.items[i].name);
+            }
         }
     }
     if (g->shutdown_member_id) {
@@ -2090,7 +2145,7 @@ void kc_coord_streams_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx
 fail:
     send_hb_error(res, ctx, err, msg);
 out:
-    config_free(&cf);
+    config_free(&local_cf);
     kc_tasks_tuple_free(&owned_buf);
     kc_buf_deinit(&req_topo);
     kc_arena_deinit(&arena);
@@ -2193,8 +2248,7 @@ void kc_coord_streams_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx,
         /* NOT_REQUESTED (0) or NOT_STORED (1): the description store is not here. */
         dg->topology_description_status = req->include_topology_description ? 1 : 0;
         if (g->topology) {
-            st_config_t cf;
-            configure(c, g->topology, &cf);
+            const st_config_t *cf = group_config(c, g);
             kc_streams_group_describe_response_topology_t *t = kc_arena_alloc(&arena, sizeof(*t));
             memset(t, 0, sizeof(*t));
             t->epoch = g->topology->epoch;
@@ -2208,15 +2262,14 @@ void kc_coord_streams_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx,
                 o->subtopology_id = in->subtopology_id;
                 o->source_topics = in->source_topics;
                 o->repartition_sink_topics = in->repartition_sink_topics;
-                int32_t nt = cf.ready ? cf.ntasks[s] : 0;
-                desc_topic_infos(in->state_changelog_topics.items, in->state_changelog_topics.count, &cf,
+                int32_t nt = cf->ready ? cf->ntasks[s] : 0;
+                desc_topic_infos(in->state_changelog_topics.items, in->state_changelog_topics.count, cf,
                                  nt, true, &arena, &o->state_changelog_topics.items,
                                  &o->state_changelog_topics.count);
                 desc_topic_infos(in->repartition_source_topics.items, in->repartition_source_topics.count,
-                                 &cf, 0, false, &arena, &o->repartition_source_topics.items,
+                                 cf, 0, false, &arena, &o->repartition_source_topics.items,
                                  &o->repartition_source_topics.count);
             }
-            config_free(&cf);
             dg->topology = t;
         }
         dg->members.items = kc_arena_alloc(&arena, sizeof(*dg->members.items) * (g->nmembers + 1));
