@@ -95,6 +95,13 @@ kc_str_t kc_classic_group_id(const kc_classic_group_t *g);
 /* Calls fn for every classic group; fn must not create or delete groups. */
 void kc_classic_group_foreach(kc_coord_t *c, void (*fn)(kc_classic_group_t *g, void *arg),
                               void *arg);
+/* Removes an Empty classic group so that a group of another type takes its
+ * id (Kafka's maybeDeleteEmptyClassicGroup): writes its tombstone into res
+ * and returns true. With res NULL (replay) only a group without protocol
+ * type (a "simple" group holding offsets) is dropped, from memory; Kafka's
+ * getOrMaybeCreatePersistedStreamsGroup replaces those the same way. False
+ * when there is no such group. Offsets are kept. */
+bool kc_classic_group_delete_empty(kc_coord_t *c, kc_str_t group_id, kc_result_t *res);
 /* Called by the offsets module after expiry left an Empty group without
  * offsets: deletes the group (tombstone) as Kafka's cleanupGroupMetadata. */
 void kc_classic_group_delete_if_empty(kc_coord_t *c, kc_str_t group_id, kc_result_t *res);

@@ -1761,9 +1761,16 @@ void kc_coord_streams_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx
     int32_t epoch = req->member_epoch;
     bool joining = epoch == 0;
     st_group_t *g = group_get(c, req->group_id);
+    kc_classic_group_t *empty_classic = NULL;
+    if (!g && joining) {
+        /* An Empty classic group gives way (getOrCreateStreamsGroup). */
+        kc_classic_group_t *cg = kc_classic_group_find(c, req->group_id);
+        if (cg && kc_classic_group_is_empty_state(cg))
+            empty_classic = cg;
+    }
     if (!g) {
         bool other = kc_consumer_group_find(c, req->group_id) != NULL ||
-                     kc_classic_group_find(c, req->group_id) != NULL;
+                     (kc_classic_group_find(c, req->group_id) != NULL && !empty_classic);
         if (!joining || other) {
             snprintf(msg, sizeof(msg), other ? "Group %.*s is not a streams group." : "Streams group %.*s not found.",
                      (int)req->group_id.len, req->group_id.ptr);
@@ -1897,6 +1904,11 @@ void kc_coord_streams_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx
     size_t first_record = res->nrecords;
     bool was_empty = !g || g->nmembers == 0;
     if (!g) {
+        if (empty_classic) {
+            kc_classic_group_delete_empty(c, req->group_id, res);
+            kc_log_info(LOG_COMP, "[GroupId %.*s] Converted the empty classic group to a streams group.",
+                        (int)req->group_id.len, req->group_id.ptr);
+        }
         g = group_new(c, req->group_id);
         kc_log_info(LOG_COMP, "[GroupId %s] Created streams group.", g->group_id);
     }
@@ -2318,7 +2330,11 @@ void kc_coord_streams_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx,
 static st_group_t *replay_group(kc_coord_t *c, kc_str_t id)
 {
     st_group_t *g = group_get(c, id);
-    return g ? g : group_new(c, id);
+    if (g)
+        return g;
+    /* Offsets replayed earlier made a simple classic group: it gives way. */
+    kc_classic_group_delete_empty(c, id, NULL);
+    return group_new(c, id);
 }
 
 static st_member_t *replay_member(st_group_t *g, kc_str_t id)

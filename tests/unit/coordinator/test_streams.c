@@ -932,6 +932,94 @@ static void test_sticky_assignor_balances_and_covers(void **state)
     }
 }
 
+/* A classic JoinGroup v5 with an empty member id; returns its error code. */
+static int16_t classic_join(ctx_t *t)
+{
+    kc_join_group_request_t req;
+    kc_join_group_request_init(&req);
+    req.group_id = kc_str("app");
+    req.session_timeout_ms = 10000;
+    req.rebalance_timeout_ms = 10000;
+    req.member_id = kc_str("");
+    req.protocol_type = kc_str("consumer");
+    kc_join_group_request_protocol_t proto = {kc_str("range"), {NULL, 0}};
+    req.protocols.items = &proto;
+    req.protocols.count = 1;
+    kc_request_ctx_t ctx = {2, 1, 11, 5, kc_str("client"), "/127.0.0.1", t->now};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_join_group(t->c, &ctx, &req, &res);
+    keep_records(t, &res);
+    assert_int_equal(res.nresponses, 1);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_join_group_response_t r;
+    kc_join_group_response_init(&r);
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    assert_int_equal(kc_join_group_response_decode(&rd, 5, &arena, &r), 0);
+    kc_arena_deinit(&arena);
+    kc_result_deinit(&res);
+    return r.error_code;
+}
+
+static void test_classic_join_refused_while_members_then_converts_empty_group(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t a;
+    set_id(&a, "member-a");
+    join(t, &a);
+    assert_int_equal(classic_join(t), 23); /* INCONSISTENT_GROUP_PROTOCOL */
+    assert_non_null(kc_streams_group_find(t->c, kc_str("app")));
+    assert_int_equal(send_hb(t, &a, (hb_opts_t){.epoch = -1, .owned = OWNED_NULL}).error, E_NONE);
+    assert_int_equal(classic_join(t), 79); /* MEMBER_ID_REQUIRED: a classic group now */
+    assert_null(kc_streams_group_find(t->c, kc_str("app")));
+    assert_non_null(kc_classic_group_find(t->c, kc_str("app")));
+    /* The conversion survives a restart (the streams records are tombstoned). */
+    ctx_restart(t);
+    assert_null(kc_streams_group_find(t->c, kc_str("app")));
+    ctx_free(t);
+}
+
+static void test_streams_join_takes_over_simple_classic_group(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    /* An admin commit makes a simple classic group holding an offset. */
+    kc_offset_commit_request_partition_t part = {0, 42, -1, -1, kc_str("")};
+    kc_offset_commit_request_topic_t topic;
+    memset(&topic, 0, sizeof(topic));
+    topic.name = kc_str("in");
+    topic.partitions.items = &part;
+    topic.partitions.count = 1;
+    kc_offset_commit_request_t oc;
+    kc_offset_commit_request_init(&oc);
+    oc.group_id = kc_str("app");
+    oc.generation_id_or_member_epoch = -1;
+    oc.member_id = kc_str("");
+    oc.topics.items = &topic;
+    oc.topics.count = 1;
+    kc_request_ctx_t ctx = {3, 1, 8, 2, kc_str("admin"), "/127.0.0.1", t->now};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_offset_commit(t->c, &ctx, &oc, &res);
+    keep_records(t, &res);
+    kc_result_deinit(&res);
+    assert_non_null(kc_classic_group_find(t->c, kc_str("app")));
+    client_t a;
+    set_id(&a, "member-a");
+    assert_int_equal(join(t, &a).error, E_NONE);
+    assert_null(kc_classic_group_find(t->c, kc_str("app")));
+    assert_string_equal(state_of(t), "Stable");
+    /* After a restart the offset's simple group gives way to the streams group. */
+    ctx_restart(t);
+    assert_null(kc_classic_group_find(t->c, kc_str("app")));
+    assert_string_equal(state_of(t), "Stable");
+    assert_true(kc_offsets_group_has_offsets(t->c, kc_str("app")));
+    ctx_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -952,6 +1040,8 @@ int main(void)
         cmocka_unit_test(test_replay_mid_reconciliation_continues_with_same_epochs),
         cmocka_unit_test(test_description_epochs_persist),
         cmocka_unit_test(test_sticky_assignor_balances_and_covers),
+        cmocka_unit_test(test_classic_join_refused_while_members_then_converts_empty_group),
+        cmocka_unit_test(test_streams_join_takes_over_simple_classic_group),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
