@@ -1829,10 +1829,9 @@ void kc_coord_streams_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx
                 err = KC_ERR_UNRELEASED_INSTANCE_ID;
                 goto fail;
             }
-            if (s && !kc_str_eq_cstr(req->member_id, s->member_id))
-                replaced = s;
-            else if (s)
-                m = s;
+            /* A static member that left with -2 is replaced by a copy at
+             * epoch 0, under the same or a new member id. */
+            replaced = s;
         } else {
             if (!s) {
                 snprintf(msg, sizeof(msg), "Instance id %.*s is unknown.", (int)req->instance_id.len,
@@ -1903,6 +1902,7 @@ void kc_coord_streams_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx
     /* From here on the request is accepted. */
     size_t first_record = res->nrecords;
     bool was_empty = !g || g->nmembers == 0;
+    bool created = !g;
     if (!g) {
         if (empty_classic) {
             kc_classic_group_delete_empty(c, req->group_id, res);
@@ -2131,6 +2131,10 @@ void kc_coord_streams_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx
         g->endpoint_information_epoch++;
     if (g->endpoint_information_epoch != req->endpoint_information_epoch)
         fill_endpoints(g, &r, &arena);
+    /* A group created by this request starts from endpoint epoch 0: Kafka
+     * bumps a copy that replay then replaces, and answers 0. */
+    if (created)
+        g->endpoint_information_epoch = 0;
     r.endpoint_information_epoch = g->endpoint_information_epoch;
     if (cf->status >= 0) {
         add_status(&r, &arena, cf->status, cf->detail);

@@ -804,10 +804,16 @@ static void test_endpoints_sent_when_epoch_stale(void **state)
     set_id(&a, "member-a");
     hb_t h = send_hb(t, &a, (hb_opts_t){.epoch = 0, .topology_epoch = 1, .endpoint = true});
     assert_int_equal(h.error, E_NONE);
-    assert_true(h.endpoint_epoch > 0);
+    /* The creating heartbeat answers epoch 0 but sends the endpoints. */
+    assert_int_equal(h.endpoint_epoch, 0);
     assert_int_equal(h.nendpoints, 1);
+    client_t b;
+    set_id(&b, "member-b");
+    h = send_hb(t, &b, (hb_opts_t){.epoch = 0, .topology_epoch = 1, .endpoint = true});
+    assert_true(h.endpoint_epoch > 0);
+    assert_int_equal(h.nendpoints, 2);
     int32_t ep = h.endpoint_epoch;
-    h = send_hb(t, &a, (hb_opts_t){.epoch = INT32_MIN, .owned = OWNED_ALL, .endpoint_epoch = ep});
+    h = send_hb(t, &b, (hb_opts_t){.epoch = INT32_MIN, .owned = OWNED_NULL, .endpoint_epoch = ep});
     assert_int_equal(h.nendpoints, -1);
     assert_int_equal(h.endpoint_epoch, ep);
     ctx_free(t);
@@ -1020,6 +1026,72 @@ static void test_streams_join_takes_over_simple_classic_group(void **state)
     ctx_free(t);
 }
 
+static void short_rebalance(kc_coord_config_t *cfg) { cfg->group_streams_session_timeout_ms = 60000; }
+
+static void test_rebalance_timeout_fences_member_that_does_not_revoke(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new_cfg(short_rebalance);
+    client_t a, b;
+    set_id(&a, "member-a");
+    set_id(&b, "member-b");
+    join(t, &a);
+    join(t, &b);
+    /* a is asked to revoke two tasks with a 5 s rebalance timeout and
+     * keeps reporting all four. */
+    client_t stubborn = a;
+    for (int p = 0; p < NPART; p++)
+        stubborn.active[p] = true;
+    hb_t h = send_hb(t, &stubborn, (hb_opts_t){.epoch = INT32_MIN, .owned = OWNED_ALL,
+                                               .rebalance_timeout = 5000});
+    assert_int_equal(h.error, E_NONE);
+    assert_int_equal(count(h.active), 2);
+    ctx_sleep(t, 4000);
+    for (int p = 0; p < NPART; p++)
+        stubborn.active[p] = true;
+    assert_int_equal(send_hb(t, &stubborn, (hb_opts_t){.epoch = INT32_MIN, .owned = OWNED_ALL}).error,
+                     E_NONE);
+    ctx_sleep(t, 2000);
+    h = beat(t, &stubborn);
+    assert_int_equal(h.error, E_UNKNOWN_MEMBER_ID);
+    ctx_free(t);
+}
+
+static void test_static_member_at_minus_two_expires_with_its_session(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t a, b;
+    set_id(&a, "member-a");
+    set_id(&b, "member-b");
+    a.instance_id = "instance-a";
+    join(t, &a);
+    join(t, &b);
+    client_t cls[2] = {a, b};
+    converge(t, cls, 2);
+    assert_int_equal(send_hb(t, &cls[0], (hb_opts_t){.epoch = -2, .owned = OWNED_NULL}).error, E_NONE);
+    /* Its tasks stay reserved while b heartbeats ... */
+    for (int i = 0; i < 8; i++) {
+        ctx_sleep(t, 1000);
+        assert_int_equal(beat(t, &cls[1]).error, E_NONE);
+    }
+    assert_int_equal(count(cls[1].active), 2);
+    /* ... until the session of the departed static member expires. */
+    cls[0].joined = false;
+    for (int i = 0; i < 4; i++) {
+        ctx_sleep(t, 1000);
+        assert_int_equal(beat(t, &cls[1]).error, E_NONE);
+    }
+    converge(t, cls, 2);
+    assert_int_equal(count(cls[1].active), NPART);
+    /* The instance id is free again. */
+    client_t a2;
+    set_id(&a2, "member-a2");
+    a2.instance_id = "instance-a";
+    assert_int_equal(join(t, &a2).error, E_NONE);
+    ctx_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1042,6 +1114,8 @@ int main(void)
         cmocka_unit_test(test_sticky_assignor_balances_and_covers),
         cmocka_unit_test(test_classic_join_refused_while_members_then_converts_empty_group),
         cmocka_unit_test(test_streams_join_takes_over_simple_classic_group),
+        cmocka_unit_test(test_rebalance_timeout_fences_member_that_does_not_revoke),
+        cmocka_unit_test(test_static_member_at_minus_two_expires_with_its_session),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
