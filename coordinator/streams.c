@@ -844,9 +844,8 @@ static void emit(kc_result_t *res, kc_buf_t *k, kc_buf_t *v)
         kc_buf_deinit(v);
 }
 
-static void write_group_metadata(kc_coord_t *c, const st_group_t *g, kc_result_t *res)
+static void write_group_metadata(const st_group_t *g, kc_result_t *res)
 {
-    (void)c;
     kc_buf_t k, v;
     kc_buf_init(&k);
     kc_buf_init(&v);
@@ -1102,7 +1101,7 @@ static void fence_member(kc_coord_t *c, st_group_t *g, st_member_t *m, kc_result
     group_remove_member(g, m);
     g->group_epoch++;
     g->has_group_record = true;
-    write_group_metadata(c, g, res);
+    write_group_metadata(g, res);
 }
 
 static void on_session_timeout(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res)
@@ -1696,9 +1695,6 @@ static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
     kc_streams_group_heartbeat_response_init(&r);
     r.member_id = req->member_id;
     r.member_epoch = req->member_epoch;
-    kc_streams_group_heartbeat_response_status_t none;
-    r.status.items = &none;
-    r.status.count = 0;
     if (req->member_epoch == EPOCH_STATIC_LEAVE) {
         kc_log_info(LOG_COMP, "[GroupId %s][MemberId %s] Static member %s with instance id %s temporarily left the streams group.",
                     g->group_id, m->member_id, m->member_id, m->instance_id);
@@ -1883,8 +1879,13 @@ void kc_coord_streams_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx
             err = KC_ERR_INVALID_REQUEST;
             goto fail;
         }
-    } else {
+    } else if (g && g->topology) {
         topo = g->topology;
+    } else {
+        /* A group rebuilt from records without its topology record. */
+        snprintf(msg, sizeof(msg), "The topology is null and the group topology is also null.");
+        err = KC_ERR_UNKNOWN_SERVER_ERROR;
+        goto fail;
     }
     if (init_topology) {
         configure(c, topo, &local_cf);
@@ -2041,9 +2042,6 @@ void kc_coord_streams_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx
 
     kc_streams_group_heartbeat_response_t r;
     kc_streams_group_heartbeat_response_init(&r);
-    kc_streams_group_heartbeat_response_status_t none;
-    r.status.items = &none;
-    r.status.count = 0;
     /* 2. A member behind the group's topology is told so. */
     if (g->topology && m->topology_epoch < g->topology->epoch) {
         snprintf(msg, sizeof(msg), "The member's topology epoch %d is behind the group's topology epoch %d.",
@@ -2067,7 +2065,7 @@ void kc_coord_streams_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx
         g->validated_topology_epoch = validated;
         g->last_num_standby = c->cfg.group_streams_num_standby_replicas;
         g->has_group_record = true;
-        write_group_metadata(c, g, res);
+        write_group_metadata(g, res);
         kc_log_info(LOG_COMP, "[GroupId %s][MemberId %s] Bumped streams group epoch to %d with metadata hash %lld and validated topic epoch %d.",
                     g->group_id, m->member_id, g->group_epoch, (long long)g->metadata_hash, validated);
     }
@@ -2197,10 +2195,9 @@ static void desc_assignment(const kc_tasks_tuple_t *t, kc_streams_group_describe
 typedef kc_streams_group_describe_response_topic_info_t desc_ti_t;
 
 static void desc_topic_infos(const kc_streams_group_topology_value_topic_info_t *in, int32_t n,
-                             const st_config_t *cf, int32_t ntasks, bool changelog, kc_arena_t *a,
-                             desc_ti_t **items, int32_t *count)
+                             int32_t ntasks, bool changelog, kc_arena_t *a, desc_ti_t **items,
+                             int32_t *count)
 {
-    (void)cf;
     n = n > 0 ? n : 0;
     *items = kc_arena_alloc(a, sizeof(**items) * (size_t)(n + 1));
     *count = n;
@@ -2279,11 +2276,11 @@ void kc_coord_streams_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx,
                 o->source_topics = in->source_topics;
                 o->repartition_sink_topics = in->repartition_sink_topics;
                 int32_t nt = cf->ready ? cf->ntasks[s] : 0;
-                desc_topic_infos(in->state_changelog_topics.items, in->state_changelog_topics.count, cf,
+                desc_topic_infos(in->state_changelog_topics.items, in->state_changelog_topics.count,
                                  nt, true, &arena, &o->state_changelog_topics.items,
                                  &o->state_changelog_topics.count);
                 desc_topic_infos(in->repartition_source_topics.items, in->repartition_source_topics.count,
-                                 cf, 0, false, &arena, &o->repartition_source_topics.items,
+                                 0, false, &arena, &o->repartition_source_topics.items,
                                  &o->repartition_source_topics.count);
             }
             dg->topology = t;
@@ -2623,7 +2620,7 @@ void kc_streams_group_set_description_epochs(kc_coord_t *c, kc_streams_group_t *
     g->stored_description_epoch = stored;
     g->failed_description_epoch = failed;
     g->has_group_record = true;
-    write_group_metadata(c, g, res);
+    write_group_metadata(g, res);
 }
 
 void kc_streams_group_delete(kc_coord_t *c, kc_streams_group_t *g, kc_result_t *res)
