@@ -192,6 +192,15 @@ def main():
         g = grp.converge("after the static restart")
         assert old_id not in g["members"] and c_.member_id in g["members"], g
         assert g["members"][c_.member_id]["instance_id"] == "instance-c"
+        with kw.Conn(k.port) as c:
+            d = kw.streams_group_describe(c, [GROUP], include_topology_description=True)
+            classic = kw.describe_groups(c, [GROUP])
+        # No description store here: NOT_STORED (1); the classic API does not
+        # see the group (v4: Dead, no error).
+        assert d["groups"][GROUP]["topology_description_status"] == 1, d
+        assert d["groups"][GROUP]["assignor_name"] == "sticky", d
+        assert grp.describe()["topology_description_status"] == 0
+        assert [(x["error_code"], x["state"]) for x in classic["groups"]] == [(0, "Dead")], classic
 
         # kcoord restarts: the same epochs come back.
         before = grp.describe()

@@ -50,6 +50,11 @@ static bool tv_lookup(void *ctx, kc_str_t topic, int32_t *partitions, kc_uuid_t 
         *partitions = NPART;
         return true;
     }
+    if (kc_str_eq_cstr(topic, "two-partitions")) {
+        id->b[0] = 3;
+        *partitions = 2;
+        return true;
+    }
     if (changelog_exists && kc_str_eq_cstr(topic, "app-store-changelog")) {
         id->b[0] = 2;
         *partitions = NPART;
@@ -203,6 +208,7 @@ typedef struct {
     const char *rack;
     const char *group;
     const char *member; /* override the member id sent */
+    const char *source; /* override the source topic */
 } hb_opts_t;
 
 static int32_t fill_ids(const bool *set, int32_t *parts)
@@ -236,6 +242,8 @@ static hb_t send_hb(ctx_t *t, client_t *cl, hb_opts_t o)
     kc_streams_group_heartbeat_request_topic_info_t cl_topic;
     kc_str_t sources[1] = {kc_str("in")};
     kc_str_t regex[1] = {kc_str("in.*")};
+    if (o.source)
+        sources[0] = kc_str(o.source);
     if (req.member_epoch == 0) {
         memset(&topo, 0, sizeof(topo));
         memset(&sub, 0, sizeof(sub));
@@ -1092,12 +1100,42 @@ static void test_static_member_at_minus_two_expires_with_its_session(void **stat
     ctx_free(t);
 }
 
+static void test_missing_source_and_incorrectly_partitioned_topics(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t a, b;
+    set_id(&a, "member-a");
+    set_id(&b, "member-b");
+    hb_t h = send_hb(t, &a, (hb_opts_t){.epoch = 0, .topology_epoch = 1, .group = "g-missing",
+                                        .source = "nope"});
+    assert_int_equal(h.error, E_NONE);
+    assert_true(has_status(&h, 1));
+    assert_string_equal(h.detail[0], "Source topics nope are missing.");
+    assert_int_equal(h.create.n, 0);
+    kc_streams_group_t *g = kc_streams_group_find(t->c, kc_str("g-missing"));
+    assert_string_equal(kc_streams_group_state(g), "NotReady");
+    /* An existing changelog topic with 2 partitions where 4 are needed. */
+    h = send_hb(t, &b, (hb_opts_t){.epoch = 0, .topology_epoch = 1, .group = "g-wrong",
+                                   .changelog_override = "two-partitions"});
+    assert_int_equal(h.error, E_NONE);
+    assert_true(has_status(&h, 2));
+    assert_string_equal(h.detail[0],
+                        "Existing topic two-partitions has different number of partitions: "
+                        "expected 4, found 2");
+    assert_int_equal(count(b.active), 0);
+    g = kc_streams_group_find(t->c, kc_str("g-wrong"));
+    assert_string_equal(kc_streams_group_state(g), "NotReady");
+    ctx_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_first_joiner_initialises_topology_and_gets_all_tasks),
         cmocka_unit_test(test_missing_internal_topics_are_listed_then_group_becomes_ready),
         cmocka_unit_test(test_stale_topology_status_and_update_rejected),
+        cmocka_unit_test(test_missing_source_and_incorrectly_partitioned_topics),
         cmocka_unit_test(test_request_rules_name_the_rule),
         cmocka_unit_test(test_mixed_null_lists_rejected_and_null_means_unchanged),
         cmocka_unit_test(test_three_members_never_share_an_active_task),
