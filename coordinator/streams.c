@@ -85,6 +85,7 @@ typedef struct {
     kc_tasks_tuple_t assigned;
     kc_tasks_tuple_t pending; /* pending revocation */
     kc_tasks_tuple_t target;
+    bool has_target;       /* a record 21 exists (Kafka writes one for every new member) */
     bool has_last_report;
     kc_tasks_tuple_t last_report;
 } st_member_t;
@@ -1167,7 +1168,8 @@ static void update_target(kc_coord_t *c, st_group_t *g, const st_config_t *cf, i
     kc_assignor_streams_sticky(&spec);
     for (size_t i = 0; i < nm; i++) {
         kc_tasks_tuple_t nt = {am[i].active, am[i].standby, {0}};
-        if (!kc_tasks_tuple_equal(&sorted[i]->target, &nt)) {
+        if (!sorted[i]->has_target || !kc_tasks_tuple_equal(&sorted[i]->target, &nt)) {
+            sorted[i]->has_target = true;
             write_target_member(g, sorted[i]->member_id, &nt, res);
             kc_tasks_tuple_free(&sorted[i]->target);
             sorted[i]->target = nt;
@@ -1949,6 +1951,7 @@ void kc_coord_streams_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx
             nm->tag_values[i] = kc_xstrdup(replaced->tag_values[i]);
         }
         kc_tasks_tuple_copy(&nm->target, &replaced->target);
+        nm->has_target = true;
         kc_tasks_tuple_t assigned = {0}, pending = {0};
         kc_tasks_tuple_copy(&assigned, &replaced->assigned);
         int8_t state = replaced->state == MS_UNREVOKED ? MS_STABLE : replaced->state;
@@ -2508,8 +2511,10 @@ int kc_streams_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
     }
     case REC_TARGET_MEMBER: {
         if (!value) {
-            if (m)
+            if (m) {
                 kc_tasks_tuple_free(&m->target);
+                m->has_target = false;
+            }
             break;
         }
         kc_streams_group_target_assignment_member_value_t v;
@@ -2519,6 +2524,7 @@ int kc_streams_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
         g = replay_group(c, gid);
         m = replay_member(g, mid);
         kc_tasks_tuple_free(&m->target);
+        m->has_target = true;
         tasks_from_tgt(&m->target.active, v.active_tasks.items, v.active_tasks.count);
         tasks_from_tgt(&m->target.standby, v.standby_tasks.items, v.standby_tasks.count);
         tasks_from_tgt(&m->target.warmup, v.warmup_tasks.items, v.warmup_tasks.count);

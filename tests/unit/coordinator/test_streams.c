@@ -1129,6 +1129,44 @@ static void test_missing_source_and_incorrectly_partitioned_topics(void **state)
     ctx_free(t);
 }
 
+/* How many records of that type the context kept whose key names member. */
+static int records_of(ctx_t *t, int16_t type, const char *member)
+{
+    int n = 0;
+    for (size_t i = 0; i < t->nrecs; i++) {
+        const rec_t *r = &t->recs[i];
+        if (r->key.len >= 2 && r->key.data[0] == (uint8_t)(type >> 8) &&
+            r->key.data[1] == (uint8_t)type &&
+            memmem(r->key.data, r->key.len, member, strlen(member)) != NULL)
+            n++;
+    }
+    return n;
+}
+
+static void test_member_without_tasks_gets_a_target_record(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t cls[NPART + 1];
+    char id[32];
+    for (int i = 0; i <= NPART; i++) {
+        snprintf(id, sizeof(id), "member-%d", i);
+        set_id(&cls[i], id);
+        assert_int_equal(join(t, &cls[i]).error, E_NONE);
+    }
+    converge(t, cls, NPART + 1);
+    int empty = 0;
+    for (int i = 0; i <= NPART; i++) {
+        empty += count(cls[i].active) == 0;
+        snprintf(id, sizeof(id), "member-%d", i);
+        /* TargetAssignmentBuilder writes record 21 for every new member. */
+        assert_true(records_of(t, 21, id) >= 1);
+        assert_true(records_of(t, 22, id) >= 1);
+    }
+    assert_int_equal(empty, 1);
+    ctx_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1139,6 +1177,7 @@ int main(void)
         cmocka_unit_test(test_request_rules_name_the_rule),
         cmocka_unit_test(test_mixed_null_lists_rejected_and_null_means_unchanged),
         cmocka_unit_test(test_three_members_never_share_an_active_task),
+        cmocka_unit_test(test_member_without_tasks_gets_a_target_record),
         cmocka_unit_test(test_previous_epoch_retry),
         cmocka_unit_test(test_previous_epoch_null_retry_accepted_with_opt_in),
         cmocka_unit_test(test_static_leave_and_rejoin_keeps_tasks),
