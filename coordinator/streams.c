@@ -447,9 +447,11 @@ static kc_int16_array_t copy_i16(kc_int16_array_t a)
 }
 
 /* The request's topology as a record 23 value (without version), with the
- * subtopologies sorted by id (Kafka keeps them in a sorted map). */
-static void topology_from_request(const kc_streams_group_heartbeat_request_topology_t *rt,
-                                  kc_buf_t *out)
+ * subtopologies sorted by id (Kafka keeps them in a map). Returns false,
+ * with the id in dup, when two subtopologies share an id (Kafka's map
+ * construction fails: UNKNOWN_SERVER_ERROR). */
+static bool topology_from_request(const kc_streams_group_heartbeat_request_topology_t *rt,
+                                  kc_buf_t *out, char *dup, size_t dup_cap)
 {
     kc_arena_t a;
     kc_arena_init(&a);
@@ -458,6 +460,13 @@ static void topology_from_request(const kc_streams_group_heartbeat_request_topol
     for (int32_t i = 0; i < n; i++)
         sorted[i] = &rt->subtopologies.items[i];
     qsort(sorted, (size_t)n, sizeof(*sorted), cmp_req_sub);
+    for (int32_t i = 1; i < n; i++)
+        if (cmp_req_sub(&sorted[i - 1], &sorted[i]) == 0) {
+            snprintf(dup, dup_cap, "%.*s", (int)sorted[i]->subtopology_id.len,
+                     sorted[i]->subtopology_id.ptr ? sorted[i]->subtopology_id.ptr : "");
+            kc_arena_deinit(&a);
+            return false;
+        }
     topo_t v;
     kc_streams_group_topology_value_init(&v);
     v.epoch = rt->epoch;
@@ -496,6 +505,7 @@ static void topology_from_request(const kc_streams_group_heartbeat_request_topol
     }
     kc_streams_group_topology_value_encode(out, 0, &v);
     kc_arena_deinit(&a);
+    return true;
 }
 
 /* ---- the configured topology (InternalTopicManager.configureTopics) ----- */
@@ -1855,7 +1865,14 @@ void kc_coord_streams_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx
     /* The topology: initialise, compare or keep (maybeUpdateTopology). */
     bool init_topology = false;
     if (req->topology) {
-        topology_from_request(req->topology, &req_topo);
+        char dup[256];
+        if (!topology_from_request(req->topology, &req_topo, dup, sizeof(dup))) {
+            snprintf(msg, sizeof(msg), "Duplicate key %s in the topology's subtopologies.", dup);
+            kc_log_warn(LOG_COMP, "[GroupId %.*s] Rejected a topology: %s", (int)req->group_id.len,
+                        req->group_id.ptr, msg);
+            err = KC_ERR_UNKNOWN_SERVER_ERROR;
+            goto fail;
+        }
         if (!g || !g->topology) {
             init_topology = true;
         } else if (g->topology->epoch > req->topology->epoch) {

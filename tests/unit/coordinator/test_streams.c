@@ -1167,6 +1167,37 @@ static void test_member_without_tasks_gets_a_target_record(void **state)
     ctx_free(t);
 }
 
+static void test_duplicate_subtopology_ids_rejected_without_a_group(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    kc_str_t src[1] = {kc_str("in")};
+    kc_streams_group_heartbeat_request_subtopology_t subs[2];
+    memset(subs, 0, sizeof(subs));
+    for (int i = 0; i < 2; i++) {
+        subs[i].subtopology_id = kc_str("0");
+        subs[i].source_topics.items = src;
+        subs[i].source_topics.count = 1;
+    }
+    kc_streams_group_heartbeat_request_topology_t topo = {1, {subs, 2}};
+    kc_streams_group_heartbeat_request_t req;
+    kc_streams_group_heartbeat_request_init(&req);
+    req.group_id = kc_str("app");
+    req.member_id = kc_str("m");
+    req.rebalance_timeout_ms = 1000;
+    req.topology = &topo;
+    kc_request_ctx_t ctx = {1, 1, 88, 1, kc_str("client"), "/127.0.0.1", t->now};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_streams_group_heartbeat(t->c, &ctx, &req, &res, NULL);
+    assert_int_equal(res.nrecords, 0);
+    assert_non_null(memmem(res.responses[0].body.data, res.responses[0].body.len,
+                           "Duplicate key 0", 15));
+    kc_result_deinit(&res);
+    assert_string_equal(state_of(t), "none");
+    ctx_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1175,6 +1206,7 @@ int main(void)
         cmocka_unit_test(test_stale_topology_status_and_update_rejected),
         cmocka_unit_test(test_missing_source_and_incorrectly_partitioned_topics),
         cmocka_unit_test(test_request_rules_name_the_rule),
+        cmocka_unit_test(test_duplicate_subtopology_ids_rejected_without_a_group),
         cmocka_unit_test(test_mixed_null_lists_rejected_and_null_means_unchanged),
         cmocka_unit_test(test_three_members_never_share_an_active_task),
         cmocka_unit_test(test_member_without_tasks_gets_a_target_record),
