@@ -1851,20 +1851,23 @@ void kc_coord_join_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
         ctx->api_version == 0 ? req->session_timeout_ms : req->rebalance_timeout_ms;
     j.reason = join_reason(req->reason, j.reason_buf, sizeof(j.reason_buf));
 
-    /* A streams group of that id: an Empty one becomes a classic group (its
-     * records are tombstoned, its offsets kept), a non-empty one answers
-     * INCONSISTENT_GROUP_PROTOCOL (GroupMetadataManager.classicGroupJoin). */
+    bool unknown_member = req->member_id.len <= 0;
+    /* A streams group of that id: an Empty one becomes a classic group when
+     * a new member joins (its records are tombstoned, its offsets kept), a
+     * non-empty one answers INCONSISTENT_GROUP_PROTOCOL
+     * (GroupMetadataManager.classicGroupJoin). */
     kc_streams_group_t *sg = kc_streams_group_find(c, req->group_id);
     if (sg) {
         if (!kc_streams_group_is_empty(sg)) {
             send_join_error(res, ctx, KC_ERR_INCONSISTENT_GROUP_PROTOCOL, "");
             goto out;
         }
-        kc_log_info(LOG_COMP, "[GroupId %.*s] Converted the empty streams group to a classic group.",
-                    (int)req->group_id.len, req->group_id.ptr);
-        kc_streams_group_delete(c, sg, res);
+        if (unknown_member) {
+            kc_log_info(LOG_COMP, "[GroupId %.*s] Converted the empty streams group to a classic group.",
+                        (int)req->group_id.len, req->group_id.ptr);
+            kc_streams_group_delete(c, sg, res);
+        }
     }
-    bool unknown_member = req->member_id.len <= 0;
     kc_classic_group_t *g = kc_smap_get(&c->groups, req->group_id.ptr, (size_t)req->group_id.len);
     bool is_new_group = g == NULL;
     if (!g) {
