@@ -18,7 +18,7 @@
  * conversions of trunk's CurrentAssignmentBuilder (a role change goes
  * through revocation), per-partition assignment epochs for offset commits
  * (KIP-1251), the topology-description store (KIP-1331, which hooks in
- * through kc_streams_group_* in internal.h).
+ * through kc_coord_streams_group_find and kc_streams_group_* in coord.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
