@@ -159,6 +159,9 @@ int16_t kc_streams_group_validate_offset_commit(kc_streams_group_t *g, kc_str_t 
 /* OffsetFetch v9+ (StreamsGroup.validateOffsetFetch). */
 int16_t kc_streams_group_validate_offset_fetch(kc_streams_group_t *g, kc_str_t member_id,
                                                int32_t member_epoch);
+/* OffsetDelete: whether a non-Empty group's topology reads the topic as a
+ * source or repartition source topic (StreamsGroup.isSubscribedToTopic). */
+bool kc_streams_group_is_subscribed_to(const kc_streams_group_t *g, kc_str_t topic);
 /* Empty, NotReady, Assigning, Reconciling, Stable (static string). */
 const char *kc_streams_group_state(const kc_streams_group_t *g);
 const char *kc_streams_group_id(const kc_streams_group_t *g);

@@ -936,11 +936,14 @@ void kc_coord_offset_delete(kc_coord_t *c, const kc_request_ctx_t *ctx,
     kc_buf_init(&body);
     int16_t group_err = KC_ERR_NONE;
     kc_classic_group_t *g = NULL;
+    kc_streams_group_t *sg = NULL;
     /* GroupCoordinatorService.deleteOffsets, then OffsetMetadataManager.deleteOffsets. */
     if (req->group_id.len <= 0)
         group_err = KC_ERR_INVALID_GROUP_ID;
     else if (!kc_coord_is_loaded(c))
         group_err = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
+    else if ((sg = kc_streams_group_find(c, req->group_id)) != NULL)
+        group_err = KC_ERR_NONE; /* StreamsGroup.validateOffsetDelete accepts */
     else if ((g = kc_classic_group_find(c, req->group_id)) == NULL)
         group_err = KC_ERR_GROUP_ID_NOT_FOUND;
     else
@@ -977,7 +980,9 @@ void kc_coord_offset_delete(kc_coord_t *c, const kc_request_ctx_t *ctx,
             const kc_offset_delete_request_topic_t *rt = &req->topics.items[i];
             int32_t np = rt->partitions.count < 0 ? 0 : rt->partitions.count;
             bool subscribed =
-                pass == 1 && topic_err[i] == KC_ERR_NONE && kc_classic_group_is_subscribed_to(g, rt->name);
+                pass == 1 && topic_err[i] == KC_ERR_NONE &&
+                (sg ? kc_streams_group_is_subscribed_to(sg, rt->name)
+                    : kc_classic_group_is_subscribed_to(g, rt->name));
             delete_rtopic_t *out = NULL;
             for (int32_t j = 0; j < np; j++) {
                 int32_t p = rt->partitions.items[j].partition_index;

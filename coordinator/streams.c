@@ -2704,6 +2704,22 @@ int16_t kc_streams_group_validate_offset_fetch(kc_streams_group_t *g, kc_str_t m
     return KC_ERR_NONE;
 }
 
+bool kc_streams_group_is_subscribed_to(const kc_streams_group_t *g, kc_str_t topic)
+{
+    if (g->nmembers == 0 || !g->topology)
+        return false;
+    for (int32_t s = 0; s < g->topology->subtopologies.count; s++) {
+        const topo_sub_t *sub = &g->topology->subtopologies.items[s];
+        for (int32_t i = 0; i < sub->source_topics.count; i++)
+            if (kc_str_eq(sub->source_topics.items[i], topic))
+                return true;
+        for (int32_t i = 0; i < sub->repartition_source_topics.count; i++)
+            if (kc_str_eq(sub->repartition_source_topics.items[i].name, topic))
+                return true;
+    }
+    return false;
+}
+
 const char *kc_streams_group_state(const kc_streams_group_t *g) { return group_state_name(g); }
 
 const char *kc_streams_group_id(const kc_streams_group_t *g) { return g->group_id; }

@@ -1198,6 +1198,87 @@ static void test_duplicate_subtopology_ids_rejected_without_a_group(void **state
     ctx_free(t);
 }
 
+/* OffsetDelete of "in"/0 for group "app": the partition's error code (or
+ * the top-level one when set). */
+static int16_t offset_delete_in(ctx_t *t)
+{
+    kc_offset_delete_request_partition_t part = {0};
+    kc_offset_delete_request_topic_t topic = {kc_str("in"), {&part, 1}};
+    kc_offset_delete_request_t req;
+    kc_offset_delete_request_init(&req);
+    req.group_id = kc_str("app");
+    req.topics.items = &topic;
+    req.topics.count = 1;
+    kc_request_ctx_t ctx = {4, 1, 47, 0, kc_str("admin"), "/127.0.0.1", t->now};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_offset_delete(t->c, &ctx, &req, &res);
+    keep_records(t, &res);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_offset_delete_response_t r;
+    kc_offset_delete_response_init(&r);
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    assert_int_equal(kc_offset_delete_response_decode(&rd, 0, &arena, &r), 0);
+    int16_t err = r.error_code;
+    if (err == 0) {
+        assert_int_equal(r.topics.count, 1);
+        err = r.topics.items[0].partitions.items[0].error_code;
+    }
+    kc_arena_deinit(&arena);
+    kc_result_deinit(&res);
+    return err;
+}
+
+static void test_offset_commit_epochs_and_offset_delete(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t a;
+    set_id(&a, "member-a");
+    join(t, &a);
+    kc_offset_commit_request_partition_t part = {0, 42, -1, -1, kc_str("")};
+    kc_offset_commit_request_topic_t topic;
+    memset(&topic, 0, sizeof(topic));
+    topic.name = kc_str("in");
+    topic.partitions.items = &part;
+    topic.partitions.count = 1;
+    int16_t versions[] = {8, 9, 9, 9};
+    int32_t epochs[] = {a.epoch, a.epoch, a.epoch + 1, a.epoch};
+    int16_t want[] = {35, 113, 113, 0}; /* UNSUPPORTED_VERSION, STALE_MEMBER_EPOCH x2, NONE */
+    for (int i = 0; i < 4; i++) {
+        kc_offset_commit_request_t oc;
+        kc_offset_commit_request_init(&oc);
+        oc.group_id = kc_str("app");
+        oc.generation_id_or_member_epoch = epochs[i] - (i == 1 ? 1 : 0);
+        oc.member_id = kc_str("member-a");
+        oc.topics.items = &topic;
+        oc.topics.count = 1;
+        kc_request_ctx_t ctx = {3, 1, 8, versions[i], kc_str("client"), "/127.0.0.1", t->now};
+        kc_result_t res;
+        kc_result_init(&res);
+        kc_coord_offset_commit(t->c, &ctx, &oc, &res);
+        keep_records(t, &res);
+        kc_arena_t arena;
+        kc_arena_init(&arena);
+        kc_offset_commit_response_t r;
+        kc_offset_commit_response_init(&r);
+        kc_reader_t rd;
+        kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+        assert_int_equal(kc_offset_commit_response_decode(&rd, versions[i], &arena, &r), 0);
+        assert_int_equal(r.topics.items[0].partitions.items[0].error_code, want[i]);
+        kc_arena_deinit(&arena);
+        kc_result_deinit(&res);
+    }
+    /* The live group reads "in": GROUP_SUBSCRIBED_TO_TOPIC; once Empty, deleted. */
+    assert_int_equal(offset_delete_in(t), 86);
+    assert_int_equal(send_hb(t, &a, (hb_opts_t){.epoch = -1, .owned = OWNED_NULL}).error, E_NONE);
+    assert_int_equal(offset_delete_in(t), 0);
+    assert_false(kc_offsets_group_has_offsets(t->c, kc_str("app")));
+    ctx_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1223,6 +1304,7 @@ int main(void)
         cmocka_unit_test(test_sticky_assignor_balances_and_covers),
         cmocka_unit_test(test_classic_join_refused_while_members_then_converts_empty_group),
         cmocka_unit_test(test_streams_join_takes_over_simple_classic_group),
+        cmocka_unit_test(test_offset_commit_epochs_and_offset_delete),
         cmocka_unit_test(test_rebalance_timeout_fences_member_that_does_not_revoke),
         cmocka_unit_test(test_static_member_at_minus_two_expires_with_its_session),
     };
