@@ -12,7 +12,7 @@
  * (streams package).
  *
  * Not here: topology updates (INVALID_REQUEST as in Kafka), source topic
- * regexes (INVALID_REQUEST as in Kafka), copartition enforcement, warm-up
+ * regexes (INVALID_REQUEST as in Kafka), warm-up
  * refinement of the target (AssignmentRefiner: warm-up lists are carried,
  * stored and reconciled but the assignor produces none), the in-place role
  * conversions of trunk's CurrentAssignmentBuilder (a role change goes
@@ -613,6 +613,150 @@ static void summarize(char *out, size_t cap, const kc_streams_topics_to_create_t
         snprintf(out + off, cap - off, " and %zu additional topics", l->n - 3);
 }
 
+/* The declared partition count of a repartition source topic of the
+ * topology (0 = flexible), or -1 when the name is not one. */
+static int32_t repartition_declared(const topo_t *t, kc_str_t name)
+{
+    for (int32_t s = 0; s < t->subtopologies.count; s++) {
+        const topo_sub_t *sub = &t->subtopologies.items[s];
+        for (int32_t i = 0; i < sub->repartition_source_topics.count; i++)
+            if (kc_str_eq(sub->repartition_source_topics.items[i].name, name))
+                return sub->repartition_source_topics.items[i].partitions;
+    }
+    return -1;
+}
+
+static int cmp_kstr(const void *a, const void *b)
+{
+    const kc_str_t *x = a, *y = b;
+    int32_t n = x->len < y->len ? x->len : y->len;
+    int c = n > 0 ? memcmp(x->ptr, y->ptr, (size_t)n) : 0;
+    return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* Java's TreeMap.toString of topic -> partitions: "{a=4, b=2}". */
+static void topic_counts(char *out, size_t cap, kc_coord_t *c, const decided_list_t *dl,
+                         kc_str_t *names, int32_t n)
+{
+    qsort(names, (size_t)n, sizeof(*names), cmp_kstr);
+    size_t off = (size_t)snprintf(out, cap, "{");
+    for (int32_t i = 0; i < n && off < cap; i++) {
+        if (i > 0 && cmp_kstr(&names[i - 1], &names[i]) == 0)
+            continue;
+        off += (size_t)snprintf(out + off, cap - off, "%s%.*s=%d", i ? ", " : "", (int)names[i].len,
+                                names[i].ptr, topic_parts(c, dl, names[i], NULL));
+    }
+    if (off < cap)
+        snprintf(out + off, cap - off, "}");
+}
+
+/*
+ * CopartitionedTopicsEnforcer for one copartition group: the source topics
+ * must have one partition count, which the group's repartition topics take
+ * (all repartition topics: the fixed ones' common count, else the largest);
+ * false with cf's status and detail set when the counts disagree.
+ */
+static bool enforce_copartition(kc_coord_t *c, const topo_t *t, const topo_sub_t *sub,
+                                const kc_streams_group_topology_value_copartition_group_t *cg,
+                                decided_list_t *dl, st_config_t *cf)
+{
+    int32_t cap = cg->source_topics.count + cg->repartition_source_topics.count;
+    if (cap <= 0)
+        return true;
+    kc_str_t *names = kc_xcalloc((size_t)cap, sizeof(*names));
+    bool *repart = kc_xcalloc((size_t)cap, sizeof(*repart));
+    int32_t n = 0;
+    for (int32_t i = 0; i < cg->source_topics.count; i++) {
+        int16_t k = cg->source_topics.items[i];
+        if (k >= 0 && k < sub->source_topics.count)
+            names[n++] = sub->source_topics.items[k];
+    }
+    for (int32_t i = 0; i < cg->repartition_source_topics.count; i++) {
+        int16_t k = cg->repartition_source_topics.items[i];
+        if (k >= 0 && k < sub->repartition_source_topics.count)
+            names[n++] = sub->repartition_source_topics.items[k].name;
+    }
+    bool ok = true, all_repart = n > 0, any_fixed = false;
+    int32_t nsrc = 0, src_parts = -1, max_parts = 0;
+    for (int32_t i = 0; i < n; i++) {
+        repart[i] = repartition_declared(t, names[i]) >= 0;
+        all_repart = all_repart && repart[i];
+        int32_t p = topic_parts(c, dl, names[i], NULL);
+        if (p < 0)
+            goto out; /* undecided: nothing to enforce */
+        if (repart[i]) {
+            max_parts = p > max_parts ? p : max_parts;
+        } else {
+            if (nsrc++ == 0)
+                src_parts = p;
+            else if (p != src_parts)
+                ok = false;
+        }
+    }
+    for (int32_t s = 0; s < t->subtopologies.count && !any_fixed; s++)
+        for (int32_t i = 0; i < t->subtopologies.items[s].repartition_source_topics.count; i++)
+            any_fixed = any_fixed || t->subtopologies.items[s].repartition_source_topics.items[i].partitions != 0;
+    char list[MSG_MAX - 96];
+    if (!ok) {
+        kc_str_t *src = kc_xcalloc((size_t)n, sizeof(*src));
+        int32_t m = 0;
+        for (int32_t i = 0; i < n; i++)
+            if (!repart[i])
+                src[m++] = names[i];
+        topic_counts(list, sizeof(list), c, dl, src, m);
+        free(src);
+        snprintf(cf->detail, sizeof(cf->detail),
+                 "Following topics do not have the same number of partitions: [%s]", list);
+        goto out;
+    }
+    int32_t use = src_parts;
+    if (all_repart && any_fixed) {
+        /* validateAndGetNumOfPartitions walks every fixed repartition topic. */
+        use = -1;
+        for (int32_t s = 0; s < t->subtopologies.count && ok; s++)
+            for (int32_t i = 0; i < t->subtopologies.items[s].repartition_source_topics.count && ok; i++) {
+                const kc_streams_group_topology_value_topic_info_t *ti =
+                    &t->subtopologies.items[s].repartition_source_topics.items[i];
+                if (ti->partitions == 0)
+                    continue;
+                int32_t p = topic_parts(c, dl, ti->name, NULL);
+                if (use < 0)
+                    use = p;
+                else if (p != use)
+                    ok = false;
+            }
+        if (!ok) {
+            topic_counts(list, sizeof(list), c, dl, names, n);
+            snprintf(cf->detail, sizeof(cf->detail),
+                     "Following topics do not have the same number of partitions: [%s]", list);
+            goto out;
+        }
+    } else if (all_repart) {
+        use = max_parts;
+    }
+    for (int32_t i = 0; i < n && ok; i++) {
+        if (!repart[i])
+            continue;
+        int32_t declared = repartition_declared(t, names[i]);
+        int32_t p = topic_parts(c, dl, names[i], NULL);
+        if (declared != 0 && p != use) {
+            snprintf(cf->detail, sizeof(cf->detail),
+                     "Number of partitions [%d] of repartition topic [%.*s] doesn't match number of "
+                     "partitions [%d] of the source topic.",
+                     p, (int)names[i].len, names[i].ptr, use);
+            ok = false;
+            break;
+        }
+        decided_put(dl, names[i], use);
+    }
+out:
+    if (!ok)
+        cf->status = ST_INCORRECTLY_PARTITIONED_TOPICS;
+    free(names);
+    free(repart);
+    return ok;
+}
+
 /* A hash of the names, ids and partition counts of the topology's topics
  * that exist (kcoord's function, the role of Kafka's metadata hash): a
  * change bumps the group epoch and reconfigures the topology. */
@@ -718,6 +862,15 @@ static void configure(kc_coord_t *c, const topo_t *t, st_config_t *cf)
         }
         if (!changed)
             break;
+    }
+    /* Copartition groups (InternalTopicManager.enforceCopartitioning). */
+    for (int32_t s = 0; s < ns; s++) {
+        const topo_sub_t *sub = &t->subtopologies.items[s];
+        for (int32_t k = 0; k < sub->copartition_groups.count; k++)
+            if (!enforce_copartition(c, t, sub, &sub->copartition_groups.items[k], &dl, cf)) {
+                free(dl.d);
+                return;
+            }
     }
     /* Task counts, changelog counts and missing internal topics. */
     for (int32_t s = 0; s < ns; s++) {

@@ -907,14 +907,19 @@ def _topic_info(w, t):
 def _subtopology(w, sub):
     """sub: dict with id, source_topics, and optionally changelog_topics
     [(name, 0)], repartition_sink_topics [name], repartition_source_topics
-    [(name, partitions)]."""
+    [(name, partitions)], copartition_groups [([source idx], [], [repartition idx])]."""
     w.compact_string(sub["id"])
     w.compact_array(list(sub.get("source_topics", [])), lambda ww, n: ww.compact_string(n))
     w.compact_array(list(sub.get("source_topic_regex", [])), lambda ww, n: ww.compact_string(n))
     w.compact_array(list(sub.get("changelog_topics", [])), _topic_info)
     w.compact_array(list(sub.get("repartition_sink_topics", [])), lambda ww, n: ww.compact_string(n))
     w.compact_array(list(sub.get("repartition_source_topics", [])), _topic_info)
-    w.compact_array([], None)  # copartition groups
+    def cpg(ww, g):
+        for idx in g:
+            ww.compact_array(list(idx), lambda w3, i: w3.i16(i))
+        ww.no_tags()
+    # copartition groups: (source topic indexes, regex indexes, repartition source indexes)
+    w.compact_array(list(sub.get("copartition_groups", [])), cpg)
     w.no_tags()
 
 

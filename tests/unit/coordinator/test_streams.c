@@ -209,6 +209,7 @@ typedef struct {
     const char *group;
     const char *member; /* override the member id sent */
     const char *source; /* override the source topic */
+    bool copartition;   /* a second source topic, copartitioned with the first */
 } hb_opts_t;
 
 static int32_t fill_ids(const bool *set, int32_t *parts)
@@ -240,7 +241,12 @@ static hb_t send_hb(ctx_t *t, client_t *cl, hb_opts_t o)
     kc_streams_group_heartbeat_request_topology_t topo;
     kc_streams_group_heartbeat_request_subtopology_t sub;
     kc_streams_group_heartbeat_request_topic_info_t cl_topic;
-    kc_str_t sources[1] = {kc_str("in")};
+    kc_str_t sources[2] = {kc_str("in"), kc_str("two-partitions")};
+    int16_t both[2] = {0, 1};
+    kc_streams_group_heartbeat_request_copartition_group_t cpg;
+    memset(&cpg, 0, sizeof(cpg));
+    cpg.source_topics.items = both;
+    cpg.source_topics.count = 2;
     kc_str_t regex[1] = {kc_str("in.*")};
     if (o.source)
         sources[0] = kc_str(o.source);
@@ -253,7 +259,11 @@ static hb_t send_hb(ctx_t *t, client_t *cl, hb_opts_t o)
         topo.subtopologies.count = 1;
         sub.subtopology_id = kc_str("0");
         sub.source_topics.items = sources;
-        sub.source_topics.count = 1;
+        sub.source_topics.count = o.copartition ? 2 : 1;
+        if (o.copartition) {
+            sub.copartition_groups.items = &cpg;
+            sub.copartition_groups.count = 1;
+        }
         sub.source_topic_regex.items = regex;
         sub.source_topic_regex.count = o.regex ? 1 : 0;
         cl_topic.name = kc_str(o.changelog_override ? o.changelog_override : "app-store-changelog");
@@ -1126,6 +1136,16 @@ static void test_missing_source_and_incorrectly_partitioned_topics(void **state)
     assert_int_equal(count(b.active), 0);
     g = kc_streams_group_find(t->c, kc_str("g-wrong"));
     assert_string_equal(kc_streams_group_state(g), "NotReady");
+    /* Copartitioned source topics with different partition counts. */
+    client_t c;
+    set_id(&c, "member-c");
+    h = send_hb(t, &c, (hb_opts_t){.epoch = 0, .topology_epoch = 1, .group = "g-copart",
+                                   .copartition = true});
+    assert_int_equal(h.error, E_NONE);
+    assert_true(has_status(&h, 2));
+    assert_string_equal(h.detail[0], "Following topics do not have the same number of partitions: "
+                                     "[{in=4, two-partitions=2}]");
+    assert_int_equal(count(c.active), 0);
     ctx_free(t);
 }
 
