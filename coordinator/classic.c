@@ -1856,7 +1856,7 @@ void kc_coord_join_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
      * a new member joins (its records are tombstoned, its offsets kept), a
      * non-empty one answers INCONSISTENT_GROUP_PROTOCOL
      * (GroupMetadataManager.classicGroupJoin). */
-    kc_streams_group_t *sg = kc_streams_group_find(c, req->group_id);
+    kc_streams_group_t *sg = kc_coord_streams_group_find(c, req->group_id);
     if (sg) {
         if (!kc_streams_group_is_empty(sg)) {
             send_join_error(res, ctx, KC_ERR_INCONSISTENT_GROUP_PROTOCOL, "");
@@ -2284,7 +2284,7 @@ void kc_coord_describe_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
                 /* GroupMetadataManager.classicGroup: a group of another type
                  * is "not a classic group". */
                 bool other_type = kc_consumer_group_find(c, gid) != NULL ||
-                                  kc_streams_group_find(c, gid) != NULL;
+                                  kc_coord_streams_group_find(c, gid) != NULL;
                 d->error_code = KC_ERR_GROUP_ID_NOT_FOUND;
                 size_t cap = (size_t)gid.len + 48;
                 char *msg = kc_arena_alloc(&arena, cap);
@@ -2583,7 +2583,7 @@ void kc_coord_delete_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
         }
         kc_classic_group_t *g = kc_smap_get(&c->groups, gid.ptr ? gid.ptr : "", (size_t)gid.len);
         kc_consumer_group_t *cg = g ? NULL : kc_consumer_group_find(c, gid);
-        kc_streams_group_t *sg = g || cg ? NULL : kc_streams_group_find(c, gid);
+        kc_streams_group_t *sg = g || cg ? NULL : kc_coord_streams_group_find(c, gid);
         if (sg) {
             if (!kc_streams_group_is_empty(sg)) {
                 d->error_code = KC_ERR_NON_EMPTY_GROUP;

@@ -1280,7 +1280,7 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
     size_t first_record = res->nrecords;
     cs_group_t *g = group_get(c, req->group_id.ptr, (size_t)req->group_id.len);
     if (!g) {
-        bool streams = kc_streams_group_find(c, req->group_id) != NULL;
+        bool streams = kc_coord_streams_group_find(c, req->group_id) != NULL;
         if (epoch != 0 || classic_group_exists(c, req->group_id) || streams) {
             snprintf(msg, sizeof(msg), "Group %.*s %s.", (int)req->group_id.len, req->group_id.ptr,
                      epoch != 0 || streams ? "is not a consumer group or does not exist"

@@ -142,8 +142,7 @@ size_t kc_consumer_list_groups(kc_coord_t *c, const kc_str_t *states, int32_t ns
 
 /* ---- streams (KIP-1071) groups as seen by other modules -------------- */
 
-/* NULL when there is no streams group of that id. */
-kc_streams_group_t *kc_streams_group_find(kc_coord_t *c, kc_str_t group_id);
+/* Groups are found with kc_coord_streams_group_find (coord.h). */
 bool kc_streams_group_is_empty(const kc_streams_group_t *g);
 /* DeleteGroups: writes the group's tombstones (StreamsGroup.
  * createGroupTombstoneRecords order) and frees it; the caller checked that

@@ -191,7 +191,7 @@ int kc_offsets_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
      * OffsetMetadataManager.replay creates one only when no group has the
      * id). */
     if (kc_classic_group_find(c, group) == NULL && kc_consumer_group_find(c, group) == NULL &&
-        kc_streams_group_find(c, group) == NULL)
+        kc_coord_streams_group_find(c, group) == NULL)
         kc_classic_group_find_or_create(c, group);
     kc_offsets_map_put(&o->map, group, topic, partition, &e);
     return 0;
@@ -571,7 +571,7 @@ void kc_coord_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
         kc_streams_group_t *sg = NULL;
         if (!kc_coord_is_loaded(c)) {
             group_err = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
-        } else if ((sg = kc_streams_group_find(c, req->group_id)) != NULL) {
+        } else if ((sg = kc_coord_streams_group_find(c, req->group_id)) != NULL) {
             /* A KIP-1071 group: the member epoch is the generation. */
             kc_str_t member_id = req->member_id.len < 0 ? str_of("", 0) : req->member_id;
             char why[256];
@@ -772,7 +772,7 @@ static void fetch_group(kc_coord_t *c, int16_t version, kc_str_t group_id, kc_st
     /* A missing or Dead group has no offsets to show (ClassicGroup.validateOffsetFetch). */
     kc_classic_group_t *g = kc_classic_group_find(c, group_id);
     kc_consumer_group_t *cg = kc_consumer_group_find(c, group_id);
-    kc_streams_group_t *sg = kc_streams_group_find(c, group_id);
+    kc_streams_group_t *sg = kc_coord_streams_group_find(c, group_id);
     const kc_offsets_group_t *og = NULL;
     if (sg != NULL) {
         /* KIP-1071 group: v9+ carries the member id and epoch to check. */
@@ -942,7 +942,7 @@ void kc_coord_offset_delete(kc_coord_t *c, const kc_request_ctx_t *ctx,
         group_err = KC_ERR_INVALID_GROUP_ID;
     else if (!kc_coord_is_loaded(c))
         group_err = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
-    else if ((sg = kc_streams_group_find(c, req->group_id)) != NULL)
+    else if ((sg = kc_coord_streams_group_find(c, req->group_id)) != NULL)
         group_err = KC_ERR_NONE; /* StreamsGroup.validateOffsetDelete accepts */
     else if ((g = kc_classic_group_find(c, req->group_id)) == NULL)
         group_err = KC_ERR_GROUP_ID_NOT_FOUND;

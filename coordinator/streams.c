@@ -2763,11 +2763,6 @@ void kc_streams_unload_all(kc_coord_t *c)
 
 /* ---- views for other modules ------------------------------------------------------ */
 
-kc_streams_group_t *kc_streams_group_find(kc_coord_t *c, kc_str_t group_id)
-{
-    return group_get(c, group_id);
-}
-
 kc_streams_group_t *kc_coord_streams_group_find(kc_coord_t *c, kc_str_t group_id)
 {
     return group_get(c, group_id);

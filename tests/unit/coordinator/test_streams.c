@@ -163,7 +163,7 @@ static void ctx_restart(ctx_t *t)
 
 static const char *state_of(ctx_t *t)
 {
-    kc_streams_group_t *g = kc_streams_group_find(t->c, kc_str("app"));
+    kc_streams_group_t *g = kc_coord_streams_group_find(t->c, kc_str("app"));
     return g ? kc_streams_group_state(g) : "none";
 }
 
@@ -746,7 +746,7 @@ static void test_session_expiry_moves_tasks(void **state)
         ctx_sleep(t, 1000);
         assert_int_equal(beat(t, &cls[0]).error, E_NONE);
     }
-    kc_streams_group_t *g = kc_streams_group_find(t->c, kc_str("app"));
+    kc_streams_group_t *g = kc_coord_streams_group_find(t->c, kc_str("app"));
     assert_non_null(g);
     hb_t h = beat(t, &cls[1]);
     assert_int_equal(h.error, E_UNKNOWN_MEMBER_ID);
@@ -852,7 +852,7 @@ static void test_replay_mid_reconciliation_continues_with_same_epochs(void **sta
     assert_string_equal(state_of(t), "Reconciling");
     ctx_restart(t);
     assert_string_equal(state_of(t), "Reconciling");
-    kc_streams_group_t *g = kc_streams_group_find(t->c, kc_str("app"));
+    kc_streams_group_t *g = kc_coord_streams_group_find(t->c, kc_str("app"));
     assert_int_equal(kc_streams_group_topology_epoch(g), 1);
     /* The heartbeats go on with the epochs the clients hold. */
     h = beat(t, &b);
@@ -995,14 +995,14 @@ static void test_classic_join_refused_while_members_then_converts_empty_group(vo
     set_id(&a, "member-a");
     join(t, &a);
     assert_int_equal(classic_join(t), 23); /* INCONSISTENT_GROUP_PROTOCOL */
-    assert_non_null(kc_streams_group_find(t->c, kc_str("app")));
+    assert_non_null(kc_coord_streams_group_find(t->c, kc_str("app")));
     assert_int_equal(send_hb(t, &a, (hb_opts_t){.epoch = -1, .owned = OWNED_NULL}).error, E_NONE);
     assert_int_equal(classic_join(t), 79); /* MEMBER_ID_REQUIRED: a classic group now */
-    assert_null(kc_streams_group_find(t->c, kc_str("app")));
+    assert_null(kc_coord_streams_group_find(t->c, kc_str("app")));
     assert_non_null(kc_classic_group_find(t->c, kc_str("app")));
     /* The conversion survives a restart (the streams records are tombstoned). */
     ctx_restart(t);
-    assert_null(kc_streams_group_find(t->c, kc_str("app")));
+    assert_null(kc_coord_streams_group_find(t->c, kc_str("app")));
     ctx_free(t);
 }
 
@@ -1123,7 +1123,7 @@ static void test_missing_source_and_incorrectly_partitioned_topics(void **state)
     assert_true(has_status(&h, 1));
     assert_string_equal(h.detail[0], "Source topics nope are missing.");
     assert_int_equal(h.create.n, 0);
-    kc_streams_group_t *g = kc_streams_group_find(t->c, kc_str("g-missing"));
+    kc_streams_group_t *g = kc_coord_streams_group_find(t->c, kc_str("g-missing"));
     assert_string_equal(kc_streams_group_state(g), "NotReady");
     /* An existing changelog topic with 2 partitions where 4 are needed. */
     h = send_hb(t, &b, (hb_opts_t){.epoch = 0, .topology_epoch = 1, .group = "g-wrong",
@@ -1134,7 +1134,7 @@ static void test_missing_source_and_incorrectly_partitioned_topics(void **state)
                         "Existing topic two-partitions has different number of partitions: "
                         "expected 4, found 2");
     assert_int_equal(count(b.active), 0);
-    g = kc_streams_group_find(t->c, kc_str("g-wrong"));
+    g = kc_coord_streams_group_find(t->c, kc_str("g-wrong"));
     assert_string_equal(kc_streams_group_state(g), "NotReady");
     /* Copartitioned source topics with different partition counts. */
     client_t c;
