@@ -72,6 +72,7 @@ struct kc_coord {
     bool loaded;
     kc_smap_t groups;     /* group id -> kc_classic_group_t * */
     kc_smap_t consumer_groups; /* group id -> kc_consumer_group_t * (consumer.c) */
+    kc_smap_t streams_groups;  /* group id -> kc_streams_group_t * (streams.c) */
     /* Kafka keeps the groups of each __consumer_offsets partition in a
      * TimelineHashMap and ListGroups walks the partitions, then each table,
      * in hash order; these mirror those tables (memory-only, reset on
@@ -114,5 +115,12 @@ int kc_consumer_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const 
                        size_t value_len);
 void kc_consumer_loaded(kc_coord_t *c, int64_t now_ms);
 void kc_consumer_unload_all(kc_coord_t *c);
+
+/* streams.c entry points used by coord.c: replay of record types 17, 19-23,
+ * timers after load, and freeing every streams group. */
+int kc_streams_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uint8_t *value,
+                      size_t value_len);
+void kc_streams_loaded(kc_coord_t *c, int64_t now_ms);
+void kc_streams_unload_all(kc_coord_t *c);
 
 #endif
