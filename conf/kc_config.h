@@ -44,6 +44,15 @@ typedef struct {
     int32_t group_consumer_regex_refresh_interval_ms;     /* 600000 */
     int32_t group_consumer_regex_refresh_min_interval_ms; /* 10000 (a constant in Kafka) */
     char *group_consumer_migration_policy;          /* bidirectional (disabled, upgrade, downgrade) */
+    int32_t group_streams_session_timeout_ms;       /* 45000 */
+    int32_t group_streams_heartbeat_interval_ms;    /* 5000 */
+    int32_t group_streams_max_size;                 /* 2147483647 */
+    int32_t group_streams_num_standby_replicas;     /* 0 */
+    int32_t group_streams_initial_rebalance_delay_ms; /* 3000 */
+    int32_t group_streams_assignment_interval_ms;   /* 1000 */
+    int32_t group_streams_task_offset_interval_ms;  /* 60000 */
+    int64_t group_streams_acceptable_recovery_lag;  /* 10000 */
+    bool group_streams_accept_null_owned_tasks_on_previous_epoch; /* false (kcoord's own) */
     int32_t offsets_retention_minutes;              /* 10080 */
     int64_t offsets_retention_check_interval_ms;    /* 600000 */
     int32_t offset_metadata_max_bytes;              /* 4096 */

@@ -1888,6 +1888,22 @@ void kc_coord_join_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
     j.reason = join_reason(req->reason, j.reason_buf, sizeof(j.reason_buf));
 
     bool unknown_member = req->member_id.len <= 0;
+    /* A streams group of that id: an Empty one becomes a classic group when
+     * a new member joins (its records are tombstoned, its offsets kept), a
+     * non-empty one answers INCONSISTENT_GROUP_PROTOCOL
+     * (GroupMetadataManager.classicGroupJoin). */
+    kc_streams_group_t *sg = kc_coord_streams_group_find(c, req->group_id);
+    if (sg) {
+        if (!kc_streams_group_is_empty(sg)) {
+            send_join_error(res, ctx, KC_ERR_INCONSISTENT_GROUP_PROTOCOL, "");
+            goto out;
+        }
+        if (unknown_member) {
+            kc_log_info(LOG_COMP, "[GroupId %.*s] Converted the empty streams group to a classic group.",
+                        (int)req->group_id.len, req->group_id.ptr);
+            kc_streams_group_delete(c, sg, res);
+        }
+    }
     kc_consumer_group_t *cg = kc_consumer_group_find(c, req->group_id);
     if (cg && !kc_consumer_group_is_empty(cg)) {
         /* A classic member joining a consumer group (classicGroupJoinToConsumerGroup). */
@@ -2361,7 +2377,8 @@ void kc_coord_describe_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
             if (ctx->api_version >= 6) {
                 /* GroupMetadataManager.classicGroup: a group of another type
                  * is "not a classic group". */
-                bool other_type = kc_consumer_group_find(c, gid) != NULL;
+                bool other_type = kc_consumer_group_find(c, gid) != NULL ||
+                                  kc_coord_streams_group_find(c, gid) != NULL;
                 d->error_code = KC_ERR_GROUP_ID_NOT_FOUND;
                 size_t cap = (size_t)gid.len + 48;
                 char *msg = kc_arena_alloc(&arena, cap);
@@ -2453,7 +2470,7 @@ static int cmp_group(const void *a, const void *b)
     return strcmp((*(kc_classic_group_t *const *)a)->group_id, (*(kc_classic_group_t *const *)b)->group_id);
 }
 
-/* One group of either type as ListGroups lists it, with its place in
+/* One group of any type as ListGroups lists it, with its place in
  * Kafka's groups tables. */
 typedef struct {
     const char *group_id;
@@ -2476,8 +2493,8 @@ static int cmp_listed(const void *a, const void *b)
 }
 
 /* Puts the groups in the order Kafka lists them: partition by partition,
- * each partition's table (shared by classic and consumer groups, as
- * Kafka's one groups map) in its own order. */
+ * each partition's table (shared by every group type, as Kafka's one
+ * groups map) in its own order. */
 static void sort_in_table_order(const kc_coord_t *c, listed_t *l, size_t n)
 {
     int rank[KC_OFFSETS_TOPIC_PARTITIONS];
@@ -2489,6 +2506,30 @@ static void sort_in_table_order(const kc_coord_t *c, listed_t *l, size_t n)
     }
     if (n > 1)
         qsort(l, n, sizeof(*l), cmp_listed);
+}
+
+typedef struct {
+    listed_t *all;
+    size_t *nall;
+    const kc_str_t *states;
+    int32_t nstates;
+    const kc_request_ctx_t *ctx;
+    bool all_groups; /* DESCRIBE on the cluster: no per-group check */
+} list_streams_t;
+
+static void list_streams_group(kc_streams_group_t *g, void *arg)
+{
+    list_streams_t *ls = arg;
+    const char *state = kc_streams_group_state(g);
+    bool state_ok = ls->nstates == 0;
+    for (int32_t s = 0; s < ls->nstates && !state_ok; s++)
+        state_ok = str_ieq_c(ls->states[s], state);
+    if (!state_ok || (!ls->all_groups && !kc_request_authorized(ls->ctx, KC_OP_DESCRIBE,
+                                                                KC_RES_GROUP,
+                                                                kc_str(kc_streams_group_id(g)))))
+        return;
+    ls->all[(*ls->nall)++] = (listed_t){kc_streams_group_id(g), "streams", state, "streams",
+                                        kc_streams_group_table_seq(g), 0, 0};
 }
 
 void kc_coord_list_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
@@ -2510,19 +2551,22 @@ void kc_coord_list_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
         kc_smap_foreach(&c->groups, collect_group, &l);
     int32_t nstates = ctx->api_version >= 4 && req->states_filter.count > 0 ? req->states_filter.count : 0;
     int32_t ntypes = ctx->api_version >= 5 && req->types_filter.count > 0 ? req->types_filter.count : 0;
-    bool classic_type_ok = ntypes == 0, consumer_type_ok = ntypes == 0;
+    bool classic_type_ok = ntypes == 0, consumer_type_ok = ntypes == 0, streams_type_ok = ntypes == 0;
     for (int32_t t = 0; t < ntypes; t++) {
         if (str_ieq_exact(req->types_filter.items[t], "classic"))
             classic_type_ok = true;
         if (str_ieq_exact(req->types_filter.items[t], "consumer"))
             consumer_type_ok = true;
+        if (str_ieq_exact(req->types_filter.items[t], "streams"))
+            streams_type_ok = true;
     }
     /* KafkaApis.handleListGroupsRequest: DESCRIBE on the cluster lists every
      * group, else only the groups the principal may DESCRIBE. */
     bool all_groups = kc_request_authorized(ctx, KC_OP_DESCRIBE, KC_RES_CLUSTER,
                                             kc_str(KC_CLUSTER_RESOURCE_NAME));
     size_t ncons = c->loaded ? kc_consumer_group_count(c) : 0;
-    listed_t *all = kc_xcalloc(l.n + ncons + 1, sizeof(*all));
+    size_t nstreams = c->loaded ? kc_streams_group_count(c) : 0;
+    listed_t *all = kc_xcalloc(l.n + ncons + nstreams + 1, sizeof(*all));
     size_t nall = 0;
     for (size_t i = 0; i < l.n && classic_type_ok; i++) {
         kc_classic_group_t *g = l.items[i];
@@ -2549,6 +2593,12 @@ void kc_coord_list_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
             all[nall++] = (listed_t){cl[i].group_id, "consumer", cl[i].state, "consumer",
                                      cl[i].table_seq, 0, 0};
         }
+    }
+    /* KIP-1071 streams groups (protocol type "streams"). */
+    if (nstreams && streams_type_ok) {
+        list_streams_t ls = {all,     &nall, nstates ? req->states_filter.items : NULL,
+                             nstates, ctx,   all_groups};
+        kc_streams_group_foreach(c, list_streams_group, &ls);
     }
     sort_in_table_order(c, all, nall);
     r.groups.items = nall ? kc_arena_alloc(&arena, nall * sizeof(*r.groups.items)) : NULL;
@@ -2648,6 +2698,21 @@ void kc_coord_delete_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
         }
         kc_classic_group_t *g = kc_smap_get(&c->groups, gid.ptr ? gid.ptr : "", (size_t)gid.len);
         kc_consumer_group_t *cg = g ? NULL : kc_consumer_group_find(c, gid);
+        kc_streams_group_t *sg = g || cg ? NULL : kc_coord_streams_group_find(c, gid);
+        if (sg) {
+            if (!kc_streams_group_is_empty(sg)) {
+                d->error_code = KC_ERR_NON_EMPTY_GROUP;
+                continue;
+            }
+            size_t before_sg = res->nrecords;
+            kc_offsets_delete_group(c, gid, res);
+            deleted_offsets += res->nrecords - before_sg;
+            if (deleted.len)
+                kc_buf_append(&deleted, ", ", 2);
+            kc_buf_append(&deleted, gid.ptr ? gid.ptr : "", (size_t)gid.len);
+            kc_streams_group_delete(c, sg, res);
+            continue;
+        }
         if (cg) {
             if (!kc_consumer_group_is_empty(cg)) {
                 d->error_code = KC_ERR_NON_EMPTY_GROUP;
@@ -2953,6 +3018,17 @@ bool kc_classic_group_offsets_expire(const kc_classic_group_t *g, int64_t *base_
         return true;
     }
     return strcmp(g->protocol_type, "consumer") == 0 && g->subscribed_known && g->state == CG_STABLE;
+}
+
+bool kc_classic_group_delete_empty(kc_coord_t *c, kc_str_t group_id, kc_result_t *res)
+{
+    kc_classic_group_t *g = kc_classic_group_find(c, group_id);
+    if (!g || g->state != CG_EMPTY || (!res && g->protocol_type))
+        return false;
+    if (res)
+        write_group_tombstone(g->group_id, res);
+    drop_group(c, g, g->current_state_timestamp, "a streams group of the same id replaces it");
+    return true;
 }
 
 void kc_classic_group_delete_if_empty(kc_coord_t *c, kc_str_t group_id, kc_result_t *res)

@@ -1699,9 +1699,10 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
     cs_group_t *g = group_get(c, req->group_id.ptr, (size_t)req->group_id.len);
     if (!g) {
         kc_classic_group_t *cg = kc_classic_group_find(c, req->group_id);
-        if (epoch != 0) {
-            snprintf(msg, sizeof(msg), cg ? "Group %.*s is not a consumer group."
-                                          : "Consumer group %.*s not found.",
+        bool streams = kc_coord_streams_group_find(c, req->group_id) != NULL;
+        if (epoch != 0 || streams) {
+            snprintf(msg, sizeof(msg), cg || streams ? "Group %.*s is not a consumer group."
+                                                     : "Consumer group %.*s not found.",
                      (int)req->group_id.len, req->group_id.ptr);
             send_hb_error(res, ctx, KC_ERR_GROUP_ID_NOT_FOUND, msg);
             return;

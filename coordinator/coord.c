@@ -33,6 +33,15 @@ void kc_coord_config_defaults(kc_coord_config_t *cfg)
     cfg->group_consumer_regex_refresh_interval_ms = 600000;
     cfg->group_consumer_regex_refresh_min_interval_ms = 10000;
     cfg->group_consumer_migration_policy = KC_MIGRATION_BIDIRECTIONAL;
+    cfg->group_streams_session_timeout_ms = 45000;
+    cfg->group_streams_heartbeat_interval_ms = 5000;
+    cfg->group_streams_max_size = INT32_MAX;
+    cfg->group_streams_num_standby_replicas = 0;
+    cfg->group_streams_initial_rebalance_delay_ms = 3000;
+    cfg->group_streams_assignment_interval_ms = 1000;
+    cfg->group_streams_task_offset_interval_ms = 60000;
+    cfg->group_streams_acceptable_recovery_lag = 10000;
+    cfg->group_streams_accept_null_owned_tasks_on_previous_epoch = false;
 }
 
 /* ---- string map -------------------------------------------------------- */
@@ -432,6 +441,7 @@ kc_coord_t *kc_coord_new(const kc_coord_config_t *cfg, const kc_topic_view_t *to
         c->topics = *topics;
     kc_smap_init(&c->groups);
     kc_smap_init(&c->consumer_groups);
+    kc_smap_init(&c->streams_groups);
     kc_smap_init(&c->timers);
     c->offsets = kc_offsets_new();
     c->rng = 0x6b636f6f7264ULL;
@@ -473,6 +483,8 @@ void kc_coord_free(kc_coord_t *c)
     kc_result_deinit(&res);
     kc_consumer_unload_all(c);
     kc_smap_deinit(&c->consumer_groups);
+    kc_streams_unload_all(c);
+    kc_smap_deinit(&c->streams_groups);
     timers_clear(c);
     kc_smap_deinit(&c->timers);
     kc_smap_deinit(&c->groups);
@@ -504,6 +516,13 @@ int kc_coord_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uin
     case 8:
     case 16:
         return kc_consumer_replay(c, key, key_len, value, value_len);
+    case 17:
+    case 19:
+    case 20:
+    case 21:
+    case 22:
+    case 23:
+        return kc_streams_replay(c, key, key_len, value, value_len);
     default:
         kc_log_debug("coordinator", "Ignoring record of type %d during load", type);
         return 0;
@@ -515,6 +534,7 @@ void kc_coord_loaded(kc_coord_t *c, int64_t now_ms)
     c->loaded = true;
     kc_classic_loaded(c, now_ms);
     kc_consumer_loaded(c, now_ms);
+    kc_streams_loaded(c, now_ms);
     kc_offsets_loaded(c, now_ms);
 }
 
@@ -524,6 +544,7 @@ void kc_coord_unload(kc_coord_t *c, kc_result_t *res)
 {
     kc_classic_unload_all(c, res);
     kc_consumer_unload_all(c);
+    kc_streams_unload_all(c);
     timers_clear(c);
     kc_offsets_free(c->offsets);
     c->offsets = kc_offsets_new();

@@ -70,6 +70,21 @@ typedef struct {
     int32_t group_consumer_regex_refresh_min_interval_ms;
     kc_migration_policy_t group_consumer_migration_policy; /* group.consumer.migration.policy
                                                               = bidirectional */
+    /* KIP-1071 streams groups */
+    int32_t group_streams_session_timeout_ms;   /* group.streams.session.timeout.ms = 45000 */
+    int32_t group_streams_heartbeat_interval_ms; /* group.streams.heartbeat.interval.ms = 5000 */
+    int32_t group_streams_max_size;             /* group.streams.max.size = 2147483647 */
+    int32_t group_streams_num_standby_replicas; /* group.streams.num.standby.replicas = 0 */
+    int32_t group_streams_initial_rebalance_delay_ms; /* group.streams.initial.rebalance.delay.ms
+                                                         = 3000 */
+    int32_t group_streams_assignment_interval_ms; /* group.streams.assignment.interval.ms = 1000 */
+    int32_t group_streams_task_offset_interval_ms; /* group.streams.task.offset.interval.ms = 60000 */
+    int64_t group_streams_acceptable_recovery_lag; /* group.streams.acceptable.recovery.lag = 10000 */
+    /* kcoord's own (KAFKA-20870's proposed fix), default false: a heartbeat
+     * with the member's previous epoch and all three owned-task lists null
+     * is accepted when the member's last full report is contained in its
+     * assignment (Kafka fences it). */
+    bool group_streams_accept_null_owned_tasks_on_previous_epoch;
 } kc_coord_config_t;
 
 /* Fills every field with Kafka's default. */
@@ -236,6 +251,58 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
 void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx,
                                       const kc_consumer_group_describe_request_t *req,
                                       kc_result_t *res);
+
+/* An internal topic of a streams group that does not exist yet and that the
+ * caller creates (Kafka's KafkaApis creates the topics the heartbeat result
+ * lists). replication_factor -1 = the broker's default. */
+typedef struct {
+    char *name;   /* owned */
+    int32_t partitions;
+    int16_t replication_factor;
+} kc_streams_topic_to_create_t;
+
+typedef struct {
+    kc_streams_topic_to_create_t *items; /* owned */
+    size_t n;
+} kc_streams_topics_to_create_t;
+
+/* Frees the list's content (the struct itself is the caller's). NULL ok. */
+void kc_streams_topics_to_create_deinit(kc_streams_topics_to_create_t *t);
+
+/*
+ * StreamsGroupHeartbeat v0-1 (KIP-1071); GroupMetadataManager.streamsGroupHeartbeat:
+ * join (epoch 0, the first joiner's topology initialises the group's),
+ * heartbeat, leave (-1), static leave (-2). When the group's topology needs
+ * internal topics that do not exist, the response carries status
+ * MISSING_INTERNAL_TOPICS and *create (when not NULL; zero-initialised by
+ * the caller) receives them: the caller owns the list, creates the topics
+ * and frees it with kc_streams_topics_to_create_deinit.
+ */
+void kc_coord_streams_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                                      const kc_streams_group_heartbeat_request_t *req,
+                                      kc_result_t *res, kc_streams_topics_to_create_t *create);
+/* StreamsGroupDescribe v0-1. TopologyDescriptionStatus is NOT_REQUESTED, or
+ * NOT_STORED when IncludeTopologyDescription is set (no description store). */
+void kc_coord_streams_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                                     const kc_streams_group_describe_request_t *req,
+                                     kc_result_t *res);
+
+/*
+ * Streams groups for the topology-description store (KIP-1331): find a
+ * group, read its current topology epoch (-1 = no topology) and the
+ * StoredDescriptionTopologyEpoch / FailedDescriptionTopologyEpoch pair of
+ * record 17 (>= 0 an epoch, -1 none, -2 uncertain; kcoord only stores and
+ * replays them). The setter writes a record 17 carrying both values into
+ * res; the group is borrowed and valid until the next coordinator call.
+ */
+typedef struct kc_streams_group kc_streams_group_t;
+/* NULL when there is no streams group of that id. */
+kc_streams_group_t *kc_coord_streams_group_find(kc_coord_t *c, kc_str_t group_id);
+int32_t kc_streams_group_topology_epoch(const kc_streams_group_t *g);
+int32_t kc_streams_group_stored_description_epoch(const kc_streams_group_t *g);
+int32_t kc_streams_group_failed_description_epoch(const kc_streams_group_t *g);
+void kc_streams_group_set_description_epochs(kc_coord_t *c, kc_streams_group_t *g, int32_t stored,
+                                             int32_t failed, kc_result_t *res);
 
 /*
  * Read-only introspection for the admin views (no JSON here). Views are

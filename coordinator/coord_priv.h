@@ -72,6 +72,7 @@ struct kc_coord {
     bool loaded;
     kc_smap_t groups;     /* group id -> kc_classic_group_t * */
     kc_smap_t consumer_groups; /* group id -> kc_consumer_group_t * (consumer.c) */
+    kc_smap_t streams_groups;  /* group id -> kc_streams_group_t * (streams.c) */
     /* Kafka keeps the groups of each __consumer_offsets partition in a
      * TimelineHashMap and ListGroups walks the partitions, then each table,
      * in hash order; these mirror those tables (memory-only, reset on
@@ -127,5 +128,12 @@ void kc_consumer_unload_all(kc_coord_t *c);
  * every one, or the one of that id (false when none). */
 void kc_consumer_inspect_all(kc_coord_t *c, kc_group_view_fn fn, void *arg);
 bool kc_consumer_inspect_one(kc_coord_t *c, kc_str_t group_id, kc_group_view_fn fn, void *arg);
+
+/* streams.c entry points used by coord.c: replay of record types 17, 19-23,
+ * timers after load, and freeing every streams group. */
+int kc_streams_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uint8_t *value,
+                      size_t value_len);
+void kc_streams_loaded(kc_coord_t *c, int64_t now_ms);
+void kc_streams_unload_all(kc_coord_t *c);
 
 #endif

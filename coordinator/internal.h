@@ -103,6 +103,13 @@ kc_str_t kc_classic_group_id(const kc_classic_group_t *g);
 /* Calls fn for every classic group; fn must not create or delete groups. */
 void kc_classic_group_foreach(kc_coord_t *c, void (*fn)(kc_classic_group_t *g, void *arg),
                               void *arg);
+/* Removes an Empty classic group so that a group of another type takes its
+ * id (Kafka's maybeDeleteEmptyClassicGroup): writes its tombstone into res
+ * and returns true. With res NULL (replay) only a group without protocol
+ * type (a "simple" group holding offsets) is dropped, from memory; Kafka's
+ * getOrMaybeCreatePersistedStreamsGroup replaces those the same way. False
+ * when there is no such group. Offsets are kept. */
+bool kc_classic_group_delete_empty(kc_coord_t *c, kc_str_t group_id, kc_result_t *res);
 /* Called by the offsets module after expiry left an Empty group without
  * offsets: deletes the group (tombstone) as Kafka's cleanupGroupMetadata. */
 void kc_classic_group_delete_if_empty(kc_coord_t *c, kc_str_t group_id, kc_result_t *res);
@@ -245,6 +252,37 @@ void kc_consumer_classic_leave(kc_coord_t *c, const kc_request_ctx_t *ctx, kc_co
 /* A classic JoinGroup to an empty consumer group: its tombstones are
  * written and it is freed, the join goes on as for a new classic group. */
 void kc_consumer_classic_convert_empty(kc_coord_t *c, kc_consumer_group_t *g, kc_result_t *res);
+
+/* ---- streams (KIP-1071) groups as seen by other modules -------------- */
+
+/* Groups are found with kc_coord_streams_group_find (coord.h). */
+bool kc_streams_group_is_empty(const kc_streams_group_t *g);
+/* DeleteGroups: writes the group's tombstones (StreamsGroup.
+ * createGroupTombstoneRecords order) and frees it; the caller checked that
+ * it is Empty and deleted its offsets first. */
+void kc_streams_group_delete(kc_coord_t *c, kc_streams_group_t *g, kc_result_t *res);
+/* OffsetCommit validation (StreamsGroup.validateOffsetCommit without
+ * KIP-1251's per-partition epochs: an older epoch is STALE_MEMBER_EPOCH):
+ * 0, UNKNOWN_MEMBER_ID, UNSUPPORTED_VERSION (below v9) or
+ * STALE_MEMBER_EPOCH, with Kafka's message in msg. */
+int16_t kc_streams_group_validate_offset_commit(kc_streams_group_t *g, kc_str_t member_id,
+                                                int32_t member_epoch, int16_t api_version,
+                                                char *msg, size_t cap);
+/* OffsetFetch v9+ (StreamsGroup.validateOffsetFetch). */
+int16_t kc_streams_group_validate_offset_fetch(kc_streams_group_t *g, kc_str_t member_id,
+                                               int32_t member_epoch);
+/* OffsetDelete: whether a non-Empty group's topology reads the topic as a
+ * source or repartition source topic (StreamsGroup.isSubscribedToTopic). */
+bool kc_streams_group_is_subscribed_to(const kc_streams_group_t *g, kc_str_t topic);
+/* Empty, NotReady, Assigning, Reconciling, Stable (static string). */
+const char *kc_streams_group_state(const kc_streams_group_t *g);
+const char *kc_streams_group_id(const kc_streams_group_t *g);
+/* The group's place in Kafka's groups table (kc_groups_table_put). */
+uint64_t kc_streams_group_table_seq(const kc_streams_group_t *g);
+size_t kc_streams_group_count(kc_coord_t *c);
+/* Calls fn for every streams group; fn must not create or delete groups. */
+void kc_streams_group_foreach(kc_coord_t *c, void (*fn)(kc_streams_group_t *g, void *arg),
+                              void *arg);
 
 /* ---- offsets as seen by the group modules --------------------------- */
 

@@ -186,9 +186,12 @@ int kc_offsets_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
     if (decode_value(type, value, value_len, &e) != 0)
         return KC_EINVAL;
     /* Offsets committed without group management live in a "simple" group:
-     * an Empty classic group without protocol type, created on replay when
-     * no group of any type holds the id yet. */
-    if (kc_classic_group_find(c, group) == NULL && kc_consumer_group_find(c, group) == NULL)
+     * an Empty classic group without protocol type, created on replay
+     * unless the offsets belong to a consumer or streams group (Kafka's
+     * OffsetMetadataManager.replay creates one only when no group has the
+     * id). */
+    if (kc_classic_group_find(c, group) == NULL && kc_consumer_group_find(c, group) == NULL &&
+        kc_coord_streams_group_find(c, group) == NULL)
         kc_classic_group_find_or_create(c, group);
     kc_offsets_map_put(&o->map, group, topic, partition, &e);
     return 0;
@@ -309,14 +312,17 @@ static void collect_consumer_group_id(kc_consumer_group_t *g, void *arg)
     add_group_id(arg, kc_consumer_group_id(g));
 }
 
-/* Either kind of group, for the rules they share. */
+/* Any kind of group, for the rules they share. */
 typedef struct {
     kc_classic_group_t *classic;
     kc_consumer_group_t *consumer;
+    kc_streams_group_t *streams;
 } any_group_t;
 
 static bool group_subscribed_to(any_group_t g, kc_str_t topic)
 {
+    if (g.streams)
+        return kc_streams_group_is_subscribed_to(g.streams, topic);
     return g.classic ? kc_classic_group_is_subscribed_to(g.classic, topic)
                      : kc_consumer_group_is_subscribed_to(g.consumer, topic);
 }
@@ -375,7 +381,7 @@ static void expiration_fired(kc_coord_t *c, const char *key, int64_t now_ms, kc_
     kc_consumer_group_foreach(c, collect_consumer_group_id, &ids);
     size_t total = 0;
     for (int32_t i = 0; i < ids.count; i++) {
-        any_group_t grp = {NULL, NULL};
+        any_group_t grp = {NULL, NULL, NULL};
         if (i < nclassic)
             grp.classic = kc_classic_group_find(c, ids.items[i]);
         else
@@ -602,8 +608,18 @@ void kc_coord_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
     if (ncoord > 0) {
         kc_classic_group_t *g = NULL;
         kc_consumer_group_t *cg = NULL;
+        kc_streams_group_t *sg = NULL;
         if (!kc_coord_is_loaded(c)) {
             group_err = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
+        } else if ((sg = kc_coord_streams_group_find(c, req->group_id)) != NULL) {
+            /* A KIP-1071 group: the member epoch is the generation. */
+            kc_str_t member_id = req->member_id.len < 0 ? str_of("", 0) : req->member_id;
+            char why[256];
+            group_err = kc_streams_group_validate_offset_commit(
+                sg, member_id, req->generation_id_or_member_epoch, version, why, sizeof(why));
+            if (group_err != KC_ERR_NONE)
+                kc_log_info(LOG, "[GroupId %.*s] OffsetCommit rejected: %s", (int)req->group_id.len,
+                            req->group_id.ptr, why);
         } else if ((cg = kc_consumer_group_find(c, req->group_id)) != NULL) {
             /* A KIP-848 group: the member epoch is the generation. */
             kc_str_t member_id = req->member_id.len < 0 ? str_of("", 0) : req->member_id;
@@ -806,8 +822,19 @@ static void fetch_group(kc_coord_t *c, const kc_request_ctx_t *ctx, int16_t vers
     /* A missing or Dead group has no offsets to show (ClassicGroup.validateOffsetFetch). */
     kc_classic_group_t *g = kc_classic_group_find(c, group_id);
     kc_consumer_group_t *cg = kc_consumer_group_find(c, group_id);
+    kc_streams_group_t *sg = kc_coord_streams_group_find(c, group_id);
     const kc_offsets_group_t *og = NULL;
-    if (cg != NULL) {
+    if (sg != NULL) {
+        /* KIP-1071 group: v9+ carries the member id and epoch to check. */
+        int16_t err = version >= 9
+                          ? kc_streams_group_validate_offset_fetch(sg, member_id, member_epoch)
+                          : KC_ERR_NONE;
+        if (err != KC_ERR_NONE) {
+            out->error_code = err;
+            return;
+        }
+        og = kc_offsets_map_group(&state_of(c)->map, group_id);
+    } else if (cg != NULL) {
         /* KIP-848 group: v9+ carries the member id and epoch to check. */
         int16_t err = version >= 9
                           ? kc_consumer_group_validate_offset_fetch(cg, member_id, member_epoch)
@@ -964,13 +991,16 @@ void kc_coord_offset_delete(kc_coord_t *c, const kc_request_ctx_t *ctx,
     kc_buf_t body;
     kc_buf_init(&body);
     int16_t group_err = KC_ERR_NONE;
-    any_group_t g = {NULL, NULL};
+    any_group_t g = {NULL, NULL, NULL};
     /* GroupCoordinatorService.deleteOffsets, then OffsetMetadataManager.deleteOffsets;
-     * a consumer group accepts every OffsetDelete (ConsumerGroup.validateOffsetDelete). */
+     * consumer and streams groups accept every OffsetDelete
+     * (ConsumerGroup/StreamsGroup.validateOffsetDelete). */
     if (req->group_id.len <= 0)
         group_err = KC_ERR_INVALID_GROUP_ID;
     else if (!kc_coord_is_loaded(c))
         group_err = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
+    else if ((g.streams = kc_coord_streams_group_find(c, req->group_id)) != NULL)
+        group_err = KC_ERR_NONE;
     else if ((g.classic = kc_classic_group_find(c, req->group_id)) != NULL)
         group_err = kc_classic_group_validate_offset_delete(g.classic);
     else if ((g.consumer = kc_consumer_group_find(c, req->group_id)) == NULL)

@@ -48,6 +48,10 @@ const kc_api_entry_t kc_api_table[] = {
         kc_handle_consumer_group_heartbeat),
     ROW(KC_API_CONSUMER_GROUP_DESCRIBE, CONSUMER_GROUP_DESCRIBE, "ConsumerGroupDescribe",
         kc_handle_consumer_group_describe),
+    ROW(KC_API_STREAMS_GROUP_HEARTBEAT, STREAMS_GROUP_HEARTBEAT, "StreamsGroupHeartbeat",
+        kc_handle_streams_group_heartbeat),
+    ROW(KC_API_STREAMS_GROUP_DESCRIBE, STREAMS_GROUP_DESCRIBE, "StreamsGroupDescribe",
+        kc_handle_streams_group_describe),
     /* Advertised whether or not a store is configured, as Kafka does; without
      * one every request is answered UNSUPPORTED_VERSION. */
     ROW(KC_API_STREAMS_GROUP_TOPOLOGY_DESCRIPTION_UPDATE, STREAMS_GROUP_TOPOLOGY_DESCRIPTION_UPDATE,

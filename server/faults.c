@@ -844,6 +844,34 @@ int kc_faults_error_response(int16_t api_key, int16_t version, const kc_reader_t
         }
         return kc_consumer_group_describe_response_encode(out, version, &m);
     }
+    case KC_API_STREAMS_GROUP_HEARTBEAT: {
+        kc_streams_group_heartbeat_response_t m;
+        kc_streams_group_heartbeat_response_init(&m);
+        m.error_code = error_code;
+        m.error_message = opt_str(kc_faults_error_message(error_code));
+        m.member_id = kc_str("");
+        return kc_streams_group_heartbeat_response_encode(out, version, &m);
+    }
+    case KC_API_STREAMS_GROUP_DESCRIBE: {
+        kc_streams_group_describe_request_t rq;
+        DECODE(kc_streams_group_describe, rq);
+        kc_streams_group_describe_response_t m;
+        kc_streams_group_describe_response_init(&m);
+        int n = count_of(rq.group_ids.count);
+        ALLOC(m.groups, n);
+        for (int i = 0; i < n; i++) {
+            kc_streams_group_describe_response_described_group_t *g = &m.groups.items[i];
+            memset(g, 0, sizeof(*g));
+            g->error_code = error_code;
+            g->error_message = KC_STR_NULL;
+            g->group_id = rq.group_ids.items[i];
+            g->group_state = kc_str("");
+            g->assignor_name = KC_STR_NULL;
+            g->members.count = 0;
+            g->authorized_operations = INT32_MIN;
+        }
+        return kc_streams_group_describe_response_encode(out, version, &m);
+    }
     case KC_API_PRODUCE: {
         /* Every partition: base offset -1, no append time, log start -1 and
          * the error's message; acks=0 gets no response at all. */

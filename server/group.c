@@ -4,6 +4,7 @@
  * coordinator, whose result (records and responses) joins the iteration's
  * batch and goes through the commit step.
  */
+#include "kc_log.h"
 #include "server_int.h"
 
 /*
@@ -65,6 +66,9 @@ GROUP_HANDLER(kc_handle_delete_groups, delete_groups_request, kc_coord_delete_gr
 /* DESCRIBE on each group, in the coordinator. */
 GROUP_HANDLER(kc_handle_consumer_group_describe, consumer_group_describe_request,
               kc_coord_consumer_group_describe, 0, KC_STR_NULL)
+/* Streams groups: no per-group DESCRIBE filter yet. */
+GROUP_HANDLER(kc_handle_streams_group_describe, streams_group_describe_request,
+              kc_coord_streams_group_describe, 0, KC_STR_NULL)
 
 /* READ on the group, then DESCRIBE on every subscribed topic name
  * (KafkaApis.handleConsumerGroupHeartbeat). */
@@ -92,5 +96,41 @@ int kc_handle_consumer_group_heartbeat(kc_req_t *req)
         }
     }
     kc_coord_consumer_group_heartbeat(req->srv->coord, &req->ctx, &rq, req->res);
+    return 0;
+}
+
+/*
+ * StreamsGroupHeartbeat: the coordinator lists the internal topics the
+ * group's topology needs that do not exist yet; they are created here, in
+ * kcoord's own log, as Kafka's KafkaApis creates them after the heartbeat
+ * (the member sees MISSING_INTERNAL_TOPICS until a later heartbeat finds
+ * them).
+ */
+int kc_handle_streams_group_heartbeat(kc_req_t *req)
+{
+    kc_streams_group_heartbeat_request_t rq;
+    kc_streams_group_heartbeat_request_init(&rq);
+    kc_reader_t start = *req->body;
+    if (kc_streams_group_heartbeat_request_decode(req->body, req->ctx.api_version, req->arena,
+                                                  &rq) != 0)
+        return KC_EINVAL;
+    if (!kc_req_authorized(req, KC_OP_READ, KC_RES_GROUP, rq.group_id))
+        return respond_error(req, &start, KC_ERR_GROUP_AUTHORIZATION_FAILED);
+    kc_streams_topics_to_create_t create = {0};
+    kc_coord_streams_group_heartbeat(req->srv->coord, &req->ctx, &rq, req->res, &create);
+    for (size_t i = 0; i < create.n; i++) {
+        const kc_topic_t *created = NULL;
+        kc_str_t name = kc_str(create.items[i].name);
+        if (kc_topics_find(req->srv->topics, name))
+            continue;
+        int rc = kc_topics_create(req->srv->topics, name, create.items[i].partitions, &created);
+        if (rc == 0)
+            kc_log_info("server", "created internal topic %s with %d partitions for streams group %.*s",
+                        create.items[i].name, create.items[i].partitions, (int)rq.group_id.len,
+                        rq.group_id.ptr);
+        else
+            kc_log_warn("server", "could not create internal topic %s: %d", create.items[i].name, rc);
+    }
+    kc_streams_topics_to_create_deinit(&create);
     return 0;
 }

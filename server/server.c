@@ -608,6 +608,16 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
     cc.group_consumer_regex_refresh_interval_ms = cfg->group_consumer_regex_refresh_interval_ms;
     cc.group_consumer_regex_refresh_min_interval_ms =
         cfg->group_consumer_regex_refresh_min_interval_ms;
+    cc.group_streams_session_timeout_ms = cfg->group_streams_session_timeout_ms;
+    cc.group_streams_heartbeat_interval_ms = cfg->group_streams_heartbeat_interval_ms;
+    cc.group_streams_max_size = cfg->group_streams_max_size;
+    cc.group_streams_num_standby_replicas = cfg->group_streams_num_standby_replicas;
+    cc.group_streams_initial_rebalance_delay_ms = cfg->group_streams_initial_rebalance_delay_ms;
+    cc.group_streams_assignment_interval_ms = cfg->group_streams_assignment_interval_ms;
+    cc.group_streams_task_offset_interval_ms = cfg->group_streams_task_offset_interval_ms;
+    cc.group_streams_acceptable_recovery_lag = cfg->group_streams_acceptable_recovery_lag;
+    cc.group_streams_accept_null_owned_tasks_on_previous_epoch =
+        cfg->group_streams_accept_null_owned_tasks_on_previous_epoch;
     cc.group_consumer_nassignors = kc_config_consumer_assignors(cfg, cc.group_consumer_assignors, 2);
     cc.group_consumer_migration_policy =
         (kc_migration_policy_t)kc_config_consumer_migration_policy(cfg);

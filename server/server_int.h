@@ -270,6 +270,8 @@ int kc_handle_list_groups(kc_req_t *req);
 int kc_handle_delete_groups(kc_req_t *req);
 int kc_handle_consumer_group_heartbeat(kc_req_t *req);
 int kc_handle_consumer_group_describe(kc_req_t *req);
+int kc_handle_streams_group_heartbeat(kc_req_t *req);
+int kc_handle_streams_group_describe(kc_req_t *req);
 
 /* Parks a Fetch request (body copied) for at most delay_ms (server.c). */
 void kc_server_park_fetch(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t *body,

@@ -36,6 +36,9 @@ API_CREATE_TOPICS = 19
 API_CREATE_PARTITIONS = 37
 API_CONSUMER_GROUP_HEARTBEAT = 68
 API_CONSUMER_GROUP_DESCRIBE = 69
+API_LIST_GROUPS = 16
+API_STREAMS_GROUP_HEARTBEAT = 88
+API_STREAMS_GROUP_DESCRIBE = 89
 
 # Kafka error codes used by the tests.
 NONE = 0
@@ -1015,3 +1018,310 @@ def produce_v7(conn, topic, partition, records, acks=1):
     assert got == corr, (got, corr)
     assert r.i32() == 1 and r.string() == topic and r.i32() == 1 and r.i32() == partition
     return r.i16(), r.i64()
+# ---- KIP-1071 streams groups ------------------------------------------------
+
+
+def _kv(w, kv):
+    w.compact_string(kv[0]).compact_string(kv[1]).no_tags()
+
+
+def _topic_info(w, t):
+    """t: (name, partitions) or (name, partitions, replication_factor, {configs})."""
+    name, parts = t[0], t[1]
+    rf = t[2] if len(t) > 2 else 0
+    cfgs = sorted((t[3] if len(t) > 3 else {}).items())
+    w.compact_string(name).i32(parts).i16(rf).compact_array(cfgs, _kv).no_tags()
+
+
+def _subtopology(w, sub):
+    """sub: dict with id, source_topics, and optionally changelog_topics
+    [(name, 0)], repartition_sink_topics [name], repartition_source_topics
+    [(name, partitions)], copartition_groups [([source idx], [], [repartition idx])]."""
+    w.compact_string(sub["id"])
+    w.compact_array(list(sub.get("source_topics", [])), lambda ww, n: ww.compact_string(n))
+    w.compact_array(list(sub.get("source_topic_regex", [])), lambda ww, n: ww.compact_string(n))
+    w.compact_array(list(sub.get("changelog_topics", [])), _topic_info)
+    w.compact_array(list(sub.get("repartition_sink_topics", [])), lambda ww, n: ww.compact_string(n))
+    w.compact_array(list(sub.get("repartition_source_topics", [])), _topic_info)
+    def cpg(ww, g):
+        for idx in g:
+            ww.compact_array(list(idx), lambda w3, i: w3.i16(i))
+        ww.no_tags()
+    # copartition groups: (source topic indexes, regex indexes, repartition source indexes)
+    w.compact_array(list(sub.get("copartition_groups", [])), cpg)
+    w.no_tags()
+
+
+def _task_ids(w, item):
+    w.compact_string(item[0]).compact_array(sorted(item[1]), lambda ww, p: ww.i32(p)).no_tags()
+
+
+def _tasks_field(w, tasks):
+    """tasks: None (null) or an iterable of (subtopology id, partition)."""
+    if tasks is None:
+        w.compact_array(None, None)
+        return
+    by_sub = {}
+    for sub, p in tasks:
+        by_sub.setdefault(sub, []).append(p)
+    w.compact_array(sorted(by_sub.items()), _task_ids)
+
+
+def streams_group_heartbeat_body(group, member_id, member_epoch, endpoint_epoch=0,
+                                 instance_id=None, rack_id=None, rebalance_timeout_ms=-1,
+                                 topology=None, active=None, standby=None, warmup=None,
+                                 process_id=None, user_endpoint=None, client_tags=None,
+                                 shutdown_application=False):
+    """StreamsGroupHeartbeat v0-1 (always flexible; v1 has the same body).
+    topology: None or (epoch, [subtopology dict]); active/standby/warmup:
+    None (null, "unchanged") or sets of (subtopology id, partition)."""
+    w = (Writer().compact_string(group).compact_string(member_id).i32(member_epoch)
+         .i32(endpoint_epoch).compact_string(instance_id).compact_string(rack_id)
+         .i32(rebalance_timeout_ms))
+    if topology is None:
+        w.i8(-1)
+    else:
+        w.i8(1).i32(topology[0]).compact_array(list(topology[1]), _subtopology).no_tags()
+    _tasks_field(w, active)
+    _tasks_field(w, standby)
+    _tasks_field(w, warmup)
+    w.compact_string(process_id)
+    if user_endpoint is None:
+        w.i8(-1)
+    else:
+        w.i8(1).compact_string(user_endpoint[0]).raw(struct.pack(">H", user_endpoint[1])).no_tags()
+    w.compact_array(None if client_tags is None else sorted(client_tags.items()), _kv)
+    w.compact_array(None, None)  # task offsets
+    w.compact_array(None, None)  # task end offsets
+    w.boolean(shutdown_application)
+    return w.no_tags().getvalue()
+
+
+def _decode_task_ids(r):
+    def one(rr):
+        sub = rr.compact_string()
+        parts = rr.compact_array(lambda r3: r3.i32()) or []
+        rr.skip_tags()
+        return [(sub, p) for p in parts]
+    items = r.compact_array(one)
+    if items is None:
+        return None
+    return {t for lst in items for t in lst}
+
+
+def decode_streams_group_heartbeat(r, version):
+    """Response v0-1; active/standby/warmup: None when null (unchanged),
+    else sets of (subtopology id, partition); status: [(code, detail)];
+    endpoints: None or {(host, port): (active [(topic, [partitions])], standby ...)}."""
+    out = {"throttle_time_ms": r.i32(), "error_code": r.i16(),
+           "error_message": r.compact_string(), "member_id": r.compact_string(),
+           "member_epoch": r.i32(), "heartbeat_interval_ms": r.i32()}
+    if version == 0:
+        out["acceptable_recovery_lag"] = r.i32()
+    out["task_offset_interval_ms"] = r.i32()
+    if version >= 1:
+        out["acceptable_recovery_lag"] = r.i64()
+
+    def status(rr):
+        code, detail = rr.i8(), rr.compact_string()
+        rr.skip_tags()
+        return code, detail
+    out["status"] = r.compact_array(status)
+    out["active"] = _decode_task_ids(r)
+    out["standby"] = _decode_task_ids(r)
+    out["warmup"] = _decode_task_ids(r)
+    if version >= 1:
+        out["topology_description_required"] = r.boolean()
+    out["endpoint_information_epoch"] = r.i32()
+
+    def tps(rr):
+        def tp(r3):
+            topic = r3.compact_string()
+            parts = r3.compact_array(lambda r4: r4.i32()) or []
+            r3.skip_tags()
+            return topic, parts
+        return rr.compact_array(tp) or []
+
+    def endpoint(rr):
+        host, port = rr.compact_string(), rr.i16() & 0xFFFF
+        rr.skip_tags()
+        act, sb = tps(rr), tps(rr)
+        rr.skip_tags()
+        return (host, port), (act, sb)
+    eps = r.compact_array(endpoint)
+    out["endpoints"] = None if eps is None else dict(eps)
+    r.skip_tags()
+    if r.remaining():
+        raise DecodeError("%d trailing bytes" % r.remaining())
+    return out
+
+
+def streams_group_heartbeat(conn, group, member_id, member_epoch, version=1, **kw):
+    corr = conn.send(API_STREAMS_GROUP_HEARTBEAT, version,
+                     streams_group_heartbeat_body(group, member_id, member_epoch, **kw),
+                     flexible=True)
+    got, r = conn.recv(flexible_header=True)
+    assert got == corr, (got, corr)
+    return decode_streams_group_heartbeat(r, version)
+
+
+def decode_streams_group_describe(r, version):
+    """Response v0-1 as {"groups": {group_id: {...}}}; member assignments as
+    {"active": set, "standby": set, "warmup": set}."""
+    throttle = r.i32()
+
+    def strs(rr):
+        return rr.compact_array(lambda r3: r3.compact_string()) or []
+
+    def topic_info(rr):
+        name, parts, rf = rr.compact_string(), rr.i32(), rr.i16()
+        rr.compact_array(lambda r3: (r3.compact_string(), r3.compact_string(), r3.skip_tags()))
+        rr.skip_tags()
+        return name, parts, rf
+
+    def subtopology(rr):
+        sub = {"id": rr.compact_string(), "source_topics": strs(rr),
+               "repartition_sink_topics": strs(rr),
+               "changelog_topics": rr.compact_array(topic_info) or [],
+               "repartition_source_topics": rr.compact_array(topic_info) or []}
+        rr.skip_tags()
+        return sub
+
+    def assignment(rr):
+        a = {"active": _decode_task_ids(rr), "standby": _decode_task_ids(rr),
+             "warmup": _decode_task_ids(rr)}
+        rr.skip_tags()
+        return a
+
+    def task_offset(rr):
+        v = (rr.compact_string(), rr.i32(), rr.i64())
+        rr.skip_tags()
+        return v
+
+    def member(rr):
+        m = {"member_id": rr.compact_string(), "member_epoch": rr.i32(),
+             "instance_id": rr.compact_string(), "rack_id": rr.compact_string(),
+             "client_id": rr.compact_string(), "client_host": rr.compact_string(),
+             "topology_epoch": rr.i32(), "process_id": rr.compact_string()}
+        if rr.i8() == 1:
+            m["user_endpoint"] = (rr.compact_string(), rr.i16() & 0xFFFF)
+            rr.skip_tags()
+        else:
+            m["user_endpoint"] = None
+        m["client_tags"] = rr.compact_array(
+            lambda r3: (r3.compact_string(), r3.compact_string(), r3.skip_tags())[:2])
+        m["task_offsets"] = rr.compact_array(task_offset)
+        m["task_end_offsets"] = rr.compact_array(task_offset)
+        m["assignment"] = assignment(rr)
+        m["target_assignment"] = assignment(rr)
+        m["is_classic"] = rr.boolean()
+        rr.skip_tags()
+        return m
+
+    def group(rr):
+        g = {"error_code": rr.i16(), "error_message": rr.compact_string(),
+             "group_id": rr.compact_string(), "group_state": rr.compact_string(),
+             "group_epoch": rr.i32(), "assignment_epoch": rr.i32()}
+        if rr.i8() == 1:
+            epoch = rr.i32()
+            subs = rr.compact_array(subtopology)
+            rr.skip_tags()
+            g["topology"] = {"epoch": epoch, "subtopologies": subs}
+        else:
+            g["topology"] = None
+        g["members"] = {m["member_id"]: m for m in (rr.compact_array(member) or [])}
+        g["authorized_operations"] = rr.i32()
+        if version >= 1:
+            if rr.i8() == 1:
+                raise DecodeError("topology description not expected")
+            g["topology_description_status"] = rr.i8()
+            g["assignor_name"] = rr.compact_string()
+        rr.skip_tags()
+        return g
+    groups = r.compact_array(group) or []
+    r.skip_tags()
+    if r.remaining():
+        raise DecodeError("%d trailing bytes" % r.remaining())
+    return {"throttle_time_ms": throttle, "groups": {g["group_id"]: g for g in groups}}
+
+
+def streams_group_describe(conn, groups, version=1, include_topology_description=False):
+    w = Writer().compact_array(list(groups), lambda ww, g: ww.compact_string(g)).boolean(False)
+    if version >= 1:
+        w.boolean(include_topology_description)
+    corr = conn.send(API_STREAMS_GROUP_DESCRIBE, version, w.no_tags().getvalue(), flexible=True)
+    got, r = conn.recv(flexible_header=True)
+    assert got == corr, (got, corr)
+    return decode_streams_group_describe(r, version)
+
+
+def list_groups_v5(conn, states=(), types=()):
+    """ListGroups v5 (flexible): [(group_id, protocol_type, state, type)]."""
+    body = (Writer().compact_array(list(states), lambda ww, s: ww.compact_string(s))
+            .compact_array(list(types), lambda ww, s: ww.compact_string(s)).no_tags().getvalue())
+    corr = conn.send(API_LIST_GROUPS, 5, body, flexible=True)
+    got, r = conn.recv(flexible_header=True)
+    assert got == corr, (got, corr)
+    r.i32()
+    err = r.i16()
+
+    def one(rr):
+        v = (rr.compact_string(), rr.compact_string(), rr.compact_string(), rr.compact_string())
+        rr.skip_tags()
+        return v
+    groups = r.compact_array(one) or []
+    r.skip_tags()
+    return err, groups
+
+
+API_DELETE_GROUPS = 42
+
+
+def offset_commit_v9(conn, group, offsets, member_epoch, member_id):
+    """OffsetCommit v9 (flexible, KIP-848 epochs). offsets: {(topic, partition):
+    offset}. Returns {(topic, partition): error_code}."""
+    by_topic = {}
+    for (t, p), off in offsets.items():
+        by_topic.setdefault(t, []).append((p, off))
+
+    def part(ww, item):
+        ww.i32(item[0]).i64(item[1]).i32(-1).compact_string(None).no_tags()
+
+    def topic(ww, item):
+        ww.compact_string(item[0]).compact_array(sorted(item[1]), part).no_tags()
+    body = (Writer().compact_string(group).i32(member_epoch).compact_string(member_id)
+            .compact_string(None).compact_array(sorted(by_topic.items()), topic)
+            .no_tags().getvalue())
+    corr = conn.send(API_OFFSET_COMMIT, 9, body, flexible=True)
+    got, r = conn.recv(flexible_header=True)
+    assert got == corr, (got, corr)
+    r.i32()
+    errors = {}
+
+    def rtopic(rr):
+        name = rr.compact_string()
+
+        def rpart(r3):
+            p, err = r3.i32(), r3.i16()
+            r3.skip_tags()
+            errors[(name, p)] = err
+        rr.compact_array(rpart)
+        rr.skip_tags()
+    r.compact_array(rtopic)
+    return errors
+
+
+def delete_groups_v2(conn, groups):
+    """DeleteGroups v2 (flexible): {group_id: error_code}."""
+    body = (Writer().compact_array(list(groups), lambda ww, g: ww.compact_string(g))
+            .no_tags().getvalue())
+    corr = conn.send(API_DELETE_GROUPS, 2, body, flexible=True)
+    got, r = conn.recv(flexible_header=True)
+    assert got == corr, (got, corr)
+    r.i32()
+
+    def one(rr):
+        v = (rr.compact_string(), rr.i16())
+        rr.skip_tags()
+        return v
+    return dict(r.compact_array(one) or [])

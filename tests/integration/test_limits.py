@@ -48,6 +48,7 @@ def connect_from(port, source):
     c.sock = s
     c.timeout = DEADLINE_S
     c.next_corr = 1
+    c.client_id = "kcoord-itest"
     return c
 
 

@@ -1,0 +1,2889 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * KIP-1071 streams groups: StreamsGroupHeartbeat (join with epoch 0,
+ * heartbeat, leave with -1, static leave with -2), StreamsGroupDescribe,
+ * their records (types 17, 19-23) and replay, the topology (initialised by
+ * the first joiner), the configured topology (partition counts from the
+ * topic view, missing internal topics handed to the caller for creation),
+ * session, rebalance and initial-rebalance-delay timers, and the views the
+ * offsets module, ListGroups, DescribeGroups and DeleteGroups need. Mirrors
+ * Kafka's GroupMetadataManager.streamsGroupHeartbeat, StreamsGroup,
+ * InternalTopicManager, TargetAssignmentBuilder and CurrentAssignmentBuilder
+ * (streams package).
+ *
+ * Not here: topology updates (INVALID_REQUEST as in Kafka), source topic
+ * regexes (INVALID_REQUEST as in Kafka), warm-up
+ * refinement of the target (AssignmentRefiner: warm-up lists are carried,
+ * stored and reconciled but the assignor produces none), the in-place role
+ * conversions of trunk's CurrentAssignmentBuilder (a role change goes
+ * through revocation), per-partition assignment epochs for offset commits
+ * (KIP-1251), the topology-description store (KIP-1331, which hooks in
+ * through kc_coord_streams_group_find and kc_streams_group_* in coord.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coord_priv.h"
+#include "kc_log.h"
+#include "streams_int.h"
+
+#define LOG_COMP "group-coordinator"
+
+#define REC_METADATA 17
+#define REC_MEMBER 19
+#define REC_TARGET_METADATA 20
+#define REC_TARGET_MEMBER 21
+#define REC_CURRENT 22
+#define REC_TOPOLOGY 23
+
+/* StreamsGroupCurrentMemberAssignmentValue.State (MemberState) */
+#define MS_STABLE 1
+#define MS_UNREVOKED 2
+#define MS_UNRELEASED 3
+
+/* StreamsGroupHeartbeatResponse status codes */
+#define ST_STALE_TOPOLOGY 0
+#define ST_MISSING_SOURCE_TOPICS 1
+#define ST_INCORRECTLY_PARTITIONED_TOPICS 2
+#define ST_MISSING_INTERNAL_TOPICS 3
+#define ST_SHUTDOWN_APPLICATION 4
+#define ST_ASSIGNMENT_DELAYED 5
+
+#define EPOCH_LEAVE (-1)
+#define EPOCH_STATIC_LEAVE (-2)
+#define MSG_MAX 512
+#define KEY_BUF 1024
+
+typedef kc_streams_group_heartbeat_request_task_ids_t req_tasks_t;
+typedef kc_streams_group_topology_value_t topo_t;
+typedef kc_streams_group_topology_value_subtopology_t topo_sub_t;
+
+/* ---- groups and members ------------------------------------------------ */
+
+/*
+ * A member (Kafka's StreamsGroupMember). Hard state, rebuilt by replay:
+ * metadata from record 19, epochs, state and tasks from record 22, the
+ * target from record 21. Memory-only: last_report (the last full owned-task
+ * report, for the opt-in previous-epoch retry) and the timers.
+ */
+typedef struct {
+    char *member_id;
+    char *instance_id; /* NULL: dynamic */
+    char *rack_id;
+    char *client_id;
+    char *client_host;
+    char *process_id;
+    int32_t rebalance_timeout_ms;
+    int32_t topology_epoch;
+    char *endpoint_host; /* NULL: no user endpoint */
+    int32_t endpoint_port;
+    char **tag_keys, **tag_values;
+    int32_t ntags;
+    int32_t member_epoch, previous_member_epoch;
+    int8_t state;
+    kc_tasks_tuple_t assigned;
+    kc_tasks_tuple_t pending; /* pending revocation */
+    kc_tasks_tuple_t target;
+    bool has_target;       /* a record 21 exists (Kafka writes one for every new member) */
+    bool has_last_report;
+    kc_tasks_tuple_t last_report;
+} st_member_t;
+
+typedef struct st_config st_config_t;
+typedef struct kc_streams_group st_group_t;
+static void group_drop_config(st_group_t *g);
+
+/* Current active owner of each partition of one subtopology (assigned or
+ * pending revocation; Kafka's currentActiveTaskProcessId); memory-only. */
+typedef struct {
+    st_member_t **owner;
+    int32_t cap;
+} st_owner_t;
+
+struct kc_streams_group {
+    char *group_id;
+    uint64_t table_seq;               /* memory-only: place in Kafka's groups table */
+    int32_t group_epoch;              /* record 17 */
+    int64_t metadata_hash;            /* record 17 */
+    int32_t validated_topology_epoch; /* record 17, -1 = none */
+    int32_t last_num_standby;         /* record 17 LastAssignmentConfigs, -1 = none */
+    int32_t stored_description_epoch; /* record 17 tag 2, pass-through, default -1 */
+    int32_t failed_description_epoch; /* record 17 tag 3, pass-through, default -1 */
+    int32_t assignment_epoch;         /* record 20 */
+    int64_t assignment_timestamp;     /* record 20 */
+    /* record 23: the value bytes (after the version) and their decoding */
+    kc_buf_t topo_bytes;
+    kc_arena_t topo_arena;
+    topo_t *topology;                 /* NULL: none yet */
+    st_member_t **members;            /* in join order */
+    size_t nmembers, cap;
+    kc_smap_t by_id, by_instance;
+    kc_smap_t owners;                 /* subtopology id -> st_owner_t * */
+    /* memory-only */
+    int32_t endpoint_information_epoch;
+    char *shutdown_member_id;         /* ShutdownApplication requested by */
+    bool has_group_record;
+    st_config_t *cfg;                 /* configured topology cache (NULL: none) */
+};
+
+static char *dup_s(kc_str_t s)
+{
+    return s.len < 0 ? NULL : kc_xstrndup(s.ptr ? s.ptr : "", (size_t)s.len);
+}
+
+static bool cstr_eq(const char *a, const char *b)
+{
+    if (!a || !b)
+        return a == b;
+    return strcmp(a, b) == 0;
+}
+
+static bool str_is(kc_str_t s, const char *c)
+{
+    if (s.len < 0 || !c)
+        return s.len < 0 && !c;
+    return kc_str_eq_cstr(s, c);
+}
+
+static kc_smap_t *groups_map(kc_coord_t *c) { return &c->streams_groups; }
+
+static st_group_t *group_get(kc_coord_t *c, kc_str_t id)
+{
+    if (id.len < 0)
+        return NULL;
+    return kc_smap_get(groups_map(c), id.ptr ? id.ptr : "", (size_t)id.len);
+}
+
+static st_group_t *group_new(kc_coord_t *c, kc_str_t id)
+{
+    st_group_t *g = kc_xcalloc(1, sizeof(*g));
+    g->group_id = dup_s(id);
+    g->validated_topology_epoch = -1;
+    g->last_num_standby = -1;
+    g->stored_description_epoch = -1;
+    g->failed_description_epoch = -1;
+    kc_buf_init(&g->topo_bytes);
+    kc_arena_init(&g->topo_arena);
+    kc_smap_init(&g->by_id);
+    kc_smap_init(&g->by_instance);
+    kc_smap_init(&g->owners);
+    kc_smap_put(groups_map(c), g->group_id, (size_t)id.len, g);
+    g->table_seq = kc_groups_table_put(c, g->group_id, 0);
+    return g;
+}
+
+static void member_free(st_member_t *m)
+{
+    if (!m)
+        return;
+    free(m->member_id);
+    free(m->instance_id);
+    free(m->rack_id);
+    free(m->client_id);
+    free(m->client_host);
+    free(m->process_id);
+    free(m->endpoint_host);
+    for (int32_t i = 0; i < m->ntags; i++) {
+        free(m->tag_keys[i]);
+        free(m->tag_values[i]);
+    }
+    free(m->tag_keys);
+    free(m->tag_values);
+    kc_tasks_tuple_free(&m->assigned);
+    kc_tasks_tuple_free(&m->pending);
+    kc_tasks_tuple_free(&m->target);
+    kc_tasks_tuple_free(&m->last_report);
+    free(m);
+}
+
+static void free_owner(void *ctx, const char *key, void *val)
+{
+    (void)ctx;
+    (void)key;
+    st_owner_t *o = val;
+    free(o->owner);
+    free(o);
+}
+
+static void group_free(st_group_t *g)
+{
+    for (size_t i = 0; i < g->nmembers; i++)
+        member_free(g->members[i]);
+    free(g->members);
+    kc_smap_deinit(&g->by_id);
+    kc_smap_deinit(&g->by_instance);
+    kc_smap_foreach(&g->owners, free_owner, NULL);
+    kc_smap_deinit(&g->owners);
+    kc_buf_deinit(&g->topo_bytes);
+    kc_arena_deinit(&g->topo_arena);
+    group_drop_config(g);
+    free(g->shutdown_member_id);
+    free(g->group_id);
+    free(g);
+}
+
+static st_member_t *member_get(const st_group_t *g, kc_str_t id)
+{
+    if (id.len < 0)
+        return NULL;
+    return kc_smap_get(&g->by_id, id.ptr ? id.ptr : "", (size_t)id.len);
+}
+
+static st_member_t *member_new(kc_str_t id)
+{
+    st_member_t *m = kc_xcalloc(1, sizeof(*m));
+    m->member_id = dup_s(id);
+    m->client_id = kc_xstrdup("");
+    m->client_host = kc_xstrdup("");
+    m->process_id = kc_xstrdup("");
+    m->rebalance_timeout_ms = -1;
+    m->topology_epoch = -1;
+    m->endpoint_port = -1;
+    m->state = MS_STABLE;
+    return m;
+}
+
+/* -- active task owners -- */
+
+static st_owner_t *owner_sub(st_group_t *g, const char *sub, bool create)
+{
+    st_owner_t *o = kc_smap_get(&g->owners, sub, strlen(sub));
+    if (!o && create) {
+        o = kc_xcalloc(1, sizeof(*o));
+        kc_smap_put(&g->owners, sub, strlen(sub), o);
+    }
+    return o;
+}
+
+static st_member_t *active_owner(st_group_t *g, const char *sub, int32_t p)
+{
+    st_owner_t *o = owner_sub(g, sub, false);
+    if (!o || p < 0 || p >= o->cap)
+        return NULL;
+    return o->owner[p];
+}
+
+static void owners_set(st_group_t *g, const kc_tasks_t *t, st_member_t *m, bool release)
+{
+    for (int32_t i = 0; i < t->n; i++) {
+        st_owner_t *o = owner_sub(g, t->s[i].subtopology_id, !release);
+        if (!o)
+            continue;
+        for (int32_t j = 0; j < t->s[i].n; j++) {
+            int32_t p = t->s[i].p[j];
+            if (p < 0)
+                continue;
+            if (p >= o->cap) {
+                if (release)
+                    continue;
+                int32_t ncap = o->cap ? o->cap : 16;
+                while (ncap <= p)
+                    ncap *= 2;
+                o->owner = kc_xrealloc(o->owner, (size_t)ncap * sizeof(*o->owner));
+                for (int32_t k = o->cap; k < ncap; k++)
+                    o->owner[k] = NULL;
+                o->cap = ncap;
+            }
+            if (release) {
+                if (o->owner[p] == m)
+                    o->owner[p] = NULL;
+            } else {
+                o->owner[p] = m;
+            }
+        }
+    }
+}
+
+/* Replaces the member's epochs, state and tasks, keeping the active owners
+ * in step. Takes ownership of assigned and pending (reset to empty). */
+static void member_set_current(st_group_t *g, st_member_t *m, int32_t epoch, int32_t prev,
+                               int8_t state, kc_tasks_tuple_t *assigned, kc_tasks_tuple_t *pending)
+{
+    owners_set(g, &m->assigned.active, m, true);
+    owners_set(g, &m->pending.active, m, true);
+    kc_tasks_tuple_free(&m->assigned);
+    kc_tasks_tuple_free(&m->pending);
+    m->assigned = *assigned;
+    m->pending = *pending;
+    memset(assigned, 0, sizeof(*assigned));
+    memset(pending, 0, sizeof(*pending));
+    m->member_epoch = epoch;
+    m->previous_member_epoch = prev;
+    m->state = state;
+    owners_set(g, &m->assigned.active, m, false);
+    owners_set(g, &m->pending.active, m, false);
+}
+
+static void group_add_member(st_group_t *g, st_member_t *m)
+{
+    if (g->nmembers == g->cap) {
+        g->cap = g->cap ? g->cap * 2 : 8;
+        g->members = kc_xrealloc(g->members, g->cap * sizeof(*g->members));
+    }
+    g->members[g->nmembers++] = m;
+    kc_smap_put(&g->by_id, m->member_id, strlen(m->member_id), m);
+    if (m->instance_id)
+        kc_smap_put(&g->by_instance, m->instance_id, strlen(m->instance_id), m);
+}
+
+static void group_remove_member(st_group_t *g, st_member_t *m)
+{
+    owners_set(g, &m->assigned.active, m, true);
+    owners_set(g, &m->pending.active, m, true);
+    kc_smap_del(&g->by_id, m->member_id, strlen(m->member_id));
+    if (m->instance_id && kc_smap_get(&g->by_instance, m->instance_id, strlen(m->instance_id)) == m)
+        kc_smap_del(&g->by_instance, m->instance_id, strlen(m->instance_id));
+    for (size_t i = 0; i < g->nmembers; i++)
+        if (g->members[i] == m) {
+            memmove(&g->members[i], &g->members[i + 1], (g->nmembers - i - 1) * sizeof(*g->members));
+            g->nmembers--;
+            break;
+        }
+    if (g->nmembers == 0) {
+        free(g->shutdown_member_id);
+        g->shutdown_member_id = NULL;
+    }
+    member_free(m);
+}
+
+/* ---- group state ------------------------------------------------------- */
+
+/* StreamsGroup.maybeUpdateGroupState, as the Describe/List APIs print it. */
+static const char *group_state_name(const st_group_t *g)
+{
+    if (g->nmembers == 0)
+        return "Empty";
+    if (!g->topology || g->topology->epoch != g->validated_topology_epoch)
+        return "NotReady";
+    if (g->group_epoch > g->assignment_epoch)
+        return "Assigning";
+    for (size_t i = 0; i < g->nmembers; i++) {
+        const st_member_t *m = g->members[i];
+        if (m->state != MS_STABLE || m->member_epoch != g->assignment_epoch)
+            return "Reconciling";
+    }
+    return "Stable";
+}
+
+/* ---- the topology ------------------------------------------------------ */
+
+/* Replaces the group's topology with the record value (without the version
+ * prefix); false when it does not decode. */
+static bool group_set_topology(st_group_t *g, const uint8_t *bytes, size_t len)
+{
+    kc_buf_t nb;
+    kc_buf_init(&nb);
+    kc_buf_append(&nb, bytes, len);
+    kc_arena_t na;
+    kc_arena_init(&na);
+    topo_t *t = kc_arena_alloc(&na, sizeof(*t));
+    kc_streams_group_topology_value_init(t);
+    kc_reader_t r;
+    kc_reader_init(&r, nb.data, nb.len);
+    if (kc_streams_group_topology_value_decode(&r, 0, &na, t) != 0 || r.err) {
+        kc_buf_deinit(&nb);
+        kc_arena_deinit(&na);
+        return false;
+    }
+    kc_buf_deinit(&g->topo_bytes);
+    kc_arena_deinit(&g->topo_arena);
+    g->topo_bytes = nb;
+    g->topo_arena = na;
+    g->topology = t;
+    group_drop_config(g);
+    return true;
+}
+
+static void group_clear_topology(st_group_t *g)
+{
+    kc_buf_deinit(&g->topo_bytes);
+    kc_arena_deinit(&g->topo_arena);
+    kc_buf_init(&g->topo_bytes);
+    kc_arena_init(&g->topo_arena);
+    g->topology = NULL;
+    group_drop_config(g);
+}
+
+typedef kc_streams_group_heartbeat_request_subtopology_t req_sub_t;
+
+static int cmp_req_sub(const void *a, const void *b)
+{
+    const req_sub_t *x = *(const req_sub_t *const *)a, *y = *(const req_sub_t *const *)b;
+    int32_t n = x->subtopology_id.len < y->subtopology_id.len ? x->subtopology_id.len
+                                                              : y->subtopology_id.len;
+    int c = n > 0 ? memcmp(x->subtopology_id.ptr, y->subtopology_id.ptr, (size_t)n) : 0;
+    if (c)
+        return c;
+    return (x->subtopology_id.len > y->subtopology_id.len) - (x->subtopology_id.len < y->subtopology_id.len);
+}
+
+static void copy_topic_infos(kc_arena_t *a, const kc_streams_group_heartbeat_request_topic_info_t *in,
+                             int32_t n, kc_streams_group_topology_value_topic_info_t **out,
+                             int32_t *nout)
+{
+    n = n > 0 ? n : 0;
+    *out = kc_arena_alloc(a, sizeof(**out) * (size_t)(n + 1));
+    *nout = n;
+    for (int32_t i = 0; i < n; i++) {
+        kc_streams_group_topology_value_topic_info_t *o = &(*out)[i];
+        memset(o, 0, sizeof(*o));
+        o->name = in[i].name;
+        o->partitions = in[i].partitions;
+        o->replication_factor = in[i].replication_factor;
+        int32_t nc = in[i].topic_configs.count > 0 ? in[i].topic_configs.count : 0;
+        o->topic_configs.items = kc_arena_alloc(a, sizeof(*o->topic_configs.items) * (size_t)(nc + 1));
+        o->topic_configs.count = nc;
+        for (int32_t k = 0; k < nc; k++) {
+            o->topic_configs.items[k].key = in[i].topic_configs.items[k].key;
+            o->topic_configs.items[k].value = in[i].topic_configs.items[k].value;
+        }
+    }
+}
+
+static kc_int16_array_t copy_i16(kc_int16_array_t a)
+{
+    if (a.count < 0)
+        a.count = 0;
+    return a;
+}
+
+/* The request's topology as a record 23 value (without version), with the
+ * subtopologies sorted by id (Kafka keeps them in a map). Returns false,
+ * with the id in dup, when two subtopologies share an id (Kafka's map
+ * construction fails: UNKNOWN_SERVER_ERROR). */
+static bool topology_from_request(const kc_streams_group_heartbeat_request_topology_t *rt,
+                                  kc_buf_t *out, char *dup, size_t dup_cap)
+{
+    kc_arena_t a;
+    kc_arena_init(&a);
+    int32_t n = rt->subtopologies.count > 0 ? rt->subtopologies.count : 0;
+    const req_sub_t **sorted = kc_arena_alloc(&a, sizeof(*sorted) * (size_t)(n + 1));
+    for (int32_t i = 0; i < n; i++)
+        sorted[i] = &rt->subtopologies.items[i];
+    qsort(sorted, (size_t)n, sizeof(*sorted), cmp_req_sub);
+    for (int32_t i = 1; i < n; i++)
+        if (cmp_req_sub(&sorted[i - 1], &sorted[i]) == 0) {
+            snprintf(dup, dup_cap, "%.*s", (int)sorted[i]->subtopology_id.len,
+                     sorted[i]->subtopology_id.ptr ? sorted[i]->subtopology_id.ptr : "");
+            kc_arena_deinit(&a);
+            return false;
+        }
+    topo_t v;
+    kc_streams_group_topology_value_init(&v);
+    v.epoch = rt->epoch;
+    v.subtopologies.items = kc_arena_alloc(&a, sizeof(*v.subtopologies.items) * (size_t)(n + 1));
+    v.subtopologies.count = n;
+    for (int32_t i = 0; i < n; i++) {
+        const req_sub_t *s = sorted[i];
+        topo_sub_t *o = &v.subtopologies.items[i];
+        memset(o, 0, sizeof(*o));
+        o->subtopology_id = s->subtopology_id;
+        o->source_topics = s->source_topics;
+        if (o->source_topics.count < 0)
+            o->source_topics.count = 0;
+        o->source_topic_regex = s->source_topic_regex;
+        if (o->source_topic_regex.count < 0)
+            o->source_topic_regex.count = 0;
+        o->repartition_sink_topics = s->repartition_sink_topics;
+        if (o->repartition_sink_topics.count < 0)
+            o->repartition_sink_topics.count = 0;
+        copy_topic_infos(&a, s->state_changelog_topics.items, s->state_changelog_topics.count,
+                         &o->state_changelog_topics.items, &o->state_changelog_topics.count);
+        copy_topic_infos(&a, s->repartition_source_topics.items, s->repartition_source_topics.count,
+                         &o->repartition_source_topics.items, &o->repartition_source_topics.count);
+        int32_t nc = s->copartition_groups.count > 0 ? s->copartition_groups.count : 0;
+        o->copartition_groups.items =
+            kc_arena_alloc(&a, sizeof(*o->copartition_groups.items) * (size_t)(nc + 1));
+        o->copartition_groups.count = nc;
+        for (int32_t k = 0; k < nc; k++) {
+            o->copartition_groups.items[k].source_topics =
+                copy_i16(s->copartition_groups.items[k].source_topics);
+            o->copartition_groups.items[k].source_topic_regex =
+                copy_i16(s->copartition_groups.items[k].source_topic_regex);
+            o->copartition_groups.items[k].repartition_source_topics =
+                copy_i16(s->copartition_groups.items[k].repartition_source_topics);
+        }
+    }
+    kc_streams_group_topology_value_encode(out, 0, &v);
+    kc_arena_deinit(&a);
+    return true;
+}
+
+/* ---- the configured topology (InternalTopicManager.configureTopics) ----- */
+
+struct st_config {
+    bool ready;             /* no topic configuration problem */
+    int8_t status;          /* -1 none, else 1, 2 or 3 */
+    char detail[MSG_MAX];
+    int64_t hash;           /* of the required topics that exist */
+    int32_t nsubs;
+    int32_t *ntasks;        /* per subtopology of the topology (record order) */
+    bool *stateful;
+    kc_streams_topics_to_create_t create;
+};
+
+static void config_free(st_config_t *cf)
+{
+    free(cf->ntasks);
+    free(cf->stateful);
+    kc_streams_topics_to_create_deinit(&cf->create);
+    memset(cf, 0, sizeof(*cf));
+}
+
+static bool lookup_topic(kc_coord_t *c, kc_str_t name, int32_t *parts, kc_uuid_t *id)
+{
+    const kc_topic_view_t *v = &c->topics;
+    memset(id, 0, sizeof(*id));
+    *parts = 0;
+    if (v->topic_lookup)
+        return v->topic_lookup(v->ctx, name, parts, id);
+    if (v->topic_exists && v->topic_exists(v->ctx, name)) {
+        *parts = 1;
+        return true;
+    }
+    return false;
+}
+
+/* A decided partition count for an internal topic (name -> count). */
+typedef struct {
+    kc_str_t name;
+    int32_t parts;
+} decided_t;
+
+typedef struct {
+    decided_t *d;
+    int32_t n, cap;
+} decided_list_t;
+
+static int32_t decided_get(const decided_list_t *l, kc_str_t name)
+{
+    for (int32_t i = 0; i < l->n; i++)
+        if (kc_str_eq(l->d[i].name, name))
+            return l->d[i].parts;
+    return -1;
+}
+
+static void decided_put(decided_list_t *l, kc_str_t name, int32_t parts)
+{
+    for (int32_t i = 0; i < l->n; i++)
+        if (kc_str_eq(l->d[i].name, name)) {
+            l->d[i].parts = parts;
+            return;
+        }
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 8;
+        l->d = kc_xrealloc(l->d, (size_t)l->cap * sizeof(*l->d));
+    }
+    l->d[l->n++] = (decided_t){name, parts};
+}
+
+/* Partition count of a topic: the existing topic's, else a decided one, else -1. */
+static int32_t topic_parts(kc_coord_t *c, const decided_list_t *dl, kc_str_t name, uint64_t *hash)
+{
+    int32_t parts;
+    kc_uuid_t id;
+    if (lookup_topic(c, name, &parts, &id)) {
+        if (hash) {
+            for (int32_t i = 0; i < name.len; i++)
+                *hash = (*hash ^ (uint8_t)name.ptr[i]) * 1099511628211ULL;
+            *hash = (*hash ^ 0xff) * 1099511628211ULL;
+            for (int k = 0; k < 16; k++)
+                *hash = (*hash ^ id.b[k]) * 1099511628211ULL;
+            for (int k = 0; k < 4; k++)
+                *hash = (*hash ^ (uint8_t)(parts >> (8 * k))) * 1099511628211ULL;
+        }
+        return parts;
+    }
+    return decided_get(dl, name);
+}
+
+static int cmp_create(const void *a, const void *b)
+{
+    return strcmp(((const kc_streams_topic_to_create_t *)a)->name,
+                  ((const kc_streams_topic_to_create_t *)b)->name);
+}
+
+static void summarize(char *out, size_t cap, const kc_streams_topics_to_create_t *l)
+{
+    size_t off = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < l->n && i < 3; i++)
+        off += (size_t)snprintf(out + off, off < cap ? cap - off : 0, "%s%s", i ? ", " : "",
+                                l->items[i].name);
+    if (l->n > 3 && off < cap)
+        snprintf(out + off, cap - off, " and %zu additional topics", l->n - 3);
+}
+
+/* The declared partition count of a repartition source topic of the
+ * topology (0 = flexible), or -1 when the name is not one. */
+static int32_t repartition_declared(const topo_t *t, kc_str_t name)
+{
+    for (int32_t s = 0; s < t->subtopologies.count; s++) {
+        const topo_sub_t *sub = &t->subtopologies.items[s];
+        for (int32_t i = 0; i < sub->repartition_source_topics.count; i++)
+            if (kc_str_eq(sub->repartition_source_topics.items[i].name, name))
+                return sub->repartition_source_topics.items[i].partitions;
+    }
+    return -1;
+}
+
+static int cmp_kstr(const void *a, const void *b)
+{
+    const kc_str_t *x = a, *y = b;
+    int32_t n = x->len < y->len ? x->len : y->len;
+    int c = n > 0 ? memcmp(x->ptr, y->ptr, (size_t)n) : 0;
+    return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* Java's TreeMap.toString of topic -> partitions: "{a=4, b=2}". */
+static void topic_counts(char *out, size_t cap, kc_coord_t *c, const decided_list_t *dl,
+                         kc_str_t *names, int32_t n)
+{
+    qsort(names, (size_t)n, sizeof(*names), cmp_kstr);
+    size_t off = (size_t)snprintf(out, cap, "{");
+    for (int32_t i = 0; i < n && off < cap; i++) {
+        if (i > 0 && cmp_kstr(&names[i - 1], &names[i]) == 0)
+            continue;
+        off += (size_t)snprintf(out + off, cap - off, "%s%.*s=%d", i ? ", " : "", (int)names[i].len,
+                                names[i].ptr, topic_parts(c, dl, names[i], NULL));
+    }
+    if (off < cap)
+        snprintf(out + off, cap - off, "}");
+}
+
+/*
+ * CopartitionedTopicsEnforcer for one copartition group: the source topics
+ * must have one partition count, which the group's repartition topics take
+ * (all repartition topics: the fixed ones' common count, else the largest);
+ * false with cf's status and detail set when the counts disagree.
+ */
+static bool enforce_copartition(kc_coord_t *c, const topo_t *t, const topo_sub_t *sub,
+                                const kc_streams_group_topology_value_copartition_group_t *cg,
+                                decided_list_t *dl, st_config_t *cf)
+{
+    int32_t cap = cg->source_topics.count + cg->repartition_source_topics.count;
+    if (cap <= 0)
+        return true;
+    kc_str_t *names = kc_xcalloc((size_t)cap, sizeof(*names));
+    bool *repart = kc_xcalloc((size_t)cap, sizeof(*repart));
+    int32_t n = 0;
+    for (int32_t i = 0; i < cg->source_topics.count; i++) {
+        int16_t k = cg->source_topics.items[i];
+        if (k >= 0 && k < sub->source_topics.count)
+            names[n++] = sub->source_topics.items[k];
+    }
+    for (int32_t i = 0; i < cg->repartition_source_topics.count; i++) {
+        int16_t k = cg->repartition_source_topics.items[i];
+        if (k >= 0 && k < sub->repartition_source_topics.count)
+            names[n++] = sub->repartition_source_topics.items[k].name;
+    }
+    bool ok = true, all_repart = n > 0, any_fixed = false;
+    int32_t nsrc = 0, src_parts = -1, max_parts = 0;
+    for (int32_t i = 0; i < n; i++) {
+        repart[i] = repartition_declared(t, names[i]) >= 0;
+        all_repart = all_repart && repart[i];
+        int32_t p = topic_parts(c, dl, names[i], NULL);
+        if (p < 0)
+            goto out; /* undecided: nothing to enforce */
+        if (repart[i]) {
+            max_parts = p > max_parts ? p : max_parts;
+        } else {
+            if (nsrc++ == 0)
+                src_parts = p;
+            else if (p != src_parts)
+                ok = false;
+        }
+    }
+    for (int32_t s = 0; s < t->subtopologies.count && !any_fixed; s++)
+        for (int32_t i = 0; i < t->subtopologies.items[s].repartition_source_topics.count; i++)
+            any_fixed = any_fixed || t->subtopologies.items[s].repartition_source_topics.items[i].partitions != 0;
+    char list[MSG_MAX - 96];
+    if (!ok) {
+        kc_str_t *src = kc_xcalloc((size_t)n, sizeof(*src));
+        int32_t m = 0;
+        for (int32_t i = 0; i < n; i++)
+            if (!repart[i])
+                src[m++] = names[i];
+        topic_counts(list, sizeof(list), c, dl, src, m);
+        free(src);
+        snprintf(cf->detail, sizeof(cf->detail),
+                 "Following topics do not have the same number of partitions: [%s]", list);
+        goto out;
+    }
+    int32_t use = src_parts;
+    if (all_repart && any_fixed) {
+        /* validateAndGetNumOfPartitions walks every fixed repartition topic. */
+        use = -1;
+        for (int32_t s = 0; s < t->subtopologies.count && ok; s++)
+            for (int32_t i = 0; i < t->subtopologies.items[s].repartition_source_topics.count && ok; i++) {
+                const kc_streams_group_topology_value_topic_info_t *ti =
+                    &t->subtopologies.items[s].repartition_source_topics.items[i];
+                if (ti->partitions == 0)
+                    continue;
+                int32_t p = topic_parts(c, dl, ti->name, NULL);
+                if (use < 0)
+                    use = p;
+                else if (p != use)
+                    ok = false;
+            }
+        if (!ok) {
+            topic_counts(list, sizeof(list), c, dl, names, n);
+            snprintf(cf->detail, sizeof(cf->detail),
+                     "Following topics do not have the same number of partitions: [%s]", list);
+            goto out;
+        }
+    } else if (all_repart) {
+        use = max_parts;
+    }
+    for (int32_t i = 0; i < n && ok; i++) {
+        if (!repart[i])
+            continue;
+        int32_t declared = repartition_declared(t, names[i]);
+        int32_t p = topic_parts(c, dl, names[i], NULL);
+        if (declared != 0 && p != use) {
+            snprintf(cf->detail, sizeof(cf->detail),
+                     "Number of partitions [%d] of repartition topic [%.*s] doesn't match number of "
+                     "partitions [%d] of the source topic.",
+                     p, (int)names[i].len, names[i].ptr, use);
+            ok = false;
+            break;
+        }
+        decided_put(dl, names[i], use);
+    }
+out:
+    if (!ok)
+        cf->status = ST_INCORRECTLY_PARTITIONED_TOPICS;
+    free(names);
+    free(repart);
+    return ok;
+}
+
+/* A hash of the names, ids and partition counts of the topology's topics
+ * that exist (kcoord's function, the role of Kafka's metadata hash): a
+ * change bumps the group epoch and reconfigures the topology. */
+static int64_t topology_hash(kc_coord_t *c, const topo_t *t)
+{
+    uint64_t hash = 1469598103934665603ULL;
+    decided_list_t none = {0};
+    for (int32_t s = 0; s < t->subtopologies.count; s++) {
+        const topo_sub_t *sub = &t->subtopologies.items[s];
+        for (int32_t i = 0; i < sub->source_topics.count; i++)
+            topic_parts(c, &none, sub->source_topics.items[i], &hash);
+        for (int32_t i = 0; i < sub->repartition_source_topics.count; i++)
+            topic_parts(c, &none, sub->repartition_source_topics.items[i].name, &hash);
+        for (int32_t i = 0; i < sub->state_changelog_topics.count; i++)
+            topic_parts(c, &none, sub->state_changelog_topics.items[i].name, &hash);
+    }
+    return (int64_t)hash;
+}
+
+/*
+ * Configures the topology against the topics that exist: source topics
+ * must exist (MISSING_SOURCE_TOPICS), repartition topics without a count
+ * take the largest task count of the subtopologies writing to them,
+ * changelog topics the task count of their subtopology; internal topics
+ * that do not exist are listed for creation (MISSING_INTERNAL_TOPICS), an
+ * existing one with another count is INCORRECTLY_PARTITIONED_TOPICS.
+ */
+static void configure(kc_coord_t *c, const topo_t *t, st_config_t *cf)
+{
+    memset(cf, 0, sizeof(*cf));
+    cf->status = -1;
+    cf->hash = topology_hash(c, t);
+    int32_t ns = t->subtopologies.count > 0 ? t->subtopologies.count : 0;
+    cf->nsubs = ns;
+    cf->ntasks = kc_xcalloc((size_t)ns + 1, sizeof(int32_t));
+    cf->stateful = kc_xcalloc((size_t)ns + 1, sizeof(bool));
+    decided_list_t dl = {0};
+    /* Missing source topics. */
+    char missing[MSG_MAX];
+    size_t off = 0;
+    int nmissing = 0;
+    missing[0] = '\0';
+    for (int32_t s = 0; s < ns; s++) {
+        const topo_sub_t *sub = &t->subtopologies.items[s];
+        cf->stateful[s] = sub->state_changelog_topics.count > 0;
+        for (int32_t i = 0; i < sub->source_topics.count; i++) {
+            kc_str_t name = sub->source_topics.items[i];
+            if (topic_parts(c, &dl, name, NULL) < 0) {
+                if (nmissing < 3)
+                    off += (size_t)snprintf(missing + off, off < sizeof(missing) ? sizeof(missing) - off : 0,
+                                            "%s%.*s", nmissing ? ", " : "", (int)name.len, name.ptr);
+                nmissing++;
+            }
+        }
+    }
+    if (nmissing) {
+        if (nmissing > 3 && off < sizeof(missing))
+            snprintf(missing + off, sizeof(missing) - off, " and %d additional topics", nmissing - 3);
+        cf->status = ST_MISSING_SOURCE_TOPICS;
+        snprintf(cf->detail, sizeof(cf->detail), "Source topics %s are missing.", missing);
+        free(dl.d);
+        return;
+    }
+    /* Repartition topics without a count (RepartitionTopics.setup): iterate
+     * until every count is known or nothing changes. */
+    for (int round = 0; round <= ns; round++) {
+        bool changed = false;
+        for (int32_t s = 0; s < ns; s++) {
+            const topo_sub_t *sub = &t->subtopologies.items[s];
+            for (int32_t i = 0; i < sub->repartition_source_topics.count; i++) {
+                const kc_streams_group_topology_value_topic_info_t *ti =
+                    &sub->repartition_source_topics.items[i];
+                if (ti->partitions > 0) {
+                    if (decided_get(&dl, ti->name) != ti->partitions) {
+                        decided_put(&dl, ti->name, ti->partitions);
+                        changed = true;
+                    }
+                    continue;
+                }
+                int32_t best = -1;
+                for (int32_t w = 0; w < ns; w++) {
+                    const topo_sub_t *ws = &t->subtopologies.items[w];
+                    bool writes = false;
+                    for (int32_t k = 0; k < ws->repartition_sink_topics.count && !writes; k++)
+                        writes = kc_str_eq(ws->repartition_sink_topics.items[k], ti->name);
+                    if (!writes)
+                        continue;
+                    for (int32_t k = 0; k < ws->source_topics.count; k++) {
+                        int32_t p = topic_parts(c, &dl, ws->source_topics.items[k], NULL);
+                        best = p > best ? p : best;
+                    }
+                    for (int32_t k = 0; k < ws->repartition_source_topics.count; k++) {
+                        int32_t p = topic_parts(c, &dl, ws->repartition_source_topics.items[k].name, NULL);
+                        best = p > best ? p : best;
+                    }
+                }
+                int32_t existing = topic_parts(c, &dl, ti->name, NULL);
+                if (existing < 0 && best > 0) {
+                    decided_put(&dl, ti->name, best);
+                    changed = true;
+                }
+            }
+        }
+        if (!changed)
+            break;
+    }
+    /* Copartition groups (InternalTopicManager.enforceCopartitioning). */
+    for (int32_t s = 0; s < ns; s++) {
+        const topo_sub_t *sub = &t->subtopologies.items[s];
+        for (int32_t k = 0; k < sub->copartition_groups.count; k++)
+            if (!enforce_copartition(c, t, sub, &sub->copartition_groups.items[k], &dl, cf)) {
+                free(dl.d);
+                return;
+            }
+    }
+    /* Task counts, changelog counts and missing internal topics. */
+    for (int32_t s = 0; s < ns; s++) {
+        const topo_sub_t *sub = &t->subtopologies.items[s];
+        int32_t tasks = 0;
+        for (int32_t i = 0; i < sub->source_topics.count; i++) {
+            int32_t p = topic_parts(c, &dl, sub->source_topics.items[i], NULL);
+            tasks = p > tasks ? p : tasks;
+        }
+        for (int32_t i = 0; i < sub->repartition_source_topics.count; i++) {
+            int32_t p = topic_parts(c, &dl, sub->repartition_source_topics.items[i].name, NULL);
+            if (p < 0) {
+                cf->status = ST_MISSING_SOURCE_TOPICS;
+                snprintf(cf->detail, sizeof(cf->detail),
+                         "Number of partitions of repartition topic %.*s cannot be determined.",
+                         (int)sub->repartition_source_topics.items[i].name.len,
+                         sub->repartition_source_topics.items[i].name.ptr);
+                free(dl.d);
+                return;
+            }
+            tasks = p > tasks ? p : tasks;
+        }
+        cf->ntasks[s] = tasks;
+        for (int pass = 0; pass < 2; pass++) {
+            int32_t n = pass == 0 ? sub->repartition_source_topics.count : sub->state_changelog_topics.count;
+            for (int32_t i = 0; i < n; i++) {
+                const kc_streams_group_topology_value_topic_info_t *ti =
+                    pass == 0 ? &sub->repartition_source_topics.items[i]
+                              : &sub->state_changelog_topics.items[i];
+                int32_t expected = pass == 0 ? decided_get(&dl, ti->name) : tasks;
+                if (pass == 0 && ti->partitions > 0)
+                    expected = ti->partitions;
+                int32_t parts;
+                kc_uuid_t id;
+                if (lookup_topic(c, ti->name, &parts, &id)) {
+                    if (parts != expected && cf->status < 0) {
+                        cf->status = ST_INCORRECTLY_PARTITIONED_TOPICS;
+                        snprintf(cf->detail, sizeof(cf->detail),
+                                 "Existing topic %.*s has different number of partitions: "
+                                 "expected %d, found %d",
+                                 (int)ti->name.len, ti->name.ptr, expected, parts);
+                    }
+                    continue;
+                }
+                bool dup = false;
+                for (size_t k = 0; k < cf->create.n && !dup; k++)
+                    dup = kc_str_eq_cstr(ti->name, cf->create.items[k].name);
+                if (dup)
+                    continue;
+                cf->create.items = kc_xrealloc(cf->create.items,
+                                               (cf->create.n + 1) * sizeof(*cf->create.items));
+                cf->create.items[cf->create.n++] = (kc_streams_topic_to_create_t){
+                    dup_s(ti->name), expected,
+                    ti->replication_factor != 0 ? ti->replication_factor : (int16_t)-1};
+            }
+        }
+    }
+    free(dl.d);
+    if (cf->status == ST_INCORRECTLY_PARTITIONED_TOPICS) {
+        kc_streams_topics_to_create_deinit(&cf->create);
+        return;
+    }
+    if (cf->create.n) {
+        qsort(cf->create.items, cf->create.n, sizeof(*cf->create.items), cmp_create);
+        char list[MSG_MAX - 64];
+        summarize(list, sizeof(list), &cf->create);
+        cf->status = ST_MISSING_INTERNAL_TOPICS;
+        snprintf(cf->detail, sizeof(cf->detail), "Internal topics are missing: %s", list);
+        return;
+    }
+    cf->ready = true;
+}
+
+static void group_drop_config(st_group_t *g)
+{
+    if (g->cfg) {
+        config_free(g->cfg);
+        free(g->cfg);
+        g->cfg = NULL;
+    }
+}
+
+/* The group's configured topology, recomputed only when the hash of its
+ * topics changed (memory-only, like Kafka's configuredTopology). */
+static const st_config_t *group_config(kc_coord_t *c, st_group_t *g)
+{
+    if (!g->topology)
+        return NULL;
+    int64_t hash = topology_hash(c, g->topology);
+    if (g->cfg && g->cfg->hash == hash)
+        return g->cfg;
+    group_drop_config(g);
+    g->cfg = kc_xcalloc(1, sizeof(*g->cfg));
+    configure(c, g->topology, g->cfg);
+    return g->cfg;
+}
+
+void kc_streams_topics_to_create_deinit(kc_streams_topics_to_create_t *t)
+{
+    if (!t)
+        return;
+    for (size_t i = 0; i < t->n; i++)
+        free(t->items[i].name);
+    free(t->items);
+    t->items = NULL;
+    t->n = 0;
+}
+
+/* ---- records ------------------------------------------------------------ */
+
+static void key_group(kc_buf_t *k, int16_t type, const char *group_id)
+{
+    kc_write_int16(k, type);
+    kc_streams_group_metadata_key_t key;
+    kc_streams_group_metadata_key_init(&key);
+    key.group_id = kc_str(group_id);
+    kc_streams_group_metadata_key_encode(k, 0, &key); /* same layout for 20 and 23 */
+}
+
+static void key_member(kc_buf_t *k, int16_t type, const char *group_id, const char *member_id)
+{
+    kc_write_int16(k, type);
+    kc_streams_group_member_metadata_key_t key;
+    kc_streams_group_member_metadata_key_init(&key);
+    key.group_id = kc_str(group_id);
+    key.member_id = kc_str(member_id);
+    kc_streams_group_member_metadata_key_encode(k, 0, &key); /* same layout for 21, 22 */
+}
+
+static void emit(kc_result_t *res, kc_buf_t *k, kc_buf_t *v)
+{
+    kc_result_add_record(res, k, v);
+    kc_buf_deinit(k);
+    if (v)
+        kc_buf_deinit(v);
+}
+
+static void write_group_metadata(const st_group_t *g, kc_result_t *res)
+{
+    kc_buf_t k, v;
+    kc_buf_init(&k);
+    kc_buf_init(&v);
+    key_group(&k, REC_METADATA, g->group_id);
+    kc_streams_group_metadata_value_t val;
+    kc_streams_group_metadata_value_init(&val);
+    val.epoch = g->group_epoch;
+    val.metadata_hash = g->metadata_hash;
+    val.validated_topology_epoch = g->validated_topology_epoch;
+    kc_streams_group_metadata_value_last_assignment_config_t cfgs[1];
+    char nbuf[16];
+    if (g->last_num_standby >= 0) {
+        snprintf(nbuf, sizeof(nbuf), "%d", g->last_num_standby);
+        cfgs[0].key = kc_str("num.standby.replicas");
+        cfgs[0].value = kc_str(nbuf);
+        val.last_assignment_configs.items = cfgs;
+        val.last_assignment_configs.count = 1;
+    }
+    val.stored_description_topology_epoch = g->stored_description_epoch;
+    val.failed_description_topology_epoch = g->failed_description_epoch;
+    kc_write_int16(&v, 0);
+    kc_streams_group_metadata_value_encode(&v, 0, &val);
+    emit(res, &k, &v);
+}
+
+static void write_member_metadata(const st_group_t *g, const st_member_t *m, kc_result_t *res)
+{
+    kc_buf_t k, v;
+    kc_buf_init(&k);
+    kc_buf_init(&v);
+    key_member(&k, REC_MEMBER, g->group_id, m->member_id);
+    kc_streams_group_member_metadata_value_t val;
+    kc_streams_group_member_metadata_value_init(&val);
+    val.instance_id = kc_str(m->instance_id);
+    val.rack_id = kc_str(m->rack_id);
+    val.client_id = kc_str(m->client_id);
+    val.client_host = kc_str(m->client_host);
+    val.rebalance_timeout_ms = m->rebalance_timeout_ms;
+    val.topology_epoch = m->topology_epoch;
+    val.process_id = kc_str(m->process_id);
+    kc_streams_group_member_metadata_value_endpoint_t ep;
+    if (m->endpoint_host) {
+        ep.host = kc_str(m->endpoint_host);
+        ep.port = (uint16_t)m->endpoint_port;
+        val.user_endpoint = &ep;
+    }
+    kc_streams_group_member_metadata_value_key_value_t *tags =
+        kc_xcalloc((size_t)m->ntags + 1, sizeof(*tags));
+    for (int32_t i = 0; i < m->ntags; i++) {
+        tags[i].key = kc_str(m->tag_keys[i]);
+        tags[i].value = kc_str(m->tag_values[i]);
+    }
+    val.client_tags.items = tags;
+    val.client_tags.count = m->ntags;
+    kc_write_int16(&v, 0);
+    kc_streams_group_member_metadata_value_encode(&v, 0, &val);
+    free(tags);
+    emit(res, &k, &v);
+}
+
+typedef kc_streams_group_target_assignment_member_value_task_ids_t tgt_ids_t;
+typedef kc_streams_group_current_member_assignment_value_task_ids_t cur_ids_t;
+
+static tgt_ids_t *tgt_ids(const kc_tasks_t *t, int32_t *count)
+{
+    tgt_ids_t *o = kc_xcalloc((size_t)t->n + 1, sizeof(*o));
+    int32_t n = 0;
+    for (int32_t i = 0; i < t->n; i++) {
+        if (t->s[i].n == 0)
+            continue;
+        o[n].subtopology_id = kc_str(t->s[i].subtopology_id);
+        o[n].partitions.items = t->s[i].p;
+        o[n].partitions.count = t->s[i].n;
+        n++;
+    }
+    *count = n;
+    return o;
+}
+
+static cur_ids_t *cur_ids(const kc_tasks_t *t, int32_t *count)
+{
+    cur_ids_t *o = kc_xcalloc((size_t)t->n + 1, sizeof(*o));
+    int32_t n = 0;
+    for (int32_t i = 0; i < t->n; i++) {
+        if (t->s[i].n == 0)
+            continue;
+        o[n].subtopology_id = kc_str(t->s[i].subtopology_id);
+        o[n].partitions.items = t->s[i].p;
+        o[n].partitions.count = t->s[i].n;
+        o[n].assignment_epochs.count = -1;
+        n++;
+    }
+    *count = n;
+    return o;
+}
+
+static void write_target_member(const st_group_t *g, const char *member_id,
+                                const kc_tasks_tuple_t *t, kc_result_t *res)
+{
+    kc_buf_t k, v;
+    kc_buf_init(&k);
+    kc_buf_init(&v);
+    key_member(&k, REC_TARGET_MEMBER, g->group_id, member_id);
+    kc_streams_group_target_assignment_member_value_t val;
+    kc_streams_group_target_assignment_member_value_init(&val);
+    val.active_tasks.items = tgt_ids(&t->active, &val.active_tasks.count);
+    val.standby_tasks.items = tgt_ids(&t->standby, &val.standby_tasks.count);
+    val.warmup_tasks.items = tgt_ids(&t->warmup, &val.warmup_tasks.count);
+    kc_write_int16(&v, 0);
+    kc_streams_group_target_assignment_member_value_encode(&v, 0, &val);
+    free(val.active_tasks.items);
+    free(val.standby_tasks.items);
+    free(val.warmup_tasks.items);
+    emit(res, &k, &v);
+}
+
+static void write_target_metadata(const st_group_t *g, kc_result_t *res)
+{
+    kc_buf_t k, v;
+    kc_buf_init(&k);
+    kc_buf_init(&v);
+    key_group(&k, REC_TARGET_METADATA, g->group_id);
+    kc_streams_group_target_assignment_metadata_value_t val;
+    kc_streams_group_target_assignment_metadata_value_init(&val);
+    val.assignment_epoch = g->assignment_epoch;
+    val.assignment_timestamp = g->assignment_timestamp;
+    kc_write_int16(&v, 0);
+    kc_streams_group_target_assignment_metadata_value_encode(&v, 0, &val);
+    emit(res, &k, &v);
+}
+
+static void write_current(const st_group_t *g, const st_member_t *m, kc_result_t *res)
+{
+    kc_buf_t k, v;
+    kc_buf_init(&k);
+    kc_buf_init(&v);
+    key_member(&k, REC_CURRENT, g->group_id, m->member_id);
+    kc_streams_group_current_member_assignment_value_t val;
+    kc_streams_group_current_member_assignment_value_init(&val);
+    val.member_epoch = m->member_epoch;
+    val.previous_member_epoch = m->previous_member_epoch;
+    val.state = m->state;
+    val.active_tasks.items = cur_ids(&m->assigned.active, &val.active_tasks.count);
+    val.standby_tasks.items = cur_ids(&m->assigned.standby, &val.standby_tasks.count);
+    val.warmup_tasks.items = cur_ids(&m->assigned.warmup, &val.warmup_tasks.count);
+    val.active_tasks_pending_revocation.items =
+        cur_ids(&m->pending.active, &val.active_tasks_pending_revocation.count);
+    val.standby_tasks_pending_revocation.items =
+        cur_ids(&m->pending.standby, &val.standby_tasks_pending_revocation.count);
+    val.warmup_tasks_pending_revocation.items =
+        cur_ids(&m->pending.warmup, &val.warmup_tasks_pending_revocation.count);
+    kc_write_int16(&v, 0);
+    kc_streams_group_current_member_assignment_value_encode(&v, 0, &val);
+    free(val.active_tasks.items);
+    free(val.standby_tasks.items);
+    free(val.warmup_tasks.items);
+    free(val.active_tasks_pending_revocation.items);
+    free(val.standby_tasks_pending_revocation.items);
+    free(val.warmup_tasks_pending_revocation.items);
+    emit(res, &k, &v);
+}
+
+static void write_topology(const st_group_t *g, const kc_buf_t *value, kc_result_t *res)
+{
+    kc_buf_t k, v;
+    kc_buf_init(&k);
+    kc_buf_init(&v);
+    key_group(&k, REC_TOPOLOGY, g->group_id);
+    kc_write_int16(&v, 0);
+    kc_buf_append(&v, value->data, value->len);
+    emit(res, &k, &v);
+}
+
+static void write_tombstone(int16_t type, const char *group_id, const char *member_id,
+                            kc_result_t *res)
+{
+    kc_buf_t k;
+    kc_buf_init(&k);
+    if (member_id)
+        key_member(&k, type, group_id, member_id);
+    else
+        key_group(&k, type, group_id);
+    emit(res, &k, NULL);
+}
+
+static void write_member_tombstones(const st_group_t *g, const char *member_id, kc_result_t *res)
+{
+    /* StreamsCoordinatorRecordHelpers order when a member leaves. */
+    write_tombstone(REC_CURRENT, g->group_id, member_id, res);
+    write_tombstone(REC_TARGET_MEMBER, g->group_id, member_id, res);
+    write_tombstone(REC_MEMBER, g->group_id, member_id, res);
+}
+
+/* ---- timers --------------------------------------------------------------- */
+
+static void session_key(char *buf, size_t cap, const char *g, const char *m)
+{
+    snprintf(buf, cap, "streams-group-session-timeout-%s-%s", g, m);
+}
+
+static void rebalance_key(char *buf, size_t cap, const char *g, const char *m)
+{
+    snprintf(buf, cap, "streams-group-rebalance-timeout-%s-%s", g, m);
+}
+
+static void initial_key(char *buf, size_t cap, const char *g)
+{
+    snprintf(buf, cap, "initial-rebalance-timeout-%s", g);
+}
+
+static void on_session_timeout(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res);
+static void on_rebalance_timeout(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res);
+
+static void schedule_session(kc_coord_t *c, const st_group_t *g, const st_member_t *m, int64_t now_ms)
+{
+    char key[KEY_BUF];
+    session_key(key, sizeof(key), g->group_id, m->member_id);
+    kc_timer_schedule_args(c, key, now_ms + c->cfg.group_streams_session_timeout_ms,
+                           on_session_timeout, g->group_id, m->member_id, 0, 0);
+}
+
+static void schedule_rebalance(kc_coord_t *c, const st_group_t *g, const st_member_t *m,
+                               int64_t now_ms)
+{
+    char key[KEY_BUF];
+    rebalance_key(key, sizeof(key), g->group_id, m->member_id);
+    int32_t timeout = m->rebalance_timeout_ms >= 0 ? m->rebalance_timeout_ms : 0;
+    kc_timer_schedule_args(c, key, now_ms + timeout, on_rebalance_timeout, g->group_id,
+                           m->member_id, m->member_epoch, 0);
+}
+
+static void cancel_member_timers(kc_coord_t *c, const st_group_t *g, const char *member_id)
+{
+    char key[KEY_BUF];
+    session_key(key, sizeof(key), g->group_id, member_id);
+    kc_timer_cancel(c, key);
+    rebalance_key(key, sizeof(key), g->group_id, member_id);
+    kc_timer_cancel(c, key);
+}
+
+static bool initial_delay_active(kc_coord_t *c, const st_group_t *g)
+{
+    char key[KEY_BUF];
+    initial_key(key, sizeof(key), g->group_id);
+    return kc_timer_is_scheduled(c, key);
+}
+
+/* Removes a member and bumps the group epoch (streamsGroupFenceMember). */
+static void fence_member(kc_coord_t *c, st_group_t *g, st_member_t *m, kc_result_t *res)
+{
+    write_member_tombstones(g, m->member_id, res);
+    cancel_member_timers(c, g, m->member_id);
+    group_remove_member(g, m);
+    g->group_epoch++;
+    g->has_group_record = true;
+    write_group_metadata(g, res);
+}
+
+static void on_session_timeout(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res)
+{
+    (void)key;
+    (void)now_ms;
+    const kc_timer_t *t = kc_timer_current(c);
+    st_group_t *g = group_get(c, kc_str(t->group_id));
+    st_member_t *m = g ? member_get(g, kc_str(t->member_id)) : NULL;
+    if (!m)
+        return;
+    kc_log_info(LOG_COMP, "[GroupId %s] Member %s fenced from the group because its session expired.",
+                g->group_id, m->member_id);
+    fence_member(c, g, m, res);
+}
+
+static void on_rebalance_timeout(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res)
+{
+    (void)key;
+    (void)now_ms;
+    const kc_timer_t *t = kc_timer_current(c);
+    st_group_t *g = group_get(c, kc_str(t->group_id));
+    st_member_t *m = g ? member_get(g, kc_str(t->member_id)) : NULL;
+    if (!m || m->state != MS_UNREVOKED || m->member_epoch != t->arg1)
+        return;
+    kc_log_info(LOG_COMP,
+                "[GroupId %s] Member %s fenced from the group because it failed to revoke its tasks "
+                "of epoch %d within %d ms.",
+                g->group_id, m->member_id, t->arg1, m->rebalance_timeout_ms);
+    fence_member(c, g, m, res);
+}
+
+/* ---- target assignment (TargetAssignmentBuilder) --------------------------- */
+
+static int cmp_member_id(const void *a, const void *b)
+{
+    return strcmp((*(st_member_t *const *)a)->member_id, (*(st_member_t *const *)b)->member_id);
+}
+
+/* Computes the target of the group epoch with the sticky assignor and
+ * writes a record 21 for each member whose part changed, then record 20. */
+static void update_target(kc_coord_t *c, st_group_t *g, const st_config_t *cf, int64_t now_ms,
+                          kc_result_t *res)
+{
+    size_t nm = g->nmembers;
+    st_member_t **sorted = kc_xcalloc(nm ? nm : 1, sizeof(*sorted));
+    memcpy(sorted, g->members, nm * sizeof(*sorted));
+    qsort(sorted, nm, sizeof(*sorted), cmp_member_id);
+    kc_st_member_t *am = kc_xcalloc(nm ? nm : 1, sizeof(*am));
+    for (size_t i = 0; i < nm; i++) {
+        am[i].member_id = sorted[i]->member_id;
+        am[i].process_id = sorted[i]->process_id;
+        am[i].previous = &sorted[i]->target;
+    }
+    int32_t ns = cf && cf->ready && g->topology ? cf->nsubs : 0;
+    kc_st_subtopology_t *subs = kc_xcalloc((size_t)ns + 1, sizeof(*subs));
+    char **ids = kc_xcalloc((size_t)ns + 1, sizeof(*ids));
+    for (int32_t s = 0; s < ns; s++) {
+        ids[s] = dup_s(g->topology->subtopologies.items[s].subtopology_id);
+        subs[s] = (kc_st_subtopology_t){ids[s], cf->ntasks[s], cf->stateful[s]};
+    }
+    kc_st_spec_t spec = {subs, ns, am, (int32_t)nm, c->cfg.group_streams_num_standby_replicas};
+    kc_assignor_streams_sticky(&spec);
+    for (size_t i = 0; i < nm; i++) {
+        kc_tasks_tuple_t nt = {am[i].active, am[i].standby, {0}};
+        if (!sorted[i]->has_target || !kc_tasks_tuple_equal(&sorted[i]->target, &nt)) {
+            sorted[i]->has_target = true;
+            write_target_member(g, sorted[i]->member_id, &nt, res);
+            kc_tasks_tuple_free(&sorted[i]->target);
+            sorted[i]->target = nt;
+        } else {
+            kc_tasks_tuple_free(&nt);
+        }
+    }
+    g->assignment_epoch = g->group_epoch;
+    g->assignment_timestamp = now_ms;
+    write_target_metadata(g, res);
+    kc_log_info(LOG_COMP, "[GroupId %s] Computed a new target assignment for epoch %d with 'sticky' assignor.",
+                g->group_id, g->group_epoch);
+    for (int32_t s = 0; s < ns; s++)
+        free(ids[s]);
+    free(ids);
+    free(subs);
+    free(am);
+    free(sorted);
+}
+
+static void on_initial_delay(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res)
+{
+    (void)key;
+    const kc_timer_t *t = kc_timer_current(c);
+    st_group_t *g = group_get(c, kc_str(t->group_id));
+    if (!g || g->nmembers == 0 || g->group_epoch <= g->assignment_epoch || !g->topology)
+        return;
+    update_target(c, g, group_config(c, g), now_ms, res);
+}
+
+/* ---- reconciliation (CurrentAssignmentBuilder) ----------------------------- */
+
+/* Whether member m's process holds task (sub, p) of the given kind through
+ * another member (standby = 1, warm-up = 2) or, with self_too, any member. */
+static bool process_holds(const st_group_t *g, const st_member_t *m, int kind, const char *sub,
+                          int32_t p, bool self_too)
+{
+    for (size_t i = 0; i < g->nmembers; i++) {
+        const st_member_t *o = g->members[i];
+        if ((o == m && !self_too) || strcmp(o->process_id, m->process_id) != 0)
+            continue;
+        const kc_tasks_t *a = kind == 1 ? &o->assigned.standby : &o->assigned.warmup;
+        const kc_tasks_t *q = kind == 1 ? &o->pending.standby : &o->pending.warmup;
+        if (kc_tasks_has(a, sub, p) || kc_tasks_has(q, sub, p))
+            return true;
+    }
+    return false;
+}
+
+static bool unreleased(st_group_t *g, const st_member_t *m, int kind, const char *sub, int32_t p)
+{
+    st_member_t *owner = active_owner(g, sub, p);
+    switch (kind) {
+    case 0: /* active: owned elsewhere, or a replica of it on this process elsewhere */
+        return owner != NULL || process_holds(g, m, 1, sub, p, false) ||
+               process_holds(g, m, 2, sub, p, false);
+    case 1: /* standby */
+        return (owner && owner != m && strcmp(owner->process_id, m->process_id) == 0) ||
+               process_holds(g, m, 1, sub, p, true) || process_holds(g, m, 2, sub, p, false);
+    default: /* warm-up */
+        return (owner && strcmp(owner->process_id, m->process_id) == 0) ||
+               process_holds(g, m, 1, sub, p, false) || process_holds(g, m, 2, sub, p, true);
+    }
+}
+
+static bool tasks_intersect(const kc_tasks_t *a, const kc_tasks_t *b)
+{
+    for (int32_t i = 0; i < a->n; i++)
+        for (int32_t j = 0; j < a->s[i].n; j++)
+            if (kc_tasks_has(b, a->s[i].subtopology_id, a->s[i].p[j]))
+                return true;
+    return false;
+}
+
+/* hasNotReleased: without a report (owned NULL) the tasks count as held. */
+static bool not_released(const kc_tasks_tuple_t *owned, const kc_tasks_tuple_t *revoke)
+{
+    if (!owned)
+        return true;
+    return tasks_intersect(&revoke->active, &owned->active) ||
+           tasks_intersect(&revoke->standby, &owned->standby) ||
+           tasks_intersect(&revoke->warmup, &owned->warmup);
+}
+
+static kc_tasks_t *kind_of(kc_tasks_tuple_t *t, int kind)
+{
+    return kind == 0 ? &t->active : kind == 1 ? &t->standby : &t->warmup;
+}
+
+/*
+ * Moves the member towards its target: tasks no longer in the target are
+ * revoked first (UNREVOKED_TASKS, epoch kept) until the member's report
+ * shows them gone; then the member takes the target epoch and the target
+ * tasks nobody else still holds (UNRELEASED_TASKS while some are held).
+ * Returns true when the member changed.
+ */
+static bool reconcile(st_group_t *g, st_member_t *m, const kc_tasks_tuple_t *owned)
+{
+    int32_t target_epoch = g->assignment_epoch;
+    int32_t epoch = m->member_epoch;
+    switch (m->state) {
+    case MS_STABLE:
+        if (m->member_epoch == target_epoch)
+            return false;
+        break;
+    case MS_UNREVOKED:
+        if (not_released(owned, &m->pending))
+            return false;
+        epoch = m->member_epoch + 1;
+        break;
+    default:
+        break;
+    }
+    kc_tasks_tuple_t assigned = {0}, revoke = {0}, add = {0};
+    bool has_unreleased = false;
+    for (int kind = 0; kind < 3; kind++) {
+        kc_tasks_t *cur = kind_of(&m->assigned, kind), *tgt = kind_of(&m->target, kind);
+        for (int32_t i = 0; i < cur->n; i++)
+            for (int32_t j = 0; j < cur->s[i].n; j++) {
+                const char *sub = cur->s[i].subtopology_id;
+                int32_t p = cur->s[i].p[j];
+                kc_tasks_add(kc_tasks_has(tgt, sub, p) ? kind_of(&assigned, kind) : kind_of(&revoke, kind),
+                             sub, p);
+            }
+        for (int32_t i = 0; i < tgt->n; i++)
+            for (int32_t j = 0; j < tgt->s[i].n; j++) {
+                const char *sub = tgt->s[i].subtopology_id;
+                int32_t p = tgt->s[i].p[j];
+                if (kc_tasks_has(cur, sub, p))
+                    continue;
+                if (unreleased(g, m, kind, sub, p))
+                    has_unreleased = true;
+                else
+                    kc_tasks_add(kind_of(&add, kind), sub, p);
+            }
+    }
+    int32_t new_epoch, new_prev = m->previous_member_epoch;
+    int8_t state;
+    kc_tasks_tuple_t pending = {0};
+    if (!kc_tasks_tuple_is_empty(&revoke) && not_released(owned, &revoke)) {
+        state = MS_UNREVOKED;
+        new_epoch = epoch;
+        pending = revoke;
+        memset(&revoke, 0, sizeof(revoke));
+    } else {
+        for (int kind = 0; kind < 3; kind++) {
+            kc_tasks_t *a = kind_of(&add, kind);
+            for (int32_t i = 0; i < a->n; i++)
+                for (int32_t j = 0; j < a->s[i].n; j++)
+                    kc_tasks_add(kind_of(&assigned, kind), a->s[i].subtopology_id, a->s[i].p[j]);
+        }
+        state = has_unreleased ? MS_UNRELEASED : MS_STABLE;
+        new_epoch = target_epoch;
+    }
+    kc_tasks_tuple_free(&add);
+    kc_tasks_tuple_free(&revoke);
+    if (new_epoch != m->member_epoch)
+        new_prev = m->member_epoch;
+    bool changed = new_epoch != m->member_epoch || new_prev != m->previous_member_epoch ||
+                   state != m->state || !kc_tasks_tuple_equal(&assigned, &m->assigned) ||
+                   !kc_tasks_tuple_equal(&pending, &m->pending);
+    if (changed) {
+        member_set_current(g, m, new_epoch, new_prev, state, &assigned, &pending);
+    } else {
+        kc_tasks_tuple_free(&assigned);
+        kc_tasks_tuple_free(&pending);
+    }
+    return changed;
+}
+
+/* ---- request checks ---------------------------------------------------------- */
+
+static void tasks_from_request(kc_tasks_t *out, const req_tasks_t *items, int32_t n)
+{
+    for (int32_t i = 0; i < n; i++) {
+        char *sub = dup_s(items[i].subtopology_id.len >= 0 ? items[i].subtopology_id : kc_str(""));
+        for (int32_t j = 0; j < items[i].partitions.count; j++)
+            kc_tasks_add(out, sub, items[i].partitions.items[j]);
+        free(sub);
+    }
+}
+
+static bool tasks_contained(const kc_tasks_t *owned, const kc_tasks_t *assigned)
+{
+    for (int32_t i = 0; i < owned->n; i++)
+        for (int32_t j = 0; j < owned->s[i].n; j++)
+            if (!kc_tasks_has(assigned, owned->s[i].subtopology_id, owned->s[i].p[j]))
+                return false;
+    return true;
+}
+
+static bool tuple_contained(const kc_tasks_tuple_t *owned, const kc_tasks_tuple_t *assigned)
+{
+    return tasks_contained(&owned->active, &assigned->active) &&
+           tasks_contained(&owned->standby, &assigned->standby) &&
+           tasks_contained(&owned->warmup, &assigned->warmup);
+}
+
+/*
+ * The request checks of GroupCoordinatorService (protocol.md 7.2), before
+ * any group state is touched; each message names the rule that failed.
+ */
+static int16_t validate_request(const kc_streams_group_heartbeat_request_t *req, char *msg, size_t cap)
+{
+    if (req->topology) {
+        for (int32_t i = 0; i < req->topology->subtopologies.count; i++)
+            if (req->topology->subtopologies.items[i].source_topic_regex.count > 0) {
+                snprintf(msg, cap, "Regular expressions for source topics are not supported yet.");
+                return KC_ERR_INVALID_REQUEST;
+            }
+    }
+    if (req->member_id.len == 0) {
+        snprintf(msg, cap, "MemberId can't be empty.");
+        return KC_ERR_INVALID_REQUEST;
+    }
+    if (req->group_id.len == 0) {
+        snprintf(msg, cap, "GroupId can't be empty.");
+        return KC_ERR_INVALID_REQUEST;
+    }
+    if (req->instance_id.len == 0) {
+        snprintf(msg, cap, "InstanceId can't be empty.");
+        return KC_ERR_INVALID_REQUEST;
+    }
+    if (req->rack_id.len == 0) {
+        snprintf(msg, cap, "RackId can't be empty.");
+        return KC_ERR_INVALID_REQUEST;
+    }
+    int32_t epoch = req->member_epoch;
+    if (epoch == 0) {
+        if (req->rebalance_timeout_ms == -1) {
+            snprintf(msg, cap, "RebalanceTimeoutMs must be provided in first request.");
+            return KC_ERR_INVALID_REQUEST;
+        }
+        if (req->active_tasks.count > 0) {
+            snprintf(msg, cap, "ActiveTasks must be empty when (re-)joining.");
+            return KC_ERR_INVALID_REQUEST;
+        }
+        if (req->standby_tasks.count > 0) {
+            snprintf(msg, cap, "StandbyTasks must be empty when (re-)joining.");
+            return KC_ERR_INVALID_REQUEST;
+        }
+        if (req->warmup_tasks.count > 0) {
+            snprintf(msg, cap, "WarmupTasks must be empty when (re-)joining.");
+            return KC_ERR_INVALID_REQUEST;
+        }
+        if (!req->topology) {
+            snprintf(msg, cap, "Topology must be non-null when (re-)joining.");
+            return KC_ERR_INVALID_REQUEST;
+        }
+        for (int32_t i = 0; i < req->topology->subtopologies.count; i++) {
+            const req_sub_t *s = &req->topology->subtopologies.items[i];
+            for (int32_t k = 0; k < s->state_changelog_topics.count; k++)
+                if (s->state_changelog_topics.items[k].partitions != 0) {
+                    snprintf(msg, cap,
+                             "Changelog topic %.*s must have an undefined partition count, but it "
+                             "is set to %d.",
+                             (int)s->state_changelog_topics.items[k].name.len,
+                             s->state_changelog_topics.items[k].name.ptr,
+                             s->state_changelog_topics.items[k].partitions);
+                    return KC_ERR_STREAMS_INVALID_TOPOLOGY;
+                }
+        }
+    } else if (epoch == EPOCH_STATIC_LEAVE) {
+        if (req->instance_id.len < 0) {
+            snprintf(msg, cap, "InstanceId can't be null.");
+            return KC_ERR_INVALID_REQUEST;
+        }
+    } else if (epoch < EPOCH_STATIC_LEAVE) {
+        snprintf(msg, cap, "MemberEpoch is %d, but must be greater than or equal to -2.", epoch);
+        return KC_ERR_INVALID_REQUEST;
+    }
+    bool any = req->active_tasks.count >= 0 || req->standby_tasks.count >= 0 ||
+               req->warmup_tasks.count >= 0;
+    bool all = req->active_tasks.count >= 0 && req->standby_tasks.count >= 0 &&
+               req->warmup_tasks.count >= 0;
+    if (any && !all) {
+        snprintf(msg, cap, "If one task-type is non-null, all must be non-null.");
+        return KC_ERR_INVALID_REQUEST;
+    }
+    if (epoch != 0 && req->topology) {
+        snprintf(msg, cap, "Topology can only be provided when (re-)joining.");
+        return KC_ERR_INVALID_REQUEST;
+    }
+    return KC_ERR_NONE;
+}
+
+/* throwIfStreamsGroupMemberEpochIsInvalid, plus kcoord's opt-in for an
+ * all-null retry with the previous epoch. */
+static int16_t validate_epoch(const kc_coord_t *c, const st_member_t *m, int32_t epoch,
+                              const kc_tasks_tuple_t *owned, char *msg, size_t cap)
+{
+    if (epoch == 0)
+        return KC_ERR_NONE;
+    if (epoch > m->member_epoch) {
+        snprintf(msg, cap,
+                 "The streams group member has a greater member epoch (%d) than the one known by "
+                 "the group coordinator (%d). The member must abandon all its partitions and rejoin.",
+                 epoch, m->member_epoch);
+        return KC_ERR_FENCED_MEMBER_EPOCH;
+    }
+    if (epoch < m->member_epoch) {
+        bool ok = epoch == m->previous_member_epoch;
+        if (ok && owned) {
+            ok = tuple_contained(owned, &m->assigned);
+        } else if (ok) {
+            ok = c->cfg.group_streams_accept_null_owned_tasks_on_previous_epoch && m->has_last_report &&
+                 tuple_contained(&m->last_report, &m->assigned);
+        }
+        if (!ok) {
+            snprintf(msg, cap,
+                     "The streams group member has a smaller member epoch (%d) than the one known "
+                     "by the group coordinator (%d). The member must abandon all its partitions and "
+                     "rejoin.",
+                     epoch, m->member_epoch);
+            return KC_ERR_FENCED_MEMBER_EPOCH;
+        }
+    }
+    return KC_ERR_NONE;
+}
+
+/* throwIfRequestContainsInvalidTasks against the configured topology. */
+static int16_t validate_tasks(const topo_t *t, const st_config_t *cf, const kc_tasks_t *tasks,
+                              char *msg, size_t cap)
+{
+    for (int32_t i = 0; i < tasks->n; i++) {
+        int32_t s = -1;
+        for (int32_t k = 0; k < t->subtopologies.count && s < 0; k++)
+            if (kc_str_eq_cstr(t->subtopologies.items[k].subtopology_id, tasks->s[i].subtopology_id))
+                s = k;
+        if (s < 0) {
+            snprintf(msg, cap, "Subtopology %s does not exist in the topology.",
+                     tasks->s[i].subtopology_id);
+            return KC_ERR_INVALID_REQUEST;
+        }
+        for (int32_t j = 0; j < tasks->s[i].n; j++)
+            if (tasks->s[i].p[j] < 0 || tasks->s[i].p[j] >= cf->ntasks[s]) {
+                snprintf(msg, cap, "Task %d for subtopology %s is invalid. Number of tasks for this subtopology: %d",
+                         tasks->s[i].p[j], tasks->s[i].subtopology_id, cf->ntasks[s]);
+                return KC_ERR_INVALID_REQUEST;
+            }
+    }
+    return KC_ERR_NONE;
+}
+
+/* ---- responses ----------------------------------------------------------------- */
+
+typedef kc_streams_group_heartbeat_response_t hb_resp_t;
+
+static void send_hb(kc_result_t *res, const kc_request_ctx_t *ctx, const hb_resp_t *r,
+                    bool depends_on_records)
+{
+    kc_buf_t body, err;
+    kc_buf_init(&body);
+    kc_buf_init(&err);
+    if (kc_streams_group_heartbeat_response_encode(&body, ctx->api_version, r) != 0)
+        kc_log_error(LOG_COMP, "Failed to encode StreamsGroupHeartbeat response v%d", ctx->api_version);
+    if (depends_on_records) {
+        hb_resp_t e;
+        kc_streams_group_heartbeat_response_init(&e);
+        e.error_code = KC_COORD_ERR_WRITE_FAILED;
+        e.member_id = kc_str("");
+        kc_streams_group_heartbeat_response_encode(&err, ctx->api_version, &e);
+    }
+    kc_result_add_response(res, ctx, &body, depends_on_records ? &err : NULL);
+    kc_buf_deinit(&body);
+    kc_buf_deinit(&err);
+}
+
+static void send_hb_error(kc_result_t *res, const kc_request_ctx_t *ctx, int16_t error,
+                          const char *message)
+{
+    hb_resp_t r;
+    kc_streams_group_heartbeat_response_init(&r);
+    r.error_code = error;
+    r.error_message = kc_str(message);
+    r.member_id = kc_str("");
+    send_hb(res, ctx, &r, false);
+}
+
+static void resp_tasks(const kc_tasks_t *t, kc_arena_t *a, req_tasks_t **items, int32_t *count)
+{
+    *items = kc_arena_alloc(a, sizeof(**items) * (size_t)(t->n + 1));
+    *count = 0;
+    for (int32_t i = 0; i < t->n; i++) {
+        if (t->s[i].n == 0)
+            continue;
+        req_tasks_t *o = &(*items)[(*count)++];
+        o->subtopology_id = kc_str(t->s[i].subtopology_id);
+        o->partitions.items = t->s[i].p;
+        o->partitions.count = t->s[i].n;
+    }
+}
+
+typedef kc_streams_group_heartbeat_response_topic_partition_t resp_tp_t;
+
+/* The topic partitions of a member's tasks: each task's partition of every
+ * source and repartition source topic of its subtopology
+ * (EndpointToPartitionsManager). */
+static void endpoint_partitions(const st_group_t *g, const kc_tasks_t *t, kc_arena_t *a,
+                                resp_tp_t **items, int32_t *count)
+{
+    int32_t cap = 0;
+    const topo_t *tp = g->topology;
+    for (int32_t i = 0; tp && i < t->n; i++)
+        for (int32_t k = 0; k < tp->subtopologies.count; k++)
+            if (kc_str_eq_cstr(tp->subtopologies.items[k].subtopology_id, t->s[i].subtopology_id))
+                cap += tp->subtopologies.items[k].source_topics.count +
+                       tp->subtopologies.items[k].repartition_source_topics.count;
+    *items = kc_arena_alloc(a, sizeof(**items) * (size_t)(cap + 1));
+    *count = 0;
+    for (int32_t i = 0; tp && i < t->n; i++)
+        for (int32_t k = 0; k < tp->subtopologies.count; k++) {
+            const topo_sub_t *s = &tp->subtopologies.items[k];
+            if (!kc_str_eq_cstr(s->subtopology_id, t->s[i].subtopology_id))
+                continue;
+            int32_t nsrc = s->source_topics.count + s->repartition_source_topics.count;
+            for (int32_t x = 0; x < nsrc; x++) {
+                resp_tp_t *o = &(*items)[(*count)++];
+                o->topic = x < s->source_topics.count
+                               ? s->source_topics.items[x]
+                               : s->repartition_source_topics.items[x - s->source_topics.count].name;
+                o->partitions.items = t->s[i].p;
+                o->partitions.count = t->s[i].n;
+            }
+        }
+}
+
+static void fill_endpoints(const st_group_t *g, hb_resp_t *r, kc_arena_t *a)
+{
+    int32_t n = 0;
+    for (size_t i = 0; i < g->nmembers; i++)
+        n += g->members[i]->endpoint_host ? 1 : 0;
+    r->partitions_by_user_endpoint.items =
+        kc_arena_alloc(a, sizeof(*r->partitions_by_user_endpoint.items) * (size_t)(n + 1));
+    r->partitions_by_user_endpoint.count = 0;
+    for (size_t i = 0; i < g->nmembers; i++) {
+        const st_member_t *m = g->members[i];
+        if (!m->endpoint_host)
+            continue;
+        kc_streams_group_heartbeat_response_endpoint_to_partitions_t *e =
+            &r->partitions_by_user_endpoint.items[r->partitions_by_user_endpoint.count++];
+        memset(e, 0, sizeof(*e));
+        e->user_endpoint.host = kc_str(m->endpoint_host);
+        e->user_endpoint.port = (uint16_t)m->endpoint_port;
+        endpoint_partitions(g, &m->assigned.active, a, &e->active_partitions.items,
+                            &e->active_partitions.count);
+        kc_tasks_t sb = {0};
+        kc_tasks_copy(&sb, &m->assigned.standby);
+        for (int32_t k = 0; k < m->assigned.warmup.n; k++)
+            for (int32_t j = 0; j < m->assigned.warmup.s[k].n; j++)
+                kc_tasks_add(&sb, m->assigned.warmup.s[k].subtopology_id, m->assigned.warmup.s[k].p[j]);
+        /* The arena keeps views into sb: copy the partition arrays. */
+        for (int32_t k = 0; k < sb.n; k++) {
+            int32_t *p = kc_arena_alloc(a, sizeof(int32_t) * (size_t)(sb.s[k].n + 1));
+            memcpy(p, sb.s[k].p, sizeof(int32_t) * (size_t)sb.s[k].n);
+            char *id = kc_arena_alloc(a, strlen(sb.s[k].subtopology_id) + 1);
+            strcpy(id, sb.s[k].subtopology_id);
+            free(sb.s[k].p);
+            free(sb.s[k].subtopology_id);
+            sb.s[k].p = p;
+            sb.s[k].subtopology_id = id;
+        }
+        endpoint_partitions(g, &sb, a, &e->standby_partitions.items, &e->standby_partitions.count);
+        free(sb.s);
+    }
+}
+
+static void add_status(hb_resp_t *r, kc_arena_t *a, int8_t code, const char *detail)
+{
+    kc_streams_group_heartbeat_response_status_t *items =
+        kc_arena_alloc(a, sizeof(*items) * (size_t)(r->status.count + 1));
+    if (r->status.count > 0)
+        memcpy(items, r->status.items, sizeof(*items) * (size_t)r->status.count);
+    char *d = kc_arena_alloc(a, strlen(detail) + 1);
+    strcpy(d, detail);
+    items[r->status.count].status_code = code;
+    items[r->status.count].status_detail = kc_str(d);
+    r->status.items = items;
+    r->status.count++;
+}
+
+/* ---- leave ----------------------------------------------------------------------- */
+
+static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                            const kc_streams_group_heartbeat_request_t *req, kc_result_t *res)
+{
+    char msg[MSG_MAX];
+    st_group_t *g = group_get(c, req->group_id);
+    if (!g) {
+        snprintf(msg, sizeof(msg), "Streams group %.*s not found.", (int)req->group_id.len,
+                 req->group_id.ptr);
+        send_hb_error(res, ctx, KC_ERR_GROUP_ID_NOT_FOUND, msg);
+        return;
+    }
+    st_member_t *m;
+    if (req->instance_id.len < 0) {
+        m = member_get(g, req->member_id);
+        if (!m) {
+            snprintf(msg, sizeof(msg), "Member %.*s is not a member of group %s.",
+                     (int)req->member_id.len, req->member_id.ptr, g->group_id);
+            send_hb_error(res, ctx, KC_ERR_UNKNOWN_MEMBER_ID, msg);
+            return;
+        }
+    } else {
+        m = kc_smap_get(&g->by_instance, req->instance_id.ptr, (size_t)req->instance_id.len);
+        if (!m) {
+            snprintf(msg, sizeof(msg), "Instance id %.*s is unknown.", (int)req->instance_id.len,
+                     req->instance_id.ptr);
+            send_hb_error(res, ctx, KC_ERR_UNKNOWN_MEMBER_ID, msg);
+            return;
+        }
+        if (!kc_str_eq_cstr(req->member_id, m->member_id)) {
+            snprintf(msg, sizeof(msg), "Static member %.*s with instance id %s was fenced by member %s.",
+                     (int)req->member_id.len, req->member_id.ptr, m->instance_id, m->member_id);
+            send_hb_error(res, ctx, KC_ERR_FENCED_INSTANCE_ID, msg);
+            return;
+        }
+    }
+    if (req->shutdown_application) {
+        free(g->shutdown_member_id);
+        g->shutdown_member_id = dup_s(req->member_id);
+    }
+    size_t first = res->nrecords;
+    hb_resp_t r;
+    kc_streams_group_heartbeat_response_init(&r);
+    r.member_id = req->member_id;
+    r.member_epoch = req->member_epoch;
+    if (req->member_epoch == EPOCH_STATIC_LEAVE) {
+        kc_log_info(LOG_COMP, "[GroupId %s][MemberId %s] Static member %s with instance id %s temporarily left the streams group.",
+                    g->group_id, m->member_id, m->member_id, m->instance_id);
+        kc_tasks_tuple_t assigned = {0}, pending = {0};
+        kc_tasks_tuple_copy(&assigned, &m->assigned);
+        member_set_current(g, m, EPOCH_STATIC_LEAVE, m->member_epoch, m->state == MS_UNREVOKED ? MS_STABLE : m->state,
+                           &assigned, &pending);
+        char key[KEY_BUF];
+        rebalance_key(key, sizeof(key), g->group_id, m->member_id);
+        kc_timer_cancel(c, key);
+        write_current(g, m, res);
+    } else {
+        kc_log_info(LOG_COMP, "[GroupId %s][MemberId %s] Member %s left the streams group.",
+                    g->group_id, m->member_id, m->member_id);
+        fence_member(c, g, m, res);
+    }
+    send_hb(res, ctx, &r, res->nrecords > first);
+}
+
+/* ---- heartbeat ------------------------------------------------------------------- */
+
+static bool tags_equal(const st_member_t *m, const kc_streams_group_heartbeat_request_key_value_t *kv,
+                       int32_t n)
+{
+    if (n != m->ntags)
+        return false;
+    for (int32_t i = 0; i < n; i++)
+        if (!str_is(kv[i].key, m->tag_keys[i]) || !str_is(kv[i].value, m->tag_values[i]))
+            return false;
+    return true;
+}
+
+static void set_str(char **field, kc_str_t v, bool *changed)
+{
+    if (str_is(v, *field))
+        return;
+    free(*field);
+    *field = dup_s(v);
+    *changed = true;
+}
+
+void kc_coord_streams_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                                      const kc_streams_group_heartbeat_request_t *req,
+                                      kc_result_t *res, kc_streams_topics_to_create_t *create)
+{
+    char msg[MSG_MAX];
+    int16_t err = validate_request(req, msg, sizeof(msg));
+    if (err) {
+        send_hb_error(res, ctx, err, msg);
+        return;
+    }
+    if (!c->loaded) {
+        send_hb_error(res, ctx, KC_ERR_COORDINATOR_LOAD_IN_PROGRESS, NULL);
+        return;
+    }
+    if (req->member_epoch == EPOCH_LEAVE || req->member_epoch == EPOCH_STATIC_LEAVE) {
+        heartbeat_leave(c, ctx, req, res);
+        return;
+    }
+    int32_t epoch = req->member_epoch;
+    bool joining = epoch == 0;
+    st_group_t *g = group_get(c, req->group_id);
+    kc_classic_group_t *empty_classic = NULL;
+    if (!g && joining) {
+        /* An Empty classic group gives way (getOrCreateStreamsGroup). */
+        kc_classic_group_t *cg = kc_classic_group_find(c, req->group_id);
+        if (cg && kc_classic_group_is_empty_state(cg))
+            empty_classic = cg;
+    }
+    if (!g) {
+        bool other = kc_consumer_group_find(c, req->group_id) != NULL ||
+                     (kc_classic_group_find(c, req->group_id) != NULL && !empty_classic);
+        if (!joining || other) {
+            snprintf(msg, sizeof(msg), other ? "Group %.*s is not a streams group." : "Streams group %.*s not found.",
+                     (int)req->group_id.len, req->group_id.ptr);
+            send_hb_error(res, ctx, KC_ERR_GROUP_ID_NOT_FOUND, msg);
+            return;
+        }
+    }
+
+    /* The reported owned tasks (NULL: all three lists null, "unchanged"). */
+    kc_tasks_tuple_t owned_buf = {0}, *owned = NULL;
+    if (req->active_tasks.count >= 0) {
+        tasks_from_request(&owned_buf.active, req->active_tasks.items, req->active_tasks.count);
+        tasks_from_request(&owned_buf.standby, req->standby_tasks.items, req->standby_tasks.count);
+        tasks_from_request(&owned_buf.warmup, req->warmup_tasks.items, req->warmup_tasks.count);
+        owned = &owned_buf;
+    }
+    st_config_t local_cf;
+    memset(&local_cf, 0, sizeof(local_cf));
+    const st_config_t *cf = NULL;
+    kc_buf_t req_topo;
+    kc_buf_init(&req_topo);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+
+    /* Member resolution and its checks (getOrMaybeCreate*StreamsGroupMember). */
+    st_member_t *m = g ? member_get(g, req->member_id) : NULL;
+    st_member_t *replaced = NULL;
+    if (joining && g) {
+        bool static_exists = req->instance_id.len >= 0 &&
+                             kc_smap_get(&g->by_instance, req->instance_id.ptr, (size_t)req->instance_id.len);
+        if (!static_exists && g->nmembers >= (size_t)c->cfg.group_streams_max_size && !m) {
+            snprintf(msg, sizeof(msg), "The streams group has reached its maximum capacity of %d members.",
+                     c->cfg.group_streams_max_size);
+            err = KC_ERR_GROUP_MAX_SIZE_REACHED;
+            goto fail;
+        }
+    }
+    if (req->instance_id.len < 0) {
+        if (!joining && !m) {
+            snprintf(msg, sizeof(msg), "Member %.*s is not a member of group %.*s.",
+                     (int)req->member_id.len, req->member_id.ptr, (int)req->group_id.len,
+                     req->group_id.ptr);
+            err = KC_ERR_UNKNOWN_MEMBER_ID;
+            goto fail;
+        }
+    } else {
+        st_member_t *s = g ? kc_smap_get(&g->by_instance, req->instance_id.ptr, (size_t)req->instance_id.len)
+                           : NULL;
+        if (joining) {
+            if (s && s->member_epoch != EPOCH_STATIC_LEAVE) {
+                snprintf(msg, sizeof(msg),
+                         "Static member %.*s with instance id %.*s cannot join the group because the "
+                         "instance id is owned by %s member.",
+                         (int)req->member_id.len, req->member_id.ptr, (int)req->instance_id.len,
+                         req->instance_id.ptr, s->member_id);
+                err = KC_ERR_UNRELEASED_INSTANCE_ID;
+                goto fail;
+            }
+            /* A static member that left with -2 is replaced by a copy at
+             * epoch 0, under the same or a new member id. */
+            replaced = s;
+        } else {
+            if (!s) {
+                snprintf(msg, sizeof(msg), "Instance id %.*s is unknown.", (int)req->instance_id.len,
+                         req->instance_id.ptr);
+                err = KC_ERR_UNKNOWN_MEMBER_ID;
+                goto fail;
+            }
+            if (!kc_str_eq_cstr(req->member_id, s->member_id)) {
+                snprintf(msg, sizeof(msg), "Static member %.*s with instance id %s was fenced by member %s.",
+                         (int)req->member_id.len, req->member_id.ptr, s->instance_id, s->member_id);
+                err = KC_ERR_FENCED_INSTANCE_ID;
+                goto fail;
+            }
+            m = s;
+        }
+    }
+    if (m && !joining) {
+        err = validate_epoch(c, m, epoch, owned, msg, sizeof(msg));
+        if (err)
+            goto fail;
+    }
+
+    /* The topology: initialise, compare or keep (maybeUpdateTopology). */
+    bool init_topology = false;
+    if (req->topology) {
+        char dup[256];
+        if (!topology_from_request(req->topology, &req_topo, dup, sizeof(dup))) {
+            snprintf(msg, sizeof(msg), "Duplicate key %s in the topology's subtopologies.", dup);
+            kc_log_warn(LOG_COMP, "[GroupId %.*s] Rejected a topology: %s", (int)req->group_id.len,
+                        req->group_id.ptr, msg);
+            err = KC_ERR_UNKNOWN_SERVER_ERROR;
+            goto fail;
+        }
+        if (!g || !g->topology) {
+            init_topology = true;
+        } else if (g->topology->epoch > req->topology->epoch) {
+            kc_log_info(LOG_COMP, "[GroupId %s][MemberId %.*s] Member joined with stale topology epoch %d",
+                        g->group_id, (int)req->member_id.len, req->member_id.ptr, req->topology->epoch);
+        } else if (req_topo.len != g->topo_bytes.len ||
+                   memcmp(req_topo.data, g->topo_bytes.data, req_topo.len) != 0) {
+            snprintf(msg, sizeof(msg), "Topology updates are not supported yet.");
+            err = KC_ERR_INVALID_REQUEST;
+            goto fail;
+        }
+    }
+    /* Configure the topology the group will have, and check the reported
+     * tasks against it. */
+    topo_t *topo = NULL;
+    if (init_topology) {
+        topo = kc_arena_alloc(&arena, sizeof(*topo));
+        kc_streams_group_topology_value_init(topo);
+        kc_reader_t rd;
+        kc_reader_init(&rd, req_topo.data, req_topo.len);
+        if (kc_streams_group_topology_value_decode(&rd, 0, &arena, topo) != 0 || rd.err) {
+            snprintf(msg, sizeof(msg), "Topology could not be read.");
+            err = KC_ERR_INVALID_REQUEST;
+            goto fail;
+        }
+    } else if (g && g->topology) {
+        topo = g->topology;
+    } else {
+        /* A group rebuilt from records without its topology record. */
+        snprintf(msg, sizeof(msg), "The topology is null and the group topology is also null.");
+        err = KC_ERR_UNKNOWN_SERVER_ERROR;
+        goto fail;
+    }
+    if (init_topology) {
+        configure(c, topo, &local_cf);
+        cf = &local_cf;
+    } else {
+        cf = group_config(c, g);
+    }
+    if (cf->ready && owned) {
+        if ((err = validate_tasks(topo, cf, &owned->active, msg, sizeof(msg))) ||
+            (err = validate_tasks(topo, cf, &owned->standby, msg, sizeof(msg))) ||
+            (err = validate_tasks(topo, cf, &owned->warmup, msg, sizeof(msg))))
+            goto fail;
+    }
+
+    /* From here on the request is accepted. */
+    size_t first_record = res->nrecords;
+    bool was_empty = !g || g->nmembers == 0;
+    bool created = !g;
+    if (!g) {
+        if (empty_classic) {
+            kc_classic_group_delete_empty(c, req->group_id, res);
+            kc_log_info(LOG_COMP, "[GroupId %.*s] Converted the empty classic group to a streams group.",
+                        (int)req->group_id.len, req->group_id.ptr);
+        }
+        g = group_new(c, req->group_id);
+        kc_log_info(LOG_COMP, "[GroupId %s] Created streams group.", g->group_id);
+    }
+    if (init_topology) {
+        kc_log_info(LOG_COMP, "[GroupId %s][MemberId %.*s] Member initialized the topology with epoch %d",
+                    g->group_id, (int)req->member_id.len, req->member_id.ptr, req->topology->epoch);
+        group_set_topology(g, req_topo.data, req_topo.len);
+        write_topology(g, &req_topo, res);
+        /* The configuration computed on the request's copy is the group's. */
+        g->cfg = kc_xmalloc(sizeof(*g->cfg));
+        *g->cfg = local_cf;
+        memset(&local_cf, 0, sizeof(local_cf));
+        cf = g->cfg;
+    }
+    bool is_new = false;
+    kc_tasks_tuple_t old_assigned = {0};
+    if (replaced) {
+        /* The new member id takes over the static member (epoch 0). */
+        st_member_t *nm = member_new(req->member_id);
+        nm->instance_id = kc_xstrdup(replaced->instance_id);
+        nm->rack_id = replaced->rack_id ? kc_xstrdup(replaced->rack_id) : NULL;
+        free(nm->client_id);
+        nm->client_id = kc_xstrdup(replaced->client_id);
+        free(nm->client_host);
+        nm->client_host = kc_xstrdup(replaced->client_host);
+        free(nm->process_id);
+        nm->process_id = kc_xstrdup(replaced->process_id);
+        nm->rebalance_timeout_ms = replaced->rebalance_timeout_ms;
+        nm->topology_epoch = replaced->topology_epoch;
+        nm->endpoint_host = replaced->endpoint_host ? kc_xstrdup(replaced->endpoint_host) : NULL;
+        nm->endpoint_port = replaced->endpoint_port;
+        nm->ntags = replaced->ntags;
+        nm->tag_keys = kc_xcalloc((size_t)nm->ntags + 1, sizeof(char *));
+        nm->tag_values = kc_xcalloc((size_t)nm->ntags + 1, sizeof(char *));
+        for (int32_t i = 0; i < nm->ntags; i++) {
+            nm->tag_keys[i] = kc_xstrdup(replaced->tag_keys[i]);
+            nm->tag_values[i] = kc_xstrdup(replaced->tag_values[i]);
+        }
+        kc_tasks_tuple_copy(&nm->target, &replaced->target);
+        nm->has_target = true;
+        kc_tasks_tuple_t assigned = {0}, pending = {0};
+        kc_tasks_tuple_copy(&assigned, &replaced->assigned);
+        int8_t state = replaced->state == MS_UNREVOKED ? MS_STABLE : replaced->state;
+        kc_log_info(LOG_COMP, "[GroupId %s][MemberId %s] Static member with instance id %s re-joins the streams group. Created a new member %s to replace the existing member %s.",
+                    g->group_id, nm->member_id, nm->instance_id, nm->member_id, replaced->member_id);
+        write_member_tombstones(g, replaced->member_id, res);
+        cancel_member_timers(c, g, replaced->member_id);
+        if (g->shutdown_member_id && strcmp(g->shutdown_member_id, replaced->member_id) == 0) {
+            free(g->shutdown_member_id);
+            g->shutdown_member_id = kc_xstrdup(nm->member_id);
+        }
+        group_remove_member(g, replaced);
+        group_add_member(g, nm);
+        member_set_current(g, nm, 0, 0, state, &assigned, &pending);
+        write_member_metadata(g, nm, res);
+        write_target_member(g, nm->member_id, &nm->target, res);
+        write_current(g, nm, res);
+        m = nm;
+    } else if (!m) {
+        m = member_new(req->member_id);
+        group_add_member(g, m);
+        is_new = true;
+        kc_log_info(LOG_COMP, "[GroupId %s][MemberId %s] Member joins the streams group.", g->group_id,
+                    m->member_id);
+    }
+    kc_tasks_tuple_copy(&old_assigned, &m->assigned);
+    char *old_endpoint = m->endpoint_host ? kc_xstrdup(m->endpoint_host) : NULL;
+    int32_t old_port = m->endpoint_port;
+    if (owned) {
+        kc_tasks_tuple_copy(&m->last_report, owned);
+        m->has_last_report = true;
+    }
+
+    /* 1. Member metadata (null = unchanged). */
+    bool changed = is_new;
+    if (req->instance_id.len >= 0 && !str_is(req->instance_id, m->instance_id)) {
+        if (m->instance_id)
+            kc_smap_del(&g->by_instance, m->instance_id, strlen(m->instance_id));
+        free(m->instance_id);
+        m->instance_id = dup_s(req->instance_id);
+        kc_smap_put(&g->by_instance, m->instance_id, strlen(m->instance_id), m);
+        changed = true;
+    }
+    if (req->rack_id.len >= 0)
+        set_str(&m->rack_id, req->rack_id, &changed);
+    if (req->rebalance_timeout_ms != -1 && req->rebalance_timeout_ms != m->rebalance_timeout_ms) {
+        m->rebalance_timeout_ms = req->rebalance_timeout_ms;
+        changed = true;
+    }
+    if (req->topology && req->topology->epoch != m->topology_epoch) {
+        m->topology_epoch = req->topology->epoch;
+        changed = true;
+    }
+    set_str(&m->client_id, ctx->client_id.len >= 0 ? ctx->client_id : kc_str(""), &changed);
+    set_str(&m->client_host, kc_str(ctx->client_host ? ctx->client_host : ""), &changed);
+    if (req->process_id.len >= 0)
+        set_str(&m->process_id, req->process_id, &changed);
+    if (req->client_tags.count >= 0 &&
+        !tags_equal(m, req->client_tags.items, req->client_tags.count)) {
+        for (int32_t i = 0; i < m->ntags; i++) {
+            free(m->tag_keys[i]);
+            free(m->tag_values[i]);
+        }
+        free(m->tag_keys);
+        free(m->tag_values);
+        m->ntags = req->client_tags.count;
+        m->tag_keys = kc_xcalloc((size_t)m->ntags + 1, sizeof(char *));
+        m->tag_values = kc_xcalloc((size_t)m->ntags + 1, sizeof(char *));
+        for (int32_t i = 0; i < m->ntags; i++) {
+            m->tag_keys[i] = dup_s(req->client_tags.items[i].key);
+            m->tag_values[i] = dup_s(req->client_tags.items[i].value);
+        }
+        changed = true;
+    }
+    if (req->user_endpoint || joining) {
+        const kc_streams_group_heartbeat_request_endpoint_t *ep = req->user_endpoint;
+        bool same = ep ? (str_is(ep->host, m->endpoint_host) && ep->port == m->endpoint_port)
+                       : m->endpoint_host == NULL;
+        if (!same) {
+            free(m->endpoint_host);
+            m->endpoint_host = ep ? dup_s(ep->host) : NULL;
+            m->endpoint_port = ep ? ep->port : -1;
+            changed = true;
+        }
+    }
+    bool recompute = false;
+    if (changed) {
+        write_member_metadata(g, m, res);
+        recompute = true;
+    }
+
+    kc_streams_group_heartbeat_response_t r;
+    kc_streams_group_heartbeat_response_init(&r);
+    /* 2. A member behind the group's topology is told so. */
+    if (g->topology && m->topology_epoch < g->topology->epoch) {
+        snprintf(msg, sizeof(msg), "The member's topology epoch %d is behind the group's topology epoch %d.",
+                 m->topology_epoch, g->topology->epoch);
+        add_status(&r, &arena, ST_STALE_TOPOLOGY, msg);
+    }
+    /* 3. Metadata hash, validated topology epoch, assignment configs. */
+    if (cf->hash != g->metadata_hash) {
+        kc_log_info(LOG_COMP, "[GroupId %s][MemberId %s] Computed new metadata hash: %lld.", g->group_id,
+                    m->member_id, (long long)cf->hash);
+        recompute = true;
+    }
+    int32_t validated = cf->ready ? g->topology->epoch : -1;
+    if (validated != g->validated_topology_epoch)
+        recompute = true;
+    if (g->last_num_standby != c->cfg.group_streams_num_standby_replicas)
+        recompute = true;
+    if (recompute || !g->has_group_record) {
+        g->group_epoch++;
+        g->metadata_hash = cf->hash;
+        g->validated_topology_epoch = validated;
+        g->last_num_standby = c->cfg.group_streams_num_standby_replicas;
+        g->has_group_record = true;
+        write_group_metadata(g, res);
+        kc_log_info(LOG_COMP, "[GroupId %s][MemberId %s] Bumped streams group epoch to %d with metadata hash %lld and validated topic epoch %d.",
+                    g->group_id, m->member_id, g->group_epoch, (long long)g->metadata_hash, validated);
+    }
+    if (was_empty && c->cfg.group_streams_initial_rebalance_delay_ms > 0 && !initial_delay_active(c, g)) {
+        char key[KEY_BUF];
+        initial_key(key, sizeof(key), g->group_id);
+        kc_timer_schedule_args(c, key, ctx->now_ms + c->cfg.group_streams_initial_rebalance_delay_ms,
+                               on_initial_delay, g->group_id, NULL, 0, 0);
+    }
+    /* 4. The target assignment. */
+    if (initial_delay_active(c, g)) {
+        add_status(&r, &arena, ST_ASSIGNMENT_DELAYED,
+                   "Assignment delayed due to the configured initial rebalance delay.");
+    } else if (g->group_epoch > g->assignment_epoch) {
+        if (g->assignment_timestamp > 0 &&
+            ctx->now_ms - g->assignment_timestamp < c->cfg.group_streams_assignment_interval_ms) {
+            add_status(&r, &arena, ST_ASSIGNMENT_DELAYED,
+                       "Assignment delayed due to the configured assignment interval.");
+        } else {
+            update_target(c, g, cf, ctx->now_ms, res);
+        }
+    }
+    /* 5. Reconcile the member towards its target. */
+    if (reconcile(g, m, owned) || replaced || is_new) {
+        write_current(g, m, res);
+        char key[KEY_BUF];
+        rebalance_key(key, sizeof(key), g->group_id, m->member_id);
+        if (m->state == MS_UNREVOKED)
+            schedule_rebalance(c, g, m, ctx->now_ms);
+        else
+            kc_timer_cancel(c, key);
+    }
+    schedule_session(c, g, m, ctx->now_ms);
+    if (req->shutdown_application) {
+        free(g->shutdown_member_id);
+        g->shutdown_member_id = kc_xstrdup(m->member_id);
+    }
+
+    r.member_id = kc_str(m->member_id);
+    r.member_epoch = m->member_epoch;
+    r.heartbeat_interval_ms = c->cfg.group_streams_heartbeat_interval_ms;
+    r.task_offset_interval_ms = c->cfg.group_streams_task_offset_interval_ms;
+    r.acceptable_recovery_lag = c->cfg.group_streams_acceptable_recovery_lag;
+    if (ctx->api_version == 0) /* the v0 field, absent from v1 */
+        r.acceptable_recovery_lag_legacy =
+            (int32_t)(c->cfg.group_streams_acceptable_recovery_lag > INT32_MAX
+                          ? INT32_MAX
+                          : c->cfg.group_streams_acceptable_recovery_lag);
+    bool tasks_changed = !kc_tasks_tuple_equal(&old_assigned, &m->assigned);
+    /* kcoord's opt-in retry with the previous epoch and null lists gets
+     * the assignment again: its last response was lost. */
+    bool retry = !owned && epoch > 0 && epoch == m->previous_member_epoch &&
+                 c->cfg.group_streams_accept_null_owned_tasks_on_previous_epoch;
+    if (joining || tasks_changed || retry) {
+        resp_tasks(&m->assigned.active, &arena, &r.active_tasks.items, &r.active_tasks.count);
+        resp_tasks(&m->assigned.standby, &arena, &r.standby_tasks.items, &r.standby_tasks.count);
+        resp_tasks(&m->assigned.warmup, &arena, &r.warmup_tasks.items, &r.warmup_tasks.count);
+    }
+    bool endpoint_changed = !cstr_eq(old_endpoint, m->endpoint_host) || old_port != m->endpoint_port;
+    if (endpoint_changed || (tasks_changed && m->endpoint_host))
+        g->endpoint_information_epoch++;
+    if (g->endpoint_information_epoch != req->endpoint_information_epoch)
+        fill_endpoints(g, &r, &arena);
+    /* A group created by this request starts from endpoint epoch 0: Kafka
+     * bumps a copy that replay then replaces, and answers 0. */
+    if (created)
+        g->endpoint_information_epoch = 0;
+    r.endpoint_information_epoch = g->endpoint_information_epoch;
+    if (cf->status >= 0) {
+        add_status(&r, &arena, cf->status, cf->detail);
+        if (cf->status == ST_MISSING_INTERNAL_TOPICS && create && cf->create.n) {
+            create->items = kc_xcalloc(cf->create.n, sizeof(*create->items));
+            create->n = cf->create.n;
+            for (size_t i = 0; i < cf->create.n; i++) {
+                create->items[i] = cf->create.items[i];
+                create->items[i].name = kc_xstrdup(cf->create.items[i].name);
+            }
+        }
+    }
+    if (g->shutdown_member_id) {
+        snprintf(msg, sizeof(msg),
+                 "Streams group member %s encountered a fatal error and requested a shutdown for "
+                 "the entire application.",
+                 g->shutdown_member_id);
+        add_status(&r, &arena, ST_SHUTDOWN_APPLICATION, msg);
+    }
+    send_hb(res, ctx, &r, res->nrecords > first_record);
+    free(old_endpoint);
+    kc_tasks_tuple_free(&old_assigned);
+    goto out;
+fail:
+    send_hb_error(res, ctx, err, msg);
+out:
+    config_free(&local_cf);
+    kc_tasks_tuple_free(&owned_buf);
+    kc_buf_deinit(&req_topo);
+    kc_arena_deinit(&arena);
+}
+
+/* ---- StreamsGroupDescribe --------------------------------------------------------- */
+
+typedef kc_streams_group_describe_response_task_ids_t desc_ids_t;
+
+static void desc_tasks(const kc_tasks_t *t, kc_arena_t *a, desc_ids_t **items, int32_t *count)
+{
+    *items = kc_arena_alloc(a, sizeof(**items) * (size_t)(t->n + 1));
+    *count = 0;
+    for (int32_t i = 0; i < t->n; i++) {
+        if (t->s[i].n == 0)
+            continue;
+        desc_ids_t *o = &(*items)[(*count)++];
+        o->subtopology_id = kc_str(t->s[i].subtopology_id);
+        o->partitions.items = t->s[i].p;
+        o->partitions.count = t->s[i].n;
+    }
+}
+
+static void desc_assignment(const kc_tasks_tuple_t *t, kc_streams_group_describe_response_assignment_t *o,
+                            kc_arena_t *a)
+{
+    memset(o, 0, sizeof(*o));
+    desc_tasks(&t->active, a, &o->active_tasks.items, &o->active_tasks.count);
+    desc_tasks(&t->standby, a, &o->standby_tasks.items, &o->standby_tasks.count);
+    desc_tasks(&t->warmup, a, &o->warmup_tasks.items, &o->warmup_tasks.count);
+}
+
+typedef kc_streams_group_describe_response_topic_info_t desc_ti_t;
+
+static void desc_topic_infos(const kc_streams_group_topology_value_topic_info_t *in, int32_t n,
+                             int32_t ntasks, bool changelog, kc_arena_t *a, desc_ti_t **items,
+                             int32_t *count)
+{
+    n = n > 0 ? n : 0;
+    *items = kc_arena_alloc(a, sizeof(**items) * (size_t)(n + 1));
+    *count = n;
+    for (int32_t i = 0; i < n; i++) {
+        desc_ti_t *o = &(*items)[i];
+        memset(o, 0, sizeof(*o));
+        o->name = in[i].name;
+        o->partitions = in[i].partitions;
+        if (changelog && ntasks > 0)
+            o->partitions = ntasks;
+        o->replication_factor = in[i].replication_factor;
+        int32_t nc = in[i].topic_configs.count > 0 ? in[i].topic_configs.count : 0;
+        o->topic_configs.items = kc_arena_alloc(a, sizeof(*o->topic_configs.items) * (size_t)(nc + 1));
+        o->topic_configs.count = nc;
+        for (int32_t k = 0; k < nc; k++) {
+            o->topic_configs.items[k].key = in[i].topic_configs.items[k].key;
+            o->topic_configs.items[k].value = in[i].topic_configs.items[k].value;
+        }
+    }
+}
+
+void kc_coord_streams_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                                     const kc_streams_group_describe_request_t *req, kc_result_t *res)
+{
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_streams_group_describe_response_t r;
+    kc_streams_group_describe_response_init(&r);
+    int32_t n = req->group_ids.count > 0 ? req->group_ids.count : 0;
+    r.groups.items = kc_arena_alloc(&arena, sizeof(*r.groups.items) * (size_t)(n + 1));
+    r.groups.count = n;
+    for (int32_t i = 0; i < n; i++) {
+        kc_streams_group_describe_response_described_group_t *dg = &r.groups.items[i];
+        memset(dg, 0, sizeof(*dg));
+        dg->group_id = req->group_ids.items[i];
+        dg->group_state = kc_str("");
+        dg->error_message = KC_STR_NULL;
+        dg->authorized_operations = INT32_MIN;
+        dg->assignor_name = KC_STR_NULL;
+        kc_str_t gid = req->group_ids.items[i];
+        if (!c->loaded) {
+            dg->error_code = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
+            continue;
+        }
+        st_group_t *g = group_get(c, gid);
+        if (!g) {
+            bool other = kc_consumer_group_find(c, gid) != NULL || kc_classic_group_find(c, gid) != NULL;
+            dg->error_code = KC_ERR_GROUP_ID_NOT_FOUND;
+            char *m = kc_arena_alloc(&arena, MSG_MAX);
+            snprintf(m, MSG_MAX, other ? "Group %.*s is not a streams group." : "Group %.*s not found.",
+                     gid.len > 0 ? (int)gid.len : 0, gid.ptr ? gid.ptr : "");
+            dg->error_message = kc_str(m);
+            continue;
+        }
+        dg->group_state = kc_str(group_state_name(g));
+        dg->group_epoch = g->group_epoch;
+        dg->assignment_epoch = g->assignment_epoch;
+        dg->assignor_name = kc_str("sticky");
+        if (req->include_authorized_operations)
+            dg->authorized_operations = (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11);
+        /* NOT_REQUESTED (0) or NOT_STORED (1): the description store is not here. */
+        dg->topology_description_status = req->include_topology_description ? 1 : 0;
+        if (g->topology) {
+            const st_config_t *cf = group_config(c, g);
+            kc_streams_group_describe_response_topology_t *t = kc_arena_alloc(&arena, sizeof(*t));
+            memset(t, 0, sizeof(*t));
+            t->epoch = g->topology->epoch;
+            int32_t ns = g->topology->subtopologies.count;
+            t->subtopologies.items = kc_arena_alloc(&arena, sizeof(*t->subtopologies.items) * (size_t)(ns + 1));
+            t->subtopologies.count = ns;
+            for (int32_t s = 0; s < ns; s++) {
+                const topo_sub_t *in = &g->topology->subtopologies.items[s];
+                kc_streams_group_describe_response_subtopology_t *o = &t->subtopologies.items[s];
+                memset(o, 0, sizeof(*o));
+                o->subtopology_id = in->subtopology_id;
+                o->source_topics = in->source_topics;
+                o->repartition_sink_topics = in->repartition_sink_topics;
+                int32_t nt = cf->ready ? cf->ntasks[s] : 0;
+                desc_topic_infos(in->state_changelog_topics.items, in->state_changelog_topics.count,
+                                 nt, true, &arena, &o->state_changelog_topics.items,
+                                 &o->state_changelog_topics.count);
+                desc_topic_infos(in->repartition_source_topics.items, in->repartition_source_topics.count,
+                                 0, false, &arena, &o->repartition_source_topics.items,
+                                 &o->repartition_source_topics.count);
+            }
+            dg->topology = t;
+        }
+        dg->members.items = kc_arena_alloc(&arena, sizeof(*dg->members.items) * (g->nmembers + 1));
+        dg->members.count = (int32_t)g->nmembers;
+        for (size_t j = 0; j < g->nmembers; j++) {
+            const st_member_t *m = g->members[j];
+            kc_streams_group_describe_response_member_t *dm = &dg->members.items[j];
+            memset(dm, 0, sizeof(*dm));
+            dm->member_id = kc_str(m->member_id);
+            dm->member_epoch = m->member_epoch;
+            dm->instance_id = kc_str(m->instance_id);
+            dm->rack_id = kc_str(m->rack_id);
+            dm->client_id = kc_str(m->client_id);
+            dm->client_host = kc_str(m->client_host);
+            dm->topology_epoch = m->topology_epoch;
+            dm->process_id = kc_str(m->process_id);
+            if (m->endpoint_host) {
+                dm->user_endpoint = kc_arena_alloc(&arena, sizeof(*dm->user_endpoint));
+                dm->user_endpoint->host = kc_str(m->endpoint_host);
+                dm->user_endpoint->port = (uint16_t)m->endpoint_port;
+            }
+            dm->client_tags.items = kc_arena_alloc(&arena, sizeof(*dm->client_tags.items) * (size_t)(m->ntags + 1));
+            dm->client_tags.count = m->ntags;
+            for (int32_t k = 0; k < m->ntags; k++) {
+                dm->client_tags.items[k].key = kc_str(m->tag_keys[k]);
+                dm->client_tags.items[k].value = kc_str(m->tag_values[k]);
+            }
+            dm->task_offsets.count = 0;
+            dm->task_end_offsets.count = 0;
+            desc_assignment(&m->assigned, &dm->assignment, &arena);
+            desc_assignment(&m->target, &dm->target_assignment, &arena);
+            dm->is_classic = false;
+        }
+    }
+    kc_buf_t body;
+    kc_buf_init(&body);
+    if (kc_streams_group_describe_response_encode(&body, ctx->api_version, &r) != 0)
+        kc_log_error(LOG_COMP, "Failed to encode StreamsGroupDescribe response v%d", ctx->api_version);
+    kc_result_add_response(res, ctx, &body, NULL);
+    kc_buf_deinit(&body);
+    kc_arena_deinit(&arena);
+}
+
+/* ---- replay ------------------------------------------------------------------------ */
+
+static st_group_t *replay_group(kc_coord_t *c, kc_str_t id)
+{
+    st_group_t *g = group_get(c, id);
+    if (g)
+        return g;
+    /* Offsets replayed earlier made a simple classic group: it gives way. */
+    kc_classic_group_delete_empty(c, id, NULL);
+    return group_new(c, id);
+}
+
+static st_member_t *replay_member(st_group_t *g, kc_str_t id)
+{
+    st_member_t *m = member_get(g, id);
+    if (!m) {
+        m = member_new(id);
+        group_add_member(g, m);
+    }
+    return m;
+}
+
+static void tasks_from_cur(kc_tasks_t *out, const cur_ids_t *items, int32_t n)
+{
+    for (int32_t i = 0; i < n; i++) {
+        char *sub = dup_s(items[i].subtopology_id.len >= 0 ? items[i].subtopology_id : kc_str(""));
+        for (int32_t j = 0; j < items[i].partitions.count; j++)
+            kc_tasks_add(out, sub, items[i].partitions.items[j]);
+        free(sub);
+    }
+}
+
+static void tasks_from_tgt(kc_tasks_t *out, const tgt_ids_t *items, int32_t n)
+{
+    for (int32_t i = 0; i < n; i++) {
+        char *sub = dup_s(items[i].subtopology_id.len >= 0 ? items[i].subtopology_id : kc_str(""));
+        for (int32_t j = 0; j < items[i].partitions.count; j++)
+            kc_tasks_add(out, sub, items[i].partitions.items[j]);
+        free(sub);
+    }
+}
+
+int kc_streams_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uint8_t *value,
+                      size_t value_len)
+{
+    int rc = KC_EINVAL;
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_reader_t r;
+    kc_reader_init(&r, key, key_len);
+    int16_t type = kc_read_int16(&r);
+    kc_str_t gid = KC_STR_NULL, mid = KC_STR_NULL;
+    if (type == REC_METADATA || type == REC_TARGET_METADATA || type == REC_TOPOLOGY) {
+        kc_streams_group_metadata_key_t k;
+        kc_streams_group_metadata_key_init(&k);
+        if (kc_streams_group_metadata_key_decode(&r, 0, &arena, &k) != 0 || r.err)
+            goto out;
+        gid = k.group_id;
+    } else {
+        kc_streams_group_member_metadata_key_t k;
+        kc_streams_group_member_metadata_key_init(&k);
+        if (kc_streams_group_member_metadata_key_decode(&r, 0, &arena, &k) != 0 || r.err)
+            goto out;
+        gid = k.group_id;
+        mid = k.member_id;
+        if (mid.len < 0)
+            goto out;
+    }
+    if (gid.len < 0)
+        goto out;
+    st_group_t *g = group_get(c, gid);
+    if (value) {
+        kc_reader_init(&r, value, value_len);
+        int16_t version = kc_read_int16(&r);
+        if (r.err || version != 0)
+            goto out;
+    }
+    st_member_t *m = g ? member_get(g, mid) : NULL;
+    switch (type) {
+    case REC_METADATA: {
+        if (!value) {
+            if (g) {
+                kc_groups_table_remove(c, g->group_id);
+                kc_smap_del(groups_map(c), g->group_id, strlen(g->group_id));
+                group_free(g);
+            }
+            break;
+        }
+        kc_streams_group_metadata_value_t v;
+        kc_streams_group_metadata_value_init(&v);
+        if (kc_streams_group_metadata_value_decode(&r, 0, &arena, &v) != 0 || r.err)
+            goto out;
+        g = replay_group(c, gid);
+        g->group_epoch = v.epoch;
+        g->metadata_hash = v.metadata_hash;
+        g->validated_topology_epoch = v.validated_topology_epoch;
+        g->stored_description_epoch = v.stored_description_topology_epoch;
+        g->failed_description_epoch = v.failed_description_topology_epoch;
+        g->last_num_standby = -1;
+        for (int32_t i = 0; i < v.last_assignment_configs.count; i++)
+            if (kc_str_eq_cstr(v.last_assignment_configs.items[i].key, "num.standby.replicas") &&
+                v.last_assignment_configs.items[i].value.len > 0 &&
+                v.last_assignment_configs.items[i].value.len < 12) {
+                char buf[16];
+                memcpy(buf, v.last_assignment_configs.items[i].value.ptr,
+                       (size_t)v.last_assignment_configs.items[i].value.len);
+                buf[v.last_assignment_configs.items[i].value.len] = '\0';
+                g->last_num_standby = atoi(buf);
+            }
+        g->has_group_record = true;
+        break;
+    }
+    case REC_TARGET_METADATA: {
+        if (!value)
+            break;
+        kc_streams_group_target_assignment_metadata_value_t v;
+        kc_streams_group_target_assignment_metadata_value_init(&v);
+        if (kc_streams_group_target_assignment_metadata_value_decode(&r, 0, &arena, &v) != 0 || r.err)
+            goto out;
+        g = replay_group(c, gid);
+        g->assignment_epoch = v.assignment_epoch;
+        g->assignment_timestamp = v.assignment_timestamp;
+        break;
+    }
+    case REC_TOPOLOGY: {
+        if (!value) {
+            if (g)
+                group_clear_topology(g);
+            break;
+        }
+        g = replay_group(c, gid);
+        if (!group_set_topology(g, value + 2, value_len - 2))
+            goto out;
+        break;
+    }
+    case REC_MEMBER: {
+        if (!value) {
+            if (m)
+                group_remove_member(g, m);
+            break;
+        }
+        kc_streams_group_member_metadata_value_t v;
+        kc_streams_group_member_metadata_value_init(&v);
+        if (kc_streams_group_member_metadata_value_decode(&r, 0, &arena, &v) != 0 || r.err)
+            goto out;
+        g = replay_group(c, gid);
+        m = replay_member(g, mid);
+        if (m->instance_id)
+            kc_smap_del(&g->by_instance, m->instance_id, strlen(m->instance_id));
+        free(m->instance_id);
+        m->instance_id = dup_s(v.instance_id);
+        if (m->instance_id)
+            kc_smap_put(&g->by_instance, m->instance_id, strlen(m->instance_id), m);
+        free(m->rack_id);
+        m->rack_id = dup_s(v.rack_id);
+        free(m->client_id);
+        m->client_id = dup_s(v.client_id.len >= 0 ? v.client_id : kc_str(""));
+        free(m->client_host);
+        m->client_host = dup_s(v.client_host.len >= 0 ? v.client_host : kc_str(""));
+        free(m->process_id);
+        m->process_id = dup_s(v.process_id.len >= 0 ? v.process_id : kc_str(""));
+        m->rebalance_timeout_ms = v.rebalance_timeout_ms;
+        m->topology_epoch = v.topology_epoch;
+        free(m->endpoint_host);
+        m->endpoint_host = v.user_endpoint ? dup_s(v.user_endpoint->host) : NULL;
+        m->endpoint_port = v.user_endpoint ? v.user_endpoint->port : -1;
+        for (int32_t i = 0; i < m->ntags; i++) {
+            free(m->tag_keys[i]);
+            free(m->tag_values[i]);
+        }
+        free(m->tag_keys);
+        free(m->tag_values);
+        m->ntags = v.client_tags.count > 0 ? v.client_tags.count : 0;
+        m->tag_keys = kc_xcalloc((size_t)m->ntags + 1, sizeof(char *));
+        m->tag_values = kc_xcalloc((size_t)m->ntags + 1, sizeof(char *));
+        for (int32_t i = 0; i < m->ntags; i++) {
+            m->tag_keys[i] = dup_s(v.client_tags.items[i].key);
+            m->tag_values[i] = dup_s(v.client_tags.items[i].value);
+        }
+        break;
+    }
+    case REC_TARGET_MEMBER: {
+        if (!value) {
+            if (m) {
+                kc_tasks_tuple_free(&m->target);
+                m->has_target = false;
+            }
+            break;
+        }
+        kc_streams_group_target_assignment_member_value_t v;
+        kc_streams_group_target_assignment_member_value_init(&v);
+        if (kc_streams_group_target_assignment_member_value_decode(&r, 0, &arena, &v) != 0 || r.err)
+            goto out;
+        g = replay_group(c, gid);
+        m = replay_member(g, mid);
+        kc_tasks_tuple_free(&m->target);
+        m->has_target = true;
+        tasks_from_tgt(&m->target.active, v.active_tasks.items, v.active_tasks.count);
+        tasks_from_tgt(&m->target.standby, v.standby_tasks.items, v.standby_tasks.count);
+        tasks_from_tgt(&m->target.warmup, v.warmup_tasks.items, v.warmup_tasks.count);
+        break;
+    }
+    case REC_CURRENT: {
+        if (!value) {
+            if (m) {
+                kc_tasks_tuple_t a = {0}, p = {0};
+                member_set_current(g, m, 0, 0, MS_STABLE, &a, &p);
+            }
+            break;
+        }
+        kc_streams_group_current_member_assignment_value_t v;
+        kc_streams_group_current_member_assignment_value_init(&v);
+        if (kc_streams_group_current_member_assignment_value_decode(&r, 0, &arena, &v) != 0 || r.err)
+            goto out;
+        g = replay_group(c, gid);
+        m = replay_member(g, mid);
+        kc_tasks_tuple_t a = {0}, p = {0};
+        tasks_from_cur(&a.active, v.active_tasks.items, v.active_tasks.count);
+        tasks_from_cur(&a.standby, v.standby_tasks.items, v.standby_tasks.count);
+        tasks_from_cur(&a.warmup, v.warmup_tasks.items, v.warmup_tasks.count);
+        tasks_from_cur(&p.active, v.active_tasks_pending_revocation.items,
+                       v.active_tasks_pending_revocation.count);
+        tasks_from_cur(&p.standby, v.standby_tasks_pending_revocation.items,
+                       v.standby_tasks_pending_revocation.count);
+        tasks_from_cur(&p.warmup, v.warmup_tasks_pending_revocation.items,
+                       v.warmup_tasks_pending_revocation.count);
+        member_set_current(g, m, v.member_epoch, v.previous_member_epoch, v.state, &a, &p);
+        break;
+    }
+    default:
+        break;
+    }
+    rc = 0;
+out:
+    kc_arena_deinit(&arena);
+    return rc;
+}
+
+void kc_streams_loaded(kc_coord_t *c, int64_t now_ms)
+{
+    kc_smap_t *map = groups_map(c);
+    for (size_t i = 0; i < map->nslots; i++)
+        for (kc_smap_entry_t *e = map->slots[i]; e; e = e->next) {
+            st_group_t *g = e->val;
+            for (size_t j = 0; j < g->nmembers; j++) {
+                st_member_t *m = g->members[j];
+                schedule_session(c, g, m, now_ms);
+                if (m->state == MS_UNREVOKED)
+                    schedule_rebalance(c, g, m, now_ms);
+            }
+        }
+}
+
+void kc_streams_unload_all(kc_coord_t *c)
+{
+    kc_smap_t *map = groups_map(c);
+    for (size_t i = 0; i < map->nslots; i++)
+        for (kc_smap_entry_t *e = map->slots[i]; e; e = e->next)
+            group_free(e->val);
+    kc_smap_deinit(map);
+    kc_smap_init(map);
+}
+
+/* ---- views for other modules ------------------------------------------------------ */
+
+kc_streams_group_t *kc_coord_streams_group_find(kc_coord_t *c, kc_str_t group_id)
+{
+    return group_get(c, group_id);
+}
+
+bool kc_streams_group_is_empty(const kc_streams_group_t *g) { return g->nmembers == 0; }
+
+int32_t kc_streams_group_topology_epoch(const kc_streams_group_t *g)
+{
+    return g->topology ? g->topology->epoch : -1;
+}
+
+int32_t kc_streams_group_stored_description_epoch(const kc_streams_group_t *g)
+{
+    return g->stored_description_epoch;
+}
+
+int32_t kc_streams_group_failed_description_epoch(const kc_streams_group_t *g)
+{
+    return g->failed_description_epoch;
+}
+
+void kc_streams_group_set_description_epochs(kc_coord_t *c, kc_streams_group_t *g, int32_t stored,
+                                             int32_t failed, kc_result_t *res)
+{
+    g->stored_description_epoch = stored;
+    g->failed_description_epoch = failed;
+    g->has_group_record = true;
+    write_group_metadata(g, res);
+}
+
+void kc_streams_group_delete(kc_coord_t *c, kc_streams_group_t *g, kc_result_t *res)
+{
+    /* StreamsGroup.createGroupTombstoneRecords. */
+    for (size_t i = 0; i < g->nmembers; i++)
+        write_tombstone(REC_CURRENT, g->group_id, g->members[i]->member_id, res);
+    for (size_t i = 0; i < g->nmembers; i++)
+        write_tombstone(REC_TARGET_MEMBER, g->group_id, g->members[i]->member_id, res);
+    write_tombstone(REC_TARGET_METADATA, g->group_id, NULL, res);
+    for (size_t i = 0; i < g->nmembers; i++) {
+        cancel_member_timers(c, g, g->members[i]->member_id);
+        write_tombstone(REC_MEMBER, g->group_id, g->members[i]->member_id, res);
+    }
+    write_tombstone(REC_METADATA, g->group_id, NULL, res);
+    write_tombstone(REC_TOPOLOGY, g->group_id, NULL, res);
+    char key[KEY_BUF];
+    initial_key(key, sizeof(key), g->group_id);
+    kc_timer_cancel(c, key);
+    kc_groups_table_remove(c, g->group_id);
+    kc_smap_del(groups_map(c), g->group_id, strlen(g->group_id));
+    group_free(g);
+}
+
+int16_t kc_streams_group_validate_offset_commit(kc_streams_group_t *g, kc_str_t member_id,
+                                                int32_t member_epoch, int16_t api_version,
+                                                char *msg, size_t cap)
+{
+    if (member_epoch < 0 && g->nmembers == 0)
+        return KC_ERR_NONE;
+    st_member_t *m = member_get(g, member_id);
+    if (!m) {
+        snprintf(msg, cap, "Member %.*s is not a member of group %s.", member_id.len > 0 ? (int)member_id.len : 0,
+                 member_id.ptr ? member_id.ptr : "", g->group_id);
+        return KC_ERR_UNKNOWN_MEMBER_ID;
+    }
+    if (api_version < 9) {
+        snprintf(msg, cap, "OffsetCommit version 9 or above must be used by members using the streams group protocol");
+        return KC_ERR_UNSUPPORTED_VERSION;
+    }
+    if (member_epoch != m->member_epoch) {
+        snprintf(msg, cap, "Received member epoch %d is %s than current member epoch %d.", member_epoch,
+                 member_epoch > m->member_epoch ? "newer" : "older", m->member_epoch);
+        return KC_ERR_STALE_MEMBER_EPOCH;
+    }
+    return KC_ERR_NONE;
+}
+
+int16_t kc_streams_group_validate_offset_fetch(kc_streams_group_t *g, kc_str_t member_id,
+                                               int32_t member_epoch)
+{
+    if (member_id.len < 0 && member_epoch < 0)
+        return KC_ERR_NONE;
+    st_member_t *m = member_get(g, member_id);
+    if (!m)
+        return KC_ERR_UNKNOWN_MEMBER_ID;
+    if (member_epoch != m->member_epoch)
+        return KC_ERR_STALE_MEMBER_EPOCH;
+    return KC_ERR_NONE;
+}
+
+bool kc_streams_group_is_subscribed_to(const kc_streams_group_t *g, kc_str_t topic)
+{
+    if (g->nmembers == 0 || !g->topology)
+        return false;
+    for (int32_t s = 0; s < g->topology->subtopologies.count; s++) {
+        const topo_sub_t *sub = &g->topology->subtopologies.items[s];
+        for (int32_t i = 0; i < sub->source_topics.count; i++)
+            if (kc_str_eq(sub->source_topics.items[i], topic))
+                return true;
+        for (int32_t i = 0; i < sub->repartition_source_topics.count; i++)
+            if (kc_str_eq(sub->repartition_source_topics.items[i].name, topic))
+                return true;
+    }
+    return false;
+}
+
+const char *kc_streams_group_state(const kc_streams_group_t *g) { return group_state_name(g); }
+
+const char *kc_streams_group_id(const kc_streams_group_t *g) { return g->group_id; }
+
+uint64_t kc_streams_group_table_seq(const kc_streams_group_t *g) { return g->table_seq; }
+
+void kc_streams_group_foreach(kc_coord_t *c, void (*fn)(kc_streams_group_t *g, void *arg), void *arg)
+{
+    kc_smap_t *map = groups_map(c);
+    for (size_t i = 0; i < map->nslots; i++)
+        for (kc_smap_entry_t *e = map->slots[i]; e; e = e->next)
+            fn(e->val, arg);
+}
+
+size_t kc_streams_group_count(kc_coord_t *c) { return groups_map(c)->count; }

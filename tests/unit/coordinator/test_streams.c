@@ -1,0 +1,1411 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cmocka tests of KIP-1071 streams groups on a driven clock: topology
+ * initialisation and missing internal topics, stale and changed topologies,
+ * the request rules of protocol.md 7.2 (each message names its rule), the
+ * owned-task all-null / all-present rule, reconciliation without a task
+ * active on two members, the previous-epoch retry (Kafka's default and the
+ * kcoord opt-in), static leave and rejoin, session expiry, standbys on
+ * another process, shutdown requests, the group size limit, and replay of
+ * the records in the middle of a reconciliation.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "coord_priv.h"
+#include "streams_int.h"
+
+enum {
+    E_NONE = 0,
+    E_UNKNOWN_MEMBER_ID = 25,
+    E_INVALID_REQUEST = 42,
+    E_GROUP_ID_NOT_FOUND = 69,
+    E_GROUP_MAX_SIZE_REACHED = 81,
+    E_FENCED_INSTANCE_ID = 82,
+    E_FENCED_MEMBER_EPOCH = 110,
+    E_UNRELEASED_INSTANCE_ID = 111,
+    E_STREAMS_INVALID_TOPOLOGY = 130,
+};
+
+#define NPART 4
+#define MAXC 4
+
+/* ---- topics: source "in" (NPART partitions), changelog created on demand -- */
+
+static bool changelog_exists;
+
+static bool tv_lookup(void *ctx, kc_str_t topic, int32_t *partitions, kc_uuid_t *id)
+{
+    (void)ctx;
+    memset(id, 0, sizeof(*id));
+    if (kc_str_eq_cstr(topic, "in")) {
+        id->b[0] = 1;
+        *partitions = NPART;
+        return true;
+    }
+    if (kc_str_eq_cstr(topic, "two-partitions")) {
+        id->b[0] = 3;
+        *partitions = 2;
+        return true;
+    }
+    if (changelog_exists && kc_str_eq_cstr(topic, "app-store-changelog")) {
+        id->b[0] = 2;
+        *partitions = NPART;
+        return true;
+    }
+    return false;
+}
+
+static bool tv_exists(void *ctx, kc_str_t topic)
+{
+    int32_t p;
+    kc_uuid_t id;
+    return tv_lookup(ctx, topic, &p, &id);
+}
+
+static const kc_topic_view_t VIEW = {tv_exists, NULL, tv_lookup, NULL};
+
+/* ---- context ----------------------------------------------------------------- */
+
+typedef struct {
+    kc_buf_t key, value;
+    bool tombstone;
+} rec_t;
+
+typedef struct {
+    kc_coord_t *c;
+    kc_coord_config_t cfg;
+    int64_t now;
+    rec_t *recs;
+    size_t nrecs, cap;
+} ctx_t;
+
+static void keep_records(ctx_t *t, kc_result_t *res)
+{
+    for (size_t i = 0; i < res->nrecords; i++) {
+        if (t->nrecs == t->cap) {
+            t->cap = t->cap ? t->cap * 2 : 64;
+            t->recs = realloc(t->recs, t->cap * sizeof(*t->recs));
+        }
+        rec_t *r = &t->recs[t->nrecs++];
+        kc_buf_init(&r->key);
+        kc_buf_init(&r->value);
+        kc_buf_append(&r->key, res->records[i].key.data, res->records[i].key.len);
+        kc_buf_append(&r->value, res->records[i].value.data, res->records[i].value.len);
+        r->tombstone = res->records[i].tombstone;
+    }
+}
+
+static ctx_t *ctx_new_cfg(void (*tweak)(kc_coord_config_t *))
+{
+    ctx_t *t = calloc(1, sizeof(*t));
+    kc_coord_config_defaults(&t->cfg);
+    t->cfg.group_streams_initial_rebalance_delay_ms = 0;
+    t->cfg.group_streams_assignment_interval_ms = 0;
+    t->cfg.group_streams_session_timeout_ms = 10000;
+    if (tweak)
+        tweak(&t->cfg);
+    t->c = kc_coord_new(&t->cfg, &VIEW);
+    kc_coord_seed(t->c, 7);
+    kc_coord_loaded(t->c, 0);
+    t->now = 1000;
+    changelog_exists = true;
+    return t;
+}
+
+static ctx_t *ctx_new(void) { return ctx_new_cfg(NULL); }
+
+static void ctx_free(ctx_t *t)
+{
+    kc_coord_free(t->c);
+    for (size_t i = 0; i < t->nrecs; i++) {
+        kc_buf_deinit(&t->recs[i].key);
+        kc_buf_deinit(&t->recs[i].value);
+    }
+    free(t->recs);
+    free(t);
+}
+
+static void ctx_sleep(ctx_t *t, int64_t ms)
+{
+    kc_result_t res;
+    kc_result_init(&res);
+    int64_t until = t->now + ms;
+    while (kc_coord_next_deadline(t->c) <= until) {
+        t->now = kc_coord_next_deadline(t->c);
+        kc_coord_tick(t->c, t->now, &res);
+        keep_records(t, &res);
+        kc_result_reset(&res);
+    }
+    t->now = until;
+    kc_result_deinit(&res);
+}
+
+/* A new coordinator rebuilt from every record written so far. */
+static void ctx_restart(ctx_t *t)
+{
+    kc_coord_free(t->c);
+    t->c = kc_coord_new(&t->cfg, &VIEW);
+    for (size_t i = 0; i < t->nrecs; i++)
+        assert_int_equal(kc_coord_replay(t->c, t->recs[i].key.data, t->recs[i].key.len,
+                                         t->recs[i].tombstone ? NULL : t->recs[i].value.data,
+                                         t->recs[i].value.len),
+                         0);
+    kc_coord_loaded(t->c, t->now);
+}
+
+static const char *state_of(ctx_t *t)
+{
+    kc_streams_group_t *g = kc_coord_streams_group_find(t->c, kc_str("app"));
+    return g ? kc_streams_group_state(g) : "none";
+}
+
+/* ---- a simulated streams client ------------------------------------------------ */
+
+typedef struct {
+    char member_id[64];
+    const char *instance_id;
+    const char *process_id;
+    int32_t epoch;
+    bool active[NPART], standby[NPART];
+    bool joined;
+} client_t;
+
+typedef struct {
+    int16_t error;
+    char message[256];
+    int32_t epoch;
+    bool has_tasks;
+    bool active[NPART], standby[NPART];
+    int nstatus;
+    int8_t status[8];
+    char detail[8][256];
+    int32_t endpoint_epoch;
+    int nendpoints;
+    kc_streams_topics_to_create_t create;
+} hb_t;
+
+typedef enum { OWNED_ALL, OWNED_NULL, OWNED_MIX } owned_mode_t;
+
+typedef struct {
+    int32_t epoch;       /* INT32_MIN: the client's */
+    owned_mode_t owned;
+    int32_t topology_epoch;
+    const char *changelog_override; /* NULL: the default changelog */
+    int32_t changelog_partitions;
+    int32_t rebalance_timeout;     /* 0: 30000 on join, else -1 */
+    bool shutdown;
+    bool regex;
+    bool endpoint;
+    int32_t endpoint_epoch;
+    const char *rack;
+    const char *group;
+    const char *member; /* override the member id sent */
+    const char *source; /* override the source topic */
+    bool copartition;   /* a second source topic, copartitioned with the first */
+} hb_opts_t;
+
+static int32_t fill_ids(const bool *set, int32_t *parts)
+{
+    int32_t n = 0;
+    for (int p = 0; p < NPART; p++)
+        if (set[p])
+            parts[n++] = p;
+    return n;
+}
+
+static hb_t send_hb(ctx_t *t, client_t *cl, hb_opts_t o)
+{
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_streams_group_heartbeat_request_t req;
+    kc_streams_group_heartbeat_request_init(&req);
+    req.group_id = kc_str(o.group ? o.group : "app");
+    req.member_id = kc_str(o.member ? o.member : cl->member_id);
+    req.member_epoch = o.epoch == INT32_MIN ? cl->epoch : o.epoch;
+    req.instance_id = kc_str(cl->instance_id);
+    req.rack_id = kc_str(o.rack);
+    req.process_id = kc_str(cl->process_id ? cl->process_id : cl->member_id);
+    req.endpoint_information_epoch = o.endpoint_epoch;
+    req.shutdown_application = o.shutdown;
+    kc_streams_group_heartbeat_request_endpoint_t ep = {kc_str("localhost"), 8080};
+    if (o.endpoint)
+        req.user_endpoint = &ep;
+    kc_streams_group_heartbeat_request_topology_t topo;
+    kc_streams_group_heartbeat_request_subtopology_t sub;
+    kc_streams_group_heartbeat_request_topic_info_t cl_topic;
+    kc_str_t sources[2] = {kc_str("in"), kc_str("two-partitions")};
+    int16_t both[2] = {0, 1};
+    kc_streams_group_heartbeat_request_copartition_group_t cpg;
+    memset(&cpg, 0, sizeof(cpg));
+    cpg.source_topics.items = both;
+    cpg.source_topics.count = 2;
+    kc_str_t regex[1] = {kc_str("in.*")};
+    if (o.source)
+        sources[0] = kc_str(o.source);
+    if (req.member_epoch == 0) {
+        memset(&topo, 0, sizeof(topo));
+        memset(&sub, 0, sizeof(sub));
+        memset(&cl_topic, 0, sizeof(cl_topic));
+        topo.epoch = o.topology_epoch;
+        topo.subtopologies.items = &sub;
+        topo.subtopologies.count = 1;
+        sub.subtopology_id = kc_str("0");
+        sub.source_topics.items = sources;
+        sub.source_topics.count = o.copartition ? 2 : 1;
+        if (o.copartition) {
+            sub.copartition_groups.items = &cpg;
+            sub.copartition_groups.count = 1;
+        }
+        sub.source_topic_regex.items = regex;
+        sub.source_topic_regex.count = o.regex ? 1 : 0;
+        cl_topic.name = kc_str(o.changelog_override ? o.changelog_override : "app-store-changelog");
+        cl_topic.partitions = o.changelog_partitions;
+        sub.state_changelog_topics.items = &cl_topic;
+        sub.state_changelog_topics.count = 1;
+        req.topology = &topo;
+        req.rebalance_timeout_ms = o.rebalance_timeout ? o.rebalance_timeout : 30000;
+    } else {
+        req.rebalance_timeout_ms = o.rebalance_timeout ? o.rebalance_timeout : -1;
+    }
+    int32_t ap[NPART], sp[NPART];
+    kc_streams_group_heartbeat_request_task_ids_t at = {kc_str("0"), {ap, 0}};
+    kc_streams_group_heartbeat_request_task_ids_t st = {kc_str("0"), {sp, 0}};
+    if (req.member_epoch != 0 && o.owned != OWNED_NULL) {
+        at.partitions.count = fill_ids(cl->active, ap);
+        st.partitions.count = fill_ids(cl->standby, sp);
+        req.active_tasks.items = &at;
+        req.active_tasks.count = 1;
+        if (o.owned == OWNED_ALL) {
+            req.standby_tasks.items = &st;
+            req.standby_tasks.count = 1;
+            req.warmup_tasks.items = NULL;
+            req.warmup_tasks.count = 0;
+        }
+    }
+    kc_request_ctx_t ctx = {1, 1, 88, 1, kc_str("client"), "/127.0.0.1", t->now};
+    kc_result_t res;
+    kc_result_init(&res);
+    hb_t h;
+    memset(&h, 0, sizeof(h));
+    kc_coord_streams_group_heartbeat(t->c, &ctx, &req, &res, &h.create);
+    keep_records(t, &res);
+    assert_int_equal(res.nresponses, 1);
+    kc_streams_group_heartbeat_response_t r;
+    kc_streams_group_heartbeat_response_init(&r);
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    assert_int_equal(kc_streams_group_heartbeat_response_decode(&rd, 1, &arena, &r), 0);
+    h.error = r.error_code;
+    if (r.error_message.len > 0)
+        snprintf(h.message, sizeof(h.message), "%.*s", (int)r.error_message.len, r.error_message.ptr);
+    h.epoch = r.member_epoch;
+    for (int32_t i = 0; i < r.status.count && i < 8; i++) {
+        h.status[h.nstatus] = r.status.items[i].status_code;
+        snprintf(h.detail[h.nstatus], 256, "%.*s", (int)r.status.items[i].status_detail.len,
+                 r.status.items[i].status_detail.ptr);
+        h.nstatus++;
+    }
+    h.endpoint_epoch = r.endpoint_information_epoch;
+    h.nendpoints = r.partitions_by_user_endpoint.count;
+    if (r.active_tasks.count >= 0) {
+        h.has_tasks = true;
+        assert_true(r.standby_tasks.count >= 0 && r.warmup_tasks.count >= 0);
+        for (int32_t i = 0; i < r.active_tasks.count; i++)
+            for (int32_t j = 0; j < r.active_tasks.items[i].partitions.count; j++)
+                h.active[r.active_tasks.items[i].partitions.items[j]] = true;
+        for (int32_t i = 0; i < r.standby_tasks.count; i++)
+            for (int32_t j = 0; j < r.standby_tasks.items[i].partitions.count; j++)
+                h.standby[r.standby_tasks.items[i].partitions.items[j]] = true;
+    }
+    if (h.error == E_NONE) {
+        cl->epoch = h.epoch;
+        cl->joined = h.epoch >= 0;
+        if (h.has_tasks) {
+            memcpy(cl->active, h.active, sizeof(cl->active));
+            memcpy(cl->standby, h.standby, sizeof(cl->standby));
+        }
+    }
+    kc_result_deinit(&res);
+    kc_arena_deinit(&arena);
+    return h;
+}
+
+static hb_t join(ctx_t *t, client_t *cl)
+{
+    return send_hb(t, cl, (hb_opts_t){.epoch = 0, .topology_epoch = 1});
+}
+
+static hb_t beat(ctx_t *t, client_t *cl)
+{
+    return send_hb(t, cl, (hb_opts_t){.epoch = INT32_MIN, .owned = OWNED_ALL});
+}
+
+static void hb_free(hb_t *h) { kc_streams_topics_to_create_deinit(&h->create); }
+
+static int count(const bool *b)
+{
+    int n = 0;
+    for (int p = 0; p < NPART; p++)
+        n += b[p];
+    return n;
+}
+
+static bool has_status(const hb_t *h, int8_t code)
+{
+    for (int i = 0; i < h->nstatus; i++)
+        if (h->status[i] == code)
+            return true;
+    return false;
+}
+
+/* No task is active on two clients at any time. */
+static void assert_disjoint(client_t *cls, int n)
+{
+    for (int p = 0; p < NPART; p++) {
+        int owners = 0;
+        for (int i = 0; i < n; i++)
+            owners += cls[i].joined && cls[i].active[p];
+        assert_true(owners <= 1);
+    }
+}
+
+static void converge(ctx_t *t, client_t *cls, int n)
+{
+    for (int round = 0; round < 10; round++)
+        for (int i = 0; i < n; i++) {
+            if (!cls[i].joined)
+                continue;
+            hb_t h = beat(t, &cls[i]);
+            assert_int_equal(h.error, E_NONE);
+            assert_disjoint(cls, n);
+        }
+}
+
+static void set_id(client_t *cl, const char *id)
+{
+    memset(cl, 0, sizeof(*cl));
+    snprintf(cl->member_id, sizeof(cl->member_id), "%s", id);
+}
+
+/* ---- tests ----------------------------------------------------------------------- */
+
+static void test_first_joiner_initialises_topology_and_gets_all_tasks(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t a;
+    set_id(&a, "member-a");
+    hb_t h = join(t, &a);
+    assert_int_equal(h.error, E_NONE);
+    assert_int_equal(h.epoch, 1);
+    assert_true(h.has_tasks);
+    assert_int_equal(count(a.active), NPART);
+    assert_int_equal(h.nstatus, 0);
+    assert_string_equal(state_of(t), "Stable");
+    kc_streams_group_t *g = kc_coord_streams_group_find(t->c, kc_str("app"));
+    assert_non_null(g);
+    assert_int_equal(kc_streams_group_topology_epoch(g), 1);
+    assert_int_equal(kc_streams_group_stored_description_epoch(g), -1);
+    /* A steady heartbeat sends no tasks. */
+    h = beat(t, &a);
+    assert_int_equal(h.error, E_NONE);
+    assert_false(h.has_tasks);
+    ctx_free(t);
+}
+
+static void test_missing_internal_topics_are_listed_then_group_becomes_ready(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    changelog_exists = false;
+    client_t a;
+    set_id(&a, "member-a");
+    hb_t h = join(t, &a);
+    assert_int_equal(h.error, E_NONE);
+    assert_true(has_status(&h, 3));
+    assert_string_equal(h.detail[0], "Internal topics are missing: app-store-changelog");
+    assert_int_equal(h.create.n, 1);
+    assert_string_equal(h.create.items[0].name, "app-store-changelog");
+    assert_int_equal(h.create.items[0].partitions, NPART);
+    assert_int_equal(count(a.active), 0);
+    assert_string_equal(state_of(t), "NotReady");
+    hb_free(&h);
+    /* The caller created it: the next heartbeat configures and assigns. */
+    changelog_exists = true;
+    h = beat(t, &a);
+    assert_int_equal(h.error, E_NONE);
+    assert_false(has_status(&h, 3));
+    assert_int_equal(count(a.active), NPART);
+    assert_string_equal(state_of(t), "Stable");
+    ctx_free(t);
+}
+
+static void test_stale_topology_status_and_update_rejected(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t a, b, c;
+    set_id(&a, "member-a");
+    set_id(&b, "member-b");
+    set_id(&c, "member-c");
+    send_hb(t, &a, (hb_opts_t){.epoch = 0, .topology_epoch = 2});
+    hb_t h = send_hb(t, &b, (hb_opts_t){.epoch = 0, .topology_epoch = 1});
+    assert_int_equal(h.error, E_NONE);
+    assert_true(has_status(&h, 0));
+    assert_string_equal(h.detail[0], "The member's topology epoch 1 is behind the group's topology epoch 2.");
+    h = send_hb(t, &c, (hb_opts_t){.epoch = 0, .topology_epoch = 3});
+    assert_int_equal(h.error, E_INVALID_REQUEST);
+    assert_string_equal(h.message, "Topology updates are not supported yet.");
+    h = send_hb(t, &c, (hb_opts_t){.epoch = 0, .topology_epoch = 2, .changelog_override = "other"});
+    assert_int_equal(h.error, E_INVALID_REQUEST);
+    /* The rejected joins did not make c a member. */
+    c.epoch = 1;
+    h = send_hb(t, &c, (hb_opts_t){.epoch = INT32_MIN, .owned = OWNED_NULL});
+    assert_int_equal(h.error, E_UNKNOWN_MEMBER_ID);
+    ctx_free(t);
+}
+
+static void test_request_rules_name_the_rule(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t a;
+    set_id(&a, "member-a");
+    struct {
+        hb_opts_t o;
+        int16_t err;
+        const char *msg;
+    } cases[] = {
+        {{.epoch = 0, .topology_epoch = 1, .member = ""}, E_INVALID_REQUEST, "MemberId can't be empty."},
+        {{.epoch = 0, .topology_epoch = 1, .group = ""}, E_INVALID_REQUEST, "GroupId can't be empty."},
+        {{.epoch = 0, .topology_epoch = 1, .rack = ""}, E_INVALID_REQUEST, "RackId can't be empty."},
+        {{.epoch = 0, .topology_epoch = 1, .regex = true}, E_INVALID_REQUEST,
+         "Regular expressions for source topics are not supported yet."},
+        {{.epoch = 0, .topology_epoch = 1, .changelog_partitions = 3}, E_STREAMS_INVALID_TOPOLOGY,
+         "Changelog topic app-store-changelog must have an undefined partition count, but it is set to 3."},
+        {{.epoch = -3}, E_INVALID_REQUEST, "MemberEpoch is -3, but must be greater than or equal to -2."},
+        {{.epoch = -2}, E_INVALID_REQUEST, "InstanceId can't be null."},
+        {{.epoch = 5, .owned = OWNED_MIX}, E_INVALID_REQUEST,
+         "If one task-type is non-null, all must be non-null."},
+        {{.epoch = 5, .owned = OWNED_NULL}, E_GROUP_ID_NOT_FOUND, "Streams group app not found."},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        hb_t h = send_hb(t, &a, cases[i].o);
+        assert_int_equal(h.error, cases[i].err);
+        assert_string_equal(h.message, cases[i].msg);
+    }
+    /* RebalanceTimeoutMs -1 and a missing topology on join. */
+    kc_streams_group_heartbeat_request_t req;
+    kc_streams_group_heartbeat_request_init(&req);
+    req.group_id = kc_str("app");
+    req.member_id = kc_str("m");
+    req.member_epoch = 0;
+    kc_request_ctx_t ctx = {1, 1, 88, 1, kc_str("client"), "/127.0.0.1", t->now};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_streams_group_heartbeat(t->c, &ctx, &req, &res, NULL);
+    assert_non_null(memmem(res.responses[0].body.data, res.responses[0].body.len,
+                           "RebalanceTimeoutMs must be provided in first request.", 52));
+    kc_result_reset(&res);
+    req.rebalance_timeout_ms = 1000;
+    kc_coord_streams_group_heartbeat(t->c, &ctx, &req, &res, NULL);
+    assert_non_null(memmem(res.responses[0].body.data, res.responses[0].body.len,
+                           "Topology must be non-null when (re-)joining.", 44));
+    kc_result_deinit(&res);
+    /* No group was created by any of these. */
+    assert_string_equal(state_of(t), "none");
+    /* Unknown member; a task id outside the configured topology. */
+    join(t, &a);
+    hb_t h = send_hb(t, &a, (hb_opts_t){.epoch = INT32_MIN, .owned = OWNED_NULL, .member = "nobody"});
+    assert_int_equal(h.error, E_UNKNOWN_MEMBER_ID);
+    client_t bad = a;
+    memset(bad.active, 0, sizeof(bad.active));
+    bad.standby[0] = true;
+    h = beat(t, &bad);
+    assert_int_equal(h.error, E_NONE);
+    kc_streams_group_heartbeat_request_task_ids_t out_of_range = {kc_str("0"), {(int32_t[]){NPART}, 1}};
+    kc_streams_group_heartbeat_request_task_ids_t none = {kc_str("0"), {NULL, 0}};
+    kc_streams_group_heartbeat_request_init(&req);
+    req.group_id = kc_str("app");
+    req.member_id = kc_str("member-a");
+    req.member_epoch = a.epoch;
+    req.active_tasks.items = &out_of_range;
+    req.active_tasks.count = 1;
+    req.standby_tasks.items = &none;
+    req.standby_tasks.count = 1;
+    req.warmup_tasks.items = &none;
+    req.warmup_tasks.count = 1;
+    kc_result_init(&res);
+    kc_coord_streams_group_heartbeat(t->c, &ctx, &req, &res, NULL);
+    assert_non_null(memmem(res.responses[0].body.data, res.responses[0].body.len,
+                           "Task 4 for subtopology 0 is invalid", 35));
+    kc_result_deinit(&res);
+    ctx_free(t);
+}
+
+static void test_mixed_null_lists_rejected_and_null_means_unchanged(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t a, b;
+    set_id(&a, "member-a");
+    set_id(&b, "member-b");
+    join(t, &a);
+    join(t, &b);
+    /* a must revoke two tasks; null lists do not prove the revocation. */
+    hb_t h = send_hb(t, &a, (hb_opts_t){.epoch = INT32_MIN, .owned = OWNED_NULL});
+    assert_int_equal(h.error, E_NONE);
+    assert_true(h.has_tasks);
+    assert_int_equal(count(h.active), 2);
+    assert_string_equal(state_of(t), "Reconciling");
+    int32_t epoch_before = a.epoch;
+    /* Pretend the client still reports all four: no progress. */
+    client_t still = a;
+    for (int p = 0; p < NPART; p++)
+        still.active[p] = true;
+    h = beat(t, &still);
+    assert_int_equal(h.error, E_NONE);
+    assert_int_equal(h.epoch, epoch_before);
+    /* A mix is INVALID_REQUEST (KAFKA-20870). */
+    h = send_hb(t, &a, (hb_opts_t){.epoch = INT32_MIN, .owned = OWNED_MIX});
+    assert_int_equal(h.error, E_INVALID_REQUEST);
+    assert_string_equal(h.message, "If one task-type is non-null, all must be non-null.");
+    /* The full report of the revoked set moves a to the new epoch. */
+    h = beat(t, &a);
+    assert_int_equal(h.error, E_NONE);
+    assert_true(h.epoch > epoch_before);
+    client_t cls[2] = {a, b};
+    converge(t, cls, 2);
+    assert_int_equal(count(cls[0].active) + count(cls[1].active), NPART);
+    assert_int_equal(count(cls[0].active), 2);
+    assert_string_equal(state_of(t), "Stable");
+    ctx_free(t);
+}
+
+static void test_three_members_never_share_an_active_task(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t cls[3];
+    set_id(&cls[0], "member-a");
+    set_id(&cls[1], "member-b");
+    set_id(&cls[2], "member-c");
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(join(t, &cls[i]).error, E_NONE);
+        assert_disjoint(cls, 3);
+        converge(t, cls, 3);
+    }
+    int total = 0;
+    for (int i = 0; i < 3; i++) {
+        total += count(cls[i].active);
+        assert_true(count(cls[i].active) >= 1 && count(cls[i].active) <= 2);
+    }
+    assert_int_equal(total, NPART);
+    assert_string_equal(state_of(t), "Stable");
+    /* One leaves: its tasks move to the others. */
+    hb_t h = send_hb(t, &cls[1], (hb_opts_t){.epoch = -1, .owned = OWNED_NULL});
+    assert_int_equal(h.error, E_NONE);
+    assert_int_equal(h.epoch, -1);
+    cls[1].joined = false;
+    converge(t, cls, 3);
+    assert_int_equal(count(cls[0].active) + count(cls[2].active), NPART);
+    ctx_free(t);
+}
+
+static void test_previous_epoch_retry(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t a, b;
+    set_id(&a, "member-a");
+    set_id(&b, "member-b");
+    join(t, &a);
+    join(t, &b);
+    client_t cls[2] = {a, b};
+    converge(t, cls, 2);
+    a = cls[0];
+    /* A third member makes a give one task up: a's new epoch is "lost". */
+    client_t c;
+    set_id(&c, "member-c");
+    join(t, &c);
+    client_t before = a;
+    hb_t h = beat(t, &a);      /* revocation requested (same epoch) */
+    h = beat(t, &a);           /* revoked: bumped epoch */
+    assert_int_equal(h.error, E_NONE);
+    assert_true(a.epoch > before.epoch);
+    client_t lost = a;
+    lost.epoch = before.epoch; /* the client never saw the bump */
+    /* Full report contained in the assignment: accepted (Kafka). */
+    h = beat(t, &lost);
+    assert_int_equal(h.error, E_NONE);
+    assert_int_equal(h.epoch, a.epoch);
+    /* All-null retry: fenced by default (Kafka trunk). */
+    lost = a;
+    lost.epoch = before.epoch;
+    h = send_hb(t, &lost, (hb_opts_t){.epoch = INT32_MIN, .owned = OWNED_NULL});
+    assert_int_equal(h.error, E_FENCED_MEMBER_EPOCH);
+    assert_non_null(strstr(h.message, "smaller member epoch"));
+    /* A report not contained in the assignment: fenced. */
+    lost = a;
+    lost.epoch = before.epoch;
+    for (int p = 0; p < NPART; p++)
+        lost.active[p] = true;
+    h = beat(t, &lost);
+    assert_int_equal(h.error, E_FENCED_MEMBER_EPOCH);
+    /* An epoch ahead: fenced. */
+    lost = a;
+    lost.epoch = a.epoch + 5;
+    h = beat(t, &lost);
+    assert_int_equal(h.error, E_FENCED_MEMBER_EPOCH);
+    assert_non_null(strstr(h.message, "greater member epoch"));
+    ctx_free(t);
+}
+
+static void opt_in(kc_coord_config_t *cfg)
+{
+    cfg->group_streams_accept_null_owned_tasks_on_previous_epoch = true;
+}
+
+static void test_previous_epoch_null_retry_accepted_with_opt_in(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new_cfg(opt_in);
+    client_t a, b;
+    set_id(&a, "member-a");
+    set_id(&b, "member-b");
+    join(t, &a);
+    join(t, &b);
+    hb_t h = beat(t, &a); /* revoked two tasks: bumped */
+    assert_int_equal(h.error, E_NONE);
+    int32_t new_epoch = a.epoch;
+    client_t lost = a;
+    lost.epoch = new_epoch - 1;
+    h = send_hb(t, &lost, (hb_opts_t){.epoch = INT32_MIN, .owned = OWNED_NULL});
+    assert_int_equal(h.error, E_NONE);
+    assert_int_equal(h.epoch, new_epoch);
+    assert_true(h.has_tasks); /* the lost assignment is sent again */
+    assert_int_equal(count(h.active), 2);
+    ctx_free(t);
+}
+
+static void test_static_leave_and_rejoin_keeps_tasks(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t a, b;
+    set_id(&a, "member-a");
+    set_id(&b, "member-b");
+    a.instance_id = "instance-a";
+    a.process_id = "proc-a";
+    join(t, &a);
+    join(t, &b);
+    client_t cls[2] = {a, b};
+    converge(t, cls, 2);
+    a = cls[0];
+    bool had[NPART];
+    memcpy(had, a.active, sizeof(had));
+    /* Rejoin while still in the group: UNRELEASED_INSTANCE_ID. */
+    client_t a2 = a;
+    snprintf(a2.member_id, sizeof(a2.member_id), "member-a2");
+    hb_t h = send_hb(t, &a2, (hb_opts_t){.epoch = 0, .topology_epoch = 1});
+    assert_int_equal(h.error, E_UNRELEASED_INSTANCE_ID);
+    /* Static leave keeps the member at -2 with its tasks. */
+    h = send_hb(t, &a, (hb_opts_t){.epoch = -2, .owned = OWNED_NULL});
+    assert_int_equal(h.error, E_NONE);
+    assert_int_equal(h.epoch, -2);
+    /* The old id is fenced once replaced. */
+    h = send_hb(t, &a2, (hb_opts_t){.epoch = 0, .topology_epoch = 1});
+    assert_int_equal(h.error, E_NONE);
+    assert_true(h.has_tasks);
+    assert_memory_equal(h.active, had, sizeof(had));
+    h = send_hb(t, &a, (hb_opts_t){.epoch = INT32_MIN, .owned = OWNED_ALL});
+    assert_int_equal(h.error, E_FENCED_INSTANCE_ID);
+    ctx_free(t);
+}
+
+static void test_session_expiry_moves_tasks(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t cls[2];
+    set_id(&cls[0], "member-a");
+    set_id(&cls[1], "member-b");
+    join(t, &cls[0]);
+    join(t, &cls[1]);
+    converge(t, cls, 2);
+    /* b goes silent; a keeps heartbeating. */
+    for (int i = 0; i < 12; i++) {
+        ctx_sleep(t, 1000);
+        assert_int_equal(beat(t, &cls[0]).error, E_NONE);
+    }
+    kc_streams_group_t *g = kc_coord_streams_group_find(t->c, kc_str("app"));
+    assert_non_null(g);
+    hb_t h = beat(t, &cls[1]);
+    assert_int_equal(h.error, E_UNKNOWN_MEMBER_ID);
+    cls[1].joined = false;
+    converge(t, cls, 2);
+    assert_int_equal(count(cls[0].active), NPART);
+    ctx_free(t);
+}
+
+static void standby_one(kc_coord_config_t *cfg) { cfg->group_streams_num_standby_replicas = 1; }
+
+static void test_standby_on_other_process(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new_cfg(standby_one);
+    client_t cls[2];
+    set_id(&cls[0], "member-a");
+    set_id(&cls[1], "member-b");
+    join(t, &cls[0]);
+    join(t, &cls[1]);
+    converge(t, cls, 2);
+    for (int p = 0; p < NPART; p++) {
+        assert_true(cls[0].active[p] != cls[1].active[p]);
+        /* The standby is on the process without the active task. */
+        assert_true(cls[0].standby[p] == cls[1].active[p]);
+        assert_true(cls[1].standby[p] == cls[0].active[p]);
+    }
+    ctx_free(t);
+}
+
+static void test_shutdown_application_status_reaches_everyone(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t a, b;
+    set_id(&a, "member-a");
+    set_id(&b, "member-b");
+    join(t, &a);
+    join(t, &b);
+    hb_t h = send_hb(t, &a, (hb_opts_t){.epoch = INT32_MIN, .owned = OWNED_ALL, .shutdown = true});
+    assert_int_equal(h.error, E_NONE);
+    h = beat(t, &b);
+    assert_true(has_status(&h, 4));
+    assert_non_null(strstr(h.detail[h.nstatus - 1], "member-a encountered a fatal error"));
+    ctx_free(t);
+}
+
+static void max_two(kc_coord_config_t *cfg) { cfg->group_streams_max_size = 2; }
+
+static void test_group_max_size(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new_cfg(max_two);
+    client_t a, b, c;
+    set_id(&a, "member-a");
+    set_id(&b, "member-b");
+    set_id(&c, "member-c");
+    join(t, &a);
+    join(t, &b);
+    hb_t h = join(t, &c);
+    assert_int_equal(h.error, E_GROUP_MAX_SIZE_REACHED);
+    assert_string_equal(h.message, "The streams group has reached its maximum capacity of 2 members.");
+    /* A known member rejoining is not refused. */
+    assert_int_equal(join(t, &a).error, E_NONE);
+    ctx_free(t);
+}
+
+static void test_endpoints_sent_when_epoch_stale(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t a;
+    set_id(&a, "member-a");
+    hb_t h = send_hb(t, &a, (hb_opts_t){.epoch = 0, .topology_epoch = 1, .endpoint = true});
+    assert_int_equal(h.error, E_NONE);
+    /* The creating heartbeat answers epoch 0 but sends the endpoints. */
+    assert_int_equal(h.endpoint_epoch, 0);
+    assert_int_equal(h.nendpoints, 1);
+    client_t b;
+    set_id(&b, "member-b");
+    h = send_hb(t, &b, (hb_opts_t){.epoch = 0, .topology_epoch = 1, .endpoint = true});
+    assert_true(h.endpoint_epoch > 0);
+    assert_int_equal(h.nendpoints, 2);
+    int32_t ep = h.endpoint_epoch;
+    h = send_hb(t, &b, (hb_opts_t){.epoch = INT32_MIN, .owned = OWNED_NULL, .endpoint_epoch = ep});
+    assert_int_equal(h.nendpoints, -1);
+    assert_int_equal(h.endpoint_epoch, ep);
+    ctx_free(t);
+}
+
+static void test_replay_mid_reconciliation_continues_with_same_epochs(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t a, b;
+    set_id(&a, "member-a");
+    set_id(&b, "member-b");
+    join(t, &a);
+    join(t, &b);
+    /* a has been asked to revoke; restart before it does. */
+    hb_t h = send_hb(t, &a, (hb_opts_t){.epoch = INT32_MIN, .owned = OWNED_NULL});
+    assert_int_equal(h.error, E_NONE);
+    assert_string_equal(state_of(t), "Reconciling");
+    ctx_restart(t);
+    assert_string_equal(state_of(t), "Reconciling");
+    kc_streams_group_t *g = kc_coord_streams_group_find(t->c, kc_str("app"));
+    assert_int_equal(kc_streams_group_topology_epoch(g), 1);
+    /* The heartbeats go on with the epochs the clients hold. */
+    h = beat(t, &b);
+    assert_int_equal(h.error, E_NONE);
+    h = beat(t, &a);
+    assert_int_equal(h.error, E_NONE);
+    client_t cls[2] = {a, b};
+    converge(t, cls, 2);
+    assert_int_equal(count(cls[0].active) + count(cls[1].active), NPART);
+    assert_string_equal(state_of(t), "Stable");
+    ctx_free(t);
+}
+
+static void test_description_epochs_persist(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t a;
+    set_id(&a, "member-a");
+    join(t, &a);
+    kc_streams_group_t *g = kc_coord_streams_group_find(t->c, kc_str("app"));
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_streams_group_set_description_epochs(t->c, g, -2, 1, &res);
+    assert_int_equal(res.nrecords, 1);
+    keep_records(t, &res);
+    kc_result_deinit(&res);
+    ctx_restart(t);
+    g = kc_coord_streams_group_find(t->c, kc_str("app"));
+    assert_int_equal(kc_streams_group_stored_description_epoch(g), -2);
+    assert_int_equal(kc_streams_group_failed_description_epoch(g), 1);
+    /* A later group epoch bump keeps them. */
+    client_t b;
+    set_id(&b, "member-b");
+    join(t, &b);
+    ctx_restart(t);
+    g = kc_coord_streams_group_find(t->c, kc_str("app"));
+    assert_int_equal(kc_streams_group_stored_description_epoch(g), -2);
+    ctx_free(t);
+}
+
+static void test_sticky_assignor_balances_and_covers(void **state)
+{
+    (void)state;
+    enum { NS = 10, NPARTS = 8, NM = 7 };
+    kc_st_subtopology_t subs[NS];
+    char ids[NS][8];
+    for (int s = 0; s < NS; s++) {
+        snprintf(ids[s], sizeof(ids[s]), "%d", s);
+        subs[s] = (kc_st_subtopology_t){ids[s], NPARTS, s % 2 == 0};
+    }
+    /* ids sorted by strcmp: "0".."9" already are */
+    kc_st_member_t m[NM];
+    char mid[NM][8], pid[NM][8];
+    for (int i = 0; i < NM; i++) {
+        snprintf(mid[i], 8, "m%d", i);
+        snprintf(pid[i], 8, "p%d", i / 2); /* two members per process */
+        m[i] = (kc_st_member_t){mid[i], pid[i], NULL, {0}, {0}};
+    }
+    kc_st_spec_t spec = {subs, NS, m, NM, 1};
+    kc_assignor_streams_sticky(&spec);
+    int64_t total = 0;
+    for (int s = 0; s < NS; s++)
+        for (int p = 0; p < NPARTS; p++) {
+            int owners = 0, standbys = 0;
+            const char *active_proc = NULL;
+            for (int i = 0; i < NM; i++) {
+                if (kc_tasks_has(&m[i].active, ids[s], p)) {
+                    owners++;
+                    active_proc = pid[i];
+                }
+            }
+            assert_int_equal(owners, 1);
+            for (int i = 0; i < NM; i++)
+                if (kc_tasks_has(&m[i].standby, ids[s], p)) {
+                    standbys++;
+                    assert_string_not_equal(pid[i], active_proc);
+                }
+            assert_int_equal(standbys, subs[s].stateful ? 1 : 0);
+        }
+    for (int i = 0; i < NM; i++) {
+        int64_t n = kc_tasks_count(&m[i].active);
+        total += n;
+        assert_true(n >= (NS * NPARTS) / NM && n <= (NS * NPARTS) / NM + 1);
+    }
+    assert_int_equal(total, NS * NPARTS);
+    /* Sticky: the same input with these as previous targets changes nothing. */
+    kc_tasks_tuple_t prev[NM];
+    kc_st_member_t m2[NM];
+    for (int i = 0; i < NM; i++) {
+        prev[i] = (kc_tasks_tuple_t){m[i].active, m[i].standby, {0}};
+        m2[i] = (kc_st_member_t){mid[i], pid[i], &prev[i], {0}, {0}};
+    }
+    kc_st_spec_t spec2 = {subs, NS, m2, NM, 1};
+    kc_assignor_streams_sticky(&spec2);
+    for (int i = 0; i < NM; i++) {
+        assert_true(kc_tasks_equal(&m2[i].active, &prev[i].active));
+        kc_tasks_tuple_free(&prev[i]);
+        kc_tasks_free(&m2[i].active);
+        kc_tasks_free(&m2[i].standby);
+    }
+}
+
+/* A classic JoinGroup v5 with an empty member id; returns its error code. */
+static int16_t classic_join(ctx_t *t)
+{
+    kc_join_group_request_t req;
+    kc_join_group_request_init(&req);
+    req.group_id = kc_str("app");
+    req.session_timeout_ms = 10000;
+    req.rebalance_timeout_ms = 10000;
+    req.member_id = kc_str("");
+    req.protocol_type = kc_str("consumer");
+    kc_join_group_request_protocol_t proto = {kc_str("range"), {NULL, 0}};
+    req.protocols.items = &proto;
+    req.protocols.count = 1;
+    kc_request_ctx_t ctx = {2, 1, 11, 5, kc_str("client"), "/127.0.0.1", t->now};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_join_group(t->c, &ctx, &req, &res);
+    keep_records(t, &res);
+    assert_int_equal(res.nresponses, 1);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_join_group_response_t r;
+    kc_join_group_response_init(&r);
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    assert_int_equal(kc_join_group_response_decode(&rd, 5, &arena, &r), 0);
+    kc_arena_deinit(&arena);
+    kc_result_deinit(&res);
+    return r.error_code;
+}
+
+static void test_classic_join_refused_while_members_then_converts_empty_group(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t a;
+    set_id(&a, "member-a");
+    join(t, &a);
+    assert_int_equal(classic_join(t), 23); /* INCONSISTENT_GROUP_PROTOCOL */
+    assert_non_null(kc_coord_streams_group_find(t->c, kc_str("app")));
+    assert_int_equal(send_hb(t, &a, (hb_opts_t){.epoch = -1, .owned = OWNED_NULL}).error, E_NONE);
+    assert_int_equal(classic_join(t), 79); /* MEMBER_ID_REQUIRED: a classic group now */
+    assert_null(kc_coord_streams_group_find(t->c, kc_str("app")));
+    assert_non_null(kc_classic_group_find(t->c, kc_str("app")));
+    /* The conversion survives a restart (the streams records are tombstoned). */
+    ctx_restart(t);
+    assert_null(kc_coord_streams_group_find(t->c, kc_str("app")));
+    ctx_free(t);
+}
+
+static void test_streams_join_takes_over_simple_classic_group(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    /* An admin commit makes a simple classic group holding an offset. */
+    kc_offset_commit_request_partition_t part = {0, 42, -1, -1, kc_str("")};
+    kc_offset_commit_request_topic_t topic;
+    memset(&topic, 0, sizeof(topic));
+    topic.name = kc_str("in");
+    topic.partitions.items = &part;
+    topic.partitions.count = 1;
+    kc_offset_commit_request_t oc;
+    kc_offset_commit_request_init(&oc);
+    oc.group_id = kc_str("app");
+    oc.generation_id_or_member_epoch = -1;
+    oc.member_id = kc_str("");
+    oc.topics.items = &topic;
+    oc.topics.count = 1;
+    kc_request_ctx_t ctx = {3, 1, 8, 2, kc_str("admin"), "/127.0.0.1", t->now};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_offset_commit(t->c, &ctx, &oc, &res);
+    keep_records(t, &res);
+    kc_result_deinit(&res);
+    assert_non_null(kc_classic_group_find(t->c, kc_str("app")));
+    client_t a;
+    set_id(&a, "member-a");
+    assert_int_equal(join(t, &a).error, E_NONE);
+    assert_null(kc_classic_group_find(t->c, kc_str("app")));
+    assert_string_equal(state_of(t), "Stable");
+    /* After a restart the offset's simple group gives way to the streams group. */
+    ctx_restart(t);
+    assert_null(kc_classic_group_find(t->c, kc_str("app")));
+    assert_string_equal(state_of(t), "Stable");
+    assert_true(kc_offsets_group_has_offsets(t->c, kc_str("app")));
+    ctx_free(t);
+}
+
+/* An admin commit to group_id (a simple classic group when there is none). */
+static void admin_commit(ctx_t *t, const char *group_id)
+{
+    kc_offset_commit_request_partition_t part = {0, 42, -1, -1, kc_str("")};
+    kc_offset_commit_request_topic_t topic;
+    memset(&topic, 0, sizeof(topic));
+    topic.name = kc_str("in");
+    topic.partitions.items = &part;
+    topic.partitions.count = 1;
+    kc_offset_commit_request_t oc;
+    kc_offset_commit_request_init(&oc);
+    oc.group_id = kc_str(group_id);
+    oc.generation_id_or_member_epoch = -1;
+    oc.member_id = kc_str("");
+    oc.topics.items = &topic;
+    oc.topics.count = 1;
+    kc_request_ctx_t ctx = {3, 1, 8, 2, kc_str("admin"), "/127.0.0.1", t->now};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_offset_commit(t->c, &ctx, &oc, &res);
+    keep_records(t, &res);
+    kc_result_deinit(&res);
+}
+
+/* ListGroups v5 (every type): the listed ids, comma-separated, into out. */
+static void list_group_ids(ctx_t *t, char *out, size_t cap)
+{
+    kc_list_groups_request_t req;
+    kc_list_groups_request_init(&req);
+    kc_request_ctx_t ctx = {4, 1, 16, 5, kc_str("admin"), "/127.0.0.1", t->now};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_list_groups(t->c, &ctx, &req, &res);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_list_groups_response_t r;
+    kc_list_groups_response_init(&r);
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    assert_int_equal(kc_list_groups_response_decode(&rd, 5, &arena, &r), 0);
+    size_t w = 0;
+    out[0] = '\0';
+    for (int32_t i = 0; i < r.groups.count; i++)
+        w += (size_t)snprintf(out + w, cap - w, "%s%.*s", i ? "," : "",
+                              (int)r.groups.items[i].group_id.len, r.groups.items[i].group_id.ptr);
+    kc_arena_deinit(&arena);
+    kc_result_deinit(&res);
+}
+
+/* Kafka keeps the groups of every type in one table per __consumer_offsets
+ * partition, which ListGroups follows: ids created in the same order list
+ * in the same order whether each is a streams group or a classic one. */
+static void test_list_groups_one_table_with_streams_groups(void **state)
+{
+    (void)state;
+    enum { N = 60 };
+    static char ids[N][16];
+    static char mixed[N * 16], classic_only[N * 16];
+    for (int pass = 0; pass < 2; pass++) {
+        ctx_t *t = ctx_new();
+        for (int i = 0; i < N; i++) {
+            snprintf(ids[i], sizeof(ids[i]), "sg-%d", i);
+            if (pass == 0 && i % 3 == 1) {
+                client_t a;
+                set_id(&a, "member-a");
+                hb_t h = send_hb(t, &a, (hb_opts_t){.epoch = 0, .topology_epoch = 1, .group = ids[i]});
+                assert_int_equal(h.error, E_NONE);
+                hb_free(&h);
+            } else {
+                admin_commit(t, ids[i]);
+            }
+        }
+        list_group_ids(t, pass == 0 ? mixed : classic_only, sizeof(mixed));
+        ctx_free(t);
+    }
+    assert_string_equal(mixed, classic_only);
+}
+
+static void short_rebalance(kc_coord_config_t *cfg) { cfg->group_streams_session_timeout_ms = 60000; }
+
+static void test_rebalance_timeout_fences_member_that_does_not_revoke(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new_cfg(short_rebalance);
+    client_t a, b;
+    set_id(&a, "member-a");
+    set_id(&b, "member-b");
+    join(t, &a);
+    join(t, &b);
+    /* a is asked to revoke two tasks with a 5 s rebalance timeout and
+     * keeps reporting all four. */
+    client_t stubborn = a;
+    for (int p = 0; p < NPART; p++)
+        stubborn.active[p] = true;
+    hb_t h = send_hb(t, &stubborn, (hb_opts_t){.epoch = INT32_MIN, .owned = OWNED_ALL,
+                                               .rebalance_timeout = 5000});
+    assert_int_equal(h.error, E_NONE);
+    assert_int_equal(count(h.active), 2);
+    ctx_sleep(t, 4000);
+    for (int p = 0; p < NPART; p++)
+        stubborn.active[p] = true;
+    assert_int_equal(send_hb(t, &stubborn, (hb_opts_t){.epoch = INT32_MIN, .owned = OWNED_ALL}).error,
+                     E_NONE);
+    ctx_sleep(t, 2000);
+    h = beat(t, &stubborn);
+    assert_int_equal(h.error, E_UNKNOWN_MEMBER_ID);
+    ctx_free(t);
+}
+
+static void test_static_member_at_minus_two_expires_with_its_session(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t a, b;
+    set_id(&a, "member-a");
+    set_id(&b, "member-b");
+    a.instance_id = "instance-a";
+    join(t, &a);
+    join(t, &b);
+    client_t cls[2] = {a, b};
+    converge(t, cls, 2);
+    assert_int_equal(send_hb(t, &cls[0], (hb_opts_t){.epoch = -2, .owned = OWNED_NULL}).error, E_NONE);
+    /* Its tasks stay reserved while b heartbeats ... */
+    for (int i = 0; i < 8; i++) {
+        ctx_sleep(t, 1000);
+        assert_int_equal(beat(t, &cls[1]).error, E_NONE);
+    }
+    assert_int_equal(count(cls[1].active), 2);
+    /* ... until the session of the departed static member expires. */
+    cls[0].joined = false;
+    for (int i = 0; i < 4; i++) {
+        ctx_sleep(t, 1000);
+        assert_int_equal(beat(t, &cls[1]).error, E_NONE);
+    }
+    converge(t, cls, 2);
+    assert_int_equal(count(cls[1].active), NPART);
+    /* The instance id is free again. */
+    client_t a2;
+    set_id(&a2, "member-a2");
+    a2.instance_id = "instance-a";
+    assert_int_equal(join(t, &a2).error, E_NONE);
+    ctx_free(t);
+}
+
+static void test_missing_source_and_incorrectly_partitioned_topics(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t a, b;
+    set_id(&a, "member-a");
+    set_id(&b, "member-b");
+    hb_t h = send_hb(t, &a, (hb_opts_t){.epoch = 0, .topology_epoch = 1, .group = "g-missing",
+                                        .source = "nope"});
+    assert_int_equal(h.error, E_NONE);
+    assert_true(has_status(&h, 1));
+    assert_string_equal(h.detail[0], "Source topics nope are missing.");
+    assert_int_equal(h.create.n, 0);
+    kc_streams_group_t *g = kc_coord_streams_group_find(t->c, kc_str("g-missing"));
+    assert_string_equal(kc_streams_group_state(g), "NotReady");
+    /* An existing changelog topic with 2 partitions where 4 are needed. */
+    h = send_hb(t, &b, (hb_opts_t){.epoch = 0, .topology_epoch = 1, .group = "g-wrong",
+                                   .changelog_override = "two-partitions"});
+    assert_int_equal(h.error, E_NONE);
+    assert_true(has_status(&h, 2));
+    assert_string_equal(h.detail[0],
+                        "Existing topic two-partitions has different number of partitions: "
+                        "expected 4, found 2");
+    assert_int_equal(count(b.active), 0);
+    g = kc_coord_streams_group_find(t->c, kc_str("g-wrong"));
+    assert_string_equal(kc_streams_group_state(g), "NotReady");
+    /* Copartitioned source topics with different partition counts. */
+    client_t c;
+    set_id(&c, "member-c");
+    h = send_hb(t, &c, (hb_opts_t){.epoch = 0, .topology_epoch = 1, .group = "g-copart",
+                                   .copartition = true});
+    assert_int_equal(h.error, E_NONE);
+    assert_true(has_status(&h, 2));
+    assert_string_equal(h.detail[0], "Following topics do not have the same number of partitions: "
+                                     "[{in=4, two-partitions=2}]");
+    assert_int_equal(count(c.active), 0);
+    ctx_free(t);
+}
+
+/* How many records of that type the context kept whose key names member. */
+static int records_of(ctx_t *t, int16_t type, const char *member)
+{
+    int n = 0;
+    for (size_t i = 0; i < t->nrecs; i++) {
+        const rec_t *r = &t->recs[i];
+        if (r->key.len >= 2 && r->key.data[0] == (uint8_t)(type >> 8) &&
+            r->key.data[1] == (uint8_t)type &&
+            memmem(r->key.data, r->key.len, member, strlen(member)) != NULL)
+            n++;
+    }
+    return n;
+}
+
+static void test_member_without_tasks_gets_a_target_record(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t cls[NPART + 1];
+    char id[32];
+    for (int i = 0; i <= NPART; i++) {
+        snprintf(id, sizeof(id), "member-%d", i);
+        set_id(&cls[i], id);
+        assert_int_equal(join(t, &cls[i]).error, E_NONE);
+    }
+    converge(t, cls, NPART + 1);
+    int empty = 0;
+    for (int i = 0; i <= NPART; i++) {
+        empty += count(cls[i].active) == 0;
+        snprintf(id, sizeof(id), "member-%d", i);
+        /* TargetAssignmentBuilder writes record 21 for every new member. */
+        assert_true(records_of(t, 21, id) >= 1);
+        assert_true(records_of(t, 22, id) >= 1);
+    }
+    assert_int_equal(empty, 1);
+    ctx_free(t);
+}
+
+static void test_duplicate_subtopology_ids_rejected_without_a_group(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    kc_str_t src[1] = {kc_str("in")};
+    kc_streams_group_heartbeat_request_subtopology_t subs[2];
+    memset(subs, 0, sizeof(subs));
+    for (int i = 0; i < 2; i++) {
+        subs[i].subtopology_id = kc_str("0");
+        subs[i].source_topics.items = src;
+        subs[i].source_topics.count = 1;
+    }
+    kc_streams_group_heartbeat_request_topology_t topo = {1, {subs, 2}};
+    kc_streams_group_heartbeat_request_t req;
+    kc_streams_group_heartbeat_request_init(&req);
+    req.group_id = kc_str("app");
+    req.member_id = kc_str("m");
+    req.rebalance_timeout_ms = 1000;
+    req.topology = &topo;
+    kc_request_ctx_t ctx = {1, 1, 88, 1, kc_str("client"), "/127.0.0.1", t->now};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_streams_group_heartbeat(t->c, &ctx, &req, &res, NULL);
+    assert_int_equal(res.nrecords, 0);
+    assert_non_null(memmem(res.responses[0].body.data, res.responses[0].body.len,
+                           "Duplicate key 0", 15));
+    kc_result_deinit(&res);
+    assert_string_equal(state_of(t), "none");
+    ctx_free(t);
+}
+
+/* OffsetDelete of "in"/0 for group "app": the partition's error code (or
+ * the top-level one when set). */
+static int16_t offset_delete_in(ctx_t *t)
+{
+    kc_offset_delete_request_partition_t part = {0};
+    kc_offset_delete_request_topic_t topic = {kc_str("in"), {&part, 1}};
+    kc_offset_delete_request_t req;
+    kc_offset_delete_request_init(&req);
+    req.group_id = kc_str("app");
+    req.topics.items = &topic;
+    req.topics.count = 1;
+    kc_request_ctx_t ctx = {4, 1, 47, 0, kc_str("admin"), "/127.0.0.1", t->now};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_offset_delete(t->c, &ctx, &req, &res);
+    keep_records(t, &res);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_offset_delete_response_t r;
+    kc_offset_delete_response_init(&r);
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    assert_int_equal(kc_offset_delete_response_decode(&rd, 0, &arena, &r), 0);
+    int16_t err = r.error_code;
+    if (err == 0) {
+        assert_int_equal(r.topics.count, 1);
+        err = r.topics.items[0].partitions.items[0].error_code;
+    }
+    kc_arena_deinit(&arena);
+    kc_result_deinit(&res);
+    return err;
+}
+
+static void test_offset_commit_epochs_and_offset_delete(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t a;
+    set_id(&a, "member-a");
+    join(t, &a);
+    kc_offset_commit_request_partition_t part = {0, 42, -1, -1, kc_str("")};
+    kc_offset_commit_request_topic_t topic;
+    memset(&topic, 0, sizeof(topic));
+    topic.name = kc_str("in");
+    topic.partitions.items = &part;
+    topic.partitions.count = 1;
+    int16_t versions[] = {8, 9, 9, 9};
+    int32_t epochs[] = {a.epoch, a.epoch, a.epoch + 1, a.epoch};
+    int16_t want[] = {35, 113, 113, 0}; /* UNSUPPORTED_VERSION, STALE_MEMBER_EPOCH x2, NONE */
+    for (int i = 0; i < 4; i++) {
+        kc_offset_commit_request_t oc;
+        kc_offset_commit_request_init(&oc);
+        oc.group_id = kc_str("app");
+        oc.generation_id_or_member_epoch = epochs[i] - (i == 1 ? 1 : 0);
+        oc.member_id = kc_str("member-a");
+        oc.topics.items = &topic;
+        oc.topics.count = 1;
+        kc_request_ctx_t ctx = {3, 1, 8, versions[i], kc_str("client"), "/127.0.0.1", t->now};
+        kc_result_t res;
+        kc_result_init(&res);
+        kc_coord_offset_commit(t->c, &ctx, &oc, &res);
+        keep_records(t, &res);
+        kc_arena_t arena;
+        kc_arena_init(&arena);
+        kc_offset_commit_response_t r;
+        kc_offset_commit_response_init(&r);
+        kc_reader_t rd;
+        kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+        assert_int_equal(kc_offset_commit_response_decode(&rd, versions[i], &arena, &r), 0);
+        assert_int_equal(r.topics.items[0].partitions.items[0].error_code, want[i]);
+        kc_arena_deinit(&arena);
+        kc_result_deinit(&res);
+    }
+    /* The live group reads "in": GROUP_SUBSCRIBED_TO_TOPIC; once Empty, deleted. */
+    assert_int_equal(offset_delete_in(t), 86);
+    assert_int_equal(send_hb(t, &a, (hb_opts_t){.epoch = -1, .owned = OWNED_NULL}).error, E_NONE);
+    assert_int_equal(offset_delete_in(t), 0);
+    assert_false(kc_offsets_group_has_offsets(t->c, kc_str("app")));
+    ctx_free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_first_joiner_initialises_topology_and_gets_all_tasks),
+        cmocka_unit_test(test_missing_internal_topics_are_listed_then_group_becomes_ready),
+        cmocka_unit_test(test_stale_topology_status_and_update_rejected),
+        cmocka_unit_test(test_missing_source_and_incorrectly_partitioned_topics),
+        cmocka_unit_test(test_request_rules_name_the_rule),
+        cmocka_unit_test(test_duplicate_subtopology_ids_rejected_without_a_group),
+        cmocka_unit_test(test_mixed_null_lists_rejected_and_null_means_unchanged),
+        cmocka_unit_test(test_three_members_never_share_an_active_task),
+        cmocka_unit_test(test_member_without_tasks_gets_a_target_record),
+        cmocka_unit_test(test_previous_epoch_retry),
+        cmocka_unit_test(test_previous_epoch_null_retry_accepted_with_opt_in),
+        cmocka_unit_test(test_static_leave_and_rejoin_keeps_tasks),
+        cmocka_unit_test(test_session_expiry_moves_tasks),
+        cmocka_unit_test(test_standby_on_other_process),
+        cmocka_unit_test(test_shutdown_application_status_reaches_everyone),
+        cmocka_unit_test(test_group_max_size),
+        cmocka_unit_test(test_endpoints_sent_when_epoch_stale),
+        cmocka_unit_test(test_replay_mid_reconciliation_continues_with_same_epochs),
+        cmocka_unit_test(test_description_epochs_persist),
+        cmocka_unit_test(test_sticky_assignor_balances_and_covers),
+        cmocka_unit_test(test_classic_join_refused_while_members_then_converts_empty_group),
+        cmocka_unit_test(test_streams_join_takes_over_simple_classic_group),
+        cmocka_unit_test(test_list_groups_one_table_with_streams_groups),
+        cmocka_unit_test(test_offset_commit_epochs_and_offset_delete),
+        cmocka_unit_test(test_rebalance_timeout_fences_member_that_does_not_revoke),
+        cmocka_unit_test(test_static_member_at_minus_two_expires_with_its_session),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
