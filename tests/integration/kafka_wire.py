@@ -262,8 +262,11 @@ class ConnectionClosed(Exception):
 class Conn:
     """One TCP connection to the broker; requests may be pipelined."""
 
-    def __init__(self, port, host="127.0.0.1", timeout=30.0, client_id="kcoord-itest"):
-        self.sock = socket.create_connection((host, port), timeout=timeout)
+    def __init__(self, port, host="127.0.0.1", timeout=30.0, client_id="kcoord-itest",
+                 source=None):
+        """source: local address to connect from (e.g. a second loopback address)."""
+        self.sock = socket.create_connection((host, port), timeout=timeout,
+                                             source_address=(source, 0) if source else None)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.timeout = timeout
         self.next_corr = 1

@@ -40,16 +40,7 @@ def answers(conn):
 
 
 def connect_from(port, source):
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.bind((source, 0))
-    s.settimeout(DEADLINE_S)
-    s.connect(("127.0.0.1", port))
-    c = kw.Conn.__new__(kw.Conn)
-    c.sock = s
-    c.timeout = DEADLINE_S
-    c.next_corr = 1
-    c.client_id = "kcoord-itest"
-    return c
+    return kw.Conn(port, timeout=DEADLINE_S, source=source)
 
 
 def max_connections():
