@@ -24,11 +24,15 @@ RUN meson setup /build -Dbuildtype=release -Db_ndebug=false -Dwerror=false -Dtes
  && strip /build/server/kcoord
 
 FROM debian:12-slim
+# Only the shared libraries kcoord links (readelf -d: NEEDED); zlib, lz4,
+# xxhash, pcre2 and libstdc++ (for snappy) are already in the base image. apt's and
+# dpkg's logs and backups are removed so that the layer holds just the libraries.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libevent-2.1-7 libevent-pthreads-2.1-7 liblmdb0 libssl3 libjansson4 zlib1g libpcre2-8-0 \
+      libevent-2.1-7 liblmdb0 libssl3 libjansson4 zlib1g libpcre2-8-0 \
       libsnappy1v5 liblz4-1 libxxhash0 \
- && rm -rf /var/lib/apt/lists/* \
+ && rm -rf /var/lib/apt/lists/* /var/log/apt/* /var/log/dpkg.log \
+      /var/lib/dpkg/*-old /var/cache/debconf/*-old /var/cache/ldconfig/aux-cache \
  && groupadd --system --gid 10001 kcoord \
  && useradd --system --uid 10001 --gid kcoord --home-dir /data --shell /usr/sbin/nologin kcoord \
  && mkdir -p /data /etc/kcoord \
