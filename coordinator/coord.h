@@ -271,7 +271,8 @@ void kc_coord_streams_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx
                                       const kc_streams_group_heartbeat_request_t *req,
                                       kc_result_t *res, kc_streams_topics_to_create_t *create);
 /* StreamsGroupDescribe v0-1. TopologyDescriptionStatus is NOT_REQUESTED, or
- * NOT_STORED when IncludeTopologyDescription is set (no description store). */
+ * NOT_STORED when IncludeTopologyDescription is set: no store is asked here
+ * (kc_coord_streams_group_describe_fetched in topology_desc.h serves the store's). */
 void kc_coord_streams_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx,
                                      const kc_streams_group_describe_request_t *req,
                                      kc_result_t *res);

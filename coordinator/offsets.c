@@ -303,17 +303,28 @@ static void collect_group_id(kc_classic_group_t *g, void *arg)
     ids->items[ids->count++] = str_of(kc_xstrndup(id.ptr, (size_t)len), len);
 }
 
+static void collect_streams_group_id(kc_streams_group_t *g, void *arg)
+{
+    kc_str_array_t *ids = arg;
+    const char *id = kc_streams_group_id(g);
+    size_t len = strlen(id);
+    ids->items = kc_xrealloc(ids->items, (size_t)(ids->count + 1) * sizeof(*ids->items));
+    ids->items[ids->count++] = str_of(kc_xstrndup(id, len), (int32_t)len);
+}
+
 /*
  * Collects the group's expired offsets (OffsetMetadataManager
  * .cleanupExpiredOffsets); returns true when none would be left.
  */
-static bool collect_expired(kc_coord_t *c, kc_classic_group_t *grp, const kc_offsets_group_t *g,
-                            int64_t now_ms, tombstones_t *t)
+static bool collect_expired(kc_coord_t *c, kc_classic_group_t *grp, kc_streams_group_t *sg,
+                            const kc_offsets_group_t *g, int64_t now_ms, tombstones_t *t)
 {
     if (g == NULL)
         return true;
     int64_t base = -1;
-    if (!kc_classic_group_offsets_expire(grp, &base))
+    /* A streams group's offsets expire by their commit timestamps
+     * (StreamsGroup.offsetExpirationCondition). */
+    if (grp && !kc_classic_group_offsets_expire(grp, &base))
         return false;
     int64_t retention = kc_coord_config(c)->offsets_retention_ms;
     bool all = true;
@@ -321,7 +332,8 @@ static bool collect_expired(kc_coord_t *c, kc_classic_group_t *grp, const kc_off
     for (uint32_t i = 0; i < g->ntopics; i++) {
         const kc_offsets_topic_t *tp = &g->topics[i];
         kc_str_t tname = str_of(tp->name, tp->name_len);
-        if (kc_classic_group_is_subscribed_to(grp, tname)) {
+        if (grp ? kc_classic_group_is_subscribed_to(grp, tname)
+                : kc_streams_group_is_subscribed_to(sg, tname)) {
             all = false;
             continue;
         }
@@ -357,7 +369,7 @@ static void expiration_fired(kc_coord_t *c, const char *key, int64_t now_ms, kc_
         if (grp == NULL)
             continue;
         tombstones_t t = {0};
-        bool all = collect_expired(c, grp, kc_offsets_map_group(m, ids.items[i]), now_ms, &t);
+        bool all = collect_expired(c, grp, NULL, kc_offsets_map_group(m, ids.items[i]), now_ms, &t);
         if (t.n > 0) {
             kc_log_info(LOG, "group %.*s: expired %zu committed offsets%s", (int)ids.items[i].len,
                         ids.items[i].ptr, t.n, all ? ", none left" : "");
@@ -367,11 +379,39 @@ static void expiration_fired(kc_coord_t *c, const char *key, int64_t now_ms, kc_
         if (all)
             kc_classic_group_delete_if_empty(c, ids.items[i], res);
     }
-    if (total > 0)
-        kc_log_info(LOG, "retention check removed %zu offsets", total);
     for (int32_t i = 0; i < ids.count; i++)
         free((char *)ids.items[i].ptr);
     free(ids.items);
+    /* Streams groups: offsets expire; an empty group whose offsets all
+     * expired is deleted once the topology-description store holds nothing
+     * for it (StreamsGroup.shouldExpire; the store's cleanup cycle gets it
+     * there). */
+    ids.items = NULL;
+    ids.count = 0;
+    kc_streams_group_foreach(c, collect_streams_group_id, &ids);
+    for (int32_t i = 0; i < ids.count; i++) {
+        kc_streams_group_t *sg = kc_coord_streams_group_find(c, ids.items[i]);
+        if (sg == NULL)
+            continue;
+        tombstones_t t = {0};
+        bool all = collect_expired(c, NULL, sg, kc_offsets_map_group(m, ids.items[i]), now_ms, &t);
+        if (t.n > 0) {
+            kc_log_info(LOG, "group %.*s: expired %zu committed offsets%s", (int)ids.items[i].len,
+                        ids.items[i].ptr, t.n, all ? ", none left" : "");
+            total += t.n;
+        }
+        tombstones_flush(c, &t, res);
+        if (all && kc_streams_group_may_expire(c, sg)) {
+            kc_log_info(LOG, "Streams group %.*s is empty and all its offsets expired: deleting it.",
+                        (int)ids.items[i].len, ids.items[i].ptr);
+            kc_streams_group_delete(c, sg, res);
+        }
+    }
+    for (int32_t i = 0; i < ids.count; i++)
+        free((char *)ids.items[i].ptr);
+    free(ids.items);
+    if (total > 0)
+        kc_log_info(LOG, "retention check removed %zu offsets", total);
     kc_timer_schedule(c, EXPIRATION_TIMER,
                       now_ms + kc_coord_config(c)->offsets_retention_check_interval_ms,
                       expiration_fired);
