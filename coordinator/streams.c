@@ -2999,5 +2999,10 @@ void kc_coord_topology_desc_groups(kc_coord_t *c, kc_topology_desc_groups_t *out
 
 bool kc_streams_group_may_expire(kc_coord_t *c, const kc_streams_group_t *g)
 {
-    return g->nmembers == 0 && kc_topology_desc_may_expire(c->tdesc, &g->td);
+    /* Not while a store call is in flight either: a push validated before
+     * the last member left can land after the cleanup's delete, and its
+     * completion must find the group to mark it -2 for the next cycle
+     * (else its description would stay in the store with no group). */
+    return g->nmembers == 0 && g->td.ops_in_flight == 0 &&
+           kc_topology_desc_may_expire(c->tdesc, &g->td);
 }
