@@ -360,10 +360,11 @@ void kc_tdesc_after_commit(kc_server_t *s, bool failed);
 int kc_handle_streams_group_topology_description_update(kc_req_t *req);
 
 /*
- * Wiring for the streams group. It registers its view of groups (lookup,
- * member check, iteration; see topology_desc.h) and a function receiving
- * the outcome of the DeleteGroups and conversion ops it starts; pushes and
- * the cleanup cycle are handled here. outcome_fn runs on the loop after the
+ * Wiring for the streams groups: their view (lookup, member check,
+ * iteration; see topology_desc.h) and a function receiving the outcome of
+ * the DeleteGroups and conversion ops. kc_tdesc_start registers the
+ * coordinator's streams groups and the held requests below; tests replace
+ * them with stand-ins. outcome_fn runs on the loop after the
  * op's final record was appended to res (s->batch): tombstone the group or
  * answer GROUP_DELETION_FAILED (DELETE_GROUP), re-run the classic join and
  * call kc_topology_desc_finalize_after_delete, or answer

@@ -6,9 +6,11 @@
  * record commits with the iteration's batch, the store call starts only
  * after that commit (kc_tdesc_after_commit), and its completion, back on
  * the loop, writes the final record and releases the answer with the next
- * commit. What needs the streams group goes through the
- * kc_topology_desc_groups_t the streams group registers (kc_tdesc_set_groups);
- * until then no group is known.
+ * commit. What needs the streams groups goes through the
+ * kc_topology_desc_groups_t of the coordinator (kc_coord_topology_desc_groups,
+ * registered at start; kc_tdesc_set_groups replaces it in tests), and the
+ * requests that wait for the store (describe, DeleteGroups, the classic
+ * conversion) are held here until their calls complete.
  */
 #include <event2/event.h>
 #include <stdio.h>
