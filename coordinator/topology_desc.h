@@ -130,8 +130,6 @@ typedef struct {
     void (*foreach)(void *ctx, void (*fn)(void *arg, kc_str_t group_id), void *arg);
 } kc_topology_desc_groups_t;
 
-/* An interface that knows no streams group (every lookup answers 0). */
-extern const kc_topology_desc_groups_t kc_topology_desc_no_groups;
 
 /* Module object: settings and the jitter generator. */
 typedef struct kc_topology_desc kc_topology_desc_t;

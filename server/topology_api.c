@@ -664,14 +664,14 @@ int kc_tdesc_start(kc_server_t *s)
     tc.backoff_max_ms = cfg->group_streams_topology_description_backoff_max_ms;
     tc.backoff_jitter_percent = cfg->group_streams_topology_description_backoff_jitter_percent;
     g->barrier = kc_topology_desc_new(&tc, (uint64_t)kc_server_wall_ms());
-    /* The streams groups: their view for the barrier, and the requests they hold. */
-    kc_coord_topology_desc_groups(s->coord, &g->groups);
-    g->outcome_fn = held_outcome;
-    g->outcome_arg = s;
-    kc_coord_set_topology_desc(s->coord, g->barrier);
     g->kick = event_new(s->base, -1, 0, kick_cb, s);
     g->cleanup_timer = evtimer_new(s->base, cleanup_cb, s);
     s->tdesc = g;
+    /* The streams groups: their view for the barrier, and the requests they hold. */
+    kc_topology_desc_groups_t groups;
+    kc_coord_topology_desc_groups(s->coord, &groups);
+    kc_tdesc_set_groups(s, &groups, held_outcome, s);
+    kc_coord_set_topology_desc(s->coord, g->barrier);
     struct timeval tv = {cfg->offsets_retention_check_interval_ms / 1000,
                          (cfg->offsets_retention_check_interval_ms % 1000) * 1000};
     evtimer_add(g->cleanup_timer, &tv);
