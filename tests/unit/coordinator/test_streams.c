@@ -1372,6 +1372,68 @@ static void test_streams_join_takes_over_simple_classic_group(void **state)
     ctx_free(t);
 }
 
+static void retention_5s(kc_coord_config_t *cfg)
+{
+    cfg->offsets_retention_ms = 5000;
+    cfg->offsets_retention_check_interval_ms = 1000;
+}
+
+static size_t tombstones_since(ctx_t *t, size_t from)
+{
+    size_t n = 0;
+    for (size_t i = from; i < t->nrecs; i++)
+        n += t->recs[i].tombstone;
+    return n;
+}
+
+/* Offsets of a streams group expire by commit time, except those of a live
+ * group's source topics (StreamsGroup.isSubscribedToTopic); once the group
+ * is empty and none is left, the group goes (no store configured). */
+static void test_streams_offsets_expire_then_the_empty_group_goes(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new_cfg(retention_5s);
+    kc_offset_commit_request_partition_t part = {0, 42, -1, -1, kc_str("")};
+    kc_offset_commit_request_topic_t topics[2];
+    memset(topics, 0, sizeof(topics));
+    topics[0].name = kc_str("in");
+    topics[1].name = kc_str("two-partitions");
+    for (int i = 0; i < 2; i++) {
+        topics[i].partitions.items = &part;
+        topics[i].partitions.count = 1;
+    }
+    kc_offset_commit_request_t oc;
+    kc_offset_commit_request_init(&oc);
+    oc.group_id = kc_str("app");
+    oc.generation_id_or_member_epoch = -1;
+    oc.member_id = kc_str("");
+    oc.topics.items = topics;
+    oc.topics.count = 2;
+    kc_request_ctx_t ctx = {3, 1, 8, 2, kc_str("admin"), "/127.0.0.1", t->now};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_offset_commit(t->c, &ctx, &oc, &res);
+    keep_records(t, &res);
+    kc_result_deinit(&res);
+    client_t a;
+    set_id(&a, "member-a");
+    assert_int_equal(join(t, &a).error, E_NONE);
+    size_t before = t->nrecs;
+    ctx_sleep(t, 6500);
+    /* Only the offset of the topic the group does not read expired. */
+    assert_int_equal(tombstones_since(t, before), 1);
+    assert_true(kc_offsets_group_has_offsets(t->c, kc_str("app")));
+    assert_non_null(app(t));
+    assert_int_equal(send_hb(t, &a, (hb_opts_t){.epoch = -1, .owned = OWNED_NULL}).error, E_NONE);
+    ctx_sleep(t, 1500);
+    assert_false(kc_offsets_group_has_offsets(t->c, kc_str("app")));
+    assert_null(app(t));
+    ctx_restart(t);
+    assert_null(app(t));
+    assert_false(kc_offsets_group_has_offsets(t->c, kc_str("app")));
+    ctx_free(t);
+}
+
 static void short_rebalance(kc_coord_config_t *cfg) { cfg->group_streams_session_timeout_ms = 60000; }
 
 static void test_rebalance_timeout_fences_member_that_does_not_revoke(void **state)
@@ -1658,6 +1720,7 @@ int main(void)
         cmocka_unit_test(test_empty_group_expires_once_the_store_holds_nothing),
         cmocka_unit_test(test_conversion_waits_for_the_store_delete),
         cmocka_unit_test(test_delete_groups_keeps_a_group_whose_store_delete_failed),
+        cmocka_unit_test(test_streams_offsets_expire_then_the_empty_group_goes),
         cmocka_unit_test(test_offset_commit_epochs_and_offset_delete),
         cmocka_unit_test(test_rebalance_timeout_fences_member_that_does_not_revoke),
         cmocka_unit_test(test_static_member_at_minus_two_expires_with_its_session),
