@@ -111,7 +111,7 @@ struct kc_streams_group {
     /* record 17 tags 2 and 3 (Stored/FailedDescriptionTopologyEpoch) and the
      * memory-only back-off of the topology-description barrier: the one copy */
     kc_topology_desc_state_t td;
-    /* storage behind the metadata value of kc_streams_group_desc_view */
+    /* storage behind the metadata value of kc_coord_streams_group_view */
     kc_streams_group_metadata_value_last_assignment_config_t view_cfg;
     char view_nbuf[16];
     int32_t assignment_epoch;         /* record 20 */

@@ -303,14 +303,22 @@ def crash_cleanup(overrides):
     k = Kcoord("tds-crash-cleanup", overrides=ov)
     try:
         start(k)
-        for point in ["exit-before", "exit-after", "after-final"]:
+        for point in ["before", "exit-before", "exit-after", "after-final"]:
             g = "tds-clean-%s" % point
             k.stop()
-            start(k, {"KC_TEST_STORE_DELETE": point} if point != "after-final" else None)
+            # "before": no cycle runs (default interval) until the SIGKILL.
+            k.overrides["offsets.retention.check.interval.ms"] = \
+                "600000" if point == "before" else "300"
+            start(k, {"KC_TEST_STORE_DELETE": point} if point.startswith("exit") else None)
             m = joined_and_pushed(k, g)
             with kw.Conn(k.port) as c:
                 m.leave(c)                 # empty, no offsets: the cycle picks it up
-            if point == "after-final":
+            if point == "before":
+                k.kill()
+                assert store_epoch(k, g) == 1
+                k.overrides["offsets.retention.check.interval.ms"] = "300"
+                start(k)
+            elif point == "after-final":
                 wait_for(lambda: group_gone(k, g), DEADLINE_S, "group %s expired" % g)
                 k.kill()
                 start(k)
@@ -320,7 +328,7 @@ def crash_cleanup(overrides):
                 start(k)
             wait_for(lambda: group_gone(k, g), DEADLINE_S, "group %s expired" % g)
             assert store_epoch(k, g) is None
-            assert calls(k)[-1] == "delete %s" % g or point == "after-final"
+            assert calls(k)[-1] == "delete %s" % g or point == "after-final", calls(k)
     except BaseException:
         k.keep = True
         k.dump_logs()
