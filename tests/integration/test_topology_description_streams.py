@@ -481,7 +481,7 @@ def race_push_cleanup(overrides):
     ov["group.streams.topology.description.plugin.threads"] = "2"
     k = Kcoord("tds-race", overrides=ov)
     try:
-        start(k, {"KC_TEST_STORE_SET": "hang:3000*1"})
+        start(k, {"KC_TEST_STORE_SET": "hang:5000*1"})
         g = "tds-race"
         m = Member(k, g, "a")
         with kw.Conn(k.port) as c, kw.Conn(k.port) as c2:
