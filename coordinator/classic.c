@@ -21,6 +21,7 @@
 
 #include "coord_priv.h"
 #include "kc_log.h"
+#include "topology_desc.h"
 
 #define LOG_COMP "group-coordinator"
 
@@ -1898,6 +1899,17 @@ void kc_coord_join_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
             send_join_error(res, ctx, KC_ERR_INCONSISTENT_GROUP_PROTOCOL, "");
             goto out;
         }
+        if (unknown_member && c->tdesc) {
+            /* The store may still hold its description: the caller deletes it
+             * through the barrier first (server/topology_api.c); until then
+             * the join is retried (KIP-1331). */
+            kc_topology_desc_group_t view;
+            if (kc_coord_streams_group_view(c, req->group_id, &view) == 1 &&
+                kc_topology_desc_conversion_needed(c->tdesc, &view)) {
+                send_join_error(res, ctx, KC_ERR_REBALANCE_IN_PROGRESS, "");
+                goto out;
+            }
+        }
         if (unknown_member) {
             kc_log_info(LOG_COMP, "[GroupId %.*s] Converted the empty streams group to a classic group.",
                         (int)req->group_id.len, req->group_id.ptr);
@@ -2645,6 +2657,14 @@ static void drop_group(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms, con
 void kc_coord_delete_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
                             const kc_delete_groups_request_t *req, kc_result_t *res)
 {
+    kc_coord_delete_groups_failed(c, ctx, req, NULL, 0, res);
+}
+
+void kc_coord_delete_groups_failed(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                                   const kc_delete_groups_request_t *req,
+                                   const kc_topology_desc_failed_t *failed, size_t nfailed,
+                                   kc_result_t *res)
+{
     kc_arena_t arena;
     kc_arena_init(&arena);
     kc_buf_t body;
@@ -2702,6 +2722,17 @@ void kc_coord_delete_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
         if (sg) {
             if (!kc_streams_group_is_empty(sg)) {
                 d->error_code = KC_ERR_NON_EMPTY_GROUP;
+                continue;
+            }
+            /* The store's delete failed: the group is kept (at -2). */
+            const kc_topology_desc_failed_t *f = NULL;
+            for (size_t fi = 0; fi < nfailed && !f; fi++)
+                if (kc_str_eq(failed[fi].group_id, gid))
+                    f = &failed[fi];
+            if (f) {
+                d->error_code = kc_topology_desc_deletion_error(f->error_code, ctx->api_version);
+                if (ctx->api_version >= 3 && f->message && *f->message)
+                    d->error_message = kc_str(f->message);
                 continue;
             }
             size_t before_sg = res->nrecords;

@@ -282,7 +282,8 @@ void kc_coord_streams_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx
                                       const kc_streams_group_heartbeat_request_t *req,
                                       kc_result_t *res, kc_streams_topics_to_create_t *create);
 /* StreamsGroupDescribe v0-1. TopologyDescriptionStatus is NOT_REQUESTED, or
- * NOT_STORED when IncludeTopologyDescription is set (no description store). */
+ * NOT_STORED when IncludeTopologyDescription is set: no store is asked here
+ * (kc_coord_streams_group_describe_fetched in topology_desc.h serves the store's). */
 void kc_coord_streams_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx,
                                      const kc_streams_group_describe_request_t *req,
                                      kc_result_t *res);
@@ -291,9 +292,11 @@ void kc_coord_streams_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx,
  * Streams groups for the topology-description store (KIP-1331): find a
  * group, read its current topology epoch (-1 = no topology) and the
  * StoredDescriptionTopologyEpoch / FailedDescriptionTopologyEpoch pair of
- * record 17 (>= 0 an epoch, -1 none, -2 uncertain; kcoord only stores and
- * replays them). The setter writes a record 17 carrying both values into
- * res; the group is borrowed and valid until the next coordinator call.
+ * record 17 (>= 0 an epoch, -1 none, -2 uncertain; the barrier of
+ * topology_desc.h changes them through kc_coord_streams_group_view, the
+ * group keeps the one copy). The setter writes a record 17 carrying both
+ * values into res; the group is borrowed and valid until the next
+ * coordinator call.
  */
 typedef struct kc_streams_group kc_streams_group_t;
 /* NULL when there is no streams group of that id. */

@@ -101,6 +101,8 @@ struct kc_coord {
     int64_t new_topics_version;
     kc_coord_event_fn event_fn; /* optional sink (kc_coord_set_event_sink) */
     void *event_arg;
+    /* the topology-description barrier (KIP-1331); NULL = no store configured */
+    struct kc_topology_desc *tdesc;
 };
 
 /* Calls the event sink, if any and once loaded. Strings are borrowed. */

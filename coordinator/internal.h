@@ -257,6 +257,9 @@ void kc_consumer_classic_convert_empty(kc_coord_t *c, kc_consumer_group_t *g, kc
 
 /* Groups are found with kc_coord_streams_group_find (coord.h). */
 bool kc_streams_group_is_empty(const kc_streams_group_t *g);
+/* Empty, no topology-description store call in flight and, with a store,
+ * nothing (-1) left in it (StreamsGroup.shouldExpire / isEmpty). */
+bool kc_streams_group_may_expire(kc_coord_t *c, const kc_streams_group_t *g);
 /* DeleteGroups: writes the group's tombstones (StreamsGroup.
  * createGroupTombstoneRecords order) and frees it; the caller checked that
  * it is Empty and deleted its offsets first. */

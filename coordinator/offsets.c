@@ -327,6 +327,11 @@ static bool group_subscribed_to(any_group_t g, kc_str_t topic)
                      : kc_consumer_group_is_subscribed_to(g.consumer, topic);
 }
 
+static void collect_streams_group_id(kc_streams_group_t *g, void *arg)
+{
+    add_group_id(arg, kc_str(kc_streams_group_id(g)));
+}
+
 /*
  * Collects the group's expired offsets (OffsetMetadataManager
  * .cleanupExpiredOffsets); returns true when none would be left. A
@@ -339,6 +344,8 @@ static bool collect_expired(kc_coord_t *c, any_group_t grp, const kc_offsets_gro
     if (g == NULL)
         return true;
     int64_t base = -1;
+    /* A streams group's offsets expire by their commit timestamps
+     * (StreamsGroup.offsetExpirationCondition), as a consumer group's. */
     if (grp.classic && !kc_classic_group_offsets_expire(grp.classic, &base))
         return false;
     int64_t retention = kc_coord_config(c)->offsets_retention_ms;
@@ -379,14 +386,18 @@ static void expiration_fired(kc_coord_t *c, const char *key, int64_t now_ms, kc_
     kc_classic_group_foreach(c, collect_group_id, &ids);
     int32_t nclassic = ids.count;
     kc_consumer_group_foreach(c, collect_consumer_group_id, &ids);
+    int32_t nconsumer = ids.count;
+    kc_streams_group_foreach(c, collect_streams_group_id, &ids);
     size_t total = 0;
     for (int32_t i = 0; i < ids.count; i++) {
         any_group_t grp = {NULL, NULL, NULL};
         if (i < nclassic)
             grp.classic = kc_classic_group_find(c, ids.items[i]);
-        else
+        else if (i < nconsumer)
             grp.consumer = kc_consumer_group_find(c, ids.items[i]);
-        if (grp.classic == NULL && grp.consumer == NULL)
+        else
+            grp.streams = kc_coord_streams_group_find(c, ids.items[i]);
+        if (grp.classic == NULL && grp.consumer == NULL && grp.streams == NULL)
             continue;
         tombstones_t t = {0};
         bool all = collect_expired(c, grp, kc_offsets_map_group(m, ids.items[i]), now_ms, &t);
@@ -396,16 +407,26 @@ static void expiration_fired(kc_coord_t *c, const char *key, int64_t now_ms, kc_
             total += t.n;
         }
         tombstones_flush(c, &t, res);
-        if (all && grp.classic)
+        if (!all)
+            continue;
+        if (grp.classic) {
             kc_classic_group_delete_if_empty(c, ids.items[i], res);
-        else if (all)
+        } else if (grp.consumer) {
             kc_consumer_group_delete_if_empty(c, ids.items[i], now_ms, res);
+        } else if (kc_streams_group_may_expire(c, grp.streams)) {
+            /* Once the topology-description store holds nothing for it
+             * (StreamsGroup.shouldExpire; the store's cleanup cycle gets it
+             * there). */
+            kc_log_info(LOG, "Streams group %.*s is empty and all its offsets expired: deleting it.",
+                        (int)ids.items[i].len, ids.items[i].ptr);
+            kc_streams_group_delete(c, grp.streams, res);
+        }
     }
-    if (total > 0)
-        kc_log_info(LOG, "retention check removed %zu offsets", total);
     for (int32_t i = 0; i < ids.count; i++)
         free((char *)ids.items[i].ptr);
     free(ids.items);
+    if (total > 0)
+        kc_log_info(LOG, "retention check removed %zu offsets", total);
     kc_timer_schedule(c, EXPIRATION_TIMER,
                       now_ms + kc_coord_config(c)->offsets_retention_check_interval_ms,
                       expiration_fired);

@@ -27,6 +27,7 @@
 #include "coord_priv.h"
 #include "kc_log.h"
 #include "streams_int.h"
+#include "topology_desc.h"
 
 #define LOG_COMP "group-coordinator"
 
@@ -108,8 +109,12 @@ struct kc_streams_group {
     int64_t metadata_hash;            /* record 17 */
     int32_t validated_topology_epoch; /* record 17, -1 = none */
     int32_t last_num_standby;         /* record 17 LastAssignmentConfigs, -1 = none */
-    int32_t stored_description_epoch; /* record 17 tag 2, pass-through, default -1 */
-    int32_t failed_description_epoch; /* record 17 tag 3, pass-through, default -1 */
+    /* record 17 tags 2 and 3 (Stored/FailedDescriptionTopologyEpoch) and the
+     * memory-only back-off of the topology-description barrier: the one copy */
+    kc_topology_desc_state_t td;
+    /* storage behind the metadata value of kc_coord_streams_group_view */
+    kc_streams_group_metadata_value_last_assignment_config_t view_cfg;
+    char view_nbuf[16];
     int32_t assignment_epoch;         /* record 20 */
     int64_t assignment_timestamp;     /* record 20 */
     /* record 23: the value bytes (after the version) and their decoding */
@@ -161,8 +166,7 @@ static st_group_t *group_new(kc_coord_t *c, kc_str_t id)
     g->group_id = dup_s(id);
     g->validated_topology_epoch = -1;
     g->last_num_standby = -1;
-    g->stored_description_epoch = -1;
-    g->failed_description_epoch = -1;
+    kc_topology_desc_state_init(&g->td);
     kc_buf_init(&g->topo_bytes);
     kc_arena_init(&g->topo_arena);
     kc_smap_init(&g->by_id);
@@ -1010,6 +1014,25 @@ static void emit(kc_result_t *res, kc_buf_t *k, kc_buf_t *v)
         kc_buf_deinit(v);
 }
 
+/* The group's type-17 value (cfg and nbuf back its LastAssignmentConfigs). */
+static void group_metadata_value(const st_group_t *g, kc_streams_group_metadata_value_t *val,
+                                 kc_streams_group_metadata_value_last_assignment_config_t *cfg,
+                                 char nbuf[16])
+{
+    kc_streams_group_metadata_value_init(val);
+    val->epoch = g->group_epoch;
+    val->metadata_hash = g->metadata_hash;
+    val->validated_topology_epoch = g->validated_topology_epoch;
+    if (g->last_num_standby >= 0) {
+        snprintf(nbuf, 16, "%d", g->last_num_standby);
+        cfg->key = kc_str("num.standby.replicas");
+        cfg->value = kc_str(nbuf);
+        val->last_assignment_configs.items = cfg;
+        val->last_assignment_configs.count = 1;
+    }
+    kc_topology_desc_fill_metadata(&g->td, val);
+}
+
 static void write_group_metadata(const st_group_t *g, kc_result_t *res)
 {
     kc_buf_t k, v;
@@ -1017,21 +1040,9 @@ static void write_group_metadata(const st_group_t *g, kc_result_t *res)
     kc_buf_init(&v);
     key_group(&k, REC_METADATA, g->group_id);
     kc_streams_group_metadata_value_t val;
-    kc_streams_group_metadata_value_init(&val);
-    val.epoch = g->group_epoch;
-    val.metadata_hash = g->metadata_hash;
-    val.validated_topology_epoch = g->validated_topology_epoch;
     kc_streams_group_metadata_value_last_assignment_config_t cfgs[1];
     char nbuf[16];
-    if (g->last_num_standby >= 0) {
-        snprintf(nbuf, sizeof(nbuf), "%d", g->last_num_standby);
-        cfgs[0].key = kc_str("num.standby.replicas");
-        cfgs[0].value = kc_str(nbuf);
-        val.last_assignment_configs.items = cfgs;
-        val.last_assignment_configs.count = 1;
-    }
-    val.stored_description_topology_epoch = g->stored_description_epoch;
-    val.failed_description_topology_epoch = g->failed_description_epoch;
+    group_metadata_value(g, &val, cfgs, nbuf);
     kc_write_int16(&v, 0);
     kc_streams_group_metadata_value_encode(&v, 0, &val);
     emit(res, &k, &v);
@@ -2218,7 +2229,8 @@ void kc_coord_streams_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx
     kc_streams_group_heartbeat_response_t r;
     kc_streams_group_heartbeat_response_init(&r);
     /* 2. A member behind the group's topology is told so. */
-    if (g->topology && m->topology_epoch < g->topology->epoch) {
+    bool stale_topology = g->topology && m->topology_epoch < g->topology->epoch;
+    if (stale_topology) {
         snprintf(msg, sizeof(msg), "The member's topology epoch %d is behind the group's topology epoch %d.",
                  m->topology_epoch, g->topology->epoch);
         add_status(&r, &arena, ST_STALE_TOPOLOGY, msg);
@@ -2327,6 +2339,11 @@ void kc_coord_streams_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx
                  g->shutdown_member_id);
         add_status(&r, &arena, ST_SHUTDOWN_APPLICATION, msg);
     }
+    /* KIP-1331: ask for the topology description when the store lacks it
+     * (GroupMetadataManager.maybeSetTopologyDescriptionRequired). */
+    r.topology_description_required = kc_topology_desc_solicit(
+        c->tdesc, &g->td, ctx->api_version, req->member_epoch, r.error_code, stale_topology,
+        g->topology ? g->topology->epoch : -1, ctx->now_ms);
     send_hb(res, ctx, &r, res->nrecords > first_record);
     free(old_endpoint);
     kc_tasks_tuple_free(&old_assigned);
@@ -2397,6 +2414,14 @@ static void desc_topic_infos(const kc_streams_group_topology_value_topic_info_t 
 void kc_coord_streams_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx,
                                      const kc_streams_group_describe_request_t *req, kc_result_t *res)
 {
+    kc_coord_streams_group_describe_fetched(c, ctx, req, NULL, 0, res);
+}
+
+void kc_coord_streams_group_describe_fetched(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                                             const kc_streams_group_describe_request_t *req,
+                                             const kc_topology_desc_fetched_t *fetched,
+                                             size_t nfetched, kc_result_t *res)
+{
     kc_arena_t arena;
     kc_arena_init(&arena);
     kc_streams_group_describe_response_t r;
@@ -2433,8 +2458,33 @@ void kc_coord_streams_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx,
         dg->assignor_name = kc_str("sticky");
         if (req->include_authorized_operations)
             dg->authorized_operations = (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11);
-        /* NOT_REQUESTED (0) or NOT_STORED (1): the description store is not here. */
-        dg->topology_description_status = req->include_topology_description ? 1 : 0;
+        /* KIP-1331: NOT_REQUESTED, or what the store's get answered for the
+         * current topology epoch (fetched by the caller beforehand). */
+        dg->topology_description_status = KC_TOPOLOGY_DESC_STATUS_NOT_REQUESTED;
+        if (req->include_topology_description) {
+            int32_t te = g->topology ? g->topology->epoch : -1;
+            int8_t st = kc_topology_desc_describe_status(c->tdesc, &g->td, g->topology != NULL, te);
+            if (st == KC_TOPOLOGY_DESC_STATUS_AVAILABLE) {
+                st = KC_TOPOLOGY_DESC_STATUS_NOT_STORED; /* no get answered for this epoch */
+                for (size_t f = 0; f < nfetched; f++) {
+                    if (fetched[f].topology_epoch != te || !kc_str_eq(fetched[f].group_id, gid))
+                        continue;
+                    st = kc_topology_desc_get_status(fetched[f].status);
+                    if (st == KC_TOPOLOGY_DESC_STATUS_AVAILABLE) {
+                        dg->topology_description = kc_arena_alloc(&arena, sizeof(*dg->topology_description));
+                        if (kc_topology_desc_decode(fetched[f].data, fetched[f].len, &arena,
+                                                    dg->topology_description) != 0) {
+                            kc_log_warn(LOG_COMP, "[GroupId %s] The stored topology description of "
+                                        "epoch %d does not decode.", g->group_id, te);
+                            dg->topology_description = NULL;
+                            st = KC_TOPOLOGY_DESC_STATUS_ERROR;
+                        }
+                    }
+                    break;
+                }
+            }
+            dg->topology_description_status = st;
+        }
         if (g->topology) {
             const st_config_t *cf = group_config(c, g);
             kc_streams_group_describe_response_topology_t *t = kc_arena_alloc(&arena, sizeof(*t));
@@ -2597,8 +2647,7 @@ int kc_streams_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
         g->group_epoch = v.epoch;
         g->metadata_hash = v.metadata_hash;
         g->validated_topology_epoch = v.validated_topology_epoch;
-        g->stored_description_epoch = v.stored_description_topology_epoch;
-        g->failed_description_epoch = v.failed_description_topology_epoch;
+        kc_topology_desc_replay(&g->td, &v);
         g->last_num_standby = -1;
         for (int32_t i = 0; i < v.last_assignment_configs.count; i++)
             if (kc_str_eq_cstr(v.last_assignment_configs.items[i].key, "num.standby.replicas") &&
@@ -2780,19 +2829,19 @@ int32_t kc_streams_group_topology_epoch(const kc_streams_group_t *g)
 
 int32_t kc_streams_group_stored_description_epoch(const kc_streams_group_t *g)
 {
-    return g->stored_description_epoch;
+    return g->td.stored_epoch;
 }
 
 int32_t kc_streams_group_failed_description_epoch(const kc_streams_group_t *g)
 {
-    return g->failed_description_epoch;
+    return g->td.failed_epoch;
 }
 
 void kc_streams_group_set_description_epochs(kc_coord_t *c, kc_streams_group_t *g, int32_t stored,
                                              int32_t failed, kc_result_t *res)
 {
-    g->stored_description_epoch = stored;
-    g->failed_description_epoch = failed;
+    g->td.stored_epoch = stored;
+    g->td.failed_epoch = failed;
     g->has_group_record = true;
     write_group_metadata(g, res);
 }
@@ -2887,3 +2936,79 @@ void kc_streams_group_foreach(kc_coord_t *c, void (*fn)(kc_streams_group_t *g, v
 }
 
 size_t kc_streams_group_count(kc_coord_t *c) { return groups_map(c)->count; }
+
+/* ---- the topology-description barrier's view (KIP-1331) ------------------------- */
+
+void kc_coord_set_topology_desc(kc_coord_t *c, kc_topology_desc_t *m) { c->tdesc = m; }
+
+static void fill_view(kc_coord_t *c, st_group_t *g, kc_topology_desc_group_t *out)
+{
+    out->state = &g->td;
+    out->topology_epoch = g->topology ? g->topology->epoch : -1;
+    out->empty = g->nmembers == 0;
+    out->has_offsets = kc_offsets_group_has_offsets(c, kc_str(g->group_id));
+    group_metadata_value(g, &out->metadata, &g->view_cfg, g->view_nbuf);
+}
+
+int kc_coord_streams_group_view(kc_coord_t *c, kc_str_t group_id, kc_topology_desc_group_t *out)
+{
+    st_group_t *g = c->loaded ? group_get(c, group_id) : NULL;
+    if (g) {
+        fill_view(c, g, out);
+        return 1;
+    }
+    if (kc_consumer_group_find(c, group_id) || kc_classic_group_find(c, group_id))
+        return -1;
+    return 0;
+}
+
+static int view_lookup(void *ctx, kc_str_t group_id, kc_topology_desc_group_t *out)
+{
+    return kc_coord_streams_group_view(ctx, group_id, out);
+}
+
+static bool view_has_member(void *ctx, kc_str_t group_id, kc_str_t member_id)
+{
+    st_group_t *g = group_get(ctx, group_id);
+    return g && member_id.len >= 0 &&
+           kc_smap_get(&g->by_id, member_id.ptr ? member_id.ptr : "", (size_t)member_id.len);
+}
+
+typedef struct {
+    void (*fn)(void *arg, kc_str_t group_id);
+    void *arg;
+} view_each_t;
+
+static void view_each(kc_streams_group_t *g, void *arg)
+{
+    view_each_t *e = arg;
+    e->fn(e->arg, kc_str(g->group_id));
+}
+
+static void view_foreach(void *ctx, void (*fn)(void *arg, kc_str_t group_id), void *arg)
+{
+    kc_coord_t *c = ctx;
+    if (!c->loaded)
+        return;
+    /* fn must not add or remove groups, so walking the map directly is safe. */
+    view_each_t e = {fn, arg};
+    kc_streams_group_foreach(c, view_each, &e);
+}
+
+void kc_coord_topology_desc_groups(kc_coord_t *c, kc_topology_desc_groups_t *out)
+{
+    out->ctx = c;
+    out->lookup = view_lookup;
+    out->has_member = view_has_member;
+    out->foreach = view_foreach;
+}
+
+bool kc_streams_group_may_expire(kc_coord_t *c, const kc_streams_group_t *g)
+{
+    /* Not while a store call is in flight either: a push validated before
+     * the last member left can land after the cleanup's delete, and its
+     * completion must find the group to mark it -2 for the next cycle
+     * (else its description would stay in the store with no group). */
+    return g->nmembers == 0 && g->td.ops_in_flight == 0 &&
+           kc_topology_desc_may_expire(c->tdesc, &g->td);
+}

@@ -34,8 +34,6 @@ void kc_topology_desc_config_defaults(kc_topology_desc_config_t *cfg)
     cfg->backoff_jitter_percent = 20;
 }
 
-const kc_topology_desc_groups_t kc_topology_desc_no_groups = {NULL, NULL, NULL, NULL};
-
 kc_topology_desc_t *kc_topology_desc_new(const kc_topology_desc_config_t *cfg, uint64_t seed)
 {
     kc_topology_desc_t *m = kc_xcalloc(1, sizeof(*m));

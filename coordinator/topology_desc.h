@@ -130,8 +130,6 @@ typedef struct {
     void (*foreach)(void *ctx, void (*fn)(void *arg, kc_str_t group_id), void *arg);
 } kc_topology_desc_groups_t;
 
-/* An interface that knows no streams group (every lookup answers 0). */
-extern const kc_topology_desc_groups_t kc_topology_desc_no_groups;
 
 /* Module object: settings and the jitter generator. */
 typedef struct kc_topology_desc kc_topology_desc_t;
@@ -322,5 +320,57 @@ int kc_topology_desc_encode(const kc_streams_group_topology_description_update_r
  */
 int kc_topology_desc_decode(const uint8_t *data, size_t len, kc_arena_t *arena,
                             kc_streams_group_describe_response_topology_description_t *out);
+
+/* ---- provided by the streams groups (coordinator/streams.c) ---------- */
+
+/* Gives the coordinator the barrier (borrowed; NULL = no store): heartbeats
+ * solicit pushes, describe reads the stored epoch, expiry waits for -1. */
+void kc_coord_set_topology_desc(kc_coord_t *c, kc_topology_desc_t *m);
+/* The real kc_topology_desc_groups_t over c's streams groups (ctx = c). */
+void kc_coord_topology_desc_groups(kc_coord_t *c, kc_topology_desc_groups_t *out);
+/* lookup of that interface: 1 streams group (out filled), 0 none (or not
+ * loaded yet), -1 a classic or consumer group of that id. */
+int kc_coord_streams_group_view(kc_coord_t *c, kc_str_t group_id, kc_topology_desc_group_t *out);
+
+/* One store get answered for StreamsGroupDescribe (views borrowed for the call). */
+typedef struct {
+    kc_str_t group_id;
+    int32_t topology_epoch;            /* the epoch asked for */
+    kc_topology_store_status_t status; /* the get's outcome */
+    const uint8_t *data;               /* OK: the stored bytes */
+    size_t len;
+} kc_topology_desc_fetched_t;
+
+/*
+ * StreamsGroupDescribe v0-1 with the gets already answered: a group whose
+ * stored epoch equals its current topology epoch reports the fetched
+ * entry of that group and epoch (AVAILABLE with the decoded description,
+ * NOT_STORED, or ERROR; no entry = NOT_STORED); the other groups as
+ * kc_coord_streams_group_describe. The caller asks the store first (the
+ * describe is answered when every get completed, as Kafka's
+ * GroupCoordinatorService.streamsGroupDescribe composes its futures).
+ */
+void kc_coord_streams_group_describe_fetched(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                                             const kc_streams_group_describe_request_t *req,
+                                             const kc_topology_desc_fetched_t *fetched,
+                                             size_t nfetched, kc_result_t *res);
+
+/* A group whose store delete failed, for DeleteGroups (views borrowed). */
+typedef struct {
+    kc_str_t group_id;
+    int16_t error_code;  /* GROUP_DELETION_FAILED (mapped below v3) */
+    const char *message; /* v3 ErrorMessage; NULL = none */
+} kc_topology_desc_failed_t;
+
+/*
+ * DeleteGroups where the streams groups listed in failed keep their
+ * records and answer their error (the store's delete failed, GroupCoordinatorService
+ * .deleteGroups); everything else as kc_coord_delete_groups. The caller ran
+ * the store deletes first, through the barrier.
+ */
+void kc_coord_delete_groups_failed(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                                   const kc_delete_groups_request_t *req,
+                                   const kc_topology_desc_failed_t *failed, size_t nfailed,
+                                   kc_result_t *res);
 
 #endif

@@ -40,8 +40,23 @@ static int respond_error(kc_req_t *req, const kc_reader_t *body, int16_t code)
         return 0;                                                                                  \
     }
 
-GROUP_HANDLER(kc_handle_join_group, join_group_request, kc_coord_join_group, KC_OP_READ,
-              rq.group_id)
+/* The handler calls the coordinator with the request's original body too
+ * (the topology-description store may hold the answer, topology_api.c). */
+#define GROUP_HANDLER_HELD(fn, msg, held_fn, op, group_expr)                                       \
+    int fn(kc_req_t *req)                                                                          \
+    {                                                                                              \
+        kc_##msg##_t rq;                                                                           \
+        kc_##msg##_init(&rq);                                                                      \
+        kc_reader_t start = *req->body;                                                            \
+        if (kc_##msg##_decode(req->body, req->ctx.api_version, req->arena, &rq) != 0)             \
+            return KC_EINVAL;                                                                      \
+        if ((op) != 0 && !kc_req_authorized(req, (op), KC_RES_GROUP, (group_expr)))                \
+            return respond_error(req, &start, KC_ERR_GROUP_AUTHORIZATION_FAILED);                  \
+        return held_fn(req, &start, &rq);                                                          \
+    }
+
+GROUP_HANDLER_HELD(kc_handle_join_group, join_group_request, kc_tdesc_join_group, KC_OP_READ,
+                   rq.group_id)
 GROUP_HANDLER(kc_handle_sync_group, sync_group_request, kc_coord_sync_group, KC_OP_READ,
               rq.group_id)
 GROUP_HANDLER(kc_handle_heartbeat, heartbeat_request, kc_coord_heartbeat, KC_OP_READ, rq.group_id)
@@ -61,14 +76,14 @@ GROUP_HANDLER(kc_handle_describe_groups, describe_groups_request, kc_coord_descr
 /* Filtered by DESCRIBE, in the coordinator. */
 GROUP_HANDLER(kc_handle_list_groups, list_groups_request, kc_coord_list_groups, 0, KC_STR_NULL)
 /* DELETE on each group, in the coordinator. */
-GROUP_HANDLER(kc_handle_delete_groups, delete_groups_request, kc_coord_delete_groups, 0,
-              KC_STR_NULL)
+GROUP_HANDLER_HELD(kc_handle_delete_groups, delete_groups_request, kc_tdesc_delete_groups, 0,
+                   KC_STR_NULL)
 /* DESCRIBE on each group, in the coordinator. */
 GROUP_HANDLER(kc_handle_consumer_group_describe, consumer_group_describe_request,
               kc_coord_consumer_group_describe, 0, KC_STR_NULL)
 /* Streams groups: no per-group DESCRIBE filter yet. */
-GROUP_HANDLER(kc_handle_streams_group_describe, streams_group_describe_request,
-              kc_coord_streams_group_describe, 0, KC_STR_NULL)
+GROUP_HANDLER_HELD(kc_handle_streams_group_describe, streams_group_describe_request,
+                   kc_tdesc_streams_group_describe, 0, KC_STR_NULL)
 
 /* READ on the group, then DESCRIBE on every subscribed topic name
  * (KafkaApis.handleConsumerGroupHeartbeat). */

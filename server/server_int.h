@@ -360,10 +360,11 @@ void kc_tdesc_after_commit(kc_server_t *s, bool failed);
 int kc_handle_streams_group_topology_description_update(kc_req_t *req);
 
 /*
- * Wiring for the streams group. It registers its view of groups (lookup,
- * member check, iteration; see topology_desc.h) and a function receiving
- * the outcome of the DeleteGroups and conversion ops it starts; pushes and
- * the cleanup cycle are handled here. outcome_fn runs on the loop after the
+ * Wiring for the streams groups: their view (lookup, member check,
+ * iteration; see topology_desc.h) and a function receiving the outcome of
+ * the DeleteGroups and conversion ops. kc_tdesc_start registers the
+ * coordinator's streams groups and the held requests below; tests replace
+ * them with stand-ins. outcome_fn runs on the loop after the
  * op's final record was appended to res (s->batch): tombstone the group or
  * answer GROUP_DELETION_FAILED (DELETE_GROUP), re-run the classic join and
  * call kc_topology_desc_finalize_after_delete, or answer
@@ -380,6 +381,27 @@ kc_tstore_t *kc_tdesc_store(kc_server_t *s);
 /* Takes an op from kc_topology_desc_delete_begin (DELETE_GROUP, CONVERSION):
  * its store call runs after this iteration's commit. */
 void kc_tdesc_run(kc_server_t *s, kc_topology_desc_op_t *op);
+/*
+ * The client requests that wait for the store (KIP-1331). start is the
+ * request body before decoding (copied: the request is decoded again when
+ * its store calls completed and answered from s->batch then):
+ * - StreamsGroupDescribe with IncludeTopologyDescription: a get per group
+ *   whose stored epoch is its topology epoch, then the coordinator's
+ *   describe with the descriptions;
+ * - DeleteGroups: a delete through the barrier for each empty streams group
+ *   whose store may hold something; a failed one answers
+ *   GROUP_DELETION_FAILED (UNKNOWN_SERVER_ERROR below v3) and is kept;
+ * - JoinGroup of a new member on an empty streams group (the conversion to
+ *   classic): the delete first, REBALANCE_IN_PROGRESS when it fails or its
+ *   back-off is open (the group stays a streams group at -2).
+ * Without a store (or nothing to ask) they call the coordinator directly.
+ * Return 0 or what kc_req_respond_encoded returns.
+ */
+int kc_tdesc_streams_group_describe(kc_req_t *req, const kc_reader_t *start,
+                                    const kc_streams_group_describe_request_t *rq);
+int kc_tdesc_delete_groups(kc_req_t *req, const kc_reader_t *start,
+                           const kc_delete_groups_request_t *rq);
+int kc_tdesc_join_group(kc_req_t *req, const kc_reader_t *start, const kc_join_group_request_t *rq);
 /*
  * Security (server/security.c): resolves each listener's security protocol,
  * builds the TLS context and loads the SASL credentials, then binds the

@@ -6,9 +6,11 @@
  * record commits with the iteration's batch, the store call starts only
  * after that commit (kc_tdesc_after_commit), and its completion, back on
  * the loop, writes the final record and releases the answer with the next
- * commit. What needs the streams group goes through the
- * kc_topology_desc_groups_t the streams group registers (kc_tdesc_set_groups);
- * until then no group is known.
+ * commit. What needs the streams groups goes through the
+ * kc_topology_desc_groups_t of the coordinator (kc_coord_topology_desc_groups,
+ * registered at start; kc_tdesc_set_groups replaces it in tests), and the
+ * requests that wait for the store (describe, DeleteGroups, the classic
+ * conversion) are held here until their calls complete.
  */
 #include <event2/event.h>
 #include <stdio.h>
@@ -99,6 +101,16 @@ static void respond_update(kc_server_t *s, const kc_request_ctx_t *ctx, kc_resul
     kc_buf_deinit(&b);
 }
 
+struct tdesc_held;
+static void held_step(struct tdesc_held *h);
+
+/* A job dropped at shutdown: the request it held is released (not answered). */
+static void job_drop(tdesc_job_t *j)
+{
+    if (j->op->user)
+        held_step((struct tdesc_held *)(uintptr_t)j->op->user);
+}
+
 static void job_free(tdesc_job_t *j)
 {
     kc_topology_desc_op_free(j->op);
@@ -145,6 +157,7 @@ static void job_done(void *arg, const kc_topology_store_result_t *r)
         g->cleanup_in_flight--;
     if (g->stopping) {
         /* Shutting down: the durable -2 is what the next start heals from. */
+        job_drop(j);
         job_free(j);
         return;
     }
@@ -176,6 +189,318 @@ static void job_done(void *arg, const kc_topology_store_result_t *r)
     job_free(j);
 }
 
+/* ---- client requests held until their store calls complete ----------------------- */
+
+/*
+ * StreamsGroupDescribe (gets), DeleteGroups (deletes) and a classic
+ * JoinGroup converting a streams group (delete): the request's answer waits
+ * for its store calls (the connection stays muted meanwhile, as Kafka's
+ * channel does until the response). Then the request is decoded again from
+ * a copy of its body and answered by the coordinator with what the store
+ * said, into the iteration's batch.
+ */
+typedef struct tdesc_held {
+    kc_server_t *s;
+    kc_request_ctx_t ctx;     /* strings point at the copies below */
+    char *client_id, *client_host, *principal;
+    kc_buf_t body;            /* the request body as received */
+    size_t pending;           /* store calls not answered yet */
+    /* StreamsGroupDescribe: one entry per get (group id and data owned) */
+    kc_topology_desc_fetched_t *fetched;
+    size_t nfetched;
+    /* DeleteGroups: the groups whose delete failed (group id owned) */
+    kc_topology_desc_failed_t *failed;
+    size_t nfailed;
+    char msg[256];            /* the failure message (one for every group) */
+    /* JoinGroup: the conversion's outcome */
+    bool proceed;
+    int16_t error_code;
+} tdesc_held_t;
+
+typedef struct {
+    tdesc_held_t *h;
+    size_t index; /* into fetched */
+} tdesc_get_t;
+
+static tdesc_held_t *held_new(kc_req_t *req, const kc_reader_t *start)
+{
+    tdesc_held_t *h = kc_xcalloc(1, sizeof(*h));
+    h->s = req->srv;
+    h->ctx = req->ctx;
+    if (req->ctx.client_id.len >= 0) {
+        h->client_id = kc_xstrndup(req->ctx.client_id.ptr ? req->ctx.client_id.ptr : "",
+                                   (size_t)req->ctx.client_id.len);
+        h->ctx.client_id = (kc_str_t){h->client_id, req->ctx.client_id.len};
+    }
+    h->client_host = req->ctx.client_host ? kc_xstrdup(req->ctx.client_host) : NULL;
+    h->ctx.client_host = h->client_host;
+    h->principal = req->ctx.principal ? kc_xstrdup(req->ctx.principal) : NULL;
+    h->ctx.principal = h->principal;
+    kc_buf_init(&h->body);
+    kc_buf_append(&h->body, start->p, (size_t)(start->end - start->p));
+    return h;
+}
+
+static void held_free(tdesc_held_t *h)
+{
+    for (size_t i = 0; i < h->nfetched; i++) {
+        free((char *)h->fetched[i].group_id.ptr);
+        free((uint8_t *)h->fetched[i].data);
+    }
+    free(h->fetched);
+    for (size_t i = 0; i < h->nfailed; i++)
+        free((char *)h->failed[i].group_id.ptr);
+    free(h->failed);
+    kc_buf_deinit(&h->body);
+    free(h->client_id);
+    free(h->client_host);
+    free(h->principal);
+    free(h);
+}
+
+/* Every store call answered: the coordinator answers the request now. */
+static void held_finish(tdesc_held_t *h)
+{
+    kc_server_t *s = h->s;
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_reader_t r = {h->body.data, h->body.data + h->body.len, 0};
+    h->ctx.now_ms = kc_server_wall_ms();
+    switch (h->ctx.api_key) {
+    case KC_API_STREAMS_GROUP_DESCRIBE: {
+        kc_streams_group_describe_request_t rq;
+        kc_streams_group_describe_request_init(&rq);
+        if (kc_streams_group_describe_request_decode(&r, h->ctx.api_version, &arena, &rq) == 0)
+            kc_coord_streams_group_describe_fetched(s->coord, &h->ctx, &rq, h->fetched,
+                                                    h->nfetched, &s->batch);
+        break;
+    }
+    case KC_API_DELETE_GROUPS: {
+        kc_delete_groups_request_t rq;
+        kc_delete_groups_request_init(&rq);
+        if (kc_delete_groups_request_decode(&r, h->ctx.api_version, &arena, &rq) == 0)
+            kc_coord_delete_groups_failed(s->coord, &h->ctx, &rq, h->failed, h->nfailed,
+                                          &s->batch);
+        break;
+    }
+    case KC_API_JOIN_GROUP: {
+        if (h->proceed) {
+            kc_join_group_request_t rq;
+            kc_join_group_request_init(&rq);
+            if (kc_join_group_request_decode(&r, h->ctx.api_version, &arena, &rq) == 0)
+                kc_coord_join_group(s->coord, &h->ctx, &rq, &s->batch);
+            break;
+        }
+        kc_buf_t b;
+        kc_buf_init(&b);
+        kc_reader_t body = r;
+        kc_req_t req = {.srv = s, .ctx = h->ctx, .body = &r, .arena = &arena, .res = &s->batch};
+        int rc = kc_faults_error_response(h->ctx.api_key, h->ctx.api_version, &body, &arena,
+                                          h->error_code, &b);
+        kc_req_respond_encoded(&req, rc, &b);
+        break;
+    }
+    default:
+        break;
+    }
+    kc_arena_deinit(&arena);
+    held_free(h);
+}
+
+/* One store call of h answered (loop thread). */
+static void held_step(struct tdesc_held *h)
+{
+    if (--h->pending > 0)
+        return;
+    if (h->s->tdesc->stopping) {
+        held_free(h); /* shutting down: the client reconnects elsewhere */
+        return;
+    }
+    held_finish(h);
+}
+
+static void held_get_done(void *arg, const kc_topology_store_result_t *r)
+{
+    tdesc_get_t *gj = arg;
+    tdesc_held_t *h = gj->h;
+    kc_topology_desc_fetched_t *f = &h->fetched[gj->index];
+    free(gj);
+    f->status = r->status;
+    if (r->status == KC_TOPOLOGY_STORE_OK) {
+        uint8_t *copy = kc_xmalloc(r->len ? r->len : 1);
+        if (r->len)
+            memcpy(copy, r->data, r->len);
+        f->data = copy;
+        f->len = r->len;
+    } else if (r->status != KC_TOPOLOGY_STORE_NOT_FOUND) {
+        kc_log_warn(COMP, "get of group %.*s epoch %d failed: %s", f->group_id.len,
+                    f->group_id.ptr, f->topology_epoch, r->message ? r->message : "");
+    }
+    held_step(h);
+}
+
+/* The outcome of a DELETE_GROUP or CONVERSION op (op->user is its held request). */
+static void held_outcome(void *arg, const kc_topology_desc_op_t *op,
+                         const kc_topology_desc_outcome_t *out, kc_result_t *res)
+{
+    kc_server_t *s = arg;
+    tdesc_held_t *h = (tdesc_held_t *)(uintptr_t)op->user;
+    if (!h)
+        return;
+    if (op->kind == KC_TOPOLOGY_DESC_OP_DELETE_GROUP && !out->proceed) {
+        h->failed = kc_xrealloc(h->failed, (h->nfailed + 1) * sizeof(*h->failed));
+        kc_topology_desc_failed_t *f = &h->failed[h->nfailed++];
+        f->group_id = (kc_str_t){kc_xstrndup(op->group_id, op->group_id_len),
+                                 (int32_t)op->group_id_len};
+        f->error_code = out->error_code;
+        snprintf(h->msg, sizeof(h->msg), "%s", out->message);
+        f->message = h->msg;
+    } else if (op->kind == KC_TOPOLOGY_DESC_OP_CONVERSION) {
+        h->proceed = out->proceed;
+        h->error_code = out->error_code;
+        if (out->proceed) {
+            /* The store holds nothing now: -1, then the join converts. */
+            kc_str_t gid = {op->group_id, (int32_t)op->group_id_len};
+            kc_topology_desc_group_t view;
+            if (kc_coord_streams_group_view(s->coord, gid, &view) == 1)
+                kc_topology_desc_finalize_after_delete(gid, &view, res);
+        }
+    }
+    held_step(h);
+}
+
+/* The -2 of a held request's op did not commit: no store call; the group
+ * (DeleteGroups) or the join answers NOT_COORDINATOR and the client retries. */
+static void held_abort(kc_server_t *s, const kc_topology_desc_op_t *op)
+{
+    kc_topology_desc_outcome_t out;
+    memset(&out, 0, sizeof(out));
+    out.error_code = KC_ERR_NOT_COORDINATOR;
+    held_outcome(s, op, &out, &s->batch);
+}
+
+/* Starts a DELETE_GROUP or CONVERSION op on behalf of h. */
+static void held_run(tdesc_held_t *h, kc_topology_desc_op_t *op)
+{
+    op->user = (uint64_t)(uintptr_t)h;
+    h->pending++;
+    kc_tdesc_run(h->s, op);
+}
+
+int kc_tdesc_streams_group_describe(kc_req_t *req, const kc_reader_t *start,
+                                    const kc_streams_group_describe_request_t *rq)
+{
+    kc_server_t *s = req->srv;
+    struct kc_tdesc_glue *g = s->tdesc;
+    tdesc_held_t *h = NULL;
+    if (g && rq->include_topology_description && kc_coord_is_loaded(s->coord)) {
+        for (int32_t i = 0; i < rq->group_ids.count; i++) {
+            kc_str_t gid = rq->group_ids.items[i];
+            kc_topology_desc_group_t view;
+            if (lookup(g, gid, &view) != 1 ||
+                kc_topology_desc_describe_status(g->barrier, view.state, view.topology_epoch >= 0,
+                                                 view.topology_epoch) !=
+                    KC_TOPOLOGY_DESC_STATUS_AVAILABLE)
+                continue;
+            if (!h)
+                h = held_new(req, start);
+            h->fetched = kc_xrealloc(h->fetched, (h->nfetched + 1) * sizeof(*h->fetched));
+            kc_topology_desc_fetched_t *f = &h->fetched[h->nfetched];
+            memset(f, 0, sizeof(*f));
+            f->group_id = (kc_str_t){kc_xstrndup(gid.ptr, (size_t)gid.len), gid.len};
+            f->topology_epoch = view.topology_epoch;
+            f->status = KC_TOPOLOGY_STORE_TRANSIENT;
+            h->nfetched++;
+        }
+    }
+    if (!h) {
+        kc_coord_streams_group_describe(s->coord, &req->ctx, rq, req->res);
+        return 0;
+    }
+    /* Every get is counted before the first starts: a synchronous store
+     * may answer inside kc_tstore_get. */
+    h->pending = h->nfetched + 1;
+    for (size_t i = 0; i < h->nfetched; i++) {
+        tdesc_get_t *gj = kc_xcalloc(1, sizeof(*gj));
+        gj->h = h;
+        gj->index = i;
+        kc_tstore_get(g->store, h->fetched[i].group_id.ptr, (size_t)h->fetched[i].group_id.len,
+                      h->fetched[i].topology_epoch, held_get_done, gj);
+    }
+    held_step(h);
+    return 0;
+}
+
+int kc_tdesc_delete_groups(kc_req_t *req, const kc_reader_t *start,
+                           const kc_delete_groups_request_t *rq)
+{
+    kc_server_t *s = req->srv;
+    struct kc_tdesc_glue *g = s->tdesc;
+    tdesc_held_t *h = NULL;
+    if (g && kc_coord_is_loaded(s->coord)) {
+        for (int32_t i = 0; i < rq->groups_names.count; i++) {
+            kc_str_t gid = rq->groups_names.items[i];
+            kc_topology_desc_group_t view;
+            if (gid.len < 0 ||
+                !kc_request_authorized(&req->ctx, KC_OP_DELETE, KC_RES_GROUP, gid) ||
+                lookup(g, gid, &view) != 1 || !view.empty ||
+                !kc_topology_desc_delete_needed(g->barrier, &view))
+                continue;
+            bool dup = false;
+            for (int32_t k = 0; k < i && !dup; k++)
+                dup = kc_str_eq(rq->groups_names.items[k], gid);
+            if (dup)
+                continue;
+            kc_topology_desc_op_t *op = kc_topology_desc_delete_begin(
+                KC_TOPOLOGY_DESC_OP_DELETE_GROUP, gid, &view, req->res);
+            if (!op)
+                continue;
+            if (!h) {
+                h = held_new(req, start);
+                h->pending = 1; /* released below, once every op is queued */
+            }
+            held_run(h, op);
+        }
+    }
+    if (!h) {
+        kc_coord_delete_groups(s->coord, &req->ctx, rq, req->res);
+        return 0;
+    }
+    held_step(h);
+    return 0;
+}
+
+int kc_tdesc_join_group(kc_req_t *req, const kc_reader_t *start, const kc_join_group_request_t *rq)
+{
+    kc_server_t *s = req->srv;
+    struct kc_tdesc_glue *g = s->tdesc;
+    kc_topology_desc_group_t view;
+    /* A new member joining an empty streams group converts it
+     * (GroupMetadataManager.classicGroupJoin): its description goes first. */
+    if (!g || rq->member_id.len > 0 || !kc_coord_is_loaded(s->coord) ||
+        lookup(g, rq->group_id, &view) != 1 || !kc_topology_desc_conversion_needed(g->barrier, &view)) {
+        kc_coord_join_group(s->coord, &req->ctx, rq, req->res);
+        return 0;
+    }
+    if (kc_topology_desc_conversion_throttled(view.state, req->ctx.now_ms)) {
+        kc_buf_t b;
+        kc_buf_init(&b);
+        kc_reader_t body = *start;
+        int rc = kc_faults_error_response(req->ctx.api_key, req->ctx.api_version, &body,
+                                          req->arena, KC_ERR_REBALANCE_IN_PROGRESS, &b);
+        return kc_req_respond_encoded(req, rc, &b);
+    }
+    kc_topology_desc_op_t *op = kc_topology_desc_delete_begin(KC_TOPOLOGY_DESC_OP_CONVERSION,
+                                                              rq->group_id, &view, req->res);
+    if (!op) {
+        kc_coord_join_group(s->coord, &req->ctx, rq, req->res);
+        return 0;
+    }
+    tdesc_held_t *h = held_new(req, start);
+    held_run(h, op);
+    return 0;
+}
+
 void kc_tdesc_after_commit(kc_server_t *s, bool failed)
 {
     struct kc_tdesc_glue *g = s->tdesc;
@@ -197,7 +522,10 @@ void kc_tdesc_after_commit(kc_server_t *s, bool failed)
             }
             if (j->op->kind == KC_TOPOLOGY_DESC_OP_CLEANUP && g->cleanup_in_flight > 0)
                 g->cleanup_in_flight--;
+            if (j->op->user)
+                held_abort(s, j->op);
             job_free(j);
+            answered = true;
             continue;
         }
         const kc_topology_desc_op_t *op = j->op;
@@ -336,10 +664,14 @@ int kc_tdesc_start(kc_server_t *s)
     tc.backoff_max_ms = cfg->group_streams_topology_description_backoff_max_ms;
     tc.backoff_jitter_percent = cfg->group_streams_topology_description_backoff_jitter_percent;
     g->barrier = kc_topology_desc_new(&tc, (uint64_t)kc_server_wall_ms());
-    g->groups = kc_topology_desc_no_groups;
     g->kick = event_new(s->base, -1, 0, kick_cb, s);
     g->cleanup_timer = evtimer_new(s->base, cleanup_cb, s);
     s->tdesc = g;
+    /* The streams groups: their view for the barrier, and the requests they hold. */
+    kc_topology_desc_groups_t groups;
+    kc_coord_topology_desc_groups(s->coord, &groups);
+    kc_tdesc_set_groups(s, &groups, held_outcome, s);
+    kc_coord_set_topology_desc(s->coord, g->barrier);
     struct timeval tv = {cfg->offsets_retention_check_interval_ms / 1000,
                          (cfg->offsets_retention_check_interval_ms % 1000) * 1000};
     evtimer_add(g->cleanup_timer, &tv);
@@ -355,11 +687,13 @@ void kc_tdesc_stop(kc_server_t *s)
     while (g->waiting_head) {
         tdesc_job_t *j = g->waiting_head;
         g->waiting_head = j->next;
+        job_drop(j);
         job_free(j);
     }
     kc_tstore_close(g->store); /* runs every outstanding callback, which only frees */
     event_free(g->cleanup_timer);
     event_free(g->kick);
+    kc_coord_set_topology_desc(s->coord, NULL);
     kc_topology_desc_free(g->barrier);
     free(g);
     s->tdesc = NULL;

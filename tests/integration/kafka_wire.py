@@ -1168,6 +1168,33 @@ def streams_group_heartbeat(conn, group, member_id, member_epoch, version=1, **k
     return decode_streams_group_heartbeat(r, version)
 
 
+def _decode_topology_description(r):
+    """KIP-1331 TopologyDescription (the non-null struct after its marker):
+    {"subtopologies": [{"id", "nodes": [node]}], "global_stores": [(source, processor)]},
+    node = {"name", "type", "source_topics", "sink_topic", "stores", "successors"}."""
+    def strs(rr):
+        return rr.compact_array(lambda r3: r3.compact_string()) or []
+
+    def node(rr):
+        n = {"name": rr.compact_string(), "type": rr.i8(), "source_topics": strs(rr),
+             "sink_topic": rr.compact_string(), "stores": strs(rr), "successors": strs(rr)}
+        rr.skip_tags()
+        return n
+
+    def sub(rr):
+        v = {"id": rr.compact_string(), "nodes": rr.compact_array(node) or []}
+        rr.skip_tags()
+        return v
+
+    def glob(rr):
+        v = (node(rr), node(rr))
+        rr.skip_tags()
+        return v
+    d = {"subtopologies": r.compact_array(sub) or [], "global_stores": r.compact_array(glob) or []}
+    r.skip_tags()
+    return d
+
+
 def decode_streams_group_describe(r, version):
     """Response v0-1 as {"groups": {group_id: {...}}}; member assignments as
     {"active": set, "standby": set, "warmup": set}."""
@@ -1235,8 +1262,8 @@ def decode_streams_group_describe(r, version):
         g["members"] = {m["member_id"]: m for m in (rr.compact_array(member) or [])}
         g["authorized_operations"] = rr.i32()
         if version >= 1:
-            if rr.i8() == 1:
-                raise DecodeError("topology description not expected")
+            g["topology_description"] = (_decode_topology_description(rr) if rr.i8() == 1
+                                         else None)
             g["topology_description_status"] = rr.i8()
             g["assignor_name"] = rr.compact_string()
         rr.skip_tags()
@@ -1328,3 +1355,20 @@ def delete_groups_v2(conn, groups):
         rr.skip_tags()
         return v
     return dict(r.compact_array(one) or [])
+
+
+def delete_groups_v3(conn, groups):
+    """DeleteGroups v3 (flexible, per-group ErrorMessage, KIP-1331):
+    {group_id: (error_code, error_message)}."""
+    body = (Writer().compact_array(list(groups), lambda ww, g: ww.compact_string(g))
+            .no_tags().getvalue())
+    corr = conn.send(API_DELETE_GROUPS, 3, body, flexible=True)
+    got, r = conn.recv(flexible_header=True)
+    assert got == corr, (got, corr)
+    r.i32()
+
+    def one(rr):
+        v = (rr.compact_string(), rr.i16(), rr.compact_string())
+        rr.skip_tags()
+        return v
+    return {g: (code, msg) for g, code, msg in (r.compact_array(one) or [])}

@@ -21,6 +21,7 @@
 
 #include "coord_priv.h"
 #include "streams_int.h"
+#include "topology_desc.h"
 
 enum {
     E_NONE = 0,
@@ -85,6 +86,7 @@ typedef struct {
     int64_t now;
     rec_t *recs;
     size_t nrecs, cap;
+    kc_topology_desc_t *td; /* the topology-description barrier; NULL = no store */
 } ctx_t;
 
 static void keep_records(ctx_t *t, kc_result_t *res)
@@ -125,6 +127,7 @@ static ctx_t *ctx_new(void) { return ctx_new_cfg(NULL); }
 static void ctx_free(ctx_t *t)
 {
     kc_coord_free(t->c);
+    kc_topology_desc_free(t->td);
     for (size_t i = 0; i < t->nrecs; i++) {
         kc_buf_deinit(&t->recs[i].key);
         kc_buf_deinit(&t->recs[i].value);
@@ -153,6 +156,7 @@ static void ctx_restart(ctx_t *t)
 {
     kc_coord_free(t->c);
     t->c = kc_coord_new(&t->cfg, &VIEW);
+    kc_coord_set_topology_desc(t->c, t->td);
     for (size_t i = 0; i < t->nrecs; i++)
         assert_int_equal(kc_coord_replay(t->c, t->recs[i].key.data, t->recs[i].key.len,
                                          t->recs[i].tombstone ? NULL : t->recs[i].value.data,
@@ -189,6 +193,7 @@ typedef struct {
     char detail[8][256];
     int32_t endpoint_epoch;
     int nendpoints;
+    bool description_required; /* TopologyDescriptionRequired */
     kc_streams_topics_to_create_t create;
 } hb_t;
 
@@ -314,6 +319,7 @@ static hb_t send_hb(ctx_t *t, client_t *cl, hb_opts_t o)
         h.nstatus++;
     }
     h.endpoint_epoch = r.endpoint_information_epoch;
+    h.description_required = r.topology_description_required;
     h.nendpoints = r.partitions_by_user_endpoint.count;
     if (r.active_tasks.count >= 0) {
         h.has_tasks = true;
@@ -1006,6 +1012,328 @@ static void test_classic_join_refused_while_members_then_converts_empty_group(vo
     ctx_free(t);
 }
 
+/* ---- the topology-description store (KIP-1331) ---------------------------------- */
+
+/* A store is configured: back-off 1 s doubling to 4 s, no jitter. */
+static void with_store(ctx_t *t)
+{
+    kc_topology_desc_config_t cfg;
+    kc_topology_desc_config_defaults(&cfg);
+    cfg.plugin_configured = true;
+    cfg.backoff_initial_ms = 1000;
+    cfg.backoff_max_ms = 4000;
+    cfg.backoff_jitter_percent = 0;
+    t->td = kc_topology_desc_new(&cfg, 1);
+    kc_coord_set_topology_desc(t->c, t->td);
+}
+
+static kc_streams_group_t *app(ctx_t *t) { return kc_coord_streams_group_find(t->c, kc_str("app")); }
+
+static void set_epochs(ctx_t *t, int32_t stored, int32_t failed)
+{
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_streams_group_set_description_epochs(t->c, app(t), stored, failed, &res);
+    keep_records(t, &res);
+    kc_result_deinit(&res);
+}
+
+static void test_description_required_solicited_with_backoff(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t a;
+    set_id(&a, "member-a");
+    /* Without a store nobody is asked. */
+    assert_false(join(t, &a).description_required);
+    assert_false(beat(t, &a).description_required);
+    with_store(t);
+    assert_true(beat(t, &a).description_required);
+    /* Inside the window (1 s): not again. */
+    assert_false(beat(t, &a).description_required);
+    ctx_sleep(t, 1100);
+    assert_true(beat(t, &a).description_required);
+    /* The second window doubles (2 s). */
+    ctx_sleep(t, 1100);
+    assert_false(beat(t, &a).description_required);
+    ctx_sleep(t, 1000);
+    assert_true(beat(t, &a).description_required);
+    /* -2 reads as not stored; the stored epoch or a failed one stops it. */
+    set_epochs(t, -2, -1);
+    ctx_sleep(t, 5000);
+    assert_true(beat(t, &a).description_required);
+    set_epochs(t, 1, -1);
+    ctx_sleep(t, 5000);
+    assert_false(beat(t, &a).description_required);
+    set_epochs(t, -1, 1);
+    ctx_sleep(t, 5000);
+    assert_false(beat(t, &a).description_required);
+    /* After a restart the window is gone and the persisted epochs decide. */
+    set_epochs(t, -2, -1);
+    ctx_restart(t);
+    assert_true(beat(t, &a).description_required);
+    ctx_free(t);
+}
+
+static void test_description_epochs_one_copy_in_the_view(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    with_store(t);
+    client_t a;
+    set_id(&a, "member-a");
+    join(t, &a);
+    kc_topology_desc_group_t v;
+    assert_int_equal(kc_coord_streams_group_view(t->c, kc_str("app"), &v), 1);
+    assert_int_equal(v.topology_epoch, 1);
+    assert_false(v.empty);
+    assert_false(v.has_offsets);
+    /* The barrier writes through the view: the group's accessors see it and
+     * the record it writes keeps the group's own fields. */
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_topology_desc_op_t *op = kc_topology_desc_push_begin(kc_str("app"), &v, 1,
+                                                            (const uint8_t *)"x", 1, &res);
+    assert_non_null(op);
+    assert_int_equal(kc_streams_group_stored_description_epoch(app(t)), -2);
+    keep_records(t, &res);
+    kc_result_reset(&res);
+    kc_topology_desc_op_free(op);
+    int32_t group_epoch = v.metadata.epoch;
+    assert_true(group_epoch > 0);
+    ctx_restart(t);
+    assert_int_equal(kc_streams_group_stored_description_epoch(app(t)), -2);
+    assert_int_equal(kc_coord_streams_group_view(t->c, kc_str("app"), &v), 1);
+    assert_int_equal(v.metadata.epoch, group_epoch);
+    /* Another type of group, and none. */
+    assert_int_equal(kc_coord_streams_group_view(t->c, kc_str("nope"), &v), 0);
+    kc_topology_desc_groups_t groups;
+    kc_coord_topology_desc_groups(t->c, &groups);
+    assert_true(groups.has_member(groups.ctx, kc_str("app"), kc_str("member-a")));
+    assert_false(groups.has_member(groups.ctx, kc_str("app"), kc_str("member-b")));
+    assert_false(groups.has_member(groups.ctx, kc_str("nope"), kc_str("member-a")));
+    kc_result_deinit(&res);
+    ctx_free(t);
+}
+
+typedef struct {
+    int16_t error;
+    int8_t status;
+    bool has_description;
+    char node[64];
+} desc_t;
+
+static desc_t describe_with(ctx_t *t, const kc_topology_desc_fetched_t *f, size_t nf)
+{
+    kc_streams_group_describe_request_t req;
+    kc_streams_group_describe_request_init(&req);
+    kc_str_t ids[1] = {kc_str("app")};
+    req.group_ids.items = ids;
+    req.group_ids.count = 1;
+    req.include_topology_description = true;
+    kc_request_ctx_t ctx = {3, 1, 89, 1, kc_str("client"), "/127.0.0.1", t->now};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_streams_group_describe_fetched(t->c, &ctx, &req, f, nf, &res);
+    assert_int_equal(res.nresponses, 1);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_streams_group_describe_response_t r;
+    kc_streams_group_describe_response_init(&r);
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    assert_int_equal(kc_streams_group_describe_response_decode(&rd, 1, &arena, &r), 0);
+    desc_t d = {r.groups.items[0].error_code, r.groups.items[0].topology_description_status,
+                r.groups.items[0].topology_description != NULL, ""};
+    if (d.has_description && r.groups.items[0].topology_description->subtopologies.count > 0) {
+        kc_str_t n = r.groups.items[0].topology_description->subtopologies.items[0].nodes.items[0].name;
+        snprintf(d.node, sizeof(d.node), "%.*s", (int)n.len, n.ptr);
+    }
+    kc_arena_deinit(&arena);
+    kc_result_deinit(&res);
+    return d;
+}
+
+static void test_describe_serves_the_fetched_description(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    with_store(t);
+    client_t a;
+    set_id(&a, "member-a");
+    join(t, &a);
+    /* The bytes a push hands the store. */
+    kc_streams_group_topology_description_update_request_topology_description_node_t node;
+    memset(&node, 0, sizeof(node));
+    node.name = kc_str("KSTREAM-SOURCE-0000000000");
+    node.node_type = 1;
+    kc_str_t topics[1] = {kc_str("in")};
+    node.source_topics.items = topics;
+    node.source_topics.count = 1;
+    node.sink_topic = KC_STR_NULL;
+    kc_streams_group_topology_description_update_request_topology_description_subtopology_t sub;
+    memset(&sub, 0, sizeof(sub));
+    sub.subtopology_id = kc_str("0");
+    sub.nodes.items = &node;
+    sub.nodes.count = 1;
+    kc_streams_group_topology_description_update_request_topology_description_t desc;
+    memset(&desc, 0, sizeof(desc));
+    desc.subtopologies.items = &sub;
+    desc.subtopologies.count = 1;
+    kc_buf_t bytes;
+    kc_buf_init(&bytes);
+    assert_int_equal(kc_topology_desc_encode(&desc, &bytes), 0);
+    kc_topology_desc_fetched_t f = {kc_str("app"), 1, KC_TOPOLOGY_STORE_OK, bytes.data, bytes.len};
+
+    /* Nothing stored (-1) and uncertain (-2): NOT_STORED whatever is fetched. */
+    desc_t d = describe_with(t, &f, 1);
+    assert_int_equal(d.status, KC_TOPOLOGY_DESC_STATUS_NOT_STORED);
+    assert_false(d.has_description);
+    set_epochs(t, -2, -1);
+    assert_int_equal(describe_with(t, &f, 1).status, KC_TOPOLOGY_DESC_STATUS_NOT_STORED);
+    /* Stored == the topology epoch: the fetched description. */
+    set_epochs(t, 1, -1);
+    d = describe_with(t, &f, 1);
+    assert_int_equal(d.error, E_NONE);
+    assert_int_equal(d.status, KC_TOPOLOGY_DESC_STATUS_AVAILABLE);
+    assert_true(d.has_description);
+    assert_string_equal(d.node, "KSTREAM-SOURCE-0000000000");
+    /* No get answered for this epoch, or a get for another one: NOT_STORED. */
+    assert_int_equal(describe_with(t, NULL, 0).status, KC_TOPOLOGY_DESC_STATUS_NOT_STORED);
+    kc_topology_desc_fetched_t other = f;
+    other.topology_epoch = 0;
+    assert_int_equal(describe_with(t, &other, 1).status, KC_TOPOLOGY_DESC_STATUS_NOT_STORED);
+    /* The store's failures. */
+    kc_topology_desc_fetched_t nf = f;
+    nf.status = KC_TOPOLOGY_STORE_NOT_FOUND;
+    assert_int_equal(describe_with(t, &nf, 1).status, KC_TOPOLOGY_DESC_STATUS_NOT_STORED);
+    nf.status = KC_TOPOLOGY_STORE_TRANSIENT;
+    assert_int_equal(describe_with(t, &nf, 1).status, KC_TOPOLOGY_DESC_STATUS_ERROR);
+    /* Bytes that do not decode: ERROR, no description. */
+    kc_topology_desc_fetched_t bad = f;
+    bad.len = 3;
+    d = describe_with(t, &bad, 1);
+    assert_int_equal(d.status, KC_TOPOLOGY_DESC_STATUS_ERROR);
+    assert_false(d.has_description);
+    /* Stored epoch behind the group's topology epoch: NOT_STORED. */
+    set_epochs(t, 0, -1);
+    assert_int_equal(describe_with(t, &f, 1).status, KC_TOPOLOGY_DESC_STATUS_NOT_STORED);
+    kc_buf_deinit(&bytes);
+    ctx_free(t);
+}
+
+static void short_retention(kc_coord_config_t *cfg)
+{
+    cfg->offsets_retention_check_interval_ms = 1000;
+}
+
+static void test_empty_group_expires_once_the_store_holds_nothing(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new_cfg(short_retention);
+    with_store(t);
+    client_t a;
+    set_id(&a, "member-a");
+    join(t, &a);
+    set_epochs(t, 1, -1);
+    assert_int_equal(send_hb(t, &a, (hb_opts_t){.epoch = -1, .owned = OWNED_NULL}).error, E_NONE);
+    /* The store may hold its description (1, then -2): kept. */
+    ctx_sleep(t, 2500);
+    assert_non_null(app(t));
+    set_epochs(t, -2, -1);
+    ctx_sleep(t, 2500);
+    assert_non_null(app(t));
+    /* Nothing stored but a store call in flight (a push validated before the
+     * member left): kept, so that the call's completion finds the group. */
+    set_epochs(t, -1, -1);
+    kc_topology_desc_group_t v;
+    assert_int_equal(kc_coord_streams_group_view(t->c, kc_str("app"), &v), 1);
+    v.state->ops_in_flight = 1;
+    ctx_sleep(t, 2500);
+    assert_non_null(app(t));
+    v.state->ops_in_flight = 0;
+    ctx_sleep(t, 2500);
+    assert_null(app(t));
+    /* The tombstones replay. */
+    ctx_restart(t);
+    assert_null(app(t));
+    ctx_free(t);
+}
+
+static void test_conversion_waits_for_the_store_delete(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    with_store(t);
+    client_t a;
+    set_id(&a, "member-a");
+    join(t, &a);
+    set_epochs(t, 1, -1);
+    assert_int_equal(send_hb(t, &a, (hb_opts_t){.epoch = -1, .owned = OWNED_NULL}).error, E_NONE);
+    /* The store may hold the description: the join is retried, nothing converted. */
+    assert_int_equal(classic_join(t), 27); /* REBALANCE_IN_PROGRESS */
+    assert_non_null(app(t));
+    set_epochs(t, -2, -1);
+    assert_int_equal(classic_join(t), 27);
+    assert_non_null(app(t));
+    /* Deleted (-1): converted. */
+    set_epochs(t, -1, -1);
+    assert_int_equal(classic_join(t), 79);
+    assert_null(app(t));
+    assert_non_null(kc_classic_group_find(t->c, kc_str("app")));
+    ctx_free(t);
+}
+
+static int16_t delete_group(ctx_t *t, int16_t version, const kc_topology_desc_failed_t *failed,
+                            size_t nfailed, char *msg, size_t msglen)
+{
+    kc_delete_groups_request_t req;
+    kc_delete_groups_request_init(&req);
+    kc_str_t ids[1] = {kc_str("app")};
+    req.groups_names.items = ids;
+    req.groups_names.count = 1;
+    kc_request_ctx_t ctx = {4, 1, 42, version, kc_str("client"), "/127.0.0.1", t->now};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_delete_groups_failed(t->c, &ctx, &req, failed, nfailed, &res);
+    keep_records(t, &res);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_delete_groups_response_t r;
+    kc_delete_groups_response_init(&r);
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    assert_int_equal(kc_delete_groups_response_decode(&rd, version, &arena, &r), 0);
+    int16_t code = r.results.items[0].error_code;
+    kc_str_t m = r.results.items[0].error_message;
+    snprintf(msg, msglen, "%.*s", m.len > 0 ? (int)m.len : 0, m.len > 0 ? m.ptr : "");
+    kc_arena_deinit(&arena);
+    kc_result_deinit(&res);
+    return code;
+}
+
+static void test_delete_groups_keeps_a_group_whose_store_delete_failed(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    with_store(t);
+    client_t a;
+    set_id(&a, "member-a");
+    join(t, &a);
+    assert_int_equal(send_hb(t, &a, (hb_opts_t){.epoch = -1, .owned = OWNED_NULL}).error, E_NONE);
+    kc_topology_desc_failed_t f = {kc_str("app"), 134, "Topology description plugin failed to delete the topology."};
+    char msg[256];
+    assert_int_equal(delete_group(t, 3, &f, 1, msg, sizeof(msg)), 134);
+    assert_string_equal(msg, "Topology description plugin failed to delete the topology.");
+    assert_non_null(app(t));
+    assert_int_equal(delete_group(t, 2, &f, 1, msg, sizeof(msg)), -1); /* UNKNOWN_SERVER_ERROR */
+    assert_non_null(app(t));
+    assert_int_equal(delete_group(t, 3, NULL, 0, msg, sizeof(msg)), E_NONE);
+    assert_string_equal(msg, "");
+    assert_null(app(t));
+    ctx_free(t);
+}
+
 static void test_streams_join_takes_over_simple_classic_group(void **state)
 {
     (void)state;
@@ -1044,82 +1372,66 @@ static void test_streams_join_takes_over_simple_classic_group(void **state)
     ctx_free(t);
 }
 
-/* An admin commit to group_id (a simple classic group when there is none). */
-static void admin_commit(ctx_t *t, const char *group_id)
+static void retention_5s(kc_coord_config_t *cfg)
 {
+    cfg->offsets_retention_ms = 5000;
+    cfg->offsets_retention_check_interval_ms = 1000;
+}
+
+static size_t tombstones_since(ctx_t *t, size_t from)
+{
+    size_t n = 0;
+    for (size_t i = from; i < t->nrecs; i++)
+        n += t->recs[i].tombstone;
+    return n;
+}
+
+/* Offsets of a streams group expire by commit time, except those of a live
+ * group's source topics (StreamsGroup.isSubscribedToTopic); once the group
+ * is empty and none is left, the group goes (no store configured). */
+static void test_streams_offsets_expire_then_the_empty_group_goes(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new_cfg(retention_5s);
     kc_offset_commit_request_partition_t part = {0, 42, -1, -1, kc_str("")};
-    kc_offset_commit_request_topic_t topic;
-    memset(&topic, 0, sizeof(topic));
-    topic.name = kc_str("in");
-    topic.partitions.items = &part;
-    topic.partitions.count = 1;
+    kc_offset_commit_request_topic_t topics[2];
+    memset(topics, 0, sizeof(topics));
+    topics[0].name = kc_str("in");
+    topics[1].name = kc_str("two-partitions");
+    for (int i = 0; i < 2; i++) {
+        topics[i].partitions.items = &part;
+        topics[i].partitions.count = 1;
+    }
     kc_offset_commit_request_t oc;
     kc_offset_commit_request_init(&oc);
-    oc.group_id = kc_str(group_id);
+    oc.group_id = kc_str("app");
     oc.generation_id_or_member_epoch = -1;
     oc.member_id = kc_str("");
-    oc.topics.items = &topic;
-    oc.topics.count = 1;
+    oc.topics.items = topics;
+    oc.topics.count = 2;
     kc_request_ctx_t ctx = {3, 1, 8, 2, kc_str("admin"), "/127.0.0.1", t->now};
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_offset_commit(t->c, &ctx, &oc, &res);
     keep_records(t, &res);
     kc_result_deinit(&res);
-}
-
-/* ListGroups v5 (every type): the listed ids, comma-separated, into out. */
-static void list_group_ids(ctx_t *t, char *out, size_t cap)
-{
-    kc_list_groups_request_t req;
-    kc_list_groups_request_init(&req);
-    kc_request_ctx_t ctx = {4, 1, 16, 5, kc_str("admin"), "/127.0.0.1", t->now};
-    kc_result_t res;
-    kc_result_init(&res);
-    kc_coord_list_groups(t->c, &ctx, &req, &res);
-    kc_arena_t arena;
-    kc_arena_init(&arena);
-    kc_list_groups_response_t r;
-    kc_list_groups_response_init(&r);
-    kc_reader_t rd;
-    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
-    assert_int_equal(kc_list_groups_response_decode(&rd, 5, &arena, &r), 0);
-    size_t w = 0;
-    out[0] = '\0';
-    for (int32_t i = 0; i < r.groups.count; i++)
-        w += (size_t)snprintf(out + w, cap - w, "%s%.*s", i ? "," : "",
-                              (int)r.groups.items[i].group_id.len, r.groups.items[i].group_id.ptr);
-    kc_arena_deinit(&arena);
-    kc_result_deinit(&res);
-}
-
-/* Kafka keeps the groups of every type in one table per __consumer_offsets
- * partition, which ListGroups follows: ids created in the same order list
- * in the same order whether each is a streams group or a classic one. */
-static void test_list_groups_one_table_with_streams_groups(void **state)
-{
-    (void)state;
-    enum { N = 60 };
-    static char ids[N][16];
-    static char mixed[N * 16], classic_only[N * 16];
-    for (int pass = 0; pass < 2; pass++) {
-        ctx_t *t = ctx_new();
-        for (int i = 0; i < N; i++) {
-            snprintf(ids[i], sizeof(ids[i]), "sg-%d", i);
-            if (pass == 0 && i % 3 == 1) {
-                client_t a;
-                set_id(&a, "member-a");
-                hb_t h = send_hb(t, &a, (hb_opts_t){.epoch = 0, .topology_epoch = 1, .group = ids[i]});
-                assert_int_equal(h.error, E_NONE);
-                hb_free(&h);
-            } else {
-                admin_commit(t, ids[i]);
-            }
-        }
-        list_group_ids(t, pass == 0 ? mixed : classic_only, sizeof(mixed));
-        ctx_free(t);
-    }
-    assert_string_equal(mixed, classic_only);
+    client_t a;
+    set_id(&a, "member-a");
+    assert_int_equal(join(t, &a).error, E_NONE);
+    size_t before = t->nrecs;
+    ctx_sleep(t, 6500);
+    /* Only the offset of the topic the group does not read expired. */
+    assert_int_equal(tombstones_since(t, before), 1);
+    assert_true(kc_offsets_group_has_offsets(t->c, kc_str("app")));
+    assert_non_null(app(t));
+    assert_int_equal(send_hb(t, &a, (hb_opts_t){.epoch = -1, .owned = OWNED_NULL}).error, E_NONE);
+    ctx_sleep(t, 1500);
+    assert_false(kc_offsets_group_has_offsets(t->c, kc_str("app")));
+    assert_null(app(t));
+    ctx_restart(t);
+    assert_null(app(t));
+    assert_false(kc_offsets_group_has_offsets(t->c, kc_str("app")));
+    ctx_free(t);
 }
 
 static void short_rebalance(kc_coord_config_t *cfg) { cfg->group_streams_session_timeout_ms = 60000; }
@@ -1377,6 +1689,84 @@ static void test_offset_commit_epochs_and_offset_delete(void **state)
     ctx_free(t);
 }
 
+/* An admin commit to group_id (a simple classic group when there is none). */
+static void admin_commit(ctx_t *t, const char *group_id)
+{
+    kc_offset_commit_request_partition_t part = {0, 42, -1, -1, kc_str("")};
+    kc_offset_commit_request_topic_t topic;
+    memset(&topic, 0, sizeof(topic));
+    topic.name = kc_str("in");
+    topic.partitions.items = &part;
+    topic.partitions.count = 1;
+    kc_offset_commit_request_t oc;
+    kc_offset_commit_request_init(&oc);
+    oc.group_id = kc_str(group_id);
+    oc.generation_id_or_member_epoch = -1;
+    oc.member_id = kc_str("");
+    oc.topics.items = &topic;
+    oc.topics.count = 1;
+    kc_request_ctx_t ctx = {3, 1, 8, 2, kc_str("admin"), "/127.0.0.1", t->now};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_offset_commit(t->c, &ctx, &oc, &res);
+    keep_records(t, &res);
+    kc_result_deinit(&res);
+}
+
+/* ListGroups v5 (every type): the listed ids, comma-separated, into out. */
+static void list_group_ids(ctx_t *t, char *out, size_t cap)
+{
+    kc_list_groups_request_t req;
+    kc_list_groups_request_init(&req);
+    kc_request_ctx_t ctx = {4, 1, 16, 5, kc_str("admin"), "/127.0.0.1", t->now};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_list_groups(t->c, &ctx, &req, &res);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_list_groups_response_t r;
+    kc_list_groups_response_init(&r);
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    assert_int_equal(kc_list_groups_response_decode(&rd, 5, &arena, &r), 0);
+    size_t w = 0;
+    out[0] = '\0';
+    for (int32_t i = 0; i < r.groups.count; i++)
+        w += (size_t)snprintf(out + w, cap - w, "%s%.*s", i ? "," : "",
+                              (int)r.groups.items[i].group_id.len, r.groups.items[i].group_id.ptr);
+    kc_arena_deinit(&arena);
+    kc_result_deinit(&res);
+}
+
+/* Kafka keeps the groups of every type in one table per __consumer_offsets
+ * partition, which ListGroups follows: ids created in the same order list
+ * in the same order whether each is a streams group or a classic one. */
+static void test_list_groups_one_table_with_streams_groups(void **state)
+{
+    (void)state;
+    enum { N = 60 };
+    static char ids[N][16];
+    static char mixed[N * 16], classic_only[N * 16];
+    for (int pass = 0; pass < 2; pass++) {
+        ctx_t *t = ctx_new();
+        for (int i = 0; i < N; i++) {
+            snprintf(ids[i], sizeof(ids[i]), "sg-%d", i);
+            if (pass == 0 && i % 3 == 1) {
+                client_t a;
+                set_id(&a, "member-a");
+                hb_t h = send_hb(t, &a, (hb_opts_t){.epoch = 0, .topology_epoch = 1, .group = ids[i]});
+                assert_int_equal(h.error, E_NONE);
+                hb_free(&h);
+            } else {
+                admin_commit(t, ids[i]);
+            }
+        }
+        list_group_ids(t, pass == 0 ? mixed : classic_only, sizeof(mixed));
+        ctx_free(t);
+    }
+    assert_string_equal(mixed, classic_only);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1402,6 +1792,13 @@ int main(void)
         cmocka_unit_test(test_sticky_assignor_balances_and_covers),
         cmocka_unit_test(test_classic_join_refused_while_members_then_converts_empty_group),
         cmocka_unit_test(test_streams_join_takes_over_simple_classic_group),
+        cmocka_unit_test(test_description_required_solicited_with_backoff),
+        cmocka_unit_test(test_description_epochs_one_copy_in_the_view),
+        cmocka_unit_test(test_describe_serves_the_fetched_description),
+        cmocka_unit_test(test_empty_group_expires_once_the_store_holds_nothing),
+        cmocka_unit_test(test_conversion_waits_for_the_store_delete),
+        cmocka_unit_test(test_delete_groups_keeps_a_group_whose_store_delete_failed),
+        cmocka_unit_test(test_streams_offsets_expire_then_the_empty_group_goes),
         cmocka_unit_test(test_list_groups_one_table_with_streams_groups),
         cmocka_unit_test(test_offset_commit_epochs_and_offset_delete),
         cmocka_unit_test(test_rebalance_timeout_fences_member_that_does_not_revoke),
