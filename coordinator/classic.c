@@ -2741,6 +2741,8 @@ void kc_coord_delete_groups_failed(kc_coord_t *c, const kc_request_ctx_t *ctx,
             if (deleted.len)
                 kc_buf_append(&deleted, ", ", 2);
             kc_buf_append(&deleted, gid.ptr ? gid.ptr : "", (size_t)gid.len);
+            kc_coord_emit(c, KC_COORD_EV_GROUP_DELETED, kc_streams_group_id(sg), NULL, "DeleteGroups",
+                          kc_streams_group_epoch(sg), 0, ctx->now_ms);
             kc_streams_group_delete(c, sg, res);
             continue;
         }
@@ -3127,6 +3129,7 @@ void kc_coord_inspect_groups(kc_coord_t *c, kc_group_view_fn fn, void *arg)
     inspect_ctx_t ic = {fn, arg};
     kc_smap_foreach(&c->groups, inspect_each, &ic);
     kc_consumer_inspect_all(c, fn, arg);
+    kc_streams_inspect_all(c, fn, arg);
 }
 
 bool kc_coord_inspect_group(kc_coord_t *c, kc_str_t group_id, kc_group_view_fn fn, void *arg)
@@ -3136,7 +3139,8 @@ bool kc_coord_inspect_group(kc_coord_t *c, kc_str_t group_id, kc_group_view_fn f
     const kc_classic_group_t *g =
         kc_smap_get(&c->groups, group_id.ptr ? group_id.ptr : "", (size_t)group_id.len);
     if (!g)
-        return kc_consumer_inspect_one(c, group_id, fn, arg);
+        return kc_consumer_inspect_one(c, group_id, fn, arg) ||
+               kc_streams_inspect_one(c, group_id, fn, arg);
     inspect_one(g, fn, arg);
     return true;
 }

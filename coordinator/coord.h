@@ -356,9 +356,43 @@ typedef struct {
     int32_t ntarget;
 } kc_consumer_member_view_t;
 
+/* The partitions (tasks) of one subtopology of a streams group. */
+typedef struct {
+    const char *subtopology_id;
+    const int32_t *partitions; /* ascending */
+    int32_t npartitions;
+} kc_subtopology_tasks_view_t;
+
+/* Active, standby and warm-up tasks of a streams group member, each sorted
+ * by subtopology id (Kafka's TasksTuple). */
+typedef struct {
+    const kc_subtopology_tasks_view_t *active, *standby, *warmup;
+    int32_t nactive, nstandby, nwarmup;
+} kc_tasks_view_t;
+
+/* A member of a streams (KIP-1071) group. */
+typedef struct {
+    const char *member_id;
+    const char *instance_id;   /* NULL = dynamic member */
+    const char *rack_id;       /* NULL = none */
+    const char *client_id;
+    const char *client_host;
+    const char *process_id;
+    const char *user_endpoint_host; /* NULL = no user endpoint */
+    int32_t user_endpoint_port;
+    int32_t member_epoch;
+    int32_t previous_member_epoch;
+    const char *state;         /* Kafka's MemberState: "stable", "unrevoked_tasks", "unreleased_tasks" */
+    int32_t topology_epoch;    /* the topology epoch the member last sent */
+    int32_t rebalance_timeout_ms;
+    kc_tasks_view_t assigned;
+    kc_tasks_view_t pending_revocation;
+    kc_tasks_view_t target;
+} kc_streams_member_view_t;
+
 typedef struct {
     const char *group_id;
-    const char *type;          /* "classic" or "consumer" */
+    const char *type;          /* "classic", "consumer" or "streams" */
     const char *state;         /* Kafka's state name, e.g. "PreparingRebalance", "Reconciling" */
     int32_t generation_id;     /* classic; a consumer group's group epoch */
     const char *protocol_type; /* NULL = none */
@@ -372,10 +406,15 @@ typedef struct {
     const char *assignor;      /* the server assignor the group uses */
     const kc_consumer_member_view_t *consumer_members;
     size_t nconsumer_members;
+    /* Streams groups only (type "streams"; group_epoch, assignment_epoch
+     * and assignor above apply too): -1 = no topology yet. */
+    int32_t topology_epoch;
+    const kc_streams_member_view_t *streams_members;
+    size_t nstreams_members;
 } kc_group_view_t;
 
 typedef void (*kc_group_view_fn)(void *arg, const kc_group_view_t *g);
-/* Calls fn for every group (classic, then consumer), in no particular order. */
+/* Calls fn for every group (classic, consumer, then streams), in no particular order. */
 void kc_coord_inspect_groups(kc_coord_t *c, kc_group_view_fn fn, void *arg);
 /* Calls fn for the group of that id; false (fn not called) when there is none. */
 bool kc_coord_inspect_group(kc_coord_t *c, kc_str_t group_id, kc_group_view_fn fn, void *arg);
@@ -409,9 +448,9 @@ void kc_coord_topic_updated(kc_coord_t *c, kc_str_t topic);
 
 /*
  * Optional event sink (metrics, the admin event ring). The coordinator calls
- * fn synchronously, from inside the call that caused the event, for classic
- * and consumer groups once loading is done (never during replay). For a
- * consumer group generation_id carries the group epoch; MEMBER_REMOVED is a
+ * fn synchronously, from inside the call that caused the event, for classic,
+ * consumer and streams groups once loading is done (never during replay). For a
+ * consumer or streams group generation_id carries the group epoch; MEMBER_REMOVED is a
  * leave or a fence (reason says which), SESSION_EXPIRED a session timeout. The event and its
  * strings are borrowed for the duration of the call; fn must not call back
  * into the coordinator.

@@ -301,4 +301,18 @@ void kc_offsets_loaded(kc_coord_t *c, int64_t now_ms);
 void *kc_offsets_new(void);
 void kc_offsets_free(void *offsets);
 
+/* ---- streams groups: admin views and events (streams.c) ------------- */
+
+/* Introspection (kc_coord_inspect_groups/_group) of streams groups: every
+ * one, or the one of that id (false, fn not called, when none). */
+void kc_streams_inspect_all(kc_coord_t *c, kc_group_view_fn fn, void *arg);
+bool kc_streams_inspect_one(kc_coord_t *c, kc_str_t group_id, kc_group_view_fn fn, void *arg);
+int32_t kc_streams_group_epoch(const kc_streams_group_t *g);
+/* Removes the member of that id, if any (Kafka's streamsGroupFenceMember:
+ * tombstones, group epoch bump) and emits ev (MEMBER_REMOVED or
+ * SESSION_EXPIRED, with reason) then GROUP_EPOCH_BUMPED. */
+void kc_streams_fence_member_event(kc_coord_t *c, kc_streams_group_t *g, const char *member_id,
+                                   kc_coord_event_type_t ev, const char *reason, int64_t now_ms,
+                                   kc_result_t *res);
+
 #endif

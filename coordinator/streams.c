@@ -1292,7 +1292,7 @@ static void on_session_timeout(kc_coord_t *c, const char *key, int64_t now_ms, k
         return;
     kc_log_info(LOG_COMP, "[GroupId %s] Member %s fenced from the group because its session expired.",
                 g->group_id, m->member_id);
-    fence_member(c, g, m, res);
+    kc_streams_fence_member_event(c, g, m->member_id, KC_COORD_EV_SESSION_EXPIRED, "session expired", now_ms, res);
 }
 
 static void on_rebalance_timeout(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res)
@@ -1308,7 +1308,7 @@ static void on_rebalance_timeout(kc_coord_t *c, const char *key, int64_t now_ms,
                 "[GroupId %s] Member %s fenced from the group because it failed to revoke its tasks "
                 "of epoch %d within %d ms.",
                 g->group_id, m->member_id, t->arg1, m->rebalance_timeout_ms);
-    fence_member(c, g, m, res);
+    kc_streams_fence_member_event(c, g, m->member_id, KC_COORD_EV_MEMBER_REMOVED, "fenced: tasks not revoked within the rebalance timeout", now_ms, res);
 }
 
 /* ---- target assignment (TargetAssignmentBuilder) --------------------------- */
@@ -1876,6 +1876,7 @@ static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
     if (req->member_epoch == EPOCH_STATIC_LEAVE) {
         kc_log_info(LOG_COMP, "[GroupId %s][MemberId %s] Static member %s with instance id %s temporarily left the streams group.",
                     g->group_id, m->member_id, m->member_id, m->instance_id);
+        kc_coord_emit(c, KC_COORD_EV_MEMBER_REMOVED, g->group_id, m->member_id, "static member left temporarily (epoch -2)", g->group_epoch, 0, ctx->now_ms);
         kc_tasks_tuple_t assigned = {0}, pending = {0};
         kc_tasks_tuple_copy(&assigned, &m->assigned);
         member_set_current(g, m, EPOCH_STATIC_LEAVE, m->member_epoch, m->state == MS_UNREVOKED ? MS_STABLE : m->state,
@@ -1887,7 +1888,7 @@ static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
     } else {
         kc_log_info(LOG_COMP, "[GroupId %s][MemberId %s] Member %s left the streams group.",
                     g->group_id, m->member_id, m->member_id);
-        fence_member(c, g, m, res);
+        kc_streams_fence_member_event(c, g, m->member_id, KC_COORD_EV_MEMBER_REMOVED, "left the group (epoch -1)", ctx->now_ms, res);
     }
     send_hb(res, ctx, &r, res->nrecords > first);
 }
@@ -2140,6 +2141,7 @@ void kc_coord_streams_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx
         int8_t state = replaced->state == MS_UNREVOKED ? MS_STABLE : replaced->state;
         kc_log_info(LOG_COMP, "[GroupId %s][MemberId %s] Static member with instance id %s re-joins the streams group. Created a new member %s to replace the existing member %s.",
                     g->group_id, nm->member_id, nm->instance_id, nm->member_id, replaced->member_id);
+        kc_coord_emit(c, KC_COORD_EV_MEMBER_JOINED, g->group_id, nm->member_id, "static member replaced", g->group_epoch, 0, ctx->now_ms);
         write_member_tombstones(g, replaced->member_id, res);
         cancel_member_timers(c, g, replaced->member_id);
         if (g->shutdown_member_id && strcmp(g->shutdown_member_id, replaced->member_id) == 0) {
@@ -2159,6 +2161,7 @@ void kc_coord_streams_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx
         is_new = true;
         kc_log_info(LOG_COMP, "[GroupId %s][MemberId %s] Member joins the streams group.", g->group_id,
                     m->member_id);
+        kc_coord_emit(c, KC_COORD_EV_MEMBER_JOINED, g->group_id, m->member_id, NULL, g->group_epoch, 0, ctx->now_ms);
     }
     kc_tasks_tuple_copy(&old_assigned, &m->assigned);
     char *old_endpoint = m->endpoint_host ? kc_xstrdup(m->endpoint_host) : NULL;
@@ -2255,6 +2258,7 @@ void kc_coord_streams_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx
         write_group_metadata(g, res);
         kc_log_info(LOG_COMP, "[GroupId %s][MemberId %s] Bumped streams group epoch to %d with metadata hash %lld and validated topic epoch %d.",
                     g->group_id, m->member_id, g->group_epoch, (long long)g->metadata_hash, validated);
+        kc_coord_emit(c, KC_COORD_EV_GROUP_EPOCH_BUMPED, g->group_id, NULL, "member, topology or metadata changed", g->group_epoch, 0, ctx->now_ms);
     }
     if (was_empty && c->cfg.group_streams_initial_rebalance_delay_ms > 0 && !initial_delay_active(c, g)) {
         char key[KEY_BUF];
@@ -3011,4 +3015,128 @@ bool kc_streams_group_may_expire(kc_coord_t *c, const kc_streams_group_t *g)
      * (else its description would stay in the store with no group). */
     return g->nmembers == 0 && g->td.ops_in_flight == 0 &&
            kc_topology_desc_may_expire(c->tdesc, &g->td);
+}
+
+/* ---- read-only introspection (admin views) and events ------------------------ */
+
+/* Kafka's streams MemberState, lower case as the consumer views print it. */
+static const char *member_state_view(int8_t state)
+{
+    switch (state) {
+    case MS_STABLE:
+        return "stable";
+    case MS_UNREVOKED:
+        return "unrevoked_tasks";
+    case MS_UNRELEASED:
+        return "unreleased_tasks";
+    default:
+        return "unknown";
+    }
+}
+
+/* Views of one task set; the array is allocated (free it), the strings
+ * and partitions are borrowed from t. */
+static const kc_subtopology_tasks_view_t *tasks_view(const kc_tasks_t *t, int32_t *n)
+{
+    kc_subtopology_tasks_view_t *v = kc_xcalloc((size_t)t->n + 1, sizeof(*v));
+    *n = 0;
+    for (int32_t i = 0; i < t->n; i++)
+        if (t->s[i].n > 0)
+            v[(*n)++] = (kc_subtopology_tasks_view_t){t->s[i].subtopology_id, t->s[i].p, t->s[i].n};
+    return v;
+}
+
+static kc_tasks_view_t tuple_view(const kc_tasks_tuple_t *t)
+{
+    kc_tasks_view_t v;
+    v.active = tasks_view(&t->active, &v.nactive);
+    v.standby = tasks_view(&t->standby, &v.nstandby);
+    v.warmup = tasks_view(&t->warmup, &v.nwarmup);
+    return v;
+}
+
+static void tuple_view_free(kc_tasks_view_t *v)
+{
+    free((void *)v->active);
+    free((void *)v->standby);
+    free((void *)v->warmup);
+}
+
+static void inspect_group(st_group_t *g, kc_group_view_fn fn, void *arg)
+{
+    size_t n = g->nmembers;
+    kc_streams_member_view_t *mv = kc_xcalloc(n + 1, sizeof(*mv));
+    for (size_t i = 0; i < n; i++) {
+        const st_member_t *m = g->members[i];
+        mv[i] = (kc_streams_member_view_t){
+            .member_id = m->member_id,
+            .instance_id = m->instance_id,
+            .rack_id = m->rack_id,
+            .client_id = m->client_id,
+            .client_host = m->client_host,
+            .process_id = m->process_id,
+            .user_endpoint_host = m->endpoint_host,
+            .user_endpoint_port = m->endpoint_host ? m->endpoint_port : -1,
+            .member_epoch = m->member_epoch,
+            .previous_member_epoch = m->previous_member_epoch,
+            .state = member_state_view(m->state),
+            .topology_epoch = m->topology_epoch,
+            .rebalance_timeout_ms = m->rebalance_timeout_ms,
+            .assigned = tuple_view(&m->assigned),
+            .pending_revocation = tuple_view(&m->pending),
+            .target = tuple_view(&m->target),
+        };
+    }
+    kc_group_view_t v = {
+        .group_id = g->group_id,
+        .type = "streams",
+        .state = group_state_name(g),
+        .generation_id = g->group_epoch,
+        .protocol_type = "streams",
+        .group_epoch = g->group_epoch,
+        .assignment_epoch = g->assignment_epoch,
+        .assignor = "sticky",
+        .topology_epoch = g->topology ? g->topology->epoch : -1,
+        .streams_members = mv,
+        .nstreams_members = n,
+    };
+    fn(arg, &v);
+    for (size_t i = 0; i < n; i++) {
+        tuple_view_free(&mv[i].assigned);
+        tuple_view_free(&mv[i].pending_revocation);
+        tuple_view_free(&mv[i].target);
+    }
+    free(mv);
+}
+
+void kc_streams_inspect_all(kc_coord_t *c, kc_group_view_fn fn, void *arg)
+{
+    kc_smap_t *map = groups_map(c);
+    for (size_t i = 0; i < map->nslots; i++)
+        for (kc_smap_entry_t *e = map->slots[i]; e; e = e->next)
+            inspect_group(e->val, fn, arg);
+}
+
+bool kc_streams_inspect_one(kc_coord_t *c, kc_str_t group_id, kc_group_view_fn fn, void *arg)
+{
+    st_group_t *g = group_id.len >= 0 ? group_get(c, group_id) : NULL;
+    if (!g)
+        return false;
+    inspect_group(g, fn, arg);
+    return true;
+}
+
+int32_t kc_streams_group_epoch(const kc_streams_group_t *g) { return g->group_epoch; }
+
+void kc_streams_fence_member_event(kc_coord_t *c, kc_streams_group_t *g, const char *member_id,
+                                   kc_coord_event_type_t ev, const char *reason, int64_t now_ms,
+                                   kc_result_t *res)
+{
+    st_member_t *m = member_get(g, kc_str(member_id));
+    if (!m)
+        return;
+    kc_coord_emit(c, ev, g->group_id, m->member_id, reason, g->group_epoch, 0, now_ms);
+    fence_member(c, g, m, res);
+    kc_coord_emit(c, KC_COORD_EV_GROUP_EPOCH_BUMPED, g->group_id, NULL, "member removed",
+                  g->group_epoch, 0, now_ms);
 }

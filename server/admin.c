@@ -445,10 +445,63 @@ static json_t *consumer_group_json(const kc_group_view_t *g)
                      "members", members);
 }
 
+/* Tasks by subtopology id ({"subtopology": [partition...]}). */
+static json_t *subtopology_tasks_json(const kc_subtopology_tasks_view_t *t, int32_t n)
+{
+    json_t *o = json_object();
+    for (int32_t i = 0; i < n; i++) {
+        json_t *arr = json_array();
+        for (int32_t k = 0; k < t[i].npartitions; k++)
+            json_array_append_new(arr, json_integer(t[i].partitions[k]));
+        json_object_set_new(o, t[i].subtopology_id, arr);
+    }
+    return o;
+}
+
+/* {"active": {...}, "standby": {...}, "warmup": {...}} */
+static json_t *tasks_json(const kc_tasks_view_t *t)
+{
+    return json_pack("{s:o,s:o,s:o}", "active", subtopology_tasks_json(t->active, t->nactive),
+                     "standby", subtopology_tasks_json(t->standby, t->nstandby), "warmup",
+                     subtopology_tasks_json(t->warmup, t->nwarmup));
+}
+
+/* A KIP-1071 streams group: epochs, the assignor, and per member its
+ * epochs, process, user endpoint and tasks. */
+static json_t *streams_group_json(const kc_group_view_t *g)
+{
+    json_t *members = json_array();
+    for (size_t i = 0; i < g->nstreams_members; i++) {
+        const kc_streams_member_view_t *m = &g->streams_members[i];
+        json_t *endpoint = m->user_endpoint_host
+                               ? json_pack("{s:s,s:i}", "host", m->user_endpoint_host, "port",
+                                           m->user_endpoint_port)
+                               : json_null();
+        json_t *jm = json_pack(
+            "{s:s,s:o,s:o,s:s,s:s,s:s,s:o,s:i,s:i,s:s,s:i,s:i}", "member_id", m->member_id,
+            "instance_id", jstr(m->instance_id), "rack_id", jstr(m->rack_id), "client_id",
+            m->client_id ? m->client_id : "", "client_host", m->client_host ? m->client_host : "",
+            "process_id", m->process_id ? m->process_id : "", "user_endpoint", endpoint,
+            "member_epoch", m->member_epoch, "previous_member_epoch", m->previous_member_epoch,
+            "state", m->state, "topology_epoch", m->topology_epoch, "rebalance_timeout_ms",
+            m->rebalance_timeout_ms);
+        json_object_set_new(jm, "assigned_tasks", tasks_json(&m->assigned));
+        json_object_set_new(jm, "tasks_pending_revocation", tasks_json(&m->pending_revocation));
+        json_object_set_new(jm, "target_assignment", tasks_json(&m->target));
+        json_array_append_new(members, jm);
+    }
+    return json_pack("{s:s,s:s,s:s,s:i,s:i,s:i,s:s,s:s,s:o}", "group_id", g->group_id, "type",
+                     g->type, "state", g->state, "group_epoch", g->group_epoch,
+                     "assignment_epoch", g->assignment_epoch, "topology_epoch", g->topology_epoch,
+                     "protocol_type", "streams", "assignor", g->assignor, "members", members);
+}
+
 static json_t *group_json(const kc_group_view_t *g)
 {
     if (strcmp(g->type, "consumer") == 0)
         return consumer_group_json(g);
+    if (strcmp(g->type, "streams") == 0)
+        return streams_group_json(g);
     json_t *members = json_array();
     bool consumer = g->protocol_type && strcmp(g->protocol_type, "consumer") == 0;
     for (size_t i = 0; i < g->nmembers; i++) {
@@ -708,6 +761,8 @@ static const char *const classic_states[] = {"Empty", "PreparingRebalance", "Com
                                              "Stable", "Dead"};
 static const char *const consumer_states[] = {"Empty", "Assigning", "Reconciling", "Stable",
                                               "Dead"};
+static const char *const streams_states[] = {"Empty", "NotReady", "Assigning", "Reconciling",
+                                             "Stable", "Dead"};
 
 /*
  * Prints kcoord_groups{type,state}. The groups of every type are counted
@@ -718,6 +773,7 @@ static void print_group_counts(kc_server_t *s, struct evbuffer *o)
 {
     uint64_t classic[KC_ARRAY_LEN(classic_states)] = {0};
     uint64_t consumer[KC_ARRAY_LEN(consumer_states)] = {0};
+    uint64_t streams[KC_ARRAY_LEN(streams_states)] = {0};
     kc_list_groups_request_t lr;
     kc_list_groups_request_init(&lr);
     kc_request_ctx_t ctx = {.api_key = KC_API_LIST_GROUPS, .api_version = 5,
@@ -736,9 +792,15 @@ static void print_group_counts(kc_server_t *s, struct evbuffer *o)
             for (int32_t i = 0; i < m.groups.count; i++) {
                 const kc_list_groups_response_listed_group_t *g = &m.groups.items[i];
                 bool is_consumer = kc_str_eq_cstr(g->group_type, "consumer");
-                const char *const *names = is_consumer ? consumer_states : classic_states;
-                uint64_t *counts = is_consumer ? consumer : classic;
-                for (size_t k = 0; k < KC_ARRAY_LEN(classic_states); k++)
+                bool is_streams = kc_str_eq_cstr(g->group_type, "streams");
+                const char *const *names = is_streams    ? streams_states
+                                           : is_consumer ? consumer_states
+                                                         : classic_states;
+                uint64_t *counts = is_streams ? streams : is_consumer ? consumer : classic;
+                size_t nnames = is_streams    ? KC_ARRAY_LEN(streams_states)
+                                : is_consumer ? KC_ARRAY_LEN(consumer_states)
+                                              : KC_ARRAY_LEN(classic_states);
+                for (size_t k = 0; k < nnames; k++)
                     if (kc_str_eq_cstr(g->group_state, names[k]))
                         counts[k]++;
             }
@@ -754,6 +816,9 @@ static void print_group_counts(kc_server_t *s, struct evbuffer *o)
     for (size_t i = 0; i < KC_ARRAY_LEN(consumer_states); i++)
         evbuffer_add_printf(o, "kcoord_groups{type=\"consumer\",state=\"%s\"} %llu\n",
                             consumer_states[i], (unsigned long long)consumer[i]);
+    for (size_t i = 0; i < KC_ARRAY_LEN(streams_states); i++)
+        evbuffer_add_printf(o, "kcoord_groups{type=\"streams\",state=\"%s\"} %llu\n",
+                            streams_states[i], (unsigned long long)streams[i]);
 }
 
 static void get_metrics(kc_server_t *s, struct evhttp_request *rq)

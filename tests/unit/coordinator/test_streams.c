@@ -1767,6 +1767,140 @@ static void test_list_groups_one_table_with_streams_groups(void **state)
     assert_string_equal(mixed, classic_only);
 }
 
+/* ---- admin views and events ---------------------------------------------------- */
+
+typedef struct {
+    int calls;
+    char type[16], state[16];
+    int32_t group_epoch, assignment_epoch, topology_epoch;
+    size_t nmembers;
+    /* per member (by index of cls): epoch, state, process, tasks seen */
+    int32_t epoch[2];
+    char mstate[2][32], process[2][40];
+    bool active[2][NPART], standby[2][NPART];
+    int nwarmup, npending;
+    bool endpoint_ok;
+} inspect_seen_t;
+
+static void mark(bool *out, const kc_subtopology_tasks_view_t *v, int32_t n)
+{
+    for (int32_t i = 0; i < n; i++) {
+        assert_string_equal(v[i].subtopology_id, "0");
+        for (int32_t k = 0; k < v[i].npartitions; k++)
+            out[v[i].partitions[k]] = true;
+    }
+}
+
+static void seen_group(void *arg, const kc_group_view_t *g)
+{
+    inspect_seen_t *s = arg;
+    s->calls++;
+    snprintf(s->type, sizeof(s->type), "%s", g->type);
+    snprintf(s->state, sizeof(s->state), "%s", g->state);
+    s->group_epoch = g->group_epoch;
+    s->assignment_epoch = g->assignment_epoch;
+    s->topology_epoch = g->topology_epoch;
+    s->nmembers = g->nstreams_members;
+    s->endpoint_ok = true;
+    for (size_t i = 0; i < g->nstreams_members && i < 2; i++) {
+        const kc_streams_member_view_t *m = &g->streams_members[i];
+        int idx = strcmp(m->member_id, "member-a") == 0 ? 0 : 1;
+        s->epoch[idx] = m->member_epoch;
+        snprintf(s->mstate[idx], sizeof(s->mstate[idx]), "%s", m->state);
+        snprintf(s->process[idx], sizeof(s->process[idx]), "%s", m->process_id);
+        mark(s->active[idx], m->assigned.active, m->assigned.nactive);
+        mark(s->standby[idx], m->assigned.standby, m->assigned.nstandby);
+        s->nwarmup += m->assigned.nwarmup;
+        s->npending += m->pending_revocation.nactive + m->pending_revocation.nstandby +
+                       m->pending_revocation.nwarmup;
+        s->endpoint_ok = s->endpoint_ok && m->user_endpoint_host &&
+                         strcmp(m->user_endpoint_host, "localhost") == 0 &&
+                         m->user_endpoint_port == 8080;
+    }
+}
+
+typedef struct {
+    int n[KC_COORD_EV_COUNT];
+    char last_member[KC_COORD_EV_COUNT][64];
+    int32_t last_generation[KC_COORD_EV_COUNT];
+} events_seen_t;
+
+static void seen_event(void *arg, const kc_coord_event_t *ev)
+{
+    events_seen_t *e = arg;
+    assert_string_equal(ev->group_id, "app");
+    e->n[ev->type]++;
+    snprintf(e->last_member[ev->type], sizeof(e->last_member[ev->type]), "%s",
+             ev->member_id ? ev->member_id : "");
+    e->last_generation[ev->type] = ev->generation_id;
+}
+
+static void test_inspect_and_events(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new_cfg(standby_one);
+    events_seen_t ev = {0};
+    kc_coord_set_event_sink(t->c, seen_event, &ev);
+    inspect_seen_t s = {0};
+    assert_false(kc_coord_inspect_group(t->c, kc_str("app"), seen_group, &s));
+    client_t cls[2];
+    set_id(&cls[0], "member-a");
+    set_id(&cls[1], "member-b");
+    cls[0].process_id = "process-a";
+    cls[1].process_id = "process-b";
+    hb_opts_t with_endpoint = {.epoch = 0, .topology_epoch = 1, .endpoint = true};
+    for (int i = 0; i < 2; i++) {
+        hb_t h = send_hb(t, &cls[i], with_endpoint);
+        assert_int_equal(h.error, E_NONE);
+        hb_free(&h);
+    }
+    converge(t, cls, 2);
+    assert_true(kc_coord_inspect_group(t->c, kc_str("app"), seen_group, &s));
+    assert_int_equal(s.calls, 1);
+    assert_string_equal(s.type, "streams");
+    assert_string_equal(s.state, "Stable");
+    assert_int_equal(s.group_epoch, s.assignment_epoch);
+    assert_int_equal(s.topology_epoch, 1);
+    assert_int_equal(s.nmembers, 2);
+    assert_true(s.endpoint_ok);
+    assert_int_equal(s.nwarmup, 0);
+    assert_int_equal(s.npending, 0);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(s.epoch[i], cls[i].epoch);
+        assert_string_equal(s.mstate[i], "stable");
+        assert_string_equal(s.process[i], cls[i].process_id);
+        for (int p = 0; p < NPART; p++) {
+            assert_int_equal(s.active[i][p], cls[i].active[p]);
+            assert_int_equal(s.standby[i][p], cls[i].standby[p]);
+        }
+    }
+    inspect_seen_t all = {0};
+    kc_coord_inspect_groups(t->c, seen_group, &all);
+    assert_int_equal(all.calls, 1);
+    assert_int_equal(ev.n[KC_COORD_EV_MEMBER_JOINED], 2);
+    assert_int_equal(ev.last_generation[KC_COORD_EV_GROUP_EPOCH_BUMPED], s.group_epoch);
+
+    /* b goes silent: session_expired, then the epoch bump. */
+    for (int i = 0; i < 12; i++) {
+        ctx_sleep(t, 1000);
+        assert_int_equal(beat(t, &cls[0]).error, E_NONE);
+    }
+    assert_int_equal(ev.n[KC_COORD_EV_SESSION_EXPIRED], 1);
+    assert_string_equal(ev.last_member[KC_COORD_EV_SESSION_EXPIRED], "member-b");
+    assert_true(ev.last_generation[KC_COORD_EV_GROUP_EPOCH_BUMPED] > s.group_epoch);
+    /* a leaves: member_removed. */
+    hb_t h = send_hb(t, &cls[0], (hb_opts_t){.epoch = -1, .owned = OWNED_NULL});
+    assert_int_equal(h.error, E_NONE);
+    hb_free(&h);
+    assert_int_equal(ev.n[KC_COORD_EV_MEMBER_REMOVED], 1);
+    assert_string_equal(ev.last_member[KC_COORD_EV_MEMBER_REMOVED], "member-a");
+    memset(&s, 0, sizeof(s));
+    assert_true(kc_coord_inspect_group(t->c, kc_str("app"), seen_group, &s));
+    assert_string_equal(s.state, "Empty");
+    assert_int_equal(s.nmembers, 0);
+    ctx_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1803,6 +1937,7 @@ int main(void)
         cmocka_unit_test(test_offset_commit_epochs_and_offset_delete),
         cmocka_unit_test(test_rebalance_timeout_fences_member_that_does_not_revoke),
         cmocka_unit_test(test_static_member_at_minus_two_expires_with_its_session),
+        cmocka_unit_test(test_inspect_and_events),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
