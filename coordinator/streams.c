@@ -2442,6 +2442,11 @@ void kc_coord_streams_group_describe_fetched(kc_coord_t *c, const kc_request_ctx
         dg->authorized_operations = INT32_MIN;
         dg->assignor_name = KC_STR_NULL;
         kc_str_t gid = req->group_ids.items[i];
+        /* KafkaApis.handleStreamsGroupDescribe: DESCRIBE on the group. */
+        if (!kc_request_authorized(ctx, KC_OP_DESCRIBE, KC_RES_GROUP, gid)) {
+            dg->error_code = KC_ERR_GROUP_AUTHORIZATION_FAILED;
+            continue;
+        }
         if (!c->loaded) {
             dg->error_code = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
             continue;
@@ -2461,7 +2466,8 @@ void kc_coord_streams_group_describe_fetched(kc_coord_t *c, const kc_request_ctx
         dg->assignment_epoch = g->assignment_epoch;
         dg->assignor_name = kc_str("sticky");
         if (req->include_authorized_operations)
-            dg->authorized_operations = (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11);
+            dg->authorized_operations = kc_request_authorized_ops(
+                ctx, KC_RES_GROUP, gid, (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11));
         /* KIP-1331: NOT_REQUESTED, or what the store's get answered for the
          * current topology epoch (fetched by the caller beforehand). */
         dg->topology_description_status = KC_TOPOLOGY_DESC_STATUS_NOT_REQUESTED;

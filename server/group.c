@@ -81,7 +81,7 @@ GROUP_HANDLER_HELD(kc_handle_delete_groups, delete_groups_request, kc_tdesc_dele
 /* DESCRIBE on each group, in the coordinator. */
 GROUP_HANDLER(kc_handle_consumer_group_describe, consumer_group_describe_request,
               kc_coord_consumer_group_describe, 0, KC_STR_NULL)
-/* Streams groups: no per-group DESCRIBE filter yet. */
+/* DESCRIBE on each group, in the coordinator; descriptions fetched first. */
 GROUP_HANDLER_HELD(kc_handle_streams_group_describe, streams_group_describe_request,
                    kc_tdesc_streams_group_describe, 0, KC_STR_NULL)
 

@@ -1154,6 +1154,66 @@ static desc_t describe_with(ctx_t *t, const kc_topology_desc_fetched_t *f, size_
     return d;
 }
 
+/* Authorizer stand-in: only "User:reader" may DESCRIBE group "app". */
+static bool reader_may_describe(const void *arg, const char *principal, const char *host,
+                                int8_t op, int8_t rtype, kc_str_t name)
+{
+    (void)arg;
+    (void)host;
+    return op == KC_OP_DESCRIBE && rtype == KC_RES_GROUP && kc_str_eq_cstr(name, "app") &&
+           strcmp(principal, "User:reader") == 0;
+}
+
+static kc_streams_group_describe_response_described_group_t
+describe_as(ctx_t *t, const char *principal, kc_arena_t *arena)
+{
+    kc_streams_group_describe_request_t req;
+    kc_streams_group_describe_request_init(&req);
+    kc_str_t ids[1] = {kc_str("app")};
+    req.group_ids.items = ids;
+    req.group_ids.count = 1;
+    req.include_authorized_operations = true;
+    kc_request_ctx_t ctx = {3, 1, 89, 1, kc_str("client"), "/127.0.0.1", t->now};
+    ctx.principal = principal;
+    ctx.authorize = reader_may_describe;
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_streams_group_describe(t->c, &ctx, &req, &res);
+    assert_int_equal(res.nresponses, 1);
+    uint8_t *copy = kc_arena_alloc(arena, res.responses[0].body.len);
+    memcpy(copy, res.responses[0].body.data, res.responses[0].body.len);
+    kc_reader_t rd;
+    kc_reader_init(&rd, copy, res.responses[0].body.len);
+    kc_streams_group_describe_response_t r;
+    kc_streams_group_describe_response_init(&r);
+    assert_int_equal(kc_streams_group_describe_response_decode(&rd, 1, arena, &r), 0);
+    kc_result_deinit(&res);
+    assert_int_equal(r.groups.count, 1);
+    return r.groups.items[0];
+}
+
+/* KafkaApis.handleStreamsGroupDescribe: DESCRIBE on each group, and the
+ * authorized operations computed from the authorizer. */
+static void test_describe_checks_describe_on_the_group(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t a;
+    set_id(&a, "member-a");
+    join(t, &a);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_streams_group_describe_response_described_group_t g = describe_as(t, "User:reader", &arena);
+    assert_int_equal(g.error_code, 0);
+    assert_int_equal(g.members.count, 1);
+    assert_int_equal(g.authorized_operations, 1 << KC_OP_DESCRIBE);
+    g = describe_as(t, "User:nobody", &arena);
+    assert_int_equal(g.error_code, KC_ERR_GROUP_AUTHORIZATION_FAILED);
+    assert_int_equal(g.members.count, 0);
+    kc_arena_deinit(&arena);
+    ctx_free(t);
+}
+
 static void test_describe_serves_the_fetched_description(void **state)
 {
     (void)state;
@@ -1938,6 +1998,7 @@ int main(void)
         cmocka_unit_test(test_rebalance_timeout_fences_member_that_does_not_revoke),
         cmocka_unit_test(test_static_member_at_minus_two_expires_with_its_session),
         cmocka_unit_test(test_inspect_and_events),
+        cmocka_unit_test(test_describe_checks_describe_on_the_group),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
