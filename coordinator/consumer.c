@@ -42,7 +42,7 @@
 
 /* ---- partition sets ------------------------------------------------------ */
 
-static int uuid_cmp(kc_uuid_t a, kc_uuid_t b) { return memcmp(a.b, b.b, 16); }
+static int uuid_cmp(kc_uuid_t a, kc_uuid_t b) { return cs_uuid_cmp(&a, &b); }
 
 void kc_asg_free(kc_asg_t *a)
 {
@@ -72,9 +72,12 @@ static int32_t asg_topic_pos(const kc_asg_t *a, kc_uuid_t id, bool *found)
 {
     int32_t lo = 0, hi = a->n;
     /* Appends are the common case: check the last topic first. */
-    if (a->n && uuid_cmp(a->t[a->n - 1].topic_id, id) < 0) {
-        *found = false;
-        return a->n;
+    if (a->n) {
+        int c = uuid_cmp(a->t[a->n - 1].topic_id, id);
+        if (c <= 0) {
+            *found = c == 0;
+            return c == 0 ? a->n - 1 : a->n;
+        }
     }
     while (lo < hi) {
         int32_t mid = (lo + hi) / 2;
@@ -878,14 +881,30 @@ static void write_member_tombstones(const cs_group_t *g, const char *member_id, 
 
 /* ---- timers ----------------------------------------------------------------- */
 
+/* "<prefix><g>-<m>" truncated to cap - 1 bytes, as snprintf would (a
+ * timer key is built on every heartbeat: no format parsing). */
+static void timer_key(char *buf, size_t cap, const char *prefix, const char *g, const char *m)
+{
+    const char *parts[4] = {prefix, g, "-", m};
+    size_t n = 0;
+    for (int i = 0; i < 4; i++) {
+        size_t l = strlen(parts[i]);
+        if (l > cap - 1 - n)
+            l = cap - 1 - n;
+        memcpy(buf + n, parts[i], l);
+        n += l;
+    }
+    buf[n] = '\0';
+}
+
 static void session_key(char *buf, size_t cap, const char *g, const char *m)
 {
-    snprintf(buf, cap, "consumer-group-session-timeout-%s-%s", g, m);
+    timer_key(buf, cap, "consumer-group-session-timeout-", g, m);
 }
 
 static void rebalance_key(char *buf, size_t cap, const char *g, const char *m)
 {
-    snprintf(buf, cap, "consumer-group-rebalance-timeout-%s-%s", g, m);
+    timer_key(buf, cap, "consumer-group-rebalance-timeout-", g, m);
 }
 
 static void on_session_timeout(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res);

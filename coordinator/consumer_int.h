@@ -8,6 +8,8 @@
 #ifndef KC_CONSUMER_INT_H
 #define KC_CONSUMER_INT_H
 
+#include <string.h>
+
 #include "coord_priv.h"
 
 /* The partitions of one topic, sorted ascending, no duplicates. */
@@ -32,6 +34,28 @@ bool kc_asg_equal(const kc_asg_t *a, const kc_asg_t *b);
 bool kc_asg_is_empty(const kc_asg_t *a);
 int64_t kc_asg_count(const kc_asg_t *a);
 const kc_asg_topic_t *kc_asg_find(const kc_asg_t *a, kc_uuid_t topic_id);
+
+/* Orders topic ids as memcmp of their 16 bytes does (<0, 0, >0), without
+ * the call: two big-endian 64-bit halves. */
+static inline uint64_t cs_uuid_half(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof(v));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+
+static inline int cs_uuid_cmp(const kc_uuid_t *a, const kc_uuid_t *b)
+{
+    uint64_t x = cs_uuid_half(a->b), y = cs_uuid_half(b->b);
+    if (x == y) {
+        x = cs_uuid_half(a->b + 8);
+        y = cs_uuid_half(b->b + 8);
+    }
+    return x < y ? -1 : x > y;
+}
 
 /* One subscribed topic that exists, as the assignor sees it. */
 typedef struct {
