@@ -1119,18 +1119,19 @@ static void mark_subscribed(const topic_collect_t *tc, const char *const *names,
     }
 }
 
-/*
- * Keeps the members' subscription rows (which of tc's topics each member
- * subscribes to) across target assignments: they depend only on the
- * member's names and regex (a change resets the member's subs_version),
- * the regexes' resolutions (resolved_set bumps the group's) and tc's
- * names, compared here with those of the last assignment.
- */
 static int cmp_sub_id(const void *a, const void *b)
 {
     return uuid_cmp(((const cs_sub_id_t *)a)->id, ((const cs_sub_id_t *)b)->id);
 }
 
+/*
+ * Keeps the members' subscription rows (which of tc's topics each member
+ * subscribes to) across target assignments: they depend only on the
+ * member's names and regex (a change resets the member's subs_version),
+ * the regexes' resolutions (resolved_set bumps the group's) and tc's
+ * names, compared here with those of the last assignment. Also notes
+ * the topics' ids as of now, for subs_row_lookup.
+ */
 static void subs_topics_check(kc_coord_t *c, cs_group_t *g, const topic_collect_t *tc)
 {
     bool same = g->nsubs_topics == tc->n;
