@@ -4,7 +4,8 @@
  * directly on a driven clock, so the figures are the coordinator's own
  * processing time (request decoded, handled, response encoded), without
  * sockets, storage or heartbeat waits. On a shared machine the figures
- * vary from run to run: the join figures are medians.
+ * vary from run to run: the join figures are medians, with their spread
+ * (fastest and slowest join).
  *
  *   kcoord-consumer-bench [MEMBERS [TOPICS PARTITIONS_PER_TOPIC [SECONDS [JOINS]]]]
  *       defaults: 1000 members, 100 topics x 100 partitions, 2 s of steady
@@ -383,10 +384,11 @@ int main(int argc, char **argv)
     }
     qsort(join_ms, (size_t)CYCLES, sizeof(double), cmp_double);
     qsort(total_ms, (size_t)CYCLES, sizeof(double), cmp_double);
-    printf("  member %d joins (median of %d): join heartbeat (new target assignment) %.2f ms; "
-           "fully reconciled after %.2f ms of coordinator time, %d heartbeat rounds "
-           "(target < 10)\n",
-           nmembers + 1, CYCLES, join_ms[CYCLES / 2], total_ms[CYCLES / 2], rounds);
+    printf("  member %d joins (median [min-max] of %d): join heartbeat (new target assignment) "
+           "%.2f ms [%.2f-%.2f]; fully reconciled after %.2f ms [%.2f-%.2f] of coordinator time, "
+           "%d heartbeat rounds (target < 10)\n",
+           nmembers + 1, CYCLES, join_ms[CYCLES / 2], join_ms[0], join_ms[CYCLES - 1],
+           total_ms[CYCLES / 2], total_ms[0], total_ms[CYCLES - 1], rounds);
     kc_coord_free(coord);
     for (int i = 0; i <= nmembers; i++)
         set_owned(&ms[i], &(kc_consumer_group_heartbeat_response_assignment_t){0});

@@ -28,7 +28,7 @@ typedef struct {
 
 static int cmp_topic_id(const void *a, const void *b)
 {
-    return memcmp(((const topic_by_id_t *)a)->id.b, ((const topic_by_id_t *)b)->id.b, 16);
+    return cs_uuid_cmp(&((const topic_by_id_t *)a)->id, &((const topic_by_id_t *)b)->id);
 }
 
 static void topic_index_init(topic_index_t *ix, const kc_assign_spec_t *s)
@@ -45,7 +45,7 @@ static int32_t topic_index(const topic_index_t *ix, kc_uuid_t id)
     int32_t lo = 0, hi = ix->n;
     while (lo < hi) {
         int32_t mid = (lo + hi) / 2;
-        int c = memcmp(ix->by_id[mid].id.b, id.b, 16);
+        int c = cs_uuid_cmp(&ix->by_id[mid].id, &id);
         if (c == 0)
             return ix->by_id[mid].index;
         if (c < 0)

@@ -35,12 +35,14 @@
 
 #define EPOCH_LEAVE (-1)
 #define EPOCH_STATIC_LEAVE (-2)
+/* Topic names subscribed_to_id matches (longer ones never match). */
+#define SUB_NAME_MAX 256
 #define MSG_MAX 256
 #define KEY_BUF 1024
 
 /* ---- partition sets ------------------------------------------------------ */
 
-static int uuid_cmp(kc_uuid_t a, kc_uuid_t b) { return memcmp(a.b, b.b, 16); }
+static int uuid_cmp(kc_uuid_t a, kc_uuid_t b) { return cs_uuid_cmp(&a, &b); }
 
 void kc_asg_free(kc_asg_t *a)
 {
@@ -70,9 +72,12 @@ static int32_t asg_topic_pos(const kc_asg_t *a, kc_uuid_t id, bool *found)
 {
     int32_t lo = 0, hi = a->n;
     /* Appends are the common case: check the last topic first. */
-    if (a->n && uuid_cmp(a->t[a->n - 1].topic_id, id) < 0) {
-        *found = false;
-        return a->n;
+    if (a->n) {
+        int c = uuid_cmp(a->t[a->n - 1].topic_id, id);
+        if (c <= 0) {
+            *found = c == 0;
+            return c == 0 ? a->n - 1 : a->n;
+        }
     }
     while (lo < hi) {
         int32_t mid = (lo + hi) / 2;
@@ -209,6 +214,7 @@ static cs_group_t *group_alloc(kc_coord_t *c, const char *id, size_t len)
     kc_smap_init(&g->assignor_refs);
     g->hash_version = -1;
     g->hash_checked_version = -1;
+    g->subs_version = 1;
     kc_smap_put(groups_map(c), g->group_id, len, g);
     return g;
 }
@@ -240,6 +246,7 @@ static void member_free(cs_member_t *m)
     kc_asg_free(&m->pending);
     kc_asg_free(&m->target);
     kc_cs_classic_free(m->classic);
+    free(m->subs);
     free(m);
 }
 
@@ -260,6 +267,17 @@ static void free_resolved_entry(void *ctx, const char *key, void *val)
     resolved_free(val);
 }
 
+static void subs_topics_free(cs_group_t *g)
+{
+    for (int32_t i = 0; i < g->nsubs_topics; i++)
+        free(g->subs_topics[i]);
+    free(g->subs_topics);
+    free(g->subs_ids);
+    g->subs_topics = NULL;
+    g->subs_ids = NULL;
+    g->nsubs_topics = 0;
+}
+
 static void group_free(cs_group_t *g)
 {
     kc_smap_foreach(&g->resolved, free_resolved_entry, NULL);
@@ -275,6 +293,7 @@ static void group_free(cs_group_t *g)
     for (int32_t i = 0; i < g->nowners; i++)
         free(g->owners[i].epoch);
     free(g->owners);
+    subs_topics_free(g);
     free(g->group_id);
     free(g);
 }
@@ -445,6 +464,7 @@ static void resolved_set(cs_group_t *g, const char *regex, cs_resolved_t *r)
         count_add(&g->topic_refs, old->topics[i], -1);
     resolved_free(old);
     g->hash_version = -1;
+    g->subs_version++;
     if (!r)
         return;
     for (int32_t i = 0; i < r->n; i++)
@@ -467,6 +487,7 @@ static void member_set_topics(cs_group_t *g, cs_member_t *m, const kc_str_t *nam
     free(m->topics);
     m->topics = n > 0 ? kc_xcalloc((size_t)n, sizeof(*m->topics)) : NULL;
     m->ntopics = 0;
+    m->subs_version = 0;
     for (int32_t i = 0; i < n; i++)
         m->topics[m->ntopics++] = dup_s(names[i].len < 0 ? kc_str("") : names[i]);
     if (m->ntopics > 1)
@@ -666,10 +687,7 @@ static void key_member(kc_buf_t *k, int16_t type, const char *group_id, const ch
 
 static void emit(kc_result_t *res, kc_buf_t *k, kc_buf_t *v)
 {
-    kc_result_add_record(res, k, v);
-    kc_buf_deinit(k);
-    if (v)
-        kc_buf_deinit(v);
+    kc_result_take_record(res, k, v);
 }
 
 static void write_group_epoch(const cs_group_t *g, kc_result_t *res)
@@ -863,14 +881,30 @@ static void write_member_tombstones(const cs_group_t *g, const char *member_id, 
 
 /* ---- timers ----------------------------------------------------------------- */
 
+/* "<prefix><g>-<m>" truncated to cap - 1 bytes, as snprintf would (a
+ * timer key is built on every heartbeat: no format parsing). */
+static void timer_key(char *buf, size_t cap, const char *prefix, const char *g, const char *m)
+{
+    const char *parts[4] = {prefix, g, "-", m};
+    size_t n = 0;
+    for (int i = 0; i < 4; i++) {
+        size_t l = strlen(parts[i]);
+        if (l > cap - 1 - n)
+            l = cap - 1 - n;
+        memcpy(buf + n, parts[i], l);
+        n += l;
+    }
+    buf[n] = '\0';
+}
+
 static void session_key(char *buf, size_t cap, const char *g, const char *m)
 {
-    snprintf(buf, cap, "consumer-group-session-timeout-%s-%s", g, m);
+    timer_key(buf, cap, "consumer-group-session-timeout-", g, m);
 }
 
 static void rebalance_key(char *buf, size_t cap, const char *g, const char *m)
 {
-    snprintf(buf, cap, "consumer-group-rebalance-timeout-%s-%s", g, m);
+    timer_key(buf, cap, "consumer-group-rebalance-timeout-", g, m);
 }
 
 static void on_session_timeout(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res);
@@ -1085,6 +1119,69 @@ static void mark_subscribed(const topic_collect_t *tc, const char *const *names,
     }
 }
 
+static int cmp_sub_id(const void *a, const void *b)
+{
+    return uuid_cmp(((const cs_sub_id_t *)a)->id, ((const cs_sub_id_t *)b)->id);
+}
+
+/*
+ * Keeps the members' subscription rows (which of tc's topics each member
+ * subscribes to) across target assignments: they depend only on the
+ * member's names and regex (a change resets the member's subs_version),
+ * the regexes' resolutions (resolved_set bumps the group's) and tc's
+ * names, compared here with those of the last assignment. Also notes
+ * the topics' ids as of now, for subs_row_lookup.
+ */
+static void subs_topics_check(kc_coord_t *c, cs_group_t *g, const topic_collect_t *tc)
+{
+    bool same = g->nsubs_topics == tc->n;
+    for (int32_t i = 0; same && i < tc->n; i++)
+        same = strcmp(g->subs_topics[i], tc->topics[i].name) == 0;
+    if (!same) {
+        subs_topics_free(g);
+        g->subs_topics = kc_xcalloc((size_t)(tc->n ? tc->n : 1), sizeof(*g->subs_topics));
+        g->subs_ids = kc_xcalloc((size_t)(tc->n ? tc->n : 1), sizeof(*g->subs_ids));
+        for (int32_t i = 0; i < tc->n; i++)
+            g->subs_topics[i] = kc_xstrdup(tc->topics[i].name);
+        g->nsubs_topics = tc->n;
+        g->subs_version++;
+    }
+    /* The ids as of now (a topic may have been recreated under its name). */
+    for (int32_t i = 0; i < tc->n; i++)
+        g->subs_ids[i] = (cs_sub_id_t){tc->topics[i].topic_id, i};
+    if (tc->n > 1)
+        qsort(g->subs_ids, (size_t)tc->n, sizeof(*g->subs_ids), cmp_sub_id);
+    g->subs_ids_version = c->topics_version;
+}
+
+/* Whether the member's subscription row answers subscribed_to_id for the
+ * topic id: the row and the ids are current and the id is one of them.
+ * Sets *subscribed from the row. */
+static bool subs_row_lookup(const kc_coord_t *c, const cs_group_t *g, const cs_member_t *m,
+                            kc_uuid_t id, bool *subscribed)
+{
+    if (m->subs_version != g->subs_version || g->subs_ids_version != c->topics_version ||
+        !g->subs_ids)
+        return false;
+    int32_t lo = 0, hi = g->nsubs_topics;
+    while (lo < hi) {
+        int32_t mid = (lo + hi) / 2;
+        int cmp = uuid_cmp(g->subs_ids[mid].id, id);
+        if (cmp == 0) {
+            int32_t k = g->subs_ids[mid].index;
+            if (strlen(g->subs_topics[k]) >= SUB_NAME_MAX)
+                return false; /* as subscribed_to_id's own limit */
+            *subscribed = m->subs[k];
+            return true;
+        }
+        if (cmp < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return false;
+}
+
 /*
  * Computes the target assignment of the group's epoch and writes a record 7
  * for every member whose part changed, then record 6 (TargetAssignmentBuilder).
@@ -1099,18 +1196,24 @@ static void update_target_assignment(kc_coord_t *c, cs_group_t *g, int64_t now_m
     memcpy(sorted, g->members, nm * sizeof(*sorted));
     qsort(sorted, nm, sizeof(*sorted), cmp_member_id);
     kc_assign_member_t *am = kc_xcalloc(nm ? nm : 1, sizeof(*am));
-    bool *subs = kc_xcalloc(nm * (size_t)(tc.n ? tc.n : 1), sizeof(*subs));
+    subs_topics_check(c, g, &tc);
+    size_t row = (size_t)(tc.n ? tc.n : 1);
     for (size_t i = 0; i < nm; i++) {
-        am[i].member_id = sorted[i]->member_id;
-        am[i].previous = &sorted[i]->target;
-        bool *s = subs + i * (size_t)(tc.n ? tc.n : 1);
-        /* The member's names and its regex's topics are sorted as tc.topics
-         * is: merge them in rather than search each topic. */
-        mark_subscribed(&tc, (const char *const *)sorted[i]->topics, sorted[i]->ntopics, s);
-        const cs_resolved_t *r = resolved_get(g, sorted[i]->regex);
-        if (r)
-            mark_subscribed(&tc, (const char *const *)r->topics, r->n, s);
-        am[i].subscribed = s;
+        cs_member_t *m = sorted[i];
+        am[i].member_id = m->member_id;
+        am[i].previous = &m->target;
+        if (m->subs_version != g->subs_version) {
+            /* The member's names and its regex's topics are sorted as
+             * tc.topics is: merge them in rather than search each topic. */
+            m->subs = kc_xrealloc(m->subs, row * sizeof(*m->subs));
+            memset(m->subs, 0, row * sizeof(*m->subs));
+            mark_subscribed(&tc, (const char *const *)m->topics, m->ntopics, m->subs);
+            const cs_resolved_t *r = resolved_get(g, m->regex);
+            if (r)
+                mark_subscribed(&tc, (const char *const *)r->topics, r->n, m->subs);
+            m->subs_version = g->subs_version;
+        }
+        am[i].subscribed = m->subs;
     }
     kc_assign_spec_t spec = {tc.topics, tc.n, am, (int32_t)nm};
     const char *assignor = group_assignor(c, g);
@@ -1129,7 +1232,6 @@ static void update_target_assignment(kc_coord_t *c, cs_group_t *g, int64_t now_m
     }
     g->assignment_epoch = g->group_epoch;
     write_target_epoch(g, now_ms, res);
-    free(subs);
     free(am);
     free(sorted);
     free(tc.topics);
@@ -1332,10 +1434,16 @@ static bool subscribed_to_id(kc_coord_t *c, const cs_group_t *g, const cs_member
     const kc_topic_view_t *v = &c->topics;
     if (!v->topic_id_to_name)
         return true;
+    /* The row of the last target assignment holds the answer for the
+     * topics it covers while neither the topics nor the subscription
+     * changed since (the view maps the name to the id and back). */
+    bool subscribed;
+    if (subs_row_lookup(c, g, m, id, &subscribed))
+        return subscribed;
     kc_str_t name;
     if (!v->topic_id_to_name(v->ctx, id, &name) || name.len < 0)
         return false;
-    char buf[256];
+    char buf[SUB_NAME_MAX];
     if ((size_t)name.len >= sizeof(buf))
         return false;
     memcpy(buf, name.ptr, (size_t)name.len);
@@ -1933,6 +2041,7 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
         regex_resolved = m->regex != NULL;
         free(m->regex);
         m->regex = new_regex.len > 0 ? dup_s(new_regex) : NULL;
+        m->subs_version = 0;
         if (m->regex) {
             regex_resolved = !regex_is_new && resolved_get(g, m->regex) != NULL;
             count_add(&g->regex_refs, m->regex, +1);
@@ -2333,6 +2442,7 @@ int kc_consumer_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const 
                           v.subscribed_topic_names.count > 0 ? v.subscribed_topic_names.count : 0);
         free(m->regex);
         m->regex = v.subscribed_topic_regex.len > 0 ? dup_s(v.subscribed_topic_regex) : NULL;
+        m->subs_version = 0;
         m->rebalance_timeout_ms = v.rebalance_timeout_ms;
         free(m->server_assignor);
         m->server_assignor = dup_s(v.server_assignor);
@@ -2776,6 +2886,7 @@ void kc_cs_member_set_regex(cs_group_t *g, cs_member_t *m, const char *regex, kc
     topic_refs_update(g, m, -1);
     free(m->regex);
     m->regex = regex ? kc_xstrdup(regex) : NULL;
+    m->subs_version = 0;
     topic_refs_update(g, m, +1);
 }
 

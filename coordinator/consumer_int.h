@@ -8,6 +8,8 @@
 #ifndef KC_CONSUMER_INT_H
 #define KC_CONSUMER_INT_H
 
+#include <string.h>
+
 #include "coord_priv.h"
 
 /* The partitions of one topic, sorted ascending, no duplicates. */
@@ -32,6 +34,28 @@ bool kc_asg_equal(const kc_asg_t *a, const kc_asg_t *b);
 bool kc_asg_is_empty(const kc_asg_t *a);
 int64_t kc_asg_count(const kc_asg_t *a);
 const kc_asg_topic_t *kc_asg_find(const kc_asg_t *a, kc_uuid_t topic_id);
+
+/* Orders topic ids as memcmp of their 16 bytes does (<0, 0, >0), without
+ * the call: two big-endian 64-bit halves. */
+static inline uint64_t cs_uuid_half(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof(v));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+
+static inline int cs_uuid_cmp(const kc_uuid_t *a, const kc_uuid_t *b)
+{
+    uint64_t x = cs_uuid_half(a->b), y = cs_uuid_half(b->b);
+    if (x == y) {
+        x = cs_uuid_half(a->b + 8);
+        y = cs_uuid_half(b->b + 8);
+    }
+    return x < y ? -1 : x > y;
+}
 
 /* One subscribed topic that exists, as the assignor sees it. */
 typedef struct {
@@ -124,6 +148,11 @@ typedef struct {
     kc_asg_t pending;      /* partitions pending revocation */
     kc_asg_t target;       /* the member's part of the target assignment */
     kc_cs_classic_t *classic; /* NULL: the member uses the consumer protocol */
+    /* memory-only: the member's row of the subscription matrix of the last
+     * target assignment (one flag per name of the group's subs_topics),
+     * valid while subs_version is the group's (0: to compute again) */
+    bool *subs;
+    uint64_t subs_version;
 } cs_member_t;
 
 /* Owner epoch of each partition of one topic (-1 = free), Kafka's
@@ -142,6 +171,12 @@ typedef struct {
     int64_t version;      /* topics_version of the resolution */
     int64_t timestamp_ms; /* when it was resolved */
 } cs_resolved_t;
+
+/* A topic id of a group's subs_topics and the topic's index there. */
+typedef struct {
+    kc_uuid_t id;
+    int32_t index;
+} cs_sub_id_t;
 
 struct kc_consumer_group {
     char *group_id;
@@ -168,6 +203,16 @@ struct kc_consumer_group {
     int64_t hash_version;
     int64_t cached_hash;
     int64_t hash_checked_version; /* memory-only: topics_version when a heartbeat last looked */
+    /* memory-only: the sorted topic names the last target assignment was
+     * computed over, and the version of the members' subscription rows
+     * (bumped when those names or a regex resolution change; >= 1) */
+    char **subs_topics;
+    int32_t nsubs_topics;
+    uint64_t subs_version;
+    /* memory-only: the ids of subs_topics (sorted by id, with the topic's
+     * index) as the topic view gave them at topics_version subs_ids_version */
+    cs_sub_id_t *subs_ids;
+    int64_t subs_ids_version;
 };
 
 typedef struct kc_consumer_group cs_group_t;

@@ -198,6 +198,25 @@ void kc_result_add_record(kc_result_t *res, const kc_buf_t *key, const kc_buf_t 
     }
 }
 
+void kc_result_take_record(kc_result_t *res, kc_buf_t *key, kc_buf_t *value)
+{
+    if (res->nrecords == res->records_cap) {
+        res->records_cap = res->records_cap ? res->records_cap * 2 : 8;
+        res->records = kc_xrealloc(res->records, res->records_cap * sizeof(*res->records));
+    }
+    kc_record_t *r = &res->records[res->nrecords++];
+    memset(r, 0, sizeof(*r));
+    r->key = *key;
+    kc_buf_init(key);
+    r->tombstone = value == NULL;
+    if (value) {
+        r->value = *value;
+        kc_buf_init(value);
+    } else {
+        kc_buf_init(&r->value);
+    }
+}
+
 void kc_result_add_response(kc_result_t *res, const kc_request_ctx_t *ctx, kc_buf_t *body,
                             kc_buf_t *error_body)
 {

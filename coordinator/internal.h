@@ -21,6 +21,9 @@
 
 /* Appends a record; key/value are copied. value NULL = tombstone. */
 void kc_result_add_record(kc_result_t *res, const kc_buf_t *key, const kc_buf_t *value);
+/* Appends a record taking ownership of the bytes of key and value (value
+ * NULL = tombstone); the caller's buffers are reset to empty. */
+void kc_result_take_record(kc_result_t *res, kc_buf_t *key, kc_buf_t *value);
 /*
  * Appends a response for the request described by ctx (conn id,
  * correlation id, api key and version). Takes ownership of the bytes of

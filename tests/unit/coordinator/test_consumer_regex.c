@@ -668,6 +668,100 @@ static void test_deleted_topic_leaves_assignment(void **state)
     ctx_free(t);
 }
 
+/* A topic deleted and created again under its name has a new id: the
+ * members subscribing to it by name give up the old id's partitions and
+ * get the new id's (the coordinator's subscription rows and topic ids of
+ * the last target assignment must not answer for the old id). */
+static void test_recreated_topic_assigned_under_new_id(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    add_topic("x");
+    add_topic("y");
+    const char *names[] = {"x", "y"};
+    client_t a = {0}, b = {0};
+    snprintf(a.member_id, sizeof(a.member_id), "m-a");
+    snprintf(b.member_id, sizeof(b.member_id), "m-b");
+    assert_int_equal(heartbeat(t, &a, 0, NULL, names, 2).error, E_NONE);
+    assert_int_equal(heartbeat(t, &b, 0, NULL, names, 2).error, E_NONE);
+    for (int i = 0; i < 4; i++) {
+        beat(t, &a);
+        beat(t, &b);
+    }
+    assert_int_equal(owns(&a, "y") + owns(&b, "y"), NPART);
+    int32_t epoch = a.epoch;
+    /* y is deleted and created again: same name, new id. The clients drop
+     * the old partitions as a consumer does when the topic goes. */
+    kc_result_t res;
+    kc_result_init(&res);
+    ntopics--;
+    memset(a.owned[1], 0, sizeof(a.owned[1]));
+    memset(b.owned[1], 0, sizeof(b.owned[1]));
+    kc_coord_topic_deleted(t->c, kc_str("y"), t->now, &res);
+    topics[ntopics].id.b[1] = 0x77;
+    ntopics++;
+    kc_coord_topic_created(t->c, kc_str("y"));
+    kc_result_deinit(&res);
+    for (int i = 0; i < 4; i++) {
+        beat(t, &a);
+        beat(t, &b);
+    }
+    assert_true(a.epoch > epoch);
+    assert_int_equal(a.epoch, b.epoch);
+    /* Every partition of both topics is owned once, under the current ids
+     * (heartbeat() fails on an id the view does not know). */
+    assert_int_equal(owns(&a, "x") + owns(&b, "x"), NPART);
+    assert_int_equal(owns(&a, "y") + owns(&b, "y"), NPART);
+    ctx_free(t);
+}
+
+/* A member changing its subscription (other names, then a regex) is
+ * assigned by the new one at once while the other member's is unchanged
+ * (the coordinator keeps each member's subscription from one target
+ * assignment to the next). */
+static void test_subscription_change_reassigns(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    add_topic("x");
+    add_topic("y");
+    const char *both[] = {"x", "y"}, *only_y[] = {"y"};
+    client_t a = {0}, b = {0};
+    snprintf(a.member_id, sizeof(a.member_id), "m-a");
+    snprintf(b.member_id, sizeof(b.member_id), "m-b");
+    assert_int_equal(heartbeat(t, &a, 0, NULL, both, 2).error, E_NONE);
+    assert_int_equal(heartbeat(t, &b, 0, NULL, both, 2).error, E_NONE);
+    for (int i = 0; i < 4; i++) {
+        beat(t, &a);
+        beat(t, &b);
+    }
+    assert_int_equal(owns(&a, "x") + owns(&a, "y"), NPART);
+    assert_int_equal(owns(&b, "x") + owns(&b, "y"), NPART);
+    /* a subscribes to y only: it holds no x and a share of y. */
+    assert_int_equal(heartbeat(t, &a, a.epoch, NULL, only_y, 1).error, E_NONE);
+    for (int i = 0; i < 4; i++) {
+        beat(t, &a);
+        beat(t, &b);
+    }
+    assert_int_equal(owns(&a, "x"), 0);
+    assert_true(owns(&a, "y") >= 1);
+    assert_int_equal(owns(&b, "x"), NPART);
+    assert_int_equal(owns(&a, "y") + owns(&b, "y"), NPART);
+    /* a subscribes to x through a regex (names emptied): once the regex
+     * is resolved, a holds no y and a share of x. */
+    assert_int_equal(heartbeat(t, &a, a.epoch, "x", NULL, 0).error, E_NONE);
+    ctx_sleep(t, 0);
+    for (int i = 0; i < 4; i++) {
+        beat(t, &a);
+        beat(t, &b);
+    }
+    assert_int_equal(owns(&a, "y"), 0);
+    assert_true(owns(&a, "x") >= 1);
+    assert_int_equal(owns(&b, "y"), NPART);
+    assert_int_equal(owns(&a, "x") + owns(&b, "x"), NPART);
+    ctx_free(t);
+}
+
 /* ---- offsets of consumer groups ---------------------------------------------------- */
 
 static void commit(ctx_t *t, const char *topic, int32_t partition, const client_t *cl)
@@ -1037,6 +1131,8 @@ int main(void)
         cmocka_unit_test(test_offset_delete_subscribed_topic),
         cmocka_unit_test(test_offsets_expire_then_empty_group_deleted),
         cmocka_unit_test(test_empty_group_without_offsets_deleted_at_next_check),
+        cmocka_unit_test(test_recreated_topic_assigned_under_new_id),
+        cmocka_unit_test(test_subscription_change_reassigns),
         cmocka_unit_test(test_list_groups_one_table_for_both_types),
         cmocka_unit_test(test_replayed_offsets_before_group_records),
         cmocka_unit_test(test_replayed_offsets_first_keep_table_order),
