@@ -191,7 +191,6 @@ bool kc_asg_is_empty(const kc_asg_t *a) { return kc_asg_count(a) == 0; }
 
 /* ---- groups and members ----------------------------------------------------- */
 
-
 static char *dup_s(kc_str_t s) { return s.len < 0 ? NULL : kc_xstrndup(s.ptr ? s.ptr : "", (size_t)s.len); }
 
 static kc_smap_t *groups_map(kc_coord_t *c) { return &c->consumer_groups; }
@@ -666,43 +665,19 @@ static int64_t group_metadata_hash(kc_coord_t *c, cs_group_t *g)
 
 /* ---- records -------------------------------------------------------------- */
 
-static void key_group(kc_buf_t *k, int16_t type, const char *group_id)
-{
-    kc_write_int16(k, type);
-    kc_consumer_group_metadata_key_t key;
-    kc_consumer_group_metadata_key_init(&key);
-    key.group_id = kc_str(group_id);
-    kc_consumer_group_metadata_key_encode(k, 0, &key); /* same layout as the type 6 key */
-}
-
-static void key_member(kc_buf_t *k, int16_t type, const char *group_id, const char *member_id)
-{
-    kc_write_int16(k, type);
-    kc_consumer_group_member_metadata_key_t key;
-    kc_consumer_group_member_metadata_key_init(&key);
-    key.group_id = kc_str(group_id);
-    key.member_id = kc_str(member_id);
-    kc_consumer_group_member_metadata_key_encode(k, 0, &key); /* same layout for 7, 8 */
-}
-
-static void emit(kc_result_t *res, kc_buf_t *k, kc_buf_t *v)
-{
-    kc_result_take_record(res, k, v);
-}
-
 static void write_group_epoch(const cs_group_t *g, kc_result_t *res)
 {
     kc_buf_t k, v;
     kc_buf_init(&k);
     kc_buf_init(&v);
-    key_group(&k, REC_GROUP_METADATA, g->group_id);
+    kc_record_key_group(&k, REC_GROUP_METADATA, g->group_id);
     kc_consumer_group_metadata_value_t val;
     kc_consumer_group_metadata_value_init(&val);
     val.epoch = g->group_epoch;
     val.metadata_hash = g->metadata_hash;
     kc_write_int16(&v, 0);
     kc_consumer_group_metadata_value_encode(&v, 0, &val);
-    emit(res, &k, &v);
+    kc_result_take_record(res, &k, &v);
 }
 
 static void write_member_metadata(const cs_group_t *g, const cs_member_t *m, kc_result_t *res)
@@ -710,7 +685,7 @@ static void write_member_metadata(const cs_group_t *g, const cs_member_t *m, kc_
     kc_buf_t k, v;
     kc_buf_init(&k);
     kc_buf_init(&v);
-    key_member(&k, REC_MEMBER_METADATA, g->group_id, m->member_id);
+    kc_record_key_member(&k, REC_MEMBER_METADATA, g->group_id, m->member_id);
     kc_consumer_group_member_metadata_value_t val;
     kc_consumer_group_member_metadata_value_init(&val);
     val.instance_id = kc_str(m->instance_id);
@@ -743,7 +718,7 @@ static void write_member_metadata(const cs_group_t *g, const cs_member_t *m, kc_
     kc_consumer_group_member_metadata_value_encode(&v, 0, &val);
     free(names);
     free(cps);
-    emit(res, &k, &v);
+    kc_result_take_record(res, &k, &v);
 }
 
 static void write_target_member(const cs_group_t *g, const char *member_id, const kc_asg_t *a,
@@ -752,7 +727,7 @@ static void write_target_member(const cs_group_t *g, const char *member_id, cons
     kc_buf_t k, v;
     kc_buf_init(&k);
     kc_buf_init(&v);
-    key_member(&k, REC_TARGET_MEMBER, g->group_id, member_id);
+    kc_record_key_member(&k, REC_TARGET_MEMBER, g->group_id, member_id);
     kc_consumer_group_target_assignment_member_value_t val;
     kc_consumer_group_target_assignment_member_value_init(&val);
     kc_consumer_group_target_assignment_member_value_topic_partition_t *tp =
@@ -771,7 +746,7 @@ static void write_target_member(const cs_group_t *g, const char *member_id, cons
     kc_write_int16(&v, 0);
     kc_consumer_group_target_assignment_member_value_encode(&v, 0, &val);
     free(tp);
-    emit(res, &k, &v);
+    kc_result_take_record(res, &k, &v);
 }
 
 static void write_target_epoch(const cs_group_t *g, int64_t now_ms, kc_result_t *res)
@@ -779,14 +754,14 @@ static void write_target_epoch(const cs_group_t *g, int64_t now_ms, kc_result_t 
     kc_buf_t k, v;
     kc_buf_init(&k);
     kc_buf_init(&v);
-    key_group(&k, REC_TARGET_METADATA, g->group_id);
+    kc_record_key_group(&k, REC_TARGET_METADATA, g->group_id);
     kc_consumer_group_target_assignment_metadata_value_t val;
     kc_consumer_group_target_assignment_metadata_value_init(&val);
     val.assignment_epoch = g->assignment_epoch;
     val.assignment_timestamp = now_ms;
     kc_write_int16(&v, 0);
     kc_consumer_group_target_assignment_metadata_value_encode(&v, 0, &val);
-    emit(res, &k, &v);
+    kc_result_take_record(res, &k, &v);
 }
 
 typedef kc_consumer_group_current_member_assignment_value_topic_partitions_t cur_tp_t;
@@ -813,7 +788,7 @@ static void write_current(const cs_group_t *g, const cs_member_t *m, kc_result_t
     kc_buf_t k, v;
     kc_buf_init(&k);
     kc_buf_init(&v);
-    key_member(&k, REC_CURRENT_ASSIGNMENT, g->group_id, m->member_id);
+    kc_record_key_member(&k, REC_CURRENT_ASSIGNMENT, g->group_id, m->member_id);
     kc_consumer_group_current_member_assignment_value_t val;
     kc_consumer_group_current_member_assignment_value_init(&val);
     val.member_epoch = m->member_epoch;
@@ -826,7 +801,7 @@ static void write_current(const cs_group_t *g, const cs_member_t *m, kc_result_t
     kc_consumer_group_current_member_assignment_value_encode(&v, 0, &val);
     free(val.assigned_partitions.items);
     free(val.partitions_pending_revocation.items);
-    emit(res, &k, &v);
+    kc_result_take_record(res, &k, &v);
 }
 
 static void key_regex(kc_buf_t *k, const char *group_id, const char *regex)
@@ -848,7 +823,7 @@ static void write_regex(const cs_group_t *g, const char *regex, const cs_resolve
     kc_buf_init(&v);
     key_regex(&k, g->group_id, regex);
     if (!r) {
-        emit(res, &k, NULL);
+        kc_result_take_record(res, &k, NULL);
         kc_buf_deinit(&v);
         return;
     }
@@ -864,7 +839,7 @@ static void write_regex(const cs_group_t *g, const char *regex, const cs_resolve
     kc_write_int16(&v, 0);
     kc_consumer_group_regular_expression_value_encode(&v, 0, &val);
     free(names);
-    emit(res, &k, &v);
+    kc_result_take_record(res, &k, &v);
 }
 
 static void write_member_tombstones(const cs_group_t *g, const char *member_id, kc_result_t *res)
@@ -874,8 +849,8 @@ static void write_member_tombstones(const cs_group_t *g, const char *member_id, 
     for (size_t i = 0; i < 3; i++) {
         kc_buf_t k;
         kc_buf_init(&k);
-        key_member(&k, types[i], g->group_id, member_id);
-        emit(res, &k, NULL);
+        kc_record_key_member(&k, types[i], g->group_id, member_id);
+        kc_result_take_record(res, &k, NULL);
     }
 }
 
@@ -2626,8 +2601,8 @@ void kc_consumer_group_delete(kc_coord_t *c, kc_consumer_group_t *g, kc_result_t
         }
         kc_buf_t k;
         kc_buf_init(&k);
-        key_group(&k, types[i], g->group_id);
-        emit(res, &k, NULL);
+        kc_record_key_group(&k, types[i], g->group_id);
+        kc_result_take_record(res, &k, NULL);
     }
     char key[KEY_BUF];
     regex_key(key, sizeof(key), g->group_id);

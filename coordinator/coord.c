@@ -217,6 +217,25 @@ void kc_result_take_record(kc_result_t *res, kc_buf_t *key, kc_buf_t *value)
     }
 }
 
+void kc_record_key_group(kc_buf_t *k, int16_t type, const char *group_id)
+{
+    kc_write_int16(k, type);
+    kc_consumer_group_metadata_key_t key;
+    kc_consumer_group_metadata_key_init(&key);
+    key.group_id = kc_str(group_id);
+    kc_consumer_group_metadata_key_encode(k, 0, &key);
+}
+
+void kc_record_key_member(kc_buf_t *k, int16_t type, const char *group_id, const char *member_id)
+{
+    kc_write_int16(k, type);
+    kc_consumer_group_member_metadata_key_t key;
+    kc_consumer_group_member_metadata_key_init(&key);
+    key.group_id = kc_str(group_id);
+    key.member_id = kc_str(member_id);
+    kc_consumer_group_member_metadata_key_encode(k, 0, &key);
+}
+
 void kc_result_add_response(kc_result_t *res, const kc_request_ctx_t *ctx, kc_buf_t *body,
                             kc_buf_t *error_body)
 {

@@ -25,6 +25,14 @@ void kc_result_add_record(kc_result_t *res, const kc_buf_t *key, const kc_buf_t 
  * NULL = tombstone); the caller's buffers are reset to empty. */
 void kc_result_take_record(kc_result_t *res, kc_buf_t *key, kc_buf_t *value);
 /*
+ * Record keys of the KIP-848 and KIP-1071 group records, which share two
+ * layouts (key version 0), appended to k: type + GroupId (consumer types 3,
+ * 4, 6; streams types 17, 20, 23) and type + GroupId + MemberId (consumer
+ * types 5, 7, 8; streams types 19, 21, 22).
+ */
+void kc_record_key_group(kc_buf_t *k, int16_t type, const char *group_id);
+void kc_record_key_member(kc_buf_t *k, int16_t type, const char *group_id, const char *member_id);
+/*
  * Appends a response for the request described by ctx (conn id,
  * correlation id, api key and version). Takes ownership of the bytes of
  * body and error_body (error_body may be NULL); the caller's buffers are

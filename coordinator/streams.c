@@ -987,33 +987,6 @@ void kc_streams_topics_to_create_deinit(kc_streams_topics_to_create_t *t)
 
 /* ---- records ------------------------------------------------------------ */
 
-static void key_group(kc_buf_t *k, int16_t type, const char *group_id)
-{
-    kc_write_int16(k, type);
-    kc_streams_group_metadata_key_t key;
-    kc_streams_group_metadata_key_init(&key);
-    key.group_id = kc_str(group_id);
-    kc_streams_group_metadata_key_encode(k, 0, &key); /* same layout for 20 and 23 */
-}
-
-static void key_member(kc_buf_t *k, int16_t type, const char *group_id, const char *member_id)
-{
-    kc_write_int16(k, type);
-    kc_streams_group_member_metadata_key_t key;
-    kc_streams_group_member_metadata_key_init(&key);
-    key.group_id = kc_str(group_id);
-    key.member_id = kc_str(member_id);
-    kc_streams_group_member_metadata_key_encode(k, 0, &key); /* same layout for 21, 22 */
-}
-
-static void emit(kc_result_t *res, kc_buf_t *k, kc_buf_t *v)
-{
-    kc_result_add_record(res, k, v);
-    kc_buf_deinit(k);
-    if (v)
-        kc_buf_deinit(v);
-}
-
 /* The group's type-17 value (cfg and nbuf back its LastAssignmentConfigs). */
 static void group_metadata_value(const st_group_t *g, kc_streams_group_metadata_value_t *val,
                                  kc_streams_group_metadata_value_last_assignment_config_t *cfg,
@@ -1038,14 +1011,14 @@ static void write_group_metadata(const st_group_t *g, kc_result_t *res)
     kc_buf_t k, v;
     kc_buf_init(&k);
     kc_buf_init(&v);
-    key_group(&k, REC_METADATA, g->group_id);
+    kc_record_key_group(&k, REC_METADATA, g->group_id);
     kc_streams_group_metadata_value_t val;
     kc_streams_group_metadata_value_last_assignment_config_t cfgs[1];
     char nbuf[16];
     group_metadata_value(g, &val, cfgs, nbuf);
     kc_write_int16(&v, 0);
     kc_streams_group_metadata_value_encode(&v, 0, &val);
-    emit(res, &k, &v);
+    kc_result_take_record(res, &k, &v);
 }
 
 static void write_member_metadata(const st_group_t *g, const st_member_t *m, kc_result_t *res)
@@ -1053,7 +1026,7 @@ static void write_member_metadata(const st_group_t *g, const st_member_t *m, kc_
     kc_buf_t k, v;
     kc_buf_init(&k);
     kc_buf_init(&v);
-    key_member(&k, REC_MEMBER, g->group_id, m->member_id);
+    kc_record_key_member(&k, REC_MEMBER, g->group_id, m->member_id);
     kc_streams_group_member_metadata_value_t val;
     kc_streams_group_member_metadata_value_init(&val);
     val.instance_id = kc_str(m->instance_id);
@@ -1080,7 +1053,7 @@ static void write_member_metadata(const st_group_t *g, const st_member_t *m, kc_
     kc_write_int16(&v, 0);
     kc_streams_group_member_metadata_value_encode(&v, 0, &val);
     free(tags);
-    emit(res, &k, &v);
+    kc_result_take_record(res, &k, &v);
 }
 
 typedef kc_streams_group_target_assignment_member_value_task_ids_t tgt_ids_t;
@@ -1125,7 +1098,7 @@ static void write_target_member(const st_group_t *g, const char *member_id,
     kc_buf_t k, v;
     kc_buf_init(&k);
     kc_buf_init(&v);
-    key_member(&k, REC_TARGET_MEMBER, g->group_id, member_id);
+    kc_record_key_member(&k, REC_TARGET_MEMBER, g->group_id, member_id);
     kc_streams_group_target_assignment_member_value_t val;
     kc_streams_group_target_assignment_member_value_init(&val);
     val.active_tasks.items = tgt_ids(&t->active, &val.active_tasks.count);
@@ -1136,7 +1109,7 @@ static void write_target_member(const st_group_t *g, const char *member_id,
     free(val.active_tasks.items);
     free(val.standby_tasks.items);
     free(val.warmup_tasks.items);
-    emit(res, &k, &v);
+    kc_result_take_record(res, &k, &v);
 }
 
 static void write_target_metadata(const st_group_t *g, kc_result_t *res)
@@ -1144,14 +1117,14 @@ static void write_target_metadata(const st_group_t *g, kc_result_t *res)
     kc_buf_t k, v;
     kc_buf_init(&k);
     kc_buf_init(&v);
-    key_group(&k, REC_TARGET_METADATA, g->group_id);
+    kc_record_key_group(&k, REC_TARGET_METADATA, g->group_id);
     kc_streams_group_target_assignment_metadata_value_t val;
     kc_streams_group_target_assignment_metadata_value_init(&val);
     val.assignment_epoch = g->assignment_epoch;
     val.assignment_timestamp = g->assignment_timestamp;
     kc_write_int16(&v, 0);
     kc_streams_group_target_assignment_metadata_value_encode(&v, 0, &val);
-    emit(res, &k, &v);
+    kc_result_take_record(res, &k, &v);
 }
 
 static void write_current(const st_group_t *g, const st_member_t *m, kc_result_t *res)
@@ -1159,7 +1132,7 @@ static void write_current(const st_group_t *g, const st_member_t *m, kc_result_t
     kc_buf_t k, v;
     kc_buf_init(&k);
     kc_buf_init(&v);
-    key_member(&k, REC_CURRENT, g->group_id, m->member_id);
+    kc_record_key_member(&k, REC_CURRENT, g->group_id, m->member_id);
     kc_streams_group_current_member_assignment_value_t val;
     kc_streams_group_current_member_assignment_value_init(&val);
     val.member_epoch = m->member_epoch;
@@ -1182,7 +1155,7 @@ static void write_current(const st_group_t *g, const st_member_t *m, kc_result_t
     free(val.active_tasks_pending_revocation.items);
     free(val.standby_tasks_pending_revocation.items);
     free(val.warmup_tasks_pending_revocation.items);
-    emit(res, &k, &v);
+    kc_result_take_record(res, &k, &v);
 }
 
 static void write_topology(const st_group_t *g, const kc_buf_t *value, kc_result_t *res)
@@ -1190,10 +1163,10 @@ static void write_topology(const st_group_t *g, const kc_buf_t *value, kc_result
     kc_buf_t k, v;
     kc_buf_init(&k);
     kc_buf_init(&v);
-    key_group(&k, REC_TOPOLOGY, g->group_id);
+    kc_record_key_group(&k, REC_TOPOLOGY, g->group_id);
     kc_write_int16(&v, 0);
     kc_buf_append(&v, value->data, value->len);
-    emit(res, &k, &v);
+    kc_result_take_record(res, &k, &v);
 }
 
 static void write_tombstone(int16_t type, const char *group_id, const char *member_id,
@@ -1202,10 +1175,10 @@ static void write_tombstone(int16_t type, const char *group_id, const char *memb
     kc_buf_t k;
     kc_buf_init(&k);
     if (member_id)
-        key_member(&k, type, group_id, member_id);
+        kc_record_key_member(&k, type, group_id, member_id);
     else
-        key_group(&k, type, group_id);
-    emit(res, &k, NULL);
+        kc_record_key_group(&k, type, group_id);
+    kc_result_take_record(res, &k, NULL);
 }
 
 static void write_member_tombstones(const st_group_t *g, const char *member_id, kc_result_t *res)
