@@ -104,6 +104,7 @@ typedef struct {
 
 struct kc_streams_group {
     char *group_id;
+    const char *last_state;           /* memory-only: the state last logged (NULL = Empty) */
     uint64_t table_seq;               /* memory-only: place in Kafka's groups table */
     int32_t group_epoch;              /* record 17 */
     int64_t metadata_hash;            /* record 17 */
@@ -368,6 +369,19 @@ static const char *group_state_name(const st_group_t *g)
             return "Reconciling";
     }
     return "Stable";
+}
+
+/* One log line when the group's state changed since the last call. */
+static void note_state(st_group_t *g)
+{
+    const char *state = group_state_name(g);
+    const char *before = g->last_state ? g->last_state : "Empty";
+    if (strcmp(before, state) != 0)
+        kc_log_info(LOG_COMP,
+                    "[GroupId %s] Streams group transitioned from %s to %s (group epoch %d, "
+                    "assignment epoch %d, %zu members).",
+                    g->group_id, before, state, g->group_epoch, g->assignment_epoch, g->nmembers);
+    g->last_state = state;
 }
 
 /* ---- the topology ------------------------------------------------------ */
@@ -1888,9 +1902,23 @@ static void set_str(char **field, kc_str_t v, bool *changed)
     *changed = true;
 }
 
+static void heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                      const kc_streams_group_heartbeat_request_t *req, kc_result_t *res,
+                      kc_streams_topics_to_create_t *create);
+
 void kc_coord_streams_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
                                       const kc_streams_group_heartbeat_request_t *req,
                                       kc_result_t *res, kc_streams_topics_to_create_t *create)
+{
+    heartbeat(c, ctx, req, res, create);
+    st_group_t *g = c->loaded ? group_get(c, req->group_id) : NULL;
+    if (g)
+        note_state(g);
+}
+
+static void heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                      const kc_streams_group_heartbeat_request_t *req, kc_result_t *res,
+                      kc_streams_topics_to_create_t *create)
 {
     char msg[MSG_MAX];
     int16_t err = validate_request(req, msg, sizeof(msg));
@@ -3118,4 +3146,5 @@ void kc_streams_fence_member_event(kc_coord_t *c, kc_streams_group_t *g, const c
     fence_member(c, g, m, res);
     kc_coord_emit(c, KC_COORD_EV_GROUP_EPOCH_BUMPED, g->group_id, NULL, "member removed",
                   g->group_epoch, 0, now_ms);
+    note_state(g);
 }

@@ -163,6 +163,12 @@ def main():
         with kw.Conn(k.port) as c:
             err, groups = kw.list_groups_v5(c, types=["streams"])
         assert err == 0 and (GROUP, "streams", "Stable", "streams") in groups, groups
+        # One log line per state transition, naming the group and its epochs.
+        log = k.stderr_text()
+        for before, after in (("Empty", "NotReady"), ("NotReady", "Stable"),
+                              ("Reconciling", "Stable")):
+            assert "[GroupId %s] Streams group transitioned from %s to %s" % (
+                GROUP, before, after) in log, (before, after)
 
         # OffsetCommit: the member epoch is checked (v9+ only for streams members).
         with kw.Conn(k.port) as c:
