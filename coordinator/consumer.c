@@ -856,30 +856,14 @@ static void write_member_tombstones(const cs_group_t *g, const char *member_id, 
 
 /* ---- timers ----------------------------------------------------------------- */
 
-/* "<prefix><g>-<m>" truncated to cap - 1 bytes, as snprintf would (a
- * timer key is built on every heartbeat: no format parsing). */
-static void timer_key(char *buf, size_t cap, const char *prefix, const char *g, const char *m)
-{
-    const char *parts[4] = {prefix, g, "-", m};
-    size_t n = 0;
-    for (int i = 0; i < 4; i++) {
-        size_t l = strlen(parts[i]);
-        if (l > cap - 1 - n)
-            l = cap - 1 - n;
-        memcpy(buf + n, parts[i], l);
-        n += l;
-    }
-    buf[n] = '\0';
-}
-
 static void session_key(char *buf, size_t cap, const char *g, const char *m)
 {
-    timer_key(buf, cap, "consumer-group-session-timeout-", g, m);
+    kc_timer_member_key(buf, cap, "consumer-group-session-timeout-", g, m);
 }
 
 static void rebalance_key(char *buf, size_t cap, const char *g, const char *m)
 {
-    timer_key(buf, cap, "consumer-group-rebalance-timeout-", g, m);
+    kc_timer_member_key(buf, cap, "consumer-group-rebalance-timeout-", g, m);
 }
 
 static void on_session_timeout(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res);

@@ -217,6 +217,20 @@ void kc_result_take_record(kc_result_t *res, kc_buf_t *key, kc_buf_t *value)
     }
 }
 
+void kc_timer_member_key(char *buf, size_t cap, const char *prefix, const char *g, const char *m)
+{
+    const char *parts[4] = {prefix, g, "-", m};
+    size_t n = 0;
+    for (int i = 0; i < 4; i++) {
+        size_t l = strlen(parts[i]);
+        if (l > cap - 1 - n)
+            l = cap - 1 - n;
+        memcpy(buf + n, parts[i], l);
+        n += l;
+    }
+    buf[n] = '\0';
+}
+
 void kc_record_key_group(kc_buf_t *k, int16_t type, const char *group_id)
 {
     kc_write_int16(k, type);

@@ -24,6 +24,10 @@ void kc_result_add_record(kc_result_t *res, const kc_buf_t *key, const kc_buf_t 
 /* Appends a record taking ownership of the bytes of key and value (value
  * NULL = tombstone); the caller's buffers are reset to empty. */
 void kc_result_take_record(kc_result_t *res, kc_buf_t *key, kc_buf_t *value);
+/* A member timer's key "<prefix><group>-<member>", truncated to cap - 1
+ * bytes as snprintf would; built on every heartbeat, so no format parsing. */
+void kc_timer_member_key(char *buf, size_t cap, const char *prefix, const char *group_id,
+                         const char *member_id);
 /*
  * Record keys of the KIP-848 and KIP-1071 group records, which share two
  * layouts (key version 0), appended to k: type + GroupId (consumer types 3,

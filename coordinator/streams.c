@@ -1207,12 +1207,12 @@ static void write_member_tombstones(const st_group_t *g, const char *member_id, 
 
 static void session_key(char *buf, size_t cap, const char *g, const char *m)
 {
-    snprintf(buf, cap, "streams-group-session-timeout-%s-%s", g, m);
+    kc_timer_member_key(buf, cap, "streams-group-session-timeout-", g, m);
 }
 
 static void rebalance_key(char *buf, size_t cap, const char *g, const char *m)
 {
-    snprintf(buf, cap, "streams-group-rebalance-timeout-%s-%s", g, m);
+    kc_timer_member_key(buf, cap, "streams-group-rebalance-timeout-", g, m);
 }
 
 static void initial_key(char *buf, size_t cap, const char *g)
