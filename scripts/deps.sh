@@ -17,6 +17,10 @@ TEST_PKGS=(python3-kafka python3-confluent-kafka python3-snappy python3-lz4 pyth
 # KafkaJS runs on Node.js; a node that did not come from Debian's package
 # (one that bundles npm) is accepted as it is.
 NODE_CMDS=(node:nodejs npm:npm)
+# The reference broker of the conformance suite (Kafka 4.4.0) runs on a JDK
+# (17 or newer) and is resolved by Maven; a JDK or Maven that did not come
+# from Debian's packages is accepted as it is.
+JAVA_CMDS=(java:openjdk-17-jdk-headless mvn:maven)
 FUZZ_PKGS=(clang libclang-rt-dev)
 
 what="${1:-all}"
@@ -35,14 +39,23 @@ for p in "${want[@]}"; do
     fi
 done
 if [ "$what" != build ]; then
-    for pair in "${NODE_CMDS[@]}"; do
+    for pair in "${NODE_CMDS[@]}" "${JAVA_CMDS[@]}"; do
         if ! command -v "${pair%%:*}" >/dev/null 2>&1; then
             missing+=("${pair#*:}")
         fi
     done
 fi
 
+# Kafka 4.4.0's jars (tests/reference/pom.xml) in the local Maven
+# repository: downloaded once (about 150 MB), offline afterwards.
+reference_jars() {
+    if [ "$what" != build ]; then
+        python3 "$(dirname "$0")/../tests/reference/reference_kafka.py" --classpath >/dev/null
+    fi
+}
+
 if [ "${#missing[@]}" -eq 0 ]; then
+    reference_jars
     exit 0
 fi
 
@@ -58,3 +71,4 @@ echo "deps: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
 apt-get install -y --no-install-recommends "${missing[@]}"
+reference_jars
