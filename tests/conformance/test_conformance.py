@@ -92,7 +92,8 @@ def compare(case_id, kc_t, kc_port, ka_t, ka_port, allow):
     for path, x, y in cf.diff(a, b):
         e = allow.match(case_id, path)
         diffs.append({"path": path, "kcoord": x, "kafka": y,
-                      "allowed": e["reason"] if e else None})
+                      "allowed": e["reason"] if e else None,
+                      "open": bool(e and e.get("open"))})
     return a, b, diffs
 
 
