@@ -6,8 +6,10 @@
  *
  *   kcoord-bench --kcoord PATH           start PATH on a free port with a temp data dir
  *   kcoord-bench --bootstrap HOST:PORT   use a broker that is already running
- *   --reference HOST:PORT                run heartbeat and commit load there too
+ *   --reference HOST:PORT                run the same loads there too, print ratios
  *   --rdkafka-mock                       use librdkafka's mock cluster as the reference
+ *   --kafka-reference                    start Apache Kafka 4.4 (tests/reference) as the
+ *                                        reference, time and measure it as kcoord
  *   --duration SEC (default 3)  --replay-offsets N (default 1000000)
  *   --data-dir DIR                       data directory for --kcoord, kept afterwards
  *   --commit-conns N (default 8): connections of the offset-commit load
@@ -17,9 +19,11 @@
  *                    this runs with its defaults
  *   --broker-pid PID: with --bootstrap, report that process's CPU per figure
  *   --produce-only                       only the produce and latency figures
- *   environment: KC_BENCH_LOGS=1 shows kcoord's log lines, KC_BENCH_DEBUG=1 probe timings
+ *   environment: KC_BENCH_LOGS=1 shows kcoord's log lines, KC_BENCH_DEBUG=1 probe timings,
+ *                KC_REFERENCE_SCRIPT another reference_kafka.py (and its KC_REFERENCE_*)
  *
- * Figures: start to first ApiVersions answer, idle RSS, heartbeats/s over
+ * Figures: start to first ApiVersions answer and to a group coordinator
+ * that answers, idle RSS, heartbeats/s over
  * 200 connections, 100-member rebalance (join+sync), durable offsets/s,
  * produce throughput (acks=1, batches of 100 records of 1 KiB, MB/s of
  * record values and records/s), produce-to-consume latency p50/p99 (a
@@ -1560,6 +1564,43 @@ static const char *const shared_settings[] = {"group.initial.rebalance.delay.ms=
  */
 static const char *const kafka_only_settings[] = {"offsets.topic.num.partitions=1", NULL};
 
+/* What an interrupted bench would leave behind: the brokers it started
+ * (the Kafka JVM runs in a process group of its own, which a Ctrl-C does
+ * not reach) and the directories it made. */
+static volatile pid_t kafka_pid = -1, kcoord_pid = -1;
+static const char *volatile cleanup_dirs[2];
+
+/* SIGINT, SIGTERM, SIGHUP: stops the brokers, removes the directories (with
+ * async-signal-safe calls only), then dies of the signal. */
+static void on_fatal_signal(int sig)
+{
+    pid_t pids[2] = {kafka_pid, kcoord_pid};
+    for (int i = 0; i < 2; i++)
+        if (pids[i] > 0)
+            kill(i == 0 ? -pids[i] : pids[i], SIGTERM);
+    for (int i = 0; i < 2; i++) {
+        if (pids[i] <= 0)
+            continue;
+        struct timespec tick = {0, 10000000};
+        for (int k = 0; k < 6000 && waitpid(pids[i], NULL, WNOHANG) == 0; k++)
+            nanosleep(&tick, NULL);
+        kill(i == 0 ? -pids[i] : pids[i], SIGKILL);
+        waitpid(pids[i], NULL, 0);
+    }
+    for (int i = 0; i < 2; i++) {
+        const char *d = cleanup_dirs[i];
+        pid_t rm = d ? fork() : -1;
+        if (rm == 0) {
+            execl("/bin/rm", "rm", "-rf", "--", d, (char *)NULL);
+            _exit(127);
+        }
+        if (rm > 0)
+            waitpid(rm, NULL, 0);
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 /* Starts kcoord; returns its pid and the time of exec in *t_exec. */
 static pid_t start_kcoord(const char *path, int port, const char *dir, double *t_exec)
 {
@@ -1591,6 +1632,7 @@ static pid_t start_kcoord(const char *path, int port, const char *dir, double *t
         execv(path, argv);
         _exit(127);
     }
+    kcoord_pid = pid;
     return pid;
 }
 
@@ -1612,6 +1654,7 @@ static void stop_broker(pid_t pid, bool group, int timeout_s)
 
 static void stop_kcoord(pid_t pid)
 {
+    kcoord_pid = -1;
     stop_broker(pid, false, 5);
 }
 
@@ -1627,17 +1670,6 @@ static void remove_dir(const char *dir)
 #ifndef KC_REFERENCE_SCRIPT
 #define KC_REFERENCE_SCRIPT "tests/reference/reference_kafka.py"
 #endif
-
-/* The Kafka JVM while it runs, for the signal handler. */
-static volatile pid_t kafka_pid = -1;
-
-static void on_fatal_signal(int sig)
-{
-    if (kafka_pid > 0)
-        kill(-kafka_pid, SIGTERM);
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
 
 /*
  * Starts the reference Kafka 4.4 in dir (an empty directory): runs
@@ -1734,8 +1766,10 @@ static pid_t start_kafka(const char *dir, target_t *t, double *t_exec, double *f
         execv(argv[0], argv);
         _exit(127);
     }
-    if (pid > 0)
+    if (pid > 0) {
         setpgid(pid, pid); /* also here, so that the group exists before any kill */
+        kafka_pid = pid;
+    }
 out:
     free(argv);
     kc_buf_deinit(&out);
@@ -1883,15 +1917,12 @@ static double cpu_figure(const target_t *t, const char *what)
 }
 
 /* Ours against the reference's (named ref_name), higher is better: the
- * ratio is ours / reference. Nothing when neither was measured. */
+ * ratio is ours / reference. Nothing unless both were measured (a failed
+ * figure says FAILED above). */
 static void compare(const char *name, const char *ref_name, double ours, double ref,
                     const char *unit)
 {
-    if (ours < 0 && ref < 0)
-        return;
-    if (ours < 0 || ref <= 0)
-        printf("%-40s %12s\n", name, "n/a");
-    else
+    if (ours >= 0 && ref > 0)
         printf("%-40s %12.0f %-10s %s %.0f, ratio %.2fx\n", name, ours, unit, ref_name, ref,
                ours / ref);
 }
@@ -1900,11 +1931,7 @@ static void compare(const char *name, const char *ref_name, double ours, double 
 static void compare_low(const char *name, const char *ref_name, double ours, double ref,
                         const char *unit)
 {
-    if (ours < 0 && ref < 0)
-        return;
-    if (ours <= 0 || ref < 0)
-        printf("%-40s %12s\n", name, "n/a");
-    else
+    if (ours > 0 && ref >= 0)
         printf("%-40s %12.3f %-10s %s %.3f, ratio %.2fx (%s / ours)\n", name, ours, unit,
                ref_name, ref, ref / ours, ref_name);
 }
@@ -2107,6 +2134,9 @@ int main(int argc, char **argv)
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
+    signal(SIGINT, on_fatal_signal);
+    signal(SIGTERM, on_fatal_signal);
+    signal(SIGHUP, on_fatal_signal);
 
     target_t ours = {.name = "kcoord", .pid = -1}, ref = {.name = "reference", .pid = -1};
     figures_t fo, fr;
@@ -2129,6 +2159,8 @@ int main(int argc, char **argv)
         else if (!mkdtemp(dir)) {
             perror("mkdtemp");
             return 1;
+        } else {
+            cleanup_dirs[0] = dir;
         }
         snprintf(ours.host, sizeof(ours.host), "127.0.0.1");
         ours.port = free_port();
@@ -2200,20 +2232,22 @@ int main(int argc, char **argv)
             goto out;
         }
         have_kdir = true;
-        signal(SIGINT, on_fatal_signal);
-        signal(SIGTERM, on_fatal_signal);
-        signal(SIGHUP, on_fatal_signal);
         double t_exec = 0, format_s = -1;
+        cleanup_dirs[1] = kdir;
         kpid = start_kafka(kdir, &ref, &t_exec, &format_s);
-        kafka_pid = kpid;
         ref.pid = kpid;
         if (kpid > 0)
             figure("Kafka storage format (a JVM of its own)", format_s * 1e3, "ms", "-");
-        if (kpid < 0 || probe(&ref, t_exec + 180) ||
+        if (kpid < 0) {
+            status = 1;
+            goto out;
+        }
+        if (probe(&ref, t_exec + 180) ||
             start_figures(&ref, kpid, t_exec, 180, "Kafka ", false, &fr)) {
             fprintf(stderr, "kcoord-bench: Kafka did not start; its output is kept in %s\n",
                     kdir);
             have_kdir = false;
+            cleanup_dirs[1] = NULL;
             status = 1;
             goto out;
         }
@@ -2227,8 +2261,9 @@ int main(int argc, char **argv)
             printf("%-40s %12s (restart with the offsets loaded: not measured)\n",
                    "Kafka replay of stored offsets", "-");
         if (kpid > 0) {
+            kafka_pid = -1;
             stop_broker(kpid, true, 60);
-            kpid = kafka_pid = -1;
+            kpid = -1;
         }
         if (have_ours)
             compare_all(&fo, &fr, ref.name);
@@ -2281,8 +2316,8 @@ out:
         rd_kafka_destroy(mock_rk);
 #endif
     if (kpid > 0) {
-        stop_broker(kpid, true, 60);
         kafka_pid = -1;
+        stop_broker(kpid, true, 60);
     }
     if (have_kdir)
         remove_dir(kdir);
