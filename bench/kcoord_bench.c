@@ -1986,58 +1986,69 @@ static int start_figures(target_t *t, pid_t pid, double t_exec, double timeout_s
     return rc;
 }
 
+/* A broker the loads run against. */
+typedef struct {
+    target_t *t;
+    const char *prefix; /* of its labels: "" for the broker measured (which also
+                         * gets the targets), "Kafka " or "reference " */
+    const char *tag;    /* keeps the groups of two brokers apart */
+    bool mock;          /* librdkafka's mock: it never forms the 100-member group,
+                         * and the bench made its topics with it */
+    figures_t *f;
+} side_t;
+
 /*
- * Runs the load figures against t and prints each, its label after prefix
- * ("" for the broker measured, which also gets its targets; "Kafka " or
- * "reference " for the reference): heartbeats, the rebalance (unless
- * !rebalance: the mock never forms the group), offset commits, produce
- * throughput and latency, as --only and --produce-only choose. tag keeps the
- * groups of two brokers apart; create_topics is false for the mock, whose
- * topics the bench made when it made the mock.
+ * Runs the load figures as --only and --produce-only choose (heartbeats, the
+ * rebalance, offset commits, then produce throughput with the latency right
+ * after it) and prints each. Each figure runs on every side in turn before
+ * the next figure, so that on a shared machine the figures compared are
+ * measured seconds apart, under much the same load from elsewhere.
  */
-static void run_loads(target_t *t, const char *prefix, const char *tag, bool rebalance,
-                      bool create_topics, bool produce_only, double duration, int commit_conns,
-                      figures_t *f)
+static void run_loads(side_t *sides, int n, bool produce_only, double duration, int commit_conns)
 {
-    bool ours = !*prefix;
     char label[96];
-#define LABEL(text) (snprintf(label, sizeof(label), "%s%s", prefix, text), label)
-#define TARGET(text) (ours ? text : "-")
-    if (!produce_only) {
-        if (want("heartbeats")) {
+#define LABEL(text) (snprintf(label, sizeof(label), "%s%s", sd->prefix, text), label)
+#define TARGET(text) (*sd->prefix ? "-" : text)
+    for (int fig = produce_only ? 3 : 0; fig < 4; fig++) {
+        static const char *const names[] = {"heartbeats", "rebalance", "commits", "produce"};
+        if (!want(names[fig]))
+            continue;
+        for (side_t *sd = sides; sd < sides + n; sd++) {
+            target_t *t = sd->t;
+            figures_t *f = sd->f;
             figure_cpu_ms = -1;
-            f->hb = bench_heartbeats(t, duration, tag);
-            figure(LABEL("heartbeats/s (200 connections)"), f->hb, "/s", TARGET(">= 50000/s"));
-            f->hb_cpu = cpu_figure(t, "heartbeat");
+            if (fig == 0) {
+                f->hb = bench_heartbeats(t, duration, sd->tag);
+                figure(LABEL("heartbeats/s (200 connections)"), f->hb, "/s",
+                       TARGET(">= 50000/s"));
+                f->hb_cpu = cpu_figure(t, "heartbeat");
+            } else if (fig == 1 && !sd->mock) {
+                f->rb = bench_rebalance(t, sd->tag);
+                figure(LABEL("100-member rebalance (join+sync)"), f->rb, "ms",
+                       TARGET("< 20 ms"));
+                f->rb_cpu = cpu_figure(t, NULL);
+            } else if (fig == 2) {
+                if (!sd->mock && create_topic(t, oc_topic, OC_PARTITIONS))
+                    fprintf(stderr, "kcoord-bench: could not create %s\n", oc_topic);
+                f->oc = run_commits(t, commit_conns, (commit_mode_t){duration, 0, NULL}, sd->tag);
+                char text[64];
+                snprintf(text, sizeof(text), "durable offsets/s (%d conns x %d)", commit_conns,
+                         OC_PARTITIONS);
+                figure(LABEL(text), f->oc, "/s", TARGET(">= 200000/s"));
+                f->oc_cpu = cpu_figure(t, "offset");
+            } else if (fig == 3) {
+                if (!sd->mock && create_produce_topics(t))
+                    fprintf(stderr, "kcoord-bench: could not create the produce topics\n");
+                f->pr_mbps = bench_produce(t, duration, &f->pr_recs);
+                figure(LABEL("produce MB/s (acks=1, 100 x 1 KiB)"), f->pr_mbps, "MB/s",
+                       TARGET(">= 200 MB/s"));
+                figure(LABEL("produce records/s"), f->pr_recs, "/s", "-");
+                bench_latency(t, duration, &f->lat_p50, &f->lat_p99);
+                figure(LABEL("produce-to-consume latency p50"), f->lat_p50, "ms", "-");
+                figure(LABEL("produce-to-consume latency p99"), f->lat_p99, "ms",
+                       TARGET("< 5 ms"));
+            }
         }
-        if (want("rebalance") && rebalance) {
-            figure_cpu_ms = -1;
-            f->rb = bench_rebalance(t, tag);
-            figure(LABEL("100-member rebalance (join+sync)"), f->rb, "ms", TARGET("< 20 ms"));
-            f->rb_cpu = cpu_figure(t, NULL);
-        }
-        if (want("commits")) {
-            figure_cpu_ms = -1;
-            if (create_topics && create_topic(t, oc_topic, OC_PARTITIONS))
-                fprintf(stderr, "kcoord-bench: could not create %s\n", oc_topic);
-            f->oc = run_commits(t, commit_conns, (commit_mode_t){duration, 0, NULL}, tag);
-            char text[64];
-            snprintf(text, sizeof(text), "durable offsets/s (%d conns x %d)", commit_conns,
-                     OC_PARTITIONS);
-            figure(LABEL(text), f->oc, "/s", TARGET(">= 200000/s"));
-            f->oc_cpu = cpu_figure(t, "offset");
-        }
-    }
-    if (want("produce")) {
-        if (create_topics && create_produce_topics(t))
-            fprintf(stderr, "kcoord-bench: could not create the produce topics\n");
-        f->pr_mbps = bench_produce(t, duration, &f->pr_recs);
-        figure(LABEL("produce MB/s (acks=1, 100 x 1 KiB)"), f->pr_mbps, "MB/s",
-               TARGET(">= 200 MB/s"));
-        figure(LABEL("produce records/s"), f->pr_recs, "/s", "-");
-        bench_latency(t, duration, &f->lat_p50, &f->lat_p99);
-        figure(LABEL("produce-to-consume latency p50"), f->lat_p50, "ms", "-");
-        figure(LABEL("produce-to-consume latency p99"), f->lat_p99, "ms", TARGET("< 5 ms"));
     }
 #undef LABEL
 #undef TARGET
@@ -2219,12 +2230,7 @@ int main(int argc, char **argv)
         have_ref = true;
     }
 
-    if (have_ours)
-        run_loads(&ours, "", "k", true, true, produce_only, duration, commit_conns, &fo);
-
     if (kafka_ref) {
-        /* Started only now, so that its JVM does not share the machine
-         * with kcoord's figures; kcoord idles meanwhile. */
         ref.name = "Kafka";
         if (!mkdtemp(kdir)) {
             perror("mkdtemp");
@@ -2253,10 +2259,16 @@ int main(int argc, char **argv)
         }
         have_ref = true;
     }
+    char ref_prefix[32];
+    snprintf(ref_prefix, sizeof(ref_prefix), "%s ", ref.name);
+    side_t sides[2];
+    int nsides = 0;
+    if (have_ours)
+        sides[nsides++] = (side_t){&ours, "", "k", false, &fo};
+    if (have_ref)
+        sides[nsides++] = (side_t){&ref, ref_prefix, "r", mock, &fr};
+    run_loads(sides, nsides, produce_only, duration, commit_conns);
     if (have_ref) {
-        char prefix[32];
-        snprintf(prefix, sizeof(prefix), "%s ", ref.name);
-        run_loads(&ref, prefix, "r", !mock, !mock, produce_only, duration, commit_conns, &fr);
         if (kafka_ref && kcoord && replay_offsets > 0 && !produce_only && want("replay"))
             printf("%-40s %12s (restart with the offsets loaded: not measured)\n",
                    "Kafka replay of stored offsets", "-");
