@@ -11,6 +11,7 @@
  *   --kafka-reference                    start Apache Kafka 4.4 (tests/reference) as the
  *                                        reference, time and measure it as kcoord
  *   --duration SEC (default 3)  --replay-offsets N (default 1000000)
+ *   --warmup SEC (default 0): run each load that long, untimed, before its figure
  *   --data-dir DIR                       data directory for --kcoord, kept afterwards
  *   --commit-conns N (default 8): connections of the offset-commit load
  *   --only heartbeats|rebalance|commits|produce|replay: just that figure (for profiling)
@@ -828,6 +829,67 @@ static bool rb_rebalanced(run_t *run)
     return run->conns[0]->generation != run->gen0;
 }
 
+static bool none_in_flight(run_t *run)
+{
+    for (int i = 0; i < run->nconns; i++)
+        if (run->conns[i]->on_resp)
+            return false;
+    return true;
+}
+
+static int left_ok; /* members whose LeaveGroup answered without error */
+
+static void on_leave(conn_t *c, kc_reader_t *r)
+{
+    /* An error (the member gone already) changes nothing here. */
+    kc_leave_group_response_t m;
+    if (kc_leave_group_response_decode(r, c->version, &c->arena, &m) == 0 && !m.error_code &&
+        m.members.count == 1 && !m.members.items[0].error_code)
+        left_ok++;
+    c->state = MS_JOIN;
+    done_one(c);
+}
+
+/*
+ * After a group figure, untimed: the members stop heartbeating and leave
+ * their groups (LeaveGroup v3), as consumers that close do. Otherwise the
+ * broker expires them a session timeout later, in the middle of a later
+ * figure (cheap for kcoord, not for Kafka, which writes records for it).
+ */
+static void leave_all(run_t *run)
+{
+    member_mode.quiesce = true;
+    for (int i = 0; i < run->nconns; i++)
+        if (run->conns[i]->timer)
+            evtimer_del(run->conns[i]->timer);
+    run->finished = none_in_flight;
+    if (run_loop(run, 10))
+        return;
+    run->finished = NULL;
+    run->active = 0;
+    left_ok = 0;
+    for (int i = 0; i < run->nconns; i++) {
+        conn_t *c = run->conns[i];
+        if (!c->member_id[0] || conn_begin(c, KC_API_LEAVE_GROUP, 3) < 0)
+            continue;
+        kc_leave_group_request_t m;
+        kc_leave_group_request_init(&m);
+        m.group_id = kc_str(c->group);
+        kc_leave_group_request_member_identity_t who = {kc_str(c->member_id), KC_STR_NULL,
+                                                        KC_STR_NULL};
+        m.members.items = &who;
+        m.members.count = 1;
+        kc_leave_group_request_encode(&c->out, c->version, &m);
+        run->active++;
+        conn_send(c, on_leave);
+    }
+    int asked = run->active;
+    if (asked > 0)
+        run_loop(run, 10);
+    if (getenv("KC_BENCH_DEBUG"))
+        fprintf(stderr, "leave: %d of %d members left\n", left_ok, asked);
+}
+
 /* ---- figure: heartbeats per second -------------------------------------- */
 
 static double bench_heartbeats(target_t *t, double duration, const char *tag)
@@ -868,6 +930,7 @@ static double bench_heartbeats(target_t *t, double duration, const char *tag)
         n += cs[i]->ok;
     figure_ops = n;
     rate = (double)n / (t1 - t0);
+    leave_all(&run);
 out:
     for (int i = 0; i < HB_CONNS; i++)
         conn_free(cs[i]);
@@ -924,6 +987,7 @@ static double bench_rebalance(target_t *t, const char *tag)
         goto out;
     ms = (now_s() - t0) * 1e3;
     figure_cpu_ms = cpu_since(t, cpu0);
+    leave_all(&run);
 out:
     for (int i = 0; i < RB_MEMBERS; i++)
         conn_free(cs[i]);
@@ -1998,13 +2062,35 @@ typedef struct {
 } side_t;
 
 /*
+ * Figure fig (0 heartbeats, 1 rebalance, 2 commits, 3 produce and latency)
+ * run once on sd for `seconds`, untimed, with groups of its own: a JVM
+ * measured from a cold start spends its first seconds compiling.
+ */
+static void warm_up(side_t *sd, int fig, double seconds, int commit_conns)
+{
+    char tag[16];
+    snprintf(tag, sizeof(tag), "%sw", sd->tag);
+    double recs, p50, p99;
+    if (fig == 0)
+        bench_heartbeats(sd->t, seconds, tag);
+    else if (fig == 1)
+        bench_rebalance(sd->t, tag);
+    else if (fig == 2)
+        run_commits(sd->t, commit_conns, (commit_mode_t){seconds, 0, NULL}, tag);
+    else if (fig == 3 && bench_produce(sd->t, seconds, &recs) >= 0)
+        bench_latency(sd->t, seconds, &p50, &p99);
+}
+
+/*
  * Runs the load figures as --only and --produce-only choose (heartbeats, the
  * rebalance, offset commits, then produce throughput with the latency right
- * after it) and prints each. Each figure runs on every side in turn before
- * the next figure, so that on a shared machine the figures compared are
- * measured seconds apart, under much the same load from elsewhere.
+ * after it) and prints each, after `warmup` seconds of the same load when
+ * warmup > 0. Each figure runs on every side in turn before the next
+ * figure, so that on a shared machine the figures compared are measured
+ * seconds apart, under much the same load from elsewhere.
  */
-static void run_loads(side_t *sides, int n, bool produce_only, double duration, int commit_conns)
+static void run_loads(side_t *sides, int n, bool produce_only, double duration, double warmup,
+                      int commit_conns)
 {
     char label[96];
 #define LABEL(text) (snprintf(label, sizeof(label), "%s%s", sd->prefix, text), label)
@@ -2016,20 +2102,26 @@ static void run_loads(side_t *sides, int n, bool produce_only, double duration, 
         for (side_t *sd = sides; sd < sides + n; sd++) {
             target_t *t = sd->t;
             figures_t *f = sd->f;
+            if (fig == 1 && sd->mock)
+                continue;
+            if (fig == 2 && !sd->mock && create_topic(t, oc_topic, OC_PARTITIONS))
+                fprintf(stderr, "kcoord-bench: could not create %s\n", oc_topic);
+            if (fig == 3 && !sd->mock && create_produce_topics(t))
+                fprintf(stderr, "kcoord-bench: could not create the produce topics\n");
+            if (warmup > 0)
+                warm_up(sd, fig, warmup, commit_conns);
             figure_cpu_ms = -1;
             if (fig == 0) {
                 f->hb = bench_heartbeats(t, duration, sd->tag);
                 figure(LABEL("heartbeats/s (200 connections)"), f->hb, "/s",
                        TARGET(">= 50000/s"));
                 f->hb_cpu = cpu_figure(t, "heartbeat");
-            } else if (fig == 1 && !sd->mock) {
+            } else if (fig == 1) {
                 f->rb = bench_rebalance(t, sd->tag);
                 figure(LABEL("100-member rebalance (join+sync)"), f->rb, "ms",
                        TARGET("< 20 ms"));
                 f->rb_cpu = cpu_figure(t, NULL);
             } else if (fig == 2) {
-                if (!sd->mock && create_topic(t, oc_topic, OC_PARTITIONS))
-                    fprintf(stderr, "kcoord-bench: could not create %s\n", oc_topic);
                 f->oc = run_commits(t, commit_conns, (commit_mode_t){duration, 0, NULL}, sd->tag);
                 char text[64];
                 snprintf(text, sizeof(text), "durable offsets/s (%d conns x %d)", commit_conns,
@@ -2037,8 +2129,6 @@ static void run_loads(side_t *sides, int n, bool produce_only, double duration, 
                 figure(LABEL(text), f->oc, "/s", TARGET(">= 200000/s"));
                 f->oc_cpu = cpu_figure(t, "offset");
             } else if (fig == 3) {
-                if (!sd->mock && create_produce_topics(t))
-                    fprintf(stderr, "kcoord-bench: could not create the produce topics\n");
                 f->pr_mbps = bench_produce(t, duration, &f->pr_recs);
                 figure(LABEL("produce MB/s (acks=1, 100 x 1 KiB)"), f->pr_mbps, "MB/s",
                        TARGET(">= 200 MB/s"));
@@ -2076,7 +2166,7 @@ static void usage(const char *argv0)
     fprintf(stderr,
             "usage: %s (--kcoord PATH | --bootstrap HOST:PORT)\n"
             "          [--reference HOST:PORT | --rdkafka-mock | --kafka-reference]\n"
-            "          [--duration SEC] [--replay-offsets N]\n"
+            "          [--duration SEC] [--warmup SEC] [--replay-offsets N]\n"
             "          [--data-dir DIR (kept afterwards; default a temporary one)]\n"
             "          [--commit-conns N] [--produce-only]\n"
             "          [--only heartbeats|rebalance|commits|produce|replay|consumer]\n"
@@ -2088,7 +2178,7 @@ int main(int argc, char **argv)
 {
     const char *kcoord = NULL, *bootstrap = NULL, *reference = NULL;
     bool mock = false, kafka_ref = false;
-    double duration = 3;
+    double duration = 3, warmup = 0;
     long replay_offsets = 1000000;
     static const struct option opts[] = {
         {"kcoord", required_argument, NULL, 'k'},
@@ -2097,6 +2187,7 @@ int main(int argc, char **argv)
         {"rdkafka-mock", no_argument, NULL, 'm'},
         {"kafka-reference", no_argument, NULL, 'K'},
         {"duration", required_argument, NULL, 'd'},
+        {"warmup", required_argument, NULL, 'w'},
         {"replay-offsets", required_argument, NULL, 'n'},
         {"data-dir", required_argument, NULL, 'D'},
         {"commit-conns", required_argument, NULL, 'c'},
@@ -2111,7 +2202,7 @@ int main(int argc, char **argv)
     int commit_conns = OC_CONNS;
     bool produce_only = false;
     pid_t given_pid = -1;
-    while ((ch = getopt_long(argc, argv, "k:b:r:mKd:n:D:c:po:P:h", opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "k:b:r:mKd:w:n:D:c:po:P:h", opts, NULL)) != -1) {
         switch (ch) {
         case 'k': kcoord = optarg; break;
         case 'b': bootstrap = optarg; break;
@@ -2119,6 +2210,7 @@ int main(int argc, char **argv)
         case 'm': mock = true; break;
         case 'K': kafka_ref = true; break;
         case 'd': duration = atof(optarg); break;
+        case 'w': warmup = atof(optarg); break;
         case 'n': replay_offsets = atol(optarg); break;
         case 'D': keep_dir = optarg; break;
         case 'c': commit_conns = atoi(optarg); break;
@@ -2139,7 +2231,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "kcoord-bench: cannot run %s: %s\n", path, strerror(errno));
         return 1;
     }
-    if ((!kcoord && !bootstrap && !mock) || duration <= 0 || commit_conns < 1 ||
+    if ((!kcoord && !bootstrap && !mock) || duration <= 0 || warmup < 0 || commit_conns < 1 ||
         commit_conns > 64 || (int)(reference != NULL) + (int)mock + (int)kafka_ref > 1) {
         usage(argv[0]);
         return 2;
@@ -2267,7 +2359,7 @@ int main(int argc, char **argv)
         sides[nsides++] = (side_t){&ours, "", "k", false, &fo};
     if (have_ref)
         sides[nsides++] = (side_t){&ref, ref_prefix, "r", mock, &fr};
-    run_loads(sides, nsides, produce_only, duration, commit_conns);
+    run_loads(sides, nsides, produce_only, duration, warmup, commit_conns);
     if (have_ref) {
         if (kafka_ref && kcoord && replay_offsets > 0 && !produce_only && want("replay"))
             printf("%-40s %12s (restart with the offsets loaded: not measured)\n",
