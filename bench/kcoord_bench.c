@@ -353,6 +353,7 @@ struct conn {
     char member_id[256];
     int32_t generation;
     bool leader;
+    bool metadata_changed; /* joins with subscription_changed */
     int state; /* MS_* */
     kc_str_t members[RB_MEMBERS + 1];
     int32_t member_count;
@@ -499,8 +500,11 @@ static struct event_base *bench_base_new(void)
 static conn_t *conn_new(run_t *run, int index)
 {
     int fd = connect_blocking(run->target);
-    if (fd < 0)
+    if (fd < 0) {
+        fprintf(stderr, "kcoord-bench: cannot connect to %s:%d\n", run->target->host,
+                run->target->port);
         return NULL;
+    }
     evutil_make_socket_nonblocking(fd);
     conn_t *c = kc_xcalloc(1, sizeof(*c));
     c->run = run;
@@ -560,6 +564,9 @@ enum { MS_JOIN, MS_SYNC, MS_STABLE };
 
 static const uint8_t subscription[] = {0, 1, 0, 0, 0, 1, 0, 5, 'b', 'e', 'n', 'c', 'h',
                                        0xff, 0xff, 0xff, 0xff}; /* v1, ["bench"], null userdata */
+/* The same with one byte of user data: the rejoin of the measured rebalance. */
+static const uint8_t subscription_changed[] = {0, 1, 0, 0, 0, 1, 0, 5, 'b', 'e', 'n', 'c', 'h',
+                                               0, 0, 0, 1, '1'};
 
 typedef struct {
     bool flood;    /* heartbeat back-to-back (load) instead of paced */
@@ -741,6 +748,8 @@ static void send_join(conn_t *c)
     m.protocol_type = kc_str("consumer");
     kc_join_group_request_protocol_t p = {kc_str("range"),
                                           {subscription, (int32_t)sizeof(subscription)}};
+    if (c->metadata_changed)
+        p.metadata = (kc_bytes_t){subscription_changed, (int32_t)sizeof(subscription_changed)};
     m.protocols.items = &p;
     m.protocols.count = 1;
     kc_join_group_request_encode(&c->out, c->version, &m);
@@ -968,23 +977,43 @@ static double bench_rebalance(target_t *t, const char *tag)
         goto out;
     }
     /* Quiesce: no new heartbeats, let those in flight finish. */
-    run.finished = NULL;
     member_mode.quiesce = true;
     for (int i = 0; i < RB_MEMBERS; i++)
         if (cs[i]->timer)
             evtimer_del(cs[i]->timer);
-    run_for(&run, 100);
-    if (run.failed || !all_stable(&run, true))
+    run.finished = none_in_flight;
+    if (run_loop(&run, 10) || !all_stable(&run, true)) {
+        fprintf(stderr, "kcoord-bench: %s: the 100-member group did not stay stable\n", tag);
         goto out;
-    /* Measured: every member rejoins at once; the join completes when all
-     * have joined, then every member syncs. */
+    }
+    /*
+     * Measured: every member rejoins at once, with changed metadata (a new
+     * subscription user data), so that whichever join the broker takes
+     * first starts the rebalance. With unchanged metadata, a follower whose
+     * join came before the leader's would be answered at once with the
+     * current generation (as Kafka does, and kcoord after it) and, sending
+     * no heartbeats, would never hear of the rebalance. The join completes
+     * when all have joined, then every member syncs.
+     */
     run.gen0 = cs[0]->generation;
     run.finished = rb_rebalanced;
     double t0 = now_s(), cpu0 = broker_cpu_ms(t);
-    for (int i = 0; i < RB_MEMBERS; i++)
+    for (int i = 0; i < RB_MEMBERS; i++) {
+        cs[i]->metadata_changed = true;
         send_join(cs[i]);
-    if (run_loop(&run, 60))
+    }
+    if (run_loop(&run, 60)) {
+        int st[3] = {0, 0, 0}, old = 0;
+        for (int i = 0; i < RB_MEMBERS; i++) {
+            st[cs[i]->state]++;
+            old += cs[i]->generation == run.gen0;
+        }
+        fprintf(stderr,
+                "kcoord-bench: %s: the rebalance did not complete in 60 s (joining %d, "
+                "syncing %d, stable %d; %d in the old generation)\n",
+                tag, st[MS_JOIN], st[MS_SYNC], st[MS_STABLE], old);
         goto out;
+    }
     ms = (now_s() - t0) * 1e3;
     figure_cpu_ms = cpu_since(t, cpu0);
     leave_all(&run);
