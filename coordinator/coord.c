@@ -24,6 +24,7 @@ void kc_coord_config_defaults(kc_coord_config_t *cfg)
     cfg->offsets_retention_ms = 10080LL * 60 * 1000;
     cfg->offsets_retention_check_interval_ms = 600000;
     cfg->offset_metadata_max_bytes = 4096;
+    cfg->offsets_topic_num_partitions = 50;
     cfg->group_consumer_heartbeat_interval_ms = 5000;
     cfg->group_consumer_session_timeout_ms = 45000;
     cfg->group_consumer_max_size = INT32_MAX;
@@ -491,6 +492,12 @@ kc_coord_t *kc_coord_new(const kc_coord_config_t *cfg, const kc_topic_view_t *to
         kc_coord_config_defaults(&c->cfg);
     if (topics)
         c->topics = *topics;
+    if (c->cfg.offsets_topic_num_partitions < 1)
+        c->cfg.offsets_topic_num_partitions = 1;
+    c->groups_table_cap =
+        kc_xcalloc((size_t)c->cfg.offsets_topic_num_partitions, sizeof(*c->groups_table_cap));
+    c->groups_table_size =
+        kc_xcalloc((size_t)c->cfg.offsets_topic_num_partitions, sizeof(*c->groups_table_size));
     kc_smap_init(&c->groups);
     kc_smap_init(&c->consumer_groups);
     kc_smap_init(&c->streams_groups);
@@ -541,6 +548,8 @@ void kc_coord_free(kc_coord_t *c)
     kc_smap_deinit(&c->timers);
     kc_smap_deinit(&c->groups);
     free(c->heap);
+    free(c->groups_table_cap);
+    free(c->groups_table_size);
     kc_offsets_free(c->offsets);
     free(c);
 }
