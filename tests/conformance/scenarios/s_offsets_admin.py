@@ -393,3 +393,148 @@ def _(ctx):
     c.call("DeleteGroups", ctx.version,
            {"GroupsNames": [ctx.group("unknown"), gs, ge, gc, ge]})
     _list(ctx, c, ho.top(ctx, "ListGroups"))
+
+
+# ---------------------------------------------------------------- more states and edges
+
+def _describe_by_client(ctx, c, version, g):
+    """DescribeGroups of one group, noted with its members sorted by client
+    id: Kafka lists members in the order of a HashMap of their ids, which
+    hold random UUIDs, so two brokers' orders differ by chance."""
+    r = c.call("DescribeGroups", version, {"Groups": [g]}, record=False)
+    for d in r["Groups"]:
+        d["Members"] = sorted(d["Members"], key=lambda m: m["ClientId"])
+    ctx.note("DescribeGroups v%d, members by client id" % version, r)
+
+
+def _preparing_rebalance(ctx, c, t):
+    """A Stable classic group whose second member's join parks: the group is
+    PreparingRebalance until the first member rejoins. Returns (group,
+    first member id, generation, a function completing the rebalance)."""
+    g = ctx.group()
+    mid, gen = ho.classic_join(ctx, c, g, [t])
+    c2 = ctx.client("c2", client_id="kcoord-conformance-2")
+    jv = ho.top(ctx, "JoinGroup")
+    body = ho.h.join_body(jv, g, "", protocols=[("range", ho.h.subscription_v0([t]))],
+                          session_timeout_ms=ho.SESSION_MS, rebalance_timeout_ms=ho.SESSION_MS)
+    r = c2.call("JoinGroup", jv, body, record=False)
+    if r is not None and r["ErrorCode"] == 79:
+        body["MemberId"] = r["MemberId"]
+    parked = c2.send("JoinGroup", jv, body, record=False)
+
+    def preparing():
+        d = c.call("DescribeGroups", ho.top(ctx, "DescribeGroups"), {"Groups": [g]},
+                   record=False)
+        return d["Groups"][0]["GroupState"] == "PreparingRebalance"
+    ctx.wait_until(preparing, "the group to prepare a rebalance")
+
+    def finish():
+        rebody = ho.h.join_body(jv, g, mid, protocols=[("range", ho.h.subscription_v0([t]))],
+                                session_timeout_ms=ho.SESSION_MS,
+                                rebalance_timeout_ms=ho.SESSION_MS)
+        a = c.call("JoinGroup", jv, rebody, record=False)
+        b = c2.wait(parked)
+        ctx.note("rebalance completed", [a["ErrorCode"], b["ErrorCode"],
+                                         a["GenerationId"] - gen, b["GenerationId"] - gen])
+    return g, mid, gen, finish
+
+
+@scenario("offsets.describe.preparing_rebalance",
+          "DescribeGroups of a classic group whose new member's JoinGroup is parked answers "
+          "PreparingRebalance with its members and no protocol data", api="DescribeGroups")
+def _(ctx):
+    c = ctx.client()
+    t = ctx.topic()
+    ho.create_topics(ctx, c, {t: 1})
+    g, mid, gen, finish = _preparing_rebalance(ctx, c, t)
+    _describe_by_client(ctx, c, ctx.version, g)
+    finish()
+    _describe_by_client(ctx, c, ctx.version, g)
+
+
+@scenario("offsets.commit.classic_preparing_rebalance",
+          "OffsetCommit by a member of a PreparingRebalance classic group with its (old) "
+          "generation commits; DeleteGroups answers NON_EMPTY_GROUP and OffsetDelete "
+          "GROUP_SUBSCRIBED_TO_TOPIC meanwhile", api="OffsetCommit")
+def _(ctx):
+    c = ctx.client()
+    t = ctx.topic()
+    ids = ho.create_topics(ctx, c, {t: 1})
+    g, mid, gen, finish = _preparing_rebalance(ctx, c, t)
+    ho.commit(ctx, c, ctx.version, g, [(t, [(0, 17, "prep")])], ids=ids, generation=gen,
+              member_id=mid)
+    c.call("DeleteGroups", ho.top(ctx, "DeleteGroups"), {"GroupsNames": [g]})
+    _delete_offsets(c, g, [(t, [0])])
+    _list(ctx, c, ho.top(ctx, "ListGroups"))
+    finish()
+    ho.fetch(ctx, c, ho.top(ctx, "OffsetFetch"), g, [(t, [0])], ids=ids)
+
+
+@scenario("offsets.describe.authorized_operations",
+          "DescribeGroups v3+ with IncludeAuthorizedOperations for a Stable and an Empty group "
+          "(no authorizer: every group operation)", api="DescribeGroups", versions=(3, None))
+def _(ctx):
+    c = ctx.client()
+    t = ctx.topic()
+    ids = ho.create_topics(ctx, c, {t: 1})
+    g1, g2 = ctx.group("stable"), ctx.group("simple")
+    ho.classic_join(ctx, c, g1, [t])
+    ho.simple_commit(ctx, c, g2, [(t, [(0, 1)])], ids=ids)
+    c.call("DescribeGroups", ctx.version, {"Groups": [g1, g2], "IncludeAuthorizedOperations": True})
+    c.call("DescribeGroups", ctx.version, {"Groups": [g1], "IncludeAuthorizedOperations": False})
+
+
+@scenario("offsets.delete.consumer_group_empty",
+          "OffsetDelete on a consumer group its member left deletes the offsets of its former "
+          "subscription", api="OffsetDelete")
+def _(ctx):
+    c = ctx.client()
+    t = ctx.topic()
+    ids = ho.create_topics(ctx, c, {t: 1})
+    g = ctx.group()
+    ho.simple_commit(ctx, c, g, [(t, [(0, 1)])], ids=ids)
+    mid = ho.member_id("a")
+    ho.cg_join(ctx, c, g, mid, [t])
+    ho.cg_leave(ctx, c, g, mid)
+    _delete_offsets(c, g, [(t, [0])])
+    ho.fetch(ctx, c, ho.top(ctx, "OffsetFetch"), g, None)
+
+
+# The empty group id is one group for every case: no scenario creates it
+# (a commit with generation -1 would), so that it stays unknown.
+
+@scenario("offsets.empty_group_id.commit",
+          "OffsetCommit for the empty group id with a generation (the group does not exist) "
+          "and to an unknown topic only", api="OffsetCommit")
+def _(ctx):
+    c = ctx.client()
+    t = ctx.topic()
+    ids = ho.create_topics(ctx, c, {t: 1})
+    ho.commit(ctx, c, ctx.version, "", [(t, [(0, 1)])], ids=ids, generation=1, member_id="m")
+    if ctx.version < 10:
+        ho.commit(ctx, c, ctx.version, "", [(ctx.topic("missing"), [(0, 1)])])
+
+
+@scenario("offsets.empty_group_id.fetch",
+          "OffsetFetch for the empty group id (alone, and beside another group from v8)",
+          api="OffsetFetch")
+def _(ctx):
+    c = ctx.client()
+    t = ctx.topic()
+    ids = ho.create_topics(ctx, c, {t: 1})
+    ho.fetch(ctx, c, ctx.version, "", [(t, [0])], ids=ids)
+    if ctx.version >= 8:
+        c.call("OffsetFetch", ctx.version, ho.fetch_body(ctx.version, [
+            ("", [(t, [0])]), (ctx.group("other"), [(t, [0])])], ids=ids))
+
+
+@scenario("offsets.empty_group_id.admin",
+          "DescribeGroups, DeleteGroups and OffsetDelete of the empty group id, alone and in a "
+          "batch with another group", api="DescribeGroups")
+def _(ctx):
+    c = ctx.client()
+    t = ctx.topic()
+    ho.create_topics(ctx, c, {t: 1})
+    c.call("DescribeGroups", ctx.version, {"Groups": ["", ctx.group("x")]})
+    c.call("DeleteGroups", ho.top(ctx, "DeleteGroups"), {"GroupsNames": ["", ctx.group("x")]})
+    _delete_offsets(c, "", [(t, [0])])

@@ -308,3 +308,16 @@ def _(ctx):
     ho.commit(ctx, c, ctx.version, g, [(t, [(0, 12)])], ids=ids)
     ho.commit_with_epoch(ctx, c, ctx.version, g, [(t, [(0, 13)])], epoch, epoch, mid, ids=ids)
     _fetch_back(ctx, c, g, [(t, [0])], ids)
+
+
+@scenario("offsets.commit.empty_topics",
+          "OffsetCommit with no topics, and with a topic without partitions, answers "
+          "without committing or creating a group", api="OffsetCommit")
+def _(ctx):
+    c = ctx.client()
+    t = ctx.topic()
+    ids = ho.create_topics(ctx, c, {t: 1})
+    g = ctx.group()
+    ho.commit(ctx, c, ctx.version, g, [], ids=ids)
+    ho.commit(ctx, c, ctx.version, g, [(t, [])], ids=ids)
+    c.call("DescribeGroups", ho.top(ctx, "DescribeGroups"), {"Groups": [g]})

@@ -196,3 +196,13 @@ def _(ctx):
         return len(r["Groups"][0]["Topics"]) == 1
     ctx.wait_until(gone, "the deleted topic's offsets to go")
     ho.fetch(ctx, c, ctx.version, g, None)
+
+
+@scenario("offsets.fetch.empty_lists",
+          "OffsetFetch with an empty topic list (not null) and a topic with no partitions "
+          "answers no topics and the topic without partitions", api="OffsetFetch")
+def _(ctx):
+    c = ctx.client()
+    g, ta, tb, ids = _setup(ctx, c)
+    ho.fetch(ctx, c, ctx.version, g, [], ids=ids)
+    ho.fetch(ctx, c, ctx.version, g, [(ta, []), (tb, [1])], ids=ids)
