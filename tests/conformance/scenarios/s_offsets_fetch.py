@@ -206,3 +206,26 @@ def _(ctx):
     g, ta, tb, ids = _setup(ctx, c)
     ho.fetch(ctx, c, ctx.version, g, [], ids=ids)
     ho.fetch(ctx, c, ctx.version, g, [(ta, []), (tb, [1])], ids=ids)
+
+
+@scenario("offsets.fetch.all_topics_order",
+          "OffsetFetch v2+ of all topics after commits to six topics and 20 partitions in a "
+          "scrambled order, some deleted by OffsetDelete and committed again, lists topics and "
+          "partitions in Kafka's table order", api="OffsetFetch", versions=(2, None))
+def _(ctx):
+    c = ctx.client()
+    names = [ctx.topic("t%d" % i) for i in range(6)]
+    ids = ho.create_topics(ctx, c, dict((n, 20 if i == 0 else 2) for i, n in enumerate(names)))
+    g = ctx.group()
+    parts = [7, 3, 19, 0, 12, 5, 16, 1, 9, 14, 2, 18, 6, 11, 4, 17, 8, 13, 10, 15]
+    ho.simple_commit(ctx, c, g, [(names[0], [(p, 100 + p) for p in parts[:12]])], ids=ids)
+    for n in (names[3], names[1], names[5], names[2], names[4]):
+        ho.simple_commit(ctx, c, g, [(n, [(1, 1), (0, 0)])], ids=ids)
+    ho.simple_commit(ctx, c, g, [(names[0], [(p, 200 + p) for p in parts[12:]])], ids=ids)
+    r = c.call("OffsetDelete", 0, {"GroupId": g, "Topics": [
+        {"Name": names[1], "Partitions": [{"PartitionIndex": 0}, {"PartitionIndex": 1}]},
+        {"Name": names[0], "Partitions": [{"PartitionIndex": 3}, {"PartitionIndex": 12}]}]},
+        record=False)
+    ctx.note("OffsetDelete error", r["ErrorCode"])
+    ho.simple_commit(ctx, c, g, [(names[1], [(0, 5)]), (names[0], [(12, 312)])], ids=ids)
+    ho.fetch(ctx, c, ctx.version, g, None)
