@@ -32,6 +32,12 @@ PROFILES = {
     }),
     # Kafka's default initial rebalance delay (3 s).
     "initial_delay": dict(COMMON, **{"group.initial.rebalance.delay.ms": "3000"}),
+    # Offsets expire a minute after their commit (Kafka's shortest
+    # offsets.retention.minutes), looked for every second.
+    "retention": dict(COMMON, **{
+        "offsets.retention.minutes": "1",
+        "offsets.retention.check.interval.ms": "1000",
+    }),
     # The default settings for offsets.list.table_order alone: ListGroups'
     # order depends on every group in the coordinator, so no other case may
     # add groups while it runs.

@@ -538,3 +538,43 @@ def _(ctx):
     c.call("DescribeGroups", ctx.version, {"Groups": ["", ctx.group("x")]})
     c.call("DeleteGroups", ho.top(ctx, "DeleteGroups"), {"GroupsNames": ["", ctx.group("x")]})
     _delete_offsets(c, "", [(t, [0])])
+
+
+# ---------------------------------------------------------------- retention
+
+@scenario("offsets.retention.expire",
+          "Offsets expire offsets.retention.minutes (1, Kafka's least: the scenario waits a "
+          "minute) after their commit for a simple group, after the group emptied for a classic "
+          "group, never while a Stable classic group subscribes; a group left without offsets "
+          "is deleted", profile="retention")
+def _(ctx):
+    c = ctx.client()
+    t = ctx.topic()
+    ids = ho.create_topics(ctx, c, {t: 2})
+    gs, gl, gk = ctx.group("simple"), ctx.group("left"), ctx.group("stable")
+    cv = ho.top(ctx, "OffsetCommit")
+    ho.simple_commit(ctx, c, gs, [(t, [(0, 1), (1, 2)])], ids=ids)
+    mid, gen = ho.classic_join(ctx, c, gl, [t])
+    ho.commit(ctx, c, cv, gl, [(t, [(0, 3)])], ids=ids, generation=gen, member_id=mid,
+              record=False)
+    ho.leave(ctx, c, gl, mid)
+    c2 = ctx.client("c2")
+    mk, genk = ho.classic_join(ctx, c2, gk, [t])
+    ho.commit(ctx, c2, cv, gk, [(t, [(0, 4)])], ids=ids, generation=genk, member_id=mk,
+              record=False)
+    fv = ho.top(ctx, "OffsetFetch")
+
+    def expired():
+        r = c.call("OffsetFetch", fv, ho.fetch_body(fv, [(gs, None), (gl, None)]),
+                   record=False)
+        return all(not g["Topics"] for g in r["Groups"])
+    ctx.wait_until(expired, "the offsets to expire", timeout=180, interval=0.5)
+    # Keep the Stable member alive past the expiry (session 120 s).
+    hv = ho.top(ctx, "Heartbeat")
+    hb = {"GroupId": gk, "GenerationId": genk, "MemberId": mk}
+    if hv >= 3:
+        hb["GroupInstanceId"] = None
+    c2.call("Heartbeat", hv, hb, record=False)
+    c.call("OffsetFetch", fv, ho.fetch_body(fv, [(gs, None), (gl, None), (gk, None)]))
+    c.call("DescribeGroups", ho.top(ctx, "DescribeGroups"), {"Groups": [gs, gl]})
+    _list(ctx, c, ho.top(ctx, "ListGroups"))
