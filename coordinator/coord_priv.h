@@ -107,6 +107,10 @@ void kc_coord_emit(kc_coord_t *c, kc_coord_event_type_t type, const char *group_
 
 /* Writes a random UUID in Kafka's text form (36 chars + NUL) into out. */
 void kc_coord_random_uuid(kc_coord_t *c, char out[37]);
+/* Writes a random id as Kafka's Uuid.randomUuid().toString() gives it (22
+ * characters of URL-safe base64 + NUL, never one with a '-' nor the
+ * reserved ids 0 and 1) into out. */
+void kc_coord_random_kafka_uuid(kc_coord_t *c, char out[23]);
 
 /* classic.c entry points used by coord.c */
 int kc_classic_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uint8_t *value,
