@@ -321,3 +321,34 @@ def _(ctx):
     ho.commit(ctx, c, ctx.version, g, [], ids=ids)
     ho.commit(ctx, c, ctx.version, g, [(t, [])], ids=ids)
     c.call("DescribeGroups", ho.top(ctx, "DescribeGroups"), {"Groups": [g]})
+
+
+@scenario("offsets.commit.consumer_group_classic_member",
+          "OffsetCommit by a classic-protocol member of a consumer group (KIP-848 interop): "
+          "its generation commits, a newer or older one answers ILLEGAL_GENERATION, a "
+          "consumer-protocol member beside it commits with its epoch", api="OffsetCommit",
+          versions=(9, None))
+def _(ctx):
+    c = ctx.client()
+    t = ctx.topic()
+    ids = ho.create_topics(ctx, c, {t: 1})
+    g = ctx.group()
+    mid = ho.member_id("a")
+    epoch = ho.cg_member(ctx, c, g, mid)
+    c2 = ctx.client("c2")
+    jv = ho.top(ctx, "JoinGroup")
+    body = ho.h.join_body(jv, g, "", protocols=[("range", ho.h.subscription_v0([ctx.topic("none")]))],
+                          session_timeout_ms=ho.SESSION_MS, rebalance_timeout_ms=ho.SESSION_MS)
+    r = c2.call("JoinGroup", jv, body, record=False)
+    if r is not None and r["ErrorCode"] == 79:
+        body["MemberId"] = r["MemberId"]
+        r = c2.call("JoinGroup", jv, body, record=False)
+    ctx.note("classic join error", r["ErrorCode"])
+    cmid, cgen = r["MemberId"], r["GenerationId"]
+    s = ho.sync(ctx, c2, g, cmid, cgen, "consumer", r.get("ProtocolName") or "range", [])
+    ctx.note("classic sync error", s["ErrorCode"])
+    for value in (cgen, cgen + 1, cgen - 1):
+        ho.commit_with_epoch(ctx, c2, ctx.version, g, [(t, [(0, 50 + value - cgen)])], cgen,
+                             value, cmid, ids=ids)
+    ho.commit_with_epoch(ctx, c, ctx.version, g, [(t, [(0, 60)])], epoch, epoch, mid, ids=ids)
+    ho.fetch(ctx, c, ho.top(ctx, "OffsetFetch"), g, [(t, [0])], ids=ids)
