@@ -578,3 +578,27 @@ def _(ctx):
     c.call("OffsetFetch", fv, ho.fetch_body(fv, [(gs, None), (gl, None), (gk, None)]))
     c.call("DescribeGroups", ho.top(ctx, "DescribeGroups"), {"Groups": [gs, gl]})
     _list(ctx, c, ho.top(ctx, "ListGroups"))
+
+
+@scenario("offsets.retention.explicit",
+          "OffsetCommit v2-4 with RetentionTimeMs (2 s): the offsets expire then for a simple "
+          "group (which is deleted) and for a Stable classic group's unsubscribed topic, not "
+          "for its subscribed one", api="OffsetCommit", versions=(None, 4), profile="retention")
+def _(ctx):
+    c = ctx.client()
+    ta, tb = ctx.topic("a"), ctx.topic("b")
+    ho.create_topics(ctx, c, {ta: 1, tb: 1})
+    gs, gk = ctx.group("simple"), ctx.group("stable")
+    ho.commit(ctx, c, ctx.version, gs, [(ta, [(0, 1)])], retention_ms=2000)
+    mid, gen = ho.classic_join(ctx, c, gk, [ta])
+    ho.commit(ctx, c, ctx.version, gk, [(ta, [(0, 2)]), (tb, [(0, 3)])], retention_ms=2000,
+              generation=gen, member_id=mid)
+    fv = ho.top(ctx, "OffsetFetch")
+
+    def expired():
+        r = c.call("OffsetFetch", fv, ho.fetch_body(fv, [(gs, None), (gk, None)]),
+                   record=False)
+        return not r["Groups"][0]["Topics"] and len(r["Groups"][1]["Topics"]) == 1
+    ctx.wait_until(expired, "the offsets to expire", timeout=120, interval=0.2)
+    c.call("OffsetFetch", fv, ho.fetch_body(fv, [(gs, None), (gk, None)]))
+    c.call("DescribeGroups", ho.top(ctx, "DescribeGroups"), {"Groups": [gs]})
