@@ -49,6 +49,13 @@ def create_topics(ctx, c, topics):
     for t in r["Topics"]:
         if t["ErrorCode"] != 0:
             raise ScenarioError("CreateTopics %s: error %d" % (t["Name"], t["ErrorCode"]))
+    return wait_topics(ctx, c, topics)
+
+
+def wait_topics(ctx, c, topics, not_ids=None):
+    """{name: topic id} once Metadata shows every topic ({name: partitions})
+    with all its partitions led (and, for a topic created again, an id
+    other than its old one in not_ids)."""
     mv = min(top(ctx, "Metadata"), 12)
 
     def ready():
@@ -59,6 +66,8 @@ def create_topics(ctx, c, topics):
             if t["ErrorCode"] != 0 or len(t["Partitions"]) != topics.get(t["Name"], -1):
                 return None
             if any(p["LeaderId"] < 0 for p in t["Partitions"]):
+                return None
+            if not_ids and not_ids.get(t["Name"]) == t["TopicId"]:
                 return None
             ids[t["Name"]] = t["TopicId"]
         return ids if len(ids) == len(topics) else None

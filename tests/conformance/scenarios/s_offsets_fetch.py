@@ -229,3 +229,42 @@ def _(ctx):
     ctx.note("OffsetDelete error", r["ErrorCode"])
     ho.simple_commit(ctx, c, g, [(names[1], [(0, 5)]), (names[0], [(12, 312)])], ids=ids)
     ho.fetch(ctx, c, ctx.version, g, None)
+
+
+@scenario("offsets.fetch.recreated_topic",
+          "After a topic is deleted (its offsets with it) and created again under a new id, "
+          "OffsetCommit and OffsetFetch v10 with the old id answer UNKNOWN_TOPIC_ID and the new "
+          "id has no offsets until committed", api="OffsetFetch", versions=(10, None))
+def _(ctx):
+    c = ctx.client()
+    t = ctx.topic()
+    old = ho.create_topics(ctx, c, {t: 1})
+    g = ctx.group()
+    cv = ho.top(ctx, "OffsetCommit")
+    ho.commit(ctx, c, cv, g, [(t, [(0, 7)])], ids=old)
+    dv = ho.top(ctx, "DeleteTopics")
+    r = c.call("DeleteTopics", dv, {"Topics": [{"Name": t}], "TimeoutMs": 30000} if dv >= 6
+               else {"TopicNames": [t], "TimeoutMs": 30000}, record=False)
+    if r is None or r["Responses"][0]["ErrorCode"] != 0:
+        raise ho.ScenarioError("DeleteTopics failed: %r" % (r,))
+
+    def gone():
+        r = c.call("OffsetFetch", 9, ho.fetch_body(9, [(g, None)]), record=False)
+        return not r["Groups"][0]["Topics"]
+    ctx.wait_until(gone, "the deleted topic's offsets to go")
+
+    def recreate():
+        r = c.call("CreateTopics", ho.top(ctx, "CreateTopics"), {
+            "Topics": [{"Name": t, "NumPartitions": 1, "ReplicationFactor": 1}],
+            "timeoutMs": 30000}, record=False)
+        # The deletion may still be under way (TOPIC_ALREADY_EXISTS, 36).
+        return r["Topics"][0]["ErrorCode"] == 0
+    ctx.wait_until(recreate, "the topic to be created again")
+    new = ho.wait_topics(ctx, c, {t: 1}, not_ids=old)
+    ctx.note("topic ids differ", old[t] != new[t])
+    ho.fetch(ctx, c, ctx.version, g, [(t, [0])], ids=old)
+    ho.fetch(ctx, c, ctx.version, g, [(t, [0])], ids=new)
+    ho.commit(ctx, c, cv, g, [(t, [(0, 8)])], ids=old)
+    ho.commit(ctx, c, cv, g, [(t, [(0, 9)])], ids=new)
+    ho.fetch(ctx, c, ctx.version, g, [(t, [0])], ids=new)
+    ho.fetch(ctx, c, ctx.version, g, None)
