@@ -104,7 +104,7 @@ def _(ctx):
     ho.commit(ctx, c, ctx.version, g, [(t, [(0, 1, "x" * 4097), (1, 2, "y" * 4096),
                                             (2, 3, None)])], ids=ids)
     fv = ho.top(ctx, "OffsetFetch")
-    r = ho.fetch(ctx, c, fv, g, [(t, [0, 1, 2])], ids=ids, )
+    r = ho.fetch(ctx, c, fv, g, [(t, [0, 1, 2])], ids=ids)
     ctx.note("metadata lengths", [len(p["Metadata"] or "") for p in
                                   r["Groups"][0]["Topics"][0]["Partitions"]])
 
