@@ -165,6 +165,11 @@ static st_group_t *group_new(kc_coord_t *c, kc_str_t id)
 {
     st_group_t *g = kc_xcalloc(1, sizeof(*g));
     g->group_id = dup_s(id);
+    /* A new group starts at epoch 1 with an empty target assignment of
+     * epoch 1 (as Kafka 4.4's StreamsGroup): the first computed assignment
+     * is epoch 2, and epoch 0 stays reserved for joining members. */
+    g->group_epoch = 1;
+    g->assignment_epoch = 1;
     g->validated_topology_epoch = -1;
     g->last_num_standby = -1;
     kc_topology_desc_state_init(&g->td);
@@ -1531,6 +1536,112 @@ static bool tuple_contained(const kc_tasks_tuple_t *owned, const kc_tasks_tuple_
            tasks_contained(&owned->warmup, &assigned->warmup);
 }
 
+/* Kafka's Topic.isInternal. */
+static bool topic_is_internal(kc_str_t n)
+{
+    return str_is(n, "__consumer_offsets") || str_is(n, "__transaction_state") ||
+           str_is(n, "__share_group_state");
+}
+
+/* Kafka's Topic.isValid. */
+static bool topic_name_valid(kc_str_t n)
+{
+    if (n.len <= 0 || n.len > 249 || str_is(n, ".") || str_is(n, ".."))
+        return false;
+    for (int32_t i = 0; i < n.len; i++) {
+        char ch = n.ptr[i];
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+              ch == '.' || ch == '_' || ch == '-'))
+            return false;
+    }
+    return true;
+}
+
+/* The topology's topics in Kafka's order (per subtopology: source,
+ * repartition sink, repartition source, changelog), each name once. */
+static size_t topology_topics(const kc_streams_group_heartbeat_request_topology_t *t,
+                              kc_str_t **out)
+{
+    size_t cap = 0, n = 0;
+    kc_str_t *v = NULL;
+    for (int32_t i = 0; i < t->subtopologies.count; i++) {
+        const req_sub_t *s = &t->subtopologies.items[i];
+        int32_t total = s->source_topics.count + s->repartition_sink_topics.count +
+                        s->repartition_source_topics.count + s->state_changelog_topics.count;
+        for (int32_t k = 0; k < total; k++) {
+            int32_t j = k;
+            kc_str_t name;
+            if (j < s->source_topics.count) {
+                name = s->source_topics.items[j];
+            } else if ((j -= s->source_topics.count) < s->repartition_sink_topics.count) {
+                name = s->repartition_sink_topics.items[j];
+            } else if ((j -= s->repartition_sink_topics.count) < s->repartition_source_topics.count) {
+                name = s->repartition_source_topics.items[j].name;
+            } else {
+                j -= s->repartition_source_topics.count;
+                name = s->state_changelog_topics.items[j].name;
+            }
+            bool seen = false;
+            for (size_t q = 0; q < n && !seen; q++)
+                seen = kc_str_eq(v[q], name);
+            if (seen)
+                continue;
+            if (n == cap) {
+                cap = cap ? cap * 2 : 8;
+                v = kc_xrealloc(v, cap * sizeof(*v));
+            }
+            v[n++] = name;
+        }
+    }
+    *out = v;
+    return n;
+}
+
+/*
+ * The checks KafkaApis makes on a heartbeat's topology before the group
+ * coordinator sees the request: no internal Kafka topic, only valid topic
+ * names (STREAMS_INVALID_TOPOLOGY, the offending names joined by commas),
+ * and DESCRIBE on every topic (TOPIC_AUTHORIZATION_FAILED, no message).
+ * *msg is allocated when an error comes with a message.
+ */
+static int16_t check_topology_topics(const kc_request_ctx_t *ctx,
+                                     const kc_streams_group_heartbeat_request_t *req, char **msg)
+{
+    *msg = NULL;
+    if (!req->topology)
+        return KC_ERR_NONE;
+    kc_str_t *names = NULL;
+    size_t n = topology_topics(req->topology, &names);
+    int16_t err = KC_ERR_NONE;
+    for (int pass = 0; pass < 2 && !err; pass++) {
+        kc_buf_t b;
+        kc_buf_init(&b);
+        for (size_t i = 0; i < n; i++) {
+            bool bad = pass == 0 ? topic_is_internal(names[i]) : !topic_name_valid(names[i]);
+            if (!bad)
+                continue;
+            if (b.len > 0)
+                kc_buf_append(&b, ",", 1);
+            kc_buf_append(&b, names[i].ptr, (size_t)names[i].len);
+        }
+        if (b.len > 0) {
+            const char *pre = pass == 0 ? "Use of Kafka internal topics " : "Topic names ";
+            const char *post = pass == 0 ? " in a Kafka Streams topology is prohibited."
+                                         : " are not valid topic names.";
+            size_t len = strlen(pre) + b.len + strlen(post) + 1;
+            *msg = kc_xmalloc(len);
+            snprintf(*msg, len, "%s%.*s%s", pre, (int)b.len, (const char *)b.data, post);
+            err = KC_ERR_STREAMS_INVALID_TOPOLOGY;
+        }
+        kc_buf_deinit(&b);
+    }
+    for (size_t i = 0; i < n && !err; i++)
+        if (!kc_request_authorized(ctx, KC_OP_DESCRIBE, KC_RES_TOPIC, names[i]))
+            err = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+    free(names);
+    return err;
+}
+
 /*
  * The request checks of GroupCoordinatorService (protocol.md 7.2), before
  * any group state is touched; each message names the rule that failed.
@@ -1566,15 +1677,15 @@ static int16_t validate_request(const kc_streams_group_heartbeat_request_t *req,
             snprintf(msg, cap, "RebalanceTimeoutMs must be provided in first request.");
             return KC_ERR_INVALID_REQUEST;
         }
-        if (req->active_tasks.count > 0) {
+        if (req->active_tasks.count != 0) { /* null is not empty either */
             snprintf(msg, cap, "ActiveTasks must be empty when (re-)joining.");
             return KC_ERR_INVALID_REQUEST;
         }
-        if (req->standby_tasks.count > 0) {
+        if (req->standby_tasks.count != 0) {
             snprintf(msg, cap, "StandbyTasks must be empty when (re-)joining.");
             return KC_ERR_INVALID_REQUEST;
         }
-        if (req->warmup_tasks.count > 0) {
+        if (req->warmup_tasks.count != 0) {
             snprintf(msg, cap, "WarmupTasks must be empty when (re-)joining.");
             return KC_ERR_INVALID_REQUEST;
         }
@@ -1822,8 +1933,11 @@ static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
     char msg[MSG_MAX];
     st_group_t *g = group_get(c, req->group_id);
     if (!g) {
-        snprintf(msg, sizeof(msg), "Streams group %.*s not found.", (int)req->group_id.len,
-                 req->group_id.ptr);
+        /* A leave looks the group up by id whatever its type (streamsGroup). */
+        bool other = kc_consumer_group_find(c, req->group_id) != NULL ||
+                     kc_classic_group_find(c, req->group_id) != NULL;
+        snprintf(msg, sizeof(msg), other ? "Group %.*s is not a streams group." : "Group %.*s not found.",
+                 (int)req->group_id.len, req->group_id.ptr);
         send_hb_error(res, ctx, KC_ERR_GROUP_ID_NOT_FOUND, msg);
         return;
     }
@@ -1921,7 +2035,14 @@ static void heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
                       kc_streams_topics_to_create_t *create)
 {
     char msg[MSG_MAX];
-    int16_t err = validate_request(req, msg, sizeof(msg));
+    char *topo_msg;
+    int16_t err = check_topology_topics(ctx, req, &topo_msg);
+    if (err) {
+        send_hb_error(res, ctx, err, topo_msg);
+        free(topo_msg);
+        return;
+    }
+    err = validate_request(req, msg, sizeof(msg));
     if (err) {
         send_hb_error(res, ctx, err, msg);
         return;
@@ -2300,12 +2421,9 @@ static void heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
     r.member_epoch = m->member_epoch;
     r.heartbeat_interval_ms = c->cfg.group_streams_heartbeat_interval_ms;
     r.task_offset_interval_ms = c->cfg.group_streams_task_offset_interval_ms;
+    /* Kafka sets only the v1 field: a v0 answer carries the v0-only
+     * AcceptableRecoveryLagLegacy at its default, 0. */
     r.acceptable_recovery_lag = c->cfg.group_streams_acceptable_recovery_lag;
-    if (ctx->api_version == 0) /* the v0 field, absent from v1 */
-        r.acceptable_recovery_lag_legacy =
-            (int32_t)(c->cfg.group_streams_acceptable_recovery_lag > INT32_MAX
-                          ? INT32_MAX
-                          : c->cfg.group_streams_acceptable_recovery_lag);
     bool tasks_changed = !kc_tasks_tuple_equal(&old_assigned, &m->assigned);
     /* kcoord's opt-in retry with the previous epoch and null lists gets
      * the assignment again: its last response was lost. */

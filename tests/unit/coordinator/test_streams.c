@@ -277,6 +277,10 @@ static hb_t send_hb(ctx_t *t, client_t *cl, hb_opts_t o)
         sub.state_changelog_topics.count = 1;
         req.topology = &topo;
         req.rebalance_timeout_ms = o.rebalance_timeout ? o.rebalance_timeout : 30000;
+        /* A joining member owns nothing: three empty (not null) lists. */
+        req.active_tasks.count = 0;
+        req.standby_tasks.count = 0;
+        req.warmup_tasks.count = 0;
     } else {
         req.rebalance_timeout_ms = o.rebalance_timeout ? o.rebalance_timeout : -1;
     }
@@ -411,7 +415,8 @@ static void test_first_joiner_initialises_topology_and_gets_all_tasks(void **sta
     set_id(&a, "member-a");
     hb_t h = join(t, &a);
     assert_int_equal(h.error, E_NONE);
-    assert_int_equal(h.epoch, 1);
+    /* A new group starts at epoch 1; the first assignment is epoch 2. */
+    assert_int_equal(h.epoch, 2);
     assert_true(h.has_tasks);
     assert_int_equal(count(a.active), NPART);
     assert_int_equal(h.nstatus, 0);
@@ -522,6 +527,9 @@ static void test_request_rules_name_the_rule(void **state)
                            "RebalanceTimeoutMs must be provided in first request.", 52));
     kc_result_reset(&res);
     req.rebalance_timeout_ms = 1000;
+    req.active_tasks.count = 0;
+    req.standby_tasks.count = 0;
+    req.warmup_tasks.count = 0;
     kc_coord_streams_group_heartbeat(t->c, &ctx, &req, &res, NULL);
     assert_non_null(memmem(res.responses[0].body.data, res.responses[0].body.len,
                            "Topology must be non-null when (re-)joining.", 44));
@@ -689,11 +697,15 @@ static void test_previous_epoch_null_retry_accepted_with_opt_in(void **state)
     set_id(&b, "member-b");
     join(t, &a);
     join(t, &b);
-    hb_t h = beat(t, &a); /* revoked two tasks: bumped */
+    hb_t h = beat(t, &a); /* told to revoke two tasks: same epoch */
+    assert_int_equal(h.error, E_NONE);
+    int32_t old_epoch = a.epoch;
+    h = beat(t, &a); /* revoked them: bumped */
     assert_int_equal(h.error, E_NONE);
     int32_t new_epoch = a.epoch;
+    assert_int_equal(new_epoch, old_epoch + 1);
     client_t lost = a;
-    lost.epoch = new_epoch - 1;
+    lost.epoch = old_epoch;
     h = send_hb(t, &lost, (hb_opts_t){.epoch = INT32_MIN, .owned = OWNED_NULL});
     assert_int_equal(h.error, E_NONE);
     assert_int_equal(h.epoch, new_epoch);
@@ -1637,6 +1649,92 @@ static void test_member_without_tasks_gets_a_target_record(void **state)
     ctx_free(t);
 }
 
+/* One raw heartbeat; returns the decoded response's error code and copies
+ * its message (empty when null) into msg. */
+static int16_t raw_hb(ctx_t *t, int16_t version, const kc_streams_group_heartbeat_request_t *req,
+                      char *msg, size_t cap, kc_streams_group_heartbeat_response_t *out,
+                      kc_arena_t *arena)
+{
+    kc_request_ctx_t ctx = {1, 1, 88, version, kc_str("client"), "/127.0.0.1", t->now};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_streams_group_heartbeat(t->c, &ctx, req, &res, NULL);
+    keep_records(t, &res);
+    assert_int_equal(res.nresponses, 1);
+    kc_streams_group_heartbeat_response_init(out);
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    assert_int_equal(kc_streams_group_heartbeat_response_decode(&rd, version, arena, out), 0);
+    snprintf(msg, cap, "%.*s", out->error_message.len > 0 ? (int)out->error_message.len : 0,
+             out->error_message.len > 0 ? out->error_message.ptr : "");
+    kc_result_deinit(&res);
+    return out->error_code;
+}
+
+/* The answers Kafka 4.4 gives that a differential run against it showed:
+ * the topology's topic names checked before the request rules (internal
+ * topics first), null task lists on a join, the group of a leave looked
+ * up by id, and a v0 answer without the legacy recovery lag. */
+static void test_topology_topic_names_join_lists_leave_and_v0_lag(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_streams_group_heartbeat_response_t r;
+    char msg[512];
+    kc_str_t src[3] = {kc_str("bad topic"), kc_str("__consumer_offsets"), kc_str("in")};
+    kc_streams_group_heartbeat_request_topic_info_t cl = {0};
+    cl.name = kc_str("..");
+    kc_streams_group_heartbeat_request_subtopology_t sub;
+    memset(&sub, 0, sizeof(sub));
+    sub.subtopology_id = kc_str("0");
+    sub.source_topics.items = src;
+    sub.source_topics.count = 3;
+    sub.state_changelog_topics.items = &cl;
+    sub.state_changelog_topics.count = 1;
+    kc_streams_group_heartbeat_request_topology_t topo = {1, {&sub, 1}};
+    kc_streams_group_heartbeat_request_t req;
+    kc_streams_group_heartbeat_request_init(&req);
+    req.group_id = kc_str("app");
+    req.member_id = kc_str(""); /* the topic checks come first */
+    req.rebalance_timeout_ms = 1000;
+    req.topology = &topo;
+    req.active_tasks.count = 0;
+    req.standby_tasks.count = 0;
+    req.warmup_tasks.count = 0;
+    assert_int_equal(raw_hb(t, 1, &req, msg, sizeof(msg), &r, &arena), E_STREAMS_INVALID_TOPOLOGY);
+    assert_string_equal(msg, "Use of Kafka internal topics __consumer_offsets in a Kafka Streams "
+                             "topology is prohibited.");
+    src[1] = kc_str("a/b");
+    assert_int_equal(raw_hb(t, 1, &req, msg, sizeof(msg), &r, &arena), E_STREAMS_INVALID_TOPOLOGY);
+    assert_string_equal(msg, "Topic names bad topic,a/b,.. are not valid topic names.");
+    /* A null list on a join is not an empty one. */
+    src[0] = kc_str("in");
+    src[1] = kc_str("in");
+    cl.name = kc_str("app-store-changelog");
+    req.member_id = kc_str("m");
+    req.standby_tasks.count = -1;
+    assert_int_equal(raw_hb(t, 1, &req, msg, sizeof(msg), &r, &arena), E_INVALID_REQUEST);
+    assert_string_equal(msg, "StandbyTasks must be empty when (re-)joining.");
+    assert_string_equal(state_of(t), "none");
+    /* A v0 answer leaves AcceptableRecoveryLagLegacy at 0. */
+    req.standby_tasks.count = 0;
+    req.process_id = kc_str("p");
+    assert_int_equal(raw_hb(t, 0, &req, msg, sizeof(msg), &r, &arena), E_NONE);
+    assert_int_equal(r.member_epoch, 2);
+    assert_int_equal(r.acceptable_recovery_lag_legacy, 0);
+    /* A leave of an unknown group, or of a group of another type. */
+    kc_streams_group_heartbeat_request_init(&req);
+    req.group_id = kc_str("nope");
+    req.member_id = kc_str("m");
+    req.member_epoch = -1;
+    assert_int_equal(raw_hb(t, 1, &req, msg, sizeof(msg), &r, &arena), E_GROUP_ID_NOT_FOUND);
+    assert_string_equal(msg, "Group nope not found.");
+    kc_arena_deinit(&arena);
+    ctx_free(t);
+}
+
 static void test_duplicate_subtopology_ids_rejected_without_a_group(void **state)
 {
     (void)state;
@@ -1656,6 +1754,9 @@ static void test_duplicate_subtopology_ids_rejected_without_a_group(void **state
     req.member_id = kc_str("m");
     req.rebalance_timeout_ms = 1000;
     req.topology = &topo;
+    req.active_tasks.count = 0;
+    req.standby_tasks.count = 0;
+    req.warmup_tasks.count = 0;
     kc_request_ctx_t ctx = {1, 1, 88, 1, kc_str("client"), "/127.0.0.1", t->now};
     kc_result_t res;
     kc_result_init(&res);
@@ -1970,6 +2071,7 @@ int main(void)
         cmocka_unit_test(test_missing_source_and_incorrectly_partitioned_topics),
         cmocka_unit_test(test_request_rules_name_the_rule),
         cmocka_unit_test(test_duplicate_subtopology_ids_rejected_without_a_group),
+        cmocka_unit_test(test_topology_topic_names_join_lists_leave_and_v0_lag),
         cmocka_unit_test(test_mixed_null_lists_rejected_and_null_means_unchanged),
         cmocka_unit_test(test_three_members_never_share_an_active_task),
         cmocka_unit_test(test_member_without_tasks_gets_a_target_record),
