@@ -30,6 +30,16 @@ PROFILES = {
     }),
     # Kafka's default initial rebalance delay (3 s).
     "initial_delay": dict(COMMON, **{"group.initial.rebalance.delay.ms": "3000"}),
+    # Streams groups assign at once: no initial delay, no assignment interval.
+    "streams": dict(COMMON, **{
+        "group.streams.initial.rebalance.delay.ms": "0",
+        "group.streams.assignment.interval.ms": "0",
+    }),
+    # A short initial delay of streams groups (Kafka's default is 3 s).
+    "streams_delay": dict(COMMON, **{
+        "group.streams.initial.rebalance.delay.ms": "1000",
+        "group.streams.assignment.interval.ms": "0",
+    }),
 }
 
 # Settings only Kafka takes (kcoord has no such property).
