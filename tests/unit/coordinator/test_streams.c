@@ -41,11 +41,23 @@ enum {
 /* ---- topics: source "in" (NPART partitions), changelog created on demand -- */
 
 static bool changelog_exists;
+/* More topics a test creates: name -> partitions. */
+static struct {
+    const char *name;
+    int32_t parts;
+} extra_topics[8];
+static int nextra_topics;
 
 static bool tv_lookup(void *ctx, kc_str_t topic, int32_t *partitions, kc_uuid_t *id)
 {
     (void)ctx;
     memset(id, 0, sizeof(*id));
+    for (int i = 0; i < nextra_topics; i++)
+        if (kc_str_eq_cstr(topic, extra_topics[i].name)) {
+            id->b[0] = (uint8_t)(10 + i);
+            *partitions = extra_topics[i].parts;
+            return true;
+        }
     if (kc_str_eq_cstr(topic, "in")) {
         id->b[0] = 1;
         *partitions = NPART;
@@ -119,6 +131,7 @@ static ctx_t *ctx_new_cfg(void (*tweak)(kc_coord_config_t *))
     kc_coord_loaded(t->c, 0);
     t->now = 1000;
     changelog_exists = true;
+    nextra_topics = 0;
     return t;
 }
 
@@ -1662,8 +1675,11 @@ static int16_t raw_hb(ctx_t *t, int16_t version, const kc_streams_group_heartbea
     keep_records(t, &res);
     assert_int_equal(res.nresponses, 1);
     kc_streams_group_heartbeat_response_init(out);
+    /* The decoded strings point into the body: keep a copy in the arena. */
+    uint8_t *body = kc_arena_alloc(arena, res.responses[0].body.len + 1);
+    memcpy(body, res.responses[0].body.data, res.responses[0].body.len);
     kc_reader_t rd;
-    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    kc_reader_init(&rd, body, res.responses[0].body.len);
     assert_int_equal(kc_streams_group_heartbeat_response_decode(&rd, version, arena, out), 0);
     snprintf(msg, cap, "%.*s", out->error_message.len > 0 ? (int)out->error_message.len : 0,
              out->error_message.len > 0 ? out->error_message.ptr : "");
@@ -1733,6 +1749,171 @@ static void test_topology_topic_names_join_lists_leave_and_v0_lag(void **state)
     assert_string_equal(msg, "Group nope not found.");
     kc_arena_deinit(&arena);
     ctx_free(t);
+}
+
+/* A heartbeat of member `member` joining group "kafka-order" with topology
+ * subs[0..nsubs). */
+static int16_t join_topology(ctx_t *t, const char *member,
+                             kc_streams_group_heartbeat_request_subtopology_t *subs, int32_t nsubs,
+                             char *msg, size_t cap, kc_streams_group_heartbeat_response_t *r,
+                             kc_arena_t *arena)
+{
+    kc_streams_group_heartbeat_request_topology_t topo = {1, {subs, nsubs}};
+    kc_streams_group_heartbeat_request_t req;
+    kc_streams_group_heartbeat_request_init(&req);
+    req.group_id = kc_str("kafka-order");
+    req.member_id = kc_str(member);
+    req.process_id = kc_str(member);
+    req.rebalance_timeout_ms = 1000;
+    req.topology = &topo;
+    req.active_tasks.count = 0;
+    req.standby_tasks.count = 0;
+    req.warmup_tasks.count = 0;
+    return raw_hb(t, 1, &req, msg, cap, r, arena);
+}
+
+/* Kafka's internal-topic configuration, ordering and describe views: the
+ * missing internal topics listed in the order of Kafka's HashMap, a
+ * repartition topic's count decided from its writer even once it exists,
+ * a repartition source topic nothing writes to refused, the missing source
+ * topics sorted, and Describe listing members in the order of Kafka's
+ * members table, topics sorted, with the configured partition counts. */
+static void test_internal_topics_in_kafka_order_and_describe_views(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_streams_group_heartbeat_response_t r;
+    char msg[512];
+    kc_str_t src[1] = {kc_str("in")};
+    kc_str_t sink[1] = {kc_str("app-rep")};
+    kc_streams_group_heartbeat_request_topic_info_t cl0[2], cl1, rep;
+    memset(cl0, 0, sizeof(cl0));
+    memset(&cl1, 0, sizeof(cl1));
+    memset(&rep, 0, sizeof(rep));
+    cl0[0].name = kc_str("app-a-changelog");
+    cl0[1].name = kc_str("app-b-changelog");
+    cl1.name = kc_str("app-c-changelog");
+    rep.name = kc_str("app-rep");
+    kc_streams_group_heartbeat_request_subtopology_t subs[2];
+    memset(subs, 0, sizeof(subs));
+    subs[0].subtopology_id = kc_str("0");
+    subs[0].source_topics.items = src;
+    subs[0].source_topics.count = 1;
+    subs[0].repartition_sink_topics.items = sink;
+    subs[0].repartition_sink_topics.count = 0;
+    subs[0].state_changelog_topics.items = cl0;
+    subs[0].state_changelog_topics.count = 2;
+    subs[1].subtopology_id = kc_str("1");
+    subs[1].repartition_source_topics.items = &rep;
+    subs[1].repartition_source_topics.count = 1;
+    subs[1].state_changelog_topics.items = &cl1;
+    subs[1].state_changelog_topics.count = 1;
+    /* Nothing writes to the repartition source topic: refused, no group. */
+    assert_int_equal(join_topology(t, "m1", subs, 2, msg, sizeof(msg), &r, &arena),
+                     E_STREAMS_INVALID_TOPOLOGY);
+    assert_string_equal(msg, "Failed to compute number of partitions for all repartition topics, "
+                             "because a repartition source topic is never used as a sink topic.");
+    assert_null(kc_coord_streams_group_find(t->c, kc_str("kafka-order")));
+    subs[0].repartition_sink_topics.count = 1;
+    assert_int_equal(join_topology(t, "m1", subs, 2, msg, sizeof(msg), &r, &arena), E_NONE);
+    assert_int_equal(r.status.count, 1);
+    assert_int_equal(r.status.items[0].status_code, 3);
+    assert_true(kc_str_eq_cstr(r.status.items[0].status_detail,
+                               "Internal topics are missing: app-b-changelog, app-a-changelog, "
+                               "app-rep and 1 additional topics"));
+    /* Created with the counts Kafka decides: the repartition topic keeps
+     * its count from "in" once it exists. */
+    const char *made[4] = {"app-a-changelog", "app-b-changelog", "app-c-changelog", "app-rep"};
+    for (int i = 0; i < 4; i++) {
+        extra_topics[nextra_topics].name = made[i];
+        extra_topics[nextra_topics++].parts = NPART;
+    }
+    assert_int_equal(join_topology(t, "m2", subs, 2, msg, sizeof(msg), &r, &arena), E_NONE);
+    assert_int_equal(r.status.count, 0);
+    assert_int_equal(join_topology(t, "m5", subs, 2, msg, sizeof(msg), &r, &arena), E_NONE);
+    /* Describe: members m5, m2, m1 (the table's slot order, each slot
+     * newest first); the configured counts of the internal topics. */
+    kc_str_t gid = kc_str("kafka-order");
+    kc_streams_group_describe_request_t dreq;
+    kc_streams_group_describe_request_init(&dreq);
+    dreq.group_ids.items = &gid;
+    dreq.group_ids.count = 1;
+    kc_request_ctx_t ctx = {1, 1, 89, 0, kc_str("client"), "/127.0.0.1", t->now};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_streams_group_describe(t->c, &ctx, &dreq, &res);
+    kc_streams_group_describe_response_t d;
+    kc_streams_group_describe_response_init(&d);
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    assert_int_equal(kc_streams_group_describe_response_decode(&rd, 0, &arena, &d), 0);
+    assert_int_equal(d.groups.count, 1);
+    const kc_streams_group_describe_response_described_group_t *dg = &d.groups.items[0];
+    assert_int_equal(dg->members.count, 3);
+    assert_true(kc_str_eq_cstr(dg->members.items[0].member_id, "m5"));
+    assert_true(kc_str_eq_cstr(dg->members.items[1].member_id, "m2"));
+    assert_true(kc_str_eq_cstr(dg->members.items[2].member_id, "m1"));
+    const kc_streams_group_describe_response_subtopology_t *s0 = &dg->topology->subtopologies.items[0];
+    assert_int_equal(s0->state_changelog_topics.count, 2);
+    assert_true(kc_str_eq_cstr(s0->state_changelog_topics.items[0].name, "app-a-changelog"));
+    assert_int_equal(s0->state_changelog_topics.items[0].partitions, NPART);
+    assert_int_equal(dg->topology->subtopologies.items[1].repartition_source_topics.items[0].partitions,
+                     NPART);
+    kc_result_deinit(&res);
+    /* Missing source topics: sorted, distinct, at most three named. */
+    kc_str_t missing[5] = {kc_str("zz"), kc_str("yy"), kc_str("ww"), kc_str("yy"), kc_str("xx")};
+    kc_streams_group_heartbeat_request_subtopology_t one;
+    memset(&one, 0, sizeof(one));
+    one.subtopology_id = kc_str("0");
+    one.source_topics.items = missing;
+    one.source_topics.count = 5;
+    kc_streams_group_heartbeat_request_topology_t topo = {1, {&one, 1}};
+    kc_streams_group_heartbeat_request_t req;
+    kc_streams_group_heartbeat_request_init(&req);
+    req.group_id = kc_str("other");
+    req.member_id = kc_str("m");
+    req.rebalance_timeout_ms = 1000;
+    req.topology = &topo;
+    req.active_tasks.count = 0;
+    req.standby_tasks.count = 0;
+    req.warmup_tasks.count = 0;
+    assert_int_equal(raw_hb(t, 1, &req, msg, sizeof(msg), &r, &arena), E_NONE);
+    assert_true(kc_str_eq_cstr(r.status.items[0].status_detail,
+                               "Source topics ww, xx, yy and 1 additional topics are missing."));
+    kc_arena_deinit(&arena);
+    ctx_free(t);
+}
+
+/* The sticky assignor breaks ties as Kafka's PriorityQueue over the
+ * processes (filled in processIdToState's HashMap order) does. */
+static void test_sticky_assignor_ties_follow_kafka_heaps(void **state)
+{
+    (void)state;
+    kc_st_subtopology_t sub = {"0", 2, false};
+    kc_tasks_tuple_t had, none;
+    memset(&had, 0, sizeof(had));
+    memset(&none, 0, sizeof(none));
+    kc_tasks_add(&had.active, "0", 0);
+    kc_st_member_t ms[3];
+    memset(ms, 0, sizeof(ms));
+    const char *ids[3] = {"m1", "m2", "m3"}, *procs[3] = {"p-m1", "p-m2", "p-m3"};
+    for (int i = 0; i < 3; i++) {
+        ms[i].member_id = ids[i];
+        ms[i].process_id = procs[i];
+        ms[i].previous = i == 0 ? &had : &none;
+    }
+    kc_st_spec_t spec = {&sub, 1, ms, 3, 0};
+    kc_assignor_streams_sticky(&spec);
+    assert_int_equal(kc_tasks_count(&ms[0].active), 1);
+    assert_int_equal(kc_tasks_count(&ms[1].active), 0);
+    assert_int_equal(kc_tasks_count(&ms[2].active), 1);
+    for (int i = 0; i < 3; i++) {
+        kc_tasks_free(&ms[i].active);
+        kc_tasks_free(&ms[i].standby);
+    }
+    kc_tasks_tuple_free(&had);
 }
 
 static void test_duplicate_subtopology_ids_rejected_without_a_group(void **state)
@@ -2072,6 +2253,8 @@ int main(void)
         cmocka_unit_test(test_request_rules_name_the_rule),
         cmocka_unit_test(test_duplicate_subtopology_ids_rejected_without_a_group),
         cmocka_unit_test(test_topology_topic_names_join_lists_leave_and_v0_lag),
+        cmocka_unit_test(test_internal_topics_in_kafka_order_and_describe_views),
+        cmocka_unit_test(test_sticky_assignor_ties_follow_kafka_heaps),
         cmocka_unit_test(test_mixed_null_lists_rejected_and_null_means_unchanged),
         cmocka_unit_test(test_three_members_never_share_an_active_task),
         cmocka_unit_test(test_member_without_tasks_gets_a_target_record),
