@@ -112,18 +112,34 @@ def create_topics(ctx, c, topics):
         if t["ErrorCode"] != 0:
             raise ScenarioError("CreateTopics %s: error %d %s"
                                 % (t["Name"], t["ErrorCode"], t.get("ErrorMessage")))
-    # Kafka answers CreateTopics before the topic is in its metadata image;
-    # wait until Metadata sees every partition (unrecorded).
+    wait_topics(ctx, c, topics)
+
+
+def _metadata(ctx, c, names):
     mv = min(ctx.api_range("Metadata")[1], 12)
+    m = c.call("Metadata", mv, {"Topics": [{"Name": n, "TopicId": bytes(16)} for n in names],
+                                "AllowAutoTopicCreation": False,
+                                "IncludeTopicAuthorizedOperations": False}, record=False)
+    return {t["Name"]: t for t in m["Topics"]}
+
+
+def partition_counts(ctx, c, names):
+    """{name: partition count or the Metadata error code as "error N"}."""
+    got = _metadata(ctx, c, names)
+    return {n: (len(got[n]["Partitions"]) if got[n]["ErrorCode"] == 0
+                else "error %d" % got[n]["ErrorCode"]) for n in names}
+
+
+def wait_topics(ctx, c, topics):
+    """Waits (unrecorded) until the topics (names, or {name: partitions})
+    exist in Metadata and the group coordinator sees them."""
+    want = topics if isinstance(topics, dict) else {n: None for n in topics}
 
     def ready():
-        m = c.call("Metadata", mv, {"Topics": [{"Name": n, "TopicId": bytes(16)} for n in topics],
-                                    "AllowAutoTopicCreation": False,
-                                    "IncludeTopicAuthorizedOperations": False}, record=False)
-        got = {t["Name"]: t for t in m["Topics"]}
-        return all(n in got and got[n]["ErrorCode"] == 0 and len(got[n]["Partitions"]) == p
-                   for n, p in topics.items())
-    ctx.wait_until(ready, "topics %s in the metadata" % sorted(topics))
+        got = _metadata(ctx, c, want)
+        return all(n in got and got[n]["ErrorCode"] == 0 and got[n]["Partitions"]
+                   and (p is None or len(got[n]["Partitions"]) == p) for n, p in want.items())
+    ctx.wait_until(ready, "topics %s in the metadata" % sorted(want))
     # The group coordinator learns of topics from its own metadata image,
     # a little after Metadata answers: a streams member of a probe group
     # sees them when its join reports no missing source topic.
@@ -134,12 +150,12 @@ def create_topics(ctx, c, topics):
         probe["n"] += 1
         g = ctx.group("probe-%d" % probe["n"])
         r = c.call("StreamsGroupHeartbeat", hv,
-                   hb(g, "probe", JOIN, topo=topology([subtopology("0", source=sorted(topics))])),
+                   hb(g, "probe", JOIN, topo=topology([subtopology("0", source=sorted(want))])),
                    record=False)
         c.call("StreamsGroupHeartbeat", hv, hb(g, "probe", LEAVE), record=False)
         return r["ErrorCode"] == 0 and not any(
             st["StatusCode"] == MISSING_SOURCE_TOPICS for st in r["Status"] or [])
-    ctx.wait_until(seen, "topics %s seen by the group coordinator" % sorted(topics))
+    ctx.wait_until(seen, "topics %s seen by the group coordinator" % sorted(want))
 
 
 def describe(c, version, groups, include_ops=False, record=True):
