@@ -123,6 +123,26 @@ void kc_tasks_add(kc_tasks_t *t, const char *subtopology_id, int32_t partition)
     s->n++;
 }
 
+bool kc_tasks_remove(kc_tasks_t *t, const char *subtopology_id, int32_t partition)
+{
+    bool found;
+    int32_t i = sub_pos(t, subtopology_id, &found);
+    if (!found)
+        return false;
+    kc_tasks_sub_t *s = &t->s[i];
+    int32_t j = part_pos(s, partition, &found);
+    if (!found)
+        return false;
+    memmove(&s->p[j], &s->p[j + 1], (size_t)(s->n - j - 1) * sizeof(*s->p));
+    if (--s->n == 0) {
+        free(s->subtopology_id);
+        free(s->p);
+        memmove(&t->s[i], &t->s[i + 1], (size_t)(t->n - i - 1) * sizeof(*t->s));
+        t->n--;
+    }
+    return true;
+}
+
 bool kc_tasks_has(const kc_tasks_t *t, const char *subtopology_id, int32_t partition)
 {
     const kc_tasks_sub_t *s = kc_tasks_find(t, subtopology_id);

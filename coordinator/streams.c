@@ -14,9 +14,8 @@
  * Not here: topology updates (INVALID_REQUEST as in Kafka), source topic
  * regexes (INVALID_REQUEST as in Kafka), warm-up
  * refinement of the target (AssignmentRefiner: warm-up lists are carried,
- * stored and reconciled but the assignor produces none), the in-place role
- * conversions of trunk's CurrentAssignmentBuilder (a role change goes
- * through revocation), per-partition assignment epochs for offset commits
+ * stored and reconciled but the assignor produces none), per-partition
+ * assignment epochs for offset commits
  * (KIP-1251), the topology-description store (KIP-1331, which hooks in
  * through kc_coord_streams_group_find and kc_streams_group_* in coord.h).
  */
@@ -1557,6 +1556,14 @@ static void fence_member(kc_coord_t *c, st_group_t *g, st_member_t *m, kc_result
     g->group_epoch++;
     g->has_group_record = true;
     write_group_metadata(g, res);
+    /* The last member gone: the (empty) target takes the group epoch, with
+     * timestamp 0 as a new group's, so the assignment interval does not
+     * delay the next assignment. */
+    if (g->nmembers == 0) {
+        g->assignment_epoch = g->group_epoch;
+        g->assignment_timestamp = 0;
+        write_target_metadata(g, res);
+    }
 }
 
 static void on_session_timeout(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res)
@@ -1767,10 +1774,51 @@ static bool reconcile(st_group_t *g, st_member_t *m, const kc_tasks_tuple_t *own
                     kc_tasks_add(kind_of(&add, kind), sub, p);
             }
     }
+    /*
+     * Role changes of one task on this member take effect at once (Kafka
+     * 4.4's CurrentAssignmentBuilder): an active task becoming a standby is
+     * assigned as standby while the active one is still being revoked; a
+     * standby becoming a warm-up (or back) is converted without a
+     * revocation; a standby or warm-up becoming active needs no revocation
+     * either and stays in place until the active task is granted.
+     */
+    for (int from = 0; from < 3; from++) {
+        int to = from == 0 ? 1 : from == 1 ? 2 : 1;
+        const kc_tasks_t *cur = kind_of(&m->assigned, from);
+        for (int32_t i = 0; i < cur->n; i++)
+            for (int32_t j = 0; j < cur->s[i].n; j++) {
+                const char *sub = cur->s[i].subtopology_id;
+                int32_t p = cur->s[i].p[j];
+                if (!kc_tasks_remove(kind_of(&add, to), sub, p))
+                    continue;
+                kc_tasks_add(kind_of(&assigned, to), sub, p);
+                if (from != 0)
+                    kc_tasks_remove(kind_of(&revoke, from), sub, p);
+            }
+    }
+    for (int from = 1; from < 3; from++) {
+        const kc_tasks_t *cur = kind_of(&m->assigned, from);
+        for (int32_t i = 0; i < cur->n; i++)
+            for (int32_t j = 0; j < cur->s[i].n; j++)
+                if (kc_tasks_has(&m->target.active, cur->s[i].subtopology_id, cur->s[i].p[j]))
+                    kc_tasks_remove(kind_of(&revoke, from), cur->s[i].subtopology_id, cur->s[i].p[j]);
+    }
+    bool to_revoke = !kc_tasks_tuple_is_empty(&revoke) && not_released(owned, &revoke);
+    for (int from = 1; from < 3; from++) {
+        const kc_tasks_t *cur = kind_of(&m->assigned, from);
+        for (int32_t i = 0; i < cur->n; i++)
+            for (int32_t j = 0; j < cur->s[i].n; j++) {
+                const char *sub = cur->s[i].subtopology_id;
+                int32_t p = cur->s[i].p[j];
+                bool promoted_now = !to_revoke && kc_tasks_has(&add.active, sub, p);
+                if (kc_tasks_has(&m->target.active, sub, p) && !promoted_now)
+                    kc_tasks_add(kind_of(&assigned, from), sub, p);
+            }
+    }
     int32_t new_epoch, new_prev = m->previous_member_epoch;
     int8_t state;
     kc_tasks_tuple_t pending = {0};
-    if (!kc_tasks_tuple_is_empty(&revoke) && not_released(owned, &revoke)) {
+    if (to_revoke) {
         state = MS_UNREVOKED;
         new_epoch = epoch;
         pending = revoke;
@@ -2116,18 +2164,32 @@ static void send_hb_error(kc_result_t *res, const kc_request_ctx_t *ctx, int16_t
     send_hb(res, ctx, &r, false);
 }
 
+/* A heartbeat answer's task lists: the subtopologies in the order of the
+ * member's HashMap of them (Kafka iterates it), the partitions sorted. */
 static void resp_tasks(const kc_tasks_t *t, kc_arena_t *a, req_tasks_t **items, int32_t *count)
 {
     *items = kc_arena_alloc(a, sizeof(**items) * (size_t)(t->n + 1));
     *count = 0;
-    for (int32_t i = 0; i < t->n; i++) {
-        if (t->s[i].n == 0)
-            continue;
+    kc_str_t *ids = kc_xcalloc((size_t)t->n + 1, sizeof(*ids));
+    int32_t *ord = kc_xcalloc((size_t)t->n + 1, sizeof(*ord));
+    int32_t n = 0;
+    int32_t *src = kc_xcalloc((size_t)t->n + 1, sizeof(*src));
+    for (int32_t i = 0; i < t->n; i++)
+        if (t->s[i].n > 0) {
+            src[n] = i;
+            ids[n++] = kc_str(t->s[i].subtopology_id);
+        }
+    n = java_hash_order(ids, n, ord);
+    for (int32_t k = 0; k < n; k++) {
+        const kc_tasks_sub_t *ts = &t->s[src[ord[k]]];
         req_tasks_t *o = &(*items)[(*count)++];
-        o->subtopology_id = kc_str(t->s[i].subtopology_id);
-        o->partitions.items = t->s[i].p;
-        o->partitions.count = t->s[i].n;
+        o->subtopology_id = kc_str(ts->subtopology_id);
+        o->partitions.items = ts->p;
+        o->partitions.count = ts->n;
     }
+    free(ids);
+    free(ord);
+    free(src);
 }
 
 typedef kc_streams_group_heartbeat_response_topic_partition_t resp_tp_t;

@@ -808,6 +808,58 @@ static void test_standby_on_other_process(void **state)
     ctx_free(t);
 }
 
+static void view_epochs(void *arg, const kc_group_view_t *v)
+{
+    int32_t *e = arg;
+    e[0] = v->group_epoch;
+    e[1] = v->assignment_epoch;
+}
+
+/* Kafka 4.4's in-place role change: a task moving from a's active set to
+ * a's standby set is assigned as standby in the same heartbeat that asks
+ * for the active one's revocation; the standby holder of a task becoming
+ * its active owner keeps the standby until the active task is granted.
+ * When the last member leaves, the empty target takes the group epoch. */
+static void test_role_changes_in_place_and_empty_group_target(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new_cfg(standby_one);
+    client_t a, b;
+    set_id(&a, "member-a");
+    set_id(&b, "member-b");
+    hb_t h = join(t, &a);
+    assert_int_equal(count(a.active), NPART);
+    join(t, &b);
+    h = beat(t, &a); /* half of a's tasks move to b: standbys at once */
+    assert_int_equal(h.error, E_NONE);
+    assert_true(h.has_tasks);
+    assert_int_equal(count(h.active), NPART / 2);
+    assert_int_equal(count(h.standby), NPART / 2);
+    for (int p = 0; p < NPART; p++)
+        assert_true(h.active[p] != h.standby[p]);
+    assert_string_equal(state_of(t), "Reconciling");
+    client_t cls[2] = {a, b};
+    converge(t, cls, 2);
+    a = cls[0];
+    b = cls[1];
+    assert_int_equal(count(b.standby), NPART / 2);
+    /* a leaves: b's standbys become active, a as the last... */
+    h = send_hb(t, &a, (hb_opts_t){.epoch = -1});
+    assert_int_equal(h.error, E_NONE);
+    h = beat(t, &b);
+    assert_int_equal(count(h.active), NPART);
+    h = send_hb(t, &b, (hb_opts_t){.epoch = -1});
+    assert_int_equal(h.error, E_NONE);
+    kc_streams_group_t *g = kc_coord_streams_group_find(t->c, kc_str("app"));
+    assert_non_null(g);
+    assert_string_equal(kc_streams_group_state(g), "Empty");
+    int32_t epochs[2] = {0, 0};
+    assert_true(kc_coord_inspect_group(t->c, kc_str("app"), view_epochs, epochs));
+    assert_int_equal(epochs[1], epochs[0]);
+    assert_int_equal(epochs[0], kc_streams_group_epoch(g));
+    ctx_free(t);
+}
+
 static void test_shutdown_application_status_reaches_everyone(void **state)
 {
     (void)state;
@@ -2263,6 +2315,7 @@ int main(void)
         cmocka_unit_test(test_static_leave_and_rejoin_keeps_tasks),
         cmocka_unit_test(test_session_expiry_moves_tasks),
         cmocka_unit_test(test_standby_on_other_process),
+        cmocka_unit_test(test_role_changes_in_place_and_empty_group_target),
         cmocka_unit_test(test_shutdown_application_status_reaches_everyone),
         cmocka_unit_test(test_group_max_size),
         cmocka_unit_test(test_endpoints_sent_when_epoch_stale),
