@@ -34,6 +34,13 @@ PROFILES = {
     "streams": dict(COMMON, **{
         "group.streams.initial.rebalance.delay.ms": "0",
         "group.streams.assignment.interval.ms": "0",
+        "group.streams.max.size": "4",
+    }),
+    # One standby replica per stateful task.
+    "streams_standby": dict(COMMON, **{
+        "group.streams.initial.rebalance.delay.ms": "0",
+        "group.streams.assignment.interval.ms": "0",
+        "group.streams.num.standby.replicas": "1",
     }),
     # A short initial delay of streams groups (Kafka's default is 3 s).
     "streams_delay": dict(COMMON, **{
