@@ -1665,7 +1665,14 @@ static void on_initial_delay(kc_coord_t *c, const char *key, int64_t now_ms, kc_
     st_group_t *g = group_get(c, kc_str(t->group_id));
     if (!g || g->nmembers == 0 || g->group_epoch <= g->assignment_epoch || !g->topology)
         return;
-    update_target(c, g, group_config(c, g), now_ms, res);
+    /* Kafka's timer uses the configured topology in memory and skips when
+     * there is none (the group was created by the heartbeat that armed it). */
+    if (!g->cfg) {
+        kc_log_warn(LOG_COMP, "[GroupId %s] Cannot compute delayed target assignment: configured "
+                    "topology is not present", g->group_id);
+        return;
+    }
+    update_target(c, g, g->cfg, now_ms, res);
 }
 
 /* ---- reconciliation (CurrentAssignmentBuilder) ----------------------------- */
@@ -2197,8 +2204,14 @@ typedef kc_streams_group_heartbeat_response_topic_partition_t resp_tp_t;
 /* The topic partitions of a member's tasks: each task's partition of every
  * source and repartition source topic of its subtopology
  * (EndpointToPartitionsManager). */
-static void endpoint_partitions(const st_group_t *g, const kc_tasks_t *t, kc_arena_t *a,
-                                resp_tp_t **items, int32_t *count)
+/*
+ * EndpointToPartitionsManager: for each subtopology of the tasks (in the
+ * order of Kafka's map of them), its source and repartition source topics
+ * in the order of the HashSet Kafka gathers them in, each with the task
+ * partitions the topic has.
+ */
+static void endpoint_partitions(kc_coord_t *c, const st_group_t *g, const kc_tasks_t *t,
+                                kc_arena_t *a, resp_tp_t **items, int32_t *count)
 {
     int32_t cap = 0;
     const topo_t *tp = g->topology;
@@ -2209,24 +2222,73 @@ static void endpoint_partitions(const st_group_t *g, const kc_tasks_t *t, kc_are
                        tp->subtopologies.items[k].repartition_source_topics.count;
     *items = kc_arena_alloc(a, sizeof(**items) * (size_t)(cap + 1));
     *count = 0;
-    for (int32_t i = 0; tp && i < t->n; i++)
+    kc_str_t *subs = kc_xcalloc((size_t)t->n + 1, sizeof(*subs));
+    int32_t *sord = kc_xcalloc((size_t)t->n + 1, sizeof(*sord));
+    for (int32_t i = 0; i < t->n; i++)
+        subs[i] = kc_str(t->s[i].subtopology_id);
+    int32_t nsubs = java_hash_order(subs, t->n, sord);
+    for (int32_t q = 0; tp && q < nsubs; q++) {
+        const kc_tasks_sub_t *ts = &t->s[sord[q]];
         for (int32_t k = 0; k < tp->subtopologies.count; k++) {
             const topo_sub_t *s = &tp->subtopologies.items[k];
-            if (!kc_str_eq_cstr(s->subtopology_id, t->s[i].subtopology_id))
+            if (!kc_str_eq_cstr(s->subtopology_id, ts->subtopology_id))
                 continue;
             int32_t nsrc = s->source_topics.count + s->repartition_source_topics.count;
-            for (int32_t x = 0; x < nsrc; x++) {
-                resp_tp_t *o = &(*items)[(*count)++];
-                o->topic = x < s->source_topics.count
+            kc_str_t *names = kc_xcalloc((size_t)nsrc + 1, sizeof(*names));
+            int32_t *ord = kc_xcalloc((size_t)nsrc + 1, sizeof(*ord));
+            for (int32_t x = 0; x < nsrc; x++)
+                names[x] = x < s->source_topics.count
                                ? s->source_topics.items[x]
                                : s->repartition_source_topics.items[x - s->source_topics.count].name;
-                o->partitions.items = t->s[i].p;
-                o->partitions.count = t->s[i].n;
+            int32_t nd = java_hash_order(names, nsrc, ord);
+            for (int32_t x = 0; x < nd; x++) {
+                int32_t parts;
+                kc_uuid_t id;
+                if (!lookup_topic(c, names[ord[x]], &parts, &id))
+                    parts = 0;
+                int32_t *ps = kc_arena_alloc(a, sizeof(int32_t) * (size_t)(ts->n + 1));
+                int32_t np = 0;
+                for (int32_t j = 0; j < ts->n; j++)
+                    if (ts->p[j] < parts)
+                        ps[np++] = ts->p[j];
+                if (np == 0)
+                    continue;
+                resp_tp_t *o = &(*items)[(*count)++];
+                o->topic = names[ord[x]];
+                o->partitions.items = ps;
+                o->partitions.count = np;
             }
+            free(names);
+            free(ord);
         }
+    }
+    free(subs);
+    free(sord);
 }
 
-static void fill_endpoints(const st_group_t *g, hb_resp_t *r, kc_arena_t *a)
+static void endpoint_of(kc_coord_t *c, const st_group_t *g, const st_member_t *m, hb_resp_t *r,
+                        kc_arena_t *a)
+{
+    kc_streams_group_heartbeat_response_endpoint_to_partitions_t *e =
+        &r->partitions_by_user_endpoint.items[r->partitions_by_user_endpoint.count++];
+    memset(e, 0, sizeof(*e));
+    e->user_endpoint.host = kc_str(m->endpoint_host);
+    e->user_endpoint.port = (uint16_t)m->endpoint_port;
+    endpoint_partitions(c, g, &m->assigned.active, a, &e->active_partitions.items,
+                        &e->active_partitions.count);
+    kc_tasks_t sb = {0};
+    kc_tasks_copy(&sb, &m->assigned.standby);
+    for (int32_t k = 0; k < m->assigned.warmup.n; k++)
+        for (int32_t j = 0; j < m->assigned.warmup.s[k].n; j++)
+            kc_tasks_add(&sb, m->assigned.warmup.s[k].subtopology_id, m->assigned.warmup.s[k].p[j]);
+    endpoint_partitions(c, g, &sb, a, &e->standby_partitions.items, &e->standby_partitions.count);
+    kc_tasks_free(&sb);
+}
+
+/* PartitionsByUserEndpoint: the other members in the order of Kafka's
+ * members map, then the member answered (buildEndpointToPartitions). */
+static void fill_endpoints(kc_coord_t *c, const st_group_t *g, const st_member_t *self, hb_resp_t *r,
+                           kc_arena_t *a)
 {
     int32_t n = 0;
     for (size_t i = 0; i < g->nmembers; i++)
@@ -2234,36 +2296,13 @@ static void fill_endpoints(const st_group_t *g, hb_resp_t *r, kc_arena_t *a)
     r->partitions_by_user_endpoint.items =
         kc_arena_alloc(a, sizeof(*r->partitions_by_user_endpoint.items) * (size_t)(n + 1));
     r->partitions_by_user_endpoint.count = 0;
-    for (size_t i = 0; i < g->nmembers; i++) {
-        const st_member_t *m = g->members[i];
-        if (!m->endpoint_host)
-            continue;
-        kc_streams_group_heartbeat_response_endpoint_to_partitions_t *e =
-            &r->partitions_by_user_endpoint.items[r->partitions_by_user_endpoint.count++];
-        memset(e, 0, sizeof(*e));
-        e->user_endpoint.host = kc_str(m->endpoint_host);
-        e->user_endpoint.port = (uint16_t)m->endpoint_port;
-        endpoint_partitions(g, &m->assigned.active, a, &e->active_partitions.items,
-                            &e->active_partitions.count);
-        kc_tasks_t sb = {0};
-        kc_tasks_copy(&sb, &m->assigned.standby);
-        for (int32_t k = 0; k < m->assigned.warmup.n; k++)
-            for (int32_t j = 0; j < m->assigned.warmup.s[k].n; j++)
-                kc_tasks_add(&sb, m->assigned.warmup.s[k].subtopology_id, m->assigned.warmup.s[k].p[j]);
-        /* The arena keeps views into sb: copy the partition arrays. */
-        for (int32_t k = 0; k < sb.n; k++) {
-            int32_t *p = kc_arena_alloc(a, sizeof(int32_t) * (size_t)(sb.s[k].n + 1));
-            memcpy(p, sb.s[k].p, sizeof(int32_t) * (size_t)sb.s[k].n);
-            char *id = kc_arena_alloc(a, strlen(sb.s[k].subtopology_id) + 1);
-            strcpy(id, sb.s[k].subtopology_id);
-            free(sb.s[k].p);
-            free(sb.s[k].subtopology_id);
-            sb.s[k].p = p;
-            sb.s[k].subtopology_id = id;
-        }
-        endpoint_partitions(g, &sb, a, &e->standby_partitions.items, &e->standby_partitions.count);
-        free(sb.s);
-    }
+    const st_member_t **ordered = members_in_table_order(g);
+    for (size_t i = 0; i < g->nmembers; i++)
+        if (ordered[i] != self && ordered[i]->endpoint_host)
+            endpoint_of(c, g, ordered[i], r, a);
+    if (self && self->endpoint_host)
+        endpoint_of(c, g, self, r, a);
+    free(ordered);
 }
 
 static void add_status(hb_resp_t *r, kc_arena_t *a, int8_t code, const char *detail)
@@ -2798,7 +2837,7 @@ static void heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
     if (endpoint_changed || (tasks_changed && m->endpoint_host))
         g->endpoint_information_epoch++;
     if (g->endpoint_information_epoch != req->endpoint_information_epoch)
-        fill_endpoints(g, &r, &arena);
+        fill_endpoints(c, g, m, &r, &arena);
     /* A group created by this request starts from endpoint epoch 0: Kafka
      * bumps a copy that replay then replaces, and answers 0. */
     if (created)
@@ -2830,6 +2869,16 @@ static void heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
     send_hb(res, ctx, &r, res->nrecords > first_record);
     free(old_endpoint);
     kc_tasks_tuple_free(&old_assigned);
+    /* Kafka works on a new group object that replay then replaces: what it
+     * keeps only in memory is lost with the copy. The configured topology
+     * is computed again by the next heartbeat (until then the delayed
+     * initial assignment finds none and does nothing, Describe shows the
+     * topology's own counts), and a shutdown request is forgotten. */
+    if (created) {
+        group_drop_config(g);
+        free(g->shutdown_member_id);
+        g->shutdown_member_id = NULL;
+    }
     goto out;
 fail:
     send_hb_error(res, ctx, err, msg);
@@ -2933,18 +2982,39 @@ void kc_coord_streams_group_describe_fetched(kc_coord_t *c, const kc_request_ctx
     int32_t n = req->group_ids.count > 0 ? req->group_ids.count : 0;
     r.groups.items = kc_arena_alloc(&arena, sizeof(*r.groups.items) * (size_t)(n + 1));
     r.groups.count = n;
+    /* Kafka's order: the groups refused DESCRIBE (KafkaApis), then the
+     * empty ids (INVALID_GROUP_ID, answered before any lookup), then the
+     * others, each part in request order. */
+    int32_t *order = kc_arena_alloc(&arena, sizeof(*order) * (size_t)(n + 1));
+    bool *allowed = kc_arena_alloc(&arena, sizeof(*allowed) * (size_t)(n + 1));
+    int32_t no = 0;
+    for (int32_t i = 0; i < n; i++)
+        allowed[i] = kc_request_authorized(ctx, KC_OP_DESCRIBE, KC_RES_GROUP, req->group_ids.items[i]);
+    for (int pass = 0; pass < 3; pass++)
+        for (int32_t i = 0; i < n; i++) {
+            bool empty = req->group_ids.items[i].len <= 0;
+            if ((pass == 0 && !allowed[i]) || (pass == 1 && allowed[i] && empty) ||
+                (pass == 2 && allowed[i] && !empty))
+                order[no++] = i;
+        }
     for (int32_t i = 0; i < n; i++) {
         kc_streams_group_describe_response_described_group_t *dg = &r.groups.items[i];
+        int32_t ri = order[i];
         memset(dg, 0, sizeof(*dg));
-        dg->group_id = req->group_ids.items[i];
+        dg->group_id = req->group_ids.items[ri];
         dg->group_state = kc_str("");
         dg->error_message = KC_STR_NULL;
         dg->authorized_operations = INT32_MIN;
         dg->assignor_name = KC_STR_NULL;
-        kc_str_t gid = req->group_ids.items[i];
+        kc_str_t gid = req->group_ids.items[ri];
         /* KafkaApis.handleStreamsGroupDescribe: DESCRIBE on the group. */
-        if (!kc_request_authorized(ctx, KC_OP_DESCRIBE, KC_RES_GROUP, gid)) {
+        if (!allowed[ri]) {
             dg->error_code = KC_ERR_GROUP_AUTHORIZATION_FAILED;
+            continue;
+        }
+        if (gid.len <= 0) {
+            dg->group_id = kc_str("");
+            dg->error_code = KC_ERR_INVALID_GROUP_ID;
             continue;
         }
         if (!c->loaded) {
@@ -2996,7 +3066,9 @@ void kc_coord_streams_group_describe_fetched(kc_coord_t *c, const kc_request_ctx
             dg->topology_description_status = st;
         }
         if (g->topology) {
-            const st_config_t *cf = group_config(c, g);
+            /* The configured topology as the last heartbeat left it (none:
+             * the topology's own counts), as Kafka's in-memory one. */
+            const st_config_t *cf = g->cfg;
             kc_streams_group_describe_response_topology_t *t = kc_arena_alloc(&arena, sizeof(*t));
             memset(t, 0, sizeof(*t));
             t->epoch = g->topology->epoch;
@@ -3010,7 +3082,7 @@ void kc_coord_streams_group_describe_fetched(kc_coord_t *c, const kc_request_ctx
                 o->subtopology_id = in->subtopology_id;
                 o->source_topics = sorted_strs(in->source_topics, &arena);
                 o->repartition_sink_topics = sorted_strs(in->repartition_sink_topics, &arena);
-                int32_t nt = cf->ready ? cf->ntasks[s] : 0;
+                int32_t nt = cf && cf->ready ? cf->ntasks[s] : 0;
                 desc_topic_infos(in->state_changelog_topics.items, in->state_changelog_topics.count,
                                  cf, nt, true, &arena, &o->state_changelog_topics.items,
                                  &o->state_changelog_topics.count);

@@ -1968,6 +1968,102 @@ static void test_sticky_assignor_ties_follow_kafka_heaps(void **state)
     kc_tasks_tuple_free(&had);
 }
 
+static void delay_one_second(kc_coord_config_t *cfg) { cfg->group_streams_initial_rebalance_delay_ms = 1000; }
+
+/* Answers Kafka 4.4 gives around a new group and Describe: the delayed
+ * first assignment of a group created by the heartbeat that armed the
+ * delay finds no configured topology and does nothing (the next heartbeat
+ * assigns); StreamsGroupDescribe answers empty ids (INVALID_GROUP_ID)
+ * before the others; ConsumerGroupDescribe names a streams group as not a
+ * consumer group; endpoint partitions list only the partitions a source
+ * topic has. */
+static void test_new_group_delay_describe_order_and_endpoint_partitions(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new_cfg(delay_one_second);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_streams_group_heartbeat_response_t r;
+    char msg[512];
+    kc_str_t src[2] = {kc_str("in"), kc_str("two-partitions")};
+    kc_streams_group_heartbeat_request_subtopology_t sub;
+    memset(&sub, 0, sizeof(sub));
+    sub.subtopology_id = kc_str("0");
+    sub.source_topics.items = src;
+    sub.source_topics.count = 2;
+    kc_streams_group_heartbeat_request_topology_t topo = {1, {&sub, 1}};
+    kc_streams_group_heartbeat_request_endpoint_t ep = {kc_str("host-a"), 8080};
+    kc_streams_group_heartbeat_request_t req;
+    kc_streams_group_heartbeat_request_init(&req);
+    req.group_id = kc_str("app");
+    req.member_id = kc_str("m1");
+    req.process_id = kc_str("p1");
+    req.rebalance_timeout_ms = 30000;
+    req.topology = &topo;
+    req.user_endpoint = &ep;
+    req.active_tasks.count = req.standby_tasks.count = req.warmup_tasks.count = 0;
+    assert_int_equal(raw_hb(t, 1, &req, msg, sizeof(msg), &r, &arena), E_NONE);
+    assert_int_equal(r.member_epoch, 1);
+    assert_int_equal(r.status.count, 1);
+    assert_int_equal(r.status.items[0].status_code, 5);
+    ctx_sleep(t, 1500);
+    assert_string_equal(state_of(t), "Assigning");
+    /* The next heartbeat configures the topology and assigns. */
+    kc_streams_group_heartbeat_request_t hb;
+    kc_streams_group_heartbeat_request_init(&hb);
+    hb.group_id = kc_str("app");
+    hb.member_id = kc_str("m1");
+    hb.member_epoch = 1;
+    hb.active_tasks.count = hb.standby_tasks.count = hb.warmup_tasks.count = 0;
+    assert_int_equal(raw_hb(t, 1, &hb, msg, sizeof(msg), &r, &arena), E_NONE);
+    assert_int_equal(r.member_epoch, 2);
+    assert_int_equal(r.active_tasks.count, 1);
+    assert_int_equal(r.active_tasks.items[0].partitions.count, NPART);
+    /* Endpoints: "two-partitions" only has partitions 0 and 1. */
+    assert_int_equal(r.partitions_by_user_endpoint.count, 1);
+    const kc_streams_group_heartbeat_response_endpoint_to_partitions_t *e =
+        &r.partitions_by_user_endpoint.items[0];
+    assert_int_equal(e->active_partitions.count, 2);
+    for (int32_t i = 0; i < 2; i++)
+        assert_int_equal(e->active_partitions.items[i].partitions.count,
+                         kc_str_eq_cstr(e->active_partitions.items[i].topic, "in") ? NPART : 2);
+    /* Describe: the empty id first. */
+    kc_str_t gids[3] = {kc_str("nope"), kc_str(""), kc_str("app")};
+    kc_streams_group_describe_request_t dreq;
+    kc_streams_group_describe_request_init(&dreq);
+    dreq.group_ids.items = gids;
+    dreq.group_ids.count = 3;
+    kc_request_ctx_t ctx = {1, 1, 89, 0, kc_str("client"), "/127.0.0.1", t->now};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_streams_group_describe(t->c, &ctx, &dreq, &res);
+    kc_streams_group_describe_response_t d;
+    kc_streams_group_describe_response_init(&d);
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    assert_int_equal(kc_streams_group_describe_response_decode(&rd, 0, &arena, &d), 0);
+    assert_int_equal(d.groups.count, 3);
+    assert_int_equal(d.groups.items[0].error_code, 24);
+    assert_int_equal(d.groups.items[0].group_id.len, 0);
+    assert_true(d.groups.items[0].error_message.len < 0);
+    assert_true(kc_str_eq_cstr(d.groups.items[1].group_id, "nope"));
+    assert_true(kc_str_eq_cstr(d.groups.items[2].group_id, "app"));
+    kc_result_reset(&res);
+    /* ConsumerGroupDescribe of the streams group. */
+    kc_str_t one = kc_str("app");
+    kc_consumer_group_describe_request_t creq;
+    kc_consumer_group_describe_request_init(&creq);
+    creq.group_ids.items = &one;
+    creq.group_ids.count = 1;
+    kc_request_ctx_t cctx = {1, 1, 69, 0, kc_str("client"), "/127.0.0.1", t->now};
+    kc_coord_consumer_group_describe(t->c, &cctx, &creq, &res);
+    assert_non_null(memmem(res.responses[0].body.data, res.responses[0].body.len,
+                           "Group app is not a consumer group.", 34));
+    kc_result_deinit(&res);
+    kc_arena_deinit(&arena);
+    ctx_free(t);
+}
+
 static void test_duplicate_subtopology_ids_rejected_without_a_group(void **state)
 {
     (void)state;
@@ -2307,6 +2403,7 @@ int main(void)
         cmocka_unit_test(test_topology_topic_names_join_lists_leave_and_v0_lag),
         cmocka_unit_test(test_internal_topics_in_kafka_order_and_describe_views),
         cmocka_unit_test(test_sticky_assignor_ties_follow_kafka_heaps),
+        cmocka_unit_test(test_new_group_delay_describe_order_and_endpoint_partitions),
         cmocka_unit_test(test_mixed_null_lists_rejected_and_null_means_unchanged),
         cmocka_unit_test(test_three_members_never_share_an_active_task),
         cmocka_unit_test(test_member_without_tasks_gets_a_target_record),
