@@ -325,3 +325,37 @@ def _(ctx):
     ms[0].join()
     ms[0].leave()
     ms[4].join()
+
+
+@scenario("streams.session_timeout",
+          "StreamsGroupHeartbeat with group.streams.session.timeout.ms=3000 (Kafka's minimum "
+          "lowered for the test): a member that stops heartbeating is removed when its session "
+          "expires, the remaining member gets its tasks; the expired member's heartbeat is "
+          "UNKNOWN_MEMBER_ID and it can join again",
+          api=API, profile="streams_session")
+def _(ctx):
+    setup = ctx.client("setup")
+    g = ctx.group()
+    src = ctx.topic("in")
+    s.create_topics(ctx, setup, {src: 4})
+    t = stateless(ctx, src)
+    m1 = s.Member(ctx, g, "m1", t, version=ctx.version)
+    m2 = s.Member(ctx, g, "m2", t, version=ctx.version)
+    m1.join()
+    m2.join()
+    rounds([m1, m2], 2)
+    dv = s.describe_version(ctx)
+
+    def m2_gone_and_m1_settled():
+        before = (m1.epoch, m1.active)
+        m1.heartbeat(record=False)
+        r = s.describe(m1.c, dv, [g], record=False)
+        grp = r["Groups"][0]
+        return (len(grp["Members"]) == 1 and grp["GroupState"] == "Stable"
+                and (m1.epoch, m1.active) == before)
+    ctx.wait_until(m2_gone_and_m1_settled, "the silent member's session to expire")
+    m1.heartbeat()
+    s.describe(m1.c, dv, [g])
+    m2.heartbeat()
+    m2.join()
+    rounds([m1, m2], 2)

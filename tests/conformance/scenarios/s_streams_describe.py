@@ -216,3 +216,38 @@ def _(ctx):
     c.call(API, v, s.hb(g, "m1", 0, topo=s.topology([
         s.subtopology("0", source=[src]), s.subtopology("1")])))
     s.describe(c, s.describe_version(ctx), [g])
+
+
+@scenario("streams.topology_description.update_without_store",
+          "StreamsGroupTopologyDescriptionUpdate (API 93, KIP-1331) on a broker without a "
+          "topology-description store: the answers for an unknown group, an unknown member, "
+          "a stale and the current topology epoch; heartbeats never ask for a push "
+          "(TopologyDescriptionRequired false) and StreamsGroupDescribe v1 with "
+          "IncludeTopologyDescription reports the status Kafka does",
+          api="StreamsGroupTopologyDescriptionUpdate", profile=P)
+def _(ctx):
+    setup = ctx.client("setup")
+    g = ctx.group()
+    src = ctx.topic("in")
+    s.create_topics(ctx, setup, {src: 1})
+    m = s.Member(ctx, g, "m1", s.topology([s.subtopology("0", source=[src])], epoch=3))
+    m.join()
+    c = ctx.client()
+    v = ctx.version
+    desc = {"Subtopologies": [{"SubtopologyId": "0", "Nodes": [
+        {"Name": "KSTREAM-SOURCE-0000000000", "NodeType": 0, "SourceTopics": [src],
+         "SinkTopic": None, "Stores": [], "Successors": []}]}], "GlobalStores": []}
+    api = "StreamsGroupTopologyDescriptionUpdate"
+    c.call(api, v, {"GroupId": ctx.group("nope"), "MemberId": "m1", "TopologyEpoch": 3,
+                    "TopologyDescription": desc})
+    c.call(api, v, {"GroupId": g, "MemberId": "nobody", "TopologyEpoch": 3,
+                    "TopologyDescription": desc})
+    c.call(api, v, {"GroupId": g, "MemberId": "m1", "TopologyEpoch": 2,
+                    "TopologyDescription": desc})
+    c.call(api, v, {"GroupId": g, "MemberId": "m1", "TopologyEpoch": 3,
+                    "TopologyDescription": desc})
+    m.heartbeat()
+    dv = s.describe_version(ctx)
+    if dv >= 1:
+        c.call("StreamsGroupDescribe", dv, {"GroupIds": [g], "IncludeAuthorizedOperations": False,
+                                            "IncludeTopologyDescription": True})
