@@ -359,3 +359,36 @@ def _(ctx):
     m2.heartbeat()
     m2.join()
     rounds([m1, m2], 2)
+
+
+@scenario("streams.assign.task_offsets",
+          "StreamsGroupHeartbeat: members reporting TaskOffsets and TaskEndOffsets of a "
+          "stateful subtopology (the new member far behind on the tasks it is to take over); "
+          "the assignment, warm-up tasks included, of every step as Kafka's; describe shows "
+          "the reported offsets",
+          api=API, profile="streams_standby")
+def _(ctx):
+    setup = ctx.client("setup")
+    g = ctx.group()
+    src = ctx.topic("in")
+    cl = ctx.topic("store-changelog")
+    s.create_topics(ctx, setup, {src: 2})
+    t = s.topology([s.subtopology("0", source=[src], changelog=[cl])])
+    m1 = s.Member(ctx, g, "m1", t, version=ctx.version)
+    m1.join()
+    s.wait_topics(ctx, setup, [cl])
+    ends = [{"SubtopologyId": "0", "Partition": p, "Offset": 500000} for p in (0, 1)]
+    m1.heartbeat(TaskOffsets=[{"SubtopologyId": "0", "Partition": p, "Offset": 500000}
+                              for p in (0, 1)], TaskEndOffsets=ends)
+    m2 = s.Member(ctx, g, "m2", t, version=ctx.version)
+    m2.join(TaskOffsets=[], TaskEndOffsets=ends)
+    for _ in range(3):
+        m1.heartbeat()
+        m2.heartbeat()
+    s.describe(m1.c, s.describe_version(ctx), [g])
+    m2.heartbeat(TaskOffsets=[{"SubtopologyId": "0", "Partition": p, "Offset": 500000}
+                              for p in (0, 1)], TaskEndOffsets=ends)
+    for _ in range(3):
+        m1.heartbeat()
+        m2.heartbeat()
+    s.describe(m1.c, s.describe_version(ctx), [g])
