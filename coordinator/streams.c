@@ -2550,11 +2550,12 @@ static void heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
     if (req->topology) {
         char dup[256];
         if (!topology_from_request(req->topology, &req_topo, dup, sizeof(dup))) {
-            snprintf(msg, sizeof(msg), "Duplicate key %s in the topology's subtopologies.", dup);
-            kc_log_warn(LOG_COMP, "[GroupId %.*s] Rejected a topology: %s", (int)req->group_id.len,
-                        req->group_id.ptr, msg);
-            err = KC_ERR_UNKNOWN_SERVER_ERROR;
-            goto fail;
+            /* Kafka's map of the subtopologies throws an unexpected
+             * exception: UNKNOWN_SERVER_ERROR without a message. */
+            kc_log_warn(LOG_COMP, "[GroupId %.*s] Rejected a topology: duplicate key %s in the "
+                        "topology's subtopologies.", (int)req->group_id.len, req->group_id.ptr, dup);
+            send_hb_error(res, ctx, KC_ERR_UNKNOWN_SERVER_ERROR, NULL);
+            goto out;
         }
         if (!g || !g->topology) {
             init_topology = true;

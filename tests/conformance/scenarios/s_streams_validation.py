@@ -216,3 +216,22 @@ def _(ctx):
     c.call(API, v, s.hb(eg, "m1", 1, active={}, standby={}, warmup={}))
     c.call(API, v, s.hb(eg, "m1", 0, topo=topo1(ctx)))
     s.describe(c, s.describe_version(ctx), [eg, cg])
+
+
+@scenario("streams.validate.duplicate_subtopologies",
+          "StreamsGroupHeartbeat join: two subtopologies with one id fail the heartbeat as "
+          "Kafka's does, creating no group; a topic read by two subtopologies is accepted",
+          api=API, profile=P)
+def _(ctx):
+    c = ctx.client()
+    setup = ctx.client("setup")
+    g = ctx.group()
+    v = ctx.version
+    src = ctx.topic("in")
+    s.create_topics(ctx, setup, {src: 2})
+    c.call(API, v, s.hb(g, "m1", 0, topo=s.topology([
+        s.subtopology("0", source=[src]), s.subtopology("0", source=[ctx.topic("other")])])))
+    c.call("StreamsGroupDescribe", s.describe_version(ctx),
+           {"GroupIds": [g], "IncludeAuthorizedOperations": False})
+    c.call(API, v, s.hb(g, "m1", 0, topo=s.topology([
+        s.subtopology("0", source=[src]), s.subtopology("1", source=[src])])))

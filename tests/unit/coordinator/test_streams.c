@@ -2091,8 +2091,17 @@ static void test_duplicate_subtopology_ids_rejected_without_a_group(void **state
     kc_result_init(&res);
     kc_coord_streams_group_heartbeat(t->c, &ctx, &req, &res, NULL);
     assert_int_equal(res.nrecords, 0);
-    assert_non_null(memmem(res.responses[0].body.data, res.responses[0].body.len,
-                           "Duplicate key 0", 15));
+    /* UNKNOWN_SERVER_ERROR without a message, as Kafka's unexpected exception. */
+    kc_streams_group_heartbeat_response_t r;
+    kc_streams_group_heartbeat_response_init(&r);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    assert_int_equal(kc_streams_group_heartbeat_response_decode(&rd, 1, &arena, &r), 0);
+    assert_int_equal(r.error_code, -1);
+    assert_true(r.error_message.len < 0);
+    kc_arena_deinit(&arena);
     kc_result_deinit(&res);
     assert_string_equal(state_of(t), "none");
     ctx_free(t);
