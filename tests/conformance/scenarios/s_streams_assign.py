@@ -392,3 +392,36 @@ def _(ctx):
         m1.heartbeat()
         m2.heartbeat()
     s.describe(m1.c, s.describe_version(ctx), [g])
+
+
+@scenario("streams.static.expires_at_minus_two",
+          "StreamsGroupHeartbeat with a 3 s session: a static member that left with -2 and "
+          "does not come back is removed when its session expires; its tasks go to the other "
+          "member and its instance id can join again as a new member",
+          api=API, profile="streams_session")
+def _(ctx):
+    setup = ctx.client("setup")
+    g = ctx.group()
+    src = ctx.topic("in")
+    s.create_topics(ctx, setup, {src: 2})
+    t = stateless(ctx, src)
+    m1 = s.Member(ctx, g, "m1", t, version=ctx.version, instance_id="inst-1")
+    m2 = s.Member(ctx, g, "m2", t, version=ctx.version)
+    m1.join()
+    m2.join()
+    rounds([m1, m2], 2)
+    m1.leave(epoch=s.STATIC_LEAVE)
+    dv = s.describe_version(ctx)
+
+    def expired_and_settled():
+        before = (m2.epoch, m2.active)
+        m2.heartbeat(record=False)
+        grp = s.describe(m2.c, dv, [g], record=False)["Groups"][0]
+        return (len(grp["Members"]) == 1 and grp["GroupState"] == "Stable"
+                and (m2.epoch, m2.active) == before)
+    ctx.wait_until(expired_and_settled, "the static member's session to expire")
+    m2.heartbeat()
+    s.describe(m2.c, dv, [g])
+    m3 = s.Member(ctx, g, "m3", t, version=ctx.version, instance_id="inst-1")
+    m3.join()
+    rounds([m2, m3], 2)
