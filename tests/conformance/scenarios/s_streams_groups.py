@@ -82,8 +82,8 @@ def _(ctx):
 @scenario("streams.other_protocols",
           "A streams group meets the other protocols: ConsumerGroupHeartbeat is "
           "GROUP_ID_NOT_FOUND (not a consumer group), a classic JoinGroup of a new member is "
-          "refused while the streams group has members and, once it is empty, turns it into a "
-          "classic group",
+          "refused while the streams group has members and, once it is empty, turns it into an "
+          "empty classic group that a streams join takes over again",
           profile=P)
 def _(ctx):
     setup = ctx.client("setup")
@@ -103,8 +103,9 @@ def _(ctx):
     r = c.call("JoinGroup", jv, h.join_body(jv, g, "",
                                             protocols=[("range", h.subscription_v0([src]))]))
     if r and r.get("MemberId"):
-        # Joined as a new classic member: the group is classic now.
-        c.call("StreamsGroupDescribe", s.describe_version(ctx),
-               {"GroupIds": [g], "IncludeAuthorizedOperations": False})
+        # The join turned the empty group into a classic one (an empty one
+        # again), which a streams join takes over. A describe in between
+        # is left out: Kafka reads the last committed state, which may not
+        # hold the conversion yet.
         m.c.call("StreamsGroupHeartbeat", s.hb_version(ctx),
                  s.hb(g, "m9", 0, topo=s.topology([s.subtopology("0", source=[src])])))
