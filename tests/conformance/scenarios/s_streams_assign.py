@@ -425,3 +425,56 @@ def _(ctx):
     m3 = s.Member(ctx, g, "m3", t, version=ctx.version, instance_id="inst-1")
     m3.join()
     rounds([m2, m3], 2)
+
+
+@scenario("streams.assign.standby_mixed_processes",
+          "StreamsGroupHeartbeat with num.standby.replicas=1: four members on three processes "
+          "share a stateful (4 tasks) and a stateless (3 tasks) subtopology, then one process's "
+          "member leaves; every step's active and standby tasks as Kafka's sticky assignor",
+          api=API, profile="streams_standby")
+def _(ctx):
+    setup = ctx.client("setup")
+    g = ctx.group()
+    a, b = ctx.topic("a"), ctx.topic("b")
+    cl = ctx.topic("store-changelog")
+    s.create_topics(ctx, setup, {a: 4, b: 3})
+    t = s.topology([s.subtopology("stateful", source=[a], changelog=[cl]),
+                    s.subtopology("stateless", source=[b])])
+    ms = [s.Member(ctx, g, "m1", t, version=ctx.version, process_id="proc-x"),
+          s.Member(ctx, g, "m2", t, version=ctx.version, process_id="proc-x"),
+          s.Member(ctx, g, "m3", t, version=ctx.version, process_id="proc-y"),
+          s.Member(ctx, g, "m4", t, version=ctx.version, process_id="proc-z")]
+    ms[0].join()
+    s.wait_topics(ctx, setup, [cl])
+    for m in ms[1:]:
+        m.join()
+    rounds(ms, 4)
+    s.describe(ms[0].c, s.describe_version(ctx), [g])
+    ms[2].leave()
+    rest = [ms[0], ms[1], ms[3]]
+    rounds(rest, 3)
+    s.describe(ms[0].c, s.describe_version(ctx), [g])
+
+
+@scenario("streams.assign.restarted_member",
+          "StreamsGroupHeartbeat: a dynamic member that restarts under a new member id with the "
+          "same process id while its old id is still in the group; the assignment of every step "
+          "until the old id leaves, as Kafka's",
+          api=API, profile=P)
+def _(ctx):
+    setup = ctx.client("setup")
+    g = ctx.group()
+    src = ctx.topic("in")
+    s.create_topics(ctx, setup, {src: 4})
+    t = stateless(ctx, src)
+    m1 = s.Member(ctx, g, "m1", t, version=ctx.version, process_id="proc-1")
+    m2 = s.Member(ctx, g, "m2", t, version=ctx.version, process_id="proc-2")
+    m1.join()
+    m2.join()
+    rounds([m1, m2], 3)
+    m1b = s.Member(ctx, g, "m1-restarted", t, version=ctx.version, process_id="proc-1")
+    m1b.join()
+    rounds([m2, m1b], 2)
+    m1.leave()
+    rounds([m2, m1b], 3)
+    s.describe(m2.c, s.describe_version(ctx), [g])
