@@ -646,6 +646,8 @@ static int32_t java_string_hash(const char *s, size_t len)
     return (int32_t)h;
 }
 
+int32_t kc_java_string_hash(const char *s, size_t len) { return java_string_hash(s, len); }
+
 /* Bucket of a string key in a java.util.HashMap holding n entries (default
  * capacity 16, doubled whenever n exceeds three quarters of it). */
 static uint32_t java_hashmap_bucket(const char *key, size_t n)

@@ -2166,7 +2166,8 @@ void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx
             dg->error_code = KC_ERR_GROUP_ID_NOT_FOUND;
             char *m = kc_arena_alloc(&arena, MSG_MAX);
             /* GroupMetadataManager.consumerGroup: another type is named. */
-            bool classic = kc_classic_group_find(c, gid) != NULL;
+            bool classic = kc_classic_group_find(c, gid) != NULL ||
+                           kc_coord_streams_group_find(c, gid) != NULL;
             snprintf(m, MSG_MAX,
                      classic ? "Group %.*s is not a consumer group." : "Group %.*s not found.",
                      gid.len > 0 ? (int)gid.len : 0, gid.ptr ? gid.ptr : "");

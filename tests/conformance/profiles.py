@@ -42,8 +42,41 @@ PROFILES = {
     # order depends on every group in the coordinator, so no other case may
     # add groups while it runs.
     "listing": dict(COMMON),
+    # Streams groups assign at once: no initial delay, no assignment interval.
+    "streams": dict(COMMON, **{
+        "group.streams.initial.rebalance.delay.ms": "0",
+        "group.streams.assignment.interval.ms": "0",
+        "group.streams.max.size": "4",
+    }),
+    # One standby replica per stateful task.
+    "streams_standby": dict(COMMON, **{
+        "group.streams.initial.rebalance.delay.ms": "0",
+        "group.streams.assignment.interval.ms": "0",
+        "group.streams.num.standby.replicas": "1",
+    }),
+    # Short streams sessions (Kafka's minimum, 45 s, is lowered for Kafka in
+    # KAFKA_ONLY_PROFILE below).
+    "streams_session": dict(COMMON, **{
+        "group.streams.initial.rebalance.delay.ms": "0",
+        "group.streams.assignment.interval.ms": "0",
+        "group.streams.session.timeout.ms": "3000",
+        "group.streams.heartbeat.interval.ms": "1000",
+    }),
+    # A short initial delay of streams groups (Kafka's default is 3 s).
+    "streams_delay": dict(COMMON, **{
+        "group.streams.initial.rebalance.delay.ms": "1000",
+        "group.streams.assignment.interval.ms": "0",
+    }),
 }
 
 # Settings only Kafka takes (kcoord has no such property).
 KAFKA_ONLY = {
+}
+
+# Settings only Kafka takes, for one profile (bounds kcoord does not have).
+KAFKA_ONLY_PROFILE = {
+    "streams_session": {
+        "group.streams.min.session.timeout.ms": "1000",
+        "group.streams.min.heartbeat.interval.ms": "100",
+    },
 }
