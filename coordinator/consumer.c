@@ -214,6 +214,10 @@ static cs_group_t *group_alloc(kc_coord_t *c, const char *id, size_t len)
     g->hash_version = -1;
     g->hash_checked_version = -1;
     g->subs_version = 1;
+    /* Kafka's modern groups start at group epoch 1 without a record: the
+     * first member gets epoch 1 unless its join changes the subscription,
+     * the assignor or the metadata hash, which bumps the epoch to 2. */
+    g->group_epoch = 1;
     kc_smap_put(groups_map(c), g->group_id, len, g);
     return g;
 }
@@ -1580,30 +1584,30 @@ static int16_t validate_request(const kc_coord_t *c, const kc_request_ctx_t *ctx
     }
     if (epoch == 0) {
         if (req->rebalance_timeout_ms == -1) {
-            snprintf(msg, cap, "RebalanceTimeoutMs must be provided when joining (epoch 0).");
+            snprintf(msg, cap, "RebalanceTimeoutMs must be provided in first request.");
             return KC_ERR_INVALID_REQUEST;
         }
         if (req->topic_partitions.count != 0) {
-            snprintf(msg, cap, "TopicPartitions must be an empty list when joining (epoch 0).");
+            snprintf(msg, cap, "TopicPartitions must be empty when (re-)joining.");
             return KC_ERR_INVALID_REQUEST;
         }
         if (req->subscribed_topic_names.count < 0 && req->subscribed_topic_regex.len < 0) {
             snprintf(msg, cap,
-                     "SubscribedTopicNames or SubscribedTopicRegex must be given when joining "
-                     "(epoch 0).");
+                     "Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when "
+                     "(re-)joining.");
             return KC_ERR_INVALID_REQUEST;
         }
     } else if (epoch == EPOCH_STATIC_LEAVE) {
         if (req->instance_id.len < 0) {
-            snprintf(msg, cap, "InstanceId is required with epoch -2 (static leave).");
+            snprintf(msg, cap, "InstanceId can't be null.");
             return KC_ERR_INVALID_REQUEST;
         }
     } else if (epoch < EPOCH_STATIC_LEAVE) {
-        snprintf(msg, cap, "MemberEpoch %d is invalid.", epoch);
+        snprintf(msg, cap, "MemberEpoch is invalid.");
         return KC_ERR_INVALID_REQUEST;
     }
     if (req->server_assignor.len >= 0 && !assignor_supported(c, req->server_assignor)) {
-        snprintf(msg, cap, "ServerAssignor %.*s is not supported; configured assignors: %s%s%s.",
+        snprintf(msg, cap, "ServerAssignor %.*s is not supported. Supported assignors: %s%s%s.",
                  (int)req->server_assignor.len, req->server_assignor.ptr,
                  c->cfg.group_consumer_assignors[0],
                  c->cfg.group_consumer_nassignors > 1 ? ", " : "",
@@ -1621,7 +1625,7 @@ static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
     char msg[MSG_MAX];
     cs_group_t *g = group_get(c, req->group_id.ptr, (size_t)req->group_id.len);
     if (!g) {
-        snprintf(msg, sizeof(msg), "Consumer group %.*s not found.", (int)req->group_id.len,
+        snprintf(msg, sizeof(msg), "Group %.*s not found.", (int)req->group_id.len,
                  req->group_id.ptr);
         send_hb_error(res, ctx, KC_ERR_GROUP_ID_NOT_FOUND, msg);
         return;
@@ -1640,16 +1644,16 @@ static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
     } else {
         m = kc_smap_get(&g->by_instance, req->instance_id.ptr, (size_t)req->instance_id.len);
         if (!m) {
-            snprintf(msg, sizeof(msg), "Instance id %.*s is unknown in group %s.",
-                     (int)req->instance_id.len, req->instance_id.ptr, g->group_id);
+            snprintf(msg, sizeof(msg), "Instance id %.*s is unknown.",
+                     (int)req->instance_id.len, req->instance_id.ptr);
             send_hb_error(res, ctx, KC_ERR_UNKNOWN_MEMBER_ID, msg);
             return;
         }
         if (!kc_str_eq_cstr(req->member_id, m->member_id)) {
             snprintf(msg, sizeof(msg),
-                     "Instance id %s of group %s is held by another member; member %.*s is fenced.",
-                     m->instance_id, g->group_id,
-                     (int)(req->member_id.len > 0 ? req->member_id.len : 0), req->member_id.ptr);
+                     "Static member %.*s with instance id %s was fenced by member %s.",
+                     (int)(req->member_id.len > 0 ? req->member_id.len : 0), req->member_id.ptr,
+                     m->instance_id, m->member_id);
             send_hb_error(res, ctx, KC_ERR_FENCED_INSTANCE_ID, msg);
             return;
         }
@@ -1786,10 +1790,10 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
     }
 
     /* The member id: the client's, or one generated for a v0 join. */
-    char gen_id[37];
+    char gen_id[23];
     kc_str_t member_id = req->member_id;
     if (member_id.len <= 0) {
-        kc_coord_random_uuid(c, gen_id);
+        kc_coord_random_kafka_uuid(c, gen_id);
         member_id = kc_str(gen_id);
     }
     cs_member_t *m = g ? member_get(g, member_id.ptr, (size_t)member_id.len) : NULL;
@@ -1812,10 +1816,10 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
             /* A classic-protocol static member is replaced without leaving first. */
             if (s && !s->classic && s->member_epoch != EPOCH_STATIC_LEAVE) {
                 snprintf(msg, sizeof(msg),
-                         "Static member with instance id %.*s is still in group %s as member %s; "
-                         "it must leave (epoch -2) before it can be replaced.",
-                         (int)req->instance_id.len, req->instance_id.ptr, g->group_id,
-                         s->member_id);
+                         "Static member %.*s with instance id %.*s cannot join the group because "
+                         "the instance id is owned by %s member.",
+                         (int)member_id.len, member_id.ptr, (int)req->instance_id.len,
+                         req->instance_id.ptr, s->member_id);
                 send_hb_error(res, ctx, KC_ERR_UNRELEASED_INSTANCE_ID, msg);
                 return;
             }
@@ -1825,17 +1829,15 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
                 is_new = false; /* a known dynamic id now claiming an instance */
         } else {
             if (!s) {
-                snprintf(msg, sizeof(msg), "Instance id %.*s is unknown in group %.*s.",
-                         (int)req->instance_id.len, req->instance_id.ptr, (int)req->group_id.len,
-                         req->group_id.ptr);
+                snprintf(msg, sizeof(msg), "Instance id %.*s is unknown.",
+                         (int)req->instance_id.len, req->instance_id.ptr);
                 send_hb_error(res, ctx, KC_ERR_UNKNOWN_MEMBER_ID, msg);
                 return;
             }
             if (!kc_str_eq_cstr(member_id, s->member_id)) {
                 snprintf(msg, sizeof(msg),
-                         "Instance id %s of group %s is held by member %s, not %.*s.",
-                         s->instance_id, g->group_id, s->member_id, (int)member_id.len,
-                         member_id.ptr);
+                         "Static member %.*s with instance id %s was fenced by member %s.",
+                         (int)member_id.len, member_id.ptr, s->instance_id, s->member_id);
                 send_hb_error(res, ctx, KC_ERR_FENCED_INSTANCE_ID, msg);
                 return;
             }
@@ -2034,11 +2036,9 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
                 g->hash_checked_version != c->topics_version;
     int64_t hash = look ? group_metadata_hash(c, g) : g->metadata_hash;
     g->hash_checked_version = c->topics_version;
-    if (sub_changed || regex_resolved || assignor_changed || hash != g->metadata_hash ||
-        !g->has_group_record)
+    if (sub_changed || regex_resolved || assignor_changed || hash != g->metadata_hash)
         bump_group_epoch(c, g, hash,
-                         !g->has_group_record ? "group created"
-                         : sub_changed || regex_resolved ? "member subscription changed"
+                         sub_changed || regex_resolved ? "member subscription changed"
                          : assignor_changed ? "preferred server assignor changed"
                                             : "subscribed topics metadata changed",
                          ctx->now_ms, res);
@@ -2197,7 +2197,7 @@ void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx
             dm->subscribed_topic_names.count = m->ntopics;
             for (int32_t t = 0; t < m->ntopics; t++)
                 dm->subscribed_topic_names.items[t] = kc_str(m->topics[t]);
-            dm->subscribed_topic_regex = kc_str(m->regex);
+            dm->subscribed_topic_regex = kc_str(m->regex ? m->regex : "");
             describe_assignment(c, &m->assigned, &dm->assignment, &arena);
             describe_assignment(c, &m->target, &dm->target_assignment, &arena);
             dm->member_type = m->classic ? 0 : 1; /* classic or consumer protocol */

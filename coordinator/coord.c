@@ -480,6 +480,38 @@ void kc_coord_random_uuid(kc_coord_t *c, char out[37])
     out[o] = '\0';
 }
 
+void kc_coord_random_kafka_uuid(kc_coord_t *c, char out[23])
+{
+    static const char b64[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    for (;;) {
+        uint8_t b[16];
+        uint64_t hi = splitmix64(&c->rng), lo = splitmix64(&c->rng);
+        for (int i = 0; i < 8; i++) {
+            b[i] = (uint8_t)(hi >> (56 - 8 * i));
+            b[8 + i] = (uint8_t)(lo >> (56 - 8 * i));
+        }
+        b[6] = (uint8_t)((b[6] & 0x0f) | 0x40);
+        b[8] = (uint8_t)((b[8] & 0x3f) | 0x80);
+        /* URL-safe base64 of the 16 bytes, unpadded: 22 characters. */
+        size_t o = 0;
+        for (int i = 0; i < 16; i += 3) {
+            uint32_t v = (uint32_t)b[i] << 16;
+            if (i + 1 < 16)
+                v |= (uint32_t)b[i + 1] << 8;
+            if (i + 2 < 16)
+                v |= b[i + 2];
+            int n = i + 2 < 16 ? 4 : 2;
+            for (int k = 0; k < n; k++)
+                out[o++] = b64[(v >> (18 - 6 * k)) & 63];
+        }
+        out[o] = '\0';
+        /* Kafka never hands out an id that reads as an option. */
+        if (out[0] != '-')
+            return;
+    }
+}
+
 /* ---- lifecycle --------------------------------------------------------- */
 
 kc_coord_t *kc_coord_new(const kc_coord_config_t *cfg, const kc_topic_view_t *topics)

@@ -112,6 +112,9 @@ void kc_coord_emit(kc_coord_t *c, kc_coord_event_type_t type, const char *group_
 
 /* Writes a random UUID in Kafka's text form (36 chars + NUL) into out. */
 void kc_coord_random_uuid(kc_coord_t *c, char out[37]);
+/* A random Kafka Uuid as Kafka prints it (22 characters of URL-safe base64),
+ * the form of the member ids a consumer group generates. */
+void kc_coord_random_kafka_uuid(kc_coord_t *c, char out[23]);
 
 /* classic.c entry points used by coord.c */
 int kc_classic_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uint8_t *value,

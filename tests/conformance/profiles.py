@@ -35,4 +35,6 @@ PROFILES = {
 # Settings only Kafka takes (kcoord has no such property).
 KAFKA_ONLY = {
     "offsets.topic.num.partitions": "1",
+    "group.consumer.assignment.interval.ms": "0",
+    "group.consumer.assignor.offload.enable": "false",
 }

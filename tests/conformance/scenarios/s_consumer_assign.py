@@ -1,0 +1,153 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Server-side assignors (uniform, range) and reconciliation of consumer
+groups. Member ids are client-chosen (v1) so that both brokers, and
+Kafka's hash-ordered assignors, see the same members."""
+
+from conformance import scenario
+import h_consumer as hc
+
+API = hc.API
+
+
+def canon(resp, names):
+    """A heartbeat response with its assignment by topic name, sorted (Kafka
+    orders the topics of an assignment by a hash of random topic ids)."""
+    out = {k: v for k, v in resp.items() if k not in ("Assignment", "ThrottleTimeMs")}
+    a = resp.get("Assignment")
+    if a is not None:
+        out["Assignment"] = sorted((names[bytes(t["TopicId"])], list(t["Partitions"]))
+                                   for t in a["TopicPartitions"])
+    return out
+
+
+def canon_describe(resp, names):
+    out = []
+    for g in resp["Groups"]:
+        d = {k: v for k, v in g.items() if k != "Members"}
+        d["Members"] = []
+        for m in sorted(g["Members"], key=lambda m: m["MemberId"]):
+            mm = {k: v for k, v in m.items() if k not in ("Assignment", "TargetAssignment")}
+            for k in ("Assignment", "TargetAssignment"):
+                mm[k] = sorted((t["TopicName"], list(t["Partitions"]))
+                               for t in m[k]["TopicPartitions"])
+            d["Members"].append(mm)
+        out.append(d)
+    return out
+
+
+def _two_members(ctx, assignor, partitions, static):
+    c1, c2 = ctx.client("m1"), ctx.client("m2")
+    g, t = ctx.group(), ctx.topic()
+    tid = hc.create_topics(ctx, c1, [(t, partitions)])[t]
+    extra1 = {"ServerAssignor": assignor}
+    extra2 = {"ServerAssignor": assignor}
+    if static:
+        extra1["InstanceId"], extra2["InstanceId"] = "inst-1", "inst-2"
+    r1 = hc.join(ctx, c1, g, hc.M1, [t], **extra1)
+    r1 = hc.hb(ctx, c1, g, hc.M1, 1, TopicPartitions=hc.owned(r1))
+    r2 = hc.join(ctx, c2, g, hc.M2, [t], **extra2)
+    # The first member still owns everything: it is asked to revoke.
+    full = [{"TopicId": tid, "Partitions": list(range(partitions))}]
+    r1 = hc.hb(ctx, c1, g, hc.M1, 1, TopicPartitions=full)
+    hc.describe(ctx, c1, [g])
+    # The second member cannot get partitions still owned by the first.
+    hc.hb(ctx, c2, g, hc.M2, r2["MemberEpoch"], TopicPartitions=[])
+    r1 = hc.hb(ctx, c1, g, hc.M1, 1, TopicPartitions=hc.owned(r1))
+    hc.hb(ctx, c1, g, hc.M1, r1["MemberEpoch"], TopicPartitions=hc.owned(r1) or None)
+    r2 = hc.hb(ctx, c2, g, hc.M2, r2["MemberEpoch"], TopicPartitions=[])
+    hc.hb(ctx, c2, g, hc.M2, r2["MemberEpoch"], TopicPartitions=hc.owned(r2))
+    hc.describe(ctx, c1, [g])
+
+
+for _assignor in ("uniform", "range"):
+    for _static in (False, True):
+        for _parts in (4, 3):
+            def _mk(assignor=_assignor, static=_static, parts=_parts):
+                kind = "static" if static else "dynamic"
+                scenario("consumer.assign.%s.%s_two_members_p%d" % (assignor, kind, parts),
+                         "ConsumerGroupHeartbeat v1: the %s assignor with two %s members on a "
+                         "topic of %d partitions; the second join makes the first revoke before "
+                         "the second gets the released partitions (Assignment, MemberEpoch, "
+                         "HeartbeatIntervalMs, describe's assignments and target assignments)"
+                         % (assignor, kind, parts),
+                         api=API, versions=(1, None), restartable=(parts == 4 and not static))(
+                    lambda ctx: _two_members(ctx, assignor, parts, static))
+            _mk()
+
+
+def _three_members(ctx, assignor, topics, subs):
+    """Members join one after the other, acknowledging each assignment;
+    records canonical (sorted by topic name) responses."""
+    clients = [ctx.client("m%d" % (i + 1)) for i in range(len(subs))]
+    g = ctx.group()
+    names = {}
+    ids = hc.create_topics(ctx, clients[0], [(ctx.topic(n), p) for n, p in topics])
+    for n, tid in ids.items():
+        names[bytes(tid)] = n
+    members = [hc.M1, hc.M2, hc.M3][:len(subs)]
+    epoch, owned = {}, {}
+    for i, (m, sub) in enumerate(zip(members, subs)):
+        r = hc.join(ctx, clients[i], g, m, [ctx.topic(n) for n in sub], record=False,
+                    ServerAssignor=assignor)
+        ctx.note("join %s" % m, canon(r, names))
+        epoch[m], owned[m] = r["MemberEpoch"], hc.owned(r) or []
+    # Each member heartbeats what it owns; revocations come first, then the
+    # released partitions, so four rounds settle every case here.
+    for rnd in range(4):
+        for i, m in enumerate(members):
+            r = hc.hb(ctx, clients[i], g, m, epoch[m], record=False, TopicPartitions=owned[m])
+            ctx.note("round %d %s" % (rnd, m), canon(r, names))
+            epoch[m] = r["MemberEpoch"]
+            if r.get("Assignment") is not None:
+                owned[m] = hc.owned(r)
+    d = hc.describe(ctx, clients[0], [g], record=False)
+    ctx.note("describe", canon_describe(d, names))
+
+
+@scenario("consumer.assign.uniform.three_members_two_topics",
+          "ConsumerGroupHeartbeat v1: the uniform assignor spreading two topics (3 and 2 "
+          "partitions) over three members with the same subscription, through reconciliation "
+          "(assignments compared by topic name)", api=API, versions=(1, None))
+def _(ctx):
+    _three_members(ctx, "uniform", [("a", 3), ("b", 2)], [["a", "b"]] * 3)
+
+
+@scenario("consumer.assign.uniform.heterogeneous",
+          "ConsumerGroupHeartbeat v1: the uniform assignor with different subscriptions "
+          "(heterogeneous builder) over three members", api=API, versions=(1, None))
+def _(ctx):
+    _three_members(ctx, "uniform", [("a", 3), ("b", 2)], [["a"], ["a", "b"], ["b"]])
+
+
+@scenario("consumer.assign.range.co_partitioned",
+          "ConsumerGroupHeartbeat v1: the range assignor gives two members the same ranges of "
+          "two co-partitioned topics", api=API, versions=(1, None))
+def _(ctx):
+    _three_members(ctx, "range", [("a", 3), ("b", 3)], [["a", "b"], ["a", "b"]])
+
+
+@scenario("consumer.assign.range.heterogeneous",
+          "ConsumerGroupHeartbeat v1: the range assignor with members subscribed to "
+          "different topics", api=API, versions=(1, None))
+def _(ctx):
+    _three_members(ctx, "range", [("a", 4), ("b", 2)], [["a"], ["a", "b"], ["b"]])
+
+
+@scenario("consumer.epochs.members_leave",
+          "ConsumerGroupHeartbeat: group and member epochs as two members leave one after "
+          "the other, and the empty group's epochs after the last one left", api=API,
+          versions=(1, None))
+def _(ctx):
+    c = ctx.client()
+    g, t = ctx.group(), ctx.topic()
+    hc.create_topics(ctx, c, [(t, 2)])
+    hc.join(ctx, c, g, hc.M1, [t])
+    hc.join(ctx, c, g, hc.M2, [t])
+    hc.describe(ctx, c, [g])
+    hc.hb(ctx, c, g, hc.M1, -1)
+    hc.describe(ctx, c, [g])
+    r = hc.hb(ctx, c, g, hc.M2, 2, TopicPartitions=[])
+    hc.hb(ctx, c, g, hc.M2, r["MemberEpoch"], TopicPartitions=hc.owned(r))
+    hc.hb(ctx, c, g, hc.M2, -1)
+    hc.describe(ctx, c, [g])
+    hc.join(ctx, c, g, hc.M1, [t])
