@@ -994,6 +994,12 @@ bool kc_cs_fence_members(kc_coord_t *c, cs_group_t *g, cs_member_t **ms, size_t 
         group_remove_member(g, m);
     }
     bump_group_epoch(c, g, group_metadata_hash(c, g), "member removed", now_ms, res);
+    /* An emptied group's assignment epoch follows its group epoch, with the
+     * timestamp of a new group (0), as Kafka's consumerGroupFenceMembers. */
+    if (g->nmembers == 0) {
+        g->assignment_epoch = g->group_epoch;
+        write_target_epoch(g, 0, res);
+    }
     note_state(g);
     return false;
 }
@@ -1551,6 +1557,36 @@ static void send_hb_error(kc_result_t *res, const kc_request_ctx_t *ctx, int16_t
     send_hb(res, ctx, &r, false);
 }
 
+/* The order in which a java.util.HashSet built from these names (as Kafka
+ * keeps a member's subscribed topic names) iterates them: by bucket of the
+ * names' String.hashCode, spread and masked by the set's capacity, names of
+ * one bucket in their order here. Topic names are ASCII, so a byte is a
+ * UTF-16 unit. */
+static uint32_t java_bucket(kc_str_t s, uint32_t mask)
+{
+    uint32_t h = 0;
+    for (int32_t i = 0; i < s.len; i++)
+        h = 31 * h + (uint8_t)s.ptr[i];
+    return (h ^ (h >> 16)) & mask;
+}
+
+static void java_hash_set_order(kc_str_t *names, int32_t n)
+{
+    uint32_t want = (uint32_t)((float)n / 0.75f) + 1, cap = 16;
+    while (cap < want)
+        cap <<= 1;
+    for (int32_t i = 1; i < n; i++) {
+        kc_str_t x = names[i];
+        uint32_t bx = java_bucket(x, cap - 1);
+        int32_t j = i - 1;
+        while (j >= 0 && java_bucket(names[j], cap - 1) > bx) {
+            names[j + 1] = names[j];
+            j--;
+        }
+        names[j + 1] = x;
+    }
+}
+
 /* ---- request validation (throwIfConsumerGroupHeartbeatRequestIsInvalid) -------- */
 
 static bool assignor_supported(const kc_coord_t *c, kc_str_t name)
@@ -1710,16 +1746,18 @@ static int16_t validate_epoch(const cs_member_t *m, int32_t epoch, owned_t owned
 {
     if (epoch > m->member_epoch) {
         snprintf(msg, cap,
-                 "Member epoch %d is newer than the coordinator's %d; the member must give up "
-                 "its partitions and rejoin.",
+                 "The consumer group member has a greater member epoch (%d) than the one known "
+                 "by the group coordinator (%d). The member must abandon all its partitions and "
+                 "rejoin.",
                  epoch, m->member_epoch);
         return KC_ERR_FENCED_MEMBER_EPOCH;
     }
     if (epoch < m->member_epoch &&
         (epoch != m->previous_member_epoch || !owned_subset(owned, &m->assigned))) {
         snprintf(msg, cap,
-                 "Member epoch %d is older than the coordinator's %d; the member must give up "
-                 "its partitions and rejoin.",
+                 "The consumer group member has a smaller member epoch (%d) than the one known "
+                 "by the group coordinator (%d). The member must abandon all its partitions and "
+                 "rejoin.",
                  epoch, m->member_epoch);
         return KC_ERR_FENCED_MEMBER_EPOCH;
     }
@@ -2156,6 +2194,12 @@ void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx
             dg->error_code = KC_ERR_GROUP_AUTHORIZATION_FAILED;
             continue;
         }
+        /* GroupCoordinatorService.consumerGroupDescribe: an empty id is
+         * INVALID_GROUP_ID, without a message. */
+        if (gid.len <= 0) {
+            dg->error_code = KC_ERR_INVALID_GROUP_ID;
+            continue;
+        }
         if (!c->loaded) {
             dg->error_code = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
             continue;
@@ -2197,6 +2241,7 @@ void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx
             dm->subscribed_topic_names.count = m->ntopics;
             for (int32_t t = 0; t < m->ntopics; t++)
                 dm->subscribed_topic_names.items[t] = kc_str(m->topics[t]);
+            java_hash_set_order(dm->subscribed_topic_names.items, m->ntopics);
             dm->subscribed_topic_regex = kc_str(m->regex ? m->regex : "");
             describe_assignment(c, &m->assigned, &dm->assignment, &arena);
             describe_assignment(c, &m->target, &dm->target_assignment, &arena);
