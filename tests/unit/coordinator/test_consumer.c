@@ -290,7 +290,8 @@ static void test_join_gets_all_partitions_and_interval(void **state)
     set_id(&a, "member-a");
     hb_t h = join(t, &a);
     assert_int_equal(h.error, E_NONE);
-    assert_int_equal(h.epoch, 1);
+    /* A new group is at epoch 1; the first subscription bumps it to 2. */
+    assert_int_equal(h.epoch, 2);
     assert_int_equal(h.interval, 5000);
     assert_true(h.has_assignment);
     assert_int_equal(owned_count(&a), NPART);
@@ -298,7 +299,7 @@ static void test_join_gets_all_partitions_and_interval(void **state)
     h = send_hb(t, &a, (hb_opts_t){INT32_MIN, false, false, NULL, 1});
     assert_int_equal(h.error, E_NONE);
     assert_false(h.has_assignment);
-    assert_int_equal(h.epoch, 1);
+    assert_int_equal(h.epoch, 2);
     ctx_free(t);
 }
 
@@ -310,7 +311,12 @@ static void test_v0_join_generates_member_id(void **state)
     set_id(&a, "");
     hb_t h = send_hb(t, &a, (hb_opts_t){0, false, true, NULL, 0});
     assert_int_equal(h.error, E_NONE);
-    assert_int_equal(strlen(a.member_id), 36);
+    /* A Kafka Uuid as Kafka prints it: 22 characters of URL-safe base64. */
+    assert_int_equal(strlen(a.member_id), 22);
+    assert_int_equal(strspn(a.member_id, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                         "0123456789-_"),
+                     22);
+    assert_true(a.member_id[0] != '-');
     /* v1 requires the client's own id. */
     client_t b;
     set_id(&b, "");
@@ -332,18 +338,18 @@ static void test_revocation_before_assignment(void **state)
     hb_t h = join(t, &c[1]);
     assert_int_equal(h.error, E_NONE);
     /* b gets the new epoch but nothing yet: a still owns everything. */
-    assert_int_equal(h.epoch, 2);
+    assert_int_equal(h.epoch, 3);
     assert_int_equal(owned_count(&c[1]), 0);
     /* a is asked to revoke half, keeping its epoch. */
     h = beat(t, &c[0]);
-    assert_int_equal(h.epoch, 1);
+    assert_int_equal(h.epoch, 2);
     assert_true(h.has_assignment);
     assert_int_equal(owned_count(&c[0]), NPART / 2);
     /* b still waits until a reports the revocation. */
     h = send_hb(t, &c[1], (hb_opts_t){INT32_MIN, true, false, NULL, 1});
     assert_int_equal(owned_count(&c[1]), 0);
     h = beat(t, &c[0]);
-    assert_int_equal(h.epoch, 2);
+    assert_int_equal(h.epoch, 3);
     h = beat(t, &c[1]);
     assert_int_equal(owned_count(&c[1]), NPART / 2);
     assert_disjoint(c, 2);
@@ -393,15 +399,15 @@ static void test_lost_response_previous_epoch_accepted(void **state)
     join(t, &c[1]);
     beat(t, &c[0]); /* revoke half */
     client_t before = c[0];
-    hb_t h = beat(t, &c[0]); /* epoch bump to 2; pretend the answer is lost */
-    assert_int_equal(h.epoch, 2);
-    c[0] = before; /* still at epoch 1 with its 3 partitions */
+    hb_t h = beat(t, &c[0]); /* epoch bump to 3; pretend the answer is lost */
+    assert_int_equal(h.epoch, 3);
+    c[0] = before; /* still at epoch 2 with its 3 partitions */
     h = beat(t, &c[0]);
     assert_int_equal(h.error, E_NONE);
-    assert_int_equal(h.epoch, 2);
+    assert_int_equal(h.epoch, 3);
     /* Previous epoch without owned partitions is fenced. */
-    c[0].epoch = 1;
-    h = send_hb(t, &c[0], (hb_opts_t){1, false, false, NULL, 1});
+    c[0].epoch = 2;
+    h = send_hb(t, &c[0], (hb_opts_t){2, false, false, NULL, 1});
     assert_int_equal(h.error, E_FENCED_MEMBER_EPOCH);
     /* A newer epoch than the coordinator's is fenced too. */
     h = send_hb(t, &c[0], (hb_opts_t){9, true, false, NULL, 1});
@@ -579,12 +585,12 @@ static void test_offset_commit_member_epoch(void **state)
     join(t, &a);
     kc_consumer_group_t *g = kc_consumer_group_find(t->c, kc_str("g"));
     assert_non_null(g);
-    assert_int_equal(kc_consumer_group_validate_offset_commit(g, kc_str("member-a"), 1, 9), 0);
+    assert_int_equal(kc_consumer_group_validate_offset_commit(g, kc_str("member-a"), 2, 9), 0);
     assert_int_equal(kc_consumer_group_validate_offset_commit(g, kc_str("member-a"), 0, 9),
                      E_STALE_MEMBER_EPOCH);
-    assert_int_equal(kc_consumer_group_validate_offset_commit(g, kc_str("nobody"), 1, 9),
+    assert_int_equal(kc_consumer_group_validate_offset_commit(g, kc_str("nobody"), 2, 9),
                      E_UNKNOWN_MEMBER_ID);
-    assert_int_equal(kc_consumer_group_validate_offset_fetch(g, kc_str("member-a"), 2),
+    assert_int_equal(kc_consumer_group_validate_offset_fetch(g, kc_str("member-a"), 3),
                      E_STALE_MEMBER_EPOCH);
     assert_int_equal(kc_consumer_group_validate_offset_fetch(g, KC_STR_NULL, -1), 0);
     ctx_free(t);
@@ -683,6 +689,63 @@ describe_as(kc_coord_t *c, const char *principal, kc_arena_t *arena)
     kc_result_deinit(&res);
     assert_int_equal(out.groups.count, 1);
     return out.groups.items[0];
+}
+
+/* Kafka's epochs around an emptied group: a member subscribed to nothing
+ * joins a new group at epoch 1 (no bump); when the last member leaves, the
+ * assignment epoch follows the bumped group epoch. */
+static void test_epochs_of_new_and_emptied_groups(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t a;
+    set_id(&a, "member-a");
+    hb_t h = join(t, &a);
+    assert_int_equal(h.epoch, 2);
+    h = send_hb(t, &a, (hb_opts_t){-1, false, false, NULL, 1});
+    assert_int_equal(h.error, E_NONE);
+    kc_consumer_group_t *g = kc_consumer_group_find(t->c, kc_str("g"));
+    assert_non_null(g);
+    assert_int_equal(g->group_epoch, 3);
+    assert_int_equal(g->assignment_epoch, 3);
+    /* The same after a restart (the target assignment metadata record). */
+    kc_coord_t *r = replay_all(t);
+    g = kc_consumer_group_find(r, kc_str("g"));
+    assert_non_null(g);
+    assert_int_equal(g->group_epoch, 3);
+    assert_int_equal(g->assignment_epoch, 3);
+    kc_coord_free(r);
+    ctx_free(t);
+}
+
+/* ConsumerGroupDescribe: an empty group id is INVALID_GROUP_ID without a
+ * message, as GroupCoordinatorService answers it. */
+static void test_describe_empty_group_id(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    kc_consumer_group_describe_request_t req;
+    kc_consumer_group_describe_request_init(&req);
+    kc_str_t ids[1] = {kc_str("")};
+    req.group_ids.items = ids;
+    req.group_ids.count = 1;
+    kc_request_ctx_t ctx = {1, 1, 69, 1, kc_str("client"), "/127.0.0.1", 0};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_consumer_group_describe(t->c, &ctx, &req, &res);
+    assert_int_equal(res.nresponses, 1);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    kc_consumer_group_describe_response_t out;
+    assert_int_equal(kc_consumer_group_describe_response_decode(&rd, 1, &arena, &out), 0);
+    assert_int_equal(out.groups.count, 1);
+    assert_int_equal(out.groups.items[0].error_code, KC_ERR_INVALID_GROUP_ID);
+    assert_true(out.groups.items[0].error_message.len < 0);
+    kc_arena_deinit(&arena);
+    kc_result_deinit(&res);
+    ctx_free(t);
 }
 
 /* KafkaApis.handleConsumerGroupDescribe's checks, through the authorizer hook. */
@@ -881,6 +944,8 @@ int main(void)
         cmocka_unit_test(test_uniform_assignor_balanced_and_sticky),
         cmocka_unit_test(test_delete_and_describe_consumer_group),
         cmocka_unit_test(test_describe_checks_group_and_assigned_topics),
+        cmocka_unit_test(test_epochs_of_new_and_emptied_groups),
+        cmocka_unit_test(test_describe_empty_group_id),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
