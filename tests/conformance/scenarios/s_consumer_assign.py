@@ -75,6 +75,9 @@ for _assignor in ("uniform", "range"):
             _mk()
 
 
+MEMBERS = [hc.M1, hc.M2, hc.M3, "member-four", "member-five"]
+
+
 def _three_members(ctx, assignor, topics, subs):
     """Members join one after the other, acknowledging each assignment;
     records canonical (sorted by topic name) responses."""
@@ -84,7 +87,7 @@ def _three_members(ctx, assignor, topics, subs):
     ids = hc.create_topics(ctx, clients[0], [(ctx.topic(n), p) for n, p in topics])
     for n, tid in ids.items():
         names[bytes(tid)] = n
-    members = [hc.M1, hc.M2, hc.M3][:len(subs)]
+    members = MEMBERS[:len(subs)]
     epoch, owned = {}, {}
     for i, (m, sub) in enumerate(zip(members, subs)):
         r = hc.join(ctx, clients[i], g, m, [ctx.topic(n) for n in sub], record=False,
@@ -93,7 +96,7 @@ def _three_members(ctx, assignor, topics, subs):
         epoch[m], owned[m] = r["MemberEpoch"], hc.owned(r) or []
     # Each member heartbeats what it owns; revocations come first, then the
     # released partitions, so four rounds settle every case here.
-    for rnd in range(4):
+    for rnd in range(len(subs) + 1):
         for i, m in enumerate(members):
             r = hc.hb(ctx, clients[i], g, m, epoch[m], record=False, TopicPartitions=owned[m])
             ctx.note("round %d %s" % (rnd, m), canon(r, names))
@@ -104,19 +107,21 @@ def _three_members(ctx, assignor, topics, subs):
     ctx.note("describe", canon_describe(d, names))
 
 
-@scenario("consumer.assign.uniform.three_members_two_topics",
-          "ConsumerGroupHeartbeat v1: the uniform assignor spreading two topics (3 and 2 "
-          "partitions) over three members with the same subscription, through reconciliation "
-          "(assignments compared by topic name)", api=API, versions=(1, None))
+@scenario("consumer.assign.uniform.three_members",
+          "ConsumerGroupHeartbeat v1: the uniform assignor spreading a topic of 7 partitions "
+          "over three members joining one after the other, through reconciliation (which "
+          "member keeps which partitions follows Kafka's member order)", api=API,
+          versions=(1, None))
 def _(ctx):
-    _three_members(ctx, "uniform", [("a", 3), ("b", 2)], [["a", "b"]] * 3)
+    _three_members(ctx, "uniform", [("a", 7)], [["a"]] * 3)
 
 
 @scenario("consumer.assign.uniform.heterogeneous",
           "ConsumerGroupHeartbeat v1: the uniform assignor with different subscriptions "
-          "(heterogeneous builder) over three members", api=API, versions=(1, None))
+          "(heterogeneous builder): two members on a topic of 5 partitions and one "
+          "subscribed to nothing", api=API, versions=(1, None))
 def _(ctx):
-    _three_members(ctx, "uniform", [("a", 3), ("b", 2)], [["a"], ["a", "b"], ["b"]])
+    _three_members(ctx, "uniform", [("a", 5)], [["a"], [], ["a"]])
 
 
 @scenario("consumer.assign.range.co_partitioned",
@@ -151,3 +156,18 @@ def _(ctx):
     hc.hb(ctx, c, g, hc.M2, -1)
     hc.describe(ctx, c, [g])
     hc.join(ctx, c, g, hc.M1, [t])
+
+
+@scenario("consumer.assign.uniform.five_members",
+          "ConsumerGroupHeartbeat v1: the uniform assignor with five members on one topic of "
+          "12 partitions (Kafka's member order decides who gets the extra partitions)",
+          api=API, versions=(1, None))
+def _(ctx):
+    _three_members(ctx, "uniform", [("a", 12)], [["a"]] * 5)
+
+
+@scenario("consumer.assign.range.five_members",
+          "ConsumerGroupHeartbeat v1: the range assignor with five members on one topic of "
+          "12 partitions", api=API, versions=(1, None))
+def _(ctx):
+    _three_members(ctx, "range", [("a", 12)], [["a"]] * 5)

@@ -925,6 +925,44 @@ static void test_uniform_assignor_balanced_and_sticky(void **state)
     }
 }
 
+static void assert_partitions(const kc_asg_t *a, const int32_t *want, int32_t n)
+{
+    assert_int_equal(kc_asg_count(a), n);
+    for (int32_t i = 0; i < n; i++)
+        assert_true(kc_asg_has(a, TOPIC_ID, want[i]));
+}
+
+/* Kafka's UniformHomogeneousAssignmentBuilder walks the members in the order
+ * of a java.util.HashMap of their ids (here member-two, member-three,
+ * member-one), the last ones taking the extra partitions, and gives the
+ * released partitions to the members with quota left in that order. */
+static void test_uniform_assignor_follows_kafka_member_order(void **state)
+{
+    (void)state;
+    kc_assign_topic_t topics[1] = {{"t", TOPIC_ID, 7}};
+    bool sub[3] = {true, true, true};
+    kc_asg_t none[3] = {{0}};
+    kc_assign_member_t m[3] = {{"member-one", &sub[0], &none[0], {0}},
+                               {"member-three", &sub[1], &none[1], {0}},
+                               {"member-two", &sub[2], &none[2], {0}}};
+    kc_assign_spec_t spec = {topics, 1, m, 3};
+    kc_assignor_uniform(&spec);
+    assert_partitions(&m[2].target, (int32_t[]){0, 1}, 2);
+    assert_partitions(&m[1].target, (int32_t[]){2, 3}, 2);
+    assert_partitions(&m[0].target, (int32_t[]){4, 5, 6}, 3);
+    /* member-three leaves: its partitions go to member-two first. */
+    kc_assign_member_t m2[2] = {{"member-one", &sub[0], &m[0].target, {0}},
+                                {"member-two", &sub[2], &m[2].target, {0}}};
+    kc_assign_spec_t spec2 = {topics, 1, m2, 2};
+    kc_assignor_uniform(&spec2);
+    assert_partitions(&m2[1].target, (int32_t[]){0, 1, 2}, 3);
+    assert_partitions(&m2[0].target, (int32_t[]){3, 4, 5, 6}, 4);
+    for (int i = 0; i < 3; i++)
+        kc_asg_free(&m[i].target);
+    for (int i = 0; i < 2; i++)
+        kc_asg_free(&m2[i].target);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -945,6 +983,7 @@ int main(void)
         cmocka_unit_test(test_delete_and_describe_consumer_group),
         cmocka_unit_test(test_describe_checks_group_and_assigned_topics),
         cmocka_unit_test(test_epochs_of_new_and_emptied_groups),
+        cmocka_unit_test(test_uniform_assignor_follows_kafka_member_order),
         cmocka_unit_test(test_describe_empty_group_id),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,189 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Consumer groups: regex subscriptions, classic members and conversions,
+session expiry."""
+
+import re
+
+from conformance import scenario
+import h_consumer as hc
+
+API = hc.API
+
+
+def _regex_for(ctx, label):
+    return re.escape(ctx.topic(label)).replace("\\_", "_") + ".*"
+
+
+INVALID_REGEXES = ["(unclosed", "[abc", "abc)", "a**", "*a", "x{2,1}", "a\\", "(?=x)y",
+                   "(a)\\1", "[z-a]", "\\p{Foo}", "(?<name", "x{1001}", "a++", "\\Q"]
+
+
+@scenario("consumer.regex.invalid",
+          "ConsumerGroupHeartbeat v1: an invalid SubscribedTopicRegex is "
+          "INVALID_REGULAR_EXPRESSION with RE2/J's description of the error, for a list of "
+          "syntax errors and constructs RE2/J does not support (lookaround, backreference, "
+          "possessive)", api=API, versions=(1, None))
+def _(ctx):
+    c = ctx.client()
+    for i, rx in enumerate(INVALID_REGEXES):
+        hc.hb(ctx, c, ctx.group("g%d" % i), hc.M1, 0, SubscribedTopicRegex=rx)
+
+
+@scenario("consumer.regex.join_resolves",
+          "ConsumerGroupHeartbeat v1: joining with a regex answers before it is resolved "
+          "(empty assignment); once resolved the group epoch is bumped and the next "
+          "heartbeat gets the matching topics", api=API, versions=(1, None))
+def _(ctx):
+    c = ctx.client()
+    g = ctx.group()
+    hc.create_topics(ctx, c, [(ctx.topic("x1"), 2)])
+    r = hc.join(ctx, c, g, hc.M1, None, SubscribedTopicRegex=_regex_for(ctx, "x"))
+    ctx.wait_until(lambda: hc.group_epoch(ctx, c, g) > r["MemberEpoch"], "the regex resolution")
+    r = hc.hb(ctx, c, g, hc.M1, r["MemberEpoch"], TopicPartitions=[])
+    hc.hb(ctx, c, g, hc.M1, r["MemberEpoch"], TopicPartitions=hc.owned(r))
+    hc.describe(ctx, c, [g])
+
+
+@scenario("consumer.regex.no_match",
+          "ConsumerGroupHeartbeat v1: a regex matching no topic leaves the member with an "
+          "empty assignment", api=API, versions=(1, None))
+def _(ctx):
+    c = ctx.client()
+    g = ctx.group()
+    r = hc.join(ctx, c, g, hc.M1, None, SubscribedTopicRegex=_regex_for(ctx, "none"))
+    hc.hb(ctx, c, g, hc.M1, r["MemberEpoch"], TopicPartitions=[])
+
+
+@scenario("consumer.regex.new_topic",
+          "ConsumerGroupHeartbeat v1: a topic created later that matches the group's regex "
+          "is picked up by a refresh (Kafka refreshes at most every 10 s, a constant), "
+          "bumping the group epoch", api=API, versions=(1, None))
+def _(ctx):
+    c, probe = ctx.client("m1"), ctx.client("probe")
+    g = ctx.group()
+    hc.create_topics(ctx, c, [(ctx.topic("x1"), 1)])
+    r = hc.join(ctx, c, g, hc.M1, None, SubscribedTopicRegex=_regex_for(ctx, "x"))
+    ctx.wait_until(lambda: hc.group_epoch(ctx, c, g) > r["MemberEpoch"], "the regex resolution")
+    r = hc.hb(ctx, c, g, hc.M1, r["MemberEpoch"], TopicPartitions=[])
+    r = hc.hb(ctx, c, g, hc.M1, r["MemberEpoch"], TopicPartitions=hc.owned(r))
+    owned = hc.owned(r) or []
+    epoch = r["MemberEpoch"]
+    hc.create_topics(ctx, c, [(ctx.topic("x2"), 1)])
+    # A second member subscribed to nothing heartbeats (unrecorded) to let
+    # the group refresh its regexes; the first one's answers stay recorded.
+    hc.join(ctx, probe, g, "member-probe", [], record=False)
+    state = {"e": 0}
+
+    def refreshed():
+        pr = hc.hb(ctx, probe, g, "member-probe", state["e"] or 1, record=False,
+                   TopicPartitions=[])
+        if pr and pr["ErrorCode"] == 0:
+            state["e"] = pr["MemberEpoch"]
+        return hc.group_epoch(ctx, c, g) > epoch + 1
+    ctx.wait_until(refreshed, "the refresh picking up the new topic", timeout=45)
+    r = hc.hb(ctx, c, g, hc.M1, epoch, TopicPartitions=owned,
+              record=False)
+    ctx.note("member epoch moved", r["MemberEpoch"] > epoch)
+    ctx.note("partitions", sorted(len(t["Partitions"]) for t in (r.get("Assignment") or {})
+                                  .get("TopicPartitions", [])))
+
+
+@scenario("consumer.classic.join_consumer_group",
+          "JoinGroup (protocol type consumer) into a consumer group: the classic member joins "
+          "with its generation as member epoch; ConsumerGroupDescribe shows MemberType 0 "
+          "for it (v1)", api=hc.DESCRIBE)
+def _(ctx):
+    c, k = ctx.client("consumer"), ctx.client("classic")
+    g, t = ctx.group(), ctx.topic()
+    hc.create_topics(ctx, c, [(t, 2)])
+    hv = ctx.api_range(API)[1]
+    c.call(API, hv, {"GroupId": g, "MemberId": hc.M1, "MemberEpoch": 0,
+                     "RebalanceTimeoutMs": 5000, "SubscribedTopicNames": [t],
+                     "TopicPartitions": []})
+    jv = ctx.api_range("JoinGroup")[1]
+    r = hc.classic_join(ctx, k, g, "", [t], version=jv)
+    hd = k.send("JoinGroup", jv, __import__("helpers").join_body(
+        jv, g, r["MemberId"], protocols=[("range", __import__("helpers").subscription_v0([t]))]))
+    k.wait(hd)
+    d = hc.describe(ctx, c, [g], version=ctx.version, record=False)
+    ctx.note("members", sorted((m["MemberEpoch"], m.get("MemberType"),
+                                m["SubscribedTopicNames"])
+                               for m in d["Groups"][0]["Members"]))
+    ctx.note("group", {k2: d["Groups"][0][k2] for k2 in ("GroupState", "GroupEpoch",
+                                                        "AssignmentEpoch")})
+
+
+@scenario("consumer.classic.upgrade_and_downgrade",
+          "A classic group with a consumer-protocol member: a ConsumerGroupHeartbeat join "
+          "upgrades it to a consumer group; when that member leaves, the group goes back to "
+          "classic (DescribeGroups/ConsumerGroupDescribe around each step)", api=API,
+          versions=(1, None))
+def _(ctx):
+    import helpers as h
+    c, k = ctx.client("consumer"), ctx.client("classic")
+    g, t = ctx.group(), ctx.topic()
+    hc.create_topics(ctx, c, [(t, 2)])
+    jv = ctx.api_range("JoinGroup")[1]
+    r = hc.classic_join(ctx, k, g, "", [t], version=jv)
+    r = k.call("JoinGroup", jv, h.join_body(jv, g, r["MemberId"],
+                                           protocols=[("range", h.subscription_v0([t]))]))
+    mid = r["MemberId"]
+    sv = ctx.api_range("SyncGroup")[1]
+    k.call("SyncGroup", sv, {"GroupId": g, "GenerationId": r["GenerationId"], "MemberId": mid,
+                             "GroupInstanceId": None, "ProtocolType": "consumer",
+                             "ProtocolName": "range", "Assignments": [
+                                 {"MemberId": mid, "Assignment": b""}]})
+    hc.describe(ctx, c, [g])
+    hc.join(ctx, c, g, hc.M1, [t])
+    d = hc.describe(ctx, c, [g], record=False)
+    ctx.note("after upgrade", sorted((m["MemberId"] == hc.M1, m.get("MemberType"))
+                                     for m in d["Groups"][0]["Members"]))
+    ctx.note("state", d["Groups"][0]["GroupState"])
+    hc.hb(ctx, c, g, hc.M1, -1)
+    dv = ctx.api_range("DescribeGroups")[1]
+    dg = c.call("DescribeGroups", dv, {"Groups": [g], "IncludeAuthorizedOperations": False},
+                record=False)
+    ctx.note("after downgrade", [(x["ErrorCode"], x["ProtocolType"], x["GroupState"],
+                                  len(x["Members"])) for x in dg["Groups"]])
+    hc.describe(ctx, c, [g])
+
+
+@scenario("consumer.session.expiry",
+          "A consumer-protocol member that stops heartbeating is removed after "
+          "group.consumer.session.timeout.ms (2 s in this profile): the group epoch is bumped "
+          "and the member's next heartbeat is UNKNOWN_MEMBER_ID", api=API, versions=(1, None),
+          profile="consumer_session")
+def _(ctx):
+    c = ctx.client()
+    g, t = ctx.group(), ctx.topic()
+    hc.create_topics(ctx, c, [(t, 1)])
+    r = hc.join(ctx, c, g, hc.M1, [t])
+    ctx.wait_until(lambda: not hc.describe(ctx, c, [g], record=False)["Groups"][0]["Members"],
+                   "the session to expire")
+    hc.describe(ctx, c, [g])
+    hc.hb(ctx, c, g, hc.M1, r["MemberEpoch"])
+    hc.join(ctx, c, g, hc.M1, [t])
+
+
+@scenario("consumer.session.heartbeat_interval",
+          "ConsumerGroupHeartbeat answers carry group.consumer.heartbeat.interval.ms from the "
+          "broker's settings (1 s in this profile)", api=API, profile="consumer_session")
+def _(ctx):
+    c = ctx.client()
+    g = ctx.group()
+    r = hc.join(ctx, c, g, hc.mid(ctx, hc.M1), [])
+    hc.hb(ctx, c, g, r["MemberId"], r["MemberEpoch"])
+
+
+@scenario("consumer.describe.member_order",
+          "ConsumerGroupDescribe lists a group's members in Kafka's order (its timeline hash "
+          "table's), here three members subscribed to nothing", api=hc.DESCRIBE)
+def _(ctx):
+    c = ctx.client()
+    g = ctx.group()
+    hv = ctx.api_range(API)[1]
+    for m in ("m-a", "m-b", "m-c"):
+        c.call(API, hv, {"GroupId": g, "MemberId": m, "MemberEpoch": 0,
+                         "RebalanceTimeoutMs": 5000, "SubscribedTopicNames": [],
+                         "TopicPartitions": []}, record=False)
+    hc.describe(ctx, c, [g], version=ctx.version)
