@@ -536,6 +536,8 @@ static void group_add_member(cs_group_t *g, cs_member_t *m)
         g->members = kc_xrealloc(g->members, g->cap * sizeof(*g->members));
     }
     g->members[g->nmembers++] = m;
+    if (g->nmembers > g->members_hw)
+        g->members_hw = g->nmembers;
     kc_smap_put(&g->by_id, m->member_id, strlen(m->member_id), m);
     if (m->instance_id)
         kc_smap_put(&g->by_instance, m->instance_id, strlen(m->instance_id), m);
@@ -1587,6 +1589,50 @@ static void java_hash_set_order(kc_str_t *names, int32_t n)
     }
 }
 
+/* The order in which Kafka's TimelineHashMap of a group's members (keyed by
+ * member id) iterates them, which ConsumerGroupDescribe follows: slot by
+ * slot of a table that doubled from 2 slots whenever it got 3/4 full (so
+ * sized by the most members the group had at once), a slot being a
+ * Fibonacci hash of the id's String.hashCode; the members of one slot
+ * last-added first (kcoord's join order stands for Kafka's insertion). */
+static uint32_t timeline_slot(const char *id, uint64_t cap)
+{
+    uint32_t h = 0;
+    for (const char *p = id; *p; p++)
+        h = 31 * h + (uint8_t)*p;
+    int log2size = 0;
+    while ((1ULL << log2size) <= cap)
+        log2size++;
+    uint64_t x = (uint64_t)(int64_t)(int32_t)h * 0x9E3779B97F4A7C15ULL;
+    return (uint32_t)(x >> (65 - log2size));
+}
+
+static void timeline_member_order(const cs_group_t *g, size_t *order)
+{
+    uint64_t cap = 2;
+    for (size_t k = 1; k <= g->members_hw; k++)
+        if ((double)k * 0.75 > (double)cap)
+            cap *= 2;
+    size_t n = g->nmembers;
+    uint32_t *slot = kc_xmalloc((n + 1) * sizeof(*slot));
+    for (size_t i = 0; i < n; i++) {
+        /* Later joiners first within a slot: fill in reverse join order,
+         * then sort stably by slot. */
+        order[i] = n - 1 - i;
+        slot[n - 1 - i] = timeline_slot(g->members[n - 1 - i]->member_id, cap);
+    }
+    for (size_t i = 1; i < n; i++) {
+        size_t x = order[i];
+        size_t j = i;
+        while (j > 0 && slot[order[j - 1]] > slot[x]) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = x;
+    }
+    free(slot);
+}
+
 /* ---- request validation (throwIfConsumerGroupHeartbeatRequestIsInvalid) -------- */
 
 static bool assignor_supported(const kc_coord_t *c, kc_str_t name)
@@ -2226,8 +2272,10 @@ void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx
                 ctx, KC_RES_GROUP, gid, (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11));
         dg->members.items = kc_arena_alloc(&arena, sizeof(*dg->members.items) * (g->nmembers + 1));
         dg->members.count = (int32_t)g->nmembers;
+        size_t *order = kc_arena_alloc(&arena, sizeof(*order) * (g->nmembers + 1));
+        timeline_member_order(g, order);
         for (size_t j = 0; j < g->nmembers; j++) {
-            const cs_member_t *m = g->members[j];
+            const cs_member_t *m = g->members[order[j]];
             kc_consumer_group_describe_response_member_t *dm = &dg->members.items[j];
             memset(dm, 0, sizeof(*dm));
             dm->member_id = kc_str(m->member_id);

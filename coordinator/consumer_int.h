@@ -185,6 +185,7 @@ struct kc_consumer_group {
     int32_t assignment_epoch;  /* record 6 */
     cs_member_t **members;     /* in join order */
     size_t nmembers, cap;
+    size_t members_hw;         /* memory-only: most members at once (Kafka's hash table size) */
     kc_smap_t by_id;           /* member id -> cs_member_t * */
     kc_smap_t by_instance;     /* instance id -> cs_member_t * */
     /* subscribed topic name -> count (intptr) of members subscribing by

@@ -925,6 +925,31 @@ static void test_uniform_assignor_balanced_and_sticky(void **state)
     }
 }
 
+/* ConsumerGroupDescribe lists members in the order of Kafka's
+ * TimelineHashMap of member ids: for m-a, m-b, m-c (a table of 4 slots)
+ * that is m-b, m-a, m-c, whatever the join order. */
+static void test_describe_member_order(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t c[3];
+    set_id(&c[0], "m-a");
+    set_id(&c[1], "m-b");
+    set_id(&c[2], "m-c");
+    for (int i = 0; i < 3; i++)
+        join(t, &c[i]);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_consumer_group_describe_response_described_group_t dg =
+        describe_as(t->c, "User:reader", &arena);
+    assert_int_equal(dg.members.count, 3);
+    assert_true(kc_str_eq_cstr(dg.members.items[0].member_id, "m-b"));
+    assert_true(kc_str_eq_cstr(dg.members.items[1].member_id, "m-a"));
+    assert_true(kc_str_eq_cstr(dg.members.items[2].member_id, "m-c"));
+    kc_arena_deinit(&arena);
+    ctx_free(t);
+}
+
 static void assert_partitions(const kc_asg_t *a, const int32_t *want, int32_t n)
 {
     assert_int_equal(kc_asg_count(a), n);
@@ -983,6 +1008,7 @@ int main(void)
         cmocka_unit_test(test_delete_and_describe_consumer_group),
         cmocka_unit_test(test_describe_checks_group_and_assigned_topics),
         cmocka_unit_test(test_epochs_of_new_and_emptied_groups),
+        cmocka_unit_test(test_describe_member_order),
         cmocka_unit_test(test_uniform_assignor_follows_kafka_member_order),
         cmocka_unit_test(test_describe_empty_group_id),
     };
