@@ -1959,8 +1959,9 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
         char rerr[160];
         kc_regex_t *re = kc_regex_compile(new_regex.ptr, (size_t)new_regex.len, rerr, sizeof(rerr));
         if (!re) {
-            snprintf(msg, sizeof(msg), "SubscribedTopicRegex `%.*s` does not compile: %s.",
-                     (int)(new_regex.len > 100 ? 100 : new_regex.len), new_regex.ptr, rerr);
+            snprintf(msg, sizeof(msg),
+                     "SubscribedTopicRegex `%.*s` is not a valid regular expression: %s.",
+                     (int)new_regex.len, new_regex.ptr, rerr);
             send_hb_error(res, ctx, KC_ERR_INVALID_REGULAR_EXPRESSION, msg);
             return;
         }

@@ -15,7 +15,12 @@ def _regex_for(ctx, label):
 
 
 INVALID_REGEXES = ["(unclosed", "[abc", "abc)", "a**", "*a", "x{2,1}", "a\\", "(?=x)y",
-                   "(a)\\1", "[z-a]", "\\p{Foo}", "(?<name", "x{1001}", "a++", "\\Q"]
+                   "(a)\\1", "[z-a]", "\\p{Foo}", "(?<name", "x{1001}", "a++", "\\Q",
+                   # Valid in RE2, or not, where PCRE2 thinks otherwise.
+                   "(?i)abc", "a{2,}", "[[:alpha:]]+", "[[:foo:]]", "\\pL", "\\p{Greek}",
+                   "(?P<n>x)", "a{,3}", "x*?", "(?x)a", "(?>a)", "[a-]", "[]a]", "\\Z", "\\e",
+                   "\\08", "(?<=a)b", "\\x{41}", "[\\d-z]", "a|*", "()+", "(|a)*", "(?i",
+                   "a{1000}", "x{2}{3}", "\\C", "[a", "(?P=n)", "(?i-)x", "\\k<n>"]
 
 
 @scenario("consumer.regex.invalid",
