@@ -8,9 +8,10 @@
  * UniformHomogeneousAssignmentBuilder does, walking members and topics in
  * the order Java's hash maps of member ids and topic ids iterate them (so
  * the same members and topics get the same partitions as on Kafka);
- * heterogeneous ones are filled least-loaded first and then rebalanced
- * topic by topic (kcoord's own, member id order). Pure code, deterministic
- * for a given input.
+ * heterogeneous ones as its UniformHeterogeneousAssignmentBuilder does
+ * (previous owners kept, the rest to the least loaded subscribers, then
+ * topics balanced in Kafka's topic order). Pure code, deterministic for a
+ * given input.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -240,6 +241,284 @@ static void assign_homogeneous(kc_assign_spec_t *s, const topic_index_t *ix, con
     free(morder);
 }
 
+/* ---- heterogeneous subscriptions (UniformHeterogeneousAssignmentBuilder) - */
+
+/* Members are numbered by their place in Kafka's member order (k); owner
+ * holds k or -1 here, sizes[k] the member's partition count so far. */
+typedef struct {
+    const int64_t *sizes;
+    int32_t *sorted;
+    int32_t n;
+    int32_t least_end, next_least, most_start, most_end, next_most;
+    int64_t least_count, most_count;
+} balancer_t;
+
+static const int64_t *cmp_sizes;
+
+static int cmp_member_load(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    if (cmp_sizes[x] != cmp_sizes[y])
+        return cmp_sizes[x] < cmp_sizes[y] ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+static int64_t balancer_init(balancer_t *b, const int32_t *members, int32_t n)
+{
+    memcpy(b->sorted, members, (size_t)n * sizeof(*members));
+    b->n = n;
+    cmp_sizes = b->sizes;
+    qsort(b->sorted, (size_t)n, sizeof(*b->sorted), cmp_member_load);
+    b->least_end = 0;
+    b->least_count = b->sizes[b->sorted[0]] - 1;
+    b->next_least = 0;
+    b->most_start = n;
+    b->most_end = n;
+    b->most_count = b->sizes[b->sorted[n - 1]] + 1;
+    b->next_most = n - 1;
+    return b->sizes[b->sorted[n - 1]] - b->sizes[b->sorted[0]];
+}
+
+static int32_t balancer_next_least(balancer_t *b)
+{
+    if (b->next_least >= b->least_end) {
+        b->least_count++;
+        while (b->least_end < b->n && b->sizes[b->sorted[b->least_end]] == b->least_count)
+            b->least_end++;
+        b->next_least = 0;
+    }
+    return b->sorted[b->next_least++];
+}
+
+static int32_t balancer_next_most(balancer_t *b)
+{
+    if (b->next_most < b->most_start) {
+        if (b->most_end <= b->most_start && b->most_start > 0)
+            b->most_count = b->sizes[b->sorted[b->most_start - 1]];
+        else
+            b->most_count--;
+        while (b->most_start > 0 && b->sizes[b->sorted[b->most_start - 1]] == b->most_count)
+            b->most_start--;
+        b->next_most = b->most_end - 1;
+    }
+    if (b->next_most < 0)
+        return -1;
+    return b->sorted[b->next_most--];
+}
+
+static void balancer_exclude_most(balancer_t *b)
+{
+    int32_t k = b->sorted[b->next_most + 1];
+    b->sorted[b->next_most + 1] = b->sorted[b->most_end - 1];
+    b->sorted[b->most_end - 1] = k;
+    b->most_end--;
+}
+
+static bool balancer_balanced(const balancer_t *b) { return b->most_count - b->least_count <= 1; }
+
+typedef struct {
+    const kc_assign_spec_t *s;
+    const int32_t *nsubs;
+} topic_cmp_ctx_t;
+
+static topic_cmp_ctx_t topic_cmp;
+
+static int64_t uuid_half_signed(const uint8_t *b)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v = v << 8 | b[i];
+    return (int64_t)v;
+}
+
+/* Kafka's topic order: most partitions per subscriber first, then fewer
+ * subscribers first, then Uuid.compareTo (signed halves). */
+static int cmp_topics(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    const kc_assign_spec_t *s = topic_cmp.s;
+    double rx = (double)s->topics[x].partitions / topic_cmp.nsubs[x];
+    double ry = (double)s->topics[y].partitions / topic_cmp.nsubs[y];
+    if (rx != ry)
+        return ry < rx ? -1 : 1;
+    if (topic_cmp.nsubs[x] != topic_cmp.nsubs[y])
+        return topic_cmp.nsubs[x] < topic_cmp.nsubs[y] ? -1 : 1;
+    int64_t hx = uuid_half_signed(s->topics[x].topic_id.b), hy = uuid_half_signed(s->topics[y].topic_id.b);
+    if (hx != hy)
+        return hx < hy ? -1 : 1;
+    hx = uuid_half_signed(s->topics[x].topic_id.b + 8);
+    hy = uuid_half_signed(s->topics[y].topic_id.b + 8);
+    return hx < hy ? -1 : hx > hy;
+}
+
+typedef struct {
+    int32_t p, owner;
+} part_owner_t;
+
+static int cmp_part_owner(const void *a, const void *b)
+{
+    const part_owner_t *x = a, *y = b;
+    if (x->owner != y->owner)
+        return x->owner < y->owner ? -1 : 1;
+    return x->p < y->p ? -1 : x->p > y->p;
+}
+
+static void het_assign(int32_t *owner, int64_t *sizes, int64_t at, int32_t k)
+{
+    if (owner[at] >= 0)
+        sizes[owner[at]]--;
+    owner[at] = k;
+    sizes[k]++;
+}
+
+static int32_t het_balance_topic(const kc_assign_spec_t *s, int32_t t, const int64_t *base,
+                                 int32_t *owner, int64_t *sizes, balancer_t *b,
+                                 int32_t *const *subs, const int32_t *nsubs, int32_t nm)
+{
+    int32_t moved = 0, np = s->topics[t].partitions;
+    if (balancer_init(b, subs[t], nsubs[t]) <= 1)
+        return 0;
+    part_owner_t *parts = kc_xmalloc((size_t)(np ? np : 1) * sizeof(*parts));
+    for (int32_t p = 0; p < np; p++)
+        parts[p] = (part_owner_t){p, owner[base[t] + p]};
+    qsort(parts, (size_t)np, sizeof(*parts), cmp_part_owner);
+    /* The range of parts each owner (k, or -1 at index nm) holds. */
+    int32_t *start = kc_xmalloc((size_t)(nm + 1) * sizeof(*start));
+    int32_t *end = kc_xmalloc((size_t)(nm + 1) * sizeof(*end));
+    for (int32_t k = 0; k <= nm; k++)
+        start[k] = end[k] = -1;
+    for (int32_t i = 0; i < np; i++) {
+        int32_t o = parts[i].owner < 0 ? nm : parts[i].owner;
+        if (start[o] < 0)
+            start[o] = i;
+        end[o] = i + 1;
+    }
+    while (!balancer_balanced(b)) {
+        int32_t most;
+        for (;;) {
+            most = balancer_next_most(b);
+            if (most == -1)
+                break;
+            if (end[most] < 0 || end[most] - start[most] <= 0) {
+                balancer_exclude_most(b);
+                continue;
+            }
+            break;
+        }
+        if (most == -1)
+            break;
+        int32_t p = parts[end[most] - 1].p;
+        end[most]--;
+        int32_t least = balancer_next_least(b);
+        if (balancer_balanced(b))
+            break;
+        het_assign(owner, sizes, base[t] + p, least);
+        moved++;
+    }
+    free(end);
+    free(start);
+    free(parts);
+    return moved;
+}
+
+/* owner: filled with spec member indices (or -1). */
+static void assign_heterogeneous(kc_assign_spec_t *s, const topic_index_t *ix, const int64_t *base,
+                                 int32_t *owner_out)
+{
+    int32_t nm = s->nmembers, nt = s->ntopics;
+    int64_t total = base[nt];
+    int32_t *jm = kc_xmalloc((size_t)nm * sizeof(*jm));
+    int32_t *mhash = kc_xmalloc((size_t)nm * sizeof(*mhash));
+    for (int32_t m = 0; m < nm; m++) {
+        jm[m] = m;
+        mhash[m] = java_string_hash(s->members[m].member_id);
+    }
+    java_order(jm, nm, mhash);
+    int32_t **subs = kc_xcalloc((size_t)nt, sizeof(*subs));
+    int32_t *nsubs = kc_xcalloc((size_t)nt, sizeof(*nsubs));
+    for (int32_t t = 0; t < nt; t++) {
+        subs[t] = kc_xmalloc((size_t)nm * sizeof(**subs));
+        for (int32_t k = 0; k < nm; k++)
+            if (s->members[jm[k]].subscribed[t])
+                subs[t][nsubs[t]++] = k;
+    }
+    int32_t *owner = kc_xmalloc((size_t)(total ? total : 1) * sizeof(*owner));
+    for (int64_t i = 0; i < total; i++)
+        owner[i] = -1;
+    int64_t *sizes = kc_xcalloc((size_t)nm, sizeof(*sizes));
+    /* Previous targets are kept for the topics still subscribed. */
+    for (int32_t k = 0; k < nm; k++) {
+        const kc_assign_member_t *mem = &s->members[jm[k]];
+        for (int32_t i = 0; mem->previous && i < mem->previous->n; i++) {
+            int32_t t = topic_index(ix, mem->previous->t[i].topic_id);
+            if (t < 0 || !mem->subscribed[t])
+                continue;
+            sizes[k] += mem->previous->t[i].n;
+            for (int32_t j = 0; j < mem->previous->t[i].n; j++) {
+                int32_t p = mem->previous->t[i].p[j];
+                if (p >= 0 && p < s->topics[t].partitions)
+                    owner[base[t] + p] = k;
+            }
+        }
+    }
+    balancer_t b = {sizes, kc_xmalloc((size_t)nm * sizeof(int32_t)), 0, 0, 0, 0, 0, 0, 0, 0};
+    topic_cmp = (topic_cmp_ctx_t){s, nsubs};
+    int32_t *sorted_topics = kc_xmalloc((size_t)(nt ? nt : 1) * sizeof(*sorted_topics));
+    /* Unassigned partitions go to the least loaded subscribers, topic by
+     * topic in Kafka's topic order. */
+    int32_t nsorted = 0;
+    for (int32_t t = 0; t < nt; t++) {
+        bool any = false;
+        for (int32_t p = 0; nsubs[t] > 0 && p < s->topics[t].partitions && !any; p++)
+            any = owner[base[t] + p] == -1;
+        if (any)
+            sorted_topics[nsorted++] = t;
+    }
+    qsort(sorted_topics, (size_t)nsorted, sizeof(*sorted_topics), cmp_topics);
+    for (int32_t i = 0; i < nsorted; i++) {
+        int32_t t = sorted_topics[i];
+        balancer_init(&b, subs[t], nsubs[t]);
+        for (int32_t p = 0; p < s->topics[t].partitions; p++)
+            if (owner[base[t] + p] == -1)
+                het_assign(owner, sizes, base[t] + p, balancer_next_least(&b));
+    }
+    /* Then topics with two or more subscribers are balanced, round after
+     * round, until a whole round moves nothing (at most 16 rounds). */
+    nsorted = 0;
+    for (int32_t t = 0; t < nt; t++)
+        if (nsubs[t] >= 2)
+            sorted_topics[nsorted++] = t;
+    qsort(sorted_topics, (size_t)nsorted, sizeof(*sorted_topics), cmp_topics);
+    int32_t last = -1;
+    for (int round = 0; round < 16 && nsorted > 0; round++) {
+        bool done = false;
+        for (int32_t ti = 0; ti < nsorted; ti++) {
+            if (ti == last) {
+                done = true;
+                break;
+            }
+            int32_t moved = het_balance_topic(s, sorted_topics[ti], base, owner, sizes, &b, subs,
+                                              nsubs, nm);
+            if (moved > 0 || last == -1)
+                last = ti;
+        }
+        if (done)
+            break;
+    }
+    for (int64_t i = 0; i < total; i++)
+        owner_out[i] = owner[i] < 0 ? -1 : jm[owner[i]];
+    free(sorted_topics);
+    free(b.sorted);
+    free(sizes);
+    free(owner);
+    for (int32_t t = 0; t < nt; t++)
+        free(subs[t]);
+    free(subs);
+    free(nsubs);
+    free(mhash);
+    free(jm);
+}
+
 void kc_assignor_uniform(kc_assign_spec_t *s)
 {
     int32_t nm = s->nmembers, nt = s->ntopics;
@@ -252,26 +531,8 @@ void kc_assignor_uniform(kc_assign_spec_t *s)
     int32_t *owner = kc_xmalloc((size_t)(total ? total : 1) * sizeof(*owner));
     for (int64_t i = 0; i < total; i++)
         owner[i] = -1;
-    int64_t *count = kc_xcalloc((size_t)nm, sizeof(*count));
     topic_index_t ix;
     topic_index_init(&ix, s);
-
-    /* Sticky start: previous owners keep what they still subscribe to. */
-    for (int32_t m = 0; m < nm; m++) {
-        const kc_asg_t *prev = s->members[m].previous;
-        for (int32_t i = 0; prev && i < prev->n; i++) {
-            int32_t t = topic_index(&ix, prev->t[i].topic_id);
-            if (t < 0 || !s->members[m].subscribed[t])
-                continue;
-            for (int32_t j = 0; j < prev->t[i].n; j++) {
-                int32_t p = prev->t[i].p[j];
-                if (p >= 0 && p < s->topics[t].partitions && owner[base[t] + p] == -1) {
-                    owner[base[t] + p] = m;
-                    count[m]++;
-                }
-            }
-        }
-    }
 
     bool homogeneous = true;
     for (int32_t m = 1; m < nm && homogeneous; m++)
@@ -279,47 +540,9 @@ void kc_assignor_uniform(kc_assign_spec_t *s)
                              (size_t)nt * sizeof(bool)) == 0;
 
     if (homogeneous) {
-        for (int64_t i = 0; i < total; i++)
-            owner[i] = -1;
         assign_homogeneous(s, &ix, base, owner);
     } else {
-        /* Unowned partitions go to the least loaded subscriber. */
-        for (int32_t t = 0; t < nt; t++) {
-            for (int32_t p = 0; p < s->topics[t].partitions; p++) {
-                if (owner[base[t] + p] != -1)
-                    continue;
-                int32_t best = -1;
-                for (int32_t m = 0; m < nm; m++)
-                    if (s->members[m].subscribed[t] && (best < 0 || count[m] < count[best]))
-                        best = m;
-                if (best >= 0) {
-                    owner[base[t] + p] = best;
-                    count[best]++;
-                }
-            }
-        }
-        /* Rebalance: move a partition when its owner holds two or more than
-         * the least loaded member that could take it. */
-        for (int pass = 0; pass < 32; pass++) {
-            bool moved = false;
-            for (int32_t t = 0; t < nt; t++) {
-                for (int32_t p = 0; p < s->topics[t].partitions; p++) {
-                    int32_t o = owner[base[t] + p];
-                    int32_t best = -1;
-                    for (int32_t m = 0; m < nm; m++)
-                        if (s->members[m].subscribed[t] && (best < 0 || count[m] < count[best]))
-                            best = m;
-                    if (o >= 0 && best >= 0 && count[o] > count[best] + 1) {
-                        owner[base[t] + p] = best;
-                        count[o]--;
-                        count[best]++;
-                        moved = true;
-                    }
-                }
-            }
-            if (!moved)
-                break;
-        }
+        assign_heterogeneous(s, &ix, base, owner);
     }
 
     /* In topic id order, so that every add appends. */
@@ -332,7 +555,6 @@ void kc_assignor_uniform(kc_assign_spec_t *s)
         }
     }
     free(ix.by_id);
-    free(count);
     free(owner);
     free(base);
 }

@@ -988,6 +988,42 @@ static void test_uniform_assignor_follows_kafka_member_order(void **state)
         kc_asg_free(&m2[i].target);
 }
 
+/* Different subscriptions: Kafka's UniformHeterogeneousAssignmentBuilder
+ * deals a topic's unassigned partitions round-robin over its least loaded
+ * subscribers in Kafka's member order (member-three, then member-one). */
+static void test_uniform_assignor_heterogeneous_as_kafka(void **state)
+{
+    (void)state;
+    kc_assign_topic_t topics[1] = {{"t", TOPIC_ID, 5}};
+    bool yes = true, no = false;
+    kc_asg_t none[3] = {{0}};
+    kc_assign_member_t m[3] = {{"member-one", &yes, &none[0], {0}},
+                               {"member-three", &yes, &none[1], {0}},
+                               {"member-two", &no, &none[2], {0}}};
+    kc_assign_spec_t spec = {topics, 1, m, 3};
+    kc_assignor_uniform(&spec);
+    assert_partitions(&m[1].target, (int32_t[]){0, 2, 4}, 3);
+    assert_partitions(&m[0].target, (int32_t[]){1, 3}, 2);
+    assert_int_equal(kc_asg_count(&m[2].target), 0);
+    /* A previous target that is too unbalanced moves partitions from the
+     * most loaded member's highest partitions. */
+    kc_asg_t prev = {0};
+    for (int p = 0; p < 5; p++)
+        kc_asg_add(&prev, TOPIC_ID, p);
+    kc_assign_member_t m2[3] = {{"member-one", &yes, &prev, {0}},
+                                {"member-three", &yes, &none[1], {0}},
+                                {"member-two", &no, &none[2], {0}}};
+    kc_assign_spec_t spec2 = {topics, 1, m2, 3};
+    kc_assignor_uniform(&spec2);
+    assert_partitions(&m2[0].target, (int32_t[]){0, 1, 2}, 3);
+    assert_partitions(&m2[1].target, (int32_t[]){3, 4}, 2);
+    for (int i = 0; i < 3; i++) {
+        kc_asg_free(&m[i].target);
+        kc_asg_free(&m2[i].target);
+    }
+    kc_asg_free(&prev);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1010,6 +1046,7 @@ int main(void)
         cmocka_unit_test(test_epochs_of_new_and_emptied_groups),
         cmocka_unit_test(test_describe_member_order),
         cmocka_unit_test(test_uniform_assignor_follows_kafka_member_order),
+        cmocka_unit_test(test_uniform_assignor_heterogeneous_as_kafka),
         cmocka_unit_test(test_describe_empty_group_id),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
