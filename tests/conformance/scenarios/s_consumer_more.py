@@ -76,19 +76,20 @@ def _(ctx):
     hc.create_topics(ctx, c, [(ctx.topic("x2"), 1)])
     # A second member subscribed to nothing heartbeats (unrecorded) to let
     # the group refresh its regexes; the first one's answers stay recorded.
-    hc.join(ctx, probe, g, "member-probe", [], record=False)
-    state = {"e": 0}
+    pj = hc.join(ctx, probe, g, "member-probe", [], record=False)
+    state = {"e": pj["MemberEpoch"]}
 
     def refreshed():
-        pr = hc.hb(ctx, probe, g, "member-probe", state["e"] or 1, record=False,
+        pr = hc.hb(ctx, probe, g, "member-probe", state["e"], record=False,
                    TopicPartitions=[])
         if pr and pr["ErrorCode"] == 0:
             state["e"] = pr["MemberEpoch"]
-        return hc.group_epoch(ctx, c, g) > epoch + 1
+        return hc.group_epoch(ctx, c, g) > epoch
     ctx.wait_until(refreshed, "the refresh picking up the new topic", timeout=45)
-    r = hc.hb(ctx, c, g, hc.M1, epoch, TopicPartitions=owned,
-              record=False)
-    ctx.note("member epoch moved", r["MemberEpoch"] > epoch)
+    d = hc.describe(ctx, c, [g], record=False)["Groups"][0]
+    ctx.note("group epoch moved by", d["GroupEpoch"] - epoch)
+    r = hc.hb(ctx, c, g, hc.M1, epoch, TopicPartitions=owned, record=False)
+    ctx.note("member epoch moved by", r["MemberEpoch"] - epoch)
     ctx.note("partitions", sorted(len(t["Partitions"]) for t in (r.get("Assignment") or {})
                                   .get("TopicPartitions", [])))
 
