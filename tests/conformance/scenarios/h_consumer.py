@@ -119,3 +119,19 @@ def classic_join(ctx, c, group, member_id, topics, version=None, protocols=None,
     if protocols is None:
         protocols = [("range", h.subscription_v0(topics))]
     return c.call("JoinGroup", v, h.join_body(v, group, member_id, protocols=protocols, **kw))
+
+
+def describe_sorted(ctx, c, groups, version=None):
+    """ConsumerGroupDescribe recorded as a note with each group's members
+    sorted by MemberType, then epoch: for groups with broker-generated member
+    ids (classic members), whose order in Kafka's answer follows the hash of
+    a random id."""
+    r = describe(ctx, c, groups, record=False, version=version)
+    out = []
+    for g in r["Groups"]:
+        g = dict(g)
+        g["Members"] = sorted(g["Members"], key=lambda m: (m.get("MemberType", -1),
+                                                           m["MemberEpoch"], m["MemberId"]))
+        out.append(g)
+    ctx.note("ConsumerGroupDescribe, members sorted", out)
+    return r

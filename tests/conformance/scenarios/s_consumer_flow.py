@@ -148,17 +148,13 @@ def _(ctx):
     r = hc.join(ctx, c, g, hc.M1, [t])
     r = hc.hb(ctx, c, g, hc.M1, r["MemberEpoch"], TopicPartitions=hc.owned(r))
     jv = ctx.api_range("JoinGroup")[1]
-    j = k.call("JoinGroup", jv, h.join_body(jv, g, "", protocols=[("range", h.subscription_v0([t]))]),
-               record=False)
+    j = k.call("JoinGroup", jv, h.join_body(jv, g, "", protocols=[("range", h.subscription_v0([t]))]))
     j = k.call("JoinGroup", jv, h.join_body(jv, g, j["MemberId"],
-                                            protocols=[("range", h.subscription_v0([t]))]),
-               record=False)
-    ctx.note("classic join", {x: j[x] for x in ("ErrorCode", "GenerationId", "ProtocolName")})
+                                            protocols=[("range", h.subscription_v0([t]))]))
+    hc.describe_sorted(ctx, c, [g])
     lv = ctx.api_range("LeaveGroup")[1]
-    res = k.call("LeaveGroup", lv, {"GroupId": g, "Members": [
-        {"MemberId": j["MemberId"], "GroupInstanceId": None, "Reason": None}]}, record=False)
-    ctx.note("leave", [(res["ErrorCode"], [(x["ErrorCode"], x["MemberId"] == j["MemberId"])
-                                           for x in res["Members"]])])
+    k.call("LeaveGroup", lv, {"GroupId": g, "Members": [
+        {"MemberId": j["MemberId"], "GroupInstanceId": None, "Reason": None}]})
     r = hc.hb(ctx, c, g, hc.M1, r["MemberEpoch"], TopicPartitions=hc.owned(r))
     hc.describe(ctx, c, [g])
 

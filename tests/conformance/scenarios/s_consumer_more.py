@@ -111,12 +111,7 @@ def _(ctx):
     hd = k.send("JoinGroup", jv, __import__("helpers").join_body(
         jv, g, r["MemberId"], protocols=[("range", __import__("helpers").subscription_v0([t]))]))
     k.wait(hd)
-    d = hc.describe(ctx, c, [g], version=ctx.version, record=False)
-    ctx.note("members", sorted((m["MemberEpoch"], m.get("MemberType"),
-                                m["SubscribedTopicNames"])
-                               for m in d["Groups"][0]["Members"]))
-    ctx.note("group", {k2: d["Groups"][0][k2] for k2 in ("GroupState", "GroupEpoch",
-                                                        "AssignmentEpoch")})
+    hc.describe_sorted(ctx, c, [g], version=ctx.version)
 
 
 @scenario("consumer.classic.upgrade_and_downgrade",
@@ -134,6 +129,7 @@ def _(ctx):
     r = k.call("JoinGroup", jv, h.join_body(jv, g, r["MemberId"],
                                            protocols=[("range", h.subscription_v0([t]))]))
     mid = r["MemberId"]
+    dv = ctx.api_range("DescribeGroups")[1]
     sv = ctx.api_range("SyncGroup")[1]
     k.call("SyncGroup", sv, {"GroupId": g, "GenerationId": r["GenerationId"], "MemberId": mid,
                              "GroupInstanceId": None, "ProtocolType": "consumer",
@@ -141,16 +137,9 @@ def _(ctx):
                                  {"MemberId": mid, "Assignment": b""}]})
     hc.describe(ctx, c, [g])
     hc.join(ctx, c, g, hc.M1, [t])
-    d = hc.describe(ctx, c, [g], record=False)
-    ctx.note("after upgrade", sorted((m["MemberId"] == hc.M1, m.get("MemberType"))
-                                     for m in d["Groups"][0]["Members"]))
-    ctx.note("state", d["Groups"][0]["GroupState"])
+    hc.describe_sorted(ctx, c, [g])
     hc.hb(ctx, c, g, hc.M1, -1)
-    dv = ctx.api_range("DescribeGroups")[1]
-    dg = c.call("DescribeGroups", dv, {"Groups": [g], "IncludeAuthorizedOperations": False},
-                record=False)
-    ctx.note("after downgrade", [(x["ErrorCode"], x["ProtocolType"], x["GroupState"],
-                                  len(x["Members"])) for x in dg["Groups"]])
+    c.call("DescribeGroups", dv, {"Groups": [g], "IncludeAuthorizedOperations": False})
     hc.describe(ctx, c, [g])
 
 
