@@ -1051,17 +1051,35 @@ static void on_rebalance_timeout(kc_coord_t *c, const char *key, int64_t now_ms,
 
 /* The server assignor the group uses: the one most members ask for, else
  * the first configured (ConsumerGroup.computePreferredServerAssignor). */
+static uint32_t timeline_slot(const char *id, uint64_t cap);
+static uint64_t timeline_capacity(size_t n);
+
+/* The assignor most members name (ConsumerGroup.preferredServerAssignor);
+ * of several named as often, the first in the iteration order of Kafka's
+ * hash table of assignor names (the same table order as for members). */
 static const char *group_assignor(const kc_coord_t *c, const cs_group_t *g)
 {
     const char *best = NULL;
     intptr_t best_n = 0;
+    uint32_t best_slot = 0;
     const kc_smap_t *m = &g->assignor_refs;
+    size_t named = 0;
+    for (size_t i = 0; i < m->nslots; i++)
+        for (const kc_smap_entry_t *e = m->slots[i]; e; e = e->next)
+            named += (intptr_t)e->val > 0;
+    uint64_t cap = timeline_capacity(named);
     for (size_t i = 0; i < m->nslots; i++)
         for (const kc_smap_entry_t *e = m->slots[i]; e; e = e->next) {
             intptr_t n = (intptr_t)e->val;
-            if (n > best_n || (n == best_n && best && strcmp(e->key, best) < 0)) {
+            if (n <= 0)
+                continue;
+            uint32_t slot = timeline_slot(e->key, cap);
+            if (n > best_n ||
+                (n == best_n && best &&
+                 (slot < best_slot || (slot == best_slot && strcmp(e->key, best) < 0)))) {
                 best = e->key;
                 best_n = n;
+                best_slot = slot;
             }
         }
     return best ? best : c->cfg.group_consumer_assignors[0];
@@ -1607,12 +1625,19 @@ static uint32_t timeline_slot(const char *id, uint64_t cap)
     return (uint32_t)(x >> (65 - log2size));
 }
 
-static void timeline_member_order(const cs_group_t *g, size_t *order)
+/* The slots of a Kafka timeline hash table that has held n entries. */
+static uint64_t timeline_capacity(size_t n)
 {
     uint64_t cap = 2;
-    for (size_t k = 1; k <= g->members_hw; k++)
+    for (size_t k = 1; k <= n; k++)
         if ((double)k * 0.75 > (double)cap)
             cap *= 2;
+    return cap;
+}
+
+static void timeline_member_order(const cs_group_t *g, size_t *order)
+{
+    uint64_t cap = timeline_capacity(g->members_hw);
     size_t n = g->nmembers;
     uint32_t *slot = kc_xmalloc((n + 1) * sizeof(*slot));
     for (size_t i = 0; i < n; i++) {

@@ -174,3 +174,67 @@ def _(ctx):
                    "the static member's session to expire")
     hc.describe(ctx, c, [g])
     hc.join(ctx, c, g, hc.M2, [t], InstanceId="inst-1")
+
+
+@scenario("consumer.flow.preferred_assignor",
+          "ConsumerGroupHeartbeat v1: the group's assignor is the one most members name "
+          "(range by two of three), bumping the group epoch when the preference changes; "
+          "a tie (one each) and members naming none", api=API, versions=(1, None))
+def _(ctx):
+    c = ctx.client()
+    g, g2, t = ctx.group(), ctx.group("tie"), ctx.topic()
+    hc.create_topics(ctx, c, [(t, 3)])
+    hc.join(ctx, c, g, hc.M1, [t], ServerAssignor="range")
+    hc.join(ctx, c, g, hc.M2, [t], ServerAssignor="uniform")
+    hc.describe(ctx, c, [g])
+    hc.join(ctx, c, g, hc.M3, [t], ServerAssignor="range")
+    hc.describe(ctx, c, [g])
+    hc.hb(ctx, c, g, hc.M1, -1)
+    hc.describe(ctx, c, [g])
+    hc.join(ctx, c, g2, hc.M1, [t], ServerAssignor="uniform")
+    hc.join(ctx, c, g2, hc.M2, [t], ServerAssignor="range")
+    hc.join(ctx, c, g2, hc.M3, [t])
+    hc.describe(ctx, c, [g2])
+
+
+@scenario("consumer.flow.static_rejoin_same_id",
+          "ConsumerGroupHeartbeat v1: a static member rejoining (epoch 0) with its own member "
+          "id and instance id while active", api=API, versions=(1, None))
+def _(ctx):
+    c = ctx.client()
+    g, t = ctx.group(), ctx.topic()
+    hc.create_topics(ctx, c, [(t, 2)])
+    r = hc.join(ctx, c, g, hc.M1, [t], InstanceId="inst-1")
+    hc.hb(ctx, c, g, hc.M1, r["MemberEpoch"], TopicPartitions=hc.owned(r))
+    hc.join(ctx, c, g, hc.M1, [t], InstanceId="inst-1")
+    hc.describe(ctx, c, [g])
+
+
+@scenario("consumer.flow.owned_unknown_topic",
+          "ConsumerGroupHeartbeat: a steady heartbeat reporting partitions of a topic id the "
+          "group does not know, and partitions it does not own", api=API)
+def _(ctx):
+    c = ctx.client()
+    g, t = ctx.group(), ctx.topic()
+    tid = hc.create_topics(ctx, c, [(t, 2)])[t]
+    r = hc.join(ctx, c, g, hc.mid(ctx, hc.M1), [t])
+    m, e = r["MemberId"], r["MemberEpoch"]
+    hc.hb(ctx, c, g, m, e, TopicPartitions=[{"TopicId": b"\x07" * 16, "Partitions": [0]}])
+    hc.hb(ctx, c, g, m, e, TopicPartitions=[{"TopicId": tid, "Partitions": [0, 1, 5]}])
+    hc.hb(ctx, c, g, m, e, TopicPartitions=hc.owned(r))
+
+
+@scenario("consumer.flow.full_request_gets_assignment",
+          "ConsumerGroupHeartbeat: a steady heartbeat that repeats every field (a full "
+          "request: rebalance timeout, subscription, owned partitions) gets its assignment "
+          "again; one with only some of them does not", api=API)
+def _(ctx):
+    c = ctx.client()
+    g, t = ctx.group(), ctx.topic()
+    hc.create_topics(ctx, c, [(t, 2)])
+    r = hc.join(ctx, c, g, hc.mid(ctx, hc.M1), [t])
+    m, e = r["MemberId"], r["MemberEpoch"]
+    hc.hb(ctx, c, g, m, e, RebalanceTimeoutMs=30000, SubscribedTopicNames=[t],
+          TopicPartitions=hc.owned(r))
+    hc.hb(ctx, c, g, m, e, RebalanceTimeoutMs=30000, SubscribedTopicNames=[t])
+    hc.hb(ctx, c, g, m, e, SubscribedTopicNames=[t], TopicPartitions=hc.owned(r))

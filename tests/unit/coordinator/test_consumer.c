@@ -950,6 +950,26 @@ static void test_describe_member_order(void **state)
     ctx_free(t);
 }
 
+/* Assignors named by as many members: Kafka keeps the first of its hash
+ * table of names, "uniform" before "range" (not the alphabetical first). */
+static void test_preferred_assignor_tie(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t a, b;
+    set_id(&a, "member-a");
+    set_id(&b, "member-b");
+    assert_int_equal(send_hb(t, &a, (hb_opts_t){0, false, true, "range", 1}).error, E_NONE);
+    assert_int_equal(send_hb(t, &b, (hb_opts_t){0, false, true, "uniform", 1}).error, E_NONE);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_consumer_group_describe_response_described_group_t dg =
+        describe_as(t->c, "User:reader", &arena);
+    assert_true(kc_str_eq_cstr(dg.assignor_name, "uniform"));
+    kc_arena_deinit(&arena);
+    ctx_free(t);
+}
+
 static void assert_partitions(const kc_asg_t *a, const int32_t *want, int32_t n)
 {
     assert_int_equal(kc_asg_count(a), n);
@@ -1045,6 +1065,7 @@ int main(void)
         cmocka_unit_test(test_describe_checks_group_and_assigned_topics),
         cmocka_unit_test(test_epochs_of_new_and_emptied_groups),
         cmocka_unit_test(test_describe_member_order),
+        cmocka_unit_test(test_preferred_assignor_tie),
         cmocka_unit_test(test_uniform_assignor_follows_kafka_member_order),
         cmocka_unit_test(test_uniform_assignor_heterogeneous_as_kafka),
         cmocka_unit_test(test_describe_empty_group_id),
