@@ -179,7 +179,8 @@ def _(ctx):
 @scenario("consumer.flow.preferred_assignor",
           "ConsumerGroupHeartbeat v1: the group's assignor is the one most members name "
           "(range by two of three), bumping the group epoch when the preference changes; "
-          "a tie (one each) and members naming none", api=API, versions=(1, None))
+          "a tie (one each) and members naming none; the same after a restart", api=API,
+          versions=(1, None), restartable=True)
 def _(ctx):
     c = ctx.client()
     g, g2, t = ctx.group(), ctx.group("tie"), ctx.topic()
@@ -195,6 +196,8 @@ def _(ctx):
     hc.join(ctx, c, g2, hc.M2, [t], ServerAssignor="range")
     hc.join(ctx, c, g2, hc.M3, [t])
     hc.describe(ctx, c, [g2])
+    ctx.restart_point()
+    hc.describe(ctx, c, [g, g2])
 
 
 @scenario("consumer.flow.static_rejoin_same_id",

@@ -37,7 +37,8 @@ def _(ctx):
 @scenario("consumer.regex.join_resolves",
           "ConsumerGroupHeartbeat v1: joining with a regex answers before it is resolved "
           "(empty assignment); once resolved the group epoch is bumped and the next "
-          "heartbeat gets the matching topics", api=API, versions=(1, None))
+          "heartbeat gets the matching topics; a restart keeps the resolution", api=API,
+          versions=(1, None), restartable=True)
 def _(ctx):
     c = ctx.client()
     g = ctx.group()
@@ -45,6 +46,7 @@ def _(ctx):
     r = hc.join(ctx, c, g, hc.M1, None, SubscribedTopicRegex=_regex_for(ctx, "x"))
     ctx.wait_until(lambda: hc.group_epoch(ctx, c, g) > r["MemberEpoch"], "the regex resolution")
     r = hc.hb(ctx, c, g, hc.M1, r["MemberEpoch"], TopicPartitions=[])
+    ctx.restart_point()
     hc.hb(ctx, c, g, hc.M1, r["MemberEpoch"], TopicPartitions=hc.owned(r))
     hc.describe(ctx, c, [g])
 
@@ -172,7 +174,8 @@ def _(ctx):
 
 @scenario("consumer.describe.member_order",
           "ConsumerGroupDescribe lists a group's members in Kafka's order (its timeline hash "
-          "table's), here three members subscribed to nothing", api=hc.DESCRIBE)
+          "table's), here three members subscribed to nothing, also after a restart",
+          api=hc.DESCRIBE, restartable=True)
 def _(ctx):
     c = ctx.client()
     g = ctx.group()
@@ -181,4 +184,6 @@ def _(ctx):
         c.call(API, hv, {"GroupId": g, "MemberId": m, "MemberEpoch": 0,
                          "RebalanceTimeoutMs": 5000, "SubscribedTopicNames": [],
                          "TopicPartitions": []}, record=False)
+    hc.describe(ctx, c, [g], version=ctx.version)
+    ctx.restart_point()
     hc.describe(ctx, c, [g], version=ctx.version)
