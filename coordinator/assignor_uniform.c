@@ -535,6 +535,8 @@ void kc_assignor_uniform(kc_assign_spec_t *s)
     topic_index_init(&ix, s);
 
     bool homogeneous = true;
+    if (s->subscription_type)
+        homogeneous = s->subscription_type == KC_SUBS_HOMOGENEOUS;
     for (int32_t m = 1; m < nm && homogeneous; m++)
         homogeneous = memcmp(s->members[m].subscribed, s->members[0].subscribed,
                              (size_t)nt * sizeof(bool)) == 0;

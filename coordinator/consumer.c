@@ -1171,6 +1171,35 @@ static bool subs_row_lookup(const kc_coord_t *c, const cs_group_t *g, const cs_m
     return false;
 }
 
+/* Kafka's SubscriptionType (ConsumerGroup.subscriptionType): homogeneous
+ * when every member subscribes to the same topic names (those that do not
+ * exist included) and none to a regex, or every member to one same regex
+ * and none to names; heterogeneous otherwise. */
+static int subscription_type(const cs_group_t *g)
+{
+    size_t n = g->nmembers, regexes = 0;
+    intptr_t regex_count = 0;
+    for (size_t i = 0; i < g->regex_refs.nslots; i++)
+        for (const kc_smap_entry_t *e = g->regex_refs.slots[i]; e; e = e->next)
+            if ((intptr_t)e->val > 0) {
+                regexes++;
+                regex_count = (intptr_t)e->val;
+            }
+    if (regexes == 0) {
+        for (size_t i = 0; i < g->topic_refs.nslots; i++)
+            for (const kc_smap_entry_t *e = g->topic_refs.slots[i]; e; e = e->next)
+                if ((intptr_t)e->val > 0 && (size_t)(intptr_t)e->val != n)
+                    return KC_SUBS_HETEROGENEOUS;
+        return KC_SUBS_HOMOGENEOUS;
+    }
+    if (regexes > 1 || (size_t)regex_count != n)
+        return KC_SUBS_HETEROGENEOUS;
+    for (size_t i = 0; i < n; i++)
+        if (g->members[i]->ntopics > 0)
+            return KC_SUBS_HETEROGENEOUS;
+    return KC_SUBS_HOMOGENEOUS;
+}
+
 /*
  * Computes the target assignment of the group's epoch and writes a record 7
  * for every member whose part changed, then record 6 (TargetAssignmentBuilder).
@@ -1204,7 +1233,7 @@ static void update_target_assignment(kc_coord_t *c, cs_group_t *g, int64_t now_m
         }
         am[i].subscribed = m->subs;
     }
-    kc_assign_spec_t spec = {tc.topics, tc.n, am, (int32_t)nm};
+    kc_assign_spec_t spec = {tc.topics, tc.n, am, (int32_t)nm, subscription_type(g)};
     const char *assignor = group_assignor(c, g);
     if (strcmp(assignor, "range") == 0)
         kc_assignor_range(&spec);

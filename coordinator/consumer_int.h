@@ -82,7 +82,14 @@ typedef struct {
     int32_t ntopics;
     kc_assign_member_t *members;
     int32_t nmembers;
+    /* Kafka's SubscriptionType of the group: KC_SUBS_HOMOGENEOUS or
+     * KC_SUBS_HETEROGENEOUS, or 0 to tell from the members' subscribed
+     * topics. */
+    int subscription_type;
 } kc_assign_spec_t;
+
+#define KC_SUBS_HOMOGENEOUS 1
+#define KC_SUBS_HETEROGENEOUS 2
 
 /* Kafka's UniformAssignor ("uniform", the default): balanced (member
  * counts differ by at most one for homogeneous subscriptions) and sticky

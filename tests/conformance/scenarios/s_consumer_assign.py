@@ -171,3 +171,62 @@ def _(ctx):
           "12 partitions", api=API, versions=(1, None))
 def _(ctx):
     _three_members(ctx, "range", [("a", 12)], [["a"]] * 5)
+
+
+@scenario("consumer.assign.uniform.missing_topic_is_heterogeneous",
+          "ConsumerGroupHeartbeat v1: members subscribed to [a, a topic that does not exist] "
+          "and [a] make a heterogeneous group for Kafka's uniform assignor, which deals the "
+          "partitions round-robin", api=API, versions=(1, None))
+def _(ctx):
+    _three_members(ctx, "uniform", [("a", 5)], [["a", "missing"], ["a"]])
+
+
+def _regex_members(ctx, regexes_or_names):
+    clients = [ctx.client("m%d" % (i + 1)) for i in range(len(regexes_or_names))]
+    g = ctx.group()
+    a = ctx.topic("a")
+    hc.create_topics(ctx, clients[0], [(a, 5)])
+    names = {bytes(hc.wait_topics(ctx, clients[0], [(a, 5)])[a]): "a"}
+    epoch, owned = {}, {}
+    resolved = False
+    for i, sub in enumerate(regexes_or_names):
+        m = MEMBERS[i]
+        if sub == "regex":
+            r = hc.join(ctx, clients[i], g, m, None, record=False,
+                        SubscribedTopicRegex=a.replace(".", "\\.") + "$")
+            if not resolved:
+                # The first member of a regex waits for its resolution, so
+                # that the epochs that follow do not depend on timing.
+                before = r["MemberEpoch"]
+                ctx.wait_until(lambda: hc.group_epoch(ctx, clients[0], g) > before,
+                               "the regex resolution")
+                resolved = True
+        else:
+            r = hc.join(ctx, clients[i], g, m, [a], record=False)
+        ctx.note("join %s" % m, canon(r, names))
+        epoch[m], owned[m] = r["MemberEpoch"], hc.owned(r) or []
+    for rnd in range(len(regexes_or_names) + 2):
+        for i in range(len(regexes_or_names)):
+            m = MEMBERS[i]
+            r = hc.hb(ctx, clients[i], g, m, epoch[m], record=False, TopicPartitions=owned[m])
+            ctx.note("round %d %s" % (rnd, m), canon(r, names))
+            epoch[m] = r["MemberEpoch"]
+            if r.get("Assignment") is not None:
+                owned[m] = hc.owned(r)
+    d = hc.describe(ctx, clients[0], [g], record=False)
+    ctx.note("describe", canon_describe(d, names))
+
+
+@scenario("consumer.assign.uniform.regex_homogeneous",
+          "ConsumerGroupHeartbeat v1: two members subscribed with the same regex are a "
+          "homogeneous group for the uniform assignor", api=API, versions=(1, None))
+def _(ctx):
+    _regex_members(ctx, ["regex", "regex"])
+
+
+@scenario("consumer.assign.uniform.regex_and_names",
+          "ConsumerGroupHeartbeat v1: one member subscribed with a regex and one by name to "
+          "the same topic are a heterogeneous group for the uniform assignor", api=API,
+          versions=(1, None))
+def _(ctx):
+    _regex_members(ctx, ["regex", "names"])

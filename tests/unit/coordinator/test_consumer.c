@@ -1042,6 +1042,23 @@ static void test_uniform_assignor_heterogeneous_as_kafka(void **state)
         kc_asg_free(&m2[i].target);
     }
     kc_asg_free(&prev);
+    /* Kafka's subscription type decides the builder: the same topics but
+     * a heterogeneous group (one member also names a missing topic) deal
+     * the partitions round-robin instead of in quotas. */
+    kc_assign_member_t m3[2] = {{"member-one", &yes, &none[0], {0}},
+                                {"member-two", &yes, &none[1], {0}}};
+    kc_assign_spec_t spec3 = {topics, 1, m3, 2, KC_SUBS_HETEROGENEOUS};
+    kc_assignor_uniform(&spec3);
+    assert_partitions(&m3[1].target, (int32_t[]){0, 2, 4}, 3);
+    assert_partitions(&m3[0].target, (int32_t[]){1, 3}, 2);
+    kc_assign_spec_t spec4 = {topics, 1, m3, 2, KC_SUBS_HOMOGENEOUS};
+    for (int i = 0; i < 2; i++)
+        kc_asg_free(&m3[i].target);
+    kc_assignor_uniform(&spec4);
+    assert_partitions(&m3[1].target, (int32_t[]){0, 1}, 2);
+    assert_partitions(&m3[0].target, (int32_t[]){2, 3, 4}, 3);
+    for (int i = 0; i < 2; i++)
+        kc_asg_free(&m3[i].target);
 }
 
 int main(void)
