@@ -1761,8 +1761,13 @@ static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
     char msg[MSG_MAX];
     cs_group_t *g = group_get(c, req->group_id.ptr, (size_t)req->group_id.len);
     if (!g) {
-        snprintf(msg, sizeof(msg), "Group %.*s not found.", (int)req->group_id.len,
-                 req->group_id.ptr);
+        /* GroupMetadataManager.consumerGroup: a group of another type is
+         * named as such. */
+        bool other = kc_classic_group_find(c, req->group_id) != NULL ||
+                     kc_coord_streams_group_find(c, req->group_id) != NULL;
+        snprintf(msg, sizeof(msg),
+                 other ? "Group %.*s is not a consumer group." : "Group %.*s not found.",
+                 (int)req->group_id.len, req->group_id.ptr);
         send_hb_error(res, ctx, KC_ERR_GROUP_ID_NOT_FOUND, msg);
         return;
     }
@@ -2311,7 +2316,8 @@ void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx
             dg->error_code = KC_ERR_GROUP_ID_NOT_FOUND;
             char *m = kc_arena_alloc(&arena, MSG_MAX);
             /* GroupMetadataManager.consumerGroup: another type is named. */
-            bool classic = kc_classic_group_find(c, gid) != NULL;
+            bool classic = kc_classic_group_find(c, gid) != NULL ||
+                           kc_coord_streams_group_find(c, gid) != NULL;
             snprintf(m, MSG_MAX,
                      classic ? "Group %.*s is not a consumer group." : "Group %.*s not found.",
                      gid.len > 0 ? (int)gid.len : 0, gid.ptr ? gid.ptr : "");

@@ -177,3 +177,17 @@ def _(ctx):
     g2 = ctx.group("default")
     hc.join(ctx, c, g2, hc.mid(ctx, hc.M1), [])
     hc.describe(ctx, c, [g2])
+
+
+@scenario("consumer.member.leave_classic_group",
+          "ConsumerGroupHeartbeat leaving (epoch -1, and -2 with an instance id) a classic "
+          "group with members is GROUP_ID_NOT_FOUND 'Group ... is not a consumer group.'",
+          api=API)
+def _(ctx):
+    c = ctx.client()
+    g = ctx.group()
+    r = hc.classic_join(ctx, c, g, "", ["t"])
+    hc.classic_join(ctx, c, g, r["MemberId"], ["t"], protocol_type="other")
+    hc.hb(ctx, c, g, "member-x", -1)
+    hc.hb(ctx, c, g, "member-x", -2, InstanceId="inst")
+    hc.hb(ctx, c, g, "member-x", 3)
