@@ -143,14 +143,14 @@ def _(ctx):
           api=API, versions=(1, None))
 def _(ctx):
     c, k = ctx.client("consumer"), ctx.client("classic")
-    g, t = ctx.group(), ctx.topic()
-    hc.create_topics(ctx, c, [(t, 2)])
+    g, t, u = ctx.group(), ctx.topic(), ctx.topic("u")
+    hc.create_topics(ctx, c, [(t, 2), (u, 1)])
     r = hc.join(ctx, c, g, hc.M1, [t])
     r = hc.hb(ctx, c, g, hc.M1, r["MemberEpoch"], TopicPartitions=hc.owned(r))
     jv = ctx.api_range("JoinGroup")[1]
-    j = k.call("JoinGroup", jv, h.join_body(jv, g, "", protocols=[("range", h.subscription_v0([t]))]))
+    j = k.call("JoinGroup", jv, h.join_body(jv, g, "", protocols=[("range", h.subscription_v0([u]))]))
     j = k.call("JoinGroup", jv, h.join_body(jv, g, j["MemberId"],
-                                            protocols=[("range", h.subscription_v0([t]))]))
+                                            protocols=[("range", h.subscription_v0([u]))]))
     hc.describe_sorted(ctx, c, [g])
     lv = ctx.api_range("LeaveGroup")[1]
     k.call("LeaveGroup", lv, {"GroupId": g, "Members": [

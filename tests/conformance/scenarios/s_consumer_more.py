@@ -97,21 +97,22 @@ def _(ctx):
 
 
 @scenario("consumer.classic.join_consumer_group",
-          "JoinGroup (protocol type consumer) into a consumer group: the classic member joins "
+          "JoinGroup (protocol type consumer) into a consumer group: the classic member (on "
+          "another topic, so that the assignment does not depend on its generated id) joins "
           "with its generation as member epoch; ConsumerGroupDescribe shows MemberType 0 "
           "for it (v1)", api=hc.DESCRIBE)
 def _(ctx):
     c, k = ctx.client("consumer"), ctx.client("classic")
-    g, t = ctx.group(), ctx.topic()
-    hc.create_topics(ctx, c, [(t, 2)])
+    g, t, u = ctx.group(), ctx.topic(), ctx.topic("u")
+    hc.create_topics(ctx, c, [(t, 2), (u, 1)])
     hv = ctx.api_range(API)[1]
     c.call(API, hv, {"GroupId": g, "MemberId": hc.M1, "MemberEpoch": 0,
                      "RebalanceTimeoutMs": 5000, "SubscribedTopicNames": [t],
                      "TopicPartitions": []})
     jv = ctx.api_range("JoinGroup")[1]
-    r = hc.classic_join(ctx, k, g, "", [t], version=jv)
+    r = hc.classic_join(ctx, k, g, "", [u], version=jv)
     hd = k.send("JoinGroup", jv, __import__("helpers").join_body(
-        jv, g, r["MemberId"], protocols=[("range", __import__("helpers").subscription_v0([t]))]))
+        jv, g, r["MemberId"], protocols=[("range", __import__("helpers").subscription_v0([u]))]))
     k.wait(hd)
     hc.describe_sorted(ctx, c, [g], version=ctx.version)
 
@@ -124,12 +125,12 @@ def _(ctx):
 def _(ctx):
     import helpers as h
     c, k = ctx.client("consumer"), ctx.client("classic")
-    g, t = ctx.group(), ctx.topic()
-    hc.create_topics(ctx, c, [(t, 2)])
+    g, t, u = ctx.group(), ctx.topic(), ctx.topic("u")
+    hc.create_topics(ctx, c, [(t, 2), (u, 1)])
     jv = ctx.api_range("JoinGroup")[1]
-    r = hc.classic_join(ctx, k, g, "", [t], version=jv)
+    r = hc.classic_join(ctx, k, g, "", [u], version=jv)
     r = k.call("JoinGroup", jv, h.join_body(jv, g, r["MemberId"],
-                                           protocols=[("range", h.subscription_v0([t]))]))
+                                           protocols=[("range", h.subscription_v0([u]))]))
     mid = r["MemberId"]
     dv = ctx.api_range("DescribeGroups")[1]
     sv = ctx.api_range("SyncGroup")[1]
