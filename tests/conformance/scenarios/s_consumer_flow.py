@@ -241,3 +241,44 @@ def _(ctx):
           TopicPartitions=hc.owned(r))
     hc.hb(ctx, c, g, m, e, RebalanceTimeoutMs=30000, SubscribedTopicNames=[t])
     hc.hb(ctx, c, g, m, e, SubscribedTopicNames=[t], TopicPartitions=hc.owned(r))
+
+
+@scenario("consumer.classic.member_session_expires",
+          "A classic member (JoinGroup session timeout 1 s) in a consumer group that stops "
+          "heartbeating is removed when its session expires, bumping the group epoch; the "
+          "consumer-protocol member stays", api=API, versions=(1, None))
+def _(ctx):
+    c, k = ctx.client("consumer"), ctx.client("classic")
+    g, t, u = ctx.group(), ctx.topic(), ctx.topic("u")
+    hc.create_topics(ctx, c, [(t, 1), (u, 1)])
+    r = hc.join(ctx, c, g, hc.M1, [t])
+    jv = ctx.api_range("JoinGroup")[1]
+    j = k.call("JoinGroup", jv, h.join_body(jv, g, "", session_timeout_ms=1000,
+                                            protocols=[("range", h.subscription_v0([u]))]))
+    k.call("JoinGroup", jv, h.join_body(jv, g, j["MemberId"], session_timeout_ms=1000,
+                                        protocols=[("range", h.subscription_v0([u]))]))
+    hc.describe_sorted(ctx, c, [g])
+    ctx.wait_until(lambda: len(hc.describe(ctx, c, [g], record=False)["Groups"][0]["Members"])
+                   == 1, "the classic member's session to expire")
+    hc.describe(ctx, c, [g])
+    hc.hb(ctx, c, g, hc.M1, r["MemberEpoch"])
+
+
+@scenario("consumer.classic.empty_classic_group_replaced",
+          "ConsumerGroupHeartbeat joining a classic group whose members all left: the empty "
+          "classic group gives way to a new consumer group", api=API, versions=(1, None))
+def _(ctx):
+    c, k = ctx.client("consumer"), ctx.client("classic")
+    g, t = ctx.group(), ctx.topic()
+    hc.create_topics(ctx, c, [(t, 1)])
+    jv = ctx.api_range("JoinGroup")[1]
+    j = k.call("JoinGroup", jv, h.join_body(jv, g, "", protocols=[("range", h.subscription_v0([t]))]))
+    j = k.call("JoinGroup", jv, h.join_body(jv, g, j["MemberId"],
+                                            protocols=[("range", h.subscription_v0([t]))]))
+    lv = ctx.api_range("LeaveGroup")[1]
+    k.call("LeaveGroup", lv, {"GroupId": g, "Members": [
+        {"MemberId": j["MemberId"], "GroupInstanceId": None, "Reason": None}]})
+    dv = ctx.api_range("DescribeGroups")[1]
+    c.call("DescribeGroups", dv, {"Groups": [g], "IncludeAuthorizedOperations": False})
+    hc.join(ctx, c, g, hc.M1, [t])
+    hc.describe(ctx, c, [g])
