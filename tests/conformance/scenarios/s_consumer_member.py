@@ -191,3 +191,21 @@ def _(ctx):
     hc.hb(ctx, c, g, "member-x", -1)
     hc.hb(ctx, c, g, "member-x", -2, InstanceId="inst")
     hc.hb(ctx, c, g, "member-x", 3)
+
+
+@scenario("consumer.member.group_max_size_static_replacement",
+          "ConsumerGroupHeartbeat: in a group at group.consumer.max.size, a new member id "
+          "replacing a static member that left with epoch -2 is accepted, a rejoin of a "
+          "known member too, a new member is not", api=API, versions=(1, None),
+          profile="limits")
+def _(ctx):
+    c = ctx.client()
+    g = ctx.group()
+    for i, m in enumerate(("m-a", "m-b", "m-c")):
+        hc.join(ctx, c, g, m, [], InstanceId="inst-%d" % i)
+    hc.hb(ctx, c, g, "m-c", -2, InstanceId="inst-2")
+    hc.join(ctx, c, g, "m-new", [], InstanceId="inst-2")
+    hc.join(ctx, c, g, "m-a", [], InstanceId="inst-0")
+    hc.join(ctx, c, g, "m-other", [], InstanceId="inst-9")
+    hc.join(ctx, c, g, "m-dynamic", [])
+    hc.describe(ctx, c, [g])

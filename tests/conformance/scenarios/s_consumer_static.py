@@ -89,3 +89,31 @@ def _(ctx):
     r = hc.join(ctx, c, g, hc.M2, [t2], InstanceId="inst-1")
     hc.hb(ctx, c, g, hc.M2, r["MemberEpoch"], TopicPartitions=hc.owned(r))
     hc.describe(ctx, c, [g])
+
+
+@scenario("consumer.static.heartbeat_without_instance_id",
+          "ConsumerGroupHeartbeat v1: a static member's steady heartbeat may leave InstanceId "
+          "out (unchanged); leaving with epoch -1 without it removes the member by its id",
+          api=API, versions=(1, None))
+def _(ctx):
+    c = ctx.client()
+    g, t = ctx.group(), ctx.topic()
+    hc.create_topics(ctx, c, [(t, 1)])
+    r = hc.join(ctx, c, g, hc.M1, [t], InstanceId="inst-1")
+    hc.hb(ctx, c, g, hc.M1, r["MemberEpoch"], TopicPartitions=hc.owned(r))
+    hc.hb(ctx, c, g, hc.M1, -1)
+    hc.describe(ctx, c, [g])
+    hc.join(ctx, c, g, hc.M2, [t], InstanceId="inst-1")
+
+
+@scenario("consumer.static.leave_twice",
+          "ConsumerGroupHeartbeat v1: a static member leaving with epoch -2 twice, then "
+          "heartbeating with its old epoch", api=API, versions=(1, None))
+def _(ctx):
+    c = ctx.client()
+    g = ctx.group()
+    r = hc.join(ctx, c, g, hc.M1, [], InstanceId="inst-1")
+    hc.hb(ctx, c, g, hc.M1, -2, InstanceId="inst-1")
+    hc.hb(ctx, c, g, hc.M1, -2, InstanceId="inst-1")
+    hc.hb(ctx, c, g, hc.M1, r["MemberEpoch"], InstanceId="inst-1")
+    hc.describe(ctx, c, [g])
