@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """ConsumerGroupHeartbeat: join, steady heartbeats, leave, epochs, fencing."""
 
-from conformance import scenario
+from conformance import ScenarioError, scenario
 import h_consumer as hc
 
 API = hc.API
@@ -208,4 +208,40 @@ def _(ctx):
     hc.join(ctx, c, g, "m-a", [], InstanceId="inst-0")
     hc.join(ctx, c, g, "m-other", [], InstanceId="inst-9")
     hc.join(ctx, c, g, "m-dynamic", [])
+    hc.describe(ctx, c, [g])
+
+
+def _streams_group(ctx, c, g, t):
+    """A streams group of one member (unrecorded): a topology of one
+    subtopology reading topic t."""
+    v = ctx.api_range("StreamsGroupHeartbeat")
+    if v is None:
+        return False
+    r = c.call("StreamsGroupHeartbeat", v[1], {
+        "GroupId": g, "MemberId": "streams-member", "MemberEpoch": 0,
+        "EndpointInformationEpoch": 0, "RebalanceTimeoutMs": 30000,
+        "Topology": {"Epoch": 0, "Subtopologies": [{
+            "SubtopologyId": "0", "SourceTopics": [t], "SourceTopicRegex": [],
+            "StateChangelogTopics": [], "RepartitionSinkTopics": [],
+            "RepartitionSourceTopics": [], "CopartitionGroups": []}]},
+        "ActiveTasks": [], "StandbyTasks": [], "WarmupTasks": [],
+        "ProcessId": "process-1", "ClientTags": [], "TaskOffsets": [], "TaskEndOffsets": []},
+        record=False)
+    if r["ErrorCode"] != 0:
+        raise ScenarioError("the streams group was not created: %r" % (r,))
+    return True
+
+
+@scenario("consumer.member.streams_group",
+          "ConsumerGroupHeartbeat (join, heartbeat, leave) and ConsumerGroupDescribe naming a "
+          "streams group are GROUP_ID_NOT_FOUND 'Group ... is not a consumer group.'", api=API)
+def _(ctx):
+    c = ctx.client()
+    g, t = ctx.group(), ctx.topic()
+    hc.create_topics(ctx, c, [(t, 1)])
+    if not _streams_group(ctx, c, g, t):
+        return
+    hc.join(ctx, c, g, hc.mid(ctx, hc.M1), [t])
+    hc.hb(ctx, c, g, "member-x", 2)
+    hc.hb(ctx, c, g, "member-x", -1)
     hc.describe(ctx, c, [g])
