@@ -2232,25 +2232,55 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
 
 typedef kc_consumer_group_describe_response_topic_partitions_t desc_tp_t;
 
+/* A member's assignment or target as ConsumerGroupDescribe gives it: the
+ * partitions of a (then those of also, partitions pending revocation that
+ * the member still holds, appended after a's of the same topic, as Kafka's
+ * asConsumerGroupDescribeMember accumulates them); topics the topic view
+ * no longer knows are left out. */
+static void describe_assignment2(kc_coord_t *c, const kc_asg_t *a, const kc_asg_t *also,
+                                 kc_consumer_group_describe_response_assignment_t *out,
+                                 kc_arena_t *arena)
+{
+    int32_t nb = also ? also->n : 0;
+    out->topic_partitions.items =
+        kc_arena_alloc(arena, sizeof(desc_tp_t) * (size_t)(a->n + nb + 1));
+    out->topic_partitions.count = 0;
+    for (int32_t pass = 0; pass < 2; pass++) {
+        const kc_asg_t *src = pass == 0 ? a : also;
+        for (int32_t i = 0; src && i < src->n; i++) {
+            const kc_asg_topic_t *first = pass == 0 ? &src->t[i] : kc_asg_find(a, src->t[i].topic_id);
+            if (pass == 1 && first && first->n > 0)
+                continue; /* merged into the topic's entry in the first pass */
+            const kc_asg_topic_t *more = pass == 0 && also ? kc_asg_find(also, src->t[i].topic_id)
+                                                          : NULL;
+            int32_t n = src->t[i].n + (more ? more->n : 0);
+            if (n == 0)
+                continue;
+            kc_str_t name = kc_str("");
+            if (c->topics.topic_id_to_name &&
+                !c->topics.topic_id_to_name(c->topics.ctx, src->t[i].topic_id, &name))
+                continue;
+            if (name.len < 0)
+                name = kc_str("");
+            desc_tp_t *tp = &out->topic_partitions.items[out->topic_partitions.count++];
+            memset(tp, 0, sizeof(*tp));
+            tp->topic_id = src->t[i].topic_id;
+            tp->topic_name = name;
+            int32_t *p = kc_arena_alloc(arena, sizeof(*p) * (size_t)(n + 1));
+            memcpy(p, src->t[i].p, sizeof(*p) * (size_t)src->t[i].n);
+            if (more)
+                memcpy(p + src->t[i].n, more->p, sizeof(*p) * (size_t)more->n);
+            tp->partitions.items = p;
+            tp->partitions.count = n;
+        }
+    }
+}
+
 static void describe_assignment(kc_coord_t *c, const kc_asg_t *a,
                                 kc_consumer_group_describe_response_assignment_t *out,
                                 kc_arena_t *arena)
 {
-    out->topic_partitions.items = kc_arena_alloc(arena, sizeof(desc_tp_t) * (size_t)(a->n + 1));
-    out->topic_partitions.count = 0;
-    for (int32_t i = 0; i < a->n; i++) {
-        if (a->t[i].n == 0)
-            continue;
-        desc_tp_t *tp = &out->topic_partitions.items[out->topic_partitions.count++];
-        memset(tp, 0, sizeof(*tp));
-        tp->topic_id = a->t[i].topic_id;
-        kc_str_t name = kc_str("");
-        if (c->topics.topic_id_to_name)
-            c->topics.topic_id_to_name(c->topics.ctx, a->t[i].topic_id, &name);
-        tp->topic_name = name.len >= 0 ? name : kc_str("");
-        tp->partitions.items = a->t[i].p;
-        tp->partitions.count = a->t[i].n;
-    }
+    describe_assignment2(c, a, NULL, out, arena);
 }
 
 static bool assignment_describable(const kc_request_ctx_t *ctx,
@@ -2352,7 +2382,7 @@ void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx
                 dm->subscribed_topic_names.items[t] = kc_str(m->topics[t]);
             java_hash_set_order(dm->subscribed_topic_names.items, m->ntopics);
             dm->subscribed_topic_regex = kc_str(m->regex ? m->regex : "");
-            describe_assignment(c, &m->assigned, &dm->assignment, &arena);
+            describe_assignment2(c, &m->assigned, &m->pending, &dm->assignment, &arena);
             describe_assignment(c, &m->target, &dm->target_assignment, &arena);
             dm->member_type = m->classic ? 0 : 1; /* classic or consumer protocol */
         }

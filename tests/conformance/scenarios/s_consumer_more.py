@@ -188,3 +188,37 @@ def _(ctx):
     hc.describe(ctx, c, [g], version=ctx.version)
     ctx.restart_point()
     hc.describe(ctx, c, [g], version=ctx.version)
+
+
+@scenario("consumer.regex.switch_to_names",
+          "ConsumerGroupHeartbeat v1: a member subscribed by regex switches to topic names "
+          "(clearing the regex with \"\"): the group epoch is bumped at once and the "
+          "resolution is dropped", api=API, versions=(1, None))
+def _(ctx):
+    c = ctx.client()
+    g, x1, n1 = ctx.group(), ctx.topic("x1"), ctx.topic("n1")
+    hc.create_topics(ctx, c, [(x1, 1), (n1, 1)])
+    r = hc.join(ctx, c, g, hc.M1, None, SubscribedTopicRegex=_regex_for(ctx, "x"))
+    ctx.wait_until(lambda: hc.group_epoch(ctx, c, g) > r["MemberEpoch"], "the regex resolution")
+    r = hc.hb(ctx, c, g, hc.M1, r["MemberEpoch"], TopicPartitions=[])
+    r = hc.hb(ctx, c, g, hc.M1, r["MemberEpoch"], TopicPartitions=hc.owned(r),
+              SubscribedTopicRegex="", SubscribedTopicNames=[n1])
+    hc.hb(ctx, c, g, hc.M1, r["MemberEpoch"], TopicPartitions=hc.owned(r) or [])
+    hc.describe(ctx, c, [g])
+
+
+@scenario("consumer.regex.shared_by_two_members",
+          "ConsumerGroupHeartbeat v1: a second member joining with a regex already resolved "
+          "bumps the group epoch at once (no new resolution)", api=API, versions=(1, None))
+def _(ctx):
+    c1, c2 = ctx.client("m1"), ctx.client("m2")
+    g, x1 = ctx.group(), ctx.topic("x1")
+    hc.create_topics(ctx, c1, [(x1, 2)])
+    rx = _regex_for(ctx, "x")
+    r = hc.join(ctx, c1, g, hc.M1, None, SubscribedTopicRegex=rx)
+    ctx.wait_until(lambda: hc.group_epoch(ctx, c1, g) > r["MemberEpoch"], "the regex resolution")
+    r = hc.hb(ctx, c1, g, hc.M1, r["MemberEpoch"], TopicPartitions=[])
+    r = hc.hb(ctx, c1, g, hc.M1, r["MemberEpoch"], TopicPartitions=hc.owned(r))
+    r2 = hc.join(ctx, c2, g, hc.M2, None, SubscribedTopicRegex=rx)
+    hc.hb(ctx, c1, g, hc.M1, r["MemberEpoch"], TopicPartitions=hc.owned(r))
+    hc.describe(ctx, c1, [g])

@@ -970,6 +970,41 @@ static void test_preferred_assignor_tie(void **state)
     ctx_free(t);
 }
 
+/* ConsumerGroupDescribe: a member still revoking partitions shows them in
+ * its assignment, after the partitions it keeps (Kafka's
+ * asConsumerGroupDescribeMember). */
+static void test_describe_assignment_includes_pending_revocation(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t c[2];
+    set_id(&c[0], "member-a");
+    set_id(&c[1], "member-b");
+    join(t, &c[0]);
+    join(t, &c[1]);
+    beat(t, &c[0]); /* told to revoke half */
+    assert_int_equal(owned_count(&c[0]), NPART / 2);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_consumer_group_describe_response_described_group_t dg =
+        describe_as(t->c, "User:reader", &arena);
+    assert_int_equal(dg.members.count, 2);
+    for (int32_t i = 0; i < dg.members.count; i++) {
+        kc_consumer_group_describe_response_member_t *m = &dg.members.items[i];
+        if (!kc_str_eq_cstr(m->member_id, "member-a"))
+            continue;
+        assert_int_equal(m->assignment.topic_partitions.count, 1);
+        assert_int_equal(m->assignment.topic_partitions.items[0].partitions.count, NPART);
+        /* The kept half first. */
+        for (int32_t k = 0; k < NPART / 2; k++)
+            assert_true(c[0].owned[m->assignment.topic_partitions.items[0].partitions.items[k]]);
+        assert_int_equal(m->target_assignment.topic_partitions.items[0].partitions.count,
+                         NPART / 2);
+    }
+    kc_arena_deinit(&arena);
+    ctx_free(t);
+}
+
 static void assert_partitions(const kc_asg_t *a, const int32_t *want, int32_t n)
 {
     assert_int_equal(kc_asg_count(a), n);
@@ -1082,6 +1117,7 @@ int main(void)
         cmocka_unit_test(test_describe_checks_group_and_assigned_topics),
         cmocka_unit_test(test_epochs_of_new_and_emptied_groups),
         cmocka_unit_test(test_describe_member_order),
+        cmocka_unit_test(test_describe_assignment_includes_pending_revocation),
         cmocka_unit_test(test_preferred_assignor_tie),
         cmocka_unit_test(test_uniform_assignor_follows_kafka_member_order),
         cmocka_unit_test(test_uniform_assignor_heterogeneous_as_kafka),
