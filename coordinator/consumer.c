@@ -1871,6 +1871,39 @@ static int16_t validate_epoch(const cs_member_t *m, int32_t epoch, owned_t owned
 
 typedef kc_consumer_group_heartbeat_request_topic_partitions_t resp_tp_t;
 
+/* The order in which a java.util.HashSet (or HashMap) of these partition
+ * numbers iterates them, as Kafka lists a member's partitions: by bucket
+ * (the number masked by the table's capacity, which grows from 16 while
+ * more than 3/4 full), in number order within a bucket. Returns a copy in
+ * the arena. */
+static uint32_t int_set_mask;
+
+static int cmp_int_set(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    uint32_t bx = (uint32_t)x & int_set_mask, by = (uint32_t)y & int_set_mask;
+    if (bx != by)
+        return bx < by ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+int32_t *kc_cs_java_int_set_order(const int32_t *p, int32_t n, kc_arena_t *arena)
+{
+    int32_t *out = kc_arena_alloc(arena, sizeof(*out) * (size_t)(n + 1));
+    memcpy(out, p, sizeof(*out) * (size_t)n);
+    uint64_t cap = 16;
+    while ((uint64_t)n * 4 > cap * 3)
+        cap <<= 1;
+    bool sorted_already = true;
+    for (int32_t i = 0; i < n && sorted_already; i++)
+        sorted_already = (uint64_t)(uint32_t)out[i] < cap;
+    if (sorted_already)
+        return out; /* every number is its own bucket: ascending */
+    int_set_mask = (uint32_t)(cap - 1);
+    qsort(out, (size_t)n, sizeof(*out), cmp_int_set);
+    return out;
+}
+
 static kc_consumer_group_heartbeat_response_assignment_t *
 response_assignment(const kc_asg_t *a, kc_arena_t *arena)
 {
@@ -1883,7 +1916,7 @@ response_assignment(const kc_asg_t *a, kc_arena_t *arena)
             continue;
         resp_tp_t *tp = &out->topic_partitions.items[out->topic_partitions.count++];
         tp->topic_id = a->t[i].topic_id;
-        tp->partitions.items = a->t[i].p;
+        tp->partitions.items = kc_cs_java_int_set_order(a->t[i].p, a->t[i].n, arena);
         tp->partitions.count = a->t[i].n;
     }
     return out;
@@ -2267,9 +2300,11 @@ static void describe_assignment2(kc_coord_t *c, const kc_asg_t *a, const kc_asg_
             tp->topic_id = src->t[i].topic_id;
             tp->topic_name = name;
             int32_t *p = kc_arena_alloc(arena, sizeof(*p) * (size_t)(n + 1));
-            memcpy(p, src->t[i].p, sizeof(*p) * (size_t)src->t[i].n);
+            memcpy(p, kc_cs_java_int_set_order(src->t[i].p, src->t[i].n, arena),
+                   sizeof(*p) * (size_t)src->t[i].n);
             if (more)
-                memcpy(p + src->t[i].n, more->p, sizeof(*p) * (size_t)more->n);
+                memcpy(p + src->t[i].n, kc_cs_java_int_set_order(more->p, more->n, arena),
+                       sizeof(*p) * (size_t)more->n);
             tp->partitions.items = p;
             tp->partitions.count = n;
         }

@@ -96,6 +96,9 @@ typedef struct {
  * (a partition stays with its previous owner while that keeps the
  * balance). */
 void kc_assignor_uniform(kc_assign_spec_t *spec);
+/* A copy (in arena) of n partition numbers in the order a Java HashSet of
+ * them iterates, the order Kafka lists a member's partitions in. */
+int32_t *kc_cs_java_int_set_order(const int32_t *p, int32_t n, kc_arena_t *arena);
 /* Kafka's RangeAssignor ("range"): per topic, contiguous ranges over the
  * subscribed members in member id order, the first ones one larger. */
 void kc_assignor_range(kc_assign_spec_t *spec);

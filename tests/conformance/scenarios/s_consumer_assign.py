@@ -230,3 +230,21 @@ def _(ctx):
           versions=(1, None))
 def _(ctx):
     _regex_members(ctx, ["regex", "names"])
+
+
+@scenario("consumer.assign.uniform.many_partitions",
+          "ConsumerGroupHeartbeat v1: two members of a uniform group on a topic of 40 "
+          "partitions: the order of the partitions in each answer's assignment", api=API,
+          versions=(1, None))
+def _(ctx):
+    c1, c2 = ctx.client("m1"), ctx.client("m2")
+    g, t = ctx.group(), ctx.topic()
+    tid = hc.create_topics(ctx, c1, [(t, 40)])[t]
+    r1 = hc.join(ctx, c1, g, hc.M1, [t])
+    r1 = hc.hb(ctx, c1, g, hc.M1, r1["MemberEpoch"], TopicPartitions=hc.owned(r1))
+    r2 = hc.join(ctx, c2, g, hc.M2, [t])
+    full = [{"TopicId": tid, "Partitions": list(range(40))}]
+    r1 = hc.hb(ctx, c1, g, hc.M1, 2, TopicPartitions=full)
+    r1 = hc.hb(ctx, c1, g, hc.M1, 2, TopicPartitions=hc.owned(r1))
+    r2 = hc.hb(ctx, c2, g, hc.M2, r2["MemberEpoch"], TopicPartitions=[])
+    hc.describe(ctx, c1, [g])

@@ -1005,6 +1005,31 @@ static void test_describe_assignment_includes_pending_revocation(void **state)
     ctx_free(t);
 }
 
+/* Partitions are listed in Java HashSet order: 20..39 (a table of 32)
+ * iterate 32..39 first; sets whose numbers fit the table stay ascending. */
+static void test_java_int_set_order(void **state)
+{
+    (void)state;
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    int32_t in[40];
+    for (int i = 0; i < 40; i++)
+        in[i] = i;
+    int32_t *o = kc_cs_java_int_set_order(in + 20, 20, &arena);
+    for (int i = 0; i < 8; i++)
+        assert_int_equal(o[i], 32 + i);
+    for (int i = 8; i < 20; i++)
+        assert_int_equal(o[i], 12 + i);
+    o = kc_cs_java_int_set_order(in, 40, &arena);
+    for (int i = 0; i < 40; i++)
+        assert_int_equal(o[i], i);
+    int32_t two[2] = {3, 17};
+    o = kc_cs_java_int_set_order(two, 2, &arena);
+    assert_int_equal(o[0], 17);
+    assert_int_equal(o[1], 3);
+    kc_arena_deinit(&arena);
+}
+
 static void assert_partitions(const kc_asg_t *a, const int32_t *want, int32_t n)
 {
     assert_int_equal(kc_asg_count(a), n);
@@ -1117,6 +1142,7 @@ int main(void)
         cmocka_unit_test(test_describe_checks_group_and_assigned_topics),
         cmocka_unit_test(test_epochs_of_new_and_emptied_groups),
         cmocka_unit_test(test_describe_member_order),
+        cmocka_unit_test(test_java_int_set_order),
         cmocka_unit_test(test_describe_assignment_includes_pending_revocation),
         cmocka_unit_test(test_preferred_assignor_tie),
         cmocka_unit_test(test_uniform_assignor_follows_kafka_member_order),
