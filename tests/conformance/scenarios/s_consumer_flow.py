@@ -282,3 +282,57 @@ def _(ctx):
     c.call("DescribeGroups", dv, {"Groups": [g], "IncludeAuthorizedOperations": False})
     hc.join(ctx, c, g, hc.M1, [t])
     hc.describe(ctx, c, [g])
+
+
+@scenario("consumer.flow.topic_deleted",
+          "ConsumerGroupHeartbeat v1: a subscribed topic deleted (DeleteTopics) leaves the "
+          "member's assignment at the next heartbeat, with a new group epoch", api=API,
+          versions=(1, None))
+def _(ctx):
+    c = ctx.client()
+    g, t, u = ctx.group(), ctx.topic(), ctx.topic("u")
+    hc.create_topics(ctx, c, [(t, 2), (u, 1)])
+    r = hc.join(ctx, c, g, hc.M1, [t, u], record=False)
+    r = hc.hb(ctx, c, g, hc.M1, r["MemberEpoch"], TopicPartitions=hc.owned(r), record=False)
+    v = ctx.api_range("DeleteTopics")[1]
+    body = {"TimeoutMs": 30000}
+    if v >= 6:
+        body["Topics"] = [{"Name": t, "TopicId": bytes(16)}]
+    else:
+        body["TopicNames"] = [t]
+    c.call("DeleteTopics", v, body, record=False)
+    mv = ctx.api_range("Metadata")[1]
+    hv = ctx.api_range(API)[1]
+
+    def gone():
+        m = c.call("Metadata", min(mv, 12), {"Topics": [{"Name": t, "TopicId": bytes(16)}],
+                                            "AllowAutoTopicCreation": False,
+                                            "IncludeTopicAuthorizedOperations": False},
+                   record=False)
+        if m["Topics"][0]["ErrorCode"] == 0:
+            return False
+        # And the group coordinator no longer assigns it (a probe group).
+        p = c.call(API, hv, {"GroupId": ctx.group("probe"), "MemberId": "probe",
+                             "MemberEpoch": 0, "RebalanceTimeoutMs": 1000,
+                             "SubscribedTopicNames": [t], "TopicPartitions": []},
+                   record=False)
+        return not (p.get("Assignment") or {}).get("TopicPartitions")
+    ctx.wait_until(gone, "the topic to be deleted")
+    r2 = hc.hb(ctx, c, g, hc.M1, r["MemberEpoch"], TopicPartitions=hc.owned(r) or None)
+    hc.hb(ctx, c, g, hc.M1, r2["MemberEpoch"], TopicPartitions=hc.owned(r2) or None)
+    hc.describe(ctx, c, [g])
+
+
+@scenario("consumer.classic.join_wrong_protocol_type",
+          "JoinGroup into a consumer group with a protocol type other than consumer is "
+          "INCONSISTENT_GROUP_PROTOCOL; with protocol type consumer but a protocol the "
+          "group does not know, the member joins", api=API, versions=(1, None))
+def _(ctx):
+    c, k = ctx.client("consumer"), ctx.client("classic")
+    g, t = ctx.group(), ctx.topic()
+    hc.create_topics(ctx, c, [(t, 1)])
+    hc.join(ctx, c, g, hc.M1, [t])
+    jv = ctx.api_range("JoinGroup")[1]
+    k.call("JoinGroup", jv, h.join_body(jv, g, "", protocol_type="connect",
+                                        protocols=[("range", h.subscription_v0([t]))]))
+    k.call("JoinGroup", jv, h.join_body(jv, g, "", protocols=[("sticky", b"\x00\x01")]))
