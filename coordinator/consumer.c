@@ -1965,7 +1965,7 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
         }
     }
 
-    /* The member id: the client's, or one generated for a v0 join. */
+    /* The member id: the client's, or one generated for a v0 join (a Kafka Uuid). */
     char gen_id[23];
     kc_str_t member_id = req->member_id;
     if (member_id.len <= 0) {

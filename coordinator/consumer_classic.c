@@ -697,6 +697,7 @@ void kc_consumer_classic_join(kc_coord_t *c, const kc_request_ctx_t *ctx, kc_con
     bool unknown_member = req->member_id.len <= 0;
     char *member_id;
     if (unknown_member) {
+        /* A Kafka Uuid, as for consumer-protocol members. */
         kc_coord_random_kafka_uuid(c, gen);
         member_id = kc_xstrdup(gen);
     } else {

@@ -6,9 +6,10 @@ A scenario names its profile; each profile used in a run starts one kcoord
 and one Kafka. Properties not listed keep each broker's default, which is
 Kafka's default for every property kcoord has.
 
-`offsets.topic.num.partitions=1` is Kafka-only: kcoord's group coordinator
-is one partition, so Kafka gets one too (ListGroups order and coordinator
-load follow from it).
+`offsets.topic.num.partitions=1` goes to both: kcoord's group coordinator
+is one coordinator, so Kafka gets one partition (coordinator load follows
+from it), and kcoord orders the groups of ListGroups, DescribeGroups and
+DeleteGroups as a Kafka coordinator with that many partitions does.
 """
 
 COMMON = {
@@ -18,6 +19,7 @@ COMMON = {
     "group.max.session.timeout.ms": "1800000",
     "auto.create.topics.enable": "false",
     "num.partitions": "1",
+    "offsets.topic.num.partitions": "1",
 }
 
 PROFILES = {
@@ -36,11 +38,20 @@ PROFILES = {
     }),
     # Kafka's default initial rebalance delay (3 s).
     "initial_delay": dict(COMMON, **{"group.initial.rebalance.delay.ms": "3000"}),
+    # Offsets expire a minute after their commit (Kafka's shortest
+    # offsets.retention.minutes), looked for every second.
+    "retention": dict(COMMON, **{
+        "offsets.retention.minutes": "1",
+        "offsets.retention.check.interval.ms": "1000",
+    }),
+    # The default settings for offsets.list.table_order alone: ListGroups'
+    # order depends on every group in the coordinator, so no other case may
+    # add groups while it runs.
+    "listing": dict(COMMON),
 }
 
 # Settings only Kafka takes (kcoord has no such property).
 KAFKA_ONLY = {
-    "offsets.topic.num.partitions": "1",
     # kcoord computes a consumer group's target assignment at once, in the
     # heartbeat that needs it; Kafka 4.4 waits for an assignment interval
     # (1 s) and computes it on a background thread, which makes epochs and

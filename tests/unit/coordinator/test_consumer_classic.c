@@ -683,7 +683,9 @@ static void test_classic_member_joins_consumer_group(void **state)
     /* v5 without member id: MEMBER_ID_REQUIRED first, a generated id. */
     int32_t corr = cl_send_join(t, &b, 5);
     assert_int_equal(cl_join_answer(t, &b, corr, NULL), E_MEMBER_ID_REQUIRED);
+    /* A Kafka Uuid (Uuid.randomUuid().toString()), not a java.util.UUID. */
     assert_int_equal(strlen(b.member_id), 22);
+    assert_null(strchr(b.member_id, '-'));
     kc_join_group_response_t jr;
     corr = cl_send_join(t, &b, 7); /* v7+ names the protocol type */
     assert_int_equal(cl_join_answer(t, &b, corr, &jr), E_NONE);
