@@ -1654,11 +1654,14 @@ static uint32_t timeline_slot(const char *id, uint64_t cap)
     return (uint32_t)(x >> (65 - log2size));
 }
 
-/* The slots of a Kafka timeline hash table that has held n entries. */
+/* The slots of a Kafka timeline hash table that has held n entries and was
+ * put to again at that size: BaseHashTable grows before it knows whether a
+ * put adds or replaces, and a group's members and assignor counts are put
+ * again with every change (a member's join alone writes two records). */
 static uint64_t timeline_capacity(size_t n)
 {
     uint64_t cap = 2;
-    for (size_t k = 1; k <= n; k++)
+    for (size_t k = 1; k <= n + (n > 0); k++)
         if ((double)k * 0.75 > (double)cap)
             cap *= 2;
     return cap;

@@ -222,3 +222,19 @@ def _(ctx):
     r2 = hc.join(ctx, c2, g, hc.M2, None, SubscribedTopicRegex=rx)
     hc.hb(ctx, c1, g, hc.M1, r["MemberEpoch"], TopicPartitions=hc.owned(r))
     hc.describe(ctx, c1, [g])
+
+
+@scenario("consumer.describe.member_order_two",
+          "ConsumerGroupDescribe of two members (m-a then m-c, and m-b then m-d): the order "
+          "of Kafka's member table, whose size follows every put of a member (an update "
+          "too), not only the additions", api=hc.DESCRIBE)
+def _(ctx):
+    c = ctx.client()
+    hv = ctx.api_range(API)[1]
+    for label, ids in (("ac", ("m-a", "m-c")), ("bd", ("m-b", "m-d"))):
+        g = ctx.group(label)
+        for m in ids:
+            c.call(API, hv, {"GroupId": g, "MemberId": m, "MemberEpoch": 0,
+                             "RebalanceTimeoutMs": 5000, "SubscribedTopicNames": [],
+                             "TopicPartitions": []}, record=False)
+        hc.describe(ctx, c, [g], version=ctx.version)

@@ -1027,6 +1027,29 @@ static void test_java_int_set_order(void **state)
     kc_arena_deinit(&arena);
 }
 
+/* Two members: their joins put each member twice, which grows Kafka's
+ * table to 4 slots (it grows before telling an add from a replace), where
+ * m-a comes before m-c. */
+static void test_describe_member_order_two(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t c[2];
+    set_id(&c[0], "m-a");
+    set_id(&c[1], "m-c");
+    for (int i = 0; i < 2; i++)
+        join(t, &c[i]);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_consumer_group_describe_response_described_group_t dg =
+        describe_as(t->c, "User:reader", &arena);
+    assert_int_equal(dg.members.count, 2);
+    assert_true(kc_str_eq_cstr(dg.members.items[0].member_id, "m-a"));
+    assert_true(kc_str_eq_cstr(dg.members.items[1].member_id, "m-c"));
+    kc_arena_deinit(&arena);
+    ctx_free(t);
+}
+
 static void assert_partitions(const kc_asg_t *a, const int32_t *want, int32_t n)
 {
     assert_int_equal(kc_asg_count(a), n);
@@ -1139,6 +1162,7 @@ int main(void)
         cmocka_unit_test(test_describe_checks_group_and_assigned_topics),
         cmocka_unit_test(test_epochs_of_new_and_emptied_groups),
         cmocka_unit_test(test_describe_member_order),
+        cmocka_unit_test(test_describe_member_order_two),
         cmocka_unit_test(test_java_int_set_order),
         cmocka_unit_test(test_describe_assignment_includes_pending_revocation),
         cmocka_unit_test(test_preferred_assignor_tie),
