@@ -497,6 +497,12 @@ static const kc_conf_property_t props[] = {
     {"group.consumer.session.timeout.ms", KC_CONF_INT, "45000",
      FIELD(group_consumer_session_timeout_ms), 1, INT32_MAX, NULL,
      "Session timeout of consumer-protocol (KIP-848) members"},
+    {"group.consumer.min.session.timeout.ms", KC_CONF_INT, "45000",
+     FIELD(group_consumer_min_session_timeout_ms), 1, INT32_MAX, NULL,
+     "Smallest allowed group.consumer.session.timeout.ms"},
+    {"group.consumer.max.session.timeout.ms", KC_CONF_INT, "60000",
+     FIELD(group_consumer_max_session_timeout_ms), 1, INT32_MAX, NULL,
+     "Largest allowed group.consumer.session.timeout.ms"},
     {"group.consumer.max.size", KC_CONF_INT, "2147483647", FIELD(group_consumer_max_size), 1,
      INT32_MAX, NULL, "Maximum members of one consumer-protocol group"},
     {"group.consumer.assignors", KC_CONF_STRING, "uniform,range", FIELD(group_consumer_assignors),
@@ -1214,4 +1220,26 @@ int kc_listeners_parse(const char *spec, kc_listener_t *out, size_t max, char *e
         p = end + 1;
     }
     return (int)n;
+}
+
+int kc_config_validate(const kc_config_t *c, char *err, size_t errlen)
+{
+    const char *msg = NULL;
+    if (c->group_consumer_max_session_timeout_ms < c->group_consumer_min_session_timeout_ms)
+        msg = "group.consumer.max.session.timeout.ms must be greater than or equal to "
+              "group.consumer.min.session.timeout.ms";
+    else if (c->group_consumer_session_timeout_ms < c->group_consumer_min_session_timeout_ms)
+        msg = "group.consumer.session.timeout.ms must be greater than or equal to "
+              "group.consumer.min.session.timeout.ms";
+    else if (c->group_consumer_session_timeout_ms > c->group_consumer_max_session_timeout_ms)
+        msg = "group.consumer.session.timeout.ms must be less than or equal to "
+              "group.consumer.max.session.timeout.ms";
+    else if (c->group_consumer_heartbeat_interval_ms >= c->group_consumer_session_timeout_ms)
+        msg = "group.consumer.heartbeat.interval.ms must be less than "
+              "group.consumer.session.timeout.ms";
+    if (msg) {
+        snprintf(err, errlen, "%s", msg);
+        return -1;
+    }
+    return 0;
 }

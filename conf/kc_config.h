@@ -39,6 +39,8 @@ typedef struct {
     int32_t group_classic_new_member_join_timeout_ms; /* 300000 (hard-coded in Kafka) */
     int32_t group_consumer_heartbeat_interval_ms;   /* 5000 */
     int32_t group_consumer_session_timeout_ms;      /* 45000 */
+    int32_t group_consumer_min_session_timeout_ms;  /* 45000 */
+    int32_t group_consumer_max_session_timeout_ms;  /* 60000 */
     int32_t group_consumer_max_size;                /* 2147483647 */
     char *group_consumer_assignors;                 /* uniform,range (names or Kafka class names) */
     int32_t group_consumer_regex_refresh_interval_ms;     /* 600000 */
@@ -204,6 +206,11 @@ int kc_config_load_file(kc_config_t *c, const char *path, char *err, size_t errl
 int kc_config_load_env(kc_config_t *c, char *const *envp, char *err, size_t errlen);
 /* Applies one "key=value" command-line override. */
 int kc_config_override(kc_config_t *c, const char *kv, char *err, size_t errlen);
+
+/* The checks across properties that Kafka's GroupCoordinatorConfig makes
+ * once every source is read (the consumer session timeout within its
+ * minimum and maximum, the heartbeat interval below it); 0 or -1 with err. */
+int kc_config_validate(const kc_config_t *c, char *err, size_t errlen);
 
 /*
  * max.connections.per.ip.overrides ("host:count,host:count"): the count for

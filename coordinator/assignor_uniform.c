@@ -4,10 +4,14 @@
  * Kafka's UniformAssignor: spreads the partitions of the subscribed topics
  * evenly over the members and keeps each partition with its previous owner
  * whenever that keeps the balance. Homogeneous subscriptions get exact
- * quotas (every member P/M or P/M+1 partitions); heterogeneous ones are
- * filled least-loaded first and then rebalanced topic by topic. Pure code,
- * deterministic for a given input; the exact choice of which member keeps
- * the extra partitions is kcoord's (member id order), not Kafka's hash order.
+ * quotas (every member P/M or P/M+1 partitions), computed as Kafka's
+ * UniformHomogeneousAssignmentBuilder does, walking members and topics in
+ * the order Java's hash maps of member ids and topic ids iterate them (so
+ * the same members and topics get the same partitions as on Kafka);
+ * heterogeneous ones as its UniformHeterogeneousAssignmentBuilder does
+ * (previous owners kept, the rest to the least loaded subscribers, then
+ * topics balanced in Kafka's topic order). Pure code, deterministic for a
+ * given input.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +60,465 @@ static int32_t topic_index(const topic_index_t *ix, kc_uuid_t id)
     return -1;
 }
 
+/* ---- Java hash-map iteration order ------------------------------------- */
+
+/* The bucket a key of this hashCode falls in, in a java.util.HashMap of
+ * capacity cap (HashMap.hash spreads the high bits). */
+static uint32_t java_bucket(int32_t hash, uint32_t cap)
+{
+    uint32_t h = (uint32_t)hash;
+    return (h ^ (h >> 16)) & (cap - 1);
+}
+
+/* The capacity of a java.util.HashMap (or a HashSet built from a
+ * collection) holding n keys. */
+static uint32_t java_capacity(int32_t n)
+{
+    uint32_t cap = 16;
+    while ((uint64_t)n * 4 > (uint64_t)cap * 3)
+        cap <<= 1;
+    return cap;
+}
+
+static int32_t java_string_hash(const char *s)
+{
+    /* Member ids are ASCII in practice; other bytes count as Latin-1. */
+    uint32_t h = 0;
+    for (; *s; s++)
+        h = 31 * h + (uint8_t)*s;
+    return (int32_t)h;
+}
+
+static int32_t java_uuid_hash(kc_uuid_t id)
+{
+    uint64_t hi = 0, lo = 0;
+    for (int i = 0; i < 8; i++) {
+        hi = hi << 8 | id.b[i];
+        lo = lo << 8 | id.b[8 + i];
+    }
+    uint64_t h = hi ^ lo;
+    return (int32_t)((uint32_t)(h >> 32) ^ (uint32_t)h);
+}
+
+/* Sorts idx[0..n) by bucket (keys[idx] hash codes), keeping the given
+ * order within a bucket: the order a HashMap filled in that order iterates. */
+static void java_order(int32_t *idx, int32_t n, const int32_t *hash)
+{
+    uint32_t cap = java_capacity(n);
+    for (int32_t i = 1; i < n; i++) {
+        int32_t x = idx[i];
+        uint32_t bx = java_bucket(hash[x], cap);
+        int32_t j = i - 1;
+        while (j >= 0 && java_bucket(hash[idx[j]], cap) > bx) {
+            idx[j + 1] = idx[j];
+            j--;
+        }
+        idx[j + 1] = x;
+    }
+}
+
+/* ---- homogeneous subscriptions (UniformHomogeneousAssignmentBuilder) ---- */
+
+static void assign_homogeneous(kc_assign_spec_t *s, const topic_index_t *ix, const int64_t *base,
+                               int32_t *owner)
+{
+    int32_t nm = s->nmembers, nt = s->ntopics;
+    int64_t total_parts = base[nt];
+    int32_t *morder = kc_xmalloc((size_t)nm * sizeof(*morder));
+    int32_t *mhash = kc_xmalloc((size_t)nm * sizeof(*mhash));
+    for (int32_t m = 0; m < nm; m++) {
+        morder[m] = m;
+        mhash[m] = java_string_hash(s->members[m].member_id);
+    }
+    java_order(morder, nm, mhash);
+    int32_t *thash = kc_xmalloc((size_t)(nt ? nt : 1) * sizeof(*thash));
+    int32_t *torder = kc_xmalloc((size_t)(nt ? nt : 1) * sizeof(*torder));
+    int32_t nsub = 0;
+    for (int32_t t = 0; t < nt; t++) {
+        thash[t] = java_uuid_hash(s->topics[t].topic_id);
+        if (s->members[0].subscribed[t])
+            torder[nsub++] = t;
+    }
+    java_order(torder, nsub, thash);
+
+    /* Partitions nobody holds in the previous target, topic by topic. */
+    bool *held = kc_xcalloc((size_t)(total_parts ? total_parts : 1), sizeof(*held));
+    for (int32_t m = 0; m < nm; m++) {
+        const kc_asg_t *prev = s->members[m].previous;
+        for (int32_t i = 0; prev && i < prev->n; i++) {
+            int32_t t = topic_index(ix, prev->t[i].topic_id);
+            for (int32_t j = 0; t >= 0 && j < prev->t[i].n; j++) {
+                int32_t p = prev->t[i].p[j];
+                if (p >= 0 && p < s->topics[t].partitions)
+                    held[base[t] + p] = true;
+            }
+        }
+    }
+    int64_t *unassigned = kc_xmalloc((size_t)(total_parts ? total_parts : 1) * sizeof(int64_t));
+    int64_t nun = 0, total = 0;
+    for (int32_t k = 0; k < nsub; k++) {
+        int32_t t = torder[k];
+        for (int32_t p = 0; p < s->topics[t].partitions; p++)
+            if (!held[base[t] + p])
+                unassigned[nun++] = base[t] + p;
+        total += s->topics[t].partitions;
+    }
+    int64_t minq = total / nm, extra_left = total % nm;
+    int64_t *quota_left = kc_xcalloc((size_t)nm, sizeof(*quota_left));
+
+    /* Each member keeps what it held up to its quota, in its previous
+     * target's topic order (a hash map of topic ids) and partition order. */
+    int32_t *ptorder = kc_xmalloc((size_t)(nt ? nt : 1) * sizeof(*ptorder));
+    for (int32_t k = 0; k < nm; k++) {
+        int32_t m = morder[k];
+        int64_t quota = minq;
+        bool has_extra = false;
+        if (extra_left > 0) {
+            quota++;
+            has_extra = true;
+        }
+        const kc_asg_t *prev = s->members[m].previous;
+        int32_t np = 0;
+        for (int32_t i = 0; prev && i < prev->n && np < nt; i++) {
+            int32_t t = topic_index(ix, prev->t[i].topic_id);
+            if (t < 0 || !s->members[m].subscribed[t])
+                continue;
+            ptorder[np++] = i;
+        }
+        /* Order the previous target's topics by their ids' hash codes. */
+        int32_t *ph = kc_xmalloc((size_t)(prev && prev->n ? prev->n : 1) * sizeof(*ph));
+        for (int32_t i = 0; prev && i < prev->n; i++)
+            ph[i] = java_uuid_hash(prev->t[i].topic_id);
+        java_order(ptorder, np, ph);
+        free(ph);
+        for (int32_t q = 0; q < np; q++) {
+            const kc_asg_topic_t *pt = &prev->t[ptorder[q]];
+            int32_t t = topic_index(ix, pt->topic_id);
+            int32_t valid = 0;
+            for (int32_t j = 0; j < pt->n; j++)
+                valid += pt->p[j] >= 0 && pt->p[j] < s->topics[t].partitions;
+            if (valid <= quota) {
+                for (int32_t j = 0; j < pt->n; j++)
+                    if (pt->p[j] >= 0 && pt->p[j] < s->topics[t].partitions)
+                        owner[base[t] + pt->p[j]] = m;
+                quota -= valid;
+                continue;
+            }
+            for (int32_t j = 0; j < pt->n; j++) {
+                int32_t p = pt->p[j];
+                if (p < 0 || p >= s->topics[t].partitions)
+                    continue;
+                if (quota > 0) {
+                    quota--;
+                    owner[base[t] + p] = m;
+                } else {
+                    unassigned[nun++] = base[t] + p;
+                }
+            }
+        }
+        if (quota > 0 && has_extra && nm - k > extra_left) {
+            quota--;
+            has_extra = false;
+        }
+        quota_left[m] = quota;
+        if (has_extra)
+            extra_left--;
+    }
+    /* The members with quota left take the unassigned partitions in order. */
+    int64_t next = 0;
+    for (int32_t k = 0; k < nm; k++) {
+        int32_t m = morder[k];
+        for (int64_t i = 0; i < quota_left[m] && next < nun; i++)
+            owner[unassigned[next++]] = m;
+    }
+    free(ptorder);
+    free(quota_left);
+    free(unassigned);
+    free(held);
+    free(torder);
+    free(thash);
+    free(mhash);
+    free(morder);
+}
+
+/* ---- heterogeneous subscriptions (UniformHeterogeneousAssignmentBuilder) - */
+
+/* Members are numbered by their place in Kafka's member order (k); owner
+ * holds k or -1 here, sizes[k] the member's partition count so far. */
+typedef struct {
+    const int64_t *sizes;
+    int32_t *sorted;
+    int32_t n;
+    int32_t least_end, next_least, most_start, most_end, next_most;
+    int64_t least_count, most_count;
+} balancer_t;
+
+static const int64_t *cmp_sizes;
+
+static int cmp_member_load(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    if (cmp_sizes[x] != cmp_sizes[y])
+        return cmp_sizes[x] < cmp_sizes[y] ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+static int64_t balancer_init(balancer_t *b, const int32_t *members, int32_t n)
+{
+    memcpy(b->sorted, members, (size_t)n * sizeof(*members));
+    b->n = n;
+    cmp_sizes = b->sizes;
+    qsort(b->sorted, (size_t)n, sizeof(*b->sorted), cmp_member_load);
+    b->least_end = 0;
+    b->least_count = b->sizes[b->sorted[0]] - 1;
+    b->next_least = 0;
+    b->most_start = n;
+    b->most_end = n;
+    b->most_count = b->sizes[b->sorted[n - 1]] + 1;
+    b->next_most = n - 1;
+    return b->sizes[b->sorted[n - 1]] - b->sizes[b->sorted[0]];
+}
+
+static int32_t balancer_next_least(balancer_t *b)
+{
+    if (b->next_least >= b->least_end) {
+        b->least_count++;
+        while (b->least_end < b->n && b->sizes[b->sorted[b->least_end]] == b->least_count)
+            b->least_end++;
+        b->next_least = 0;
+    }
+    return b->sorted[b->next_least++];
+}
+
+static int32_t balancer_next_most(balancer_t *b)
+{
+    if (b->next_most < b->most_start) {
+        if (b->most_end <= b->most_start && b->most_start > 0)
+            b->most_count = b->sizes[b->sorted[b->most_start - 1]];
+        else
+            b->most_count--;
+        while (b->most_start > 0 && b->sizes[b->sorted[b->most_start - 1]] == b->most_count)
+            b->most_start--;
+        b->next_most = b->most_end - 1;
+    }
+    if (b->next_most < 0)
+        return -1;
+    return b->sorted[b->next_most--];
+}
+
+static void balancer_exclude_most(balancer_t *b)
+{
+    int32_t k = b->sorted[b->next_most + 1];
+    b->sorted[b->next_most + 1] = b->sorted[b->most_end - 1];
+    b->sorted[b->most_end - 1] = k;
+    b->most_end--;
+}
+
+static bool balancer_balanced(const balancer_t *b) { return b->most_count - b->least_count <= 1; }
+
+typedef struct {
+    const kc_assign_spec_t *s;
+    const int32_t *nsubs;
+} topic_cmp_ctx_t;
+
+static topic_cmp_ctx_t topic_cmp;
+
+static int64_t uuid_half_signed(const uint8_t *b)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v = v << 8 | b[i];
+    return (int64_t)v;
+}
+
+/* Kafka's topic order: most partitions per subscriber first, then fewer
+ * subscribers first, then Uuid.compareTo (signed halves). */
+static int cmp_topics(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    const kc_assign_spec_t *s = topic_cmp.s;
+    double rx = (double)s->topics[x].partitions / topic_cmp.nsubs[x];
+    double ry = (double)s->topics[y].partitions / topic_cmp.nsubs[y];
+    if (rx != ry)
+        return ry < rx ? -1 : 1;
+    if (topic_cmp.nsubs[x] != topic_cmp.nsubs[y])
+        return topic_cmp.nsubs[x] < topic_cmp.nsubs[y] ? -1 : 1;
+    int64_t hx = uuid_half_signed(s->topics[x].topic_id.b), hy = uuid_half_signed(s->topics[y].topic_id.b);
+    if (hx != hy)
+        return hx < hy ? -1 : 1;
+    hx = uuid_half_signed(s->topics[x].topic_id.b + 8);
+    hy = uuid_half_signed(s->topics[y].topic_id.b + 8);
+    return hx < hy ? -1 : hx > hy;
+}
+
+typedef struct {
+    int32_t p, owner;
+} part_owner_t;
+
+static int cmp_part_owner(const void *a, const void *b)
+{
+    const part_owner_t *x = a, *y = b;
+    if (x->owner != y->owner)
+        return x->owner < y->owner ? -1 : 1;
+    return x->p < y->p ? -1 : x->p > y->p;
+}
+
+static void het_assign(int32_t *owner, int64_t *sizes, int64_t at, int32_t k)
+{
+    if (owner[at] >= 0)
+        sizes[owner[at]]--;
+    owner[at] = k;
+    sizes[k]++;
+}
+
+static int32_t het_balance_topic(const kc_assign_spec_t *s, int32_t t, const int64_t *base,
+                                 int32_t *owner, int64_t *sizes, balancer_t *b,
+                                 int32_t *const *subs, const int32_t *nsubs, int32_t nm)
+{
+    int32_t moved = 0, np = s->topics[t].partitions;
+    if (balancer_init(b, subs[t], nsubs[t]) <= 1)
+        return 0;
+    part_owner_t *parts = kc_xmalloc((size_t)(np ? np : 1) * sizeof(*parts));
+    for (int32_t p = 0; p < np; p++)
+        parts[p] = (part_owner_t){p, owner[base[t] + p]};
+    qsort(parts, (size_t)np, sizeof(*parts), cmp_part_owner);
+    /* The range of parts each owner (k, or -1 at index nm) holds. */
+    int32_t *start = kc_xmalloc((size_t)(nm + 1) * sizeof(*start));
+    int32_t *end = kc_xmalloc((size_t)(nm + 1) * sizeof(*end));
+    for (int32_t k = 0; k <= nm; k++)
+        start[k] = end[k] = -1;
+    for (int32_t i = 0; i < np; i++) {
+        int32_t o = parts[i].owner < 0 ? nm : parts[i].owner;
+        if (start[o] < 0)
+            start[o] = i;
+        end[o] = i + 1;
+    }
+    while (!balancer_balanced(b)) {
+        int32_t most;
+        for (;;) {
+            most = balancer_next_most(b);
+            if (most == -1)
+                break;
+            if (end[most] < 0 || end[most] - start[most] <= 0) {
+                balancer_exclude_most(b);
+                continue;
+            }
+            break;
+        }
+        if (most == -1)
+            break;
+        int32_t p = parts[end[most] - 1].p;
+        end[most]--;
+        int32_t least = balancer_next_least(b);
+        if (balancer_balanced(b))
+            break;
+        het_assign(owner, sizes, base[t] + p, least);
+        moved++;
+    }
+    free(end);
+    free(start);
+    free(parts);
+    return moved;
+}
+
+/* owner: filled with spec member indices (or -1). */
+static void assign_heterogeneous(kc_assign_spec_t *s, const topic_index_t *ix, const int64_t *base,
+                                 int32_t *owner_out)
+{
+    int32_t nm = s->nmembers, nt = s->ntopics;
+    int64_t total = base[nt];
+    int32_t *jm = kc_xmalloc((size_t)nm * sizeof(*jm));
+    int32_t *mhash = kc_xmalloc((size_t)nm * sizeof(*mhash));
+    for (int32_t m = 0; m < nm; m++) {
+        jm[m] = m;
+        mhash[m] = java_string_hash(s->members[m].member_id);
+    }
+    java_order(jm, nm, mhash);
+    int32_t **subs = kc_xcalloc((size_t)nt, sizeof(*subs));
+    int32_t *nsubs = kc_xcalloc((size_t)nt, sizeof(*nsubs));
+    for (int32_t t = 0; t < nt; t++) {
+        subs[t] = kc_xmalloc((size_t)nm * sizeof(**subs));
+        for (int32_t k = 0; k < nm; k++)
+            if (s->members[jm[k]].subscribed[t])
+                subs[t][nsubs[t]++] = k;
+    }
+    int32_t *owner = kc_xmalloc((size_t)(total ? total : 1) * sizeof(*owner));
+    for (int64_t i = 0; i < total; i++)
+        owner[i] = -1;
+    int64_t *sizes = kc_xcalloc((size_t)nm, sizeof(*sizes));
+    /* Previous targets are kept for the topics still subscribed. */
+    for (int32_t k = 0; k < nm; k++) {
+        const kc_assign_member_t *mem = &s->members[jm[k]];
+        for (int32_t i = 0; mem->previous && i < mem->previous->n; i++) {
+            int32_t t = topic_index(ix, mem->previous->t[i].topic_id);
+            if (t < 0 || !mem->subscribed[t])
+                continue;
+            sizes[k] += mem->previous->t[i].n;
+            for (int32_t j = 0; j < mem->previous->t[i].n; j++) {
+                int32_t p = mem->previous->t[i].p[j];
+                if (p >= 0 && p < s->topics[t].partitions)
+                    owner[base[t] + p] = k;
+            }
+        }
+    }
+    balancer_t b = {sizes, kc_xmalloc((size_t)nm * sizeof(int32_t)), 0, 0, 0, 0, 0, 0, 0, 0};
+    topic_cmp = (topic_cmp_ctx_t){s, nsubs};
+    int32_t *sorted_topics = kc_xmalloc((size_t)(nt ? nt : 1) * sizeof(*sorted_topics));
+    /* Unassigned partitions go to the least loaded subscribers, topic by
+     * topic in Kafka's topic order. */
+    int32_t nsorted = 0;
+    for (int32_t t = 0; t < nt; t++) {
+        bool any = false;
+        for (int32_t p = 0; nsubs[t] > 0 && p < s->topics[t].partitions && !any; p++)
+            any = owner[base[t] + p] == -1;
+        if (any)
+            sorted_topics[nsorted++] = t;
+    }
+    qsort(sorted_topics, (size_t)nsorted, sizeof(*sorted_topics), cmp_topics);
+    for (int32_t i = 0; i < nsorted; i++) {
+        int32_t t = sorted_topics[i];
+        balancer_init(&b, subs[t], nsubs[t]);
+        for (int32_t p = 0; p < s->topics[t].partitions; p++)
+            if (owner[base[t] + p] == -1)
+                het_assign(owner, sizes, base[t] + p, balancer_next_least(&b));
+    }
+    /* Then topics with two or more subscribers are balanced, round after
+     * round, until a whole round moves nothing (at most 16 rounds). */
+    nsorted = 0;
+    for (int32_t t = 0; t < nt; t++)
+        if (nsubs[t] >= 2)
+            sorted_topics[nsorted++] = t;
+    qsort(sorted_topics, (size_t)nsorted, sizeof(*sorted_topics), cmp_topics);
+    int32_t last = -1;
+    for (int round = 0; round < 16 && nsorted > 0; round++) {
+        bool done = false;
+        for (int32_t ti = 0; ti < nsorted; ti++) {
+            if (ti == last) {
+                done = true;
+                break;
+            }
+            int32_t moved = het_balance_topic(s, sorted_topics[ti], base, owner, sizes, &b, subs,
+                                              nsubs, nm);
+            if (moved > 0 || last == -1)
+                last = ti;
+        }
+        if (done)
+            break;
+    }
+    for (int64_t i = 0; i < total; i++)
+        owner_out[i] = owner[i] < 0 ? -1 : jm[owner[i]];
+    free(sorted_topics);
+    free(b.sorted);
+    free(sizes);
+    free(owner);
+    for (int32_t t = 0; t < nt; t++)
+        free(subs[t]);
+    free(subs);
+    free(nsubs);
+    free(mhash);
+    free(jm);
+}
+
 void kc_assignor_uniform(kc_assign_spec_t *s)
 {
     int32_t nm = s->nmembers, nt = s->ntopics;
@@ -68,119 +531,20 @@ void kc_assignor_uniform(kc_assign_spec_t *s)
     int32_t *owner = kc_xmalloc((size_t)(total ? total : 1) * sizeof(*owner));
     for (int64_t i = 0; i < total; i++)
         owner[i] = -1;
-    int64_t *count = kc_xcalloc((size_t)nm, sizeof(*count));
     topic_index_t ix;
     topic_index_init(&ix, s);
 
-    /* Sticky start: previous owners keep what they still subscribe to. */
-    for (int32_t m = 0; m < nm; m++) {
-        const kc_asg_t *prev = s->members[m].previous;
-        for (int32_t i = 0; prev && i < prev->n; i++) {
-            int32_t t = topic_index(&ix, prev->t[i].topic_id);
-            if (t < 0 || !s->members[m].subscribed[t])
-                continue;
-            for (int32_t j = 0; j < prev->t[i].n; j++) {
-                int32_t p = prev->t[i].p[j];
-                if (p >= 0 && p < s->topics[t].partitions && owner[base[t] + p] == -1) {
-                    owner[base[t] + p] = m;
-                    count[m]++;
-                }
-            }
-        }
-    }
-
     bool homogeneous = true;
+    if (s->subscription_type)
+        homogeneous = s->subscription_type == KC_SUBS_HOMOGENEOUS;
     for (int32_t m = 1; m < nm && homogeneous; m++)
         homogeneous = memcmp(s->members[m].subscribed, s->members[0].subscribed,
                              (size_t)nt * sizeof(bool)) == 0;
 
     if (homogeneous) {
-        int64_t sub_total = 0;
-        for (int32_t t = 0; t < nt; t++)
-            if (s->members[0].subscribed[t])
-                sub_total += s->topics[t].partitions;
-        int64_t minq = sub_total / nm, extra = sub_total % nm;
-        int64_t *allowed = kc_xcalloc((size_t)nm, sizeof(*allowed));
-        for (int32_t m = 0; m < nm; m++) {
-            allowed[m] = minq;
-            if (count[m] > minq && extra > 0) {
-                allowed[m] = minq + 1;
-                extra--;
-            }
-            count[m] = 0;
-        }
-        /* Trim: each member keeps its lowest partitions up to its quota. */
-        for (int64_t i = 0; i < total; i++) {
-            int32_t m = owner[i];
-            if (m < 0)
-                continue;
-            if (count[m] < allowed[m])
-                count[m]++;
-            else
-                owner[i] = -1;
-        }
-        /* Fill: members under the minimum quota first, then one extra each. */
-        int64_t next = 0;
-        for (int32_t m = 0; m < nm; m++) {
-            while (count[m] < minq) {
-                while (next < total && owner[next] != -1)
-                    next++;
-                if (next >= total)
-                    break;
-                owner[next] = m;
-                count[m]++;
-            }
-        }
-        for (int32_t m = 0; m < nm && extra > 0; m++) {
-            if (count[m] != minq)
-                continue;
-            while (next < total && owner[next] != -1)
-                next++;
-            if (next >= total)
-                break;
-            owner[next] = m;
-            count[m]++;
-            extra--;
-        }
-        free(allowed);
+        assign_homogeneous(s, &ix, base, owner);
     } else {
-        /* Unowned partitions go to the least loaded subscriber. */
-        for (int32_t t = 0; t < nt; t++) {
-            for (int32_t p = 0; p < s->topics[t].partitions; p++) {
-                if (owner[base[t] + p] != -1)
-                    continue;
-                int32_t best = -1;
-                for (int32_t m = 0; m < nm; m++)
-                    if (s->members[m].subscribed[t] && (best < 0 || count[m] < count[best]))
-                        best = m;
-                if (best >= 0) {
-                    owner[base[t] + p] = best;
-                    count[best]++;
-                }
-            }
-        }
-        /* Rebalance: move a partition when its owner holds two or more than
-         * the least loaded member that could take it. */
-        for (int pass = 0; pass < 32; pass++) {
-            bool moved = false;
-            for (int32_t t = 0; t < nt; t++) {
-                for (int32_t p = 0; p < s->topics[t].partitions; p++) {
-                    int32_t o = owner[base[t] + p];
-                    int32_t best = -1;
-                    for (int32_t m = 0; m < nm; m++)
-                        if (s->members[m].subscribed[t] && (best < 0 || count[m] < count[best]))
-                            best = m;
-                    if (o >= 0 && best >= 0 && count[o] > count[best] + 1) {
-                        owner[base[t] + p] = best;
-                        count[o]--;
-                        count[best]++;
-                        moved = true;
-                    }
-                }
-            }
-            if (!moved)
-                break;
-        }
+        assign_heterogeneous(s, &ix, base, owner);
     }
 
     /* In topic id order, so that every add appends. */
@@ -193,7 +557,6 @@ void kc_assignor_uniform(kc_assign_spec_t *s)
         }
     }
     free(ix.by_id);
-    free(count);
     free(owner);
     free(base);
 }

@@ -214,6 +214,10 @@ static cs_group_t *group_alloc(kc_coord_t *c, const char *id, size_t len)
     g->hash_version = -1;
     g->hash_checked_version = -1;
     g->subs_version = 1;
+    /* Kafka's modern groups start at group epoch 1 without a record: the
+     * first member gets epoch 1 unless its join changes the subscription,
+     * the assignor or the metadata hash, which bumps the epoch to 2. */
+    g->group_epoch = 1;
     kc_smap_put(groups_map(c), g->group_id, len, g);
     return g;
 }
@@ -532,6 +536,8 @@ static void group_add_member(cs_group_t *g, cs_member_t *m)
         g->members = kc_xrealloc(g->members, g->cap * sizeof(*g->members));
     }
     g->members[g->nmembers++] = m;
+    if (g->nmembers > g->members_hw)
+        g->members_hw = g->nmembers;
     kc_smap_put(&g->by_id, m->member_id, strlen(m->member_id), m);
     if (m->instance_id)
         kc_smap_put(&g->by_instance, m->instance_id, strlen(m->instance_id), m);
@@ -990,6 +996,12 @@ bool kc_cs_fence_members(kc_coord_t *c, cs_group_t *g, cs_member_t **ms, size_t 
         group_remove_member(g, m);
     }
     bump_group_epoch(c, g, group_metadata_hash(c, g), "member removed", now_ms, res);
+    /* An emptied group's assignment epoch follows its group epoch, with the
+     * timestamp of a new group (0), as Kafka's consumerGroupFenceMembers. */
+    if (g->nmembers == 0) {
+        g->assignment_epoch = g->group_epoch;
+        write_target_epoch(g, 0, res);
+    }
     note_state(g);
     return false;
 }
@@ -1039,17 +1051,35 @@ static void on_rebalance_timeout(kc_coord_t *c, const char *key, int64_t now_ms,
 
 /* The server assignor the group uses: the one most members ask for, else
  * the first configured (ConsumerGroup.computePreferredServerAssignor). */
+static uint32_t timeline_slot(const char *id, uint64_t cap);
+static uint64_t timeline_capacity(size_t n);
+
+/* The assignor most members name (ConsumerGroup.preferredServerAssignor);
+ * of several named as often, the first in the iteration order of Kafka's
+ * hash table of assignor names (the same table order as for members). */
 static const char *group_assignor(const kc_coord_t *c, const cs_group_t *g)
 {
     const char *best = NULL;
     intptr_t best_n = 0;
+    uint32_t best_slot = 0;
     const kc_smap_t *m = &g->assignor_refs;
+    size_t named = 0;
+    for (size_t i = 0; i < m->nslots; i++)
+        for (const kc_smap_entry_t *e = m->slots[i]; e; e = e->next)
+            named += (intptr_t)e->val > 0;
+    uint64_t cap = timeline_capacity(named);
     for (size_t i = 0; i < m->nslots; i++)
         for (const kc_smap_entry_t *e = m->slots[i]; e; e = e->next) {
             intptr_t n = (intptr_t)e->val;
-            if (n > best_n || (n == best_n && best && strcmp(e->key, best) < 0)) {
+            if (n <= 0)
+                continue;
+            uint32_t slot = timeline_slot(e->key, cap);
+            if (n > best_n ||
+                (n == best_n && best &&
+                 (slot < best_slot || (slot == best_slot && strcmp(e->key, best) < 0)))) {
                 best = e->key;
                 best_n = n;
+                best_slot = slot;
             }
         }
     return best ? best : c->cfg.group_consumer_assignors[0];
@@ -1141,6 +1171,35 @@ static bool subs_row_lookup(const kc_coord_t *c, const cs_group_t *g, const cs_m
     return false;
 }
 
+/* Kafka's SubscriptionType (ConsumerGroup.subscriptionType): homogeneous
+ * when every member subscribes to the same topic names (those that do not
+ * exist included) and none to a regex, or every member to one same regex
+ * and none to names; heterogeneous otherwise. */
+static int subscription_type(const cs_group_t *g)
+{
+    size_t n = g->nmembers, regexes = 0;
+    intptr_t regex_count = 0;
+    for (size_t i = 0; i < g->regex_refs.nslots; i++)
+        for (const kc_smap_entry_t *e = g->regex_refs.slots[i]; e; e = e->next)
+            if ((intptr_t)e->val > 0) {
+                regexes++;
+                regex_count = (intptr_t)e->val;
+            }
+    if (regexes == 0) {
+        for (size_t i = 0; i < g->topic_refs.nslots; i++)
+            for (const kc_smap_entry_t *e = g->topic_refs.slots[i]; e; e = e->next)
+                if ((intptr_t)e->val > 0 && (size_t)(intptr_t)e->val != n)
+                    return KC_SUBS_HETEROGENEOUS;
+        return KC_SUBS_HOMOGENEOUS;
+    }
+    if (regexes > 1 || (size_t)regex_count != n)
+        return KC_SUBS_HETEROGENEOUS;
+    for (size_t i = 0; i < n; i++)
+        if (g->members[i]->ntopics > 0)
+            return KC_SUBS_HETEROGENEOUS;
+    return KC_SUBS_HOMOGENEOUS;
+}
+
 /*
  * Computes the target assignment of the group's epoch and writes a record 7
  * for every member whose part changed, then record 6 (TargetAssignmentBuilder).
@@ -1174,7 +1233,7 @@ static void update_target_assignment(kc_coord_t *c, cs_group_t *g, int64_t now_m
         }
         am[i].subscribed = m->subs;
     }
-    kc_assign_spec_t spec = {tc.topics, tc.n, am, (int32_t)nm};
+    kc_assign_spec_t spec = {tc.topics, tc.n, am, (int32_t)nm, subscription_type(g)};
     const char *assignor = group_assignor(c, g);
     if (strcmp(assignor, "range") == 0)
         kc_assignor_range(&spec);
@@ -1547,6 +1606,90 @@ static void send_hb_error(kc_result_t *res, const kc_request_ctx_t *ctx, int16_t
     send_hb(res, ctx, &r, false);
 }
 
+/* The order in which a java.util.HashSet built from these names (as Kafka
+ * keeps a member's subscribed topic names) iterates them: by bucket of the
+ * names' String.hashCode, spread and masked by the set's capacity, names of
+ * one bucket in their order here. Topic names are ASCII, so a byte is a
+ * UTF-16 unit. */
+static uint32_t java_bucket(kc_str_t s, uint32_t mask)
+{
+    uint32_t h = 0;
+    for (int32_t i = 0; i < s.len; i++)
+        h = 31 * h + (uint8_t)s.ptr[i];
+    return (h ^ (h >> 16)) & mask;
+}
+
+static void java_hash_set_order(kc_str_t *names, int32_t n)
+{
+    uint32_t want = (uint32_t)((float)n / 0.75f) + 1, cap = 16;
+    while (cap < want)
+        cap <<= 1;
+    for (int32_t i = 1; i < n; i++) {
+        kc_str_t x = names[i];
+        uint32_t bx = java_bucket(x, cap - 1);
+        int32_t j = i - 1;
+        while (j >= 0 && java_bucket(names[j], cap - 1) > bx) {
+            names[j + 1] = names[j];
+            j--;
+        }
+        names[j + 1] = x;
+    }
+}
+
+/* The order in which Kafka's TimelineHashMap of a group's members (keyed by
+ * member id) iterates them, which ConsumerGroupDescribe follows: slot by
+ * slot of a table that doubled from 2 slots whenever it got 3/4 full (so
+ * sized by the most members the group had at once), a slot being a
+ * Fibonacci hash of the id's String.hashCode; the members of one slot
+ * last-added first (kcoord's join order stands for Kafka's insertion). */
+static uint32_t timeline_slot(const char *id, uint64_t cap)
+{
+    uint32_t h = 0;
+    for (const char *p = id; *p; p++)
+        h = 31 * h + (uint8_t)*p;
+    int log2size = 0;
+    while ((1ULL << log2size) <= cap)
+        log2size++;
+    uint64_t x = (uint64_t)(int64_t)(int32_t)h * 0x9E3779B97F4A7C15ULL;
+    return (uint32_t)(x >> (65 - log2size));
+}
+
+/* The slots of a Kafka timeline hash table that has held n entries and was
+ * put to again at that size: BaseHashTable grows before it knows whether a
+ * put adds or replaces, and a group's members and assignor counts are put
+ * again with every change (a member's join alone writes two records). */
+static uint64_t timeline_capacity(size_t n)
+{
+    uint64_t cap = 2;
+    for (size_t k = 1; k <= n + (n > 0); k++)
+        if ((double)k * 0.75 > (double)cap)
+            cap *= 2;
+    return cap;
+}
+
+static void timeline_member_order(const cs_group_t *g, size_t *order)
+{
+    uint64_t cap = timeline_capacity(g->members_hw);
+    size_t n = g->nmembers;
+    uint32_t *slot = kc_xmalloc((n + 1) * sizeof(*slot));
+    for (size_t i = 0; i < n; i++) {
+        /* Later joiners first within a slot: fill in reverse join order,
+         * then sort stably by slot. */
+        order[i] = n - 1 - i;
+        slot[n - 1 - i] = timeline_slot(g->members[n - 1 - i]->member_id, cap);
+    }
+    for (size_t i = 1; i < n; i++) {
+        size_t x = order[i];
+        size_t j = i;
+        while (j > 0 && slot[order[j - 1]] > slot[x]) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = x;
+    }
+    free(slot);
+}
+
 /* ---- request validation (throwIfConsumerGroupHeartbeatRequestIsInvalid) -------- */
 
 static bool assignor_supported(const kc_coord_t *c, kc_str_t name)
@@ -1580,30 +1723,30 @@ static int16_t validate_request(const kc_coord_t *c, const kc_request_ctx_t *ctx
     }
     if (epoch == 0) {
         if (req->rebalance_timeout_ms == -1) {
-            snprintf(msg, cap, "RebalanceTimeoutMs must be provided when joining (epoch 0).");
+            snprintf(msg, cap, "RebalanceTimeoutMs must be provided in first request.");
             return KC_ERR_INVALID_REQUEST;
         }
         if (req->topic_partitions.count != 0) {
-            snprintf(msg, cap, "TopicPartitions must be an empty list when joining (epoch 0).");
+            snprintf(msg, cap, "TopicPartitions must be empty when (re-)joining.");
             return KC_ERR_INVALID_REQUEST;
         }
         if (req->subscribed_topic_names.count < 0 && req->subscribed_topic_regex.len < 0) {
             snprintf(msg, cap,
-                     "SubscribedTopicNames or SubscribedTopicRegex must be given when joining "
-                     "(epoch 0).");
+                     "Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when "
+                     "(re-)joining.");
             return KC_ERR_INVALID_REQUEST;
         }
     } else if (epoch == EPOCH_STATIC_LEAVE) {
         if (req->instance_id.len < 0) {
-            snprintf(msg, cap, "InstanceId is required with epoch -2 (static leave).");
+            snprintf(msg, cap, "InstanceId can't be null.");
             return KC_ERR_INVALID_REQUEST;
         }
     } else if (epoch < EPOCH_STATIC_LEAVE) {
-        snprintf(msg, cap, "MemberEpoch %d is invalid.", epoch);
+        snprintf(msg, cap, "MemberEpoch is invalid.");
         return KC_ERR_INVALID_REQUEST;
     }
     if (req->server_assignor.len >= 0 && !assignor_supported(c, req->server_assignor)) {
-        snprintf(msg, cap, "ServerAssignor %.*s is not supported; configured assignors: %s%s%s.",
+        snprintf(msg, cap, "ServerAssignor %.*s is not supported. Supported assignors: %s%s%s.",
                  (int)req->server_assignor.len, req->server_assignor.ptr,
                  c->cfg.group_consumer_assignors[0],
                  c->cfg.group_consumer_nassignors > 1 ? ", " : "",
@@ -1621,8 +1764,13 @@ static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
     char msg[MSG_MAX];
     cs_group_t *g = group_get(c, req->group_id.ptr, (size_t)req->group_id.len);
     if (!g) {
-        snprintf(msg, sizeof(msg), "Consumer group %.*s not found.", (int)req->group_id.len,
-                 req->group_id.ptr);
+        /* GroupMetadataManager.consumerGroup: a group of another type is
+         * named as such. */
+        bool other = kc_classic_group_find(c, req->group_id) != NULL ||
+                     kc_coord_streams_group_find(c, req->group_id) != NULL;
+        snprintf(msg, sizeof(msg),
+                 other ? "Group %.*s is not a consumer group." : "Group %.*s not found.",
+                 (int)req->group_id.len, req->group_id.ptr);
         send_hb_error(res, ctx, KC_ERR_GROUP_ID_NOT_FOUND, msg);
         return;
     }
@@ -1640,16 +1788,16 @@ static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
     } else {
         m = kc_smap_get(&g->by_instance, req->instance_id.ptr, (size_t)req->instance_id.len);
         if (!m) {
-            snprintf(msg, sizeof(msg), "Instance id %.*s is unknown in group %s.",
-                     (int)req->instance_id.len, req->instance_id.ptr, g->group_id);
+            snprintf(msg, sizeof(msg), "Instance id %.*s is unknown.",
+                     (int)req->instance_id.len, req->instance_id.ptr);
             send_hb_error(res, ctx, KC_ERR_UNKNOWN_MEMBER_ID, msg);
             return;
         }
         if (!kc_str_eq_cstr(req->member_id, m->member_id)) {
             snprintf(msg, sizeof(msg),
-                     "Instance id %s of group %s is held by another member; member %.*s is fenced.",
-                     m->instance_id, g->group_id,
-                     (int)(req->member_id.len > 0 ? req->member_id.len : 0), req->member_id.ptr);
+                     "Static member %.*s with instance id %s was fenced by member %s.",
+                     (int)(req->member_id.len > 0 ? req->member_id.len : 0), req->member_id.ptr,
+                     m->instance_id, m->member_id);
             send_hb_error(res, ctx, KC_ERR_FENCED_INSTANCE_ID, msg);
             return;
         }
@@ -1706,16 +1854,18 @@ static int16_t validate_epoch(const cs_member_t *m, int32_t epoch, owned_t owned
 {
     if (epoch > m->member_epoch) {
         snprintf(msg, cap,
-                 "Member epoch %d is newer than the coordinator's %d; the member must give up "
-                 "its partitions and rejoin.",
+                 "The consumer group member has a greater member epoch (%d) than the one known "
+                 "by the group coordinator (%d). The member must abandon all its partitions and "
+                 "rejoin.",
                  epoch, m->member_epoch);
         return KC_ERR_FENCED_MEMBER_EPOCH;
     }
     if (epoch < m->member_epoch &&
         (epoch != m->previous_member_epoch || !owned_subset(owned, &m->assigned))) {
         snprintf(msg, cap,
-                 "Member epoch %d is older than the coordinator's %d; the member must give up "
-                 "its partitions and rejoin.",
+                 "The consumer group member has a smaller member epoch (%d) than the one known "
+                 "by the group coordinator (%d). The member must abandon all its partitions and "
+                 "rejoin.",
                  epoch, m->member_epoch);
         return KC_ERR_FENCED_MEMBER_EPOCH;
     }
@@ -1723,6 +1873,39 @@ static int16_t validate_epoch(const cs_member_t *m, int32_t epoch, owned_t owned
 }
 
 typedef kc_consumer_group_heartbeat_request_topic_partitions_t resp_tp_t;
+
+/* The order in which a java.util.HashSet (or HashMap) of these partition
+ * numbers iterates them, as Kafka lists a member's partitions: by bucket
+ * (the number masked by the table's capacity, which grows from 16 while
+ * more than 3/4 full), in number order within a bucket. Returns a copy in
+ * the arena. */
+static uint32_t int_set_mask;
+
+static int cmp_int_set(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    uint32_t bx = (uint32_t)x & int_set_mask, by = (uint32_t)y & int_set_mask;
+    if (bx != by)
+        return bx < by ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+int32_t *kc_cs_java_int_set_order(const int32_t *p, int32_t n, kc_arena_t *arena)
+{
+    int32_t *out = kc_arena_alloc(arena, sizeof(*out) * (size_t)(n + 1));
+    memcpy(out, p, sizeof(*out) * (size_t)n);
+    uint64_t cap = 16;
+    while ((uint64_t)n * 4 > cap * 3)
+        cap <<= 1;
+    bool sorted_already = true;
+    for (int32_t i = 0; i < n && sorted_already; i++)
+        sorted_already = (uint64_t)(uint32_t)out[i] < cap;
+    if (sorted_already)
+        return out; /* every number is its own bucket: ascending */
+    int_set_mask = (uint32_t)(cap - 1);
+    qsort(out, (size_t)n, sizeof(*out), cmp_int_set);
+    return out;
+}
 
 static kc_consumer_group_heartbeat_response_assignment_t *
 response_assignment(const kc_asg_t *a, kc_arena_t *arena)
@@ -1736,7 +1919,7 @@ response_assignment(const kc_asg_t *a, kc_arena_t *arena)
             continue;
         resp_tp_t *tp = &out->topic_partitions.items[out->topic_partitions.count++];
         tp->topic_id = a->t[i].topic_id;
-        tp->partitions.items = a->t[i].p;
+        tp->partitions.items = kc_cs_java_int_set_order(a->t[i].p, a->t[i].n, arena);
         tp->partitions.count = a->t[i].n;
     }
     return out;
@@ -1812,10 +1995,10 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
             /* A classic-protocol static member is replaced without leaving first. */
             if (s && !s->classic && s->member_epoch != EPOCH_STATIC_LEAVE) {
                 snprintf(msg, sizeof(msg),
-                         "Static member with instance id %.*s is still in group %s as member %s; "
-                         "it must leave (epoch -2) before it can be replaced.",
-                         (int)req->instance_id.len, req->instance_id.ptr, g->group_id,
-                         s->member_id);
+                         "Static member %.*s with instance id %.*s cannot join the group because "
+                         "the instance id is owned by %s member.",
+                         (int)member_id.len, member_id.ptr, (int)req->instance_id.len,
+                         req->instance_id.ptr, s->member_id);
                 send_hb_error(res, ctx, KC_ERR_UNRELEASED_INSTANCE_ID, msg);
                 return;
             }
@@ -1825,17 +2008,15 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
                 is_new = false; /* a known dynamic id now claiming an instance */
         } else {
             if (!s) {
-                snprintf(msg, sizeof(msg), "Instance id %.*s is unknown in group %.*s.",
-                         (int)req->instance_id.len, req->instance_id.ptr, (int)req->group_id.len,
-                         req->group_id.ptr);
+                snprintf(msg, sizeof(msg), "Instance id %.*s is unknown.",
+                         (int)req->instance_id.len, req->instance_id.ptr);
                 send_hb_error(res, ctx, KC_ERR_UNKNOWN_MEMBER_ID, msg);
                 return;
             }
             if (!kc_str_eq_cstr(member_id, s->member_id)) {
                 snprintf(msg, sizeof(msg),
-                         "Instance id %s of group %s is held by member %s, not %.*s.",
-                         s->instance_id, g->group_id, s->member_id, (int)member_id.len,
-                         member_id.ptr);
+                         "Static member %.*s with instance id %s was fenced by member %s.",
+                         (int)member_id.len, member_id.ptr, s->instance_id, s->member_id);
                 send_hb_error(res, ctx, KC_ERR_FENCED_INSTANCE_ID, msg);
                 return;
             }
@@ -1873,8 +2054,9 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
         char rerr[160];
         kc_regex_t *re = kc_regex_compile(new_regex.ptr, (size_t)new_regex.len, rerr, sizeof(rerr));
         if (!re) {
-            snprintf(msg, sizeof(msg), "SubscribedTopicRegex `%.*s` does not compile: %s.",
-                     (int)(new_regex.len > 100 ? 100 : new_regex.len), new_regex.ptr, rerr);
+            snprintf(msg, sizeof(msg),
+                     "SubscribedTopicRegex `%.*s` is not a valid regular expression: %s.",
+                     (int)new_regex.len, new_regex.ptr, rerr);
             send_hb_error(res, ctx, KC_ERR_INVALID_REGULAR_EXPRESSION, msg);
             return;
         }
@@ -2034,11 +2216,9 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
                 g->hash_checked_version != c->topics_version;
     int64_t hash = look ? group_metadata_hash(c, g) : g->metadata_hash;
     g->hash_checked_version = c->topics_version;
-    if (sub_changed || regex_resolved || assignor_changed || hash != g->metadata_hash ||
-        !g->has_group_record)
+    if (sub_changed || regex_resolved || assignor_changed || hash != g->metadata_hash)
         bump_group_epoch(c, g, hash,
-                         !g->has_group_record ? "group created"
-                         : sub_changed || regex_resolved ? "member subscription changed"
+                         sub_changed || regex_resolved ? "member subscription changed"
                          : assignor_changed ? "preferred server assignor changed"
                                             : "subscribed topics metadata changed",
                          ctx->now_ms, res);
@@ -2088,25 +2268,57 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
 
 typedef kc_consumer_group_describe_response_topic_partitions_t desc_tp_t;
 
+/* A member's assignment or target as ConsumerGroupDescribe gives it: the
+ * partitions of a (then those of also, partitions pending revocation that
+ * the member still holds, appended after a's of the same topic, as Kafka's
+ * asConsumerGroupDescribeMember accumulates them); topics the topic view
+ * no longer knows are left out. */
+static void describe_assignment2(kc_coord_t *c, const kc_asg_t *a, const kc_asg_t *also,
+                                 kc_consumer_group_describe_response_assignment_t *out,
+                                 kc_arena_t *arena)
+{
+    int32_t nb = also ? also->n : 0;
+    out->topic_partitions.items =
+        kc_arena_alloc(arena, sizeof(desc_tp_t) * (size_t)(a->n + nb + 1));
+    out->topic_partitions.count = 0;
+    for (int32_t pass = 0; pass < 2; pass++) {
+        const kc_asg_t *src = pass == 0 ? a : also;
+        for (int32_t i = 0; src && i < src->n; i++) {
+            const kc_asg_topic_t *first = pass == 0 ? &src->t[i] : kc_asg_find(a, src->t[i].topic_id);
+            if (pass == 1 && first && first->n > 0)
+                continue; /* merged into the topic's entry in the first pass */
+            const kc_asg_topic_t *more = pass == 0 && also ? kc_asg_find(also, src->t[i].topic_id)
+                                                          : NULL;
+            int32_t n = src->t[i].n + (more ? more->n : 0);
+            if (n == 0)
+                continue;
+            kc_str_t name = kc_str("");
+            if (c->topics.topic_id_to_name &&
+                !c->topics.topic_id_to_name(c->topics.ctx, src->t[i].topic_id, &name))
+                continue;
+            if (name.len < 0)
+                name = kc_str("");
+            desc_tp_t *tp = &out->topic_partitions.items[out->topic_partitions.count++];
+            memset(tp, 0, sizeof(*tp));
+            tp->topic_id = src->t[i].topic_id;
+            tp->topic_name = name;
+            int32_t *p = kc_arena_alloc(arena, sizeof(*p) * (size_t)(n + 1));
+            memcpy(p, kc_cs_java_int_set_order(src->t[i].p, src->t[i].n, arena),
+                   sizeof(*p) * (size_t)src->t[i].n);
+            if (more)
+                memcpy(p + src->t[i].n, kc_cs_java_int_set_order(more->p, more->n, arena),
+                       sizeof(*p) * (size_t)more->n);
+            tp->partitions.items = p;
+            tp->partitions.count = n;
+        }
+    }
+}
+
 static void describe_assignment(kc_coord_t *c, const kc_asg_t *a,
                                 kc_consumer_group_describe_response_assignment_t *out,
                                 kc_arena_t *arena)
 {
-    out->topic_partitions.items = kc_arena_alloc(arena, sizeof(desc_tp_t) * (size_t)(a->n + 1));
-    out->topic_partitions.count = 0;
-    for (int32_t i = 0; i < a->n; i++) {
-        if (a->t[i].n == 0)
-            continue;
-        desc_tp_t *tp = &out->topic_partitions.items[out->topic_partitions.count++];
-        memset(tp, 0, sizeof(*tp));
-        tp->topic_id = a->t[i].topic_id;
-        kc_str_t name = kc_str("");
-        if (c->topics.topic_id_to_name)
-            c->topics.topic_id_to_name(c->topics.ctx, a->t[i].topic_id, &name);
-        tp->topic_name = name.len >= 0 ? name : kc_str("");
-        tp->partitions.items = a->t[i].p;
-        tp->partitions.count = a->t[i].n;
-    }
+    describe_assignment2(c, a, NULL, out, arena);
 }
 
 static bool assignment_describable(const kc_request_ctx_t *ctx,
@@ -2156,6 +2368,12 @@ void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx
             dg->error_code = KC_ERR_GROUP_AUTHORIZATION_FAILED;
             continue;
         }
+        /* GroupCoordinatorService.consumerGroupDescribe: an empty id is
+         * INVALID_GROUP_ID, without a message. */
+        if (gid.len <= 0) {
+            dg->error_code = KC_ERR_INVALID_GROUP_ID;
+            continue;
+        }
         if (!c->loaded) {
             dg->error_code = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
             continue;
@@ -2183,8 +2401,10 @@ void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx
                 ctx, KC_RES_GROUP, gid, (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11));
         dg->members.items = kc_arena_alloc(&arena, sizeof(*dg->members.items) * (g->nmembers + 1));
         dg->members.count = (int32_t)g->nmembers;
+        size_t *order = kc_arena_alloc(&arena, sizeof(*order) * (g->nmembers + 1));
+        timeline_member_order(g, order);
         for (size_t j = 0; j < g->nmembers; j++) {
-            const cs_member_t *m = g->members[j];
+            const cs_member_t *m = g->members[order[j]];
             kc_consumer_group_describe_response_member_t *dm = &dg->members.items[j];
             memset(dm, 0, sizeof(*dm));
             dm->member_id = kc_str(m->member_id);
@@ -2198,8 +2418,9 @@ void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx
             dm->subscribed_topic_names.count = m->ntopics;
             for (int32_t t = 0; t < m->ntopics; t++)
                 dm->subscribed_topic_names.items[t] = kc_str(m->topics[t]);
-            dm->subscribed_topic_regex = kc_str(m->regex);
-            describe_assignment(c, &m->assigned, &dm->assignment, &arena);
+            java_hash_set_order(dm->subscribed_topic_names.items, m->ntopics);
+            dm->subscribed_topic_regex = kc_str(m->regex ? m->regex : "");
+            describe_assignment2(c, &m->assigned, &m->pending, &dm->assignment, &arena);
             describe_assignment(c, &m->target, &dm->target_assignment, &arena);
             dm->member_type = m->classic ? 0 : 1; /* classic or consumer protocol */
         }

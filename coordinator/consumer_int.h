@@ -82,13 +82,23 @@ typedef struct {
     int32_t ntopics;
     kc_assign_member_t *members;
     int32_t nmembers;
+    /* Kafka's SubscriptionType of the group: KC_SUBS_HOMOGENEOUS or
+     * KC_SUBS_HETEROGENEOUS, or 0 to tell from the members' subscribed
+     * topics. */
+    int subscription_type;
 } kc_assign_spec_t;
+
+#define KC_SUBS_HOMOGENEOUS 1
+#define KC_SUBS_HETEROGENEOUS 2
 
 /* Kafka's UniformAssignor ("uniform", the default): balanced (member
  * counts differ by at most one for homogeneous subscriptions) and sticky
  * (a partition stays with its previous owner while that keeps the
  * balance). */
 void kc_assignor_uniform(kc_assign_spec_t *spec);
+/* A copy (in arena) of n partition numbers in the order a Java HashSet of
+ * them iterates, the order Kafka lists a member's partitions in. */
+int32_t *kc_cs_java_int_set_order(const int32_t *p, int32_t n, kc_arena_t *arena);
 /* Kafka's RangeAssignor ("range"): per topic, contiguous ranges over the
  * subscribed members in member id order, the first ones one larger. */
 void kc_assignor_range(kc_assign_spec_t *spec);
@@ -185,6 +195,7 @@ struct kc_consumer_group {
     int32_t assignment_epoch;  /* record 6 */
     cs_member_t **members;     /* in join order */
     size_t nmembers, cap;
+    size_t members_hw;         /* memory-only: most members at once (Kafka's hash table size) */
     kc_smap_t by_id;           /* member id -> cs_member_t * */
     kc_smap_t by_instance;     /* instance id -> cs_member_t * */
     /* subscribed topic name -> count (intptr) of members subscribing by

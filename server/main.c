@@ -112,6 +112,10 @@ int main(int argc, char **argv)
             i++;
         }
     }
+    if (kc_config_validate(&cfg, err, sizeof(err)) != 0) {
+        fprintf(stderr, "kcoord: %s\n", err);
+        goto out;
+    }
     kc_log_level_t level;
     if (kc_log_parse_level(cfg.log_level, &level) == 0)
         kc_log_set_level(level);

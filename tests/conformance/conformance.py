@@ -340,6 +340,11 @@ class Normaliser:
         s = UUID36.sub(lambda m: self._id("uuid36", m.group(0)), s)
         if field and ID_FIELDS.search(field):
             s = UUID22.sub(lambda m: self._id("uuid22", m.group(0)), s)
+        else:
+            # A generated id already seen in an id field, quoted in a message.
+            for m in set(UUID22.findall(s)):
+                if ("uuid22", m) in self.ids:
+                    s = s.replace(m, self.ids[("uuid22", m)])
         return s
 
     def value(self, v, field=None):

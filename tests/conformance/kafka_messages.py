@@ -106,7 +106,9 @@ class Field:
     def zero(self):
         """The value written when a message leaves the field out."""
         if self.is_array:
-            return []
+            # A nullable array whose default is null (ConsumerGroupHeartbeat's
+            # "unchanged" fields) is sent as null when left out.
+            return None if self.default == "null" else []
         t = self.type
         d = self.default
         if t in ("int8", "int16", "uint16", "int32", "uint32", "int64"):

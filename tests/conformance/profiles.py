@@ -30,6 +30,12 @@ PROFILES = {
         "group.consumer.max.size": "3",
         "group.streams.max.size": "3",
     }),
+    # A short consumer-group session (KIP-848 members expire in 2 s).
+    "consumer_session": dict(COMMON, **{
+        "group.consumer.session.timeout.ms": "2000",
+        "group.consumer.min.session.timeout.ms": "1000",
+        "group.consumer.heartbeat.interval.ms": "1000",
+    }),
     # Kafka's default initial rebalance delay (3 s).
     "initial_delay": dict(COMMON, **{"group.initial.rebalance.delay.ms": "3000"}),
     # Offsets expire a minute after their commit (Kafka's shortest
@@ -71,6 +77,15 @@ PROFILES = {
 
 # Settings only Kafka takes (kcoord has no such property).
 KAFKA_ONLY = {
+    # kcoord computes a consumer group's target assignment at once, in the
+    # heartbeat that needs it; Kafka 4.4 waits for an assignment interval
+    # (1 s) and computes it on a background thread, which makes epochs and
+    # assignments depend on timing. These make Kafka assign as kcoord does.
+    "group.consumer.assignment.interval.ms": "0",
+    "group.consumer.assignor.offload.enable": "false",
+    # Kafka's lower bound of group.consumer.heartbeat.interval.ms (kcoord has
+    # none), so that a profile may shorten the interval.
+    "group.consumer.min.heartbeat.interval.ms": "1000",
 }
 
 # Settings only Kafka takes, for one profile (bounds kcoord does not have).

@@ -53,6 +53,7 @@ def main():
     overrides = {
         "admin.listeners": "http://127.0.0.1:%d" % admin_port,
         "group.consumer.session.timeout.ms": "3000",
+        "group.consumer.min.session.timeout.ms": "1000",
         "group.consumer.heartbeat.interval.ms": "500",
         "group.consumer.regex.refresh.min.interval.ms": "0",
     }

@@ -289,6 +289,51 @@ static void test_sample_file_matches_table(void **state)
     kc_config_deinit(&c);
 }
 
+/* The consumer session timeout keeps within its minimum and maximum and
+ * above the heartbeat interval, as Kafka's GroupCoordinatorConfig checks. */
+static void test_consumer_session_timeout_bounds(void **state)
+{
+    (void)state;
+    kc_config_t c;
+    kc_config_init(&c);
+    char err[256] = "";
+    assert_int_equal(c.group_consumer_min_session_timeout_ms, 45000);
+    assert_int_equal(c.group_consumer_max_session_timeout_ms, 60000);
+    assert_int_equal(kc_config_validate(&c, err, sizeof(err)), 0);
+    assert_int_equal(kc_config_override(&c, "group.consumer.session.timeout.ms=3000", err,
+                                        sizeof(err)),
+                     0);
+    assert_int_equal(kc_config_validate(&c, err, sizeof(err)), -1);
+    assert_string_equal(err, "group.consumer.session.timeout.ms must be greater than or equal "
+                             "to group.consumer.min.session.timeout.ms");
+    assert_int_equal(kc_config_override(&c, "group.consumer.min.session.timeout.ms=1000", err,
+                                        sizeof(err)),
+                     0);
+    assert_int_equal(kc_config_validate(&c, err, sizeof(err)), -1);
+    assert_string_equal(err, "group.consumer.heartbeat.interval.ms must be less than "
+                             "group.consumer.session.timeout.ms");
+    assert_int_equal(kc_config_override(&c, "group.consumer.heartbeat.interval.ms=500", err,
+                                        sizeof(err)),
+                     0);
+    assert_int_equal(kc_config_validate(&c, err, sizeof(err)), 0);
+    assert_int_equal(kc_config_override(&c, "group.consumer.max.session.timeout.ms=900", err,
+                                        sizeof(err)),
+                     0);
+    assert_int_equal(kc_config_validate(&c, err, sizeof(err)), -1);
+    assert_string_equal(err, "group.consumer.max.session.timeout.ms must be greater than or "
+                             "equal to group.consumer.min.session.timeout.ms");
+    assert_int_equal(kc_config_override(&c, "group.consumer.min.session.timeout.ms=1", err,
+                                        sizeof(err)),
+                     0);
+    assert_int_equal(kc_config_validate(&c, err, sizeof(err)), -1);
+    assert_string_equal(err, "group.consumer.session.timeout.ms must be less than or equal to "
+                             "group.consumer.max.session.timeout.ms");
+    assert_int_equal(kc_config_override(&c, "group.consumer.min.session.timeout.ms=0", err,
+                                        sizeof(err)),
+                     -1);
+    kc_config_deinit(&c);
+}
+
 /* group.consumer.migration.policy: Kafka's names, case-insensitive, default bidirectional. */
 static void test_migration_policy(void **state)
 {
@@ -322,6 +367,7 @@ int main(void)
         cmocka_unit_test(test_listener_protocol_map),
         cmocka_unit_test(test_sample_file_matches_table),
         cmocka_unit_test(test_migration_policy),
+        cmocka_unit_test(test_consumer_session_timeout_bounds),
         cmocka_unit_test(test_connection_limits_and_ip_overrides),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -290,7 +290,8 @@ static void test_join_gets_all_partitions_and_interval(void **state)
     set_id(&a, "member-a");
     hb_t h = join(t, &a);
     assert_int_equal(h.error, E_NONE);
-    assert_int_equal(h.epoch, 1);
+    /* A new group is at epoch 1; the first subscription bumps it to 2. */
+    assert_int_equal(h.epoch, 2);
     assert_int_equal(h.interval, 5000);
     assert_true(h.has_assignment);
     assert_int_equal(owned_count(&a), NPART);
@@ -298,7 +299,7 @@ static void test_join_gets_all_partitions_and_interval(void **state)
     h = send_hb(t, &a, (hb_opts_t){INT32_MIN, false, false, NULL, 1});
     assert_int_equal(h.error, E_NONE);
     assert_false(h.has_assignment);
-    assert_int_equal(h.epoch, 1);
+    assert_int_equal(h.epoch, 2);
     ctx_free(t);
 }
 
@@ -334,18 +335,18 @@ static void test_revocation_before_assignment(void **state)
     hb_t h = join(t, &c[1]);
     assert_int_equal(h.error, E_NONE);
     /* b gets the new epoch but nothing yet: a still owns everything. */
-    assert_int_equal(h.epoch, 2);
+    assert_int_equal(h.epoch, 3);
     assert_int_equal(owned_count(&c[1]), 0);
     /* a is asked to revoke half, keeping its epoch. */
     h = beat(t, &c[0]);
-    assert_int_equal(h.epoch, 1);
+    assert_int_equal(h.epoch, 2);
     assert_true(h.has_assignment);
     assert_int_equal(owned_count(&c[0]), NPART / 2);
     /* b still waits until a reports the revocation. */
     h = send_hb(t, &c[1], (hb_opts_t){INT32_MIN, true, false, NULL, 1});
     assert_int_equal(owned_count(&c[1]), 0);
     h = beat(t, &c[0]);
-    assert_int_equal(h.epoch, 2);
+    assert_int_equal(h.epoch, 3);
     h = beat(t, &c[1]);
     assert_int_equal(owned_count(&c[1]), NPART / 2);
     assert_disjoint(c, 2);
@@ -395,15 +396,15 @@ static void test_lost_response_previous_epoch_accepted(void **state)
     join(t, &c[1]);
     beat(t, &c[0]); /* revoke half */
     client_t before = c[0];
-    hb_t h = beat(t, &c[0]); /* epoch bump to 2; pretend the answer is lost */
-    assert_int_equal(h.epoch, 2);
-    c[0] = before; /* still at epoch 1 with its 3 partitions */
+    hb_t h = beat(t, &c[0]); /* epoch bump to 3; pretend the answer is lost */
+    assert_int_equal(h.epoch, 3);
+    c[0] = before; /* still at epoch 2 with its 3 partitions */
     h = beat(t, &c[0]);
     assert_int_equal(h.error, E_NONE);
-    assert_int_equal(h.epoch, 2);
+    assert_int_equal(h.epoch, 3);
     /* Previous epoch without owned partitions is fenced. */
-    c[0].epoch = 1;
-    h = send_hb(t, &c[0], (hb_opts_t){1, false, false, NULL, 1});
+    c[0].epoch = 2;
+    h = send_hb(t, &c[0], (hb_opts_t){2, false, false, NULL, 1});
     assert_int_equal(h.error, E_FENCED_MEMBER_EPOCH);
     /* A newer epoch than the coordinator's is fenced too. */
     h = send_hb(t, &c[0], (hb_opts_t){9, true, false, NULL, 1});
@@ -581,12 +582,12 @@ static void test_offset_commit_member_epoch(void **state)
     join(t, &a);
     kc_consumer_group_t *g = kc_consumer_group_find(t->c, kc_str("g"));
     assert_non_null(g);
-    assert_int_equal(kc_consumer_group_validate_offset_commit(g, kc_str("member-a"), 1, 9), 0);
+    assert_int_equal(kc_consumer_group_validate_offset_commit(g, kc_str("member-a"), 2, 9), 0);
     assert_int_equal(kc_consumer_group_validate_offset_commit(g, kc_str("member-a"), 0, 9),
                      E_STALE_MEMBER_EPOCH);
-    assert_int_equal(kc_consumer_group_validate_offset_commit(g, kc_str("nobody"), 1, 9),
+    assert_int_equal(kc_consumer_group_validate_offset_commit(g, kc_str("nobody"), 2, 9),
                      E_UNKNOWN_MEMBER_ID);
-    assert_int_equal(kc_consumer_group_validate_offset_fetch(g, kc_str("member-a"), 2),
+    assert_int_equal(kc_consumer_group_validate_offset_fetch(g, kc_str("member-a"), 3),
                      E_STALE_MEMBER_EPOCH);
     assert_int_equal(kc_consumer_group_validate_offset_fetch(g, KC_STR_NULL, -1), 0);
     ctx_free(t);
@@ -685,6 +686,63 @@ describe_as(kc_coord_t *c, const char *principal, kc_arena_t *arena)
     kc_result_deinit(&res);
     assert_int_equal(out.groups.count, 1);
     return out.groups.items[0];
+}
+
+/* Kafka's epochs around an emptied group: a member subscribed to nothing
+ * joins a new group at epoch 1 (no bump); when the last member leaves, the
+ * assignment epoch follows the bumped group epoch. */
+static void test_epochs_of_new_and_emptied_groups(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t a;
+    set_id(&a, "member-a");
+    hb_t h = join(t, &a);
+    assert_int_equal(h.epoch, 2);
+    h = send_hb(t, &a, (hb_opts_t){-1, false, false, NULL, 1});
+    assert_int_equal(h.error, E_NONE);
+    kc_consumer_group_t *g = kc_consumer_group_find(t->c, kc_str("g"));
+    assert_non_null(g);
+    assert_int_equal(g->group_epoch, 3);
+    assert_int_equal(g->assignment_epoch, 3);
+    /* The same after a restart (the target assignment metadata record). */
+    kc_coord_t *r = replay_all(t);
+    g = kc_consumer_group_find(r, kc_str("g"));
+    assert_non_null(g);
+    assert_int_equal(g->group_epoch, 3);
+    assert_int_equal(g->assignment_epoch, 3);
+    kc_coord_free(r);
+    ctx_free(t);
+}
+
+/* ConsumerGroupDescribe: an empty group id is INVALID_GROUP_ID without a
+ * message, as GroupCoordinatorService answers it. */
+static void test_describe_empty_group_id(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    kc_consumer_group_describe_request_t req;
+    kc_consumer_group_describe_request_init(&req);
+    kc_str_t ids[1] = {kc_str("")};
+    req.group_ids.items = ids;
+    req.group_ids.count = 1;
+    kc_request_ctx_t ctx = {1, 1, 69, 1, kc_str("client"), "/127.0.0.1", 0};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_consumer_group_describe(t->c, &ctx, &req, &res);
+    assert_int_equal(res.nresponses, 1);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    kc_consumer_group_describe_response_t out;
+    assert_int_equal(kc_consumer_group_describe_response_decode(&rd, 1, &arena, &out), 0);
+    assert_int_equal(out.groups.count, 1);
+    assert_int_equal(out.groups.items[0].error_code, KC_ERR_INVALID_GROUP_ID);
+    assert_true(out.groups.items[0].error_message.len < 0);
+    kc_arena_deinit(&arena);
+    kc_result_deinit(&res);
+    ctx_free(t);
 }
 
 /* KafkaApis.handleConsumerGroupDescribe's checks, through the authorizer hook. */
@@ -864,6 +922,225 @@ static void test_uniform_assignor_balanced_and_sticky(void **state)
     }
 }
 
+/* ConsumerGroupDescribe lists members in the order of Kafka's
+ * TimelineHashMap of member ids: for m-a, m-b, m-c (a table of 4 slots)
+ * that is m-b, m-a, m-c, whatever the join order. */
+static void test_describe_member_order(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t c[3];
+    set_id(&c[0], "m-a");
+    set_id(&c[1], "m-b");
+    set_id(&c[2], "m-c");
+    for (int i = 0; i < 3; i++)
+        join(t, &c[i]);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_consumer_group_describe_response_described_group_t dg =
+        describe_as(t->c, "User:reader", &arena);
+    assert_int_equal(dg.members.count, 3);
+    assert_true(kc_str_eq_cstr(dg.members.items[0].member_id, "m-b"));
+    assert_true(kc_str_eq_cstr(dg.members.items[1].member_id, "m-a"));
+    assert_true(kc_str_eq_cstr(dg.members.items[2].member_id, "m-c"));
+    kc_arena_deinit(&arena);
+    ctx_free(t);
+}
+
+/* Assignors named by as many members: Kafka keeps the first of its hash
+ * table of names, "uniform" before "range" (not the alphabetical first). */
+static void test_preferred_assignor_tie(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t a, b;
+    set_id(&a, "member-a");
+    set_id(&b, "member-b");
+    assert_int_equal(send_hb(t, &a, (hb_opts_t){0, false, true, "range", 1}).error, E_NONE);
+    assert_int_equal(send_hb(t, &b, (hb_opts_t){0, false, true, "uniform", 1}).error, E_NONE);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_consumer_group_describe_response_described_group_t dg =
+        describe_as(t->c, "User:reader", &arena);
+    assert_true(kc_str_eq_cstr(dg.assignor_name, "uniform"));
+    kc_arena_deinit(&arena);
+    ctx_free(t);
+}
+
+/* ConsumerGroupDescribe: a member still revoking partitions shows them in
+ * its assignment, after the partitions it keeps (Kafka's
+ * asConsumerGroupDescribeMember). */
+static void test_describe_assignment_includes_pending_revocation(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t c[2];
+    set_id(&c[0], "member-a");
+    set_id(&c[1], "member-b");
+    join(t, &c[0]);
+    join(t, &c[1]);
+    beat(t, &c[0]); /* told to revoke half */
+    assert_int_equal(owned_count(&c[0]), NPART / 2);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_consumer_group_describe_response_described_group_t dg =
+        describe_as(t->c, "User:reader", &arena);
+    assert_int_equal(dg.members.count, 2);
+    for (int32_t i = 0; i < dg.members.count; i++) {
+        kc_consumer_group_describe_response_member_t *m = &dg.members.items[i];
+        if (!kc_str_eq_cstr(m->member_id, "member-a"))
+            continue;
+        assert_int_equal(m->assignment.topic_partitions.count, 1);
+        assert_int_equal(m->assignment.topic_partitions.items[0].partitions.count, NPART);
+        /* The kept half first. */
+        for (int32_t k = 0; k < NPART / 2; k++)
+            assert_true(c[0].owned[m->assignment.topic_partitions.items[0].partitions.items[k]]);
+        assert_int_equal(m->target_assignment.topic_partitions.items[0].partitions.count,
+                         NPART / 2);
+    }
+    kc_arena_deinit(&arena);
+    ctx_free(t);
+}
+
+/* Partitions are listed in Java HashSet order: 20..39 (a table of 32)
+ * iterate 32..39 first; sets whose numbers fit the table stay ascending. */
+static void test_java_int_set_order(void **state)
+{
+    (void)state;
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    int32_t in[40];
+    for (int i = 0; i < 40; i++)
+        in[i] = i;
+    int32_t *o = kc_cs_java_int_set_order(in + 20, 20, &arena);
+    for (int i = 0; i < 8; i++)
+        assert_int_equal(o[i], 32 + i);
+    for (int i = 8; i < 20; i++)
+        assert_int_equal(o[i], 12 + i);
+    o = kc_cs_java_int_set_order(in, 40, &arena);
+    for (int i = 0; i < 40; i++)
+        assert_int_equal(o[i], i);
+    int32_t two[2] = {3, 17};
+    o = kc_cs_java_int_set_order(two, 2, &arena);
+    assert_int_equal(o[0], 17);
+    assert_int_equal(o[1], 3);
+    kc_arena_deinit(&arena);
+}
+
+/* Two members: their joins put each member twice, which grows Kafka's
+ * table to 4 slots (it grows before telling an add from a replace), where
+ * m-a comes before m-c. */
+static void test_describe_member_order_two(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t c[2];
+    set_id(&c[0], "m-a");
+    set_id(&c[1], "m-c");
+    for (int i = 0; i < 2; i++)
+        join(t, &c[i]);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_consumer_group_describe_response_described_group_t dg =
+        describe_as(t->c, "User:reader", &arena);
+    assert_int_equal(dg.members.count, 2);
+    assert_true(kc_str_eq_cstr(dg.members.items[0].member_id, "m-a"));
+    assert_true(kc_str_eq_cstr(dg.members.items[1].member_id, "m-c"));
+    kc_arena_deinit(&arena);
+    ctx_free(t);
+}
+
+static void assert_partitions(const kc_asg_t *a, const int32_t *want, int32_t n)
+{
+    assert_int_equal(kc_asg_count(a), n);
+    for (int32_t i = 0; i < n; i++)
+        assert_true(kc_asg_has(a, TOPIC_ID, want[i]));
+}
+
+/* Kafka's UniformHomogeneousAssignmentBuilder walks the members in the order
+ * of a java.util.HashMap of their ids (here member-two, member-three,
+ * member-one), the last ones taking the extra partitions, and gives the
+ * released partitions to the members with quota left in that order. */
+static void test_uniform_assignor_follows_kafka_member_order(void **state)
+{
+    (void)state;
+    kc_assign_topic_t topics[1] = {{"t", TOPIC_ID, 7}};
+    bool sub[3] = {true, true, true};
+    kc_asg_t none[3] = {{0}};
+    kc_assign_member_t m[3] = {{"member-one", &sub[0], &none[0], {0}},
+                               {"member-three", &sub[1], &none[1], {0}},
+                               {"member-two", &sub[2], &none[2], {0}}};
+    kc_assign_spec_t spec = {topics, 1, m, 3};
+    kc_assignor_uniform(&spec);
+    assert_partitions(&m[2].target, (int32_t[]){0, 1}, 2);
+    assert_partitions(&m[1].target, (int32_t[]){2, 3}, 2);
+    assert_partitions(&m[0].target, (int32_t[]){4, 5, 6}, 3);
+    /* member-three leaves: its partitions go to member-two first. */
+    kc_assign_member_t m2[2] = {{"member-one", &sub[0], &m[0].target, {0}},
+                                {"member-two", &sub[2], &m[2].target, {0}}};
+    kc_assign_spec_t spec2 = {topics, 1, m2, 2};
+    kc_assignor_uniform(&spec2);
+    assert_partitions(&m2[1].target, (int32_t[]){0, 1, 2}, 3);
+    assert_partitions(&m2[0].target, (int32_t[]){3, 4, 5, 6}, 4);
+    for (int i = 0; i < 3; i++)
+        kc_asg_free(&m[i].target);
+    for (int i = 0; i < 2; i++)
+        kc_asg_free(&m2[i].target);
+}
+
+/* Different subscriptions: Kafka's UniformHeterogeneousAssignmentBuilder
+ * deals a topic's unassigned partitions round-robin over its least loaded
+ * subscribers in Kafka's member order (member-three, then member-one). */
+static void test_uniform_assignor_heterogeneous_as_kafka(void **state)
+{
+    (void)state;
+    kc_assign_topic_t topics[1] = {{"t", TOPIC_ID, 5}};
+    bool yes = true, no = false;
+    kc_asg_t none[3] = {{0}};
+    kc_assign_member_t m[3] = {{"member-one", &yes, &none[0], {0}},
+                               {"member-three", &yes, &none[1], {0}},
+                               {"member-two", &no, &none[2], {0}}};
+    kc_assign_spec_t spec = {topics, 1, m, 3};
+    kc_assignor_uniform(&spec);
+    assert_partitions(&m[1].target, (int32_t[]){0, 2, 4}, 3);
+    assert_partitions(&m[0].target, (int32_t[]){1, 3}, 2);
+    assert_int_equal(kc_asg_count(&m[2].target), 0);
+    /* A previous target that is too unbalanced moves partitions from the
+     * most loaded member's highest partitions. */
+    kc_asg_t prev = {0};
+    for (int p = 0; p < 5; p++)
+        kc_asg_add(&prev, TOPIC_ID, p);
+    kc_assign_member_t m2[3] = {{"member-one", &yes, &prev, {0}},
+                                {"member-three", &yes, &none[1], {0}},
+                                {"member-two", &no, &none[2], {0}}};
+    kc_assign_spec_t spec2 = {topics, 1, m2, 3};
+    kc_assignor_uniform(&spec2);
+    assert_partitions(&m2[0].target, (int32_t[]){0, 1, 2}, 3);
+    assert_partitions(&m2[1].target, (int32_t[]){3, 4}, 2);
+    for (int i = 0; i < 3; i++) {
+        kc_asg_free(&m[i].target);
+        kc_asg_free(&m2[i].target);
+    }
+    kc_asg_free(&prev);
+    /* Kafka's subscription type decides the builder: the same topics but
+     * a heterogeneous group (one member also names a missing topic) deal
+     * the partitions round-robin instead of in quotas. */
+    kc_assign_member_t m3[2] = {{"member-one", &yes, &none[0], {0}},
+                                {"member-two", &yes, &none[1], {0}}};
+    kc_assign_spec_t spec3 = {topics, 1, m3, 2, KC_SUBS_HETEROGENEOUS};
+    kc_assignor_uniform(&spec3);
+    assert_partitions(&m3[1].target, (int32_t[]){0, 2, 4}, 3);
+    assert_partitions(&m3[0].target, (int32_t[]){1, 3}, 2);
+    kc_assign_spec_t spec4 = {topics, 1, m3, 2, KC_SUBS_HOMOGENEOUS};
+    for (int i = 0; i < 2; i++)
+        kc_asg_free(&m3[i].target);
+    kc_assignor_uniform(&spec4);
+    assert_partitions(&m3[1].target, (int32_t[]){0, 1}, 2);
+    assert_partitions(&m3[0].target, (int32_t[]){2, 3, 4}, 3);
+    for (int i = 0; i < 2; i++)
+        kc_asg_free(&m3[i].target);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -883,6 +1160,15 @@ int main(void)
         cmocka_unit_test(test_uniform_assignor_balanced_and_sticky),
         cmocka_unit_test(test_delete_and_describe_consumer_group),
         cmocka_unit_test(test_describe_checks_group_and_assigned_topics),
+        cmocka_unit_test(test_epochs_of_new_and_emptied_groups),
+        cmocka_unit_test(test_describe_member_order),
+        cmocka_unit_test(test_describe_member_order_two),
+        cmocka_unit_test(test_java_int_set_order),
+        cmocka_unit_test(test_describe_assignment_includes_pending_revocation),
+        cmocka_unit_test(test_preferred_assignor_tie),
+        cmocka_unit_test(test_uniform_assignor_follows_kafka_member_order),
+        cmocka_unit_test(test_uniform_assignor_heterogeneous_as_kafka),
+        cmocka_unit_test(test_describe_empty_group_id),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

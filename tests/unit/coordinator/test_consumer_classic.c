@@ -647,6 +647,28 @@ static void restart(ctx_t *t)
 
 /* ---- tests: classic members in a consumer group ------------------------------- */
 
+/* A consumer-protocol leave (or heartbeat) naming a classic group is
+ * answered GROUP_ID_NOT_FOUND naming the other type, as Kafka's
+ * consumerGroup lookup does. */
+static void test_consumer_leave_of_classic_group(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    cl_t b;
+    cl_init(&b, "");
+    /* A classic group with a member whose join waits for the rebalance. */
+    assert_int_equal(cl_join_answer(t, &b, cl_send_join(t, &b, 5), NULL), E_MEMBER_ID_REQUIRED);
+    cl_send_join(t, &b, 5);
+    cm_t a;
+    cm_init(&a, "member-a");
+    char msg[256] = "";
+    assert_int_equal(cm_heartbeat(t, &a, -1, msg, sizeof(msg)), E_GROUP_ID_NOT_FOUND);
+    assert_string_equal(msg, "Group " GROUP " is not a consumer group.");
+    assert_int_equal(cm_heartbeat(t, &a, 2, msg, sizeof(msg)), E_GROUP_ID_NOT_FOUND);
+    assert_string_equal(msg, "Group " GROUP " is not a consumer group.");
+    ctx_free(t);
+}
+
 static void test_classic_member_joins_consumer_group(void **state)
 {
     (void)state;
@@ -670,7 +692,7 @@ static void test_classic_member_joins_consumer_group(void **state)
     assert_true(kc_str_eq_cstr(jr.protocol_type, "consumer"));
     assert_true(kc_str_eq_cstr(jr.protocol_name, "range"));
     assert_int_equal(jr.members.count, 0);
-    assert_int_equal(b.generation, 2); /* the new target epoch */
+    assert_int_equal(b.generation, 3); /* the new target epoch (the first join made it 2) */
     /* Its partitions are still a's: an empty assignment for now. */
     assert_int_equal(cl_sync(t, &b), E_NONE);
     assert_int_equal(count(b.owned), 0);
@@ -1470,6 +1492,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_classic_member_joins_consumer_group),
+        cmocka_unit_test(test_consumer_leave_of_classic_group),
         cmocka_unit_test(test_classic_member_revokes_before_reassignment),
         cmocka_unit_test(test_classic_requests_to_consumer_group_errors),
         cmocka_unit_test(test_classic_static_member_in_consumer_group),

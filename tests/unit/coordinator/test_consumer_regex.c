@@ -417,6 +417,61 @@ static void test_invalid_regex_is_invalid_regular_expression(void **state)
     ctx_free(t);
 }
 
+/* Patterns are checked against RE2's syntax (Kafka compiles them with
+ * RE2/J) and refused with RE2/J's descriptions, also where PCRE2 alone
+ * would accept them or word the error otherwise. */
+static void test_regex_syntax_is_re2s(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *re, *err;
+    } bad[] = {
+        {"(unclosed", "missing closing )"},
+        {"[abc", "missing closing ]"},
+        {"abc)", "regexp/syntax: internal error"},
+        {"a**", "invalid nested repetition operator"},
+        {"a++", "invalid nested repetition operator"},
+        {"*a", "missing argument to repetition operator"},
+        {"x{2,1}", "invalid repeat count"},
+        {"x{1001}", "invalid repeat count"},
+        {"a\\", "trailing backslash at end of expression"},
+        {"(?=x)y", "invalid or unsupported Perl syntax"},
+        {"(?>a)", "invalid or unsupported Perl syntax"},
+        {"(?i", "invalid or unsupported Perl syntax"},
+        {"(a)\\1", "invalid escape sequence"},
+        {"\\Z", "invalid escape sequence"},
+        {"[z-a]", "invalid character class range"},
+        {"[[:foo:]]", "invalid character class range"},
+        {"\\p{Foo}", "invalid character class range"},
+        {"(?<name", "invalid named capture"},
+        {"(?<=a)b", "invalid named capture"},
+    };
+    char err[128];
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        err[0] = '\0';
+        kc_regex_t *re = kc_regex_compile(bad[i].re, strlen(bad[i].re), err, sizeof(err));
+        if (re)
+            print_error("%s compiled\n", bad[i].re);
+        assert_null(re);
+        if (strcmp(err, bad[i].err) != 0)
+            print_error("%s: %s\n", bad[i].re, err);
+        assert_string_equal(err, bad[i].err);
+    }
+    static const char *const good[] = {"(?i)abc", "a{,3}", "[[:alpha:]]+", "\\pL", "(?P<n>x)",
+                                       "[]a]", "\\Q", "a{1000}", "[\\d-z]", "\\x{41}", "x*?"};
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        kc_regex_t *re = kc_regex_compile(good[i], strlen(good[i]), err, sizeof(err));
+        if (!re)
+            print_error("%s: %s\n", good[i], err);
+        assert_non_null(re);
+        kc_regex_free(re);
+    }
+    kc_regex_t *re = kc_regex_compile("[\\d-z]+", 7, err, sizeof(err));
+    assert_true(kc_regex_matches(re, "1-z", 3));
+    assert_false(kc_regex_matches(re, "y", 1));
+    kc_regex_free(re);
+}
+
 static void test_created_topic_joins_after_min_interval(void **state)
 {
     (void)state;
@@ -1136,6 +1191,7 @@ int main(void)
         cmocka_unit_test(test_regex_matches_whole_topic_name),
         cmocka_unit_test(test_pathological_regex_gives_up),
         cmocka_unit_test(test_invalid_regex_is_invalid_regular_expression),
+        cmocka_unit_test(test_regex_syntax_is_re2s),
         cmocka_unit_test(test_created_topic_joins_after_min_interval),
         cmocka_unit_test(test_last_member_of_regex_tombstones_it),
         cmocka_unit_test(test_new_regex_bumps_epoch_once_resolved),
