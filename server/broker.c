@@ -38,6 +38,59 @@ void kc_api_versions_unsupported_body(kc_buf_t *out)
     kc_api_versions_response_encode(out, 0, &resp);
 }
 
+/*
+ * The features kcoord implements, as Kafka 4.4 advertises them: group.version 1
+ * is the consumer group protocol (KIP-848), streams.version 1 the streams
+ * group protocol (KIP-1071), both finalized at 1. Kafka's other features
+ * (metadata.version, kraft.version, transaction.version, share.version,
+ * eligible.leader.replicas.version) name what kcoord does not have: a KRaft
+ * metadata log, transactions, share groups, replication.
+ */
+static const struct {
+    const char *name;
+    int16_t min_version, max_version, finalized_level;
+} features[] = {
+    {"group.version", 0, 1, 1},
+    {"streams.version", 0, 1, 1},
+};
+
+/* Kafka's finalized features epoch is the offset of its metadata log; kcoord's
+ * finalized levels never change, so one epoch stands for them. */
+#define FINALIZED_FEATURES_EPOCH 0
+
+static void add_features(kc_req_t *req, int16_t v, kc_api_versions_response_t *resp)
+{
+    size_t n = KC_ARRAY_LEN(features);
+    resp->supported_features.items =
+        kc_arena_alloc(req->arena, n * sizeof(*resp->supported_features.items));
+    resp->finalized_features.items =
+        kc_arena_alloc(req->arena, n * sizeof(*resp->finalized_features.items));
+    int32_t ns = 0, nf = 0;
+    for (size_t i = 0; i < n; i++) {
+        kc_str_t name = kc_str(features[i].name);
+        /* Before v4 a feature of minimum version 0 is left out: older
+         * clients failed to parse it (KAFKA-17492). */
+        if (v >= 4 || features[i].min_version != 0) {
+            kc_api_versions_response_supported_feature_key_t *f =
+                &resp->supported_features.items[ns++];
+            f->name = name;
+            f->min_version = features[i].min_version;
+            f->max_version = features[i].max_version;
+        }
+        /* A feature finalized at level 0 is not listed. */
+        if (features[i].finalized_level != 0) {
+            kc_api_versions_response_finalized_feature_key_t *f =
+                &resp->finalized_features.items[nf++];
+            f->name = name;
+            f->min_version_level = features[i].finalized_level;
+            f->max_version_level = features[i].finalized_level;
+        }
+    }
+    resp->supported_features.count = ns;
+    resp->finalized_features.count = nf;
+    resp->finalized_features_epoch = FINALIZED_FEATURES_EPOCH;
+}
+
 /* Kafka's client software name/version pattern: [a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])? */
 static bool software_token_valid(kc_str_t s)
 {
@@ -85,6 +138,8 @@ int kc_handle_api_versions(kc_req_t *req)
             resp.api_keys.items[i].max_version = kc_api_table[i].max_version;
         }
         resp.api_keys.count = (int32_t)kc_api_table_len;
+        if (v >= 3)
+            add_features(req, v, &resp);
     }
     kc_buf_t b;
     kc_buf_init(&b);
@@ -286,6 +341,14 @@ static int16_t coordinator_for(const kc_req_t *req, int16_t version, int8_t key_
     }
 }
 
+/* The key types Kafka's CoordinatorType knows. Any other fails the whole
+ * request as malformed: every key then carries the error's message, where
+ * an error of a known type leaves the message empty. */
+static bool key_type_known(int8_t key_type)
+{
+    return key_type >= 0 && key_type <= 2;
+}
+
 int kc_handle_find_coordinator(kc_req_t *req)
 {
     kc_server_t *s = req->srv;
@@ -320,7 +383,9 @@ int kc_handle_find_coordinator(kc_req_t *req)
             int16_t err = coordinator_for(req, v, rq.key_type, key);
             cs[i].key = key;
             cs[i].error_code = err;
-            cs[i].error_message = KC_STR_NULL;
+            /* v4+ answers carry an empty message, not null, unless the key type is unknown. */
+            const char *m = key_type_known(rq.key_type) ? NULL : kc_faults_error_message(err);
+            cs[i].error_message = kc_str(m ? m : "");
             cs[i].node_id = err == KC_ERR_NONE ? s->cfg->node_id : -1;
             if (err == KC_ERR_NONE) {
                 kc_server_advertised(s, req->ctx.conn_id, &cs[i].host, &cs[i].port);

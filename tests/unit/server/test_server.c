@@ -182,6 +182,36 @@ static void be32(kc_buf_t *b, int32_t v)
     kc_buf_append(b, x, 4);
 }
 
+/*
+ * Sends one request of api key/version whose body is in body and returns a
+ * reader over the response body (after the correlation id and, for a
+ * flexible response header, its tagged fields), copied into arena.
+ */
+static kc_reader_t roundtrip(fx_t *fx, int16_t key, int16_t version, const kc_buf_t *body,
+                             kc_arena_t *arena)
+{
+    const kc_api_entry_t *e = kc_api_find(key);
+    assert_non_null(e);
+    bool flexible = version >= e->flexible_min;
+    kc_buf_t req, resp;
+    kc_buf_init(&req);
+    kc_buf_init(&resp);
+    header(&req, key, version, 77, flexible);
+    kc_buf_append(&req, body->data, body->len);
+    send_all(fx, &req);
+    read_frame(fx, &resp);
+    uint8_t *copy = kc_arena_alloc(arena, resp.len);
+    memcpy(copy, resp.data, resp.len);
+    kc_reader_t r;
+    kc_reader_init(&r, copy, resp.len);
+    assert_int_equal(kc_read_int32(&r), 77);
+    if (flexible && key != 18) /* ApiVersions answers with header v0 */
+        assert_int_equal(kc_read_uvarint(&r), 0);
+    kc_buf_deinit(&req);
+    kc_buf_deinit(&resp);
+    return r;
+}
+
 static void test_api_versions_v0_bytes(void **state)
 {
     (void)state;
@@ -230,13 +260,69 @@ static void test_api_versions_v3_bytes_header_v0(void **state)
             be16(&want, expected_ranges[i][k]);
         kc_buf_append(&want, "\0", 1);
     }
-    be32(&want, 0);                /* throttle */
-    kc_buf_append(&want, "\0", 1); /* no tagged fields */
+    be32(&want, 0); /* throttle */
+    /* Tagged fields: no SupportedFeatures (before v4 features of minimum 0
+     * are left out), FinalizedFeaturesEpoch 0, FinalizedFeatures. */
+    kc_buf_append(&want, "\2", 1);
+    kc_buf_append(&want, "\1\x08\0\0\0\0\0\0\0\0", 10);
+    static const uint8_t finalized[] = {2, 41, 3, 14, 'g', 'r', 'o', 'u', 'p', '.', 'v', 'e', 'r',
+                                        's', 'i', 'o', 'n', 0, 1, 0, 1, 0, 16, 's', 't', 'r', 'e',
+                                        'a', 'm', 's', '.', 'v', 'e', 'r', 's', 'i', 'o', 'n', 0,
+                                        1, 0, 1, 0};
+    kc_buf_append(&want, finalized, sizeof(finalized));
     assert_int_equal(resp.len, want.len);
     assert_memory_equal(resp.data, want.data, want.len);
     kc_buf_deinit(&req);
     kc_buf_deinit(&resp);
     kc_buf_deinit(&want);
+    fx_free(fx);
+}
+
+/* ApiVersions v4+: the features kcoord implements, supported 0-1 and
+ * finalized at 1, with a finalized features epoch; none in an error answer. */
+static void test_api_versions_v4_features(void **state)
+{
+    (void)state;
+    fx_t *fx = fx_new(NULL);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_api_versions_request_t rq;
+    kc_api_versions_request_init(&rq);
+    rq.client_software_name = kc_str("kcoord-test");
+    rq.client_software_version = kc_str("1.0");
+    kc_buf_t body;
+    kc_buf_init(&body);
+    assert_int_equal(kc_api_versions_request_encode(&body, 4, &rq), 0);
+    kc_reader_t r = roundtrip(fx, 18, 4, &body, &arena);
+    kc_api_versions_response_t m;
+    kc_api_versions_response_init(&m);
+    assert_int_equal(kc_api_versions_response_decode(&r, 4, &arena, &m), 0);
+    assert_int_equal(m.error_code, 0);
+    assert_int_equal(m.supported_features.count, 2);
+    assert_true(kc_str_eq_cstr(m.supported_features.items[0].name, "group.version"));
+    assert_int_equal(m.supported_features.items[0].min_version, 0);
+    assert_int_equal(m.supported_features.items[0].max_version, 1);
+    assert_true(kc_str_eq_cstr(m.supported_features.items[1].name, "streams.version"));
+    assert_int_equal(m.supported_features.items[1].min_version, 0);
+    assert_int_equal(m.supported_features.items[1].max_version, 1);
+    assert_int_equal(m.finalized_features.count, 2);
+    assert_int_equal(m.finalized_features.items[0].min_version_level, 1);
+    assert_int_equal(m.finalized_features.items[0].max_version_level, 1);
+    assert_true(m.finalized_features_epoch >= 0);
+    assert_false(m.zk_migration_ready);
+    /* An invalid request is answered without features. */
+    kc_buf_reset(&body);
+    rq.client_software_name = kc_str("-bad");
+    assert_int_equal(kc_api_versions_request_encode(&body, 4, &rq), 0);
+    r = roundtrip(fx, 18, 4, &body, &arena);
+    kc_api_versions_response_init(&m);
+    assert_int_equal(kc_api_versions_response_decode(&r, 4, &arena, &m), 0);
+    assert_int_equal(m.error_code, 42);
+    assert_int_equal(m.supported_features.count, 0);
+    assert_int_equal(m.finalized_features.count, 0);
+    assert_int_equal(m.finalized_features_epoch, -1);
+    kc_buf_deinit(&body);
+    kc_arena_deinit(&arena);
     fx_free(fx);
 }
 
@@ -360,6 +446,55 @@ static void test_metadata_without_auto_creation(void **state)
     assert_int_equal(m.topics.items[0].error_code, 3);
     metadata_v1(fx, 2, "orders", &arena, &m);
     assert_int_equal(m.topics.items[0].error_code, 3);
+    kc_arena_deinit(&arena);
+    fx_free(fx);
+}
+
+static void find_coordinator_v4(fx_t *fx, int8_t key_type, kc_str_t key, kc_arena_t *arena,
+                                kc_find_coordinator_response_t *out)
+{
+    kc_find_coordinator_request_t rq;
+    kc_find_coordinator_request_init(&rq);
+    rq.key_type = key_type;
+    rq.coordinator_keys.items = &key;
+    rq.coordinator_keys.count = 1;
+    kc_buf_t body;
+    kc_buf_init(&body);
+    assert_int_equal(kc_find_coordinator_request_encode(&body, 4, &rq), 0);
+    kc_reader_t r = roundtrip(fx, 10, 4, &body, arena);
+    kc_find_coordinator_response_init(out);
+    assert_int_equal(kc_find_coordinator_response_decode(&r, 4, arena, out), 0);
+    assert_int_equal(kc_reader_left(&r), 0);
+    kc_buf_deinit(&body);
+}
+
+/* FindCoordinator v4+: an empty (not null) message for a found coordinator
+ * and for errors of a known key type; an unknown key type carries the
+ * error's message, as Kafka's request-wide error answer does. */
+static void test_find_coordinator_v4_error_messages(void **state)
+{
+    (void)state;
+    fx_t *fx = fx_new(NULL);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_find_coordinator_response_t m;
+    find_coordinator_v4(fx, 0, kc_str("g1"), &arena, &m);
+    assert_int_equal(m.coordinators.count, 1);
+    assert_int_equal(m.coordinators.items[0].error_code, 0);
+    assert_int_equal(m.coordinators.items[0].node_id, 1);
+    assert_false(kc_str_is_null(m.coordinators.items[0].error_message));
+    assert_int_equal(m.coordinators.items[0].error_message.len, 0);
+    /* SHARE before v6: INVALID_REQUEST, still an empty message. */
+    find_coordinator_v4(fx, 2, kc_str("g1"), &arena, &m);
+    assert_int_equal(m.coordinators.items[0].error_code, 42);
+    assert_false(kc_str_is_null(m.coordinators.items[0].error_message));
+    assert_int_equal(m.coordinators.items[0].error_message.len, 0);
+    find_coordinator_v4(fx, 3, kc_str("g1"), &arena, &m);
+    assert_int_equal(m.coordinators.items[0].error_code, 42);
+    assert_int_equal(m.coordinators.items[0].node_id, -1);
+    assert_int_equal(m.coordinators.items[0].port, -1);
+    assert_true(m.coordinators.items[0].error_message.len > 0);
+    assert_non_null(strstr(m.coordinators.items[0].error_message.ptr, "malformed"));
     kc_arena_deinit(&arena);
     fx_free(fx);
 }
@@ -533,10 +668,12 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_api_versions_v0_bytes),
         cmocka_unit_test(test_api_versions_v3_bytes_header_v0),
+        cmocka_unit_test(test_api_versions_v4_features),
         cmocka_unit_test(test_api_versions_v3_bad_software_name_is_invalid_request),
         cmocka_unit_test(test_api_versions_unsupported_version_fallback),
         cmocka_unit_test(test_metadata_auto_creates_topic),
         cmocka_unit_test(test_metadata_without_auto_creation),
+        cmocka_unit_test(test_find_coordinator_v4_error_messages),
         cmocka_unit_test(test_pipelined_probe_answered_in_order),
         cmocka_unit_test(test_bad_requests_close_the_connection),
         cmocka_unit_test(test_burst_of_commits_answered_by_one_iteration),
