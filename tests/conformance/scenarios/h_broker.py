@@ -1,0 +1,125 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Steps the broker scenarios share: topics made ready, records produced.
+
+Kafka applies a created topic to its broker's metadata cache and replica
+manager a little after CreateTopics answers, so a setup step waits (with
+unrecorded requests) until the topic is served before a scenario records
+anything that depends on it.
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "integration"))
+import kafka_wire  # noqa: E402
+
+NONE = 0
+
+
+def top_version(ctx, api, cap=None):
+    """The newest version of api both brokers serve (at most cap)."""
+    lo, hi = ctx.api_range(api)
+    return hi if cap is None else max(lo, min(hi, cap))
+
+
+def create_topic(ctx, c, name, partitions=1, configs=None, record=False):
+    """Creates a topic and waits until Metadata shows it with a leader on
+    every partition. Returns its topic id (16 bytes)."""
+    v = top_version(ctx, "CreateTopics")
+    body = {"Topics": [{"Name": name, "NumPartitions": partitions, "ReplicationFactor": 1,
+                        "Configs": [{"Name": k, "Value": x} for k, x in (configs or {}).items()]}],
+            "timeoutMs": 30000}
+    r = c.call("CreateTopics", v, body, record=record)
+    err = r["Topics"][0]["ErrorCode"]
+    if err != NONE:
+        from conformance import ScenarioError
+        raise ScenarioError("creating %s failed with error %d" % (name, err))
+    return wait_topic(ctx, c, name, partitions)
+
+
+def wait_topic(ctx, c, name, partitions):
+    mv = top_version(ctx, "Metadata", 12)
+
+    def ready():
+        r = c.call("Metadata", mv, {"Topics": [{"Name": name}], "AllowAutoTopicCreation": False},
+                   record=False)
+        t = r["Topics"][0]
+        if t["ErrorCode"] != NONE or len(t["Partitions"]) != partitions:
+            return None
+        if any(p["ErrorCode"] != NONE or p["LeaderId"] < 0 for p in t["Partitions"]):
+            return None
+        return t["TopicId"]
+    return ctx.wait_until(ready, "topic %s ready" % name)
+
+
+def produce(ctx, c, topic, partition, values, record=False):
+    """Appends one batch of null-key records (created at a fixed timestamp)
+    to a partition, retrying while the new partition's leader is not yet in
+    place. Returns the base offset."""
+    v = top_version(ctx, "Produce", 12)  # by name
+    batch = kafka_wire.record_batch(values)
+    body = {"Acks": -1, "TimeoutMs": 30000,
+            "TopicData": [{"Name": topic, "PartitionData": [{"Index": partition,
+                                                             "Records": batch}]}]}
+
+    def done():
+        r = c.call("Produce", v, body, record=False)
+        p = r["Responses"][0]["PartitionResponses"][0]
+        if p["ErrorCode"] != NONE:
+            return None
+        return {"BaseOffset": p["BaseOffset"]}
+    out = ctx.wait_until(done, "produce to %s-%d" % (topic, partition))
+    if record:
+        ctx.note("produced to %s-%d at base offset" % (topic, partition), out["BaseOffset"])
+    return out["BaseOffset"]
+
+
+def metadata_body(version, names, auto_create=False, topic_ops=False, cluster_ops=False):
+    """A Metadata request for names (None: every topic)."""
+    if names is None:
+        topics = [] if version == 0 else None
+    else:
+        topics = [{"Name": n} for n in names]
+    body = {"Topics": topics}
+    if version >= 4:
+        body["AllowAutoTopicCreation"] = auto_create
+    if version >= 8:
+        body["IncludeTopicAuthorizedOperations"] = topic_ops
+        if version <= 10:
+            body["IncludeClusterAuthorizedOperations"] = cluster_ops
+    return body
+
+
+def list_offsets_body(version, topic, partitions_ts, isolation=0, leader_epoch=-1):
+    """partitions_ts: [(partition, timestamp)]."""
+    parts = []
+    for p, ts in partitions_ts:
+        d = {"PartitionIndex": p, "Timestamp": ts}
+        if version >= 4:
+            d["CurrentLeaderEpoch"] = leader_epoch
+        parts.append(d)
+    body = {"ReplicaId": -1, "Topics": [{"Name": topic, "Partitions": parts}]}
+    if version >= 2:
+        body["IsolationLevel"] = isolation
+    if version >= 10:
+        body["TimeoutMs"] = 30000
+    return body
+
+
+def fetch_body(version, topic, topic_id, partitions, isolation=0, max_wait_ms=0, min_bytes=1):
+    """A sessionless Fetch; partitions: [(partition, fetch offset)]."""
+    parts = []
+    for p, off in partitions:
+        d = {"Partition": p, "FetchOffset": off, "PartitionMaxBytes": 1048576}
+        parts.append(d)
+    t = {"Partitions": parts}
+    if version >= 13:
+        t["TopicId"] = topic_id
+    else:
+        t["Topic"] = topic
+    body = {"MaxWaitMs": max_wait_ms, "MinBytes": min_bytes, "MaxBytes": 52428800,
+            "IsolationLevel": isolation, "Topics": [t]}
+    if version < 15:
+        body["ReplicaId"] = -1
+    return body
