@@ -13,7 +13,7 @@
 
 /* Authorized-operation bit sets Kafka reports when no authorizer denies anything. */
 #define TOPIC_ALL_OPERATIONS 3576    /* READ WRITE CREATE DELETE ALTER DESCRIBE DESCRIBE_CONFIGS ALTER_CONFIGS */
-#define CLUSTER_ALL_OPERATIONS 8064  /* CREATE ALTER DESCRIBE CLUSTER_ACTION DESCRIBE_CONFIGS ALTER_CONFIGS IDEMPOTENT_WRITE */
+#define CLUSTER_ALL_OPERATIONS 8096  /* CREATE ALTER DESCRIBE CLUSTER_ACTION DESCRIBE_CONFIGS ALTER_CONFIGS IDEMPOTENT_WRITE */
 
 static kc_str_t arena_str(kc_arena_t *a, const char *s)
 {
@@ -189,6 +189,109 @@ static void fill_topic_error(kc_metadata_response_topic_response_t *t, int16_t e
     t->partitions.count = 0;
 }
 
+static const kc_uuid_t zero_uuid;
+
+static bool uuid_is_zero(kc_uuid_t id)
+{
+    return memcmp(&id, &zero_uuid, sizeof(id)) == 0;
+}
+
+/* Kafka's internal topics (Topic.isInternal), flagged even when they do not exist. */
+static bool internal_topic_name(kc_str_t name)
+{
+    return kc_str_eq_cstr(name, "__consumer_offsets") ||
+           kc_str_eq_cstr(name, "__transaction_state") ||
+           kc_str_eq_cstr(name, "__share_group_state");
+}
+
+/* Java's String.hashCode over the UTF-16 units of a UTF-8 name. */
+static int32_t java_string_hash(kc_str_t s)
+{
+    uint32_t h = 0;
+    for (int32_t i = 0; i < s.len;) {
+        uint8_t c = (uint8_t)s.ptr[i];
+        uint32_t cp;
+        int n;
+        if (c < 0x80) {
+            cp = c, n = 1;
+        } else if ((c & 0xE0) == 0xC0) {
+            cp = c & 0x1F, n = 2;
+        } else if ((c & 0xF0) == 0xE0) {
+            cp = c & 0x0F, n = 3;
+        } else {
+            cp = c & 0x07, n = 4;
+        }
+        if (i + n > s.len)
+            n = s.len - i;
+        for (int k = 1; k < n; k++)
+            cp = (cp << 6) | ((uint8_t)s.ptr[i + k] & 0x3F);
+        i += n;
+        if (cp >= 0x10000) {
+            cp -= 0x10000;
+            h = 31 * h + (0xD800 + (cp >> 10));
+            h = 31 * h + (0xDC00 + (cp & 0x3FF));
+        } else {
+            h = 31 * h + cp;
+        }
+    }
+    return (int32_t)h;
+}
+
+/*
+ * Kafka answers the topics it does not know from a java.util.HashSet copied
+ * from every requested topic: in the order of that set's buckets (a
+ * power-of-two table sized for all requested names), names of one bucket
+ * in request order. idx holds n indexes into names; sorted in place.
+ */
+static void java_hash_set_order(const kc_str_t *names, size_t total, size_t *idx, size_t n)
+{
+    size_t cap = 1;
+    size_t want = (size_t)((float)total / 0.75f) + 1;
+    if (want < 16)
+        want = 16;
+    while (cap < want)
+        cap <<= 1;
+    for (size_t i = 1; i < n; i++) { /* stable insertion sort by bucket */
+        size_t x = idx[i];
+        uint32_t hx = (uint32_t)java_string_hash(names[x]);
+        size_t bx = (hx ^ (hx >> 16)) & (cap - 1);
+        size_t j = i;
+        while (j > 0) {
+            uint32_t hy = (uint32_t)java_string_hash(names[idx[j - 1]]);
+            if (((hy ^ (hy >> 16)) & (cap - 1)) <= bx)
+                break;
+            idx[j] = idx[j - 1];
+            j--;
+        }
+        idx[j] = x;
+    }
+}
+
+/* MetadataRequest.getErrorResponse: every requested topic with the error,
+ * no brokers, no cluster id, no controller. */
+static int metadata_error_response(kc_req_t *req, int16_t v, const kc_metadata_request_t *rq,
+                                   int16_t err)
+{
+    kc_metadata_response_t resp;
+    kc_metadata_response_init(&resp);
+    resp.throttle_time_ms = 0;
+    resp.error_code = err;
+    resp.brokers.count = 0;
+    int32_t n = KC_MAX(rq->topics.count, 0);
+    kc_metadata_response_topic_response_t *out =
+        kc_arena_alloc(req->arena, (size_t)(n ? n : 1) * sizeof(*out));
+    for (int32_t i = 0; i < n; i++) {
+        kc_str_t name = rq->topics.items[i].name;
+        fill_topic_error(&out[i], err, kc_str_is_null(name) ? kc_str("") : name,
+                         rq->topics.items[i].topic_id);
+    }
+    resp.topics.items = out;
+    resp.topics.count = n;
+    kc_buf_t b;
+    kc_buf_init(&b);
+    return kc_req_respond_encoded(req, kc_metadata_response_encode(&b, v, &resp), &b);
+}
+
 int kc_handle_metadata(kc_req_t *req)
 {
     kc_server_t *s = req->srv;
@@ -202,6 +305,23 @@ int kc_handle_metadata(kc_req_t *req)
     bool include_ops = v >= 8 && rq.include_topic_authorized_operations;
     bool allow_create = s->cfg->auto_create_topics_enable &&
                         (v < 4 || rq.allow_auto_topic_creation) && !all;
+    int32_t nreq = all ? 0 : rq.topics.count;
+
+    /* A null name or a topic id before v12 is an invalid request. From v12 a
+     * non-zero id makes the request one by id (names are then ignored); a
+     * null name without any id fails the request (Kafka meets a null name). */
+    bool by_id = false, null_name = false;
+    for (int32_t i = 0; i < nreq; i++) {
+        const kc_metadata_request_topic_t *rt = &rq.topics.items[i];
+        if (v < 12 && (kc_str_is_null(rt->name) || !uuid_is_zero(rt->topic_id)))
+            return metadata_error_response(req, v, &rq, KC_ERR_INVALID_REQUEST);
+        if (!uuid_is_zero(rt->topic_id))
+            by_id = true;
+        if (kc_str_is_null(rt->name))
+            null_name = true;
+    }
+    if (null_name && !by_id)
+        return metadata_error_response(req, v, &rq, KC_ERR_UNKNOWN_SERVER_ERROR);
 
     kc_metadata_response_t resp;
     kc_metadata_response_init(&resp);
@@ -214,14 +334,15 @@ int kc_handle_metadata(kc_req_t *req)
     resp.brokers.count = 1;
     resp.cluster_id = kc_str(s->cfg->cluster_id);
     resp.controller_id = s->cfg->node_id;
-    if (v >= 8 && v <= 10 && rq.include_cluster_authorized_operations &&
-        kc_req_authorized_cluster(req, KC_OP_DESCRIBE))
+    if (v >= 8 && v <= 10 && rq.include_cluster_authorized_operations)
         resp.cluster_authorized_operations =
-            kc_req_authorized_ops(req, KC_RES_CLUSTER, kc_str(KC_CLUSTER_RESOURCE_NAME),
-                                  CLUSTER_ALL_OPERATIONS);
+            kc_req_authorized_cluster(req, KC_OP_DESCRIBE)
+                ? kc_req_authorized_ops(req, KC_RES_CLUSTER, kc_str(KC_CLUSTER_RESOURCE_NAME),
+                                        CLUSTER_ALL_OPERATIONS)
+                : 0;
     resp.error_code = KC_ERR_NONE;
 
-    size_t cap = all ? kc_topics_count(s->topics) : (size_t)rq.topics.count;
+    size_t cap = all ? kc_topics_count(s->topics) : (size_t)nreq;
     kc_metadata_response_topic_response_t *out =
         kc_arena_alloc(req->arena, (cap ? cap : 1) * sizeof(*out));
     size_t n = 0;
@@ -233,62 +354,108 @@ int kc_handle_metadata(kc_req_t *req)
                 fill_topic(req, &out[n++], t, include_ops);
         }
     } else {
-        for (int32_t i = 0; i < rq.topics.count; i++) {
+        /*
+         * The requested topics as a set of names (by id: the names of the known
+         * ids), answered as KafkaApis orders them: unknown ids, known topics,
+         * topics that do not exist, topics the client may not create, topics it
+         * may not describe.
+         */
+        size_t cnt = (size_t)nreq;
+        kc_str_t *names = kc_arena_alloc(req->arena, (cnt ? cnt : 1) * sizeof(*names));
+        const kc_topic_t **found = kc_arena_alloc(req->arena, (cnt ? cnt : 1) * sizeof(*found));
+        size_t *missing = kc_arena_alloc(req->arena, (cnt ? cnt : 1) * sizeof(*missing));
+        size_t nn = 0, nmissing = 0;
+        for (int32_t i = 0; i < nreq; i++) {
             kc_metadata_request_topic_t *rt = &rq.topics.items[i];
-            static const kc_uuid_t zero;
-            bool by_id = kc_str_is_null(rt->name);
-            if (by_id && v < 12)
-                return KC_EINVAL; /* Kafka: topic name can not be null before v12 */
-            /* Requested names form a set in Kafka: answer each once. */
-            bool dup = false;
-            for (int32_t j = 0; j < i && !dup; j++) {
-                kc_metadata_request_topic_t *o = &rq.topics.items[j];
-                dup = by_id ? (kc_str_is_null(o->name) &&
-                               memcmp(&o->topic_id, &rt->topic_id, sizeof(kc_uuid_t)) == 0)
-                            : kc_str_eq(o->name, rt->name);
-            }
-            if (dup)
-                continue;
+            kc_str_t name = rt->name;
+            const kc_topic_t *t = NULL;
             if (by_id) {
-                const kc_topic_t *t = kc_topics_find_id(s->topics, rt->topic_id);
-                if (t && !kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TOPIC, kc_str(t->name)))
-                    fill_topic_error(&out[n++], KC_ERR_TOPIC_AUTHORIZATION_FAILED, KC_STR_NULL,
-                                     rt->topic_id);
-                else if (t)
-                    fill_topic(req, &out[n++], t, include_ops);
-                else
+                if (uuid_is_zero(rt->topic_id))
+                    continue;
+                bool dup = false;
+                for (int32_t j = 0; j < i && !dup; j++)
+                    dup = memcmp(&rq.topics.items[j].topic_id, &rt->topic_id,
+                                 sizeof(kc_uuid_t)) == 0;
+                if (dup)
+                    continue;
+                t = kc_topics_find_id(s->topics, rt->topic_id);
+                if (!t) {
                     fill_topic_error(&out[n++], KC_ERR_UNKNOWN_TOPIC_ID, KC_STR_NULL,
                                      rt->topic_id);
-                continue;
-            }
-            const kc_topic_t *t = kc_topics_find(s->topics, rt->name);
-            /* Without DESCRIBE the client does not learn whether the topic
-             * exists; auto-creation needs CREATE on the cluster or topic. */
-            if (!kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TOPIC, rt->name)) {
-                fill_topic_error(&out[n++], KC_ERR_TOPIC_AUTHORIZATION_FAILED, rt->name, zero);
-            } else if (t) {
-                fill_topic(req, &out[n++], t, include_ops);
-            } else if (allow_create && !kc_req_authorized_cluster(req, KC_OP_CREATE) &&
-                       !kc_req_authorized(req, KC_OP_CREATE, KC_RES_TOPIC, rt->name)) {
-                fill_topic_error(&out[n++], KC_ERR_TOPIC_AUTHORIZATION_FAILED, rt->name, zero);
-            } else if (kc_topic_name_invalid(rt->name)) {
-                fill_topic_error(&out[n++], KC_ERR_INVALID_TOPIC_EXCEPTION, rt->name, zero);
-            } else if (allow_create) {
-                const kc_topic_t *created = NULL;
-                int rc = kc_topics_create(s->topics, rt->name, s->cfg->num_partitions, &created);
-                if (rc == 0) {
-                    kc_log_info("server", "auto-created topic %.*s with %d partitions",
-                                (int)rt->name.len, rt->name.ptr, s->cfg->num_partitions);
-                    kc_coord_topic_created(s->coord, rt->name);
+                    continue;
                 }
-                /* Kafka answers LEADER_NOT_AVAILABLE while the new topic is being created. */
-                fill_topic_error(&out[n++],
-                                 rc == 0 ? KC_ERR_LEADER_NOT_AVAILABLE : KC_ERR_UNKNOWN_SERVER_ERROR,
-                                 rt->name, zero);
+                name = kc_str(t->name);
             } else {
-                fill_topic_error(&out[n++], KC_ERR_UNKNOWN_TOPIC_OR_PARTITION, rt->name, zero);
+                t = kc_topics_find(s->topics, name);
+            }
+            bool dup = false;
+            for (size_t j = 0; j < nn && !dup; j++)
+                dup = kc_str_eq(names[j], name);
+            if (dup)
+                continue;
+            found[nn] = t;
+            names[nn++] = name;
+        }
+        /* Describe, then (for auto-creation) create authorization. */
+        bool *no_describe = kc_arena_alloc(req->arena, (nn ? nn : 1) * sizeof(bool));
+        bool *no_create = kc_arena_alloc(req->arena, (nn ? nn : 1) * sizeof(bool));
+        int cluster_create = -1; /* not asked yet */
+        for (size_t i = 0; i < nn; i++) {
+            no_describe[i] = !kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TOPIC, names[i]);
+            no_create[i] = false;
+            if (!no_describe[i] && !found[i] && allow_create) {
+                if (cluster_create == -1)
+                    cluster_create = kc_req_authorized_cluster(req, KC_OP_CREATE);
+                no_create[i] = !cluster_create &&
+                               !kc_req_authorized(req, KC_OP_CREATE, KC_RES_TOPIC, names[i]);
             }
         }
+        for (size_t i = 0; i < nn; i++)
+            if (found[i] && !no_describe[i])
+                fill_topic(req, &out[n++], found[i], include_ops);
+        for (size_t i = 0; i < nn; i++)
+            if (!found[i] && !no_describe[i] && !no_create[i])
+                missing[nmissing++] = i;
+        java_hash_set_order(names, nn, missing, nmissing);
+        for (size_t k = 0; k < nmissing; k++) {
+            kc_str_t name = names[missing[k]];
+            kc_metadata_response_topic_response_t *t = &out[n++];
+            if (kc_topic_name_invalid(name)) {
+                fill_topic_error(t, KC_ERR_INVALID_TOPIC_EXCEPTION, name, zero_uuid);
+            } else if (allow_create) {
+                const kc_topic_t *created = NULL;
+                int rc = kc_topics_create(s->topics, name, s->cfg->num_partitions, &created);
+                if (rc == 0) {
+                    kc_log_info("server", "auto-created topic %.*s with %d partitions",
+                                (int)name.len, name.ptr, s->cfg->num_partitions);
+                    kc_coord_topic_created(s->coord, name);
+                }
+                /* Kafka answers LEADER_NOT_AVAILABLE while the new topic is being created. */
+                fill_topic_error(t,
+                                 rc == 0 ? KC_ERR_LEADER_NOT_AVAILABLE : KC_ERR_UNKNOWN_SERVER_ERROR,
+                                 name, zero_uuid);
+            } else {
+                fill_topic_error(t, KC_ERR_UNKNOWN_TOPIC_OR_PARTITION, name, zero_uuid);
+            }
+            t->is_internal = internal_topic_name(name);
+            if (include_ops)
+                t->topic_authorized_operations =
+                    kc_req_authorized_ops(req, KC_RES_TOPIC, name, TOPIC_ALL_OPERATIONS);
+        }
+        for (size_t i = 0; i < nn; i++) {
+            if (no_create[i]) {
+                fill_topic_error(&out[n++], KC_ERR_TOPIC_AUTHORIZATION_FAILED, names[i],
+                                 zero_uuid);
+                out[n - 1].is_internal = internal_topic_name(names[i]);
+            }
+        }
+        /* Without DESCRIBE the client does not learn whether a named topic
+         * exists; a topic id is not secret, so it is answered with its id. */
+        for (size_t i = 0; i < nn; i++)
+            if (no_describe[i])
+                fill_topic_error(&out[n++], KC_ERR_TOPIC_AUTHORIZATION_FAILED,
+                                 by_id ? KC_STR_NULL : names[i],
+                                 by_id ? found[i]->id : zero_uuid);
     }
     resp.topics.items = out;
     resp.topics.count = (int32_t)n;

@@ -499,6 +499,135 @@ static void test_find_coordinator_v4_error_messages(void **state)
     fx_free(fx);
 }
 
+/* Metadata at version v for topics (NULL name: by id), decoded into out. */
+static void metadata_call(fx_t *fx, int16_t v, kc_metadata_request_topic_t *topics, int32_t n,
+                          bool topic_ops, bool cluster_ops, kc_arena_t *arena,
+                          kc_metadata_response_t *out)
+{
+    kc_metadata_request_t rq;
+    kc_metadata_request_init(&rq);
+    rq.topics.items = topics;
+    rq.topics.count = n;
+    rq.allow_auto_topic_creation = false;
+    rq.include_topic_authorized_operations = topic_ops;
+    rq.include_cluster_authorized_operations = cluster_ops;
+    kc_buf_t body;
+    kc_buf_init(&body);
+    assert_int_equal(kc_metadata_request_encode(&body, v, &rq), 0);
+    kc_reader_t r = roundtrip(fx, 3, v, &body, arena);
+    kc_metadata_response_init(out);
+    assert_int_equal(kc_metadata_response_decode(&r, v, arena, out), 0);
+    assert_int_equal(kc_reader_left(&r), 0);
+    kc_buf_deinit(&body);
+}
+
+static kc_metadata_request_topic_t named(const char *name)
+{
+    kc_metadata_request_topic_t t;
+    memset(&t, 0, sizeof(t));
+    t.name = kc_str(name);
+    return t;
+}
+
+static kc_metadata_request_topic_t with_id(kc_uuid_t id)
+{
+    kc_metadata_request_topic_t t;
+    memset(&t, 0, sizeof(t));
+    t.name = KC_STR_NULL;
+    t.topic_id = id;
+    return t;
+}
+
+/*
+ * Metadata answers in KafkaApis' order: known topics first (request order),
+ * then the unknown ones in the order of Java's HashSet of the requested
+ * names; unknown topics get authorized operations when asked, Kafka's
+ * internal names are flagged internal even though they do not exist, and
+ * the cluster's operations include CREATE.
+ */
+static void test_metadata_order_and_unknown_topics(void **state)
+{
+    (void)state;
+    fx_t *fx = fx_new("auto.create.topics.enable=false");
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    const kc_topic_t *created;
+    assert_int_equal(kc_topics_create(fx->srv->topics, kc_str("known"), 1, &created), 0);
+    kc_metadata_response_t m;
+    /* Buckets of a 16-slot table: "zeta" 0, "alpha" 7, "m" 13 (Java hashes). */
+    kc_metadata_request_topic_t ts[] = {named("m"), named("zeta"), named("known"),
+                                        named("alpha"), named("zeta")};
+    metadata_call(fx, 9, ts, 5, true, false, &arena, &m);
+    assert_int_equal(m.topics.count, 4);
+    assert_true(kc_str_eq_cstr(m.topics.items[0].name, "known"));
+    assert_int_equal(m.topics.items[0].error_code, 0);
+    assert_true(kc_str_eq_cstr(m.topics.items[1].name, "zeta"));
+    assert_true(kc_str_eq_cstr(m.topics.items[2].name, "alpha"));
+    assert_true(kc_str_eq_cstr(m.topics.items[3].name, "m"));
+    for (int i = 1; i < 4; i++) {
+        assert_int_equal(m.topics.items[i].error_code, 3);
+        assert_int_equal(m.topics.items[i].topic_authorized_operations, 3576);
+    }
+    kc_metadata_request_topic_t internal[] = {named("__consumer_offsets")};
+    metadata_call(fx, 9, internal, 1, false, true, &arena, &m);
+    assert_int_equal(m.topics.items[0].error_code, 3);
+    assert_true(m.topics.items[0].is_internal);
+    assert_int_equal(m.topics.items[0].topic_authorized_operations, INT32_MIN);
+    assert_int_equal(m.cluster_authorized_operations, 8096);
+    kc_arena_deinit(&arena);
+    fx_free(fx);
+}
+
+/*
+ * Topic ids: before v12 a null name or an id fails the request with
+ * INVALID_REQUEST (no brokers, no cluster id); from v12 one id makes the
+ * request by id and its names are ignored, unknown ids answered first; a
+ * null name without any id fails with UNKNOWN_SERVER_ERROR.
+ */
+static void test_metadata_topic_ids(void **state)
+{
+    (void)state;
+    fx_t *fx = fx_new("auto.create.topics.enable=false");
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    const kc_topic_t *created;
+    assert_int_equal(kc_topics_create(fx->srv->topics, kc_str("known"), 2, &created), 0);
+    kc_uuid_t id = created->id, unknown;
+    memset(&unknown, 7, sizeof(unknown));
+    kc_metadata_response_t m;
+
+    kc_metadata_request_topic_t v10[] = {with_id(id)};
+    metadata_call(fx, 10, v10, 1, false, false, &arena, &m);
+    assert_int_equal(m.brokers.count, 0);
+    assert_true(kc_str_is_null(m.cluster_id));
+    assert_int_equal(m.controller_id, -1);
+    assert_int_equal(m.topics.count, 1);
+    assert_int_equal(m.topics.items[0].error_code, 42);
+    assert_true(kc_str_eq_cstr(m.topics.items[0].name, ""));
+
+    kc_metadata_request_topic_t mixed[] = {named("known"), with_id(unknown), with_id(id)};
+    metadata_call(fx, 12, mixed, 3, false, false, &arena, &m);
+    assert_int_equal(m.brokers.count, 1);
+    assert_int_equal(m.topics.count, 2);
+    assert_int_equal(m.topics.items[0].error_code, 100);
+    assert_true(kc_str_is_null(m.topics.items[0].name));
+    assert_int_equal(m.topics.items[1].error_code, 0);
+    assert_true(kc_str_eq_cstr(m.topics.items[1].name, "known"));
+    assert_int_equal(m.topics.items[1].partitions.count, 2);
+
+    kc_uuid_t zero;
+    memset(&zero, 0, sizeof(zero));
+    kc_metadata_request_topic_t null_name[] = {named("known"), with_id(zero)};
+    metadata_call(fx, 13, null_name, 2, false, false, &arena, &m);
+    assert_int_equal(m.error_code, -1);
+    assert_int_equal(m.brokers.count, 0);
+    assert_int_equal(m.topics.count, 2);
+    assert_int_equal(m.topics.items[1].error_code, -1);
+    assert_true(kc_str_eq_cstr(m.topics.items[1].name, ""));
+    kc_arena_deinit(&arena);
+    fx_free(fx);
+}
+
 static void test_pipelined_probe_answered_in_order(void **state)
 {
     (void)state;
@@ -674,6 +803,8 @@ int main(void)
         cmocka_unit_test(test_metadata_auto_creates_topic),
         cmocka_unit_test(test_metadata_without_auto_creation),
         cmocka_unit_test(test_find_coordinator_v4_error_messages),
+        cmocka_unit_test(test_metadata_order_and_unknown_topics),
+        cmocka_unit_test(test_metadata_topic_ids),
         cmocka_unit_test(test_pipelined_probe_answered_in_order),
         cmocka_unit_test(test_bad_requests_close_the_connection),
         cmocka_unit_test(test_burst_of_commits_answered_by_one_iteration),
