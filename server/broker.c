@@ -7,6 +7,7 @@
 #include "server_int.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kc_log.h"
@@ -571,6 +572,189 @@ int kc_handle_find_coordinator(kc_req_t *req)
 
 /* ---- CreateTopics ---- */
 
+/* ReplicationControlManager.MAX_PARTITIONS_PER_BATCH */
+#define CREATE_MAX_PARTITIONS_PER_REQUEST 10000
+
+/* Topic.validate's message for an invalid name, naming it where Kafka does. */
+static kc_str_t topic_name_error(kc_arena_t *a, kc_str_t name, const char *bad)
+{
+    char msg[400];
+    if (name.len > 249)
+        snprintf(msg, sizeof(msg),
+                 "Topic name is invalid: the length of '%.*s' is longer than the max allowed "
+                 "length 249",
+                 (int)name.len, name.ptr);
+    else if (strstr(bad, "characters other than"))
+        snprintf(msg, sizeof(msg),
+                 "Topic name is invalid: '%.*s' contains one or more characters other than "
+                 "ASCII alphanumerics, '.', '_' and '-'",
+                 (int)name.len, name.ptr);
+    else
+        return arena_str(a, bad);
+    return arena_str(a, msg);
+}
+
+/* The smallest table of a java.util.HashSet grown by adding n names one by one. */
+static size_t java_hash_set_grown_cap(size_t n)
+{
+    size_t cap = 16;
+    while (n > cap * 3 / 4)
+        cap <<= 1;
+    return cap;
+}
+
+static void sort_by_java_bucket(const kc_str_t *names, size_t cap, size_t *idx, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        size_t x = idx[i];
+        uint32_t hx = (uint32_t)java_string_hash(names[x]);
+        size_t bx = (hx ^ (hx >> 16)) & (cap - 1);
+        size_t j = i;
+        while (j > 0) {
+            uint32_t hy = (uint32_t)java_string_hash(names[idx[j - 1]]);
+            if (((hy ^ (hy >> 16)) & (cap - 1)) <= bx)
+                break;
+            idx[j] = idx[j - 1];
+            j--;
+        }
+        idx[j] = x;
+    }
+}
+
+typedef kc_create_topics_response_creatable_topic_result_t create_result_t;
+
+static int cmp_int32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void create_error(kc_arena_t *a, create_result_t *r, int16_t err, const char *msg)
+{
+    r->error_code = err;
+    r->error_message = msg ? arena_str(a, msg) : KC_STR_NULL;
+}
+
+/*
+ * ReplicationControlManager.createTopic's checks of partitions, replication
+ * factor and a manual assignment on this single broker; fills *parts, *rf.
+ */
+static void check_placement(kc_req_t *req, const kc_create_topics_request_creatable_topic_t *t,
+                            create_result_t *r, int32_t *parts, int16_t *rf)
+{
+    kc_server_t *s = req->srv;
+    char msg[256];
+    if (t->assignments.count > 0) {
+        if (t->replication_factor != -1) {
+            create_error(req->arena, r, KC_ERR_INVALID_REQUEST,
+                         "A manual partition assignment was specified, but replication factor "
+                         "was not set to -1.");
+            return;
+        }
+        if (t->num_partitions != -1) {
+            create_error(req->arena, r, KC_ERR_INVALID_REQUEST,
+                         "A manual partition assignment was specified, but numPartitions was "
+                         "not set to -1.");
+            return;
+        }
+        int32_t na = t->assignments.count, replicas = -1;
+        for (int32_t a = 0; a < na; a++) {
+            const kc_create_topics_request_creatable_replica_assignment_t *as =
+                &t->assignments.items[a];
+            for (int32_t b = 0; b < a; b++) {
+                if (t->assignments.items[b].partition_index == as->partition_index) {
+                    snprintf(msg, sizeof(msg),
+                             "Found multiple manual partition assignments for partition %d",
+                             as->partition_index);
+                    create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT, msg);
+                    return;
+                }
+            }
+            int32_t nb = KC_MAX(as->broker_ids.count, 0);
+            if (nb == 0) {
+                create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT,
+                             "The manual partition assignment includes an empty replica list.");
+                return;
+            }
+            /* Brokers in ascending order: the first unknown or repeated one is named. */
+            int32_t *ids = kc_arena_alloc(req->arena, (size_t)nb * sizeof(*ids));
+            memcpy(ids, as->broker_ids.items, (size_t)nb * sizeof(*ids));
+            qsort(ids, (size_t)nb, sizeof(*ids), cmp_int32);
+            for (int32_t k = 0; k < nb; k++) {
+                if (ids[k] != s->cfg->node_id) {
+                    snprintf(msg, sizeof(msg),
+                             "The manual partition assignment includes broker %d, but no such "
+                             "broker is registered.",
+                             ids[k]);
+                    create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT, msg);
+                    return;
+                }
+                if (k > 0 && ids[k] == ids[k - 1]) {
+                    snprintf(msg, sizeof(msg),
+                             "The manual partition assignment includes the broker %d more than "
+                             "once.",
+                             ids[k]);
+                    create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT, msg);
+                    return;
+                }
+            }
+            if (replicas >= 0 && nb != replicas) {
+                snprintf(msg, sizeof(msg),
+                         "The manual partition assignment includes a partition with %d "
+                         "replica(s), but this is not consistent with previous partitions, "
+                         "which have %d replica(s).",
+                         nb, replicas);
+                create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT, msg);
+                return;
+            }
+            replicas = nb;
+        }
+        for (int32_t p = 0; p < na; p++) {
+            bool found = false;
+            for (int32_t a = 0; a < na && !found; a++)
+                found = t->assignments.items[a].partition_index == p;
+            if (!found) {
+                create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT,
+                             "partitions should be a consecutive 0-based integer sequence");
+                return;
+            }
+        }
+        *parts = na;
+        *rf = (int16_t)replicas;
+        return;
+    }
+    if (t->replication_factor < -1 || t->replication_factor == 0) {
+        create_error(req->arena, r, KC_ERR_INVALID_REPLICATION_FACTOR,
+                     "Replication factor must be larger than 0, or -1 to use the default value.");
+        return;
+    }
+    if (t->num_partitions < -1 || t->num_partitions == 0) {
+        create_error(req->arena, r, KC_ERR_INVALID_PARTITIONS,
+                     "Number of partitions was set to an invalid non-positive value.");
+        return;
+    }
+    *parts = t->num_partitions == -1 ? s->cfg->num_partitions : t->num_partitions;
+    *rf = t->replication_factor == -1 ? (int16_t)s->cfg->default_replication_factor
+                                      : t->replication_factor;
+    if (*rf > 1) {
+        snprintf(msg, sizeof(msg),
+                 "Unable to replicate the partition %d time(s): The target replication factor "
+                 "of %d cannot be reached because only 1 broker(s) are registered or some "
+                 "brokers have all their log directories cordoned.",
+                 *rf, *rf);
+        create_error(req->arena, r, KC_ERR_INVALID_REPLICATION_FACTOR, msg);
+    }
+}
+
+/*
+ * CreateTopics as Kafka's controller answers it (ControllerApis.createTopics,
+ * ReplicationControlManager.createTopics). Names listed more than once, the
+ * metadata log's name and names the client may not create leave the request;
+ * the rest are checked in Kafka's order (name, existence, configs, placement)
+ * against the topics that existed before the request, then created. The
+ * answer lists them in request order, then the duplicated names and then the
+ * refused ones, each group in the order of Kafka's hash sets.
+ */
 int kc_handle_create_topics(kc_req_t *req)
 {
     kc_server_t *s = req->srv;
@@ -583,122 +767,211 @@ int kc_handle_create_topics(kc_req_t *req)
     kc_create_topics_response_init(&resp);
     resp.throttle_time_ms = 0;
     int32_t n = rq.topics.count > 0 ? rq.topics.count : 0;
-    kc_create_topics_response_creatable_topic_result_t *out =
-        kc_arena_alloc(req->arena, (size_t)(n ? n : 1) * sizeof(*out));
-    int32_t nout = 0;
-    bool cluster_create = kc_req_authorized_cluster(req, KC_OP_CREATE);
+    size_t cap = (size_t)(n ? n : 1);
+    create_result_t *out = kc_arena_alloc(req->arena, cap * sizeof(*out));
+    kc_str_t *names = kc_arena_alloc(req->arena, cap * sizeof(*names));
+    for (int32_t i = 0; i < n; i++)
+        names[i] = rq.topics.items[i].name;
+
+    /* How often each name is listed; the largest size Kafka's set of names
+     * listed once reaches (it sizes that set's table). */
+    int32_t *count = kc_arena_alloc(req->arena, cap * sizeof(*count));
+    size_t once = 0, once_max = 0;
     for (int32_t i = 0; i < n; i++) {
-        kc_create_topics_request_creatable_topic_t *t = &rq.topics.items[i];
-        /* A name listed twice is answered once, with INVALID_REQUEST. */
-        int32_t first = -1;
-        for (int32_t j = 0; j < i && first < 0; j++)
-            if (kc_str_eq(rq.topics.items[j].name, t->name))
+        count[i] = 0;
+        int32_t first = i;
+        for (int32_t j = 0; j < i && first == i; j++)
+            if (kc_str_eq(names[j], names[i]))
                 first = j;
-        bool dup_later = false;
-        for (int32_t j = i + 1; j < n && !dup_later; j++)
-            dup_later = kc_str_eq(rq.topics.items[j].name, t->name);
-        if (first >= 0)
+        count[first]++;
+        if (count[first] == 1)
+            once++;
+        else if (count[first] == 2)
+            once--;
+        once_max = KC_MAX(once_max, once);
+    }
+    bool cluster_create = kc_req_authorized_cluster(req, KC_OP_CREATE);
+    enum { EFFECTIVE, DUPLICATE, METADATA_TOPIC, UNAUTHORIZED, LATER };
+    uint8_t *role = kc_arena_alloc(req->arena, cap);
+    int64_t total_parts = 0;
+    bool too_many = false;
+    for (int32_t i = 0; i < n; i++) {
+        int32_t first = i;
+        for (int32_t j = 0; j < i && first == i; j++)
+            if (kc_str_eq(names[j], names[i]))
+                first = j;
+        if (first != i)
+            role[i] = LATER;
+        else if (count[i] > 1)
+            role[i] = DUPLICATE;
+        else if (kc_str_eq_cstr(names[i], "__cluster_metadata"))
+            role[i] = METADATA_TOPIC;
+        else if (!cluster_create && !kc_req_authorized(req, KC_OP_CREATE, KC_RES_TOPIC, names[i]))
+            role[i] = UNAUTHORIZED; /* CREATE on the cluster or the topic */
+        else
+            role[i] = EFFECTIVE;
+        if (role[i] != EFFECTIVE)
             continue;
-        kc_create_topics_response_creatable_topic_result_t *r = &out[nout++];
+        const kc_create_topics_request_creatable_topic_t *t = &rq.topics.items[i];
+        if (t->assignments.count > 0)
+            total_parts += t->assignments.count;
+        else if (t->num_partitions == -1)
+            total_parts += s->cfg->num_partitions;
+        else if (t->num_partitions > 0)
+            total_parts += t->num_partitions;
+        if (total_parts > CREATE_MAX_PARTITIONS_PER_REQUEST)
+            too_many = true;
+    }
+
+    /* Check every effective topic before creating any. */
+    int32_t nout = 0;
+    int32_t *parts_of = kc_arena_alloc(req->arena, cap * sizeof(*parts_of));
+    int16_t *rf_of = kc_arena_alloc(req->arena, cap * sizeof(*rf_of));
+    int32_t *slot = kc_arena_alloc(req->arena, cap * sizeof(*slot));
+    for (int32_t i = 0; i < n; i++) {
+        slot[i] = -1;
+        if (role[i] != EFFECTIVE)
+            continue;
+        const kc_create_topics_request_creatable_topic_t *t = &rq.topics.items[i];
+        create_result_t *r = &out[nout];
+        slot[i] = nout++;
         memset(r, 0, sizeof(*r));
         r->name = t->name;
         r->error_message = KC_STR_NULL;
         r->num_partitions = -1;
         r->replication_factor = -1;
         r->configs.count = 0; /* the generated default: an empty list, not null */
-        int32_t parts = t->num_partitions == -1 ? s->cfg->num_partitions : t->num_partitions;
-        int16_t rf = t->replication_factor == -1 ? (int16_t)s->cfg->default_replication_factor
-                                                 : t->replication_factor;
-        char msg[256];
+        char msg[512];
         const char *bad = kc_topic_name_invalid(t->name);
-        if (dup_later) {
-            r->error_code = KC_ERR_INVALID_REQUEST;
-            r->error_message = kc_str("Found multiple entries for this topic.");
-        } else if (!cluster_create &&
-                   !kc_req_authorized(req, KC_OP_CREATE, KC_RES_TOPIC, t->name)) {
-            /* CREATE on the cluster or the topic (ControllerApis.createTopics). */
-            r->error_code = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
-            r->error_message = kc_str("Authorization failed.");
-        } else if (bad) {
-            r->error_code = KC_ERR_INVALID_TOPIC_EXCEPTION;
-            r->error_message = arena_str(req->arena, bad);
-        } else if (kc_topics_find(s->topics, t->name)) {
-            r->error_code = KC_ERR_TOPIC_ALREADY_EXISTS;
+        const kc_topic_t *collides = bad ? NULL : kc_topics_find_collision(s->topics, t->name);
+        if (too_many) {
+            create_error(req->arena, r, KC_ERR_POLICY_VIOLATION,
+                         "Excessively large number of partitions per request.");
+        } else if (kc_topics_find(s->topics, t->name) ||
+                   kc_str_eq_cstr(t->name, "__consumer_offsets")) {
+            /* kcoord's offsets live in LMDB; Kafka's offsets topic always exists. */
             snprintf(msg, sizeof(msg), "Topic '%.*s' already exists.", (int)t->name.len,
                      t->name.ptr);
-            r->error_message = arena_str(req->arena, msg);
-        } else if (t->assignments.count > 0 &&
-                   (t->num_partitions != -1 || t->replication_factor != -1)) {
-            r->error_code = KC_ERR_INVALID_REQUEST;
-            r->error_message = kc_str("Both numPartitions or replicationFactor and "
-                                      "replicasAssignments were set. Both cannot be used at the "
-                                      "same time.");
-        } else if (t->assignments.count <= 0 && parts <= 0) {
-            r->error_code = KC_ERR_INVALID_PARTITIONS;
-            r->error_message = kc_str("Number of partitions was set to an invalid non-positive "
-                                      "value.");
-        } else if (t->assignments.count <= 0 && rf <= 0) {
-            r->error_code = KC_ERR_INVALID_REPLICATION_FACTOR;
-            r->error_message = kc_str("Replication factor must be larger than 0, or -1 to use "
-                                      "the default value.");
-        } else if (t->assignments.count <= 0 && rf > 1) {
-            r->error_code = KC_ERR_INVALID_REPLICATION_FACTOR;
-            snprintf(msg, sizeof(msg),
-                     "Unable to replicate the partition %d time(s): The target replication "
-                     "factor of %d cannot be reached because only 1 broker(s) are registered.",
-                     rf, rf);
-            r->error_message = arena_str(req->arena, msg);
-        } else {
-            if (t->assignments.count > 0) {
-                parts = t->assignments.count;
-                rf = 1;
-                for (int32_t a = 0; a < t->assignments.count && r->error_code == 0; a++) {
-                    kc_int32_array_t ids = t->assignments.items[a].broker_ids;
-                    if (ids.count != 1 || ids.items[0] != s->cfg->node_id ||
-                        t->assignments.items[a].partition_index != a) {
-                        r->error_code = KC_ERR_INVALID_REPLICA_ASSIGNMENT;
-                        r->error_message = kc_str("Replica assignment names an unknown broker "
-                                                  "or partition.");
-                    }
-                }
-                if (r->error_code)
-                    goto next;
-            }
-            size_t nc = (size_t)KC_MAX(t->configs.count, 0);
-            kc_str_t *cn = kc_arena_alloc(req->arena, (nc ? nc : 1) * sizeof(kc_str_t));
-            kc_str_t *cv = kc_arena_alloc(req->arena, (nc ? nc : 1) * sizeof(kc_str_t));
-            for (size_t c = 0; c < nc; c++) {
-                cn[c] = t->configs.items[c].name;
-                cv[c] = t->configs.items[c].value;
-            }
-            r->error_code = kc_topic_configs_check(nc, cn, cv, msg, sizeof(msg));
-            if (r->error_code) {
-                r->error_message = arena_str(req->arena, msg);
-                goto next;
-            }
-            if (!rq.validate_only) {
-                const kc_topic_t *created = NULL;
-                if (kc_topics_create(s->topics, t->name, parts, &created) != 0 || !created ||
-                    (nc && kc_topics_set_configs(s->topics, t->name, nc, cn, cv) != 0)) {
-                    r->error_code = KC_ERR_UNKNOWN_SERVER_ERROR;
-                    goto next;
-                }
-                r->topic_id = created->id;
-                kc_log_info("server", "created topic %s with %d partitions", created->name, parts);
-                kc_coord_topic_created(s->coord, t->name);
-            }
-            r->num_partitions = parts;
-            r->replication_factor = rf;
-            /* Configs are shown only with DESCRIBE_CONFIGS on the topic
-             * (ReplicationControlManager.createTopics). */
-            if (kc_req_authorized(req, KC_OP_DESCRIBE_CONFIGS, KC_RES_TOPIC, t->name)) {
-                kc_topic_creation_configs(s, req->arena, nc, cn, cv, r);
-            } else {
-                r->configs.count = 0;
-                r->topic_config_error_code = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
-            }
+            create_error(req->arena, r, KC_ERR_TOPIC_ALREADY_EXISTS, msg);
+        } else if (bad) {
+            r->error_code = KC_ERR_INVALID_TOPIC_EXCEPTION;
+            r->error_message = topic_name_error(req->arena, t->name, bad);
+        } else if (collides) {
+            snprintf(msg, sizeof(msg), "Topic '%.*s' collides with existing topic: %s",
+                     (int)t->name.len, t->name.ptr, collides->name);
+            create_error(req->arena, r, KC_ERR_INVALID_TOPIC_EXCEPTION, msg);
         }
-    next:;
+        if (r->error_code)
+            continue;
+        /* Null values first, all of them named (computeConfigChanges). */
+        size_t nc = (size_t)KC_MAX(t->configs.count, 0);
+        size_t used = 0;
+        for (size_t c = 0; c < nc; c++) {
+            kc_str_t nm = t->configs.items[c].name;
+            if (!kc_str_is_null(t->configs.items[c].value))
+                continue;
+            if (used == 0)
+                used = (size_t)snprintf(msg, sizeof(msg),
+                                        "Null value not supported for topic configs: ");
+            else if (used < sizeof(msg))
+                used += (size_t)snprintf(msg + used, sizeof(msg) - used, ",");
+            if (used < sizeof(msg))
+                used += (size_t)snprintf(msg + used, sizeof(msg) - used, "%.*s",
+                                         (int)KC_MAX(nm.len, 0), nm.ptr ? nm.ptr : "");
+        }
+        if (used) {
+            create_error(req->arena, r, KC_ERR_INVALID_CONFIG, msg);
+            continue;
+        }
+        kc_str_t *cn = kc_arena_alloc(req->arena, (nc ? nc : 1) * sizeof(kc_str_t));
+        kc_str_t *cv = kc_arena_alloc(req->arena, (nc ? nc : 1) * sizeof(kc_str_t));
+        for (size_t c = 0; c < nc; c++) {
+            cn[c] = t->configs.items[c].name;
+            cv[c] = t->configs.items[c].value;
+        }
+        r->error_code = kc_topic_configs_check(nc, cn, cv, msg, sizeof(msg));
+        if (r->error_code) {
+            r->error_message = arena_str(req->arena, msg);
+            continue;
+        }
+        check_placement(req, t, r, &parts_of[i], &rf_of[i]);
+    }
+
+    /* Create what passed. */
+    for (int32_t i = 0; i < n; i++) {
+        if (slot[i] < 0 || out[slot[i]].error_code)
+            continue;
+        const kc_create_topics_request_creatable_topic_t *t = &rq.topics.items[i];
+        create_result_t *r = &out[slot[i]];
+        size_t nc = (size_t)KC_MAX(t->configs.count, 0);
+        kc_str_t *cn = kc_arena_alloc(req->arena, (nc ? nc : 1) * sizeof(kc_str_t));
+        kc_str_t *cv = kc_arena_alloc(req->arena, (nc ? nc : 1) * sizeof(kc_str_t));
+        for (size_t c = 0; c < nc; c++) {
+            cn[c] = t->configs.items[c].name;
+            cv[c] = t->configs.items[c].value;
+        }
+        int32_t parts = parts_of[i];
+        if (rq.validate_only) {
+            /* Kafka draws an id for a topic it only validates too. */
+            if (kc_topic_id_random(&r->topic_id) != 0) {
+                r->error_code = KC_ERR_UNKNOWN_SERVER_ERROR;
+                continue;
+            }
+        } else {
+            const kc_topic_t *created = NULL;
+            if (kc_topics_create(s->topics, t->name, parts, &created) != 0 || !created ||
+                (nc && kc_topics_set_configs(s->topics, t->name, nc, cn, cv) != 0)) {
+                r->error_code = KC_ERR_UNKNOWN_SERVER_ERROR;
+                continue;
+            }
+            r->topic_id = created->id;
+            kc_log_info("server", "created topic %s with %d partitions", created->name, parts);
+            kc_coord_topic_created(s->coord, t->name);
+        }
+        r->num_partitions = parts;
+        r->replication_factor = rf_of[i];
+        /* Configs are shown only with DESCRIBE_CONFIGS on the topic
+         * (ReplicationControlManager.createTopics). */
+        if (kc_req_authorized(req, KC_OP_DESCRIBE_CONFIGS, KC_RES_TOPIC, t->name)) {
+            kc_topic_creation_configs(s, req->arena, nc, cn, cv, r);
+        } else {
+            r->configs.count = 0;
+            r->topic_config_error_code = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+        }
+    }
+
+    /* Then the duplicated names, then the refused ones. */
+    size_t *idx = kc_arena_alloc(req->arena, cap * sizeof(*idx));
+    size_t nd = 0;
+    for (int32_t i = 0; i < n; i++)
+        if (role[i] == DUPLICATE)
+            idx[nd++] = (size_t)i;
+    sort_by_java_bucket(names, java_hash_set_grown_cap(nd), idx, nd);
+    for (size_t k = 0; k < nd; k++) {
+        create_result_t *r = &out[nout++];
+        memset(r, 0, sizeof(*r));
+        r->name = names[idx[k]];
+        r->num_partitions = -1;
+        r->replication_factor = -1;
+        create_error(req->arena, r, KC_ERR_INVALID_REQUEST, "Duplicate topic name.");
+    }
+    size_t nr = 0;
+    for (int32_t i = 0; i < n; i++)
+        if (role[i] == METADATA_TOPIC || role[i] == UNAUTHORIZED)
+            idx[nr++] = (size_t)i;
+    sort_by_java_bucket(names, java_hash_set_grown_cap(once_max), idx, nr);
+    for (size_t k = 0; k < nr; k++) {
+        create_result_t *r = &out[nout++];
+        memset(r, 0, sizeof(*r));
+        r->name = names[idx[k]];
+        r->num_partitions = -1;
+        r->replication_factor = -1;
+        if (role[idx[k]] == METADATA_TOPIC)
+            create_error(req->arena, r, KC_ERR_INVALID_REQUEST,
+                         "Creation of internal topic __cluster_metadata is prohibited.");
+        else
+            create_error(req->arena, r, KC_ERR_TOPIC_AUTHORIZATION_FAILED,
+                         "Authorization failed.");
     }
     resp.topics.items = out;
     resp.topics.count = nout;

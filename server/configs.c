@@ -38,8 +38,8 @@ enum {
 };
 
 /*
- * Every topic config of Kafka 3.9's LogConfig (a superset of 4.x), sorted by
- * name, with its type and default, and the broker property supplying the
+ * Every topic config of Kafka 4.4's LogConfig, sorted by name, with its type
+ * and default, and the broker property supplying the
  * default where kcoord has that property (ServerTopicConfigSynonyms); the
  * others always have LogConfig's default.
  */
@@ -61,6 +61,7 @@ static const topic_entry_t topic_entries[] = {
     {"compression.type", TYPE_STRING, "producer", NULL, NO_MIN},
     {"compression.zstd.level", TYPE_INT, "3", NULL, NO_MIN},
     {"delete.retention.ms", TYPE_LONG, "86400000", NULL, 0},
+    {"errors.deadletterqueue.group.enable", TYPE_BOOLEAN, "false", NULL, NO_MIN},
     {"file.delete.delay.ms", TYPE_LONG, "60000", NULL, 0},
     {"flush.messages", TYPE_LONG, LONG_MAX_STR, "log.flush.interval.messages", 1},
     {"flush.ms", TYPE_LONG, LONG_MAX_STR, "log.flush.interval.ms", 0},
@@ -70,19 +71,19 @@ static const topic_entry_t topic_entries[] = {
     {"local.retention.bytes", TYPE_LONG, "-2", NULL, -2},
     {"local.retention.ms", TYPE_LONG, "-2", NULL, -2},
     {"max.compaction.lag.ms", TYPE_LONG, LONG_MAX_STR, NULL, 1},
+    {"max.decompressed.message.bytes", TYPE_INT, "2147483639", NULL, 1},
     {"max.message.bytes", TYPE_INT, "1048588", "message.max.bytes", 0},
-    {"message.downconversion.enable", TYPE_BOOLEAN, "true", NULL, NO_MIN},
-    {"message.format.version", TYPE_STRING, "3.0-IV1", NULL, NO_MIN},
     {"message.timestamp.after.max.ms", TYPE_LONG, "3600000",
      "log.message.timestamp.after.max.ms", 0},
     {"message.timestamp.before.max.ms", TYPE_LONG, LONG_MAX_STR,
      "log.message.timestamp.before.max.ms", 0},
-    {"message.timestamp.difference.max.ms", TYPE_LONG, LONG_MAX_STR, NULL, 0},
     {"message.timestamp.type", TYPE_STRING, "CreateTime", NULL, NO_MIN},
     {"min.cleanable.dirty.ratio", TYPE_DOUBLE, "0.5", NULL, NO_MIN},
     {"min.compaction.lag.ms", TYPE_LONG, "0", NULL, 0},
     {"min.insync.replicas", TYPE_INT, "1", NULL, 1},
     {"preallocate", TYPE_BOOLEAN, "false", NULL, NO_MIN},
+    {"remote.copy.lag.bytes", TYPE_LONG, "-1", NULL, -1},
+    {"remote.copy.lag.ms", TYPE_LONG, "0", NULL, -1},
     {"remote.log.copy.disable", TYPE_BOOLEAN, "false", NULL, NO_MIN},
     {"remote.log.delete.on.disable", TYPE_BOOLEAN, "false", NULL, NO_MIN},
     {"remote.storage.enable", TYPE_BOOLEAN, "false", NULL, NO_MIN},

@@ -628,6 +628,129 @@ static void test_metadata_topic_ids(void **state)
     fx_free(fx);
 }
 
+static kc_create_topics_request_creatable_topic_t new_topic(const char *name, int32_t parts,
+                                                            int16_t rf)
+{
+    kc_create_topics_request_creatable_topic_t t;
+    memset(&t, 0, sizeof(t));
+    t.name = kc_str(name);
+    t.num_partitions = parts;
+    t.replication_factor = rf;
+    return t;
+}
+
+static void create_topics_v7(fx_t *fx, kc_create_topics_request_creatable_topic_t *ts, int32_t n,
+                             bool validate_only, kc_arena_t *arena,
+                             kc_create_topics_response_t *out)
+{
+    kc_create_topics_request_t rq;
+    kc_create_topics_request_init(&rq);
+    rq.topics.items = ts;
+    rq.topics.count = n;
+    rq.validate_only = validate_only;
+    kc_buf_t body;
+    kc_buf_init(&body);
+    assert_int_equal(kc_create_topics_request_encode(&body, 7, &rq), 0);
+    kc_reader_t r = roundtrip(fx, 19, 7, &body, arena);
+    kc_create_topics_response_init(out);
+    assert_int_equal(kc_create_topics_response_decode(&r, 7, arena, out), 0);
+    assert_int_equal(kc_reader_left(&r), 0);
+    kc_buf_deinit(&body);
+}
+
+static void expect_result(const kc_create_topics_response_t *m, int32_t i, const char *name,
+                          int16_t err, const char *msg)
+{
+    assert_true(i < m->topics.count);
+    const kc_create_topics_response_creatable_topic_result_t *r = &m->topics.items[i];
+    if (!kc_str_eq_cstr(r->name, name) || r->error_code != err ||
+        (msg ? !kc_str_eq_cstr(r->error_message, msg) : !kc_str_is_null(r->error_message)))
+        fail_msg("result %d: %.*s %d %.*s", i, (int)r->name.len, r->name.ptr, r->error_code,
+                 (int)KC_MAX(r->error_message.len, 0),
+                 r->error_message.ptr ? r->error_message.ptr : "");
+}
+
+/*
+ * CreateTopics as Kafka's controller answers it: checks in Kafka's order
+ * (name, existence, configs, replication factor, partitions), collisions
+ * only with topics that existed before the request, duplicated names after
+ * the other results in the order of Kafka's hash set, __cluster_metadata
+ * refused, __consumer_offsets existing, an id for a validated topic, and
+ * every topic failed when the request asks for more than 10000 partitions.
+ */
+static void test_create_topics_kafka_order_and_messages(void **state)
+{
+    (void)state;
+    fx_t *fx = fx_new(NULL);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_create_topics_response_t m;
+    const kc_topic_t *created;
+    assert_int_equal(kc_topics_create(fx->srv->topics, kc_str("a.b"), 1, &created), 0);
+
+    kc_create_topics_request_creatable_topic_config_t bad_cfg[] = {
+        {kc_str("retention.ms"), kc_str("soon")}};
+    kc_create_topics_request_creatable_topic_config_t null_cfg[] = {
+        {kc_str("x.unknown"), kc_str("1")},
+        {kc_str("retention.ms"), KC_STR_NULL},
+        {kc_str("segment.ms"), KC_STR_NULL}};
+    kc_create_topics_request_creatable_topic_t ts[] = {
+        new_topic("d-zeta", 1, 1),   new_topic("a_b", 1, 1),       new_topic("a b", 1, 1),
+        new_topic("d-alpha", 1, 1),  new_topic("rf-first", 0, 0),  new_topic("cfg-first", 0, 1),
+        new_topic("nulls", 1, 1),    new_topic("d-zeta", 2, 1),    new_topic("d-alpha", 1, 1),
+        new_topic("__cluster_metadata", 1, 1), new_topic("__consumer_offsets", 1, 1),
+        new_topic("x.y", 1, 1),      new_topic("x_y", 1, 1),
+    };
+    ts[5].configs.items = bad_cfg;
+    ts[5].configs.count = 1;
+    ts[6].configs.items = null_cfg;
+    ts[6].configs.count = 3;
+    create_topics_v7(fx, ts, (int32_t)KC_ARRAY_LEN(ts), false, &arena, &m);
+    assert_int_equal(m.topics.count, 11);
+    expect_result(&m, 0, "a_b", 17, "Topic 'a_b' collides with existing topic: a.b");
+    expect_result(&m, 1, "a b", 17,
+                  "Topic name is invalid: 'a b' contains one or more characters other than "
+                  "ASCII alphanumerics, '.', '_' and '-'");
+    expect_result(&m, 2, "rf-first", 38,
+                  "Replication factor must be larger than 0, or -1 to use the default value.");
+    expect_result(&m, 3, "cfg-first", 40,
+                  "Invalid value soon for configuration retention.ms: Not a number of type LONG");
+    expect_result(&m, 4, "nulls", 40,
+                  "Null value not supported for topic configs: retention.ms,segment.ms");
+    expect_result(&m, 5, "__consumer_offsets", 36, "Topic '__consumer_offsets' already exists.");
+    /* Created in the same request: no collision. */
+    expect_result(&m, 6, "x.y", 0, NULL);
+    expect_result(&m, 7, "x_y", 0, NULL);
+    /* Java HashSet buckets of "d-zeta" and "d-alpha". */
+    expect_result(&m, 8, "d-zeta", 42, "Duplicate topic name.");
+    expect_result(&m, 9, "d-alpha", 42, "Duplicate topic name.");
+    assert_int_equal(m.topics.items[8].num_partitions, -1);
+    expect_result(&m, 10, "__cluster_metadata", 42,
+                  "Creation of internal topic __cluster_metadata is prohibited.");
+
+    kc_create_topics_request_creatable_topic_t meta[] = {new_topic("__cluster_metadata", 1, 1)};
+    create_topics_v7(fx, meta, 1, false, &arena, &m);
+    expect_result(&m, 0, "__cluster_metadata", 42,
+                  "Creation of internal topic __cluster_metadata is prohibited.");
+
+    kc_create_topics_request_creatable_topic_t v[] = {new_topic("validated", 2, 1)};
+    create_topics_v7(fx, v, 1, true, &arena, &m);
+    expect_result(&m, 0, "validated", 0, NULL);
+    kc_uuid_t zero;
+    memset(&zero, 0, sizeof(zero));
+    assert_memory_not_equal(&m.topics.items[0].topic_id, &zero, sizeof(zero));
+    assert_null(kc_topics_find(fx->srv->topics, kc_str("validated")));
+
+    kc_create_topics_request_creatable_topic_t big[] = {new_topic("big1", 6000, 1),
+                                                        new_topic("big2", 5000, 1)};
+    create_topics_v7(fx, big, 2, false, &arena, &m);
+    expect_result(&m, 0, "big1", 44, "Excessively large number of partitions per request.");
+    expect_result(&m, 1, "big2", 44, "Excessively large number of partitions per request.");
+    assert_null(kc_topics_find(fx->srv->topics, kc_str("big1")));
+    kc_arena_deinit(&arena);
+    fx_free(fx);
+}
+
 static void test_pipelined_probe_answered_in_order(void **state)
 {
     (void)state;
@@ -805,6 +928,7 @@ int main(void)
         cmocka_unit_test(test_find_coordinator_v4_error_messages),
         cmocka_unit_test(test_metadata_order_and_unknown_topics),
         cmocka_unit_test(test_metadata_topic_ids),
+        cmocka_unit_test(test_create_topics_kafka_order_and_messages),
         cmocka_unit_test(test_pipelined_probe_answered_in_order),
         cmocka_unit_test(test_bad_requests_close_the_connection),
         cmocka_unit_test(test_burst_of_commits_answered_by_one_iteration),
