@@ -18,6 +18,9 @@ COMMON = {
     "group.max.session.timeout.ms": "1800000",
     "auto.create.topics.enable": "false",
     "num.partitions": "1",
+    # The reference broker sets it for a single node; kcoord gets it too, so
+    # that flush.messages is a static setting on both.
+    "log.flush.interval.messages": "9223372036854775807",
 }
 
 PROFILES = {
