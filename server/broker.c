@@ -205,8 +205,7 @@ static bool internal_topic_name(kc_str_t name)
            kc_str_eq_cstr(name, "__share_group_state");
 }
 
-/* Java's String.hashCode over the UTF-16 units of a UTF-8 name. */
-static int32_t java_string_hash(kc_str_t s)
+int32_t kc_java_string_hash(kc_str_t s)
 {
     uint32_t h = 0;
     for (int32_t i = 0; i < s.len;) {
@@ -238,6 +237,8 @@ static int32_t java_string_hash(kc_str_t s)
     return (int32_t)h;
 }
 
+static void sort_by_java_bucket(const kc_str_t *names, size_t cap, size_t *idx, size_t n);
+
 /*
  * Kafka answers the topics it does not know from a java.util.HashSet copied
  * from every requested topic: in the order of that set's buckets (a
@@ -252,20 +253,7 @@ static void java_hash_set_order(const kc_str_t *names, size_t total, size_t *idx
         want = 16;
     while (cap < want)
         cap <<= 1;
-    for (size_t i = 1; i < n; i++) { /* stable insertion sort by bucket */
-        size_t x = idx[i];
-        uint32_t hx = (uint32_t)java_string_hash(names[x]);
-        size_t bx = (hx ^ (hx >> 16)) & (cap - 1);
-        size_t j = i;
-        while (j > 0) {
-            uint32_t hy = (uint32_t)java_string_hash(names[idx[j - 1]]);
-            if (((hy ^ (hy >> 16)) & (cap - 1)) <= bx)
-                break;
-            idx[j] = idx[j - 1];
-            j--;
-        }
-        idx[j] = x;
-    }
+    sort_by_java_bucket(names, cap, idx, n);
 }
 
 /* MetadataRequest.getErrorResponse: every requested topic with the error,
@@ -603,15 +591,16 @@ static size_t java_hash_set_grown_cap(size_t n)
     return cap;
 }
 
+/* Sorts idx (stable) by the bucket of names[idx] in a java.util.HashMap table of cap slots. */
 static void sort_by_java_bucket(const kc_str_t *names, size_t cap, size_t *idx, size_t n)
 {
     for (size_t i = 1; i < n; i++) {
         size_t x = idx[i];
-        uint32_t hx = (uint32_t)java_string_hash(names[x]);
+        uint32_t hx = (uint32_t)kc_java_string_hash(names[x]);
         size_t bx = (hx ^ (hx >> 16)) & (cap - 1);
         size_t j = i;
         while (j > 0) {
-            uint32_t hy = (uint32_t)java_string_hash(names[idx[j - 1]]);
+            uint32_t hy = (uint32_t)kc_java_string_hash(names[idx[j - 1]]);
             if (((hy ^ (hy >> 16)) & (cap - 1)) <= bx)
                 break;
             idx[j] = idx[j - 1];

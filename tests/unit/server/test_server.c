@@ -751,6 +751,173 @@ static void test_create_topics_kafka_order_and_messages(void **state)
     fx_free(fx);
 }
 
+static void list_offsets_call(fx_t *fx, int16_t v, const char *topic,
+                              kc_list_offsets_request_partition_t *ps, int32_t n, int8_t isolation,
+                              kc_arena_t *arena, kc_list_offsets_response_t *out)
+{
+    kc_list_offsets_request_topic_t t;
+    memset(&t, 0, sizeof(t));
+    t.name = kc_str(topic);
+    t.partitions.items = ps;
+    t.partitions.count = n;
+    kc_list_offsets_request_t rq;
+    kc_list_offsets_request_init(&rq);
+    rq.replica_id = -1;
+    rq.isolation_level = isolation;
+    rq.topics.items = &t;
+    rq.topics.count = 1;
+    kc_buf_t body;
+    kc_buf_init(&body);
+    assert_int_equal(kc_list_offsets_request_encode(&body, v, &rq), 0);
+    kc_reader_t r = roundtrip(fx, 2, v, &body, arena);
+    kc_list_offsets_response_init(out);
+    assert_int_equal(kc_list_offsets_response_decode(&r, v, arena, out), 0);
+    assert_int_equal(kc_reader_left(&r), 0);
+    kc_buf_deinit(&body);
+}
+
+static kc_list_offsets_request_partition_t lo_part(int32_t p, int64_t ts, int32_t epoch)
+{
+    kc_list_offsets_request_partition_t x = {p, epoch, ts, 1};
+    return x;
+}
+
+/*
+ * ListOffsets as ReplicaManager.fetchOffset answers it: special timestamps
+ * newer than the request's version (and unknown negative ones) are
+ * UNSUPPORTED_VERSION; the leader epoch is checked (newer unknown, older
+ * fenced) and reported for earliest and latest even on an empty partition;
+ * a partition listed twice is one INVALID_REQUEST entry; partitions come in
+ * the iteration order of Kafka's Scala hash map; an unknown isolation level
+ * fails every partition with UNKNOWN_SERVER_ERROR.
+ */
+static void test_list_offsets_kafka_answers(void **state)
+{
+    (void)state;
+    fx_t *fx = fx_new(NULL);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    const kc_topic_t *created;
+    assert_int_equal(kc_topics_create(fx->srv->topics, kc_str("lo"), 4, &created), 0);
+    kc_list_offsets_response_t m;
+    kc_list_offsets_request_partition_t a[] = {lo_part(0, -3, -1)};
+    list_offsets_call(fx, 6, "lo", a, 1, 0, &arena, &m);
+    assert_int_equal(m.topics.items[0].partitions.items[0].error_code, 35);
+    list_offsets_call(fx, 7, "lo", a, 1, 0, &arena, &m);
+    assert_int_equal(m.topics.items[0].partitions.items[0].error_code, 0);
+    a[0] = lo_part(0, -7, -1);
+    list_offsets_call(fx, 11, "lo", a, 1, 0, &arena, &m);
+    assert_int_equal(m.topics.items[0].partitions.items[0].error_code, 35);
+    assert_int_equal(m.topics.items[0].partitions.items[0].offset, -1);
+
+    kc_list_offsets_request_partition_t e[] = {lo_part(0, -2, -1), lo_part(1, -1, 0),
+                                               lo_part(2, -1, 1), lo_part(3, -2, -2)};
+    list_offsets_call(fx, 9, "lo", e, 4, 0, &arena, &m);
+    assert_int_equal(m.topics.count, 1);
+    assert_int_equal(m.topics.items[0].partitions.count, 4);
+    /* The Scala map's order of lo-0..lo-3: 3, 2, 1, 0. */
+    const kc_list_offsets_response_partition_response_t *r = m.topics.items[0].partitions.items;
+    assert_int_equal(r[0].partition_index, 3);
+    assert_int_equal(r[0].error_code, 74); /* FENCED_LEADER_EPOCH */
+    assert_int_equal(r[1].partition_index, 2);
+    assert_int_equal(r[1].error_code, 75); /* UNKNOWN_LEADER_EPOCH */
+    assert_int_equal(r[2].partition_index, 1);
+    assert_int_equal(r[2].error_code, 0);
+    assert_int_equal(r[2].leader_epoch, 0);
+    assert_int_equal(r[3].partition_index, 0);
+    assert_int_equal(r[3].offset, 0);
+    assert_int_equal(r[3].leader_epoch, 0); /* earliest of an empty partition */
+
+    kc_list_offsets_request_partition_t d[] = {lo_part(1, -1, -1), lo_part(1, -2, -1),
+                                               lo_part(0, -1, -1)};
+    list_offsets_call(fx, 9, "lo", d, 3, 0, &arena, &m);
+    assert_int_equal(m.topics.items[0].partitions.count, 2);
+    r = m.topics.items[0].partitions.items;
+    assert_int_equal(r[0].partition_index, 1);
+    assert_int_equal(r[0].error_code, 42);
+    assert_int_equal(r[0].offset, -1);
+    assert_int_equal(r[1].partition_index, 0);
+    assert_int_equal(r[1].error_code, 0);
+
+    list_offsets_call(fx, 9, "lo", d, 3, 2, &arena, &m);
+    assert_int_equal(m.topics.items[0].partitions.count, 3);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(m.topics.items[0].partitions.items[i].error_code, -1);
+    kc_arena_deinit(&arena);
+    fx_free(fx);
+}
+
+/*
+ * Fetch: partitions refused before reading (unknown partition or topic)
+ * come after those read, with an empty aborted-transactions list; a failed
+ * read (offset out of range) reports no offsets.
+ */
+static void test_fetch_refused_partitions_last(void **state)
+{
+    (void)state;
+    fx_t *fx = fx_new(NULL);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    const kc_topic_t *created;
+    assert_int_equal(kc_topics_create(fx->srv->topics, kc_str("f"), 1, &created), 0);
+    kc_fetch_request_partition_t ps[3];
+    memset(ps, 0, sizeof(ps));
+    int32_t idx[] = {3, 0, 0};
+    int64_t off[] = {0, 0, 5};
+    for (int i = 0; i < 3; i++) {
+        ps[i].partition = idx[i];
+        ps[i].current_leader_epoch = -1;
+        ps[i].fetch_offset = off[i];
+        ps[i].last_fetched_epoch = -1;
+        ps[i].log_start_offset = -1;
+        ps[i].partition_max_bytes = 1 << 20;
+    }
+    kc_fetch_request_topic_t t;
+    memset(&t, 0, sizeof(t));
+    t.topic = kc_str("f");
+    t.partitions.items = ps;
+    t.partitions.count = 2;
+    kc_fetch_request_t rq;
+    kc_fetch_request_init(&rq);
+    rq.replica_id = -1;
+    rq.max_wait_ms = 0;
+    rq.min_bytes = 1;
+    rq.topics.items = &t;
+    rq.topics.count = 1;
+    kc_buf_t body;
+    kc_buf_init(&body);
+    assert_int_equal(kc_fetch_request_encode(&body, 11, &rq), 0);
+    kc_reader_t r = roundtrip(fx, 1, 11, &body, &arena);
+    kc_fetch_response_t m;
+    kc_fetch_response_init(&m);
+    assert_int_equal(kc_fetch_response_decode(&r, 11, &arena, &m), 0);
+    /* One topic entry: the partitions of one topic stay together. */
+    assert_int_equal(m.responses.count, 1);
+    assert_int_equal(m.responses.items[0].partitions.count, 2);
+    assert_int_equal(m.responses.items[0].partitions.items[0].partition_index, 0);
+    assert_int_equal(m.responses.items[0].partitions.items[0].error_code, 0);
+    assert_int_equal(m.responses.items[0].partitions.items[0].aborted_transactions.count, -1);
+    assert_int_equal(m.responses.items[0].partitions.items[1].partition_index, 3);
+    assert_int_equal(m.responses.items[0].partitions.items[1].error_code, 3);
+    assert_int_equal(m.responses.items[0].partitions.items[1].aborted_transactions.count, 0);
+
+    t.partitions.items = &ps[2];
+    t.partitions.count = 1;
+    kc_buf_reset(&body);
+    assert_int_equal(kc_fetch_request_encode(&body, 11, &rq), 0);
+    r = roundtrip(fx, 1, 11, &body, &arena);
+    kc_fetch_response_init(&m);
+    assert_int_equal(kc_fetch_response_decode(&r, 11, &arena, &m), 0);
+    const kc_fetch_response_partition_data_t *p = &m.responses.items[0].partitions.items[0];
+    assert_int_equal(p->error_code, 1); /* OFFSET_OUT_OF_RANGE */
+    assert_int_equal(p->high_watermark, -1);
+    assert_int_equal(p->last_stable_offset, -1);
+    assert_int_equal(p->log_start_offset, -1);
+    kc_buf_deinit(&body);
+    kc_arena_deinit(&arena);
+    fx_free(fx);
+}
+
 static void test_pipelined_probe_answered_in_order(void **state)
 {
     (void)state;
@@ -929,6 +1096,8 @@ int main(void)
         cmocka_unit_test(test_metadata_order_and_unknown_topics),
         cmocka_unit_test(test_metadata_topic_ids),
         cmocka_unit_test(test_create_topics_kafka_order_and_messages),
+        cmocka_unit_test(test_list_offsets_kafka_answers),
+        cmocka_unit_test(test_fetch_refused_partitions_last),
         cmocka_unit_test(test_pipelined_probe_answered_in_order),
         cmocka_unit_test(test_bad_requests_close_the_connection),
         cmocka_unit_test(test_burst_of_commits_answered_by_one_iteration),
