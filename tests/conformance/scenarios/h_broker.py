@@ -50,15 +50,25 @@ def wait_topic(ctx, c, name, partitions):
         if any(p["ErrorCode"] != NONE or p["LeaderId"] < 0 for p in t["Partitions"]):
             return None
         return t["TopicId"]
-    return ctx.wait_until(ready, "topic %s ready" % name)
+    tid = ctx.wait_until(ready, "topic %s ready" % name)
+    # The metadata cache learns of the topic before the replica manager leads
+    # its partitions: wait until every partition answers ListOffsets.
+    lv = top_version(ctx, "ListOffsets")
+
+    def served():
+        r = c.call("ListOffsets", lv, list_offsets_body(
+            lv, name, [(p, -1) for p in range(partitions)]), record=False)
+        return all(p["ErrorCode"] == NONE for t in r["Topics"] for p in t["Partitions"])
+    ctx.wait_until(served, "partitions of %s led" % name)
+    return tid
 
 
-def produce(ctx, c, topic, partition, values, record=False):
-    """Appends one batch of null-key records (created at a fixed timestamp)
-    to a partition, retrying while the new partition's leader is not yet in
-    place. Returns the base offset."""
+def produce(ctx, c, topic, partition, values, ts=1700000000000, record=False):
+    """Appends one batch of null-key records created at ts to a partition,
+    retrying while the new partition's leader is not yet in place. Returns
+    the base offset."""
     v = top_version(ctx, "Produce", 12)  # by name
-    batch = kafka_wire.record_batch(values)
+    batch = kafka_wire.record_batch(values, ts=ts)
     body = {"Acks": -1, "TimeoutMs": 30000,
             "TopicData": [{"Name": topic, "PartitionData": [{"Index": partition,
                                                              "Records": batch}]}]}

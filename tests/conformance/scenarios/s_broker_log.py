@@ -1,0 +1,153 @@
+# SPDX-License-Identifier: Apache-2.0
+"""ListOffsets and Fetch over the small partition log: empty and non-empty
+partitions, special timestamps, unknown topics and partitions, isolation
+levels, leader epochs."""
+
+from conformance import scenario
+import h_broker as hb
+
+EARLIEST, LATEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED, EARLIEST_PENDING = (
+    -2, -1, -3, -4, -5, -6)
+SPECIAL = [EARLIEST, LATEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED, EARLIEST_PENDING]
+T0 = 1700000000000  # the create time kafka_wire.record_batch gives its records
+
+
+def list_offsets(c, ctx, topic, partitions_ts, **kw):
+    return c.call("ListOffsets", ctx.version,
+                  hb.list_offsets_body(ctx.version, topic, partitions_ts, **kw))
+
+
+@scenario("broker.list_offsets.empty_partition",
+          "ListOffsets at every version on an empty partition: earliest, latest, max "
+          "timestamp, local log start, latest tiered, earliest pending upload and plain "
+          "timestamps, one request each", api="ListOffsets")
+def _(ctx):
+    c = ctx.client()
+    t = ctx.topic()
+    hb.create_topic(ctx, c, t)
+    for ts in SPECIAL + [0, T0, -7]:
+        list_offsets(c, ctx, t, [(0, ts)])
+
+
+@scenario("broker.list_offsets.non_empty",
+          "ListOffsets at every version on a partition holding two batches of different create "
+          "times: earliest, latest, max timestamp, local log start, timestamps before, at, "
+          "between and after the records", api="ListOffsets")
+def _(ctx):
+    c = ctx.client()
+    t = ctx.topic()
+    hb.create_topic(ctx, c, t)
+    hb.produce(ctx, c, t, 0, [b"a", b"b", b"c"], record=True)
+    hb.produce(ctx, c, t, 0, [b"d", b"e"], ts=T0 + 5000, record=True)
+    for ts in SPECIAL + [0, T0, T0 + 1, T0 + 5000, T0 + 5001, -7]:
+        list_offsets(c, ctx, t, [(0, ts)])
+
+
+@scenario("broker.list_offsets.several_partitions",
+          "ListOffsets at every version for several partitions of a topic in one request "
+          "(one of them with records), a partition listed twice, and a second topic",
+          api="ListOffsets")
+def _(ctx):
+    c = ctx.client()
+    t, u = ctx.topic("a"), ctx.topic("b")
+    hb.create_topic(ctx, c, t, partitions=3)
+    hb.create_topic(ctx, c, u)
+    hb.produce(ctx, c, t, 1, [b"x"])
+    list_offsets(c, ctx, t, [(0, LATEST), (1, LATEST), (2, EARLIEST)])
+    list_offsets(c, ctx, t, [(1, LATEST), (1, EARLIEST), (2, LATEST)])
+    body = hb.list_offsets_body(ctx.version, t, [(1, LATEST)])
+    body["Topics"].append(hb.list_offsets_body(ctx.version, u, [(0, LATEST)])["Topics"][0])
+    c.call("ListOffsets", ctx.version, body)
+
+
+@scenario("broker.list_offsets.unknown",
+          "ListOffsets at every version for a topic that does not exist, a partition beyond "
+          "the topic's and a negative partition: UNKNOWN_TOPIC_OR_PARTITION",
+          api="ListOffsets")
+def _(ctx):
+    c = ctx.client()
+    t = ctx.topic()
+    hb.create_topic(ctx, c, t)
+    list_offsets(c, ctx, ctx.topic("missing"), [(0, LATEST)])
+    list_offsets(c, ctx, t, [(1, LATEST), (-1, EARLIEST)])
+    list_offsets(c, ctx, t, [(5, LATEST), (0, LATEST)])
+
+
+@scenario("broker.list_offsets.isolation_level",
+          "ListOffsets v2+ with READ_COMMITTED and READ_UNCOMMITTED: latest is the last stable "
+          "offset, the same as the high watermark without transactions", api="ListOffsets",
+          versions=(2, None))
+def _(ctx):
+    c = ctx.client()
+    t = ctx.topic()
+    hb.create_topic(ctx, c, t)
+    hb.produce(ctx, c, t, 0, [b"a", b"b"])
+    for iso in (0, 1):
+        for ts in (LATEST, EARLIEST, MAX_TIMESTAMP, T0):
+            list_offsets(c, ctx, t, [(0, ts)], isolation=iso)
+    list_offsets(c, ctx, t, [(0, LATEST)], isolation=2)
+
+
+@scenario("broker.list_offsets.leader_epoch",
+          "ListOffsets v4+ with CurrentLeaderEpoch: -1 skips the check, the current epoch 0 "
+          "passes, a newer epoch is UNKNOWN_LEADER_EPOCH", api="ListOffsets", versions=(4, None))
+def _(ctx):
+    c = ctx.client()
+    t = ctx.topic()
+    hb.create_topic(ctx, c, t)
+    hb.produce(ctx, c, t, 0, [b"a"])
+    for epoch in (-1, 0, 1, 7, -2):
+        list_offsets(c, ctx, t, [(0, LATEST)], leader_epoch=epoch)
+        list_offsets(c, ctx, t, [(0, EARLIEST)], leader_epoch=epoch)
+
+
+# ---------------------------------------------------------------- Fetch
+
+def fetch(c, ctx, topic, tid, parts, **kw):
+    return c.call("Fetch", ctx.version, hb.fetch_body(ctx.version, topic, tid, parts, **kw))
+
+
+@scenario("broker.fetch.empty_log",
+          "Fetch at every version with MaxWaitMs 0 from offset 0 of an empty partition (by "
+          "topic id from v13): no records, high watermark and log start 0, no session",
+          api="Fetch")
+def _(ctx):
+    c = ctx.client()
+    t = ctx.topic()
+    tid = hb.create_topic(ctx, c, t, partitions=2)
+    fetch(c, ctx, t, tid, [(0, 0), (1, 0)])
+    fetch(c, ctx, t, tid, [(0, 0)], isolation=1)
+
+
+@scenario("broker.fetch.records",
+          "Fetch at every version with MaxWaitMs 0 of two produced batches: the batches as "
+          "stored (offsets, leader epoch, CRC), from the start, from the second batch, from the "
+          "high watermark (nothing) and beyond it (OFFSET_OUT_OF_RANGE)", api="Fetch")
+def _(ctx):
+    c = ctx.client()
+    t = ctx.topic()
+    tid = hb.create_topic(ctx, c, t)
+    hb.produce(ctx, c, t, 0, [b"a", b"b", b"c"])
+    hb.produce(ctx, c, t, 0, [b"dd"], ts=T0 + 5000)
+    fetch(c, ctx, t, tid, [(0, 0)])
+    fetch(c, ctx, t, tid, [(0, 3)])
+    fetch(c, ctx, t, tid, [(0, 4)])
+    fetch(c, ctx, t, tid, [(0, 5)])
+    fetch(c, ctx, t, tid, [(0, 1)], isolation=1)
+    fetch(c, ctx, t, tid, [(0, 9)], isolation=1)
+    fetch(c, ctx, t, tid, [(0, -1)])
+
+
+@scenario("broker.fetch.unknown",
+          "Fetch at every version with MaxWaitMs 0 for a topic that does not exist (by name, "
+          "or by id from v13: UNKNOWN_TOPIC_ID) and a partition beyond the topic's",
+          api="Fetch")
+def _(ctx):
+    c = ctx.client()
+    t = ctx.topic()
+    tid = hb.create_topic(ctx, c, t)
+    fetch(c, ctx, ctx.topic("missing"), b"\x05" * 16, [(0, 0)])
+    fetch(c, ctx, t, tid, [(3, 0)])
+    fetch(c, ctx, t, tid, [(0, 0), (3, 0)])
+    # Partitions refused before reading come after the ones read.
+    fetch(c, ctx, t, tid, [(3, 0), (0, 0), (-1, 0)], isolation=1)
