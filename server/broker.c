@@ -238,6 +238,7 @@ int32_t kc_java_string_hash(kc_str_t s)
 }
 
 static void sort_by_java_bucket(const kc_str_t *names, size_t cap, size_t *idx, size_t n);
+static size_t java_hash_set_grown_cap(size_t n);
 
 /*
  * Kafka answers the topics it does not know from a java.util.HashSet copied
@@ -406,30 +407,42 @@ int kc_handle_metadata(kc_req_t *req)
             if (!found[i] && !no_describe[i] && !no_create[i])
                 missing[nmissing++] = i;
         java_hash_set_order(names, nn, missing, nmissing);
-        for (size_t k = 0; k < nmissing; k++) {
-            kc_str_t name = names[missing[k]];
-            kc_metadata_response_topic_response_t *t = &out[n++];
-            if (kc_topic_name_invalid(name)) {
-                fill_topic_error(t, KC_ERR_INVALID_TOPIC_EXCEPTION, name, zero_uuid);
-            } else if (allow_create) {
-                const kc_topic_t *created = NULL;
-                int rc = kc_topics_create(s->topics, name, s->cfg->num_partitions, &created);
-                if (rc == 0) {
-                    kc_log_info("server", "auto-created topic %.*s with %d partitions",
-                                (int)name.len, name.ptr, s->cfg->num_partitions);
-                    kc_coord_topic_created(s->coord, name);
+        /* With auto-creation (DefaultAutoTopicCreationManager) the invalid names
+         * come first, then the topics sent for creation in the order of a
+         * java.util.HashMap of them; every one is still unknown. */
+        size_t *creatable = kc_arena_alloc(req->arena, (nmissing ? nmissing : 1) * sizeof(size_t));
+        size_t ncreatable = 0;
+        for (int pass = 0; pass < 2; pass++) {
+            for (size_t k = 0; k < (pass == 0 ? nmissing : ncreatable); k++) {
+                kc_str_t name = names[pass == 0 ? missing[k] : creatable[k]];
+                bool invalid = kc_topic_name_invalid(name) != NULL;
+                if (pass == 0 && allow_create && !invalid) {
+                    creatable[ncreatable++] = missing[k];
+                    continue;
                 }
-                /* Kafka answers LEADER_NOT_AVAILABLE while the new topic is being created. */
-                fill_topic_error(t,
-                                 rc == 0 ? KC_ERR_LEADER_NOT_AVAILABLE : KC_ERR_UNKNOWN_SERVER_ERROR,
+                kc_metadata_response_topic_response_t *t = &out[n++];
+                fill_topic_error(t, invalid ? KC_ERR_INVALID_TOPIC_EXCEPTION
+                                            : KC_ERR_UNKNOWN_TOPIC_OR_PARTITION,
                                  name, zero_uuid);
-            } else {
-                fill_topic_error(t, KC_ERR_UNKNOWN_TOPIC_OR_PARTITION, name, zero_uuid);
+                t->is_internal = internal_topic_name(name);
+                if (include_ops)
+                    t->topic_authorized_operations =
+                        kc_req_authorized_ops(req, KC_RES_TOPIC, name, TOPIC_ALL_OPERATIONS);
+                /* Kafka's controller refuses what CreateTopics would: a name
+                 * colliding with an existing topic, the offsets topic. */
+                if (pass == 1 && !kc_topics_find_collision(s->topics, name) &&
+                    !kc_str_eq_cstr(name, "__consumer_offsets")) {
+                    const kc_topic_t *created = NULL;
+                    if (kc_topics_create(s->topics, name, s->cfg->num_partitions, &created) == 0) {
+                        kc_log_info("server", "auto-created topic %.*s with %d partitions",
+                                    (int)name.len, name.ptr, s->cfg->num_partitions);
+                        kc_coord_topic_created(s->coord, name);
+                    }
+                }
             }
-            t->is_internal = internal_topic_name(name);
-            if (include_ops)
-                t->topic_authorized_operations =
-                    kc_req_authorized_ops(req, KC_RES_TOPIC, name, TOPIC_ALL_OPERATIONS);
+            if (pass == 0)
+                sort_by_java_bucket(names, java_hash_set_grown_cap(ncreatable), creatable,
+                                    ncreatable);
         }
         for (size_t i = 0; i < nn; i++) {
             if (no_create[i]) {

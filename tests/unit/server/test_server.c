@@ -405,6 +405,23 @@ static void metadata_v1(fx_t *fx, int32_t corr, const char *topic, kc_arena_t *a
     kc_buf_deinit(&resp);
 }
 
+static kc_metadata_request_topic_t named(const char *name)
+{
+    kc_metadata_request_topic_t t;
+    memset(&t, 0, sizeof(t));
+    t.name = kc_str(name);
+    return t;
+}
+
+static kc_metadata_request_topic_t with_id(kc_uuid_t id)
+{
+    kc_metadata_request_topic_t t;
+    memset(&t, 0, sizeof(t));
+    t.name = KC_STR_NULL;
+    t.topic_id = id;
+    return t;
+}
+
 static void test_metadata_auto_creates_topic(void **state)
 {
     (void)state;
@@ -418,8 +435,8 @@ static void test_metadata_auto_creates_topic(void **state)
     assert_int_equal(m.controller_id, 1);
     assert_int_equal(m.topics.count, 1);
     assert_true(kc_str_eq_cstr(m.topics.items[0].name, "orders"));
-    /* Kafka reports a topic it is still creating as LEADER_NOT_AVAILABLE. */
-    assert_int_equal(m.topics.items[0].error_code, 5);
+    /* Kafka 4 reports a topic it sends for creation as UNKNOWN_TOPIC_OR_PARTITION. */
+    assert_int_equal(m.topics.items[0].error_code, 3);
     metadata_v1(fx, 2, "orders", &arena, &m);
     assert_int_equal(m.topics.count, 1);
     assert_int_equal(m.topics.items[0].error_code, 0);
@@ -431,6 +448,32 @@ static void test_metadata_auto_creates_topic(void **state)
     /* A bad name is never created. */
     metadata_v1(fx, 3, "bad/name", &arena, &m);
     assert_int_equal(m.topics.items[0].error_code, 17);
+    /* Invalid names first, then the topics sent for creation in the order of
+     * a java.util.HashMap ("zeta" in bucket 0, "alpha" in 7); neither the
+     * offsets topic nor a colliding name is created. */
+    assert_int_equal(kc_topics_create(fx->srv->topics, kc_str("x.y"), 1, NULL), 0);
+    kc_metadata_request_topic_t ts[] = {named("alpha"), named("bad name"), named("zeta"),
+                                        named("__consumer_offsets"), named("x_y")};
+    kc_metadata_request_t rq;
+    kc_metadata_request_init(&rq);
+    rq.topics.items = ts;
+    rq.topics.count = 5;
+    kc_buf_t body;
+    kc_buf_init(&body);
+    assert_int_equal(kc_metadata_request_encode(&body, 4, &rq), 0);
+    kc_reader_t r = roundtrip(fx, 3, 4, &body, &arena);
+    kc_metadata_response_init(&m);
+    assert_int_equal(kc_metadata_response_decode(&r, 4, &arena, &m), 0);
+    kc_buf_deinit(&body);
+    assert_int_equal(m.topics.count, 5);
+    assert_true(kc_str_eq_cstr(m.topics.items[0].name, "bad name"));
+    assert_int_equal(m.topics.items[0].error_code, 17);
+    for (int i = 1; i < 5; i++)
+        assert_int_equal(m.topics.items[i].error_code, 3);
+    assert_non_null(kc_topics_find(fx->srv->topics, kc_str("alpha")));
+    assert_non_null(kc_topics_find(fx->srv->topics, kc_str("zeta")));
+    assert_null(kc_topics_find(fx->srv->topics, kc_str("__consumer_offsets")));
+    assert_null(kc_topics_find(fx->srv->topics, kc_str("x_y")));
     kc_arena_deinit(&arena);
     fx_free(fx);
 }
@@ -519,23 +562,6 @@ static void metadata_call(fx_t *fx, int16_t v, kc_metadata_request_topic_t *topi
     assert_int_equal(kc_metadata_response_decode(&r, v, arena, out), 0);
     assert_int_equal(kc_reader_left(&r), 0);
     kc_buf_deinit(&body);
-}
-
-static kc_metadata_request_topic_t named(const char *name)
-{
-    kc_metadata_request_topic_t t;
-    memset(&t, 0, sizeof(t));
-    t.name = kc_str(name);
-    return t;
-}
-
-static kc_metadata_request_topic_t with_id(kc_uuid_t id)
-{
-    kc_metadata_request_topic_t t;
-    memset(&t, 0, sizeof(t));
-    t.name = KC_STR_NULL;
-    t.topic_id = id;
-    return t;
 }
 
 /*
