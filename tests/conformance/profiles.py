@@ -31,6 +31,8 @@ PROFILES = {
         "group.consumer.max.size": "3",
         "group.streams.max.size": "3",
     }),
+    # Metadata creates the topics it is asked for (Kafka's default).
+    "auto_create": dict(COMMON, **{"auto.create.topics.enable": "true"}),
     # Kafka's default initial rebalance delay (3 s).
     "initial_delay": dict(COMMON, **{"group.initial.rebalance.delay.ms": "3000"}),
 }

@@ -175,3 +175,37 @@ def _(ctx):
         return r["Topics"][0]["ErrorCode"] == 3
     ctx.wait_until(gone, "the deletion of %s" % t)
     c.call("Metadata", ctx.version, hb.metadata_body(ctx.version, [t]))
+
+
+@scenario("broker.metadata.auto_create",
+          "Metadata at every version with auto.create.topics.enable: an unknown topic is "
+          "answered LEADER_NOT_AVAILABLE and created with num.partitions, an invalid name "
+          "INVALID_TOPIC_EXCEPTION and not created; from v4 AllowAutoTopicCreation false "
+          "only reports UNKNOWN_TOPIC_OR_PARTITION", api="Metadata", profile="auto_create")
+def _(ctx):
+    c = ctx.client()
+    t = ctx.topic("auto")
+    if ctx.version >= 4:
+        c.call("Metadata", ctx.version,
+               hb.metadata_body(ctx.version, [ctx.topic("kept")], auto_create=False))
+    c.call("Metadata", ctx.version,
+           hb.metadata_body(ctx.version, [t, "bad name", ".."], auto_create=True))
+    hb.wait_topic(ctx, c, t, 1)
+    c.call("Metadata", ctx.version, hb.metadata_body(ctx.version, [t], auto_create=True))
+
+
+@scenario("broker.metadata.auto_create_all_topics",
+          "Metadata at every version for every topic with auto.create.topics.enable: creates "
+          "nothing; a topic asked for by name beside known ones is created",
+          api="Metadata", profile="auto_create")
+def _(ctx):
+    c = ctx.client()
+    a = ctx.topic("a")
+    hb.create_topic(ctx, c, a)
+    r = c.call("Metadata", ctx.version, hb.metadata_body(ctx.version, None, auto_create=True),
+               record=False)
+    ctx.note("the scenario's topics listed", sorted(x["Name"] for x in r["Topics"]
+                                                   if x["Name"].startswith(ctx.topic(""))))
+    b = ctx.topic("b")
+    c.call("Metadata", ctx.version, hb.metadata_body(ctx.version, [a, b], auto_create=True))
+    hb.wait_topic(ctx, c, b, 1)
