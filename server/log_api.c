@@ -310,6 +310,43 @@ static int fetch_eval(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t
     resp.session_id = 0;
     resp.node_endpoints.count = 0;
     resp.responses.count = 0;
+    if (v >= 4 && rq.isolation_level != 0 && rq.isolation_level != 1) {
+        /* IsolationLevel.forId fails: FetchRequest.getErrorResponse, the error at
+         * the top and (before v13) in every requested partition. */
+        resp.error_code = KC_ERR_UNKNOWN_SERVER_ERROR;
+        resp.session_id = rq.session_id;
+        int32_t nt = v < 13 ? KC_MAX(rq.topics.count, 0) : 0;
+        resp.responses.items =
+            kc_arena_alloc(&arena, (size_t)(nt ? nt : 1) * sizeof(*resp.responses.items));
+        resp.responses.count = nt;
+        for (int32_t i = 0; i < nt; i++) {
+            const kc_fetch_request_topic_t *t = &rq.topics.items[i];
+            kc_fetch_response_fetchable_topic_response_t *rt = &resp.responses.items[i];
+            int32_t np = KC_MAX(t->partitions.count, 0);
+            memset(rt, 0, sizeof(*rt));
+            rt->topic = t->topic;
+            rt->topic_id = t->topic_id;
+            rt->partitions.items =
+                kc_arena_alloc(&arena, (size_t)(np ? np : 1) * sizeof(*rt->partitions.items));
+            rt->partitions.count = np;
+            for (int32_t j = 0; j < np; j++) {
+                kc_fetch_response_partition_data_t *rp = &rt->partitions.items[j];
+                memset(rp, 0, sizeof(*rp));
+                rp->partition_index = t->partitions.items[j].partition;
+                rp->error_code = KC_ERR_UNKNOWN_SERVER_ERROR;
+                rp->high_watermark = -1;
+                rp->last_stable_offset = -1;
+                rp->log_start_offset = -1;
+                rp->diverging_epoch = (kc_fetch_response_epoch_end_offset_t){-1, -1};
+                rp->current_leader = (kc_fetch_response_leader_id_and_epoch_t){-1, -1};
+                rp->snapshot_id = (kc_fetch_response_snapshot_id_t){-1, -1};
+                rp->preferred_read_replica = -1;
+                rp->aborted_transactions.count = 0;
+                rp->records = (kc_bytes_t){(const uint8_t *)"", 0};
+            }
+        }
+        goto encode;
+    }
     int16_t session_error;
     kc_fetch_session_t *fs;
     fetch_ctx_kind_t kind = fetch_context(s, &rq, v, ctx->now_ms, first, &session_error, &fs);
@@ -413,6 +450,15 @@ static int fetch_eval(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t
         }
         it->high_watermark = offs.high_watermark;
         it->log_start = offs.log_start_offset;
+        /* From v3 a first batch cut by the byte limits is left out, as the
+         * client can go on with a larger limit (ReplicaManager.readFromLog). */
+        size_t got = data.len - before;
+        if (v >= 3 && got > 0 &&
+            (got < 12 || got < 12 + (size_t)(uint32_t)(((uint32_t)data.data[before + 8] << 24) |
+                                                       ((uint32_t)data.data[before + 9] << 16) |
+                                                       ((uint32_t)data.data[before + 10] << 8) |
+                                                       data.data[before + 11])))
+            data.len = before;
         it->end = data.len;
         if (data.len > before) {
             min_one = false;

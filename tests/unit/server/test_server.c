@@ -27,6 +27,7 @@
 #include "kc_server.h"
 #include "server_int.h"
 #include "wire.h"
+#include "crc32c.h"
 
 typedef struct {
     char dir[64];
@@ -944,6 +945,150 @@ static void test_fetch_refused_partitions_last(void **state)
     fx_free(fx);
 }
 
+static void put_be(kc_buf_t *b, uint64_t v, int n)
+{
+    for (int i = n - 1; i >= 0; i--) {
+        uint8_t x = (uint8_t)(v >> (8 * i));
+        kc_buf_append(b, &x, 1);
+    }
+}
+
+/* One magic 2 batch of n uncompressed records of 20 bytes, base offset 0. */
+static void record_batch(kc_buf_t *out, int n)
+{
+    kc_buf_t tail;
+    kc_buf_init(&tail);
+    put_be(&tail, 0, 2);                     /* attributes */
+    put_be(&tail, (uint64_t)(n - 1), 4);     /* last offset delta */
+    put_be(&tail, 1700000000000ull, 8);      /* base timestamp */
+    put_be(&tail, 1700000000000ull, 8);      /* max timestamp */
+    put_be(&tail, UINT64_MAX, 8);            /* producer id -1 */
+    put_be(&tail, 0xffff, 2);                /* producer epoch -1 */
+    put_be(&tail, 0xffffffffu, 4);           /* base sequence -1 */
+    put_be(&tail, (uint64_t)n, 4);
+    for (int i = 0; i < n; i++) {
+        /* length 26, attributes, ts delta 0, offset delta i, null key, value 20, no headers */
+        uint8_t head[] = {52, 0, 0, (uint8_t)(2 * i), 1, 40};
+        kc_buf_append(&tail, head, sizeof(head));
+        kc_buf_append(&tail, "01234567890123456789", 20);
+        kc_buf_append(&tail, "\0", 1);
+    }
+    put_be(out, 0, 8);
+    put_be(out, 4 + 1 + 4 + tail.len, 4);
+    put_be(out, 0xffffffffu, 4);
+    kc_buf_append(out, "\2", 1);
+    put_be(out, kc_crc32c(0, tail.data, tail.len), 4);
+    kc_buf_append(out, tail.data, tail.len);
+    kc_buf_deinit(&tail);
+}
+
+static void produce_v7(fx_t *fx, const char *topic, int32_t partition, int n, kc_arena_t *arena)
+{
+    kc_buf_t batch, body;
+    kc_buf_init(&batch);
+    kc_buf_init(&body);
+    record_batch(&batch, n);
+    kc_produce_request_partition_produce_data_t pd = {partition,
+                                                      {batch.data, (int32_t)batch.len}};
+    kc_produce_request_topic_produce_data_t td;
+    memset(&td, 0, sizeof(td));
+    td.name = kc_str(topic);
+    td.partition_data.items = &pd;
+    td.partition_data.count = 1;
+    kc_produce_request_t rq;
+    kc_produce_request_init(&rq);
+    rq.acks = -1;
+    rq.timeout_ms = 30000;
+    rq.topic_data.items = &td;
+    rq.topic_data.count = 1;
+    assert_int_equal(kc_produce_request_encode(&body, 7, &rq), 0);
+    kc_reader_t r = roundtrip(fx, 0, 7, &body, arena);
+    kc_produce_response_t m;
+    kc_produce_response_init(&m);
+    assert_int_equal(kc_produce_response_decode(&r, 7, arena, &m), 0);
+    assert_int_equal(m.responses.items[0].partition_responses.items[0].error_code, 0);
+    kc_buf_deinit(&batch);
+    kc_buf_deinit(&body);
+}
+
+static void fetch_two(fx_t *fx, int16_t v, const char *topic, kc_uuid_t id, int32_t pmax,
+                      int8_t isolation, kc_arena_t *arena, kc_fetch_response_t *out)
+{
+    kc_fetch_request_partition_t ps[2];
+    memset(ps, 0, sizeof(ps));
+    for (int i = 0; i < 2; i++) {
+        ps[i].partition = i;
+        ps[i].current_leader_epoch = -1;
+        ps[i].last_fetched_epoch = -1;
+        ps[i].log_start_offset = -1;
+        ps[i].partition_max_bytes = pmax;
+    }
+    kc_fetch_request_topic_t t;
+    memset(&t, 0, sizeof(t));
+    if (v >= 13)
+        t.topic_id = id;
+    else
+        t.topic = kc_str(topic);
+    t.partitions.items = ps;
+    t.partitions.count = 2;
+    kc_fetch_request_t rq;
+    kc_fetch_request_init(&rq);
+    rq.replica_id = -1;
+    rq.min_bytes = 1;
+    rq.isolation_level = isolation;
+    rq.topics.items = &t;
+    rq.topics.count = 1;
+    kc_buf_t body;
+    kc_buf_init(&body);
+    assert_int_equal(kc_fetch_request_encode(&body, v, &rq), 0);
+    kc_reader_t r = roundtrip(fx, 1, v, &body, arena);
+    kc_fetch_response_init(out);
+    assert_int_equal(kc_fetch_response_decode(&r, v, arena, out), 0);
+    kc_buf_deinit(&body);
+}
+
+/*
+ * Fetch byte limits as ReplicaManager.readFromLog applies them: from v3 the
+ * first partition with data returns its first batch whatever the limit, and
+ * a first batch the limit cuts is left out of later partitions (v0-2 keep
+ * the cut bytes). An unknown isolation level fails the request with
+ * UNKNOWN_SERVER_ERROR, in every partition before v13.
+ */
+static void test_fetch_limits_and_isolation(void **state)
+{
+    (void)state;
+    fx_t *fx = fx_new(NULL);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    const kc_topic_t *created;
+    assert_int_equal(kc_topics_create(fx->srv->topics, kc_str("mb"), 2, &created), 0);
+    kc_uuid_t id = created->id;
+    produce_v7(fx, "mb", 0, 3, &arena);
+    produce_v7(fx, "mb", 1, 1, &arena);
+    kc_fetch_response_t m;
+    fetch_two(fx, 4, "mb", id, 10, 0, &arena, &m);
+    assert_int_equal(m.responses.items[0].partitions.count, 2);
+    assert_true(m.responses.items[0].partitions.items[0].records.len > 10);
+    assert_int_equal(m.responses.items[0].partitions.items[1].records.len, 0);
+    assert_int_equal(m.responses.items[0].partitions.items[1].high_watermark, 1);
+    fetch_two(fx, 2, "mb", id, 10, 0, &arena, &m);
+    assert_int_equal(m.responses.items[0].partitions.items[0].records.len, 10);
+    assert_int_equal(m.responses.items[0].partitions.items[1].records.len, 10);
+
+    fetch_two(fx, 12, "mb", id, 1 << 20, 2, &arena, &m);
+    assert_int_equal(m.error_code, -1);
+    assert_int_equal(m.responses.count, 1);
+    assert_int_equal(m.responses.items[0].partitions.count, 2);
+    assert_int_equal(m.responses.items[0].partitions.items[1].error_code, -1);
+    assert_int_equal(m.responses.items[0].partitions.items[1].high_watermark, -1);
+    assert_int_equal(m.responses.items[0].partitions.items[1].records.len, 0);
+    fetch_two(fx, 13, "mb", id, 1 << 20, 2, &arena, &m);
+    assert_int_equal(m.error_code, -1);
+    assert_int_equal(m.responses.count, 0);
+    kc_arena_deinit(&arena);
+    fx_free(fx);
+}
+
 static void test_pipelined_probe_answered_in_order(void **state)
 {
     (void)state;
@@ -1124,6 +1269,7 @@ int main(void)
         cmocka_unit_test(test_create_topics_kafka_order_and_messages),
         cmocka_unit_test(test_list_offsets_kafka_answers),
         cmocka_unit_test(test_fetch_refused_partitions_last),
+        cmocka_unit_test(test_fetch_limits_and_isolation),
         cmocka_unit_test(test_pipelined_probe_answered_in_order),
         cmocka_unit_test(test_bad_requests_close_the_connection),
         cmocka_unit_test(test_burst_of_commits_answered_by_one_iteration),
