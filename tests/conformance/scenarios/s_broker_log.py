@@ -151,3 +151,80 @@ def _(ctx):
     fetch(c, ctx, t, tid, [(0, 0), (3, 0)])
     # Partitions refused before reading come after the ones read.
     fetch(c, ctx, t, tid, [(3, 0), (0, 0), (-1, 0)], isolation=1)
+
+
+@scenario("broker.fetch.max_bytes",
+          "Fetch at every version with MaxWaitMs 0 and small byte limits: a partition limit "
+          "below the first batch still returns it (v3+ semantics), a response limit leaves "
+          "later partitions empty", api="Fetch")
+def _(ctx):
+    c = ctx.client()
+    t = ctx.topic()
+    tid = hb.create_topic(ctx, c, t, partitions=2)
+    hb.produce(ctx, c, t, 0, [b"x" * 100, b"y" * 100])
+    hb.produce(ctx, c, t, 0, [b"z" * 100])
+    hb.produce(ctx, c, t, 1, [b"w" * 100])
+    body = hb.fetch_body(ctx.version, t, tid, [(0, 0), (1, 0)])
+    for p in body["Topics"][0]["Partitions"]:
+        p["PartitionMaxBytes"] = 10
+    c.call("Fetch", ctx.version, body)
+    body = hb.fetch_body(ctx.version, t, tid, [(0, 0), (1, 0)])
+    body["MaxBytes"] = 10
+    c.call("Fetch", ctx.version, body)
+    body = hb.fetch_body(ctx.version, t, tid, [(1, 0), (0, 0)])
+    body["MaxBytes"] = 300
+    c.call("Fetch", ctx.version, body)
+
+
+@scenario("broker.fetch.isolation_level",
+          "Fetch v4+ with MaxWaitMs 0 and an isolation level that is neither READ_UNCOMMITTED "
+          "nor READ_COMMITTED", api="Fetch", versions=(4, None))
+def _(ctx):
+    c = ctx.client()
+    t = ctx.topic()
+    tid = hb.create_topic(ctx, c, t)
+    hb.produce(ctx, c, t, 0, [b"a"])
+    fetch(c, ctx, t, tid, [(0, 0)], isolation=2)
+
+
+def masked_session(r):
+    """A Fetch response with its (random) session id reduced to whether it is set."""
+    if r is None:
+        return None
+    out = dict(r)
+    out["SessionId"] = "set" if r.get("SessionId") else r.get("SessionId")
+    return out
+
+
+@scenario("broker.fetch.session",
+          "Fetch v7+ with MaxWaitMs 0 and a fetch session (KIP-227): a full fetch opens one, "
+          "an incremental fetch answers only partitions with news, a wrong epoch is "
+          "INVALID_FETCH_SESSION_EPOCH, an unknown id FETCH_SESSION_ID_NOT_FOUND, epoch -1 "
+          "closes it", api="Fetch", versions=(7, None))
+def _(ctx):
+    c = ctx.client()
+    t = ctx.topic()
+    tid = hb.create_topic(ctx, c, t, partitions=2)
+    hb.produce(ctx, c, t, 0, [b"a"])
+    body = hb.fetch_body(ctx.version, t, tid, [(0, 0), (1, 0)])
+    body.update(SessionId=0, SessionEpoch=0)
+    r = c.call("Fetch", ctx.version, body, record=False)
+    ctx.note("full fetch", masked_session(r))
+    sid = r["SessionId"]
+    if not sid:
+        return
+
+    def incremental(epoch, parts=(), session=None):
+        b = hb.fetch_body(ctx.version, t, tid, list(parts))
+        if not parts:
+            b["Topics"] = []
+        b.update(SessionId=sid if session is None else session, SessionEpoch=epoch)
+        return masked_session(c.call("Fetch", ctx.version, b, record=False))
+    ctx.note("incremental, epoch 1, nothing new", incremental(1))
+    hb.produce(ctx, c, t, 1, [b"b"])
+    ctx.note("incremental, epoch 2, partition 1 has a record", incremental(2))
+    ctx.note("incremental, epoch 3, partition 0 moved on", incremental(3, [(0, 1)]))
+    ctx.note("wrong epoch", incremental(9))
+    ctx.note("unknown session", incremental(1, session=sid ^ 0x5a5a5a5a or 1))
+    ctx.note("close (epoch -1)", incremental(-1))
+    ctx.note("closed session", incremental(4))

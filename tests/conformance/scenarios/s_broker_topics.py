@@ -187,3 +187,15 @@ def _(ctx):
 def _(ctx):
     c = ctx.client()
     create(c, ctx.version, [])
+
+
+@scenario("broker.create_topics.timeout",
+          "CreateTopics at every version with timeoutMs 0 and -1: the topics are created and "
+          "answered as with a timeout", api="CreateTopics")
+def _(ctx):
+    c = ctx.client()
+    for ms in (0, -1):
+        t = ctx.topic("t%d" % ms)
+        c.call("CreateTopics", ctx.version, {"Topics": [topic(t)], "timeoutMs": ms,
+                                             "validateOnly": False})
+        hb.wait_topic(ctx, c, t, 1)
