@@ -197,6 +197,64 @@ static bool uuid_is_zero(kc_uuid_t id)
     return memcmp(&id, &zero_uuid, sizeof(id)) == 0;
 }
 
+/* scala.collection.Hashing.improve: the hash Scala's immutable HashMap and HashSet use. */
+static uint32_t scala_improve(uint32_t h)
+{
+    h = h + ~(h << 9);
+    h ^= h >> 14;
+    h += h << 4;
+    return h ^ (h >> 10);
+}
+
+static void champ_level(const uint32_t *h, const size_t *in, size_t n, int shift, size_t *out,
+                        size_t *nout)
+{
+    if (n == 1 || shift >= 35) { /* one key, or keys of one full hash: insertion order */
+        for (size_t i = 0; i < n; i++)
+            out[(*nout)++] = in[i];
+        return;
+    }
+    size_t count[32] = {0};
+    for (size_t i = 0; i < n; i++)
+        count[(h[in[i]] >> shift) & 31]++;
+    /* A node's own keys first, by slice; then its sub-tries, by slice. */
+    for (uint32_t m = 0; m < 32; m++)
+        if (count[m] == 1)
+            for (size_t i = 0; i < n; i++)
+                if (((h[in[i]] >> shift) & 31) == m)
+                    out[(*nout)++] = in[i];
+    size_t *sub = kc_xcalloc(n, sizeof(*sub));
+    for (uint32_t m = 0; m < 32; m++) {
+        if (count[m] < 2)
+            continue;
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (((h[in[i]] >> shift) & 31) == m)
+                sub[k++] = in[i];
+        champ_level(h, sub, k, shift + 5, out, nout);
+    }
+    free(sub);
+}
+
+void kc_scala_hash_order(const int32_t *hashes, size_t *idx, size_t n)
+{
+    if (n < 2)
+        return;
+    uint32_t *h = NULL;
+    size_t max = 0;
+    for (size_t i = 0; i < n; i++)
+        max = KC_MAX(max, idx[i] + 1);
+    h = kc_xcalloc(max, sizeof(*h));
+    for (size_t i = 0; i < n; i++)
+        h[idx[i]] = scala_improve((uint32_t)hashes[idx[i]]);
+    size_t *out = kc_xcalloc(n, sizeof(*out));
+    size_t nout = 0;
+    champ_level(h, idx, n, 0, out, &nout);
+    memcpy(idx, out, n * sizeof(*idx));
+    free(out);
+    free(h);
+}
+
 /* Kafka's internal topics (Topic.isInternal), flagged even when they do not exist. */
 static bool internal_topic_name(kc_str_t name)
 {
@@ -385,6 +443,24 @@ int kc_handle_metadata(kc_req_t *req)
                 continue;
             found[nn] = t;
             names[nn++] = name;
+        }
+        /* Beyond four names Kafka's Scala set of them iterates in hash trie order. */
+        if (nn > 4) {
+            int32_t *hs = kc_arena_alloc(req->arena, nn * sizeof(*hs));
+            size_t *ord = kc_arena_alloc(req->arena, nn * sizeof(*ord));
+            for (size_t i = 0; i < nn; i++) {
+                hs[i] = kc_java_string_hash(names[i]);
+                ord[i] = i;
+            }
+            kc_scala_hash_order(hs, ord, nn);
+            kc_str_t *n2 = kc_arena_alloc(req->arena, nn * sizeof(*n2));
+            const kc_topic_t **f2 = kc_arena_alloc(req->arena, nn * sizeof(*f2));
+            for (size_t i = 0; i < nn; i++) {
+                n2[i] = names[ord[i]];
+                f2[i] = found[ord[i]];
+            }
+            memcpy(names, n2, nn * sizeof(*names));
+            memcpy(found, f2, nn * sizeof(*found));
         }
         /* Describe, then (for auto-creation) create authorization. */
         bool *no_describe = kc_arena_alloc(req->arena, (nn ? nn : 1) * sizeof(bool));

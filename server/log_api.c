@@ -685,19 +685,10 @@ static int32_t topic_partition_hash(kc_str_t topic, int32_t partition)
     return (int32_t)(h ^ (h >> 16));
 }
 
-/* scala.collection.Hashing.improve, the hash of Scala's immutable.HashMap. */
-static uint32_t scala_improve(uint32_t h)
-{
-    h = h + ~(h << 9);
-    h ^= h >> 14;
-    h += h << 4;
-    return h ^ (h >> 10);
-}
-
 typedef struct {
     kc_str_t topic;
     int32_t hash; /* topic_partition_hash */
-    uint32_t topic_hash; /* scala_improve of the topic's hash */
+    int32_t topic_hash; /* the topic's Java hash */
     kc_list_offsets_response_partition_response_t resp;
 } list_offsets_entry_t;
 
@@ -728,41 +719,6 @@ static uint32_t scala_hash_map_cap(size_t n)
         if (size + 1 >= (size_t)(cap * 3 / 4))
             cap <<= 1;
     return cap;
-}
-
-/*
- * Appends the topics of e (first index of each topic in tops) in the order
- * Scala's immutable.HashMap (a CHAMP trie) iterates them: at each level the
- * topics alone in their 5-bit slice of the hash first, by slice, then the
- * sub-tries of shared slices; topics of one full hash in insertion order.
- */
-static void champ_order(const list_offsets_entry_t *e, const size_t *tops, size_t n, int shift,
-                        size_t *out, size_t *nout)
-{
-    if (n == 0)
-        return;
-    if (shift >= 35 || n == 1) {
-        for (size_t i = 0; i < n; i++)
-            out[(*nout)++] = tops[i];
-        return;
-    }
-    size_t count[32] = {0};
-    for (size_t i = 0; i < n; i++)
-        count[(e[tops[i]].topic_hash >> shift) & 31]++;
-    for (uint32_t m = 0; m < 32; m++)
-        for (size_t i = 0; i < n && count[m] == 1; i++)
-            if (((e[tops[i]].topic_hash >> shift) & 31) == m)
-                out[(*nout)++] = tops[i];
-    size_t sub[64];
-    for (uint32_t m = 0; m < 32; m++) {
-        if (count[m] < 2)
-            continue;
-        size_t k = 0;
-        for (size_t i = 0; i < n && k < KC_ARRAY_LEN(sub); i++)
-            if (((e[tops[i]].topic_hash >> shift) & 31) == m)
-                sub[k++] = tops[i];
-        champ_order(e, sub, k, shift + 5, out, nout);
-    }
 }
 
 /*
@@ -855,7 +811,7 @@ int kc_handle_list_offsets(kc_req_t *req)
             if (at == ne) {
                 e[ne].topic = t->name;
                 e[ne].hash = topic_partition_hash(t->name, p->partition_index);
-                e[ne].topic_hash = scala_improve((uint32_t)kc_java_string_hash(t->name));
+                e[ne].topic_hash = kc_java_string_hash(t->name);
                 ne++;
             }
             e[at].resp = rp; /* a repeated key keeps its place, takes the new value */
@@ -873,9 +829,12 @@ int kc_handle_list_offsets(kc_req_t *req)
         if (!seen)
             firsts[nf++] = k;
     }
-    size_t *order = kc_arena_alloc(req->arena, (nf ? nf : 1) * sizeof(size_t));
-    size_t no = 0;
-    champ_order(e, firsts, nf, 0, order, &no);
+    /* Topics in the order of the immutable HashMap groupBy builds. */
+    int32_t *hs = kc_arena_alloc(req->arena, (ne ? ne : 1) * sizeof(*hs));
+    for (size_t k = 0; k < ne; k++)
+        hs[k] = e[k].topic_hash;
+    kc_scala_hash_order(hs, firsts, nf);
+    size_t *order = firsts, no = nf;
 
     int32_t ndenied = 0;
     for (int32_t i = 0; i < nt; i++)

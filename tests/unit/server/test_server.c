@@ -595,6 +595,21 @@ static void test_metadata_order_and_unknown_topics(void **state)
         assert_int_equal(m.topics.items[i].error_code, 3);
         assert_int_equal(m.topics.items[i].topic_authorized_operations, 3576);
     }
+    /* Beyond four names, Kafka's Scala set of them: hash trie order. */
+    const char *seven[] = {"t0", "t1", "t2", "t3", "t4", "t5", "t6"};
+    kc_metadata_request_topic_t many[7];
+    for (int i = 0; i < 7; i++) {
+        assert_int_equal(kc_topics_create(fx->srv->topics, kc_str(seven[i]), 1, NULL), 0);
+        many[i] = named(seven[i]);
+    }
+    metadata_call(fx, 9, many, 7, false, false, &arena, &m);
+    const char *trie_order[] = {"t0", "t3", "t6", "t2", "t1", "t4", "t5"};
+    assert_int_equal(m.topics.count, 7);
+    for (int i = 0; i < 7; i++)
+        assert_true(kc_str_eq_cstr(m.topics.items[i].name, trie_order[i]));
+    metadata_call(fx, 9, many, 4, false, false, &arena, &m);
+    for (int i = 0; i < 4; i++) /* up to four: request order */
+        assert_true(kc_str_eq_cstr(m.topics.items[i].name, seven[i]));
     kc_metadata_request_topic_t internal[] = {named("__consumer_offsets")};
     metadata_call(fx, 9, internal, 1, false, true, &arena, &m);
     assert_int_equal(m.topics.items[0].error_code, 3);
