@@ -209,3 +209,19 @@ def _(ctx):
     b = ctx.topic("b")
     c.call("Metadata", ctx.version, hb.metadata_body(ctx.version, [a, b], auto_create=True))
     hb.wait_topic(ctx, c, b, 1)
+
+
+@scenario("broker.metadata.many_topics",
+          "Metadata v1+ for seven known and three unknown topics in one request: the order "
+          "Kafka answers them in beyond four names (its hash sets)", api="Metadata",
+          versions=(1, None))
+def _(ctx):
+    c = ctx.client()
+    known = [ctx.topic("k%d" % i) for i in range(7)]
+    for k in known:
+        hb.create_topic(ctx, c, k)
+    missing = [ctx.topic("m%d" % i) for i in range(3)]
+    names = [known[0], missing[0], known[1], known[2], missing[1], known[3], known[4],
+             known[5], missing[2], known[6]]
+    c.call("Metadata", ctx.version, hb.metadata_body(ctx.version, names))
+    c.call("Metadata", ctx.version, hb.metadata_body(ctx.version, names[:5]))
