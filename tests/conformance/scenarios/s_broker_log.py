@@ -58,6 +58,10 @@ def _(ctx):
     body = hb.list_offsets_body(ctx.version, t, [(1, LATEST)])
     body["Topics"].append(hb.list_offsets_body(ctx.version, u, [(0, LATEST)])["Topics"][0])
     c.call("ListOffsets", ctx.version, body)
+    # Enough partitions for Kafka's map of them to grow its table.
+    w = ctx.topic("c")
+    hb.create_topic(ctx, c, w, partitions=14)
+    list_offsets(c, ctx, w, [(p, LATEST) for p in range(14)])
 
 
 @scenario("broker.list_offsets.unknown",
