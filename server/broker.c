@@ -847,6 +847,23 @@ int kc_handle_create_topics(kc_req_t *req)
     int32_t n = rq.topics.count > 0 ? rq.topics.count : 0;
     size_t cap = (size_t)(n ? n : 1);
     create_result_t *out = kc_arena_alloc(req->arena, cap * sizeof(*out));
+    if (rq.timeout_ms <= 0) {
+        /* Kafka's controller gets a deadline already passed and creates nothing:
+         * CreateTopicsRequest.getErrorResponse, every listed topic timed out. */
+        for (int32_t i = 0; i < n; i++) {
+            memset(&out[i], 0, sizeof(out[i]));
+            out[i].name = rq.topics.items[i].name;
+            out[i].error_code = KC_ERR_REQUEST_TIMED_OUT;
+            out[i].error_message = KC_STR_NULL;
+            out[i].num_partitions = -1;
+            out[i].replication_factor = -1;
+        }
+        resp.topics.items = out;
+        resp.topics.count = n;
+        kc_buf_t b;
+        kc_buf_init(&b);
+        return kc_req_respond_encoded(req, kc_create_topics_response_encode(&b, v, &resp), &b);
+    }
     kc_str_t *names = kc_arena_alloc(req->arena, cap * sizeof(*names));
     for (int32_t i = 0; i < n; i++)
         names[i] = rq.topics.items[i].name;

@@ -783,6 +783,26 @@ static void test_create_topics_kafka_order_and_messages(void **state)
     assert_memory_not_equal(&m.topics.items[0].topic_id, &zero, sizeof(zero));
     assert_null(kc_topics_find(fx->srv->topics, kc_str("validated")));
 
+    /* A timeout of 0 or less: a deadline already passed, nothing created. */
+    kc_create_topics_request_t trq;
+    kc_create_topics_request_init(&trq);
+    kc_create_topics_request_creatable_topic_t late[] = {new_topic("late", 1, 1),
+                                                         new_topic("late", 1, 1)};
+    trq.topics.items = late;
+    trq.topics.count = 2;
+    trq.timeout_ms = 0;
+    kc_buf_t tb;
+    kc_buf_init(&tb);
+    assert_int_equal(kc_create_topics_request_encode(&tb, 7, &trq), 0);
+    kc_reader_t tr = roundtrip(fx, 19, 7, &tb, &arena);
+    kc_create_topics_response_init(&m);
+    assert_int_equal(kc_create_topics_response_decode(&tr, 7, &arena, &m), 0);
+    kc_buf_deinit(&tb);
+    assert_int_equal(m.topics.count, 2);
+    expect_result(&m, 0, "late", 7, NULL);
+    expect_result(&m, 1, "late", 7, NULL);
+    assert_null(kc_topics_find(fx->srv->topics, kc_str("late")));
+
     kc_create_topics_request_creatable_topic_t big[] = {new_topic("big1", 6000, 1),
                                                         new_topic("big2", 5000, 1)};
     create_topics_v7(fx, big, 2, false, &arena, &m);
