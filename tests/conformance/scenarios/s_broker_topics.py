@@ -190,12 +190,13 @@ def _(ctx):
 
 
 @scenario("broker.create_topics.timeout",
-          "CreateTopics at every version with timeoutMs 0 and -1: the topics are created and "
-          "answered as with a timeout", api="CreateTopics")
+          "CreateTopics at every version with timeoutMs 0 and -1: Kafka's controller gets a "
+          "deadline already passed, every listed topic (a duplicate too) is REQUEST_TIMED_OUT "
+          "and nothing is created", api="CreateTopics")
 def _(ctx):
     c = ctx.client()
     for ms in (0, -1):
         t = ctx.topic("t%d" % ms)
-        c.call("CreateTopics", ctx.version, {"Topics": [topic(t)], "timeoutMs": ms,
-                                             "validateOnly": False})
-        hb.wait_topic(ctx, c, t, 1)
+        c.call("CreateTopics", ctx.version, {"Topics": [topic(t), topic(t, 2), topic("a b")],
+                                             "timeoutMs": ms, "validateOnly": ms == -1})
+    c.call("Metadata", 9, hb.metadata_body(9, [ctx.topic("t0"), ctx.topic("t-1")]))
