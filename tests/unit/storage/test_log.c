@@ -509,6 +509,33 @@ static void delete_records_moves_log_start_and_survives_restart(void **state)
     fx_close(&fx);
 }
 
+/* A search by timestamp after DeleteRecords moved the log start into a
+ * batch finds the first record at or after the log start, not the next
+ * batch (FileRecords.searchForTimestamp's starting offset). */
+static void list_offsets_by_timestamp_after_delete_records(void **state)
+{
+    fx_t fx;
+    fx_open(&fx, *state, 0);
+    append(&fx, 0, 3, NOW, -1, -1, -1, 0);       /* offsets 0-2 at NOW..NOW+2 */
+    append(&fx, 0, 3, NOW + 100, -1, -1, -1, 0); /* offsets 3-5 at NOW+100..NOW+102 */
+    commit(&fx);
+    int64_t low, off, ts;
+    int16_t err;
+    assert_int_equal(kc_log_delete_records(fx.log, TID, 0, 4, &low, &err), 0);
+    commit(&fx);
+    assert_int_equal(kc_log_list_offset(fx.log, TID, 0, 0, &off, &ts), 0);
+    assert_int_equal(off, 4);
+    assert_int_equal(ts, NOW + 101);
+    assert_int_equal(kc_log_list_offset(fx.log, TID, 0, NOW + 100, &off, &ts), 0);
+    assert_int_equal(off, 4);
+    assert_int_equal(kc_log_list_offset(fx.log, TID, 0, NOW + 102, &off, &ts), 0);
+    assert_int_equal(off, 5);
+    assert_int_equal(kc_log_list_offset(fx.log, TID, 0, -3, &off, &ts), 0);
+    assert_int_equal(off, 5);
+    assert_int_equal(ts, NOW + 102);
+    fx_close(&fx);
+}
+
 static void retention_deletes_old_and_excess_batches(void **state)
 {
     fx_t fx;
@@ -640,6 +667,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(delete_topic_removes_everything, setup, teardown),
         cmocka_unit_test_setup_teardown(delete_records_moves_log_start_and_survives_restart,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(list_offsets_by_timestamp_after_delete_records, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(retention_deletes_old_and_excess_batches, setup, teardown),
         cmocka_unit_test_setup_teardown(topic_configs_apply_per_topic, setup, teardown),
     };
