@@ -232,3 +232,40 @@ def _(ctx):
     ctx.note("unknown session", incremental(1, session=sid ^ 0x5a5a5a5a or 1))
     ctx.note("close (epoch -1)", incremental(-1))
     ctx.note("closed session", incremental(4))
+
+
+@scenario("broker.list_offsets.after_delete_records",
+          "ListOffsets at every version after DeleteRecords moved the log start offset into "
+          "the second of three batches: earliest is the new log start (leader epoch 0), "
+          "timestamps before it find the first record still there, latest and max "
+          "timestamp are unchanged", api="ListOffsets")
+def _(ctx):
+    c = ctx.client()
+    t = ctx.topic()
+    hb.create_topic(ctx, c, t)
+    hb.produce(ctx, c, t, 0, [b"a", b"b"])
+    hb.produce(ctx, c, t, 0, [b"c", b"d"], ts=T0 + 1000)
+    hb.produce(ctx, c, t, 0, [b"e"], ts=T0 + 2000)
+    lo, hi = ctx.api_range("DeleteRecords")
+    c.call("DeleteRecords", hi, {"Topics": [{"Name": t, "Partitions": [
+        {"PartitionIndex": 0, "Offset": 3}]}], "TimeoutMs": 30000})
+    for ts in (EARLIEST, LATEST, MAX_TIMESTAMP, EARLIEST_LOCAL, 0, T0, T0 + 1000, T0 + 2000):
+        list_offsets(c, ctx, t, [(0, ts)])
+
+
+@scenario("broker.fetch.after_delete_records",
+          "Fetch at every version with MaxWaitMs 0 after DeleteRecords: below the log start "
+          "offset is OFFSET_OUT_OF_RANGE, at it the batch holding it is returned with the new "
+          "log start offset", api="Fetch")
+def _(ctx):
+    c = ctx.client()
+    t = ctx.topic()
+    tid = hb.create_topic(ctx, c, t)
+    hb.produce(ctx, c, t, 0, [b"a", b"b"])
+    hb.produce(ctx, c, t, 0, [b"c", b"d"], ts=T0 + 1000)
+    lo, hi = ctx.api_range("DeleteRecords")
+    c.call("DeleteRecords", hi, {"Topics": [{"Name": t, "Partitions": [
+        {"PartitionIndex": 0, "Offset": 3}]}], "TimeoutMs": 30000}, record=False)
+    fetch(c, ctx, t, tid, [(0, 0)])
+    fetch(c, ctx, t, tid, [(0, 3)])
+    fetch(c, ctx, t, tid, [(0, 2)])
