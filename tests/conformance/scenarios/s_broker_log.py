@@ -155,6 +155,14 @@ def _(ctx):
     fetch(c, ctx, t, tid, [(0, 0), (3, 0)])
     # Partitions refused before reading come after the ones read.
     fetch(c, ctx, t, tid, [(3, 0), (0, 0), (-1, 0)], isolation=1)
+    # Topics too: a known one, an unknown one, another known one.
+    u = ctx.topic("u")
+    uid = hb.create_topic(ctx, c, u)
+    body = hb.fetch_body(ctx.version, t, tid, [(0, 0)])
+    body["Topics"].append(hb.fetch_body(ctx.version, ctx.topic("missing"), b"\x06" * 16,
+                                        [(0, 0)])["Topics"][0])
+    body["Topics"].append(hb.fetch_body(ctx.version, u, uid, [(0, 0)])["Topics"][0])
+    c.call("Fetch", ctx.version, body)
 
 
 @scenario("broker.fetch.max_bytes",
@@ -269,3 +277,23 @@ def _(ctx):
     fetch(c, ctx, t, tid, [(0, 0)])
     fetch(c, ctx, t, tid, [(0, 3)])
     fetch(c, ctx, t, tid, [(0, 2)])
+
+
+@scenario("broker.log.survives_restart",
+          "A topic with records, then (in the restart run) kcoord killed and restarted: "
+          "Metadata, ListOffsets and Fetch answer the same, the topic id included",
+          restartable=True)
+def _(ctx):
+    c = ctx.client()
+    t = ctx.topic()
+    tid = hb.create_topic(ctx, c, t, partitions=2)
+    hb.produce(ctx, c, t, 1, [b"a", b"b"])
+    ctx.restart_point()
+    mv = hb.top_version(ctx, "Metadata")
+    r = c.call("Metadata", mv, hb.metadata_body(mv, [t]))
+    ctx.note("same topic id", r["Topics"][0]["TopicId"] == tid)
+    lv = hb.top_version(ctx, "ListOffsets")
+    c.call("ListOffsets", lv, hb.list_offsets_body(lv, t, [(0, LATEST), (1, LATEST)]))
+    c.call("ListOffsets", lv, hb.list_offsets_body(lv, t, [(1, MAX_TIMESTAMP)]))
+    fv = hb.top_version(ctx, "Fetch")
+    c.call("Fetch", fv, hb.fetch_body(fv, t, tid, [(1, 0)]))
