@@ -230,3 +230,20 @@ def _(ctx):
     ctx.note("again: ErrorCode, same ProducerId, ProducerEpoch",
              [again["ErrorCode"], again["ProducerId"] == first["ProducerId"],
               again["ProducerEpoch"]])
+
+
+@scenario("broker.unsupported_version.closes",
+          "A request one version newer than both brokers serve (Metadata, FindCoordinator, "
+          "CreateTopics, ListOffsets, Fetch): the connection is closed without an answer, "
+          "unlike ApiVersions")
+def _(ctx):
+    bodies = {"Metadata": {"Topics": []}, "FindCoordinator": {"KeyType": 0,
+                                                             "CoordinatorKeys": ["g"]},
+              "CreateTopics": {"Topics": []}, "ListOffsets": {"Topics": []},
+              "Fetch": {"Topics": []}}
+    for api, body in bodies.items():
+        lo, hi = ctx.specs.valid_versions(api)
+        c = ctx.client(api)
+        h = c.send(api, hi + 1, body, record=False)
+        ctx.note("%s v%d answered" % (api, hi + 1),
+                 c.wait((h[0], api, hi, None), timeout=30) is not None)
