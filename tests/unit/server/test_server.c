@@ -1124,6 +1124,51 @@ static void test_fetch_limits_and_isolation(void **state)
     fx_free(fx);
 }
 
+static void expect_config(const char *name, const char *value, int16_t err, const char *msg)
+{
+    kc_str_t n = kc_str(name), v = kc_str(value);
+    char got[512] = "";
+    int16_t e = kc_topic_configs_check(1, &n, &v, got, sizeof(got));
+    if (e != err || (msg && strcmp(got, msg) != 0))
+        fail_msg("%s=%s: %d %s", name, value, e, got);
+}
+
+/* Topic config values as Kafka 4.4's LogConfig checks them. */
+static void test_topic_config_values(void **state)
+{
+    (void)state;
+    expect_config("segment.bytes", "100", 40,
+                  "Invalid value 100 for configuration segment.bytes: Value must be at least "
+                  "1048576");
+    expect_config("segment.bytes", "1048576", 0, NULL);
+    expect_config("compression.gzip.level", "10", 40,
+                  "Invalid value 10 for configuration compression.gzip.level: Value must be "
+                  "between 1 and 9 or equal to -1");
+    expect_config("compression.gzip.level", "-1", 0, NULL);
+    expect_config("compression.lz4.level", "18", 40,
+                  "Invalid value 18 for configuration compression.lz4.level: Value must be no "
+                  "more than 17");
+    expect_config("compression.zstd.level", "-131073", 40,
+                  "Invalid value -131073 for configuration compression.zstd.level: Value must be "
+                  "at least -131072");
+    expect_config("min.cleanable.dirty.ratio", "2", 40,
+                  "Invalid value 2.0 for configuration min.cleanable.dirty.ratio: Value must be "
+                  "no more than 1");
+    expect_config("leader.replication.throttled.replicas", "0:1, 2:x", 40,
+                  "Invalid value [0:1, 2:x] for configuration "
+                  "leader.replication.throttled.replicas: leader.replication.throttled.replicas "
+                  "must be the literal '*' or a list of replicas in the following format: "
+                  "[partitionId]:[brokerId],[partitionId]:[brokerId],...");
+    expect_config("leader.replication.throttled.replicas", " * ", 0, NULL);
+    expect_config("follower.replication.throttled.replicas", "0:1,1:1", 0, NULL);
+    expect_config("remote.storage.enable", " TRUE ", 40,
+                  "Tiered Storage functionality is disabled in the broker. Topic cannot be "
+                  "configured with remote log storage.");
+    expect_config("remote.storage.enable", "false", 0, NULL);
+    expect_config("message.format.version", "3.0-IV1", 40,
+                  "Unknown topic config name: message.format.version");
+}
+
 static void test_pipelined_probe_answered_in_order(void **state)
 {
     (void)state;
@@ -1305,6 +1350,7 @@ int main(void)
         cmocka_unit_test(test_list_offsets_kafka_answers),
         cmocka_unit_test(test_fetch_refused_partitions_last),
         cmocka_unit_test(test_fetch_limits_and_isolation),
+        cmocka_unit_test(test_topic_config_values),
         cmocka_unit_test(test_pipelined_probe_answered_in_order),
         cmocka_unit_test(test_bad_requests_close_the_connection),
         cmocka_unit_test(test_burst_of_commits_answered_by_one_iteration),
