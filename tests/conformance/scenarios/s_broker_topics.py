@@ -200,3 +200,38 @@ def _(ctx):
         c.call("CreateTopics", ctx.version, {"Topics": [topic(t), topic(t, 2), topic("a b")],
                                              "timeoutMs": ms, "validateOnly": ms == -1})
     c.call("Metadata", 9, hb.metadata_body(9, [ctx.topic("t0"), ctx.topic("t-1")]))
+
+
+CONFIG_VALUES = [
+    ("segment.bytes", "100"), ("segment.bytes", "1048576"), ("segment.ms", "0"),
+    ("compression.type", "fast"), ("compression.type", "zstd"), ("compression.gzip.level", "10"),
+    ("compression.lz4.level", "18"), ("compression.zstd.level", "23"),
+    ("min.cleanable.dirty.ratio", "2"), ("min.cleanable.dirty.ratio", "x"),
+    ("message.timestamp.type", "Never"), ("message.timestamp.type", "LogAppendTime"),
+    ("cleanup.policy", "compact,delete"), ("cleanup.policy", ""), ("retention.ms", "-2"),
+    ("retention.bytes", "-5"), ("min.insync.replicas", "0"), ("max.message.bytes", "-1"),
+    ("preallocate", "yes"), ("unclean.leader.election.enable", "TRUE"),
+    ("local.retention.ms", "-3"), ("max.compaction.lag.ms", "0"), ("segment.index.bytes", "3"),
+    ("leader.replication.throttled.replicas", "0:1"), ("leader.replication.throttled.replicas", "*"),
+    ("leader.replication.throttled.replicas", "x"), ("remote.storage.enable", "true"),
+    ("retention.ms", "99999999999999999999"), ("flush.messages", "0"),
+    ("follower.replication.throttled.replicas", "0:1, 2:x"),
+    ("follower.replication.throttled.replicas", " 0:1 ,1:1"), ("remote.storage.enable", " TRUE "),
+    ("compression.zstd.level", "-131073"), ("compression.lz4.level", "0"),
+    ("max.decompressed.message.bytes", "2147483640"), ("min.cleanable.dirty.ratio", "-0.5"),
+]
+
+
+@scenario("broker.create_topics.config_values",
+          "CreateTopics v5+ with one topic config value each, valid and invalid, with validateOnly: "
+          "INVALID_CONFIG and Kafka's message, or the value accepted",
+          api="CreateTopics", versions=(5, None))
+def _(ctx):
+    c = ctx.client()
+    for i, (name, value) in enumerate(CONFIG_VALUES):
+        r = create(c, ctx.version, [topic(ctx.topic("c%d" % i), 1, 1, configs=[(name, value)])],
+                   validate_only=True, record=False)
+        t = r["Topics"][0]
+        ctx.note("%s=%r" % (name, value), [t["ErrorCode"], t["ErrorMessage"],
+                                            [x["Value"] for x in t.get("Configs") or []
+                                             if x["Name"] == name]])
