@@ -247,3 +247,21 @@ def _(ctx):
         h = c.send(api, hi + 1, body, record=False)
         ctx.note("%s v%d answered" % (api, hi + 1),
                  c.wait((h[0], api, hi, None), timeout=30) is not None)
+
+
+@scenario("broker.find_coordinator.share_key",
+          "FindCoordinator v6 for well-formed SHARE keys (groupId:topicId:partition) once the "
+          "share coordinator is up: the node, host and port", api="FindCoordinator",
+          versions=(6, None))
+def _(ctx):
+    c = ctx.client()
+    key = "%s:%s:0" % (ctx.group(), "AAAAAAAAAAAAAAAAAAAAAA")
+
+    def up():
+        r = c.call("FindCoordinator", ctx.version, find_body(ctx.version, 2, [key]),
+                   record=False)
+        return r["Coordinators"][0]["ErrorCode"] == 0
+    # Kafka creates its share-group state topic on the first SHARE lookup.
+    ctx.wait_until(up, "the share coordinator")
+    c.call("FindCoordinator", ctx.version, find_body(ctx.version, 2, [
+        key, "%s:%s:7" % (ctx.group("b"), "BBBBBBBBBBBBBBBBBBBBBB")]))
