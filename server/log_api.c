@@ -203,6 +203,8 @@ typedef struct {
     /* Read results. */
     int16_t error_code;
     bool erroneous; /* refused before reading (KafkaApis' erroneous list) */
+    int32_t current_leader_epoch, last_fetched_epoch; /* -1: not given */
+    int64_t diverging_end; /* >= 0: the epoch 0 ends there, before the fetch offset */
     int64_t high_watermark, log_start;
     size_t start, end; /* record bytes in the data buffer */
 } fetch_item_t;
@@ -374,6 +376,9 @@ static int fetch_eval(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t
             items[i].fetch_offset = sp->fetch_offset;
             items[i].log_start_offset = sp->log_start_offset;
             items[i].max_bytes = sp->max_bytes;
+            items[i].current_leader_epoch = -1;
+            items[i].last_fetched_epoch = -1;
+            items[i].diverging_end = -1;
         }
     } else {
         size_t k = 0;
@@ -387,6 +392,9 @@ static int fetch_eval(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t
                 items[k].fetch_offset = p->fetch_offset;
                 items[k].log_start_offset = p->log_start_offset;
                 items[k].max_bytes = p->partition_max_bytes;
+                items[k].current_leader_epoch = v >= 9 ? p->current_leader_epoch : -1;
+                items[k].last_fetched_epoch = v >= 12 ? p->last_fetched_epoch : -1;
+                items[k].diverging_end = -1;
             }
         }
     }
@@ -428,6 +436,32 @@ static int fetch_eval(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t
             it->erroneous = true;
             any_error = true;
             continue;
+        }
+        /* The leader epoch is 0 (Partition.localLogWithEpochOrThrow): a newer
+         * one is unknown; a negative one means none (FetchRequest's optional epoch). */
+        if (it->current_leader_epoch > 0) {
+            it->error_code = KC_ERR_UNKNOWN_LEADER_EPOCH;
+            any_error = true;
+            continue;
+        }
+        /* v12+ LastFetchedEpoch (Partition.validateFetchOffsetAndMaybeGetDivergingEpoch):
+         * an epoch newer than any the log knows is out of range; epoch 0 ends
+         * at the log end, so a fetch offset beyond it diverges. */
+        if (it->last_fetched_epoch > 0) {
+            it->error_code = KC_ERR_OFFSET_OUT_OF_RANGE;
+            any_error = true;
+            continue;
+        }
+        if (it->last_fetched_epoch == 0) {
+            kc_log_offsets_t lo;
+            if (kc_log_offsets(s->log, topic->id, it->partition, &lo) == 0 &&
+                it->fetch_offset > lo.log_end_offset) {
+                it->diverging_end = lo.log_end_offset;
+                it->high_watermark = lo.high_watermark;
+                it->log_start = lo.log_start_offset;
+                any_error = true; /* answered at once */
+                continue;
+            }
         }
         int64_t room = limit - bytes;
         int32_t max = (int32_t)KC_MIN((int64_t)it->max_bytes, room < 0 ? 0 : room);
@@ -542,7 +576,9 @@ static int fetch_eval(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t
             rp->high_watermark = it->high_watermark;
             rp->last_stable_offset = it->high_watermark;
             rp->log_start_offset = it->log_start;
-            rp->diverging_epoch = (kc_fetch_response_epoch_end_offset_t){-1, -1};
+            rp->diverging_epoch = it->diverging_end >= 0
+                                      ? (kc_fetch_response_epoch_end_offset_t){0, it->diverging_end}
+                                      : (kc_fetch_response_epoch_end_offset_t){-1, -1};
             rp->current_leader = (kc_fetch_response_leader_id_and_epoch_t){-1, -1};
             rp->snapshot_id = (kc_fetch_response_snapshot_id_t){-1, -1};
             rp->preferred_read_replica = -1;

@@ -1169,6 +1169,75 @@ static void test_topic_config_values(void **state)
                   "Unknown topic config name: message.format.version");
 }
 
+static const kc_fetch_response_partition_data_t *fetch_one(fx_t *fx, const char *topic,
+                                                            int64_t offset, int32_t leader_epoch,
+                                                            int32_t last_epoch, kc_arena_t *arena)
+{
+    kc_fetch_request_partition_t p;
+    memset(&p, 0, sizeof(p));
+    p.current_leader_epoch = leader_epoch;
+    p.fetch_offset = offset;
+    p.last_fetched_epoch = last_epoch;
+    p.log_start_offset = -1;
+    p.partition_max_bytes = 1 << 20;
+    kc_fetch_request_topic_t t;
+    memset(&t, 0, sizeof(t));
+    t.topic = kc_str(topic);
+    t.partitions.items = &p;
+    t.partitions.count = 1;
+    kc_fetch_request_t rq;
+    kc_fetch_request_init(&rq);
+    rq.replica_id = -1;
+    rq.min_bytes = 1;
+    rq.topics.items = &t;
+    rq.topics.count = 1;
+    kc_buf_t body;
+    kc_buf_init(&body);
+    assert_int_equal(kc_fetch_request_encode(&body, 12, &rq), 0);
+    kc_reader_t r = roundtrip(fx, 1, 12, &body, arena);
+    kc_fetch_response_t *m = kc_arena_alloc(arena, sizeof(*m));
+    kc_fetch_response_init(m);
+    assert_int_equal(kc_fetch_response_decode(&r, 12, arena, m), 0);
+    kc_buf_deinit(&body);
+    return &m->responses.items[0].partitions.items[0];
+}
+
+/*
+ * Fetch leader epochs (Partition.fetchRecords): CurrentLeaderEpoch newer
+ * than 0 is UNKNOWN_LEADER_EPOCH, a negative one no check; LastFetchedEpoch
+ * newer than any epoch is OFFSET_OUT_OF_RANGE, epoch 0 with a fetch offset
+ * beyond the log end answers a diverging epoch (0, log end).
+ */
+static void test_fetch_leader_epochs(void **state)
+{
+    (void)state;
+    fx_t *fx = fx_new(NULL);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    const kc_topic_t *created;
+    assert_int_equal(kc_topics_create(fx->srv->topics, kc_str("le"), 1, &created), 0);
+    produce_v7(fx, "le", 0, 2, &arena);
+    const kc_fetch_response_partition_data_t *p = fetch_one(fx, "le", 1, 1, -1, &arena);
+    assert_int_equal(p->error_code, 75);
+    assert_int_equal(p->high_watermark, -1);
+    p = fetch_one(fx, "le", 1, -2, -1, &arena);
+    assert_int_equal(p->error_code, 0);
+    assert_true(p->records.len > 0);
+    p = fetch_one(fx, "le", 1, 0, 3, &arena);
+    assert_int_equal(p->error_code, 1);
+    p = fetch_one(fx, "le", 5, 0, 0, &arena);
+    assert_int_equal(p->error_code, 0);
+    assert_int_equal(p->diverging_epoch.epoch, 0);
+    assert_int_equal(p->diverging_epoch.end_offset, 2);
+    assert_int_equal(p->high_watermark, 2);
+    assert_int_equal(p->records.len, 0);
+    p = fetch_one(fx, "le", 2, 0, 0, &arena);
+    assert_int_equal(p->error_code, 0);
+    assert_int_equal(p->diverging_epoch.epoch, -1);
+    kc_arena_deinit(&arena);
+    fx_free(fx);
+}
+
 static void test_pipelined_probe_answered_in_order(void **state)
 {
     (void)state;
@@ -1351,6 +1420,7 @@ int main(void)
         cmocka_unit_test(test_fetch_refused_partitions_last),
         cmocka_unit_test(test_fetch_limits_and_isolation),
         cmocka_unit_test(test_topic_config_values),
+        cmocka_unit_test(test_fetch_leader_epochs),
         cmocka_unit_test(test_pipelined_probe_answered_in_order),
         cmocka_unit_test(test_bad_requests_close_the_connection),
         cmocka_unit_test(test_burst_of_commits_answered_by_one_iteration),
