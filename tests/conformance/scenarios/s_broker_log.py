@@ -297,3 +297,25 @@ def _(ctx):
     c.call("ListOffsets", lv, hb.list_offsets_body(lv, t, [(1, MAX_TIMESTAMP)]))
     fv = hb.top_version(ctx, "Fetch")
     c.call("Fetch", fv, hb.fetch_body(fv, t, tid, [(1, 0)]))
+
+
+@scenario("broker.fetch.leader_epoch",
+          "Fetch v9+ with MaxWaitMs 0 and CurrentLeaderEpoch -1, 0, 1 (newer: "
+          "UNKNOWN_LEADER_EPOCH), -2 (negative: no check) and, from v12, a "
+          "LastFetchedEpoch of 0 (beyond the log end: a diverging epoch) and a newer one "
+          "(OFFSET_OUT_OF_RANGE)",
+          api="Fetch", versions=(9, None))
+def _(ctx):
+    c = ctx.client()
+    t = ctx.topic()
+    tid = hb.create_topic(ctx, c, t)
+    hb.produce(ctx, c, t, 0, [b"a", b"b"])
+    for epoch in (-1, 0, 1, -2):
+        body = hb.fetch_body(ctx.version, t, tid, [(0, 1)])
+        body["Topics"][0]["Partitions"][0]["CurrentLeaderEpoch"] = epoch
+        c.call("Fetch", ctx.version, body)
+    if ctx.version >= 12:
+        for last, off in ((0, 1), (3, 1), (0, 2), (0, 5)):
+            body = hb.fetch_body(ctx.version, t, tid, [(0, off)])
+            body["Topics"][0]["Partitions"][0]["LastFetchedEpoch"] = last
+            c.call("Fetch", ctx.version, body)
