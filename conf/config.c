@@ -544,6 +544,10 @@ static const kc_conf_property_t props[] = {
      "How often expired offsets are looked for"},
     {"offset.metadata.max.bytes", KC_CONF_INT, "4096", FIELD(offset_metadata_max_bytes), 0,
      INT32_MAX, NULL, "Longest metadata string an offset commit may carry"},
+    {"offsets.topic.num.partitions", KC_CONF_INT, "50", FIELD(offsets_topic_num_partitions), 1,
+     1000000, NULL,
+     "Partitions of Kafka's __consumer_offsets whose order of groups kcoord's answers follow "
+     "(ListGroups, DescribeGroups, DeleteGroups)"},
     {"group.streams.topology.description.plugin", KC_CONF_STRING, "",
      FIELD(group_streams_topology_description_plugin), 0, 0, NULL,
      "Topology-description store of streams groups (KIP-1331): memory, lmdb or the path of a "

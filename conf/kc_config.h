@@ -56,6 +56,7 @@ typedef struct {
     int32_t offsets_retention_minutes;              /* 10080 */
     int64_t offsets_retention_check_interval_ms;    /* 600000 */
     int32_t offset_metadata_max_bytes;              /* 4096 */
+    int32_t offsets_topic_num_partitions;           /* 50 */
     /* KIP-1331 topology-description store: "" = off, "memory", "lmdb" or a
      * shared object path; free text for the store; worker threads; the
      * re-solicitation back-off (constants in Kafka). */

@@ -123,6 +123,26 @@ void kc_tasks_add(kc_tasks_t *t, const char *subtopology_id, int32_t partition)
     s->n++;
 }
 
+bool kc_tasks_remove(kc_tasks_t *t, const char *subtopology_id, int32_t partition)
+{
+    bool found;
+    int32_t i = sub_pos(t, subtopology_id, &found);
+    if (!found)
+        return false;
+    kc_tasks_sub_t *s = &t->s[i];
+    int32_t j = part_pos(s, partition, &found);
+    if (!found)
+        return false;
+    memmove(&s->p[j], &s->p[j + 1], (size_t)(s->n - j - 1) * sizeof(*s->p));
+    if (--s->n == 0) {
+        free(s->subtopology_id);
+        free(s->p);
+        memmove(&t->s[i], &t->s[i + 1], (size_t)(t->n - i - 1) * sizeof(*t->s));
+        t->n--;
+    }
+    return true;
+}
+
 bool kc_tasks_has(const kc_tasks_t *t, const char *subtopology_id, int32_t partition)
 {
     const kc_tasks_sub_t *s = kc_tasks_find(t, subtopology_id);
@@ -189,13 +209,120 @@ bool kc_tasks_tuple_is_empty(const kc_tasks_tuple_t *t)
 
 /* ---- the sticky assignor ------------------------------------------------ */
 
+/*
+ * Kafka's assignor works on HashMaps and PriorityQueues, and where loads tie
+ * their iteration and heap orders decide; these mirror them.
+ *
+ * java_map_order: the order a java.util.HashMap created with initial
+ * capacity init (0: the default 16) iterates keys put in the given order:
+ * bucket by bucket (the spread Java hash masked by the table size, which
+ * doubles whenever the size passes three quarters of it), each bucket in
+ * insertion order (a resize keeps the relative order).
+ */
+static uint32_t java_table_size(int32_t init, int32_t n)
+{
+    uint32_t cap = 16;
+    if (init > 0) {
+        cap = 1;
+        while ((int32_t)cap < init)
+            cap <<= 1;
+    }
+    uint32_t thr = (uint32_t)((double)cap * 0.75);
+    for (int32_t size = 1; size <= n; size++)
+        if ((uint32_t)size > thr) {
+            cap <<= 1;
+            thr = (uint32_t)((double)cap * 0.75);
+        }
+    return cap;
+}
+
+typedef struct {
+    int32_t index;
+    uint32_t bucket;
+} jpos_t;
+
+static int cmp_jpos(const void *a, const void *b)
+{
+    const jpos_t *x = a, *y = b;
+    if (x->bucket != y->bucket)
+        return x->bucket < y->bucket ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+static void java_map_order(const char *const *keys, int32_t n, int32_t init, int32_t *out)
+{
+    if (n <= 0)
+        return;
+    uint32_t cap = java_table_size(init, n);
+    jpos_t *pos = kc_xcalloc((size_t)n, sizeof(*pos));
+    for (int32_t i = 0; i < n; i++) {
+        uint32_t h = (uint32_t)kc_java_string_hash(keys[i], strlen(keys[i]));
+        pos[i].index = i;
+        pos[i].bucket = (h ^ (h >> 16)) & (cap - 1);
+    }
+    qsort(pos, (size_t)n, sizeof(*pos), cmp_jpos);
+    for (int32_t i = 0; i < n; i++)
+        out[i] = pos[i].index;
+    free(pos);
+}
+
+/* java.util.PriorityQueue over int items: the same sift steps, so items
+ * that compare equal come out in the same order as in Kafka. */
+typedef struct {
+    int32_t *q;
+    int32_t n;
+    int (*cmp)(const void *ctx, int32_t a, int32_t b);
+    const void *ctx;
+} jpq_t;
+
+static void jpq_offer(jpq_t *pq, int32_t x)
+{
+    int32_t k = pq->n++;
+    while (k > 0) {
+        int32_t parent = (k - 1) >> 1;
+        int32_t e = pq->q[parent];
+        if (pq->cmp(pq->ctx, x, e) >= 0)
+            break;
+        pq->q[k] = e;
+        k = parent;
+    }
+    pq->q[k] = x;
+}
+
+static int32_t jpq_poll(jpq_t *pq)
+{
+    if (pq->n == 0)
+        return -1;
+    int32_t result = pq->q[0];
+    int32_t n = --pq->n;
+    if (n > 0) {
+        int32_t x = pq->q[n], k = 0, half = n >> 1;
+        while (k < half) {
+            int32_t child = 2 * k + 1, right = child + 1;
+            int32_t c = pq->q[child];
+            if (right < n && pq->cmp(pq->ctx, c, pq->q[right]) > 0)
+                c = pq->q[child = right];
+            if (pq->cmp(pq->ctx, x, c) <= 0)
+                break;
+            pq->q[k] = c;
+            k = child;
+        }
+        pq->q[k] = x;
+    }
+    return result;
+}
+
 typedef struct {
     int32_t capacity;   /* members of the process */
     int32_t task_count; /* tasks (active and standby) assigned to it */
-    int32_t *members;   /* member indexes */
+    int32_t *members;   /* member indexes, in its memberToTaskCounts' HashMap order */
     int32_t nmembers, cap;
     uint8_t *has;       /* bitmap over task indexes */
-    int32_t heap_pos;
+    /* membersByLoad: a PriorityQueue of members by task count, dropped by
+     * every direct addTask and rebuilt when next needed */
+    int32_t *mheap;
+    int32_t nmheap;
+    bool mheap_valid;
 } proc_t;
 
 typedef struct {
@@ -204,6 +331,7 @@ typedef struct {
     int32_t *base;     /* task index of (subtopology s, partition 0) */
     proc_t *procs;
     int32_t nprocs;
+    int32_t *proc_order; /* processes in processIdToState's HashMap order */
     int32_t *proc_of;  /* member -> process */
     int32_t *mcount;   /* member -> tasks assigned */
     int32_t *prev_active;      /* task -> member, -1 none */
@@ -247,8 +375,9 @@ static void note_total_count(st_state_t *st, int32_t n)
     }
 }
 
-/* Gives task to member m; returns the member's new task count. */
-static int32_t add_task(st_state_t *st, int32_t m, int32_t task, int32_t sub, bool active)
+/* ProcessState.addTaskInternal: gives task to member m; returns the
+ * member's new task count. */
+static int32_t add_task_internal(st_state_t *st, int32_t m, int32_t task, int32_t sub, bool active)
 {
     kc_st_member_t *mem = &st->spec->members[m];
     proc_t *p = &st->procs[st->proc_of[m]];
@@ -260,75 +389,57 @@ static int32_t add_task(st_state_t *st, int32_t m, int32_t task, int32_t sub, bo
     return ++st->mcount[m];
 }
 
-static int32_t least_loaded_member(const st_state_t *st, const proc_t *p)
+/* ProcessState.addTask (to a given member): drops the member heap. */
+static int32_t add_task(st_state_t *st, int32_t m, int32_t task, int32_t sub, bool active)
 {
-    int32_t best = -1;
-    for (int32_t i = 0; i < p->nmembers; i++) {
-        int32_t m = p->members[i];
-        if (best < 0 || st->mcount[m] < st->mcount[best])
-            best = m;
-    }
-    return best;
+    st->procs[st->proc_of[m]].mheap_valid = false;
+    return add_task_internal(st, m, task, sub, active);
 }
 
-/* -- a min-heap of processes by load (ties: lower index first) -- */
-
-typedef struct {
-    int32_t *h;
-    int32_t n;
-} pheap_t;
-
-static bool pless(const st_state_t *st, int32_t a, int32_t b)
+static int cmp_member_load(const void *ctx, int32_t a, int32_t b)
 {
-    double la = load_of(&st->procs[a]), lb = load_of(&st->procs[b]);
-    if (la != lb)
-        return la < lb;
-    return a < b;
+    const st_state_t *st = ctx;
+    return (st->mcount[a] > st->mcount[b]) - (st->mcount[a] < st->mcount[b]);
 }
 
-static void pheap_push(const st_state_t *st, pheap_t *hp, int32_t p)
+/* ProcessState.addTaskToLeastLoadedMember; returns the new task count. */
+static int32_t add_task_least_loaded(st_state_t *st, int32_t proc, int32_t task, int32_t sub, bool active)
 {
-    int32_t i = hp->n++;
-    hp->h[i] = p;
-    while (i > 0) {
-        int32_t parent = (i - 1) / 2;
-        if (!pless(st, hp->h[i], hp->h[parent]))
-            break;
-        int32_t t = hp->h[i];
-        hp->h[i] = hp->h[parent];
-        hp->h[parent] = t;
-        i = parent;
-    }
-}
-
-static int32_t pheap_pop(const st_state_t *st, pheap_t *hp)
-{
-    if (hp->n == 0)
+    proc_t *p = &st->procs[proc];
+    if (p->nmembers == 0)
         return -1;
-    int32_t top = hp->h[0];
-    hp->h[0] = hp->h[--hp->n];
-    int32_t i = 0;
-    for (;;) {
-        int32_t l = 2 * i + 1, r = l + 1, m = i;
-        if (l < hp->n && pless(st, hp->h[l], hp->h[m]))
-            m = l;
-        if (r < hp->n && pless(st, hp->h[r], hp->h[m]))
-            m = r;
-        if (m == i)
-            break;
-        int32_t t = hp->h[i];
-        hp->h[i] = hp->h[m];
-        hp->h[m] = t;
-        i = m;
+    if (p->nmembers == 1)
+        return add_task_internal(st, p->members[0], task, sub, active);
+    jpq_t pq = {p->mheap, p->nmheap, cmp_member_load, st};
+    if (!p->mheap_valid) {
+        pq.n = 0;
+        for (int32_t i = 0; i < p->nmembers; i++)
+            jpq_offer(&pq, p->members[i]);
+        p->mheap_valid = true;
     }
-    return top;
+    int32_t m = jpq_poll(&pq);
+    int32_t n = add_task_internal(st, m, task, sub, active);
+    jpq_offer(&pq, m);
+    p->nmheap = pq.n;
+    return n;
 }
 
-static void pheap_fill(const st_state_t *st, pheap_t *hp)
+static int cmp_proc_load(const void *ctx, int32_t a, int32_t b)
 {
-    hp->n = 0;
-    for (int32_t p = 0; p < st->nprocs; p++)
-        pheap_push(st, hp, p);
+    const st_state_t *st = ctx;
+    double la = load_of(&st->procs[a]), lb = load_of(&st->procs[b]);
+    return (la > lb) - (la < lb);
+}
+
+/* A new PriorityQueue of the processes by load, filled from
+ * processIdToState.values(). */
+static void proc_queue_fill(const st_state_t *st, jpq_t *pq)
+{
+    pq->n = 0;
+    pq->cmp = cmp_proc_load;
+    pq->ctx = st;
+    for (int32_t i = 0; i < st->nprocs; i++)
+        jpq_offer(pq, st->proc_order[i]);
 }
 
 /* Kafka's findPrevMemberWithLeastLoad; skip_task >= 0 skips processes
@@ -350,6 +461,27 @@ static int32_t prev_member_least_load(const st_state_t *st, int32_t task, int32_
         }
     }
     return cand;
+}
+
+/* assignStandbyToMemberWithLeastLoad: polls processes until one does not
+ * hold the task, then puts the polled ones back, innermost first. */
+static bool assign_standby_least_loaded(st_state_t *st, jpq_t *pq, int32_t task, int32_t sub)
+{
+    int32_t p = jpq_poll(pq);
+    if (p < 0)
+        return false;
+    bool found = false;
+    if (!proc_has(st, p, task)) {
+        int32_t n = add_task_least_loaded(st, p, task, sub, false);
+        if (n != -1) {
+            found = true;
+            note_total_count(st, n);
+        }
+    } else if (pq->n > 0) {
+        found = assign_standby_least_loaded(st, pq, task, sub);
+    }
+    jpq_offer(pq, p);
+    return found;
 }
 
 typedef struct {
@@ -378,7 +510,8 @@ void kc_assignor_streams_sticky(kc_st_spec_t *spec)
     int32_t nt = st.ntasks;
     int32_t r = spec->num_standby_replicas > 0 ? spec->num_standby_replicas : 0;
 
-    /* Processes, in order of first appearance among the members. */
+    /* Processes, in order of first appearance among the members (which
+     * come in Kafka's memberIds order). */
     kc_smap_t by_proc;
     kc_smap_init(&by_proc);
     st.procs = kc_xcalloc((size_t)nm, sizeof(*st.procs));
@@ -406,6 +539,30 @@ void kc_assignor_streams_sticky(kc_st_spec_t *spec)
         st.proc_of[m] = p;
     }
     kc_smap_deinit(&by_proc);
+    /* processIdToState = new HashMap<>(members); each process's
+     * memberToTaskCounts = new HashMap<>(). */
+    const char **keys = kc_xcalloc((size_t)nm + 1, sizeof(*keys));
+    int32_t *ord = kc_xcalloc((size_t)nm + 1, sizeof(*ord));
+    st.proc_order = kc_xcalloc((size_t)st.nprocs + 1, sizeof(*st.proc_order));
+    for (int32_t p = 0; p < st.nprocs; p++) {
+        const char *pid = spec->members[st.procs[p].members[0]].process_id;
+        keys[p] = pid ? pid : "";
+    }
+    java_map_order(keys, st.nprocs, nm, st.proc_order);
+    for (int32_t p = 0; p < st.nprocs; p++) {
+        proc_t *pr = &st.procs[p];
+        int32_t *copy = kc_xcalloc((size_t)pr->nmembers, sizeof(*copy));
+        for (int32_t i = 0; i < pr->nmembers; i++)
+            keys[i] = spec->members[pr->members[i]].member_id;
+        java_map_order(keys, pr->nmembers, 0, ord);
+        for (int32_t i = 0; i < pr->nmembers; i++)
+            copy[i] = pr->members[ord[i]];
+        memcpy(pr->members, copy, (size_t)pr->nmembers * sizeof(*copy));
+        free(copy);
+        pr->mheap = kc_xcalloc((size_t)pr->nmembers + 1, sizeof(*pr->mheap));
+    }
+    free(keys);
+    free(ord);
 
     st.total_active = nt;
     st.total_tasks = nt + stateful_tasks * r;
@@ -413,7 +570,8 @@ void kc_assignor_streams_sticky(kc_st_spec_t *spec)
     st.active_per_member = per_member(st.total_active, nm);
     st.tasks_per_member = per_member(st.total_tasks, nm);
 
-    /* Previous owners, from the previous target assignment. */
+    /* Previous owners, from the tasks each member currently has (a later
+     * member overwrites an earlier claim, as HashMap.put). */
     st.prev_active = kc_xmalloc((size_t)(nt ? nt : 1) * sizeof(int32_t));
     for (int32_t t = 0; t < nt; t++)
         st.prev_active[t] = -1;
@@ -471,8 +629,7 @@ void kc_assignor_streams_sticky(kc_st_spec_t *spec)
                             continue;
                         int32_t t = st.base[s] + p;
                         if (which == 0) {
-                            if (st.prev_active[t] < 0)
-                                st.prev_active[t] = m;
+                            st.prev_active[t] = m;
                         } else if (pass == 0) {
                             st.sb_start[t]++;
                         } else {
@@ -521,18 +678,17 @@ void kc_assignor_streams_sticky(kc_st_spec_t *spec)
         }
     }
     /* 3. The rest, by (subtopology, partition), to the least loaded process. */
-    pheap_t hp = {kc_xmalloc((size_t)st.nprocs * sizeof(int32_t)), 0};
-    pheap_fill(&st, &hp);
+    jpq_t pq = {kc_xmalloc((size_t)st.nprocs * sizeof(int32_t) + sizeof(int32_t)), 0, NULL, NULL};
+    proc_queue_fill(&st, &pq);
     for (int32_t s = 0; s < ns; s++)
         for (int32_t t = st.base[s]; t < st.base[s + 1]; t++) {
             if (done[t])
                 continue;
-            int32_t p = pheap_pop(&st, &hp);
-            int32_t m = least_loaded_member(&st, &st.procs[p]);
-            int32_t n = add_task(&st, m, t, s, true);
+            int32_t p = jpq_poll(&pq);
+            int32_t n = add_task_least_loaded(&st, p, t, s, true);
             note_active_count(&st, n);
             note_total_count(&st, n);
-            pheap_push(&st, &hp, p);
+            jpq_offer(&pq, p);
         }
 
     /* Standbys of stateful tasks, by (partition, subtopology) descending. */
@@ -559,48 +715,32 @@ void kc_assignor_streams_sticky(kc_st_spec_t *spec)
                 break;
             }
         }
-        /* Least loaded processes, by (subtopology, partition) descending. */
-        int32_t *popped = kc_xmalloc((size_t)st.nprocs * sizeof(int32_t));
-        pheap_fill(&st, &hp);
+        /* The least loaded processes, by (subtopology, partition) descending. */
+        proc_queue_fill(&st, &pq);
         /* todo is in (partition desc, subtopology desc) order; walk it in
          * (subtopology desc, partition desc) order instead. */
         for (int32_t s = ns - 1; s >= 0; s--)
             for (int32_t i = 0; i < ntodo; i++) {
                 if (todo[i].sub != s)
                     continue;
-                for (int32_t k = 0; k < todo[i].remaining; k++) {
-                    int32_t npop = 0, found = -1;
-                    while (hp.n > 0) {
-                        int32_t p = pheap_pop(&st, &hp);
-                        popped[npop++] = p;
-                        if (!proc_has(&st, p, todo[i].task)) {
-                            found = p;
-                            break;
-                        }
-                    }
-                    if (found >= 0) {
-                        int32_t m = least_loaded_member(&st, &st.procs[found]);
-                        note_total_count(&st, add_task(&st, m, todo[i].task, s, false));
-                    }
-                    for (int32_t j = 0; j < npop; j++)
-                        pheap_push(&st, &hp, popped[j]);
-                    if (found < 0)
+                for (int32_t k = 0; k < todo[i].remaining; k++)
+                    if (!assign_standby_least_loaded(&st, &pq, todo[i].task, s))
                         break; /* not enough capacity for more standbys */
-                }
             }
-        free(popped);
         free(todo);
     }
 
-    free(hp.h);
+    free(pq.q);
     free(done);
     free(order);
     free(order_sub);
     for (int32_t p = 0; p < st.nprocs; p++) {
         free(st.procs[p].members);
         free(st.procs[p].has);
+        free(st.procs[p].mheap);
     }
     free(st.procs);
+    free(st.proc_order);
     free(st.proc_of);
     free(st.mcount);
     free(st.prev_active);

@@ -646,6 +646,8 @@ static int32_t java_string_hash(const char *s, size_t len)
     return (int32_t)h;
 }
 
+int32_t kc_java_string_hash(const char *s, size_t len) { return java_string_hash(s, len); }
+
 /* Bucket of a string key in a java.util.HashMap holding n entries (default
  * capacity 16, doubled whenever n exceeds three quarters of it). */
 static uint32_t java_hashmap_bucket(const char *key, size_t n)
@@ -659,16 +661,16 @@ static uint32_t java_hashmap_bucket(const char *key, size_t n)
 
 /* The __consumer_offsets partition of a group (Kafka's topicPartitionFor:
  * Utils.abs of the hash, which maps INT32_MIN to 0). */
-static int group_partition_of(const char *group_id, size_t len)
+static int group_partition_of(const kc_coord_t *c, const char *group_id, size_t len)
 {
     int32_t h = java_string_hash(group_id, len);
     int64_t a = h == INT32_MIN ? 0 : (h < 0 ? -(int64_t)h : h);
-    return (int)(a % KC_OFFSETS_TOPIC_PARTITIONS);
+    return (int)(a % c->cfg.offsets_topic_num_partitions);
 }
 
-static int group_partition(const char *group_id)
+static int group_partition(const kc_coord_t *c, const char *group_id)
 {
-    return group_partition_of(group_id, strlen(group_id));
+    return group_partition_of(c, group_id, strlen(group_id));
 }
 
 /*
@@ -685,7 +687,7 @@ static uint32_t groups_table_cap(const kc_coord_t *c, int partition)
 
 uint64_t kc_groups_table_put(kc_coord_t *c, const char *group_id, uint64_t old_seq)
 {
-    int p = group_partition(group_id);
+    int p = group_partition(c, group_id);
     uint32_t cap = groups_table_cap(c, p);
     if (((size_t)c->groups_table_size[p] + 1) * 3 > (size_t)cap * 4 && cap < (1u << 30))
         cap *= 2;
@@ -697,7 +699,7 @@ uint64_t kc_groups_table_put(kc_coord_t *c, const char *group_id, uint64_t old_s
 
 void kc_groups_table_remove(kc_coord_t *c, const char *group_id)
 {
-    int p = group_partition(group_id);
+    int p = group_partition(c, group_id);
     if (c->groups_table_size[p] > 0)
         c->groups_table_size[p]--;
 }
@@ -722,24 +724,29 @@ static void groups_table_remove(kc_coord_t *c, const kc_classic_group_t *g)
  * by bin; 50 entries make it 128 bins wide (16, doubled each time it
  * reaches three quarters), without collisions.
  */
-static void partition_ranks(int rank[KC_OFFSETS_TOPIC_PARTITIONS])
+static int *partition_ranks(const kc_coord_t *c)
 {
     static const char topic[] = "__consumer_offsets";
+    int n = c->cfg.offsets_topic_num_partitions;
     uint32_t cap = 16;
-    while ((size_t)KC_OFFSETS_TOPIC_PARTITIONS >= (size_t)cap / 4 * 3)
+    while ((size_t)n >= (size_t)cap / 4 * 3)
         cap *= 2;
     uint32_t th = (uint32_t)java_string_hash(topic, sizeof(topic) - 1);
-    uint32_t bin[KC_OFFSETS_TOPIC_PARTITIONS];
-    for (int p = 0; p < KC_OFFSETS_TOPIC_PARTITIONS; p++) {
+    uint32_t *bin = kc_xcalloc((size_t)n, sizeof(*bin));
+    int *rank = kc_xcalloc((size_t)n, sizeof(*rank));
+    for (int p = 0; p < n; p++) {
         uint32_t h = 31u * (31u + (uint32_t)p) + th;
         bin[p] = ((h ^ (h >> 16)) & 0x7fffffffu) & (cap - 1);
     }
-    for (int p = 0; p < KC_OFFSETS_TOPIC_PARTITIONS; p++) {
+    /* Partitions sharing a bin follow one another in partition order. */
+    for (int p = 0; p < n; p++) {
         rank[p] = 0;
-        for (int q = 0; q < KC_OFFSETS_TOPIC_PARTITIONS; q++)
+        for (int q = 0; q < n; q++)
             if (bin[q] < bin[p] || (bin[q] == bin[p] && q < p))
                 rank[p]++;
     }
+    free(bin);
+    return rank;
 }
 
 /*
@@ -752,7 +759,8 @@ static void partition_ranks(int rank[KC_OFFSETS_TOPIC_PARTITIONS])
  * partition's ids keep the request order. Writes the permutation into
  * order.
  */
-static void order_by_partition(const kc_str_t *ids, size_t n, size_t *order)
+static void order_by_partition(const kc_coord_t *c, const kc_str_t *ids, size_t n,
+                               size_t *order)
 {
     static const char topic[] = "__consumer_offsets";
     int *part = kc_xcalloc(n ? n : 1, sizeof(*part));
@@ -764,7 +772,7 @@ static void order_by_partition(const kc_str_t *ids, size_t n, size_t *order)
             order[o++] = i;
             continue;
         }
-        part[i] = group_partition_of(ids[i].ptr ? ids[i].ptr : "", (size_t)ids[i].len);
+        part[i] = group_partition_of(c, ids[i].ptr ? ids[i].ptr : "", (size_t)ids[i].len);
         size_t k = 0;
         while (k < nd && distinct[k] != part[i])
             k++;
@@ -787,6 +795,63 @@ static void order_by_partition(const kc_str_t *ids, size_t n, size_t *order)
     }
     free(part);
     free(distinct);
+}
+
+/* One id of a partition's run and its place in a java.util.HashSet. */
+typedef struct {
+    uint32_t bucket;
+    size_t pos, id;
+} hashset_entry_t;
+
+static int cmp_hashset_entry(const void *a, const void *b)
+{
+    const hashset_entry_t *x = a, *y = b;
+    if (x->bucket != y->bucket)
+        return x->bucket < y->bucket ? -1 : 1;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/*
+ * DeleteGroups: GroupCoordinatorService passes each partition's ids through
+ * a java.util.HashSet (new HashSet<>(list), sized for the list: at least 16
+ * buckets, never resized) before the coordinator answers them, so within a
+ * partition the ids come in that set's order: bucket, then insertion. order
+ * holds the ids partition by partition (order_by_partition); null ids stay
+ * first.
+ */
+static void order_partitions_as_hash_sets(const kc_coord_t *c, const kc_str_t *ids, size_t *order,
+                                          size_t n)
+{
+    size_t i = 0;
+    while (i < n && ids[order[i]].len < 0)
+        i++;
+    hashset_entry_t *run = kc_xcalloc(n ? n : 1, sizeof(*run));
+    while (i < n) {
+        kc_str_t first = ids[order[i]];
+        int p = group_partition_of(c, first.ptr ? first.ptr : "", (size_t)first.len);
+        size_t j = i;
+        while (j < n && group_partition_of(c, ids[order[j]].ptr ? ids[order[j]].ptr : "",
+                                           (size_t)ids[order[j]].len) == p)
+            j++;
+        size_t len = j - i;
+        /* HashSet(Collection): initial capacity max(size / .75 + 1, 16),
+         * rounded up to a power of two. */
+        size_t want = (size_t)((float)len / .75f) + 1, cap = 16;
+        if (want < 16)
+            want = 16;
+        while (cap < want)
+            cap *= 2;
+        for (size_t k = 0; k < len; k++) {
+            kc_str_t id = ids[order[i + k]];
+            uint32_t h = (uint32_t)java_string_hash(id.ptr ? id.ptr : "", (size_t)id.len);
+            run[k] = (hashset_entry_t){(h ^ (h >> 16)) & (uint32_t)(cap - 1), k, order[i + k]};
+        }
+        qsort(run, len, sizeof(*run), cmp_hashset_entry);
+        for (size_t k = 0; k < len; k++)
+            order[i + k] = run[k].id;
+        i = j;
+    }
+    free(run);
 }
 
 static uint32_t groups_table_slot(const char *group_id, uint32_t cap)
@@ -2351,7 +2416,7 @@ void kc_coord_describe_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
     r.groups.count = n;
     r.groups.items = n ? kc_arena_alloc(&arena, (size_t)n * sizeof(*r.groups.items)) : NULL;
     size_t *order = kc_arena_alloc(&arena, (size_t)(n ? n : 1) * sizeof(*order));
-    order_by_partition(req->groups.items, (size_t)n, order);
+    order_by_partition(c, req->groups.items, (size_t)n, order);
     for (int32_t i = 0; i < n; i++) {
         __typeof__(r.groups.items[0]) *d = &r.groups.items[i];
         kc_str_t gid = req->groups.items[order[i]];
@@ -2494,6 +2559,8 @@ typedef struct {
     uint32_t slot;
 } listed_t;
 
+/* Kafka's table iterators unpack a slot and hand its entries out from the
+ * last one put: within a slot, the later entry comes first. */
 static int cmp_listed(const void *a, const void *b)
 {
     const listed_t *x = a, *y = b;
@@ -2501,7 +2568,7 @@ static int cmp_listed(const void *a, const void *b)
         return x->rank < y->rank ? -1 : 1;
     if (x->slot != y->slot)
         return x->slot < y->slot ? -1 : 1;
-    return x->seq < y->seq ? -1 : x->seq > y->seq;
+    return x->seq > y->seq ? -1 : x->seq < y->seq;
 }
 
 /* Puts the groups in the order Kafka lists them: partition by partition,
@@ -2509,13 +2576,13 @@ static int cmp_listed(const void *a, const void *b)
  * groups map) in its own order. */
 static void sort_in_table_order(const kc_coord_t *c, listed_t *l, size_t n)
 {
-    int rank[KC_OFFSETS_TOPIC_PARTITIONS];
-    partition_ranks(rank);
+    int *rank = partition_ranks(c);
     for (size_t i = 0; i < n; i++) {
-        int p = group_partition(l[i].group_id);
+        int p = group_partition(c, l[i].group_id);
         l[i].rank = rank[p];
         l[i].slot = groups_table_slot(l[i].group_id, groups_table_cap(c, p));
     }
+    free(rank);
     if (n > 1)
         qsort(l, n, sizeof(*l), cmp_listed);
 }
@@ -2696,7 +2763,8 @@ void kc_coord_delete_groups_failed(kc_coord_t *c, const kc_request_ctx_t *ctx,
         ids[nids++] = gid;
     }
     size_t *order = kc_arena_alloc(&arena, (nids ? nids : 1) * sizeof(*order));
-    order_by_partition(ids, nids, order);
+    order_by_partition(c, ids, nids, order);
+    order_partitions_as_hash_sets(c, ids, order, nids);
     for (size_t k = 0; k < nids; k++) {
         kc_str_t gid = ids[order[k]];
         __typeof__(r.results.items[0]) *d = &r.results.items[r.results.count++];
@@ -2931,8 +2999,9 @@ void kc_classic_unload_all(kc_coord_t *c, kc_result_t *res)
     }
     free(l.items);
     /* A reload starts from a fresh table, as a new coordinator shard. */
-    memset(c->groups_table_cap, 0, sizeof(c->groups_table_cap));
-    memset(c->groups_table_size, 0, sizeof(c->groups_table_size));
+    size_t nparts = (size_t)c->cfg.offsets_topic_num_partitions;
+    memset(c->groups_table_cap, 0, nparts * sizeof(*c->groups_table_cap));
+    memset(c->groups_table_size, 0, nparts * sizeof(*c->groups_table_size));
     c->groups_table_seq = 0;
 }
 

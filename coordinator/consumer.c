@@ -1785,11 +1785,11 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
         }
     }
 
-    /* The member id: the client's, or one generated for a v0 join. */
-    char gen_id[37];
+    /* The member id: the client's, or one generated for a v0 join (a Kafka Uuid). */
+    char gen_id[23];
     kc_str_t member_id = req->member_id;
     if (member_id.len <= 0) {
-        kc_coord_random_uuid(c, gen_id);
+        kc_coord_random_kafka_uuid(c, gen_id);
         member_id = kc_str(gen_id);
     }
     cs_member_t *m = g ? member_get(g, member_id.ptr, (size_t)member_id.len) : NULL;
@@ -2166,7 +2166,8 @@ void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx
             dg->error_code = KC_ERR_GROUP_ID_NOT_FOUND;
             char *m = kc_arena_alloc(&arena, MSG_MAX);
             /* GroupMetadataManager.consumerGroup: another type is named. */
-            bool classic = kc_classic_group_find(c, gid) != NULL;
+            bool classic = kc_classic_group_find(c, gid) != NULL ||
+                           kc_coord_streams_group_find(c, gid) != NULL;
             snprintf(m, MSG_MAX,
                      classic ? "Group %.*s is not a consumer group." : "Group %.*s not found.",
                      gid.len > 0 ? (int)gid.len : 0, gid.ptr ? gid.ptr : "");

@@ -693,11 +693,12 @@ void kc_consumer_classic_join(kc_coord_t *c, const kc_request_ctx_t *ctx, kc_con
         set_error(out, KC_ERR_INCONSISTENT_GROUP_PROTOCOL);
         return;
     }
-    char gen[37];
+    char gen[23];
     bool unknown_member = req->member_id.len <= 0;
     char *member_id;
     if (unknown_member) {
-        kc_coord_random_uuid(c, gen);
+        /* A Kafka Uuid, as for consumer-protocol members. */
+        kc_coord_random_kafka_uuid(c, gen);
         member_id = kc_xstrdup(gen);
     } else {
         member_id = dup_view(req->member_id);

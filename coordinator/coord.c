@@ -24,6 +24,7 @@ void kc_coord_config_defaults(kc_coord_config_t *cfg)
     cfg->offsets_retention_ms = 10080LL * 60 * 1000;
     cfg->offsets_retention_check_interval_ms = 600000;
     cfg->offset_metadata_max_bytes = 4096;
+    cfg->offsets_topic_num_partitions = 50;
     cfg->group_consumer_heartbeat_interval_ms = 5000;
     cfg->group_consumer_session_timeout_ms = 45000;
     cfg->group_consumer_max_size = INT32_MAX;
@@ -480,6 +481,36 @@ void kc_coord_random_uuid(kc_coord_t *c, char out[37])
     out[o] = '\0';
 }
 
+void kc_coord_random_kafka_uuid(kc_coord_t *c, char out[23])
+{
+    static const char b64[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    for (;;) {
+        uint8_t b[16];
+        uint64_t hi = splitmix64(&c->rng), lo = splitmix64(&c->rng);
+        for (int i = 0; i < 8; i++) {
+            b[i] = (uint8_t)(hi >> (56 - 8 * i));
+            b[8 + i] = (uint8_t)(lo >> (56 - 8 * i));
+        }
+        b[6] = (uint8_t)((b[6] & 0x0f) | 0x40); /* a version 4 UUID, as java.util.UUID's */
+        b[8] = (uint8_t)((b[8] & 0x3f) | 0x80);
+        size_t o = 0;
+        for (int i = 0; i < 15; i += 3) {
+            uint32_t v = (uint32_t)b[i] << 16 | (uint32_t)b[i + 1] << 8 | b[i + 2];
+            out[o++] = b64[(v >> 18) & 63];
+            out[o++] = b64[(v >> 12) & 63];
+            out[o++] = b64[(v >> 6) & 63];
+            out[o++] = b64[v & 63];
+        }
+        out[o++] = b64[b[15] >> 2];
+        out[o++] = b64[(b[15] & 3) << 4];
+        out[o] = '\0';
+        /* The version bits already rule out the reserved ids 0 and 1. */
+        if (strchr(out, '-') == NULL)
+            return;
+    }
+}
+
 /* ---- lifecycle --------------------------------------------------------- */
 
 kc_coord_t *kc_coord_new(const kc_coord_config_t *cfg, const kc_topic_view_t *topics)
@@ -491,6 +522,12 @@ kc_coord_t *kc_coord_new(const kc_coord_config_t *cfg, const kc_topic_view_t *to
         kc_coord_config_defaults(&c->cfg);
     if (topics)
         c->topics = *topics;
+    if (c->cfg.offsets_topic_num_partitions < 1)
+        c->cfg.offsets_topic_num_partitions = 1;
+    c->groups_table_cap =
+        kc_xcalloc((size_t)c->cfg.offsets_topic_num_partitions, sizeof(*c->groups_table_cap));
+    c->groups_table_size =
+        kc_xcalloc((size_t)c->cfg.offsets_topic_num_partitions, sizeof(*c->groups_table_size));
     kc_smap_init(&c->groups);
     kc_smap_init(&c->consumer_groups);
     kc_smap_init(&c->streams_groups);
@@ -541,6 +578,8 @@ void kc_coord_free(kc_coord_t *c)
     kc_smap_deinit(&c->timers);
     kc_smap_deinit(&c->groups);
     free(c->heap);
+    free(c->groups_table_cap);
+    free(c->groups_table_size);
     kc_offsets_free(c->offsets);
     free(c);
 }

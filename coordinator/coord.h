@@ -52,6 +52,11 @@ typedef struct {
     int64_t offsets_retention_ms;               /* offsets.retention.minutes = 10080, in ms */
     int64_t offsets_retention_check_interval_ms; /* offsets.retention.check.interval.ms = 600000 */
     int32_t offset_metadata_max_bytes;          /* offset.metadata.max.bytes = 4096 */
+    /* offsets.topic.num.partitions = 50: the __consumer_offsets partitions
+     * of the Kafka coordinator whose answers' order kcoord follows (a group
+     * belongs to abs(hash(group id)) % n; ListGroups, DescribeGroups and
+     * DeleteGroups go partition by partition). */
+    int32_t offsets_topic_num_partitions;
     /* KIP-848 consumer groups */
     int32_t group_consumer_heartbeat_interval_ms; /* group.consumer.heartbeat.interval.ms = 5000 */
     int32_t group_consumer_session_timeout_ms;  /* group.consumer.session.timeout.ms = 45000 */

@@ -61,11 +61,6 @@ const kc_timer_t *kc_timer_current(const kc_coord_t *c);
 
 /* ---- the coordinator -------------------------------------------------- */
 
-/* Partitions of Kafka's __consumer_offsets (offsets.topic.num.partitions,
- * default 50): a group belongs to partition abs(hash(group id)) % 50, and
- * orders that walk every group (ListGroups) go partition by partition. */
-#define KC_OFFSETS_TOPIC_PARTITIONS 50
-
 struct kc_coord {
     kc_coord_config_t cfg;
     kc_topic_view_t topics;
@@ -78,8 +73,8 @@ struct kc_coord {
      * in hash order; these mirror those tables (memory-only, reset on
      * unload): capacity (0 = the initial 2) and size per partition, and an
      * insertion counter. */
-    uint32_t groups_table_cap[KC_OFFSETS_TOPIC_PARTITIONS];
-    uint32_t groups_table_size[KC_OFFSETS_TOPIC_PARTITIONS];
+    uint32_t *groups_table_cap;  /* cfg.offsets_topic_num_partitions entries */
+    uint32_t *groups_table_size;
     uint64_t groups_table_seq;
     void *offsets;        /* offsets module state */
     /* timers */
@@ -112,6 +107,10 @@ void kc_coord_emit(kc_coord_t *c, kc_coord_event_type_t type, const char *group_
 
 /* Writes a random UUID in Kafka's text form (36 chars + NUL) into out. */
 void kc_coord_random_uuid(kc_coord_t *c, char out[37]);
+/* Writes a random id as Kafka's Uuid.randomUuid().toString() gives it (22
+ * characters of URL-safe base64 + NUL, never one with a '-' nor the
+ * reserved ids 0 and 1) into out. */
+void kc_coord_random_kafka_uuid(kc_coord_t *c, char out[23]);
 
 /* classic.c entry points used by coord.c */
 int kc_classic_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uint8_t *value,

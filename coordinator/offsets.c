@@ -749,23 +749,24 @@ static void fetch_part_set(fetch_part_t *p, const kc_offset_entry_t *e)
     p->error_code = KC_ERR_NONE;
 }
 
-static int cmp_topic_ptr(const void *a, const void *b)
+/* A topic or partition with its place in Kafka's table. */
+typedef struct {
+    uint32_t slot, seq;
+    const void *item;
+} kafka_ordered_t;
+
+/* Kafka's table iterators hand a slot's entries out from the last put. */
+static int cmp_kafka_order(const void *a, const void *b)
 {
-    const kc_offsets_topic_t *x = *(const kc_offsets_topic_t *const *)a;
-    const kc_offsets_topic_t *y = *(const kc_offsets_topic_t *const *)b;
-    int32_t n = KC_MIN(x->name_len, y->name_len);
-    int r = n > 0 ? memcmp(x->name, y->name, (size_t)n) : 0;
-    return r != 0 ? r : (x->name_len > y->name_len) - (x->name_len < y->name_len);
+    const kafka_ordered_t *x = a, *y = b;
+    if (x->slot != y->slot)
+        return x->slot < y->slot ? -1 : 1;
+    return (x->seq < y->seq) - (x->seq > y->seq);
 }
 
-static int cmp_part(const void *a, const void *b)
-{
-    const fetch_part_t *x = a, *y = b;
-    return (x->partition_index > y->partition_index) - (x->partition_index < y->partition_index);
-}
-
-/* All committed offsets of a group (OffsetMetadataManager.fetchAllOffsets),
- * sorted by topic name then partition. */
+/* All committed offsets of a group (OffsetMetadataManager.fetchAllOffsets)
+ * in the order Kafka's tables list them: topics by slot, the later put
+ * first within a slot, each topic's partitions the same way. */
 static void fetch_all(kc_coord_t *c, const kc_request_ctx_t *ctx, int16_t version,
                       const kc_offsets_group_t *og,
                       fetch_group_t *out, kc_arena_t *arena)
@@ -774,13 +775,17 @@ static void fetch_all(kc_coord_t *c, const kc_request_ctx_t *ctx, int16_t versio
     out->topics.items = NULL;
     if (og == NULL)
         return;
-    const kc_offsets_topic_t **sorted = kc_arena_alloc(arena, sizeof(*sorted) * og->ntopics);
-    for (uint32_t i = 0; i < og->ntopics; i++)
-        sorted[i] = &og->topics[i];
-    qsort(sorted, og->ntopics, sizeof(*sorted), cmp_topic_ptr);
-    out->topics.items = kc_arena_alloc(arena, sizeof(fetch_topic_t) * og->ntopics);
+    kafka_ordered_t *sorted = kc_arena_alloc(arena, sizeof(*sorted) * (og->ntopics + 1));
     for (uint32_t i = 0; i < og->ntopics; i++) {
-        const kc_offsets_topic_t *tp = sorted[i];
+        const kc_offsets_topic_t *tp = &og->topics[i];
+        sorted[i] = (kafka_ordered_t){
+            kc_offsets_kafka_slot(kc_offsets_java_hash(tp->name, tp->name_len), og->kafka_cap),
+            tp->kafka_seq, tp};
+    }
+    qsort(sorted, og->ntopics, sizeof(*sorted), cmp_kafka_order);
+    out->topics.items = kc_arena_alloc(arena, sizeof(fetch_topic_t) * (og->ntopics + 1));
+    for (uint32_t i = 0; i < og->ntopics; i++) {
+        const kc_offsets_topic_t *tp = sorted[i].item;
         fetch_topic_t *rt = &out->topics.items[out->topics.count];
         rt->name = str_of(tp->name, tp->name_len);
         /* Clients do not see offsets of topics they may not describe (KafkaApis). */
@@ -792,11 +797,15 @@ static void fetch_all(kc_coord_t *c, const kc_request_ctx_t *ctx, int16_t versio
             if (!topic_by_name(c, rt->name, &npart, &rt->topic_id) || uuid_is_zero(rt->topic_id))
                 continue;
         }
-        rt->partitions.items = kc_arena_alloc(arena, sizeof(fetch_part_t) * tp->nparts);
+        kafka_ordered_t *parts = kc_arena_alloc(arena, sizeof(*parts) * (tp->nparts + 1));
+        for (uint32_t j = 0; j < tp->nparts; j++)
+            parts[j] = (kafka_ordered_t){kc_offsets_kafka_slot(tp->parts[j].partition, tp->kafka_cap),
+                                         tp->parts[j].kafka_seq, &tp->parts[j]};
+        qsort(parts, tp->nparts, sizeof(*parts), cmp_kafka_order);
+        rt->partitions.items = kc_arena_alloc(arena, sizeof(fetch_part_t) * (tp->nparts + 1));
         rt->partitions.count = (int32_t)tp->nparts;
         for (uint32_t j = 0; j < tp->nparts; j++)
-            fetch_part_set(&rt->partitions.items[j], &tp->parts[j]);
-        qsort(rt->partitions.items, tp->nparts, sizeof(fetch_part_t), cmp_part);
+            fetch_part_set(&rt->partitions.items[j], parts[j].item);
         out->topics.count++;
     }
 }
@@ -845,6 +854,13 @@ static void fetch_group(kc_coord_t *c, const kc_request_ctx_t *ctx, int16_t vers
     kc_consumer_group_t *cg = kc_consumer_group_find(c, group_id);
     kc_streams_group_t *sg = kc_coord_streams_group_find(c, group_id);
     const kc_offsets_group_t *og = NULL;
+    if ((sg != NULL || cg != NULL) && version >= 9 && member_id.len < 0 && member_epoch >= 0) {
+        /* A member epoch without a member id: Kafka looks the null id up
+         * and fails with an unexpected error (Consumer/StreamsGroup
+         * .validateOffsetFetch). */
+        out->error_code = KC_ERR_UNKNOWN_SERVER_ERROR;
+        return;
+    }
     if (sg != NULL) {
         /* KIP-1071 group: v9+ carries the member id and epoch to check. */
         int16_t err = version >= 9

@@ -474,8 +474,10 @@ static void entry_set(kc_offset_entry_t *dst, int32_t partition, const kc_offset
 {
     char *old = dst->metadata;
     int32_t old_len = dst->metadata_len;
+    uint32_t seq = dst->kafka_seq;
     *dst = *src;
     dst->partition = partition;
+    dst->kafka_seq = seq;
     int32_t mlen = src->metadata_len > 0 ? src->metadata_len : 0;
     if (mlen == 0) {
         free(old);
@@ -506,6 +508,7 @@ static kc_offset_entry_t *topic_append(kc_offsets_pool_t *p, kc_offsets_topic_t 
     pe->metadata = NULL;
     pe->metadata_len = 0;
     pe->partition = partition;
+    pe->kafka_seq = t->kafka_next++;
     if (t->index.slots != NULL) {
         index_insert(p, &t->index, hash_int32(partition), t->nparts);
     } else if (t->nparts + 1 > PART_SCAN_MAX) {
@@ -574,6 +577,34 @@ static void group_free(kc_offsets_pool_t *p, kc_offsets_group_t *g)
 }
 
 /* ---- groups ---------------------------------------------------------- */
+
+/* A put into a Kafka table holding size entries grows it first when needed. */
+static void kafka_table_put(uint32_t *cap, uint32_t size)
+{
+    if (*cap == 0)
+        *cap = 2;
+    if (((uint64_t)size + 1) * 3 > (uint64_t)*cap * 4 && *cap < (1u << 30))
+        *cap *= 2;
+}
+
+uint32_t kc_offsets_kafka_slot(int32_t java_hash, uint32_t cap)
+{
+    unsigned bits = 0;
+    while ((1u << bits) < cap)
+        bits++;
+    if (bits == 0)
+        return 0;
+    uint64_t prod = (uint64_t)(int64_t)java_hash * UINT64_C(0x9E3779B97F4A7C15);
+    return (uint32_t)(prod >> (64 - bits));
+}
+
+int32_t kc_offsets_java_hash(const char *s, int32_t len)
+{
+    uint32_t h = 0;
+    for (int32_t i = 0; i < len; i++)
+        h = 31u * h + (uint8_t)s[i];
+    return (int32_t)h;
+}
 
 static uint32_t map_group_pos(const kc_offsets_map_t *m, kc_str_t group_id, uint32_t h)
 {
@@ -669,6 +700,8 @@ static kc_offsets_topic_t *group_topic_get_or_add(kc_offsets_pool_t *p, kc_offse
         t->name = n->s;
         t->name_len = n->len;
         t->hash = th;
+        kafka_table_put(&g->kafka_cap, g->ntopics);
+        t->kafka_seq = g->kafka_next++;
         tpos = g->ntopics;
         index_insert(p, &g->index, th, tpos);
         g->ntopics++;
@@ -684,6 +717,7 @@ bool kc_offsets_map_put(kc_offsets_map_t *m, kc_str_t group_id, kc_str_t topic,
         m->pool = pool_new();
     kc_offsets_group_t *g = map_group_get_or_add(m, group_id);
     kc_offsets_topic_t *t = group_topic_get_or_add(m->pool, g, topic);
+    kafka_table_put(&t->kafka_cap, t->nparts); /* Kafka's put of the partition */
     kc_offset_entry_t *pe = kc_offsets_topic_partition(t, partition);
     if (pe != NULL) {
         entry_set(pe, partition, e);

@@ -29,6 +29,7 @@ typedef struct {
     kc_uuid_t topic_id;          /* all-zero = unknown */
     char *metadata;              /* owned (malloc); NULL when the metadata is "" */
     int32_t metadata_len;
+    uint32_t kafka_seq;          /* insertion number in Kafka's partition table (kept by the map) */
 } kc_offset_entry_t;
 
 /* Slot of an open-addressing index: the key's hash and dense position + 1 (0 = empty). */
@@ -50,6 +51,13 @@ typedef struct {
     kc_offset_entry_t *parts; /* dense; order changes on removal; from the map's pool */
     uint32_t nparts, parts_cap;
     kc_offsets_index_t index; /* empty while nparts is small enough to scan */
+    /* Kafka keeps a group's offsets in TimelineHashMaps (topic -> partition
+     * -> offset), which list them by hash slot, then insertion: the
+     * topic's insertion number in its group's table, the capacity of its
+     * own partition table and the next partition insertion number. */
+    uint32_t kafka_seq;
+    uint32_t kafka_cap;
+    uint32_t kafka_next;
 } kc_offsets_topic_t;
 
 typedef struct {
@@ -61,6 +69,8 @@ typedef struct {
     kc_offsets_index_t index;
     size_t noffsets;
     uint32_t hot_topic; /* position + 1 of the topic put last, 0 = none */
+    uint32_t kafka_cap;  /* capacity of Kafka's topic table of the group (see the topic's) */
+    uint32_t kafka_next; /* next topic insertion number */
 } kc_offsets_group_t;
 
 typedef struct kc_offsets_pool kc_offsets_pool_t;
@@ -102,6 +112,19 @@ bool kc_offsets_map_remove(kc_offsets_map_t *m, kc_str_t group_id, kc_str_t topi
                            int32_t partition);
 /* Removes every offset of a group; returns how many there were. */
 size_t kc_offsets_map_remove_group(kc_offsets_map_t *m, kc_str_t group_id);
+
+/*
+ * Slot of a key in a Kafka TimelineHashMap (BaseHashTable) of capacity cap
+ * (a power of two >= 2): the top bits of the key's Java hashCode times the
+ * 64-bit golden ratio. A table starts with 2 slots and doubles before a put
+ * that would bring it past three quarters full (counted as an addition even
+ * when the put replaces); it never shrinks. The map keeps kafka_cap and the
+ * insertion numbers by these rules, so callers can list a group's offsets
+ * as Kafka does: by slot, then insertion number.
+ */
+uint32_t kc_offsets_kafka_slot(int32_t java_hash, uint32_t cap);
+/* Java's String.hashCode of a topic name (ASCII). */
+int32_t kc_offsets_java_hash(const char *s, int32_t len);
 
 /* Memory held by the map (for logs and tests). */
 typedef struct {

@@ -14,9 +14,8 @@
  * Not here: topology updates (INVALID_REQUEST as in Kafka), source topic
  * regexes (INVALID_REQUEST as in Kafka), warm-up
  * refinement of the target (AssignmentRefiner: warm-up lists are carried,
- * stored and reconciled but the assignor produces none), the in-place role
- * conversions of trunk's CurrentAssignmentBuilder (a role change goes
- * through revocation), per-partition assignment epochs for offset commits
+ * stored and reconciled but the assignor produces none), per-partition
+ * assignment epochs for offset commits
  * (KIP-1251), the topology-description store (KIP-1331, which hooks in
  * through kc_coord_streams_group_find and kc_streams_group_* in coord.h).
  */
@@ -89,6 +88,7 @@ typedef struct {
     bool has_target;       /* a record 21 exists (Kafka writes one for every new member) */
     bool has_last_report;
     kc_tasks_tuple_t last_report;
+    uint64_t table_seq; /* memory-only: place in Kafka's members table (0 = not in it) */
 } st_member_t;
 
 typedef struct st_config st_config_t;
@@ -116,6 +116,11 @@ struct kc_streams_group {
     /* storage behind the metadata value of kc_coord_streams_group_view */
     kc_streams_group_metadata_value_last_assignment_config_t view_cfg;
     char view_nbuf[16];
+    /* memory-only: Kafka's members TimelineHashMap (its capacity, size and
+     * an insertion counter), whose order Describe follows */
+    uint32_t mtable_cap;
+    uint32_t mtable_size;
+    uint64_t mtable_seq;
     int32_t assignment_epoch;         /* record 20 */
     int64_t assignment_timestamp;     /* record 20 */
     /* record 23: the value bytes (after the version) and their decoding */
@@ -165,6 +170,11 @@ static st_group_t *group_new(kc_coord_t *c, kc_str_t id)
 {
     st_group_t *g = kc_xcalloc(1, sizeof(*g));
     g->group_id = dup_s(id);
+    /* A new group starts at epoch 1 with an empty target assignment of
+     * epoch 1 (as Kafka 4.4's StreamsGroup): the first computed assignment
+     * is epoch 2, and epoch 0 stays reserved for joining members. */
+    g->group_epoch = 1;
+    g->assignment_epoch = 1;
     g->validated_topology_epoch = -1;
     g->last_num_standby = -1;
     kc_topology_desc_state_init(&g->td);
@@ -332,8 +342,73 @@ static void group_add_member(st_group_t *g, st_member_t *m)
         kc_smap_put(&g->by_instance, m->instance_id, strlen(m->instance_id), m);
 }
 
+/*
+ * Kafka keeps a streams group's members in a TimelineHashMap: every record
+ * 19 or 22 of a member is a put (a new key takes the next insertion number,
+ * a replaced one keeps its own), a tombstone a removal. The table starts at
+ * capacity 2 and doubles before a put that would bring it past three
+ * quarters full, also when the put replaces an entry; it never shrinks.
+ */
+static void mtable_put(st_group_t *g, st_member_t *m)
+{
+    uint32_t cap = g->mtable_cap ? g->mtable_cap : 2;
+    if (((uint64_t)g->mtable_size + 1) * 3 > (uint64_t)cap * 4 && cap < (1u << 30))
+        cap *= 2;
+    g->mtable_cap = cap;
+    if (!m->table_seq) {
+        m->table_seq = ++g->mtable_seq;
+        g->mtable_size++;
+    }
+}
+
+/* The slot of a member id in a table of cap entries: the top bits of its
+ * Java hash times the 64-bit golden ratio (BaseHashTable.findSlot). */
+static uint32_t mtable_slot(const char *member_id, uint32_t cap)
+{
+    unsigned bits = 0;
+    while ((1u << bits) < cap)
+        bits++;
+    int64_t h = kc_java_string_hash(member_id, strlen(member_id));
+    uint64_t prod = (uint64_t)h * UINT64_C(0x9E3779B97F4A7C15);
+    return bits ? (uint32_t)(prod >> (64 - bits)) : 0;
+}
+
+typedef struct {
+    const st_member_t *m;
+    uint32_t slot;
+} mtable_pos_t;
+
+static int cmp_mtable_pos(const void *a, const void *b)
+{
+    const mtable_pos_t *x = a, *y = b;
+    if (x->slot != y->slot)
+        return x->slot < y->slot ? -1 : 1;
+    /* The iterator hands out a slot's entries last first. */
+    return x->m->table_seq > y->m->table_seq ? -1 : x->m->table_seq < y->m->table_seq;
+}
+
+/* The group's members in the order Kafka's members map iterates them
+ * (slot by slot, each slot's entries newest first); caller frees. */
+static const st_member_t **members_in_table_order(const st_group_t *g)
+{
+    uint32_t cap = g->mtable_cap ? g->mtable_cap : 2;
+    mtable_pos_t *pos = kc_xcalloc(g->nmembers + 1, sizeof(*pos));
+    for (size_t i = 0; i < g->nmembers; i++) {
+        pos[i].m = g->members[i];
+        pos[i].slot = mtable_slot(g->members[i]->member_id, cap);
+    }
+    qsort(pos, g->nmembers, sizeof(*pos), cmp_mtable_pos);
+    const st_member_t **out = kc_xcalloc(g->nmembers + 1, sizeof(*out));
+    for (size_t i = 0; i < g->nmembers; i++)
+        out[i] = pos[i].m;
+    free(pos);
+    return out;
+}
+
 static void group_remove_member(st_group_t *g, st_member_t *m)
 {
+    if (m->table_seq && g->mtable_size > 0)
+        g->mtable_size--;
     owners_set(g, &m->assigned.active, m, true);
     owners_set(g, &m->pending.active, m, true);
     kc_smap_del(&g->by_id, m->member_id, strlen(m->member_id));
@@ -539,6 +614,14 @@ struct st_config {
     int32_t *ntasks;        /* per subtopology of the topology (record order) */
     bool *stateful;
     kc_streams_topics_to_create_t create;
+    /* The decided partition counts of the repartition topics (names owned). */
+    char **rep_names;
+    int32_t *rep_parts;
+    int32_t nrep;
+    /* A topology Kafka's configuration step throws on (StreamsInvalidTopology-
+     * Exception): the heartbeat fails with this error and message. */
+    int16_t error;
+    char error_msg[MSG_MAX];
 };
 
 static void config_free(st_config_t *cf)
@@ -546,7 +629,20 @@ static void config_free(st_config_t *cf)
     free(cf->ntasks);
     free(cf->stateful);
     kc_streams_topics_to_create_deinit(&cf->create);
+    for (int32_t i = 0; i < cf->nrep; i++)
+        free(cf->rep_names[i]);
+    free(cf->rep_names);
+    free(cf->rep_parts);
     memset(cf, 0, sizeof(*cf));
+}
+
+/* The configured partition count of a repartition topic, or -1. */
+static int32_t config_rep_parts(const st_config_t *cf, kc_str_t name)
+{
+    for (int32_t i = 0; i < cf->nrep; i++)
+        if (kc_str_eq_cstr(name, cf->rep_names[i]))
+            return cf->rep_parts[i];
+    return -1;
 }
 
 static bool lookup_topic(kc_coord_t *c, kc_str_t name, int32_t *parts, kc_uuid_t *id)
@@ -614,12 +710,6 @@ static int32_t topic_parts(kc_coord_t *c, const decided_list_t *dl, kc_str_t nam
         return parts;
     }
     return decided_get(dl, name);
-}
-
-static int cmp_create(const void *a, const void *b)
-{
-    return strcmp(((const kc_streams_topic_to_create_t *)a)->name,
-                  ((const kc_streams_topic_to_create_t *)b)->name);
 }
 
 static void summarize(char *out, size_t cap, const kc_streams_topics_to_create_t *l)
@@ -777,6 +867,54 @@ out:
     return ok;
 }
 
+/*
+ * The distinct names of names[0..n) in the order a java.util.HashMap (or
+ * HashSet) filled in that order iterates them: bucket by bucket (the Java
+ * hash spread over a table of 16 entries, doubled while more than three
+ * quarters full), each bucket in insertion order. Writes indexes of first
+ * occurrences into out; returns their count.
+ */
+typedef struct {
+    int32_t index;
+    uint32_t bucket;
+} jh_pos_t;
+
+static int cmp_jh_pos(const void *a, const void *b)
+{
+    const jh_pos_t *x = a, *y = b;
+    if (x->bucket != y->bucket)
+        return x->bucket < y->bucket ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+static int32_t java_hash_order(const kc_str_t *names, int32_t n, int32_t *out)
+{
+    if (n <= 0)
+        return 0;
+    jh_pos_t *pos = kc_xcalloc((size_t)n, sizeof(*pos));
+    int32_t nd = 0;
+    for (int32_t i = 0; i < n; i++) {
+        bool seen = false;
+        for (int32_t k = 0; k < nd && !seen; k++)
+            seen = kc_str_eq(names[pos[k].index], names[i]);
+        if (!seen)
+            pos[nd++].index = i;
+    }
+    uint32_t cap = 16;
+    while ((uint32_t)nd > cap / 4 * 3)
+        cap *= 2;
+    for (int32_t k = 0; k < nd; k++) {
+        kc_str_t s = names[pos[k].index];
+        uint32_t h = (uint32_t)kc_java_string_hash(s.ptr ? s.ptr : "", s.len > 0 ? (size_t)s.len : 0);
+        pos[k].bucket = (h ^ (h >> 16)) & (cap - 1);
+    }
+    qsort(pos, (size_t)nd, sizeof(*pos), cmp_jh_pos);
+    for (int32_t k = 0; k < nd; k++)
+        out[k] = pos[k].index;
+    free(pos);
+    return nd;
+}
+
 /* A hash of the names, ids and partition counts of the topology's topics
  * that exist (kcoord's function, the role of Kafka's metadata hash): a
  * change bumps the group epoch and reconfigures the topology. */
@@ -814,74 +952,103 @@ static void configure(kc_coord_t *c, const topo_t *t, st_config_t *cf)
     cf->ntasks = kc_xcalloc((size_t)ns + 1, sizeof(int32_t));
     cf->stateful = kc_xcalloc((size_t)ns + 1, sizeof(bool));
     decided_list_t dl = {0};
-    /* Missing source topics. */
-    char missing[MSG_MAX];
-    size_t off = 0;
-    int nmissing = 0;
-    missing[0] = '\0';
+    /* Missing source topics (a sorted set: TreeSet). */
+    kc_str_t *miss = NULL;
+    int32_t nmissing = 0, miss_cap = 0;
     for (int32_t s = 0; s < ns; s++) {
         const topo_sub_t *sub = &t->subtopologies.items[s];
         cf->stateful[s] = sub->state_changelog_topics.count > 0;
         for (int32_t i = 0; i < sub->source_topics.count; i++) {
             kc_str_t name = sub->source_topics.items[i];
-            if (topic_parts(c, &dl, name, NULL) < 0) {
-                if (nmissing < 3)
-                    off += (size_t)snprintf(missing + off, off < sizeof(missing) ? sizeof(missing) - off : 0,
-                                            "%s%.*s", nmissing ? ", " : "", (int)name.len, name.ptr);
-                nmissing++;
+            if (topic_parts(c, &dl, name, NULL) >= 0)
+                continue;
+            if (nmissing == miss_cap) {
+                miss_cap = miss_cap ? miss_cap * 2 : 8;
+                miss = kc_xrealloc(miss, (size_t)miss_cap * sizeof(*miss));
             }
+            miss[nmissing++] = name;
         }
     }
     if (nmissing) {
-        if (nmissing > 3 && off < sizeof(missing))
-            snprintf(missing + off, sizeof(missing) - off, " and %d additional topics", nmissing - 3);
+        qsort(miss, (size_t)nmissing, sizeof(*miss), cmp_kstr);
+        int32_t distinct = 0;
+        for (int32_t i = 0; i < nmissing; i++)
+            if (distinct == 0 || cmp_kstr(&miss[distinct - 1], &miss[i]) != 0)
+                miss[distinct++] = miss[i];
+        char missing[MSG_MAX];
+        size_t off = 0;
+        missing[0] = '\0';
+        for (int32_t i = 0; i < distinct && i < 3; i++)
+            off += (size_t)snprintf(missing + off, off < sizeof(missing) ? sizeof(missing) - off : 0,
+                                    "%s%.*s", i ? ", " : "", (int)miss[i].len, miss[i].ptr);
+        if (distinct > 3 && off < sizeof(missing))
+            snprintf(missing + off, sizeof(missing) - off, " and %d additional topics", distinct - 3);
+        free(miss);
         cf->status = ST_MISSING_SOURCE_TOPICS;
         snprintf(cf->detail, sizeof(cf->detail), "Source topics %s are missing.", missing);
         free(dl.d);
         return;
     }
-    /* Repartition topics without a count (RepartitionTopics.setup): iterate
-     * until every count is known or nothing changes. */
-    for (int round = 0; round <= ns; round++) {
-        bool changed = false;
+    /* RepartitionTopics.setup: the fixed counts, then each repartition sink
+     * topic without one takes the largest count among its subtopology's
+     * repartition source topics (decided so far) and existing source
+     * topics, round after round until all are known. */
+    for (int32_t s = 0; s < ns; s++) {
+        const topo_sub_t *sub = &t->subtopologies.items[s];
+        for (int32_t i = 0; i < sub->repartition_source_topics.count; i++)
+            if (sub->repartition_source_topics.items[i].partitions != 0)
+                decided_put(&dl, sub->repartition_source_topics.items[i].name,
+                            sub->repartition_source_topics.items[i].partitions);
+    }
+    bool needed;
+    do {
+        needed = false;
+        bool progress = false;
         for (int32_t s = 0; s < ns; s++) {
             const topo_sub_t *sub = &t->subtopologies.items[s];
-            for (int32_t i = 0; i < sub->repartition_source_topics.count; i++) {
-                const kc_streams_group_topology_value_topic_info_t *ti =
-                    &sub->repartition_source_topics.items[i];
-                if (ti->partitions > 0) {
-                    if (decided_get(&dl, ti->name) != ti->partitions) {
-                        decided_put(&dl, ti->name, ti->partitions);
-                        changed = true;
-                    }
+            for (int32_t k = 0; k < sub->repartition_sink_topics.count; k++) {
+                kc_str_t sink = sub->repartition_sink_topics.items[k];
+                if (decided_get(&dl, sink) >= 0)
                     continue;
-                }
                 int32_t best = -1;
-                for (int32_t w = 0; w < ns; w++) {
-                    const topo_sub_t *ws = &t->subtopologies.items[w];
-                    bool writes = false;
-                    for (int32_t k = 0; k < ws->repartition_sink_topics.count && !writes; k++)
-                        writes = kc_str_eq(ws->repartition_sink_topics.items[k], ti->name);
-                    if (!writes)
-                        continue;
-                    for (int32_t k = 0; k < ws->source_topics.count; k++) {
-                        int32_t p = topic_parts(c, &dl, ws->source_topics.items[k], NULL);
-                        best = p > best ? p : best;
-                    }
-                    for (int32_t k = 0; k < ws->repartition_source_topics.count; k++) {
-                        int32_t p = topic_parts(c, &dl, ws->repartition_source_topics.items[k].name, NULL);
-                        best = p > best ? p : best;
-                    }
+                for (int32_t i = 0; i < sub->repartition_source_topics.count; i++) {
+                    int32_t p = decided_get(&dl, sub->repartition_source_topics.items[i].name);
+                    best = p > best ? p : best;
                 }
-                int32_t existing = topic_parts(c, &dl, ti->name, NULL);
-                if (existing < 0 && best > 0) {
-                    decided_put(&dl, ti->name, best);
-                    changed = true;
+                for (int32_t i = 0; i < sub->source_topics.count; i++) {
+                    int32_t p;
+                    kc_uuid_t id;
+                    if (lookup_topic(c, sub->source_topics.items[i], &p, &id))
+                        best = p > best ? p : best;
+                }
+                if (best < 0) {
+                    needed = true;
+                } else {
+                    decided_put(&dl, sink, best);
+                    progress = true;
                 }
             }
         }
-        if (!changed)
-            break;
+        if (needed && !progress) {
+            cf->error = KC_ERR_STREAMS_INVALID_TOPOLOGY;
+            snprintf(cf->error_msg, sizeof(cf->error_msg),
+                     "Failed to compute number of partitions for all repartition topics. There may "
+                     "be loops in the topology that cannot be resolved.");
+            free(dl.d);
+            return;
+        }
+    } while (needed);
+    for (int32_t s = 0; s < ns; s++) {
+        const topo_sub_t *sub = &t->subtopologies.items[s];
+        for (int32_t i = 0; i < sub->repartition_source_topics.count; i++)
+            if (decided_get(&dl, sub->repartition_source_topics.items[i].name) < 0) {
+                cf->error = KC_ERR_STREAMS_INVALID_TOPOLOGY;
+                snprintf(cf->error_msg, sizeof(cf->error_msg),
+                         "Failed to compute number of partitions for all repartition topics, "
+                         "because a repartition source topic is never used as a sink topic.");
+                free(dl.d);
+                return;
+            }
     }
     /* Copartition groups (InternalTopicManager.enforceCopartitioning). */
     for (int32_t s = 0; s < ns; s++) {
@@ -892,9 +1059,16 @@ static void configure(kc_coord_t *c, const topo_t *t, st_config_t *cf)
                 return;
             }
     }
-    /* Task counts, changelog counts and missing internal topics. */
+    /* Task counts (ChangelogTopics.setup: every subtopology reads something). */
     for (int32_t s = 0; s < ns; s++) {
         const topo_sub_t *sub = &t->subtopologies.items[s];
+        if (sub->source_topics.count <= 0 && sub->repartition_source_topics.count <= 0) {
+            cf->error = KC_ERR_STREAMS_INVALID_TOPOLOGY;
+            snprintf(cf->error_msg, sizeof(cf->error_msg), "No source topics found for subtopology %.*s",
+                     (int)sub->subtopology_id.len, sub->subtopology_id.ptr);
+            free(dl.d);
+            return;
+        }
         int32_t tasks = 0;
         for (int32_t i = 0; i < sub->source_topics.count; i++) {
             int32_t p = topic_parts(c, &dl, sub->source_topics.items[i], NULL);
@@ -902,59 +1076,169 @@ static void configure(kc_coord_t *c, const topo_t *t, st_config_t *cf)
         }
         for (int32_t i = 0; i < sub->repartition_source_topics.count; i++) {
             int32_t p = topic_parts(c, &dl, sub->repartition_source_topics.items[i].name, NULL);
-            if (p < 0) {
-                cf->status = ST_MISSING_SOURCE_TOPICS;
-                snprintf(cf->detail, sizeof(cf->detail),
-                         "Number of partitions of repartition topic %.*s cannot be determined.",
-                         (int)sub->repartition_source_topics.items[i].name.len,
-                         sub->repartition_source_topics.items[i].name.ptr);
-                free(dl.d);
-                return;
-            }
             tasks = p > tasks ? p : tasks;
         }
         cf->ntasks[s] = tasks;
-        for (int pass = 0; pass < 2; pass++) {
-            int32_t n = pass == 0 ? sub->repartition_source_topics.count : sub->state_changelog_topics.count;
-            for (int32_t i = 0; i < n; i++) {
-                const kc_streams_group_topology_value_topic_info_t *ti =
-                    pass == 0 ? &sub->repartition_source_topics.items[i]
-                              : &sub->state_changelog_topics.items[i];
-                int32_t expected = pass == 0 ? decided_get(&dl, ti->name) : tasks;
-                if (pass == 0 && ti->partitions > 0)
-                    expected = ti->partitions;
-                int32_t parts;
-                kc_uuid_t id;
-                if (lookup_topic(c, ti->name, &parts, &id)) {
-                    if (parts != expected && cf->status < 0) {
-                        cf->status = ST_INCORRECTLY_PARTITIONED_TOPICS;
-                        snprintf(cf->detail, sizeof(cf->detail),
-                                 "Existing topic %.*s has different number of partitions: "
-                                 "expected %d, found %d",
-                                 (int)ti->name.len, ti->name.ptr, expected, parts);
-                    }
-                    continue;
-                }
-                bool dup = false;
-                for (size_t k = 0; k < cf->create.n && !dup; k++)
-                    dup = kc_str_eq_cstr(ti->name, cf->create.items[k].name);
-                if (dup)
-                    continue;
-                cf->create.items = kc_xrealloc(cf->create.items,
-                                               (cf->create.n + 1) * sizeof(*cf->create.items));
-                cf->create.items[cf->create.n++] = (kc_streams_topic_to_create_t){
-                    dup_s(ti->name), expected,
-                    ti->replication_factor != 0 ? ti->replication_factor : (int16_t)-1};
-            }
+    }
+    /* The configured repartition counts: declared, else decided. */
+    for (int32_t s = 0; s < ns; s++) {
+        const topo_sub_t *sub = &t->subtopologies.items[s];
+        for (int32_t i = 0; i < sub->repartition_source_topics.count; i++) {
+            const kc_streams_group_topology_value_topic_info_t *ti = &sub->repartition_source_topics.items[i];
+            if (config_rep_parts(cf, ti->name) >= 0)
+                continue;
+            cf->rep_names = kc_xrealloc(cf->rep_names, (size_t)(cf->nrep + 1) * sizeof(*cf->rep_names));
+            cf->rep_parts = kc_xrealloc(cf->rep_parts, (size_t)(cf->nrep + 1) * sizeof(*cf->rep_parts));
+            cf->rep_names[cf->nrep] = dup_s(ti->name);
+            cf->rep_parts[cf->nrep++] = ti->partitions != 0 ? ti->partitions : decided_get(&dl, ti->name);
         }
     }
     free(dl.d);
-    if (cf->status == ST_INCORRECTLY_PARTITIONED_TOPICS) {
-        kc_streams_topics_to_create_deinit(&cf->create);
-        return;
+    /*
+     * missingInternalTopics: every internal topic goes into a HashMap (the
+     * subtopologies by id, each one's repartition then changelog topics in
+     * the order of their own HashMaps); then, walking the topology's
+     * required topics (a HashSet), each existing one leaves the map, and an
+     * existing internal topic with another count is INCORRECTLY_PARTITIONED.
+     * What is left is created and listed in the map's order.
+     */
+    int32_t *sorder = kc_xcalloc((size_t)ns + 1, sizeof(int32_t));
+    {
+        kc_str_t *ids = kc_xcalloc((size_t)ns + 1, sizeof(*ids));
+        for (int32_t s = 0; s < ns; s++)
+            ids[s] = t->subtopologies.items[s].subtopology_id;
+        /* configured subtopologies: a TreeMap by id */
+        for (int32_t s = 0; s < ns; s++)
+            sorder[s] = s;
+        for (int32_t a = 1; a < ns; a++)
+            for (int32_t b = a; b > 0 && cmp_kstr(&ids[sorder[b - 1]], &ids[sorder[b]]) > 0; b--) {
+                int32_t x = sorder[b];
+                sorder[b] = sorder[b - 1];
+                sorder[b - 1] = x;
+            }
+        free(ids);
     }
+    kc_str_t *all = NULL;
+    int32_t *all_parts = NULL;
+    int16_t *all_rf = NULL;
+    int32_t nall = 0, all_cap = 0;
+    for (int32_t q = 0; q < ns; q++) {
+        const topo_sub_t *sub = &t->subtopologies.items[sorder[q]];
+        for (int pass = 0; pass < 2; pass++) {
+            int32_t n = pass == 0 ? sub->repartition_source_topics.count : sub->state_changelog_topics.count;
+            if (n <= 0)
+                continue;
+            const kc_streams_group_topology_value_topic_info_t *tis =
+                pass == 0 ? sub->repartition_source_topics.items : sub->state_changelog_topics.items;
+            kc_str_t *names = kc_xcalloc((size_t)n, sizeof(*names));
+            int32_t *ord = kc_xcalloc((size_t)n, sizeof(*ord));
+            for (int32_t i = 0; i < n; i++)
+                names[i] = tis[i].name;
+            int32_t nd = java_hash_order(names, n, ord);
+            for (int32_t i = 0; i < nd; i++) {
+                const kc_streams_group_topology_value_topic_info_t *ti = &tis[ord[i]];
+                if (nall == all_cap) {
+                    all_cap = all_cap ? all_cap * 2 : 8;
+                    all = kc_xrealloc(all, (size_t)all_cap * sizeof(*all));
+                    all_parts = kc_xrealloc(all_parts, (size_t)all_cap * sizeof(*all_parts));
+                    all_rf = kc_xrealloc(all_rf, (size_t)all_cap * sizeof(*all_rf));
+                }
+                all[nall] = ti->name;
+                all_parts[nall] = pass == 0 ? config_rep_parts(cf, ti->name) : cf->ntasks[sorder[q]];
+                all_rf[nall] = ti->replication_factor != 0 ? ti->replication_factor : (int16_t)-1;
+                nall++;
+            }
+            free(names);
+            free(ord);
+        }
+    }
+    /* A later put of a name replaces the earlier value but keeps its place. */
+    int32_t *create_ord = kc_xcalloc((size_t)nall + 1, sizeof(int32_t));
+    int32_t ncreate = java_hash_order(all, nall, create_ord);
+    for (int32_t i = 0; i < ncreate; i++)
+        for (int32_t k = nall - 1; k > create_ord[i]; k--)
+            if (kc_str_eq(all[k], all[create_ord[i]])) {
+                all_parts[create_ord[i]] = all_parts[k];
+                all_rf[create_ord[i]] = all_rf[k];
+                break;
+            }
+    bool *gone = kc_xcalloc((size_t)nall + 1, sizeof(bool));
+    {
+        /* topology.requiredTopics(): subtopologies in their HashMap's order. */
+        kc_str_t *ids = kc_xcalloc((size_t)ns + 1, sizeof(*ids));
+        int32_t *hord = kc_xcalloc((size_t)ns + 1, sizeof(int32_t));
+        for (int32_t s = 0; s < ns; s++)
+            ids[s] = t->subtopologies.items[s].subtopology_id;
+        int32_t nh = java_hash_order(ids, ns, hord);
+        kc_str_t *req = NULL;
+        int32_t nreq = 0, req_cap = 0;
+        for (int32_t q = 0; q < nh; q++) {
+            const topo_sub_t *sub = &t->subtopologies.items[hord[q]];
+            int32_t total = sub->source_topics.count + sub->repartition_source_topics.count +
+                            sub->state_changelog_topics.count;
+            for (int32_t k = 0; k < total; k++) {
+                int32_t j = k;
+                kc_str_t name;
+                if (j < sub->source_topics.count)
+                    name = sub->source_topics.items[j];
+                else if ((j -= sub->source_topics.count) < sub->repartition_source_topics.count)
+                    name = sub->repartition_source_topics.items[j].name;
+                else
+                    name = sub->state_changelog_topics.items[j - sub->repartition_source_topics.count].name;
+                if (nreq == req_cap) {
+                    req_cap = req_cap ? req_cap * 2 : 8;
+                    req = kc_xrealloc(req, (size_t)req_cap * sizeof(*req));
+                }
+                req[nreq++] = name;
+            }
+        }
+        int32_t *rord = kc_xcalloc((size_t)nreq + 1, sizeof(int32_t));
+        int32_t nr = java_hash_order(req, nreq, rord);
+        for (int32_t q = 0; q < nr && cf->status < 0; q++) {
+            kc_str_t name = req[rord[q]];
+            int32_t parts;
+            kc_uuid_t id;
+            if (!lookup_topic(c, name, &parts, &id))
+                continue;
+            for (int32_t i = 0; i < ncreate; i++) {
+                int32_t k = create_ord[i];
+                if (gone[k] || !kc_str_eq(all[k], name))
+                    continue;
+                gone[k] = true;
+                if (parts != all_parts[k]) {
+                    cf->status = ST_INCORRECTLY_PARTITIONED_TOPICS;
+                    snprintf(cf->detail, sizeof(cf->detail),
+                             "Existing topic %.*s has different number of partitions: expected %d, "
+                             "found %d",
+                             (int)name.len, name.ptr, all_parts[k], parts);
+                }
+                break;
+            }
+        }
+        free(rord);
+        free(req);
+        free(hord);
+        free(ids);
+    }
+    if (cf->status < 0) {
+        for (int32_t i = 0; i < ncreate; i++) {
+            int32_t k = create_ord[i];
+            if (gone[k])
+                continue;
+            cf->create.items = kc_xrealloc(cf->create.items, (cf->create.n + 1) * sizeof(*cf->create.items));
+            cf->create.items[cf->create.n++] =
+                (kc_streams_topic_to_create_t){dup_s(all[k]), all_parts[k], all_rf[k]};
+        }
+    }
+    free(gone);
+    free(create_ord);
+    free(all);
+    free(all_parts);
+    free(all_rf);
+    free(sorder);
+    if (cf->status == ST_INCORRECTLY_PARTITIONED_TOPICS)
+        return;
     if (cf->create.n) {
-        qsort(cf->create.items, cf->create.n, sizeof(*cf->create.items), cmp_create);
         char list[MSG_MAX - 64];
         summarize(list, sizeof(list), &cf->create);
         cf->status = ST_MISSING_INTERNAL_TOPICS;
@@ -1035,8 +1319,9 @@ static void write_group_metadata(const st_group_t *g, kc_result_t *res)
     kc_result_take_record(res, &k, &v);
 }
 
-static void write_member_metadata(const st_group_t *g, const st_member_t *m, kc_result_t *res)
+static void write_member_metadata(st_group_t *g, st_member_t *m, kc_result_t *res)
 {
+    mtable_put(g, m);
     kc_buf_t k, v;
     kc_buf_init(&k);
     kc_buf_init(&v);
@@ -1141,8 +1426,9 @@ static void write_target_metadata(const st_group_t *g, kc_result_t *res)
     kc_result_take_record(res, &k, &v);
 }
 
-static void write_current(const st_group_t *g, const st_member_t *m, kc_result_t *res)
+static void write_current(st_group_t *g, st_member_t *m, kc_result_t *res)
 {
+    mtable_put(g, m);
     kc_buf_t k, v;
     kc_buf_init(&k);
     kc_buf_init(&v);
@@ -1195,8 +1481,12 @@ static void write_tombstone(int16_t type, const char *group_id, const char *memb
     kc_result_take_record(res, &k, NULL);
 }
 
-static void write_member_tombstones(const st_group_t *g, const char *member_id, kc_result_t *res)
+static void write_member_tombstones(st_group_t *g, const char *member_id, kc_result_t *res)
 {
+    /* Replaying the current-assignment tombstone is one more put. */
+    st_member_t *m = kc_smap_get(&g->by_id, member_id, strlen(member_id));
+    if (m)
+        mtable_put(g, m);
     /* StreamsCoordinatorRecordHelpers order when a member leaves. */
     write_tombstone(REC_CURRENT, g->group_id, member_id, res);
     write_tombstone(REC_TARGET_MEMBER, g->group_id, member_id, res);
@@ -1266,6 +1556,14 @@ static void fence_member(kc_coord_t *c, st_group_t *g, st_member_t *m, kc_result
     g->group_epoch++;
     g->has_group_record = true;
     write_group_metadata(g, res);
+    /* The last member gone: the (empty) target takes the group epoch, with
+     * timestamp 0 as a new group's, so the assignment interval does not
+     * delay the next assignment. */
+    if (g->nmembers == 0) {
+        g->assignment_epoch = g->group_epoch;
+        g->assignment_timestamp = 0;
+        write_target_metadata(g, res);
+    }
 }
 
 static void on_session_timeout(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res)
@@ -1300,25 +1598,32 @@ static void on_rebalance_timeout(kc_coord_t *c, const char *key, int64_t now_ms,
 
 /* ---- target assignment (TargetAssignmentBuilder) --------------------------- */
 
-static int cmp_member_id(const void *a, const void *b)
-{
-    return strcmp((*(st_member_t *const *)a)->member_id, (*(st_member_t *const *)b)->member_id);
-}
-
 /* Computes the target of the group epoch with the sticky assignor and
  * writes a record 21 for each member whose part changed, then record 20. */
 static void update_target(kc_coord_t *c, st_group_t *g, const st_config_t *cf, int64_t now_ms,
                           kc_result_t *res)
 {
+    /* The assignor sees the members in the order of Kafka's memberIds (a
+     * HashMap filled from the members map) and, for stickiness, the tasks
+     * each one currently has (TargetAssignmentBuilder). */
     size_t nm = g->nmembers;
+    const st_member_t **table = members_in_table_order(g);
+    kc_str_t *names = kc_xcalloc(nm + 1, sizeof(*names));
+    int32_t *ord = kc_xcalloc(nm + 1, sizeof(*ord));
+    for (size_t i = 0; i < nm; i++)
+        names[i] = kc_str(table[i]->member_id);
+    java_hash_order(names, (int32_t)nm, ord);
     st_member_t **sorted = kc_xcalloc(nm ? nm : 1, sizeof(*sorted));
-    memcpy(sorted, g->members, nm * sizeof(*sorted));
-    qsort(sorted, nm, sizeof(*sorted), cmp_member_id);
+    for (size_t i = 0; i < nm; i++)
+        sorted[i] = (st_member_t *)table[ord[i]];
+    free(table);
+    free(names);
+    free(ord);
     kc_st_member_t *am = kc_xcalloc(nm ? nm : 1, sizeof(*am));
     for (size_t i = 0; i < nm; i++) {
         am[i].member_id = sorted[i]->member_id;
         am[i].process_id = sorted[i]->process_id;
-        am[i].previous = &sorted[i]->target;
+        am[i].previous = &sorted[i]->assigned;
     }
     int32_t ns = cf && cf->ready && g->topology ? cf->nsubs : 0;
     kc_st_subtopology_t *subs = kc_xcalloc((size_t)ns + 1, sizeof(*subs));
@@ -1360,7 +1665,14 @@ static void on_initial_delay(kc_coord_t *c, const char *key, int64_t now_ms, kc_
     st_group_t *g = group_get(c, kc_str(t->group_id));
     if (!g || g->nmembers == 0 || g->group_epoch <= g->assignment_epoch || !g->topology)
         return;
-    update_target(c, g, group_config(c, g), now_ms, res);
+    /* Kafka's timer uses the configured topology in memory and skips when
+     * there is none (the group was created by the heartbeat that armed it). */
+    if (!g->cfg) {
+        kc_log_warn(LOG_COMP, "[GroupId %s] Cannot compute delayed target assignment: configured "
+                    "topology is not present", g->group_id);
+        return;
+    }
+    update_target(c, g, g->cfg, now_ms, res);
 }
 
 /* ---- reconciliation (CurrentAssignmentBuilder) ----------------------------- */
@@ -1469,10 +1781,51 @@ static bool reconcile(st_group_t *g, st_member_t *m, const kc_tasks_tuple_t *own
                     kc_tasks_add(kind_of(&add, kind), sub, p);
             }
     }
+    /*
+     * Role changes of one task on this member take effect at once (Kafka
+     * 4.4's CurrentAssignmentBuilder): an active task becoming a standby is
+     * assigned as standby while the active one is still being revoked; a
+     * standby becoming a warm-up (or back) is converted without a
+     * revocation; a standby or warm-up becoming active needs no revocation
+     * either and stays in place until the active task is granted.
+     */
+    for (int from = 0; from < 3; from++) {
+        int to = from == 0 ? 1 : from == 1 ? 2 : 1;
+        const kc_tasks_t *cur = kind_of(&m->assigned, from);
+        for (int32_t i = 0; i < cur->n; i++)
+            for (int32_t j = 0; j < cur->s[i].n; j++) {
+                const char *sub = cur->s[i].subtopology_id;
+                int32_t p = cur->s[i].p[j];
+                if (!kc_tasks_remove(kind_of(&add, to), sub, p))
+                    continue;
+                kc_tasks_add(kind_of(&assigned, to), sub, p);
+                if (from != 0)
+                    kc_tasks_remove(kind_of(&revoke, from), sub, p);
+            }
+    }
+    for (int from = 1; from < 3; from++) {
+        const kc_tasks_t *cur = kind_of(&m->assigned, from);
+        for (int32_t i = 0; i < cur->n; i++)
+            for (int32_t j = 0; j < cur->s[i].n; j++)
+                if (kc_tasks_has(&m->target.active, cur->s[i].subtopology_id, cur->s[i].p[j]))
+                    kc_tasks_remove(kind_of(&revoke, from), cur->s[i].subtopology_id, cur->s[i].p[j]);
+    }
+    bool to_revoke = !kc_tasks_tuple_is_empty(&revoke) && not_released(owned, &revoke);
+    for (int from = 1; from < 3; from++) {
+        const kc_tasks_t *cur = kind_of(&m->assigned, from);
+        for (int32_t i = 0; i < cur->n; i++)
+            for (int32_t j = 0; j < cur->s[i].n; j++) {
+                const char *sub = cur->s[i].subtopology_id;
+                int32_t p = cur->s[i].p[j];
+                bool promoted_now = !to_revoke && kc_tasks_has(&add.active, sub, p);
+                if (kc_tasks_has(&m->target.active, sub, p) && !promoted_now)
+                    kc_tasks_add(kind_of(&assigned, from), sub, p);
+            }
+    }
     int32_t new_epoch, new_prev = m->previous_member_epoch;
     int8_t state;
     kc_tasks_tuple_t pending = {0};
-    if (!kc_tasks_tuple_is_empty(&revoke) && not_released(owned, &revoke)) {
+    if (to_revoke) {
         state = MS_UNREVOKED;
         new_epoch = epoch;
         pending = revoke;
@@ -1531,6 +1884,112 @@ static bool tuple_contained(const kc_tasks_tuple_t *owned, const kc_tasks_tuple_
            tasks_contained(&owned->warmup, &assigned->warmup);
 }
 
+/* Kafka's Topic.isInternal. */
+static bool topic_is_internal(kc_str_t n)
+{
+    return str_is(n, "__consumer_offsets") || str_is(n, "__transaction_state") ||
+           str_is(n, "__share_group_state");
+}
+
+/* Kafka's Topic.isValid. */
+static bool topic_name_valid(kc_str_t n)
+{
+    if (n.len <= 0 || n.len > 249 || str_is(n, ".") || str_is(n, ".."))
+        return false;
+    for (int32_t i = 0; i < n.len; i++) {
+        char ch = n.ptr[i];
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+              ch == '.' || ch == '_' || ch == '-'))
+            return false;
+    }
+    return true;
+}
+
+/* The topology's topics in Kafka's order (per subtopology: source,
+ * repartition sink, repartition source, changelog), each name once. */
+static size_t topology_topics(const kc_streams_group_heartbeat_request_topology_t *t,
+                              kc_str_t **out)
+{
+    size_t cap = 0, n = 0;
+    kc_str_t *v = NULL;
+    for (int32_t i = 0; i < t->subtopologies.count; i++) {
+        const req_sub_t *s = &t->subtopologies.items[i];
+        int32_t total = s->source_topics.count + s->repartition_sink_topics.count +
+                        s->repartition_source_topics.count + s->state_changelog_topics.count;
+        for (int32_t k = 0; k < total; k++) {
+            int32_t j = k;
+            kc_str_t name;
+            if (j < s->source_topics.count) {
+                name = s->source_topics.items[j];
+            } else if ((j -= s->source_topics.count) < s->repartition_sink_topics.count) {
+                name = s->repartition_sink_topics.items[j];
+            } else if ((j -= s->repartition_sink_topics.count) < s->repartition_source_topics.count) {
+                name = s->repartition_source_topics.items[j].name;
+            } else {
+                j -= s->repartition_source_topics.count;
+                name = s->state_changelog_topics.items[j].name;
+            }
+            bool seen = false;
+            for (size_t q = 0; q < n && !seen; q++)
+                seen = kc_str_eq(v[q], name);
+            if (seen)
+                continue;
+            if (n == cap) {
+                cap = cap ? cap * 2 : 8;
+                v = kc_xrealloc(v, cap * sizeof(*v));
+            }
+            v[n++] = name;
+        }
+    }
+    *out = v;
+    return n;
+}
+
+/*
+ * The checks KafkaApis makes on a heartbeat's topology before the group
+ * coordinator sees the request: no internal Kafka topic, only valid topic
+ * names (STREAMS_INVALID_TOPOLOGY, the offending names joined by commas),
+ * and DESCRIBE on every topic (TOPIC_AUTHORIZATION_FAILED, no message).
+ * *msg is allocated when an error comes with a message.
+ */
+static int16_t check_topology_topics(const kc_request_ctx_t *ctx,
+                                     const kc_streams_group_heartbeat_request_t *req, char **msg)
+{
+    *msg = NULL;
+    if (!req->topology)
+        return KC_ERR_NONE;
+    kc_str_t *names = NULL;
+    size_t n = topology_topics(req->topology, &names);
+    int16_t err = KC_ERR_NONE;
+    for (int pass = 0; pass < 2 && !err; pass++) {
+        kc_buf_t b;
+        kc_buf_init(&b);
+        for (size_t i = 0; i < n; i++) {
+            bool bad = pass == 0 ? topic_is_internal(names[i]) : !topic_name_valid(names[i]);
+            if (!bad)
+                continue;
+            if (b.len > 0)
+                kc_buf_append(&b, ",", 1);
+            kc_buf_append(&b, names[i].ptr, (size_t)names[i].len);
+        }
+        if (b.len > 0) {
+            const char *pre = pass == 0 ? "Use of Kafka internal topics " : "Topic names ";
+            const char *post = pass == 0 ? " in a Kafka Streams topology is prohibited."
+                                         : " are not valid topic names.";
+            size_t len = strlen(pre) + b.len + strlen(post) + 1;
+            *msg = kc_xmalloc(len);
+            snprintf(*msg, len, "%s%.*s%s", pre, (int)b.len, (const char *)b.data, post);
+            err = KC_ERR_STREAMS_INVALID_TOPOLOGY;
+        }
+        kc_buf_deinit(&b);
+    }
+    for (size_t i = 0; i < n && !err; i++)
+        if (!kc_request_authorized(ctx, KC_OP_DESCRIBE, KC_RES_TOPIC, names[i]))
+            err = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+    free(names);
+    return err;
+}
+
 /*
  * The request checks of GroupCoordinatorService (protocol.md 7.2), before
  * any group state is touched; each message names the rule that failed.
@@ -1566,15 +2025,15 @@ static int16_t validate_request(const kc_streams_group_heartbeat_request_t *req,
             snprintf(msg, cap, "RebalanceTimeoutMs must be provided in first request.");
             return KC_ERR_INVALID_REQUEST;
         }
-        if (req->active_tasks.count > 0) {
+        if (req->active_tasks.count != 0) { /* null is not empty either */
             snprintf(msg, cap, "ActiveTasks must be empty when (re-)joining.");
             return KC_ERR_INVALID_REQUEST;
         }
-        if (req->standby_tasks.count > 0) {
+        if (req->standby_tasks.count != 0) {
             snprintf(msg, cap, "StandbyTasks must be empty when (re-)joining.");
             return KC_ERR_INVALID_REQUEST;
         }
-        if (req->warmup_tasks.count > 0) {
+        if (req->warmup_tasks.count != 0) {
             snprintf(msg, cap, "WarmupTasks must be empty when (re-)joining.");
             return KC_ERR_INVALID_REQUEST;
         }
@@ -1712,18 +2171,32 @@ static void send_hb_error(kc_result_t *res, const kc_request_ctx_t *ctx, int16_t
     send_hb(res, ctx, &r, false);
 }
 
+/* A heartbeat answer's task lists: the subtopologies in the order of the
+ * member's HashMap of them (Kafka iterates it), the partitions sorted. */
 static void resp_tasks(const kc_tasks_t *t, kc_arena_t *a, req_tasks_t **items, int32_t *count)
 {
     *items = kc_arena_alloc(a, sizeof(**items) * (size_t)(t->n + 1));
     *count = 0;
-    for (int32_t i = 0; i < t->n; i++) {
-        if (t->s[i].n == 0)
-            continue;
+    kc_str_t *ids = kc_xcalloc((size_t)t->n + 1, sizeof(*ids));
+    int32_t *ord = kc_xcalloc((size_t)t->n + 1, sizeof(*ord));
+    int32_t n = 0;
+    int32_t *src = kc_xcalloc((size_t)t->n + 1, sizeof(*src));
+    for (int32_t i = 0; i < t->n; i++)
+        if (t->s[i].n > 0) {
+            src[n] = i;
+            ids[n++] = kc_str(t->s[i].subtopology_id);
+        }
+    n = java_hash_order(ids, n, ord);
+    for (int32_t k = 0; k < n; k++) {
+        const kc_tasks_sub_t *ts = &t->s[src[ord[k]]];
         req_tasks_t *o = &(*items)[(*count)++];
-        o->subtopology_id = kc_str(t->s[i].subtopology_id);
-        o->partitions.items = t->s[i].p;
-        o->partitions.count = t->s[i].n;
+        o->subtopology_id = kc_str(ts->subtopology_id);
+        o->partitions.items = ts->p;
+        o->partitions.count = ts->n;
     }
+    free(ids);
+    free(ord);
+    free(src);
 }
 
 typedef kc_streams_group_heartbeat_response_topic_partition_t resp_tp_t;
@@ -1731,8 +2204,14 @@ typedef kc_streams_group_heartbeat_response_topic_partition_t resp_tp_t;
 /* The topic partitions of a member's tasks: each task's partition of every
  * source and repartition source topic of its subtopology
  * (EndpointToPartitionsManager). */
-static void endpoint_partitions(const st_group_t *g, const kc_tasks_t *t, kc_arena_t *a,
-                                resp_tp_t **items, int32_t *count)
+/*
+ * EndpointToPartitionsManager: for each subtopology of the tasks (in the
+ * order of Kafka's map of them), its source and repartition source topics
+ * in the order of the HashSet Kafka gathers them in, each with the task
+ * partitions the topic has.
+ */
+static void endpoint_partitions(kc_coord_t *c, const st_group_t *g, const kc_tasks_t *t,
+                                kc_arena_t *a, resp_tp_t **items, int32_t *count)
 {
     int32_t cap = 0;
     const topo_t *tp = g->topology;
@@ -1743,24 +2222,73 @@ static void endpoint_partitions(const st_group_t *g, const kc_tasks_t *t, kc_are
                        tp->subtopologies.items[k].repartition_source_topics.count;
     *items = kc_arena_alloc(a, sizeof(**items) * (size_t)(cap + 1));
     *count = 0;
-    for (int32_t i = 0; tp && i < t->n; i++)
+    kc_str_t *subs = kc_xcalloc((size_t)t->n + 1, sizeof(*subs));
+    int32_t *sord = kc_xcalloc((size_t)t->n + 1, sizeof(*sord));
+    for (int32_t i = 0; i < t->n; i++)
+        subs[i] = kc_str(t->s[i].subtopology_id);
+    int32_t nsubs = java_hash_order(subs, t->n, sord);
+    for (int32_t q = 0; tp && q < nsubs; q++) {
+        const kc_tasks_sub_t *ts = &t->s[sord[q]];
         for (int32_t k = 0; k < tp->subtopologies.count; k++) {
             const topo_sub_t *s = &tp->subtopologies.items[k];
-            if (!kc_str_eq_cstr(s->subtopology_id, t->s[i].subtopology_id))
+            if (!kc_str_eq_cstr(s->subtopology_id, ts->subtopology_id))
                 continue;
             int32_t nsrc = s->source_topics.count + s->repartition_source_topics.count;
-            for (int32_t x = 0; x < nsrc; x++) {
-                resp_tp_t *o = &(*items)[(*count)++];
-                o->topic = x < s->source_topics.count
+            kc_str_t *names = kc_xcalloc((size_t)nsrc + 1, sizeof(*names));
+            int32_t *ord = kc_xcalloc((size_t)nsrc + 1, sizeof(*ord));
+            for (int32_t x = 0; x < nsrc; x++)
+                names[x] = x < s->source_topics.count
                                ? s->source_topics.items[x]
                                : s->repartition_source_topics.items[x - s->source_topics.count].name;
-                o->partitions.items = t->s[i].p;
-                o->partitions.count = t->s[i].n;
+            int32_t nd = java_hash_order(names, nsrc, ord);
+            for (int32_t x = 0; x < nd; x++) {
+                int32_t parts;
+                kc_uuid_t id;
+                if (!lookup_topic(c, names[ord[x]], &parts, &id))
+                    parts = 0;
+                int32_t *ps = kc_arena_alloc(a, sizeof(int32_t) * (size_t)(ts->n + 1));
+                int32_t np = 0;
+                for (int32_t j = 0; j < ts->n; j++)
+                    if (ts->p[j] < parts)
+                        ps[np++] = ts->p[j];
+                if (np == 0)
+                    continue;
+                resp_tp_t *o = &(*items)[(*count)++];
+                o->topic = names[ord[x]];
+                o->partitions.items = ps;
+                o->partitions.count = np;
             }
+            free(names);
+            free(ord);
         }
+    }
+    free(subs);
+    free(sord);
 }
 
-static void fill_endpoints(const st_group_t *g, hb_resp_t *r, kc_arena_t *a)
+static void endpoint_of(kc_coord_t *c, const st_group_t *g, const st_member_t *m, hb_resp_t *r,
+                        kc_arena_t *a)
+{
+    kc_streams_group_heartbeat_response_endpoint_to_partitions_t *e =
+        &r->partitions_by_user_endpoint.items[r->partitions_by_user_endpoint.count++];
+    memset(e, 0, sizeof(*e));
+    e->user_endpoint.host = kc_str(m->endpoint_host);
+    e->user_endpoint.port = (uint16_t)m->endpoint_port;
+    endpoint_partitions(c, g, &m->assigned.active, a, &e->active_partitions.items,
+                        &e->active_partitions.count);
+    kc_tasks_t sb = {0};
+    kc_tasks_copy(&sb, &m->assigned.standby);
+    for (int32_t k = 0; k < m->assigned.warmup.n; k++)
+        for (int32_t j = 0; j < m->assigned.warmup.s[k].n; j++)
+            kc_tasks_add(&sb, m->assigned.warmup.s[k].subtopology_id, m->assigned.warmup.s[k].p[j]);
+    endpoint_partitions(c, g, &sb, a, &e->standby_partitions.items, &e->standby_partitions.count);
+    kc_tasks_free(&sb);
+}
+
+/* PartitionsByUserEndpoint: the other members in the order of Kafka's
+ * members map, then the member answered (buildEndpointToPartitions). */
+static void fill_endpoints(kc_coord_t *c, const st_group_t *g, const st_member_t *self, hb_resp_t *r,
+                           kc_arena_t *a)
 {
     int32_t n = 0;
     for (size_t i = 0; i < g->nmembers; i++)
@@ -1768,36 +2296,13 @@ static void fill_endpoints(const st_group_t *g, hb_resp_t *r, kc_arena_t *a)
     r->partitions_by_user_endpoint.items =
         kc_arena_alloc(a, sizeof(*r->partitions_by_user_endpoint.items) * (size_t)(n + 1));
     r->partitions_by_user_endpoint.count = 0;
-    for (size_t i = 0; i < g->nmembers; i++) {
-        const st_member_t *m = g->members[i];
-        if (!m->endpoint_host)
-            continue;
-        kc_streams_group_heartbeat_response_endpoint_to_partitions_t *e =
-            &r->partitions_by_user_endpoint.items[r->partitions_by_user_endpoint.count++];
-        memset(e, 0, sizeof(*e));
-        e->user_endpoint.host = kc_str(m->endpoint_host);
-        e->user_endpoint.port = (uint16_t)m->endpoint_port;
-        endpoint_partitions(g, &m->assigned.active, a, &e->active_partitions.items,
-                            &e->active_partitions.count);
-        kc_tasks_t sb = {0};
-        kc_tasks_copy(&sb, &m->assigned.standby);
-        for (int32_t k = 0; k < m->assigned.warmup.n; k++)
-            for (int32_t j = 0; j < m->assigned.warmup.s[k].n; j++)
-                kc_tasks_add(&sb, m->assigned.warmup.s[k].subtopology_id, m->assigned.warmup.s[k].p[j]);
-        /* The arena keeps views into sb: copy the partition arrays. */
-        for (int32_t k = 0; k < sb.n; k++) {
-            int32_t *p = kc_arena_alloc(a, sizeof(int32_t) * (size_t)(sb.s[k].n + 1));
-            memcpy(p, sb.s[k].p, sizeof(int32_t) * (size_t)sb.s[k].n);
-            char *id = kc_arena_alloc(a, strlen(sb.s[k].subtopology_id) + 1);
-            strcpy(id, sb.s[k].subtopology_id);
-            free(sb.s[k].p);
-            free(sb.s[k].subtopology_id);
-            sb.s[k].p = p;
-            sb.s[k].subtopology_id = id;
-        }
-        endpoint_partitions(g, &sb, a, &e->standby_partitions.items, &e->standby_partitions.count);
-        free(sb.s);
-    }
+    const st_member_t **ordered = members_in_table_order(g);
+    for (size_t i = 0; i < g->nmembers; i++)
+        if (ordered[i] != self && ordered[i]->endpoint_host)
+            endpoint_of(c, g, ordered[i], r, a);
+    if (self && self->endpoint_host)
+        endpoint_of(c, g, self, r, a);
+    free(ordered);
 }
 
 static void add_status(hb_resp_t *r, kc_arena_t *a, int8_t code, const char *detail)
@@ -1822,8 +2327,11 @@ static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
     char msg[MSG_MAX];
     st_group_t *g = group_get(c, req->group_id);
     if (!g) {
-        snprintf(msg, sizeof(msg), "Streams group %.*s not found.", (int)req->group_id.len,
-                 req->group_id.ptr);
+        /* A leave looks the group up by id whatever its type (streamsGroup). */
+        bool other = kc_consumer_group_find(c, req->group_id) != NULL ||
+                     kc_classic_group_find(c, req->group_id) != NULL;
+        snprintf(msg, sizeof(msg), other ? "Group %.*s is not a streams group." : "Group %.*s not found.",
+                 (int)req->group_id.len, req->group_id.ptr);
         send_hb_error(res, ctx, KC_ERR_GROUP_ID_NOT_FOUND, msg);
         return;
     }
@@ -1921,7 +2429,14 @@ static void heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
                       kc_streams_topics_to_create_t *create)
 {
     char msg[MSG_MAX];
-    int16_t err = validate_request(req, msg, sizeof(msg));
+    char *topo_msg;
+    int16_t err = check_topology_topics(ctx, req, &topo_msg);
+    if (err) {
+        send_hb_error(res, ctx, err, topo_msg);
+        free(topo_msg);
+        return;
+    }
+    err = validate_request(req, msg, sizeof(msg));
     if (err) {
         send_hb_error(res, ctx, err, msg);
         return;
@@ -2035,11 +2550,12 @@ static void heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
     if (req->topology) {
         char dup[256];
         if (!topology_from_request(req->topology, &req_topo, dup, sizeof(dup))) {
-            snprintf(msg, sizeof(msg), "Duplicate key %s in the topology's subtopologies.", dup);
-            kc_log_warn(LOG_COMP, "[GroupId %.*s] Rejected a topology: %s", (int)req->group_id.len,
-                        req->group_id.ptr, msg);
-            err = KC_ERR_UNKNOWN_SERVER_ERROR;
-            goto fail;
+            /* Kafka's map of the subtopologies throws an unexpected
+             * exception: UNKNOWN_SERVER_ERROR without a message. */
+            kc_log_warn(LOG_COMP, "[GroupId %.*s] Rejected a topology: duplicate key %s in the "
+                        "topology's subtopologies.", (int)req->group_id.len, req->group_id.ptr, dup);
+            send_hb_error(res, ctx, KC_ERR_UNKNOWN_SERVER_ERROR, NULL);
+            goto out;
         }
         if (!g || !g->topology) {
             init_topology = true;
@@ -2079,6 +2595,11 @@ static void heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
         cf = &local_cf;
     } else {
         cf = group_config(c, g);
+    }
+    if (cf->error) {
+        snprintf(msg, sizeof(msg), "%s", cf->error_msg);
+        err = cf->error;
+        goto fail;
     }
     if (cf->ready && owned) {
         if ((err = validate_tasks(topo, cf, &owned->active, msg, sizeof(msg))) ||
@@ -2300,12 +2821,9 @@ static void heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
     r.member_epoch = m->member_epoch;
     r.heartbeat_interval_ms = c->cfg.group_streams_heartbeat_interval_ms;
     r.task_offset_interval_ms = c->cfg.group_streams_task_offset_interval_ms;
+    /* Kafka sets only the v1 field: a v0 answer carries the v0-only
+     * AcceptableRecoveryLagLegacy at its default, 0. */
     r.acceptable_recovery_lag = c->cfg.group_streams_acceptable_recovery_lag;
-    if (ctx->api_version == 0) /* the v0 field, absent from v1 */
-        r.acceptable_recovery_lag_legacy =
-            (int32_t)(c->cfg.group_streams_acceptable_recovery_lag > INT32_MAX
-                          ? INT32_MAX
-                          : c->cfg.group_streams_acceptable_recovery_lag);
     bool tasks_changed = !kc_tasks_tuple_equal(&old_assigned, &m->assigned);
     /* kcoord's opt-in retry with the previous epoch and null lists gets
      * the assignment again: its last response was lost. */
@@ -2320,7 +2838,7 @@ static void heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
     if (endpoint_changed || (tasks_changed && m->endpoint_host))
         g->endpoint_information_epoch++;
     if (g->endpoint_information_epoch != req->endpoint_information_epoch)
-        fill_endpoints(g, &r, &arena);
+        fill_endpoints(c, g, m, &r, &arena);
     /* A group created by this request starts from endpoint epoch 0: Kafka
      * bumps a copy that replay then replaces, and answers 0. */
     if (created)
@@ -2352,6 +2870,16 @@ static void heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
     send_hb(res, ctx, &r, res->nrecords > first_record);
     free(old_endpoint);
     kc_tasks_tuple_free(&old_assigned);
+    /* Kafka works on a new group object that replay then replaces: what it
+     * keeps only in memory is lost with the copy. The configured topology
+     * is computed again by the next heartbeat (until then the delayed
+     * initial assignment finds none and does nothing, Describe shows the
+     * topology's own counts), and a shutdown request is forgotten. */
+    if (created) {
+        group_drop_config(g);
+        free(g->shutdown_member_id);
+        g->shutdown_member_id = NULL;
+    }
     goto out;
 fail:
     send_hb_error(res, ctx, err, msg);
@@ -2391,9 +2919,17 @@ static void desc_assignment(const kc_tasks_tuple_t *t, kc_streams_group_describe
 
 typedef kc_streams_group_describe_response_topic_info_t desc_ti_t;
 
+static int cmp_desc_ti(const void *a, const void *b)
+{
+    return cmp_kstr(&((const desc_ti_t *)a)->name, &((const desc_ti_t *)b)->name);
+}
+
+/* Sorted by name; a ready configuration gives the configured counts
+ * (changelog: the subtopology's task count; repartition: the declared or
+ * decided count), else the topology's own. */
 static void desc_topic_infos(const kc_streams_group_topology_value_topic_info_t *in, int32_t n,
-                             int32_t ntasks, bool changelog, kc_arena_t *a, desc_ti_t **items,
-                             int32_t *count)
+                             const st_config_t *cf, int32_t ntasks, bool changelog, kc_arena_t *a,
+                             desc_ti_t **items, int32_t *count)
 {
     n = n > 0 ? n : 0;
     *items = kc_arena_alloc(a, sizeof(**items) * (size_t)(n + 1));
@@ -2403,8 +2939,8 @@ static void desc_topic_infos(const kc_streams_group_topology_value_topic_info_t 
         memset(o, 0, sizeof(*o));
         o->name = in[i].name;
         o->partitions = in[i].partitions;
-        if (changelog && ntasks > 0)
-            o->partitions = ntasks;
+        if (cf && cf->ready && o->partitions == 0)
+            o->partitions = changelog ? ntasks : config_rep_parts(cf, in[i].name);
         o->replication_factor = in[i].replication_factor;
         int32_t nc = in[i].topic_configs.count > 0 ? in[i].topic_configs.count : 0;
         o->topic_configs.items = kc_arena_alloc(a, sizeof(*o->topic_configs.items) * (size_t)(nc + 1));
@@ -2414,6 +2950,19 @@ static void desc_topic_infos(const kc_streams_group_topology_value_topic_info_t 
             o->topic_configs.items[k].value = in[i].topic_configs.items[k].value;
         }
     }
+    qsort(*items, (size_t)n, sizeof(**items), cmp_desc_ti);
+}
+
+/* A copy of a string array, sorted. */
+static kc_str_array_t sorted_strs(kc_str_array_t in, kc_arena_t *a)
+{
+    kc_str_array_t out = in;
+    if (in.count <= 0)
+        return out;
+    out.items = kc_arena_alloc(a, sizeof(*out.items) * (size_t)in.count);
+    memcpy(out.items, in.items, sizeof(*out.items) * (size_t)in.count);
+    qsort(out.items, (size_t)in.count, sizeof(*out.items), cmp_kstr);
+    return out;
 }
 
 void kc_coord_streams_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx,
@@ -2434,18 +2983,39 @@ void kc_coord_streams_group_describe_fetched(kc_coord_t *c, const kc_request_ctx
     int32_t n = req->group_ids.count > 0 ? req->group_ids.count : 0;
     r.groups.items = kc_arena_alloc(&arena, sizeof(*r.groups.items) * (size_t)(n + 1));
     r.groups.count = n;
+    /* Kafka's order: the groups refused DESCRIBE (KafkaApis), then the
+     * empty ids (INVALID_GROUP_ID, answered before any lookup), then the
+     * others, each part in request order. */
+    int32_t *order = kc_arena_alloc(&arena, sizeof(*order) * (size_t)(n + 1));
+    bool *allowed = kc_arena_alloc(&arena, sizeof(*allowed) * (size_t)(n + 1));
+    int32_t no = 0;
+    for (int32_t i = 0; i < n; i++)
+        allowed[i] = kc_request_authorized(ctx, KC_OP_DESCRIBE, KC_RES_GROUP, req->group_ids.items[i]);
+    for (int pass = 0; pass < 3; pass++)
+        for (int32_t i = 0; i < n; i++) {
+            bool empty = req->group_ids.items[i].len <= 0;
+            if ((pass == 0 && !allowed[i]) || (pass == 1 && allowed[i] && empty) ||
+                (pass == 2 && allowed[i] && !empty))
+                order[no++] = i;
+        }
     for (int32_t i = 0; i < n; i++) {
         kc_streams_group_describe_response_described_group_t *dg = &r.groups.items[i];
+        int32_t ri = order[i];
         memset(dg, 0, sizeof(*dg));
-        dg->group_id = req->group_ids.items[i];
+        dg->group_id = req->group_ids.items[ri];
         dg->group_state = kc_str("");
         dg->error_message = KC_STR_NULL;
         dg->authorized_operations = INT32_MIN;
         dg->assignor_name = KC_STR_NULL;
-        kc_str_t gid = req->group_ids.items[i];
+        kc_str_t gid = req->group_ids.items[ri];
         /* KafkaApis.handleStreamsGroupDescribe: DESCRIBE on the group. */
-        if (!kc_request_authorized(ctx, KC_OP_DESCRIBE, KC_RES_GROUP, gid)) {
+        if (!allowed[ri]) {
             dg->error_code = KC_ERR_GROUP_AUTHORIZATION_FAILED;
+            continue;
+        }
+        if (gid.len <= 0) {
+            dg->group_id = kc_str("");
+            dg->error_code = KC_ERR_INVALID_GROUP_ID;
             continue;
         }
         if (!c->loaded) {
@@ -2497,7 +3067,9 @@ void kc_coord_streams_group_describe_fetched(kc_coord_t *c, const kc_request_ctx
             dg->topology_description_status = st;
         }
         if (g->topology) {
-            const st_config_t *cf = group_config(c, g);
+            /* The configured topology as the last heartbeat left it (none:
+             * the topology's own counts), as Kafka's in-memory one. */
+            const st_config_t *cf = g->cfg;
             kc_streams_group_describe_response_topology_t *t = kc_arena_alloc(&arena, sizeof(*t));
             memset(t, 0, sizeof(*t));
             t->epoch = g->topology->epoch;
@@ -2509,22 +3081,23 @@ void kc_coord_streams_group_describe_fetched(kc_coord_t *c, const kc_request_ctx
                 kc_streams_group_describe_response_subtopology_t *o = &t->subtopologies.items[s];
                 memset(o, 0, sizeof(*o));
                 o->subtopology_id = in->subtopology_id;
-                o->source_topics = in->source_topics;
-                o->repartition_sink_topics = in->repartition_sink_topics;
-                int32_t nt = cf->ready ? cf->ntasks[s] : 0;
+                o->source_topics = sorted_strs(in->source_topics, &arena);
+                o->repartition_sink_topics = sorted_strs(in->repartition_sink_topics, &arena);
+                int32_t nt = cf && cf->ready ? cf->ntasks[s] : 0;
                 desc_topic_infos(in->state_changelog_topics.items, in->state_changelog_topics.count,
-                                 nt, true, &arena, &o->state_changelog_topics.items,
+                                 cf, nt, true, &arena, &o->state_changelog_topics.items,
                                  &o->state_changelog_topics.count);
                 desc_topic_infos(in->repartition_source_topics.items, in->repartition_source_topics.count,
-                                 0, false, &arena, &o->repartition_source_topics.items,
+                                 cf, 0, false, &arena, &o->repartition_source_topics.items,
                                  &o->repartition_source_topics.count);
             }
             dg->topology = t;
         }
         dg->members.items = kc_arena_alloc(&arena, sizeof(*dg->members.items) * (g->nmembers + 1));
         dg->members.count = (int32_t)g->nmembers;
+        const st_member_t **ordered = members_in_table_order(g);
         for (size_t j = 0; j < g->nmembers; j++) {
-            const st_member_t *m = g->members[j];
+            const st_member_t *m = ordered[j];
             kc_streams_group_describe_response_member_t *dm = &dg->members.items[j];
             memset(dm, 0, sizeof(*dm));
             dm->member_id = kc_str(m->member_id);
@@ -2552,6 +3125,7 @@ void kc_coord_streams_group_describe_fetched(kc_coord_t *c, const kc_request_ctx
             desc_assignment(&m->target, &dm->target_assignment, &arena);
             dm->is_classic = false;
         }
+        free(ordered);
     }
     kc_buf_t body;
     kc_buf_init(&body);
@@ -2708,6 +3282,7 @@ int kc_streams_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
             goto out;
         g = replay_group(c, gid);
         m = replay_member(g, mid);
+        mtable_put(g, m);
         if (m->instance_id)
             kc_smap_del(&g->by_instance, m->instance_id, strlen(m->instance_id));
         free(m->instance_id);
@@ -2768,6 +3343,7 @@ int kc_streams_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
             if (m) {
                 kc_tasks_tuple_t a = {0}, p = {0};
                 member_set_current(g, m, 0, 0, MS_STABLE, &a, &p);
+                mtable_put(g, m);
             }
             break;
         }
@@ -2777,6 +3353,7 @@ int kc_streams_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
             goto out;
         g = replay_group(c, gid);
         m = replay_member(g, mid);
+        mtable_put(g, m);
         kc_tasks_tuple_t a = {0}, p = {0};
         tasks_from_cur(&a.active, v.active_tasks.items, v.active_tasks.count);
         tasks_from_cur(&a.standby, v.standby_tasks.items, v.standby_tasks.count);

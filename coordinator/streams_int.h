@@ -33,6 +33,8 @@ void kc_tasks_free(kc_tasks_t *t);
 void kc_tasks_copy(kc_tasks_t *dst, const kc_tasks_t *src); /* dst is freed first */
 void kc_tasks_add(kc_tasks_t *t, const char *subtopology_id, int32_t partition);
 bool kc_tasks_has(const kc_tasks_t *t, const char *subtopology_id, int32_t partition);
+/* Removes one task (and its subtopology when it was the last); false when absent. */
+bool kc_tasks_remove(kc_tasks_t *t, const char *subtopology_id, int32_t partition);
 bool kc_tasks_equal(const kc_tasks_t *a, const kc_tasks_t *b);
 int64_t kc_tasks_count(const kc_tasks_t *t);
 const kc_tasks_sub_t *kc_tasks_find(const kc_tasks_t *t, const char *subtopology_id);

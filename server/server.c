@@ -602,6 +602,7 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
     cc.offsets_retention_ms = (int64_t)cfg->offsets_retention_minutes * 60 * 1000;
     cc.offsets_retention_check_interval_ms = cfg->offsets_retention_check_interval_ms;
     cc.offset_metadata_max_bytes = cfg->offset_metadata_max_bytes;
+    cc.offsets_topic_num_partitions = cfg->offsets_topic_num_partitions;
     cc.group_consumer_heartbeat_interval_ms = cfg->group_consumer_heartbeat_interval_ms;
     cc.group_consumer_session_timeout_ms = cfg->group_consumer_session_timeout_ms;
     cc.group_consumer_max_size = cfg->group_consumer_max_size;

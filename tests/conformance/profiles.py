@@ -6,9 +6,10 @@ A scenario names its profile; each profile used in a run starts one kcoord
 and one Kafka. Properties not listed keep each broker's default, which is
 Kafka's default for every property kcoord has.
 
-`offsets.topic.num.partitions=1` is Kafka-only: kcoord's group coordinator
-is one partition, so Kafka gets one too (ListGroups order and coordinator
-load follow from it).
+`offsets.topic.num.partitions=1` goes to both: kcoord's group coordinator
+is one coordinator, so Kafka gets one partition (coordinator load follows
+from it), and kcoord orders the groups of ListGroups, DescribeGroups and
+DeleteGroups as a Kafka coordinator with that many partitions does.
 """
 
 COMMON = {
@@ -18,6 +19,7 @@ COMMON = {
     "group.max.session.timeout.ms": "1800000",
     "auto.create.topics.enable": "false",
     "num.partitions": "1",
+    "offsets.topic.num.partitions": "1",
     # The reference broker sets it for a single node; kcoord gets it too, so
     # that flush.messages is a static setting on both.
     "log.flush.interval.messages": "9223372036854775807",
@@ -35,9 +37,51 @@ PROFILES = {
     "auto_create": dict(COMMON, **{"auto.create.topics.enable": "true"}),
     # Kafka's default initial rebalance delay (3 s).
     "initial_delay": dict(COMMON, **{"group.initial.rebalance.delay.ms": "3000"}),
+    # Offsets expire a minute after their commit (Kafka's shortest
+    # offsets.retention.minutes), looked for every second.
+    "retention": dict(COMMON, **{
+        "offsets.retention.minutes": "1",
+        "offsets.retention.check.interval.ms": "1000",
+    }),
+    # The default settings for offsets.list.table_order alone: ListGroups'
+    # order depends on every group in the coordinator, so no other case may
+    # add groups while it runs.
+    "listing": dict(COMMON),
+    # Streams groups assign at once: no initial delay, no assignment interval.
+    "streams": dict(COMMON, **{
+        "group.streams.initial.rebalance.delay.ms": "0",
+        "group.streams.assignment.interval.ms": "0",
+        "group.streams.max.size": "4",
+    }),
+    # One standby replica per stateful task.
+    "streams_standby": dict(COMMON, **{
+        "group.streams.initial.rebalance.delay.ms": "0",
+        "group.streams.assignment.interval.ms": "0",
+        "group.streams.num.standby.replicas": "1",
+    }),
+    # Short streams sessions (Kafka's minimum, 45 s, is lowered for Kafka in
+    # KAFKA_ONLY_PROFILE below).
+    "streams_session": dict(COMMON, **{
+        "group.streams.initial.rebalance.delay.ms": "0",
+        "group.streams.assignment.interval.ms": "0",
+        "group.streams.session.timeout.ms": "3000",
+        "group.streams.heartbeat.interval.ms": "1000",
+    }),
+    # A short initial delay of streams groups (Kafka's default is 3 s).
+    "streams_delay": dict(COMMON, **{
+        "group.streams.initial.rebalance.delay.ms": "1000",
+        "group.streams.assignment.interval.ms": "0",
+    }),
 }
 
 # Settings only Kafka takes (kcoord has no such property).
 KAFKA_ONLY = {
-    "offsets.topic.num.partitions": "1",
+}
+
+# Settings only Kafka takes, for one profile (bounds kcoord does not have).
+KAFKA_ONLY_PROFILE = {
+    "streams_session": {
+        "group.streams.min.session.timeout.ms": "1000",
+        "group.streams.min.heartbeat.interval.ms": "100",
+    },
 }

@@ -66,7 +66,8 @@ class Side:
         self.kc = BareKcoord("conf-" + profile, kcoord_overrides(settings))
         self.kc_restart = BareKcoord("conf-%s-restart" % profile, kcoord_overrides(settings))
         self.ref = reference_kafka.ReferenceKafka(
-            "conf-" + profile, dict(settings, **profiles.KAFKA_ONLY))
+            "conf-" + profile, dict(settings, **profiles.KAFKA_ONLY,
+                                    **getattr(profiles, "KAFKA_ONLY_PROFILE", {}).get(profile, {})))
 
     def start(self, need_restart):
         self.kc.start()

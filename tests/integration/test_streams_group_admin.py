@@ -59,7 +59,9 @@ class Member:
         args = dict(instance_id=self.instance_id, process_id=self.process_id,
                     user_endpoint=self.endpoint)
         if epoch == 0:
-            args.update(topology=TOPOLOGY, rebalance_timeout_ms=30000)
+            # A joining member owns nothing: three empty lists (null is refused).
+            args.update(topology=TOPOLOGY, rebalance_timeout_ms=30000,
+                        active=set(), standby=set(), warmup=set())
         elif epoch > 0:
             args.update(active=self.active, standby=self.standby, warmup=self.warmup)
         r = kw.streams_group_heartbeat(self.conn, GROUP, self.member_id, epoch, **args)

@@ -70,7 +70,9 @@ class Member:
         args = dict(instance_id=self.instance_id, process_id=self.process_id,
                     user_endpoint=("localhost", 40000 + len(self.name)))
         if epoch == 0:
-            args.update(topology=TOPOLOGY, rebalance_timeout_ms=30000)
+            # A joining member owns nothing: three empty lists (null is refused).
+            args.update(topology=TOPOLOGY, rebalance_timeout_ms=30000,
+                        active=set(), standby=set(), warmup=set())
         elif epoch > 0:
             args.update(active=self.active, standby=self.standby, warmup=self.warmup)
         args.update(extra)

@@ -196,12 +196,15 @@ class ReferenceKafka:
     defaults (1 and kcoord's cluster id) so both brokers name themselves
     alike."""
 
-    def __init__(self, name, settings=None, node_id=1, cluster_id="a2Nvb3JkLWNsdXN0ZXItMQ"):
+    def __init__(self, name, settings=None, node_id=1, cluster_id="a2Nvb3JkLWNsdXN0ZXItMQ",
+                 directory=None):
         self.name = name
         self.settings = dict(settings or {})
         self.node_id = node_id
         self.cluster_id = cluster_id
-        self.tmp = tempfile.mkdtemp(prefix="kcoord-reference-%s-" % name)
+        # directory: an existing directory to use (the caller removes it);
+        # default a temporary one that cleanup() removes.
+        self.tmp = directory or tempfile.mkdtemp(prefix="kcoord-reference-%s-" % name)
         self.port = free_port()
         self.controller_port = free_port()
         self.proc = None
@@ -253,8 +256,9 @@ class ReferenceKafka:
             "-Dlog4j.configuration=file:" + self.log4j_path,
             "-cp", classpath(), main] + list(args)
 
-    def start(self):
-        assert self.proc is None
+    def prepare(self):
+        """Writes server.properties and formats the storage (a JVM of its
+        own, timed in self.format_s); then command() starts the broker."""
         self._write_files()
         t0 = time.monotonic()
         fmt = subprocess.run(self._jvm("kafka.tools.StorageTool", "format", "--standalone",
@@ -265,10 +269,19 @@ class ReferenceKafka:
             raise RuntimeError("kafka-storage format failed:\n"
                                + fmt.stdout.decode("utf-8", "replace"))
         self.format_s = time.monotonic() - t0
+
+    def command(self):
+        """The broker's command line (java ... kafka.Kafka server.properties),
+        to run in self.tmp once prepare() has formatted the storage."""
+        return self._jvm("kafka.Kafka", self.config_path)
+
+    def start(self):
+        assert self.proc is None
+        self.prepare()
         log = open(self.log_path, "wb")
         t1 = time.monotonic()
         try:
-            self.proc = subprocess.Popen(self._jvm("kafka.Kafka", self.config_path),
+            self.proc = subprocess.Popen(self.command(),
                                          stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                          cwd=self.tmp, start_new_session=True)
         finally:
@@ -349,6 +362,29 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["--classpath"]:
         # Resolves (downloading on the first run) and prints the classpath.
         print(classpath())
+        sys.exit(0)
+    if sys.argv[1:2] == ["--prepare"] and len(sys.argv) >= 3:
+        # `--prepare DIR [KEY=VALUE...]`, for a program that starts and times
+        # the broker itself (bench/kcoord_bench.c): writes server.properties
+        # into the existing directory DIR with the given settings, formats the
+        # storage and prints "port N", "format_s SECONDS", then the broker's
+        # command line, one argument a line, to run with DIR as working
+        # directory. Stopping the broker and removing DIR are the caller's.
+        settings = {}
+        for kv in sys.argv[3:]:
+            k, sep, v = kv.partition("=")
+            if not sep or not k:
+                sys.exit("reference: not KEY=VALUE: %s" % kv)
+            settings[k] = v
+        ref = ReferenceKafka("prepared", settings, directory=os.path.abspath(sys.argv[2]))
+        try:
+            ref.prepare()
+            argv = ref.command()
+        except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
+            sys.exit("reference: %s" % e)
+        if any("\n" in a for a in argv):
+            sys.exit("reference: an argument of the command line holds a newline")
+        sys.stdout.write("port %d\nformat_s %.3f\n%s\n" % (ref.port, ref.format_s, "\n".join(argv)))
         sys.exit(0)
     # `python3 tests/reference/reference_kafka.py` starts one broker, prints
     # its port, start-to-ready time and RSS, and runs until interrupted.

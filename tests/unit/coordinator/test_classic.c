@@ -1512,8 +1512,9 @@ static char *list_group_ids(ctx_t *t, kc_coord_t *c)
 
 /* ListGroups lists the groups in the order Kafka visits them: the
  * __consumer_offsets partitions (50) in the order of the runtime's
- * ConcurrentHashMap, then each partition's TimelineHashMap by hash slot and
- * insertion, a deleted and re-created group going last in its slot. The
+ * ConcurrentHashMap, then each partition's TimelineHashMap by hash slot,
+ * a slot's later entry first (its iterators hand a slot out from the last
+ * entry), a deleted and re-created group going first in its slot. The
  * s-* groups all fall in grp-0's partition (12). The expected orders are
  * those Kafka's own BaseHashTable and a ConcurrentHashMap of
  * TopicPartitions give for the same puts and removal. */
@@ -1539,7 +1540,7 @@ static void test_list_groups_in_table_order(void **state)
     kc_result_deinit(&res);
     send_join(t, (join_args_t){.group = "s-4"});
     const char *expected =
-        "grp-1,s-350,s-468,s-224,s-305,s-431,s-4,grp-0,s-24,s-143,s-387,grp-3,grp-2";
+        "grp-1,s-468,s-350,s-224,s-4,s-431,s-305,s-24,grp-0,s-387,s-143,grp-3,grp-2";
     assert_string_equal(list_group_ids(t, t->c), expected);
 
     /* A coordinator rebuilt from the records lists them the same way.
@@ -1561,7 +1562,7 @@ static void test_list_groups_in_table_order(void **state)
             assert_int_equal(kc_coord_replay(c2, r0->key.data, r0->key.len, r0->value.data, r0->value.len), 0);
         kc_coord_loaded(c2, t->now);
         assert_string_equal(list_group_ids(t, c2),
-                            again ? "grp-1,s-350,s-468,s-224,s-431,s-305,s-4,s-24,grp-0,s-143,s-387,grp-3,grp-2"
+                            again ? "grp-1,s-468,s-350,s-224,s-431,s-4,s-305,s-24,grp-0,s-387,s-143,grp-3,grp-2"
                                   : expected);
         kc_coord_free(c2);
     }
@@ -1929,6 +1930,52 @@ static void test_describe_and_delete_groups_answer_in_partition_order(void **sta
     ctx_free(t);
 }
 
+/* With offsets.topic.num.partitions = 1 every group shares one partition:
+ * DescribeGroups answers in request order, DeleteGroups in the order of a
+ * java.util.HashSet of the distinct ids, and ListGroups walks the one
+ * table slot by slot (the orders are those of Kafka 4.4 with one
+ * __consumer_offsets partition). */
+static void test_one_offsets_partition_orders(void **state)
+{
+    (void)state;
+    kc_coord_config_t cfg;
+    kc_coord_config_defaults(&cfg);
+    assert_int_equal(cfg.offsets_topic_num_partitions, 50);
+    cfg.offsets_topic_num_partitions = 1;
+    ctx_t *t = ctx_new_cfg(&cfg);
+    const char *five[] = {"grp-0", "grp-1", "grp-2", "grp-3", "s-4", "other"};
+    assert_string_equal(describe_order(t, five, 6), "grp-0,grp-1,grp-2,grp-3,s-4,other");
+    const char *rev[] = {"other", "s-4", "grp-3", "grp-2", "grp-1", "grp-0"};
+    assert_string_equal(describe_order(t, rev, 6), "other,s-4,grp-3,grp-2,grp-1,grp-0");
+
+    kc_delete_groups_request_t req;
+    kc_delete_groups_request_init(&req);
+    kc_str_t names[4] = {kc_str("s-4"), kc_str("grp-1"), kc_str("s-4"), kc_str("grp-0")};
+    req.groups_names.items = names;
+    req.groups_names.count = 4;
+    kc_request_ctx_t x = rctx(t, KC_API_DELETE_GROUPS, 3);
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_delete_groups(t->c, &x, &req, &res);
+    kc_delete_groups_response_t out;
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    assert_int_equal(kc_delete_groups_response_decode(&rd, 3, &t->arena, &out), 0);
+    assert_int_equal(out.results.count, 3);
+    /* Through a HashSet of the partition's ids: buckets 8, 9 and 11. */
+    assert_string_equal(cstr(t, out.results.items[0].group_id), "grp-0");
+    assert_string_equal(cstr(t, out.results.items[1].group_id), "grp-1");
+    assert_string_equal(cstr(t, out.results.items[2].group_id), "s-4");
+    kc_result_deinit(&res);
+
+    static const char *const groups[] = {"grp-0", "grp-1", "grp-2", "grp-3", "s-4"};
+    for (size_t i = 0; i < 5; i++)
+        send_join(t, (join_args_t){.group = groups[i]});
+    /* Five puts grow the table to 4 slots; their slots are 3, 1, 0, 2, 1. */
+    assert_string_equal(list_group_ids(t, t->c), "grp-2,s-4,grp-1,grp-3,grp-0");
+    ctx_free(t);
+}
+
 static void test_loaded_group_session_expires(void **state)
 {
     (void)state;
@@ -2003,6 +2050,7 @@ int main(void)
         cmocka_unit_test(test_unload_answers_parked_requests_not_coordinator),
         cmocka_unit_test(test_join_group_second_join_inconsistent_protocol),
         cmocka_unit_test(test_describe_and_delete_groups_answer_in_partition_order),
+        cmocka_unit_test(test_one_offsets_partition_orders),
         cmocka_unit_test(test_heartbeat_errors_by_state),
         cmocka_unit_test(test_session_expiry_removes_member_and_rebalances),
         cmocka_unit_test(test_rebalance_timeout_removes_members_not_rejoined),

@@ -33,6 +33,7 @@ typedef struct {
 static ttopic_t topics_table[] = {
     {"foo", 3, {{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}}, false},
     {"bar", 2, {{2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2}}, false},
+    {"baz", 1, {{3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3}}, false},
 };
 
 static const ttopic_t *find_topic(kc_str_t name)
@@ -688,7 +689,9 @@ static void batched_fetch_v8_and_null_topics(void **state)
     }
     kc_offset_fetch_response_t f = fetch_groups(t, 8, g, 3);
     assert_int_equal(f.groups.count, 3);
-    /* Group a, all topics: sorted by name, then partition. */
+    /* Group a, all topics, in the order of Kafka's tables: foo and bar
+     * share slot 0 of a 2-slot table, as do partitions 0 and 2 of foo, and
+     * a slot lists its later put first. */
     const __auto_type ga = &f.groups.items[0];
     assert_true(kc_str_eq_cstr(ga->group_id, "a"));
     assert_int_equal(ga->error_code, 0);
@@ -699,10 +702,10 @@ static void batched_fetch_v8_and_null_topics(void **state)
     assert_true(kc_str_eq_cstr(ga->topics.items[0].partitions.items[0].metadata, "b1"));
     assert_true(kc_str_eq_cstr(ga->topics.items[1].name, "foo"));
     assert_int_equal(ga->topics.items[1].partitions.count, 2);
-    assert_int_equal(ga->topics.items[1].partitions.items[0].partition_index, 0);
-    assert_int_equal(ga->topics.items[1].partitions.items[0].committed_offset, 1);
-    assert_int_equal(ga->topics.items[1].partitions.items[1].partition_index, 2);
-    assert_int_equal(ga->topics.items[1].partitions.items[1].committed_offset, 3);
+    assert_int_equal(ga->topics.items[1].partitions.items[0].partition_index, 2);
+    assert_int_equal(ga->topics.items[1].partitions.items[0].committed_offset, 3);
+    assert_int_equal(ga->topics.items[1].partitions.items[1].partition_index, 0);
+    assert_int_equal(ga->topics.items[1].partitions.items[1].committed_offset, 1);
     /* Group b, two partitions of bar. */
     const __auto_type gb = &f.groups.items[1];
     assert_int_equal(gb->topics.count, 1);
@@ -963,6 +966,99 @@ static void offsets_of_empty_consumer_group_expire_and_group_is_deleted(void **s
     assert_replay_identical(t, (const char *const[]){"exp"}, 1);
 }
 
+/* OffsetFetch v9 of a consumer group with a member epoch but a null member
+ * id: Kafka looks the null id up and answers UNKNOWN_SERVER_ERROR; a null
+ * id with epoch -1 and the member's own id and epoch see the offsets. */
+static void fetch_with_epoch_and_null_member_id(void **state)
+{
+    tctx_t *t = *state;
+    kc_consumer_group_heartbeat_request_t hb;
+    kc_consumer_group_heartbeat_request_init(&hb);
+    hb.group_id = kc_str("cg");
+    hb.member_id = kc_str("member-a");
+    hb.member_epoch = 0;
+    hb.rebalance_timeout_ms = 30000;
+    hb.subscribed_topic_names.count = 0;
+    hb.topic_partitions.count = 0;
+    kc_request_ctx_t hctx = rctx(t, KC_API_CONSUMER_GROUP_HEARTBEAT, 1);
+    kc_coord_consumer_group_heartbeat(t->c, &hctx, &hb, &t->res);
+    settle(t);
+    kc_consumer_group_heartbeat_response_t hr;
+    kc_reader_t r;
+    kc_reader_init(&r, t->last_body.data, t->last_body.len);
+    assert_int_equal(kc_consumer_group_heartbeat_response_decode(&r, 1, &t->arena, &hr), 0);
+    assert_int_equal(hr.error_code, 0);
+    assert_true(hr.member_epoch > 0);
+
+    struct {
+        kc_str_t member;
+        int32_t epoch;
+        int16_t want;
+    } cases[] = {
+        {KC_STR_NULL, hr.member_epoch, KC_ERR_UNKNOWN_SERVER_ERROR},
+        {KC_STR_NULL, 0, KC_ERR_UNKNOWN_SERVER_ERROR},
+        {KC_STR_NULL, -1, KC_ERR_NONE},
+        {kc_str("member-a"), hr.member_epoch, KC_ERR_NONE},
+        {kc_str("nobody"), hr.member_epoch, KC_ERR_UNKNOWN_MEMBER_ID},
+    };
+    for (size_t i = 0; i < KC_ARRAY_LEN(cases); i++) {
+        kc_offset_fetch_request_group_t g;
+        memset(&g, 0, sizeof(g));
+        g.group_id = kc_str("cg");
+        g.topics.count = -1;
+        g.member_id = cases[i].member;
+        g.member_epoch = cases[i].epoch;
+        kc_offset_fetch_response_t f = fetch_groups(t, 9, &g, 1);
+        assert_int_equal(f.groups.count, 1);
+        assert_int_equal(f.groups.items[0].error_code, cases[i].want);
+    }
+}
+
+/* Topic names of group ord's offsets as OffsetFetch v8 lists them, comma-separated. */
+static const char *all_topics_order(tctx_t *t)
+{
+    kc_offset_fetch_request_group_t g;
+    memset(&g, 0, sizeof(g));
+    g.group_id = kc_str("ord");
+    g.topics.count = -1;
+    g.member_id = KC_STR_NULL;
+    g.member_epoch = -1;
+    kc_offset_fetch_response_t f = fetch_groups(t, 8, &g, 1);
+    static char out[256];
+    out[0] = 0;
+    for (int32_t i = 0; i < f.groups.items[0].topics.count; i++) {
+        if (i)
+            strcat(out, ",");
+        strncat(out, f.groups.items[0].topics.items[i].name.ptr,
+                (size_t)f.groups.items[0].topics.items[i].name.len);
+    }
+    return out;
+}
+
+/* OffsetFetch of all topics lists a group's offsets in the order of
+ * Kafka's tables (slot, then the later put first): foo, bar and baz all
+ * fall in slot 0 of the 4-slot table; bar's offsets deleted and committed
+ * again make it a new entry, first in its slot. */
+static void fetch_all_in_kafka_table_order_after_removal(void **state)
+{
+    tctx_t *t = *state;
+    commit_one(t, 8, "ord", "foo", 0, 1, NULL);
+    commit_one(t, 8, "ord", "bar", 0, 2, NULL);
+    commit_one(t, 8, "ord", "baz", 0, 3, NULL);
+    assert_string_equal(all_topics_order(t), "baz,bar,foo");
+    kc_buf_t key;
+    kc_buf_init(&key);
+    kc_write_int16(&key, 1);
+    kc_write_str(&key, kc_str("ord"), false);
+    kc_write_str(&key, kc_str("bar"), false);
+    kc_write_int32(&key, 0);
+    assert_int_equal(kc_coord_replay(t->c, key.data, key.len, NULL, 0), 0);
+    kc_buf_deinit(&key);
+    assert_string_equal(all_topics_order(t), "baz,foo");
+    commit_one(t, 8, "ord", "bar", 0, 4, NULL);
+    assert_string_equal(all_topics_order(t), "bar,baz,foo");
+}
+
 static void simple_group_offsets_expire_from_commit_time(void **state)
 {
     tctx_t *t = *state;
@@ -1126,6 +1222,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(retention_time_v2_writes_value_v1_and_expires, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(batched_fetch_v8_and_null_topics, setup, teardown),
+        cmocka_unit_test_setup_teardown(fetch_with_epoch_and_null_member_id, setup, teardown),
+        cmocka_unit_test_setup_teardown(fetch_all_in_kafka_table_order_after_removal, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(unknown_group_fetch_returns_minus_one_without_error, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(commit_to_unknown_topic_or_partition, setup, teardown),

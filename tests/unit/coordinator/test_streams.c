@@ -41,11 +41,23 @@ enum {
 /* ---- topics: source "in" (NPART partitions), changelog created on demand -- */
 
 static bool changelog_exists;
+/* More topics a test creates: name -> partitions. */
+static struct {
+    const char *name;
+    int32_t parts;
+} extra_topics[8];
+static int nextra_topics;
 
 static bool tv_lookup(void *ctx, kc_str_t topic, int32_t *partitions, kc_uuid_t *id)
 {
     (void)ctx;
     memset(id, 0, sizeof(*id));
+    for (int i = 0; i < nextra_topics; i++)
+        if (kc_str_eq_cstr(topic, extra_topics[i].name)) {
+            id->b[0] = (uint8_t)(10 + i);
+            *partitions = extra_topics[i].parts;
+            return true;
+        }
     if (kc_str_eq_cstr(topic, "in")) {
         id->b[0] = 1;
         *partitions = NPART;
@@ -119,6 +131,7 @@ static ctx_t *ctx_new_cfg(void (*tweak)(kc_coord_config_t *))
     kc_coord_loaded(t->c, 0);
     t->now = 1000;
     changelog_exists = true;
+    nextra_topics = 0;
     return t;
 }
 
@@ -277,6 +290,10 @@ static hb_t send_hb(ctx_t *t, client_t *cl, hb_opts_t o)
         sub.state_changelog_topics.count = 1;
         req.topology = &topo;
         req.rebalance_timeout_ms = o.rebalance_timeout ? o.rebalance_timeout : 30000;
+        /* A joining member owns nothing: three empty (not null) lists. */
+        req.active_tasks.count = 0;
+        req.standby_tasks.count = 0;
+        req.warmup_tasks.count = 0;
     } else {
         req.rebalance_timeout_ms = o.rebalance_timeout ? o.rebalance_timeout : -1;
     }
@@ -411,7 +428,8 @@ static void test_first_joiner_initialises_topology_and_gets_all_tasks(void **sta
     set_id(&a, "member-a");
     hb_t h = join(t, &a);
     assert_int_equal(h.error, E_NONE);
-    assert_int_equal(h.epoch, 1);
+    /* A new group starts at epoch 1; the first assignment is epoch 2. */
+    assert_int_equal(h.epoch, 2);
     assert_true(h.has_tasks);
     assert_int_equal(count(a.active), NPART);
     assert_int_equal(h.nstatus, 0);
@@ -522,6 +540,9 @@ static void test_request_rules_name_the_rule(void **state)
                            "RebalanceTimeoutMs must be provided in first request.", 52));
     kc_result_reset(&res);
     req.rebalance_timeout_ms = 1000;
+    req.active_tasks.count = 0;
+    req.standby_tasks.count = 0;
+    req.warmup_tasks.count = 0;
     kc_coord_streams_group_heartbeat(t->c, &ctx, &req, &res, NULL);
     assert_non_null(memmem(res.responses[0].body.data, res.responses[0].body.len,
                            "Topology must be non-null when (re-)joining.", 44));
@@ -689,11 +710,15 @@ static void test_previous_epoch_null_retry_accepted_with_opt_in(void **state)
     set_id(&b, "member-b");
     join(t, &a);
     join(t, &b);
-    hb_t h = beat(t, &a); /* revoked two tasks: bumped */
+    hb_t h = beat(t, &a); /* told to revoke two tasks: same epoch */
+    assert_int_equal(h.error, E_NONE);
+    int32_t old_epoch = a.epoch;
+    h = beat(t, &a); /* revoked them: bumped */
     assert_int_equal(h.error, E_NONE);
     int32_t new_epoch = a.epoch;
+    assert_int_equal(new_epoch, old_epoch + 1);
     client_t lost = a;
-    lost.epoch = new_epoch - 1;
+    lost.epoch = old_epoch;
     h = send_hb(t, &lost, (hb_opts_t){.epoch = INT32_MIN, .owned = OWNED_NULL});
     assert_int_equal(h.error, E_NONE);
     assert_int_equal(h.epoch, new_epoch);
@@ -780,6 +805,58 @@ static void test_standby_on_other_process(void **state)
         assert_true(cls[0].standby[p] == cls[1].active[p]);
         assert_true(cls[1].standby[p] == cls[0].active[p]);
     }
+    ctx_free(t);
+}
+
+static void view_epochs(void *arg, const kc_group_view_t *v)
+{
+    int32_t *e = arg;
+    e[0] = v->group_epoch;
+    e[1] = v->assignment_epoch;
+}
+
+/* Kafka 4.4's in-place role change: a task moving from a's active set to
+ * a's standby set is assigned as standby in the same heartbeat that asks
+ * for the active one's revocation; the standby holder of a task becoming
+ * its active owner keeps the standby until the active task is granted.
+ * When the last member leaves, the empty target takes the group epoch. */
+static void test_role_changes_in_place_and_empty_group_target(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new_cfg(standby_one);
+    client_t a, b;
+    set_id(&a, "member-a");
+    set_id(&b, "member-b");
+    hb_t h = join(t, &a);
+    assert_int_equal(count(a.active), NPART);
+    join(t, &b);
+    h = beat(t, &a); /* half of a's tasks move to b: standbys at once */
+    assert_int_equal(h.error, E_NONE);
+    assert_true(h.has_tasks);
+    assert_int_equal(count(h.active), NPART / 2);
+    assert_int_equal(count(h.standby), NPART / 2);
+    for (int p = 0; p < NPART; p++)
+        assert_true(h.active[p] != h.standby[p]);
+    assert_string_equal(state_of(t), "Reconciling");
+    client_t cls[2] = {a, b};
+    converge(t, cls, 2);
+    a = cls[0];
+    b = cls[1];
+    assert_int_equal(count(b.standby), NPART / 2);
+    /* a leaves: b's standbys become active, a as the last... */
+    h = send_hb(t, &a, (hb_opts_t){.epoch = -1});
+    assert_int_equal(h.error, E_NONE);
+    h = beat(t, &b);
+    assert_int_equal(count(h.active), NPART);
+    h = send_hb(t, &b, (hb_opts_t){.epoch = -1});
+    assert_int_equal(h.error, E_NONE);
+    kc_streams_group_t *g = kc_coord_streams_group_find(t->c, kc_str("app"));
+    assert_non_null(g);
+    assert_string_equal(kc_streams_group_state(g), "Empty");
+    int32_t epochs[2] = {0, 0};
+    assert_true(kc_coord_inspect_group(t->c, kc_str("app"), view_epochs, epochs));
+    assert_int_equal(epochs[1], epochs[0]);
+    assert_int_equal(epochs[0], kc_streams_group_epoch(g));
     ctx_free(t);
 }
 
@@ -1637,6 +1714,356 @@ static void test_member_without_tasks_gets_a_target_record(void **state)
     ctx_free(t);
 }
 
+/* One raw heartbeat; returns the decoded response's error code and copies
+ * its message (empty when null) into msg. */
+static int16_t raw_hb(ctx_t *t, int16_t version, const kc_streams_group_heartbeat_request_t *req,
+                      char *msg, size_t cap, kc_streams_group_heartbeat_response_t *out,
+                      kc_arena_t *arena)
+{
+    kc_request_ctx_t ctx = {1, 1, 88, version, kc_str("client"), "/127.0.0.1", t->now};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_streams_group_heartbeat(t->c, &ctx, req, &res, NULL);
+    keep_records(t, &res);
+    assert_int_equal(res.nresponses, 1);
+    kc_streams_group_heartbeat_response_init(out);
+    /* The decoded strings point into the body: keep a copy in the arena. */
+    uint8_t *body = kc_arena_alloc(arena, res.responses[0].body.len + 1);
+    memcpy(body, res.responses[0].body.data, res.responses[0].body.len);
+    kc_reader_t rd;
+    kc_reader_init(&rd, body, res.responses[0].body.len);
+    assert_int_equal(kc_streams_group_heartbeat_response_decode(&rd, version, arena, out), 0);
+    snprintf(msg, cap, "%.*s", out->error_message.len > 0 ? (int)out->error_message.len : 0,
+             out->error_message.len > 0 ? out->error_message.ptr : "");
+    kc_result_deinit(&res);
+    return out->error_code;
+}
+
+/* The answers Kafka 4.4 gives that a differential run against it showed:
+ * the topology's topic names checked before the request rules (internal
+ * topics first), null task lists on a join, the group of a leave looked
+ * up by id, and a v0 answer without the legacy recovery lag. */
+static void test_topology_topic_names_join_lists_leave_and_v0_lag(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_streams_group_heartbeat_response_t r;
+    char msg[512];
+    kc_str_t src[3] = {kc_str("bad topic"), kc_str("__consumer_offsets"), kc_str("in")};
+    kc_streams_group_heartbeat_request_topic_info_t cl = {0};
+    cl.name = kc_str("..");
+    kc_streams_group_heartbeat_request_subtopology_t sub;
+    memset(&sub, 0, sizeof(sub));
+    sub.subtopology_id = kc_str("0");
+    sub.source_topics.items = src;
+    sub.source_topics.count = 3;
+    sub.state_changelog_topics.items = &cl;
+    sub.state_changelog_topics.count = 1;
+    kc_streams_group_heartbeat_request_topology_t topo = {1, {&sub, 1}};
+    kc_streams_group_heartbeat_request_t req;
+    kc_streams_group_heartbeat_request_init(&req);
+    req.group_id = kc_str("app");
+    req.member_id = kc_str(""); /* the topic checks come first */
+    req.rebalance_timeout_ms = 1000;
+    req.topology = &topo;
+    req.active_tasks.count = 0;
+    req.standby_tasks.count = 0;
+    req.warmup_tasks.count = 0;
+    assert_int_equal(raw_hb(t, 1, &req, msg, sizeof(msg), &r, &arena), E_STREAMS_INVALID_TOPOLOGY);
+    assert_string_equal(msg, "Use of Kafka internal topics __consumer_offsets in a Kafka Streams "
+                             "topology is prohibited.");
+    src[1] = kc_str("a/b");
+    assert_int_equal(raw_hb(t, 1, &req, msg, sizeof(msg), &r, &arena), E_STREAMS_INVALID_TOPOLOGY);
+    assert_string_equal(msg, "Topic names bad topic,a/b,.. are not valid topic names.");
+    /* A null list on a join is not an empty one. */
+    src[0] = kc_str("in");
+    src[1] = kc_str("in");
+    cl.name = kc_str("app-store-changelog");
+    req.member_id = kc_str("m");
+    req.standby_tasks.count = -1;
+    assert_int_equal(raw_hb(t, 1, &req, msg, sizeof(msg), &r, &arena), E_INVALID_REQUEST);
+    assert_string_equal(msg, "StandbyTasks must be empty when (re-)joining.");
+    assert_string_equal(state_of(t), "none");
+    /* A v0 answer leaves AcceptableRecoveryLagLegacy at 0. */
+    req.standby_tasks.count = 0;
+    req.process_id = kc_str("p");
+    assert_int_equal(raw_hb(t, 0, &req, msg, sizeof(msg), &r, &arena), E_NONE);
+    assert_int_equal(r.member_epoch, 2);
+    assert_int_equal(r.acceptable_recovery_lag_legacy, 0);
+    /* A leave of an unknown group, or of a group of another type. */
+    kc_streams_group_heartbeat_request_init(&req);
+    req.group_id = kc_str("nope");
+    req.member_id = kc_str("m");
+    req.member_epoch = -1;
+    assert_int_equal(raw_hb(t, 1, &req, msg, sizeof(msg), &r, &arena), E_GROUP_ID_NOT_FOUND);
+    assert_string_equal(msg, "Group nope not found.");
+    kc_arena_deinit(&arena);
+    ctx_free(t);
+}
+
+/* A heartbeat of member `member` joining group "kafka-order" with topology
+ * subs[0..nsubs). */
+static int16_t join_topology(ctx_t *t, const char *member,
+                             kc_streams_group_heartbeat_request_subtopology_t *subs, int32_t nsubs,
+                             char *msg, size_t cap, kc_streams_group_heartbeat_response_t *r,
+                             kc_arena_t *arena)
+{
+    kc_streams_group_heartbeat_request_topology_t topo = {1, {subs, nsubs}};
+    kc_streams_group_heartbeat_request_t req;
+    kc_streams_group_heartbeat_request_init(&req);
+    req.group_id = kc_str("kafka-order");
+    req.member_id = kc_str(member);
+    req.process_id = kc_str(member);
+    req.rebalance_timeout_ms = 1000;
+    req.topology = &topo;
+    req.active_tasks.count = 0;
+    req.standby_tasks.count = 0;
+    req.warmup_tasks.count = 0;
+    return raw_hb(t, 1, &req, msg, cap, r, arena);
+}
+
+/* Kafka's internal-topic configuration, ordering and describe views: the
+ * missing internal topics listed in the order of Kafka's HashMap, a
+ * repartition topic's count decided from its writer even once it exists,
+ * a repartition source topic nothing writes to refused, the missing source
+ * topics sorted, and Describe listing members in the order of Kafka's
+ * members table, topics sorted, with the configured partition counts. */
+static void test_internal_topics_in_kafka_order_and_describe_views(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_streams_group_heartbeat_response_t r;
+    char msg[512];
+    kc_str_t src[1] = {kc_str("in")};
+    kc_str_t sink[1] = {kc_str("app-rep")};
+    kc_streams_group_heartbeat_request_topic_info_t cl0[2], cl1, rep;
+    memset(cl0, 0, sizeof(cl0));
+    memset(&cl1, 0, sizeof(cl1));
+    memset(&rep, 0, sizeof(rep));
+    cl0[0].name = kc_str("app-a-changelog");
+    cl0[1].name = kc_str("app-b-changelog");
+    cl1.name = kc_str("app-c-changelog");
+    rep.name = kc_str("app-rep");
+    kc_streams_group_heartbeat_request_subtopology_t subs[2];
+    memset(subs, 0, sizeof(subs));
+    subs[0].subtopology_id = kc_str("0");
+    subs[0].source_topics.items = src;
+    subs[0].source_topics.count = 1;
+    subs[0].repartition_sink_topics.items = sink;
+    subs[0].repartition_sink_topics.count = 0;
+    subs[0].state_changelog_topics.items = cl0;
+    subs[0].state_changelog_topics.count = 2;
+    subs[1].subtopology_id = kc_str("1");
+    subs[1].repartition_source_topics.items = &rep;
+    subs[1].repartition_source_topics.count = 1;
+    subs[1].state_changelog_topics.items = &cl1;
+    subs[1].state_changelog_topics.count = 1;
+    /* Nothing writes to the repartition source topic: refused, no group. */
+    assert_int_equal(join_topology(t, "m1", subs, 2, msg, sizeof(msg), &r, &arena),
+                     E_STREAMS_INVALID_TOPOLOGY);
+    assert_string_equal(msg, "Failed to compute number of partitions for all repartition topics, "
+                             "because a repartition source topic is never used as a sink topic.");
+    assert_null(kc_coord_streams_group_find(t->c, kc_str("kafka-order")));
+    subs[0].repartition_sink_topics.count = 1;
+    assert_int_equal(join_topology(t, "m1", subs, 2, msg, sizeof(msg), &r, &arena), E_NONE);
+    assert_int_equal(r.status.count, 1);
+    assert_int_equal(r.status.items[0].status_code, 3);
+    assert_true(kc_str_eq_cstr(r.status.items[0].status_detail,
+                               "Internal topics are missing: app-b-changelog, app-a-changelog, "
+                               "app-rep and 1 additional topics"));
+    /* Created with the counts Kafka decides: the repartition topic keeps
+     * its count from "in" once it exists. */
+    const char *made[4] = {"app-a-changelog", "app-b-changelog", "app-c-changelog", "app-rep"};
+    for (int i = 0; i < 4; i++) {
+        extra_topics[nextra_topics].name = made[i];
+        extra_topics[nextra_topics++].parts = NPART;
+    }
+    assert_int_equal(join_topology(t, "m2", subs, 2, msg, sizeof(msg), &r, &arena), E_NONE);
+    assert_int_equal(r.status.count, 0);
+    assert_int_equal(join_topology(t, "m5", subs, 2, msg, sizeof(msg), &r, &arena), E_NONE);
+    /* Describe: members m5, m2, m1 (the table's slot order, each slot
+     * newest first); the configured counts of the internal topics. */
+    kc_str_t gid = kc_str("kafka-order");
+    kc_streams_group_describe_request_t dreq;
+    kc_streams_group_describe_request_init(&dreq);
+    dreq.group_ids.items = &gid;
+    dreq.group_ids.count = 1;
+    kc_request_ctx_t ctx = {1, 1, 89, 0, kc_str("client"), "/127.0.0.1", t->now};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_streams_group_describe(t->c, &ctx, &dreq, &res);
+    kc_streams_group_describe_response_t d;
+    kc_streams_group_describe_response_init(&d);
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    assert_int_equal(kc_streams_group_describe_response_decode(&rd, 0, &arena, &d), 0);
+    assert_int_equal(d.groups.count, 1);
+    const kc_streams_group_describe_response_described_group_t *dg = &d.groups.items[0];
+    assert_int_equal(dg->members.count, 3);
+    assert_true(kc_str_eq_cstr(dg->members.items[0].member_id, "m5"));
+    assert_true(kc_str_eq_cstr(dg->members.items[1].member_id, "m2"));
+    assert_true(kc_str_eq_cstr(dg->members.items[2].member_id, "m1"));
+    const kc_streams_group_describe_response_subtopology_t *s0 = &dg->topology->subtopologies.items[0];
+    assert_int_equal(s0->state_changelog_topics.count, 2);
+    assert_true(kc_str_eq_cstr(s0->state_changelog_topics.items[0].name, "app-a-changelog"));
+    assert_int_equal(s0->state_changelog_topics.items[0].partitions, NPART);
+    assert_int_equal(dg->topology->subtopologies.items[1].repartition_source_topics.items[0].partitions,
+                     NPART);
+    kc_result_deinit(&res);
+    /* Missing source topics: sorted, distinct, at most three named. */
+    kc_str_t missing[5] = {kc_str("zz"), kc_str("yy"), kc_str("ww"), kc_str("yy"), kc_str("xx")};
+    kc_streams_group_heartbeat_request_subtopology_t one;
+    memset(&one, 0, sizeof(one));
+    one.subtopology_id = kc_str("0");
+    one.source_topics.items = missing;
+    one.source_topics.count = 5;
+    kc_streams_group_heartbeat_request_topology_t topo = {1, {&one, 1}};
+    kc_streams_group_heartbeat_request_t req;
+    kc_streams_group_heartbeat_request_init(&req);
+    req.group_id = kc_str("other");
+    req.member_id = kc_str("m");
+    req.rebalance_timeout_ms = 1000;
+    req.topology = &topo;
+    req.active_tasks.count = 0;
+    req.standby_tasks.count = 0;
+    req.warmup_tasks.count = 0;
+    assert_int_equal(raw_hb(t, 1, &req, msg, sizeof(msg), &r, &arena), E_NONE);
+    assert_true(kc_str_eq_cstr(r.status.items[0].status_detail,
+                               "Source topics ww, xx, yy and 1 additional topics are missing."));
+    kc_arena_deinit(&arena);
+    ctx_free(t);
+}
+
+/* The sticky assignor breaks ties as Kafka's PriorityQueue over the
+ * processes (filled in processIdToState's HashMap order) does. */
+static void test_sticky_assignor_ties_follow_kafka_heaps(void **state)
+{
+    (void)state;
+    kc_st_subtopology_t sub = {"0", 2, false};
+    kc_tasks_tuple_t had, none;
+    memset(&had, 0, sizeof(had));
+    memset(&none, 0, sizeof(none));
+    kc_tasks_add(&had.active, "0", 0);
+    kc_st_member_t ms[3];
+    memset(ms, 0, sizeof(ms));
+    const char *ids[3] = {"m1", "m2", "m3"}, *procs[3] = {"p-m1", "p-m2", "p-m3"};
+    for (int i = 0; i < 3; i++) {
+        ms[i].member_id = ids[i];
+        ms[i].process_id = procs[i];
+        ms[i].previous = i == 0 ? &had : &none;
+    }
+    kc_st_spec_t spec = {&sub, 1, ms, 3, 0};
+    kc_assignor_streams_sticky(&spec);
+    assert_int_equal(kc_tasks_count(&ms[0].active), 1);
+    assert_int_equal(kc_tasks_count(&ms[1].active), 0);
+    assert_int_equal(kc_tasks_count(&ms[2].active), 1);
+    for (int i = 0; i < 3; i++) {
+        kc_tasks_free(&ms[i].active);
+        kc_tasks_free(&ms[i].standby);
+    }
+    kc_tasks_tuple_free(&had);
+}
+
+static void delay_one_second(kc_coord_config_t *cfg) { cfg->group_streams_initial_rebalance_delay_ms = 1000; }
+
+/* Answers Kafka 4.4 gives around a new group and Describe: the delayed
+ * first assignment of a group created by the heartbeat that armed the
+ * delay finds no configured topology and does nothing (the next heartbeat
+ * assigns); StreamsGroupDescribe answers empty ids (INVALID_GROUP_ID)
+ * before the others; ConsumerGroupDescribe names a streams group as not a
+ * consumer group; endpoint partitions list only the partitions a source
+ * topic has. */
+static void test_new_group_delay_describe_order_and_endpoint_partitions(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new_cfg(delay_one_second);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_streams_group_heartbeat_response_t r;
+    char msg[512];
+    kc_str_t src[2] = {kc_str("in"), kc_str("two-partitions")};
+    kc_streams_group_heartbeat_request_subtopology_t sub;
+    memset(&sub, 0, sizeof(sub));
+    sub.subtopology_id = kc_str("0");
+    sub.source_topics.items = src;
+    sub.source_topics.count = 2;
+    kc_streams_group_heartbeat_request_topology_t topo = {1, {&sub, 1}};
+    kc_streams_group_heartbeat_request_endpoint_t ep = {kc_str("host-a"), 8080};
+    kc_streams_group_heartbeat_request_t req;
+    kc_streams_group_heartbeat_request_init(&req);
+    req.group_id = kc_str("app");
+    req.member_id = kc_str("m1");
+    req.process_id = kc_str("p1");
+    req.rebalance_timeout_ms = 30000;
+    req.topology = &topo;
+    req.user_endpoint = &ep;
+    req.active_tasks.count = req.standby_tasks.count = req.warmup_tasks.count = 0;
+    assert_int_equal(raw_hb(t, 1, &req, msg, sizeof(msg), &r, &arena), E_NONE);
+    assert_int_equal(r.member_epoch, 1);
+    assert_int_equal(r.status.count, 1);
+    assert_int_equal(r.status.items[0].status_code, 5);
+    ctx_sleep(t, 1500);
+    assert_string_equal(state_of(t), "Assigning");
+    /* The next heartbeat configures the topology and assigns. */
+    kc_streams_group_heartbeat_request_t hb;
+    kc_streams_group_heartbeat_request_init(&hb);
+    hb.group_id = kc_str("app");
+    hb.member_id = kc_str("m1");
+    hb.member_epoch = 1;
+    hb.active_tasks.count = hb.standby_tasks.count = hb.warmup_tasks.count = 0;
+    assert_int_equal(raw_hb(t, 1, &hb, msg, sizeof(msg), &r, &arena), E_NONE);
+    assert_int_equal(r.member_epoch, 2);
+    assert_int_equal(r.active_tasks.count, 1);
+    assert_int_equal(r.active_tasks.items[0].partitions.count, NPART);
+    /* Endpoints: "two-partitions" only has partitions 0 and 1. */
+    assert_int_equal(r.partitions_by_user_endpoint.count, 1);
+    const kc_streams_group_heartbeat_response_endpoint_to_partitions_t *e =
+        &r.partitions_by_user_endpoint.items[0];
+    assert_int_equal(e->active_partitions.count, 2);
+    for (int32_t i = 0; i < 2; i++)
+        assert_int_equal(e->active_partitions.items[i].partitions.count,
+                         kc_str_eq_cstr(e->active_partitions.items[i].topic, "in") ? NPART : 2);
+    /* Describe: the empty id first. */
+    kc_str_t gids[3] = {kc_str("nope"), kc_str(""), kc_str("app")};
+    kc_streams_group_describe_request_t dreq;
+    kc_streams_group_describe_request_init(&dreq);
+    dreq.group_ids.items = gids;
+    dreq.group_ids.count = 3;
+    kc_request_ctx_t ctx = {1, 1, 89, 0, kc_str("client"), "/127.0.0.1", t->now};
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_streams_group_describe(t->c, &ctx, &dreq, &res);
+    kc_streams_group_describe_response_t d;
+    kc_streams_group_describe_response_init(&d);
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    assert_int_equal(kc_streams_group_describe_response_decode(&rd, 0, &arena, &d), 0);
+    assert_int_equal(d.groups.count, 3);
+    assert_int_equal(d.groups.items[0].error_code, 24);
+    assert_int_equal(d.groups.items[0].group_id.len, 0);
+    assert_true(d.groups.items[0].error_message.len < 0);
+    assert_true(kc_str_eq_cstr(d.groups.items[1].group_id, "nope"));
+    assert_true(kc_str_eq_cstr(d.groups.items[2].group_id, "app"));
+    kc_result_reset(&res);
+    /* ConsumerGroupDescribe of the streams group. */
+    kc_str_t one = kc_str("app");
+    kc_consumer_group_describe_request_t creq;
+    kc_consumer_group_describe_request_init(&creq);
+    creq.group_ids.items = &one;
+    creq.group_ids.count = 1;
+    kc_request_ctx_t cctx = {1, 1, 69, 0, kc_str("client"), "/127.0.0.1", t->now};
+    kc_coord_consumer_group_describe(t->c, &cctx, &creq, &res);
+    assert_non_null(memmem(res.responses[0].body.data, res.responses[0].body.len,
+                           "Group app is not a consumer group.", 34));
+    kc_result_deinit(&res);
+    kc_arena_deinit(&arena);
+    ctx_free(t);
+}
+
 static void test_duplicate_subtopology_ids_rejected_without_a_group(void **state)
 {
     (void)state;
@@ -1656,13 +2083,25 @@ static void test_duplicate_subtopology_ids_rejected_without_a_group(void **state
     req.member_id = kc_str("m");
     req.rebalance_timeout_ms = 1000;
     req.topology = &topo;
+    req.active_tasks.count = 0;
+    req.standby_tasks.count = 0;
+    req.warmup_tasks.count = 0;
     kc_request_ctx_t ctx = {1, 1, 88, 1, kc_str("client"), "/127.0.0.1", t->now};
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_streams_group_heartbeat(t->c, &ctx, &req, &res, NULL);
     assert_int_equal(res.nrecords, 0);
-    assert_non_null(memmem(res.responses[0].body.data, res.responses[0].body.len,
-                           "Duplicate key 0", 15));
+    /* UNKNOWN_SERVER_ERROR without a message, as Kafka's unexpected exception. */
+    kc_streams_group_heartbeat_response_t r;
+    kc_streams_group_heartbeat_response_init(&r);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    assert_int_equal(kc_streams_group_heartbeat_response_decode(&rd, 1, &arena, &r), 0);
+    assert_int_equal(r.error_code, -1);
+    assert_true(r.error_message.len < 0);
+    kc_arena_deinit(&arena);
     kc_result_deinit(&res);
     assert_string_equal(state_of(t), "none");
     ctx_free(t);
@@ -1970,6 +2409,10 @@ int main(void)
         cmocka_unit_test(test_missing_source_and_incorrectly_partitioned_topics),
         cmocka_unit_test(test_request_rules_name_the_rule),
         cmocka_unit_test(test_duplicate_subtopology_ids_rejected_without_a_group),
+        cmocka_unit_test(test_topology_topic_names_join_lists_leave_and_v0_lag),
+        cmocka_unit_test(test_internal_topics_in_kafka_order_and_describe_views),
+        cmocka_unit_test(test_sticky_assignor_ties_follow_kafka_heaps),
+        cmocka_unit_test(test_new_group_delay_describe_order_and_endpoint_partitions),
         cmocka_unit_test(test_mixed_null_lists_rejected_and_null_means_unchanged),
         cmocka_unit_test(test_three_members_never_share_an_active_task),
         cmocka_unit_test(test_member_without_tasks_gets_a_target_record),
@@ -1978,6 +2421,7 @@ int main(void)
         cmocka_unit_test(test_static_leave_and_rejoin_keeps_tasks),
         cmocka_unit_test(test_session_expiry_moves_tasks),
         cmocka_unit_test(test_standby_on_other_process),
+        cmocka_unit_test(test_role_changes_in_place_and_empty_group_target),
         cmocka_unit_test(test_shutdown_application_status_reaches_everyone),
         cmocka_unit_test(test_group_max_size),
         cmocka_unit_test(test_endpoints_sent_when_epoch_stale),
