@@ -263,7 +263,7 @@ static bool internal_topic_name(kc_str_t name)
            kc_str_eq_cstr(name, "__share_group_state");
 }
 
-int32_t kc_java_string_hash(kc_str_t s)
+int32_t kc_java_str_hash(kc_str_t s)
 {
     uint32_t h = 0;
     for (int32_t i = 0; i < s.len;) {
@@ -449,7 +449,7 @@ int kc_handle_metadata(kc_req_t *req)
             int32_t *hs = kc_arena_alloc(req->arena, nn * sizeof(*hs));
             size_t *ord = kc_arena_alloc(req->arena, nn * sizeof(*ord));
             for (size_t i = 0; i < nn; i++) {
-                hs[i] = kc_java_string_hash(names[i]);
+                hs[i] = kc_java_str_hash(names[i]);
                 ord[i] = i;
             }
             kc_scala_hash_order(hs, ord, nn);
@@ -685,11 +685,11 @@ static void sort_by_java_bucket(const kc_str_t *names, size_t cap, size_t *idx, 
 {
     for (size_t i = 1; i < n; i++) {
         size_t x = idx[i];
-        uint32_t hx = (uint32_t)kc_java_string_hash(names[x]);
+        uint32_t hx = (uint32_t)kc_java_str_hash(names[x]);
         size_t bx = (hx ^ (hx >> 16)) & (cap - 1);
         size_t j = i;
         while (j > 0) {
-            uint32_t hy = (uint32_t)kc_java_string_hash(names[idx[j - 1]]);
+            uint32_t hy = (uint32_t)kc_java_str_hash(names[idx[j - 1]]);
             if (((hy ^ (hy >> 16)) & (cap - 1)) <= bx)
                 break;
             idx[j] = idx[j - 1];

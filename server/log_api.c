@@ -717,7 +717,7 @@ static void list_offsets_partition(kc_req_t *req, const kc_topic_t *topic, int16
 /* TopicPartition.hashCode, spread as Scala's mutable.HashMap spreads it. */
 static int32_t topic_partition_hash(kc_str_t topic, int32_t partition)
 {
-    uint32_t h = 31u * (uint32_t)(31 + partition) + (uint32_t)kc_java_string_hash(topic);
+    uint32_t h = 31u * (uint32_t)(31 + partition) + (uint32_t)kc_java_str_hash(topic);
     return (int32_t)(h ^ (h >> 16));
 }
 
@@ -847,7 +847,7 @@ int kc_handle_list_offsets(kc_req_t *req)
             if (at == ne) {
                 e[ne].topic = t->name;
                 e[ne].hash = topic_partition_hash(t->name, p->partition_index);
-                e[ne].topic_hash = kc_java_string_hash(t->name);
+                e[ne].topic_hash = kc_java_str_hash(t->name);
                 ne++;
             }
             e[at].resp = rp; /* a repeated key keeps its place, takes the new value */
