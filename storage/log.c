@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "crc32c.h"
+#include "legacy.h"
 #include "kc_log.h"
 
 #define BATCH_HEADER 61          /* bytes before the first record */
@@ -923,6 +924,19 @@ static int ts_fn(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *v
         return 0;
     int64_t off = compressed && t->target < 0 ? base + last_delta : KC_MAX(base, t->start);
     int64_t ts = max_ts;
+    /* A compressed batch is searched record by record too, as Kafka
+     * decompresses it (zstd, which kcoord cannot read, keeps the bounds). */
+    kc_buf_t plain;
+    kc_buf_init(&plain);
+    const uint8_t *recs = value + BATCH_HEADER;
+    size_t recs_len = value_len - BATCH_HEADER;
+    if (compressed &&
+        kc_records_decompress(rd16(value + OFF_ATTRIBUTES) & ATTR_COMPRESSION, recs, recs_len,
+                              (size_t)1 << 28, &plain) == 0) {
+        compressed = false;
+        recs = plain.data;
+        recs_len = plain.len;
+    }
     if (!compressed) {
         /* A search by timestamp finds the first record at or after the log
          * start (FileRecords.searchForTimestamp's starting offset). */
@@ -930,8 +944,9 @@ static int ts_fn(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *v
         find_ctx_t f = {(int64_t)rd64(value + OFF_BASE_TIMESTAMP), want, t->target < 0, min_delta,
                         -1, -1};
         const char *why;
-        int rc = walk_records(value + BATCH_HEADER, value_len - BATCH_HEADER,
-                              (int32_t)rd32(value + OFF_RECORD_COUNT), find_record_fn, &f, &why);
+        int rc = walk_records(recs, recs_len, (int32_t)rd32(value + OFF_RECORD_COUNT),
+                              find_record_fn, &f, &why);
+        kc_buf_deinit(&plain);
         if (rc < 0)
             return KC_EIO;
         if (f.index >= 0) {
@@ -939,6 +954,7 @@ static int ts_fn(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *v
             ts = f.ts;
         }
     }
+    kc_buf_deinit(&plain);
     t->best_offset = off;
     t->best_ts = ts;
     return t->target >= 0 ? 1 : 0;
