@@ -133,3 +133,36 @@ def fetch_body(version, topic, topic_id, partitions, isolation=0, max_wait_ms=0,
     if version < 15:
         body["ReplicaId"] = -1
     return body
+
+
+def gzip_batch(ts_deltas, ts0=1700000000000):
+    """One gzip-compressed magic 2 batch of null-key records whose create
+    times are ts0 + each delta; base offset 0."""
+    import gzip
+    import struct
+    zz = kafka_wire.zigzag_varint
+    recs = b""
+    for i, d in enumerate(ts_deltas):
+        v = b"v%d" % i
+        body = b"\x00" + zz(d) + zz(i) + zz(-1) + zz(len(v)) + v + zz(0)
+        recs += zz(len(body)) + body
+    packed = gzip.compress(recs, mtime=0)
+    n = len(ts_deltas)
+    after_crc = struct.pack(">hiqqqhii", 1, n - 1, ts0, ts0 + max(ts_deltas), -1, -1, -1,
+                            n) + packed
+    head = struct.pack(">qiib", 0, 4 + 1 + 4 + len(after_crc), -1, 2)
+    return head + struct.pack(">I", kafka_wire.crc32c(after_crc)) + after_crc
+
+
+def produce_raw(ctx, c, topic, partition, batch):
+    """Appends a prepared batch, as produce() does."""
+    v = top_version(ctx, "Produce", 12)
+    body = {"Acks": -1, "TimeoutMs": 30000,
+            "TopicData": [{"Name": topic, "PartitionData": [{"Index": partition,
+                                                             "Records": batch}]}]}
+
+    def done():
+        r = c.call("Produce", v, body, record=False)
+        p = r["Responses"][0]["PartitionResponses"][0]
+        return p if p["ErrorCode"] == NONE else None
+    return ctx.wait_until(done, "produce to %s-%d" % (topic, partition))["BaseOffset"]

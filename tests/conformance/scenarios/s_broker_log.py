@@ -319,3 +319,16 @@ def _(ctx):
             body = hb.fetch_body(ctx.version, t, tid, [(0, off)])
             body["Topics"][0]["Partitions"][0]["LastFetchedEpoch"] = last
             c.call("Fetch", ctx.version, body)
+
+
+@scenario("broker.list_offsets.compressed_batch",
+          "ListOffsets v7+ on a gzip batch whose records have create times out of order: max "
+          "timestamp names the record holding it, a search by timestamp the first record at or "
+          "after it", api="ListOffsets", versions=(7, None))
+def _(ctx):
+    c = ctx.client()
+    t = ctx.topic()
+    hb.create_topic(ctx, c, t)
+    hb.produce_raw(ctx, c, t, 0, hb.gzip_batch([0, 10, 5]))
+    for ts in (MAX_TIMESTAMP, T0, T0 + 1, T0 + 6, T0 + 10, T0 + 11):
+        list_offsets(c, ctx, t, [(0, ts)])
