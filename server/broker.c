@@ -7,13 +7,14 @@
 #include "server_int.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kc_log.h"
 
 /* Authorized-operation bit sets Kafka reports when no authorizer denies anything. */
 #define TOPIC_ALL_OPERATIONS 3576    /* READ WRITE CREATE DELETE ALTER DESCRIBE DESCRIBE_CONFIGS ALTER_CONFIGS */
-#define CLUSTER_ALL_OPERATIONS 8064  /* CREATE ALTER DESCRIBE CLUSTER_ACTION DESCRIBE_CONFIGS ALTER_CONFIGS IDEMPOTENT_WRITE */
+#define CLUSTER_ALL_OPERATIONS 8096  /* CREATE ALTER DESCRIBE CLUSTER_ACTION DESCRIBE_CONFIGS ALTER_CONFIGS IDEMPOTENT_WRITE */
 
 static kc_str_t arena_str(kc_arena_t *a, const char *s)
 {
@@ -36,6 +37,59 @@ void kc_api_versions_unsupported_body(kc_buf_t *out)
     resp.api_keys.items = &av;
     resp.api_keys.count = 1;
     kc_api_versions_response_encode(out, 0, &resp);
+}
+
+/*
+ * The features kcoord implements, as Kafka 4.4 advertises them: group.version 1
+ * is the consumer group protocol (KIP-848), streams.version 1 the streams
+ * group protocol (KIP-1071), both finalized at 1. Kafka's other features
+ * (metadata.version, kraft.version, transaction.version, share.version,
+ * eligible.leader.replicas.version) name what kcoord does not have: a KRaft
+ * metadata log, transactions, share groups, replication.
+ */
+static const struct {
+    const char *name;
+    int16_t min_version, max_version, finalized_level;
+} features[] = {
+    {"group.version", 0, 1, 1},
+    {"streams.version", 0, 1, 1},
+};
+
+/* Kafka's finalized features epoch is the offset of its metadata log; kcoord's
+ * finalized levels never change, so one epoch stands for them. */
+#define FINALIZED_FEATURES_EPOCH 0
+
+static void add_features(kc_req_t *req, int16_t v, kc_api_versions_response_t *resp)
+{
+    size_t n = KC_ARRAY_LEN(features);
+    resp->supported_features.items =
+        kc_arena_alloc(req->arena, n * sizeof(*resp->supported_features.items));
+    resp->finalized_features.items =
+        kc_arena_alloc(req->arena, n * sizeof(*resp->finalized_features.items));
+    int32_t ns = 0, nf = 0;
+    for (size_t i = 0; i < n; i++) {
+        kc_str_t name = kc_str(features[i].name);
+        /* Before v4 a feature of minimum version 0 is left out: older
+         * clients failed to parse it (KAFKA-17492). */
+        if (v >= 4 || features[i].min_version != 0) {
+            kc_api_versions_response_supported_feature_key_t *f =
+                &resp->supported_features.items[ns++];
+            f->name = name;
+            f->min_version = features[i].min_version;
+            f->max_version = features[i].max_version;
+        }
+        /* A feature finalized at level 0 is not listed. */
+        if (features[i].finalized_level != 0) {
+            kc_api_versions_response_finalized_feature_key_t *f =
+                &resp->finalized_features.items[nf++];
+            f->name = name;
+            f->min_version_level = features[i].finalized_level;
+            f->max_version_level = features[i].finalized_level;
+        }
+    }
+    resp->supported_features.count = ns;
+    resp->finalized_features.count = nf;
+    resp->finalized_features_epoch = FINALIZED_FEATURES_EPOCH;
 }
 
 /* Kafka's client software name/version pattern: [a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])? */
@@ -85,6 +139,8 @@ int kc_handle_api_versions(kc_req_t *req)
             resp.api_keys.items[i].max_version = kc_api_table[i].max_version;
         }
         resp.api_keys.count = (int32_t)kc_api_table_len;
+        if (v >= 3)
+            add_features(req, v, &resp);
     }
     kc_buf_t b;
     kc_buf_init(&b);
@@ -134,6 +190,156 @@ static void fill_topic_error(kc_metadata_response_topic_response_t *t, int16_t e
     t->partitions.count = 0;
 }
 
+static const kc_uuid_t zero_uuid;
+
+static bool uuid_is_zero(kc_uuid_t id)
+{
+    return memcmp(&id, &zero_uuid, sizeof(id)) == 0;
+}
+
+/* scala.collection.Hashing.improve: the hash Scala's immutable HashMap and HashSet use. */
+static uint32_t scala_improve(uint32_t h)
+{
+    h = h + ~(h << 9);
+    h ^= h >> 14;
+    h += h << 4;
+    return h ^ (h >> 10);
+}
+
+static void champ_level(const uint32_t *h, const size_t *in, size_t n, int shift, size_t *out,
+                        size_t *nout)
+{
+    if (n == 1 || shift >= 35) { /* one key, or keys of one full hash: insertion order */
+        for (size_t i = 0; i < n; i++)
+            out[(*nout)++] = in[i];
+        return;
+    }
+    size_t count[32] = {0};
+    for (size_t i = 0; i < n; i++)
+        count[(h[in[i]] >> shift) & 31]++;
+    /* A node's own keys first, by slice; then its sub-tries, by slice. */
+    for (uint32_t m = 0; m < 32; m++)
+        if (count[m] == 1)
+            for (size_t i = 0; i < n; i++)
+                if (((h[in[i]] >> shift) & 31) == m)
+                    out[(*nout)++] = in[i];
+    size_t *sub = kc_xcalloc(n, sizeof(*sub));
+    for (uint32_t m = 0; m < 32; m++) {
+        if (count[m] < 2)
+            continue;
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (((h[in[i]] >> shift) & 31) == m)
+                sub[k++] = in[i];
+        champ_level(h, sub, k, shift + 5, out, nout);
+    }
+    free(sub);
+}
+
+void kc_scala_hash_order(const int32_t *hashes, size_t *idx, size_t n)
+{
+    if (n < 2)
+        return;
+    uint32_t *h = NULL;
+    size_t max = 0;
+    for (size_t i = 0; i < n; i++)
+        max = KC_MAX(max, idx[i] + 1);
+    h = kc_xcalloc(max, sizeof(*h));
+    for (size_t i = 0; i < n; i++)
+        h[idx[i]] = scala_improve((uint32_t)hashes[idx[i]]);
+    size_t *out = kc_xcalloc(n, sizeof(*out));
+    size_t nout = 0;
+    champ_level(h, idx, n, 0, out, &nout);
+    memcpy(idx, out, n * sizeof(*idx));
+    free(out);
+    free(h);
+}
+
+/* Kafka's internal topics (Topic.isInternal), flagged even when they do not exist. */
+static bool internal_topic_name(kc_str_t name)
+{
+    return kc_str_eq_cstr(name, "__consumer_offsets") ||
+           kc_str_eq_cstr(name, "__transaction_state") ||
+           kc_str_eq_cstr(name, "__share_group_state");
+}
+
+int32_t kc_java_str_hash(kc_str_t s)
+{
+    uint32_t h = 0;
+    for (int32_t i = 0; i < s.len;) {
+        uint8_t c = (uint8_t)s.ptr[i];
+        uint32_t cp;
+        int n;
+        if (c < 0x80) {
+            cp = c, n = 1;
+        } else if ((c & 0xE0) == 0xC0) {
+            cp = c & 0x1F, n = 2;
+        } else if ((c & 0xF0) == 0xE0) {
+            cp = c & 0x0F, n = 3;
+        } else {
+            cp = c & 0x07, n = 4;
+        }
+        if (i + n > s.len)
+            n = s.len - i;
+        for (int k = 1; k < n; k++)
+            cp = (cp << 6) | ((uint8_t)s.ptr[i + k] & 0x3F);
+        i += n;
+        if (cp >= 0x10000) {
+            cp -= 0x10000;
+            h = 31 * h + (0xD800 + (cp >> 10));
+            h = 31 * h + (0xDC00 + (cp & 0x3FF));
+        } else {
+            h = 31 * h + cp;
+        }
+    }
+    return (int32_t)h;
+}
+
+static void sort_by_java_bucket(const kc_str_t *names, size_t cap, size_t *idx, size_t n);
+static size_t java_hash_set_grown_cap(size_t n);
+
+/*
+ * Kafka answers the topics it does not know from a java.util.HashSet copied
+ * from every requested topic: in the order of that set's buckets (a
+ * power-of-two table sized for all requested names), names of one bucket
+ * in request order. idx holds n indexes into names; sorted in place.
+ */
+static void java_hash_set_order(const kc_str_t *names, size_t total, size_t *idx, size_t n)
+{
+    size_t cap = 1;
+    size_t want = (size_t)((float)total / 0.75f) + 1;
+    if (want < 16)
+        want = 16;
+    while (cap < want)
+        cap <<= 1;
+    sort_by_java_bucket(names, cap, idx, n);
+}
+
+/* MetadataRequest.getErrorResponse: every requested topic with the error,
+ * no brokers, no cluster id, no controller. */
+static int metadata_error_response(kc_req_t *req, int16_t v, const kc_metadata_request_t *rq,
+                                   int16_t err)
+{
+    kc_metadata_response_t resp;
+    kc_metadata_response_init(&resp);
+    resp.throttle_time_ms = 0;
+    resp.error_code = err;
+    resp.brokers.count = 0;
+    int32_t n = KC_MAX(rq->topics.count, 0);
+    kc_metadata_response_topic_response_t *out =
+        kc_arena_alloc(req->arena, (size_t)(n ? n : 1) * sizeof(*out));
+    for (int32_t i = 0; i < n; i++) {
+        kc_str_t name = rq->topics.items[i].name;
+        fill_topic_error(&out[i], err, kc_str_is_null(name) ? kc_str("") : name,
+                         rq->topics.items[i].topic_id);
+    }
+    resp.topics.items = out;
+    resp.topics.count = n;
+    kc_buf_t b;
+    kc_buf_init(&b);
+    return kc_req_respond_encoded(req, kc_metadata_response_encode(&b, v, &resp), &b);
+}
+
 int kc_handle_metadata(kc_req_t *req)
 {
     kc_server_t *s = req->srv;
@@ -147,6 +353,23 @@ int kc_handle_metadata(kc_req_t *req)
     bool include_ops = v >= 8 && rq.include_topic_authorized_operations;
     bool allow_create = s->cfg->auto_create_topics_enable &&
                         (v < 4 || rq.allow_auto_topic_creation) && !all;
+    int32_t nreq = all ? 0 : rq.topics.count;
+
+    /* A null name or a topic id before v12 is an invalid request. From v12 a
+     * non-zero id makes the request one by id (names are then ignored); a
+     * null name without any id fails the request (Kafka meets a null name). */
+    bool by_id = false, null_name = false;
+    for (int32_t i = 0; i < nreq; i++) {
+        const kc_metadata_request_topic_t *rt = &rq.topics.items[i];
+        if (v < 12 && (kc_str_is_null(rt->name) || !uuid_is_zero(rt->topic_id)))
+            return metadata_error_response(req, v, &rq, KC_ERR_INVALID_REQUEST);
+        if (!uuid_is_zero(rt->topic_id))
+            by_id = true;
+        if (kc_str_is_null(rt->name))
+            null_name = true;
+    }
+    if (null_name && !by_id)
+        return metadata_error_response(req, v, &rq, KC_ERR_UNKNOWN_SERVER_ERROR);
 
     kc_metadata_response_t resp;
     kc_metadata_response_init(&resp);
@@ -159,14 +382,15 @@ int kc_handle_metadata(kc_req_t *req)
     resp.brokers.count = 1;
     resp.cluster_id = kc_str(s->cfg->cluster_id);
     resp.controller_id = s->cfg->node_id;
-    if (v >= 8 && v <= 10 && rq.include_cluster_authorized_operations &&
-        kc_req_authorized_cluster(req, KC_OP_DESCRIBE))
+    if (v >= 8 && v <= 10 && rq.include_cluster_authorized_operations)
         resp.cluster_authorized_operations =
-            kc_req_authorized_ops(req, KC_RES_CLUSTER, kc_str(KC_CLUSTER_RESOURCE_NAME),
-                                  CLUSTER_ALL_OPERATIONS);
+            kc_req_authorized_cluster(req, KC_OP_DESCRIBE)
+                ? kc_req_authorized_ops(req, KC_RES_CLUSTER, kc_str(KC_CLUSTER_RESOURCE_NAME),
+                                        CLUSTER_ALL_OPERATIONS)
+                : 0;
     resp.error_code = KC_ERR_NONE;
 
-    size_t cap = all ? kc_topics_count(s->topics) : (size_t)rq.topics.count;
+    size_t cap = all ? kc_topics_count(s->topics) : (size_t)nreq;
     kc_metadata_response_topic_response_t *out =
         kc_arena_alloc(req->arena, (cap ? cap : 1) * sizeof(*out));
     size_t n = 0;
@@ -178,62 +402,138 @@ int kc_handle_metadata(kc_req_t *req)
                 fill_topic(req, &out[n++], t, include_ops);
         }
     } else {
-        for (int32_t i = 0; i < rq.topics.count; i++) {
+        /*
+         * The requested topics as a set of names (by id: the names of the known
+         * ids), answered as KafkaApis orders them: unknown ids, known topics,
+         * topics that do not exist, topics the client may not create, topics it
+         * may not describe.
+         */
+        size_t cnt = (size_t)nreq;
+        kc_str_t *names = kc_arena_alloc(req->arena, (cnt ? cnt : 1) * sizeof(*names));
+        const kc_topic_t **found = kc_arena_alloc(req->arena, (cnt ? cnt : 1) * sizeof(*found));
+        size_t *missing = kc_arena_alloc(req->arena, (cnt ? cnt : 1) * sizeof(*missing));
+        size_t nn = 0, nmissing = 0;
+        for (int32_t i = 0; i < nreq; i++) {
             kc_metadata_request_topic_t *rt = &rq.topics.items[i];
-            static const kc_uuid_t zero;
-            bool by_id = kc_str_is_null(rt->name);
-            if (by_id && v < 12)
-                return KC_EINVAL; /* Kafka: topic name can not be null before v12 */
-            /* Requested names form a set in Kafka: answer each once. */
-            bool dup = false;
-            for (int32_t j = 0; j < i && !dup; j++) {
-                kc_metadata_request_topic_t *o = &rq.topics.items[j];
-                dup = by_id ? (kc_str_is_null(o->name) &&
-                               memcmp(&o->topic_id, &rt->topic_id, sizeof(kc_uuid_t)) == 0)
-                            : kc_str_eq(o->name, rt->name);
-            }
-            if (dup)
-                continue;
+            kc_str_t name = rt->name;
+            const kc_topic_t *t = NULL;
             if (by_id) {
-                const kc_topic_t *t = kc_topics_find_id(s->topics, rt->topic_id);
-                if (t && !kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TOPIC, kc_str(t->name)))
-                    fill_topic_error(&out[n++], KC_ERR_TOPIC_AUTHORIZATION_FAILED, KC_STR_NULL,
-                                     rt->topic_id);
-                else if (t)
-                    fill_topic(req, &out[n++], t, include_ops);
-                else
+                if (uuid_is_zero(rt->topic_id))
+                    continue;
+                bool dup = false;
+                for (int32_t j = 0; j < i && !dup; j++)
+                    dup = memcmp(&rq.topics.items[j].topic_id, &rt->topic_id,
+                                 sizeof(kc_uuid_t)) == 0;
+                if (dup)
+                    continue;
+                t = kc_topics_find_id(s->topics, rt->topic_id);
+                if (!t) {
                     fill_topic_error(&out[n++], KC_ERR_UNKNOWN_TOPIC_ID, KC_STR_NULL,
                                      rt->topic_id);
-                continue;
-            }
-            const kc_topic_t *t = kc_topics_find(s->topics, rt->name);
-            /* Without DESCRIBE the client does not learn whether the topic
-             * exists; auto-creation needs CREATE on the cluster or topic. */
-            if (!kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TOPIC, rt->name)) {
-                fill_topic_error(&out[n++], KC_ERR_TOPIC_AUTHORIZATION_FAILED, rt->name, zero);
-            } else if (t) {
-                fill_topic(req, &out[n++], t, include_ops);
-            } else if (allow_create && !kc_req_authorized_cluster(req, KC_OP_CREATE) &&
-                       !kc_req_authorized(req, KC_OP_CREATE, KC_RES_TOPIC, rt->name)) {
-                fill_topic_error(&out[n++], KC_ERR_TOPIC_AUTHORIZATION_FAILED, rt->name, zero);
-            } else if (kc_topic_name_invalid(rt->name)) {
-                fill_topic_error(&out[n++], KC_ERR_INVALID_TOPIC_EXCEPTION, rt->name, zero);
-            } else if (allow_create) {
-                const kc_topic_t *created = NULL;
-                int rc = kc_topics_create(s->topics, rt->name, s->cfg->num_partitions, &created);
-                if (rc == 0) {
-                    kc_log_info("server", "auto-created topic %.*s with %d partitions",
-                                (int)rt->name.len, rt->name.ptr, s->cfg->num_partitions);
-                    kc_coord_topic_created(s->coord, rt->name);
+                    continue;
                 }
-                /* Kafka answers LEADER_NOT_AVAILABLE while the new topic is being created. */
-                fill_topic_error(&out[n++],
-                                 rc == 0 ? KC_ERR_LEADER_NOT_AVAILABLE : KC_ERR_UNKNOWN_SERVER_ERROR,
-                                 rt->name, zero);
+                name = kc_str(t->name);
             } else {
-                fill_topic_error(&out[n++], KC_ERR_UNKNOWN_TOPIC_OR_PARTITION, rt->name, zero);
+                t = kc_topics_find(s->topics, name);
+            }
+            bool dup = false;
+            for (size_t j = 0; j < nn && !dup; j++)
+                dup = kc_str_eq(names[j], name);
+            if (dup)
+                continue;
+            found[nn] = t;
+            names[nn++] = name;
+        }
+        /* Beyond four names Kafka's Scala set of them iterates in hash trie order. */
+        if (nn > 4) {
+            int32_t *hs = kc_arena_alloc(req->arena, nn * sizeof(*hs));
+            size_t *ord = kc_arena_alloc(req->arena, nn * sizeof(*ord));
+            for (size_t i = 0; i < nn; i++) {
+                hs[i] = kc_java_str_hash(names[i]);
+                ord[i] = i;
+            }
+            kc_scala_hash_order(hs, ord, nn);
+            kc_str_t *n2 = kc_arena_alloc(req->arena, nn * sizeof(*n2));
+            const kc_topic_t **f2 = kc_arena_alloc(req->arena, nn * sizeof(*f2));
+            for (size_t i = 0; i < nn; i++) {
+                n2[i] = names[ord[i]];
+                f2[i] = found[ord[i]];
+            }
+            memcpy(names, n2, nn * sizeof(*names));
+            memcpy(found, f2, nn * sizeof(*found));
+        }
+        /* Describe, then (for auto-creation) create authorization. */
+        bool *no_describe = kc_arena_alloc(req->arena, (nn ? nn : 1) * sizeof(bool));
+        bool *no_create = kc_arena_alloc(req->arena, (nn ? nn : 1) * sizeof(bool));
+        int cluster_create = -1; /* not asked yet */
+        for (size_t i = 0; i < nn; i++) {
+            no_describe[i] = !kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TOPIC, names[i]);
+            no_create[i] = false;
+            if (!no_describe[i] && !found[i] && allow_create) {
+                if (cluster_create == -1)
+                    cluster_create = kc_req_authorized_cluster(req, KC_OP_CREATE);
+                no_create[i] = !cluster_create &&
+                               !kc_req_authorized(req, KC_OP_CREATE, KC_RES_TOPIC, names[i]);
             }
         }
+        for (size_t i = 0; i < nn; i++)
+            if (found[i] && !no_describe[i])
+                fill_topic(req, &out[n++], found[i], include_ops);
+        for (size_t i = 0; i < nn; i++)
+            if (!found[i] && !no_describe[i] && !no_create[i])
+                missing[nmissing++] = i;
+        java_hash_set_order(names, nn, missing, nmissing);
+        /* With auto-creation (DefaultAutoTopicCreationManager) the invalid names
+         * come first, then the topics sent for creation in the order of a
+         * java.util.HashMap of them; every one is still unknown. */
+        size_t *creatable = kc_arena_alloc(req->arena, (nmissing ? nmissing : 1) * sizeof(size_t));
+        size_t ncreatable = 0;
+        for (int pass = 0; pass < 2; pass++) {
+            for (size_t k = 0; k < (pass == 0 ? nmissing : ncreatable); k++) {
+                kc_str_t name = names[pass == 0 ? missing[k] : creatable[k]];
+                bool invalid = kc_topic_name_invalid(name) != NULL;
+                if (pass == 0 && allow_create && !invalid) {
+                    creatable[ncreatable++] = missing[k];
+                    continue;
+                }
+                kc_metadata_response_topic_response_t *t = &out[n++];
+                fill_topic_error(t, invalid ? KC_ERR_INVALID_TOPIC_EXCEPTION
+                                            : KC_ERR_UNKNOWN_TOPIC_OR_PARTITION,
+                                 name, zero_uuid);
+                t->is_internal = internal_topic_name(name);
+                if (include_ops)
+                    t->topic_authorized_operations =
+                        kc_req_authorized_ops(req, KC_RES_TOPIC, name, TOPIC_ALL_OPERATIONS);
+                /* Kafka's controller refuses what CreateTopics would: a name
+                 * colliding with an existing topic, the offsets topic. */
+                if (pass == 1 && !kc_topics_find_collision(s->topics, name) &&
+                    !kc_str_eq_cstr(name, "__consumer_offsets")) {
+                    const kc_topic_t *created = NULL;
+                    if (kc_topics_create(s->topics, name, s->cfg->num_partitions, &created) == 0) {
+                        kc_log_info("server", "auto-created topic %.*s with %d partitions",
+                                    (int)name.len, name.ptr, s->cfg->num_partitions);
+                        kc_coord_topic_created(s->coord, name);
+                    }
+                }
+            }
+            if (pass == 0)
+                sort_by_java_bucket(names, java_hash_set_grown_cap(ncreatable), creatable,
+                                    ncreatable);
+        }
+        for (size_t i = 0; i < nn; i++) {
+            if (no_create[i]) {
+                fill_topic_error(&out[n++], KC_ERR_TOPIC_AUTHORIZATION_FAILED, names[i],
+                                 zero_uuid);
+                out[n - 1].is_internal = internal_topic_name(names[i]);
+            }
+        }
+        /* Without DESCRIBE the client does not learn whether a named topic
+         * exists; a topic id is not secret, so it is answered with its id. */
+        for (size_t i = 0; i < nn; i++)
+            if (no_describe[i])
+                fill_topic_error(&out[n++], KC_ERR_TOPIC_AUTHORIZATION_FAILED,
+                                 by_id ? KC_STR_NULL : names[i],
+                                 by_id ? found[i]->id : zero_uuid);
     }
     resp.topics.items = out;
     resp.topics.count = (int32_t)n;
@@ -286,6 +586,14 @@ static int16_t coordinator_for(const kc_req_t *req, int16_t version, int8_t key_
     }
 }
 
+/* The key types Kafka's CoordinatorType knows. Any other fails the whole
+ * request as malformed: every key then carries the error's message, where
+ * an error of a known type leaves the message empty. */
+static bool key_type_known(int8_t key_type)
+{
+    return key_type >= 0 && key_type <= 2;
+}
+
 int kc_handle_find_coordinator(kc_req_t *req)
 {
     kc_server_t *s = req->srv;
@@ -320,7 +628,9 @@ int kc_handle_find_coordinator(kc_req_t *req)
             int16_t err = coordinator_for(req, v, rq.key_type, key);
             cs[i].key = key;
             cs[i].error_code = err;
-            cs[i].error_message = KC_STR_NULL;
+            /* v4+ answers carry an empty message, not null, unless the key type is unknown. */
+            const char *m = key_type_known(rq.key_type) ? NULL : kc_faults_error_message(err);
+            cs[i].error_message = kc_str(m ? m : "");
             cs[i].node_id = err == KC_ERR_NONE ? s->cfg->node_id : -1;
             if (err == KC_ERR_NONE) {
                 kc_server_advertised(s, req->ctx.conn_id, &cs[i].host, &cs[i].port);
@@ -339,6 +649,190 @@ int kc_handle_find_coordinator(kc_req_t *req)
 
 /* ---- CreateTopics ---- */
 
+/* ReplicationControlManager.MAX_PARTITIONS_PER_BATCH */
+#define CREATE_MAX_PARTITIONS_PER_REQUEST 10000
+
+/* Topic.validate's message for an invalid name, naming it where Kafka does. */
+static kc_str_t topic_name_error(kc_arena_t *a, kc_str_t name, const char *bad)
+{
+    char msg[400];
+    if (name.len > 249)
+        snprintf(msg, sizeof(msg),
+                 "Topic name is invalid: the length of '%.*s' is longer than the max allowed "
+                 "length 249",
+                 (int)name.len, name.ptr);
+    else if (strstr(bad, "characters other than"))
+        snprintf(msg, sizeof(msg),
+                 "Topic name is invalid: '%.*s' contains one or more characters other than "
+                 "ASCII alphanumerics, '.', '_' and '-'",
+                 (int)name.len, name.ptr);
+    else
+        return arena_str(a, bad);
+    return arena_str(a, msg);
+}
+
+/* The smallest table of a java.util.HashSet grown by adding n names one by one. */
+static size_t java_hash_set_grown_cap(size_t n)
+{
+    size_t cap = 16;
+    while (n > cap * 3 / 4)
+        cap <<= 1;
+    return cap;
+}
+
+/* Sorts idx (stable) by the bucket of names[idx] in a java.util.HashMap table of cap slots. */
+static void sort_by_java_bucket(const kc_str_t *names, size_t cap, size_t *idx, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        size_t x = idx[i];
+        uint32_t hx = (uint32_t)kc_java_str_hash(names[x]);
+        size_t bx = (hx ^ (hx >> 16)) & (cap - 1);
+        size_t j = i;
+        while (j > 0) {
+            uint32_t hy = (uint32_t)kc_java_str_hash(names[idx[j - 1]]);
+            if (((hy ^ (hy >> 16)) & (cap - 1)) <= bx)
+                break;
+            idx[j] = idx[j - 1];
+            j--;
+        }
+        idx[j] = x;
+    }
+}
+
+typedef kc_create_topics_response_creatable_topic_result_t create_result_t;
+
+static int cmp_int32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void create_error(kc_arena_t *a, create_result_t *r, int16_t err, const char *msg)
+{
+    r->error_code = err;
+    r->error_message = msg ? arena_str(a, msg) : KC_STR_NULL;
+}
+
+/*
+ * ReplicationControlManager.createTopic's checks of partitions, replication
+ * factor and a manual assignment on this single broker; fills *parts, *rf.
+ */
+static void check_placement(kc_req_t *req, const kc_create_topics_request_creatable_topic_t *t,
+                            create_result_t *r, int32_t *parts, int16_t *rf)
+{
+    kc_server_t *s = req->srv;
+    char msg[256];
+    if (t->assignments.count > 0) {
+        if (t->replication_factor != -1) {
+            create_error(req->arena, r, KC_ERR_INVALID_REQUEST,
+                         "A manual partition assignment was specified, but replication factor "
+                         "was not set to -1.");
+            return;
+        }
+        if (t->num_partitions != -1) {
+            create_error(req->arena, r, KC_ERR_INVALID_REQUEST,
+                         "A manual partition assignment was specified, but numPartitions was "
+                         "not set to -1.");
+            return;
+        }
+        int32_t na = t->assignments.count, replicas = -1;
+        for (int32_t a = 0; a < na; a++) {
+            const kc_create_topics_request_creatable_replica_assignment_t *as =
+                &t->assignments.items[a];
+            for (int32_t b = 0; b < a; b++) {
+                if (t->assignments.items[b].partition_index == as->partition_index) {
+                    snprintf(msg, sizeof(msg),
+                             "Found multiple manual partition assignments for partition %d",
+                             as->partition_index);
+                    create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT, msg);
+                    return;
+                }
+            }
+            int32_t nb = KC_MAX(as->broker_ids.count, 0);
+            if (nb == 0) {
+                create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT,
+                             "The manual partition assignment includes an empty replica list.");
+                return;
+            }
+            /* Brokers in ascending order: the first unknown or repeated one is named. */
+            int32_t *ids = kc_arena_alloc(req->arena, (size_t)nb * sizeof(*ids));
+            memcpy(ids, as->broker_ids.items, (size_t)nb * sizeof(*ids));
+            qsort(ids, (size_t)nb, sizeof(*ids), cmp_int32);
+            for (int32_t k = 0; k < nb; k++) {
+                if (ids[k] != s->cfg->node_id) {
+                    snprintf(msg, sizeof(msg),
+                             "The manual partition assignment includes broker %d, but no such "
+                             "broker is registered.",
+                             ids[k]);
+                    create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT, msg);
+                    return;
+                }
+                if (k > 0 && ids[k] == ids[k - 1]) {
+                    snprintf(msg, sizeof(msg),
+                             "The manual partition assignment includes the broker %d more than "
+                             "once.",
+                             ids[k]);
+                    create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT, msg);
+                    return;
+                }
+            }
+            if (replicas >= 0 && nb != replicas) {
+                snprintf(msg, sizeof(msg),
+                         "The manual partition assignment includes a partition with %d "
+                         "replica(s), but this is not consistent with previous partitions, "
+                         "which have %d replica(s).",
+                         nb, replicas);
+                create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT, msg);
+                return;
+            }
+            replicas = nb;
+        }
+        for (int32_t p = 0; p < na; p++) {
+            bool found = false;
+            for (int32_t a = 0; a < na && !found; a++)
+                found = t->assignments.items[a].partition_index == p;
+            if (!found) {
+                create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT,
+                             "partitions should be a consecutive 0-based integer sequence");
+                return;
+            }
+        }
+        *parts = na;
+        *rf = (int16_t)replicas;
+        return;
+    }
+    if (t->replication_factor < -1 || t->replication_factor == 0) {
+        create_error(req->arena, r, KC_ERR_INVALID_REPLICATION_FACTOR,
+                     "Replication factor must be larger than 0, or -1 to use the default value.");
+        return;
+    }
+    if (t->num_partitions < -1 || t->num_partitions == 0) {
+        create_error(req->arena, r, KC_ERR_INVALID_PARTITIONS,
+                     "Number of partitions was set to an invalid non-positive value.");
+        return;
+    }
+    *parts = t->num_partitions == -1 ? s->cfg->num_partitions : t->num_partitions;
+    *rf = t->replication_factor == -1 ? (int16_t)s->cfg->default_replication_factor
+                                      : t->replication_factor;
+    if (*rf > 1) {
+        snprintf(msg, sizeof(msg),
+                 "Unable to replicate the partition %d time(s): The target replication factor "
+                 "of %d cannot be reached because only 1 broker(s) are registered or some "
+                 "brokers have all their log directories cordoned.",
+                 *rf, *rf);
+        create_error(req->arena, r, KC_ERR_INVALID_REPLICATION_FACTOR, msg);
+    }
+}
+
+/*
+ * CreateTopics as Kafka's controller answers it (ControllerApis.createTopics,
+ * ReplicationControlManager.createTopics). Names listed more than once, the
+ * metadata log's name and names the client may not create leave the request;
+ * the rest are checked in Kafka's order (name, existence, configs, placement)
+ * against the topics that existed before the request, then created. The
+ * answer lists them in request order, then the duplicated names and then the
+ * refused ones, each group in the order of Kafka's hash sets.
+ */
 int kc_handle_create_topics(kc_req_t *req)
 {
     kc_server_t *s = req->srv;
@@ -351,122 +845,228 @@ int kc_handle_create_topics(kc_req_t *req)
     kc_create_topics_response_init(&resp);
     resp.throttle_time_ms = 0;
     int32_t n = rq.topics.count > 0 ? rq.topics.count : 0;
-    kc_create_topics_response_creatable_topic_result_t *out =
-        kc_arena_alloc(req->arena, (size_t)(n ? n : 1) * sizeof(*out));
-    int32_t nout = 0;
-    bool cluster_create = kc_req_authorized_cluster(req, KC_OP_CREATE);
+    size_t cap = (size_t)(n ? n : 1);
+    create_result_t *out = kc_arena_alloc(req->arena, cap * sizeof(*out));
+    if (rq.timeout_ms <= 0) {
+        /* Kafka's controller gets a deadline already passed and creates nothing:
+         * CreateTopicsRequest.getErrorResponse, every listed topic timed out. */
+        for (int32_t i = 0; i < n; i++) {
+            memset(&out[i], 0, sizeof(out[i]));
+            out[i].name = rq.topics.items[i].name;
+            out[i].error_code = KC_ERR_REQUEST_TIMED_OUT;
+            out[i].error_message = KC_STR_NULL;
+            out[i].num_partitions = -1;
+            out[i].replication_factor = -1;
+        }
+        resp.topics.items = out;
+        resp.topics.count = n;
+        kc_buf_t b;
+        kc_buf_init(&b);
+        return kc_req_respond_encoded(req, kc_create_topics_response_encode(&b, v, &resp), &b);
+    }
+    kc_str_t *names = kc_arena_alloc(req->arena, cap * sizeof(*names));
+    for (int32_t i = 0; i < n; i++)
+        names[i] = rq.topics.items[i].name;
+
+    /* How often each name is listed; the largest size Kafka's set of names
+     * listed once reaches (it sizes that set's table). */
+    int32_t *count = kc_arena_alloc(req->arena, cap * sizeof(*count));
+    size_t once = 0, once_max = 0;
     for (int32_t i = 0; i < n; i++) {
-        kc_create_topics_request_creatable_topic_t *t = &rq.topics.items[i];
-        /* A name listed twice is answered once, with INVALID_REQUEST. */
-        int32_t first = -1;
-        for (int32_t j = 0; j < i && first < 0; j++)
-            if (kc_str_eq(rq.topics.items[j].name, t->name))
+        count[i] = 0;
+        int32_t first = i;
+        for (int32_t j = 0; j < i && first == i; j++)
+            if (kc_str_eq(names[j], names[i]))
                 first = j;
-        bool dup_later = false;
-        for (int32_t j = i + 1; j < n && !dup_later; j++)
-            dup_later = kc_str_eq(rq.topics.items[j].name, t->name);
-        if (first >= 0)
+        count[first]++;
+        if (count[first] == 1)
+            once++;
+        else if (count[first] == 2)
+            once--;
+        once_max = KC_MAX(once_max, once);
+    }
+    bool cluster_create = kc_req_authorized_cluster(req, KC_OP_CREATE);
+    enum { EFFECTIVE, DUPLICATE, METADATA_TOPIC, UNAUTHORIZED, LATER };
+    uint8_t *role = kc_arena_alloc(req->arena, cap);
+    int64_t total_parts = 0;
+    bool too_many = false;
+    for (int32_t i = 0; i < n; i++) {
+        int32_t first = i;
+        for (int32_t j = 0; j < i && first == i; j++)
+            if (kc_str_eq(names[j], names[i]))
+                first = j;
+        if (first != i)
+            role[i] = LATER;
+        else if (count[i] > 1)
+            role[i] = DUPLICATE;
+        else if (kc_str_eq_cstr(names[i], "__cluster_metadata"))
+            role[i] = METADATA_TOPIC;
+        else if (!cluster_create && !kc_req_authorized(req, KC_OP_CREATE, KC_RES_TOPIC, names[i]))
+            role[i] = UNAUTHORIZED; /* CREATE on the cluster or the topic */
+        else
+            role[i] = EFFECTIVE;
+        if (role[i] != EFFECTIVE)
             continue;
-        kc_create_topics_response_creatable_topic_result_t *r = &out[nout++];
+        const kc_create_topics_request_creatable_topic_t *t = &rq.topics.items[i];
+        if (t->assignments.count > 0)
+            total_parts += t->assignments.count;
+        else if (t->num_partitions == -1)
+            total_parts += s->cfg->num_partitions;
+        else if (t->num_partitions > 0)
+            total_parts += t->num_partitions;
+        if (total_parts > CREATE_MAX_PARTITIONS_PER_REQUEST)
+            too_many = true;
+    }
+
+    /* Check every effective topic before creating any. */
+    int32_t nout = 0;
+    int32_t *parts_of = kc_arena_alloc(req->arena, cap * sizeof(*parts_of));
+    int16_t *rf_of = kc_arena_alloc(req->arena, cap * sizeof(*rf_of));
+    int32_t *slot = kc_arena_alloc(req->arena, cap * sizeof(*slot));
+    for (int32_t i = 0; i < n; i++) {
+        slot[i] = -1;
+        if (role[i] != EFFECTIVE)
+            continue;
+        const kc_create_topics_request_creatable_topic_t *t = &rq.topics.items[i];
+        create_result_t *r = &out[nout];
+        slot[i] = nout++;
         memset(r, 0, sizeof(*r));
         r->name = t->name;
         r->error_message = KC_STR_NULL;
         r->num_partitions = -1;
         r->replication_factor = -1;
         r->configs.count = 0; /* the generated default: an empty list, not null */
-        int32_t parts = t->num_partitions == -1 ? s->cfg->num_partitions : t->num_partitions;
-        int16_t rf = t->replication_factor == -1 ? (int16_t)s->cfg->default_replication_factor
-                                                 : t->replication_factor;
-        char msg[256];
+        char msg[512];
         const char *bad = kc_topic_name_invalid(t->name);
-        if (dup_later) {
-            r->error_code = KC_ERR_INVALID_REQUEST;
-            r->error_message = kc_str("Found multiple entries for this topic.");
-        } else if (!cluster_create &&
-                   !kc_req_authorized(req, KC_OP_CREATE, KC_RES_TOPIC, t->name)) {
-            /* CREATE on the cluster or the topic (ControllerApis.createTopics). */
-            r->error_code = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
-            r->error_message = kc_str("Authorization failed.");
-        } else if (bad) {
-            r->error_code = KC_ERR_INVALID_TOPIC_EXCEPTION;
-            r->error_message = arena_str(req->arena, bad);
-        } else if (kc_topics_find(s->topics, t->name)) {
-            r->error_code = KC_ERR_TOPIC_ALREADY_EXISTS;
+        const kc_topic_t *collides = bad ? NULL : kc_topics_find_collision(s->topics, t->name);
+        if (too_many) {
+            create_error(req->arena, r, KC_ERR_POLICY_VIOLATION,
+                         "Excessively large number of partitions per request.");
+        } else if (kc_topics_find(s->topics, t->name) ||
+                   kc_str_eq_cstr(t->name, "__consumer_offsets")) {
+            /* kcoord's offsets live in LMDB; Kafka's offsets topic always exists. */
             snprintf(msg, sizeof(msg), "Topic '%.*s' already exists.", (int)t->name.len,
                      t->name.ptr);
-            r->error_message = arena_str(req->arena, msg);
-        } else if (t->assignments.count > 0 &&
-                   (t->num_partitions != -1 || t->replication_factor != -1)) {
-            r->error_code = KC_ERR_INVALID_REQUEST;
-            r->error_message = kc_str("Both numPartitions or replicationFactor and "
-                                      "replicasAssignments were set. Both cannot be used at the "
-                                      "same time.");
-        } else if (t->assignments.count <= 0 && parts <= 0) {
-            r->error_code = KC_ERR_INVALID_PARTITIONS;
-            r->error_message = kc_str("Number of partitions was set to an invalid non-positive "
-                                      "value.");
-        } else if (t->assignments.count <= 0 && rf <= 0) {
-            r->error_code = KC_ERR_INVALID_REPLICATION_FACTOR;
-            r->error_message = kc_str("Replication factor must be larger than 0, or -1 to use "
-                                      "the default value.");
-        } else if (t->assignments.count <= 0 && rf > 1) {
-            r->error_code = KC_ERR_INVALID_REPLICATION_FACTOR;
-            snprintf(msg, sizeof(msg),
-                     "Unable to replicate the partition %d time(s): The target replication "
-                     "factor of %d cannot be reached because only 1 broker(s) are registered.",
-                     rf, rf);
-            r->error_message = arena_str(req->arena, msg);
-        } else {
-            if (t->assignments.count > 0) {
-                parts = t->assignments.count;
-                rf = 1;
-                for (int32_t a = 0; a < t->assignments.count && r->error_code == 0; a++) {
-                    kc_int32_array_t ids = t->assignments.items[a].broker_ids;
-                    if (ids.count != 1 || ids.items[0] != s->cfg->node_id ||
-                        t->assignments.items[a].partition_index != a) {
-                        r->error_code = KC_ERR_INVALID_REPLICA_ASSIGNMENT;
-                        r->error_message = kc_str("Replica assignment names an unknown broker "
-                                                  "or partition.");
-                    }
-                }
-                if (r->error_code)
-                    goto next;
-            }
-            size_t nc = (size_t)KC_MAX(t->configs.count, 0);
-            kc_str_t *cn = kc_arena_alloc(req->arena, (nc ? nc : 1) * sizeof(kc_str_t));
-            kc_str_t *cv = kc_arena_alloc(req->arena, (nc ? nc : 1) * sizeof(kc_str_t));
-            for (size_t c = 0; c < nc; c++) {
-                cn[c] = t->configs.items[c].name;
-                cv[c] = t->configs.items[c].value;
-            }
-            r->error_code = kc_topic_configs_check(nc, cn, cv, msg, sizeof(msg));
-            if (r->error_code) {
-                r->error_message = arena_str(req->arena, msg);
-                goto next;
-            }
-            if (!rq.validate_only) {
-                const kc_topic_t *created = NULL;
-                if (kc_topics_create(s->topics, t->name, parts, &created) != 0 || !created ||
-                    (nc && kc_topics_set_configs(s->topics, t->name, nc, cn, cv) != 0)) {
-                    r->error_code = KC_ERR_UNKNOWN_SERVER_ERROR;
-                    goto next;
-                }
-                r->topic_id = created->id;
-                kc_log_info("server", "created topic %s with %d partitions", created->name, parts);
-                kc_coord_topic_created(s->coord, t->name);
-            }
-            r->num_partitions = parts;
-            r->replication_factor = rf;
-            /* Configs are shown only with DESCRIBE_CONFIGS on the topic
-             * (ReplicationControlManager.createTopics). */
-            if (kc_req_authorized(req, KC_OP_DESCRIBE_CONFIGS, KC_RES_TOPIC, t->name)) {
-                kc_topic_creation_configs(s, req->arena, nc, cn, cv, r);
-            } else {
-                r->configs.count = 0;
-                r->topic_config_error_code = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
-            }
+            create_error(req->arena, r, KC_ERR_TOPIC_ALREADY_EXISTS, msg);
+        } else if (bad) {
+            r->error_code = KC_ERR_INVALID_TOPIC_EXCEPTION;
+            r->error_message = topic_name_error(req->arena, t->name, bad);
+        } else if (collides) {
+            snprintf(msg, sizeof(msg), "Topic '%.*s' collides with existing topic: %s",
+                     (int)t->name.len, t->name.ptr, collides->name);
+            create_error(req->arena, r, KC_ERR_INVALID_TOPIC_EXCEPTION, msg);
         }
-    next:;
+        if (r->error_code)
+            continue;
+        /* Null values first, all of them named (computeConfigChanges). */
+        size_t nc = (size_t)KC_MAX(t->configs.count, 0);
+        size_t used = 0;
+        for (size_t c = 0; c < nc; c++) {
+            kc_str_t nm = t->configs.items[c].name;
+            if (!kc_str_is_null(t->configs.items[c].value))
+                continue;
+            if (used == 0)
+                used = (size_t)snprintf(msg, sizeof(msg),
+                                        "Null value not supported for topic configs: ");
+            else if (used < sizeof(msg))
+                used += (size_t)snprintf(msg + used, sizeof(msg) - used, ",");
+            if (used < sizeof(msg))
+                used += (size_t)snprintf(msg + used, sizeof(msg) - used, "%.*s",
+                                         (int)KC_MAX(nm.len, 0), nm.ptr ? nm.ptr : "");
+        }
+        if (used) {
+            create_error(req->arena, r, KC_ERR_INVALID_CONFIG, msg);
+            continue;
+        }
+        kc_str_t *cn = kc_arena_alloc(req->arena, (nc ? nc : 1) * sizeof(kc_str_t));
+        kc_str_t *cv = kc_arena_alloc(req->arena, (nc ? nc : 1) * sizeof(kc_str_t));
+        for (size_t c = 0; c < nc; c++) {
+            cn[c] = t->configs.items[c].name;
+            cv[c] = t->configs.items[c].value;
+        }
+        r->error_code = kc_topic_configs_check(nc, cn, cv, msg, sizeof(msg));
+        if (r->error_code) {
+            r->error_message = arena_str(req->arena, msg);
+            continue;
+        }
+        check_placement(req, t, r, &parts_of[i], &rf_of[i]);
+    }
+
+    /* Create what passed. */
+    for (int32_t i = 0; i < n; i++) {
+        if (slot[i] < 0 || out[slot[i]].error_code)
+            continue;
+        const kc_create_topics_request_creatable_topic_t *t = &rq.topics.items[i];
+        create_result_t *r = &out[slot[i]];
+        size_t nc = (size_t)KC_MAX(t->configs.count, 0);
+        kc_str_t *cn = kc_arena_alloc(req->arena, (nc ? nc : 1) * sizeof(kc_str_t));
+        kc_str_t *cv = kc_arena_alloc(req->arena, (nc ? nc : 1) * sizeof(kc_str_t));
+        for (size_t c = 0; c < nc; c++) {
+            cn[c] = t->configs.items[c].name;
+            cv[c] = t->configs.items[c].value;
+        }
+        int32_t parts = parts_of[i];
+        if (rq.validate_only) {
+            /* Kafka draws an id for a topic it only validates too. */
+            if (kc_topic_id_random(&r->topic_id) != 0) {
+                r->error_code = KC_ERR_UNKNOWN_SERVER_ERROR;
+                continue;
+            }
+        } else {
+            const kc_topic_t *created = NULL;
+            if (kc_topics_create(s->topics, t->name, parts, &created) != 0 || !created ||
+                (nc && kc_topics_set_configs(s->topics, t->name, nc, cn, cv) != 0)) {
+                r->error_code = KC_ERR_UNKNOWN_SERVER_ERROR;
+                continue;
+            }
+            r->topic_id = created->id;
+            kc_log_info("server", "created topic %s with %d partitions", created->name, parts);
+            kc_coord_topic_created(s->coord, t->name);
+        }
+        r->num_partitions = parts;
+        r->replication_factor = rf_of[i];
+        /* Configs are shown only with DESCRIBE_CONFIGS on the topic
+         * (ReplicationControlManager.createTopics). */
+        if (kc_req_authorized(req, KC_OP_DESCRIBE_CONFIGS, KC_RES_TOPIC, t->name)) {
+            kc_topic_creation_configs(s, req->arena, nc, cn, cv, r);
+        } else {
+            r->configs.count = 0;
+            r->topic_config_error_code = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+        }
+    }
+
+    /* Then the duplicated names, then the refused ones. */
+    size_t *idx = kc_arena_alloc(req->arena, cap * sizeof(*idx));
+    size_t nd = 0;
+    for (int32_t i = 0; i < n; i++)
+        if (role[i] == DUPLICATE)
+            idx[nd++] = (size_t)i;
+    sort_by_java_bucket(names, java_hash_set_grown_cap(nd), idx, nd);
+    for (size_t k = 0; k < nd; k++) {
+        create_result_t *r = &out[nout++];
+        memset(r, 0, sizeof(*r));
+        r->name = names[idx[k]];
+        r->num_partitions = -1;
+        r->replication_factor = -1;
+        create_error(req->arena, r, KC_ERR_INVALID_REQUEST, "Duplicate topic name.");
+    }
+    size_t nr = 0;
+    for (int32_t i = 0; i < n; i++)
+        if (role[i] == METADATA_TOPIC || role[i] == UNAUTHORIZED)
+            idx[nr++] = (size_t)i;
+    sort_by_java_bucket(names, java_hash_set_grown_cap(once_max), idx, nr);
+    for (size_t k = 0; k < nr; k++) {
+        create_result_t *r = &out[nout++];
+        memset(r, 0, sizeof(*r));
+        r->name = names[idx[k]];
+        r->num_partitions = -1;
+        r->replication_factor = -1;
+        if (role[idx[k]] == METADATA_TOPIC)
+            create_error(req->arena, r, KC_ERR_INVALID_REQUEST,
+                         "Creation of internal topic __cluster_metadata is prohibited.");
+        else
+            create_error(req->arena, r, KC_ERR_TOPIC_AUTHORIZATION_FAILED,
+                         "Authorization failed.");
     }
     resp.topics.items = out;
     resp.topics.count = nout;

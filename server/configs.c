@@ -38,8 +38,8 @@ enum {
 };
 
 /*
- * Every topic config of Kafka 3.9's LogConfig (a superset of 4.x), sorted by
- * name, with its type and default, and the broker property supplying the
+ * Every topic config of Kafka 4.4's LogConfig, sorted by name, with its type
+ * and default, and the broker property supplying the
  * default where kcoord has that property (ServerTopicConfigSynonyms); the
  * others always have LogConfig's default.
  */
@@ -61,6 +61,7 @@ static const topic_entry_t topic_entries[] = {
     {"compression.type", TYPE_STRING, "producer", NULL, NO_MIN},
     {"compression.zstd.level", TYPE_INT, "3", NULL, NO_MIN},
     {"delete.retention.ms", TYPE_LONG, "86400000", NULL, 0},
+    {"errors.deadletterqueue.group.enable", TYPE_BOOLEAN, "false", NULL, NO_MIN},
     {"file.delete.delay.ms", TYPE_LONG, "60000", NULL, 0},
     {"flush.messages", TYPE_LONG, LONG_MAX_STR, "log.flush.interval.messages", 1},
     {"flush.ms", TYPE_LONG, LONG_MAX_STR, "log.flush.interval.ms", 0},
@@ -70,25 +71,25 @@ static const topic_entry_t topic_entries[] = {
     {"local.retention.bytes", TYPE_LONG, "-2", NULL, -2},
     {"local.retention.ms", TYPE_LONG, "-2", NULL, -2},
     {"max.compaction.lag.ms", TYPE_LONG, LONG_MAX_STR, NULL, 1},
+    {"max.decompressed.message.bytes", TYPE_INT, "2147483639", NULL, 1},
     {"max.message.bytes", TYPE_INT, "1048588", "message.max.bytes", 0},
-    {"message.downconversion.enable", TYPE_BOOLEAN, "true", NULL, NO_MIN},
-    {"message.format.version", TYPE_STRING, "3.0-IV1", NULL, NO_MIN},
     {"message.timestamp.after.max.ms", TYPE_LONG, "3600000",
      "log.message.timestamp.after.max.ms", 0},
     {"message.timestamp.before.max.ms", TYPE_LONG, LONG_MAX_STR,
      "log.message.timestamp.before.max.ms", 0},
-    {"message.timestamp.difference.max.ms", TYPE_LONG, LONG_MAX_STR, NULL, 0},
     {"message.timestamp.type", TYPE_STRING, "CreateTime", NULL, NO_MIN},
     {"min.cleanable.dirty.ratio", TYPE_DOUBLE, "0.5", NULL, NO_MIN},
     {"min.compaction.lag.ms", TYPE_LONG, "0", NULL, 0},
     {"min.insync.replicas", TYPE_INT, "1", NULL, 1},
     {"preallocate", TYPE_BOOLEAN, "false", NULL, NO_MIN},
+    {"remote.copy.lag.bytes", TYPE_LONG, "-1", NULL, -1},
+    {"remote.copy.lag.ms", TYPE_LONG, "0", NULL, -1},
     {"remote.log.copy.disable", TYPE_BOOLEAN, "false", NULL, NO_MIN},
     {"remote.log.delete.on.disable", TYPE_BOOLEAN, "false", NULL, NO_MIN},
     {"remote.storage.enable", TYPE_BOOLEAN, "false", NULL, NO_MIN},
     {"retention.bytes", TYPE_LONG, "-1", "log.retention.bytes", NO_MIN},
     {"retention.ms", TYPE_LONG, "604800000", "log.retention.ms", -1},
-    {"segment.bytes", TYPE_INT, "1073741824", NULL, 14},
+    {"segment.bytes", TYPE_INT, "1073741824", NULL, 1048576},
     {"segment.index.bytes", TYPE_INT, "10485760", NULL, 4},
     {"segment.jitter.ms", TYPE_LONG, "0", NULL, 0},
     {"segment.ms", TYPE_LONG, "604800000", NULL, 1},
@@ -337,6 +338,32 @@ static bool config_value_valid(const topic_entry_t *te, kc_str_t value, char *wh
             snprintf(why, len, "Value must be at least %lld", (long long)te->min);
             return false;
         }
+        /* The upper bounds of LogConfig's between() validators. */
+        int64_t max = INT64_MAX;
+        if (strcmp(te->name, "compression.gzip.level") == 0) {
+            if (x != -1 && (x < 1 || x > 9)) {
+                snprintf(why, len, "Value must be between 1 and 9 or equal to -1");
+                return false;
+            }
+        } else if (strcmp(te->name, "compression.lz4.level") == 0) {
+            if (x < 1) {
+                snprintf(why, len, "Value must be at least 1");
+                return false;
+            }
+            max = 17;
+        } else if (strcmp(te->name, "compression.zstd.level") == 0) {
+            if (x < -131072) {
+                snprintf(why, len, "Value must be at least -131072");
+                return false;
+            }
+            max = 22;
+        } else if (strcmp(te->name, "max.decompressed.message.bytes") == 0) {
+            max = 2147483639;
+        }
+        if (x > max) {
+            snprintf(why, len, "Value must be no more than %lld", (long long)max);
+            return false;
+        }
     } else if (te->type == TYPE_DOUBLE) {
         char *end;
         errno = 0;
@@ -349,6 +376,10 @@ static bool config_value_valid(const topic_entry_t *te, kc_str_t value, char *wh
             snprintf(why, len, "Value must be no more than 1");
             if (d < 0)
                 snprintf(why, len, "Value must be at least 0");
+            /* The message shows the parsed value as Java prints a double. */
+            snprintf(bad_entry, bad_len, "%.15g", d);
+            if (!strpbrk(bad_entry, ".eEn"))
+                snprintf(bad_entry + strlen(bad_entry), bad_len - strlen(bad_entry), ".0");
             return false;
         }
     } else if (te->type == TYPE_BOOLEAN) {
@@ -365,6 +396,50 @@ static bool config_value_valid(const topic_entry_t *te, kc_str_t value, char *wh
     } else if (strcmp(te->name, "message.timestamp.type") == 0) {
         if (!one_of(buf, "CreateTime,LogAppendTime")) {
             snprintf(why, len, "String must be one of: CreateTime, LogAppendTime");
+            return false;
+        }
+    } else if (strcmp(te->name, "leader.replication.throttled.replicas") == 0 ||
+               strcmp(te->name, "follower.replication.throttled.replicas") == 0) {
+        /* ThrottledReplicaListValidator: '*' or partition:broker entries. */
+        bool ok = strcmp(buf, "*") == 0;
+        size_t used = (size_t)snprintf(bad_entry, bad_len, "[");
+        bool all = true;
+        char list[256];
+        snprintf(list, sizeof(list), "%s", buf);
+        char *save = NULL;
+        bool first = true;
+        for (char *tok = buf[0] ? strtok_r(list, ",", &save) : NULL; tok;
+             tok = strtok_r(NULL, ",", &save)) {
+            while (*tok && strchr(" \t", *tok))
+                tok++;
+            size_t tl = strlen(tok);
+            while (tl && strchr(" \t", tok[tl - 1]))
+                tok[--tl] = '\0';
+            const char *c = tok;
+            bool valid = tl == 0;
+            if (!valid && *c >= '0' && *c <= '9') {
+                while (*c >= '0' && *c <= '9')
+                    c++;
+                if (*c == ':' && c[1] >= '0' && c[1] <= '9') {
+                    c++;
+                    while (*c >= '0' && *c <= '9')
+                        c++;
+                    valid = *c == '\0';
+                }
+            }
+            all = all && valid;
+            if (used < bad_len)
+                used += (size_t)snprintf(bad_entry + used, bad_len - used, "%s%s",
+                                         first ? "" : ", ", tok);
+            first = false;
+        }
+        if (used < bad_len)
+            snprintf(bad_entry + used, bad_len - used, "]");
+        if (!ok && !all) {
+            snprintf(why, len,
+                     "%s must be the literal '*' or a list of replicas in the following format: "
+                     "[partitionId]:[brokerId],[partitionId]:[brokerId],...",
+                     te->name);
             return false;
         }
     } else if (strcmp(te->name, "cleanup.policy") == 0) {
@@ -408,13 +483,26 @@ int16_t kc_topic_configs_check(size_t n, const kc_str_t *names, const kc_str_t *
         for (size_t j = 0; j < KC_ARRAY_LEN(topic_entries) && !te; j++)
             if (kc_str_eq(nm, kc_str(topic_entries[j].name)))
                 te = &topic_entries[j];
-        char why[96], entry[72];
+        char why[256], entry[300];
         int vl = KC_MAX(values[i].len, 0);
         snprintf(entry, sizeof(entry), "%.*s", (int)KC_MIN(vl, 64),
                  values[i].ptr ? values[i].ptr : "");
         if (!config_value_valid(te, values[i], why, sizeof(why), entry, sizeof(entry))) {
             snprintf(msg, msglen, "Invalid value %s for configuration %.*s: %s", entry, nl, np,
                      why);
+            return KC_ERR_INVALID_CONFIG;
+        }
+        /* LogConfig.validate: no remote storage without tiered storage on the broker. */
+        const char *tv = values[i].ptr ? values[i].ptr : "";
+        int tl = KC_MAX(values[i].len, 0);
+        while (tl > 0 && strchr(" \t\r\n", *tv) && *tv)
+            tv++, tl--;
+        while (tl > 0 && strchr(" \t\r\n", tv[tl - 1]) && tv[tl - 1])
+            tl--;
+        if (strcmp(te->name, "remote.storage.enable") == 0 && tl == 4 &&
+            strncasecmp(tv, "true", 4) == 0) {
+            snprintf(msg, msglen, "Tiered Storage functionality is disabled in the broker. Topic "
+                                  "cannot be configured with remote log storage.");
             return KC_ERR_INVALID_CONFIG;
         }
     }

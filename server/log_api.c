@@ -202,6 +202,9 @@ typedef struct {
     int32_t max_bytes;
     /* Read results. */
     int16_t error_code;
+    bool erroneous; /* refused before reading (KafkaApis' erroneous list) */
+    int32_t current_leader_epoch, last_fetched_epoch; /* -1: not given */
+    int64_t diverging_end; /* >= 0: the epoch 0 ends there, before the fetch offset */
     int64_t high_watermark, log_start;
     size_t start, end; /* record bytes in the data buffer */
 } fetch_item_t;
@@ -309,6 +312,43 @@ static int fetch_eval(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t
     resp.session_id = 0;
     resp.node_endpoints.count = 0;
     resp.responses.count = 0;
+    if (v >= 4 && rq.isolation_level != 0 && rq.isolation_level != 1) {
+        /* IsolationLevel.forId fails: FetchRequest.getErrorResponse, the error at
+         * the top and (before v13) in every requested partition. */
+        resp.error_code = KC_ERR_UNKNOWN_SERVER_ERROR;
+        resp.session_id = rq.session_id;
+        int32_t nt = v < 13 ? KC_MAX(rq.topics.count, 0) : 0;
+        resp.responses.items =
+            kc_arena_alloc(&arena, (size_t)(nt ? nt : 1) * sizeof(*resp.responses.items));
+        resp.responses.count = nt;
+        for (int32_t i = 0; i < nt; i++) {
+            const kc_fetch_request_topic_t *t = &rq.topics.items[i];
+            kc_fetch_response_fetchable_topic_response_t *rt = &resp.responses.items[i];
+            int32_t np = KC_MAX(t->partitions.count, 0);
+            memset(rt, 0, sizeof(*rt));
+            rt->topic = t->topic;
+            rt->topic_id = t->topic_id;
+            rt->partitions.items =
+                kc_arena_alloc(&arena, (size_t)(np ? np : 1) * sizeof(*rt->partitions.items));
+            rt->partitions.count = np;
+            for (int32_t j = 0; j < np; j++) {
+                kc_fetch_response_partition_data_t *rp = &rt->partitions.items[j];
+                memset(rp, 0, sizeof(*rp));
+                rp->partition_index = t->partitions.items[j].partition;
+                rp->error_code = KC_ERR_UNKNOWN_SERVER_ERROR;
+                rp->high_watermark = -1;
+                rp->last_stable_offset = -1;
+                rp->log_start_offset = -1;
+                rp->diverging_epoch = (kc_fetch_response_epoch_end_offset_t){-1, -1};
+                rp->current_leader = (kc_fetch_response_leader_id_and_epoch_t){-1, -1};
+                rp->snapshot_id = (kc_fetch_response_snapshot_id_t){-1, -1};
+                rp->preferred_read_replica = -1;
+                rp->aborted_transactions.count = 0;
+                rp->records = (kc_bytes_t){(const uint8_t *)"", 0};
+            }
+        }
+        goto encode;
+    }
     int16_t session_error;
     kc_fetch_session_t *fs;
     fetch_ctx_kind_t kind = fetch_context(s, &rq, v, ctx->now_ms, first, &session_error, &fs);
@@ -336,6 +376,9 @@ static int fetch_eval(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t
             items[i].fetch_offset = sp->fetch_offset;
             items[i].log_start_offset = sp->log_start_offset;
             items[i].max_bytes = sp->max_bytes;
+            items[i].current_leader_epoch = -1;
+            items[i].last_fetched_epoch = -1;
+            items[i].diverging_end = -1;
         }
     } else {
         size_t k = 0;
@@ -349,6 +392,9 @@ static int fetch_eval(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t
                 items[k].fetch_offset = p->fetch_offset;
                 items[k].log_start_offset = p->log_start_offset;
                 items[k].max_bytes = p->partition_max_bytes;
+                items[k].current_leader_epoch = v >= 9 ? p->current_leader_epoch : -1;
+                items[k].last_fetched_epoch = v >= 12 ? p->last_fetched_epoch : -1;
+                items[k].diverging_end = -1;
             }
         }
     }
@@ -375,18 +421,47 @@ static int fetch_eval(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t
                       : !kc_request_authorized(ctx, KC_OP_READ, KC_RES_TOPIC,
                                                topic ? kc_str(topic->name) : it->topic))) {
             it->error_code = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+            it->erroneous = true;
             any_error = true;
             continue;
         }
         if (!topic) {
             it->error_code = v >= 13 ? KC_ERR_UNKNOWN_TOPIC_ID : KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+            it->erroneous = true;
             any_error = true;
             continue;
         }
         if (it->partition < 0 || it->partition >= topic->partitions) {
             it->error_code = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+            it->erroneous = true;
             any_error = true;
             continue;
+        }
+        /* The leader epoch is 0 (Partition.localLogWithEpochOrThrow): a newer
+         * one is unknown; a negative one means none (FetchRequest's optional epoch). */
+        if (it->current_leader_epoch > 0) {
+            it->error_code = KC_ERR_UNKNOWN_LEADER_EPOCH;
+            any_error = true;
+            continue;
+        }
+        /* v12+ LastFetchedEpoch (Partition.validateFetchOffsetAndMaybeGetDivergingEpoch):
+         * an epoch newer than any the log knows is out of range; epoch 0 ends
+         * at the log end, so a fetch offset beyond it diverges. */
+        if (it->last_fetched_epoch > 0) {
+            it->error_code = KC_ERR_OFFSET_OUT_OF_RANGE;
+            any_error = true;
+            continue;
+        }
+        if (it->last_fetched_epoch == 0) {
+            kc_log_offsets_t lo;
+            if (kc_log_offsets(s->log, topic->id, it->partition, &lo) == 0 &&
+                it->fetch_offset > lo.log_end_offset) {
+                it->diverging_end = lo.log_end_offset;
+                it->high_watermark = lo.high_watermark;
+                it->log_start = lo.log_start_offset;
+                any_error = true; /* answered at once */
+                continue;
+            }
         }
         int64_t room = limit - bytes;
         int32_t max = (int32_t)KC_MIN((int64_t)it->max_bytes, room < 0 ? 0 : room);
@@ -402,12 +477,22 @@ static int fetch_eval(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t
             continue;
         }
         it->error_code = err;
-        it->high_watermark = offs.high_watermark;
-        it->log_start = offs.log_start_offset;
         if (err) {
+            /* A failed read knows no offsets (ReplicaManager.createLogReadResult). */
             any_error = true;
             continue;
         }
+        it->high_watermark = offs.high_watermark;
+        it->log_start = offs.log_start_offset;
+        /* From v3 a first batch cut by the byte limits is left out, as the
+         * client can go on with a larger limit (ReplicaManager.readFromLog). */
+        size_t got = data.len - before;
+        if (v >= 3 && got > 0 &&
+            (got < 12 || got < 12 + (size_t)(uint32_t)(((uint32_t)data.data[before + 8] << 24) |
+                                                       ((uint32_t)data.data[before + 9] << 16) |
+                                                       ((uint32_t)data.data[before + 10] << 8) |
+                                                       data.data[before + 11])))
+            data.len = before;
         it->end = data.len;
         if (data.len > before) {
             min_one = false;
@@ -455,48 +540,58 @@ static int fetch_eval(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t
                                                    nitems);
     }
 
-    /* Consecutive partitions of one topic share a topic entry (FetchResponse.toMessage). */
-    size_t ntopics = 0;
+    /* The partitions read, then those refused before reading (KafkaApis puts
+     * its erroneous list last); consecutive partitions of one topic share a
+     * topic entry (FetchResponse.toMessage). */
+    size_t ntopics = 0, npd = 0;
     resp.responses.items =
         kc_arena_alloc(&arena, (nitems ? nitems : 1) * sizeof(*resp.responses.items));
     kc_fetch_response_partition_data_t *pds =
         kc_arena_alloc(&arena, (nitems ? nitems : 1) * sizeof(*pds));
     const fetch_item_t *prev = NULL;
-    for (size_t k = 0; k < nitems; k++) {
-        if (!carry[k])
-            continue;
-        const fetch_item_t *it = &items[k];
-        bool same = prev && (v >= 13 ? memcmp(prev->topic_id.b, it->topic_id.b, 16) == 0
-                                     : kc_str_eq(prev->topic, it->topic));
-        kc_fetch_response_fetchable_topic_response_t *rt;
-        if (!same) {
-            rt = &resp.responses.items[ntopics++];
-            memset(rt, 0, sizeof(*rt));
-            rt->topic = it->topic;
-            rt->topic_id = it->topic_id;
-            rt->partitions.items = &pds[k];
-            rt->partitions.count = 0;
-        } else {
-            rt = &resp.responses.items[ntopics - 1];
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t k = 0; k < nitems; k++) {
+            if (!carry[k] || items[k].erroneous != (pass == 1))
+                continue;
+            const fetch_item_t *it = &items[k];
+            bool same = prev && (v >= 13 ? memcmp(prev->topic_id.b, it->topic_id.b, 16) == 0
+                                         : kc_str_eq(prev->topic, it->topic));
+            kc_fetch_response_fetchable_topic_response_t *rt;
+            if (!same) {
+                rt = &resp.responses.items[ntopics++];
+                memset(rt, 0, sizeof(*rt));
+                rt->topic = it->topic;
+                rt->topic_id = it->topic_id;
+                rt->partitions.items = &pds[npd];
+                rt->partitions.count = 0;
+            } else {
+                rt = &resp.responses.items[ntopics - 1];
+            }
+            /* Partitions of one topic entry are contiguous in pds. */
+            kc_fetch_response_partition_data_t *rp = &pds[npd++];
+            rt->partitions.count++;
+            memset(rp, 0, sizeof(*rp));
+            rp->partition_index = it->partition;
+            rp->error_code = it->error_code;
+            rp->high_watermark = it->high_watermark;
+            rp->last_stable_offset = it->high_watermark;
+            rp->log_start_offset = it->log_start;
+            rp->diverging_epoch = it->diverging_end >= 0
+                                      ? (kc_fetch_response_epoch_end_offset_t){0, it->diverging_end}
+                                      : (kc_fetch_response_epoch_end_offset_t){-1, -1};
+            rp->current_leader = (kc_fetch_response_leader_id_and_epoch_t){-1, -1};
+            rp->snapshot_id = (kc_fetch_response_snapshot_id_t){-1, -1};
+            rp->preferred_read_replica = -1;
+            /* A refused partition has the generated default (an empty list);
+             * a read one null unless reading committed data, and a failed
+             * read null (no fetch data). */
+            rp->aborted_transactions.count =
+                it->erroneous ? 0 : (rq.isolation_level == 1 && !it->error_code ? 0 : -1);
+            rp->records = (kc_bytes_t){it->end > it->start ? data.data + it->start
+                                                           : (const uint8_t *)"",
+                                       (int32_t)(it->end - it->start)};
+            prev = it;
         }
-        /* Partitions of one topic entry are contiguous in pds. */
-        kc_fetch_response_partition_data_t *rp = &rt->partitions.items[rt->partitions.count++];
-        memset(rp, 0, sizeof(*rp));
-        rp->partition_index = it->partition;
-        rp->error_code = it->error_code;
-        rp->high_watermark = it->high_watermark;
-        rp->last_stable_offset = it->high_watermark;
-        rp->log_start_offset = it->log_start;
-        rp->diverging_epoch = (kc_fetch_response_epoch_end_offset_t){-1, -1};
-        rp->current_leader = (kc_fetch_response_leader_id_and_epoch_t){-1, -1};
-        rp->snapshot_id = (kc_fetch_response_snapshot_id_t){-1, -1};
-        rp->preferred_read_replica = -1;
-        /* Kafka sends null aborted transactions unless reading committed data. */
-        rp->aborted_transactions.count = rq.isolation_level == 1 ? 0 : -1;
-        rp->records = (kc_bytes_t){it->end > it->start ? data.data + it->start
-                                                       : (const uint8_t *)"",
-                                   (int32_t)(it->end - it->start)};
-        prev = it;
     }
     resp.responses.count = (int32_t)ntopics;
 encode:
@@ -542,6 +637,134 @@ int kc_fetch_complete(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t
 
 /* ---- ListOffsets ---- */
 
+/* The oldest ListOffsets version that knows a special timestamp
+ * (ReplicaManager.timestampMinSupportedVersion); 0 for another negative one. */
+static int16_t list_offsets_timestamp_min_version(int64_t ts)
+{
+    switch (ts) {
+    case -1: /* latest */
+    case -2: /* earliest */
+        return 1;
+    case -3: /* max timestamp (KIP-734) */
+        return 7;
+    case -4: /* earliest local (KIP-405) */
+        return 8;
+    case -5: /* latest tiered (KIP-1005) */
+        return 9;
+    case -6: /* earliest pending upload (KIP-1023) */
+        return 11;
+    default:
+        return 0;
+    }
+}
+
+static void list_offsets_partition(kc_req_t *req, const kc_topic_t *topic, int16_t v,
+                                   const kc_list_offsets_request_partition_t *p,
+                                   kc_list_offsets_response_partition_response_t *rp)
+{
+    kc_server_t *s = req->srv;
+    if (!topic || p->partition_index < 0 || p->partition_index >= topic->partitions) {
+        rp->error_code = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+        return;
+    }
+    int64_t ts = p->timestamp;
+    if (v >= 1 && ts < 0 &&
+        (list_offsets_timestamp_min_version(ts) == 0 || v < list_offsets_timestamp_min_version(ts))) {
+        rp->error_code = KC_ERR_UNSUPPORTED_VERSION;
+        return;
+    }
+    /* The leader epoch is 0 (Partition.localLogWithEpochOrThrow): a newer
+     * one is unknown, an older one fenced; -1 asks for no check. */
+    if (v >= 4 && p->current_leader_epoch != -1 && p->current_leader_epoch != 0) {
+        rp->error_code = p->current_leader_epoch > 0 ? KC_ERR_UNKNOWN_LEADER_EPOCH
+                                                     : KC_ERR_FENCED_LEADER_EPOCH;
+        return;
+    }
+    int64_t off = -1, found = -1;
+    kc_log_offsets_t offs;
+    if (kc_log_offsets(s->log, topic->id, p->partition_index, &offs) != 0) {
+        rp->error_code = KC_ERR_KAFKA_STORAGE_ERROR;
+        return;
+    }
+    int rc = 0;
+    if (ts == -5 || ts == -6) {
+        /* Latest tiered / earliest pending upload: no remote storage. */
+    } else {
+        rc = kc_log_list_offset(s->log, topic->id, p->partition_index, ts, &off, &found);
+    }
+    if (rc != 0) {
+        rp->error_code = KC_ERR_KAFKA_STORAGE_ERROR;
+        return;
+    }
+    rp->error_code = KC_ERR_NONE;
+    if (v == 0) {
+        /* Legacy offsets: the requested offset, as a one-element list. */
+        if (off >= 0 && p->max_num_offsets > 0) {
+            int64_t *z = kc_arena_alloc(req->arena, sizeof(int64_t));
+            *z = off;
+            rp->old_style_offsets = (kc_int64_array_t){z, 1};
+        }
+        return;
+    }
+    rp->offset = off;
+    rp->timestamp = found;
+    /* Earliest and latest carry the leader epoch (the epoch cache's entry
+     * starting at 0), a record found by timestamp its batch's epoch (0). */
+    if (v >= 4 && (ts == -1 || ts == -2 || ts == -4 || (off >= 0 && (ts >= 0 || ts == -3))))
+        rp->leader_epoch = 0;
+}
+
+/* TopicPartition.hashCode, spread as Scala's mutable.HashMap spreads it. */
+static int32_t topic_partition_hash(kc_str_t topic, int32_t partition)
+{
+    uint32_t h = 31u * (uint32_t)(31 + partition) + (uint32_t)kc_java_str_hash(topic);
+    return (int32_t)(h ^ (h >> 16));
+}
+
+typedef struct {
+    kc_str_t topic;
+    int32_t hash; /* topic_partition_hash */
+    int32_t topic_hash; /* the topic's Java hash */
+    kc_list_offsets_response_partition_response_t resp;
+} list_offsets_entry_t;
+
+/* Sorts e (stable) as a Scala mutable.HashMap of cap slots iterates:
+ * by slot, then by hash within a slot. */
+static void sort_scala_hash_map(list_offsets_entry_t *e, size_t n, uint32_t cap)
+{
+    for (size_t i = 1; i < n; i++) {
+        list_offsets_entry_t x = e[i];
+        uint32_t bx = (uint32_t)x.hash & (cap - 1);
+        size_t j = i;
+        while (j > 0) {
+            uint32_t by = (uint32_t)e[j - 1].hash & (cap - 1);
+            if (by < bx || (by == bx && e[j - 1].hash <= x.hash))
+                break;
+            e[j] = e[j - 1];
+            j--;
+        }
+        e[j] = x;
+    }
+}
+
+/* The table size of a Scala mutable.HashMap after n insertions. */
+static uint32_t scala_hash_map_cap(size_t n)
+{
+    uint32_t cap = 16;
+    for (size_t size = 0; size < n; size++)
+        if (size + 1 >= (size_t)(cap * 3 / 4))
+            cap <<= 1;
+    return cap;
+}
+
+/*
+ * ListOffsets as KafkaApis and ReplicaManager.fetchOffset answer it. The
+ * partitions the client may describe become one map entry per partition (a
+ * partition listed twice is one entry, INVALID_REQUEST); the answer groups
+ * them by topic in the iteration orders of Kafka's Scala maps: topics in
+ * immutable.HashMap order, partitions of a topic in mutable.HashMap order.
+ * Topics the client may not describe follow, as requested.
+ */
 int kc_handle_list_offsets(kc_req_t *req)
 {
     kc_server_t *s = req->srv;
@@ -554,75 +777,143 @@ int kc_handle_list_offsets(kc_req_t *req)
     kc_list_offsets_response_init(&resp);
     resp.throttle_time_ms = 0;
     int32_t nt = rq.topics.count > 0 ? rq.topics.count : 0;
-    resp.topics.items =
-        kc_arena_alloc(req->arena, (size_t)(nt ? nt : 1) * sizeof(*resp.topics.items));
-    resp.topics.count = nt;
+    if (v >= 2 && rq.isolation_level != 0 && rq.isolation_level != 1) {
+        /* IsolationLevel.forId fails: ListOffsetsRequest.getErrorResponse, every
+         * partition as requested with UNKNOWN_SERVER_ERROR. */
+        resp.topics.items =
+            kc_arena_alloc(req->arena, (size_t)(nt ? nt : 1) * sizeof(*resp.topics.items));
+        resp.topics.count = nt;
+        for (int32_t i = 0; i < nt; i++) {
+            kc_list_offsets_request_topic_t *t = &rq.topics.items[i];
+            kc_list_offsets_response_topic_response_t *rt = &resp.topics.items[i];
+            int32_t np = KC_MAX(t->partitions.count, 0);
+            rt->name = t->name;
+            rt->partitions.items =
+                kc_arena_alloc(req->arena, (size_t)(np ? np : 1) * sizeof(*rt->partitions.items));
+            rt->partitions.count = np;
+            for (int32_t j = 0; j < np; j++) {
+                kc_list_offsets_response_partition_response_t *rp = &rt->partitions.items[j];
+                memset(rp, 0, sizeof(*rp));
+                rp->partition_index = t->partitions.items[j].partition_index;
+                rp->error_code = KC_ERR_UNKNOWN_SERVER_ERROR;
+                rp->timestamp = -1;
+                rp->offset = -1;
+                rp->leader_epoch = -1;
+            }
+        }
+        kc_buf_t b;
+        kc_buf_init(&b);
+        return kc_req_respond_encoded(req, kc_list_offsets_response_encode(&b, v, &resp), &b);
+    }
+    size_t np_all = 0;
+    for (int32_t i = 0; i < nt; i++)
+        np_all += (size_t)KC_MAX(rq.topics.items[i].partitions.count, 0);
+    list_offsets_entry_t *e = kc_arena_alloc(req->arena, (np_all ? np_all : 1) * sizeof(*e));
+    bool *denied = kc_arena_alloc(req->arena, (size_t)(nt ? nt : 1) * sizeof(bool));
+    size_t ne = 0, nkeys = 0;
     for (int32_t i = 0; i < nt; i++) {
         kc_list_offsets_request_topic_t *t = &rq.topics.items[i];
-        kc_list_offsets_response_topic_response_t *rt = &resp.topics.items[i];
+        /* DESCRIBE on the topic (KafkaApis.handleListOffsetRequest). */
+        denied[i] = !kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TOPIC, t->name);
+        if (denied[i])
+            continue;
         const kc_topic_t *topic = kc_topics_find(s->topics, t->name);
-        int32_t np = t->partitions.count > 0 ? t->partitions.count : 0;
+        for (int32_t j = 0; j < KC_MAX(t->partitions.count, 0); j++) {
+            kc_list_offsets_request_partition_t *p = &t->partitions.items[j];
+            kc_list_offsets_response_partition_response_t rp;
+            memset(&rp, 0, sizeof(rp));
+            rp.partition_index = p->partition_index;
+            rp.timestamp = -1;
+            rp.offset = -1;
+            rp.leader_epoch = -1;
+            rp.old_style_offsets = (kc_int64_array_t){NULL, 0};
+            size_t at = ne;
+            for (size_t k = 0; k < ne && at == ne; k++)
+                if (kc_str_eq(e[k].topic, t->name) &&
+                    e[k].resp.partition_index == p->partition_index)
+                    at = k;
+            bool dup = at < ne;
+            for (int32_t i2 = 0; i2 < nt && !dup; i2++)
+                for (int32_t j2 = 0; j2 < KC_MAX(rq.topics.items[i2].partitions.count, 0) && !dup;
+                     j2++)
+                    dup = (i2 != i || j2 != j) && kc_str_eq(rq.topics.items[i2].name, t->name) &&
+                          rq.topics.items[i2].partitions.items[j2].partition_index ==
+                              p->partition_index;
+            if (dup)
+                rp.error_code = KC_ERR_INVALID_REQUEST;
+            else
+                list_offsets_partition(req, topic, v, p, &rp);
+            nkeys++;
+            if (at == ne) {
+                e[ne].topic = t->name;
+                e[ne].hash = topic_partition_hash(t->name, p->partition_index);
+                e[ne].topic_hash = kc_java_str_hash(t->name);
+                ne++;
+            }
+            e[at].resp = rp; /* a repeated key keeps its place, takes the new value */
+        }
+    }
+    sort_scala_hash_map(e, ne, scala_hash_map_cap(nkeys));
+
+    /* Group by topic: the first entry of each topic, in trie order. */
+    size_t *firsts = kc_arena_alloc(req->arena, (ne ? ne : 1) * sizeof(size_t));
+    size_t nf = 0;
+    for (size_t k = 0; k < ne; k++) {
+        bool seen = false;
+        for (size_t f = 0; f < nf && !seen; f++)
+            seen = kc_str_eq(e[firsts[f]].topic, e[k].topic);
+        if (!seen)
+            firsts[nf++] = k;
+    }
+    /* Topics in the order of the immutable HashMap groupBy builds. */
+    int32_t *hs = kc_arena_alloc(req->arena, (ne ? ne : 1) * sizeof(*hs));
+    for (size_t k = 0; k < ne; k++)
+        hs[k] = e[k].topic_hash;
+    kc_scala_hash_order(hs, firsts, nf);
+    size_t *order = firsts, no = nf;
+
+    int32_t ndenied = 0;
+    for (int32_t i = 0; i < nt; i++)
+        ndenied += denied[i];
+    resp.topics.items = kc_arena_alloc(
+        req->arena, (size_t)(no + (size_t)ndenied ? no + (size_t)ndenied : 1) *
+                        sizeof(*resp.topics.items));
+    resp.topics.count = 0;
+    list_offsets_entry_t *group = kc_arena_alloc(req->arena, (ne ? ne : 1) * sizeof(*group));
+    for (size_t f = 0; f < no; f++) {
+        kc_str_t name = e[order[f]].topic;
+        size_t ng = 0;
+        for (size_t k = 0; k < ne; k++)
+            if (kc_str_eq(e[k].topic, name))
+                group[ng++] = e[k];
+        /* Each topic's partitions are a map of their own. */
+        sort_scala_hash_map(group, ng, scala_hash_map_cap(ng));
+        kc_list_offsets_response_topic_response_t *rt = &resp.topics.items[resp.topics.count++];
+        rt->name = name;
+        rt->partitions.items = kc_arena_alloc(req->arena, ng * sizeof(*rt->partitions.items));
+        rt->partitions.count = (int32_t)ng;
+        for (size_t k = 0; k < ng; k++)
+            rt->partitions.items[k] = group[k].resp;
+    }
+    for (int32_t i = 0; i < nt; i++) {
+        if (!denied[i])
+            continue;
+        kc_list_offsets_request_topic_t *t = &rq.topics.items[i];
+        int32_t np = KC_MAX(t->partitions.count, 0);
+        kc_list_offsets_response_topic_response_t *rt = &resp.topics.items[resp.topics.count++];
         rt->name = t->name;
         rt->partitions.items =
             kc_arena_alloc(req->arena, (size_t)(np ? np : 1) * sizeof(*rt->partitions.items));
         rt->partitions.count = np;
         for (int32_t j = 0; j < np; j++) {
-            kc_list_offsets_request_partition_t *p = &t->partitions.items[j];
             kc_list_offsets_response_partition_response_t *rp = &rt->partitions.items[j];
             memset(rp, 0, sizeof(*rp));
-            rp->partition_index = p->partition_index;
+            rp->partition_index = t->partitions.items[j].partition_index;
+            rp->error_code = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
             rp->timestamp = -1;
             rp->offset = -1;
             rp->leader_epoch = -1;
             rp->old_style_offsets = (kc_int64_array_t){NULL, 0};
-            /* DESCRIBE on the topic (KafkaApis.handleListOffsetRequest). */
-            if (!kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TOPIC, t->name)) {
-                rp->error_code = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
-                continue;
-            }
-            if (!topic || p->partition_index < 0 || p->partition_index >= topic->partitions) {
-                rp->error_code = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
-                continue;
-            }
-            int64_t ts = p->timestamp;
-            int64_t off = -1, found = -1;
-            kc_log_offsets_t offs;
-            if (kc_log_offsets(s->log, topic->id, p->partition_index, &offs) != 0) {
-                rp->error_code = KC_ERR_KAFKA_STORAGE_ERROR;
-                continue;
-            }
-            int rc = 0;
-            if (ts == -5 || ts == -6) {
-                /* Latest tiered / earliest pending upload: no remote storage. */
-            } else if (ts < -6) {
-                /* Kafka searches by this timestamp: every record is at or after it. */
-                rc = kc_log_list_offset(s->log, topic->id, p->partition_index, 0, &off, &found);
-                if (rc == 0 && off >= 0)
-                    rc = kc_log_list_offset(s->log, topic->id, p->partition_index, -2, &off,
-                                            &found);
-            } else {
-                rc = kc_log_list_offset(s->log, topic->id, p->partition_index, ts, &off, &found);
-            }
-            if (rc != 0) {
-                rp->error_code = KC_ERR_KAFKA_STORAGE_ERROR;
-                continue;
-            }
-            rp->error_code = KC_ERR_NONE;
-            bool nonempty = offs.high_watermark > offs.log_start_offset;
-            if (v == 0) {
-                /* Legacy offsets: the requested offset, as a one-element list. */
-                if (off >= 0 && p->max_num_offsets > 0) {
-                    int64_t *z = kc_arena_alloc(req->arena, sizeof(int64_t));
-                    *z = off;
-                    rp->old_style_offsets = (kc_int64_array_t){z, 1};
-                }
-                continue;
-            }
-            rp->offset = off;
-            rp->timestamp = found;
-            if (v >= 4 && (ts == -1 || (off >= 0 && ts != -2 && ts != -4 && ts >= -4) ||
-                           ((ts == -2 || ts == -4) && nonempty)))
-                rp->leader_epoch = 0;
         }
     }
     kc_buf_t b;

@@ -417,6 +417,14 @@ static int16_t decompress(int codec, int8_t magic, const uint8_t *in, size_t len
     }
 }
 
+int kc_records_decompress(int codec, const uint8_t *in, size_t len, size_t max, kc_buf_t *out)
+{
+    if (codec < LEGACY_CODEC_GZIP || codec > LEGACY_CODEC_LZ4)
+        return -1;
+    const char *why;
+    return decompress(codec, 2, in, len, max, out, &why) == 0 ? 0 : -1;
+}
+
 /* Converts the inner messages of the compressed wrapper w (codec, at
  * producer offset w_offset) into c. */
 static int16_t convert_compressed(conv_t *c, const legacy_msg_t *w, int codec, int64_t w_offset,

@@ -52,6 +52,11 @@
 int16_t kc_legacy_convert(const uint8_t *in, size_t len, size_t inflate_max, kc_buf_t *out,
                           const char **why);
 
+/* Decompresses the records of a magic 2 batch of codec 1 (gzip), 2
+ * (snappy, xerial framing) or 3 (lz4 frame), at most max bytes, appended to
+ * out. 0, or -1 (another codec, a broken stream, too large). */
+int kc_records_decompress(int codec, const uint8_t *in, size_t len, size_t max, kc_buf_t *out);
+
 /* The magic byte of a produce partition's records (offset 16 in every
  * format), or -1 when the records are too short to have one. */
 int kc_records_magic(const uint8_t *records, size_t len);

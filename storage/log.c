@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "crc32c.h"
+#include "legacy.h"
 #include "kc_log.h"
 
 #define BATCH_HEADER 61          /* bytes before the first record */
@@ -875,6 +876,7 @@ int kc_log_read(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64_t offs
 
 typedef struct {
     int64_t target; /* >= 0: first record at or after; -3: max timestamp */
+    int64_t start;  /* the log start offset: records before it are gone */
     int64_t hw;
     int64_t best_ts, best_offset;
     bool done;
@@ -883,6 +885,7 @@ typedef struct {
 typedef struct {
     int64_t base_ts, want;
     bool exact; /* want == timestamp (max search) instead of >= */
+    int32_t min_delta; /* records of a smaller offset delta are before the log start */
     int32_t index;
     int64_t ts;
 } find_ctx_t;
@@ -891,6 +894,8 @@ static int find_record_fn(void *ctx, int32_t index, int64_t ts_delta, int32_t of
 {
     find_ctx_t *f = ctx;
     int64_t ts = f->base_ts + ts_delta;
+    if (offset_delta < f->min_delta)
+        return 0;
     if (f->exact ? ts == f->want : ts >= f->want) {
         f->index = offset_delta;
         f->ts = ts;
@@ -910,18 +915,38 @@ static int ts_fn(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *v
     if (base >= t->hw)
         return 1;
     int32_t last_delta = (int32_t)rd32(value + OFF_LAST_OFFSET_DELTA);
+    if (base + last_delta < t->start)
+        return 0; /* the batch the scan starts from may end before the log start */
     int64_t max_ts = (int64_t)rd64(value + OFF_MAX_TIMESTAMP);
     bool compressed = (rd16(value + OFF_ATTRIBUTES) & ATTR_COMPRESSION) != 0;
     int64_t want = t->target >= 0 ? t->target : max_ts;
     if (t->target >= 0 ? max_ts < t->target : (t->best_offset >= 0 && max_ts <= t->best_ts))
         return 0;
-    int64_t off = compressed && t->target < 0 ? base + last_delta : base;
+    int64_t off = compressed && t->target < 0 ? base + last_delta : KC_MAX(base, t->start);
     int64_t ts = max_ts;
+    /* A compressed batch is searched record by record too, as Kafka
+     * decompresses it (zstd, which kcoord cannot read, keeps the bounds). */
+    kc_buf_t plain;
+    kc_buf_init(&plain);
+    const uint8_t *recs = value + BATCH_HEADER;
+    size_t recs_len = value_len - BATCH_HEADER;
+    if (compressed &&
+        kc_records_decompress(rd16(value + OFF_ATTRIBUTES) & ATTR_COMPRESSION, recs, recs_len,
+                              (size_t)1 << 28, &plain) == 0) {
+        compressed = false;
+        recs = plain.data;
+        recs_len = plain.len;
+    }
     if (!compressed) {
-        find_ctx_t f = {(int64_t)rd64(value + OFF_BASE_TIMESTAMP), want, t->target < 0, -1, -1};
+        /* A search by timestamp finds the first record at or after the log
+         * start (FileRecords.searchForTimestamp's starting offset). */
+        int32_t min_delta = t->target >= 0 && t->start > base ? (int32_t)(t->start - base) : 0;
+        find_ctx_t f = {(int64_t)rd64(value + OFF_BASE_TIMESTAMP), want, t->target < 0, min_delta,
+                        -1, -1};
         const char *why;
-        int rc = walk_records(value + BATCH_HEADER, value_len - BATCH_HEADER,
-                              (int32_t)rd32(value + OFF_RECORD_COUNT), find_record_fn, &f, &why);
+        int rc = walk_records(recs, recs_len, (int32_t)rd32(value + OFF_RECORD_COUNT),
+                              find_record_fn, &f, &why);
+        kc_buf_deinit(&plain);
         if (rc < 0)
             return KC_EIO;
         if (f.index >= 0) {
@@ -929,6 +954,7 @@ static int ts_fn(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *v
             ts = f.ts;
         }
     }
+    kc_buf_deinit(&plain);
     t->best_offset = off;
     t->best_ts = ts;
     return t->target >= 0 ? 1 : 0;
@@ -952,10 +978,11 @@ int kc_log_list_offset(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64
     }
     if (timestamp != -3 && timestamp < 0)
         return KC_EINVAL;
-    ts_ctx_t t = {timestamp, p->hw, -1, -1, false};
+    ts_ctx_t t = {timestamp, p->log_start, p->hw, -1, -1, false};
     uint8_t k[KEY_LEN];
     batch_key(k, topic_id, partition, p->log_start);
-    int rc = kc_store_scan(l->store, l->db_batches, k, KEY_LEN, PKEY_LEN, false, ts_fn, &t);
+    /* From the batch holding the log start offset, which may begin before it. */
+    int rc = kc_store_scan(l->store, l->db_batches, k, KEY_LEN, PKEY_LEN, true, ts_fn, &t);
     if (rc < 0)
         return rc;
     if (t.best_offset >= 0) {

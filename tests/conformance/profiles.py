@@ -20,6 +20,9 @@ COMMON = {
     "auto.create.topics.enable": "false",
     "num.partitions": "1",
     "offsets.topic.num.partitions": "1",
+    # The reference broker sets it for a single node; kcoord gets it too, so
+    # that flush.messages is a static setting on both.
+    "log.flush.interval.messages": "9223372036854775807",
 }
 
 PROFILES = {
@@ -36,6 +39,8 @@ PROFILES = {
         "group.consumer.min.session.timeout.ms": "1000",
         "group.consumer.heartbeat.interval.ms": "1000",
     }),
+    # Metadata creates the topics it is asked for (Kafka's default).
+    "auto_create": dict(COMMON, **{"auto.create.topics.enable": "true"}),
     # Kafka's default initial rebalance delay (3 s).
     "initial_delay": dict(COMMON, **{"group.initial.rebalance.delay.ms": "3000"}),
     # Offsets expire a minute after their commit (Kafka's shortest

@@ -45,12 +45,26 @@ def kcoord_overrides(settings):
     return o
 
 
+class BareKcoord(kcoord_harness.Kcoord):
+    """kcoord given only the profile's properties, as the reference Kafka
+    gets only its server.properties: the sample kcoord.conf the harness
+    passes would make every property it spells out a static broker setting
+    (ConfigSource STATIC_BROKER_CONFIG in CreateTopics and DescribeConfigs)
+    where Kafka reports a default."""
+
+    def command(self):
+        cmd = super().command()
+        if "--config" in cmd:
+            i = cmd.index("--config")
+            del cmd[i:i + 2]
+        return cmd
+
+
 class Side:
     def __init__(self, profile):
         settings = profiles.PROFILES[profile]
-        self.kc = kcoord_harness.Kcoord("conf-" + profile, kcoord_overrides(settings))
-        self.kc_restart = kcoord_harness.Kcoord("conf-%s-restart" % profile,
-                                                kcoord_overrides(settings))
+        self.kc = BareKcoord("conf-" + profile, kcoord_overrides(settings))
+        self.kc_restart = BareKcoord("conf-%s-restart" % profile, kcoord_overrides(settings))
         self.ref = reference_kafka.ReferenceKafka(
             "conf-" + profile, dict(settings, **profiles.KAFKA_ONLY,
                                     **getattr(profiles, "KAFKA_ONLY_PROFILE", {}).get(profile, {})))

@@ -98,8 +98,8 @@ def check_configs(k):
         # The sample configuration file names log.retention.bytes: a static broker config.
         assert topic["retention.bytes"][3] == 4, topic["retention.bytes"]
         assert topic["cleanup.policy"][1:4] == ("delete", False, 5), topic["cleanup.policy"]
-        # Every topic config of Kafka 3.9's LogConfig, with LogConfig's defaults.
-        assert len(topic) == 36, sorted(topic)
+        # Every topic config of Kafka 4.4's LogConfig, with LogConfig's defaults.
+        assert len(topic) == 37, sorted(topic)
         assert topic["segment.bytes"][1:4] == ("1073741824", False, 5), topic["segment.bytes"]
         assert topic["compression.type"][1:4] == ("producer", False, 5)
         assert topic["flush.messages"][1:4] == ("9223372036854775807", False, 4)

@@ -509,6 +509,68 @@ static void delete_records_moves_log_start_and_survives_restart(void **state)
     fx_close(&fx);
 }
 
+/* A search by timestamp after DeleteRecords moved the log start into a
+ * batch finds the first record at or after the log start, not the next
+ * batch (FileRecords.searchForTimestamp's starting offset). */
+static void list_offsets_by_timestamp_after_delete_records(void **state)
+{
+    fx_t fx;
+    fx_open(&fx, *state, 0);
+    append(&fx, 0, 3, NOW, -1, -1, -1, 0);       /* offsets 0-2 at NOW..NOW+2 */
+    append(&fx, 0, 3, NOW + 100, -1, -1, -1, 0); /* offsets 3-5 at NOW+100..NOW+102 */
+    commit(&fx);
+    int64_t low, off, ts;
+    int16_t err;
+    assert_int_equal(kc_log_delete_records(fx.log, TID, 0, 4, &low, &err), 0);
+    commit(&fx);
+    assert_int_equal(kc_log_list_offset(fx.log, TID, 0, 0, &off, &ts), 0);
+    assert_int_equal(off, 4);
+    assert_int_equal(ts, NOW + 101);
+    assert_int_equal(kc_log_list_offset(fx.log, TID, 0, NOW + 100, &off, &ts), 0);
+    assert_int_equal(off, 4);
+    assert_int_equal(kc_log_list_offset(fx.log, TID, 0, NOW + 102, &off, &ts), 0);
+    assert_int_equal(off, 5);
+    assert_int_equal(kc_log_list_offset(fx.log, TID, 0, -3, &off, &ts), 0);
+    assert_int_equal(off, 5);
+    assert_int_equal(ts, NOW + 102);
+    fx_close(&fx);
+}
+
+/* A gzip batch of three records created at NOW, NOW + 10 and NOW + 5. */
+static const uint8_t gzip_batch[] = {
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5c, 0xff, 0xff, 0xff, 0xff,
+    0x02, 0x6c, 0xe3, 0x48, 0x7c, 0x00, 0x01, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x01, 0x8b, 0xcf,
+    0xe5, 0x68, 0x00, 0x00, 0x00, 0x01, 0x8b, 0xcf, 0xe5, 0x68, 0x0a, 0xff, 0xff, 0xff, 0xff, 0xff,
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x03, 0x1f, 0x8b, 0x08,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0x13, 0x60, 0x60, 0x60, 0x60, 0x64, 0x29, 0x33, 0x60,
+    0x10, 0x60, 0x10, 0x61, 0x02, 0x32, 0x0c, 0x81, 0x0c, 0x2e, 0x16, 0x20, 0xc3, 0x88, 0x01, 0x00,
+    0xfa, 0x01, 0x2f, 0xf0, 0x1b, 0x00, 0x00, 0x00};
+
+/* A compressed batch is searched record by record, as Kafka decompresses
+ * it: max timestamp names the record holding it, a timestamp the first
+ * record at or after it. */
+static void list_offsets_by_timestamp_in_compressed_batch(void **state)
+{
+    fx_t fx;
+    fx_open(&fx, *state, 0);
+    kc_log_append_result_t r;
+    assert_int_equal(kc_log_append(fx.log, TID, 0, gzip_batch, sizeof(gzip_batch), 9, NOW, &r),
+                     0);
+    assert_int_equal(r.error_code, 0);
+    commit(&fx);
+    int64_t off, ts;
+    assert_int_equal(kc_log_list_offset(fx.log, TID, 0, -3, &off, &ts), 0);
+    assert_int_equal(off, 1);
+    assert_int_equal(ts, NOW + 10);
+    assert_int_equal(kc_log_list_offset(fx.log, TID, 0, NOW + 1, &off, &ts), 0);
+    assert_int_equal(off, 1);
+    assert_int_equal(ts, NOW + 10);
+    assert_int_equal(kc_log_list_offset(fx.log, TID, 0, NOW, &off, &ts), 0);
+    assert_int_equal(off, 0);
+    assert_int_equal(ts, NOW);
+    fx_close(&fx);
+}
+
 static void retention_deletes_old_and_excess_batches(void **state)
 {
     fx_t fx;
@@ -640,6 +702,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(delete_topic_removes_everything, setup, teardown),
         cmocka_unit_test_setup_teardown(delete_records_moves_log_start_and_survives_restart,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(list_offsets_by_timestamp_after_delete_records, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(list_offsets_by_timestamp_in_compressed_batch, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(retention_deletes_old_and_excess_batches, setup, teardown),
         cmocka_unit_test_setup_teardown(topic_configs_apply_per_topic, setup, teardown),
     };
