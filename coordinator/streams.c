@@ -5,7 +5,8 @@
  * their records (types 17, 19-23) and replay, the topology (initialised by
  * the first joiner), the configured topology (partition counts from the
  * topic view, missing internal topics handed to the caller for creation),
- * session, rebalance and initial-rebalance-delay timers, and the views the
+ * session, rebalance and initial-rebalance-delay timers, the task offsets
+ * and end offsets members report (memory only, shown by Describe), and the views the
  * offsets module, ListGroups, DescribeGroups and DeleteGroups need. Mirrors
  * Kafka's GroupMetadataManager.streamsGroupHeartbeat, StreamsGroup,
  * InternalTopicManager, TargetAssignmentBuilder and CurrentAssignmentBuilder
@@ -61,11 +62,28 @@ typedef kc_streams_group_topology_value_subtopology_t topo_sub_t;
 
 /* ---- groups and members ------------------------------------------------ */
 
+/* One reported changelog offset of a task (TaskOffsets, TaskEndOffsets). */
+typedef struct {
+    char *subtopology_id;
+    int32_t partition;
+    int64_t offset;
+} st_task_offset_t;
+
+/* A member's last reported list: sorted by subtopology id (strcmp), then
+ * partition; unique. Zero-initialised is the empty list. */
+typedef struct {
+    st_task_offset_t *items;
+    int32_t n;
+} st_task_offsets_t;
+
 /*
  * A member (Kafka's StreamsGroupMember). Hard state, rebuilt by replay:
  * metadata from record 19, epochs, state and tasks from record 22, the
  * target from record 21. Memory-only: last_report (the last full owned-task
- * report, for the opt-in previous-epoch retry) and the timers.
+ * report, for the opt-in previous-epoch retry), the timers, and the task
+ * offsets and task end offsets last reported in a heartbeat (Kafka's
+ * StreamsGroup.taskOffsets, MemberTaskOffsets: no record, empty after a
+ * load until reported again, gone with the member).
  */
 typedef struct {
     char *member_id;
@@ -88,6 +106,7 @@ typedef struct {
     bool has_target;       /* a record 21 exists (Kafka writes one for every new member) */
     bool has_last_report;
     kc_tasks_tuple_t last_report;
+    st_task_offsets_t task_offsets, task_end_offsets; /* memory-only */
     uint64_t table_seq; /* memory-only: place in Kafka's members table (0 = not in it) */
 } st_member_t;
 
@@ -188,6 +207,15 @@ static st_group_t *group_new(kc_coord_t *c, kc_str_t id)
     return g;
 }
 
+static void task_offsets_free(st_task_offsets_t *o)
+{
+    for (int32_t i = 0; i < o->n; i++)
+        free(o->items[i].subtopology_id);
+    free(o->items);
+    o->items = NULL;
+    o->n = 0;
+}
+
 static void member_free(st_member_t *m)
 {
     if (!m)
@@ -209,6 +237,8 @@ static void member_free(st_member_t *m)
     kc_tasks_tuple_free(&m->pending);
     kc_tasks_tuple_free(&m->target);
     kc_tasks_tuple_free(&m->last_report);
+    task_offsets_free(&m->task_offsets);
+    task_offsets_free(&m->task_end_offsets);
     free(m);
 }
 
@@ -1868,6 +1898,102 @@ static void tasks_from_request(kc_tasks_t *out, const req_tasks_t *items, int32_
     }
 }
 
+/* -- reported task offsets (MemberTaskOffsets) -- */
+
+typedef kc_streams_group_heartbeat_request_task_offset_t req_offset_t;
+
+typedef struct {
+    const req_offset_t *o;
+    int32_t idx; /* place in the request's list */
+} offset_pos_t;
+
+static int cmp_req_str(kc_str_t a, kc_str_t b)
+{
+    size_t la = a.len > 0 ? (size_t)a.len : 0, lb = b.len > 0 ? (size_t)b.len : 0;
+    int r = memcmp(a.ptr ? a.ptr : "", b.ptr ? b.ptr : "", la < lb ? la : lb);
+    if (r)
+        return r;
+    return la < lb ? -1 : la > lb;
+}
+
+static int cmp_offset_pos(const void *a, const void *b)
+{
+    const offset_pos_t *x = a, *y = b;
+    int r = cmp_req_str(x->o->subtopology_id, y->o->subtopology_id);
+    if (r)
+        return r;
+    if (x->o->partition != y->o->partition)
+        return x->o->partition < y->o->partition ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/*
+ * One reported list (TaskOffsets or TaskEndOffsets), as
+ * MemberTaskOffsets.toNestedMap reads it: the first entry, in request
+ * order, whose subtopology id and partition an earlier entry already gave
+ * refuses the request (INVALID_REQUEST, msg filled, out untouched).
+ * Otherwise out holds the list sorted as Describe gives it (subtopology id,
+ * then partition).
+ */
+static bool task_offsets_from_request(st_task_offsets_t *out, const req_offset_t *items, int32_t n,
+                                      char *msg, size_t cap)
+{
+    memset(out, 0, sizeof(*out));
+    if (n <= 0)
+        return true;
+    offset_pos_t *pos = kc_xcalloc((size_t)n, sizeof(*pos));
+    for (int32_t i = 0; i < n; i++) {
+        pos[i].o = &items[i];
+        pos[i].idx = i;
+    }
+    qsort(pos, (size_t)n, sizeof(*pos), cmp_offset_pos);
+    int32_t dup = -1;
+    /* Entries of one key are sorted by place: the earliest repeat of all
+     * is the smallest place among the entries that follow one of their key. */
+    for (int32_t i = 1; i < n; i++)
+        if (pos[i].o->partition == pos[i - 1].o->partition &&
+            cmp_req_str(pos[i].o->subtopology_id, pos[i - 1].o->subtopology_id) == 0 &&
+            (dup < 0 || pos[i].idx < dup))
+            dup = pos[i].idx;
+    if (dup >= 0) {
+        kc_str_t sub = items[dup].subtopology_id;
+        snprintf(msg, cap, "Task offsets contain a duplicate entry for subtopology %.*s and partition %d.",
+                 sub.len > 0 ? (int)sub.len : 0, sub.ptr ? sub.ptr : "", items[dup].partition);
+        free(pos);
+        return false;
+    }
+    out->items = kc_xcalloc((size_t)n, sizeof(*out->items));
+    out->n = n;
+    for (int32_t i = 0; i < n; i++) {
+        const req_offset_t *o = pos[i].o;
+        out->items[i].subtopology_id = dup_s(o->subtopology_id.len >= 0 ? o->subtopology_id : kc_str(""));
+        out->items[i].partition = o->partition;
+        out->items[i].offset = o->offset;
+    }
+    free(pos);
+    return true;
+}
+
+/* Replaces *dst by *src (which is left empty). */
+static void task_offsets_move(st_task_offsets_t *dst, st_task_offsets_t *src)
+{
+    task_offsets_free(dst);
+    *dst = *src;
+    memset(src, 0, sizeof(*src));
+}
+
+static void desc_task_offsets(const st_task_offsets_t *in, kc_arena_t *a,
+                              kc_streams_group_describe_response_task_offset_t **items, int32_t *count)
+{
+    *items = kc_arena_alloc(a, sizeof(**items) * (size_t)(in->n + 1));
+    *count = in->n;
+    for (int32_t i = 0; i < in->n; i++) {
+        (*items)[i].subtopology_id = kc_str(in->items[i].subtopology_id);
+        (*items)[i].partition = in->items[i].partition;
+        (*items)[i].offset = in->items[i].offset;
+    }
+}
+
 static bool tasks_contained(const kc_tasks_t *owned, const kc_tasks_t *assigned)
 {
     for (int32_t i = 0; i < owned->n; i++)
@@ -2478,6 +2604,8 @@ static void heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
         tasks_from_request(&owned_buf.warmup, req->warmup_tasks.items, req->warmup_tasks.count);
         owned = &owned_buf;
     }
+    /* The reported task offsets and end offsets (taken when non-null). */
+    st_task_offsets_t rep_offsets = {0}, rep_end_offsets = {0};
     st_config_t local_cf;
     memset(&local_cf, 0, sizeof(local_cf));
     const st_config_t *cf = NULL;
@@ -2607,6 +2735,18 @@ static void heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
             (err = validate_tasks(topo, cf, &owned->warmup, msg, sizeof(msg))))
             goto fail;
     }
+    /* The reported offsets are read after the task checks, the task
+     * offsets before the end offsets (MemberTaskOffsets.update): a
+     * duplicate refuses the request. */
+    if ((req->task_offsets.count >= 0 &&
+         !task_offsets_from_request(&rep_offsets, req->task_offsets.items, req->task_offsets.count, msg,
+                                    sizeof(msg))) ||
+        (req->task_end_offsets.count >= 0 &&
+         !task_offsets_from_request(&rep_end_offsets, req->task_end_offsets.items,
+                                    req->task_end_offsets.count, msg, sizeof(msg)))) {
+        err = KC_ERR_INVALID_REQUEST;
+        goto fail;
+    }
 
     /* From here on the request is accepted. */
     size_t first_record = res->nrecords;
@@ -2633,6 +2773,7 @@ static void heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
         cf = g->cfg;
     }
     bool is_new = false;
+    bool replaced_same_id = replaced && kc_str_eq_cstr(req->member_id, replaced->member_id);
     kc_tasks_tuple_t old_assigned = {0};
     if (replaced) {
         /* The new member id takes over the static member (epoch 0). */
@@ -2691,6 +2832,17 @@ static void heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
     if (owned) {
         kc_tasks_tuple_copy(&m->last_report, owned);
         m->has_last_report = true;
+    }
+    /* The reported offsets (null: unchanged; the two lists each on their
+     * own). Kafka keeps them by member id in the group object: a group this
+     * request creates is a copy that replay replaces, so they are lost with
+     * it, and a static member replaced under its own member id loses them
+     * to the replay of its tombstones. */
+    if (!created && !replaced_same_id) {
+        if (req->task_offsets.count >= 0)
+            task_offsets_move(&m->task_offsets, &rep_offsets);
+        if (req->task_end_offsets.count >= 0)
+            task_offsets_move(&m->task_end_offsets, &rep_end_offsets);
     }
 
     /* 1. Member metadata (null = unchanged). */
@@ -2886,6 +3038,8 @@ fail:
 out:
     config_free(&local_cf);
     kc_tasks_tuple_free(&owned_buf);
+    task_offsets_free(&rep_offsets);
+    task_offsets_free(&rep_end_offsets);
     kc_buf_deinit(&req_topo);
     kc_arena_deinit(&arena);
 }
@@ -3119,8 +3273,9 @@ void kc_coord_streams_group_describe_fetched(kc_coord_t *c, const kc_request_ctx
                 dm->client_tags.items[k].key = kc_str(m->tag_keys[k]);
                 dm->client_tags.items[k].value = kc_str(m->tag_values[k]);
             }
-            dm->task_offsets.count = 0;
-            dm->task_end_offsets.count = 0;
+            desc_task_offsets(&m->task_offsets, &arena, &dm->task_offsets.items, &dm->task_offsets.count);
+            desc_task_offsets(&m->task_end_offsets, &arena, &dm->task_end_offsets.items,
+                              &dm->task_end_offsets.count);
             desc_assignment(&m->assigned, &dm->assignment, &arena);
             desc_assignment(&m->target, &dm->target_assignment, &arena);
             dm->is_classic = false;

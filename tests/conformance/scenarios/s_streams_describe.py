@@ -251,3 +251,59 @@ def _(ctx):
     if dv >= 1:
         c.call("StreamsGroupDescribe", dv, {"GroupIds": [g], "IncludeAuthorizedOperations": False,
                                             "IncludeTopologyDescription": True})
+
+
+def offs(*entries):
+    """TaskOffset list from (subtopology id, partition, offset) triples."""
+    return [{"SubtopologyId": sid, "Partition": p, "Offset": o} for sid, p, o in entries]
+
+
+@scenario("streams.describe.task_offsets",
+          "StreamsGroupDescribe: each member's last reported TaskOffsets and TaskEndOffsets, "
+          "sorted by subtopology id then partition; a null list keeps the last one, an empty "
+          "one clears it, each list on its own; offsets sent with the join that creates the "
+          "group, and those of a removed member, are gone; a static member rejoining "
+          "under its member id after -2, and under a new one",
+          api=API, profile=P)
+def _(ctx):
+    setup = ctx.client("setup")
+    g = ctx.group()
+    src = ctx.topic("in")
+    s.create_topics(ctx, setup, {src: 2})
+    t = s.topology([s.subtopology("0", source=[src])])
+    dv = s.describe_version(ctx)
+    m1 = s.Member(ctx, g, "m1", t, version=ctx.version)
+    m1.join(TaskOffsets=offs(("0", 0, 5)), TaskEndOffsets=offs(("0", 0, 6)))
+    s.describe(m1.c, dv, [g])
+    m1.heartbeat(TaskOffsets=offs(("2", 1, 7), ("10", 0, 8), ("0", 3, 9), ("1", -1, -1),
+                                  ("0", 0, 1 << 40), ("10", -5, 0)),
+                 TaskEndOffsets=offs(("0", 1, 100), ("0", 0, 200)))
+    s.describe(m1.c, dv, [g])
+    m1.heartbeat(TaskOffsets=None, TaskEndOffsets=offs(("0", 0, 300)))
+    s.describe(m1.c, dv, [g])
+    m1.heartbeat(TaskOffsets=[], TaskEndOffsets=None)
+    s.describe(m1.c, dv, [g])
+    m1.heartbeat()
+    s.describe(m1.c, dv, [g])
+    # A member joining the existing group keeps what its join reported.
+    m2 = s.Member(ctx, g, "m2", t, version=ctx.version)
+    m2.join(TaskOffsets=offs(("0", 1, 11)), TaskEndOffsets=[])
+    s.describe(m1.c, dv, [g])
+    # Removed with its leave; a rejoin under the same id starts empty.
+    m2.leave()
+    m2.join()
+    s.describe(m1.c, dv, [g])
+    # A static member: kept at -2, then rejoining under its own member id,
+    # then under a new one.
+    m3 = s.Member(ctx, g, "m3", t, version=ctx.version, instance_id="i3")
+    m3.join(TaskOffsets=offs(("0", 0, 1)))
+    m3.heartbeat(TaskOffsets=offs(("0", 0, 2)), TaskEndOffsets=offs(("0", 0, 3)))
+    m3.leave(epoch=s.STATIC_LEAVE)
+    s.describe(m1.c, dv, [g])
+    m3.join(TaskOffsets=offs(("0", 1, 4)))
+    s.describe(m1.c, dv, [g])
+    m3.heartbeat(TaskOffsets=offs(("0", 0, 5)))
+    m3.leave(epoch=s.STATIC_LEAVE)
+    m4 = s.Member(ctx, g, "m4", t, version=ctx.version, instance_id="i3", client=m3.c)
+    m4.join(TaskEndOffsets=offs(("0", 1, 6)))
+    s.describe(m1.c, dv, [g])

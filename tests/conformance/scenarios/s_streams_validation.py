@@ -235,3 +235,50 @@ def _(ctx):
            {"GroupIds": [g], "IncludeAuthorizedOperations": False})
     c.call(API, v, s.hb(g, "m1", 0, topo=s.topology([
         s.subtopology("0", source=[src]), s.subtopology("1", source=[src])])))
+
+
+def offs(*entries):
+    """TaskOffset list from (subtopology id, partition, offset) triples."""
+    return [{"SubtopologyId": sid, "Partition": p, "Offset": o} for sid, p, o in entries]
+
+
+@scenario("streams.validate.task_offsets_duplicate",
+          "StreamsGroupHeartbeat: a (subtopology, partition) given twice in TaskOffsets or "
+          "TaskEndOffsets is INVALID_REQUEST naming the first repeat, the task offsets checked "
+          "before the end offsets and after the owned tasks and the member epoch; nothing of "
+          "the refused heartbeat is kept, and a refused join makes no member or group",
+          api=API, profile=P)
+def _(ctx):
+    setup = ctx.client("setup")
+    g = ctx.group()
+    s.create_topics(ctx, setup, {ctx.topic("in"): 2})
+    m = s.Member(ctx, g, "m1", topo1(ctx), version=ctx.version)
+    m.join()
+    m.heartbeat()
+    c = m.c
+    v = ctx.version
+    dv = s.describe_version(ctx)
+    good = offs(("0", 1, 10), ("0", 0, 20))
+    m.heartbeat(TaskOffsets=good, TaskEndOffsets=offs(("0", 0, 30), ("0", 1, 40)))
+    # The same partition of two subtopologies is no repeat.
+    m.heartbeat(TaskOffsets=offs(("1", 0, 1), ("0", 0, 2)), TaskEndOffsets=None)
+    s.describe(c, dv, [g])
+    # Repeats: the first one in request order is named.
+    m.heartbeat(TaskOffsets=offs(("0", 1, 1), ("0", 0, 2), ("0", 0, 3), ("0", 1, 4)))
+    m.heartbeat(TaskOffsets=offs(("0", 1, 1), ("1", 1, 2), ("0", 1, 1)))
+    m.heartbeat(TaskOffsets=None, TaskEndOffsets=offs(("0", 1, 1), ("0", 1, 1)))
+    m.heartbeat(TaskOffsets=[], TaskEndOffsets=offs(("x", 7, 1), ("x", 7, 2)))
+    m.heartbeat(TaskOffsets=offs(("0", 0, 1), ("0", 0, 1)),
+                TaskEndOffsets=offs(("0", 1, 1), ("0", 1, 1)))
+    # Nothing of the refused heartbeats was taken.
+    s.describe(c, dv, [g])
+    # The owned tasks and the member epoch are checked first.
+    dup = offs(("0", 0, 1), ("0", 0, 2))
+    c.call(API, v, s.hb(g, "m1", m.epoch, active={"9": [0]}, standby={}, warmup={},
+                        TaskOffsets=dup))
+    c.call(API, v, s.hb(g, "m1", m.epoch + 1, TaskOffsets=dup))
+    # A refused join of a new member, and of a new group.
+    c.call(API, v, s.hb(g, "m2", 0, topo=topo1(ctx), TaskEndOffsets=dup))
+    g2 = ctx.group("other")
+    c.call(API, v, s.hb(g2, "m1", 0, topo=topo1(ctx), TaskOffsets=dup))
+    s.describe(c, dv, [g, g2])

@@ -228,7 +228,14 @@ typedef struct {
     const char *member; /* override the member id sent */
     const char *source; /* override the source topic */
     bool copartition;   /* a second source topic, copartitioned with the first */
+    const struct offs *offsets, *end_offsets; /* TaskOffsets, TaskEndOffsets; NULL: null */
 } hb_opts_t;
+
+/* A reported TaskOffsets or TaskEndOffsets list. */
+typedef struct offs {
+    kc_streams_group_heartbeat_request_task_offset_t items[8];
+    int32_t n;
+} offs_t;
 
 static int32_t fill_ids(const bool *set, int32_t *parts)
 {
@@ -311,6 +318,14 @@ static hb_t send_hb(ctx_t *t, client_t *cl, hb_opts_t o)
             req.warmup_tasks.items = NULL;
             req.warmup_tasks.count = 0;
         }
+    }
+    if (o.offsets) {
+        req.task_offsets.items = (kc_streams_group_heartbeat_request_task_offset_t *)o.offsets->items;
+        req.task_offsets.count = o.offsets->n;
+    }
+    if (o.end_offsets) {
+        req.task_end_offsets.items = (kc_streams_group_heartbeat_request_task_offset_t *)o.end_offsets->items;
+        req.task_end_offsets.count = o.end_offsets->n;
     }
     kc_request_ctx_t ctx = {1, 1, 88, 1, kc_str("client"), "/127.0.0.1", t->now};
     kc_result_t res;
@@ -2400,6 +2415,184 @@ static void test_inspect_and_events(void **state)
     ctx_free(t);
 }
 
+
+/* ---- reported task offsets ---------------------------------------------------- */
+
+#define OFF(sub, p, o) {kc_str(sub), (p), (o)}
+
+/* A member's TaskOffsets (end = false) or TaskEndOffsets in Describe, as
+ * "sub:partition=offset sub:partition=offset" ("" when empty; "absent"
+ * when the member is not described). */
+static void described_offsets(ctx_t *t, const char *member, bool end, char *out, size_t cap)
+{
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_streams_group_describe_response_described_group_t g = describe_as(t, "User:reader", &arena);
+    assert_int_equal(g.error_code, 0);
+    snprintf(out, cap, "absent");
+    for (int32_t i = 0; i < g.members.count; i++) {
+        const kc_streams_group_describe_response_member_t *m = &g.members.items[i];
+        if (!kc_str_eq_cstr(m->member_id, member))
+            continue;
+        const kc_streams_group_describe_response_task_offset_t *it =
+            end ? m->task_end_offsets.items : m->task_offsets.items;
+        int32_t n = end ? m->task_end_offsets.count : m->task_offsets.count;
+        assert_true(n >= 0);
+        size_t len = 0;
+        out[0] = '\0';
+        for (int32_t k = 0; k < n; k++)
+            len += (size_t)snprintf(out + len, cap - len, "%s%.*s:%d=%lld", k ? " " : "",
+                                    (int)it[k].subtopology_id.len, it[k].subtopology_id.ptr,
+                                    it[k].partition, (long long)it[k].offset);
+    }
+    kc_arena_deinit(&arena);
+}
+
+static void assert_offsets(ctx_t *t, const char *member, const char *offsets, const char *end_offsets)
+{
+    char got[512];
+    described_offsets(t, member, false, got, sizeof(got));
+    assert_string_equal(got, offsets);
+    described_offsets(t, member, true, got, sizeof(got));
+    assert_string_equal(got, end_offsets);
+}
+
+/* Kafka's StreamsGroup.taskOffsets / MemberTaskOffsets: the last lists a
+ * member reported, null keeping a list and empty clearing it, sorted by
+ * subtopology id then partition in Describe; a repeated entry refuses the
+ * heartbeat; memory only, gone with the member. */
+static void test_reported_task_offsets_in_describe(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t a, b;
+    set_id(&a, "member-a");
+    set_id(&b, "member-b");
+    hb_opts_t jo = {.epoch = 0, .topology_epoch = 1};
+    hb_opts_t bo = {.epoch = INT32_MIN, .owned = OWNED_ALL};
+    /* The join that creates the group: Kafka keeps them on a group object
+     * that replay replaces, so they are lost. */
+    offs_t first = {{OFF("0", 0, 5)}, 1};
+    jo.offsets = &first;
+    jo.end_offsets = &first;
+    assert_int_equal(send_hb(t, &a, jo).error, E_NONE);
+    assert_offsets(t, "member-a", "", "");
+
+    offs_t o1 = {{OFF("2", 1, 7), OFF("10", 0, 8), OFF("0", 3, 9), OFF("1", -1, -1),
+                  OFF("0", 0, INT64_C(1) << 40)}, 5};
+    offs_t e1 = {{OFF("0", 1, 100), OFF("0", 0, 200)}, 2};
+    bo.offsets = &o1;
+    bo.end_offsets = &e1;
+    assert_int_equal(send_hb(t, &a, bo).error, E_NONE);
+    assert_offsets(t, "member-a", "0:0=1099511627776 0:3=9 1:-1=-1 10:0=8 2:1=7", "0:0=200 0:1=100");
+
+    /* Null keeps the task offsets while the end offsets change. */
+    offs_t e2 = {{OFF("0", 0, 300)}, 1};
+    bo.offsets = NULL;
+    bo.end_offsets = &e2;
+    assert_int_equal(send_hb(t, &a, bo).error, E_NONE);
+    assert_offsets(t, "member-a", "0:0=1099511627776 0:3=9 1:-1=-1 10:0=8 2:1=7", "0:0=300");
+    /* Empty clears the task offsets, null keeps the end offsets. */
+    offs_t none = {{OFF("", 0, 0)}, 0};
+    bo.offsets = &none;
+    bo.end_offsets = NULL;
+    assert_int_equal(send_hb(t, &a, bo).error, E_NONE);
+    assert_offsets(t, "member-a", "", "0:0=300");
+    /* A heartbeat without either keeps both. */
+    assert_int_equal(beat(t, &a).error, E_NONE);
+    assert_offsets(t, "member-a", "", "0:0=300");
+
+    /* A repeated entry: INVALID_REQUEST naming the first repeat in request
+     * order, the task offsets before the end offsets; nothing is taken. */
+    offs_t ok = {{OFF("0", 2, 1)}, 1};
+    offs_t d1 = {{OFF("0", 1, 1), OFF("0", 0, 2), OFF("0", 0, 3), OFF("0", 1, 4)}, 4};
+    offs_t d2 = {{OFF("0", 3, 1), OFF("0", 3, 1)}, 2};
+    bo.offsets = &d1;
+    bo.end_offsets = &ok;
+    hb_t h = send_hb(t, &a, bo);
+    assert_int_equal(h.error, E_INVALID_REQUEST);
+    assert_string_equal(h.message, "Task offsets contain a duplicate entry for subtopology 0 and partition 0.");
+    bo.offsets = &ok;
+    bo.end_offsets = &d2;
+    h = send_hb(t, &a, bo);
+    assert_int_equal(h.error, E_INVALID_REQUEST);
+    assert_string_equal(h.message, "Task offsets contain a duplicate entry for subtopology 0 and partition 3.");
+    bo.offsets = &d2;
+    bo.end_offsets = &d1;
+    h = send_hb(t, &a, bo);
+    assert_string_equal(h.message, "Task offsets contain a duplicate entry for subtopology 0 and partition 3.");
+    assert_offsets(t, "member-a", "", "0:0=300");
+    /* The member epoch is checked before. */
+    bo.epoch = a.epoch + 1;
+    assert_int_equal(send_hb(t, &a, bo).error, E_FENCED_MEMBER_EPOCH);
+    bo.epoch = INT32_MIN;
+    /* The same partition of two subtopologies is no repeat. */
+    offs_t two = {{OFF("1", 0, 1), OFF("0", 0, 2)}, 2};
+    bo.offsets = &two;
+    bo.end_offsets = NULL;
+    assert_int_equal(send_hb(t, &a, bo).error, E_NONE);
+    assert_offsets(t, "member-a", "0:0=2 1:0=1", "0:0=300");
+
+    /* A refused join makes no member. */
+    hb_opts_t jb = {.epoch = 0, .topology_epoch = 1, .end_offsets = &d2};
+    h = send_hb(t, &b, jb);
+    assert_int_equal(h.error, E_INVALID_REQUEST);
+    assert_offsets(t, "member-b", "absent", "absent");
+    /* A join into the existing group keeps what it reported. */
+    offs_t ob = {{OFF("0", 1, 11)}, 1};
+    jb.offsets = &ob;
+    jb.end_offsets = &none;
+    assert_int_equal(send_hb(t, &b, jb).error, E_NONE);
+    assert_offsets(t, "member-b", "0:1=11", "");
+    /* Removed with the member: a rejoin under the same id starts empty. */
+    assert_int_equal(send_hb(t, &b, (hb_opts_t){.epoch = -1, .owned = OWNED_NULL}).error, E_NONE);
+    assert_offsets(t, "member-b", "absent", "absent");
+    assert_int_equal(join(t, &b).error, E_NONE);
+    assert_offsets(t, "member-b", "", "");
+    assert_offsets(t, "member-a", "0:0=2 1:0=1", "0:0=300");
+
+    /* Memory only: a coordinator rebuilt from the records has none. */
+    ctx_restart(t);
+    assert_offsets(t, "member-a", "", "");
+    ctx_free(t);
+}
+
+/* A static member that left with -2 keeps its offsets; replaced under its
+ * own member id it loses them (Kafka replays its tombstones after taking
+ * the report), under a new one the new member has what it reported. */
+static void test_static_rejoin_and_task_offsets(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t a, b;
+    set_id(&a, "member-a");
+    set_id(&b, "member-b");
+    b.instance_id = "instance-b";
+    assert_int_equal(join(t, &a).error, E_NONE);
+    offs_t o = {{OFF("0", 0, 1)}, 1};
+    offs_t o2 = {{OFF("0", 1, 2)}, 1};
+    assert_int_equal(send_hb(t, &b, (hb_opts_t){.epoch = 0, .topology_epoch = 1, .offsets = &o}).error, E_NONE);
+    assert_offsets(t, "member-b", "0:0=1", "");
+    assert_int_equal(send_hb(t, &b, (hb_opts_t){.epoch = -2, .owned = OWNED_NULL, .offsets = &o2}).error,
+                     E_NONE);
+    assert_offsets(t, "member-b", "0:0=1", "");
+    assert_int_equal(
+        send_hb(t, &b, (hb_opts_t){.epoch = 0, .topology_epoch = 1, .offsets = &o2, .end_offsets = &o}).error,
+        E_NONE);
+    assert_offsets(t, "member-b", "", "");
+    assert_int_equal(send_hb(t, &b, (hb_opts_t){.epoch = INT32_MIN, .owned = OWNED_ALL, .offsets = &o}).error,
+                     E_NONE);
+    assert_offsets(t, "member-b", "0:0=1", "");
+    assert_int_equal(send_hb(t, &b, (hb_opts_t){.epoch = -2, .owned = OWNED_NULL}).error, E_NONE);
+    client_t b2 = b;
+    snprintf(b2.member_id, sizeof(b2.member_id), "member-b2");
+    assert_int_equal(send_hb(t, &b2, (hb_opts_t){.epoch = 0, .topology_epoch = 1, .end_offsets = &o2}).error,
+                     E_NONE);
+    assert_offsets(t, "member-b", "absent", "absent");
+    assert_offsets(t, "member-b2", "", "0:1=2");
+    ctx_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2443,6 +2636,8 @@ int main(void)
         cmocka_unit_test(test_static_member_at_minus_two_expires_with_its_session),
         cmocka_unit_test(test_inspect_and_events),
         cmocka_unit_test(test_describe_checks_describe_on_the_group),
+        cmocka_unit_test(test_reported_task_offsets_in_describe),
+        cmocka_unit_test(test_static_rejoin_and_task_offsets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
