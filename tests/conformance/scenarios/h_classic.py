@@ -32,8 +32,17 @@ def join_body(v, group, member_id, protocols=None, instance_id=None, session=300
     return body
 
 
+# SyncGroup v5 requires ProtocolType and ProtocolName (KIP-559); a client sends
+# the group's. DEFAULT stands for those, None for a null.
+DEFAULT = object()
+
+
 def sync_body(v, group, gen, member_id, assignments=(), instance_id=None,
-              protocol_type=None, protocol_name=None):
+              protocol_type=DEFAULT, protocol_name=DEFAULT):
+    if protocol_type is DEFAULT:
+        protocol_type = "consumer"
+    if protocol_name is DEFAULT:
+        protocol_name = "range"
     body = {"GroupId": group, "GenerationId": gen, "MemberId": member_id,
             "Assignments": [{"MemberId": m, "Assignment": a} for m, a in assignments]}
     if v >= 3:
@@ -118,7 +127,7 @@ def new_member_id(ctx, c, group, v=None, protocols=None, session=30000, rebalanc
 
 
 def sync(ctx, c, group, gen, member_id, assignments=(), v=None, instance_id=None,
-         protocol_type=None, protocol_name=None, record=True):
+         protocol_type=DEFAULT, protocol_name=DEFAULT, record=True):
     v = top(ctx, "SyncGroup") if v is None else v
     return c.call("SyncGroup", v, sync_body(v, group, gen, member_id, assignments, instance_id,
                                             protocol_type, protocol_name), record=record)

@@ -260,23 +260,47 @@ def _(ctx):
 
 
 @scenario("classic.join.group_max_size",
-          "group.max.size=3: a fourth member joining gets GROUP_MAX_SIZE_REACHED; the three "
-          "members are unaffected", api="JoinGroup", profile="limits")
+          "group.max.size=3: a new member joining a CompletingRebalance or Stable group of "
+          "three gets GROUP_MAX_SIZE_REACHED; during a rebalance new members are accepted "
+          "while fewer than three are awaiting the join, then a fourth new member and "
+          "rejoining old members are refused (and removed), and the rebalance completes "
+          "with the three awaiting ones (rebalance timeout 5000 ms)",
+          api="JoinGroup", profile="limits")
 def _(ctx):
-    cs = [ctx.client("m%d" % i) for i in range(4)]
+    cs = [ctx.client("m%d" % i) for i in range(6)]
     g = ctx.group()
     v = ctx.version
-    aid, gen = k.stable_member(ctx, cs[0], g, v)
-    ids = []
-    for c in cs[1:3]:
-        ids.append(k.new_member_id(ctx, c, g, v) if v >= 4 else "")
-    hs = [k.send_join(ctx, cs[1], g, ids[0], v)]
+    rt = 5000
+    aid, gen = k.stable_member(ctx, cs[0], g, v, rebalance=rt)
+    ids = [k.new_member_id(ctx, c, g, v, rebalance=rt) if v >= 4 else "" for c in cs[1:3]]
+    h1 = k.send_join(ctx, cs[1], g, ids[0], v, rebalance=rt)
     k.await_state(ctx, cs[0], g, "PreparingRebalance")
-    hs.append(k.send_join(ctx, cs[2], g, ids[1], v))
+    h2 = k.send_join(ctx, cs[2], g, ids[1], v, rebalance=rt)
     k.await_members(ctx, cs[0], g, 3)
-    cs[3].call("JoinGroup", v, k.join_body(v, g, ""))
-    cs[0].call("JoinGroup", v, k.join_body(v, g, aid))
-    for c, hd in zip(cs[1:3], hs):
-        c.wait(hd)
-    cs[3].call("JoinGroup", v, k.join_body(v, g, ""))
+    r0 = cs[0].call("JoinGroup", v, k.join_body(v, g, aid, rebalance=rt))
+    r1, r2 = cs[1].wait(h1), cs[2].wait(h2)
+    gen = r0["GenerationId"]
+    m1, m2 = r1["MemberId"], r2["MemberId"]
+    cs[3].call("JoinGroup", v, k.join_body(v, g, "", rebalance=rt))
     k.describe(ctx, cs[0], g)
+    s1 = k.send_sync(ctx, cs[1], g, gen, m1)
+    s2 = k.send_sync(ctx, cs[2], g, gen, m2)
+    k.sync(ctx, cs[0], g, gen, aid, [(aid, b"a"), (m1, b"b"), (m2, b"c")])
+    cs[1].wait(s1)
+    cs[2].wait(s2)
+    cs[3].call("JoinGroup", v, k.join_body(v, g, "", rebalance=rt))
+    # The leader rejoins: one member awaiting; two new members fill the group.
+    h0 = k.send_join(ctx, cs[0], g, aid, v, rebalance=rt)
+    k.await_state(ctx, cs[1], g, "PreparingRebalance")
+    hs = []
+    for n, c in enumerate(cs[3:5]):
+        mid = k.new_member_id(ctx, c, g, v, rebalance=rt) if v >= 4 else ""
+        hs.append(k.send_join(ctx, c, g, mid, v, rebalance=rt))
+        k.await_members(ctx, cs[1], g, 4 + n)
+    cs[5].call("JoinGroup", v, k.join_body(v, g, "", rebalance=rt))
+    cs[1].call("JoinGroup", v, k.join_body(v, g, m1, rebalance=rt))
+    cs[2].call("JoinGroup", v, k.join_body(v, g, m2, rebalance=rt))
+    cs[0].wait(h0)
+    for c, hd in zip(cs[3:5], hs):
+        c.wait(hd)
+    k.describe(ctx, cs[1], g)
