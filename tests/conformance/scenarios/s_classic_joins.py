@@ -192,11 +192,12 @@ def _(ctx):
 @scenario("classic.join.follower_rejoin_same_metadata",
           "A follower of a Stable group rejoining with unchanged protocols gets the current "
           "generation back at once, no rebalance; the leader rejoining starts one",
-          api="JoinGroup")
+          api="JoinGroup", restartable=True)
 def _(ctx):
     a, b = ctx.client("a"), ctx.client("b")
     g = ctx.group()
     aid, bid, gen = k.two_member_group(ctx, a, b, g, ctx.version)
+    ctx.restart_point()
     b.call("JoinGroup", ctx.version, k.join_body(ctx.version, g, bid))
     k.describe(ctx, a, g)
     hj = a.send("JoinGroup", ctx.version, k.join_body(ctx.version, g, aid))

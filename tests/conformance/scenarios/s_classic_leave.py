@@ -68,11 +68,12 @@ def _(ctx):
 @scenario("classic.leave.batch",
           "LeaveGroup v3+ with several members: each known member leaves, an unknown one gets "
           "UNKNOWN_MEMBER_ID in its entry, the top-level error stays NONE", api="LeaveGroup",
-          versions=(3, None))
+          versions=(3, None), restartable=True)
 def _(ctx):
     a, b = ctx.client("a"), ctx.client("b")
     g = ctx.group()
     aid, bid, gen = k.two_member_group(ctx, a, b, g)
+    ctx.restart_point()
     k.leave(ctx, a, g, [(aid, None, "r1"), ("nobody", None), (bid, None)], v=ctx.version)
     k.describe(ctx, a, g)
     k.leave(ctx, a, g, [(aid, None)], v=ctx.version)
@@ -106,11 +107,12 @@ def _(ctx):
 @scenario("classic.timer.session_expiry_last_member",
           "The only member of a group stops heartbeating (SessionTimeoutMs 1000): it is "
           "removed and the group becomes Empty; its heartbeat then gets UNKNOWN_MEMBER_ID",
-          api="JoinGroup")
+          api="JoinGroup", restartable=True)
 def _(ctx):
     c = ctx.client()
     g = ctx.group()
     mid, gen = k.stable_member(ctx, c, g, ctx.version, session=1000)
+    ctx.restart_point()
     k.await_state(ctx, c, g, "Empty")
     k.describe(ctx, c, g)
     k.heartbeat(ctx, c, g, gen, mid)
@@ -119,7 +121,7 @@ def _(ctx):
 @scenario("classic.timer.session_expiry_follower",
           "A follower with a 1000 ms session stops heartbeating: it is removed, the leader's "
           "heartbeat then gets REBALANCE_IN_PROGRESS and its rejoin makes the next generation",
-          api="Heartbeat")
+          api="Heartbeat", restartable=True)
 def _(ctx):
     a, b = ctx.client("a"), ctx.client("b")
     g = ctx.group()
@@ -133,6 +135,7 @@ def _(ctx):
     gen2 = ra["GenerationId"]
     k.sync(ctx, a, g, gen2, aid, [(aid, b"a"), (rb["MemberId"], b"b")])
     k.sync(ctx, b, g, gen2, rb["MemberId"])
+    ctx.restart_point()
 
     def expired():
         r = k.heartbeat(ctx, a, g, gen2, aid, v=ctx.version, record=False)
@@ -146,12 +149,13 @@ def _(ctx):
 
 @scenario("classic.timer.rebalance_timeout",
           "A member that does not rejoin within the rebalance timeout (3000 ms) is removed: "
-          "the waiting leader's JoinGroup completes without it", api="JoinGroup")
+          "the waiting leader's JoinGroup completes without it", api="JoinGroup", restartable=True)
 def _(ctx):
     a, b = ctx.client("a"), ctx.client("b")
     g = ctx.group()
     v = ctx.version
     aid, bid, gen = k.two_member_group(ctx, a, b, g, v, rebalance=3000)
+    ctx.restart_point()
     hj = a.send("JoinGroup", v, k.join_body(v, g, aid, rebalance=3000))
     a.wait(hj)
     k.describe(ctx, a, g)

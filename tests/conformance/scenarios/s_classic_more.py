@@ -35,12 +35,13 @@ def _(ctx):
 @scenario("classic.static.replace_during_rebalance",
           "A static follower replaced (empty member id, same instance) while the leader's "
           "rejoin holds the group in PreparingRebalance: the new member id joins the "
-          "generation, the old one is fenced", api="JoinGroup", versions=(5, None))
+          "generation, the old one is fenced", api="JoinGroup", versions=(5, None), restartable=True)
 def _(ctx):
     a, b, b2 = ctx.client("a"), ctx.client("b"), ctx.client("b2")
     g = ctx.group()
     v = ctx.version
     aid, bid, gen = k.two_member_group(ctx, a, b, g, v, a_instance="ia", b_instance="ib")
+    ctx.restart_point()
     hj = a.send("JoinGroup", v, k.join_body(v, g, aid, instance_id="ia"))
     k.await_state(ctx, b, g, "PreparingRebalance")
     r = b2.call("JoinGroup", v, k.join_body(v, g, "", instance_id="ib"))
@@ -246,11 +247,12 @@ def _(ctx):
 @scenario("classic.timer.session_expiry_static",
           "A static member whose session (1000 ms) expires is removed: the group becomes "
           "Empty, and the instance id rejoining gets a new member id", api="JoinGroup",
-          versions=(5, None))
+          versions=(5, None), restartable=True)
 def _(ctx):
     c = ctx.client()
     g = ctx.group()
     mid, gen = k.stable_member(ctx, c, g, ctx.version, instance_id="i1", session=1000)
+    ctx.restart_point()
     k.await_state(ctx, c, g, "Empty")
     k.describe(ctx, c, g)
     k.heartbeat(ctx, c, g, gen, mid, instance_id="i1")

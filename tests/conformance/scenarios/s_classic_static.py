@@ -48,12 +48,13 @@ def _(ctx):
 @scenario("classic.static.replace_leader_skip_assignment",
           "KIP-814: a static leader rejoining with an empty member id in a Stable group gets "
           "the current generation, the member list and SkipAssignment (v9); below v9 Kafka's "
-          "answer for the old-version leader", api="JoinGroup", versions=(5, None))
+          "answer for the old-version leader", api="JoinGroup", versions=(5, None), restartable=True)
 def _(ctx):
     a, a2, b = ctx.client("a"), ctx.client("a2"), ctx.client("b")
     g = ctx.group()
     v = ctx.version
     aid, bid, gen = k.two_member_group(ctx, a, b, g, v, a_instance="ia", b_instance="ib")
+    ctx.restart_point()
     r = a2.call("JoinGroup", v, k.join_body(v, g, "", instance_id="ia"))
     k.describe(ctx, a2, g)
     k.heartbeat(ctx, b, g, gen, bid, instance_id="ib")
@@ -80,11 +81,12 @@ def _(ctx):
 
 @scenario("classic.static.unknown_member_id_with_instance",
           "JoinGroup with a known group.instance.id and a member id that is not the instance's: "
-          "FENCED_INSTANCE_ID", api="JoinGroup", versions=(5, None))
+          "FENCED_INSTANCE_ID", api="JoinGroup", versions=(5, None), restartable=True)
 def _(ctx):
     c = ctx.client()
     g = ctx.group()
     k.stable_member(ctx, c, g, ctx.version, instance_id="i1")
+    ctx.restart_point()
     c.call("JoinGroup", ctx.version, k.join_body(ctx.version, g, "someone-else", instance_id="i1"))
     k.describe(ctx, c, g)
 
@@ -119,11 +121,12 @@ def _(ctx):
 @scenario("classic.static.leave_batch",
           "LeaveGroup v3+ of static members by instance id: a matching member id leaves, an "
           "empty member id leaves by instance, a wrong member id is FENCED_INSTANCE_ID, an "
-          "unknown instance UNKNOWN_MEMBER_ID, per member", api="LeaveGroup", versions=(3, None))
+          "unknown instance UNKNOWN_MEMBER_ID, per member", api="LeaveGroup", versions=(3, None), restartable=True)
 def _(ctx):
     cs = [ctx.client("m%d" % i) for i in range(3)]
     g = ctx.group()
     aid, bid, gen = k.two_member_group(ctx, cs[0], cs[1], g, a_instance="ia", b_instance="ib")
+    ctx.restart_point()
     k.leave(ctx, cs[2], g, [("wrong-id", "ia"), ("", "nobody")], v=ctx.version)
     k.describe(ctx, cs[2], g)
     k.leave(ctx, cs[2], g, [(aid, "ia", "shutting down"), ("", "ib")], v=ctx.version)
