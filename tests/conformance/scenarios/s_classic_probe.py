@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
 """Classic groups: client ids in member ids, member identities that name
-nothing, a Stable group's leader sending SyncGroup again."""
+nothing, a Stable group's leader sending SyncGroup again, long group ids,
+a full group, authorized operations, the leader removed by the rebalance
+timeout and a follower by the sync deadline."""
 
 from conformance import scenario
+import helpers as h
 import h_classic as k
 
 
@@ -111,3 +114,41 @@ def _(ctx):
     for gid in (g, ctx.group("missing")):
         c.call("DescribeGroups", ctx.version,
                {"Groups": [gid], "IncludeAuthorizedOperations": True})
+
+
+@scenario("classic.timer.rebalance_timeout_leader_removed",
+          "A follower's rejoin with changed metadata starts a rebalance the leader does not "
+          "join within the rebalance timeout (3000 ms): the leader is removed and the "
+          "follower leads the next generation", api="JoinGroup", restartable=True)
+def _(ctx):
+    a, b = ctx.client("a"), ctx.client("b")
+    g = ctx.group()
+    v = ctx.version
+    aid, bid, gen = k.two_member_group(ctx, a, b, g, v, rebalance=3000)
+    ctx.restart_point()
+    b.call("JoinGroup", v, k.join_body(v, g, bid, [("range", h.subscription_v0(["t", "u"]))],
+                                       rebalance=3000))
+    k.describe(ctx, b, g)
+    k.heartbeat(ctx, a, g, gen, aid)
+
+
+@scenario("classic.timer.sync_timeout_follower",
+          "The leader syncs but a follower never does: when the rebalance timeout (3000 ms) "
+          "passes the follower is removed and a new rebalance starts, seen by the leader's "
+          "heartbeat", api="SyncGroup")
+def _(ctx):
+    a, b = ctx.client("a"), ctx.client("b")
+    g = ctx.group()
+    aid, _ = k.stable_member(ctx, a, g, rebalance=3000)
+    ra, rb = k.add_second_member(ctx, a, b, g, aid, rebalance=3000)
+    gen, bid = ra["GenerationId"], rb["MemberId"]
+    k.sync(ctx, a, g, gen, aid, [(aid, b"a"), (bid, b"b")], v=ctx.version)
+    k.describe(ctx, a, g)
+
+    def removed():
+        r = k.heartbeat(ctx, a, g, gen, aid, record=False)
+        return r["ErrorCode"] != 0
+    ctx.wait_until(removed, "the follower's sync deadline")
+    k.heartbeat(ctx, a, g, gen, aid)
+    k.describe(ctx, a, g)
+    k.sync(ctx, b, g, gen, bid, v=ctx.version)
