@@ -152,3 +152,39 @@ def _(ctx):
     k.heartbeat(ctx, a, g, gen, aid)
     k.describe(ctx, a, g)
     k.sync(ctx, b, g, gen, bid, v=ctx.version)
+
+
+def listed(ctx, c, v, prefix, states=None, types=None):
+    body = {}
+    if v >= 4:
+        body["StatesFilter"] = states or []
+    if v >= 5:
+        body["TypesFilter"] = types or []
+    r = c.call("ListGroups", v, body, record=False)
+    mine = sorted((x for x in r["Groups"] if x["GroupId"].startswith(prefix)),
+                  key=lambda x: x["GroupId"])
+    return {"ErrorCode": r["ErrorCode"], "Groups": mine}
+
+
+@scenario("classic.list.states_and_types",
+          "ListGroups of this case's classic groups (other cases' groups left out): their "
+          "protocol types, states (v4+) and type (v5+), filtered by state and by type "
+          "(case-insensitive)", api="ListGroups")
+def _(ctx):
+    a, b = ctx.client("a"), ctx.client("b")
+    v = ctx.version
+    pre = ctx.group("")
+    gs, ge, gc = ctx.group("stable"), ctx.group("empty"), ctx.group("completing")
+    k.stable_member(ctx, a, gs)
+    mid, _ = k.stable_member(ctx, a, ge)
+    k.leave(ctx, a, ge, [(mid, None)])
+    k.join(ctx, b, gc)
+    ctx.note("all", listed(ctx, a, v, pre))
+    if v >= 4:
+        ctx.note("stable", listed(ctx, a, v, pre, states=["Stable"]))
+        ctx.note("empty or completing, any case",
+                 listed(ctx, a, v, pre, states=["empty", "COMPLETINGREBALANCE"]))
+        ctx.note("unknown state", listed(ctx, a, v, pre, states=["Nope"]))
+    if v >= 5:
+        ctx.note("classic", listed(ctx, a, v, pre, types=["Classic"]))
+        ctx.note("consumer", listed(ctx, a, v, pre, types=["consumer"]))
