@@ -188,3 +188,20 @@ def _(ctx):
     if v >= 5:
         ctx.note("classic", listed(ctx, a, v, pre, types=["Classic"]))
         ctx.note("consumer", listed(ctx, a, v, pre, types=["consumer"]))
+
+
+@scenario("classic.delete.then_rejoin",
+          "DeleteGroups of a classic group with a member: NON_EMPTY_GROUP; once Empty it is "
+          "deleted, DescribeGroups no longer finds it, and a new member starts again at "
+          "generation 1", api="DeleteGroups")
+def _(ctx):
+    c = ctx.client()
+    g = ctx.group()
+    mid, gen = k.stable_member(ctx, c, g)
+    c.call("DeleteGroups", ctx.version, {"GroupsNames": [g]})
+    k.leave(ctx, c, g, [(mid, None)])
+    c.call("DeleteGroups", ctx.version, {"GroupsNames": [g]})
+    k.describe(ctx, c, g)
+    k.heartbeat(ctx, c, g, gen, mid)
+    k.join(ctx, c, g)
+    k.describe(ctx, c, g)
