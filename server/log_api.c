@@ -757,6 +757,29 @@ static uint32_t scala_hash_map_cap(size_t n)
     return cap;
 }
 
+/* One topic of a ListOffsets answer with every requested partition failed
+ * with `error` (timestamp, offset and leader epoch -1); allocated from the
+ * request's arena. */
+static void list_offsets_topic_error(kc_req_t *req, const kc_list_offsets_request_topic_t *t,
+                                     kc_list_offsets_response_topic_response_t *rt,
+                                     int16_t error)
+{
+    int32_t np = KC_MAX(t->partitions.count, 0);
+    rt->name = t->name;
+    rt->partitions.items =
+        kc_arena_alloc(req->arena, (size_t)(np ? np : 1) * sizeof(*rt->partitions.items));
+    rt->partitions.count = np;
+    for (int32_t j = 0; j < np; j++) {
+        kc_list_offsets_response_partition_response_t *rp = &rt->partitions.items[j];
+        memset(rp, 0, sizeof(*rp));
+        rp->partition_index = t->partitions.items[j].partition_index;
+        rp->error_code = error;
+        rp->timestamp = -1;
+        rp->offset = -1;
+        rp->leader_epoch = -1;
+    }
+}
+
 /*
  * ListOffsets as KafkaApis and ReplicaManager.fetchOffset answer it. The
  * partitions the client may describe become one map entry per partition (a
@@ -784,22 +807,8 @@ int kc_handle_list_offsets(kc_req_t *req)
             kc_arena_alloc(req->arena, (size_t)(nt ? nt : 1) * sizeof(*resp.topics.items));
         resp.topics.count = nt;
         for (int32_t i = 0; i < nt; i++) {
-            kc_list_offsets_request_topic_t *t = &rq.topics.items[i];
-            kc_list_offsets_response_topic_response_t *rt = &resp.topics.items[i];
-            int32_t np = KC_MAX(t->partitions.count, 0);
-            rt->name = t->name;
-            rt->partitions.items =
-                kc_arena_alloc(req->arena, (size_t)(np ? np : 1) * sizeof(*rt->partitions.items));
-            rt->partitions.count = np;
-            for (int32_t j = 0; j < np; j++) {
-                kc_list_offsets_response_partition_response_t *rp = &rt->partitions.items[j];
-                memset(rp, 0, sizeof(*rp));
-                rp->partition_index = t->partitions.items[j].partition_index;
-                rp->error_code = KC_ERR_UNKNOWN_SERVER_ERROR;
-                rp->timestamp = -1;
-                rp->offset = -1;
-                rp->leader_epoch = -1;
-            }
+            list_offsets_topic_error(req, &rq.topics.items[i], &resp.topics.items[i],
+                                     KC_ERR_UNKNOWN_SERVER_ERROR);
         }
         kc_buf_t b;
         kc_buf_init(&b);
@@ -898,23 +907,9 @@ int kc_handle_list_offsets(kc_req_t *req)
     for (int32_t i = 0; i < nt; i++) {
         if (!denied[i])
             continue;
-        kc_list_offsets_request_topic_t *t = &rq.topics.items[i];
-        int32_t np = KC_MAX(t->partitions.count, 0);
-        kc_list_offsets_response_topic_response_t *rt = &resp.topics.items[resp.topics.count++];
-        rt->name = t->name;
-        rt->partitions.items =
-            kc_arena_alloc(req->arena, (size_t)(np ? np : 1) * sizeof(*rt->partitions.items));
-        rt->partitions.count = np;
-        for (int32_t j = 0; j < np; j++) {
-            kc_list_offsets_response_partition_response_t *rp = &rt->partitions.items[j];
-            memset(rp, 0, sizeof(*rp));
-            rp->partition_index = t->partitions.items[j].partition_index;
-            rp->error_code = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
-            rp->timestamp = -1;
-            rp->offset = -1;
-            rp->leader_epoch = -1;
-            rp->old_style_offsets = (kc_int64_array_t){NULL, 0};
-        }
+        list_offsets_topic_error(req, &rq.topics.items[i],
+                                 &resp.topics.items[resp.topics.count++],
+                                 KC_ERR_TOPIC_AUTHORIZATION_FAILED);
     }
     kc_buf_t b;
     kc_buf_init(&b);
