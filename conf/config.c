@@ -503,6 +503,12 @@ static const kc_conf_property_t props[] = {
     {"group.consumer.max.session.timeout.ms", KC_CONF_INT, "60000",
      FIELD(group_consumer_max_session_timeout_ms), 1, INT32_MAX, NULL,
      "Largest allowed group.consumer.session.timeout.ms"},
+    {"group.consumer.min.heartbeat.interval.ms", KC_CONF_INT, "5000",
+     FIELD(group_consumer_min_heartbeat_interval_ms), 1, INT32_MAX, NULL,
+     "Smallest allowed group.consumer.heartbeat.interval.ms"},
+    {"group.consumer.max.heartbeat.interval.ms", KC_CONF_INT, "15000",
+     FIELD(group_consumer_max_heartbeat_interval_ms), 1, INT32_MAX, NULL,
+     "Largest allowed group.consumer.heartbeat.interval.ms"},
     {"group.consumer.max.size", KC_CONF_INT, "2147483647", FIELD(group_consumer_max_size), 1,
      INT32_MAX, NULL, "Maximum members of one consumer-protocol group"},
     {"group.consumer.assignors", KC_CONF_STRING, "uniform,range", FIELD(group_consumer_assignors),
@@ -522,6 +528,18 @@ static const kc_conf_property_t props[] = {
     {"group.streams.heartbeat.interval.ms", KC_CONF_INT, "5000",
      FIELD(group_streams_heartbeat_interval_ms), 1, INT32_MAX, NULL,
      "Heartbeat interval given to streams-protocol members"},
+    {"group.streams.min.session.timeout.ms", KC_CONF_INT, "45000",
+     FIELD(group_streams_min_session_timeout_ms), 1, INT32_MAX, NULL,
+     "Smallest allowed group.streams.session.timeout.ms"},
+    {"group.streams.max.session.timeout.ms", KC_CONF_INT, "60000",
+     FIELD(group_streams_max_session_timeout_ms), 1, INT32_MAX, NULL,
+     "Largest allowed group.streams.session.timeout.ms"},
+    {"group.streams.min.heartbeat.interval.ms", KC_CONF_INT, "5000",
+     FIELD(group_streams_min_heartbeat_interval_ms), 1, INT32_MAX, NULL,
+     "Smallest allowed group.streams.heartbeat.interval.ms"},
+    {"group.streams.max.heartbeat.interval.ms", KC_CONF_INT, "15000",
+     FIELD(group_streams_max_heartbeat_interval_ms), 1, INT32_MAX, NULL,
+     "Largest allowed group.streams.heartbeat.interval.ms"},
     {"group.streams.max.size", KC_CONF_INT, "2147483647", FIELD(group_streams_max_size), 1,
      INT32_MAX, NULL, "Maximum members of one streams group"},
     {"group.streams.num.standby.replicas", KC_CONF_INT, "0",
@@ -1222,24 +1240,50 @@ int kc_listeners_parse(const char *spec, kc_listener_t *out, size_t max, char *e
     return (int)n;
 }
 
-int kc_config_validate(const kc_config_t *c, char *err, size_t errlen)
+/* The heartbeat interval and session timeout of one group type ("consumer",
+ * "streams") and their bounds, as Kafka's GroupCoordinatorConfig requires
+ * them at start-up, in its order. Writes the first broken rule to err and
+ * returns -1, or returns 0. */
+static int check_member_timeouts(const char *type, int32_t hb, int32_t min_hb, int32_t max_hb,
+                                 int32_t st, int32_t min_st, int32_t max_st, char *err,
+                                 size_t errlen)
 {
-    const char *msg = NULL;
-    if (c->group_consumer_max_session_timeout_ms < c->group_consumer_min_session_timeout_ms)
-        msg = "group.consumer.max.session.timeout.ms must be greater than or equal to "
-              "group.consumer.min.session.timeout.ms";
-    else if (c->group_consumer_session_timeout_ms < c->group_consumer_min_session_timeout_ms)
-        msg = "group.consumer.session.timeout.ms must be greater than or equal to "
-              "group.consumer.min.session.timeout.ms";
-    else if (c->group_consumer_session_timeout_ms > c->group_consumer_max_session_timeout_ms)
-        msg = "group.consumer.session.timeout.ms must be less than or equal to "
-              "group.consumer.max.session.timeout.ms";
-    else if (c->group_consumer_heartbeat_interval_ms >= c->group_consumer_session_timeout_ms)
-        msg = "group.consumer.heartbeat.interval.ms must be less than "
-              "group.consumer.session.timeout.ms";
-    if (msg) {
-        snprintf(err, errlen, "%s", msg);
-        return -1;
+    static const char *const GE = "greater than or equal to", *const LE = "less than or equal to";
+    const struct {
+        bool broken;
+        const char *name, *relation, *bound;
+    } rules[] = {
+        {max_hb < min_hb, "max.heartbeat.interval.ms", GE, "min.heartbeat.interval.ms"},
+        {hb < min_hb, "heartbeat.interval.ms", GE, "min.heartbeat.interval.ms"},
+        {hb > max_hb, "heartbeat.interval.ms", LE, "max.heartbeat.interval.ms"},
+        {max_st < min_st, "max.session.timeout.ms", GE, "min.session.timeout.ms"},
+        {st < min_st, "session.timeout.ms", GE, "min.session.timeout.ms"},
+        {st > max_st, "session.timeout.ms", LE, "max.session.timeout.ms"},
+        {hb >= st, "heartbeat.interval.ms", "less than", "session.timeout.ms"},
+    };
+    for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+        if (rules[i].broken) {
+            snprintf(err, errlen, "group.%s.%s must be %s group.%s.%s", type, rules[i].name,
+                     rules[i].relation, type, rules[i].bound);
+            return -1;
+        }
     }
     return 0;
+}
+
+int kc_config_validate(const kc_config_t *c, char *err, size_t errlen)
+{
+    if (check_member_timeouts("consumer", c->group_consumer_heartbeat_interval_ms,
+                              c->group_consumer_min_heartbeat_interval_ms,
+                              c->group_consumer_max_heartbeat_interval_ms,
+                              c->group_consumer_session_timeout_ms,
+                              c->group_consumer_min_session_timeout_ms,
+                              c->group_consumer_max_session_timeout_ms, err, errlen) != 0)
+        return -1;
+    return check_member_timeouts("streams", c->group_streams_heartbeat_interval_ms,
+                                 c->group_streams_min_heartbeat_interval_ms,
+                                 c->group_streams_max_heartbeat_interval_ms,
+                                 c->group_streams_session_timeout_ms,
+                                 c->group_streams_min_session_timeout_ms,
+                                 c->group_streams_max_session_timeout_ms, err, errlen);
 }

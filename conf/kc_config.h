@@ -41,6 +41,8 @@ typedef struct {
     int32_t group_consumer_session_timeout_ms;      /* 45000 */
     int32_t group_consumer_min_session_timeout_ms;  /* 45000 */
     int32_t group_consumer_max_session_timeout_ms;  /* 60000 */
+    int32_t group_consumer_min_heartbeat_interval_ms; /* 5000 */
+    int32_t group_consumer_max_heartbeat_interval_ms; /* 15000 */
     int32_t group_consumer_max_size;                /* 2147483647 */
     char *group_consumer_assignors;                 /* uniform,range (names or Kafka class names) */
     int32_t group_consumer_regex_refresh_interval_ms;     /* 600000 */
@@ -48,6 +50,10 @@ typedef struct {
     char *group_consumer_migration_policy;          /* bidirectional (disabled, upgrade, downgrade) */
     int32_t group_streams_session_timeout_ms;       /* 45000 */
     int32_t group_streams_heartbeat_interval_ms;    /* 5000 */
+    int32_t group_streams_min_session_timeout_ms;   /* 45000 */
+    int32_t group_streams_max_session_timeout_ms;   /* 60000 */
+    int32_t group_streams_min_heartbeat_interval_ms; /* 5000 */
+    int32_t group_streams_max_heartbeat_interval_ms; /* 15000 */
     int32_t group_streams_max_size;                 /* 2147483647 */
     int32_t group_streams_num_standby_replicas;     /* 0 */
     int32_t group_streams_initial_rebalance_delay_ms; /* 3000 */

@@ -38,6 +38,7 @@ PROFILES = {
         "group.consumer.session.timeout.ms": "2000",
         "group.consumer.min.session.timeout.ms": "1000",
         "group.consumer.heartbeat.interval.ms": "1000",
+        "group.consumer.min.heartbeat.interval.ms": "1000",
     }),
     # Metadata creates the topics it is asked for (Kafka's default).
     "auto_create": dict(COMMON, **{"auto.create.topics.enable": "true"}),
@@ -65,13 +66,14 @@ PROFILES = {
         "group.streams.assignment.interval.ms": "0",
         "group.streams.num.standby.replicas": "1",
     }),
-    # Short streams sessions (Kafka's minimum, 45 s, is lowered for Kafka in
-    # KAFKA_ONLY_PROFILE below).
+    # Short streams sessions, under the default minimums (45 s and 5 s).
     "streams_session": dict(COMMON, **{
         "group.streams.initial.rebalance.delay.ms": "0",
         "group.streams.assignment.interval.ms": "0",
         "group.streams.session.timeout.ms": "3000",
         "group.streams.heartbeat.interval.ms": "1000",
+        "group.streams.min.session.timeout.ms": "1000",
+        "group.streams.min.heartbeat.interval.ms": "100",
     }),
     # A short initial delay of streams groups (Kafka's default is 3 s).
     "streams_delay": dict(COMMON, **{
@@ -88,15 +90,8 @@ KAFKA_ONLY = {
     # assignments depend on timing. These make Kafka assign as kcoord does.
     "group.consumer.assignment.interval.ms": "0",
     "group.consumer.assignor.offload.enable": "false",
-    # Kafka's lower bound of group.consumer.heartbeat.interval.ms (kcoord has
-    # none), so that a profile may shorten the interval.
-    "group.consumer.min.heartbeat.interval.ms": "1000",
 }
 
-# Settings only Kafka takes, for one profile (bounds kcoord does not have).
+# Settings only Kafka takes, for one profile.
 KAFKA_ONLY_PROFILE = {
-    "streams_session": {
-        "group.streams.min.session.timeout.ms": "1000",
-        "group.streams.min.heartbeat.interval.ms": "100",
-    },
 }

@@ -40,6 +40,10 @@ DEFAULT_OVERRIDES = {
     "group.initial.rebalance.delay.ms": "0",
     "group.min.session.timeout.ms": "500",
     "group.max.session.timeout.ms": "300000",
+    # Lower bounds under the short consumer and streams intervals tests set.
+    "group.consumer.min.heartbeat.interval.ms": "100",
+    "group.streams.min.heartbeat.interval.ms": "100",
+    "group.streams.min.session.timeout.ms": "1000",
 }
 
 

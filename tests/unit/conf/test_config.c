@@ -289,6 +289,62 @@ static void test_sample_file_matches_table(void **state)
     kc_config_deinit(&c);
 }
 
+/* The streams heartbeat interval and session timeout keep within their
+ * bounds, checked in the order of Kafka's GroupCoordinatorConfig: the
+ * interval's bounds first, then the session's, then interval < session. */
+static void test_streams_member_timeout_bounds(void **state)
+{
+    (void)state;
+    kc_config_t c;
+    kc_config_init(&c);
+    char err[256] = "";
+    assert_int_equal(c.group_streams_min_session_timeout_ms, 45000);
+    assert_int_equal(c.group_streams_max_session_timeout_ms, 60000);
+    assert_int_equal(c.group_streams_min_heartbeat_interval_ms, 5000);
+    assert_int_equal(c.group_streams_max_heartbeat_interval_ms, 15000);
+    static const struct {
+        const char *set;
+        const char *err; /* NULL: valid */
+    } steps[] = {
+        {"group.streams.heartbeat.interval.ms=500",
+         "group.streams.heartbeat.interval.ms must be greater than or equal to "
+         "group.streams.min.heartbeat.interval.ms"},
+        {"group.streams.min.heartbeat.interval.ms=100", NULL},
+        {"group.streams.max.heartbeat.interval.ms=50",
+         "group.streams.max.heartbeat.interval.ms must be greater than or equal to "
+         "group.streams.min.heartbeat.interval.ms"},
+        {"group.streams.max.heartbeat.interval.ms=400",
+         "group.streams.heartbeat.interval.ms must be less than or equal to "
+         "group.streams.max.heartbeat.interval.ms"},
+        {"group.streams.max.heartbeat.interval.ms=15000", NULL},
+        {"group.streams.session.timeout.ms=3000",
+         "group.streams.session.timeout.ms must be greater than or equal to "
+         "group.streams.min.session.timeout.ms"},
+        {"group.streams.min.session.timeout.ms=400",
+         NULL},
+        {"group.streams.session.timeout.ms=500",
+         "group.streams.heartbeat.interval.ms must be less than "
+         "group.streams.session.timeout.ms"},
+        {"group.streams.max.session.timeout.ms=300",
+         "group.streams.max.session.timeout.ms must be greater than or equal to "
+         "group.streams.min.session.timeout.ms"},
+        {"group.streams.min.session.timeout.ms=100",
+         "group.streams.session.timeout.ms must be less than or equal to "
+         "group.streams.max.session.timeout.ms"},
+    };
+    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+        assert_int_equal(kc_config_override(&c, steps[i].set, err, sizeof(err)), 0);
+        int rc = kc_config_validate(&c, err, sizeof(err));
+        if (steps[i].err) {
+            assert_int_equal(rc, -1);
+            assert_string_equal(err, steps[i].err);
+        } else {
+            assert_int_equal(rc, 0);
+        }
+    }
+    kc_config_deinit(&c);
+}
+
 /* The consumer session timeout keeps within its minimum and maximum and
  * above the heartbeat interval, as Kafka's GroupCoordinatorConfig checks. */
 static void test_consumer_session_timeout_bounds(void **state)
@@ -313,6 +369,12 @@ static void test_consumer_session_timeout_bounds(void **state)
     assert_string_equal(err, "group.consumer.heartbeat.interval.ms must be less than "
                              "group.consumer.session.timeout.ms");
     assert_int_equal(kc_config_override(&c, "group.consumer.heartbeat.interval.ms=500", err,
+                                        sizeof(err)),
+                     0);
+    assert_int_equal(kc_config_validate(&c, err, sizeof(err)), -1);
+    assert_string_equal(err, "group.consumer.heartbeat.interval.ms must be greater than or "
+                             "equal to group.consumer.min.heartbeat.interval.ms");
+    assert_int_equal(kc_config_override(&c, "group.consumer.min.heartbeat.interval.ms=100", err,
                                         sizeof(err)),
                      0);
     assert_int_equal(kc_config_validate(&c, err, sizeof(err)), 0);
@@ -368,6 +430,7 @@ int main(void)
         cmocka_unit_test(test_sample_file_matches_table),
         cmocka_unit_test(test_migration_policy),
         cmocka_unit_test(test_consumer_session_timeout_bounds),
+        cmocka_unit_test(test_streams_member_timeout_bounds),
         cmocka_unit_test(test_connection_limits_and_ip_overrides),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
