@@ -183,3 +183,39 @@ int kc_buf_read_file(kc_buf_t *out, const char *path)
     kc_buf_reserve(out, 1)[0] = '\0';
     return 0;
 }
+
+int32_t kc_java_string_hash(const char *s, size_t len)
+{
+    uint32_t h = 0;
+    const uint8_t *p = (const uint8_t *)s;
+    size_t i = 0;
+    while (i < len) {
+        uint32_t cp = 0xFFFD;
+        size_t n = 1;
+        uint8_t b = p[i];
+        if (b < 0x80) {
+            cp = b;
+        } else if ((b & 0xE0) == 0xC0 && i + 1 < len && (p[i + 1] & 0xC0) == 0x80) {
+            cp = ((uint32_t)(b & 0x1F) << 6) | (p[i + 1] & 0x3F);
+            n = 2;
+        } else if ((b & 0xF0) == 0xE0 && i + 2 < len && (p[i + 1] & 0xC0) == 0x80 &&
+                   (p[i + 2] & 0xC0) == 0x80) {
+            cp = ((uint32_t)(b & 0x0F) << 12) | ((uint32_t)(p[i + 1] & 0x3F) << 6) | (p[i + 2] & 0x3F);
+            n = 3;
+        } else if ((b & 0xF8) == 0xF0 && i + 3 < len && (p[i + 1] & 0xC0) == 0x80 &&
+                   (p[i + 2] & 0xC0) == 0x80 && (p[i + 3] & 0xC0) == 0x80) {
+            cp = ((uint32_t)(b & 0x07) << 18) | ((uint32_t)(p[i + 1] & 0x3F) << 12) |
+                 ((uint32_t)(p[i + 2] & 0x3F) << 6) | (p[i + 3] & 0x3F);
+            n = 4;
+        }
+        if (cp >= 0x10000) {
+            cp -= 0x10000;
+            h = 31 * h + (0xD800 + (cp >> 10));
+            h = 31 * h + (0xDC00 + (cp & 0x3FF));
+        } else {
+            h = 31 * h + cp;
+        }
+        i += n;
+    }
+    return (int32_t)h;
+}

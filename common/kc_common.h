@@ -73,4 +73,11 @@ void kc_arena_reset(kc_arena_t *a);
 /* n bytes, aligned for any scalar type, zero-filled. */
 void *kc_arena_alloc(kc_arena_t *a, size_t n);
 
+/* Java's String.hashCode over the UTF-16 code units of a UTF-8 string
+ * (malformed bytes count as U+FFFD, as Kafka's string decoder replaces
+ * them). Kafka iterates HashMaps keyed by strings, so the order it visits
+ * them in (and the winner of a tie) follows this hash.
+ */
+int32_t kc_java_string_hash(const char *s, size_t len);
+
 #endif

@@ -80,15 +80,6 @@ static uint32_t java_capacity(int32_t n)
     return cap;
 }
 
-static int32_t java_string_hash(const char *s)
-{
-    /* Member ids are ASCII in practice; other bytes count as Latin-1. */
-    uint32_t h = 0;
-    for (; *s; s++)
-        h = 31 * h + (uint8_t)*s;
-    return (int32_t)h;
-}
-
 static int32_t java_uuid_hash(kc_uuid_t id)
 {
     uint64_t hi = 0, lo = 0;
@@ -128,7 +119,7 @@ static void assign_homogeneous(kc_assign_spec_t *s, const topic_index_t *ix, con
     int32_t *mhash = kc_xmalloc((size_t)nm * sizeof(*mhash));
     for (int32_t m = 0; m < nm; m++) {
         morder[m] = m;
-        mhash[m] = java_string_hash(s->members[m].member_id);
+        mhash[m] = kc_java_string_hash(s->members[m].member_id, strlen(s->members[m].member_id));
     }
     java_order(morder, nm, mhash);
     int32_t *thash = kc_xmalloc((size_t)(nt ? nt : 1) * sizeof(*thash));
@@ -431,7 +422,7 @@ static void assign_heterogeneous(kc_assign_spec_t *s, const topic_index_t *ix, c
     int32_t *mhash = kc_xmalloc((size_t)nm * sizeof(*mhash));
     for (int32_t m = 0; m < nm; m++) {
         jm[m] = m;
-        mhash[m] = java_string_hash(s->members[m].member_id);
+        mhash[m] = kc_java_string_hash(s->members[m].member_id, strlen(s->members[m].member_id));
     }
     java_order(jm, nm, mhash);
     int32_t **subs = kc_xcalloc((size_t)nt, sizeof(*subs));

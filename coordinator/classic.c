@@ -480,7 +480,6 @@ static void group_free(kc_classic_group_t *g)
     free(g);
 }
 
-static int32_t java_string_hash(const char *s, size_t len);
 
 static uint32_t member_bucket(const cg_member_t *m, uint32_t cap)
 {
@@ -510,7 +509,7 @@ static void group_insert_member(kc_classic_group_t *g, cg_member_t *m)
         g->members = kc_xrealloc(g->members, g->members_cap * sizeof(*g->members));
     }
     m->seq = ++g->member_seq;
-    m->id_hash = (uint32_t)java_string_hash(m->member_id, strlen(m->member_id));
+    m->id_hash = (uint32_t)kc_java_string_hash(m->member_id, strlen(m->member_id));
     if (!g->members_table_cap)
         g->members_table_cap = 16;
     if (g->nmembers + 1 > (size_t)g->members_table_cap / 4 * 3) {
@@ -604,49 +603,6 @@ static bool group_supports_protocols(const kc_classic_group_t *g, kc_str_t proto
     return false;
 }
 
-/*
- * Java's String.hashCode over the UTF-16 code units of a UTF-8 string
- * (malformed bytes count as U+FFFD, as Kafka's string decoder replaces
- * them). Kafka iterates HashMaps keyed by strings, so the order it visits
- * them in (and the winner of a tie) follows this hash.
- */
-static int32_t java_string_hash(const char *s, size_t len)
-{
-    uint32_t h = 0;
-    const uint8_t *p = (const uint8_t *)s;
-    size_t i = 0;
-    while (i < len) {
-        uint32_t cp = 0xFFFD;
-        size_t n = 1;
-        uint8_t b = p[i];
-        if (b < 0x80) {
-            cp = b;
-        } else if ((b & 0xE0) == 0xC0 && i + 1 < len && (p[i + 1] & 0xC0) == 0x80) {
-            cp = ((uint32_t)(b & 0x1F) << 6) | (p[i + 1] & 0x3F);
-            n = 2;
-        } else if ((b & 0xF0) == 0xE0 && i + 2 < len && (p[i + 1] & 0xC0) == 0x80 &&
-                   (p[i + 2] & 0xC0) == 0x80) {
-            cp = ((uint32_t)(b & 0x0F) << 12) | ((uint32_t)(p[i + 1] & 0x3F) << 6) | (p[i + 2] & 0x3F);
-            n = 3;
-        } else if ((b & 0xF8) == 0xF0 && i + 3 < len && (p[i + 1] & 0xC0) == 0x80 &&
-                   (p[i + 2] & 0xC0) == 0x80 && (p[i + 3] & 0xC0) == 0x80) {
-            cp = ((uint32_t)(b & 0x07) << 18) | ((uint32_t)(p[i + 1] & 0x3F) << 12) |
-                 ((uint32_t)(p[i + 2] & 0x3F) << 6) | (p[i + 3] & 0x3F);
-            n = 4;
-        }
-        if (cp >= 0x10000) {
-            cp -= 0x10000;
-            h = 31 * h + (0xD800 + (cp >> 10));
-            h = 31 * h + (0xDC00 + (cp & 0x3FF));
-        } else {
-            h = 31 * h + cp;
-        }
-        i += n;
-    }
-    return (int32_t)h;
-}
-
-int32_t kc_java_string_hash(const char *s, size_t len) { return java_string_hash(s, len); }
 
 /* Bucket of a string key in a java.util.HashMap holding n entries (default
  * capacity 16, doubled whenever n exceeds three quarters of it). */
@@ -655,7 +611,7 @@ static uint32_t java_hashmap_bucket(const char *key, size_t n)
     uint32_t cap = 16;
     while (n > (size_t)cap / 4 * 3)
         cap *= 2;
-    uint32_t h = (uint32_t)java_string_hash(key, strlen(key));
+    uint32_t h = (uint32_t)kc_java_string_hash(key, strlen(key));
     return (h ^ (h >> 16)) & (cap - 1);
 }
 
@@ -663,7 +619,7 @@ static uint32_t java_hashmap_bucket(const char *key, size_t n)
  * Utils.abs of the hash, which maps INT32_MIN to 0). */
 static int group_partition_of(const kc_coord_t *c, const char *group_id, size_t len)
 {
-    int32_t h = java_string_hash(group_id, len);
+    int32_t h = kc_java_string_hash(group_id, len);
     int64_t a = h == INT32_MIN ? 0 : (h < 0 ? -(int64_t)h : h);
     return (int)(a % c->cfg.offsets_topic_num_partitions);
 }
@@ -731,7 +687,7 @@ static int *partition_ranks(const kc_coord_t *c)
     uint32_t cap = 16;
     while ((size_t)n >= (size_t)cap / 4 * 3)
         cap *= 2;
-    uint32_t th = (uint32_t)java_string_hash(topic, sizeof(topic) - 1);
+    uint32_t th = (uint32_t)kc_java_string_hash(topic, sizeof(topic) - 1);
     uint32_t *bin = kc_xcalloc((size_t)n, sizeof(*bin));
     int *rank = kc_xcalloc((size_t)n, sizeof(*rank));
     for (int p = 0; p < n; p++) {
@@ -782,7 +738,7 @@ static void order_by_partition(const kc_coord_t *c, const kc_str_t *ids, size_t 
     uint32_t cap = 16;
     while (nd > (size_t)cap / 4 * 3)
         cap *= 2;
-    uint32_t th = (uint32_t)java_string_hash(topic, sizeof(topic) - 1);
+    uint32_t th = (uint32_t)kc_java_string_hash(topic, sizeof(topic) - 1);
     for (uint32_t b = 0; b < cap && o < n; b++) {
         for (size_t k = nd; k-- > 0;) {
             uint32_t h = 31u * (31u + (uint32_t)distinct[k]) + th;
@@ -843,7 +799,7 @@ static void order_partitions_as_hash_sets(const kc_coord_t *c, const kc_str_t *i
             cap *= 2;
         for (size_t k = 0; k < len; k++) {
             kc_str_t id = ids[order[i + k]];
-            uint32_t h = (uint32_t)java_string_hash(id.ptr ? id.ptr : "", (size_t)id.len);
+            uint32_t h = (uint32_t)kc_java_string_hash(id.ptr ? id.ptr : "", (size_t)id.len);
             run[k] = (hashset_entry_t){(h ^ (h >> 16)) & (uint32_t)(cap - 1), k, order[i + k]};
         }
         qsort(run, len, sizeof(*run), cmp_hashset_entry);
@@ -859,7 +815,7 @@ static uint32_t groups_table_slot(const char *group_id, uint32_t cap)
     unsigned bits = 0;
     while ((1u << bits) < cap)
         bits++;
-    int64_t h = java_string_hash(group_id, strlen(group_id));
+    int64_t h = kc_java_string_hash(group_id, strlen(group_id));
     uint64_t prod = (uint64_t)h * UINT64_C(0x9E3779B97F4A7C15);
     return (uint32_t)(prod >> (64 - bits));
 }

@@ -137,9 +137,6 @@ void kc_classic_group_delete_if_empty(kc_coord_t *c, kc_str_t group_id, kc_resul
  * (returned as is). kc_groups_table_remove records its removal.
  */
 uint64_t kc_groups_table_put(kc_coord_t *c, const char *group_id, uint64_t old_seq);
-/* Java's String.hashCode of a UTF-8 string (classic.c): the order Kafka
- * visits a hash map keyed by strings follows it. */
-int32_t kc_java_string_hash(const char *s, size_t len);
 void kc_groups_table_remove(kc_coord_t *c, const char *group_id);
 
 /* ---- consumer (KIP-848) groups as seen by other modules ------------- */

@@ -779,7 +779,7 @@ static void fetch_all(kc_coord_t *c, const kc_request_ctx_t *ctx, int16_t versio
     for (uint32_t i = 0; i < og->ntopics; i++) {
         const kc_offsets_topic_t *tp = &og->topics[i];
         sorted[i] = (kafka_ordered_t){
-            kc_offsets_kafka_slot(kc_offsets_java_hash(tp->name, tp->name_len), og->kafka_cap),
+            kc_offsets_kafka_slot(kc_java_string_hash(tp->name, (size_t)tp->name_len), og->kafka_cap),
             tp->kafka_seq, tp};
     }
     qsort(sorted, og->ntopics, sizeof(*sorted), cmp_kafka_order);

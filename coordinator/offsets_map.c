@@ -598,14 +598,6 @@ uint32_t kc_offsets_kafka_slot(int32_t java_hash, uint32_t cap)
     return (uint32_t)(prod >> (64 - bits));
 }
 
-int32_t kc_offsets_java_hash(const char *s, int32_t len)
-{
-    uint32_t h = 0;
-    for (int32_t i = 0; i < len; i++)
-        h = 31u * h + (uint8_t)s[i];
-    return (int32_t)h;
-}
-
 static uint32_t map_group_pos(const kc_offsets_map_t *m, kc_str_t group_id, uint32_t h)
 {
     if (m->index.count == 0)

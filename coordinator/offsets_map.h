@@ -123,8 +123,6 @@ size_t kc_offsets_map_remove_group(kc_offsets_map_t *m, kc_str_t group_id);
  * as Kafka does: by slot, then insertion number.
  */
 uint32_t kc_offsets_kafka_slot(int32_t java_hash, uint32_t cap);
-/* Java's String.hashCode of a topic name (ASCII). */
-int32_t kc_offsets_java_hash(const char *s, int32_t len);
 
 /* Memory held by the map (for logs and tests). */
 typedef struct {

@@ -263,38 +263,6 @@ static bool internal_topic_name(kc_str_t name)
            kc_str_eq_cstr(name, "__share_group_state");
 }
 
-int32_t kc_java_str_hash(kc_str_t s)
-{
-    uint32_t h = 0;
-    for (int32_t i = 0; i < s.len;) {
-        uint8_t c = (uint8_t)s.ptr[i];
-        uint32_t cp;
-        int n;
-        if (c < 0x80) {
-            cp = c, n = 1;
-        } else if ((c & 0xE0) == 0xC0) {
-            cp = c & 0x1F, n = 2;
-        } else if ((c & 0xF0) == 0xE0) {
-            cp = c & 0x0F, n = 3;
-        } else {
-            cp = c & 0x07, n = 4;
-        }
-        if (i + n > s.len)
-            n = s.len - i;
-        for (int k = 1; k < n; k++)
-            cp = (cp << 6) | ((uint8_t)s.ptr[i + k] & 0x3F);
-        i += n;
-        if (cp >= 0x10000) {
-            cp -= 0x10000;
-            h = 31 * h + (0xD800 + (cp >> 10));
-            h = 31 * h + (0xDC00 + (cp & 0x3FF));
-        } else {
-            h = 31 * h + cp;
-        }
-    }
-    return (int32_t)h;
-}
-
 static void sort_by_java_bucket(const kc_str_t *names, size_t cap, size_t *idx, size_t n);
 static size_t java_hash_set_grown_cap(size_t n);
 

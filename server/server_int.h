@@ -168,9 +168,11 @@ int kc_handle_api_versions(kc_req_t *req);
 int kc_handle_metadata(kc_req_t *req);
 int kc_handle_find_coordinator(kc_req_t *req);
 int kc_handle_create_topics(kc_req_t *req);
-/* Java's String.hashCode over the UTF-16 units of a UTF-8 string (Kafka's
- * hash-ordered answers follow it). */
-int32_t kc_java_str_hash(kc_str_t s);
+/* kc_java_string_hash of a wire string (a null string hashes as empty). */
+static inline int32_t kc_java_str_hash(kc_str_t s)
+{
+    return kc_java_string_hash(s.ptr, s.len > 0 ? (size_t)s.len : 0);
+}
 /* Orders idx[0..n) (indexes into hashes, the keys' Java hashes) as Scala's
  * immutable HashMap and HashSet, hash tries, iterate their keys. */
 void kc_scala_hash_order(const int32_t *hashes, size_t *idx, size_t n);

@@ -111,6 +111,18 @@ static void buf_read_file_appends_and_terminates(void **state)
     kc_buf_deinit(&b);
 }
 
+/* Values of Java's "...".hashCode(): ASCII, a two-byte character, a
+ * character outside the BMP (two UTF-16 units) and a malformed byte (U+FFFD). */
+static void java_string_hash_matches_java(void **state)
+{
+    (void)state;
+    assert_int_equal(kc_java_string_hash("", 0), 0);
+    assert_int_equal(kc_java_string_hash("hello", 5), 99162322);
+    assert_int_equal(kc_java_string_hash("\xc3\xa9", 2), 0xE9);
+    assert_int_equal(kc_java_string_hash("\xf0\x9f\x98\x80", 4), 31 * 0xD83D + 0xDE00);
+    assert_int_equal(kc_java_string_hash("\xff", 1), 0xFFFD);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -119,6 +131,7 @@ int main(void)
         cmocka_unit_test(arena_reset_gives_zeroed_memory_again),
         cmocka_unit_test(strndup_terminates),
         cmocka_unit_test(buf_read_file_appends_and_terminates),
+        cmocka_unit_test(java_string_hash_matches_java),
     };
     return cmocka_run_group_tests_name("common", tests, NULL, NULL);
 }
