@@ -14,43 +14,24 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "integration"))
 import kafka_wire  # noqa: E402
 
+import helpers
+
 NONE = 0
 
 
-def top_version(ctx, api, cap=None):
-    """The newest version of api both brokers serve (at most cap)."""
-    lo, hi = ctx.api_range(api)
-    return hi if cap is None else max(lo, min(hi, cap))
+top_version = helpers.top_version
 
 
 def create_topic(ctx, c, name, partitions=1, configs=None, record=False):
     """Creates a topic and waits until Metadata shows it with a leader on
-    every partition. Returns its topic id (16 bytes)."""
-    v = top_version(ctx, "CreateTopics")
-    body = {"Topics": [{"Name": name, "NumPartitions": partitions, "ReplicationFactor": 1,
-                        "Configs": [{"Name": k, "Value": x} for k, x in (configs or {}).items()]}],
-            "timeoutMs": 30000}
-    r = c.call("CreateTopics", v, body, record=record)
-    err = r["Topics"][0]["ErrorCode"]
-    if err != NONE:
-        from conformance import ScenarioError
-        raise ScenarioError("creating %s failed with error %d" % (name, err))
+    every partition and every partition answers ListOffsets. Returns its
+    topic id (16 bytes)."""
+    helpers.create_topics(ctx, c, {name: partitions}, configs=configs, record=record)
     return wait_topic(ctx, c, name, partitions)
 
 
 def wait_topic(ctx, c, name, partitions):
-    mv = top_version(ctx, "Metadata", 12)
-
-    def ready():
-        r = c.call("Metadata", mv, {"Topics": [{"Name": name}], "AllowAutoTopicCreation": False},
-                   record=False)
-        t = r["Topics"][0]
-        if t["ErrorCode"] != NONE or len(t["Partitions"]) != partitions:
-            return None
-        if any(p["ErrorCode"] != NONE or p["LeaderId"] < 0 for p in t["Partitions"]):
-            return None
-        return t["TopicId"]
-    tid = ctx.wait_until(ready, "topic %s ready" % name)
+    tid = helpers.wait_topics_led(ctx, c, {name: partitions})[name]
     # The metadata cache learns of the topic before the replica manager leads
     # its partitions: wait until every partition answers ListOffsets.
     lv = top_version(ctx, "ListOffsets")

@@ -15,37 +15,19 @@ M2 = "member-two"
 M3 = "member-three"
 
 
-def _version(ctx, api, want=None):
-    lo, hi = ctx.api_range(api)
-    return hi if want is None else max(lo, min(hi, want))
+_version = h.top_version
 
 
 def create_topics(ctx, c, topics):
     """Creates [(name, partitions)] (unrecorded) and waits until Metadata
     shows every one with all its partitions; returns {name: topic id}."""
-    v = _version(ctx, "CreateTopics", 7)
-    c.call("CreateTopics", v, {
-        "Topics": [{"Name": n, "NumPartitions": p, "ReplicationFactor": 1,
-                    "Assignments": [], "Configs": []} for n, p in topics],
-        "timeoutMs": 30000, "validateOnly": False}, record=False)
+    h.create_topics(ctx, c, dict(topics))
     return wait_topics(ctx, c, topics)
 
 
 def wait_topics(ctx, c, topics):
-    mv = _version(ctx, "Metadata", 12)
     want = dict(topics)
-
-    def seen():
-        r = c.call("Metadata", mv, {"Topics": [{"Name": n, "TopicId": bytes(16)} for n in want],
-                                    "AllowAutoTopicCreation": False,
-                                    "IncludeTopicAuthorizedOperations": False}, record=False)
-        ids = {}
-        for t in r["Topics"]:
-            if t["ErrorCode"] != 0 or len(t["Partitions"]) != want.get(t["Name"], -1):
-                return None
-            ids[t["Name"]] = t["TopicId"]
-        return ids if len(ids) == len(want) else None
-    ids = ctx.wait_until(seen, "topics %s" % sorted(want))
+    ids = h.wait_topics_led(ctx, c, want)
     # Kafka's group coordinator learns of a topic from its metadata image a
     # moment after Metadata shows it: a probe group (unrecorded) waits until
     # its assignor sees every partition.

@@ -15,10 +15,7 @@ SESSION_MS = 120000
 
 def top(ctx, api):
     """The highest version of api both brokers serve."""
-    rng = ctx.api_range(api)
-    if rng is None:
-        raise ScenarioError("%s is not served by both brokers" % api)
-    return rng[1]
+    return h.top_version(ctx, api)
 
 
 def _check(r, what, code=0):
@@ -31,47 +28,18 @@ def _check(r, what, code=0):
 
 def create_topics(ctx, c, topics):
     """Creates {name: partitions}; returns {name: topic id} once Metadata
-    shows every topic with all its partitions (Kafka's broker learns of a
-    new topic shortly after the controller answers).
+    shows every topic with all its partitions led.
 
     Consumer group members here subscribe to no topic, or only where their
     epoch is not recorded: Kafka's group coordinator learns of a new topic
     later than its Metadata answers do and may bump a subscribed group's
     epoch again afterwards, so epochs and assignments of members subscribed
     to new topics depend on timing."""
-    v = top(ctx, "CreateTopics")
-    r = c.call("CreateTopics", v, {
-        "Topics": [{"Name": n, "NumPartitions": p, "ReplicationFactor": 1}
-                   for n, p in topics.items()],
-        "timeoutMs": 30000}, record=False)
-    if r is None:
-        raise ScenarioError("CreateTopics: connection closed")
-    for t in r["Topics"]:
-        if t["ErrorCode"] != 0:
-            raise ScenarioError("CreateTopics %s: error %d" % (t["Name"], t["ErrorCode"]))
-    return wait_topics(ctx, c, topics)
+    h.create_topics(ctx, c, topics)
+    return h.wait_topics_led(ctx, c, topics)
 
 
-def wait_topics(ctx, c, topics, not_ids=None):
-    """{name: topic id} once Metadata shows every topic ({name: partitions})
-    with all its partitions led (and, for a topic created again, an id
-    other than its old one in not_ids)."""
-    mv = min(top(ctx, "Metadata"), 12)
-
-    def ready():
-        m = c.call("Metadata", mv, {"Topics": [{"Name": n} for n in topics],
-                                    "AllowAutoTopicCreation": False}, record=False)
-        ids = {}
-        for t in m["Topics"]:
-            if t["ErrorCode"] != 0 or len(t["Partitions"]) != topics.get(t["Name"], -1):
-                return None
-            if any(p["LeaderId"] < 0 for p in t["Partitions"]):
-                return None
-            if not_ids and not_ids.get(t["Name"]) == t["TopicId"]:
-                return None
-            ids[t["Name"]] = t["TopicId"]
-        return ids if len(ids) == len(topics) else None
-    return ctx.wait_until(ready, "topics %s in Metadata" % ", ".join(topics))
+wait_topics = h.wait_topics_led
 
 
 # ---------------------------------------------------------------- OffsetCommit

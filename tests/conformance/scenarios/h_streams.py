@@ -2,6 +2,7 @@
 """Request bodies and steps of the streams group (KIP-1071) scenarios."""
 
 from conformance import ScenarioError
+import helpers as h
 
 JOIN = 0
 LEAVE = -1
@@ -98,20 +99,9 @@ def describe_version(ctx):
 
 
 def create_topics(ctx, c, topics):
-    """Creates topics {name: partitions} (unrecorded setup); raises unless
-    each one is created."""
-    rng = ctx.api_range("CreateTopics")
-    v = rng[1]
-    body = {"Topics": [{"Name": n, "NumPartitions": p, "ReplicationFactor": -1,
-                        "Assignments": [], "Configs": []} for n, p in topics.items()],
-            "timeoutMs": 30000, "validateOnly": False}
-    r = c.call("CreateTopics", v, body, record=False)
-    if r is None:
-        raise ScenarioError("CreateTopics: connection closed")
-    for t in r["Topics"]:
-        if t["ErrorCode"] != 0:
-            raise ScenarioError("CreateTopics %s: error %d %s"
-                                % (t["Name"], t["ErrorCode"], t.get("ErrorMessage")))
+    """Creates topics {name: partitions} (unrecorded setup) with the
+    broker's default replication factor; raises unless each one is created."""
+    h.create_topics(ctx, c, topics, replication_factor=-1)
     wait_topics(ctx, c, topics)
 
 
