@@ -1609,13 +1609,10 @@ static void send_hb_error(kc_result_t *res, const kc_request_ctx_t *ctx, int16_t
 /* The order in which a java.util.HashSet built from these names (as Kafka
  * keeps a member's subscribed topic names) iterates them: by bucket of the
  * names' String.hashCode, spread and masked by the set's capacity, names of
- * one bucket in their order here. Topic names are ASCII, so a byte is a
- * UTF-16 unit. */
+ * one bucket in their order here. */
 static uint32_t java_bucket(kc_str_t s, uint32_t mask)
 {
-    uint32_t h = 0;
-    for (int32_t i = 0; i < s.len; i++)
-        h = 31 * h + (uint8_t)s.ptr[i];
+    uint32_t h = (uint32_t)kc_java_string_hash(s.ptr, s.len > 0 ? (size_t)s.len : 0);
     return (h ^ (h >> 16)) & mask;
 }
 
@@ -1644,9 +1641,7 @@ static void java_hash_set_order(kc_str_t *names, int32_t n)
  * last-added first (kcoord's join order stands for Kafka's insertion). */
 static uint32_t timeline_slot(const char *id, uint64_t cap)
 {
-    uint32_t h = 0;
-    for (const char *p = id; *p; p++)
-        h = 31 * h + (uint8_t)*p;
+    uint32_t h = (uint32_t)kc_java_string_hash(id, strlen(id));
     int log2size = 0;
     while ((1ULL << log2size) <= cap)
         log2size++;
