@@ -5,13 +5,14 @@ against the group's generation, state and static identities."""
 
 from conformance import scenario
 import h_classic as k
+import helpers as h
 
 
 def create_topic(ctx, c, topic):
-    v = k.top(ctx, "CreateTopics")
-    c.call("CreateTopics", v, {"Topics": [{"Name": topic, "NumPartitions": 1,
-                                           "ReplicationFactor": 1}], "timeoutMs": 30000},
-           record=False)
+    # OffsetCommit checks the topic against the broker's metadata, which
+    # learns of it a moment after CreateTopics answers.
+    h.create_topics(ctx, c, {topic: 1})
+    h.wait_topics_led(ctx, c, {topic: 1})
 
 
 def commit(ctx, c, v, group, topic, gen=-1, member_id="", instance_id=None, offset=5):
