@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests of committed offsets (coordinator/offsets.c) through the
+ * Unit tests of committed offsets (coordinator/offsets/offsets.c) through the
  * coordinator's public handlers: OffsetCommit, OffsetFetch and OffsetDelete
  * at several versions, validation against real classic groups built with
  * JoinGroup/SyncGroup, retention on a driven clock, topic deletion, and

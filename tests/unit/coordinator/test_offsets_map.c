@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Unit tests of the committed-offsets store (coordinator/offsets_map.c). */
+/* Unit tests of the committed-offsets store (coordinator/offsets/offsets_map.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The topology-description barrier (coordinator/topology_desc.c) on its own:
+ * The topology-description barrier (coordinator/streams/topology_desc.c) on its own:
  * a fake streams group, a fake store and a fake durable log. Every
  * operation is driven through its three steps (-2 write and commit, store
  * call, final write and commit); a crash drops what was not committed and
