@@ -529,8 +529,6 @@ kc_coord_t *kc_coord_new(const kc_coord_config_t *cfg, const kc_topic_view_t *to
     c->groups_table_size =
         kc_xcalloc((size_t)c->cfg.offsets_topic_num_partitions, sizeof(*c->groups_table_size));
     kc_smap_init(&c->groups);
-    kc_smap_init(&c->consumer_groups);
-    kc_smap_init(&c->streams_groups);
     kc_smap_init(&c->timers);
     c->offsets = kc_offsets_new();
     c->rng = 0x6b636f6f7264ULL;
@@ -571,9 +569,7 @@ void kc_coord_free(kc_coord_t *c)
     kc_classic_unload_all(c, &res);
     kc_result_deinit(&res);
     kc_consumer_unload_all(c);
-    kc_smap_deinit(&c->consumer_groups);
     kc_streams_unload_all(c);
-    kc_smap_deinit(&c->streams_groups);
     timers_clear(c);
     kc_smap_deinit(&c->timers);
     kc_smap_deinit(&c->groups);

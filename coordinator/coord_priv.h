@@ -65,9 +65,7 @@ struct kc_coord {
     kc_coord_config_t cfg;
     kc_topic_view_t topics;
     bool loaded;
-    kc_smap_t groups;     /* group id -> kc_classic_group_t * */
-    kc_smap_t consumer_groups; /* group id -> kc_consumer_group_t * (consumer.c) */
-    kc_smap_t streams_groups;  /* group id -> kc_streams_group_t * (streams.c) */
+    kc_smap_t groups;     /* group id -> kc_group_t * of any type (groups.h) */
     /* Kafka keeps the groups of each __consumer_offsets partition in a
      * TimelineHashMap and ListGroups walks the partitions, then each table,
      * in hash order; these mirror those tables (memory-only, reset on

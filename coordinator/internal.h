@@ -7,6 +7,7 @@
 #define KC_COORD_INTERNAL_H
 
 #include "coord.h"
+#include "groups.h"
 
 /*
  * The error a client gets when the records its response depends on fail to
@@ -65,6 +66,19 @@ void *kc_coord_offsets_state(kc_coord_t *c);
 const kc_coord_config_t *kc_coord_config(const kc_coord_t *c);
 const kc_topic_view_t *kc_coord_topic_view(const kc_coord_t *c);
 
+/* ---- the group types' ops (groups.h) --------------------------------- */
+
+extern const kc_group_ops_t kc_classic_group_ops;  /* classic/classic.c */
+extern const kc_group_ops_t kc_consumer_group_ops; /* consumer/consumer.c */
+extern const kc_group_ops_t kc_streams_group_ops;  /* streams/streams.c */
+
+/* Replay guard: whether a record of a group of that type may be replayed
+ * for group_id. Kafka's replay fails ("not a consumer group") when a
+ * group of another type holds the id, except a simple classic group (no
+ * protocol type, no member), which gives way; kcoord skips such a record
+ * as one it cannot parse. */
+bool kc_group_replay_allowed(kc_coord_t *c, kc_str_t group_id, kc_group_type_t type);
+
 /* ---- classic groups as seen by the offsets module ------------------- */
 
 typedef struct kc_classic_group kc_classic_group_t;
@@ -84,6 +98,9 @@ kc_classic_group_t *kc_classic_group_find(kc_coord_t *c, kc_str_t group_id);
 kc_classic_group_t *kc_classic_group_find_or_create(kc_coord_t *c, kc_str_t group_id);
 bool kc_classic_group_is_empty_state(const kc_classic_group_t *g);   /* state Empty */
 bool kc_classic_group_is_dead(const kc_classic_group_t *g);
+/* A "simple" group: Empty, no protocol type, no member, no pending join
+ * (made by offsets alone); a group of another type replaces it. */
+bool kc_classic_group_is_simple(const kc_classic_group_t *g);
 /*
  * OffsetCommit validation for a classic group, as Kafka's
  * ClassicGroup.validateOffsetCommit: returns a Kafka error code (0 = accept):
@@ -115,9 +132,6 @@ bool kc_classic_group_offsets_expire(const kc_classic_group_t *g, int64_t *base_
  * type is not "consumer"). */
 int16_t kc_classic_group_validate_offset_delete(const kc_classic_group_t *g);
 kc_str_t kc_classic_group_id(const kc_classic_group_t *g);
-/* Calls fn for every classic group; fn must not create or delete groups. */
-void kc_classic_group_foreach(kc_coord_t *c, void (*fn)(kc_classic_group_t *g, void *arg),
-                              void *arg);
 /* Removes an Empty classic group so that a group of another type takes its
  * id (Kafka's maybeDeleteEmptyClassicGroup): writes its tombstone into res
  * and returns true. With res NULL (replay) only a group without protocol
@@ -125,19 +139,7 @@ void kc_classic_group_foreach(kc_coord_t *c, void (*fn)(kc_classic_group_t *g, v
  * getOrMaybeCreatePersistedStreamsGroup replaces those the same way. False
  * when there is no such group. Offsets are kept. */
 bool kc_classic_group_delete_empty(kc_coord_t *c, kc_str_t group_id, kc_result_t *res);
-/* Called by the offsets module after expiry left an Empty group without
- * offsets: deletes the group (tombstone) as Kafka's cleanupGroupMetadata. */
-void kc_classic_group_delete_if_empty(kc_coord_t *c, kc_str_t group_id, kc_result_t *res);
 
-/*
- * Kafka keeps the groups of each __consumer_offsets partition, whatever
- * their type, in one table whose order ListGroups follows (classic.c).
- * kc_groups_table_put records a put of group_id: old_seq 0 for a new entry
- * (returns its insertion number), else the number of the entry it replaces
- * (returned as is). kc_groups_table_remove records its removal.
- */
-uint64_t kc_groups_table_put(kc_coord_t *c, const char *group_id, uint64_t old_seq);
-void kc_groups_table_remove(kc_coord_t *c, const char *group_id);
 
 /* ---- consumer (KIP-848) groups as seen by other modules ------------- */
 
@@ -162,30 +164,10 @@ int16_t kc_consumer_group_validate_offset_fetch(kc_consumer_group_t *g, kc_str_t
                                                 int32_t member_epoch);
 
 kc_str_t kc_consumer_group_id(const kc_consumer_group_t *g);
-/* Calls fn for every consumer group; fn must not create or delete groups. */
-void kc_consumer_group_foreach(kc_coord_t *c, void (*fn)(kc_consumer_group_t *g, void *arg),
-                               void *arg);
 /* True when a member subscribes to topic by name or through a resolved
  * regex (ModernGroup.isSubscribedToTopic): OffsetDelete answers
  * GROUP_SUBSCRIBED_TO_TOPIC and retention keeps the topic's offsets. */
 bool kc_consumer_group_is_subscribed_to(const kc_consumer_group_t *g, kc_str_t topic);
-/* Called by the offsets module after expiry left the group without offsets:
- * deletes it (tombstones) when it is Empty, as Kafka's maybeDeleteGroup. */
-void kc_consumer_group_delete_if_empty(kc_coord_t *c, kc_str_t group_id, int64_t now_ms,
-                                       kc_result_t *res);
-
-/* One consumer group as ListGroups shows it; views valid until the next
- * coordinator call. */
-typedef struct {
-    const char *group_id;
-    const char *state;  /* Empty, Assigning, Reconciling, Stable */
-    uint64_t table_seq; /* insertion order in Kafka's groups table */
-} kc_consumer_listed_group_t;
-size_t kc_consumer_group_count(kc_coord_t *c);
-/* Fills out (at most cap) with the consumer groups whose state matches one
- * of states (case-insensitive; nstates 0 = all); returns how many. */
-size_t kc_consumer_list_groups(kc_coord_t *c, const kc_str_t *states, int32_t nstates,
-                               kc_consumer_listed_group_t *out, size_t cap);
 
 /* ---- classic <-> consumer interop (consumer_classic.c, classic.c) ------ */
 
@@ -272,9 +254,6 @@ void kc_consumer_classic_convert_empty(kc_coord_t *c, kc_consumer_group_t *g, kc
 
 /* Groups are found with kc_coord_streams_group_find (coord.h). */
 bool kc_streams_group_is_empty(const kc_streams_group_t *g);
-/* Empty, no topology-description store call in flight and, with a store,
- * nothing (-1) left in it (StreamsGroup.shouldExpire / isEmpty). */
-bool kc_streams_group_may_expire(kc_coord_t *c, const kc_streams_group_t *g);
 /* DeleteGroups: writes the group's tombstones (StreamsGroup.
  * createGroupTombstoneRecords order) and frees it; the caller checked that
  * it is Empty and deleted its offsets first. */
@@ -295,9 +274,6 @@ bool kc_streams_group_is_subscribed_to(const kc_streams_group_t *g, kc_str_t top
 /* Empty, NotReady, Assigning, Reconciling, Stable (static string). */
 const char *kc_streams_group_state(const kc_streams_group_t *g);
 const char *kc_streams_group_id(const kc_streams_group_t *g);
-/* The group's place in Kafka's groups table (kc_groups_table_put). */
-uint64_t kc_streams_group_table_seq(const kc_streams_group_t *g);
-size_t kc_streams_group_count(kc_coord_t *c);
 /* Calls fn for every streams group; fn must not create or delete groups. */
 void kc_streams_group_foreach(kc_coord_t *c, void (*fn)(kc_streams_group_t *g, void *arg),
                               void *arg);

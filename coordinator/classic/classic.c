@@ -110,6 +110,7 @@ typedef struct {
  * delay flag and the subscribed topics cache.
  */
 struct kc_classic_group {
+    kc_group_t base; /* first: the group abstraction (groups.h) */
     char *group_id;
     size_t group_id_len; /* a group id may hold NUL bytes: the map key is all of it */
     cg_state_t state;
@@ -451,10 +452,17 @@ static void group_transition(kc_classic_group_t *g, cg_state_t to, int64_t now_m
     g->current_state_timestamp = now_ms;
 }
 
+/* The classic group of that id (len bytes), NULL when none or of another type. */
+static kc_classic_group_t *classic_get(kc_coord_t *c, const char *group_id, size_t len)
+{
+    return kc_group_get_typed(c, (kc_str_t){group_id, (int32_t)len}, KC_GROUP_CLASSIC);
+}
+
 static kc_classic_group_t *group_new(const char *group_id, size_t len, cg_state_t state,
                                      int64_t now_ms)
 {
     kc_classic_group_t *g = kc_xcalloc(1, sizeof(*g));
+    g->base.ops = &kc_classic_group_ops;
     g->group_id = kc_xstrndup(group_id, len);
     g->group_id_len = len;
     g->state = state;
@@ -615,51 +623,6 @@ static uint32_t java_hashmap_bucket(const char *key, size_t n)
     return (h ^ (h >> 16)) & (cap - 1);
 }
 
-/* The __consumer_offsets partition of a group (Kafka's topicPartitionFor:
- * Utils.abs of the hash, which maps INT32_MIN to 0). */
-static int group_partition_of(const kc_coord_t *c, const char *group_id, size_t len)
-{
-    int32_t h = kc_java_string_hash(group_id, len);
-    int64_t a = h == INT32_MIN ? 0 : (h < 0 ? -(int64_t)h : h);
-    return (int)(a % c->cfg.offsets_topic_num_partitions);
-}
-
-static int group_partition(const kc_coord_t *c, const char *group_id)
-{
-    return group_partition_of(c, group_id, strlen(group_id));
-}
-
-/*
- * Each partition's groups live in a TimelineHashMap (BaseHashTable):
- * capacity 2 at first, doubled before a put that would bring it past three
- * quarters full (checked even when the put replaces an entry); a key's slot
- * is the top bits of its hash times the 64-bit golden ratio; a slot keeps
- * its entries in insertion order, a replaced entry keeping its place.
- */
-static uint32_t groups_table_cap(const kc_coord_t *c, int partition)
-{
-    return c->groups_table_cap[partition] ? c->groups_table_cap[partition] : 2;
-}
-
-uint64_t kc_groups_table_put(kc_coord_t *c, const char *group_id, uint64_t old_seq)
-{
-    int p = group_partition(c, group_id);
-    uint32_t cap = groups_table_cap(c, p);
-    if (((size_t)c->groups_table_size[p] + 1) * 3 > (size_t)cap * 4 && cap < (1u << 30))
-        cap *= 2;
-    c->groups_table_cap[p] = cap;
-    if (!old_seq)
-        c->groups_table_size[p]++;
-    return old_seq ? old_seq : ++c->groups_table_seq;
-}
-
-void kc_groups_table_remove(kc_coord_t *c, const char *group_id)
-{
-    int p = group_partition(c, group_id);
-    if (c->groups_table_size[p] > 0)
-        c->groups_table_size[p]--;
-}
-
 /* Records a put of g into its partition's table; old is the group it
  * replaces (still in the map) or NULL. */
 static void groups_table_put(kc_coord_t *c, kc_classic_group_t *g, const kc_classic_group_t *old)
@@ -671,153 +634,6 @@ static void groups_table_put(kc_coord_t *c, kc_classic_group_t *g, const kc_clas
 static void groups_table_remove(kc_coord_t *c, const kc_classic_group_t *g)
 {
     kc_groups_table_remove(c, g->group_id);
-}
-
-/*
- * Rank of each partition in the order Kafka's coordinator runtime visits
- * them: its partitions sit in a ConcurrentHashMap keyed by TopicPartition
- * (hash 31 * (31 + partition) + hash("__consumer_offsets")), iterated bin
- * by bin; 50 entries make it 128 bins wide (16, doubled each time it
- * reaches three quarters), without collisions.
- */
-static int *partition_ranks(const kc_coord_t *c)
-{
-    static const char topic[] = "__consumer_offsets";
-    int n = c->cfg.offsets_topic_num_partitions;
-    uint32_t cap = 16;
-    while ((size_t)n >= (size_t)cap / 4 * 3)
-        cap *= 2;
-    uint32_t th = (uint32_t)kc_java_string_hash(topic, sizeof(topic) - 1);
-    uint32_t *bin = kc_xcalloc((size_t)n, sizeof(*bin));
-    int *rank = kc_xcalloc((size_t)n, sizeof(*rank));
-    for (int p = 0; p < n; p++) {
-        uint32_t h = 31u * (31u + (uint32_t)p) + th;
-        bin[p] = ((h ^ (h >> 16)) & 0x7fffffffu) & (cap - 1);
-    }
-    /* Partitions sharing a bin follow one another in partition order. */
-    for (int p = 0; p < n; p++) {
-        rank[p] = 0;
-        for (int q = 0; q < n; q++)
-            if (bin[q] < bin[p] || (bin[q] == bin[p] && q < p))
-                rank[p]++;
-    }
-    free(bin);
-    return rank;
-}
-
-/*
- * The order in which Kafka answers a batch of group ids (DescribeGroups,
- * DeleteGroups): GroupCoordinatorService puts null ids first, then gathers
- * the others per __consumer_offsets partition in a java.util.HashMap keyed
- * by TopicPartition and answers partition by partition in that map's
- * order: bucket of the TopicPartition hash, then, as computeIfAbsent puts a
- * new entry at the head of its bucket, the partition seen last first. Each
- * partition's ids keep the request order. Writes the permutation into
- * order.
- */
-static void order_by_partition(const kc_coord_t *c, const kc_str_t *ids, size_t n,
-                               size_t *order)
-{
-    static const char topic[] = "__consumer_offsets";
-    int *part = kc_xcalloc(n ? n : 1, sizeof(*part));
-    int *distinct = kc_xcalloc(n ? n : 1, sizeof(*distinct)); /* partitions, first-seen order */
-    size_t nd = 0, o = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (ids[i].len < 0) {
-            part[i] = -1;
-            order[o++] = i;
-            continue;
-        }
-        part[i] = group_partition_of(c, ids[i].ptr ? ids[i].ptr : "", (size_t)ids[i].len);
-        size_t k = 0;
-        while (k < nd && distinct[k] != part[i])
-            k++;
-        if (k == nd)
-            distinct[nd++] = part[i];
-    }
-    uint32_t cap = 16;
-    while (nd > (size_t)cap / 4 * 3)
-        cap *= 2;
-    uint32_t th = (uint32_t)kc_java_string_hash(topic, sizeof(topic) - 1);
-    for (uint32_t b = 0; b < cap && o < n; b++) {
-        for (size_t k = nd; k-- > 0;) {
-            uint32_t h = 31u * (31u + (uint32_t)distinct[k]) + th;
-            if (((h ^ (h >> 16)) & (cap - 1)) != b)
-                continue;
-            for (size_t i = 0; i < n; i++)
-                if (part[i] == distinct[k])
-                    order[o++] = i;
-        }
-    }
-    free(part);
-    free(distinct);
-}
-
-/* One id of a partition's run and its place in a java.util.HashSet. */
-typedef struct {
-    uint32_t bucket;
-    size_t pos, id;
-} hashset_entry_t;
-
-static int cmp_hashset_entry(const void *a, const void *b)
-{
-    const hashset_entry_t *x = a, *y = b;
-    if (x->bucket != y->bucket)
-        return x->bucket < y->bucket ? -1 : 1;
-    return (x->pos > y->pos) - (x->pos < y->pos);
-}
-
-/*
- * DeleteGroups: GroupCoordinatorService passes each partition's ids through
- * a java.util.HashSet (new HashSet<>(list), sized for the list: at least 16
- * buckets, never resized) before the coordinator answers them, so within a
- * partition the ids come in that set's order: bucket, then insertion. order
- * holds the ids partition by partition (order_by_partition); null ids stay
- * first.
- */
-static void order_partitions_as_hash_sets(const kc_coord_t *c, const kc_str_t *ids, size_t *order,
-                                          size_t n)
-{
-    size_t i = 0;
-    while (i < n && ids[order[i]].len < 0)
-        i++;
-    hashset_entry_t *run = kc_xcalloc(n ? n : 1, sizeof(*run));
-    while (i < n) {
-        kc_str_t first = ids[order[i]];
-        int p = group_partition_of(c, first.ptr ? first.ptr : "", (size_t)first.len);
-        size_t j = i;
-        while (j < n && group_partition_of(c, ids[order[j]].ptr ? ids[order[j]].ptr : "",
-                                           (size_t)ids[order[j]].len) == p)
-            j++;
-        size_t len = j - i;
-        /* HashSet(Collection): initial capacity max(size / .75 + 1, 16),
-         * rounded up to a power of two. */
-        size_t want = (size_t)((float)len / .75f) + 1, cap = 16;
-        if (want < 16)
-            want = 16;
-        while (cap < want)
-            cap *= 2;
-        for (size_t k = 0; k < len; k++) {
-            kc_str_t id = ids[order[i + k]];
-            uint32_t h = (uint32_t)kc_java_string_hash(id.ptr ? id.ptr : "", (size_t)id.len);
-            run[k] = (hashset_entry_t){(h ^ (h >> 16)) & (uint32_t)(cap - 1), k, order[i + k]};
-        }
-        qsort(run, len, sizeof(*run), cmp_hashset_entry);
-        for (size_t k = 0; k < len; k++)
-            order[i + k] = run[k].id;
-        i = j;
-    }
-    free(run);
-}
-
-static uint32_t groups_table_slot(const char *group_id, uint32_t cap)
-{
-    unsigned bits = 0;
-    while ((1u << bits) < cap)
-        bits++;
-    int64_t h = kc_java_string_hash(group_id, strlen(group_id));
-    uint64_t prod = (uint64_t)h * UINT64_C(0x9E3779B97F4A7C15);
-    return (uint32_t)(prod >> (64 - bits));
 }
 
 /*
@@ -1182,7 +998,7 @@ static void prepare_rebalance(kc_coord_t *c, kc_classic_group_t *g, const char *
 
 static kc_classic_group_t *group_by_cstr(kc_coord_t *c, const char *group_id)
 {
-    return group_id ? kc_smap_get(&c->groups, group_id, strlen(group_id)) : NULL;
+    return group_id ? classic_get(c, group_id, strlen(group_id)) : NULL;
 }
 
 static void on_heartbeat_expired(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res);
@@ -1953,7 +1769,7 @@ void kc_coord_join_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
     }
     if (cg)
         kc_consumer_classic_convert_empty(c, cg, res);
-    kc_classic_group_t *g = kc_smap_get(&c->groups, req->group_id.ptr, (size_t)req->group_id.len);
+    kc_classic_group_t *g = classic_get(c, req->group_id.ptr, (size_t)req->group_id.len);
     bool is_new_group = g == NULL;
     if (!g) {
         if (!unknown_member) {
@@ -1962,7 +1778,7 @@ void kc_coord_join_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
         }
         g = group_new(req->group_id.ptr, (size_t)req->group_id.len, CG_EMPTY, ctx->now_ms);
         groups_table_put(c, g, NULL);
-        kc_smap_put(&c->groups, g->group_id, g->group_id_len, g);
+        kc_group_put(c, &g->base, g->group_id_len);
         kc_log_info(LOG_COMP, "Created classic group %s", g->group_id);
     }
     size_t records_before = res->nrecords;
@@ -2028,7 +1844,7 @@ void kc_coord_sync_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
         send_sync_error(res, ctx, KC_ERR_COORDINATOR_LOAD_IN_PROGRESS);
         return;
     }
-    kc_classic_group_t *g = kc_smap_get(&c->groups, req->group_id.ptr, (size_t)req->group_id.len);
+    kc_classic_group_t *g = classic_get(c, req->group_id.ptr, (size_t)req->group_id.len);
     kc_consumer_group_t *cg = g ? NULL : kc_consumer_group_find(c, req->group_id);
     if (cg && !kc_consumer_group_is_empty(cg)) {
         /* classicGroupSyncToConsumerGroup: the answer waits for the
@@ -2141,7 +1957,7 @@ void kc_coord_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
         send_heartbeat(res, ctx, KC_ERR_NONE);
         return;
     }
-    kc_classic_group_t *g = kc_smap_get(&c->groups, req->group_id.ptr, (size_t)req->group_id.len);
+    kc_classic_group_t *g = classic_get(c, req->group_id.ptr, (size_t)req->group_id.len);
     if (!g) {
         kc_consumer_group_t *cg = kc_consumer_group_find(c, req->group_id);
         send_heartbeat(res, ctx, cg ? kc_consumer_classic_heartbeat(c, ctx, cg, req)
@@ -2267,7 +2083,7 @@ void kc_coord_leave_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
         send_leave(res, ctx, KC_ERR_COORDINATOR_LOAD_IN_PROGRESS, NULL, 0);
         goto out;
     }
-    g = kc_smap_get(&c->groups, req->group_id.ptr, (size_t)req->group_id.len);
+    g = classic_get(c, req->group_id.ptr, (size_t)req->group_id.len);
     kc_consumer_group_t *cg = g ? NULL : kc_consumer_group_find(c, req->group_id);
     if (cg) {
         /* classicGroupLeaveToConsumerGroup */
@@ -2372,7 +2188,7 @@ void kc_coord_describe_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
     r.groups.count = n;
     r.groups.items = n ? kc_arena_alloc(&arena, (size_t)n * sizeof(*r.groups.items)) : NULL;
     size_t *order = kc_arena_alloc(&arena, (size_t)(n ? n : 1) * sizeof(*order));
-    order_by_partition(c, req->groups.items, (size_t)n, order);
+    kc_groups_order_by_partition(c, req->groups.items, (size_t)n, order);
     for (int32_t i = 0; i < n; i++) {
         __typeof__(r.groups.items[0]) *d = &r.groups.items[i];
         kc_str_t gid = req->groups.items[order[i]];
@@ -2398,7 +2214,7 @@ void kc_coord_describe_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
             d->error_code = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
             continue;
         }
-        kc_classic_group_t *g = kc_smap_get(&c->groups, gid.ptr ? gid.ptr : "", (size_t)gid.len);
+        kc_classic_group_t *g = classic_get(c, gid.ptr ? gid.ptr : "", (size_t)gid.len);
         if (!g) {
             d->group_state = kc_str("Dead");
             /* Before v6 an unknown group is a Dead group without error, so
@@ -2410,8 +2226,7 @@ void kc_coord_describe_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
             if (ctx->api_version >= 6) {
                 /* GroupMetadataManager.classicGroup: a group of another type
                  * is "not a classic group". */
-                bool other_type = kc_consumer_group_find(c, gid) != NULL ||
-                                  kc_coord_streams_group_find(c, gid) != NULL;
+                bool other_type = kc_group_get(c, gid) != NULL;
                 d->error_code = KC_ERR_GROUP_ID_NOT_FOUND;
                 size_t cap = (size_t)gid.len + 48;
                 char *msg = kc_arena_alloc(&arena, cap);
@@ -2453,205 +2268,20 @@ void kc_coord_describe_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
     kc_arena_deinit(&arena);
 }
 
-static bool str_ieq_c(kc_str_t a, const char *b)
-{
-    /* Kafka trims the states filter and compares lower-cased. */
-    const char *p = a.ptr ? a.ptr : "";
-    int32_t len = a.len > 0 ? a.len : 0;
-    while (len > 0 && isspace((unsigned char)p[0])) {
-        p++;
-        len--;
-    }
-    while (len > 0 && isspace((unsigned char)p[len - 1]))
-        len--;
-    if ((size_t)len != strlen(b))
-        return false;
-    for (int32_t i = 0; i < len; i++)
-        if (tolower((unsigned char)p[i]) != tolower((unsigned char)b[i]))
-            return false;
-    return true;
-}
-
-static bool str_ieq_exact(kc_str_t a, const char *b)
-{
-    if (a.len < 0 || (size_t)a.len != strlen(b))
-        return false;
-    for (int32_t i = 0; i < a.len; i++)
-        if (tolower((unsigned char)a.ptr[i]) != tolower((unsigned char)b[i]))
-            return false;
-    return true;
-}
-
 typedef struct {
     kc_classic_group_t **items;
-    size_t n, cap;
+    size_t n;
 } group_list_t;
-
-static void collect_group(void *ctx, const char *key, void *val)
-{
-    (void)key;
-    group_list_t *l = ctx;
-    if (l->n == l->cap) {
-        l->cap = l->cap ? l->cap * 2 : 16;
-        l->items = kc_xrealloc(l->items, l->cap * sizeof(*l->items));
-    }
-    l->items[l->n++] = val;
-}
 
 static int cmp_group(const void *a, const void *b)
 {
     return strcmp((*(kc_classic_group_t *const *)a)->group_id, (*(kc_classic_group_t *const *)b)->group_id);
 }
 
-/* One group of any type as ListGroups lists it, with its place in
- * Kafka's groups tables. */
-typedef struct {
-    const char *group_id;
-    const char *protocol_type;
-    const char *state;
-    const char *type;
-    uint64_t seq;
-    int rank;
-    uint32_t slot;
-} listed_t;
-
-/* Kafka's table iterators unpack a slot and hand its entries out from the
- * last one put: within a slot, the later entry comes first. */
-static int cmp_listed(const void *a, const void *b)
+/* The classic groups, as a new array of *n entries (to free). */
+static kc_classic_group_t **classic_groups(kc_coord_t *c, size_t *n)
 {
-    const listed_t *x = a, *y = b;
-    if (x->rank != y->rank)
-        return x->rank < y->rank ? -1 : 1;
-    if (x->slot != y->slot)
-        return x->slot < y->slot ? -1 : 1;
-    return x->seq > y->seq ? -1 : x->seq < y->seq;
-}
-
-/* Puts the groups in the order Kafka lists them: partition by partition,
- * each partition's table (shared by every group type, as Kafka's one
- * groups map) in its own order. */
-static void sort_in_table_order(const kc_coord_t *c, listed_t *l, size_t n)
-{
-    int *rank = partition_ranks(c);
-    for (size_t i = 0; i < n; i++) {
-        int p = group_partition(c, l[i].group_id);
-        l[i].rank = rank[p];
-        l[i].slot = groups_table_slot(l[i].group_id, groups_table_cap(c, p));
-    }
-    free(rank);
-    if (n > 1)
-        qsort(l, n, sizeof(*l), cmp_listed);
-}
-
-typedef struct {
-    listed_t *all;
-    size_t *nall;
-    const kc_str_t *states;
-    int32_t nstates;
-    const kc_request_ctx_t *ctx;
-    bool all_groups; /* DESCRIBE on the cluster: no per-group check */
-} list_streams_t;
-
-static void list_streams_group(kc_streams_group_t *g, void *arg)
-{
-    list_streams_t *ls = arg;
-    const char *state = kc_streams_group_state(g);
-    bool state_ok = ls->nstates == 0;
-    for (int32_t s = 0; s < ls->nstates && !state_ok; s++)
-        state_ok = str_ieq_c(ls->states[s], state);
-    if (!state_ok || (!ls->all_groups && !kc_request_authorized(ls->ctx, KC_OP_DESCRIBE,
-                                                                KC_RES_GROUP,
-                                                                kc_str(kc_streams_group_id(g)))))
-        return;
-    ls->all[(*ls->nall)++] = (listed_t){kc_streams_group_id(g), "streams", state, "streams",
-                                        kc_streams_group_table_seq(g), 0, 0};
-}
-
-void kc_coord_list_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
-                          const kc_list_groups_request_t *req, kc_result_t *res)
-{
-    kc_arena_t arena;
-    kc_arena_init(&arena);
-    kc_buf_t body;
-    kc_buf_init(&body);
-    kc_list_groups_response_t r;
-    kc_list_groups_response_init(&r);
-    r.error_code = KC_ERR_NONE;
-    r.groups.count = 0;
-    r.groups.items = NULL;
-    group_list_t l = {0};
-    if (!c->loaded)
-        r.error_code = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
-    else
-        kc_smap_foreach(&c->groups, collect_group, &l);
-    int32_t nstates = ctx->api_version >= 4 && req->states_filter.count > 0 ? req->states_filter.count : 0;
-    int32_t ntypes = ctx->api_version >= 5 && req->types_filter.count > 0 ? req->types_filter.count : 0;
-    bool classic_type_ok = ntypes == 0, consumer_type_ok = ntypes == 0, streams_type_ok = ntypes == 0;
-    for (int32_t t = 0; t < ntypes; t++) {
-        if (str_ieq_exact(req->types_filter.items[t], "classic"))
-            classic_type_ok = true;
-        if (str_ieq_exact(req->types_filter.items[t], "consumer"))
-            consumer_type_ok = true;
-        if (str_ieq_exact(req->types_filter.items[t], "streams"))
-            streams_type_ok = true;
-    }
-    /* KafkaApis.handleListGroupsRequest: DESCRIBE on the cluster lists every
-     * group, else only the groups the principal may DESCRIBE. */
-    bool all_groups = kc_request_authorized(ctx, KC_OP_DESCRIBE, KC_RES_CLUSTER,
-                                            kc_str(KC_CLUSTER_RESOURCE_NAME));
-    size_t ncons = c->loaded ? kc_consumer_group_count(c) : 0;
-    size_t nstreams = c->loaded ? kc_streams_group_count(c) : 0;
-    listed_t *all = kc_xcalloc(l.n + ncons + nstreams + 1, sizeof(*all));
-    size_t nall = 0;
-    for (size_t i = 0; i < l.n && classic_type_ok; i++) {
-        kc_classic_group_t *g = l.items[i];
-        bool state_ok = nstates == 0;
-        for (int32_t s = 0; s < nstates && !state_ok; s++)
-            state_ok = str_ieq_c(req->states_filter.items[s], state_names[g->state]);
-        if (!state_ok ||
-            (!all_groups &&
-             !kc_request_authorized(ctx, KC_OP_DESCRIBE, KC_RES_GROUP, kc_str(g->group_id))))
-            continue;
-        all[nall++] = (listed_t){g->group_id, g->protocol_type ? g->protocol_type : "",
-                                 state_names[g->state], "classic", g->table_seq, 0, 0};
-    }
-    /* KIP-848 consumer groups (protocol type "consumer"). */
-    kc_consumer_listed_group_t *cl = NULL;
-    if (ncons && consumer_type_ok) {
-        cl = kc_xcalloc(ncons, sizeof(*cl));
-        size_t n = kc_consumer_list_groups(
-            c, nstates ? req->states_filter.items : NULL, nstates, cl, ncons);
-        for (size_t i = 0; i < n; i++) {
-            if (!all_groups && !kc_request_authorized(ctx, KC_OP_DESCRIBE, KC_RES_GROUP,
-                                                      kc_str(cl[i].group_id)))
-                continue;
-            all[nall++] = (listed_t){cl[i].group_id, "consumer", cl[i].state, "consumer",
-                                     cl[i].table_seq, 0, 0};
-        }
-    }
-    /* KIP-1071 streams groups (protocol type "streams"). */
-    if (nstreams && streams_type_ok) {
-        list_streams_t ls = {all,     &nall, nstates ? req->states_filter.items : NULL,
-                             nstates, ctx,   all_groups};
-        kc_streams_group_foreach(c, list_streams_group, &ls);
-    }
-    sort_in_table_order(c, all, nall);
-    r.groups.items = nall ? kc_arena_alloc(&arena, nall * sizeof(*r.groups.items)) : NULL;
-    for (size_t i = 0; i < nall; i++) {
-        __typeof__(r.groups.items[0]) *lg = &r.groups.items[r.groups.count++];
-        lg->group_id = kc_str(all[i].group_id);
-        lg->protocol_type = kc_str(all[i].protocol_type);
-        lg->group_state = kc_str(all[i].state);
-        lg->group_type = kc_str(all[i].type);
-    }
-    free(all);
-    free(cl);
-    if (kc_list_groups_response_encode(&body, ctx->api_version, &r) != 0)
-        kc_log_error(LOG_COMP, "Failed to encode ListGroups response v%d", ctx->api_version);
-    kc_result_add_response(res, ctx, &body, NULL);
-    kc_buf_deinit(&body);
-    kc_arena_deinit(&arena);
-    free(l.items);
+    return (kc_classic_group_t **)kc_groups_list(c, KC_GROUP_CLASSIC, n);
 }
 
 static void cancel_group_timers(kc_coord_t *c, kc_classic_group_t *g)
@@ -2673,156 +2303,8 @@ static void drop_group(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms, con
     cancel_group_timers(c, g);
     group_transition(g, CG_DEAD, now_ms, NULL, why);
     groups_table_remove(c, g);
-    kc_smap_del(&c->groups, g->group_id, g->group_id_len);
+    kc_group_remove(c, &g->base, g->group_id_len);
     group_free(g);
-}
-
-void kc_coord_delete_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
-                            const kc_delete_groups_request_t *req, kc_result_t *res)
-{
-    kc_coord_delete_groups_failed(c, ctx, req, NULL, 0, res);
-}
-
-void kc_coord_delete_groups_failed(kc_coord_t *c, const kc_request_ctx_t *ctx,
-                                   const kc_delete_groups_request_t *req,
-                                   const kc_topology_desc_failed_t *failed, size_t nfailed,
-                                   kc_result_t *res)
-{
-    kc_arena_t arena;
-    kc_arena_init(&arena);
-    kc_buf_t body;
-    kc_buf_init(&body);
-    kc_delete_groups_response_t r;
-    kc_delete_groups_response_init(&r);
-    int32_t n = req->groups_names.count > 0 ? req->groups_names.count : 0;
-    r.results.count = 0;
-    r.results.items = n ? kc_arena_alloc(&arena, (size_t)n * sizeof(*r.results.items)) : NULL;
-    size_t records_before = res->nrecords;
-    size_t deleted_offsets = 0;
-    kc_buf_t deleted;
-    kc_buf_init(&deleted);
-    /* KafkaApis keeps each distinct group id once; the coordinator then
-     * answers them partition by partition. */
-    kc_smap_t seen;
-    kc_smap_init(&seen);
-    bool seen_null = false;
-    kc_str_t *ids = kc_arena_alloc(&arena, (size_t)(n ? n : 1) * sizeof(*ids));
-    size_t nids = 0;
-    for (int32_t i = 0; i < n; i++) {
-        kc_str_t gid = req->groups_names.items[i];
-        if (gid.len < 0 ? seen_null : kc_smap_get(&seen, gid.ptr ? gid.ptr : "", (size_t)gid.len) != NULL)
-            continue;
-        if (gid.len < 0)
-            seen_null = true;
-        else
-            kc_smap_put(&seen, gid.ptr ? gid.ptr : "", (size_t)gid.len, &seen);
-        ids[nids++] = gid;
-    }
-    size_t *order = kc_arena_alloc(&arena, (nids ? nids : 1) * sizeof(*order));
-    order_by_partition(c, ids, nids, order);
-    order_partitions_as_hash_sets(c, ids, order, nids);
-    for (size_t k = 0; k < nids; k++) {
-        kc_str_t gid = ids[order[k]];
-        __typeof__(r.results.items[0]) *d = &r.results.items[r.results.count++];
-        d->group_id = gid.len >= 0 ? gid : kc_str("");
-        d->error_code = KC_ERR_NONE;
-        d->error_message = KC_STR_NULL;
-        if (gid.len < 0) {
-            d->error_code = KC_ERR_INVALID_GROUP_ID;
-            continue;
-        }
-        /* KafkaApis.handleDeleteGroupsRequest: DELETE on the group. */
-        if (!kc_request_authorized(ctx, KC_OP_DELETE, KC_RES_GROUP, gid)) {
-            d->error_code = KC_ERR_GROUP_AUTHORIZATION_FAILED;
-            continue;
-        }
-        if (!c->loaded) {
-            d->error_code = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
-            continue;
-        }
-        kc_classic_group_t *g = kc_smap_get(&c->groups, gid.ptr ? gid.ptr : "", (size_t)gid.len);
-        kc_consumer_group_t *cg = g ? NULL : kc_consumer_group_find(c, gid);
-        kc_streams_group_t *sg = g || cg ? NULL : kc_coord_streams_group_find(c, gid);
-        if (sg) {
-            if (!kc_streams_group_is_empty(sg)) {
-                d->error_code = KC_ERR_NON_EMPTY_GROUP;
-                continue;
-            }
-            /* The store's delete failed: the group is kept (at -2). */
-            const kc_topology_desc_failed_t *f = NULL;
-            for (size_t fi = 0; fi < nfailed && !f; fi++)
-                if (kc_str_eq(failed[fi].group_id, gid))
-                    f = &failed[fi];
-            if (f) {
-                d->error_code = kc_topology_desc_deletion_error(f->error_code, ctx->api_version);
-                if (ctx->api_version >= 3 && f->message && *f->message)
-                    d->error_message = kc_str(f->message);
-                continue;
-            }
-            size_t before_sg = res->nrecords;
-            kc_offsets_delete_group(c, gid, res);
-            deleted_offsets += res->nrecords - before_sg;
-            if (deleted.len)
-                kc_buf_append(&deleted, ", ", 2);
-            kc_buf_append(&deleted, gid.ptr ? gid.ptr : "", (size_t)gid.len);
-            kc_coord_emit(c, KC_COORD_EV_GROUP_DELETED, kc_streams_group_id(sg), NULL, "DeleteGroups",
-                          kc_streams_group_epoch(sg), 0, ctx->now_ms);
-            kc_streams_group_delete(c, sg, res);
-            continue;
-        }
-        if (cg) {
-            if (!kc_consumer_group_is_empty(cg)) {
-                d->error_code = KC_ERR_NON_EMPTY_GROUP;
-                continue;
-            }
-            size_t before_cg = res->nrecords;
-            kc_offsets_delete_group(c, gid, res);
-            deleted_offsets += res->nrecords - before_cg;
-            if (deleted.len)
-                kc_buf_append(&deleted, ", ", 2);
-            kc_buf_append(&deleted, gid.ptr ? gid.ptr : "", (size_t)gid.len);
-            kc_consumer_group_delete(c, cg, res);
-            continue;
-        }
-        if (!g || g->state == CG_DEAD) {
-            d->error_code = KC_ERR_GROUP_ID_NOT_FOUND;
-            continue;
-        }
-        if (g->state != CG_EMPTY) {
-            d->error_code = KC_ERR_NON_EMPTY_GROUP;
-            continue;
-        }
-        size_t before = res->nrecords;
-        kc_offsets_delete_group(c, gid, res);
-        deleted_offsets += res->nrecords - before;
-        write_group_tombstone(g->group_id, res);
-        if (deleted.len)
-            kc_buf_append(&deleted, ", ", 2);
-        kc_buf_append(&deleted, g->group_id, strlen(g->group_id));
-        kc_coord_emit(c, KC_COORD_EV_GROUP_DELETED, g->group_id, NULL, "DeleteGroups",
-                      g->generation_id, 0, ctx->now_ms);
-        drop_group(c, g, ctx->now_ms, "deleted by a DeleteGroups request");
-    }
-    if (c->loaded)
-        kc_log_info(LOG_COMP, "The following groups were deleted: %.*s. A total of %zu offsets were removed.",
-                    (int)deleted.len, deleted.len ? (const char *)deleted.data : "", deleted_offsets);
-    kc_buf_deinit(&deleted);
-    kc_smap_deinit(&seen);
-    if (kc_delete_groups_response_encode(&body, ctx->api_version, &r) != 0)
-        kc_log_error(LOG_COMP, "Failed to encode DeleteGroups response v%d", ctx->api_version);
-    kc_buf_t err;
-    kc_buf_init(&err);
-    bool with_records = res->nrecords > records_before;
-    if (with_records) {
-        for (int32_t i = 0; i < r.results.count; i++)
-            if (r.results.items[i].error_code == KC_ERR_NONE)
-                r.results.items[i].error_code = KC_COORD_ERR_WRITE_FAILED;
-        kc_delete_groups_response_encode(&err, ctx->api_version, &r);
-    }
-    kc_result_add_response(res, ctx, &body, with_records ? &err : NULL);
-    kc_buf_deinit(&err);
-    kc_buf_deinit(&body);
-    kc_arena_deinit(&arena);
 }
 
 /* ---- replay, load, unload ------------------------------------------------- */
@@ -2840,11 +2322,11 @@ int kc_classic_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
     kc_group_metadata_key_init(&k);
     if (kc_group_metadata_key_decode(&r, 0, &arena, &k) != 0 || r.err || k.group.len < 0)
         goto out;
-    kc_classic_group_t *old = kc_smap_get(&c->groups, k.group.ptr ? k.group.ptr : "", (size_t)k.group.len);
+    kc_classic_group_t *old = classic_get(c, k.group.ptr ? k.group.ptr : "", (size_t)k.group.len);
     if (!value) {
         if (old) {
             groups_table_remove(c, old);
-            kc_smap_del(&c->groups, old->group_id, old->group_id_len);
+            kc_group_remove(c, &old->base, old->group_id_len);
             cancel_group_timers(c, old);
             group_free(old);
         }
@@ -2893,10 +2375,10 @@ int kc_classic_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
     group_compute_subscribed_topics(g);
     groups_table_put(c, g, old);
     if (old) {
-        kc_smap_del(&c->groups, old->group_id, old->group_id_len);
+        kc_group_remove(c, &old->base, old->group_id_len);
         group_free(old);
     }
-    kc_smap_put(&c->groups, g->group_id, g->group_id_len, g);
+    kc_group_put(c, &g->base, g->group_id_len);
     rc = 0;
 out:
     kc_arena_deinit(&arena);
@@ -2905,8 +2387,8 @@ out:
 
 void kc_classic_loaded(kc_coord_t *c, int64_t now_ms)
 {
-    group_list_t l = {0};
-    kc_smap_foreach(&c->groups, collect_group, &l);
+    group_list_t l;
+    l.items = classic_groups(c, &l.n);
     if (l.n)
         qsort(l.items, l.n, sizeof(*l.items), cmp_group);
     kc_result_t res;
@@ -2933,8 +2415,8 @@ void kc_classic_loaded(kc_coord_t *c, int64_t now_ms)
 
 void kc_classic_unload_all(kc_coord_t *c, kc_result_t *res)
 {
-    group_list_t l = {0};
-    kc_smap_foreach(&c->groups, collect_group, &l);
+    group_list_t l;
+    l.items = classic_groups(c, &l.n);
     for (size_t i = 0; i < l.n; i++) {
         kc_classic_group_t *g = l.items[i];
         kc_log_info(LOG_COMP, "[GroupId=%s] Unloading group metadata for generation %d.", g->group_id,
@@ -2950,7 +2432,7 @@ void kc_classic_unload_all(kc_coord_t *c, kc_result_t *res)
             }
         }
         cancel_group_timers(c, g);
-        kc_smap_del(&c->groups, g->group_id, g->group_id_len);
+        kc_group_remove(c, &g->base, g->group_id_len);
         group_free(g);
     }
     free(l.items);
@@ -2961,13 +2443,122 @@ void kc_classic_unload_all(kc_coord_t *c, kc_result_t *res)
     c->groups_table_seq = 0;
 }
 
+/* ---- the group abstraction (groups.h) -------------------------------------- */
+
+static kc_classic_group_t *classic_of(const kc_group_t *g) { return (kc_classic_group_t *)g; }
+
+static const char *classic_id(const kc_group_t *g) { return classic_of(g)->group_id; }
+
+static const char *classic_state_name(const kc_group_t *g)
+{
+    return state_names[classic_of(g)->state];
+}
+
+static const char *classic_protocol_type(const kc_group_t *g)
+{
+    const char *p = classic_of(g)->protocol_type;
+    return p ? p : "";
+}
+
+static uint64_t classic_table_seq(const kc_group_t *g) { return classic_of(g)->table_seq; }
+
+/* ClassicGroup.validateDeleteGroup. */
+static int16_t classic_validate_delete(const kc_group_t *base)
+{
+    const kc_classic_group_t *g = classic_of(base);
+    if (g->state == CG_DEAD)
+        return KC_ERR_GROUP_ID_NOT_FOUND;
+    return g->state == CG_EMPTY ? KC_ERR_NONE : KC_ERR_NON_EMPTY_GROUP;
+}
+
+static void classic_delete(kc_coord_t *c, kc_group_t *base, int64_t now_ms, const char *reason,
+                           kc_result_t *res)
+{
+    kc_classic_group_t *g = classic_of(base);
+    write_group_tombstone(g->group_id, res);
+    kc_coord_emit(c, KC_COORD_EV_GROUP_DELETED, g->group_id, NULL, reason, g->generation_id, 0,
+                  now_ms);
+    drop_group(c, g, now_ms, "deleted by a DeleteGroups request");
+}
+
+static int16_t classic_validate_offset_commit(kc_coord_t *c, kc_group_t *base,
+                                              const kc_offset_commit_args_t *a)
+{
+    kc_classic_group_t *g = classic_of(base);
+    int16_t err = kc_classic_group_validate_offset_commit(
+        g, a->member_id, a->group_instance_id, a->generation_id_or_member_epoch, false,
+        a->api_version);
+    if (err == KC_ERR_NONE)
+        kc_classic_group_touch_member(c, g, a->member_id, a->now_ms);
+    return err;
+}
+
+static int16_t classic_validate_offset_delete(const kc_group_t *g)
+{
+    return kc_classic_group_validate_offset_delete(classic_of(g));
+}
+
+static bool classic_is_subscribed_to_topic(const kc_group_t *g, kc_str_t topic)
+{
+    return kc_classic_group_is_subscribed_to(classic_of(g), topic);
+}
+
+/* GroupCoordinatorShard.cleanupGroupMetadata: an Empty group whose offsets
+ * all expired is deleted. */
+static void classic_maybe_delete_expired(kc_coord_t *c, kc_group_t *base, int64_t now_ms,
+                                         kc_result_t *res)
+{
+    (void)now_ms;
+    kc_classic_group_t *g = classic_of(base);
+    if (g->state != CG_EMPTY || kc_offsets_group_has_offsets(c, kc_str(g->group_id)))
+        return;
+    kc_log_info(LOG_COMP, "Group %s is empty and all its offsets expired: deleting it.", g->group_id);
+    write_group_tombstone(g->group_id, res);
+    int64_t when = g->current_state_timestamp >= 0 ? g->current_state_timestamp : 0;
+    kc_coord_emit(c, KC_COORD_EV_GROUP_DELETED, g->group_id, NULL, "offsets expired",
+                  g->generation_id, 0, when);
+    drop_group(c, g, when, "it is empty and all its offsets expired");
+}
+
+static bool classic_offsets_expire(const kc_group_t *g, int64_t *base_timestamp_ms)
+{
+    return kc_classic_group_offsets_expire(classic_of(g), base_timestamp_ms);
+}
+
+/* ClassicGroup.validateOffsetFetch: a Dead group has none to show. */
+static int16_t classic_validate_offset_fetch(const kc_group_t *g, kc_str_t member_id,
+                                             int32_t member_epoch, int16_t api_version)
+{
+    (void)member_id;
+    (void)member_epoch;
+    (void)api_version;
+    return classic_of(g)->state == CG_DEAD ? KC_ERR_GROUP_ID_NOT_FOUND : KC_ERR_NONE;
+}
+
+const kc_group_ops_t kc_classic_group_ops = {
+    .type = KC_GROUP_CLASSIC,
+    .type_name = "classic",
+    .id = classic_id,
+    .state_name = classic_state_name,
+    .protocol_type = classic_protocol_type,
+    .table_seq = classic_table_seq,
+    .validate_delete = classic_validate_delete,
+    .delete = classic_delete,
+    .validate_offset_commit = classic_validate_offset_commit,
+    .validate_offset_fetch = classic_validate_offset_fetch,
+    .validate_offset_delete = classic_validate_offset_delete,
+    .offsets_expire = classic_offsets_expire,
+    .is_subscribed_to_topic = classic_is_subscribed_to_topic,
+    .maybe_delete_expired = classic_maybe_delete_expired,
+};
+
 /* ---- the offsets module's view ------------------------------------------ */
 
 kc_classic_group_t *kc_classic_group_find(kc_coord_t *c, kc_str_t group_id)
 {
     if (group_id.len < 0)
         return NULL;
-    return kc_smap_get(&c->groups, group_id.ptr ? group_id.ptr : "", (size_t)group_id.len);
+    return classic_get(c, group_id.ptr ? group_id.ptr : "", (size_t)group_id.len);
 }
 
 kc_classic_group_t *kc_classic_group_find_or_create(kc_coord_t *c, kc_str_t group_id)
@@ -2977,13 +2568,18 @@ kc_classic_group_t *kc_classic_group_find_or_create(kc_coord_t *c, kc_str_t grou
         return g;
     g = group_new(group_id.ptr ? group_id.ptr : "", (size_t)group_id.len, CG_EMPTY, -1);
     groups_table_put(c, g, NULL);
-    kc_smap_put(&c->groups, g->group_id, g->group_id_len, g);
+    kc_group_put(c, &g->base, g->group_id_len);
     return g;
 }
 
 bool kc_classic_group_is_empty_state(const kc_classic_group_t *g) { return g->state == CG_EMPTY; }
 
 bool kc_classic_group_is_dead(const kc_classic_group_t *g) { return g->state == CG_DEAD; }
+
+bool kc_classic_group_is_simple(const kc_classic_group_t *g)
+{
+    return g->state == CG_EMPTY && !g->protocol_type && !g->nmembers && !g->pending_join.n;
+}
 
 int16_t kc_classic_group_validate_offset_commit(kc_classic_group_t *g, kc_str_t member_id,
                                                 kc_str_t group_instance_id,
@@ -3040,25 +2636,6 @@ int16_t kc_classic_group_validate_offset_delete(const kc_classic_group_t *g)
 
 kc_str_t kc_classic_group_id(const kc_classic_group_t *g) { return kc_str(g->group_id); }
 
-typedef struct {
-    void (*fn)(kc_classic_group_t *g, void *arg);
-    void *arg;
-} foreach_ctx_t;
-
-static void foreach_group(void *ctx, const char *key, void *val)
-{
-    (void)key;
-    foreach_ctx_t *f = ctx;
-    f->fn(val, f->arg);
-}
-
-void kc_classic_group_foreach(kc_coord_t *c, void (*fn)(kc_classic_group_t *g, void *arg),
-                              void *arg)
-{
-    foreach_ctx_t f = {fn, arg};
-    kc_smap_foreach(&c->groups, foreach_group, &f);
-}
-
 bool kc_classic_group_is_subscribed_to(const kc_classic_group_t *g, kc_str_t topic)
 {
     if (g->subscribed_known)
@@ -3087,19 +2664,6 @@ bool kc_classic_group_delete_empty(kc_coord_t *c, kc_str_t group_id, kc_result_t
         write_group_tombstone(g->group_id, res);
     drop_group(c, g, g->current_state_timestamp, "a streams group of the same id replaces it");
     return true;
-}
-
-void kc_classic_group_delete_if_empty(kc_coord_t *c, kc_str_t group_id, kc_result_t *res)
-{
-    kc_classic_group_t *g = kc_classic_group_find(c, group_id);
-    if (!g || g->state != CG_EMPTY || kc_offsets_group_has_offsets(c, group_id))
-        return;
-    kc_log_info(LOG_COMP, "Group %s is empty and all its offsets expired: deleting it.", g->group_id);
-    write_group_tombstone(g->group_id, res);
-    int64_t when = g->current_state_timestamp >= 0 ? g->current_state_timestamp : 0;
-    kc_coord_emit(c, KC_COORD_EV_GROUP_DELETED, g->group_id, NULL, "offsets expired",
-                  g->generation_id, 0, when);
-    drop_group(c, g, when, "it is empty and all its offsets expired");
 }
 
 /* ---- read-only introspection (admin views) -------------------------------- */
@@ -3137,22 +2701,13 @@ static void inspect_one(const kc_classic_group_t *g, kc_group_view_fn fn, void *
     free(mv);
 }
 
-typedef struct {
-    kc_group_view_fn fn;
-    void *arg;
-} inspect_ctx_t;
-
-static void inspect_each(void *ctx, const char *key, void *val)
-{
-    (void)key;
-    inspect_ctx_t *ic = ctx;
-    inspect_one(val, ic->fn, ic->arg);
-}
-
 void kc_coord_inspect_groups(kc_coord_t *c, kc_group_view_fn fn, void *arg)
 {
-    inspect_ctx_t ic = {fn, arg};
-    kc_smap_foreach(&c->groups, inspect_each, &ic);
+    size_t n;
+    kc_classic_group_t **gs = classic_groups(c, &n);
+    for (size_t i = 0; i < n; i++)
+        inspect_one(gs[i], fn, arg);
+    free(gs);
     kc_consumer_inspect_all(c, fn, arg);
     kc_streams_inspect_all(c, fn, arg);
 }
@@ -3162,7 +2717,7 @@ bool kc_coord_inspect_group(kc_coord_t *c, kc_str_t group_id, kc_group_view_fn f
     if (group_id.len < 0)
         return false;
     const kc_classic_group_t *g =
-        kc_smap_get(&c->groups, group_id.ptr ? group_id.ptr : "", (size_t)group_id.len);
+        classic_get(c, group_id.ptr ? group_id.ptr : "", (size_t)group_id.len);
     if (!g)
         return kc_consumer_inspect_one(c, group_id, fn, arg) ||
                kc_streams_inspect_one(c, group_id, fn, arg);
@@ -3175,7 +2730,7 @@ bool kc_coord_inspect_group(kc_coord_t *c, kc_str_t group_id, kc_group_view_fn f
 uint64_t kc_classic_group_drop_simple(kc_coord_t *c, kc_str_t group_id)
 {
     kc_classic_group_t *g = kc_classic_group_find(c, group_id);
-    if (!g || g->state != CG_EMPTY || g->protocol_type || g->nmembers || g->pending_join.n)
+    if (!g || !kc_classic_group_is_simple(g))
         return 0;
     /* Not drop_group: the table entry stays for the group that replaces it
      * (a put of an existing key keeps its place). */
@@ -3183,7 +2738,7 @@ uint64_t kc_classic_group_drop_simple(kc_coord_t *c, kc_str_t group_id)
     cancel_group_timers(c, g);
     group_transition(g, CG_DEAD, g->current_state_timestamp, NULL,
                      "a consumer group of the same id replaces it");
-    kc_smap_del(&c->groups, g->group_id, g->group_id_len);
+    kc_group_remove(c, &g->base, g->group_id_len);
     group_free(g);
     return seq;
 }
@@ -3253,7 +2808,7 @@ void kc_classic_group_create_converted(kc_coord_t *c, const char *group_id, int3
     set_cstr(&g->protocol_name, group_select_protocol(g));
     group_compute_subscribed_topics(g);
     groups_table_put(c, g, NULL);
-    kc_smap_put(&c->groups, g->group_id, g->group_id_len, g);
+    kc_group_put(c, &g->base, g->group_id_len);
     write_group_record(g, false, res);
     for (size_t i = 0; i < g->nmembers; i++)
         schedule_heartbeat(c, g, g->members[i]->member_id, g->members[i]->session_timeout_ms,

@@ -193,11 +193,9 @@ bool kc_asg_is_empty(const kc_asg_t *a) { return kc_asg_count(a) == 0; }
 
 static char *dup_s(kc_str_t s) { return s.len < 0 ? NULL : kc_xstrndup(s.ptr ? s.ptr : "", (size_t)s.len); }
 
-static kc_smap_t *groups_map(kc_coord_t *c) { return &c->consumer_groups; }
-
 static cs_group_t *group_get(kc_coord_t *c, const char *id, size_t len)
 {
-    return kc_smap_get(groups_map(c), id, len);
+    return kc_group_get_typed(c, (kc_str_t){id, (int32_t)len}, KC_GROUP_CONSUMER);
 }
 
 /* A new group in the groups map, not yet in Kafka's groups table. */
@@ -218,7 +216,8 @@ static cs_group_t *group_alloc(kc_coord_t *c, const char *id, size_t len)
      * first member gets epoch 1 unless its join changes the subscription,
      * the assignor or the metadata hash, which bumps the epoch to 2. */
     g->group_epoch = 1;
-    kc_smap_put(groups_map(c), g->group_id, len, g);
+    g->base.ops = &kc_consumer_group_ops;
+    kc_group_put(c, &g->base, len);
     return g;
 }
 
@@ -1761,8 +1760,7 @@ static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
     if (!g) {
         /* GroupMetadataManager.consumerGroup: a group of another type is
          * named as such. */
-        bool other = kc_classic_group_find(c, req->group_id) != NULL ||
-                     kc_coord_streams_group_find(c, req->group_id) != NULL;
+        bool other = kc_group_get(c, req->group_id) != NULL;
         snprintf(msg, sizeof(msg),
                  other ? "Group %.*s is not a consumer group." : "Group %.*s not found.",
                  (int)req->group_id.len, req->group_id.ptr);
@@ -2379,8 +2377,7 @@ void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx
             dg->error_code = KC_ERR_GROUP_ID_NOT_FOUND;
             char *m = kc_arena_alloc(&arena, MSG_MAX);
             /* GroupMetadataManager.consumerGroup: another type is named. */
-            bool classic = kc_classic_group_find(c, gid) != NULL ||
-                           kc_coord_streams_group_find(c, gid) != NULL;
+            bool classic = kc_group_get(c, gid) != NULL;
             snprintf(m, MSG_MAX,
                      classic ? "Group %.*s is not a consumer group." : "Group %.*s not found.",
                      gid.len > 0 ? (int)gid.len : 0, gid.ptr ? gid.ptr : "");
@@ -2505,7 +2502,7 @@ int kc_consumer_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const 
         if (mid.len < 0)
             goto out;
     }
-    if (gid.len < 0)
+    if (gid.len < 0 || !kc_group_replay_allowed(c, gid, KC_GROUP_CONSUMER))
         goto out;
     cs_group_t *g = group_get(c, gid.ptr ? gid.ptr : "", (size_t)gid.len);
     int16_t version = 0;
@@ -2560,7 +2557,7 @@ int kc_consumer_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const 
         if (!value) {
             if (g) {
                 kc_groups_table_remove(c, g->group_id);
-                kc_smap_del(groups_map(c), g->group_id, strlen(g->group_id));
+                kc_group_remove(c, &g->base, strlen(g->group_id));
                 group_free(g);
             }
             break;
@@ -2706,28 +2703,31 @@ void kc_consumer_loaded(kc_coord_t *c, int64_t now_ms)
      * heartbeat (once the minimum interval has passed). */
     c->topics_version++;
     c->new_topics_version = c->topics_version;
-    kc_smap_t *map = groups_map(c);
-    for (size_t i = 0; i < map->nslots; i++)
-        for (kc_smap_entry_t *e = map->slots[i]; e; e = e->next) {
-            cs_group_t *g = e->val;
-            g->last_state = group_state_name(g);
-            for (size_t j = 0; j < g->nmembers; j++) {
-                cs_member_t *m = g->members[j];
-                schedule_session(c, g, m, now_ms);
-                if (m->state == MS_UNREVOKED_PARTITIONS)
-                    schedule_rebalance(c, g, m, now_ms);
-            }
+    size_t n;
+    kc_group_t **gs = kc_groups_list(c, KC_GROUP_CONSUMER, &n);
+    for (size_t i = 0; i < n; i++) {
+        cs_group_t *g = (cs_group_t *)gs[i];
+        g->last_state = group_state_name(g);
+        for (size_t j = 0; j < g->nmembers; j++) {
+            cs_member_t *m = g->members[j];
+            schedule_session(c, g, m, now_ms);
+            if (m->state == MS_UNREVOKED_PARTITIONS)
+                schedule_rebalance(c, g, m, now_ms);
         }
+    }
+    free(gs);
 }
 
 void kc_consumer_unload_all(kc_coord_t *c)
 {
-    kc_smap_t *map = groups_map(c);
-    for (size_t i = 0; i < map->nslots; i++)
-        for (kc_smap_entry_t *e = map->slots[i]; e; e = e->next)
-            group_free(e->val);
-    kc_smap_deinit(map);
-    kc_smap_init(map);
+    size_t n;
+    kc_group_t **gs = kc_groups_list(c, KC_GROUP_CONSUMER, &n);
+    for (size_t i = 0; i < n; i++) {
+        cs_group_t *g = (cs_group_t *)gs[i];
+        kc_group_remove(c, &g->base, strlen(g->group_id));
+        group_free(g);
+    }
+    free(gs);
 }
 
 /* ---- views for other modules ------------------------------------------------------ */
@@ -2743,32 +2743,10 @@ bool kc_consumer_group_is_empty(const kc_consumer_group_t *g) { return g->nmembe
 
 kc_str_t kc_consumer_group_id(const kc_consumer_group_t *g) { return kc_str(g->group_id); }
 
-void kc_consumer_group_foreach(kc_coord_t *c, void (*fn)(kc_consumer_group_t *g, void *arg),
-                               void *arg)
-{
-    kc_smap_t *map = groups_map(c);
-    for (size_t i = 0; i < map->nslots; i++)
-        for (kc_smap_entry_t *e = map->slots[i]; e; e = e->next)
-            fn(e->val, arg);
-}
-
 bool kc_consumer_group_is_subscribed_to(const kc_consumer_group_t *g, kc_str_t topic)
 {
     return topic.len >= 0 &&
            kc_smap_get(&g->topic_refs, topic.ptr ? topic.ptr : "", (size_t)topic.len) != NULL;
-}
-
-void kc_consumer_group_delete_if_empty(kc_coord_t *c, kc_str_t group_id, int64_t now_ms,
-                                       kc_result_t *res)
-{
-    cs_group_t *g = kc_consumer_group_find(c, group_id);
-    if (!g || g->nmembers != 0 || kc_offsets_group_has_offsets(c, group_id))
-        return;
-    kc_log_info(LOG_COMP, "[GroupId %s] Consumer group is empty and all its offsets expired: deleting it.",
-                g->group_id);
-    kc_coord_emit(c, KC_COORD_EV_GROUP_DELETED, g->group_id, NULL, "offsets expired",
-                  g->group_epoch, 0, now_ms);
-    kc_consumer_group_delete(c, g, res);
 }
 
 typedef struct {
@@ -2811,7 +2789,7 @@ void kc_consumer_group_delete(kc_coord_t *c, kc_consumer_group_t *g, kc_result_t
     kc_log_info(LOG_COMP, "[GroupId %s] Consumer group transitioned from %s to Dead (group epoch %d).",
                 g->group_id, group_state_name(g), g->group_epoch);
     kc_groups_table_remove(c, g->group_id);
-    kc_smap_del(groups_map(c), g->group_id, strlen(g->group_id));
+    kc_group_remove(c, &g->base, strlen(g->group_id));
     group_free(g);
 }
 
@@ -2845,50 +2823,109 @@ int16_t kc_consumer_group_validate_offset_fetch(kc_consumer_group_t *g, kc_str_t
     return KC_ERR_NONE;
 }
 
-/* ListGroups: appends the consumer groups passing the filters. */
-static bool state_matches(const kc_str_t *states, int32_t nstates, const char *state)
+/* ---- the group abstraction (groups.h) ---------------------------------------------- */
+
+static cs_group_t *consumer_of(const kc_group_t *g) { return (cs_group_t *)g; }
+
+static const char *consumer_id(const kc_group_t *g) { return consumer_of(g)->group_id; }
+
+static const char *consumer_state_name(const kc_group_t *g)
 {
-    if (nstates == 0)
-        return true;
-    for (int32_t i = 0; i < nstates; i++) {
-        kc_str_t s = states[i];
-        if (s.len >= 0 && (size_t)s.len == strlen(state)) {
-            bool eq = true;
-            for (int32_t k = 0; k < s.len && eq; k++) {
-                char a = s.ptr[k], b = state[k];
-                if (a >= 'A' && a <= 'Z')
-                    a = (char)(a - 'A' + 'a');
-                if (b >= 'A' && b <= 'Z')
-                    b = (char)(b - 'A' + 'a');
-                eq = a == b;
-            }
-            if (eq)
-                return true;
-        }
-    }
-    return false;
+    return group_state_name(consumer_of(g));
 }
 
-size_t kc_consumer_group_count(kc_coord_t *c) { return groups_map(c)->count; }
-
-size_t kc_consumer_list_groups(kc_coord_t *c, const kc_str_t *states, int32_t nstates,
-                               kc_consumer_listed_group_t *out, size_t cap)
+static const char *consumer_protocol_type(const kc_group_t *g)
 {
-    size_t n = 0;
-    kc_smap_t *map = groups_map(c);
-    for (size_t i = 0; i < map->nslots; i++)
-        for (kc_smap_entry_t *e = map->slots[i]; e; e = e->next) {
-            cs_group_t *g = e->val;
-            const char *state = group_state_name(g);
-            if (!state_matches(states, nstates, state) || n >= cap)
-                continue;
-            out[n].group_id = g->group_id;
-            out[n].state = state;
-            out[n].table_seq = g->table_seq;
-            n++;
-        }
-    return n;
+    (void)g;
+    return "consumer";
 }
+
+static uint64_t consumer_table_seq(const kc_group_t *g) { return consumer_of(g)->table_seq; }
+
+/* ConsumerGroup.validateDeleteGroup. */
+static int16_t consumer_validate_delete(const kc_group_t *g)
+{
+    return consumer_of(g)->nmembers == 0 ? KC_ERR_NONE : KC_ERR_NON_EMPTY_GROUP;
+}
+
+static void consumer_delete(kc_coord_t *c, kc_group_t *base, int64_t now_ms, const char *reason,
+                            kc_result_t *res)
+{
+    cs_group_t *g = consumer_of(base);
+    kc_coord_emit(c, KC_COORD_EV_GROUP_DELETED, g->group_id, NULL, reason, g->group_epoch, 0,
+                  now_ms);
+    kc_consumer_group_delete(c, g, res);
+}
+
+static int16_t consumer_validate_offset_commit(kc_coord_t *c, kc_group_t *g,
+                                               const kc_offset_commit_args_t *a)
+{
+    (void)c;
+    return kc_consumer_group_validate_offset_commit(consumer_of(g), a->member_id,
+                                                    a->generation_id_or_member_epoch,
+                                                    a->api_version);
+}
+
+/* ConsumerGroup.validateOffsetDelete accepts every OffsetDelete. */
+static int16_t consumer_validate_offset_delete(const kc_group_t *g)
+{
+    (void)g;
+    return KC_ERR_NONE;
+}
+
+static bool consumer_is_subscribed_to_topic(const kc_group_t *g, kc_str_t topic)
+{
+    return kc_consumer_group_is_subscribed_to(consumer_of(g), topic);
+}
+
+static void consumer_maybe_delete_expired(kc_coord_t *c, kc_group_t *base, int64_t now_ms,
+                                          kc_result_t *res)
+{
+    cs_group_t *g = consumer_of(base);
+    if (g->nmembers != 0 || kc_offsets_group_has_offsets(c, kc_str(g->group_id)))
+        return;
+    kc_log_info(LOG_COMP, "[GroupId %s] Consumer group is empty and all its offsets expired: deleting it.",
+                g->group_id);
+    consumer_delete(c, base, now_ms, "offsets expired", res);
+}
+
+/* ConsumerGroup.offsetExpirationCondition: each offset's commit timestamp. */
+static bool consumer_offsets_expire(const kc_group_t *g, int64_t *base_timestamp_ms)
+{
+    (void)g;
+    *base_timestamp_ms = -1;
+    return true;
+}
+
+/* ConsumerGroup.validateOffsetFetch, from v9 (which carries the member id
+ * and epoch): a member epoch without a member id makes Kafka look the null
+ * id up and fail with an unexpected error. */
+static int16_t consumer_validate_offset_fetch(const kc_group_t *g, kc_str_t member_id,
+                                     int32_t member_epoch, int16_t api_version)
+{
+    if (api_version < 9)
+        return KC_ERR_NONE;
+    if (member_id.len < 0 && member_epoch >= 0)
+        return KC_ERR_UNKNOWN_SERVER_ERROR;
+    return kc_consumer_group_validate_offset_fetch(consumer_of(g), member_id, member_epoch);
+}
+
+const kc_group_ops_t kc_consumer_group_ops = {
+    .type = KC_GROUP_CONSUMER,
+    .type_name = "consumer",
+    .id = consumer_id,
+    .state_name = consumer_state_name,
+    .protocol_type = consumer_protocol_type,
+    .table_seq = consumer_table_seq,
+    .validate_delete = consumer_validate_delete,
+    .delete = consumer_delete,
+    .validate_offset_commit = consumer_validate_offset_commit,
+    .validate_offset_fetch = consumer_validate_offset_fetch,
+    .validate_offset_delete = consumer_validate_offset_delete,
+    .offsets_expire = consumer_offsets_expire,
+    .is_subscribed_to_topic = consumer_is_subscribed_to_topic,
+    .maybe_delete_expired = consumer_maybe_delete_expired,
+};
 
 /* ---- read-only introspection (admin views) ------------------------------------- */
 
@@ -2978,10 +3015,11 @@ static void inspect_group(kc_coord_t *c, cs_group_t *g, kc_group_view_fn fn, voi
 
 void kc_consumer_inspect_all(kc_coord_t *c, kc_group_view_fn fn, void *arg)
 {
-    kc_smap_t *map = groups_map(c);
-    for (size_t i = 0; i < map->nslots; i++)
-        for (kc_smap_entry_t *e = map->slots[i]; e; e = e->next)
-            inspect_group(c, e->val, fn, arg);
+    size_t n;
+    kc_group_t **gs = kc_groups_list(c, KC_GROUP_CONSUMER, &n);
+    for (size_t i = 0; i < n; i++)
+        inspect_group(c, (cs_group_t *)gs[i], fn, arg);
+    free(gs);
 }
 
 bool kc_consumer_inspect_one(kc_coord_t *c, kc_str_t group_id, kc_group_view_fn fn, void *arg)

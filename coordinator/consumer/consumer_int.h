@@ -189,6 +189,7 @@ typedef struct {
 } cs_sub_id_t;
 
 struct kc_consumer_group {
+    kc_group_t base; /* first: the group abstraction (groups.h) */
     char *group_id;
     int32_t group_epoch;       /* record 3 */
     int64_t metadata_hash;     /* record 3 */

@@ -190,8 +190,7 @@ int kc_offsets_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
      * unless the offsets belong to a consumer or streams group (Kafka's
      * OffsetMetadataManager.replay creates one only when no group has the
      * id). */
-    if (kc_classic_group_find(c, group) == NULL && kc_consumer_group_find(c, group) == NULL &&
-        kc_coord_streams_group_find(c, group) == NULL)
+    if (kc_group_get(c, group) == NULL)
         kc_classic_group_find_or_create(c, group);
     kc_offsets_map_put(&o->map, group, topic, partition, &e);
     return 0;
@@ -295,58 +294,19 @@ void kc_coord_topic_deleted(kc_coord_t *c, kc_str_t topic, int64_t now_ms, kc_re
 
 /* ---- retention ---------------------------------------------------------- */
 
-static void add_group_id(kc_str_array_t *ids, kc_str_t id)
-{
-    ids->items = kc_xrealloc(ids->items, (size_t)(ids->count + 1) * sizeof(*ids->items));
-    int32_t len = id.len < 0 ? 0 : id.len;
-    ids->items[ids->count++] = str_of(kc_xstrndup(id.ptr, (size_t)len), len);
-}
-
-static void collect_group_id(kc_classic_group_t *g, void *arg)
-{
-    add_group_id(arg, kc_classic_group_id(g));
-}
-
-static void collect_consumer_group_id(kc_consumer_group_t *g, void *arg)
-{
-    add_group_id(arg, kc_consumer_group_id(g));
-}
-
-/* Any kind of group, for the rules they share. */
-typedef struct {
-    kc_classic_group_t *classic;
-    kc_consumer_group_t *consumer;
-    kc_streams_group_t *streams;
-} any_group_t;
-
-static bool group_subscribed_to(any_group_t g, kc_str_t topic)
-{
-    if (g.streams)
-        return kc_streams_group_is_subscribed_to(g.streams, topic);
-    return g.classic ? kc_classic_group_is_subscribed_to(g.classic, topic)
-                     : kc_consumer_group_is_subscribed_to(g.consumer, topic);
-}
-
-static void collect_streams_group_id(kc_streams_group_t *g, void *arg)
-{
-    add_group_id(arg, kc_str(kc_streams_group_id(g)));
-}
-
 /*
  * Collects the group's expired offsets (OffsetMetadataManager
  * .cleanupExpiredOffsets); returns true when none would be left. A
  * consumer group's offsets expire retention after their commit (its
  * OffsetExpirationCondition), topics it subscribes to excepted.
  */
-static bool collect_expired(kc_coord_t *c, any_group_t grp, const kc_offsets_group_t *g,
+static bool collect_expired(kc_coord_t *c, const kc_group_t *grp, const kc_offsets_group_t *g,
                             int64_t now_ms, tombstones_t *t)
 {
     if (g == NULL)
         return true;
     int64_t base = -1;
-    /* A streams group's offsets expire by their commit timestamps
-     * (StreamsGroup.offsetExpirationCondition), as a consumer group's. */
-    if (grp.classic && !kc_classic_group_offsets_expire(grp.classic, &base))
+    if (!grp->ops->offsets_expire(grp, &base))
         return false;
     int64_t retention = kc_coord_config(c)->offsets_retention_ms;
     bool all = true;
@@ -354,7 +314,7 @@ static bool collect_expired(kc_coord_t *c, any_group_t grp, const kc_offsets_gro
     for (uint32_t i = 0; i < g->ntopics; i++) {
         const kc_offsets_topic_t *tp = &g->topics[i];
         kc_str_t tname = str_of(tp->name, tp->name_len);
-        if (group_subscribed_to(grp, tname)) {
+        if (grp->ops->is_subscribed_to_topic(grp, tname)) {
             all = false;
             continue;
         }
@@ -382,49 +342,26 @@ static void expiration_fired(kc_coord_t *c, const char *key, int64_t now_ms, kc_
 {
     (void)key;
     kc_offsets_map_t *m = &state_of(c)->map;
-    kc_str_array_t ids = {NULL, 0};
-    kc_classic_group_foreach(c, collect_group_id, &ids);
-    int32_t nclassic = ids.count;
-    kc_consumer_group_foreach(c, collect_consumer_group_id, &ids);
-    int32_t nconsumer = ids.count;
-    kc_streams_group_foreach(c, collect_streams_group_id, &ids);
     size_t total = 0;
-    for (int32_t i = 0; i < ids.count; i++) {
-        any_group_t grp = {NULL, NULL, NULL};
-        if (i < nclassic)
-            grp.classic = kc_classic_group_find(c, ids.items[i]);
-        else if (i < nconsumer)
-            grp.consumer = kc_consumer_group_find(c, ids.items[i]);
-        else
-            grp.streams = kc_coord_streams_group_find(c, ids.items[i]);
-        if (grp.classic == NULL && grp.consumer == NULL && grp.streams == NULL)
-            continue;
-        tombstones_t t = {0};
-        bool all = collect_expired(c, grp, kc_offsets_map_group(m, ids.items[i]), now_ms, &t);
-        if (t.n > 0) {
-            kc_log_info(LOG, "group %.*s: expired %zu committed offsets%s", (int)ids.items[i].len,
-                        ids.items[i].ptr, t.n, all ? ", none left" : "");
-            total += t.n;
+    for (kc_group_type_t type = KC_GROUP_CLASSIC; type <= KC_GROUP_STREAMS; type++) {
+        size_t n;
+        kc_group_t **gs = kc_groups_list(c, type, &n);
+        for (size_t i = 0; i < n; i++) {
+            kc_group_t *grp = gs[i];
+            kc_str_t id = kc_str(grp->ops->id(grp));
+            tombstones_t t = {0};
+            bool all = collect_expired(c, grp, kc_offsets_map_group(m, id), now_ms, &t);
+            if (t.n > 0) {
+                kc_log_info(LOG, "group %.*s: expired %zu committed offsets%s", (int)id.len,
+                            id.ptr, t.n, all ? ", none left" : "");
+                total += t.n;
+            }
+            tombstones_flush(c, &t, res);
+            if (all)
+                grp->ops->maybe_delete_expired(c, grp, now_ms, res);
         }
-        tombstones_flush(c, &t, res);
-        if (!all)
-            continue;
-        if (grp.classic) {
-            kc_classic_group_delete_if_empty(c, ids.items[i], res);
-        } else if (grp.consumer) {
-            kc_consumer_group_delete_if_empty(c, ids.items[i], now_ms, res);
-        } else if (kc_streams_group_may_expire(c, grp.streams)) {
-            /* Once the topology-description store holds nothing for it
-             * (StreamsGroup.shouldExpire; the store's cleanup cycle gets it
-             * there). */
-            kc_log_info(LOG, "Streams group %.*s is empty and all its offsets expired: deleting it.",
-                        (int)ids.items[i].len, ids.items[i].ptr);
-            kc_streams_group_delete(c, grp.streams, res);
-        }
+        free(gs);
     }
-    for (int32_t i = 0; i < ids.count; i++)
-        free((char *)ids.items[i].ptr);
-    free(ids.items);
     if (total > 0)
         kc_log_info(LOG, "retention check removed %zu offsets", total);
     kc_timer_schedule(c, EXPIRATION_TIMER,
@@ -627,41 +564,25 @@ void kc_coord_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
     int16_t group_err = KC_ERR_NONE;
     size_t first_record = res->nrecords;
     if (ncoord > 0) {
-        kc_classic_group_t *g = NULL;
-        kc_consumer_group_t *cg = NULL;
-        kc_streams_group_t *sg = NULL;
+        kc_group_t *g = NULL;
         if (!kc_coord_is_loaded(c)) {
             group_err = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
-        } else if ((sg = kc_coord_streams_group_find(c, req->group_id)) != NULL) {
-            /* A KIP-1071 group: the member epoch is the generation. */
-            kc_str_t member_id = req->member_id.len < 0 ? str_of("", 0) : req->member_id;
-            char why[256];
-            group_err = kc_streams_group_validate_offset_commit(
-                sg, member_id, req->generation_id_or_member_epoch, version, why, sizeof(why));
-            if (group_err != KC_ERR_NONE)
-                kc_log_info(LOG, "[GroupId %.*s] OffsetCommit rejected: %s", (int)req->group_id.len,
-                            req->group_id.ptr, why);
-        } else if ((cg = kc_consumer_group_find(c, req->group_id)) != NULL) {
-            /* A KIP-848 group: the member epoch is the generation. */
-            kc_str_t member_id = req->member_id.len < 0 ? str_of("", 0) : req->member_id;
-            group_err = kc_consumer_group_validate_offset_commit(
-                cg, member_id, req->generation_id_or_member_epoch, version);
-        } else if ((g = kc_classic_group_find(c, req->group_id)) == NULL) {
+        } else if ((g = kc_group_get(c, req->group_id)) == NULL) {
             if (req->generation_id_or_member_epoch < 0) {
                 kc_log_info(LOG, "[GroupId %.*s] Creating a simple consumer group via manual offset commit.",
                             (int)req->group_id.len, req->group_id.ptr);
-                g = kc_classic_group_find_or_create(c, req->group_id);
+                g = (kc_group_t *)kc_classic_group_find_or_create(c, req->group_id);
             } else {
                 group_err = version >= 9 ? KC_ERR_GROUP_ID_NOT_FOUND : KC_ERR_ILLEGAL_GENERATION;
             }
         }
         if (group_err == KC_ERR_NONE && g) {
-            kc_str_t member_id = req->member_id.len < 0 ? str_of("", 0) : req->member_id;
-            group_err = kc_classic_group_validate_offset_commit(
-                g, member_id, req->group_instance_id, req->generation_id_or_member_epoch, false,
-                version);
-            if (group_err == KC_ERR_NONE)
-                kc_classic_group_touch_member(c, g, member_id, now);
+            /* For consumer and streams groups the member epoch stands in
+             * the generation's place. */
+            kc_offset_commit_args_t a = {
+                req->member_id.len < 0 ? str_of("", 0) : req->member_id, req->group_instance_id,
+                req->generation_id_or_member_epoch, version, now};
+            group_err = g->ops->validate_offset_commit(c, g, &a);
         }
         int64_t expire = -1;
         if (req->retention_time_ms != -1) /* wraps on overflow, as Java's long does */
@@ -849,41 +770,17 @@ static void fetch_group(kc_coord_t *c, const kc_request_ctx_t *ctx, int16_t vers
         return;
     }
 
-    /* A missing or Dead group has no offsets to show (ClassicGroup.validateOffsetFetch). */
-    kc_classic_group_t *g = kc_classic_group_find(c, group_id);
-    kc_consumer_group_t *cg = kc_consumer_group_find(c, group_id);
-    kc_streams_group_t *sg = kc_coord_streams_group_find(c, group_id);
-    const kc_offsets_group_t *og = NULL;
-    if ((sg != NULL || cg != NULL) && version >= 9 && member_id.len < 0 && member_epoch >= 0) {
-        /* A member epoch without a member id: Kafka looks the null id up
-         * and fails with an unexpected error (Consumer/StreamsGroup
-         * .validateOffsetFetch). */
-        out->error_code = KC_ERR_UNKNOWN_SERVER_ERROR;
+    /* OffsetMetadataManager.fetchOffsets: a missing group, or one whose
+     * validation finds none (GROUP_ID_NOT_FOUND), has no offsets to show. */
+    kc_group_t *g = kc_group_get(c, group_id);
+    int16_t err = g ? g->ops->validate_offset_fetch(g, member_id, member_epoch, version)
+                    : KC_ERR_GROUP_ID_NOT_FOUND;
+    if (err != KC_ERR_NONE && err != KC_ERR_GROUP_ID_NOT_FOUND) {
+        out->error_code = err;
         return;
     }
-    if (sg != NULL) {
-        /* KIP-1071 group: v9+ carries the member id and epoch to check. */
-        int16_t err = version >= 9
-                          ? kc_streams_group_validate_offset_fetch(sg, member_id, member_epoch)
-                          : KC_ERR_NONE;
-        if (err != KC_ERR_NONE) {
-            out->error_code = err;
-            return;
-        }
-        og = kc_offsets_map_group(&state_of(c)->map, group_id);
-    } else if (cg != NULL) {
-        /* KIP-848 group: v9+ carries the member id and epoch to check. */
-        int16_t err = version >= 9
-                          ? kc_consumer_group_validate_offset_fetch(cg, member_id, member_epoch)
-                          : KC_ERR_NONE;
-        if (err != KC_ERR_NONE) {
-            out->error_code = err;
-            return;
-        }
-        og = kc_offsets_map_group(&state_of(c)->map, group_id);
-    } else if (g != NULL && !kc_classic_group_is_dead(g)) {
-        og = kc_offsets_map_group(&state_of(c)->map, group_id);
-    }
+    const kc_offsets_group_t *og =
+        err == KC_ERR_NONE ? kc_offsets_map_group(&state_of(c)->map, group_id) : NULL;
 
     if (topics == NULL) {
         fetch_all(c, ctx, version, og, out, arena);
@@ -1028,20 +925,16 @@ void kc_coord_offset_delete(kc_coord_t *c, const kc_request_ctx_t *ctx,
     kc_buf_t body;
     kc_buf_init(&body);
     int16_t group_err = KC_ERR_NONE;
-    any_group_t g = {NULL, NULL, NULL};
-    /* GroupCoordinatorService.deleteOffsets, then OffsetMetadataManager.deleteOffsets;
-     * consumer and streams groups accept every OffsetDelete
-     * (ConsumerGroup/StreamsGroup.validateOffsetDelete). */
+    kc_group_t *g = NULL;
+    /* GroupCoordinatorService.deleteOffsets, then OffsetMetadataManager.deleteOffsets. */
     if (req->group_id.len <= 0)
         group_err = KC_ERR_INVALID_GROUP_ID;
     else if (!kc_coord_is_loaded(c))
         group_err = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
-    else if ((g.streams = kc_coord_streams_group_find(c, req->group_id)) != NULL)
-        group_err = KC_ERR_NONE;
-    else if ((g.classic = kc_classic_group_find(c, req->group_id)) != NULL)
-        group_err = kc_classic_group_validate_offset_delete(g.classic);
-    else if ((g.consumer = kc_consumer_group_find(c, req->group_id)) == NULL)
+    else if ((g = kc_group_get(c, req->group_id)) == NULL)
         group_err = KC_ERR_GROUP_ID_NOT_FOUND;
+    else
+        group_err = g->ops->validate_offset_delete(g);
     if (group_err != KC_ERR_NONE) {
         /* A top-level error replaces the whole answer (OffsetDeleteResponse.Builder.merge). */
         encode_delete_error(&body, group_err);
@@ -1078,7 +971,7 @@ void kc_coord_offset_delete(kc_coord_t *c, const kc_request_ctx_t *ctx,
             const kc_offset_delete_request_topic_t *rt = &req->topics.items[i];
             int32_t np = rt->partitions.count < 0 ? 0 : rt->partitions.count;
             bool subscribed =
-                pass == 1 && topic_err[i] == KC_ERR_NONE && group_subscribed_to(g, rt->name);
+                pass == 1 && topic_err[i] == KC_ERR_NONE && g->ops->is_subscribed_to_topic(g, rt->name);
             delete_rtopic_t *out = NULL;
             for (int32_t j = 0; j < np; j++) {
                 int32_t p = rt->partitions.items[j].partition_index;

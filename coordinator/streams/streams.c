@@ -122,6 +122,7 @@ typedef struct {
 } st_owner_t;
 
 struct kc_streams_group {
+    kc_group_t base; /* first: the group abstraction (groups.h) */
     char *group_id;
     const char *last_state;           /* memory-only: the state last logged (NULL = Empty) */
     uint64_t table_seq;               /* memory-only: place in Kafka's groups table */
@@ -176,13 +177,9 @@ static bool str_is(kc_str_t s, const char *c)
     return kc_str_eq_cstr(s, c);
 }
 
-static kc_smap_t *groups_map(kc_coord_t *c) { return &c->streams_groups; }
-
 static st_group_t *group_get(kc_coord_t *c, kc_str_t id)
 {
-    if (id.len < 0)
-        return NULL;
-    return kc_smap_get(groups_map(c), id.ptr ? id.ptr : "", (size_t)id.len);
+    return kc_group_get_typed(c, id, KC_GROUP_STREAMS);
 }
 
 static st_group_t *group_new(kc_coord_t *c, kc_str_t id)
@@ -202,7 +199,8 @@ static st_group_t *group_new(kc_coord_t *c, kc_str_t id)
     kc_smap_init(&g->by_id);
     kc_smap_init(&g->by_instance);
     kc_smap_init(&g->owners);
-    kc_smap_put(groups_map(c), g->group_id, (size_t)id.len, g);
+    g->base.ops = &kc_streams_group_ops;
+    kc_group_put(c, &g->base, (size_t)id.len);
     g->table_seq = kc_groups_table_put(c, g->group_id, 0);
     return g;
 }
@@ -2454,8 +2452,7 @@ static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
     st_group_t *g = group_get(c, req->group_id);
     if (!g) {
         /* A leave looks the group up by id whatever its type (streamsGroup). */
-        bool other = kc_consumer_group_find(c, req->group_id) != NULL ||
-                     kc_classic_group_find(c, req->group_id) != NULL;
+        bool other = kc_group_get(c, req->group_id) != NULL;
         snprintf(msg, sizeof(msg), other ? "Group %.*s is not a streams group." : "Group %.*s not found.",
                  (int)req->group_id.len, req->group_id.ptr);
         send_hb_error(res, ctx, KC_ERR_GROUP_ID_NOT_FOUND, msg);
@@ -2586,8 +2583,8 @@ static void heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
             empty_classic = cg;
     }
     if (!g) {
-        bool other = kc_consumer_group_find(c, req->group_id) != NULL ||
-                     (kc_classic_group_find(c, req->group_id) != NULL && !empty_classic);
+        kc_group_t *held = kc_group_get(c, req->group_id);
+        bool other = held != NULL && held != (kc_group_t *)empty_classic;
         if (!joining || other) {
             snprintf(msg, sizeof(msg), other ? "Group %.*s is not a streams group." : "Streams group %.*s not found.",
                      (int)req->group_id.len, req->group_id.ptr);
@@ -3178,7 +3175,7 @@ void kc_coord_streams_group_describe_fetched(kc_coord_t *c, const kc_request_ctx
         }
         st_group_t *g = group_get(c, gid);
         if (!g) {
-            bool other = kc_consumer_group_find(c, gid) != NULL || kc_classic_group_find(c, gid) != NULL;
+            bool other = kc_group_get(c, gid) != NULL;
             dg->error_code = KC_ERR_GROUP_ID_NOT_FOUND;
             char *m = kc_arena_alloc(&arena, MSG_MAX);
             snprintf(m, MSG_MAX, other ? "Group %.*s is not a streams group." : "Group %.*s not found.",
@@ -3359,7 +3356,7 @@ int kc_streams_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
         if (mid.len < 0)
             goto out;
     }
-    if (gid.len < 0)
+    if (gid.len < 0 || !kc_group_replay_allowed(c, gid, KC_GROUP_STREAMS))
         goto out;
     st_group_t *g = group_get(c, gid);
     if (value) {
@@ -3374,7 +3371,7 @@ int kc_streams_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
         if (!value) {
             if (g) {
                 kc_groups_table_remove(c, g->group_id);
-                kc_smap_del(groups_map(c), g->group_id, strlen(g->group_id));
+                kc_group_remove(c, &g->base, strlen(g->group_id));
                 group_free(g);
             }
             break;
@@ -3533,27 +3530,30 @@ out:
 
 void kc_streams_loaded(kc_coord_t *c, int64_t now_ms)
 {
-    kc_smap_t *map = groups_map(c);
-    for (size_t i = 0; i < map->nslots; i++)
-        for (kc_smap_entry_t *e = map->slots[i]; e; e = e->next) {
-            st_group_t *g = e->val;
-            for (size_t j = 0; j < g->nmembers; j++) {
-                st_member_t *m = g->members[j];
-                schedule_session(c, g, m, now_ms);
-                if (m->state == MS_UNREVOKED)
-                    schedule_rebalance(c, g, m, now_ms);
-            }
+    size_t n;
+    kc_group_t **gs = kc_groups_list(c, KC_GROUP_STREAMS, &n);
+    for (size_t i = 0; i < n; i++) {
+        st_group_t *g = (st_group_t *)gs[i];
+        for (size_t j = 0; j < g->nmembers; j++) {
+            st_member_t *m = g->members[j];
+            schedule_session(c, g, m, now_ms);
+            if (m->state == MS_UNREVOKED)
+                schedule_rebalance(c, g, m, now_ms);
         }
+    }
+    free(gs);
 }
 
 void kc_streams_unload_all(kc_coord_t *c)
 {
-    kc_smap_t *map = groups_map(c);
-    for (size_t i = 0; i < map->nslots; i++)
-        for (kc_smap_entry_t *e = map->slots[i]; e; e = e->next)
-            group_free(e->val);
-    kc_smap_deinit(map);
-    kc_smap_init(map);
+    size_t n;
+    kc_group_t **gs = kc_groups_list(c, KC_GROUP_STREAMS, &n);
+    for (size_t i = 0; i < n; i++) {
+        st_group_t *g = (st_group_t *)gs[i];
+        kc_group_remove(c, &g->base, strlen(g->group_id));
+        group_free(g);
+    }
+    free(gs);
 }
 
 /* ---- views for other modules ------------------------------------------------------ */
@@ -3607,7 +3607,7 @@ void kc_streams_group_delete(kc_coord_t *c, kc_streams_group_t *g, kc_result_t *
     initial_key(key, sizeof(key), g->group_id);
     kc_timer_cancel(c, key);
     kc_groups_table_remove(c, g->group_id);
-    kc_smap_del(groups_map(c), g->group_id, strlen(g->group_id));
+    kc_group_remove(c, &g->base, strlen(g->group_id));
     group_free(g);
 }
 
@@ -3668,17 +3668,14 @@ const char *kc_streams_group_state(const kc_streams_group_t *g) { return group_s
 
 const char *kc_streams_group_id(const kc_streams_group_t *g) { return g->group_id; }
 
-uint64_t kc_streams_group_table_seq(const kc_streams_group_t *g) { return g->table_seq; }
-
 void kc_streams_group_foreach(kc_coord_t *c, void (*fn)(kc_streams_group_t *g, void *arg), void *arg)
 {
-    kc_smap_t *map = groups_map(c);
-    for (size_t i = 0; i < map->nslots; i++)
-        for (kc_smap_entry_t *e = map->slots[i]; e; e = e->next)
-            fn(e->val, arg);
+    size_t n;
+    kc_group_t **gs = kc_groups_list(c, KC_GROUP_STREAMS, &n);
+    for (size_t i = 0; i < n; i++)
+        fn((st_group_t *)gs[i], arg);
+    free(gs);
 }
-
-size_t kc_streams_group_count(kc_coord_t *c) { return groups_map(c)->count; }
 
 /* ---- the topology-description barrier's view (KIP-1331) ------------------------- */
 
@@ -3700,7 +3697,7 @@ int kc_coord_streams_group_view(kc_coord_t *c, kc_str_t group_id, kc_topology_de
         fill_view(c, g, out);
         return 1;
     }
-    if (kc_consumer_group_find(c, group_id) || kc_classic_group_find(c, group_id))
+    if (kc_group_get(c, group_id))
         return -1;
     return 0;
 }
@@ -3746,15 +3743,118 @@ void kc_coord_topology_desc_groups(kc_coord_t *c, kc_topology_desc_groups_t *out
     out->foreach = view_foreach;
 }
 
-bool kc_streams_group_may_expire(kc_coord_t *c, const kc_streams_group_t *g)
+/* ---- the group abstraction (groups.h) ---------------------------------------------- */
+
+static st_group_t *streams_of(const kc_group_t *g) { return (st_group_t *)g; }
+
+static const char *streams_id(const kc_group_t *g) { return streams_of(g)->group_id; }
+
+static const char *streams_state_name(const kc_group_t *g) { return group_state_name(streams_of(g)); }
+
+static const char *streams_protocol_type(const kc_group_t *g)
 {
-    /* Not while a store call is in flight either: a push validated before
-     * the last member left can land after the cleanup's delete, and its
-     * completion must find the group to mark it -2 for the next cycle
-     * (else its description would stay in the store with no group). */
-    return g->nmembers == 0 && g->td.ops_in_flight == 0 &&
-           kc_topology_desc_may_expire(c->tdesc, &g->td);
+    (void)g;
+    return "streams";
 }
+
+static uint64_t streams_table_seq(const kc_group_t *g) { return streams_of(g)->table_seq; }
+
+/* StreamsGroup.validateDeleteGroup. */
+static int16_t streams_validate_delete(const kc_group_t *g)
+{
+    return streams_of(g)->nmembers == 0 ? KC_ERR_NONE : KC_ERR_NON_EMPTY_GROUP;
+}
+
+static void streams_delete(kc_coord_t *c, kc_group_t *base, int64_t now_ms, const char *reason,
+                           kc_result_t *res)
+{
+    st_group_t *g = streams_of(base);
+    kc_coord_emit(c, KC_COORD_EV_GROUP_DELETED, g->group_id, NULL, reason, g->group_epoch, 0,
+                  now_ms);
+    kc_streams_group_delete(c, g, res);
+}
+
+static int16_t streams_validate_offset_commit(kc_coord_t *c, kc_group_t *g,
+                                              const kc_offset_commit_args_t *a)
+{
+    (void)c;
+    char why[256];
+    int16_t err = kc_streams_group_validate_offset_commit(
+        streams_of(g), a->member_id, a->generation_id_or_member_epoch, a->api_version, why,
+        sizeof(why));
+    if (err != KC_ERR_NONE)
+        kc_log_info(LOG_COMP, "[GroupId %s] OffsetCommit rejected: %s", streams_of(g)->group_id, why);
+    return err;
+}
+
+/* StreamsGroup.validateOffsetDelete accepts every OffsetDelete. */
+static int16_t streams_validate_offset_delete(const kc_group_t *g)
+{
+    (void)g;
+    return KC_ERR_NONE;
+}
+
+static bool streams_is_subscribed_to_topic(const kc_group_t *g, kc_str_t topic)
+{
+    return kc_streams_group_is_subscribed_to(streams_of(g), topic);
+}
+
+/* StreamsGroup.shouldExpire: empty, and the topology-description store
+ * holds nothing for it (the store's cleanup cycle gets it there). Not
+ * while a store call is in flight either: a push validated before the
+ * last member left can land after the cleanup's delete, and its completion
+ * must find the group to mark it -2 for the next cycle (else its
+ * description would stay in the store with no group). */
+static void streams_maybe_delete_expired(kc_coord_t *c, kc_group_t *base, int64_t now_ms,
+                                         kc_result_t *res)
+{
+    st_group_t *g = streams_of(base);
+    if (g->nmembers != 0 || g->td.ops_in_flight != 0 ||
+        !kc_topology_desc_may_expire(c->tdesc, &g->td))
+        return;
+    kc_log_info(LOG_COMP, "Streams group %s is empty and all its offsets expired: deleting it.",
+                g->group_id);
+    kc_streams_group_delete(c, g, res);
+    (void)now_ms;
+}
+
+/* StreamsGroup.offsetExpirationCondition: each offset's commit timestamp. */
+static bool streams_offsets_expire(const kc_group_t *g, int64_t *base_timestamp_ms)
+{
+    (void)g;
+    *base_timestamp_ms = -1;
+    return true;
+}
+
+/* StreamsGroup.validateOffsetFetch, from v9 (which carries the member id
+ * and epoch): a member epoch without a member id makes Kafka look the null
+ * id up and fail with an unexpected error. */
+static int16_t streams_validate_offset_fetch(const kc_group_t *g, kc_str_t member_id,
+                                     int32_t member_epoch, int16_t api_version)
+{
+    if (api_version < 9)
+        return KC_ERR_NONE;
+    if (member_id.len < 0 && member_epoch >= 0)
+        return KC_ERR_UNKNOWN_SERVER_ERROR;
+    return kc_streams_group_validate_offset_fetch(streams_of(g), member_id, member_epoch);
+}
+
+const kc_group_ops_t kc_streams_group_ops = {
+    .type = KC_GROUP_STREAMS,
+    .type_name = "streams",
+    .id = streams_id,
+    .state_name = streams_state_name,
+    .protocol_type = streams_protocol_type,
+    .table_seq = streams_table_seq,
+    .validate_delete = streams_validate_delete,
+    .delete = streams_delete,
+    .validate_offset_commit = streams_validate_offset_commit,
+    .validate_offset_fetch = streams_validate_offset_fetch,
+    .validate_offset_delete = streams_validate_offset_delete,
+    .offsets_expire = streams_offsets_expire,
+    .is_subscribed_to_topic = streams_is_subscribed_to_topic,
+    .maybe_delete_expired = streams_maybe_delete_expired,
+};
 
 /* ---- read-only introspection (admin views) and events ------------------------ */
 
@@ -3850,10 +3950,11 @@ static void inspect_group(st_group_t *g, kc_group_view_fn fn, void *arg)
 
 void kc_streams_inspect_all(kc_coord_t *c, kc_group_view_fn fn, void *arg)
 {
-    kc_smap_t *map = groups_map(c);
-    for (size_t i = 0; i < map->nslots; i++)
-        for (kc_smap_entry_t *e = map->slots[i]; e; e = e->next)
-            inspect_group(e->val, fn, arg);
+    size_t n;
+    kc_group_t **gs = kc_groups_list(c, KC_GROUP_STREAMS, &n);
+    for (size_t i = 0; i < n; i++)
+        inspect_group((st_group_t *)gs[i], fn, arg);
+    free(gs);
 }
 
 bool kc_streams_inspect_one(kc_coord_t *c, kc_str_t group_id, kc_group_view_fn fn, void *arg)
