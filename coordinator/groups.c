@@ -55,9 +55,14 @@ bool kc_group_replay_allowed(kc_coord_t *c, kc_str_t group_id, kc_group_type_t t
     if (g->ops->type == KC_GROUP_CLASSIC && type != KC_GROUP_CLASSIC &&
         kc_classic_group_is_simple((kc_classic_group_t *)g))
         return true;
+    static const kc_group_ops_t *const ops_of[] = {
+        [KC_GROUP_CLASSIC] = &kc_classic_group_ops,
+        [KC_GROUP_CONSUMER] = &kc_consumer_group_ops,
+        [KC_GROUP_STREAMS] = &kc_streams_group_ops,
+    };
     kc_log_warn(LOG_COMP, "Skipping a %s group record of group %.*s: it is a %s group",
-                type == KC_GROUP_CONSUMER ? "consumer" : type == KC_GROUP_STREAMS ? "streams" : "classic",
-                (int)group_id.len, group_id.ptr ? group_id.ptr : "", g->ops->type_name);
+                ops_of[type]->type_name, (int)group_id.len, group_id.ptr ? group_id.ptr : "",
+                g->ops->type_name);
     return false;
 }
 
@@ -70,19 +75,6 @@ kc_group_t **kc_groups_list(const kc_coord_t *c, kc_group_type_t type, size_t *n
             if (((kc_group_t *)e->val)->ops->type == type)
                 out[(*n)++] = e->val;
     return out;
-}
-
-kc_str_t *kc_groups_ids(kc_coord_t *c, size_t *n)
-{
-    kc_str_t *ids = kc_xcalloc(c->groups.count + 1, sizeof(*ids));
-    *n = 0;
-    for (size_t i = 0; i < c->groups.nslots; i++)
-        for (kc_smap_entry_t *e = c->groups.slots[i]; e; e = e->next) {
-            char *id = kc_xmalloc(e->key_len + 1);
-            memcpy(id, e->key, e->key_len + 1);
-            ids[(*n)++] = (kc_str_t){id, (int32_t)e->key_len};
-        }
-    return ids;
 }
 
 /* ---- Kafka's groups tables ------------------------------------------------ */

@@ -107,10 +107,6 @@ void kc_group_remove(kc_coord_t *c, const kc_group_t *g, size_t len);
  * (free it; the groups stay owned by the coordinator). The caller may
  * delete groups while it walks the array, only those not yet reached. */
 kc_group_t **kc_groups_list(const kc_coord_t *c, kc_group_type_t type, size_t *n);
-/* Ids (copies, to free with the array) of every group of every type, so
- * the caller may delete groups while it walks them. */
-kc_str_t *kc_groups_ids(kc_coord_t *c, size_t *n);
-
 /*
  * Kafka keeps the groups of each __consumer_offsets partition, whatever
  * their type, in one table whose order ListGroups follows.

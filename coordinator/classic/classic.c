@@ -2333,6 +2333,8 @@ int kc_classic_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
         rc = 0;
         goto out;
     }
+    if (!kc_group_replay_allowed(c, k.group, KC_GROUP_CLASSIC))
+        goto out;
     kc_reader_init(&r, value, value_len);
     int16_t version = kc_read_int16(&r);
     if (r.err || version < 0 || version > KC_GROUP_METADATA_VALUE_MAX_VERSION)

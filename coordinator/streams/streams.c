@@ -3808,6 +3808,7 @@ static bool streams_is_subscribed_to_topic(const kc_group_t *g, kc_str_t topic)
 static void streams_maybe_delete_expired(kc_coord_t *c, kc_group_t *base, int64_t now_ms,
                                          kc_result_t *res)
 {
+    (void)now_ms;
     st_group_t *g = streams_of(base);
     if (g->nmembers != 0 || g->td.ops_in_flight != 0 ||
         !kc_topology_desc_may_expire(c->tdesc, &g->td))
@@ -3815,7 +3816,6 @@ static void streams_maybe_delete_expired(kc_coord_t *c, kc_group_t *base, int64_
     kc_log_info(LOG_COMP, "Streams group %s is empty and all its offsets expired: deleting it.",
                 g->group_id);
     kc_streams_group_delete(c, g, res);
-    (void)now_ms;
 }
 
 /* StreamsGroup.offsetExpirationCondition: each offset's commit timestamp. */
