@@ -2036,7 +2036,7 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
     kc_str_t new_regex = ctx->api_version >= 1 ? req->subscribed_topic_regex : KC_STR_NULL;
     bool regex_changed = new_regex.len >= 0 &&
                          !(new_regex.len == 0 ? (!m || !m->regex)
-                                              : (m && kc_str_eq_cstr(new_regex, m->regex ? m->regex : "\x01")));
+                                              : (m && m->regex && kc_str_eq_cstr(new_regex, m->regex)));
     bool regex_is_new = false;
     if (regex_changed && new_regex.len > 0) {
         char *re_text = dup_s(new_regex);
@@ -2125,7 +2125,7 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
     }
     const char *assignor_before = group_assignor(c, g);
     char *assignor_before_copy = kc_xstrdup(assignor_before);
-    if (req->instance_id.len >= 0 && !kc_str_eq_cstr(req->instance_id, m->instance_id ? m->instance_id : "\x01")) {
+    if (kc_str_changes(req->instance_id, m->instance_id)) {
         if (m->instance_id)
             kc_smap_del(&g->by_instance, m->instance_id, strlen(m->instance_id));
         free(m->instance_id);
@@ -2133,7 +2133,7 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
         kc_smap_put(&g->by_instance, m->instance_id, strlen(m->instance_id), m);
         meta_changed = true;
     }
-    if (req->rack_id.len >= 0 && !kc_str_eq_cstr(req->rack_id, m->rack_id ? m->rack_id : "\x01")) {
+    if (kc_str_changes(req->rack_id, m->rack_id)) {
         free(m->rack_id);
         m->rack_id = dup_s(req->rack_id);
         meta_changed = true;
@@ -2142,8 +2142,7 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
         m->rebalance_timeout_ms = req->rebalance_timeout_ms;
         meta_changed = true;
     }
-    if (req->server_assignor.len >= 0 &&
-        !kc_str_eq_cstr(req->server_assignor, m->server_assignor ? m->server_assignor : "\x01")) {
+    if (kc_str_changes(req->server_assignor, m->server_assignor)) {
         if (m->server_assignor)
             count_add(&g->assignor_refs, m->server_assignor, -1);
         free(m->server_assignor);

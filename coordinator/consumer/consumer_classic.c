@@ -808,14 +808,13 @@ void kc_consumer_classic_join(kc_coord_t *c, const kc_request_ctx_t *ctx, kc_con
 
     /* Update the member (ConsumerGroupMember.Builder in classicGroupJoinToConsumerGroup). */
     bool changed = false, sub_changed = false;
-    if (instance_id.len >= 0 &&
-        !kc_str_eq_cstr(instance_id, m->instance_id ? m->instance_id : "\x01")) {
+    if (kc_str_changes(instance_id, m->instance_id)) {
         char *iid = dup_view(instance_id);
         kc_cs_member_set_instance_id(g, m, iid);
         free(iid);
         changed = true;
     }
-    if (sub.rack_id.len >= 0 && !kc_str_eq_cstr(sub.rack_id, m->rack_id ? m->rack_id : "\x01")) {
+    if (kc_str_changes(sub.rack_id, m->rack_id)) {
         free(m->rack_id);
         m->rack_id = dup_view(sub.rack_id);
         changed = true;
