@@ -5,7 +5,7 @@
  * GET /v1/groups/{id}), a bounded ring of coordinator events (GET /v1/events)
  * and Prometheus metrics (GET /metrics). It runs on the
  * broker's loop, so every view is a consistent snapshot between two
- * requests. JSON field names are documented in the README and kept stable.
+ * requests. JSON field names are documented in docs/admin.md and kept stable.
  */
 #include "server_int.h"
 

@@ -4,8 +4,8 @@
 A consumer that leaves sends a ConsumerGroupHeartbeat with member epoch -1
 and may start rejoining before the answer to that leave arrives. The test
 orders the two with faults, on the raw wire, and checks that kcoord answers
-each heartbeat as Kafka's GroupMetadataManager does (README: "The
-leave/rejoin heartbeat race, step by step").
+each heartbeat as Kafka's GroupMetadataManager does (docs/walkthroughs.md:
+"The leave/rejoin heartbeat race (KIP-848), step by step").
 
 1. Members N and M are in group G.
 2. A delay fault holds back the next ConsumerGroupHeartbeat response. M
