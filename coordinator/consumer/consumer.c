@@ -47,7 +47,7 @@ static int uuid_cmp(kc_uuid_t a, kc_uuid_t b) { return cs_uuid_cmp(&a, &b); }
 void kc_asg_free(kc_asg_t *a)
 {
     for (int32_t i = 0; i < a->n; i++)
-        free(a->t[i].p);
+        kc_int_set_free(&a->t[i].set);
     free(a->t);
     memset(a, 0, sizeof(*a));
 }
@@ -61,10 +61,7 @@ void kc_asg_copy(kc_asg_t *dst, const kc_asg_t *src)
     dst->n = dst->cap = src->n;
     for (int32_t i = 0; i < src->n; i++) {
         dst->t[i].topic_id = src->t[i].topic_id;
-        dst->t[i].n = dst->t[i].cap = src->t[i].n;
-        dst->t[i].p = kc_xmalloc((size_t)(src->t[i].n ? src->t[i].n : 1) * sizeof(int32_t));
-        if (src->t[i].n)
-            memcpy(dst->t[i].p, src->t[i].p, (size_t)src->t[i].n * sizeof(int32_t));
+        kc_int_set_copy(&dst->t[i].set, &src->t[i].set);
     }
 }
 
@@ -102,28 +99,6 @@ const kc_asg_topic_t *kc_asg_find(const kc_asg_t *a, kc_uuid_t topic_id)
     return found ? &a->t[i] : NULL;
 }
 
-static int32_t part_pos(const kc_asg_topic_t *t, int32_t p, bool *found)
-{
-    if (t->n && t->p[t->n - 1] < p) {
-        *found = false;
-        return t->n;
-    }
-    int32_t lo = 0, hi = t->n;
-    while (lo < hi) {
-        int32_t mid = (lo + hi) / 2;
-        if (t->p[mid] == p) {
-            *found = true;
-            return mid;
-        }
-        if (t->p[mid] < p)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    *found = false;
-    return lo;
-}
-
 void kc_asg_add(kc_asg_t *a, kc_uuid_t topic_id, int32_t partition)
 {
     bool found;
@@ -138,26 +113,13 @@ void kc_asg_add(kc_asg_t *a, kc_uuid_t topic_id, int32_t partition)
         a->t[i].topic_id = topic_id;
         a->n++;
     }
-    kc_asg_topic_t *t = &a->t[i];
-    int32_t j = part_pos(t, partition, &found);
-    if (found)
-        return;
-    if (t->n == t->cap) {
-        t->cap = t->cap ? t->cap * 2 : 8;
-        t->p = kc_xrealloc(t->p, (size_t)t->cap * sizeof(*t->p));
-    }
-    memmove(&t->p[j + 1], &t->p[j], (size_t)(t->n - j) * sizeof(*t->p));
-    t->p[j] = partition;
-    t->n++;
+    kc_int_set_add(&a->t[i].set, partition);
 }
 
 bool kc_asg_has(const kc_asg_t *a, kc_uuid_t topic_id, int32_t partition)
 {
     const kc_asg_topic_t *t = kc_asg_find(a, topic_id);
-    bool found = false;
-    if (t)
-        part_pos(t, partition, &found);
-    return found;
+    return t && kc_int_set_has(&t->set, partition);
 }
 
 bool kc_asg_equal(const kc_asg_t *a, const kc_asg_t *b)
@@ -171,8 +133,8 @@ bool kc_asg_equal(const kc_asg_t *a, const kc_asg_t *b)
             j++;
         if (i == a->n || j == b->n)
             return i == a->n && j == b->n;
-        if (uuid_cmp(a->t[i].topic_id, b->t[j].topic_id) != 0 || a->t[i].n != b->t[j].n ||
-            memcmp(a->t[i].p, b->t[j].p, (size_t)a->t[i].n * sizeof(int32_t)) != 0)
+        if (uuid_cmp(a->t[i].topic_id, b->t[j].topic_id) != 0 ||
+            !kc_int_set_equal(&a->t[i].set, &b->t[j].set))
             return false;
         i++;
         j++;

@@ -11,12 +11,18 @@
 #include <string.h>
 
 #include "coord_priv.h"
+#include "int_set.h"
 
 /* The partitions of one topic, sorted ascending, no duplicates. */
 typedef struct {
     kc_uuid_t topic_id;
-    int32_t *p;
-    int32_t n, cap;
+    union {
+        kc_int_set_t set; /* the partitions, for the int_set functions */
+        struct {
+            int32_t *p;
+            int32_t n, cap;
+        };
+    };
 } kc_asg_topic_t;
 
 /* A set of topic partitions: topics sorted by id bytes. Owns its arrays;

@@ -22,7 +22,7 @@ void kc_tasks_free(kc_tasks_t *t)
 {
     for (int32_t i = 0; i < t->n; i++) {
         free(t->s[i].subtopology_id);
-        free(t->s[i].p);
+        kc_int_set_free(&t->s[i].set);
     }
     free(t->s);
     memset(t, 0, sizeof(*t));
@@ -37,10 +37,7 @@ void kc_tasks_copy(kc_tasks_t *dst, const kc_tasks_t *src)
     dst->n = dst->cap = src->n;
     for (int32_t i = 0; i < src->n; i++) {
         dst->s[i].subtopology_id = kc_xstrdup(src->s[i].subtopology_id);
-        dst->s[i].n = dst->s[i].cap = src->s[i].n;
-        dst->s[i].p = kc_xmalloc((size_t)(src->s[i].n ? src->s[i].n : 1) * sizeof(int32_t));
-        if (src->s[i].n)
-            memcpy(dst->s[i].p, src->s[i].p, (size_t)src->s[i].n * sizeof(int32_t));
+        kc_int_set_copy(&dst->s[i].set, &src->s[i].set);
     }
 }
 
@@ -74,28 +71,6 @@ const kc_tasks_sub_t *kc_tasks_find(const kc_tasks_t *t, const char *subtopology
     return found ? &t->s[i] : NULL;
 }
 
-static int32_t part_pos(const kc_tasks_sub_t *s, int32_t p, bool *found)
-{
-    if (s->n && s->p[s->n - 1] < p) {
-        *found = false;
-        return s->n;
-    }
-    int32_t lo = 0, hi = s->n;
-    while (lo < hi) {
-        int32_t mid = (lo + hi) / 2;
-        if (s->p[mid] == p) {
-            *found = true;
-            return mid;
-        }
-        if (s->p[mid] < p)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    *found = false;
-    return lo;
-}
-
 void kc_tasks_add(kc_tasks_t *t, const char *subtopology_id, int32_t partition)
 {
     bool found;
@@ -110,17 +85,7 @@ void kc_tasks_add(kc_tasks_t *t, const char *subtopology_id, int32_t partition)
         t->s[i].subtopology_id = kc_xstrdup(subtopology_id);
         t->n++;
     }
-    kc_tasks_sub_t *s = &t->s[i];
-    int32_t j = part_pos(s, partition, &found);
-    if (found)
-        return;
-    if (s->n == s->cap) {
-        s->cap = s->cap ? s->cap * 2 : 8;
-        s->p = kc_xrealloc(s->p, (size_t)s->cap * sizeof(*s->p));
-    }
-    memmove(&s->p[j + 1], &s->p[j], (size_t)(s->n - j) * sizeof(*s->p));
-    s->p[j] = partition;
-    s->n++;
+    kc_int_set_add(&t->s[i].set, partition);
 }
 
 bool kc_tasks_remove(kc_tasks_t *t, const char *subtopology_id, int32_t partition)
@@ -130,13 +95,11 @@ bool kc_tasks_remove(kc_tasks_t *t, const char *subtopology_id, int32_t partitio
     if (!found)
         return false;
     kc_tasks_sub_t *s = &t->s[i];
-    int32_t j = part_pos(s, partition, &found);
-    if (!found)
+    if (!kc_int_set_remove(&s->set, partition))
         return false;
-    memmove(&s->p[j], &s->p[j + 1], (size_t)(s->n - j - 1) * sizeof(*s->p));
-    if (--s->n == 0) {
+    if (s->n == 0) {
         free(s->subtopology_id);
-        free(s->p);
+        kc_int_set_free(&s->set);
         memmove(&t->s[i], &t->s[i + 1], (size_t)(t->n - i - 1) * sizeof(*t->s));
         t->n--;
     }
@@ -146,10 +109,7 @@ bool kc_tasks_remove(kc_tasks_t *t, const char *subtopology_id, int32_t partitio
 bool kc_tasks_has(const kc_tasks_t *t, const char *subtopology_id, int32_t partition)
 {
     const kc_tasks_sub_t *s = kc_tasks_find(t, subtopology_id);
-    bool found = false;
-    if (s)
-        part_pos(s, partition, &found);
-    return found;
+    return s && kc_int_set_has(&s->set, partition);
 }
 
 bool kc_tasks_equal(const kc_tasks_t *a, const kc_tasks_t *b)
@@ -164,8 +124,7 @@ bool kc_tasks_equal(const kc_tasks_t *a, const kc_tasks_t *b)
         if (i == a->n || j == b->n)
             return i == a->n && j == b->n;
         if (strcmp(a->s[i].subtopology_id, b->s[j].subtopology_id) != 0 ||
-            a->s[i].n != b->s[j].n ||
-            memcmp(a->s[i].p, b->s[j].p, (size_t)a->s[i].n * sizeof(int32_t)) != 0)
+            !kc_int_set_equal(&a->s[i].set, &b->s[j].set))
             return false;
         i++;
         j++;

@@ -8,13 +8,19 @@
 #ifndef KC_STREAMS_INT_H
 #define KC_STREAMS_INT_H
 
+#include "int_set.h"
 #include "internal.h"
 
 /* The partitions (task ids) of one subtopology, sorted ascending, unique. */
 typedef struct {
     char *subtopology_id; /* owned, NUL-terminated */
-    int32_t *p;
-    int32_t n, cap;
+    union {
+        kc_int_set_t set; /* the partitions, for the int_set functions */
+        struct {
+            int32_t *p;
+            int32_t n, cap;
+        };
+    };
 } kc_tasks_sub_t;
 
 /* A set of tasks: subtopologies sorted by id (strcmp). Owns its arrays;
