@@ -594,38 +594,7 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
     s->last_flush_ms = mono_ms();
     kc_coord_config_t cc;
     kc_coord_config_defaults(&cc);
-    cc.group_initial_rebalance_delay_ms = cfg->group_initial_rebalance_delay_ms;
-    cc.group_min_session_timeout_ms = cfg->group_min_session_timeout_ms;
-    cc.group_max_session_timeout_ms = cfg->group_max_session_timeout_ms;
-    cc.group_max_size = cfg->group_max_size;
-    cc.group_new_member_join_timeout_ms = cfg->group_classic_new_member_join_timeout_ms;
-    cc.offsets_retention_ms = (int64_t)cfg->offsets_retention_minutes * 60 * 1000;
-    cc.offsets_retention_check_interval_ms = cfg->offsets_retention_check_interval_ms;
-    cc.offset_metadata_max_bytes = cfg->offset_metadata_max_bytes;
-    cc.offsets_topic_num_partitions = cfg->offsets_topic_num_partitions;
-    cc.group_consumer_heartbeat_interval_ms = cfg->group_consumer_heartbeat_interval_ms;
-    cc.group_consumer_session_timeout_ms = cfg->group_consumer_session_timeout_ms;
-    cc.group_consumer_max_size = cfg->group_consumer_max_size;
-    cc.group_consumer_regex_refresh_interval_ms = cfg->group_consumer_regex_refresh_interval_ms;
-    cc.group_consumer_regex_refresh_min_interval_ms =
-        cfg->group_consumer_regex_refresh_min_interval_ms;
-    cc.group_streams_session_timeout_ms = cfg->group_streams_session_timeout_ms;
-    cc.group_streams_heartbeat_interval_ms = cfg->group_streams_heartbeat_interval_ms;
-    cc.group_streams_max_size = cfg->group_streams_max_size;
-    cc.group_streams_num_standby_replicas = cfg->group_streams_num_standby_replicas;
-    cc.group_streams_initial_rebalance_delay_ms = cfg->group_streams_initial_rebalance_delay_ms;
-    cc.group_streams_assignment_interval_ms = cfg->group_streams_assignment_interval_ms;
-    cc.group_streams_task_offset_interval_ms = cfg->group_streams_task_offset_interval_ms;
-    cc.group_streams_acceptable_recovery_lag = cfg->group_streams_acceptable_recovery_lag;
-    cc.group_streams_accept_null_owned_tasks_on_previous_epoch =
-        cfg->group_streams_accept_null_owned_tasks_on_previous_epoch;
-    cc.group_consumer_nassignors = kc_config_consumer_assignors(cfg, cc.group_consumer_assignors, 2);
-    cc.group_consumer_migration_policy =
-        (kc_migration_policy_t)kc_config_consumer_migration_policy(cfg);
-    if (cc.group_consumer_nassignors == 0) {
-        cc.group_consumer_assignors[0] = "uniform";
-        cc.group_consumer_nassignors = 1;
-    }
+    kc_config_coord(cfg, &cc);
     s->topic_view.topic_exists = topic_exists;
     s->topic_view.topic_lookup = topic_lookup;
     s->topic_view.topic_id_to_name = topic_id_to_name;
