@@ -315,7 +315,7 @@ static void reload_after_failure(kc_server_t *s)
         kc_log_error("server", "reloading the ACLs failed");
 }
 
-void kc_server_flush(kc_server_t *s)
+void kc_server_commit(kc_server_t *s)
 {
     kc_result_t *b = &s->batch;
     if (b->nrecords == 0 && b->nresponses == 0 && !kc_store_pending(s->store)) {
@@ -640,13 +640,13 @@ void kc_server_free(kc_server_t *s)
     if (!s)
         return;
     if (s->coord && s->store) {
-        kc_server_flush(s);
+        kc_server_commit(s);
     }
     kc_admin_stop(s);
     kc_faults_free(s->faults);
     s->faults = NULL;
     if (s->coord && s->store)
-        kc_server_flush(s);
+        kc_server_commit(s);
     while (s->parked)
         parked_unlink_free(s, s->parked);
     while (s->delayed)
@@ -681,7 +681,8 @@ void kc_server_free(kc_server_t *s)
  * answered by the previous commit) join the same commit through a few more
  * non-blocking passes, instead of each waiting for a commit of its own.
  * Bounded, so a steady stream cannot hold a commit back. An iteration
- * without records (heartbeats, fetches) is flushed at once.
+ * without records (heartbeats, fetches) goes to the commit step at once,
+ * which then only sends its answers.
  */
 #define BURST_PASSES 4
 
@@ -695,7 +696,7 @@ void kc_server_run_once(kc_server_t *s)
         s->requests_seen = 0;
         event_base_loop(s->base, EVLOOP_NONBLOCK);
     }
-    kc_server_flush(s);
+    kc_server_commit(s);
 }
 
 /* How long a stopping broker keeps writing the answers it owes before it
@@ -719,7 +720,7 @@ static void drain_tick(evutil_socket_t fd, short what, void *arg)
  */
 static void shutdown_gracefully(kc_server_t *s)
 {
-    kc_server_flush(s);
+    kc_server_commit(s);
     size_t fetches = 0;
     while (s->parked) {
         kc_parked_fetch_t *p = s->parked;
@@ -729,7 +730,7 @@ static void shutdown_gracefully(kc_server_t *s)
         parked_unlink_free(s, p);
         fetches++;
     }
-    kc_server_flush(s);
+    kc_server_commit(s);
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_unload(s->coord, &res);
