@@ -327,89 +327,25 @@ static int validate_log_level(kc_config_t *c, const char *value, char *err, size
 
 static int parse_int64(const char *s, int64_t *out);
 
-/* Maps one entry of group.consumer.assignors (a short name or Kafka's class
- * name) to kcoord's assignor name; NULL when unknown. */
-static const char *assignor_name(const char *s, size_t len)
-{
-    static const struct {
-        const char *alias, *name;
-    } names[] = {
-        {"uniform", "uniform"},
-        {"range", "range"},
-        {"org.apache.kafka.coordinator.group.assignor.UniformAssignor", "uniform"},
-        {"org.apache.kafka.coordinator.group.assignor.RangeAssignor", "range"},
-    };
-    for (size_t i = 0; i < KC_ARRAY_LEN(names); i++)
-        if (strlen(names[i].alias) == len && strncmp(s, names[i].alias, len) == 0)
-            return names[i].name;
-    return NULL;
-}
-
-static int split_assignors(const char *value, const char **out, int max)
-{
-    int n = 0;
-    const char *p = value;
-    while (*p) {
-        while (*p == ' ' || *p == ',')
-            p++;
-        const char *start = p;
-        while (*p && *p != ',')
-            p++;
-        size_t len = (size_t)(p - start);
-        while (len && start[len - 1] == ' ')
-            len--;
-        if (!len)
-            continue;
-        const char *name = assignor_name(start, len);
-        if (!name)
-            return -1;
-        bool dup = false;
-        for (int i = 0; i < n; i++)
-            dup = dup || strcmp(out[i], name) == 0;
-        if (!dup && n < max)
-            out[n++] = name;
-    }
-    return n;
-}
-
 static int validate_assignors(kc_config_t *c, const char *value, char *err, size_t errlen)
 {
     (void)c;
     const char *names[2];
-    if (split_assignors(value, names, 2) <= 0) {
+    if (kc_coord_assignors_parse(value, names, 2) <= 0) {
         errf(err, errlen, "must list one or more of uniform, range");
         return -1;
     }
     return 0;
 }
 
-static const char *const migration_policies[] = {"disabled", "upgrade", "downgrade",
-                                                 "bidirectional"};
-
 /* group.consumer.migration.policy: one of Kafka's four names, case-insensitive. */
 static int validate_migration_policy(kc_config_t *c, const char *value, char *err, size_t errlen)
 {
     (void)c;
-    for (size_t i = 0; i < KC_ARRAY_LEN(migration_policies); i++)
-        if (strcasecmp(value, migration_policies[i]) == 0)
-            return 0;
+    if (kc_coord_migration_policy_parse(value) >= 0)
+        return 0;
     errf(err, errlen, "must be one of disabled, upgrade, downgrade, bidirectional");
     return -1;
-}
-
-int kc_config_consumer_migration_policy(const kc_config_t *c)
-{
-    const char *v = c->group_consumer_migration_policy ? c->group_consumer_migration_policy : "";
-    for (size_t i = 0; i < KC_ARRAY_LEN(migration_policies); i++)
-        if (strcasecmp(v, migration_policies[i]) == 0)
-            return (int)i;
-    return 3;
-}
-
-int kc_config_consumer_assignors(const kc_config_t *c, const char **out, int max)
-{
-    int n = split_assignors(c->group_consumer_assignors ? c->group_consumer_assignors : "", out, max);
-    return n < 0 ? 0 : n;
 }
 
 /* An optional integer: "" (not set) or a value in [INT32_MIN, INT64_MAX]. */
@@ -464,6 +400,19 @@ int64_t kc_config_log_retention_ms(const kc_config_t *c, const char **source_nam
     return ms < 0 ? -1 : ms;
 }
 
+/* A row of the table for each coordinator property (coord_config.h): its
+ * kind gives the type, the validator and the scale. */
+#define COORD_KIND_INT .type = KC_CONF_INT
+#define COORD_KIND_LONG .type = KC_CONF_LONG
+#define COORD_KIND_BOOL .type = KC_CONF_BOOL
+#define COORD_KIND_MINUTES .type = KC_CONF_INT, .scale = KC_COORD_MS_PER_MINUTE
+#define COORD_KIND_ASSIGNORS .type = KC_CONF_STRING, .validate = validate_assignors
+#define COORD_KIND_MIGRATION .type = KC_CONF_STRING, .validate = validate_migration_policy
+#define COORD_KIND_BOUND .type = KC_CONF_INT
+#define COORD_ROW(kind, name_, dflt, lo, hi, field, doc_)                                          \
+    {.name = name_, .default_value = dflt, .offset = FIELD(field), .min = lo, .max = hi,          \
+     .doc = doc_, COORD_KIND_##kind},
+
 static const kc_conf_property_t props[] = {
     {"listeners", KC_CONF_STRING, "PLAINTEXT://127.0.0.1:9092", FIELD(listeners), 0, 0,
      validate_listeners, "Addresses to listen on, NAME://host:port, comma-separated"},
@@ -479,99 +428,7 @@ static const kc_conf_property_t props[] = {
      NULL, "Create unknown topics named in Metadata requests"},
     {"default.replication.factor", KC_CONF_INT, "1", FIELD(default_replication_factor), 1,
      INT16_MAX, validate_rf, "Replication factor of new topics (a single broker: 1)"},
-    {"group.initial.rebalance.delay.ms", KC_CONF_INT, "3000",
-     FIELD(group_initial_rebalance_delay_ms), 0, INT32_MAX, NULL,
-     "Delay before the first rebalance of an empty classic group"},
-    {"group.min.session.timeout.ms", KC_CONF_INT, "6000", FIELD(group_min_session_timeout_ms), 0,
-     INT32_MAX, NULL, "Smallest session timeout a member may ask for"},
-    {"group.max.session.timeout.ms", KC_CONF_INT, "1800000", FIELD(group_max_session_timeout_ms),
-     0, INT32_MAX, NULL, "Largest session timeout a member may ask for"},
-    {"group.max.size", KC_CONF_INT, "2147483647", FIELD(group_max_size), 1, INT32_MAX, NULL,
-     "Maximum members of one group"},
-    {"group.classic.new.member.join.timeout.ms", KC_CONF_INT, "300000",
-     FIELD(group_classic_new_member_join_timeout_ms), 0, INT32_MAX, NULL,
-     "How long a new classic member may take to rejoin (a constant in Kafka)"},
-    {"group.consumer.heartbeat.interval.ms", KC_CONF_INT, "5000",
-     FIELD(group_consumer_heartbeat_interval_ms), 1, INT32_MAX, NULL,
-     "Heartbeat interval given to consumer-protocol (KIP-848) members"},
-    {"group.consumer.session.timeout.ms", KC_CONF_INT, "45000",
-     FIELD(group_consumer_session_timeout_ms), 1, INT32_MAX, NULL,
-     "Session timeout of consumer-protocol (KIP-848) members"},
-    {"group.consumer.min.session.timeout.ms", KC_CONF_INT, "45000",
-     FIELD(group_consumer_min_session_timeout_ms), 1, INT32_MAX, NULL,
-     "Smallest allowed group.consumer.session.timeout.ms"},
-    {"group.consumer.max.session.timeout.ms", KC_CONF_INT, "60000",
-     FIELD(group_consumer_max_session_timeout_ms), 1, INT32_MAX, NULL,
-     "Largest allowed group.consumer.session.timeout.ms"},
-    {"group.consumer.min.heartbeat.interval.ms", KC_CONF_INT, "5000",
-     FIELD(group_consumer_min_heartbeat_interval_ms), 1, INT32_MAX, NULL,
-     "Smallest allowed group.consumer.heartbeat.interval.ms"},
-    {"group.consumer.max.heartbeat.interval.ms", KC_CONF_INT, "15000",
-     FIELD(group_consumer_max_heartbeat_interval_ms), 1, INT32_MAX, NULL,
-     "Largest allowed group.consumer.heartbeat.interval.ms"},
-    {"group.consumer.max.size", KC_CONF_INT, "2147483647", FIELD(group_consumer_max_size), 1,
-     INT32_MAX, NULL, "Maximum members of one consumer-protocol group"},
-    {"group.consumer.assignors", KC_CONF_STRING, "uniform,range", FIELD(group_consumer_assignors),
-     0, 0, validate_assignors, "Server-side assignors of consumer groups; the first is the default"},
-    {"group.consumer.regex.refresh.interval.ms", KC_CONF_INT, "600000",
-     FIELD(group_consumer_regex_refresh_interval_ms), 1, INT32_MAX, NULL,
-     "Longest time before the topics of a consumer group's subscription regexes are resolved again"},
-    {"group.consumer.regex.refresh.min.interval.ms", KC_CONF_INT, "10000",
-     FIELD(group_consumer_regex_refresh_min_interval_ms), 0, INT32_MAX, NULL,
-     "Shortest time between two resolutions of a consumer group's regexes (a constant in Kafka)"},
-    {"group.consumer.migration.policy", KC_CONF_STRING, "bidirectional",
-     FIELD(group_consumer_migration_policy), 0, 0, validate_migration_policy,
-     "Conversion between classic and consumer groups: disabled, upgrade, downgrade, bidirectional"},
-    {"group.streams.session.timeout.ms", KC_CONF_INT, "45000",
-     FIELD(group_streams_session_timeout_ms), 1, INT32_MAX, NULL,
-     "Session timeout of streams-protocol (KIP-1071) members"},
-    {"group.streams.heartbeat.interval.ms", KC_CONF_INT, "5000",
-     FIELD(group_streams_heartbeat_interval_ms), 1, INT32_MAX, NULL,
-     "Heartbeat interval given to streams-protocol members"},
-    {"group.streams.min.session.timeout.ms", KC_CONF_INT, "45000",
-     FIELD(group_streams_min_session_timeout_ms), 1, INT32_MAX, NULL,
-     "Smallest allowed group.streams.session.timeout.ms"},
-    {"group.streams.max.session.timeout.ms", KC_CONF_INT, "60000",
-     FIELD(group_streams_max_session_timeout_ms), 1, INT32_MAX, NULL,
-     "Largest allowed group.streams.session.timeout.ms"},
-    {"group.streams.min.heartbeat.interval.ms", KC_CONF_INT, "5000",
-     FIELD(group_streams_min_heartbeat_interval_ms), 1, INT32_MAX, NULL,
-     "Smallest allowed group.streams.heartbeat.interval.ms"},
-    {"group.streams.max.heartbeat.interval.ms", KC_CONF_INT, "15000",
-     FIELD(group_streams_max_heartbeat_interval_ms), 1, INT32_MAX, NULL,
-     "Largest allowed group.streams.heartbeat.interval.ms"},
-    {"group.streams.max.size", KC_CONF_INT, "2147483647", FIELD(group_streams_max_size), 1,
-     INT32_MAX, NULL, "Maximum members of one streams group"},
-    {"group.streams.num.standby.replicas", KC_CONF_INT, "0",
-     FIELD(group_streams_num_standby_replicas), 0, 2, NULL,
-     "Standby replicas of each stateful task (at most group.streams.max.standby.replicas = 2)"},
-    {"group.streams.initial.rebalance.delay.ms", KC_CONF_INT, "3000",
-     FIELD(group_streams_initial_rebalance_delay_ms), 0, INT32_MAX, NULL,
-     "How long the first assignment of a new streams group waits for more members"},
-    {"group.streams.assignment.interval.ms", KC_CONF_INT, "1000",
-     FIELD(group_streams_assignment_interval_ms), 0, INT32_MAX, NULL,
-     "Least time between two target assignments of a streams group"},
-    {"group.streams.task.offset.interval.ms", KC_CONF_INT, "60000",
-     FIELD(group_streams_task_offset_interval_ms), 1, INT32_MAX, NULL,
-     "How often streams members report their task offsets"},
-    {"group.streams.acceptable.recovery.lag", KC_CONF_LONG, "10000",
-     FIELD(group_streams_acceptable_recovery_lag), 0, INT64_MAX, NULL,
-     "Lag under which a streams member counts as caught up on a task"},
-    {"group.streams.kcoord.accept.null.owned.tasks.on.previous.epoch", KC_CONF_BOOL, "false",
-     FIELD(group_streams_accept_null_owned_tasks_on_previous_epoch), 0, 0, NULL,
-     "kcoord only (KAFKA-20870): accept a streams heartbeat with the previous member epoch and "
-     "null owned-task lists when the member's last full report is contained in its assignment"},
-    {"offsets.retention.minutes", KC_CONF_INT, "10080", FIELD(offsets_retention_minutes), 1,
-     INT32_MAX, NULL, "Committed offsets of an empty group expire after this"},
-    {"offsets.retention.check.interval.ms", KC_CONF_LONG, "600000",
-     FIELD(offsets_retention_check_interval_ms), 1, INT64_MAX, NULL,
-     "How often expired offsets are looked for"},
-    {"offset.metadata.max.bytes", KC_CONF_INT, "4096", FIELD(offset_metadata_max_bytes), 0,
-     INT32_MAX, NULL, "Longest metadata string an offset commit may carry"},
-    {"offsets.topic.num.partitions", KC_CONF_INT, "50", FIELD(offsets_topic_num_partitions), 1,
-     1000000, NULL,
-     "Partitions of Kafka's __consumer_offsets whose order of groups kcoord's answers follow "
-     "(ListGroups, DescribeGroups, DeleteGroups)"},
+    KC_COORD_PROPERTIES(COORD_ROW)
     {"group.streams.topology.description.plugin", KC_CONF_STRING, "",
      FIELD(group_streams_topology_description_plugin), 0, 0, NULL,
      "Topology-description store of streams groups (KIP-1331): memory, lmdb or the path of a "
@@ -762,7 +619,9 @@ static int set_property(kc_config_t *c, const kc_conf_property_t *p, const char 
             snprintf(why, sizeof(why), "must be between %" PRId64 " and %" PRId64, p->min, p->max);
             goto out;
         }
-        if (p->type == KC_CONF_INT)
+        if (p->scale > 0)
+            *(int64_t *)(void *)field = v * p->scale;
+        else if (p->type == KC_CONF_INT)
             *(int32_t *)(void *)field = (int32_t)v;
         else
             *(int64_t *)(void *)field = v;
@@ -819,11 +678,17 @@ bool kc_config_value_string(const kc_config_t *c, const char *name, char *out, s
     const char *field = (const char *)c + p->offset;
     switch (p->type) {
     case KC_CONF_INT:
-        snprintf(out, outlen, "%" PRId32, *(const int32_t *)(const void *)field);
+    case KC_CONF_LONG: {
+        int64_t v;
+        if (p->scale > 0)
+            v = *(const int64_t *)(const void *)field / p->scale;
+        else if (p->type == KC_CONF_INT)
+            v = *(const int32_t *)(const void *)field;
+        else
+            v = *(const int64_t *)(const void *)field;
+        snprintf(out, outlen, "%" PRId64, v);
         break;
-    case KC_CONF_LONG:
-        snprintf(out, outlen, "%" PRId64, *(const int64_t *)(const void *)field);
-        break;
+    }
     case KC_CONF_BOOL:
         snprintf(out, outlen, "%s", *(const bool *)field ? "true" : "false");
         break;
@@ -836,6 +701,36 @@ bool kc_config_value_string(const kc_config_t *c, const char *name, char *out, s
     if (is_set)
         *is_set = c->explicitly_set[p - props];
     return true;
+}
+
+/* A coordinator property's kc_config_t field into kc_coord_config_t, by
+ * kind; the numbers are held alike (the minutes in ms already). */
+#define TO_COORD_INT(out, c, field) (out)->field = (c)->field;
+#define TO_COORD_LONG TO_COORD_INT
+#define TO_COORD_BOOL TO_COORD_INT
+#define TO_COORD_MINUTES TO_COORD_INT
+#define TO_COORD_ASSIGNORS(out, c, field) kc_coord_config_set_assignors(out, (c)->field);
+#define TO_COORD_MIGRATION(out, c, field) kc_coord_config_set_migration(out, (c)->field);
+#define TO_COORD_BOUND(out, c, field)
+#define TO_COORD(kind, name, dflt, lo, hi, field, doc) TO_COORD_##kind(out, c, field)
+
+/* And the coordinator's field has the width of its kind's value. */
+#define SAME_WIDTH(field)                                                                          \
+    _Static_assert(sizeof(((kc_coord_config_t *)0)->field) == sizeof(((kc_config_t *)0)->field), \
+                   #field " does not hold its kind's value");
+#define WIDTH_INT(field) SAME_WIDTH(field)
+#define WIDTH_LONG(field) SAME_WIDTH(field)
+#define WIDTH_BOOL(field) SAME_WIDTH(field)
+#define WIDTH_MINUTES(field) SAME_WIDTH(field)
+#define WIDTH_ASSIGNORS(field)
+#define WIDTH_MIGRATION(field)
+#define WIDTH_BOUND(field)
+#define WIDTH_OF(kind, name, dflt, lo, hi, field, doc) WIDTH_##kind(field)
+KC_COORD_PROPERTIES(WIDTH_OF)
+
+void kc_config_coord(const kc_config_t *c, kc_coord_config_t *out)
+{
+    KC_COORD_PROPERTIES(TO_COORD)
 }
 
 void kc_config_init(kc_config_t *c)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Broker configuration: one table of properties (name, type, default, target
- * field, validator, doc), Kafka's property names where Kafka has one. Values
+ * field, validator, doc), Kafka's property names where Kafka has one; the
+ * group coordinator's rows are those it declares (coord_config.h). Values
  * come from a server.properties-style file, then KCOORD_* environment
  * variables, then command-line overrides, each source overriding the one
  * before. Unknown keys and bad values are errors naming the key.
@@ -14,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "coord_config.h"
+
 /* One parsed listener: "NAME://host:port". host "" = every interface. */
 typedef struct {
     char name[64];  /* listener name, e.g. "PLAINTEXT" */
@@ -24,6 +27,17 @@ typedef struct {
 #define KC_MAX_LISTENERS 8
 #define KC_CONF_MAX_PROPERTIES 128
 
+/* The kc_config_t field of a coordinator property, by kind (coord_config.h). */
+#define KC_CONF_COORD_CTYPE_INT int32_t
+#define KC_CONF_COORD_CTYPE_LONG int64_t
+#define KC_CONF_COORD_CTYPE_BOOL bool
+#define KC_CONF_COORD_CTYPE_MINUTES int64_t
+#define KC_CONF_COORD_CTYPE_ASSIGNORS char *
+#define KC_CONF_COORD_CTYPE_MIGRATION char *
+#define KC_CONF_COORD_CTYPE_BOUND int32_t
+#define KC_CONF_COORD_FIELD(kind, name, dflt, min, max, field, doc)                                \
+    KC_CONF_COORD_CTYPE_##kind field;
+
 typedef struct {
     char *listeners;            /* listeners = PLAINTEXT://127.0.0.1:9092 */
     char *advertised_listeners; /* advertised.listeners = "" (same as listeners) */
@@ -32,39 +46,20 @@ typedef struct {
     int32_t num_partitions;     /* num.partitions = 1 */
     bool auto_create_topics_enable;     /* auto.create.topics.enable = true */
     int32_t default_replication_factor; /* default.replication.factor = 1 (only 1) */
-    int32_t group_initial_rebalance_delay_ms;       /* 3000 */
-    int32_t group_min_session_timeout_ms;           /* 6000 */
-    int32_t group_max_session_timeout_ms;           /* 1800000 */
-    int32_t group_max_size;                         /* 2147483647 */
-    int32_t group_classic_new_member_join_timeout_ms; /* 300000 (hard-coded in Kafka) */
-    int32_t group_consumer_heartbeat_interval_ms;   /* 5000 */
-    int32_t group_consumer_session_timeout_ms;      /* 45000 */
-    int32_t group_consumer_min_session_timeout_ms;  /* 45000 */
-    int32_t group_consumer_max_session_timeout_ms;  /* 60000 */
-    int32_t group_consumer_min_heartbeat_interval_ms; /* 5000 */
-    int32_t group_consumer_max_heartbeat_interval_ms; /* 15000 */
-    int32_t group_consumer_max_size;                /* 2147483647 */
-    char *group_consumer_assignors;                 /* uniform,range (names or Kafka class names) */
-    int32_t group_consumer_regex_refresh_interval_ms;     /* 600000 */
-    int32_t group_consumer_regex_refresh_min_interval_ms; /* 10000 (a constant in Kafka) */
-    char *group_consumer_migration_policy;          /* bidirectional (disabled, upgrade, downgrade) */
-    int32_t group_streams_session_timeout_ms;       /* 45000 */
-    int32_t group_streams_heartbeat_interval_ms;    /* 5000 */
-    int32_t group_streams_min_session_timeout_ms;   /* 45000 */
-    int32_t group_streams_max_session_timeout_ms;   /* 60000 */
-    int32_t group_streams_min_heartbeat_interval_ms; /* 5000 */
-    int32_t group_streams_max_heartbeat_interval_ms; /* 15000 */
-    int32_t group_streams_max_size;                 /* 2147483647 */
-    int32_t group_streams_num_standby_replicas;     /* 0 */
-    int32_t group_streams_initial_rebalance_delay_ms; /* 3000 */
-    int32_t group_streams_assignment_interval_ms;   /* 1000 */
-    int32_t group_streams_task_offset_interval_ms;  /* 60000 */
-    int64_t group_streams_acceptable_recovery_lag;  /* 10000 */
-    bool group_streams_accept_null_owned_tasks_on_previous_epoch; /* false (kcoord's own) */
-    int32_t offsets_retention_minutes;              /* 10080 */
-    int64_t offsets_retention_check_interval_ms;    /* 600000 */
-    int32_t offset_metadata_max_bytes;              /* 4096 */
-    int32_t offsets_topic_num_partitions;           /* 50 */
+    /* The group coordinator's properties (coord_config.h), one field each:
+     * named as the kc_coord_config_t field it sets (group_max_size), or for
+     * a BOUND by its own name (group_consumer_min_session_timeout_ms);
+     * offsets_retention_ms holds offsets.retention.minutes in ms, the
+     * assignors and the migration policy hold their text. */
+    KC_COORD_PROPERTIES(KC_CONF_COORD_FIELD)
+#undef KC_CONF_COORD_FIELD
+#undef KC_CONF_COORD_CTYPE_INT
+#undef KC_CONF_COORD_CTYPE_LONG
+#undef KC_CONF_COORD_CTYPE_BOOL
+#undef KC_CONF_COORD_CTYPE_MINUTES
+#undef KC_CONF_COORD_CTYPE_ASSIGNORS
+#undef KC_CONF_COORD_CTYPE_MIGRATION
+#undef KC_CONF_COORD_CTYPE_BOUND
     /* KIP-1331 topology-description store: "" = off, "memory", "lmdb" or a
      * shared object path; free text for the store; worker threads; the
      * re-solicitation back-off (constants in Kafka). */
@@ -157,6 +152,10 @@ typedef struct {
     /* Extra check for a parsed value (NULL = none): 0, or -1 with a reason in err. */
     int (*validate)(kc_config_t *c, const char *value, char *err, size_t errlen);
     const char *doc;
+    /* 0: the field holds the value as written; n > 0 (INT, LONG): the field
+     * is an int64_t holding the value times n (offsets.retention.minutes is
+     * kept in ms). min and max apply to the value as written. */
+    int64_t scale;
 } kc_conf_property_t;
 
 /* The property table (read-only), e.g. for --help and the sample-file test. */
@@ -173,13 +172,14 @@ bool kc_config_value_string(const kc_config_t *c, const char *name, char *out, s
 
 /* Sets every property to its default. Pair with kc_config_deinit. */
 void kc_config_init(kc_config_t *c);
-/* The server assignor names of group.consumer.assignors, in order: fills
- * out with static strings ("uniform", "range"), returns how many (0..max). */
-int kc_config_consumer_assignors(const kc_config_t *c, const char **out, int max);
-/* group.consumer.migration.policy as a kc_migration_policy_t value (coord.h):
- * 0 disabled, 1 upgrade, 2 downgrade, 3 bidirectional. */
-int kc_config_consumer_migration_policy(const kc_config_t *c);
 void kc_config_deinit(kc_config_t *c);
+/*
+ * Sets every field of out that a coordinator property sets (the rows of
+ * KC_COORD_PROPERTIES but the BOUND ones) from c; other fields are left as
+ * they are, so start from kc_coord_config_defaults. The assignor names are
+ * static strings.
+ */
+void kc_config_coord(const kc_config_t *c, kc_coord_config_t *out);
 
 /*
  * Sets one property from its text form (trimmed as Kafka's ConfigDef does).

@@ -14,36 +14,33 @@
 
 /* ---- config ------------------------------------------------------------ */
 
+/* Each property's default text (KC_COORD_PROPERTIES, coord_config.h) into
+ * its field, by kind. The texts are conf/'s defaults too, which it checks
+ * at every start (and its unit test checks that both read them alike). */
+#define DEFAULT_INT(cfg, field, text) (cfg)->field = (int32_t)strtol(text, NULL, 10);
+#define DEFAULT_LONG(cfg, field, text) (cfg)->field = strtoll(text, NULL, 10);
+#define DEFAULT_BOOL(cfg, field, text) (cfg)->field = strcmp(text, "true") == 0;
+#define DEFAULT_MINUTES(cfg, field, text)                                                          \
+    (cfg)->field = strtoll(text, NULL, 10) * KC_COORD_MS_PER_MINUTE;
+#define DEFAULT_ASSIGNORS(cfg, field, text) kc_coord_config_set_assignors(cfg, text);
+#define DEFAULT_MIGRATION(cfg, field, text) kc_coord_config_set_migration(cfg, text);
+#define DEFAULT_BOUND(cfg, field, text)
+#define DEFAULT_OF(kind, name, text, min, max, field, doc) DEFAULT_##kind(cfg, field, text)
+
 void kc_coord_config_defaults(kc_coord_config_t *cfg)
 {
-    cfg->group_initial_rebalance_delay_ms = 3000;
-    cfg->group_min_session_timeout_ms = 6000;
-    cfg->group_max_session_timeout_ms = 1800000;
-    cfg->group_max_size = INT32_MAX;
-    cfg->group_new_member_join_timeout_ms = 300000;
-    cfg->offsets_retention_ms = 10080LL * 60 * 1000;
-    cfg->offsets_retention_check_interval_ms = 600000;
-    cfg->offset_metadata_max_bytes = 4096;
-    cfg->offsets_topic_num_partitions = 50;
-    cfg->group_consumer_heartbeat_interval_ms = 5000;
-    cfg->group_consumer_session_timeout_ms = 45000;
-    cfg->group_consumer_max_size = INT32_MAX;
-    cfg->group_consumer_assignors[0] = "uniform";
-    cfg->group_consumer_assignors[1] = "range";
-    cfg->group_consumer_nassignors = 2;
-    cfg->group_consumer_regex_refresh_interval_ms = 600000;
-    cfg->group_consumer_regex_refresh_min_interval_ms = 10000;
-    cfg->group_consumer_migration_policy = KC_MIGRATION_BIDIRECTIONAL;
-    cfg->group_streams_session_timeout_ms = 45000;
-    cfg->group_streams_heartbeat_interval_ms = 5000;
-    cfg->group_streams_max_size = INT32_MAX;
-    cfg->group_streams_num_standby_replicas = 0;
-    cfg->group_streams_initial_rebalance_delay_ms = 3000;
-    cfg->group_streams_assignment_interval_ms = 1000;
-    cfg->group_streams_task_offset_interval_ms = 60000;
-    cfg->group_streams_acceptable_recovery_lag = 10000;
-    cfg->group_streams_accept_null_owned_tasks_on_previous_epoch = false;
+    memset(cfg, 0, sizeof(*cfg));
+    KC_COORD_PROPERTIES(DEFAULT_OF)
 }
+
+#undef DEFAULT_OF
+#undef DEFAULT_BOUND
+#undef DEFAULT_MIGRATION
+#undef DEFAULT_ASSIGNORS
+#undef DEFAULT_MINUTES
+#undef DEFAULT_BOOL
+#undef DEFAULT_LONG
+#undef DEFAULT_INT
 
 /* ---- string map -------------------------------------------------------- */
 

@@ -31,7 +31,7 @@ void kc_server_free(kc_server_t *s);
 /* One loop iteration (blocks until an event) followed by the commit step. */
 void kc_server_run_once(kc_server_t *s);
 /* The commit step alone: append records, commit once, release held responses. */
-void kc_server_flush(kc_server_t *s);
+void kc_server_commit(kc_server_t *s);
 /* Runs until kc_server_stop (or SIGINT/SIGTERM when signals are installed). */
 void kc_server_run(kc_server_t *s);
 /* Graceful stop: stop accepting, finish the iteration, commit, return from kc_server_run. */

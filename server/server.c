@@ -315,7 +315,7 @@ static void reload_after_failure(kc_server_t *s)
         kc_log_error("server", "reloading the ACLs failed");
 }
 
-void kc_server_flush(kc_server_t *s)
+void kc_server_commit(kc_server_t *s)
 {
     kc_result_t *b = &s->batch;
     if (b->nrecords == 0 && b->nresponses == 0 && !kc_store_pending(s->store)) {
@@ -594,38 +594,7 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
     s->last_flush_ms = mono_ms();
     kc_coord_config_t cc;
     kc_coord_config_defaults(&cc);
-    cc.group_initial_rebalance_delay_ms = cfg->group_initial_rebalance_delay_ms;
-    cc.group_min_session_timeout_ms = cfg->group_min_session_timeout_ms;
-    cc.group_max_session_timeout_ms = cfg->group_max_session_timeout_ms;
-    cc.group_max_size = cfg->group_max_size;
-    cc.group_new_member_join_timeout_ms = cfg->group_classic_new_member_join_timeout_ms;
-    cc.offsets_retention_ms = (int64_t)cfg->offsets_retention_minutes * 60 * 1000;
-    cc.offsets_retention_check_interval_ms = cfg->offsets_retention_check_interval_ms;
-    cc.offset_metadata_max_bytes = cfg->offset_metadata_max_bytes;
-    cc.offsets_topic_num_partitions = cfg->offsets_topic_num_partitions;
-    cc.group_consumer_heartbeat_interval_ms = cfg->group_consumer_heartbeat_interval_ms;
-    cc.group_consumer_session_timeout_ms = cfg->group_consumer_session_timeout_ms;
-    cc.group_consumer_max_size = cfg->group_consumer_max_size;
-    cc.group_consumer_regex_refresh_interval_ms = cfg->group_consumer_regex_refresh_interval_ms;
-    cc.group_consumer_regex_refresh_min_interval_ms =
-        cfg->group_consumer_regex_refresh_min_interval_ms;
-    cc.group_streams_session_timeout_ms = cfg->group_streams_session_timeout_ms;
-    cc.group_streams_heartbeat_interval_ms = cfg->group_streams_heartbeat_interval_ms;
-    cc.group_streams_max_size = cfg->group_streams_max_size;
-    cc.group_streams_num_standby_replicas = cfg->group_streams_num_standby_replicas;
-    cc.group_streams_initial_rebalance_delay_ms = cfg->group_streams_initial_rebalance_delay_ms;
-    cc.group_streams_assignment_interval_ms = cfg->group_streams_assignment_interval_ms;
-    cc.group_streams_task_offset_interval_ms = cfg->group_streams_task_offset_interval_ms;
-    cc.group_streams_acceptable_recovery_lag = cfg->group_streams_acceptable_recovery_lag;
-    cc.group_streams_accept_null_owned_tasks_on_previous_epoch =
-        cfg->group_streams_accept_null_owned_tasks_on_previous_epoch;
-    cc.group_consumer_nassignors = kc_config_consumer_assignors(cfg, cc.group_consumer_assignors, 2);
-    cc.group_consumer_migration_policy =
-        (kc_migration_policy_t)kc_config_consumer_migration_policy(cfg);
-    if (cc.group_consumer_nassignors == 0) {
-        cc.group_consumer_assignors[0] = "uniform";
-        cc.group_consumer_nassignors = 1;
-    }
+    kc_config_coord(cfg, &cc);
     s->topic_view.topic_exists = topic_exists;
     s->topic_view.topic_lookup = topic_lookup;
     s->topic_view.topic_id_to_name = topic_id_to_name;
@@ -671,13 +640,13 @@ void kc_server_free(kc_server_t *s)
     if (!s)
         return;
     if (s->coord && s->store) {
-        kc_server_flush(s);
+        kc_server_commit(s);
     }
     kc_admin_stop(s);
     kc_faults_free(s->faults);
     s->faults = NULL;
     if (s->coord && s->store)
-        kc_server_flush(s);
+        kc_server_commit(s);
     while (s->parked)
         parked_unlink_free(s, s->parked);
     while (s->delayed)
@@ -712,7 +681,8 @@ void kc_server_free(kc_server_t *s)
  * answered by the previous commit) join the same commit through a few more
  * non-blocking passes, instead of each waiting for a commit of its own.
  * Bounded, so a steady stream cannot hold a commit back. An iteration
- * without records (heartbeats, fetches) is flushed at once.
+ * without records (heartbeats, fetches) goes to the commit step at once,
+ * which then only sends its answers.
  */
 #define BURST_PASSES 4
 
@@ -726,7 +696,7 @@ void kc_server_run_once(kc_server_t *s)
         s->requests_seen = 0;
         event_base_loop(s->base, EVLOOP_NONBLOCK);
     }
-    kc_server_flush(s);
+    kc_server_commit(s);
 }
 
 /* How long a stopping broker keeps writing the answers it owes before it
@@ -750,7 +720,7 @@ static void drain_tick(evutil_socket_t fd, short what, void *arg)
  */
 static void shutdown_gracefully(kc_server_t *s)
 {
-    kc_server_flush(s);
+    kc_server_commit(s);
     size_t fetches = 0;
     while (s->parked) {
         kc_parked_fetch_t *p = s->parked;
@@ -760,7 +730,7 @@ static void shutdown_gracefully(kc_server_t *s)
         parked_unlink_free(s, p);
         fetches++;
     }
-    kc_server_flush(s);
+    kc_server_commit(s);
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_unload(s->coord, &res);

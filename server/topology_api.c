@@ -39,7 +39,7 @@ struct kc_tdesc_glue {
     tdesc_job_t *waiting_head, *waiting_tail; /* begun; their store call waits for the commit */
     size_t cleanup_in_flight;                 /* ops of the current cleanup cycle */
     struct event *cleanup_timer;
-    struct event *kick;                       /* wakes the loop to flush aborted answers */
+    struct event *kick;                       /* wakes the loop to send aborted answers */
     bool stopping;
 };
 
@@ -635,7 +635,7 @@ static void kick_cb(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd;
     (void)what;
-    (void)arg; /* waking the loop is all: the iteration's flush sends the answers */
+    (void)arg; /* waking the loop is all: the iteration's commit step sends the answers */
 }
 
 /* ---- lifecycle -------------------------------------------------------------------- */

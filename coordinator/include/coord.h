@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "coord_config.h"
 #include "kc_acl_codes.h"
 #include "kc_common.h"
 #include "kc_msgs.h"
@@ -28,71 +29,11 @@
 
 typedef struct kc_coord kc_coord_t;
 
-/* group.consumer.migration.policy (Kafka's ConsumerGroupMigrationPolicy):
- * which conversions of a non-empty group between the classic and the
- * consumer protocol are allowed. */
-typedef enum {
-    KC_MIGRATION_DISABLED = 0,
-    KC_MIGRATION_UPGRADE = 1,       /* classic -> consumer only */
-    KC_MIGRATION_DOWNGRADE = 2,     /* consumer -> classic only */
-    KC_MIGRATION_BIDIRECTIONAL = 3, /* both (Kafka's default) */
-} kc_migration_policy_t;
+/* kc_coord_config_t, the coordinator's settings, and the properties that
+ * set them are declared in coord_config.h. */
 
-/*
- * Coordinator settings; every timeout is a config property, defaulting to
- * Kafka's value (see conf/kcoord.conf for the property names).
- */
-typedef struct {
-    int32_t group_initial_rebalance_delay_ms;   /* group.initial.rebalance.delay.ms = 3000 */
-    int32_t group_min_session_timeout_ms;       /* group.min.session.timeout.ms = 6000 */
-    int32_t group_max_session_timeout_ms;       /* group.max.session.timeout.ms = 1800000 */
-    int32_t group_max_size;                     /* group.max.size = 2147483647 */
-    int32_t group_new_member_join_timeout_ms;   /* group.classic.new.member.join.timeout.ms = 300000
-                                                   (hard-coded in Kafka) */
-    int64_t offsets_retention_ms;               /* offsets.retention.minutes = 10080, in ms */
-    int64_t offsets_retention_check_interval_ms; /* offsets.retention.check.interval.ms = 600000 */
-    int32_t offset_metadata_max_bytes;          /* offset.metadata.max.bytes = 4096 */
-    /* offsets.topic.num.partitions = 50: the __consumer_offsets partitions
-     * of the Kafka coordinator whose answers' order kcoord follows (a group
-     * belongs to abs(hash(group id)) % n; ListGroups, DescribeGroups and
-     * DeleteGroups go partition by partition). */
-    int32_t offsets_topic_num_partitions;
-    /* KIP-848 consumer groups */
-    int32_t group_consumer_heartbeat_interval_ms; /* group.consumer.heartbeat.interval.ms = 5000 */
-    int32_t group_consumer_session_timeout_ms;  /* group.consumer.session.timeout.ms = 45000 */
-    int32_t group_consumer_max_size;            /* group.consumer.max.size = 2147483647 */
-    /* group.consumer.assignors = uniform,range: server assignor names in
-     * preference order, the first is the default; static strings
-     * ("uniform", "range"), borrowed. */
-    const char *group_consumer_assignors[2];
-    int group_consumer_nassignors;
-    /* group.consumer.regex.refresh.interval.ms = 600000: the resolved
-     * topics of subscription regexes are refreshed at least this often */
-    int32_t group_consumer_regex_refresh_interval_ms;
-    /* group.consumer.regex.refresh.min.interval.ms = 10000 (kcoord's name for
-     * Kafka's constant REGEX_BATCH_REFRESH_MIN_INTERVAL_MS): no refresh sooner
-     * than this after the previous one */
-    int32_t group_consumer_regex_refresh_min_interval_ms;
-    kc_migration_policy_t group_consumer_migration_policy; /* group.consumer.migration.policy
-                                                              = bidirectional */
-    /* KIP-1071 streams groups */
-    int32_t group_streams_session_timeout_ms;   /* group.streams.session.timeout.ms = 45000 */
-    int32_t group_streams_heartbeat_interval_ms; /* group.streams.heartbeat.interval.ms = 5000 */
-    int32_t group_streams_max_size;             /* group.streams.max.size = 2147483647 */
-    int32_t group_streams_num_standby_replicas; /* group.streams.num.standby.replicas = 0 */
-    int32_t group_streams_initial_rebalance_delay_ms; /* group.streams.initial.rebalance.delay.ms
-                                                         = 3000 */
-    int32_t group_streams_assignment_interval_ms; /* group.streams.assignment.interval.ms = 1000 */
-    int32_t group_streams_task_offset_interval_ms; /* group.streams.task.offset.interval.ms = 60000 */
-    int64_t group_streams_acceptable_recovery_lag; /* group.streams.acceptable.recovery.lag = 10000 */
-    /* kcoord's own (KAFKA-20870's proposed fix), default false: a heartbeat
-     * with the member's previous epoch and all three owned-task lists null
-     * is accepted when the member's last full report is contained in its
-     * assignment (Kafka fences it). */
-    bool group_streams_accept_null_owned_tasks_on_previous_epoch;
-} kc_coord_config_t;
 
-/* Fills every field with Kafka's default. */
+/* Fills every field with its property's default (KC_COORD_PROPERTIES), Kafka's. */
 void kc_coord_config_defaults(kc_coord_config_t *cfg);
 
 /*

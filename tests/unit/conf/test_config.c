@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "coord.h"
 #include "kc_common.h"
 #include "kc_config.h"
 
@@ -69,8 +70,8 @@ static void test_defaults_are_kafkas(void **state)
     assert_int_equal(c.group_min_session_timeout_ms, 6000);
     assert_int_equal(c.group_max_session_timeout_ms, 1800000);
     assert_int_equal(c.group_max_size, 2147483647);
-    assert_int_equal(c.group_classic_new_member_join_timeout_ms, 300000);
-    assert_int_equal(c.offsets_retention_minutes, 10080);
+    assert_int_equal(c.group_new_member_join_timeout_ms, 300000);
+    assert_int_equal(c.offsets_retention_ms, 10080LL * 60 * 1000);
     assert_int_equal(c.offsets_retention_check_interval_ms, 600000);
     assert_int_equal(c.offset_metadata_max_bytes, 4096);
     assert_int_equal(c.socket_request_max_bytes, 104857600);
@@ -406,13 +407,173 @@ static void test_migration_policy(void **state)
     } cases[] = {{"disabled", 0}, {"UPGRADE", 1}, {"Downgrade", 2}, {"bidirectional", 3}};
     kc_config_t c;
     kc_config_init(&c);
-    assert_int_equal(kc_config_consumer_migration_policy(&c), 3);
+    kc_coord_config_t cc;
+    kc_config_coord(&c, &cc);
+    assert_int_equal(cc.group_consumer_migration_policy, 3);
     char err[512] = "";
     for (size_t i = 0; i < KC_ARRAY_LEN(cases); i++) {
         assert_int_equal(
             kc_config_set(&c, "group.consumer.migration.policy", cases[i].value, err, sizeof(err)), 0);
-        assert_int_equal(kc_config_consumer_migration_policy(&c), cases[i].policy);
+        kc_config_coord(&c, &cc);
+        assert_int_equal(cc.group_consumer_migration_policy, cases[i].policy);
     }
+    kc_config_deinit(&c);
+}
+
+/* ---- the coordinator's properties ---- */
+
+/* Every coordinator property, a non-default value for it. */
+static const char *const coord_settings[][2] = {
+    {"group.initial.rebalance.delay.ms", "1234"},
+    {"group.min.session.timeout.ms", "2345"},
+    {"group.max.session.timeout.ms", "345678"},
+    {"group.max.size", "17"},
+    {"group.classic.new.member.join.timeout.ms", "4567"},
+    {"group.consumer.heartbeat.interval.ms", "700"},
+    {"group.consumer.session.timeout.ms", "9000"},
+    {"group.consumer.min.session.timeout.ms", "8000"},
+    {"group.consumer.max.session.timeout.ms", "20000"},
+    {"group.consumer.min.heartbeat.interval.ms", "600"},
+    {"group.consumer.max.heartbeat.interval.ms", "800"},
+    {"group.consumer.max.size", "18"},
+    {"group.consumer.assignors",
+     " range, org.apache.kafka.coordinator.group.assignor.UniformAssignor"},
+    {"group.consumer.regex.refresh.interval.ms", "55555"},
+    {"group.consumer.regex.refresh.min.interval.ms", "4444"},
+    {"group.consumer.migration.policy", "Upgrade"},
+    {"group.streams.session.timeout.ms", "9100"},
+    {"group.streams.heartbeat.interval.ms", "710"},
+    {"group.streams.min.session.timeout.ms", "8100"},
+    {"group.streams.max.session.timeout.ms", "20100"},
+    {"group.streams.min.heartbeat.interval.ms", "610"},
+    {"group.streams.max.heartbeat.interval.ms", "810"},
+    {"group.streams.max.size", "19"},
+    {"group.streams.num.standby.replicas", "2"},
+    {"group.streams.initial.rebalance.delay.ms", "1500"},
+    {"group.streams.assignment.interval.ms", "250"},
+    {"group.streams.task.offset.interval.ms", "7777"},
+    {"group.streams.acceptable.recovery.lag", "5000000000"},
+    {"group.streams.kcoord.accept.null.owned.tasks.on.previous.epoch", "true"},
+    {"offsets.retention.minutes", "2000000"},
+    {"offsets.retention.check.interval.ms", "6000000000"},
+    {"offset.metadata.max.bytes", "123"},
+    {"offsets.topic.num.partitions", "7"},
+};
+
+#define NAME_OF(kind, name, dflt, min, max, field, doc) name,
+static const char *const coord_property_names[] = {KC_COORD_PROPERTIES(NAME_OF)};
+#undef NAME_OF
+
+/* Each coordinator property set in a properties file reaches its
+ * kc_coord_config_t field (or, for the bounds the start-up checks read,
+ * its kc_config_t field), in its unit; the list above names every property
+ * the coordinator declares. */
+static void test_every_coordinator_property_reaches_the_coordinator(void **state)
+{
+    (void)state;
+    assert_int_equal(KC_ARRAY_LEN(coord_settings), KC_ARRAY_LEN(coord_property_names));
+    for (size_t i = 0; i < KC_ARRAY_LEN(coord_property_names); i++) {
+        size_t j = 0;
+        while (j < KC_ARRAY_LEN(coord_settings) &&
+               strcmp(coord_settings[j][0], coord_property_names[i]) != 0)
+            j++;
+        if (j == KC_ARRAY_LEN(coord_settings))
+            print_error("no setting of %s\n", coord_property_names[i]);
+        assert_true(j < KC_ARRAY_LEN(coord_settings));
+        const kc_conf_property_t *p = kc_config_property_find(coord_property_names[i]);
+        assert_non_null(p);
+        assert_string_not_equal(p->default_value, coord_settings[j][1]);
+    }
+    char text[4096] = "";
+    for (size_t i = 0; i < KC_ARRAY_LEN(coord_settings); i++) {
+        size_t len = strlen(text);
+        snprintf(text + len, sizeof(text) - len, "%s=%s\n", coord_settings[i][0],
+                 coord_settings[i][1]);
+    }
+    kc_config_t c;
+    kc_config_init(&c);
+    char err[512] = "";
+    assert_int_equal(parse(&c, text, err, sizeof(err)), 0);
+    assert_int_equal(kc_config_validate(&c, err, sizeof(err)), 0);
+    kc_coord_config_t cc;
+    memset(&cc, 0xa5, sizeof(cc)); /* a field nothing sets keeps this */
+    kc_config_coord(&c, &cc);
+
+    assert_int_equal(cc.group_initial_rebalance_delay_ms, 1234);
+    assert_int_equal(cc.group_min_session_timeout_ms, 2345);
+    assert_int_equal(cc.group_max_session_timeout_ms, 345678);
+    assert_int_equal(cc.group_max_size, 17);
+    assert_int_equal(cc.group_new_member_join_timeout_ms, 4567);
+    assert_int_equal(cc.group_consumer_heartbeat_interval_ms, 700);
+    assert_int_equal(cc.group_consumer_session_timeout_ms, 9000);
+    assert_int_equal(c.group_consumer_min_session_timeout_ms, 8000);
+    assert_int_equal(c.group_consumer_max_session_timeout_ms, 20000);
+    assert_int_equal(c.group_consumer_min_heartbeat_interval_ms, 600);
+    assert_int_equal(c.group_consumer_max_heartbeat_interval_ms, 800);
+    assert_int_equal(cc.group_consumer_max_size, 18);
+    assert_int_equal(cc.group_consumer_nassignors, 2);
+    assert_string_equal(cc.group_consumer_assignors[0], "range");
+    assert_string_equal(cc.group_consumer_assignors[1], "uniform");
+    assert_int_equal(cc.group_consumer_regex_refresh_interval_ms, 55555);
+    assert_int_equal(cc.group_consumer_regex_refresh_min_interval_ms, 4444);
+    assert_int_equal(cc.group_consumer_migration_policy, KC_MIGRATION_UPGRADE);
+    assert_int_equal(cc.group_streams_session_timeout_ms, 9100);
+    assert_int_equal(cc.group_streams_heartbeat_interval_ms, 710);
+    assert_int_equal(c.group_streams_min_session_timeout_ms, 8100);
+    assert_int_equal(c.group_streams_max_session_timeout_ms, 20100);
+    assert_int_equal(c.group_streams_min_heartbeat_interval_ms, 610);
+    assert_int_equal(c.group_streams_max_heartbeat_interval_ms, 810);
+    assert_int_equal(cc.group_streams_max_size, 19);
+    assert_int_equal(cc.group_streams_num_standby_replicas, 2);
+    assert_int_equal(cc.group_streams_initial_rebalance_delay_ms, 1500);
+    assert_int_equal(cc.group_streams_assignment_interval_ms, 250);
+    assert_int_equal(cc.group_streams_task_offset_interval_ms, 7777);
+    assert_true(cc.group_streams_acceptable_recovery_lag == 5000000000LL);
+    assert_true(cc.group_streams_accept_null_owned_tasks_on_previous_epoch);
+    assert_true(cc.offsets_retention_ms == 2000000LL * 60 * 1000);
+    assert_true(cc.offsets_retention_check_interval_ms == 6000000000LL);
+    assert_int_equal(cc.offset_metadata_max_bytes, 123);
+    assert_int_equal(cc.offsets_topic_num_partitions, 7);
+
+    /* What DescribeConfigs shows is the value as written. */
+    char v[128];
+    bool set = false;
+    assert_true(kc_config_value_string(&c, "offsets.retention.minutes", v, sizeof(v), &set));
+    assert_string_equal(v, "2000000");
+    assert_true(set);
+    assert_true(kc_config_value_string(&c, "group.consumer.assignors", v, sizeof(v), NULL));
+    assert_string_equal(v, "range, org.apache.kafka.coordinator.group.assignor.UniformAssignor");
+    assert_true(kc_config_value_string(&c, "group.consumer.migration.policy", v, sizeof(v), NULL));
+    assert_string_equal(v, "Upgrade");
+    kc_config_deinit(&c);
+}
+
+/* The coordinator's own defaults (kc_coord_config_defaults, for callers
+ * without a configuration) are what the property table's defaults give. */
+static void test_coordinator_defaults_are_the_tables(void **state)
+{
+    (void)state;
+    kc_config_t c;
+    kc_config_init(&c);
+    kc_coord_config_t from_table, own;
+    memset(&from_table, 0, sizeof(from_table));
+    kc_config_coord(&c, &from_table);
+    kc_coord_config_defaults(&own);
+    assert_int_equal(own.group_initial_rebalance_delay_ms, 3000);
+    assert_true(own.offsets_retention_ms == 10080LL * 60 * 1000);
+    assert_int_equal(own.group_consumer_nassignors, 2);
+    assert_string_equal(own.group_consumer_assignors[0], "uniform");
+    assert_string_equal(own.group_consumer_assignors[1], "range");
+    assert_int_equal(own.group_consumer_migration_policy, KC_MIGRATION_BIDIRECTIONAL);
+    assert_false(own.group_streams_accept_null_owned_tasks_on_previous_epoch);
+    /* Field by field: the assignor names are compared as text. */
+    assert_int_equal(from_table.group_consumer_nassignors, own.group_consumer_nassignors);
+    for (int i = 0; i < own.group_consumer_nassignors; i++)
+        assert_string_equal(from_table.group_consumer_assignors[i],
+                            own.group_consumer_assignors[i]);
+    memcpy(from_table.group_consumer_assignors, own.group_consumer_assignors,
+           sizeof(own.group_consumer_assignors));
+    assert_memory_equal(&from_table, &own, sizeof(own));
     kc_config_deinit(&c);
 }
 
@@ -432,6 +593,8 @@ int main(void)
         cmocka_unit_test(test_consumer_session_timeout_bounds),
         cmocka_unit_test(test_streams_member_timeout_bounds),
         cmocka_unit_test(test_connection_limits_and_ip_overrides),
+        cmocka_unit_test(test_every_coordinator_property_reaches_the_coordinator),
+        cmocka_unit_test(test_coordinator_defaults_are_the_tables),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
