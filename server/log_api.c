@@ -24,158 +24,167 @@ static const kc_uuid_t zero_uuid;
 
 /* ---- Produce ---- */
 
-int kc_handle_produce(kc_req_t *req)
+/* One Produce request as KafkaApis.handleProduceRequest carries it through
+ * its steps; the request and response live in req's arena. */
+typedef struct {
+    kc_req_t *req;
+    int16_t v;
+    bool acks_ok;        /* acks is 0, 1 or -1 */
+    bool txn_denied;     /* a transactional id without WRITE */
+    bool any_error;      /* some partition failed (acks=0 then closes the connection) */
+    bool storage_failed; /* some append met a storage error */
+} produce_t;
+
+/* A partition's answer before its append: ProduceResponse.PartitionResponse's
+ * defaults (offsets and times -1, no record errors, no leader). */
+static void produce_partition_init(kc_produce_response_partition_produce_response_t *rp,
+                                   int32_t index)
 {
-    kc_server_t *s = req->srv;
-    int16_t v = req->ctx.api_version;
-    /* v0-2 are served as Kafka 3.9 served them: message sets of magic 0/1 are
-     * converted to one magic 2 batch (LogValidator's conversion); Kafka 4
-     * rejects these versions but still advertises MinVersion 0 (KAFKA-18659). */
-    kc_produce_request_t rq;
-    kc_produce_request_init(&rq);
-    if (kc_produce_request_decode(req->body, v, req->arena, &rq) != 0)
-        return KC_EINVAL;
-    bool acks_ok = rq.acks == 0 || rq.acks == 1 || rq.acks == -1;
-    /* A transactional producer needs WRITE on its transactional id first;
-     * without it every partition gets TRANSACTIONAL_ID_AUTHORIZATION_FAILED. */
-    bool txn_denied = !kc_str_is_null(rq.transactional_id) &&
-                      !kc_req_authorized(req, KC_OP_WRITE, KC_RES_TRANSACTIONAL_ID,
-                                         rq.transactional_id);
-    kc_produce_response_t resp;
-    kc_produce_response_init(&resp);
-    resp.throttle_time_ms = 0;
-    resp.node_endpoints.count = 0;
-    int32_t nt = rq.topic_data.count > 0 ? rq.topic_data.count : 0;
-    resp.responses.items =
-        kc_arena_alloc(req->arena, (size_t)(nt ? nt : 1) * sizeof(*resp.responses.items));
-    resp.responses.count = nt;
-    bool any_error = false, storage_failed = false;
-    for (int32_t i = 0; i < nt; i++) {
-        kc_produce_request_topic_produce_data_t *t = &rq.topic_data.items[i];
-        kc_produce_response_topic_produce_response_t *rt = &resp.responses.items[i];
-        const kc_topic_t *topic = v >= 13 ? kc_topics_find_id(s->topics, t->topic_id)
-                                          : kc_topics_find(s->topics, t->name);
-        rt->name = t->name;
-        rt->topic_id = t->topic_id;
-        /* WRITE on the topic (KafkaApis.handleProduceRequest); an unknown
-         * topic id is answered UNKNOWN_TOPIC_ID first. */
-        bool authorized =
-            (v >= 13 && !topic) ||
-            kc_req_authorized(req, KC_OP_WRITE, KC_RES_TOPIC, topic ? kc_str(topic->name) : t->name);
-        int16_t denied = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
-        if (txn_denied) {
-            authorized = false;
-            denied = KC_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
-        }
-        int32_t np = t->partition_data.count > 0 ? t->partition_data.count : 0;
-        rt->partition_responses.items =
-            kc_arena_alloc(req->arena, (size_t)(np ? np : 1) * sizeof(*rt->partition_responses.items));
-        rt->partition_responses.count = np;
-        for (int32_t j = 0; j < np; j++) {
-            kc_produce_request_partition_produce_data_t *pd = &t->partition_data.items[j];
-            kc_produce_response_partition_produce_response_t *rp = &rt->partition_responses.items[j];
-            memset(rp, 0, sizeof(*rp));
-            rp->index = pd->index;
-            rp->base_offset = -1;
-            rp->log_append_time_ms = -1;
-            rp->log_start_offset = -1;
-            rp->record_errors.count = 0;
-            rp->error_message = KC_STR_NULL;
-            rp->current_leader = (kc_produce_response_leader_id_and_epoch_t){-1, -1};
-            if (!authorized) {
-                rp->error_code = denied;
-                any_error = true;
-                continue;
-            }
-            if (!topic) {
-                rp->error_code =
-                    v >= 13 ? KC_ERR_UNKNOWN_TOPIC_ID : KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
-                any_error = true;
-                continue;
-            }
-            if (pd->index < 0 || pd->index >= topic->partitions) {
-                rp->error_code = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
-                any_error = true;
-                continue;
-            }
-            if (!acks_ok) {
-                rp->error_code = KC_ERR_INVALID_REQUIRED_ACKS;
-                any_error = true;
-                continue;
-            }
-            kc_log_append_result_t ar;
-            const uint8_t *recs = pd->records.ptr;
-            size_t recs_len = pd->records.len > 0 ? (size_t)pd->records.len : 0;
-            kc_buf_t converted;
-            kc_buf_init(&converted);
-            int magic = kc_records_magic(recs, recs_len);
-            if (v < 3 && (magic == 0 || magic == 1)) {
-                const char *why = NULL;
-                int16_t cerr = kc_legacy_convert(
-                    recs, recs_len, (size_t)s->cfg->legacy_decompression_max_bytes,
-                    &converted, &why);
-                if (cerr == KC_ERR_MESSAGE_TOO_LARGE)
-                    kc_log_warn("server",
-                                "produce to %s-%d: a magic %d message set decompresses beyond "
-                                "legacy.decompression.max.bytes (%lld); answered MESSAGE_TOO_LARGE",
-                                topic->name, pd->index, magic,
-                                (long long)s->cfg->legacy_decompression_max_bytes);
-                if (cerr) {
-                    rp->error_code = cerr;
-                    rp->error_message = kc_str(why);
-                    any_error = true;
-                    kc_buf_deinit(&converted);
-                    continue;
-                }
-                recs = converted.data;
-                recs_len = converted.len;
-            }
-            int rc = kc_log_append(s->log, topic->id, pd->index, recs, recs_len, v,
-                                   req->ctx.now_ms, &ar);
-            kc_buf_deinit(&converted);
-            if (rc != 0)
-                storage_failed = true;
-            rp->error_code = ar.error_code;
-            rp->base_offset = ar.base_offset;
-            rp->log_append_time_ms = ar.log_append_time;
-            rp->log_start_offset = ar.log_start_offset;
-            if (ar.error_message)
-                rp->error_message = kc_str(ar.error_message);
-            if (ar.record_error_index >= 0) {
-                kc_produce_response_batch_index_and_error_message_t *e =
-                    kc_arena_alloc(req->arena, sizeof(*e));
-                e->batch_index = ar.record_error_index;
-                e->batch_index_error_message = KC_STR_NULL;
-                rp->record_errors.items = e;
-                rp->record_errors.count = 1;
-            }
-            if (ar.error_code)
-                any_error = true;
-        }
+    memset(rp, 0, sizeof(*rp));
+    rp->index = index;
+    rp->base_offset = -1;
+    rp->log_append_time_ms = -1;
+    rp->log_start_offset = -1;
+    rp->record_errors.count = 0;
+    rp->error_message = KC_STR_NULL;
+    rp->current_leader = (kc_produce_response_leader_id_and_epoch_t){-1, -1};
+}
+
+/* KafkaApis.handleProduceRequest's authorization of a topic: 0 with WRITE on
+ * it (an unknown topic id passes, to be answered UNKNOWN_TOPIC_ID), else the
+ * error of its every partition; a denied transactional id fails every topic. */
+static int16_t produce_authorize_topic(const produce_t *p,
+                                       const kc_produce_request_topic_produce_data_t *t,
+                                       const kc_topic_t *topic)
+{
+    bool authorized =
+        (p->v >= 13 && !topic) ||
+        kc_req_authorized(p->req, KC_OP_WRITE, KC_RES_TOPIC, topic ? kc_str(topic->name) : t->name);
+    if (p->txn_denied)
+        return KC_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+    return authorized ? KC_ERR_NONE : KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+}
+
+/* The checks before a partition's append: KafkaApis' unknown topics and
+ * partitions, then ReplicaManager.appendRecords' required acks. 0 or the error. */
+static int16_t produce_check_partition(const produce_t *p, const kc_topic_t *topic, int32_t index)
+{
+    if (!topic)
+        return p->v >= 13 ? KC_ERR_UNKNOWN_TOPIC_ID : KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+    if (index < 0 || index >= topic->partitions)
+        return KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+    if (!p->acks_ok)
+        return KC_ERR_INVALID_REQUIRED_ACKS;
+    return KC_ERR_NONE;
+}
+
+/*
+ * LogValidator's conversion, as Kafka 3.9 served produce v0-2: a message set
+ * of magic 0/1 becomes one magic 2 batch in converted, and *recs and *recs_len
+ * then point at it (other records are left as they are). Returns 0, or the
+ * error with its message in rp->error_message.
+ */
+static int16_t produce_convert_legacy(const produce_t *p, const kc_topic_t *topic, int32_t index,
+                                      kc_buf_t *converted, const uint8_t **recs, size_t *recs_len,
+                                      kc_produce_response_partition_produce_response_t *rp)
+{
+    kc_server_t *s = p->req->srv;
+    int magic = kc_records_magic(*recs, *recs_len);
+    if (p->v >= 3 || (magic != 0 && magic != 1))
+        return KC_ERR_NONE;
+    const char *why = NULL;
+    int16_t cerr = kc_legacy_convert(*recs, *recs_len,
+                                     (size_t)s->cfg->legacy_decompression_max_bytes, converted,
+                                     &why);
+    if (cerr == KC_ERR_MESSAGE_TOO_LARGE)
+        kc_log_warn("server",
+                    "produce to %s-%d: a magic %d message set decompresses beyond "
+                    "legacy.decompression.max.bytes (%lld); answered MESSAGE_TOO_LARGE",
+                    topic->name, index, magic, (long long)s->cfg->legacy_decompression_max_bytes);
+    if (cerr) {
+        rp->error_message = kc_str(why);
+        return cerr;
     }
-    if (storage_failed)
-        kc_log_warn("server", "produce: a storage error failed some partitions");
-    if (rq.acks == 0) {
-        /* No response. Kafka closes the connection when a partition failed, so the
-         * producer learns of it by reconnecting; otherwise the connection is read again. */
-        if (any_error)
-            kc_net_close(s->net, req->ctx.conn_id, "acks=0 produce failed");
-        else
-            kc_net_request_done(s->net, req->ctx.conn_id);
-        return 0;
+    *recs = converted->data;
+    *recs_len = converted->len;
+    return KC_ERR_NONE;
+}
+
+/* UnifiedLog.appendAsLeader of one checked partition: converts legacy
+ * records, appends, and fills rp from the append's result. */
+static void produce_append(produce_t *p, const kc_topic_t *topic,
+                           const kc_produce_request_partition_produce_data_t *pd,
+                           kc_produce_response_partition_produce_response_t *rp)
+{
+    kc_req_t *req = p->req;
+    const uint8_t *recs = pd->records.ptr;
+    size_t recs_len = pd->records.len > 0 ? (size_t)pd->records.len : 0;
+    kc_buf_t converted;
+    kc_buf_init(&converted);
+    int16_t cerr = produce_convert_legacy(p, topic, pd->index, &converted, &recs, &recs_len, rp);
+    if (cerr) {
+        rp->error_code = cerr;
+        kc_buf_deinit(&converted);
+        return;
     }
-    kc_buf_t b;
-    kc_buf_init(&b);
-    int rc = kc_produce_response_encode(&b, v, &resp);
+    kc_log_append_result_t ar;
+    int rc = kc_log_append(req->srv->log, topic->id, pd->index, recs, recs_len, p->v,
+                           req->ctx.now_ms, &ar);
+    kc_buf_deinit(&converted);
     if (rc != 0)
-        return kc_req_respond_encoded(req, rc, &b);
-    kc_response_t *r = kc_req_respond(req, &b);
-    kc_buf_deinit(&b);
-    /* If the commit fails, what was appended is gone: answer KAFKA_STORAGE_ERROR there. */
-    for (int32_t i = 0; i < nt; i++) {
-        for (int32_t j = 0; j < resp.responses.items[i].partition_responses.count; j++) {
+        p->storage_failed = true;
+    rp->error_code = ar.error_code;
+    rp->base_offset = ar.base_offset;
+    rp->log_append_time_ms = ar.log_append_time;
+    rp->log_start_offset = ar.log_start_offset;
+    if (ar.error_message)
+        rp->error_message = kc_str(ar.error_message);
+    if (ar.record_error_index >= 0) {
+        kc_produce_response_batch_index_and_error_message_t *e =
+            kc_arena_alloc(req->arena, sizeof(*e));
+        e->batch_index = ar.record_error_index;
+        e->batch_index_error_message = KC_STR_NULL;
+        rp->record_errors.items = e;
+        rp->record_errors.count = 1;
+    }
+}
+
+/* One topic of the request (ReplicaManager.appendRecords per partition):
+ * authorizes it, then checks and appends each partition into rt. */
+static void produce_topic(produce_t *p, const kc_produce_request_topic_produce_data_t *t,
+                          kc_produce_response_topic_produce_response_t *rt)
+{
+    kc_req_t *req = p->req;
+    kc_server_t *s = req->srv;
+    const kc_topic_t *topic = p->v >= 13 ? kc_topics_find_id(s->topics, t->topic_id)
+                                         : kc_topics_find(s->topics, t->name);
+    rt->name = t->name;
+    rt->topic_id = t->topic_id;
+    int16_t denied = produce_authorize_topic(p, t, topic);
+    int32_t np = t->partition_data.count > 0 ? t->partition_data.count : 0;
+    rt->partition_responses.items =
+        kc_arena_alloc(req->arena, (size_t)(np ? np : 1) * sizeof(*rt->partition_responses.items));
+    rt->partition_responses.count = np;
+    for (int32_t j = 0; j < np; j++) {
+        const kc_produce_request_partition_produce_data_t *pd = &t->partition_data.items[j];
+        kc_produce_response_partition_produce_response_t *rp = &rt->partition_responses.items[j];
+        produce_partition_init(rp, pd->index);
+        rp->error_code = denied ? denied : produce_check_partition(p, topic, pd->index);
+        if (!rp->error_code)
+            produce_append(p, topic, pd, rp);
+        if (rp->error_code)
+            p->any_error = true;
+    }
+}
+
+/* The answer should this iteration's commit fail: what was appended is gone,
+ * so every partition that succeeded fails with KAFKA_STORAGE_ERROR. */
+static void produce_storage_error_answer(kc_produce_response_t *resp)
+{
+    for (int32_t i = 0; i < resp->responses.count; i++) {
+        for (int32_t j = 0; j < resp->responses.items[i].partition_responses.count; j++) {
             kc_produce_response_partition_produce_response_t *rp =
-                &resp.responses.items[i].partition_responses.items[j];
+                &resp->responses.items[i].partition_responses.items[j];
             if (rp->error_code == 0) {
                 rp->error_code = KC_ERR_KAFKA_STORAGE_ERROR;
                 rp->base_offset = -1;
@@ -184,9 +193,70 @@ int kc_handle_produce(kc_req_t *req)
             }
         }
     }
-    if (kc_produce_response_encode(&r->error_body, v, &resp) != 0)
+}
+
+/* KafkaApis' sendResponseCallback: acks=0 sends nothing (and closes the
+ * connection when a partition failed); otherwise the answer, with the
+ * commit-failure answer as its error body. 0 or the encoder's error. */
+static int produce_respond(const produce_t *p, int16_t acks, kc_produce_response_t *resp)
+{
+    kc_req_t *req = p->req;
+    kc_server_t *s = req->srv;
+    if (acks == 0) {
+        /* No response. Kafka closes the connection when a partition failed, so the
+         * producer learns of it by reconnecting; otherwise the connection is read again. */
+        if (p->any_error)
+            kc_net_close(s->net, req->ctx.conn_id, "acks=0 produce failed");
+        else
+            kc_net_request_done(s->net, req->ctx.conn_id);
+        return 0;
+    }
+    kc_buf_t b;
+    kc_buf_init(&b);
+    int rc = kc_produce_response_encode(&b, p->v, resp);
+    if (rc != 0)
+        return kc_req_respond_encoded(req, rc, &b);
+    kc_response_t *r = kc_req_respond(req, &b);
+    kc_buf_deinit(&b);
+    produce_storage_error_answer(resp);
+    if (kc_produce_response_encode(&r->error_body, p->v, resp) != 0)
         kc_buf_reset(&r->error_body);
     return 0;
+}
+
+/*
+ * Produce as KafkaApis.handleProduceRequest and ReplicaManager.appendRecords
+ * answer it. v0-2 are served as Kafka 3.9 served them: message sets of magic
+ * 0/1 are converted to one magic 2 batch (LogValidator's conversion); Kafka 4
+ * rejects these versions but still advertises MinVersion 0 (KAFKA-18659).
+ */
+int kc_handle_produce(kc_req_t *req)
+{
+    int16_t v = req->ctx.api_version;
+    kc_produce_request_t rq;
+    kc_produce_request_init(&rq);
+    if (kc_produce_request_decode(req->body, v, req->arena, &rq) != 0)
+        return KC_EINVAL;
+    produce_t p = {.req = req, .v = v};
+    p.acks_ok = rq.acks == 0 || rq.acks == 1 || rq.acks == -1;
+    /* A transactional producer needs WRITE on its transactional id first;
+     * without it every partition gets TRANSACTIONAL_ID_AUTHORIZATION_FAILED. */
+    p.txn_denied = !kc_str_is_null(rq.transactional_id) &&
+                   !kc_req_authorized(req, KC_OP_WRITE, KC_RES_TRANSACTIONAL_ID,
+                                      rq.transactional_id);
+    kc_produce_response_t resp;
+    kc_produce_response_init(&resp);
+    resp.throttle_time_ms = 0;
+    resp.node_endpoints.count = 0;
+    int32_t nt = rq.topic_data.count > 0 ? rq.topic_data.count : 0;
+    resp.responses.items =
+        kc_arena_alloc(req->arena, (size_t)(nt ? nt : 1) * sizeof(*resp.responses.items));
+    resp.responses.count = nt;
+    for (int32_t i = 0; i < nt; i++)
+        produce_topic(&p, &rq.topic_data.items[i], &resp.responses.items[i]);
+    if (p.storage_failed)
+        kc_log_warn("server", "produce: a storage error failed some partitions");
+    return produce_respond(&p, rq.acks, &resp);
 }
 
 /* ---- Fetch ---- */
