@@ -348,98 +348,93 @@ static fetch_ctx_kind_t fetch_context(kc_server_t *s, const kc_fetch_request_t *
     return CTX_INCREMENTAL;
 }
 
-/*
- * Builds the Fetch response from the committed log. With final false and a
- * request that would wait (no error, fewer than MinBytes readable,
- * MaxWaitMs > 0), appends nothing and sets *wait. first marks the request's
- * first evaluation (it updates its fetch session). 0 or KC_EINVAL/KC_EIO.
- */
-static int fetch_eval(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t *body,
-                      size_t body_len, bool first, bool final, kc_result_t *res, bool *wait,
-                      int32_t *max_wait_ms)
-{
-    int16_t v = ctx->api_version;
+/* One evaluation of a Fetch request (KafkaApis.handleFetchRequest through
+ * ReplicaManager.fetchMessages): the request and response live in arena,
+ * the partitions' record bytes in data, items on the heap. */
+typedef struct {
+    kc_server_t *s;
+    const kc_request_ctx_t *ctx;
+    int16_t v;
     kc_arena_t arena;
-    kc_arena_init(&arena);
-    kc_reader_t r;
-    kc_reader_init(&r, body, body_len);
     kc_fetch_request_t rq;
-    kc_fetch_request_init(&rq);
-    int rc = 0;
-    kc_buf_t b, data;
-    kc_buf_init(&b);
-    kc_buf_init(&data);
-    fetch_item_t *items = NULL;
-    *wait = false;
-    if (kc_fetch_request_decode(&r, v, &arena, &rq) != 0) {
-        rc = KC_EINVAL;
-        goto out;
-    }
-    *max_wait_ms = rq.max_wait_ms;
     kc_fetch_response_t resp;
-    kc_fetch_response_init(&resp);
-    resp.throttle_time_ms = 0;
-    resp.session_id = 0;
-    resp.node_endpoints.count = 0;
-    resp.responses.count = 0;
-    if (v >= 4 && rq.isolation_level != 0 && rq.isolation_level != 1) {
-        /* IsolationLevel.forId fails: FetchRequest.getErrorResponse, the error at
-         * the top and (before v13) in every requested partition. */
-        resp.error_code = KC_ERR_UNKNOWN_SERVER_ERROR;
-        resp.session_id = rq.session_id;
-        int32_t nt = v < 13 ? KC_MAX(rq.topics.count, 0) : 0;
-        resp.responses.items =
-            kc_arena_alloc(&arena, (size_t)(nt ? nt : 1) * sizeof(*resp.responses.items));
-        resp.responses.count = nt;
-        for (int32_t i = 0; i < nt; i++) {
-            const kc_fetch_request_topic_t *t = &rq.topics.items[i];
-            kc_fetch_response_fetchable_topic_response_t *rt = &resp.responses.items[i];
-            int32_t np = KC_MAX(t->partitions.count, 0);
-            memset(rt, 0, sizeof(*rt));
-            rt->topic = t->topic;
-            rt->topic_id = t->topic_id;
-            rt->partitions.items =
-                kc_arena_alloc(&arena, (size_t)(np ? np : 1) * sizeof(*rt->partitions.items));
-            rt->partitions.count = np;
-            for (int32_t j = 0; j < np; j++) {
-                kc_fetch_response_partition_data_t *rp = &rt->partitions.items[j];
-                memset(rp, 0, sizeof(*rp));
-                rp->partition_index = t->partitions.items[j].partition;
-                rp->error_code = KC_ERR_UNKNOWN_SERVER_ERROR;
-                rp->high_watermark = -1;
-                rp->last_stable_offset = -1;
-                rp->log_start_offset = -1;
-                rp->diverging_epoch = (kc_fetch_response_epoch_end_offset_t){-1, -1};
-                rp->current_leader = (kc_fetch_response_leader_id_and_epoch_t){-1, -1};
-                rp->snapshot_id = (kc_fetch_response_snapshot_id_t){-1, -1};
-                rp->preferred_read_replica = -1;
-                rp->aborted_transactions.count = 0;
-                rp->records = (kc_bytes_t){(const uint8_t *)"", 0};
-            }
-        }
-        goto encode;
-    }
-    int16_t session_error;
-    kc_fetch_session_t *fs;
-    fetch_ctx_kind_t kind = fetch_context(s, &rq, v, ctx->now_ms, first, &session_error, &fs);
-    if (kind == CTX_ERROR) {
-        /* SessionErrorContext: the error alone, sessionless, answered at once. */
-        resp.error_code = session_error;
-        goto encode;
-    }
+    fetch_ctx_kind_t kind;
+    kc_fetch_session_t *fs; /* the session of an incremental fetch */
+    fetch_item_t *items;
+    size_t nitems;
+    kc_buf_t data;
+    /* ReplicaManager.readFromLog's state */
+    bool follower;  /* the replica id names a follower */
+    bool min_one;   /* the next partition with data returns at least one batch */
+    int64_t limit;  /* the response's byte limit */
+    int64_t bytes;  /* record bytes read so far */
+    bool any_error; /* some partition is answered at once */
+} fetch_t;
 
-    /* The partitions to read: the session's, in its order, or the request's. */
-    size_t nitems = 0;
-    if (kind == CTX_INCREMENTAL) {
-        nitems = fs->n;
-    } else {
-        for (int32_t i = 0; i < KC_MAX(rq.topics.count, 0); i++)
-            nitems += (size_t)KC_MAX(rq.topics.items[i].partitions.count, 0);
+/* A partition's answer without data: FetchResponse.partitionResponse's
+ * defaults (offsets -1, no epochs, no leader, no snapshot). */
+static void fetch_partition_init(kc_fetch_response_partition_data_t *rp, int32_t partition,
+                                 int16_t error_code)
+{
+    memset(rp, 0, sizeof(*rp));
+    rp->partition_index = partition;
+    rp->error_code = error_code;
+    rp->high_watermark = -1;
+    rp->last_stable_offset = -1;
+    rp->log_start_offset = -1;
+    rp->diverging_epoch = (kc_fetch_response_epoch_end_offset_t){-1, -1};
+    rp->current_leader = (kc_fetch_response_leader_id_and_epoch_t){-1, -1};
+    rp->snapshot_id = (kc_fetch_response_snapshot_id_t){-1, -1};
+    rp->preferred_read_replica = -1;
+    rp->aborted_transactions.count = 0;
+    rp->records = (kc_bytes_t){(const uint8_t *)"", 0};
+}
+
+/* IsolationLevel.forId fails: FetchRequest.getErrorResponse, the error at
+ * the top and (before v13) in every requested partition. */
+static void fetch_isolation_error(fetch_t *f)
+{
+    kc_fetch_response_t *resp = &f->resp;
+    resp->error_code = KC_ERR_UNKNOWN_SERVER_ERROR;
+    resp->session_id = f->rq.session_id;
+    int32_t nt = f->v < 13 ? KC_MAX(f->rq.topics.count, 0) : 0;
+    resp->responses.items =
+        kc_arena_alloc(&f->arena, (size_t)(nt ? nt : 1) * sizeof(*resp->responses.items));
+    resp->responses.count = nt;
+    for (int32_t i = 0; i < nt; i++) {
+        const kc_fetch_request_topic_t *t = &f->rq.topics.items[i];
+        kc_fetch_response_fetchable_topic_response_t *rt = &resp->responses.items[i];
+        int32_t np = KC_MAX(t->partitions.count, 0);
+        memset(rt, 0, sizeof(*rt));
+        rt->topic = t->topic;
+        rt->topic_id = t->topic_id;
+        rt->partitions.items =
+            kc_arena_alloc(&f->arena, (size_t)(np ? np : 1) * sizeof(*rt->partitions.items));
+        rt->partitions.count = np;
+        for (int32_t j = 0; j < np; j++)
+            fetch_partition_init(&rt->partitions.items[j], t->partitions.items[j].partition,
+                                 KC_ERR_UNKNOWN_SERVER_ERROR);
     }
-    items = kc_xcalloc(nitems ? nitems : 1, sizeof(*items));
-    if (kind == CTX_INCREMENTAL) {
-        for (size_t i = 0; i < fs->n; i++) {
-            const kc_fetch_session_partition_t *sp = &fs->parts[i];
+}
+
+/* The partitions to read (FetchContext.foreachPartition): the session's, in
+ * its order, for an incremental fetch, else the request's. */
+static void fetch_collect_items(fetch_t *f)
+{
+    const kc_fetch_request_t *rq = &f->rq;
+    size_t nitems = 0;
+    if (f->kind == CTX_INCREMENTAL) {
+        nitems = f->fs->n;
+    } else {
+        for (int32_t i = 0; i < KC_MAX(rq->topics.count, 0); i++)
+            nitems += (size_t)KC_MAX(rq->topics.items[i].partitions.count, 0);
+    }
+    fetch_item_t *items = kc_xcalloc(nitems ? nitems : 1, sizeof(*items));
+    f->items = items;
+    f->nitems = nitems;
+    if (f->kind == CTX_INCREMENTAL) {
+        for (size_t i = 0; i < f->fs->n; i++) {
+            const kc_fetch_session_partition_t *sp = &f->fs->parts[i];
             items[i].topic = kc_str(sp->topic);
             items[i].topic_id = sp->topic_id;
             items[i].partition = sp->partition;
@@ -450,236 +445,330 @@ static int fetch_eval(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t
             items[i].last_fetched_epoch = -1;
             items[i].diverging_end = -1;
         }
-    } else {
-        size_t k = 0;
-        for (int32_t i = 0; i < KC_MAX(rq.topics.count, 0); i++) {
-            const kc_fetch_request_topic_t *t = &rq.topics.items[i];
-            for (int32_t j = 0; j < KC_MAX(t->partitions.count, 0); j++, k++) {
-                const kc_fetch_request_partition_t *p = &t->partitions.items[j];
-                items[k].topic = t->topic;
-                items[k].topic_id = t->topic_id;
-                items[k].partition = p->partition;
-                items[k].fetch_offset = p->fetch_offset;
-                items[k].log_start_offset = p->log_start_offset;
-                items[k].max_bytes = p->partition_max_bytes;
-                items[k].current_leader_epoch = v >= 9 ? p->current_leader_epoch : -1;
-                items[k].last_fetched_epoch = v >= 12 ? p->last_fetched_epoch : -1;
-                items[k].diverging_end = -1;
-            }
+        return;
+    }
+    size_t k = 0;
+    for (int32_t i = 0; i < KC_MAX(rq->topics.count, 0); i++) {
+        const kc_fetch_request_topic_t *t = &rq->topics.items[i];
+        for (int32_t j = 0; j < KC_MAX(t->partitions.count, 0); j++, k++) {
+            const kc_fetch_request_partition_t *p = &t->partitions.items[j];
+            items[k].topic = t->topic;
+            items[k].topic_id = t->topic_id;
+            items[k].partition = p->partition;
+            items[k].fetch_offset = p->fetch_offset;
+            items[k].log_start_offset = p->log_start_offset;
+            items[k].max_bytes = p->partition_max_bytes;
+            items[k].current_leader_epoch = f->v >= 9 ? p->current_leader_epoch : -1;
+            items[k].last_fetched_epoch = f->v >= 12 ? p->last_fetched_epoch : -1;
+            items[k].diverging_end = -1;
         }
     }
+}
 
-    /* ReplicaManager.readFromLog: v3+ has a response byte limit and returns at least
-     * one batch of the first partition with data; v0-2 has a hard limit. */
-    bool follower = (v <= 14 ? rq.replica_id : rq.replica_state.replica_id) >= 0;
-    bool min_one = v >= 3;
-    int64_t limit = v >= 3 && rq.max_bytes >= 0 ? rq.max_bytes : INT32_MAX;
-    int64_t bytes = 0;
-    bool any_error = false;
-    for (size_t k = 0; k < nitems; k++) {
-        fetch_item_t *it = &items[k];
+/* KafkaApis.handleFetchRequest's refusals before reading (its erroneous
+ * list): READ on the topic, or CLUSTER_ACTION on the cluster for a
+ * follower's fetch; then an unknown topic or partition. True when refused. */
+static bool fetch_refuse(const fetch_t *f, fetch_item_t *it, const kc_topic_t *topic)
+{
+    int16_t v = f->v;
+    if ((topic || v < 13 || f->follower) &&
+        (f->follower ? !kc_request_authorized(f->ctx, KC_OP_CLUSTER_ACTION, KC_RES_CLUSTER,
+                                              kc_str(KC_CLUSTER_RESOURCE_NAME))
+                     : !kc_request_authorized(f->ctx, KC_OP_READ, KC_RES_TOPIC,
+                                              topic ? kc_str(topic->name) : it->topic)))
+        it->error_code = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+    else if (!topic)
+        it->error_code = v >= 13 ? KC_ERR_UNKNOWN_TOPIC_ID : KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+    else if (it->partition < 0 || it->partition >= topic->partitions)
+        it->error_code = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+    else
+        return false;
+    it->erroneous = true;
+    return true;
+}
+
+/* The epoch checks of a log at leader epoch 0: true when the partition is
+ * answered without reading (an error, or where its epoch diverges). */
+static bool fetch_check_epochs(const fetch_t *f, fetch_item_t *it, const kc_topic_t *topic)
+{
+    /* The leader epoch is 0 (Partition.localLogWithEpochOrThrow): a newer
+     * one is unknown; a negative one means none (FetchRequest's optional epoch). */
+    if (it->current_leader_epoch > 0) {
+        it->error_code = KC_ERR_UNKNOWN_LEADER_EPOCH;
+        return true;
+    }
+    /* v12+ LastFetchedEpoch (Partition.validateFetchOffsetAndMaybeGetDivergingEpoch):
+     * an epoch newer than any the log knows is out of range; epoch 0 ends
+     * at the log end, so a fetch offset beyond it diverges. */
+    if (it->last_fetched_epoch > 0) {
+        it->error_code = KC_ERR_OFFSET_OUT_OF_RANGE;
+        return true;
+    }
+    if (it->last_fetched_epoch == 0) {
+        kc_log_offsets_t lo;
+        if (kc_log_offsets(f->s->log, topic->id, it->partition, &lo) == 0 &&
+            it->fetch_offset > lo.log_end_offset) {
+            it->diverging_end = lo.log_end_offset;
+            it->high_watermark = lo.high_watermark;
+            it->log_start = lo.log_start_offset;
+            return true; /* answered at once */
+        }
+    }
+    return false;
+}
+
+/* True when the got bytes at p do not hold the whole first batch (its
+ * length field, at bytes 8-11 of the batch, counts what follows it). */
+static bool first_batch_cut(const uint8_t *p, size_t got)
+{
+    return got < 12 ||
+           got < 12 + (size_t)(((uint32_t)p[8] << 24) | ((uint32_t)p[9] << 16) |
+                               ((uint32_t)p[10] << 8) | p[11]);
+}
+
+/* UnifiedLog.read of one partition within the partition's and the
+ * response's byte limits, appended to f->data: false when the read failed
+ * (its error in it). */
+static bool fetch_read_log(fetch_t *f, fetch_item_t *it, const kc_topic_t *topic)
+{
+    int64_t room = f->limit - f->bytes;
+    int32_t max = (int32_t)KC_MIN((int64_t)it->max_bytes, room < 0 ? 0 : room);
+    int16_t err = 0;
+    kc_log_offsets_t offs;
+    size_t before = f->data.len;
+    if (kc_log_read(f->s->log, topic->id, it->partition, it->fetch_offset, max, f->min_one,
+                    &f->data, &err, &offs) != 0) {
+        it->error_code = KC_ERR_KAFKA_STORAGE_ERROR;
+        return false;
+    }
+    it->error_code = err;
+    if (err)
+        return false; /* A failed read knows no offsets (ReplicaManager.createLogReadResult). */
+    it->high_watermark = offs.high_watermark;
+    it->log_start = offs.log_start_offset;
+    /* From v3 a first batch cut by the byte limits is left out, as the
+     * client can go on with a larger limit (ReplicaManager.readFromLog). */
+    size_t got = f->data.len - before;
+    if (f->v >= 3 && got > 0 && first_batch_cut(f->data.data + before, got))
+        f->data.len = before;
+    it->end = f->data.len;
+    if (f->data.len > before) {
+        f->min_one = false;
+        f->bytes += (int64_t)(f->data.len - before);
+    }
+    return true;
+}
+
+/* ReplicaManager.readFromLog over every partition: v3+ has a response byte
+ * limit and returns at least one batch of the first partition with data;
+ * v0-2 has a hard limit. */
+static void fetch_read_items(fetch_t *f)
+{
+    const kc_fetch_request_t *rq = &f->rq;
+    f->follower = (f->v <= 14 ? rq->replica_id : rq->replica_state.replica_id) >= 0;
+    f->min_one = f->v >= 3;
+    f->limit = f->v >= 3 && rq->max_bytes >= 0 ? rq->max_bytes : INT32_MAX;
+    f->bytes = 0;
+    f->any_error = false;
+    for (size_t k = 0; k < f->nitems; k++) {
+        fetch_item_t *it = &f->items[k];
         it->high_watermark = -1;
         it->log_start = -1;
-        it->start = it->end = data.len;
-        const kc_topic_t *topic = v >= 13 ? kc_topics_find_id(s->topics, it->topic_id)
-                                          : kc_topics_find(s->topics, it->topic);
-        /* READ on the topic, or CLUSTER_ACTION on the cluster for a
-         * follower's fetch (KafkaApis.handleFetchRequest). */
-        if ((topic || v < 13 || follower) &&
-            (follower ? !kc_request_authorized(ctx, KC_OP_CLUSTER_ACTION, KC_RES_CLUSTER,
-                                               kc_str(KC_CLUSTER_RESOURCE_NAME))
-                      : !kc_request_authorized(ctx, KC_OP_READ, KC_RES_TOPIC,
-                                               topic ? kc_str(topic->name) : it->topic))) {
-            it->error_code = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
-            it->erroneous = true;
-            any_error = true;
-            continue;
-        }
-        if (!topic) {
-            it->error_code = v >= 13 ? KC_ERR_UNKNOWN_TOPIC_ID : KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
-            it->erroneous = true;
-            any_error = true;
-            continue;
-        }
-        if (it->partition < 0 || it->partition >= topic->partitions) {
-            it->error_code = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
-            it->erroneous = true;
-            any_error = true;
-            continue;
-        }
-        /* The leader epoch is 0 (Partition.localLogWithEpochOrThrow): a newer
-         * one is unknown; a negative one means none (FetchRequest's optional epoch). */
-        if (it->current_leader_epoch > 0) {
-            it->error_code = KC_ERR_UNKNOWN_LEADER_EPOCH;
-            any_error = true;
-            continue;
-        }
-        /* v12+ LastFetchedEpoch (Partition.validateFetchOffsetAndMaybeGetDivergingEpoch):
-         * an epoch newer than any the log knows is out of range; epoch 0 ends
-         * at the log end, so a fetch offset beyond it diverges. */
-        if (it->last_fetched_epoch > 0) {
-            it->error_code = KC_ERR_OFFSET_OUT_OF_RANGE;
-            any_error = true;
-            continue;
-        }
-        if (it->last_fetched_epoch == 0) {
-            kc_log_offsets_t lo;
-            if (kc_log_offsets(s->log, topic->id, it->partition, &lo) == 0 &&
-                it->fetch_offset > lo.log_end_offset) {
-                it->diverging_end = lo.log_end_offset;
-                it->high_watermark = lo.high_watermark;
-                it->log_start = lo.log_start_offset;
-                any_error = true; /* answered at once */
-                continue;
-            }
-        }
-        int64_t room = limit - bytes;
-        int32_t max = (int32_t)KC_MIN((int64_t)it->max_bytes, room < 0 ? 0 : room);
-        int16_t err = 0;
-        kc_log_offsets_t offs;
-        size_t before = data.len;
-        rc = kc_log_read(s->log, topic->id, it->partition, it->fetch_offset, max, min_one, &data,
-                         &err, &offs);
-        if (rc != 0) {
-            it->error_code = KC_ERR_KAFKA_STORAGE_ERROR;
-            any_error = true;
-            rc = 0;
-            continue;
-        }
-        it->error_code = err;
-        if (err) {
-            /* A failed read knows no offsets (ReplicaManager.createLogReadResult). */
-            any_error = true;
-            continue;
-        }
-        it->high_watermark = offs.high_watermark;
-        it->log_start = offs.log_start_offset;
-        /* From v3 a first batch cut by the byte limits is left out, as the
-         * client can go on with a larger limit (ReplicaManager.readFromLog). */
-        size_t got = data.len - before;
-        if (v >= 3 && got > 0 &&
-            (got < 12 || got < 12 + (size_t)(uint32_t)(((uint32_t)data.data[before + 8] << 24) |
-                                                       ((uint32_t)data.data[before + 9] << 16) |
-                                                       ((uint32_t)data.data[before + 10] << 8) |
-                                                       data.data[before + 11])))
-            data.len = before;
-        it->end = data.len;
-        if (data.len > before) {
-            min_one = false;
-            bytes += (int64_t)(data.len - before);
-        }
+        it->start = it->end = f->data.len;
+        const kc_topic_t *topic = f->v >= 13 ? kc_topics_find_id(f->s->topics, it->topic_id)
+                                             : kc_topics_find(f->s->topics, it->topic);
+        if (fetch_refuse(f, it, topic) || fetch_check_epochs(f, it, topic) ||
+            !fetch_read_log(f, it, topic))
+            f->any_error = true;
     }
-    if (!final && !any_error && nitems > 0 && rq.max_wait_ms > 0 && bytes < rq.min_bytes) {
-        *wait = true;
-        goto out;
-    }
+}
 
-    /* Which partitions the response carries, and the session it names. */
-    bool *carry = kc_arena_alloc(&arena, (nitems ? nitems : 1) * sizeof(bool));
-    for (size_t k = 0; k < nitems; k++)
+/* FullFetchContext: a new session of every partition read, if the cache has
+ * room; its id (0: none) goes into the response. */
+static void fetch_new_session(fetch_t *f)
+{
+    kc_fetch_session_partition_t *sp =
+        kc_arena_alloc(&f->arena, (f->nitems ? f->nitems : 1) * sizeof(*sp));
+    for (size_t k = 0; k < f->nitems; k++) {
+        const fetch_item_t *it = &f->items[k];
+        char *name = kc_arena_alloc(&f->arena, (size_t)KC_MAX(it->topic.len, 0) + 1);
+        if (it->topic.len > 0)
+            memcpy(name, it->topic.ptr, (size_t)it->topic.len);
+        name[KC_MAX(it->topic.len, 0)] = '\0';
+        sp[k] = (kc_fetch_session_partition_t){
+            f->v >= 13 ? "" : name, f->v >= 13 ? it->topic_id : zero_uuid, it->partition,
+            it->fetch_offset, it->log_start_offset, it->max_bytes, it->high_watermark,
+            it->log_start};
+    }
+    f->resp.session_id = kc_fetch_sessions_create(f->s->fetch_sessions, f->ctx->now_ms,
+                                                  f->v >= 13, sp, f->nitems);
+}
+
+/* FetchContext.updateAndGenerateResponseData: which partitions the response
+ * carries (true in the returned arena array of nitems), and the session it
+ * names. IncrementalFetchContext carries only partitions with news; those
+ * that returned records move to the end of the session, so others get their
+ * turn. */
+static bool *fetch_update_session(fetch_t *f)
+{
+    size_t n = f->nitems;
+    bool *carry = kc_arena_alloc(&f->arena, (n ? n : 1) * sizeof(bool));
+    for (size_t k = 0; k < n; k++)
         carry[k] = true;
-    if (kind == CTX_INCREMENTAL) {
-        /* IncrementalFetchContext: only partitions with news; those that returned
-         * records move to the end of the session, so others get their turn. */
-        bool *to_end = kc_arena_alloc(&arena, (nitems ? nitems : 1) * sizeof(bool));
-        for (size_t k = 0; k < nitems; k++) {
-            fetch_item_t *it = &items[k];
-            carry[k] = kc_fetch_session_must_respond(&fs->parts[k], it->error_code,
+    if (f->kind == CTX_INCREMENTAL) {
+        bool *to_end = kc_arena_alloc(&f->arena, (n ? n : 1) * sizeof(bool));
+        for (size_t k = 0; k < n; k++) {
+            const fetch_item_t *it = &f->items[k];
+            carry[k] = kc_fetch_session_must_respond(&f->fs->parts[k], it->error_code,
                                                      it->end - it->start, it->high_watermark,
                                                      it->log_start, true);
             to_end[k] = carry[k] && it->end > it->start;
         }
-        kc_fetch_session_reorder(fs, to_end);
-        resp.session_id = fs->id;
-    } else if (kind == CTX_FULL) {
-        /* FullFetchContext: a new session of every partition, if the cache has room. */
-        kc_fetch_session_partition_t *sp =
-            kc_arena_alloc(&arena, (nitems ? nitems : 1) * sizeof(*sp));
-        for (size_t k = 0; k < nitems; k++) {
-            fetch_item_t *it = &items[k];
-            char *name = kc_arena_alloc(&arena, (size_t)KC_MAX(it->topic.len, 0) + 1);
-            if (it->topic.len > 0)
-                memcpy(name, it->topic.ptr, (size_t)it->topic.len);
-            name[KC_MAX(it->topic.len, 0)] = '\0';
-            sp[k] = (kc_fetch_session_partition_t){
-                v >= 13 ? "" : name, v >= 13 ? it->topic_id : zero_uuid, it->partition,
-                it->fetch_offset, it->log_start_offset, it->max_bytes, it->high_watermark,
-                it->log_start};
-        }
-        resp.session_id = kc_fetch_sessions_create(s->fetch_sessions, ctx->now_ms, v >= 13, sp,
-                                                   nitems);
+        kc_fetch_session_reorder(f->fs, to_end);
+        f->resp.session_id = f->fs->id;
+    } else if (f->kind == CTX_FULL) {
+        fetch_new_session(f);
     }
+    return carry;
+}
 
-    /* The partitions read, then those refused before reading (KafkaApis puts
-     * its erroneous list last); consecutive partitions of one topic share a
-     * topic entry (FetchResponse.toMessage). */
-    size_t ntopics = 0, npd = 0;
-    resp.responses.items =
-        kc_arena_alloc(&arena, (nitems ? nitems : 1) * sizeof(*resp.responses.items));
+/* One partition's answer from what was read (FetchResponse.partitionResponse). */
+static void fetch_partition_data(const fetch_t *f, const fetch_item_t *it,
+                                 kc_fetch_response_partition_data_t *rp)
+{
+    fetch_partition_init(rp, it->partition, it->error_code);
+    rp->high_watermark = it->high_watermark;
+    rp->last_stable_offset = it->high_watermark;
+    rp->log_start_offset = it->log_start;
+    if (it->diverging_end >= 0)
+        rp->diverging_epoch = (kc_fetch_response_epoch_end_offset_t){0, it->diverging_end};
+    /* A refused partition has the generated default (an empty list);
+     * a read one null unless reading committed data, and a failed
+     * read null (no fetch data). */
+    rp->aborted_transactions.count =
+        it->erroneous ? 0 : (f->rq.isolation_level == 1 && !it->error_code ? 0 : -1);
+    rp->records = (kc_bytes_t){it->end > it->start ? f->data.data + it->start
+                                                   : (const uint8_t *)"",
+                               (int32_t)(it->end - it->start)};
+}
+
+/* The response's topics: the partitions read, then those refused before
+ * reading (KafkaApis puts its erroneous list last); consecutive partitions
+ * of one topic share a topic entry (FetchResponse.toMessage). */
+static void fetch_build_topics(fetch_t *f, const bool *carry)
+{
+    size_t n = f->nitems, ntopics = 0, npd = 0;
+    kc_fetch_response_t *resp = &f->resp;
+    resp->responses.items =
+        kc_arena_alloc(&f->arena, (n ? n : 1) * sizeof(*resp->responses.items));
     kc_fetch_response_partition_data_t *pds =
-        kc_arena_alloc(&arena, (nitems ? nitems : 1) * sizeof(*pds));
+        kc_arena_alloc(&f->arena, (n ? n : 1) * sizeof(*pds));
     const fetch_item_t *prev = NULL;
     for (int pass = 0; pass < 2; pass++) {
-        for (size_t k = 0; k < nitems; k++) {
-            if (!carry[k] || items[k].erroneous != (pass == 1))
+        for (size_t k = 0; k < n; k++) {
+            if (!carry[k] || f->items[k].erroneous != (pass == 1))
                 continue;
-            const fetch_item_t *it = &items[k];
-            bool same = prev && (v >= 13 ? memcmp(prev->topic_id.b, it->topic_id.b, 16) == 0
-                                         : kc_str_eq(prev->topic, it->topic));
+            const fetch_item_t *it = &f->items[k];
+            bool same = prev && (f->v >= 13 ? memcmp(prev->topic_id.b, it->topic_id.b, 16) == 0
+                                            : kc_str_eq(prev->topic, it->topic));
             kc_fetch_response_fetchable_topic_response_t *rt;
             if (!same) {
-                rt = &resp.responses.items[ntopics++];
+                rt = &resp->responses.items[ntopics++];
                 memset(rt, 0, sizeof(*rt));
                 rt->topic = it->topic;
                 rt->topic_id = it->topic_id;
                 rt->partitions.items = &pds[npd];
                 rt->partitions.count = 0;
             } else {
-                rt = &resp.responses.items[ntopics - 1];
+                rt = &resp->responses.items[ntopics - 1];
             }
             /* Partitions of one topic entry are contiguous in pds. */
-            kc_fetch_response_partition_data_t *rp = &pds[npd++];
             rt->partitions.count++;
-            memset(rp, 0, sizeof(*rp));
-            rp->partition_index = it->partition;
-            rp->error_code = it->error_code;
-            rp->high_watermark = it->high_watermark;
-            rp->last_stable_offset = it->high_watermark;
-            rp->log_start_offset = it->log_start;
-            rp->diverging_epoch = it->diverging_end >= 0
-                                      ? (kc_fetch_response_epoch_end_offset_t){0, it->diverging_end}
-                                      : (kc_fetch_response_epoch_end_offset_t){-1, -1};
-            rp->current_leader = (kc_fetch_response_leader_id_and_epoch_t){-1, -1};
-            rp->snapshot_id = (kc_fetch_response_snapshot_id_t){-1, -1};
-            rp->preferred_read_replica = -1;
-            /* A refused partition has the generated default (an empty list);
-             * a read one null unless reading committed data, and a failed
-             * read null (no fetch data). */
-            rp->aborted_transactions.count =
-                it->erroneous ? 0 : (rq.isolation_level == 1 && !it->error_code ? 0 : -1);
-            rp->records = (kc_bytes_t){it->end > it->start ? data.data + it->start
-                                                           : (const uint8_t *)"",
-                                       (int32_t)(it->end - it->start)};
+            fetch_partition_data(f, it, &pds[npd++]);
             prev = it;
         }
     }
-    resp.responses.count = (int32_t)ntopics;
-encode:
-    rc = kc_fetch_response_encode(&b, v, &resp);
-    if (rc != 0) {
-        kc_log_error("server", "cannot encode a Fetch v%d response (%d)", v, rc);
-        rc = KC_EIO;
-        goto out;
+    resp->responses.count = (int32_t)ntopics;
+}
+
+/* Fills f->resp as KafkaApis.handleFetchRequest answers now; false, with
+ * nothing filled, when the request should wait instead (not final, no
+ * error, fewer than MinBytes readable, MaxWaitMs > 0). */
+static bool fetch_answer(fetch_t *f, bool first, bool final)
+{
+    const kc_fetch_request_t *rq = &f->rq;
+    if (f->v >= 4 && rq->isolation_level != 0 && rq->isolation_level != 1) {
+        fetch_isolation_error(f);
+        return true;
     }
-    {
-        kc_req_t rr = {.srv = s, .ctx = *ctx, .res = res};
+    int16_t session_error;
+    f->kind = fetch_context(f->s, rq, f->v, f->ctx->now_ms, first, &session_error, &f->fs);
+    if (f->kind == CTX_ERROR) {
+        /* SessionErrorContext: the error alone, sessionless, answered at once. */
+        f->resp.error_code = session_error;
+        return true;
+    }
+    fetch_collect_items(f);
+    fetch_read_items(f);
+    if (!final && !f->any_error && f->nitems > 0 && rq->max_wait_ms > 0 &&
+        f->bytes < rq->min_bytes)
+        return false;
+    fetch_build_topics(f, fetch_update_session(f));
+    return true;
+}
+
+/* Encodes f->resp into res. 0, or KC_EIO (logged) when it does not encode. */
+static int fetch_respond(const fetch_t *f, kc_result_t *res)
+{
+    kc_buf_t b;
+    kc_buf_init(&b);
+    int rc = kc_fetch_response_encode(&b, f->v, &f->resp);
+    if (rc != 0) {
+        kc_log_error("server", "cannot encode a Fetch v%d response (%d)", f->v, rc);
+        rc = KC_EIO;
+    } else {
+        kc_req_t rr = {.srv = f->s, .ctx = *f->ctx, .res = res};
         kc_req_respond(&rr, &b);
     }
-out:
-    free(items);
     kc_buf_deinit(&b);
-    kc_buf_deinit(&data);
-    kc_arena_deinit(&arena);
+    return rc;
+}
+
+/*
+ * Builds the Fetch response from the committed log. With final false and a
+ * request that would wait (no error, fewer than MinBytes readable,
+ * MaxWaitMs > 0), appends nothing and sets *wait. first marks the request's
+ * first evaluation (it updates its fetch session). 0 or KC_EINVAL/KC_EIO.
+ */
+static int fetch_eval(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t *body,
+                      size_t body_len, bool first, bool final, kc_result_t *res, bool *wait,
+                      int32_t *max_wait_ms)
+{
+    fetch_t f = {.s = s, .ctx = ctx, .v = ctx->api_version};
+    kc_arena_init(&f.arena);
+    kc_buf_init(&f.data);
+    kc_reader_t r;
+    kc_reader_init(&r, body, body_len);
+    kc_fetch_request_init(&f.rq);
+    int rc = 0;
+    *wait = false;
+    if (kc_fetch_request_decode(&r, f.v, &f.arena, &f.rq) != 0) {
+        rc = KC_EINVAL;
+    } else {
+        *max_wait_ms = f.rq.max_wait_ms;
+        kc_fetch_response_init(&f.resp);
+        f.resp.throttle_time_ms = 0;
+        f.resp.session_id = 0;
+        f.resp.node_endpoints.count = 0;
+        f.resp.responses.count = 0;
+        if (fetch_answer(&f, first, final))
+            rc = fetch_respond(&f, res);
+        else
+            *wait = true;
+    }
+    free(f.items);
+    kc_buf_deinit(&f.data);
+    kc_arena_deinit(&f.arena);
     return rc;
 }
 
