@@ -916,6 +916,20 @@ static uint32_t scala_hash_map_cap(size_t n)
     return cap;
 }
 
+/* A partition's answer before it is looked up, or failed with error:
+ * timestamp, offset and leader epoch -1, no legacy offsets. */
+static void list_offsets_partition_init(kc_list_offsets_response_partition_response_t *rp,
+                                        int32_t partition_index, int16_t error)
+{
+    memset(rp, 0, sizeof(*rp));
+    rp->partition_index = partition_index;
+    rp->error_code = error;
+    rp->timestamp = -1;
+    rp->offset = -1;
+    rp->leader_epoch = -1;
+    rp->old_style_offsets = (kc_int64_array_t){NULL, 0};
+}
+
 /* One topic of a ListOffsets answer with every requested partition failed
  * with `error` (timestamp, offset and leader epoch -1); allocated from the
  * request's arena. */
@@ -928,14 +942,134 @@ static void list_offsets_topic_error(kc_req_t *req, const kc_list_offsets_reques
     rt->partitions.items =
         kc_arena_alloc(req->arena, (size_t)(np ? np : 1) * sizeof(*rt->partitions.items));
     rt->partitions.count = np;
-    for (int32_t j = 0; j < np; j++) {
-        kc_list_offsets_response_partition_response_t *rp = &rt->partitions.items[j];
-        memset(rp, 0, sizeof(*rp));
-        rp->partition_index = t->partitions.items[j].partition_index;
-        rp->error_code = error;
-        rp->timestamp = -1;
-        rp->offset = -1;
-        rp->leader_epoch = -1;
+    for (int32_t j = 0; j < np; j++)
+        list_offsets_partition_init(&rt->partitions.items[j],
+                                    t->partitions.items[j].partition_index, error);
+}
+
+/* A ListOffsets request in KafkaApis.handleListOffsetRequest's steps: the
+ * map of the partitions the client may describe, in req's arena. */
+typedef struct {
+    kc_req_t *req;
+    int16_t v;
+    const kc_list_offsets_request_t *rq;
+    int32_t nt;              /* requested topics */
+    bool *denied;            /* per requested topic: no DESCRIBE on it */
+    size_t ndenied;
+    list_offsets_entry_t *e; /* the map's entries, in insertion order until sorted */
+    size_t ne;
+    size_t nkeys; /* puts into the map, repeated keys too (its table grows by them) */
+} list_offsets_t;
+
+/* True when the request lists partition j of topic i more than once (its
+ * map of partitions then holds one entry, answered INVALID_REQUEST). */
+static bool list_offsets_listed_twice(const kc_list_offsets_request_t *rq, int32_t i, int32_t j)
+{
+    kc_str_t name = rq->topics.items[i].name;
+    int32_t index = rq->topics.items[i].partitions.items[j].partition_index;
+    for (int32_t i2 = 0; i2 < KC_MAX(rq->topics.count, 0); i2++) {
+        const kc_list_offsets_request_topic_t *t2 = &rq->topics.items[i2];
+        for (int32_t j2 = 0; j2 < KC_MAX(t2->partitions.count, 0); j2++)
+            if ((i2 != i || j2 != j) && kc_str_eq(t2->name, name) &&
+                t2->partitions.items[j2].partition_index == index)
+                return true;
+    }
+    return false;
+}
+
+/* mutable.HashMap.put of a partition's answer: a new key is appended, a
+ * repeated key keeps its place and takes the new value. */
+static void list_offsets_put(list_offsets_t *lo, kc_str_t topic,
+                             const kc_list_offsets_response_partition_response_t *rp)
+{
+    size_t at = lo->ne;
+    for (size_t k = 0; k < lo->ne && at == lo->ne; k++)
+        if (kc_str_eq(lo->e[k].topic, topic) &&
+            lo->e[k].resp.partition_index == rp->partition_index)
+            at = k;
+    lo->nkeys++;
+    if (at == lo->ne) {
+        lo->e[at].topic = topic;
+        lo->e[at].hash = topic_partition_hash(topic, rp->partition_index);
+        lo->e[at].topic_hash = kc_java_str_hash(topic);
+        lo->ne++;
+    }
+    lo->e[at].resp = *rp;
+}
+
+/* KafkaApis.handleListOffsetRequest's split of the request: DESCRIBE on each
+ * topic, then ReplicaManager.fetchOffset of each partition of the topics
+ * the client may describe, into the map. */
+static void list_offsets_authorize_and_fetch(list_offsets_t *lo)
+{
+    kc_req_t *req = lo->req;
+    const kc_list_offsets_request_t *rq = lo->rq;
+    for (int32_t i = 0; i < lo->nt; i++) {
+        const kc_list_offsets_request_topic_t *t = &rq->topics.items[i];
+        /* DESCRIBE on the topic (KafkaApis.handleListOffsetRequest). */
+        lo->denied[i] = !kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TOPIC, t->name);
+        if (lo->denied[i]) {
+            lo->ndenied++;
+            continue;
+        }
+        const kc_topic_t *topic = kc_topics_find(req->srv->topics, t->name);
+        for (int32_t j = 0; j < KC_MAX(t->partitions.count, 0); j++) {
+            const kc_list_offsets_request_partition_t *p = &t->partitions.items[j];
+            kc_list_offsets_response_partition_response_t rp;
+            list_offsets_partition_init(&rp, p->partition_index, KC_ERR_NONE);
+            if (list_offsets_listed_twice(rq, i, j))
+                rp.error_code = KC_ERR_INVALID_REQUEST;
+            else
+                list_offsets_partition(req, topic, lo->v, p, &rp);
+            list_offsets_put(lo, t->name, &rp);
+        }
+    }
+}
+
+/* Scala's groupBy of the map by topic: topics in the order of the immutable
+ * HashMap it builds (each topic's first entry, in trie order), each topic's
+ * partitions a mutable.HashMap of their own. Allocates resp->topics with
+ * room for the denied topics, and fills the grouped ones. */
+static void list_offsets_group_by_topic(list_offsets_t *lo, kc_list_offsets_response_t *resp)
+{
+    kc_req_t *req = lo->req;
+    list_offsets_entry_t *e = lo->e;
+    size_t ne = lo->ne;
+    /* Group by topic: the first entry of each topic, in trie order. */
+    size_t *firsts = kc_arena_alloc(req->arena, (ne ? ne : 1) * sizeof(size_t));
+    size_t nf = 0;
+    for (size_t k = 0; k < ne; k++) {
+        bool seen = false;
+        for (size_t f = 0; f < nf && !seen; f++)
+            seen = kc_str_eq(e[firsts[f]].topic, e[k].topic);
+        if (!seen)
+            firsts[nf++] = k;
+    }
+    /* Topics in the order of the immutable HashMap groupBy builds. */
+    int32_t *hs = kc_arena_alloc(req->arena, (ne ? ne : 1) * sizeof(*hs));
+    for (size_t k = 0; k < ne; k++)
+        hs[k] = e[k].topic_hash;
+    kc_scala_hash_order(hs, firsts, nf);
+
+    size_t room = nf + lo->ndenied;
+    resp->topics.items =
+        kc_arena_alloc(req->arena, (room ? room : 1) * sizeof(*resp->topics.items));
+    resp->topics.count = 0;
+    list_offsets_entry_t *group = kc_arena_alloc(req->arena, (ne ? ne : 1) * sizeof(*group));
+    for (size_t f = 0; f < nf; f++) {
+        kc_str_t name = e[firsts[f]].topic;
+        size_t ng = 0;
+        for (size_t k = 0; k < ne; k++)
+            if (kc_str_eq(e[k].topic, name))
+                group[ng++] = e[k];
+        /* Each topic's partitions are a map of their own. */
+        sort_scala_hash_map(group, ng, scala_hash_map_cap(ng));
+        kc_list_offsets_response_topic_response_t *rt = &resp->topics.items[resp->topics.count++];
+        rt->name = name;
+        rt->partitions.items = kc_arena_alloc(req->arena, ng * sizeof(*rt->partitions.items));
+        rt->partitions.count = (int32_t)ng;
+        for (size_t k = 0; k < ng; k++)
+            rt->partitions.items[k] = group[k].resp;
     }
 }
 
@@ -949,7 +1083,6 @@ static void list_offsets_topic_error(kc_req_t *req, const kc_list_offsets_reques
  */
 int kc_handle_list_offsets(kc_req_t *req)
 {
-    kc_server_t *s = req->srv;
     int16_t v = req->ctx.api_version;
     kc_list_offsets_request_t rq;
     kc_list_offsets_request_init(&rq);
@@ -976,95 +1109,14 @@ int kc_handle_list_offsets(kc_req_t *req)
     size_t np_all = 0;
     for (int32_t i = 0; i < nt; i++)
         np_all += (size_t)KC_MAX(rq.topics.items[i].partitions.count, 0);
-    list_offsets_entry_t *e = kc_arena_alloc(req->arena, (np_all ? np_all : 1) * sizeof(*e));
-    bool *denied = kc_arena_alloc(req->arena, (size_t)(nt ? nt : 1) * sizeof(bool));
-    size_t ne = 0, nkeys = 0;
+    list_offsets_t lo = {.req = req, .v = v, .rq = &rq, .nt = nt};
+    lo.e = kc_arena_alloc(req->arena, (np_all ? np_all : 1) * sizeof(*lo.e));
+    lo.denied = kc_arena_alloc(req->arena, (size_t)(nt ? nt : 1) * sizeof(bool));
+    list_offsets_authorize_and_fetch(&lo);
+    sort_scala_hash_map(lo.e, lo.ne, scala_hash_map_cap(lo.nkeys));
+    list_offsets_group_by_topic(&lo, &resp);
     for (int32_t i = 0; i < nt; i++) {
-        kc_list_offsets_request_topic_t *t = &rq.topics.items[i];
-        /* DESCRIBE on the topic (KafkaApis.handleListOffsetRequest). */
-        denied[i] = !kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TOPIC, t->name);
-        if (denied[i])
-            continue;
-        const kc_topic_t *topic = kc_topics_find(s->topics, t->name);
-        for (int32_t j = 0; j < KC_MAX(t->partitions.count, 0); j++) {
-            kc_list_offsets_request_partition_t *p = &t->partitions.items[j];
-            kc_list_offsets_response_partition_response_t rp;
-            memset(&rp, 0, sizeof(rp));
-            rp.partition_index = p->partition_index;
-            rp.timestamp = -1;
-            rp.offset = -1;
-            rp.leader_epoch = -1;
-            rp.old_style_offsets = (kc_int64_array_t){NULL, 0};
-            size_t at = ne;
-            for (size_t k = 0; k < ne && at == ne; k++)
-                if (kc_str_eq(e[k].topic, t->name) &&
-                    e[k].resp.partition_index == p->partition_index)
-                    at = k;
-            bool dup = at < ne;
-            for (int32_t i2 = 0; i2 < nt && !dup; i2++)
-                for (int32_t j2 = 0; j2 < KC_MAX(rq.topics.items[i2].partitions.count, 0) && !dup;
-                     j2++)
-                    dup = (i2 != i || j2 != j) && kc_str_eq(rq.topics.items[i2].name, t->name) &&
-                          rq.topics.items[i2].partitions.items[j2].partition_index ==
-                              p->partition_index;
-            if (dup)
-                rp.error_code = KC_ERR_INVALID_REQUEST;
-            else
-                list_offsets_partition(req, topic, v, p, &rp);
-            nkeys++;
-            if (at == ne) {
-                e[ne].topic = t->name;
-                e[ne].hash = topic_partition_hash(t->name, p->partition_index);
-                e[ne].topic_hash = kc_java_str_hash(t->name);
-                ne++;
-            }
-            e[at].resp = rp; /* a repeated key keeps its place, takes the new value */
-        }
-    }
-    sort_scala_hash_map(e, ne, scala_hash_map_cap(nkeys));
-
-    /* Group by topic: the first entry of each topic, in trie order. */
-    size_t *firsts = kc_arena_alloc(req->arena, (ne ? ne : 1) * sizeof(size_t));
-    size_t nf = 0;
-    for (size_t k = 0; k < ne; k++) {
-        bool seen = false;
-        for (size_t f = 0; f < nf && !seen; f++)
-            seen = kc_str_eq(e[firsts[f]].topic, e[k].topic);
-        if (!seen)
-            firsts[nf++] = k;
-    }
-    /* Topics in the order of the immutable HashMap groupBy builds. */
-    int32_t *hs = kc_arena_alloc(req->arena, (ne ? ne : 1) * sizeof(*hs));
-    for (size_t k = 0; k < ne; k++)
-        hs[k] = e[k].topic_hash;
-    kc_scala_hash_order(hs, firsts, nf);
-    size_t *order = firsts, no = nf;
-
-    int32_t ndenied = 0;
-    for (int32_t i = 0; i < nt; i++)
-        ndenied += denied[i];
-    resp.topics.items = kc_arena_alloc(
-        req->arena, (size_t)(no + (size_t)ndenied ? no + (size_t)ndenied : 1) *
-                        sizeof(*resp.topics.items));
-    resp.topics.count = 0;
-    list_offsets_entry_t *group = kc_arena_alloc(req->arena, (ne ? ne : 1) * sizeof(*group));
-    for (size_t f = 0; f < no; f++) {
-        kc_str_t name = e[order[f]].topic;
-        size_t ng = 0;
-        for (size_t k = 0; k < ne; k++)
-            if (kc_str_eq(e[k].topic, name))
-                group[ng++] = e[k];
-        /* Each topic's partitions are a map of their own. */
-        sort_scala_hash_map(group, ng, scala_hash_map_cap(ng));
-        kc_list_offsets_response_topic_response_t *rt = &resp.topics.items[resp.topics.count++];
-        rt->name = name;
-        rt->partitions.items = kc_arena_alloc(req->arena, ng * sizeof(*rt->partitions.items));
-        rt->partitions.count = (int32_t)ng;
-        for (size_t k = 0; k < ng; k++)
-            rt->partitions.items[k] = group[k].resp;
-    }
-    for (int32_t i = 0; i < nt; i++) {
-        if (!denied[i])
+        if (!lo.denied[i])
             continue;
         list_offsets_topic_error(req, &rq.topics.items[i],
                                  &resp.topics.items[resp.topics.count++],
