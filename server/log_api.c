@@ -1298,9 +1298,152 @@ static int16_t delete_topic(kc_req_t *req, const kc_topic_t *topic)
     return err;
 }
 
+/* A DeleteTopics request in ControllerApis.deleteTopics' steps: the
+ * requested (name, id) entries and the results so far, in req's arena. */
+typedef struct {
+    kc_req_t *req;
+    const kc_delete_topics_request_delete_topic_state_t *in; /* v0-5 names, v6 either */
+    int32_t n;
+    bool cluster_delete; /* DELETE on the cluster */
+    kc_delete_topics_response_deletable_topic_result_t *out;
+    int32_t nout;
+} delete_topics_t;
+
+/* Appends one result. */
+static void delete_topics_result(delete_topics_t *d, kc_str_t name, kc_uuid_t id, int16_t code,
+                                 kc_str_t msg)
+{
+    kc_delete_topics_response_deletable_topic_result_t *r = &d->out[d->nout++];
+    r->name = name;
+    r->topic_id = id;
+    r->error_code = code;
+    r->error_message = msg;
+}
+
+/* ControllerApis.deleteTopics' checks of the request before any lookup:
+ * neither or both of name and id, then a name or id listed more than once
+ * (answered once). True when entry i was answered (or left out). */
+static bool delete_topics_refuse_invalid(delete_topics_t *d, int32_t i)
+{
+    const kc_delete_topics_request_delete_topic_state_t *in = d->in;
+    bool by_id = kc_str_is_null(in[i].name);
+    if (by_id && uuid_eq(in[i].topic_id, zero_uuid)) {
+        delete_topics_result(d, KC_STR_NULL, zero_uuid, KC_ERR_INVALID_REQUEST,
+                             kc_str("Neither topic name nor id were specified."));
+        return true;
+    }
+    if (!by_id && !uuid_eq(in[i].topic_id, zero_uuid)) {
+        delete_topics_result(d, in[i].name, in[i].topic_id, KC_ERR_INVALID_REQUEST,
+                             kc_str("You may not specify both topic name and topic id."));
+        return true;
+    }
+    bool dup = false, first = true;
+    for (int32_t j = 0; j < d->n; j++) {
+        if (j == i || kc_str_is_null(in[j].name) != by_id)
+            continue;
+        bool same = by_id ? uuid_eq(in[j].topic_id, in[i].topic_id)
+                          : kc_str_eq(in[j].name, in[i].name) && uuid_eq(in[j].topic_id, zero_uuid);
+        if (same) {
+            dup = true;
+            if (j < i)
+                first = false;
+        }
+    }
+    if (dup && first)
+        delete_topics_result(d, by_id ? KC_STR_NULL : in[i].name,
+                             by_id ? in[i].topic_id : zero_uuid, KC_ERR_INVALID_REQUEST,
+                             kc_str(by_id ? "Duplicate topic id." : "Duplicate topic name."));
+    return dup;
+}
+
+/* DELETE on the cluster or the topic; without DESCRIBE a client does not
+ * learn whether a named topic exists (ControllerApis.deleteTopics). True
+ * when entry i was answered TOPIC_AUTHORIZATION_FAILED. */
+static bool delete_topics_refuse_unauthorized(delete_topics_t *d, int32_t i,
+                                              const kc_topic_t *topic)
+{
+    if (d->cluster_delete)
+        return false;
+    const kc_delete_topics_request_delete_topic_state_t *in = &d->in[i];
+    bool by_id = kc_str_is_null(in->name);
+    kc_str_t nm = topic ? kc_str(topic->name) : in->name;
+    bool describable = kc_req_authorized(d->req, KC_OP_DESCRIBE, KC_RES_TOPIC, nm);
+    bool deletable = kc_req_authorized(d->req, KC_OP_DELETE, KC_RES_TOPIC, nm);
+    if (!by_id && !describable) {
+        delete_topics_result(d, in->name, zero_uuid, KC_ERR_TOPIC_AUTHORIZATION_FAILED,
+                             KC_STR_NULL);
+        return true;
+    }
+    if (topic && !deletable) {
+        delete_topics_result(d, by_id && !describable ? KC_STR_NULL : nm,
+                             by_id ? in->topic_id : zero_uuid, KC_ERR_TOPIC_AUTHORIZATION_FAILED,
+                             KC_STR_NULL);
+        return true;
+    }
+    return false;
+}
+
+/* True when another entry of the other kind (a name for an id, an id for a
+ * name) names the same topic: answered once, on the name's entry. */
+static bool delete_topics_refuse_named_twice(delete_topics_t *d, int32_t i,
+                                             const kc_topic_t *topic)
+{
+    kc_server_t *s = d->req->srv;
+    const kc_delete_topics_request_delete_topic_state_t *in = d->in;
+    bool by_id = kc_str_is_null(in[i].name);
+    bool both = false;
+    for (int32_t j = 0; j < d->n && !both; j++) {
+        if (j == i || kc_str_is_null(in[j].name) == by_id)
+            continue;
+        const kc_topic_t *o = kc_str_is_null(in[j].name)
+                                  ? kc_topics_find_id(s->topics, in[j].topic_id)
+                                  : kc_topics_find(s->topics, in[j].name);
+        both = o == topic;
+    }
+    if (both && !by_id)
+        delete_topics_result(d, in[i].name, topic->id, KC_ERR_INVALID_REQUEST,
+                             kc_str("The provided topic name maps to an ID that was already "
+                                    "supplied."));
+    return both;
+}
+
+/* One entry through ControllerApis.deleteTopics: the request checks,
+ * authorization, existence, then the deletion. */
+static void delete_topics_entry(delete_topics_t *d, int32_t i)
+{
+    kc_req_t *req = d->req;
+    kc_server_t *s = req->srv;
+    const kc_delete_topics_request_delete_topic_state_t *in = &d->in[i];
+    if (delete_topics_refuse_invalid(d, i))
+        return;
+    bool by_id = kc_str_is_null(in->name);
+    const kc_topic_t *topic = by_id ? kc_topics_find_id(s->topics, in->topic_id)
+                                    : kc_topics_find(s->topics, in->name);
+    if (delete_topics_refuse_unauthorized(d, i, topic))
+        return;
+    if (!topic) {
+        if (by_id)
+            delete_topics_result(d, KC_STR_NULL, in->topic_id, KC_ERR_UNKNOWN_TOPIC_ID,
+                                 KC_STR_NULL);
+        else
+            delete_topics_result(d, in->name, zero_uuid, KC_ERR_UNKNOWN_TOPIC_OR_PARTITION,
+                                 KC_STR_NULL);
+        return;
+    }
+    if (delete_topics_refuse_named_twice(d, i, topic))
+        return;
+    kc_str_t name = {kc_arena_alloc(req->arena, strlen(topic->name) + 1), 0};
+    memcpy((char *)name.ptr, topic->name, strlen(topic->name));
+    name.len = (int32_t)strlen(topic->name);
+    kc_uuid_t id = topic->id;
+    int16_t err = delete_topic(req, topic);
+    delete_topics_result(d, name, id, err, KC_STR_NULL);
+}
+
+/* DeleteTopics as Kafka's controller answers it (ControllerApis.deleteTopics):
+ * each entry in request order, bad entries and duplicates refused first. */
 int kc_handle_delete_topics(kc_req_t *req)
 {
-    kc_server_t *s = req->srv;
     int16_t v = req->ctx.api_version;
     kc_delete_topics_request_t rq;
     kc_delete_topics_request_init(&rq);
@@ -1321,102 +1464,13 @@ int kc_handle_delete_topics(kc_req_t *req)
     kc_delete_topics_response_t resp;
     kc_delete_topics_response_init(&resp);
     resp.throttle_time_ms = 0;
-    kc_delete_topics_response_deletable_topic_result_t *out =
-        kc_arena_alloc(req->arena, (size_t)(n ? n : 1) * sizeof(*out));
-    int32_t nout = 0;
-#define RESULT(nm, id, code, msg)                                                                  \
-    do {                                                                                           \
-        out[nout].name = (nm);                                                                     \
-        out[nout].topic_id = (id);                                                                 \
-        out[nout].error_code = (code);                                                             \
-        out[nout].error_message = (msg);                                                           \
-        nout++;                                                                                    \
-    } while (0)
-    bool cluster_delete = kc_req_authorized_cluster(req, KC_OP_DELETE);
-    /* As Kafka's ControllerApis.deleteTopics: bad entries and duplicates first. */
-    for (int32_t i = 0; i < n; i++) {
-        bool by_id = kc_str_is_null(in[i].name);
-        if (by_id && uuid_eq(in[i].topic_id, zero_uuid)) {
-            RESULT(KC_STR_NULL, zero_uuid, KC_ERR_INVALID_REQUEST,
-                   kc_str("Neither topic name nor id were specified."));
-            continue;
-        }
-        if (!by_id && !uuid_eq(in[i].topic_id, zero_uuid)) {
-            RESULT(in[i].name, in[i].topic_id, KC_ERR_INVALID_REQUEST,
-                   kc_str("You may not specify both topic name and topic id."));
-            continue;
-        }
-        bool dup = false, first = true;
-        for (int32_t j = 0; j < n; j++) {
-            if (j == i || kc_str_is_null(in[j].name) != by_id)
-                continue;
-            bool same = by_id ? uuid_eq(in[j].topic_id, in[i].topic_id)
-                              : kc_str_eq(in[j].name, in[i].name) &&
-                                    uuid_eq(in[j].topic_id, zero_uuid);
-            if (same) {
-                dup = true;
-                if (j < i)
-                    first = false;
-            }
-        }
-        if (dup) {
-            if (first)
-                RESULT(by_id ? KC_STR_NULL : in[i].name, by_id ? in[i].topic_id : zero_uuid,
-                       KC_ERR_INVALID_REQUEST,
-                       kc_str(by_id ? "Duplicate topic id." : "Duplicate topic name."));
-            continue;
-        }
-        const kc_topic_t *topic = by_id ? kc_topics_find_id(s->topics, in[i].topic_id)
-                                        : kc_topics_find(s->topics, in[i].name);
-        /* DELETE on the cluster or the topic; without DESCRIBE a client does
-         * not learn whether a named topic exists (ControllerApis.deleteTopics). */
-        if (!cluster_delete) {
-            kc_str_t nm = topic ? kc_str(topic->name) : in[i].name;
-            bool describable = kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TOPIC, nm);
-            bool deletable = kc_req_authorized(req, KC_OP_DELETE, KC_RES_TOPIC, nm);
-            if (!by_id && !describable) {
-                RESULT(in[i].name, zero_uuid, KC_ERR_TOPIC_AUTHORIZATION_FAILED, KC_STR_NULL);
-                continue;
-            }
-            if (topic && !deletable) {
-                RESULT(by_id && !describable ? KC_STR_NULL : nm, by_id ? in[i].topic_id : zero_uuid,
-                       KC_ERR_TOPIC_AUTHORIZATION_FAILED, KC_STR_NULL);
-                continue;
-            }
-        }
-        if (!topic) {
-            if (by_id)
-                RESULT(KC_STR_NULL, in[i].topic_id, KC_ERR_UNKNOWN_TOPIC_ID, KC_STR_NULL);
-            else
-                RESULT(in[i].name, zero_uuid, KC_ERR_UNKNOWN_TOPIC_OR_PARTITION, KC_STR_NULL);
-            continue;
-        }
-        /* A name and an id naming the same topic. */
-        bool both = false;
-        for (int32_t j = 0; j < n && !both; j++) {
-            if (j == i || kc_str_is_null(in[j].name) == by_id)
-                continue;
-            const kc_topic_t *o = kc_str_is_null(in[j].name)
-                                      ? kc_topics_find_id(s->topics, in[j].topic_id)
-                                      : kc_topics_find(s->topics, in[j].name);
-            both = o == topic;
-        }
-        if (both) {
-            if (!by_id)
-                RESULT(in[i].name, topic->id, KC_ERR_INVALID_REQUEST,
-                       kc_str("The provided topic name maps to an ID that was already supplied."));
-            continue;
-        }
-        kc_str_t name = {kc_arena_alloc(req->arena, strlen(topic->name) + 1), 0};
-        memcpy((char *)name.ptr, topic->name, strlen(topic->name));
-        name.len = (int32_t)strlen(topic->name);
-        kc_uuid_t id = topic->id;
-        int16_t err = delete_topic(req, topic);
-        RESULT(name, id, err, KC_STR_NULL);
-    }
-#undef RESULT
-    resp.responses.items = out;
-    resp.responses.count = nout;
+    delete_topics_t d = {.req = req, .in = in, .n = n};
+    d.out = kc_arena_alloc(req->arena, (size_t)(n ? n : 1) * sizeof(*d.out));
+    d.cluster_delete = kc_req_authorized_cluster(req, KC_OP_DELETE);
+    for (int32_t i = 0; i < n; i++)
+        delete_topics_entry(&d, i);
+    resp.responses.items = d.out;
+    resp.responses.count = d.nout;
     kc_buf_t b;
     kc_buf_init(&b);
     return kc_req_respond_encoded(req, kc_delete_topics_response_encode(&b, v, &resp), &b);
