@@ -308,6 +308,261 @@ static int metadata_error_response(kc_req_t *req, int16_t v, const kc_metadata_r
     return kc_req_respond_encoded(req, kc_metadata_response_encode(&b, v, &resp), &b);
 }
 
+/* A Metadata request in KafkaApis.handleTopicMetadataRequest's steps: the
+ * requested topics as a set of names, their authorization and the answer's
+ * topics so far, all in req's arena. */
+typedef struct {
+    kc_req_t *req;
+    int16_t v;
+    const kc_metadata_request_t *rq;
+    bool include_ops;  /* v8+ IncludeTopicAuthorizedOperations */
+    bool allow_create; /* auto-creation applies to unknown topics */
+    bool by_id;        /* v12+: a request by topic ids */
+    kc_metadata_response_topic_response_t *out;
+    size_t n;
+    kc_str_t *names;          /* the set of requested names, in its iteration order */
+    const kc_topic_t **found; /* the topic each name names (NULL: none) */
+    size_t nn;
+    bool *no_describe; /* per name: no DESCRIBE on the topic */
+    bool *no_create;   /* per name: unknown, and no CREATE for its auto-creation */
+} metadata_t;
+
+/*
+ * The request's topic list as KafkaApis takes it: a null name or a topic id
+ * before v12 is an invalid request. From v12 a non-zero id makes the
+ * request one by id (names are then ignored); a null name without any id
+ * fails the request (Kafka meets a null name). 0 or the error to answer.
+ */
+static int16_t metadata_check_topics(metadata_t *m, int32_t nreq)
+{
+    bool null_name = false;
+    for (int32_t i = 0; i < nreq; i++) {
+        const kc_metadata_request_topic_t *rt = &m->rq->topics.items[i];
+        if (m->v < 12 && (kc_str_is_null(rt->name) || !uuid_is_zero(rt->topic_id)))
+            return KC_ERR_INVALID_REQUEST;
+        if (!uuid_is_zero(rt->topic_id))
+            m->by_id = true;
+        if (kc_str_is_null(rt->name))
+            null_name = true;
+    }
+    return null_name && !m->by_id ? KC_ERR_UNKNOWN_SERVER_ERROR : KC_ERR_NONE;
+}
+
+/* The cluster part of the answer: this broker (advertised for the
+ * connection's listener) as the only broker and the controller, the cluster
+ * id, and (v8-10, when asked) the cluster's authorized operations. */
+static void metadata_cluster(metadata_t *m, kc_metadata_response_t *resp)
+{
+    kc_req_t *req = m->req;
+    kc_server_t *s = req->srv;
+    kc_metadata_response_broker_t *br = kc_arena_alloc(req->arena, sizeof(*br));
+    br->node_id = s->cfg->node_id;
+    kc_server_advertised(s, req->ctx.conn_id, &br->host, &br->port);
+    br->rack = KC_STR_NULL;
+    resp->brokers.items = br;
+    resp->brokers.count = 1;
+    resp->cluster_id = kc_str(s->cfg->cluster_id);
+    resp->controller_id = s->cfg->node_id;
+    if (m->v >= 8 && m->v <= 10 && m->rq->include_cluster_authorized_operations)
+        resp->cluster_authorized_operations =
+            kc_req_authorized_cluster(req, KC_OP_DESCRIBE)
+                ? kc_req_authorized_ops(req, KC_RES_CLUSTER, kc_str(KC_CLUSTER_RESOURCE_NAME),
+                                        CLUSTER_ALL_OPERATIONS)
+                : 0;
+    resp->error_code = KC_ERR_NONE;
+}
+
+/* Every topic, for a request of all topics: those the client may not
+ * describe are left out (KafkaApis). */
+static void metadata_all_topics(metadata_t *m)
+{
+    kc_server_t *s = m->req->srv;
+    for (size_t i = 0; i < kc_topics_count(s->topics); i++) {
+        const kc_topic_t *t = kc_topics_at(s->topics, i);
+        if (kc_req_authorized(m->req, KC_OP_DESCRIBE, KC_RES_TOPIC, kc_str(t->name)))
+            fill_topic(m->req, &m->out[m->n++], t, m->include_ops);
+    }
+}
+
+/* The requested topics as a set of names, in request order (by id: the
+ * names of the known ids; an unknown id is answered UNKNOWN_TOPIC_ID at
+ * once), each with the topic it names. */
+static void metadata_topic_set(metadata_t *m, int32_t nreq)
+{
+    kc_server_t *s = m->req->srv;
+    size_t cnt = (size_t)nreq;
+    m->names = kc_arena_alloc(m->req->arena, (cnt ? cnt : 1) * sizeof(*m->names));
+    m->found = kc_arena_alloc(m->req->arena, (cnt ? cnt : 1) * sizeof(*m->found));
+    for (int32_t i = 0; i < nreq; i++) {
+        const kc_metadata_request_topic_t *rt = &m->rq->topics.items[i];
+        kc_str_t name = rt->name;
+        const kc_topic_t *t = NULL;
+        if (m->by_id) {
+            if (uuid_is_zero(rt->topic_id))
+                continue;
+            bool dup = false;
+            for (int32_t j = 0; j < i && !dup; j++)
+                dup = memcmp(&m->rq->topics.items[j].topic_id, &rt->topic_id,
+                             sizeof(kc_uuid_t)) == 0;
+            if (dup)
+                continue;
+            t = kc_topics_find_id(s->topics, rt->topic_id);
+            if (!t) {
+                fill_topic_error(&m->out[m->n++], KC_ERR_UNKNOWN_TOPIC_ID, KC_STR_NULL,
+                                 rt->topic_id);
+                continue;
+            }
+            name = kc_str(t->name);
+        } else {
+            t = kc_topics_find(s->topics, name);
+        }
+        bool dup = false;
+        for (size_t j = 0; j < m->nn && !dup; j++)
+            dup = kc_str_eq(m->names[j], name);
+        if (dup)
+            continue;
+        m->found[m->nn] = t;
+        m->names[m->nn++] = name;
+    }
+}
+
+/* Beyond four names Kafka's Scala set of them iterates in hash trie order
+ * (Set1 to Set4 keep insertion order): reorders names and found. */
+static void metadata_trie_order(metadata_t *m)
+{
+    size_t nn = m->nn;
+    if (nn <= 4)
+        return;
+    kc_arena_t *a = m->req->arena;
+    int32_t *hs = kc_arena_alloc(a, nn * sizeof(*hs));
+    size_t *ord = kc_arena_alloc(a, nn * sizeof(*ord));
+    for (size_t i = 0; i < nn; i++) {
+        hs[i] = kc_java_str_hash(m->names[i]);
+        ord[i] = i;
+    }
+    kc_scala_hash_order(hs, ord, nn);
+    kc_str_t *n2 = kc_arena_alloc(a, nn * sizeof(*n2));
+    const kc_topic_t **f2 = kc_arena_alloc(a, nn * sizeof(*f2));
+    for (size_t i = 0; i < nn; i++) {
+        n2[i] = m->names[ord[i]];
+        f2[i] = m->found[ord[i]];
+    }
+    memcpy(m->names, n2, nn * sizeof(*m->names));
+    memcpy(m->found, f2, nn * sizeof(*m->found));
+}
+
+/* KafkaApis' authorization of the named topics: DESCRIBE on each, then, for
+ * an unknown topic to auto-create, CREATE on the cluster or the topic. */
+static void metadata_authorize(metadata_t *m)
+{
+    kc_req_t *req = m->req;
+    size_t nn = m->nn;
+    m->no_describe = kc_arena_alloc(req->arena, (nn ? nn : 1) * sizeof(bool));
+    m->no_create = kc_arena_alloc(req->arena, (nn ? nn : 1) * sizeof(bool));
+    int cluster_create = -1; /* not asked yet */
+    for (size_t i = 0; i < nn; i++) {
+        m->no_describe[i] = !kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TOPIC, m->names[i]);
+        m->no_create[i] = false;
+        if (!m->no_describe[i] && !m->found[i] && m->allow_create) {
+            if (cluster_create == -1)
+                cluster_create = kc_req_authorized_cluster(req, KC_OP_CREATE);
+            m->no_create[i] = !cluster_create &&
+                              !kc_req_authorized(req, KC_OP_CREATE, KC_RES_TOPIC, m->names[i]);
+        }
+    }
+}
+
+/*
+ * One requested topic that does not exist, answered UNKNOWN_TOPIC_OR_PARTITION
+ * (an invalid name INVALID_TOPIC_EXCEPTION). With create it is also sent for
+ * auto-creation (AutoTopicCreationManager.createTopics), which Kafka's
+ * controller refuses as CreateTopics would: a name colliding with an
+ * existing topic, the offsets topic.
+ */
+static void metadata_unknown_topic(metadata_t *m, kc_str_t name, bool create)
+{
+    kc_server_t *s = m->req->srv;
+    bool invalid = kc_topic_name_invalid(name) != NULL;
+    kc_metadata_response_topic_response_t *t = &m->out[m->n++];
+    fill_topic_error(t,
+                     invalid ? KC_ERR_INVALID_TOPIC_EXCEPTION : KC_ERR_UNKNOWN_TOPIC_OR_PARTITION,
+                     name, zero_uuid);
+    t->is_internal = internal_topic_name(name);
+    if (m->include_ops)
+        t->topic_authorized_operations =
+            kc_req_authorized_ops(m->req, KC_RES_TOPIC, name, TOPIC_ALL_OPERATIONS);
+    if (create && !kc_topics_find_collision(s->topics, name) &&
+        !kc_str_eq_cstr(name, "__consumer_offsets")) {
+        const kc_topic_t *created = NULL;
+        if (kc_topics_create(s->topics, name, s->cfg->num_partitions, &created) == 0) {
+            kc_log_info("server", "auto-created topic %.*s with %d partitions", (int)name.len,
+                        name.ptr, s->cfg->num_partitions);
+            kc_coord_topic_created(s->coord, name);
+        }
+    }
+}
+
+/* The topics that do not exist, in the order of a java.util.HashSet of the
+ * requested names. With auto-creation (DefaultAutoTopicCreationManager) the
+ * invalid names come first, then the topics sent for creation in the order
+ * of a java.util.HashMap of them; every one is still unknown. */
+static void metadata_unknown_topics(metadata_t *m)
+{
+    kc_arena_t *a = m->req->arena;
+    size_t nn = m->nn;
+    size_t *missing = kc_arena_alloc(a, (nn ? nn : 1) * sizeof(*missing));
+    size_t nmissing = 0;
+    for (size_t i = 0; i < nn; i++)
+        if (!m->found[i] && !m->no_describe[i] && !m->no_create[i])
+            missing[nmissing++] = i;
+    java_hash_set_order(m->names, nn, missing, nmissing);
+    size_t *creatable = kc_arena_alloc(a, (nmissing ? nmissing : 1) * sizeof(size_t));
+    size_t ncreatable = 0;
+    for (size_t k = 0; k < nmissing; k++) {
+        kc_str_t name = m->names[missing[k]];
+        if (m->allow_create && !kc_topic_name_invalid(name))
+            creatable[ncreatable++] = missing[k];
+        else
+            metadata_unknown_topic(m, name, false);
+    }
+    sort_by_java_bucket(m->names, java_hash_set_grown_cap(ncreatable), creatable, ncreatable);
+    for (size_t k = 0; k < ncreatable; k++)
+        metadata_unknown_topic(m, m->names[creatable[k]], true);
+}
+
+/*
+ * The named topics, answered as KafkaApis orders them: unknown ids, known
+ * topics, topics that do not exist, topics the client may not create,
+ * topics it may not describe.
+ */
+static void metadata_requested_topics(metadata_t *m, int32_t nreq)
+{
+    metadata_topic_set(m, nreq);
+    metadata_trie_order(m);
+    metadata_authorize(m);
+    for (size_t i = 0; i < m->nn; i++)
+        if (m->found[i] && !m->no_describe[i])
+            fill_topic(m->req, &m->out[m->n++], m->found[i], m->include_ops);
+    metadata_unknown_topics(m);
+    for (size_t i = 0; i < m->nn; i++) {
+        if (m->no_create[i]) {
+            fill_topic_error(&m->out[m->n++], KC_ERR_TOPIC_AUTHORIZATION_FAILED, m->names[i],
+                             zero_uuid);
+            m->out[m->n - 1].is_internal = internal_topic_name(m->names[i]);
+        }
+    }
+    /* Without DESCRIBE the client does not learn whether a named topic
+     * exists; a topic id is not secret, so it is answered with its id. */
+    for (size_t i = 0; i < m->nn; i++)
+        if (m->no_describe[i])
+            fill_topic_error(&m->out[m->n++], KC_ERR_TOPIC_AUTHORIZATION_FAILED,
+                             m->by_id ? KC_STR_NULL : m->names[i],
+                             m->by_id ? m->found[i]->id : zero_uuid);
+}
+
+/* Metadata as KafkaApis.handleTopicMetadataRequest answers it on a single
+ * broker that leads every partition: every topic, or the requested ones
+ * (auto-creating unknown ones when allowed). */
 int kc_handle_metadata(kc_req_t *req)
 {
     kc_server_t *s = req->srv;
@@ -318,193 +573,27 @@ int kc_handle_metadata(kc_req_t *req)
         return KC_EINVAL;
     /* v0: an empty list means every topic; v1+: null means every topic. */
     bool all = v == 0 ? rq.topics.count <= 0 : rq.topics.count < 0;
-    bool include_ops = v >= 8 && rq.include_topic_authorized_operations;
-    bool allow_create = s->cfg->auto_create_topics_enable &&
-                        (v < 4 || rq.allow_auto_topic_creation) && !all;
+    metadata_t m = {.req = req, .v = v, .rq = &rq};
+    m.include_ops = v >= 8 && rq.include_topic_authorized_operations;
+    m.allow_create = s->cfg->auto_create_topics_enable && (v < 4 || rq.allow_auto_topic_creation) &&
+                     !all;
     int32_t nreq = all ? 0 : rq.topics.count;
-
-    /* A null name or a topic id before v12 is an invalid request. From v12 a
-     * non-zero id makes the request one by id (names are then ignored); a
-     * null name without any id fails the request (Kafka meets a null name). */
-    bool by_id = false, null_name = false;
-    for (int32_t i = 0; i < nreq; i++) {
-        const kc_metadata_request_topic_t *rt = &rq.topics.items[i];
-        if (v < 12 && (kc_str_is_null(rt->name) || !uuid_is_zero(rt->topic_id)))
-            return metadata_error_response(req, v, &rq, KC_ERR_INVALID_REQUEST);
-        if (!uuid_is_zero(rt->topic_id))
-            by_id = true;
-        if (kc_str_is_null(rt->name))
-            null_name = true;
-    }
-    if (null_name && !by_id)
-        return metadata_error_response(req, v, &rq, KC_ERR_UNKNOWN_SERVER_ERROR);
+    int16_t err = metadata_check_topics(&m, nreq);
+    if (err)
+        return metadata_error_response(req, v, &rq, err);
 
     kc_metadata_response_t resp;
     kc_metadata_response_init(&resp);
     resp.throttle_time_ms = 0;
-    kc_metadata_response_broker_t *br = kc_arena_alloc(req->arena, sizeof(*br));
-    br->node_id = s->cfg->node_id;
-    kc_server_advertised(s, req->ctx.conn_id, &br->host, &br->port);
-    br->rack = KC_STR_NULL;
-    resp.brokers.items = br;
-    resp.brokers.count = 1;
-    resp.cluster_id = kc_str(s->cfg->cluster_id);
-    resp.controller_id = s->cfg->node_id;
-    if (v >= 8 && v <= 10 && rq.include_cluster_authorized_operations)
-        resp.cluster_authorized_operations =
-            kc_req_authorized_cluster(req, KC_OP_DESCRIBE)
-                ? kc_req_authorized_ops(req, KC_RES_CLUSTER, kc_str(KC_CLUSTER_RESOURCE_NAME),
-                                        CLUSTER_ALL_OPERATIONS)
-                : 0;
-    resp.error_code = KC_ERR_NONE;
-
+    metadata_cluster(&m, &resp);
     size_t cap = all ? kc_topics_count(s->topics) : (size_t)nreq;
-    kc_metadata_response_topic_response_t *out =
-        kc_arena_alloc(req->arena, (cap ? cap : 1) * sizeof(*out));
-    size_t n = 0;
-    if (all) {
-        /* Topics the client may not describe are left out (KafkaApis). */
-        for (size_t i = 0; i < kc_topics_count(s->topics); i++) {
-            const kc_topic_t *t = kc_topics_at(s->topics, i);
-            if (kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TOPIC, kc_str(t->name)))
-                fill_topic(req, &out[n++], t, include_ops);
-        }
-    } else {
-        /*
-         * The requested topics as a set of names (by id: the names of the known
-         * ids), answered as KafkaApis orders them: unknown ids, known topics,
-         * topics that do not exist, topics the client may not create, topics it
-         * may not describe.
-         */
-        size_t cnt = (size_t)nreq;
-        kc_str_t *names = kc_arena_alloc(req->arena, (cnt ? cnt : 1) * sizeof(*names));
-        const kc_topic_t **found = kc_arena_alloc(req->arena, (cnt ? cnt : 1) * sizeof(*found));
-        size_t *missing = kc_arena_alloc(req->arena, (cnt ? cnt : 1) * sizeof(*missing));
-        size_t nn = 0, nmissing = 0;
-        for (int32_t i = 0; i < nreq; i++) {
-            kc_metadata_request_topic_t *rt = &rq.topics.items[i];
-            kc_str_t name = rt->name;
-            const kc_topic_t *t = NULL;
-            if (by_id) {
-                if (uuid_is_zero(rt->topic_id))
-                    continue;
-                bool dup = false;
-                for (int32_t j = 0; j < i && !dup; j++)
-                    dup = memcmp(&rq.topics.items[j].topic_id, &rt->topic_id,
-                                 sizeof(kc_uuid_t)) == 0;
-                if (dup)
-                    continue;
-                t = kc_topics_find_id(s->topics, rt->topic_id);
-                if (!t) {
-                    fill_topic_error(&out[n++], KC_ERR_UNKNOWN_TOPIC_ID, KC_STR_NULL,
-                                     rt->topic_id);
-                    continue;
-                }
-                name = kc_str(t->name);
-            } else {
-                t = kc_topics_find(s->topics, name);
-            }
-            bool dup = false;
-            for (size_t j = 0; j < nn && !dup; j++)
-                dup = kc_str_eq(names[j], name);
-            if (dup)
-                continue;
-            found[nn] = t;
-            names[nn++] = name;
-        }
-        /* Beyond four names Kafka's Scala set of them iterates in hash trie order. */
-        if (nn > 4) {
-            int32_t *hs = kc_arena_alloc(req->arena, nn * sizeof(*hs));
-            size_t *ord = kc_arena_alloc(req->arena, nn * sizeof(*ord));
-            for (size_t i = 0; i < nn; i++) {
-                hs[i] = kc_java_str_hash(names[i]);
-                ord[i] = i;
-            }
-            kc_scala_hash_order(hs, ord, nn);
-            kc_str_t *n2 = kc_arena_alloc(req->arena, nn * sizeof(*n2));
-            const kc_topic_t **f2 = kc_arena_alloc(req->arena, nn * sizeof(*f2));
-            for (size_t i = 0; i < nn; i++) {
-                n2[i] = names[ord[i]];
-                f2[i] = found[ord[i]];
-            }
-            memcpy(names, n2, nn * sizeof(*names));
-            memcpy(found, f2, nn * sizeof(*found));
-        }
-        /* Describe, then (for auto-creation) create authorization. */
-        bool *no_describe = kc_arena_alloc(req->arena, (nn ? nn : 1) * sizeof(bool));
-        bool *no_create = kc_arena_alloc(req->arena, (nn ? nn : 1) * sizeof(bool));
-        int cluster_create = -1; /* not asked yet */
-        for (size_t i = 0; i < nn; i++) {
-            no_describe[i] = !kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TOPIC, names[i]);
-            no_create[i] = false;
-            if (!no_describe[i] && !found[i] && allow_create) {
-                if (cluster_create == -1)
-                    cluster_create = kc_req_authorized_cluster(req, KC_OP_CREATE);
-                no_create[i] = !cluster_create &&
-                               !kc_req_authorized(req, KC_OP_CREATE, KC_RES_TOPIC, names[i]);
-            }
-        }
-        for (size_t i = 0; i < nn; i++)
-            if (found[i] && !no_describe[i])
-                fill_topic(req, &out[n++], found[i], include_ops);
-        for (size_t i = 0; i < nn; i++)
-            if (!found[i] && !no_describe[i] && !no_create[i])
-                missing[nmissing++] = i;
-        java_hash_set_order(names, nn, missing, nmissing);
-        /* With auto-creation (DefaultAutoTopicCreationManager) the invalid names
-         * come first, then the topics sent for creation in the order of a
-         * java.util.HashMap of them; every one is still unknown. */
-        size_t *creatable = kc_arena_alloc(req->arena, (nmissing ? nmissing : 1) * sizeof(size_t));
-        size_t ncreatable = 0;
-        for (int pass = 0; pass < 2; pass++) {
-            for (size_t k = 0; k < (pass == 0 ? nmissing : ncreatable); k++) {
-                kc_str_t name = names[pass == 0 ? missing[k] : creatable[k]];
-                bool invalid = kc_topic_name_invalid(name) != NULL;
-                if (pass == 0 && allow_create && !invalid) {
-                    creatable[ncreatable++] = missing[k];
-                    continue;
-                }
-                kc_metadata_response_topic_response_t *t = &out[n++];
-                fill_topic_error(t, invalid ? KC_ERR_INVALID_TOPIC_EXCEPTION
-                                            : KC_ERR_UNKNOWN_TOPIC_OR_PARTITION,
-                                 name, zero_uuid);
-                t->is_internal = internal_topic_name(name);
-                if (include_ops)
-                    t->topic_authorized_operations =
-                        kc_req_authorized_ops(req, KC_RES_TOPIC, name, TOPIC_ALL_OPERATIONS);
-                /* Kafka's controller refuses what CreateTopics would: a name
-                 * colliding with an existing topic, the offsets topic. */
-                if (pass == 1 && !kc_topics_find_collision(s->topics, name) &&
-                    !kc_str_eq_cstr(name, "__consumer_offsets")) {
-                    const kc_topic_t *created = NULL;
-                    if (kc_topics_create(s->topics, name, s->cfg->num_partitions, &created) == 0) {
-                        kc_log_info("server", "auto-created topic %.*s with %d partitions",
-                                    (int)name.len, name.ptr, s->cfg->num_partitions);
-                        kc_coord_topic_created(s->coord, name);
-                    }
-                }
-            }
-            if (pass == 0)
-                sort_by_java_bucket(names, java_hash_set_grown_cap(ncreatable), creatable,
-                                    ncreatable);
-        }
-        for (size_t i = 0; i < nn; i++) {
-            if (no_create[i]) {
-                fill_topic_error(&out[n++], KC_ERR_TOPIC_AUTHORIZATION_FAILED, names[i],
-                                 zero_uuid);
-                out[n - 1].is_internal = internal_topic_name(names[i]);
-            }
-        }
-        /* Without DESCRIBE the client does not learn whether a named topic
-         * exists; a topic id is not secret, so it is answered with its id. */
-        for (size_t i = 0; i < nn; i++)
-            if (no_describe[i])
-                fill_topic_error(&out[n++], KC_ERR_TOPIC_AUTHORIZATION_FAILED,
-                                 by_id ? KC_STR_NULL : names[i],
-                                 by_id ? found[i]->id : zero_uuid);
-    }
-    resp.topics.items = out;
-    resp.topics.count = (int32_t)n;
+    m.out = kc_arena_alloc(req->arena, (cap ? cap : 1) * sizeof(*m.out));
+    if (all)
+        metadata_all_topics(&m);
+    else
+        metadata_requested_topics(&m, nreq);
+    resp.topics.items = m.out;
+    resp.topics.count = (int32_t)m.n;
     kc_buf_t b;
     kc_buf_init(&b);
     return kc_req_respond_encoded(req, kc_metadata_response_encode(&b, v, &resp), &b);
