@@ -770,6 +770,110 @@ static void create_error(kc_arena_t *a, create_result_t *r, int16_t err, const c
     r->error_message = msg ? arena_str(a, msg) : KC_STR_NULL;
 }
 
+typedef kc_create_topics_request_creatable_replica_assignment_t replica_assignment_t;
+
+/* The brokers of one manual assignment (ReplicationControlManager's
+ * validateManualPartitionAssignment): an empty list, or a broker not
+ * registered or listed twice (the first in ascending order is named), fails
+ * r. True when they are valid. */
+static bool check_assignment_brokers(kc_req_t *req, const replica_assignment_t *as,
+                                     create_result_t *r)
+{
+    char msg[256];
+    int32_t nb = KC_MAX(as->broker_ids.count, 0);
+    if (nb == 0) {
+        create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT,
+                     "The manual partition assignment includes an empty replica list.");
+        return false;
+    }
+    /* Brokers in ascending order: the first unknown or repeated one is named. */
+    int32_t *ids = kc_arena_alloc(req->arena, (size_t)nb * sizeof(*ids));
+    memcpy(ids, as->broker_ids.items, (size_t)nb * sizeof(*ids));
+    qsort(ids, (size_t)nb, sizeof(*ids), cmp_int32);
+    for (int32_t k = 0; k < nb; k++) {
+        if (ids[k] != req->srv->cfg->node_id) {
+            snprintf(msg, sizeof(msg),
+                     "The manual partition assignment includes broker %d, but no such "
+                     "broker is registered.",
+                     ids[k]);
+            create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT, msg);
+            return false;
+        }
+        if (k > 0 && ids[k] == ids[k - 1]) {
+            snprintf(msg, sizeof(msg),
+                     "The manual partition assignment includes the broker %d more than "
+                     "once.",
+                     ids[k]);
+            create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT, msg);
+            return false;
+        }
+    }
+    return true;
+}
+
+/*
+ * ReplicationControlManager.createTopic's checks of a manual assignment:
+ * replication factor and partitions left at -1, each partition assigned
+ * once to valid brokers, every partition with as many replicas, partitions
+ * numbered 0 to n-1. Fills *parts, *rf, or fails r.
+ */
+static void check_manual_assignment(kc_req_t *req,
+                                    const kc_create_topics_request_creatable_topic_t *t,
+                                    create_result_t *r, int32_t *parts, int16_t *rf)
+{
+    char msg[256];
+    if (t->replication_factor != -1) {
+        create_error(req->arena, r, KC_ERR_INVALID_REQUEST,
+                     "A manual partition assignment was specified, but replication factor "
+                     "was not set to -1.");
+        return;
+    }
+    if (t->num_partitions != -1) {
+        create_error(req->arena, r, KC_ERR_INVALID_REQUEST,
+                     "A manual partition assignment was specified, but numPartitions was "
+                     "not set to -1.");
+        return;
+    }
+    int32_t na = t->assignments.count, replicas = -1;
+    for (int32_t a = 0; a < na; a++) {
+        const replica_assignment_t *as = &t->assignments.items[a];
+        for (int32_t b = 0; b < a; b++) {
+            if (t->assignments.items[b].partition_index == as->partition_index) {
+                snprintf(msg, sizeof(msg),
+                         "Found multiple manual partition assignments for partition %d",
+                         as->partition_index);
+                create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT, msg);
+                return;
+            }
+        }
+        if (!check_assignment_brokers(req, as, r))
+            return;
+        int32_t nb = KC_MAX(as->broker_ids.count, 0);
+        if (replicas >= 0 && nb != replicas) {
+            snprintf(msg, sizeof(msg),
+                     "The manual partition assignment includes a partition with %d "
+                     "replica(s), but this is not consistent with previous partitions, "
+                     "which have %d replica(s).",
+                     nb, replicas);
+            create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT, msg);
+            return;
+        }
+        replicas = nb;
+    }
+    for (int32_t p = 0; p < na; p++) {
+        bool found = false;
+        for (int32_t a = 0; a < na && !found; a++)
+            found = t->assignments.items[a].partition_index == p;
+        if (!found) {
+            create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT,
+                         "partitions should be a consecutive 0-based integer sequence");
+            return;
+        }
+    }
+    *parts = na;
+    *rf = (int16_t)replicas;
+}
+
 /*
  * ReplicationControlManager.createTopic's checks of partitions, replication
  * factor and a manual assignment on this single broker; fills *parts, *rf.
@@ -780,82 +884,7 @@ static void check_placement(kc_req_t *req, const kc_create_topics_request_creata
     kc_server_t *s = req->srv;
     char msg[256];
     if (t->assignments.count > 0) {
-        if (t->replication_factor != -1) {
-            create_error(req->arena, r, KC_ERR_INVALID_REQUEST,
-                         "A manual partition assignment was specified, but replication factor "
-                         "was not set to -1.");
-            return;
-        }
-        if (t->num_partitions != -1) {
-            create_error(req->arena, r, KC_ERR_INVALID_REQUEST,
-                         "A manual partition assignment was specified, but numPartitions was "
-                         "not set to -1.");
-            return;
-        }
-        int32_t na = t->assignments.count, replicas = -1;
-        for (int32_t a = 0; a < na; a++) {
-            const kc_create_topics_request_creatable_replica_assignment_t *as =
-                &t->assignments.items[a];
-            for (int32_t b = 0; b < a; b++) {
-                if (t->assignments.items[b].partition_index == as->partition_index) {
-                    snprintf(msg, sizeof(msg),
-                             "Found multiple manual partition assignments for partition %d",
-                             as->partition_index);
-                    create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT, msg);
-                    return;
-                }
-            }
-            int32_t nb = KC_MAX(as->broker_ids.count, 0);
-            if (nb == 0) {
-                create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT,
-                             "The manual partition assignment includes an empty replica list.");
-                return;
-            }
-            /* Brokers in ascending order: the first unknown or repeated one is named. */
-            int32_t *ids = kc_arena_alloc(req->arena, (size_t)nb * sizeof(*ids));
-            memcpy(ids, as->broker_ids.items, (size_t)nb * sizeof(*ids));
-            qsort(ids, (size_t)nb, sizeof(*ids), cmp_int32);
-            for (int32_t k = 0; k < nb; k++) {
-                if (ids[k] != s->cfg->node_id) {
-                    snprintf(msg, sizeof(msg),
-                             "The manual partition assignment includes broker %d, but no such "
-                             "broker is registered.",
-                             ids[k]);
-                    create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT, msg);
-                    return;
-                }
-                if (k > 0 && ids[k] == ids[k - 1]) {
-                    snprintf(msg, sizeof(msg),
-                             "The manual partition assignment includes the broker %d more than "
-                             "once.",
-                             ids[k]);
-                    create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT, msg);
-                    return;
-                }
-            }
-            if (replicas >= 0 && nb != replicas) {
-                snprintf(msg, sizeof(msg),
-                         "The manual partition assignment includes a partition with %d "
-                         "replica(s), but this is not consistent with previous partitions, "
-                         "which have %d replica(s).",
-                         nb, replicas);
-                create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT, msg);
-                return;
-            }
-            replicas = nb;
-        }
-        for (int32_t p = 0; p < na; p++) {
-            bool found = false;
-            for (int32_t a = 0; a < na && !found; a++)
-                found = t->assignments.items[a].partition_index == p;
-            if (!found) {
-                create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT,
-                             "partitions should be a consecutive 0-based integer sequence");
-                return;
-            }
-        }
-        *parts = na;
-        *rf = (int16_t)replicas;
+        check_manual_assignment(req, t, r, parts, rf);
         return;
     }
     if (t->replication_factor < -1 || t->replication_factor == 0) {
@@ -881,6 +910,302 @@ static void check_placement(kc_req_t *req, const kc_create_topics_request_creata
     }
 }
 
+/* What ControllerApis.createTopics makes of a listed name: a topic to check
+ * and create, a name listed more than once (its first listing; ROLE_LATER marks
+ * the others), the metadata log's name, a name the client may not create. */
+enum { ROLE_EFFECTIVE, ROLE_DUPLICATE, ROLE_METADATA_TOPIC, ROLE_UNAUTHORIZED, ROLE_LATER };
+
+/* A CreateTopics request in ControllerApis.createTopics' and
+ * ReplicationControlManager.createTopics' steps, all in req's arena. */
+typedef struct {
+    kc_req_t *req;
+    const kc_create_topics_request_t *rq;
+    int32_t n;        /* listed topics */
+    kc_str_t *names;  /* the listed names */
+    int32_t *count;   /* at a name's first listing: how often it is listed */
+    size_t once_max;  /* the largest size Kafka's set of names listed once reaches */
+    uint8_t *role;    /* per listing: ROLE_EFFECTIVE ... ROLE_LATER */
+    bool too_many;    /* the effective topics have more than CREATE_MAX_PARTITIONS_PER_REQUEST */
+    create_result_t *out;
+    int32_t nout;
+    int32_t *slot;     /* per listing: its result in out (-1: none yet) */
+    int32_t *parts_of; /* per listing: the partitions check_placement settled */
+    int16_t *rf_of;    /* per listing: the replication factor it settled */
+} create_topics_t;
+
+/* The index of the first listing of names[i]. */
+static int32_t first_listing(const kc_str_t *names, int32_t i)
+{
+    for (int32_t j = 0; j < i; j++)
+        if (kc_str_eq(names[j], names[i]))
+            return j;
+    return i;
+}
+
+/* Kafka's CreateTopicsRequest.getErrorResponse when the controller got a
+ * deadline already passed (timeout_ms <= 0): nothing is created, every
+ * listed topic timed out. */
+static int create_topics_timed_out(kc_req_t *req, int16_t v, const kc_create_topics_request_t *rq,
+                                   kc_create_topics_response_t *resp)
+{
+    int32_t n = rq->topics.count > 0 ? rq->topics.count : 0;
+    create_result_t *out = kc_arena_alloc(req->arena, (size_t)(n ? n : 1) * sizeof(*out));
+    for (int32_t i = 0; i < n; i++) {
+        memset(&out[i], 0, sizeof(out[i]));
+        out[i].name = rq->topics.items[i].name;
+        out[i].error_code = KC_ERR_REQUEST_TIMED_OUT;
+        out[i].error_message = KC_STR_NULL;
+        out[i].num_partitions = -1;
+        out[i].replication_factor = -1;
+    }
+    resp->topics.items = out;
+    resp->topics.count = n;
+    kc_buf_t b;
+    kc_buf_init(&b);
+    return kc_req_respond_encoded(req, kc_create_topics_response_encode(&b, v, resp), &b);
+}
+
+/* How often each name is listed, and the largest size Kafka's set of names
+ * listed once reaches (it sizes that set's table). */
+static void create_topics_count_names(create_topics_t *c)
+{
+    size_t once = 0;
+    for (int32_t i = 0; i < c->n; i++) {
+        c->count[i] = 0;
+        int32_t first = first_listing(c->names, i);
+        c->count[first]++;
+        if (c->count[first] == 1)
+            once++;
+        else if (c->count[first] == 2)
+            once--;
+        c->once_max = KC_MAX(c->once_max, once);
+    }
+}
+
+/* ControllerApis.createTopics' split of the listed names: duplicates, the
+ * metadata log's name, then CREATE on the cluster or the topic; and the
+ * partitions the effective topics add up to (ReplicationControlManager's
+ * limit per request). */
+static void create_topics_classify(create_topics_t *c)
+{
+    kc_req_t *req = c->req;
+    bool cluster_create = kc_req_authorized_cluster(req, KC_OP_CREATE);
+    int64_t total_parts = 0;
+    for (int32_t i = 0; i < c->n; i++) {
+        kc_str_t name = c->names[i];
+        if (first_listing(c->names, i) != i)
+            c->role[i] = ROLE_LATER;
+        else if (c->count[i] > 1)
+            c->role[i] = ROLE_DUPLICATE;
+        else if (kc_str_eq_cstr(name, "__cluster_metadata"))
+            c->role[i] = ROLE_METADATA_TOPIC;
+        else if (!cluster_create && !kc_req_authorized(req, KC_OP_CREATE, KC_RES_TOPIC, name))
+            c->role[i] = ROLE_UNAUTHORIZED; /* CREATE on the cluster or the topic */
+        else
+            c->role[i] = ROLE_EFFECTIVE;
+        if (c->role[i] != ROLE_EFFECTIVE)
+            continue;
+        const kc_create_topics_request_creatable_topic_t *t = &c->rq->topics.items[i];
+        if (t->assignments.count > 0)
+            total_parts += t->assignments.count;
+        else if (t->num_partitions == -1)
+            total_parts += req->srv->cfg->num_partitions;
+        else if (t->num_partitions > 0)
+            total_parts += t->num_partitions;
+        if (total_parts > CREATE_MAX_PARTITIONS_PER_REQUEST)
+            c->too_many = true;
+    }
+}
+
+/* ReplicationControlManager.createTopic's first checks: the request's
+ * partition total, an existing topic (Kafka's offsets topic always exists),
+ * the name, a collision with an existing topic. True when r was failed. */
+static bool create_topic_check_name(create_topics_t *c,
+                                    const kc_create_topics_request_creatable_topic_t *t,
+                                    create_result_t *r)
+{
+    kc_server_t *s = c->req->srv;
+    kc_arena_t *a = c->req->arena;
+    char msg[512];
+    const char *bad = kc_topic_name_invalid(t->name);
+    const kc_topic_t *collides = bad ? NULL : kc_topics_find_collision(s->topics, t->name);
+    if (c->too_many) {
+        create_error(a, r, KC_ERR_POLICY_VIOLATION,
+                     "Excessively large number of partitions per request.");
+    } else if (kc_topics_find(s->topics, t->name) ||
+               kc_str_eq_cstr(t->name, "__consumer_offsets")) {
+        /* kcoord's offsets live in LMDB; Kafka's offsets topic always exists. */
+        snprintf(msg, sizeof(msg), "Topic '%.*s' already exists.", (int)t->name.len,
+                 t->name.ptr);
+        create_error(a, r, KC_ERR_TOPIC_ALREADY_EXISTS, msg);
+    } else if (bad) {
+        r->error_code = KC_ERR_INVALID_TOPIC_EXCEPTION;
+        r->error_message = topic_name_error(a, t->name, bad);
+    } else if (collides) {
+        snprintf(msg, sizeof(msg), "Topic '%.*s' collides with existing topic: %s",
+                 (int)t->name.len, t->name.ptr, collides->name);
+        create_error(a, r, KC_ERR_INVALID_TOPIC_EXCEPTION, msg);
+    }
+    return r->error_code != 0;
+}
+
+/* The topic's configs as name and value arrays (arena); returns their count. */
+static size_t topic_config_pairs(kc_arena_t *a, const kc_create_topics_request_creatable_topic_t *t,
+                                 kc_str_t **names, kc_str_t **values)
+{
+    size_t nc = (size_t)KC_MAX(t->configs.count, 0);
+    kc_str_t *cn = kc_arena_alloc(a, (nc ? nc : 1) * sizeof(kc_str_t));
+    kc_str_t *cv = kc_arena_alloc(a, (nc ? nc : 1) * sizeof(kc_str_t));
+    for (size_t c = 0; c < nc; c++) {
+        cn[c] = t->configs.items[c].name;
+        cv[c] = t->configs.items[c].value;
+    }
+    *names = cn;
+    *values = cv;
+    return nc;
+}
+
+/* ConfigurationControlManager's checks of the topic's configs: null values
+ * first, all of them named (computeConfigChanges), then each name and value
+ * (LogConfig.validate). True when r was failed. */
+static bool create_topic_check_configs(create_topics_t *c,
+                                       const kc_create_topics_request_creatable_topic_t *t,
+                                       create_result_t *r)
+{
+    kc_arena_t *a = c->req->arena;
+    char msg[512];
+    size_t nc = (size_t)KC_MAX(t->configs.count, 0);
+    size_t used = 0;
+    for (size_t k = 0; k < nc; k++) {
+        kc_str_t nm = t->configs.items[k].name;
+        if (!kc_str_is_null(t->configs.items[k].value))
+            continue;
+        if (used == 0)
+            used = (size_t)snprintf(msg, sizeof(msg),
+                                    "Null value not supported for topic configs: ");
+        else if (used < sizeof(msg))
+            used += (size_t)snprintf(msg + used, sizeof(msg) - used, ",");
+        if (used < sizeof(msg))
+            used += (size_t)snprintf(msg + used, sizeof(msg) - used, "%.*s",
+                                     (int)KC_MAX(nm.len, 0), nm.ptr ? nm.ptr : "");
+    }
+    if (used) {
+        create_error(a, r, KC_ERR_INVALID_CONFIG, msg);
+        return true;
+    }
+    kc_str_t *cn, *cv;
+    nc = topic_config_pairs(a, t, &cn, &cv);
+    r->error_code = kc_topic_configs_check(nc, cn, cv, msg, sizeof(msg));
+    if (r->error_code) {
+        r->error_message = arena_str(a, msg);
+        return true;
+    }
+    return false;
+}
+
+/* Checks every effective topic, against the topics that existed before the
+ * request, before any is created: a result each, in request order. */
+static void create_topics_validate(create_topics_t *c)
+{
+    for (int32_t i = 0; i < c->n; i++) {
+        c->slot[i] = -1;
+        if (c->role[i] != ROLE_EFFECTIVE)
+            continue;
+        const kc_create_topics_request_creatable_topic_t *t = &c->rq->topics.items[i];
+        create_result_t *r = &c->out[c->nout];
+        c->slot[i] = c->nout++;
+        memset(r, 0, sizeof(*r));
+        r->name = t->name;
+        r->error_message = KC_STR_NULL;
+        r->num_partitions = -1;
+        r->replication_factor = -1;
+        r->configs.count = 0; /* the generated default: an empty list, not null */
+        if (create_topic_check_name(c, t, r) || create_topic_check_configs(c, t, r))
+            continue;
+        check_placement(c->req, t, r, &c->parts_of[i], &c->rf_of[i]);
+    }
+}
+
+/* ReplicationControlManager's creation of one checked topic (validate only:
+ * an id drawn for it, as Kafka draws one), then its result's partitions,
+ * replication factor and configs, shown only with DESCRIBE_CONFIGS on the
+ * topic (ReplicationControlManager.createTopics). */
+static void create_topic_apply(create_topics_t *c, int32_t i)
+{
+    kc_req_t *req = c->req;
+    kc_server_t *s = req->srv;
+    const kc_create_topics_request_creatable_topic_t *t = &c->rq->topics.items[i];
+    create_result_t *r = &c->out[c->slot[i]];
+    kc_str_t *cn, *cv;
+    size_t nc = topic_config_pairs(req->arena, t, &cn, &cv);
+    int32_t parts = c->parts_of[i];
+    if (c->rq->validate_only) {
+        /* Kafka draws an id for a topic it only validates too. */
+        if (kc_topic_id_random(&r->topic_id) != 0) {
+            r->error_code = KC_ERR_UNKNOWN_SERVER_ERROR;
+            return;
+        }
+    } else {
+        const kc_topic_t *created = NULL;
+        if (kc_topics_create(s->topics, t->name, parts, &created) != 0 || !created ||
+            (nc && kc_topics_set_configs(s->topics, t->name, nc, cn, cv) != 0)) {
+            r->error_code = KC_ERR_UNKNOWN_SERVER_ERROR;
+            return;
+        }
+        r->topic_id = created->id;
+        kc_log_info("server", "created topic %s with %d partitions", created->name, parts);
+        kc_coord_topic_created(s->coord, t->name);
+    }
+    r->num_partitions = parts;
+    r->replication_factor = c->rf_of[i];
+    if (kc_req_authorized(req, KC_OP_DESCRIBE_CONFIGS, KC_RES_TOPIC, t->name)) {
+        kc_topic_creation_configs(s, req->arena, nc, cn, cv, r);
+    } else {
+        r->configs.count = 0;
+        r->topic_config_error_code = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+    }
+}
+
+/* Appends the result of a name that left the request, with its error. */
+static void create_topics_refused(create_topics_t *c, kc_str_t name, int16_t err, const char *msg)
+{
+    create_result_t *r = &c->out[c->nout++];
+    memset(r, 0, sizeof(*r));
+    r->name = name;
+    r->num_partitions = -1;
+    r->replication_factor = -1;
+    create_error(c->req->arena, r, err, msg);
+}
+
+/* The names that left the request, after the others: the duplicated names
+ * in the order of a java.util.HashSet of them, then the refused ones in the
+ * order of Kafka's set of names listed once. */
+static void create_topics_answer_refused(create_topics_t *c)
+{
+    size_t *idx = kc_arena_alloc(c->req->arena, (size_t)(c->n ? c->n : 1) * sizeof(*idx));
+    size_t nd = 0;
+    for (int32_t i = 0; i < c->n; i++)
+        if (c->role[i] == ROLE_DUPLICATE)
+            idx[nd++] = (size_t)i;
+    sort_by_java_bucket(c->names, java_hash_set_grown_cap(nd), idx, nd);
+    for (size_t k = 0; k < nd; k++)
+        create_topics_refused(c, c->names[idx[k]], KC_ERR_INVALID_REQUEST,
+                              "Duplicate topic name.");
+    size_t nr = 0;
+    for (int32_t i = 0; i < c->n; i++)
+        if (c->role[i] == ROLE_METADATA_TOPIC || c->role[i] == ROLE_UNAUTHORIZED)
+            idx[nr++] = (size_t)i;
+    sort_by_java_bucket(c->names, java_hash_set_grown_cap(c->once_max), idx, nr);
+    for (size_t k = 0; k < nr; k++) {
+        if (c->role[idx[k]] == ROLE_METADATA_TOPIC)
+            create_topics_refused(c, c->names[idx[k]], KC_ERR_INVALID_REQUEST,
+                                  "Creation of internal topic __cluster_metadata is prohibited.");
+        else
+            create_topics_refused(c, c->names[idx[k]], KC_ERR_TOPIC_AUTHORIZATION_FAILED,
+                                  "Authorization failed.");
+    }
+}
+
 /*
  * CreateTopics as Kafka's controller answers it (ControllerApis.createTopics,
  * ReplicationControlManager.createTopics). Names listed more than once, the
@@ -892,7 +1217,6 @@ static void check_placement(kc_req_t *req, const kc_create_topics_request_creata
  */
 int kc_handle_create_topics(kc_req_t *req)
 {
-    kc_server_t *s = req->srv;
     int16_t v = req->ctx.api_version;
     kc_create_topics_request_t rq;
     kc_create_topics_request_init(&rq);
@@ -901,233 +1225,31 @@ int kc_handle_create_topics(kc_req_t *req)
     kc_create_topics_response_t resp;
     kc_create_topics_response_init(&resp);
     resp.throttle_time_ms = 0;
-    int32_t n = rq.topics.count > 0 ? rq.topics.count : 0;
-    size_t cap = (size_t)(n ? n : 1);
-    create_result_t *out = kc_arena_alloc(req->arena, cap * sizeof(*out));
-    if (rq.timeout_ms <= 0) {
-        /* Kafka's controller gets a deadline already passed and creates nothing:
-         * CreateTopicsRequest.getErrorResponse, every listed topic timed out. */
-        for (int32_t i = 0; i < n; i++) {
-            memset(&out[i], 0, sizeof(out[i]));
-            out[i].name = rq.topics.items[i].name;
-            out[i].error_code = KC_ERR_REQUEST_TIMED_OUT;
-            out[i].error_message = KC_STR_NULL;
-            out[i].num_partitions = -1;
-            out[i].replication_factor = -1;
-        }
-        resp.topics.items = out;
-        resp.topics.count = n;
-        kc_buf_t b;
-        kc_buf_init(&b);
-        return kc_req_respond_encoded(req, kc_create_topics_response_encode(&b, v, &resp), &b);
-    }
-    kc_str_t *names = kc_arena_alloc(req->arena, cap * sizeof(*names));
-    for (int32_t i = 0; i < n; i++)
-        names[i] = rq.topics.items[i].name;
-
-    /* How often each name is listed; the largest size Kafka's set of names
-     * listed once reaches (it sizes that set's table). */
-    int32_t *count = kc_arena_alloc(req->arena, cap * sizeof(*count));
-    size_t once = 0, once_max = 0;
-    for (int32_t i = 0; i < n; i++) {
-        count[i] = 0;
-        int32_t first = i;
-        for (int32_t j = 0; j < i && first == i; j++)
-            if (kc_str_eq(names[j], names[i]))
-                first = j;
-        count[first]++;
-        if (count[first] == 1)
-            once++;
-        else if (count[first] == 2)
-            once--;
-        once_max = KC_MAX(once_max, once);
-    }
-    bool cluster_create = kc_req_authorized_cluster(req, KC_OP_CREATE);
-    enum { EFFECTIVE, DUPLICATE, METADATA_TOPIC, UNAUTHORIZED, LATER };
-    uint8_t *role = kc_arena_alloc(req->arena, cap);
-    int64_t total_parts = 0;
-    bool too_many = false;
-    for (int32_t i = 0; i < n; i++) {
-        int32_t first = i;
-        for (int32_t j = 0; j < i && first == i; j++)
-            if (kc_str_eq(names[j], names[i]))
-                first = j;
-        if (first != i)
-            role[i] = LATER;
-        else if (count[i] > 1)
-            role[i] = DUPLICATE;
-        else if (kc_str_eq_cstr(names[i], "__cluster_metadata"))
-            role[i] = METADATA_TOPIC;
-        else if (!cluster_create && !kc_req_authorized(req, KC_OP_CREATE, KC_RES_TOPIC, names[i]))
-            role[i] = UNAUTHORIZED; /* CREATE on the cluster or the topic */
-        else
-            role[i] = EFFECTIVE;
-        if (role[i] != EFFECTIVE)
-            continue;
-        const kc_create_topics_request_creatable_topic_t *t = &rq.topics.items[i];
-        if (t->assignments.count > 0)
-            total_parts += t->assignments.count;
-        else if (t->num_partitions == -1)
-            total_parts += s->cfg->num_partitions;
-        else if (t->num_partitions > 0)
-            total_parts += t->num_partitions;
-        if (total_parts > CREATE_MAX_PARTITIONS_PER_REQUEST)
-            too_many = true;
-    }
-
-    /* Check every effective topic before creating any. */
-    int32_t nout = 0;
-    int32_t *parts_of = kc_arena_alloc(req->arena, cap * sizeof(*parts_of));
-    int16_t *rf_of = kc_arena_alloc(req->arena, cap * sizeof(*rf_of));
-    int32_t *slot = kc_arena_alloc(req->arena, cap * sizeof(*slot));
-    for (int32_t i = 0; i < n; i++) {
-        slot[i] = -1;
-        if (role[i] != EFFECTIVE)
-            continue;
-        const kc_create_topics_request_creatable_topic_t *t = &rq.topics.items[i];
-        create_result_t *r = &out[nout];
-        slot[i] = nout++;
-        memset(r, 0, sizeof(*r));
-        r->name = t->name;
-        r->error_message = KC_STR_NULL;
-        r->num_partitions = -1;
-        r->replication_factor = -1;
-        r->configs.count = 0; /* the generated default: an empty list, not null */
-        char msg[512];
-        const char *bad = kc_topic_name_invalid(t->name);
-        const kc_topic_t *collides = bad ? NULL : kc_topics_find_collision(s->topics, t->name);
-        if (too_many) {
-            create_error(req->arena, r, KC_ERR_POLICY_VIOLATION,
-                         "Excessively large number of partitions per request.");
-        } else if (kc_topics_find(s->topics, t->name) ||
-                   kc_str_eq_cstr(t->name, "__consumer_offsets")) {
-            /* kcoord's offsets live in LMDB; Kafka's offsets topic always exists. */
-            snprintf(msg, sizeof(msg), "Topic '%.*s' already exists.", (int)t->name.len,
-                     t->name.ptr);
-            create_error(req->arena, r, KC_ERR_TOPIC_ALREADY_EXISTS, msg);
-        } else if (bad) {
-            r->error_code = KC_ERR_INVALID_TOPIC_EXCEPTION;
-            r->error_message = topic_name_error(req->arena, t->name, bad);
-        } else if (collides) {
-            snprintf(msg, sizeof(msg), "Topic '%.*s' collides with existing topic: %s",
-                     (int)t->name.len, t->name.ptr, collides->name);
-            create_error(req->arena, r, KC_ERR_INVALID_TOPIC_EXCEPTION, msg);
-        }
-        if (r->error_code)
-            continue;
-        /* Null values first, all of them named (computeConfigChanges). */
-        size_t nc = (size_t)KC_MAX(t->configs.count, 0);
-        size_t used = 0;
-        for (size_t c = 0; c < nc; c++) {
-            kc_str_t nm = t->configs.items[c].name;
-            if (!kc_str_is_null(t->configs.items[c].value))
-                continue;
-            if (used == 0)
-                used = (size_t)snprintf(msg, sizeof(msg),
-                                        "Null value not supported for topic configs: ");
-            else if (used < sizeof(msg))
-                used += (size_t)snprintf(msg + used, sizeof(msg) - used, ",");
-            if (used < sizeof(msg))
-                used += (size_t)snprintf(msg + used, sizeof(msg) - used, "%.*s",
-                                         (int)KC_MAX(nm.len, 0), nm.ptr ? nm.ptr : "");
-        }
-        if (used) {
-            create_error(req->arena, r, KC_ERR_INVALID_CONFIG, msg);
-            continue;
-        }
-        kc_str_t *cn = kc_arena_alloc(req->arena, (nc ? nc : 1) * sizeof(kc_str_t));
-        kc_str_t *cv = kc_arena_alloc(req->arena, (nc ? nc : 1) * sizeof(kc_str_t));
-        for (size_t c = 0; c < nc; c++) {
-            cn[c] = t->configs.items[c].name;
-            cv[c] = t->configs.items[c].value;
-        }
-        r->error_code = kc_topic_configs_check(nc, cn, cv, msg, sizeof(msg));
-        if (r->error_code) {
-            r->error_message = arena_str(req->arena, msg);
-            continue;
-        }
-        check_placement(req, t, r, &parts_of[i], &rf_of[i]);
-    }
-
+    if (rq.timeout_ms <= 0)
+        return create_topics_timed_out(req, v, &rq, &resp);
+    create_topics_t c = {.req = req, .rq = &rq, .n = rq.topics.count > 0 ? rq.topics.count : 0};
+    size_t cap = (size_t)(c.n ? c.n : 1);
+    c.out = kc_arena_alloc(req->arena, cap * sizeof(*c.out));
+    c.names = kc_arena_alloc(req->arena, cap * sizeof(*c.names));
+    for (int32_t i = 0; i < c.n; i++)
+        c.names[i] = rq.topics.items[i].name;
+    c.count = kc_arena_alloc(req->arena, cap * sizeof(*c.count));
+    c.role = kc_arena_alloc(req->arena, cap);
+    c.parts_of = kc_arena_alloc(req->arena, cap * sizeof(*c.parts_of));
+    c.rf_of = kc_arena_alloc(req->arena, cap * sizeof(*c.rf_of));
+    c.slot = kc_arena_alloc(req->arena, cap * sizeof(*c.slot));
+    create_topics_count_names(&c);
+    create_topics_classify(&c);
+    create_topics_validate(&c);
     /* Create what passed. */
-    for (int32_t i = 0; i < n; i++) {
-        if (slot[i] < 0 || out[slot[i]].error_code)
-            continue;
-        const kc_create_topics_request_creatable_topic_t *t = &rq.topics.items[i];
-        create_result_t *r = &out[slot[i]];
-        size_t nc = (size_t)KC_MAX(t->configs.count, 0);
-        kc_str_t *cn = kc_arena_alloc(req->arena, (nc ? nc : 1) * sizeof(kc_str_t));
-        kc_str_t *cv = kc_arena_alloc(req->arena, (nc ? nc : 1) * sizeof(kc_str_t));
-        for (size_t c = 0; c < nc; c++) {
-            cn[c] = t->configs.items[c].name;
-            cv[c] = t->configs.items[c].value;
-        }
-        int32_t parts = parts_of[i];
-        if (rq.validate_only) {
-            /* Kafka draws an id for a topic it only validates too. */
-            if (kc_topic_id_random(&r->topic_id) != 0) {
-                r->error_code = KC_ERR_UNKNOWN_SERVER_ERROR;
-                continue;
-            }
-        } else {
-            const kc_topic_t *created = NULL;
-            if (kc_topics_create(s->topics, t->name, parts, &created) != 0 || !created ||
-                (nc && kc_topics_set_configs(s->topics, t->name, nc, cn, cv) != 0)) {
-                r->error_code = KC_ERR_UNKNOWN_SERVER_ERROR;
-                continue;
-            }
-            r->topic_id = created->id;
-            kc_log_info("server", "created topic %s with %d partitions", created->name, parts);
-            kc_coord_topic_created(s->coord, t->name);
-        }
-        r->num_partitions = parts;
-        r->replication_factor = rf_of[i];
-        /* Configs are shown only with DESCRIBE_CONFIGS on the topic
-         * (ReplicationControlManager.createTopics). */
-        if (kc_req_authorized(req, KC_OP_DESCRIBE_CONFIGS, KC_RES_TOPIC, t->name)) {
-            kc_topic_creation_configs(s, req->arena, nc, cn, cv, r);
-        } else {
-            r->configs.count = 0;
-            r->topic_config_error_code = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
-        }
-    }
-
-    /* Then the duplicated names, then the refused ones. */
-    size_t *idx = kc_arena_alloc(req->arena, cap * sizeof(*idx));
-    size_t nd = 0;
-    for (int32_t i = 0; i < n; i++)
-        if (role[i] == DUPLICATE)
-            idx[nd++] = (size_t)i;
-    sort_by_java_bucket(names, java_hash_set_grown_cap(nd), idx, nd);
-    for (size_t k = 0; k < nd; k++) {
-        create_result_t *r = &out[nout++];
-        memset(r, 0, sizeof(*r));
-        r->name = names[idx[k]];
-        r->num_partitions = -1;
-        r->replication_factor = -1;
-        create_error(req->arena, r, KC_ERR_INVALID_REQUEST, "Duplicate topic name.");
-    }
-    size_t nr = 0;
-    for (int32_t i = 0; i < n; i++)
-        if (role[i] == METADATA_TOPIC || role[i] == UNAUTHORIZED)
-            idx[nr++] = (size_t)i;
-    sort_by_java_bucket(names, java_hash_set_grown_cap(once_max), idx, nr);
-    for (size_t k = 0; k < nr; k++) {
-        create_result_t *r = &out[nout++];
-        memset(r, 0, sizeof(*r));
-        r->name = names[idx[k]];
-        r->num_partitions = -1;
-        r->replication_factor = -1;
-        if (role[idx[k]] == METADATA_TOPIC)
-            create_error(req->arena, r, KC_ERR_INVALID_REQUEST,
-                         "Creation of internal topic __cluster_metadata is prohibited.");
-        else
-            create_error(req->arena, r, KC_ERR_TOPIC_AUTHORIZATION_FAILED,
-                         "Authorization failed.");
-    }
-    resp.topics.items = out;
-    resp.topics.count = nout;
+    for (int32_t i = 0; i < c.n; i++)
+        if (c.slot[i] >= 0 && !c.out[c.slot[i]].error_code)
+            create_topic_apply(&c, i);
+    create_topics_answer_refused(&c);
+    resp.topics.items = c.out;
+    resp.topics.count = c.nout;
     kc_buf_t b;
     kc_buf_init(&b);
     return kc_req_respond_encoded(req, kc_create_topics_response_encode(&b, v, &resp), &b);
 }
+
