@@ -308,6 +308,261 @@ static int metadata_error_response(kc_req_t *req, int16_t v, const kc_metadata_r
     return kc_req_respond_encoded(req, kc_metadata_response_encode(&b, v, &resp), &b);
 }
 
+/* A Metadata request in KafkaApis.handleTopicMetadataRequest's steps: the
+ * requested topics as a set of names, their authorization and the answer's
+ * topics so far, all in req's arena. */
+typedef struct {
+    kc_req_t *req;
+    int16_t v;
+    const kc_metadata_request_t *rq;
+    bool include_ops;  /* v8+ IncludeTopicAuthorizedOperations */
+    bool allow_create; /* auto-creation applies to unknown topics */
+    bool by_id;        /* v12+: a request by topic ids */
+    kc_metadata_response_topic_response_t *out;
+    size_t n;
+    kc_str_t *names;          /* the set of requested names, in its iteration order */
+    const kc_topic_t **found; /* the topic each name names (NULL: none) */
+    size_t nn;
+    bool *no_describe; /* per name: no DESCRIBE on the topic */
+    bool *no_create;   /* per name: unknown, and no CREATE for its auto-creation */
+} metadata_t;
+
+/*
+ * The request's topic list as KafkaApis takes it: a null name or a topic id
+ * before v12 is an invalid request. From v12 a non-zero id makes the
+ * request one by id (names are then ignored); a null name without any id
+ * fails the request (Kafka meets a null name). 0 or the error to answer.
+ */
+static int16_t metadata_check_topics(metadata_t *m, int32_t nreq)
+{
+    bool null_name = false;
+    for (int32_t i = 0; i < nreq; i++) {
+        const kc_metadata_request_topic_t *rt = &m->rq->topics.items[i];
+        if (m->v < 12 && (kc_str_is_null(rt->name) || !uuid_is_zero(rt->topic_id)))
+            return KC_ERR_INVALID_REQUEST;
+        if (!uuid_is_zero(rt->topic_id))
+            m->by_id = true;
+        if (kc_str_is_null(rt->name))
+            null_name = true;
+    }
+    return null_name && !m->by_id ? KC_ERR_UNKNOWN_SERVER_ERROR : KC_ERR_NONE;
+}
+
+/* The cluster part of the answer: this broker (advertised for the
+ * connection's listener) as the only broker and the controller, the cluster
+ * id, and (v8-10, when asked) the cluster's authorized operations. */
+static void metadata_cluster(metadata_t *m, kc_metadata_response_t *resp)
+{
+    kc_req_t *req = m->req;
+    kc_server_t *s = req->srv;
+    kc_metadata_response_broker_t *br = kc_arena_alloc(req->arena, sizeof(*br));
+    br->node_id = s->cfg->node_id;
+    kc_server_advertised(s, req->ctx.conn_id, &br->host, &br->port);
+    br->rack = KC_STR_NULL;
+    resp->brokers.items = br;
+    resp->brokers.count = 1;
+    resp->cluster_id = kc_str(s->cfg->cluster_id);
+    resp->controller_id = s->cfg->node_id;
+    if (m->v >= 8 && m->v <= 10 && m->rq->include_cluster_authorized_operations)
+        resp->cluster_authorized_operations =
+            kc_req_authorized_cluster(req, KC_OP_DESCRIBE)
+                ? kc_req_authorized_ops(req, KC_RES_CLUSTER, kc_str(KC_CLUSTER_RESOURCE_NAME),
+                                        CLUSTER_ALL_OPERATIONS)
+                : 0;
+    resp->error_code = KC_ERR_NONE;
+}
+
+/* Every topic, for a request of all topics: those the client may not
+ * describe are left out (KafkaApis). */
+static void metadata_all_topics(metadata_t *m)
+{
+    kc_server_t *s = m->req->srv;
+    for (size_t i = 0; i < kc_topics_count(s->topics); i++) {
+        const kc_topic_t *t = kc_topics_at(s->topics, i);
+        if (kc_req_authorized(m->req, KC_OP_DESCRIBE, KC_RES_TOPIC, kc_str(t->name)))
+            fill_topic(m->req, &m->out[m->n++], t, m->include_ops);
+    }
+}
+
+/* The requested topics as a set of names, in request order (by id: the
+ * names of the known ids; an unknown id is answered UNKNOWN_TOPIC_ID at
+ * once), each with the topic it names. */
+static void metadata_topic_set(metadata_t *m, int32_t nreq)
+{
+    kc_server_t *s = m->req->srv;
+    size_t cnt = (size_t)nreq;
+    m->names = kc_arena_alloc(m->req->arena, (cnt ? cnt : 1) * sizeof(*m->names));
+    m->found = kc_arena_alloc(m->req->arena, (cnt ? cnt : 1) * sizeof(*m->found));
+    for (int32_t i = 0; i < nreq; i++) {
+        const kc_metadata_request_topic_t *rt = &m->rq->topics.items[i];
+        kc_str_t name = rt->name;
+        const kc_topic_t *t = NULL;
+        if (m->by_id) {
+            if (uuid_is_zero(rt->topic_id))
+                continue;
+            bool dup = false;
+            for (int32_t j = 0; j < i && !dup; j++)
+                dup = memcmp(&m->rq->topics.items[j].topic_id, &rt->topic_id,
+                             sizeof(kc_uuid_t)) == 0;
+            if (dup)
+                continue;
+            t = kc_topics_find_id(s->topics, rt->topic_id);
+            if (!t) {
+                fill_topic_error(&m->out[m->n++], KC_ERR_UNKNOWN_TOPIC_ID, KC_STR_NULL,
+                                 rt->topic_id);
+                continue;
+            }
+            name = kc_str(t->name);
+        } else {
+            t = kc_topics_find(s->topics, name);
+        }
+        bool dup = false;
+        for (size_t j = 0; j < m->nn && !dup; j++)
+            dup = kc_str_eq(m->names[j], name);
+        if (dup)
+            continue;
+        m->found[m->nn] = t;
+        m->names[m->nn++] = name;
+    }
+}
+
+/* Beyond four names Kafka's Scala set of them iterates in hash trie order
+ * (Set1 to Set4 keep insertion order): reorders names and found. */
+static void metadata_trie_order(metadata_t *m)
+{
+    size_t nn = m->nn;
+    if (nn <= 4)
+        return;
+    kc_arena_t *a = m->req->arena;
+    int32_t *hs = kc_arena_alloc(a, nn * sizeof(*hs));
+    size_t *ord = kc_arena_alloc(a, nn * sizeof(*ord));
+    for (size_t i = 0; i < nn; i++) {
+        hs[i] = kc_java_str_hash(m->names[i]);
+        ord[i] = i;
+    }
+    kc_scala_hash_order(hs, ord, nn);
+    kc_str_t *n2 = kc_arena_alloc(a, nn * sizeof(*n2));
+    const kc_topic_t **f2 = kc_arena_alloc(a, nn * sizeof(*f2));
+    for (size_t i = 0; i < nn; i++) {
+        n2[i] = m->names[ord[i]];
+        f2[i] = m->found[ord[i]];
+    }
+    memcpy(m->names, n2, nn * sizeof(*m->names));
+    memcpy(m->found, f2, nn * sizeof(*m->found));
+}
+
+/* KafkaApis' authorization of the named topics: DESCRIBE on each, then, for
+ * an unknown topic to auto-create, CREATE on the cluster or the topic. */
+static void metadata_authorize(metadata_t *m)
+{
+    kc_req_t *req = m->req;
+    size_t nn = m->nn;
+    m->no_describe = kc_arena_alloc(req->arena, (nn ? nn : 1) * sizeof(bool));
+    m->no_create = kc_arena_alloc(req->arena, (nn ? nn : 1) * sizeof(bool));
+    int cluster_create = -1; /* not asked yet */
+    for (size_t i = 0; i < nn; i++) {
+        m->no_describe[i] = !kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TOPIC, m->names[i]);
+        m->no_create[i] = false;
+        if (!m->no_describe[i] && !m->found[i] && m->allow_create) {
+            if (cluster_create == -1)
+                cluster_create = kc_req_authorized_cluster(req, KC_OP_CREATE);
+            m->no_create[i] = !cluster_create &&
+                              !kc_req_authorized(req, KC_OP_CREATE, KC_RES_TOPIC, m->names[i]);
+        }
+    }
+}
+
+/*
+ * One requested topic that does not exist, answered UNKNOWN_TOPIC_OR_PARTITION
+ * (an invalid name INVALID_TOPIC_EXCEPTION). With create it is also sent for
+ * auto-creation (AutoTopicCreationManager.createTopics), which Kafka's
+ * controller refuses as CreateTopics would: a name colliding with an
+ * existing topic, the offsets topic.
+ */
+static void metadata_unknown_topic(metadata_t *m, kc_str_t name, bool create)
+{
+    kc_server_t *s = m->req->srv;
+    bool invalid = kc_topic_name_invalid(name) != NULL;
+    kc_metadata_response_topic_response_t *t = &m->out[m->n++];
+    fill_topic_error(t,
+                     invalid ? KC_ERR_INVALID_TOPIC_EXCEPTION : KC_ERR_UNKNOWN_TOPIC_OR_PARTITION,
+                     name, zero_uuid);
+    t->is_internal = internal_topic_name(name);
+    if (m->include_ops)
+        t->topic_authorized_operations =
+            kc_req_authorized_ops(m->req, KC_RES_TOPIC, name, TOPIC_ALL_OPERATIONS);
+    if (create && !kc_topics_find_collision(s->topics, name) &&
+        !kc_str_eq_cstr(name, "__consumer_offsets")) {
+        const kc_topic_t *created = NULL;
+        if (kc_topics_create(s->topics, name, s->cfg->num_partitions, &created) == 0) {
+            kc_log_info("server", "auto-created topic %.*s with %d partitions", (int)name.len,
+                        name.ptr, s->cfg->num_partitions);
+            kc_coord_topic_created(s->coord, name);
+        }
+    }
+}
+
+/* The topics that do not exist, in the order of a java.util.HashSet of the
+ * requested names. With auto-creation (DefaultAutoTopicCreationManager) the
+ * invalid names come first, then the topics sent for creation in the order
+ * of a java.util.HashMap of them; every one is still unknown. */
+static void metadata_unknown_topics(metadata_t *m)
+{
+    kc_arena_t *a = m->req->arena;
+    size_t nn = m->nn;
+    size_t *missing = kc_arena_alloc(a, (nn ? nn : 1) * sizeof(*missing));
+    size_t nmissing = 0;
+    for (size_t i = 0; i < nn; i++)
+        if (!m->found[i] && !m->no_describe[i] && !m->no_create[i])
+            missing[nmissing++] = i;
+    java_hash_set_order(m->names, nn, missing, nmissing);
+    size_t *creatable = kc_arena_alloc(a, (nmissing ? nmissing : 1) * sizeof(size_t));
+    size_t ncreatable = 0;
+    for (size_t k = 0; k < nmissing; k++) {
+        kc_str_t name = m->names[missing[k]];
+        if (m->allow_create && !kc_topic_name_invalid(name))
+            creatable[ncreatable++] = missing[k];
+        else
+            metadata_unknown_topic(m, name, false);
+    }
+    sort_by_java_bucket(m->names, java_hash_set_grown_cap(ncreatable), creatable, ncreatable);
+    for (size_t k = 0; k < ncreatable; k++)
+        metadata_unknown_topic(m, m->names[creatable[k]], true);
+}
+
+/*
+ * The named topics, answered as KafkaApis orders them: unknown ids, known
+ * topics, topics that do not exist, topics the client may not create,
+ * topics it may not describe.
+ */
+static void metadata_requested_topics(metadata_t *m, int32_t nreq)
+{
+    metadata_topic_set(m, nreq);
+    metadata_trie_order(m);
+    metadata_authorize(m);
+    for (size_t i = 0; i < m->nn; i++)
+        if (m->found[i] && !m->no_describe[i])
+            fill_topic(m->req, &m->out[m->n++], m->found[i], m->include_ops);
+    metadata_unknown_topics(m);
+    for (size_t i = 0; i < m->nn; i++) {
+        if (m->no_create[i]) {
+            fill_topic_error(&m->out[m->n++], KC_ERR_TOPIC_AUTHORIZATION_FAILED, m->names[i],
+                             zero_uuid);
+            m->out[m->n - 1].is_internal = internal_topic_name(m->names[i]);
+        }
+    }
+    /* Without DESCRIBE the client does not learn whether a named topic
+     * exists; a topic id is not secret, so it is answered with its id. */
+    for (size_t i = 0; i < m->nn; i++)
+        if (m->no_describe[i])
+            fill_topic_error(&m->out[m->n++], KC_ERR_TOPIC_AUTHORIZATION_FAILED,
+                             m->by_id ? KC_STR_NULL : m->names[i],
+                             m->by_id ? m->found[i]->id : zero_uuid);
+}
+
+/* Metadata as KafkaApis.handleTopicMetadataRequest answers it on a single
+ * broker that leads every partition: every topic, or the requested ones
+ * (auto-creating unknown ones when allowed). */
 int kc_handle_metadata(kc_req_t *req)
 {
     kc_server_t *s = req->srv;
@@ -318,193 +573,27 @@ int kc_handle_metadata(kc_req_t *req)
         return KC_EINVAL;
     /* v0: an empty list means every topic; v1+: null means every topic. */
     bool all = v == 0 ? rq.topics.count <= 0 : rq.topics.count < 0;
-    bool include_ops = v >= 8 && rq.include_topic_authorized_operations;
-    bool allow_create = s->cfg->auto_create_topics_enable &&
-                        (v < 4 || rq.allow_auto_topic_creation) && !all;
+    metadata_t m = {.req = req, .v = v, .rq = &rq};
+    m.include_ops = v >= 8 && rq.include_topic_authorized_operations;
+    m.allow_create = s->cfg->auto_create_topics_enable && (v < 4 || rq.allow_auto_topic_creation) &&
+                     !all;
     int32_t nreq = all ? 0 : rq.topics.count;
-
-    /* A null name or a topic id before v12 is an invalid request. From v12 a
-     * non-zero id makes the request one by id (names are then ignored); a
-     * null name without any id fails the request (Kafka meets a null name). */
-    bool by_id = false, null_name = false;
-    for (int32_t i = 0; i < nreq; i++) {
-        const kc_metadata_request_topic_t *rt = &rq.topics.items[i];
-        if (v < 12 && (kc_str_is_null(rt->name) || !uuid_is_zero(rt->topic_id)))
-            return metadata_error_response(req, v, &rq, KC_ERR_INVALID_REQUEST);
-        if (!uuid_is_zero(rt->topic_id))
-            by_id = true;
-        if (kc_str_is_null(rt->name))
-            null_name = true;
-    }
-    if (null_name && !by_id)
-        return metadata_error_response(req, v, &rq, KC_ERR_UNKNOWN_SERVER_ERROR);
+    int16_t err = metadata_check_topics(&m, nreq);
+    if (err)
+        return metadata_error_response(req, v, &rq, err);
 
     kc_metadata_response_t resp;
     kc_metadata_response_init(&resp);
     resp.throttle_time_ms = 0;
-    kc_metadata_response_broker_t *br = kc_arena_alloc(req->arena, sizeof(*br));
-    br->node_id = s->cfg->node_id;
-    kc_server_advertised(s, req->ctx.conn_id, &br->host, &br->port);
-    br->rack = KC_STR_NULL;
-    resp.brokers.items = br;
-    resp.brokers.count = 1;
-    resp.cluster_id = kc_str(s->cfg->cluster_id);
-    resp.controller_id = s->cfg->node_id;
-    if (v >= 8 && v <= 10 && rq.include_cluster_authorized_operations)
-        resp.cluster_authorized_operations =
-            kc_req_authorized_cluster(req, KC_OP_DESCRIBE)
-                ? kc_req_authorized_ops(req, KC_RES_CLUSTER, kc_str(KC_CLUSTER_RESOURCE_NAME),
-                                        CLUSTER_ALL_OPERATIONS)
-                : 0;
-    resp.error_code = KC_ERR_NONE;
-
+    metadata_cluster(&m, &resp);
     size_t cap = all ? kc_topics_count(s->topics) : (size_t)nreq;
-    kc_metadata_response_topic_response_t *out =
-        kc_arena_alloc(req->arena, (cap ? cap : 1) * sizeof(*out));
-    size_t n = 0;
-    if (all) {
-        /* Topics the client may not describe are left out (KafkaApis). */
-        for (size_t i = 0; i < kc_topics_count(s->topics); i++) {
-            const kc_topic_t *t = kc_topics_at(s->topics, i);
-            if (kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TOPIC, kc_str(t->name)))
-                fill_topic(req, &out[n++], t, include_ops);
-        }
-    } else {
-        /*
-         * The requested topics as a set of names (by id: the names of the known
-         * ids), answered as KafkaApis orders them: unknown ids, known topics,
-         * topics that do not exist, topics the client may not create, topics it
-         * may not describe.
-         */
-        size_t cnt = (size_t)nreq;
-        kc_str_t *names = kc_arena_alloc(req->arena, (cnt ? cnt : 1) * sizeof(*names));
-        const kc_topic_t **found = kc_arena_alloc(req->arena, (cnt ? cnt : 1) * sizeof(*found));
-        size_t *missing = kc_arena_alloc(req->arena, (cnt ? cnt : 1) * sizeof(*missing));
-        size_t nn = 0, nmissing = 0;
-        for (int32_t i = 0; i < nreq; i++) {
-            kc_metadata_request_topic_t *rt = &rq.topics.items[i];
-            kc_str_t name = rt->name;
-            const kc_topic_t *t = NULL;
-            if (by_id) {
-                if (uuid_is_zero(rt->topic_id))
-                    continue;
-                bool dup = false;
-                for (int32_t j = 0; j < i && !dup; j++)
-                    dup = memcmp(&rq.topics.items[j].topic_id, &rt->topic_id,
-                                 sizeof(kc_uuid_t)) == 0;
-                if (dup)
-                    continue;
-                t = kc_topics_find_id(s->topics, rt->topic_id);
-                if (!t) {
-                    fill_topic_error(&out[n++], KC_ERR_UNKNOWN_TOPIC_ID, KC_STR_NULL,
-                                     rt->topic_id);
-                    continue;
-                }
-                name = kc_str(t->name);
-            } else {
-                t = kc_topics_find(s->topics, name);
-            }
-            bool dup = false;
-            for (size_t j = 0; j < nn && !dup; j++)
-                dup = kc_str_eq(names[j], name);
-            if (dup)
-                continue;
-            found[nn] = t;
-            names[nn++] = name;
-        }
-        /* Beyond four names Kafka's Scala set of them iterates in hash trie order. */
-        if (nn > 4) {
-            int32_t *hs = kc_arena_alloc(req->arena, nn * sizeof(*hs));
-            size_t *ord = kc_arena_alloc(req->arena, nn * sizeof(*ord));
-            for (size_t i = 0; i < nn; i++) {
-                hs[i] = kc_java_str_hash(names[i]);
-                ord[i] = i;
-            }
-            kc_scala_hash_order(hs, ord, nn);
-            kc_str_t *n2 = kc_arena_alloc(req->arena, nn * sizeof(*n2));
-            const kc_topic_t **f2 = kc_arena_alloc(req->arena, nn * sizeof(*f2));
-            for (size_t i = 0; i < nn; i++) {
-                n2[i] = names[ord[i]];
-                f2[i] = found[ord[i]];
-            }
-            memcpy(names, n2, nn * sizeof(*names));
-            memcpy(found, f2, nn * sizeof(*found));
-        }
-        /* Describe, then (for auto-creation) create authorization. */
-        bool *no_describe = kc_arena_alloc(req->arena, (nn ? nn : 1) * sizeof(bool));
-        bool *no_create = kc_arena_alloc(req->arena, (nn ? nn : 1) * sizeof(bool));
-        int cluster_create = -1; /* not asked yet */
-        for (size_t i = 0; i < nn; i++) {
-            no_describe[i] = !kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TOPIC, names[i]);
-            no_create[i] = false;
-            if (!no_describe[i] && !found[i] && allow_create) {
-                if (cluster_create == -1)
-                    cluster_create = kc_req_authorized_cluster(req, KC_OP_CREATE);
-                no_create[i] = !cluster_create &&
-                               !kc_req_authorized(req, KC_OP_CREATE, KC_RES_TOPIC, names[i]);
-            }
-        }
-        for (size_t i = 0; i < nn; i++)
-            if (found[i] && !no_describe[i])
-                fill_topic(req, &out[n++], found[i], include_ops);
-        for (size_t i = 0; i < nn; i++)
-            if (!found[i] && !no_describe[i] && !no_create[i])
-                missing[nmissing++] = i;
-        java_hash_set_order(names, nn, missing, nmissing);
-        /* With auto-creation (DefaultAutoTopicCreationManager) the invalid names
-         * come first, then the topics sent for creation in the order of a
-         * java.util.HashMap of them; every one is still unknown. */
-        size_t *creatable = kc_arena_alloc(req->arena, (nmissing ? nmissing : 1) * sizeof(size_t));
-        size_t ncreatable = 0;
-        for (int pass = 0; pass < 2; pass++) {
-            for (size_t k = 0; k < (pass == 0 ? nmissing : ncreatable); k++) {
-                kc_str_t name = names[pass == 0 ? missing[k] : creatable[k]];
-                bool invalid = kc_topic_name_invalid(name) != NULL;
-                if (pass == 0 && allow_create && !invalid) {
-                    creatable[ncreatable++] = missing[k];
-                    continue;
-                }
-                kc_metadata_response_topic_response_t *t = &out[n++];
-                fill_topic_error(t, invalid ? KC_ERR_INVALID_TOPIC_EXCEPTION
-                                            : KC_ERR_UNKNOWN_TOPIC_OR_PARTITION,
-                                 name, zero_uuid);
-                t->is_internal = internal_topic_name(name);
-                if (include_ops)
-                    t->topic_authorized_operations =
-                        kc_req_authorized_ops(req, KC_RES_TOPIC, name, TOPIC_ALL_OPERATIONS);
-                /* Kafka's controller refuses what CreateTopics would: a name
-                 * colliding with an existing topic, the offsets topic. */
-                if (pass == 1 && !kc_topics_find_collision(s->topics, name) &&
-                    !kc_str_eq_cstr(name, "__consumer_offsets")) {
-                    const kc_topic_t *created = NULL;
-                    if (kc_topics_create(s->topics, name, s->cfg->num_partitions, &created) == 0) {
-                        kc_log_info("server", "auto-created topic %.*s with %d partitions",
-                                    (int)name.len, name.ptr, s->cfg->num_partitions);
-                        kc_coord_topic_created(s->coord, name);
-                    }
-                }
-            }
-            if (pass == 0)
-                sort_by_java_bucket(names, java_hash_set_grown_cap(ncreatable), creatable,
-                                    ncreatable);
-        }
-        for (size_t i = 0; i < nn; i++) {
-            if (no_create[i]) {
-                fill_topic_error(&out[n++], KC_ERR_TOPIC_AUTHORIZATION_FAILED, names[i],
-                                 zero_uuid);
-                out[n - 1].is_internal = internal_topic_name(names[i]);
-            }
-        }
-        /* Without DESCRIBE the client does not learn whether a named topic
-         * exists; a topic id is not secret, so it is answered with its id. */
-        for (size_t i = 0; i < nn; i++)
-            if (no_describe[i])
-                fill_topic_error(&out[n++], KC_ERR_TOPIC_AUTHORIZATION_FAILED,
-                                 by_id ? KC_STR_NULL : names[i],
-                                 by_id ? found[i]->id : zero_uuid);
-    }
-    resp.topics.items = out;
-    resp.topics.count = (int32_t)n;
+    m.out = kc_arena_alloc(req->arena, (cap ? cap : 1) * sizeof(*m.out));
+    if (all)
+        metadata_all_topics(&m);
+    else
+        metadata_requested_topics(&m, nreq);
+    resp.topics.items = m.out;
+    resp.topics.count = (int32_t)m.n;
     kc_buf_t b;
     kc_buf_init(&b);
     return kc_req_respond_encoded(req, kc_metadata_response_encode(&b, v, &resp), &b);
@@ -681,6 +770,110 @@ static void create_error(kc_arena_t *a, create_result_t *r, int16_t err, const c
     r->error_message = msg ? arena_str(a, msg) : KC_STR_NULL;
 }
 
+typedef kc_create_topics_request_creatable_replica_assignment_t replica_assignment_t;
+
+/* The brokers of one manual assignment (ReplicationControlManager's
+ * validateManualPartitionAssignment): an empty list, or a broker not
+ * registered or listed twice (the first in ascending order is named), fails
+ * r. True when they are valid. */
+static bool check_assignment_brokers(kc_req_t *req, const replica_assignment_t *as,
+                                     create_result_t *r)
+{
+    char msg[256];
+    int32_t nb = KC_MAX(as->broker_ids.count, 0);
+    if (nb == 0) {
+        create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT,
+                     "The manual partition assignment includes an empty replica list.");
+        return false;
+    }
+    /* Brokers in ascending order: the first unknown or repeated one is named. */
+    int32_t *ids = kc_arena_alloc(req->arena, (size_t)nb * sizeof(*ids));
+    memcpy(ids, as->broker_ids.items, (size_t)nb * sizeof(*ids));
+    qsort(ids, (size_t)nb, sizeof(*ids), cmp_int32);
+    for (int32_t k = 0; k < nb; k++) {
+        if (ids[k] != req->srv->cfg->node_id) {
+            snprintf(msg, sizeof(msg),
+                     "The manual partition assignment includes broker %d, but no such "
+                     "broker is registered.",
+                     ids[k]);
+            create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT, msg);
+            return false;
+        }
+        if (k > 0 && ids[k] == ids[k - 1]) {
+            snprintf(msg, sizeof(msg),
+                     "The manual partition assignment includes the broker %d more than "
+                     "once.",
+                     ids[k]);
+            create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT, msg);
+            return false;
+        }
+    }
+    return true;
+}
+
+/*
+ * ReplicationControlManager.createTopic's checks of a manual assignment:
+ * replication factor and partitions left at -1, each partition assigned
+ * once to valid brokers, every partition with as many replicas, partitions
+ * numbered 0 to n-1. Fills *parts, *rf, or fails r.
+ */
+static void check_manual_assignment(kc_req_t *req,
+                                    const kc_create_topics_request_creatable_topic_t *t,
+                                    create_result_t *r, int32_t *parts, int16_t *rf)
+{
+    char msg[256];
+    if (t->replication_factor != -1) {
+        create_error(req->arena, r, KC_ERR_INVALID_REQUEST,
+                     "A manual partition assignment was specified, but replication factor "
+                     "was not set to -1.");
+        return;
+    }
+    if (t->num_partitions != -1) {
+        create_error(req->arena, r, KC_ERR_INVALID_REQUEST,
+                     "A manual partition assignment was specified, but numPartitions was "
+                     "not set to -1.");
+        return;
+    }
+    int32_t na = t->assignments.count, replicas = -1;
+    for (int32_t a = 0; a < na; a++) {
+        const replica_assignment_t *as = &t->assignments.items[a];
+        for (int32_t b = 0; b < a; b++) {
+            if (t->assignments.items[b].partition_index == as->partition_index) {
+                snprintf(msg, sizeof(msg),
+                         "Found multiple manual partition assignments for partition %d",
+                         as->partition_index);
+                create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT, msg);
+                return;
+            }
+        }
+        if (!check_assignment_brokers(req, as, r))
+            return;
+        int32_t nb = KC_MAX(as->broker_ids.count, 0);
+        if (replicas >= 0 && nb != replicas) {
+            snprintf(msg, sizeof(msg),
+                     "The manual partition assignment includes a partition with %d "
+                     "replica(s), but this is not consistent with previous partitions, "
+                     "which have %d replica(s).",
+                     nb, replicas);
+            create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT, msg);
+            return;
+        }
+        replicas = nb;
+    }
+    for (int32_t p = 0; p < na; p++) {
+        bool found = false;
+        for (int32_t a = 0; a < na && !found; a++)
+            found = t->assignments.items[a].partition_index == p;
+        if (!found) {
+            create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT,
+                         "partitions should be a consecutive 0-based integer sequence");
+            return;
+        }
+    }
+    *parts = na;
+    *rf = (int16_t)replicas;
+}
+
 /*
  * ReplicationControlManager.createTopic's checks of partitions, replication
  * factor and a manual assignment on this single broker; fills *parts, *rf.
@@ -691,82 +884,7 @@ static void check_placement(kc_req_t *req, const kc_create_topics_request_creata
     kc_server_t *s = req->srv;
     char msg[256];
     if (t->assignments.count > 0) {
-        if (t->replication_factor != -1) {
-            create_error(req->arena, r, KC_ERR_INVALID_REQUEST,
-                         "A manual partition assignment was specified, but replication factor "
-                         "was not set to -1.");
-            return;
-        }
-        if (t->num_partitions != -1) {
-            create_error(req->arena, r, KC_ERR_INVALID_REQUEST,
-                         "A manual partition assignment was specified, but numPartitions was "
-                         "not set to -1.");
-            return;
-        }
-        int32_t na = t->assignments.count, replicas = -1;
-        for (int32_t a = 0; a < na; a++) {
-            const kc_create_topics_request_creatable_replica_assignment_t *as =
-                &t->assignments.items[a];
-            for (int32_t b = 0; b < a; b++) {
-                if (t->assignments.items[b].partition_index == as->partition_index) {
-                    snprintf(msg, sizeof(msg),
-                             "Found multiple manual partition assignments for partition %d",
-                             as->partition_index);
-                    create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT, msg);
-                    return;
-                }
-            }
-            int32_t nb = KC_MAX(as->broker_ids.count, 0);
-            if (nb == 0) {
-                create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT,
-                             "The manual partition assignment includes an empty replica list.");
-                return;
-            }
-            /* Brokers in ascending order: the first unknown or repeated one is named. */
-            int32_t *ids = kc_arena_alloc(req->arena, (size_t)nb * sizeof(*ids));
-            memcpy(ids, as->broker_ids.items, (size_t)nb * sizeof(*ids));
-            qsort(ids, (size_t)nb, sizeof(*ids), cmp_int32);
-            for (int32_t k = 0; k < nb; k++) {
-                if (ids[k] != s->cfg->node_id) {
-                    snprintf(msg, sizeof(msg),
-                             "The manual partition assignment includes broker %d, but no such "
-                             "broker is registered.",
-                             ids[k]);
-                    create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT, msg);
-                    return;
-                }
-                if (k > 0 && ids[k] == ids[k - 1]) {
-                    snprintf(msg, sizeof(msg),
-                             "The manual partition assignment includes the broker %d more than "
-                             "once.",
-                             ids[k]);
-                    create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT, msg);
-                    return;
-                }
-            }
-            if (replicas >= 0 && nb != replicas) {
-                snprintf(msg, sizeof(msg),
-                         "The manual partition assignment includes a partition with %d "
-                         "replica(s), but this is not consistent with previous partitions, "
-                         "which have %d replica(s).",
-                         nb, replicas);
-                create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT, msg);
-                return;
-            }
-            replicas = nb;
-        }
-        for (int32_t p = 0; p < na; p++) {
-            bool found = false;
-            for (int32_t a = 0; a < na && !found; a++)
-                found = t->assignments.items[a].partition_index == p;
-            if (!found) {
-                create_error(req->arena, r, KC_ERR_INVALID_REPLICA_ASSIGNMENT,
-                             "partitions should be a consecutive 0-based integer sequence");
-                return;
-            }
-        }
-        *parts = na;
-        *rf = (int16_t)replicas;
+        check_manual_assignment(req, t, r, parts, rf);
         return;
     }
     if (t->replication_factor < -1 || t->replication_factor == 0) {
@@ -792,6 +910,302 @@ static void check_placement(kc_req_t *req, const kc_create_topics_request_creata
     }
 }
 
+/* What ControllerApis.createTopics makes of a listed name: a topic to check
+ * and create, a name listed more than once (its first listing; ROLE_LATER marks
+ * the others), the metadata log's name, a name the client may not create. */
+enum { ROLE_EFFECTIVE, ROLE_DUPLICATE, ROLE_METADATA_TOPIC, ROLE_UNAUTHORIZED, ROLE_LATER };
+
+/* A CreateTopics request in ControllerApis.createTopics' and
+ * ReplicationControlManager.createTopics' steps, all in req's arena. */
+typedef struct {
+    kc_req_t *req;
+    const kc_create_topics_request_t *rq;
+    int32_t n;        /* listed topics */
+    kc_str_t *names;  /* the listed names */
+    int32_t *count;   /* at a name's first listing: how often it is listed */
+    size_t once_max;  /* the largest size Kafka's set of names listed once reaches */
+    uint8_t *role;    /* per listing: ROLE_EFFECTIVE ... ROLE_LATER */
+    bool too_many;    /* the effective topics have more than CREATE_MAX_PARTITIONS_PER_REQUEST */
+    create_result_t *out;
+    int32_t nout;
+    int32_t *slot;     /* per listing: its result in out (-1: none yet) */
+    int32_t *parts_of; /* per listing: the partitions check_placement settled */
+    int16_t *rf_of;    /* per listing: the replication factor it settled */
+} create_topics_t;
+
+/* The index of the first listing of names[i]. */
+static int32_t first_listing(const kc_str_t *names, int32_t i)
+{
+    for (int32_t j = 0; j < i; j++)
+        if (kc_str_eq(names[j], names[i]))
+            return j;
+    return i;
+}
+
+/* Kafka's CreateTopicsRequest.getErrorResponse when the controller got a
+ * deadline already passed (timeout_ms <= 0): nothing is created, every
+ * listed topic timed out. */
+static int create_topics_timed_out(kc_req_t *req, int16_t v, const kc_create_topics_request_t *rq,
+                                   kc_create_topics_response_t *resp)
+{
+    int32_t n = rq->topics.count > 0 ? rq->topics.count : 0;
+    create_result_t *out = kc_arena_alloc(req->arena, (size_t)(n ? n : 1) * sizeof(*out));
+    for (int32_t i = 0; i < n; i++) {
+        memset(&out[i], 0, sizeof(out[i]));
+        out[i].name = rq->topics.items[i].name;
+        out[i].error_code = KC_ERR_REQUEST_TIMED_OUT;
+        out[i].error_message = KC_STR_NULL;
+        out[i].num_partitions = -1;
+        out[i].replication_factor = -1;
+    }
+    resp->topics.items = out;
+    resp->topics.count = n;
+    kc_buf_t b;
+    kc_buf_init(&b);
+    return kc_req_respond_encoded(req, kc_create_topics_response_encode(&b, v, resp), &b);
+}
+
+/* How often each name is listed, and the largest size Kafka's set of names
+ * listed once reaches (it sizes that set's table). */
+static void create_topics_count_names(create_topics_t *c)
+{
+    size_t once = 0;
+    for (int32_t i = 0; i < c->n; i++) {
+        c->count[i] = 0;
+        int32_t first = first_listing(c->names, i);
+        c->count[first]++;
+        if (c->count[first] == 1)
+            once++;
+        else if (c->count[first] == 2)
+            once--;
+        c->once_max = KC_MAX(c->once_max, once);
+    }
+}
+
+/* ControllerApis.createTopics' split of the listed names: duplicates, the
+ * metadata log's name, then CREATE on the cluster or the topic; and the
+ * partitions the effective topics add up to (ReplicationControlManager's
+ * limit per request). */
+static void create_topics_classify(create_topics_t *c)
+{
+    kc_req_t *req = c->req;
+    bool cluster_create = kc_req_authorized_cluster(req, KC_OP_CREATE);
+    int64_t total_parts = 0;
+    for (int32_t i = 0; i < c->n; i++) {
+        kc_str_t name = c->names[i];
+        if (first_listing(c->names, i) != i)
+            c->role[i] = ROLE_LATER;
+        else if (c->count[i] > 1)
+            c->role[i] = ROLE_DUPLICATE;
+        else if (kc_str_eq_cstr(name, "__cluster_metadata"))
+            c->role[i] = ROLE_METADATA_TOPIC;
+        else if (!cluster_create && !kc_req_authorized(req, KC_OP_CREATE, KC_RES_TOPIC, name))
+            c->role[i] = ROLE_UNAUTHORIZED; /* CREATE on the cluster or the topic */
+        else
+            c->role[i] = ROLE_EFFECTIVE;
+        if (c->role[i] != ROLE_EFFECTIVE)
+            continue;
+        const kc_create_topics_request_creatable_topic_t *t = &c->rq->topics.items[i];
+        if (t->assignments.count > 0)
+            total_parts += t->assignments.count;
+        else if (t->num_partitions == -1)
+            total_parts += req->srv->cfg->num_partitions;
+        else if (t->num_partitions > 0)
+            total_parts += t->num_partitions;
+        if (total_parts > CREATE_MAX_PARTITIONS_PER_REQUEST)
+            c->too_many = true;
+    }
+}
+
+/* ReplicationControlManager.createTopic's first checks: the request's
+ * partition total, an existing topic (Kafka's offsets topic always exists),
+ * the name, a collision with an existing topic. True when r was failed. */
+static bool create_topic_check_name(create_topics_t *c,
+                                    const kc_create_topics_request_creatable_topic_t *t,
+                                    create_result_t *r)
+{
+    kc_server_t *s = c->req->srv;
+    kc_arena_t *a = c->req->arena;
+    char msg[512];
+    const char *bad = kc_topic_name_invalid(t->name);
+    const kc_topic_t *collides = bad ? NULL : kc_topics_find_collision(s->topics, t->name);
+    if (c->too_many) {
+        create_error(a, r, KC_ERR_POLICY_VIOLATION,
+                     "Excessively large number of partitions per request.");
+    } else if (kc_topics_find(s->topics, t->name) ||
+               kc_str_eq_cstr(t->name, "__consumer_offsets")) {
+        /* kcoord's offsets live in LMDB; Kafka's offsets topic always exists. */
+        snprintf(msg, sizeof(msg), "Topic '%.*s' already exists.", (int)t->name.len,
+                 t->name.ptr);
+        create_error(a, r, KC_ERR_TOPIC_ALREADY_EXISTS, msg);
+    } else if (bad) {
+        r->error_code = KC_ERR_INVALID_TOPIC_EXCEPTION;
+        r->error_message = topic_name_error(a, t->name, bad);
+    } else if (collides) {
+        snprintf(msg, sizeof(msg), "Topic '%.*s' collides with existing topic: %s",
+                 (int)t->name.len, t->name.ptr, collides->name);
+        create_error(a, r, KC_ERR_INVALID_TOPIC_EXCEPTION, msg);
+    }
+    return r->error_code != 0;
+}
+
+/* The topic's configs as name and value arrays (arena); returns their count. */
+static size_t topic_config_pairs(kc_arena_t *a, const kc_create_topics_request_creatable_topic_t *t,
+                                 kc_str_t **names, kc_str_t **values)
+{
+    size_t nc = (size_t)KC_MAX(t->configs.count, 0);
+    kc_str_t *cn = kc_arena_alloc(a, (nc ? nc : 1) * sizeof(kc_str_t));
+    kc_str_t *cv = kc_arena_alloc(a, (nc ? nc : 1) * sizeof(kc_str_t));
+    for (size_t c = 0; c < nc; c++) {
+        cn[c] = t->configs.items[c].name;
+        cv[c] = t->configs.items[c].value;
+    }
+    *names = cn;
+    *values = cv;
+    return nc;
+}
+
+/* ConfigurationControlManager's checks of the topic's configs: null values
+ * first, all of them named (computeConfigChanges), then each name and value
+ * (LogConfig.validate). True when r was failed. */
+static bool create_topic_check_configs(create_topics_t *c,
+                                       const kc_create_topics_request_creatable_topic_t *t,
+                                       create_result_t *r)
+{
+    kc_arena_t *a = c->req->arena;
+    char msg[512];
+    size_t nc = (size_t)KC_MAX(t->configs.count, 0);
+    size_t used = 0;
+    for (size_t k = 0; k < nc; k++) {
+        kc_str_t nm = t->configs.items[k].name;
+        if (!kc_str_is_null(t->configs.items[k].value))
+            continue;
+        if (used == 0)
+            used = (size_t)snprintf(msg, sizeof(msg),
+                                    "Null value not supported for topic configs: ");
+        else if (used < sizeof(msg))
+            used += (size_t)snprintf(msg + used, sizeof(msg) - used, ",");
+        if (used < sizeof(msg))
+            used += (size_t)snprintf(msg + used, sizeof(msg) - used, "%.*s",
+                                     (int)KC_MAX(nm.len, 0), nm.ptr ? nm.ptr : "");
+    }
+    if (used) {
+        create_error(a, r, KC_ERR_INVALID_CONFIG, msg);
+        return true;
+    }
+    kc_str_t *cn, *cv;
+    nc = topic_config_pairs(a, t, &cn, &cv);
+    r->error_code = kc_topic_configs_check(nc, cn, cv, msg, sizeof(msg));
+    if (r->error_code) {
+        r->error_message = arena_str(a, msg);
+        return true;
+    }
+    return false;
+}
+
+/* Checks every effective topic, against the topics that existed before the
+ * request, before any is created: a result each, in request order. */
+static void create_topics_validate(create_topics_t *c)
+{
+    for (int32_t i = 0; i < c->n; i++) {
+        c->slot[i] = -1;
+        if (c->role[i] != ROLE_EFFECTIVE)
+            continue;
+        const kc_create_topics_request_creatable_topic_t *t = &c->rq->topics.items[i];
+        create_result_t *r = &c->out[c->nout];
+        c->slot[i] = c->nout++;
+        memset(r, 0, sizeof(*r));
+        r->name = t->name;
+        r->error_message = KC_STR_NULL;
+        r->num_partitions = -1;
+        r->replication_factor = -1;
+        r->configs.count = 0; /* the generated default: an empty list, not null */
+        if (create_topic_check_name(c, t, r) || create_topic_check_configs(c, t, r))
+            continue;
+        check_placement(c->req, t, r, &c->parts_of[i], &c->rf_of[i]);
+    }
+}
+
+/* ReplicationControlManager's creation of one checked topic (validate only:
+ * an id drawn for it, as Kafka draws one), then its result's partitions,
+ * replication factor and configs, shown only with DESCRIBE_CONFIGS on the
+ * topic (ReplicationControlManager.createTopics). */
+static void create_topic_apply(create_topics_t *c, int32_t i)
+{
+    kc_req_t *req = c->req;
+    kc_server_t *s = req->srv;
+    const kc_create_topics_request_creatable_topic_t *t = &c->rq->topics.items[i];
+    create_result_t *r = &c->out[c->slot[i]];
+    kc_str_t *cn, *cv;
+    size_t nc = topic_config_pairs(req->arena, t, &cn, &cv);
+    int32_t parts = c->parts_of[i];
+    if (c->rq->validate_only) {
+        /* Kafka draws an id for a topic it only validates too. */
+        if (kc_topic_id_random(&r->topic_id) != 0) {
+            r->error_code = KC_ERR_UNKNOWN_SERVER_ERROR;
+            return;
+        }
+    } else {
+        const kc_topic_t *created = NULL;
+        if (kc_topics_create(s->topics, t->name, parts, &created) != 0 || !created ||
+            (nc && kc_topics_set_configs(s->topics, t->name, nc, cn, cv) != 0)) {
+            r->error_code = KC_ERR_UNKNOWN_SERVER_ERROR;
+            return;
+        }
+        r->topic_id = created->id;
+        kc_log_info("server", "created topic %s with %d partitions", created->name, parts);
+        kc_coord_topic_created(s->coord, t->name);
+    }
+    r->num_partitions = parts;
+    r->replication_factor = c->rf_of[i];
+    if (kc_req_authorized(req, KC_OP_DESCRIBE_CONFIGS, KC_RES_TOPIC, t->name)) {
+        kc_topic_creation_configs(s, req->arena, nc, cn, cv, r);
+    } else {
+        r->configs.count = 0;
+        r->topic_config_error_code = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+    }
+}
+
+/* Appends the result of a name that left the request, with its error. */
+static void create_topics_refused(create_topics_t *c, kc_str_t name, int16_t err, const char *msg)
+{
+    create_result_t *r = &c->out[c->nout++];
+    memset(r, 0, sizeof(*r));
+    r->name = name;
+    r->num_partitions = -1;
+    r->replication_factor = -1;
+    create_error(c->req->arena, r, err, msg);
+}
+
+/* The names that left the request, after the others: the duplicated names
+ * in the order of a java.util.HashSet of them, then the refused ones in the
+ * order of Kafka's set of names listed once. */
+static void create_topics_answer_refused(create_topics_t *c)
+{
+    size_t *idx = kc_arena_alloc(c->req->arena, (size_t)(c->n ? c->n : 1) * sizeof(*idx));
+    size_t nd = 0;
+    for (int32_t i = 0; i < c->n; i++)
+        if (c->role[i] == ROLE_DUPLICATE)
+            idx[nd++] = (size_t)i;
+    sort_by_java_bucket(c->names, java_hash_set_grown_cap(nd), idx, nd);
+    for (size_t k = 0; k < nd; k++)
+        create_topics_refused(c, c->names[idx[k]], KC_ERR_INVALID_REQUEST,
+                              "Duplicate topic name.");
+    size_t nr = 0;
+    for (int32_t i = 0; i < c->n; i++)
+        if (c->role[i] == ROLE_METADATA_TOPIC || c->role[i] == ROLE_UNAUTHORIZED)
+            idx[nr++] = (size_t)i;
+    sort_by_java_bucket(c->names, java_hash_set_grown_cap(c->once_max), idx, nr);
+    for (size_t k = 0; k < nr; k++) {
+        if (c->role[idx[k]] == ROLE_METADATA_TOPIC)
+            create_topics_refused(c, c->names[idx[k]], KC_ERR_INVALID_REQUEST,
+                                  "Creation of internal topic __cluster_metadata is prohibited.");
+        else
+            create_topics_refused(c, c->names[idx[k]], KC_ERR_TOPIC_AUTHORIZATION_FAILED,
+                                  "Authorization failed.");
+    }
+}
+
 /*
  * CreateTopics as Kafka's controller answers it (ControllerApis.createTopics,
  * ReplicationControlManager.createTopics). Names listed more than once, the
@@ -803,7 +1217,6 @@ static void check_placement(kc_req_t *req, const kc_create_topics_request_creata
  */
 int kc_handle_create_topics(kc_req_t *req)
 {
-    kc_server_t *s = req->srv;
     int16_t v = req->ctx.api_version;
     kc_create_topics_request_t rq;
     kc_create_topics_request_init(&rq);
@@ -812,233 +1225,31 @@ int kc_handle_create_topics(kc_req_t *req)
     kc_create_topics_response_t resp;
     kc_create_topics_response_init(&resp);
     resp.throttle_time_ms = 0;
-    int32_t n = rq.topics.count > 0 ? rq.topics.count : 0;
-    size_t cap = (size_t)(n ? n : 1);
-    create_result_t *out = kc_arena_alloc(req->arena, cap * sizeof(*out));
-    if (rq.timeout_ms <= 0) {
-        /* Kafka's controller gets a deadline already passed and creates nothing:
-         * CreateTopicsRequest.getErrorResponse, every listed topic timed out. */
-        for (int32_t i = 0; i < n; i++) {
-            memset(&out[i], 0, sizeof(out[i]));
-            out[i].name = rq.topics.items[i].name;
-            out[i].error_code = KC_ERR_REQUEST_TIMED_OUT;
-            out[i].error_message = KC_STR_NULL;
-            out[i].num_partitions = -1;
-            out[i].replication_factor = -1;
-        }
-        resp.topics.items = out;
-        resp.topics.count = n;
-        kc_buf_t b;
-        kc_buf_init(&b);
-        return kc_req_respond_encoded(req, kc_create_topics_response_encode(&b, v, &resp), &b);
-    }
-    kc_str_t *names = kc_arena_alloc(req->arena, cap * sizeof(*names));
-    for (int32_t i = 0; i < n; i++)
-        names[i] = rq.topics.items[i].name;
-
-    /* How often each name is listed; the largest size Kafka's set of names
-     * listed once reaches (it sizes that set's table). */
-    int32_t *count = kc_arena_alloc(req->arena, cap * sizeof(*count));
-    size_t once = 0, once_max = 0;
-    for (int32_t i = 0; i < n; i++) {
-        count[i] = 0;
-        int32_t first = i;
-        for (int32_t j = 0; j < i && first == i; j++)
-            if (kc_str_eq(names[j], names[i]))
-                first = j;
-        count[first]++;
-        if (count[first] == 1)
-            once++;
-        else if (count[first] == 2)
-            once--;
-        once_max = KC_MAX(once_max, once);
-    }
-    bool cluster_create = kc_req_authorized_cluster(req, KC_OP_CREATE);
-    enum { EFFECTIVE, DUPLICATE, METADATA_TOPIC, UNAUTHORIZED, LATER };
-    uint8_t *role = kc_arena_alloc(req->arena, cap);
-    int64_t total_parts = 0;
-    bool too_many = false;
-    for (int32_t i = 0; i < n; i++) {
-        int32_t first = i;
-        for (int32_t j = 0; j < i && first == i; j++)
-            if (kc_str_eq(names[j], names[i]))
-                first = j;
-        if (first != i)
-            role[i] = LATER;
-        else if (count[i] > 1)
-            role[i] = DUPLICATE;
-        else if (kc_str_eq_cstr(names[i], "__cluster_metadata"))
-            role[i] = METADATA_TOPIC;
-        else if (!cluster_create && !kc_req_authorized(req, KC_OP_CREATE, KC_RES_TOPIC, names[i]))
-            role[i] = UNAUTHORIZED; /* CREATE on the cluster or the topic */
-        else
-            role[i] = EFFECTIVE;
-        if (role[i] != EFFECTIVE)
-            continue;
-        const kc_create_topics_request_creatable_topic_t *t = &rq.topics.items[i];
-        if (t->assignments.count > 0)
-            total_parts += t->assignments.count;
-        else if (t->num_partitions == -1)
-            total_parts += s->cfg->num_partitions;
-        else if (t->num_partitions > 0)
-            total_parts += t->num_partitions;
-        if (total_parts > CREATE_MAX_PARTITIONS_PER_REQUEST)
-            too_many = true;
-    }
-
-    /* Check every effective topic before creating any. */
-    int32_t nout = 0;
-    int32_t *parts_of = kc_arena_alloc(req->arena, cap * sizeof(*parts_of));
-    int16_t *rf_of = kc_arena_alloc(req->arena, cap * sizeof(*rf_of));
-    int32_t *slot = kc_arena_alloc(req->arena, cap * sizeof(*slot));
-    for (int32_t i = 0; i < n; i++) {
-        slot[i] = -1;
-        if (role[i] != EFFECTIVE)
-            continue;
-        const kc_create_topics_request_creatable_topic_t *t = &rq.topics.items[i];
-        create_result_t *r = &out[nout];
-        slot[i] = nout++;
-        memset(r, 0, sizeof(*r));
-        r->name = t->name;
-        r->error_message = KC_STR_NULL;
-        r->num_partitions = -1;
-        r->replication_factor = -1;
-        r->configs.count = 0; /* the generated default: an empty list, not null */
-        char msg[512];
-        const char *bad = kc_topic_name_invalid(t->name);
-        const kc_topic_t *collides = bad ? NULL : kc_topics_find_collision(s->topics, t->name);
-        if (too_many) {
-            create_error(req->arena, r, KC_ERR_POLICY_VIOLATION,
-                         "Excessively large number of partitions per request.");
-        } else if (kc_topics_find(s->topics, t->name) ||
-                   kc_str_eq_cstr(t->name, "__consumer_offsets")) {
-            /* kcoord's offsets live in LMDB; Kafka's offsets topic always exists. */
-            snprintf(msg, sizeof(msg), "Topic '%.*s' already exists.", (int)t->name.len,
-                     t->name.ptr);
-            create_error(req->arena, r, KC_ERR_TOPIC_ALREADY_EXISTS, msg);
-        } else if (bad) {
-            r->error_code = KC_ERR_INVALID_TOPIC_EXCEPTION;
-            r->error_message = topic_name_error(req->arena, t->name, bad);
-        } else if (collides) {
-            snprintf(msg, sizeof(msg), "Topic '%.*s' collides with existing topic: %s",
-                     (int)t->name.len, t->name.ptr, collides->name);
-            create_error(req->arena, r, KC_ERR_INVALID_TOPIC_EXCEPTION, msg);
-        }
-        if (r->error_code)
-            continue;
-        /* Null values first, all of them named (computeConfigChanges). */
-        size_t nc = (size_t)KC_MAX(t->configs.count, 0);
-        size_t used = 0;
-        for (size_t c = 0; c < nc; c++) {
-            kc_str_t nm = t->configs.items[c].name;
-            if (!kc_str_is_null(t->configs.items[c].value))
-                continue;
-            if (used == 0)
-                used = (size_t)snprintf(msg, sizeof(msg),
-                                        "Null value not supported for topic configs: ");
-            else if (used < sizeof(msg))
-                used += (size_t)snprintf(msg + used, sizeof(msg) - used, ",");
-            if (used < sizeof(msg))
-                used += (size_t)snprintf(msg + used, sizeof(msg) - used, "%.*s",
-                                         (int)KC_MAX(nm.len, 0), nm.ptr ? nm.ptr : "");
-        }
-        if (used) {
-            create_error(req->arena, r, KC_ERR_INVALID_CONFIG, msg);
-            continue;
-        }
-        kc_str_t *cn = kc_arena_alloc(req->arena, (nc ? nc : 1) * sizeof(kc_str_t));
-        kc_str_t *cv = kc_arena_alloc(req->arena, (nc ? nc : 1) * sizeof(kc_str_t));
-        for (size_t c = 0; c < nc; c++) {
-            cn[c] = t->configs.items[c].name;
-            cv[c] = t->configs.items[c].value;
-        }
-        r->error_code = kc_topic_configs_check(nc, cn, cv, msg, sizeof(msg));
-        if (r->error_code) {
-            r->error_message = arena_str(req->arena, msg);
-            continue;
-        }
-        check_placement(req, t, r, &parts_of[i], &rf_of[i]);
-    }
-
+    if (rq.timeout_ms <= 0)
+        return create_topics_timed_out(req, v, &rq, &resp);
+    create_topics_t c = {.req = req, .rq = &rq, .n = rq.topics.count > 0 ? rq.topics.count : 0};
+    size_t cap = (size_t)(c.n ? c.n : 1);
+    c.out = kc_arena_alloc(req->arena, cap * sizeof(*c.out));
+    c.names = kc_arena_alloc(req->arena, cap * sizeof(*c.names));
+    for (int32_t i = 0; i < c.n; i++)
+        c.names[i] = rq.topics.items[i].name;
+    c.count = kc_arena_alloc(req->arena, cap * sizeof(*c.count));
+    c.role = kc_arena_alloc(req->arena, cap);
+    c.parts_of = kc_arena_alloc(req->arena, cap * sizeof(*c.parts_of));
+    c.rf_of = kc_arena_alloc(req->arena, cap * sizeof(*c.rf_of));
+    c.slot = kc_arena_alloc(req->arena, cap * sizeof(*c.slot));
+    create_topics_count_names(&c);
+    create_topics_classify(&c);
+    create_topics_validate(&c);
     /* Create what passed. */
-    for (int32_t i = 0; i < n; i++) {
-        if (slot[i] < 0 || out[slot[i]].error_code)
-            continue;
-        const kc_create_topics_request_creatable_topic_t *t = &rq.topics.items[i];
-        create_result_t *r = &out[slot[i]];
-        size_t nc = (size_t)KC_MAX(t->configs.count, 0);
-        kc_str_t *cn = kc_arena_alloc(req->arena, (nc ? nc : 1) * sizeof(kc_str_t));
-        kc_str_t *cv = kc_arena_alloc(req->arena, (nc ? nc : 1) * sizeof(kc_str_t));
-        for (size_t c = 0; c < nc; c++) {
-            cn[c] = t->configs.items[c].name;
-            cv[c] = t->configs.items[c].value;
-        }
-        int32_t parts = parts_of[i];
-        if (rq.validate_only) {
-            /* Kafka draws an id for a topic it only validates too. */
-            if (kc_topic_id_random(&r->topic_id) != 0) {
-                r->error_code = KC_ERR_UNKNOWN_SERVER_ERROR;
-                continue;
-            }
-        } else {
-            const kc_topic_t *created = NULL;
-            if (kc_topics_create(s->topics, t->name, parts, &created) != 0 || !created ||
-                (nc && kc_topics_set_configs(s->topics, t->name, nc, cn, cv) != 0)) {
-                r->error_code = KC_ERR_UNKNOWN_SERVER_ERROR;
-                continue;
-            }
-            r->topic_id = created->id;
-            kc_log_info("server", "created topic %s with %d partitions", created->name, parts);
-            kc_coord_topic_created(s->coord, t->name);
-        }
-        r->num_partitions = parts;
-        r->replication_factor = rf_of[i];
-        /* Configs are shown only with DESCRIBE_CONFIGS on the topic
-         * (ReplicationControlManager.createTopics). */
-        if (kc_req_authorized(req, KC_OP_DESCRIBE_CONFIGS, KC_RES_TOPIC, t->name)) {
-            kc_topic_creation_configs(s, req->arena, nc, cn, cv, r);
-        } else {
-            r->configs.count = 0;
-            r->topic_config_error_code = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
-        }
-    }
-
-    /* Then the duplicated names, then the refused ones. */
-    size_t *idx = kc_arena_alloc(req->arena, cap * sizeof(*idx));
-    size_t nd = 0;
-    for (int32_t i = 0; i < n; i++)
-        if (role[i] == DUPLICATE)
-            idx[nd++] = (size_t)i;
-    sort_by_java_bucket(names, java_hash_set_grown_cap(nd), idx, nd);
-    for (size_t k = 0; k < nd; k++) {
-        create_result_t *r = &out[nout++];
-        memset(r, 0, sizeof(*r));
-        r->name = names[idx[k]];
-        r->num_partitions = -1;
-        r->replication_factor = -1;
-        create_error(req->arena, r, KC_ERR_INVALID_REQUEST, "Duplicate topic name.");
-    }
-    size_t nr = 0;
-    for (int32_t i = 0; i < n; i++)
-        if (role[i] == METADATA_TOPIC || role[i] == UNAUTHORIZED)
-            idx[nr++] = (size_t)i;
-    sort_by_java_bucket(names, java_hash_set_grown_cap(once_max), idx, nr);
-    for (size_t k = 0; k < nr; k++) {
-        create_result_t *r = &out[nout++];
-        memset(r, 0, sizeof(*r));
-        r->name = names[idx[k]];
-        r->num_partitions = -1;
-        r->replication_factor = -1;
-        if (role[idx[k]] == METADATA_TOPIC)
-            create_error(req->arena, r, KC_ERR_INVALID_REQUEST,
-                         "Creation of internal topic __cluster_metadata is prohibited.");
-        else
-            create_error(req->arena, r, KC_ERR_TOPIC_AUTHORIZATION_FAILED,
-                         "Authorization failed.");
-    }
-    resp.topics.items = out;
-    resp.topics.count = nout;
+    for (int32_t i = 0; i < c.n; i++)
+        if (c.slot[i] >= 0 && !c.out[c.slot[i]].error_code)
+            create_topic_apply(&c, i);
+    create_topics_answer_refused(&c);
+    resp.topics.items = c.out;
+    resp.topics.count = c.nout;
     kc_buf_t b;
     kc_buf_init(&b);
     return kc_req_respond_encoded(req, kc_create_topics_response_encode(&b, v, &resp), &b);
 }
+

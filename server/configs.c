@@ -304,160 +304,271 @@ static bool one_of(const char *v, const char *list)
     return false;
 }
 
+/* The value without its leading and trailing whitespace (space, tab, CR,
+ * LF; a NUL ends neither), as ConfigDef trims a value before parsing it:
+ * its start in *start, its length returned. */
+static int value_trimmed(kc_str_t value, const char **start)
+{
+    const char *p = value.ptr ? value.ptr : "";
+    int n = KC_MAX(value.len, 0);
+    while (n > 0 && strchr(" \t\r\n", *p) && *p)
+        p++, n--;
+    while (n > 0 && strchr(" \t\r\n", p[n - 1]) && p[n - 1])
+        n--;
+    *start = p;
+    return n;
+}
+
+/* Where a validator reports a failure: Kafka's reason in why, and the
+ * value at fault in bad_entry (left as it is where Kafka shows the value
+ * as given). */
+typedef struct {
+    char *why;
+    size_t why_len;
+    char *bad_entry;
+    size_t bad_len;
+} value_error_t;
+
+/* ConfigDef's parsing and validator of one trimmed topic config value
+ * (buf, which it may change): false on failure, reported in e. */
+typedef bool (*value_validator_fn)(const topic_entry_t *te, char *buf, value_error_t *e);
+
+/* The bounds of LogConfig's between() validators of numeric configs
+ * (compression levels, max.decompressed.message.bytes) for x. */
+static bool valid_number_range(const topic_entry_t *te, int64_t x, value_error_t *e)
+{
+    int64_t max = INT64_MAX;
+    if (strcmp(te->name, "compression.gzip.level") == 0) {
+        if (x != -1 && (x < 1 || x > 9)) {
+            snprintf(e->why, e->why_len, "Value must be between 1 and 9 or equal to -1");
+            return false;
+        }
+    } else if (strcmp(te->name, "compression.lz4.level") == 0) {
+        if (x < 1) {
+            snprintf(e->why, e->why_len, "Value must be at least 1");
+            return false;
+        }
+        max = 17;
+    } else if (strcmp(te->name, "compression.zstd.level") == 0) {
+        if (x < -131072) {
+            snprintf(e->why, e->why_len, "Value must be at least -131072");
+            return false;
+        }
+        max = 22;
+    } else if (strcmp(te->name, "max.decompressed.message.bytes") == 0) {
+        max = 2147483639;
+    }
+    if (x > max) {
+        snprintf(e->why, e->why_len, "Value must be no more than %lld", (long long)max);
+        return false;
+    }
+    return true;
+}
+
+/* ConfigDef's INT and LONG parsing, then LogConfig's atLeast bound
+ * (te->min) and its between() validators. */
+static bool valid_number(const topic_entry_t *te, char *buf, value_error_t *e)
+{
+    int64_t x;
+    bool is_int = te->type == TYPE_INT;
+    if (!parse_long(buf, INT64_MIN, &x) || (is_int && (x < INT32_MIN || x > INT32_MAX))) {
+        snprintf(e->why, e->why_len, "Not a number of type %s", is_int ? "INT" : "LONG");
+        return false;
+    }
+    if (x < te->min) {
+        snprintf(e->why, e->why_len, "Value must be at least %lld", (long long)te->min);
+        return false;
+    }
+    return valid_number_range(te, x, e);
+}
+
+/* ConfigDef's DOUBLE parsing and min.cleanable.dirty.ratio's between(0, 1);
+ * the message shows the parsed value as Java prints a double. */
+static bool valid_double(const topic_entry_t *te, char *buf, value_error_t *e)
+{
+    char *end;
+    errno = 0;
+    double d = strtod(buf, &end);
+    if (!buf[0] || *end || errno) {
+        snprintf(e->why, e->why_len, "Not a number of type DOUBLE");
+        return false;
+    }
+    if (!(d < 0 || d > 1))
+        return true;
+    if (d < 0)
+        snprintf(e->why, e->why_len, "Value must be at least 0");
+    else
+        snprintf(e->why, e->why_len, "Value must be no more than 1");
+    snprintf(e->bad_entry, e->bad_len, "%.15g", d);
+    if (!strpbrk(e->bad_entry, ".eEn"))
+        snprintf(e->bad_entry + strlen(e->bad_entry), e->bad_len - strlen(e->bad_entry), ".0");
+    return false;
+}
+
+/* ConfigDef's BOOLEAN parsing (either word, in any case). */
+static bool valid_boolean(const topic_entry_t *te, char *buf, value_error_t *e)
+{
+    if (strcasecmp(buf, "true") == 0 || strcasecmp(buf, "false") == 0)
+        return true;
+    snprintf(e->why, e->why_len, "Expected value to be either true or false");
+    return false;
+}
+
+/* ConfigDef.ValidString / ValidList: v is one of the comma-separated words;
+ * else Kafka's "String must be one of" naming them. */
+static bool valid_word(const char *v, const char *words, value_error_t *e)
+{
+    if (one_of(v, words))
+        return true;
+    size_t used = (size_t)snprintf(e->why, e->why_len, "String must be one of: ");
+    for (const char *p = words; *p && used < e->why_len;) {
+        const char *end = strchr(p, ',');
+        int l = end ? (int)(end - p) : (int)strlen(p);
+        used += (size_t)snprintf(e->why + used, e->why_len - used, "%s%.*s",
+                                 p == words ? "" : ", ", l, p);
+        p += l + (end ? 1 : 0);
+    }
+    return false;
+}
+
+/* compression.type's ValidString. */
+static bool valid_compression_type(const topic_entry_t *te, char *buf, value_error_t *e)
+{
+    return valid_word(buf, "uncompressed,zstd,lz4,snappy,gzip,producer", e);
+}
+
+/* message.timestamp.type's ValidString. */
+static bool valid_timestamp_type(const topic_entry_t *te, char *buf, value_error_t *e)
+{
+    return valid_word(buf, "CreateTime,LogAppendTime", e);
+}
+
+/* cleanup.policy's ValidList: each entry (trimmed of spaces) compact or
+ * delete; ValidList names the offending entry as the value. */
+static bool valid_cleanup_policy(const topic_entry_t *te, char *buf, value_error_t *e)
+{
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        while (*tok == ' ')
+            tok++;
+        size_t tl = strlen(tok);
+        while (tl && tok[tl - 1] == ' ')
+            tok[--tl] = '\0';
+        if (!valid_word(tok, "compact,delete", e)) {
+            snprintf(e->bad_entry, e->bad_len, "%s", tok);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* One entry of a throttled replica list: empty, or partitionId:brokerId. */
+static bool throttled_replica_valid(const char *tok)
+{
+    if (!*tok)
+        return true;
+    const char *c = tok;
+    if (*c < '0' || *c > '9')
+        return false;
+    while (*c >= '0' && *c <= '9')
+        c++;
+    if (*c != ':' || c[1] < '0' || c[1] > '9')
+        return false;
+    c++;
+    while (*c >= '0' && *c <= '9')
+        c++;
+    return *c == '\0';
+}
+
+/* ThrottledReplicaListValidator: '*' or a list of partitionId:brokerId
+ * entries; the message shows the list as Java prints it ([a, b]). */
+static bool valid_throttled_replicas(const topic_entry_t *te, char *buf, value_error_t *e)
+{
+    bool ok = strcmp(buf, "*") == 0;
+    size_t used = (size_t)snprintf(e->bad_entry, e->bad_len, "[");
+    bool all = true;
+    char list[256];
+    snprintf(list, sizeof(list), "%s", buf);
+    char *save = NULL;
+    bool first = true;
+    for (char *tok = buf[0] ? strtok_r(list, ",", &save) : NULL; tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        while (*tok && strchr(" \t", *tok))
+            tok++;
+        size_t tl = strlen(tok);
+        while (tl && strchr(" \t", tok[tl - 1]))
+            tok[--tl] = '\0';
+        all = all && throttled_replica_valid(tok);
+        if (used < e->bad_len)
+            used += (size_t)snprintf(e->bad_entry + used, e->bad_len - used, "%s%s",
+                                     first ? "" : ", ", tok);
+        first = false;
+    }
+    if (used < e->bad_len)
+        snprintf(e->bad_entry + used, e->bad_len - used, "]");
+    if (ok || all)
+        return true;
+    snprintf(e->why, e->why_len,
+             "%s must be the literal '*' or a list of replicas in the following format: "
+             "[partitionId]:[brokerId],[partitionId]:[brokerId],...",
+             te->name);
+    return false;
+}
+
+/* The validators of LogConfig's STRING and LIST configs, by name; the
+ * others accept any value. */
+static const struct {
+    const char *name;
+    value_validator_fn fn;
+} string_validators[] = {
+    {"cleanup.policy", valid_cleanup_policy},
+    {"compression.type", valid_compression_type},
+    {"follower.replication.throttled.replicas", valid_throttled_replicas},
+    {"leader.replication.throttled.replicas", valid_throttled_replicas},
+    {"message.timestamp.type", valid_timestamp_type},
+};
+
+/* The parser and validator of topic config te (ConfigDef.parseType by type,
+ * then the key's validator); NULL when any value is accepted. */
+static value_validator_fn value_validator(const topic_entry_t *te)
+{
+    switch (te->type) {
+    case TYPE_INT:
+    case TYPE_LONG:
+        return valid_number;
+    case TYPE_DOUBLE:
+        return valid_double;
+    case TYPE_BOOLEAN:
+        return valid_boolean;
+    default:
+        for (size_t i = 0; i < KC_ARRAY_LEN(string_validators); i++)
+            if (strcmp(te->name, string_validators[i].name) == 0)
+                return string_validators[i].fn;
+        return NULL;
+    }
+}
+
 /*
  * ConfigDef's parsing and validators for one topic config value, as
- * LogConfig.validate applies them: the value is trimmed, then parsed by type
- * (INT, LONG, DOUBLE, BOOLEAN) and checked against the lower bound, or
- * against the accepted words (compression.type, message.timestamp.type, each
- * entry of cleanup.policy). On failure, why gets Kafka's reason, and
- * bad_entry the list entry at fault (else it is left as it is).
+ * LogConfig.validate applies them: the value is trimmed (to at most 255
+ * bytes), then parsed by type (INT, LONG, DOUBLE, BOOLEAN) and checked
+ * against the lower bound, or against the accepted words (compression.type,
+ * message.timestamp.type, each entry of cleanup.policy). On failure, why
+ * gets Kafka's reason, and bad_entry the list entry at fault (else it is
+ * left as it is).
  */
 static bool config_value_valid(const topic_entry_t *te, kc_str_t value, char *why, size_t len,
                                char *bad_entry, size_t bad_len)
 {
     char buf[256];
-    int vl = KC_MAX(value.len, 0);
-    const char *vp = value.ptr ? value.ptr : "";
-    int a = 0, b = vl;
-    while (a < b && strchr(" \t\n\r", vp[a]) && vp[a])
-        a++;
-    while (b > a && strchr(" \t\n\r", vp[b - 1]) && vp[b - 1])
-        b--;
-    if (b - a >= (int)sizeof(buf))
-        b = a + (int)sizeof(buf) - 1;
-    memcpy(buf, vp + a, (size_t)(b - a));
-    buf[b - a] = '\0';
-    if (te->type == TYPE_INT || te->type == TYPE_LONG) {
-        int64_t x;
-        bool is_int = te->type == TYPE_INT;
-        if (!parse_long(buf, INT64_MIN, &x) || (is_int && (x < INT32_MIN || x > INT32_MAX))) {
-            snprintf(why, len, "Not a number of type %s", is_int ? "INT" : "LONG");
-            return false;
-        }
-        if (x < te->min) {
-            snprintf(why, len, "Value must be at least %lld", (long long)te->min);
-            return false;
-        }
-        /* The upper bounds of LogConfig's between() validators. */
-        int64_t max = INT64_MAX;
-        if (strcmp(te->name, "compression.gzip.level") == 0) {
-            if (x != -1 && (x < 1 || x > 9)) {
-                snprintf(why, len, "Value must be between 1 and 9 or equal to -1");
-                return false;
-            }
-        } else if (strcmp(te->name, "compression.lz4.level") == 0) {
-            if (x < 1) {
-                snprintf(why, len, "Value must be at least 1");
-                return false;
-            }
-            max = 17;
-        } else if (strcmp(te->name, "compression.zstd.level") == 0) {
-            if (x < -131072) {
-                snprintf(why, len, "Value must be at least -131072");
-                return false;
-            }
-            max = 22;
-        } else if (strcmp(te->name, "max.decompressed.message.bytes") == 0) {
-            max = 2147483639;
-        }
-        if (x > max) {
-            snprintf(why, len, "Value must be no more than %lld", (long long)max);
-            return false;
-        }
-    } else if (te->type == TYPE_DOUBLE) {
-        char *end;
-        errno = 0;
-        double d = strtod(buf, &end);
-        if (!buf[0] || *end || errno) {
-            snprintf(why, len, "Not a number of type DOUBLE");
-            return false;
-        }
-        if (d < 0 || d > 1) { /* min.cleanable.dirty.ratio: between(0, 1) */
-            snprintf(why, len, "Value must be no more than 1");
-            if (d < 0)
-                snprintf(why, len, "Value must be at least 0");
-            /* The message shows the parsed value as Java prints a double. */
-            snprintf(bad_entry, bad_len, "%.15g", d);
-            if (!strpbrk(bad_entry, ".eEn"))
-                snprintf(bad_entry + strlen(bad_entry), bad_len - strlen(bad_entry), ".0");
-            return false;
-        }
-    } else if (te->type == TYPE_BOOLEAN) {
-        if (strcasecmp(buf, "true") != 0 && strcasecmp(buf, "false") != 0) {
-            snprintf(why, len, "Expected value to be either true or false");
-            return false;
-        }
-    } else if (strcmp(te->name, "compression.type") == 0) {
-        if (!one_of(buf, "uncompressed,zstd,lz4,snappy,gzip,producer")) {
-            snprintf(why, len, "String must be one of: uncompressed, zstd, lz4, snappy, gzip, "
-                               "producer");
-            return false;
-        }
-    } else if (strcmp(te->name, "message.timestamp.type") == 0) {
-        if (!one_of(buf, "CreateTime,LogAppendTime")) {
-            snprintf(why, len, "String must be one of: CreateTime, LogAppendTime");
-            return false;
-        }
-    } else if (strcmp(te->name, "leader.replication.throttled.replicas") == 0 ||
-               strcmp(te->name, "follower.replication.throttled.replicas") == 0) {
-        /* ThrottledReplicaListValidator: '*' or partition:broker entries. */
-        bool ok = strcmp(buf, "*") == 0;
-        size_t used = (size_t)snprintf(bad_entry, bad_len, "[");
-        bool all = true;
-        char list[256];
-        snprintf(list, sizeof(list), "%s", buf);
-        char *save = NULL;
-        bool first = true;
-        for (char *tok = buf[0] ? strtok_r(list, ",", &save) : NULL; tok;
-             tok = strtok_r(NULL, ",", &save)) {
-            while (*tok && strchr(" \t", *tok))
-                tok++;
-            size_t tl = strlen(tok);
-            while (tl && strchr(" \t", tok[tl - 1]))
-                tok[--tl] = '\0';
-            const char *c = tok;
-            bool valid = tl == 0;
-            if (!valid && *c >= '0' && *c <= '9') {
-                while (*c >= '0' && *c <= '9')
-                    c++;
-                if (*c == ':' && c[1] >= '0' && c[1] <= '9') {
-                    c++;
-                    while (*c >= '0' && *c <= '9')
-                        c++;
-                    valid = *c == '\0';
-                }
-            }
-            all = all && valid;
-            if (used < bad_len)
-                used += (size_t)snprintf(bad_entry + used, bad_len - used, "%s%s",
-                                         first ? "" : ", ", tok);
-            first = false;
-        }
-        if (used < bad_len)
-            snprintf(bad_entry + used, bad_len - used, "]");
-        if (!ok && !all) {
-            snprintf(why, len,
-                     "%s must be the literal '*' or a list of replicas in the following format: "
-                     "[partitionId]:[brokerId],[partitionId]:[brokerId],...",
-                     te->name);
-            return false;
-        }
-    } else if (strcmp(te->name, "cleanup.policy") == 0) {
-        for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-            while (*tok == ' ')
-                tok++;
-            size_t tl = strlen(tok);
-            while (tl && tok[tl - 1] == ' ')
-                tok[--tl] = '\0';
-            if (!one_of(tok, "compact,delete")) {
-                /* ValidList names the offending entry as the value */
-                snprintf(why, len, "String must be one of: compact, delete");
-                snprintf(bad_entry, bad_len, "%s", tok);
-                return false;
-            }
-        }
-    }
-    return true;
+    const char *start;
+    int n = value_trimmed(value, &start);
+    if (n >= (int)sizeof(buf))
+        n = (int)sizeof(buf) - 1;
+    memcpy(buf, start, (size_t)n);
+    buf[n] = '\0';
+    value_error_t e = {why, len, bad_entry, bad_len};
+    value_validator_fn fn = value_validator(te);
+    return !fn || fn(te, buf, &e);
 }
 
 int16_t kc_topic_configs_check(size_t n, const kc_str_t *names, const kc_str_t *values,
@@ -465,12 +576,13 @@ int16_t kc_topic_configs_check(size_t n, const kc_str_t *names, const kc_str_t *
 {
     for (size_t i = 0; i < n; i++) {
         kc_str_t nm = names[i];
-        bool known = false;
-        for (size_t j = 0; j < KC_ARRAY_LEN(topic_entries) && !known; j++)
-            known = kc_str_eq(nm, kc_str(topic_entries[j].name));
+        const topic_entry_t *te = NULL;
+        for (size_t j = 0; j < KC_ARRAY_LEN(topic_entries) && !te; j++)
+            if (kc_str_eq(nm, kc_str(topic_entries[j].name)))
+                te = &topic_entries[j];
         int nl = nm.len > 0 ? (int)KC_MIN(nm.len, 249) : 0;
         const char *np = nm.ptr ? nm.ptr : "";
-        if (!known) {
+        if (!te) {
             /* LogConfig.validateNames */
             snprintf(msg, msglen, "Unknown topic config name: %.*s", nl, np);
             return KC_ERR_INVALID_CONFIG;
@@ -479,10 +591,6 @@ int16_t kc_topic_configs_check(size_t n, const kc_str_t *names, const kc_str_t *
             snprintf(msg, msglen, "Null value not supported for topic configs: %.*s", nl, np);
             return KC_ERR_INVALID_CONFIG;
         }
-        const topic_entry_t *te = NULL;
-        for (size_t j = 0; j < KC_ARRAY_LEN(topic_entries) && !te; j++)
-            if (kc_str_eq(nm, kc_str(topic_entries[j].name)))
-                te = &topic_entries[j];
         char why[256], entry[300];
         int vl = KC_MAX(values[i].len, 0);
         snprintf(entry, sizeof(entry), "%.*s", (int)KC_MIN(vl, 64),
@@ -493,12 +601,8 @@ int16_t kc_topic_configs_check(size_t n, const kc_str_t *names, const kc_str_t *
             return KC_ERR_INVALID_CONFIG;
         }
         /* LogConfig.validate: no remote storage without tiered storage on the broker. */
-        const char *tv = values[i].ptr ? values[i].ptr : "";
-        int tl = KC_MAX(values[i].len, 0);
-        while (tl > 0 && strchr(" \t\r\n", *tv) && *tv)
-            tv++, tl--;
-        while (tl > 0 && strchr(" \t\r\n", tv[tl - 1]) && tv[tl - 1])
-            tl--;
+        const char *tv;
+        int tl = value_trimmed(values[i], &tv);
         if (strcmp(te->name, "remote.storage.enable") == 0 && tl == 4 &&
             strncasecmp(tv, "true", 4) == 0) {
             snprintf(msg, msglen, "Tiered Storage functionality is disabled in the broker. Topic "

@@ -169,87 +169,147 @@ static int ctl_request(const char *url, enum evhttp_cmd_type cmd, const char *pa
     return r.status;
 }
 
-int kc_ctl_main(int argc, char **argv)
+/* A command of `kcoord ctl`: the admin endpoint's request it makes. */
+typedef struct {
+    const char *name;
+    enum evhttp_cmd_type method;
+    const char *path;       /* the resource */
+    const char *arg_prefix; /* joins the URI-encoded argument to path; NULL: not in the path */
+    bool arg_is_body;       /* the argument is the request's JSON body */
+    bool follow_opt;        /* takes --follow before its argument */
+    bool health;            /* any answer exits 0 */
+    int want_min, want_max; /* the arguments it takes */
+} ctl_command_t;
+
+/* The commands, as ctl_usage lists them. */
+static const ctl_command_t ctl_commands[] = {
+    {"health", EVHTTP_REQ_GET, "/v1/health", NULL, false, false, true, 0, 0},
+    {"groups", EVHTTP_REQ_GET, "/v1/groups", NULL, false, false, false, 0, 0},
+    {"group", EVHTTP_REQ_GET, "/v1/groups", "/", false, false, false, 1, 1},
+    {"events", EVHTTP_REQ_GET, "/v1/events", "?since=", false, true, false, 0, 1},
+    {"faults", EVHTTP_REQ_GET, "/v1/faults", NULL, false, false, false, 0, 0},
+    {"fault-add", EVHTTP_REQ_POST, "/v1/faults", NULL, true, false, false, 1, 1},
+    {"fault-clear", EVHTTP_REQ_DELETE, "/v1/faults", "/", false, false, false, 0, 1},
+    {"metrics", EVHTTP_REQ_GET, "/metrics", NULL, false, false, false, 0, 0},
+};
+
+/* The options before the command (--help, --admin URL): returns the index
+ * of the command in argv, or -1 with the exit status in *exit_status. */
+static int ctl_options(int argc, char **argv, const char **url, int *exit_status)
 {
-    const char *url = KC_CTL_DEFAULT_URL;
     int i = 0;
     for (; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             ctl_usage(stdout);
-            return 0;
+            *exit_status = 0;
+            return -1;
         }
         if (strcmp(argv[i], "--admin") == 0) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "kcoord ctl: --admin needs a URL\n");
-                return 1;
+                *exit_status = 1;
+                return -1;
             }
-            url = argv[++i];
+            *url = argv[++i];
             continue;
         }
         break;
     }
     if (i >= argc) {
         ctl_usage(stderr);
+        *exit_status = 1;
+        return -1;
+    }
+    return i;
+}
+
+/* The command called name; NULL when there is none. */
+static const ctl_command_t *ctl_find_command(const char *name)
+{
+    for (size_t i = 0; i < sizeof(ctl_commands) / sizeof(ctl_commands[0]); i++)
+        if (strcmp(ctl_commands[i].name, name) == 0)
+            return &ctl_commands[i];
+    return NULL;
+}
+
+/* The request path of command c given arg (NULL: none); malloc'd, NULL
+ * when out of memory. */
+static char *ctl_path(const ctl_command_t *c, const char *arg)
+{
+    if (!arg || !c->arg_prefix)
+        return strdup(c->path);
+    char *path = NULL;
+    char *enc = evhttp_uriencode(arg, -1, 0);
+    if (enc && asprintf(&path, "%s%s%s", c->path, c->arg_prefix, enc) < 0)
+        path = NULL;
+    free(enc);
+    return path;
+}
+
+/* Makes the request and prints the response body to stdout; returns the
+ * HTTP status (0: unreachable, -1: failed before the request). */
+static int ctl_run(const char *url, const ctl_command_t *c, const char *path, const char *body,
+                   bool follow)
+{
+    struct evbuffer *out = evbuffer_new();
+    if (!out)
+        return -1;
+    int status = ctl_request(url, c->method, path, body, follow, out);
+    size_t n = evbuffer_get_length(out);
+    if (n > 0) {
+        fwrite(evbuffer_pullup(out, -1), 1, n, stdout);
+        fflush(stdout);
+    }
+    evbuffer_free(out);
+    return status;
+}
+
+/* The exit status for a request's HTTP status: 0 on 2xx (on any answer for
+ * health), 1 on an HTTP error or a failure before the request, 2 when the
+ * endpoint cannot be reached. */
+static int ctl_exit_status(const char *url, const ctl_command_t *c, int status)
+{
+    if (status < 0)
+        return 1;
+    if (status == 0) {
+        fprintf(stderr, "kcoord ctl: cannot reach %s\n", url);
+        return 2;
+    }
+    if (c->health)
+        return 0;
+    if (status >= 200 && status < 300)
+        return 0;
+    fprintf(stderr, "kcoord ctl: HTTP %d\n", status);
+    return 1;
+}
+
+/* The options, the command and its arguments, then the command's request
+ * (see kc_ctl.h for the exit statuses). */
+int kc_ctl_main(int argc, char **argv)
+{
+    const char *url = KC_CTL_DEFAULT_URL;
+    int exit_status;
+    int i = ctl_options(argc, argv, &url, &exit_status);
+    if (i < 0)
+        return exit_status;
+    const ctl_command_t *c = ctl_find_command(argv[i]);
+    if (!c) {
+        fprintf(stderr, "kcoord ctl: unknown command %s (try kcoord ctl --help)\n", argv[i]);
         return 1;
     }
-    const char *cmd = argv[i];
     int nargs = argc - i - 1;
     const char *arg = nargs > 0 ? argv[i + 1] : NULL;
-    enum evhttp_cmd_type method = EVHTTP_REQ_GET;
-    const char *body = NULL;
-    char *path = NULL;
-    bool health = false, follow = false;
-    int want_min = 0, want_max = 0;
-    if (strcmp(cmd, "health") == 0) {
-        path = strdup("/v1/health");
-        health = true;
-    } else if (strcmp(cmd, "groups") == 0) {
-        path = strdup("/v1/groups");
-    } else if (strcmp(cmd, "group") == 0) {
-        want_min = want_max = 1;
-        char *enc = arg ? evhttp_uriencode(arg, -1, 0) : NULL;
-        if (enc && asprintf(&path, "/v1/groups/%s", enc) < 0)
-            path = NULL;
-        free(enc);
-    } else if (strcmp(cmd, "events") == 0) {
-        if (arg && strcmp(arg, "--follow") == 0) {
-            follow = true;
-            nargs--;
-            arg = nargs > 0 ? argv[i + 2] : NULL;
-        }
-        want_max = 1;
-        char *enc = arg ? evhttp_uriencode(arg, -1, 0) : NULL;
-        if (!arg)
-            path = strdup("/v1/events");
-        else if (enc && asprintf(&path, "/v1/events?since=%s", enc) < 0)
-            path = NULL;
-        free(enc);
-    } else if (strcmp(cmd, "faults") == 0) {
-        path = strdup("/v1/faults");
-    } else if (strcmp(cmd, "fault-add") == 0) {
-        want_min = want_max = 1;
-        method = EVHTTP_REQ_POST;
-        body = arg;
-        path = strdup("/v1/faults");
-    } else if (strcmp(cmd, "fault-clear") == 0) {
-        want_max = 1;
-        method = EVHTTP_REQ_DELETE;
-        char *enc = arg ? evhttp_uriencode(arg, -1, 0) : NULL;
-        if (!arg)
-            path = strdup("/v1/faults");
-        else if (enc && asprintf(&path, "/v1/faults/%s", enc) < 0)
-            path = NULL;
-        free(enc);
-    } else if (strcmp(cmd, "metrics") == 0) {
-        path = strdup("/metrics");
-    } else {
-        fprintf(stderr, "kcoord ctl: unknown command %s (try kcoord ctl --help)\n", cmd);
-        return 1;
+    bool follow = false;
+    if (c->follow_opt && arg && strcmp(arg, "--follow") == 0) {
+        follow = true;
+        nargs--;
+        arg = nargs > 0 ? argv[i + 2] : NULL;
     }
-    if (nargs < want_min || nargs > want_max) {
-        fprintf(stderr, "kcoord ctl: %s takes %s argument%s\n", cmd,
-                want_max == 0 ? "no" : want_min == 1 ? "one" : "at most one",
-                want_max == 0 ? "s" : "");
+    char *path = ctl_path(c, arg);
+    if (nargs < c->want_min || nargs > c->want_max) {
+        fprintf(stderr, "kcoord ctl: %s takes %s argument%s\n", c->name,
+                c->want_max == 0 ? "no" : c->want_min == 1 ? "one" : "at most one",
+                c->want_max == 0 ? "s" : "");
         free(path);
         return 1;
     }
@@ -257,29 +317,7 @@ int kc_ctl_main(int argc, char **argv)
         fprintf(stderr, "kcoord ctl: out of memory\n");
         return 1;
     }
-    struct evbuffer *out = evbuffer_new();
-    if (!out) {
-        free(path);
-        return 1;
-    }
-    int status = ctl_request(url, method, path, body, follow, out);
+    int status = ctl_run(url, c, path, c->arg_is_body ? arg : NULL, follow);
     free(path);
-    size_t n = evbuffer_get_length(out);
-    if (n > 0) {
-        fwrite(evbuffer_pullup(out, -1), 1, n, stdout);
-        fflush(stdout);
-    }
-    evbuffer_free(out);
-    if (status < 0)
-        return 1;
-    if (status == 0) {
-        fprintf(stderr, "kcoord ctl: cannot reach %s\n", url);
-        return 2;
-    }
-    if (health)
-        return 0;
-    if (status >= 200 && status < 300)
-        return 0;
-    fprintf(stderr, "kcoord ctl: HTTP %d\n", status);
-    return 1;
+    return ctl_exit_status(url, c, status);
 }

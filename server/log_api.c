@@ -24,158 +24,167 @@ static const kc_uuid_t zero_uuid;
 
 /* ---- Produce ---- */
 
-int kc_handle_produce(kc_req_t *req)
+/* One Produce request as KafkaApis.handleProduceRequest carries it through
+ * its steps; the request and response live in req's arena. */
+typedef struct {
+    kc_req_t *req;
+    int16_t v;
+    bool acks_ok;        /* acks is 0, 1 or -1 */
+    bool txn_denied;     /* a transactional id without WRITE */
+    bool any_error;      /* some partition failed (acks=0 then closes the connection) */
+    bool storage_failed; /* some append met a storage error */
+} produce_t;
+
+/* A partition's answer before its append: ProduceResponse.PartitionResponse's
+ * defaults (offsets and times -1, no record errors, no leader). */
+static void produce_partition_init(kc_produce_response_partition_produce_response_t *rp,
+                                   int32_t index)
 {
-    kc_server_t *s = req->srv;
-    int16_t v = req->ctx.api_version;
-    /* v0-2 are served as Kafka 3.9 served them: message sets of magic 0/1 are
-     * converted to one magic 2 batch (LogValidator's conversion); Kafka 4
-     * rejects these versions but still advertises MinVersion 0 (KAFKA-18659). */
-    kc_produce_request_t rq;
-    kc_produce_request_init(&rq);
-    if (kc_produce_request_decode(req->body, v, req->arena, &rq) != 0)
-        return KC_EINVAL;
-    bool acks_ok = rq.acks == 0 || rq.acks == 1 || rq.acks == -1;
-    /* A transactional producer needs WRITE on its transactional id first;
-     * without it every partition gets TRANSACTIONAL_ID_AUTHORIZATION_FAILED. */
-    bool txn_denied = !kc_str_is_null(rq.transactional_id) &&
-                      !kc_req_authorized(req, KC_OP_WRITE, KC_RES_TRANSACTIONAL_ID,
-                                         rq.transactional_id);
-    kc_produce_response_t resp;
-    kc_produce_response_init(&resp);
-    resp.throttle_time_ms = 0;
-    resp.node_endpoints.count = 0;
-    int32_t nt = rq.topic_data.count > 0 ? rq.topic_data.count : 0;
-    resp.responses.items =
-        kc_arena_alloc(req->arena, (size_t)(nt ? nt : 1) * sizeof(*resp.responses.items));
-    resp.responses.count = nt;
-    bool any_error = false, storage_failed = false;
-    for (int32_t i = 0; i < nt; i++) {
-        kc_produce_request_topic_produce_data_t *t = &rq.topic_data.items[i];
-        kc_produce_response_topic_produce_response_t *rt = &resp.responses.items[i];
-        const kc_topic_t *topic = v >= 13 ? kc_topics_find_id(s->topics, t->topic_id)
-                                          : kc_topics_find(s->topics, t->name);
-        rt->name = t->name;
-        rt->topic_id = t->topic_id;
-        /* WRITE on the topic (KafkaApis.handleProduceRequest); an unknown
-         * topic id is answered UNKNOWN_TOPIC_ID first. */
-        bool authorized =
-            (v >= 13 && !topic) ||
-            kc_req_authorized(req, KC_OP_WRITE, KC_RES_TOPIC, topic ? kc_str(topic->name) : t->name);
-        int16_t denied = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
-        if (txn_denied) {
-            authorized = false;
-            denied = KC_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
-        }
-        int32_t np = t->partition_data.count > 0 ? t->partition_data.count : 0;
-        rt->partition_responses.items =
-            kc_arena_alloc(req->arena, (size_t)(np ? np : 1) * sizeof(*rt->partition_responses.items));
-        rt->partition_responses.count = np;
-        for (int32_t j = 0; j < np; j++) {
-            kc_produce_request_partition_produce_data_t *pd = &t->partition_data.items[j];
-            kc_produce_response_partition_produce_response_t *rp = &rt->partition_responses.items[j];
-            memset(rp, 0, sizeof(*rp));
-            rp->index = pd->index;
-            rp->base_offset = -1;
-            rp->log_append_time_ms = -1;
-            rp->log_start_offset = -1;
-            rp->record_errors.count = 0;
-            rp->error_message = KC_STR_NULL;
-            rp->current_leader = (kc_produce_response_leader_id_and_epoch_t){-1, -1};
-            if (!authorized) {
-                rp->error_code = denied;
-                any_error = true;
-                continue;
-            }
-            if (!topic) {
-                rp->error_code =
-                    v >= 13 ? KC_ERR_UNKNOWN_TOPIC_ID : KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
-                any_error = true;
-                continue;
-            }
-            if (pd->index < 0 || pd->index >= topic->partitions) {
-                rp->error_code = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
-                any_error = true;
-                continue;
-            }
-            if (!acks_ok) {
-                rp->error_code = KC_ERR_INVALID_REQUIRED_ACKS;
-                any_error = true;
-                continue;
-            }
-            kc_log_append_result_t ar;
-            const uint8_t *recs = pd->records.ptr;
-            size_t recs_len = pd->records.len > 0 ? (size_t)pd->records.len : 0;
-            kc_buf_t converted;
-            kc_buf_init(&converted);
-            int magic = kc_records_magic(recs, recs_len);
-            if (v < 3 && (magic == 0 || magic == 1)) {
-                const char *why = NULL;
-                int16_t cerr = kc_legacy_convert(
-                    recs, recs_len, (size_t)s->cfg->legacy_decompression_max_bytes,
-                    &converted, &why);
-                if (cerr == KC_ERR_MESSAGE_TOO_LARGE)
-                    kc_log_warn("server",
-                                "produce to %s-%d: a magic %d message set decompresses beyond "
-                                "legacy.decompression.max.bytes (%lld); answered MESSAGE_TOO_LARGE",
-                                topic->name, pd->index, magic,
-                                (long long)s->cfg->legacy_decompression_max_bytes);
-                if (cerr) {
-                    rp->error_code = cerr;
-                    rp->error_message = kc_str(why);
-                    any_error = true;
-                    kc_buf_deinit(&converted);
-                    continue;
-                }
-                recs = converted.data;
-                recs_len = converted.len;
-            }
-            int rc = kc_log_append(s->log, topic->id, pd->index, recs, recs_len, v,
-                                   req->ctx.now_ms, &ar);
-            kc_buf_deinit(&converted);
-            if (rc != 0)
-                storage_failed = true;
-            rp->error_code = ar.error_code;
-            rp->base_offset = ar.base_offset;
-            rp->log_append_time_ms = ar.log_append_time;
-            rp->log_start_offset = ar.log_start_offset;
-            if (ar.error_message)
-                rp->error_message = kc_str(ar.error_message);
-            if (ar.record_error_index >= 0) {
-                kc_produce_response_batch_index_and_error_message_t *e =
-                    kc_arena_alloc(req->arena, sizeof(*e));
-                e->batch_index = ar.record_error_index;
-                e->batch_index_error_message = KC_STR_NULL;
-                rp->record_errors.items = e;
-                rp->record_errors.count = 1;
-            }
-            if (ar.error_code)
-                any_error = true;
-        }
+    memset(rp, 0, sizeof(*rp));
+    rp->index = index;
+    rp->base_offset = -1;
+    rp->log_append_time_ms = -1;
+    rp->log_start_offset = -1;
+    rp->record_errors.count = 0;
+    rp->error_message = KC_STR_NULL;
+    rp->current_leader = (kc_produce_response_leader_id_and_epoch_t){-1, -1};
+}
+
+/* KafkaApis.handleProduceRequest's authorization of a topic: 0 with WRITE on
+ * it (an unknown topic id passes, to be answered UNKNOWN_TOPIC_ID), else the
+ * error of its every partition; a denied transactional id fails every topic. */
+static int16_t produce_authorize_topic(const produce_t *p,
+                                       const kc_produce_request_topic_produce_data_t *t,
+                                       const kc_topic_t *topic)
+{
+    bool authorized =
+        (p->v >= 13 && !topic) ||
+        kc_req_authorized(p->req, KC_OP_WRITE, KC_RES_TOPIC, topic ? kc_str(topic->name) : t->name);
+    if (p->txn_denied)
+        return KC_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+    return authorized ? KC_ERR_NONE : KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+}
+
+/* The checks before a partition's append: KafkaApis' unknown topics and
+ * partitions, then ReplicaManager.appendRecords' required acks. 0 or the error. */
+static int16_t produce_check_partition(const produce_t *p, const kc_topic_t *topic, int32_t index)
+{
+    if (!topic)
+        return p->v >= 13 ? KC_ERR_UNKNOWN_TOPIC_ID : KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+    if (index < 0 || index >= topic->partitions)
+        return KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+    if (!p->acks_ok)
+        return KC_ERR_INVALID_REQUIRED_ACKS;
+    return KC_ERR_NONE;
+}
+
+/*
+ * LogValidator's conversion, as Kafka 3.9 served produce v0-2: a message set
+ * of magic 0/1 becomes one magic 2 batch in converted, and *recs and *recs_len
+ * then point at it (other records are left as they are). Returns 0, or the
+ * error with its message in rp->error_message.
+ */
+static int16_t produce_convert_legacy(const produce_t *p, const kc_topic_t *topic, int32_t index,
+                                      kc_buf_t *converted, const uint8_t **recs, size_t *recs_len,
+                                      kc_produce_response_partition_produce_response_t *rp)
+{
+    kc_server_t *s = p->req->srv;
+    int magic = kc_records_magic(*recs, *recs_len);
+    if (p->v >= 3 || (magic != 0 && magic != 1))
+        return KC_ERR_NONE;
+    const char *why = NULL;
+    int16_t cerr = kc_legacy_convert(*recs, *recs_len,
+                                     (size_t)s->cfg->legacy_decompression_max_bytes, converted,
+                                     &why);
+    if (cerr == KC_ERR_MESSAGE_TOO_LARGE)
+        kc_log_warn("server",
+                    "produce to %s-%d: a magic %d message set decompresses beyond "
+                    "legacy.decompression.max.bytes (%lld); answered MESSAGE_TOO_LARGE",
+                    topic->name, index, magic, (long long)s->cfg->legacy_decompression_max_bytes);
+    if (cerr) {
+        rp->error_message = kc_str(why);
+        return cerr;
     }
-    if (storage_failed)
-        kc_log_warn("server", "produce: a storage error failed some partitions");
-    if (rq.acks == 0) {
-        /* No response. Kafka closes the connection when a partition failed, so the
-         * producer learns of it by reconnecting; otherwise the connection is read again. */
-        if (any_error)
-            kc_net_close(s->net, req->ctx.conn_id, "acks=0 produce failed");
-        else
-            kc_net_request_done(s->net, req->ctx.conn_id);
-        return 0;
+    *recs = converted->data;
+    *recs_len = converted->len;
+    return KC_ERR_NONE;
+}
+
+/* UnifiedLog.appendAsLeader of one checked partition: converts legacy
+ * records, appends, and fills rp from the append's result. */
+static void produce_append(produce_t *p, const kc_topic_t *topic,
+                           const kc_produce_request_partition_produce_data_t *pd,
+                           kc_produce_response_partition_produce_response_t *rp)
+{
+    kc_req_t *req = p->req;
+    const uint8_t *recs = pd->records.ptr;
+    size_t recs_len = pd->records.len > 0 ? (size_t)pd->records.len : 0;
+    kc_buf_t converted;
+    kc_buf_init(&converted);
+    int16_t cerr = produce_convert_legacy(p, topic, pd->index, &converted, &recs, &recs_len, rp);
+    if (cerr) {
+        rp->error_code = cerr;
+        kc_buf_deinit(&converted);
+        return;
     }
-    kc_buf_t b;
-    kc_buf_init(&b);
-    int rc = kc_produce_response_encode(&b, v, &resp);
+    kc_log_append_result_t ar;
+    int rc = kc_log_append(req->srv->log, topic->id, pd->index, recs, recs_len, p->v,
+                           req->ctx.now_ms, &ar);
+    kc_buf_deinit(&converted);
     if (rc != 0)
-        return kc_req_respond_encoded(req, rc, &b);
-    kc_response_t *r = kc_req_respond(req, &b);
-    kc_buf_deinit(&b);
-    /* If the commit fails, what was appended is gone: answer KAFKA_STORAGE_ERROR there. */
-    for (int32_t i = 0; i < nt; i++) {
-        for (int32_t j = 0; j < resp.responses.items[i].partition_responses.count; j++) {
+        p->storage_failed = true;
+    rp->error_code = ar.error_code;
+    rp->base_offset = ar.base_offset;
+    rp->log_append_time_ms = ar.log_append_time;
+    rp->log_start_offset = ar.log_start_offset;
+    if (ar.error_message)
+        rp->error_message = kc_str(ar.error_message);
+    if (ar.record_error_index >= 0) {
+        kc_produce_response_batch_index_and_error_message_t *e =
+            kc_arena_alloc(req->arena, sizeof(*e));
+        e->batch_index = ar.record_error_index;
+        e->batch_index_error_message = KC_STR_NULL;
+        rp->record_errors.items = e;
+        rp->record_errors.count = 1;
+    }
+}
+
+/* One topic of the request (ReplicaManager.appendRecords per partition):
+ * authorizes it, then checks and appends each partition into rt. */
+static void produce_topic(produce_t *p, const kc_produce_request_topic_produce_data_t *t,
+                          kc_produce_response_topic_produce_response_t *rt)
+{
+    kc_req_t *req = p->req;
+    kc_server_t *s = req->srv;
+    const kc_topic_t *topic = p->v >= 13 ? kc_topics_find_id(s->topics, t->topic_id)
+                                         : kc_topics_find(s->topics, t->name);
+    rt->name = t->name;
+    rt->topic_id = t->topic_id;
+    int16_t denied = produce_authorize_topic(p, t, topic);
+    int32_t np = t->partition_data.count > 0 ? t->partition_data.count : 0;
+    rt->partition_responses.items =
+        kc_arena_alloc(req->arena, (size_t)(np ? np : 1) * sizeof(*rt->partition_responses.items));
+    rt->partition_responses.count = np;
+    for (int32_t j = 0; j < np; j++) {
+        const kc_produce_request_partition_produce_data_t *pd = &t->partition_data.items[j];
+        kc_produce_response_partition_produce_response_t *rp = &rt->partition_responses.items[j];
+        produce_partition_init(rp, pd->index);
+        rp->error_code = denied ? denied : produce_check_partition(p, topic, pd->index);
+        if (!rp->error_code)
+            produce_append(p, topic, pd, rp);
+        if (rp->error_code)
+            p->any_error = true;
+    }
+}
+
+/* The answer should this iteration's commit fail: what was appended is gone,
+ * so every partition that succeeded fails with KAFKA_STORAGE_ERROR. */
+static void produce_storage_error_answer(kc_produce_response_t *resp)
+{
+    for (int32_t i = 0; i < resp->responses.count; i++) {
+        for (int32_t j = 0; j < resp->responses.items[i].partition_responses.count; j++) {
             kc_produce_response_partition_produce_response_t *rp =
-                &resp.responses.items[i].partition_responses.items[j];
+                &resp->responses.items[i].partition_responses.items[j];
             if (rp->error_code == 0) {
                 rp->error_code = KC_ERR_KAFKA_STORAGE_ERROR;
                 rp->base_offset = -1;
@@ -184,9 +193,70 @@ int kc_handle_produce(kc_req_t *req)
             }
         }
     }
-    if (kc_produce_response_encode(&r->error_body, v, &resp) != 0)
+}
+
+/* KafkaApis' sendResponseCallback: acks=0 sends nothing (and closes the
+ * connection when a partition failed); otherwise the answer, with the
+ * commit-failure answer as its error body. 0 or the encoder's error. */
+static int produce_respond(const produce_t *p, int16_t acks, kc_produce_response_t *resp)
+{
+    kc_req_t *req = p->req;
+    kc_server_t *s = req->srv;
+    if (acks == 0) {
+        /* No response. Kafka closes the connection when a partition failed, so the
+         * producer learns of it by reconnecting; otherwise the connection is read again. */
+        if (p->any_error)
+            kc_net_close(s->net, req->ctx.conn_id, "acks=0 produce failed");
+        else
+            kc_net_request_done(s->net, req->ctx.conn_id);
+        return 0;
+    }
+    kc_buf_t b;
+    kc_buf_init(&b);
+    int rc = kc_produce_response_encode(&b, p->v, resp);
+    if (rc != 0)
+        return kc_req_respond_encoded(req, rc, &b);
+    kc_response_t *r = kc_req_respond(req, &b);
+    kc_buf_deinit(&b);
+    produce_storage_error_answer(resp);
+    if (kc_produce_response_encode(&r->error_body, p->v, resp) != 0)
         kc_buf_reset(&r->error_body);
     return 0;
+}
+
+/*
+ * Produce as KafkaApis.handleProduceRequest and ReplicaManager.appendRecords
+ * answer it. v0-2 are served as Kafka 3.9 served them: message sets of magic
+ * 0/1 are converted to one magic 2 batch (LogValidator's conversion); Kafka 4
+ * rejects these versions but still advertises MinVersion 0 (KAFKA-18659).
+ */
+int kc_handle_produce(kc_req_t *req)
+{
+    int16_t v = req->ctx.api_version;
+    kc_produce_request_t rq;
+    kc_produce_request_init(&rq);
+    if (kc_produce_request_decode(req->body, v, req->arena, &rq) != 0)
+        return KC_EINVAL;
+    produce_t p = {.req = req, .v = v};
+    p.acks_ok = rq.acks == 0 || rq.acks == 1 || rq.acks == -1;
+    /* A transactional producer needs WRITE on its transactional id first;
+     * without it every partition gets TRANSACTIONAL_ID_AUTHORIZATION_FAILED. */
+    p.txn_denied = !kc_str_is_null(rq.transactional_id) &&
+                   !kc_req_authorized(req, KC_OP_WRITE, KC_RES_TRANSACTIONAL_ID,
+                                      rq.transactional_id);
+    kc_produce_response_t resp;
+    kc_produce_response_init(&resp);
+    resp.throttle_time_ms = 0;
+    resp.node_endpoints.count = 0;
+    int32_t nt = rq.topic_data.count > 0 ? rq.topic_data.count : 0;
+    resp.responses.items =
+        kc_arena_alloc(req->arena, (size_t)(nt ? nt : 1) * sizeof(*resp.responses.items));
+    resp.responses.count = nt;
+    for (int32_t i = 0; i < nt; i++)
+        produce_topic(&p, &rq.topic_data.items[i], &resp.responses.items[i]);
+    if (p.storage_failed)
+        kc_log_warn("server", "produce: a storage error failed some partitions");
+    return produce_respond(&p, rq.acks, &resp);
 }
 
 /* ---- Fetch ---- */
@@ -278,98 +348,93 @@ static fetch_ctx_kind_t fetch_context(kc_server_t *s, const kc_fetch_request_t *
     return CTX_INCREMENTAL;
 }
 
-/*
- * Builds the Fetch response from the committed log. With final false and a
- * request that would wait (no error, fewer than MinBytes readable,
- * MaxWaitMs > 0), appends nothing and sets *wait. first marks the request's
- * first evaluation (it updates its fetch session). 0 or KC_EINVAL/KC_EIO.
- */
-static int fetch_eval(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t *body,
-                      size_t body_len, bool first, bool final, kc_result_t *res, bool *wait,
-                      int32_t *max_wait_ms)
-{
-    int16_t v = ctx->api_version;
+/* One evaluation of a Fetch request (KafkaApis.handleFetchRequest through
+ * ReplicaManager.fetchMessages): the request and response live in arena,
+ * the partitions' record bytes in data, items on the heap. */
+typedef struct {
+    kc_server_t *s;
+    const kc_request_ctx_t *ctx;
+    int16_t v;
     kc_arena_t arena;
-    kc_arena_init(&arena);
-    kc_reader_t r;
-    kc_reader_init(&r, body, body_len);
     kc_fetch_request_t rq;
-    kc_fetch_request_init(&rq);
-    int rc = 0;
-    kc_buf_t b, data;
-    kc_buf_init(&b);
-    kc_buf_init(&data);
-    fetch_item_t *items = NULL;
-    *wait = false;
-    if (kc_fetch_request_decode(&r, v, &arena, &rq) != 0) {
-        rc = KC_EINVAL;
-        goto out;
-    }
-    *max_wait_ms = rq.max_wait_ms;
     kc_fetch_response_t resp;
-    kc_fetch_response_init(&resp);
-    resp.throttle_time_ms = 0;
-    resp.session_id = 0;
-    resp.node_endpoints.count = 0;
-    resp.responses.count = 0;
-    if (v >= 4 && rq.isolation_level != 0 && rq.isolation_level != 1) {
-        /* IsolationLevel.forId fails: FetchRequest.getErrorResponse, the error at
-         * the top and (before v13) in every requested partition. */
-        resp.error_code = KC_ERR_UNKNOWN_SERVER_ERROR;
-        resp.session_id = rq.session_id;
-        int32_t nt = v < 13 ? KC_MAX(rq.topics.count, 0) : 0;
-        resp.responses.items =
-            kc_arena_alloc(&arena, (size_t)(nt ? nt : 1) * sizeof(*resp.responses.items));
-        resp.responses.count = nt;
-        for (int32_t i = 0; i < nt; i++) {
-            const kc_fetch_request_topic_t *t = &rq.topics.items[i];
-            kc_fetch_response_fetchable_topic_response_t *rt = &resp.responses.items[i];
-            int32_t np = KC_MAX(t->partitions.count, 0);
-            memset(rt, 0, sizeof(*rt));
-            rt->topic = t->topic;
-            rt->topic_id = t->topic_id;
-            rt->partitions.items =
-                kc_arena_alloc(&arena, (size_t)(np ? np : 1) * sizeof(*rt->partitions.items));
-            rt->partitions.count = np;
-            for (int32_t j = 0; j < np; j++) {
-                kc_fetch_response_partition_data_t *rp = &rt->partitions.items[j];
-                memset(rp, 0, sizeof(*rp));
-                rp->partition_index = t->partitions.items[j].partition;
-                rp->error_code = KC_ERR_UNKNOWN_SERVER_ERROR;
-                rp->high_watermark = -1;
-                rp->last_stable_offset = -1;
-                rp->log_start_offset = -1;
-                rp->diverging_epoch = (kc_fetch_response_epoch_end_offset_t){-1, -1};
-                rp->current_leader = (kc_fetch_response_leader_id_and_epoch_t){-1, -1};
-                rp->snapshot_id = (kc_fetch_response_snapshot_id_t){-1, -1};
-                rp->preferred_read_replica = -1;
-                rp->aborted_transactions.count = 0;
-                rp->records = (kc_bytes_t){(const uint8_t *)"", 0};
-            }
-        }
-        goto encode;
-    }
-    int16_t session_error;
-    kc_fetch_session_t *fs;
-    fetch_ctx_kind_t kind = fetch_context(s, &rq, v, ctx->now_ms, first, &session_error, &fs);
-    if (kind == CTX_ERROR) {
-        /* SessionErrorContext: the error alone, sessionless, answered at once. */
-        resp.error_code = session_error;
-        goto encode;
-    }
+    fetch_ctx_kind_t kind;
+    kc_fetch_session_t *fs; /* the session of an incremental fetch */
+    fetch_item_t *items;
+    size_t nitems;
+    kc_buf_t data;
+    /* ReplicaManager.readFromLog's state */
+    bool follower;  /* the replica id names a follower */
+    bool min_one;   /* the next partition with data returns at least one batch */
+    int64_t limit;  /* the response's byte limit */
+    int64_t bytes;  /* record bytes read so far */
+    bool any_error; /* some partition is answered at once */
+} fetch_t;
 
-    /* The partitions to read: the session's, in its order, or the request's. */
-    size_t nitems = 0;
-    if (kind == CTX_INCREMENTAL) {
-        nitems = fs->n;
-    } else {
-        for (int32_t i = 0; i < KC_MAX(rq.topics.count, 0); i++)
-            nitems += (size_t)KC_MAX(rq.topics.items[i].partitions.count, 0);
+/* A partition's answer without data: FetchResponse.partitionResponse's
+ * defaults (offsets -1, no epochs, no leader, no snapshot). */
+static void fetch_partition_init(kc_fetch_response_partition_data_t *rp, int32_t partition,
+                                 int16_t error_code)
+{
+    memset(rp, 0, sizeof(*rp));
+    rp->partition_index = partition;
+    rp->error_code = error_code;
+    rp->high_watermark = -1;
+    rp->last_stable_offset = -1;
+    rp->log_start_offset = -1;
+    rp->diverging_epoch = (kc_fetch_response_epoch_end_offset_t){-1, -1};
+    rp->current_leader = (kc_fetch_response_leader_id_and_epoch_t){-1, -1};
+    rp->snapshot_id = (kc_fetch_response_snapshot_id_t){-1, -1};
+    rp->preferred_read_replica = -1;
+    rp->aborted_transactions.count = 0;
+    rp->records = (kc_bytes_t){(const uint8_t *)"", 0};
+}
+
+/* IsolationLevel.forId fails: FetchRequest.getErrorResponse, the error at
+ * the top and (before v13) in every requested partition. */
+static void fetch_isolation_error(fetch_t *f)
+{
+    kc_fetch_response_t *resp = &f->resp;
+    resp->error_code = KC_ERR_UNKNOWN_SERVER_ERROR;
+    resp->session_id = f->rq.session_id;
+    int32_t nt = f->v < 13 ? KC_MAX(f->rq.topics.count, 0) : 0;
+    resp->responses.items =
+        kc_arena_alloc(&f->arena, (size_t)(nt ? nt : 1) * sizeof(*resp->responses.items));
+    resp->responses.count = nt;
+    for (int32_t i = 0; i < nt; i++) {
+        const kc_fetch_request_topic_t *t = &f->rq.topics.items[i];
+        kc_fetch_response_fetchable_topic_response_t *rt = &resp->responses.items[i];
+        int32_t np = KC_MAX(t->partitions.count, 0);
+        memset(rt, 0, sizeof(*rt));
+        rt->topic = t->topic;
+        rt->topic_id = t->topic_id;
+        rt->partitions.items =
+            kc_arena_alloc(&f->arena, (size_t)(np ? np : 1) * sizeof(*rt->partitions.items));
+        rt->partitions.count = np;
+        for (int32_t j = 0; j < np; j++)
+            fetch_partition_init(&rt->partitions.items[j], t->partitions.items[j].partition,
+                                 KC_ERR_UNKNOWN_SERVER_ERROR);
     }
-    items = kc_xcalloc(nitems ? nitems : 1, sizeof(*items));
-    if (kind == CTX_INCREMENTAL) {
-        for (size_t i = 0; i < fs->n; i++) {
-            const kc_fetch_session_partition_t *sp = &fs->parts[i];
+}
+
+/* The partitions to read (FetchContext.foreachPartition): the session's, in
+ * its order, for an incremental fetch, else the request's. */
+static void fetch_collect_items(fetch_t *f)
+{
+    const kc_fetch_request_t *rq = &f->rq;
+    size_t nitems = 0;
+    if (f->kind == CTX_INCREMENTAL) {
+        nitems = f->fs->n;
+    } else {
+        for (int32_t i = 0; i < KC_MAX(rq->topics.count, 0); i++)
+            nitems += (size_t)KC_MAX(rq->topics.items[i].partitions.count, 0);
+    }
+    fetch_item_t *items = kc_xcalloc(nitems ? nitems : 1, sizeof(*items));
+    f->items = items;
+    f->nitems = nitems;
+    if (f->kind == CTX_INCREMENTAL) {
+        for (size_t i = 0; i < f->fs->n; i++) {
+            const kc_fetch_session_partition_t *sp = &f->fs->parts[i];
             items[i].topic = kc_str(sp->topic);
             items[i].topic_id = sp->topic_id;
             items[i].partition = sp->partition;
@@ -380,236 +445,330 @@ static int fetch_eval(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t
             items[i].last_fetched_epoch = -1;
             items[i].diverging_end = -1;
         }
-    } else {
-        size_t k = 0;
-        for (int32_t i = 0; i < KC_MAX(rq.topics.count, 0); i++) {
-            const kc_fetch_request_topic_t *t = &rq.topics.items[i];
-            for (int32_t j = 0; j < KC_MAX(t->partitions.count, 0); j++, k++) {
-                const kc_fetch_request_partition_t *p = &t->partitions.items[j];
-                items[k].topic = t->topic;
-                items[k].topic_id = t->topic_id;
-                items[k].partition = p->partition;
-                items[k].fetch_offset = p->fetch_offset;
-                items[k].log_start_offset = p->log_start_offset;
-                items[k].max_bytes = p->partition_max_bytes;
-                items[k].current_leader_epoch = v >= 9 ? p->current_leader_epoch : -1;
-                items[k].last_fetched_epoch = v >= 12 ? p->last_fetched_epoch : -1;
-                items[k].diverging_end = -1;
-            }
+        return;
+    }
+    size_t k = 0;
+    for (int32_t i = 0; i < KC_MAX(rq->topics.count, 0); i++) {
+        const kc_fetch_request_topic_t *t = &rq->topics.items[i];
+        for (int32_t j = 0; j < KC_MAX(t->partitions.count, 0); j++, k++) {
+            const kc_fetch_request_partition_t *p = &t->partitions.items[j];
+            items[k].topic = t->topic;
+            items[k].topic_id = t->topic_id;
+            items[k].partition = p->partition;
+            items[k].fetch_offset = p->fetch_offset;
+            items[k].log_start_offset = p->log_start_offset;
+            items[k].max_bytes = p->partition_max_bytes;
+            items[k].current_leader_epoch = f->v >= 9 ? p->current_leader_epoch : -1;
+            items[k].last_fetched_epoch = f->v >= 12 ? p->last_fetched_epoch : -1;
+            items[k].diverging_end = -1;
         }
     }
+}
 
-    /* ReplicaManager.readFromLog: v3+ has a response byte limit and returns at least
-     * one batch of the first partition with data; v0-2 has a hard limit. */
-    bool follower = (v <= 14 ? rq.replica_id : rq.replica_state.replica_id) >= 0;
-    bool min_one = v >= 3;
-    int64_t limit = v >= 3 && rq.max_bytes >= 0 ? rq.max_bytes : INT32_MAX;
-    int64_t bytes = 0;
-    bool any_error = false;
-    for (size_t k = 0; k < nitems; k++) {
-        fetch_item_t *it = &items[k];
+/* KafkaApis.handleFetchRequest's refusals before reading (its erroneous
+ * list): READ on the topic, or CLUSTER_ACTION on the cluster for a
+ * follower's fetch; then an unknown topic or partition. True when refused. */
+static bool fetch_refuse(const fetch_t *f, fetch_item_t *it, const kc_topic_t *topic)
+{
+    int16_t v = f->v;
+    if ((topic || v < 13 || f->follower) &&
+        (f->follower ? !kc_request_authorized(f->ctx, KC_OP_CLUSTER_ACTION, KC_RES_CLUSTER,
+                                              kc_str(KC_CLUSTER_RESOURCE_NAME))
+                     : !kc_request_authorized(f->ctx, KC_OP_READ, KC_RES_TOPIC,
+                                              topic ? kc_str(topic->name) : it->topic)))
+        it->error_code = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+    else if (!topic)
+        it->error_code = v >= 13 ? KC_ERR_UNKNOWN_TOPIC_ID : KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+    else if (it->partition < 0 || it->partition >= topic->partitions)
+        it->error_code = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+    else
+        return false;
+    it->erroneous = true;
+    return true;
+}
+
+/* The epoch checks of a log at leader epoch 0: true when the partition is
+ * answered without reading (an error, or where its epoch diverges). */
+static bool fetch_check_epochs(const fetch_t *f, fetch_item_t *it, const kc_topic_t *topic)
+{
+    /* The leader epoch is 0 (Partition.localLogWithEpochOrThrow): a newer
+     * one is unknown; a negative one means none (FetchRequest's optional epoch). */
+    if (it->current_leader_epoch > 0) {
+        it->error_code = KC_ERR_UNKNOWN_LEADER_EPOCH;
+        return true;
+    }
+    /* v12+ LastFetchedEpoch (Partition.validateFetchOffsetAndMaybeGetDivergingEpoch):
+     * an epoch newer than any the log knows is out of range; epoch 0 ends
+     * at the log end, so a fetch offset beyond it diverges. */
+    if (it->last_fetched_epoch > 0) {
+        it->error_code = KC_ERR_OFFSET_OUT_OF_RANGE;
+        return true;
+    }
+    if (it->last_fetched_epoch == 0) {
+        kc_log_offsets_t lo;
+        if (kc_log_offsets(f->s->log, topic->id, it->partition, &lo) == 0 &&
+            it->fetch_offset > lo.log_end_offset) {
+            it->diverging_end = lo.log_end_offset;
+            it->high_watermark = lo.high_watermark;
+            it->log_start = lo.log_start_offset;
+            return true; /* answered at once */
+        }
+    }
+    return false;
+}
+
+/* True when the got bytes at p do not hold the whole first batch (its
+ * length field, at bytes 8-11 of the batch, counts what follows it). */
+static bool first_batch_cut(const uint8_t *p, size_t got)
+{
+    return got < 12 ||
+           got < 12 + (size_t)(((uint32_t)p[8] << 24) | ((uint32_t)p[9] << 16) |
+                               ((uint32_t)p[10] << 8) | p[11]);
+}
+
+/* UnifiedLog.read of one partition within the partition's and the
+ * response's byte limits, appended to f->data: false when the read failed
+ * (its error in it). */
+static bool fetch_read_log(fetch_t *f, fetch_item_t *it, const kc_topic_t *topic)
+{
+    int64_t room = f->limit - f->bytes;
+    int32_t max = (int32_t)KC_MIN((int64_t)it->max_bytes, room < 0 ? 0 : room);
+    int16_t err = 0;
+    kc_log_offsets_t offs;
+    size_t before = f->data.len;
+    if (kc_log_read(f->s->log, topic->id, it->partition, it->fetch_offset, max, f->min_one,
+                    &f->data, &err, &offs) != 0) {
+        it->error_code = KC_ERR_KAFKA_STORAGE_ERROR;
+        return false;
+    }
+    it->error_code = err;
+    if (err)
+        return false; /* A failed read knows no offsets (ReplicaManager.createLogReadResult). */
+    it->high_watermark = offs.high_watermark;
+    it->log_start = offs.log_start_offset;
+    /* From v3 a first batch cut by the byte limits is left out, as the
+     * client can go on with a larger limit (ReplicaManager.readFromLog). */
+    size_t got = f->data.len - before;
+    if (f->v >= 3 && got > 0 && first_batch_cut(f->data.data + before, got))
+        f->data.len = before;
+    it->end = f->data.len;
+    if (f->data.len > before) {
+        f->min_one = false;
+        f->bytes += (int64_t)(f->data.len - before);
+    }
+    return true;
+}
+
+/* ReplicaManager.readFromLog over every partition: v3+ has a response byte
+ * limit and returns at least one batch of the first partition with data;
+ * v0-2 has a hard limit. */
+static void fetch_read_items(fetch_t *f)
+{
+    const kc_fetch_request_t *rq = &f->rq;
+    f->follower = (f->v <= 14 ? rq->replica_id : rq->replica_state.replica_id) >= 0;
+    f->min_one = f->v >= 3;
+    f->limit = f->v >= 3 && rq->max_bytes >= 0 ? rq->max_bytes : INT32_MAX;
+    f->bytes = 0;
+    f->any_error = false;
+    for (size_t k = 0; k < f->nitems; k++) {
+        fetch_item_t *it = &f->items[k];
         it->high_watermark = -1;
         it->log_start = -1;
-        it->start = it->end = data.len;
-        const kc_topic_t *topic = v >= 13 ? kc_topics_find_id(s->topics, it->topic_id)
-                                          : kc_topics_find(s->topics, it->topic);
-        /* READ on the topic, or CLUSTER_ACTION on the cluster for a
-         * follower's fetch (KafkaApis.handleFetchRequest). */
-        if ((topic || v < 13 || follower) &&
-            (follower ? !kc_request_authorized(ctx, KC_OP_CLUSTER_ACTION, KC_RES_CLUSTER,
-                                               kc_str(KC_CLUSTER_RESOURCE_NAME))
-                      : !kc_request_authorized(ctx, KC_OP_READ, KC_RES_TOPIC,
-                                               topic ? kc_str(topic->name) : it->topic))) {
-            it->error_code = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
-            it->erroneous = true;
-            any_error = true;
-            continue;
-        }
-        if (!topic) {
-            it->error_code = v >= 13 ? KC_ERR_UNKNOWN_TOPIC_ID : KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
-            it->erroneous = true;
-            any_error = true;
-            continue;
-        }
-        if (it->partition < 0 || it->partition >= topic->partitions) {
-            it->error_code = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
-            it->erroneous = true;
-            any_error = true;
-            continue;
-        }
-        /* The leader epoch is 0 (Partition.localLogWithEpochOrThrow): a newer
-         * one is unknown; a negative one means none (FetchRequest's optional epoch). */
-        if (it->current_leader_epoch > 0) {
-            it->error_code = KC_ERR_UNKNOWN_LEADER_EPOCH;
-            any_error = true;
-            continue;
-        }
-        /* v12+ LastFetchedEpoch (Partition.validateFetchOffsetAndMaybeGetDivergingEpoch):
-         * an epoch newer than any the log knows is out of range; epoch 0 ends
-         * at the log end, so a fetch offset beyond it diverges. */
-        if (it->last_fetched_epoch > 0) {
-            it->error_code = KC_ERR_OFFSET_OUT_OF_RANGE;
-            any_error = true;
-            continue;
-        }
-        if (it->last_fetched_epoch == 0) {
-            kc_log_offsets_t lo;
-            if (kc_log_offsets(s->log, topic->id, it->partition, &lo) == 0 &&
-                it->fetch_offset > lo.log_end_offset) {
-                it->diverging_end = lo.log_end_offset;
-                it->high_watermark = lo.high_watermark;
-                it->log_start = lo.log_start_offset;
-                any_error = true; /* answered at once */
-                continue;
-            }
-        }
-        int64_t room = limit - bytes;
-        int32_t max = (int32_t)KC_MIN((int64_t)it->max_bytes, room < 0 ? 0 : room);
-        int16_t err = 0;
-        kc_log_offsets_t offs;
-        size_t before = data.len;
-        rc = kc_log_read(s->log, topic->id, it->partition, it->fetch_offset, max, min_one, &data,
-                         &err, &offs);
-        if (rc != 0) {
-            it->error_code = KC_ERR_KAFKA_STORAGE_ERROR;
-            any_error = true;
-            rc = 0;
-            continue;
-        }
-        it->error_code = err;
-        if (err) {
-            /* A failed read knows no offsets (ReplicaManager.createLogReadResult). */
-            any_error = true;
-            continue;
-        }
-        it->high_watermark = offs.high_watermark;
-        it->log_start = offs.log_start_offset;
-        /* From v3 a first batch cut by the byte limits is left out, as the
-         * client can go on with a larger limit (ReplicaManager.readFromLog). */
-        size_t got = data.len - before;
-        if (v >= 3 && got > 0 &&
-            (got < 12 || got < 12 + (size_t)(uint32_t)(((uint32_t)data.data[before + 8] << 24) |
-                                                       ((uint32_t)data.data[before + 9] << 16) |
-                                                       ((uint32_t)data.data[before + 10] << 8) |
-                                                       data.data[before + 11])))
-            data.len = before;
-        it->end = data.len;
-        if (data.len > before) {
-            min_one = false;
-            bytes += (int64_t)(data.len - before);
-        }
+        it->start = it->end = f->data.len;
+        const kc_topic_t *topic = f->v >= 13 ? kc_topics_find_id(f->s->topics, it->topic_id)
+                                             : kc_topics_find(f->s->topics, it->topic);
+        if (fetch_refuse(f, it, topic) || fetch_check_epochs(f, it, topic) ||
+            !fetch_read_log(f, it, topic))
+            f->any_error = true;
     }
-    if (!final && !any_error && nitems > 0 && rq.max_wait_ms > 0 && bytes < rq.min_bytes) {
-        *wait = true;
-        goto out;
-    }
+}
 
-    /* Which partitions the response carries, and the session it names. */
-    bool *carry = kc_arena_alloc(&arena, (nitems ? nitems : 1) * sizeof(bool));
-    for (size_t k = 0; k < nitems; k++)
+/* FullFetchContext: a new session of every partition read, if the cache has
+ * room; its id (0: none) goes into the response. */
+static void fetch_new_session(fetch_t *f)
+{
+    kc_fetch_session_partition_t *sp =
+        kc_arena_alloc(&f->arena, (f->nitems ? f->nitems : 1) * sizeof(*sp));
+    for (size_t k = 0; k < f->nitems; k++) {
+        const fetch_item_t *it = &f->items[k];
+        char *name = kc_arena_alloc(&f->arena, (size_t)KC_MAX(it->topic.len, 0) + 1);
+        if (it->topic.len > 0)
+            memcpy(name, it->topic.ptr, (size_t)it->topic.len);
+        name[KC_MAX(it->topic.len, 0)] = '\0';
+        sp[k] = (kc_fetch_session_partition_t){
+            f->v >= 13 ? "" : name, f->v >= 13 ? it->topic_id : zero_uuid, it->partition,
+            it->fetch_offset, it->log_start_offset, it->max_bytes, it->high_watermark,
+            it->log_start};
+    }
+    f->resp.session_id = kc_fetch_sessions_create(f->s->fetch_sessions, f->ctx->now_ms,
+                                                  f->v >= 13, sp, f->nitems);
+}
+
+/* FetchContext.updateAndGenerateResponseData: which partitions the response
+ * carries (true in the returned arena array of nitems), and the session it
+ * names. IncrementalFetchContext carries only partitions with news; those
+ * that returned records move to the end of the session, so others get their
+ * turn. */
+static bool *fetch_update_session(fetch_t *f)
+{
+    size_t n = f->nitems;
+    bool *carry = kc_arena_alloc(&f->arena, (n ? n : 1) * sizeof(bool));
+    for (size_t k = 0; k < n; k++)
         carry[k] = true;
-    if (kind == CTX_INCREMENTAL) {
-        /* IncrementalFetchContext: only partitions with news; those that returned
-         * records move to the end of the session, so others get their turn. */
-        bool *to_end = kc_arena_alloc(&arena, (nitems ? nitems : 1) * sizeof(bool));
-        for (size_t k = 0; k < nitems; k++) {
-            fetch_item_t *it = &items[k];
-            carry[k] = kc_fetch_session_must_respond(&fs->parts[k], it->error_code,
+    if (f->kind == CTX_INCREMENTAL) {
+        bool *to_end = kc_arena_alloc(&f->arena, (n ? n : 1) * sizeof(bool));
+        for (size_t k = 0; k < n; k++) {
+            const fetch_item_t *it = &f->items[k];
+            carry[k] = kc_fetch_session_must_respond(&f->fs->parts[k], it->error_code,
                                                      it->end - it->start, it->high_watermark,
                                                      it->log_start, true);
             to_end[k] = carry[k] && it->end > it->start;
         }
-        kc_fetch_session_reorder(fs, to_end);
-        resp.session_id = fs->id;
-    } else if (kind == CTX_FULL) {
-        /* FullFetchContext: a new session of every partition, if the cache has room. */
-        kc_fetch_session_partition_t *sp =
-            kc_arena_alloc(&arena, (nitems ? nitems : 1) * sizeof(*sp));
-        for (size_t k = 0; k < nitems; k++) {
-            fetch_item_t *it = &items[k];
-            char *name = kc_arena_alloc(&arena, (size_t)KC_MAX(it->topic.len, 0) + 1);
-            if (it->topic.len > 0)
-                memcpy(name, it->topic.ptr, (size_t)it->topic.len);
-            name[KC_MAX(it->topic.len, 0)] = '\0';
-            sp[k] = (kc_fetch_session_partition_t){
-                v >= 13 ? "" : name, v >= 13 ? it->topic_id : zero_uuid, it->partition,
-                it->fetch_offset, it->log_start_offset, it->max_bytes, it->high_watermark,
-                it->log_start};
-        }
-        resp.session_id = kc_fetch_sessions_create(s->fetch_sessions, ctx->now_ms, v >= 13, sp,
-                                                   nitems);
+        kc_fetch_session_reorder(f->fs, to_end);
+        f->resp.session_id = f->fs->id;
+    } else if (f->kind == CTX_FULL) {
+        fetch_new_session(f);
     }
+    return carry;
+}
 
-    /* The partitions read, then those refused before reading (KafkaApis puts
-     * its erroneous list last); consecutive partitions of one topic share a
-     * topic entry (FetchResponse.toMessage). */
-    size_t ntopics = 0, npd = 0;
-    resp.responses.items =
-        kc_arena_alloc(&arena, (nitems ? nitems : 1) * sizeof(*resp.responses.items));
+/* One partition's answer from what was read (FetchResponse.partitionResponse). */
+static void fetch_partition_data(const fetch_t *f, const fetch_item_t *it,
+                                 kc_fetch_response_partition_data_t *rp)
+{
+    fetch_partition_init(rp, it->partition, it->error_code);
+    rp->high_watermark = it->high_watermark;
+    rp->last_stable_offset = it->high_watermark;
+    rp->log_start_offset = it->log_start;
+    if (it->diverging_end >= 0)
+        rp->diverging_epoch = (kc_fetch_response_epoch_end_offset_t){0, it->diverging_end};
+    /* A refused partition has the generated default (an empty list);
+     * a read one null unless reading committed data, and a failed
+     * read null (no fetch data). */
+    rp->aborted_transactions.count =
+        it->erroneous ? 0 : (f->rq.isolation_level == 1 && !it->error_code ? 0 : -1);
+    rp->records = (kc_bytes_t){it->end > it->start ? f->data.data + it->start
+                                                   : (const uint8_t *)"",
+                               (int32_t)(it->end - it->start)};
+}
+
+/* The response's topics: the partitions read, then those refused before
+ * reading (KafkaApis puts its erroneous list last); consecutive partitions
+ * of one topic share a topic entry (FetchResponse.toMessage). */
+static void fetch_build_topics(fetch_t *f, const bool *carry)
+{
+    size_t n = f->nitems, ntopics = 0, npd = 0;
+    kc_fetch_response_t *resp = &f->resp;
+    resp->responses.items =
+        kc_arena_alloc(&f->arena, (n ? n : 1) * sizeof(*resp->responses.items));
     kc_fetch_response_partition_data_t *pds =
-        kc_arena_alloc(&arena, (nitems ? nitems : 1) * sizeof(*pds));
+        kc_arena_alloc(&f->arena, (n ? n : 1) * sizeof(*pds));
     const fetch_item_t *prev = NULL;
     for (int pass = 0; pass < 2; pass++) {
-        for (size_t k = 0; k < nitems; k++) {
-            if (!carry[k] || items[k].erroneous != (pass == 1))
+        for (size_t k = 0; k < n; k++) {
+            if (!carry[k] || f->items[k].erroneous != (pass == 1))
                 continue;
-            const fetch_item_t *it = &items[k];
-            bool same = prev && (v >= 13 ? memcmp(prev->topic_id.b, it->topic_id.b, 16) == 0
-                                         : kc_str_eq(prev->topic, it->topic));
+            const fetch_item_t *it = &f->items[k];
+            bool same = prev && (f->v >= 13 ? memcmp(prev->topic_id.b, it->topic_id.b, 16) == 0
+                                            : kc_str_eq(prev->topic, it->topic));
             kc_fetch_response_fetchable_topic_response_t *rt;
             if (!same) {
-                rt = &resp.responses.items[ntopics++];
+                rt = &resp->responses.items[ntopics++];
                 memset(rt, 0, sizeof(*rt));
                 rt->topic = it->topic;
                 rt->topic_id = it->topic_id;
                 rt->partitions.items = &pds[npd];
                 rt->partitions.count = 0;
             } else {
-                rt = &resp.responses.items[ntopics - 1];
+                rt = &resp->responses.items[ntopics - 1];
             }
             /* Partitions of one topic entry are contiguous in pds. */
-            kc_fetch_response_partition_data_t *rp = &pds[npd++];
             rt->partitions.count++;
-            memset(rp, 0, sizeof(*rp));
-            rp->partition_index = it->partition;
-            rp->error_code = it->error_code;
-            rp->high_watermark = it->high_watermark;
-            rp->last_stable_offset = it->high_watermark;
-            rp->log_start_offset = it->log_start;
-            rp->diverging_epoch = it->diverging_end >= 0
-                                      ? (kc_fetch_response_epoch_end_offset_t){0, it->diverging_end}
-                                      : (kc_fetch_response_epoch_end_offset_t){-1, -1};
-            rp->current_leader = (kc_fetch_response_leader_id_and_epoch_t){-1, -1};
-            rp->snapshot_id = (kc_fetch_response_snapshot_id_t){-1, -1};
-            rp->preferred_read_replica = -1;
-            /* A refused partition has the generated default (an empty list);
-             * a read one null unless reading committed data, and a failed
-             * read null (no fetch data). */
-            rp->aborted_transactions.count =
-                it->erroneous ? 0 : (rq.isolation_level == 1 && !it->error_code ? 0 : -1);
-            rp->records = (kc_bytes_t){it->end > it->start ? data.data + it->start
-                                                           : (const uint8_t *)"",
-                                       (int32_t)(it->end - it->start)};
+            fetch_partition_data(f, it, &pds[npd++]);
             prev = it;
         }
     }
-    resp.responses.count = (int32_t)ntopics;
-encode:
-    rc = kc_fetch_response_encode(&b, v, &resp);
-    if (rc != 0) {
-        kc_log_error("server", "cannot encode a Fetch v%d response (%d)", v, rc);
-        rc = KC_EIO;
-        goto out;
+    resp->responses.count = (int32_t)ntopics;
+}
+
+/* Fills f->resp as KafkaApis.handleFetchRequest answers now; false, with
+ * nothing filled, when the request should wait instead (not final, no
+ * error, fewer than MinBytes readable, MaxWaitMs > 0). */
+static bool fetch_answer(fetch_t *f, bool first, bool final)
+{
+    const kc_fetch_request_t *rq = &f->rq;
+    if (f->v >= 4 && rq->isolation_level != 0 && rq->isolation_level != 1) {
+        fetch_isolation_error(f);
+        return true;
     }
-    {
-        kc_req_t rr = {.srv = s, .ctx = *ctx, .res = res};
+    int16_t session_error;
+    f->kind = fetch_context(f->s, rq, f->v, f->ctx->now_ms, first, &session_error, &f->fs);
+    if (f->kind == CTX_ERROR) {
+        /* SessionErrorContext: the error alone, sessionless, answered at once. */
+        f->resp.error_code = session_error;
+        return true;
+    }
+    fetch_collect_items(f);
+    fetch_read_items(f);
+    if (!final && !f->any_error && f->nitems > 0 && rq->max_wait_ms > 0 &&
+        f->bytes < rq->min_bytes)
+        return false;
+    fetch_build_topics(f, fetch_update_session(f));
+    return true;
+}
+
+/* Encodes f->resp into res. 0, or KC_EIO (logged) when it does not encode. */
+static int fetch_respond(const fetch_t *f, kc_result_t *res)
+{
+    kc_buf_t b;
+    kc_buf_init(&b);
+    int rc = kc_fetch_response_encode(&b, f->v, &f->resp);
+    if (rc != 0) {
+        kc_log_error("server", "cannot encode a Fetch v%d response (%d)", f->v, rc);
+        rc = KC_EIO;
+    } else {
+        kc_req_t rr = {.srv = f->s, .ctx = *f->ctx, .res = res};
         kc_req_respond(&rr, &b);
     }
-out:
-    free(items);
     kc_buf_deinit(&b);
-    kc_buf_deinit(&data);
-    kc_arena_deinit(&arena);
+    return rc;
+}
+
+/*
+ * Builds the Fetch response from the committed log. With final false and a
+ * request that would wait (no error, fewer than MinBytes readable,
+ * MaxWaitMs > 0), appends nothing and sets *wait. first marks the request's
+ * first evaluation (it updates its fetch session). 0 or KC_EINVAL/KC_EIO.
+ */
+static int fetch_eval(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t *body,
+                      size_t body_len, bool first, bool final, kc_result_t *res, bool *wait,
+                      int32_t *max_wait_ms)
+{
+    fetch_t f = {.s = s, .ctx = ctx, .v = ctx->api_version};
+    kc_arena_init(&f.arena);
+    kc_buf_init(&f.data);
+    kc_reader_t r;
+    kc_reader_init(&r, body, body_len);
+    kc_fetch_request_init(&f.rq);
+    int rc = 0;
+    *wait = false;
+    if (kc_fetch_request_decode(&r, f.v, &f.arena, &f.rq) != 0) {
+        rc = KC_EINVAL;
+    } else {
+        *max_wait_ms = f.rq.max_wait_ms;
+        kc_fetch_response_init(&f.resp);
+        f.resp.throttle_time_ms = 0;
+        f.resp.session_id = 0;
+        f.resp.node_endpoints.count = 0;
+        f.resp.responses.count = 0;
+        if (fetch_answer(&f, first, final))
+            rc = fetch_respond(&f, res);
+        else
+            *wait = true;
+    }
+    free(f.items);
+    kc_buf_deinit(&f.data);
+    kc_arena_deinit(&f.arena);
     return rc;
 }
 
@@ -757,6 +916,20 @@ static uint32_t scala_hash_map_cap(size_t n)
     return cap;
 }
 
+/* A partition's answer before it is looked up, or failed with error:
+ * timestamp, offset and leader epoch -1, no legacy offsets. */
+static void list_offsets_partition_init(kc_list_offsets_response_partition_response_t *rp,
+                                        int32_t partition_index, int16_t error)
+{
+    memset(rp, 0, sizeof(*rp));
+    rp->partition_index = partition_index;
+    rp->error_code = error;
+    rp->timestamp = -1;
+    rp->offset = -1;
+    rp->leader_epoch = -1;
+    rp->old_style_offsets = (kc_int64_array_t){NULL, 0};
+}
+
 /* One topic of a ListOffsets answer with every requested partition failed
  * with `error` (timestamp, offset and leader epoch -1); allocated from the
  * request's arena. */
@@ -769,14 +942,134 @@ static void list_offsets_topic_error(kc_req_t *req, const kc_list_offsets_reques
     rt->partitions.items =
         kc_arena_alloc(req->arena, (size_t)(np ? np : 1) * sizeof(*rt->partitions.items));
     rt->partitions.count = np;
-    for (int32_t j = 0; j < np; j++) {
-        kc_list_offsets_response_partition_response_t *rp = &rt->partitions.items[j];
-        memset(rp, 0, sizeof(*rp));
-        rp->partition_index = t->partitions.items[j].partition_index;
-        rp->error_code = error;
-        rp->timestamp = -1;
-        rp->offset = -1;
-        rp->leader_epoch = -1;
+    for (int32_t j = 0; j < np; j++)
+        list_offsets_partition_init(&rt->partitions.items[j],
+                                    t->partitions.items[j].partition_index, error);
+}
+
+/* A ListOffsets request in KafkaApis.handleListOffsetRequest's steps: the
+ * map of the partitions the client may describe, in req's arena. */
+typedef struct {
+    kc_req_t *req;
+    int16_t v;
+    const kc_list_offsets_request_t *rq;
+    int32_t nt;              /* requested topics */
+    bool *denied;            /* per requested topic: no DESCRIBE on it */
+    size_t ndenied;
+    list_offsets_entry_t *e; /* the map's entries, in insertion order until sorted */
+    size_t ne;
+    size_t nkeys; /* puts into the map, repeated keys too (its table grows by them) */
+} list_offsets_t;
+
+/* True when the request lists partition j of topic i more than once (its
+ * map of partitions then holds one entry, answered INVALID_REQUEST). */
+static bool list_offsets_listed_twice(const kc_list_offsets_request_t *rq, int32_t i, int32_t j)
+{
+    kc_str_t name = rq->topics.items[i].name;
+    int32_t index = rq->topics.items[i].partitions.items[j].partition_index;
+    for (int32_t i2 = 0; i2 < KC_MAX(rq->topics.count, 0); i2++) {
+        const kc_list_offsets_request_topic_t *t2 = &rq->topics.items[i2];
+        for (int32_t j2 = 0; j2 < KC_MAX(t2->partitions.count, 0); j2++)
+            if ((i2 != i || j2 != j) && kc_str_eq(t2->name, name) &&
+                t2->partitions.items[j2].partition_index == index)
+                return true;
+    }
+    return false;
+}
+
+/* mutable.HashMap.put of a partition's answer: a new key is appended, a
+ * repeated key keeps its place and takes the new value. */
+static void list_offsets_put(list_offsets_t *lo, kc_str_t topic,
+                             const kc_list_offsets_response_partition_response_t *rp)
+{
+    size_t at = lo->ne;
+    for (size_t k = 0; k < lo->ne && at == lo->ne; k++)
+        if (kc_str_eq(lo->e[k].topic, topic) &&
+            lo->e[k].resp.partition_index == rp->partition_index)
+            at = k;
+    lo->nkeys++;
+    if (at == lo->ne) {
+        lo->e[at].topic = topic;
+        lo->e[at].hash = topic_partition_hash(topic, rp->partition_index);
+        lo->e[at].topic_hash = kc_java_str_hash(topic);
+        lo->ne++;
+    }
+    lo->e[at].resp = *rp;
+}
+
+/* KafkaApis.handleListOffsetRequest's split of the request: DESCRIBE on each
+ * topic, then ReplicaManager.fetchOffset of each partition of the topics
+ * the client may describe, into the map. */
+static void list_offsets_authorize_and_fetch(list_offsets_t *lo)
+{
+    kc_req_t *req = lo->req;
+    const kc_list_offsets_request_t *rq = lo->rq;
+    for (int32_t i = 0; i < lo->nt; i++) {
+        const kc_list_offsets_request_topic_t *t = &rq->topics.items[i];
+        /* DESCRIBE on the topic (KafkaApis.handleListOffsetRequest). */
+        lo->denied[i] = !kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TOPIC, t->name);
+        if (lo->denied[i]) {
+            lo->ndenied++;
+            continue;
+        }
+        const kc_topic_t *topic = kc_topics_find(req->srv->topics, t->name);
+        for (int32_t j = 0; j < KC_MAX(t->partitions.count, 0); j++) {
+            const kc_list_offsets_request_partition_t *p = &t->partitions.items[j];
+            kc_list_offsets_response_partition_response_t rp;
+            list_offsets_partition_init(&rp, p->partition_index, KC_ERR_NONE);
+            if (list_offsets_listed_twice(rq, i, j))
+                rp.error_code = KC_ERR_INVALID_REQUEST;
+            else
+                list_offsets_partition(req, topic, lo->v, p, &rp);
+            list_offsets_put(lo, t->name, &rp);
+        }
+    }
+}
+
+/* Scala's groupBy of the map by topic: topics in the order of the immutable
+ * HashMap it builds (each topic's first entry, in trie order), each topic's
+ * partitions a mutable.HashMap of their own. Allocates resp->topics with
+ * room for the denied topics, and fills the grouped ones. */
+static void list_offsets_group_by_topic(list_offsets_t *lo, kc_list_offsets_response_t *resp)
+{
+    kc_req_t *req = lo->req;
+    list_offsets_entry_t *e = lo->e;
+    size_t ne = lo->ne;
+    /* Group by topic: the first entry of each topic, in trie order. */
+    size_t *firsts = kc_arena_alloc(req->arena, (ne ? ne : 1) * sizeof(size_t));
+    size_t nf = 0;
+    for (size_t k = 0; k < ne; k++) {
+        bool seen = false;
+        for (size_t f = 0; f < nf && !seen; f++)
+            seen = kc_str_eq(e[firsts[f]].topic, e[k].topic);
+        if (!seen)
+            firsts[nf++] = k;
+    }
+    /* Topics in the order of the immutable HashMap groupBy builds. */
+    int32_t *hs = kc_arena_alloc(req->arena, (ne ? ne : 1) * sizeof(*hs));
+    for (size_t k = 0; k < ne; k++)
+        hs[k] = e[k].topic_hash;
+    kc_scala_hash_order(hs, firsts, nf);
+
+    size_t room = nf + lo->ndenied;
+    resp->topics.items =
+        kc_arena_alloc(req->arena, (room ? room : 1) * sizeof(*resp->topics.items));
+    resp->topics.count = 0;
+    list_offsets_entry_t *group = kc_arena_alloc(req->arena, (ne ? ne : 1) * sizeof(*group));
+    for (size_t f = 0; f < nf; f++) {
+        kc_str_t name = e[firsts[f]].topic;
+        size_t ng = 0;
+        for (size_t k = 0; k < ne; k++)
+            if (kc_str_eq(e[k].topic, name))
+                group[ng++] = e[k];
+        /* Each topic's partitions are a map of their own. */
+        sort_scala_hash_map(group, ng, scala_hash_map_cap(ng));
+        kc_list_offsets_response_topic_response_t *rt = &resp->topics.items[resp->topics.count++];
+        rt->name = name;
+        rt->partitions.items = kc_arena_alloc(req->arena, ng * sizeof(*rt->partitions.items));
+        rt->partitions.count = (int32_t)ng;
+        for (size_t k = 0; k < ng; k++)
+            rt->partitions.items[k] = group[k].resp;
     }
 }
 
@@ -790,7 +1083,6 @@ static void list_offsets_topic_error(kc_req_t *req, const kc_list_offsets_reques
  */
 int kc_handle_list_offsets(kc_req_t *req)
 {
-    kc_server_t *s = req->srv;
     int16_t v = req->ctx.api_version;
     kc_list_offsets_request_t rq;
     kc_list_offsets_request_init(&rq);
@@ -817,95 +1109,14 @@ int kc_handle_list_offsets(kc_req_t *req)
     size_t np_all = 0;
     for (int32_t i = 0; i < nt; i++)
         np_all += (size_t)KC_MAX(rq.topics.items[i].partitions.count, 0);
-    list_offsets_entry_t *e = kc_arena_alloc(req->arena, (np_all ? np_all : 1) * sizeof(*e));
-    bool *denied = kc_arena_alloc(req->arena, (size_t)(nt ? nt : 1) * sizeof(bool));
-    size_t ne = 0, nkeys = 0;
+    list_offsets_t lo = {.req = req, .v = v, .rq = &rq, .nt = nt};
+    lo.e = kc_arena_alloc(req->arena, (np_all ? np_all : 1) * sizeof(*lo.e));
+    lo.denied = kc_arena_alloc(req->arena, (size_t)(nt ? nt : 1) * sizeof(bool));
+    list_offsets_authorize_and_fetch(&lo);
+    sort_scala_hash_map(lo.e, lo.ne, scala_hash_map_cap(lo.nkeys));
+    list_offsets_group_by_topic(&lo, &resp);
     for (int32_t i = 0; i < nt; i++) {
-        kc_list_offsets_request_topic_t *t = &rq.topics.items[i];
-        /* DESCRIBE on the topic (KafkaApis.handleListOffsetRequest). */
-        denied[i] = !kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TOPIC, t->name);
-        if (denied[i])
-            continue;
-        const kc_topic_t *topic = kc_topics_find(s->topics, t->name);
-        for (int32_t j = 0; j < KC_MAX(t->partitions.count, 0); j++) {
-            kc_list_offsets_request_partition_t *p = &t->partitions.items[j];
-            kc_list_offsets_response_partition_response_t rp;
-            memset(&rp, 0, sizeof(rp));
-            rp.partition_index = p->partition_index;
-            rp.timestamp = -1;
-            rp.offset = -1;
-            rp.leader_epoch = -1;
-            rp.old_style_offsets = (kc_int64_array_t){NULL, 0};
-            size_t at = ne;
-            for (size_t k = 0; k < ne && at == ne; k++)
-                if (kc_str_eq(e[k].topic, t->name) &&
-                    e[k].resp.partition_index == p->partition_index)
-                    at = k;
-            bool dup = at < ne;
-            for (int32_t i2 = 0; i2 < nt && !dup; i2++)
-                for (int32_t j2 = 0; j2 < KC_MAX(rq.topics.items[i2].partitions.count, 0) && !dup;
-                     j2++)
-                    dup = (i2 != i || j2 != j) && kc_str_eq(rq.topics.items[i2].name, t->name) &&
-                          rq.topics.items[i2].partitions.items[j2].partition_index ==
-                              p->partition_index;
-            if (dup)
-                rp.error_code = KC_ERR_INVALID_REQUEST;
-            else
-                list_offsets_partition(req, topic, v, p, &rp);
-            nkeys++;
-            if (at == ne) {
-                e[ne].topic = t->name;
-                e[ne].hash = topic_partition_hash(t->name, p->partition_index);
-                e[ne].topic_hash = kc_java_str_hash(t->name);
-                ne++;
-            }
-            e[at].resp = rp; /* a repeated key keeps its place, takes the new value */
-        }
-    }
-    sort_scala_hash_map(e, ne, scala_hash_map_cap(nkeys));
-
-    /* Group by topic: the first entry of each topic, in trie order. */
-    size_t *firsts = kc_arena_alloc(req->arena, (ne ? ne : 1) * sizeof(size_t));
-    size_t nf = 0;
-    for (size_t k = 0; k < ne; k++) {
-        bool seen = false;
-        for (size_t f = 0; f < nf && !seen; f++)
-            seen = kc_str_eq(e[firsts[f]].topic, e[k].topic);
-        if (!seen)
-            firsts[nf++] = k;
-    }
-    /* Topics in the order of the immutable HashMap groupBy builds. */
-    int32_t *hs = kc_arena_alloc(req->arena, (ne ? ne : 1) * sizeof(*hs));
-    for (size_t k = 0; k < ne; k++)
-        hs[k] = e[k].topic_hash;
-    kc_scala_hash_order(hs, firsts, nf);
-    size_t *order = firsts, no = nf;
-
-    int32_t ndenied = 0;
-    for (int32_t i = 0; i < nt; i++)
-        ndenied += denied[i];
-    resp.topics.items = kc_arena_alloc(
-        req->arena, (size_t)(no + (size_t)ndenied ? no + (size_t)ndenied : 1) *
-                        sizeof(*resp.topics.items));
-    resp.topics.count = 0;
-    list_offsets_entry_t *group = kc_arena_alloc(req->arena, (ne ? ne : 1) * sizeof(*group));
-    for (size_t f = 0; f < no; f++) {
-        kc_str_t name = e[order[f]].topic;
-        size_t ng = 0;
-        for (size_t k = 0; k < ne; k++)
-            if (kc_str_eq(e[k].topic, name))
-                group[ng++] = e[k];
-        /* Each topic's partitions are a map of their own. */
-        sort_scala_hash_map(group, ng, scala_hash_map_cap(ng));
-        kc_list_offsets_response_topic_response_t *rt = &resp.topics.items[resp.topics.count++];
-        rt->name = name;
-        rt->partitions.items = kc_arena_alloc(req->arena, ng * sizeof(*rt->partitions.items));
-        rt->partitions.count = (int32_t)ng;
-        for (size_t k = 0; k < ng; k++)
-            rt->partitions.items[k] = group[k].resp;
-    }
-    for (int32_t i = 0; i < nt; i++) {
-        if (!denied[i])
+        if (!lo.denied[i])
             continue;
         list_offsets_topic_error(req, &rq.topics.items[i],
                                  &resp.topics.items[resp.topics.count++],
@@ -1087,9 +1298,152 @@ static int16_t delete_topic(kc_req_t *req, const kc_topic_t *topic)
     return err;
 }
 
+/* A DeleteTopics request in ControllerApis.deleteTopics' steps: the
+ * requested (name, id) entries and the results so far, in req's arena. */
+typedef struct {
+    kc_req_t *req;
+    const kc_delete_topics_request_delete_topic_state_t *in; /* v0-5 names, v6 either */
+    int32_t n;
+    bool cluster_delete; /* DELETE on the cluster */
+    kc_delete_topics_response_deletable_topic_result_t *out;
+    int32_t nout;
+} delete_topics_t;
+
+/* Appends one result. */
+static void delete_topics_result(delete_topics_t *d, kc_str_t name, kc_uuid_t id, int16_t code,
+                                 kc_str_t msg)
+{
+    kc_delete_topics_response_deletable_topic_result_t *r = &d->out[d->nout++];
+    r->name = name;
+    r->topic_id = id;
+    r->error_code = code;
+    r->error_message = msg;
+}
+
+/* ControllerApis.deleteTopics' checks of the request before any lookup:
+ * neither or both of name and id, then a name or id listed more than once
+ * (answered once). True when entry i was answered (or left out). */
+static bool delete_topics_refuse_invalid(delete_topics_t *d, int32_t i)
+{
+    const kc_delete_topics_request_delete_topic_state_t *in = d->in;
+    bool by_id = kc_str_is_null(in[i].name);
+    if (by_id && uuid_eq(in[i].topic_id, zero_uuid)) {
+        delete_topics_result(d, KC_STR_NULL, zero_uuid, KC_ERR_INVALID_REQUEST,
+                             kc_str("Neither topic name nor id were specified."));
+        return true;
+    }
+    if (!by_id && !uuid_eq(in[i].topic_id, zero_uuid)) {
+        delete_topics_result(d, in[i].name, in[i].topic_id, KC_ERR_INVALID_REQUEST,
+                             kc_str("You may not specify both topic name and topic id."));
+        return true;
+    }
+    bool dup = false, first = true;
+    for (int32_t j = 0; j < d->n; j++) {
+        if (j == i || kc_str_is_null(in[j].name) != by_id)
+            continue;
+        bool same = by_id ? uuid_eq(in[j].topic_id, in[i].topic_id)
+                          : kc_str_eq(in[j].name, in[i].name) && uuid_eq(in[j].topic_id, zero_uuid);
+        if (same) {
+            dup = true;
+            if (j < i)
+                first = false;
+        }
+    }
+    if (dup && first)
+        delete_topics_result(d, by_id ? KC_STR_NULL : in[i].name,
+                             by_id ? in[i].topic_id : zero_uuid, KC_ERR_INVALID_REQUEST,
+                             kc_str(by_id ? "Duplicate topic id." : "Duplicate topic name."));
+    return dup;
+}
+
+/* DELETE on the cluster or the topic; without DESCRIBE a client does not
+ * learn whether a named topic exists (ControllerApis.deleteTopics). True
+ * when entry i was answered TOPIC_AUTHORIZATION_FAILED. */
+static bool delete_topics_refuse_unauthorized(delete_topics_t *d, int32_t i,
+                                              const kc_topic_t *topic)
+{
+    if (d->cluster_delete)
+        return false;
+    const kc_delete_topics_request_delete_topic_state_t *in = &d->in[i];
+    bool by_id = kc_str_is_null(in->name);
+    kc_str_t nm = topic ? kc_str(topic->name) : in->name;
+    bool describable = kc_req_authorized(d->req, KC_OP_DESCRIBE, KC_RES_TOPIC, nm);
+    bool deletable = kc_req_authorized(d->req, KC_OP_DELETE, KC_RES_TOPIC, nm);
+    if (!by_id && !describable) {
+        delete_topics_result(d, in->name, zero_uuid, KC_ERR_TOPIC_AUTHORIZATION_FAILED,
+                             KC_STR_NULL);
+        return true;
+    }
+    if (topic && !deletable) {
+        delete_topics_result(d, by_id && !describable ? KC_STR_NULL : nm,
+                             by_id ? in->topic_id : zero_uuid, KC_ERR_TOPIC_AUTHORIZATION_FAILED,
+                             KC_STR_NULL);
+        return true;
+    }
+    return false;
+}
+
+/* True when another entry of the other kind (a name for an id, an id for a
+ * name) names the same topic: answered once, on the name's entry. */
+static bool delete_topics_refuse_named_twice(delete_topics_t *d, int32_t i,
+                                             const kc_topic_t *topic)
+{
+    kc_server_t *s = d->req->srv;
+    const kc_delete_topics_request_delete_topic_state_t *in = d->in;
+    bool by_id = kc_str_is_null(in[i].name);
+    bool both = false;
+    for (int32_t j = 0; j < d->n && !both; j++) {
+        if (j == i || kc_str_is_null(in[j].name) == by_id)
+            continue;
+        const kc_topic_t *o = kc_str_is_null(in[j].name)
+                                  ? kc_topics_find_id(s->topics, in[j].topic_id)
+                                  : kc_topics_find(s->topics, in[j].name);
+        both = o == topic;
+    }
+    if (both && !by_id)
+        delete_topics_result(d, in[i].name, topic->id, KC_ERR_INVALID_REQUEST,
+                             kc_str("The provided topic name maps to an ID that was already "
+                                    "supplied."));
+    return both;
+}
+
+/* One entry through ControllerApis.deleteTopics: the request checks,
+ * authorization, existence, then the deletion. */
+static void delete_topics_entry(delete_topics_t *d, int32_t i)
+{
+    kc_req_t *req = d->req;
+    kc_server_t *s = req->srv;
+    const kc_delete_topics_request_delete_topic_state_t *in = &d->in[i];
+    if (delete_topics_refuse_invalid(d, i))
+        return;
+    bool by_id = kc_str_is_null(in->name);
+    const kc_topic_t *topic = by_id ? kc_topics_find_id(s->topics, in->topic_id)
+                                    : kc_topics_find(s->topics, in->name);
+    if (delete_topics_refuse_unauthorized(d, i, topic))
+        return;
+    if (!topic) {
+        if (by_id)
+            delete_topics_result(d, KC_STR_NULL, in->topic_id, KC_ERR_UNKNOWN_TOPIC_ID,
+                                 KC_STR_NULL);
+        else
+            delete_topics_result(d, in->name, zero_uuid, KC_ERR_UNKNOWN_TOPIC_OR_PARTITION,
+                                 KC_STR_NULL);
+        return;
+    }
+    if (delete_topics_refuse_named_twice(d, i, topic))
+        return;
+    kc_str_t name = {kc_arena_alloc(req->arena, strlen(topic->name) + 1), 0};
+    memcpy((char *)name.ptr, topic->name, strlen(topic->name));
+    name.len = (int32_t)strlen(topic->name);
+    kc_uuid_t id = topic->id;
+    int16_t err = delete_topic(req, topic);
+    delete_topics_result(d, name, id, err, KC_STR_NULL);
+}
+
+/* DeleteTopics as Kafka's controller answers it (ControllerApis.deleteTopics):
+ * each entry in request order, bad entries and duplicates refused first. */
 int kc_handle_delete_topics(kc_req_t *req)
 {
-    kc_server_t *s = req->srv;
     int16_t v = req->ctx.api_version;
     kc_delete_topics_request_t rq;
     kc_delete_topics_request_init(&rq);
@@ -1110,102 +1464,13 @@ int kc_handle_delete_topics(kc_req_t *req)
     kc_delete_topics_response_t resp;
     kc_delete_topics_response_init(&resp);
     resp.throttle_time_ms = 0;
-    kc_delete_topics_response_deletable_topic_result_t *out =
-        kc_arena_alloc(req->arena, (size_t)(n ? n : 1) * sizeof(*out));
-    int32_t nout = 0;
-#define RESULT(nm, id, code, msg)                                                                  \
-    do {                                                                                           \
-        out[nout].name = (nm);                                                                     \
-        out[nout].topic_id = (id);                                                                 \
-        out[nout].error_code = (code);                                                             \
-        out[nout].error_message = (msg);                                                           \
-        nout++;                                                                                    \
-    } while (0)
-    bool cluster_delete = kc_req_authorized_cluster(req, KC_OP_DELETE);
-    /* As Kafka's ControllerApis.deleteTopics: bad entries and duplicates first. */
-    for (int32_t i = 0; i < n; i++) {
-        bool by_id = kc_str_is_null(in[i].name);
-        if (by_id && uuid_eq(in[i].topic_id, zero_uuid)) {
-            RESULT(KC_STR_NULL, zero_uuid, KC_ERR_INVALID_REQUEST,
-                   kc_str("Neither topic name nor id were specified."));
-            continue;
-        }
-        if (!by_id && !uuid_eq(in[i].topic_id, zero_uuid)) {
-            RESULT(in[i].name, in[i].topic_id, KC_ERR_INVALID_REQUEST,
-                   kc_str("You may not specify both topic name and topic id."));
-            continue;
-        }
-        bool dup = false, first = true;
-        for (int32_t j = 0; j < n; j++) {
-            if (j == i || kc_str_is_null(in[j].name) != by_id)
-                continue;
-            bool same = by_id ? uuid_eq(in[j].topic_id, in[i].topic_id)
-                              : kc_str_eq(in[j].name, in[i].name) &&
-                                    uuid_eq(in[j].topic_id, zero_uuid);
-            if (same) {
-                dup = true;
-                if (j < i)
-                    first = false;
-            }
-        }
-        if (dup) {
-            if (first)
-                RESULT(by_id ? KC_STR_NULL : in[i].name, by_id ? in[i].topic_id : zero_uuid,
-                       KC_ERR_INVALID_REQUEST,
-                       kc_str(by_id ? "Duplicate topic id." : "Duplicate topic name."));
-            continue;
-        }
-        const kc_topic_t *topic = by_id ? kc_topics_find_id(s->topics, in[i].topic_id)
-                                        : kc_topics_find(s->topics, in[i].name);
-        /* DELETE on the cluster or the topic; without DESCRIBE a client does
-         * not learn whether a named topic exists (ControllerApis.deleteTopics). */
-        if (!cluster_delete) {
-            kc_str_t nm = topic ? kc_str(topic->name) : in[i].name;
-            bool describable = kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TOPIC, nm);
-            bool deletable = kc_req_authorized(req, KC_OP_DELETE, KC_RES_TOPIC, nm);
-            if (!by_id && !describable) {
-                RESULT(in[i].name, zero_uuid, KC_ERR_TOPIC_AUTHORIZATION_FAILED, KC_STR_NULL);
-                continue;
-            }
-            if (topic && !deletable) {
-                RESULT(by_id && !describable ? KC_STR_NULL : nm, by_id ? in[i].topic_id : zero_uuid,
-                       KC_ERR_TOPIC_AUTHORIZATION_FAILED, KC_STR_NULL);
-                continue;
-            }
-        }
-        if (!topic) {
-            if (by_id)
-                RESULT(KC_STR_NULL, in[i].topic_id, KC_ERR_UNKNOWN_TOPIC_ID, KC_STR_NULL);
-            else
-                RESULT(in[i].name, zero_uuid, KC_ERR_UNKNOWN_TOPIC_OR_PARTITION, KC_STR_NULL);
-            continue;
-        }
-        /* A name and an id naming the same topic. */
-        bool both = false;
-        for (int32_t j = 0; j < n && !both; j++) {
-            if (j == i || kc_str_is_null(in[j].name) == by_id)
-                continue;
-            const kc_topic_t *o = kc_str_is_null(in[j].name)
-                                      ? kc_topics_find_id(s->topics, in[j].topic_id)
-                                      : kc_topics_find(s->topics, in[j].name);
-            both = o == topic;
-        }
-        if (both) {
-            if (!by_id)
-                RESULT(in[i].name, topic->id, KC_ERR_INVALID_REQUEST,
-                       kc_str("The provided topic name maps to an ID that was already supplied."));
-            continue;
-        }
-        kc_str_t name = {kc_arena_alloc(req->arena, strlen(topic->name) + 1), 0};
-        memcpy((char *)name.ptr, topic->name, strlen(topic->name));
-        name.len = (int32_t)strlen(topic->name);
-        kc_uuid_t id = topic->id;
-        int16_t err = delete_topic(req, topic);
-        RESULT(name, id, err, KC_STR_NULL);
-    }
-#undef RESULT
-    resp.responses.items = out;
-    resp.responses.count = nout;
+    delete_topics_t d = {.req = req, .in = in, .n = n};
+    d.out = kc_arena_alloc(req->arena, (size_t)(n ? n : 1) * sizeof(*d.out));
+    d.cluster_delete = kc_req_authorized_cluster(req, KC_OP_DELETE);
+    for (int32_t i = 0; i < n; i++)
+        delete_topics_entry(&d, i);
+    resp.responses.items = d.out;
+    resp.responses.count = d.nout;
     kc_buf_t b;
     kc_buf_init(&b);
     return kc_req_respond_encoded(req, kc_delete_topics_response_encode(&b, v, &resp), &b);
