@@ -167,6 +167,7 @@ void kc_result_reset(kc_result_t *res)
     }
     res->nrecords = 0;
     res->nresponses = 0;
+    res->failed = false;
 }
 
 void kc_result_deinit(kc_result_t *res)
@@ -177,26 +178,9 @@ void kc_result_deinit(kc_result_t *res)
     memset(res, 0, sizeof(*res));
 }
 
-void kc_result_add_record(kc_result_t *res, const kc_buf_t *key, const kc_buf_t *value)
-{
-    if (res->nrecords == res->records_cap) {
-        res->records_cap = res->records_cap ? res->records_cap * 2 : 8;
-        res->records = kc_xrealloc(res->records, res->records_cap * sizeof(*res->records));
-    }
-    kc_record_t *r = &res->records[res->nrecords++];
-    memset(r, 0, sizeof(*r));
-    kc_buf_init(&r->key);
-    kc_buf_init(&r->value);
-    kc_buf_append(&r->key, key->data, key->len);
-    if (value) {
-        kc_buf_append(&r->value, value->data, value->len);
-        r->tombstone = false;
-    } else {
-        r->tombstone = true;
-    }
-}
-
-void kc_result_take_record(kc_result_t *res, kc_buf_t *key, kc_buf_t *value)
+/* Appends a record taking the bytes of key and value (value NULL =
+ * tombstone); the caller's buffers are left empty. */
+static void result_take_record(kc_result_t *res, kc_buf_t *key, kc_buf_t *value)
 {
     if (res->nrecords == res->records_cap) {
         res->records_cap = res->records_cap ? res->records_cap * 2 : 8;
@@ -215,6 +199,11 @@ void kc_result_take_record(kc_result_t *res, kc_buf_t *key, kc_buf_t *value)
     }
 }
 
+bool kc_result_wrote_since(const kc_result_t *res, size_t first)
+{
+    return res->nrecords > first || res->failed;
+}
+
 void kc_timer_member_key(char *buf, size_t cap, const char *prefix, const char *g, const char *m)
 {
     const char *parts[4] = {prefix, g, "-", m};
@@ -229,27 +218,225 @@ void kc_timer_member_key(char *buf, size_t cap, const char *prefix, const char *
     buf[n] = '\0';
 }
 
-void kc_record_key_group(kc_buf_t *k, int16_t type, const char *group_id)
+/* ---- records: one codec table by record type --------------------------- */
+
+/* Encoders of a type's Key message (version 0, from the key's fields) and
+ * Value message (at the given version, from its generated struct). */
+typedef int (*record_key_fn)(kc_buf_t *out, const kc_record_key_t *k);
+typedef int (*record_value_fn)(kc_buf_t *out, int16_t version, const void *v);
+typedef int (*record_replay_fn)(kc_coord_t *c, const uint8_t *key, size_t key_len,
+                                const uint8_t *value, size_t value_len);
+
+/* Key messages made of GroupId, or of GroupId and MemberId. */
+#define GROUP_KEY(msg)                                                                             \
+    static int msg##_key(kc_buf_t *out, const kc_record_key_t *k)                                  \
+    {                                                                                              \
+        kc_##msg##_key_t m;                                                                        \
+        kc_##msg##_key_init(&m);                                                                   \
+        m.group_id = k->group_id;                                                                  \
+        return kc_##msg##_key_encode(out, 0, &m);                                                  \
+    }
+#define MEMBER_KEY(msg)                                                                            \
+    static int msg##_key(kc_buf_t *out, const kc_record_key_t *k)                                  \
+    {                                                                                              \
+        kc_##msg##_key_t m;                                                                        \
+        kc_##msg##_key_init(&m);                                                                   \
+        m.group_id = k->group_id;                                                                  \
+        m.member_id = k->member_id;                                                                \
+        return kc_##msg##_key_encode(out, 0, &m);                                                  \
+    }
+#define VALUE(msg)                                                                                 \
+    static int msg##_value(kc_buf_t *out, int16_t version, const void *v)                          \
+    {                                                                                              \
+        return kc_##msg##_value_encode(out, version, v);                                           \
+    }
+
+static int offset_commit_key(kc_buf_t *out, const kc_record_key_t *k)
 {
-    kc_write_int16(k, type);
-    kc_consumer_group_metadata_key_t key;
-    kc_consumer_group_metadata_key_init(&key);
-    key.group_id = kc_str(group_id);
-    kc_consumer_group_metadata_key_encode(k, 0, &key);
+    kc_offset_commit_key_t m;
+    kc_offset_commit_key_init(&m);
+    m.group = k->group_id;
+    m.topic = k->topic;
+    m.partition = k->partition;
+    return kc_offset_commit_key_encode(out, 0, &m);
 }
 
-void kc_record_key_member(kc_buf_t *k, int16_t type, const char *group_id, const char *member_id)
+static int group_metadata_key(kc_buf_t *out, const kc_record_key_t *k)
 {
-    kc_write_int16(k, type);
-    kc_consumer_group_member_metadata_key_t key;
-    kc_consumer_group_member_metadata_key_init(&key);
-    key.group_id = kc_str(group_id);
-    key.member_id = kc_str(member_id);
-    kc_consumer_group_member_metadata_key_encode(k, 0, &key);
+    kc_group_metadata_key_t m;
+    kc_group_metadata_key_init(&m);
+    m.group = k->group_id;
+    return kc_group_metadata_key_encode(out, 0, &m);
 }
 
-void kc_result_add_response(kc_result_t *res, const kc_request_ctx_t *ctx, kc_buf_t *body,
-                            kc_buf_t *error_body)
+static int consumer_group_regular_expression_key(kc_buf_t *out, const kc_record_key_t *k)
+{
+    kc_consumer_group_regular_expression_key_t m;
+    kc_consumer_group_regular_expression_key_init(&m);
+    m.group_id = k->group_id;
+    m.regular_expression = k->regex;
+    return kc_consumer_group_regular_expression_key_encode(out, 0, &m);
+}
+
+GROUP_KEY(consumer_group_metadata)
+GROUP_KEY(consumer_group_partition_metadata)
+GROUP_KEY(consumer_group_target_assignment_metadata)
+MEMBER_KEY(consumer_group_member_metadata)
+MEMBER_KEY(consumer_group_target_assignment_member)
+MEMBER_KEY(consumer_group_current_member_assignment)
+GROUP_KEY(streams_group_metadata)
+GROUP_KEY(streams_group_target_assignment_metadata)
+GROUP_KEY(streams_group_topology)
+MEMBER_KEY(streams_group_member_metadata)
+MEMBER_KEY(streams_group_target_assignment_member)
+MEMBER_KEY(streams_group_current_member_assignment)
+VALUE(offset_commit)
+VALUE(group_metadata)
+VALUE(consumer_group_metadata)
+VALUE(consumer_group_partition_metadata)
+VALUE(consumer_group_target_assignment_metadata)
+VALUE(consumer_group_member_metadata)
+VALUE(consumer_group_target_assignment_member)
+VALUE(consumer_group_current_member_assignment)
+VALUE(consumer_group_regular_expression)
+VALUE(streams_group_metadata)
+VALUE(streams_group_target_assignment_metadata)
+VALUE(streams_group_topology)
+VALUE(streams_group_member_metadata)
+VALUE(streams_group_target_assignment_member)
+VALUE(streams_group_current_member_assignment)
+
+#define CODEC(msg) msg##_key, msg##_value
+
+/*
+ * Every record type kcoord knows, indexed by its generated number: the
+ * schema's name (for logs), the codec the writers use and the group type's
+ * replay. Type 0 is only read back; type 4 is only tombstoned, and ignored
+ * at load as numbers missing here are.
+ */
+static const struct {
+    const char *name;
+    record_key_fn key;
+    record_value_fn value;
+    record_replay_fn replay;
+} record_types[] = {
+    [KC_RECORD_LEGACY_OFFSET_COMMIT] = {"LegacyOffsetCommit", NULL, NULL, kc_offsets_replay},
+    [KC_RECORD_OFFSET_COMMIT] = {"OffsetCommit", CODEC(offset_commit), kc_offsets_replay},
+    [KC_RECORD_GROUP_METADATA] = {"GroupMetadata", CODEC(group_metadata), kc_classic_replay},
+    [KC_RECORD_CONSUMER_GROUP_METADATA] = {"ConsumerGroupMetadata",
+                                           CODEC(consumer_group_metadata), kc_consumer_replay},
+    [KC_RECORD_CONSUMER_GROUP_PARTITION_METADATA] = {"ConsumerGroupPartitionMetadata",
+                                                     CODEC(consumer_group_partition_metadata),
+                                                     NULL},
+    [KC_RECORD_CONSUMER_GROUP_MEMBER_METADATA] = {"ConsumerGroupMemberMetadata",
+                                                  CODEC(consumer_group_member_metadata),
+                                                  kc_consumer_replay},
+    [KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA] =
+        {"ConsumerGroupTargetAssignmentMetadata",
+         CODEC(consumer_group_target_assignment_metadata), kc_consumer_replay},
+    [KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER] =
+        {"ConsumerGroupTargetAssignmentMember", CODEC(consumer_group_target_assignment_member),
+         kc_consumer_replay},
+    [KC_RECORD_CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT] =
+        {"ConsumerGroupCurrentMemberAssignment", CODEC(consumer_group_current_member_assignment),
+         kc_consumer_replay},
+    [KC_RECORD_CONSUMER_GROUP_REGULAR_EXPRESSION] = {"ConsumerGroupRegularExpression",
+                                                     CODEC(consumer_group_regular_expression),
+                                                     kc_consumer_replay},
+    [KC_RECORD_STREAMS_GROUP_METADATA] = {"StreamsGroupMetadata", CODEC(streams_group_metadata),
+                                          kc_streams_replay},
+    [KC_RECORD_STREAMS_GROUP_MEMBER_METADATA] = {"StreamsGroupMemberMetadata",
+                                                 CODEC(streams_group_member_metadata),
+                                                 kc_streams_replay},
+    [KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA] =
+        {"StreamsGroupTargetAssignmentMetadata", CODEC(streams_group_target_assignment_metadata),
+         kc_streams_replay},
+    [KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER] =
+        {"StreamsGroupTargetAssignmentMember", CODEC(streams_group_target_assignment_member),
+         kc_streams_replay},
+    [KC_RECORD_STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT] =
+        {"StreamsGroupCurrentMemberAssignment", CODEC(streams_group_current_member_assignment),
+         kc_streams_replay},
+    [KC_RECORD_STREAMS_GROUP_TOPOLOGY] = {"StreamsGroupTopology", CODEC(streams_group_topology),
+                                          kc_streams_replay},
+};
+
+static bool record_type_known(int16_t type)
+{
+    return type >= 0 && (size_t)type < KC_ARRAY_LEN(record_types) && record_types[type].name;
+}
+
+/* Why an encoder refused, for the log line. */
+static const char *encode_error_text(int rc)
+{
+    switch (rc) {
+    case KC_EVERSION:
+        return "the version is not supported";
+    case KC_EINVAL:
+        return "a field does not fit (a string over 32767 bytes, a null where none is allowed, "
+               "or a value the version cannot carry)";
+    default:
+        return "encoder error";
+    }
+}
+
+/* kc_record_write and kc_record_write_encoded: the value is the struct
+ * value or, when encoded is set, those bytes. */
+static int record_write(kc_result_t *res, int16_t type, const kc_record_key_t *key,
+                        int16_t value_version, const void *value, const kc_buf_t *encoded)
+{
+    bool codec = record_type_known(type) && record_types[type].key;
+    bool tombstone = value == NULL && encoded == NULL;
+    kc_buf_t k, v;
+    kc_buf_init(&k);
+    kc_buf_init(&v);
+    int rc = KC_EINVAL;
+    if (codec) {
+        kc_write_int16(&k, type);
+        rc = record_types[type].key(&k, key);
+    }
+    if (rc == 0 && !tombstone) {
+        kc_write_int16(&v, value_version);
+        if (encoded)
+            kc_buf_append(&v, encoded->data, encoded->len);
+        else
+            rc = record_types[type].value(&v, value_version, value);
+    }
+    if (rc != 0) {
+        int glen = key->group_id.len < 0 ? 0 : (int)KC_MIN(key->group_id.len, 256);
+        kc_log_error("coordinator",
+                     "cannot encode the %s record (type %d%s, value version %d) of group %.*s: "
+                     "%s; the records of this iteration are not committed",
+                     record_type_known(type) ? record_types[type].name : "unknown", type,
+                     tombstone ? ", tombstone" : "", value_version, glen,
+                     key->group_id.ptr ? key->group_id.ptr : "",
+                     codec ? encode_error_text(rc) : "kcoord writes no record of this type");
+        kc_buf_deinit(&k);
+        kc_buf_deinit(&v);
+        res->failed = true;
+        return rc;
+    }
+    result_take_record(res, &k, tombstone ? NULL : &v);
+    return 0;
+}
+
+int kc_record_write(kc_result_t *res, int16_t type, const kc_record_key_t *key,
+                    int16_t value_version, const void *value)
+{
+    return record_write(res, type, key, value_version, value, NULL);
+}
+
+int kc_record_write_encoded(kc_result_t *res, int16_t type, const kc_record_key_t *key,
+                            int16_t value_version, const kc_buf_t *value)
+{
+    return record_write(res, type, key, value_version, NULL, value);
+}
+
+/* ---- responses ----------------------------------------------------------- */
+
+/* Appends a response taking the bytes of body and error_body (NULL = none). */
+static void result_take_response(kc_result_t *res, const kc_request_ctx_t *ctx, kc_buf_t *body,
+                                 kc_buf_t *error_body)
 {
     if (res->nresponses == res->responses_cap) {
         res->responses_cap = res->responses_cap ? res->responses_cap * 2 : 8;
@@ -269,6 +456,33 @@ void kc_result_add_response(kc_result_t *res, const kc_request_ctx_t *ctx, kc_bu
     } else {
         kc_buf_init(&r->error_body);
     }
+}
+
+void kc_result_respond(kc_result_t *res, const kc_request_ctx_t *ctx, const void *msg,
+                       const void *error_msg)
+{
+    const kc_msg_desc_t *d = kc_msg_desc_for_api(ctx->api_key, true);
+    kc_buf_t body, err;
+    kc_buf_init(&body);
+    kc_buf_init(&err);
+    int rc = d ? d->encode(&body, ctx->api_version, msg) : KC_EINVAL;
+    int erc = d && error_msg ? d->encode(&err, ctx->api_version, error_msg) : 0;
+    if (rc != 0 || erc != 0) {
+        kc_log_error("coordinator",
+                     "cannot encode the %s to API %d v%d (connection %llu, correlation id %d): "
+                     "%s; the records of this iteration are not committed",
+                     rc != 0 ? "response" : "error response", ctx->api_key, ctx->api_version,
+                     (unsigned long long)ctx->conn_id, ctx->correlation_id,
+                     d ? encode_error_text(rc != 0 ? rc : erc) : "no response schema");
+        res->failed = true;
+        /* Without its error body, the body could claim what is not committed. */
+        kc_buf_reset(&body);
+        if (erc != 0)
+            kc_buf_reset(&err);
+    }
+    result_take_response(res, ctx, &body, error_msg ? &err : NULL);
+    kc_buf_deinit(&body);
+    kc_buf_deinit(&err);
 }
 
 /* ---- timers: a min-heap on (deadline, seq) plus a key index ------------ */
@@ -587,30 +801,10 @@ int kc_coord_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uin
     if (!key || key_len < 2)
         return KC_EINVAL;
     int16_t type = (int16_t)((key[0] << 8) | key[1]);
-    switch (type) {
-    case 0:
-    case 1:
-        return kc_offsets_replay(c, key, key_len, value, value_len);
-    case 2:
-        return kc_classic_replay(c, key, key_len, value, value_len);
-    case 3:
-    case 5:
-    case 6:
-    case 7:
-    case 8:
-    case 16:
-        return kc_consumer_replay(c, key, key_len, value, value_len);
-    case 17:
-    case 19:
-    case 20:
-    case 21:
-    case 22:
-    case 23:
-        return kc_streams_replay(c, key, key_len, value, value_len);
-    default:
-        kc_log_debug("coordinator", "Ignoring record of type %d during load", type);
-        return 0;
-    }
+    if (record_type_known(type) && record_types[type].replay)
+        return record_types[type].replay(c, key, key_len, value, value_len);
+    kc_log_debug("coordinator", "Ignoring record of type %d during load", type);
+    return 0;
 }
 
 void kc_coord_loaded(kc_coord_t *c, int64_t now_ms)

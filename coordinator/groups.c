@@ -383,8 +383,6 @@ void kc_coord_list_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
 {
     kc_arena_t arena;
     kc_arena_init(&arena);
-    kc_buf_t body;
-    kc_buf_init(&body);
     kc_list_groups_response_t r;
     kc_list_groups_response_init(&r);
     r.error_code = c->loaded ? KC_ERR_NONE : KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
@@ -419,10 +417,7 @@ void kc_coord_list_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
         lg->group_type = kc_str(l.all[i].type);
     }
     free(l.all);
-    if (kc_list_groups_response_encode(&body, ctx->api_version, &r) != 0)
-        kc_log_error(LOG_COMP, "Failed to encode ListGroups response v%d", ctx->api_version);
-    kc_result_add_response(res, ctx, &body, NULL);
-    kc_buf_deinit(&body);
+    kc_result_respond(res, ctx, &r, NULL);
     kc_arena_deinit(&arena);
 }
 
@@ -535,21 +530,18 @@ void kc_coord_delete_groups_failed(kc_coord_t *c, const kc_request_ctx_t *ctx,
                     (int)dc.deleted.len, dc.deleted.len ? (const char *)dc.deleted.data : "",
                     dc.deleted_offsets);
     kc_buf_deinit(&dc.deleted);
-    kc_buf_t body, err;
-    kc_buf_init(&body);
-    kc_buf_init(&err);
-    if (kc_delete_groups_response_encode(&body, ctx->api_version, &r) != 0)
-        kc_log_error(LOG_COMP, "Failed to encode DeleteGroups response v%d", ctx->api_version);
     /* The answer if the commit of the tombstones fails. */
-    bool with_records = res->nrecords > records_before;
+    bool with_records = kc_result_wrote_since(res, records_before);
+    kc_delete_groups_response_t err = r;
     if (with_records) {
-        for (int32_t i = 0; i < r.results.count; i++)
-            if (r.results.items[i].error_code == KC_ERR_NONE)
-                r.results.items[i].error_code = KC_COORD_ERR_WRITE_FAILED;
-        kc_delete_groups_response_encode(&err, ctx->api_version, &r);
+        size_t nr = (size_t)r.results.count;
+        err.results.items = kc_arena_alloc(&arena, (nr ? nr : 1) * sizeof(*err.results.items));
+        for (size_t i = 0; i < nr; i++) {
+            err.results.items[i] = r.results.items[i];
+            if (err.results.items[i].error_code == KC_ERR_NONE)
+                err.results.items[i].error_code = KC_COORD_ERR_WRITE_FAILED;
+        }
     }
-    kc_result_add_response(res, ctx, &body, with_records ? &err : NULL);
-    kc_buf_deinit(&err);
-    kc_buf_deinit(&body);
+    kc_result_respond(res, ctx, &r, with_records ? &err : NULL);
     kc_arena_deinit(&arena);
 }

@@ -20,31 +20,74 @@
 
 /* ---- results -------------------------------------------------------- */
 
-/* Appends a record; key/value are copied. value NULL = tombstone. */
-void kc_result_add_record(kc_result_t *res, const kc_buf_t *key, const kc_buf_t *value);
-/* Appends a record taking ownership of the bytes of key and value (value
- * NULL = tombstone); the caller's buffers are reset to empty. */
-void kc_result_take_record(kc_result_t *res, kc_buf_t *key, kc_buf_t *value);
 /* A member timer's key "<prefix><group>-<member>", truncated to cap - 1
  * bytes as snprintf would; built on every heartbeat, so no format parsing. */
 void kc_timer_member_key(char *buf, size_t cap, const char *prefix, const char *group_id,
                          const char *member_id);
 /*
- * Record keys of the KIP-848 and KIP-1071 group records, which share two
- * layouts (key version 0), appended to k: type + GroupId (consumer types 3,
- * 4, 6; streams types 17, 20, 23) and type + GroupId + MemberId (consumer
- * types 5, 7, 8; streams types 19, 21, 22).
+ * The fields of a record key: the type's <Type>Key message (version 0) takes
+ * those its schema has. group_id always (GroupMetadataKey calls it Group);
+ * member_id for the member records (types 5, 7, 8, 19, 21, 22); regex for
+ * type 16 (RegularExpression); topic and partition for type 1. Views,
+ * borrowed for the call.
  */
-void kc_record_key_group(kc_buf_t *k, int16_t type, const char *group_id);
-void kc_record_key_member(kc_buf_t *k, int16_t type, const char *group_id, const char *member_id);
+typedef struct {
+    kc_str_t group_id;
+    kc_str_t member_id;
+    kc_str_t regex;
+    kc_str_t topic;
+    int32_t partition;
+} kc_record_key_t;
+
 /*
- * Appends a response for the request described by ctx (conn id,
- * correlation id, api key and version). Takes ownership of the bytes of
- * body and error_body (error_body may be NULL); the caller's buffers are
- * reset to empty.
+ * The one way the coordinator writes a record (the writers of every group
+ * type call it). Appends to res the record of type (KC_RECORD_*): key =
+ * int16 type + the type's Key message built from key; value = int16
+ * value_version + value, the generated Value struct of that type (e.g. a
+ * kc_group_metadata_value_t for KC_RECORD_GROUP_METADATA) encoded at that
+ * version; value NULL = tombstone. Returns 0, or the encoder's error
+ * (KC_EINVAL, KC_EVERSION; KC_EINVAL for a type kcoord has no codec for):
+ * then nothing is appended, the bytes built are discarded, one line names
+ * the record and the error, and res is marked failed (kc_result_t.failed).
  */
-void kc_result_add_response(kc_result_t *res, const kc_request_ctx_t *ctx, kc_buf_t *body,
-                            kc_buf_t *error_body);
+int kc_record_write(kc_result_t *res, int16_t type, const kc_record_key_t *key,
+                    int16_t value_version, const void *value);
+/* The keys of the group records (types 2, 3, 4, 6, 17, 20, 23) and of the
+ * member records (types 5, 7, 8, 19, 21, 22); strings borrowed. */
+static inline kc_record_key_t kc_record_group_key(const char *group_id)
+{
+    return (kc_record_key_t){.group_id = kc_str(group_id)};
+}
+static inline kc_record_key_t kc_record_member_key(const char *group_id, const char *member_id)
+{
+    return (kc_record_key_t){.group_id = kc_str(group_id), .member_id = kc_str(member_id)};
+}
+/* As kc_record_write with the value's message already encoded (the bytes
+ * after the version; copied), for the streams topology, whose bytes the
+ * group also keeps to compare with later heartbeats. */
+int kc_record_write_encoded(kc_result_t *res, int16_t type, const kc_record_key_t *key,
+                            int16_t value_version, const kc_buf_t *value);
+/*
+ * Whether the response being built depends on records: true when a record
+ * was appended since res held first records, or when res is failed (a
+ * record that could not be encoded counts, so its response gets the error
+ * body it would have had). Callers decide on it whether to give an error
+ * body.
+ */
+bool kc_result_wrote_since(const kc_result_t *res, size_t first);
+/*
+ * Answers the request of ctx (conn id, correlation id, api key and version):
+ * msg is the generated response struct of ctx->api_key (e.g. a
+ * kc_heartbeat_response_t for Heartbeat), encoded at ctx->api_version;
+ * error_msg (NULL = none) the same struct with the answer to send instead
+ * when the records of the batch fail to commit. Both are encoded now, views
+ * in them may be released after the call. An encoding failure is not sent
+ * half-written: the failing body is dropped with one log line and res is
+ * marked failed; a response whose error body failed loses its body too (the
+ * server then closes the connection rather than answer wrongly).
+ */
+void kc_result_respond(kc_result_t *res, const kc_request_ctx_t *ctx, const void *msg,
+                       const void *error_msg);
 
 /* ---- timers --------------------------------------------------------- */
 

@@ -27,7 +27,6 @@
 
 /* Value version Kafka writes for GroupMetadataValue today. */
 #define GROUP_METADATA_VALUE_VERSION 3
-#define RECORD_TYPE_GROUP_METADATA 2
 /* Every group operation a client may be granted, as a bit field
  * (READ, DELETE, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS): what Kafka
  * reports when no authorizer is configured. */
@@ -786,7 +785,9 @@ typedef struct {
     const kc_classic_group_t *members_of; /* non-NULL: list the members (leader) */
 } join_answer_t;
 
-static void encode_join(kc_buf_t *out, int16_t version, const join_answer_t *a, kc_arena_t *arena)
+/* The JoinGroup response of an answer at version; arrays from arena. */
+static void fill_join(kc_join_group_response_t *out, int16_t version, const join_answer_t *a,
+                      kc_arena_t *arena)
 {
     kc_join_group_response_t r;
     kc_join_group_response_init(&r);
@@ -817,8 +818,7 @@ static void encode_join(kc_buf_t *out, int16_t version, const join_answer_t *a, 
         r.members.count = 0;
         r.members.items = NULL;
     }
-    if (kc_join_group_response_encode(out, version, &r) != 0)
-        kc_log_error(LOG_COMP, "Failed to encode JoinGroup response v%d", version);
+    *out = r;
 }
 
 static void send_join(kc_result_t *res, const cg_parked_t *p, const join_answer_t *a,
@@ -826,18 +826,14 @@ static void send_join(kc_result_t *res, const cg_parked_t *p, const join_answer_
 {
     kc_arena_t arena;
     kc_arena_init(&arena);
-    kc_buf_t body, err;
-    kc_buf_init(&body);
-    kc_buf_init(&err);
-    encode_join(&body, p->api_version, a, &arena);
+    kc_join_group_response_t r, err;
+    fill_join(&r, p->api_version, a, &arena);
     if (depends_on_records) {
         join_answer_t e = {KC_COORD_ERR_WRITE_FAILED, -1, NULL, NULL, NULL, false, "", NULL};
-        encode_join(&err, p->api_version, &e, &arena);
+        fill_join(&err, p->api_version, &e, &arena);
     }
     kc_request_ctx_t ctx = parked_ctx(p);
-    kc_result_add_response(res, &ctx, &body, depends_on_records ? &err : NULL);
-    kc_buf_deinit(&body);
-    kc_buf_deinit(&err);
+    kc_result_respond(res, &ctx, &r, depends_on_records ? &err : NULL);
     kc_arena_deinit(&arena);
 }
 
@@ -866,27 +862,17 @@ static void send_sync(kc_result_t *res, const cg_parked_t *p, int16_t error,
                       const char *protocol_type, const char *protocol_name, const uint8_t *assignment,
                       int32_t assignment_len, bool depends_on_records)
 {
-    kc_buf_t body, err;
-    kc_buf_init(&body);
-    kc_buf_init(&err);
-    kc_sync_group_response_t r;
+    kc_sync_group_response_t r, err;
     kc_sync_group_response_init(&r);
     r.error_code = error;
     r.protocol_type = kc_str(protocol_type);
     r.protocol_name = kc_str(protocol_name);
     r.assignment = (kc_bytes_t){assignment ? assignment : (const uint8_t *)"", assignment_len};
-    if (kc_sync_group_response_encode(&body, p->api_version, &r) != 0)
-        kc_log_error(LOG_COMP, "Failed to encode SyncGroup response v%d", p->api_version);
-    if (depends_on_records) {
-        kc_sync_group_response_init(&r);
-        r.error_code = KC_COORD_ERR_WRITE_FAILED;
-        r.assignment = (kc_bytes_t){(const uint8_t *)"", 0};
-        kc_sync_group_response_encode(&err, p->api_version, &r);
-    }
+    kc_sync_group_response_init(&err);
+    err.error_code = KC_COORD_ERR_WRITE_FAILED;
+    err.assignment = (kc_bytes_t){(const uint8_t *)"", 0};
     kc_request_ctx_t ctx = parked_ctx(p);
-    kc_result_add_response(res, &ctx, &body, depends_on_records ? &err : NULL);
-    kc_buf_deinit(&body);
-    kc_buf_deinit(&err);
+    kc_result_respond(res, &ctx, &r, depends_on_records ? &err : NULL);
 }
 
 static void send_sync_error(kc_result_t *res, const kc_request_ctx_t *ctx, int16_t error)
@@ -910,27 +896,13 @@ static bool complete_sync_future(cg_member_t *m, int16_t error, const char *prot
 
 static void send_heartbeat(kc_result_t *res, const kc_request_ctx_t *ctx, int16_t error)
 {
-    kc_buf_t body;
-    kc_buf_init(&body);
     kc_heartbeat_response_t r;
     kc_heartbeat_response_init(&r);
     r.error_code = error;
-    if (kc_heartbeat_response_encode(&body, ctx->api_version, &r) != 0)
-        kc_log_error(LOG_COMP, "Failed to encode Heartbeat response v%d", ctx->api_version);
-    kc_result_add_response(res, ctx, &body, NULL);
-    kc_buf_deinit(&body);
+    kc_result_respond(res, ctx, &r, NULL);
 }
 
 /* ---- records ------------------------------------------------------------- */
-
-static void group_key_bytes(kc_buf_t *key, const char *group_id)
-{
-    kc_group_metadata_key_t k;
-    kc_group_metadata_key_init(&k);
-    k.group = kc_str(group_id);
-    kc_write_int16(key, RECORD_TYPE_GROUP_METADATA);
-    kc_group_metadata_key_encode(key, 0, &k);
-}
 
 /*
  * Appends the group's GroupMetadata record (GroupCoordinatorRecordHelpers.
@@ -941,11 +913,6 @@ static void write_group_record(kc_classic_group_t *g, bool as_new_empty, kc_resu
 {
     kc_arena_t arena;
     kc_arena_init(&arena);
-    kc_buf_t key, value;
-    kc_buf_init(&key);
-    kc_buf_init(&value);
-    group_key_bytes(&key, g->group_id);
-
     kc_group_metadata_value_t v;
     kc_group_metadata_value_init(&v);
     v.protocol_type = kc_str(as_new_empty ? "" : (g->protocol_type ? g->protocol_type : ""));
@@ -971,22 +938,15 @@ static void write_group_record(kc_classic_group_t *g, bool as_new_empty, kc_resu
         mm->assignment = (kc_bytes_t){m->assignment ? m->assignment : (const uint8_t *)"",
                                       m->assignment_len};
     }
-    kc_write_int16(&value, GROUP_METADATA_VALUE_VERSION);
-    if (kc_group_metadata_value_encode(&value, GROUP_METADATA_VALUE_VERSION, &v) != 0)
-        kc_log_error(LOG_COMP, "Failed to encode the metadata record of group %s", g->group_id);
-    kc_result_add_record(res, &key, &value);
-    kc_buf_deinit(&key);
-    kc_buf_deinit(&value);
+    kc_record_key_t key = {.group_id = kc_str(g->group_id)};
+    kc_record_write(res, KC_RECORD_GROUP_METADATA, &key, GROUP_METADATA_VALUE_VERSION, &v);
     kc_arena_deinit(&arena);
 }
 
 static void write_group_tombstone(const char *group_id, kc_result_t *res)
 {
-    kc_buf_t key;
-    kc_buf_init(&key);
-    group_key_bytes(&key, group_id);
-    kc_result_add_record(res, &key, NULL);
-    kc_buf_deinit(&key);
+    kc_record_key_t key = {.group_id = kc_str(group_id)};
+    kc_record_write(res, KC_RECORD_GROUP_METADATA, &key, 0, NULL);
 }
 
 /* ---- timers and the rebalance machinery ------------------------------- */
@@ -2008,8 +1968,6 @@ static void send_leave(kc_result_t *res, const kc_request_ctx_t *ctx, int16_t to
 {
     kc_arena_t arena;
     kc_arena_init(&arena);
-    kc_buf_t body;
-    kc_buf_init(&body);
     kc_leave_group_response_t r;
     kc_leave_group_response_init(&r);
     if (ctx->api_version < 3) {
@@ -2029,10 +1987,7 @@ static void send_leave(kc_result_t *res, const kc_request_ctx_t *ctx, int16_t to
             r.members.items[i].error_code = items[i].error_code;
         }
     }
-    if (kc_leave_group_response_encode(&body, ctx->api_version, &r) != 0)
-        kc_log_error(LOG_COMP, "Failed to encode LeaveGroup response v%d", ctx->api_version);
-    kc_result_add_response(res, ctx, &body, NULL);
-    kc_buf_deinit(&body);
+    kc_result_respond(res, ctx, &r, NULL);
     kc_arena_deinit(&arena);
 }
 
@@ -2180,8 +2135,6 @@ void kc_coord_describe_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
 {
     kc_arena_t arena;
     kc_arena_init(&arena);
-    kc_buf_t body;
-    kc_buf_init(&body);
     kc_describe_groups_response_t r;
     kc_describe_groups_response_init(&r);
     int32_t n = req->groups.count > 0 ? req->groups.count : 0;
@@ -2261,10 +2214,7 @@ void kc_coord_describe_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
             d->authorized_operations =
                 kc_request_authorized_ops(ctx, KC_RES_GROUP, gid, GROUP_AUTHORIZED_OPERATIONS);
     }
-    if (kc_describe_groups_response_encode(&body, ctx->api_version, &r) != 0)
-        kc_log_error(LOG_COMP, "Failed to encode DescribeGroups response v%d", ctx->api_version);
-    kc_result_add_response(res, ctx, &body, NULL);
-    kc_buf_deinit(&body);
+    kc_result_respond(res, ctx, &r, NULL);
     kc_arena_deinit(&arena);
 }
 

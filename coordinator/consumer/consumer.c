@@ -24,14 +24,8 @@
 
 #define LOG_COMP "group-coordinator"
 
-/* Record types and value versions (group-coordinator record schemas). */
-#define REC_GROUP_METADATA 3
-#define REC_PARTITION_METADATA 4
-#define REC_MEMBER_METADATA 5
-#define REC_TARGET_METADATA 6
-#define REC_TARGET_MEMBER 7
-#define REC_CURRENT_ASSIGNMENT 8
-#define REC_REGULAR_EXPRESSION 16
+/* The value version of every consumer group record Kafka writes. */
+#define REC_VERSION 0
 
 #define EPOCH_LEAVE (-1)
 #define EPOCH_STATIC_LEAVE (-2)
@@ -634,25 +628,16 @@ static int64_t group_metadata_hash(kc_coord_t *c, cs_group_t *g)
 
 static void write_group_epoch(const cs_group_t *g, kc_result_t *res)
 {
-    kc_buf_t k, v;
-    kc_buf_init(&k);
-    kc_buf_init(&v);
-    kc_record_key_group(&k, REC_GROUP_METADATA, g->group_id);
     kc_consumer_group_metadata_value_t val;
     kc_consumer_group_metadata_value_init(&val);
     val.epoch = g->group_epoch;
     val.metadata_hash = g->metadata_hash;
-    kc_write_int16(&v, 0);
-    kc_consumer_group_metadata_value_encode(&v, 0, &val);
-    kc_result_take_record(res, &k, &v);
+    kc_record_key_t key = kc_record_group_key(g->group_id);
+    kc_record_write(res, KC_RECORD_CONSUMER_GROUP_METADATA, &key, REC_VERSION, &val);
 }
 
 static void write_member_metadata(const cs_group_t *g, const cs_member_t *m, kc_result_t *res)
 {
-    kc_buf_t k, v;
-    kc_buf_init(&k);
-    kc_buf_init(&v);
-    kc_record_key_member(&k, REC_MEMBER_METADATA, g->group_id, m->member_id);
     kc_consumer_group_member_metadata_value_t val;
     kc_consumer_group_member_metadata_value_init(&val);
     val.instance_id = kc_str(m->instance_id);
@@ -681,20 +666,15 @@ static void write_member_metadata(const cs_group_t *g, const cs_member_t *m, kc_
         cmm.supported_protocols.count = m->classic->nprotocols;
         val.classic_member_metadata = &cmm;
     }
-    kc_write_int16(&v, 0);
-    kc_consumer_group_member_metadata_value_encode(&v, 0, &val);
+    kc_record_key_t key = kc_record_member_key(g->group_id, m->member_id);
+    kc_record_write(res, KC_RECORD_CONSUMER_GROUP_MEMBER_METADATA, &key, REC_VERSION, &val);
     free(names);
     free(cps);
-    kc_result_take_record(res, &k, &v);
 }
 
 static void write_target_member(const cs_group_t *g, const char *member_id, const kc_asg_t *a,
                                 kc_result_t *res)
 {
-    kc_buf_t k, v;
-    kc_buf_init(&k);
-    kc_buf_init(&v);
-    kc_record_key_member(&k, REC_TARGET_MEMBER, g->group_id, member_id);
     kc_consumer_group_target_assignment_member_value_t val;
     kc_consumer_group_target_assignment_member_value_init(&val);
     kc_consumer_group_target_assignment_member_value_topic_partition_t *tp =
@@ -710,25 +690,20 @@ static void write_target_member(const cs_group_t *g, const char *member_id, cons
     }
     val.topic_partitions.items = tp;
     val.topic_partitions.count = n;
-    kc_write_int16(&v, 0);
-    kc_consumer_group_target_assignment_member_value_encode(&v, 0, &val);
+    kc_record_key_t key = kc_record_member_key(g->group_id, member_id);
+    kc_record_write(res, KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER, &key, REC_VERSION, &val);
     free(tp);
-    kc_result_take_record(res, &k, &v);
 }
 
 static void write_target_epoch(const cs_group_t *g, int64_t now_ms, kc_result_t *res)
 {
-    kc_buf_t k, v;
-    kc_buf_init(&k);
-    kc_buf_init(&v);
-    kc_record_key_group(&k, REC_TARGET_METADATA, g->group_id);
     kc_consumer_group_target_assignment_metadata_value_t val;
     kc_consumer_group_target_assignment_metadata_value_init(&val);
     val.assignment_epoch = g->assignment_epoch;
     val.assignment_timestamp = now_ms;
-    kc_write_int16(&v, 0);
-    kc_consumer_group_target_assignment_metadata_value_encode(&v, 0, &val);
-    kc_result_take_record(res, &k, &v);
+    kc_record_key_t key = kc_record_group_key(g->group_id);
+    kc_record_write(res, KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA, &key, REC_VERSION,
+                    &val);
 }
 
 typedef kc_consumer_group_current_member_assignment_value_topic_partitions_t cur_tp_t;
@@ -752,10 +727,6 @@ static cur_tp_t *cur_tps(const kc_asg_t *a, int32_t *count)
 
 static void write_current(const cs_group_t *g, const cs_member_t *m, kc_result_t *res)
 {
-    kc_buf_t k, v;
-    kc_buf_init(&k);
-    kc_buf_init(&v);
-    kc_record_key_member(&k, REC_CURRENT_ASSIGNMENT, g->group_id, m->member_id);
     kc_consumer_group_current_member_assignment_value_t val;
     kc_consumer_group_current_member_assignment_value_init(&val);
     val.member_epoch = m->member_epoch;
@@ -764,34 +735,20 @@ static void write_current(const cs_group_t *g, const cs_member_t *m, kc_result_t
     val.assigned_partitions.items = cur_tps(&m->assigned, &val.assigned_partitions.count);
     val.partitions_pending_revocation.items =
         cur_tps(&m->pending, &val.partitions_pending_revocation.count);
-    kc_write_int16(&v, 0);
-    kc_consumer_group_current_member_assignment_value_encode(&v, 0, &val);
+    kc_record_key_t key = kc_record_member_key(g->group_id, m->member_id);
+    kc_record_write(res, KC_RECORD_CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT, &key, REC_VERSION,
+                    &val);
     free(val.assigned_partitions.items);
     free(val.partitions_pending_revocation.items);
-    kc_result_take_record(res, &k, &v);
-}
-
-static void key_regex(kc_buf_t *k, const char *group_id, const char *regex)
-{
-    kc_write_int16(k, REC_REGULAR_EXPRESSION);
-    kc_consumer_group_regular_expression_key_t key;
-    kc_consumer_group_regular_expression_key_init(&key);
-    key.group_id = kc_str(group_id);
-    key.regular_expression = kc_str(regex);
-    kc_consumer_group_regular_expression_key_encode(k, 0, &key);
 }
 
 /* Record 16: the topics a regex resolved to; r NULL = tombstone. */
 static void write_regex(const cs_group_t *g, const char *regex, const cs_resolved_t *r,
                         kc_result_t *res)
 {
-    kc_buf_t k, v;
-    kc_buf_init(&k);
-    kc_buf_init(&v);
-    key_regex(&k, g->group_id, regex);
+    kc_record_key_t key = {.group_id = kc_str(g->group_id), .regex = kc_str(regex)};
     if (!r) {
-        kc_result_take_record(res, &k, NULL);
-        kc_buf_deinit(&v);
+        kc_record_write(res, KC_RECORD_CONSUMER_GROUP_REGULAR_EXPRESSION, &key, REC_VERSION, NULL);
         return;
     }
     kc_consumer_group_regular_expression_value_t val;
@@ -803,22 +760,19 @@ static void write_regex(const cs_group_t *g, const char *regex, const cs_resolve
     val.topics.count = r->n;
     val.version = r->version;
     val.timestamp = r->timestamp_ms;
-    kc_write_int16(&v, 0);
-    kc_consumer_group_regular_expression_value_encode(&v, 0, &val);
+    kc_record_write(res, KC_RECORD_CONSUMER_GROUP_REGULAR_EXPRESSION, &key, REC_VERSION, &val);
     free(names);
-    kc_result_take_record(res, &k, &v);
 }
 
 static void write_member_tombstones(const cs_group_t *g, const char *member_id, kc_result_t *res)
 {
     /* Kafka's order: current assignment, target assignment, metadata. */
-    static const int16_t types[] = {REC_CURRENT_ASSIGNMENT, REC_TARGET_MEMBER, REC_MEMBER_METADATA};
-    for (size_t i = 0; i < 3; i++) {
-        kc_buf_t k;
-        kc_buf_init(&k);
-        kc_record_key_member(&k, types[i], g->group_id, member_id);
-        kc_result_take_record(res, &k, NULL);
-    }
+    static const int16_t types[] = {KC_RECORD_CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT,
+                                    KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER,
+                                    KC_RECORD_CONSUMER_GROUP_MEMBER_METADATA};
+    kc_record_key_t key = kc_record_member_key(g->group_id, member_id);
+    for (size_t i = 0; i < KC_ARRAY_LEN(types); i++)
+        kc_record_write(res, types[i], &key, REC_VERSION, NULL);
 }
 
 /* ---- timers ----------------------------------------------------------------- */
@@ -1540,21 +1494,10 @@ static bool reconcile(kc_coord_t *c, cs_group_t *g, cs_member_t *m, owned_t owne
 static void send_hb(kc_result_t *res, const kc_request_ctx_t *ctx,
                     const kc_consumer_group_heartbeat_response_t *r, bool depends_on_records)
 {
-    kc_buf_t body, err;
-    kc_buf_init(&body);
-    kc_buf_init(&err);
-    if (kc_consumer_group_heartbeat_response_encode(&body, ctx->api_version, r) != 0)
-        kc_log_error(LOG_COMP, "Failed to encode ConsumerGroupHeartbeat response v%d",
-                     ctx->api_version);
-    if (depends_on_records) {
-        kc_consumer_group_heartbeat_response_t e;
-        kc_consumer_group_heartbeat_response_init(&e);
-        e.error_code = KC_ERR_NOT_COORDINATOR;
-        kc_consumer_group_heartbeat_response_encode(&err, ctx->api_version, &e);
-    }
-    kc_result_add_response(res, ctx, &body, depends_on_records ? &err : NULL);
-    kc_buf_deinit(&body);
-    kc_buf_deinit(&err);
+    kc_consumer_group_heartbeat_response_t e;
+    kc_consumer_group_heartbeat_response_init(&e);
+    e.error_code = KC_ERR_NOT_COORDINATOR;
+    kc_result_respond(res, ctx, r, depends_on_records ? &e : NULL);
 }
 
 static void send_hb_error(kc_result_t *res, const kc_request_ctx_t *ctx, int16_t error,
@@ -2214,7 +2157,7 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
         r.assignment = response_assignment(&m->assigned, &arena);
     if (res->nrecords > first_record)
         note_state(g);
-    send_hb(res, ctx, &r, res->nrecords > first_record);
+    send_hb(res, ctx, &r, kc_result_wrote_since(res, first_record));
     kc_arena_deinit(&arena);
 }
 
@@ -2386,13 +2329,7 @@ void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx
             dg->members.count = 0;
         }
     }
-    kc_buf_t body;
-    kc_buf_init(&body);
-    if (kc_consumer_group_describe_response_encode(&body, ctx->api_version, &r) != 0)
-        kc_log_error(LOG_COMP, "Failed to encode ConsumerGroupDescribe response v%d",
-                     ctx->api_version);
-    kc_result_add_response(res, ctx, &body, NULL);
-    kc_buf_deinit(&body);
+    kc_result_respond(res, ctx, &r, NULL);
     kc_arena_deinit(&arena);
 }
 
@@ -2439,7 +2376,7 @@ int kc_consumer_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const 
     kc_reader_init(&r, key, key_len);
     int16_t type = kc_read_int16(&r);
     kc_str_t gid = KC_STR_NULL, mid = KC_STR_NULL;
-    if (type == REC_REGULAR_EXPRESSION) {
+    if (type == KC_RECORD_CONSUMER_GROUP_REGULAR_EXPRESSION) {
         kc_consumer_group_regular_expression_key_t k;
         kc_consumer_group_regular_expression_key_init(&k);
         if (kc_consumer_group_regular_expression_key_decode(&r, 0, &arena, &k) != 0 || r.err ||
@@ -2447,7 +2384,7 @@ int kc_consumer_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const 
             goto out;
         gid = k.group_id;
         mid = k.regular_expression; /* the regex stands in the member id's place */
-    } else if (type == REC_GROUP_METADATA || type == REC_TARGET_METADATA) {
+    } else if (type == KC_RECORD_CONSUMER_GROUP_METADATA || type == KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA) {
         kc_consumer_group_metadata_key_t k;
         kc_consumer_group_metadata_key_init(&k);
         if (kc_consumer_group_metadata_key_decode(&r, 0, &arena, &k) != 0 || r.err)
@@ -2474,7 +2411,7 @@ int kc_consumer_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const 
             goto out;
     }
     switch (type) {
-    case REC_REGULAR_EXPRESSION: {
+    case KC_RECORD_CONSUMER_GROUP_REGULAR_EXPRESSION: {
         char *regex = dup_s(mid);
         if (!value) {
             if (g)
@@ -2514,7 +2451,7 @@ int kc_consumer_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const 
         free(regex);
         break;
     }
-    case REC_GROUP_METADATA: {
+    case KC_RECORD_CONSUMER_GROUP_METADATA: {
         if (!value) {
             if (g) {
                 kc_groups_table_remove(c, g->group_id);
@@ -2533,7 +2470,7 @@ int kc_consumer_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const 
         g->has_group_record = true;
         break;
     }
-    case REC_TARGET_METADATA: {
+    case KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA: {
         if (!value)
             break;
         kc_consumer_group_target_assignment_metadata_value_t v;
@@ -2545,7 +2482,7 @@ int kc_consumer_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const 
         g->assignment_epoch = v.assignment_epoch;
         break;
     }
-    case REC_MEMBER_METADATA: {
+    case KC_RECORD_CONSUMER_GROUP_MEMBER_METADATA: {
         if (!value) {
             cs_member_t *m = g ? member_get(g, mid.ptr ? mid.ptr : "", (size_t)mid.len) : NULL;
             if (m)
@@ -2603,7 +2540,7 @@ int kc_consumer_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const 
         }
         break;
     }
-    case REC_TARGET_MEMBER: {
+    case KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER: {
         cs_member_t *m = g ? member_get(g, mid.ptr ? mid.ptr : "", (size_t)mid.len) : NULL;
         if (!value) {
             if (m)
@@ -2624,7 +2561,7 @@ int kc_consumer_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const 
                            v.topic_partitions.items[i].partitions.items[j]);
         break;
     }
-    case REC_CURRENT_ASSIGNMENT: {
+    case KC_RECORD_CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT: {
         cs_member_t *m = g ? member_get(g, mid.ptr ? mid.ptr : "", (size_t)mid.len) : NULL;
         if (!value) {
             if (m) {
@@ -2732,17 +2669,16 @@ void kc_consumer_group_delete(kc_coord_t *c, kc_consumer_group_t *g, kc_result_t
         cancel_member_timers(c, g, g->members[i]->member_id);
         write_member_tombstones(g, g->members[i]->member_id, res);
     }
-    static const int16_t types[] = {REC_TARGET_METADATA, REC_REGULAR_EXPRESSION,
-                                    REC_PARTITION_METADATA, REC_GROUP_METADATA};
-    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
-        if (types[i] == REC_REGULAR_EXPRESSION) {
+    static const int16_t types[] = {KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA,
+                                    KC_RECORD_CONSUMER_GROUP_REGULAR_EXPRESSION,
+                                    KC_RECORD_CONSUMER_GROUP_PARTITION_METADATA,
+                                    KC_RECORD_CONSUMER_GROUP_METADATA};
+    kc_record_key_t rkey = kc_record_group_key(g->group_id);
+    for (size_t i = 0; i < KC_ARRAY_LEN(types); i++) {
+        if (types[i] == KC_RECORD_CONSUMER_GROUP_REGULAR_EXPRESSION)
             kc_smap_foreach(&g->resolved, tombstone_regex, &(regex_ts_ctx_t){g, res});
-            continue;
-        }
-        kc_buf_t k;
-        kc_buf_init(&k);
-        kc_record_key_group(&k, types[i], g->group_id);
-        kc_result_take_record(res, &k, NULL);
+        else
+            kc_record_write(res, types[i], &rkey, REC_VERSION, NULL);
     }
     char key[KEY_BUF];
     regex_key(key, sizeof(key), g->group_id);

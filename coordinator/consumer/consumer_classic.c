@@ -211,8 +211,9 @@ static int32_t owned_from_subscription(kc_coord_t *c,
 }
 
 /* ConsumerProtocol.serializeAssignment of a partition set, in the version
- * of the member's subscription (capped to the newest known). */
-static void serialize_assignment(kc_coord_t *c, const kc_asg_t *a, int16_t version, kc_buf_t *out)
+ * of the member's subscription (capped to the newest known), appended to
+ * out. Returns 0, or the encoder's error with out left as it was (logged). */
+static int serialize_assignment(kc_coord_t *c, const kc_asg_t *a, int16_t version, kc_buf_t *out)
 {
     const kc_topic_view_t *v = kc_coord_topic_view(c);
     if (version < 0)
@@ -236,9 +237,15 @@ static void serialize_assignment(kc_coord_t *c, const kc_asg_t *a, int16_t versi
     }
     asg.assigned_partitions.items = tps;
     asg.assigned_partitions.count = k;
+    size_t len = out->len;
     kc_write_int16(out, version);
-    kc_consumer_protocol_assignment_encode(out, version, &asg);
+    int rc = kc_consumer_protocol_assignment_encode(out, version, &asg);
     free(tps);
+    if (rc != 0) {
+        out->len = len;
+        kc_log_error(LOG_COMP, "cannot encode a ConsumerProtocolAssignment v%d (%d)", version, rc);
+    }
+    return rc;
 }
 
 static int16_t member_protocol_version(const cs_member_t *m)
@@ -345,7 +352,9 @@ static void convert_to_classic(kc_coord_t *c, cs_group_t *g, cs_member_t **skip,
         in->protocols = cls[n]->protocols;
         in->nprotocols = cls[n]->nprotocols;
         kc_buf_init(&asg[n]);
-        serialize_assignment(c, &m->target, member_protocol_version(m), &asg[n]);
+        /* The classic group's record would carry a wrong assignment. */
+        if (serialize_assignment(c, &m->target, member_protocol_version(m), &asg[n]) != 0)
+            res->failed = true;
         n++;
     }
     for (size_t i = 0; i < n; i++) {
@@ -893,7 +902,7 @@ void kc_consumer_classic_join(kc_coord_t *c, const kc_request_ctx_t *ctx, kc_con
     }
     out->error_code = KC_ERR_NONE;
 out:
-    out->depends_on_records = res->nrecords > first_record;
+    out->depends_on_records = kc_result_wrote_since(res, first_record);
     free(member_id);
     kc_arena_deinit(&arena);
 }
@@ -936,7 +945,9 @@ int16_t kc_consumer_classic_sync(kc_coord_t *c, const kc_request_ctx_t *ctx, kc_
     sync_timer_key(key, sizeof(key), g->group_id, m->member_id);
     kc_timer_cancel(c, key);
     kc_cs_schedule_session(c, g, m, m->classic->session_timeout_ms, ctx->now_ms);
-    serialize_assignment(c, &m->assigned, member_protocol_version(m), assignment);
+    /* Kafka's serializer would throw: an unexpected error. */
+    if (serialize_assignment(c, &m->assigned, member_protocol_version(m), assignment) != 0)
+        return KC_ERR_UNKNOWN_SERVER_ERROR;
     return KC_ERR_NONE;
 }
 

@@ -13,7 +13,9 @@
  * The caller (server/) writes the records of every result of one loop
  * iteration in one storage transaction and sends the responses only after it
  * has committed; if the commit fails it sends each response's error_body
- * instead (when set) and reloads the coordinator from storage.
+ * instead (when set) and reloads the coordinator from storage. A result
+ * marked failed (something in it could not be encoded) is handled as a
+ * failed commit: none of its records is written.
  */
 #ifndef KC_COORD_H
 #define KC_COORD_H
@@ -103,6 +105,9 @@ typedef struct {
     int32_t correlation_id;
     int16_t api_key;
     int16_t api_version;
+    /* Empty only in a failed result, when the body could not be encoded:
+     * then it is never sent (error_body is, or, without one, the connection
+     * is closed). */
     kc_buf_t body;
     /* Non-empty: the body to send instead when the records of the same
      * result fail to commit (e.g. every partition COORDINATOR_NOT_AVAILABLE). */
@@ -115,11 +120,17 @@ typedef struct {
     size_t nrecords, records_cap;
     kc_response_t *responses;
     size_t nresponses, responses_cap;
+    /* A record or a response body of this result could not be encoded (it
+     * was dropped and logged). The caller must commit none of the records
+     * and treat the result as a failed commit: reload the coordinator, whose
+     * memory may hold what the dropped record described, and send the
+     * error bodies. Stays set until kc_result_reset. */
+    bool failed;
 } kc_result_t;
 
 void kc_result_init(kc_result_t *res);
 void kc_result_deinit(kc_result_t *res);
-/* Drops the content, keeps the memory. */
+/* Drops the content and the failed mark, keeps the memory. */
 void kc_result_reset(kc_result_t *res);
 
 /* Ownership: the config is copied; topics is borrowed. */

@@ -12,6 +12,7 @@
  * No transactions yet: there are no pending transactional offsets, so every
  * offset is stable. Group rules belong to the group modules (internal.h).
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,45 +89,11 @@ static int64_t java_length(kc_str_t s)
 
 /* ---- records ---------------------------------------------------------- */
 
-/* Key of record types 0 and 1: int16 type, then group, topic, partition (version 0). */
-static void encode_key(kc_buf_t *b, kc_str_t group, kc_str_t topic, int32_t partition)
-{
-    kc_write_int16(b, KC_RECORD_OFFSET_COMMIT);
-    kc_write_str(b, group, false);
-    kc_write_str(b, topic, false);
-    kc_write_int32(b, partition);
-}
-
-/*
- * OffsetCommitValue as Kafka writes it (GroupCoordinatorRecordHelpers):
- * version 1 when the offset has an explicit expire timestamp, else version 4
- * (flexible, topic id as tagged field 0 when known).
- */
-static void encode_value(kc_buf_t *b, const kc_offset_entry_t *e)
-{
-    kc_str_t meta = str_of(e->metadata ? e->metadata : "", e->metadata_len);
-    if (e->expire_timestamp_ms != -1) {
-        kc_write_int16(b, 1);
-        kc_write_int64(b, e->offset);
-        kc_write_str(b, meta, false);
-        kc_write_int64(b, e->commit_timestamp_ms);
-        kc_write_int64(b, e->expire_timestamp_ms);
-        return;
-    }
-    kc_write_int16(b, 4);
-    kc_write_int64(b, e->offset);
-    kc_write_int32(b, e->leader_epoch);
-    kc_write_str(b, meta, true);
-    kc_write_int64(b, e->commit_timestamp_ms);
-    if (uuid_is_zero(e->topic_id)) {
-        kc_write_uvarint(b, 0);
-    } else {
-        kc_write_uvarint(b, 1);
-        kc_write_uvarint(b, 0);
-        kc_write_uvarint(b, 16);
-        kc_write_uuid(b, e->topic_id);
-    }
-}
+/* OffsetCommitValue versions Kafka writes (GroupCoordinatorRecordHelpers):
+ * 1 for an offset with an explicit expire timestamp, else 4 (flexible, the
+ * topic id as tagged field 0 when known). */
+#define VALUE_VERSION_EXPIRING 1
+#define VALUE_VERSION 4
 
 /* Decodes a value of record type 0 (version 0 only) or 1 (versions 0-4). */
 static int decode_value(int16_t type, const uint8_t *value, size_t value_len, kc_offset_entry_t *e)
@@ -134,7 +101,8 @@ static int decode_value(int16_t type, const uint8_t *value, size_t value_len, kc
     kc_reader_t r;
     kc_reader_init(&r, value, value_len);
     int16_t version = kc_read_int16(&r);
-    if (r.err || version < 0 || version > 4 || (type == 0 && version != 0))
+    if (r.err || version < 0 || version > KC_OFFSET_COMMIT_VALUE_MAX_VERSION ||
+        (type == KC_RECORD_LEGACY_OFFSET_COMMIT && version != 0))
         return KC_EINVAL;
     bool flexible = version >= 4;
     memset(e, 0, sizeof(*e));
@@ -175,7 +143,7 @@ int kc_offsets_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
     kc_str_t group = kc_read_str(&r, false, false);
     kc_str_t topic = kc_read_str(&r, false, false);
     int32_t partition = kc_read_int32(&r);
-    if (r.err || (type != 0 && type != KC_RECORD_OFFSET_COMMIT))
+    if (r.err || (type != KC_RECORD_LEGACY_OFFSET_COMMIT && type != KC_RECORD_OFFSET_COMMIT))
         return KC_EINVAL;
     kc_offsets_t *o = state_of(c);
     if (value == NULL) {
@@ -196,55 +164,69 @@ int kc_offsets_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
     return 0;
 }
 
-/* Adds an offset record (tombstone when e is NULL) to res and applies it. */
-static void emit(kc_coord_t *c, kc_result_t *res, kc_str_t group, kc_str_t topic,
-                 int32_t partition, const kc_offset_entry_t *e)
+/* Applies the offset record just written into res (its last record). */
+static void apply_last(kc_coord_t *c, const kc_result_t *res, kc_str_t group)
 {
-    kc_buf_t key, value;
-    kc_buf_init(&key);
-    kc_buf_init(&value);
-    encode_key(&key, group, topic, partition);
-    if (e != NULL)
-        encode_value(&value, e);
-    kc_result_add_record(res, &key, e ? &value : NULL);
-    int rc = kc_offsets_replay(c, key.data, key.len, e ? value.data : NULL, value.len);
+    const kc_record_t *r = &res->records[res->nrecords - 1];
+    int rc = kc_offsets_replay(c, r->key.data, r->key.len, r->tombstone ? NULL : r->value.data,
+                               r->value.len);
     if (rc != 0)
         kc_log_error(LOG, "cannot apply own offset record for group %.*s: %d", (int)group.len,
                      group.ptr, rc);
-    kc_buf_deinit(&key);
-    kc_buf_deinit(&value);
 }
 
-/* Tombstones, collected before being applied (applying changes the map being walked). */
+/* Writes the OffsetCommit record of the entry (tombstone when e is NULL)
+ * into res and applies it. */
+static void emit(kc_coord_t *c, kc_result_t *res, kc_str_t group, kc_str_t topic,
+                 int32_t partition, const kc_offset_entry_t *e)
+{
+    kc_record_key_t key = {.group_id = group, .topic = topic, .partition = partition};
+    kc_offset_commit_value_t v;
+    kc_offset_commit_value_init(&v);
+    int16_t version = VALUE_VERSION;
+    if (e != NULL) {
+        v.offset = e->offset;
+        v.leader_epoch = e->leader_epoch;
+        v.metadata = str_of(e->metadata ? e->metadata : "", e->metadata_len);
+        v.commit_timestamp = e->commit_timestamp_ms;
+        v.expire_timestamp = e->expire_timestamp_ms;
+        v.topic_id = e->topic_id;
+        if (e->expire_timestamp_ms != -1)
+            version = VALUE_VERSION_EXPIRING;
+    }
+    if (kc_record_write(res, KC_RECORD_OFFSET_COMMIT, &key, version, e ? &v : NULL) == 0)
+        apply_last(c, res, group);
+}
+
+/* Tombstones written into res during a walk of the map and applied to it
+ * only after (applying changes the map being walked); nothing else writes
+ * into res in between. */
 typedef struct {
-    kc_buf_t keys;   /* concatenated encoded keys */
-    size_t *ends;    /* end offset of each key in keys */
-    size_t n, cap;
+    kc_result_t *res;
+    size_t first; /* res->nrecords when the walk began */
+    size_t n;     /* tombstones written */
 } tombstones_t;
+
+static tombstones_t tombstones_begin(kc_result_t *res)
+{
+    return (tombstones_t){res, res->nrecords, 0};
+}
 
 static void tombstones_add(tombstones_t *t, kc_str_t group, kc_str_t topic, int32_t partition)
 {
-    encode_key(&t->keys, group, topic, partition);
-    if (t->n == t->cap) {
-        t->cap = t->cap ? t->cap * 2 : 16;
-        t->ends = kc_xrealloc(t->ends, t->cap * sizeof(*t->ends));
-    }
-    t->ends[t->n++] = t->keys.len;
+    kc_record_key_t key = {.group_id = group, .topic = topic, .partition = partition};
+    if (kc_record_write(t->res, KC_RECORD_OFFSET_COMMIT, &key, VALUE_VERSION, NULL) == 0)
+        t->n++;
 }
 
-/* Emits every collected tombstone into res, applies them and frees t. */
-static void tombstones_flush(kc_coord_t *c, tombstones_t *t, kc_result_t *res)
+/* Applies every tombstone of t. */
+static void tombstones_flush(kc_coord_t *c, tombstones_t *t)
 {
-    size_t start = 0;
-    for (size_t i = 0; i < t->n; i++) {
-        kc_buf_t key = {t->keys.data + start, t->ends[i] - start, t->ends[i] - start};
-        kc_result_add_record(res, &key, NULL);
-        kc_offsets_replay(c, key.data, key.len, NULL, 0);
-        start = t->ends[i];
+    assert(t->first + t->n == t->res->nrecords);
+    for (size_t i = t->first; i < t->first + t->n; i++) {
+        const kc_record_t *r = &t->res->records[i];
+        kc_offsets_replay(c, r->key.data, r->key.len, NULL, 0);
     }
-    kc_buf_deinit(&t->keys);
-    free(t->ends);
-    memset(t, 0, sizeof(*t));
 }
 
 static void tombstone_group(const kc_offsets_group_t *g, tombstones_t *t)
@@ -267,9 +249,9 @@ void kc_offsets_delete_group(kc_coord_t *c, kc_str_t group_id, kc_result_t *res)
     const kc_offsets_group_t *g = kc_offsets_map_group(&state_of(c)->map, group_id);
     if (g == NULL)
         return;
-    tombstones_t t = {0};
+    tombstones_t t = tombstones_begin(res);
     tombstone_group(g, &t);
-    tombstones_flush(c, &t, res);
+    tombstones_flush(c, &t);
 }
 
 void kc_coord_topic_deleted(kc_coord_t *c, kc_str_t topic, int64_t now_ms, kc_result_t *res)
@@ -277,7 +259,7 @@ void kc_coord_topic_deleted(kc_coord_t *c, kc_str_t topic, int64_t now_ms, kc_re
     (void)now_ms;
     kc_coord_topic_updated(c, topic);
     kc_offsets_map_t *m = &state_of(c)->map;
-    tombstones_t t = {0};
+    tombstones_t t = tombstones_begin(res);
     for (uint32_t i = 0; i < m->ngroups; i++) {
         const kc_offsets_group_t *g = m->groups[i];
         const kc_offsets_topic_t *tp = kc_offsets_group_topic(g, topic);
@@ -289,7 +271,7 @@ void kc_coord_topic_deleted(kc_coord_t *c, kc_str_t topic, int64_t now_ms, kc_re
     if (t.n > 0)
         kc_log_info(LOG, "topic %.*s deleted: removing %zu committed offsets", (int)topic.len,
                     topic.ptr, t.n);
-    tombstones_flush(c, &t, res);
+    tombstones_flush(c, &t);
 }
 
 /* ---- retention ---------------------------------------------------------- */
@@ -349,14 +331,14 @@ static void expiration_fired(kc_coord_t *c, const char *key, int64_t now_ms, kc_
         for (size_t i = 0; i < n; i++) {
             kc_group_t *grp = gs[i];
             kc_str_t id = kc_str(grp->ops->id(grp));
-            tombstones_t t = {0};
+            tombstones_t t = tombstones_begin(res);
             bool all = collect_expired(c, grp, kc_offsets_map_group(m, id), now_ms, &t);
             if (t.n > 0) {
                 kc_log_info(LOG, "group %.*s: expired %zu committed offsets%s", (int)id.len,
                             id.ptr, t.n, all ? ", none left" : "");
                 total += t.n;
             }
-            tombstones_flush(c, &t, res);
+            tombstones_flush(c, &t);
             if (all)
                 grp->ops->maybe_delete_expired(c, grp, now_ms, res);
         }
@@ -421,11 +403,12 @@ typedef struct {
  * Builds the response as KafkaApis does: partitions failing the topic
  * checks first (one response topic per topic key), then the coordinator's
  * answer merged in. When append_error is set, every coordinator partition
- * carries it (the body for a failed commit).
+ * carries it (the body for a failed commit). Arrays come from arena.
  */
-static void encode_commit_response(kc_buf_t *out, int16_t version, const commit_key_t *keys,
-                                   int32_t nkeys, const commit_entry_t *entries, size_t nentries,
-                                   const int32_t *entry_key, bool append_failed, kc_arena_t *arena)
+static void fill_commit_response(kc_offset_commit_response_t *out, int16_t version,
+                                 const commit_key_t *keys, int32_t nkeys,
+                                 const commit_entry_t *entries, size_t nentries,
+                                 const int32_t *entry_key, bool append_failed, kc_arena_t *arena)
 {
     bool by_id = version >= 10;
     int32_t *topic_of_key = kc_arena_alloc(arena, sizeof(int32_t) * (size_t)(nkeys + 1));
@@ -497,8 +480,7 @@ static void encode_commit_response(kc_buf_t *out, int16_t version, const commit_
                                                                        : entries[i].error;
         }
     }
-    if (kc_offset_commit_response_encode(out, version, &resp) != 0)
-        kc_log_error(LOG, "cannot encode OffsetCommit response v%d", version);
+    *out = resp;
 }
 
 void kc_coord_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
@@ -624,16 +606,13 @@ void kc_coord_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
         }
     }
 
-    kc_buf_t body, error_body;
-    kc_buf_init(&body);
-    kc_buf_init(&error_body);
-    encode_commit_response(&body, version, keys, ntopics, entries, n, entry_key, false, &arena);
-    if (res->nrecords > first_record)
-        encode_commit_response(&error_body, version, keys, ntopics, entries, n, entry_key, true,
-                               &arena);
-    kc_result_add_response(res, ctx, &body, error_body.len ? &error_body : NULL);
-    kc_buf_deinit(&body);
-    kc_buf_deinit(&error_body);
+    kc_offset_commit_response_t body, error_body;
+    fill_commit_response(&body, version, keys, ntopics, entries, n, entry_key, false, &arena);
+    bool with_records = kc_result_wrote_since(res, first_record);
+    if (with_records)
+        fill_commit_response(&error_body, version, keys, ntopics, entries, n, entry_key, true,
+                             &arena);
+    kc_result_respond(res, ctx, &body, with_records ? &error_body : NULL);
     kc_arena_deinit(&arena);
 }
 
@@ -895,12 +874,7 @@ void kc_coord_offset_fetch(kc_coord_t *c, const kc_request_ctx_t *ctx,
         }
     }
 
-    kc_buf_t body;
-    kc_buf_init(&body);
-    if (kc_offset_fetch_response_encode(&body, version, &resp) != 0)
-        kc_log_error(LOG, "cannot encode OffsetFetch response v%d", version);
-    kc_result_add_response(res, ctx, &body, NULL);
-    kc_buf_deinit(&body);
+    kc_result_respond(res, ctx, &resp, NULL);
     kc_arena_deinit(&arena);
 }
 
@@ -909,21 +883,19 @@ void kc_coord_offset_fetch(kc_coord_t *c, const kc_request_ctx_t *ctx,
 typedef __typeof__(((kc_offset_delete_response_t *)0)->topics.items[0]) delete_rtopic_t;
 typedef __typeof__(((delete_rtopic_t *)0)->partitions.items[0]) delete_rpart_t;
 
-static void encode_delete_error(kc_buf_t *out, int16_t error)
+/* An OffsetDelete answer carrying only a top-level error. */
+static kc_offset_delete_response_t delete_error(int16_t error)
 {
     kc_offset_delete_response_t resp;
     kc_offset_delete_response_init(&resp);
     resp.error_code = error;
     resp.topics.count = 0;
-    if (kc_offset_delete_response_encode(out, 0, &resp) != 0)
-        kc_log_error(LOG, "cannot encode OffsetDelete response");
+    return resp;
 }
 
 void kc_coord_offset_delete(kc_coord_t *c, const kc_request_ctx_t *ctx,
                             const kc_offset_delete_request_t *req, kc_result_t *res)
 {
-    kc_buf_t body;
-    kc_buf_init(&body);
     int16_t group_err = KC_ERR_NONE;
     kc_group_t *g = NULL;
     /* GroupCoordinatorService.deleteOffsets, then OffsetMetadataManager.deleteOffsets. */
@@ -937,9 +909,8 @@ void kc_coord_offset_delete(kc_coord_t *c, const kc_request_ctx_t *ctx,
         group_err = g->ops->validate_offset_delete(g);
     if (group_err != KC_ERR_NONE) {
         /* A top-level error replaces the whole answer (OffsetDeleteResponse.Builder.merge). */
-        encode_delete_error(&body, group_err);
-        kc_result_add_response(res, ctx, &body, NULL);
-        kc_buf_deinit(&body);
+        kc_offset_delete_response_t resp = delete_error(group_err);
+        kc_result_respond(res, ctx, &resp, NULL);
         return;
     }
 
@@ -950,7 +921,7 @@ void kc_coord_offset_delete(kc_coord_t *c, const kc_request_ctx_t *ctx,
     kc_offset_delete_response_init(&resp);
     resp.topics.items = kc_arena_alloc(&arena, sizeof(delete_rtopic_t) * (size_t)(ntopics + 1));
     resp.topics.count = 0;
-    tombstones_t t = {0};
+    tombstones_t t = tombstones_begin(res);
     kc_offsets_group_t *og = kc_offsets_map_group(&state_of(c)->map, req->group_id);
 
     /* Topic checks first (KafkaApis), then the coordinator's per-topic answer. */
@@ -1010,17 +981,9 @@ void kc_coord_offset_delete(kc_coord_t *c, const kc_request_ctx_t *ctx,
             }
         }
     }
-    size_t first_record = res->nrecords;
-    tombstones_flush(c, &t, res);
-    if (kc_offset_delete_response_encode(&body, 0, &resp) != 0)
-        kc_log_error(LOG, "cannot encode OffsetDelete response");
-    kc_buf_t error_body;
-    kc_buf_init(&error_body);
-    if (res->nrecords > first_record)
-        encode_delete_error(&error_body, KC_COORD_ERR_WRITE_FAILED);
-    kc_result_add_response(res, ctx, &body, error_body.len ? &error_body : NULL);
-    kc_buf_deinit(&body);
-    kc_buf_deinit(&error_body);
+    tombstones_flush(c, &t);
+    kc_offset_delete_response_t error_body = delete_error(KC_COORD_ERR_WRITE_FAILED);
+    kc_result_respond(res, ctx, &resp, kc_result_wrote_since(res, t.first) ? &error_body : NULL);
     kc_arena_deinit(&arena);
 }
 

@@ -30,13 +30,8 @@
 #include "topology_desc.h"
 
 #define LOG_COMP "group-coordinator"
-
-#define REC_METADATA 17
-#define REC_MEMBER 19
-#define REC_TARGET_METADATA 20
-#define REC_TARGET_MEMBER 21
-#define REC_CURRENT 22
-#define REC_TOPOLOGY 23
+/* The value version of every streams group record Kafka writes. */
+#define REC_VERSION 0
 
 /* StreamsGroupCurrentMemberAssignmentValue.State (MemberState) */
 #define MS_STABLE 1
@@ -571,10 +566,11 @@ static kc_int16_array_t copy_i16(kc_int16_array_t a)
 
 /* The request's topology as a record 23 value (without version), with the
  * subtopologies sorted by id (Kafka keeps them in a map). Returns false,
- * with the id in dup, when two subtopologies share an id (Kafka's map
- * construction fails: UNKNOWN_SERVER_ERROR). */
+ * with the reason in why, when two subtopologies share an id (Kafka's map
+ * construction fails: UNKNOWN_SERVER_ERROR) or when the value does not
+ * encode (out is then left empty). */
 static bool topology_from_request(const kc_streams_group_heartbeat_request_topology_t *rt,
-                                  kc_buf_t *out, char *dup, size_t dup_cap)
+                                  kc_buf_t *out, char *why, size_t why_cap)
 {
     kc_arena_t a;
     kc_arena_init(&a);
@@ -585,7 +581,8 @@ static bool topology_from_request(const kc_streams_group_heartbeat_request_topol
     qsort(sorted, (size_t)n, sizeof(*sorted), cmp_req_sub);
     for (int32_t i = 1; i < n; i++)
         if (cmp_req_sub(&sorted[i - 1], &sorted[i]) == 0) {
-            snprintf(dup, dup_cap, "%.*s", (int)sorted[i]->subtopology_id.len,
+            snprintf(why, why_cap, "duplicate key %.*s in the topology's subtopologies",
+                     (int)sorted[i]->subtopology_id.len,
                      sorted[i]->subtopology_id.ptr ? sorted[i]->subtopology_id.ptr : "");
             kc_arena_deinit(&a);
             return false;
@@ -626,8 +623,13 @@ static bool topology_from_request(const kc_streams_group_heartbeat_request_topol
                 copy_i16(s->copartition_groups.items[k].repartition_source_topics);
         }
     }
-    kc_streams_group_topology_value_encode(out, 0, &v);
+    int rc = kc_streams_group_topology_value_encode(out, 0, &v);
     kc_arena_deinit(&a);
+    if (rc != 0) {
+        kc_buf_reset(out);
+        snprintf(why, why_cap, "it cannot be encoded as a StreamsGroupTopology record (%d)", rc);
+        return false;
+    }
     return true;
 }
 
@@ -1334,26 +1336,17 @@ static void group_metadata_value(const st_group_t *g, kc_streams_group_metadata_
 
 static void write_group_metadata(const st_group_t *g, kc_result_t *res)
 {
-    kc_buf_t k, v;
-    kc_buf_init(&k);
-    kc_buf_init(&v);
-    kc_record_key_group(&k, REC_METADATA, g->group_id);
     kc_streams_group_metadata_value_t val;
     kc_streams_group_metadata_value_last_assignment_config_t cfgs[1];
     char nbuf[16];
     group_metadata_value(g, &val, cfgs, nbuf);
-    kc_write_int16(&v, 0);
-    kc_streams_group_metadata_value_encode(&v, 0, &val);
-    kc_result_take_record(res, &k, &v);
+    kc_record_key_t key = kc_record_group_key(g->group_id);
+    kc_record_write(res, KC_RECORD_STREAMS_GROUP_METADATA, &key, REC_VERSION, &val);
 }
 
 static void write_member_metadata(st_group_t *g, st_member_t *m, kc_result_t *res)
 {
     mtable_put(g, m);
-    kc_buf_t k, v;
-    kc_buf_init(&k);
-    kc_buf_init(&v);
-    kc_record_key_member(&k, REC_MEMBER, g->group_id, m->member_id);
     kc_streams_group_member_metadata_value_t val;
     kc_streams_group_member_metadata_value_init(&val);
     val.instance_id = kc_str(m->instance_id);
@@ -1377,10 +1370,9 @@ static void write_member_metadata(st_group_t *g, st_member_t *m, kc_result_t *re
     }
     val.client_tags.items = tags;
     val.client_tags.count = m->ntags;
-    kc_write_int16(&v, 0);
-    kc_streams_group_member_metadata_value_encode(&v, 0, &val);
+    kc_record_key_t key = kc_record_member_key(g->group_id, m->member_id);
+    kc_record_write(res, KC_RECORD_STREAMS_GROUP_MEMBER_METADATA, &key, REC_VERSION, &val);
     free(tags);
-    kc_result_take_record(res, &k, &v);
 }
 
 typedef kc_streams_group_target_assignment_member_value_task_ids_t tgt_ids_t;
@@ -1422,45 +1414,31 @@ static cur_ids_t *cur_ids(const kc_tasks_t *t, int32_t *count)
 static void write_target_member(const st_group_t *g, const char *member_id,
                                 const kc_tasks_tuple_t *t, kc_result_t *res)
 {
-    kc_buf_t k, v;
-    kc_buf_init(&k);
-    kc_buf_init(&v);
-    kc_record_key_member(&k, REC_TARGET_MEMBER, g->group_id, member_id);
     kc_streams_group_target_assignment_member_value_t val;
     kc_streams_group_target_assignment_member_value_init(&val);
     val.active_tasks.items = tgt_ids(&t->active, &val.active_tasks.count);
     val.standby_tasks.items = tgt_ids(&t->standby, &val.standby_tasks.count);
     val.warmup_tasks.items = tgt_ids(&t->warmup, &val.warmup_tasks.count);
-    kc_write_int16(&v, 0);
-    kc_streams_group_target_assignment_member_value_encode(&v, 0, &val);
+    kc_record_key_t key = kc_record_member_key(g->group_id, member_id);
+    kc_record_write(res, KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER, &key, REC_VERSION, &val);
     free(val.active_tasks.items);
     free(val.standby_tasks.items);
     free(val.warmup_tasks.items);
-    kc_result_take_record(res, &k, &v);
 }
 
 static void write_target_metadata(const st_group_t *g, kc_result_t *res)
 {
-    kc_buf_t k, v;
-    kc_buf_init(&k);
-    kc_buf_init(&v);
-    kc_record_key_group(&k, REC_TARGET_METADATA, g->group_id);
     kc_streams_group_target_assignment_metadata_value_t val;
     kc_streams_group_target_assignment_metadata_value_init(&val);
     val.assignment_epoch = g->assignment_epoch;
     val.assignment_timestamp = g->assignment_timestamp;
-    kc_write_int16(&v, 0);
-    kc_streams_group_target_assignment_metadata_value_encode(&v, 0, &val);
-    kc_result_take_record(res, &k, &v);
+    kc_record_key_t key = kc_record_group_key(g->group_id);
+    kc_record_write(res, KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA, &key, REC_VERSION, &val);
 }
 
 static void write_current(st_group_t *g, st_member_t *m, kc_result_t *res)
 {
     mtable_put(g, m);
-    kc_buf_t k, v;
-    kc_buf_init(&k);
-    kc_buf_init(&v);
-    kc_record_key_member(&k, REC_CURRENT, g->group_id, m->member_id);
     kc_streams_group_current_member_assignment_value_t val;
     kc_streams_group_current_member_assignment_value_init(&val);
     val.member_epoch = m->member_epoch;
@@ -1475,38 +1453,27 @@ static void write_current(st_group_t *g, st_member_t *m, kc_result_t *res)
         cur_ids(&m->pending.standby, &val.standby_tasks_pending_revocation.count);
     val.warmup_tasks_pending_revocation.items =
         cur_ids(&m->pending.warmup, &val.warmup_tasks_pending_revocation.count);
-    kc_write_int16(&v, 0);
-    kc_streams_group_current_member_assignment_value_encode(&v, 0, &val);
+    kc_record_key_t key = kc_record_member_key(g->group_id, m->member_id);
+    kc_record_write(res, KC_RECORD_STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT, &key, REC_VERSION, &val);
     free(val.active_tasks.items);
     free(val.standby_tasks.items);
     free(val.warmup_tasks.items);
     free(val.active_tasks_pending_revocation.items);
     free(val.standby_tasks_pending_revocation.items);
     free(val.warmup_tasks_pending_revocation.items);
-    kc_result_take_record(res, &k, &v);
 }
 
 static void write_topology(const st_group_t *g, const kc_buf_t *value, kc_result_t *res)
 {
-    kc_buf_t k, v;
-    kc_buf_init(&k);
-    kc_buf_init(&v);
-    kc_record_key_group(&k, REC_TOPOLOGY, g->group_id);
-    kc_write_int16(&v, 0);
-    kc_buf_append(&v, value->data, value->len);
-    kc_result_take_record(res, &k, &v);
+    kc_record_key_t key = kc_record_group_key(g->group_id);
+    kc_record_write_encoded(res, KC_RECORD_STREAMS_GROUP_TOPOLOGY, &key, REC_VERSION, value);
 }
 
 static void write_tombstone(int16_t type, const char *group_id, const char *member_id,
                             kc_result_t *res)
 {
-    kc_buf_t k;
-    kc_buf_init(&k);
-    if (member_id)
-        kc_record_key_member(&k, type, group_id, member_id);
-    else
-        kc_record_key_group(&k, type, group_id);
-    kc_result_take_record(res, &k, NULL);
+    kc_record_key_t key = kc_record_member_key(group_id, member_id);
+    kc_record_write(res, type, &key, REC_VERSION, NULL);
 }
 
 static void write_member_tombstones(st_group_t *g, const char *member_id, kc_result_t *res)
@@ -1516,9 +1483,9 @@ static void write_member_tombstones(st_group_t *g, const char *member_id, kc_res
     if (m)
         mtable_put(g, m);
     /* StreamsCoordinatorRecordHelpers order when a member leaves. */
-    write_tombstone(REC_CURRENT, g->group_id, member_id, res);
-    write_tombstone(REC_TARGET_MEMBER, g->group_id, member_id, res);
-    write_tombstone(REC_MEMBER, g->group_id, member_id, res);
+    write_tombstone(KC_RECORD_STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT, g->group_id, member_id, res);
+    write_tombstone(KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER, g->group_id, member_id, res);
+    write_tombstone(KC_RECORD_STREAMS_GROUP_MEMBER_METADATA, g->group_id, member_id, res);
 }
 
 /* ---- timers --------------------------------------------------------------- */
@@ -2267,21 +2234,11 @@ typedef kc_streams_group_heartbeat_response_t hb_resp_t;
 static void send_hb(kc_result_t *res, const kc_request_ctx_t *ctx, const hb_resp_t *r,
                     bool depends_on_records)
 {
-    kc_buf_t body, err;
-    kc_buf_init(&body);
-    kc_buf_init(&err);
-    if (kc_streams_group_heartbeat_response_encode(&body, ctx->api_version, r) != 0)
-        kc_log_error(LOG_COMP, "Failed to encode StreamsGroupHeartbeat response v%d", ctx->api_version);
-    if (depends_on_records) {
-        hb_resp_t e;
-        kc_streams_group_heartbeat_response_init(&e);
-        e.error_code = KC_COORD_ERR_WRITE_FAILED;
-        e.member_id = kc_str("");
-        kc_streams_group_heartbeat_response_encode(&err, ctx->api_version, &e);
-    }
-    kc_result_add_response(res, ctx, &body, depends_on_records ? &err : NULL);
-    kc_buf_deinit(&body);
-    kc_buf_deinit(&err);
+    hb_resp_t e;
+    kc_streams_group_heartbeat_response_init(&e);
+    e.error_code = KC_COORD_ERR_WRITE_FAILED;
+    e.member_id = kc_str("");
+    kc_result_respond(res, ctx, r, depends_on_records ? &e : NULL);
 }
 
 static void send_hb_error(kc_result_t *res, const kc_request_ctx_t *ctx, int16_t error,
@@ -2508,7 +2465,7 @@ static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
                     g->group_id, m->member_id, m->member_id);
         kc_streams_fence_member_event(c, g, m->member_id, KC_COORD_EV_MEMBER_REMOVED, "left the group (epoch -1)", ctx->now_ms, res);
     }
-    send_hb(res, ctx, &r, res->nrecords > first);
+    send_hb(res, ctx, &r, kc_result_wrote_since(res, first));
 }
 
 /* ---- heartbeat ------------------------------------------------------------------- */
@@ -2673,12 +2630,12 @@ static void heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
     /* The topology: initialise, compare or keep (maybeUpdateTopology). */
     bool init_topology = false;
     if (req->topology) {
-        char dup[256];
-        if (!topology_from_request(req->topology, &req_topo, dup, sizeof(dup))) {
+        char why[320];
+        if (!topology_from_request(req->topology, &req_topo, why, sizeof(why))) {
             /* Kafka's map of the subtopologies throws an unexpected
              * exception: UNKNOWN_SERVER_ERROR without a message. */
-            kc_log_warn(LOG_COMP, "[GroupId %.*s] Rejected a topology: duplicate key %s in the "
-                        "topology's subtopologies.", (int)req->group_id.len, req->group_id.ptr, dup);
+            kc_log_warn(LOG_COMP, "[GroupId %.*s] Rejected a topology: %s.", (int)req->group_id.len,
+                        req->group_id.ptr, why);
             send_hb_error(res, ctx, KC_ERR_UNKNOWN_SERVER_ERROR, NULL);
             goto out;
         }
@@ -3016,7 +2973,7 @@ static void heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
     r.topology_description_required = kc_topology_desc_solicit(
         c->tdesc, &g->td, ctx->api_version, req->member_epoch, r.error_code, stale_topology,
         g->topology ? g->topology->epoch : -1, ctx->now_ms);
-    send_hb(res, ctx, &r, res->nrecords > first_record);
+    send_hb(res, ctx, &r, kc_result_wrote_since(res, first_record));
     free(old_endpoint);
     kc_tasks_tuple_free(&old_assigned);
     /* Kafka works on a new group object that replay then replaces: what it
@@ -3279,12 +3236,7 @@ void kc_coord_streams_group_describe_fetched(kc_coord_t *c, const kc_request_ctx
         }
         free(ordered);
     }
-    kc_buf_t body;
-    kc_buf_init(&body);
-    if (kc_streams_group_describe_response_encode(&body, ctx->api_version, &r) != 0)
-        kc_log_error(LOG_COMP, "Failed to encode StreamsGroupDescribe response v%d", ctx->api_version);
-    kc_result_add_response(res, ctx, &body, NULL);
-    kc_buf_deinit(&body);
+    kc_result_respond(res, ctx, &r, NULL);
     kc_arena_deinit(&arena);
 }
 
@@ -3340,7 +3292,7 @@ int kc_streams_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
     kc_reader_init(&r, key, key_len);
     int16_t type = kc_read_int16(&r);
     kc_str_t gid = KC_STR_NULL, mid = KC_STR_NULL;
-    if (type == REC_METADATA || type == REC_TARGET_METADATA || type == REC_TOPOLOGY) {
+    if (type == KC_RECORD_STREAMS_GROUP_METADATA || type == KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA || type == KC_RECORD_STREAMS_GROUP_TOPOLOGY) {
         kc_streams_group_metadata_key_t k;
         kc_streams_group_metadata_key_init(&k);
         if (kc_streams_group_metadata_key_decode(&r, 0, &arena, &k) != 0 || r.err)
@@ -3367,7 +3319,7 @@ int kc_streams_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
     }
     st_member_t *m = g ? member_get(g, mid) : NULL;
     switch (type) {
-    case REC_METADATA: {
+    case KC_RECORD_STREAMS_GROUP_METADATA: {
         if (!value) {
             if (g) {
                 kc_groups_table_remove(c, g->group_id);
@@ -3399,7 +3351,7 @@ int kc_streams_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
         g->has_group_record = true;
         break;
     }
-    case REC_TARGET_METADATA: {
+    case KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA: {
         if (!value)
             break;
         kc_streams_group_target_assignment_metadata_value_t v;
@@ -3411,7 +3363,7 @@ int kc_streams_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
         g->assignment_timestamp = v.assignment_timestamp;
         break;
     }
-    case REC_TOPOLOGY: {
+    case KC_RECORD_STREAMS_GROUP_TOPOLOGY: {
         if (!value) {
             if (g)
                 group_clear_topology(g);
@@ -3422,7 +3374,7 @@ int kc_streams_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
             goto out;
         break;
     }
-    case REC_MEMBER: {
+    case KC_RECORD_STREAMS_GROUP_MEMBER_METADATA: {
         if (!value) {
             if (m)
                 group_remove_member(g, m);
@@ -3469,7 +3421,7 @@ int kc_streams_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
         }
         break;
     }
-    case REC_TARGET_MEMBER: {
+    case KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER: {
         if (!value) {
             if (m) {
                 kc_tasks_tuple_free(&m->target);
@@ -3490,7 +3442,7 @@ int kc_streams_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
         tasks_from_tgt(&m->target.warmup, v.warmup_tasks.items, v.warmup_tasks.count);
         break;
     }
-    case REC_CURRENT: {
+    case KC_RECORD_STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT: {
         if (!value) {
             if (m) {
                 kc_tasks_tuple_t a = {0}, p = {0};
@@ -3593,16 +3545,16 @@ void kc_streams_group_delete(kc_coord_t *c, kc_streams_group_t *g, kc_result_t *
 {
     /* StreamsGroup.createGroupTombstoneRecords. */
     for (size_t i = 0; i < g->nmembers; i++)
-        write_tombstone(REC_CURRENT, g->group_id, g->members[i]->member_id, res);
+        write_tombstone(KC_RECORD_STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT, g->group_id, g->members[i]->member_id, res);
     for (size_t i = 0; i < g->nmembers; i++)
-        write_tombstone(REC_TARGET_MEMBER, g->group_id, g->members[i]->member_id, res);
-    write_tombstone(REC_TARGET_METADATA, g->group_id, NULL, res);
+        write_tombstone(KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER, g->group_id, g->members[i]->member_id, res);
+    write_tombstone(KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA, g->group_id, NULL, res);
     for (size_t i = 0; i < g->nmembers; i++) {
         cancel_member_timers(c, g, g->members[i]->member_id);
-        write_tombstone(REC_MEMBER, g->group_id, g->members[i]->member_id, res);
+        write_tombstone(KC_RECORD_STREAMS_GROUP_MEMBER_METADATA, g->group_id, g->members[i]->member_id, res);
     }
-    write_tombstone(REC_METADATA, g->group_id, NULL, res);
-    write_tombstone(REC_TOPOLOGY, g->group_id, NULL, res);
+    write_tombstone(KC_RECORD_STREAMS_GROUP_METADATA, g->group_id, NULL, res);
+    write_tombstone(KC_RECORD_STREAMS_GROUP_TOPOLOGY, g->group_id, NULL, res);
     char key[KEY_BUF];
     initial_key(key, sizeof(key), g->group_id);
     kc_timer_cancel(c, key);

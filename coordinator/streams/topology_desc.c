@@ -14,8 +14,6 @@
 
 #include "internal.h"
 
-#define REC_STREAMS_GROUP_METADATA 17
-
 /* Kafka's fixed client-visible texts. */
 #define MSG_DELETE_FAILED "Topology description plugin failed to delete the topology."
 #define MSG_SET_PERMANENT "Topology description plugin failed."
@@ -86,23 +84,12 @@ static void fmt(char *out, size_t outlen, const char *f, ...)
 void kc_topology_desc_write(kc_str_t group_id, kc_topology_desc_group_t *g, int32_t stored,
                             int32_t failed, kc_result_t *res)
 {
-    kc_buf_t k, v;
-    kc_buf_init(&k);
-    kc_buf_init(&v);
-    kc_write_int16(&k, REC_STREAMS_GROUP_METADATA);
-    kc_streams_group_metadata_key_t key;
-    kc_streams_group_metadata_key_init(&key);
-    key.group_id = group_id;
-    kc_streams_group_metadata_key_encode(&k, 0, &key);
     g->state->stored_epoch = stored;
     g->state->failed_epoch = failed;
     kc_streams_group_metadata_value_t val = g->metadata;
     kc_topology_desc_fill_metadata(g->state, &val);
-    kc_write_int16(&v, 0);
-    kc_streams_group_metadata_value_encode(&v, 0, &val);
-    kc_result_add_record(res, &k, &v);
-    kc_buf_deinit(&k);
-    kc_buf_deinit(&v);
+    kc_record_key_t key = {.group_id = group_id};
+    kc_record_write(res, KC_RECORD_STREAMS_GROUP_METADATA, &key, 0, &val);
 }
 
 /* ---- back-off (StreamsGroupTopologyDescriptionBackoff) ------------------ */

@@ -113,15 +113,8 @@ static void commit(h_t *h, kc_result_t *res)
 /* Tombstone of the group's metadata record (DeleteGroups, conversion). */
 static void write_tombstone(kc_result_t *res)
 {
-    kc_buf_t k;
-    kc_buf_init(&k);
-    kc_write_int16(&k, 17);
-    kc_streams_group_metadata_key_t key;
-    kc_streams_group_metadata_key_init(&key);
-    key.group_id = kc_str(GROUP);
-    kc_streams_group_metadata_key_encode(&k, 0, &key);
-    kc_result_add_record(res, &k, NULL);
-    kc_buf_deinit(&k);
+    kc_record_key_t key = kc_record_group_key(GROUP);
+    assert_int_equal(kc_record_write(res, KC_RECORD_STREAMS_GROUP_METADATA, &key, 0, NULL), 0);
 }
 
 /* A restart: memory is lost, the group is rebuilt from the committed log.

@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Records and responses that cannot be encoded: the one record writer and
+ * the response helper drop what they built and mark the result failed, so
+ * that nothing half-written is committed or sent. The failure reachable from
+ * a client: a classic member id is the client id (up to 32767 bytes, an
+ * int16 string) plus "-" and a UUID, too long for the GroupMetadata record
+ * and the JoinGroup response. Also the replay dispatch by record type.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "internal.h"
+
+#define GROUP "big"
+/* The longest int16-prefixed string. */
+#define STR_MAX 32767
+
+/* A client id of the longest length a request header can carry. */
+static char *long_client_id(void)
+{
+    char *s = malloc(STR_MAX + 1);
+    memset(s, 'c', STR_MAX);
+    s[STR_MAX] = '\0';
+    return s;
+}
+
+static kc_coord_t *coord_new(void)
+{
+    kc_coord_config_t cfg;
+    kc_coord_config_defaults(&cfg);
+    cfg.group_initial_rebalance_delay_ms = 0;
+    kc_coord_t *c = kc_coord_new(&cfg, NULL);
+    kc_coord_seed(c, 7);
+    kc_coord_loaded(c, 0);
+    return c;
+}
+
+/* JoinGroup of a new dynamic member at version (v3: joins at once; v4+:
+ * MEMBER_ID_REQUIRED with the member id to use). */
+static void join(kc_coord_t *c, int16_t version, int32_t corr, const char *client_id,
+                 kc_result_t *res)
+{
+    static const uint8_t sub[] = {0, 0, 0, 0, 0, 1, 0, 1, 't', 0xff, 0xff, 0xff, 0xff};
+    kc_join_group_request_protocol_t p = {0};
+    p.name = kc_str("range");
+    p.metadata = (kc_bytes_t){sub, sizeof(sub)};
+    kc_join_group_request_t req;
+    kc_join_group_request_init(&req);
+    req.group_id = kc_str(GROUP);
+    req.session_timeout_ms = 10000;
+    req.rebalance_timeout_ms = 10000;
+    req.member_id = kc_str("");
+    req.protocol_type = kc_str("consumer");
+    req.protocols.items = &p;
+    req.protocols.count = 1;
+    kc_request_ctx_t ctx = {0};
+    ctx.conn_id = (uint64_t)corr;
+    ctx.correlation_id = corr;
+    ctx.api_key = KC_API_JOIN_GROUP;
+    ctx.api_version = version;
+    ctx.client_id = kc_str(client_id);
+    ctx.client_host = "/127.0.0.1";
+    kc_coord_join_group(c, &ctx, &req, res);
+}
+
+static const kc_response_t *response_of(const kc_result_t *res, int32_t corr)
+{
+    for (size_t i = 0; i < res->nresponses; i++)
+        if (res->responses[i].correlation_id == corr)
+            return &res->responses[i];
+    fail_msg("no response to correlation id %d", corr);
+    return NULL;
+}
+
+/* The error code of a JoinGroup or SyncGroup answer (both start with
+ * throttle time and error code from v1). */
+static int16_t error_of(const kc_buf_t *b)
+{
+    assert_true(b->len >= 6);
+    return (int16_t)((b->data[4] << 8) | b->data[5]);
+}
+
+/* Two members join at v3, the second with the longest client id: its member
+ * id (client id, "-", UUID) no longer fits an int16 string. The join
+ * answers that list it (the leader's, its own) do not encode: dropped, with
+ * the result failed (in the server the batch is then dropped and the
+ * coordinator reloaded). Left going, the leader's SyncGroup writes the
+ * GroupMetadata record with that member: the record is not written, the
+ * result is failed and the SyncGroup answer is only its failed-write error
+ * body. */
+static void test_member_id_too_long_for_the_group_record(void **state)
+{
+    (void)state;
+    char *client = long_client_id();
+    kc_coord_t *c = coord_new();
+    kc_result_t res;
+    kc_result_init(&res);
+    join(c, 3, 1, "a", &res);
+    join(c, 3, 2, client, &res);
+    /* The new group's empty record encodes; the joins wait for the timer. */
+    assert_false(res.failed);
+    assert_int_equal(res.nrecords, 1);
+    assert_int_equal(res.nresponses, 0);
+    kc_result_reset(&res);
+
+    kc_coord_tick(c, 0, &res);
+    assert_true(res.failed);
+    assert_int_equal(res.nrecords, 0);
+    assert_int_equal(res.nresponses, 2);
+    for (int32_t corr = 1; corr <= 2; corr++) {
+        assert_int_equal(response_of(&res, corr)->body.len, 0);
+        assert_int_equal(response_of(&res, corr)->error_body.len, 0);
+    }
+    /* kc_result_reset clears the mark with the content. */
+    kc_result_reset(&res);
+    assert_false(res.failed);
+
+    kc_classic_member_info_t m[2];
+    assert_int_equal(kc_classic_group_members(kc_classic_group_find(c, kc_str(GROUP)), m, 2), 2);
+    const char *leader = strlen(m[0].member_id) < strlen(m[1].member_id) ? m[0].member_id
+                                                                          : m[1].member_id;
+    assert_int_equal(strlen(m[0].member_id) + strlen(m[1].member_id), 38 + STR_MAX + 37);
+    kc_sync_group_request_t sync;
+    kc_sync_group_request_init(&sync);
+    sync.group_id = kc_str(GROUP);
+    sync.generation_id = 1;
+    sync.member_id = kc_str(leader);
+    sync.assignments.count = 0;
+    kc_request_ctx_t ctx = {0};
+    ctx.conn_id = 1;
+    ctx.correlation_id = 3;
+    ctx.api_key = KC_API_SYNC_GROUP;
+    ctx.api_version = 3;
+    ctx.client_id = kc_str("a");
+    ctx.client_host = "/127.0.0.1";
+    kc_coord_sync_group(c, &ctx, &sync, &res);
+    assert_true(res.failed);
+    assert_int_equal(res.nrecords, 0);
+    const kc_response_t *r = response_of(&res, 3);
+    assert_int_equal(error_of(&r->body), KC_ERR_NONE);
+    assert_int_equal(error_of(&r->error_body), KC_COORD_ERR_WRITE_FAILED);
+    kc_result_deinit(&res);
+    kc_coord_free(c);
+    free(client);
+}
+
+/* From v4 the first join only hands out the member id: no record, and the
+ * answer itself does not encode. It is dropped with no error body (the
+ * server closes the connection). */
+static void test_member_id_too_long_for_the_join_response(void **state)
+{
+    (void)state;
+    char *client = long_client_id();
+    kc_coord_t *c = coord_new();
+    kc_result_t res;
+    kc_result_init(&res);
+    join(c, 4, 1, client, &res);
+    assert_true(res.failed);
+    assert_int_equal(res.nresponses, 1);
+    assert_int_equal(res.responses[0].body.len, 0);
+    assert_int_equal(res.responses[0].error_body.len, 0);
+    /* An ordinary client id still joins. */
+    kc_result_reset(&res);
+    join(c, 4, 2, "ok", &res);
+    assert_false(res.failed);
+    assert_int_equal(res.nresponses, 1);
+    assert_int_equal(error_of(&res.responses[0].body), KC_ERR_MEMBER_ID_REQUIRED);
+    kc_result_deinit(&res);
+    kc_coord_free(c);
+    free(client);
+}
+
+/* The writer itself: a 40,000-byte group id does not fit GroupMetadataKey;
+ * a type without a codec (0 is only read back) or unknown fails too; the
+ * records already in the result stay, later ones are still appended, and
+ * kc_result_wrote_since counts the failure. */
+static void test_record_write_failures(void **state)
+{
+    (void)state;
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_record_key_t ok = kc_record_group_key("g");
+    assert_int_equal(kc_record_write(&res, KC_RECORD_GROUP_METADATA, &ok, 0, NULL), 0);
+    assert_false(kc_result_wrote_since(&res, 1));
+
+    char *big = malloc(40001);
+    memset(big, 'g', 40000);
+    big[40000] = '\0';
+    kc_record_key_t too_long = kc_record_group_key(big);
+    assert_int_equal(kc_record_write(&res, KC_RECORD_GROUP_METADATA, &too_long, 0, NULL),
+                     KC_EINVAL);
+    assert_true(res.failed);
+    assert_int_equal(res.nrecords, 1);
+    assert_true(kc_result_wrote_since(&res, 1));
+
+    kc_group_metadata_value_t v;
+    kc_group_metadata_value_init(&v);
+    v.protocol_type = kc_str("");
+    v.members.count = 0;
+    assert_int_equal(kc_record_write(&res, KC_RECORD_GROUP_METADATA, &ok, 9, &v), KC_EVERSION);
+    assert_int_equal(kc_record_write(&res, KC_RECORD_LEGACY_OFFSET_COMMIT, &ok, 0, NULL),
+                     KC_EINVAL);
+    assert_int_equal(kc_record_write(&res, 99, &ok, 0, NULL), KC_EINVAL);
+    assert_int_equal(kc_record_write(&res, -1, &ok, 0, NULL), KC_EINVAL);
+    assert_int_equal(res.nrecords, 1);
+
+    assert_int_equal(kc_record_write(&res, KC_RECORD_GROUP_METADATA, &ok, 3, &v), 0);
+    assert_int_equal(res.nrecords, 2);
+    /* type 2, key "g"; version 3, then the value */
+    static const uint8_t key[] = {0, 2, 0, 1, 'g'};
+    assert_int_equal(res.records[1].key.len, sizeof(key));
+    assert_memory_equal(res.records[1].key.data, key, sizeof(key));
+    assert_int_equal(res.records[1].value.data[1], 3);
+    kc_result_deinit(&res);
+    free(big);
+}
+
+/* Replay dispatches by the generated record types: a type without a replay
+ * (4, or unknown) is ignored, a known one goes to its group type. */
+static void test_replay_dispatch(void **state)
+{
+    (void)state;
+    kc_coord_config_t cfg;
+    kc_coord_config_defaults(&cfg);
+    kc_coord_t *c = kc_coord_new(&cfg, NULL);
+    static const uint8_t type4[] = {0, 4, 0, 1, 'g'};
+    static const uint8_t type99[] = {0, 99};
+    static const uint8_t neg[] = {0xff, 0xfe, 1};
+    static const uint8_t v0[] = {0, 0};
+    assert_int_equal(kc_coord_replay(c, type4, sizeof(type4), v0, sizeof(v0)), 0);
+    assert_int_equal(kc_coord_replay(c, type99, sizeof(type99), NULL, 0), 0);
+    assert_int_equal(kc_coord_replay(c, neg, sizeof(neg), NULL, 0), 0);
+    assert_int_equal(kc_coord_replay(c, type4, 1, NULL, 0), KC_EINVAL);
+    /* A GroupMetadata key that does not parse reaches the classic replay. */
+    static const uint8_t bad2[] = {0, 2, 0, 9, 'g'};
+    assert_int_equal(kc_coord_replay(c, bad2, sizeof(bad2), NULL, 0), KC_EINVAL);
+    /* A tombstone of a group that does not exist is fine. */
+    static const uint8_t ok2[] = {0, 2, 0, 1, 'g'};
+    assert_int_equal(kc_coord_replay(c, ok2, sizeof(ok2), NULL, 0), 0);
+    kc_coord_free(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_member_id_too_long_for_the_group_record),
+        cmocka_unit_test(test_member_id_too_long_for_the_join_response),
+        cmocka_unit_test(test_record_write_failures),
+        cmocka_unit_test(test_replay_dispatch),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
