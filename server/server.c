@@ -292,8 +292,15 @@ static void arm_coord_timer(kc_server_t *s)
 
 static void release(kc_server_t *s, kc_result_t *res, bool failed)
 {
-    for (size_t i = 0; i < res->nresponses; i++)
-        send_response(s, &res->responses[i], failed);
+    for (size_t i = 0; i < res->nresponses; i++) {
+        const kc_response_t *r = &res->responses[i];
+        /* A body that could not be encoded and no error body to send instead
+         * (kc_result_t.failed): closing is the one answer that claims nothing. */
+        if (failed && r->body.len == 0 && r->error_body.len == 0)
+            kc_net_close(s->net, r->conn_id, "response could not be encoded");
+        else
+            send_response(s, r, failed);
+    }
     kc_result_reset(res);
 }
 
@@ -318,18 +325,26 @@ static void reload_after_failure(kc_server_t *s)
 void kc_server_commit(kc_server_t *s)
 {
     kc_result_t *b = &s->batch;
-    if (b->nrecords == 0 && b->nresponses == 0 && !kc_store_pending(s->store)) {
+    bool failed = b->failed, advanced = false;
+    if (failed) {
+        /* Something of the batch could not be encoded (logged by the
+         * coordinator): as after a failed commit, nothing of the iteration
+         * is written and memory is rebuilt from what is durable. */
+        kc_log_error("server", "dropping the %zu records of an iteration that could not be "
+                               "encoded; reloading the coordinator", b->nrecords);
+        kc_store_abort(s->store);
+        kc_log_reset(s->log);
+    } else if (b->nrecords == 0 && b->nresponses == 0 && !kc_store_pending(s->store)) {
         kc_tdesc_after_commit(s, false);
         arm_coord_timer(s);
         return;
     }
-    for (size_t i = 0; i < b->nrecords; i++) {
+    for (size_t i = 0; i < b->nrecords && !failed; i++) {
         kc_record_t *r = &b->records[i];
         kc_store_append(s->store, r->key.data, r->key.len, r->tombstone ? NULL : r->value.data,
                         r->tombstone ? 0 : r->value.len);
     }
-    bool failed = false, advanced = false;
-    if (kc_store_pending(s->store)) {
+    if (!failed && kc_store_pending(s->store)) {
         int64_t c0 = mono_us();
         int rc = kc_store_commit(s->store);
         commit_observed(s, mono_us() - c0);

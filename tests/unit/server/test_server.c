@@ -1372,6 +1372,177 @@ static void test_burst_of_commits_answered_by_one_iteration(void **state)
     fx_free(fx);
 }
 
+/* Frames a request whose header carries client_id (int16 string). */
+static void frame_request(kc_buf_t *b, int16_t key, int16_t version, int32_t corr,
+                          const char *client_id)
+{
+    kc_buf_reset(b);
+    kc_buf_append(b, "\0\0\0\0", 4);
+    kc_write_int16(b, key);
+    kc_write_int16(b, version);
+    kc_write_int32(b, corr);
+    kc_write_str(b, kc_str(client_id), false);
+}
+
+/* OffsetCommit v2 of offset for group simple-g, topic t partition 0. */
+static void offset_commit_v2(kc_buf_t *b, int32_t corr, int64_t offset)
+{
+    frame_request(b, 8, 2, corr, "test");
+    kc_offset_commit_request_t oc;
+    kc_offset_commit_request_init(&oc);
+    oc.group_id = kc_str("simple-g");
+    oc.generation_id_or_member_epoch = -1;
+    oc.member_id = kc_str("");
+    kc_offset_commit_request_partition_t part = {0};
+    part.committed_offset = offset;
+    part.committed_leader_epoch = -1;
+    part.commit_timestamp = -1;
+    part.committed_metadata = kc_str("");
+    kc_offset_commit_request_topic_t topic;
+    memset(&topic, 0, sizeof(topic));
+    topic.name = kc_str("t");
+    topic.partitions.items = &part;
+    topic.partitions.count = 1;
+    oc.topics.items = &topic;
+    oc.topics.count = 1;
+    assert_int_equal(kc_offset_commit_request_encode(b, 2, &oc), 0);
+    kc_buf_put_int32_at(b, 0, (int32_t)(b->len - 4));
+}
+
+/* The partition error of the OffsetCommit v2 answer on fx->client. */
+static int16_t offset_commit_error(fx_t *fx, int32_t corr, kc_arena_t *arena)
+{
+    kc_buf_t resp;
+    kc_buf_init(&resp);
+    read_frame(fx, &resp);
+    uint8_t *copy = kc_arena_alloc(arena, resp.len);
+    memcpy(copy, resp.data, resp.len);
+    kc_reader_t r;
+    kc_reader_init(&r, copy, resp.len);
+    assert_int_equal(kc_read_int32(&r), corr);
+    kc_offset_commit_response_t cr;
+    kc_offset_commit_response_init(&cr);
+    assert_int_equal(kc_offset_commit_response_decode(&r, 2, arena, &cr), 0);
+    assert_int_equal(cr.topics.count, 1);
+    assert_int_equal(cr.topics.items[0].partitions.count, 1);
+    kc_buf_deinit(&resp);
+    return cr.topics.items[0].partitions.items[0].error_code;
+}
+
+/* What the store holds: offset records of simple-g, and the members of the
+ * GroupMetadata records (every record must parse). */
+typedef struct {
+    int offsets;
+    int groups;
+    int members;
+} stored_t;
+
+static int count_stored(void *arg, const uint8_t *key, size_t key_len, const uint8_t *value,
+                        size_t value_len)
+{
+    stored_t *st = arg;
+    kc_reader_t r;
+    kc_reader_init(&r, key, key_len);
+    int16_t type = kc_read_int16(&r);
+    if (type == KC_RECORD_OFFSET_COMMIT) {
+        st->offsets++;
+    } else if (type == KC_RECORD_GROUP_METADATA && value) {
+        kc_arena_t arena;
+        kc_arena_init(&arena);
+        kc_reader_init(&r, value, value_len);
+        int16_t version = kc_read_int16(&r);
+        kc_group_metadata_value_t v;
+        kc_group_metadata_value_init(&v);
+        assert_int_equal(kc_group_metadata_value_decode(&r, version, &arena, &v), 0);
+        assert_int_equal(kc_reader_left(&r), 0);
+        st->groups++;
+        st->members += v.members.count;
+        kc_arena_deinit(&arena);
+    }
+    return 0;
+}
+
+/*
+ * An iteration whose result could not be encoded commits nothing. A classic
+ * member whose client id has the longest length a header allows gets a
+ * member id over 32767 bytes, which the JoinGroup answer cannot carry: the
+ * rebalance completing on the timer fails to encode. An OffsetCommit of the
+ * same iteration is not written and gets NOT_COORDINATOR (the failed-commit
+ * answer); the joining connection, whose answer has no error body, is
+ * closed; the broker goes on serving.
+ */
+static void test_unencodable_iteration_commits_nothing(void **state)
+{
+    (void)state;
+    fx_t *fx = fx_new("group.initial.rebalance.delay.ms=0");
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_metadata_response_t m;
+    metadata_v1(fx, 1, "t", &arena, &m);
+    metadata_v1(fx, 2, "t", &arena, &m);
+    assert_int_equal(m.topics.items[0].error_code, 0);
+
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    assert_int_equal(kc_net_adopt(kc_server_net(fx->srv), sv[0], "/127.0.0.1", "PLAINTEXT", NULL),
+                     0);
+    char *client = malloc(32768);
+    memset(client, 'c', 32767);
+    client[32767] = '\0';
+    static const uint8_t sub[] = {0, 0, 0, 0, 0, 1, 0, 1, 't', 0xff, 0xff, 0xff, 0xff};
+    kc_join_group_request_protocol_t p = {0};
+    p.name = kc_str("range");
+    p.metadata = (kc_bytes_t){sub, sizeof(sub)};
+    kc_join_group_request_t jr;
+    kc_join_group_request_init(&jr);
+    jr.group_id = kc_str("big");
+    jr.session_timeout_ms = 10000;
+    jr.rebalance_timeout_ms = 10000;
+    jr.member_id = kc_str("");
+    jr.protocol_type = kc_str("consumer");
+    jr.protocols.items = &p;
+    jr.protocols.count = 1;
+    kc_buf_t req;
+    kc_buf_init(&req);
+    frame_request(&req, KC_API_JOIN_GROUP, 3, 5, client);
+    assert_int_equal(kc_join_group_request_encode(&req, 3, &jr), 0);
+    kc_buf_put_int32_at(&req, 0, (int32_t)(req.len - 4));
+    assert_int_equal(write(sv[1], req.data, req.len), (ssize_t)req.len);
+    /* This iteration creates the group (its empty record commits) and arms
+     * the rebalance timer, due at once. */
+    kc_server_run_once(fx->srv);
+    stored_t st = {0};
+    assert_int_equal(kc_store_replay(fx->srv->store, count_stored, &st), 0);
+    assert_int_equal(st.groups, 1);
+
+    /* The next iteration fires the timer and reads the commit. */
+    offset_commit_v2(&req, 6, 42);
+    assert_int_equal(write(fx->client, req.data, req.len), (ssize_t)req.len);
+    kc_server_run_once(fx->srv);
+    assert_int_equal(offset_commit_error(fx, 6, &arena), KC_ERR_NOT_COORDINATOR);
+    memset(&st, 0, sizeof(st));
+    assert_int_equal(kc_store_replay(fx->srv->store, count_stored, &st), 0);
+    assert_int_equal(st.offsets, 0);
+    assert_int_equal(st.groups, 1);
+    assert_int_equal(st.members, 0);
+    /* Nothing half-written reached the joining client: it is disconnected. */
+    uint8_t b[64];
+    assert_int_equal(read(sv[1], b, sizeof(b)), 0);
+
+    /* The broker keeps serving: the commit, sent again, is written. */
+    offset_commit_v2(&req, 7, 42);
+    assert_int_equal(write(fx->client, req.data, req.len), (ssize_t)req.len);
+    assert_int_equal(offset_commit_error(fx, 7, &arena), KC_ERR_NONE);
+    memset(&st, 0, sizeof(st));
+    assert_int_equal(kc_store_replay(fx->srv->store, count_stored, &st), 0);
+    assert_int_equal(st.offsets, 1);
+    close(sv[1]);
+    free(client);
+    kc_buf_deinit(&req);
+    kc_arena_deinit(&arena);
+    fx_free(fx);
+}
+
 static void test_dispatch_table_consistency(void **state)
 {
     (void)state;
@@ -1424,6 +1595,7 @@ int main(void)
         cmocka_unit_test(test_pipelined_probe_answered_in_order),
         cmocka_unit_test(test_bad_requests_close_the_connection),
         cmocka_unit_test(test_burst_of_commits_answered_by_one_iteration),
+        cmocka_unit_test(test_unencodable_iteration_commits_nothing),
         cmocka_unit_test(test_dispatch_table_consistency),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
