@@ -22,6 +22,7 @@
 #include <event2/keyvalq_struct.h>
 #include <jansson.h>
 
+#include "consumer_protocol.h"
 #include "kc_log.h"
 
 #define LOG_COMP "admin"
@@ -369,33 +370,31 @@ static void delete_faults(kc_server_t *s, struct evhttp_request *rq, const char 
 
 /* ---- groups ---- */
 
-/* ConsumerProtocolAssignment: {"version", "partitions": {topic: [p...]}, "user_data_bytes"}; NULL if it does not parse. */
+/* ConsumerProtocolAssignment: {"version" (its prefix), "partitions": {topic: [p...]},
+ * "user_data_bytes"}; NULL if it does not parse (consumer_protocol.h). */
 static json_t *decode_consumer_assignment(const uint8_t *data, int32_t len)
 {
-    kc_reader_t r;
-    kc_reader_init(&r, data, (size_t)len);
-    int16_t version = kc_read_int16(&r);
-    int32_t ntopics = kc_read_int32(&r);
-    if (r.err || version < 0 || ntopics < 0 || (size_t)ntopics > (size_t)len)
+    int16_t version;
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_consumer_protocol_assignment_t a;
+    if (!kc_consumer_protocol_version(data, len, &version) ||
+        kc_consumer_protocol_read_assignment(data, len, &arena, &a) != 0) {
+        kc_arena_deinit(&arena);
         return NULL;
+    }
     json_t *parts = json_object();
-    for (int32_t i = 0; i < ntopics && !r.err; i++) {
-        kc_str_t t = kc_read_str(&r, false, false);
-        int32_t np = kc_read_int32(&r);
-        if (r.err || np < 0 || (size_t)np > (size_t)len)
-            break;
+    for (int32_t i = 0; i < a.assigned_partitions.count; i++) {
+        const kc_consumer_protocol_assignment_topic_partition_t *tp = &a.assigned_partitions.items[i];
         json_t *arr = json_array();
-        for (int32_t k = 0; k < np && !r.err; k++)
-            json_array_append_new(arr, json_integer(kc_read_int32(&r)));
-        json_object_setn_new(parts, t.ptr ? t.ptr : "", (size_t)t.len, arr);
+        for (int32_t k = 0; k < tp->partitions.count; k++)
+            json_array_append_new(arr, json_integer(tp->partitions.items[k]));
+        json_object_setn_new(parts, tp->topic.ptr ? tp->topic.ptr : "", (size_t)tp->topic.len, arr);
     }
-    int32_t ud = r.err ? 0 : kc_read_int32(&r); /* user data: nullable bytes */
-    if (r.err || ud < -1) {
-        json_decref(parts);
-        return NULL;
-    }
+    int32_t ud = a.user_data.len < 0 ? 0 : a.user_data.len;
+    kc_arena_deinit(&arena);
     return json_pack("{s:i,s:o,s:i}", "version", version, "partitions", parts, "user_data_bytes",
-                     ud < 0 ? 0 : ud);
+                     ud);
 }
 
 /* Partitions by topic name ({"topic": [p...]}); a topic whose id names no

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "consumer_protocol.h"
 #include "coord_priv.h"
 #include "kc_log.h"
 #include "topology_desc.h"
@@ -684,24 +685,17 @@ static const char *group_select_protocol(const kc_classic_group_t *g)
     return best;
 }
 
-/* Reads the topics of a ConsumerProtocolSubscription (any version: the v0
- * layout prefixes all of them). */
-static bool parse_subscription(const uint8_t *p, int32_t len, strset_t *out)
+/* Adds the topics of a ConsumerProtocolSubscription to out. As Kafka, reads
+ * it at version 0 (Topics, UserData: the layout every version starts with)
+ * whatever its version prefix says; false when that does not parse. */
+static bool parse_subscription(const uint8_t *p, int32_t len, kc_arena_t *arena, strset_t *out)
 {
-    kc_reader_t r;
-    kc_reader_init(&r, p, len > 0 ? (size_t)len : 0);
-    int16_t version = kc_read_int16(&r);
-    if (r.err || version < 0)
+    kc_consumer_protocol_subscription_t sub;
+    if (kc_consumer_protocol_read_subscription(p, len, 0, arena, &sub) != 0)
         return false;
-    int32_t n = kc_read_array_len(&r, false, false, 2);
-    if (r.err)
-        return false;
-    for (int32_t i = 0; i < n; i++) {
-        kc_str_t t = kc_read_str(&r, false, false);
-        if (r.err)
-            return false;
-        strset_add(out, t.ptr ? t.ptr : "", (size_t)t.len);
-    }
+    for (int32_t i = 0; i < sub.topics.count; i++)
+        strset_add(out, sub.topics.items[i].ptr ? sub.topics.items[i].ptr : "",
+                   (size_t)sub.topics.items[i].len);
     return true;
 }
 
@@ -718,16 +712,21 @@ static void group_compute_subscribed_topics(kc_classic_group_t *g)
     }
     if (!g->protocol_name)
         return;
-    for (size_t i = 0; i < g->nmembers; i++) {
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    bool ok = true;
+    for (size_t i = 0; i < g->nmembers && ok; i++) {
         const cg_protocol_t *p = member_protocol(g->members[i], g->protocol_name);
-        if (!p || !parse_subscription(p->metadata, p->metadata_len, &g->subscribed_topics)) {
-            kc_log_warn(LOG_COMP,
-                        "Failed to parse Consumer Protocol consumer:%s of group %s. Consumer group "
-                        "coordinator is not aware of the subscribed topics.",
-                        g->protocol_name, g->group_id);
-            strset_clear(&g->subscribed_topics);
-            return;
-        }
+        ok = p && parse_subscription(p->metadata, p->metadata_len, &arena, &g->subscribed_topics);
+    }
+    kc_arena_deinit(&arena);
+    if (!ok) {
+        kc_log_warn(LOG_COMP,
+                    "Failed to parse Consumer Protocol consumer:%s of group %s. Consumer group "
+                    "coordinator is not aware of the subscribed topics.",
+                    g->protocol_name, g->group_id);
+        strset_clear(&g->subscribed_topics);
+        return;
     }
     g->subscribed_known = true;
 }

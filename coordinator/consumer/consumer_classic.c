@@ -26,13 +26,12 @@
 #include <string.h>
 
 #include "consumer_int.h"
+#include "consumer_protocol.h"
 #include "kc_log.h"
 
 #define LOG_COMP "group-coordinator"
 #define KEY_BUF 1024
 #define PROTOCOL_TYPE "consumer"
-/* ConsumerProtocol's newest known version: newer ones are read as this one. */
-#define CONSUMER_PROTOCOL_MAX_VERSION 3
 
 typedef kc_consumer_group_heartbeat_request_topic_partitions_t owned_tp_t;
 
@@ -134,40 +133,18 @@ static bool classic_supports(const kc_cs_classic_t *cl, kc_str_t name)
 
 /* ---- the consumer embedded protocol ------------------------------------- */
 
-static int16_t protocol_version(const uint8_t *p, int32_t len)
-{
-    kc_reader_t r;
-    kc_reader_init(&r, p, len > 0 ? (size_t)len : 0);
-    int16_t v = kc_read_int16(&r);
-    return r.err ? -1 : v;
-}
-
+/* ConsumerProtocol.deserializeConsumerProtocolSubscription / Assignment. */
 static bool parse_subscription(const uint8_t *p, int32_t len, kc_arena_t *arena,
                                kc_consumer_protocol_subscription_t *out)
 {
-    kc_reader_t r;
-    kc_reader_init(&r, p, len > 0 ? (size_t)len : 0);
-    int16_t v = kc_read_int16(&r);
-    if (r.err || v < 0)
-        return false;
-    kc_consumer_protocol_subscription_init(out);
-    if (v > CONSUMER_PROTOCOL_MAX_VERSION)
-        v = CONSUMER_PROTOCOL_MAX_VERSION;
-    return kc_consumer_protocol_subscription_decode(&r, v, arena, out) == 0 && !r.err;
+    return kc_consumer_protocol_read_subscription(p, len, KC_CONSUMER_PROTOCOL_PREFIXED, arena,
+                                                  out) == 0;
 }
 
 static bool parse_assignment(const uint8_t *p, int32_t len, kc_arena_t *arena,
                              kc_consumer_protocol_assignment_t *out)
 {
-    kc_reader_t r;
-    kc_reader_init(&r, p, len > 0 ? (size_t)len : 0);
-    int16_t v = kc_read_int16(&r);
-    if (r.err || v < 0)
-        return false;
-    kc_consumer_protocol_assignment_init(out);
-    if (v > CONSUMER_PROTOCOL_MAX_VERSION)
-        v = CONSUMER_PROTOCOL_MAX_VERSION;
-    return kc_consumer_protocol_assignment_decode(&r, v, arena, out) == 0 && !r.err;
+    return kc_consumer_protocol_read_assignment(p, len, arena, out) == 0;
 }
 
 /* Topic id of an existing topic; false when it does not exist. */
@@ -218,8 +195,8 @@ static int serialize_assignment(kc_coord_t *c, const kc_asg_t *a, int16_t versio
     const kc_topic_view_t *v = kc_coord_topic_view(c);
     if (version < 0)
         version = 0;
-    if (version > CONSUMER_PROTOCOL_MAX_VERSION)
-        version = CONSUMER_PROTOCOL_MAX_VERSION;
+    if (version > KC_CONSUMER_PROTOCOL_ASSIGNMENT_MAX_VERSION)
+        version = KC_CONSUMER_PROTOCOL_ASSIGNMENT_MAX_VERSION;
     kc_consumer_protocol_assignment_t asg;
     kc_consumer_protocol_assignment_init(&asg);
     kc_consumer_protocol_assignment_topic_partition_t *tps =
@@ -248,12 +225,16 @@ static int serialize_assignment(kc_coord_t *c, const kc_asg_t *a, int16_t versio
     return rc;
 }
 
+/* The version of the member's subscription; -1 when it has none. */
 static int16_t member_protocol_version(const cs_member_t *m)
 {
     if (!m->classic || m->classic->nprotocols == 0)
         return 0;
-    return protocol_version(m->classic->protocols[0].metadata,
-                            m->classic->protocols[0].metadata_len);
+    int16_t v;
+    return kc_consumer_protocol_version(m->classic->protocols[0].metadata,
+                                        m->classic->protocols[0].metadata_len, &v)
+               ? v
+               : -1;
 }
 
 /* ---- timers --------------------------------------------------------------- */

@@ -2003,6 +2003,63 @@ static void test_loaded_group_session_expires(void **state)
     ctx_free(t);
 }
 
+/* Joins group g at v3 with one consumer-protocol member whose metadata is
+ * meta, and completes the rebalance. */
+static kc_classic_group_t *group_with_metadata(ctx_t *t, const char *g, const uint8_t *meta,
+                                               size_t len)
+{
+    kc_join_group_request_t req;
+    kc_join_group_request_init(&req);
+    req.group_id = kc_str(g);
+    req.session_timeout_ms = 10000;
+    req.rebalance_timeout_ms = 10000;
+    req.member_id = kc_str("");
+    req.protocol_type = kc_str("consumer");
+    kc_join_group_request_protocol_t p = {kc_str("range"), {meta, (int32_t)len}};
+    req.protocols.items = &p;
+    req.protocols.count = 1;
+    kc_request_ctx_t x = rctx(t, KC_API_JOIN_GROUP, 3);
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_join_group(t->c, &x, &req, &res);
+    absorb(t, &res);
+    kc_result_deinit(&res);
+    ctx_sleep(t, 0);
+    kc_join_group_response_t jr;
+    assert_true(join_resp(t, x.correlation_id, &jr));
+    assert_int_equal(jr.error_code, 0);
+    return kc_classic_group_find(t->c, kc_str(g));
+}
+
+/*
+ * ClassicGroup.computeSubscribedTopics reads each subscription at version
+ * 0 (Topics, then UserData) whatever its version prefix: a subscription
+ * without its UserData does not parse (the subscribed topics are unknown,
+ * so every topic counts as subscribed), one with a negative prefix does.
+ */
+static void test_subscribed_topics_read_at_version_0(void **state)
+{
+    (void)state;
+    kc_coord_config_t cfg;
+    kc_coord_config_defaults(&cfg);
+    cfg.group_initial_rebalance_delay_ms = 0;
+    ctx_t *t = ctx_new_cfg(&cfg);
+    static const uint8_t no_user_data[] = {0, 0, 0, 0, 0, 1, 0, 3, 'f', 'o', 'o'};
+    kc_classic_group_t *g = group_with_metadata(t, "a", no_user_data, sizeof(no_user_data));
+    assert_true(kc_classic_group_is_subscribed_to(g, kc_str("bar")));
+    static const uint8_t negative[] = {0xff, 0xfe, 0, 0, 0, 1, 0, 3, 'f', 'o', 'o',
+                                       0xff, 0xff, 0xff, 0xff};
+    g = group_with_metadata(t, "b", negative, sizeof(negative));
+    assert_true(kc_classic_group_is_subscribed_to(g, kc_str("foo")));
+    assert_false(kc_classic_group_is_subscribed_to(g, kc_str("bar")));
+    /* Bytes after the v0 layout (later versions' fields) are not read. */
+    static const uint8_t v9[] = {0, 9, 0, 0, 0, 1, 0, 3, 'f', 'o', 'o', 0xff, 0xff, 0xff, 0xff,
+                                 0xde, 0xad};
+    g = group_with_metadata(t, "c", v9, sizeof(v9));
+    assert_false(kc_classic_group_is_subscribed_to(g, kc_str("bar")));
+    ctx_free(t);
+}
+
 static void test_replay_rejects_garbage(void **state)
 {
     (void)state;
@@ -2064,6 +2121,7 @@ int main(void)
         cmocka_unit_test(test_describe_list_delete),
         cmocka_unit_test(test_loaded_group_session_expires),
         cmocka_unit_test(test_replay_rejects_garbage),
+        cmocka_unit_test(test_subscribed_topics_read_at_version_0),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
