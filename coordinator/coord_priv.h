@@ -95,7 +95,7 @@ struct kc_coord {
     kc_coord_event_fn event_fn; /* optional sink (kc_coord_set_event_sink) */
     void *event_arg;
     /* the topology-description barrier (KIP-1331); NULL = no store configured */
-    struct kc_topology_desc *tdesc;
+    struct kc_topology_desc *topology_desc;
 };
 
 /* Calls the event sink, if any and once loaded. Strings are borrowed. */

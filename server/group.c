@@ -55,7 +55,7 @@ static int respond_error(kc_req_t *req, const kc_reader_t *body, int16_t code)
         return held_fn(req, &start, &rq);                                                          \
     }
 
-GROUP_HANDLER_HELD(kc_handle_join_group, join_group_request, kc_tdesc_join_group, KC_OP_READ,
+GROUP_HANDLER_HELD(kc_handle_join_group, join_group_request, kc_topology_desc_join_group, KC_OP_READ,
                    rq.group_id)
 GROUP_HANDLER(kc_handle_sync_group, sync_group_request, kc_coord_sync_group, KC_OP_READ,
               rq.group_id)
@@ -76,14 +76,14 @@ GROUP_HANDLER(kc_handle_describe_groups, describe_groups_request, kc_coord_descr
 /* Filtered by DESCRIBE, in the coordinator. */
 GROUP_HANDLER(kc_handle_list_groups, list_groups_request, kc_coord_list_groups, 0, KC_STR_NULL)
 /* DELETE on each group, in the coordinator. */
-GROUP_HANDLER_HELD(kc_handle_delete_groups, delete_groups_request, kc_tdesc_delete_groups, 0,
+GROUP_HANDLER_HELD(kc_handle_delete_groups, delete_groups_request, kc_topology_desc_delete_groups, 0,
                    KC_STR_NULL)
 /* DESCRIBE on each group, in the coordinator. */
 GROUP_HANDLER(kc_handle_consumer_group_describe, consumer_group_describe_request,
               kc_coord_consumer_group_describe, 0, KC_STR_NULL)
 /* DESCRIBE on each group, in the coordinator; descriptions fetched first. */
 GROUP_HANDLER_HELD(kc_handle_streams_group_describe, streams_group_describe_request,
-                   kc_tdesc_streams_group_describe, 0, KC_STR_NULL)
+                   kc_topology_desc_streams_group_describe, 0, KC_STR_NULL)
 
 /* READ on the group, then DESCRIBE on every subscribed topic name
  * (KafkaApis.handleConsumerGroupHeartbeat). */

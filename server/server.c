@@ -335,7 +335,7 @@ void kc_server_commit(kc_server_t *s)
         kc_store_abort(s->store);
         kc_log_reset(s->log);
     } else if (b->nrecords == 0 && b->nresponses == 0 && !kc_store_pending(s->store)) {
-        kc_tdesc_after_commit(s, false);
+        kc_topology_desc_after_commit(s, false);
         arm_coord_timer(s);
         return;
     }
@@ -368,7 +368,7 @@ void kc_server_commit(kc_server_t *s)
     s->spare = done;
     if (failed)
         reload_after_failure(s);
-    kc_tdesc_after_commit(s, failed);
+    kc_topology_desc_after_commit(s, failed);
     if (advanced && s->parked) {
         /* Fetch responses depend on no record: they go out at once. */
         kc_result_t woken;
@@ -637,7 +637,7 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
         goto fail;
     if (listen && kc_admin_start(s) != 0)
         goto fail;
-    if (kc_tdesc_start(s) != 0)
+    if (kc_topology_desc_start(s) != 0)
         goto fail;
     kc_log_api_start(s);
     kc_log_info("server", "kcoord node %d ready in %lld ms (%zu topics, advertised %s:%d)",
@@ -666,7 +666,7 @@ void kc_server_free(kc_server_t *s)
         parked_unlink_free(s, s->parked);
     while (s->delayed)
         delayed_free(s, s->delayed);
-    kc_tdesc_stop(s);
+    kc_topology_desc_stop(s);
     kc_log_api_stop(s);
     kc_net_free(s->net);
     kc_security_stop(s);

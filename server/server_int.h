@@ -116,7 +116,7 @@ struct kc_server {
     kc_metrics_t metrics;
     struct kc_admin *admin;
     struct delayed_response *delayed; /* responses held back by a delay fault */
-    struct kc_tdesc_glue *tdesc; /* topology-description store; NULL = feature off */
+    struct kc_topology_desc_glue *topology_desc; /* topology-description store; NULL = feature off */
     /* Security (server/security.c, server/sasl.c). */
     kc_security_protocol_t listener_protocol[KC_MAX_LISTENERS]; /* by cfg->listener index */
     uint16_t listener_port[KC_MAX_LISTENERS]; /* bound (or configured) port of each */
@@ -350,27 +350,27 @@ void kc_faults_spec_deinit(kc_fault_t *spec);
 
 /*
  * Opens the store named by group.streams.topology.description.plugin (none:
- * the feature is off, s->tdesc stays NULL) and arms the cleanup cycle
+ * the feature is off, s->topology_desc stays NULL) and arms the cleanup cycle
  * (every offsets.retention.check.interval.ms). KC_EINVAL when the store
  * cannot be loaded or started (logged; kcoord does not start).
  */
-int kc_tdesc_start(kc_server_t *s);
+int kc_topology_desc_start(kc_server_t *s);
 /* Closes the store; outstanding completions are dropped (their -2 is durable). */
-void kc_tdesc_stop(kc_server_t *s);
+void kc_topology_desc_stop(kc_server_t *s);
 /*
  * The commit step calls this after every commit attempt: the ops begun in
  * the iteration (whose -2 was in the batch, or already durable) get their
  * store call now; after a failed commit they are dropped and their clients
  * answered NOT_COORDINATOR.
  */
-void kc_tdesc_after_commit(kc_server_t *s, bool failed);
+void kc_topology_desc_after_commit(kc_server_t *s, bool failed);
 /* StreamsGroupTopologyDescriptionUpdate v0 (API 93). */
 int kc_handle_streams_group_topology_description_update(kc_req_t *req);
 
 /*
  * Wiring for the streams groups: their view (lookup, member check,
  * iteration; see topology_desc.h) and a function receiving the outcome of
- * the DeleteGroups and conversion ops. kc_tdesc_start registers the
+ * the DeleteGroups and conversion ops. kc_topology_desc_start registers the
  * coordinator's streams groups and the held requests below; tests replace
  * them with stand-ins. outcome_fn runs on the loop after the
  * op's final record was appended to res (s->batch): tombstone the group or
@@ -378,17 +378,17 @@ int kc_handle_streams_group_topology_description_update(kc_req_t *req);
  * call kc_topology_desc_finalize_after_delete, or answer
  * REBALANCE_IN_PROGRESS (CONVERSION).
  */
-typedef void (*kc_tdesc_outcome_fn)(void *arg, const kc_topology_desc_op_t *op,
+typedef void (*kc_topology_desc_outcome_fn)(void *arg, const kc_topology_desc_op_t *op,
                                     const kc_topology_desc_outcome_t *out, kc_result_t *res);
-void kc_tdesc_set_groups(kc_server_t *s, const kc_topology_desc_groups_t *groups,
-                         kc_tdesc_outcome_fn fn, void *arg);
+void kc_topology_desc_set_groups(kc_server_t *s, const kc_topology_desc_groups_t *groups,
+                         kc_topology_desc_outcome_fn fn, void *arg);
 /* The barrier module (solicit/describe rules, *_begin), NULL when the feature is off. */
-kc_topology_desc_t *kc_tdesc_barrier(kc_server_t *s);
+kc_topology_desc_t *kc_topology_desc_barrier(kc_server_t *s);
 /* The store, for StreamsGroupDescribe's get calls; NULL when off. */
-kc_tstore_t *kc_tdesc_store(kc_server_t *s);
+kc_topology_store_t *kc_topology_desc_store(kc_server_t *s);
 /* Takes an op from kc_topology_desc_delete_begin (DELETE_GROUP, CONVERSION):
  * its store call runs after this iteration's commit. */
-void kc_tdesc_run(kc_server_t *s, kc_topology_desc_op_t *op);
+void kc_topology_desc_run(kc_server_t *s, kc_topology_desc_op_t *op);
 /*
  * The client requests that wait for the store (KIP-1331). start is the
  * request body before decoding (copied: the request is decoded again when
@@ -405,11 +405,11 @@ void kc_tdesc_run(kc_server_t *s, kc_topology_desc_op_t *op);
  * Without a store (or nothing to ask) they call the coordinator directly.
  * Return 0 or what kc_req_respond_encoded returns.
  */
-int kc_tdesc_streams_group_describe(kc_req_t *req, const kc_reader_t *start,
+int kc_topology_desc_streams_group_describe(kc_req_t *req, const kc_reader_t *start,
                                     const kc_streams_group_describe_request_t *rq);
-int kc_tdesc_delete_groups(kc_req_t *req, const kc_reader_t *start,
+int kc_topology_desc_delete_groups(kc_req_t *req, const kc_reader_t *start,
                            const kc_delete_groups_request_t *rq);
-int kc_tdesc_join_group(kc_req_t *req, const kc_reader_t *start, const kc_join_group_request_t *rq);
+int kc_topology_desc_join_group(kc_req_t *req, const kc_reader_t *start, const kc_join_group_request_t *rq);
 /*
  * Security (server/security.c): resolves each listener's security protocol,
  * builds the TLS context and loads the SASL credentials, then binds the

@@ -4,11 +4,11 @@
  * store, StreamsGroupTopologyDescriptionUpdate (API 93), the periodic
  * cleanup cycle, and running the barrier's operations in order: the -2
  * record commits with the iteration's batch, the store call starts only
- * after that commit (kc_tdesc_after_commit), and its completion, back on
+ * after that commit (kc_topology_desc_after_commit), and its completion, back on
  * the loop, writes the final record and releases the answer with the next
  * commit. What needs the streams groups goes through the
  * kc_topology_desc_groups_t of the coordinator (kc_coord_topology_desc_groups,
- * registered at start; kc_tdesc_set_groups replaces it in tests), and the
+ * registered at start; kc_topology_desc_set_groups replaces it in tests), and the
  * requests that wait for the store (describe, DeleteGroups, the classic
  * conversion) are held here until their calls complete.
  */
@@ -22,49 +22,49 @@
 
 #define COMP "topology-store"
 
-typedef struct tdesc_job {
+typedef struct store_job {
     kc_server_t *s;
     kc_topology_desc_op_t *op;
     bool has_request;        /* push: the API 93 request to answer */
     kc_request_ctx_t ctx;    /* conn id, correlation id, api key/version (strings unused) */
-    struct tdesc_job *next;
-} tdesc_job_t;
+    struct store_job *next;
+} store_job_t;
 
-struct kc_tdesc_glue {
+struct kc_topology_desc_glue {
     kc_topology_desc_t *barrier;
-    kc_tstore_t *store;
+    kc_topology_store_t *store;
     kc_topology_desc_groups_t groups;
-    kc_tdesc_outcome_fn outcome_fn;
+    kc_topology_desc_outcome_fn outcome_fn;
     void *outcome_arg;
-    tdesc_job_t *waiting_head, *waiting_tail; /* begun; their store call waits for the commit */
+    store_job_t *waiting_head, *waiting_tail; /* begun; their store call waits for the commit */
     size_t cleanup_in_flight;                 /* ops of the current cleanup cycle */
     struct event *cleanup_timer;
     struct event *kick;                       /* wakes the loop to send aborted answers */
     bool stopping;
 };
 
-kc_topology_desc_t *kc_tdesc_barrier(kc_server_t *s)
+kc_topology_desc_t *kc_topology_desc_barrier(kc_server_t *s)
 {
-    return s->tdesc ? s->tdesc->barrier : NULL;
+    return s->topology_desc ? s->topology_desc->barrier : NULL;
 }
 
-kc_tstore_t *kc_tdesc_store(kc_server_t *s)
+kc_topology_store_t *kc_topology_desc_store(kc_server_t *s)
 {
-    return s->tdesc ? s->tdesc->store : NULL;
+    return s->topology_desc ? s->topology_desc->store : NULL;
 }
 
-void kc_tdesc_set_groups(kc_server_t *s, const kc_topology_desc_groups_t *groups,
-                         kc_tdesc_outcome_fn fn, void *arg)
+void kc_topology_desc_set_groups(kc_server_t *s, const kc_topology_desc_groups_t *groups,
+                         kc_topology_desc_outcome_fn fn, void *arg)
 {
-    if (!s->tdesc)
+    if (!s->topology_desc)
         return;
-    s->tdesc->groups = *groups;
-    s->tdesc->outcome_fn = fn;
-    s->tdesc->outcome_arg = arg;
+    s->topology_desc->groups = *groups;
+    s->topology_desc->outcome_fn = fn;
+    s->topology_desc->outcome_arg = arg;
 }
 
 /* 1 streams group, 0 none, -1 another type; out filled for 1. */
-static int lookup(struct kc_tdesc_glue *g, kc_str_t group_id, kc_topology_desc_group_t *out)
+static int lookup(struct kc_topology_desc_glue *g, kc_str_t group_id, kc_topology_desc_group_t *out)
 {
     if (!g->groups.lookup)
         return 0;
@@ -101,17 +101,17 @@ static void respond_update(kc_server_t *s, const kc_request_ctx_t *ctx, kc_resul
     kc_buf_deinit(&b);
 }
 
-struct tdesc_held;
-static void held_step(struct tdesc_held *h);
+struct held_request;
+static void held_step(struct held_request *h);
 
 /* A job dropped at shutdown: the request it held is released (not answered). */
-static void job_drop(tdesc_job_t *j)
+static void job_drop(store_job_t *j)
 {
     if (j->op->user)
-        held_step((struct tdesc_held *)(uintptr_t)j->op->user);
+        held_step((struct held_request *)(uintptr_t)j->op->user);
 }
 
-static void job_free(tdesc_job_t *j)
+static void job_free(store_job_t *j)
 {
     kc_topology_desc_op_free(j->op);
     free(j);
@@ -120,7 +120,7 @@ static void job_free(tdesc_job_t *j)
 /* Queues an op begun in this iteration; its store call waits for the commit. */
 static void enqueue(kc_server_t *s, kc_topology_desc_op_t *op, const kc_request_ctx_t *ctx)
 {
-    tdesc_job_t *j = kc_xcalloc(1, sizeof(*j));
+    store_job_t *j = kc_xcalloc(1, sizeof(*j));
     j->s = s;
     j->op = op;
     if (ctx) {
@@ -129,7 +129,7 @@ static void enqueue(kc_server_t *s, kc_topology_desc_op_t *op, const kc_request_
         j->ctx.client_id = KC_STR_NULL;
         j->ctx.client_host = NULL;
     }
-    struct kc_tdesc_glue *g = s->tdesc;
+    struct kc_topology_desc_glue *g = s->topology_desc;
     if (g->waiting_tail)
         g->waiting_tail->next = j;
     else
@@ -137,9 +137,9 @@ static void enqueue(kc_server_t *s, kc_topology_desc_op_t *op, const kc_request_
     g->waiting_tail = j;
 }
 
-void kc_tdesc_run(kc_server_t *s, kc_topology_desc_op_t *op)
+void kc_topology_desc_run(kc_server_t *s, kc_topology_desc_op_t *op)
 {
-    if (!s->tdesc) {
+    if (!s->topology_desc) {
         kc_topology_desc_op_free(op);
         return;
     }
@@ -149,9 +149,9 @@ void kc_tdesc_run(kc_server_t *s, kc_topology_desc_op_t *op)
 /* The store answered (loop thread): final write, then the answer or the outcome. */
 static void job_done(void *arg, const kc_topology_store_result_t *r)
 {
-    tdesc_job_t *j = arg;
+    store_job_t *j = arg;
     kc_server_t *s = j->s;
-    struct kc_tdesc_glue *g = s->tdesc;
+    struct kc_topology_desc_glue *g = s->topology_desc;
     const kc_topology_desc_op_t *op = j->op;
     if (op->kind == KC_TOPOLOGY_DESC_OP_CLEANUP && g->cleanup_in_flight > 0)
         g->cleanup_in_flight--;
@@ -199,7 +199,7 @@ static void job_done(void *arg, const kc_topology_store_result_t *r)
  * a copy of its body and answered by the coordinator with what the store
  * said, into the iteration's batch.
  */
-typedef struct tdesc_held {
+typedef struct held_request {
     kc_server_t *s;
     kc_request_ctx_t ctx;     /* strings point at the copies below */
     char *client_id, *client_host, *principal;
@@ -215,16 +215,16 @@ typedef struct tdesc_held {
     /* JoinGroup: the conversion's outcome */
     bool proceed;
     int16_t error_code;
-} tdesc_held_t;
+} held_request_t;
 
 typedef struct {
-    tdesc_held_t *h;
+    held_request_t *h;
     size_t index; /* into fetched */
-} tdesc_get_t;
+} store_get_t;
 
-static tdesc_held_t *held_new(kc_req_t *req, const kc_reader_t *start)
+static held_request_t *held_new(kc_req_t *req, const kc_reader_t *start)
 {
-    tdesc_held_t *h = kc_xcalloc(1, sizeof(*h));
+    held_request_t *h = kc_xcalloc(1, sizeof(*h));
     h->s = req->srv;
     h->ctx = req->ctx;
     if (req->ctx.client_id.len >= 0) {
@@ -241,7 +241,7 @@ static tdesc_held_t *held_new(kc_req_t *req, const kc_reader_t *start)
     return h;
 }
 
-static void held_free(tdesc_held_t *h)
+static void held_free(held_request_t *h)
 {
     for (size_t i = 0; i < h->nfetched; i++) {
         free((char *)h->fetched[i].group_id.ptr);
@@ -259,7 +259,7 @@ static void held_free(tdesc_held_t *h)
 }
 
 /* Every store call answered: the coordinator answers the request now. */
-static void held_finish(tdesc_held_t *h)
+static void held_finish(held_request_t *h)
 {
     kc_server_t *s = h->s;
     kc_arena_t arena;
@@ -308,11 +308,11 @@ static void held_finish(tdesc_held_t *h)
 }
 
 /* One store call of h answered (loop thread). */
-static void held_step(struct tdesc_held *h)
+static void held_step(struct held_request *h)
 {
     if (--h->pending > 0)
         return;
-    if (h->s->tdesc->stopping) {
+    if (h->s->topology_desc->stopping) {
         held_free(h); /* shutting down: the client reconnects elsewhere */
         return;
     }
@@ -321,8 +321,8 @@ static void held_step(struct tdesc_held *h)
 
 static void held_get_done(void *arg, const kc_topology_store_result_t *r)
 {
-    tdesc_get_t *gj = arg;
-    tdesc_held_t *h = gj->h;
+    store_get_t *gj = arg;
+    held_request_t *h = gj->h;
     kc_topology_desc_fetched_t *f = &h->fetched[gj->index];
     free(gj);
     f->status = r->status;
@@ -344,7 +344,7 @@ static void held_outcome(void *arg, const kc_topology_desc_op_t *op,
                          const kc_topology_desc_outcome_t *out, kc_result_t *res)
 {
     kc_server_t *s = arg;
-    tdesc_held_t *h = (tdesc_held_t *)(uintptr_t)op->user;
+    held_request_t *h = (held_request_t *)(uintptr_t)op->user;
     if (!h)
         return;
     if (op->kind == KC_TOPOLOGY_DESC_OP_DELETE_GROUP && !out->proceed) {
@@ -380,19 +380,19 @@ static void held_abort(kc_server_t *s, const kc_topology_desc_op_t *op)
 }
 
 /* Starts a DELETE_GROUP or CONVERSION op on behalf of h. */
-static void held_run(tdesc_held_t *h, kc_topology_desc_op_t *op)
+static void held_run(held_request_t *h, kc_topology_desc_op_t *op)
 {
     op->user = (uint64_t)(uintptr_t)h;
     h->pending++;
-    kc_tdesc_run(h->s, op);
+    kc_topology_desc_run(h->s, op);
 }
 
-int kc_tdesc_streams_group_describe(kc_req_t *req, const kc_reader_t *start,
+int kc_topology_desc_streams_group_describe(kc_req_t *req, const kc_reader_t *start,
                                     const kc_streams_group_describe_request_t *rq)
 {
     kc_server_t *s = req->srv;
-    struct kc_tdesc_glue *g = s->tdesc;
-    tdesc_held_t *h = NULL;
+    struct kc_topology_desc_glue *g = s->topology_desc;
+    held_request_t *h = NULL;
     if (g && rq->include_topology_description && kc_coord_is_loaded(s->coord)) {
         for (int32_t i = 0; i < rq->group_ids.count; i++) {
             kc_str_t gid = rq->group_ids.items[i];
@@ -418,25 +418,25 @@ int kc_tdesc_streams_group_describe(kc_req_t *req, const kc_reader_t *start,
         return 0;
     }
     /* Every get is counted before the first starts: a synchronous store
-     * may answer inside kc_tstore_get. */
+     * may answer inside kc_topology_store_get. */
     h->pending = h->nfetched + 1;
     for (size_t i = 0; i < h->nfetched; i++) {
-        tdesc_get_t *gj = kc_xcalloc(1, sizeof(*gj));
+        store_get_t *gj = kc_xcalloc(1, sizeof(*gj));
         gj->h = h;
         gj->index = i;
-        kc_tstore_get(g->store, h->fetched[i].group_id.ptr, (size_t)h->fetched[i].group_id.len,
+        kc_topology_store_get(g->store, h->fetched[i].group_id.ptr, (size_t)h->fetched[i].group_id.len,
                       h->fetched[i].topology_epoch, held_get_done, gj);
     }
     held_step(h);
     return 0;
 }
 
-int kc_tdesc_delete_groups(kc_req_t *req, const kc_reader_t *start,
+int kc_topology_desc_delete_groups(kc_req_t *req, const kc_reader_t *start,
                            const kc_delete_groups_request_t *rq)
 {
     kc_server_t *s = req->srv;
-    struct kc_tdesc_glue *g = s->tdesc;
-    tdesc_held_t *h = NULL;
+    struct kc_topology_desc_glue *g = s->topology_desc;
+    held_request_t *h = NULL;
     if (g && kc_coord_is_loaded(s->coord)) {
         for (int32_t i = 0; i < rq->groups_names.count; i++) {
             kc_str_t gid = rq->groups_names.items[i];
@@ -470,10 +470,10 @@ int kc_tdesc_delete_groups(kc_req_t *req, const kc_reader_t *start,
     return 0;
 }
 
-int kc_tdesc_join_group(kc_req_t *req, const kc_reader_t *start, const kc_join_group_request_t *rq)
+int kc_topology_desc_join_group(kc_req_t *req, const kc_reader_t *start, const kc_join_group_request_t *rq)
 {
     kc_server_t *s = req->srv;
-    struct kc_tdesc_glue *g = s->tdesc;
+    struct kc_topology_desc_glue *g = s->topology_desc;
     kc_topology_desc_group_t view;
     /* A new member joining an empty streams group converts it
      * (GroupMetadataManager.classicGroupJoin): its description goes first. */
@@ -496,21 +496,21 @@ int kc_tdesc_join_group(kc_req_t *req, const kc_reader_t *start, const kc_join_g
         kc_coord_join_group(s->coord, &req->ctx, rq, req->res);
         return 0;
     }
-    tdesc_held_t *h = held_new(req, start);
+    held_request_t *h = held_new(req, start);
     held_run(h, op);
     return 0;
 }
 
-void kc_tdesc_after_commit(kc_server_t *s, bool failed)
+void kc_topology_desc_after_commit(kc_server_t *s, bool failed)
 {
-    struct kc_tdesc_glue *g = s->tdesc;
+    struct kc_topology_desc_glue *g = s->topology_desc;
     if (!g || !g->waiting_head)
         return;
-    tdesc_job_t *list = g->waiting_head;
+    store_job_t *list = g->waiting_head;
     g->waiting_head = g->waiting_tail = NULL;
     bool answered = false;
     while (list) {
-        tdesc_job_t *j = list;
+        store_job_t *j = list;
         list = j->next;
         j->next = NULL;
         if (failed) {
@@ -530,10 +530,10 @@ void kc_tdesc_after_commit(kc_server_t *s, bool failed)
         }
         const kc_topology_desc_op_t *op = j->op;
         if (op->call_set)
-            kc_tstore_set(g->store, op->group_id, op->group_id_len, op->topology_epoch,
+            kc_topology_store_set(g->store, op->group_id, op->group_id_len, op->topology_epoch,
                           op->description.data, op->description.len, job_done, j);
         else
-            kc_tstore_del(g->store, op->group_id, op->group_id_len, job_done, j);
+            kc_topology_store_del(g->store, op->group_id, op->group_id_len, job_done, j);
     }
     if (answered)
         event_active(g->kick, EV_TIMEOUT, 0);
@@ -549,7 +549,7 @@ int kc_handle_streams_group_topology_description_update(kc_req_t *req)
     if (kc_streams_group_topology_description_update_request_decode(req->body, req->ctx.api_version,
                                                                     req->arena, &rq) != 0)
         return KC_EINVAL;
-    struct kc_tdesc_glue *g = s->tdesc;
+    struct kc_topology_desc_glue *g = s->topology_desc;
     char msg[512] = "";
     int16_t code = KC_ERR_NONE;
     kc_topology_desc_group_t view;
@@ -601,7 +601,7 @@ int kc_handle_streams_group_topology_description_update(kc_req_t *req)
 static void cleanup_one(void *arg, kc_str_t group_id)
 {
     kc_server_t *s = arg;
-    struct kc_tdesc_glue *g = s->tdesc;
+    struct kc_topology_desc_glue *g = s->topology_desc;
     kc_topology_desc_group_t view;
     if (lookup(g, group_id, &view) != 1 || !kc_topology_desc_cleanup_eligible(g->barrier, &view))
         return;
@@ -618,7 +618,7 @@ static void cleanup_cb(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     kc_server_t *s = arg;
-    struct kc_tdesc_glue *g = s->tdesc;
+    struct kc_topology_desc_glue *g = s->topology_desc;
     /* Single flight: a tick while the previous cycle settles is skipped. */
     if (g->cleanup_in_flight > 0) {
         kc_log_warn(COMP, "topology-description cleanup skipped: %zu deletes of the previous "
@@ -640,14 +640,14 @@ static void kick_cb(evutil_socket_t fd, short what, void *arg)
 
 /* ---- lifecycle -------------------------------------------------------------------- */
 
-int kc_tdesc_start(kc_server_t *s)
+int kc_topology_desc_start(kc_server_t *s)
 {
     const kc_config_t *cfg = s->cfg;
     const char *name = cfg->group_streams_topology_description_plugin;
     if (!name || !*name)
         return 0; /* the feature is off */
     char err[1024];
-    kc_tstore_t *store = kc_tstore_open(s->base, name, cfg->log_dirs,
+    kc_topology_store_t *store = kc_topology_store_open(s->base, name, cfg->log_dirs,
                                         cfg->group_streams_topology_description_plugin_config,
                                         cfg->group_streams_topology_description_plugin_threads,
                                         err, sizeof(err));
@@ -655,7 +655,7 @@ int kc_tdesc_start(kc_server_t *s)
         kc_log_error(COMP, "group.streams.topology.description.plugin=%s: %s", name, err);
         return KC_EINVAL;
     }
-    struct kc_tdesc_glue *g = kc_xcalloc(1, sizeof(*g));
+    struct kc_topology_desc_glue *g = kc_xcalloc(1, sizeof(*g));
     g->store = store;
     kc_topology_desc_config_t tc;
     kc_topology_desc_config_defaults(&tc);
@@ -666,11 +666,11 @@ int kc_tdesc_start(kc_server_t *s)
     g->barrier = kc_topology_desc_new(&tc, (uint64_t)kc_server_wall_ms());
     g->kick = event_new(s->base, -1, 0, kick_cb, s);
     g->cleanup_timer = evtimer_new(s->base, cleanup_cb, s);
-    s->tdesc = g;
+    s->topology_desc = g;
     /* The streams groups: their view for the barrier, and the requests they hold. */
     kc_topology_desc_groups_t groups;
     kc_coord_topology_desc_groups(s->coord, &groups);
-    kc_tdesc_set_groups(s, &groups, held_outcome, s);
+    kc_topology_desc_set_groups(s, &groups, held_outcome, s);
     kc_coord_set_topology_desc(s->coord, g->barrier);
     struct timeval tv = {cfg->offsets_retention_check_interval_ms / 1000,
                          (cfg->offsets_retention_check_interval_ms % 1000) * 1000};
@@ -678,23 +678,23 @@ int kc_tdesc_start(kc_server_t *s)
     return 0;
 }
 
-void kc_tdesc_stop(kc_server_t *s)
+void kc_topology_desc_stop(kc_server_t *s)
 {
-    struct kc_tdesc_glue *g = s->tdesc;
+    struct kc_topology_desc_glue *g = s->topology_desc;
     if (!g)
         return;
     g->stopping = true;
     while (g->waiting_head) {
-        tdesc_job_t *j = g->waiting_head;
+        store_job_t *j = g->waiting_head;
         g->waiting_head = j->next;
         job_drop(j);
         job_free(j);
     }
-    kc_tstore_close(g->store); /* runs every outstanding callback, which only frees */
+    kc_topology_store_close(g->store); /* runs every outstanding callback, which only frees */
     event_free(g->cleanup_timer);
     event_free(g->kick);
     kc_coord_set_topology_desc(s->coord, NULL);
     kc_topology_desc_free(g->barrier);
     free(g);
-    s->tdesc = NULL;
+    s->topology_desc = NULL;
 }

@@ -38,14 +38,14 @@ static void errf(char *err, size_t errlen, const char *f, ...)
 typedef enum { JOB_SET, JOB_GET, JOB_DEL } job_kind_t;
 
 typedef struct job {
-    kc_tstore_t *t;
+    kc_topology_store_t *t;
     job_kind_t kind;
     char *group_id;
     size_t group_id_len;
     int32_t epoch;
     uint8_t *in;        /* set: the description */
     size_t in_len;
-    kc_tstore_cb cb;
+    kc_topology_store_cb cb;
     void *arg;
     /* the result, copied in done() */
     kc_topology_store_status_t status;
@@ -56,7 +56,7 @@ typedef struct job {
     struct job *next;
 } job_t;
 
-struct kc_tstore {
+struct kc_topology_store {
     const kc_topology_store_ops_t *ops;
     void *state;
     void *dl;           /* dlopen handle or NULL */
@@ -86,7 +86,7 @@ static void job_free(job_t *j)
 static void job_done(void *token, const kc_topology_store_result_t *res)
 {
     job_t *j = token;
-    kc_tstore_t *t = j->t;
+    kc_topology_store_t *t = j->t;
     pthread_mutex_lock(&t->mu);
     if (j->completed) {
         pthread_mutex_unlock(&t->mu);
@@ -123,7 +123,7 @@ static void job_done(void *token, const kc_topology_store_result_t *res)
 
 static void run_job(job_t *j)
 {
-    kc_tstore_t *t = j->t;
+    kc_topology_store_t *t = j->t;
     switch (j->kind) {
     case JOB_SET:
         t->ops->set(t->state, j->group_id, j->group_id_len, j->epoch, j->in, j->in_len, job_done,
@@ -140,7 +140,7 @@ static void run_job(job_t *j)
 
 static void *worker_main(void *arg)
 {
-    kc_tstore_t *t = arg;
+    kc_topology_store_t *t = arg;
     pthread_mutex_lock(&t->mu);
     for (;;) {
         while (!t->queue_head && !t->stopping)
@@ -160,7 +160,7 @@ static void *worker_main(void *arg)
 }
 
 /* On the loop: run the callbacks of completed calls, in completion order. */
-static void deliver(kc_tstore_t *t)
+static void deliver(kc_topology_store_t *t)
 {
     pthread_mutex_lock(&t->mu);
     job_t *list = t->done_head;
@@ -185,8 +185,8 @@ static void efd_cb(evutil_socket_t fd, short what, void *arg)
     deliver(arg);
 }
 
-static void submit(kc_tstore_t *t, job_kind_t kind, const char *group_id, size_t group_id_len,
-                   int32_t epoch, const uint8_t *in, size_t in_len, kc_tstore_cb cb, void *arg)
+static void submit(kc_topology_store_t *t, job_kind_t kind, const char *group_id, size_t group_id_len,
+                   int32_t epoch, const uint8_t *in, size_t in_len, kc_topology_store_cb cb, void *arg)
 {
     job_t *j = kc_xcalloc(1, sizeof(*j));
     j->t = t;
@@ -212,30 +212,30 @@ static void submit(kc_tstore_t *t, job_kind_t kind, const char *group_id, size_t
     pthread_mutex_unlock(&t->mu);
 }
 
-void kc_tstore_set(kc_tstore_t *t, const char *group_id, size_t group_id_len, int32_t epoch,
-                   const uint8_t *description, size_t len, kc_tstore_cb cb, void *arg)
+void kc_topology_store_set(kc_topology_store_t *t, const char *group_id, size_t group_id_len, int32_t epoch,
+                   const uint8_t *description, size_t len, kc_topology_store_cb cb, void *arg)
 {
     submit(t, JOB_SET, group_id, group_id_len, epoch, description, len, cb, arg);
 }
 
-void kc_tstore_get(kc_tstore_t *t, const char *group_id, size_t group_id_len, int32_t epoch,
-                   kc_tstore_cb cb, void *arg)
+void kc_topology_store_get(kc_topology_store_t *t, const char *group_id, size_t group_id_len, int32_t epoch,
+                   kc_topology_store_cb cb, void *arg)
 {
     submit(t, JOB_GET, group_id, group_id_len, epoch, NULL, 0, cb, arg);
 }
 
-void kc_tstore_del(kc_tstore_t *t, const char *group_id, size_t group_id_len, kc_tstore_cb cb,
+void kc_topology_store_del(kc_topology_store_t *t, const char *group_id, size_t group_id_len, kc_topology_store_cb cb,
                    void *arg)
 {
     submit(t, JOB_DEL, group_id, group_id_len, -1, NULL, 0, cb, arg);
 }
 
-size_t kc_tstore_pending(const kc_tstore_t *t)
+size_t kc_topology_store_pending(const kc_topology_store_t *t)
 {
     return t->pending;
 }
 
-const char *kc_tstore_name(const kc_tstore_t *t)
+const char *kc_topology_store_name(const kc_topology_store_t *t)
 {
     return t->ops->name;
 }
@@ -251,15 +251,15 @@ static void store_log(int level, const char *msg)
     kc_log(l, COMP, "%s", msg);
 }
 
-const kc_topology_store_ops_t *kc_tstore_resolve(const char *name, void **handle, char *err,
+const kc_topology_store_ops_t *kc_topology_store_resolve(const char *name, void **handle, char *err,
                                                  size_t errlen)
 {
     *handle = NULL;
     const kc_topology_store_ops_t *ops = NULL;
     if (strcmp(name, "memory") == 0) {
-        ops = kc_tstore_memory_ops();
+        ops = kc_topology_store_memory_ops();
     } else if (strcmp(name, "lmdb") == 0) {
-        ops = kc_tstore_lmdb_ops();
+        ops = kc_topology_store_lmdb_ops();
     } else {
         void *dl = dlopen(name, RTLD_NOW | RTLD_LOCAL);
         if (!dl) {
@@ -291,11 +291,11 @@ const kc_topology_store_ops_t *kc_tstore_resolve(const char *name, void **handle
     return ops;
 }
 
-static kc_tstore_t *open_ops(struct event_base *base, const kc_topology_store_ops_t *ops,
+static kc_topology_store_t *open_ops(struct event_base *base, const kc_topology_store_ops_t *ops,
                              void *dl, const char *data_dir, const char *args, int threads,
                              char *err, size_t errlen)
 {
-    kc_tstore_t *t = kc_xcalloc(1, sizeof(*t));
+    kc_topology_store_t *t = kc_xcalloc(1, sizeof(*t));
     t->ops = ops;
     t->dl = dl;
     t->base = base;
@@ -332,26 +332,26 @@ static kc_tstore_t *open_ops(struct event_base *base, const kc_topology_store_op
                 t->nthreads);
     return t;
 fail:
-    kc_tstore_close(t);
+    kc_topology_store_close(t);
     return NULL;
 }
 
-kc_tstore_t *kc_tstore_open_ops(struct event_base *base, const kc_topology_store_ops_t *ops,
+kc_topology_store_t *kc_topology_store_open_ops(struct event_base *base, const kc_topology_store_ops_t *ops,
                                 const char *data_dir, const char *args, int threads, char *err,
                                 size_t errlen)
 {
     return open_ops(base, ops, NULL, data_dir, args, threads, err, errlen);
 }
 
-kc_tstore_t *kc_tstore_open(struct event_base *base, const char *name, const char *data_dir,
+kc_topology_store_t *kc_topology_store_open(struct event_base *base, const char *name, const char *data_dir,
                             const char *args, int threads, char *err, size_t errlen)
 {
     void *dl;
-    const kc_topology_store_ops_t *ops = kc_tstore_resolve(name, &dl, err, errlen);
+    const kc_topology_store_ops_t *ops = kc_topology_store_resolve(name, &dl, err, errlen);
     return ops ? open_ops(base, ops, dl, data_dir, args, threads, err, errlen) : NULL;
 }
 
-void kc_tstore_close(kc_tstore_t *t)
+void kc_topology_store_close(kc_topology_store_t *t)
 {
     if (!t)
         return;
@@ -508,7 +508,7 @@ static const kc_topology_store_ops_t mem_ops = {
     mem_init, mem_close, mem_set, mem_get, mem_del,
 };
 
-const kc_topology_store_ops_t *kc_tstore_memory_ops(void)
+const kc_topology_store_ops_t *kc_topology_store_memory_ops(void)
 {
     return &mem_ops;
 }

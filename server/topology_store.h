@@ -22,11 +22,11 @@
 #include "kcoord/topology_store.h"
 
 struct event_base;
-typedef struct kc_tstore kc_tstore_t;
+typedef struct kc_topology_store kc_topology_store_t;
 
 /* The built-in stores. */
-const kc_topology_store_ops_t *kc_tstore_memory_ops(void);
-const kc_topology_store_ops_t *kc_tstore_lmdb_ops(void); /* storage/topology_store_lmdb.c */
+const kc_topology_store_ops_t *kc_topology_store_memory_ops(void);
+const kc_topology_store_ops_t *kc_topology_store_lmdb_ops(void); /* storage/topology_store_lmdb.c */
 
 /*
  * Resolves name: "memory", "lmdb", else the path of a shared object (dlopen,
@@ -34,18 +34,18 @@ const kc_topology_store_ops_t *kc_tstore_lmdb_ops(void); /* storage/topology_sto
  * size. *handle gets the dlopen handle (NULL for built-ins; dlclose it after
  * closing the store). NULL with a reason in err.
  */
-const kc_topology_store_ops_t *kc_tstore_resolve(const char *name, void **handle, char *err,
+const kc_topology_store_ops_t *kc_topology_store_resolve(const char *name, void **handle, char *err,
                                                  size_t errlen);
 
 /*
- * Loads and initialises the store named name (see kc_tstore_resolve) with
+ * Loads and initialises the store named name (see kc_topology_store_resolve) with
  * data_dir and args, and starts threads (>= 1) workers whose completions
  * are delivered on base. NULL with a reason in err.
  */
-kc_tstore_t *kc_tstore_open(struct event_base *base, const char *name, const char *data_dir,
+kc_topology_store_t *kc_topology_store_open(struct event_base *base, const char *name, const char *data_dir,
                             const char *args, int threads, char *err, size_t errlen);
 /* Same with a store given directly (tests). */
-kc_tstore_t *kc_tstore_open_ops(struct event_base *base, const kc_topology_store_ops_t *ops,
+kc_topology_store_t *kc_topology_store_open_ops(struct event_base *base, const kc_topology_store_ops_t *ops,
                                 const char *data_dir, const char *args, int threads, char *err,
                                 size_t errlen);
 /*
@@ -54,25 +54,25 @@ kc_tstore_t *kc_tstore_open_ops(struct event_base *base, const kc_topology_store
  * the store is closed (it completes what it still holds); then every
  * pending callback runs, here, on the calling (loop) thread. NULL accepted.
  */
-void kc_tstore_close(kc_tstore_t *t);
+void kc_topology_store_close(kc_topology_store_t *t);
 
-const char *kc_tstore_name(const kc_tstore_t *t);
+const char *kc_topology_store_name(const kc_topology_store_t *t);
 
 /*
  * Completion, on the loop thread. res->message and res->data are valid
  * during the callback only.
  */
-typedef void (*kc_tstore_cb)(void *arg, const kc_topology_store_result_t *res);
+typedef void (*kc_topology_store_cb)(void *arg, const kc_topology_store_result_t *res);
 
 /* Each copies its arguments; cb runs exactly once (also on shutdown). */
-void kc_tstore_set(kc_tstore_t *t, const char *group_id, size_t group_id_len, int32_t epoch,
-                   const uint8_t *description, size_t len, kc_tstore_cb cb, void *arg);
-void kc_tstore_get(kc_tstore_t *t, const char *group_id, size_t group_id_len, int32_t epoch,
-                   kc_tstore_cb cb, void *arg);
-void kc_tstore_del(kc_tstore_t *t, const char *group_id, size_t group_id_len, kc_tstore_cb cb,
+void kc_topology_store_set(kc_topology_store_t *t, const char *group_id, size_t group_id_len, int32_t epoch,
+                   const uint8_t *description, size_t len, kc_topology_store_cb cb, void *arg);
+void kc_topology_store_get(kc_topology_store_t *t, const char *group_id, size_t group_id_len, int32_t epoch,
+                   kc_topology_store_cb cb, void *arg);
+void kc_topology_store_del(kc_topology_store_t *t, const char *group_id, size_t group_id_len, kc_topology_store_cb cb,
                    void *arg);
 
 /* Calls queued or running and not yet delivered to their callbacks. */
-size_t kc_tstore_pending(const kc_tstore_t *t);
+size_t kc_topology_store_pending(const kc_topology_store_t *t);
 
 #endif

@@ -30,7 +30,7 @@ typedef struct {
     size_t max_key;
 } lmdb_store_t;
 
-const kc_topology_store_ops_t *kc_tstore_lmdb_ops(void);
+const kc_topology_store_ops_t *kc_topology_store_lmdb_ops(void);
 
 static int lm_init(const kc_topology_store_config_t *cfg, void **state, char *err, size_t errlen)
 {
@@ -203,7 +203,7 @@ static const kc_topology_store_ops_t lm_ops = {
     lm_init, lm_close, lm_set, lm_get, lm_del,
 };
 
-const kc_topology_store_ops_t *kc_tstore_lmdb_ops(void)
+const kc_topology_store_ops_t *kc_topology_store_lmdb_ops(void)
 {
     return &lm_ops;
 }

@@ -1695,13 +1695,13 @@ void kc_coord_join_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
             send_join_error(res, ctx, KC_ERR_INCONSISTENT_GROUP_PROTOCOL, "");
             goto out;
         }
-        if (unknown_member && c->tdesc) {
+        if (unknown_member && c->topology_desc) {
             /* The store may still hold its description: the caller deletes it
              * through the barrier first (server/topology_api.c); until then
              * the join is retried (KIP-1331). */
             kc_topology_desc_group_t view;
             if (kc_coord_streams_group_view(c, req->group_id, &view) == 1 &&
-                kc_topology_desc_conversion_needed(c->tdesc, &view)) {
+                kc_topology_desc_conversion_needed(c->topology_desc, &view)) {
                 send_join_error(res, ctx, KC_ERR_REBALANCE_IN_PROGRESS, "");
                 goto out;
             }

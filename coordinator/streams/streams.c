@@ -2971,7 +2971,7 @@ static void heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
     /* KIP-1331: ask for the topology description when the store lacks it
      * (GroupMetadataManager.maybeSetTopologyDescriptionRequired). */
     r.topology_description_required = kc_topology_desc_solicit(
-        c->tdesc, &g->td, ctx->api_version, req->member_epoch, r.error_code, stale_topology,
+        c->topology_desc, &g->td, ctx->api_version, req->member_epoch, r.error_code, stale_topology,
         g->topology ? g->topology->epoch : -1, ctx->now_ms);
     send_hb(res, ctx, &r, kc_result_wrote_since(res, first_record));
     free(old_endpoint);
@@ -3152,7 +3152,7 @@ void kc_coord_streams_group_describe_fetched(kc_coord_t *c, const kc_request_ctx
         dg->topology_description_status = KC_TOPOLOGY_DESC_STATUS_NOT_REQUESTED;
         if (req->include_topology_description) {
             int32_t te = g->topology ? g->topology->epoch : -1;
-            int8_t st = kc_topology_desc_describe_status(c->tdesc, &g->td, g->topology != NULL, te);
+            int8_t st = kc_topology_desc_describe_status(c->topology_desc, &g->td, g->topology != NULL, te);
             if (st == KC_TOPOLOGY_DESC_STATUS_AVAILABLE) {
                 st = KC_TOPOLOGY_DESC_STATUS_NOT_STORED; /* no get answered for this epoch */
                 for (size_t f = 0; f < nfetched; f++) {
@@ -3631,7 +3631,7 @@ void kc_streams_group_foreach(kc_coord_t *c, void (*fn)(kc_streams_group_t *g, v
 
 /* ---- the topology-description barrier's view (KIP-1331) ------------------------- */
 
-void kc_coord_set_topology_desc(kc_coord_t *c, kc_topology_desc_t *m) { c->tdesc = m; }
+void kc_coord_set_topology_desc(kc_coord_t *c, kc_topology_desc_t *m) { c->topology_desc = m; }
 
 static void fill_view(kc_coord_t *c, st_group_t *g, kc_topology_desc_group_t *out)
 {
@@ -3763,7 +3763,7 @@ static void streams_maybe_delete_expired(kc_coord_t *c, kc_group_t *base, int64_
     (void)now_ms;
     st_group_t *g = streams_of(base);
     if (g->nmembers != 0 || g->td.ops_in_flight != 0 ||
-        !kc_topology_desc_may_expire(c->tdesc, &g->td))
+        !kc_topology_desc_may_expire(c->topology_desc, &g->td))
         return;
     kc_log_info(LOG_COMP, "Streams group %s is empty and all its offsets expired: deleting it.",
                 g->group_id);

@@ -3,7 +3,7 @@
  * StreamsGroupTopologyDescriptionUpdate (API 93) through the broker, over an
  * in-process socket: answers without a store, request validation, and a
  * push against a stand-in streams group registered through
- * kc_tdesc_set_groups, with the test store loaded from its shared object.
+ * kc_topology_desc_set_groups, with the test store loaded from its shared object.
  * The crash cases run the broker in a child process that the test store
  * kills (_exit) before or after its set; the parent then starts a broker on
  * the same data directory and checks what survived and that the group
@@ -124,7 +124,7 @@ static fx_t *fx_new(const char *dir, const char *plugin, const char *plugin_conf
     if (dir) {
         snprintf(fx->dir, sizeof(fx->dir), "%s", dir);
     } else {
-        snprintf(fx->dir, sizeof(fx->dir), "/tmp/kc_tdesc_api_XXXXXX");
+        snprintf(fx->dir, sizeof(fx->dir), "/tmp/kc_topology_desc_api_XXXXXX");
         assert_non_null(mkdtemp(fx->dir));
     }
     kc_config_init(&fx->cfg);
@@ -158,7 +158,7 @@ static fx_t *fx_new(const char *dir, const char *plugin, const char *plugin_conf
     fake.topology_epoch = 3;
     fake.members = 1;
     assert_int_equal(kc_store_replay(fx->srv->store, replay_fake, NULL), 0);
-    kc_tdesc_set_groups(fx->srv, &fake_groups, NULL, NULL);
+    kc_topology_desc_set_groups(fx->srv, &fake_groups, NULL, NULL);
     return fx;
 }
 
@@ -275,8 +275,8 @@ static void test_without_store_unsupported_version(void **state)
 {
     (void)state;
     fx_t *fx = fx_new(NULL, NULL, NULL);
-    assert_null(kc_tdesc_barrier(fx->srv));
-    assert_null(kc_tdesc_store(fx->srv));
+    assert_null(kc_topology_desc_barrier(fx->srv));
+    assert_null(kc_topology_desc_store(fx->srv));
     /* Advertised all the same (Kafka filters only the telemetry APIs). */
     const kc_api_entry_t *e = kc_api_find(API);
     assert_non_null(e);
@@ -340,7 +340,7 @@ static void test_push_commits_barrier_before_store_call(void **state)
     /* The set takes 2 s: long enough to look at what is durable meanwhile. */
     snprintf(cfg, sizeof(cfg), "set=hang:2000*1");
     fx_t *fx = fx_new(NULL, KC_TEST_STORE_PATH, cfg);
-    assert_non_null(kc_tdesc_barrier(fx->srv));
+    assert_non_null(kc_topology_desc_barrier(fx->srv));
     send_push(fx, "app", "m1", 3, 1);
     bool saw_barrier = false;
     int64_t deadline = now_ms() + 60000;
@@ -375,7 +375,7 @@ static void test_push_failures(void **state)
     fx_free(fx, true);
     /* A permanent failure records the failed epoch, durably. */
     char dir[64];
-    snprintf(dir, sizeof(dir), "%s", "/tmp/kc_tdesc_api_XXXXXX");
+    snprintf(dir, sizeof(dir), "%s", "/tmp/kc_topology_desc_api_XXXXXX");
     assert_non_null(mkdtemp(dir));
     fx = fx_new(dir, KC_TEST_STORE_PATH, "set=permanent:too big");
     send_push(fx, "app", "m1", 3, 2);
@@ -387,7 +387,7 @@ static void test_push_failures(void **state)
     fx = fx_new(dir, KC_TEST_STORE_PATH, NULL);
     assert_int_equal(fake.st.failed_epoch, 3);
     assert_int_equal(fake.st.stored_epoch, -2);
-    assert_false(kc_topology_desc_solicit(kc_tdesc_barrier(fx->srv), &fake.st, 1, 1, 0, false, 3,
+    assert_false(kc_topology_desc_solicit(kc_topology_desc_barrier(fx->srv), &fake.st, 1, 1, 0, false, 3,
                                           kc_server_wall_ms()));
     fx_free(fx, true);
 }
@@ -413,7 +413,7 @@ static void test_cleanup_cycle_deletes_and_finalizes(void **state)
         kc_server_run_once(fx->srv);
     assert_int_equal(fake.st.stored_epoch, -1);
     assert_false(store_file_exists(fx->dir));
-    assert_true(kc_topology_desc_may_expire(kc_tdesc_barrier(fx->srv), &fake.st));
+    assert_true(kc_topology_desc_may_expire(kc_topology_desc_barrier(fx->srv), &fake.st));
     char dir[64];
     snprintf(dir, sizeof(dir), "%s", fx->dir);
     fx_free(fx, false);
@@ -430,7 +430,7 @@ static void test_cleanup_cycle_deletes_and_finalizes(void **state)
 static void crash_push(const char *action, bool want_file)
 {
     char dir[64];
-    snprintf(dir, sizeof(dir), "%s", "/tmp/kc_tdesc_api_XXXXXX");
+    snprintf(dir, sizeof(dir), "%s", "/tmp/kc_topology_desc_api_XXXXXX");
     assert_non_null(mkdtemp(dir));
     pid_t pid = fork();
     assert_true(pid >= 0);
@@ -451,7 +451,7 @@ static void crash_push(const char *action, bool want_file)
     /* Restart: the -2 committed before the store call survived. */
     fx_t *fx = fx_new(dir, KC_TEST_STORE_PATH, NULL);
     assert_int_equal(fake.st.stored_epoch, -2);
-    kc_topology_desc_t *m = kc_tdesc_barrier(fx->srv);
+    kc_topology_desc_t *m = kc_topology_desc_barrier(fx->srv);
     assert_int_equal(kc_topology_desc_describe_status(m, &fake.st, true, 3),
                      KC_TOPOLOGY_DESC_STATUS_NOT_STORED);
     /* Converges: the group is asked to push again, and the push settles it. */
@@ -463,7 +463,7 @@ static void crash_push(const char *action, bool want_file)
     fx_free(fx, false);
     fx = fx_new(dir, KC_TEST_STORE_PATH, NULL);
     assert_int_equal(fake.st.stored_epoch, 3);
-    assert_int_equal(kc_topology_desc_describe_status(kc_tdesc_barrier(fx->srv), &fake.st, true, 3),
+    assert_int_equal(kc_topology_desc_describe_status(kc_topology_desc_barrier(fx->srv), &fake.st, true, 3),
                      KC_TOPOLOGY_DESC_STATUS_AVAILABLE);
     fx_free(fx, true);
 }
@@ -472,7 +472,7 @@ static void crash_push(const char *action, bool want_file)
 static void crash_cleanup(const char *action, bool want_file)
 {
     char dir[64];
-    snprintf(dir, sizeof(dir), "%s", "/tmp/kc_tdesc_api_XXXXXX");
+    snprintf(dir, sizeof(dir), "%s", "/tmp/kc_topology_desc_api_XXXXXX");
     assert_non_null(mkdtemp(dir));
     fx_t *fx = fx_new(dir, KC_TEST_STORE_PATH, NULL);
     send_push(fx, "app", "m1", 3, 1);
@@ -547,7 +547,7 @@ static void run_delete_op(fx_t *fx, kc_topology_desc_op_kind_t kind)
         kc_topology_desc_delete_begin(kind, kc_str("app"), &view, &fx->srv->batch);
     assert_non_null(op);
     int before = outcomes;
-    kc_tdesc_run(fx->srv, op);
+    kc_topology_desc_run(fx->srv, op);
     int64_t deadline = now_ms() + 60000;
     while (outcomes == before && now_ms() < deadline)
         kc_server_run_once(fx->srv);
@@ -559,7 +559,7 @@ static void test_delete_group_and_conversion_outcomes(void **state)
 {
     (void)state;
     fx_t *fx = fx_new(NULL, KC_TEST_STORE_PATH, "delete=transient:down*2");
-    kc_tdesc_set_groups(fx->srv, &fake_groups, on_outcome, NULL);
+    kc_topology_desc_set_groups(fx->srv, &fake_groups, on_outcome, NULL);
     send_push(fx, "app", "m1", 3, 1);
     assert_int_equal(read_answer(fx).error_code, KC_ERR_NONE);
     fake.members = 0;

@@ -93,7 +93,7 @@ static void rm_rf(const char *dir)
 }
 
 /* set, get (same bytes), get at another epoch, del, get again, del again. */
-static void exercise(struct event_base *base, kc_tstore_t *t)
+static void exercise(struct event_base *base, kc_topology_store_t *t)
 {
     seen_t s;
     memset(&s, 0, sizeof(s));
@@ -101,17 +101,17 @@ static void exercise(struct event_base *base, kc_tstore_t *t)
     for (int i = 0; i < 6; i++)
         a[i] = (cb_arg_t){&s, i};
     static const uint8_t desc[] = {0, 0, 2, 'x', 'y'};
-    kc_tstore_set(t, "app", 3, 4, desc, sizeof(desc), on_done, &a[0]);
+    kc_topology_store_set(t, "app", 3, 4, desc, sizeof(desc), on_done, &a[0]);
     wait_calls(base, &s, 1);
-    kc_tstore_get(t, "app", 3, 4, on_done, &a[1]);
+    kc_topology_store_get(t, "app", 3, 4, on_done, &a[1]);
     wait_calls(base, &s, 2);
-    kc_tstore_get(t, "app", 3, 5, on_done, &a[2]);
+    kc_topology_store_get(t, "app", 3, 5, on_done, &a[2]);
     wait_calls(base, &s, 3);
-    kc_tstore_del(t, "app", 3, on_done, &a[3]);
+    kc_topology_store_del(t, "app", 3, on_done, &a[3]);
     wait_calls(base, &s, 4);
-    kc_tstore_get(t, "app", 3, 4, on_done, &a[4]);
+    kc_topology_store_get(t, "app", 3, 4, on_done, &a[4]);
     wait_calls(base, &s, 5);
-    kc_tstore_del(t, "app", 3, on_done, &a[5]); /* idempotent */
+    kc_topology_store_del(t, "app", 3, on_done, &a[5]); /* idempotent */
     wait_calls(base, &s, 6);
     assert_int_equal(s.status[0], KC_TOPOLOGY_STORE_OK);
     assert_int_equal(s.status[1], KC_TOPOLOGY_STORE_OK);
@@ -124,7 +124,7 @@ static void exercise(struct event_base *base, kc_tstore_t *t)
     /* Every callback ran on the loop thread. */
     for (int i = 0; i < 6; i++)
         assert_true(pthread_equal(s.thread[i], pthread_self()));
-    assert_int_equal(kc_tstore_pending(t), 0);
+    assert_int_equal(kc_topology_store_pending(t), 0);
 }
 
 /* ---- built-in stores ------------------------------------------------------------- */
@@ -134,11 +134,11 @@ static void test_memory_store(void **state)
     (void)state;
     struct event_base *base = event_base_new();
     char err[256];
-    kc_tstore_t *t = kc_tstore_open(base, "memory", "/nonexistent", "", 2, err, sizeof(err));
+    kc_topology_store_t *t = kc_topology_store_open(base, "memory", "/nonexistent", "", 2, err, sizeof(err));
     assert_non_null(t);
-    assert_string_equal(kc_tstore_name(t), "memory");
+    assert_string_equal(kc_topology_store_name(t), "memory");
     exercise(base, t);
-    kc_tstore_close(t);
+    kc_topology_store_close(t);
     event_base_free(base);
 }
 
@@ -148,7 +148,7 @@ static void test_lmdb_store_survives_reopen(void **state)
     char *dir = temp_dir();
     struct event_base *base = event_base_new();
     char err[256];
-    kc_tstore_t *t = kc_tstore_open(base, "lmdb", dir, "", 2, err, sizeof(err));
+    kc_topology_store_t *t = kc_topology_store_open(base, "lmdb", dir, "", 2, err, sizeof(err));
     assert_non_null(t);
     exercise(base, t);
     /* A long group id (beyond LMDB's key limit) and persistence. */
@@ -157,27 +157,27 @@ static void test_lmdb_store_survives_reopen(void **state)
     seen_t s;
     memset(&s, 0, sizeof(s));
     cb_arg_t a = {&s, 0};
-    kc_tstore_set(t, long_id, sizeof(long_id), 1, (const uint8_t *)"abc", 3, on_done, &a);
-    kc_tstore_set(t, "app", 3, 9, (const uint8_t *)"zz", 2, on_done, &a);
+    kc_topology_store_set(t, long_id, sizeof(long_id), 1, (const uint8_t *)"abc", 3, on_done, &a);
+    kc_topology_store_set(t, "app", 3, 9, (const uint8_t *)"zz", 2, on_done, &a);
     wait_calls(base, &s, 2);
-    kc_tstore_close(t);
+    kc_topology_store_close(t);
     char path[512];
     snprintf(path, sizeof(path), "%s/topology-descriptions/data.mdb", dir);
     struct stat st;
     assert_int_equal(stat(path, &st), 0); /* its own environment */
-    t = kc_tstore_open(base, "lmdb", dir, "", 1, err, sizeof(err));
+    t = kc_topology_store_open(base, "lmdb", dir, "", 1, err, sizeof(err));
     assert_non_null(t);
     memset(&s, 0, sizeof(s));
-    kc_tstore_get(t, long_id, sizeof(long_id), 1, on_done, &a);
-    kc_tstore_get(t, long_id, sizeof(long_id) - 1, 1, on_done, &a); /* another id */
-    kc_tstore_get(t, "app", 3, 9, on_done, &a);
+    kc_topology_store_get(t, long_id, sizeof(long_id), 1, on_done, &a);
+    kc_topology_store_get(t, long_id, sizeof(long_id) - 1, 1, on_done, &a); /* another id */
+    kc_topology_store_get(t, "app", 3, 9, on_done, &a);
     wait_calls(base, &s, 3);
     assert_int_equal(s.status[0], KC_TOPOLOGY_STORE_OK);
     assert_memory_equal(s.data[0], "abc", 3);
     assert_int_equal(s.status[1], KC_TOPOLOGY_STORE_NOT_FOUND);
     assert_int_equal(s.status[2], KC_TOPOLOGY_STORE_OK);
     assert_memory_equal(s.data[2], "zz", 2);
-    kc_tstore_close(t);
+    kc_topology_store_close(t);
     event_base_free(base);
     rm_rf(dir);
     free(dir);
@@ -258,29 +258,29 @@ static void test_worker_delete_overtakes_blocked_set(void **state)
     gate_open = set_entered = 0;
     struct event_base *base = event_base_new();
     char err[256];
-    kc_tstore_t *t = kc_tstore_open_ops(base, &gate_ops, "/tmp", "", 2, err, sizeof(err));
+    kc_topology_store_t *t = kc_topology_store_open_ops(base, &gate_ops, "/tmp", "", 2, err, sizeof(err));
     assert_non_null(t);
     seen_t s;
     memset(&s, 0, sizeof(s));
     cb_arg_t set_arg = {&s, 1}, del_arg = {&s, 2};
-    kc_tstore_set(t, "app", 3, 1, NULL, 0, on_done, &set_arg);
+    kc_topology_store_set(t, "app", 3, 1, NULL, 0, on_done, &set_arg);
     pthread_mutex_lock(&gate_mu);
     while (!set_entered)
         pthread_cond_wait(&gate_cv, &gate_mu);
     pthread_mutex_unlock(&gate_mu);
-    kc_tstore_del(t, "app", 3, on_done, &del_arg);
+    kc_topology_store_del(t, "app", 3, on_done, &del_arg);
     wait_calls(base, &s, 1);
     assert_int_equal(s.order[0], 2); /* the delete completed while the set was in flight */
     assert_int_equal(s.status[0], KC_TOPOLOGY_STORE_TRANSIENT);
     assert_string_equal(s.message[0], "del failed");
-    assert_int_equal(kc_tstore_pending(t), 1);
+    assert_int_equal(kc_topology_store_pending(t), 1);
     pthread_mutex_lock(&gate_mu);
     gate_open = 1;
     pthread_cond_broadcast(&gate_cv);
     pthread_mutex_unlock(&gate_mu);
     wait_calls(base, &s, 2);
     assert_int_equal(s.order[1], 1);
-    kc_tstore_close(t);
+    kc_topology_store_close(t);
     event_base_free(base);
 }
 
@@ -289,21 +289,21 @@ static void test_worker_single_thread_completes_in_order(void **state)
     (void)state;
     struct event_base *base = event_base_new();
     char err[256];
-    kc_tstore_t *t = kc_tstore_open(base, "memory", "/tmp", "", 1, err, sizeof(err));
+    kc_topology_store_t *t = kc_topology_store_open(base, "memory", "/tmp", "", 1, err, sizeof(err));
     seen_t s;
     memset(&s, 0, sizeof(s));
     cb_arg_t a[10];
     for (int i = 0; i < 10; i++) {
         a[i] = (cb_arg_t){&s, i};
         if (i % 2)
-            kc_tstore_del(t, "g", 1, on_done, &a[i]);
+            kc_topology_store_del(t, "g", 1, on_done, &a[i]);
         else
-            kc_tstore_set(t, "g", 1, i, NULL, 0, on_done, &a[i]);
+            kc_topology_store_set(t, "g", 1, i, NULL, 0, on_done, &a[i]);
     }
     wait_calls(base, &s, 10);
     for (int i = 0; i < 10; i++)
         assert_int_equal(s.order[i], i);
-    kc_tstore_close(t);
+    kc_topology_store_close(t);
     event_base_free(base);
 }
 
@@ -354,16 +354,16 @@ static void test_worker_async_store_completes_on_loop(void **state)
     (void)state;
     struct event_base *base = event_base_new();
     char err[256];
-    kc_tstore_t *t = kc_tstore_open_ops(base, &async_ops, "/tmp", "", 1, err, sizeof(err));
+    kc_topology_store_t *t = kc_topology_store_open_ops(base, &async_ops, "/tmp", "", 1, err, sizeof(err));
     seen_t s;
     memset(&s, 0, sizeof(s));
     cb_arg_t a = {&s, 7};
-    kc_tstore_set(t, "g", 1, 1, NULL, 0, on_done, &a);
+    kc_topology_store_set(t, "g", 1, 1, NULL, 0, on_done, &a);
     wait_calls(base, &s, 1);
     assert_int_equal(s.status[0], KC_TOPOLOGY_STORE_PERMANENT);
     assert_string_equal(s.message[0], "rejected later");
     assert_true(pthread_equal(s.thread[0], pthread_self()));
-    kc_tstore_close(t);
+    kc_topology_store_close(t);
     event_base_free(base);
 }
 
@@ -385,20 +385,20 @@ static void test_worker_shutdown_completes_everything(void **state)
     gate_open = set_entered = 0;
     struct event_base *base = event_base_new();
     char err[256];
-    kc_tstore_t *t = kc_tstore_open_ops(base, &gate_ops, "/tmp", "", 1, err, sizeof(err));
+    kc_topology_store_t *t = kc_topology_store_open_ops(base, &gate_ops, "/tmp", "", 1, err, sizeof(err));
     seen_t s;
     memset(&s, 0, sizeof(s));
     cb_arg_t running = {&s, 1}, queued = {&s, 2};
-    kc_tstore_set(t, "g", 1, 1, NULL, 0, on_done, &running);
+    kc_topology_store_set(t, "g", 1, 1, NULL, 0, on_done, &running);
     pthread_mutex_lock(&gate_mu);
     while (!set_entered)
         pthread_cond_wait(&gate_cv, &gate_mu);
     pthread_mutex_unlock(&gate_mu);
-    kc_tstore_get(t, "g", 1, 1, on_done, &queued); /* behind the blocked set: never starts */
+    kc_topology_store_get(t, "g", 1, 1, on_done, &queued); /* behind the blocked set: never starts */
     /* The gate opens from another thread while close waits for the worker. */
     pthread_t opener;
     pthread_create(&opener, NULL, open_gate_later, NULL);
-    kc_tstore_close(t); /* runs both callbacks before it returns */
+    kc_topology_store_close(t); /* runs both callbacks before it returns */
     pthread_join(opener, NULL);
     assert_int_equal(s.calls, 2);
     int got_cancel = s.order[0] == 2 ? 0 : 1;
@@ -416,21 +416,21 @@ static void test_loader_errors(void **state)
     (void)state;
     void *dl;
     char err[512];
-    assert_null(kc_tstore_resolve("/nonexistent/store.so", &dl, err, sizeof(err)));
+    assert_null(kc_topology_store_resolve("/nonexistent/store.so", &dl, err, sizeof(err)));
     assert_non_null(strstr(err, "cannot load /nonexistent/store.so"));
     /* A shared object without the entry symbol. */
-    assert_null(kc_tstore_resolve("libm.so.6", &dl, err, sizeof(err)));
+    assert_null(kc_topology_store_resolve("libm.so.6", &dl, err, sizeof(err)));
     assert_non_null(strstr(err, "does not export kc_topology_store_plugin"));
     setenv("KC_TEST_STORE_ABI", "99", 1);
-    assert_null(kc_tstore_resolve(KC_TEST_STORE_PATH, &dl, err, sizeof(err)));
+    assert_null(kc_topology_store_resolve(KC_TEST_STORE_PATH, &dl, err, sizeof(err)));
     assert_non_null(strstr(err, "ABI version 99"));
     unsetenv("KC_TEST_STORE_ABI");
-    assert_non_null(kc_tstore_resolve(KC_TEST_STORE_PATH, &dl, err, sizeof(err)));
+    assert_non_null(kc_topology_store_resolve(KC_TEST_STORE_PATH, &dl, err, sizeof(err)));
     assert_non_null(dl);
     dlclose(dl);
     /* A bad setting stops the start with the store's reason. */
     struct event_base *base = event_base_new();
-    assert_null(kc_tstore_open(base, KC_TEST_STORE_PATH, "/tmp", "set=explode", 1, err,
+    assert_null(kc_topology_store_open(base, KC_TEST_STORE_PATH, "/tmp", "set=explode", 1, err,
                                sizeof(err)));
     assert_non_null(strstr(err, "bad action for set: explode"));
     event_base_free(base);
@@ -443,30 +443,30 @@ static void test_plugin_store_and_failures(void **state)
     struct event_base *base = event_base_new();
     char err[512], args[1024];
     snprintf(args, sizeof(args), "dir=%s/files;set=transient:disk busy*1;delete=permanent*1", dir);
-    kc_tstore_t *t = kc_tstore_open(base, KC_TEST_STORE_PATH, dir, args, 2, err, sizeof(err));
+    kc_topology_store_t *t = kc_topology_store_open(base, KC_TEST_STORE_PATH, dir, args, 2, err, sizeof(err));
     assert_non_null(t);
-    assert_string_equal(kc_tstore_name(t), "test");
+    assert_string_equal(kc_topology_store_name(t), "test");
     seen_t s;
     memset(&s, 0, sizeof(s));
     cb_arg_t a[4];
     for (int i = 0; i < 4; i++)
         a[i] = (cb_arg_t){&s, i};
-    kc_tstore_set(t, "app", 3, 2, (const uint8_t *)"d", 1, on_done, &a[0]);
+    kc_topology_store_set(t, "app", 3, 2, (const uint8_t *)"d", 1, on_done, &a[0]);
     wait_calls(base, &s, 1);
-    kc_tstore_del(t, "app", 3, on_done, &a[1]);
+    kc_topology_store_del(t, "app", 3, on_done, &a[1]);
     wait_calls(base, &s, 2);
     assert_int_equal(s.status[0], KC_TOPOLOGY_STORE_TRANSIENT);
     assert_string_equal(s.message[0], "disk busy");
     assert_int_equal(s.status[1], KC_TOPOLOGY_STORE_PERMANENT);
     assert_string_equal(s.message[1], "");
-    kc_tstore_close(t);
+    kc_topology_store_close(t);
     /* *1: only the first call misbehaved; the ok path behaves like a store. */
-    t = kc_tstore_open(base, KC_TEST_STORE_PATH, dir, args, 2, err, sizeof(err));
-    kc_tstore_close(t);
+    t = kc_topology_store_open(base, KC_TEST_STORE_PATH, dir, args, 2, err, sizeof(err));
+    kc_topology_store_close(t);
     snprintf(args, sizeof(args), "dir=%s/files", dir);
-    t = kc_tstore_open(base, KC_TEST_STORE_PATH, dir, args, 2, err, sizeof(err));
+    t = kc_topology_store_open(base, KC_TEST_STORE_PATH, dir, args, 2, err, sizeof(err));
     exercise(base, t);
-    kc_tstore_close(t);
+    kc_topology_store_close(t);
     char log[512];
     snprintf(log, sizeof(log), "%s/files/calls.log", dir);
     FILE *f = fopen(log, "r");
@@ -495,13 +495,13 @@ static void crash_case(const char *action, bool want_abort, int want_exit, bool 
         setenv("KC_TEST_STORE_DIR", dir, 1);
         struct event_base *base = event_base_new();
         char err[512];
-        kc_tstore_t *t = kc_tstore_open(base, KC_TEST_STORE_PATH, dir, "", 1, err, sizeof(err));
+        kc_topology_store_t *t = kc_topology_store_open(base, KC_TEST_STORE_PATH, dir, "", 1, err, sizeof(err));
         if (!t)
             _exit(3);
         seen_t s;
         memset(&s, 0, sizeof(s));
         cb_arg_t a = {&s, 0};
-        kc_tstore_set(t, "app", 3, 5, (const uint8_t *)"x", 1, on_done, &a);
+        kc_topology_store_set(t, "app", 3, 5, (const uint8_t *)"x", 1, on_done, &a);
         while (s.calls < 1)
             event_base_loop(base, EVLOOP_ONCE);
         _exit(0); /* the crash did not happen */
