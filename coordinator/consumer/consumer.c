@@ -779,12 +779,12 @@ static void write_member_tombstones(const cs_group_t *g, const char *member_id, 
 
 static void session_key(char *buf, size_t cap, const char *g, const char *m)
 {
-    kc_timer_member_key(buf, cap, "consumer-group-session-timeout-", g, m);
+    kc_timer_member_key(buf, cap, "session-timeout-", g, m);
 }
 
 static void rebalance_key(char *buf, size_t cap, const char *g, const char *m)
 {
-    kc_timer_member_key(buf, cap, "consumer-group-rebalance-timeout-", g, m);
+    kc_timer_member_key(buf, cap, "rebalance-timeout-", g, m);
 }
 
 static void on_session_timeout(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res);
@@ -1180,7 +1180,7 @@ static void update_target_assignment(kc_coord_t *c, cs_group_t *g, int64_t now_m
  */
 static void regex_key(char *buf, size_t cap, const char *g)
 {
-    snprintf(buf, cap, "consumer-group-regex-refresh-%s", g);
+    snprintf(buf, cap, "%s-regex", g);
 }
 
 /* Time and version of the last resolution (INT64_MIN: none), Kafka's

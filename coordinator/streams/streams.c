@@ -1492,12 +1492,12 @@ static void write_member_tombstones(st_group_t *g, const char *member_id, kc_res
 
 static void session_key(char *buf, size_t cap, const char *g, const char *m)
 {
-    kc_timer_member_key(buf, cap, "streams-group-session-timeout-", g, m);
+    kc_timer_member_key(buf, cap, "session-timeout-", g, m);
 }
 
 static void rebalance_key(char *buf, size_t cap, const char *g, const char *m)
 {
-    kc_timer_member_key(buf, cap, "streams-group-rebalance-timeout-", g, m);
+    kc_timer_member_key(buf, cap, "rebalance-timeout-", g, m);
 }
 
 static void initial_key(char *buf, size_t cap, const char *g)
