@@ -2,7 +2,9 @@
 /*
  * Generated codecs against byte vectors written by hand from the protocol
  * rules: JoinGroup v5 (classic) and v6 (flexible) requests, the v9 response,
- * and the feature fixture for tagged fields, nullability and version checks.
+ * and the feature fixture for tagged fields, nullability and version checks;
+ * failed encodes (too long, null, negative count, absent field) leave the
+ * output buffer as they found it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -526,6 +528,98 @@ static void test_descriptor_lookup(void **state)
     assert_int_equal(kc_fixture_descs[2].api_key, -1);
 }
 
+/* ---- a failed encode leaves the buffer as it was */
+
+static const uint8_t kept[] = {'k', 'e', 'p', 't', 0x00, 0xff};
+
+static void buf_with_prefix(kc_buf_t *b)
+{
+    kc_buf_init(b);
+    kc_buf_append(b, kept, sizeof(kept));
+}
+
+/* The buffer holds exactly the bytes it held before the failed encode. */
+static void assert_kept(const kc_buf_t *b)
+{
+    assert_int_equal(b->len, sizeof(kept));
+    assert_memory_equal(b->data, kept, sizeof(kept));
+}
+
+static void test_failed_encode_leaves_buffer_unchanged(void **state)
+{
+    (void)state;
+    kc_arena_t a;
+    kc_arena_init(&a);
+    kc_buf_t b;
+
+    /* JoinGroup response v9: the third member's id is too long for its
+     * length prefix, after the header fields and two members were written. */
+    kc_join_group_response_t jr;
+    kc_join_group_response_init(&jr);
+    char *huge = kc_arena_alloc(&a, 40000);
+    memset(huge, 'x', 40000);
+    jr.members.count = 3;
+    jr.members.items = kc_arena_alloc(&a, 3 * sizeof(*jr.members.items));
+    for (int i = 0; i < 3; i++) {
+        jr.members.items[i].member_id = i == 2 ? (kc_str_t){huge, 40000} : kc_str("m");
+        jr.members.items[i].group_instance_id = KC_STR_NULL;
+        jr.members.items[i].metadata = (kc_bytes_t){(const uint8_t *)"ab", 2};
+    }
+    buf_with_prefix(&b);
+    assert_int_equal(kc_join_group_response_encode(&b, 9, &jr), KC_EINVAL);
+    assert_kept(&b);
+    /* The same message without the long id encodes after the kept bytes. */
+    jr.members.count = 2;
+    assert_int_equal(kc_join_group_response_encode(&b, 9, &jr), 0);
+    assert_true(b.len > sizeof(kept));
+    assert_memory_equal(b.data, kept, sizeof(kept));
+    kc_buf_deinit(&b);
+
+    /* v6: a null ProtocolName where the version needs a string (nullable 7+). */
+    jr.protocol_name = KC_STR_NULL;
+    buf_with_prefix(&b);
+    assert_int_equal(kc_join_group_response_encode(&b, 6, &jr), KC_EINVAL);
+    assert_kept(&b);
+    /* A version outside the range. */
+    assert_int_equal(kc_join_group_response_encode(&b, 10, &jr), KC_EVERSION);
+    assert_kept(&b);
+    kc_buf_deinit(&b);
+
+    /* FeatureRequest v4: a tagged string too long, inside the tagged section
+     * after TaggedInt (tag 0) was written with its size prefix. */
+    kc_feature_request_t fr;
+    kc_feature_request_init(&fr);
+    kc_feature_request_opt_t opt = {.z = 1};
+    fr.opt = &opt;
+    fr.tagged_int = 7;
+    fr.tagged_name = (kc_str_t){huge, 32768};
+    buf_with_prefix(&b);
+    assert_int_equal(kc_feature_request_encode(&b, 4, &fr), KC_EINVAL);
+    assert_kept(&b);
+    /* v0: a null array where the version needs one (Names nullable from v1). */
+    fr.tagged_name = KC_STR_NULL;
+    fr.tagged_int = -1;
+    fr.names.count = -1;
+    assert_int_equal(kc_feature_request_encode(&b, 0, &fr), KC_EINVAL);
+    assert_kept(&b);
+    kc_buf_deinit(&b);
+
+    /* FeatureResponse v2: Old (v0-1, not ignorable) holds a value the version
+     * cannot carry, found after ErrorCode and Items were written. */
+    kc_feature_response_t fs;
+    kc_feature_response_init(&fs);
+    fs.error_code = 3;
+    fs.items.count = 1;
+    fs.items.items = kc_arena_alloc(&a, sizeof(*fs.items.items));
+    fs.items.items[0].key = kc_str("k");
+    fs.old = 8;
+    buf_with_prefix(&b);
+    assert_int_equal(kc_feature_response_encode(&b, 2, &fs), KC_EINVAL);
+    assert_kept(&b);
+    kc_buf_deinit(&b);
+    kc_arena_deinit(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -541,6 +635,7 @@ int main(void)
         cmocka_unit_test(test_null_array_only_where_nullable),
         cmocka_unit_test(test_ignorable_and_removed_fields),
         cmocka_unit_test(test_descriptor_lookup),
+        cmocka_unit_test(test_failed_encode_leaves_buffer_unchanged),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
