@@ -342,6 +342,8 @@ def check_err_markers(f):
     """Rejects error-response markers that do not fit the field."""
     kinds = [k for k, on in (('errcode', f.errcode), ('errmsg', f.errmsg),
                              ('errversions', f.errversions), ('echo', bool(f.echo))) if on]
+    if f.errvalue is not None and kinds not in ([], ['echo']):
+        kinds.append('errvalue')
     if len(kinds) > 1:
         raise SchemaError('%s: %s cannot be combined' % (f.where, ' and '.join(kinds)))
     if f.errcode and (f.is_array or f.base != 'int16'):
@@ -1412,12 +1414,12 @@ class Gen:
         h.append(' * arrays hold one item per item of the request, errvalue fields a fixed')
         h.append(' * value; every other field keeps its default). request is the request body')
         h.append(' * at version, read from a copy of the reader; NULL reads as a request with')
-        h.append(' * every field at its default. Arrays come from arena. 0; KC_ENOENT when')
-        h.append(' * Kafka sends no response (a request field marked unanswered holds that')
-        h.append(' * value, e.g. Produce acks=0); KC_EINVAL for an API without an error')
-        h.append(' * response or a body that does not decode at version; otherwise the')
-        h.append(' * response encoder\'s result (KC_EVERSION outside its range). On error out')
-        h.append(' * is left as it was.')
+        h.append(' * every field at its default. Scratch arrays come from arena; the bytes')
+        h.append(' * appended need neither afterwards. 0; KC_ENOENT when Kafka sends no')
+        h.append(' * response (a request field marked unanswered holds that value, e.g.')
+        h.append(' * Produce acks=0); KC_EINVAL for an API without an error response or a body')
+        h.append(' * that does not decode at version; otherwise the response encoder\'s result')
+        h.append(' * (KC_EVERSION outside its range). On error out is left as it was.')
         h.append(' */')
         h.append('int %s_error_response_encode(int16_t api_key, int16_t version, '
                  'const kc_reader_t *request,' % t)
