@@ -670,7 +670,7 @@ int kc_handle_find_coordinator(kc_req_t *req)
             resp.node_id = s->cfg->node_id;
             kc_server_advertised(s, req->ctx.conn_id, &resp.host, &resp.port);
         } else {
-            const char *m = kc_faults_error_message(err);
+            const char *m = kc_error_message(err);
             resp.error_message = kc_str(m ? m : "");
             resp.node_id = -1;
             resp.host = kc_str("");
@@ -686,7 +686,7 @@ int kc_handle_find_coordinator(kc_req_t *req)
             cs[i].key = key;
             cs[i].error_code = err;
             /* v4+ answers carry an empty message, not null, unless the key type is unknown. */
-            const char *m = key_type_known(rq.key_type) ? NULL : kc_faults_error_message(err);
+            const char *m = key_type_known(rq.key_type) ? NULL : kc_error_message(err);
             cs[i].error_message = kc_str(m ? m : "");
             cs[i].node_id = err == KC_ERR_NONE ? s->cfg->node_id : -1;
             if (err == KC_ERR_NONE) {

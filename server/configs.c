@@ -838,7 +838,7 @@ int kc_handle_describe_configs(kc_req_t *req)
             denied = KC_ERR_CLUSTER_AUTHORIZATION_FAILED;
         if (denied != KC_ERR_NONE) {
             out->error_code = denied;
-            out->error_message = kc_str(kc_faults_error_message(denied));
+            out->error_message = kc_str(kc_error_message(denied));
         } else if (r->resource_type == RESOURCE_TOPIC) {
             describe_topic(s, req->arena, r, syn, out);
         } else if (r->resource_type == RESOURCE_BROKER) {

@@ -9,15 +9,15 @@
 
 /*
  * Answers with Kafka's getErrorResponse(code) for the request: the code on
- * the group, or on every partition it names (server/faults.c builds it).
- * body is the request body as it was before decoding.
+ * the group, or on every partition it names (generated from the response
+ * schema). body is the request body as it was before decoding.
  */
 static int respond_error(kc_req_t *req, const kc_reader_t *body, int16_t code)
 {
     kc_buf_t b;
     kc_buf_init(&b);
-    int rc = kc_faults_error_response(req->ctx.api_key, req->ctx.api_version, body, req->arena,
-                                      code, &b);
+    int rc = kc_msg_error_response_encode(req->ctx.api_key, req->ctx.api_version, body,
+                                          req->arena, code, &b);
     return kc_req_respond_encoded(req, rc, &b);
 }
 

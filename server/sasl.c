@@ -354,8 +354,8 @@ static void handle_authenticate(sasl_conn_t *sc, const kc_conn_info_t *conn, con
                  name);
         /* The request's own error response carrying ILLEGAL_SASL_STATE. */
         bool ok = version >= e->min_version && version <= e->max_version &&
-                  kc_faults_error_response(api_key, version, &r, &s->arena,
-                                           KC_ERR_ILLEGAL_SASL_STATE, &body) == 0;
+                  kc_msg_error_response_encode(api_key, version, &r, &s->arena,
+                                               KC_ERR_ILLEGAL_SASL_STATE, &body) == 0;
         if (ok)
             frame_response(&frame, h.correlation_id,
                            api_key != KC_API_API_VERSIONS && version >= e->flexible_min, &body);

@@ -319,19 +319,6 @@ bool kc_faults_on_request(kc_faults_t *f, const kc_conn_info_t *conn, const uint
 bool kc_faults_intercept(kc_faults_t *f, kc_req_t *req);
 /* Delay in ms to add to a response of this request (0 = none). */
 int64_t kc_faults_response_delay(kc_faults_t *f, const kc_response_t *r);
-/*
- * Encodes the error response Kafka's getErrorResponse gives for api_key at
- * version with error_code into out. body (the request body after its header,
- * read through a copy; NULL reads as an empty request) gives the entries that
- * per-partition and per-group responses repeat, each carrying the code; arrays
- * come from arena and views point into body, so encode before releasing either.
- * KC_EINVAL when the body does not decode or the API has no builder here;
- * KC_ENOENT when Kafka sends no response at all (Produce with acks=0).
- */
-int kc_faults_error_response(int16_t api_key, int16_t version, const kc_reader_t *body,
-                             kc_arena_t *arena, int16_t error_code, kc_buf_t *out);
-/* Kafka's default message for error code (Errors.message()), or NULL when unknown here. */
-const char *kc_faults_error_message(int16_t code);
 /* The API's name for logs and JSON: "stall", "error", "delay", "close", "coordinator". */
 const char *kc_faults_kind_name(kc_fault_kind_t k);
 /* True for the APIs a group coordinator answers (those a coordinator fault hits). */

@@ -7,6 +7,8 @@
 #ifndef KC_ERRORS_H
 #define KC_ERRORS_H
 
+#include <stdint.h>
+
 enum {
     KC_ERR_UNKNOWN_SERVER_ERROR = -1,
     KC_ERR_NONE = 0,
@@ -69,5 +71,12 @@ enum {
     KC_ERR_GROUP_DELETION_FAILED = 134,
     KC_ERR_STREAMS_TOPOLOGY_DESCRIPTION_UPDATE_FAILED = 135,
 };
+
+/*
+ * Kafka's default message of an error code (the message of its Errors entry)
+ * as a static NUL-terminated string, for the responses that carry it; NULL
+ * for a code whose message kcoord does not keep (net/proto/errors.c).
+ */
+const char *kc_error_message(int16_t code);
 
 #endif

@@ -5,7 +5,9 @@
 Reads every net/proto/schema/*.schema file (format: schema/README.md) and
 emits, per message, a C struct, _init, _decode, _encode, _fill_sample,
 _visit_errors, the version constants, KC_API_*/KC_RECORD_* constants and a
-descriptor table.
+descriptor table, plus one function building the error response of every API
+whose response schema marks it (errcode, errmsg, errvalue, echo, errversions,
+unanswered: schema/README.md).
 Standard library only; the output is deterministic.
 
 Usage:
@@ -124,6 +126,18 @@ class Field:
         self.nonflexible = False
         self.children = []
         self.struct = None    # Struct for struct types
+        # Error-response markers (schema/README.md, "Error responses").
+        self.errcode = False      # takes the error code
+        self.errmsg = False       # takes Kafka's default message of the code
+        self.errversions = False  # ApiVersions: this API's own range on UNSUPPORTED_VERSION
+        self.errvalue = None      # raw text: the value instead of the default
+        self.echo = []            # [(request field name or None, Range)]
+        self.unanswered = None    # raw text (requests): no error response for this value
+
+    @property
+    def has_err_marker(self):
+        return (self.errcode or self.errmsg or self.errversions or self.errvalue is not None
+                or bool(self.echo))
 
     @property
     def is_struct(self):
@@ -176,6 +190,20 @@ def parse_field_line(tokens, where):
                 raise SchemaError('%s: negative tag' % where)
         elif attr == 'nonflexible':
             f.nonflexible = True
+        elif attr == 'errcode':
+            f.errcode = True
+        elif attr == 'errmsg':
+            f.errmsg = True
+        elif attr == 'errversions':
+            f.errversions = True
+        elif attr.startswith('errvalue='):
+            f.errvalue = attr[len('errvalue='):]
+        elif attr.startswith('unanswered='):
+            f.unanswered = attr[len('unanswered='):]
+        elif re.fullmatch(r'echo(=[A-Za-z][A-Za-z0-9]*)?(:v\d+(\+|-\d+)?)?', attr):
+            em = re.fullmatch(r'echo(?:=([A-Za-z0-9]+))?(?::v(\S+))?', attr)
+            f.echo.append((em.group(1),
+                           parse_range(em.group(2), where) if em.group(2) else Range(0, None)))
         else:
             raise SchemaError('%s: unknown attribute %r' % (where, attr))
     if f.nullable is not None and not f.is_array and f.base in SCALARS:
@@ -305,13 +333,92 @@ def resolve_file(messages):
 def check_defaults(fields):
     for f in fields:
         default_literal(f)  # raises on a bad default
+        check_err_markers(f)
         if f.is_struct and f.children:
             check_defaults(f.children)
 
 
+def check_err_markers(f):
+    """Rejects error-response markers that do not fit the field."""
+    kinds = [k for k, on in (('errcode', f.errcode), ('errmsg', f.errmsg),
+                             ('errversions', f.errversions), ('echo', bool(f.echo))) if on]
+    if f.errvalue is not None and kinds not in ([], ['echo']):
+        kinds.append('errvalue')
+    if len(kinds) > 1:
+        raise SchemaError('%s: %s cannot be combined' % (f.where, ' and '.join(kinds)))
+    if f.errcode and (f.is_array or f.base != 'int16'):
+        raise SchemaError('%s: errcode needs an int16' % f.where)
+    if f.errmsg:
+        if f.is_array or f.base != 'string' or f.nullable is None or \
+                f.nullable.lo > f.versions.lo or \
+                (f.nullable.hi is not None and (f.versions.hi is None or
+                                                f.nullable.hi < f.versions.hi)):
+            raise SchemaError('%s: errmsg needs a string nullable wherever it exists' % f.where)
+    if f.errversions:
+        names = {c.name: c for c in f.children} if f.children else \
+            ({c.name: c for c in f.struct.fields} if f.struct else {})
+        if not (f.is_array and f.is_struct) or any(
+                n not in names or names[n].base != 'int16' or names[n].is_array
+                for n in ('ApiKey', 'MinVersion', 'MaxVersion')):
+            raise SchemaError('%s: errversions needs an array of ApiKey, MinVersion and '
+                              'MaxVersion int16s' % f.where)
+    if f.errvalue is not None:
+        if f.is_struct and not f.is_array or f.base == 'uuid':
+            raise SchemaError('%s: errvalue cannot be set on a %s' % (f.where, f.base))
+        if f.echo and f.base not in VARLEN:
+            raise SchemaError('%s: with echo, errvalue is the value of a null string' % f.where)
+        value_literal(f, f.errvalue)
+    if f.echo:
+        if f.is_struct and not f.is_array:
+            raise SchemaError('%s: a single struct cannot be echoed' % f.where)
+        if f.is_array and not f.is_struct:
+            raise SchemaError('%s: only arrays of structs can be echoed' % f.where)
+        rngs = [r for _, r in f.echo]
+        for i, a in enumerate(rngs):
+            for b in rngs[i + 1:]:
+                if range_and(a, b) is not None:
+                    raise SchemaError('%s: echo version ranges overlap' % f.where)
+    if f.unanswered is not None:
+        if f.is_array or f.base not in INT_RANGES:
+            raise SchemaError('%s: unanswered needs an integer field' % f.where)
+        value_literal(f, f.unanswered)
+
+
+def and_cond(a, b):
+    """The C conjunction of two conditions (each 'true' or a chain of &&)."""
+    if a == 'true':
+        return b
+    if b == 'true':
+        return a
+    return '%s && %s' % (a, b)
+
+
+def emit_if(out, p, cond, stmt):
+    """Appends stmt to out at indent p, under cond unless it is always true."""
+    if cond == 'true':
+        out.append(p + stmt)
+    else:
+        out.append(p + 'if (%s)' % cond)
+        out.append(p + '    ' + stmt)
+
+
+def range_and(a, b):
+    """The intersection of two ranges, or None when empty."""
+    lo = max(a.lo, b.lo)
+    his = [x for x in (a.hi, b.hi) if x is not None]
+    hi = min(his) if his else None
+    if hi is not None and hi < lo:
+        return None
+    return Range(lo, hi)
+
+
 def default_literal(f):
     """C literal of a scalar default, or a marker for others."""
-    d = f.default
+    return value_literal(f, f.default)
+
+
+def value_literal(f, d):
+    """C literal of the value text d (a default or errvalue) of f, or a marker."""
     if f.is_array:
         if d not in (None, 'null'):
             raise SchemaError('%s: an array default can only be null' % f.where)
@@ -929,6 +1036,257 @@ class Gen:
         c.append('}')
         c.append('')
 
+    # --- error responses
+
+    def value_stmt(self, f, x, lit):
+        """One C statement setting x (field f) to the value_literal lit."""
+        if f.is_array:
+            return '%s.count = -1; /* null (the only value allowed) */' % x
+        if f.base == 'string':
+            if lit == 'null':
+                return '%s = KC_STR_NULL;' % x
+            return '%s = (kc_str_t){%s, %d};' % (x, c_escape(lit), len(lit.encode()))
+        if f.base in ('bytes', 'records'):
+            return '%s = %s;' % (x, 'KC_BYTES_NULL' if lit == 'null' else '(kc_bytes_t){NULL, 0}')
+        if f.base in ('bool', 'float64'):
+            return '%s = %s;' % (x, lit)
+        return '%s = %s;' % (x, int_c(f, lit))
+
+    def err_fill(self, st, dst, src, vr, depth, out, ind):
+        """Emits the statements filling struct st (at C prefix dst, e.g. "m.") of
+        an error response, in versions vr. src is the request data the echo
+        markers read: ('struct', Struct, prefix), ('scalar', base, expr) or None."""
+        p = ' ' * ind
+        for f in st.fields:
+            fr = range_and(f.versions, vr)
+            if fr is None or not (f.has_err_marker or self.err_subtree(f)):
+                continue
+            self.err_reached.add(id(f))
+            x = dst + f.cname
+            cond = self.present_in(f, fr, vr)
+            if f.errcode:
+                emit_if(out, p, cond, '%s = error_code;' % x)
+            elif f.errmsg:
+                emit_if(out, p, cond, '%s = msg;' % x)
+            elif f.errversions:
+                self.err_versions(f, x, cond, out, p)
+            elif f.echo:
+                for name, er in f.echo:
+                    r = range_and(er, fr)
+                    if r is None:
+                        continue
+                    full = self.present_in(f, r, vr)
+                    if f.is_array:
+                        self.err_echo_array(f, x, name, src, r, full, depth, out, ind)
+                    else:
+                        self.err_echo_scalar(f, x, name, src, full, out, p)
+            elif f.errvalue is not None:
+                lit = value_literal(f, f.errvalue)
+                if lit == 'null':
+                    cond = self.present_in(f, range_and(fr, f.nullable), vr)
+                emit_if(out, p, cond, self.value_stmt(f, x, lit))
+            else:
+                raise SchemaError('%s: error-response markers inside %s, which the error '
+                                  'response does not build (echo it, or drop them)'
+                                  % (f.where, f.name))
+
+    def present_in(self, f, rng, vr):
+        """C condition: f is on the wire in a version of rng, knowing v is in vr."""
+        parts = []
+        if rng is None:
+            return 'false'
+        if rng.lo > vr.lo:
+            parts.append('v >= %d' % rng.lo)
+        if rng.hi is not None and (vr.hi is None or rng.hi < vr.hi):
+            parts.append('v <= %d' % rng.hi)
+        if f.tag is not None:
+            parts.insert(0, 'flex')
+        return ' && '.join(parts) if parts else 'true'
+
+    def err_subtree(self, f):
+        """True when a marker sits anywhere below struct field f."""
+        if not f.is_struct:
+            return False
+        return any(c.has_err_marker or self.err_subtree(c) for c in f.struct.fields)
+
+    def err_source(self, f, name, src, want_array):
+        """The request field an echo marker of f names (its own name by default)."""
+        if src is None or src[0] != 'struct':
+            raise SchemaError('%s: echo=%s needs an echoed request struct here'
+                              % (f.where, name or f.name))
+        look = name or f.name
+        for sf in src[1].fields:
+            if sf.name == look:
+                if sf.is_array != want_array:
+                    raise SchemaError('%s: echo source %s is %san array'
+                                      % (f.where, look, '' if sf.is_array else 'not '))
+                return sf
+        raise SchemaError('%s: the request has no field %s to echo' % (f.where, look))
+
+    def err_echo_scalar(self, f, x, name, src, cond, out, p):
+        compatible = {'bytes': 'records', 'records': 'bytes'}
+        if src is not None and src[0] == 'scalar':
+            if name is not None:
+                raise SchemaError('%s: echo=%s of an array of %ss' % (f.where, name, src[1]))
+            base, expr = src[1], src[2]
+        else:
+            sf = self.err_source(f, name, src, False)
+            if sf.is_struct:
+                raise SchemaError('%s: echo source %s is a struct' % (f.where, sf.name))
+            base, expr = sf.base, src[2] + sf.cname
+        if base != f.base and compatible.get(base) != f.base:
+            raise SchemaError('%s: echo of a %s field into a %s field' % (f.where, base, f.base))
+        if f.errvalue is not None:
+            lit = value_literal(f, f.errvalue)
+            stmt = self.value_stmt(f, x, lit)
+            emit_if(out, p, cond, '%s = %s.len >= 0 ? %s : %s;'
+                    % (x, expr, expr, stmt.split(' = ', 1)[1].rstrip(';')))
+        else:
+            emit_if(out, p, cond, '%s = %s;' % (x, expr))
+
+    def err_echo_array(self, f, x, name, src, r, cond, depth, out, ind):
+        p = ' ' * ind
+        sf = self.err_source(f, name, src, True)
+        n, i = 'n%d' % depth, 'i%d' % depth
+        sexpr = src[2] + sf.cname
+        out.append(p + ('{' if cond == 'true' else 'if (%s) {' % cond))
+        out.append(p + '    int32_t %s = %s.count > 0 ? %s.count : 0;' % (n, sexpr, sexpr))
+        out.append(p + '    %s.count = %s;' % (x, n))
+        out.append(p + '    %s.items = %s > 0 ? kc_arena_alloc(arena, (size_t)%s * sizeof(*%s.items))'
+                   % (x, n, n, x))
+        out.append(p + '                 : NULL;')
+        out.append(p + '    for (int32_t %s = 0; %s < %s; %s++) {' % (i, i, n, i))
+        out.append(p + '        init_%s(&%s.items[%s]);' % (f.struct.cname, x, i))
+        if sf.is_struct:
+            child = ('struct', sf.struct, '%s.items[%s].' % (sexpr, i))
+        else:
+            child = ('scalar', sf.base, '%s.items[%s]' % (sexpr, i))
+        self.err_fill(f.struct, '%s.items[%s].' % (x, i), child, r, depth + 1, out, ind + 8)
+        out.append(p + '    }')
+        out.append(p + '}')
+
+    def err_versions(self, f, x, cond, out, p):
+        api = self.err_msg.api
+        rq = self.err_req
+        if rq is None:
+            raise SchemaError('%s: errversions needs the request of api %d' % (f.where, api))
+        up = 'KC_%s' % rq.snake.upper()
+        out.append(p + 'if (%s) {' % and_cond(cond, 'error_code == KC_ERR_UNSUPPORTED_VERSION'))
+        out.append(p + '    %s.count = 1;' % x)
+        out.append(p + '    %s.items = kc_arena_alloc(arena, sizeof(*%s.items));' % (x, x))
+        out.append(p + '    init_%s(&%s.items[0]);' % (f.struct.cname, x))
+        out.append(p + '    %s.items[0].api_key = %d;' % (x, api))
+        out.append(p + '    %s.items[0].min_version = %s_MIN_VERSION;' % (x, up))
+        out.append(p + '    %s.items[0].max_version = %s_MAX_VERSION;' % (x, up))
+        out.append(p + '}')
+
+    def err_uses(self, st, pred, seen=None):
+        """True when a field of st or below satisfies pred."""
+        seen = seen or set()
+        if id(st) in seen:
+            return False
+        seen.add(id(st))
+        return any(pred(f) or (f.is_struct and self.err_uses(f.struct, pred, seen))
+                   for f in st.fields)
+
+    def emit_error_response(self, m, rq):
+        """errresp_kc_<response>(): builds and encodes m's error response."""
+        c = self.c
+        self.err_msg, self.err_req = m, rq
+        unanswered = [f for f in rq.fields if f.unanswered is not None] if rq else []
+        echoes = self.err_uses(m.root, lambda f: bool(f.echo))
+        if (echoes or unanswered) and rq is None:
+            raise SchemaError('%s: %s echoes a request that has no schema' % (m.path, m.name))
+        c.append('static int errresp_kc_%s(int16_t v, const kc_reader_t *request, kc_arena_t *arena,'
+                 % m.snake)
+        c.append('                         int16_t error_code, kc_buf_t *out)')
+        c.append('{')
+        c.append('    const bool flex = %s;' % ('false' if m.flex_min is None
+                                                  else 'v >= %d' % m.flex_min))
+        src = None
+        if echoes or unanswered:
+            c.append('    kc_%s_t rq;' % rq.snake)
+            c.append('    kc_%s_init(&rq);' % rq.snake)
+            c.append('    if (request) {')
+            c.append('        kc_reader_t r = *request;')
+            c.append('        if (kc_%s_decode(&r, v, arena, &rq) != 0)' % rq.snake)
+            c.append('            return KC_EINVAL;')
+            c.append('    }')
+            for f in unanswered:
+                value = int_c(f, value_literal(f, f.unanswered))
+                cond = and_cond('request', f.versions.cond('v'))
+                c.append('    if (%s)' % and_cond(cond, 'rq.%s == %s' % (f.cname, value)))
+                c.append('        return KC_ENOENT; /* Kafka sends no response at all */')
+            src = ('struct', rq.root, 'rq.')
+        else:
+            c.append('    (void)request;')
+        if self.err_uses(m.root, lambda f: f.errmsg):
+            c.append('    const char *text = kc_error_message(error_code);')
+            c.append('    const kc_str_t msg = text ? kc_str(text) : KC_STR_NULL;')
+        c.append('    kc_%s_t m;' % m.snake)
+        c.append('    kc_%s_init(&m);' % m.snake)
+        self.err_fill(m.root, 'm.', src, m.versions, 0, c, 4)
+        c.append('    (void)flex;')
+        c.append('    (void)arena;')
+        c.append('    return kc_%s_encode(out, v, &m);' % m.snake)
+        c.append('}')
+        c.append('')
+
+    def all_fields(self, st, seen):
+        if id(st) in seen:
+            return
+        seen.add(id(st))
+        for f in st.fields:
+            yield f
+            if f.is_struct:
+                yield from self.all_fields(f.struct, seen)
+
+    def emit_error_responses(self):
+        """The error response of every API whose response schema marks one, and
+        the dispatch function over api keys."""
+        self.err_reached = set()
+        reqs = {m.api: m for m in self.messages if m.api is not None and m.name.endswith('Request')}
+        built = []
+        for m in self.messages:
+            if m.api is None or not m.name.endswith('Response') or \
+                    not self.err_uses(m.root, lambda f: f.errcode):
+                continue
+            self.emit_error_response(m, reqs.get(m.api))
+            built.append(m)
+        seen = set()
+        for m in self.messages:
+            for f in self.all_fields(m.root, seen):
+                if f.has_err_marker and id(f) not in self.err_reached:
+                    raise SchemaError('%s: %s: this error-response marker is never used (no '
+                                      'errcode in the response, or not reached in any version)'
+                                      % (f.where, f.name))
+                if f.unanswered is not None and not (m.name.endswith('Request') and
+                                                     f in m.root.fields and
+                                                     any(b.api == m.api for b in built)):
+                    raise SchemaError('%s: unanswered belongs on a top-level request field of an '
+                                      'API with an error response' % f.where)
+        built.sort(key=lambda m: m.api)
+        c = self.c
+        c.append('int %s_error_response_encode(int16_t api_key, int16_t version, '
+                 'const kc_reader_t *request,' % self.table)
+        c.append('                                kc_arena_t *arena, int16_t error_code, kc_buf_t *out)')
+        c.append('{')
+        c.append('    switch (api_key) {')
+        for m in built:
+            c.append('    case %d:' % m.api)
+            c.append('        return errresp_kc_%s(version, request, arena, error_code, out);'
+                     % m.snake)
+        c.append('    default:')
+        c.append('        (void)version;')
+        c.append('        (void)request;')
+        c.append('        (void)arena;')
+        c.append('        (void)error_code;')
+        c.append('        (void)out;')
+        c.append('        return KC_EINVAL;')
+        c.append('    }')
+        c.append('}')
+        c.append('')
+
     # --- top level
 
     def generate(self):
@@ -1033,8 +1391,10 @@ class Gen:
                      % (n, n))
             h.append('/* Appends the body of m at the given version to out. KC_EINVAL when a')
             h.append(' * field the version lacks holds a non-default value (unless ignorable), a')
-            h.append(' * null sits in a non-nullable field or a string is too long; KC_EVERSION')
-            h.append(' * for a version outside the range. On error out holds partial bytes. */')
+            h.append(' * null sits in a non-nullable field, a string is too long or an array')
+            h.append(' * count is negative where null is not allowed; KC_EVERSION for a version')
+            h.append(' * outside the range. On error out is left as it was: its length is')
+            h.append(' * restored and the bytes it held are untouched (capacity may have grown). */')
             h.append('int kc_%s_encode(kc_buf_t *out, int16_t version, const kc_%s_t *m);' % (n, n))
             h.append('/* Tests: sets every field that exists in version to a deterministic')
             h.append(' * non-default value derived from seed (nullable ones sometimes null). */')
@@ -1047,6 +1407,24 @@ class Gen:
             h.append('')
 
         t = self.table
+        h.append('/*')
+        h.append(' * Appends the error response an API answers when the whole request fails')
+        h.append(' * with error_code: Kafka\'s getErrorResponse, as the response schema marks it')
+        h.append(' * (errcode fields take the code, errmsg fields kc_error_message(code), echo')
+        h.append(' * arrays hold one item per item of the request, errvalue fields a fixed')
+        h.append(' * value; every other field keeps its default). request is the request body')
+        h.append(' * at version, read from a copy of the reader; NULL reads as a request with')
+        h.append(' * every field at its default. Scratch arrays come from arena; the bytes')
+        h.append(' * appended need neither afterwards. 0; KC_ENOENT when Kafka sends no')
+        h.append(' * response (a request field marked unanswered holds that value, e.g.')
+        h.append(' * Produce acks=0); KC_EINVAL for an API without an error response or a body')
+        h.append(' * that does not decode at version; otherwise the response encoder\'s result')
+        h.append(' * (KC_EVERSION outside its range). On error out is left as it was.')
+        h.append(' */')
+        h.append('int %s_error_response_encode(int16_t api_key, int16_t version, '
+                 'const kc_reader_t *request,' % t)
+        h.append('    kc_arena_t *arena, int16_t error_code, kc_buf_t *out);')
+        h.append('')
         h.append('/* Every message of this file, in schema file order. */')
         h.append('extern const kc_msg_desc_t %s_descs[];' % t)
         h.append('extern const size_t %s_descs_count;' % t)
@@ -1110,7 +1488,11 @@ class Gen:
             c.append('{')
             c.append('    if (%s)' % vcheck)
             c.append('        return KC_EVERSION;')
-            c.append('    return enc_kc_%s(out, version, %s, m);' % (n, flex))
+            c.append('    size_t start = out->len;')
+            c.append('    int rc = enc_kc_%s(out, version, %s, m);' % (n, flex))
+            c.append('    if (rc)')
+            c.append('        out->len = start; /* nothing of a failed encode stays */')
+            c.append('    return rc;')
             c.append('}')
             c.append('')
             c.append('void kc_%s_fill_sample(kc_%s_t *m, int16_t version, kc_arena_t *arena, uint32_t seed)'
@@ -1156,6 +1538,8 @@ class Gen:
             c.append('    kc_%s_fill_sample(m, version, arena, seed);' % n)
             c.append('}')
             c.append('')
+
+        self.emit_error_responses()
 
         t = self.table
         c.append('const kc_msg_desc_t %s_descs[] = {' % t)

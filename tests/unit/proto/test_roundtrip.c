@@ -142,7 +142,7 @@ static void test_roundtrip_all_schemas(void **state)
 static void test_roundtrip_feature_fixture(void **state)
 {
     (void)state;
-    assert_int_equal(kc_fixture_descs_count, 4);
+    assert_int_equal(kc_fixture_descs_count, 6);
     roundtrip_table(kc_fixture_descs, kc_fixture_descs_count);
 }
 

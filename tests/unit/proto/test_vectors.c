@@ -2,7 +2,10 @@
 /*
  * Generated codecs against byte vectors written by hand from the protocol
  * rules: JoinGroup v5 (classic) and v6 (flexible) requests, the v9 response,
- * and the feature fixture for tagged fields, nullability and version checks.
+ * and the feature fixture for tagged fields, nullability and version checks;
+ * failed encodes (too long, null, negative count, absent field) leave the
+ * output buffer as they found it; the fixture's error response (every
+ * error-response marker) byte for byte.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -526,6 +529,216 @@ static void test_descriptor_lookup(void **state)
     assert_int_equal(kc_fixture_descs[2].api_key, -1);
 }
 
+/* ---- a failed encode leaves the buffer as it was */
+
+static const uint8_t kept[] = {'k', 'e', 'p', 't', 0x00, 0xff};
+
+static void buf_with_prefix(kc_buf_t *b)
+{
+    kc_buf_init(b);
+    kc_buf_append(b, kept, sizeof(kept));
+}
+
+/* The buffer holds exactly the bytes it held before the failed encode. */
+static void assert_kept(const kc_buf_t *b)
+{
+    assert_int_equal(b->len, sizeof(kept));
+    assert_memory_equal(b->data, kept, sizeof(kept));
+}
+
+static void test_failed_encode_leaves_buffer_unchanged(void **state)
+{
+    (void)state;
+    kc_arena_t a;
+    kc_arena_init(&a);
+    kc_buf_t b;
+
+    /* JoinGroup response v9: the third member's id is too long for its
+     * length prefix, after the header fields and two members were written. */
+    kc_join_group_response_t jr;
+    kc_join_group_response_init(&jr);
+    char *huge = kc_arena_alloc(&a, 40000);
+    memset(huge, 'x', 40000);
+    jr.members.count = 3;
+    jr.members.items = kc_arena_alloc(&a, 3 * sizeof(*jr.members.items));
+    for (int i = 0; i < 3; i++) {
+        jr.members.items[i].member_id = i == 2 ? (kc_str_t){huge, 40000} : kc_str("m");
+        jr.members.items[i].group_instance_id = KC_STR_NULL;
+        jr.members.items[i].metadata = (kc_bytes_t){(const uint8_t *)"ab", 2};
+    }
+    buf_with_prefix(&b);
+    assert_int_equal(kc_join_group_response_encode(&b, 9, &jr), KC_EINVAL);
+    assert_kept(&b);
+    /* The same message without the long id encodes after the kept bytes. */
+    jr.members.count = 2;
+    assert_int_equal(kc_join_group_response_encode(&b, 9, &jr), 0);
+    assert_true(b.len > sizeof(kept));
+    assert_memory_equal(b.data, kept, sizeof(kept));
+    kc_buf_deinit(&b);
+
+    /* v6: a null ProtocolName where the version needs a string (nullable 7+). */
+    jr.protocol_name = KC_STR_NULL;
+    buf_with_prefix(&b);
+    assert_int_equal(kc_join_group_response_encode(&b, 6, &jr), KC_EINVAL);
+    assert_kept(&b);
+    /* A version outside the range. */
+    assert_int_equal(kc_join_group_response_encode(&b, 10, &jr), KC_EVERSION);
+    assert_kept(&b);
+    kc_buf_deinit(&b);
+
+    /* FeatureRequest v4: a tagged string too long, inside the tagged section
+     * after TaggedInt (tag 0) was written with its size prefix. */
+    kc_feature_request_t fr;
+    kc_feature_request_init(&fr);
+    kc_feature_request_opt_t opt = {.z = 1};
+    fr.opt = &opt;
+    fr.tagged_int = 7;
+    fr.tagged_name = (kc_str_t){huge, 32768};
+    buf_with_prefix(&b);
+    assert_int_equal(kc_feature_request_encode(&b, 4, &fr), KC_EINVAL);
+    assert_kept(&b);
+    /* v0: a null array where the version needs one (Names nullable from v1). */
+    fr.tagged_name = KC_STR_NULL;
+    fr.tagged_int = -1;
+    fr.names.count = -1;
+    assert_int_equal(kc_feature_request_encode(&b, 0, &fr), KC_EINVAL);
+    assert_kept(&b);
+    kc_buf_deinit(&b);
+
+    /* FeatureResponse v2: Old (v0-1, not ignorable) holds a value the version
+     * cannot carry, found after ErrorCode and Items were written. */
+    kc_feature_response_t fs;
+    kc_feature_response_init(&fs);
+    fs.error_code = 3;
+    fs.items.count = 1;
+    fs.items.items = kc_arena_alloc(&a, sizeof(*fs.items.items));
+    fs.items.items[0].key = kc_str("k");
+    fs.old = 8;
+    buf_with_prefix(&b);
+    assert_int_equal(kc_feature_response_encode(&b, 2, &fs), KC_EINVAL);
+    assert_kept(&b);
+    kc_buf_deinit(&b);
+    kc_arena_deinit(&a);
+}
+
+/* ---- error responses of the fixture's Errors API (markers of every kind) */
+
+static int errors_response(int16_t v, const kc_errors_request_t *rq, int16_t code, kc_buf_t *out,
+                           kc_arena_t *a)
+{
+    kc_buf_t b;
+    kc_buf_init(&b);
+    kc_reader_t r;
+    if (rq) {
+        assert_int_equal(kc_errors_request_encode(&b, v, rq), 0);
+        kc_reader_init(&r, b.data, b.len);
+    }
+    int rc = kc_fixture_error_response_encode(32001, v, rq ? &r : NULL, a, code, out);
+    kc_buf_deinit(&b);
+    return rc;
+}
+
+static void test_fixture_error_response_vectors(void **state)
+{
+    (void)state;
+    kc_arena_t a;
+    kc_arena_init(&a);
+    kc_buf_t out;
+    kc_buf_init(&out);
+
+    /* v1 (classic): names echoed one result each, UNSUPPORTED_VERSION lists
+     * the request's own range, Protocol not nullable before v2 keeps "". */
+    kc_errors_request_t rq;
+    kc_errors_request_init(&rq);
+    kc_str_t names[2] = {kc_str("a"), kc_str("b")};
+    rq.names.items = names;
+    rq.names.count = 2;
+    rq.count = 5;
+    assert_int_equal(errors_response(1, &rq, 35, &out, &a), 0);
+    static const uint8_t v1[] = {
+        0x00, 0x23,                                         /* ErrorCode 35 */
+        0x00, 0x24, 'T', 'h', 'e', ' ', 'v', 'e', 'r', 's', 'i', 'o', 'n', ' ', 'o', 'f', ' ',
+        'A', 'P', 'I', ' ', 'i', 's', ' ', 'n', 'o', 't', ' ', 's', 'u', 'p', 'p', 'o', 'r',
+        't', 'e', 'd', '.',                                 /* Message */
+        0xff, 0xff, 0xff, 0xff,                             /* Epoch -1 */
+        0x00, 0x00,                                         /* Protocol "" */
+        0x00, 0x00, 0x00, 0x05,                             /* Count echoed */
+        0x00, 0x04, 'n', 'o', 'n', 'e',                     /* Single: null -> "none" */
+        0x00, 0x00, 0x00, 0x02,                             /* Results */
+        0x00, 0x01, 'a', 0x00, 0x23, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,
+        0x00, 0x01, 'b', 0x00, 0x23, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,
+        0x00, 0x00, 0x00, 0x01, 0x7d, 0x01, 0x00, 0x00, 0x00, 0x03, /* Versions */
+    };
+    assert_bytes(&out, v1, sizeof(v1));
+
+    /* v3 (flexible): topics echoed with their parts, a message, Protocol
+     * null, the tagged code, no version list for another code. */
+    kc_errors_request_init(&rq);
+    int32_t parts[2] = {4, 5};
+    kc_errors_request_topic_t topic = {kc_str("t"), {parts, 2}};
+    rq.topics.items = &topic;
+    rq.topics.count = 1;
+    rq.single = kc_str("s");
+    kc_buf_reset(&out);
+    assert_int_equal(errors_response(3, &rq, 15, &out, &a), 0);
+    static const uint8_t v3[] = {
+        0x00, 0x0f,                                         /* ErrorCode 15 */
+        0x22, 'T', 'h', 'e', ' ', 'c', 'o', 'o', 'r', 'd', 'i', 'n', 'a', 't', 'o', 'r', ' ',
+        'i', 's', ' ', 'n', 'o', 't', ' ', 'a', 'v', 'a', 'i', 'l', 'a', 'b', 'l', 'e', '.',
+        0xff, 0xff, 0xff, 0xff,                             /* Epoch */
+        0x00,                                               /* Protocol null */
+        0x00, 0x00, 0x00, 0x00,                             /* Count */
+        0x02, 's',                                          /* Single echoed */
+        0x02,                                               /* Results: 1 + 1 */
+        0x02, 't', 0x00, 0x0f,                              /* Name, ErrorCode */
+        0x03,                                               /* Parts: 2 + 1 */
+        0x00, 0x00, 0x00, 0x04, 0x00, 0x0f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00,
+        0x00, 0x00, 0x00, 0x05, 0x00, 0x0f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00,
+        0x00,                                               /* Skipped null */
+        0x00,                                               /* item tags */
+        0x01,                                               /* Versions: empty */
+        0x01, 0x00, 0x02, 0x00, 0x0f,                       /* tags: TagCode 15 */
+    };
+    assert_bytes(&out, v3, sizeof(v3));
+    /* v2: the parts are echoed from v3 only. */
+    kc_buf_reset(&out);
+    assert_int_equal(errors_response(2, &rq, 15, &out, &a), 0);
+    kc_reader_t r;
+    kc_reader_init(&r, out.data, out.len);
+    kc_errors_response_t m;
+    assert_int_equal(kc_errors_response_decode(&r, 2, &a, &m), 0);
+    assert_int_equal(m.results.count, 1);
+    assert_int_equal(m.results.items[0].parts.count, 0);
+    assert_int_equal(m.tag_code, 15);
+
+    /* No request: every request field at its default (no names, no answer
+     * withheld even though Mode's default is not 9). A request with Mode 9
+     * gets no response at all. */
+    kc_buf_reset(&out);
+    assert_int_equal(errors_response(0, NULL, 16, &out, &a), 0);
+    static const uint8_t v0[] = {0x00, 0x10, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00,
+                                 0x00, 0x00, 0x00, 0x04, 'n', 'o', 'n', 'e', 0x00, 0x00, 0x00,
+                                 0x00, 0x00, 0x00, 0x00, 0x00};
+    assert_bytes(&out, v0, sizeof(v0));
+    kc_errors_request_init(&rq);
+    rq.mode = 9;
+    kc_buf_reset(&out);
+    assert_int_equal(errors_response(0, &rq, 16, &out, &a), KC_ENOENT);
+    assert_int_equal(out.len, 0);
+
+    /* A body that does not decode, an unknown API, a version outside the range. */
+    static const uint8_t junk[] = {0x00, 0x00, 0x00};
+    kc_reader_init(&r, junk, sizeof(junk));
+    assert_int_equal(kc_fixture_error_response_encode(32001, 0, &r, &a, 16, &out), KC_EINVAL);
+    assert_int_equal(kc_fixture_error_response_encode(32002, 0, NULL, &a, 16, &out), KC_EINVAL);
+    assert_int_equal(kc_fixture_error_response_encode(32001, 4, NULL, &a, 16, &out), KC_EVERSION);
+    /* FeatureResponse marks nothing: no error response. */
+    assert_int_equal(kc_fixture_error_response_encode(32000, 0, NULL, &a, 16, &out), KC_EINVAL);
+    assert_int_equal(out.len, 0);
+    kc_buf_deinit(&out);
+    kc_arena_deinit(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -541,6 +754,8 @@ int main(void)
         cmocka_unit_test(test_null_array_only_where_nullable),
         cmocka_unit_test(test_ignorable_and_removed_fields),
         cmocka_unit_test(test_descriptor_lookup),
+        cmocka_unit_test(test_failed_encode_leaves_buffer_unchanged),
+        cmocka_unit_test(test_fixture_error_response_vectors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

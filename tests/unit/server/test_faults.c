@@ -2,7 +2,8 @@
 /*
  * Unit tests for server/faults.c without sockets: parsing of fault specs (the
  * POST /v1/faults body), matching by API, group id and client id, counts, the
- * coordinator window, and the error responses built per API and version.
+ * coordinator window, and the error responses (generated from the schemas)
+ * per API and version.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -248,7 +249,7 @@ static void test_offset_commit_error_on_every_partition(void **state)
         assert_int_equal(kc_offset_commit_request_encode(&b, v, &rq), 0);
         kc_reader_t r;
         kc_reader_init(&r, b.data, b.len);
-        assert_int_equal(kc_faults_error_response(KC_API_OFFSET_COMMIT, v, &r, &a, 14, &out), 0);
+        assert_int_equal(kc_msg_error_response_encode(KC_API_OFFSET_COMMIT, v, &r, &a, 14, &out), 0);
         kc_reader_t rr;
         kc_reader_init(&rr, out.data, out.len);
         kc_offset_commit_response_t m;
@@ -281,7 +282,7 @@ static void test_find_coordinator_error_names_no_node(void **state)
     assert_int_equal(kc_find_coordinator_request_encode(&b, 4, &rq), 0);
     kc_reader_t r;
     kc_reader_init(&r, b.data, b.len);
-    assert_int_equal(kc_faults_error_response(KC_API_FIND_COORDINATOR, 4, &r, &a, 15, &out), 0);
+    assert_int_equal(kc_msg_error_response_encode(KC_API_FIND_COORDINATOR, 4, &r, &a, 15, &out), 0);
     kc_reader_t rr;
     kc_reader_init(&rr, out.data, out.len);
     kc_find_coordinator_response_t m;
@@ -307,9 +308,9 @@ static void test_error_response_rejects_truncated_body(void **state)
     kc_reader_init(&r, junk, sizeof(junk));
     kc_buf_t out;
     kc_buf_init(&out);
-    assert_int_equal(kc_faults_error_response(KC_API_OFFSET_COMMIT, 2, &r, &a, 14, &out),
+    assert_int_equal(kc_msg_error_response_encode(KC_API_OFFSET_COMMIT, 2, &r, &a, 14, &out),
                      KC_EINVAL);
-    assert_int_equal(kc_faults_error_response(KC_API_DESCRIBE_GROUPS, 0, &r, &a, 14, &out),
+    assert_int_equal(kc_msg_error_response_encode(KC_API_DESCRIBE_GROUPS, 0, &r, &a, 14, &out),
                      KC_EINVAL);
     kc_buf_deinit(&out);
     kc_arena_deinit(&a);
@@ -353,7 +354,7 @@ static void test_error_response_for_every_api(void **state)
                 assert_int_equal(rqd->encode(&b, v, rq), 0);
                 kc_reader_t r;
                 kc_reader_init(&r, b.data, b.len);
-                int rc = kc_faults_error_response(e->api_key, v, &r, &a, 15, &out);
+                int rc = kc_msg_error_response_encode(e->api_key, v, &r, &a, 15, &out);
                 if (rc == KC_ENOENT) {
                     /* Only a Produce with acks=0 goes unanswered. */
                     assert_int_equal(e->api_key, KC_API_PRODUCE);
