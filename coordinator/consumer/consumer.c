@@ -1823,14 +1823,419 @@ response_assignment(const kc_asg_t *a, kc_arena_t *arena)
     return out;
 }
 
+/* One ConsumerGroupHeartbeat on its way through the steps below (Kafka's
+ * GroupMetadataManager.consumerGroupHeartbeat): the request, the group and
+ * member it found or made, and what the steps found changed. */
+typedef struct {
+    kc_coord_t *c;
+    const kc_request_ctx_t *ctx;
+    const kc_consumer_group_heartbeat_request_t *req;
+    kc_result_t *res;
+    char msg[MSG_MAX];      /* the error message of a refused heartbeat */
+    int32_t epoch;          /* the request's member epoch */
+    owned_t owned;          /* the partitions the member reports owning */
+    cs_group_t *g;          /* NULL until the group exists */
+    char gen_id[23];        /* a member id generated for a v0 join */
+    kc_str_t member_id;     /* the client's or the generated one */
+    cs_member_t *m;         /* NULL until the member exists */
+    cs_member_t *replaced;  /* static member (epoch -2) being taken over */
+    bool is_new;            /* a member joining */
+    kc_str_t new_regex;     /* the request's regex (null: unchanged) */
+    bool regex_changed, regex_is_new, regex_resolved;
+    bool meta_changed, sub_changed;
+} cs_heartbeat_t;
+
+/* getOrMaybeCreateConsumerGroup: the group, or, for a joining member, a
+ * classic group converted (online upgrade); refused when a group of
+ * another type holds the id or the member is not joining. */
+static int16_t hb_find_group(cs_heartbeat_t *h)
+{
+    kc_str_t id = h->req->group_id;
+    h->g = group_get(h->c, id.ptr, (size_t)id.len);
+    if (h->g)
+        return KC_ERR_NONE;
+    kc_classic_group_t *classic = kc_classic_group_find(h->c, id);
+    bool streams = kc_coord_streams_group_find(h->c, id) != NULL;
+    if (h->epoch != 0 || streams) {
+        snprintf(h->msg, sizeof(h->msg),
+                 classic || streams ? "Group %.*s is not a consumer group."
+                                    : "Consumer group %.*s not found.",
+                 (int)id.len, id.ptr);
+        return KC_ERR_GROUP_ID_NOT_FOUND;
+    }
+    if (!classic)
+        return KC_ERR_NONE;
+    int16_t err = KC_ERR_NONE;
+    h->g = kc_cs_classic_upgrade(h->c, classic, h->req->instance_id, h->ctx->now_ms, h->res, &err,
+                                 h->msg, sizeof(h->msg));
+    return err;
+}
+
+/* getOrMaybeSubscribeStaticConsumerGroupMember: a static member joining
+ * replaces one that left with epoch -2; one rejoining must be the
+ * instance's current member. */
+static int16_t hb_find_static_member(cs_heartbeat_t *h)
+{
+    const kc_consumer_group_heartbeat_request_t *req = h->req;
+    cs_member_t *s = h->g ? kc_smap_get(&h->g->by_instance, req->instance_id.ptr,
+                                        (size_t)req->instance_id.len)
+                          : NULL;
+    if (h->epoch == 0) {
+        /* A classic-protocol static member is replaced without leaving first. */
+        if (s && !s->classic && s->member_epoch != EPOCH_STATIC_LEAVE) {
+            snprintf(h->msg, sizeof(h->msg),
+                     "Static member %.*s with instance id %.*s cannot join the group because "
+                     "the instance id is owned by %s member.",
+                     (int)h->member_id.len, h->member_id.ptr, (int)req->instance_id.len,
+                     req->instance_id.ptr, s->member_id);
+            return KC_ERR_UNRELEASED_INSTANCE_ID;
+        }
+        h->replaced = s;
+        /* A known dynamic id now claiming an instance is not new. */
+        h->is_new = !(h->m && h->m != s);
+        return KC_ERR_NONE;
+    }
+    if (!s) {
+        snprintf(h->msg, sizeof(h->msg), "Instance id %.*s is unknown.", (int)req->instance_id.len,
+                 req->instance_id.ptr);
+        return KC_ERR_UNKNOWN_MEMBER_ID;
+    }
+    if (!kc_str_eq_cstr(h->member_id, s->member_id)) {
+        snprintf(h->msg, sizeof(h->msg),
+                 "Static member %.*s with instance id %s was fenced by member %s.",
+                 (int)h->member_id.len, h->member_id.ptr, s->instance_id, s->member_id);
+        return KC_ERR_FENCED_INSTANCE_ID;
+    }
+    h->m = s;
+    return KC_ERR_NONE;
+}
+
+/* The member: the client's id, or one generated for a v0 join (a Kafka
+ * Uuid); dynamic (getOrMaybeSubscribeDynamicConsumerGroupMember) or
+ * static; then the group's size limit and the member's epoch. */
+static int16_t hb_find_member(cs_heartbeat_t *h)
+{
+    const kc_consumer_group_heartbeat_request_t *req = h->req;
+    h->member_id = req->member_id;
+    if (h->member_id.len <= 0) {
+        kc_coord_random_kafka_uuid(h->c, h->gen_id);
+        h->member_id = kc_str(h->gen_id);
+    }
+    h->m = h->g ? member_get(h->g, h->member_id.ptr, (size_t)h->member_id.len) : NULL;
+    int16_t err = KC_ERR_NONE;
+    if (req->instance_id.len >= 0) {
+        err = hb_find_static_member(h);
+    } else if (h->epoch == 0) {
+        h->is_new = h->m == NULL;
+    } else if (!h->m) {
+        snprintf(h->msg, sizeof(h->msg), "Member %.*s is not a member of group %.*s.",
+                 (int)h->member_id.len, h->member_id.ptr, (int)req->group_id.len,
+                 req->group_id.ptr);
+        err = KC_ERR_UNKNOWN_MEMBER_ID;
+    }
+    if (err)
+        return err;
+    if (h->is_new && h->g && !h->replaced &&
+        h->g->nmembers >= (size_t)h->c->cfg.group_consumer_max_size) {
+        snprintf(h->msg, sizeof(h->msg),
+                 "The consumer group has reached its maximum capacity of %d members.",
+                 h->c->cfg.group_consumer_max_size);
+        return KC_ERR_GROUP_MAX_SIZE_REACHED;
+    }
+    if (h->m && h->epoch != 0)
+        return validate_epoch(h->m, h->epoch, h->owned, h->msg, sizeof(h->msg));
+    return KC_ERR_NONE;
+}
+
+/* throwIfRegularExpressionIsInvalid: a regex no member of the group has
+ * yet must compile. */
+static int16_t hb_check_regex(cs_heartbeat_t *h)
+{
+    kc_str_t re_s = h->ctx->api_version >= 1 ? h->req->subscribed_topic_regex : KC_STR_NULL;
+    cs_member_t *m = h->m;
+    h->new_regex = re_s;
+    h->regex_changed = re_s.len >= 0 &&
+                       !(re_s.len == 0 ? (!m || !m->regex)
+                                       : (m && m->regex && kc_str_eq_cstr(re_s, m->regex)));
+    if (h->regex_changed && re_s.len > 0) {
+        char *re_text = dup_s(re_s);
+        h->regex_is_new = !h->g || regex_members(h->g, re_text) == 0;
+        free(re_text);
+    }
+    if (!h->regex_is_new)
+        return KC_ERR_NONE;
+    char rerr[160];
+    kc_regex_t *re = kc_regex_compile(re_s.ptr, (size_t)re_s.len, rerr, sizeof(rerr));
+    if (!re) {
+        snprintf(h->msg, sizeof(h->msg),
+                 "SubscribedTopicRegex `%.*s` is not a valid regular expression: %s.",
+                 (int)re_s.len, re_s.ptr, rerr);
+        return KC_ERR_INVALID_REGULAR_EXPRESSION;
+    }
+    kc_regex_free(re);
+    return KC_ERR_NONE;
+}
+
+/* A static member rejoining under a new member id
+ * (ConsumerGroupMember.Builder from the old member): the new id takes over
+ * the old member's subscription, target and assignment; the old one's
+ * records are tombstoned. */
+static void hb_replace_static_member(cs_heartbeat_t *h)
+{
+    cs_group_t *g = h->g;
+    cs_member_t *old = h->replaced;
+    cs_member_t *nm = member_new("");
+    free(nm->member_id);
+    nm->member_id = kc_xstrndup(h->member_id.ptr, (size_t)h->member_id.len);
+    nm->instance_id = kc_xstrdup(old->instance_id);
+    nm->rack_id = old->rack_id ? kc_xstrdup(old->rack_id) : NULL;
+    nm->regex = old->regex ? kc_xstrdup(old->regex) : NULL;
+    nm->server_assignor = old->server_assignor ? kc_xstrdup(old->server_assignor) : NULL;
+    nm->rebalance_timeout_ms = old->rebalance_timeout_ms;
+    kc_str_t *names = kc_xcalloc((size_t)(old->ntopics + 1), sizeof(*names));
+    for (int32_t i = 0; i < old->ntopics; i++)
+        names[i] = kc_str(old->topics[i]);
+    member_set_topics(NULL, nm, names, old->ntopics);
+    free(names);
+    kc_asg_copy(&nm->target, &old->target);
+    kc_asg_t assigned = {0}, pending = {0};
+    kc_asg_copy(&assigned, &old->assigned);
+    nm->state = old->state == MS_UNREVOKED_PARTITIONS ? MS_STABLE : old->state;
+    kc_log_info(LOG_COMP,
+                "[GroupId %s] Static member with instance id %s re-joins the consumer group "
+                "using the consumer protocol. Created a new member %s to replace the existing "
+                "member %s.",
+                g->group_id, nm->instance_id, nm->member_id, old->member_id);
+    kc_coord_emit(h->c, KC_COORD_EV_MEMBER_JOINED, g->group_id, nm->member_id,
+                  "static member replaced", g->group_epoch, 0, h->ctx->now_ms);
+    write_member_tombstones(g, old->member_id, h->res);
+    cancel_member_timers(h->c, g, old->member_id);
+    group_remove_member(g, old);
+    group_add_member(g, nm);
+    member_set_current(g, nm, 0, 0, nm->state, &assigned, &pending);
+    write_member_metadata(g, nm, h->res);
+    write_target_member(g, nm->member_id, &nm->target, h->res);
+    write_current(g, nm, h->res);
+    h->m = nm;
+    h->is_new = false;
+}
+
+/* The request is accepted: the group and the member exist from here on. */
+static void hb_create_member(cs_heartbeat_t *h)
+{
+    const kc_consumer_group_heartbeat_request_t *req = h->req;
+    if (!h->g) {
+        h->g = group_new(h->c, req->group_id.ptr, (size_t)req->group_id.len, 0);
+        kc_log_info(LOG_COMP, "[GroupId %s] Created consumer group.", h->g->group_id);
+    }
+    if (h->replaced) {
+        hb_replace_static_member(h);
+        return;
+    }
+    if (h->m)
+        return;
+    cs_group_t *g = h->g;
+    cs_member_t *m = h->m = member_new("");
+    free(m->member_id);
+    m->member_id = kc_xstrndup(h->member_id.ptr, (size_t)h->member_id.len);
+    group_add_member(g, m);
+    if (req->instance_id.len >= 0)
+        kc_log_info(LOG_COMP,
+                    "[GroupId %s] Static member %s with instance id %.*s joins the consumer "
+                    "group using the consumer protocol.",
+                    g->group_id, m->member_id, (int)req->instance_id.len, req->instance_id.ptr);
+    else
+        kc_log_info(LOG_COMP,
+                    "[GroupId %s] Member %s joins the consumer group using the consumer protocol.",
+                    g->group_id, m->member_id);
+    kc_coord_emit(h->c, KC_COORD_EV_MEMBER_JOINED, g->group_id, m->member_id, NULL,
+                  g->group_epoch, 0, h->ctx->now_ms);
+}
+
+/* maybeUpdateRegularExpressions: the last member of the old regex
+ * tombstones its resolution; a regex already resolved for other members
+ * (or dropped for topic names) bumps the group epoch now, a new one once
+ * it is resolved. */
+static void hb_update_regex(cs_heartbeat_t *h)
+{
+    cs_group_t *g = h->g;
+    cs_member_t *m = h->m;
+    kc_str_t re = h->new_regex;
+    /* A static member's replacement took over the old member's regex. */
+    if (h->regex_changed && (re.len == 0 ? !m->regex : m->regex && kc_str_eq_cstr(re, m->regex)))
+        h->regex_changed = false;
+    if (!h->regex_changed)
+        return;
+    if (m->regex && regex_members(g, m->regex) == 1 && resolved_get(g, m->regex)) {
+        write_regex(g, m->regex, NULL, h->res);
+        resolved_set(g, m->regex, NULL);
+    }
+    if (m->regex)
+        count_add(&g->regex_refs, m->regex, -1);
+    h->regex_resolved = m->regex != NULL;
+    free(m->regex);
+    m->regex = re.len > 0 ? dup_s(re) : NULL;
+    m->subs_version = 0;
+    if (m->regex) {
+        h->regex_resolved = !h->regex_is_new && resolved_get(g, m->regex) != NULL;
+        count_add(&g->regex_refs, m->regex, +1);
+    }
+    kc_log_debug(LOG_COMP, "[GroupId %s] Member %s updated its subscribed regex to: %s.",
+                 g->group_id, m->member_id, m->regex ? m->regex : "");
+    h->meta_changed = true;
+}
+
+/* updateMemberSubscription: what the request changes in the member's
+ * metadata (a null field is unchanged), then its record when anything
+ * did. Returns whether the group's preferred assignor changed. */
+static bool hb_update_member(cs_heartbeat_t *h)
+{
+    const kc_consumer_group_heartbeat_request_t *req = h->req;
+    cs_group_t *g = h->g;
+    cs_member_t *m = h->m;
+    h->meta_changed = h->is_new;
+    if (m->classic) {
+        /* A classic member now speaking the consumer protocol. */
+        kc_cs_classic_free(m->classic);
+        m->classic = NULL;
+        h->meta_changed = true;
+    }
+    char *assignor_before = kc_xstrdup(group_assignor(h->c, g));
+    if (kc_str_changes(req->instance_id, m->instance_id)) {
+        if (m->instance_id)
+            kc_smap_del(&g->by_instance, m->instance_id, strlen(m->instance_id));
+        free(m->instance_id);
+        m->instance_id = dup_s(req->instance_id);
+        kc_smap_put(&g->by_instance, m->instance_id, strlen(m->instance_id), m);
+        h->meta_changed = true;
+    }
+    if (kc_str_changes(req->rack_id, m->rack_id)) {
+        free(m->rack_id);
+        m->rack_id = dup_s(req->rack_id);
+        h->meta_changed = true;
+    }
+    if (req->rebalance_timeout_ms != -1 && req->rebalance_timeout_ms != m->rebalance_timeout_ms) {
+        m->rebalance_timeout_ms = req->rebalance_timeout_ms;
+        h->meta_changed = true;
+    }
+    if (kc_str_changes(req->server_assignor, m->server_assignor)) {
+        if (m->server_assignor)
+            count_add(&g->assignor_refs, m->server_assignor, -1);
+        free(m->server_assignor);
+        m->server_assignor = dup_s(req->server_assignor);
+        count_add(&g->assignor_refs, m->server_assignor, +1);
+        h->meta_changed = true;
+    }
+    if (req->subscribed_topic_names.count >= 0 &&
+        !topics_equal(m, req->subscribed_topic_names.items, req->subscribed_topic_names.count)) {
+        member_set_topics(g, m, req->subscribed_topic_names.items, req->subscribed_topic_names.count);
+        h->meta_changed = h->sub_changed = true;
+    }
+    hb_update_regex(h);
+    if (!kc_str_eq_cstr(h->ctx->client_id, m->client_id)) {
+        free(m->client_id);
+        m->client_id = dup_s(h->ctx->client_id.len >= 0 ? h->ctx->client_id : kc_str(""));
+        h->meta_changed = true;
+    }
+    const char *host = h->ctx->client_host ? h->ctx->client_host : "";
+    if (strcmp(host, m->client_host) != 0) {
+        free(m->client_host);
+        m->client_host = kc_xstrdup(host);
+        h->meta_changed = true;
+    }
+    if (h->meta_changed)
+        write_member_metadata(g, m, h->res);
+    bool assignor_changed = strcmp(assignor_before, group_assignor(h->c, g)) != 0;
+    free(assignor_before);
+    return assignor_changed;
+}
+
+/* The group epoch, bumped by a subscription or assignor change, or by a
+ * change of the subscribed topics' metadata, looked at (as Kafka's
+ * updateSubscriptionMetadata) when one of those changed or a topic changed
+ * since the last look (Kafka's metadata refresh); a new regex waits for
+ * its resolution, which bumps the epoch itself. Then
+ * updateTargetAssignmentIfNeeded. */
+static void hb_update_group(cs_heartbeat_t *h, bool assignor_changed)
+{
+    kc_coord_t *c = h->c;
+    cs_group_t *g = h->g;
+    bool subscription = h->sub_changed || h->regex_resolved;
+    bool look = subscription || assignor_changed || !g->has_group_record ||
+                g->hash_checked_version != c->topics_version;
+    int64_t hash = look ? group_metadata_hash(c, g) : g->metadata_hash;
+    g->hash_checked_version = c->topics_version;
+    if (subscription || assignor_changed || hash != g->metadata_hash)
+        bump_group_epoch(c, g, hash,
+                         subscription       ? "member subscription changed"
+                         : assignor_changed ? "preferred server assignor changed"
+                                            : "subscribed topics metadata changed",
+                         h->ctx->now_ms, h->res);
+    maybe_refresh_regexes(c, g, h->regex_is_new, h->ctx->now_ms);
+    if (g->group_epoch > g->assignment_epoch)
+        update_target_assignment(c, g, h->ctx->now_ms, h->res);
+}
+
+/* maybeReconcile: the member towards its target, then its rebalance and
+ * session timeouts (scheduleConsumerGroupSessionTimeout /
+ * RebalanceTimeout). Returns whether its assigned partitions changed. */
+static bool hb_reconcile(cs_heartbeat_t *h)
+{
+    cs_group_t *g = h->g;
+    cs_member_t *m = h->m;
+    bool assigned_changed;
+    if (reconcile(h->c, g, m, h->owned, &assigned_changed)) {
+        write_current(g, m, h->res);
+        kc_log_info(LOG_COMP,
+                    "[GroupId %s] Member %s new assignment state: epoch=%d, previousEpoch=%d, "
+                    "state=%s, assignedPartitions=%lld, partitionsPendingRevocation=%lld.",
+                    g->group_id, m->member_id, m->member_epoch, m->previous_member_epoch,
+                    member_state_name(m->state), (long long)kc_asg_count(&m->assigned),
+                    (long long)kc_asg_count(&m->pending));
+        if (m->state == MS_UNREVOKED_PARTITIONS) {
+            schedule_rebalance(h->c, g, m, h->ctx->now_ms);
+        } else {
+            char key[KEY_BUF];
+            rebalance_key(key, sizeof(key), g->group_id, m->member_id);
+            kc_timer_cancel(h->c, key);
+        }
+    }
+    schedule_session(h->c, g, m, h->ctx->now_ms);
+    return assigned_changed;
+}
+
+/* The answer: the member's id and epoch, and its assignment when it joined,
+ * sent a full request, or its assigned partitions changed. */
+static void hb_respond(cs_heartbeat_t *h, size_t first_record, bool assigned_changed)
+{
+    const kc_consumer_group_heartbeat_request_t *req = h->req;
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_consumer_group_heartbeat_response_t r;
+    kc_consumer_group_heartbeat_response_init(&r);
+    r.member_id = kc_str(h->m->member_id);
+    r.member_epoch = h->m->member_epoch;
+    r.heartbeat_interval_ms = h->c->cfg.group_consumer_heartbeat_interval_ms;
+    bool full = req->rebalance_timeout_ms != -1 &&
+                (req->subscribed_topic_names.count >= 0 || req->subscribed_topic_regex.len >= 0) &&
+                req->topic_partitions.count >= 0;
+    if (h->epoch == 0 || full || assigned_changed)
+        r.assignment = response_assignment(&h->m->assigned, &arena);
+    if (h->res->nrecords > first_record)
+        note_state(h->g);
+    send_hb(h->res, h->ctx, &r, kc_result_wrote_since(h->res, first_record));
+    kc_arena_deinit(&arena);
+}
+
 void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
                                        const kc_consumer_group_heartbeat_request_t *req,
                                        kc_result_t *res)
 {
-    char msg[MSG_MAX];
-    int16_t err = validate_request(c, ctx, req, msg, sizeof(msg));
+    cs_heartbeat_t h = {.c = c, .ctx = ctx, .req = req, .res = res, .epoch = req->member_epoch,
+                        .owned = {req->topic_partitions.items, req->topic_partitions.count}};
+    int16_t err = validate_request(c, ctx, req, h.msg, sizeof(h.msg));
     if (err) {
-        send_hb_error(res, ctx, err, msg);
+        send_hb_error(res, ctx, err, h.msg);
         return;
     }
     if (!c->loaded) {
@@ -1841,324 +2246,17 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
         heartbeat_leave(c, ctx, req, res);
         return;
     }
-    int32_t epoch = req->member_epoch;
-    owned_t owned = {req->topic_partitions.items, req->topic_partitions.count};
     size_t first_record = res->nrecords;
-    cs_group_t *g = group_get(c, req->group_id.ptr, (size_t)req->group_id.len);
-    if (!g) {
-        kc_classic_group_t *cg = kc_classic_group_find(c, req->group_id);
-        bool streams = kc_coord_streams_group_find(c, req->group_id) != NULL;
-        if (epoch != 0 || streams) {
-            snprintf(msg, sizeof(msg), cg || streams ? "Group %.*s is not a consumer group."
-                                                     : "Consumer group %.*s not found.",
-                     (int)req->group_id.len, req->group_id.ptr);
-            send_hb_error(res, ctx, KC_ERR_GROUP_ID_NOT_FOUND, msg);
-            return;
-        }
-        if (cg) {
-            /* Joining a classic group: converted, or refused (online upgrade). */
-            g = kc_cs_classic_upgrade(c, cg, req->instance_id, ctx->now_ms, res, &err, msg,
-                                      sizeof(msg));
-            if (err) {
-                send_hb_error(res, ctx, err, msg);
-                return;
-            }
-        }
-    }
-
-    /* The member id: the client's, or one generated for a v0 join (a Kafka Uuid). */
-    char gen_id[23];
-    kc_str_t member_id = req->member_id;
-    if (member_id.len <= 0) {
-        kc_coord_random_kafka_uuid(c, gen_id);
-        member_id = kc_str(gen_id);
-    }
-    cs_member_t *m = g ? member_get(g, member_id.ptr, (size_t)member_id.len) : NULL;
-    cs_member_t *replaced = NULL; /* static member (epoch -2) being taken over */
-    bool is_new = false;
-    if (req->instance_id.len < 0) {
-        if (epoch == 0) {
-            is_new = m == NULL;
-        } else if (!m) {
-            snprintf(msg, sizeof(msg), "Member %.*s is not a member of group %.*s.",
-                     (int)member_id.len, member_id.ptr, (int)req->group_id.len, req->group_id.ptr);
-            send_hb_error(res, ctx, KC_ERR_UNKNOWN_MEMBER_ID, msg);
-            return;
-        }
-    } else {
-        cs_member_t *s = g ? kc_smap_get(&g->by_instance, req->instance_id.ptr,
-                                         (size_t)req->instance_id.len)
-                           : NULL;
-        if (epoch == 0) {
-            /* A classic-protocol static member is replaced without leaving first. */
-            if (s && !s->classic && s->member_epoch != EPOCH_STATIC_LEAVE) {
-                snprintf(msg, sizeof(msg),
-                         "Static member %.*s with instance id %.*s cannot join the group because "
-                         "the instance id is owned by %s member.",
-                         (int)member_id.len, member_id.ptr, (int)req->instance_id.len,
-                         req->instance_id.ptr, s->member_id);
-                send_hb_error(res, ctx, KC_ERR_UNRELEASED_INSTANCE_ID, msg);
-                return;
-            }
-            replaced = s;
-            is_new = true;
-            if (m && m != s)
-                is_new = false; /* a known dynamic id now claiming an instance */
-        } else {
-            if (!s) {
-                snprintf(msg, sizeof(msg), "Instance id %.*s is unknown.",
-                         (int)req->instance_id.len, req->instance_id.ptr);
-                send_hb_error(res, ctx, KC_ERR_UNKNOWN_MEMBER_ID, msg);
-                return;
-            }
-            if (!kc_str_eq_cstr(member_id, s->member_id)) {
-                snprintf(msg, sizeof(msg),
-                         "Static member %.*s with instance id %s was fenced by member %s.",
-                         (int)member_id.len, member_id.ptr, s->instance_id, s->member_id);
-                send_hb_error(res, ctx, KC_ERR_FENCED_INSTANCE_ID, msg);
-                return;
-            }
-            m = s;
-        }
-    }
-    if (is_new && g && !replaced &&
-        g->nmembers >= (size_t)c->cfg.group_consumer_max_size) {
-        snprintf(msg, sizeof(msg), "The consumer group has reached its maximum capacity of %d members.",
-                 c->cfg.group_consumer_max_size);
-        send_hb_error(res, ctx, KC_ERR_GROUP_MAX_SIZE_REACHED, msg);
+    if ((err = hb_find_group(&h)) != KC_ERR_NONE || (err = hb_find_member(&h)) != KC_ERR_NONE ||
+        (err = hb_check_regex(&h)) != KC_ERR_NONE) {
+        send_hb_error(res, ctx, err, h.msg);
         return;
     }
-    if (m && epoch != 0) {
-        err = validate_epoch(m, epoch, owned, msg, sizeof(msg));
-        if (err) {
-            send_hb_error(res, ctx, err, msg);
-            return;
-        }
-    }
-
-    /* A regex no member of the group has yet must compile
-     * (throwIfRegularExpressionIsInvalid). */
-    kc_str_t new_regex = ctx->api_version >= 1 ? req->subscribed_topic_regex : KC_STR_NULL;
-    bool regex_changed = new_regex.len >= 0 &&
-                         !(new_regex.len == 0 ? (!m || !m->regex)
-                                              : (m && m->regex && kc_str_eq_cstr(new_regex, m->regex)));
-    bool regex_is_new = false;
-    if (regex_changed && new_regex.len > 0) {
-        char *re_text = dup_s(new_regex);
-        regex_is_new = !g || regex_members(g, re_text) == 0;
-        free(re_text);
-    }
-    if (regex_is_new) {
-        char rerr[160];
-        kc_regex_t *re = kc_regex_compile(new_regex.ptr, (size_t)new_regex.len, rerr, sizeof(rerr));
-        if (!re) {
-            snprintf(msg, sizeof(msg),
-                     "SubscribedTopicRegex `%.*s` is not a valid regular expression: %s.",
-                     (int)new_regex.len, new_regex.ptr, rerr);
-            send_hb_error(res, ctx, KC_ERR_INVALID_REGULAR_EXPRESSION, msg);
-            return;
-        }
-        kc_regex_free(re);
-    }
-
-    /* From here on the request is accepted. */
-    if (!g) {
-        g = group_new(c, req->group_id.ptr, (size_t)req->group_id.len, 0);
-        kc_log_info(LOG_COMP, "[GroupId %s] Created consumer group.", g->group_id);
-    }
-    if (replaced) {
-        /* The new member id takes over the static member's state. */
-        cs_member_t *nm = member_new("");
-        free(nm->member_id);
-        nm->member_id = kc_xstrndup(member_id.ptr, (size_t)member_id.len);
-        nm->instance_id = kc_xstrdup(replaced->instance_id);
-        nm->rack_id = replaced->rack_id ? kc_xstrdup(replaced->rack_id) : NULL;
-        nm->regex = replaced->regex ? kc_xstrdup(replaced->regex) : NULL;
-        nm->server_assignor = replaced->server_assignor ? kc_xstrdup(replaced->server_assignor) : NULL;
-        nm->rebalance_timeout_ms = replaced->rebalance_timeout_ms;
-        kc_str_t *names = kc_xcalloc((size_t)(replaced->ntopics + 1), sizeof(*names));
-        for (int32_t i = 0; i < replaced->ntopics; i++)
-            names[i] = kc_str(replaced->topics[i]);
-        member_set_topics(NULL, nm, names, replaced->ntopics);
-        free(names);
-        kc_asg_copy(&nm->target, &replaced->target);
-        kc_asg_t assigned = {0}, pending = {0};
-        kc_asg_copy(&assigned, &replaced->assigned);
-        nm->state = replaced->state == MS_UNREVOKED_PARTITIONS ? MS_STABLE : replaced->state;
-        kc_log_info(LOG_COMP,
-                    "[GroupId %s] Static member with instance id %s re-joins the consumer group "
-                    "using the consumer protocol. Created a new member %s to replace the existing "
-                    "member %s.",
-                    g->group_id, nm->instance_id, nm->member_id, replaced->member_id);
-        kc_coord_emit(c, KC_COORD_EV_MEMBER_JOINED, g->group_id, nm->member_id,
-                      "static member replaced", g->group_epoch, 0, ctx->now_ms);
-        write_member_tombstones(g, replaced->member_id, res);
-        cancel_member_timers(c, g, replaced->member_id);
-        group_remove_member(g, replaced);
-        group_add_member(g, nm);
-        member_set_current(g, nm, 0, 0, nm->state, &assigned, &pending);
-        write_member_metadata(g, nm, res);
-        write_target_member(g, nm->member_id, &nm->target, res);
-        write_current(g, nm, res);
-        m = nm;
-        is_new = false;
-    } else if (!m) {
-        m = member_new("");
-        free(m->member_id);
-        m->member_id = kc_xstrndup(member_id.ptr, (size_t)member_id.len);
-        group_add_member(g, m);
-        if (req->instance_id.len >= 0)
-            kc_log_info(LOG_COMP,
-                        "[GroupId %s] Static member %s with instance id %.*s joins the consumer "
-                        "group using the consumer protocol.",
-                        g->group_id, m->member_id, (int)req->instance_id.len, req->instance_id.ptr);
-        else
-            kc_log_info(LOG_COMP,
-                        "[GroupId %s] Member %s joins the consumer group using the consumer protocol.",
-                        g->group_id, m->member_id);
-        kc_coord_emit(c, KC_COORD_EV_MEMBER_JOINED, g->group_id, m->member_id, NULL,
-                      g->group_epoch, 0, ctx->now_ms);
-    }
-
-    /* Member metadata: what the request changes (null = unchanged). */
-    bool meta_changed = is_new, sub_changed = false;
-    if (m->classic) {
-        /* A classic member now speaking the consumer protocol. */
-        kc_cs_classic_free(m->classic);
-        m->classic = NULL;
-        meta_changed = true;
-    }
-    const char *assignor_before = group_assignor(c, g);
-    char *assignor_before_copy = kc_xstrdup(assignor_before);
-    if (kc_str_changes(req->instance_id, m->instance_id)) {
-        if (m->instance_id)
-            kc_smap_del(&g->by_instance, m->instance_id, strlen(m->instance_id));
-        free(m->instance_id);
-        m->instance_id = dup_s(req->instance_id);
-        kc_smap_put(&g->by_instance, m->instance_id, strlen(m->instance_id), m);
-        meta_changed = true;
-    }
-    if (kc_str_changes(req->rack_id, m->rack_id)) {
-        free(m->rack_id);
-        m->rack_id = dup_s(req->rack_id);
-        meta_changed = true;
-    }
-    if (req->rebalance_timeout_ms != -1 && req->rebalance_timeout_ms != m->rebalance_timeout_ms) {
-        m->rebalance_timeout_ms = req->rebalance_timeout_ms;
-        meta_changed = true;
-    }
-    if (kc_str_changes(req->server_assignor, m->server_assignor)) {
-        if (m->server_assignor)
-            count_add(&g->assignor_refs, m->server_assignor, -1);
-        free(m->server_assignor);
-        m->server_assignor = dup_s(req->server_assignor);
-        count_add(&g->assignor_refs, m->server_assignor, +1);
-        meta_changed = true;
-    }
-    if (req->subscribed_topic_names.count >= 0 &&
-        !topics_equal(m, req->subscribed_topic_names.items, req->subscribed_topic_names.count)) {
-        member_set_topics(g, m, req->subscribed_topic_names.items, req->subscribed_topic_names.count);
-        meta_changed = sub_changed = true;
-    }
-    /* The regex (maybeUpdateRegularExpressions): the last member of the old
-     * one tombstones its resolution; a regex already resolved for other
-     * members (or dropped for topic names) bumps the group epoch now, a new
-     * one once it is resolved. */
-    bool regex_resolved = false;
-    /* A static member's replacement took over the old member's regex. */
-    if (regex_changed && (new_regex.len == 0 ? !m->regex
-                                             : m->regex && kc_str_eq_cstr(new_regex, m->regex)))
-        regex_changed = false;
-    if (regex_changed) {
-        if (m->regex && regex_members(g, m->regex) == 1 && resolved_get(g, m->regex)) {
-            write_regex(g, m->regex, NULL, res);
-            resolved_set(g, m->regex, NULL);
-        }
-        if (m->regex)
-            count_add(&g->regex_refs, m->regex, -1);
-        regex_resolved = m->regex != NULL;
-        free(m->regex);
-        m->regex = new_regex.len > 0 ? dup_s(new_regex) : NULL;
-        m->subs_version = 0;
-        if (m->regex) {
-            regex_resolved = !regex_is_new && resolved_get(g, m->regex) != NULL;
-            count_add(&g->regex_refs, m->regex, +1);
-        }
-        kc_log_debug(LOG_COMP, "[GroupId %s] Member %s updated its subscribed regex to: %s.",
-                     g->group_id, m->member_id, m->regex ? m->regex : "");
-        meta_changed = true;
-    }
-    if (!kc_str_eq_cstr(ctx->client_id, m->client_id)) {
-        free(m->client_id);
-        m->client_id = dup_s(ctx->client_id.len >= 0 ? ctx->client_id : kc_str(""));
-        meta_changed = true;
-    }
-    const char *host = ctx->client_host ? ctx->client_host : "";
-    if (strcmp(host, m->client_host) != 0) {
-        free(m->client_host);
-        m->client_host = kc_xstrdup(host);
-        meta_changed = true;
-    }
-    if (meta_changed)
-        write_member_metadata(g, m, res);
-    bool assignor_changed = strcmp(assignor_before_copy, group_assignor(c, g)) != 0;
-    free(assignor_before_copy);
-
-    /* Group epoch: bumped by a subscription or assignor change, or by a
-     * change of the subscribed topics' metadata, looked at (as Kafka's
-     * updateSubscriptionMetadata) when one of those changed or a topic
-     * changed since the last look (Kafka's metadata refresh). A new regex
-     * waits for its resolution, which bumps the epoch itself. */
-    bool look = sub_changed || regex_resolved || assignor_changed || !g->has_group_record ||
-                g->hash_checked_version != c->topics_version;
-    int64_t hash = look ? group_metadata_hash(c, g) : g->metadata_hash;
-    g->hash_checked_version = c->topics_version;
-    if (sub_changed || regex_resolved || assignor_changed || hash != g->metadata_hash)
-        bump_group_epoch(c, g, hash,
-                         sub_changed || regex_resolved ? "member subscription changed"
-                         : assignor_changed ? "preferred server assignor changed"
-                                            : "subscribed topics metadata changed",
-                         ctx->now_ms, res);
-    maybe_refresh_regexes(c, g, regex_is_new, ctx->now_ms);
-    if (g->group_epoch > g->assignment_epoch)
-        update_target_assignment(c, g, ctx->now_ms, res);
-
-    /* Reconcile the member towards its target. */
-    bool assigned_changed;
-    if (reconcile(c, g, m, owned, &assigned_changed)) {
-        write_current(g, m, res);
-        kc_log_info(LOG_COMP,
-                    "[GroupId %s] Member %s new assignment state: epoch=%d, previousEpoch=%d, "
-                    "state=%s, assignedPartitions=%lld, partitionsPendingRevocation=%lld.",
-                    g->group_id, m->member_id, m->member_epoch, m->previous_member_epoch,
-                    member_state_name(m->state), (long long)kc_asg_count(&m->assigned),
-                    (long long)kc_asg_count(&m->pending));
-        if (m->state == MS_UNREVOKED_PARTITIONS) {
-            schedule_rebalance(c, g, m, ctx->now_ms);
-        } else {
-            char key[KEY_BUF];
-            rebalance_key(key, sizeof(key), g->group_id, m->member_id);
-            kc_timer_cancel(c, key);
-        }
-    }
-    schedule_session(c, g, m, ctx->now_ms);
-
-    kc_arena_t arena;
-    kc_arena_init(&arena);
-    kc_consumer_group_heartbeat_response_t r;
-    kc_consumer_group_heartbeat_response_init(&r);
-    r.member_id = kc_str(m->member_id);
-    r.member_epoch = m->member_epoch;
-    r.heartbeat_interval_ms = c->cfg.group_consumer_heartbeat_interval_ms;
-    bool full = req->rebalance_timeout_ms != -1 &&
-                (req->subscribed_topic_names.count >= 0 || req->subscribed_topic_regex.len >= 0) &&
-                req->topic_partitions.count >= 0;
-    if (epoch == 0 || full || assigned_changed)
-        r.assignment = response_assignment(&m->assigned, &arena);
-    if (res->nrecords > first_record)
-        note_state(g);
-    send_hb(res, ctx, &r, kc_result_wrote_since(res, first_record));
-    kc_arena_deinit(&arena);
+    hb_create_member(&h);
+    bool assignor_changed = hb_update_member(&h);
+    hb_update_group(&h, assignor_changed);
+    bool assigned_changed = hb_reconcile(&h);
+    hb_respond(&h, first_record, assigned_changed);
 }
 
 /* ---- ConsumerGroupDescribe ----------------------------------------------------- */
