@@ -2102,11 +2102,9 @@ static bool hb_update_member(cs_heartbeat_t *h)
     }
     char *assignor_before = kc_xstrdup(group_assignor(h->c, g));
     if (kc_str_changes(req->instance_id, m->instance_id)) {
-        if (m->instance_id)
-            kc_smap_del(&g->by_instance, m->instance_id, strlen(m->instance_id));
-        free(m->instance_id);
-        m->instance_id = dup_s(req->instance_id);
-        kc_smap_put(&g->by_instance, m->instance_id, strlen(m->instance_id), m);
+        char *instance_id = dup_s(req->instance_id);
+        kc_cs_member_set_instance_id(g, m, instance_id);
+        free(instance_id);
         h->meta_changed = true;
     }
     if (kc_str_changes(req->rack_id, m->rack_id)) {
@@ -2464,6 +2462,251 @@ static void asg_from_tps(kc_asg_t *a, const cur_tp_t *tps, int32_t n)
             kc_asg_add(a, tps[i].topic_id, tps[i].partitions.items[j]);
 }
 
+/* A replayed record's key: its type, group id and member id (the regex
+ * for a ConsumerGroupRegularExpression record). 0 or KC_EINVAL. */
+static int replay_key(kc_reader_t *r, kc_arena_t *arena, int16_t *type, kc_str_t *gid,
+                      kc_str_t *mid)
+{
+    *type = kc_read_int16(r);
+    *gid = *mid = KC_STR_NULL;
+    if (*type == KC_RECORD_CONSUMER_GROUP_REGULAR_EXPRESSION) {
+        kc_consumer_group_regular_expression_key_t k;
+        kc_consumer_group_regular_expression_key_init(&k);
+        if (kc_consumer_group_regular_expression_key_decode(r, 0, arena, &k) != 0 || r->err ||
+            k.regular_expression.len < 0)
+            return KC_EINVAL;
+        *gid = k.group_id;
+        *mid = k.regular_expression; /* the regex stands in the member id's place */
+    } else if (*type == KC_RECORD_CONSUMER_GROUP_METADATA ||
+               *type == KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA) {
+        kc_consumer_group_metadata_key_t k;
+        kc_consumer_group_metadata_key_init(&k);
+        if (kc_consumer_group_metadata_key_decode(r, 0, arena, &k) != 0 || r->err)
+            return KC_EINVAL;
+        *gid = k.group_id;
+    } else {
+        kc_consumer_group_member_metadata_key_t k;
+        kc_consumer_group_member_metadata_key_init(&k);
+        if (kc_consumer_group_member_metadata_key_decode(r, 0, arena, &k) != 0 || r->err ||
+            k.member_id.len < 0)
+            return KC_EINVAL;
+        *gid = k.group_id;
+        *mid = k.member_id;
+    }
+    return gid->len < 0 ? KC_EINVAL : 0;
+}
+
+/* What every apply step below gets: the coordinator, the record's group
+ * (NULL when none yet) and ids, and its value (r after the version; NULL
+ * for a tombstone). Each returns 0 or KC_EINVAL for a value it cannot
+ * decode. */
+typedef struct {
+    kc_coord_t *c;
+    cs_group_t *g;
+    kc_str_t gid, mid;
+    kc_reader_t *r;
+    kc_arena_t *arena;
+} cs_apply_t;
+
+/* ConsumerGroupRegularExpression (type 16): a regex's resolved topics. */
+static int apply_regex(cs_apply_t *a)
+{
+    char *regex = dup_s(a->mid);
+    if (!a->r) {
+        if (a->g)
+            resolved_set(a->g, regex, NULL);
+        free(regex);
+        return 0;
+    }
+    kc_consumer_group_regular_expression_value_t v;
+    kc_consumer_group_regular_expression_value_init(&v);
+    if (kc_consumer_group_regular_expression_value_decode(a->r, 0, a->arena, &v) != 0 || a->r->err) {
+        free(regex);
+        return KC_EINVAL;
+    }
+    cs_group_t *g = replay_group(a->c, a->gid);
+    cs_resolved_t *rr = kc_xcalloc(1, sizeof(*rr));
+    rr->version = v.version;
+    rr->timestamp_ms = v.timestamp;
+    int32_t n = v.topics.count > 0 ? v.topics.count : 0;
+    rr->topics = kc_xcalloc((size_t)n + 1, sizeof(*rr->topics));
+    for (int32_t i = 0; i < n; i++)
+        if (v.topics.items[i].len >= 0)
+            rr->topics[rr->n++] = dup_s(v.topics.items[i]);
+    qsort(rr->topics, (size_t)rr->n, sizeof(*rr->topics), cmp_cstr);
+    int32_t w = 0;
+    for (int32_t i = 0; i < rr->n; i++) {
+        if (w > 0 && strcmp(rr->topics[w - 1], rr->topics[i]) == 0) {
+            free(rr->topics[i]);
+            continue;
+        }
+        rr->topics[w++] = rr->topics[i];
+    }
+    rr->n = w;
+    if (v.version > a->c->topics_version)
+        a->c->topics_version = v.version;
+    resolved_set(g, regex, rr);
+    free(regex);
+    return 0;
+}
+
+/* ConsumerGroupMetadata (type 3): the group epoch and metadata hash; its
+ * tombstone removes the group. */
+static int apply_group_metadata(cs_apply_t *a)
+{
+    cs_group_t *g = a->g;
+    if (!a->r) {
+        if (g) {
+            kc_groups_table_remove(a->c, g->group_id);
+            kc_group_remove(a->c, &g->base, strlen(g->group_id));
+            group_free(g);
+        }
+        return 0;
+    }
+    kc_consumer_group_metadata_value_t v;
+    kc_consumer_group_metadata_value_init(&v);
+    if (kc_consumer_group_metadata_value_decode(a->r, 0, a->arena, &v) != 0 || a->r->err)
+        return KC_EINVAL;
+    g = replay_group(a->c, a->gid);
+    g->group_epoch = v.epoch;
+    g->metadata_hash = v.metadata_hash;
+    g->has_group_record = true;
+    return 0;
+}
+
+/* ConsumerGroupTargetAssignmentMetadata (type 6): the assignment epoch. */
+static int apply_target_metadata(cs_apply_t *a)
+{
+    if (!a->r)
+        return 0;
+    kc_consumer_group_target_assignment_metadata_value_t v;
+    kc_consumer_group_target_assignment_metadata_value_init(&v);
+    if (kc_consumer_group_target_assignment_metadata_value_decode(a->r, 0, a->arena, &v) != 0 ||
+        a->r->err)
+        return KC_EINVAL;
+    replay_group(a->c, a->gid)->assignment_epoch = v.assignment_epoch;
+    return 0;
+}
+
+/* The classic side of a member (ClassicMemberMetadata), NULL for a
+ * consumer-protocol member. */
+static kc_cs_classic_t *classic_from_record(
+    const kc_consumer_group_member_metadata_value_classic_member_metadata_t *cm)
+{
+    if (!cm)
+        return NULL;
+    int32_t np = cm->supported_protocols.count > 0 ? cm->supported_protocols.count : 0;
+    kc_cs_classic_t *cl = kc_xcalloc(1, sizeof(*cl));
+    cl->session_timeout_ms = cm->session_timeout_ms;
+    cl->protocols = kc_xcalloc((size_t)np + 1, sizeof(*cl->protocols));
+    for (int32_t i = 0; i < np; i++) {
+        kc_group_protocol_t *gp = &cl->protocols[cl->nprotocols++];
+        kc_str_t name = cm->supported_protocols.items[i].name;
+        kc_bytes_t md = cm->supported_protocols.items[i].metadata;
+        gp->name = dup_s(name.len >= 0 ? name : kc_str(""));
+        gp->metadata_len = md.len > 0 ? md.len : 0;
+        gp->metadata = kc_xmalloc((size_t)gp->metadata_len + 1);
+        if (gp->metadata_len)
+            memcpy(gp->metadata, md.ptr, (size_t)gp->metadata_len);
+    }
+    return cl;
+}
+
+/* ConsumerGroupMemberMetadata (type 5): the member's subscription and
+ * client; its tombstone removes the member. */
+static int apply_member_metadata(cs_apply_t *a)
+{
+    if (!a->r) {
+        cs_member_t *m = a->g ? member_get(a->g, a->mid.ptr ? a->mid.ptr : "", (size_t)a->mid.len)
+                              : NULL;
+        if (m)
+            group_remove_member(a->g, m);
+        return 0;
+    }
+    kc_consumer_group_member_metadata_value_t v;
+    kc_consumer_group_member_metadata_value_init(&v);
+    if (kc_consumer_group_member_metadata_value_decode(a->r, 0, a->arena, &v) != 0 || a->r->err)
+        return KC_EINVAL;
+    cs_group_t *g = replay_group(a->c, a->gid);
+    cs_member_t *m = replay_member(g, a->mid);
+    char *instance_id = dup_s(v.instance_id);
+    kc_cs_member_set_instance_id(g, m, instance_id);
+    free(instance_id);
+    free(m->rack_id);
+    m->rack_id = dup_s(v.rack_id);
+    free(m->client_id);
+    m->client_id = dup_s(v.client_id.len >= 0 ? v.client_id : kc_str(""));
+    free(m->client_host);
+    m->client_host = dup_s(v.client_host.len >= 0 ? v.client_host : kc_str(""));
+    /* The subscription is counted in the group: uncount the old one. */
+    topic_refs_update(g, m, -1);
+    member_set_topics(NULL, m, v.subscribed_topic_names.items,
+                      v.subscribed_topic_names.count > 0 ? v.subscribed_topic_names.count : 0);
+    free(m->regex);
+    m->regex = v.subscribed_topic_regex.len > 0 ? dup_s(v.subscribed_topic_regex) : NULL;
+    m->subs_version = 0;
+    m->rebalance_timeout_ms = v.rebalance_timeout_ms;
+    free(m->server_assignor);
+    m->server_assignor = dup_s(v.server_assignor);
+    topic_refs_update(g, m, +1);
+    kc_cs_classic_free(m->classic);
+    m->classic = classic_from_record(v.classic_member_metadata);
+    return 0;
+}
+
+/* ConsumerGroupTargetAssignmentMember (type 7): the member's target. */
+static int apply_target_member(cs_apply_t *a)
+{
+    cs_member_t *m =
+        a->g ? member_get(a->g, a->mid.ptr ? a->mid.ptr : "", (size_t)a->mid.len) : NULL;
+    if (!a->r) {
+        if (m)
+            kc_asg_free(&m->target);
+        return 0;
+    }
+    kc_consumer_group_target_assignment_member_value_t v;
+    kc_consumer_group_target_assignment_member_value_init(&v);
+    if (kc_consumer_group_target_assignment_member_value_decode(a->r, 0, a->arena, &v) != 0 ||
+        a->r->err)
+        return KC_EINVAL;
+    m = replay_member(replay_group(a->c, a->gid), a->mid);
+    kc_asg_free(&m->target);
+    for (int32_t i = 0; i < v.topic_partitions.count; i++)
+        for (int32_t j = 0; j < v.topic_partitions.items[i].partitions.count; j++)
+            kc_asg_add(&m->target, v.topic_partitions.items[i].topic_id,
+                       v.topic_partitions.items[i].partitions.items[j]);
+    return 0;
+}
+
+/* ConsumerGroupCurrentMemberAssignment (type 8): the member's epochs,
+ * state and owned partitions. */
+static int apply_current_assignment(cs_apply_t *a)
+{
+    cs_member_t *m =
+        a->g ? member_get(a->g, a->mid.ptr ? a->mid.ptr : "", (size_t)a->mid.len) : NULL;
+    kc_asg_t assigned = {0}, pending = {0};
+    if (!a->r) {
+        if (m)
+            member_set_current(a->g, m, 0, 0, MS_STABLE, &assigned, &pending);
+        return 0;
+    }
+    kc_consumer_group_current_member_assignment_value_t v;
+    kc_consumer_group_current_member_assignment_value_init(&v);
+    if (kc_consumer_group_current_member_assignment_value_decode(a->r, 0, a->arena, &v) != 0 ||
+        a->r->err)
+        return KC_EINVAL;
+    cs_group_t *g = replay_group(a->c, a->gid);
+    m = replay_member(g, a->mid);
+    asg_from_tps(&assigned, v.assigned_partitions.items,
+                 v.assigned_partitions.count > 0 ? v.assigned_partitions.count : 0);
+    asg_from_tps(&pending, v.partitions_pending_revocation.items,
+                 v.partitions_pending_revocation.count > 0 ? v.partitions_pending_revocation.count
+                                                           : 0);
+    member_set_current(g, m, v.member_epoch, v.previous_member_epoch, v.state, &assigned,
+                       &pending);
+    return 0;
+}
+
 int kc_consumer_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uint8_t *value,
                        size_t value_len)
 {
@@ -2472,221 +2715,41 @@ int kc_consumer_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const 
     kc_arena_init(&arena);
     kc_reader_t r;
     kc_reader_init(&r, key, key_len);
-    int16_t type = kc_read_int16(&r);
-    kc_str_t gid = KC_STR_NULL, mid = KC_STR_NULL;
-    if (type == KC_RECORD_CONSUMER_GROUP_REGULAR_EXPRESSION) {
-        kc_consumer_group_regular_expression_key_t k;
-        kc_consumer_group_regular_expression_key_init(&k);
-        if (kc_consumer_group_regular_expression_key_decode(&r, 0, &arena, &k) != 0 || r.err ||
-            k.regular_expression.len < 0)
-            goto out;
-        gid = k.group_id;
-        mid = k.regular_expression; /* the regex stands in the member id's place */
-    } else if (type == KC_RECORD_CONSUMER_GROUP_METADATA || type == KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA) {
-        kc_consumer_group_metadata_key_t k;
-        kc_consumer_group_metadata_key_init(&k);
-        if (kc_consumer_group_metadata_key_decode(&r, 0, &arena, &k) != 0 || r.err)
-            goto out;
-        gid = k.group_id;
-    } else {
-        kc_consumer_group_member_metadata_key_t k;
-        kc_consumer_group_member_metadata_key_init(&k);
-        if (kc_consumer_group_member_metadata_key_decode(&r, 0, &arena, &k) != 0 || r.err)
-            goto out;
-        gid = k.group_id;
-        mid = k.member_id;
-        if (mid.len < 0)
-            goto out;
-    }
-    if (gid.len < 0 || !kc_group_replay_allowed(c, gid, KC_GROUP_CONSUMER))
+    int16_t type;
+    cs_apply_t a = {c, NULL, KC_STR_NULL, KC_STR_NULL, NULL, &arena};
+    if (replay_key(&r, &arena, &type, &a.gid, &a.mid) != 0 ||
+        !kc_group_replay_allowed(c, a.gid, KC_GROUP_CONSUMER))
         goto out;
-    cs_group_t *g = group_get(c, gid.ptr ? gid.ptr : "", (size_t)gid.len);
-    int16_t version = 0;
+    a.g = group_get(c, a.gid.ptr ? a.gid.ptr : "", (size_t)a.gid.len);
     if (value) {
         kc_reader_init(&r, value, value_len);
-        version = kc_read_int16(&r);
-        if (r.err || version != 0)
+        if (kc_read_int16(&r) != 0 || r.err) /* every value is version 0 */
             goto out;
+        a.r = &r;
     }
     switch (type) {
-    case KC_RECORD_CONSUMER_GROUP_REGULAR_EXPRESSION: {
-        char *regex = dup_s(mid);
-        if (!value) {
-            if (g)
-                resolved_set(g, regex, NULL);
-            free(regex);
-            break;
-        }
-        kc_consumer_group_regular_expression_value_t v;
-        kc_consumer_group_regular_expression_value_init(&v);
-        if (kc_consumer_group_regular_expression_value_decode(&r, version, &arena, &v) != 0 ||
-            r.err) {
-            free(regex);
-            goto out;
-        }
-        g = replay_group(c, gid);
-        cs_resolved_t *rr = kc_xcalloc(1, sizeof(*rr));
-        rr->version = v.version;
-        rr->timestamp_ms = v.timestamp;
-        int32_t n = v.topics.count > 0 ? v.topics.count : 0;
-        rr->topics = kc_xcalloc((size_t)n + 1, sizeof(*rr->topics));
-        for (int32_t i = 0; i < n; i++)
-            if (v.topics.items[i].len >= 0)
-                rr->topics[rr->n++] = dup_s(v.topics.items[i]);
-        qsort(rr->topics, (size_t)rr->n, sizeof(*rr->topics), cmp_cstr);
-        int32_t w = 0;
-        for (int32_t i = 0; i < rr->n; i++) {
-            if (w > 0 && strcmp(rr->topics[w - 1], rr->topics[i]) == 0) {
-                free(rr->topics[i]);
-                continue;
-            }
-            rr->topics[w++] = rr->topics[i];
-        }
-        rr->n = w;
-        if (v.version > c->topics_version)
-            c->topics_version = v.version;
-        resolved_set(g, regex, rr);
-        free(regex);
+    case KC_RECORD_CONSUMER_GROUP_REGULAR_EXPRESSION:
+        rc = apply_regex(&a);
         break;
-    }
-    case KC_RECORD_CONSUMER_GROUP_METADATA: {
-        if (!value) {
-            if (g) {
-                kc_groups_table_remove(c, g->group_id);
-                kc_group_remove(c, &g->base, strlen(g->group_id));
-                group_free(g);
-            }
-            break;
-        }
-        kc_consumer_group_metadata_value_t v;
-        kc_consumer_group_metadata_value_init(&v);
-        if (kc_consumer_group_metadata_value_decode(&r, version, &arena, &v) != 0 || r.err)
-            goto out;
-        g = replay_group(c, gid);
-        g->group_epoch = v.epoch;
-        g->metadata_hash = v.metadata_hash;
-        g->has_group_record = true;
+    case KC_RECORD_CONSUMER_GROUP_METADATA:
+        rc = apply_group_metadata(&a);
         break;
-    }
-    case KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA: {
-        if (!value)
-            break;
-        kc_consumer_group_target_assignment_metadata_value_t v;
-        kc_consumer_group_target_assignment_metadata_value_init(&v);
-        if (kc_consumer_group_target_assignment_metadata_value_decode(&r, version, &arena, &v) != 0 ||
-            r.err)
-            goto out;
-        g = replay_group(c, gid);
-        g->assignment_epoch = v.assignment_epoch;
+    case KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA:
+        rc = apply_target_metadata(&a);
         break;
-    }
-    case KC_RECORD_CONSUMER_GROUP_MEMBER_METADATA: {
-        if (!value) {
-            cs_member_t *m = g ? member_get(g, mid.ptr ? mid.ptr : "", (size_t)mid.len) : NULL;
-            if (m)
-                group_remove_member(g, m);
-            break;
-        }
-        kc_consumer_group_member_metadata_value_t v;
-        kc_consumer_group_member_metadata_value_init(&v);
-        if (kc_consumer_group_member_metadata_value_decode(&r, version, &arena, &v) != 0 || r.err)
-            goto out;
-        g = replay_group(c, gid);
-        cs_member_t *m = replay_member(g, mid);
-        if (m->instance_id)
-            kc_smap_del(&g->by_instance, m->instance_id, strlen(m->instance_id));
-        free(m->instance_id);
-        m->instance_id = dup_s(v.instance_id);
-        if (m->instance_id)
-            kc_smap_put(&g->by_instance, m->instance_id, strlen(m->instance_id), m);
-        free(m->rack_id);
-        m->rack_id = dup_s(v.rack_id);
-        free(m->client_id);
-        m->client_id = dup_s(v.client_id.len >= 0 ? v.client_id : kc_str(""));
-        free(m->client_host);
-        m->client_host = dup_s(v.client_host.len >= 0 ? v.client_host : kc_str(""));
-        /* The subscription is counted in the group: uncount the old one. */
-        topic_refs_update(g, m, -1);
-        member_set_topics(NULL, m, v.subscribed_topic_names.items,
-                          v.subscribed_topic_names.count > 0 ? v.subscribed_topic_names.count : 0);
-        free(m->regex);
-        m->regex = v.subscribed_topic_regex.len > 0 ? dup_s(v.subscribed_topic_regex) : NULL;
-        m->subs_version = 0;
-        m->rebalance_timeout_ms = v.rebalance_timeout_ms;
-        free(m->server_assignor);
-        m->server_assignor = dup_s(v.server_assignor);
-        topic_refs_update(g, m, +1);
-        kc_cs_classic_free(m->classic);
-        m->classic = NULL;
-        if (v.classic_member_metadata) {
-            const kc_consumer_group_member_metadata_value_classic_member_metadata_t *cm =
-                v.classic_member_metadata;
-            int32_t np = cm->supported_protocols.count > 0 ? cm->supported_protocols.count : 0;
-            m->classic = kc_xcalloc(1, sizeof(*m->classic));
-            m->classic->session_timeout_ms = cm->session_timeout_ms;
-            m->classic->protocols = kc_xcalloc((size_t)np + 1, sizeof(*m->classic->protocols));
-            for (int32_t i = 0; i < np; i++) {
-                kc_group_protocol_t *gp = &m->classic->protocols[m->classic->nprotocols++];
-                kc_str_t name = cm->supported_protocols.items[i].name;
-                kc_bytes_t md = cm->supported_protocols.items[i].metadata;
-                gp->name = dup_s(name.len >= 0 ? name : kc_str(""));
-                gp->metadata_len = md.len > 0 ? md.len : 0;
-                gp->metadata = kc_xmalloc((size_t)gp->metadata_len + 1);
-                if (gp->metadata_len)
-                    memcpy(gp->metadata, md.ptr, (size_t)gp->metadata_len);
-            }
-        }
+    case KC_RECORD_CONSUMER_GROUP_MEMBER_METADATA:
+        rc = apply_member_metadata(&a);
         break;
-    }
-    case KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER: {
-        cs_member_t *m = g ? member_get(g, mid.ptr ? mid.ptr : "", (size_t)mid.len) : NULL;
-        if (!value) {
-            if (m)
-                kc_asg_free(&m->target);
-            break;
-        }
-        kc_consumer_group_target_assignment_member_value_t v;
-        kc_consumer_group_target_assignment_member_value_init(&v);
-        if (kc_consumer_group_target_assignment_member_value_decode(&r, version, &arena, &v) != 0 ||
-            r.err)
-            goto out;
-        g = replay_group(c, gid);
-        m = replay_member(g, mid);
-        kc_asg_free(&m->target);
-        for (int32_t i = 0; i < v.topic_partitions.count; i++)
-            for (int32_t j = 0; j < v.topic_partitions.items[i].partitions.count; j++)
-                kc_asg_add(&m->target, v.topic_partitions.items[i].topic_id,
-                           v.topic_partitions.items[i].partitions.items[j]);
+    case KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER:
+        rc = apply_target_member(&a);
         break;
-    }
-    case KC_RECORD_CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT: {
-        cs_member_t *m = g ? member_get(g, mid.ptr ? mid.ptr : "", (size_t)mid.len) : NULL;
-        if (!value) {
-            if (m) {
-                kc_asg_t a = {0}, p = {0};
-                member_set_current(g, m, 0, 0, MS_STABLE, &a, &p);
-            }
-            break;
-        }
-        kc_consumer_group_current_member_assignment_value_t v;
-        kc_consumer_group_current_member_assignment_value_init(&v);
-        if (kc_consumer_group_current_member_assignment_value_decode(&r, version, &arena, &v) != 0 ||
-            r.err)
-            goto out;
-        g = replay_group(c, gid);
-        m = replay_member(g, mid);
-        kc_asg_t a = {0}, p = {0};
-        asg_from_tps(&a, v.assigned_partitions.items,
-                     v.assigned_partitions.count > 0 ? v.assigned_partitions.count : 0);
-        asg_from_tps(&p, v.partitions_pending_revocation.items,
-                     v.partitions_pending_revocation.count > 0 ? v.partitions_pending_revocation.count : 0);
-        member_set_current(g, m, v.member_epoch, v.previous_member_epoch, v.state, &a, &p);
+    case KC_RECORD_CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT:
+        rc = apply_current_assignment(&a);
         break;
-    }
     default:
+        rc = 0;
         break;
     }
-    rc = 0;
 out:
     kc_arena_deinit(&arena);
     return rc;
