@@ -2504,287 +2504,332 @@ void kc_coord_streams_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx
         note_state(g);
 }
 
-static void heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
-                      const kc_streams_group_heartbeat_request_t *req, kc_result_t *res,
-                      kc_streams_topics_to_create_t *create)
-{
-    char msg[MSG_MAX];
-    char *topo_msg;
-    int16_t err = check_topology_topics(ctx, req, &topo_msg);
-    if (err) {
-        send_hb_error(res, ctx, err, topo_msg);
-        free(topo_msg);
-        return;
-    }
-    err = validate_request(req, msg, sizeof(msg));
-    if (err) {
-        send_hb_error(res, ctx, err, msg);
-        return;
-    }
-    if (!c->loaded) {
-        send_hb_error(res, ctx, KC_ERR_COORDINATOR_LOAD_IN_PROGRESS, NULL);
-        return;
-    }
-    if (req->member_epoch == EPOCH_LEAVE || req->member_epoch == EPOCH_STATIC_LEAVE) {
-        heartbeat_leave(c, ctx, req, res);
-        return;
-    }
-    int32_t epoch = req->member_epoch;
-    bool joining = epoch == 0;
-    st_group_t *g = group_get(c, req->group_id);
-    kc_classic_group_t *empty_classic = NULL;
-    if (!g && joining) {
-        /* An Empty classic group gives way (getOrCreateStreamsGroup). */
-        kc_classic_group_t *cg = kc_classic_group_find(c, req->group_id);
-        if (cg && kc_classic_group_is_empty_state(cg))
-            empty_classic = cg;
-    }
-    if (!g) {
-        kc_group_t *held = kc_group_get(c, req->group_id);
-        bool other = held != NULL && held != (kc_group_t *)empty_classic;
-        if (!joining || other) {
-            snprintf(msg, sizeof(msg), other ? "Group %.*s is not a streams group." : "Streams group %.*s not found.",
-                     (int)req->group_id.len, req->group_id.ptr);
-            send_hb_error(res, ctx, KC_ERR_GROUP_ID_NOT_FOUND, msg);
-            return;
-        }
-    }
-
-    /* The reported owned tasks (NULL: all three lists null, "unchanged"). */
-    kc_tasks_tuple_t owned_buf = {0}, *owned = NULL;
-    if (req->active_tasks.count >= 0) {
-        tasks_from_request(&owned_buf.active, req->active_tasks.items, req->active_tasks.count);
-        tasks_from_request(&owned_buf.standby, req->standby_tasks.items, req->standby_tasks.count);
-        tasks_from_request(&owned_buf.warmup, req->warmup_tasks.items, req->warmup_tasks.count);
-        owned = &owned_buf;
-    }
-    /* The reported task offsets and end offsets (taken when non-null). */
-    st_task_offsets_t rep_offsets = {0}, rep_end_offsets = {0};
-    st_config_t local_cf;
-    memset(&local_cf, 0, sizeof(local_cf));
-    const st_config_t *cf = NULL;
-    kc_buf_t req_topo;
-    kc_buf_init(&req_topo);
+/* One StreamsGroupHeartbeat on its way through the steps below (Kafka's
+ * GroupMetadataManager.streamsGroupHeartbeat): the request, what it
+ * reported, the group, topology and member it found or made, and the
+ * answer being built. Owns the buffers freed by hb_free. */
+typedef struct {
+    kc_coord_t *c;
+    const kc_request_ctx_t *ctx;
+    const kc_streams_group_heartbeat_request_t *req;
+    kc_result_t *res;
+    kc_streams_topics_to_create_t *create;
+    char msg[MSG_MAX];            /* the error message of a refused heartbeat */
+    bool no_msg;                  /* refused without a message */
+    int32_t epoch;                /* the request's member epoch */
+    bool joining;
+    st_group_t *g;                /* NULL until the group exists */
+    kc_classic_group_t *empty_classic; /* an Empty classic group that gives way */
+    kc_tasks_tuple_t owned_buf, *owned; /* the reported owned tasks (NULL: unchanged) */
+    st_task_offsets_t rep_offsets, rep_end_offsets; /* reported (taken when non-null) */
+    kc_buf_t req_topo;            /* the request's topology, as a record value */
+    bool init_topology;           /* the request initialises the group's topology */
+    topo_t *topo;                 /* the topology the group will have */
+    st_config_t local_cf;         /* its configuration, when initialised here */
+    const st_config_t *cf;
+    st_member_t *m;               /* NULL until the member exists */
+    st_member_t *replaced;        /* static member (epoch -2) being taken over */
+    bool created, was_empty, is_new, replaced_same_id;
+    kc_tasks_tuple_t old_assigned; /* the member's tasks before this heartbeat */
+    char *old_endpoint;
+    int32_t old_port;
+    bool stale_topology;
     kc_arena_t arena;
-    kc_arena_init(&arena);
+    kc_streams_group_heartbeat_response_t r;
+} st_heartbeat_t;
 
-    /* Member resolution and its checks (getOrMaybeCreate*StreamsGroupMember). */
-    st_member_t *m = g ? member_get(g, req->member_id) : NULL;
-    st_member_t *replaced = NULL;
-    if (joining && g) {
+static void hb_free(st_heartbeat_t *h)
+{
+    config_free(&h->local_cf);
+    kc_tasks_tuple_free(&h->owned_buf);
+    task_offsets_free(&h->rep_offsets);
+    task_offsets_free(&h->rep_end_offsets);
+    kc_buf_deinit(&h->req_topo);
+    free(h->old_endpoint);
+    kc_tasks_tuple_free(&h->old_assigned);
+    kc_arena_deinit(&h->arena);
+}
+
+/* getOrCreateStreamsGroup: the group; for a joining member none yet, or an
+ * Empty classic group that gives way; refused when a group of another type
+ * holds the id or the member is not joining. */
+static int16_t hb_find_group(st_heartbeat_t *h)
+{
+    kc_str_t id = h->req->group_id;
+    h->g = group_get(h->c, id);
+    if (h->g)
+        return KC_ERR_NONE;
+    kc_classic_group_t *classic = h->joining ? kc_classic_group_find(h->c, id) : NULL;
+    if (classic && kc_classic_group_is_empty_state(classic))
+        h->empty_classic = classic;
+    kc_group_t *held = kc_group_get(h->c, id);
+    bool other = held != NULL && held != (kc_group_t *)h->empty_classic;
+    if (h->joining && !other)
+        return KC_ERR_NONE;
+    snprintf(h->msg, sizeof(h->msg),
+             other ? "Group %.*s is not a streams group." : "Streams group %.*s not found.",
+             (int)id.len, id.ptr);
+    return KC_ERR_GROUP_ID_NOT_FOUND;
+}
+
+/* getOrMaybeCreateStaticStreamsGroupMember's checks: a static member
+ * joining replaces one that left with -2 (by a copy at epoch 0, under the
+ * same or a new member id); one rejoining must be the instance's member. */
+static int16_t hb_find_static_member(st_heartbeat_t *h)
+{
+    const kc_streams_group_heartbeat_request_t *req = h->req;
+    st_member_t *s = h->g ? kc_smap_get(&h->g->by_instance, req->instance_id.ptr,
+                                        (size_t)req->instance_id.len)
+                          : NULL;
+    if (h->joining) {
+        if (s && s->member_epoch != EPOCH_STATIC_LEAVE) {
+            snprintf(h->msg, sizeof(h->msg),
+                     "Static member %.*s with instance id %.*s cannot join the group because the "
+                     "instance id is owned by %s member.",
+                     (int)req->member_id.len, req->member_id.ptr, (int)req->instance_id.len,
+                     req->instance_id.ptr, s->member_id);
+            return KC_ERR_UNRELEASED_INSTANCE_ID;
+        }
+        h->replaced = s;
+        return KC_ERR_NONE;
+    }
+    if (!s) {
+        snprintf(h->msg, sizeof(h->msg), "Instance id %.*s is unknown.", (int)req->instance_id.len,
+                 req->instance_id.ptr);
+        return KC_ERR_UNKNOWN_MEMBER_ID;
+    }
+    if (!kc_str_eq_cstr(req->member_id, s->member_id)) {
+        snprintf(h->msg, sizeof(h->msg),
+                 "Static member %.*s with instance id %s was fenced by member %s.",
+                 (int)req->member_id.len, req->member_id.ptr, s->instance_id, s->member_id);
+        return KC_ERR_FENCED_INSTANCE_ID;
+    }
+    h->m = s;
+    return KC_ERR_NONE;
+}
+
+/* getOrMaybeCreate*StreamsGroupMember: the group's size limit, the member
+ * (dynamic or static) and its epoch, with the owned tasks it reports. */
+static int16_t hb_find_member(st_heartbeat_t *h)
+{
+    const kc_streams_group_heartbeat_request_t *req = h->req;
+    st_group_t *g = h->g;
+    if (req->active_tasks.count >= 0) {
+        tasks_from_request(&h->owned_buf.active, req->active_tasks.items, req->active_tasks.count);
+        tasks_from_request(&h->owned_buf.standby, req->standby_tasks.items, req->standby_tasks.count);
+        tasks_from_request(&h->owned_buf.warmup, req->warmup_tasks.items, req->warmup_tasks.count);
+        h->owned = &h->owned_buf;
+    }
+    h->m = g ? member_get(g, req->member_id) : NULL;
+    if (h->joining && g) {
         bool static_exists = req->instance_id.len >= 0 &&
-                             kc_smap_get(&g->by_instance, req->instance_id.ptr, (size_t)req->instance_id.len);
-        if (!static_exists && g->nmembers >= (size_t)c->cfg.group_streams_max_size && !m) {
-            snprintf(msg, sizeof(msg), "The streams group has reached its maximum capacity of %d members.",
-                     c->cfg.group_streams_max_size);
-            err = KC_ERR_GROUP_MAX_SIZE_REACHED;
-            goto fail;
+                             kc_smap_get(&g->by_instance, req->instance_id.ptr,
+                                         (size_t)req->instance_id.len);
+        if (!static_exists && g->nmembers >= (size_t)h->c->cfg.group_streams_max_size && !h->m) {
+            snprintf(h->msg, sizeof(h->msg),
+                     "The streams group has reached its maximum capacity of %d members.",
+                     h->c->cfg.group_streams_max_size);
+            return KC_ERR_GROUP_MAX_SIZE_REACHED;
         }
     }
-    if (req->instance_id.len < 0) {
-        if (!joining && !m) {
-            snprintf(msg, sizeof(msg), "Member %.*s is not a member of group %.*s.",
-                     (int)req->member_id.len, req->member_id.ptr, (int)req->group_id.len,
-                     req->group_id.ptr);
-            err = KC_ERR_UNKNOWN_MEMBER_ID;
-            goto fail;
-        }
-    } else {
-        st_member_t *s = g ? kc_smap_get(&g->by_instance, req->instance_id.ptr, (size_t)req->instance_id.len)
-                           : NULL;
-        if (joining) {
-            if (s && s->member_epoch != EPOCH_STATIC_LEAVE) {
-                snprintf(msg, sizeof(msg),
-                         "Static member %.*s with instance id %.*s cannot join the group because the "
-                         "instance id is owned by %s member.",
-                         (int)req->member_id.len, req->member_id.ptr, (int)req->instance_id.len,
-                         req->instance_id.ptr, s->member_id);
-                err = KC_ERR_UNRELEASED_INSTANCE_ID;
-                goto fail;
-            }
-            /* A static member that left with -2 is replaced by a copy at
-             * epoch 0, under the same or a new member id. */
-            replaced = s;
-        } else {
-            if (!s) {
-                snprintf(msg, sizeof(msg), "Instance id %.*s is unknown.", (int)req->instance_id.len,
-                         req->instance_id.ptr);
-                err = KC_ERR_UNKNOWN_MEMBER_ID;
-                goto fail;
-            }
-            if (!kc_str_eq_cstr(req->member_id, s->member_id)) {
-                snprintf(msg, sizeof(msg), "Static member %.*s with instance id %s was fenced by member %s.",
-                         (int)req->member_id.len, req->member_id.ptr, s->instance_id, s->member_id);
-                err = KC_ERR_FENCED_INSTANCE_ID;
-                goto fail;
-            }
-            m = s;
-        }
+    int16_t err = KC_ERR_NONE;
+    if (req->instance_id.len >= 0) {
+        err = hb_find_static_member(h);
+    } else if (!h->joining && !h->m) {
+        snprintf(h->msg, sizeof(h->msg), "Member %.*s is not a member of group %.*s.",
+                 (int)req->member_id.len, req->member_id.ptr, (int)req->group_id.len,
+                 req->group_id.ptr);
+        err = KC_ERR_UNKNOWN_MEMBER_ID;
     }
-    if (m && !joining) {
-        err = validate_epoch(c, m, epoch, owned, msg, sizeof(msg));
-        if (err)
-            goto fail;
-    }
+    if (err == KC_ERR_NONE && h->m && !h->joining)
+        err = validate_epoch(h->c, h->m, h->epoch, h->owned, h->msg, sizeof(h->msg));
+    return err;
+}
 
-    /* The topology: initialise, compare or keep (maybeUpdateTopology). */
-    bool init_topology = false;
+/* maybeUpdateTopology: the request's topology initialises the group's,
+ * matches it, or is stale; then the topology the group will have. */
+static int16_t hb_check_topology(st_heartbeat_t *h)
+{
+    const kc_streams_group_heartbeat_request_t *req = h->req;
+    st_group_t *g = h->g;
     if (req->topology) {
         char why[320];
-        if (!topology_from_request(req->topology, &req_topo, why, sizeof(why))) {
+        if (!topology_from_request(req->topology, &h->req_topo, why, sizeof(why))) {
             /* Kafka's map of the subtopologies throws an unexpected
              * exception: UNKNOWN_SERVER_ERROR without a message. */
             kc_log_warn(LOG_COMP, "[GroupId %.*s] Rejected a topology: %s.", (int)req->group_id.len,
                         req->group_id.ptr, why);
-            send_hb_error(res, ctx, KC_ERR_UNKNOWN_SERVER_ERROR, NULL);
-            goto out;
+            h->no_msg = true;
+            return KC_ERR_UNKNOWN_SERVER_ERROR;
         }
         if (!g || !g->topology) {
-            init_topology = true;
+            h->init_topology = true;
         } else if (g->topology->epoch > req->topology->epoch) {
             kc_log_info(LOG_COMP, "[GroupId %s][MemberId %.*s] Member joined with stale topology epoch %d",
                         g->group_id, (int)req->member_id.len, req->member_id.ptr, req->topology->epoch);
-        } else if (req_topo.len != g->topo_bytes.len ||
-                   memcmp(req_topo.data, g->topo_bytes.data, req_topo.len) != 0) {
-            snprintf(msg, sizeof(msg), "Topology updates are not supported yet.");
-            err = KC_ERR_INVALID_REQUEST;
-            goto fail;
+        } else if (h->req_topo.len != g->topo_bytes.len ||
+                   memcmp(h->req_topo.data, g->topo_bytes.data, h->req_topo.len) != 0) {
+            snprintf(h->msg, sizeof(h->msg), "Topology updates are not supported yet.");
+            return KC_ERR_INVALID_REQUEST;
         }
     }
-    /* Configure the topology the group will have, and check the reported
-     * tasks against it. */
-    topo_t *topo = NULL;
-    if (init_topology) {
-        topo = kc_arena_alloc(&arena, sizeof(*topo));
-        kc_streams_group_topology_value_init(topo);
+    if (h->init_topology) {
+        h->topo = kc_arena_alloc(&h->arena, sizeof(*h->topo));
+        kc_streams_group_topology_value_init(h->topo);
         kc_reader_t rd;
-        kc_reader_init(&rd, req_topo.data, req_topo.len);
-        if (kc_streams_group_topology_value_decode(&rd, 0, &arena, topo) != 0 || rd.err) {
-            snprintf(msg, sizeof(msg), "Topology could not be read.");
-            err = KC_ERR_INVALID_REQUEST;
-            goto fail;
+        kc_reader_init(&rd, h->req_topo.data, h->req_topo.len);
+        if (kc_streams_group_topology_value_decode(&rd, 0, &h->arena, h->topo) != 0 || rd.err) {
+            snprintf(h->msg, sizeof(h->msg), "Topology could not be read.");
+            return KC_ERR_INVALID_REQUEST;
         }
     } else if (g && g->topology) {
-        topo = g->topology;
+        h->topo = g->topology;
     } else {
         /* A group rebuilt from records without its topology record. */
-        snprintf(msg, sizeof(msg), "The topology is null and the group topology is also null.");
-        err = KC_ERR_UNKNOWN_SERVER_ERROR;
-        goto fail;
+        snprintf(h->msg, sizeof(h->msg), "The topology is null and the group topology is also null.");
+        return KC_ERR_UNKNOWN_SERVER_ERROR;
     }
-    if (init_topology) {
-        configure(c, topo, &local_cf);
-        cf = &local_cf;
-    } else {
-        cf = group_config(c, g);
-    }
-    if (cf->error) {
-        snprintf(msg, sizeof(msg), "%s", cf->error_msg);
-        err = cf->error;
-        goto fail;
-    }
-    if (cf->ready && owned) {
-        if ((err = validate_tasks(topo, cf, &owned->active, msg, sizeof(msg))) ||
-            (err = validate_tasks(topo, cf, &owned->standby, msg, sizeof(msg))) ||
-            (err = validate_tasks(topo, cf, &owned->warmup, msg, sizeof(msg))))
-            goto fail;
-    }
-    /* The reported offsets are read after the task checks, the task
-     * offsets before the end offsets (MemberTaskOffsets.update): a
-     * duplicate refuses the request. */
-    if ((req->task_offsets.count >= 0 &&
-         !task_offsets_from_request(&rep_offsets, req->task_offsets.items, req->task_offsets.count, msg,
-                                    sizeof(msg))) ||
-        (req->task_end_offsets.count >= 0 &&
-         !task_offsets_from_request(&rep_end_offsets, req->task_end_offsets.items,
-                                    req->task_end_offsets.count, msg, sizeof(msg)))) {
-        err = KC_ERR_INVALID_REQUEST;
-        goto fail;
-    }
+    return KC_ERR_NONE;
+}
 
-    /* From here on the request is accepted. */
-    size_t first_record = res->nrecords;
-    bool was_empty = !g || g->nmembers == 0;
-    bool created = !g;
-    if (!g) {
-        if (empty_classic) {
-            kc_classic_group_delete_empty(c, req->group_id, res);
+/* The configured topology (a new one is configured on the request's copy),
+ * the reported tasks checked against it, then the reported offsets, the
+ * task offsets before the end offsets (MemberTaskOffsets.update): a
+ * duplicate refuses the request. */
+static int16_t hb_configure(st_heartbeat_t *h)
+{
+    const kc_streams_group_heartbeat_request_t *req = h->req;
+    if (h->init_topology) {
+        configure(h->c, h->topo, &h->local_cf);
+        h->cf = &h->local_cf;
+    } else {
+        h->cf = group_config(h->c, h->g);
+    }
+    const st_config_t *cf = h->cf;
+    if (cf->error) {
+        snprintf(h->msg, sizeof(h->msg), "%s", cf->error_msg);
+        return cf->error;
+    }
+    int16_t err;
+    if (cf->ready && h->owned &&
+        ((err = validate_tasks(h->topo, cf, &h->owned->active, h->msg, sizeof(h->msg))) ||
+         (err = validate_tasks(h->topo, cf, &h->owned->standby, h->msg, sizeof(h->msg))) ||
+         (err = validate_tasks(h->topo, cf, &h->owned->warmup, h->msg, sizeof(h->msg)))))
+        return err;
+    if ((req->task_offsets.count >= 0 &&
+         !task_offsets_from_request(&h->rep_offsets, req->task_offsets.items, req->task_offsets.count,
+                                    h->msg, sizeof(h->msg))) ||
+        (req->task_end_offsets.count >= 0 &&
+         !task_offsets_from_request(&h->rep_end_offsets, req->task_end_offsets.items,
+                                    req->task_end_offsets.count, h->msg, sizeof(h->msg))))
+        return KC_ERR_INVALID_REQUEST;
+    return KC_ERR_NONE;
+}
+
+/* The request is accepted: the group exists from here on, with the
+ * topology the request initialised and its configuration. */
+static void hb_create_group(st_heartbeat_t *h)
+{
+    const kc_streams_group_heartbeat_request_t *req = h->req;
+    h->was_empty = !h->g || h->g->nmembers == 0;
+    h->created = !h->g;
+    if (!h->g) {
+        if (h->empty_classic) {
+            kc_classic_group_delete_empty(h->c, req->group_id, h->res);
             kc_log_info(LOG_COMP, "[GroupId %.*s] Converted the empty classic group to a streams group.",
                         (int)req->group_id.len, req->group_id.ptr);
         }
-        g = group_new(c, req->group_id);
-        kc_log_info(LOG_COMP, "[GroupId %s] Created streams group.", g->group_id);
+        h->g = group_new(h->c, req->group_id);
+        kc_log_info(LOG_COMP, "[GroupId %s] Created streams group.", h->g->group_id);
     }
-    if (init_topology) {
-        kc_log_info(LOG_COMP, "[GroupId %s][MemberId %.*s] Member initialized the topology with epoch %d",
-                    g->group_id, (int)req->member_id.len, req->member_id.ptr, req->topology->epoch);
-        group_set_topology(g, req_topo.data, req_topo.len);
-        write_topology(g, &req_topo, res);
-        /* The configuration computed on the request's copy is the group's. */
-        g->cfg = kc_xmalloc(sizeof(*g->cfg));
-        *g->cfg = local_cf;
-        memset(&local_cf, 0, sizeof(local_cf));
-        cf = g->cfg;
+    if (!h->init_topology)
+        return;
+    st_group_t *g = h->g;
+    kc_log_info(LOG_COMP, "[GroupId %s][MemberId %.*s] Member initialized the topology with epoch %d",
+                g->group_id, (int)req->member_id.len, req->member_id.ptr, req->topology->epoch);
+    group_set_topology(g, h->req_topo.data, h->req_topo.len);
+    write_topology(g, &h->req_topo, h->res);
+    /* The configuration computed on the request's copy is the group's. */
+    g->cfg = kc_xmalloc(sizeof(*g->cfg));
+    *g->cfg = h->local_cf;
+    memset(&h->local_cf, 0, sizeof(h->local_cf));
+    h->cf = g->cfg;
+}
+
+/* A static member rejoining (StreamsGroupMember.Builder from the old
+ * member): the new member id takes over the old member at epoch 0; the old
+ * one's records are tombstoned. */
+static void hb_replace_static_member(st_heartbeat_t *h)
+{
+    st_group_t *g = h->g;
+    st_member_t *old = h->replaced;
+    st_member_t *nm = member_new(h->req->member_id);
+    nm->instance_id = kc_xstrdup(old->instance_id);
+    nm->rack_id = old->rack_id ? kc_xstrdup(old->rack_id) : NULL;
+    free(nm->client_id);
+    nm->client_id = kc_xstrdup(old->client_id);
+    free(nm->client_host);
+    nm->client_host = kc_xstrdup(old->client_host);
+    free(nm->process_id);
+    nm->process_id = kc_xstrdup(old->process_id);
+    nm->rebalance_timeout_ms = old->rebalance_timeout_ms;
+    nm->topology_epoch = old->topology_epoch;
+    nm->endpoint_host = old->endpoint_host ? kc_xstrdup(old->endpoint_host) : NULL;
+    nm->endpoint_port = old->endpoint_port;
+    nm->ntags = old->ntags;
+    nm->tag_keys = kc_xcalloc((size_t)nm->ntags + 1, sizeof(char *));
+    nm->tag_values = kc_xcalloc((size_t)nm->ntags + 1, sizeof(char *));
+    for (int32_t i = 0; i < nm->ntags; i++) {
+        nm->tag_keys[i] = kc_xstrdup(old->tag_keys[i]);
+        nm->tag_values[i] = kc_xstrdup(old->tag_values[i]);
     }
-    bool is_new = false;
-    bool replaced_same_id = replaced && kc_str_eq_cstr(req->member_id, replaced->member_id);
-    kc_tasks_tuple_t old_assigned = {0};
-    if (replaced) {
-        /* The new member id takes over the static member (epoch 0). */
-        st_member_t *nm = member_new(req->member_id);
-        nm->instance_id = kc_xstrdup(replaced->instance_id);
-        nm->rack_id = replaced->rack_id ? kc_xstrdup(replaced->rack_id) : NULL;
-        free(nm->client_id);
-        nm->client_id = kc_xstrdup(replaced->client_id);
-        free(nm->client_host);
-        nm->client_host = kc_xstrdup(replaced->client_host);
-        free(nm->process_id);
-        nm->process_id = kc_xstrdup(replaced->process_id);
-        nm->rebalance_timeout_ms = replaced->rebalance_timeout_ms;
-        nm->topology_epoch = replaced->topology_epoch;
-        nm->endpoint_host = replaced->endpoint_host ? kc_xstrdup(replaced->endpoint_host) : NULL;
-        nm->endpoint_port = replaced->endpoint_port;
-        nm->ntags = replaced->ntags;
-        nm->tag_keys = kc_xcalloc((size_t)nm->ntags + 1, sizeof(char *));
-        nm->tag_values = kc_xcalloc((size_t)nm->ntags + 1, sizeof(char *));
-        for (int32_t i = 0; i < nm->ntags; i++) {
-            nm->tag_keys[i] = kc_xstrdup(replaced->tag_keys[i]);
-            nm->tag_values[i] = kc_xstrdup(replaced->tag_values[i]);
-        }
-        kc_tasks_tuple_copy(&nm->target, &replaced->target);
-        nm->has_target = true;
-        kc_tasks_tuple_t assigned = {0}, pending = {0};
-        kc_tasks_tuple_copy(&assigned, &replaced->assigned);
-        int8_t state = replaced->state == MS_UNREVOKED ? MS_STABLE : replaced->state;
-        kc_log_info(LOG_COMP, "[GroupId %s][MemberId %s] Static member with instance id %s re-joins the streams group. Created a new member %s to replace the existing member %s.",
-                    g->group_id, nm->member_id, nm->instance_id, nm->member_id, replaced->member_id);
-        kc_coord_emit(c, KC_COORD_EV_MEMBER_JOINED, g->group_id, nm->member_id, "static member replaced", g->group_epoch, 0, ctx->now_ms);
-        write_member_tombstones(g, replaced->member_id, res);
-        cancel_member_timers(c, g, replaced->member_id);
-        if (g->shutdown_member_id && strcmp(g->shutdown_member_id, replaced->member_id) == 0) {
-            free(g->shutdown_member_id);
-            g->shutdown_member_id = kc_xstrdup(nm->member_id);
-        }
-        group_remove_member(g, replaced);
-        group_add_member(g, nm);
-        member_set_current(g, nm, 0, 0, state, &assigned, &pending);
-        write_member_metadata(g, nm, res);
-        write_target_member(g, nm->member_id, &nm->target, res);
-        write_current(g, nm, res);
-        m = nm;
-    } else if (!m) {
-        m = member_new(req->member_id);
-        group_add_member(g, m);
-        is_new = true;
+    kc_tasks_tuple_copy(&nm->target, &old->target);
+    nm->has_target = true;
+    kc_tasks_tuple_t assigned = {0}, pending = {0};
+    kc_tasks_tuple_copy(&assigned, &old->assigned);
+    int8_t state = old->state == MS_UNREVOKED ? MS_STABLE : old->state;
+    kc_log_info(LOG_COMP, "[GroupId %s][MemberId %s] Static member with instance id %s re-joins the streams group. Created a new member %s to replace the existing member %s.",
+                g->group_id, nm->member_id, nm->instance_id, nm->member_id, old->member_id);
+    kc_coord_emit(h->c, KC_COORD_EV_MEMBER_JOINED, g->group_id, nm->member_id,
+                  "static member replaced", g->group_epoch, 0, h->ctx->now_ms);
+    write_member_tombstones(g, old->member_id, h->res);
+    cancel_member_timers(h->c, g, old->member_id);
+    if (g->shutdown_member_id && strcmp(g->shutdown_member_id, old->member_id) == 0) {
+        free(g->shutdown_member_id);
+        g->shutdown_member_id = kc_xstrdup(nm->member_id);
+    }
+    group_remove_member(g, old);
+    group_add_member(g, nm);
+    member_set_current(g, nm, 0, 0, state, &assigned, &pending);
+    write_member_metadata(g, nm, h->res);
+    write_target_member(g, nm->member_id, &nm->target, h->res);
+    write_current(g, nm, h->res);
+    h->m = nm;
+}
+
+/* The member exists from here on: replaced, new, or found; what it had and
+ * the offsets it reported are taken. */
+static void hb_create_member(st_heartbeat_t *h)
+{
+    st_group_t *g = h->g;
+    h->replaced_same_id = h->replaced && kc_str_eq_cstr(h->req->member_id, h->replaced->member_id);
+    if (h->replaced) {
+        hb_replace_static_member(h);
+    } else if (!h->m) {
+        h->m = member_new(h->req->member_id);
+        group_add_member(g, h->m);
+        h->is_new = true;
         kc_log_info(LOG_COMP, "[GroupId %s][MemberId %s] Member joins the streams group.", g->group_id,
-                    m->member_id);
-        kc_coord_emit(c, KC_COORD_EV_MEMBER_JOINED, g->group_id, m->member_id, NULL, g->group_epoch, 0, ctx->now_ms);
+                    h->m->member_id);
+        kc_coord_emit(h->c, KC_COORD_EV_MEMBER_JOINED, g->group_id, h->m->member_id, NULL,
+                      g->group_epoch, 0, h->ctx->now_ms);
     }
-    kc_tasks_tuple_copy(&old_assigned, &m->assigned);
-    char *old_endpoint = m->endpoint_host ? kc_xstrdup(m->endpoint_host) : NULL;
-    int32_t old_port = m->endpoint_port;
-    if (owned) {
-        kc_tasks_tuple_copy(&m->last_report, owned);
+    st_member_t *m = h->m;
+    kc_tasks_tuple_copy(&h->old_assigned, &m->assigned);
+    h->old_endpoint = m->endpoint_host ? kc_xstrdup(m->endpoint_host) : NULL;
+    h->old_port = m->endpoint_port;
+    if (h->owned) {
+        kc_tasks_tuple_copy(&m->last_report, h->owned);
         m->has_last_report = true;
     }
     /* The reported offsets (null: unchanged; the two lists each on their
@@ -2792,15 +2837,22 @@ static void heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
      * request creates is a copy that replay replaces, so they are lost with
      * it, and a static member replaced under its own member id loses them
      * to the replay of its tombstones. */
-    if (!created && !replaced_same_id) {
-        if (req->task_offsets.count >= 0)
-            task_offsets_move(&m->task_offsets, &rep_offsets);
-        if (req->task_end_offsets.count >= 0)
-            task_offsets_move(&m->task_end_offsets, &rep_end_offsets);
+    if (!h->created && !h->replaced_same_id) {
+        if (h->req->task_offsets.count >= 0)
+            task_offsets_move(&m->task_offsets, &h->rep_offsets);
+        if (h->req->task_end_offsets.count >= 0)
+            task_offsets_move(&m->task_end_offsets, &h->rep_end_offsets);
     }
+}
 
-    /* 1. Member metadata (null = unchanged). */
-    bool changed = is_new;
+/* The member's metadata (a null field is unchanged): its record when
+ * anything changed. Returns whether it did. */
+static bool hb_update_member(st_heartbeat_t *h)
+{
+    const kc_streams_group_heartbeat_request_t *req = h->req;
+    st_group_t *g = h->g;
+    st_member_t *m = h->m;
+    bool changed = h->is_new;
     if (req->instance_id.len >= 0 && !str_is(req->instance_id, m->instance_id)) {
         if (m->instance_id)
             kc_smap_del(&g->by_instance, m->instance_id, strlen(m->instance_id));
@@ -2819,8 +2871,8 @@ static void heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
         m->topology_epoch = req->topology->epoch;
         changed = true;
     }
-    set_str(&m->client_id, ctx->client_id.len >= 0 ? ctx->client_id : kc_str(""), &changed);
-    set_str(&m->client_host, kc_str(ctx->client_host ? ctx->client_host : ""), &changed);
+    set_str(&m->client_id, h->ctx->client_id.len >= 0 ? h->ctx->client_id : kc_str(""), &changed);
+    set_str(&m->client_host, kc_str(h->ctx->client_host ? h->ctx->client_host : ""), &changed);
     if (req->process_id.len >= 0)
         set_str(&m->process_id, req->process_id, &changed);
     if (req->client_tags.count >= 0 &&
@@ -2840,7 +2892,7 @@ static void heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
         }
         changed = true;
     }
-    if (req->user_endpoint || joining) {
+    if (req->user_endpoint || h->joining) {
         const kc_streams_group_heartbeat_request_endpoint_t *ep = req->user_endpoint;
         bool same = ep ? (str_is(ep->host, m->endpoint_host) && ep->port == m->endpoint_port)
                        : m->endpoint_host == NULL;
@@ -2851,31 +2903,37 @@ static void heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
             changed = true;
         }
     }
-    bool recompute = false;
-    if (changed) {
-        write_member_metadata(g, m, res);
-        recompute = true;
-    }
+    if (changed)
+        write_member_metadata(g, m, h->res);
+    return changed;
+}
 
-    kc_streams_group_heartbeat_response_t r;
-    kc_streams_group_heartbeat_response_init(&r);
-    /* 2. A member behind the group's topology is told so. */
-    bool stale_topology = g->topology && m->topology_epoch < g->topology->epoch;
-    if (stale_topology) {
-        snprintf(msg, sizeof(msg), "The member's topology epoch %d is behind the group's topology epoch %d.",
+/* A member behind the group's topology is told so; the group epoch is
+ * bumped by a member change, a new metadata hash, validated topology epoch
+ * or standby count; then the initial rebalance delay and the target
+ * assignment (updateTargetAssignmentIfNeeded, within the assignment
+ * interval). */
+static void hb_update_group(st_heartbeat_t *h, bool recompute)
+{
+    kc_coord_t *c = h->c;
+    st_group_t *g = h->g;
+    st_member_t *m = h->m;
+    const st_config_t *cf = h->cf;
+    h->stale_topology = g->topology && m->topology_epoch < g->topology->epoch;
+    if (h->stale_topology) {
+        snprintf(h->msg, sizeof(h->msg),
+                 "The member's topology epoch %d is behind the group's topology epoch %d.",
                  m->topology_epoch, g->topology->epoch);
-        add_status(&r, &arena, ST_STALE_TOPOLOGY, msg);
+        add_status(&h->r, &h->arena, ST_STALE_TOPOLOGY, h->msg);
     }
-    /* 3. Metadata hash, validated topology epoch, assignment configs. */
     if (cf->hash != g->metadata_hash) {
         kc_log_info(LOG_COMP, "[GroupId %s][MemberId %s] Computed new metadata hash: %lld.", g->group_id,
                     m->member_id, (long long)cf->hash);
         recompute = true;
     }
     int32_t validated = cf->ready ? g->topology->epoch : -1;
-    if (validated != g->validated_topology_epoch)
-        recompute = true;
-    if (g->last_num_standby != c->cfg.group_streams_num_standby_replicas)
+    if (validated != g->validated_topology_epoch ||
+        g->last_num_standby != c->cfg.group_streams_num_standby_replicas)
         recompute = true;
     if (recompute || !g->has_group_record) {
         g->group_epoch++;
@@ -2883,75 +2941,63 @@ static void heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
         g->validated_topology_epoch = validated;
         g->last_num_standby = c->cfg.group_streams_num_standby_replicas;
         g->has_group_record = true;
-        write_group_metadata(g, res);
+        write_group_metadata(g, h->res);
         kc_log_info(LOG_COMP, "[GroupId %s][MemberId %s] Bumped streams group epoch to %d with metadata hash %lld and validated topic epoch %d.",
                     g->group_id, m->member_id, g->group_epoch, (long long)g->metadata_hash, validated);
-        kc_coord_emit(c, KC_COORD_EV_GROUP_EPOCH_BUMPED, g->group_id, NULL, "member, topology or metadata changed", g->group_epoch, 0, ctx->now_ms);
+        kc_coord_emit(c, KC_COORD_EV_GROUP_EPOCH_BUMPED, g->group_id, NULL,
+                      "member, topology or metadata changed", g->group_epoch, 0, h->ctx->now_ms);
     }
-    if (was_empty && c->cfg.group_streams_initial_rebalance_delay_ms > 0 && !initial_delay_active(c, g)) {
+    int64_t now = h->ctx->now_ms;
+    if (h->was_empty && c->cfg.group_streams_initial_rebalance_delay_ms > 0 &&
+        !initial_delay_active(c, g)) {
         char key[KEY_BUF];
         initial_key(key, sizeof(key), g->group_id);
-        kc_timer_schedule_args(c, key, ctx->now_ms + c->cfg.group_streams_initial_rebalance_delay_ms,
+        kc_timer_schedule_args(c, key, now + c->cfg.group_streams_initial_rebalance_delay_ms,
                                on_initial_delay, g->group_id, NULL, 0, 0);
     }
-    /* 4. The target assignment. */
     if (initial_delay_active(c, g)) {
-        add_status(&r, &arena, ST_ASSIGNMENT_DELAYED,
+        add_status(&h->r, &h->arena, ST_ASSIGNMENT_DELAYED,
                    "Assignment delayed due to the configured initial rebalance delay.");
     } else if (g->group_epoch > g->assignment_epoch) {
         if (g->assignment_timestamp > 0 &&
-            ctx->now_ms - g->assignment_timestamp < c->cfg.group_streams_assignment_interval_ms) {
-            add_status(&r, &arena, ST_ASSIGNMENT_DELAYED,
+            now - g->assignment_timestamp < c->cfg.group_streams_assignment_interval_ms)
+            add_status(&h->r, &h->arena, ST_ASSIGNMENT_DELAYED,
                        "Assignment delayed due to the configured assignment interval.");
-        } else {
-            update_target(c, g, cf, ctx->now_ms, res);
-        }
+        else
+            update_target(c, g, cf, now, h->res);
     }
-    /* 5. Reconcile the member towards its target. */
-    if (reconcile(g, m, owned) || replaced || is_new) {
-        write_current(g, m, res);
+}
+
+/* maybeReconcile: the member towards its target, then its rebalance and
+ * session timeouts; a shutdown request is noted. */
+static void hb_reconcile(st_heartbeat_t *h)
+{
+    st_group_t *g = h->g;
+    st_member_t *m = h->m;
+    if (reconcile(g, m, h->owned) || h->replaced || h->is_new) {
+        write_current(g, m, h->res);
         char key[KEY_BUF];
         rebalance_key(key, sizeof(key), g->group_id, m->member_id);
         if (m->state == MS_UNREVOKED)
-            schedule_rebalance(c, g, m, ctx->now_ms);
+            schedule_rebalance(h->c, g, m, h->ctx->now_ms);
         else
-            kc_timer_cancel(c, key);
+            kc_timer_cancel(h->c, key);
     }
-    schedule_session(c, g, m, ctx->now_ms);
-    if (req->shutdown_application) {
+    schedule_session(h->c, g, m, h->ctx->now_ms);
+    if (h->req->shutdown_application) {
         free(g->shutdown_member_id);
         g->shutdown_member_id = kc_xstrdup(m->member_id);
     }
+}
 
-    r.member_id = kc_str(m->member_id);
-    r.member_epoch = m->member_epoch;
-    r.heartbeat_interval_ms = c->cfg.group_streams_heartbeat_interval_ms;
-    r.task_offset_interval_ms = c->cfg.group_streams_task_offset_interval_ms;
-    /* Kafka sets only the v1 field: a v0 answer carries the v0-only
-     * AcceptableRecoveryLagLegacy at its default, 0. */
-    r.acceptable_recovery_lag = c->cfg.group_streams_acceptable_recovery_lag;
-    bool tasks_changed = !kc_tasks_tuple_equal(&old_assigned, &m->assigned);
-    /* kcoord's opt-in retry with the previous epoch and null lists gets
-     * the assignment again: its last response was lost. */
-    bool retry = !owned && epoch > 0 && epoch == m->previous_member_epoch &&
-                 c->cfg.group_streams_accept_null_owned_tasks_on_previous_epoch;
-    if (joining || tasks_changed || retry) {
-        resp_tasks(&m->assigned.active, &arena, &r.active_tasks.items, &r.active_tasks.count);
-        resp_tasks(&m->assigned.standby, &arena, &r.standby_tasks.items, &r.standby_tasks.count);
-        resp_tasks(&m->assigned.warmup, &arena, &r.warmup_tasks.items, &r.warmup_tasks.count);
-    }
-    bool endpoint_changed = !cstr_eq(old_endpoint, m->endpoint_host) || old_port != m->endpoint_port;
-    if (endpoint_changed || (tasks_changed && m->endpoint_host))
-        g->endpoint_information_epoch++;
-    if (g->endpoint_information_epoch != req->endpoint_information_epoch)
-        fill_endpoints(c, g, m, &r, &arena);
-    /* A group created by this request starts from endpoint epoch 0: Kafka
-     * bumps a copy that replay then replaces, and answers 0. */
-    if (created)
-        g->endpoint_information_epoch = 0;
-    r.endpoint_information_epoch = g->endpoint_information_epoch;
+/* The answer's statuses: the topology's (and the internal topics to
+ * create, for the server), and an application shutdown asked for. */
+static void hb_statuses(st_heartbeat_t *h)
+{
+    const st_config_t *cf = h->cf;
+    kc_streams_topics_to_create_t *create = h->create;
     if (cf->status >= 0) {
-        add_status(&r, &arena, cf->status, cf->detail);
+        add_status(&h->r, &h->arena, cf->status, cf->detail);
         if (cf->status == ST_MISSING_INTERNAL_TOPICS && create && cf->create.n) {
             create->items = kc_xcalloc(cf->create.n, sizeof(*create->items));
             create->n = cf->create.n;
@@ -2961,41 +3007,127 @@ static void heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
             }
         }
     }
-    if (g->shutdown_member_id) {
-        snprintf(msg, sizeof(msg),
+    if (h->g->shutdown_member_id) {
+        snprintf(h->msg, sizeof(h->msg),
                  "Streams group member %s encountered a fatal error and requested a shutdown for "
                  "the entire application.",
-                 g->shutdown_member_id);
-        add_status(&r, &arena, ST_SHUTDOWN_APPLICATION, msg);
+                 h->g->shutdown_member_id);
+        add_status(&h->r, &h->arena, ST_SHUTDOWN_APPLICATION, h->msg);
     }
+}
+
+/* The answer: the member's id and epoch, the intervals, its tasks when it
+ * joined, they changed or it retried, the endpoints when the client's
+ * epoch of them is old, the statuses, whether the topology description is
+ * wanted. */
+static void hb_respond(st_heartbeat_t *h, size_t first_record)
+{
+    kc_coord_t *c = h->c;
+    const kc_streams_group_heartbeat_request_t *req = h->req;
+    st_group_t *g = h->g;
+    st_member_t *m = h->m;
+    kc_streams_group_heartbeat_response_t *r = &h->r;
+    r->member_id = kc_str(m->member_id);
+    r->member_epoch = m->member_epoch;
+    r->heartbeat_interval_ms = c->cfg.group_streams_heartbeat_interval_ms;
+    r->task_offset_interval_ms = c->cfg.group_streams_task_offset_interval_ms;
+    /* Kafka sets only the v1 field: a v0 answer carries the v0-only
+     * AcceptableRecoveryLagLegacy at its default, 0. */
+    r->acceptable_recovery_lag = c->cfg.group_streams_acceptable_recovery_lag;
+    bool tasks_changed = !kc_tasks_tuple_equal(&h->old_assigned, &m->assigned);
+    /* kcoord's opt-in retry with the previous epoch and null lists gets
+     * the assignment again: its last response was lost. */
+    bool retry = !h->owned && h->epoch > 0 && h->epoch == m->previous_member_epoch &&
+                 c->cfg.group_streams_accept_null_owned_tasks_on_previous_epoch;
+    if (h->joining || tasks_changed || retry) {
+        resp_tasks(&m->assigned.active, &h->arena, &r->active_tasks.items, &r->active_tasks.count);
+        resp_tasks(&m->assigned.standby, &h->arena, &r->standby_tasks.items, &r->standby_tasks.count);
+        resp_tasks(&m->assigned.warmup, &h->arena, &r->warmup_tasks.items, &r->warmup_tasks.count);
+    }
+    bool endpoint_changed =
+        !cstr_eq(h->old_endpoint, m->endpoint_host) || h->old_port != m->endpoint_port;
+    if (endpoint_changed || (tasks_changed && m->endpoint_host))
+        g->endpoint_information_epoch++;
+    if (g->endpoint_information_epoch != req->endpoint_information_epoch)
+        fill_endpoints(c, g, m, r, &h->arena);
+    /* A group created by this request starts from endpoint epoch 0: Kafka
+     * bumps a copy that replay then replaces, and answers 0. */
+    if (h->created)
+        g->endpoint_information_epoch = 0;
+    r->endpoint_information_epoch = g->endpoint_information_epoch;
+    hb_statuses(h);
     /* KIP-1331: ask for the topology description when the store lacks it
      * (GroupMetadataManager.maybeSetTopologyDescriptionRequired). */
-    r.topology_description_required = kc_topology_desc_solicit(
-        c->topology_desc, &g->td, ctx->api_version, req->member_epoch, r.error_code, stale_topology,
-        g->topology ? g->topology->epoch : -1, ctx->now_ms);
-    send_hb(res, ctx, &r, kc_result_wrote_since(res, first_record));
-    free(old_endpoint);
-    kc_tasks_tuple_free(&old_assigned);
+    r->topology_description_required = kc_topology_desc_solicit(
+        c->topology_desc, &g->td, h->ctx->api_version, req->member_epoch, r->error_code,
+        h->stale_topology, g->topology ? g->topology->epoch : -1, h->ctx->now_ms);
+    send_hb(h->res, h->ctx, r, kc_result_wrote_since(h->res, first_record));
     /* Kafka works on a new group object that replay then replaces: what it
      * keeps only in memory is lost with the copy. The configured topology
      * is computed again by the next heartbeat (until then the delayed
      * initial assignment finds none and does nothing, Describe shows the
      * topology's own counts), and a shutdown request is forgotten. */
-    if (created) {
+    if (h->created) {
         group_drop_config(g);
         free(g->shutdown_member_id);
         g->shutdown_member_id = NULL;
     }
-    goto out;
-fail:
-    send_hb_error(res, ctx, err, msg);
-out:
-    config_free(&local_cf);
-    kc_tasks_tuple_free(&owned_buf);
-    task_offsets_free(&rep_offsets);
-    task_offsets_free(&rep_end_offsets);
-    kc_buf_deinit(&req_topo);
-    kc_arena_deinit(&arena);
+}
+
+static void heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                      const kc_streams_group_heartbeat_request_t *req, kc_result_t *res,
+                      kc_streams_topics_to_create_t *create)
+{
+    char *topo_msg;
+    int16_t err = check_topology_topics(ctx, req, &topo_msg);
+    if (err) {
+        send_hb_error(res, ctx, err, topo_msg);
+        free(topo_msg);
+        return;
+    }
+    st_heartbeat_t h;
+    memset(&h, 0, sizeof(h));
+    err = validate_request(req, h.msg, sizeof(h.msg));
+    if (err) {
+        send_hb_error(res, ctx, err, h.msg);
+        return;
+    }
+    if (!c->loaded) {
+        send_hb_error(res, ctx, KC_ERR_COORDINATOR_LOAD_IN_PROGRESS, NULL);
+        return;
+    }
+    if (req->member_epoch == EPOCH_LEAVE || req->member_epoch == EPOCH_STATIC_LEAVE) {
+        heartbeat_leave(c, ctx, req, res);
+        return;
+    }
+    h.c = c;
+    h.ctx = ctx;
+    h.req = req;
+    h.res = res;
+    h.create = create;
+    h.epoch = req->member_epoch;
+    h.joining = h.epoch == 0;
+    if ((err = hb_find_group(&h)) != KC_ERR_NONE) {
+        send_hb_error(res, ctx, err, h.msg);
+        return;
+    }
+    kc_buf_init(&h.req_topo);
+    kc_arena_init(&h.arena);
+    kc_streams_group_heartbeat_response_init(&h.r);
+    if ((err = hb_find_member(&h)) != KC_ERR_NONE || (err = hb_check_topology(&h)) != KC_ERR_NONE ||
+        (err = hb_configure(&h)) != KC_ERR_NONE) {
+        send_hb_error(res, ctx, err, h.no_msg ? NULL : h.msg);
+        hb_free(&h);
+        return;
+    }
+    size_t first_record = res->nrecords;
+    hb_create_group(&h);
+    hb_create_member(&h);
+    bool changed = hb_update_member(&h);
+    hb_update_group(&h, changed);
+    hb_reconcile(&h);
+    hb_respond(&h, first_record);
+    hb_free(&h);
 }
 
 /* ---- StreamsGroupDescribe --------------------------------------------------------- */
