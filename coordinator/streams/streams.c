@@ -3414,6 +3414,232 @@ static void tasks_from_tgt(kc_tasks_t *out, const tgt_ids_t *items, int32_t n)
     }
 }
 
+/* A replayed record's key: its type, group id and member id. 0 or
+ * KC_EINVAL. */
+static int replay_key(kc_reader_t *r, kc_arena_t *arena, int16_t *type, kc_str_t *gid,
+                      kc_str_t *mid)
+{
+    *type = kc_read_int16(r);
+    *gid = *mid = KC_STR_NULL;
+    if (*type == KC_RECORD_STREAMS_GROUP_METADATA ||
+        *type == KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA ||
+        *type == KC_RECORD_STREAMS_GROUP_TOPOLOGY) {
+        kc_streams_group_metadata_key_t k;
+        kc_streams_group_metadata_key_init(&k);
+        if (kc_streams_group_metadata_key_decode(r, 0, arena, &k) != 0 || r->err)
+            return KC_EINVAL;
+        *gid = k.group_id;
+    } else {
+        kc_streams_group_member_metadata_key_t k;
+        kc_streams_group_member_metadata_key_init(&k);
+        if (kc_streams_group_member_metadata_key_decode(r, 0, arena, &k) != 0 || r->err ||
+            k.member_id.len < 0)
+            return KC_EINVAL;
+        *gid = k.group_id;
+        *mid = k.member_id;
+    }
+    return gid->len < 0 ? KC_EINVAL : 0;
+}
+
+/* What every apply step below gets: the coordinator, the record's group
+ * and member (NULL when none yet) and ids, and its value (r after the
+ * version, value/value_len the whole of it; r NULL for a tombstone). Each
+ * returns 0 or KC_EINVAL for a value it cannot decode. */
+typedef struct {
+    kc_coord_t *c;
+    st_group_t *g;
+    st_member_t *m;
+    kc_str_t gid, mid;
+    kc_reader_t *r;
+    const uint8_t *value;
+    size_t value_len;
+    kc_arena_t *arena;
+} st_apply_t;
+
+/* The group's num.standby.replicas when it last computed an assignment,
+ * -1 when the record does not say. */
+static int32_t last_num_standby(const kc_streams_group_metadata_value_t *v)
+{
+    int32_t n = -1;
+    for (int32_t i = 0; i < v->last_assignment_configs.count; i++) {
+        kc_str_t value = v->last_assignment_configs.items[i].value;
+        if (kc_str_eq_cstr(v->last_assignment_configs.items[i].key, "num.standby.replicas") &&
+            value.len > 0 && value.len < 12) {
+            char buf[16];
+            memcpy(buf, value.ptr, (size_t)value.len);
+            buf[value.len] = '\0';
+            n = atoi(buf);
+        }
+    }
+    return n;
+}
+
+/* StreamsGroupMetadata (type 17): the group epoch, metadata hash,
+ * validated topology epoch, topology-description epochs and assignment
+ * configs; its tombstone removes the group. */
+static int apply_group_metadata(st_apply_t *a)
+{
+    st_group_t *g = a->g;
+    if (!a->r) {
+        if (g) {
+            kc_groups_table_remove(a->c, g->group_id);
+            kc_group_remove(a->c, &g->base, strlen(g->group_id));
+            group_free(g);
+        }
+        return 0;
+    }
+    kc_streams_group_metadata_value_t v;
+    kc_streams_group_metadata_value_init(&v);
+    if (kc_streams_group_metadata_value_decode(a->r, 0, a->arena, &v) != 0 || a->r->err)
+        return KC_EINVAL;
+    g = replay_group(a->c, a->gid);
+    g->group_epoch = v.epoch;
+    g->metadata_hash = v.metadata_hash;
+    g->validated_topology_epoch = v.validated_topology_epoch;
+    kc_topology_desc_replay(&g->td, &v);
+    g->last_num_standby = last_num_standby(&v);
+    g->has_group_record = true;
+    return 0;
+}
+
+/* StreamsGroupTargetAssignmentMetadata (type 20): the assignment epoch
+ * and when it was computed. */
+static int apply_target_metadata(st_apply_t *a)
+{
+    if (!a->r)
+        return 0;
+    kc_streams_group_target_assignment_metadata_value_t v;
+    kc_streams_group_target_assignment_metadata_value_init(&v);
+    if (kc_streams_group_target_assignment_metadata_value_decode(a->r, 0, a->arena, &v) != 0 ||
+        a->r->err)
+        return KC_EINVAL;
+    st_group_t *g = replay_group(a->c, a->gid);
+    g->assignment_epoch = v.assignment_epoch;
+    g->assignment_timestamp = v.assignment_timestamp;
+    return 0;
+}
+
+/* StreamsGroupTopology (type 23): the topology, kept as its record value. */
+static int apply_topology(st_apply_t *a)
+{
+    if (!a->r) {
+        if (a->g)
+            group_clear_topology(a->g);
+        return 0;
+    }
+    st_group_t *g = replay_group(a->c, a->gid);
+    return group_set_topology(g, a->value + 2, a->value_len - 2) ? 0 : KC_EINVAL;
+}
+
+/* StreamsGroupMemberMetadata (type 19): the member's client, process,
+ * endpoint and tags; its tombstone removes the member. */
+static int apply_member_metadata(st_apply_t *a)
+{
+    if (!a->r) {
+        if (a->m)
+            group_remove_member(a->g, a->m);
+        return 0;
+    }
+    kc_streams_group_member_metadata_value_t v;
+    kc_streams_group_member_metadata_value_init(&v);
+    if (kc_streams_group_member_metadata_value_decode(a->r, 0, a->arena, &v) != 0 || a->r->err)
+        return KC_EINVAL;
+    st_group_t *g = replay_group(a->c, a->gid);
+    st_member_t *m = replay_member(g, a->mid);
+    mtable_put(g, m);
+    if (m->instance_id)
+        kc_smap_del(&g->by_instance, m->instance_id, strlen(m->instance_id));
+    free(m->instance_id);
+    m->instance_id = dup_s(v.instance_id);
+    if (m->instance_id)
+        kc_smap_put(&g->by_instance, m->instance_id, strlen(m->instance_id), m);
+    free(m->rack_id);
+    m->rack_id = dup_s(v.rack_id);
+    free(m->client_id);
+    m->client_id = dup_s(v.client_id.len >= 0 ? v.client_id : kc_str(""));
+    free(m->client_host);
+    m->client_host = dup_s(v.client_host.len >= 0 ? v.client_host : kc_str(""));
+    free(m->process_id);
+    m->process_id = dup_s(v.process_id.len >= 0 ? v.process_id : kc_str(""));
+    m->rebalance_timeout_ms = v.rebalance_timeout_ms;
+    m->topology_epoch = v.topology_epoch;
+    free(m->endpoint_host);
+    m->endpoint_host = v.user_endpoint ? dup_s(v.user_endpoint->host) : NULL;
+    m->endpoint_port = v.user_endpoint ? v.user_endpoint->port : -1;
+    for (int32_t i = 0; i < m->ntags; i++) {
+        free(m->tag_keys[i]);
+        free(m->tag_values[i]);
+    }
+    free(m->tag_keys);
+    free(m->tag_values);
+    m->ntags = v.client_tags.count > 0 ? v.client_tags.count : 0;
+    m->tag_keys = kc_xcalloc((size_t)m->ntags + 1, sizeof(char *));
+    m->tag_values = kc_xcalloc((size_t)m->ntags + 1, sizeof(char *));
+    for (int32_t i = 0; i < m->ntags; i++) {
+        m->tag_keys[i] = dup_s(v.client_tags.items[i].key);
+        m->tag_values[i] = dup_s(v.client_tags.items[i].value);
+    }
+    return 0;
+}
+
+/* StreamsGroupTargetAssignmentMember (type 21): the member's target. */
+static int apply_target_member(st_apply_t *a)
+{
+    if (!a->r) {
+        if (a->m) {
+            kc_tasks_tuple_free(&a->m->target);
+            a->m->has_target = false;
+        }
+        return 0;
+    }
+    kc_streams_group_target_assignment_member_value_t v;
+    kc_streams_group_target_assignment_member_value_init(&v);
+    if (kc_streams_group_target_assignment_member_value_decode(a->r, 0, a->arena, &v) != 0 ||
+        a->r->err)
+        return KC_EINVAL;
+    st_member_t *m = replay_member(replay_group(a->c, a->gid), a->mid);
+    kc_tasks_tuple_free(&m->target);
+    m->has_target = true;
+    tasks_from_tgt(&m->target.active, v.active_tasks.items, v.active_tasks.count);
+    tasks_from_tgt(&m->target.standby, v.standby_tasks.items, v.standby_tasks.count);
+    tasks_from_tgt(&m->target.warmup, v.warmup_tasks.items, v.warmup_tasks.count);
+    return 0;
+}
+
+/* StreamsGroupCurrentMemberAssignment (type 22): the member's epochs,
+ * state and owned tasks. */
+static int apply_current_assignment(st_apply_t *a)
+{
+    kc_tasks_tuple_t assigned = {0}, pending = {0};
+    if (!a->r) {
+        if (a->m) {
+            member_set_current(a->g, a->m, 0, 0, MS_STABLE, &assigned, &pending);
+            mtable_put(a->g, a->m);
+        }
+        return 0;
+    }
+    kc_streams_group_current_member_assignment_value_t v;
+    kc_streams_group_current_member_assignment_value_init(&v);
+    if (kc_streams_group_current_member_assignment_value_decode(a->r, 0, a->arena, &v) != 0 ||
+        a->r->err)
+        return KC_EINVAL;
+    st_group_t *g = replay_group(a->c, a->gid);
+    st_member_t *m = replay_member(g, a->mid);
+    mtable_put(g, m);
+    tasks_from_cur(&assigned.active, v.active_tasks.items, v.active_tasks.count);
+    tasks_from_cur(&assigned.standby, v.standby_tasks.items, v.standby_tasks.count);
+    tasks_from_cur(&assigned.warmup, v.warmup_tasks.items, v.warmup_tasks.count);
+    tasks_from_cur(&pending.active, v.active_tasks_pending_revocation.items,
+                   v.active_tasks_pending_revocation.count);
+    tasks_from_cur(&pending.standby, v.standby_tasks_pending_revocation.items,
+                   v.standby_tasks_pending_revocation.count);
+    tasks_from_cur(&pending.warmup, v.warmup_tasks_pending_revocation.items,
+                   v.warmup_tasks_pending_revocation.count);
+    member_set_current(g, m, v.member_epoch, v.previous_member_epoch, v.state, &assigned,
+                       &pending);
+    return 0;
+}
+
 int kc_streams_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uint8_t *value,
                       size_t value_len)
 {
@@ -3422,191 +3648,42 @@ int kc_streams_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
     kc_arena_init(&arena);
     kc_reader_t r;
     kc_reader_init(&r, key, key_len);
-    int16_t type = kc_read_int16(&r);
-    kc_str_t gid = KC_STR_NULL, mid = KC_STR_NULL;
-    if (type == KC_RECORD_STREAMS_GROUP_METADATA || type == KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA || type == KC_RECORD_STREAMS_GROUP_TOPOLOGY) {
-        kc_streams_group_metadata_key_t k;
-        kc_streams_group_metadata_key_init(&k);
-        if (kc_streams_group_metadata_key_decode(&r, 0, &arena, &k) != 0 || r.err)
-            goto out;
-        gid = k.group_id;
-    } else {
-        kc_streams_group_member_metadata_key_t k;
-        kc_streams_group_member_metadata_key_init(&k);
-        if (kc_streams_group_member_metadata_key_decode(&r, 0, &arena, &k) != 0 || r.err)
-            goto out;
-        gid = k.group_id;
-        mid = k.member_id;
-        if (mid.len < 0)
-            goto out;
-    }
-    if (gid.len < 0 || !kc_group_replay_allowed(c, gid, KC_GROUP_STREAMS))
+    int16_t type;
+    st_apply_t a = {c, NULL, NULL, KC_STR_NULL, KC_STR_NULL, NULL, value, value_len, &arena};
+    if (replay_key(&r, &arena, &type, &a.gid, &a.mid) != 0 ||
+        !kc_group_replay_allowed(c, a.gid, KC_GROUP_STREAMS))
         goto out;
-    st_group_t *g = group_get(c, gid);
+    a.g = group_get(c, a.gid);
+    a.m = a.g ? member_get(a.g, a.mid) : NULL;
     if (value) {
         kc_reader_init(&r, value, value_len);
-        int16_t version = kc_read_int16(&r);
-        if (r.err || version != 0)
+        if (kc_read_int16(&r) != 0 || r.err) /* every value is version 0 */
             goto out;
+        a.r = &r;
     }
-    st_member_t *m = g ? member_get(g, mid) : NULL;
     switch (type) {
-    case KC_RECORD_STREAMS_GROUP_METADATA: {
-        if (!value) {
-            if (g) {
-                kc_groups_table_remove(c, g->group_id);
-                kc_group_remove(c, &g->base, strlen(g->group_id));
-                group_free(g);
-            }
-            break;
-        }
-        kc_streams_group_metadata_value_t v;
-        kc_streams_group_metadata_value_init(&v);
-        if (kc_streams_group_metadata_value_decode(&r, 0, &arena, &v) != 0 || r.err)
-            goto out;
-        g = replay_group(c, gid);
-        g->group_epoch = v.epoch;
-        g->metadata_hash = v.metadata_hash;
-        g->validated_topology_epoch = v.validated_topology_epoch;
-        kc_topology_desc_replay(&g->td, &v);
-        g->last_num_standby = -1;
-        for (int32_t i = 0; i < v.last_assignment_configs.count; i++)
-            if (kc_str_eq_cstr(v.last_assignment_configs.items[i].key, "num.standby.replicas") &&
-                v.last_assignment_configs.items[i].value.len > 0 &&
-                v.last_assignment_configs.items[i].value.len < 12) {
-                char buf[16];
-                memcpy(buf, v.last_assignment_configs.items[i].value.ptr,
-                       (size_t)v.last_assignment_configs.items[i].value.len);
-                buf[v.last_assignment_configs.items[i].value.len] = '\0';
-                g->last_num_standby = atoi(buf);
-            }
-        g->has_group_record = true;
+    case KC_RECORD_STREAMS_GROUP_METADATA:
+        rc = apply_group_metadata(&a);
         break;
-    }
-    case KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA: {
-        if (!value)
-            break;
-        kc_streams_group_target_assignment_metadata_value_t v;
-        kc_streams_group_target_assignment_metadata_value_init(&v);
-        if (kc_streams_group_target_assignment_metadata_value_decode(&r, 0, &arena, &v) != 0 || r.err)
-            goto out;
-        g = replay_group(c, gid);
-        g->assignment_epoch = v.assignment_epoch;
-        g->assignment_timestamp = v.assignment_timestamp;
+    case KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA:
+        rc = apply_target_metadata(&a);
         break;
-    }
-    case KC_RECORD_STREAMS_GROUP_TOPOLOGY: {
-        if (!value) {
-            if (g)
-                group_clear_topology(g);
-            break;
-        }
-        g = replay_group(c, gid);
-        if (!group_set_topology(g, value + 2, value_len - 2))
-            goto out;
+    case KC_RECORD_STREAMS_GROUP_TOPOLOGY:
+        rc = apply_topology(&a);
         break;
-    }
-    case KC_RECORD_STREAMS_GROUP_MEMBER_METADATA: {
-        if (!value) {
-            if (m)
-                group_remove_member(g, m);
-            break;
-        }
-        kc_streams_group_member_metadata_value_t v;
-        kc_streams_group_member_metadata_value_init(&v);
-        if (kc_streams_group_member_metadata_value_decode(&r, 0, &arena, &v) != 0 || r.err)
-            goto out;
-        g = replay_group(c, gid);
-        m = replay_member(g, mid);
-        mtable_put(g, m);
-        if (m->instance_id)
-            kc_smap_del(&g->by_instance, m->instance_id, strlen(m->instance_id));
-        free(m->instance_id);
-        m->instance_id = dup_s(v.instance_id);
-        if (m->instance_id)
-            kc_smap_put(&g->by_instance, m->instance_id, strlen(m->instance_id), m);
-        free(m->rack_id);
-        m->rack_id = dup_s(v.rack_id);
-        free(m->client_id);
-        m->client_id = dup_s(v.client_id.len >= 0 ? v.client_id : kc_str(""));
-        free(m->client_host);
-        m->client_host = dup_s(v.client_host.len >= 0 ? v.client_host : kc_str(""));
-        free(m->process_id);
-        m->process_id = dup_s(v.process_id.len >= 0 ? v.process_id : kc_str(""));
-        m->rebalance_timeout_ms = v.rebalance_timeout_ms;
-        m->topology_epoch = v.topology_epoch;
-        free(m->endpoint_host);
-        m->endpoint_host = v.user_endpoint ? dup_s(v.user_endpoint->host) : NULL;
-        m->endpoint_port = v.user_endpoint ? v.user_endpoint->port : -1;
-        for (int32_t i = 0; i < m->ntags; i++) {
-            free(m->tag_keys[i]);
-            free(m->tag_values[i]);
-        }
-        free(m->tag_keys);
-        free(m->tag_values);
-        m->ntags = v.client_tags.count > 0 ? v.client_tags.count : 0;
-        m->tag_keys = kc_xcalloc((size_t)m->ntags + 1, sizeof(char *));
-        m->tag_values = kc_xcalloc((size_t)m->ntags + 1, sizeof(char *));
-        for (int32_t i = 0; i < m->ntags; i++) {
-            m->tag_keys[i] = dup_s(v.client_tags.items[i].key);
-            m->tag_values[i] = dup_s(v.client_tags.items[i].value);
-        }
+    case KC_RECORD_STREAMS_GROUP_MEMBER_METADATA:
+        rc = apply_member_metadata(&a);
         break;
-    }
-    case KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER: {
-        if (!value) {
-            if (m) {
-                kc_tasks_tuple_free(&m->target);
-                m->has_target = false;
-            }
-            break;
-        }
-        kc_streams_group_target_assignment_member_value_t v;
-        kc_streams_group_target_assignment_member_value_init(&v);
-        if (kc_streams_group_target_assignment_member_value_decode(&r, 0, &arena, &v) != 0 || r.err)
-            goto out;
-        g = replay_group(c, gid);
-        m = replay_member(g, mid);
-        kc_tasks_tuple_free(&m->target);
-        m->has_target = true;
-        tasks_from_tgt(&m->target.active, v.active_tasks.items, v.active_tasks.count);
-        tasks_from_tgt(&m->target.standby, v.standby_tasks.items, v.standby_tasks.count);
-        tasks_from_tgt(&m->target.warmup, v.warmup_tasks.items, v.warmup_tasks.count);
+    case KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER:
+        rc = apply_target_member(&a);
         break;
-    }
-    case KC_RECORD_STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT: {
-        if (!value) {
-            if (m) {
-                kc_tasks_tuple_t a = {0}, p = {0};
-                member_set_current(g, m, 0, 0, MS_STABLE, &a, &p);
-                mtable_put(g, m);
-            }
-            break;
-        }
-        kc_streams_group_current_member_assignment_value_t v;
-        kc_streams_group_current_member_assignment_value_init(&v);
-        if (kc_streams_group_current_member_assignment_value_decode(&r, 0, &arena, &v) != 0 || r.err)
-            goto out;
-        g = replay_group(c, gid);
-        m = replay_member(g, mid);
-        mtable_put(g, m);
-        kc_tasks_tuple_t a = {0}, p = {0};
-        tasks_from_cur(&a.active, v.active_tasks.items, v.active_tasks.count);
-        tasks_from_cur(&a.standby, v.standby_tasks.items, v.standby_tasks.count);
-        tasks_from_cur(&a.warmup, v.warmup_tasks.items, v.warmup_tasks.count);
-        tasks_from_cur(&p.active, v.active_tasks_pending_revocation.items,
-                       v.active_tasks_pending_revocation.count);
-        tasks_from_cur(&p.standby, v.standby_tasks_pending_revocation.items,
-                       v.standby_tasks_pending_revocation.count);
-        tasks_from_cur(&p.warmup, v.warmup_tasks_pending_revocation.items,
-                       v.warmup_tasks_pending_revocation.count);
-        member_set_current(g, m, v.member_epoch, v.previous_member_epoch, v.state, &a, &p);
+    case KC_RECORD_STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT:
+        rc = apply_current_assignment(&a);
         break;
-    }
     default:
+        rc = 0;
         break;
     }
-    rc = 0;
 out:
     kc_arena_deinit(&arena);
     return rc;
