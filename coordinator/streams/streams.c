@@ -964,33 +964,21 @@ static int64_t topology_hash(kc_coord_t *c, const topo_t *t)
     return (int64_t)hash;
 }
 
-/*
- * Configures the topology against the topics that exist: source topics
- * must exist (MISSING_SOURCE_TOPICS), repartition topics without a count
- * take the largest task count of the subtopologies writing to them,
- * changelog topics the task count of their subtopology; internal topics
- * that do not exist are listed for creation (MISSING_INTERNAL_TOPICS), an
- * existing one with another count is INCORRECTLY_PARTITIONED_TOPICS.
- */
-static void configure(kc_coord_t *c, const topo_t *t, st_config_t *cf)
+/* ConfiguredTopology's first check: every source topic exists, else
+ * MISSING_SOURCE_TOPICS naming up to three of them (a TreeSet: sorted,
+ * distinct). Also notes which subtopologies have state. False when the
+ * status is set. */
+static bool check_source_topics(kc_coord_t *c, const topo_t *t, st_config_t *cf,
+                                decided_list_t *dl)
 {
-    memset(cf, 0, sizeof(*cf));
-    cf->status = -1;
-    cf->hash = topology_hash(c, t);
-    int32_t ns = t->subtopologies.count > 0 ? t->subtopologies.count : 0;
-    cf->nsubs = ns;
-    cf->ntasks = kc_xcalloc((size_t)ns + 1, sizeof(int32_t));
-    cf->stateful = kc_xcalloc((size_t)ns + 1, sizeof(bool));
-    decided_list_t dl = {0};
-    /* Missing source topics (a sorted set: TreeSet). */
     kc_str_t *miss = NULL;
     int32_t nmissing = 0, miss_cap = 0;
-    for (int32_t s = 0; s < ns; s++) {
+    for (int32_t s = 0; s < cf->nsubs; s++) {
         const topo_sub_t *sub = &t->subtopologies.items[s];
         cf->stateful[s] = sub->state_changelog_topics.count > 0;
         for (int32_t i = 0; i < sub->source_topics.count; i++) {
             kc_str_t name = sub->source_topics.items[i];
-            if (topic_parts(c, &dl, name, NULL) >= 0)
+            if (topic_parts(c, dl, name, NULL) >= 0)
                 continue;
             if (nmissing == miss_cap) {
                 miss_cap = miss_cap ? miss_cap * 2 : 8;
@@ -999,35 +987,41 @@ static void configure(kc_coord_t *c, const topo_t *t, st_config_t *cf)
             miss[nmissing++] = name;
         }
     }
-    if (nmissing) {
-        qsort(miss, (size_t)nmissing, sizeof(*miss), cmp_kstr);
-        int32_t distinct = 0;
-        for (int32_t i = 0; i < nmissing; i++)
-            if (distinct == 0 || cmp_kstr(&miss[distinct - 1], &miss[i]) != 0)
-                miss[distinct++] = miss[i];
-        char missing[MSG_MAX];
-        size_t off = 0;
-        missing[0] = '\0';
-        for (int32_t i = 0; i < distinct && i < 3; i++)
-            off += (size_t)snprintf(missing + off, off < sizeof(missing) ? sizeof(missing) - off : 0,
-                                    "%s%.*s", i ? ", " : "", (int)miss[i].len, miss[i].ptr);
-        if (distinct > 3 && off < sizeof(missing))
-            snprintf(missing + off, sizeof(missing) - off, " and %d additional topics", distinct - 3);
-        free(miss);
-        cf->status = ST_MISSING_SOURCE_TOPICS;
-        snprintf(cf->detail, sizeof(cf->detail), "Source topics %s are missing.", missing);
-        free(dl.d);
-        return;
-    }
-    /* RepartitionTopics.setup: the fixed counts, then each repartition sink
-     * topic without one takes the largest count among its subtopology's
-     * repartition source topics (decided so far) and existing source
-     * topics, round after round until all are known. */
+    if (!nmissing)
+        return true;
+    qsort(miss, (size_t)nmissing, sizeof(*miss), cmp_kstr);
+    int32_t distinct = 0;
+    for (int32_t i = 0; i < nmissing; i++)
+        if (distinct == 0 || cmp_kstr(&miss[distinct - 1], &miss[i]) != 0)
+            miss[distinct++] = miss[i];
+    char missing[MSG_MAX];
+    size_t off = 0;
+    missing[0] = '\0';
+    for (int32_t i = 0; i < distinct && i < 3; i++)
+        off += (size_t)snprintf(missing + off, off < sizeof(missing) ? sizeof(missing) - off : 0,
+                                "%s%.*s", i ? ", " : "", (int)miss[i].len, miss[i].ptr);
+    if (distinct > 3 && off < sizeof(missing))
+        snprintf(missing + off, sizeof(missing) - off, " and %d additional topics", distinct - 3);
+    free(miss);
+    cf->status = ST_MISSING_SOURCE_TOPICS;
+    snprintf(cf->detail, sizeof(cf->detail), "Source topics %s are missing.", missing);
+    return false;
+}
+
+/* RepartitionTopics.setup: the fixed counts, then each repartition sink
+ * topic without one takes the largest count among its subtopology's
+ * repartition source topics (decided so far) and existing source topics,
+ * round after round until all are known. False (with the error) when the
+ * counts cannot all be decided. */
+static bool setup_repartition_topics(kc_coord_t *c, const topo_t *t, st_config_t *cf,
+                                     decided_list_t *dl)
+{
+    int32_t ns = cf->nsubs;
     for (int32_t s = 0; s < ns; s++) {
         const topo_sub_t *sub = &t->subtopologies.items[s];
         for (int32_t i = 0; i < sub->repartition_source_topics.count; i++)
             if (sub->repartition_source_topics.items[i].partitions != 0)
-                decided_put(&dl, sub->repartition_source_topics.items[i].name,
+                decided_put(dl, sub->repartition_source_topics.items[i].name,
                             sub->repartition_source_topics.items[i].partitions);
     }
     bool needed;
@@ -1038,11 +1032,11 @@ static void configure(kc_coord_t *c, const topo_t *t, st_config_t *cf)
             const topo_sub_t *sub = &t->subtopologies.items[s];
             for (int32_t k = 0; k < sub->repartition_sink_topics.count; k++) {
                 kc_str_t sink = sub->repartition_sink_topics.items[k];
-                if (decided_get(&dl, sink) >= 0)
+                if (decided_get(dl, sink) >= 0)
                     continue;
                 int32_t best = -1;
                 for (int32_t i = 0; i < sub->repartition_source_topics.count; i++) {
-                    int32_t p = decided_get(&dl, sub->repartition_source_topics.items[i].name);
+                    int32_t p = decided_get(dl, sub->repartition_source_topics.items[i].name);
                     best = p > best ? p : best;
                 }
                 for (int32_t i = 0; i < sub->source_topics.count; i++) {
@@ -1054,7 +1048,7 @@ static void configure(kc_coord_t *c, const topo_t *t, st_config_t *cf)
                 if (best < 0) {
                     needed = true;
                 } else {
-                    decided_put(&dl, sink, best);
+                    decided_put(dl, sink, best);
                     progress = true;
                 }
             }
@@ -1064,54 +1058,49 @@ static void configure(kc_coord_t *c, const topo_t *t, st_config_t *cf)
             snprintf(cf->error_msg, sizeof(cf->error_msg),
                      "Failed to compute number of partitions for all repartition topics. There may "
                      "be loops in the topology that cannot be resolved.");
-            free(dl.d);
-            return;
+            return false;
         }
     } while (needed);
     for (int32_t s = 0; s < ns; s++) {
         const topo_sub_t *sub = &t->subtopologies.items[s];
         for (int32_t i = 0; i < sub->repartition_source_topics.count; i++)
-            if (decided_get(&dl, sub->repartition_source_topics.items[i].name) < 0) {
+            if (decided_get(dl, sub->repartition_source_topics.items[i].name) < 0) {
                 cf->error = KC_ERR_STREAMS_INVALID_TOPOLOGY;
                 snprintf(cf->error_msg, sizeof(cf->error_msg),
                          "Failed to compute number of partitions for all repartition topics, "
                          "because a repartition source topic is never used as a sink topic.");
-                free(dl.d);
-                return;
+                return false;
             }
     }
-    /* Copartition groups (InternalTopicManager.enforceCopartitioning). */
-    for (int32_t s = 0; s < ns; s++) {
-        const topo_sub_t *sub = &t->subtopologies.items[s];
-        for (int32_t k = 0; k < sub->copartition_groups.count; k++)
-            if (!enforce_copartition(c, t, sub, &sub->copartition_groups.items[k], &dl, cf)) {
-                free(dl.d);
-                return;
-            }
-    }
-    /* Task counts (ChangelogTopics.setup: every subtopology reads something). */
-    for (int32_t s = 0; s < ns; s++) {
+    return true;
+}
+
+/* ChangelogTopics.setup: each subtopology's task count, the largest count
+ * of the topics it reads (every subtopology reads something); then the
+ * configured repartition counts, declared, else decided. False (with the
+ * error) for a subtopology without source topics. */
+static bool setup_task_counts(kc_coord_t *c, const topo_t *t, st_config_t *cf, decided_list_t *dl)
+{
+    for (int32_t s = 0; s < cf->nsubs; s++) {
         const topo_sub_t *sub = &t->subtopologies.items[s];
         if (sub->source_topics.count <= 0 && sub->repartition_source_topics.count <= 0) {
             cf->error = KC_ERR_STREAMS_INVALID_TOPOLOGY;
             snprintf(cf->error_msg, sizeof(cf->error_msg), "No source topics found for subtopology %.*s",
                      (int)sub->subtopology_id.len, sub->subtopology_id.ptr);
-            free(dl.d);
-            return;
+            return false;
         }
         int32_t tasks = 0;
         for (int32_t i = 0; i < sub->source_topics.count; i++) {
-            int32_t p = topic_parts(c, &dl, sub->source_topics.items[i], NULL);
+            int32_t p = topic_parts(c, dl, sub->source_topics.items[i], NULL);
             tasks = p > tasks ? p : tasks;
         }
         for (int32_t i = 0; i < sub->repartition_source_topics.count; i++) {
-            int32_t p = topic_parts(c, &dl, sub->repartition_source_topics.items[i].name, NULL);
+            int32_t p = topic_parts(c, dl, sub->repartition_source_topics.items[i].name, NULL);
             tasks = p > tasks ? p : tasks;
         }
         cf->ntasks[s] = tasks;
     }
-    /* The configured repartition counts: declared, else decided. */
-    for (int32_t s = 0; s < ns; s++) {
+    for (int32_t s = 0; s < cf->nsubs; s++) {
         const topo_sub_t *sub = &t->subtopologies.items[s];
         for (int32_t i = 0; i < sub->repartition_source_topics.count; i++) {
             const kc_streams_group_topology_value_topic_info_t *ti = &sub->repartition_source_topics.items[i];
@@ -1120,38 +1109,55 @@ static void configure(kc_coord_t *c, const topo_t *t, st_config_t *cf)
             cf->rep_names = kc_xrealloc(cf->rep_names, (size_t)(cf->nrep + 1) * sizeof(*cf->rep_names));
             cf->rep_parts = kc_xrealloc(cf->rep_parts, (size_t)(cf->nrep + 1) * sizeof(*cf->rep_parts));
             cf->rep_names[cf->nrep] = dup_s(ti->name);
-            cf->rep_parts[cf->nrep++] = ti->partitions != 0 ? ti->partitions : decided_get(&dl, ti->name);
+            cf->rep_parts[cf->nrep++] = ti->partitions != 0 ? ti->partitions : decided_get(dl, ti->name);
         }
     }
-    free(dl.d);
-    /*
-     * missingInternalTopics: every internal topic goes into a HashMap (the
-     * subtopologies by id, each one's repartition then changelog topics in
-     * the order of their own HashMaps); then, walking the topology's
-     * required topics (a HashSet), each existing one leaves the map, and an
-     * existing internal topic with another count is INCORRECTLY_PARTITIONED.
-     * What is left is created and listed in the map's order.
-     */
-    int32_t *sorder = kc_xcalloc((size_t)ns + 1, sizeof(int32_t));
-    {
-        kc_str_t *ids = kc_xcalloc((size_t)ns + 1, sizeof(*ids));
-        for (int32_t s = 0; s < ns; s++)
-            ids[s] = t->subtopologies.items[s].subtopology_id;
-        /* configured subtopologies: a TreeMap by id */
-        for (int32_t s = 0; s < ns; s++)
-            sorder[s] = s;
-        for (int32_t a = 1; a < ns; a++)
-            for (int32_t b = a; b > 0 && cmp_kstr(&ids[sorder[b - 1]], &ids[sorder[b]]) > 0; b--) {
-                int32_t x = sorder[b];
-                sorder[b] = sorder[b - 1];
-                sorder[b - 1] = x;
-            }
-        free(ids);
+    return true;
+}
+
+/* The internal topics as missingInternalTopics puts them into its HashMap:
+ * the subtopologies by id (the configured subtopologies are a TreeMap),
+ * each one's repartition then changelog topics in their own HashMaps'
+ * order, with each one's count and replication factor (-1: the broker's
+ * default). order[0..norder) is the map's order of the distinct names; a
+ * later put of a name replaces the earlier value but keeps its place. */
+typedef struct {
+    kc_str_t *names;
+    int32_t *parts;
+    int16_t *rf;
+    int32_t n, cap;
+    int32_t *order;
+    int32_t norder;
+} internal_topics_t;
+
+static void internal_topics_add(internal_topics_t *it, kc_str_t name, int32_t parts, int16_t rf)
+{
+    if (it->n == it->cap) {
+        it->cap = it->cap ? it->cap * 2 : 8;
+        it->names = kc_xrealloc(it->names, (size_t)it->cap * sizeof(*it->names));
+        it->parts = kc_xrealloc(it->parts, (size_t)it->cap * sizeof(*it->parts));
+        it->rf = kc_xrealloc(it->rf, (size_t)it->cap * sizeof(*it->rf));
     }
-    kc_str_t *all = NULL;
-    int32_t *all_parts = NULL;
-    int16_t *all_rf = NULL;
-    int32_t nall = 0, all_cap = 0;
+    it->names[it->n] = name;
+    it->parts[it->n] = parts;
+    it->rf[it->n] = rf;
+    it->n++;
+}
+
+static void internal_topics_collect(const topo_t *t, const st_config_t *cf, internal_topics_t *it)
+{
+    int32_t ns = cf->nsubs;
+    int32_t *sorder = kc_xcalloc((size_t)ns + 1, sizeof(int32_t));
+    for (int32_t s = 0; s < ns; s++)
+        sorder[s] = s;
+    for (int32_t a = 1; a < ns; a++)
+        for (int32_t b = a; b > 0 && cmp_kstr(&t->subtopologies.items[sorder[b - 1]].subtopology_id,
+                                              &t->subtopologies.items[sorder[b]].subtopology_id) > 0;
+             b--) {
+            int32_t x = sorder[b];
+            sorder[b] = sorder[b - 1];
+            sorder[b - 1] = x;
+        }
     for (int32_t q = 0; q < ns; q++) {
         const topo_sub_t *sub = &t->subtopologies.items[sorder[q]];
         for (int pass = 0; pass < 2; pass++) {
@@ -1167,115 +1173,159 @@ static void configure(kc_coord_t *c, const topo_t *t, st_config_t *cf)
             int32_t nd = java_hash_order(names, n, ord);
             for (int32_t i = 0; i < nd; i++) {
                 const kc_streams_group_topology_value_topic_info_t *ti = &tis[ord[i]];
-                if (nall == all_cap) {
-                    all_cap = all_cap ? all_cap * 2 : 8;
-                    all = kc_xrealloc(all, (size_t)all_cap * sizeof(*all));
-                    all_parts = kc_xrealloc(all_parts, (size_t)all_cap * sizeof(*all_parts));
-                    all_rf = kc_xrealloc(all_rf, (size_t)all_cap * sizeof(*all_rf));
-                }
-                all[nall] = ti->name;
-                all_parts[nall] = pass == 0 ? config_rep_parts(cf, ti->name) : cf->ntasks[sorder[q]];
-                all_rf[nall] = ti->replication_factor != 0 ? ti->replication_factor : (int16_t)-1;
-                nall++;
+                internal_topics_add(it, ti->name,
+                                    pass == 0 ? config_rep_parts(cf, ti->name) : cf->ntasks[sorder[q]],
+                                    ti->replication_factor != 0 ? ti->replication_factor : (int16_t)-1);
             }
             free(names);
             free(ord);
         }
     }
-    /* A later put of a name replaces the earlier value but keeps its place. */
-    int32_t *create_ord = kc_xcalloc((size_t)nall + 1, sizeof(int32_t));
-    int32_t ncreate = java_hash_order(all, nall, create_ord);
-    for (int32_t i = 0; i < ncreate; i++)
-        for (int32_t k = nall - 1; k > create_ord[i]; k--)
-            if (kc_str_eq(all[k], all[create_ord[i]])) {
-                all_parts[create_ord[i]] = all_parts[k];
-                all_rf[create_ord[i]] = all_rf[k];
+    free(sorder);
+    it->order = kc_xcalloc((size_t)it->n + 1, sizeof(int32_t));
+    it->norder = java_hash_order(it->names, it->n, it->order);
+    for (int32_t i = 0; i < it->norder; i++)
+        for (int32_t k = it->n - 1; k > it->order[i]; k--)
+            if (kc_str_eq(it->names[k], it->names[it->order[i]])) {
+                it->parts[it->order[i]] = it->parts[k];
+                it->rf[it->order[i]] = it->rf[k];
                 break;
             }
-    bool *gone = kc_xcalloc((size_t)nall + 1, sizeof(bool));
-    {
-        /* topology.requiredTopics(): subtopologies in their HashMap's order. */
-        kc_str_t *ids = kc_xcalloc((size_t)ns + 1, sizeof(*ids));
-        int32_t *hord = kc_xcalloc((size_t)ns + 1, sizeof(int32_t));
-        for (int32_t s = 0; s < ns; s++)
-            ids[s] = t->subtopologies.items[s].subtopology_id;
-        int32_t nh = java_hash_order(ids, ns, hord);
-        kc_str_t *req = NULL;
-        int32_t nreq = 0, req_cap = 0;
-        for (int32_t q = 0; q < nh; q++) {
-            const topo_sub_t *sub = &t->subtopologies.items[hord[q]];
-            int32_t total = sub->source_topics.count + sub->repartition_source_topics.count +
-                            sub->state_changelog_topics.count;
-            for (int32_t k = 0; k < total; k++) {
-                int32_t j = k;
-                kc_str_t name;
-                if (j < sub->source_topics.count)
-                    name = sub->source_topics.items[j];
-                else if ((j -= sub->source_topics.count) < sub->repartition_source_topics.count)
-                    name = sub->repartition_source_topics.items[j].name;
-                else
-                    name = sub->state_changelog_topics.items[j - sub->repartition_source_topics.count].name;
-                if (nreq == req_cap) {
-                    req_cap = req_cap ? req_cap * 2 : 8;
-                    req = kc_xrealloc(req, (size_t)req_cap * sizeof(*req));
-                }
-                req[nreq++] = name;
+}
+
+/* topology.requiredTopics(): the subtopologies in their HashMap's order,
+ * each one's source, repartition source and changelog topics, as a new
+ * array of *n names. */
+static kc_str_t *required_topics(const topo_t *t, int32_t ns, int32_t *n)
+{
+    kc_str_t *ids = kc_xcalloc((size_t)ns + 1, sizeof(*ids));
+    int32_t *hord = kc_xcalloc((size_t)ns + 1, sizeof(int32_t));
+    for (int32_t s = 0; s < ns; s++)
+        ids[s] = t->subtopologies.items[s].subtopology_id;
+    int32_t nh = java_hash_order(ids, ns, hord);
+    kc_str_t *req = NULL;
+    int32_t nreq = 0, req_cap = 0;
+    for (int32_t q = 0; q < nh; q++) {
+        const topo_sub_t *sub = &t->subtopologies.items[hord[q]];
+        int32_t total = sub->source_topics.count + sub->repartition_source_topics.count +
+                        sub->state_changelog_topics.count;
+        for (int32_t k = 0; k < total; k++) {
+            int32_t j = k;
+            kc_str_t name;
+            if (j < sub->source_topics.count)
+                name = sub->source_topics.items[j];
+            else if ((j -= sub->source_topics.count) < sub->repartition_source_topics.count)
+                name = sub->repartition_source_topics.items[j].name;
+            else
+                name = sub->state_changelog_topics.items[j - sub->repartition_source_topics.count].name;
+            if (nreq == req_cap) {
+                req_cap = req_cap ? req_cap * 2 : 8;
+                req = kc_xrealloc(req, (size_t)req_cap * sizeof(*req));
             }
+            req[nreq++] = name;
         }
-        int32_t *rord = kc_xcalloc((size_t)nreq + 1, sizeof(int32_t));
-        int32_t nr = java_hash_order(req, nreq, rord);
-        for (int32_t q = 0; q < nr && cf->status < 0; q++) {
-            kc_str_t name = req[rord[q]];
-            int32_t parts;
-            kc_uuid_t id;
-            if (!lookup_topic(c, name, &parts, &id))
-                continue;
-            for (int32_t i = 0; i < ncreate; i++) {
-                int32_t k = create_ord[i];
-                if (gone[k] || !kc_str_eq(all[k], name))
-                    continue;
-                gone[k] = true;
-                if (parts != all_parts[k]) {
-                    cf->status = ST_INCORRECTLY_PARTITIONED_TOPICS;
-                    snprintf(cf->detail, sizeof(cf->detail),
-                             "Existing topic %.*s has different number of partitions: expected %d, "
-                             "found %d",
-                             (int)name.len, name.ptr, all_parts[k], parts);
-                }
-                break;
-            }
-        }
-        free(rord);
-        free(req);
-        free(hord);
-        free(ids);
     }
-    if (cf->status < 0) {
-        for (int32_t i = 0; i < ncreate; i++) {
-            int32_t k = create_ord[i];
-            if (gone[k])
+    free(hord);
+    free(ids);
+    *n = nreq;
+    return req;
+}
+
+/*
+ * missingInternalTopics: every internal topic goes into a HashMap; then,
+ * walking the topology's required topics (a HashSet), each existing one
+ * leaves the map, and an existing internal topic with another count is
+ * INCORRECTLY_PARTITIONED_TOPICS. What is left is to be created, in the
+ * map's order (MISSING_INTERNAL_TOPICS). False when a status is set.
+ */
+static bool check_internal_topics(kc_coord_t *c, const topo_t *t, st_config_t *cf)
+{
+    internal_topics_t it = {0};
+    internal_topics_collect(t, cf, &it);
+    bool *gone = kc_xcalloc((size_t)it.n + 1, sizeof(bool));
+    int32_t nreq;
+    kc_str_t *req = required_topics(t, cf->nsubs, &nreq);
+    int32_t *rord = kc_xcalloc((size_t)nreq + 1, sizeof(int32_t));
+    int32_t nr = java_hash_order(req, nreq, rord);
+    for (int32_t q = 0; q < nr && cf->status < 0; q++) {
+        kc_str_t name = req[rord[q]];
+        int32_t parts;
+        kc_uuid_t id;
+        if (!lookup_topic(c, name, &parts, &id))
+            continue;
+        for (int32_t i = 0; i < it.norder; i++) {
+            int32_t k = it.order[i];
+            if (gone[k] || !kc_str_eq(it.names[k], name))
                 continue;
-            cf->create.items = kc_xrealloc(cf->create.items, (cf->create.n + 1) * sizeof(*cf->create.items));
-            cf->create.items[cf->create.n++] =
-                (kc_streams_topic_to_create_t){dup_s(all[k]), all_parts[k], all_rf[k]};
+            gone[k] = true;
+            if (parts != it.parts[k]) {
+                cf->status = ST_INCORRECTLY_PARTITIONED_TOPICS;
+                snprintf(cf->detail, sizeof(cf->detail),
+                         "Existing topic %.*s has different number of partitions: expected %d, "
+                         "found %d",
+                         (int)name.len, name.ptr, it.parts[k], parts);
+            }
+            break;
         }
+    }
+    free(rord);
+    free(req);
+    for (int32_t i = 0; i < it.norder && cf->status < 0; i++) {
+        int32_t k = it.order[i];
+        if (gone[k])
+            continue;
+        cf->create.items = kc_xrealloc(cf->create.items, (cf->create.n + 1) * sizeof(*cf->create.items));
+        cf->create.items[cf->create.n++] =
+            (kc_streams_topic_to_create_t){dup_s(it.names[k]), it.parts[k], it.rf[k]};
     }
     free(gone);
-    free(create_ord);
-    free(all);
-    free(all_parts);
-    free(all_rf);
-    free(sorder);
+    free(it.order);
+    free(it.names);
+    free(it.parts);
+    free(it.rf);
     if (cf->status == ST_INCORRECTLY_PARTITIONED_TOPICS)
-        return;
+        return false;
     if (cf->create.n) {
         char list[MSG_MAX - 64];
         summarize(list, sizeof(list), &cf->create);
         cf->status = ST_MISSING_INTERNAL_TOPICS;
         snprintf(cf->detail, sizeof(cf->detail), "Internal topics are missing: %s", list);
-        return;
+        return false;
     }
-    cf->ready = true;
+    return true;
+}
+
+/*
+ * Configures the topology against the topics that exist
+ * (InternalTopicManager.configureTopics): source topics must exist
+ * (MISSING_SOURCE_TOPICS), repartition topics without a count take the
+ * largest task count of the subtopologies writing to them, copartitioned
+ * topics agree, changelog topics take the task count of their
+ * subtopology; internal topics that do not exist are listed for creation
+ * (MISSING_INTERNAL_TOPICS), an existing one with another count is
+ * INCORRECTLY_PARTITIONED_TOPICS. cf->ready when none of these applies.
+ */
+static void configure(kc_coord_t *c, const topo_t *t, st_config_t *cf)
+{
+    memset(cf, 0, sizeof(*cf));
+    cf->status = -1;
+    cf->hash = topology_hash(c, t);
+    int32_t ns = t->subtopologies.count > 0 ? t->subtopologies.count : 0;
+    cf->nsubs = ns;
+    cf->ntasks = kc_xcalloc((size_t)ns + 1, sizeof(int32_t));
+    cf->stateful = kc_xcalloc((size_t)ns + 1, sizeof(bool));
+    decided_list_t dl = {0};
+    bool ok = check_source_topics(c, t, cf, &dl) && setup_repartition_topics(c, t, cf, &dl);
+    /* Copartition groups (InternalTopicManager.enforceCopartitioning). */
+    for (int32_t s = 0; ok && s < ns; s++) {
+        const topo_sub_t *sub = &t->subtopologies.items[s];
+        for (int32_t k = 0; ok && k < sub->copartition_groups.count; k++)
+            ok = enforce_copartition(c, t, sub, &sub->copartition_groups.items[k], &dl, cf);
+    }
+    ok = ok && setup_task_counts(c, t, cf, &dl);
+    free(dl.d);
+    if (ok && check_internal_topics(c, t, cf))
+        cf->ready = true;
 }
 
 static void group_drop_config(st_group_t *g)
