@@ -3261,6 +3261,140 @@ void kc_coord_streams_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx,
     kc_coord_streams_group_describe_fetched(c, ctx, req, NULL, 0, res);
 }
 
+typedef kc_streams_group_describe_response_described_group_t desc_group_t;
+
+/* KIP-1331: NOT_REQUESTED, or what the store's get answered for the
+ * current topology epoch (fetched by the caller beforehand), with the
+ * description when it is available. */
+static void describe_topology_description(kc_coord_t *c, const st_group_t *g, kc_str_t gid,
+                                          const kc_topology_desc_fetched_t *fetched,
+                                          size_t nfetched, desc_group_t *dg, kc_arena_t *arena)
+{
+    int32_t te = g->topology ? g->topology->epoch : -1;
+    int8_t st = kc_topology_desc_describe_status(c->topology_desc, &g->td, g->topology != NULL, te);
+    if (st == KC_TOPOLOGY_DESC_STATUS_AVAILABLE) {
+        st = KC_TOPOLOGY_DESC_STATUS_NOT_STORED; /* no get answered for this epoch */
+        for (size_t f = 0; f < nfetched; f++) {
+            if (fetched[f].topology_epoch != te || !kc_str_eq(fetched[f].group_id, gid))
+                continue;
+            st = kc_topology_desc_get_status(fetched[f].status);
+            if (st == KC_TOPOLOGY_DESC_STATUS_AVAILABLE) {
+                dg->topology_description = kc_arena_alloc(arena, sizeof(*dg->topology_description));
+                if (kc_topology_desc_decode(fetched[f].data, fetched[f].len, arena,
+                                            dg->topology_description) != 0) {
+                    kc_log_warn(LOG_COMP, "[GroupId %s] The stored topology description of "
+                                "epoch %d does not decode.", g->group_id, te);
+                    dg->topology_description = NULL;
+                    st = KC_TOPOLOGY_DESC_STATUS_ERROR;
+                }
+            }
+            break;
+        }
+    }
+    dg->topology_description_status = st;
+}
+
+/* The configured topology as the last heartbeat left it (none: the
+ * topology's own counts), as Kafka's in-memory one. */
+static kc_streams_group_describe_response_topology_t *describe_topology(const st_group_t *g,
+                                                                         kc_arena_t *arena)
+{
+    const st_config_t *cf = g->cfg;
+    kc_streams_group_describe_response_topology_t *t = kc_arena_alloc(arena, sizeof(*t));
+    memset(t, 0, sizeof(*t));
+    t->epoch = g->topology->epoch;
+    int32_t ns = g->topology->subtopologies.count;
+    t->subtopologies.items = kc_arena_alloc(arena, sizeof(*t->subtopologies.items) * (size_t)(ns + 1));
+    t->subtopologies.count = ns;
+    for (int32_t s = 0; s < ns; s++) {
+        const topo_sub_t *in = &g->topology->subtopologies.items[s];
+        kc_streams_group_describe_response_subtopology_t *o = &t->subtopologies.items[s];
+        memset(o, 0, sizeof(*o));
+        o->subtopology_id = in->subtopology_id;
+        o->source_topics = sorted_strs(in->source_topics, arena);
+        o->repartition_sink_topics = sorted_strs(in->repartition_sink_topics, arena);
+        int32_t nt = cf && cf->ready ? cf->ntasks[s] : 0;
+        desc_topic_infos(in->state_changelog_topics.items, in->state_changelog_topics.count, cf, nt,
+                         true, arena, &o->state_changelog_topics.items,
+                         &o->state_changelog_topics.count);
+        desc_topic_infos(in->repartition_source_topics.items, in->repartition_source_topics.count,
+                         cf, 0, false, arena, &o->repartition_source_topics.items,
+                         &o->repartition_source_topics.count);
+    }
+    return t;
+}
+
+static void describe_member(const st_member_t *m, kc_streams_group_describe_response_member_t *dm,
+                            kc_arena_t *arena)
+{
+    memset(dm, 0, sizeof(*dm));
+    dm->member_id = kc_str(m->member_id);
+    dm->member_epoch = m->member_epoch;
+    dm->instance_id = kc_str(m->instance_id);
+    dm->rack_id = kc_str(m->rack_id);
+    dm->client_id = kc_str(m->client_id);
+    dm->client_host = kc_str(m->client_host);
+    dm->topology_epoch = m->topology_epoch;
+    dm->process_id = kc_str(m->process_id);
+    if (m->endpoint_host) {
+        dm->user_endpoint = kc_arena_alloc(arena, sizeof(*dm->user_endpoint));
+        dm->user_endpoint->host = kc_str(m->endpoint_host);
+        dm->user_endpoint->port = (uint16_t)m->endpoint_port;
+    }
+    dm->client_tags.items = kc_arena_alloc(arena, sizeof(*dm->client_tags.items) * (size_t)(m->ntags + 1));
+    dm->client_tags.count = m->ntags;
+    for (int32_t k = 0; k < m->ntags; k++) {
+        dm->client_tags.items[k].key = kc_str(m->tag_keys[k]);
+        dm->client_tags.items[k].value = kc_str(m->tag_values[k]);
+    }
+    desc_task_offsets(&m->task_offsets, arena, &dm->task_offsets.items, &dm->task_offsets.count);
+    desc_task_offsets(&m->task_end_offsets, arena, &dm->task_end_offsets.items,
+                      &dm->task_end_offsets.count);
+    desc_assignment(&m->assigned, &dm->assignment, arena);
+    desc_assignment(&m->target, &dm->target_assignment, arena);
+    dm->is_classic = false;
+}
+
+/* One group of the request (StreamsGroup.asDescribedGroup), or its error. */
+static void describe_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                           const kc_streams_group_describe_request_t *req, kc_str_t gid,
+                           const kc_topology_desc_fetched_t *fetched, size_t nfetched,
+                           desc_group_t *dg, kc_arena_t *arena)
+{
+    if (!c->loaded) {
+        dg->error_code = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
+        return;
+    }
+    st_group_t *g = group_get(c, gid);
+    if (!g) {
+        bool other = kc_group_get(c, gid) != NULL;
+        dg->error_code = KC_ERR_GROUP_ID_NOT_FOUND;
+        char *m = kc_arena_alloc(arena, MSG_MAX);
+        snprintf(m, MSG_MAX, other ? "Group %.*s is not a streams group." : "Group %.*s not found.",
+                 gid.len > 0 ? (int)gid.len : 0, gid.ptr ? gid.ptr : "");
+        dg->error_message = kc_str(m);
+        return;
+    }
+    dg->group_state = kc_str(group_state_name(g));
+    dg->group_epoch = g->group_epoch;
+    dg->assignment_epoch = g->assignment_epoch;
+    dg->assignor_name = kc_str("sticky");
+    if (req->include_authorized_operations)
+        dg->authorized_operations = kc_request_authorized_ops(
+            ctx, KC_RES_GROUP, gid, (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11));
+    dg->topology_description_status = KC_TOPOLOGY_DESC_STATUS_NOT_REQUESTED;
+    if (req->include_topology_description)
+        describe_topology_description(c, g, gid, fetched, nfetched, dg, arena);
+    if (g->topology)
+        dg->topology = describe_topology(g, arena);
+    dg->members.items = kc_arena_alloc(arena, sizeof(*dg->members.items) * (g->nmembers + 1));
+    dg->members.count = (int32_t)g->nmembers;
+    const st_member_t **ordered = members_in_table_order(g);
+    for (size_t j = 0; j < g->nmembers; j++)
+        describe_member(ordered[j], &dg->members.items[j], arena);
+    free(ordered);
+}
+
 void kc_coord_streams_group_describe_fetched(kc_coord_t *c, const kc_request_ctx_t *ctx,
                                              const kc_streams_group_describe_request_t *req,
                                              const kc_topology_desc_fetched_t *fetched,
@@ -3289,134 +3423,24 @@ void kc_coord_streams_group_describe_fetched(kc_coord_t *c, const kc_request_ctx
                 order[no++] = i;
         }
     for (int32_t i = 0; i < n; i++) {
-        kc_streams_group_describe_response_described_group_t *dg = &r.groups.items[i];
+        desc_group_t *dg = &r.groups.items[i];
         int32_t ri = order[i];
+        kc_str_t gid = req->group_ids.items[ri];
         memset(dg, 0, sizeof(*dg));
-        dg->group_id = req->group_ids.items[ri];
+        dg->group_id = gid;
         dg->group_state = kc_str("");
         dg->error_message = KC_STR_NULL;
         dg->authorized_operations = INT32_MIN;
         dg->assignor_name = KC_STR_NULL;
-        kc_str_t gid = req->group_ids.items[ri];
         /* KafkaApis.handleStreamsGroupDescribe: DESCRIBE on the group. */
         if (!allowed[ri]) {
             dg->error_code = KC_ERR_GROUP_AUTHORIZATION_FAILED;
-            continue;
-        }
-        if (gid.len <= 0) {
+        } else if (gid.len <= 0) {
             dg->group_id = kc_str("");
             dg->error_code = KC_ERR_INVALID_GROUP_ID;
-            continue;
+        } else {
+            describe_group(c, ctx, req, gid, fetched, nfetched, dg, &arena);
         }
-        if (!c->loaded) {
-            dg->error_code = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
-            continue;
-        }
-        st_group_t *g = group_get(c, gid);
-        if (!g) {
-            bool other = kc_group_get(c, gid) != NULL;
-            dg->error_code = KC_ERR_GROUP_ID_NOT_FOUND;
-            char *m = kc_arena_alloc(&arena, MSG_MAX);
-            snprintf(m, MSG_MAX, other ? "Group %.*s is not a streams group." : "Group %.*s not found.",
-                     gid.len > 0 ? (int)gid.len : 0, gid.ptr ? gid.ptr : "");
-            dg->error_message = kc_str(m);
-            continue;
-        }
-        dg->group_state = kc_str(group_state_name(g));
-        dg->group_epoch = g->group_epoch;
-        dg->assignment_epoch = g->assignment_epoch;
-        dg->assignor_name = kc_str("sticky");
-        if (req->include_authorized_operations)
-            dg->authorized_operations = kc_request_authorized_ops(
-                ctx, KC_RES_GROUP, gid, (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11));
-        /* KIP-1331: NOT_REQUESTED, or what the store's get answered for the
-         * current topology epoch (fetched by the caller beforehand). */
-        dg->topology_description_status = KC_TOPOLOGY_DESC_STATUS_NOT_REQUESTED;
-        if (req->include_topology_description) {
-            int32_t te = g->topology ? g->topology->epoch : -1;
-            int8_t st = kc_topology_desc_describe_status(c->topology_desc, &g->td, g->topology != NULL, te);
-            if (st == KC_TOPOLOGY_DESC_STATUS_AVAILABLE) {
-                st = KC_TOPOLOGY_DESC_STATUS_NOT_STORED; /* no get answered for this epoch */
-                for (size_t f = 0; f < nfetched; f++) {
-                    if (fetched[f].topology_epoch != te || !kc_str_eq(fetched[f].group_id, gid))
-                        continue;
-                    st = kc_topology_desc_get_status(fetched[f].status);
-                    if (st == KC_TOPOLOGY_DESC_STATUS_AVAILABLE) {
-                        dg->topology_description = kc_arena_alloc(&arena, sizeof(*dg->topology_description));
-                        if (kc_topology_desc_decode(fetched[f].data, fetched[f].len, &arena,
-                                                    dg->topology_description) != 0) {
-                            kc_log_warn(LOG_COMP, "[GroupId %s] The stored topology description of "
-                                        "epoch %d does not decode.", g->group_id, te);
-                            dg->topology_description = NULL;
-                            st = KC_TOPOLOGY_DESC_STATUS_ERROR;
-                        }
-                    }
-                    break;
-                }
-            }
-            dg->topology_description_status = st;
-        }
-        if (g->topology) {
-            /* The configured topology as the last heartbeat left it (none:
-             * the topology's own counts), as Kafka's in-memory one. */
-            const st_config_t *cf = g->cfg;
-            kc_streams_group_describe_response_topology_t *t = kc_arena_alloc(&arena, sizeof(*t));
-            memset(t, 0, sizeof(*t));
-            t->epoch = g->topology->epoch;
-            int32_t ns = g->topology->subtopologies.count;
-            t->subtopologies.items = kc_arena_alloc(&arena, sizeof(*t->subtopologies.items) * (size_t)(ns + 1));
-            t->subtopologies.count = ns;
-            for (int32_t s = 0; s < ns; s++) {
-                const topo_sub_t *in = &g->topology->subtopologies.items[s];
-                kc_streams_group_describe_response_subtopology_t *o = &t->subtopologies.items[s];
-                memset(o, 0, sizeof(*o));
-                o->subtopology_id = in->subtopology_id;
-                o->source_topics = sorted_strs(in->source_topics, &arena);
-                o->repartition_sink_topics = sorted_strs(in->repartition_sink_topics, &arena);
-                int32_t nt = cf && cf->ready ? cf->ntasks[s] : 0;
-                desc_topic_infos(in->state_changelog_topics.items, in->state_changelog_topics.count,
-                                 cf, nt, true, &arena, &o->state_changelog_topics.items,
-                                 &o->state_changelog_topics.count);
-                desc_topic_infos(in->repartition_source_topics.items, in->repartition_source_topics.count,
-                                 cf, 0, false, &arena, &o->repartition_source_topics.items,
-                                 &o->repartition_source_topics.count);
-            }
-            dg->topology = t;
-        }
-        dg->members.items = kc_arena_alloc(&arena, sizeof(*dg->members.items) * (g->nmembers + 1));
-        dg->members.count = (int32_t)g->nmembers;
-        const st_member_t **ordered = members_in_table_order(g);
-        for (size_t j = 0; j < g->nmembers; j++) {
-            const st_member_t *m = ordered[j];
-            kc_streams_group_describe_response_member_t *dm = &dg->members.items[j];
-            memset(dm, 0, sizeof(*dm));
-            dm->member_id = kc_str(m->member_id);
-            dm->member_epoch = m->member_epoch;
-            dm->instance_id = kc_str(m->instance_id);
-            dm->rack_id = kc_str(m->rack_id);
-            dm->client_id = kc_str(m->client_id);
-            dm->client_host = kc_str(m->client_host);
-            dm->topology_epoch = m->topology_epoch;
-            dm->process_id = kc_str(m->process_id);
-            if (m->endpoint_host) {
-                dm->user_endpoint = kc_arena_alloc(&arena, sizeof(*dm->user_endpoint));
-                dm->user_endpoint->host = kc_str(m->endpoint_host);
-                dm->user_endpoint->port = (uint16_t)m->endpoint_port;
-            }
-            dm->client_tags.items = kc_arena_alloc(&arena, sizeof(*dm->client_tags.items) * (size_t)(m->ntags + 1));
-            dm->client_tags.count = m->ntags;
-            for (int32_t k = 0; k < m->ntags; k++) {
-                dm->client_tags.items[k].key = kc_str(m->tag_keys[k]);
-                dm->client_tags.items[k].value = kc_str(m->tag_values[k]);
-            }
-            desc_task_offsets(&m->task_offsets, &arena, &dm->task_offsets.items, &dm->task_offsets.count);
-            desc_task_offsets(&m->task_end_offsets, &arena, &dm->task_end_offsets.items,
-                              &dm->task_end_offsets.count);
-            desc_assignment(&m->assigned, &dm->assignment, &arena);
-            desc_assignment(&m->target, &dm->target_assignment, &arena);
-            dm->is_classic = false;
-        }
-        free(ordered);
     }
     kc_result_respond(res, ctx, &r, NULL);
     kc_arena_deinit(&arena);
