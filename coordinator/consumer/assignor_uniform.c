@@ -108,128 +108,208 @@ static void java_order(int32_t *idx, int32_t n, const int32_t *hash)
     }
 }
 
+/* Kafka's member order, groupSpec.memberIds() (a HashMap of member ids):
+ * the spec's member indexes in a new array to free. */
+static int32_t *member_java_order(const kc_assign_spec_t *s)
+{
+    int32_t nm = s->nmembers;
+    int32_t *order = kc_xmalloc((size_t)nm * sizeof(*order));
+    int32_t *hash = kc_xmalloc((size_t)nm * sizeof(*hash));
+    for (int32_t m = 0; m < nm; m++) {
+        order[m] = m;
+        hash[m] = kc_java_string_hash(s->members[m].member_id, strlen(s->members[m].member_id));
+    }
+    java_order(order, nm, hash);
+    free(hash);
+    return order;
+}
+
+/* Whether topic t has partition p (a previous target may name partitions
+ * a topic no longer has). */
+static bool has_partition(const kc_assign_spec_t *s, int32_t t, int32_t p)
+{
+    return p >= 0 && p < s->topics[t].partitions;
+}
+
 /* ---- homogeneous subscriptions (UniformHomogeneousAssignmentBuilder) ---- */
 
-static void assign_homogeneous(kc_assign_spec_t *s, const topic_index_t *ix, const int64_t *base,
-                               int32_t *owner)
+/* The builder's state; partitions are numbered base[t] + p. */
+typedef struct {
+    const kc_assign_spec_t *s;
+    const topic_index_t *ix;
+    const int64_t *base;
+    int32_t *owner;       /* partition -> spec member index, -1 none */
+    int32_t *morder;      /* members in groupSpec.memberIds() order */
+    int32_t *torder;      /* subscribedTopicIds, in their HashSet's order */
+    int32_t nsub;
+    int64_t *unassigned;  /* unassignedPartitions */
+    int64_t nun;
+    int64_t min_quota;    /* minimumMemberQuota */
+    int64_t extra_left;   /* remainingMembersToGetAnExtraPartition */
+    int64_t *quota_left;  /* member -> quota left after revoking (potentiallyUnfilledMembers) */
+    int32_t *ptorder;     /* one member's previous topics, in their HashMap's order */
+} hom_t;
+
+/* The members' order and the subscribed topics' order (every member
+ * subscribes to the first member's topics). */
+static void hom_orders(hom_t *h)
 {
-    int32_t nm = s->nmembers, nt = s->ntopics;
-    int64_t total_parts = base[nt];
-    int32_t *morder = kc_xmalloc((size_t)nm * sizeof(*morder));
-    int32_t *mhash = kc_xmalloc((size_t)nm * sizeof(*mhash));
-    for (int32_t m = 0; m < nm; m++) {
-        morder[m] = m;
-        mhash[m] = kc_java_string_hash(s->members[m].member_id, strlen(s->members[m].member_id));
-    }
-    java_order(morder, nm, mhash);
+    const kc_assign_spec_t *s = h->s;
+    int32_t nt = s->ntopics;
+    h->morder = member_java_order(s);
     int32_t *thash = kc_xmalloc((size_t)(nt ? nt : 1) * sizeof(*thash));
-    int32_t *torder = kc_xmalloc((size_t)(nt ? nt : 1) * sizeof(*torder));
-    int32_t nsub = 0;
+    h->torder = kc_xmalloc((size_t)(nt ? nt : 1) * sizeof(*h->torder));
     for (int32_t t = 0; t < nt; t++) {
         thash[t] = java_uuid_hash(s->topics[t].topic_id);
         if (s->members[0].subscribed[t])
-            torder[nsub++] = t;
+            h->torder[h->nsub++] = t;
     }
-    java_order(torder, nsub, thash);
+    java_order(h->torder, h->nsub, thash);
+    free(thash);
+}
 
-    /* Partitions nobody holds in the previous target, topic by topic. */
+/* build(): the partitions of the subscribed topics that nobody holds in
+ * the previous target (groupSpec.isPartitionAssigned), topic by topic;
+ * returns the subscribed topics' partition count. */
+static int64_t hom_unassigned(hom_t *h)
+{
+    const kc_assign_spec_t *s = h->s;
+    int64_t total_parts = h->base[s->ntopics];
     bool *held = kc_xcalloc((size_t)(total_parts ? total_parts : 1), sizeof(*held));
-    for (int32_t m = 0; m < nm; m++) {
+    for (int32_t m = 0; m < s->nmembers; m++) {
         const kc_asg_t *prev = s->members[m].previous;
         for (int32_t i = 0; prev && i < prev->n; i++) {
-            int32_t t = topic_index(ix, prev->t[i].topic_id);
-            for (int32_t j = 0; t >= 0 && j < prev->t[i].n; j++) {
-                int32_t p = prev->t[i].p[j];
-                if (p >= 0 && p < s->topics[t].partitions)
-                    held[base[t] + p] = true;
-            }
+            int32_t t = topic_index(h->ix, prev->t[i].topic_id);
+            for (int32_t j = 0; t >= 0 && j < prev->t[i].n; j++)
+                if (has_partition(s, t, prev->t[i].p[j]))
+                    held[h->base[t] + prev->t[i].p[j]] = true;
         }
     }
-    int64_t *unassigned = kc_xmalloc((size_t)(total_parts ? total_parts : 1) * sizeof(int64_t));
-    int64_t nun = 0, total = 0;
-    for (int32_t k = 0; k < nsub; k++) {
-        int32_t t = torder[k];
+    h->unassigned = kc_xmalloc((size_t)(total_parts ? total_parts : 1) * sizeof(int64_t));
+    int64_t total = 0;
+    for (int32_t k = 0; k < h->nsub; k++) {
+        int32_t t = h->torder[k];
         for (int32_t p = 0; p < s->topics[t].partitions; p++)
-            if (!held[base[t] + p])
-                unassigned[nun++] = base[t] + p;
+            if (!held[h->base[t] + p])
+                h->unassigned[h->nun++] = h->base[t] + p;
         total += s->topics[t].partitions;
     }
-    int64_t minq = total / nm, extra_left = total % nm;
-    int64_t *quota_left = kc_xcalloc((size_t)nm, sizeof(*quota_left));
+    free(held);
+    return total;
+}
 
-    /* Each member keeps what it held up to its quota, in its previous
-     * target's topic order (a hash map of topic ids) and partition order. */
-    int32_t *ptorder = kc_xmalloc((size_t)(nt ? nt : 1) * sizeof(*ptorder));
+/* Member m's previous topics that it still subscribes to, into ptorder in
+ * the order of its previous target's HashMap of topic ids; returns their
+ * count. */
+static int32_t hom_prev_topics(hom_t *h, int32_t m)
+{
+    const kc_assign_member_t *mem = &h->s->members[m];
+    const kc_asg_t *prev = mem->previous;
+    int32_t np = 0;
+    for (int32_t i = 0; prev && i < prev->n && np < h->s->ntopics; i++) {
+        int32_t t = topic_index(h->ix, prev->t[i].topic_id);
+        if (t < 0 || !mem->subscribed[t])
+            continue;
+        h->ptorder[np++] = i;
+    }
+    int32_t *ph = kc_xmalloc((size_t)(prev && prev->n ? prev->n : 1) * sizeof(*ph));
+    for (int32_t i = 0; prev && i < prev->n; i++)
+        ph[i] = java_uuid_hash(prev->t[i].topic_id);
+    java_order(h->ptorder, np, ph);
+    free(ph);
+    return np;
+}
+
+/* maybeRevokePartitions, one topic of member m's previous target: kept
+ * whole when it fits in the quota, else partition by partition until the
+ * quota is used up, the rest revoked (to unassignedPartitions); returns
+ * the quota left. */
+static int64_t hom_keep_topic(hom_t *h, int32_t m, const kc_asg_topic_t *pt, int64_t quota)
+{
+    const kc_assign_spec_t *s = h->s;
+    int32_t t = topic_index(h->ix, pt->topic_id);
+    int32_t valid = 0;
+    for (int32_t j = 0; j < pt->n; j++)
+        valid += has_partition(s, t, pt->p[j]);
+    if (valid <= quota) {
+        for (int32_t j = 0; j < pt->n; j++)
+            if (has_partition(s, t, pt->p[j]))
+                h->owner[h->base[t] + pt->p[j]] = m;
+        return quota - valid;
+    }
+    for (int32_t j = 0; j < pt->n; j++) {
+        int32_t p = pt->p[j];
+        if (!has_partition(s, t, p))
+            continue;
+        if (quota > 0) {
+            quota--;
+            h->owner[h->base[t] + p] = m;
+        } else {
+            h->unassigned[h->nun++] = h->base[t] + p;
+        }
+    }
+    return quota;
+}
+
+/* maybeRevokePartitions: each member, in member order, gets its quota
+ * (one more while members are still to get an extra partition), keeps what
+ * it held up to it and records the quota it has left. */
+static void hom_revoke(hom_t *h)
+{
+    int32_t nm = h->s->nmembers;
+    h->quota_left = kc_xcalloc((size_t)nm, sizeof(*h->quota_left));
+    h->ptorder = kc_xmalloc((size_t)(h->s->ntopics ? h->s->ntopics : 1) * sizeof(*h->ptorder));
     for (int32_t k = 0; k < nm; k++) {
-        int32_t m = morder[k];
-        int64_t quota = minq;
+        int32_t m = h->morder[k];
+        int64_t quota = h->min_quota;
         bool has_extra = false;
-        if (extra_left > 0) {
+        if (h->extra_left > 0) {
             quota++;
             has_extra = true;
         }
-        const kc_asg_t *prev = s->members[m].previous;
-        int32_t np = 0;
-        for (int32_t i = 0; prev && i < prev->n && np < nt; i++) {
-            int32_t t = topic_index(ix, prev->t[i].topic_id);
-            if (t < 0 || !s->members[m].subscribed[t])
-                continue;
-            ptorder[np++] = i;
-        }
-        /* Order the previous target's topics by their ids' hash codes. */
-        int32_t *ph = kc_xmalloc((size_t)(prev && prev->n ? prev->n : 1) * sizeof(*ph));
-        for (int32_t i = 0; prev && i < prev->n; i++)
-            ph[i] = java_uuid_hash(prev->t[i].topic_id);
-        java_order(ptorder, np, ph);
-        free(ph);
-        for (int32_t q = 0; q < np; q++) {
-            const kc_asg_topic_t *pt = &prev->t[ptorder[q]];
-            int32_t t = topic_index(ix, pt->topic_id);
-            int32_t valid = 0;
-            for (int32_t j = 0; j < pt->n; j++)
-                valid += pt->p[j] >= 0 && pt->p[j] < s->topics[t].partitions;
-            if (valid <= quota) {
-                for (int32_t j = 0; j < pt->n; j++)
-                    if (pt->p[j] >= 0 && pt->p[j] < s->topics[t].partitions)
-                        owner[base[t] + pt->p[j]] = m;
-                quota -= valid;
-                continue;
-            }
-            for (int32_t j = 0; j < pt->n; j++) {
-                int32_t p = pt->p[j];
-                if (p < 0 || p >= s->topics[t].partitions)
-                    continue;
-                if (quota > 0) {
-                    quota--;
-                    owner[base[t] + p] = m;
-                } else {
-                    unassigned[nun++] = base[t] + p;
-                }
-            }
-        }
-        if (quota > 0 && has_extra && nm - k > extra_left) {
+        int32_t np = hom_prev_topics(h, m);
+        for (int32_t q = 0; q < np; q++)
+            quota = hom_keep_topic(h, m, &h->s->members[m].previous->t[h->ptorder[q]], quota);
+        if (quota > 0 && has_extra && nm - k > h->extra_left) {
             quota--;
             has_extra = false;
         }
-        quota_left[m] = quota;
+        h->quota_left[m] = quota;
         if (has_extra)
-            extra_left--;
+            h->extra_left--;
     }
-    /* The members with quota left take the unassigned partitions in order. */
+}
+
+/* assignRemainingPartitions: the members with quota left, in member order,
+ * take the unassigned partitions in order. */
+static void hom_assign_remaining(hom_t *h)
+{
     int64_t next = 0;
-    for (int32_t k = 0; k < nm; k++) {
-        int32_t m = morder[k];
-        for (int64_t i = 0; i < quota_left[m] && next < nun; i++)
-            owner[unassigned[next++]] = m;
+    for (int32_t k = 0; k < h->s->nmembers; k++) {
+        int32_t m = h->morder[k];
+        for (int64_t i = 0; i < h->quota_left[m] && next < h->nun; i++)
+            h->owner[h->unassigned[next++]] = m;
     }
-    free(ptorder);
-    free(quota_left);
-    free(unassigned);
-    free(held);
-    free(torder);
-    free(thash);
-    free(mhash);
-    free(morder);
+}
+
+/* UniformHomogeneousAssignmentBuilder.build: the unassigned partitions,
+ * the quotas, the revocations over quota, then the unassigned partitions
+ * to the members with room. owner: filled with spec member indices. */
+static void assign_homogeneous(kc_assign_spec_t *s, const topic_index_t *ix, const int64_t *base,
+                               int32_t *owner)
+{
+    hom_t h = {.s = s, .ix = ix, .base = base, .owner = owner};
+    hom_orders(&h);
+    int64_t total = hom_unassigned(&h);
+    h.min_quota = total / s->nmembers;
+    h.extra_left = total % s->nmembers;
+    hom_revoke(&h);
+    hom_assign_remaining(&h);
+    free(h.ptorder);
+    free(h.quota_left);
+    free(h.unassigned);
+    free(h.torder);
+    free(h.morder);
 }
 
 /* ---- heterogeneous subscriptions (UniformHeterogeneousAssignmentBuilder) - */
@@ -418,13 +498,7 @@ static void assign_heterogeneous(kc_assign_spec_t *s, const topic_index_t *ix, c
 {
     int32_t nm = s->nmembers, nt = s->ntopics;
     int64_t total = base[nt];
-    int32_t *jm = kc_xmalloc((size_t)nm * sizeof(*jm));
-    int32_t *mhash = kc_xmalloc((size_t)nm * sizeof(*mhash));
-    for (int32_t m = 0; m < nm; m++) {
-        jm[m] = m;
-        mhash[m] = kc_java_string_hash(s->members[m].member_id, strlen(s->members[m].member_id));
-    }
-    java_order(jm, nm, mhash);
+    int32_t *jm = member_java_order(s);
     int32_t **subs = kc_xcalloc((size_t)nt, sizeof(*subs));
     int32_t *nsubs = kc_xcalloc((size_t)nt, sizeof(*nsubs));
     for (int32_t t = 0; t < nt; t++) {
@@ -447,7 +521,7 @@ static void assign_heterogeneous(kc_assign_spec_t *s, const topic_index_t *ix, c
             sizes[k] += mem->previous->t[i].n;
             for (int32_t j = 0; j < mem->previous->t[i].n; j++) {
                 int32_t p = mem->previous->t[i].p[j];
-                if (p >= 0 && p < s->topics[t].partitions)
+                if (has_partition(s, t, p))
                     owner[base[t] + p] = k;
             }
         }
@@ -506,7 +580,6 @@ static void assign_heterogeneous(kc_assign_spec_t *s, const topic_index_t *ix, c
         free(subs[t]);
     free(subs);
     free(nsubs);
-    free(mhash);
     free(jm);
 }
 

@@ -271,6 +271,7 @@ static int32_t jpq_poll(jpq_t *pq)
     return result;
 }
 
+/* One process (Kafka's ProcessState). */
 typedef struct {
     int32_t capacity;   /* members of the process */
     int32_t task_count; /* tasks (active and standby) assigned to it */
@@ -284,17 +285,27 @@ typedef struct {
     bool mheap_valid;
 } proc_t;
 
+/* The assignor's state (Kafka's LocalState and its ProcessStates), tasks
+ * numbered 0..ntasks-1 subtopology by subtopology. */
 typedef struct {
     const kc_st_spec_t *spec;
     int32_t ntasks;
-    int32_t *base;     /* task index of (subtopology s, partition 0) */
+    int32_t *base;           /* task index of (subtopology s, partition 0) */
+    int32_t stateful_tasks;  /* tasks of the stateful subtopologies */
+    int32_t replicas;        /* standbys wanted per stateful task */
     proc_t *procs;
     int32_t nprocs;
-    int32_t *proc_order; /* processes in processIdToState's HashMap order */
-    int32_t *proc_of;  /* member -> process */
-    int32_t *mcount;   /* member -> tasks assigned */
-    int32_t *prev_active;      /* task -> member, -1 none */
+    int32_t *proc_order;     /* processes in processIdToState's HashMap order */
+    int32_t *proc_of;        /* member -> process */
+    int32_t *mcount;         /* member -> tasks assigned */
+    int32_t *prev_active;    /* task -> member, -1 none */
     int32_t *sb_start, *sb_list; /* task -> previous standby members (CSR) */
+    int32_t *sb_next;        /* filling sb_list: next free slot of each task */
+    int32_t *order, *order_sub; /* tasks by (partition, subtopology id), their subtopologies */
+    int32_t norder;
+    uint8_t *done;           /* task -> assigned as active already */
+    /* the quotas (activeTasksPerMember, tasksPerMember) and what they are
+     * computed from: the tasks and members not yet at their quota */
     int32_t total_active, members_active_cap, active_per_member;
     int32_t total_tasks, members_task_cap, tasks_per_member;
 } st_state_t;
@@ -316,6 +327,8 @@ static bool proc_has(const st_state_t *st, int32_t proc, int32_t task)
     return (st->procs[proc].has[task >> 3] >> (task & 7)) & 1;
 }
 
+/* maybeUpdateActiveTasksPerMember: a member that reached the active quota
+ * leaves the quota's count, the quota of the others is computed again. */
 static void note_active_count(st_state_t *st, int32_t n)
 {
     if (n == st->active_per_member) {
@@ -325,6 +338,7 @@ static void note_active_count(st_state_t *st, int32_t n)
     }
 }
 
+/* maybeUpdateTasksPerMember: the same for the quota of all tasks. */
 static void note_total_count(st_state_t *st, int32_t n)
 {
     if (n == st->tasks_per_member) {
@@ -332,6 +346,14 @@ static void note_total_count(st_state_t *st, int32_t n)
         st->total_tasks -= n;
         st->tasks_per_member = per_member(st->total_tasks, st->members_task_cap);
     }
+}
+
+/* updateHelpers: after a member's count became n by an active or a standby task. */
+static void update_helpers(st_state_t *st, int32_t n, bool active)
+{
+    if (active)
+        note_active_count(st, n);
+    note_total_count(st, n);
 }
 
 /* ProcessState.addTaskInternal: gives task to member m; returns the
@@ -391,12 +413,10 @@ static int cmp_proc_load(const void *ctx, int32_t a, int32_t b)
 }
 
 /* A new PriorityQueue of the processes by load, filled from
- * processIdToState.values(). */
-static void proc_queue_fill(const st_state_t *st, jpq_t *pq)
+ * processIdToState.values(); free pq->q when done. */
+static void proc_queue_new(const st_state_t *st, jpq_t *pq)
 {
-    pq->n = 0;
-    pq->cmp = cmp_proc_load;
-    pq->ctx = st;
+    *pq = (jpq_t){kc_xmalloc(((size_t)st->nprocs + 1) * sizeof(int32_t)), 0, cmp_proc_load, st};
     for (int32_t i = 0; i < st->nprocs; i++)
         jpq_offer(pq, st->proc_order[i]);
 }
@@ -434,7 +454,7 @@ static bool assign_standby_least_loaded(st_state_t *st, jpq_t *pq, int32_t task,
         int32_t n = add_task_least_loaded(st, p, task, sub, false);
         if (n != -1) {
             found = true;
-            note_total_count(st, n);
+            update_helpers(st, n, false);
         }
     } else if (pq->n > 0) {
         found = assign_standby_least_loaded(st, pq, task, sub);
@@ -443,40 +463,39 @@ static bool assign_standby_least_loaded(st_state_t *st, jpq_t *pq, int32_t task,
     return found;
 }
 
-typedef struct {
-    int32_t task, sub, remaining;
-} sb_todo_t;
+/* ---- initialize --------------------------------------------------------- */
 
-void kc_assignor_streams_sticky(kc_st_spec_t *spec)
+/* taskIds: one task index per (subtopology, partition), subtopology by
+ * subtopology; counts the tasks of the stateful subtopologies. */
+static void st_tasks_init(st_state_t *st)
 {
-    int32_t nm = spec->nmembers, ns = spec->nsubtopologies;
-    if (nm == 0 || ns == 0)
-        return;
-    st_state_t st;
-    memset(&st, 0, sizeof(st));
-    st.spec = spec;
-    st.base = kc_xcalloc((size_t)ns + 1, sizeof(*st.base));
-    int32_t maxp = 0, stateful_tasks = 0;
+    const kc_st_spec_t *spec = st->spec;
+    int32_t ns = spec->nsubtopologies;
+    st->base = kc_xcalloc((size_t)ns + 1, sizeof(*st->base));
     for (int32_t s = 0; s < ns; s++) {
-        int32_t parts = spec->subtopologies[s].partitions > 0 ? spec->subtopologies[s].partitions : 0;
-        st.base[s + 1] = st.base[s] + parts;
-        if (parts > maxp)
-            maxp = parts;
+        int32_t parts = spec->subtopologies[s].partitions;
+        if (parts < 0)
+            parts = 0;
+        st->base[s + 1] = st->base[s] + parts;
         if (spec->subtopologies[s].stateful)
-            stateful_tasks += parts;
+            st->stateful_tasks += parts;
     }
-    st.ntasks = st.base[ns];
-    int32_t nt = st.ntasks;
-    int32_t r = spec->num_standby_replicas > 0 ? spec->num_standby_replicas : 0;
+    st->ntasks = st->base[ns];
+}
 
-    /* Processes, in order of first appearance among the members (which
-     * come in Kafka's memberIds order). */
+/* initialize: processIdToState.putIfAbsent(processId).addMember(memberId),
+ * processes numbered in order of first appearance among the members (which
+ * come in Kafka's memberIds order). */
+static void st_processes_init(st_state_t *st)
+{
+    const kc_st_spec_t *spec = st->spec;
+    int32_t nm = spec->nmembers;
     kc_smap_t by_proc;
     kc_smap_init(&by_proc);
-    st.procs = kc_xcalloc((size_t)nm, sizeof(*st.procs));
-    st.proc_of = kc_xcalloc((size_t)nm, sizeof(*st.proc_of));
-    st.mcount = kc_xcalloc((size_t)nm, sizeof(*st.mcount));
-    size_t bitmap = (size_t)(nt + 8) / 8;
+    st->procs = kc_xcalloc((size_t)nm, sizeof(*st->procs));
+    st->proc_of = kc_xcalloc((size_t)nm, sizeof(*st->proc_of));
+    st->mcount = kc_xcalloc((size_t)nm, sizeof(*st->mcount));
+    size_t bitmap = (size_t)(st->ntasks + 8) / 8;
     for (int32_t m = 0; m < nm; m++) {
         const char *pid = spec->members[m].process_id ? spec->members[m].process_id : "";
         void *v = kc_smap_get(&by_proc, pid, strlen(pid));
@@ -484,32 +503,38 @@ void kc_assignor_streams_sticky(kc_st_spec_t *spec)
         if (v) {
             p = (int32_t)((intptr_t)v - 1);
         } else {
-            p = st.nprocs++;
+            p = st->nprocs++;
             kc_smap_put(&by_proc, pid, strlen(pid), (void *)(intptr_t)(p + 1));
-            st.procs[p].has = kc_xcalloc(bitmap, 1);
+            st->procs[p].has = kc_xcalloc(bitmap, 1);
         }
-        proc_t *pr = &st.procs[p];
+        proc_t *pr = &st->procs[p];
         if (pr->nmembers == pr->cap) {
             pr->cap = pr->cap ? pr->cap * 2 : 4;
             pr->members = kc_xrealloc(pr->members, (size_t)pr->cap * sizeof(int32_t));
         }
         pr->members[pr->nmembers++] = m;
         pr->capacity++;
-        st.proc_of[m] = p;
+        st->proc_of[m] = p;
     }
     kc_smap_deinit(&by_proc);
-    /* processIdToState = new HashMap<>(members); each process's
-     * memberToTaskCounts = new HashMap<>(). */
+}
+
+/* initialize: processIdToState = new HashMap<>(members) and each process's
+ * memberToTaskCounts = new HashMap<>(), as the orders they iterate in. */
+static void st_hash_orders(st_state_t *st)
+{
+    const kc_st_spec_t *spec = st->spec;
+    int32_t nm = spec->nmembers;
     const char **keys = kc_xcalloc((size_t)nm + 1, sizeof(*keys));
     int32_t *ord = kc_xcalloc((size_t)nm + 1, sizeof(*ord));
-    st.proc_order = kc_xcalloc((size_t)st.nprocs + 1, sizeof(*st.proc_order));
-    for (int32_t p = 0; p < st.nprocs; p++) {
-        const char *pid = spec->members[st.procs[p].members[0]].process_id;
+    st->proc_order = kc_xcalloc((size_t)st->nprocs + 1, sizeof(*st->proc_order));
+    for (int32_t p = 0; p < st->nprocs; p++) {
+        const char *pid = spec->members[st->procs[p].members[0]].process_id;
         keys[p] = pid ? pid : "";
     }
-    java_map_order(keys, st.nprocs, nm, st.proc_order);
-    for (int32_t p = 0; p < st.nprocs; p++) {
-        proc_t *pr = &st.procs[p];
+    java_map_order(keys, st->nprocs, nm, st->proc_order);
+    for (int32_t p = 0; p < st->nprocs; p++) {
+        proc_t *pr = &st->procs[p];
         int32_t *copy = kc_xcalloc((size_t)pr->nmembers, sizeof(*copy));
         for (int32_t i = 0; i < pr->nmembers; i++)
             keys[i] = spec->members[pr->members[i]].member_id;
@@ -522,188 +547,284 @@ void kc_assignor_streams_sticky(kc_st_spec_t *spec)
     }
     free(keys);
     free(ord);
+}
 
-    st.total_active = nt;
-    st.total_tasks = nt + stateful_tasks * r;
-    st.members_active_cap = st.members_task_cap = nm;
-    st.active_per_member = per_member(st.total_active, nm);
-    st.tasks_per_member = per_member(st.total_tasks, nm);
-
-    /* Previous owners, from the tasks each member currently has (a later
-     * member overwrites an earlier claim, as HashMap.put). */
-    st.prev_active = kc_xmalloc((size_t)(nt ? nt : 1) * sizeof(int32_t));
-    for (int32_t t = 0; t < nt; t++)
-        st.prev_active[t] = -1;
-    st.sb_start = kc_xcalloc((size_t)nt + 2, sizeof(int32_t));
-    for (int pass = 0; pass < 3; pass++) {
-        /* pass 0: actives and standby counts; pass 1: CSR offsets; pass 2: fill */
-        if (pass == 1) {
-            int32_t acc = 0;
-            for (int32_t t = 0; t <= nt; t++) {
-                int32_t c = st.sb_start[t];
-                st.sb_start[t] = acc;
-                acc += c;
-            }
-            st.sb_start[nt + 1] = acc;
-            st.sb_list = kc_xmalloc((size_t)(acc ? acc : 1) * sizeof(int32_t));
-            continue;
-        }
-        int32_t *fill = NULL;
-        if (pass == 2) {
-            fill = kc_xmalloc((size_t)(nt + 1) * sizeof(int32_t));
-            memcpy(fill, st.sb_start, (size_t)(nt + 1) * sizeof(int32_t));
-        }
-        for (int32_t m = 0; m < nm; m++) {
-            const kc_tasks_tuple_t *prev = spec->members[m].previous;
-            if (!prev)
-                continue;
-            for (int which = 0; which < 2; which++) {
-                const kc_tasks_t *ts = which == 0 ? &prev->active : &prev->standby;
-                if (which == 0 && pass == 2)
-                    continue;
-                for (int32_t i = 0; i < ts->n; i++) {
-                    bool found;
-                    int32_t s = 0, lo = 0, hi = ns;
-                    found = false;
-                    while (lo < hi) {
-                        int32_t mid = (lo + hi) / 2;
-                        int c = strcmp(spec->subtopologies[mid].subtopology_id,
-                                       ts->s[i].subtopology_id);
-                        if (c == 0) {
-                            s = mid;
-                            found = true;
-                            break;
-                        }
-                        if (c < 0)
-                            lo = mid + 1;
-                        else
-                            hi = mid;
-                    }
-                    if (!found)
-                        continue;
-                    int32_t parts = st.base[s + 1] - st.base[s];
-                    for (int32_t j = 0; j < ts->s[i].n; j++) {
-                        int32_t p = ts->s[i].p[j];
-                        if (p < 0 || p >= parts)
-                            continue;
-                        int32_t t = st.base[s] + p;
-                        if (which == 0) {
-                            st.prev_active[t] = m;
-                        } else if (pass == 0) {
-                            st.sb_start[t]++;
-                        } else {
-                            st.sb_list[fill[t]++] = m;
-                        }
-                    }
-                }
-            }
-        }
-        free(fill);
+/* The index of a subtopology id among the spec's (sorted by id), -1 when
+ * the topology has no such subtopology. */
+static int32_t sub_index(const kc_st_spec_t *spec, const char *id)
+{
+    int32_t lo = 0, hi = spec->nsubtopologies;
+    while (lo < hi) {
+        int32_t mid = (lo + hi) / 2;
+        int c = strcmp(spec->subtopologies[mid].subtopology_id, id);
+        if (c == 0)
+            return mid;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
+    return -1;
+}
 
-    /* Tasks with their subtopology, ordered by (partition, subtopology id). */
-    int32_t *order = kc_xmalloc((size_t)(nt ? nt : 1) * sizeof(int32_t));
-    int32_t *order_sub = kc_xmalloc((size_t)(nt ? nt : 1) * sizeof(int32_t));
-    int32_t no = 0;
+typedef void (*prev_task_fn)(st_state_t *st, int32_t member, int32_t task);
+
+/* Calls fn for each task of ts (of member m) that the topology has. */
+static void prev_tasks_each(st_state_t *st, int32_t m, const kc_tasks_t *ts, prev_task_fn fn)
+{
+    for (int32_t i = 0; i < ts->n; i++) {
+        int32_t s = sub_index(st->spec, ts->s[i].subtopology_id);
+        if (s < 0)
+            continue;
+        int32_t parts = st->base[s + 1] - st->base[s];
+        for (int32_t j = 0; j < ts->s[i].n; j++) {
+            int32_t p = ts->s[i].p[j];
+            if (p >= 0 && p < parts)
+                fn(st, m, st->base[s] + p);
+        }
+    }
+}
+
+/* activeTaskToPrevMember.put: a later member overwrites an earlier claim. */
+static void put_prev_active(st_state_t *st, int32_t m, int32_t task) { st->prev_active[task] = m; }
+
+/* Counts a previous standby owner of the task (sizes of the CSR rows). */
+static void count_prev_standby(st_state_t *st, int32_t m, int32_t task)
+{
+    st->sb_start[task + 1]++;
+}
+
+/* standbyTaskToPrevMember.computeIfAbsent(task).add(member), in member order. */
+static void add_prev_standby(st_state_t *st, int32_t m, int32_t task)
+{
+    st->sb_list[st->sb_next[task]++] = m;
+}
+
+/* initialize: activeTaskToPrevMember and standbyTaskToPrevMember, from the
+ * tasks each member currently has. */
+static void st_prev_owners_init(st_state_t *st)
+{
+    const kc_st_spec_t *spec = st->spec;
+    int32_t nt = st->ntasks;
+    st->prev_active = kc_xmalloc((size_t)(nt ? nt : 1) * sizeof(int32_t));
+    for (int32_t t = 0; t < nt; t++)
+        st->prev_active[t] = -1;
+    st->sb_start = kc_xcalloc((size_t)nt + 1, sizeof(int32_t));
+    for (int32_t m = 0; m < spec->nmembers; m++)
+        if (spec->members[m].previous) {
+            prev_tasks_each(st, m, &spec->members[m].previous->active, put_prev_active);
+            prev_tasks_each(st, m, &spec->members[m].previous->standby, count_prev_standby);
+        }
+    for (int32_t t = 0; t < nt; t++)
+        st->sb_start[t + 1] += st->sb_start[t];
+    st->sb_list = kc_xmalloc((size_t)(st->sb_start[nt] ? st->sb_start[nt] : 1) * sizeof(int32_t));
+    st->sb_next = kc_xmalloc((size_t)(nt ? nt : 1) * sizeof(int32_t));
+    memcpy(st->sb_next, st->sb_start, (size_t)nt * sizeof(int32_t));
+    for (int32_t m = 0; m < spec->nmembers; m++)
+        if (spec->members[m].previous)
+            prev_tasks_each(st, m, &spec->members[m].previous->standby, add_prev_standby);
+    free(st->sb_next);
+    st->sb_next = NULL;
+}
+
+/* assignActive's first sort: the tasks by partition, then subtopology id. */
+static void st_task_order(st_state_t *st)
+{
+    int32_t nt = st->ntasks, ns = st->spec->nsubtopologies, maxp = 0;
+    for (int32_t s = 0; s < ns; s++)
+        if (st->base[s + 1] - st->base[s] > maxp)
+            maxp = st->base[s + 1] - st->base[s];
+    st->order = kc_xmalloc((size_t)(nt ? nt : 1) * sizeof(int32_t));
+    st->order_sub = kc_xmalloc((size_t)(nt ? nt : 1) * sizeof(int32_t));
     for (int32_t p = 0; p < maxp; p++)
         for (int32_t s = 0; s < ns; s++)
-            if (p < st.base[s + 1] - st.base[s]) {
-                order[no] = st.base[s] + p;
-                order_sub[no++] = s;
+            if (p < st->base[s + 1] - st->base[s]) {
+                st->order[st->norder] = st->base[s] + p;
+                st->order_sub[st->norder++] = s;
             }
-    uint8_t *done = kc_xcalloc((size_t)(nt ? nt : 1), 1);
+}
 
-    /* 1. Active tasks stay with their previous owner while under quota. */
-    for (int32_t i = 0; i < no; i++) {
-        int32_t t = order[i], m = st.prev_active[t];
-        if (m >= 0 && st.mcount[m] < st.active_per_member) {
-            int32_t n = add_task(&st, m, t, order_sub[i], true);
-            note_active_count(&st, n);
-            note_total_count(&st, n);
-            done[t] = 1;
-        }
+/* initialize: the tasks, the processes and their members, the quotas
+ * (computeTasksPerMember) and the previous owners of every task. */
+static void st_init(st_state_t *st, const kc_st_spec_t *spec)
+{
+    memset(st, 0, sizeof(*st));
+    st->spec = spec;
+    st->replicas = spec->num_standby_replicas > 0 ? spec->num_standby_replicas : 0;
+    st_tasks_init(st);
+    st_processes_init(st);
+    st_hash_orders(st);
+    st->total_active = st->ntasks;
+    st->total_tasks = st->ntasks + st->stateful_tasks * st->replicas;
+    st->members_active_cap = st->members_task_cap = spec->nmembers;
+    st->active_per_member = per_member(st->total_active, spec->nmembers);
+    st->tasks_per_member = per_member(st->total_tasks, spec->nmembers);
+    st_prev_owners_init(st);
+    st_task_order(st);
+    st->done = kc_xcalloc((size_t)(st->ntasks ? st->ntasks : 1), 1);
+}
+
+/* Frees what st_init allocated. */
+static void st_free(st_state_t *st)
+{
+    for (int32_t p = 0; p < st->nprocs; p++) {
+        free(st->procs[p].members);
+        free(st->procs[p].has);
+        free(st->procs[p].mheap);
     }
-    /* 2. Then with a previous standby owner. */
-    for (int32_t i = 0; i < no; i++) {
-        int32_t t = order[i];
-        if (done[t])
+    free(st->procs);
+    free(st->proc_order);
+    free(st->proc_of);
+    free(st->mcount);
+    free(st->prev_active);
+    free(st->sb_start);
+    free(st->sb_list);
+    free(st->order);
+    free(st->order_sub);
+    free(st->done);
+    free(st->base);
+}
+
+/* ---- assignActive ------------------------------------------------------- */
+
+/* Gives active task t (of subtopology s) to member m: addTask, updateHelpers. */
+static void assign_active_to(st_state_t *st, int32_t m, int32_t t, int32_t s)
+{
+    update_helpers(st, add_task(st, m, t, s, true), true);
+    st->done[t] = 1;
+}
+
+/* assignActive step 1: re-assigning existing active tasks to the members
+ * that previously had them, while under the active quota. */
+static void assign_prev_active(st_state_t *st)
+{
+    for (int32_t i = 0; i < st->norder; i++) {
+        int32_t t = st->order[i], m = st->prev_active[t];
+        if (m >= 0 && st->mcount[m] < st->active_per_member)
+            assign_active_to(st, m, t, st->order_sub[i]);
+    }
+}
+
+/* assignActive step 2: re-assigning tasks to members that previously had
+ * them as standby tasks (findPrevMemberWithLeastLoad). */
+static void assign_prev_standby_active(st_state_t *st)
+{
+    for (int32_t i = 0; i < st->norder; i++) {
+        int32_t t = st->order[i];
+        if (st->done[t])
             continue;
-        int32_t m = prev_member_least_load(&st, t, -1);
-        if (m >= 0 && st.mcount[m] < st.active_per_member) {
-            int32_t n = add_task(&st, m, t, order_sub[i], true);
-            note_active_count(&st, n);
-            note_total_count(&st, n);
-            done[t] = 1;
-        }
+        int32_t m = prev_member_least_load(st, t, -1);
+        if (m >= 0 && st->mcount[m] < st->active_per_member)
+            assign_active_to(st, m, t, st->order_sub[i]);
     }
-    /* 3. The rest, by (subtopology, partition), to the least loaded process. */
-    jpq_t pq = {kc_xmalloc((size_t)st.nprocs * sizeof(int32_t) + sizeof(int32_t)), 0, NULL, NULL};
-    proc_queue_fill(&st, &pq);
-    for (int32_t s = 0; s < ns; s++)
-        for (int32_t t = st.base[s]; t < st.base[s + 1]; t++) {
-            if (done[t])
+}
+
+/* assignActive step 3: the remaining tasks, sorted by subtopology then
+ * partition, each to the least loaded process (processByLoad). */
+static void assign_active_least_loaded(st_state_t *st)
+{
+    jpq_t pq;
+    proc_queue_new(st, &pq);
+    for (int32_t s = 0; s < st->spec->nsubtopologies; s++)
+        for (int32_t t = st->base[s]; t < st->base[s + 1]; t++) {
+            if (st->done[t])
                 continue;
             int32_t p = jpq_poll(&pq);
-            int32_t n = add_task_least_loaded(&st, p, t, s, true);
-            note_active_count(&st, n);
-            note_total_count(&st, n);
+            update_helpers(st, add_task_least_loaded(st, p, t, s, true), true);
             jpq_offer(&pq, p);
         }
-
-    /* Standbys of stateful tasks, by (partition, subtopology) descending. */
-    if (r > 0 && stateful_tasks > 0) {
-        sb_todo_t *todo = kc_xmalloc((size_t)stateful_tasks * sizeof(*todo));
-        int32_t ntodo = 0;
-        for (int32_t i = no - 1; i >= 0; i--) {
-            int32_t t = order[i], s = order_sub[i];
-            if (!spec->subtopologies[s].stateful)
-                continue;
-            for (int32_t k = 0; k < r; k++) {
-                int32_t m = st.prev_active[t];
-                if (m >= 0 && !proc_has(&st, st.proc_of[m], t) &&
-                    st.mcount[m] < st.tasks_per_member) {
-                    note_total_count(&st, add_task(&st, m, t, s, false));
-                    continue;
-                }
-                m = prev_member_least_load(&st, t, t);
-                if (m >= 0 && st.mcount[m] < st.tasks_per_member) {
-                    note_total_count(&st, add_task(&st, m, t, s, false));
-                    continue;
-                }
-                todo[ntodo++] = (sb_todo_t){t, s, r - k};
-                break;
-            }
-        }
-        /* The least loaded processes, by (subtopology, partition) descending. */
-        proc_queue_fill(&st, &pq);
-        /* todo is in (partition desc, subtopology desc) order; walk it in
-         * (subtopology desc, partition desc) order instead. */
-        for (int32_t s = ns - 1; s >= 0; s--)
-            for (int32_t i = 0; i < ntodo; i++) {
-                if (todo[i].sub != s)
-                    continue;
-                for (int32_t k = 0; k < todo[i].remaining; k++)
-                    if (!assign_standby_least_loaded(&st, &pq, todo[i].task, s))
-                        break; /* not enough capacity for more standbys */
-            }
-        free(todo);
-    }
-
     free(pq.q);
-    free(done);
-    free(order);
-    free(order_sub);
-    for (int32_t p = 0; p < st.nprocs; p++) {
-        free(st.procs[p].members);
-        free(st.procs[p].has);
-        free(st.procs[p].mheap);
+}
+
+/* ---- assignStandby ------------------------------------------------------ */
+
+/* A StandbyToAssign: a task and the standbys it still needs. */
+typedef struct {
+    int32_t task, sub, remaining;
+} sb_todo_t;
+
+/* assignStandby's toLeastLoaded list. */
+typedef struct {
+    sb_todo_t *v;
+    int32_t n;
+} sb_todo_list_t;
+
+/* assignStandby's first loop, over the stateful tasks by (partition,
+ * subtopology) descending: each standby to the previous active owner, else
+ * to a previous standby owner, while under the quota; what is left goes to
+ * the toLeastLoaded list. */
+static void assign_standby_prev_owners(st_state_t *st, sb_todo_list_t *todo)
+{
+    int32_t r = st->replicas;
+    for (int32_t i = st->norder - 1; i >= 0; i--) {
+        int32_t t = st->order[i], s = st->order_sub[i];
+        if (!st->spec->subtopologies[s].stateful)
+            continue;
+        for (int32_t k = 0; k < r; k++) {
+            int32_t m = st->prev_active[t];
+            if (m >= 0 && !proc_has(st, st->proc_of[m], t) &&
+                st->mcount[m] < st->tasks_per_member) {
+                update_helpers(st, add_task(st, m, t, s, false), false);
+                continue;
+            }
+            m = prev_member_least_load(st, t, t);
+            if (m >= 0 && st->mcount[m] < st->tasks_per_member) {
+                update_helpers(st, add_task(st, m, t, s, false), false);
+                continue;
+            }
+            todo->v[todo->n++] = (sb_todo_t){t, s, r - k};
+            break;
+        }
     }
-    free(st.procs);
-    free(st.proc_order);
-    free(st.proc_of);
-    free(st.mcount);
-    free(st.prev_active);
-    free(st.sb_start);
-    free(st.sb_list);
-    free(st.base);
+}
+
+/* assignStandby's second loop: toLeastLoaded sorted by (subtopology,
+ * partition) descending, each standby to the least loaded process that does
+ * not hold the task (assignStandbyToMemberWithLeastLoad). */
+static void assign_standby_least_loaded_all(st_state_t *st, const sb_todo_list_t *todo)
+{
+    jpq_t pq;
+    proc_queue_new(st, &pq);
+    /* todo is in (partition desc, subtopology desc) order; walk it in
+     * (subtopology desc, partition desc) order instead. */
+    for (int32_t s = st->spec->nsubtopologies - 1; s >= 0; s--)
+        for (int32_t i = 0; i < todo->n; i++) {
+            if (todo->v[i].sub != s)
+                continue;
+            for (int32_t k = 0; k < todo->v[i].remaining; k++)
+                if (!assign_standby_least_loaded(st, &pq, todo->v[i].task, s))
+                    break; /* not enough capacity for more standbys */
+        }
+    free(pq.q);
+}
+
+/* assignActive: the three steps in Kafka's order. */
+static void assign_active(st_state_t *st)
+{
+    assign_prev_active(st);
+    assign_prev_standby_active(st);
+    assign_active_least_loaded(st);
+}
+
+/* assignStandby: previous owners first, then the least loaded processes. */
+static void assign_standby(st_state_t *st)
+{
+    sb_todo_list_t todo = {kc_xmalloc((size_t)st->stateful_tasks * sizeof(sb_todo_t)), 0};
+    assign_standby_prev_owners(st, &todo);
+    assign_standby_least_loaded_all(st, &todo);
+    free(todo.v);
+}
+
+/* StickyTaskAssignor.assign: initialize, assignActive, then assignStandby
+ * when standbys are wanted and some subtopology has state. */
+void kc_assignor_streams_sticky(kc_st_spec_t *spec)
+{
+    if (spec->nmembers == 0 || spec->nsubtopologies == 0)
+        return;
+    st_state_t st;
+    st_init(&st, spec);
+    assign_active(&st);
+    if (st.replicas > 0 && st.stateful_tasks > 0)
+        assign_standby(&st);
+    st_free(&st);
 }
