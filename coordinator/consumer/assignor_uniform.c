@@ -176,16 +176,22 @@ static int64_t hom_unassigned(hom_t *h)
     const kc_assign_spec_t *s = h->s;
     int64_t total_parts = h->base[s->ntopics];
     bool *held = kc_xcalloc((size_t)(total_parts ? total_parts : 1), sizeof(*held));
+    int64_t nheld = 0; /* previous partitions, each time a member holds one */
     for (int32_t m = 0; m < s->nmembers; m++) {
         const kc_asg_t *prev = s->members[m].previous;
         for (int32_t i = 0; prev && i < prev->n; i++) {
             int32_t t = topic_index(h->ix, prev->t[i].topic_id);
             for (int32_t j = 0; t >= 0 && j < prev->t[i].n; j++)
-                if (has_partition(s, t, prev->t[i].p[j]))
+                if (has_partition(s, t, prev->t[i].p[j])) {
                     held[h->base[t] + prev->t[i].p[j]] = true;
+                    nheld++;
+                }
         }
     }
-    h->unassigned = kc_xmalloc((size_t)(total_parts ? total_parts : 1) * sizeof(int64_t));
+    /* Room for every partition once, and for each revocation: targets
+     * replayed from hostile records may hold a partition twice, and each
+     * holder then revokes it. */
+    h->unassigned = kc_xmalloc((size_t)(total_parts + nheld + 1) * sizeof(int64_t));
     int64_t total = 0;
     for (int32_t k = 0; k < h->nsub; k++) {
         int32_t t = h->torder[k];
