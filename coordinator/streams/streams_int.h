@@ -84,9 +84,9 @@ typedef struct {
  * standby owner, else the least loaded process and its least loaded
  * member); each stateful task gets up to num_standby_replicas standbys on
  * processes that do not hold the task yet. Balance is by process load
- * (tasks / members of the process). Deterministic; ties are broken by
- * process and member order (kcoord's choice where Kafka's hash order
- * decides). Warm-up tasks are not produced (as Kafka's assignor).
+ * (tasks / members of the process). Ties are broken in the iteration
+ * orders of Kafka's HashMaps and PriorityQueues, computed from Java's
+ * String hash. Warm-up tasks are not produced (as Kafka's assignor).
  */
 void kc_assignor_streams_sticky(kc_st_spec_t *spec);
 
