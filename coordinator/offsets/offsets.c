@@ -39,6 +39,8 @@ void *kc_offsets_new(void)
     return o;
 }
 
+const kc_offsets_map_t *kc_offsets_map_of(struct kc_coord *c) { return &state_of(c)->map; }
+
 void kc_offsets_free(void *offsets)
 {
     kc_offsets_t *o = offsets;

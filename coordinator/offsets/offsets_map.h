@@ -132,4 +132,9 @@ typedef struct {
 } kc_offsets_map_stats_t;
 void kc_offsets_map_stats(const kc_offsets_map_t *m, kc_offsets_map_stats_t *out);
 
+/* The committed offsets of a coordinator (offsets.c), borrowed: what its
+ * unit tests compare between a live coordinator and a replayed one. */
+struct kc_coord;
+const kc_offsets_map_t *kc_offsets_map_of(struct kc_coord *c);
+
 #endif

@@ -9,7 +9,8 @@
 #define KC_STREAMS_INT_H
 
 #include "int_set.h"
-#include "internal.h"
+#include "coord_priv.h"
+#include "topology_desc.h"
 
 /* The partitions (task ids) of one subtopology, sorted ascending, unique. */
 typedef struct {
@@ -89,5 +90,99 @@ typedef struct {
  * String hash. Warm-up tasks are not produced (as Kafka's assignor).
  */
 void kc_assignor_streams_sticky(kc_st_spec_t *spec);
+
+/* ---- streams groups (streams.c), shared with the unit tests -------------- */
+
+/* One reported changelog offset of a task (TaskOffsets, TaskEndOffsets). */
+typedef struct {
+    char *subtopology_id;
+    int32_t partition;
+    int64_t offset;
+} st_task_offset_t;
+
+/* A member's last reported list: sorted by subtopology id (strcmp), then
+ * partition; unique. Zero-initialised is the empty list. */
+typedef struct {
+    st_task_offset_t *items;
+    int32_t n;
+} st_task_offsets_t;
+
+/*
+ * A member (Kafka's StreamsGroupMember). Hard state, rebuilt by replay:
+ * metadata from record 19, epochs, state and tasks from record 22, the
+ * target from record 21. Memory-only: last_report (the last full owned-task
+ * report, for the opt-in previous-epoch retry), the timers, and the task
+ * offsets and task end offsets last reported in a heartbeat (Kafka's
+ * StreamsGroup.taskOffsets, MemberTaskOffsets: no record, empty after a
+ * load until reported again, gone with the member).
+ */
+typedef struct {
+    char *member_id;
+    char *instance_id; /* NULL: dynamic */
+    char *rack_id;
+    char *client_id;
+    char *client_host;
+    char *process_id;
+    int32_t rebalance_timeout_ms;
+    int32_t topology_epoch;
+    char *endpoint_host; /* NULL: no user endpoint */
+    int32_t endpoint_port;
+    char **tag_keys, **tag_values;
+    int32_t ntags;
+    int32_t member_epoch, previous_member_epoch;
+    int8_t state;
+    kc_tasks_tuple_t assigned;
+    kc_tasks_tuple_t pending; /* pending revocation */
+    kc_tasks_tuple_t target;
+    bool has_target;       /* a record 21 exists (Kafka writes one for every new member) */
+    bool has_last_report;
+    kc_tasks_tuple_t last_report;
+    st_task_offsets_t task_offsets, task_end_offsets; /* memory-only */
+    uint64_t table_seq; /* memory-only: place in Kafka's members table (0 = not in it) */
+} st_member_t;
+
+/* Current active owner of each partition of one subtopology (assigned or
+ * pending revocation; Kafka's currentActiveTaskProcessId); memory-only. */
+typedef struct {
+    st_member_t **owner;
+    int32_t cap;
+} st_owner_t;
+
+struct kc_streams_group {
+    kc_group_t base; /* first: the group abstraction (groups.h) */
+    char *group_id;
+    const char *last_state;           /* memory-only: the state last logged (NULL = Empty) */
+    uint64_t table_seq;               /* memory-only: place in Kafka's groups table */
+    int32_t group_epoch;              /* record 17 */
+    int64_t metadata_hash;            /* record 17 */
+    int32_t validated_topology_epoch; /* record 17, -1 = none */
+    int32_t last_num_standby;         /* record 17 LastAssignmentConfigs, -1 = none */
+    /* record 17 tags 2 and 3 (Stored/FailedDescriptionTopologyEpoch) and the
+     * memory-only back-off of the topology-description barrier: the one copy */
+    kc_topology_desc_state_t td;
+    /* storage behind the metadata value of kc_coord_streams_group_view */
+    kc_streams_group_metadata_value_last_assignment_config_t view_cfg;
+    char view_nbuf[16];
+    /* memory-only: Kafka's members TimelineHashMap (its capacity, size and
+     * an insertion counter), whose order Describe follows */
+    uint32_t mtable_cap;
+    uint32_t mtable_size;
+    uint64_t mtable_seq;
+    int32_t assignment_epoch;         /* record 20 */
+    int64_t assignment_timestamp;     /* record 20 */
+    /* record 23: the value bytes (after the version) and their decoding */
+    kc_buf_t topo_bytes;
+    kc_arena_t topo_arena;
+    kc_streams_group_topology_value_t *topology; /* NULL: none yet */
+    st_member_t **members;            /* in join order */
+    size_t nmembers, cap;
+    kc_smap_t by_id, by_instance;
+    kc_smap_t owners;                 /* subtopology id -> st_owner_t * */
+    /* memory-only */
+    int32_t endpoint_information_epoch;
+    char *shutdown_member_id;         /* ShutdownApplication requested by */
+    bool has_group_record;
+    struct st_config *cfg;            /* configured topology cache (NULL: none) */
+};
 
 #endif
