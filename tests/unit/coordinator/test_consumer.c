@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "consumer_int.h"
-#include "coord_priv.h"
+#include "coord_test.h"
 
 enum {
     E_NONE = 0,
@@ -63,72 +63,11 @@ static bool tv_name(void *ctx, kc_uuid_t id, kc_str_t *name)
 
 static const kc_topic_view_t VIEW = {tv_exists, NULL, tv_lookup, tv_name};
 
-/* ---- context ------------------------------------------------------------ */
+/* ---- context: coord_test.h, with this file's topic view ----------------- */
 
-typedef struct {
-    kc_buf_t key, value;
-    bool tombstone;
-} rec_t;
+typedef ct_t ctx_t;
 
-typedef struct {
-    kc_coord_t *c;
-    int64_t now;
-    rec_t *recs;
-    size_t nrecs, cap;
-} ctx_t;
-
-static void keep_records(ctx_t *t, kc_result_t *res)
-{
-    for (size_t i = 0; i < res->nrecords; i++) {
-        if (t->nrecs == t->cap) {
-            t->cap = t->cap ? t->cap * 2 : 64;
-            t->recs = realloc(t->recs, t->cap * sizeof(*t->recs));
-        }
-        rec_t *r = &t->recs[t->nrecs++];
-        kc_buf_init(&r->key);
-        kc_buf_init(&r->value);
-        kc_buf_append(&r->key, res->records[i].key.data, res->records[i].key.len);
-        kc_buf_append(&r->value, res->records[i].value.data, res->records[i].value.len);
-        r->tombstone = res->records[i].tombstone;
-    }
-}
-
-static ctx_t *ctx_new(void)
-{
-    ctx_t *t = calloc(1, sizeof(*t));
-    kc_coord_config_t cfg;
-    kc_coord_config_defaults(&cfg);
-    t->c = kc_coord_new(&cfg, &VIEW);
-    kc_coord_seed(t->c, 7);
-    kc_coord_loaded(t->c, 0);
-    return t;
-}
-
-static void ctx_free(ctx_t *t)
-{
-    kc_coord_free(t->c);
-    for (size_t i = 0; i < t->nrecs; i++) {
-        kc_buf_deinit(&t->recs[i].key);
-        kc_buf_deinit(&t->recs[i].value);
-    }
-    free(t->recs);
-    free(t);
-}
-
-static void ctx_sleep(ctx_t *t, int64_t ms)
-{
-    kc_result_t res;
-    kc_result_init(&res);
-    int64_t until = t->now + ms;
-    while (kc_coord_next_deadline(t->c) <= until) {
-        t->now = kc_coord_next_deadline(t->c);
-        kc_coord_tick(t->c, t->now, &res);
-        keep_records(t, &res);
-        kc_result_reset(&res);
-    }
-    t->now = until;
-    kc_result_deinit(&res);
-}
+static ctx_t *ctx_new(void) { return ct_new(&(ct_opts_t){.topics = &VIEW, .seed = 7}); }
 
 /* ---- a simulated consumer ----------------------------------------------- */
 
@@ -193,7 +132,7 @@ static hb_t send_hb(ctx_t *t, client_t *cl, hb_opts_t o)
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_consumer_group_heartbeat(t->c, &ctx, &req, &res);
-    keep_records(t, &res);
+    ct_keep(t, &res);
     assert_int_equal(res.nresponses, 1);
     kc_consumer_group_heartbeat_response_t r;
     kc_consumer_group_heartbeat_response_init(&r);
@@ -300,7 +239,7 @@ static void test_join_gets_all_partitions_and_interval(void **state)
     assert_int_equal(h.error, E_NONE);
     assert_false(h.has_assignment);
     assert_int_equal(h.epoch, 2);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_v0_join_generates_member_id(void **state)
@@ -320,7 +259,7 @@ static void test_v0_join_generates_member_id(void **state)
     h = send_hb(t, &b, (hb_opts_t){0, false, true, NULL, 1});
     assert_int_equal(h.error, E_INVALID_REQUEST);
     assert_true(strstr(h.message, "MemberId") != NULL);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_revocation_before_assignment(void **state)
@@ -350,7 +289,7 @@ static void test_revocation_before_assignment(void **state)
     h = beat(t, &c[1]);
     assert_int_equal(owned_count(&c[1]), NPART / 2);
     assert_disjoint(c, 2);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_scale_out_and_in_never_owns_twice(void **state)
@@ -382,7 +321,7 @@ static void test_scale_out_and_in_never_owns_twice(void **state)
         converge(t, c, 5);
     }
     assert_int_equal(owned_count(&c[0]), NPART);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_lost_response_previous_epoch_accepted(void **state)
@@ -410,7 +349,7 @@ static void test_lost_response_previous_epoch_accepted(void **state)
     h = send_hb(t, &c[0], (hb_opts_t){9, true, false, NULL, 1});
     assert_int_equal(h.error, E_FENCED_MEMBER_EPOCH);
     assert_true(strstr(h.message, "9") != NULL);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_session_expiry_fences_member(void **state)
@@ -425,7 +364,7 @@ static void test_session_expiry_fences_member(void **state)
     converge(t, c, 2);
     /* Only a keeps heartbeating. */
     for (int i = 0; i < 10; i++) {
-        ctx_sleep(t, 5000);
+        ct_sleep(t, 5000);
         assert_int_equal(beat(t, &c[0]).error, E_NONE);
     }
     c[1].joined = false;
@@ -433,7 +372,7 @@ static void test_session_expiry_fences_member(void **state)
     assert_int_equal(owned_count(&c[0]), NPART);
     hb_t h = beat(t, &c[1]);
     assert_int_equal(h.error, E_UNKNOWN_MEMBER_ID);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_rebalance_timeout_fences_unrevoking_member(void **state)
@@ -449,13 +388,13 @@ static void test_rebalance_timeout_fences_unrevoking_member(void **state)
     client_t stubborn = c[0];
     beat(t, &c[0]);
     for (int i = 0; i < 5; i++) { /* until 25 s */
-        ctx_sleep(t, 5000);
+        ct_sleep(t, 5000);
         c[0] = stubborn;
         c[0].joined = true;
         assert_int_equal(beat(t, &c[0]).error, E_NONE);
         beat(t, &c[1]);
     }
-    ctx_sleep(t, 5000); /* past the 30 s rebalance timeout */
+    ct_sleep(t, 5000); /* past the 30 s rebalance timeout */
     c[0] = stubborn;
     hb_t h = beat(t, &c[0]);
     assert_int_equal(h.error, E_UNKNOWN_MEMBER_ID);
@@ -463,7 +402,7 @@ static void test_rebalance_timeout_fences_unrevoking_member(void **state)
     beat(t, &c[1]);
     beat(t, &c[1]);
     assert_int_equal(owned_count(&c[1]), NPART);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_static_leave_and_rejoin(void **state)
@@ -503,7 +442,7 @@ static void test_static_leave_and_rejoin(void **state)
     c[0].epoch = 1;
     h = send_hb(t, &c[0], (hb_opts_t){INT32_MIN, true, false, NULL, 1});
     assert_int_equal(h.error, E_FENCED_INSTANCE_ID);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_static_member_expires_after_leave(void **state)
@@ -520,12 +459,12 @@ static void test_static_member_expires_after_leave(void **state)
     send_hb(t, &c[0], (hb_opts_t){-2, false, false, NULL, 1});
     c[0].joined = false;
     for (int i = 0; i < 10; i++) {
-        ctx_sleep(t, 5000);
+        ct_sleep(t, 5000);
         beat(t, &c[1]);
     }
     converge(t, c, 2);
     assert_int_equal(owned_count(&c[1]), NPART);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_invalid_requests(void **state)
@@ -559,6 +498,7 @@ static void test_invalid_requests(void **state)
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_consumer_group_heartbeat(t->c, &ctx, &req, &res);
+    ct_keep(t, &res);
     assert_int_equal(res.nresponses, 1);
     assert_int_equal(res.nrecords, 0);
     kc_result_deinit(&res);
@@ -570,7 +510,7 @@ static void test_invalid_requests(void **state)
     assert_int_equal(h.error, E_UNKNOWN_MEMBER_ID);
     h = send_hb(t, &b, (hb_opts_t){-1, false, false, NULL, 1});
     assert_int_equal(h.error, E_UNKNOWN_MEMBER_ID);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_offset_commit_member_epoch(void **state)
@@ -590,7 +530,7 @@ static void test_offset_commit_member_epoch(void **state)
     assert_int_equal(kc_consumer_group_validate_offset_fetch(g, kc_str("member-a"), 3),
                      E_STALE_MEMBER_EPOCH);
     assert_int_equal(kc_consumer_group_validate_offset_fetch(g, KC_STR_NULL, -1), 0);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_range_assignor(void **state)
@@ -606,27 +546,11 @@ static void test_range_assignor(void **state)
     /* member-a (first id) gets the first range. */
     for (int p = 0; p < NPART; p++)
         assert_int_equal(c[0].owned[p], p < NPART / 2);
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* Replays the compacted record log into a fresh coordinator. */
-static kc_coord_t *replay_all(ctx_t *t)
-{
-    kc_coord_t *c = kc_coord_new(NULL, &VIEW);
-    for (size_t i = 0; i < t->nrecs; i++) {
-        bool superseded = false;
-        for (size_t j = i + 1; j < t->nrecs && !superseded; j++)
-            superseded = t->recs[j].key.len == t->recs[i].key.len &&
-                         memcmp(t->recs[j].key.data, t->recs[i].key.data, t->recs[i].key.len) == 0;
-        if (superseded || t->recs[i].tombstone)
-            continue;
-        assert_int_equal(kc_coord_replay(c, t->recs[i].key.data, t->recs[i].key.len,
-                                         t->recs[i].value.data, t->recs[i].value.len),
-                         0);
-    }
-    kc_coord_loaded(c, t->now);
-    return c;
-}
+static kc_coord_t *replay_all(ctx_t *t) { return ct_replayed(t, true); }
 
 static void describe(kc_coord_t *c, kc_buf_t *out)
 {
@@ -712,7 +636,7 @@ static void test_epochs_of_new_and_emptied_groups(void **state)
     assert_int_equal(g->group_epoch, 3);
     assert_int_equal(g->assignment_epoch, 3);
     kc_coord_free(r);
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* ConsumerGroupDescribe: an empty group id is INVALID_GROUP_ID without a
@@ -742,7 +666,7 @@ static void test_describe_empty_group_id(void **state)
     assert_true(out.groups.items[0].error_message.len < 0);
     kc_arena_deinit(&arena);
     kc_result_deinit(&res);
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* KafkaApis.handleConsumerGroupDescribe's checks, through the authorizer hook. */
@@ -767,7 +691,7 @@ static void test_describe_checks_group_and_assigned_topics(void **state)
     g = describe_as(t->c, "User:nobody", &arena);
     assert_int_equal(g.error_code, KC_ERR_GROUP_AUTHORIZATION_FAILED);
     kc_arena_deinit(&arena);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_replay_rebuilds_mid_reconciliation(void **state)
@@ -801,7 +725,7 @@ static void test_replay_rebuilds_mid_reconciliation(void **state)
     assert_int_equal(total, NPART);
     kc_buf_deinit(&before);
     kc_buf_deinit(&after);
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* DeleteGroups v2 of "g" through the coordinator; returns the group's error. */
@@ -816,7 +740,7 @@ static int16_t delete_group(ctx_t *t)
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_delete_groups(t->c, &ctx, &req, &res);
-    keep_records(t, &res);
+    ct_keep(t, &res);
     assert_int_equal(res.nresponses, 1);
     kc_reader_t rd;
     kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
@@ -889,7 +813,7 @@ static void test_delete_and_describe_consumer_group(void **state)
     kc_coord_t *r = replay_all(t);
     assert_null(kc_consumer_group_find(r, kc_str("g")));
     kc_coord_free(r);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_uniform_assignor_balanced_and_sticky(void **state)
@@ -944,7 +868,7 @@ static void test_describe_member_order(void **state)
     assert_true(kc_str_eq_cstr(dg.members.items[1].member_id, "m-a"));
     assert_true(kc_str_eq_cstr(dg.members.items[2].member_id, "m-c"));
     kc_arena_deinit(&arena);
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* Assignors named by as many members: Kafka keeps the first of its hash
@@ -964,7 +888,7 @@ static void test_preferred_assignor_tie(void **state)
         describe_as(t->c, "User:reader", &arena);
     assert_true(kc_str_eq_cstr(dg.assignor_name, "uniform"));
     kc_arena_deinit(&arena);
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* ConsumerGroupDescribe: a member still revoking partitions shows them in
@@ -999,7 +923,7 @@ static void test_describe_assignment_includes_pending_revocation(void **state)
                          NPART / 2);
     }
     kc_arena_deinit(&arena);
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* Partitions are listed in Java HashSet order: 20..39 (a table of 32)
@@ -1047,7 +971,7 @@ static void test_describe_member_order_two(void **state)
     assert_true(kc_str_eq_cstr(dg.members.items[0].member_id, "m-a"));
     assert_true(kc_str_eq_cstr(dg.members.items[1].member_id, "m-c"));
     kc_arena_deinit(&arena);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void assert_partitions(const kc_asg_t *a, const int32_t *want, int32_t n)
