@@ -315,6 +315,10 @@ void ct_check_replay(ct_t *t)
     ct_dump_state(t->c, NULL, &live);
     ct_dump_state(r, &live, &replayed);
     char *msg = ct_dump_diff(&live, &replayed);
+    if (getenv("KC_CT_DUMP")) /* to see what is compared */
+        for (size_t i = 0; i < live.n; i++)
+            print_message("dump: %s | %s | %s = %s\n", live.f[i].group, live.f[i].member,
+                          live.f[i].field, live.f[i].value);
     ct_dump_free(&live);
     ct_dump_free(&replayed);
     kc_coord_free(r);

@@ -124,6 +124,7 @@ void ct_restart(ct_t *t, bool compacted);
  * The replay check: fails the test unless a coordinator rebuilt from the
  * whole log (every record in order, tombstones included) has the durable
  * state of the live one. Called by ct_free; tests may call it earlier.
+ * With KC_CT_DUMP set in the environment, the live dump is printed.
  */
 void ct_check_replay(ct_t *t);
 

@@ -19,9 +19,8 @@
 
 #include <cmocka.h>
 
-#include "coord_priv.h"
+#include "coord_test.h"
 #include "streams_int.h"
-#include "topology_desc.h"
 
 enum {
     E_NONE = 0,
@@ -85,50 +84,20 @@ static bool tv_exists(void *ctx, kc_str_t topic)
 
 static const kc_topic_view_t VIEW = {tv_exists, NULL, tv_lookup, NULL};
 
-/* ---- context ----------------------------------------------------------------- */
+/* ---- context: coord_test.h, with this file's topics and settings ----------- */
 
-typedef struct {
-    kc_buf_t key, value;
-    bool tombstone;
-} rec_t;
-
-typedef struct {
-    kc_coord_t *c;
-    kc_coord_config_t cfg;
-    int64_t now;
-    rec_t *recs;
-    size_t nrecs, cap;
-    kc_topology_desc_t *td; /* the topology-description barrier; NULL = no store */
-} ctx_t;
-
-static void keep_records(ctx_t *t, kc_result_t *res)
-{
-    for (size_t i = 0; i < res->nrecords; i++) {
-        if (t->nrecs == t->cap) {
-            t->cap = t->cap ? t->cap * 2 : 64;
-            t->recs = realloc(t->recs, t->cap * sizeof(*t->recs));
-        }
-        rec_t *r = &t->recs[t->nrecs++];
-        kc_buf_init(&r->key);
-        kc_buf_init(&r->value);
-        kc_buf_append(&r->key, res->records[i].key.data, res->records[i].key.len);
-        kc_buf_append(&r->value, res->records[i].value.data, res->records[i].value.len);
-        r->tombstone = res->records[i].tombstone;
-    }
-}
+typedef ct_t ctx_t;
 
 static ctx_t *ctx_new_cfg(void (*tweak)(kc_coord_config_t *))
 {
-    ctx_t *t = calloc(1, sizeof(*t));
-    kc_coord_config_defaults(&t->cfg);
-    t->cfg.group_streams_initial_rebalance_delay_ms = 0;
-    t->cfg.group_streams_assignment_interval_ms = 0;
-    t->cfg.group_streams_session_timeout_ms = 10000;
+    kc_coord_config_t cfg;
+    kc_coord_config_defaults(&cfg);
+    cfg.group_streams_initial_rebalance_delay_ms = 0;
+    cfg.group_streams_assignment_interval_ms = 0;
+    cfg.group_streams_session_timeout_ms = 10000;
     if (tweak)
-        tweak(&t->cfg);
-    t->c = kc_coord_new(&t->cfg, &VIEW);
-    kc_coord_seed(t->c, 7);
-    kc_coord_loaded(t->c, 0);
+        tweak(&cfg);
+    ctx_t *t = ct_new(&(ct_opts_t){.cfg = &cfg, .topics = &VIEW, .seed = 7});
     t->now = 1000;
     changelog_exists = true;
     nextra_topics = 0;
@@ -137,46 +106,16 @@ static ctx_t *ctx_new_cfg(void (*tweak)(kc_coord_config_t *))
 
 static ctx_t *ctx_new(void) { return ctx_new_cfg(NULL); }
 
+/* The replay check, then the store the test may have made (with_store). */
 static void ctx_free(ctx_t *t)
 {
-    kc_coord_free(t->c);
-    kc_topology_desc_free(t->td);
-    for (size_t i = 0; i < t->nrecs; i++) {
-        kc_buf_deinit(&t->recs[i].key);
-        kc_buf_deinit(&t->recs[i].value);
-    }
-    free(t->recs);
-    free(t);
-}
-
-static void ctx_sleep(ctx_t *t, int64_t ms)
-{
-    kc_result_t res;
-    kc_result_init(&res);
-    int64_t until = t->now + ms;
-    while (kc_coord_next_deadline(t->c) <= until) {
-        t->now = kc_coord_next_deadline(t->c);
-        kc_coord_tick(t->c, t->now, &res);
-        keep_records(t, &res);
-        kc_result_reset(&res);
-    }
-    t->now = until;
-    kc_result_deinit(&res);
+    kc_topology_desc_t *td = t->tdesc;
+    ct_free(t);
+    kc_topology_desc_free(td);
 }
 
 /* A new coordinator rebuilt from every record written so far. */
-static void ctx_restart(ctx_t *t)
-{
-    kc_coord_free(t->c);
-    t->c = kc_coord_new(&t->cfg, &VIEW);
-    kc_coord_set_topology_desc(t->c, t->td);
-    for (size_t i = 0; i < t->nrecs; i++)
-        assert_int_equal(kc_coord_replay(t->c, t->recs[i].key.data, t->recs[i].key.len,
-                                         t->recs[i].tombstone ? NULL : t->recs[i].value.data,
-                                         t->recs[i].value.len),
-                         0);
-    kc_coord_loaded(t->c, t->now);
-}
+static void ctx_restart(ctx_t *t) { ct_restart(t, false); }
 
 static const char *state_of(ctx_t *t)
 {
@@ -333,7 +272,7 @@ static hb_t send_hb(ctx_t *t, client_t *cl, hb_opts_t o)
     hb_t h;
     memset(&h, 0, sizeof(h));
     kc_coord_streams_group_heartbeat(t->c, &ctx, &req, &res, &h.create);
-    keep_records(t, &res);
+    ct_keep(t, &res);
     assert_int_equal(res.nresponses, 1);
     kc_streams_group_heartbeat_response_t r;
     kc_streams_group_heartbeat_response_init(&r);
@@ -551,6 +490,7 @@ static void test_request_rules_name_the_rule(void **state)
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_streams_group_heartbeat(t->c, &ctx, &req, &res, NULL);
+    ct_keep(t, &res);
     assert_non_null(memmem(res.responses[0].body.data, res.responses[0].body.len,
                            "RebalanceTimeoutMs must be provided in first request.", 52));
     kc_result_reset(&res);
@@ -559,6 +499,7 @@ static void test_request_rules_name_the_rule(void **state)
     req.standby_tasks.count = 0;
     req.warmup_tasks.count = 0;
     kc_coord_streams_group_heartbeat(t->c, &ctx, &req, &res, NULL);
+    ct_keep(t, &res);
     assert_non_null(memmem(res.responses[0].body.data, res.responses[0].body.len,
                            "Topology must be non-null when (re-)joining.", 44));
     kc_result_deinit(&res);
@@ -587,6 +528,7 @@ static void test_request_rules_name_the_rule(void **state)
     req.warmup_tasks.count = 1;
     kc_result_init(&res);
     kc_coord_streams_group_heartbeat(t->c, &ctx, &req, &res, NULL);
+    ct_keep(t, &res);
     assert_non_null(memmem(res.responses[0].body.data, res.responses[0].body.len,
                            "Task 4 for subtopology 0 is invalid", 35));
     kc_result_deinit(&res);
@@ -789,7 +731,7 @@ static void test_session_expiry_moves_tasks(void **state)
     converge(t, cls, 2);
     /* b goes silent; a keeps heartbeating. */
     for (int i = 0; i < 12; i++) {
-        ctx_sleep(t, 1000);
+        ct_sleep(t, 1000);
         assert_int_equal(beat(t, &cls[0]).error, E_NONE);
     }
     kc_streams_group_t *g = kc_coord_streams_group_find(t->c, kc_str("app"));
@@ -976,7 +918,7 @@ static void test_description_epochs_persist(void **state)
     kc_result_init(&res);
     kc_streams_group_set_description_epochs(t->c, g, -2, 1, &res);
     assert_int_equal(res.nrecords, 1);
-    keep_records(t, &res);
+    ct_keep(t, &res);
     kc_result_deinit(&res);
     ctx_restart(t);
     g = kc_coord_streams_group_find(t->c, kc_str("app"));
@@ -1071,7 +1013,7 @@ static int16_t classic_join(ctx_t *t)
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_join_group(t->c, &ctx, &req, &res);
-    keep_records(t, &res);
+    ct_keep(t, &res);
     assert_int_equal(res.nresponses, 1);
     kc_arena_t arena;
     kc_arena_init(&arena);
@@ -1115,8 +1057,8 @@ static void with_store(ctx_t *t)
     cfg.backoff_initial_ms = 1000;
     cfg.backoff_max_ms = 4000;
     cfg.backoff_jitter_percent = 0;
-    t->td = kc_topology_desc_new(&cfg, 1);
-    kc_coord_set_topology_desc(t->c, t->td);
+    t->tdesc = kc_topology_desc_new(&cfg, 1);
+    kc_coord_set_topology_desc(t->c, t->tdesc);
 }
 
 static kc_streams_group_t *app(ctx_t *t) { return kc_coord_streams_group_find(t->c, kc_str("app")); }
@@ -1126,7 +1068,7 @@ static void set_epochs(ctx_t *t, int32_t stored, int32_t failed)
     kc_result_t res;
     kc_result_init(&res);
     kc_streams_group_set_description_epochs(t->c, app(t), stored, failed, &res);
-    keep_records(t, &res);
+    ct_keep(t, &res);
     kc_result_deinit(&res);
 }
 
@@ -1143,22 +1085,22 @@ static void test_description_required_solicited_with_backoff(void **state)
     assert_true(beat(t, &a).description_required);
     /* Inside the window (1 s): not again. */
     assert_false(beat(t, &a).description_required);
-    ctx_sleep(t, 1100);
+    ct_sleep(t, 1100);
     assert_true(beat(t, &a).description_required);
     /* The second window doubles (2 s). */
-    ctx_sleep(t, 1100);
+    ct_sleep(t, 1100);
     assert_false(beat(t, &a).description_required);
-    ctx_sleep(t, 1000);
+    ct_sleep(t, 1000);
     assert_true(beat(t, &a).description_required);
     /* -2 reads as not stored; the stored epoch or a failed one stops it. */
     set_epochs(t, -2, -1);
-    ctx_sleep(t, 5000);
+    ct_sleep(t, 5000);
     assert_true(beat(t, &a).description_required);
     set_epochs(t, 1, -1);
-    ctx_sleep(t, 5000);
+    ct_sleep(t, 5000);
     assert_false(beat(t, &a).description_required);
     set_epochs(t, -1, 1);
-    ctx_sleep(t, 5000);
+    ct_sleep(t, 5000);
     assert_false(beat(t, &a).description_required);
     /* After a restart the window is gone and the persisted epochs decide. */
     set_epochs(t, -2, -1);
@@ -1188,7 +1130,7 @@ static void test_description_epochs_one_copy_in_the_view(void **state)
                                                             (const uint8_t *)"x", 1, &res);
     assert_non_null(op);
     assert_int_equal(kc_streams_group_stored_description_epoch(app(t)), -2);
-    keep_records(t, &res);
+    ct_keep(t, &res);
     kc_result_reset(&res);
     kc_topology_desc_op_free(op);
     int32_t group_epoch = v.metadata.epoch;
@@ -1390,10 +1332,10 @@ static void test_empty_group_expires_once_the_store_holds_nothing(void **state)
     set_epochs(t, 1, -1);
     assert_int_equal(send_hb(t, &a, (hb_opts_t){.epoch = -1, .owned = OWNED_NULL}).error, E_NONE);
     /* The store may hold its description (1, then -2): kept. */
-    ctx_sleep(t, 2500);
+    ct_sleep(t, 2500);
     assert_non_null(app(t));
     set_epochs(t, -2, -1);
-    ctx_sleep(t, 2500);
+    ct_sleep(t, 2500);
     assert_non_null(app(t));
     /* Nothing stored but a store call in flight (a push validated before the
      * member left): kept, so that the call's completion finds the group. */
@@ -1401,10 +1343,10 @@ static void test_empty_group_expires_once_the_store_holds_nothing(void **state)
     kc_topology_desc_group_t v;
     assert_int_equal(kc_coord_streams_group_view(t->c, kc_str("app"), &v), 1);
     v.state->ops_in_flight = 1;
-    ctx_sleep(t, 2500);
+    ct_sleep(t, 2500);
     assert_non_null(app(t));
     v.state->ops_in_flight = 0;
-    ctx_sleep(t, 2500);
+    ct_sleep(t, 2500);
     assert_null(app(t));
     /* The tombstones replay. */
     ctx_restart(t);
@@ -1448,7 +1390,7 @@ static int16_t delete_group(ctx_t *t, int16_t version, const kc_topology_desc_fa
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_delete_groups_failed(t->c, &ctx, &req, failed, nfailed, &res);
-    keep_records(t, &res);
+    ct_keep(t, &res);
     kc_arena_t arena;
     kc_arena_init(&arena);
     kc_delete_groups_response_t r;
@@ -1508,7 +1450,7 @@ static void test_streams_join_takes_over_simple_classic_group(void **state)
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_offset_commit(t->c, &ctx, &oc, &res);
-    keep_records(t, &res);
+    ct_keep(t, &res);
     kc_result_deinit(&res);
     assert_non_null(kc_classic_group_find(t->c, kc_str("app")));
     client_t a;
@@ -1565,19 +1507,19 @@ static void test_streams_offsets_expire_then_the_empty_group_goes(void **state)
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_offset_commit(t->c, &ctx, &oc, &res);
-    keep_records(t, &res);
+    ct_keep(t, &res);
     kc_result_deinit(&res);
     client_t a;
     set_id(&a, "member-a");
     assert_int_equal(join(t, &a).error, E_NONE);
     size_t before = t->nrecs;
-    ctx_sleep(t, 6500);
+    ct_sleep(t, 6500);
     /* Only the offset of the topic the group does not read expired. */
     assert_int_equal(tombstones_since(t, before), 1);
     assert_true(kc_offsets_group_has_offsets(t->c, kc_str("app")));
     assert_non_null(app(t));
     assert_int_equal(send_hb(t, &a, (hb_opts_t){.epoch = -1, .owned = OWNED_NULL}).error, E_NONE);
-    ctx_sleep(t, 1500);
+    ct_sleep(t, 1500);
     assert_false(kc_offsets_group_has_offsets(t->c, kc_str("app")));
     assert_null(app(t));
     ctx_restart(t);
@@ -1606,12 +1548,12 @@ static void test_rebalance_timeout_fences_member_that_does_not_revoke(void **sta
                                                .rebalance_timeout = 5000});
     assert_int_equal(h.error, E_NONE);
     assert_int_equal(count(h.active), 2);
-    ctx_sleep(t, 4000);
+    ct_sleep(t, 4000);
     for (int p = 0; p < NPART; p++)
         stubborn.active[p] = true;
     assert_int_equal(send_hb(t, &stubborn, (hb_opts_t){.epoch = INT32_MIN, .owned = OWNED_ALL}).error,
                      E_NONE);
-    ctx_sleep(t, 2000);
+    ct_sleep(t, 2000);
     h = beat(t, &stubborn);
     assert_int_equal(h.error, E_UNKNOWN_MEMBER_ID);
     ctx_free(t);
@@ -1632,14 +1574,14 @@ static void test_static_member_at_minus_two_expires_with_its_session(void **stat
     assert_int_equal(send_hb(t, &cls[0], (hb_opts_t){.epoch = -2, .owned = OWNED_NULL}).error, E_NONE);
     /* Its tasks stay reserved while b heartbeats ... */
     for (int i = 0; i < 8; i++) {
-        ctx_sleep(t, 1000);
+        ct_sleep(t, 1000);
         assert_int_equal(beat(t, &cls[1]).error, E_NONE);
     }
     assert_int_equal(count(cls[1].active), 2);
     /* ... until the session of the departed static member expires. */
     cls[0].joined = false;
     for (int i = 0; i < 4; i++) {
-        ctx_sleep(t, 1000);
+        ct_sleep(t, 1000);
         assert_int_equal(beat(t, &cls[1]).error, E_NONE);
     }
     converge(t, cls, 2);
@@ -1696,7 +1638,7 @@ static int records_of(ctx_t *t, int16_t type, const char *member)
 {
     int n = 0;
     for (size_t i = 0; i < t->nrecs; i++) {
-        const rec_t *r = &t->recs[i];
+        const ct_record_t *r = &t->recs[i];
         if (r->key.len >= 2 && r->key.data[0] == (uint8_t)(type >> 8) &&
             r->key.data[1] == (uint8_t)type &&
             memmem(r->key.data, r->key.len, member, strlen(member)) != NULL)
@@ -1739,7 +1681,7 @@ static int16_t raw_hb(ctx_t *t, int16_t version, const kc_streams_group_heartbea
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_streams_group_heartbeat(t->c, &ctx, req, &res, NULL);
-    keep_records(t, &res);
+    ct_keep(t, &res);
     assert_int_equal(res.nresponses, 1);
     kc_streams_group_heartbeat_response_init(out);
     /* The decoded strings point into the body: keep a copy in the arena. */
@@ -2021,7 +1963,7 @@ static void test_new_group_delay_describe_order_and_endpoint_partitions(void **s
     assert_int_equal(r.member_epoch, 1);
     assert_int_equal(r.status.count, 1);
     assert_int_equal(r.status.items[0].status_code, 5);
-    ctx_sleep(t, 1500);
+    ct_sleep(t, 1500);
     assert_string_equal(state_of(t), "Assigning");
     /* The next heartbeat configures the topology and assigns. */
     kc_streams_group_heartbeat_request_t hb;
@@ -2105,6 +2047,7 @@ static void test_duplicate_subtopology_ids_rejected_without_a_group(void **state
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_streams_group_heartbeat(t->c, &ctx, &req, &res, NULL);
+    ct_keep(t, &res);
     assert_int_equal(res.nrecords, 0);
     /* UNKNOWN_SERVER_ERROR without a message, as Kafka's unexpected exception. */
     kc_streams_group_heartbeat_response_t r;
@@ -2137,7 +2080,7 @@ static int16_t offset_delete_in(ctx_t *t)
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_offset_delete(t->c, &ctx, &req, &res);
-    keep_records(t, &res);
+    ct_keep(t, &res);
     kc_arena_t arena;
     kc_arena_init(&arena);
     kc_offset_delete_response_t r;
@@ -2183,7 +2126,7 @@ static void test_offset_commit_epochs_and_offset_delete(void **state)
         kc_result_t res;
         kc_result_init(&res);
         kc_coord_offset_commit(t->c, &ctx, &oc, &res);
-        keep_records(t, &res);
+        ct_keep(t, &res);
         kc_arena_t arena;
         kc_arena_init(&arena);
         kc_offset_commit_response_t r;
@@ -2223,7 +2166,7 @@ static void admin_commit(ctx_t *t, const char *group_id)
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_offset_commit(t->c, &ctx, &oc, &res);
-    keep_records(t, &res);
+    ct_keep(t, &res);
     kc_result_deinit(&res);
 }
 
@@ -2396,7 +2339,7 @@ static void test_inspect_and_events(void **state)
 
     /* b goes silent: session_expired, then the epoch bump. */
     for (int i = 0; i < 12; i++) {
-        ctx_sleep(t, 1000);
+        ct_sleep(t, 1000);
         assert_int_equal(beat(t, &cls[0]).error, E_NONE);
     }
     assert_int_equal(ev.n[KC_COORD_EV_SESSION_EXPIRED], 1);
