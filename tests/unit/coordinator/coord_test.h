@@ -113,6 +113,9 @@ char *ct_cstr(ct_t *t, kc_str_t s);
 void ct_replay(ct_t *t, const kc_buf_t *key, const kc_buf_t *value);
 /* Ends the load of a context made with opts.unloaded (at t->now). */
 void ct_load(ct_t *t);
+/* Loads the live coordinator again from the log after kc_coord_unload, as
+ * the server does after a failed commit. */
+void ct_reload(ct_t *t);
 /* A new coordinator (same config, view and store), loaded at t->now after
  * replaying the log; compacted: only the last record of each key, and no
  * tombstone, as the log cleaner leaves it. The caller frees it. */

@@ -17,126 +17,20 @@
 #include <cmocka.h>
 #include <unistd.h>
 
-#include "coord_priv.h"
+#include "coord_test.h"
 
-/* ---- test context ------------------------------------------------------ */
+/* ---- test context: coord_test.h ---------------------------------------- */
 
-typedef struct {
-    int32_t corr;
-    int16_t api_key, version;
-    kc_buf_t body;
-    kc_buf_t error_body; /* sent instead when the result's records fail to commit */
-} resp_t;
-
-typedef struct {
-    kc_buf_t key, value;
-    bool tombstone;
-} rec_t;
-
-typedef struct {
-    kc_coord_t *c;
-    kc_coord_config_t cfg;
-    int64_t now;
-    int32_t next_corr;
-    resp_t resps[256];
-    size_t nresps;
-    rec_t recs[256];
-    size_t nrecs;
-    kc_arena_t arena;
-} ctx_t;
-
-static void absorb(ctx_t *t, kc_result_t *res)
-{
-    for (size_t i = 0; i < res->nrecords; i++) {
-        assert_true(t->nrecs < 256);
-        rec_t *r = &t->recs[t->nrecs++];
-        kc_buf_init(&r->key);
-        kc_buf_init(&r->value);
-        kc_buf_append(&r->key, res->records[i].key.data, res->records[i].key.len);
-        kc_buf_append(&r->value, res->records[i].value.data, res->records[i].value.len);
-        r->tombstone = res->records[i].tombstone;
-    }
-    for (size_t i = 0; i < res->nresponses; i++) {
-        assert_true(t->nresps < 256);
-        resp_t *r = &t->resps[t->nresps++];
-        r->corr = res->responses[i].correlation_id;
-        r->api_key = res->responses[i].api_key;
-        r->version = res->responses[i].api_version;
-        kc_buf_init(&r->body);
-        kc_buf_append(&r->body, res->responses[i].body.data, res->responses[i].body.len);
-        kc_buf_init(&r->error_body);
-        kc_buf_append(&r->error_body, res->responses[i].error_body.data,
-                      res->responses[i].error_body.len);
-    }
-    kc_result_reset(res);
-}
+typedef ct_t ctx_t;
+typedef ct_response_t resp_t;
+typedef ct_record_t rec_t;
 
 static ctx_t *ctx_new_cfg(const kc_coord_config_t *cfg)
 {
-    ctx_t *t = calloc(1, sizeof(*t));
-    t->cfg = *cfg;
-    t->c = kc_coord_new(cfg, NULL);
-    kc_coord_seed(t->c, 42);
-    kc_coord_loaded(t->c, 0);
-    t->next_corr = 1;
-    kc_arena_init(&t->arena);
-    return t;
+    return ct_new(&(ct_opts_t){.cfg = cfg, .seed = 42});
 }
 
-static ctx_t *ctx_new(void)
-{
-    kc_coord_config_t cfg;
-    kc_coord_config_defaults(&cfg);
-    return ctx_new_cfg(&cfg);
-}
-
-static void ctx_free(ctx_t *t)
-{
-    kc_coord_free(t->c);
-    for (size_t i = 0; i < t->nresps; i++) {
-        kc_buf_deinit(&t->resps[i].body);
-        kc_buf_deinit(&t->resps[i].error_body);
-    }
-    for (size_t i = 0; i < t->nrecs; i++) {
-        kc_buf_deinit(&t->recs[i].key);
-        kc_buf_deinit(&t->recs[i].value);
-    }
-    kc_arena_deinit(&t->arena);
-    free(t);
-}
-
-/* Advances the fake clock, firing due timers as the event loop would. */
-static void ctx_sleep(ctx_t *t, int64_t ms)
-{
-    kc_result_t res;
-    kc_result_init(&res);
-    t->now += ms;
-    kc_coord_tick(t->c, t->now, &res);
-    absorb(t, &res);
-    kc_result_deinit(&res);
-}
-
-static kc_request_ctx_t rctx(ctx_t *t, int16_t api_key, int16_t version)
-{
-    kc_request_ctx_t x;
-    memset(&x, 0, sizeof(x));
-    x.conn_id = 100 + (uint64_t)t->next_corr;
-    x.correlation_id = t->next_corr++;
-    x.api_key = api_key;
-    x.api_version = version;
-    x.client_id = kc_str("client");
-    x.client_host = "/127.0.0.1";
-    x.now_ms = t->now;
-    return x;
-}
-
-static resp_t *find_resp(ctx_t *t, int32_t corr)
-{
-    for (size_t i = 0; i < t->nresps; i++)
-        if (t->resps[i].corr == corr)
-            return &t->resps[i];
-    return NULL;
-}
+static ctx_t *ctx_new(void) { return ct_new(&(ct_opts_t){.seed = 42}); }
 
 /* Consumer protocol subscription v0 to one topic. */
 static kc_bytes_t subscription(ctx_t *t, const char *topic)
@@ -183,18 +77,18 @@ static int32_t send_join(ctx_t *t, join_args_t a)
     req.protocols.items[0].metadata = subscription(t, a.topic ? a.topic : "foo");
     req.protocols.items[1].name = kc_str(a.protocol2);
     req.protocols.items[1].metadata = subscription(t, a.topic ? a.topic : "foo");
-    kc_request_ctx_t x = rctx(t, KC_API_JOIN_GROUP, v);
+    kc_request_ctx_t x = ct_rctx(t, KC_API_JOIN_GROUP, v);
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_join_group(t->c, &x, &req, &res);
-    absorb(t, &res);
+    ct_absorb(t, &res);
     kc_result_deinit(&res);
     return x.correlation_id;
 }
 
 static bool join_resp(ctx_t *t, int32_t corr, kc_join_group_response_t *out)
 {
-    resp_t *r = find_resp(t, corr);
+    resp_t *r = ct_find_resp(t, corr);
     if (!r)
         return false;
     assert_int_equal(r->api_key, KC_API_JOIN_GROUP);
@@ -203,14 +97,6 @@ static bool join_resp(ctx_t *t, int32_t corr, kc_join_group_response_t *out)
     assert_int_equal(kc_join_group_response_decode(&rd, r->version, &t->arena, out), 0);
     assert_int_equal(kc_reader_left(&rd), 0);
     return true;
-}
-
-static char *cstr(ctx_t *t, kc_str_t s)
-{
-    char *p = kc_arena_alloc(&t->arena, (size_t)(s.len > 0 ? s.len : 0) + 1);
-    if (s.len > 0)
-        memcpy(p, s.ptr, (size_t)s.len);
-    return p;
 }
 
 static int32_t send_sync(ctx_t *t, const char *member_id, const char *instance_id, int32_t gen,
@@ -229,18 +115,18 @@ static int32_t send_sync(ctx_t *t, const char *member_id, const char *instance_i
         req.assignments.items[i].assignment =
             (kc_bytes_t){(const uint8_t *)assignments[i], (int32_t)strlen(assignments[i])};
     }
-    kc_request_ctx_t x = rctx(t, KC_API_SYNC_GROUP, version ? version : 3);
+    kc_request_ctx_t x = ct_rctx(t, KC_API_SYNC_GROUP, version ? version : 3);
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_sync_group(t->c, &x, &req, &res);
-    absorb(t, &res);
+    ct_absorb(t, &res);
     kc_result_deinit(&res);
     return x.correlation_id;
 }
 
 static bool sync_resp(ctx_t *t, int32_t corr, kc_sync_group_response_t *out)
 {
-    resp_t *r = find_resp(t, corr);
+    resp_t *r = ct_find_resp(t, corr);
     if (!r)
         return false;
     kc_reader_t rd;
@@ -257,13 +143,13 @@ static int16_t heartbeat(ctx_t *t, const char *member_id, const char *instance_i
     req.generation_id = gen;
     req.member_id = kc_str(member_id);
     req.group_instance_id = kc_str(instance_id);
-    kc_request_ctx_t x = rctx(t, KC_API_HEARTBEAT, 3);
+    kc_request_ctx_t x = ct_rctx(t, KC_API_HEARTBEAT, 3);
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_heartbeat(t->c, &x, &req, &res);
-    absorb(t, &res);
+    ct_absorb(t, &res);
     kc_result_deinit(&res);
-    resp_t *r = find_resp(t, x.correlation_id);
+    resp_t *r = ct_find_resp(t, x.correlation_id);
     assert_non_null(r);
     kc_heartbeat_response_t out;
     kc_reader_t rd;
@@ -279,9 +165,9 @@ static char *join_and_sync_single(ctx_t *t)
     kc_join_group_response_t jr;
     assert_true(join_resp(t, c1, &jr));
     assert_int_equal(jr.error_code, 79);
-    char *mid = cstr(t, jr.member_id);
+    char *mid = ct_cstr(t, jr.member_id);
     int32_t c2 = send_join(t, (join_args_t){.member_id = mid});
-    ctx_sleep(t, 3000);
+    ct_jump(t, 3000);
     assert_true(join_resp(t, c2, &jr));
     assert_int_equal(jr.error_code, 0);
     const char *ids[] = {mid};
@@ -302,14 +188,14 @@ static void test_sync_group_failed_record_write_answers_not_coordinator(void **s
     int32_t c1 = send_join(t, (join_args_t){0});
     kc_join_group_response_t jr;
     assert_true(join_resp(t, c1, &jr));
-    char *mid = cstr(t, jr.member_id);
+    char *mid = ct_cstr(t, jr.member_id);
     int32_t c2 = send_join(t, (join_args_t){.member_id = mid});
-    ctx_sleep(t, 3000);
+    ct_jump(t, 3000);
     assert_true(join_resp(t, c2, &jr));
     const char *ids[] = {mid};
     const char *as[] = {"A1"};
     int32_t c3 = send_sync(t, mid, NULL, jr.generation_id, 1, ids, as, 3);
-    resp_t *r = find_resp(t, c3);
+    resp_t *r = ct_find_resp(t, c3);
     assert_non_null(r);
     assert_true(r->error_body.len > 0);
     kc_sync_group_response_t sr;
@@ -317,7 +203,7 @@ static void test_sync_group_failed_record_write_answers_not_coordinator(void **s
     kc_reader_init(&rd, r->error_body.data, r->error_body.len);
     assert_int_equal(kc_sync_group_response_decode(&rd, r->version, &t->arena, &sr), 0);
     assert_int_equal(sr.error_code, 16);
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* ---- log capture: the broker logs to stderr ---------------------------- */
@@ -364,7 +250,7 @@ static void describe(ctx_t *t, kc_coord_t *c, int16_t version, const char *group
     req.groups.items = &g;
     req.groups.count = 1;
     req.include_authorized_operations = true;
-    kc_request_ctx_t x = rctx(t, KC_API_DESCRIBE_GROUPS, version);
+    kc_request_ctx_t x = ct_rctx(t, KC_API_DESCRIBE_GROUPS, version);
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_describe_groups(c, &x, &req, &res);
@@ -404,28 +290,22 @@ static const rec_t *last_record(ctx_t *t, const char *group)
  * the last record (generation, leader, protocol) with the live group. */
 static void check_replay(ctx_t *t, const char *group)
 {
-    kc_coord_t *c2 = kc_coord_new(&t->cfg, NULL);
-    for (size_t i = 0; i < t->nrecs; i++)
-        assert_int_equal(kc_coord_replay(c2, t->recs[i].key.data, t->recs[i].key.len,
-                                         t->recs[i].tombstone ? NULL : t->recs[i].value.data,
-                                         t->recs[i].value.len),
-                         0);
-    kc_coord_loaded(c2, t->now);
+    kc_coord_t *c2 = ct_replayed(t, false);
     kc_describe_groups_response_t a, b;
     describe(t, t->c, 5, group, &a);
     describe(t, c2, 5, group, &b);
     assert_int_equal(a.groups.count, 1);
     assert_int_equal(b.groups.count, 1);
     __typeof__(a.groups.items[0]) *ga = &a.groups.items[0], *gb = &b.groups.items[0];
-    assert_string_equal(cstr(t, ga->group_state), cstr(t, gb->group_state));
-    assert_string_equal(cstr(t, ga->protocol_type), cstr(t, gb->protocol_type));
-    assert_string_equal(cstr(t, ga->protocol_data), cstr(t, gb->protocol_data));
+    assert_string_equal(ct_cstr(t, ga->group_state), ct_cstr(t, gb->group_state));
+    assert_string_equal(ct_cstr(t, ga->protocol_type), ct_cstr(t, gb->protocol_type));
+    assert_string_equal(ct_cstr(t, ga->protocol_data), ct_cstr(t, gb->protocol_data));
     assert_int_equal(ga->members.count, gb->members.count);
     for (int32_t i = 0; i < ga->members.count; i++) {
         __typeof__(ga->members.items[0]) *ma = &ga->members.items[i], *mb = &gb->members.items[i];
-        assert_string_equal(cstr(t, ma->member_id), cstr(t, mb->member_id));
+        assert_string_equal(ct_cstr(t, ma->member_id), ct_cstr(t, mb->member_id));
         assert_int_equal(ma->group_instance_id.len, mb->group_instance_id.len);
-        assert_string_equal(cstr(t, ma->client_id), cstr(t, mb->client_id));
+        assert_string_equal(ct_cstr(t, ma->client_id), ct_cstr(t, mb->client_id));
         assert_int_equal(ma->member_metadata.len, mb->member_metadata.len);
         assert_int_equal(ma->member_assignment.len, mb->member_assignment.len);
         if (ma->member_assignment.len)
@@ -448,14 +328,14 @@ static void check_replay(ctx_t *t, const char *group)
         kc_result_t res;
         /* The generation of the record is the one members of the rebuilt
          * group are accepted at. */
-        if (ga->members.count && strcmp(cstr(t, ga->group_state), "Stable") == 0) {
+        if (ga->members.count && strcmp(ct_cstr(t, ga->group_state), "Stable") == 0) {
             kc_heartbeat_request_t hb;
             kc_heartbeat_request_init(&hb);
             hb.group_id = kc_str(group);
             hb.generation_id = v.generation;
             hb.member_id = ga->members.items[0].member_id;
             hb.group_instance_id = ga->members.items[0].group_instance_id;
-            kc_request_ctx_t x = rctx(t, KC_API_HEARTBEAT, 3);
+            kc_request_ctx_t x = ct_rctx(t, KC_API_HEARTBEAT, 3);
             kc_result_init(&res);
             kc_coord_heartbeat(c2, &x, &hb, &res);
             kc_heartbeat_response_t out;
@@ -481,22 +361,22 @@ static void test_join_group_unknown_member_id_required(void **state)
     kc_join_group_response_t jr;
     assert_true(join_resp(t, c1, &jr));
     assert_int_equal(jr.error_code, 79); /* MEMBER_ID_REQUIRED */
-    char *mid = cstr(t, jr.member_id);
+    char *mid = ct_cstr(t, jr.member_id);
     assert_int_equal(strlen(mid), strlen("client-") + 36);
     assert_memory_equal(mid, "client-", 7);
     /* The new group is persisted as an empty group. */
     assert_int_equal(t->nrecs, 1);
 
     int32_t c2 = send_join(t, (join_args_t){.member_id = mid});
-    assert_null(find_resp(t, c2)); /* parked during the initial delay */
-    ctx_sleep(t, 2999);
-    assert_null(find_resp(t, c2));
-    ctx_sleep(t, 1);
+    assert_null(ct_find_resp(t, c2)); /* parked during the initial delay */
+    ct_jump(t, 2999);
+    assert_null(ct_find_resp(t, c2));
+    ct_jump(t, 1);
     assert_true(join_resp(t, c2, &jr));
     assert_int_equal(jr.error_code, 0);
     assert_int_equal(jr.generation_id, 1);
-    assert_string_equal(cstr(t, jr.leader), mid);
-    assert_string_equal(cstr(t, jr.protocol_name), "range");
+    assert_string_equal(ct_cstr(t, jr.leader), mid);
+    assert_string_equal(ct_cstr(t, jr.protocol_name), "range");
     assert_int_equal(jr.members.count, 1);
     const char *ids[] = {mid};
     const char *as[] = {"A1"};
@@ -506,7 +386,7 @@ static void test_join_group_unknown_member_id_required(void **state)
     assert_int_equal(sr.error_code, 0);
     assert_memory_equal(sr.assignment.ptr, "A1", 2);
     check_replay(t, "grp");
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_join_group_v3_adds_member_without_member_id_required(void **state)
@@ -514,13 +394,13 @@ static void test_join_group_v3_adds_member_without_member_id_required(void **sta
     (void)state;
     ctx_t *t = ctx_new();
     int32_t c1 = send_join(t, (join_args_t){.version = 3});
-    assert_null(find_resp(t, c1));
-    ctx_sleep(t, 3000);
+    assert_null(ct_find_resp(t, c1));
+    ct_jump(t, 3000);
     kc_join_group_response_t jr;
     assert_true(join_resp(t, c1, &jr));
     assert_int_equal(jr.error_code, 0);
     assert_int_equal(jr.generation_id, 1);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_join_group_invalid_inputs(void **state)
@@ -538,7 +418,7 @@ static void test_join_group_invalid_inputs(void **state)
     assert_true(join_resp(t, c, &jr));
     assert_int_equal(jr.error_code, 25);
     assert_int_equal(t->nrecs, 0);
-    ctx_free(t);
+    ct_free(t);
 
     kc_coord_config_t cfg;
     kc_coord_config_defaults(&cfg);
@@ -550,16 +430,16 @@ static void test_join_group_invalid_inputs(void **state)
     req.session_timeout_ms = 10000;
     req.member_id = kc_str("");
     req.protocol_type = kc_str("consumer");
-    kc_request_ctx_t x = rctx(t, KC_API_JOIN_GROUP, 5);
+    kc_request_ctx_t x = ct_rctx(t, KC_API_JOIN_GROUP, 5);
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_join_group(c2, &x, &req, &res);
-    absorb(t, &res);
+    ct_absorb(t, &res);
     assert_true(join_resp(t, x.correlation_id, &jr));
     assert_int_equal(jr.error_code, 14); /* COORDINATOR_LOAD_IN_PROGRESS */
     kc_result_deinit(&res);
     kc_coord_free(c2);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_initial_delay_extended_by_new_member(void **state)
@@ -567,21 +447,21 @@ static void test_initial_delay_extended_by_new_member(void **state)
     (void)state;
     ctx_t *t = ctx_new();
     int32_t a = send_join(t, (join_args_t){.version = 3});
-    ctx_sleep(t, 2000);
+    ct_jump(t, 2000);
     int32_t b = send_join(t, (join_args_t){.version = 3});
-    ctx_sleep(t, 1000); /* t=3000: a member arrived during the delay */
-    assert_null(find_resp(t, a));
-    ctx_sleep(t, 2999);
-    assert_null(find_resp(t, b));
-    ctx_sleep(t, 1); /* t=6000 */
+    ct_jump(t, 1000); /* t=3000: a member arrived during the delay */
+    assert_null(ct_find_resp(t, a));
+    ct_jump(t, 2999);
+    assert_null(ct_find_resp(t, b));
+    ct_jump(t, 1); /* t=6000 */
     kc_join_group_response_t ja, jb;
     assert_true(join_resp(t, a, &ja));
     assert_true(join_resp(t, b, &jb));
     assert_int_equal(ja.generation_id, 1);
     assert_int_equal(ja.members.count, 2); /* first member leads */
     assert_int_equal(jb.members.count, 0);
-    assert_string_equal(cstr(t, jb.leader), cstr(t, ja.member_id));
-    ctx_free(t);
+    assert_string_equal(ct_cstr(t, jb.leader), ct_cstr(t, ja.member_id));
+    ct_free(t);
 }
 
 /* Two members join and sync; the leader's assignment reaches both. */
@@ -590,17 +470,17 @@ static void two_member_group(ctx_t *t, char **leader, char **follower, int32_t *
     int32_t a = send_join(t, (join_args_t){.version = 3});
     int32_t b = send_join(t, (join_args_t){.version = 3});
     /* The second member extends the initial delay once (3 s + 3 s). */
-    ctx_sleep(t, 3000);
-    assert_null(find_resp(t, a));
-    ctx_sleep(t, 3000);
+    ct_jump(t, 3000);
+    assert_null(ct_find_resp(t, a));
+    ct_jump(t, 3000);
     kc_join_group_response_t ja, jb;
     assert_true(join_resp(t, a, &ja));
     assert_true(join_resp(t, b, &jb));
-    *leader = cstr(t, ja.member_id);
-    *follower = cstr(t, jb.member_id);
+    *leader = ct_cstr(t, ja.member_id);
+    *follower = ct_cstr(t, jb.member_id);
     *gen = ja.generation_id;
     int32_t sf = send_sync(t, *follower, NULL, *gen, 0, NULL, NULL, 3);
-    assert_null(find_resp(t, sf));
+    assert_null(ct_find_resp(t, sf));
     size_t nrec = t->nrecs;
     const char *ids[] = {*leader, *follower};
     const char *as[] = {"AL", "AF"};
@@ -631,15 +511,15 @@ static void test_select_protocol(void **state)
                                                .protocol2 = second[i]});
         int32_t b = send_join(t, (join_args_t){.version = 3, .protocol = second[i],
                                                .protocol2 = first[i]});
-        ctx_sleep(t, 3000);
-        ctx_sleep(t, 3000);
+        ct_jump(t, 3000);
+        ct_jump(t, 3000);
         kc_join_group_response_t ja, jb;
         assert_true(join_resp(t, a, &ja));
         assert_true(join_resp(t, b, &jb));
         assert_int_equal(ja.error_code, 0);
-        assert_string_equal(cstr(t, ja.protocol_name), second[i]);
-        assert_string_equal(cstr(t, jb.protocol_name), second[i]);
-        ctx_free(t);
+        assert_string_equal(ct_cstr(t, ja.protocol_name), second[i]);
+        assert_string_equal(ct_cstr(t, jb.protocol_name), second[i]);
+        ct_free(t);
     }
 }
 
@@ -664,16 +544,16 @@ static int32_t join_with_n_members(ctx_t *t, int n, int32_t rebalance_ms, int32_
     for (int i = 0; i < n; i++)
         corr[i] = send_join(t, (join_args_t){.version = 3, .rebalance_ms = rebalance_ms,
                                              .session_ms = session_ms});
-    for (int i = 0; i < 20 && !find_resp(t, corr[0]); i++)
-        ctx_sleep(t, 500);
+    for (int i = 0; i < 20 && !ct_find_resp(t, corr[0]); i++)
+        ct_jump(t, 500);
     int32_t gen = -1;
     for (int i = 0; i < n; i++) {
         kc_join_group_response_t jr;
         assert_true(join_resp(t, corr[i], &jr));
         assert_int_equal(jr.error_code, 0);
-        ids[i] = cstr(t, jr.member_id);
+        ids[i] = ct_cstr(t, jr.member_id);
         gen = jr.generation_id;
-        assert_string_equal(cstr(t, jr.leader), ids[0]);
+        assert_string_equal(ct_cstr(t, jr.leader), ids[0]);
     }
     return gen;
 }
@@ -697,11 +577,11 @@ static int32_t send_sync_vn(ctx_t *t, int16_t version, const char *member_id, in
         req.assignments.items[i].assignment =
             (kc_bytes_t){(const uint8_t *)as[i], (int32_t)strlen(as[i])};
     }
-    kc_request_ctx_t x = rctx(t, KC_API_SYNC_GROUP, version);
+    kc_request_ctx_t x = ct_rctx(t, KC_API_SYNC_GROUP, version);
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_sync_group(t->c, &x, &req, &res);
-    absorb(t, &res);
+    ct_absorb(t, &res);
     kc_result_deinit(&res);
     return x.correlation_id;
 }
@@ -725,19 +605,19 @@ static void sync_group_protocol_type_and_name_with(int16_t version, const char *
         assert_int_equal(r.protocol_type.len, -1);
         assert_int_equal(r.protocol_name.len, -1);
     } else if (version >= 5) {
-        assert_string_equal(cstr(t, r.protocol_type), "consumer");
-        assert_string_equal(cstr(t, r.protocol_name), "range");
+        assert_string_equal(ct_cstr(t, r.protocol_type), "consumer");
+        assert_string_equal(ct_cstr(t, r.protocol_name), "range");
     }
     int32_t sf = send_sync_vn(t, version, ids[1], gen, ptype, pname, 0, NULL, NULL);
     assert_true(sync_resp(t, sf, &r));
     assert_int_equal(r.error_code, expected_error);
     if (!expected_error && version >= 5) {
-        assert_string_equal(cstr(t, r.protocol_type), "consumer");
-        assert_string_equal(cstr(t, r.protocol_name), "range");
+        assert_string_equal(ct_cstr(t, r.protocol_type), "consumer");
+        assert_string_equal(ct_cstr(t, r.protocol_name), "range");
     }
     if (!expected_error)
         assert_int_equal(r.assignment.len, 0);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_sync_group_returns_an_error_when_protocol_type_is_inconsistent(void **state)
@@ -773,7 +653,7 @@ static void test_sync_group_v5_requires_protocol_type_and_name(void **state)
     kc_sync_group_response_t r;
     assert_true(sync_resp(t, s, &r));
     assert_int_equal(r.error_code, 23); /* not UNKNOWN_MEMBER_ID */
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_sync_group_succeed_when_protocol_type_and_name_are_consistent(void **state)
@@ -790,20 +670,20 @@ static void test_rebalance_times_out_when_sync_request_is_not_received(void **st
     ctx_t *t = ctx_new_short_sessions();
     char *ids[3];
     int32_t gen = join_with_n_members(t, 3, 5000, 5000, ids);
-    ctx_sleep(t, 2500);
+    ct_jump(t, 2500);
     for (int i = 0; i < 3; i++)
         assert_int_equal(heartbeat(t, ids[i], NULL, gen), 0);
     size_t nrec = t->nrecs;
-    ctx_sleep(t, 2500);
+    ct_jump(t, 2500);
     assert_int_equal(t->nrecs, nrec + 1);
     for (int i = 0; i < 3; i++)
         assert_int_equal(heartbeat(t, ids[i], NULL, gen + 1), 25); /* UNKNOWN_MEMBER_ID */
     kc_describe_groups_response_t d;
     describe(t, t->c, 5, "grp", &d);
-    assert_string_equal(cstr(t, d.groups.items[0].group_state), "Empty");
+    assert_string_equal(ct_cstr(t, d.groups.items[0].group_state), "Empty");
     assert_int_equal(d.groups.items[0].members.count, 0);
     check_replay(t, "grp");
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_rebalance_times_out_when_sync_request_is_not_received_from_followers(void **state)
@@ -812,7 +692,7 @@ static void test_rebalance_times_out_when_sync_request_is_not_received_from_foll
     ctx_t *t = ctx_new_short_sessions();
     char *ids[3];
     int32_t gen = join_with_n_members(t, 3, 5000, 5000, ids);
-    ctx_sleep(t, 2500);
+    ct_jump(t, 2500);
     for (int i = 0; i < 3; i++)
         assert_int_equal(heartbeat(t, ids[i], NULL, gen), 0);
     int32_t sl = send_sync(t, ids[0], NULL, gen, 0, NULL, NULL, 3);
@@ -821,15 +701,15 @@ static void test_rebalance_times_out_when_sync_request_is_not_received_from_foll
     assert_int_equal(r.error_code, 0);
     assert_int_equal(heartbeat(t, ids[0], NULL, gen), 0);
     size_t nrec = t->nrecs;
-    ctx_sleep(t, 2500);
+    ct_jump(t, 2500);
     assert_int_equal(t->nrecs, nrec); /* PreparingRebalance writes nothing */
     assert_int_equal(heartbeat(t, ids[0], NULL, gen), 27); /* REBALANCE_IN_PROGRESS */
     assert_int_equal(heartbeat(t, ids[1], NULL, gen), 25);
     assert_int_equal(heartbeat(t, ids[2], NULL, gen), 25);
     kc_describe_groups_response_t d;
     describe(t, t->c, 5, "grp", &d);
-    assert_string_equal(cstr(t, d.groups.items[0].group_state), "PreparingRebalance");
-    ctx_free(t);
+    assert_string_equal(ct_cstr(t, d.groups.items[0].group_state), "PreparingRebalance");
+    ct_free(t);
 }
 
 static void test_rebalance_times_out_when_sync_request_is_not_received_from_leaders(void **state)
@@ -838,15 +718,15 @@ static void test_rebalance_times_out_when_sync_request_is_not_received_from_lead
     ctx_t *t = ctx_new_short_sessions();
     char *ids[3];
     int32_t gen = join_with_n_members(t, 3, 5000, 5000, ids);
-    ctx_sleep(t, 2500);
+    ct_jump(t, 2500);
     for (int i = 0; i < 3; i++)
         assert_int_equal(heartbeat(t, ids[i], NULL, gen), 0);
     int32_t s1 = send_sync(t, ids[1], NULL, gen, 0, NULL, NULL, 3);
     int32_t s2 = send_sync(t, ids[2], NULL, gen, 0, NULL, NULL, 3);
-    assert_null(find_resp(t, s1));
-    assert_null(find_resp(t, s2));
+    assert_null(ct_find_resp(t, s1));
+    assert_null(ct_find_resp(t, s2));
     size_t nrec = t->nrecs;
-    ctx_sleep(t, 2500);
+    ct_jump(t, 2500);
     assert_int_equal(t->nrecs, nrec);
     kc_sync_group_response_t r;
     assert_true(sync_resp(t, s1, &r));
@@ -856,7 +736,7 @@ static void test_rebalance_times_out_when_sync_request_is_not_received_from_lead
     assert_int_equal(heartbeat(t, ids[0], NULL, gen), 25);
     assert_int_equal(heartbeat(t, ids[1], NULL, gen), 27);
     assert_int_equal(heartbeat(t, ids[2], NULL, gen), 27);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_rebalance_does_not_time_out_when_all_sync_are_received(void **state)
@@ -865,19 +745,19 @@ static void test_rebalance_does_not_time_out_when_all_sync_are_received(void **s
     ctx_t *t = ctx_new_short_sessions();
     char *ids[3];
     int32_t gen = join_with_n_members(t, 3, 5000, 5000, ids);
-    ctx_sleep(t, 2500);
+    ct_jump(t, 2500);
     for (int i = 0; i < 3; i++)
         assert_int_equal(heartbeat(t, ids[i], NULL, gen), 0);
     send_sync(t, ids[0], NULL, gen, 0, NULL, NULL, 3);
     send_sync(t, ids[1], NULL, gen, 0, NULL, NULL, 3);
     send_sync(t, ids[2], NULL, gen, 0, NULL, NULL, 3);
-    ctx_sleep(t, 2500);
+    ct_jump(t, 2500);
     for (int i = 0; i < 3; i++)
         assert_int_equal(heartbeat(t, ids[i], NULL, gen), 0);
     kc_describe_groups_response_t d;
     describe(t, t->c, 5, "grp", &d);
-    assert_string_equal(cstr(t, d.groups.items[0].group_state), "Stable");
-    ctx_free(t);
+    assert_string_equal(ct_cstr(t, d.groups.items[0].group_state), "Stable");
+    ct_free(t);
 }
 
 static void test_join_and_sync_two_members(void **state)
@@ -892,8 +772,8 @@ static void test_join_and_sync_two_members(void **state)
     kc_sync_group_response_t r;
     assert_true(sync_resp(t, s, &r));
     assert_int_equal(r.error_code, 0);
-    assert_string_equal(cstr(t, r.protocol_name), "range");
-    assert_string_equal(cstr(t, r.protocol_type), "consumer");
+    assert_string_equal(ct_cstr(t, r.protocol_name), "range");
+    assert_string_equal(ct_cstr(t, r.protocol_type), "consumer");
     s = send_sync(t, f, NULL, gen + 1, 0, NULL, NULL, 3);
     assert_true(sync_resp(t, s, &r));
     assert_int_equal(r.error_code, 22);
@@ -901,7 +781,7 @@ static void test_join_and_sync_two_members(void **state)
     assert_true(sync_resp(t, s, &r));
     assert_int_equal(r.error_code, 25);
     check_replay(t, "grp");
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_heartbeat_errors_by_state(void **state)
@@ -918,7 +798,7 @@ static void test_heartbeat_errors_by_state(void **state)
     /* The leader rejoins: PreparingRebalance. */
     send_join(t, (join_args_t){.member_id = l, .version = 3});
     assert_int_equal(heartbeat(t, f, NULL, gen), 27);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_session_expiry_removes_member_and_rebalances(void **state)
@@ -929,14 +809,14 @@ static void test_session_expiry_removes_member_and_rebalances(void **state)
     int32_t gen;
     two_member_group(t, &l, &f, &gen);
     /* Sessions run from the join answer at t=6 s, 10 s long. */
-    ctx_sleep(t, 9999); /* t=15.999 s */
+    ct_jump(t, 9999); /* t=15.999 s */
     assert_int_equal(heartbeat(t, f, NULL, gen), 0);
     assert_int_equal(heartbeat(t, l, NULL, gen), 0);
     for (int i = 0; i < 2; i++) {
-        ctx_sleep(t, 4999);
+        ct_jump(t, 4999);
         assert_int_equal(heartbeat(t, l, NULL, gen), 0);
     }
-    ctx_sleep(t, 2); /* t=25.999 s: the follower's session ends */
+    ct_jump(t, 2); /* t=25.999 s: the follower's session ends */
     /* The follower missed its session: gone, the group rebalances. */
     assert_int_equal(heartbeat(t, f, NULL, gen), 25);
     assert_int_equal(heartbeat(t, l, NULL, gen), 27);
@@ -945,7 +825,7 @@ static void test_session_expiry_removes_member_and_rebalances(void **state)
     assert_true(join_resp(t, j, &jr));
     assert_int_equal(jr.generation_id, gen + 1);
     assert_int_equal(jr.members.count, 1);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_rebalance_timeout_removes_members_not_rejoined(void **state)
@@ -956,10 +836,10 @@ static void test_rebalance_timeout_removes_members_not_rejoined(void **state)
     int32_t gen;
     two_member_group(t, &l, &f, &gen);
     int32_t j = send_join(t, (join_args_t){.member_id = l, .version = 3});
-    ctx_sleep(t, 5000);
+    ct_jump(t, 5000);
     assert_int_equal(heartbeat(t, f, NULL, gen), 27);
-    assert_null(find_resp(t, j));
-    ctx_sleep(t, 5000); /* the rebalance timeout (10 s) */
+    assert_null(ct_find_resp(t, j));
+    ct_jump(t, 5000); /* the rebalance timeout (10 s) */
     kc_join_group_response_t jr;
     assert_true(join_resp(t, j, &jr));
     assert_int_equal(jr.error_code, 0);
@@ -970,7 +850,7 @@ static void test_rebalance_timeout_removes_members_not_rejoined(void **state)
     const char *as[] = {"ALL"};
     send_sync(t, l, NULL, gen + 1, 1, ids, as, 3);
     check_replay(t, "grp");
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* A static leader and a dynamic follower, Stable. */
@@ -979,16 +859,16 @@ static void static_group(ctx_t *t, int16_t version, char **leader, char **follow
     int32_t a = send_join(t, (join_args_t){.instance_id = "leader-instance", .version = version});
     int32_t b = send_join(t, (join_args_t){.version = 3});
     /* The second member extends the initial delay once (3 s + 3 s). */
-    ctx_sleep(t, 3000);
-    assert_null(find_resp(t, a));
-    ctx_sleep(t, 3000);
+    ct_jump(t, 3000);
+    assert_null(ct_find_resp(t, a));
+    ct_jump(t, 3000);
     kc_join_group_response_t ja, jb;
     assert_true(join_resp(t, a, &ja));
     assert_true(join_resp(t, b, &jb));
-    *leader = cstr(t, ja.member_id);
+    *leader = ct_cstr(t, ja.member_id);
     assert_memory_equal(*leader, "leader-instance-", 16);
-    assert_string_equal(cstr(t, ja.leader), *leader);
-    *follower = cstr(t, jb.member_id);
+    assert_string_equal(ct_cstr(t, ja.leader), *leader);
+    *follower = ct_cstr(t, jb.member_id);
     *gen = ja.generation_id;
     const char *ids[] = {*leader, *follower};
     const char *as[] = {"AL", "AF"};
@@ -1005,15 +885,15 @@ static int32_t static_members_join_and_rebalance(ctx_t *t, char **leader, char *
                                            .session_ms = 15000});
     int32_t b = send_join(t, (join_args_t){.instance_id = "follower-instance", .protocol2 = "roundrobin",
                                            .session_ms = 15000});
-    ctx_sleep(t, 3000);
-    ctx_sleep(t, 3000);
+    ct_jump(t, 3000);
+    ct_jump(t, 3000);
     kc_join_group_response_t ja, jb;
     assert_true(join_resp(t, a, &ja));
     assert_true(join_resp(t, b, &jb));
     assert_int_equal(ja.error_code, 0);
-    assert_string_equal(cstr(t, ja.protocol_name), "range");
-    *leader = cstr(t, ja.member_id);
-    *follower = cstr(t, jb.member_id);
+    assert_string_equal(ct_cstr(t, ja.protocol_name), "range");
+    *leader = ct_cstr(t, ja.member_id);
+    *follower = ct_cstr(t, jb.member_id);
     const char *ids[] = {*leader, *follower};
     const char *as[] = {"AL", "AF"};
     send_sync(t, *leader, "leader-instance", ja.generation_id, 2, ids, as, 3);
@@ -1036,23 +916,23 @@ static void test_static_member_rejoin_with_unknown_member_id_and_change_of_proto
     int32_t gen = static_members_join_and_rebalance(t, &l, &f);
     size_t nrec = t->nrecs;
     int32_t j = send_join(t, (join_args_t){.instance_id = "follower-instance", .protocol = "roundrobin"});
-    assert_null(find_resp(t, j));
+    assert_null(ct_find_resp(t, j));
     assert_int_equal(t->nrecs, nrec);
     kc_describe_groups_response_t d;
     describe(t, t->c, 5, "grp", &d);
-    assert_string_equal(cstr(t, d.groups.items[0].group_state), "PreparingRebalance");
+    assert_string_equal(ct_cstr(t, d.groups.items[0].group_state), "PreparingRebalance");
     log_capture_begin();
-    ctx_sleep(t, 10000);
+    ct_jump(t, 10000);
     char *logged = log_capture_end(t);
     kc_join_group_response_t jr;
     assert_true(join_resp(t, j, &jr));
     assert_int_equal(jr.error_code, 0);
-    char *nf = cstr(t, jr.member_id);
+    char *nf = ct_cstr(t, jr.member_id);
     assert_string_not_equal(nf, f);
     assert_memory_equal(nf, "follower-instance-", 18);
     assert_int_equal(jr.generation_id, gen + 1);
-    assert_string_equal(cstr(t, jr.leader), nf);
-    assert_string_equal(cstr(t, jr.protocol_name), "roundrobin");
+    assert_string_equal(ct_cstr(t, jr.leader), nf);
+    assert_string_equal(ct_cstr(t, jr.protocol_name), "roundrobin");
     char expect[1024];
     snprintf(expect, sizeof(expect),
              "Group leader [memberId: %s, groupInstanceId: leader-instance] failed to join before "
@@ -1064,8 +944,8 @@ static void test_static_member_rejoin_with_unknown_member_id_and_change_of_proto
     assert_non_null(strstr(logged, expect));
     assert_int_equal(jr.members.count, 2); /* the static leader stays */
     describe(t, t->c, 5, "grp", &d);
-    assert_string_equal(cstr(t, d.groups.items[0].group_state), "CompletingRebalance");
-    ctx_free(t);
+    assert_string_equal(ct_cstr(t, d.groups.items[0].group_state), "CompletingRebalance");
+    ct_free(t);
 }
 
 /* The same rejoin that leaves the vote on range: no rebalance, the record
@@ -1083,11 +963,11 @@ static void test_static_member_rejoin_with_unknown_member_id_and_change_of_proto
     assert_true(join_resp(t, j, &jr));
     assert_int_equal(jr.error_code, 0);
     assert_int_equal(jr.generation_id, gen);
-    assert_string_equal(cstr(t, jr.leader), l);
-    assert_string_equal(cstr(t, jr.protocol_name), "range");
+    assert_string_equal(ct_cstr(t, jr.leader), l);
+    assert_string_equal(ct_cstr(t, jr.protocol_name), "range");
     assert_int_equal(t->nrecs, nrec + 1);
     check_replay(t, "grp");
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* PreparingRebalance: the old follower's parked JoinGroup is fenced at once
@@ -1101,22 +981,22 @@ static void test_static_member_fence_duplicate_rejoined_follower(void **state)
     send_join(t, (join_args_t){.version = 3, .protocol2 = "roundrobin"});
     kc_describe_groups_response_t d;
     describe(t, t->c, 5, "grp", &d);
-    assert_string_equal(cstr(t, d.groups.items[0].group_state), "PreparingRebalance");
+    assert_string_equal(ct_cstr(t, d.groups.items[0].group_state), "PreparingRebalance");
     int32_t old = send_join(t, (join_args_t){.member_id = f, .instance_id = "follower-instance",
                                              .protocol2 = "roundrobin"});
-    assert_null(find_resp(t, old));
+    assert_null(ct_find_resp(t, old));
     int32_t dup = send_join(t, (join_args_t){.instance_id = "follower-instance", .protocol2 = "roundrobin"});
     kc_join_group_response_t jr;
     assert_true(join_resp(t, old, &jr));
     assert_int_equal(jr.error_code, 82); /* FENCED_INSTANCE_ID */
-    assert_string_equal(cstr(t, jr.member_id), f);
+    assert_string_equal(ct_cstr(t, jr.member_id), f);
     assert_int_equal(jr.generation_id, -1);
     assert_int_equal(jr.leader.len, 0);
     assert_int_equal(jr.protocol_name.len, 0); /* v5: not nullable, empty */
-    assert_null(find_resp(t, dup));
+    assert_null(ct_find_resp(t, dup));
     describe(t, t->c, 5, "grp", &d);
-    assert_string_equal(cstr(t, d.groups.items[0].group_state), "PreparingRebalance");
-    ctx_free(t);
+    assert_string_equal(ct_cstr(t, d.groups.items[0].group_state), "PreparingRebalance");
+    ct_free(t);
 }
 
 /* CompletingRebalance: the old follower's parked SyncGroup is fenced and
@@ -1129,7 +1009,7 @@ static void test_static_member_fence_duplicate_syncing_follower_after_member_id_
     int32_t gen = static_members_join_and_rebalance(t, &l, &f);
     int32_t lj = send_join(t, (join_args_t){.member_id = l, .instance_id = "leader-instance",
                                             .protocol2 = "roundrobin"});
-    assert_null(find_resp(t, lj));
+    assert_null(ct_find_resp(t, lj));
     int32_t fj = send_join(t, (join_args_t){.member_id = f, .instance_id = "follower-instance",
                                             .protocol2 = "roundrobin"});
     kc_join_group_response_t jr;
@@ -1137,20 +1017,20 @@ static void test_static_member_fence_duplicate_syncing_follower_after_member_id_
     assert_int_equal(jr.generation_id, gen + 1);
     assert_true(join_resp(t, fj, &jr));
     assert_int_equal(jr.generation_id, gen + 1);
-    assert_string_equal(cstr(t, jr.leader), l);
+    assert_string_equal(ct_cstr(t, jr.leader), l);
     int32_t fs = send_sync(t, f, "follower-instance", gen + 1, 0, NULL, NULL, 3);
-    assert_null(find_resp(t, fs));
+    assert_null(ct_find_resp(t, fs));
     size_t nrec = t->nrecs;
     int32_t dup = send_join(t, (join_args_t){.instance_id = "follower-instance", .protocol2 = "roundrobin"});
     assert_int_equal(t->nrecs, nrec);
-    assert_null(find_resp(t, dup));
+    assert_null(ct_find_resp(t, dup));
     kc_sync_group_response_t sr;
     assert_true(sync_resp(t, fs, &sr));
     assert_int_equal(sr.error_code, 82);
     kc_describe_groups_response_t d;
     describe(t, t->c, 5, "grp", &d);
-    assert_string_equal(cstr(t, d.groups.items[0].group_state), "PreparingRebalance");
-    ctx_free(t);
+    assert_string_equal(ct_cstr(t, d.groups.items[0].group_state), "PreparingRebalance");
+    ct_free(t);
 }
 
 static void test_static_leader_rejoin_v9_skip_assignment(void **state)
@@ -1170,9 +1050,9 @@ static void test_static_leader_rejoin_v9_skip_assignment(void **state)
     kc_join_group_response_t jr;
     assert_true(join_resp(t, j, &jr));
     assert_int_equal(jr.error_code, 0);
-    char *nl = cstr(t, jr.member_id);
+    char *nl = ct_cstr(t, jr.member_id);
     assert_string_not_equal(nl, l);
-    assert_string_equal(cstr(t, jr.leader), nl);
+    assert_string_equal(ct_cstr(t, jr.leader), nl);
     assert_true(jr.skip_assignment);
     assert_int_equal(jr.members.count, 2);
     assert_int_equal(jr.generation_id, gen); /* no rebalance */
@@ -1182,7 +1062,7 @@ static void test_static_leader_rejoin_v9_skip_assignment(void **state)
     assert_int_equal(heartbeat(t, nl, "leader-instance", gen), 0);
     assert_int_equal(heartbeat(t, f, NULL, gen), 0);
     check_replay(t, "grp");
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_static_leader_rejoin_below_v9_names_old_leader(void **state)
@@ -1196,16 +1076,16 @@ static void test_static_leader_rejoin_below_v9_names_old_leader(void **state)
     kc_join_group_response_t jr;
     assert_true(join_resp(t, j, &jr));
     assert_int_equal(jr.error_code, 0);
-    assert_string_not_equal(cstr(t, jr.member_id), l);
-    assert_string_equal(cstr(t, jr.leader), l);
+    assert_string_not_equal(ct_cstr(t, jr.member_id), l);
+    assert_string_equal(ct_cstr(t, jr.leader), l);
     assert_int_equal(jr.members.count, 0);
     /* The replaced member keeps its assignment. */
-    int32_t s = send_sync(t, cstr(t, jr.member_id), "leader-instance", gen, 0, NULL, NULL, 3);
+    int32_t s = send_sync(t, ct_cstr(t, jr.member_id), "leader-instance", gen, 0, NULL, NULL, 3);
     kc_sync_group_response_t sr;
     assert_true(sync_resp(t, s, &sr));
     assert_int_equal(sr.error_code, 0);
     assert_memory_equal(sr.assignment.ptr, "AL", 2);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_static_member_replacement_fences_pending_join(void **state)
@@ -1217,25 +1097,25 @@ static void test_static_member_replacement_fences_pending_join(void **state)
     static_group(t, 5, &l, &f, &gen);
     /* The static leader's rejoin starts a rebalance and waits for the follower. */
     int32_t jold = send_join(t, (join_args_t){.member_id = l, .instance_id = "leader-instance"});
-    assert_null(find_resp(t, jold));
+    assert_null(ct_find_resp(t, jold));
     /* A new process with the same instance id replaces it. */
     int32_t jnew = send_join(t, (join_args_t){.instance_id = "leader-instance"});
     kc_join_group_response_t jr;
     assert_true(join_resp(t, jold, &jr));
     assert_int_equal(jr.error_code, 82);
-    assert_string_equal(cstr(t, jr.member_id), l);
-    assert_null(find_resp(t, jnew));
+    assert_string_equal(ct_cstr(t, jr.member_id), l);
+    assert_null(ct_find_resp(t, jnew));
     assert_int_equal(heartbeat(t, l, "leader-instance", gen), 82);
     /* The follower rejoins: everybody joined, the rebalance completes. */
     int32_t jf = send_join(t, (join_args_t){.member_id = f, .version = 3});
     assert_true(join_resp(t, jnew, &jr));
     assert_int_equal(jr.error_code, 0);
     assert_int_equal(jr.generation_id, gen + 1);
-    assert_string_equal(cstr(t, jr.leader), cstr(t, jr.member_id));
+    assert_string_equal(ct_cstr(t, jr.leader), ct_cstr(t, jr.member_id));
     assert_int_equal(jr.members.count, 2);
     assert_true(join_resp(t, jf, &jr));
     assert_int_equal(jr.error_code, 0);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_fenced_instance_id_with_stale_member_id(void **state)
@@ -1254,7 +1134,7 @@ static void test_fenced_instance_id_with_stale_member_id(void **state)
     assert_true(sync_resp(t, s, &sr));
     assert_int_equal(sr.error_code, 82);
     assert_int_equal(heartbeat(t, f, "unknown-instance", gen), 25);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static kc_leave_group_response_t leave(ctx_t *t, int16_t version, const char *member_id,
@@ -1273,13 +1153,13 @@ static kc_leave_group_response_t leave(ctx_t *t, int16_t version, const char *me
     } else {
         req.members.count = 0;
     }
-    kc_request_ctx_t x = rctx(t, KC_API_LEAVE_GROUP, version);
+    kc_request_ctx_t x = ct_rctx(t, KC_API_LEAVE_GROUP, version);
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_leave_group(t->c, &x, &req, &res);
-    absorb(t, &res);
+    ct_absorb(t, &res);
     kc_result_deinit(&res);
-    resp_t *r = find_resp(t, x.correlation_id);
+    resp_t *r = ct_find_resp(t, x.correlation_id);
     assert_non_null(r);
     kc_leave_group_response_t out;
     kc_reader_t rd;
@@ -1311,9 +1191,9 @@ static void test_leave_group_by_instance_id(void **state)
     /* Nobody left: the group is Empty at the next generation. */
     kc_describe_groups_response_t d;
     describe(t, t->c, 5, "grp", &d);
-    assert_string_equal(cstr(t, d.groups.items[0].group_state), "Empty");
+    assert_string_equal(ct_cstr(t, d.groups.items[0].group_state), "Empty");
     check_replay(t, "grp");
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* GroupMetadataManagerTest.testStaticMembersValidBatchLeaveGroup: both
@@ -1336,17 +1216,17 @@ static void test_static_members_valid_batch_leave_group(void **state)
         req.members.items[i].group_instance_id = kc_str(iids[i]);
         req.members.items[i].reason = KC_STR_NULL;
     }
-    kc_request_ctx_t x = rctx(t, KC_API_LEAVE_GROUP, 3);
+    kc_request_ctx_t x = ct_rctx(t, KC_API_LEAVE_GROUP, 3);
     kc_result_t res;
     kc_result_init(&res);
     log_capture_begin();
     kc_coord_leave_group(t->c, &x, &req, &res);
     char *logged = log_capture_end(t);
-    absorb(t, &res);
+    ct_absorb(t, &res);
     kc_result_deinit(&res);
     kc_leave_group_response_t out;
     kc_reader_t rd;
-    resp_t *r = find_resp(t, x.correlation_id);
+    resp_t *r = ct_find_resp(t, x.correlation_id);
     assert_non_null(r);
     kc_reader_init(&rd, r->body.data, r->body.len);
     assert_int_equal(kc_leave_group_response_decode(&rd, 3, &t->arena, &out), 0);
@@ -1354,14 +1234,14 @@ static void test_static_members_valid_batch_leave_group(void **state)
     assert_int_equal(out.members.count, 2);
     for (int i = 0; i < 2; i++) {
         assert_int_equal(out.members.items[i].error_code, 0);
-        assert_string_equal(cstr(t, out.members.items[i].group_instance_id), iids[i]);
+        assert_string_equal(ct_cstr(t, out.members.items[i].group_instance_id), iids[i]);
     }
     assert_non_null(strstr(logged, "(reason: explicit `LeaveGroup` request for (, ) members.)"));
     kc_describe_groups_response_t d;
     describe(t, t->c, 5, "grp", &d);
-    assert_string_equal(cstr(t, d.groups.items[0].group_state), "Empty");
+    assert_string_equal(ct_cstr(t, d.groups.items[0].group_state), "Empty");
     check_replay(t, "grp");
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_leave_pending_member(void **state)
@@ -1371,14 +1251,14 @@ static void test_leave_pending_member(void **state)
     int32_t c = send_join(t, (join_args_t){0});
     kc_join_group_response_t jr;
     assert_true(join_resp(t, c, &jr));
-    char *mid = cstr(t, jr.member_id);
+    char *mid = ct_cstr(t, jr.member_id);
     kc_leave_group_response_t r = leave(t, 3, mid, NULL);
     assert_int_equal(r.members.items[0].error_code, 0);
     /* The pending id is forgotten: joining with it is refused. */
     c = send_join(t, (join_args_t){.member_id = mid});
     assert_true(join_resp(t, c, &jr));
     assert_int_equal(jr.error_code, 25);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_group_max_size_reached(void **state)
@@ -1393,8 +1273,8 @@ static void test_group_max_size_reached(void **state)
     kc_join_group_response_t jr;
     assert_true(join_resp(t, c, &jr));
     assert_int_equal(jr.error_code, 81);
-    assert_string_equal(cstr(t, jr.member_id), "");
-    ctx_free(t);
+    assert_string_equal(ct_cstr(t, jr.member_id), "");
+    ct_free(t);
 }
 
 static void test_describe_list_delete(void **state)
@@ -1405,22 +1285,22 @@ static void test_describe_list_delete(void **state)
     kc_describe_groups_response_t d;
     describe(t, t->c, 5, "grp", &d);
     assert_int_equal(d.groups.count, 1);
-    assert_string_equal(cstr(t, d.groups.items[0].group_state), "Stable");
-    assert_string_equal(cstr(t, d.groups.items[0].protocol_data), "range");
+    assert_string_equal(ct_cstr(t, d.groups.items[0].group_state), "Stable");
+    assert_string_equal(ct_cstr(t, d.groups.items[0].protocol_data), "range");
     assert_int_equal(d.groups.items[0].members.count, 1);
-    assert_string_equal(cstr(t, d.groups.items[0].members.items[0].member_id), mid);
+    assert_string_equal(ct_cstr(t, d.groups.items[0].members.items[0].member_id), mid);
     assert_true(d.groups.items[0].members.items[0].member_metadata.len > 0);
     assert_int_equal(d.groups.items[0].authorized_operations, 3400);
     describe(t, t->c, 5, "other", &d);
     assert_int_equal(d.groups.items[0].error_code, 0);
-    assert_string_equal(cstr(t, d.groups.items[0].group_state), "Dead");
+    assert_string_equal(ct_cstr(t, d.groups.items[0].group_state), "Dead");
     /* Error-free entries carry the authorized operations (KafkaApis). */
     assert_int_equal(d.groups.items[0].authorized_operations, 3400);
     assert_int_equal(d.groups.items[0].members.count, 0);
     describe(t, t->c, 6, "other", &d);
     assert_int_equal(d.groups.items[0].error_code, 69);
     assert_int_equal(d.groups.items[0].authorized_operations, INT32_MIN);
-    assert_string_equal(cstr(t, d.groups.items[0].error_message), "Group other not found.");
+    assert_string_equal(ct_cstr(t, d.groups.items[0].error_message), "Group other not found.");
 
     /* ListGroups v5 with filters. */
     const char *filters[][2] = {{"STABLE", "Classic"}, {"empty", NULL}, {NULL, "consumer"}};
@@ -1433,7 +1313,7 @@ static void test_describe_list_delete(void **state)
         req.states_filter.count = filters[i][0] ? 1 : 0;
         req.types_filter.items = &ty;
         req.types_filter.count = filters[i][1] ? 1 : 0;
-        kc_request_ctx_t x = rctx(t, KC_API_LIST_GROUPS, 5);
+        kc_request_ctx_t x = ct_rctx(t, KC_API_LIST_GROUPS, 5);
         kc_result_t res;
         kc_result_init(&res);
         kc_coord_list_groups(t->c, &x, &req, &res);
@@ -1443,8 +1323,8 @@ static void test_describe_list_delete(void **state)
         assert_int_equal(kc_list_groups_response_decode(&rd, 5, &t->arena, &out), 0);
         assert_int_equal(out.groups.count, expect[i]);
         if (expect[i]) {
-            assert_string_equal(cstr(t, out.groups.items[0].group_type), "classic");
-            assert_string_equal(cstr(t, out.groups.items[0].protocol_type), "consumer");
+            assert_string_equal(ct_cstr(t, out.groups.items[0].group_type), "classic");
+            assert_string_equal(ct_cstr(t, out.groups.items[0].protocol_type), "consumer");
         }
         kc_result_deinit(&res);
     }
@@ -1456,12 +1336,13 @@ static void test_describe_list_delete(void **state)
         kc_str_t names[2] = {kc_str("grp"), kc_str("other")};
         req.groups_names.items = names;
         req.groups_names.count = 2;
-        kc_request_ctx_t x = rctx(t, KC_API_DELETE_GROUPS, 2);
+        kc_request_ctx_t x = ct_rctx(t, KC_API_DELETE_GROUPS, 2);
         kc_result_t res;
         kc_result_init(&res);
         log_capture_begin();
         kc_coord_delete_groups(t->c, &x, &req, &res);
         char *logged = log_capture_end(t);
+        ct_keep(t, &res);
         /* One summary line per request, as GroupCoordinatorShard.deleteGroups. */
         assert_non_null(strstr(logged, round == 0 ? "The following groups were deleted: . A total "
                                                     "of 0 offsets were removed."
@@ -1476,14 +1357,14 @@ static void test_describe_list_delete(void **state)
         assert_int_equal(res.nrecords, round == 0 ? 0 : 1);
         if (round == 1)
             assert_true(res.records[0].tombstone);
-        absorb(t, &res);
+        ct_absorb(t, &res);
         kc_result_deinit(&res);
         if (round == 0)
             leave(t, 3, mid, NULL);
     }
     assert_null(kc_classic_group_find(t->c, kc_str("grp")));
     check_replay(t, "grp");
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* ListGroups v5 group ids, comma-separated, as c lists them. */
@@ -1491,7 +1372,7 @@ static char *list_group_ids(ctx_t *t, kc_coord_t *c)
 {
     kc_list_groups_request_t req;
     kc_list_groups_request_init(&req);
-    kc_request_ctx_t x = rctx(t, KC_API_LIST_GROUPS, 5);
+    kc_request_ctx_t x = ct_rctx(t, KC_API_LIST_GROUPS, 5);
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_list_groups(c, &x, &req, &res);
@@ -1504,7 +1385,7 @@ static char *list_group_ids(ctx_t *t, kc_coord_t *c)
     for (int32_t i = 0; i < out.groups.count; i++) {
         if (i)
             strcat(ids, ",");
-        strcat(ids, cstr(t, out.groups.items[i].group_id));
+        strcat(ids, ct_cstr(t, out.groups.items[i].group_id));
     }
     kc_result_deinit(&res);
     return ids;
@@ -1532,11 +1413,11 @@ static void test_list_groups_in_table_order(void **state)
     kc_str_t del = kc_str("s-4");
     dreq.groups_names.items = &del;
     dreq.groups_names.count = 1;
-    kc_request_ctx_t x = rctx(t, KC_API_DELETE_GROUPS, 2);
+    kc_request_ctx_t x = ct_rctx(t, KC_API_DELETE_GROUPS, 2);
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_delete_groups(t->c, &x, &dreq, &res);
-    absorb(t, &res);
+    ct_absorb(t, &res);
     kc_result_deinit(&res);
     send_join(t, (join_args_t){.group = "s-4"});
     const char *expected =
@@ -1566,7 +1447,7 @@ static void test_list_groups_in_table_order(void **state)
                                   : expected);
         kc_coord_free(c2);
     }
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_new_member_join_expiration(void **state)
@@ -1577,28 +1458,28 @@ static void test_new_member_join_expiration(void **state)
     assert_int_equal(new_member_join_timeout, 300000);
     int32_t a = send_join(t, (join_args_t){.version = 3, .session_ms = 5000 + new_member_join_timeout,
                                            .rebalance_ms = 2 * new_member_join_timeout});
-    ctx_sleep(t, 3000);
+    ct_jump(t, 3000);
     kc_join_group_response_t ja;
     assert_true(join_resp(t, a, &ja));
     assert_int_equal(ja.error_code, 0);
-    char *first = cstr(t, ja.member_id);
+    char *first = ct_cstr(t, ja.member_id);
     int32_t b = send_join(t, (join_args_t){.version = 3, .session_ms = 10000, .rebalance_ms = 10000});
-    assert_null(find_resp(t, b));
+    assert_null(ct_find_resp(t, b));
     kc_describe_groups_response_t d;
     describe(t, t->c, 5, "grp", &d);
-    assert_string_equal(cstr(t, d.groups.items[0].group_state), "PreparingRebalance");
+    assert_string_equal(ct_cstr(t, d.groups.items[0].group_state), "PreparingRebalance");
     assert_int_equal(d.groups.items[0].members.count, 2);
-    ctx_sleep(t, new_member_join_timeout - 1);
-    assert_null(find_resp(t, b));
-    ctx_sleep(t, 1);
+    ct_jump(t, new_member_join_timeout - 1);
+    assert_null(ct_find_resp(t, b));
+    ct_jump(t, 1);
     kc_join_group_response_t jb;
     assert_true(join_resp(t, b, &jb));
     assert_int_equal(jb.error_code, 25);
     assert_int_equal(jb.member_id.len, 0);
     describe(t, t->c, 5, "grp", &d);
     assert_int_equal(d.groups.items[0].members.count, 1);
-    assert_string_equal(cstr(t, d.groups.items[0].members.items[0].member_id), first);
-    ctx_free(t);
+    assert_string_equal(ct_cstr(t, d.groups.items[0].members.items[0].member_id), first);
+    ct_free(t);
 }
 
 /* Kafka keeps a classic group's members in a java.util.HashMap keyed by
@@ -1615,27 +1496,27 @@ static void test_members_in_hash_map_order(void **state)
     int32_t corr[5];
     for (int i = 0; i < 5; i++)
         corr[i] = send_join(t, (join_args_t){.version = 3});
-    ctx_sleep(t, 3000);
-    ctx_sleep(t, 3000);
-    ctx_sleep(t, 3000);
-    ctx_sleep(t, 1000);
+    ct_jump(t, 3000);
+    ct_jump(t, 3000);
+    ct_jump(t, 3000);
+    ct_jump(t, 1000);
     kc_join_group_response_t leader;
     memset(&leader, 0, sizeof(leader));
     for (int i = 0; i < 5; i++) {
         kc_join_group_response_t jr;
         assert_true(join_resp(t, corr[i], &jr));
-        ids[i] = cstr(t, jr.member_id);
+        ids[i] = ct_cstr(t, jr.member_id);
         if (i == 0)
             leader = jr;
     }
     static const int order[5] = {0, 1, 4, 3, 2};
     assert_int_equal(leader.members.count, 5);
     for (int i = 0; i < 5; i++)
-        assert_string_equal(cstr(t, leader.members.items[i].member_id), ids[order[i]]);
+        assert_string_equal(ct_cstr(t, leader.members.items[i].member_id), ids[order[i]]);
     kc_describe_groups_response_t d;
     describe(t, t->c, 5, "grp", &d);
     for (int i = 0; i < 5; i++)
-        assert_string_equal(cstr(t, d.groups.items[0].members.items[i].member_id), ids[order[i]]);
+        assert_string_equal(ct_cstr(t, d.groups.items[0].members.items[i].member_id), ids[order[i]]);
     /* The leader leaves, then its successor: the next leader is the first
      * member the map iterates (ids[4]), not the earliest joiner (ids[2]). */
     leave(t, 3, ids[0], NULL);
@@ -1646,9 +1527,9 @@ static void test_members_in_hash_map_order(void **state)
         kc_join_group_response_t jr;
         assert_true(join_resp(t, corr[i], &jr));
         assert_int_equal(jr.error_code, 0);
-        assert_string_equal(cstr(t, jr.leader), ids[4]);
+        assert_string_equal(ct_cstr(t, jr.leader), ids[4]);
     }
-    ctx_free(t);
+    ct_free(t);
 
     /* Past 12 members the map doubles to 32 buckets, which reorders it. */
     t = ctx_new();
@@ -1656,20 +1537,20 @@ static void test_members_in_hash_map_order(void **state)
     int32_t mc[14];
     for (int i = 0; i < 14; i++)
         mc[i] = send_join(t, (join_args_t){.version = 3});
-    for (int i = 0; i < 20 && !find_resp(t, mc[0]); i++)
-        ctx_sleep(t, 500);
+    for (int i = 0; i < 20 && !ct_find_resp(t, mc[0]); i++)
+        ct_jump(t, 500);
     for (int i = 0; i < 14; i++) {
         kc_join_group_response_t jr;
         assert_true(join_resp(t, mc[i], &jr));
-        many[i] = cstr(t, jr.member_id);
+        many[i] = ct_cstr(t, jr.member_id);
         if (i == 0)
             leader = jr;
     }
     static const int order14[14] = {12, 0, 5, 1, 10, 3, 7, 8, 6, 4, 11, 9, 2, 13};
     assert_int_equal(leader.members.count, 14);
     for (int i = 0; i < 14; i++)
-        assert_string_equal(cstr(t, leader.members.items[i].member_id), many[order14[i]]);
-    ctx_free(t);
+        assert_string_equal(ct_cstr(t, leader.members.items[i].member_id), many[order14[i]]);
+    ct_free(t);
 }
 
 /* A pending member (handed an id by MEMBER_ID_REQUIRED, never rejoined)
@@ -1689,14 +1570,14 @@ static void test_join_group_completion_when_pending_member_times_out(void **stat
     assert_int_equal(jr.error_code, 79);
     int32_t j0 = send_join(t, (join_args_t){.version = 3, .member_id = ids[0], .session_ms = 5000});
     int32_t j1 = send_join(t, (join_args_t){.version = 3, .member_id = ids[1], .session_ms = 5000});
-    assert_null(find_resp(t, j0));
-    assert_null(find_resp(t, j1));
+    assert_null(ct_find_resp(t, j0));
+    assert_null(ct_find_resp(t, j1));
     kc_describe_groups_response_t d;
     describe(t, t->c, 5, "grp", &d);
-    assert_string_equal(cstr(t, d.groups.items[0].group_state), "PreparingRebalance");
-    ctx_sleep(t, 2499);
-    assert_null(find_resp(t, j0));
-    ctx_sleep(t, 1);
+    assert_string_equal(ct_cstr(t, d.groups.items[0].group_state), "PreparingRebalance");
+    ct_jump(t, 2499);
+    assert_null(ct_find_resp(t, j0));
+    ct_jump(t, 1);
     assert_true(join_resp(t, j0, &jr));
     assert_int_equal(jr.error_code, 0);
     assert_int_equal(jr.generation_id, gen + 1);
@@ -1704,9 +1585,9 @@ static void test_join_group_completion_when_pending_member_times_out(void **stat
     assert_true(join_resp(t, j1, &jr));
     assert_int_equal(jr.error_code, 0);
     describe(t, t->c, 5, "grp", &d);
-    assert_string_equal(cstr(t, d.groups.items[0].group_state), "CompletingRebalance");
+    assert_string_equal(ct_cstr(t, d.groups.items[0].group_state), "CompletingRebalance");
     assert_int_equal(d.groups.items[0].members.count, 2);
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* A member that sends a second JoinGroup while its first is parked takes
@@ -1725,8 +1606,8 @@ static void test_second_join_replaces_parked_join(void **state)
     send_sync(t, ids[1], NULL, gen, 0, NULL, NULL, 3);
     int32_t first = send_join(t, (join_args_t){.version = 3, .member_id = ids[1], .topic = "bar"});
     int32_t second = send_join(t, (join_args_t){.version = 3, .member_id = ids[1], .topic = "bar"});
-    assert_null(find_resp(t, first));
-    assert_null(find_resp(t, second));
+    assert_null(ct_find_resp(t, first));
+    assert_null(ct_find_resp(t, second));
     int32_t lj = send_join(t, (join_args_t){.version = 3, .member_id = ids[0]});
     kc_join_group_response_t jr;
     assert_true(join_resp(t, lj, &jr));
@@ -1734,7 +1615,7 @@ static void test_second_join_replaces_parked_join(void **state)
     assert_true(join_resp(t, second, &jr));
     assert_int_equal(jr.error_code, 0);
     assert_int_equal(jr.generation_id, gen + 1);
-    assert_null(find_resp(t, first));
+    assert_null(ct_find_resp(t, first));
     /* SyncGroup: the follower syncs twice, the leader's assignment answers
      * the second only. */
     int32_t s1 = send_sync(t, ids[1], NULL, gen + 1, 0, NULL, NULL, 3);
@@ -1744,11 +1625,11 @@ static void test_second_join_replaces_parked_join(void **state)
     assert_true(sync_resp(t, s2, &sr));
     assert_int_equal(sr.error_code, 0);
     assert_memory_equal(sr.assignment.ptr, "A1", 2);
-    assert_null(find_resp(t, s1));
-    ctx_sleep(t, 60000); /* nothing ever answers them */
-    assert_null(find_resp(t, first));
-    assert_null(find_resp(t, s1));
-    ctx_free(t);
+    assert_null(ct_find_resp(t, s1));
+    ct_jump(t, 60000); /* nothing ever answers them */
+    assert_null(ct_find_resp(t, first));
+    assert_null(ct_find_resp(t, s1));
+    ct_free(t);
 }
 
 /* KafkaApis deletes the distinct group ids of a DeleteGroups request (v3
@@ -1763,18 +1644,19 @@ static void test_delete_groups_answers_each_group_once(void **state)
     kc_str_t names[3] = {kc_str("grp"), kc_str("other"), kc_str("grp")};
     req.groups_names.items = names;
     req.groups_names.count = 3;
-    kc_request_ctx_t x = rctx(t, KC_API_DELETE_GROUPS, 3);
+    kc_request_ctx_t x = ct_rctx(t, KC_API_DELETE_GROUPS, 3);
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_delete_groups(t->c, &x, &req, &res);
+    ct_keep(t, &res);
     kc_delete_groups_response_t out;
     kc_reader_t rd;
     kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
     assert_int_equal(kc_delete_groups_response_decode(&rd, 3, &t->arena, &out), 0);
     assert_int_equal(out.results.count, 2);
-    assert_string_equal(cstr(t, out.results.items[0].group_id), "grp");
+    assert_string_equal(ct_cstr(t, out.results.items[0].group_id), "grp");
     assert_int_equal(out.results.items[0].error_code, 0);
-    assert_string_equal(cstr(t, out.results.items[1].group_id), "other");
+    assert_string_equal(ct_cstr(t, out.results.items[1].group_id), "other");
     assert_int_equal(out.results.items[1].error_code, 69);
     /* v3 ErrorMessage: Kafka sets it only when the whole operation fails, not
      * for a per-group GROUP_ID_NOT_FOUND / NON_EMPTY_GROUP. */
@@ -1782,10 +1664,10 @@ static void test_delete_groups_answers_each_group_once(void **state)
     assert_int_equal(out.results.items[1].error_message.len, -1);
     assert_int_equal(res.nrecords, 1);
     assert_true(res.records[0].tombstone);
-    absorb(t, &res);
+    ct_absorb(t, &res);
     kc_result_deinit(&res);
     check_replay(t, "grp");
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* Unloading (GroupMetadataManager.onUnloaded) answers every parked
@@ -1798,14 +1680,14 @@ static void test_unload_answers_parked_requests_not_coordinator(void **state)
     int32_t gen = join_with_n_members(t, 2, 10000, 10000, ids);
     int32_t fs = send_sync(t, ids[1], NULL, gen, 0, NULL, NULL, 3);
     int32_t oj = send_join(t, (join_args_t){.version = 3, .group = "other"});
-    assert_null(find_resp(t, fs));
-    assert_null(find_resp(t, oj));
+    assert_null(ct_find_resp(t, fs));
+    assert_null(ct_find_resp(t, oj));
     kc_result_t res;
     kc_result_init(&res);
     log_capture_begin();
     kc_coord_unload(t->c, &res);
     char *logged = log_capture_end(t);
-    absorb(t, &res);
+    ct_absorb(t, &res);
     kc_result_deinit(&res);
     kc_sync_group_response_t sr;
     assert_true(sync_resp(t, fs, &sr));
@@ -1816,7 +1698,8 @@ static void test_unload_answers_parked_requests_not_coordinator(void **state)
     assert_true(jr.member_id.len > 0);
     assert_non_null(strstr(logged, "[GroupId=grp] Unloading group metadata for generation 1."));
     assert_non_null(strstr(logged, "[GroupId=other] Unloading group metadata for generation 0."));
-    ctx_free(t);
+    ct_reload(t); /* the server loads the coordinator again */
+    ct_free(t);
 }
 
 /* A pending member rejoining without any protocol is refused
@@ -1830,7 +1713,7 @@ static void test_join_group_second_join_inconsistent_protocol(void **state)
     kc_join_group_response_t jr;
     assert_true(join_resp(t, c1, &jr));
     assert_int_equal(jr.error_code, 79);
-    char *mid = cstr(t, jr.member_id);
+    char *mid = ct_cstr(t, jr.member_id);
 
     kc_join_group_request_t req;
     kc_join_group_request_init(&req);
@@ -1840,24 +1723,24 @@ static void test_join_group_second_join_inconsistent_protocol(void **state)
     req.member_id = kc_str(mid);
     req.protocol_type = kc_str("consumer");
     req.protocols.count = 0;
-    kc_request_ctx_t x = rctx(t, KC_API_JOIN_GROUP, 5);
+    kc_request_ctx_t x = ct_rctx(t, KC_API_JOIN_GROUP, 5);
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_join_group(t->c, &x, &req, &res);
     assert_int_equal(res.nrecords, 0);
-    absorb(t, &res);
+    ct_absorb(t, &res);
     kc_result_deinit(&res);
     assert_true(join_resp(t, x.correlation_id, &jr));
     assert_int_equal(jr.error_code, 23);
-    assert_string_equal(cstr(t, jr.member_id), mid);
+    assert_string_equal(ct_cstr(t, jr.member_id), mid);
 
     int32_t c3 = send_join(t, (join_args_t){.member_id = mid});
-    assert_null(find_resp(t, c3));
-    ctx_sleep(t, 3000);
+    assert_null(ct_find_resp(t, c3));
+    ct_jump(t, 3000);
     assert_true(join_resp(t, c3, &jr));
     assert_int_equal(jr.error_code, 0);
-    assert_string_equal(cstr(t, jr.member_id), mid);
-    ctx_free(t);
+    assert_string_equal(ct_cstr(t, jr.member_id), mid);
+    ct_free(t);
 }
 
 /* DescribeGroups ids, comma-separated, in the order the response lists them. */
@@ -1870,7 +1753,7 @@ static char *describe_order(ctx_t *t, const char *const *ids, int n)
         g[i] = kc_str(ids[i]);
     req.groups.items = g;
     req.groups.count = n;
-    kc_request_ctx_t x = rctx(t, KC_API_DESCRIBE_GROUPS, 5);
+    kc_request_ctx_t x = ct_rctx(t, KC_API_DESCRIBE_GROUPS, 5);
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_describe_groups(t->c, &x, &req, &res);
@@ -1884,7 +1767,7 @@ static char *describe_order(ctx_t *t, const char *const *ids, int n)
     for (int32_t i = 0; i < out.groups.count; i++) {
         if (i)
             strcat(s, ",");
-        strcat(s, cstr(t, out.groups.items[i].group_id));
+        strcat(s, ct_cstr(t, out.groups.items[i].group_id));
     }
     kc_result_deinit(&res);
     return s;
@@ -1912,22 +1795,23 @@ static void test_describe_and_delete_groups_answer_in_partition_order(void **sta
     kc_str_t names[4] = {kc_str("grp-0"), kc_str("grp-1"), kc_str("grp-0"), kc_str("s-4")};
     req.groups_names.items = names;
     req.groups_names.count = 4;
-    kc_request_ctx_t x = rctx(t, KC_API_DELETE_GROUPS, 3);
+    kc_request_ctx_t x = ct_rctx(t, KC_API_DELETE_GROUPS, 3);
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_delete_groups(t->c, &x, &req, &res);
+    ct_keep(t, &res);
     kc_delete_groups_response_t out;
     kc_reader_t rd;
     kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
     assert_int_equal(kc_delete_groups_response_decode(&rd, 3, &t->arena, &out), 0);
     assert_int_equal(out.results.count, 3);
-    assert_string_equal(cstr(t, out.results.items[0].group_id), "grp-1");
-    assert_string_equal(cstr(t, out.results.items[1].group_id), "grp-0");
-    assert_string_equal(cstr(t, out.results.items[2].group_id), "s-4");
+    assert_string_equal(ct_cstr(t, out.results.items[0].group_id), "grp-1");
+    assert_string_equal(ct_cstr(t, out.results.items[1].group_id), "grp-0");
+    assert_string_equal(ct_cstr(t, out.results.items[2].group_id), "s-4");
     for (int i = 0; i < 3; i++)
         assert_int_equal(out.results.items[i].error_code, 69);
     kc_result_deinit(&res);
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* With offsets.topic.num.partitions = 1 every group shares one partition:
@@ -1953,19 +1837,20 @@ static void test_one_offsets_partition_orders(void **state)
     kc_str_t names[4] = {kc_str("s-4"), kc_str("grp-1"), kc_str("s-4"), kc_str("grp-0")};
     req.groups_names.items = names;
     req.groups_names.count = 4;
-    kc_request_ctx_t x = rctx(t, KC_API_DELETE_GROUPS, 3);
+    kc_request_ctx_t x = ct_rctx(t, KC_API_DELETE_GROUPS, 3);
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_delete_groups(t->c, &x, &req, &res);
+    ct_keep(t, &res);
     kc_delete_groups_response_t out;
     kc_reader_t rd;
     kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
     assert_int_equal(kc_delete_groups_response_decode(&rd, 3, &t->arena, &out), 0);
     assert_int_equal(out.results.count, 3);
     /* Through a HashSet of the partition's ids: buckets 8, 9 and 11. */
-    assert_string_equal(cstr(t, out.results.items[0].group_id), "grp-0");
-    assert_string_equal(cstr(t, out.results.items[1].group_id), "grp-1");
-    assert_string_equal(cstr(t, out.results.items[2].group_id), "s-4");
+    assert_string_equal(ct_cstr(t, out.results.items[0].group_id), "grp-0");
+    assert_string_equal(ct_cstr(t, out.results.items[1].group_id), "grp-1");
+    assert_string_equal(ct_cstr(t, out.results.items[2].group_id), "s-4");
     kc_result_deinit(&res);
 
     static const char *const groups[] = {"grp-0", "grp-1", "grp-2", "grp-3", "s-4"};
@@ -1973,7 +1858,7 @@ static void test_one_offsets_partition_orders(void **state)
         send_join(t, (join_args_t){.group = groups[i]});
     /* Five puts grow the table to 4 slots; their slots are 3, 1, 0, 2, 1. */
     assert_string_equal(list_group_ids(t, t->c), "grp-2,s-4,grp-1,grp-3,grp-0");
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_loaded_group_session_expires(void **state)
@@ -2000,7 +1885,7 @@ static void test_loaded_group_session_expires(void **state)
     assert_true(kc_classic_group_is_empty_state(g));
     kc_result_deinit(&res);
     kc_coord_free(c2);
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* Joins group g at v3 with one consumer-protocol member whose metadata is
@@ -2018,13 +1903,13 @@ static kc_classic_group_t *group_with_metadata(ctx_t *t, const char *g, const ui
     kc_join_group_request_protocol_t p = {kc_str("range"), {meta, (int32_t)len}};
     req.protocols.items = &p;
     req.protocols.count = 1;
-    kc_request_ctx_t x = rctx(t, KC_API_JOIN_GROUP, 3);
+    kc_request_ctx_t x = ct_rctx(t, KC_API_JOIN_GROUP, 3);
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_join_group(t->c, &x, &req, &res);
-    absorb(t, &res);
+    ct_absorb(t, &res);
     kc_result_deinit(&res);
-    ctx_sleep(t, 0);
+    ct_jump(t, 0);
     kc_join_group_response_t jr;
     assert_true(join_resp(t, x.correlation_id, &jr));
     assert_int_equal(jr.error_code, 0);
@@ -2057,7 +1942,7 @@ static void test_subscribed_topics_read_at_version_0(void **state)
                                  0xde, 0xad};
     g = group_with_metadata(t, "c", v9, sizeof(v9));
     assert_false(kc_classic_group_is_subscribed_to(g, kc_str("bar")));
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_replay_rejects_garbage(void **state)
