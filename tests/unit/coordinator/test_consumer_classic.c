@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "consumer_int.h"
-#include "coord_priv.h"
+#include "coord_test.h"
 
 enum {
     E_NONE = 0,
@@ -69,119 +69,23 @@ static void tv_names(void *ctx, void (*fn)(void *arg, kc_str_t name), void *arg)
 
 static const kc_topic_view_t VIEW = {tv_exists, NULL, tv_lookup, tv_name, tv_names};
 
-/* ---- context: records and responses kept --------------------------------- */
+/* ---- context: coord_test.h, with this file's topic view and settings ------ */
 
-typedef struct {
-    kc_buf_t key, value;
-    bool tombstone;
-} rec_t;
-
-typedef struct {
-    int32_t corr;
-    int16_t version;
-    kc_buf_t body;
-} resp_t;
-
-typedef struct {
-    kc_coord_t *c;
-    kc_coord_config_t cfg;
-    int64_t now;
-    int32_t corr;
-    rec_t *recs;
-    size_t nrecs, rcap;
-    resp_t *resps;
-    size_t nresps, pcap;
-    kc_arena_t arena;
-} ctx_t;
-
-static void absorb(ctx_t *t, kc_result_t *res)
-{
-    for (size_t i = 0; i < res->nrecords; i++) {
-        if (t->nrecs == t->rcap) {
-            t->rcap = t->rcap ? t->rcap * 2 : 64;
-            t->recs = realloc(t->recs, t->rcap * sizeof(*t->recs));
-        }
-        rec_t *r = &t->recs[t->nrecs++];
-        kc_buf_init(&r->key);
-        kc_buf_init(&r->value);
-        kc_buf_append(&r->key, res->records[i].key.data, res->records[i].key.len);
-        kc_buf_append(&r->value, res->records[i].value.data, res->records[i].value.len);
-        r->tombstone = res->records[i].tombstone;
-    }
-    for (size_t i = 0; i < res->nresponses; i++) {
-        if (t->nresps == t->pcap) {
-            t->pcap = t->pcap ? t->pcap * 2 : 64;
-            t->resps = realloc(t->resps, t->pcap * sizeof(*t->resps));
-        }
-        resp_t *r = &t->resps[t->nresps++];
-        r->corr = res->responses[i].correlation_id;
-        r->version = res->responses[i].api_version;
-        kc_buf_init(&r->body);
-        kc_buf_append(&r->body, res->responses[i].body.data, res->responses[i].body.len);
-    }
-    kc_result_reset(res);
-}
+typedef ct_t ctx_t;
+typedef ct_response_t resp_t;
+typedef ct_record_t rec_t;
 
 static ctx_t *ctx_new_cfg(void (*tweak)(kc_coord_config_t *cfg))
 {
-    ctx_t *t = calloc(1, sizeof(*t));
-    kc_coord_config_defaults(&t->cfg);
-    t->cfg.group_initial_rebalance_delay_ms = 0;
+    kc_coord_config_t cfg;
+    kc_coord_config_defaults(&cfg);
+    cfg.group_initial_rebalance_delay_ms = 0;
     if (tweak)
-        tweak(&t->cfg);
-    t->c = kc_coord_new(&t->cfg, &VIEW);
-    kc_coord_seed(t->c, 11);
-    kc_coord_loaded(t->c, 0);
-    kc_arena_init(&t->arena);
-    return t;
+        tweak(&cfg);
+    return ct_new(&(ct_opts_t){.cfg = &cfg, .topics = &VIEW, .seed = 11});
 }
 
 static ctx_t *ctx_new(void) { return ctx_new_cfg(NULL); }
-
-static void ctx_free(ctx_t *t)
-{
-    kc_coord_free(t->c);
-    for (size_t i = 0; i < t->nrecs; i++) {
-        kc_buf_deinit(&t->recs[i].key);
-        kc_buf_deinit(&t->recs[i].value);
-    }
-    for (size_t i = 0; i < t->nresps; i++)
-        kc_buf_deinit(&t->resps[i].body);
-    free(t->recs);
-    free(t->resps);
-    kc_arena_deinit(&t->arena);
-    free(t);
-}
-
-/* Advances the clock, firing every timer due on the way. */
-static void ctx_sleep(ctx_t *t, int64_t ms)
-{
-    kc_result_t res;
-    kc_result_init(&res);
-    int64_t until = t->now + ms;
-    while (kc_coord_next_deadline(t->c) <= until) {
-        t->now = kc_coord_next_deadline(t->c);
-        kc_coord_tick(t->c, t->now, &res);
-        absorb(t, &res);
-    }
-    t->now = until;
-    kc_result_deinit(&res);
-}
-
-static kc_request_ctx_t rctx(ctx_t *t, int16_t api_key, int16_t version)
-{
-    kc_request_ctx_t x = {(uint64_t)(1000 + t->corr), ++t->corr,    api_key, version,
-                          kc_str("client"),           "/127.0.0.1", t->now};
-    return x;
-}
-
-static resp_t *find_resp(ctx_t *t, int32_t corr)
-{
-    for (size_t i = 0; i < t->nresps; i++)
-        if (t->resps[i].corr == corr)
-            return &t->resps[i];
-    return NULL;
-}
 
 /* ---- a classic consumer ------------------------------------------------------ */
 
@@ -254,11 +158,11 @@ static int32_t cl_send_join(ctx_t *t, cl_t *cl, int16_t version)
         cl->raw_metadata
             ? (kc_bytes_t){(const uint8_t *)cl->raw_metadata, (int32_t)strlen(cl->raw_metadata)}
             : cl_subscription(t, cl);
-    kc_request_ctx_t x = rctx(t, KC_API_JOIN_GROUP, version);
+    kc_request_ctx_t x = ct_rctx(t, KC_API_JOIN_GROUP, version);
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_join_group(t->c, &x, &req, &res);
-    absorb(t, &res);
+    ct_absorb(t, &res);
     kc_result_deinit(&res);
     return x.correlation_id;
 }
@@ -267,7 +171,7 @@ static int32_t cl_send_join(ctx_t *t, cl_t *cl, int16_t version)
  * generation on success or MEMBER_ID_REQUIRED. */
 static int16_t cl_join_answer(ctx_t *t, cl_t *cl, int32_t corr, kc_join_group_response_t *out)
 {
-    resp_t *r = find_resp(t, corr);
+    resp_t *r = ct_find_resp(t, corr);
     assert_non_null(r);
     kc_join_group_response_t jr;
     kc_join_group_response_init(&jr);
@@ -335,13 +239,13 @@ static int16_t cl_sync_opts(ctx_t *t, cl_t *cl, sync_opts_t o)
     req.protocol_type = kc_str(o.ptype ? (*o.ptype ? o.ptype : NULL) : "consumer");
     req.protocol_name =
         kc_str(o.pname ? (*o.pname ? o.pname : NULL) : (cl->protocol ? cl->protocol : "range"));
-    kc_request_ctx_t x = rctx(t, KC_API_SYNC_GROUP, 5);
+    kc_request_ctx_t x = ct_rctx(t, KC_API_SYNC_GROUP, 5);
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_sync_group(t->c, &x, &req, &res);
-    absorb(t, &res);
+    ct_absorb(t, &res);
     kc_result_deinit(&res);
-    resp_t *r = find_resp(t, x.correlation_id);
+    resp_t *r = ct_find_resp(t, x.correlation_id);
     if (!r)
         return -1; /* parked (classic group completing its rebalance) */
     kc_sync_group_response_t sr;
@@ -368,13 +272,13 @@ static int16_t cl_heartbeat(ctx_t *t, cl_t *cl)
     req.generation_id = cl->generation;
     req.member_id = kc_str(cl->member_id);
     req.group_instance_id = kc_str(cl->instance_id);
-    kc_request_ctx_t x = rctx(t, KC_API_HEARTBEAT, 4);
+    kc_request_ctx_t x = ct_rctx(t, KC_API_HEARTBEAT, 4);
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_heartbeat(t->c, &x, &req, &res);
-    absorb(t, &res);
+    ct_absorb(t, &res);
     kc_result_deinit(&res);
-    resp_t *r = find_resp(t, x.correlation_id);
+    resp_t *r = ct_find_resp(t, x.correlation_id);
     assert_non_null(r);
     kc_heartbeat_response_t hr;
     kc_reader_t rd;
@@ -394,13 +298,13 @@ static int16_t cl_leave(ctx_t *t, const char *member_id, const char *instance_id
     req.members.items[0].member_id = kc_str(member_id);
     req.members.items[0].group_instance_id = kc_str(instance_id);
     req.members.items[0].reason = KC_STR_NULL;
-    kc_request_ctx_t x = rctx(t, KC_API_LEAVE_GROUP, 5);
+    kc_request_ctx_t x = ct_rctx(t, KC_API_LEAVE_GROUP, 5);
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_leave_group(t->c, &x, &req, &res);
-    absorb(t, &res);
+    ct_absorb(t, &res);
     kc_result_deinit(&res);
-    resp_t *r = find_resp(t, x.correlation_id);
+    resp_t *r = ct_find_resp(t, x.correlation_id);
     assert_non_null(r);
     kc_leave_group_response_t lr;
     kc_reader_t rd;
@@ -466,13 +370,13 @@ static int16_t cm_heartbeat(ctx_t *t, cm_t *m, int32_t epoch, char *msg, size_t 
         req.topic_partitions.items = &tp;
         req.topic_partitions.count = 1;
     }
-    kc_request_ctx_t x = rctx(t, KC_API_CONSUMER_GROUP_HEARTBEAT, 1);
+    kc_request_ctx_t x = ct_rctx(t, KC_API_CONSUMER_GROUP_HEARTBEAT, 1);
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_consumer_group_heartbeat(t->c, &x, &req, &res);
-    absorb(t, &res);
+    ct_absorb(t, &res);
     kc_result_deinit(&res);
-    resp_t *r = find_resp(t, x.correlation_id);
+    resp_t *r = ct_find_resp(t, x.correlation_id);
     assert_non_null(r);
     kc_consumer_group_heartbeat_response_t hr;
     kc_consumer_group_heartbeat_response_init(&hr);
@@ -618,32 +522,9 @@ static void list_type(ctx_t *t, kc_coord_t *c, char *type, size_t cap)
     kc_result_deinit(&res);
 }
 
-/* Replays the compacted record log into a fresh coordinator. */
-static kc_coord_t *replay_all(ctx_t *t)
-{
-    kc_coord_t *c = kc_coord_new(&t->cfg, &VIEW);
-    for (size_t i = 0; i < t->nrecs; i++) {
-        bool superseded = false;
-        for (size_t j = i + 1; j < t->nrecs && !superseded; j++)
-            superseded = t->recs[j].key.len == t->recs[i].key.len &&
-                         memcmp(t->recs[j].key.data, t->recs[i].key.data, t->recs[i].key.len) == 0;
-        if (superseded || t->recs[i].tombstone)
-            continue;
-        assert_int_equal(kc_coord_replay(c, t->recs[i].key.data, t->recs[i].key.len,
-                                         t->recs[i].value.data, t->recs[i].value.len),
-                         0);
-    }
-    kc_coord_loaded(c, t->now);
-    return c;
-}
-
-/* Swaps the coordinator for one rebuilt from the records (a restart). */
-static void restart(ctx_t *t)
-{
-    kc_coord_t *r = replay_all(t);
-    kc_coord_free(t->c);
-    t->c = r;
-}
+/* Swaps the coordinator for one rebuilt from the compacted record log (a
+ * restart). */
+static void restart(ctx_t *t) { ct_restart(t, true); }
 
 /* ---- tests: classic members in a consumer group ------------------------------- */
 
@@ -666,7 +547,7 @@ static void test_consumer_leave_of_classic_group(void **state)
     assert_string_equal(msg, "Group " GROUP " is not a consumer group.");
     assert_int_equal(cm_heartbeat(t, &a, 2, msg, sizeof(msg)), E_GROUP_ID_NOT_FOUND);
     assert_string_equal(msg, "Group " GROUP " is not a consumer group.");
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_classic_member_joins_consumer_group(void **state)
@@ -717,7 +598,7 @@ static void test_classic_member_joins_consumer_group(void **state)
     char type[32];
     list_type(t, t->c, type, sizeof(type));
     assert_string_equal(type, "consumer");
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* A cooperative classic member reporting owned partitions revokes before a
@@ -763,7 +644,7 @@ static void test_classic_member_revokes_before_reassignment(void **state)
     cl_t all2[1] = {b};
     cm_t cms2[2] = {a, c3};
     assert_disjoint(all2, 1, cms2, 2);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void disable_migration(kc_coord_config_t *cfg)
@@ -823,7 +704,7 @@ static void test_classic_requests_to_consumer_group_errors(void **state)
     assert_int_equal(cl_heartbeat(t, &b), E_ILLEGAL_GENERATION);
     b.generation--;
     assert_int_equal(cl_leave(t, "nobody", NULL), E_UNKNOWN_MEMBER_ID);
-    ctx_free(t);
+    ct_free(t);
 
     /* Migration disabled: classic members cannot join a consumer group. */
     t = ctx_new_cfg(disable_migration);
@@ -831,7 +712,7 @@ static void test_classic_requests_to_consumer_group_errors(void **state)
     assert_int_equal(cm_join(t, &a), E_NONE);
     cl_init(&b, "member-b");
     assert_int_equal(cl_join(t, &b, NULL), E_INCONSISTENT_GROUP_PROTOCOL);
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* Static classic members: the instance id is checked, and a rejoin with a
@@ -865,7 +746,7 @@ static void test_classic_static_member_in_consumer_group(void **state)
     assert_int_equal(cl_leave(t, "", "instance-b"), E_NONE);
     assert_int_equal(describe_consumer(t, t->c, NULL, &n, NULL), E_NONE);
     assert_int_equal(n, 1);
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* Session timeout (the member's own), sync timeout after a join, and join
@@ -883,12 +764,12 @@ static void test_classic_member_timeouts(void **state)
     cl_t b;
     cl_init(&b, "member-b");
     cl_settle(t, &b);
-    ctx_sleep(t, 9000);
+    ct_sleep(t, 9000);
     assert_int_equal(cl_heartbeat(t, &b), E_NONE); /* a heartbeat extends it */
     assert_int_equal(cm_beat(t, &a), E_NONE);
-    ctx_sleep(t, 9000);
+    ct_sleep(t, 9000);
     assert_int_equal(cm_beat(t, &a), E_NONE);
-    ctx_sleep(t, 1500);
+    ct_sleep(t, 1500);
     assert_int_equal(describe_consumer(t, t->c, NULL, &n, NULL), E_NONE);
     assert_int_equal(n, 1);
     assert_int_equal(cl_heartbeat(t, &b), E_UNKNOWN_MEMBER_ID);
@@ -898,11 +779,11 @@ static void test_classic_member_timeouts(void **state)
     cl_init(&s, "member-s");
     s.session_ms = 60000;
     assert_int_equal(cl_join(t, &s, NULL), E_NONE);
-    ctx_sleep(t, 19000);
+    ct_sleep(t, 19000);
     assert_int_equal(cm_beat(t, &a), E_NONE);
     assert_int_equal(describe_consumer(t, t->c, NULL, &n, NULL), E_NONE);
     assert_int_equal(n, 2);
-    ctx_sleep(t, 2000);
+    ct_sleep(t, 2000);
     assert_int_equal(describe_consumer(t, t->c, NULL, &n, NULL), E_NONE);
     assert_int_equal(n, 1);
 
@@ -916,14 +797,14 @@ static void test_classic_member_timeouts(void **state)
     assert_int_equal(cm_join(t, &c3), E_NONE);
     assert_int_equal(cl_heartbeat(t, &j), E_REBALANCE_IN_PROGRESS);
     for (int i = 0; i < 4; i++) {
-        ctx_sleep(t, 4000);
+        ct_sleep(t, 4000);
         assert_int_equal(cl_heartbeat(t, &j), E_REBALANCE_IN_PROGRESS);
         cm_beat(t, &a);
         cm_beat(t, &c3);
     }
-    ctx_sleep(t, 4500);
+    ct_sleep(t, 4500);
     assert_int_equal(cl_heartbeat(t, &j), E_UNKNOWN_MEMBER_ID);
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* Offset commits of a classic member: its generation is the member epoch,
@@ -948,7 +829,7 @@ static void test_classic_member_offset_commit(void **state)
     assert_int_equal(
         kc_consumer_group_validate_offset_fetch(g, kc_str(b.member_id), b.generation - 1),
         E_ILLEGAL_GENERATION);
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* ---- tests: conversions ------------------------------------------------------- */
@@ -965,7 +846,7 @@ static void classic_group_ud(ctx_t *t, cl_t *l, cl_t *f, const char *user_data)
     assert_int_equal(cl_join_answer(t, f, c2, NULL), E_MEMBER_ID_REQUIRED);
     c1 = cl_send_join(t, l, 5);
     c2 = cl_send_join(t, f, 5);
-    ctx_sleep(t, 1);
+    ct_sleep(t, 1);
     kc_join_group_response_t jr;
     assert_int_equal(cl_join_answer(t, l, c1, &jr), E_NONE);
     assert_int_equal(cl_join_answer(t, f, c2, NULL), E_NONE);
@@ -1005,11 +886,11 @@ static void classic_group_ud(ctx_t *t, cl_t *l, cl_t *f, const char *user_data)
     req.assignments.items[0].assignment = (kc_bytes_t){asg[0].data, (int32_t)asg[0].len};
     req.assignments.items[1].member_id = kc_str(f->member_id);
     req.assignments.items[1].assignment = (kc_bytes_t){asg[1].data, (int32_t)asg[1].len};
-    kc_request_ctx_t x = rctx(t, KC_API_SYNC_GROUP, 5);
+    kc_request_ctx_t x = ct_rctx(t, KC_API_SYNC_GROUP, 5);
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_sync_group(t->c, &x, &req, &res);
-    absorb(t, &res);
+    ct_absorb(t, &res);
     kc_result_deinit(&res);
     kc_buf_deinit(&asg[0]);
     kc_buf_deinit(&asg[1]);
@@ -1076,7 +957,7 @@ static void test_online_upgrade(void **state)
     }
     assert_int_equal(count(cls[0].owned) + count(cls[1].owned) + count(a.owned), NPART);
     assert_int_equal(count(a.owned), 2);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void policy_downgrade(kc_coord_config_t *cfg)
@@ -1104,14 +985,14 @@ static void test_online_upgrade_refused(void **state)
     assert_int_equal(cm_heartbeat(t, &a, 3, msg, sizeof(msg)), E_GROUP_ID_NOT_FOUND);
     assert_string_equal(msg, "Group g is not a consumer group.");
     assert_int_equal(cl_heartbeat(t, &cls[0]), E_NONE);
-    ctx_free(t);
+    ct_free(t);
 
     t = ctx_new_cfg(consumer_max_one);
     classic_group(t, &cls[0], &cls[1]);
     assert_int_equal(cm_heartbeat(t, &a, 0, msg, sizeof(msg)), E_GROUP_ID_NOT_FOUND);
     assert_string_equal(msg, "Cannot upgrade classic group g to consumer group because the group "
                              "size exceeds the consumer group maximum size.");
-    ctx_free(t);
+    ct_free(t);
 
     /* Room for the classic members but not for the joiner: the group stays. */
     t = ctx_new_cfg(consumer_max_two);
@@ -1120,7 +1001,7 @@ static void test_online_upgrade_refused(void **state)
     char type[32];
     list_type(t, t->c, type, sizeof(type));
     assert_string_equal(type, "classic");
-    ctx_free(t);
+    ct_free(t);
 
     /* A group of another protocol type ("connect"). */
     t = ctx_new();
@@ -1130,12 +1011,12 @@ static void test_online_upgrade_refused(void **state)
     int32_t corr = cl_send_join(t, &w, 5);
     assert_int_equal(cl_join_answer(t, &w, corr, NULL), E_MEMBER_ID_REQUIRED);
     corr = cl_send_join(t, &w, 5);
-    ctx_sleep(t, 1);
+    ct_sleep(t, 1);
     assert_int_equal(cl_join_answer(t, &w, corr, NULL), E_NONE);
     assert_int_equal(cm_heartbeat(t, &a, 0, msg, sizeof(msg)), E_GROUP_ID_NOT_FOUND);
     assert_string_equal(msg, "Cannot upgrade classic group g to consumer group because the group "
                              "does not use the consumer embedded protocol.");
-    ctx_free(t);
+    ct_free(t);
 
     /* A custom assignor's user data would be lost: refused, nothing changes. */
     t = ctx_new();
@@ -1149,7 +1030,7 @@ static void test_online_upgrade_refused(void **state)
     assert_int_equal(describe_classic(t, t->c, st, sizeof(st), NULL), E_NONE);
     assert_string_equal(st, "Stable");
     assert_int_equal(cl_heartbeat(t, &cls[0]), E_NONE);
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* Online downgrade: the last consumer-protocol member leaves, the classic
@@ -1189,7 +1070,7 @@ static void test_online_downgrade_when_last_consumer_member_leaves(void **state)
     /* The classic group goes on from the consumer group's epoch. */
     assert_int_equal(cl_heartbeat(t, &b), E_NONE);
     assert_true(epoch > 0);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void policy_upgrade(kc_coord_config_t *cfg)
@@ -1217,7 +1098,7 @@ static void test_no_downgrade_with_upgrade_policy(void **state)
     assert_int_equal(describe_consumer(t, t->c, types, &n, NULL), E_NONE);
     assert_int_equal(n, 1);
     assert_int_equal(types[0], 0);
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* The consumer member's session expiry downgrades the group as a leave does. */
@@ -1233,13 +1114,13 @@ static void test_downgrade_on_session_expiry(void **state)
     b.session_ms = 600000;
     cl_settle(t, &b);
     for (int i = 0; i < 10; i++) {
-        ctx_sleep(t, 5000);
+        ct_sleep(t, 5000);
         cl_heartbeat(t, &b);
     }
     char type[32];
     list_type(t, t->c, type, sizeof(type));
     assert_string_equal(type, "classic");
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* Empty groups convert whatever the policy: an empty consumer group on a
@@ -1262,7 +1143,7 @@ static void test_empty_group_conversions(void **state)
     list_type(t, t->c, type, sizeof(type));
     assert_string_equal(type, "classic");
     corr = cl_send_join(t, &b, 5);
-    ctx_sleep(t, 1);
+    ct_sleep(t, 1);
     assert_int_equal(cl_join_answer(t, &b, corr, NULL), E_NONE);
     assert_int_equal(cl_sync(t, &b), E_NONE);
     assert_int_equal(describe_classic(t, t->c, st, sizeof(st), NULL), E_NONE);
@@ -1281,7 +1162,7 @@ static void test_empty_group_conversions(void **state)
     restart(t);
     list_type(t, t->c, type, sizeof(type));
     assert_string_equal(type, "consumer");
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* A restart in the middle of a mixed group's reconciliation: the replayed
@@ -1314,7 +1195,7 @@ static void test_restart_mid_reconciliation_with_classic_member(void **state)
     cl_settle(t, &b);
     assert_int_equal(count(a.owned) + count(b.owned), NPART);
     assert_disjoint(&b, 1, &a, 1);
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* A classic static member replacing the last consumer-protocol member (same
@@ -1352,7 +1233,7 @@ static void test_downgrade_on_static_replacement(void **state)
     assert_memory_equal(x.owned, a.owned, sizeof(x.owned));
     assert_int_equal(cl_heartbeat(t, &x), E_NONE);
     assert_int_equal(cl_heartbeat(t, &b), E_NONE);
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* Records of that type (key's first two bytes) still live once compacted. */
@@ -1385,7 +1266,7 @@ static void test_classic_replacement_drops_regex_resolution(void **state)
     a.instance_id = "instance-a";
     a.regex = "t|u";
     assert_int_equal(cm_join(t, &a), E_NONE);
-    ctx_sleep(t, 1); /* the regex is resolved after the heartbeat */
+    ct_sleep(t, 1); /* the regex is resolved after the heartbeat */
     assert_int_equal(live_records(t, 16), 1);
     cm_init(&c, "member-c"); /* subscribes by name: no downgrade below */
     assert_int_equal(cm_join(t, &c), E_NONE);
@@ -1402,7 +1283,7 @@ static void test_classic_replacement_drops_regex_resolution(void **state)
     restart(t);
     assert_int_equal(cl_sync(t, &x), E_NONE);
     assert_int_equal(cm_beat(t, &c), E_NONE);
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* JoinGroup below v4 gets its member id without MEMBER_ID_REQUIRED. */
@@ -1419,7 +1300,7 @@ static void test_classic_join_v3_gets_member_id_at_once(void **state)
     assert_int_equal(cl_join_answer(t, &b, corr, NULL), E_NONE);
     assert_int_equal(strlen(b.member_id), 22);
     assert_true(b.generation > 0);
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* OffsetCommit of partition 0 of "t" by a member; the partition's error. */
@@ -1444,13 +1325,13 @@ static int16_t commit(ctx_t *t, const char *member_id, int32_t generation, int16
     topic.partitions.count = 1;
     req.topics.items = &topic;
     req.topics.count = 1;
-    kc_request_ctx_t x = rctx(t, KC_API_OFFSET_COMMIT, version);
+    kc_request_ctx_t x = ct_rctx(t, KC_API_OFFSET_COMMIT, version);
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_offset_commit(t->c, &x, &req, &res);
-    absorb(t, &res);
+    ct_absorb(t, &res);
     kc_result_deinit(&res);
-    resp_t *r = find_resp(t, x.correlation_id);
+    resp_t *r = ct_find_resp(t, x.correlation_id);
     assert_non_null(r);
     kc_offset_commit_response_t out;
     kc_offset_commit_response_init(&out);
@@ -1485,7 +1366,7 @@ static void test_restart_after_offsets_keeps_one_group(void **state)
     assert_string_equal(type, "consumer");
     assert_int_equal(listed_times, 1);
     assert_int_equal(cl_heartbeat(t, &cls[0]), E_REBALANCE_IN_PROGRESS);
-    ctx_free(t);
+    ct_free(t);
 }
 
 int main(void)
