@@ -18,8 +18,7 @@
 #include <cmocka.h>
 #include <unistd.h>
 
-#include "internal.h"
-#include "kc_msgs.h"
+#include "coord_test.h"
 
 /* ---- a fixture: topics, clock, record log --------------------------- */
 
@@ -74,52 +73,26 @@ static bool view_id_to_name(void *ctx, kc_uuid_t id, kc_str_t *name)
 
 static const kc_topic_view_t view = {view_exists, NULL, view_lookup, view_id_to_name};
 
-typedef struct {
-    kc_buf_t key, value;
-    bool tombstone;
-} logged_t;
+/* The shared context (coord_test.h), and the result being built by the
+ * helpers below with the bodies of its last response. */
+typedef ct_t tctx_t;
 
-typedef struct {
-    kc_coord_config_t cfg;
-    kc_coord_t *c;
-    int64_t now;
-    kc_result_t res;
-    logged_t *log;
-    size_t nlog;
-    kc_arena_t arena; /* decoded responses */
-    kc_buf_t last_body, last_error_body;
-    int32_t corr;
-} tctx_t;
+static kc_result_t scratch;
+static kc_buf_t last_body, last_error_body;
 
-static tctx_t *T;
-
-static void take_records(tctx_t *t)
-{
-    for (size_t i = 0; i < t->res.nrecords; i++) {
-        t->log = kc_xrealloc(t->log, (t->nlog + 1) * sizeof(*t->log));
-        logged_t *l = &t->log[t->nlog++];
-        kc_buf_init(&l->key);
-        kc_buf_init(&l->value);
-        kc_buf_append(&l->key, t->res.records[i].key.data, t->res.records[i].key.len);
-        l->tombstone = t->res.records[i].tombstone;
-        if (!l->tombstone)
-            kc_buf_append(&l->value, t->res.records[i].value.data, t->res.records[i].value.len);
-    }
-}
-
-/* Moves the result's records to the log and keeps the last response's bodies. */
+/* Logs the scratch result's records and keeps the last response's bodies;
+ * returns how many records there were. */
 static size_t settle(tctx_t *t)
 {
-    size_t n = t->res.nrecords;
-    take_records(t);
-    kc_buf_reset(&t->last_body);
-    kc_buf_reset(&t->last_error_body);
-    if (t->res.nresponses > 0) {
-        kc_response_t *r = &t->res.responses[t->res.nresponses - 1];
-        kc_buf_append(&t->last_body, r->body.data, r->body.len);
-        kc_buf_append(&t->last_error_body, r->error_body.data, r->error_body.len);
+    size_t n = scratch.nrecords;
+    kc_buf_reset(&last_body);
+    kc_buf_reset(&last_error_body);
+    if (scratch.nresponses > 0) {
+        kc_response_t *r = &scratch.responses[scratch.nresponses - 1];
+        kc_buf_append(&last_body, r->body.data, r->body.len);
+        kc_buf_append(&last_error_body, r->error_body.data, r->error_body.len);
     }
-    kc_result_reset(&t->res);
+    ct_absorb(t, &scratch);
     return n;
 }
 
@@ -127,37 +100,23 @@ static int setup(void **state)
 {
     for (size_t i = 0; i < KC_ARRAY_LEN(topics_table); i++)
         topics_table[i].deleted = false;
-    tctx_t *t = kc_xcalloc(1, sizeof(*t));
-    kc_coord_config_defaults(&t->cfg);
-    t->cfg.group_initial_rebalance_delay_ms = 0;
-    t->cfg.offset_metadata_max_bytes = 10;
-    t->c = kc_coord_new(&t->cfg, &view);
-    kc_coord_seed(t->c, 42);
-    t->now = 1000000;
-    kc_result_init(&t->res);
-    kc_arena_init(&t->arena);
-    kc_buf_init(&t->last_body);
-    kc_buf_init(&t->last_error_body);
-    kc_coord_loaded(t->c, t->now);
-    T = t;
-    *state = t;
+    kc_coord_config_t cfg;
+    kc_coord_config_defaults(&cfg);
+    cfg.group_initial_rebalance_delay_ms = 0;
+    cfg.offset_metadata_max_bytes = 10;
+    kc_result_init(&scratch);
+    kc_buf_init(&last_body);
+    kc_buf_init(&last_error_body);
+    *state = ct_new(&(ct_opts_t){.cfg = &cfg, .topics = &view, .seed = 42, .now_ms = 1000000});
     return 0;
 }
 
 static int teardown(void **state)
 {
-    tctx_t *t = *state;
-    kc_coord_free(t->c);
-    kc_result_deinit(&t->res);
-    for (size_t i = 0; i < t->nlog; i++) {
-        kc_buf_deinit(&t->log[i].key);
-        kc_buf_deinit(&t->log[i].value);
-    }
-    free(t->log);
-    kc_arena_deinit(&t->arena);
-    kc_buf_deinit(&t->last_body);
-    kc_buf_deinit(&t->last_error_body);
-    free(t);
+    ct_free(*state);
+    kc_result_deinit(&scratch);
+    kc_buf_deinit(&last_body);
+    kc_buf_deinit(&last_error_body);
     return 0;
 }
 
@@ -187,27 +146,14 @@ static bool fake_authorize(const void *arg, const char *principal, const char *h
 
 static kc_request_ctx_t rctx(tctx_t *t, int16_t api_key, int16_t version)
 {
-    kc_request_ctx_t ctx;
-    memset(&ctx, 0, sizeof(ctx));
-    ctx.conn_id = 1;
-    ctx.correlation_id = ++t->corr;
-    ctx.api_key = api_key;
-    ctx.api_version = version;
-    ctx.client_id = kc_str("client");
-    ctx.client_host = "/127.0.0.1";
-    ctx.now_ms = t->now;
+    kc_request_ctx_t ctx = ct_rctx(t, api_key, version);
     ctx.principal = acl_principal;
     ctx.authorize = acl_principal ? fake_authorize : NULL;
     return ctx;
 }
 
 /* Advances the clock and fires the due timers. */
-static void sleep_ms(tctx_t *t, int64_t ms)
-{
-    t->now += ms;
-    kc_coord_tick(t->c, t->now, &t->res);
-    settle(t);
-}
+static void sleep_ms(tctx_t *t, int64_t ms) { ct_jump(t, ms); }
 
 /* ---- OffsetCommit helpers -------------------------------------------- */
 
@@ -267,12 +213,12 @@ static kc_offset_commit_response_t commit(tctx_t *t, int16_t version, const char
     req.topics.items = topics;
     req.topics.count = nt;
     kc_request_ctx_t ctx = rctx(t, KC_API_OFFSET_COMMIT, version);
-    kc_coord_offset_commit(t->c, &ctx, &req, &t->res);
-    assert_int_equal(t->res.nresponses, 1);
+    kc_coord_offset_commit(t->c, &ctx, &req, &scratch);
+    assert_int_equal(scratch.nresponses, 1);
     settle(t);
     kc_offset_commit_response_t resp;
     kc_reader_t r;
-    kc_reader_init(&r, t->last_body.data, t->last_body.len);
+    kc_reader_init(&r, last_body.data, last_body.len);
     assert_int_equal(kc_offset_commit_response_decode(&r, version, &t->arena, &resp), 0);
     assert_int_equal(kc_reader_left(&r), 0);
     return resp;
@@ -309,12 +255,12 @@ static kc_offset_fetch_response_t fetch_single(tctx_t *t, int16_t version, const
         req.topics.count = -1;
     }
     kc_request_ctx_t ctx = rctx(t, KC_API_OFFSET_FETCH, version);
-    kc_coord_offset_fetch(t->c, &ctx, &req, &t->res);
-    assert_int_equal(t->res.nresponses, 1);
+    kc_coord_offset_fetch(t->c, &ctx, &req, &scratch);
+    assert_int_equal(scratch.nresponses, 1);
     assert_int_equal(settle(t), 0);
     kc_offset_fetch_response_t resp;
     kc_reader_t r;
-    kc_reader_init(&r, t->last_body.data, t->last_body.len);
+    kc_reader_init(&r, last_body.data, last_body.len);
     assert_int_equal(kc_offset_fetch_response_decode(&r, version, &t->arena, &resp), 0);
     assert_int_equal(kc_reader_left(&r), 0);
     return resp;
@@ -328,11 +274,11 @@ static kc_offset_fetch_response_t fetch_groups(tctx_t *t, int16_t version,
     req.groups.items = groups;
     req.groups.count = n;
     kc_request_ctx_t ctx = rctx(t, KC_API_OFFSET_FETCH, version);
-    kc_coord_offset_fetch(t->c, &ctx, &req, &t->res);
+    kc_coord_offset_fetch(t->c, &ctx, &req, &scratch);
     settle(t);
     kc_offset_fetch_response_t resp;
     kc_reader_t r;
-    kc_reader_init(&r, t->last_body.data, t->last_body.len);
+    kc_reader_init(&r, last_body.data, last_body.len);
     assert_int_equal(kc_offset_fetch_response_decode(&r, version, &t->arena, &resp), 0);
     return resp;
 }
@@ -395,12 +341,12 @@ static member_t make_stable_group(tctx_t *t, const char *group, const char *cons
     jr.protocols.items = &proto;
     jr.protocols.count = 1;
     kc_request_ctx_t ctx = rctx(t, KC_API_JOIN_GROUP, 3);
-    kc_coord_join_group(t->c, &ctx, &jr, &t->res);
-    kc_coord_tick(t->c, t->now, &t->res); /* initial delay 0 */
+    kc_coord_join_group(t->c, &ctx, &jr, &scratch);
+    kc_coord_tick(t->c, t->now, &scratch); /* initial delay 0 */
     settle(t);
     kc_join_group_response_t jresp;
     kc_reader_t r;
-    kc_reader_init(&r, t->last_body.data, t->last_body.len);
+    kc_reader_init(&r, last_body.data, last_body.len);
     assert_int_equal(kc_join_group_response_decode(&r, 3, &t->arena, &jresp), 0);
     assert_int_equal(jresp.error_code, 0);
     assert_true(jresp.member_id.len > 0 && jresp.member_id.len < 127);
@@ -416,10 +362,10 @@ static member_t make_stable_group(tctx_t *t, const char *group, const char *cons
     sr.assignments.items = &as;
     sr.assignments.count = 1;
     ctx = rctx(t, KC_API_SYNC_GROUP, 3);
-    kc_coord_sync_group(t->c, &ctx, &sr, &t->res);
+    kc_coord_sync_group(t->c, &ctx, &sr, &scratch);
     settle(t);
     kc_sync_group_response_t sresp;
-    kc_reader_init(&r, t->last_body.data, t->last_body.len);
+    kc_reader_init(&r, last_body.data, last_body.len);
     assert_int_equal(kc_sync_group_response_decode(&r, 3, &t->arena, &sresp), 0);
     assert_int_equal(sresp.error_code, 0);
     kc_buf_deinit(&sub);
@@ -454,18 +400,7 @@ static void fetch_all_body(tctx_t *t, kc_coord_t *c, const char *const *groups, 
 }
 
 /* Rebuilds a coordinator from the logged records. */
-static kc_coord_t *replayed(tctx_t *t)
-{
-    kc_coord_t *c = kc_coord_new(&t->cfg, &view);
-    for (size_t i = 0; i < t->nlog; i++) {
-        logged_t *l = &t->log[i];
-        assert_int_equal(kc_coord_replay(c, l->key.data, l->key.len,
-                                         l->tombstone ? NULL : l->value.data, l->value.len),
-                         0);
-    }
-    kc_coord_loaded(c, t->now);
-    return c;
-}
+static kc_coord_t *replayed(tctx_t *t) { return ct_replayed(t, false); }
 
 static void assert_replay_identical(tctx_t *t, const char *const *groups, int n)
 {
@@ -550,11 +485,11 @@ static void acl_list_groups_filters_by_describe(void **state)
         kc_list_groups_request_t req;
         kc_list_groups_request_init(&req);
         kc_request_ctx_t x = rctx(t, KC_API_LIST_GROUPS, 4);
-        kc_coord_list_groups(t->c, &x, &req, &t->res);
+        kc_coord_list_groups(t->c, &x, &req, &scratch);
         settle(t);
         kc_list_groups_response_t out;
         kc_reader_t rd;
-        kc_reader_init(&rd, t->last_body.data, t->last_body.len);
+        kc_reader_init(&rd, last_body.data, last_body.len);
         assert_int_equal(kc_list_groups_response_decode(&rd, 4, &t->arena, &out), 0);
         assert_int_equal(out.groups.count, want[i]);
         if (want[i] == 1)
@@ -574,7 +509,7 @@ static void commit_v0_then_fetch_v1_round_trip(void **state)
     assert_int_equal(r.topics.items[0].partitions.items[0].partition_index, 0);
     assert_int_equal(r.topics.items[0].partitions.items[0].error_code, 0);
     assert_int_equal(r.topics.items[0].partitions.items[1].partition_index, 2);
-    assert_int_equal(t->nlog, 2);
+    assert_int_equal(t->nrecs, 2);
 
     int32_t parts[] = {0, 1, 2};
     kc_offset_fetch_response_t f = fetch_single(t, 1, "g", "foo", parts, 3);
@@ -612,10 +547,10 @@ static void record_layout_matches_kafka(void **state)
     tctx_t *t = *state;
     cpart_t p = {"foo", {{0}}, 1, 5, "meta", 3};
     commit(t, 8, "grp", NO_GROUP_INFO, &p, 1);
-    assert_int_equal(t->nlog, 1);
+    assert_int_equal(t->nrecs, 1);
     /* Key: type 1 then OffsetCommitKey v0. */
     kc_reader_t r;
-    kc_reader_init(&r, t->log[0].key.data, t->log[0].key.len);
+    kc_reader_init(&r, t->recs[0].key.data, t->recs[0].key.len);
     assert_int_equal(kc_read_int16(&r), KC_RECORD_OFFSET_COMMIT);
     kc_offset_commit_key_t k;
     assert_int_equal(kc_offset_commit_key_decode(&r, 0, &t->arena, &k), 0);
@@ -624,7 +559,7 @@ static void record_layout_matches_kafka(void **state)
     assert_int_equal(k.partition, 1);
     assert_int_equal(kc_reader_left(&r), 0);
     /* Value: version 4 with the topic id tagged. */
-    kc_reader_init(&r, t->log[0].value.data, t->log[0].value.len);
+    kc_reader_init(&r, t->recs[0].value.data, t->recs[0].value.len);
     assert_int_equal(kc_read_int16(&r), 4);
     kc_offset_commit_value_t v;
     assert_int_equal(kc_offset_commit_value_decode(&r, 4, &t->arena, &v), 0);
@@ -643,7 +578,7 @@ static void retention_time_v2_writes_value_v1_and_expires(void **state)
     cmeta_t meta = {-1, "", NULL, 5000};
     commit(t, 2, "ret", meta, &p, 1);
     kc_reader_t r;
-    kc_reader_init(&r, t->log[0].value.data, t->log[0].value.len);
+    kc_reader_init(&r, t->recs[0].value.data, t->recs[0].value.len);
     assert_int_equal(kc_read_int16(&r), 1);
     kc_offset_commit_value_t v;
     assert_int_equal(kc_offset_commit_value_decode(&r, 1, &t->arena, &v), 0);
@@ -655,8 +590,8 @@ static void retention_time_v2_writes_value_v1_and_expires(void **state)
     sleep_ms(t, t->cfg.offsets_retention_check_interval_ms);
     assert_int_equal(fetched_offset(t, "ret", "foo", 0), -1);
     /* The tombstone, then the simple group's deletion. */
-    assert_true(t->nlog >= 2);
-    assert_true(t->log[1].tombstone);
+    assert_true(t->nrecs >= 2);
+    assert_true(t->recs[1].tombstone);
     assert_null(kc_classic_group_find(t->c, kc_str("ret")));
 }
 
@@ -761,13 +696,13 @@ static void commit_to_unknown_topic_or_partition(void **state)
     assert_int_equal(r.topics.items[1].partitions.items[0].error_code, 3);
     assert_true(kc_str_eq_cstr(r.topics.items[2].name, "bar"));
     assert_int_equal(r.topics.items[2].partitions.items[0].error_code, 0);
-    assert_int_equal(t->nlog, 2);
+    assert_int_equal(t->nrecs, 2);
 
     /* Records were written: the error body answers NOT_COORDINATOR where the
      * coordinator was asked, keeping the topic-check errors. */
     kc_offset_commit_response_t e;
     kc_reader_t rd;
-    kc_reader_init(&rd, t->last_error_body.data, t->last_error_body.len);
+    kc_reader_init(&rd, last_error_body.data, last_error_body.len);
     assert_int_equal(kc_offset_commit_response_decode(&rd, 8, &t->arena, &e), 0);
     assert_int_equal(e.topics.items[0].partitions.items[0].error_code, 3);
     assert_int_equal(e.topics.items[0].partitions.items[1].error_code, 16);
@@ -778,7 +713,7 @@ static void commit_to_unknown_topic_or_partition(void **state)
     cmeta_t meta = {5, "m", NULL, -1};
     r = commit(t, 9, "ghost", meta, &q, 1);
     assert_int_equal(r.topics.items[0].partitions.items[0].error_code, 3);
-    assert_int_equal(t->last_error_body.len, 0);
+    assert_int_equal(last_error_body.len, 0);
     assert_null(kc_classic_group_find(t->c, kc_str("ghost")));
 }
 
@@ -795,7 +730,7 @@ static void metadata_too_large_per_partition(void **state)
     assert_int_equal(r.topics.items[0].partitions.items[0].error_code, 0);
     assert_int_equal(r.topics.items[0].partitions.items[1].error_code, 12);
     assert_int_equal(r.topics.items[0].partitions.items[2].error_code, 0);
-    assert_int_equal(t->nlog, 2);
+    assert_int_equal(t->nrecs, 2);
     assert_int_equal(fetched_offset(t, "meta", "foo", 1), -1);
 }
 
@@ -808,8 +743,8 @@ static void unknown_group_with_generation_depends_on_version(void **state)
     assert_int_equal(r.topics.items[0].partitions.items[0].error_code, 22);
     r = commit(t, 9, "none", meta, &p, 1);
     assert_int_equal(r.topics.items[0].partitions.items[0].error_code, 69);
-    assert_int_equal(t->nlog, 0);
-    assert_int_equal(t->last_error_body.len, 0);
+    assert_int_equal(t->nrecs, 0);
+    assert_int_equal(last_error_body.len, 0);
     assert_null(kc_classic_group_find(t->c, kc_str("none")));
 }
 
@@ -856,7 +791,7 @@ static void commit_validated_by_classic_group(void **state)
     tctx_t *t = *state;
     const char *subs[] = {"foo"};
     member_t m = make_stable_group(t, "cg", subs, 1);
-    size_t before = t->nlog;
+    size_t before = t->nrecs;
     cpart_t p = {"foo", {{0}}, 0, 50, NULL, -1};
 
     cmeta_t wrong_gen = {m.generation + 1, m.member_id, NULL, -1};
@@ -868,7 +803,7 @@ static void commit_validated_by_classic_group(void **state)
     /* No identity on a non-empty group. */
     r = commit(t, 8, "cg", NO_GROUP_INFO, &p, 1);
     assert_int_equal(r.topics.items[0].partitions.items[0].error_code, 25);
-    assert_int_equal(t->nlog, before);
+    assert_int_equal(t->nrecs, before);
 
     cmeta_t ok = {m.generation, m.member_id, NULL, -1};
     r = commit(t, 8, "cg", ok, &p, 1);
@@ -950,18 +885,18 @@ static void offsets_of_empty_consumer_group_expire_and_group_is_deleted(void **s
            empty_since + t->cfg.offsets_retention_ms)
         sleep_ms(t, t->cfg.offsets_retention_check_interval_ms);
     assert_int_equal(fetched_offset(t, "exp", "foo", 1), 9);
-    size_t before = t->nlog;
+    size_t before = t->nrecs;
     sleep_ms(t, t->cfg.offsets_retention_check_interval_ms);
     assert_int_equal(fetched_offset(t, "exp", "foo", 1), -1);
     assert_null(kc_classic_group_find(t->c, kc_str("exp")));
     /* Offset tombstone first, then the group's tombstone (type 2). */
-    assert_int_equal(t->nlog, before + 2);
-    assert_true(t->log[before].tombstone);
+    assert_int_equal(t->nrecs, before + 2);
+    assert_true(t->recs[before].tombstone);
     kc_reader_t r;
-    kc_reader_init(&r, t->log[before].key.data, t->log[before].key.len);
+    kc_reader_init(&r, t->recs[before].key.data, t->recs[before].key.len);
     assert_int_equal(kc_read_int16(&r), 1);
-    assert_true(t->log[before + 1].tombstone);
-    kc_reader_init(&r, t->log[before + 1].key.data, t->log[before + 1].key.len);
+    assert_true(t->recs[before + 1].tombstone);
+    kc_reader_init(&r, t->recs[before + 1].key.data, t->recs[before + 1].key.len);
     assert_int_equal(kc_read_int16(&r), 2);
     assert_replay_identical(t, (const char *const[]){"exp"}, 1);
 }
@@ -981,11 +916,11 @@ static void fetch_with_epoch_and_null_member_id(void **state)
     hb.subscribed_topic_names.count = 0;
     hb.topic_partitions.count = 0;
     kc_request_ctx_t hctx = rctx(t, KC_API_CONSUMER_GROUP_HEARTBEAT, 1);
-    kc_coord_consumer_group_heartbeat(t->c, &hctx, &hb, &t->res);
+    kc_coord_consumer_group_heartbeat(t->c, &hctx, &hb, &scratch);
     settle(t);
     kc_consumer_group_heartbeat_response_t hr;
     kc_reader_t r;
-    kc_reader_init(&r, t->last_body.data, t->last_body.len);
+    kc_reader_init(&r, last_body.data, last_body.len);
     assert_int_equal(kc_consumer_group_heartbeat_response_decode(&r, 1, &t->arena, &hr), 0);
     assert_int_equal(hr.error_code, 0);
     assert_true(hr.member_epoch > 0);
@@ -1052,7 +987,7 @@ static void fetch_all_in_kafka_table_order_after_removal(void **state)
     kc_write_str(&key, kc_str("ord"), false);
     kc_write_str(&key, kc_str("bar"), false);
     kc_write_int32(&key, 0);
-    assert_int_equal(kc_coord_replay(t->c, key.data, key.len, NULL, 0), 0);
+    ct_replay(t, &key, NULL); /* a tombstone of bar-0, as if committed */
     kc_buf_deinit(&key);
     assert_string_equal(all_topics_order(t), "baz,foo");
     commit_one(t, 8, "ord", "bar", 0, 4, NULL);
@@ -1099,9 +1034,9 @@ static void offset_delete_errors_and_tombstones(void **state)
     do {                                                                                       \
         req.group_id = kc_str(group);                                                          \
         kc_request_ctx_t ctx_ = rctx(t, KC_API_OFFSET_DELETE, 0);                              \
-        kc_coord_offset_delete(t->c, &ctx_, &req, &t->res);                                    \
+        kc_coord_offset_delete(t->c, &ctx_, &req, &scratch);                                    \
         settle(t);                                                                             \
-        kc_reader_init(&r, t->last_body.data, t->last_body.len);                               \
+        kc_reader_init(&r, last_body.data, last_body.len);                               \
         assert_int_equal(kc_offset_delete_response_decode(&r, 0, &t->arena, &resp), 0);       \
     } while (0)
 
@@ -1116,7 +1051,7 @@ static void offset_delete_errors_and_tombstones(void **state)
     cmeta_t ok = {m.generation, m.member_id, NULL, -1};
     cpart_t p[] = {{"foo", {{0}}, 0, 1, NULL, -1}, {"bar", {{0}}, 0, 2, NULL, -1}};
     commit(t, 8, "del", ok, p, 2);
-    size_t before = t->nlog;
+    size_t before = t->nrecs;
     DELETE("del");
     assert_int_equal(resp.error_code, 0);
     assert_int_equal(resp.topics.count, 3);
@@ -1130,9 +1065,9 @@ static void offset_delete_errors_and_tombstones(void **state)
     assert_int_equal(resp.topics.items[2].partitions.items[0].error_code, 0);
     assert_int_equal(resp.topics.items[2].partitions.items[1].error_code, 0);
     /* One tombstone: bar-0 had an offset, bar-1 did not. */
-    assert_int_equal(t->nlog, before + 1);
-    assert_true(t->log[before].tombstone);
-    assert_true(t->last_error_body.len > 0);
+    assert_int_equal(t->nrecs, before + 1);
+    assert_true(t->recs[before].tombstone);
+    assert_true(last_error_body.len > 0);
     assert_int_equal(fetched_offset(t, "del", "bar", 0), -1);
     assert_int_equal(fetched_offset(t, "del", "foo", 0), 1);
     assert_replay_identical(t, (const char *const[]){"del"}, 1);
@@ -1146,13 +1081,13 @@ static void topic_deletion_tombstones_every_group(void **state)
     commit_one(t, 8, "g1", "foo", 1, 1, NULL);
     commit_one(t, 8, "g1", "bar", 0, 1, NULL);
     commit_one(t, 8, "g2", "foo", 2, 1, NULL);
-    size_t before = t->nlog;
+    size_t before = t->nrecs;
     topics_table[0].deleted = true;
-    kc_coord_topic_deleted(t->c, kc_str("foo"), t->now, &t->res);
+    kc_coord_topic_deleted(t->c, kc_str("foo"), t->now, &scratch);
     settle(t);
-    assert_int_equal(t->nlog, before + 3);
-    for (size_t i = before; i < t->nlog; i++)
-        assert_true(t->log[i].tombstone);
+    assert_int_equal(t->nrecs, before + 3);
+    for (size_t i = before; i < t->nrecs; i++)
+        assert_true(t->recs[i].tombstone);
     kc_offset_fetch_response_t f = fetch_single(t, 2, "g1", NULL, NULL, 0);
     assert_int_equal(f.topics.count, 1);
     assert_true(kc_str_eq_cstr(f.topics.items[0].name, "bar"));
@@ -1208,7 +1143,7 @@ static void requests_while_loading_get_load_in_progress(void **state)
     assert_int_equal(f.topics.count, 0);
     f = fetch_single(t, 1, "g", "foo", &part, 1);
     assert_int_equal(f.topics.items[0].partitions.items[0].error_code, 14);
-    assert_int_equal(t->nlog, 0);
+    assert_int_equal(t->nrecs, 0);
     kc_coord_free(t->c);
     t->c = saved;
 }
