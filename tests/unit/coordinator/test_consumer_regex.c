@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "consumer_int.h"
-#include "coord_priv.h"
+#include "coord_test.h"
 
 enum {
     E_NONE = 0,
@@ -103,35 +103,10 @@ static void tv_names(void *ctx, void (*fn)(void *arg, kc_str_t name), void *arg)
 
 static const kc_topic_view_t VIEW = {tv_exists, NULL, tv_lookup, tv_name, tv_names};
 
-/* ---- context ------------------------------------------------------------------ */
+/* ---- context: coord_test.h, with this file's topic view ------------------------ */
 
-typedef struct {
-    kc_buf_t key, value;
-    bool tombstone;
-} rec_t;
-
-typedef struct {
-    kc_coord_t *c;
-    int64_t now;
-    rec_t *recs;
-    size_t nrecs, cap;
-} ctx_t;
-
-static void keep_records(ctx_t *t, kc_result_t *res)
-{
-    for (size_t i = 0; i < res->nrecords; i++) {
-        if (t->nrecs == t->cap) {
-            t->cap = t->cap ? t->cap * 2 : 64;
-            t->recs = realloc(t->recs, t->cap * sizeof(*t->recs));
-        }
-        rec_t *r = &t->recs[t->nrecs++];
-        kc_buf_init(&r->key);
-        kc_buf_init(&r->value);
-        kc_buf_append(&r->key, res->records[i].key.data, res->records[i].key.len);
-        kc_buf_append(&r->value, res->records[i].value.data, res->records[i].value.len);
-        r->tombstone = res->records[i].tombstone;
-    }
-}
+typedef ct_t ctx_t;
+typedef ct_record_t rec_t;
 
 static kc_coord_config_t config(void)
 {
@@ -142,48 +117,15 @@ static kc_coord_config_t config(void)
 
 static ctx_t *ctx_new_cfg(const kc_coord_config_t *cfg)
 {
-    ctx_t *t = calloc(1, sizeof(*t));
     ntopics = 0;
     group_name = "g";
-    t->now = 1000000;
-    t->c = kc_coord_new(cfg, &VIEW);
-    kc_coord_seed(t->c, 7);
-    kc_coord_loaded(t->c, t->now);
-    return t;
+    return ct_new(&(ct_opts_t){.cfg = cfg, .topics = &VIEW, .seed = 7, .now_ms = 1000000});
 }
 
 static ctx_t *ctx_new(void)
 {
     kc_coord_config_t cfg = config();
     return ctx_new_cfg(&cfg);
-}
-
-static void ctx_free(ctx_t *t)
-{
-    kc_coord_free(t->c);
-    for (size_t i = 0; i < t->nrecs; i++) {
-        kc_buf_deinit(&t->recs[i].key);
-        kc_buf_deinit(&t->recs[i].value);
-    }
-    free(t->recs);
-    free(t);
-}
-
-/* Advances the clock by ms, firing every timer due on the way. */
-static void ctx_sleep(ctx_t *t, int64_t ms)
-{
-    kc_result_t res;
-    kc_result_init(&res);
-    int64_t until = t->now + ms;
-    while (kc_coord_next_deadline(t->c) <= until) {
-        if (kc_coord_next_deadline(t->c) > t->now)
-            t->now = kc_coord_next_deadline(t->c);
-        kc_coord_tick(t->c, t->now, &res);
-        keep_records(t, &res);
-        kc_result_reset(&res);
-    }
-    t->now = until;
-    kc_result_deinit(&res);
 }
 
 /* How many records of a type were written since record index from;
@@ -258,7 +200,7 @@ static hb_t heartbeat(ctx_t *t, client_t *cl, int32_t epoch, const char *regex, 
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_consumer_group_heartbeat(t->c, &ctx, &req, &res);
-    keep_records(t, &res);
+    ct_keep(t, &res);
     assert_int_equal(res.nresponses, 1);
     kc_consumer_group_heartbeat_response_t r;
     kc_consumer_group_heartbeat_response_init(&r);
@@ -331,7 +273,7 @@ static void test_regex_resolved_after_heartbeat_then_assigned(void **state)
     assert_int_equal(count_records(t, 0, 16, false), 0);
     /* The resolution is its own write: record 16 and a new group epoch. */
     size_t mark = t->nrecs;
-    ctx_sleep(t, 0);
+    ct_sleep(t, 0);
     assert_int_equal(count_records(t, mark, 16, false), 1);
     assert_int_equal(count_records(t, mark, 3, false), 1);
     h = beat(t, &a);
@@ -340,7 +282,7 @@ static void test_regex_resolved_after_heartbeat_then_assigned(void **state)
     assert_int_equal(owns(&a, "orders"), NPART);
     assert_int_equal(owns(&a, "orders-eu"), NPART);
     assert_int_equal(owns(&a, "payments"), 0);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_regex_matches_whole_topic_name(void **state)
@@ -352,7 +294,7 @@ static void test_regex_matches_whole_topic_name(void **state)
     add_topic("xfoo");
     client_t a = {0}, b = {0};
     join_regex(t, &a, "m-a", "foo");
-    ctx_sleep(t, 0);
+    ct_sleep(t, 0);
     beat(t, &a);
     assert_int_equal(owns(&a, "foo"), NPART);
     assert_int_equal(owns(&a, "foo1"), 0);
@@ -360,12 +302,12 @@ static void test_regex_matches_whole_topic_name(void **state)
     /* Alternation backtracks to a whole match, as Matcher.matches(). The
      * new regex waits for the minimum interval since the last resolution. */
     join_regex(t, &b, "m-b", "foo|foo1");
-    ctx_sleep(t, 0);
+    ct_sleep(t, 0);
     assert_int_equal(count_records(t, 0, 16, false), 1);
-    ctx_sleep(t, 10001);
+    ct_sleep(t, 10001);
     beat(t, &a);
     beat(t, &b);
-    ctx_sleep(t, 0);
+    ct_sleep(t, 0);
     assert_int_equal(count_records(t, 0, 16, false), 3);
     for (int i = 0; i < 4; i++) {
         beat(t, &a);
@@ -374,7 +316,7 @@ static void test_regex_matches_whole_topic_name(void **state)
     assert_int_equal(owns(&a, "foo") + owns(&b, "foo"), NPART);
     assert_int_equal(owns(&b, "foo1"), NPART);
     assert_int_equal(owns(&a, "xfoo") + owns(&b, "xfoo"), 0);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_pathological_regex_gives_up(void **state)
@@ -407,14 +349,14 @@ static void test_invalid_regex_is_invalid_regular_expression(void **state)
     assert_int_equal(h.error, E_NONE);
     assert_int_equal(h.epoch, 1);
     /* Changing to a bad regex later fails too and keeps the member as it was. */
-    ctx_sleep(t, 0);
+    ct_sleep(t, 0);
     beat(t, &a);
     h = heartbeat(t, &a, a.epoch, "(", NULL, -1);
     assert_int_equal(h.error, E_INVALID_REGULAR_EXPRESSION);
     h = beat(t, &a);
     assert_int_equal(h.error, E_NONE);
     assert_int_equal(owns(&a, "orders"), NPART);
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* Patterns are checked against RE2's syntax (Kafka compiles them with
@@ -482,44 +424,44 @@ static void test_created_topic_joins_after_min_interval(void **state)
     add_topic("logs-a");
     client_t a = {0};
     join_regex(t, &a, "m-a", "logs-.*");
-    ctx_sleep(t, 0);
+    ct_sleep(t, 0);
     beat(t, &a);
     int32_t epoch = a.epoch;
     assert_int_equal(owns(&a, "logs-a"), NPART);
     add_topic("logs-b");
     kc_coord_topic_created(t->c, kc_str("logs-b"));
     /* Within the minimum interval of the last resolution: no refresh. */
-    ctx_sleep(t, 5000);
+    ct_sleep(t, 5000);
     size_t mark = t->nrecs;
     beat(t, &a);
-    ctx_sleep(t, 0);
+    ct_sleep(t, 0);
     assert_int_equal(count_records(t, mark, 16, false), 0);
     assert_int_equal(a.epoch, epoch);
     /* Past it, the next heartbeat starts one; the topic joins the assignment. */
-    ctx_sleep(t, 5001);
+    ct_sleep(t, 5001);
     beat(t, &a);
-    ctx_sleep(t, 0);
+    ct_sleep(t, 0);
     assert_int_equal(count_records(t, mark, 16, false), 1);
     beat(t, &a);
     assert_true(a.epoch > epoch);
     assert_int_equal(owns(&a, "logs-b"), NPART);
     /* Nothing new: no refresh before the refresh interval. */
     mark = t->nrecs;
-    ctx_sleep(t, 20000);
+    ct_sleep(t, 20000);
     beat(t, &a);
-    ctx_sleep(t, 0);
+    ct_sleep(t, 0);
     assert_int_equal(count_records(t, mark, 16, false), 0);
     /* Past group.consumer.regex.refresh.interval.ms it refreshes; same topics,
      * same epoch. */
     epoch = a.epoch;
-    ctx_sleep(t, 21000);
+    ct_sleep(t, 21000);
     beat(t, &a);
-    ctx_sleep(t, 0);
+    ct_sleep(t, 0);
     assert_int_equal(count_records(t, mark, 16, false), 1);
     assert_int_equal(count_records(t, mark, 3, false), 0);
     beat(t, &a);
     assert_int_equal(a.epoch, epoch);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_last_member_of_regex_tombstones_it(void **state)
@@ -530,7 +472,7 @@ static void test_last_member_of_regex_tombstones_it(void **state)
     add_topic("y1");
     client_t a = {0}, b = {0};
     join_regex(t, &a, "m-a", "x.*");
-    ctx_sleep(t, 0);
+    ct_sleep(t, 0);
     join_regex(t, &b, "m-b", "x.*");
     /* An already resolved regex bumps the epoch at once, no new resolution. */
     assert_int_equal(count_records(t, 0, 16, false), 1);
@@ -538,11 +480,11 @@ static void test_last_member_of_regex_tombstones_it(void **state)
     heartbeat(t, &a, -1, NULL, NULL, -1);
     assert_int_equal(count_records(t, mark, 16, true), 0);
     /* b switches to another regex: the last member of x.* tombstones it. */
-    ctx_sleep(t, 20000);
+    ct_sleep(t, 20000);
     beat(t, &b);
     heartbeat(t, &b, b.epoch, "y.*", NULL, -1);
     assert_int_equal(count_records(t, mark, 16, true), 1);
-    ctx_sleep(t, 0);
+    ct_sleep(t, 0);
     for (int i = 0; i < 3; i++)
         beat(t, &b);
     assert_int_equal(owns(&b, "y1"), NPART);
@@ -551,7 +493,7 @@ static void test_last_member_of_regex_tombstones_it(void **state)
     mark = t->nrecs;
     heartbeat(t, &b, -1, NULL, NULL, -1);
     assert_int_equal(count_records(t, mark, 16, true), 1);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_new_regex_bumps_epoch_once_resolved(void **state)
@@ -562,10 +504,10 @@ static void test_new_regex_bumps_epoch_once_resolved(void **state)
     add_topic("q1");
     client_t a = {0};
     join_regex(t, &a, "m-a", "p.*");
-    ctx_sleep(t, 0);
+    ct_sleep(t, 0);
     beat(t, &a);
     assert_int_equal(owns(&a, "p1"), NPART);
-    ctx_sleep(t, 10001);
+    ct_sleep(t, 10001);
     beat(t, &a);
     /* Switching to a regex no member has: its old resolution goes, but the
      * group epoch waits for the new one (REGEX_UPDATED, not resolved). */
@@ -574,7 +516,7 @@ static void test_new_regex_bumps_epoch_once_resolved(void **state)
     assert_int_equal(h.error, E_NONE);
     assert_int_equal(count_records(t, mark, 16, true), 1);
     assert_int_equal(count_records(t, mark, 3, false), 0);
-    ctx_sleep(t, 0);
+    ct_sleep(t, 0);
     assert_int_equal(count_records(t, mark, 16, false), 1);
     assert_int_equal(count_records(t, mark, 3, false), 1);
     for (int i = 0; i < 3; i++)
@@ -582,7 +524,7 @@ static void test_new_regex_bumps_epoch_once_resolved(void **state)
     assert_int_equal(owns(&a, "q1"), NPART);
     assert_int_equal(owns(&a, "p1"), 0);
     assert_int_equal(count_records(t, mark, 3, false), 1);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_regex_and_names_together(void **state)
@@ -596,7 +538,7 @@ static void test_regex_and_names_together(void **state)
     const char *names[] = {"b1"};
     heartbeat(t, &m, 0, "a.*", names, 1);
     assert_int_equal(owns(&m, "b1"), NPART);
-    ctx_sleep(t, 0);
+    ct_sleep(t, 0);
     beat(t, &m);
     assert_int_equal(owns(&m, "a1"), NPART);
     assert_int_equal(owns(&m, "b1"), NPART);
@@ -608,7 +550,7 @@ static void test_regex_and_names_together(void **state)
     assert_true(m.epoch > epoch);
     assert_int_equal(owns(&m, "a1"), 0);
     assert_int_equal(owns(&m, "b1"), NPART);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_static_replacement_keeps_regex_resolution(void **state)
@@ -626,7 +568,7 @@ static void test_static_replacement_keeps_regex_resolution(void **state)
     const int32_t epochs[] = {0, -2, 0};
     for (int i = 0; i < 3; i++) {
         if (i == 1) {
-            ctx_sleep(t, 0); /* the regex is resolved */
+            ct_sleep(t, 0); /* the regex is resolved */
             assert_int_equal(count_records(t, 0, 16, false), 1);
         }
         kc_consumer_group_heartbeat_request_init(&req);
@@ -642,7 +584,7 @@ static void test_static_replacement_keeps_regex_resolution(void **state)
         ctx.now_ms = t->now;
         kc_result_init(&res);
         kc_coord_consumer_group_heartbeat(t->c, &ctx, &req, &res);
-        keep_records(t, &res);
+        ct_keep(t, &res);
         kc_result_deinit(&res);
     }
     /* The replacement kept the regex: no tombstone, the resolution stays. */
@@ -650,21 +592,11 @@ static void test_static_replacement_keeps_regex_resolution(void **state)
     kc_consumer_group_t *g = kc_consumer_group_find(t->c, kc_str(group_name));
     assert_non_null(g);
     assert_true(kc_consumer_group_is_subscribed_to(g, kc_str("s1")));
-    ctx_free(t);
+    ct_free(t);
 }
 
-static kc_coord_t *replay_all(ctx_t *t, int64_t now)
-{
-    kc_coord_config_t cfg = config();
-    kc_coord_t *c = kc_coord_new(&cfg, &VIEW);
-    for (size_t i = 0; i < t->nrecs; i++)
-        assert_int_equal(kc_coord_replay(c, t->recs[i].key.data, t->recs[i].key.len,
-                                         t->recs[i].tombstone ? NULL : t->recs[i].value.data,
-                                         t->recs[i].value.len),
-                         0);
-    kc_coord_loaded(c, now);
-    return c;
-}
+/* A coordinator rebuilt from every record written so far. */
+static kc_coord_t *replay_all(ctx_t *t) { return ct_replayed(t, false); }
 
 static void test_replay_keeps_resolved_regex(void **state)
 {
@@ -674,11 +606,11 @@ static void test_replay_keeps_resolved_regex(void **state)
     add_topic("r2");
     client_t a = {0};
     join_regex(t, &a, "m-a", "r.*");
-    ctx_sleep(t, 0);
+    ct_sleep(t, 0);
     beat(t, &a);
     int32_t epoch = a.epoch;
     assert_int_equal(owns(&a, "r1") + owns(&a, "r2"), 2 * NPART);
-    kc_coord_t *r = replay_all(t, t->now);
+    kc_coord_t *r = replay_all(t);
     kc_coord_free(t->c);
     t->c = r;
     /* The replayed resolution counts: the heartbeat keeps epoch and
@@ -693,7 +625,7 @@ static void test_replay_keeps_resolved_regex(void **state)
      * tombstones the resolution. */
     heartbeat(t, &a, -1, NULL, NULL, -1);
     assert_int_equal(count_records(t, mark, 16, true), 1);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_deleted_topic_leaves_assignment(void **state)
@@ -704,7 +636,7 @@ static void test_deleted_topic_leaves_assignment(void **state)
     add_topic("d2");
     client_t a = {0};
     join_regex(t, &a, "m-a", "d.*");
-    ctx_sleep(t, 0);
+    ct_sleep(t, 0);
     beat(t, &a);
     assert_int_equal(owns(&a, "d2"), NPART);
     int32_t epoch = a.epoch;
@@ -715,12 +647,13 @@ static void test_deleted_topic_leaves_assignment(void **state)
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_topic_deleted(t->c, kc_str("d2"), t->now, &res);
+    ct_keep(t, &res);
     kc_result_deinit(&res);
     beat(t, &a);
     beat(t, &a);
     assert_true(a.epoch > epoch);
     assert_int_equal(owns(&a, "d1"), NPART);
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* A topic deleted and created again under its name has a new id: the
@@ -756,6 +689,7 @@ static void test_recreated_topic_assigned_under_new_id(void **state)
     topics[ntopics].id.b[1] = 0x77;
     ntopics++;
     kc_coord_topic_created(t->c, kc_str("y"));
+    ct_keep(t, &res);
     kc_result_deinit(&res);
     for (int i = 0; i < 4; i++) {
         beat(t, &a);
@@ -767,7 +701,7 @@ static void test_recreated_topic_assigned_under_new_id(void **state)
      * (heartbeat() fails on an id the view does not know). */
     assert_int_equal(owns(&a, "x") + owns(&b, "x"), NPART);
     assert_int_equal(owns(&a, "y") + owns(&b, "y"), NPART);
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* A member changing its subscription (other names, then a regex) is
@@ -805,7 +739,7 @@ static void test_subscription_change_reassigns(void **state)
     /* a subscribes to x through a regex (names emptied): once the regex
      * is resolved, a holds no y and a share of x. */
     assert_int_equal(heartbeat(t, &a, a.epoch, "x", NULL, 0).error, E_NONE);
-    ctx_sleep(t, 0);
+    ct_sleep(t, 0);
     for (int i = 0; i < 4; i++) {
         beat(t, &a);
         beat(t, &b);
@@ -814,7 +748,7 @@ static void test_subscription_change_reassigns(void **state)
     assert_true(owns(&a, "x") >= 1);
     assert_int_equal(owns(&b, "y"), NPART);
     assert_int_equal(owns(&a, "x") + owns(&b, "x"), NPART);
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* ---- offsets of consumer groups ---------------------------------------------------- */
@@ -844,7 +778,7 @@ static void commit(ctx_t *t, const char *topic, int32_t partition, const client_
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_offset_commit(t->c, &ctx, &req, &res);
-    keep_records(t, &res);
+    ct_keep(t, &res);
     kc_arena_t arena;
     kc_arena_init(&arena);
     kc_offset_commit_response_t r;
@@ -876,7 +810,7 @@ static int16_t offset_delete(ctx_t *t, const char *topic, int32_t partition)
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_offset_delete(t->c, &ctx, &req, &res);
-    keep_records(t, &res);
+    ct_keep(t, &res);
     kc_arena_t arena;
     kc_arena_init(&arena);
     kc_offset_delete_response_t r;
@@ -925,7 +859,7 @@ static void test_offset_delete_subscribed_topic(void **state)
     snprintf(a.member_id, sizeof(a.member_id), "m-a");
     const char *names[] = {"named"};
     heartbeat(t, &a, 0, "rx.*", names, 1);
-    ctx_sleep(t, 0);
+    ct_sleep(t, 0);
     beat(t, &a);
     commit(t, "named", 0, &a);
     commit(t, "rx1", 0, &a);
@@ -940,7 +874,7 @@ static void test_offset_delete_subscribed_topic(void **state)
     heartbeat(t, &a, -1, NULL, NULL, -1);
     assert_int_equal(offset_delete(t, "rx1", 0), E_NONE);
     assert_false(has_offset(t, "rx1", 0));
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_offsets_expire_then_empty_group_deleted(void **state)
@@ -961,10 +895,10 @@ static void test_offsets_expire_then_empty_group_deleted(void **state)
     /* Past the retention, while the member stays: the offset of the topic
      * it does not subscribe to expires, the subscribed one stays. */
     for (int i = 0; i < 7; i++) {
-        ctx_sleep(t, 10000);
+        ct_sleep(t, 10000);
         beat(t, &a);
     }
-    ctx_sleep(t, 2000);
+    ct_sleep(t, 2000);
     assert_false(has_offset(t, "old", 0));
     assert_true(has_offset(t, "sub", 0));
     assert_non_null(kc_consumer_group_find(t->c, kc_str(group_name)));
@@ -973,16 +907,16 @@ static void test_offsets_expire_then_empty_group_deleted(void **state)
      * expires and the group is deleted with it (tombstones 6, 3). */
     heartbeat(t, &a, -1, NULL, NULL, -1);
     commit(t, "sub", 0, NULL);
-    ctx_sleep(t, 30000);
+    ct_sleep(t, 30000);
     assert_true(has_offset(t, "sub", 0));
     assert_non_null(kc_consumer_group_find(t->c, kc_str(group_name)));
     size_t mark = t->nrecs;
-    ctx_sleep(t, 31000);
+    ct_sleep(t, 31000);
     assert_false(has_offset(t, "sub", 0));
     assert_null(kc_consumer_group_find(t->c, kc_str(group_name)));
     assert_int_equal(count_records(t, mark, 3, true), 1);
     assert_int_equal(count_records(t, mark, 6, true), 1);
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_empty_group_without_offsets_deleted_at_next_check(void **state)
@@ -994,15 +928,15 @@ static void test_empty_group_without_offsets_deleted_at_next_check(void **state)
     add_topic("sub");
     client_t a = {0};
     join_regex(t, &a, "m-a", "s.*");
-    ctx_sleep(t, 0);
-    ctx_sleep(t, 1500);
+    ct_sleep(t, 0);
+    ct_sleep(t, 1500);
     assert_non_null(kc_consumer_group_find(t->c, kc_str(group_name)));
     heartbeat(t, &a, -1, NULL, NULL, -1);
     /* As Kafka's cleanupGroupMetadata: no offset left to expire, so the
      * empty group is deleted by the next check. */
-    ctx_sleep(t, 1000);
+    ct_sleep(t, 1000);
     assert_null(kc_consumer_group_find(t->c, kc_str(group_name)));
-    ctx_free(t);
+    ct_free(t);
 }
 
 /* ---- ListGroups ---------------------------------------------------------------- */
@@ -1065,7 +999,7 @@ static void test_list_groups_one_table_for_both_types(void **state)
         list_groups(t, NULL, pass == 0 ? mixed : classic_only, sizeof(mixed));
         if (pass == 0)
             list_groups(t, "consumer", consumers, sizeof(consumers));
-        ctx_free(t);
+        ct_free(t);
     }
     assert_string_equal(mixed, classic_only);
     /* The type filter keeps the consumer groups in that order. */
@@ -1112,7 +1046,7 @@ static void test_replayed_offsets_before_group_records(void **state)
     commit(t, "o1", 0, &a);
     offsets_first(t);
     assert_true(((t->recs[0].key.data[0] << 8) | t->recs[0].key.data[1]) <= 1);
-    kc_coord_t *c = replay_all(t, t->now);
+    kc_coord_t *c = replay_all(t);
     assert_null(kc_classic_group_find(c, kc_str("g")));
     assert_non_null(kc_consumer_group_find(c, kc_str("g")));
     kc_coord_free(t->c);
@@ -1121,7 +1055,7 @@ static void test_replayed_offsets_before_group_records(void **state)
     list_groups(t, NULL, listed, sizeof(listed));
     assert_string_equal(listed, "g");
     assert_true(has_offset(t, "o1", 0));
-    ctx_free(t);
+    ct_free(t);
 }
 
 static void test_replayed_offsets_first_keep_table_order(void **state)
@@ -1149,11 +1083,11 @@ static void test_replayed_offsets_first_keep_table_order(void **state)
         commit(t, "o1", 0, &members[i]);
     }
     offsets_first(t);
-    kc_coord_t *c = replay_all(t, t->now);
+    kc_coord_t *c = replay_all(t);
     kc_coord_free(t->c);
     t->c = c;
     list_groups(t, "consumer", replayed, sizeof(replayed));
-    ctx_free(t);
+    ct_free(t);
     /* References: simple groups made in each order. */
     for (int pass = 0; pass < 2; pass++) {
         t = ctx_new();
@@ -1163,7 +1097,7 @@ static void test_replayed_offsets_first_keep_table_order(void **state)
             commit(t, "o1", 0, NULL);
         }
         list_groups(t, NULL, pass == 0 ? by_offsets : by_groups, sizeof(replayed));
-        ctx_free(t);
+        ct_free(t);
     }
     assert_string_not_equal(by_offsets, by_groups);
     assert_string_not_equal(replayed, by_groups);
