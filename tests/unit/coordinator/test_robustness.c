@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "coord.h"
+#include "coord_test.h"
 
 static bool any_topic(void *ctx, kc_str_t topic)
 {
@@ -23,13 +23,11 @@ static bool any_topic(void *ctx, kc_str_t topic)
 
 static const kc_topic_view_t topics = {.topic_exists = any_topic};
 
-static kc_coord_t *coord_new(void)
+/* A context on a view where every named topic exists; loaded unless asked. */
+static ct_t *ctx_new(bool unloaded, int64_t now_ms)
 {
-    kc_coord_config_t cfg;
-    kc_coord_config_defaults(&cfg);
-    kc_coord_t *c = kc_coord_new(&cfg, &topics);
-    kc_coord_seed(c, 1);
-    return c;
+    return ct_new(&(ct_opts_t){.topics = &topics, .seed = 1, .now_ms = now_ms,
+                               .unloaded = unloaded});
 }
 
 /* Commits offset 5 of t/0 for group_id (no member, generation -1). */
@@ -75,15 +73,15 @@ static int16_t commit_partition_error(const kc_result_t *res, int16_t version)
 static void offset_commit_with_huge_retention_time(void **state)
 {
     (void)state;
-    kc_coord_t *c = coord_new();
-    kc_coord_loaded(c, 0);
+    ct_t *t = ctx_new(false, 0);
     kc_result_t res;
     kc_result_init(&res);
-    commit(c, kc_str("g"), 2, INT64_MAX, &res);
+    commit(t->c, kc_str("g"), 2, INT64_MAX, &res);
+    ct_keep(t, &res);
     assert_int_equal(commit_partition_error(&res, 2), 0);
     assert_int_equal(res.nrecords, 1);
     kc_result_deinit(&res);
-    kc_coord_free(c);
+    ct_free(t);
 }
 
 static size_t listed_groups(kc_coord_t *c)
@@ -115,25 +113,23 @@ static void replay_group_id_with_nul_byte(void **state)
     (void)state;
     static const char id[] = {'a', '\0', 'b'};
     kc_str_t group_id = {id, 3};
-    kc_coord_t *src = coord_new();
-    kc_coord_loaded(src, 0);
+    ct_t *src = ctx_new(false, 0);
     kc_result_t res;
     kc_result_init(&res);
-    commit(src, group_id, 8, -1, &res);
+    commit(src->c, group_id, 8, -1, &res);
+    ct_keep(src, &res);
     assert_int_equal(commit_partition_error(&res, 8), 0);
     assert_int_equal(res.nrecords, 1);
 
-    kc_coord_t *c = coord_new();
+    ct_t *t = ctx_new(true, 0);
     const kc_record_t *rec = &res.records[0];
     for (int i = 0; i < 2; i++)
-        assert_int_equal(kc_coord_replay(c, rec->key.data, rec->key.len, rec->value.data,
-                                         rec->value.len),
-                         0);
-    kc_coord_loaded(c, 0);
-    assert_int_equal(listed_groups(c), 1);
+        ct_replay(t, &rec->key, &rec->value);
+    ct_load(t);
+    assert_int_equal(listed_groups(t->c), 1);
     kc_result_deinit(&res);
-    kc_coord_free(c);
-    kc_coord_free(src);
+    ct_free(t);
+    ct_free(src);
 }
 
 /* A stored commit timestamp near INT64_MIN: the retention check's
@@ -158,15 +154,17 @@ static void expire_offset_with_extreme_commit_timestamp(void **state)
     kc_write_int16(&value, 3);
     assert_int_equal(kc_offset_commit_value_encode(&value, 3, &v), 0);
 
-    kc_coord_t *c = coord_new();
-    assert_int_equal(kc_coord_replay(c, key.data, key.len, value.data, value.len), 0);
-    kc_coord_loaded(c, 1700000000000LL);
+    ct_t *t = ctx_new(true, 1700000000000LL);
+    ct_replay(t, &key, &value);
+    ct_load(t);
     kc_result_t res;
     kc_result_init(&res);
-    kc_coord_tick(c, 1700000000000LL + 30LL * 24 * 3600 * 1000, &res);
+    t->now += 30LL * 24 * 3600 * 1000;
+    kc_coord_tick(t->c, t->now, &res);
+    ct_keep(t, &res);
     assert_int_equal(res.nresponses, 0);
     kc_result_deinit(&res);
-    kc_coord_free(c);
+    ct_free(t);
     kc_buf_deinit(&key);
     kc_buf_deinit(&value);
 }
