@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Unit tests of the committed-offsets store (coordinator/offsets/offsets_map.c). */
+/*
+ * Unit tests of the committed-offsets store (coordinator/offsets/offsets_map.c).
+ * They drive the map alone, with no coordinator, records or replay, so they
+ * do not run in the shared context of coord_test.h and its replay check.
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -5,6 +5,10 @@
  * operation is driven through its three steps (-2 write and commit, store
  * call, final write and commit); a crash drops what was not committed and
  * rebuilds the group from the committed records, as a restart replays them.
+ * There is no coordinator here (the group, the store and the log are the
+ * harness's own, and restart() is its replay), so these tests do not run in
+ * the shared context of coord_test.h; the barrier inside real streams groups
+ * is checked there, through test_streams.c.
  */
 #include <setjmp.h>
 #include <stdarg.h>
