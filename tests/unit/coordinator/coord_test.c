@@ -6,10 +6,10 @@
  * What the dump holds: every group of every type with every field that a
  * record carries or that replay rebuilds from records:
  *  - classic groups: state, generation, protocol type and name, leader,
- *    current state timestamp, the subscribed topics computed from the
- *    members, each member's instance id, client id and host, timeouts,
- *    protocol type, the metadata of the selected protocol and the
- *    assignment; simple groups (made by offsets) are classic groups too;
+ *    current state timestamp (Empty groups), each member's instance id,
+ *    client id and host, timeouts, protocol type, the metadata of the
+ *    selected protocol and the assignment; simple groups (made by offsets)
+ *    are classic groups too;
  *  - consumer groups: group epoch, metadata hash, assignment epoch, whether
  *    a group record exists, the most members the group had at once (it
  *    sizes Kafka's members table), the instance-id index, the subscription
@@ -27,8 +27,8 @@
  *    commit and expire timestamps (the pending expiry data), topic id, and
  *    the rank and capacity of Kafka's offset tables (the order OffsetFetch
  *    lists them in);
- *  - Kafka's groups tables (ListGroups order): each partition's capacity
- *    and size, each group's rank in its partition.
+ *  - Kafka's groups tables (ListGroups order): each partition's size, each
+ *    group's rank in its partition.
  *
  * Left out, with the Kafka behaviour each follows:
  *  - a classic group in PreparingRebalance or CompletingRebalance: Kafka
@@ -42,6 +42,12 @@
  *  - a Stable classic group's current state timestamp: Kafka's leader
  *    SyncGroup writes the record before the move to Stable, so the record
  *    (and a replay) has the time the group entered CompletingRebalance;
+ *  - a classic group's subscribed topics: Kafka computes them at each new
+ *    generation (ClassicGroup.initNextGeneration) and at load, but a static
+ *    member that rejoins a Stable group with a new subscription and the
+ *    same selected protocol only has the group record written again
+ *    (updateStaticMemberThenRebalanceOrCompleteJoin), so the live group
+ *    keeps the old topics while a load computes the new ones;
  *  - classic members' other protocols, parked requests, is_new, the
  *    previous state, pending join and sync members, the awaiting count and
  *    the new-member flag: ClassicGroup keeps them in memory only, and a
@@ -50,6 +56,11 @@
  *  - classic members' order: Kafka's ClassicGroup keeps them in a
  *    java.util.HashMap, whose capacity never shrinks while a loaded group's
  *    is sized by its members, so its order after a load may differ;
+ *  - the capacity of Kafka's groups tables: Kafka's replay puts a classic
+ *    group into its table for every GroupMetadata record (replay of
+ *    GroupMetadataKey), the live path only when it creates the group, and a
+ *    put grows a table even when it replaces, so a loaded table can be
+ *    larger than the live one;
  *  - timers, deadlines and parked requests: Kafka arms timers again at
  *    load (onLoaded) and parks nothing across a load;
  *  - caches recomputed on demand: consumer groups' metadata hash cache,
@@ -172,6 +183,8 @@ void ct_keep(ct_t *t, const kc_result_t *res)
         log_record(t, r->key.data, r->key.len, r->value.data, r->value.len, r->tombstone);
     }
     keep_responses(t, res);
+    if (getenv("KC_CT_EVERY") && kc_coord_is_loaded(t->c))
+        ct_check_replay(t);
 }
 
 void ct_absorb(ct_t *t, kc_result_t *res)
@@ -447,8 +460,19 @@ static const char *bdone(dumper_t *w, kc_buf_t *b)
     return o;
 }
 
-/* "[a, b]" of a smap's keys, sorted, each with its value printed by fmt_val
- * (NULL: keys only). */
+/* A copy (in the arena) of n pointers, sorted with cmp. */
+static void *sorted_copy(dumper_t *w, void *const *items, size_t n,
+                         int (*cmp)(const void *, const void *))
+{
+    void **o = kc_arena_alloc(w->arena, (n + 1) * sizeof(*o));
+    if (n) {
+        memcpy(o, items, n * sizeof(*o));
+        qsort(o, n, sizeof(*o), cmp);
+    }
+    return o;
+}
+
+/* The entries of a kc_smap_t. */
 typedef struct {
     const char **keys;
     void **vals;
@@ -470,7 +494,7 @@ static kv_list_t sorted_kv(dumper_t *w, const kc_smap_t *m)
     l.keys = kc_arena_alloc(w->arena, (m->count + 1) * sizeof(*l.keys));
     l.vals = kc_arena_alloc(w->arena, (m->count + 1) * sizeof(*l.vals));
     kc_smap_foreach(m, collect_kv, &l);
-    /* sort keys and values together */
+    /* keys and values sorted together (insertion sort: the maps are small) */
     for (size_t i = 1; i < l.n; i++)
         for (size_t j = i; j > 0 && strcmp(l.keys[j - 1], l.keys[j]) > 0; j--) {
             const char *k = l.keys[j];
@@ -619,12 +643,7 @@ static void dump_classic(dumper_t *w, const kc_classic_group_t *g)
      * older time (classicGroupSyncToClassicGroup), which replay restores. */
     if (g->state == CG_EMPTY)
         put(w, "classic.current_state_timestamp", "%lld", (long long)g->current_state_timestamp);
-    put(w, "classic.subscribed_topics", "%s",
-        g->subscribed_known ? str_list(w, g->subscribed_topics.items, g->subscribed_topics.n)
-                            : "unknown");
-    cg_member_t **ms = kc_arena_alloc(w->arena, (g->nmembers + 1) * sizeof(*ms));
-    memcpy(ms, g->members, g->nmembers * sizeof(*ms));
-    qsort(ms, g->nmembers, sizeof(*ms), cmp_cg_member);
+    cg_member_t **ms = sorted_copy(w, (void *const *)g->members, g->nmembers, cmp_cg_member);
     for (size_t i = 0; i < g->nmembers; i++) {
         const cg_member_t *m = ms[i];
         dumper_t mw = *w;
@@ -734,9 +753,7 @@ static void dump_consumer(dumper_t *w, const kc_consumer_group_t *g)
         bprintf(&b, "%s%s", i ? ", " : "", q(w, g->members[i]->member_id));
     bprintf(&b, "]");
     put(w, "consumer.member_order", "%s", bdone(w, &b));
-    cs_member_t **ms = kc_arena_alloc(w->arena, (g->nmembers + 1) * sizeof(*ms));
-    memcpy(ms, g->members, g->nmembers * sizeof(*ms));
-    qsort(ms, g->nmembers, sizeof(*ms), cmp_cs_member);
+    cs_member_t **ms = sorted_copy(w, (void *const *)g->members, g->nmembers, cmp_cs_member);
     for (size_t i = 0; i < g->nmembers; i++) {
         dumper_t mw = *w;
         mw.member = escape(w->arena, ms[i]->member_id, strlen(ms[i]->member_id));
@@ -827,9 +844,7 @@ static void dump_streams(dumper_t *w, const kc_streams_group_t *g)
     }
     bprintf(&b, "}");
     put(w, "streams.active_task_owners", "%s", bdone(w, &b));
-    st_member_t **ms = kc_arena_alloc(w->arena, (g->nmembers + 1) * sizeof(*ms));
-    memcpy(ms, g->members, g->nmembers * sizeof(*ms));
-    qsort(ms, g->nmembers, sizeof(*ms), cmp_st_member);
+    st_member_t **ms = sorted_copy(w, (void *const *)g->members, g->nmembers, cmp_st_member);
     for (size_t i = 0; i < g->nmembers; i++) {
         dumper_t mw = *w;
         mw.member = escape(w->arena, ms[i]->member_id, strlen(ms[i]->member_id));
@@ -984,7 +999,8 @@ void ct_dump_state(kc_coord_t *c, const ct_dump_t *like, ct_dump_t *out)
     kc_arena_init(&arena);
     group_list_t l = {c, NULL, 0, 0};
     each_group(c, list_group, &l);
-    qsort(l.items, l.n, sizeof(*l.items), cmp_listed);
+    if (l.n)
+        qsort(l.items, l.n, sizeof(*l.items), cmp_listed);
     /* The groups left out first: the ranks count the others only. */
     bool *skipped_partition = kc_arena_alloc(
         &arena, (size_t)c->cfg.offsets_topic_num_partitions * sizeof(*skipped_partition));
@@ -1026,17 +1042,16 @@ void ct_dump_state(kc_coord_t *c, const ct_dump_t *like, ct_dump_t *out)
     /* A partition whose table holds a group left out differs by it. */
     dumper_t w = {out, "", NULL, &arena};
     for (int32_t p = 0; p < c->cfg.offsets_topic_num_partitions; p++) {
-        if ((!c->groups_table_cap[p] && !c->groups_table_size[p]) || skipped_partition[p])
+        if (!c->groups_table_size[p] || skipped_partition[p])
             continue;
         char f[64];
-        snprintf(f, sizeof(f), "groups_table[%d].capacity", p);
-        put(&w, f, "%u", c->groups_table_cap[p]);
         snprintf(f, sizeof(f), "groups_table[%d].size", p);
         put(&w, f, "%u", c->groups_table_size[p]);
     }
     free(l.items);
     kc_arena_deinit(&arena);
-    qsort(out->f, out->n, sizeof(*out->f), cmp_field);
+    if (out->n)
+        qsort(out->f, out->n, sizeof(*out->f), cmp_field);
 }
 
 void ct_dump_free(ct_dump_t *d)
@@ -1084,7 +1099,7 @@ static char *diff_msg(const ct_field_t *key, const char *live, const char *repla
 static const ct_field_t *find_field(const ct_dump_t *d, const char *group, const char *field)
 {
     ct_field_t key = {(char *)group, (char *)"", (char *)field, NULL};
-    return bsearch(&key, d->f, d->n, sizeof(*d->f), cmp_field);
+    return d->n ? bsearch(&key, d->f, d->n, sizeof(*d->f), cmp_field) : NULL;
 }
 
 /* A group of a's that b does not have. */

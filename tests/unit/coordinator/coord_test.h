@@ -75,7 +75,9 @@ ct_t *ct_new(const ct_opts_t *opts);
  * coordinator. */
 void ct_free(ct_t *t);
 
-/* Keeps the records and responses of res (copies; res is left as is). */
+/* Keeps the records and responses of res (copies; res is left as is). With
+ * KC_CT_EVERY set in the environment, runs the replay check after each
+ * result too (a restart may come after any commit). */
 void ct_keep(ct_t *t, const kc_result_t *res);
 /* ct_keep, then resets res. */
 void ct_absorb(ct_t *t, kc_result_t *res);
