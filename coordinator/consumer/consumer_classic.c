@@ -723,6 +723,18 @@ void kc_consumer_classic_join(kc_coord_t *c, const kc_request_ctx_t *ctx, kc_con
         member_id = NULL;
         goto out;
     }
+    /* A known member id naming an instance: it must be that instance's
+     * member (getOrMaybeSubscribeStaticConsumerGroupMember,
+     * throwIfInstanceIdIsFenced). */
+    cs_member_t *s = kc_cs_static_member(g, instance_id);
+    if (!unknown_member && s && strcmp(s->member_id, member_id) != 0) {
+        kc_log_info(LOG_COMP,
+                    "[GroupId %s] Static member %s with instance id %.*s is fenced by existing "
+                    "member %s.",
+                    g->group_id, member_id, (int)instance_id.len, instance_id.ptr, s->member_id);
+        set_error(out, KC_ERR_FENCED_INSTANCE_ID);
+        goto out;
+    }
     kc_consumer_protocol_subscription_t sub;
     if (req->protocols.count <= 0 || req->protocols.items[0].name.len < 0 ||
         !parse_subscription(req->protocols.items[0].metadata.ptr,
@@ -750,7 +762,6 @@ void kc_consumer_classic_join(kc_coord_t *c, const kc_request_ctx_t *ctx, kc_con
                           "classic protocol", g->group_epoch, 0, ctx->now_ms);
         }
     } else {
-        cs_member_t *s = kc_cs_static_member(g, instance_id);
         if (!s) {
             m = kc_cs_member_find(g, mid);
             if (!m) {
@@ -782,17 +793,22 @@ void kc_consumer_classic_join(kc_coord_t *c, const kc_request_ctx_t *ctx, kc_con
                 else
                     downgrade = true;
             }
-            char *old_id = kc_xstrdup(s->member_id);
-            m = replace_static(c, g, s, member_id, res);
-            kc_log_info(LOG_COMP,
-                        "[GroupId %s] Static member with instance id %.*s re-joins the consumer "
-                        "group using the classic protocol. Created a new member %s to replace the "
-                        "existing member %s.",
-                        g->group_id, (int)instance_id.len, instance_id.ptr, member_id, old_id);
-            kc_coord_emit(c, KC_COORD_EV_MEMBER_JOINED, g->group_id, member_id,
-                          "static member replaced (classic protocol)", g->group_epoch, 0,
-                          ctx->now_ms);
-            free(old_id);
+            if (!unknown_member) {
+                m = s; /* the member rejoins under its own id: it stays */
+            } else {
+                char *old_id = kc_xstrdup(s->member_id);
+                m = replace_static(c, g, s, member_id, res);
+                kc_log_info(LOG_COMP,
+                            "[GroupId %s] Static member with instance id %.*s re-joins the "
+                            "consumer group using the classic protocol. Created a new member %s "
+                            "to replace the existing member %s.",
+                            g->group_id, (int)instance_id.len, instance_id.ptr, member_id,
+                            old_id);
+                kc_coord_emit(c, KC_COORD_EV_MEMBER_JOINED, g->group_id, member_id,
+                              "static member replaced (classic protocol)", g->group_epoch, 0,
+                              ctx->now_ms);
+                free(old_id);
+            }
         }
     }
 

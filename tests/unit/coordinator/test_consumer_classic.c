@@ -749,6 +749,31 @@ static void test_classic_static_member_in_consumer_group(void **state)
     ct_free(t);
 }
 
+/* A known classic member that joins with the instance id of another static
+ * member is fenced (getOrMaybeSubscribeStaticConsumerGroupMember,
+ * throwIfInstanceIdIsFenced): the static member stays and no second member
+ * takes the joiner's id. */
+static void test_classic_join_with_taken_instance_id_is_fenced(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    cm_t a;
+    cm_init(&a, "member-a");
+    assert_int_equal(cm_join(t, &a), E_NONE);
+    cl_t b, c;
+    cl_init(&b, "member-b");
+    b.instance_id = "instance-b";
+    cl_settle(t, &b);
+    cl_init(&c, "member-c");
+    cl_settle(t, &c);
+    c.instance_id = "instance-b";
+    assert_int_equal(cl_join_answer(t, &c, cl_send_join(t, &c, 5), NULL), E_FENCED_INSTANCE_ID);
+    int32_t n;
+    assert_int_equal(describe_consumer(t, t->c, NULL, &n, NULL), E_NONE);
+    assert_int_equal(n, 3);
+    ct_free(t);
+}
+
 /* Session timeout (the member's own), sync timeout after a join, and join
  * timeout after a REBALANCE_IN_PROGRESS heartbeat fence a classic member. */
 static void test_classic_member_timeouts(void **state)
@@ -1377,6 +1402,7 @@ int main(void)
         cmocka_unit_test(test_classic_member_revokes_before_reassignment),
         cmocka_unit_test(test_classic_requests_to_consumer_group_errors),
         cmocka_unit_test(test_classic_static_member_in_consumer_group),
+        cmocka_unit_test(test_classic_join_with_taken_instance_id_is_fenced),
         cmocka_unit_test(test_classic_member_timeouts),
         cmocka_unit_test(test_classic_member_offset_commit),
         cmocka_unit_test(test_online_upgrade),
