@@ -300,9 +300,7 @@ static bool superseded(const ct_t *t, size_t i)
     return false;
 }
 
-/* Replays the log into c (fails the test when a record is rejected), then
- * ends its load. */
-static void replay_log(ct_t *t, kc_coord_t *c, bool compacted)
+void ct_replay_log(ct_t *t, kc_coord_t *c, bool compacted)
 {
     for (size_t i = 0; i < t->nrecs; i++) {
         const ct_record_t *r = &t->recs[i];
@@ -314,15 +312,19 @@ static void replay_log(ct_t *t, kc_coord_t *c, bool compacted)
             fail_msg("replay rejected record %zu of the log (type %d): %d", i,
                      r->key.len >= 2 ? (r->key.data[0] << 8 | r->key.data[1]) : -1, rc);
     }
-    kc_coord_loaded(c, t->now);
 }
 
-void ct_reload(ct_t *t) { replay_log(t, t->c, false); }
+void ct_reload(ct_t *t)
+{
+    ct_replay_log(t, t->c, false);
+    kc_coord_loaded(t->c, t->now);
+}
 
 kc_coord_t *ct_replayed(ct_t *t, bool compacted)
 {
     kc_coord_t *c = coord_make(t);
-    replay_log(t, c, compacted);
+    ct_replay_log(t, c, compacted);
+    kc_coord_loaded(c, t->now);
     return c;
 }
 

@@ -115,6 +115,9 @@ char *ct_cstr(ct_t *t, kc_str_t s);
 void ct_replay(ct_t *t, const kc_buf_t *key, const kc_buf_t *value);
 /* Ends the load of a context made with opts.unloaded (at t->now). */
 void ct_load(ct_t *t);
+/* Replays the log into c, a coordinator still loading (compacted: see
+ * ct_replayed); fails the test when a record is rejected. */
+void ct_replay_log(ct_t *t, kc_coord_t *c, bool compacted);
 /* Loads the live coordinator again from the log after kc_coord_unload, as
  * the server does after a failed commit. */
 void ct_reload(ct_t *t);

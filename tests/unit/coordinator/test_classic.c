@@ -1434,11 +1434,7 @@ static void test_list_groups_in_table_order(void **state)
     assert_non_null(r0);
     for (int again = 0; again < 2; again++) {
         kc_coord_t *c2 = kc_coord_new(&t->cfg, NULL);
-        for (size_t i = 0; i < t->nrecs; i++)
-            assert_int_equal(kc_coord_replay(c2, t->recs[i].key.data, t->recs[i].key.len,
-                                             t->recs[i].tombstone ? NULL : t->recs[i].value.data,
-                                             t->recs[i].value.len),
-                             0);
+        ct_replay_log(t, c2, false);
         if (again)
             assert_int_equal(kc_coord_replay(c2, r0->key.data, r0->key.len, r0->value.data, r0->value.len), 0);
         kc_coord_loaded(c2, t->now);
@@ -1870,9 +1866,7 @@ static void test_loaded_group_session_expires(void **state)
     two_member_group(t, &l, &f, &gen);
     /* Restart: replay the records, nobody heartbeats; both sessions expire. */
     kc_coord_t *c2 = kc_coord_new(&t->cfg, NULL);
-    for (size_t i = 0; i < t->nrecs; i++)
-        kc_coord_replay(c2, t->recs[i].key.data, t->recs[i].key.len,
-                        t->recs[i].tombstone ? NULL : t->recs[i].value.data, t->recs[i].value.len);
+    ct_replay_log(t, c2, false);
     assert_int_equal(kc_coord_next_deadline(c2), INT64_MAX);
     kc_coord_loaded(c2, 1000);
     assert_int_equal(kc_coord_next_deadline(c2), 11000);
