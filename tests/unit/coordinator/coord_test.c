@@ -140,8 +140,8 @@ void ct_free(ct_t *t)
     free(t);
 }
 
-static void log_record(ct_t *t, const uint8_t *key, size_t key_len, const uint8_t *value,
-                       size_t value_len, bool tombstone)
+static ct_record_t *log_record(ct_t *t, const uint8_t *key, size_t key_len,
+                               const uint8_t *value, size_t value_len, bool tombstone)
 {
     if (t->nrecs == t->recs_cap) {
         t->recs_cap = t->recs_cap ? t->recs_cap * 2 : 64;
@@ -154,6 +154,8 @@ static void log_record(ct_t *t, const uint8_t *key, size_t key_len, const uint8_
     if (!tombstone)
         kc_buf_append(&r->value, value, value_len);
     r->tombstone = tombstone;
+    r->rejected = false;
+    return r;
 }
 
 static void keep_responses(ct_t *t, const kc_result_t *res)
@@ -178,7 +180,7 @@ static void keep_responses(ct_t *t, const kc_result_t *res)
 
 void ct_keep(ct_t *t, const kc_result_t *res)
 {
-    for (size_t i = 0; i < res->nrecords; i++) {
+    for (size_t i = 0; i < res->nrecords && !res->failed; i++) {
         const kc_record_t *r = &res->records[i];
         log_record(t, r->key.data, r->key.len, r->value.data, r->value.len, r->tombstone);
     }
@@ -280,13 +282,14 @@ char *ct_cstr(ct_t *t, kc_str_t s)
     return p;
 }
 
-void ct_replay(ct_t *t, const kc_buf_t *key, const kc_buf_t *value)
+int ct_replay(ct_t *t, const kc_buf_t *key, const kc_buf_t *value)
 {
-    assert_int_equal(kc_coord_replay(t->c, key->data, key->len, value ? value->data : NULL,
-                                     value ? value->len : 0),
-                     0);
-    log_record(t, key->data, key->len, value ? value->data : NULL, value ? value->len : 0,
-               value == NULL);
+    int rc = kc_coord_replay(t->c, key->data, key->len, value ? value->data : NULL,
+                             value ? value->len : 0);
+    ct_record_t *r = log_record(t, key->data, key->len, value ? value->data : NULL,
+                                value ? value->len : 0, value == NULL);
+    r->rejected = rc != 0;
+    return rc;
 }
 
 void ct_load(ct_t *t) { kc_coord_loaded(t->c, t->now); }
@@ -308,8 +311,9 @@ void ct_replay_log(ct_t *t, kc_coord_t *c, bool compacted)
             continue;
         int rc = kc_coord_replay(c, r->key.data, r->key.len, r->tombstone ? NULL : r->value.data,
                                  r->value.len);
-        if (rc != 0)
-            fail_msg("replay rejected record %zu of the log (type %d): %d", i,
+        if ((rc != 0) != r->rejected)
+            fail_msg("replay %s record %zu of the log (type %d): %d",
+                     r->rejected ? "accepted the rejected" : "rejected", i,
                      r->key.len >= 2 ? (r->key.data[0] << 8 | r->key.data[1]) : -1, rc);
     }
 }

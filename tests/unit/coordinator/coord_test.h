@@ -34,6 +34,7 @@
 typedef struct {
     kc_buf_t key, value;
     bool tombstone;
+    bool rejected; /* a hand-made record replay refused (ct_replay): a load skips it */
 } ct_record_t;
 
 /* One captured response (body and the body sent if the commit failed). */
@@ -75,7 +76,8 @@ ct_t *ct_new(const ct_opts_t *opts);
  * coordinator. */
 void ct_free(ct_t *t);
 
-/* Keeps the records and responses of res (copies; res is left as is). With
+/* Keeps the records and responses of res (copies; res is left as is); the
+ * records of a failed result (res->failed) are not committed, so not kept. With
  * KC_CT_EVERY set in the environment, runs the replay check after each
  * result too (a restart may come after any commit). */
 void ct_keep(ct_t *t, const kc_result_t *res);
@@ -111,8 +113,10 @@ char *ct_cstr(ct_t *t, kc_str_t s);
 
 /* Replays one record (value NULL: tombstone) into the live coordinator
  * and logs it, as if it had been committed before (a hand-made record, or
- * one of an older version). Fails the test when replay rejects it. */
-void ct_replay(ct_t *t, const kc_buf_t *key, const kc_buf_t *value);
+ * one of an older version); returns kc_coord_replay's answer. A record
+ * replay rejects stays in the log, and every later replay of the log must
+ * reject it too (a load logs it and goes on). */
+int ct_replay(ct_t *t, const kc_buf_t *key, const kc_buf_t *value);
 /* Ends the load of a context made with opts.unloaded (at t->now). */
 void ct_load(ct_t *t);
 /* Replays the log into c, a coordinator still loading (compacted: see

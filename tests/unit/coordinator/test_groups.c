@@ -14,21 +14,18 @@
 
 #include <cmocka.h>
 
-#include "coord.h"
+#include "coord_test.h"
 
 static const kc_topic_view_t topics = {0};
 
-static kc_coord_t *coord_new(void)
+/* A context still loading: the tests replay records, then end the load. */
+static ct_t *ctx_new(void)
 {
-    kc_coord_config_t cfg;
-    kc_coord_config_defaults(&cfg);
-    kc_coord_t *c = kc_coord_new(&cfg, &topics);
-    kc_coord_seed(c, 1);
-    return c;
+    return ct_new(&(ct_opts_t){.topics = &topics, .seed = 1, .unloaded = true});
 }
 
 /* Replays a ConsumerGroupMetadata record (type 3) of group g, epoch 5. */
-static int replay_consumer_group(kc_coord_t *c, const char *g)
+static int replay_consumer_group(ct_t *t, const char *g)
 {
     kc_consumer_group_metadata_key_t k;
     kc_consumer_group_metadata_key_init(&k);
@@ -43,7 +40,7 @@ static int replay_consumer_group(kc_coord_t *c, const char *g)
     assert_int_equal(kc_consumer_group_metadata_key_encode(&key, 0, &k), 0);
     kc_write_int16(&value, 0);
     assert_int_equal(kc_consumer_group_metadata_value_encode(&value, 0, &v), 0);
-    int rc = kc_coord_replay(c, key.data, key.len, value.data, value.len);
+    int rc = ct_replay(t, &key, &value);
     kc_buf_deinit(&key);
     kc_buf_deinit(&value);
     return rc;
@@ -51,7 +48,7 @@ static int replay_consumer_group(kc_coord_t *c, const char *g)
 
 /* Replays a GroupMetadata record (type 2) of classic group g with one
  * member of the "consumer" protocol type. */
-static int replay_classic_group(kc_coord_t *c, const char *g)
+static int replay_classic_group(ct_t *t, const char *g)
 {
     kc_group_metadata_key_t k;
     kc_group_metadata_key_init(&k);
@@ -77,7 +74,7 @@ static int replay_classic_group(kc_coord_t *c, const char *g)
     assert_int_equal(kc_group_metadata_key_encode(&key, 0, &k), 0);
     kc_write_int16(&value, 3);
     assert_int_equal(kc_group_metadata_value_encode(&value, 3, &v), 0);
-    int rc = kc_coord_replay(c, key.data, key.len, value.data, value.len);
+    int rc = ct_replay(t, &key, &value);
     kc_buf_deinit(&key);
     kc_buf_deinit(&value);
     return rc;
@@ -122,28 +119,28 @@ static int32_t list_groups(kc_coord_t *c, const char *state, char *type, size_t 
 static void replay_of_another_type_is_skipped(void **state)
 {
     (void)state;
-    kc_coord_t *c = coord_new();
-    assert_int_equal(replay_consumer_group(c, "g"), 0);
-    assert_int_not_equal(replay_classic_group(c, "g"), 0);
-    kc_coord_loaded(c, 0);
+    ct_t *t = ctx_new();
+    assert_int_equal(replay_consumer_group(t, "g"), 0);
+    assert_int_not_equal(replay_classic_group(t, "g"), 0);
+    ct_load(t);
     char type[16] = "";
-    assert_int_equal(list_groups(c, NULL, type, sizeof(type)), 1);
+    assert_int_equal(list_groups(t->c, NULL, type, sizeof(type)), 1);
     assert_string_equal(type, "consumer");
-    kc_coord_free(c);
+    ct_free(t);
 }
 
 /* The reverse: a consumer group record over a classic group with members. */
 static void consumer_record_over_classic_group_is_skipped(void **state)
 {
     (void)state;
-    kc_coord_t *c = coord_new();
-    assert_int_equal(replay_classic_group(c, "g"), 0);
-    assert_int_not_equal(replay_consumer_group(c, "g"), 0);
-    kc_coord_loaded(c, 0);
+    ct_t *t = ctx_new();
+    assert_int_equal(replay_classic_group(t, "g"), 0);
+    assert_int_not_equal(replay_consumer_group(t, "g"), 0);
+    ct_load(t);
     char type[16] = "";
-    assert_int_equal(list_groups(c, NULL, type, sizeof(type)), 1);
+    assert_int_equal(list_groups(t->c, NULL, type, sizeof(type)), 1);
     assert_string_equal(type, "classic");
-    kc_coord_free(c);
+    ct_free(t);
 }
 
 /* GroupMetadataManager.listGroups trims and lower-cases the states filter
@@ -151,14 +148,14 @@ static void consumer_record_over_classic_group_is_skipped(void **state)
 static void list_groups_state_filter_is_trimmed_for_every_type(void **state)
 {
     (void)state;
-    kc_coord_t *c = coord_new();
-    assert_int_equal(replay_consumer_group(c, "cg"), 0);
-    kc_coord_loaded(c, 0);
+    ct_t *t = ctx_new();
+    assert_int_equal(replay_consumer_group(t, "cg"), 0);
+    ct_load(t);
     char type[16] = "";
-    assert_int_equal(list_groups(c, " EMPTY ", type, sizeof(type)), 1);
+    assert_int_equal(list_groups(t->c, " EMPTY ", type, sizeof(type)), 1);
     assert_string_equal(type, "consumer");
-    assert_int_equal(list_groups(c, "stable", NULL, 0), 0);
-    kc_coord_free(c);
+    assert_int_equal(list_groups(t->c, "stable", NULL, 0), 0);
+    ct_free(t);
 }
 
 int main(void)

@@ -124,7 +124,7 @@ static void replay_group_id_with_nul_byte(void **state)
     ct_t *t = ctx_new(true, 0);
     const kc_record_t *rec = &res.records[0];
     for (int i = 0; i < 2; i++)
-        ct_replay(t, &rec->key, &rec->value);
+        assert_int_equal(ct_replay(t, &rec->key, &rec->value), 0);
     ct_load(t);
     assert_int_equal(listed_groups(t->c), 1);
     kc_result_deinit(&res);
@@ -155,7 +155,7 @@ static void expire_offset_with_extreme_commit_timestamp(void **state)
     assert_int_equal(kc_offset_commit_value_encode(&value, 3, &v), 0);
 
     ct_t *t = ctx_new(true, 1700000000000LL);
-    ct_replay(t, &key, &value);
+    assert_int_equal(ct_replay(t, &key, &value), 0);
     ct_load(t);
     kc_result_t res;
     kc_result_init(&res);
