@@ -1110,21 +1110,21 @@ static void legacy_record_type0_replays(void **state)
     kc_write_int64(&value, 1234);
     kc_write_str(&value, kc_str("legacy"), false);
     kc_write_int64(&value, 55);
-    kc_coord_t *c = kc_coord_new(&t->cfg, &view);
-    assert_int_equal(kc_coord_replay(c, key.data, key.len, value.data, value.len), 0);
+    /* A coordinator loading a log that holds the legacy record. */
+    tctx_t *old =
+        ct_new(&(ct_opts_t){.cfg = &t->cfg, .topics = &view, .now_ms = t->now, .unloaded = true});
+    assert_int_equal(ct_replay(old, &key, &value), 0);
     /* Truncated values and unknown versions are rejected. */
-    assert_int_equal(kc_coord_replay(c, key.data, key.len, value.data, value.len - 1), KC_EINVAL);
+    assert_int_equal(kc_coord_replay(old->c, key.data, key.len, value.data, value.len - 1),
+                     KC_EINVAL);
     value.data[1] = 5;
-    assert_int_equal(kc_coord_replay(c, key.data, key.len, value.data, value.len), KC_EINVAL);
-    kc_coord_loaded(c, t->now);
-    kc_coord_t *saved = t->c;
-    t->c = c;
-    assert_int_equal(fetched_offset(t, "old", "foo", 2), 1234);
+    assert_int_equal(kc_coord_replay(old->c, key.data, key.len, value.data, value.len), KC_EINVAL);
+    ct_load(old);
+    assert_int_equal(fetched_offset(old, "old", "foo", 2), 1234);
     int32_t part = 2;
-    kc_offset_fetch_response_t f = fetch_single(t, 1, "old", "foo", &part, 1);
+    kc_offset_fetch_response_t f = fetch_single(old, 1, "old", "foo", &part, 1);
     assert_true(kc_str_eq_cstr(f.topics.items[0].partitions.items[0].metadata, "legacy"));
-    t->c = saved;
-    kc_coord_free(c);
+    ct_free(old);
     kc_buf_deinit(&key);
     kc_buf_deinit(&value);
 }
