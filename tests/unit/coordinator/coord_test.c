@@ -332,9 +332,27 @@ kc_coord_t *ct_replayed(ct_t *t, bool compacted)
     return c;
 }
 
+/* Keeps only what the log cleaner leaves: the last record of each key,
+ * tombstones dropped. */
+static void compact_log(ct_t *t)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->nrecs; i++) {
+        if (t->recs[i].tombstone || superseded(t, i)) {
+            kc_buf_deinit(&t->recs[i].key);
+            kc_buf_deinit(&t->recs[i].value);
+            continue;
+        }
+        t->recs[n++] = t->recs[i];
+    }
+    t->nrecs = n;
+}
+
 void ct_restart(ct_t *t, bool compacted)
 {
-    kc_coord_t *c = ct_replayed(t, compacted);
+    if (compacted)
+        compact_log(t);
+    kc_coord_t *c = ct_replayed(t, false);
     kc_coord_free(t->c);
     t->c = c;
 }

@@ -129,7 +129,9 @@ void ct_reload(ct_t *t);
  * replaying the log; compacted: only the last record of each key, and no
  * tombstone, as the log cleaner leaves it. The caller frees it. */
 kc_coord_t *ct_replayed(ct_t *t, bool compacted);
-/* A restart: the live coordinator is replaced by ct_replayed. */
+/* A restart: the live coordinator is replaced by ct_replayed; compacted:
+ * the log is compacted first (the cleaner ran before the restart), so the
+ * replay check later replays that log too. */
 void ct_restart(ct_t *t, bool compacted);
 
 /*
