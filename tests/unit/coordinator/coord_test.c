@@ -364,13 +364,13 @@ void ct_check_replay(ct_t *t)
     ct_dump_state(t->c, NULL, &live);
     ct_dump_state(r, &live, &replayed);
     char *msg = ct_dump_diff(&live, &replayed);
-    if (getenv("KC_CT_DUMP")) /* to see what is compared */
+    if (getenv("KC_CT_DUMP")) { /* to see what is compared */
         for (size_t i = 0; i < live.n; i++)
             print_message("dump: %s | %s | %s = %s\n", live.f[i].group, live.f[i].member,
                           live.f[i].field, live.f[i].value);
-    if (getenv("KC_CT_DUMP"))
         for (size_t i = 0; i < live.nskipped; i++)
             print_message("dump: %s left out\n", live.skipped[i]);
+    }
     ct_dump_free(&live);
     ct_dump_free(&replayed);
     kc_coord_free(r);
@@ -433,6 +433,7 @@ static const char *hex(dumper_t *w, const uint8_t *p, size_t n)
 
 static const char *uuid_hex(dumper_t *w, kc_uuid_t id) { return hex(w, id.b, sizeof(id.b)); }
 
+/* Adds the field of w's group and member with a printf value. */
 static void put(dumper_t *w, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -458,7 +459,7 @@ static void put(dumper_t *w, const char *field, const char *fmt, ...)
     f->value = v;
 }
 
-/* A growing string in the dumper's arena: built in a kc_buf_t, then copied. */
+/* Appends a printf to b (values are built in a kc_buf_t, then bdone). */
 static void bprintf(kc_buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void bprintf(kc_buf_t *b, const char *fmt, ...)
@@ -474,6 +475,7 @@ static void bprintf(kc_buf_t *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
+/* A copy of b in the dumper's arena, NUL-terminated; b is freed. */
 static const char *bdone(dumper_t *w, kc_buf_t *b)
 {
     char *o = kc_arena_alloc(w->arena, b->len + 1);
