@@ -4,7 +4,9 @@
  * have (coordinator/consumer/assignor_uniform.c): records replayed from a
  * hostile log can give two members the same partition. The assignor must
  * stay within its buffers (the sanitizer build checks) and still give no
- * partition to two members.
+ * partition to two members. The assignor is driven alone, with no
+ * coordinator, records or replay, so the test does not run in the shared
+ * context of coord_test.h and its replay check.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -6,6 +6,10 @@
  * a client: a classic member id is the client id (up to 32767 bytes, an
  * int16 string) plus "-" and a UUID, too long for the GroupMetadata record
  * and the JoinGroup response. Also the replay dispatch by record type.
+ * These tests do not run in the shared context of coord_test.h and its
+ * replay check: their results are failed on purpose, and the memory state
+ * they leave is the one the server throws away (it reloads the coordinator
+ * from what is durable), so there is no live state to compare.
  */
 #include <setjmp.h>
 #include <stdarg.h>
