@@ -1831,7 +1831,7 @@ typedef struct {
     const kc_request_ctx_t *ctx;
     const kc_consumer_group_heartbeat_request_t *req;
     kc_result_t *res;
-    char msg[MSG_MAX];      /* the error message of a refused heartbeat */
+    char *msg;              /* MSG_MAX bytes: the error message of a refused heartbeat */
     int32_t epoch;          /* the request's member epoch */
     owned_t owned;          /* the partitions the member reports owning */
     cs_group_t *g;          /* NULL until the group exists */
@@ -1857,7 +1857,7 @@ static int16_t hb_find_group(cs_heartbeat_t *h)
     kc_classic_group_t *classic = kc_classic_group_find(h->c, id);
     bool streams = kc_coord_streams_group_find(h->c, id) != NULL;
     if (h->epoch != 0 || streams) {
-        snprintf(h->msg, sizeof(h->msg),
+        snprintf(h->msg, MSG_MAX,
                  classic || streams ? "Group %.*s is not a consumer group."
                                     : "Consumer group %.*s not found.",
                  (int)id.len, id.ptr);
@@ -1867,7 +1867,7 @@ static int16_t hb_find_group(cs_heartbeat_t *h)
         return KC_ERR_NONE;
     int16_t err = KC_ERR_NONE;
     h->g = kc_cs_classic_upgrade(h->c, classic, h->req->instance_id, h->ctx->now_ms, h->res, &err,
-                                 h->msg, sizeof(h->msg));
+                                 h->msg, MSG_MAX);
     return err;
 }
 
@@ -1883,7 +1883,7 @@ static int16_t hb_find_static_member(cs_heartbeat_t *h)
     if (h->epoch == 0) {
         /* A classic-protocol static member is replaced without leaving first. */
         if (s && !s->classic && s->member_epoch != EPOCH_STATIC_LEAVE) {
-            snprintf(h->msg, sizeof(h->msg),
+            snprintf(h->msg, MSG_MAX,
                      "Static member %.*s with instance id %.*s cannot join the group because "
                      "the instance id is owned by %s member.",
                      (int)h->member_id.len, h->member_id.ptr, (int)req->instance_id.len,
@@ -1896,12 +1896,12 @@ static int16_t hb_find_static_member(cs_heartbeat_t *h)
         return KC_ERR_NONE;
     }
     if (!s) {
-        snprintf(h->msg, sizeof(h->msg), "Instance id %.*s is unknown.", (int)req->instance_id.len,
+        snprintf(h->msg, MSG_MAX, "Instance id %.*s is unknown.", (int)req->instance_id.len,
                  req->instance_id.ptr);
         return KC_ERR_UNKNOWN_MEMBER_ID;
     }
     if (!kc_str_eq_cstr(h->member_id, s->member_id)) {
-        snprintf(h->msg, sizeof(h->msg),
+        snprintf(h->msg, MSG_MAX,
                  "Static member %.*s with instance id %s was fenced by member %s.",
                  (int)h->member_id.len, h->member_id.ptr, s->instance_id, s->member_id);
         return KC_ERR_FENCED_INSTANCE_ID;
@@ -1928,7 +1928,7 @@ static int16_t hb_find_member(cs_heartbeat_t *h)
     } else if (h->epoch == 0) {
         h->is_new = h->m == NULL;
     } else if (!h->m) {
-        snprintf(h->msg, sizeof(h->msg), "Member %.*s is not a member of group %.*s.",
+        snprintf(h->msg, MSG_MAX, "Member %.*s is not a member of group %.*s.",
                  (int)h->member_id.len, h->member_id.ptr, (int)req->group_id.len,
                  req->group_id.ptr);
         err = KC_ERR_UNKNOWN_MEMBER_ID;
@@ -1937,13 +1937,13 @@ static int16_t hb_find_member(cs_heartbeat_t *h)
         return err;
     if (h->is_new && h->g && !h->replaced &&
         h->g->nmembers >= (size_t)h->c->cfg.group_consumer_max_size) {
-        snprintf(h->msg, sizeof(h->msg),
+        snprintf(h->msg, MSG_MAX,
                  "The consumer group has reached its maximum capacity of %d members.",
                  h->c->cfg.group_consumer_max_size);
         return KC_ERR_GROUP_MAX_SIZE_REACHED;
     }
     if (h->m && h->epoch != 0)
-        return validate_epoch(h->m, h->epoch, h->owned, h->msg, sizeof(h->msg));
+        return validate_epoch(h->m, h->epoch, h->owned, h->msg, MSG_MAX);
     return KC_ERR_NONE;
 }
 
@@ -1967,7 +1967,7 @@ static int16_t hb_check_regex(cs_heartbeat_t *h)
     char rerr[160];
     kc_regex_t *re = kc_regex_compile(re_s.ptr, (size_t)re_s.len, rerr, sizeof(rerr));
     if (!re) {
-        snprintf(h->msg, sizeof(h->msg),
+        snprintf(h->msg, MSG_MAX,
                  "SubscribedTopicRegex `%.*s` is not a valid regular expression: %s.",
                  (int)re_s.len, re_s.ptr, rerr);
         return KC_ERR_INVALID_REGULAR_EXPRESSION;
@@ -2229,9 +2229,11 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
                                        const kc_consumer_group_heartbeat_request_t *req,
                                        kc_result_t *res)
 {
-    cs_heartbeat_t h = {.c = c, .ctx = ctx, .req = req, .res = res, .epoch = req->member_epoch,
+    char msg[MSG_MAX];
+    cs_heartbeat_t h = {.c = c, .ctx = ctx, .req = req, .res = res, .msg = msg,
+                        .epoch = req->member_epoch,
                         .owned = {req->topic_partitions.items, req->topic_partitions.count}};
-    int16_t err = validate_request(c, ctx, req, h.msg, sizeof(h.msg));
+    int16_t err = validate_request(c, ctx, req, msg, sizeof(msg));
     if (err) {
         send_hb_error(res, ctx, err, h.msg);
         return;

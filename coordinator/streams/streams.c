@@ -2472,7 +2472,7 @@ typedef struct {
     const kc_streams_group_heartbeat_request_t *req;
     kc_result_t *res;
     kc_streams_topics_to_create_t *create;
-    char msg[MSG_MAX];            /* the error message of a refused heartbeat */
+    char *msg;                    /* MSG_MAX bytes: the error message of a refused heartbeat */
     bool no_msg;                  /* refused without a message */
     int32_t epoch;                /* the request's member epoch */
     bool joining;
@@ -2524,7 +2524,7 @@ static int16_t hb_find_group(st_heartbeat_t *h)
     bool other = held != NULL && held != (kc_group_t *)h->empty_classic;
     if (h->joining && !other)
         return KC_ERR_NONE;
-    snprintf(h->msg, sizeof(h->msg),
+    snprintf(h->msg, MSG_MAX,
              other ? "Group %.*s is not a streams group." : "Streams group %.*s not found.",
              (int)id.len, id.ptr);
     return KC_ERR_GROUP_ID_NOT_FOUND;
@@ -2541,7 +2541,7 @@ static int16_t hb_find_static_member(st_heartbeat_t *h)
                           : NULL;
     if (h->joining) {
         if (s && s->member_epoch != EPOCH_STATIC_LEAVE) {
-            snprintf(h->msg, sizeof(h->msg),
+            snprintf(h->msg, MSG_MAX,
                      "Static member %.*s with instance id %.*s cannot join the group because the "
                      "instance id is owned by %s member.",
                      (int)req->member_id.len, req->member_id.ptr, (int)req->instance_id.len,
@@ -2552,12 +2552,12 @@ static int16_t hb_find_static_member(st_heartbeat_t *h)
         return KC_ERR_NONE;
     }
     if (!s) {
-        snprintf(h->msg, sizeof(h->msg), "Instance id %.*s is unknown.", (int)req->instance_id.len,
+        snprintf(h->msg, MSG_MAX, "Instance id %.*s is unknown.", (int)req->instance_id.len,
                  req->instance_id.ptr);
         return KC_ERR_UNKNOWN_MEMBER_ID;
     }
     if (!kc_str_eq_cstr(req->member_id, s->member_id)) {
-        snprintf(h->msg, sizeof(h->msg),
+        snprintf(h->msg, MSG_MAX,
                  "Static member %.*s with instance id %s was fenced by member %s.",
                  (int)req->member_id.len, req->member_id.ptr, s->instance_id, s->member_id);
         return KC_ERR_FENCED_INSTANCE_ID;
@@ -2584,7 +2584,7 @@ static int16_t hb_find_member(st_heartbeat_t *h)
                              kc_smap_get(&g->by_instance, req->instance_id.ptr,
                                          (size_t)req->instance_id.len);
         if (!static_exists && g->nmembers >= (size_t)h->c->cfg.group_streams_max_size && !h->m) {
-            snprintf(h->msg, sizeof(h->msg),
+            snprintf(h->msg, MSG_MAX,
                      "The streams group has reached its maximum capacity of %d members.",
                      h->c->cfg.group_streams_max_size);
             return KC_ERR_GROUP_MAX_SIZE_REACHED;
@@ -2594,13 +2594,13 @@ static int16_t hb_find_member(st_heartbeat_t *h)
     if (req->instance_id.len >= 0) {
         err = hb_find_static_member(h);
     } else if (!h->joining && !h->m) {
-        snprintf(h->msg, sizeof(h->msg), "Member %.*s is not a member of group %.*s.",
+        snprintf(h->msg, MSG_MAX, "Member %.*s is not a member of group %.*s.",
                  (int)req->member_id.len, req->member_id.ptr, (int)req->group_id.len,
                  req->group_id.ptr);
         err = KC_ERR_UNKNOWN_MEMBER_ID;
     }
     if (err == KC_ERR_NONE && h->m && !h->joining)
-        err = validate_epoch(h->c, h->m, h->epoch, h->owned, h->msg, sizeof(h->msg));
+        err = validate_epoch(h->c, h->m, h->epoch, h->owned, h->msg, MSG_MAX);
     return err;
 }
 
@@ -2627,7 +2627,7 @@ static int16_t hb_check_topology(st_heartbeat_t *h)
                         g->group_id, (int)req->member_id.len, req->member_id.ptr, req->topology->epoch);
         } else if (h->req_topo.len != g->topo_bytes.len ||
                    memcmp(h->req_topo.data, g->topo_bytes.data, h->req_topo.len) != 0) {
-            snprintf(h->msg, sizeof(h->msg), "Topology updates are not supported yet.");
+            snprintf(h->msg, MSG_MAX, "Topology updates are not supported yet.");
             return KC_ERR_INVALID_REQUEST;
         }
     }
@@ -2637,14 +2637,14 @@ static int16_t hb_check_topology(st_heartbeat_t *h)
         kc_reader_t rd;
         kc_reader_init(&rd, h->req_topo.data, h->req_topo.len);
         if (kc_streams_group_topology_value_decode(&rd, 0, &h->arena, h->topo) != 0 || rd.err) {
-            snprintf(h->msg, sizeof(h->msg), "Topology could not be read.");
+            snprintf(h->msg, MSG_MAX, "Topology could not be read.");
             return KC_ERR_INVALID_REQUEST;
         }
     } else if (g && g->topology) {
         h->topo = g->topology;
     } else {
         /* A group rebuilt from records without its topology record. */
-        snprintf(h->msg, sizeof(h->msg), "The topology is null and the group topology is also null.");
+        snprintf(h->msg, MSG_MAX, "The topology is null and the group topology is also null.");
         return KC_ERR_UNKNOWN_SERVER_ERROR;
     }
     return KC_ERR_NONE;
@@ -2665,21 +2665,21 @@ static int16_t hb_configure(st_heartbeat_t *h)
     }
     const st_config_t *cf = h->cf;
     if (cf->error) {
-        snprintf(h->msg, sizeof(h->msg), "%s", cf->error_msg);
+        snprintf(h->msg, MSG_MAX, "%s", cf->error_msg);
         return cf->error;
     }
     int16_t err;
     if (cf->ready && h->owned &&
-        ((err = validate_tasks(h->topo, cf, &h->owned->active, h->msg, sizeof(h->msg))) ||
-         (err = validate_tasks(h->topo, cf, &h->owned->standby, h->msg, sizeof(h->msg))) ||
-         (err = validate_tasks(h->topo, cf, &h->owned->warmup, h->msg, sizeof(h->msg)))))
+        ((err = validate_tasks(h->topo, cf, &h->owned->active, h->msg, MSG_MAX)) ||
+         (err = validate_tasks(h->topo, cf, &h->owned->standby, h->msg, MSG_MAX)) ||
+         (err = validate_tasks(h->topo, cf, &h->owned->warmup, h->msg, MSG_MAX))))
         return err;
     if ((req->task_offsets.count >= 0 &&
          !task_offsets_from_request(&h->rep_offsets, req->task_offsets.items, req->task_offsets.count,
-                                    h->msg, sizeof(h->msg))) ||
+                                    h->msg, MSG_MAX)) ||
         (req->task_end_offsets.count >= 0 &&
          !task_offsets_from_request(&h->rep_end_offsets, req->task_end_offsets.items,
-                                    req->task_end_offsets.count, h->msg, sizeof(h->msg))))
+                                    req->task_end_offsets.count, h->msg, MSG_MAX)))
         return KC_ERR_INVALID_REQUEST;
     return KC_ERR_NONE;
 }
@@ -2879,7 +2879,7 @@ static void hb_update_group(st_heartbeat_t *h, bool recompute)
     const st_config_t *cf = h->cf;
     h->stale_topology = g->topology && m->topology_epoch < g->topology->epoch;
     if (h->stale_topology) {
-        snprintf(h->msg, sizeof(h->msg),
+        snprintf(h->msg, MSG_MAX,
                  "The member's topology epoch %d is behind the group's topology epoch %d.",
                  m->topology_epoch, g->topology->epoch);
         add_status(&h->r, &h->arena, ST_STALE_TOPOLOGY, h->msg);
@@ -2966,7 +2966,7 @@ static void hb_statuses(st_heartbeat_t *h)
         }
     }
     if (h->g->shutdown_member_id) {
-        snprintf(h->msg, sizeof(h->msg),
+        snprintf(h->msg, MSG_MAX,
                  "Streams group member %s encountered a fatal error and requested a shutdown for "
                  "the entire application.",
                  h->g->shutdown_member_id);
@@ -3043,9 +3043,11 @@ static void heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
         free(topo_msg);
         return;
     }
+    char msg[MSG_MAX];
     st_heartbeat_t h;
     memset(&h, 0, sizeof(h));
-    err = validate_request(req, h.msg, sizeof(h.msg));
+    h.msg = msg;
+    err = validate_request(req, msg, sizeof(msg));
     if (err) {
         send_hb_error(res, ctx, err, h.msg);
         return;

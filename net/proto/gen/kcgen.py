@@ -1559,14 +1559,31 @@ class Gen:
         c.append('')
         c.append('const size_t %s_descs_count = %d;' % (t, len(self.messages)))
         c.append('')
+        # An index by API key, so a response's descriptor is found in one
+        # step on every request path.
+        apis = {}
+        for i, m in enumerate(self.messages):
+            if m.api is None:
+                continue
+            kind = 1 if m.name.endswith('Response') else 0 if m.name.endswith('Request') else None
+            if kind is not None:
+                apis.setdefault(m.api, [-1, -1])
+                if apis[m.api][kind] < 0:
+                    apis[m.api][kind] = i
+        nkeys = max(apis) + 1 if apis else 1
+        c.append('/* [api key][0 request, 1 response]: index into %s_descs, -1 none. */' % t)
+        c.append('static const int16_t %s_by_api[%d][2] = {' % (t, nkeys))
+        for k in range(nkeys):
+            r = apis.get(k, [-1, -1])
+            c.append('    {%d, %d},' % (r[0], r[1]))
+        c.append('};')
+        c.append('')
         c.append('const kc_msg_desc_t *%s_desc_for_api(int16_t api_key, bool response)' % t)
         c.append('{')
-        c.append('    for (size_t i = 0; i < %s_descs_count; i++) {' % t)
-        c.append('        const kc_msg_desc_t *d = &%s_descs[i];' % t)
-        c.append('        if (d->api_key == api_key && (response ? d->is_response : d->is_request))')
-        c.append('            return d;')
-        c.append('    }')
-        c.append('    return NULL;')
+        c.append('    if (api_key < 0 || api_key >= %d)' % nkeys)
+        c.append('        return NULL;')
+        c.append('    int16_t i = %s_by_api[api_key][response ? 1 : 0];' % t)
+        c.append('    return i < 0 ? NULL : &%s_descs[i];' % t)
         c.append('}')
 
     def elem_ctype_base(self, base):
