@@ -40,12 +40,12 @@ static const char *const state_names[] = {"Empty", "PreparingRebalance", "Comple
 
 /* Legal previous states of each state. */
 static const unsigned valid_previous[] = {
-    [CG_EMPTY] = 1u << CG_PREPARING_REBALANCE,
-    [CG_PREPARING_REBALANCE] = (1u << CG_STABLE) | (1u << CG_COMPLETING_REBALANCE) | (1u << CG_EMPTY),
-    [CG_COMPLETING_REBALANCE] = 1u << CG_PREPARING_REBALANCE,
-    [CG_STABLE] = 1u << CG_COMPLETING_REBALANCE,
-    [CG_DEAD] = (1u << CG_STABLE) | (1u << CG_PREPARING_REBALANCE) | (1u << CG_COMPLETING_REBALANCE) |
-                (1u << CG_EMPTY) | (1u << CG_DEAD),
+    [CLASSIC_EMPTY] = 1u << CLASSIC_PREPARING_REBALANCE,
+    [CLASSIC_PREPARING_REBALANCE] = (1u << CLASSIC_STABLE) | (1u << CLASSIC_COMPLETING_REBALANCE) | (1u << CLASSIC_EMPTY),
+    [CLASSIC_COMPLETING_REBALANCE] = 1u << CLASSIC_PREPARING_REBALANCE,
+    [CLASSIC_STABLE] = 1u << CLASSIC_COMPLETING_REBALANCE,
+    [CLASSIC_DEAD] = (1u << CLASSIC_STABLE) | (1u << CLASSIC_PREPARING_REBALANCE) | (1u << CLASSIC_COMPLETING_REBALANCE) |
+                (1u << CLASSIC_EMPTY) | (1u << CLASSIC_DEAD),
 };
 
 /* ---- small helpers ------------------------------------------------------- */
@@ -148,13 +148,13 @@ static const char *join_reason(kc_str_t reason, char *buf, size_t cap)
     return buf;
 }
 
-static cg_parked_t park(const kc_request_ctx_t *ctx)
+static classic_parked_t park(const kc_request_ctx_t *ctx)
 {
-    cg_parked_t p = {true, ctx->conn_id, ctx->correlation_id, ctx->api_key, ctx->api_version};
+    classic_parked_t p = {true, ctx->conn_id, ctx->correlation_id, ctx->api_key, ctx->api_version};
     return p;
 }
 
-static kc_request_ctx_t parked_ctx(const cg_parked_t *p)
+static kc_request_ctx_t parked_ctx(const classic_parked_t *p)
 {
     kc_request_ctx_t ctx;
     memset(&ctx, 0, sizeof(ctx));
@@ -174,7 +174,7 @@ static void heartbeat_key(char *buf, size_t cap, const char *group_id, const cha
 
 /* ---- members ------------------------------------------------------------- */
 
-static void member_set_protocols(cg_member_t *m, const kc_join_group_request_t *req)
+static void member_set_protocols(classic_member_t *m, const kc_join_group_request_t *req)
 {
     for (int32_t i = 0; i < m->nprotocols; i++) {
         free(m->protocols[i].name);
@@ -196,7 +196,7 @@ static void member_set_protocols(cg_member_t *m, const kc_join_group_request_t *
                 dup = true;
         if (dup || name.len < 0)
             continue;
-        cg_protocol_t *p = &m->protocols[m->nprotocols++];
+        classic_protocol_t *p = &m->protocols[m->nprotocols++];
         p->name = dup_str(name);
         p->metadata_len = md.len > 0 ? md.len : 0;
         p->metadata = kc_xmalloc(p->metadata_len ? (size_t)p->metadata_len : 1);
@@ -205,7 +205,7 @@ static void member_set_protocols(cg_member_t *m, const kc_join_group_request_t *
     }
 }
 
-static void member_free(cg_member_t *m)
+static void member_free(classic_member_t *m)
 {
     if (!m)
         return;
@@ -223,7 +223,7 @@ static void member_free(cg_member_t *m)
     free(m);
 }
 
-static void member_set_assignment(cg_member_t *m, const uint8_t *data, int32_t len)
+static void member_set_assignment(classic_member_t *m, const uint8_t *data, int32_t len)
 {
     free(m->assignment);
     m->assignment_len = len > 0 ? len : 0;
@@ -232,7 +232,7 @@ static void member_set_assignment(cg_member_t *m, const uint8_t *data, int32_t l
         memcpy(m->assignment, data, (size_t)m->assignment_len);
 }
 
-static const cg_protocol_t *member_protocol(const cg_member_t *m, const char *name)
+static const classic_protocol_t *member_protocol(const classic_member_t *m, const char *name)
 {
     if (!name)
         return NULL;
@@ -242,19 +242,19 @@ static const cg_protocol_t *member_protocol(const cg_member_t *m, const char *na
     return NULL;
 }
 
-static bool member_supports(const cg_member_t *m, const char *name)
+static bool member_supports(const classic_member_t *m, const char *name)
 {
     return member_protocol(m, name) != NULL;
 }
 
 /* Same protocols, same metadata, same order (ClassicGroupMember.matches). */
-static bool member_matches(const cg_member_t *m, const kc_join_group_request_t *req)
+static bool member_matches(const classic_member_t *m, const kc_join_group_request_t *req)
 {
     int32_t n = req->protocols.count > 0 ? req->protocols.count : 0;
     if (n != m->nprotocols)
         return false;
     for (int32_t i = 0; i < n; i++) {
-        const cg_protocol_t *p = &m->protocols[i];
+        const classic_protocol_t *p = &m->protocols[i];
         kc_bytes_t md = req->protocols.items[i].metadata;
         int32_t mdlen = md.len > 0 ? md.len : 0;
         if (!str_eq_c(req->protocols.items[i].name, p->name) || mdlen != p->metadata_len ||
@@ -264,10 +264,10 @@ static bool member_matches(const cg_member_t *m, const kc_join_group_request_t *
     return true;
 }
 
-static bool member_awaiting_join(const cg_member_t *m) { return m->join.active; }
-static bool member_awaiting_sync(const cg_member_t *m) { return m->sync.active; }
+static bool member_awaiting_join(const classic_member_t *m) { return m->join.active; }
+static bool member_awaiting_sync(const classic_member_t *m) { return m->sync.active; }
 
-static bool member_has_satisfied_heartbeat(const cg_member_t *m)
+static bool member_has_satisfied_heartbeat(const classic_member_t *m)
 {
     if (m->is_new)
         return false;
@@ -276,7 +276,7 @@ static bool member_has_satisfied_heartbeat(const cg_member_t *m)
 
 /* ---- group basics -------------------------------------------------------- */
 
-static cg_member_t *group_member(const kc_classic_group_t *g, const char *member_id, size_t len)
+static classic_member_t *group_member(const kc_classic_group_t *g, const char *member_id, size_t len)
 {
     for (size_t i = 0; i < g->nmembers; i++)
         if (strlen(g->members[i]->member_id) == len &&
@@ -285,14 +285,14 @@ static cg_member_t *group_member(const kc_classic_group_t *g, const char *member
     return NULL;
 }
 
-static cg_member_t *group_member_s(const kc_classic_group_t *g, kc_str_t member_id)
+static classic_member_t *group_member_s(const kc_classic_group_t *g, kc_str_t member_id)
 {
     if (member_id.len < 0)
         return NULL;
     return group_member(g, member_id.ptr ? member_id.ptr : "", (size_t)member_id.len);
 }
 
-static cg_member_t *group_static_member(const kc_classic_group_t *g, kc_str_t instance_id)
+static classic_member_t *group_static_member(const kc_classic_group_t *g, kc_str_t instance_id)
 {
     if (instance_id.len < 0)
         return NULL;
@@ -337,8 +337,8 @@ static void set_cstr(char **dst, const char *v)
  * member that caused it (m; NULL when the group's own timer or a reason that
  * names the members did) and the reason.
  */
-static void group_transition(kc_classic_group_t *g, cg_state_t to, int64_t now_ms,
-                             const cg_member_t *m, const char *reason)
+static void group_transition(kc_classic_group_t *g, classic_state_t to, int64_t now_ms,
+                             const classic_member_t *m, const char *reason)
 {
     /* Illegal transitions are programming errors, as in Kafka. */
     assert(valid_previous[to] & (1u << g->state));
@@ -370,7 +370,7 @@ static kc_classic_group_t *classic_get(kc_coord_t *c, const char *group_id, size
     return kc_group_get_typed(c, (kc_str_t){group_id, (int32_t)len}, KC_GROUP_CLASSIC);
 }
 
-static kc_classic_group_t *group_new(const char *group_id, size_t len, cg_state_t state,
+static kc_classic_group_t *group_new(const char *group_id, size_t len, classic_state_t state,
                                      int64_t now_ms)
 {
     kc_classic_group_t *g = kc_xcalloc(1, sizeof(*g));
@@ -378,7 +378,7 @@ static kc_classic_group_t *group_new(const char *group_id, size_t len, cg_state_
     g->group_id = kc_xstrndup(group_id, len);
     g->group_id_len = len;
     g->state = state;
-    g->previous_state = CG_DEAD;
+    g->previous_state = CLASSIC_DEAD;
     g->current_state_timestamp = now_ms;
     return g;
 }
@@ -401,14 +401,14 @@ static void group_free(kc_classic_group_t *g)
 }
 
 
-static uint32_t member_bucket(const cg_member_t *m, uint32_t cap)
+static uint32_t member_bucket(const classic_member_t *m, uint32_t cap)
 {
     return (m->id_hash ^ (m->id_hash >> 16)) & (cap - 1);
 }
 
 static int cmp_member_table_order(const void *a, const void *b, void *arg)
 {
-    const cg_member_t *x = *(cg_member_t *const *)a, *y = *(cg_member_t *const *)b;
+    const classic_member_t *x = *(classic_member_t *const *)a, *y = *(classic_member_t *const *)b;
     uint32_t cap = *(const uint32_t *)arg;
     uint32_t bx = member_bucket(x, cap), by = member_bucket(y, cap);
     if (bx != by)
@@ -422,7 +422,7 @@ static int cmp_member_table_order(const void *a, const void *b, void *arg)
  * more than three quarters of its capacity, and never shrinks. Iteration
  * is bucket by bucket, each in insertion order.
  */
-static void group_insert_member(kc_classic_group_t *g, cg_member_t *m)
+static void group_insert_member(kc_classic_group_t *g, classic_member_t *m)
 {
     if (g->nmembers == g->members_cap) {
         g->members_cap = g->members_cap ? g->members_cap * 2 : 8;
@@ -456,7 +456,7 @@ static void group_insert_member(kc_classic_group_t *g, cg_member_t *m)
 }
 
 /* ClassicGroup.add: the first member sets the protocol type and leads. */
-static void group_add(kc_classic_group_t *g, cg_member_t *m, const cg_parked_t *join)
+static void group_add(kc_classic_group_t *g, classic_member_t *m, const classic_parked_t *join)
 {
     if (g->nmembers == 0)
         set_cstr(&g->protocol_type, m->protocol_type);
@@ -474,9 +474,9 @@ static void group_add(kc_classic_group_t *g, cg_member_t *m, const cg_parked_t *
 
 /* ClassicGroup.remove: also drops pending join/sync entries; a new leader is
  * the first remaining member. Returns the removed member (caller frees). */
-static cg_member_t *group_detach(kc_classic_group_t *g, const char *member_id)
+static classic_member_t *group_detach(kc_classic_group_t *g, const char *member_id)
 {
-    cg_member_t *removed = NULL;
+    classic_member_t *removed = NULL;
     for (size_t i = 0; i < g->nmembers; i++) {
         if (strcmp(g->members[i]->member_id, member_id) == 0) {
             removed = g->members[i];
@@ -506,7 +506,7 @@ static bool group_supports_protocols(const kc_classic_group_t *g, kc_str_t proto
                                      const kc_join_group_request_t *req)
 {
     int32_t n = req->protocols.count > 0 ? req->protocols.count : 0;
-    if (g->state == CG_EMPTY)
+    if (g->state == CLASSIC_EMPTY)
         return protocol_type.len > 0 && n > 0;
     if (!g->protocol_type || !str_eq_c(protocol_type, g->protocol_type))
         return false;
@@ -563,7 +563,7 @@ static const char *group_select_protocol(const kc_classic_group_t *g)
     size_t *votes = kc_xcalloc(g->nmembers, sizeof(*votes));
     size_t n = 0;
     for (size_t j = 0; j < g->nmembers; j++) {
-        const cg_member_t *m = g->members[j];
+        const classic_member_t *m = g->members[j];
         const char *vote = NULL;
         for (int32_t k = 0; k < m->nprotocols && !vote; k++) {
             bool common = true;
@@ -628,7 +628,7 @@ static void group_compute_subscribed_topics(kc_classic_group_t *g)
     kc_arena_init(&arena);
     bool ok = true;
     for (size_t i = 0; i < g->nmembers && ok; i++) {
-        const cg_protocol_t *p = member_protocol(g->members[i], g->protocol_name);
+        const classic_protocol_t *p = member_protocol(g->members[i], g->protocol_name);
         ok = p && parse_subscription(p->metadata, p->metadata_len, &arena, &g->subscribed_topics);
     }
     kc_arena_deinit(&arena);
@@ -649,11 +649,11 @@ static void group_init_next_generation(kc_classic_group_t *g, int64_t now_ms, co
     if (g->nmembers) {
         set_cstr(&g->protocol_name, group_select_protocol(g));
         group_compute_subscribed_topics(g);
-        group_transition(g, CG_COMPLETING_REBALANCE, now_ms, NULL, why);
+        group_transition(g, CLASSIC_COMPLETING_REBALANCE, now_ms, NULL, why);
     } else {
         set_cstr(&g->protocol_name, NULL);
         group_compute_subscribed_topics(g);
-        group_transition(g, CG_EMPTY, now_ms, NULL, "no member is left");
+        group_transition(g, CLASSIC_EMPTY, now_ms, NULL, "no member is left");
     }
     strset_clear(&g->pending_sync);
 }
@@ -663,7 +663,7 @@ static int16_t group_validate_member(const kc_classic_group_t *g, kc_str_t membe
                                      kc_str_t group_instance_id, const char *operation)
 {
     if (group_instance_id.len >= 0) {
-        const cg_member_t *s = group_static_member(g, group_instance_id);
+        const classic_member_t *s = group_static_member(g, group_instance_id);
         if (!s)
             return KC_ERR_UNKNOWN_MEMBER_ID;
         if (!str_eq_c(member_id, s->member_id)) {
@@ -718,8 +718,8 @@ static void fill_join(kc_join_group_response_t *out, int16_t version, const join
         r.members.count = (int32_t)g->nmembers;
         r.members.items = kc_arena_alloc(arena, g->nmembers * sizeof(*r.members.items));
         for (size_t i = 0; i < g->nmembers; i++) {
-            const cg_member_t *m = g->members[i];
-            const cg_protocol_t *p = member_protocol(m, g->protocol_name);
+            const classic_member_t *m = g->members[i];
+            const classic_protocol_t *p = member_protocol(m, g->protocol_name);
             r.members.items[i].member_id = kc_str(m->member_id);
             r.members.items[i].group_instance_id = kc_str(m->group_instance_id);
             r.members.items[i].metadata =
@@ -732,7 +732,7 @@ static void fill_join(kc_join_group_response_t *out, int16_t version, const join
     *out = r;
 }
 
-static void send_join(kc_result_t *res, const cg_parked_t *p, const join_answer_t *a,
+static void send_join(kc_result_t *res, const classic_parked_t *p, const join_answer_t *a,
                       bool depends_on_records)
 {
     kc_arena_t arena;
@@ -751,25 +751,25 @@ static void send_join(kc_result_t *res, const cg_parked_t *p, const join_answer_
 static void send_join_error(kc_result_t *res, const kc_request_ctx_t *ctx, int16_t error,
                             const char *member_id)
 {
-    cg_parked_t p = park(ctx);
+    classic_parked_t p = park(ctx);
     join_answer_t a = {error, -1, NULL, NULL, NULL, false, member_id, NULL};
     send_join(res, &p, &a, false);
 }
 
 /* Completes a member's parked join (ClassicGroup.completeJoinFuture). */
-static bool complete_join_future(kc_classic_group_t *g, cg_member_t *m, const join_answer_t *a,
+static bool complete_join_future(kc_classic_group_t *g, classic_member_t *m, const join_answer_t *a,
                                  kc_result_t *res, bool depends_on_records)
 {
     if (!member_awaiting_join(m))
         return false;
-    cg_parked_t p = m->join;
+    classic_parked_t p = m->join;
     m->join.active = false;
     g->num_awaiting_join--;
     send_join(res, &p, a, depends_on_records);
     return true;
 }
 
-static void send_sync(kc_result_t *res, const cg_parked_t *p, int16_t error,
+static void send_sync(kc_result_t *res, const classic_parked_t *p, int16_t error,
                       const char *protocol_type, const char *protocol_name, const uint8_t *assignment,
                       int32_t assignment_len, bool depends_on_records)
 {
@@ -788,17 +788,17 @@ static void send_sync(kc_result_t *res, const cg_parked_t *p, int16_t error,
 
 static void send_sync_error(kc_result_t *res, const kc_request_ctx_t *ctx, int16_t error)
 {
-    cg_parked_t p = park(ctx);
+    classic_parked_t p = park(ctx);
     send_sync(res, &p, error, NULL, NULL, NULL, 0, false);
 }
 
-static bool complete_sync_future(cg_member_t *m, int16_t error, const char *protocol_type,
+static bool complete_sync_future(classic_member_t *m, int16_t error, const char *protocol_type,
                                  const char *protocol_name, kc_result_t *res,
                                  bool depends_on_records)
 {
     if (!member_awaiting_sync(m))
         return false;
-    cg_parked_t p = m->sync;
+    classic_parked_t p = m->sync;
     m->sync.active = false;
     send_sync(res, &p, error, protocol_type, protocol_name, m->assignment, m->assignment_len,
               depends_on_records);
@@ -835,8 +835,8 @@ static void write_group_record(kc_classic_group_t *g, bool as_new_empty, kc_resu
     v.members.count = (int32_t)n;
     v.members.items = n ? kc_arena_alloc(&arena, n * sizeof(*v.members.items)) : NULL;
     for (size_t i = 0; i < n; i++) {
-        const cg_member_t *m = g->members[i];
-        const cg_protocol_t *p = member_protocol(m, g->protocol_name);
+        const classic_member_t *m = g->members[i];
+        const classic_protocol_t *p = member_protocol(m, g->protocol_name);
         __typeof__(v.members.items[0]) *mm = &v.members.items[i];
         mm->member_id = kc_str(m->member_id);
         mm->group_instance_id = kc_str(m->group_instance_id);
@@ -938,9 +938,9 @@ static void on_initial_delay_expired(kc_coord_t *c, const char *key, int64_t now
 static void maybe_complete_join_phase(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms,
                                       kc_result_t *res)
 {
-    if (g->state != CG_PREPARING_REBALANCE)
+    if (g->state != CLASSIC_PREPARING_REBALANCE)
         return;
-    if (g->previous_state == CG_EMPTY)
+    if (g->previous_state == CLASSIC_EMPTY)
         return; /* the initial rebalance completes on its delay timer */
     if (!group_all_joined(g))
         return;
@@ -949,7 +949,7 @@ static void maybe_complete_join_phase(kc_coord_t *c, kc_classic_group_t *g, int6
 
 static bool group_can_rebalance(const kc_classic_group_t *g)
 {
-    return (valid_previous[CG_PREPARING_REBALANCE] & (1u << g->state)) != 0;
+    return (valid_previous[CLASSIC_PREPARING_REBALANCE] & (1u << g->state)) != 0;
 }
 
 static void maybe_prepare_rebalance_or_complete_join(kc_coord_t *c, kc_classic_group_t *g,
@@ -969,7 +969,7 @@ static void propagate_assignment(kc_coord_t *c, kc_classic_group_t *g, int16_t e
     const char *ptype = error == KC_ERR_NONE ? g->protocol_type : NULL;
     const char *pname = error == KC_ERR_NONE ? g->protocol_name : NULL;
     for (size_t i = 0; i < g->nmembers; i++) {
-        cg_member_t *m = g->members[i];
+        classic_member_t *m = g->members[i];
         if (m->assignment_len == 0 && error == KC_ERR_NONE)
             kc_log_warn(LOG_COMP, "Sending empty assignment to member %s of %s for generation %d with no errors",
                         m->member_id, g->group_id, g->generation_id);
@@ -982,7 +982,7 @@ static void reset_and_propagate_assignment_with_error(kc_coord_t *c, kc_classic_
                                                       int16_t error, int64_t now_ms,
                                                       kc_result_t *res)
 {
-    assert(g->state == CG_COMPLETING_REBALANCE);
+    assert(g->state == CLASSIC_COMPLETING_REBALANCE);
     for (size_t i = 0; i < g->nmembers; i++)
         member_set_assignment(g->members[i], NULL, 0);
     propagate_assignment(c, g, error, now_ms, res, false);
@@ -999,11 +999,11 @@ static void remove_sync_expiration(kc_coord_t *c, kc_classic_group_t *g)
 static void prepare_rebalance(kc_coord_t *c, kc_classic_group_t *g, const char *reason,
                               int64_t now_ms, kc_result_t *res)
 {
-    if (g->state == CG_COMPLETING_REBALANCE)
+    if (g->state == CLASSIC_COMPLETING_REBALANCE)
         reset_and_propagate_assignment_with_error(c, g, KC_ERR_REBALANCE_IN_PROGRESS, now_ms, res);
     remove_sync_expiration(c, g);
 
-    bool initial = g->state == CG_EMPTY;
+    bool initial = g->state == CLASSIC_EMPTY;
     char jk[KEY_BUF];
     join_key(jk, sizeof(jk), g->group_id);
     if (initial) {
@@ -1013,7 +1013,7 @@ static void prepare_rebalance(kc_coord_t *c, kc_classic_group_t *g, const char *
         kc_timer_schedule_args(c, jk, now_ms + delay, on_initial_delay_expired, g->group_id, NULL,
                                delay, remaining);
     }
-    group_transition(g, CG_PREPARING_REBALANCE, now_ms, NULL, reason);
+    group_transition(g, CLASSIC_PREPARING_REBALANCE, now_ms, NULL, reason);
     kc_log_info(LOG_COMP,
                 "Preparing to rebalance group %s in state %s with old generation %d (reason: %s).",
                 g->group_id, state_names[g->state], g->generation_id, reason);
@@ -1034,12 +1034,12 @@ static bool maybe_elect_new_joined_leader(kc_classic_group_t *g)
 {
     if (!g->leader_id)
         return false;
-    cg_member_t *leader = group_member(g, g->leader_id, strlen(g->leader_id));
+    classic_member_t *leader = group_member(g, g->leader_id, strlen(g->leader_id));
     if (leader && member_awaiting_join(leader))
         return true;
     for (size_t i = 0; i < g->nmembers; i++) {
         if (member_awaiting_join(g->members[i])) {
-            const cg_member_t *m = g->members[i];
+            const classic_member_t *m = g->members[i];
             char protocols[1024];
             size_t o = 0;
             protocols[0] = 0;
@@ -1081,7 +1081,7 @@ static void complete_join(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms, 
     /* Dynamic members that did not rejoin in time are removed. */
     strset_t gone = {0};
     for (size_t i = 0; i < g->nmembers;) {
-        cg_member_t *m = g->members[i];
+        classic_member_t *m = g->members[i];
         if (!member_awaiting_join(m) && !m->group_instance_id) {
             strset_add(&gone, m->member_id, strlen(m->member_id));
             cancel_heartbeat(c, g, m->member_id);
@@ -1099,7 +1099,7 @@ static void complete_join(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms, 
     }
     strset_free(&gone);
 
-    if (g->state == CG_DEAD) {
+    if (g->state == CLASSIC_DEAD) {
         kc_log_info(LOG_COMP, "Group %s is dead, skipping rebalance stage.", g->group_id);
         return;
     }
@@ -1112,10 +1112,10 @@ static void complete_join(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms, 
     }
     int64_t rebalance_started_ms = g->current_state_timestamp;
     group_init_next_generation(g, now_ms, why);
-    if (g->state != CG_EMPTY)
+    if (g->state != CLASSIC_EMPTY)
         kc_coord_emit(c, KC_COORD_EV_REBALANCE_COMPLETED, g->group_id, NULL, NULL, g->generation_id,
                       KC_MAX(now_ms - rebalance_started_ms, 0), now_ms);
-    if (g->state == CG_EMPTY) {
+    if (g->state == CLASSIC_EMPTY) {
         kc_log_info(LOG_COMP, "Group %s with generation %d is now empty.", g->group_id,
                     g->generation_id);
         write_group_record(g, false, res);
@@ -1124,7 +1124,7 @@ static void complete_join(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms, 
     kc_log_info(LOG_COMP, "Stabilized group %s generation %d with %zu members.", g->group_id,
                 g->generation_id, g->nmembers);
     for (size_t i = 0; i < g->nmembers; i++) {
-        cg_member_t *m = g->members[i];
+        classic_member_t *m = g->members[i];
         join_answer_t a = {KC_ERR_NONE,          g->generation_id, g->protocol_type, g->protocol_name,
                            g->leader_id,      false,            m->member_id,
                            group_is_leader(g, m->member_id) ? g : NULL};
@@ -1154,7 +1154,7 @@ static void on_sync_expired(kc_coord_t *c, const char *key, int64_t now_ms, kc_r
                      g->group_id, t->arg1, g->generation_id);
         return;
     }
-    if (g->state != CG_COMPLETING_REBALANCE && g->state != CG_STABLE) {
+    if (g->state != CLASSIC_COMPLETING_REBALANCE && g->state != CLASSIC_STABLE) {
         kc_log_error(LOG_COMP,
                      "Received unexpected notification of sync expiration after group %s already "
                      "transitioned to %s state.",
@@ -1181,7 +1181,7 @@ static void on_sync_expired(kc_coord_t *c, const char *key, int64_t now_ms, kc_r
     prepare_rebalance(c, g, reason, now_ms, res);
 }
 
-static void remove_member_and_update_group(kc_coord_t *c, kc_classic_group_t *g, cg_member_t *m,
+static void remove_member_and_update_group(kc_coord_t *c, kc_classic_group_t *g, classic_member_t *m,
                                            const char *reason, int64_t now_ms, kc_result_t *res)
 {
     /* A new member may still wait in JoinGroup: answer it before it goes. */
@@ -1190,9 +1190,9 @@ static void remove_member_and_update_group(kc_coord_t *c, kc_classic_group_t *g,
     kc_coord_emit(c, KC_COORD_EV_MEMBER_REMOVED, g->group_id, m->member_id, reason,
                   g->generation_id, 0, now_ms);
     group_remove(g, m->member_id);
-    if (g->state == CG_STABLE || g->state == CG_COMPLETING_REBALANCE)
+    if (g->state == CLASSIC_STABLE || g->state == CLASSIC_COMPLETING_REBALANCE)
         maybe_prepare_rebalance_or_complete_join(c, g, reason, now_ms, res);
-    else if (g->state == CG_PREPARING_REBALANCE && group_all_joined(g))
+    else if (g->state == CLASSIC_PREPARING_REBALANCE && group_all_joined(g))
         complete_join(c, g, now_ms, res, "every remaining member has rejoined");
 }
 
@@ -1209,7 +1209,7 @@ static void on_heartbeat_expired(kc_coord_t *c, const char *key, int64_t now_ms,
         (void)key;
         return;
     }
-    if (g->state == CG_DEAD) {
+    if (g->state == CLASSIC_DEAD) {
         kc_log_info(LOG_COMP,
                     "Received notification of heartbeat expiration for member %s after group %s had "
                     "already been unloaded or deleted.",
@@ -1225,11 +1225,11 @@ static void on_heartbeat_expired(kc_coord_t *c, const char *key, int64_t now_ms,
         kc_coord_emit(c, KC_COORD_EV_MEMBER_REMOVED, g->group_id, member_id,
                       "pending member session expired", g->generation_id, 0, now_ms);
         group_remove(g, member_id);
-        if (g->state == CG_PREPARING_REBALANCE && group_all_joined(g))
+        if (g->state == CLASSIC_PREPARING_REBALANCE && group_all_joined(g))
             complete_join(c, g, now_ms, res, "every remaining member has rejoined");
         return;
     }
-    cg_member_t *m = group_member(g, member_id, strlen(member_id));
+    classic_member_t *m = group_member(g, member_id, strlen(member_id));
     if (!m) {
         kc_log_debug(LOG_COMP, "Member %s has already been removed from the group.", member_id);
         return;
@@ -1260,8 +1260,8 @@ typedef struct {
     const char *reason;
 } join_call_t;
 
-static void update_member(kc_classic_group_t *g, cg_member_t *m, const join_call_t *j,
-                          const cg_parked_t *join)
+static void update_member(kc_classic_group_t *g, classic_member_t *m, const join_call_t *j,
+                          const classic_parked_t *join)
 {
     member_set_protocols(m, j->req);
     m->rebalance_timeout_ms = j->rebalance_timeout_ms;
@@ -1280,10 +1280,10 @@ static void update_member(kc_classic_group_t *g, cg_member_t *m, const join_call
     }
 }
 
-static void update_member_then_rebalance(join_call_t *j, kc_classic_group_t *g, cg_member_t *m,
+static void update_member_then_rebalance(join_call_t *j, kc_classic_group_t *g, classic_member_t *m,
                                          const char *reason)
 {
-    cg_parked_t p = park(j->ctx);
+    classic_parked_t p = park(j->ctx);
     update_member(g, m, j, &p);
     maybe_prepare_rebalance_or_complete_join(j->c, g, reason, j->ctx->now_ms, j->res);
 }
@@ -1291,7 +1291,7 @@ static void update_member_then_rebalance(join_call_t *j, kc_classic_group_t *g, 
 static void add_member_then_rebalance(join_call_t *j, kc_classic_group_t *g, const char *member_id)
 {
     const kc_join_group_request_t *req = j->req;
-    cg_member_t *m = kc_xcalloc(1, sizeof(*m));
+    classic_member_t *m = kc_xcalloc(1, sizeof(*m));
     m->member_id = kc_xstrdup(member_id);
     m->group_instance_id = dup_str(req->group_instance_id);
     m->client_id = dup_str(j->ctx->client_id.len >= 0 ? j->ctx->client_id : kc_str(""));
@@ -1303,9 +1303,9 @@ static void add_member_then_rebalance(join_call_t *j, kc_classic_group_t *g, con
     member_set_assignment(m, NULL, 0);
     m->is_new = true;
 
-    if (g->state == CG_PREPARING_REBALANCE && g->previous_state == CG_EMPTY)
+    if (g->state == CLASSIC_PREPARING_REBALANCE && g->previous_state == CLASSIC_EMPTY)
         g->new_member_added = true;
-    cg_parked_t p = park(j->ctx);
+    classic_parked_t p = park(j->ctx);
     group_add(g, m, &p);
     kc_coord_emit(j->c, KC_COORD_EV_MEMBER_JOINED, g->group_id, m->member_id, NULL,
                   g->generation_id, 0, j->ctx->now_ms);
@@ -1321,7 +1321,7 @@ static void add_member_then_rebalance(join_call_t *j, kc_classic_group_t *g, con
 
 /* ClassicGroup.replaceStaticMember: the old member's parked requests are
  * fenced; the new member inherits its place, fields and assignment. */
-static cg_member_t *replace_static_member(kc_classic_group_t *g, cg_member_t *old,
+static classic_member_t *replace_static_member(kc_classic_group_t *g, classic_member_t *old,
                                           const char *new_member_id, kc_result_t *res)
 {
     size_t idx = 0;
@@ -1338,11 +1338,11 @@ static cg_member_t *replace_static_member(kc_classic_group_t *g, cg_member_t *ol
     join_answer_t fenced = {KC_ERR_FENCED_INSTANCE_ID, -1, NULL, NULL, "", false, old->member_id, NULL};
     complete_join_future(g, old, &fenced, res, false);
     if (member_awaiting_sync(old)) {
-        cg_parked_t p = old->sync;
+        classic_parked_t p = old->sync;
         old->sync.active = false;
         send_sync(res, &p, KC_ERR_FENCED_INSTANCE_ID, NULL, NULL, NULL, 0, false);
     }
-    cg_member_t *m = kc_xcalloc(1, sizeof(*m));
+    classic_member_t *m = kc_xcalloc(1, sizeof(*m));
     *m = *old;
     m->member_id = kc_xstrdup(new_member_id);
     m->join.active = false;
@@ -1360,19 +1360,19 @@ static cg_member_t *replace_static_member(kc_classic_group_t *g, cg_member_t *ol
 }
 
 static void update_static_member_then_rebalance(join_call_t *j, kc_classic_group_t *g,
-                                                cg_member_t *old, const char *new_member_id)
+                                                classic_member_t *old, const char *new_member_id)
 {
     kc_coord_t *c = j->c;
     int64_t now = j->ctx->now_ms;
     char *current_leader = g->leader_id ? kc_xstrdup(g->leader_id) : NULL;
     char *iid = kc_xstrdup(old->group_instance_id);
-    cg_member_t *m = replace_static_member(g, old, new_member_id, j->res);
+    classic_member_t *m = replace_static_member(g, old, new_member_id, j->res);
     schedule_heartbeat(c, g, m->member_id, m->session_timeout_ms, now);
-    cg_parked_t p = park(j->ctx);
+    classic_parked_t p = park(j->ctx);
     update_member(g, m, j, &p);
     char reason[1024];
 
-    if (g->state == CG_STABLE) {
+    if (g->state == CLASSIC_STABLE) {
         const char *selected = group_select_protocol(g);
         if (cstr_eq(g->protocol_name ? g->protocol_name : "", selected ? selected : "")) {
             kc_log_info(LOG_COMP, "Static member which joins during Stable stage and doesn't affect "
@@ -1396,13 +1396,13 @@ static void update_static_member_then_rebalance(join_call_t *j, kc_classic_group
                      m->member_id, iid, j->reason);
             maybe_prepare_rebalance_or_complete_join(c, g, reason, now, j->res);
         }
-    } else if (g->state == CG_COMPLETING_REBALANCE) {
+    } else if (g->state == CLASSIC_COMPLETING_REBALANCE) {
         /* The leader may already hold the old member id: rebalance again. */
         snprintf(reason, sizeof(reason),
                  "Updating metadata for static member %s with instance id %s; client reason: %s",
                  m->member_id, iid, j->reason);
         prepare_rebalance(c, g, reason, now, j->res);
-    } else if (g->state == CG_EMPTY || g->state == CG_DEAD) {
+    } else if (g->state == CLASSIC_EMPTY || g->state == CLASSIC_DEAD) {
         kc_log_error(LOG_COMP, "Group %s was not supposed to be in the state %s when the unknown static member %s rejoins.",
                      g->group_id, state_names[g->state], iid);
         join_answer_t a = {KC_ERR_UNKNOWN_SERVER_ERROR, -1, NULL, NULL, NULL, false, "", NULL};
@@ -1417,7 +1417,7 @@ static void update_static_member_then_rebalance(join_call_t *j, kc_classic_group
 static void join_new_member(join_call_t *j, kc_classic_group_t *g)
 {
     const kc_join_group_request_t *req = j->req;
-    if (g->state == CG_DEAD) {
+    if (g->state == CLASSIC_DEAD) {
         send_join_error(j->res, j->ctx, KC_ERR_COORDINATOR_NOT_AVAILABLE, "");
         return;
     }
@@ -1433,7 +1433,7 @@ static void join_new_member(join_call_t *j, kc_classic_group_t *g)
              prefix.ptr ? prefix.ptr : "", uuid);
 
     if (req->group_instance_id.len >= 0) {
-        cg_member_t *existing = group_static_member(g, req->group_instance_id);
+        classic_member_t *existing = group_static_member(g, req->group_instance_id);
         if (existing) {
             kc_log_info(LOG_COMP,
                         "Static member with groupInstanceId=%s and unknown member id joins group %s "
@@ -1475,7 +1475,7 @@ static void join_existing_member(join_call_t *j, kc_classic_group_t *g)
     const kc_join_group_request_t *req = j->req;
     char *member_id = dup_nn(req->member_id);
     char reason[1024];
-    if (g->state == CG_DEAD) {
+    if (g->state == CLASSIC_DEAD) {
         send_join_error(j->res, j->ctx, KC_ERR_COORDINATOR_NOT_AVAILABLE, member_id);
     } else if (!group_supports_protocols(g, req->protocol_type, req)) {
         send_join_error(j->res, j->ctx, KC_ERR_INCONSISTENT_GROUP_PROTOCOL, member_id);
@@ -1496,18 +1496,18 @@ static void join_existing_member(join_call_t *j, kc_classic_group_t *g)
             send_join_error(j->res, j->ctx, err, member_id);
             goto out;
         }
-        cg_member_t *m = group_member_s(g, req->member_id);
+        classic_member_t *m = group_member_s(g, req->member_id);
         const char *st = state_names[g->state];
         switch (g->state) {
-        case CG_PREPARING_REBALANCE:
+        case CLASSIC_PREPARING_REBALANCE:
             snprintf(reason, sizeof(reason), "Member %s is joining group during %s; client reason: %s",
                      member_id, st, j->reason);
             update_member_then_rebalance(j, g, m, reason);
             break;
-        case CG_COMPLETING_REBALANCE:
+        case CLASSIC_COMPLETING_REBALANCE:
             if (member_matches(m, req)) {
                 /* Probably a lost JoinGroup response: answer with the current generation. */
-                cg_parked_t p = park(j->ctx);
+                classic_parked_t p = park(j->ctx);
                 join_answer_t a = {KC_ERR_NONE,     g->generation_id, g->protocol_type, g->protocol_name,
                                    g->leader_id, false,            member_id,
                                    group_is_leader(g, member_id) ? g : NULL};
@@ -1519,7 +1519,7 @@ static void join_existing_member(join_call_t *j, kc_classic_group_t *g)
                 update_member_then_rebalance(j, g, m, reason);
             }
             break;
-        case CG_STABLE:
+        case CLASSIC_STABLE:
             if (group_is_leader(g, member_id)) {
                 /* A leader's JoinGroup forces a rebalance (e.g. topic metadata changed). */
                 snprintf(reason, sizeof(reason), "Leader %s re-joining group during %s; client reason: %s",
@@ -1531,14 +1531,14 @@ static void join_existing_member(join_call_t *j, kc_classic_group_t *g)
                          j->reason);
                 update_member_then_rebalance(j, g, m, reason);
             } else {
-                cg_parked_t p = park(j->ctx);
+                classic_parked_t p = park(j->ctx);
                 join_answer_t a = {KC_ERR_NONE,     g->generation_id, g->protocol_type, g->protocol_name,
                                    g->leader_id, false,            member_id,        NULL};
                 send_join(j->res, &p, &a, false);
             }
             break;
-        case CG_EMPTY:
-        case CG_DEAD:
+        case CLASSIC_EMPTY:
+        case CLASSIC_DEAD:
             kc_log_warn(LOG_COMP,
                         "Attempt to add rejoining member %s of group %s in unexpected group state %s",
                         member_id, g->group_id, st);
@@ -1553,15 +1553,15 @@ out:
 static bool accept_joining_member(const kc_coord_t *c, const kc_classic_group_t *g,
                                   kc_str_t member_id)
 {
-    const cg_member_t *m = group_member_s(g, member_id);
+    const classic_member_t *m = group_member_s(g, member_id);
     switch (g->state) {
-    case CG_EMPTY:
-    case CG_DEAD:
+    case CLASSIC_EMPTY:
+    case CLASSIC_DEAD:
         return true;
-    case CG_PREPARING_REBALANCE:
+    case CLASSIC_PREPARING_REBALANCE:
         return (m && member_awaiting_join(m)) || g->num_awaiting_join < c->cfg.group_max_size;
-    case CG_COMPLETING_REBALANCE:
-    case CG_STABLE:
+    case CLASSIC_COMPLETING_REBALANCE:
+    case CLASSIC_STABLE:
         return m || g->nmembers < (size_t)c->cfg.group_max_size;
     }
     return false;
@@ -1624,12 +1624,12 @@ void kc_coord_join_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
             kc_streams_group_delete(c, sg, res);
         }
     }
-    kc_consumer_group_t *cg = kc_consumer_group_find(c, req->group_id);
-    if (cg && !kc_consumer_group_is_empty(cg)) {
+    kc_consumer_group_t *consumer = kc_consumer_group_find(c, req->group_id);
+    if (consumer && !kc_consumer_group_is_empty(consumer)) {
         /* A classic member joining a consumer group (classicGroupJoinToConsumerGroup). */
         kc_classic_join_answer_t ca;
-        kc_consumer_classic_join(c, ctx, cg, req, res, &ca);
-        cg_parked_t p = park(ctx);
+        kc_consumer_classic_join(c, ctx, consumer, req, res, &ca);
+        classic_parked_t p = park(ctx);
         join_answer_t a = {ca.error_code, ca.generation_id,
                            ca.error_code == KC_ERR_NONE ? "consumer" : NULL, ca.protocol_name,
                            NULL, false, ca.member_id ? ca.member_id : "", NULL};
@@ -1638,8 +1638,8 @@ void kc_coord_join_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
         free(ca.protocol_name);
         goto out;
     }
-    if (cg)
-        kc_consumer_classic_convert_empty(c, cg, res);
+    if (consumer)
+        kc_consumer_classic_convert_empty(c, consumer, res);
     kc_classic_group_t *g = classic_get(c, req->group_id.ptr, (size_t)req->group_id.len);
     bool is_new_group = g == NULL;
     if (!g) {
@@ -1647,7 +1647,7 @@ void kc_coord_join_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
             send_join_error(res, ctx, KC_ERR_UNKNOWN_MEMBER_ID, mid);
             goto out;
         }
-        g = group_new(req->group_id.ptr, (size_t)req->group_id.len, CG_EMPTY, ctx->now_ms);
+        g = group_new(req->group_id.ptr, (size_t)req->group_id.len, CLASSIC_EMPTY, ctx->now_ms);
         groups_table_put(c, g, NULL);
         kc_group_put(c, &g->base, g->group_id_len);
         kc_log_info(LOG_COMP, "Created classic group %s", g->group_id);
@@ -1685,13 +1685,13 @@ static void remove_pending_sync_member(kc_coord_t *c, kc_classic_group_t *g, con
     char key[KEY_BUF];
     sync_key(key, sizeof(key), g->group_id);
     switch (g->state) {
-    case CG_DEAD:
-    case CG_EMPTY:
-    case CG_PREPARING_REBALANCE:
+    case CLASSIC_DEAD:
+    case CLASSIC_EMPTY:
+    case CLASSIC_PREPARING_REBALANCE:
         kc_timer_cancel(c, key);
         break;
-    case CG_COMPLETING_REBALANCE:
-    case CG_STABLE:
+    case CLASSIC_COMPLETING_REBALANCE:
+    case CLASSIC_STABLE:
         if (g->pending_sync.n == 0)
             kc_timer_cancel(c, key);
         break;
@@ -1716,28 +1716,28 @@ void kc_coord_sync_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
         return;
     }
     kc_classic_group_t *g = classic_get(c, req->group_id.ptr, (size_t)req->group_id.len);
-    kc_consumer_group_t *cg = g ? NULL : kc_consumer_group_find(c, req->group_id);
-    if (cg && !kc_consumer_group_is_empty(cg)) {
+    kc_consumer_group_t *consumer = g ? NULL : kc_consumer_group_find(c, req->group_id);
+    if (consumer && !kc_consumer_group_is_empty(consumer)) {
         /* classicGroupSyncToConsumerGroup: the answer waits for the
          * iteration's commit like every other. */
         kc_buf_t asg;
         kc_buf_init(&asg);
-        int16_t err = kc_consumer_classic_sync(c, ctx, cg, req, &asg);
+        int16_t err = kc_consumer_classic_sync(c, ctx, consumer, req, &asg);
         char *ptype = err || req->protocol_type.len < 0 ? NULL : dup_str(req->protocol_type);
         char *pname = err || req->protocol_name.len < 0 ? NULL : dup_str(req->protocol_name);
-        cg_parked_t p = park(ctx);
+        classic_parked_t p = park(ctx);
         send_sync(res, &p, err, ptype, pname, asg.data, (int32_t)asg.len, false);
         free(ptype);
         free(pname);
         kc_buf_deinit(&asg);
         return;
     }
-    if (!g || g->state == CG_EMPTY) {
+    if (!g || g->state == CLASSIC_EMPTY) {
         send_sync_error(res, ctx, KC_ERR_UNKNOWN_MEMBER_ID);
         return;
     }
     int16_t err = KC_ERR_NONE;
-    if (g->state == CG_DEAD) {
+    if (g->state == CLASSIC_DEAD) {
         err = KC_ERR_COORDINATOR_NOT_AVAILABLE;
     } else {
         err = group_validate_member(g, req->member_id, req->group_instance_id, "sync-group");
@@ -1751,12 +1751,12 @@ void kc_coord_sync_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
         send_sync_error(res, ctx, err);
         return;
     }
-    cg_member_t *m = group_member_s(g, req->member_id);
+    classic_member_t *m = group_member_s(g, req->member_id);
     switch (g->state) {
-    case CG_PREPARING_REBALANCE:
+    case CLASSIC_PREPARING_REBALANCE:
         send_sync_error(res, ctx, KC_ERR_REBALANCE_IN_PROGRESS);
         break;
-    case CG_COMPLETING_REBALANCE: {
+    case CLASSIC_COMPLETING_REBALANCE: {
         if (member_awaiting_sync(m))
             kc_log_debug(LOG_COMP, "Member %s of group %s replaced its pending SyncGroup",
                          m->member_id, g->group_id);
@@ -1774,7 +1774,7 @@ void kc_coord_sync_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
         int32_t n = req->assignments.count > 0 ? req->assignments.count : 0;
         strset_t missing = {0};
         for (size_t i = 0; i < g->nmembers; i++) {
-            cg_member_t *x = g->members[i];
+            classic_member_t *x = g->members[i];
             bool found = false;
             for (int32_t k = n - 1; k >= 0 && !found; k--) { /* the last entry wins */
                 if (str_eq_c(req->assignments.items[k].member_id, x->member_id)) {
@@ -1797,18 +1797,18 @@ void kc_coord_sync_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
         /* The record goes out with this result; the answers wait for its commit. */
         write_group_record(g, false, res);
         propagate_assignment(c, g, KC_ERR_NONE, ctx->now_ms, res, true);
-        group_transition(g, CG_STABLE, ctx->now_ms, m, "the leader sent the assignment");
+        group_transition(g, CLASSIC_STABLE, ctx->now_ms, m, "the leader sent the assignment");
         break;
     }
-    case CG_STABLE: {
+    case CLASSIC_STABLE: {
         remove_pending_sync_member(c, g, m->member_id);
-        cg_parked_t p = park(ctx);
+        classic_parked_t p = park(ctx);
         send_sync(res, &p, KC_ERR_NONE, g->protocol_type, g->protocol_name, m->assignment,
                   m->assignment_len, false);
         break;
     }
-    case CG_EMPTY:
-    case CG_DEAD:
+    case CLASSIC_EMPTY:
+    case CLASSIC_DEAD:
         send_sync_error(res, ctx, KC_ERR_UNKNOWN_SERVER_ERROR);
         break;
     }
@@ -1830,12 +1830,12 @@ void kc_coord_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
     }
     kc_classic_group_t *g = classic_get(c, req->group_id.ptr, (size_t)req->group_id.len);
     if (!g) {
-        kc_consumer_group_t *cg = kc_consumer_group_find(c, req->group_id);
-        send_heartbeat(res, ctx, cg ? kc_consumer_classic_heartbeat(c, ctx, cg, req)
+        kc_consumer_group_t *consumer = kc_consumer_group_find(c, req->group_id);
+        send_heartbeat(res, ctx, consumer ? kc_consumer_classic_heartbeat(c, ctx, consumer, req)
                                     : KC_ERR_UNKNOWN_MEMBER_ID);
         return;
     }
-    if (g->state == CG_DEAD) {
+    if (g->state == CLASSIC_DEAD) {
         send_heartbeat(res, ctx, KC_ERR_COORDINATOR_NOT_AVAILABLE);
         return;
     }
@@ -1846,21 +1846,21 @@ void kc_coord_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
         send_heartbeat(res, ctx, err);
         return;
     }
-    cg_member_t *m = group_member_s(g, req->member_id);
+    classic_member_t *m = group_member_s(g, req->member_id);
     switch (g->state) {
-    case CG_EMPTY:
+    case CLASSIC_EMPTY:
         send_heartbeat(res, ctx, KC_ERR_UNKNOWN_MEMBER_ID);
         break;
-    case CG_PREPARING_REBALANCE:
+    case CLASSIC_PREPARING_REBALANCE:
         schedule_heartbeat(c, g, m->member_id, m->session_timeout_ms, ctx->now_ms);
         send_heartbeat(res, ctx, KC_ERR_REBALANCE_IN_PROGRESS);
         break;
-    case CG_COMPLETING_REBALANCE:
-    case CG_STABLE:
+    case CLASSIC_COMPLETING_REBALANCE:
+    case CLASSIC_STABLE:
         schedule_heartbeat(c, g, m->member_id, m->session_timeout_ms, ctx->now_ms);
         send_heartbeat(res, ctx, KC_ERR_NONE);
         break;
-    case CG_DEAD:
+    case CLASSIC_DEAD:
         break;
     }
 }
@@ -1902,7 +1902,7 @@ static void send_leave(kc_result_t *res, const kc_request_ctx_t *ctx, int16_t to
     kc_arena_deinit(&arena);
 }
 
-static void remove_current_member(kc_coord_t *c, kc_classic_group_t *g, cg_member_t *m,
+static void remove_current_member(kc_coord_t *c, kc_classic_group_t *g, classic_member_t *m,
                                   const char *reason, int64_t now_ms, kc_result_t *res)
 {
     cancel_heartbeat(c, g, m->member_id);
@@ -1950,8 +1950,8 @@ void kc_coord_leave_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
         goto out;
     }
     g = classic_get(c, req->group_id.ptr, (size_t)req->group_id.len);
-    kc_consumer_group_t *cg = g ? NULL : kc_consumer_group_find(c, req->group_id);
-    if (cg) {
+    kc_consumer_group_t *consumer = g ? NULL : kc_consumer_group_find(c, req->group_id);
+    if (consumer) {
         /* classicGroupLeaveToConsumerGroup */
         kc_str_t *ids = kc_xcalloc((size_t)n + 1, 3 * sizeof(*ids));
         int16_t *errors = kc_xcalloc((size_t)n + 1, sizeof(*errors));
@@ -1960,7 +1960,7 @@ void kc_coord_leave_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
             ids[n + i] = items[i].group_instance_id;
             ids[2 * n + i] = items[i].reason;
         }
-        kc_consumer_classic_leave(c, ctx, cg, ids, ids + n, ids + 2 * n, errors, n, res);
+        kc_consumer_classic_leave(c, ctx, consumer, ids, ids + n, ids + 2 * n, errors, n, res);
         for (int32_t i = 0; i < n; i++)
             items[i].error_code = errors[i];
         send_leave(res, ctx, KC_ERR_NONE, items, n);
@@ -1974,7 +1974,7 @@ void kc_coord_leave_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
         send_leave(res, ctx, KC_ERR_NONE, items, n);
         goto out;
     }
-    if (g->state == CG_DEAD) {
+    if (g->state == CLASSIC_DEAD) {
         send_leave(res, ctx, KC_ERR_COORDINATOR_NOT_AVAILABLE, NULL, 0);
         goto out;
     }
@@ -1990,7 +1990,7 @@ void kc_coord_leave_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
                                  : "not provided";
         if (it->member_id.len <= 0) {
             /* Admin removal of a static member by instance id. */
-            cg_member_t *m = group_static_member(g, it->group_instance_id);
+            classic_member_t *m = group_static_member(g, it->group_instance_id);
             if (m) {
                 remove_current_member(c, g, m, reason, ctx->now_ms, res);
                 strlist_append(&left, "", 0);
@@ -2016,7 +2016,7 @@ void kc_coord_leave_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
             if (err) {
                 it->error_code = err;
             } else {
-                cg_member_t *m = group_member_s(g, it->member_id);
+                classic_member_t *m = group_member_s(g, it->member_id);
                 strlist_append(&left, m->member_id, strlen(m->member_id));
                 remove_current_member(c, g, m, reason, ctx->now_ms, res);
             }
@@ -2028,9 +2028,9 @@ void kc_coord_leave_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
         buf[0] = '(';
         buf[strlen(buf) - 1] = ')';
         snprintf(reason, sizeof(reason), "explicit `LeaveGroup` request for %s members.", buf);
-        if (g->state == CG_STABLE || g->state == CG_COMPLETING_REBALANCE)
+        if (g->state == CLASSIC_STABLE || g->state == CLASSIC_COMPLETING_REBALANCE)
             maybe_prepare_rebalance_or_complete_join(c, g, reason, ctx->now_ms, res);
-        else if (g->state == CG_PREPARING_REBALANCE)
+        else if (g->state == CLASSIC_PREPARING_REBALANCE)
             maybe_complete_join_phase(c, g, ctx->now_ms, res);
     }
     strset_free(&left);
@@ -2100,7 +2100,7 @@ void kc_coord_describe_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
             }
             continue;
         }
-        bool stable = g->state == CG_STABLE;
+        bool stable = g->state == CLASSIC_STABLE;
         d->group_state = kc_str(state_names[g->state]);
         d->protocol_type = kc_str(g->protocol_type ? g->protocol_type : "");
         if (stable)
@@ -2109,13 +2109,13 @@ void kc_coord_describe_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
         d->members.items =
             g->nmembers ? kc_arena_alloc(&arena, g->nmembers * sizeof(*d->members.items)) : NULL;
         for (size_t k = 0; k < g->nmembers; k++) {
-            const cg_member_t *m = g->members[k];
+            const classic_member_t *m = g->members[k];
             __typeof__(d->members.items[0]) *dm = &d->members.items[k];
             dm->member_id = kc_str(m->member_id);
             dm->group_instance_id = kc_str(m->group_instance_id);
             dm->client_id = kc_str(m->client_id);
             dm->client_host = kc_str(m->client_host);
-            const cg_protocol_t *p = stable ? member_protocol(m, g->protocol_name) : NULL;
+            const classic_protocol_t *p = stable ? member_protocol(m, g->protocol_name) : NULL;
             dm->member_metadata =
                 p ? (kc_bytes_t){p->metadata, p->metadata_len} : (kc_bytes_t){(const uint8_t *)"", 0};
             dm->member_assignment = (kc_bytes_t){m->assignment ? m->assignment : (const uint8_t *)"",
@@ -2162,7 +2162,7 @@ static void cancel_group_timers(kc_coord_t *c, kc_classic_group_t *g)
 static void drop_group(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms, const char *why)
 {
     cancel_group_timers(c, g);
-    group_transition(g, CG_DEAD, now_ms, NULL, why);
+    group_transition(g, CLASSIC_DEAD, now_ms, NULL, why);
     groups_table_remove(c, g);
     kc_group_remove(c, &g->base, g->group_id_len);
     group_free(g);
@@ -2207,7 +2207,7 @@ int kc_classic_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
 
     int32_t nm = v.members.count > 0 ? v.members.count : 0;
     kc_classic_group_t *g = group_new(k.group.ptr ? k.group.ptr : "", (size_t)k.group.len,
-                                      nm ? CG_STABLE : CG_EMPTY, v.current_state_timestamp);
+                                      nm ? CLASSIC_STABLE : CLASSIC_EMPTY, v.current_state_timestamp);
     g->generation_id = v.generation;
     g->protocol_type = v.protocol_type.len > 0 ? dup_str(v.protocol_type) : NULL;
     g->protocol_name = dup_str(v.protocol);
@@ -2215,7 +2215,7 @@ int kc_classic_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
     g->current_state_timestamp = version >= 2 ? v.current_state_timestamp : -1;
     for (int32_t i = 0; i < nm; i++) {
         const __typeof__(v.members.items[0]) *mm = &v.members.items[i];
-        cg_member_t *m = kc_xcalloc(1, sizeof(*m));
+        classic_member_t *m = kc_xcalloc(1, sizeof(*m));
         m->member_id = dup_str(mm->member_id.len >= 0 ? mm->member_id : kc_str(""));
         m->group_instance_id = dup_str(mm->group_instance_id);
         m->client_id = dup_str(mm->client_id.len >= 0 ? mm->client_id : kc_str(""));
@@ -2285,11 +2285,11 @@ void kc_classic_unload_all(kc_coord_t *c, kc_result_t *res)
         kc_log_info(LOG_COMP, "[GroupId=%s] Unloading group metadata for generation %d.", g->group_id,
                     g->generation_id);
         for (size_t k = 0; k < g->nmembers; k++) {
-            cg_member_t *m = g->members[k];
+            classic_member_t *m = g->members[k];
             join_answer_t a = {KC_ERR_NOT_COORDINATOR, -1, NULL, NULL, NULL, false, m->member_id, NULL};
             complete_join_future(g, m, &a, res, false);
             if (member_awaiting_sync(m)) {
-                cg_parked_t p = m->sync;
+                classic_parked_t p = m->sync;
                 m->sync.active = false;
                 send_sync(res, &p, KC_ERR_NOT_COORDINATOR, NULL, NULL, NULL, 0, false);
             }
@@ -2329,9 +2329,9 @@ static uint64_t classic_table_seq(const kc_group_t *g) { return classic_of(g)->t
 static int16_t classic_validate_delete(const kc_group_t *base)
 {
     const kc_classic_group_t *g = classic_of(base);
-    if (g->state == CG_DEAD)
+    if (g->state == CLASSIC_DEAD)
         return KC_ERR_GROUP_ID_NOT_FOUND;
-    return g->state == CG_EMPTY ? KC_ERR_NONE : KC_ERR_NON_EMPTY_GROUP;
+    return g->state == CLASSIC_EMPTY ? KC_ERR_NONE : KC_ERR_NON_EMPTY_GROUP;
 }
 
 static void classic_delete(kc_coord_t *c, kc_group_t *base, int64_t now_ms, const char *reason,
@@ -2373,7 +2373,7 @@ static void classic_maybe_delete_expired(kc_coord_t *c, kc_group_t *base, int64_
 {
     (void)now_ms;
     kc_classic_group_t *g = classic_of(base);
-    if (g->state != CG_EMPTY || kc_offsets_group_has_offsets(c, kc_str(g->group_id)))
+    if (g->state != CLASSIC_EMPTY || kc_offsets_group_has_offsets(c, kc_str(g->group_id)))
         return;
     kc_log_info(LOG_COMP, "Group %s is empty and all its offsets expired: deleting it.", g->group_id);
     write_group_tombstone(g->group_id, res);
@@ -2395,7 +2395,7 @@ static int16_t classic_validate_offset_fetch(const kc_group_t *g, kc_str_t membe
     (void)member_id;
     (void)member_epoch;
     (void)api_version;
-    return classic_of(g)->state == CG_DEAD ? KC_ERR_GROUP_ID_NOT_FOUND : KC_ERR_NONE;
+    return classic_of(g)->state == CLASSIC_DEAD ? KC_ERR_GROUP_ID_NOT_FOUND : KC_ERR_NONE;
 }
 
 const kc_group_ops_t kc_classic_group_ops = {
@@ -2429,19 +2429,19 @@ kc_classic_group_t *kc_classic_group_find_or_create(kc_coord_t *c, kc_str_t grou
     kc_classic_group_t *g = kc_classic_group_find(c, group_id);
     if (g || group_id.len < 0)
         return g;
-    g = group_new(group_id.ptr ? group_id.ptr : "", (size_t)group_id.len, CG_EMPTY, -1);
+    g = group_new(group_id.ptr ? group_id.ptr : "", (size_t)group_id.len, CLASSIC_EMPTY, -1);
     groups_table_put(c, g, NULL);
     kc_group_put(c, &g->base, g->group_id_len);
     return g;
 }
 
-bool kc_classic_group_is_empty_state(const kc_classic_group_t *g) { return g->state == CG_EMPTY; }
+bool kc_classic_group_is_empty_state(const kc_classic_group_t *g) { return g->state == CLASSIC_EMPTY; }
 
-bool kc_classic_group_is_dead(const kc_classic_group_t *g) { return g->state == CG_DEAD; }
+bool kc_classic_group_is_dead(const kc_classic_group_t *g) { return g->state == CLASSIC_DEAD; }
 
 bool kc_classic_group_is_simple(const kc_classic_group_t *g)
 {
-    return g->state == CG_EMPTY && !g->protocol_type && !g->nmembers && !g->pending_join.n;
+    return g->state == CLASSIC_EMPTY && !g->protocol_type && !g->nmembers && !g->pending_join.n;
 }
 
 int16_t kc_classic_group_validate_offset_commit(kc_classic_group_t *g, kc_str_t member_id,
@@ -2450,9 +2450,9 @@ int16_t kc_classic_group_validate_offset_commit(kc_classic_group_t *g, kc_str_t 
                                                 int16_t api_version)
 {
     (void)api_version;
-    if (g->state == CG_DEAD)
+    if (g->state == CLASSIC_DEAD)
         return KC_ERR_COORDINATOR_NOT_AVAILABLE;
-    if (generation_id < 0 && g->state == CG_EMPTY)
+    if (generation_id < 0 && g->state == CLASSIC_EMPTY)
         return KC_ERR_NONE; /* admin client or group-less consumer */
     if (generation_id >= 0 || member_id.len > 0 || group_instance_id.len >= 0) {
         int16_t err = group_validate_member(g, member_id.len >= 0 ? member_id : kc_str(""),
@@ -2462,10 +2462,10 @@ int16_t kc_classic_group_validate_offset_commit(kc_classic_group_t *g, kc_str_t 
             return err;
         if (generation_id != g->generation_id)
             return KC_ERR_ILLEGAL_GENERATION;
-    } else if (!is_transactional && g->state != CG_EMPTY) {
+    } else if (!is_transactional && g->state != CLASSIC_EMPTY) {
         return KC_ERR_UNKNOWN_MEMBER_ID;
     }
-    if (!is_transactional && g->state == CG_COMPLETING_REBALANCE)
+    if (!is_transactional && g->state == CLASSIC_COMPLETING_REBALANCE)
         return KC_ERR_REBALANCE_IN_PROGRESS;
     return KC_ERR_NONE;
 }
@@ -2473,9 +2473,9 @@ int16_t kc_classic_group_validate_offset_commit(kc_classic_group_t *g, kc_str_t 
 void kc_classic_group_touch_member(kc_coord_t *c, kc_classic_group_t *g, kc_str_t member_id,
                                    int64_t now_ms)
 {
-    if (g->state != CG_STABLE && g->state != CG_PREPARING_REBALANCE)
+    if (g->state != CLASSIC_STABLE && g->state != CLASSIC_PREPARING_REBALANCE)
         return;
-    cg_member_t *m = group_member_s(g, member_id);
+    classic_member_t *m = group_member_s(g, member_id);
     if (m)
         schedule_heartbeat(c, g, m->member_id, m->session_timeout_ms, now_ms);
 }
@@ -2483,15 +2483,15 @@ void kc_classic_group_touch_member(kc_coord_t *c, kc_classic_group_t *g, kc_str_
 int16_t kc_classic_group_validate_offset_delete(const kc_classic_group_t *g)
 {
     switch (g->state) {
-    case CG_DEAD:
+    case CLASSIC_DEAD:
         return KC_ERR_GROUP_ID_NOT_FOUND;
-    case CG_STABLE:
-    case CG_PREPARING_REBALANCE:
-    case CG_COMPLETING_REBALANCE:
+    case CLASSIC_STABLE:
+    case CLASSIC_PREPARING_REBALANCE:
+    case CLASSIC_COMPLETING_REBALANCE:
         if (!g->protocol_type || strcmp(g->protocol_type, "consumer") != 0)
             return KC_ERR_NON_EMPTY_GROUP;
         return KC_ERR_NONE;
-    case CG_EMPTY:
+    case CLASSIC_EMPTY:
         return KC_ERR_NONE;
     }
     return KC_ERR_NONE;
@@ -2511,17 +2511,17 @@ bool kc_classic_group_offsets_expire(const kc_classic_group_t *g, int64_t *base_
     *base_timestamp_ms = -1; /* -1: measure from each offset's commit timestamp */
     if (!g->protocol_type || !*g->protocol_type)
         return true; /* simple group */
-    if (g->state == CG_EMPTY) {
+    if (g->state == CLASSIC_EMPTY) {
         *base_timestamp_ms = g->current_state_timestamp;
         return true;
     }
-    return strcmp(g->protocol_type, "consumer") == 0 && g->subscribed_known && g->state == CG_STABLE;
+    return strcmp(g->protocol_type, "consumer") == 0 && g->subscribed_known && g->state == CLASSIC_STABLE;
 }
 
 bool kc_classic_group_delete_empty(kc_coord_t *c, kc_str_t group_id, kc_result_t *res)
 {
     kc_classic_group_t *g = kc_classic_group_find(c, group_id);
-    if (!g || g->state != CG_EMPTY || (!res && g->protocol_type))
+    if (!g || g->state != CLASSIC_EMPTY || (!res && g->protocol_type))
         return false;
     if (res)
         write_group_tombstone(g->group_id, res);
@@ -2535,7 +2535,7 @@ static void inspect_one(const kc_classic_group_t *g, kc_group_view_fn fn, void *
 {
     kc_member_view_t *mv = g->nmembers ? kc_xcalloc(g->nmembers, sizeof(*mv)) : NULL;
     for (size_t i = 0; i < g->nmembers; i++) {
-        const cg_member_t *m = g->members[i];
+        const classic_member_t *m = g->members[i];
         mv[i] = (kc_member_view_t){
             .member_id = m->member_id,
             .group_instance_id = m->group_instance_id,
@@ -2599,7 +2599,7 @@ uint64_t kc_classic_group_drop_simple(kc_coord_t *c, kc_str_t group_id)
      * (a put of an existing key keeps its place). */
     uint64_t seq = g->table_seq;
     cancel_group_timers(c, g);
-    group_transition(g, CG_DEAD, g->current_state_timestamp, NULL,
+    group_transition(g, CLASSIC_DEAD, g->current_state_timestamp, NULL,
                      "a consumer group of the same id replaces it");
     kc_group_remove(c, &g->base, g->group_id_len);
     group_free(g);
@@ -2614,7 +2614,7 @@ size_t kc_classic_group_members(const kc_classic_group_t *g, kc_classic_member_i
                                 size_t cap)
 {
     for (size_t i = 0; i < g->nmembers && i < cap; i++) {
-        const cg_member_t *m = g->members[i];
+        const classic_member_t *m = g->members[i];
         out[i] = (kc_classic_member_info_t){m->member_id,         m->group_instance_id,
                                             m->client_id,         m->client_host,
                                             m->rebalance_timeout_ms, m->session_timeout_ms,
@@ -2629,7 +2629,7 @@ void kc_classic_group_convert_away(kc_coord_t *c, kc_classic_group_t *g, int64_t
 {
     /* completeAllJoinFutures / completeAllSyncFutures(REBALANCE_IN_PROGRESS) */
     for (size_t i = 0; i < g->nmembers; i++) {
-        cg_member_t *m = g->members[i];
+        classic_member_t *m = g->members[i];
         join_answer_t a = {KC_ERR_REBALANCE_IN_PROGRESS, -1, NULL, NULL, NULL, false, m->member_id,
                            NULL};
         complete_join_future(g, m, &a, res, false);
@@ -2644,11 +2644,11 @@ void kc_classic_group_create_converted(kc_coord_t *c, const char *group_id, int3
                                        const char *rebalance_reason, int64_t now_ms,
                                        kc_result_t *res)
 {
-    kc_classic_group_t *g = group_new(group_id, strlen(group_id), CG_STABLE, now_ms);
+    kc_classic_group_t *g = group_new(group_id, strlen(group_id), CLASSIC_STABLE, now_ms);
     g->generation_id = generation;
     for (size_t i = 0; i < n; i++) {
         const kc_classic_member_info_t *in = &members[i];
-        cg_member_t *m = kc_xcalloc(1, sizeof(*m));
+        classic_member_t *m = kc_xcalloc(1, sizeof(*m));
         m->member_id = kc_xstrdup(in->member_id);
         m->group_instance_id = in->group_instance_id ? kc_xstrdup(in->group_instance_id) : NULL;
         m->client_id = kc_xstrdup(in->client_id);
@@ -2658,7 +2658,7 @@ void kc_classic_group_create_converted(kc_coord_t *c, const char *group_id, int3
         m->protocol_type = kc_xstrdup("consumer");
         m->protocols = kc_xcalloc((size_t)in->nprotocols + 1, sizeof(*m->protocols));
         for (int32_t k = 0; k < in->nprotocols; k++) {
-            cg_protocol_t *p = &m->protocols[m->nprotocols++];
+            classic_protocol_t *p = &m->protocols[m->nprotocols++];
             p->name = kc_xstrdup(in->protocols[k].name);
             p->metadata_len = in->protocols[k].metadata_len;
             p->metadata = kc_xmalloc((size_t)p->metadata_len + 1);

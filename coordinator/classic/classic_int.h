@@ -23,9 +23,9 @@
  *    membership or metadata change goes back to PreparingRebalance.
  *  Dead: removed; every request is answered COORDINATOR_NOT_AVAILABLE.
  */
-typedef enum { CG_EMPTY, CG_PREPARING_REBALANCE, CG_COMPLETING_REBALANCE, CG_STABLE, CG_DEAD } cg_state_t;
+typedef enum { CLASSIC_EMPTY, CLASSIC_PREPARING_REBALANCE, CLASSIC_COMPLETING_REBALANCE, CLASSIC_STABLE, CLASSIC_DEAD } classic_state_t;
 
-typedef kc_group_protocol_t cg_protocol_t;
+typedef kc_group_protocol_t classic_protocol_t;
 
 /* A parked request: identity only, never a pointer to a connection. */
 typedef struct {
@@ -34,7 +34,7 @@ typedef struct {
     int32_t correlation_id;
     int16_t api_key;
     int16_t api_version;
-} cg_parked_t;
+} classic_parked_t;
 
 /*
  * A member. Hard state (rebuilt by replay): member id, instance id, client
@@ -49,16 +49,16 @@ typedef struct {
     int32_t rebalance_timeout_ms;
     int32_t session_timeout_ms;
     char *protocol_type;
-    cg_protocol_t *protocols;
+    classic_protocol_t *protocols;
     int32_t nprotocols;
     uint8_t *assignment;
     int32_t assignment_len;
-    cg_parked_t join;
-    cg_parked_t sync;
+    classic_parked_t join;
+    classic_parked_t sync;
     bool is_new;
     uint64_t seq;        /* insertion order in the group's member table */
     uint32_t id_hash;    /* Java hash of member_id */
-} cg_member_t;
+} classic_member_t;
 
 typedef struct {
     char **items;
@@ -75,8 +75,8 @@ struct kc_classic_group {
     kc_group_t base; /* first: the group abstraction (groups.h) */
     char *group_id;
     size_t group_id_len; /* a group id may hold NUL bytes: the map key is all of it */
-    cg_state_t state;
-    cg_state_t previous_state;
+    classic_state_t state;
+    classic_state_t previous_state;
     int32_t generation_id;
     char *protocol_type; /* NULL = none */
     char *protocol_name; /* NULL = none */
@@ -85,7 +85,7 @@ struct kc_classic_group {
     /* Kept in the order Kafka's ClassicGroup iterates its members (a
      * java.util.HashMap keyed by member id): the JoinGroup member list,
      * DescribeGroups, the record and the choice of a new leader follow it. */
-    cg_member_t **members;
+    classic_member_t **members;
     size_t nmembers, members_cap;
     uint32_t members_table_cap; /* that HashMap's capacity (0 before the first put) */
     uint64_t member_seq;

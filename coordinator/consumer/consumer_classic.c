@@ -415,25 +415,25 @@ void kc_consumer_classic_convert_empty(kc_coord_t *c, kc_consumer_group_t *g, kc
 
 /* ---- upgrade: classic group -> consumer group ---------------------------- */
 
-cs_group_t *kc_cs_classic_upgrade(kc_coord_t *c, kc_classic_group_t *cg,
+cs_group_t *kc_cs_classic_upgrade(kc_coord_t *c, kc_classic_group_t *classic,
                                   kc_str_t joining_instance_id, int64_t now_ms, kc_result_t *res,
                                   int16_t *error, char *msg, size_t cap)
 {
     *error = KC_ERR_NONE;
     const kc_coord_config_t *cfg = kc_coord_config(c);
-    kc_str_t gid = kc_classic_group_id(cg);
-    size_t n = kc_classic_group_members(cg, NULL, 0);
+    kc_str_t gid = kc_classic_group_id(classic);
+    size_t n = kc_classic_group_members(classic, NULL, 0);
     if (n == 0) {
         /* getOrMaybeCreateConsumerGroup: an empty classic group is deleted. */
         char *id = dup_view(gid);
-        kc_classic_group_convert_away(c, cg, now_ms, res);
+        kc_classic_group_convert_away(c, classic, now_ms, res);
         kc_log_info(LOG_COMP, "[GroupId %s] Converted the empty classic group to a consumer group.",
                     id);
         free(id);
         return NULL;
     }
     const char *why = NULL;
-    const char *ptype = kc_classic_group_protocol_type(cg);
+    const char *ptype = kc_classic_group_protocol_type(classic);
     if (!upgrade_enabled(c))
         why = "because online upgrade is disabled";
     else if (!ptype || strcmp(ptype, PROTOCOL_TYPE) != 0)
@@ -449,7 +449,7 @@ cs_group_t *kc_cs_classic_upgrade(kc_coord_t *c, kc_classic_group_t *cg,
         return NULL;
     }
     kc_classic_member_info_t *infos = kc_xcalloc(n, sizeof(*infos));
-    kc_classic_group_members(cg, infos, n);
+    kc_classic_group_members(classic, infos, n);
     /* throwIfConsumerGroupIsFull after the conversion: a joiner that replaces
      * none of the static members needs one more place. */
     bool replaces = false;
@@ -464,7 +464,7 @@ cs_group_t *kc_cs_classic_upgrade(kc_coord_t *c, kc_classic_group_t *cg,
         return NULL;
     }
     /* ConsumerGroup.fromClassicGroup: every subscription and assignment must parse. */
-    const char *pname = kc_classic_group_protocol_name(cg);
+    const char *pname = kc_classic_group_protocol_name(classic);
     kc_arena_t arena;
     kc_arena_init(&arena);
     kc_consumer_protocol_subscription_t *subs = kc_arena_alloc(&arena, n * sizeof(*subs));
@@ -494,7 +494,7 @@ cs_group_t *kc_cs_classic_upgrade(kc_coord_t *c, kc_classic_group_t *cg,
         return NULL;
     }
 
-    int32_t generation = kc_classic_group_generation(cg);
+    int32_t generation = kc_classic_group_generation(classic);
     cs_group_t *g = kc_cs_group_create(c, gid.ptr ? gid.ptr : "", (size_t)gid.len);
     g->group_epoch = generation;
     g->assignment_epoch = generation;
@@ -526,7 +526,7 @@ cs_group_t *kc_cs_classic_upgrade(kc_coord_t *c, kc_classic_group_t *cg,
 
     /* Records as ConsumerGroup.createConsumerGroupRecords lays them out,
      * after the classic group's tombstone. */
-    kc_classic_group_convert_away(c, cg, now_ms, res);
+    kc_classic_group_convert_away(c, classic, now_ms, res);
     /* Kafka removes the classic group, then puts the consumer group: a new
      * entry of the groups table. */
     g->table_seq = kc_groups_table_put(c, g->group_id, 0);

@@ -329,7 +329,7 @@ bool kc_cs_classic_maybe_downgrade(kc_coord_t *c, cs_group_t *g, cs_member_t **l
  * NULL with error 0 when the classic group was empty (the caller creates
  * the consumer group).
  */
-cs_group_t *kc_cs_classic_upgrade(kc_coord_t *c, kc_classic_group_t *cg,
+cs_group_t *kc_cs_classic_upgrade(kc_coord_t *c, kc_classic_group_t *classic,
                                   kc_str_t joining_instance_id, int64_t now_ms, kc_result_t *res,
                                   int16_t *error, char *msg, size_t cap);
 

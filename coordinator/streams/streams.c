@@ -705,22 +705,22 @@ static void topic_counts(char *out, size_t cap, kc_coord_t *c, const decided_lis
  * false with cf's status and detail set when the counts disagree.
  */
 static bool enforce_copartition(kc_coord_t *c, const topo_t *t, const topo_sub_t *sub,
-                                const kc_streams_group_topology_value_copartition_group_t *cg,
+                                const kc_streams_group_topology_value_copartition_group_t *copartition,
                                 decided_list_t *dl, st_config_t *cf)
 {
-    int32_t cap = cg->source_topics.count + cg->repartition_source_topics.count;
+    int32_t cap = copartition->source_topics.count + copartition->repartition_source_topics.count;
     if (cap <= 0)
         return true;
     kc_str_t *names = kc_xcalloc((size_t)cap, sizeof(*names));
     bool *repart = kc_xcalloc((size_t)cap, sizeof(*repart));
     int32_t n = 0;
-    for (int32_t i = 0; i < cg->source_topics.count; i++) {
-        int16_t k = cg->source_topics.items[i];
+    for (int32_t i = 0; i < copartition->source_topics.count; i++) {
+        int16_t k = copartition->source_topics.items[i];
         if (k >= 0 && k < sub->source_topics.count)
             names[n++] = sub->source_topics.items[k];
     }
-    for (int32_t i = 0; i < cg->repartition_source_topics.count; i++) {
-        int16_t k = cg->repartition_source_topics.items[i];
+    for (int32_t i = 0; i < copartition->repartition_source_topics.count; i++) {
+        int16_t k = copartition->repartition_source_topics.items[i];
         if (k >= 0 && k < sub->repartition_source_topics.count)
             names[n++] = sub->repartition_source_topics.items[k].name;
     }

@@ -638,16 +638,16 @@ static void each_group(kc_coord_t *c, void (*fn)(void *arg, kc_group_t *g), void
 static const char *const classic_states[] = {"Empty", "PreparingRebalance",
                                              "CompletingRebalance", "Stable", "Dead"};
 
-static int cmp_cg_member(const void *a, const void *b)
+static int cmp_classic_member(const void *a, const void *b)
 {
-    return strcmp((*(cg_member_t *const *)a)->member_id, (*(cg_member_t *const *)b)->member_id);
+    return strcmp((*(classic_member_t *const *)a)->member_id, (*(classic_member_t *const *)b)->member_id);
 }
 
 /* Why a live classic group is left out of the comparison (see the top), or
  * NULL when it is compared. */
 static const char *classic_not_compared(kc_coord_t *c, const kc_classic_group_t *g)
 {
-    if (g->state != CG_EMPTY && g->state != CG_STABLE)
+    if (g->state != CLASSIC_EMPTY && g->state != CLASSIC_STABLE)
         return classic_states[g->state];
     if (!g->protocol_type && g->nmembers == 0 &&
         !kc_offsets_group_has_offsets(c, (kc_str_t){g->group_id, (int32_t)g->group_id_len}))
@@ -667,11 +667,11 @@ static void dump_classic(dumper_t *w, const kc_classic_group_t *g)
      * writes the record while the group is still CompletingRebalance and
      * moves it to Stable after the write, so Kafka's record carries the
      * older time (classicGroupSyncToClassicGroup), which replay restores. */
-    if (g->state == CG_EMPTY)
+    if (g->state == CLASSIC_EMPTY)
         put(w, "classic.current_state_timestamp", "%lld", (long long)g->current_state_timestamp);
-    cg_member_t **ms = sorted_copy(w, (void *const *)g->members, g->nmembers, cmp_cg_member);
+    classic_member_t **ms = sorted_copy(w, (void *const *)g->members, g->nmembers, cmp_classic_member);
     for (size_t i = 0; i < g->nmembers; i++) {
-        const cg_member_t *m = ms[i];
+        const classic_member_t *m = ms[i];
         dumper_t mw = *w;
         mw.member = escape(w->arena, m->member_id, strlen(m->member_id));
         put(&mw, "exists", "yes");
