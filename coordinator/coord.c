@@ -791,6 +791,21 @@ void kc_coord_free(kc_coord_t *c)
     free(c);
 }
 
+char *kc_str_dup_or_null(kc_str_t s)
+{
+    return s.len < 0 ? NULL : kc_xstrndup(s.ptr ? s.ptr : "", (size_t)s.len);
+}
+
+void kc_instance_index_set(kc_smap_t *index, void *m, char **slot, const char *instance_id)
+{
+    if (*slot && kc_smap_get(index, *slot, strlen(*slot)) == m)
+        kc_smap_del(index, *slot, strlen(*slot));
+    free(*slot);
+    *slot = instance_id ? kc_xstrdup(instance_id) : NULL;
+    if (*slot)
+        kc_smap_put(index, *slot, strlen(*slot), m);
+}
+
 void *kc_coord_offsets_state(kc_coord_t *c) { return c->offsets; }
 const kc_coord_config_t *kc_coord_config(const kc_coord_t *c) { return &c->cfg; }
 const kc_topic_view_t *kc_coord_topic_view(const kc_coord_t *c) { return &c->topics; }

@@ -37,6 +37,13 @@ void *kc_smap_del(kc_smap_t *m, const char *key, size_t len);
 void kc_smap_foreach(const kc_smap_t *m, void (*fn)(void *ctx, const char *key, void *val),
                      void *ctx);
 
+/* A group's instance-id index (group instance id -> member): member m's
+ * instance id field *slot becomes a copy of instance_id (NULL: dynamic),
+ * and its entry moves with it; the old entry is removed only while it
+ * points at m (another member may hold that id since). Kafka's
+ * StaticMembers map, kept by the live path and replay alike. */
+void kc_instance_index_set(kc_smap_t *index, void *m, char **slot, const char *instance_id);
+
 /* ---- timers ----------------------------------------------------------- */
 
 typedef struct kc_timer {

@@ -109,6 +109,12 @@ void *kc_coord_offsets_state(kc_coord_t *c);
 const kc_coord_config_t *kc_coord_config(const kc_coord_t *c);
 const kc_topic_view_t *kc_coord_topic_view(const kc_coord_t *c);
 
+/* ---- strings of the group types ------------------------------------- */
+
+/* A NUL-terminated copy of s (which may hold NUL bytes; free it), NULL for
+ * a null string. */
+char *kc_str_dup_or_null(kc_str_t s);
+
 /* ---- the group types' ops (groups.h) --------------------------------- */
 
 extern const kc_group_ops_t kc_classic_group_ops;  /* classic/classic.c */

@@ -147,8 +147,6 @@ bool kc_asg_is_empty(const kc_asg_t *a) { return kc_asg_count(a) == 0; }
 
 /* ---- groups and members ----------------------------------------------------- */
 
-static char *dup_s(kc_str_t s) { return s.len < 0 ? NULL : kc_xstrndup(s.ptr ? s.ptr : "", (size_t)s.len); }
-
 static cs_group_t *group_get(kc_coord_t *c, const char *id, size_t len)
 {
     return kc_group_get_typed(c, (kc_str_t){id, (int32_t)len}, KC_GROUP_CONSUMER);
@@ -447,7 +445,7 @@ static void member_set_topics(cs_group_t *g, cs_member_t *m, const kc_str_t *nam
     m->ntopics = 0;
     m->subs_version = 0;
     for (int32_t i = 0; i < n; i++)
-        m->topics[m->ntopics++] = dup_s(names[i].len < 0 ? kc_str("") : names[i]);
+        m->topics[m->ntopics++] = kc_str_dup_or_null(names[i].len < 0 ? kc_str("") : names[i]);
     if (m->ntopics > 1)
         qsort(m->topics, (size_t)m->ntopics, sizeof(*m->topics), cmp_cstr);
     int32_t w = 0;
@@ -1958,7 +1956,7 @@ static int16_t hb_check_regex(cs_heartbeat_t *h)
                        !(re_s.len == 0 ? (!m || !m->regex)
                                        : (m && m->regex && kc_str_eq_cstr(re_s, m->regex)));
     if (h->regex_changed && re_s.len > 0) {
-        char *re_text = dup_s(re_s);
+        char *re_text = kc_str_dup_or_null(re_s);
         h->regex_is_new = !h->g || regex_members(h->g, re_text) == 0;
         free(re_text);
     }
@@ -2074,7 +2072,7 @@ static void hb_update_regex(cs_heartbeat_t *h)
         count_add(&g->regex_refs, m->regex, -1);
     h->regex_resolved = m->regex != NULL;
     free(m->regex);
-    m->regex = re.len > 0 ? dup_s(re) : NULL;
+    m->regex = re.len > 0 ? kc_str_dup_or_null(re) : NULL;
     m->subs_version = 0;
     if (m->regex) {
         h->regex_resolved = !h->regex_is_new && resolved_get(g, m->regex) != NULL;
@@ -2102,14 +2100,14 @@ static bool hb_update_member(cs_heartbeat_t *h)
     }
     char *assignor_before = kc_xstrdup(group_assignor(h->c, g));
     if (kc_str_changes(req->instance_id, m->instance_id)) {
-        char *instance_id = dup_s(req->instance_id);
+        char *instance_id = kc_str_dup_or_null(req->instance_id);
         kc_cs_member_set_instance_id(g, m, instance_id);
         free(instance_id);
         h->meta_changed = true;
     }
     if (kc_str_changes(req->rack_id, m->rack_id)) {
         free(m->rack_id);
-        m->rack_id = dup_s(req->rack_id);
+        m->rack_id = kc_str_dup_or_null(req->rack_id);
         h->meta_changed = true;
     }
     if (req->rebalance_timeout_ms != -1 && req->rebalance_timeout_ms != m->rebalance_timeout_ms) {
@@ -2120,7 +2118,7 @@ static bool hb_update_member(cs_heartbeat_t *h)
         if (m->server_assignor)
             count_add(&g->assignor_refs, m->server_assignor, -1);
         free(m->server_assignor);
-        m->server_assignor = dup_s(req->server_assignor);
+        m->server_assignor = kc_str_dup_or_null(req->server_assignor);
         count_add(&g->assignor_refs, m->server_assignor, +1);
         h->meta_changed = true;
     }
@@ -2132,7 +2130,7 @@ static bool hb_update_member(cs_heartbeat_t *h)
     hb_update_regex(h);
     if (!kc_str_eq_cstr(h->ctx->client_id, m->client_id)) {
         free(m->client_id);
-        m->client_id = dup_s(h->ctx->client_id.len >= 0 ? h->ctx->client_id : kc_str(""));
+        m->client_id = kc_str_dup_or_null(h->ctx->client_id.len >= 0 ? h->ctx->client_id : kc_str(""));
         h->meta_changed = true;
     }
     const char *host = h->ctx->client_host ? h->ctx->client_host : "";
@@ -2513,7 +2511,7 @@ typedef struct {
 /* ConsumerGroupRegularExpression (type 16): a regex's resolved topics. */
 static int apply_regex(cs_apply_t *a)
 {
-    char *regex = dup_s(a->mid);
+    char *regex = kc_str_dup_or_null(a->mid);
     if (!a->r) {
         if (a->g)
             resolved_set(a->g, regex, NULL);
@@ -2534,7 +2532,7 @@ static int apply_regex(cs_apply_t *a)
     rr->topics = kc_xcalloc((size_t)n + 1, sizeof(*rr->topics));
     for (int32_t i = 0; i < n; i++)
         if (v.topics.items[i].len >= 0)
-            rr->topics[rr->n++] = dup_s(v.topics.items[i]);
+            rr->topics[rr->n++] = kc_str_dup_or_null(v.topics.items[i]);
     qsort(rr->topics, (size_t)rr->n, sizeof(*rr->topics), cmp_cstr);
     int32_t w = 0;
     for (int32_t i = 0; i < rr->n; i++) {
@@ -2605,7 +2603,7 @@ static kc_cs_classic_t *classic_from_record(
         kc_group_protocol_t *gp = &cl->protocols[cl->nprotocols++];
         kc_str_t name = cm->supported_protocols.items[i].name;
         kc_bytes_t md = cm->supported_protocols.items[i].metadata;
-        gp->name = dup_s(name.len >= 0 ? name : kc_str(""));
+        gp->name = kc_str_dup_or_null(name.len >= 0 ? name : kc_str(""));
         gp->metadata_len = md.len > 0 ? md.len : 0;
         gp->metadata = kc_xmalloc((size_t)gp->metadata_len + 1);
         if (gp->metadata_len)
@@ -2631,25 +2629,25 @@ static int apply_member_metadata(cs_apply_t *a)
         return KC_EINVAL;
     cs_group_t *g = replay_group(a->c, a->gid);
     cs_member_t *m = replay_member(g, a->mid);
-    char *instance_id = dup_s(v.instance_id);
+    char *instance_id = kc_str_dup_or_null(v.instance_id);
     kc_cs_member_set_instance_id(g, m, instance_id);
     free(instance_id);
     free(m->rack_id);
-    m->rack_id = dup_s(v.rack_id);
+    m->rack_id = kc_str_dup_or_null(v.rack_id);
     free(m->client_id);
-    m->client_id = dup_s(v.client_id.len >= 0 ? v.client_id : kc_str(""));
+    m->client_id = kc_str_dup_or_null(v.client_id.len >= 0 ? v.client_id : kc_str(""));
     free(m->client_host);
-    m->client_host = dup_s(v.client_host.len >= 0 ? v.client_host : kc_str(""));
+    m->client_host = kc_str_dup_or_null(v.client_host.len >= 0 ? v.client_host : kc_str(""));
     /* The subscription is counted in the group: uncount the old one. */
     topic_refs_update(g, m, -1);
     member_set_topics(NULL, m, v.subscribed_topic_names.items,
                       v.subscribed_topic_names.count > 0 ? v.subscribed_topic_names.count : 0);
     free(m->regex);
-    m->regex = v.subscribed_topic_regex.len > 0 ? dup_s(v.subscribed_topic_regex) : NULL;
+    m->regex = v.subscribed_topic_regex.len > 0 ? kc_str_dup_or_null(v.subscribed_topic_regex) : NULL;
     m->subs_version = 0;
     m->rebalance_timeout_ms = v.rebalance_timeout_ms;
     free(m->server_assignor);
-    m->server_assignor = dup_s(v.server_assignor);
+    m->server_assignor = kc_str_dup_or_null(v.server_assignor);
     topic_refs_update(g, m, +1);
     kc_cs_classic_free(m->classic);
     m->classic = classic_from_record(v.classic_member_metadata);
@@ -3124,12 +3122,7 @@ cs_member_t *kc_cs_member_add(cs_group_t *g, const char *member_id, size_t len)
 
 void kc_cs_member_set_instance_id(cs_group_t *g, cs_member_t *m, const char *instance_id)
 {
-    if (m->instance_id && kc_smap_get(&g->by_instance, m->instance_id, strlen(m->instance_id)) == m)
-        kc_smap_del(&g->by_instance, m->instance_id, strlen(m->instance_id));
-    free(m->instance_id);
-    m->instance_id = instance_id ? kc_xstrdup(instance_id) : NULL;
-    if (m->instance_id)
-        kc_smap_put(&g->by_instance, m->instance_id, strlen(m->instance_id), m);
+    kc_instance_index_set(&g->by_instance, m, &m->instance_id, instance_id);
 }
 
 void kc_cs_member_set_topics(cs_group_t *g, cs_member_t *m, const kc_str_t *names, int32_t n)

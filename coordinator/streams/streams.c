@@ -61,11 +61,6 @@ typedef struct st_config st_config_t;
 typedef struct kc_streams_group st_group_t;
 static void group_drop_config(st_group_t *g);
 
-static char *dup_s(kc_str_t s)
-{
-    return s.len < 0 ? NULL : kc_xstrndup(s.ptr ? s.ptr : "", (size_t)s.len);
-}
-
 static bool cstr_eq(const char *a, const char *b)
 {
     if (!a || !b)
@@ -88,7 +83,7 @@ static st_group_t *group_get(kc_coord_t *c, kc_str_t id)
 static st_group_t *group_new(kc_coord_t *c, kc_str_t id)
 {
     st_group_t *g = kc_xcalloc(1, sizeof(*g));
-    g->group_id = dup_s(id);
+    g->group_id = kc_str_dup_or_null(id);
     /* A new group starts at epoch 1 with an empty target assignment of
      * epoch 1 (as Kafka 4.4's StreamsGroup): the first computed assignment
      * is epoch 2, and epoch 0 stays reserved for joining members. */
@@ -179,7 +174,7 @@ static st_member_t *member_get(const st_group_t *g, kc_str_t id)
 static st_member_t *member_new(kc_str_t id)
 {
     st_member_t *m = kc_xcalloc(1, sizeof(*m));
-    m->member_id = dup_s(id);
+    m->member_id = kc_str_dup_or_null(id);
     m->client_id = kc_xstrdup("");
     m->client_host = kc_xstrdup("");
     m->process_id = kc_xstrdup("");
@@ -1016,7 +1011,7 @@ static bool setup_task_counts(kc_coord_t *c, const topo_t *t, st_config_t *cf, d
                 continue;
             cf->rep_names = kc_xrealloc(cf->rep_names, (size_t)(cf->nrep + 1) * sizeof(*cf->rep_names));
             cf->rep_parts = kc_xrealloc(cf->rep_parts, (size_t)(cf->nrep + 1) * sizeof(*cf->rep_parts));
-            cf->rep_names[cf->nrep] = dup_s(ti->name);
+            cf->rep_names[cf->nrep] = kc_str_dup_or_null(ti->name);
             cf->rep_parts[cf->nrep++] = ti->partitions != 0 ? ti->partitions : decided_get(dl, ti->name);
         }
     }
@@ -1184,7 +1179,7 @@ static bool check_internal_topics(kc_coord_t *c, const topo_t *t, st_config_t *c
             continue;
         cf->create.items = kc_xrealloc(cf->create.items, (cf->create.n + 1) * sizeof(*cf->create.items));
         cf->create.items[cf->create.n++] =
-            (kc_streams_topic_to_create_t){dup_s(it.names[k]), it.parts[k], it.rf[k]};
+            (kc_streams_topic_to_create_t){kc_str_dup_or_null(it.names[k]), it.parts[k], it.rf[k]};
     }
     free(gone);
     free(it.order);
@@ -1582,7 +1577,7 @@ static void update_target(kc_coord_t *c, st_group_t *g, const st_config_t *cf, i
     kc_st_subtopology_t *subs = kc_xcalloc((size_t)ns + 1, sizeof(*subs));
     char **ids = kc_xcalloc((size_t)ns + 1, sizeof(*ids));
     for (int32_t s = 0; s < ns; s++) {
-        ids[s] = dup_s(g->topology->subtopologies.items[s].subtopology_id);
+        ids[s] = kc_str_dup_or_null(g->topology->subtopologies.items[s].subtopology_id);
         subs[s] = (kc_st_subtopology_t){ids[s], cf->ntasks[s], cf->stateful[s]};
     }
     kc_st_spec_t spec = {subs, ns, am, (int32_t)nm, c->cfg.group_streams_num_standby_replicas};
@@ -1814,7 +1809,7 @@ static bool reconcile(st_group_t *g, st_member_t *m, const kc_tasks_tuple_t *own
 static void tasks_from_request(kc_tasks_t *out, const req_tasks_t *items, int32_t n)
 {
     for (int32_t i = 0; i < n; i++) {
-        char *sub = dup_s(items[i].subtopology_id.len >= 0 ? items[i].subtopology_id : kc_str(""));
+        char *sub = kc_str_dup_or_null(items[i].subtopology_id.len >= 0 ? items[i].subtopology_id : kc_str(""));
         for (int32_t j = 0; j < items[i].partitions.count; j++)
             kc_tasks_add(out, sub, items[i].partitions.items[j]);
         free(sub);
@@ -1889,7 +1884,7 @@ static bool task_offsets_from_request(st_task_offsets_t *out, const req_offset_t
     out->n = n;
     for (int32_t i = 0; i < n; i++) {
         const req_offset_t *o = pos[i].o;
-        out->items[i].subtopology_id = dup_s(o->subtopology_id.len >= 0 ? o->subtopology_id : kc_str(""));
+        out->items[i].subtopology_id = kc_str_dup_or_null(o->subtopology_id.len >= 0 ? o->subtopology_id : kc_str(""));
         out->items[i].partition = o->partition;
         out->items[i].offset = o->offset;
     }
@@ -2399,7 +2394,7 @@ static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
     }
     if (req->shutdown_application) {
         free(g->shutdown_member_id);
-        g->shutdown_member_id = dup_s(req->member_id);
+        g->shutdown_member_id = kc_str_dup_or_null(req->member_id);
     }
     size_t first = res->nrecords;
     hb_resp_t r;
@@ -2444,7 +2439,7 @@ static void set_str(char **field, kc_str_t v, bool *changed)
     if (str_is(v, *field))
         return;
     free(*field);
-    *field = dup_s(v);
+    *field = kc_str_dup_or_null(v);
     *changed = true;
 }
 
@@ -2812,11 +2807,9 @@ static bool hb_update_member(st_heartbeat_t *h)
     st_member_t *m = h->m;
     bool changed = h->is_new;
     if (req->instance_id.len >= 0 && !str_is(req->instance_id, m->instance_id)) {
-        if (m->instance_id)
-            kc_smap_del(&g->by_instance, m->instance_id, strlen(m->instance_id));
-        free(m->instance_id);
-        m->instance_id = dup_s(req->instance_id);
-        kc_smap_put(&g->by_instance, m->instance_id, strlen(m->instance_id), m);
+        char *instance_id = kc_str_dup_or_null(req->instance_id);
+        kc_instance_index_set(&g->by_instance, m, &m->instance_id, instance_id);
+        free(instance_id);
         changed = true;
     }
     if (req->rack_id.len >= 0)
@@ -2845,8 +2838,8 @@ static bool hb_update_member(st_heartbeat_t *h)
         m->tag_keys = kc_xcalloc((size_t)m->ntags + 1, sizeof(char *));
         m->tag_values = kc_xcalloc((size_t)m->ntags + 1, sizeof(char *));
         for (int32_t i = 0; i < m->ntags; i++) {
-            m->tag_keys[i] = dup_s(req->client_tags.items[i].key);
-            m->tag_values[i] = dup_s(req->client_tags.items[i].value);
+            m->tag_keys[i] = kc_str_dup_or_null(req->client_tags.items[i].key);
+            m->tag_values[i] = kc_str_dup_or_null(req->client_tags.items[i].value);
         }
         changed = true;
     }
@@ -2856,7 +2849,7 @@ static bool hb_update_member(st_heartbeat_t *h)
                        : m->endpoint_host == NULL;
         if (!same) {
             free(m->endpoint_host);
-            m->endpoint_host = ep ? dup_s(ep->host) : NULL;
+            m->endpoint_host = ep ? kc_str_dup_or_null(ep->host) : NULL;
             m->endpoint_port = ep ? ep->port : -1;
             changed = true;
         }
@@ -3381,7 +3374,7 @@ static st_member_t *replay_member(st_group_t *g, kc_str_t id)
 static void tasks_from_cur(kc_tasks_t *out, const cur_ids_t *items, int32_t n)
 {
     for (int32_t i = 0; i < n; i++) {
-        char *sub = dup_s(items[i].subtopology_id.len >= 0 ? items[i].subtopology_id : kc_str(""));
+        char *sub = kc_str_dup_or_null(items[i].subtopology_id.len >= 0 ? items[i].subtopology_id : kc_str(""));
         for (int32_t j = 0; j < items[i].partitions.count; j++)
             kc_tasks_add(out, sub, items[i].partitions.items[j]);
         free(sub);
@@ -3391,7 +3384,7 @@ static void tasks_from_cur(kc_tasks_t *out, const cur_ids_t *items, int32_t n)
 static void tasks_from_tgt(kc_tasks_t *out, const tgt_ids_t *items, int32_t n)
 {
     for (int32_t i = 0; i < n; i++) {
-        char *sub = dup_s(items[i].subtopology_id.len >= 0 ? items[i].subtopology_id : kc_str(""));
+        char *sub = kc_str_dup_or_null(items[i].subtopology_id.len >= 0 ? items[i].subtopology_id : kc_str(""));
         for (int32_t j = 0; j < items[i].partitions.count; j++)
             kc_tasks_add(out, sub, items[i].partitions.items[j]);
         free(sub);
@@ -3531,24 +3524,21 @@ static int apply_member_metadata(st_apply_t *a)
     st_group_t *g = replay_group(a->c, a->gid);
     st_member_t *m = replay_member(g, a->mid);
     mtable_put(g, m);
-    if (m->instance_id)
-        kc_smap_del(&g->by_instance, m->instance_id, strlen(m->instance_id));
-    free(m->instance_id);
-    m->instance_id = dup_s(v.instance_id);
-    if (m->instance_id)
-        kc_smap_put(&g->by_instance, m->instance_id, strlen(m->instance_id), m);
+    char *instance_id = kc_str_dup_or_null(v.instance_id);
+    kc_instance_index_set(&g->by_instance, m, &m->instance_id, instance_id);
+    free(instance_id);
     free(m->rack_id);
-    m->rack_id = dup_s(v.rack_id);
+    m->rack_id = kc_str_dup_or_null(v.rack_id);
     free(m->client_id);
-    m->client_id = dup_s(v.client_id.len >= 0 ? v.client_id : kc_str(""));
+    m->client_id = kc_str_dup_or_null(v.client_id.len >= 0 ? v.client_id : kc_str(""));
     free(m->client_host);
-    m->client_host = dup_s(v.client_host.len >= 0 ? v.client_host : kc_str(""));
+    m->client_host = kc_str_dup_or_null(v.client_host.len >= 0 ? v.client_host : kc_str(""));
     free(m->process_id);
-    m->process_id = dup_s(v.process_id.len >= 0 ? v.process_id : kc_str(""));
+    m->process_id = kc_str_dup_or_null(v.process_id.len >= 0 ? v.process_id : kc_str(""));
     m->rebalance_timeout_ms = v.rebalance_timeout_ms;
     m->topology_epoch = v.topology_epoch;
     free(m->endpoint_host);
-    m->endpoint_host = v.user_endpoint ? dup_s(v.user_endpoint->host) : NULL;
+    m->endpoint_host = v.user_endpoint ? kc_str_dup_or_null(v.user_endpoint->host) : NULL;
     m->endpoint_port = v.user_endpoint ? v.user_endpoint->port : -1;
     for (int32_t i = 0; i < m->ntags; i++) {
         free(m->tag_keys[i]);
@@ -3560,8 +3550,8 @@ static int apply_member_metadata(st_apply_t *a)
     m->tag_keys = kc_xcalloc((size_t)m->ntags + 1, sizeof(char *));
     m->tag_values = kc_xcalloc((size_t)m->ntags + 1, sizeof(char *));
     for (int32_t i = 0; i < m->ntags; i++) {
-        m->tag_keys[i] = dup_s(v.client_tags.items[i].key);
-        m->tag_values[i] = dup_s(v.client_tags.items[i].value);
+        m->tag_keys[i] = kc_str_dup_or_null(v.client_tags.items[i].key);
+        m->tag_values[i] = kc_str_dup_or_null(v.client_tags.items[i].value);
     }
     return 0;
 }
