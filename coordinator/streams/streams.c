@@ -1682,6 +1682,89 @@ static kc_tasks_t *kind_of(kc_tasks_tuple_t *t, int kind)
     return kind == 0 ? &t->active : kind == 1 ? &t->standby : &t->warmup;
 }
 
+/* The member's tasks sorted against its target (CurrentAssignmentBuilder's
+ * first pass): kept, to revoke, and to add (those nobody else still holds;
+ * has_unreleased when some are). */
+typedef struct {
+    kc_tasks_tuple_t assigned, revoke, add;
+    bool has_unreleased;
+} st_reconcile_t;
+
+static void reconcile_sort(st_group_t *g, st_member_t *m, st_reconcile_t *r)
+{
+    for (int kind = 0; kind < 3; kind++) {
+        kc_tasks_t *cur = kind_of(&m->assigned, kind), *tgt = kind_of(&m->target, kind);
+        for (int32_t i = 0; i < cur->n; i++)
+            for (int32_t j = 0; j < cur->s[i].n; j++) {
+                const char *sub = cur->s[i].subtopology_id;
+                int32_t p = cur->s[i].p[j];
+                kc_tasks_add(kc_tasks_has(tgt, sub, p) ? kind_of(&r->assigned, kind)
+                                                       : kind_of(&r->revoke, kind),
+                             sub, p);
+            }
+        for (int32_t i = 0; i < tgt->n; i++)
+            for (int32_t j = 0; j < tgt->s[i].n; j++) {
+                const char *sub = tgt->s[i].subtopology_id;
+                int32_t p = tgt->s[i].p[j];
+                if (kc_tasks_has(cur, sub, p))
+                    continue;
+                if (unreleased(g, m, kind, sub, p))
+                    r->has_unreleased = true;
+                else
+                    kc_tasks_add(kind_of(&r->add, kind), sub, p);
+            }
+    }
+}
+
+/*
+ * Role changes of one task on this member take effect at once (Kafka
+ * 4.4's CurrentAssignmentBuilder): an active task becoming a standby is
+ * assigned as standby while the active one is still being revoked; a
+ * standby becoming a warm-up (or back) is converted without a revocation;
+ * a standby or warm-up becoming active needs no revocation either and
+ * stays in place until the active task is granted. Returns whether tasks
+ * remain to be revoked (and the member's report still shows them).
+ */
+static bool reconcile_role_changes(st_member_t *m, const kc_tasks_tuple_t *owned,
+                                   st_reconcile_t *r)
+{
+    for (int from = 0; from < 3; from++) {
+        int to = from == 0 ? 1 : from == 1 ? 2 : 1;
+        const kc_tasks_t *cur = kind_of(&m->assigned, from);
+        for (int32_t i = 0; i < cur->n; i++)
+            for (int32_t j = 0; j < cur->s[i].n; j++) {
+                const char *sub = cur->s[i].subtopology_id;
+                int32_t p = cur->s[i].p[j];
+                if (!kc_tasks_remove(kind_of(&r->add, to), sub, p))
+                    continue;
+                kc_tasks_add(kind_of(&r->assigned, to), sub, p);
+                if (from != 0)
+                    kc_tasks_remove(kind_of(&r->revoke, from), sub, p);
+            }
+    }
+    for (int from = 1; from < 3; from++) {
+        const kc_tasks_t *cur = kind_of(&m->assigned, from);
+        for (int32_t i = 0; i < cur->n; i++)
+            for (int32_t j = 0; j < cur->s[i].n; j++)
+                if (kc_tasks_has(&m->target.active, cur->s[i].subtopology_id, cur->s[i].p[j]))
+                    kc_tasks_remove(kind_of(&r->revoke, from), cur->s[i].subtopology_id,
+                                    cur->s[i].p[j]);
+    }
+    bool to_revoke = !kc_tasks_tuple_is_empty(&r->revoke) && not_released(owned, &r->revoke);
+    for (int from = 1; from < 3; from++) {
+        const kc_tasks_t *cur = kind_of(&m->assigned, from);
+        for (int32_t i = 0; i < cur->n; i++)
+            for (int32_t j = 0; j < cur->s[i].n; j++) {
+                const char *sub = cur->s[i].subtopology_id;
+                int32_t p = cur->s[i].p[j];
+                bool promoted_now = !to_revoke && kc_tasks_has(&r->add.active, sub, p);
+                if (kc_tasks_has(&m->target.active, sub, p) && !promoted_now)
+                    kc_tasks_add(kind_of(&r->assigned, from), sub, p);
+            }
+    }
+    return to_revoke;
+}
+
 /*
  * Moves the member towards its target: tasks no longer in the target are
  * revoked first (UNREVOKED_TASKS, epoch kept) until the member's report
@@ -1706,99 +1789,38 @@ static bool reconcile(st_group_t *g, st_member_t *m, const kc_tasks_tuple_t *own
     default:
         break;
     }
-    kc_tasks_tuple_t assigned = {0}, revoke = {0}, add = {0};
-    bool has_unreleased = false;
-    for (int kind = 0; kind < 3; kind++) {
-        kc_tasks_t *cur = kind_of(&m->assigned, kind), *tgt = kind_of(&m->target, kind);
-        for (int32_t i = 0; i < cur->n; i++)
-            for (int32_t j = 0; j < cur->s[i].n; j++) {
-                const char *sub = cur->s[i].subtopology_id;
-                int32_t p = cur->s[i].p[j];
-                kc_tasks_add(kc_tasks_has(tgt, sub, p) ? kind_of(&assigned, kind) : kind_of(&revoke, kind),
-                             sub, p);
-            }
-        for (int32_t i = 0; i < tgt->n; i++)
-            for (int32_t j = 0; j < tgt->s[i].n; j++) {
-                const char *sub = tgt->s[i].subtopology_id;
-                int32_t p = tgt->s[i].p[j];
-                if (kc_tasks_has(cur, sub, p))
-                    continue;
-                if (unreleased(g, m, kind, sub, p))
-                    has_unreleased = true;
-                else
-                    kc_tasks_add(kind_of(&add, kind), sub, p);
-            }
-    }
-    /*
-     * Role changes of one task on this member take effect at once (Kafka
-     * 4.4's CurrentAssignmentBuilder): an active task becoming a standby is
-     * assigned as standby while the active one is still being revoked; a
-     * standby becoming a warm-up (or back) is converted without a
-     * revocation; a standby or warm-up becoming active needs no revocation
-     * either and stays in place until the active task is granted.
-     */
-    for (int from = 0; from < 3; from++) {
-        int to = from == 0 ? 1 : from == 1 ? 2 : 1;
-        const kc_tasks_t *cur = kind_of(&m->assigned, from);
-        for (int32_t i = 0; i < cur->n; i++)
-            for (int32_t j = 0; j < cur->s[i].n; j++) {
-                const char *sub = cur->s[i].subtopology_id;
-                int32_t p = cur->s[i].p[j];
-                if (!kc_tasks_remove(kind_of(&add, to), sub, p))
-                    continue;
-                kc_tasks_add(kind_of(&assigned, to), sub, p);
-                if (from != 0)
-                    kc_tasks_remove(kind_of(&revoke, from), sub, p);
-            }
-    }
-    for (int from = 1; from < 3; from++) {
-        const kc_tasks_t *cur = kind_of(&m->assigned, from);
-        for (int32_t i = 0; i < cur->n; i++)
-            for (int32_t j = 0; j < cur->s[i].n; j++)
-                if (kc_tasks_has(&m->target.active, cur->s[i].subtopology_id, cur->s[i].p[j]))
-                    kc_tasks_remove(kind_of(&revoke, from), cur->s[i].subtopology_id, cur->s[i].p[j]);
-    }
-    bool to_revoke = !kc_tasks_tuple_is_empty(&revoke) && not_released(owned, &revoke);
-    for (int from = 1; from < 3; from++) {
-        const kc_tasks_t *cur = kind_of(&m->assigned, from);
-        for (int32_t i = 0; i < cur->n; i++)
-            for (int32_t j = 0; j < cur->s[i].n; j++) {
-                const char *sub = cur->s[i].subtopology_id;
-                int32_t p = cur->s[i].p[j];
-                bool promoted_now = !to_revoke && kc_tasks_has(&add.active, sub, p);
-                if (kc_tasks_has(&m->target.active, sub, p) && !promoted_now)
-                    kc_tasks_add(kind_of(&assigned, from), sub, p);
-            }
-    }
+    st_reconcile_t r = {0};
+    reconcile_sort(g, m, &r);
+    bool to_revoke = reconcile_role_changes(m, owned, &r);
     int32_t new_epoch, new_prev = m->previous_member_epoch;
     int8_t state;
     kc_tasks_tuple_t pending = {0};
     if (to_revoke) {
         state = MS_UNREVOKED;
         new_epoch = epoch;
-        pending = revoke;
-        memset(&revoke, 0, sizeof(revoke));
+        pending = r.revoke;
+        memset(&r.revoke, 0, sizeof(r.revoke));
     } else {
         for (int kind = 0; kind < 3; kind++) {
-            kc_tasks_t *a = kind_of(&add, kind);
+            kc_tasks_t *a = kind_of(&r.add, kind);
             for (int32_t i = 0; i < a->n; i++)
                 for (int32_t j = 0; j < a->s[i].n; j++)
-                    kc_tasks_add(kind_of(&assigned, kind), a->s[i].subtopology_id, a->s[i].p[j]);
+                    kc_tasks_add(kind_of(&r.assigned, kind), a->s[i].subtopology_id, a->s[i].p[j]);
         }
-        state = has_unreleased ? MS_UNRELEASED : MS_STABLE;
+        state = r.has_unreleased ? MS_UNRELEASED : MS_STABLE;
         new_epoch = target_epoch;
     }
-    kc_tasks_tuple_free(&add);
-    kc_tasks_tuple_free(&revoke);
+    kc_tasks_tuple_free(&r.add);
+    kc_tasks_tuple_free(&r.revoke);
     if (new_epoch != m->member_epoch)
         new_prev = m->member_epoch;
     bool changed = new_epoch != m->member_epoch || new_prev != m->previous_member_epoch ||
-                   state != m->state || !kc_tasks_tuple_equal(&assigned, &m->assigned) ||
+                   state != m->state || !kc_tasks_tuple_equal(&r.assigned, &m->assigned) ||
                    !kc_tasks_tuple_equal(&pending, &m->pending);
     if (changed) {
-        member_set_current(g, m, new_epoch, new_prev, state, &assigned, &pending);
+        member_set_current(g, m, new_epoch, new_prev, state, &r.assigned, &pending);
     } else {
-        kc_tasks_tuple_free(&assigned);
+        kc_tasks_tuple_free(&r.assigned);
         kc_tasks_tuple_free(&pending);
     }
     return changed;
