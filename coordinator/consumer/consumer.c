@@ -20,6 +20,7 @@
 
 #include "consumer_int.h"
 #include "coord_priv.h"
+#include "member_timers.h"
 #include "kc_log.h"
 
 #define LOG_COMP "group-coordinator"
@@ -775,16 +776,6 @@ static void write_member_tombstones(const cs_group_t *g, const char *member_id, 
 
 /* ---- timers ----------------------------------------------------------------- */
 
-static void session_key(char *buf, size_t cap, const char *g, const char *m)
-{
-    kc_timer_member_key(buf, cap, "session-timeout-", g, m);
-}
-
-static void rebalance_key(char *buf, size_t cap, const char *g, const char *m)
-{
-    kc_timer_member_key(buf, cap, "rebalance-timeout-", g, m);
-}
-
 static void on_session_timeout(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res);
 static void on_rebalance_timeout(kc_coord_t *c, const char *key, int64_t now_ms,
                                  kc_result_t *res);
@@ -792,29 +783,20 @@ static void on_rebalance_timeout(kc_coord_t *c, const char *key, int64_t now_ms,
 static void schedule_session(kc_coord_t *c, const cs_group_t *g, const cs_member_t *m,
                              int64_t now_ms)
 {
-    char key[KEY_BUF];
-    session_key(key, sizeof(key), g->group_id, m->member_id);
-    kc_timer_schedule_args(c, key, now_ms + c->cfg.group_consumer_session_timeout_ms,
-                           on_session_timeout, g->group_id, m->member_id, 0, 0);
+    kc_member_schedule_session(c, g->group_id, m->member_id, c->cfg.group_consumer_session_timeout_ms,
+                               now_ms, on_session_timeout);
 }
 
 static void schedule_rebalance(kc_coord_t *c, const cs_group_t *g, const cs_member_t *m,
                                int64_t now_ms)
 {
-    char key[KEY_BUF];
-    rebalance_key(key, sizeof(key), g->group_id, m->member_id);
-    int32_t timeout = m->rebalance_timeout_ms >= 0 ? m->rebalance_timeout_ms : 0;
-    kc_timer_schedule_args(c, key, now_ms + timeout, on_rebalance_timeout, g->group_id,
-                           m->member_id, m->member_epoch, 0);
+    kc_member_schedule_rebalance(c, g->group_id, m->member_id, m->rebalance_timeout_ms,
+                                 m->member_epoch, now_ms, on_rebalance_timeout);
 }
 
 static void cancel_member_timers(kc_coord_t *c, const cs_group_t *g, const char *member_id)
 {
-    char key[KEY_BUF];
-    session_key(key, sizeof(key), g->group_id, member_id);
-    kc_timer_cancel(c, key);
-    rebalance_key(key, sizeof(key), g->group_id, member_id);
-    kc_timer_cancel(c, key);
+    kc_member_cancel_timers(c, g->group_id, member_id);
     kc_cs_classic_cancel_timers(c, g->group_id, member_id);
 }
 
@@ -1715,9 +1697,7 @@ static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
         kc_asg_copy(&assigned, &m->assigned);
         member_set_current(g, m, EPOCH_STATIC_LEAVE, m->member_epoch, m->state, &assigned,
                            &pending);
-        char key[KEY_BUF];
-        rebalance_key(key, sizeof(key), g->group_id, m->member_id);
-        kc_timer_cancel(c, key);
+        kc_member_cancel_rebalance(c, g->group_id, m->member_id);
         write_current(g, m, res);
         note_state(g);
     } else {
@@ -2191,9 +2171,7 @@ static bool hb_reconcile(cs_heartbeat_t *h)
         if (m->state == MS_UNREVOKED_PARTITIONS) {
             schedule_rebalance(h->c, g, m, h->ctx->now_ms);
         } else {
-            char key[KEY_BUF];
-            rebalance_key(key, sizeof(key), g->group_id, m->member_id);
-            kc_timer_cancel(h->c, key);
+            kc_member_cancel_rebalance(h->c, g->group_id, m->member_id);
         }
     }
     schedule_session(h->c, g, m, h->ctx->now_ms);
@@ -3225,10 +3203,8 @@ bool kc_cs_reconcile(kc_coord_t *c, cs_group_t *g, cs_member_t *m, const owned_t
 void kc_cs_schedule_session(kc_coord_t *c, const cs_group_t *g, const cs_member_t *m,
                             int32_t timeout_ms, int64_t now_ms)
 {
-    char key[KEY_BUF];
-    session_key(key, sizeof(key), g->group_id, m->member_id);
-    kc_timer_schedule_args(c, key, now_ms + timeout_ms, on_session_timeout, g->group_id,
-                           m->member_id, 0, 0);
+    kc_member_schedule_session(c, g->group_id, m->member_id, timeout_ms, now_ms,
+                               on_session_timeout);
 }
 
 void kc_cs_cancel_member_timers(kc_coord_t *c, const cs_group_t *g, const char *member_id)

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "coord_priv.h"
+#include "member_timers.h"
 #include "kc_log.h"
 #include "streams_int.h"
 #include "topology_desc.h"
@@ -1443,16 +1444,6 @@ static void write_member_tombstones(st_group_t *g, const char *member_id, kc_res
 
 /* ---- timers --------------------------------------------------------------- */
 
-static void session_key(char *buf, size_t cap, const char *g, const char *m)
-{
-    kc_timer_member_key(buf, cap, "session-timeout-", g, m);
-}
-
-static void rebalance_key(char *buf, size_t cap, const char *g, const char *m)
-{
-    kc_timer_member_key(buf, cap, "rebalance-timeout-", g, m);
-}
-
 static void initial_key(char *buf, size_t cap, const char *g)
 {
     snprintf(buf, cap, "initial-rebalance-timeout-%s", g);
@@ -1461,31 +1452,23 @@ static void initial_key(char *buf, size_t cap, const char *g)
 static void on_session_timeout(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res);
 static void on_rebalance_timeout(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res);
 
-static void schedule_session(kc_coord_t *c, const st_group_t *g, const st_member_t *m, int64_t now_ms)
+static void schedule_session(kc_coord_t *c, const st_group_t *g, const st_member_t *m,
+                             int64_t now_ms)
 {
-    char key[KEY_BUF];
-    session_key(key, sizeof(key), g->group_id, m->member_id);
-    kc_timer_schedule_args(c, key, now_ms + c->cfg.group_streams_session_timeout_ms,
-                           on_session_timeout, g->group_id, m->member_id, 0, 0);
+    kc_member_schedule_session(c, g->group_id, m->member_id, c->cfg.group_streams_session_timeout_ms,
+                               now_ms, on_session_timeout);
 }
 
 static void schedule_rebalance(kc_coord_t *c, const st_group_t *g, const st_member_t *m,
                                int64_t now_ms)
 {
-    char key[KEY_BUF];
-    rebalance_key(key, sizeof(key), g->group_id, m->member_id);
-    int32_t timeout = m->rebalance_timeout_ms >= 0 ? m->rebalance_timeout_ms : 0;
-    kc_timer_schedule_args(c, key, now_ms + timeout, on_rebalance_timeout, g->group_id,
-                           m->member_id, m->member_epoch, 0);
+    kc_member_schedule_rebalance(c, g->group_id, m->member_id, m->rebalance_timeout_ms,
+                                 m->member_epoch, now_ms, on_rebalance_timeout);
 }
 
 static void cancel_member_timers(kc_coord_t *c, const st_group_t *g, const char *member_id)
 {
-    char key[KEY_BUF];
-    session_key(key, sizeof(key), g->group_id, member_id);
-    kc_timer_cancel(c, key);
-    rebalance_key(key, sizeof(key), g->group_id, member_id);
-    kc_timer_cancel(c, key);
+    kc_member_cancel_timers(c, g->group_id, member_id);
 }
 
 static bool initial_delay_active(kc_coord_t *c, const st_group_t *g)
@@ -2431,9 +2414,7 @@ static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
         kc_tasks_tuple_copy(&assigned, &m->assigned);
         member_set_current(g, m, EPOCH_STATIC_LEAVE, m->member_epoch, m->state == MS_UNREVOKED ? MS_STABLE : m->state,
                            &assigned, &pending);
-        char key[KEY_BUF];
-        rebalance_key(key, sizeof(key), g->group_id, m->member_id);
-        kc_timer_cancel(c, key);
+        kc_member_cancel_rebalance(c, g->group_id, m->member_id);
         write_current(g, m, res);
     } else {
         kc_log_info(LOG_COMP, "[GroupId %s][MemberId %s] Member %s left the streams group.",
@@ -2949,12 +2930,10 @@ static void hb_reconcile(st_heartbeat_t *h)
     st_member_t *m = h->m;
     if (reconcile(g, m, h->owned) || h->replaced || h->is_new) {
         write_current(g, m, h->res);
-        char key[KEY_BUF];
-        rebalance_key(key, sizeof(key), g->group_id, m->member_id);
         if (m->state == MS_UNREVOKED)
             schedule_rebalance(h->c, g, m, h->ctx->now_ms);
         else
-            kc_timer_cancel(h->c, key);
+            kc_member_cancel_rebalance(h->c, g->group_id, m->member_id);
     }
     schedule_session(h->c, g, m, h->ctx->now_ms);
     if (h->req->shutdown_application) {
