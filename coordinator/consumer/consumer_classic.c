@@ -415,134 +415,190 @@ void kc_consumer_classic_convert_empty(kc_coord_t *c, kc_consumer_group_t *g, kc
 
 /* ---- upgrade: classic group -> consumer group ---------------------------- */
 
-cs_group_t *kc_cs_classic_upgrade(kc_coord_t *c, kc_classic_group_t *classic,
-                                  kc_str_t joining_instance_id, int64_t now_ms, kc_result_t *res,
-                                  int16_t *error, char *msg, size_t cap)
-{
-    *error = KC_ERR_NONE;
-    const kc_coord_config_t *cfg = kc_coord_config(c);
-    kc_str_t gid = kc_classic_group_id(classic);
-    size_t n = kc_classic_group_members(classic, NULL, 0);
-    if (n == 0) {
-        /* getOrMaybeCreateConsumerGroup: an empty classic group is deleted. */
-        char *id = dup_view(gid);
-        kc_classic_group_convert_away(c, classic, now_ms, res);
-        kc_log_info(LOG_COMP, "[GroupId %s] Converted the empty classic group to a consumer group.",
-                    id);
-        free(id);
-        return NULL;
-    }
-    const char *why = NULL;
-    const char *ptype = kc_classic_group_protocol_type(classic);
-    if (!upgrade_enabled(c))
-        why = "because online upgrade is disabled";
-    else if (!ptype || strcmp(ptype, PROTOCOL_TYPE) != 0)
-        why = "because the group does not use the consumer embedded protocol";
-    else if (n > (size_t)cfg->group_consumer_max_size)
-        why = "because the group size exceeds the consumer group maximum size";
-    if (why) {
-        kc_log_info(LOG_COMP, "Cannot upgrade classic group %.*s to consumer group %s.",
-                    (int)gid.len, gid.ptr, why);
-        snprintf(msg, cap, "Cannot upgrade classic group %.*s to consumer group %s.", (int)gid.len,
-                 gid.ptr, why);
-        *error = KC_ERR_GROUP_ID_NOT_FOUND;
-        return NULL;
-    }
-    kc_classic_member_info_t *infos = kc_xcalloc(n, sizeof(*infos));
-    kc_classic_group_members(classic, infos, n);
-    /* throwIfConsumerGroupIsFull after the conversion: a joiner that replaces
-     * none of the static members needs one more place. */
-    bool replaces = false;
-    for (size_t i = 0; i < n && joining_instance_id.len >= 0; i++)
-        replaces = replaces || (infos[i].group_instance_id &&
-                                kc_str_eq_cstr(joining_instance_id, infos[i].group_instance_id));
-    if (!replaces && n >= (size_t)cfg->group_consumer_max_size) {
-        snprintf(msg, cap, "The consumer group has reached its maximum capacity of %d members.",
-                 cfg->group_consumer_max_size);
-        *error = KC_ERR_GROUP_MAX_SIZE_REACHED;
-        free(infos);
-        return NULL;
-    }
-    /* ConsumerGroup.fromClassicGroup: every subscription and assignment must parse. */
-    const char *pname = kc_classic_group_protocol_name(classic);
+/* One online upgrade on its way through the steps below
+ * (getOrMaybeCreateConsumerGroup of a classic group: validateOnlineUpgrade,
+ * convertToConsumerGroup, ConsumerGroup.fromClassicGroup). */
+typedef struct {
+    kc_coord_t *c;
+    kc_classic_group_t *classic;
+    kc_str_t gid;
+    int64_t now_ms;
+    kc_result_t *res;
+    char *msg;                                 /* cap bytes: the refusal's message */
+    size_t cap;
+    size_t n;                                  /* the classic group's members */
+    kc_classic_member_info_t *infos;           /* their views (the classic group's) */
     kc_arena_t arena;
-    kc_arena_init(&arena);
-    kc_consumer_protocol_subscription_t *subs = kc_arena_alloc(&arena, n * sizeof(*subs));
-    kc_consumer_protocol_assignment_t *asgs = kc_arena_alloc(&arena, n * sizeof(*asgs));
-    for (size_t i = 0; i < n && !why; i++) {
-        const kc_group_protocol_t *p = NULL;
-        for (int32_t k = 0; k < infos[i].nprotocols && !p; k++)
-            if (!pname || strcmp(infos[i].protocols[k].name, pname) == 0)
-                p = &infos[i].protocols[k];
-        kc_consumer_protocol_assignment_init(&asgs[i]);
-        if (!p || !parse_subscription(p->metadata, p->metadata_len, &arena, &subs[i]) ||
-            (infos[i].assignment_len > 0 &&
-             !parse_assignment(infos[i].assignment, infos[i].assignment_len, &arena, &asgs[i])))
-            why = "because the embedded consumer protocol is malformed";
-        else if (asgs[i].user_data.len > 0)
-            why = "because an unsupported custom assignor is in use. Please refer to the "
-                  "documentation or switch to a default assignor before re-attempting the upgrade";
-    }
-    if (why) {
-        kc_log_warn(LOG_COMP, "Cannot upgrade classic group %.*s to consumer group %s.",
-                    (int)gid.len, gid.ptr, why);
-        snprintf(msg, cap, "Cannot upgrade classic group %.*s to consumer group %s.", (int)gid.len,
-                 gid.ptr, why);
-        *error = KC_ERR_GROUP_ID_NOT_FOUND;
-        kc_arena_deinit(&arena);
-        free(infos);
-        return NULL;
-    }
+    kc_consumer_protocol_subscription_t *subs; /* each member's subscription */
+    kc_consumer_protocol_assignment_t *asgs;   /* and assignment */
+} upgrade_t;
 
-    int32_t generation = kc_classic_group_generation(classic);
-    cs_group_t *g = kc_cs_group_create(c, gid.ptr ? gid.ptr : "", (size_t)gid.len);
+/* The upgrade refused: the reason logged and in the error message. */
+static int16_t upgrade_refused(upgrade_t *u, kc_log_level_t level, const char *why)
+{
+    kc_log(level, LOG_COMP, "Cannot upgrade classic group %.*s to consumer group %s.",
+           (int)u->gid.len, u->gid.ptr, why);
+    snprintf(u->msg, u->cap, "Cannot upgrade classic group %.*s to consumer group %s.",
+             (int)u->gid.len, u->gid.ptr, why);
+    return KC_ERR_GROUP_ID_NOT_FOUND;
+}
+
+/* maybeDeleteEmptyClassicGroup: an empty classic group is deleted. */
+static void upgrade_empty(upgrade_t *u)
+{
+    char *id = dup_view(u->gid);
+    kc_classic_group_convert_away(u->c, u->classic, u->now_ms, u->res);
+    kc_log_info(LOG_COMP, "[GroupId %s] Converted the empty classic group to a consumer group.",
+                id);
+    free(id);
+}
+
+/* validateOnlineUpgrade: the policy, the embedded protocol, the size. */
+static int16_t upgrade_validate(upgrade_t *u)
+{
+    const char *ptype = kc_classic_group_protocol_type(u->classic);
+    if (!upgrade_enabled(u->c))
+        return upgrade_refused(u, KC_LOG_INFO, "because online upgrade is disabled");
+    if (!ptype || strcmp(ptype, PROTOCOL_TYPE) != 0)
+        return upgrade_refused(u, KC_LOG_INFO,
+                               "because the group does not use the consumer embedded protocol");
+    if (u->n > (size_t)kc_coord_config(u->c)->group_consumer_max_size)
+        return upgrade_refused(u, KC_LOG_INFO,
+                               "because the group size exceeds the consumer group maximum size");
+    return KC_ERR_NONE;
+}
+
+/* throwIfConsumerGroupIsFull after the conversion: a joiner that replaces
+ * none of the static members needs one more place. */
+static int16_t upgrade_check_capacity(upgrade_t *u, kc_str_t joining_instance_id)
+{
+    int32_t max_size = kc_coord_config(u->c)->group_consumer_max_size;
+    bool replaces = false;
+    for (size_t i = 0; i < u->n && joining_instance_id.len >= 0; i++)
+        replaces = replaces || (u->infos[i].group_instance_id &&
+                                kc_str_eq_cstr(joining_instance_id, u->infos[i].group_instance_id));
+    if (!replaces && u->n >= (size_t)max_size) {
+        snprintf(u->msg, u->cap,
+                 "The consumer group has reached its maximum capacity of %d members.", max_size);
+        return KC_ERR_GROUP_MAX_SIZE_REACHED;
+    }
+    return KC_ERR_NONE;
+}
+
+/* ConsumerGroup.fromClassicGroup, its deserialization: every subscription
+ * and assignment must parse, and no assignment may carry user data (a
+ * custom assignor's). */
+static int16_t upgrade_parse_members(upgrade_t *u)
+{
+    const char *pname = kc_classic_group_protocol_name(u->classic);
+    u->subs = kc_arena_alloc(&u->arena, u->n * sizeof(*u->subs));
+    u->asgs = kc_arena_alloc(&u->arena, u->n * sizeof(*u->asgs));
+    for (size_t i = 0; i < u->n; i++) {
+        const kc_classic_member_info_t *in = &u->infos[i];
+        const kc_group_protocol_t *p = NULL;
+        for (int32_t k = 0; k < in->nprotocols && !p; k++)
+            if (!pname || strcmp(in->protocols[k].name, pname) == 0)
+                p = &in->protocols[k];
+        kc_consumer_protocol_assignment_init(&u->asgs[i]);
+        if (!p || !parse_subscription(p->metadata, p->metadata_len, &u->arena, &u->subs[i]) ||
+            (in->assignment_len > 0 &&
+             !parse_assignment(in->assignment, in->assignment_len, &u->arena, &u->asgs[i])))
+            return upgrade_refused(u, KC_LOG_WARN,
+                                   "because the embedded consumer protocol is malformed");
+        if (u->asgs[i].user_data.len > 0)
+            return upgrade_refused(
+                u, KC_LOG_WARN,
+                "because an unsupported custom assignor is in use. Please refer to the "
+                "documentation or switch to a default assignor before re-attempting the upgrade");
+    }
+    return KC_ERR_NONE;
+}
+
+/* ConsumerGroup.fromClassicGroup: the consumer group at the classic
+ * group's generation, each member stable with its classic assignment. */
+static cs_group_t *upgrade_from_classic_group(upgrade_t *u)
+{
+    int32_t generation = kc_classic_group_generation(u->classic);
+    cs_group_t *g = kc_cs_group_create(u->c, u->gid.ptr ? u->gid.ptr : "", (size_t)u->gid.len);
     g->group_epoch = generation;
     g->assignment_epoch = generation;
     g->has_group_record = true;
-    for (size_t i = 0; i < n; i++) {
-        const kc_classic_member_info_t *in = &infos[i];
+    for (size_t i = 0; i < u->n; i++) {
+        const kc_classic_member_info_t *in = &u->infos[i];
+        const kc_consumer_protocol_subscription_t *sub = &u->subs[i];
         cs_member_t *m = kc_cs_member_add(g, in->member_id, strlen(in->member_id));
         kc_cs_member_set_instance_id(g, m, in->group_instance_id);
         free(m->rack_id);
-        m->rack_id = subs[i].rack_id.len >= 0 ? dup_view(subs[i].rack_id) : NULL;
+        m->rack_id = sub->rack_id.len >= 0 ? dup_view(sub->rack_id) : NULL;
         m->rebalance_timeout_ms = in->rebalance_timeout_ms;
         free(m->client_id);
         m->client_id = kc_xstrdup(in->client_id);
         free(m->client_host);
         m->client_host = kc_xstrdup(in->client_host);
-        kc_cs_member_set_topics(g, m, subs[i].topics.items,
-                                subs[i].topics.count > 0 ? subs[i].topics.count : 0);
+        kc_cs_member_set_topics(g, m, sub->topics.items,
+                                sub->topics.count > 0 ? sub->topics.count : 0);
         m->classic = classic_new(in->session_timeout_ms, in->protocols, in->nprotocols);
         kc_asg_t assigned = {0}, pending = {0};
-        for (int32_t t = 0; t < asgs[i].assigned_partitions.count; t++)
-            asg_add_named(c, &assigned, asgs[i].assigned_partitions.items[t].topic,
-                          &asgs[i].assigned_partitions.items[t].partitions);
+        const kc_consumer_protocol_assignment_t *asg = &u->asgs[i];
+        for (int32_t t = 0; t < asg->assigned_partitions.count; t++)
+            asg_add_named(u->c, &assigned, asg->assigned_partitions.items[t].topic,
+                          &asg->assigned_partitions.items[t].partitions);
         kc_asg_copy(&m->target, &assigned);
         kc_cs_member_set_current(g, m, generation, generation, MS_STABLE, &assigned, &pending);
     }
-    g->metadata_hash = kc_cs_metadata_hash(c, g);
-    kc_arena_deinit(&arena);
-    free(infos); /* its views belong to the classic group, freed next */
+    g->metadata_hash = kc_cs_metadata_hash(u->c, g);
+    return g;
+}
 
-    /* Records as ConsumerGroup.createConsumerGroupRecords lays them out,
-     * after the classic group's tombstone. */
-    kc_classic_group_convert_away(c, classic, now_ms, res);
+/* convertToConsumerGroup's records: the classic group's tombstone, then
+ * the consumer group's as ConsumerGroup.createConsumerGroupRecords lays
+ * them out; then each member's session timeout. */
+static void upgrade_write_records(upgrade_t *u, cs_group_t *g)
+{
+    kc_classic_group_convert_away(u->c, u->classic, u->now_ms, u->res);
     /* Kafka removes the classic group, then puts the consumer group: a new
      * entry of the groups table. */
-    g->table_seq = kc_groups_table_put(c, g->group_id, 0);
+    g->table_seq = kc_groups_table_put(u->c, g->group_id, 0);
     for (size_t i = 0; i < g->nmembers; i++)
-        kc_cs_write_member_metadata(g, g->members[i], res);
-    kc_cs_write_group_epoch(g, res);
+        kc_cs_write_member_metadata(g, g->members[i], u->res);
+    kc_cs_write_group_epoch(g, u->res);
     for (size_t i = 0; i < g->nmembers; i++)
-        kc_cs_write_target_member(g, g->members[i]->member_id, &g->members[i]->target, res);
-    kc_cs_write_target_epoch(g, 0, res);
+        kc_cs_write_target_member(g, g->members[i]->member_id, &g->members[i]->target, u->res);
+    kc_cs_write_target_epoch(g, 0, u->res);
     for (size_t i = 0; i < g->nmembers; i++) {
-        kc_cs_write_current(g, g->members[i], res);
-        kc_cs_schedule_session(c, g, g->members[i], g->members[i]->classic->session_timeout_ms,
-                               now_ms);
+        kc_cs_write_current(g, g->members[i], u->res);
+        kc_cs_schedule_session(u->c, g, g->members[i], g->members[i]->classic->session_timeout_ms,
+                               u->now_ms);
     }
     kc_log_info(LOG_COMP, "[GroupId %s] Converted the classic group to a consumer group.",
                 g->group_id);
+}
+
+cs_group_t *kc_cs_classic_upgrade(kc_coord_t *c, kc_classic_group_t *classic,
+                                  kc_str_t joining_instance_id, int64_t now_ms, kc_result_t *res,
+                                  int16_t *error, char *msg, size_t cap)
+{
+    upgrade_t u = {.c = c, .classic = classic, .gid = kc_classic_group_id(classic),
+                   .now_ms = now_ms, .res = res, .msg = msg, .cap = cap,
+                   .n = kc_classic_group_members(classic, NULL, 0)};
+    *error = KC_ERR_NONE;
+    if (u.n == 0) {
+        upgrade_empty(&u);
+        return NULL;
+    }
+    if ((*error = upgrade_validate(&u)) != KC_ERR_NONE)
+        return NULL;
+    u.infos = kc_xcalloc(u.n, sizeof(*u.infos));
+    kc_classic_group_members(classic, u.infos, u.n);
+    kc_arena_init(&u.arena);
+    cs_group_t *g = NULL;
+    if ((*error = upgrade_check_capacity(&u, joining_instance_id)) == KC_ERR_NONE &&
+        (*error = upgrade_parse_members(&u)) == KC_ERR_NONE)
+        g = upgrade_from_classic_group(&u);
+    kc_arena_deinit(&u.arena);
+    free(u.infos); /* its views belong to the classic group, freed next */
+    if (g)
+        upgrade_write_records(&u, g);
     return g;
 }
 
@@ -666,195 +722,227 @@ static void set_error(kc_classic_join_answer_t *out, int16_t error)
     out->generation_id = -1;
 }
 
-void kc_consumer_classic_join(kc_coord_t *c, const kc_request_ctx_t *ctx, kc_consumer_group_t *g,
-                              const kc_join_group_request_t *req, kc_result_t *res,
-                              kc_classic_join_answer_t *out)
-{
-    memset(out, 0, sizeof(*out));
-    out->generation_id = -1;
-    const kc_coord_config_t *cfg = kc_coord_config(c);
-    size_t first_record = res->nrecords;
-    if (cfg->group_consumer_migration_policy == KC_MIGRATION_DISABLED) {
-        /* throwIfClassicMemberCannotJoinConsumerGroup */
-        kc_log_info(LOG_COMP,
-                    "Cannot join the consumer group %s with the classic protocol because the group "
-                    "migration is disabled.",
-                    g->group_id);
-        set_error(out, KC_ERR_INCONSISTENT_GROUP_PROTOCOL);
-        return;
-    }
-    char gen[23];
-    bool unknown_member = req->member_id.len <= 0;
-    char *member_id;
-    if (unknown_member) {
-        /* A Kafka Uuid, as for consumer-protocol members. */
-        kc_coord_random_kafka_uuid(c, gen);
-        member_id = kc_xstrdup(gen);
-    } else {
-        member_id = dup_view(req->member_id);
-    }
-    kc_str_t mid = kc_str(member_id);
-    kc_str_t instance_id = req->group_instance_id;
-    kc_arena_t arena;
-    kc_arena_init(&arena);
+/* One JoinGroup of a classic member to a consumer group on its way through
+ * the steps below (classicGroupJoinToConsumerGroup): the request, the
+ * member it names or made, and what the steps found. */
+typedef struct {
+    kc_coord_t *c;
+    const kc_request_ctx_t *ctx;
+    const kc_join_group_request_t *req;
+    kc_result_t *res;
+    kc_classic_join_answer_t *out;
+    cs_group_t *g;
+    char *member_id;             /* the client's or a generated one (heap) */
+    bool unknown_member;         /* the client sent no member id */
+    kc_str_t instance_id;        /* the request's group instance id */
+    cs_member_t *s;              /* the instance's current static member */
+    kc_arena_t arena;            /* the subscription and the owned partitions */
+    kc_consumer_protocol_subscription_t sub; /* the first protocol's subscription */
+    owned_tp_t *owned;           /* the partitions the subscription owns */
+    int32_t nowned;
+    cs_member_t *m;              /* NULL until the member exists */
+    bool downgrade;              /* the join converts the group to a classic group */
+    int32_t rebalance_timeout_ms; /* v0 has none: the session timeout serves as both */
+} classic_join_t;
 
-    /* throwIfConsumerGroupIsFull */
-    if (!kc_cs_static_member(g, instance_id) &&
-        g->nmembers >= (size_t)cfg->group_consumer_max_size && !kc_cs_member_find(g, mid)) {
+/* The member id: the client's, or a Kafka Uuid for an unknown member, as
+ * for consumer-protocol members. */
+static void cj_member_id(classic_join_t *j)
+{
+    j->unknown_member = j->req->member_id.len <= 0;
+    if (j->unknown_member) {
+        char gen[23];
+        kc_coord_random_kafka_uuid(j->c, gen);
+        j->member_id = kc_xstrdup(gen);
+    } else {
+        j->member_id = dup_view(j->req->member_id);
+    }
+}
+
+/* throwIfConsumerGroupIsFull, throwIfClassicProtocolIsNotSupported,
+ * JoinGroupRequest.requiresKnownMemberId, then a known member id naming an
+ * instance must be that instance's member
+ * (getOrMaybeSubscribeStaticConsumerGroupMember, throwIfInstanceIdIsFenced). */
+static int16_t cj_validate(classic_join_t *j)
+{
+    cs_group_t *g = j->g;
+    int32_t max_size = kc_coord_config(j->c)->group_consumer_max_size;
+    kc_str_t instance_id = j->instance_id;
+    if (!kc_cs_static_member(g, instance_id) && g->nmembers >= (size_t)max_size &&
+        !kc_cs_member_find(g, kc_str(j->member_id))) {
         kc_log_info(LOG_COMP, "The consumer group has reached its maximum capacity of %d members.",
-                    cfg->group_consumer_max_size);
-        set_error(out, KC_ERR_GROUP_MAX_SIZE_REACHED);
-        goto out;
+                    max_size);
+        return KC_ERR_GROUP_MAX_SIZE_REACHED;
     }
-    if (!supports_protocols(g, req)) {
+    if (!supports_protocols(g, j->req)) {
         kc_log_info(LOG_COMP, "[GroupId %s] Member %s's protocols are not supported.", g->group_id,
-                    member_id);
-        set_error(out, KC_ERR_INCONSISTENT_GROUP_PROTOCOL);
-        goto out;
+                    j->member_id);
+        return KC_ERR_INCONSISTENT_GROUP_PROTOCOL;
     }
-    if (ctx->api_version >= 4 && unknown_member && instance_id.len < 0) {
-        /* JoinGroupRequest.requiresKnownMemberId */
+    if (j->ctx->api_version >= 4 && j->unknown_member && instance_id.len < 0) {
         kc_log_info(LOG_COMP,
                     "[GroupId %s] Dynamic member with unknown member id joins the consumer group. "
                     "Created a new member id %s and requesting the member to rejoin with this id.",
-                    g->group_id, member_id);
-        out->error_code = KC_ERR_MEMBER_ID_REQUIRED;
-        out->member_id = member_id;
-        member_id = NULL;
-        goto out;
+                    g->group_id, j->member_id);
+        return KC_ERR_MEMBER_ID_REQUIRED;
     }
-    /* A known member id naming an instance: it must be that instance's
-     * member (getOrMaybeSubscribeStaticConsumerGroupMember,
-     * throwIfInstanceIdIsFenced). */
-    cs_member_t *s = kc_cs_static_member(g, instance_id);
-    if (!unknown_member && s && strcmp(s->member_id, member_id) != 0) {
+    j->s = kc_cs_static_member(g, instance_id);
+    if (!j->unknown_member && j->s && strcmp(j->s->member_id, j->member_id) != 0) {
         kc_log_info(LOG_COMP,
                     "[GroupId %s] Static member %s with instance id %.*s is fenced by existing "
                     "member %s.",
-                    g->group_id, member_id, (int)instance_id.len, instance_id.ptr, s->member_id);
-        set_error(out, KC_ERR_FENCED_INSTANCE_ID);
-        goto out;
+                    g->group_id, j->member_id, (int)instance_id.len, instance_id.ptr,
+                    j->s->member_id);
+        return KC_ERR_FENCED_INSTANCE_ID;
     }
-    kc_consumer_protocol_subscription_t sub;
+    return KC_ERR_NONE;
+}
+
+/* deserializeSubscription: the first protocol's ConsumerProtocolSubscription. */
+static int16_t cj_deserialize_subscription(classic_join_t *j)
+{
+    const kc_join_group_request_t *req = j->req;
     if (req->protocols.count <= 0 || req->protocols.items[0].name.len < 0 ||
         !parse_subscription(req->protocols.items[0].metadata.ptr,
-                            req->protocols.items[0].metadata.len, &arena, &sub)) {
+                            req->protocols.items[0].metadata.len, &j->arena, &j->sub)) {
         kc_log_info(LOG_COMP,
                     "[GroupId %s] Malformed embedded consumer protocol in subscription "
                     "deserialization from member %s.",
-                    g->group_id, member_id);
-        set_error(out, KC_ERR_INCONSISTENT_GROUP_PROTOCOL);
-        goto out;
+                    j->g->group_id, j->member_id);
+        return KC_ERR_INCONSISTENT_GROUP_PROTOCOL;
     }
+    return KC_ERR_NONE;
+}
 
-    /* Get or create the member; a static member is replaced. */
-    cs_member_t *m;
-    bool downgrade = false;
-    if (instance_id.len < 0) {
-        m = kc_cs_member_find(g, mid);
-        if (!m) {
-            m = kc_cs_member_add(g, member_id, strlen(member_id));
-            kc_log_info(
-                LOG_COMP,
+/* getOrMaybeSubscribeDynamicConsumerGroupMember: the member of that id, or
+ * a new one. */
+static void cj_dynamic_member(classic_join_t *j)
+{
+    cs_group_t *g = j->g;
+    j->m = kc_cs_member_find(g, kc_str(j->member_id));
+    if (j->m)
+        return;
+    j->m = kc_cs_member_add(g, j->member_id, strlen(j->member_id));
+    kc_log_info(LOG_COMP,
                 "[GroupId %s] Member %s joins the consumer group using the classic protocol.",
-                g->group_id, member_id);
-            kc_coord_emit(c, KC_COORD_EV_MEMBER_JOINED, g->group_id, member_id,
-                          "classic protocol", g->group_epoch, 0, ctx->now_ms);
-        }
-    } else {
-        if (!s) {
-            m = kc_cs_member_find(g, mid);
-            if (!m) {
-                m = kc_cs_member_add(g, member_id, strlen(member_id));
-                kc_coord_emit(c, KC_COORD_EV_MEMBER_JOINED, g->group_id, member_id,
-                              "classic protocol", g->group_epoch, 0, ctx->now_ms);
-            }
-            kc_log_info(LOG_COMP,
-                        "[GroupId %s] Static member %s with instance id %.*s joins the consumer "
-                        "group using the classic protocol.",
-                        g->group_id, member_id, (int)instance_id.len, instance_id.ptr);
-        } else {
-            /* validateOnlineDowngradeWithReplacedMember: the replaced member
-             * is the last one using the consumer protocol. */
-            size_t nclassic = 0;
-            for (size_t i = 0; i < g->nmembers; i++)
-                nclassic += g->members[i]->classic != NULL;
-            if (!s->classic && nclassic == g->nmembers - 1) {
-                if (!downgrade_enabled(c))
-                    kc_log_info(LOG_COMP,
-                                "Cannot downgrade consumer group %s to classic group because the "
-                                "online downgrade is disabled.",
-                                g->group_id);
-                else if (g->nmembers > (size_t)cfg->group_max_size)
-                    kc_log_info(LOG_COMP,
-                                "Cannot downgrade consumer group %s to classic group because its "
-                                "group size is greater than classic group max size.",
-                                g->group_id);
-                else
-                    downgrade = true;
-            }
-            if (!unknown_member) {
-                m = s; /* the member rejoins under its own id: it stays */
-            } else {
-                char *old_id = kc_xstrdup(s->member_id);
-                m = replace_static(c, g, s, member_id, res);
-                kc_log_info(LOG_COMP,
-                            "[GroupId %s] Static member with instance id %.*s re-joins the "
-                            "consumer group using the classic protocol. Created a new member %s "
-                            "to replace the existing member %s.",
-                            g->group_id, (int)instance_id.len, instance_id.ptr, member_id,
-                            old_id);
-                kc_coord_emit(c, KC_COORD_EV_MEMBER_JOINED, g->group_id, member_id,
-                              "static member replaced (classic protocol)", g->group_epoch, 0,
-                              ctx->now_ms);
-                free(old_id);
-            }
-        }
-    }
+                g->group_id, j->member_id);
+    kc_coord_emit(j->c, KC_COORD_EV_MEMBER_JOINED, g->group_id, j->member_id, "classic protocol",
+                  g->group_epoch, 0, j->ctx->now_ms);
+}
 
-    /* Update the member (ConsumerGroupMember.Builder in classicGroupJoinToConsumerGroup). */
+/* validateOnlineDowngradeWithReplacedMember: the replaced static member is
+ * the last one using the consumer protocol, and the policy and the classic
+ * group's size allow the downgrade. */
+static bool cj_downgrade_with_replaced_member(const classic_join_t *j)
+{
+    const cs_group_t *g = j->g;
+    size_t nclassic = 0;
+    for (size_t i = 0; i < g->nmembers; i++)
+        nclassic += g->members[i]->classic != NULL;
+    if (j->s->classic || nclassic != g->nmembers - 1)
+        return false;
+    if (!downgrade_enabled(j->c)) {
+        kc_log_info(LOG_COMP,
+                    "Cannot downgrade consumer group %s to classic group because the online "
+                    "downgrade is disabled.",
+                    g->group_id);
+        return false;
+    }
+    if (g->nmembers > (size_t)kc_coord_config(j->c)->group_max_size) {
+        kc_log_info(LOG_COMP,
+                    "Cannot downgrade consumer group %s to classic group because its group size "
+                    "is greater than classic group max size.",
+                    g->group_id);
+        return false;
+    }
+    return true;
+}
+
+/* getOrMaybeSubscribeStaticConsumerGroupMember: a new instance's member, or
+ * the instance's member, which an unknown member id replaces
+ * (replaceMember). */
+static void cj_static_member(classic_join_t *j)
+{
+    cs_group_t *g = j->g;
+    kc_str_t instance_id = j->instance_id;
+    if (!j->s) {
+        j->m = kc_cs_member_find(g, kc_str(j->member_id));
+        if (!j->m) {
+            j->m = kc_cs_member_add(g, j->member_id, strlen(j->member_id));
+            kc_coord_emit(j->c, KC_COORD_EV_MEMBER_JOINED, g->group_id, j->member_id,
+                          "classic protocol", g->group_epoch, 0, j->ctx->now_ms);
+        }
+        kc_log_info(LOG_COMP,
+                    "[GroupId %s] Static member %s with instance id %.*s joins the consumer "
+                    "group using the classic protocol.",
+                    g->group_id, j->member_id, (int)instance_id.len, instance_id.ptr);
+        return;
+    }
+    j->downgrade = cj_downgrade_with_replaced_member(j);
+    if (!j->unknown_member) {
+        j->m = j->s; /* the member rejoins under its own id: it stays */
+        return;
+    }
+    char *old_id = kc_xstrdup(j->s->member_id);
+    j->m = replace_static(j->c, g, j->s, j->member_id, j->res);
+    j->s = NULL; /* freed by its replacement */
+    kc_log_info(LOG_COMP,
+                "[GroupId %s] Static member with instance id %.*s re-joins the consumer group "
+                "using the classic protocol. Created a new member %s to replace the existing "
+                "member %s.",
+                g->group_id, (int)instance_id.len, instance_id.ptr, j->member_id, old_id);
+    kc_coord_emit(j->c, KC_COORD_EV_MEMBER_JOINED, g->group_id, j->member_id,
+                  "static member replaced (classic protocol)", g->group_epoch, 0, j->ctx->now_ms);
+    free(old_id);
+}
+
+/* ConsumerGroupMember.Builder in classicGroupJoinToConsumerGroup: what the
+ * join changes in the member, then its record when anything did
+ * (hasMemberSubscriptionChanged). Returns whether its subscription changed. */
+static bool cj_update_member(classic_join_t *j)
+{
+    cs_group_t *g = j->g;
+    cs_member_t *m = j->m;
     bool changed = false, sub_changed = false;
-    if (kc_str_changes(instance_id, m->instance_id)) {
-        char *iid = dup_view(instance_id);
+    if (kc_str_changes(j->instance_id, m->instance_id)) {
+        char *iid = dup_view(j->instance_id);
         kc_cs_member_set_instance_id(g, m, iid);
         free(iid);
         changed = true;
     }
-    if (kc_str_changes(sub.rack_id, m->rack_id)) {
+    if (kc_str_changes(j->sub.rack_id, m->rack_id)) {
         free(m->rack_id);
-        m->rack_id = dup_view(sub.rack_id);
+        m->rack_id = dup_view(j->sub.rack_id);
         changed = true;
     }
-    /* v0 has no rebalance timeout: the session timeout serves as both. */
-    int32_t rebalance_timeout =
-        ctx->api_version == 0 ? req->session_timeout_ms : req->rebalance_timeout_ms;
+    int32_t rebalance_timeout = j->rebalance_timeout_ms;
     if (rebalance_timeout != -1 && rebalance_timeout != m->rebalance_timeout_ms) {
         m->rebalance_timeout_ms = rebalance_timeout;
         changed = true;
     }
-    int32_t ntopics = sub.topics.count > 0 ? sub.topics.count : 0;
-    if (!kc_cs_member_topics_equal(m, sub.topics.items, ntopics)) {
-        kc_cs_member_set_topics(g, m, sub.topics.items, ntopics);
+    int32_t ntopics = j->sub.topics.count > 0 ? j->sub.topics.count : 0;
+    if (!kc_cs_member_topics_equal(m, j->sub.topics.items, ntopics)) {
+        kc_cs_member_set_topics(g, m, j->sub.topics.items, ntopics);
         changed = sub_changed = true;
     }
     if (m->regex) {
         /* Regex subscription is not supported for classic members; the
          * regex's resolution goes when it was the last member using it. */
-        kc_cs_member_set_regex(g, m, NULL, res);
+        kc_cs_member_set_regex(g, m, NULL, j->res);
         changed = sub_changed = true;
     }
-    if (!kc_str_eq_cstr(ctx->client_id, m->client_id)) {
+    if (!kc_str_eq_cstr(j->ctx->client_id, m->client_id)) {
         free(m->client_id);
-        m->client_id = dup_view(ctx->client_id);
+        m->client_id = dup_view(j->ctx->client_id);
         changed = true;
     }
-    const char *host = ctx->client_host ? ctx->client_host : "";
+    const char *host = j->ctx->client_host ? j->ctx->client_host : "";
     if (strcmp(host, m->client_host) != 0) {
         free(m->client_host);
         m->client_host = kc_xstrdup(host);
         changed = true;
     }
-    kc_cs_classic_t *cl = classic_from_join(req);
+    kc_cs_classic_t *cl = classic_from_join(j->req);
     if (!classic_equal(cl, m->classic)) {
         kc_cs_classic_free(m->classic);
         m->classic = cl;
@@ -863,45 +951,119 @@ void kc_consumer_classic_join(kc_coord_t *c, const kc_request_ctx_t *ctx, kc_con
         kc_cs_classic_free(cl);
     }
     if (changed)
-        kc_cs_write_member_metadata(g, m, res);
-    int64_t hash = kc_cs_metadata_hash(c, g);
-    if (sub_changed || hash != g->metadata_hash)
-        kc_cs_bump_group_epoch(c, g, hash,
+        kc_cs_write_member_metadata(g, m, j->res);
+    return sub_changed;
+}
+
+/* updateSubscriptionMetadata: the group epoch, bumped by a subscription
+ * change or a change of the subscribed topics' metadata. */
+static void cj_update_subscription_metadata(classic_join_t *j, bool sub_changed)
+{
+    int64_t hash = kc_cs_metadata_hash(j->c, j->g);
+    if (sub_changed || hash != j->g->metadata_hash)
+        kc_cs_bump_group_epoch(j->c, j->g, hash,
                                sub_changed ? "member subscription changed"
                                            : "subscribed topics metadata changed",
-                               ctx->now_ms, res);
+                               j->ctx->now_ms, j->res);
+}
 
-    owned_tp_t *owned;
-    int32_t nowned = owned_from_subscription(c, &sub, &arena, &owned);
-    out->member_id = kc_xstrdup(m->member_id);
-    out->protocol_name = kc_xstrdup(m->classic->protocols[0].name);
-    if (downgrade) {
-        bool rebalance = g->assignment_epoch < g->group_epoch;
-        if (!rebalance && kc_cs_reconcile(c, g, m, owned, nowned))
-            kc_cs_write_current(g, m, res);
-        out->generation_id = m->member_epoch;
-        char reason[KEY_BUF];
-        snprintf(reason, sizeof(reason),
-                 "Downgrade group %s from consumer to classic with stale assignment.", g->group_id);
-        convert_to_classic(c, g, NULL, 0, rebalance ? reason : NULL, ctx->now_ms, res);
-    } else {
-        if (g->group_epoch > g->assignment_epoch)
-            kc_cs_update_target_assignment(c, g, ctx->now_ms, res);
-        if (kc_cs_reconcile(c, g, m, owned, nowned))
-            kc_cs_write_current(g, m, res);
-        kc_cs_note_state(g);
-        out->generation_id = m->member_epoch;
-        char key[KEY_BUF];
-        join_timer_key(key, sizeof(key), g->group_id, m->member_id);
-        kc_timer_cancel(c, key);
-        kc_cs_schedule_session(c, g, m, m->classic->session_timeout_ms, ctx->now_ms);
-        schedule_sync_timeout(c, g, m, rebalance_timeout, ctx->now_ms);
+/* The JoinGroup answer: the member's id, epoch and first protocol. */
+static void cj_answer(classic_join_t *j)
+{
+    j->out->member_id = kc_xstrdup(j->m->member_id);
+    j->out->protocol_name = kc_xstrdup(j->m->classic->protocols[0].name);
+    j->out->generation_id = j->m->member_epoch;
+    j->out->error_code = KC_ERR_NONE;
+}
+
+/* The downgrade a replaced static member triggers: maybeReconcile unless
+ * a rebalance is due anyway, then convertToClassicGroup. */
+static void cj_downgrade(classic_join_t *j)
+{
+    cs_group_t *g = j->g;
+    bool rebalance = g->assignment_epoch < g->group_epoch;
+    if (!rebalance && kc_cs_reconcile(j->c, g, j->m, j->owned, j->nowned))
+        kc_cs_write_current(g, j->m, j->res);
+    cj_answer(j);
+    char reason[KEY_BUF];
+    snprintf(reason, sizeof(reason),
+             "Downgrade group %s from consumer to classic with stale assignment.", g->group_id);
+    convert_to_classic(j->c, g, NULL, 0, rebalance ? reason : NULL, j->ctx->now_ms, j->res);
+}
+
+/* maybeUpdateTargetAssignment, then maybeReconcile. */
+static void cj_reconcile(classic_join_t *j)
+{
+    cs_group_t *g = j->g;
+    if (g->group_epoch > g->assignment_epoch)
+        kc_cs_update_target_assignment(j->c, g, j->ctx->now_ms, j->res);
+    if (kc_cs_reconcile(j->c, g, j->m, j->owned, j->nowned))
+        kc_cs_write_current(g, j->m, j->res);
+    kc_cs_note_state(g);
+    cj_answer(j);
+}
+
+/* cancelConsumerGroupJoinTimeout, scheduleConsumerGroupSessionTimeout and
+ * scheduleConsumerGroupSyncTimeout: the member must sync within its
+ * rebalance timeout. */
+static void cj_schedule_timeouts(classic_join_t *j)
+{
+    char key[KEY_BUF];
+    join_timer_key(key, sizeof(key), j->g->group_id, j->m->member_id);
+    kc_timer_cancel(j->c, key);
+    kc_cs_schedule_session(j->c, j->g, j->m, j->m->classic->session_timeout_ms, j->ctx->now_ms);
+    schedule_sync_timeout(j->c, j->g, j->m, j->rebalance_timeout_ms, j->ctx->now_ms);
+}
+
+void kc_consumer_classic_join(kc_coord_t *c, const kc_request_ctx_t *ctx, kc_consumer_group_t *g,
+                              const kc_join_group_request_t *req, kc_result_t *res,
+                              kc_classic_join_answer_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->generation_id = -1;
+    if (kc_coord_config(c)->group_consumer_migration_policy == KC_MIGRATION_DISABLED) {
+        /* throwIfClassicMemberCannotJoinConsumerGroup */
+        kc_log_info(LOG_COMP,
+                    "Cannot join the consumer group %s with the classic protocol because the group "
+                    "migration is disabled.",
+                    g->group_id);
+        set_error(out, KC_ERR_INCONSISTENT_GROUP_PROTOCOL);
+        return;
     }
-    out->error_code = KC_ERR_NONE;
-out:
+    classic_join_t j = {
+        .c = c, .ctx = ctx, .req = req, .res = res, .out = out, .g = g,
+        .instance_id = req->group_instance_id,
+        .rebalance_timeout_ms =
+            ctx->api_version == 0 ? req->session_timeout_ms : req->rebalance_timeout_ms};
+    size_t first_record = res->nrecords;
+    cj_member_id(&j);
+    kc_arena_init(&j.arena);
+    int16_t err = cj_validate(&j);
+    if (err == KC_ERR_NONE)
+        err = cj_deserialize_subscription(&j);
+    if (err == KC_ERR_MEMBER_ID_REQUIRED) {
+        out->member_id = j.member_id; /* the client joins again with it */
+        j.member_id = NULL;
+    }
+    if (err != KC_ERR_NONE) {
+        set_error(out, err);
+    } else {
+        if (j.instance_id.len < 0)
+            cj_dynamic_member(&j);
+        else
+            cj_static_member(&j);
+        cj_update_subscription_metadata(&j, cj_update_member(&j));
+        j.nowned = owned_from_subscription(c, &j.sub, &j.arena, &j.owned);
+        if (j.downgrade) {
+            cj_downgrade(&j);
+        } else {
+            cj_reconcile(&j);
+            cj_schedule_timeouts(&j);
+        }
+    }
     out->depends_on_records = kc_result_wrote_since(res, first_record);
-    free(member_id);
-    kc_arena_deinit(&arena);
+    free(j.member_id);
+    kc_arena_deinit(&j.arena);
 }
 
 /* throwIfRebalanceInProgress */
