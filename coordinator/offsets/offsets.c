@@ -401,18 +401,38 @@ typedef struct {
     kc_uuid_t id;
 } commit_key_t;
 
+/* One OffsetCommit on its way through the steps below: KafkaApis' checks
+ * of each topic and partition, then OffsetMetadataManager.commitOffset for
+ * the partitions they leave. */
+typedef struct {
+    kc_coord_t *c;
+    const kc_request_ctx_t *ctx;
+    const kc_offset_commit_request_t *req;
+    kc_result_t *res;
+    kc_arena_t arena;         /* the arrays below and the response's */
+    int32_t ntopics;
+    commit_key_t *keys;       /* each request topic's name and id */
+    commit_entry_t *entries;  /* each request partition, in request order */
+    size_t n;
+    size_t ncoord;            /* the entries left for the coordinator */
+} offset_commit_t;
+
 /*
  * Builds the response as KafkaApis does: partitions failing the topic
  * checks first (one response topic per topic key), then the coordinator's
- * answer merged in. When append_error is set, every coordinator partition
- * carries it (the body for a failed commit). Arrays come from arena.
+ * answer merged in. When append_failed is set, every coordinator partition
+ * carries the write error (the body for a failed commit). Arrays come from
+ * the commit's arena.
  */
-static void fill_commit_response(kc_offset_commit_response_t *out, int16_t version,
-                                 const commit_key_t *keys, int32_t nkeys,
-                                 const commit_entry_t *entries, size_t nentries,
-                                 const int32_t *entry_key, bool append_failed, kc_arena_t *arena)
+static void fill_commit_response(kc_offset_commit_response_t *out, offset_commit_t *oc,
+                                 bool append_failed)
 {
-    bool by_id = version >= 10;
+    bool by_id = oc->ctx->api_version >= 10;
+    const commit_key_t *keys = oc->keys;
+    const commit_entry_t *entries = oc->entries;
+    int32_t nkeys = oc->ntopics;
+    size_t nentries = oc->n;
+    kc_arena_t *arena = &oc->arena;
     int32_t *topic_of_key = kc_arena_alloc(arena, sizeof(int32_t) * (size_t)(nkeys + 1));
     commit_key_t *rkeys = kc_arena_alloc(arena, sizeof(commit_key_t) * (size_t)(nkeys * 2 + 1));
     int32_t *rcount = kc_arena_alloc(arena, sizeof(int32_t) * (size_t)(nkeys * 2 + 1));
@@ -425,7 +445,7 @@ static void fill_commit_response(kc_offset_commit_response_t *out, int16_t versi
     for (size_t i = 0; i < nentries; i++) {
         if (entries[i].coordinator)
             continue;
-        const commit_key_t *k = &keys[entry_key[i]];
+        const commit_key_t *k = &keys[entries[i].topic];
         int32_t t = -1;
         for (int32_t j = 0; j < nr && t < 0; j++)
             if (by_id ? uuid_eq(rkeys[j].id, k->id) : same_str(rkeys[j].name, k->name))
@@ -444,7 +464,7 @@ static void fill_commit_response(kc_offset_commit_response_t *out, int16_t versi
             continue;
         int32_t req_topic = entries[i].topic;
         if (topic_of_key[req_topic] < 0) {
-            const commit_key_t *k = &keys[entry_key[i]];
+            const commit_key_t *k = &keys[req_topic];
             int32_t t = -1;
             for (int32_t j = 0; j < nerr_topics && t < 0; j++)
                 if (by_id ? uuid_eq(rkeys[j].id, k->id) : same_str(rkeys[j].name, k->name))
@@ -485,137 +505,164 @@ static void fill_commit_response(kc_offset_commit_response_t *out, int16_t versi
     *out = resp;
 }
 
-void kc_coord_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
-                            const kc_offset_commit_request_t *req, kc_result_t *res)
+/* KafkaApis.handleOffsetCommitRequest's check of request topic i: from
+ * v10 known by id, then readable by the principal; before, readable first
+ * (TOPIC_AUTHORIZATION_FAILED before any other check), then known by name.
+ * Sets the topic's key and *npart (its partition count, -1 when not
+ * checked); returns the error of all its partitions. */
+static int16_t commit_check_topic(offset_commit_t *oc, int32_t i, int32_t *npart)
 {
-    int16_t version = ctx->api_version;
-    int64_t now = ctx->now_ms;
-    const kc_coord_config_t *cfg = kc_coord_config(c);
-    kc_arena_t arena;
-    kc_arena_init(&arena);
-    int32_t ntopics = req->topics.count < 0 ? 0 : req->topics.count;
+    const kc_offset_commit_request_topic_t *tp = &oc->req->topics.items[i];
+    commit_key_t *key = &oc->keys[i];
+    int16_t topic_err = KC_ERR_NONE;
+    *npart = -1;
+    if (oc->ctx->api_version >= 10) {
+        key->id = tp->topic_id;
+        key->name = str_of("", 0);
+        kc_uuid_t ignored;
+        if (!topic_by_id(oc->c, tp->topic_id, &key->name) ||
+            !topic_by_name(oc->c, key->name, npart, &ignored))
+            topic_err = KC_ERR_UNKNOWN_TOPIC_ID;
+        else if (!kc_request_authorized(oc->ctx, KC_OP_READ, KC_RES_TOPIC, key->name))
+            topic_err = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+    } else {
+        key->name = tp->name;
+        if (!kc_request_authorized(oc->ctx, KC_OP_READ, KC_RES_TOPIC, tp->name))
+            topic_err = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+        else if (!topic_by_name(oc->c, tp->name, npart, &key->id))
+            topic_err = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+    }
+    return topic_err;
+}
+
+/* KafkaApis.handleOffsetCommitRequest: each partition of each topic gets
+ * its topic's error, or UNKNOWN_TOPIC_OR_PARTITION beyond the topic's
+ * partitions; the others go to the coordinator. */
+static void commit_check_topics(offset_commit_t *oc)
+{
+    const kc_offset_commit_request_t *req = oc->req;
     size_t nparts = 0;
-    for (int32_t i = 0; i < ntopics; i++)
+    for (int32_t i = 0; i < oc->ntopics; i++)
         nparts += (size_t)(req->topics.items[i].partitions.count < 0
                                ? 0
                                : req->topics.items[i].partitions.count);
-
-    commit_key_t *keys = kc_arena_alloc(&arena, sizeof(*keys) * (size_t)(ntopics + 1));
-    commit_entry_t *entries = kc_arena_alloc(&arena, sizeof(*entries) * (nparts + 1));
-    int32_t *entry_key = kc_arena_alloc(&arena, sizeof(*entry_key) * (nparts + 1));
-    size_t n = 0, ncoord = 0;
-
-    /* Topic checks (KafkaApis.handleOffsetCommitRequest). */
-    for (int32_t i = 0; i < ntopics; i++) {
+    oc->keys = kc_arena_alloc(&oc->arena, sizeof(*oc->keys) * (size_t)(oc->ntopics + 1));
+    oc->entries = kc_arena_alloc(&oc->arena, sizeof(*oc->entries) * (nparts + 1));
+    for (int32_t i = 0; i < oc->ntopics; i++) {
         const kc_offset_commit_request_topic_t *tp = &req->topics.items[i];
-        int16_t topic_err = KC_ERR_NONE;
-        int32_t npart = -1;
-        if (version >= 10) {
-            keys[i].id = tp->topic_id;
-            keys[i].name = str_of("", 0);
-            kc_uuid_t ignored;
-            if (!topic_by_id(c, tp->topic_id, &keys[i].name) ||
-                !topic_by_name(c, keys[i].name, &npart, &ignored))
-                topic_err = KC_ERR_UNKNOWN_TOPIC_ID;
-        } else {
-            keys[i].name = tp->name;
-            if (!kc_request_authorized(ctx, KC_OP_READ, KC_RES_TOPIC, tp->name))
-                topic_err = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
-            else if (!topic_by_name(c, tp->name, &npart, &keys[i].id))
-                topic_err = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
-        }
-        /* Unauthorized topics get TOPIC_AUTHORIZATION_FAILED before any other check. */
-        if (version >= 10 && topic_err == KC_ERR_NONE &&
-            !kc_request_authorized(ctx, KC_OP_READ, KC_RES_TOPIC, keys[i].name))
-            topic_err = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+        int32_t npart;
+        int16_t topic_err = commit_check_topic(oc, i, &npart);
         for (int32_t j = 0; j < tp->partitions.count; j++) {
             int32_t p = tp->partitions.items[j].partition_index;
-            commit_entry_t *e = &entries[n];
+            commit_entry_t *e = &oc->entries[oc->n++];
             e->topic = i;
             e->partition = p;
             e->error = topic_err;
             if (e->error == KC_ERR_NONE && npart >= 0 && (p < 0 || p >= npart))
                 e->error = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
             e->coordinator = e->error == KC_ERR_NONE;
-            ncoord += e->coordinator;
-            entry_key[n] = i;
-            n++;
+            oc->ncoord += e->coordinator;
         }
     }
+}
 
-    /* The coordinator (OffsetMetadataManager.commitOffset), only called with
-     * at least one partition left. */
-    int16_t group_err = KC_ERR_NONE;
-    size_t first_record = res->nrecords;
-    if (ncoord > 0) {
-        kc_group_t *g = NULL;
-        if (!kc_coord_is_loaded(c)) {
-            group_err = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
-        } else if ((g = kc_group_get(c, req->group_id)) == NULL) {
-            if (req->generation_id_or_member_epoch < 0) {
-                kc_log_info(LOG, "[GroupId %.*s] Creating a simple consumer group via manual offset commit.",
-                            (int)req->group_id.len, req->group_id.ptr);
-                g = (kc_group_t *)kc_classic_group_find_or_create(c, req->group_id);
-            } else {
-                group_err = version >= 9 ? KC_ERR_GROUP_ID_NOT_FOUND : KC_ERR_ILLEGAL_GENERATION;
+/* OffsetMetadataManager.validateOffsetCommit: the group, a simple group
+ * created for a commit from outside group management, then the group
+ * type's own check of the member and generation (for consumer and streams
+ * groups the member epoch stands in the generation's place). */
+static int16_t commit_validate_group(offset_commit_t *oc)
+{
+    const kc_offset_commit_request_t *req = oc->req;
+    int16_t version = oc->ctx->api_version;
+    if (!kc_coord_is_loaded(oc->c))
+        return KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
+    kc_group_t *g = kc_group_get(oc->c, req->group_id);
+    if (g == NULL) {
+        if (req->generation_id_or_member_epoch >= 0)
+            return version >= 9 ? KC_ERR_GROUP_ID_NOT_FOUND : KC_ERR_ILLEGAL_GENERATION;
+        kc_log_info(LOG, "[GroupId %.*s] Creating a simple consumer group via manual offset commit.",
+                    (int)req->group_id.len, req->group_id.ptr);
+        g = (kc_group_t *)kc_classic_group_find_or_create(oc->c, req->group_id);
+        if (g == NULL) /* a null group id: no group to check */
+            return KC_ERR_NONE;
+    }
+    kc_offset_commit_args_t a = {
+        req->member_id.len < 0 ? str_of("", 0) : req->member_id, req->group_instance_id,
+        req->generation_id_or_member_epoch, version, oc->ctx->now_ms};
+    return g->ops->validate_offset_commit(oc->c, g, &a);
+}
+
+/* commitOffset: each partition left gets OFFSET_METADATA_TOO_LARGE or its
+ * record, expiring after the request's retention time when it has one. */
+static void commit_write_offsets(offset_commit_t *oc)
+{
+    const kc_offset_commit_request_t *req = oc->req;
+    int64_t now = oc->ctx->now_ms;
+    int32_t max_bytes = kc_coord_config(oc->c)->offset_metadata_max_bytes;
+    int64_t expire = -1;
+    if (req->retention_time_ms != -1) /* wraps on overflow, as Java's long does */
+        expire = (int64_t)((uint64_t)now + (uint64_t)req->retention_time_ms);
+    size_t k = 0;
+    for (int32_t i = 0; i < oc->ntopics; i++) {
+        const kc_offset_commit_request_topic_t *tp = &req->topics.items[i];
+        for (int32_t j = 0; j < tp->partitions.count; j++, k++) {
+            commit_entry_t *e = &oc->entries[k];
+            if (!e->coordinator)
+                continue;
+            const kc_offset_commit_request_partition_t *part = &tp->partitions.items[j];
+            kc_str_t meta = part->committed_metadata;
+            if (meta.len >= 0 && java_length(meta) > max_bytes) {
+                e->error = KC_ERR_OFFSET_METADATA_TOO_LARGE;
+                continue;
             }
-        }
-        if (group_err == KC_ERR_NONE && g) {
-            /* For consumer and streams groups the member epoch stands in
-             * the generation's place. */
-            kc_offset_commit_args_t a = {
-                req->member_id.len < 0 ? str_of("", 0) : req->member_id, req->group_instance_id,
-                req->generation_id_or_member_epoch, version, now};
-            group_err = g->ops->validate_offset_commit(c, g, &a);
-        }
-        int64_t expire = -1;
-        if (req->retention_time_ms != -1) /* wraps on overflow, as Java's long does */
-            expire = (int64_t)((uint64_t)now + (uint64_t)req->retention_time_ms);
-        if (group_err != KC_ERR_NONE) {
-            for (size_t i = 0; i < n; i++)
-                if (entries[i].coordinator)
-                    entries[i].error = group_err;
-        }
-        if (group_err == KC_ERR_NONE) {
-            size_t k = 0;
-            for (int32_t i = 0; i < ntopics; i++) {
-                const kc_offset_commit_request_topic_t *tp = &req->topics.items[i];
-                for (int32_t j = 0; j < tp->partitions.count; j++, k++) {
-                    commit_entry_t *e = &entries[k];
-                    if (!e->coordinator)
-                        continue;
-                    const kc_offset_commit_request_partition_t *part = &tp->partitions.items[j];
-                    kc_str_t meta = part->committed_metadata;
-                    if (meta.len >= 0 && java_length(meta) > cfg->offset_metadata_max_bytes) {
-                        e->error = KC_ERR_OFFSET_METADATA_TOO_LARGE;
-                        continue;
-                    }
-                    kc_offset_entry_t oe;
-                    memset(&oe, 0, sizeof(oe));
-                    oe.offset = part->committed_offset;
-                    oe.leader_epoch = part->committed_leader_epoch;
-                    oe.metadata = (char *)(meta.len > 0 ? meta.ptr : NULL);
-                    oe.metadata_len = meta.len > 0 ? meta.len : 0;
-                    /* v1 carried the client's commit timestamp (used when set). */
-                    oe.commit_timestamp_ms =
-                        part->commit_timestamp != -1 ? part->commit_timestamp : now;
-                    oe.expire_timestamp_ms = expire;
-                    oe.topic_id = keys[i].id;
-                    e->error = KC_ERR_NONE;
-                    emit(c, res, req->group_id, keys[i].name, part->partition_index, &oe);
-                }
-            }
+            kc_offset_entry_t oe;
+            memset(&oe, 0, sizeof(oe));
+            oe.offset = part->committed_offset;
+            oe.leader_epoch = part->committed_leader_epoch;
+            oe.metadata = (char *)(meta.len > 0 ? meta.ptr : NULL);
+            oe.metadata_len = meta.len > 0 ? meta.len : 0;
+            /* v1 carried the client's commit timestamp (used when set). */
+            oe.commit_timestamp_ms = part->commit_timestamp != -1 ? part->commit_timestamp : now;
+            oe.expire_timestamp_ms = expire;
+            oe.topic_id = oc->keys[i].id;
+            e->error = KC_ERR_NONE;
+            emit(oc->c, oc->res, req->group_id, oc->keys[i].name, part->partition_index, &oe);
         }
     }
+}
 
+/* The answer, with the body for a failed commit when records were written. */
+static void commit_respond(offset_commit_t *oc, size_t first_record)
+{
     kc_offset_commit_response_t body, error_body;
-    fill_commit_response(&body, version, keys, ntopics, entries, n, entry_key, false, &arena);
-    bool with_records = kc_result_wrote_since(res, first_record);
+    fill_commit_response(&body, oc, false);
+    bool with_records = kc_result_wrote_since(oc->res, first_record);
     if (with_records)
-        fill_commit_response(&error_body, version, keys, ntopics, entries, n, entry_key, true,
-                             &arena);
-    kc_result_respond(res, ctx, &body, with_records ? &error_body : NULL);
-    kc_arena_deinit(&arena);
+        fill_commit_response(&error_body, oc, true);
+    kc_result_respond(oc->res, oc->ctx, &body, with_records ? &error_body : NULL);
+}
+
+void kc_coord_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                            const kc_offset_commit_request_t *req, kc_result_t *res)
+{
+    offset_commit_t oc = {.c = c, .ctx = ctx, .req = req, .res = res,
+                          .ntopics = req->topics.count < 0 ? 0 : req->topics.count};
+    kc_arena_init(&oc.arena);
+    commit_check_topics(&oc);
+    size_t first_record = res->nrecords;
+    /* The coordinator is only called with at least one partition left. */
+    if (oc.ncoord > 0) {
+        int16_t group_err = commit_validate_group(&oc);
+        if (group_err == KC_ERR_NONE) {
+            commit_write_offsets(&oc);
+        } else {
+            for (size_t i = 0; i < oc.n; i++)
+                if (oc.entries[i].coordinator)
+                    oc.entries[i].error = group_err;
+        }
+    }
+    commit_respond(&oc, first_record);
+    kc_arena_deinit(&oc.arena);
 }
 
 /* ---- OffsetFetch ---------------------------------------------------------- */
