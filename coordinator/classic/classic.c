@@ -1698,6 +1698,120 @@ static void remove_pending_sync_member(kc_coord_t *c, kc_classic_group_t *g, con
     }
 }
 
+/* One SyncGroup on its way through the steps below (classicGroupSync): the
+ * request, and the classic group and member it names. */
+typedef struct {
+    kc_coord_t *c;
+    const kc_request_ctx_t *ctx;
+    const kc_sync_group_request_t *req;
+    kc_result_t *res;
+    kc_classic_group_t *g;  /* NULL: no classic group of that id */
+    classic_member_t *m;    /* the member, once validated */
+} sync_call_t;
+
+/* classicGroupSyncToConsumerGroup: the answer waits for the iteration's
+ * commit like every other. */
+static void sync_to_consumer_group(sync_call_t *s, kc_consumer_group_t *consumer)
+{
+    const kc_sync_group_request_t *req = s->req;
+    kc_buf_t asg;
+    kc_buf_init(&asg);
+    int16_t err = kc_consumer_classic_sync(s->c, s->ctx, consumer, req, &asg);
+    char *ptype = err || req->protocol_type.len < 0 ? NULL : dup_str(req->protocol_type);
+    char *pname = err || req->protocol_name.len < 0 ? NULL : dup_str(req->protocol_name);
+    classic_parked_t p = park(s->ctx);
+    send_sync(s->res, &p, err, ptype, pname, asg.data, (int32_t)asg.len, false);
+    free(ptype);
+    free(pname);
+    kc_buf_deinit(&asg);
+}
+
+/* validateSyncGroup: the group alive, the member, its generation, the
+ * protocol type and name. */
+static int16_t validate_sync_group(const sync_call_t *s)
+{
+    const kc_classic_group_t *g = s->g;
+    const kc_sync_group_request_t *req = s->req;
+    if (g->state == CLASSIC_DEAD)
+        return KC_ERR_COORDINATOR_NOT_AVAILABLE;
+    int16_t err = group_validate_member(g, req->member_id, req->group_instance_id, "sync-group");
+    if (err)
+        return err;
+    if (req->generation_id != g->generation_id)
+        return KC_ERR_ILLEGAL_GENERATION;
+    if (protocol_inconsistent(req->protocol_type, g->protocol_type) ||
+        protocol_inconsistent(req->protocol_name, g->protocol_name))
+        return KC_ERR_INCONSISTENT_GROUP_PROTOCOL;
+    return KC_ERR_NONE;
+}
+
+/* The leader's assignment: every member's (the last entry of a member
+ * wins; a member without one gets an empty one), the group's record, then
+ * setAndPropagateAssignment and the transition to Stable. */
+static void sync_leader_assignment(sync_call_t *s)
+{
+    kc_classic_group_t *g = s->g;
+    const kc_sync_group_request_t *req = s->req;
+    size_t nstatic = 0;
+    for (size_t i = 0; i < g->nmembers; i++)
+        nstatic += g->members[i]->group_instance_id != NULL;
+    kc_log_info(LOG_COMP,
+                "Assignment received from leader %s for group %s for generation %d. The group has "
+                "%zu members, %zu of which are static.",
+                s->m->member_id, g->group_id, g->generation_id, g->nmembers, nstatic);
+    int32_t n = req->assignments.count > 0 ? req->assignments.count : 0;
+    strset_t missing = {0};
+    for (size_t i = 0; i < g->nmembers; i++) {
+        classic_member_t *x = g->members[i];
+        bool found = false;
+        for (int32_t k = n - 1; k >= 0 && !found; k--) {
+            if (str_eq_c(req->assignments.items[k].member_id, x->member_id)) {
+                kc_bytes_t a = req->assignments.items[k].assignment;
+                member_set_assignment(x, a.ptr, a.len);
+                found = true;
+            }
+        }
+        if (!found) {
+            strset_add(&missing, x->member_id, strlen(x->member_id));
+            member_set_assignment(x, NULL, 0);
+        }
+    }
+    if (missing.n) {
+        char buf[2048];
+        kc_log_warn(LOG_COMP, "Setting empty assignments for members %s of %s for generation %d.",
+                    strset_fmt(&missing, buf, sizeof(buf)), g->group_id, g->generation_id);
+    }
+    strset_free(&missing);
+    /* The record goes out with this result; the answers wait for its commit. */
+    write_group_record(g, false, s->res);
+    propagate_assignment(s->c, g, KC_ERR_NONE, s->ctx->now_ms, s->res, true);
+    group_transition(g, CLASSIC_STABLE, s->ctx->now_ms, s->m, "the leader sent the assignment");
+}
+
+/* CompletingRebalance: the member's answer is parked until the leader's
+ * assignment; the leader's SyncGroup brings it. */
+static void sync_completing_rebalance(sync_call_t *s)
+{
+    classic_member_t *m = s->m;
+    if (member_awaiting_sync(m))
+        kc_log_debug(LOG_COMP, "Member %s of group %s replaced its pending SyncGroup",
+                     m->member_id, s->g->group_id);
+    m->sync = park(s->ctx);
+    remove_pending_sync_member(s->c, s->g, m->member_id);
+    if (group_is_leader(s->g, m->member_id))
+        sync_leader_assignment(s);
+}
+
+/* Stable: the member's current assignment. */
+static void sync_stable(sync_call_t *s)
+{
+    kc_classic_group_t *g = s->g;
+    remove_pending_sync_member(s->c, g, s->m->member_id);
+    classic_parked_t p = park(s->ctx);
+    send_sync(s->res, &p, KC_ERR_NONE, g->protocol_type, g->protocol_name, s->m->assignment,
+              s->m->assignment_len, false);
+}
+
 void kc_coord_sync_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
                          const kc_sync_group_request_t *req, kc_result_t *res)
 {
@@ -1715,98 +1829,33 @@ void kc_coord_sync_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
         send_sync_error(res, ctx, KC_ERR_COORDINATOR_LOAD_IN_PROGRESS);
         return;
     }
-    kc_classic_group_t *g = classic_get(c, req->group_id.ptr, (size_t)req->group_id.len);
-    kc_consumer_group_t *consumer = g ? NULL : kc_consumer_group_find(c, req->group_id);
+    sync_call_t s = {.c = c, .ctx = ctx, .req = req, .res = res,
+                     .g = classic_get(c, req->group_id.ptr, (size_t)req->group_id.len)};
+    kc_consumer_group_t *consumer = s.g ? NULL : kc_consumer_group_find(c, req->group_id);
     if (consumer && !kc_consumer_group_is_empty(consumer)) {
-        /* classicGroupSyncToConsumerGroup: the answer waits for the
-         * iteration's commit like every other. */
-        kc_buf_t asg;
-        kc_buf_init(&asg);
-        int16_t err = kc_consumer_classic_sync(c, ctx, consumer, req, &asg);
-        char *ptype = err || req->protocol_type.len < 0 ? NULL : dup_str(req->protocol_type);
-        char *pname = err || req->protocol_name.len < 0 ? NULL : dup_str(req->protocol_name);
-        classic_parked_t p = park(ctx);
-        send_sync(res, &p, err, ptype, pname, asg.data, (int32_t)asg.len, false);
-        free(ptype);
-        free(pname);
-        kc_buf_deinit(&asg);
+        sync_to_consumer_group(&s, consumer);
         return;
     }
-    if (!g || g->state == CLASSIC_EMPTY) {
+    if (!s.g || s.g->state == CLASSIC_EMPTY) {
         send_sync_error(res, ctx, KC_ERR_UNKNOWN_MEMBER_ID);
         return;
     }
-    int16_t err = KC_ERR_NONE;
-    if (g->state == CLASSIC_DEAD) {
-        err = KC_ERR_COORDINATOR_NOT_AVAILABLE;
-    } else {
-        err = group_validate_member(g, req->member_id, req->group_instance_id, "sync-group");
-        if (!err && req->generation_id != g->generation_id)
-            err = KC_ERR_ILLEGAL_GENERATION;
-        else if (!err && (protocol_inconsistent(req->protocol_type, g->protocol_type) ||
-                          protocol_inconsistent(req->protocol_name, g->protocol_name)))
-            err = KC_ERR_INCONSISTENT_GROUP_PROTOCOL;
-    }
+    int16_t err = validate_sync_group(&s);
     if (err) {
         send_sync_error(res, ctx, err);
         return;
     }
-    classic_member_t *m = group_member_s(g, req->member_id);
-    switch (g->state) {
+    s.m = group_member_s(s.g, req->member_id);
+    switch (s.g->state) {
     case CLASSIC_PREPARING_REBALANCE:
         send_sync_error(res, ctx, KC_ERR_REBALANCE_IN_PROGRESS);
         break;
-    case CLASSIC_COMPLETING_REBALANCE: {
-        if (member_awaiting_sync(m))
-            kc_log_debug(LOG_COMP, "Member %s of group %s replaced its pending SyncGroup",
-                         m->member_id, g->group_id);
-        m->sync = park(ctx);
-        remove_pending_sync_member(c, g, m->member_id);
-        if (!group_is_leader(g, m->member_id))
-            break;
-        size_t nstatic = 0;
-        for (size_t i = 0; i < g->nmembers; i++)
-            nstatic += g->members[i]->group_instance_id != NULL;
-        kc_log_info(LOG_COMP,
-                    "Assignment received from leader %s for group %s for generation %d. The group has "
-                    "%zu members, %zu of which are static.",
-                    m->member_id, g->group_id, g->generation_id, g->nmembers, nstatic);
-        int32_t n = req->assignments.count > 0 ? req->assignments.count : 0;
-        strset_t missing = {0};
-        for (size_t i = 0; i < g->nmembers; i++) {
-            classic_member_t *x = g->members[i];
-            bool found = false;
-            for (int32_t k = n - 1; k >= 0 && !found; k--) { /* the last entry wins */
-                if (str_eq_c(req->assignments.items[k].member_id, x->member_id)) {
-                    kc_bytes_t a = req->assignments.items[k].assignment;
-                    member_set_assignment(x, a.ptr, a.len);
-                    found = true;
-                }
-            }
-            if (!found) {
-                strset_add(&missing, x->member_id, strlen(x->member_id));
-                member_set_assignment(x, NULL, 0);
-            }
-        }
-        if (missing.n) {
-            char buf[2048];
-            kc_log_warn(LOG_COMP, "Setting empty assignments for members %s of %s for generation %d.",
-                        strset_fmt(&missing, buf, sizeof(buf)), g->group_id, g->generation_id);
-        }
-        strset_free(&missing);
-        /* The record goes out with this result; the answers wait for its commit. */
-        write_group_record(g, false, res);
-        propagate_assignment(c, g, KC_ERR_NONE, ctx->now_ms, res, true);
-        group_transition(g, CLASSIC_STABLE, ctx->now_ms, m, "the leader sent the assignment");
+    case CLASSIC_COMPLETING_REBALANCE:
+        sync_completing_rebalance(&s);
         break;
-    }
-    case CLASSIC_STABLE: {
-        remove_pending_sync_member(c, g, m->member_id);
-        classic_parked_t p = park(ctx);
-        send_sync(res, &p, KC_ERR_NONE, g->protocol_type, g->protocol_name, m->assignment,
-                  m->assignment_len, false);
+    case CLASSIC_STABLE:
+        sync_stable(&s);
         break;
-    }
     case CLASSIC_EMPTY:
     case CLASSIC_DEAD:
         send_sync_error(res, ctx, KC_ERR_UNKNOWN_SERVER_ERROR);
@@ -1902,6 +1951,18 @@ static void send_leave(kc_result_t *res, const kc_request_ctx_t *ctx, int16_t to
     kc_arena_deinit(&arena);
 }
 
+/* The MEMBER_REMOVED event of a member leaving through LeaveGroup. */
+static void emit_member_left(kc_coord_t *c, const kc_classic_group_t *g, const char *member_id,
+                             const char *reason, int64_t now_ms)
+{
+    char why[600];
+    snprintf(why, sizeof(why), "LeaveGroup (client reason: %s)", reason);
+    kc_coord_emit(c, KC_COORD_EV_MEMBER_REMOVED, g->group_id, member_id, why, g->generation_id, 0,
+                  now_ms);
+}
+
+/* removeCurrentMemberFromClassicGroup: its pending JoinGroup answers
+ * UNKNOWN_MEMBER_ID before it goes. */
 static void remove_current_member(kc_coord_t *c, kc_classic_group_t *g, classic_member_t *m,
                                   const char *reason, int64_t now_ms, kc_result_t *res)
 {
@@ -1912,131 +1973,159 @@ static void remove_current_member(kc_coord_t *c, kc_classic_group_t *g, classic_
                 g->group_id, m->member_id, reason, or_null(m->group_instance_id), g->generation_id);
     join_answer_t a = {KC_ERR_UNKNOWN_MEMBER_ID, -1, NULL, NULL, NULL, false, "", NULL};
     complete_join_future(g, m, &a, res, false);
-    char why[600];
-    snprintf(why, sizeof(why), "LeaveGroup (client reason: %s)", reason);
-    kc_coord_emit(c, KC_COORD_EV_MEMBER_REMOVED, g->group_id, m->member_id, why, g->generation_id,
-                  0, now_ms);
+    emit_member_left(c, g, m->member_id, reason, now_ms);
     group_remove(g, m->member_id);
+}
+
+/* One LeaveGroup on its way through the steps below (classicGroupLeave):
+ * the request's member identities, each with its error, and the ids of
+ * the accepted leaves. */
+typedef struct {
+    kc_coord_t *c;
+    const kc_request_ctx_t *ctx;
+    kc_result_t *res;
+    leave_item_t *items;  /* the member identities (one below v3) */
+    int32_t n;
+    strset_t left;        /* ids of the accepted leaves, in request order, as Kafka lists them */
+} leave_call_t;
+
+/* The request's member identities: below v3 its one member id. */
+static void leave_identities(leave_call_t *l, const kc_leave_group_request_t *req)
+{
+    if (l->ctx->api_version < 3) {
+        l->n = 1;
+        l->items = kc_xcalloc(1, sizeof(*l->items));
+        l->items[0].member_id = req->member_id;
+        l->items[0].group_instance_id = KC_STR_NULL;
+        l->items[0].reason = KC_STR_NULL;
+        return;
+    }
+    l->n = req->members.count > 0 ? req->members.count : 0;
+    l->items = kc_xcalloc((size_t)(l->n ? l->n : 1), sizeof(*l->items));
+    for (int32_t i = 0; i < l->n; i++) {
+        l->items[i].member_id = req->members.items[i].member_id;
+        l->items[i].group_instance_id = req->members.items[i].group_instance_id;
+        l->items[i].reason = req->members.items[i].reason;
+    }
+}
+
+/* classicGroupLeaveToConsumerGroup */
+static void leave_to_consumer_group(leave_call_t *l, kc_consumer_group_t *consumer)
+{
+    int32_t n = l->n;
+    kc_str_t *ids = kc_xcalloc((size_t)n + 1, 3 * sizeof(*ids));
+    int16_t *errors = kc_xcalloc((size_t)n + 1, sizeof(*errors));
+    for (int32_t i = 0; i < n; i++) {
+        ids[i] = l->items[i].member_id;
+        ids[n + i] = l->items[i].group_instance_id;
+        ids[2 * n + i] = l->items[i].reason;
+    }
+    kc_consumer_classic_leave(l->c, l->ctx, consumer, ids, ids + n, ids + 2 * n, errors, n,
+                              l->res);
+    for (int32_t i = 0; i < n; i++)
+        l->items[i].error_code = errors[i];
+    send_leave(l->res, l->ctx, KC_ERR_NONE, l->items, n);
+    free(ids);
+    free(errors);
+}
+
+/* A pending member leaves (as classicGroupLeaveToClassicGroup removes one
+ * that never joined with its id). */
+static void leave_pending_member(leave_call_t *l, kc_classic_group_t *g, kc_str_t member_id,
+                                 const char *reason)
+{
+    char *id = dup_nn(member_id);
+    emit_member_left(l->c, g, id, reason, l->ctx->now_ms);
+    group_remove(g, id);
+    cancel_heartbeat(l->c, g, id);
+    kc_log_info(LOG_COMP,
+                "[Group %s] Pending member %s has left group through explicit `LeaveGroup` "
+                "request; client reason: %s",
+                g->group_id, id, reason);
+    strlist_append(&l->left, id, strlen(id));
+    free(id);
+}
+
+/* classicGroupLeaveToClassicGroup for one member identity: a static member
+ * removed by an admin by instance id alone, a pending member, or a
+ * validated current member. */
+static void leave_member(leave_call_t *l, kc_classic_group_t *g, leave_item_t *it)
+{
+    char rbuf[512];
+    const char *reason = it->reason.len >= 0
+                             ? (snprintf(rbuf, sizeof(rbuf), "%.*s", (int)it->reason.len,
+                                         it->reason.ptr ? it->reason.ptr : ""),
+                                rbuf)
+                             : "not provided";
+    if (it->member_id.len <= 0) {
+        classic_member_t *m = group_static_member(g, it->group_instance_id);
+        if (m) {
+            remove_current_member(l->c, g, m, reason, l->ctx->now_ms, l->res);
+            strlist_append(&l->left, "", 0);
+        } else {
+            it->error_code = KC_ERR_UNKNOWN_MEMBER_ID;
+        }
+    } else if (group_is_pending(g, it->member_id)) {
+        leave_pending_member(l, g, it->member_id, reason);
+    } else {
+        int16_t err = group_validate_member(g, it->member_id, it->group_instance_id, "leave-group");
+        if (err) {
+            it->error_code = err;
+        } else {
+            classic_member_t *m = group_member_s(g, it->member_id);
+            strlist_append(&l->left, m->member_id, strlen(m->member_id));
+            remove_current_member(l->c, g, m, reason, l->ctx->now_ms, l->res);
+        }
+    }
+}
+
+/* classicGroupLeaveToClassicGroup: each member identity, then, when any
+ * member left, maybePrepareRebalanceOrCompleteJoin (Stable,
+ * CompletingRebalance) or maybeCompleteJoinPhase (PreparingRebalance). */
+static void leave_to_classic_group(leave_call_t *l, kc_classic_group_t *g)
+{
+    for (int32_t i = 0; i < l->n; i++)
+        leave_member(l, g, &l->items[i]);
+    if (l->left.n) {
+        char buf[2048], reason[2200];
+        strset_fmt(&l->left, buf, sizeof(buf));
+        buf[0] = '(';
+        buf[strlen(buf) - 1] = ')';
+        snprintf(reason, sizeof(reason), "explicit `LeaveGroup` request for %s members.", buf);
+        if (g->state == CLASSIC_STABLE || g->state == CLASSIC_COMPLETING_REBALANCE)
+            maybe_prepare_rebalance_or_complete_join(l->c, g, reason, l->ctx->now_ms, l->res);
+        else if (g->state == CLASSIC_PREPARING_REBALANCE)
+            maybe_complete_join_phase(l->c, g, l->ctx->now_ms, l->res);
+    }
+    send_leave(l->res, l->ctx, KC_ERR_NONE, l->items, l->n);
 }
 
 void kc_coord_leave_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
                           const kc_leave_group_request_t *req, kc_result_t *res)
 {
-    int32_t n;
-    leave_item_t *items;
-    if (ctx->api_version < 3) {
-        n = 1;
-        items = kc_xcalloc(1, sizeof(*items));
-        items[0].member_id = req->member_id;
-        items[0].group_instance_id = KC_STR_NULL;
-        items[0].reason = KC_STR_NULL;
-    } else {
-        n = req->members.count > 0 ? req->members.count : 0;
-        items = kc_xcalloc((size_t)(n ? n : 1), sizeof(*items));
-        for (int32_t i = 0; i < n; i++) {
-            items[i].member_id = req->members.items[i].member_id;
-            items[i].group_instance_id = req->members.items[i].group_instance_id;
-            items[i].reason = req->members.items[i].reason;
-        }
-    }
-
-    kc_classic_group_t *g = NULL;
+    leave_call_t l = {.c = c, .ctx = ctx, .res = res};
+    leave_identities(&l, req);
     if (req->group_id.len <= 0) {
         send_leave(res, ctx, KC_ERR_INVALID_GROUP_ID, NULL, 0);
-        goto out;
-    }
-    if (!c->loaded) {
+    } else if (!c->loaded) {
         send_leave(res, ctx, KC_ERR_COORDINATOR_LOAD_IN_PROGRESS, NULL, 0);
-        goto out;
-    }
-    g = classic_get(c, req->group_id.ptr, (size_t)req->group_id.len);
-    kc_consumer_group_t *consumer = g ? NULL : kc_consumer_group_find(c, req->group_id);
-    if (consumer) {
-        /* classicGroupLeaveToConsumerGroup */
-        kc_str_t *ids = kc_xcalloc((size_t)n + 1, 3 * sizeof(*ids));
-        int16_t *errors = kc_xcalloc((size_t)n + 1, sizeof(*errors));
-        for (int32_t i = 0; i < n; i++) {
-            ids[i] = items[i].member_id;
-            ids[n + i] = items[i].group_instance_id;
-            ids[2 * n + i] = items[i].reason;
-        }
-        kc_consumer_classic_leave(c, ctx, consumer, ids, ids + n, ids + 2 * n, errors, n, res);
-        for (int32_t i = 0; i < n; i++)
-            items[i].error_code = errors[i];
-        send_leave(res, ctx, KC_ERR_NONE, items, n);
-        free(ids);
-        free(errors);
-        goto out;
-    }
-    if (!g) {
-        for (int32_t i = 0; i < n; i++)
-            items[i].error_code = KC_ERR_UNKNOWN_MEMBER_ID;
-        send_leave(res, ctx, KC_ERR_NONE, items, n);
-        goto out;
-    }
-    if (g->state == CLASSIC_DEAD) {
-        send_leave(res, ctx, KC_ERR_COORDINATOR_NOT_AVAILABLE, NULL, 0);
-        goto out;
-    }
-
-    strset_t left = {0}; /* ids of the accepted leaves, in request order, as Kafka lists them */
-    for (int32_t i = 0; i < n; i++) {
-        leave_item_t *it = &items[i];
-        char rbuf[512];
-        const char *reason = it->reason.len >= 0
-                                 ? (snprintf(rbuf, sizeof(rbuf), "%.*s", (int)it->reason.len,
-                                             it->reason.ptr ? it->reason.ptr : ""),
-                                    rbuf)
-                                 : "not provided";
-        if (it->member_id.len <= 0) {
-            /* Admin removal of a static member by instance id. */
-            classic_member_t *m = group_static_member(g, it->group_instance_id);
-            if (m) {
-                remove_current_member(c, g, m, reason, ctx->now_ms, res);
-                strlist_append(&left, "", 0);
-            } else {
-                it->error_code = KC_ERR_UNKNOWN_MEMBER_ID;
-            }
-        } else if (group_is_pending(g, it->member_id)) {
-            char *id = dup_nn(it->member_id);
-            char why[600];
-            snprintf(why, sizeof(why), "LeaveGroup (client reason: %s)", reason);
-            kc_coord_emit(c, KC_COORD_EV_MEMBER_REMOVED, g->group_id, id, why, g->generation_id, 0,
-                          ctx->now_ms);
-            group_remove(g, id);
-            cancel_heartbeat(c, g, id);
-            kc_log_info(LOG_COMP,
-                        "[Group %s] Pending member %s has left group through explicit `LeaveGroup` "
-                        "request; client reason: %s",
-                        g->group_id, id, reason);
-            strlist_append(&left, id, strlen(id));
-            free(id);
+    } else {
+        kc_classic_group_t *g = classic_get(c, req->group_id.ptr, (size_t)req->group_id.len);
+        kc_consumer_group_t *consumer = g ? NULL : kc_consumer_group_find(c, req->group_id);
+        if (consumer) {
+            leave_to_consumer_group(&l, consumer);
+        } else if (!g) {
+            for (int32_t i = 0; i < l.n; i++)
+                l.items[i].error_code = KC_ERR_UNKNOWN_MEMBER_ID;
+            send_leave(res, ctx, KC_ERR_NONE, l.items, l.n);
+        } else if (g->state == CLASSIC_DEAD) {
+            send_leave(res, ctx, KC_ERR_COORDINATOR_NOT_AVAILABLE, NULL, 0);
         } else {
-            int16_t err = group_validate_member(g, it->member_id, it->group_instance_id, "leave-group");
-            if (err) {
-                it->error_code = err;
-            } else {
-                classic_member_t *m = group_member_s(g, it->member_id);
-                strlist_append(&left, m->member_id, strlen(m->member_id));
-                remove_current_member(c, g, m, reason, ctx->now_ms, res);
-            }
+            leave_to_classic_group(&l, g);
         }
     }
-    if (left.n) {
-        char buf[2048], reason[2200];
-        strset_fmt(&left, buf, sizeof(buf));
-        buf[0] = '(';
-        buf[strlen(buf) - 1] = ')';
-        snprintf(reason, sizeof(reason), "explicit `LeaveGroup` request for %s members.", buf);
-        if (g->state == CLASSIC_STABLE || g->state == CLASSIC_COMPLETING_REBALANCE)
-            maybe_prepare_rebalance_or_complete_join(c, g, reason, ctx->now_ms, res);
-        else if (g->state == CLASSIC_PREPARING_REBALANCE)
-            maybe_complete_join_phase(c, g, ctx->now_ms, res);
-    }
-    strset_free(&left);
-    send_leave(res, ctx, KC_ERR_NONE, items, n);
-out:
-    free(items);
+    strset_free(&l.left);
+    free(l.items);
 }
 
 /* ---- DescribeGroups / ListGroups / DeleteGroups --------------------------- */
