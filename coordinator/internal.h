@@ -128,7 +128,7 @@ extern const kc_group_ops_t kc_streams_group_ops;  /* streams/streams.c */
  * as one it cannot parse. */
 bool kc_group_replay_allowed(kc_coord_t *c, kc_str_t group_id, kc_group_type_t type);
 
-/* ---- classic groups as seen by the offsets module ------------------- */
+/* ---- classic groups as seen by other modules ------------------------ */
 
 typedef struct kc_classic_group kc_classic_group_t;
 
@@ -146,7 +146,6 @@ kc_classic_group_t *kc_classic_group_find(kc_coord_t *c, kc_str_t group_id);
  * group-less commits); creation writes no record (as Kafka). */
 kc_classic_group_t *kc_classic_group_find_or_create(kc_coord_t *c, kc_str_t group_id);
 bool kc_classic_group_is_empty_state(const kc_classic_group_t *g);   /* state Empty */
-bool kc_classic_group_is_dead(const kc_classic_group_t *g);
 /* A "simple" group: Empty, no protocol type, no member, no pending join
  * (made by offsets alone); a group of another type replaces it. */
 bool kc_classic_group_is_simple(const kc_classic_group_t *g);
@@ -212,7 +211,6 @@ int16_t kc_consumer_group_validate_offset_commit(kc_consumer_group_t *g, kc_str_
 int16_t kc_consumer_group_validate_offset_fetch(kc_consumer_group_t *g, kc_str_t member_id,
                                                 int32_t member_epoch);
 
-kc_str_t kc_consumer_group_id(const kc_consumer_group_t *g);
 /* True when a member subscribes to topic by name or through a resolved
  * regex (ModernGroup.isSubscribedToTopic): OffsetDelete answers
  * GROUP_SUBSCRIBED_TO_TOPIC and retention keeps the topic's offsets. */
@@ -322,7 +320,6 @@ int16_t kc_streams_group_validate_offset_fetch(kc_streams_group_t *g, kc_str_t m
 bool kc_streams_group_is_subscribed_to(const kc_streams_group_t *g, kc_str_t topic);
 /* Empty, NotReady, Assigning, Reconciling, Stable (static string). */
 const char *kc_streams_group_state(const kc_streams_group_t *g);
-const char *kc_streams_group_id(const kc_streams_group_t *g);
 /* Calls fn for every streams group; fn must not create or delete groups. */
 void kc_streams_group_foreach(kc_coord_t *c, void (*fn)(kc_streams_group_t *g, void *arg),
                               void *arg);

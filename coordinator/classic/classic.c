@@ -2526,8 +2526,6 @@ kc_classic_group_t *kc_classic_group_find_or_create(kc_coord_t *c, kc_str_t grou
 
 bool kc_classic_group_is_empty_state(const kc_classic_group_t *g) { return g->state == CLASSIC_EMPTY; }
 
-bool kc_classic_group_is_dead(const kc_classic_group_t *g) { return g->state == CLASSIC_DEAD; }
-
 bool kc_classic_group_is_simple(const kc_classic_group_t *g)
 {
     return g->state == CLASSIC_EMPTY && !g->protocol_type && !g->nmembers && !g->pending_join.n;

@@ -2778,8 +2778,6 @@ kc_consumer_group_t *kc_consumer_group_find(kc_coord_t *c, kc_str_t group_id)
 
 bool kc_consumer_group_is_empty(const kc_consumer_group_t *g) { return g->nmembers == 0; }
 
-kc_str_t kc_consumer_group_id(const kc_consumer_group_t *g) { return kc_str(g->group_id); }
-
 bool kc_consumer_group_is_subscribed_to(const kc_consumer_group_t *g, kc_str_t topic)
 {
     return topic.len >= 0 &&

@@ -3802,8 +3802,6 @@ bool kc_streams_group_is_subscribed_to(const kc_streams_group_t *g, kc_str_t top
 
 const char *kc_streams_group_state(const kc_streams_group_t *g) { return group_state_name(g); }
 
-const char *kc_streams_group_id(const kc_streams_group_t *g) { return g->group_id; }
-
 void kc_streams_group_foreach(kc_coord_t *c, void (*fn)(kc_streams_group_t *g, void *arg), void *arg)
 {
     size_t n;
