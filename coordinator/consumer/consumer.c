@@ -2900,13 +2900,6 @@ static int16_t consumer_validate_offset_commit(kc_coord_t *c, kc_group_t *g,
                                                     a->api_version);
 }
 
-/* ConsumerGroup.validateOffsetDelete accepts every OffsetDelete. */
-static int16_t consumer_validate_offset_delete(const kc_group_t *g)
-{
-    (void)g;
-    return KC_ERR_NONE;
-}
-
 static bool consumer_is_subscribed_to_topic(const kc_group_t *g, kc_str_t topic)
 {
     return kc_consumer_group_is_subscribed_to(consumer_of(g), topic);
@@ -2921,14 +2914,6 @@ static void consumer_maybe_delete_expired(kc_coord_t *c, kc_group_t *base, int64
     kc_log_info(LOG_COMP, "[GroupId %s] Consumer group is empty and all its offsets expired: deleting it.",
                 g->group_id);
     consumer_delete(c, base, now_ms, "offsets expired", res);
-}
-
-/* ConsumerGroup.offsetExpirationCondition: each offset's commit timestamp. */
-static bool consumer_offsets_expire(const kc_group_t *g, int64_t *base_timestamp_ms)
-{
-    (void)g;
-    *base_timestamp_ms = -1;
-    return true;
 }
 
 /* ConsumerGroup.validateOffsetFetch, from v9 (which carries the member id
@@ -2955,8 +2940,8 @@ const kc_group_ops_t kc_consumer_group_ops = {
     .delete = consumer_delete,
     .validate_offset_commit = consumer_validate_offset_commit,
     .validate_offset_fetch = consumer_validate_offset_fetch,
-    .validate_offset_delete = consumer_validate_offset_delete,
-    .offsets_expire = consumer_offsets_expire,
+    .validate_offset_delete = kc_modern_group_validate_offset_delete,
+    .offsets_expire = kc_modern_group_offsets_expire,
     .is_subscribed_to_topic = consumer_is_subscribed_to_topic,
     .maybe_delete_expired = consumer_maybe_delete_expired,
 };

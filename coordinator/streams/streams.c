@@ -1811,14 +1811,21 @@ static bool reconcile(st_group_t *g, st_member_t *m, const kc_tasks_tuple_t *own
 
 /* ---- request checks ---------------------------------------------------------- */
 
+/* The n tasks p of one subtopology (a null id reads as ""), added to out:
+ * the one step of every task list read from a request or a record. */
+static void tasks_add_sub(kc_tasks_t *out, kc_str_t subtopology_id, const int32_t *p, int32_t n)
+{
+    char *sub = kc_str_dup_or_null(subtopology_id.len >= 0 ? subtopology_id : kc_str(""));
+    for (int32_t j = 0; j < n; j++)
+        kc_tasks_add(out, sub, p[j]);
+    free(sub);
+}
+
 static void tasks_from_request(kc_tasks_t *out, const req_tasks_t *items, int32_t n)
 {
-    for (int32_t i = 0; i < n; i++) {
-        char *sub = kc_str_dup_or_null(items[i].subtopology_id.len >= 0 ? items[i].subtopology_id : kc_str(""));
-        for (int32_t j = 0; j < items[i].partitions.count; j++)
-            kc_tasks_add(out, sub, items[i].partitions.items[j]);
-        free(sub);
-    }
+    for (int32_t i = 0; i < n; i++)
+        tasks_add_sub(out, items[i].subtopology_id, items[i].partitions.items,
+                      items[i].partitions.count);
 }
 
 /* -- reported task offsets (MemberTaskOffsets) -- */
@@ -3374,22 +3381,16 @@ static st_member_t *replay_member(st_group_t *g, kc_str_t id)
 
 static void tasks_from_cur(kc_tasks_t *out, const cur_ids_t *items, int32_t n)
 {
-    for (int32_t i = 0; i < n; i++) {
-        char *sub = kc_str_dup_or_null(items[i].subtopology_id.len >= 0 ? items[i].subtopology_id : kc_str(""));
-        for (int32_t j = 0; j < items[i].partitions.count; j++)
-            kc_tasks_add(out, sub, items[i].partitions.items[j]);
-        free(sub);
-    }
+    for (int32_t i = 0; i < n; i++)
+        tasks_add_sub(out, items[i].subtopology_id, items[i].partitions.items,
+                      items[i].partitions.count);
 }
 
 static void tasks_from_tgt(kc_tasks_t *out, const tgt_ids_t *items, int32_t n)
 {
-    for (int32_t i = 0; i < n; i++) {
-        char *sub = kc_str_dup_or_null(items[i].subtopology_id.len >= 0 ? items[i].subtopology_id : kc_str(""));
-        for (int32_t j = 0; j < items[i].partitions.count; j++)
-            kc_tasks_add(out, sub, items[i].partitions.items[j]);
-        free(sub);
-    }
+    for (int32_t i = 0; i < n; i++)
+        tasks_add_sub(out, items[i].subtopology_id, items[i].partitions.items,
+                      items[i].partitions.count);
 }
 
 /* A replayed record's key: its type, group id and member id. 0 or
@@ -3921,13 +3922,6 @@ static int16_t streams_validate_offset_commit(kc_coord_t *c, kc_group_t *g,
     return err;
 }
 
-/* StreamsGroup.validateOffsetDelete accepts every OffsetDelete. */
-static int16_t streams_validate_offset_delete(const kc_group_t *g)
-{
-    (void)g;
-    return KC_ERR_NONE;
-}
-
 static bool streams_is_subscribed_to_topic(const kc_group_t *g, kc_str_t topic)
 {
     return kc_streams_group_is_subscribed_to(streams_of(g), topic);
@@ -3950,14 +3944,6 @@ static void streams_maybe_delete_expired(kc_coord_t *c, kc_group_t *base, int64_
     kc_log_info(LOG_COMP, "Streams group %s is empty and all its offsets expired: deleting it.",
                 g->group_id);
     kc_streams_group_delete(c, g, res);
-}
-
-/* StreamsGroup.offsetExpirationCondition: each offset's commit timestamp. */
-static bool streams_offsets_expire(const kc_group_t *g, int64_t *base_timestamp_ms)
-{
-    (void)g;
-    *base_timestamp_ms = -1;
-    return true;
 }
 
 /* StreamsGroup.validateOffsetFetch, from v9 (which carries the member id
@@ -3984,8 +3970,8 @@ const kc_group_ops_t kc_streams_group_ops = {
     .delete = streams_delete,
     .validate_offset_commit = streams_validate_offset_commit,
     .validate_offset_fetch = streams_validate_offset_fetch,
-    .validate_offset_delete = streams_validate_offset_delete,
-    .offsets_expire = streams_offsets_expire,
+    .validate_offset_delete = kc_modern_group_validate_offset_delete,
+    .offsets_expire = kc_modern_group_offsets_expire,
     .is_subscribed_to_topic = streams_is_subscribed_to_topic,
     .maybe_delete_expired = streams_maybe_delete_expired,
 };
