@@ -432,6 +432,39 @@ int kc_record_write_encoded(kc_result_t *res, int16_t type, const kc_record_key_
     return record_write(res, type, key, value_version, NULL, value);
 }
 
+/* Applies the record just appended at index i through the load path. */
+static int replay_appended(kc_coord_t *c, kc_result_t *res, size_t i)
+{
+    const kc_record_t *r = &res->records[i];
+    int rc = kc_coord_replay(c, r->key.data, r->key.len, r->tombstone ? NULL : r->value.data,
+                             r->value.len);
+    if (rc != 0) {
+        kc_log_error("coordinator",
+                     "a record the coordinator wrote does not replay (%d); the records of this "
+                     "iteration are not committed",
+                     rc);
+        res->failed = true;
+    }
+    return rc;
+}
+
+int kc_record_write_replay(kc_coord_t *c, kc_result_t *res, int16_t type,
+                           const kc_record_key_t *key, int16_t value_version, const void *value)
+{
+    size_t i = res->nrecords;
+    int rc = record_write(res, type, key, value_version, value, NULL);
+    return rc != 0 ? rc : replay_appended(c, res, i);
+}
+
+int kc_record_write_encoded_replay(kc_coord_t *c, kc_result_t *res, int16_t type,
+                                   const kc_record_key_t *key, int16_t value_version,
+                                   const kc_buf_t *value)
+{
+    size_t i = res->nrecords;
+    int rc = record_write(res, type, key, value_version, NULL, value);
+    return rc != 0 ? rc : replay_appended(c, res, i);
+}
+
 /* ---- responses ----------------------------------------------------------- */
 
 /* Appends a response taking the bytes of body and error_body (NULL = none). */

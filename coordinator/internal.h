@@ -76,6 +76,20 @@ int kc_record_write_encoded(kc_result_t *res, int16_t type, const kc_record_key_
  */
 bool kc_result_wrote_since(const kc_result_t *res, size_t first);
 /*
+ * The write of the modern groups (consumer, streams), as Kafka's coordinator
+ * runtime has it: as kc_record_write / kc_record_write_encoded, then the
+ * record appended is applied to c's memory by kc_coord_replay, the function
+ * a load calls for every stored record. Handlers change no state the records
+ * hold except through here, so live state and a replay of the records
+ * cannot drift apart. Returns 0, the encoder's error, or the replay's
+ * (res then failed, one line logged).
+ */
+int kc_record_write_replay(kc_coord_t *c, kc_result_t *res, int16_t type,
+                           const kc_record_key_t *key, int16_t value_version, const void *value);
+int kc_record_write_encoded_replay(kc_coord_t *c, kc_result_t *res, int16_t type,
+                                   const kc_record_key_t *key, int16_t value_version,
+                                   const kc_buf_t *value);
+/*
  * Answers the request of ctx (conn id, correlation id, api key and version):
  * msg is the generated response struct of ctx->api_key (e.g. a
  * kc_heartbeat_response_t for Heartbeat), encoded at ctx->api_version;
