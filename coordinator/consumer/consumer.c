@@ -498,6 +498,12 @@ static void group_add_member(cs_group_t *g, cs_member_t *m)
     topic_refs_update(g, m, +1);
 }
 
+/* Sets or clears (NULL) the member's instance id, keeping the index. */
+static void member_set_instance_id(cs_group_t *g, cs_member_t *m, const char *instance_id)
+{
+    kc_instance_index_set(&g->by_instance, m, &m->instance_id, instance_id);
+}
+
 static void group_remove_member(cs_group_t *g, cs_member_t *m)
 {
     owners_set(g, &m->assigned, 0, true);
@@ -625,17 +631,32 @@ static int64_t group_metadata_hash(kc_coord_t *c, cs_group_t *g)
 
 /* ---- records -------------------------------------------------------------- */
 
-static void write_group_epoch(const cs_group_t *g, kc_result_t *res)
+/*
+ * The one mutation path (Kafka's coordinator runtime): every change of the
+ * state records 3, 5, 6, 7, 8 and 16 hold goes through a writer below, which
+ * appends the record and applies it to memory by kc_consumer_replay, the
+ * function a load calls (kc_record_write_replay). A writer's arguments are
+ * the new values; a member's new metadata is a proposed member
+ * (member_proposed), as Kafka's ConsumerGroupMember.Builder. A member or
+ * group pointer may be freed by the apply of a tombstone: callers look them
+ * up again after writing.
+ */
+
+static void write_group_epoch(kc_coord_t *c, const cs_group_t *g, int32_t epoch, int64_t hash,
+                              kc_result_t *res)
 {
     kc_consumer_group_metadata_value_t val;
     kc_consumer_group_metadata_value_init(&val);
-    val.epoch = g->group_epoch;
-    val.metadata_hash = g->metadata_hash;
+    val.epoch = epoch;
+    val.metadata_hash = hash;
     kc_record_key_t key = kc_record_group_key(g->group_id);
-    kc_record_write(res, KC_RECORD_CONSUMER_GROUP_METADATA, &key, REC_VERSION, &val);
+    kc_record_write_replay(c, res, KC_RECORD_CONSUMER_GROUP_METADATA, &key, REC_VERSION, &val);
 }
 
-static void write_member_metadata(const cs_group_t *g, const cs_member_t *m, kc_result_t *res)
+/* Record 5 from m, a proposed member or one of g's; returns g's member of
+ * that id afterwards (NULL when the record could not be written). */
+static cs_member_t *write_member_metadata(kc_coord_t *c, cs_group_t *g, const cs_member_t *m,
+                                          kc_result_t *res)
 {
     kc_consumer_group_member_metadata_value_t val;
     kc_consumer_group_member_metadata_value_init(&val);
@@ -665,14 +686,19 @@ static void write_member_metadata(const cs_group_t *g, const cs_member_t *m, kc_
         cmm.supported_protocols.count = m->classic->nprotocols;
         val.classic_member_metadata = &cmm;
     }
-    kc_record_key_t key = kc_record_member_key(g->group_id, m->member_id);
-    kc_record_write(res, KC_RECORD_CONSUMER_GROUP_MEMBER_METADATA, &key, REC_VERSION, &val);
+    char *member_id = kc_xstrdup(m->member_id);
+    kc_record_key_t key = kc_record_member_key(g->group_id, member_id);
+    kc_record_write_replay(c, res, KC_RECORD_CONSUMER_GROUP_MEMBER_METADATA, &key, REC_VERSION,
+                           &val);
     free(names);
     free(cps);
+    cs_member_t *now = member_get(g, member_id, strlen(member_id));
+    free(member_id);
+    return now;
 }
 
-static void write_target_member(const cs_group_t *g, const char *member_id, const kc_asg_t *a,
-                                kc_result_t *res)
+static void write_target_member(kc_coord_t *c, const cs_group_t *g, const char *member_id,
+                                const kc_asg_t *a, kc_result_t *res)
 {
     kc_consumer_group_target_assignment_member_value_t val;
     kc_consumer_group_target_assignment_member_value_init(&val);
@@ -690,19 +716,21 @@ static void write_target_member(const cs_group_t *g, const char *member_id, cons
     val.topic_partitions.items = tp;
     val.topic_partitions.count = n;
     kc_record_key_t key = kc_record_member_key(g->group_id, member_id);
-    kc_record_write(res, KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER, &key, REC_VERSION, &val);
+    kc_record_write_replay(c, res, KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER, &key,
+                           REC_VERSION, &val);
     free(tp);
 }
 
-static void write_target_epoch(const cs_group_t *g, int64_t now_ms, kc_result_t *res)
+static void write_target_epoch(kc_coord_t *c, const cs_group_t *g, int32_t epoch, int64_t now_ms,
+                               kc_result_t *res)
 {
     kc_consumer_group_target_assignment_metadata_value_t val;
     kc_consumer_group_target_assignment_metadata_value_init(&val);
-    val.assignment_epoch = g->assignment_epoch;
+    val.assignment_epoch = epoch;
     val.assignment_timestamp = now_ms;
     kc_record_key_t key = kc_record_group_key(g->group_id);
-    kc_record_write(res, KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA, &key, REC_VERSION,
-                    &val);
+    kc_record_write_replay(c, res, KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA, &key,
+                           REC_VERSION, &val);
 }
 
 typedef kc_consumer_group_current_member_assignment_value_topic_partitions_t cur_tp_t;
@@ -724,30 +752,34 @@ static cur_tp_t *cur_tps(const kc_asg_t *a, int32_t *count)
     return tp;
 }
 
-static void write_current(const cs_group_t *g, const cs_member_t *m, kc_result_t *res)
+static void write_current(kc_coord_t *c, const cs_group_t *g, const char *member_id,
+                          const cs_current_t *cur, kc_result_t *res)
 {
     kc_consumer_group_current_member_assignment_value_t val;
     kc_consumer_group_current_member_assignment_value_init(&val);
-    val.member_epoch = m->member_epoch;
-    val.previous_member_epoch = m->previous_member_epoch;
-    val.state = m->state;
-    val.assigned_partitions.items = cur_tps(&m->assigned, &val.assigned_partitions.count);
+    val.member_epoch = cur->member_epoch;
+    val.previous_member_epoch = cur->previous_member_epoch;
+    val.state = cur->state;
+    val.assigned_partitions.items = cur_tps(cur->assigned, &val.assigned_partitions.count);
     val.partitions_pending_revocation.items =
-        cur_tps(&m->pending, &val.partitions_pending_revocation.count);
-    kc_record_key_t key = kc_record_member_key(g->group_id, m->member_id);
-    kc_record_write(res, KC_RECORD_CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT, &key, REC_VERSION,
-                    &val);
+        cur_tps(cur->pending, &val.partitions_pending_revocation.count);
+    kc_record_key_t key = kc_record_member_key(g->group_id, member_id);
+    kc_record_write_replay(c, res, KC_RECORD_CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT, &key,
+                           REC_VERSION, &val);
     free(val.assigned_partitions.items);
     free(val.partitions_pending_revocation.items);
 }
 
-/* Record 16: the topics a regex resolved to; r NULL = tombstone. */
-static void write_regex(const cs_group_t *g, const char *regex, const cs_resolved_t *r,
-                        kc_result_t *res)
+/* Record 16: the topics a regex resolved to (r borrowed); r NULL = tombstone. */
+static void write_regex(kc_coord_t *c, const cs_group_t *g, const char *regex,
+                        const cs_resolved_t *r, kc_result_t *res)
 {
-    kc_record_key_t key = {.group_id = kc_str(g->group_id), .regex = kc_str(regex)};
+    char *re = kc_xstrdup(regex); /* the apply may free the caller's copy */
+    kc_record_key_t key = {.group_id = kc_str(g->group_id), .regex = kc_str(re)};
     if (!r) {
-        kc_record_write(res, KC_RECORD_CONSUMER_GROUP_REGULAR_EXPRESSION, &key, REC_VERSION, NULL);
+        kc_record_write_replay(c, res, KC_RECORD_CONSUMER_GROUP_REGULAR_EXPRESSION, &key,
+                               REC_VERSION, NULL);
+        free(re);
         return;
     }
     kc_consumer_group_regular_expression_value_t val;
@@ -759,19 +791,65 @@ static void write_regex(const cs_group_t *g, const char *regex, const cs_resolve
     val.topics.count = r->n;
     val.version = r->version;
     val.timestamp = r->timestamp_ms;
-    kc_record_write(res, KC_RECORD_CONSUMER_GROUP_REGULAR_EXPRESSION, &key, REC_VERSION, &val);
+    kc_record_write_replay(c, res, KC_RECORD_CONSUMER_GROUP_REGULAR_EXPRESSION, &key, REC_VERSION,
+                           &val);
     free(names);
+    free(re);
 }
 
-static void write_member_tombstones(const cs_group_t *g, const char *member_id, kc_result_t *res)
+/* The member's three records tombstoned; the member is gone afterwards. */
+static void write_member_tombstones(kc_coord_t *c, const cs_group_t *g, const char *member_id,
+                                    kc_result_t *res)
 {
     /* Kafka's order: current assignment, target assignment, metadata. */
     static const int16_t types[] = {KC_RECORD_CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT,
                                     KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER,
                                     KC_RECORD_CONSUMER_GROUP_MEMBER_METADATA};
-    kc_record_key_t key = kc_record_member_key(g->group_id, member_id);
+    char *id = kc_xstrdup(member_id); /* member_id may be the member's own */
+    kc_record_key_t key = kc_record_member_key(g->group_id, id);
     for (size_t i = 0; i < KC_ARRAY_LEN(types); i++)
-        kc_record_write(res, types[i], &key, REC_VERSION, NULL);
+        kc_record_write_replay(c, res, types[i], &key, REC_VERSION, NULL);
+    free(id);
+}
+
+/* The last member of a regex changing or dropping it takes the regex's
+ * resolution along (maybeDeleteResolvedRegularExpression); m is still
+ * counted in g, next_regex is its new regex (NULL: none). */
+static void maybe_delete_regex(kc_coord_t *c, const cs_group_t *g, const cs_member_t *m,
+                               const char *next_regex, kc_result_t *res)
+{
+    if (m && m->regex && (!next_regex || strcmp(next_regex, m->regex) != 0) &&
+        regex_members(g, m->regex) == 1 && resolved_get(g, m->regex))
+        write_regex(c, g, m->regex, NULL, res);
+}
+
+/* A detached copy of m's metadata (record 5's fields), for a handler to
+ * change and write; m NULL: a new member of that id. No target nor
+ * current assignment. Freed with member_free. */
+static cs_member_t *member_proposed(const cs_member_t *m, const char *member_id, size_t len)
+{
+    cs_member_t *p = member_new("");
+    free(p->member_id);
+    p->member_id = kc_xstrndup(member_id, len);
+    if (!m)
+        return p;
+    p->instance_id = m->instance_id ? kc_xstrdup(m->instance_id) : NULL;
+    p->rack_id = m->rack_id ? kc_xstrdup(m->rack_id) : NULL;
+    free(p->client_id);
+    p->client_id = kc_xstrdup(m->client_id);
+    free(p->client_host);
+    p->client_host = kc_xstrdup(m->client_host);
+    p->topics = m->ntopics ? kc_xcalloc((size_t)m->ntopics, sizeof(*p->topics)) : NULL;
+    for (int32_t i = 0; i < m->ntopics; i++)
+        p->topics[i] = kc_xstrdup(m->topics[i]);
+    p->ntopics = m->ntopics;
+    p->regex = m->regex ? kc_xstrdup(m->regex) : NULL;
+    p->rebalance_timeout_ms = m->rebalance_timeout_ms;
+    p->server_assignor = m->server_assignor ? kc_xstrdup(m->server_assignor) : NULL;
+    if (m->classic)
+        p->classic = kc_cs_classic_new(m->classic->session_timeout_ms, m->classic->protocols,
+                                       m->classic->nprotocols);
+    return p;
 }
 
 /* ---- timers ----------------------------------------------------------------- */
@@ -820,10 +898,7 @@ static const char *member_state_name(int8_t state)
 static void bump_group_epoch(kc_coord_t *c, cs_group_t *g, int64_t hash, const char *reason,
                              int64_t now_ms, kc_result_t *res)
 {
-    g->group_epoch++;
-    g->metadata_hash = hash;
-    g->has_group_record = true;
-    write_group_epoch(g, res);
+    write_group_epoch(c, g, g->group_epoch + 1, hash, res);
     kc_log_info(LOG_COMP, "[GroupId %s] Bumped group epoch to %d with metadata hash %lld (%s).",
                 g->group_id, g->group_epoch, (long long)hash, reason);
     kc_coord_emit(c, KC_COORD_EV_GROUP_EPOCH_BUMPED, g->group_id, NULL, reason, g->group_epoch, 0,
@@ -863,40 +938,42 @@ bool kc_cs_fence_members(kc_coord_t *c, cs_group_t *g, cs_member_t **ms, size_t 
 {
     if (n == 0)
         return false;
-    for (size_t i = 0; i < n; i++) {
-        bool dup = false;
-        for (size_t j = 0; j < i; j++)
-            dup = dup || ms[j] == ms[i];
-        if (!dup)
-            kc_coord_emit(c, ev, g->group_id, ms[i]->member_id, reason, g->group_epoch, 0,
-                          now_ms);
-    }
-    if (kc_cs_classic_maybe_downgrade(c, g, ms, n, now_ms, res))
-        return true;
+    /* The members' ids once each: the apply of a tombstone frees a member. */
+    char **ids = kc_xcalloc(n, sizeof(*ids));
+    size_t nids = 0;
     for (size_t i = 0; i < n; i++) {
         bool dup = false;
         for (size_t j = 0; j < i; j++)
             dup = dup || ms[j] == ms[i];
         if (dup)
             continue;
-        cs_member_t *m = ms[i];
-        write_member_tombstones(g, m->member_id, res);
-        /* The last member of a regex takes its resolution along
-         * (maybeDeleteResolvedRegularExpressions). */
-        if (m->regex && regex_members(g, m->regex) == 1 && resolved_get(g, m->regex)) {
-            write_regex(g, m->regex, NULL, res);
-            resolved_set(g, m->regex, NULL);
-        }
-        cancel_member_timers(c, g, m->member_id);
-        group_remove_member(g, m);
+        ids[nids++] = kc_xstrdup(ms[i]->member_id);
+        kc_coord_emit(c, ev, g->group_id, ms[i]->member_id, reason, g->group_epoch, 0, now_ms);
     }
+    bool converted = kc_cs_classic_maybe_downgrade(c, g, ms, n, now_ms, res);
+    for (size_t i = 0; i < nids && !converted; i++) {
+        cs_member_t *m = member_get(g, ids[i], strlen(ids[i]));
+        /* The last member of a regex takes its resolution along
+         * (maybeDeleteResolvedRegularExpressions), after its tombstones. */
+        bool last_of_regex =
+            m->regex && regex_members(g, m->regex) == 1 && resolved_get(g, m->regex);
+        char *regex = last_of_regex ? kc_xstrdup(m->regex) : NULL;
+        cancel_member_timers(c, g, ids[i]);
+        write_member_tombstones(c, g, ids[i], res);
+        if (regex)
+            write_regex(c, g, regex, NULL, res);
+        free(regex);
+    }
+    for (size_t i = 0; i < nids; i++)
+        free(ids[i]);
+    free(ids);
+    if (converted)
+        return true;
     bump_group_epoch(c, g, group_metadata_hash(c, g), "member removed", now_ms, res);
     /* An emptied group's assignment epoch follows its group epoch, with the
      * timestamp of a new group (0), as Kafka's consumerGroupFenceMembers. */
-    if (g->nmembers == 0) {
-        g->assignment_epoch = g->group_epoch;
-        write_target_epoch(g, 0, res);
-    }
+    if (g->nmembers == 0)
+        write_target_epoch(c, g, g->group_epoch, 0, res);
     note_state(g);
     return false;
 }
@@ -1135,16 +1212,11 @@ static void update_target_assignment(kc_coord_t *c, cs_group_t *g, int64_t now_m
     else
         kc_assignor_uniform(&spec);
     for (size_t i = 0; i < nm; i++) {
-        if (!kc_asg_equal(&sorted[i]->target, &am[i].target)) {
-            write_target_member(g, sorted[i]->member_id, &am[i].target, res);
-            kc_asg_free(&sorted[i]->target);
-            sorted[i]->target = am[i].target;
-        } else {
-            kc_asg_free(&am[i].target);
-        }
+        if (!kc_asg_equal(&sorted[i]->target, &am[i].target))
+            write_target_member(c, g, sorted[i]->member_id, &am[i].target, res);
+        kc_asg_free(&am[i].target);
     }
-    g->assignment_epoch = g->group_epoch;
-    write_target_epoch(g, now_ms, res);
+    write_target_epoch(c, g, g->group_epoch, now_ms, res);
     free(am);
     free(sorted);
     free(tc.topics);
@@ -1236,12 +1308,11 @@ static void refresh_one(void *arg, const char *regex, void *val)
         same = strcmp(old->topics[i], r->topics[i]) == 0;
     if (!same && (old || r->n > 0))
         rc->changed = true; /* an unresolved regex counts as resolved to nothing */
-    write_regex(rc->g, regex, r, rc->res);
     if (rc->regexes.len)
         kc_buf_append(&rc->regexes, ", ", 2);
     kc_buf_append(&rc->regexes, regex, strlen(regex));
-    /* Replacing the entry of the map being walked is safe: the key exists. */
-    resolved_set(rc->g, regex, r);
+    write_regex(rc->c, rc->g, regex, r, rc->res);
+    resolved_free(r);
 }
 
 /* The resolution task finishing (handleRegularExpressionsResult): record 16
@@ -1261,8 +1332,7 @@ static void on_regex_refresh(kc_coord_t *c, const char *key, int64_t now_ms, kc_
         qsort(topics.names, (size_t)topics.n, sizeof(*topics.names), cmp_cstr);
     refresh_ctx_t rc = {c, g, &topics, now_ms, false, res, {0}};
     kc_buf_init(&rc.regexes);
-    /* refresh_one replaces values only, so walking regex_refs while it
-     * changes g->resolved is safe. */
+    /* refresh_one changes g->resolved only, so walking regex_refs is safe. */
     kc_smap_foreach(&g->regex_refs, refresh_one, &rc);
     kc_log_info(LOG_COMP, "[GroupId %s] Scanned %d topics to refresh regular expressions [%.*s] in 0ms.",
                 g->group_id, topics.n, (int)rc.regexes.len, (const char *)rc.regexes.data);
@@ -1370,11 +1440,12 @@ static bool subscribed_to_id(kc_coord_t *c, const cs_group_t *g, const cs_member
  * first (UNREVOKED_PARTITIONS, epoch unchanged); once the member reports
  * them gone it takes the target epoch and the target partitions that no
  * other member still owns (UNRELEASED_PARTITIONS while some are held).
- * Returns true when the member changed; *assigned_changed tells whether its
+ * Returns true when the member changed (its record 8 is written then);
+ * *assigned_changed tells whether its
  * assigned partitions did.
  */
 static bool reconcile(kc_coord_t *c, cs_group_t *g, cs_member_t *m, owned_t owned,
-                      bool *assigned_changed)
+                      bool *assigned_changed, kc_result_t *res)
 {
     int32_t target_epoch = g->assignment_epoch;
     *assigned_changed = false;
@@ -1387,9 +1458,9 @@ static bool reconcile(kc_coord_t *c, cs_group_t *g, cs_member_t *m, owned_t owne
         for (int32_t i = 0; i < m->target.n && subscribed; i++)
             subscribed = m->target.t[i].n == 0 || subscribed_to_id(c, g, m, m->target.t[i].topic_id);
         if (subscribed) {
-            m->previous_member_epoch = m->member_epoch;
-            m->member_epoch = target_epoch;
-            owners_set(g, &m->assigned, target_epoch, false);
+            cs_current_t cur = {target_epoch, m->member_epoch, MS_STABLE, &m->assigned,
+                                &m->pending};
+            write_current(c, g, m->member_id, &cur, res);
             return true;
         }
     }
@@ -1461,11 +1532,11 @@ static bool reconcile(kc_coord_t *c, cs_group_t *g, cs_member_t *m, owned_t owne
                    !kc_asg_equal(&pending, &m->pending);
     if (changed) {
         *assigned_changed = !kc_asg_equal(&assigned, &m->assigned);
-        member_set_current(g, m, epoch, prev, state, &assigned, &pending);
-    } else {
-        kc_asg_free(&assigned);
-        kc_asg_free(&pending);
+        write_current(c, g, m->member_id, &(cs_current_t){epoch, prev, state, &assigned, &pending},
+                      res);
     }
+    kc_asg_free(&assigned);
+    kc_asg_free(&pending);
     return changed;
 }
 
@@ -1693,12 +1764,12 @@ static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
                     g->group_id, m->member_id, m->instance_id, m->member_epoch);
         kc_coord_emit(c, KC_COORD_EV_MEMBER_REMOVED, g->group_id, m->member_id,
                       "static member left temporarily (epoch -2)", g->group_epoch, 0, ctx->now_ms);
-        kc_asg_t assigned = {0}, pending = {0};
-        kc_asg_copy(&assigned, &m->assigned);
-        member_set_current(g, m, EPOCH_STATIC_LEAVE, m->member_epoch, m->state, &assigned,
-                           &pending);
+        kc_asg_t none = {0};
         kc_member_cancel_rebalance(c, g->group_id, m->member_id);
-        write_current(g, m, res);
+        write_current(c, g, m->member_id,
+                      &(cs_current_t){EPOCH_STATIC_LEAVE, m->member_epoch, m->state, &m->assigned,
+                                      &none},
+                      res);
         note_state(g);
     } else {
         kc_log_info(LOG_COMP, "[GroupId %s] Member %s (instance id %s, epoch %d) left the consumer group.",
@@ -1962,43 +2033,42 @@ static void hb_replace_static_member(cs_heartbeat_t *h)
 {
     cs_group_t *g = h->g;
     cs_member_t *old = h->replaced;
-    cs_member_t *nm = member_new("");
-    free(nm->member_id);
-    nm->member_id = kc_xstrndup(h->member_id.ptr, (size_t)h->member_id.len);
-    nm->instance_id = kc_xstrdup(old->instance_id);
-    nm->rack_id = old->rack_id ? kc_xstrdup(old->rack_id) : NULL;
-    nm->regex = old->regex ? kc_xstrdup(old->regex) : NULL;
-    nm->server_assignor = old->server_assignor ? kc_xstrdup(old->server_assignor) : NULL;
-    nm->rebalance_timeout_ms = old->rebalance_timeout_ms;
-    kc_str_t *names = kc_xcalloc((size_t)(old->ntopics + 1), sizeof(*names));
-    for (int32_t i = 0; i < old->ntopics; i++)
-        names[i] = kc_str(old->topics[i]);
-    member_set_topics(NULL, nm, names, old->ntopics);
-    free(names);
-    kc_asg_copy(&nm->target, &old->target);
-    kc_asg_t assigned = {0}, pending = {0};
+    cs_member_t *nm = member_proposed(old, h->member_id.ptr, (size_t)h->member_id.len);
+    /* The client fields come with the new member's own metadata. */
+    free(nm->client_id);
+    nm->client_id = kc_xstrdup("");
+    free(nm->client_host);
+    nm->client_host = kc_xstrdup("");
+    kc_cs_classic_free(nm->classic);
+    nm->classic = NULL;
+    kc_asg_t target = {0}, assigned = {0}, none = {0};
+    kc_asg_copy(&target, &old->target);
     kc_asg_copy(&assigned, &old->assigned);
-    nm->state = old->state == MS_UNREVOKED_PARTITIONS ? MS_STABLE : old->state;
+    int8_t state = old->state == MS_UNREVOKED_PARTITIONS ? MS_STABLE : old->state;
+    char *old_id = kc_xstrdup(old->member_id);
     kc_log_info(LOG_COMP,
                 "[GroupId %s] Static member with instance id %s re-joins the consumer group "
                 "using the consumer protocol. Created a new member %s to replace the existing "
                 "member %s.",
-                g->group_id, nm->instance_id, nm->member_id, old->member_id);
+                g->group_id, nm->instance_id, nm->member_id, old_id);
     kc_coord_emit(h->c, KC_COORD_EV_MEMBER_JOINED, g->group_id, nm->member_id,
                   "static member replaced", g->group_epoch, 0, h->ctx->now_ms);
-    write_member_tombstones(g, old->member_id, h->res);
-    cancel_member_timers(h->c, g, old->member_id);
-    group_remove_member(g, old);
-    group_add_member(g, nm);
-    member_set_current(g, nm, 0, 0, nm->state, &assigned, &pending);
-    write_member_metadata(g, nm, h->res);
-    write_target_member(g, nm->member_id, &nm->target, h->res);
-    write_current(g, nm, h->res);
-    h->m = nm;
+    cancel_member_timers(h->c, g, old_id);
+    write_member_tombstones(h->c, g, old_id, h->res);
+    h->m = write_member_metadata(h->c, g, nm, h->res);
+    write_target_member(h->c, g, nm->member_id, &target, h->res);
+    write_current(h->c, g, nm->member_id, &(cs_current_t){0, 0, state, &assigned, &none}, h->res);
+    h->replaced = NULL;
     h->is_new = false;
+    kc_asg_free(&target);
+    kc_asg_free(&assigned);
+    member_free(nm);
+    free(old_id);
 }
 
-/* The request is accepted: the group and the member exist from here on. */
+/* The request is accepted: the group exists from here on; a static member
+ * rejoining under a new member id replaces the old one. A new member is
+ * made by its first record (hb_update_member). */
 static void hb_create_member(cs_heartbeat_t *h)
 {
     const kc_consumer_group_heartbeat_request_t *req = h->req;
@@ -2006,17 +2076,16 @@ static void hb_create_member(cs_heartbeat_t *h)
         h->g = group_new(h->c, req->group_id.ptr, (size_t)req->group_id.len, 0);
         kc_log_info(LOG_COMP, "[GroupId %s] Created consumer group.", h->g->group_id);
     }
-    if (h->replaced) {
+    if (h->replaced)
         hb_replace_static_member(h);
-        return;
-    }
-    if (h->m)
-        return;
+}
+
+/* The log line and event of a member the heartbeat made. */
+static void hb_member_joined(cs_heartbeat_t *h)
+{
+    const kc_consumer_group_heartbeat_request_t *req = h->req;
     cs_group_t *g = h->g;
-    cs_member_t *m = h->m = member_new("");
-    free(m->member_id);
-    m->member_id = kc_xstrndup(h->member_id.ptr, (size_t)h->member_id.len);
-    group_add_member(g, m);
+    cs_member_t *m = h->m;
     if (req->instance_id.len >= 0)
         kc_log_info(LOG_COMP,
                     "[GroupId %s] Static member %s with instance id %.*s joins the consumer "
@@ -2030,99 +2099,88 @@ static void hb_create_member(cs_heartbeat_t *h)
                   g->group_epoch, 0, h->ctx->now_ms);
 }
 
-/* maybeUpdateRegularExpressions: the last member of the old regex
- * tombstones its resolution; a regex already resolved for other members
- * (or dropped for topic names) bumps the group epoch now, a new one once
- * it is resolved. */
-static void hb_update_regex(cs_heartbeat_t *h)
+/* maybeUpdateRegularExpressions: the request's regex into the proposed
+ * member nm; the last member of the old regex tombstones its resolution;
+ * a regex already resolved for other members (or dropped for topic names)
+ * bumps the group epoch now, a new one once it is resolved. */
+static void hb_update_regex(cs_heartbeat_t *h, cs_member_t *nm)
 {
     cs_group_t *g = h->g;
-    cs_member_t *m = h->m;
     kc_str_t re = h->new_regex;
     /* A static member's replacement took over the old member's regex. */
-    if (h->regex_changed && (re.len == 0 ? !m->regex : m->regex && kc_str_eq_cstr(re, m->regex)))
+    if (h->regex_changed &&
+        (re.len == 0 ? !nm->regex : nm->regex && kc_str_eq_cstr(re, nm->regex)))
         h->regex_changed = false;
     if (!h->regex_changed)
         return;
-    if (m->regex && regex_members(g, m->regex) == 1 && resolved_get(g, m->regex)) {
-        write_regex(g, m->regex, NULL, h->res);
-        resolved_set(g, m->regex, NULL);
-    }
-    if (m->regex)
-        count_add(&g->regex_refs, m->regex, -1);
-    h->regex_resolved = m->regex != NULL;
-    free(m->regex);
-    m->regex = re.len > 0 ? kc_str_dup_or_null(re) : NULL;
-    m->subs_version = 0;
-    if (m->regex) {
-        h->regex_resolved = !h->regex_is_new && resolved_get(g, m->regex) != NULL;
-        count_add(&g->regex_refs, m->regex, +1);
-    }
+    char *next = re.len > 0 ? kc_str_dup_or_null(re) : NULL;
+    maybe_delete_regex(h->c, g, h->m, next, h->res);
+    h->regex_resolved = nm->regex != NULL;
+    free(nm->regex);
+    nm->regex = next;
+    if (next)
+        h->regex_resolved = !h->regex_is_new && resolved_get(g, next) != NULL;
     kc_log_debug(LOG_COMP, "[GroupId %s] Member %s updated its subscribed regex to: %s.",
-                 g->group_id, m->member_id, m->regex ? m->regex : "");
+                 g->group_id, nm->member_id, next ? next : "");
     h->meta_changed = true;
 }
 
+/* Sets *slot to a copy of s when s is set and differs (kc_str_changes);
+ * returns whether it did. */
+static bool take_str(char **slot, kc_str_t s)
+{
+    if (!kc_str_changes(s, *slot))
+        return false;
+    free(*slot);
+    *slot = kc_str_dup_or_null(s);
+    return true;
+}
+
 /* updateMemberSubscription: what the request changes in the member's
- * metadata (a null field is unchanged), then its record when anything
- * did. Returns whether the group's preferred assignor changed. */
+ * metadata (a null field is unchanged), built on a proposed member, then
+ * its record when anything did; a new member is made by that record.
+ * Returns whether the group's preferred assignor changed. */
 static bool hb_update_member(cs_heartbeat_t *h)
 {
     const kc_consumer_group_heartbeat_request_t *req = h->req;
     cs_group_t *g = h->g;
-    cs_member_t *m = h->m;
-    h->meta_changed = h->is_new;
-    if (m->classic) {
+    bool is_new = h->m == NULL;
+    cs_member_t *nm = member_proposed(h->m, h->member_id.ptr, (size_t)h->member_id.len);
+    h->meta_changed = is_new;
+    if (nm->classic) {
         /* A classic member now speaking the consumer protocol. */
-        kc_cs_classic_free(m->classic);
-        m->classic = NULL;
+        kc_cs_classic_free(nm->classic);
+        nm->classic = NULL;
         h->meta_changed = true;
     }
-    char *assignor_before = kc_xstrdup(group_assignor(h->c, g));
-    if (kc_str_changes(req->instance_id, m->instance_id)) {
-        char *instance_id = kc_str_dup_or_null(req->instance_id);
-        kc_cs_member_set_instance_id(g, m, instance_id);
-        free(instance_id);
+    h->meta_changed |= take_str(&nm->instance_id, req->instance_id);
+    h->meta_changed |= take_str(&nm->rack_id, req->rack_id);
+    if (req->rebalance_timeout_ms != -1 && req->rebalance_timeout_ms != nm->rebalance_timeout_ms) {
+        nm->rebalance_timeout_ms = req->rebalance_timeout_ms;
         h->meta_changed = true;
     }
-    if (kc_str_changes(req->rack_id, m->rack_id)) {
-        free(m->rack_id);
-        m->rack_id = kc_str_dup_or_null(req->rack_id);
-        h->meta_changed = true;
-    }
-    if (req->rebalance_timeout_ms != -1 && req->rebalance_timeout_ms != m->rebalance_timeout_ms) {
-        m->rebalance_timeout_ms = req->rebalance_timeout_ms;
-        h->meta_changed = true;
-    }
-    if (kc_str_changes(req->server_assignor, m->server_assignor)) {
-        if (m->server_assignor)
-            count_add(&g->assignor_refs, m->server_assignor, -1);
-        free(m->server_assignor);
-        m->server_assignor = kc_str_dup_or_null(req->server_assignor);
-        count_add(&g->assignor_refs, m->server_assignor, +1);
-        h->meta_changed = true;
-    }
+    h->meta_changed |= take_str(&nm->server_assignor, req->server_assignor);
     if (req->subscribed_topic_names.count >= 0 &&
-        !topics_equal(m, req->subscribed_topic_names.items, req->subscribed_topic_names.count)) {
-        member_set_topics(g, m, req->subscribed_topic_names.items, req->subscribed_topic_names.count);
+        !topics_equal(nm, req->subscribed_topic_names.items, req->subscribed_topic_names.count)) {
+        member_set_topics(NULL, nm, req->subscribed_topic_names.items,
+                          req->subscribed_topic_names.count);
         h->meta_changed = h->sub_changed = true;
     }
-    hb_update_regex(h);
-    if (!kc_str_eq_cstr(h->ctx->client_id, m->client_id)) {
-        free(m->client_id);
-        m->client_id = kc_str_dup_or_null(h->ctx->client_id.len >= 0 ? h->ctx->client_id : kc_str(""));
-        h->meta_changed = true;
+    hb_update_regex(h, nm);
+    h->meta_changed |=
+        take_str(&nm->client_id, h->ctx->client_id.len >= 0 ? h->ctx->client_id : kc_str(""));
+    h->meta_changed |= take_str(&nm->client_host, kc_str(h->ctx->client_host ? h->ctx->client_host
+                                                                             : ""));
+    bool assignor_changed = false;
+    if (h->meta_changed) {
+        char *assignor_before = kc_xstrdup(group_assignor(h->c, g));
+        h->m = write_member_metadata(h->c, g, nm, h->res);
+        assignor_changed = h->m && strcmp(assignor_before, group_assignor(h->c, g)) != 0;
+        free(assignor_before);
     }
-    const char *host = h->ctx->client_host ? h->ctx->client_host : "";
-    if (strcmp(host, m->client_host) != 0) {
-        free(m->client_host);
-        m->client_host = kc_xstrdup(host);
-        h->meta_changed = true;
-    }
-    if (h->meta_changed)
-        write_member_metadata(g, m, h->res);
-    bool assignor_changed = strcmp(assignor_before, group_assignor(h->c, g)) != 0;
-    free(assignor_before);
+    member_free(nm);
+    if (is_new && h->m)
+        hb_member_joined(h);
     return assignor_changed;
 }
 
@@ -2160,8 +2218,7 @@ static bool hb_reconcile(cs_heartbeat_t *h)
     cs_group_t *g = h->g;
     cs_member_t *m = h->m;
     bool assigned_changed;
-    if (reconcile(h->c, g, m, h->owned, &assigned_changed)) {
-        write_current(g, m, h->res);
+    if (reconcile(h->c, g, m, h->owned, &assigned_changed, h->res)) {
         kc_log_info(LOG_COMP,
                     "[GroupId %s] Member %s new assignment state: epoch=%d, previousEpoch=%d, "
                     "state=%s, assignedPartitions=%lld, partitionsPendingRevocation=%lld.",
@@ -2230,6 +2287,10 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
     }
     hb_create_member(&h);
     bool assignor_changed = hb_update_member(&h);
+    if (!h.m) { /* its record could not be written (res is failed) */
+        send_hb_error(res, ctx, KC_ERR_UNKNOWN_SERVER_ERROR, NULL);
+        return;
+    }
     hb_update_group(&h, assignor_changed);
     bool assigned_changed = hb_reconcile(&h);
     hb_respond(&h, first_record, assigned_changed);
@@ -2608,7 +2669,7 @@ static int apply_member_metadata(cs_apply_t *a)
     cs_group_t *g = replay_group(a->c, a->gid);
     cs_member_t *m = replay_member(g, a->mid);
     char *instance_id = kc_str_dup_or_null(v.instance_id);
-    kc_cs_member_set_instance_id(g, m, instance_id);
+    member_set_instance_id(g, m, instance_id);
     free(instance_id);
     free(m->rack_id);
     m->rack_id = kc_str_dup_or_null(v.rack_id);
@@ -2784,47 +2845,48 @@ bool kc_consumer_group_is_subscribed_to(const kc_consumer_group_t *g, kc_str_t t
            kc_smap_get(&g->topic_refs, topic.ptr ? topic.ptr : "", (size_t)topic.len) != NULL;
 }
 
-typedef struct {
-    const cs_group_t *g;
-    kc_result_t *res;
-} regex_ts_ctx_t;
-
-static void tombstone_regex(void *arg, const char *regex, void *val)
+static void collect_regex(void *arg, const char *regex, void *val)
 {
     (void)val;
-    regex_ts_ctx_t *t = arg;
-    write_regex(t->g, regex, NULL, t->res);
+    name_list_t *l = arg;
+    collect_name(l, kc_str(regex));
 }
 
 void kc_consumer_group_delete(kc_coord_t *c, kc_consumer_group_t *g, kc_result_t *res)
 {
     /* ConsumerGroup.createGroupTombstoneRecords: the members' records
      * (none for an Empty group), the target assignment metadata, the
-     * subscription metadata (type 4, which kcoord never writes but Kafka
-     * tombstones) and the group epoch last. */
-    for (size_t i = 0; i < g->nmembers; i++) {
-        cancel_member_timers(c, g, g->members[i]->member_id);
-        write_member_tombstones(g, g->members[i]->member_id, res);
-    }
-    static const int16_t types[] = {KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA,
-                                    KC_RECORD_CONSUMER_GROUP_REGULAR_EXPRESSION,
-                                    KC_RECORD_CONSUMER_GROUP_PARTITION_METADATA,
-                                    KC_RECORD_CONSUMER_GROUP_METADATA};
-    kc_record_key_t rkey = kc_record_group_key(g->group_id);
-    for (size_t i = 0; i < KC_ARRAY_LEN(types); i++) {
-        if (types[i] == KC_RECORD_CONSUMER_GROUP_REGULAR_EXPRESSION)
-            kc_smap_foreach(&g->resolved, tombstone_regex, &(regex_ts_ctx_t){g, res});
-        else
-            kc_record_write(res, types[i], &rkey, REC_VERSION, NULL);
-    }
+     * regexes' resolutions, the subscription metadata (type 4, which kcoord
+     * never writes but Kafka tombstones) and the group epoch last, whose
+     * apply removes the group. */
     char key[KEY_BUF];
     regex_key(key, sizeof(key), g->group_id);
     kc_timer_cancel(c, key);
     kc_log_info(LOG_COMP, "[GroupId %s] Consumer group transitioned from %s to Dead (group epoch %d).",
                 g->group_id, group_state_name(g), g->group_epoch);
-    kc_groups_table_remove(c, g->group_id);
-    kc_group_remove(c, &g->base, strlen(g->group_id));
-    group_free(g);
+    while (g->nmembers > 0) {
+        const char *member_id = g->members[0]->member_id;
+        cancel_member_timers(c, g, member_id);
+        write_member_tombstones(c, g, member_id, res);
+        if (res->failed)
+            return;
+    }
+    name_list_t regexes = {0};
+    kc_smap_foreach(&g->resolved, collect_regex, &regexes);
+    kc_record_key_t rkey = kc_record_group_key(g->group_id);
+    kc_record_write_replay(c, res, KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA, &rkey,
+                           REC_VERSION, NULL);
+    for (int32_t i = 0; i < regexes.n; i++) {
+        write_regex(c, g, regexes.names[i], NULL, res);
+        free(regexes.names[i]);
+    }
+    free(regexes.names);
+    kc_record_write_replay(c, res, KC_RECORD_CONSUMER_GROUP_PARTITION_METADATA, &rkey, REC_VERSION,
+                           NULL);
+    char *group_id = kc_xstrdup(g->group_id); /* the key's, g goes with the tombstone */
+    rkey = kc_record_group_key(group_id);
+    kc_record_write_replay(c, res, KC_RECORD_CONSUMER_GROUP_METADATA, &rkey, REC_VERSION, NULL);
+    free(group_id);
 }
 
 int16_t kc_consumer_group_validate_offset_commit(kc_consumer_group_t *g, kc_str_t member_id,
@@ -3052,9 +3114,9 @@ bool kc_consumer_inspect_one(kc_coord_t *c, kc_str_t group_id, kc_group_view_fn 
 
 /* ---- services for the classic protocol interop (consumer_classic.c) ------------- */
 
-cs_group_t *kc_cs_group_create(kc_coord_t *c, const char *group_id, size_t len)
+cs_group_t *kc_cs_group_new(kc_coord_t *c, const char *group_id, size_t len)
 {
-    return group_alloc(c, group_id, len);
+    return group_new(c, group_id, len, 0);
 }
 
 cs_member_t *kc_cs_member_find(const cs_group_t *g, kc_str_t member_id)
@@ -3072,23 +3134,16 @@ cs_member_t *kc_cs_static_member(const cs_group_t *g, kc_str_t instance_id)
                        (size_t)instance_id.len);
 }
 
-cs_member_t *kc_cs_member_add(cs_group_t *g, const char *member_id, size_t len)
+cs_member_t *kc_cs_member_proposed(const cs_member_t *m, const char *member_id)
 {
-    cs_member_t *m = member_new("");
-    free(m->member_id);
-    m->member_id = kc_xstrndup(member_id, len);
-    group_add_member(g, m);
-    return m;
+    return member_proposed(m, member_id, strlen(member_id));
 }
 
-void kc_cs_member_set_instance_id(cs_group_t *g, cs_member_t *m, const char *instance_id)
-{
-    kc_instance_index_set(&g->by_instance, m, &m->instance_id, instance_id);
-}
+void kc_cs_member_free(cs_member_t *m) { member_free(m); }
 
-void kc_cs_member_set_topics(cs_group_t *g, cs_member_t *m, const kc_str_t *names, int32_t n)
+void kc_cs_member_set_topics(cs_member_t *m, const kc_str_t *names, int32_t n)
 {
-    member_set_topics(g, m, names, n);
+    member_set_topics(NULL, m, names, n);
 }
 
 bool kc_cs_member_topics_equal(const cs_member_t *m, const kc_str_t *names, int32_t n)
@@ -3096,34 +3151,10 @@ bool kc_cs_member_topics_equal(const cs_member_t *m, const kc_str_t *names, int3
     return topics_equal(m, names, n);
 }
 
-void kc_cs_member_set_current(cs_group_t *g, cs_member_t *m, int32_t epoch, int32_t prev,
-                              int8_t state, kc_asg_t *assigned, kc_asg_t *pending)
+void kc_cs_maybe_delete_regex(kc_coord_t *c, const cs_group_t *g, const cs_member_t *m,
+                              const char *next_regex, kc_result_t *res)
 {
-    member_set_current(g, m, epoch, prev, state, assigned, pending);
-}
-
-void kc_cs_member_remove(cs_group_t *g, cs_member_t *m) { group_remove_member(g, m); }
-
-void kc_cs_member_set_regex(cs_group_t *g, cs_member_t *m, const char *regex, kc_result_t *res)
-{
-    if (m->regex && (!regex || strcmp(regex, m->regex) != 0) &&
-        regex_members(g, m->regex) == 1 && resolved_get(g, m->regex)) {
-        write_regex(g, m->regex, NULL, res);
-        resolved_set(g, m->regex, NULL);
-    }
-    topic_refs_update(g, m, -1);
-    free(m->regex);
-    m->regex = regex ? kc_xstrdup(regex) : NULL;
-    m->subs_version = 0;
-    topic_refs_update(g, m, +1);
-}
-
-void kc_cs_member_set_server_assignor(cs_group_t *g, cs_member_t *m, const char *assignor)
-{
-    topic_refs_update(g, m, -1);
-    free(m->server_assignor);
-    m->server_assignor = assignor ? kc_xstrdup(assignor) : NULL;
-    topic_refs_update(g, m, +1);
+    maybe_delete_regex(c, g, m, next_regex, res);
 }
 
 int32_t kc_cs_partition_epoch(cs_group_t *g, kc_uuid_t topic_id, int32_t partition)
@@ -3141,32 +3172,40 @@ void kc_cs_bump_group_epoch(kc_coord_t *c, cs_group_t *g, int64_t hash, const ch
 
 void kc_cs_note_state(cs_group_t *g) { note_state(g); }
 
-void kc_cs_write_group_epoch(const cs_group_t *g, kc_result_t *res) { write_group_epoch(g, res); }
-
-void kc_cs_write_member_metadata(const cs_group_t *g, const cs_member_t *m, kc_result_t *res)
+void kc_cs_write_group_epoch(kc_coord_t *c, const cs_group_t *g, int32_t epoch, int64_t hash,
+                             kc_result_t *res)
 {
-    write_member_metadata(g, m, res);
+    write_group_epoch(c, g, epoch, hash, res);
 }
 
-void kc_cs_write_target_member(const cs_group_t *g, const char *member_id, const kc_asg_t *a,
-                               kc_result_t *res)
+cs_member_t *kc_cs_write_member_metadata(kc_coord_t *c, cs_group_t *g, const cs_member_t *m,
+                                         kc_result_t *res)
 {
-    write_target_member(g, member_id, a, res);
+    return write_member_metadata(c, g, m, res);
 }
 
-void kc_cs_write_target_epoch(const cs_group_t *g, int64_t now_ms, kc_result_t *res)
+void kc_cs_write_target_member(kc_coord_t *c, const cs_group_t *g, const char *member_id,
+                               const kc_asg_t *a, kc_result_t *res)
 {
-    write_target_epoch(g, now_ms, res);
+    write_target_member(c, g, member_id, a, res);
 }
 
-void kc_cs_write_current(const cs_group_t *g, const cs_member_t *m, kc_result_t *res)
+void kc_cs_write_target_epoch(kc_coord_t *c, const cs_group_t *g, int32_t epoch, int64_t now_ms,
+                              kc_result_t *res)
 {
-    write_current(g, m, res);
+    write_target_epoch(c, g, epoch, now_ms, res);
 }
 
-void kc_cs_write_member_tombstones(const cs_group_t *g, const char *member_id, kc_result_t *res)
+void kc_cs_write_current(kc_coord_t *c, const cs_group_t *g, const char *member_id,
+                         const cs_current_t *cur, kc_result_t *res)
 {
-    write_member_tombstones(g, member_id, res);
+    write_current(c, g, member_id, cur, res);
+}
+
+void kc_cs_write_member_tombstones(kc_coord_t *c, const cs_group_t *g, const char *member_id,
+                                   kc_result_t *res)
+{
+    write_member_tombstones(c, g, member_id, res);
 }
 
 void kc_cs_update_target_assignment(kc_coord_t *c, cs_group_t *g, int64_t now_ms,
@@ -3176,11 +3215,11 @@ void kc_cs_update_target_assignment(kc_coord_t *c, cs_group_t *g, int64_t now_ms
 }
 
 bool kc_cs_reconcile(kc_coord_t *c, cs_group_t *g, cs_member_t *m, const owned_tp_t *owned,
-                     int32_t owned_count)
+                     int32_t owned_count, kc_result_t *res)
 {
     owned_t o = {owned, owned_count};
     bool assigned_changed;
-    return reconcile(c, g, m, o, &assigned_changed);
+    return reconcile(c, g, m, o, &assigned_changed, res);
 }
 
 void kc_cs_schedule_session(kc_coord_t *c, const cs_group_t *g, const cs_member_t *m,

@@ -64,8 +64,8 @@ void kc_cs_classic_free(kc_cs_classic_t *cl)
     free(cl);
 }
 
-static kc_cs_classic_t *classic_new(int32_t session_timeout_ms, const kc_group_protocol_t *ps,
-                                    int32_t n)
+kc_cs_classic_t *kc_cs_classic_new(int32_t session_timeout_ms, const kc_group_protocol_t *ps,
+                                  int32_t n)
 {
     kc_cs_classic_t *cl = kc_xcalloc(1, sizeof(*cl));
     cl->session_timeout_ms = session_timeout_ms;
@@ -101,7 +101,7 @@ static kc_cs_classic_t *classic_from_join(const kc_join_group_request_t *req)
             req->protocols.items[i].metadata.len > 0 ? req->protocols.items[i].metadata.len : 0;
         k++;
     }
-    kc_cs_classic_t *cl = classic_new(req->session_timeout_ms, ps, k);
+    kc_cs_classic_t *cl = kc_cs_classic_new(req->session_timeout_ms, ps, k);
     for (int32_t i = 0; i < k; i++)
         free(ps[i].name);
     free(ps);
@@ -322,7 +322,7 @@ static void convert_to_classic(kc_coord_t *c, cs_group_t *g, cs_member_t **skip,
         strs[4 * n + 1] = m->instance_id ? kc_xstrdup(m->instance_id) : NULL;
         strs[4 * n + 2] = kc_xstrdup(m->client_id);
         strs[4 * n + 3] = kc_xstrdup(m->client_host);
-        cls[n] = classic_new(m->classic->session_timeout_ms, m->classic->protocols,
+        cls[n] = kc_cs_classic_new(m->classic->session_timeout_ms, m->classic->protocols,
                              m->classic->nprotocols);
         in->member_id = strs[4 * n];
         in->group_instance_id = strs[4 * n + 1];
@@ -514,64 +514,65 @@ static int16_t upgrade_parse_members(upgrade_t *u)
     return KC_ERR_NONE;
 }
 
-/* ConsumerGroup.fromClassicGroup: the consumer group at the classic
- * group's generation, each member stable with its classic assignment. */
-static cs_group_t *upgrade_from_classic_group(upgrade_t *u)
+/* ConsumerGroup.fromClassicGroup: each member proposed (detached, freed
+ * by the caller) with its classic assignment in assigned. */
+static cs_member_t **upgrade_propose_members(upgrade_t *u)
 {
-    int32_t generation = kc_classic_group_generation(u->classic);
-    cs_group_t *g = kc_cs_group_create(u->c, u->gid.ptr ? u->gid.ptr : "", (size_t)u->gid.len);
-    g->group_epoch = generation;
-    g->assignment_epoch = generation;
-    g->has_group_record = true;
+    cs_member_t **ms = kc_xcalloc(u->n, sizeof(*ms));
     for (size_t i = 0; i < u->n; i++) {
         const kc_classic_member_info_t *in = &u->infos[i];
         const kc_consumer_protocol_subscription_t *sub = &u->subs[i];
-        cs_member_t *m = kc_cs_member_add(g, in->member_id, strlen(in->member_id));
-        kc_cs_member_set_instance_id(g, m, in->group_instance_id);
-        free(m->rack_id);
+        cs_member_t *m = ms[i] = kc_cs_member_proposed(NULL, in->member_id);
+        m->instance_id = in->group_instance_id ? kc_xstrdup(in->group_instance_id) : NULL;
         m->rack_id = sub->rack_id.len >= 0 ? dup_view(sub->rack_id) : NULL;
         m->rebalance_timeout_ms = in->rebalance_timeout_ms;
         free(m->client_id);
         m->client_id = kc_xstrdup(in->client_id);
         free(m->client_host);
         m->client_host = kc_xstrdup(in->client_host);
-        kc_cs_member_set_topics(g, m, sub->topics.items,
-                                sub->topics.count > 0 ? sub->topics.count : 0);
-        m->classic = classic_new(in->session_timeout_ms, in->protocols, in->nprotocols);
-        kc_asg_t assigned = {0}, pending = {0};
+        kc_cs_member_set_topics(m, sub->topics.items, sub->topics.count > 0 ? sub->topics.count : 0);
+        m->classic = kc_cs_classic_new(in->session_timeout_ms, in->protocols, in->nprotocols);
         const kc_consumer_protocol_assignment_t *asg = &u->asgs[i];
         for (int32_t t = 0; t < asg->assigned_partitions.count; t++)
-            asg_add_named(u->c, &assigned, asg->assigned_partitions.items[t].topic,
+            asg_add_named(u->c, &m->assigned, asg->assigned_partitions.items[t].topic,
                           &asg->assigned_partitions.items[t].partitions);
-        kc_asg_copy(&m->target, &assigned);
-        kc_cs_member_set_current(g, m, generation, generation, MS_STABLE, &assigned, &pending);
     }
-    g->metadata_hash = kc_cs_metadata_hash(u->c, g);
-    return g;
+    return ms;
 }
 
 /* convertToConsumerGroup's records: the classic group's tombstone, then
  * the consumer group's as ConsumerGroup.createConsumerGroupRecords lays
- * them out; then each member's session timeout. */
-static void upgrade_write_records(upgrade_t *u, cs_group_t *g)
+ * them out, at the classic group's generation, every member stable; then
+ * each member's session timeout. The proposed members ms are freed. */
+static cs_group_t *upgrade_write_records(upgrade_t *u, cs_member_t **ms)
 {
-    kc_classic_group_convert_away(u->c, u->classic, u->now_ms, u->res);
+    kc_coord_t *c = u->c;
+    int32_t generation = kc_classic_group_generation(u->classic);
+    char *group_id = dup_view(u->gid); /* the classic group's, which goes first */
+    kc_classic_group_convert_away(c, u->classic, u->now_ms, u->res);
     /* Kafka removes the classic group, then puts the consumer group: a new
      * entry of the groups table. */
-    g->table_seq = kc_groups_table_put(u->c, g->group_id, 0);
-    for (size_t i = 0; i < g->nmembers; i++)
-        kc_cs_write_member_metadata(g, g->members[i], u->res);
-    kc_cs_write_group_epoch(g, u->res);
-    for (size_t i = 0; i < g->nmembers; i++)
-        kc_cs_write_target_member(g, g->members[i]->member_id, &g->members[i]->target, u->res);
-    kc_cs_write_target_epoch(g, 0, u->res);
-    for (size_t i = 0; i < g->nmembers; i++) {
-        kc_cs_write_current(g, g->members[i], u->res);
-        kc_cs_schedule_session(u->c, g, g->members[i], g->members[i]->classic->session_timeout_ms,
-                               u->now_ms);
+    cs_group_t *g = kc_cs_group_new(c, group_id, strlen(group_id));
+    free(group_id);
+    for (size_t i = 0; i < u->n; i++)
+        kc_cs_write_member_metadata(c, g, ms[i], u->res);
+    kc_cs_write_group_epoch(c, g, generation, kc_cs_metadata_hash(c, g), u->res);
+    for (size_t i = 0; i < u->n; i++)
+        kc_cs_write_target_member(c, g, ms[i]->member_id, &ms[i]->assigned, u->res);
+    kc_cs_write_target_epoch(c, g, generation, 0, u->res);
+    kc_asg_t none = {0};
+    for (size_t i = 0; i < u->n; i++) {
+        cs_current_t cur = {generation, generation, MS_STABLE, &ms[i]->assigned, &none};
+        kc_cs_write_current(c, g, ms[i]->member_id, &cur, u->res);
+        cs_member_t *m = kc_cs_member_find(g, kc_str(ms[i]->member_id));
+        if (m)
+            kc_cs_schedule_session(c, g, m, m->classic->session_timeout_ms, u->now_ms);
+        kc_cs_member_free(ms[i]);
     }
+    free(ms);
     kc_log_info(LOG_COMP, "[GroupId %s] Converted the classic group to a consumer group.",
                 g->group_id);
+    return g;
 }
 
 cs_group_t *kc_cs_classic_upgrade(kc_coord_t *c, kc_classic_group_t *classic,
@@ -591,15 +592,13 @@ cs_group_t *kc_cs_classic_upgrade(kc_coord_t *c, kc_classic_group_t *classic,
     u.infos = kc_xcalloc(u.n, sizeof(*u.infos));
     kc_classic_group_members(classic, u.infos, u.n);
     kc_arena_init(&u.arena);
-    cs_group_t *g = NULL;
+    cs_member_t **ms = NULL;
     if ((*error = upgrade_check_capacity(&u, joining_instance_id)) == KC_ERR_NONE &&
         (*error = upgrade_parse_members(&u)) == KC_ERR_NONE)
-        g = upgrade_from_classic_group(&u);
+        ms = upgrade_propose_members(&u);
     kc_arena_deinit(&u.arena);
     free(u.infos); /* its views belong to the classic group, freed next */
-    if (g)
-        upgrade_write_records(&u, g);
-    return g;
+    return ms ? upgrade_write_records(&u, ms) : NULL;
 }
 
 /* ---- classic members in a consumer group -------------------------------- */
@@ -658,60 +657,28 @@ static bool supports_protocols(const cs_group_t *g, const kc_join_group_request_
 }
 
 /* The member's static replacement (replaceMember): a copy under the new
- * member id with epoch 0, the old one's records tombstoned. */
+ * member id with epoch 0, the old one's records tombstoned. Returns the
+ * new member. */
 static cs_member_t *replace_static(kc_coord_t *c, cs_group_t *g, cs_member_t *old,
                                    const char *member_id, kc_result_t *res)
 {
-    int32_t rebalance_timeout_ms = old->rebalance_timeout_ms;
-    int8_t state = old->state;
-    char *old_id = kc_xstrdup(old->member_id);
+    cs_member_t *nm = kc_cs_member_proposed(old, member_id);
     kc_asg_t target = {0}, assigned = {0}, pending = {0};
     kc_asg_copy(&target, &old->target);
     kc_asg_copy(&assigned, &old->assigned);
     kc_asg_copy(&pending, &old->pending);
-    kc_str_t *names = kc_xcalloc((size_t)old->ntopics + 1, sizeof(*names));
-    char **topics = kc_xcalloc((size_t)old->ntopics + 1, sizeof(*topics));
-    for (int32_t i = 0; i < old->ntopics; i++) {
-        topics[i] = kc_xstrdup(old->topics[i]);
-        names[i] = kc_str(topics[i]);
-    }
-    int32_t ntopics = old->ntopics;
-    char *instance = kc_xstrdup(old->instance_id);
-    char *rack = old->rack_id ? kc_xstrdup(old->rack_id) : NULL;
-    char *regex = old->regex ? kc_xstrdup(old->regex) : NULL;
-    char *assignor = old->server_assignor ? kc_xstrdup(old->server_assignor) : NULL;
-    char *client_id = kc_xstrdup(old->client_id), *client_host = kc_xstrdup(old->client_host);
-    kc_cs_classic_t *cl = old->classic;
-    old->classic = NULL;
-
-    kc_cs_write_member_tombstones(g, old_id, res);
+    int8_t state = old->state;
+    char *old_id = kc_xstrdup(old->member_id);
     kc_cs_cancel_member_timers(c, g, old_id);
-    kc_cs_member_remove(g, old);
-
-    cs_member_t *m = kc_cs_member_add(g, member_id, strlen(member_id));
-    kc_cs_member_set_instance_id(g, m, instance);
-    m->rack_id = rack;
-    kc_cs_member_set_regex(g, m, regex, res);
-    kc_cs_member_set_server_assignor(g, m, assignor);
-    free(regex);
-    free(assignor);
-    free(m->client_id);
-    m->client_id = client_id;
-    free(m->client_host);
-    m->client_host = client_host;
-    m->rebalance_timeout_ms = rebalance_timeout_ms;
-    m->classic = cl;
-    kc_cs_member_set_topics(g, m, names, ntopics);
-    m->target = target;
-    kc_cs_member_set_current(g, m, 0, 0, state, &assigned, &pending);
-    kc_cs_write_member_metadata(g, m, res);
-    kc_cs_write_target_member(g, m->member_id, &m->target, res);
-    kc_cs_write_current(g, m, res);
-    for (int32_t i = 0; i < ntopics; i++)
-        free(topics[i]);
-    free(topics);
-    free(names);
-    free(instance);
+    kc_cs_write_member_tombstones(c, g, old_id, res);
+    cs_member_t *m = kc_cs_write_member_metadata(c, g, nm, res);
+    kc_cs_write_target_member(c, g, nm->member_id, &target, res);
+    kc_cs_write_current(c, g, nm->member_id, &(cs_current_t){0, 0, state, &assigned, &pending},
+                        res);
+    kc_asg_free(&target);
+    kc_asg_free(&assigned);
+    kc_asg_free(&pending);
+    kc_cs_member_free(nm);
     free(old_id);
     return m;
 }
@@ -815,14 +782,13 @@ static int16_t cj_deserialize_subscription(classic_join_t *j)
 }
 
 /* getOrMaybeSubscribeDynamicConsumerGroupMember: the member of that id, or
- * a new one. */
+ * none yet for a new one (made by its first record, cj_update_member). */
 static void cj_dynamic_member(classic_join_t *j)
 {
     cs_group_t *g = j->g;
     j->m = kc_cs_member_find(g, kc_str(j->member_id));
     if (j->m)
         return;
-    j->m = kc_cs_member_add(g, j->member_id, strlen(j->member_id));
     kc_log_info(LOG_COMP,
                 "[GroupId %s] Member %s joins the consumer group using the classic protocol.",
                 g->group_id, j->member_id);
@@ -868,7 +834,6 @@ static void cj_static_member(classic_join_t *j)
     if (!j->s) {
         j->m = kc_cs_member_find(g, kc_str(j->member_id));
         if (!j->m) {
-            j->m = kc_cs_member_add(g, j->member_id, strlen(j->member_id));
             kc_coord_emit(j->c, KC_COORD_EV_MEMBER_JOINED, g->group_id, j->member_id,
                           "classic protocol", g->group_epoch, 0, j->ctx->now_ms);
         }
@@ -896,62 +861,58 @@ static void cj_static_member(classic_join_t *j)
     free(old_id);
 }
 
+/* Sets *slot to a copy of s when s is set and differs; returns whether it did. */
+static bool take_str(char **slot, kc_str_t s)
+{
+    if (!kc_str_changes(s, *slot))
+        return false;
+    free(*slot);
+    *slot = dup_view(s);
+    return true;
+}
+
 /* ConsumerGroupMember.Builder in classicGroupJoinToConsumerGroup: what the
- * join changes in the member, then its record when anything did
- * (hasMemberSubscriptionChanged). Returns whether its subscription changed. */
+ * join changes in the member, on a proposed member, then its record when
+ * anything did (hasMemberSubscriptionChanged); a new member is made by
+ * that record. Returns whether its subscription changed. */
 static bool cj_update_member(classic_join_t *j)
 {
     cs_group_t *g = j->g;
-    cs_member_t *m = j->m;
-    bool changed = false, sub_changed = false;
-    if (kc_str_changes(j->instance_id, m->instance_id)) {
-        char *iid = dup_view(j->instance_id);
-        kc_cs_member_set_instance_id(g, m, iid);
-        free(iid);
-        changed = true;
-    }
-    if (kc_str_changes(j->sub.rack_id, m->rack_id)) {
-        free(m->rack_id);
-        m->rack_id = dup_view(j->sub.rack_id);
-        changed = true;
-    }
+    cs_member_t *nm = kc_cs_member_proposed(j->m, j->member_id);
+    bool changed = j->m == NULL, sub_changed = false;
+    changed |= take_str(&nm->instance_id, j->instance_id);
+    changed |= take_str(&nm->rack_id, j->sub.rack_id);
     int32_t rebalance_timeout = j->rebalance_timeout_ms;
-    if (rebalance_timeout != -1 && rebalance_timeout != m->rebalance_timeout_ms) {
-        m->rebalance_timeout_ms = rebalance_timeout;
+    if (rebalance_timeout != -1 && rebalance_timeout != nm->rebalance_timeout_ms) {
+        nm->rebalance_timeout_ms = rebalance_timeout;
         changed = true;
     }
     int32_t ntopics = j->sub.topics.count > 0 ? j->sub.topics.count : 0;
-    if (!kc_cs_member_topics_equal(m, j->sub.topics.items, ntopics)) {
-        kc_cs_member_set_topics(g, m, j->sub.topics.items, ntopics);
+    if (!kc_cs_member_topics_equal(nm, j->sub.topics.items, ntopics)) {
+        kc_cs_member_set_topics(nm, j->sub.topics.items, ntopics);
         changed = sub_changed = true;
     }
-    if (m->regex) {
+    if (nm->regex) {
         /* Regex subscription is not supported for classic members; the
          * regex's resolution goes when it was the last member using it. */
-        kc_cs_member_set_regex(g, m, NULL, j->res);
+        kc_cs_maybe_delete_regex(j->c, g, j->m, NULL, j->res);
+        free(nm->regex);
+        nm->regex = NULL;
         changed = sub_changed = true;
     }
-    if (!kc_str_eq_cstr(j->ctx->client_id, m->client_id)) {
-        free(m->client_id);
-        m->client_id = dup_view(j->ctx->client_id);
-        changed = true;
-    }
-    const char *host = j->ctx->client_host ? j->ctx->client_host : "";
-    if (strcmp(host, m->client_host) != 0) {
-        free(m->client_host);
-        m->client_host = kc_xstrdup(host);
-        changed = true;
-    }
+    changed |= take_str(&nm->client_id, j->ctx->client_id.len >= 0 ? j->ctx->client_id : kc_str(""));
+    changed |= take_str(&nm->client_host, kc_str(j->ctx->client_host ? j->ctx->client_host : ""));
     kc_cs_classic_t *cl = classic_from_join(j->req);
-    if (!classic_equal(cl, m->classic)) {
-        kc_cs_classic_free(m->classic);
-        m->classic = cl;
+    if (!classic_equal(cl, nm->classic)) {
+        kc_cs_classic_free(nm->classic);
+        nm->classic = cl;
         changed = true;
     } else {
         kc_cs_classic_free(cl);
     }
     if (changed)
-        kc_cs_write_member_metadata(g, m, j->res);
+        j->m = kc_cs_write_member_metadata(j->c, g, nm, j->res);
+    kc_cs_member_free(nm);
     return sub_changed;
 }
 
@@ -982,8 +943,8 @@ static void cj_downgrade(classic_join_t *j)
 {
     cs_group_t *g = j->g;
     bool rebalance = g->assignment_epoch < g->group_epoch;
-    if (!rebalance && kc_cs_reconcile(j->c, g, j->m, j->owned, j->nowned))
-        kc_cs_write_current(g, j->m, j->res);
+    if (!rebalance)
+        kc_cs_reconcile(j->c, g, j->m, j->owned, j->nowned, j->res);
     cj_answer(j);
     char reason[KEY_BUF];
     snprintf(reason, sizeof(reason),
@@ -997,8 +958,7 @@ static void cj_reconcile(classic_join_t *j)
     cs_group_t *g = j->g;
     if (g->group_epoch > g->assignment_epoch)
         kc_cs_update_target_assignment(j->c, g, j->ctx->now_ms, j->res);
-    if (kc_cs_reconcile(j->c, g, j->m, j->owned, j->nowned))
-        kc_cs_write_current(g, j->m, j->res);
+    kc_cs_reconcile(j->c, g, j->m, j->owned, j->nowned, j->res);
     kc_cs_note_state(g);
     cj_answer(j);
 }
@@ -1013,6 +973,19 @@ static void cj_schedule_timeouts(classic_join_t *j)
     kc_timer_cancel(j->c, key);
     kc_cs_schedule_session(j->c, j->g, j->m, j->m->classic->session_timeout_ms, j->ctx->now_ms);
     schedule_sync_timeout(j->c, j->g, j->m, j->rebalance_timeout_ms, j->ctx->now_ms);
+}
+
+/* The member's owned partitions, then the downgrade, or the assignment
+ * and the timeouts. */
+static void cj_finish(classic_join_t *j)
+{
+    j->nowned = owned_from_subscription(j->c, &j->sub, &j->arena, &j->owned);
+    if (j->downgrade) {
+        cj_downgrade(j);
+    } else {
+        cj_reconcile(j);
+        cj_schedule_timeouts(j);
+    }
 }
 
 void kc_consumer_classic_join(kc_coord_t *c, const kc_request_ctx_t *ctx, kc_consumer_group_t *g,
@@ -1052,13 +1025,12 @@ void kc_consumer_classic_join(kc_coord_t *c, const kc_request_ctx_t *ctx, kc_con
             cj_dynamic_member(&j);
         else
             cj_static_member(&j);
-        cj_update_subscription_metadata(&j, cj_update_member(&j));
-        j.nowned = owned_from_subscription(c, &j.sub, &j.arena, &j.owned);
-        if (j.downgrade) {
-            cj_downgrade(&j);
+        bool sub_changed = cj_update_member(&j);
+        if (!j.m) { /* its record could not be written (res is failed) */
+            set_error(out, KC_ERR_UNKNOWN_SERVER_ERROR);
         } else {
-            cj_reconcile(&j);
-            cj_schedule_timeouts(&j);
+            cj_update_subscription_metadata(&j, sub_changed);
+            cj_finish(&j);
         }
     }
     out->depends_on_records = kc_result_wrote_since(res, first_record);

@@ -136,6 +136,9 @@ typedef struct {
 } kc_cs_classic_t;
 
 void kc_cs_classic_free(kc_cs_classic_t *cl);
+/* A classic side with a copy of the n protocols ps. */
+kc_cs_classic_t *kc_cs_classic_new(int32_t session_timeout_ms, const kc_group_protocol_t *ps,
+                                   int32_t n);
 
 /* ConsumerGroupCurrentMemberAssignmentValue.State */
 #define MS_STABLE 0
@@ -170,6 +173,14 @@ typedef struct {
     bool *subs;
     uint64_t subs_version;
 } cs_member_t;
+
+/* A member's new current assignment (record 8's fields), as a handler
+ * writes it; the partition sets are borrowed. */
+typedef struct {
+    int32_t member_epoch, previous_member_epoch;
+    int8_t state;
+    const kc_asg_t *assigned, *pending;
+} cs_current_t;
 
 /* Owner epoch of each partition of one topic (-1 = free), Kafka's
  * ConsumerGroup.currentPartitionEpoch; memory-only, derived from members. */
@@ -248,30 +259,26 @@ static inline bool kc_str_changes(kc_str_t s, const char *cur)
  * ConsumerGroupHeartbeat handler takes). Groups and members are owned by
  * the coordinator; "res" receives the records in Kafka's layouts.
  */
-/* A new consumer group in the groups map but not yet in Kafka's groups table
- * (kc_groups_table_put): a conversion removes the group it replaces first. */
-cs_group_t *kc_cs_group_create(kc_coord_t *c, const char *group_id, size_t len);
+/* A new consumer group in the groups map and a new entry of Kafka's groups
+ * table (a conversion removes the group it replaces first). */
+cs_group_t *kc_cs_group_new(kc_coord_t *c, const char *group_id, size_t len);
 cs_member_t *kc_cs_member_find(const cs_group_t *g, kc_str_t member_id);
 cs_member_t *kc_cs_static_member(const cs_group_t *g, kc_str_t instance_id);
-/* A new member with no subscription and epoch 0, added to g. */
-cs_member_t *kc_cs_member_add(cs_group_t *g, const char *member_id, size_t len);
-/* Sets or clears (NULL) the member's instance id, keeping the index. */
-void kc_cs_member_set_instance_id(cs_group_t *g, cs_member_t *m, const char *instance_id);
-/* Sets the subscribed topic names (any order, duplicates allowed). */
-void kc_cs_member_set_topics(cs_group_t *g, cs_member_t *m, const kc_str_t *names, int32_t n);
+/* A proposed member (ConsumerGroupMember.Builder): a detached copy of m's
+ * metadata under member_id (m NULL: a new member), for the caller to change
+ * and write with kc_cs_write_member_metadata, then free with
+ * kc_cs_member_free. */
+cs_member_t *kc_cs_member_proposed(const cs_member_t *m, const char *member_id);
+void kc_cs_member_free(cs_member_t *m);
+/* Sets a proposed member's subscribed topic names (any order, duplicates
+ * allowed). */
+void kc_cs_member_set_topics(cs_member_t *m, const kc_str_t *names, int32_t n);
 bool kc_cs_member_topics_equal(const cs_member_t *m, const kc_str_t *names, int32_t n);
-/* Replaces epochs, state and partitions (takes ownership of assigned and pending). */
-void kc_cs_member_set_current(cs_group_t *g, cs_member_t *m, int32_t epoch, int32_t prev,
-                              int8_t state, kc_asg_t *assigned, kc_asg_t *pending);
-/* Removes the member from g and frees it (no record, no timer change). */
-void kc_cs_member_remove(cs_group_t *g, cs_member_t *m);
-/* Sets or clears (NULL) the member's regex (copied), keeping the group's
- * counts; the old regex's resolution is tombstoned (record 16) when the
- * member was the last one using it (maybeUpdateRegularExpressions). */
-void kc_cs_member_set_regex(cs_group_t *g, cs_member_t *m, const char *regex, kc_result_t *res);
-/* Sets or clears (NULL) the member's server assignor (copied), keeping the
- * group's counts. */
-void kc_cs_member_set_server_assignor(cs_group_t *g, cs_member_t *m, const char *assignor);
+/* Tombstones the resolution of m's regex (record 16) when m, a member of g,
+ * is its last member and moves to next_regex (NULL: none)
+ * (maybeDeleteResolvedRegularExpression). */
+void kc_cs_maybe_delete_regex(kc_coord_t *c, const cs_group_t *g, const cs_member_t *m,
+                              const char *next_regex, kc_result_t *res);
 /* Epoch of the member owning the partition, -1 when free. */
 int32_t kc_cs_partition_epoch(cs_group_t *g, kc_uuid_t topic_id, int32_t partition);
 /* Metadata hash of the subscribed topics as they are now. */
@@ -282,22 +289,34 @@ void kc_cs_bump_group_epoch(kc_coord_t *c, cs_group_t *g, int64_t hash, const ch
                             int64_t now_ms, kc_result_t *res);
 /* Logs the group's state when it changed since last logged. */
 void kc_cs_note_state(cs_group_t *g);
-void kc_cs_write_group_epoch(const cs_group_t *g, kc_result_t *res);
-void kc_cs_write_member_metadata(const cs_group_t *g, const cs_member_t *m, kc_result_t *res);
-void kc_cs_write_target_member(const cs_group_t *g, const char *member_id, const kc_asg_t *a,
-                               kc_result_t *res);
-void kc_cs_write_target_epoch(const cs_group_t *g, int64_t now_ms, kc_result_t *res);
-void kc_cs_write_current(const cs_group_t *g, const cs_member_t *m, kc_result_t *res);
-void kc_cs_write_member_tombstones(const cs_group_t *g, const char *member_id, kc_result_t *res);
+/*
+ * The record writers (consumer.c, "records"): each appends its record and
+ * applies it to memory through the load path (kc_record_write_replay), the
+ * one way consumer group state changes. A member tombstoned is freed.
+ */
+void kc_cs_write_group_epoch(kc_coord_t *c, const cs_group_t *g, int32_t epoch, int64_t hash,
+                             kc_result_t *res);
+/* Record 5 from m (proposed or g's); returns g's member of that id after it
+ * (NULL when the record could not be written: res is failed). */
+cs_member_t *kc_cs_write_member_metadata(kc_coord_t *c, cs_group_t *g, const cs_member_t *m,
+                                         kc_result_t *res);
+void kc_cs_write_target_member(kc_coord_t *c, const cs_group_t *g, const char *member_id,
+                               const kc_asg_t *a, kc_result_t *res);
+void kc_cs_write_target_epoch(kc_coord_t *c, const cs_group_t *g, int32_t epoch, int64_t now_ms,
+                              kc_result_t *res);
+void kc_cs_write_current(kc_coord_t *c, const cs_group_t *g, const char *member_id,
+                         const cs_current_t *cur, kc_result_t *res);
+void kc_cs_write_member_tombstones(kc_coord_t *c, const cs_group_t *g, const char *member_id,
+                                   kc_result_t *res);
 /* Computes the target assignment of the group epoch (records 7 and 6). */
 void kc_cs_update_target_assignment(kc_coord_t *c, cs_group_t *g, int64_t now_ms,
                                     kc_result_t *res);
 /* CurrentAssignmentBuilder: moves m towards its target given the partitions
- * it reports owning (count -1 = not reported); true when m changed (the
- * caller writes record 8). */
+ * it reports owning (count -1 = not reported); true when m changed (its
+ * record 8 written). */
 bool kc_cs_reconcile(kc_coord_t *c, cs_group_t *g, cs_member_t *m,
                      const kc_consumer_group_heartbeat_request_topic_partitions_t *owned,
-                     int32_t owned_count);
+                     int32_t owned_count, kc_result_t *res);
 /* Cancels every timer of the member (session, rebalance, classic join/sync). */
 void kc_cs_cancel_member_timers(kc_coord_t *c, const cs_group_t *g, const char *member_id);
 /* (Re)arms the member's session timeout. */
