@@ -166,19 +166,8 @@ int kc_offsets_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
     return 0;
 }
 
-/* Applies the offset record just written into res (its last record). */
-static void apply_last(kc_coord_t *c, const kc_result_t *res, kc_str_t group)
-{
-    const kc_record_t *r = &res->records[res->nrecords - 1];
-    int rc = kc_offsets_replay(c, r->key.data, r->key.len, r->tombstone ? NULL : r->value.data,
-                               r->value.len);
-    if (rc != 0)
-        kc_log_error(LOG, "cannot apply own offset record for group %.*s: %d", (int)group.len,
-                     group.ptr, rc);
-}
-
 /* Writes the OffsetCommit record of the entry (tombstone when e is NULL)
- * into res and applies it. */
+ * into res and applies it (kc_record_write_replay). */
 static void emit(kc_coord_t *c, kc_result_t *res, kc_str_t group, kc_str_t topic,
                  int32_t partition, const kc_offset_entry_t *e)
 {
@@ -196,8 +185,7 @@ static void emit(kc_coord_t *c, kc_result_t *res, kc_str_t group, kc_str_t topic
         if (e->expire_timestamp_ms != -1)
             version = VALUE_VERSION_EXPIRING;
     }
-    if (kc_record_write(res, KC_RECORD_OFFSET_COMMIT, &key, version, e ? &v : NULL) == 0)
-        apply_last(c, res, group);
+    kc_record_write_replay(c, res, KC_RECORD_OFFSET_COMMIT, &key, version, e ? &v : NULL);
 }
 
 /* Tombstones written into res during a walk of the map and applied to it
@@ -227,7 +215,7 @@ static void tombstones_flush(kc_coord_t *c, tombstones_t *t)
     assert(t->first + t->n == t->res->nrecords);
     for (size_t i = t->first; i < t->first + t->n; i++) {
         const kc_record_t *r = &t->res->records[i];
-        kc_offsets_replay(c, r->key.data, r->key.len, NULL, 0);
+        kc_coord_replay(c, r->key.data, r->key.len, NULL, 0);
     }
 }
 
