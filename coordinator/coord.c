@@ -829,6 +829,15 @@ char *kc_str_dup_or_null(kc_str_t s)
     return s.len < 0 ? NULL : kc_xstrndup(s.ptr ? s.ptr : "", (size_t)s.len);
 }
 
+bool kc_str_update(char **slot, kc_str_t s)
+{
+    if (s.len < 0 || (*slot && kc_str_eq_cstr(s, *slot)))
+        return false;
+    free(*slot);
+    *slot = kc_str_dup_or_null(s);
+    return true;
+}
+
 void kc_instance_index_set(kc_smap_t *index, void *m, char **slot, const char *instance_id)
 {
     if (*slot && kc_smap_get(index, *slot, strlen(*slot)) == m)

@@ -128,6 +128,10 @@ const kc_topic_view_t *kc_coord_topic_view(const kc_coord_t *c);
 /* A NUL-terminated copy of s (which may hold NUL bytes; free it), NULL for
  * a null string. */
 char *kc_str_dup_or_null(kc_str_t s);
+/* Kafka's rule for an optional member field of a request: s sent (not
+ * null) and different from *slot (NULL: unset) replaces it with a copy.
+ * Returns whether it did. */
+bool kc_str_update(char **slot, kc_str_t s);
 
 /* ---- the group types' ops (groups.h) --------------------------------- */
 

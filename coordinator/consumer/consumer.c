@@ -2125,17 +2125,6 @@ static void hb_update_regex(cs_heartbeat_t *h, cs_member_t *nm)
     h->meta_changed = true;
 }
 
-/* Sets *slot to a copy of s when s is set and differs (kc_str_changes);
- * returns whether it did. */
-static bool take_str(char **slot, kc_str_t s)
-{
-    if (!kc_str_changes(s, *slot))
-        return false;
-    free(*slot);
-    *slot = kc_str_dup_or_null(s);
-    return true;
-}
-
 /* updateMemberSubscription: what the request changes in the member's
  * metadata (a null field is unchanged), built on a proposed member, then
  * its record when anything did; a new member is made by that record.
@@ -2153,13 +2142,13 @@ static bool hb_update_member(cs_heartbeat_t *h)
         nm->classic = NULL;
         h->meta_changed = true;
     }
-    h->meta_changed |= take_str(&nm->instance_id, req->instance_id);
-    h->meta_changed |= take_str(&nm->rack_id, req->rack_id);
+    h->meta_changed |= kc_str_update(&nm->instance_id, req->instance_id);
+    h->meta_changed |= kc_str_update(&nm->rack_id, req->rack_id);
     if (req->rebalance_timeout_ms != -1 && req->rebalance_timeout_ms != nm->rebalance_timeout_ms) {
         nm->rebalance_timeout_ms = req->rebalance_timeout_ms;
         h->meta_changed = true;
     }
-    h->meta_changed |= take_str(&nm->server_assignor, req->server_assignor);
+    h->meta_changed |= kc_str_update(&nm->server_assignor, req->server_assignor);
     if (req->subscribed_topic_names.count >= 0 &&
         !topics_equal(nm, req->subscribed_topic_names.items, req->subscribed_topic_names.count)) {
         member_set_topics(NULL, nm, req->subscribed_topic_names.items,
@@ -2168,8 +2157,8 @@ static bool hb_update_member(cs_heartbeat_t *h)
     }
     hb_update_regex(h, nm);
     h->meta_changed |=
-        take_str(&nm->client_id, h->ctx->client_id.len >= 0 ? h->ctx->client_id : kc_str(""));
-    h->meta_changed |= take_str(&nm->client_host, kc_str(h->ctx->client_host ? h->ctx->client_host
+        kc_str_update(&nm->client_id, h->ctx->client_id.len >= 0 ? h->ctx->client_id : kc_str(""));
+    h->meta_changed |= kc_str_update(&nm->client_host, kc_str(h->ctx->client_host ? h->ctx->client_host
                                                                              : ""));
     bool assignor_changed = false;
     if (h->meta_changed) {

@@ -861,16 +861,6 @@ static void cj_static_member(classic_join_t *j)
     free(old_id);
 }
 
-/* Sets *slot to a copy of s when s is set and differs; returns whether it did. */
-static bool take_str(char **slot, kc_str_t s)
-{
-    if (!kc_str_changes(s, *slot))
-        return false;
-    free(*slot);
-    *slot = dup_view(s);
-    return true;
-}
-
 /* ConsumerGroupMember.Builder in classicGroupJoinToConsumerGroup: what the
  * join changes in the member, on a proposed member, then its record when
  * anything did (hasMemberSubscriptionChanged); a new member is made by
@@ -880,8 +870,8 @@ static bool cj_update_member(classic_join_t *j)
     cs_group_t *g = j->g;
     cs_member_t *nm = kc_cs_member_proposed(j->m, j->member_id);
     bool changed = j->m == NULL, sub_changed = false;
-    changed |= take_str(&nm->instance_id, j->instance_id);
-    changed |= take_str(&nm->rack_id, j->sub.rack_id);
+    changed |= kc_str_update(&nm->instance_id, j->instance_id);
+    changed |= kc_str_update(&nm->rack_id, j->sub.rack_id);
     int32_t rebalance_timeout = j->rebalance_timeout_ms;
     if (rebalance_timeout != -1 && rebalance_timeout != nm->rebalance_timeout_ms) {
         nm->rebalance_timeout_ms = rebalance_timeout;
@@ -900,8 +890,8 @@ static bool cj_update_member(classic_join_t *j)
         nm->regex = NULL;
         changed = sub_changed = true;
     }
-    changed |= take_str(&nm->client_id, j->ctx->client_id.len >= 0 ? j->ctx->client_id : kc_str(""));
-    changed |= take_str(&nm->client_host, kc_str(j->ctx->client_host ? j->ctx->client_host : ""));
+    changed |= kc_str_update(&nm->client_id, j->ctx->client_id.len >= 0 ? j->ctx->client_id : kc_str(""));
+    changed |= kc_str_update(&nm->client_host, kc_str(j->ctx->client_host ? j->ctx->client_host : ""));
     kc_cs_classic_t *cl = classic_from_join(j->req);
     if (!classic_equal(cl, nm->classic)) {
         kc_cs_classic_free(nm->classic);

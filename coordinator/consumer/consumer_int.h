@@ -246,14 +246,6 @@ struct kc_consumer_group {
 
 typedef struct kc_consumer_group cs_group_t;
 
-/* Whether a request field s (null: not sent) changes a member's value cur
- * (NULL: unset), Kafka's rule for optional member fields: a field sent
- * and different from the stored one replaces it. */
-static inline bool kc_str_changes(kc_str_t s, const char *cur)
-{
-    return s.len >= 0 && (!cur || !kc_str_eq_cstr(s, cur));
-}
-
 /*
  * Services of consumer.c for consumer_classic.c (the same steps the
  * ConsumerGroupHeartbeat handler takes). Groups and members are owned by
