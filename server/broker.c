@@ -283,31 +283,6 @@ static void java_hash_set_order(const kc_str_t *names, size_t total, size_t *idx
     sort_by_java_bucket(names, cap, idx, n);
 }
 
-/* MetadataRequest.getErrorResponse: every requested topic with the error,
- * no brokers, no cluster id, no controller. */
-static int metadata_error_response(kc_req_t *req, int16_t v, const kc_metadata_request_t *rq,
-                                   int16_t err)
-{
-    kc_metadata_response_t resp;
-    kc_metadata_response_init(&resp);
-    resp.throttle_time_ms = 0;
-    resp.error_code = err;
-    resp.brokers.count = 0;
-    int32_t n = KC_MAX(rq->topics.count, 0);
-    kc_metadata_response_topic_response_t *out =
-        kc_arena_alloc(req->arena, (size_t)(n ? n : 1) * sizeof(*out));
-    for (int32_t i = 0; i < n; i++) {
-        kc_str_t name = rq->topics.items[i].name;
-        fill_topic_error(&out[i], err, kc_str_is_null(name) ? kc_str("") : name,
-                         rq->topics.items[i].topic_id);
-    }
-    resp.topics.items = out;
-    resp.topics.count = n;
-    kc_buf_t b;
-    kc_buf_init(&b);
-    return kc_req_respond_encoded(req, kc_metadata_response_encode(&b, v, &resp), &b);
-}
-
 /* A Metadata request in KafkaApis.handleTopicMetadataRequest's steps: the
  * requested topics as a set of names, their authorization and the answer's
  * topics so far, all in req's arena. */
@@ -569,6 +544,7 @@ int kc_handle_metadata(kc_req_t *req)
     int16_t v = req->ctx.api_version;
     kc_metadata_request_t rq;
     kc_metadata_request_init(&rq);
+    kc_reader_t start = *req->body;
     if (kc_metadata_request_decode(req->body, v, req->arena, &rq) != 0)
         return KC_EINVAL;
     /* v0: an empty list means every topic; v1+: null means every topic. */
@@ -580,7 +556,7 @@ int kc_handle_metadata(kc_req_t *req)
     int32_t nreq = all ? 0 : rq.topics.count;
     int16_t err = metadata_check_topics(&m, nreq);
     if (err)
-        return metadata_error_response(req, v, &rq, err);
+        return kc_req_respond_error(req, &start, err); /* MetadataRequest.getErrorResponse */
 
     kc_metadata_response_t resp;
     kc_metadata_response_init(&resp);

@@ -8,20 +8,6 @@
 #include "server_int.h"
 
 /*
- * Answers with Kafka's getErrorResponse(code) for the request: the code on
- * the group, or on every partition it names (generated from the response
- * schema). body is the request body as it was before decoding.
- */
-static int respond_error(kc_req_t *req, const kc_reader_t *body, int16_t code)
-{
-    kc_buf_t b;
-    kc_buf_init(&b);
-    int rc = kc_msg_error_response_encode(req->ctx.api_key, req->ctx.api_version, body,
-                                          req->arena, code, &b);
-    return kc_req_respond_encoded(req, rc, &b);
-}
-
-/*
  * Decode, check op on the request's group as KafkaApis does before it calls
  * the group coordinator (GROUP_AUTHORIZATION_FAILED for the whole request),
  * then hand it to the coordinator. op 0 = no group check here.
@@ -32,10 +18,10 @@ static int respond_error(kc_req_t *req, const kc_reader_t *body, int16_t code)
         kc_##msg##_t rq;                                                                           \
         kc_##msg##_init(&rq);                                                                      \
         kc_reader_t start = *req->body;                                                            \
-        if (kc_##msg##_decode(req->body, req->ctx.api_version, req->arena, &rq) != 0)             \
+        if (kc_##msg##_decode(req->body, req->ctx.api_version, req->arena, &rq) != 0)              \
             return KC_EINVAL;                                                                      \
         if ((op) != 0 && !kc_req_authorized(req, (op), KC_RES_GROUP, (group_expr)))                \
-            return respond_error(req, &start, KC_ERR_GROUP_AUTHORIZATION_FAILED);                  \
+            return kc_req_respond_error(req, &start, KC_ERR_GROUP_AUTHORIZATION_FAILED);           \
         coord_fn(req->srv->coord, &req->ctx, &rq, req->res);                                       \
         return 0;                                                                                  \
     }
@@ -48,10 +34,10 @@ static int respond_error(kc_req_t *req, const kc_reader_t *body, int16_t code)
         kc_##msg##_t rq;                                                                           \
         kc_##msg##_init(&rq);                                                                      \
         kc_reader_t start = *req->body;                                                            \
-        if (kc_##msg##_decode(req->body, req->ctx.api_version, req->arena, &rq) != 0)             \
+        if (kc_##msg##_decode(req->body, req->ctx.api_version, req->arena, &rq) != 0)              \
             return KC_EINVAL;                                                                      \
         if ((op) != 0 && !kc_req_authorized(req, (op), KC_RES_GROUP, (group_expr)))                \
-            return respond_error(req, &start, KC_ERR_GROUP_AUTHORIZATION_FAILED);                  \
+            return kc_req_respond_error(req, &start, KC_ERR_GROUP_AUTHORIZATION_FAILED);           \
         return held_fn(req, &start, &rq);                                                          \
     }
 
@@ -96,7 +82,7 @@ int kc_handle_consumer_group_heartbeat(kc_req_t *req)
                                                    &rq) != 0)
         return KC_EINVAL;
     if (!kc_req_authorized(req, KC_OP_READ, KC_RES_GROUP, rq.group_id))
-        return respond_error(req, &start, KC_ERR_GROUP_AUTHORIZATION_FAILED);
+        return kc_req_respond_error(req, &start, KC_ERR_GROUP_AUTHORIZATION_FAILED);
     for (int32_t i = 0; i < rq.subscribed_topic_names.count; i++) {
         if (!kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TOPIC,
                                rq.subscribed_topic_names.items[i])) {
@@ -130,7 +116,7 @@ int kc_handle_streams_group_heartbeat(kc_req_t *req)
                                                   &rq) != 0)
         return KC_EINVAL;
     if (!kc_req_authorized(req, KC_OP_READ, KC_RES_GROUP, rq.group_id))
-        return respond_error(req, &start, KC_ERR_GROUP_AUTHORIZATION_FAILED);
+        return kc_req_respond_error(req, &start, KC_ERR_GROUP_AUTHORIZATION_FAILED);
     kc_streams_topics_to_create_t create = {0};
     kc_coord_streams_group_heartbeat(req->srv->coord, &req->ctx, &rq, req->res, &create);
     for (size_t i = 0; i < create.n; i++) {

@@ -390,33 +390,6 @@ static void fetch_partition_init(kc_fetch_response_partition_data_t *rp, int32_t
     rp->records = (kc_bytes_t){(const uint8_t *)"", 0};
 }
 
-/* IsolationLevel.forId fails: FetchRequest.getErrorResponse, the error at
- * the top and (before v13) in every requested partition. */
-static void fetch_isolation_error(fetch_t *f)
-{
-    kc_fetch_response_t *resp = &f->resp;
-    resp->error_code = KC_ERR_UNKNOWN_SERVER_ERROR;
-    resp->session_id = f->rq.session_id;
-    int32_t nt = f->v < 13 ? KC_MAX(f->rq.topics.count, 0) : 0;
-    resp->responses.items =
-        kc_arena_alloc(&f->arena, (size_t)(nt ? nt : 1) * sizeof(*resp->responses.items));
-    resp->responses.count = nt;
-    for (int32_t i = 0; i < nt; i++) {
-        const kc_fetch_request_topic_t *t = &f->rq.topics.items[i];
-        kc_fetch_response_fetchable_topic_response_t *rt = &resp->responses.items[i];
-        int32_t np = KC_MAX(t->partitions.count, 0);
-        memset(rt, 0, sizeof(*rt));
-        rt->topic = t->topic;
-        rt->topic_id = t->topic_id;
-        rt->partitions.items =
-            kc_arena_alloc(&f->arena, (size_t)(np ? np : 1) * sizeof(*rt->partitions.items));
-        rt->partitions.count = np;
-        for (int32_t j = 0; j < np; j++)
-            fetch_partition_init(&rt->partitions.items[j], t->partitions.items[j].partition,
-                                 KC_ERR_UNKNOWN_SERVER_ERROR);
-    }
-}
-
 /* The partitions to read (FetchContext.foreachPartition): the session's, in
  * its order, for an incremental fetch, else the request's. */
 static void fetch_collect_items(fetch_t *f)
@@ -697,10 +670,6 @@ static void fetch_build_topics(fetch_t *f, const bool *carry)
 static bool fetch_answer(fetch_t *f, bool first, bool final)
 {
     const kc_fetch_request_t *rq = &f->rq;
-    if (f->v >= 4 && rq->isolation_level != 0 && rq->isolation_level != 1) {
-        fetch_isolation_error(f);
-        return true;
-    }
     int16_t session_error;
     f->kind = fetch_context(f->s, rq, f->v, f->ctx->now_ms, first, &session_error, &f->fs);
     if (f->kind == CTX_ERROR) {
@@ -754,6 +723,11 @@ static int fetch_eval(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t
     *wait = false;
     if (kc_fetch_request_decode(&r, f.v, &f.arena, &f.rq) != 0) {
         rc = KC_EINVAL;
+    } else if (f.v >= 4 && f.rq.isolation_level != 0 && f.rq.isolation_level != 1) {
+        /* IsolationLevel.forId fails: FetchRequest.getErrorResponse. */
+        kc_reader_init(&r, body, body_len);
+        kc_req_t rr = {.srv = s, .ctx = *ctx, .res = res, .arena = &f.arena};
+        rc = kc_req_respond_error(&rr, &r, KC_ERR_UNKNOWN_SERVER_ERROR);
     } else {
         *max_wait_ms = f.rq.max_wait_ms;
         kc_fetch_response_init(&f.resp);
@@ -1086,26 +1060,16 @@ int kc_handle_list_offsets(kc_req_t *req)
     int16_t v = req->ctx.api_version;
     kc_list_offsets_request_t rq;
     kc_list_offsets_request_init(&rq);
+    kc_reader_t start = *req->body;
     if (kc_list_offsets_request_decode(req->body, v, req->arena, &rq) != 0)
         return KC_EINVAL;
     kc_list_offsets_response_t resp;
     kc_list_offsets_response_init(&resp);
     resp.throttle_time_ms = 0;
     int32_t nt = rq.topics.count > 0 ? rq.topics.count : 0;
-    if (v >= 2 && rq.isolation_level != 0 && rq.isolation_level != 1) {
-        /* IsolationLevel.forId fails: ListOffsetsRequest.getErrorResponse, every
-         * partition as requested with UNKNOWN_SERVER_ERROR. */
-        resp.topics.items =
-            kc_arena_alloc(req->arena, (size_t)(nt ? nt : 1) * sizeof(*resp.topics.items));
-        resp.topics.count = nt;
-        for (int32_t i = 0; i < nt; i++) {
-            list_offsets_topic_error(req, &rq.topics.items[i], &resp.topics.items[i],
-                                     KC_ERR_UNKNOWN_SERVER_ERROR);
-        }
-        kc_buf_t b;
-        kc_buf_init(&b);
-        return kc_req_respond_encoded(req, kc_list_offsets_response_encode(&b, v, &resp), &b);
-    }
+    /* IsolationLevel.forId fails: ListOffsetsRequest.getErrorResponse. */
+    if (v >= 2 && rq.isolation_level != 0 && rq.isolation_level != 1)
+        return kc_req_respond_error(req, &start, KC_ERR_UNKNOWN_SERVER_ERROR);
     size_t np_all = 0;
     for (int32_t i = 0; i < nt; i++)
         np_all += (size_t)KC_MAX(rq.topics.items[i].partitions.count, 0);

@@ -114,6 +114,16 @@ int kc_req_respond_encoded(kc_req_t *req, int rc, kc_buf_t *b)
     return 0;
 }
 
+int kc_req_respond_error(kc_req_t *req, const kc_reader_t *body, int16_t code)
+{
+    kc_buf_t b;
+    kc_buf_init(&b);
+    kc_reader_t r = *body;
+    int rc = kc_msg_error_response_encode(req->ctx.api_key, req->ctx.api_version, &r, req->arena,
+                                          code, &b);
+    return kc_req_respond_encoded(req, rc, &b);
+}
+
 /* A response held back by a delay fault, written when its timer fires. */
 typedef struct delayed_response {
     kc_server_t *srv;

@@ -162,6 +162,13 @@ kc_response_t *kc_req_respond(kc_req_t *req, const kc_buf_t *b);
  * failure (the caller's connection is then closed rather than left muted).
  */
 int kc_req_respond_encoded(kc_req_t *req, int rc, kc_buf_t *b);
+/*
+ * Answers req with Kafka's getErrorResponse(code) for its API and version,
+ * generated from the response schema (net/proto: the code on every error
+ * field, the request's arrays echoed). body is the request body as it was
+ * before decoding. Returns as kc_req_respond_encoded.
+ */
+int kc_req_respond_error(kc_req_t *req, const kc_reader_t *body, int16_t code);
 
 /* Broker handlers (server/broker.c). */
 int kc_handle_api_versions(kc_req_t *req);

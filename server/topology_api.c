@@ -291,13 +291,8 @@ static void held_finish(held_request_t *h)
                 kc_coord_join_group(s->coord, &h->ctx, &rq, &s->batch);
             break;
         }
-        kc_buf_t b;
-        kc_buf_init(&b);
-        kc_reader_t body = r;
         kc_req_t req = {.srv = s, .ctx = h->ctx, .body = &r, .arena = &arena, .res = &s->batch};
-        int rc = kc_msg_error_response_encode(h->ctx.api_key, h->ctx.api_version, &body, &arena,
-                                              h->error_code, &b);
-        kc_req_respond_encoded(&req, rc, &b);
+        kc_req_respond_error(&req, &r, h->error_code);
         break;
     }
     default:
@@ -483,12 +478,7 @@ int kc_topology_desc_join_group(kc_req_t *req, const kc_reader_t *start, const k
         return 0;
     }
     if (kc_topology_desc_conversion_throttled(view.state, req->ctx.now_ms)) {
-        kc_buf_t b;
-        kc_buf_init(&b);
-        kc_reader_t body = *start;
-        int rc = kc_msg_error_response_encode(req->ctx.api_key, req->ctx.api_version, &body,
-                                              req->arena, KC_ERR_REBALANCE_IN_PROGRESS, &b);
-        return kc_req_respond_encoded(req, rc, &b);
+        return kc_req_respond_error(req, start, KC_ERR_REBALANCE_IN_PROGRESS);
     }
     kc_topology_desc_op_t *op = kc_topology_desc_delete_begin(KC_TOPOLOGY_DESC_OP_CONVERSION,
                                                               rq->group_id, &view, req->res);

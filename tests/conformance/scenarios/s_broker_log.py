@@ -123,6 +123,17 @@ def _(ctx):
     fetch(c, ctx, t, tid, [(0, 0)], isolation=1)
 
 
+@scenario("broker.fetch.isolation_invalid",
+          "Fetch v4+ with an IsolationLevel that is neither 0 nor 1: FetchRequest's error "
+          "response, UNKNOWN_SERVER_ERROR at the top and, before v13, in every partition",
+          api="Fetch", versions=(4, None))
+def _(ctx):
+    c = ctx.client()
+    t = ctx.topic()
+    tid = hb.create_topic(ctx, c, t, partitions=2)
+    fetch(c, ctx, t, tid, [(0, 0), (1, 0)], isolation=2)
+
+
 @scenario("broker.fetch.records",
           "Fetch at every version with MaxWaitMs 0 of two produced batches: the batches as "
           "stored (offsets, leader epoch, CRC), from the start, from the second batch, from the "
