@@ -438,8 +438,7 @@ int kc_topology_desc_delete_groups(kc_req_t *req, const kc_reader_t *start,
             kc_topology_desc_group_t view;
             if (gid.len < 0 ||
                 !kc_request_authorized(&req->ctx, KC_OP_DELETE, KC_RES_GROUP, gid) ||
-                lookup(g, gid, &view) != 1 || !view.empty ||
-                !kc_topology_desc_delete_needed(g->barrier, &view))
+                lookup(g, gid, &view) != 1 || !kc_topology_desc_delete_needed(g->barrier, &view))
                 continue;
             bool dup = false;
             for (int32_t k = 0; k < i && !dup; k++)
@@ -473,7 +472,7 @@ int kc_topology_desc_join_group(kc_req_t *req, const kc_reader_t *start, const k
     /* A new member joining an empty streams group converts it
      * (GroupMetadataManager.classicGroupJoin): its description goes first. */
     if (!g || rq->member_id.len > 0 || !kc_coord_is_loaded(s->coord) ||
-        lookup(g, rq->group_id, &view) != 1 || !kc_topology_desc_conversion_needed(g->barrier, &view)) {
+        lookup(g, rq->group_id, &view) != 1 || !kc_topology_desc_delete_needed(g->barrier, &view)) {
         kc_coord_join_group(s->coord, &req->ctx, rq, req->res);
         return 0;
     }
@@ -540,30 +539,15 @@ int kc_handle_streams_group_topology_description_update(kc_req_t *req)
                                                                     req->arena, &rq) != 0)
         return KC_EINVAL;
     struct kc_topology_desc_glue *g = s->topology_desc;
-    char msg[512] = "";
-    int16_t code = KC_ERR_NONE;
+    char msg[512];
     kc_topology_desc_group_t view;
-    int found = 0;
-    /* GroupCoordinatorService.throwIfStreamsGroupTopologyDescriptionUpdateInvalid */
-    if (!g) {
-        code = KC_ERR_UNSUPPORTED_VERSION;
-        snprintf(msg, sizeof(msg),
-                 "The broker has no streams group topology description plugin configured.");
-    } else if (kc_str_is_empty(rq.member_id)) {
-        code = KC_ERR_INVALID_REQUEST;
-        snprintf(msg, sizeof(msg), "MemberId can't be empty.");
-    } else if (kc_str_is_empty(rq.group_id)) {
-        code = KC_ERR_INVALID_REQUEST;
-        snprintf(msg, sizeof(msg), "GroupId can't be empty.");
-    } else if (!kc_coord_is_loaded(s->coord)) {
-        code = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
-    } else {
-            found = lookup(g, rq.group_id, &view);
-        bool member = found == 1 && g->groups.has_member &&
-                      g->groups.has_member(g->groups.ctx, rq.group_id, rq.member_id);
-        code = kc_topology_desc_push_validate(found, found == 1 ? &view : NULL, member, rq.group_id,
-                                              rq.member_id, rq.topology_epoch, msg, sizeof(msg));
-    }
+    bool loaded = kc_coord_is_loaded(s->coord);
+    int found = g && loaded ? lookup(g, rq.group_id, &view) : 0;
+    bool member = found == 1 && g->groups.has_member &&
+                  g->groups.has_member(g->groups.ctx, rq.group_id, rq.member_id);
+    int16_t code = kc_topology_desc_push_validate(
+        g ? g->barrier : NULL, loaded, found, found == 1 ? &view : NULL, member, rq.group_id,
+        rq.member_id, rq.topology_epoch, msg, sizeof(msg));
     if (code != KC_ERR_NONE) {
         respond_update(s, &req->ctx, req->res, code, msg, false);
         return 0;

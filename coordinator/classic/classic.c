@@ -1613,7 +1613,7 @@ void kc_coord_join_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
              * the join is retried (KIP-1331). */
             kc_topology_desc_group_t view;
             if (kc_coord_streams_group_view(c, req->group_id, &view) == 1 &&
-                kc_topology_desc_conversion_needed(c->topology_desc, &view)) {
+                kc_topology_desc_delete_needed(c->topology_desc, &view)) {
                 send_join_error(res, ctx, KC_ERR_REBALANCE_IN_PROGRESS, "");
                 goto out;
             }

@@ -196,15 +196,22 @@ typedef struct {
 void kc_topology_desc_op_free(kc_topology_desc_op_t *op); /* NULL accepted */
 
 /*
- * Push validation (GroupMetadataManager.validateStreamsGroupTopologyDescriptionUpdate):
+ * Push validation, every check of StreamsGroupTopologyDescriptionUpdate
+ * (API 93) in Kafka's order: GroupCoordinatorService's
+ * (UNSUPPORTED_VERSION "The broker has no streams group topology
+ * description plugin configured." when m is NULL or has no plugin;
+ * INVALID_REQUEST "MemberId can't be empty." / "GroupId can't be empty.";
+ * COORDINATOR_LOAD_IN_PROGRESS while not loaded), then
+ * GroupMetadataManager.validateStreamsGroupTopologyDescriptionUpdate's:
  * 0, or GROUP_ID_NOT_FOUND ("Group <g> not found." / "Group <g> is not a
  * streams group."), UNKNOWN_MEMBER_ID ("Member <m> is not a member of group
  * <g>.") or INVALID_REQUEST ("Topology epoch <e> does not match the group's
  * current topology epoch <c>."), with the message in msg. lookup is the
  * result of kc_topology_desc_groups_t.lookup.
  */
-int16_t kc_topology_desc_push_validate(int lookup, const kc_topology_desc_group_t *g,
-                                       bool member_known, kc_str_t group_id, kc_str_t member_id,
+int16_t kc_topology_desc_push_validate(const kc_topology_desc_t *m, bool loaded, int lookup,
+                                       const kc_topology_desc_group_t *g, bool member_known,
+                                       kc_str_t group_id, kc_str_t member_id,
                                        int32_t topology_epoch, char *msg, size_t msglen);
 
 /*
@@ -226,18 +233,16 @@ kc_topology_desc_op_t *kc_topology_desc_push_begin(kc_str_t group_id, kc_topolog
  */
 bool kc_topology_desc_cleanup_eligible(const kc_topology_desc_t *m,
                                        const kc_topology_desc_group_t *g);
-/* DeleteGroups: whether a store delete is owed before tombstoning (stored != -1; -2 included). */
+/*
+ * Whether a store delete is owed before the group's records go: a store is
+ * configured, the group is empty (DeleteGroups deletes only empty groups; a
+ * classic JoinGroup converts only an empty one, GroupMetadataManager.
+ * classicGroupJoin) and stored != -1 (-2 included).
+ */
 bool kc_topology_desc_delete_needed(const kc_topology_desc_t *m, const kc_topology_desc_group_t *g);
 /* Whether the group may be tombstoned by expiry (StreamsGroup.shouldExpire):
  * not while a store is configured and stored != -1. */
 bool kc_topology_desc_may_expire(const kc_topology_desc_t *m, const kc_topology_desc_state_t *st);
-/*
- * Classic JoinGroup on a streams group (GroupMetadataManager.classicGroupJoin):
- * conversion must first delete the description when a store is configured,
- * the group is empty and stored != -1.
- */
-bool kc_topology_desc_conversion_needed(const kc_topology_desc_t *m,
-                                        const kc_topology_desc_group_t *g);
 /* While true, answer the classic JoinGroup REBALANCE_IN_PROGRESS without
  * touching the store: a previous conversion delete failed and its back-off
  * window is open (Kafka's isConversionDeleteThrottled). */

@@ -235,11 +235,27 @@ static kc_str_t op_group(const kc_topology_desc_op_t *op)
     return (kc_str_t){op->group_id, (int32_t)op->group_id_len};
 }
 
-int16_t kc_topology_desc_push_validate(int lookup, const kc_topology_desc_group_t *g,
-                                       bool member_known, kc_str_t group_id, kc_str_t member_id,
+int16_t kc_topology_desc_push_validate(const kc_topology_desc_t *m, bool loaded, int lookup,
+                                       const kc_topology_desc_group_t *g, bool member_known,
+                                       kc_str_t group_id, kc_str_t member_id,
                                        int32_t topology_epoch, char *msg, size_t msglen)
 {
     int gl = group_id.len > 0 ? group_id.len : 0, ml = member_id.len > 0 ? member_id.len : 0;
+    fmt(msg, msglen, "%s", "");
+    if (!kc_topology_desc_enabled(m)) {
+        fmt(msg, msglen, "The broker has no streams group topology description plugin configured.");
+        return KC_ERR_UNSUPPORTED_VERSION;
+    }
+    if (ml == 0) {
+        fmt(msg, msglen, "MemberId can't be empty.");
+        return KC_ERR_INVALID_REQUEST;
+    }
+    if (gl == 0) {
+        fmt(msg, msglen, "GroupId can't be empty.");
+        return KC_ERR_INVALID_REQUEST;
+    }
+    if (!loaded)
+        return KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
     if (lookup == 0) {
         fmt(msg, msglen, "Group %.*s not found.", gl, group_id.ptr);
         return KC_ERR_GROUP_ID_NOT_FOUND;
@@ -306,19 +322,13 @@ bool kc_topology_desc_cleanup_eligible(const kc_topology_desc_t *m,
 
 bool kc_topology_desc_delete_needed(const kc_topology_desc_t *m, const kc_topology_desc_group_t *g)
 {
-    return kc_topology_desc_enabled(m) && g &&
+    return kc_topology_desc_enabled(m) && g && g->empty &&
            g->state->stored_epoch != KC_TOPOLOGY_DESC_EPOCH_NONE;
 }
 
 bool kc_topology_desc_may_expire(const kc_topology_desc_t *m, const kc_topology_desc_state_t *st)
 {
     return !(kc_topology_desc_enabled(m) && st->stored_epoch != KC_TOPOLOGY_DESC_EPOCH_NONE);
-}
-
-bool kc_topology_desc_conversion_needed(const kc_topology_desc_t *m,
-                                        const kc_topology_desc_group_t *g)
-{
-    return kc_topology_desc_delete_needed(m, g) && g->empty;
 }
 
 bool kc_topology_desc_conversion_throttled(const kc_topology_desc_state_t *st, int64_t now_ms)

@@ -469,19 +469,37 @@ static void test_push_validate(void **state)
     kc_topology_desc_group_t g = view(h);
     char msg[256];
     kc_str_t gid = kc_str(GROUP), mid = kc_str("m1");
-    assert_int_equal(kc_topology_desc_push_validate(0, NULL, false, gid, mid, 3, msg, sizeof(msg)),
+    /* GroupCoordinatorService's checks come first, in its order. */
+    assert_int_equal(kc_topology_desc_push_validate(NULL, true, 1, &g, true, gid, mid, 3, msg,
+                                                    sizeof(msg)),
+                     KC_ERR_UNSUPPORTED_VERSION);
+    assert_string_equal(msg,
+                        "The broker has no streams group topology description plugin configured.");
+    assert_int_equal(kc_topology_desc_push_validate(h->m, false, 1, &g, true, gid, kc_str(""), 3,
+                                                    msg, sizeof(msg)),
+                     KC_ERR_INVALID_REQUEST);
+    assert_string_equal(msg, "MemberId can't be empty.");
+    assert_int_equal(kc_topology_desc_push_validate(h->m, false, 1, &g, true, KC_STR_NULL, mid, 3,
+                                                    msg, sizeof(msg)),
+                     KC_ERR_INVALID_REQUEST);
+    assert_string_equal(msg, "GroupId can't be empty.");
+    assert_int_equal(kc_topology_desc_push_validate(h->m, false, 1, &g, true, gid, mid, 3, msg,
+                                                    sizeof(msg)),
+                     KC_ERR_COORDINATOR_LOAD_IN_PROGRESS);
+    assert_string_equal(msg, "");
+    assert_int_equal(kc_topology_desc_push_validate(h->m, true, 0, NULL, false, gid, mid, 3, msg, sizeof(msg)),
                      KC_ERR_GROUP_ID_NOT_FOUND);
     assert_string_equal(msg, "Group app not found.");
-    assert_int_equal(kc_topology_desc_push_validate(-1, NULL, false, gid, mid, 3, msg, sizeof(msg)),
+    assert_int_equal(kc_topology_desc_push_validate(h->m, true, -1, NULL, false, gid, mid, 3, msg, sizeof(msg)),
                      KC_ERR_GROUP_ID_NOT_FOUND);
     assert_string_equal(msg, "Group app is not a streams group.");
-    assert_int_equal(kc_topology_desc_push_validate(1, &g, false, gid, mid, 3, msg, sizeof(msg)),
+    assert_int_equal(kc_topology_desc_push_validate(h->m, true, 1, &g, false, gid, mid, 3, msg, sizeof(msg)),
                      KC_ERR_UNKNOWN_MEMBER_ID);
     assert_string_equal(msg, "Member m1 is not a member of group app.");
-    assert_int_equal(kc_topology_desc_push_validate(1, &g, true, gid, mid, 2, msg, sizeof(msg)),
+    assert_int_equal(kc_topology_desc_push_validate(h->m, true, 1, &g, true, gid, mid, 2, msg, sizeof(msg)),
                      KC_ERR_INVALID_REQUEST);
     assert_string_equal(msg, "Topology epoch 2 does not match the group's current topology epoch 3.");
-    assert_int_equal(kc_topology_desc_push_validate(1, &g, true, gid, mid, 3, msg, sizeof(msg)),
+    assert_int_equal(kc_topology_desc_push_validate(h->m, true, 1, &g, true, gid, mid, 3, msg, sizeof(msg)),
                      KC_ERR_NONE);
     h_free(h);
 }
@@ -505,8 +523,7 @@ static void test_delete_begin_skips_none_and_revived_groups(void **state)
     stored_at_3(h);
     /* A member came back since the caller looked: the delete drops out. */
     g = view(h);
-    assert_true(kc_topology_desc_delete_needed(h->m, &g));
-    assert_false(kc_topology_desc_conversion_needed(h->m, &g));
+    assert_false(kc_topology_desc_delete_needed(h->m, &g));
     assert_null(kc_topology_desc_delete_begin(KC_TOPOLOGY_DESC_OP_CLEANUP, kc_str(GROUP), &g,
                                               &res));
     assert_int_equal(res.nrecords, 0);
@@ -643,7 +660,7 @@ static void test_conversion_failure_rejects_join_and_throttles(void **state)
     kc_result_t res;
     kc_result_init(&res);
     kc_topology_desc_group_t g = view(h);
-    assert_true(kc_topology_desc_conversion_needed(h->m, &g));
+    assert_true(kc_topology_desc_delete_needed(h->m, &g));
     assert_false(kc_topology_desc_conversion_throttled(&h->st, h->now));
     kc_topology_desc_op_t *op =
         kc_topology_desc_delete_begin(KC_TOPOLOGY_DESC_OP_CONVERSION, kc_str(GROUP), &g, &res);
