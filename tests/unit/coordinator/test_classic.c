@@ -179,9 +179,11 @@ static char *join_and_sync_single(ctx_t *t)
     return mid;
 }
 
-/* A failed write of the group record is a storage error, which Kafka's
- * coordinator answers NOT_COORDINATOR (appendGroupMetadataErrorToResponseError). */
-static void test_sync_group_failed_record_write_answers_not_coordinator(void **state)
+/* GroupMetadataManagerTest.testSyncGroupAsLeaderAppendFailureTransformsError:
+ * the leader's SyncGroup writes the group record; when that write fails (a
+ * storage error) the answer is NOT_COORDINATOR, as
+ * appendGroupMetadataErrorToResponseError maps it. */
+static void test_sync_group_as_leader_append_failure_transforms_error(void **state)
 {
     (void)state;
     ctx_t *t = ctx_new();
@@ -353,6 +355,13 @@ static void check_replay(ctx_t *t, const char *group)
 
 /* ---- tests ------------------------------------------------------------- */
 
+/* After GroupMetadataManagerTest.testGenerateRecordsOnNewClassicGroup and
+ * testDelayInitialRebalanceByGroupInitialRebalanceDelayOnEmptyGroup: a
+ * JoinGroup v5 without member id is answered MEMBER_ID_REQUIRED with a
+ * generated id and persists the new group as empty; the rejoin with that id
+ * waits out the initial delay (not answered at 2.999 s, answered at 3 s) and
+ * opens generation 1 led by the member, whose SyncGroup gets its assignment.
+ */
 static void test_join_group_unknown_member_id_required(void **state)
 {
     (void)state;
@@ -389,6 +398,9 @@ static void test_join_group_unknown_member_id_required(void **state)
     ct_free(t);
 }
 
+/* After GroupMetadataManagerTest.testDelayInitialRebalanceByGroupInitialRebalanceDelayOnEmptyGroup:
+ * below v4 a member without id is added at once (no MEMBER_ID_REQUIRED); its
+ * JoinGroup is answered when the initial delay ends, at generation 1. */
 static void test_join_group_v3_adds_member_without_member_id_required(void **state)
 {
     (void)state;
@@ -403,6 +415,12 @@ static void test_join_group_v3_adds_member_without_member_id_required(void **sta
     ct_free(t);
 }
 
+/* After GroupCoordinatorServiceTest.testJoinGroupInvalidGroupId and
+ * testJoinGroupInvalidSessionTimeout, and
+ * GroupMetadataManagerTest.testJoinGroupUnknownMemberNewGroup: an empty group
+ * id, a session timeout below the minimum and an unknown member id for a new
+ * group are refused without a record; a coordinator that is still loading
+ * answers COORDINATOR_LOAD_IN_PROGRESS. */
 static void test_join_group_invalid_inputs(void **state)
 {
     (void)state;
@@ -442,7 +460,11 @@ static void test_join_group_invalid_inputs(void **state)
     ct_free(t);
 }
 
-static void test_initial_delay_extended_by_new_member(void **state)
+/* GroupMetadataManagerTest.testResetRebalanceDelayWhenNewMemberJoinsGroupDuringInitialRebalance:
+ * a second member joining during the initial delay extends it by another
+ * delay, so neither join is answered before 6 s; then both are, the first
+ * member leading with the member list. */
+static void test_reset_rebalance_delay_when_new_member_joins_group_during_initial_rebalance(void **state)
 {
     (void)state;
     ctx_t *t = ctx_new();
@@ -620,19 +642,28 @@ static void sync_group_protocol_type_and_name_with(int16_t version, const char *
     ct_free(t);
 }
 
+/* GroupMetadataManagerTest.testSyncGroupReturnsAnErrorWhenProtocolTypeIsInconsistent:
+ * a SyncGroup v5 naming another protocol type than the group's is
+ * INCONSISTENT_GROUP_PROTOCOL, for the leader and the follower alike, with
+ * null protocol fields. */
 static void test_sync_group_returns_an_error_when_protocol_type_is_inconsistent(void **state)
 {
     (void)state;
     sync_group_protocol_type_and_name_with(5, "protocolType", "range", 23);
 }
 
+/* GroupMetadataManagerTest.testSyncGroupReturnsAnErrorWhenProtocolNameIsInconsistent:
+ * a SyncGroup v5 naming another protocol than the selected one is
+ * INCONSISTENT_GROUP_PROTOCOL, for the leader and the follower alike. */
 static void test_sync_group_returns_an_error_when_protocol_name_is_inconsistent(void **state)
 {
     (void)state;
     sync_group_protocol_type_and_name_with(5, "consumer", "protocolName", 23);
 }
 
-/* Before v5 the fields do not exist and nothing is checked. */
+/* GroupMetadataManagerTest.testSyncGroupSucceedWhenProtocolTypeAndNameAreNotProvided:
+ * before v5 the fields do not exist and nothing is checked; both members
+ * sync. */
 static void test_sync_group_succeed_when_protocol_type_and_name_are_not_provided(void **state)
 {
     (void)state;
@@ -656,14 +687,19 @@ static void test_sync_group_v5_requires_protocol_type_and_name(void **state)
     ct_free(t);
 }
 
+/* GroupMetadataManagerTest.testSyncGroupSucceedWhenProtocolTypeAndNameAreConsistent:
+ * a SyncGroup v5 naming the group's protocol type and name succeeds, and the
+ * answers name them. */
 static void test_sync_group_succeed_when_protocol_type_and_name_are_consistent(void **state)
 {
     (void)state;
     sync_group_protocol_type_and_name_with(5, "consumer", "range", 0);
 }
 
-/* Pending sync expiration with nobody syncing: every member is removed and
- * the group, now Empty, writes its record. */
+/* GroupMetadataManagerTest.testRebalanceTimesOutWhenSyncRequestIsNotReceived:
+ * with nobody syncing, heartbeats do not stop the pending-sync expiration; at
+ * the rebalance timeout every member is removed and the group, now Empty,
+ * writes its record. */
 static void test_rebalance_times_out_when_sync_request_is_not_received(void **state)
 {
     (void)state;
@@ -686,6 +722,10 @@ static void test_rebalance_times_out_when_sync_request_is_not_received(void **st
     ct_free(t);
 }
 
+/* GroupMetadataManagerTest.testRebalanceTimesOutWhenSyncRequestIsNotReceivedFromFollowers:
+ * only the leader syncs; at the rebalance timeout the followers are removed
+ * without a record and the group goes back to PreparingRebalance (the
+ * leader's heartbeat says REBALANCE_IN_PROGRESS). */
 static void test_rebalance_times_out_when_sync_request_is_not_received_from_followers(void **state)
 {
     (void)state;
@@ -712,6 +752,10 @@ static void test_rebalance_times_out_when_sync_request_is_not_received_from_foll
     ct_free(t);
 }
 
+/* GroupMetadataManagerTest.testRebalanceTimesOutWhenSyncRequestIsNotReceivedFromLeaders:
+ * only the followers sync; at the rebalance timeout the leader is removed,
+ * the followers' parked SyncGroups are answered REBALANCE_IN_PROGRESS and no
+ * record is written. */
 static void test_rebalance_times_out_when_sync_request_is_not_received_from_leaders(void **state)
 {
     (void)state;
@@ -739,6 +783,9 @@ static void test_rebalance_times_out_when_sync_request_is_not_received_from_lead
     ct_free(t);
 }
 
+/* GroupMetadataManagerTest.testRebalanceDoesNotTimeOutWhenAllSyncAreReceived:
+ * every member syncs, so the rebalance timeout removes nobody and the group
+ * stays Stable. */
 static void test_rebalance_does_not_time_out_when_all_sync_are_received(void **state)
 {
     (void)state;
@@ -760,6 +807,12 @@ static void test_rebalance_does_not_time_out_when_all_sync_are_received(void **s
     ct_free(t);
 }
 
+/* After GroupMetadataManagerTest.testSyncGroupLeaderAfterFollower,
+ * testSyncGroupFromIllegalGeneration and testSyncGroupFromUnknownMember: the
+ * follower's SyncGroup waits for the leader's, whose assignments answer both;
+ * a later SyncGroup v5 in Stable gets the stored assignment with the protocol
+ * type and name, another generation is ILLEGAL_GENERATION and an unknown
+ * member UNKNOWN_MEMBER_ID. */
 static void test_join_and_sync_two_members(void **state)
 {
     (void)state;
@@ -784,6 +837,12 @@ static void test_join_and_sync_two_members(void **state)
     ct_free(t);
 }
 
+/* After GroupMetadataManagerTest.testHeartbeatUnknownGroup,
+ * testValidHeartbeat, testHeartbeatIllegalGeneration,
+ * testHeartbeatUnknownMemberExistingGroup and
+ * testHeartbeatDuringPreparingRebalance: the Heartbeat answers for an unknown
+ * group, a member in Stable, another generation, an unknown member, and a
+ * member while the group prepares a rebalance. */
 static void test_heartbeat_errors_by_state(void **state)
 {
     (void)state;
@@ -801,6 +860,11 @@ static void test_heartbeat_errors_by_state(void **state)
     ct_free(t);
 }
 
+/* After GroupMetadataManagerTest.testClassicGroupMemberSessionTimeout and
+ * testClassicGroupMemberHeartbeatMaintainsSession: heartbeats keep the
+ * leader's session; the follower, silent for its whole session, is removed
+ * (UNKNOWN_MEMBER_ID) and the group rebalances, the leader rejoining alone at
+ * the next generation. */
 static void test_session_expiry_removes_member_and_rebalances(void **state)
 {
     (void)state;
@@ -828,7 +892,11 @@ static void test_session_expiry_removes_member_and_rebalances(void **state)
     ct_free(t);
 }
 
-static void test_rebalance_timeout_removes_members_not_rejoined(void **state)
+/* GroupMetadataManagerTest.testCompleteJoinRemoveNotYetRejoinedDynamicMembers:
+ * the leader's rejoin starts a rebalance that the follower never joins; when
+ * the rebalance timeout ends the join phase the follower is removed, and the
+ * leader's join completes alone at the next generation. */
+static void test_complete_join_remove_not_yet_rejoined_dynamic_members(void **state)
 {
     (void)state;
     ctx_t *t = ctx_new();
@@ -904,9 +972,11 @@ static int32_t static_members_join_and_rebalance(ctx_t *t, char **leader, char *
     return ja.generation_id;
 }
 
-/* A static member rejoining a Stable group with an unknown member id and a
- * protocol set that changes the group's vote triggers a rebalance; the old
- * leader does not rejoin, so the new member id leads. */
+/* GroupMetadataManagerTest.testStaticMemberRejoinWithUnknownMemberIdAndChangeOfProtocolWithSelectedProtocolChanged:
+ * a static member rejoining a Stable group with an unknown member id and
+ * protocols that change the group's vote triggers a rebalance; the old leader
+ * does not rejoin, so the new member id leads (logged in Kafka's words) and
+ * the protocol is roundrobin. */
 static void test_static_member_rejoin_with_unknown_member_id_and_change_of_protocol_with_selected_protocol_changed(
     void **state)
 {
@@ -948,7 +1018,8 @@ static void test_static_member_rejoin_with_unknown_member_id_and_change_of_proto
     ct_free(t);
 }
 
-/* The same rejoin that leaves the vote on range: no rebalance, the record
+/* GroupMetadataManagerTest.testStaticMemberRejoinWithUnknownMemberIdAndChangeOfProtocolWhileSelectProtocolUnchanged:
+ * the same rejoin leaving the vote on range triggers no rebalance: the record
  * is rewritten and the new member id gets the current generation. */
 static void test_static_member_rejoin_with_unknown_member_id_and_change_of_protocol_while_select_protocol_unchanged(
     void **state)
@@ -970,8 +1041,10 @@ static void test_static_member_rejoin_with_unknown_member_id_and_change_of_proto
     ct_free(t);
 }
 
-/* PreparingRebalance: the old follower's parked JoinGroup is fenced at once
- * when a JoinGroup v5 with its instance id and no member id arrives. */
+/* GroupMetadataManagerTest.testStaticMemberFenceDuplicateRejoinedFollower: in
+ * PreparingRebalance, the old follower's parked JoinGroup is answered
+ * FENCED_INSTANCE_ID at once when a JoinGroup with its instance id and no
+ * member id arrives; the group keeps preparing. */
 static void test_static_member_fence_duplicate_rejoined_follower(void **state)
 {
     (void)state;
@@ -999,8 +1072,11 @@ static void test_static_member_fence_duplicate_rejoined_follower(void **state)
     ct_free(t);
 }
 
-/* CompletingRebalance: the old follower's parked SyncGroup is fenced and
- * the group rebalances again, since the leader may hold the old id. */
+/* GroupMetadataManagerTest.testStaticMemberFenceDuplicateSyncingFollowerAfterMemberIdChanged:
+ * in CompletingRebalance, the old follower's parked SyncGroup is answered
+ * FENCED_INSTANCE_ID when a JoinGroup with its instance id and no member id
+ * arrives (which writes nothing and is not answered yet), and the group
+ * rebalances again since the leader may hold the old id. */
 static void test_static_member_fence_duplicate_syncing_follower_after_member_id_changed(void **state)
 {
     (void)state;
@@ -1033,6 +1109,11 @@ static void test_static_member_fence_duplicate_syncing_follower_after_member_id_
     ct_free(t);
 }
 
+/* After GroupMetadataManagerTest.testStaticMemberRejoinWithLeaderIdAndUnknownMemberId
+ * (skipping the assignment): the static leader rejoining a Stable group
+ * without member id at JoinGroup v9 triggers no rebalance; the record is
+ * rewritten, the new member id leads with skip_assignment and the member
+ * list, and the old id is fenced. */
 static void test_static_leader_rejoin_v9_skip_assignment(void **state)
 {
     (void)state;
@@ -1065,6 +1146,10 @@ static void test_static_leader_rejoin_v9_skip_assignment(void **state)
     ct_free(t);
 }
 
+/* After GroupMetadataManagerTest.testStaticMemberRejoinWithLeaderIdAndUnknownMemberId
+ * (not skipping the assignment): below v9 the answer names the old leader and
+ * lists no members; the new member id's SyncGroup gets the replaced member's
+ * assignment. */
 static void test_static_leader_rejoin_below_v9_names_old_leader(void **state)
 {
     (void)state;
@@ -1088,6 +1173,11 @@ static void test_static_leader_rejoin_below_v9_names_old_leader(void **state)
     ct_free(t);
 }
 
+/* After GroupMetadataManagerTest.testJoinGroupReplaceStaticMember: while the
+ * static leader's rejoin is parked, a JoinGroup with its instance id and no
+ * member id replaces it: the parked join and the old id are fenced
+ * (FENCED_INSTANCE_ID), and the new member id completes the rebalance once
+ * the follower rejoins. */
 static void test_static_member_replacement_fences_pending_join(void **state)
 {
     (void)state;
@@ -1118,6 +1208,10 @@ static void test_static_member_replacement_fences_pending_join(void **state)
     ct_free(t);
 }
 
+/* After GroupMetadataManagerTest.testStaticMemberSyncAsLeaderWithInvalidMemberId:
+ * a JoinGroup and a SyncGroup with a known instance id but another member id
+ * are FENCED_INSTANCE_ID; a Heartbeat naming an unknown instance id is
+ * UNKNOWN_MEMBER_ID. */
 static void test_fenced_instance_id_with_stale_member_id(void **state)
 {
     (void)state;
@@ -1168,6 +1262,12 @@ static kc_leave_group_response_t leave(ctx_t *t, int16_t version, const char *me
     return out;
 }
 
+/* After GroupMetadataManagerTest.testStaticMembersUnknownInstanceBatchLeaveGroup,
+ * testLeaveGroupUnknownMemberIdExistingGroup and testValidLeaveGroup:
+ * LeaveGroup v3 of an unknown instance id fails for that member only, of a
+ * known one removes it and rebalances; LeaveGroup v1 carries the member's
+ * error at the top level; once the last member has left the group is Empty.
+ */
 static void test_leave_group_by_instance_id(void **state)
 {
     (void)state;
@@ -1244,6 +1344,9 @@ static void test_static_members_valid_batch_leave_group(void **state)
     ct_free(t);
 }
 
+/* After GroupMetadataManagerTest.testPendingMembersLeaveGroup: a pending
+ * member (handed an id by MEMBER_ID_REQUIRED) leaves; its id is forgotten, so
+ * a JoinGroup with it is UNKNOWN_MEMBER_ID. */
 static void test_leave_pending_member(void **state)
 {
     (void)state;
@@ -1261,6 +1364,9 @@ static void test_leave_pending_member(void **state)
     ct_free(t);
 }
 
+/* After GroupMetadataManagerTest.testJoinGroupShouldReceiveErrorIfGroupOverMaxSize:
+ * with group.max.size 1 and one member, a new member's JoinGroup is
+ * GROUP_MAX_SIZE_REACHED, without a member id. */
 static void test_group_max_size_reached(void **state)
 {
     (void)state;
@@ -1277,6 +1383,13 @@ static void test_group_max_size_reached(void **state)
     ct_free(t);
 }
 
+/* After GroupMetadataManagerTest.testDescribeGroupStable,
+ * testDescribeGroupsBeforeV6GroupIdNotFoundException,
+ * testDescribeGroupsGroupIdNotFoundException and testListGroups:
+ * DescribeGroups of a Stable group, of an unknown one below v6 (Dead) and
+ * from v6 (GROUP_ID_NOT_FOUND); ListGroups v5 with state and type filters;
+ * DeleteGroups refusing the non-empty group, then deleting it with a
+ * tombstone. */
 static void test_describe_list_delete(void **state)
 {
     (void)state;
@@ -1446,6 +1559,10 @@ static void test_list_groups_in_table_order(void **state)
     ct_free(t);
 }
 
+/* GroupMetadataManagerTest.testNewMemberJoinExpiration: during a rebalance
+ * that waits for a member with long timeouts, a new member's JoinGroup is
+ * answered UNKNOWN_MEMBER_ID when the new-member join timeout (300 s) ends,
+ * and only the first member stays. */
 static void test_new_member_join_expiration(void **state)
 {
     (void)state;
@@ -1549,9 +1666,10 @@ static void test_members_in_hash_map_order(void **state)
     ct_free(t);
 }
 
-/* A pending member (handed an id by MEMBER_ID_REQUIRED, never rejoined)
- * holds the join phase back until its session expires; then the phase
- * completes with the members that did rejoin. */
+/* GroupMetadataManagerTest.testJoinGroupCompletionWhenPendingMemberTimesOut:
+ * a pending member (handed an id by MEMBER_ID_REQUIRED, never rejoined) holds
+ * the join phase back until its session expires; then the phase completes
+ * with the members that did rejoin, CompletingRebalance with two members. */
 static void test_join_group_completion_when_pending_member_times_out(void **state)
 {
     (void)state;
@@ -1666,8 +1784,10 @@ static void test_delete_groups_answers_each_group_once(void **state)
     ct_free(t);
 }
 
-/* Unloading (GroupMetadataManager.onUnloaded) answers every parked
- * JoinGroup and SyncGroup NOT_COORDINATOR and logs each group. */
+/* After GroupMetadataManagerTest.testClassicGroupOnUnloadedCompletingRebalance
+ * and testClassicGroupOnUnloadedEmptyAndPreparingRebalance: unloading
+ * (GroupMetadataManager.onUnloaded) answers every parked JoinGroup and
+ * SyncGroup NOT_COORDINATOR and logs each group. */
 static void test_unload_answers_parked_requests_not_coordinator(void **state)
 {
     (void)state;
@@ -1698,9 +1818,10 @@ static void test_unload_answers_parked_requests_not_coordinator(void **state)
     ct_free(t);
 }
 
-/* A pending member rejoining without any protocol is refused
- * (INCONSISTENT_GROUP_PROTOCOL) and stays pending: its next, valid join is
- * accepted. */
+/* GroupMetadataManagerTest.testJoinGroupSecondJoinInconsistentProtocol: a
+ * pending member rejoining without any protocol is refused
+ * (INCONSISTENT_GROUP_PROTOCOL) and writes nothing; it stays pending, so its
+ * next, valid join is accepted after the initial delay. */
 static void test_join_group_second_join_inconsistent_protocol(void **state)
 {
     (void)state;
@@ -1857,6 +1978,10 @@ static void test_one_offsets_partition_orders(void **state)
     ct_free(t);
 }
 
+/* After GroupMetadataManagerTest.testOnLoadedSchedulesClassicGroupMemberHeartbeats:
+ * a coordinator rebuilt from the records schedules the members' sessions when
+ * the load ends, not before; nobody heartbeats, both sessions expire and the
+ * emptied group writes its record. */
 static void test_loaded_group_session_expires(void **state)
 {
     (void)state;
@@ -1910,12 +2035,11 @@ static kc_classic_group_t *group_with_metadata(ctx_t *t, const char *g, const ui
     return kc_classic_group_find(t->c, kc_str(g));
 }
 
-/*
- * ClassicGroup.computeSubscribedTopics reads each subscription at version
- * 0 (Topics, then UserData) whatever its version prefix: a subscription
- * without its UserData does not parse (the subscribed topics are unknown,
- * so every topic counts as subscribed), one with a negative prefix does.
- */
+/* After ClassicGroupTest.testComputeSubscribedTopicsHandlesMalformedMemberMetadata:
+ * ClassicGroup.computeSubscribedTopics reads each subscription at version 0
+ * (Topics, then UserData) whatever its version prefix: a subscription without
+ * its UserData does not parse (the subscribed topics are unknown, so every
+ * topic counts as subscribed), one with a negative prefix does. */
 static void test_subscribed_topics_read_at_version_0(void **state)
 {
     (void)state;
@@ -1959,9 +2083,9 @@ int main(void)
         cmocka_unit_test(test_join_group_unknown_member_id_required),
         cmocka_unit_test(test_join_group_v3_adds_member_without_member_id_required),
         cmocka_unit_test(test_join_group_invalid_inputs),
-        cmocka_unit_test(test_initial_delay_extended_by_new_member),
+        cmocka_unit_test(test_reset_rebalance_delay_when_new_member_joins_group_during_initial_rebalance),
         cmocka_unit_test(test_join_and_sync_two_members),
-        cmocka_unit_test(test_sync_group_failed_record_write_answers_not_coordinator),
+        cmocka_unit_test(test_sync_group_as_leader_append_failure_transforms_error),
         cmocka_unit_test(test_select_protocol),
         cmocka_unit_test(test_sync_group_returns_an_error_when_protocol_type_is_inconsistent),
         cmocka_unit_test(test_sync_group_returns_an_error_when_protocol_name_is_inconsistent),
@@ -1989,7 +2113,7 @@ int main(void)
         cmocka_unit_test(test_one_offsets_partition_orders),
         cmocka_unit_test(test_heartbeat_errors_by_state),
         cmocka_unit_test(test_session_expiry_removes_member_and_rebalances),
-        cmocka_unit_test(test_rebalance_timeout_removes_members_not_rejoined),
+        cmocka_unit_test(test_complete_join_remove_not_yet_rejoined_dynamic_members),
         cmocka_unit_test(test_static_leader_rejoin_v9_skip_assignment),
         cmocka_unit_test(test_static_leader_rejoin_below_v9_names_old_leader),
         cmocka_unit_test(test_static_member_replacement_fences_pending_join),
