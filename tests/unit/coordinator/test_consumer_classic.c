@@ -550,6 +550,12 @@ static void test_consumer_leave_of_classic_group(void **state)
     ct_free(t);
 }
 
+/* After GroupMetadataManagerTest.testJoiningConsumerGroupWithNewDynamicMember:
+ * a classic member joining a consumer group gets MEMBER_ID_REQUIRED with a
+ * Kafka Uuid, then the new target epoch and the consumer protocol; it syncs
+ * an empty assignment while the consumer-protocol member still holds the
+ * partitions, and is told to rejoin for its half once they are revoked. The
+ * group lists as a consumer group with one member of each type. */
 static void test_classic_member_joins_consumer_group(void **state)
 {
     (void)state;
@@ -601,8 +607,10 @@ static void test_classic_member_joins_consumer_group(void **state)
     ct_free(t);
 }
 
-/* A cooperative classic member reporting owned partitions revokes before a
- * new member gets them; it stays at its epoch until it has. */
+/* After GroupMetadataManagerTest.testReconciliationInJoiningConsumerGroupWithCooperativeProtocol:
+ * a cooperative classic member reporting owned partitions revokes before a
+ * new member gets them; it stays at its epoch until it has, then its
+ * heartbeat asks it to rejoin for the new epoch. */
 static void test_classic_member_revokes_before_reassignment(void **state)
 {
     (void)state;
@@ -652,7 +660,17 @@ static void disable_migration(kc_coord_config_t *cfg)
     cfg->group_consumer_migration_policy = KC_MIGRATION_DISABLED;
 }
 
-/* The errors of classicGroup{Join,Sync,Heartbeat,Leave}ToConsumerGroup. */
+/* After GroupMetadataManagerTest.testJoiningConsumerGroupThrowsExceptionIfProtocolIsNotSupported,
+ * testClassicGroupJoinToConsumerGroupFailsOnMalformedSubscriptionMetadata,
+ * testClassicGroupSyncToConsumerGroupWithIllegalGeneration,
+ * testClassicGroupSyncToConsumerGroupWithInconsistentGroupProtocol,
+ * testClassicGroupSyncToConsumerGroupWithUnknownMemberId,
+ * testClassicGroupHeartbeatToConsumerWithUnknownMember,
+ * testClassicGroupHeartbeatToConsumerWithMemberNotUsingClassicProtocol,
+ * testClassicGroupHeartbeatToConsumerWithIllegalGenerationId,
+ * testClassicGroupLeaveToConsumerGroupWithoutValidLeaveGroupMember and
+ * testClassicMemberJoinToConsumerGroupWithDisabledMigrationPolicy: the errors
+ * of classicGroup{Join,Sync,Heartbeat,Leave}ToConsumerGroup. */
 static void test_classic_requests_to_consumer_group_errors(void **state)
 {
     (void)state;
@@ -715,8 +733,11 @@ static void test_classic_requests_to_consumer_group_errors(void **state)
     ct_free(t);
 }
 
-/* Static classic members: the instance id is checked, and a rejoin with a
- * new member id replaces the old one. */
+/* After GroupMetadataManagerTest.testClassicGroupHeartbeatToConsumerWithFencedInstanceId
+ * and testJoiningConsumerGroupReplacingExistingStaticMember: a static classic
+ * member's instance id is checked (another member id is FENCED_INSTANCE_ID),
+ * a rejoin without member id replaces the old member, and an admin leave by
+ * instance id alone removes it. */
 static void test_classic_static_member_in_consumer_group(void **state)
 {
     (void)state;
@@ -749,7 +770,8 @@ static void test_classic_static_member_in_consumer_group(void **state)
     ct_free(t);
 }
 
-/* A known classic member that joins with the instance id of another static
+/* After GroupMetadataManagerTest.testStaticMemberJoiningConsumerGroupWithUnmatchedMemberId:
+ * a known classic member that joins with the instance id of another static
  * member is fenced (getOrMaybeSubscribeStaticConsumerGroupMember,
  * throwIfInstanceIdIsFenced): the static member stays and no second member
  * takes the joiner's id. */
@@ -774,8 +796,12 @@ static void test_classic_join_with_taken_instance_id_is_fenced(void **state)
     ct_free(t);
 }
 
-/* Session timeout (the member's own), sync timeout after a join, and join
- * timeout after a REBALANCE_IN_PROGRESS heartbeat fence a classic member. */
+/* After GroupMetadataManagerTest.testConsumerGroupMemberUsingClassicProtocolFencedWhenSessionTimeout,
+ * testConsumerGroupMemberUsingClassicProtocolFencedWhenJoinTimeout and
+ * testClassicGroupHeartbeatToConsumerGroupMaintainsSession: a classic member
+ * is fenced by its own session timeout (a heartbeat extends it), by the sync
+ * timeout after a join, and by the join timeout after a REBALANCE_IN_PROGRESS
+ * heartbeat. */
 static void test_classic_member_timeouts(void **state)
 {
     (void)state;
@@ -832,8 +858,10 @@ static void test_classic_member_timeouts(void **state)
     ct_free(t);
 }
 
-/* Offset commits of a classic member: its generation is the member epoch,
- * older OffsetCommit versions are fine, a mismatch is ILLEGAL_GENERATION. */
+/* After ConsumerGroupTest.testValidateOffsetCommitWithClassicProtocolMember:
+ * a classic member's generation is its member epoch, older OffsetCommit
+ * versions are fine, and a mismatch is ILLEGAL_GENERATION (for OffsetFetch
+ * too). */
 static void test_classic_member_offset_commit(void **state)
 {
     (void)state;
@@ -929,10 +957,11 @@ static void classic_group_ud(ctx_t *t, cl_t *l, cl_t *f, const char *user_data)
 
 static void classic_group(ctx_t *t, cl_t *l, cl_t *f) { classic_group_ud(t, l, f, NULL); }
 
-/* Online upgrade: the first ConsumerGroupHeartbeat member turns the classic
- * group into a consumer group keeping the members and their partitions;
- * the classic members are then reconciled through their rejoins. A restart
- * right after the conversion replays the same group. */
+/* After GroupMetadataManagerTest.testConsumerGroupHeartbeatWithStableClassicGroup:
+ * online upgrade: the first ConsumerGroupHeartbeat member turns the classic
+ * group into a consumer group keeping the members and their partitions; the
+ * classic members are then reconciled through their rejoins. A restart right
+ * after the conversion replays the same group. */
 static void test_online_upgrade(void **state)
 {
     (void)state;
@@ -993,7 +1022,13 @@ static void policy_downgrade(kc_coord_config_t *cfg)
 static void consumer_max_one(kc_coord_config_t *cfg) { cfg->group_consumer_max_size = 1; }
 static void consumer_max_two(kc_coord_config_t *cfg) { cfg->group_consumer_max_size = 2; }
 
-/* validateOnlineUpgrade: policy, protocol type and size. */
+/* After GroupMetadataManagerTest.testConsumerGroupHeartbeatWithCustomAssignorClassicGroup:
+ * validateOnlineUpgrade refuses the upgrade, with Kafka's messages, when the
+ * policy has no upgrade (and a non-zero epoch never converts), when the
+ * classic group is larger than the consumer group maximum size (or leaves no
+ * room for the joiner: GROUP_MAX_SIZE_REACHED), for another protocol type,
+ * and for a custom assignor's user data; the classic group stays as it was.
+ */
 static void test_online_upgrade_refused(void **state)
 {
     (void)state;
@@ -1058,7 +1093,8 @@ static void test_online_upgrade_refused(void **state)
     ct_free(t);
 }
 
-/* Online downgrade: the last consumer-protocol member leaves, the classic
+/* After GroupMetadataManagerTest.testLastConsumerProtocolMemberLeavingConsumerGroup:
+ * online downgrade: the last consumer-protocol member leaves, the classic
  * members remain in a classic group that rebalances; the group type changes
  * in every view and after a restart. */
 static void test_online_downgrade_when_last_consumer_member_leaves(void **state)
@@ -1126,7 +1162,9 @@ static void test_no_downgrade_with_upgrade_policy(void **state)
     ct_free(t);
 }
 
-/* The consumer member's session expiry downgrades the group as a leave does. */
+/* After GroupMetadataManagerTest.testLastConsumerProtocolMemberSessionTimeoutInConsumerGroup:
+ * the consumer-protocol member's session expiry downgrades the group as a
+ * leave does. */
 static void test_downgrade_on_session_expiry(void **state)
 {
     (void)state;
@@ -1148,8 +1186,10 @@ static void test_downgrade_on_session_expiry(void **state)
     ct_free(t);
 }
 
-/* Empty groups convert whatever the policy: an empty consumer group on a
- * classic JoinGroup, an empty classic group on a ConsumerGroupHeartbeat. */
+/* After GroupMetadataManagerTest.testClassicGroupJoinWithEmptyConsumerGroup
+ * and testConsumerGroupHeartbeatWithEmptyClassicGroup: empty groups convert
+ * whatever the policy: an empty consumer group on a classic JoinGroup, an
+ * empty classic group on a ConsumerGroupHeartbeat. */
 static void test_empty_group_conversions(void **state)
 {
     (void)state;
@@ -1223,7 +1263,8 @@ static void test_restart_mid_reconciliation_with_classic_member(void **state)
     ct_free(t);
 }
 
-/* A classic static member replacing the last consumer-protocol member (same
+/* After GroupMetadataManagerTest.testLastStaticConsumerProtocolMemberReplacedByClassicProtocolMember:
+ * a classic static member replacing the last consumer-protocol member (same
  * instance id) downgrades the group at once; it takes over the replaced
  * member's assignment (validateOnlineDowngradeWithReplacedMember). */
 static void test_downgrade_on_static_replacement(void **state)
@@ -1278,9 +1319,10 @@ static int live_records(const ctx_t *t, int16_t type)
     return n;
 }
 
-/* A classic member replacing a static member that subscribed by regex
- * drops the regex, and with it the regex's resolution (record 16) when no
- * other member uses it (classicGroupJoinToConsumerGroup,
+/* After GroupMetadataManagerTest.testConsumerMemberWithRegexReplacedByClassicMemberWithSameSubscription:
+ * a classic member replacing a static member that subscribed by regex drops
+ * the regex, and with it the regex's resolution (record 16) when no other
+ * member uses it (classicGroupJoinToConsumerGroup,
  * maybeUpdateRegularExpressions). */
 static void test_classic_replacement_drops_regex_resolution(void **state)
 {
