@@ -256,6 +256,11 @@ static int owns(const client_t *cl, const char *name)
 
 /* ---- regex subscriptions ---------------------------------------------------------- */
 
+/* After GroupMetadataManagerTest.testConsumerGroupMemberJoinsWithNewRegex: a
+ * member joining with a new regex is answered before the resolution (epoch 1,
+ * nothing assigned, no record 16); the resolution is its own write, record 16
+ * and a new group epoch, after which the member gets the partitions of the
+ * matching topics. */
 static void test_regex_resolved_after_heartbeat_then_assigned(void **state)
 {
     (void)state;
@@ -334,6 +339,10 @@ static void test_pathological_regex_gives_up(void **state)
     kc_regex_free(re);
 }
 
+/* After GroupMetadataManagerTest.testConsumerHeartbeatRegexValidation: a join
+ * with an invalid regex is INVALID_REGULAR_EXPRESSION naming it and creates
+ * nothing, so a valid join then starts the group at epoch 1; changing to an
+ * invalid regex later fails too and leaves the member as it was. */
 static void test_invalid_regex_is_invalid_regular_expression(void **state)
 {
     (void)state;
@@ -414,6 +423,11 @@ static void test_regex_syntax_is_re2s(void **state)
     kc_regex_free(re);
 }
 
+/* After GroupMetadataManagerTest.testConsumerGroupMemberJoinRefreshesExpiredRegexes:
+ * a topic created after the resolution joins the assignment through the
+ * resolution started by the first heartbeat past the minimum interval, not
+ * before; with nothing new, the regex is resolved again only after the
+ * refresh interval, with no epoch bump. */
 static void test_created_topic_joins_after_min_interval(void **state)
 {
     (void)state;
@@ -464,6 +478,11 @@ static void test_created_topic_joins_after_min_interval(void **state)
     ct_free(t);
 }
 
+/* After GroupMetadataManagerTest.testConsumerGroupMemberPicksUpExistingResolvedRegularExpression
+ * and testResolvedRegularExpressionsRemovedWhenMembersLeaveOrFenced: a member
+ * joining with an already resolved regex needs no new resolution; the
+ * resolution stays while a member uses the regex, and the last member to
+ * switch away from it or to leave tombstones it. */
 static void test_last_member_of_regex_tombstones_it(void **state)
 {
     (void)state;
@@ -496,7 +515,12 @@ static void test_last_member_of_regex_tombstones_it(void **state)
     ct_free(t);
 }
 
-static void test_new_regex_bumps_epoch_once_resolved(void **state)
+/* GroupMetadataManagerTest.testConsumerGroupMemberJoinsWithUpdatedRegex: a
+ * member switching to a regex no member has tombstones the old regex's
+ * resolution at once, but the group epoch waits for the new resolution
+ * (REGEX_UPDATED, not resolved); the resolution writes record 16 and bumps
+ * the epoch once, and the member then moves to the new regex's topics. */
+static void test_consumer_group_member_joins_with_updated_regex(void **state)
 {
     (void)state;
     ctx_t *t = ctx_new();
@@ -527,6 +551,10 @@ static void test_new_regex_bumps_epoch_once_resolved(void **state)
     ct_free(t);
 }
 
+/* After GroupMetadataManagerTest.testConsumerGroupMemberClearsRegex: a member
+ * subscribing by names and a regex gets the topics of both; dropping the
+ * regex (an empty string) is a change already resolved, so the epoch goes up
+ * at once and the regex's topic is revoked. */
 static void test_regex_and_names_together(void **state)
 {
     (void)state;
@@ -704,10 +732,11 @@ static void test_recreated_topic_assigned_under_new_id(void **state)
     ct_free(t);
 }
 
-/* A member changing its subscription (other names, then a regex) is
- * assigned by the new one at once while the other member's is unchanged
- * (the coordinator keeps each member's subscription from one target
- * assignment to the next). */
+/* After GroupMetadataManagerTest.testUpdatingSubscriptionTriggersNewTargetAssignment:
+ * a member changing its subscription (other names, then a regex) is assigned
+ * by the new one at once while the other member's is unchanged (the
+ * coordinator keeps each member's subscription from one target assignment to
+ * the next). */
 static void test_subscription_change_reassigns(void **state)
 {
     (void)state;
@@ -848,6 +877,11 @@ static bool has_offset(ctx_t *t, const char *topic, int32_t partition)
     return w.found;
 }
 
+/* After OffsetMetadataManagerTest.testConsumerGroupOffsetDeleteWithErrors:
+ * OffsetDelete of a topic the consumer group subscribes to, by name or
+ * through a regex, is GROUP_SUBSCRIBED_TO_TOPIC and keeps the offset; another
+ * topic's offset is deleted, and once the member has left nothing is
+ * subscribed. */
 static void test_offset_delete_subscribed_topic(void **state)
 {
     (void)state;
@@ -877,6 +911,11 @@ static void test_offset_delete_subscribed_topic(void **state)
     ct_free(t);
 }
 
+/* After OffsetMetadataManagerTest.testCleanupExpiredOffsets: past the
+ * retention, the offset of a topic the member does not subscribe to expires
+ * while the subscribed one stays; once the group is empty its offset expires
+ * a retention after the last commit, and the group is deleted with it
+ * (tombstones of records 6 and 3). */
 static void test_offsets_expire_then_empty_group_deleted(void **state)
 {
     (void)state;
@@ -1128,7 +1167,7 @@ int main(void)
         cmocka_unit_test(test_regex_syntax_is_re2s),
         cmocka_unit_test(test_created_topic_joins_after_min_interval),
         cmocka_unit_test(test_last_member_of_regex_tombstones_it),
-        cmocka_unit_test(test_new_regex_bumps_epoch_once_resolved),
+        cmocka_unit_test(test_consumer_group_member_joins_with_updated_regex),
         cmocka_unit_test(test_regex_and_names_together),
         cmocka_unit_test(test_replay_keeps_resolved_regex),
         cmocka_unit_test(test_static_replacement_keeps_regex_resolution),
