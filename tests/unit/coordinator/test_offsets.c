@@ -542,6 +542,10 @@ static void commit_v7_leader_epoch_is_fetched_from_v5(void **state)
     assert_int_equal(f.topics.items[0].partitions.items[0].committed_offset, 77);
 }
 
+/* After GroupCoordinatorRecordHelpersTest.testNewOffsetCommitRecord: a commit
+ * writes key type 1 with OffsetCommitKey v0 (group, topic, partition) and
+ * value v4 with the offset, leader epoch, metadata, commit time and tagged
+ * topic id. */
 static void record_layout_matches_kafka(void **state)
 {
     tctx_t *t = *state;
@@ -571,6 +575,12 @@ static void record_layout_matches_kafka(void **state)
     assert_memory_equal(v.topic_id.b, topics_table[0].id.b, 16);
 }
 
+/* After OffsetMetadataManagerTest.testGenericGroupOffsetCommitWithRetentionTime
+ * and GroupCoordinatorRecordHelpersTest.testNewOffsetCommitRecordWithExpireTimestamp:
+ * OffsetCommit v2 with a retention time writes value v1 whose expire
+ * timestamp is the commit time plus the retention; that expiry wins over the
+ * (much longer) retention config: the next check tombstones the offset, then
+ * deletes the simple group. */
 static void retention_time_v2_writes_value_v1_and_expires(void **state)
 {
     tctx_t *t = *state;
@@ -658,7 +668,10 @@ static void batched_fetch_v8_and_null_topics(void **state)
     assert_replay_identical(t, (const char *const[]){"a", "b"}, 2);
 }
 
-static void unknown_group_fetch_returns_minus_one_without_error(void **state)
+/* OffsetMetadataManagerTest.testFetchOffsetsWithUnknownGroup: OffsetFetch of
+ * partitions of a group that does not exist answers each of them with offset
+ * -1 and no error, and creates no group. */
+static void test_fetch_offsets_with_unknown_group(void **state)
 {
     tctx_t *t = *state;
     int32_t parts[] = {0, 5};
@@ -717,6 +730,10 @@ static void commit_to_unknown_topic_or_partition(void **state)
     assert_null(kc_classic_group_find(t->c, kc_str("ghost")));
 }
 
+/* After OffsetMetadataManagerTest.testConsumerGroupOffsetCommitWithOffsetMetadataTooLarge:
+ * metadata over offset.metadata.max.bytes (counted in Java chars) fails that
+ * partition alone with OFFSET_METADATA_TOO_LARGE; the other partitions are
+ * written. */
 static void metadata_too_large_per_partition(void **state)
 {
     tctx_t *t = *state;
@@ -734,7 +751,11 @@ static void metadata_too_large_per_partition(void **state)
     assert_int_equal(fetched_offset(t, "meta", "foo", 1), -1);
 }
 
-static void unknown_group_with_generation_depends_on_version(void **state)
+/* OffsetMetadataManagerTest.testOffsetCommitWithUnknownGroup: a commit with a
+ * member id and a generation to a group that does not exist is
+ * ILLEGAL_GENERATION up to v8 and GROUP_ID_NOT_FOUND from v9; nothing is
+ * written and no group is created. */
+static void test_offset_commit_with_unknown_group(void **state)
 {
     tctx_t *t = *state;
     cpart_t p = {"foo", {{0}}, 0, 1, NULL, -1};
@@ -786,6 +807,14 @@ static void simple_group_creation_is_logged(void **state)
     assert_false(commit_logs(t, 8, "simple", meta, &p, 1, "Creating a simple consumer group"));
 }
 
+/* After OffsetMetadataManagerTest.testGenericGroupOffsetCommitWithIllegalGeneration,
+ * testGenericGroupOffsetCommitWithUnknownMemberId,
+ * testGenericGroupOffsetCommitWithoutMemberIdAndGeneration and
+ * testGenericGroupOffsetCommitMaintainsSession: commits to a Stable classic
+ * group with another generation (ILLEGAL_GENERATION), an unknown member or no
+ * identity (UNKNOWN_MEMBER_ID) write nothing; the member's own commit is
+ * stored and counts as a heartbeat, so commits 20 s apart keep its 30 s
+ * session. */
 static void commit_validated_by_classic_group(void **state)
 {
     tctx_t *t = *state;
@@ -994,6 +1023,10 @@ static void fetch_all_in_kafka_table_order_after_removal(void **state)
     assert_string_equal(all_topics_order(t), "bar,baz,foo");
 }
 
+/* After OffsetMetadataManagerTest.testCleanupExpiredOffsets: a simple group's
+ * offsets expire a retention after their own commit time: the older one goes
+ * at the first check past it while the later one stays, and so does the
+ * group. */
 static void simple_group_offsets_expire_from_commit_time(void **state)
 {
     tctx_t *t = *state;
@@ -1008,6 +1041,12 @@ static void simple_group_offsets_expire_from_commit_time(void **state)
     assert_non_null(kc_classic_group_find(t->c, kc_str("simple")));
 }
 
+/* After OffsetMetadataManagerTest.testGenericGroupOffsetDeleteWithErrors and
+ * testGenericGroupOffsetDelete: OffsetDelete of an empty group id is
+ * INVALID_GROUP_ID and of an unknown group GROUP_ID_NOT_FOUND; on a classic
+ * group an unknown topic is UNKNOWN_TOPIC_OR_PARTITION, a subscribed one
+ * GROUP_SUBSCRIBED_TO_TOPIC, and another topic's offsets are deleted with one
+ * tombstone per stored offset. */
 static void offset_delete_errors_and_tombstones(void **state)
 {
     tctx_t *t = *state;
@@ -1074,6 +1113,9 @@ static void offset_delete_errors_and_tombstones(void **state)
 #undef DELETE
 }
 
+/* After OffsetMetadataManagerTest.testOnTopicsDeletedWithZeroTopicId:
+ * deleting a topic tombstones its offsets in every group and leaves the other
+ * topics' offsets. */
 static void topic_deletion_tombstones_every_group(void **state)
 {
     tctx_t *t = *state;
@@ -1160,12 +1202,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(fetch_with_epoch_and_null_member_id, setup, teardown),
         cmocka_unit_test_setup_teardown(fetch_all_in_kafka_table_order_after_removal, setup,
                                         teardown),
-        cmocka_unit_test_setup_teardown(unknown_group_fetch_returns_minus_one_without_error, setup,
+        cmocka_unit_test_setup_teardown(test_fetch_offsets_with_unknown_group, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(commit_to_unknown_topic_or_partition, setup, teardown),
         cmocka_unit_test_setup_teardown(metadata_too_large_per_partition, setup, teardown),
         cmocka_unit_test_setup_teardown(simple_group_creation_is_logged, setup, teardown),
-        cmocka_unit_test_setup_teardown(unknown_group_with_generation_depends_on_version, setup,
+        cmocka_unit_test_setup_teardown(test_offset_commit_with_unknown_group, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(commit_validated_by_classic_group, setup, teardown),
         cmocka_unit_test_setup_teardown(commit_v10_with_topic_ids, setup, teardown),
