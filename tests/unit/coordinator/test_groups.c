@@ -143,8 +143,9 @@ static void consumer_record_over_classic_group_is_skipped(void **state)
     ct_free(t);
 }
 
-/* GroupMetadataManager.listGroups trims and lower-cases the states filter
- * for every group type, consumer groups included. */
+/* After GroupMetadataManagerTest.testListGroups:
+ * GroupMetadataManager.listGroups trims and lower-cases the states filter for
+ * every group type, consumer groups included. */
 static void list_groups_state_filter_is_trimmed_for_every_type(void **state)
 {
     (void)state;
