@@ -10,7 +10,8 @@
  * offsets module, ListGroups, DescribeGroups and DeleteGroups need. Mirrors
  * Kafka's GroupMetadataManager.streamsGroupHeartbeat, StreamsGroup,
  * InternalTopicManager, TargetAssignmentBuilder and CurrentAssignmentBuilder
- * (streams package).
+ * (streams package). What the records hold changes only by their apply
+ * steps, run for every record written as at load (see "records").
  *
  * Not here: topology updates (INVALID_REQUEST as in Kafka), source topic
  * regexes (INVALID_REQUEST as in Kafka), warm-up
@@ -186,6 +187,36 @@ static st_member_t *member_new(kc_str_t id)
     return m;
 }
 
+/* A new member of that id with src's record-19 fields (instance, rack,
+ * client, process, timeout, topology epoch, endpoint, tags), copied: the
+ * member a record 19 is built from (StreamsGroupMember.Builder). */
+static st_member_t *member_proposed(kc_str_t id, const st_member_t *src)
+{
+    st_member_t *m = member_new(id);
+    if (!src)
+        return m;
+    m->instance_id = src->instance_id ? kc_xstrdup(src->instance_id) : NULL;
+    m->rack_id = src->rack_id ? kc_xstrdup(src->rack_id) : NULL;
+    free(m->client_id);
+    m->client_id = kc_xstrdup(src->client_id);
+    free(m->client_host);
+    m->client_host = kc_xstrdup(src->client_host);
+    free(m->process_id);
+    m->process_id = kc_xstrdup(src->process_id);
+    m->rebalance_timeout_ms = src->rebalance_timeout_ms;
+    m->topology_epoch = src->topology_epoch;
+    m->endpoint_host = src->endpoint_host ? kc_xstrdup(src->endpoint_host) : NULL;
+    m->endpoint_port = src->endpoint_port;
+    m->ntags = src->ntags;
+    m->tag_keys = kc_xcalloc((size_t)m->ntags + 1, sizeof(char *));
+    m->tag_values = kc_xcalloc((size_t)m->ntags + 1, sizeof(char *));
+    for (int32_t i = 0; i < m->ntags; i++) {
+        m->tag_keys[i] = kc_xstrdup(src->tag_keys[i]);
+        m->tag_values[i] = kc_xstrdup(src->tag_values[i]);
+    }
+    return m;
+}
+
 /* -- active task owners -- */
 
 static st_owner_t *owner_sub(st_group_t *g, const char *sub, bool create)
@@ -237,22 +268,45 @@ static void owners_set(st_group_t *g, const kc_tasks_t *t, st_member_t *m, bool 
     }
 }
 
+/* A member's current assignment as its record 22 holds it: epochs, state,
+ * the tasks it owns and those pending revocation. */
+typedef struct {
+    int32_t epoch, prev;
+    int8_t state;
+    kc_tasks_tuple_t assigned, pending;
+} st_current_t;
+
+/* A copy of the member's current assignment. */
+static void current_of(const st_member_t *m, st_current_t *out)
+{
+    *out = (st_current_t){.epoch = m->member_epoch,
+                          .prev = m->previous_member_epoch,
+                          .state = m->state};
+    kc_tasks_tuple_copy(&out->assigned, &m->assigned);
+    kc_tasks_tuple_copy(&out->pending, &m->pending);
+}
+
+static void current_free(st_current_t *cur)
+{
+    kc_tasks_tuple_free(&cur->assigned);
+    kc_tasks_tuple_free(&cur->pending);
+}
+
 /* Replaces the member's epochs, state and tasks, keeping the active owners
- * in step. Takes ownership of assigned and pending (reset to empty). */
-static void member_set_current(st_group_t *g, st_member_t *m, int32_t epoch, int32_t prev,
-                               int8_t state, kc_tasks_tuple_t *assigned, kc_tasks_tuple_t *pending)
+ * in step. Takes ownership of cur's tasks (reset to empty). */
+static void member_set_current(st_group_t *g, st_member_t *m, st_current_t *cur)
 {
     owners_set(g, &m->assigned.active, m, true);
     owners_set(g, &m->pending.active, m, true);
     kc_tasks_tuple_free(&m->assigned);
     kc_tasks_tuple_free(&m->pending);
-    m->assigned = *assigned;
-    m->pending = *pending;
-    memset(assigned, 0, sizeof(*assigned));
-    memset(pending, 0, sizeof(*pending));
-    m->member_epoch = epoch;
-    m->previous_member_epoch = prev;
-    m->state = state;
+    m->assigned = cur->assigned;
+    m->pending = cur->pending;
+    memset(&cur->assigned, 0, sizeof(cur->assigned));
+    memset(&cur->pending, 0, sizeof(cur->pending));
+    m->member_epoch = cur->epoch;
+    m->previous_member_epoch = cur->prev;
+    m->state = cur->state;
     owners_set(g, &m->assigned.active, m, false);
     owners_set(g, &m->pending.active, m, false);
 }
@@ -1269,6 +1323,33 @@ void kc_streams_topics_to_create_deinit(kc_streams_topics_to_create_t *t)
 
 /* ---- records ------------------------------------------------------------ */
 
+/*
+ * The one mutation path (Kafka's coordinator runtime): a handler computes
+ * the new values, and each writer below appends its record with
+ * kc_record_write_replay, which applies it to memory through
+ * kc_streams_replay, the apply_* steps a load runs. Nothing else changes
+ * what the records hold. A writer's apply may create the member it writes
+ * for (record 19) or free it (the tombstone of record 19) and the group
+ * (the tombstone of record 17): callers look them up again after a write.
+ */
+
+/* Sets the value's LastAssignmentConfigs to num.standby.replicas = n (null,
+ * as a new value has it, when n < 0); cfg and nbuf back it. */
+static void metadata_set_num_standby(kc_streams_group_metadata_value_t *val,
+                                     kc_streams_group_metadata_value_last_assignment_config_t *cfg,
+                                     char nbuf[16], int32_t n)
+{
+    val->last_assignment_configs.items = NULL;
+    val->last_assignment_configs.count = -1;
+    if (n < 0)
+        return;
+    snprintf(nbuf, 16, "%d", n);
+    cfg->key = kc_str("num.standby.replicas");
+    cfg->value = kc_str(nbuf);
+    val->last_assignment_configs.items = cfg;
+    val->last_assignment_configs.count = 1;
+}
+
 /* The group's type-17 value (cfg and nbuf back its LastAssignmentConfigs). */
 static void group_metadata_value(const st_group_t *g, kc_streams_group_metadata_value_t *val,
                                  kc_streams_group_metadata_value_last_assignment_config_t *cfg,
@@ -1278,29 +1359,35 @@ static void group_metadata_value(const st_group_t *g, kc_streams_group_metadata_
     val->epoch = g->group_epoch;
     val->metadata_hash = g->metadata_hash;
     val->validated_topology_epoch = g->validated_topology_epoch;
-    if (g->last_num_standby >= 0) {
-        snprintf(nbuf, 16, "%d", g->last_num_standby);
-        cfg->key = kc_str("num.standby.replicas");
-        cfg->value = kc_str(nbuf);
-        val->last_assignment_configs.items = cfg;
-        val->last_assignment_configs.count = 1;
-    }
+    metadata_set_num_standby(val, cfg, nbuf, g->last_num_standby);
     kc_topology_desc_fill_metadata(&g->td, val);
 }
 
-static void write_group_metadata(const st_group_t *g, kc_result_t *res)
-{
-    kc_streams_group_metadata_value_t val;
-    kc_streams_group_metadata_value_last_assignment_config_t cfgs[1];
+/* A type-17 value being built: the group's, changed by the caller, with
+ * the storage behind its LastAssignmentConfigs. */
+typedef struct {
+    kc_streams_group_metadata_value_t v;
+    kc_streams_group_metadata_value_last_assignment_config_t cfg;
     char nbuf[16];
-    group_metadata_value(g, &val, cfgs, nbuf);
-    kc_record_key_t key = kc_record_group_key(g->group_id);
-    kc_record_write(res, KC_RECORD_STREAMS_GROUP_METADATA, &key, REC_VERSION, &val);
+} st_meta_t;
+
+static void meta_of(const st_group_t *g, st_meta_t *m)
+{
+    group_metadata_value(g, &m->v, &m->cfg, m->nbuf);
 }
 
-static void write_member_metadata(st_group_t *g, st_member_t *m, kc_result_t *res)
+static void write_group_metadata(kc_coord_t *c, const char *group_id,
+                                 const kc_streams_group_metadata_value_t *val, kc_result_t *res)
 {
-    mtable_put(g, m);
+    kc_record_key_t key = kc_record_group_key(group_id);
+    kc_record_write_replay(c, res, KC_RECORD_STREAMS_GROUP_METADATA, &key, REC_VERSION, val);
+}
+
+/* Record 19 of m, the member as it is to be (its apply creates the member
+ * of that id when the group has none). */
+static void write_member_metadata(kc_coord_t *c, const st_group_t *g, const st_member_t *m,
+                                  kc_result_t *res)
+{
     kc_streams_group_member_metadata_value_t val;
     kc_streams_group_member_metadata_value_init(&val);
     val.instance_id = kc_str(m->instance_id);
@@ -1325,7 +1412,8 @@ static void write_member_metadata(st_group_t *g, st_member_t *m, kc_result_t *re
     val.client_tags.items = tags;
     val.client_tags.count = m->ntags;
     kc_record_key_t key = kc_record_member_key(g->group_id, m->member_id);
-    kc_record_write(res, KC_RECORD_STREAMS_GROUP_MEMBER_METADATA, &key, REC_VERSION, &val);
+    kc_record_write_replay(c, res, KC_RECORD_STREAMS_GROUP_MEMBER_METADATA, &key, REC_VERSION,
+                           &val);
     free(tags);
 }
 
@@ -1365,7 +1453,7 @@ static cur_ids_t *cur_ids(const kc_tasks_t *t, int32_t *count)
     return o;
 }
 
-static void write_target_member(const st_group_t *g, const char *member_id,
+static void write_target_member(kc_coord_t *c, const st_group_t *g, const char *member_id,
                                 const kc_tasks_tuple_t *t, kc_result_t *res)
 {
     kc_streams_group_target_assignment_member_value_t val;
@@ -1374,41 +1462,45 @@ static void write_target_member(const st_group_t *g, const char *member_id,
     val.standby_tasks.items = tgt_ids(&t->standby, &val.standby_tasks.count);
     val.warmup_tasks.items = tgt_ids(&t->warmup, &val.warmup_tasks.count);
     kc_record_key_t key = kc_record_member_key(g->group_id, member_id);
-    kc_record_write(res, KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER, &key, REC_VERSION, &val);
+    kc_record_write_replay(c, res, KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER, &key,
+                           REC_VERSION, &val);
     free(val.active_tasks.items);
     free(val.standby_tasks.items);
     free(val.warmup_tasks.items);
 }
 
-static void write_target_metadata(const st_group_t *g, kc_result_t *res)
+static void write_target_metadata(kc_coord_t *c, const st_group_t *g, int32_t assignment_epoch,
+                                  int64_t assignment_timestamp, kc_result_t *res)
 {
     kc_streams_group_target_assignment_metadata_value_t val;
     kc_streams_group_target_assignment_metadata_value_init(&val);
-    val.assignment_epoch = g->assignment_epoch;
-    val.assignment_timestamp = g->assignment_timestamp;
+    val.assignment_epoch = assignment_epoch;
+    val.assignment_timestamp = assignment_timestamp;
     kc_record_key_t key = kc_record_group_key(g->group_id);
-    kc_record_write(res, KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA, &key, REC_VERSION, &val);
+    kc_record_write_replay(c, res, KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA, &key,
+                           REC_VERSION, &val);
 }
 
-static void write_current(st_group_t *g, st_member_t *m, kc_result_t *res)
+static void write_current(kc_coord_t *c, const st_group_t *g, const char *member_id,
+                          const st_current_t *cur, kc_result_t *res)
 {
-    mtable_put(g, m);
     kc_streams_group_current_member_assignment_value_t val;
     kc_streams_group_current_member_assignment_value_init(&val);
-    val.member_epoch = m->member_epoch;
-    val.previous_member_epoch = m->previous_member_epoch;
-    val.state = m->state;
-    val.active_tasks.items = cur_ids(&m->assigned.active, &val.active_tasks.count);
-    val.standby_tasks.items = cur_ids(&m->assigned.standby, &val.standby_tasks.count);
-    val.warmup_tasks.items = cur_ids(&m->assigned.warmup, &val.warmup_tasks.count);
+    val.member_epoch = cur->epoch;
+    val.previous_member_epoch = cur->prev;
+    val.state = cur->state;
+    val.active_tasks.items = cur_ids(&cur->assigned.active, &val.active_tasks.count);
+    val.standby_tasks.items = cur_ids(&cur->assigned.standby, &val.standby_tasks.count);
+    val.warmup_tasks.items = cur_ids(&cur->assigned.warmup, &val.warmup_tasks.count);
     val.active_tasks_pending_revocation.items =
-        cur_ids(&m->pending.active, &val.active_tasks_pending_revocation.count);
+        cur_ids(&cur->pending.active, &val.active_tasks_pending_revocation.count);
     val.standby_tasks_pending_revocation.items =
-        cur_ids(&m->pending.standby, &val.standby_tasks_pending_revocation.count);
+        cur_ids(&cur->pending.standby, &val.standby_tasks_pending_revocation.count);
     val.warmup_tasks_pending_revocation.items =
-        cur_ids(&m->pending.warmup, &val.warmup_tasks_pending_revocation.count);
-    kc_record_key_t key = kc_record_member_key(g->group_id, m->member_id);
-    kc_record_write(res, KC_RECORD_STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT, &key, REC_VERSION, &val);
+        cur_ids(&cur->pending.warmup, &val.warmup_tasks_pending_revocation.count);
+    kc_record_key_t key = kc_record_member_key(g->group_id, member_id);
+    kc_record_write_replay(c, res, KC_RECORD_STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT, &key,
+                           REC_VERSION, &val);
     free(val.active_tasks.items);
     free(val.standby_tasks.items);
     free(val.warmup_tasks.items);
@@ -1417,29 +1509,33 @@ static void write_current(st_group_t *g, st_member_t *m, kc_result_t *res)
     free(val.warmup_tasks_pending_revocation.items);
 }
 
-static void write_topology(const st_group_t *g, const kc_buf_t *value, kc_result_t *res)
+static void write_topology(kc_coord_t *c, const st_group_t *g, const kc_buf_t *value,
+                           kc_result_t *res)
 {
     kc_record_key_t key = kc_record_group_key(g->group_id);
-    kc_record_write_encoded(res, KC_RECORD_STREAMS_GROUP_TOPOLOGY, &key, REC_VERSION, value);
+    kc_record_write_encoded_replay(c, res, KC_RECORD_STREAMS_GROUP_TOPOLOGY, &key, REC_VERSION,
+                                   value);
 }
 
-static void write_tombstone(int16_t type, const char *group_id, const char *member_id,
-                            kc_result_t *res)
+static void write_tombstone(kc_coord_t *c, int16_t type, const char *group_id,
+                            const char *member_id, kc_result_t *res)
 {
     kc_record_key_t key = kc_record_member_key(group_id, member_id);
-    kc_record_write(res, type, &key, REC_VERSION, NULL);
+    kc_record_write_replay(c, res, type, &key, REC_VERSION, NULL);
 }
 
-static void write_member_tombstones(st_group_t *g, const char *member_id, kc_result_t *res)
+/* The tombstones of a leaving member, in StreamsCoordinatorRecordHelpers
+ * order; the last one's apply frees the member (the ids are copied first,
+ * member_id may be the member's own). */
+static void write_member_tombstones(kc_coord_t *c, const st_group_t *g, const char *member_id,
+                                    kc_result_t *res)
 {
-    /* Replaying the current-assignment tombstone is one more put. */
-    st_member_t *m = kc_smap_get(&g->by_id, member_id, strlen(member_id));
-    if (m)
-        mtable_put(g, m);
-    /* StreamsCoordinatorRecordHelpers order when a member leaves. */
-    write_tombstone(KC_RECORD_STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT, g->group_id, member_id, res);
-    write_tombstone(KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER, g->group_id, member_id, res);
-    write_tombstone(KC_RECORD_STREAMS_GROUP_MEMBER_METADATA, g->group_id, member_id, res);
+    char *gid = kc_xstrdup(g->group_id), *mid = kc_xstrdup(member_id);
+    write_tombstone(c, KC_RECORD_STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT, gid, mid, res);
+    write_tombstone(c, KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER, gid, mid, res);
+    write_tombstone(c, KC_RECORD_STREAMS_GROUP_MEMBER_METADATA, gid, mid, res);
+    free(gid);
+    free(mid);
 }
 
 /* ---- timers --------------------------------------------------------------- */
@@ -1478,23 +1574,21 @@ static bool initial_delay_active(kc_coord_t *c, const st_group_t *g)
     return kc_timer_is_scheduled(c, key);
 }
 
-/* Removes a member and bumps the group epoch (streamsGroupFenceMember). */
+/* Removes a member and bumps the group epoch (streamsGroupFenceMember):
+ * its tombstones free m. */
 static void fence_member(kc_coord_t *c, st_group_t *g, st_member_t *m, kc_result_t *res)
 {
-    write_member_tombstones(g, m->member_id, res);
     cancel_member_timers(c, g, m->member_id);
-    group_remove_member(g, m);
-    g->group_epoch++;
-    g->has_group_record = true;
-    write_group_metadata(g, res);
+    write_member_tombstones(c, g, m->member_id, res);
+    st_meta_t meta;
+    meta_of(g, &meta);
+    meta.v.epoch = g->group_epoch + 1;
+    write_group_metadata(c, g->group_id, &meta.v, res);
     /* The last member gone: the (empty) target takes the group epoch, with
      * timestamp 0 as a new group's, so the assignment interval does not
      * delay the next assignment. */
-    if (g->nmembers == 0) {
-        g->assignment_epoch = g->group_epoch;
-        g->assignment_timestamp = 0;
-        write_target_metadata(g, res);
-    }
+    if (g->nmembers == 0)
+        write_target_metadata(c, g, g->group_epoch, 0, res);
 }
 
 static void on_session_timeout(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res)
@@ -1565,20 +1659,14 @@ static void update_target(kc_coord_t *c, st_group_t *g, const st_config_t *cf, i
     }
     kc_st_spec_t spec = {subs, ns, am, (int32_t)nm, c->cfg.group_streams_num_standby_replicas};
     kc_assignor_streams_sticky(&spec);
+    /* The target records' applies leave every member in place. */
     for (size_t i = 0; i < nm; i++) {
         kc_tasks_tuple_t nt = {am[i].active, am[i].standby, {0}};
-        if (!sorted[i]->has_target || !kc_tasks_tuple_equal(&sorted[i]->target, &nt)) {
-            sorted[i]->has_target = true;
-            write_target_member(g, sorted[i]->member_id, &nt, res);
-            kc_tasks_tuple_free(&sorted[i]->target);
-            sorted[i]->target = nt;
-        } else {
-            kc_tasks_tuple_free(&nt);
-        }
+        if (!sorted[i]->has_target || !kc_tasks_tuple_equal(&sorted[i]->target, &nt))
+            write_target_member(c, g, sorted[i]->member_id, &nt, res);
+        kc_tasks_tuple_free(&nt);
     }
-    g->assignment_epoch = g->group_epoch;
-    g->assignment_timestamp = now_ms;
-    write_target_metadata(g, res);
+    write_target_metadata(c, g, g->group_epoch, now_ms, res);
     kc_log_info(LOG_COMP, "[GroupId %s] Computed a new target assignment for epoch %d with 'sticky' assignor.",
                 g->group_id, g->group_epoch);
     for (int32_t s = 0; s < ns; s++)
@@ -1665,6 +1753,11 @@ static kc_tasks_t *kind_of(kc_tasks_tuple_t *t, int kind)
     return kind == 0 ? &t->active : kind == 1 ? &t->standby : &t->warmup;
 }
 
+static const kc_tasks_t *kind_in(const kc_tasks_tuple_t *t, int kind)
+{
+    return kind == 0 ? &t->active : kind == 1 ? &t->standby : &t->warmup;
+}
+
 /* The member's tasks sorted against its target (CurrentAssignmentBuilder's
  * first pass): kept, to revoke, and to add (those nobody else still holds;
  * has_unreleased when some are). */
@@ -1673,10 +1766,10 @@ typedef struct {
     bool has_unreleased;
 } st_reconcile_t;
 
-static void reconcile_sort(st_group_t *g, st_member_t *m, st_reconcile_t *r)
+static void reconcile_sort(st_group_t *g, const st_member_t *m, st_reconcile_t *r)
 {
     for (int kind = 0; kind < 3; kind++) {
-        kc_tasks_t *cur = kind_of(&m->assigned, kind), *tgt = kind_of(&m->target, kind);
+        const kc_tasks_t *cur = kind_in(&m->assigned, kind), *tgt = kind_in(&m->target, kind);
         for (int32_t i = 0; i < cur->n; i++)
             for (int32_t j = 0; j < cur->s[i].n; j++) {
                 const char *sub = cur->s[i].subtopology_id;
@@ -1708,12 +1801,12 @@ static void reconcile_sort(st_group_t *g, st_member_t *m, st_reconcile_t *r)
  * stays in place until the active task is granted. Returns whether tasks
  * remain to be revoked (and the member's report still shows them).
  */
-static bool reconcile_role_changes(st_member_t *m, const kc_tasks_tuple_t *owned,
+static bool reconcile_role_changes(const st_member_t *m, const kc_tasks_tuple_t *owned,
                                    st_reconcile_t *r)
 {
     for (int from = 0; from < 3; from++) {
         int to = from == 0 ? 1 : from == 1 ? 2 : 1;
-        const kc_tasks_t *cur = kind_of(&m->assigned, from);
+        const kc_tasks_t *cur = kind_in(&m->assigned, from);
         for (int32_t i = 0; i < cur->n; i++)
             for (int32_t j = 0; j < cur->s[i].n; j++) {
                 const char *sub = cur->s[i].subtopology_id;
@@ -1726,7 +1819,7 @@ static bool reconcile_role_changes(st_member_t *m, const kc_tasks_tuple_t *owned
             }
     }
     for (int from = 1; from < 3; from++) {
-        const kc_tasks_t *cur = kind_of(&m->assigned, from);
+        const kc_tasks_t *cur = kind_in(&m->assigned, from);
         for (int32_t i = 0; i < cur->n; i++)
             for (int32_t j = 0; j < cur->s[i].n; j++)
                 if (kc_tasks_has(&m->target.active, cur->s[i].subtopology_id, cur->s[i].p[j]))
@@ -1735,7 +1828,7 @@ static bool reconcile_role_changes(st_member_t *m, const kc_tasks_tuple_t *owned
     }
     bool to_revoke = !kc_tasks_tuple_is_empty(&r->revoke) && not_released(owned, &r->revoke);
     for (int from = 1; from < 3; from++) {
-        const kc_tasks_t *cur = kind_of(&m->assigned, from);
+        const kc_tasks_t *cur = kind_in(&m->assigned, from);
         for (int32_t i = 0; i < cur->n; i++)
             for (int32_t j = 0; j < cur->s[i].n; j++) {
                 const char *sub = cur->s[i].subtopology_id;
@@ -1753,9 +1846,11 @@ static bool reconcile_role_changes(st_member_t *m, const kc_tasks_tuple_t *owned
  * revoked first (UNREVOKED_TASKS, epoch kept) until the member's report
  * shows them gone; then the member takes the target epoch and the target
  * tasks nobody else still holds (UNRELEASED_TASKS while some are held).
- * Returns true when the member changed.
+ * Returns true, with the new current assignment in out (the caller's to
+ * free), when it differs from the member's.
  */
-static bool reconcile(st_group_t *g, st_member_t *m, const kc_tasks_tuple_t *owned)
+static bool reconcile(st_group_t *g, const st_member_t *m, const kc_tasks_tuple_t *owned,
+                      st_current_t *out)
 {
     int32_t target_epoch = g->assignment_epoch;
     int32_t epoch = m->member_epoch;
@@ -1801,7 +1896,7 @@ static bool reconcile(st_group_t *g, st_member_t *m, const kc_tasks_tuple_t *own
                    state != m->state || !kc_tasks_tuple_equal(&r.assigned, &m->assigned) ||
                    !kc_tasks_tuple_equal(&pending, &m->pending);
     if (changed) {
-        member_set_current(g, m, new_epoch, new_prev, state, &r.assigned, &pending);
+        *out = (st_current_t){new_epoch, new_prev, state, r.assigned, pending};
     } else {
         kc_tasks_tuple_free(&r.assigned);
         kc_tasks_tuple_free(&pending);
@@ -2417,12 +2512,13 @@ static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
         kc_log_info(LOG_COMP, "[GroupId %s][MemberId %s] Static member %s with instance id %s temporarily left the streams group.",
                     g->group_id, m->member_id, m->member_id, m->instance_id);
         kc_coord_emit(c, KC_COORD_EV_MEMBER_REMOVED, g->group_id, m->member_id, "static member left temporarily (epoch -2)", g->group_epoch, 0, ctx->now_ms);
-        kc_tasks_tuple_t assigned = {0}, pending = {0};
-        kc_tasks_tuple_copy(&assigned, &m->assigned);
-        member_set_current(g, m, EPOCH_STATIC_LEAVE, m->member_epoch, m->state == MS_UNREVOKED ? MS_STABLE : m->state,
-                           &assigned, &pending);
+        st_current_t cur = {.epoch = EPOCH_STATIC_LEAVE,
+                            .prev = m->member_epoch,
+                            .state = m->state == MS_UNREVOKED ? MS_STABLE : m->state};
+        kc_tasks_tuple_copy(&cur.assigned, &m->assigned);
         kc_member_cancel_rebalance(c, g->group_id, m->member_id);
-        write_current(g, m, res);
+        write_current(c, g, m->member_id, &cur, res);
+        current_free(&cur);
     } else {
         kc_log_info(LOG_COMP, "[GroupId %s][MemberId %s] Member %s left the streams group.",
                     g->group_id, m->member_id, m->member_id);
@@ -2491,8 +2587,8 @@ typedef struct {
     st_config_t local_cf;         /* its configuration, when initialised here */
     const st_config_t *cf;
     st_member_t *m;               /* NULL until the member exists */
-    st_member_t *replaced;        /* static member (epoch -2) being taken over */
-    bool created, was_empty, is_new, replaced_same_id;
+    st_member_t *replaced;        /* static member (epoch -2) being taken over; NULL once gone */
+    bool created, was_empty, is_new, was_replaced, replaced_same_id;
     kc_tasks_tuple_t old_assigned; /* the member's tasks before this heartbeat */
     char *old_endpoint;
     int32_t old_port;
@@ -2689,8 +2785,10 @@ static int16_t hb_configure(st_heartbeat_t *h)
     return KC_ERR_NONE;
 }
 
-/* The request is accepted: the group exists from here on, with the
- * topology the request initialised and its configuration. */
+/* The request is accepted: the group exists from here on (made in memory
+ * before its first record, as Kafka's getOrMaybeCreateStreamsGroup), with
+ * the topology the request initialised (its record's apply sets it) and
+ * its configuration. */
 static void hb_create_group(st_heartbeat_t *h)
 {
     const kc_streams_group_heartbeat_request_t *req = h->req;
@@ -2710,8 +2808,7 @@ static void hb_create_group(st_heartbeat_t *h)
     st_group_t *g = h->g;
     kc_log_info(LOG_COMP, "[GroupId %s][MemberId %.*s] Member initialized the topology with epoch %d",
                 g->group_id, (int)req->member_id.len, req->member_id.ptr, req->topology->epoch);
-    group_set_topology(g, h->req_topo.data, h->req_topo.len);
-    write_topology(g, &h->req_topo, h->res);
+    write_topology(h->c, g, &h->req_topo, h->res);
     /* The configuration computed on the request's copy is the group's. */
     g->cfg = kc_xmalloc(sizeof(*g->cfg));
     *g->cfg = h->local_cf;
@@ -2720,86 +2817,74 @@ static void hb_create_group(st_heartbeat_t *h)
 }
 
 /* A static member rejoining (StreamsGroupMember.Builder from the old
- * member): the new member id takes over the old member at epoch 0; the old
- * one's records are tombstoned. */
+ * member): the new member id takes over the old member at epoch 0. The
+ * old one's records are tombstoned (their apply frees it), then the new
+ * member's are written from a proposed copy. */
 static void hb_replace_static_member(st_heartbeat_t *h)
 {
     st_group_t *g = h->g;
     st_member_t *old = h->replaced;
-    st_member_t *nm = member_new(h->req->member_id);
-    nm->instance_id = kc_xstrdup(old->instance_id);
-    nm->rack_id = old->rack_id ? kc_xstrdup(old->rack_id) : NULL;
-    free(nm->client_id);
-    nm->client_id = kc_xstrdup(old->client_id);
-    free(nm->client_host);
-    nm->client_host = kc_xstrdup(old->client_host);
-    free(nm->process_id);
-    nm->process_id = kc_xstrdup(old->process_id);
-    nm->rebalance_timeout_ms = old->rebalance_timeout_ms;
-    nm->topology_epoch = old->topology_epoch;
-    nm->endpoint_host = old->endpoint_host ? kc_xstrdup(old->endpoint_host) : NULL;
-    nm->endpoint_port = old->endpoint_port;
-    nm->ntags = old->ntags;
-    nm->tag_keys = kc_xcalloc((size_t)nm->ntags + 1, sizeof(char *));
-    nm->tag_values = kc_xcalloc((size_t)nm->ntags + 1, sizeof(char *));
-    for (int32_t i = 0; i < nm->ntags; i++) {
-        nm->tag_keys[i] = kc_xstrdup(old->tag_keys[i]);
-        nm->tag_values[i] = kc_xstrdup(old->tag_values[i]);
-    }
+    st_member_t *nm = member_proposed(h->req->member_id, old);
     kc_tasks_tuple_copy(&nm->target, &old->target);
-    nm->has_target = true;
-    kc_tasks_tuple_t assigned = {0}, pending = {0};
-    kc_tasks_tuple_copy(&assigned, &old->assigned);
-    int8_t state = old->state == MS_UNREVOKED ? MS_STABLE : old->state;
+    st_current_t cur = {.state = old->state == MS_UNREVOKED ? MS_STABLE : old->state};
+    kc_tasks_tuple_copy(&cur.assigned, &old->assigned);
     kc_log_info(LOG_COMP, "[GroupId %s][MemberId %s] Static member with instance id %s re-joins the streams group. Created a new member %s to replace the existing member %s.",
                 g->group_id, nm->member_id, nm->instance_id, nm->member_id, old->member_id);
     kc_coord_emit(h->c, KC_COORD_EV_MEMBER_JOINED, g->group_id, nm->member_id,
                   "static member replaced", g->group_epoch, 0, h->ctx->now_ms);
-    write_member_tombstones(g, old->member_id, h->res);
     cancel_member_timers(h->c, g, old->member_id);
     if (g->shutdown_member_id && strcmp(g->shutdown_member_id, old->member_id) == 0) {
         free(g->shutdown_member_id);
         g->shutdown_member_id = kc_xstrdup(nm->member_id);
     }
-    group_remove_member(g, old);
-    group_add_member(g, nm);
-    member_set_current(g, nm, 0, 0, state, &assigned, &pending);
-    write_member_metadata(g, nm, h->res);
-    write_target_member(g, nm->member_id, &nm->target, h->res);
-    write_current(g, nm, h->res);
-    h->m = nm;
+    write_member_tombstones(h->c, g, old->member_id, h->res);
+    h->replaced = NULL;
+    write_member_metadata(h->c, g, nm, h->res);
+    write_target_member(h->c, g, nm->member_id, &nm->target, h->res);
+    write_current(h->c, g, nm->member_id, &cur, h->res);
+    current_free(&cur);
+    h->m = member_get(g, h->req->member_id);
+    member_free(nm);
 }
 
-/* The member exists from here on: replaced, new, or found; what it had and
- * the offsets it reported are taken. */
+/* The member: replaced, found, or (new) created by its record 19 in
+ * hb_update_member; what it had before this heartbeat is noted. */
 static void hb_create_member(st_heartbeat_t *h)
 {
     st_group_t *g = h->g;
     h->replaced_same_id = h->replaced && kc_str_eq_cstr(h->req->member_id, h->replaced->member_id);
     if (h->replaced) {
+        h->was_replaced = true;
         hb_replace_static_member(h);
     } else if (!h->m) {
-        h->m = member_new(h->req->member_id);
-        group_add_member(g, h->m);
         h->is_new = true;
+        char *member_id = kc_str_dup_or_null(h->req->member_id);
         kc_log_info(LOG_COMP, "[GroupId %s][MemberId %s] Member joins the streams group.", g->group_id,
-                    h->m->member_id);
-        kc_coord_emit(h->c, KC_COORD_EV_MEMBER_JOINED, g->group_id, h->m->member_id, NULL,
+                    member_id);
+        kc_coord_emit(h->c, KC_COORD_EV_MEMBER_JOINED, g->group_id, member_id, NULL,
                       g->group_epoch, 0, h->ctx->now_ms);
+        free(member_id);
     }
+    const st_member_t *m = h->m;
+    if (m)
+        kc_tasks_tuple_copy(&h->old_assigned, &m->assigned);
+    h->old_endpoint = m && m->endpoint_host ? kc_xstrdup(m->endpoint_host) : NULL;
+    h->old_port = m ? m->endpoint_port : -1;
+}
+
+/* What the member reported and only memory keeps: its owned tasks and
+ * (null: unchanged; the two lists each on their own) its task offsets. */
+static void hb_take_reports(st_heartbeat_t *h)
+{
     st_member_t *m = h->m;
-    kc_tasks_tuple_copy(&h->old_assigned, &m->assigned);
-    h->old_endpoint = m->endpoint_host ? kc_xstrdup(m->endpoint_host) : NULL;
-    h->old_port = m->endpoint_port;
     if (h->owned) {
         kc_tasks_tuple_copy(&m->last_report, h->owned);
         m->has_last_report = true;
     }
-    /* The reported offsets (null: unchanged; the two lists each on their
-     * own). Kafka keeps them by member id in the group object: a group this
-     * request creates is a copy that replay replaces, so they are lost with
-     * it, and a static member replaced under its own member id loses them
-     * to the replay of its tombstones. */
+    /* Kafka keeps the offsets by member id in the group object: a group
+     * this request creates is a copy that replay replaces, so they are lost
+     * with it, and a static member replaced under its own member id loses
+     * them to the replay of its tombstones. */
     if (!h->created && !h->replaced_same_id) {
         if (h->req->task_offsets.count >= 0)
             task_offsets_move(&m->task_offsets, &h->rep_offsets);
@@ -2808,64 +2893,63 @@ static void hb_create_member(st_heartbeat_t *h)
     }
 }
 
-/* The member's metadata (a null field is unchanged): its record when
- * anything changed. Returns whether it did. */
+/* The member's metadata (a null field is unchanged), proposed on a copy of
+ * the member: its record when anything changed, whose apply makes a new
+ * member. Returns whether it changed. */
 static bool hb_update_member(st_heartbeat_t *h)
 {
     const kc_streams_group_heartbeat_request_t *req = h->req;
-    st_group_t *g = h->g;
-    st_member_t *m = h->m;
+    st_member_t *p = member_proposed(req->member_id, h->m);
     bool changed = h->is_new;
-    if (req->instance_id.len >= 0 && !str_is(req->instance_id, m->instance_id)) {
-        char *instance_id = kc_str_dup_or_null(req->instance_id);
-        kc_instance_index_set(&g->by_instance, m, &m->instance_id, instance_id);
-        free(instance_id);
-        changed = true;
-    }
+    if (req->instance_id.len >= 0)
+        set_str(&p->instance_id, req->instance_id, &changed);
     if (req->rack_id.len >= 0)
-        set_str(&m->rack_id, req->rack_id, &changed);
-    if (req->rebalance_timeout_ms != -1 && req->rebalance_timeout_ms != m->rebalance_timeout_ms) {
-        m->rebalance_timeout_ms = req->rebalance_timeout_ms;
+        set_str(&p->rack_id, req->rack_id, &changed);
+    if (req->rebalance_timeout_ms != -1 && req->rebalance_timeout_ms != p->rebalance_timeout_ms) {
+        p->rebalance_timeout_ms = req->rebalance_timeout_ms;
         changed = true;
     }
-    if (req->topology && req->topology->epoch != m->topology_epoch) {
-        m->topology_epoch = req->topology->epoch;
+    if (req->topology && req->topology->epoch != p->topology_epoch) {
+        p->topology_epoch = req->topology->epoch;
         changed = true;
     }
-    set_str(&m->client_id, h->ctx->client_id.len >= 0 ? h->ctx->client_id : kc_str(""), &changed);
-    set_str(&m->client_host, kc_str(h->ctx->client_host ? h->ctx->client_host : ""), &changed);
+    set_str(&p->client_id, h->ctx->client_id.len >= 0 ? h->ctx->client_id : kc_str(""), &changed);
+    set_str(&p->client_host, kc_str(h->ctx->client_host ? h->ctx->client_host : ""), &changed);
     if (req->process_id.len >= 0)
-        set_str(&m->process_id, req->process_id, &changed);
+        set_str(&p->process_id, req->process_id, &changed);
     if (req->client_tags.count >= 0 &&
-        !tags_equal(m, req->client_tags.items, req->client_tags.count)) {
-        for (int32_t i = 0; i < m->ntags; i++) {
-            free(m->tag_keys[i]);
-            free(m->tag_values[i]);
+        !tags_equal(p, req->client_tags.items, req->client_tags.count)) {
+        for (int32_t i = 0; i < p->ntags; i++) {
+            free(p->tag_keys[i]);
+            free(p->tag_values[i]);
         }
-        free(m->tag_keys);
-        free(m->tag_values);
-        m->ntags = req->client_tags.count;
-        m->tag_keys = kc_xcalloc((size_t)m->ntags + 1, sizeof(char *));
-        m->tag_values = kc_xcalloc((size_t)m->ntags + 1, sizeof(char *));
-        for (int32_t i = 0; i < m->ntags; i++) {
-            m->tag_keys[i] = kc_str_dup_or_null(req->client_tags.items[i].key);
-            m->tag_values[i] = kc_str_dup_or_null(req->client_tags.items[i].value);
+        free(p->tag_keys);
+        free(p->tag_values);
+        p->ntags = req->client_tags.count;
+        p->tag_keys = kc_xcalloc((size_t)p->ntags + 1, sizeof(char *));
+        p->tag_values = kc_xcalloc((size_t)p->ntags + 1, sizeof(char *));
+        for (int32_t i = 0; i < p->ntags; i++) {
+            p->tag_keys[i] = kc_str_dup_or_null(req->client_tags.items[i].key);
+            p->tag_values[i] = kc_str_dup_or_null(req->client_tags.items[i].value);
         }
         changed = true;
     }
     if (req->user_endpoint || h->joining) {
         const kc_streams_group_heartbeat_request_endpoint_t *ep = req->user_endpoint;
-        bool same = ep ? (str_is(ep->host, m->endpoint_host) && ep->port == m->endpoint_port)
-                       : m->endpoint_host == NULL;
+        bool same = ep ? (str_is(ep->host, p->endpoint_host) && ep->port == p->endpoint_port)
+                       : p->endpoint_host == NULL;
         if (!same) {
-            free(m->endpoint_host);
-            m->endpoint_host = ep ? kc_str_dup_or_null(ep->host) : NULL;
-            m->endpoint_port = ep ? ep->port : -1;
+            free(p->endpoint_host);
+            p->endpoint_host = ep ? kc_str_dup_or_null(ep->host) : NULL;
+            p->endpoint_port = ep ? ep->port : -1;
             changed = true;
         }
     }
-    if (changed)
-        write_member_metadata(g, m, h->res);
+    if (changed) {
+        write_member_metadata(h->c, h->g, p, h->res);
+        h->m = member_get(h->g, req->member_id);
+    }
+    member_free(p);
     return changed;
 }
 
@@ -2897,12 +2981,14 @@ static void hb_update_group(st_heartbeat_t *h, bool recompute)
         g->last_num_standby != c->cfg.group_streams_num_standby_replicas)
         recompute = true;
     if (recompute || !g->has_group_record) {
-        g->group_epoch++;
-        g->metadata_hash = cf->hash;
-        g->validated_topology_epoch = validated;
-        g->last_num_standby = c->cfg.group_streams_num_standby_replicas;
-        g->has_group_record = true;
-        write_group_metadata(g, h->res);
+        st_meta_t meta;
+        meta_of(g, &meta);
+        meta.v.epoch = g->group_epoch + 1;
+        meta.v.metadata_hash = cf->hash;
+        meta.v.validated_topology_epoch = validated;
+        metadata_set_num_standby(&meta.v, &meta.cfg, meta.nbuf,
+                                 c->cfg.group_streams_num_standby_replicas);
+        write_group_metadata(c, g->group_id, &meta.v, h->res);
         kc_log_info(LOG_COMP, "[GroupId %s][MemberId %s] Bumped streams group epoch to %d with metadata hash %lld and validated topic epoch %d.",
                     g->group_id, m->member_id, g->group_epoch, (long long)g->metadata_hash, validated);
         kc_coord_emit(c, KC_COORD_EV_GROUP_EPOCH_BUMPED, g->group_id, NULL,
@@ -2935,13 +3021,19 @@ static void hb_reconcile(st_heartbeat_t *h)
 {
     st_group_t *g = h->g;
     st_member_t *m = h->m;
-    if (reconcile(g, m, h->owned) || h->replaced || h->is_new) {
-        write_current(g, m, h->res);
+    st_current_t cur = {0};
+    bool changed = reconcile(g, m, h->owned, &cur);
+    if (changed || h->was_replaced || h->is_new) {
+        if (!changed)
+            current_of(m, &cur);
+        /* Its apply leaves the member in place, with the new state. */
+        write_current(h->c, g, m->member_id, &cur, h->res);
         if (m->state == MS_UNREVOKED)
             schedule_rebalance(h->c, g, m, h->ctx->now_ms);
         else
             kc_member_cancel_rebalance(h->c, g->group_id, m->member_id);
     }
+    current_free(&cur);
     schedule_session(h->c, g, m, h->ctx->now_ms);
     if (h->req->shutdown_application) {
         free(g->shutdown_member_id);
@@ -3085,6 +3177,14 @@ static void heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
     hb_create_group(&h);
     hb_create_member(&h);
     bool changed = hb_update_member(&h);
+    if (!h.m || !h.g->topology) {
+        /* A record that makes the member or the topology could not be
+         * written (res is failed: the server rebuilds memory from storage). */
+        send_hb_error(res, ctx, KC_COORD_ERR_WRITE_FAILED, NULL);
+        hb_free(&h);
+        return;
+    }
+    hb_take_reports(&h);
     hb_update_group(&h, changed);
     hb_reconcile(&h);
     hb_respond(&h, first_record);
@@ -3423,7 +3523,11 @@ static int replay_key(kc_reader_t *r, kc_arena_t *arena, int16_t *type, kc_str_t
 /* What every apply step below gets: the coordinator, the record's group
  * and member (NULL when none yet) and ids, and its value (r after the
  * version, value/value_len the whole of it; r NULL for a tombstone). Each
- * returns 0 or KC_EINVAL for a value it cannot decode. */
+ * returns 0 or KC_EINVAL for a value it cannot decode. They run for every
+ * record a load reads and every record the live path writes
+ * (kc_record_write_replay): the one place where what the records hold, and
+ * the indexes derived from it (members by id and instance id, the members
+ * table, the active task owners), change. */
 typedef struct {
     kc_coord_t *c;
     st_group_t *g;
@@ -3583,13 +3687,13 @@ static int apply_target_member(st_apply_t *a)
 }
 
 /* StreamsGroupCurrentMemberAssignment (type 22): the member's epochs,
- * state and owned tasks. */
+ * state and owned tasks, with the active task owners. */
 static int apply_current_assignment(st_apply_t *a)
 {
-    kc_tasks_tuple_t assigned = {0}, pending = {0};
+    st_current_t cur = {.state = MS_STABLE};
     if (!a->r) {
         if (a->m) {
-            member_set_current(a->g, a->m, 0, 0, MS_STABLE, &assigned, &pending);
+            member_set_current(a->g, a->m, &cur);
             mtable_put(a->g, a->m);
         }
         return 0;
@@ -3602,17 +3706,17 @@ static int apply_current_assignment(st_apply_t *a)
     st_group_t *g = replay_group(a->c, a->gid);
     st_member_t *m = replay_member(g, a->mid);
     mtable_put(g, m);
-    tasks_from_cur(&assigned.active, v.active_tasks.items, v.active_tasks.count);
-    tasks_from_cur(&assigned.standby, v.standby_tasks.items, v.standby_tasks.count);
-    tasks_from_cur(&assigned.warmup, v.warmup_tasks.items, v.warmup_tasks.count);
-    tasks_from_cur(&pending.active, v.active_tasks_pending_revocation.items,
+    cur = (st_current_t){.epoch = v.member_epoch, .prev = v.previous_member_epoch, .state = v.state};
+    tasks_from_cur(&cur.assigned.active, v.active_tasks.items, v.active_tasks.count);
+    tasks_from_cur(&cur.assigned.standby, v.standby_tasks.items, v.standby_tasks.count);
+    tasks_from_cur(&cur.assigned.warmup, v.warmup_tasks.items, v.warmup_tasks.count);
+    tasks_from_cur(&cur.pending.active, v.active_tasks_pending_revocation.items,
                    v.active_tasks_pending_revocation.count);
-    tasks_from_cur(&pending.standby, v.standby_tasks_pending_revocation.items,
+    tasks_from_cur(&cur.pending.standby, v.standby_tasks_pending_revocation.items,
                    v.standby_tasks_pending_revocation.count);
-    tasks_from_cur(&pending.warmup, v.warmup_tasks_pending_revocation.items,
+    tasks_from_cur(&cur.pending.warmup, v.warmup_tasks_pending_revocation.items,
                    v.warmup_tasks_pending_revocation.count);
-    member_set_current(g, m, v.member_epoch, v.previous_member_epoch, v.state, &assigned,
-                       &pending);
+    member_set_current(g, m, &cur);
     return 0;
 }
 
@@ -3720,32 +3824,50 @@ int32_t kc_streams_group_failed_description_epoch(const kc_streams_group_t *g)
 void kc_streams_group_set_description_epochs(kc_coord_t *c, kc_streams_group_t *g, int32_t stored,
                                              int32_t failed, kc_result_t *res)
 {
-    g->td.stored_epoch = stored;
-    g->td.failed_epoch = failed;
-    g->has_group_record = true;
-    write_group_metadata(g, res);
+    st_meta_t meta;
+    meta_of(g, &meta);
+    meta.v.stored_description_topology_epoch = stored;
+    meta.v.failed_description_topology_epoch = failed;
+    write_group_metadata(c, g->group_id, &meta.v, res);
 }
 
 void kc_streams_group_delete(kc_coord_t *c, kc_streams_group_t *g, kc_result_t *res)
 {
-    /* StreamsGroup.createGroupTombstoneRecords. */
-    for (size_t i = 0; i < g->nmembers; i++)
-        write_tombstone(KC_RECORD_STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT, g->group_id, g->members[i]->member_id, res);
-    for (size_t i = 0; i < g->nmembers; i++)
-        write_tombstone(KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER, g->group_id, g->members[i]->member_id, res);
-    write_tombstone(KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA, g->group_id, NULL, res);
-    for (size_t i = 0; i < g->nmembers; i++) {
-        cancel_member_timers(c, g, g->members[i]->member_id);
-        write_tombstone(KC_RECORD_STREAMS_GROUP_MEMBER_METADATA, g->group_id, g->members[i]->member_id, res);
+    /* The applies free the members (tombstones of record 19) and then the
+     * group (tombstone of record 17): the ids are copied first. */
+    size_t n = g->nmembers;
+    char *gid = kc_xstrdup(g->group_id);
+    char **mids = kc_xcalloc(n + 1, sizeof(*mids));
+    for (size_t i = 0; i < n; i++) {
+        mids[i] = kc_xstrdup(g->members[i]->member_id);
+        cancel_member_timers(c, g, mids[i]);
     }
-    write_tombstone(KC_RECORD_STREAMS_GROUP_METADATA, g->group_id, NULL, res);
-    write_tombstone(KC_RECORD_STREAMS_GROUP_TOPOLOGY, g->group_id, NULL, res);
     char key[KEY_BUF];
-    initial_key(key, sizeof(key), g->group_id);
+    initial_key(key, sizeof(key), gid);
     kc_timer_cancel(c, key);
-    kc_groups_table_remove(c, g->group_id);
-    kc_group_remove(c, &g->base, strlen(g->group_id));
-    group_free(g);
+    /* StreamsGroup.createGroupTombstoneRecords. */
+    for (size_t i = 0; i < n; i++)
+        write_tombstone(c, KC_RECORD_STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT, gid, mids[i], res);
+    for (size_t i = 0; i < n; i++)
+        write_tombstone(c, KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER, gid, mids[i], res);
+    write_tombstone(c, KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA, gid, NULL, res);
+    for (size_t i = 0; i < n; i++)
+        write_tombstone(c, KC_RECORD_STREAMS_GROUP_MEMBER_METADATA, gid, mids[i], res);
+    write_tombstone(c, KC_RECORD_STREAMS_GROUP_METADATA, gid, NULL, res);
+    write_tombstone(c, KC_RECORD_STREAMS_GROUP_TOPOLOGY, gid, NULL, res);
+    /* A tombstone that could not be written (res is failed: the server
+     * rebuilds memory from storage) leaves the group: it goes all the same,
+     * so that the caller finds its id free. */
+    g = group_get(c, kc_str(gid));
+    if (g) {
+        kc_groups_table_remove(c, g->group_id);
+        kc_group_remove(c, &g->base, strlen(g->group_id));
+        group_free(g);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(mids[i]);
+    free(mids);
+    free(gid);
 }
 
 int16_t kc_streams_group_validate_offset_commit(kc_streams_group_t *g, kc_str_t member_id,

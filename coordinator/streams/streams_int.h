@@ -108,9 +108,10 @@ typedef struct {
 } st_task_offsets_t;
 
 /*
- * A member (Kafka's StreamsGroupMember). Hard state, rebuilt by replay:
- * metadata from record 19, epochs, state and tasks from record 22, the
- * target from record 21. Memory-only: last_report (the last full owned-task
+ * A member (Kafka's StreamsGroupMember). Hard state, set only by the apply
+ * of its records (the live path's writes and a load alike): metadata from
+ * record 19, epochs, state and tasks from record 22, the target from record
+ * 21. Memory-only: last_report (the last full owned-task
  * report, for the opt-in previous-epoch retry), the timers, and the task
  * offsets and task end offsets last reported in a heartbeat (Kafka's
  * StreamsGroup.taskOffsets, MemberTaskOffsets: no record, empty after a
