@@ -250,10 +250,10 @@ void kc_coord_streams_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx,
  * group, read its current topology epoch (-1 = no topology) and the
  * StoredDescriptionTopologyEpoch / FailedDescriptionTopologyEpoch pair of
  * record 17 (>= 0 an epoch, -1 none, -2 uncertain; the barrier of
- * topology_desc.h changes them through kc_coord_streams_group_view, the
- * group keeps the one copy). The setter writes a record 17 carrying both
- * values into res; the group is borrowed and valid until the next
- * coordinator call.
+ * topology_desc.h changes them through the writer of the view
+ * kc_coord_streams_group_view fills, the group keeps the one copy). The
+ * setter writes a record 17 carrying both values into res, whose apply sets
+ * them; the group is borrowed and valid until the next coordinator call.
  */
 typedef struct kc_streams_group kc_streams_group_t;
 /* NULL when there is no streams group of that id. */

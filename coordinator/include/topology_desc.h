@@ -38,6 +38,9 @@
  * The streams group embeds a kc_topology_desc_state_t, replays it from its
  * type-17 record with kc_topology_desc_replay, and answers lookups through
  * kc_topology_desc_groups_t (below), which is all this module needs from it.
+ * The barrier changes the two epochs only by the type-17 records it has the
+ * group write (kc_topology_desc_group_t.write), whose apply sets them, as
+ * Kafka's runtime replays the records a handler returns.
  */
 #ifndef KC_TOPOLOGY_DESC_H
 #define KC_TOPOLOGY_DESC_H
@@ -106,13 +109,22 @@ void kc_topology_desc_fill_metadata(const kc_topology_desc_state_t *st,
  * Views are valid until the next coordinator call.
  */
 typedef struct {
-    kc_topology_desc_state_t *state; /* embedded in the group; the barrier changes it */
+    /* embedded in the group: the barrier changes its memory-only part, the
+     * two epochs only through write below */
+    kc_topology_desc_state_t *state;
     int32_t topology_epoch;          /* the group's current topology epoch; -1 = none yet */
     bool empty;                      /* no members */
     bool has_offsets;                /* committed offsets remain (cleanup waits for expiry) */
     /* The group's current type-17 value; its T2/T3 are ignored (the barrier
      * writes its own). Arrays must stay valid until the next coordinator call. */
     kc_streams_group_metadata_value_t metadata;
+    /* The group's writer of its type-17 record: appends the record of value
+     * v to res and applies it to the group, state included (the streams
+     * group's writes through the coordinator, write_ctx, and its replay).
+     * Returns 0 or the write's error (res then failed, nothing applied). */
+    int (*write)(void *write_ctx, kc_str_t group_id, const kc_streams_group_metadata_value_t *v,
+                 kc_result_t *res);
+    void *write_ctx;
 } kc_topology_desc_group_t;
 
 /*
@@ -138,8 +150,9 @@ void kc_topology_desc_free(kc_topology_desc_t *m); /* NULL accepted */
 bool kc_topology_desc_enabled(const kc_topology_desc_t *m);
 
 /*
- * Appends the group's type-17 record: metadata with StoredDescriptionTopologyEpoch
- * = stored and FailedDescriptionTopologyEpoch = failed, and sets st to them.
+ * Has the group write its type-17 record: metadata with
+ * StoredDescriptionTopologyEpoch = stored and FailedDescriptionTopologyEpoch
+ * = failed, whose apply sets the group's state to them (g->write).
  * Kafka's newStreamsGroupMetadataRecord.
  */
 void kc_topology_desc_write(kc_str_t group_id, kc_topology_desc_group_t *g, int32_t stored,

@@ -3938,6 +3938,16 @@ void kc_streams_group_foreach(kc_coord_t *c, void (*fn)(kc_streams_group_t *g, v
 
 void kc_coord_set_topology_desc(kc_coord_t *c, kc_topology_desc_t *m) { c->topology_desc = m; }
 
+/* The barrier's writes of record 17 (ctx: the coordinator), applied by its
+ * replay like the group's own. */
+static int view_write(void *ctx, kc_str_t group_id, const kc_streams_group_metadata_value_t *v,
+                      kc_result_t *res)
+{
+    kc_record_key_t key = {.group_id = group_id};
+    return kc_record_write_replay(ctx, res, KC_RECORD_STREAMS_GROUP_METADATA, &key, REC_VERSION,
+                                  v);
+}
+
 static void fill_view(kc_coord_t *c, st_group_t *g, kc_topology_desc_group_t *out)
 {
     out->state = &g->td;
@@ -3945,6 +3955,8 @@ static void fill_view(kc_coord_t *c, st_group_t *g, kc_topology_desc_group_t *ou
     out->empty = g->nmembers == 0;
     out->has_offsets = kc_offsets_group_has_offsets(c, kc_str(g->group_id));
     group_metadata_value(g, &out->metadata, &g->view_cfg, g->view_nbuf);
+    out->write = view_write;
+    out->write_ctx = c;
 }
 
 int kc_coord_streams_group_view(kc_coord_t *c, kc_str_t group_id, kc_topology_desc_group_t *out)

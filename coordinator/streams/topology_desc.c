@@ -3,7 +3,8 @@
  * The topology-description barrier (KIP-1331, KAFKA-20748): the -2 write
  * before every operation that disturbs the store, the final write after it,
  * the solicitation back-off, the describe rule and the stored byte format.
- * Pure: makes no store call itself (see topology_desc.h for the steps).
+ * Pure: makes no store call itself (see topology_desc.h for the steps), and
+ * changes the epochs the records hold only through the group's writer.
  */
 #include "topology_desc.h"
 
@@ -11,8 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "internal.h"
 
 /* Kafka's fixed client-visible texts. */
 #define MSG_DELETE_FAILED "Topology description plugin failed to delete the topology."
@@ -84,12 +83,10 @@ static void fmt(char *out, size_t outlen, const char *f, ...)
 void kc_topology_desc_write(kc_str_t group_id, kc_topology_desc_group_t *g, int32_t stored,
                             int32_t failed, kc_result_t *res)
 {
-    g->state->stored_epoch = stored;
-    g->state->failed_epoch = failed;
     kc_streams_group_metadata_value_t val = g->metadata;
-    kc_topology_desc_fill_metadata(g->state, &val);
-    kc_record_key_t key = {.group_id = group_id};
-    kc_record_write(res, KC_RECORD_STREAMS_GROUP_METADATA, &key, 0, &val);
+    val.stored_description_topology_epoch = stored;
+    val.failed_description_topology_epoch = failed;
+    g->write(g->write_ctx, group_id, &val, res);
 }
 
 /* ---- back-off (StreamsGroupTopologyDescriptionBackoff) ------------------ */

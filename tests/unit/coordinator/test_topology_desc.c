@@ -6,9 +6,10 @@
  * call, final write and commit); a crash drops what was not committed and
  * rebuilds the group from the committed records, as a restart replays them.
  * There is no coordinator here (the group, the store and the log are the
- * harness's own, and restart() is its replay), so these tests do not run in
- * the shared context of coord_test.h; the barrier inside real streams groups
- * is checked there, through test_streams.c.
+ * harness's own: the group's writer applies each record it appends, and
+ * restart() is its replay), so these tests do not run in the shared context
+ * of coord_test.h; the barrier inside real streams groups is checked there,
+ * through test_streams.c.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -49,6 +50,19 @@ typedef struct {
     int64_t now;
 } h_t;
 
+/* The fake group's writer: the record is appended, then applied to the
+ * group, as the streams group's applies it through its replay. */
+static int fake_write(void *ctx, kc_str_t group_id, const kc_streams_group_metadata_value_t *v,
+                      kc_result_t *res)
+{
+    h_t *h = ctx;
+    kc_record_key_t key = {.group_id = group_id};
+    int rc = kc_record_write(res, KC_RECORD_STREAMS_GROUP_METADATA, &key, 0, v);
+    if (rc == 0)
+        kc_topology_desc_replay(&h->st, v);
+    return rc;
+}
+
 static kc_topology_desc_group_t view(h_t *h)
 {
     kc_topology_desc_group_t g;
@@ -60,6 +74,8 @@ static kc_topology_desc_group_t view(h_t *h)
     kc_streams_group_metadata_value_init(&g.metadata);
     g.metadata.epoch = 7;
     g.metadata.metadata_hash = 42;
+    g.write = fake_write;
+    g.write_ctx = h;
     return g;
 }
 

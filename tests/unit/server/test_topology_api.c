@@ -26,6 +26,7 @@
 #include <cmocka.h>
 #include <event2/event.h>
 
+#include "internal.h"
 #include "server_int.h"
 
 #define API 93
@@ -40,6 +41,19 @@ typedef struct {
 
 static fake_group_t fake;
 
+/* The stand-in's writer: appends the record and applies it, as the streams
+ * group's write applies it through its replay. */
+static int fake_write(void *ctx, kc_str_t group_id, const kc_streams_group_metadata_value_t *v,
+                      kc_result_t *res)
+{
+    (void)ctx;
+    kc_record_key_t key = {.group_id = group_id};
+    int rc = kc_record_write(res, KC_RECORD_STREAMS_GROUP_METADATA, &key, 0, v);
+    if (rc == 0)
+        kc_topology_desc_replay(&fake.st, v);
+    return rc;
+}
+
 static int fake_lookup(void *ctx, kc_str_t group_id, kc_topology_desc_group_t *out)
 {
     (void)ctx;
@@ -51,6 +65,7 @@ static int fake_lookup(void *ctx, kc_str_t group_id, kc_topology_desc_group_t *o
     out->empty = fake.members == 0;
     kc_streams_group_metadata_value_init(&out->metadata);
     out->metadata.epoch = 5;
+    out->write = fake_write;
     return 1;
 }
 
