@@ -226,6 +226,88 @@ static void test_record_write_failures(void **state)
     free(big);
 }
 
+/* A streams member joining group_id as member_id, with a one-subtopology
+ * topology reading "in" (no topic view: MISSING_SOURCE_TOPICS). */
+static void streams_join(kc_coord_t *c, const char *group_id, const char *member_id,
+                         kc_result_t *res)
+{
+    kc_str_t source = kc_str("in");
+    kc_streams_group_heartbeat_request_subtopology_t sub;
+    memset(&sub, 0, sizeof(sub));
+    sub.subtopology_id = kc_str("0");
+    sub.source_topics.items = &source;
+    sub.source_topics.count = 1;
+    kc_streams_group_heartbeat_request_topology_t topo;
+    memset(&topo, 0, sizeof(topo));
+    topo.epoch = 1;
+    topo.subtopologies.items = &sub;
+    topo.subtopologies.count = 1;
+    kc_streams_group_heartbeat_request_t req;
+    kc_streams_group_heartbeat_request_init(&req);
+    req.group_id = kc_str(group_id);
+    req.member_id = kc_str(member_id);
+    req.member_epoch = 0;
+    req.process_id = kc_str("p");
+    req.rebalance_timeout_ms = 30000;
+    req.topology = &topo;
+    req.active_tasks.count = 0;
+    req.standby_tasks.count = 0;
+    req.warmup_tasks.count = 0;
+    kc_request_ctx_t ctx = {0};
+    ctx.conn_id = 1;
+    ctx.correlation_id = 1;
+    ctx.api_key = KC_API_STREAMS_GROUP_HEARTBEAT;
+    ctx.api_version = 0;
+    ctx.client_id = kc_str("a");
+    ctx.client_host = "/127.0.0.1";
+    kc_coord_streams_group_heartbeat(c, &ctx, &req, res, NULL);
+}
+
+/* The error code of a StreamsGroupHeartbeat answer (after throttle time). */
+static int16_t streams_error_of(const kc_buf_t *b)
+{
+    kc_streams_group_heartbeat_response_t r;
+    kc_streams_group_heartbeat_response_init(&r);
+    kc_arena_t a;
+    kc_arena_init(&a);
+    kc_reader_t rd;
+    kc_reader_init(&rd, b->data, b->len);
+    assert_int_equal(kc_streams_group_heartbeat_response_decode(&rd, 0, &a, &r), 0);
+    kc_arena_deinit(&a);
+    return r.error_code;
+}
+
+/* A streams heartbeat carries ids in compact strings, longer than the
+ * int16 strings of the records' keys. A 40,000-byte member id: its record
+ * 19 is not written, so no member is made (the records' apply alone makes
+ * one), and the heartbeat answers the failed-write error; a group id as
+ * long: no topology record, the same answer. The results are failed. */
+static void test_streams_ids_too_long_for_the_records(void **state)
+{
+    (void)state;
+    char *big = malloc(40001);
+    memset(big, 'm', 40000);
+    big[40000] = '\0';
+    kc_coord_t *c = coord_new();
+    kc_result_t res;
+    kc_result_init(&res);
+    streams_join(c, "app", big, &res);
+    assert_true(res.failed);
+    assert_int_equal(res.nresponses, 1);
+    assert_int_equal(streams_error_of(&res.responses[0].body), KC_COORD_ERR_WRITE_FAILED);
+    kc_streams_group_t *g = kc_coord_streams_group_find(c, kc_str("app"));
+    assert_non_null(g);
+    assert_true(kc_streams_group_is_empty(g));
+    kc_result_reset(&res);
+    streams_join(c, big, "m", &res);
+    assert_true(res.failed);
+    assert_int_equal(res.nresponses, 1);
+    assert_int_equal(streams_error_of(&res.responses[0].body), KC_COORD_ERR_WRITE_FAILED);
+    kc_result_deinit(&res);
+    kc_coord_free(c);
+    free(big);
+}
+
 /* Replay dispatches by the generated record types: a type without a replay
  * (4, or unknown) is ignored, a known one goes to its group type. */
 static void test_replay_dispatch(void **state)
@@ -257,6 +339,7 @@ int main(void)
         cmocka_unit_test(test_member_id_too_long_for_the_group_record),
         cmocka_unit_test(test_member_id_too_long_for_the_join_response),
         cmocka_unit_test(test_record_write_failures),
+        cmocka_unit_test(test_streams_ids_too_long_for_the_records),
         cmocka_unit_test(test_replay_dispatch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
