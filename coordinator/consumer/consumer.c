@@ -2277,7 +2277,7 @@ void kc_coord_consumer_group_heartbeat(kc_coord_t *c, const kc_request_ctx_t *ct
     hb_create_member(&h);
     bool assignor_changed = hb_update_member(&h);
     if (!h.m) { /* its record could not be written (res is failed) */
-        send_hb_error(res, ctx, KC_ERR_UNKNOWN_SERVER_ERROR, NULL);
+        send_hb_error(res, ctx, KC_COORD_ERR_WRITE_FAILED, NULL);
         return;
     }
     hb_update_group(&h, assignor_changed);

@@ -1017,7 +1017,7 @@ void kc_consumer_classic_join(kc_coord_t *c, const kc_request_ctx_t *ctx, kc_con
             cj_static_member(&j);
         bool sub_changed = cj_update_member(&j);
         if (!j.m) { /* its record could not be written (res is failed) */
-            set_error(out, KC_ERR_UNKNOWN_SERVER_ERROR);
+            set_error(out, KC_COORD_ERR_WRITE_FAILED);
         } else {
             cj_update_subscription_metadata(&j, sub_changed);
             cj_finish(&j);

@@ -308,6 +308,64 @@ static void test_streams_ids_too_long_for_the_records(void **state)
     free(big);
 }
 
+/* A consumer member joining GROUP as member_id (v1: the client's id),
+ * subscribed to "t". */
+static void consumer_join(kc_coord_t *c, const char *member_id, kc_result_t *res)
+{
+    kc_str_t topic = kc_str("t");
+    kc_consumer_group_heartbeat_request_t req;
+    kc_consumer_group_heartbeat_request_init(&req);
+    req.group_id = kc_str(GROUP);
+    req.member_id = kc_str(member_id);
+    req.member_epoch = 0;
+    req.rebalance_timeout_ms = 30000;
+    req.subscribed_topic_names.items = &topic;
+    req.subscribed_topic_names.count = 1;
+    req.topic_partitions.count = 0;
+    kc_request_ctx_t ctx = {0};
+    ctx.conn_id = 1;
+    ctx.correlation_id = 1;
+    ctx.api_key = KC_API_CONSUMER_GROUP_HEARTBEAT;
+    ctx.api_version = 1;
+    ctx.client_id = kc_str("a");
+    ctx.client_host = "/127.0.0.1";
+    kc_coord_consumer_group_heartbeat(c, &ctx, &req, res);
+}
+
+/* A ConsumerGroupHeartbeat carries its member id in a compact string,
+ * longer than the int16 strings of the records' keys. A 40,000-byte member
+ * id: its record 5 is not written, so no member is made (the record's apply
+ * alone makes one), and the heartbeat answers the failed-write error; the
+ * result is failed. */
+static void test_consumer_member_id_too_long_for_the_records(void **state)
+{
+    (void)state;
+    char *big = malloc(40001);
+    memset(big, 'm', 40000);
+    big[40000] = '\0';
+    kc_coord_t *c = coord_new();
+    kc_result_t res;
+    kc_result_init(&res);
+    consumer_join(c, big, &res);
+    assert_true(res.failed);
+    assert_int_equal(res.nresponses, 1);
+    kc_consumer_group_heartbeat_response_t r;
+    kc_consumer_group_heartbeat_response_init(&r);
+    kc_arena_t a;
+    kc_arena_init(&a);
+    kc_reader_t rd;
+    kc_reader_init(&rd, res.responses[0].body.data, res.responses[0].body.len);
+    assert_int_equal(kc_consumer_group_heartbeat_response_decode(&rd, 1, &a, &r), 0);
+    assert_int_equal(r.error_code, KC_COORD_ERR_WRITE_FAILED);
+    kc_arena_deinit(&a);
+    kc_consumer_group_t *g = kc_consumer_group_find(c, kc_str(GROUP));
+    assert_non_null(g);
+    assert_true(kc_consumer_group_is_empty(g));
+    kc_result_deinit(&res);
+    kc_coord_free(c);
+    free(big);
+}
+
 /* Replay dispatches by the generated record types: a type without a replay
  * (4, or unknown) is ignored, a known one goes to its group type. */
 static void test_replay_dispatch(void **state)
@@ -340,6 +398,7 @@ int main(void)
         cmocka_unit_test(test_member_id_too_long_for_the_join_response),
         cmocka_unit_test(test_record_write_failures),
         cmocka_unit_test(test_streams_ids_too_long_for_the_records),
+        cmocka_unit_test(test_consumer_member_id_too_long_for_the_records),
         cmocka_unit_test(test_replay_dispatch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
