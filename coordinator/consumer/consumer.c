@@ -158,8 +158,7 @@ static cs_group_t *group_alloc(kc_coord_t *c, const char *id, size_t len)
 {
     cs_group_t *g = kc_xcalloc(1, sizeof(*g));
     g->group_id = kc_xstrndup(id, len);
-    kc_smap_init(&g->by_id);
-    kc_smap_init(&g->by_instance);
+    kc_modern_members_init(&g->members);
     kc_smap_init(&g->topic_refs);
     kc_smap_init(&g->regex_refs);
     kc_smap_init(&g->resolved);
@@ -189,11 +188,7 @@ static void member_free(cs_member_t *m)
 {
     if (!m)
         return;
-    free(m->member_id);
-    free(m->instance_id);
-    free(m->rack_id);
-    free(m->client_id);
-    free(m->client_host);
+    kc_modern_member_deinit(&m->modern);
     for (int32_t i = 0; i < m->ntopics; i++)
         free(m->topics[i]);
     free(m->topics);
@@ -241,11 +236,9 @@ static void group_free(cs_group_t *g)
     kc_smap_deinit(&g->resolved);
     kc_smap_deinit(&g->regex_refs);
     kc_smap_deinit(&g->assignor_refs);
-    for (size_t i = 0; i < g->nmembers; i++)
-        member_free(g->members[i]);
-    free(g->members);
-    kc_smap_deinit(&g->by_id);
-    kc_smap_deinit(&g->by_instance);
+    for (size_t i = 0; i < g->members.n; i++)
+        member_free(cs_member_at(g, i));
+    kc_modern_members_deinit(&g->members);
     kc_smap_deinit(&g->topic_refs);
     for (int32_t i = 0; i < g->nowners; i++)
         free(g->owners[i].epoch);
@@ -257,7 +250,7 @@ static void group_free(cs_group_t *g)
 
 static cs_member_t *member_get(const cs_group_t *g, const char *id, size_t len)
 {
-    return kc_smap_get(&g->by_id, id, len);
+    return (cs_member_t *)kc_modern_members_get(&g->members, (kc_str_t){id, (int32_t)len});
 }
 
 /* -- partition owners -- */
@@ -485,23 +478,14 @@ static bool member_subscribes_topic(const cs_group_t *g, const cs_member_t *m, c
 
 static void group_add_member(cs_group_t *g, cs_member_t *m)
 {
-    if (g->nmembers == g->cap) {
-        g->cap = g->cap ? g->cap * 2 : 8;
-        g->members = kc_xrealloc(g->members, g->cap * sizeof(*g->members));
-    }
-    g->members[g->nmembers++] = m;
-    if (g->nmembers > g->members_hw)
-        g->members_hw = g->nmembers;
-    kc_smap_put(&g->by_id, m->member_id, strlen(m->member_id), m);
-    if (m->instance_id)
-        kc_smap_put(&g->by_instance, m->instance_id, strlen(m->instance_id), m);
+    kc_modern_members_add(&g->members, &m->modern);
     topic_refs_update(g, m, +1);
 }
 
 /* Sets or clears (NULL) the member's instance id, keeping the index. */
 static void member_set_instance_id(cs_group_t *g, cs_member_t *m, const char *instance_id)
 {
-    kc_instance_index_set(&g->by_instance, m, &m->instance_id, instance_id);
+    kc_modern_members_set_instance_id(&g->members, &m->modern, instance_id);
 }
 
 static void group_remove_member(cs_group_t *g, cs_member_t *m)
@@ -509,25 +493,14 @@ static void group_remove_member(cs_group_t *g, cs_member_t *m)
     owners_set(g, &m->assigned, 0, true);
     owners_set(g, &m->pending, 0, true);
     topic_refs_update(g, m, -1);
-    kc_smap_del(&g->by_id, m->member_id, strlen(m->member_id));
-    if (m->instance_id && kc_smap_get(&g->by_instance, m->instance_id, strlen(m->instance_id)) == m)
-        kc_smap_del(&g->by_instance, m->instance_id, strlen(m->instance_id));
-    for (size_t i = 0; i < g->nmembers; i++)
-        if (g->members[i] == m) {
-            memmove(&g->members[i], &g->members[i + 1], (g->nmembers - i - 1) * sizeof(*g->members));
-            g->nmembers--;
-            break;
-        }
+    kc_modern_members_remove(&g->members, &m->modern);
     member_free(m);
 }
 
-static cs_member_t *member_new(const char *member_id)
+static cs_member_t *member_new(kc_str_t member_id)
 {
     cs_member_t *m = kc_xcalloc(1, sizeof(*m));
-    m->member_id = kc_xstrdup(member_id);
-    m->client_id = kc_xstrdup("");
-    m->client_host = kc_xstrdup("");
-    m->rebalance_timeout_ms = -1;
+    kc_modern_member_init(&m->modern, member_id);
     return m;
 }
 
@@ -536,14 +509,14 @@ static cs_member_t *member_new(const char *member_id)
 /* ConsumerGroup.ConsumerGroupState, as the Describe/List APIs print it. */
 static const char *group_state_name(const cs_group_t *g)
 {
-    if (g->nmembers == 0)
+    if (g->members.n == 0)
         return "Empty";
     if (g->group_epoch > g->assignment_epoch)
         return "Assigning";
     /* Newest first: members that joined last are the likeliest to be
      * still reconciling, so a rebalance's heartbeats stop early. */
-    for (size_t i = g->nmembers; i-- > 0;) {
-        const cs_member_t *m = g->members[i];
+    for (size_t i = g->members.n; i-- > 0;) {
+        const cs_member_t *m = cs_member_at(g, i);
         if (m->state != MS_STABLE || m->member_epoch != g->assignment_epoch)
             return "Reconciling";
     }
@@ -828,23 +801,15 @@ static void maybe_delete_regex(kc_coord_t *c, const cs_group_t *g, const cs_memb
  * current assignment. Freed with member_free. */
 static cs_member_t *member_proposed(const cs_member_t *m, const char *member_id, size_t len)
 {
-    cs_member_t *p = member_new("");
-    free(p->member_id);
-    p->member_id = kc_xstrndup(member_id, len);
+    cs_member_t *p = member_new((kc_str_t){member_id, (int32_t)len});
     if (!m)
         return p;
-    p->instance_id = m->instance_id ? kc_xstrdup(m->instance_id) : NULL;
-    p->rack_id = m->rack_id ? kc_xstrdup(m->rack_id) : NULL;
-    free(p->client_id);
-    p->client_id = kc_xstrdup(m->client_id);
-    free(p->client_host);
-    p->client_host = kc_xstrdup(m->client_host);
+    kc_modern_member_copy_metadata(&p->modern, &m->modern);
     p->topics = m->ntopics ? kc_xcalloc((size_t)m->ntopics, sizeof(*p->topics)) : NULL;
     for (int32_t i = 0; i < m->ntopics; i++)
         p->topics[i] = kc_xstrdup(m->topics[i]);
     p->ntopics = m->ntopics;
     p->regex = m->regex ? kc_xstrdup(m->regex) : NULL;
-    p->rebalance_timeout_ms = m->rebalance_timeout_ms;
     p->server_assignor = m->server_assignor ? kc_xstrdup(m->server_assignor) : NULL;
     if (m->classic)
         p->classic = kc_cs_classic_new(m->classic->session_timeout_ms, m->classic->protocols,
@@ -918,7 +883,7 @@ static void note_state(cs_group_t *g)
         kc_log_info(LOG_COMP,
                     "[GroupId %s] Consumer group transitioned from %s to %s (group epoch %d, "
                     "assignment epoch %d, %zu members).",
-                    g->group_id, before, state, g->group_epoch, g->assignment_epoch, g->nmembers);
+                    g->group_id, before, state, g->group_epoch, g->assignment_epoch, g->members.n);
     g->last_state = state;
 }
 
@@ -972,7 +937,7 @@ bool kc_cs_fence_members(kc_coord_t *c, cs_group_t *g, cs_member_t **ms, size_t 
     bump_group_epoch(c, g, group_metadata_hash(c, g), "member removed", now_ms, res);
     /* An emptied group's assignment epoch follows its group epoch, with the
      * timestamp of a new group (0), as Kafka's consumerGroupFenceMembers. */
-    if (g->nmembers == 0)
+    if (g->members.n == 0)
         write_target_epoch(c, g, g->group_epoch, 0, res);
     note_state(g);
     return false;
@@ -1149,7 +1114,7 @@ static bool subs_row_lookup(const kc_coord_t *c, const cs_group_t *g, const cs_m
  * and none to names; heterogeneous otherwise. */
 static int subscription_type(const cs_group_t *g)
 {
-    size_t n = g->nmembers, regexes = 0;
+    size_t n = g->members.n, regexes = 0;
     intptr_t regex_count = 0;
     for (size_t i = 0; i < g->regex_refs.nslots; i++)
         for (const kc_smap_entry_t *e = g->regex_refs.slots[i]; e; e = e->next)
@@ -1167,7 +1132,7 @@ static int subscription_type(const cs_group_t *g)
     if (regexes > 1 || (size_t)regex_count != n)
         return KC_SUBS_HETEROGENEOUS;
     for (size_t i = 0; i < n; i++)
-        if (g->members[i]->ntopics > 0)
+        if (cs_member_at(g, i)->ntopics > 0)
             return KC_SUBS_HETEROGENEOUS;
     return KC_SUBS_HOMOGENEOUS;
 }
@@ -1181,9 +1146,10 @@ static void update_target_assignment(kc_coord_t *c, cs_group_t *g, int64_t now_m
 {
     topic_collect_t tc;
     subscribed_topics(c, g, &tc);
-    size_t nm = g->nmembers;
+    size_t nm = g->members.n;
     cs_member_t **sorted = kc_xcalloc(nm ? nm : 1, sizeof(*sorted));
-    memcpy(sorted, g->members, nm * sizeof(*sorted));
+    for (size_t i = 0; i < nm; i++)
+        sorted[i] = cs_member_at(g, i);
     qsort(sorted, nm, sizeof(*sorted), cmp_member_id);
     kc_assign_member_t *am = kc_xcalloc(nm ? nm : 1, sizeof(*am));
     subs_topics_check(c, g, &tc);
@@ -1619,14 +1585,14 @@ static uint64_t timeline_capacity(size_t n)
 
 static void timeline_member_order(const cs_group_t *g, size_t *order)
 {
-    uint64_t cap = timeline_capacity(g->members_hw);
-    size_t n = g->nmembers;
+    uint64_t cap = timeline_capacity(g->members.hw);
+    size_t n = g->members.n;
     uint32_t *slot = kc_xmalloc((n + 1) * sizeof(*slot));
     for (size_t i = 0; i < n; i++) {
         /* Later joiners first within a slot: fill in reverse join order,
          * then sort stably by slot. */
         order[i] = n - 1 - i;
-        slot[n - 1 - i] = timeline_slot(g->members[n - 1 - i]->member_id, cap);
+        slot[n - 1 - i] = timeline_slot(cs_member_at(g, n - 1 - i)->member_id, cap);
     }
     for (size_t i = 1; i < n; i++) {
         size_t x = order[i];
@@ -1735,7 +1701,7 @@ static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
             return;
         }
     } else {
-        m = kc_smap_get(&g->by_instance, req->instance_id.ptr, (size_t)req->instance_id.len);
+        m = kc_cs_static_member(g, req->instance_id);
         if (!m) {
             snprintf(msg, sizeof(msg), "Instance id %.*s is unknown.",
                      (int)req->instance_id.len, req->instance_id.ptr);
@@ -1926,9 +1892,7 @@ static int16_t hb_find_group(cs_heartbeat_t *h)
 static int16_t hb_find_static_member(cs_heartbeat_t *h)
 {
     const kc_consumer_group_heartbeat_request_t *req = h->req;
-    cs_member_t *s = h->g ? kc_smap_get(&h->g->by_instance, req->instance_id.ptr,
-                                        (size_t)req->instance_id.len)
-                          : NULL;
+    cs_member_t *s = h->g ? kc_cs_static_member(h->g, req->instance_id) : NULL;
     if (h->epoch == 0) {
         /* A classic-protocol static member is replaced without leaving first. */
         if (s && !s->classic && s->member_epoch != EPOCH_STATIC_LEAVE) {
@@ -1985,7 +1949,7 @@ static int16_t hb_find_member(cs_heartbeat_t *h)
     if (err)
         return err;
     if (h->is_new && h->g && !h->replaced &&
-        h->g->nmembers >= (size_t)h->c->cfg.group_consumer_max_size) {
+        h->g->members.n >= (size_t)h->c->cfg.group_consumer_max_size) {
         snprintf(h->msg, MSG_MAX,
                  "The consumer group has reached its maximum capacity of %d members.",
                  h->c->cfg.group_consumer_max_size);
@@ -2419,12 +2383,12 @@ void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx
         if (req->include_authorized_operations)
             dg->authorized_operations = kc_request_authorized_ops(
                 ctx, KC_RES_GROUP, gid, (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11));
-        dg->members.items = kc_arena_alloc(&arena, sizeof(*dg->members.items) * (g->nmembers + 1));
-        dg->members.count = (int32_t)g->nmembers;
-        size_t *order = kc_arena_alloc(&arena, sizeof(*order) * (g->nmembers + 1));
+        dg->members.items = kc_arena_alloc(&arena, sizeof(*dg->members.items) * (g->members.n + 1));
+        dg->members.count = (int32_t)g->members.n;
+        size_t *order = kc_arena_alloc(&arena, sizeof(*order) * (g->members.n + 1));
         timeline_member_order(g, order);
-        for (size_t j = 0; j < g->nmembers; j++) {
-            const cs_member_t *m = g->members[order[j]];
+        for (size_t j = 0; j < g->members.n; j++) {
+            const cs_member_t *m = cs_member_at(g, order[j]);
             kc_consumer_group_describe_response_member_t *dm = &dg->members.items[j];
             memset(dm, 0, sizeof(*dm));
             dm->member_id = kc_str(m->member_id);
@@ -2475,9 +2439,7 @@ static cs_member_t *replay_member(cs_group_t *g, kc_str_t id)
 {
     cs_member_t *m = member_get(g, id.ptr ? id.ptr : "", (size_t)id.len);
     if (!m) {
-        m = member_new("");
-        free(m->member_id);
-        m->member_id = kc_xstrndup(id.ptr ? id.ptr : "", (size_t)id.len);
+        m = member_new(id);
         group_add_member(g, m);
     }
     return m;
@@ -2660,12 +2622,8 @@ static int apply_member_metadata(cs_apply_t *a)
     char *instance_id = kc_str_dup_or_null(v.instance_id);
     member_set_instance_id(g, m, instance_id);
     free(instance_id);
-    free(m->rack_id);
-    m->rack_id = kc_str_dup_or_null(v.rack_id);
-    free(m->client_id);
-    m->client_id = kc_str_dup_or_null(v.client_id.len >= 0 ? v.client_id : kc_str(""));
-    free(m->client_host);
-    m->client_host = kc_str_dup_or_null(v.client_host.len >= 0 ? v.client_host : kc_str(""));
+    kc_modern_member_replay_metadata(&m->modern, v.rack_id, v.client_id, v.client_host,
+                                     v.rebalance_timeout_ms);
     /* The subscription is counted in the group: uncount the old one. */
     topic_refs_update(g, m, -1);
     member_set_topics(NULL, m, v.subscribed_topic_names.items,
@@ -2673,7 +2631,6 @@ static int apply_member_metadata(cs_apply_t *a)
     free(m->regex);
     m->regex = v.subscribed_topic_regex.len > 0 ? kc_str_dup_or_null(v.subscribed_topic_regex) : NULL;
     m->subs_version = 0;
-    m->rebalance_timeout_ms = v.rebalance_timeout_ms;
     free(m->server_assignor);
     m->server_assignor = kc_str_dup_or_null(v.server_assignor);
     topic_refs_update(g, m, +1);
@@ -2795,8 +2752,8 @@ void kc_consumer_loaded(kc_coord_t *c, int64_t now_ms)
     for (size_t i = 0; i < n; i++) {
         cs_group_t *g = (cs_group_t *)gs[i];
         g->last_state = group_state_name(g);
-        for (size_t j = 0; j < g->nmembers; j++) {
-            cs_member_t *m = g->members[j];
+        for (size_t j = 0; j < g->members.n; j++) {
+            cs_member_t *m = cs_member_at(g, j);
             schedule_session(c, g, m, now_ms);
             if (m->state == MS_UNREVOKED_PARTITIONS)
                 schedule_rebalance(c, g, m, now_ms);
@@ -2826,7 +2783,7 @@ kc_consumer_group_t *kc_consumer_group_find(kc_coord_t *c, kc_str_t group_id)
     return group_get(c, group_id.ptr ? group_id.ptr : "", (size_t)group_id.len);
 }
 
-bool kc_consumer_group_is_empty(const kc_consumer_group_t *g) { return g->nmembers == 0; }
+bool kc_consumer_group_is_empty(const kc_consumer_group_t *g) { return g->members.n == 0; }
 
 bool kc_consumer_group_is_subscribed_to(const kc_consumer_group_t *g, kc_str_t topic)
 {
@@ -2853,8 +2810,8 @@ void kc_consumer_group_delete(kc_coord_t *c, kc_consumer_group_t *g, kc_result_t
     kc_timer_cancel(c, key);
     kc_log_info(LOG_COMP, "[GroupId %s] Consumer group transitioned from %s to Dead (group epoch %d).",
                 g->group_id, group_state_name(g), g->group_epoch);
-    while (g->nmembers > 0) {
-        const char *member_id = g->members[0]->member_id;
+    while (g->members.n > 0) {
+        const char *member_id = cs_member_at(g, 0)->member_id;
         cancel_member_timers(c, g, member_id);
         write_member_tombstones(c, g, member_id, res);
         if (res->failed)
@@ -2881,7 +2838,7 @@ void kc_consumer_group_delete(kc_coord_t *c, kc_consumer_group_t *g, kc_result_t
 int16_t kc_consumer_group_validate_offset_commit(kc_consumer_group_t *g, kc_str_t member_id,
                                                  int32_t member_epoch, int16_t api_version)
 {
-    if (member_epoch < 0 && g->nmembers == 0)
+    if (member_epoch < 0 && g->members.n == 0)
         return KC_ERR_NONE;
     cs_member_t *m = member_id.len > 0 ? member_get(g, member_id.ptr, (size_t)member_id.len) : NULL;
     if (!m)
@@ -2930,7 +2887,7 @@ static uint64_t consumer_table_seq(const kc_group_t *g) { return consumer_of(g)-
 /* ConsumerGroup.validateDeleteGroup. */
 static int16_t consumer_validate_delete(const kc_group_t *g)
 {
-    return consumer_of(g)->nmembers == 0 ? KC_ERR_NONE : KC_ERR_NON_EMPTY_GROUP;
+    return consumer_of(g)->members.n == 0 ? KC_ERR_NONE : KC_ERR_NON_EMPTY_GROUP;
 }
 
 static void consumer_delete(kc_coord_t *c, kc_group_t *base, int64_t now_ms, const char *reason,
@@ -2960,7 +2917,7 @@ static void consumer_maybe_delete_expired(kc_coord_t *c, kc_group_t *base, int64
                                           kc_result_t *res)
 {
     cs_group_t *g = consumer_of(base);
-    if (g->nmembers != 0 || kc_offsets_group_has_offsets(c, kc_str(g->group_id)))
+    if (g->members.n != 0 || kc_offsets_group_has_offsets(c, kc_str(g->group_id)))
         return;
     kc_log_info(LOG_COMP, "[GroupId %s] Consumer group is empty and all its offsets expired: deleting it.",
                 g->group_id);
@@ -3034,11 +2991,11 @@ static void tp_views_free(tp_views_t *v)
 
 static void inspect_group(kc_coord_t *c, cs_group_t *g, kc_group_view_fn fn, void *arg)
 {
-    size_t n = g->nmembers;
+    size_t n = g->members.n;
     kc_consumer_member_view_t *mv = kc_xcalloc(n + 1, sizeof(*mv));
     tp_views_t *views = kc_xcalloc(3 * n + 1, sizeof(*views));
     for (size_t i = 0; i < n; i++) {
-        const cs_member_t *m = g->members[i];
+        const cs_member_t *m = cs_member_at(g, i);
         tp_views_fill(c, &m->assigned, &views[3 * i]);
         tp_views_fill(c, &m->pending, &views[3 * i + 1]);
         tp_views_fill(c, &m->target, &views[3 * i + 2]);
@@ -3110,17 +3067,12 @@ cs_group_t *kc_cs_group_new(kc_coord_t *c, const char *group_id, size_t len)
 
 cs_member_t *kc_cs_member_find(const cs_group_t *g, kc_str_t member_id)
 {
-    if (member_id.len < 0)
-        return NULL;
-    return member_get(g, member_id.ptr ? member_id.ptr : "", (size_t)member_id.len);
+    return (cs_member_t *)kc_modern_members_get(&g->members, member_id);
 }
 
 cs_member_t *kc_cs_static_member(const cs_group_t *g, kc_str_t instance_id)
 {
-    if (instance_id.len < 0)
-        return NULL;
-    return kc_smap_get(&g->by_instance, instance_id.ptr ? instance_id.ptr : "",
-                       (size_t)instance_id.len);
+    return (cs_member_t *)kc_modern_members_static(&g->members, instance_id);
 }
 
 cs_member_t *kc_cs_member_proposed(const cs_member_t *m, const char *member_id)

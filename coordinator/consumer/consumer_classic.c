@@ -306,12 +306,12 @@ static void convert_to_classic(kc_coord_t *c, cs_group_t *g, cs_member_t **skip,
                                const char *reason, int64_t now_ms, kc_result_t *res)
 {
     size_t n = 0;
-    kc_classic_member_info_t *infos = kc_xcalloc(g->nmembers + 1, sizeof(*infos));
-    kc_buf_t *asg = kc_xcalloc(g->nmembers + 1, sizeof(*asg));
-    char **strs = kc_xcalloc(4 * g->nmembers + 1, sizeof(*strs));
-    kc_cs_classic_t **cls = kc_xcalloc(g->nmembers + 1, sizeof(*cls));
-    for (size_t i = 0; i < g->nmembers; i++) {
-        cs_member_t *m = g->members[i];
+    kc_classic_member_info_t *infos = kc_xcalloc(g->members.n + 1, sizeof(*infos));
+    kc_buf_t *asg = kc_xcalloc(g->members.n + 1, sizeof(*asg));
+    char **strs = kc_xcalloc(4 * g->members.n + 1, sizeof(*strs));
+    kc_cs_classic_t **cls = kc_xcalloc(g->members.n + 1, sizeof(*cls));
+    for (size_t i = 0; i < g->members.n; i++) {
+        cs_member_t *m = cs_member_at(g, i);
         bool skipped = false;
         for (size_t j = 0; j < nskip && !skipped; j++)
             skipped = skip[j] == m;
@@ -366,14 +366,14 @@ bool kc_cs_classic_maybe_downgrade(kc_coord_t *c, cs_group_t *g, cs_member_t **l
 {
     /* validateOnlineDowngradeWithFencedMembers */
     size_t remaining = 0, classic = 0;
-    for (size_t i = 0; i < g->nmembers; i++) {
+    for (size_t i = 0; i < g->members.n; i++) {
         bool gone = false;
         for (size_t j = 0; j < nleaving && !gone; j++)
-            gone = leaving[j] == g->members[i];
+            gone = leaving[j] == cs_member_at(g, i);
         if (gone)
             continue;
         remaining++;
-        classic += g->members[i]->classic != NULL;
+        classic += cs_member_at(g, i)->classic != NULL;
     }
     if (classic != remaining)
         return false;
@@ -641,14 +641,14 @@ static bool supports_protocols(const cs_group_t *g, const kc_join_group_request_
     if (!kc_str_eq_cstr(req->protocol_type, PROTOCOL_TYPE))
         return false;
     size_t nclassic = 0;
-    for (size_t i = 0; i < g->nmembers; i++)
-        nclassic += g->members[i]->classic != NULL;
+    for (size_t i = 0; i < g->members.n; i++)
+        nclassic += cs_member_at(g, i)->classic != NULL;
     int32_t n = req->protocols.count > 0 ? req->protocols.count : 0;
     for (int32_t k = 0; k < n; k++) {
         size_t count = 0;
-        for (size_t i = 0; i < g->nmembers; i++)
-            if (g->members[i]->classic &&
-                classic_supports(g->members[i]->classic, req->protocols.items[k].name))
+        for (size_t i = 0; i < g->members.n; i++)
+            if (cs_member_at(g, i)->classic &&
+                classic_supports(cs_member_at(g, i)->classic, req->protocols.items[k].name))
                 count++;
         if (count == nclassic)
             return true;
@@ -735,7 +735,7 @@ static int16_t cj_validate(classic_join_t *j)
     cs_group_t *g = j->g;
     int32_t max_size = kc_coord_config(j->c)->group_consumer_max_size;
     kc_str_t instance_id = j->instance_id;
-    if (!kc_cs_static_member(g, instance_id) && g->nmembers >= (size_t)max_size &&
+    if (!kc_cs_static_member(g, instance_id) && g->members.n >= (size_t)max_size &&
         !kc_cs_member_find(g, kc_str(j->member_id))) {
         kc_log_info(LOG_COMP, "The consumer group has reached its maximum capacity of %d members.",
                     max_size);
@@ -803,9 +803,9 @@ static bool cj_downgrade_with_replaced_member(const classic_join_t *j)
 {
     const cs_group_t *g = j->g;
     size_t nclassic = 0;
-    for (size_t i = 0; i < g->nmembers; i++)
-        nclassic += g->members[i]->classic != NULL;
-    if (j->s->classic || nclassic != g->nmembers - 1)
+    for (size_t i = 0; i < g->members.n; i++)
+        nclassic += cs_member_at(g, i)->classic != NULL;
+    if (j->s->classic || nclassic != g->members.n - 1)
         return false;
     if (!downgrade_enabled(j->c)) {
         kc_log_info(LOG_COMP,
@@ -814,7 +814,7 @@ static bool cj_downgrade_with_replaced_member(const classic_join_t *j)
                     g->group_id);
         return false;
     }
-    if (g->nmembers > (size_t)kc_coord_config(j->c)->group_max_size) {
+    if (g->members.n > (size_t)kc_coord_config(j->c)->group_max_size) {
         kc_log_info(LOG_COMP,
                     "Cannot downgrade consumer group %s to classic group because its group size "
                     "is greater than classic group max size.",

@@ -12,6 +12,7 @@
 
 #include "coord_priv.h"
 #include "int_set.h"
+#include "member.h"
 
 /* The partitions of one topic, sorted ascending, no duplicates. */
 typedef struct {
@@ -151,18 +152,11 @@ kc_cs_classic_t *kc_cs_classic_new(int32_t session_timeout_ms, const kc_group_pr
  * state and owned partitions from record 8, the target from record 7.
  */
 typedef struct {
-    char *member_id;
-    char *instance_id;     /* NULL: dynamic member */
-    char *rack_id;
-    char *client_id;
-    char *client_host;
+    KC_MODERN_MEMBER_BASE; /* ids, client, rebalance timeout, epochs, state (MS_*) */
     char **topics;         /* subscribed topic names, sorted, unique */
     int32_t ntopics;
     char *regex;           /* SubscribedTopicRegex; NULL = none */
-    int32_t rebalance_timeout_ms;
     char *server_assignor;
-    int32_t member_epoch, previous_member_epoch;
-    int8_t state;
     kc_asg_t assigned;     /* owned, acknowledged or being assigned */
     kc_asg_t pending;      /* partitions pending revocation */
     kc_asg_t target;       /* the member's part of the target assignment */
@@ -211,11 +205,7 @@ struct kc_consumer_group {
     int32_t group_epoch;       /* record 3 */
     int64_t metadata_hash;     /* record 3 */
     int32_t assignment_epoch;  /* record 6 */
-    cs_member_t **members;     /* in join order */
-    size_t nmembers, cap;
-    size_t members_hw;         /* memory-only: most members at once (Kafka's hash table size) */
-    kc_smap_t by_id;           /* member id -> cs_member_t * */
-    kc_smap_t by_instance;     /* instance id -> cs_member_t * */
+    kc_modern_members_t members; /* of cs_member_t (cs_member_at) */
     /* subscribed topic name -> count (intptr) of members subscribing by
      * name plus resolved regexes holding it (Kafka's SubscriptionCount) */
     kc_smap_t topic_refs;
@@ -245,6 +235,12 @@ struct kc_consumer_group {
 };
 
 typedef struct kc_consumer_group cs_group_t;
+
+/* The group's i-th member in join order. */
+static inline cs_member_t *cs_member_at(const cs_group_t *g, size_t i)
+{
+    return (cs_member_t *)g->members.items[i];
+}
 
 /*
  * Services of consumer.c for consumer_classic.c (the same steps the

@@ -743,9 +743,9 @@ static void dump_consumer(dumper_t *w, const kc_consumer_group_t *g)
     put(w, "consumer.metadata_hash", "%lld", (long long)g->metadata_hash);
     put(w, "consumer.assignment_epoch", "%d", g->assignment_epoch);
     put(w, "consumer.has_group_record", "%s", g->has_group_record ? "yes" : "no");
-    put(w, "consumer.members_high_water", "%zu", g->members_hw);
+    put(w, "consumer.members_high_water", "%zu", g->members.hw);
     put(w, "consumer.instance_ids", "%s",
-        member_ids(w, &g->by_instance, offsetof(cs_member_t, member_id)));
+        member_ids(w, &g->members.by_instance, offsetof(cs_member_t, member_id)));
     put(w, "consumer.subscribed_topic_counts", "%s", counts(w, &g->topic_refs));
     put(w, "consumer.subscribed_regex_counts", "%s", counts(w, &g->regex_refs));
     put(w, "consumer.server_assignor_counts", "%s", counts(w, &g->assignor_refs));
@@ -775,17 +775,18 @@ static void dump_consumer(dumper_t *w, const kc_consumer_group_t *g)
     put(w, "consumer.partition_epochs", "%s", bdone(w, &b));
     kc_buf_init(&b);
     bprintf(&b, "[");
-    for (size_t i = 0; i < g->nmembers; i++)
-        bprintf(&b, "%s%s", i ? ", " : "", q(w, g->members[i]->member_id));
+    for (size_t i = 0; i < g->members.n; i++)
+        bprintf(&b, "%s%s", i ? ", " : "", q(w, g->members.items[i]->member_id));
     bprintf(&b, "]");
     put(w, "consumer.member_order", "%s", bdone(w, &b));
-    cs_member_t **ms = sorted_copy(w, (void *const *)g->members, g->nmembers, cmp_cs_member);
-    for (size_t i = 0; i < g->nmembers; i++) {
+    cs_member_t **ms =
+        sorted_copy(w, (void *const *)g->members.items, g->members.n, cmp_cs_member);
+    for (size_t i = 0; i < g->members.n; i++) {
         dumper_t mw = *w;
         mw.member = escape(w->arena, ms[i]->member_id, strlen(ms[i]->member_id));
         dump_consumer_member(&mw, ms[i]);
     }
-    put(w, "consumer.members_by_id", "%zu", g->by_id.count);
+    put(w, "consumer.members_by_id", "%zu", g->members.by_id.count);
 }
 
 /* ---- streams groups ------------------------------------------------------- */
