@@ -96,8 +96,7 @@ static st_group_t *group_new(kc_coord_t *c, kc_str_t id)
     kc_topology_desc_state_init(&g->td);
     kc_buf_init(&g->topo_bytes);
     kc_arena_init(&g->topo_arena);
-    kc_smap_init(&g->by_id);
-    kc_smap_init(&g->by_instance);
+    kc_modern_members_init(&g->members);
     kc_smap_init(&g->owners);
     g->base.ops = &kc_streams_group_ops;
     kc_group_put(c, &g->base, (size_t)id.len);
@@ -118,11 +117,7 @@ static void member_free(st_member_t *m)
 {
     if (!m)
         return;
-    free(m->member_id);
-    free(m->instance_id);
-    free(m->rack_id);
-    free(m->client_id);
-    free(m->client_host);
+    kc_modern_member_deinit(&m->modern);
     free(m->process_id);
     free(m->endpoint_host);
     for (int32_t i = 0; i < m->ntags; i++) {
@@ -151,11 +146,9 @@ static void free_owner(void *ctx, const char *key, void *val)
 
 static void group_free(st_group_t *g)
 {
-    for (size_t i = 0; i < g->nmembers; i++)
-        member_free(g->members[i]);
-    free(g->members);
-    kc_smap_deinit(&g->by_id);
-    kc_smap_deinit(&g->by_instance);
+    for (size_t i = 0; i < g->members.n; i++)
+        member_free(st_member_at(g, i));
+    kc_modern_members_deinit(&g->members);
     kc_smap_foreach(&g->owners, free_owner, NULL);
     kc_smap_deinit(&g->owners);
     kc_buf_deinit(&g->topo_bytes);
@@ -168,19 +161,14 @@ static void group_free(st_group_t *g)
 
 static st_member_t *member_get(const st_group_t *g, kc_str_t id)
 {
-    if (id.len < 0)
-        return NULL;
-    return kc_smap_get(&g->by_id, id.ptr ? id.ptr : "", (size_t)id.len);
+    return (st_member_t *)kc_modern_members_get(&g->members, id);
 }
 
 static st_member_t *member_new(kc_str_t id)
 {
     st_member_t *m = kc_xcalloc(1, sizeof(*m));
-    m->member_id = kc_str_dup_or_null(id);
-    m->client_id = kc_xstrdup("");
-    m->client_host = kc_xstrdup("");
+    kc_modern_member_init(&m->modern, id);
     m->process_id = kc_xstrdup("");
-    m->rebalance_timeout_ms = -1;
     m->topology_epoch = -1;
     m->endpoint_port = -1;
     m->state = MS_STABLE;
@@ -195,15 +183,9 @@ static st_member_t *member_proposed(kc_str_t id, const st_member_t *src)
     st_member_t *m = member_new(id);
     if (!src)
         return m;
-    m->instance_id = src->instance_id ? kc_xstrdup(src->instance_id) : NULL;
-    m->rack_id = src->rack_id ? kc_xstrdup(src->rack_id) : NULL;
-    free(m->client_id);
-    m->client_id = kc_xstrdup(src->client_id);
-    free(m->client_host);
-    m->client_host = kc_xstrdup(src->client_host);
+    kc_modern_member_copy_metadata(&m->modern, &src->modern);
     free(m->process_id);
     m->process_id = kc_xstrdup(src->process_id);
-    m->rebalance_timeout_ms = src->rebalance_timeout_ms;
     m->topology_epoch = src->topology_epoch;
     m->endpoint_host = src->endpoint_host ? kc_xstrdup(src->endpoint_host) : NULL;
     m->endpoint_port = src->endpoint_port;
@@ -313,14 +295,7 @@ static void member_set_current(st_group_t *g, st_member_t *m, st_current_t *cur)
 
 static void group_add_member(st_group_t *g, st_member_t *m)
 {
-    if (g->nmembers == g->cap) {
-        g->cap = g->cap ? g->cap * 2 : 8;
-        g->members = kc_xrealloc(g->members, g->cap * sizeof(*g->members));
-    }
-    g->members[g->nmembers++] = m;
-    kc_smap_put(&g->by_id, m->member_id, strlen(m->member_id), m);
-    if (m->instance_id)
-        kc_smap_put(&g->by_instance, m->instance_id, strlen(m->instance_id), m);
+    kc_modern_members_add(&g->members, &m->modern);
 }
 
 /*
@@ -373,14 +348,14 @@ static int cmp_mtable_pos(const void *a, const void *b)
 static const st_member_t **members_in_table_order(const st_group_t *g)
 {
     uint32_t cap = g->mtable_cap ? g->mtable_cap : 2;
-    mtable_pos_t *pos = kc_xcalloc(g->nmembers + 1, sizeof(*pos));
-    for (size_t i = 0; i < g->nmembers; i++) {
-        pos[i].m = g->members[i];
-        pos[i].slot = mtable_slot(g->members[i]->member_id, cap);
+    mtable_pos_t *pos = kc_xcalloc(g->members.n + 1, sizeof(*pos));
+    for (size_t i = 0; i < g->members.n; i++) {
+        pos[i].m = st_member_at(g, i);
+        pos[i].slot = mtable_slot(st_member_at(g, i)->member_id, cap);
     }
-    qsort(pos, g->nmembers, sizeof(*pos), cmp_mtable_pos);
-    const st_member_t **out = kc_xcalloc(g->nmembers + 1, sizeof(*out));
-    for (size_t i = 0; i < g->nmembers; i++)
+    qsort(pos, g->members.n, sizeof(*pos), cmp_mtable_pos);
+    const st_member_t **out = kc_xcalloc(g->members.n + 1, sizeof(*out));
+    for (size_t i = 0; i < g->members.n; i++)
         out[i] = pos[i].m;
     free(pos);
     return out;
@@ -392,16 +367,8 @@ static void group_remove_member(st_group_t *g, st_member_t *m)
         g->mtable_size--;
     owners_set(g, &m->assigned.active, m, true);
     owners_set(g, &m->pending.active, m, true);
-    kc_smap_del(&g->by_id, m->member_id, strlen(m->member_id));
-    if (m->instance_id && kc_smap_get(&g->by_instance, m->instance_id, strlen(m->instance_id)) == m)
-        kc_smap_del(&g->by_instance, m->instance_id, strlen(m->instance_id));
-    for (size_t i = 0; i < g->nmembers; i++)
-        if (g->members[i] == m) {
-            memmove(&g->members[i], &g->members[i + 1], (g->nmembers - i - 1) * sizeof(*g->members));
-            g->nmembers--;
-            break;
-        }
-    if (g->nmembers == 0) {
+    kc_modern_members_remove(&g->members, &m->modern);
+    if (g->members.n == 0) {
         free(g->shutdown_member_id);
         g->shutdown_member_id = NULL;
     }
@@ -413,14 +380,14 @@ static void group_remove_member(st_group_t *g, st_member_t *m)
 /* StreamsGroup.maybeUpdateGroupState, as the Describe/List APIs print it. */
 static const char *group_state_name(const st_group_t *g)
 {
-    if (g->nmembers == 0)
+    if (g->members.n == 0)
         return "Empty";
     if (!g->topology || g->topology->epoch != g->validated_topology_epoch)
         return "NotReady";
     if (g->group_epoch > g->assignment_epoch)
         return "Assigning";
-    for (size_t i = 0; i < g->nmembers; i++) {
-        const st_member_t *m = g->members[i];
+    for (size_t i = 0; i < g->members.n; i++) {
+        const st_member_t *m = st_member_at(g, i);
         if (m->state != MS_STABLE || m->member_epoch != g->assignment_epoch)
             return "Reconciling";
     }
@@ -436,7 +403,7 @@ static void note_state(st_group_t *g)
         kc_log_info(LOG_COMP,
                     "[GroupId %s] Streams group transitioned from %s to %s (group epoch %d, "
                     "assignment epoch %d, %zu members).",
-                    g->group_id, before, state, g->group_epoch, g->assignment_epoch, g->nmembers);
+                    g->group_id, before, state, g->group_epoch, g->assignment_epoch, g->members.n);
     g->last_state = state;
 }
 
@@ -1587,7 +1554,7 @@ static void fence_member(kc_coord_t *c, st_group_t *g, st_member_t *m, kc_result
     /* The last member gone: the (empty) target takes the group epoch, with
      * timestamp 0 as a new group's, so the assignment interval does not
      * delay the next assignment. */
-    if (g->nmembers == 0)
+    if (g->members.n == 0)
         write_target_metadata(c, g, g->group_epoch, 0, res);
 }
 
@@ -1631,7 +1598,7 @@ static void update_target(kc_coord_t *c, st_group_t *g, const st_config_t *cf, i
     /* The assignor sees the members in the order of Kafka's memberIds (a
      * HashMap filled from the members map) and, for stickiness, the tasks
      * each one currently has (TargetAssignmentBuilder). */
-    size_t nm = g->nmembers;
+    size_t nm = g->members.n;
     const st_member_t **table = members_in_table_order(g);
     kc_str_t *names = kc_xcalloc(nm + 1, sizeof(*names));
     int32_t *ord = kc_xcalloc(nm + 1, sizeof(*ord));
@@ -1682,7 +1649,7 @@ static void on_initial_delay(kc_coord_t *c, const char *key, int64_t now_ms, kc_
     (void)key;
     const kc_timer_t *t = kc_timer_current(c);
     st_group_t *g = group_get(c, kc_str(t->group_id));
-    if (!g || g->nmembers == 0 || g->group_epoch <= g->assignment_epoch || !g->topology)
+    if (!g || g->members.n == 0 || g->group_epoch <= g->assignment_epoch || !g->topology)
         return;
     /* Kafka's timer uses the configured topology in memory and skips when
      * there is none (the group was created by the heartbeat that armed it). */
@@ -1701,8 +1668,8 @@ static void on_initial_delay(kc_coord_t *c, const char *key, int64_t now_ms, kc_
 static bool process_holds(const st_group_t *g, const st_member_t *m, int kind, const char *sub,
                           int32_t p, bool self_too)
 {
-    for (size_t i = 0; i < g->nmembers; i++) {
-        const st_member_t *o = g->members[i];
+    for (size_t i = 0; i < g->members.n; i++) {
+        const st_member_t *o = st_member_at(g, i);
         if ((o == m && !self_too) || strcmp(o->process_id, m->process_id) != 0)
             continue;
         const kc_tasks_t *a = kind == 1 ? &o->assigned.standby : &o->assigned.warmup;
@@ -2432,13 +2399,13 @@ static void fill_endpoints(kc_coord_t *c, const st_group_t *g, const st_member_t
                            kc_arena_t *a)
 {
     int32_t n = 0;
-    for (size_t i = 0; i < g->nmembers; i++)
-        n += g->members[i]->endpoint_host ? 1 : 0;
+    for (size_t i = 0; i < g->members.n; i++)
+        n += st_member_at(g, i)->endpoint_host ? 1 : 0;
     r->partitions_by_user_endpoint.items =
         kc_arena_alloc(a, sizeof(*r->partitions_by_user_endpoint.items) * (size_t)(n + 1));
     r->partitions_by_user_endpoint.count = 0;
     const st_member_t **ordered = members_in_table_order(g);
-    for (size_t i = 0; i < g->nmembers; i++)
+    for (size_t i = 0; i < g->members.n; i++)
         if (ordered[i] != self && ordered[i]->endpoint_host)
             endpoint_of(c, g, ordered[i], r, a);
     if (self && self->endpoint_host)
@@ -2485,7 +2452,7 @@ static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
             return;
         }
     } else {
-        m = kc_smap_get(&g->by_instance, req->instance_id.ptr, (size_t)req->instance_id.len);
+        m = (st_member_t *)kc_modern_members_static(&g->members, req->instance_id);
         if (!m) {
             snprintf(msg, sizeof(msg), "Instance id %.*s is unknown.", (int)req->instance_id.len,
                      req->instance_id.ptr);
@@ -2637,9 +2604,8 @@ static int16_t hb_find_group(st_heartbeat_t *h)
 static int16_t hb_find_static_member(st_heartbeat_t *h)
 {
     const kc_streams_group_heartbeat_request_t *req = h->req;
-    st_member_t *s = h->g ? kc_smap_get(&h->g->by_instance, req->instance_id.ptr,
-                                        (size_t)req->instance_id.len)
-                          : NULL;
+    st_member_t *s =
+        h->g ? (st_member_t *)kc_modern_members_static(&h->g->members, req->instance_id) : NULL;
     if (h->joining) {
         if (s && s->member_epoch != EPOCH_STATIC_LEAVE) {
             snprintf(h->msg, MSG_MAX,
@@ -2681,10 +2647,8 @@ static int16_t hb_find_member(st_heartbeat_t *h)
     }
     h->m = g ? member_get(g, req->member_id) : NULL;
     if (h->joining && g) {
-        bool static_exists = req->instance_id.len >= 0 &&
-                             kc_smap_get(&g->by_instance, req->instance_id.ptr,
-                                         (size_t)req->instance_id.len);
-        if (!static_exists && g->nmembers >= (size_t)h->c->cfg.group_streams_max_size && !h->m) {
+        bool static_exists = kc_modern_members_static(&g->members, req->instance_id) != NULL;
+        if (!static_exists && g->members.n >= (size_t)h->c->cfg.group_streams_max_size && !h->m) {
             snprintf(h->msg, MSG_MAX,
                      "The streams group has reached its maximum capacity of %d members.",
                      h->c->cfg.group_streams_max_size);
@@ -2792,7 +2756,7 @@ static int16_t hb_configure(st_heartbeat_t *h)
 static void hb_create_group(st_heartbeat_t *h)
 {
     const kc_streams_group_heartbeat_request_t *req = h->req;
-    h->was_empty = !h->g || h->g->nmembers == 0;
+    h->was_empty = !h->g || h->g->members.n == 0;
     h->created = !h->g;
     if (!h->g) {
         if (h->empty_classic) {
@@ -3398,10 +3362,10 @@ static void describe_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
         describe_topology_description(c, g, gid, fetched, nfetched, dg, arena);
     if (g->topology)
         dg->topology = describe_topology(g, arena);
-    dg->members.items = kc_arena_alloc(arena, sizeof(*dg->members.items) * (g->nmembers + 1));
-    dg->members.count = (int32_t)g->nmembers;
+    dg->members.items = kc_arena_alloc(arena, sizeof(*dg->members.items) * (g->members.n + 1));
+    dg->members.count = (int32_t)g->members.n;
     const st_member_t **ordered = members_in_table_order(g);
-    for (size_t j = 0; j < g->nmembers; j++)
+    for (size_t j = 0; j < g->members.n; j++)
         describe_member(ordered[j], &dg->members.items[j], arena);
     free(ordered);
 }
@@ -3631,17 +3595,12 @@ static int apply_member_metadata(st_apply_t *a)
     st_member_t *m = replay_member(g, a->mid);
     mtable_put(g, m);
     char *instance_id = kc_str_dup_or_null(v.instance_id);
-    kc_instance_index_set(&g->by_instance, m, &m->instance_id, instance_id);
+    kc_modern_members_set_instance_id(&g->members, &m->modern, instance_id);
     free(instance_id);
-    free(m->rack_id);
-    m->rack_id = kc_str_dup_or_null(v.rack_id);
-    free(m->client_id);
-    m->client_id = kc_str_dup_or_null(v.client_id.len >= 0 ? v.client_id : kc_str(""));
-    free(m->client_host);
-    m->client_host = kc_str_dup_or_null(v.client_host.len >= 0 ? v.client_host : kc_str(""));
+    kc_modern_member_replay_metadata(&m->modern, v.rack_id, v.client_id, v.client_host,
+                                     v.rebalance_timeout_ms);
     free(m->process_id);
     m->process_id = kc_str_dup_or_null(v.process_id.len >= 0 ? v.process_id : kc_str(""));
-    m->rebalance_timeout_ms = v.rebalance_timeout_ms;
     m->topology_epoch = v.topology_epoch;
     free(m->endpoint_host);
     m->endpoint_host = v.user_endpoint ? kc_str_dup_or_null(v.user_endpoint->host) : NULL;
@@ -3775,8 +3734,8 @@ void kc_streams_loaded(kc_coord_t *c, int64_t now_ms)
     kc_group_t **gs = kc_groups_list(c, KC_GROUP_STREAMS, &n);
     for (size_t i = 0; i < n; i++) {
         st_group_t *g = (st_group_t *)gs[i];
-        for (size_t j = 0; j < g->nmembers; j++) {
-            st_member_t *m = g->members[j];
+        for (size_t j = 0; j < g->members.n; j++) {
+            st_member_t *m = st_member_at(g, j);
             schedule_session(c, g, m, now_ms);
             if (m->state == MS_UNREVOKED)
                 schedule_rebalance(c, g, m, now_ms);
@@ -3804,7 +3763,7 @@ kc_streams_group_t *kc_coord_streams_group_find(kc_coord_t *c, kc_str_t group_id
     return group_get(c, group_id);
 }
 
-bool kc_streams_group_is_empty(const kc_streams_group_t *g) { return g->nmembers == 0; }
+bool kc_streams_group_is_empty(const kc_streams_group_t *g) { return g->members.n == 0; }
 
 int32_t kc_streams_group_topology_epoch(const kc_streams_group_t *g)
 {
@@ -3835,11 +3794,11 @@ void kc_streams_group_delete(kc_coord_t *c, kc_streams_group_t *g, kc_result_t *
 {
     /* The applies free the members (tombstones of record 19) and then the
      * group (tombstone of record 17): the ids are copied first. */
-    size_t n = g->nmembers;
+    size_t n = g->members.n;
     char *gid = kc_xstrdup(g->group_id);
     char **mids = kc_xcalloc(n + 1, sizeof(*mids));
     for (size_t i = 0; i < n; i++) {
-        mids[i] = kc_xstrdup(g->members[i]->member_id);
+        mids[i] = kc_xstrdup(st_member_at(g, i)->member_id);
         cancel_member_timers(c, g, mids[i]);
     }
     char key[KEY_BUF];
@@ -3874,7 +3833,7 @@ int16_t kc_streams_group_validate_offset_commit(kc_streams_group_t *g, kc_str_t 
                                                 int32_t member_epoch, int16_t api_version,
                                                 char *msg, size_t cap)
 {
-    if (member_epoch < 0 && g->nmembers == 0)
+    if (member_epoch < 0 && g->members.n == 0)
         return KC_ERR_NONE;
     st_member_t *m = member_get(g, member_id);
     if (!m) {
@@ -3909,7 +3868,7 @@ int16_t kc_streams_group_validate_offset_fetch(kc_streams_group_t *g, kc_str_t m
 
 bool kc_streams_group_is_subscribed_to(const kc_streams_group_t *g, kc_str_t topic)
 {
-    if (g->nmembers == 0 || !g->topology)
+    if (g->members.n == 0 || !g->topology)
         return false;
     for (int32_t s = 0; s < g->topology->subtopologies.count; s++) {
         const topo_sub_t *sub = &g->topology->subtopologies.items[s];
@@ -3952,7 +3911,7 @@ static void fill_view(kc_coord_t *c, st_group_t *g, kc_topology_desc_group_t *ou
 {
     out->state = &g->td;
     out->topology_epoch = g->topology ? g->topology->epoch : -1;
-    out->empty = g->nmembers == 0;
+    out->empty = g->members.n == 0;
     out->has_offsets = kc_offsets_group_has_offsets(c, kc_str(g->group_id));
     group_metadata_value(g, &out->metadata, &g->view_cfg, g->view_nbuf);
     out->write = view_write;
@@ -3979,8 +3938,7 @@ static int view_lookup(void *ctx, kc_str_t group_id, kc_topology_desc_group_t *o
 static bool view_has_member(void *ctx, kc_str_t group_id, kc_str_t member_id)
 {
     st_group_t *g = group_get(ctx, group_id);
-    return g && member_id.len >= 0 &&
-           kc_smap_get(&g->by_id, member_id.ptr ? member_id.ptr : "", (size_t)member_id.len);
+    return g && kc_modern_members_get(&g->members, member_id) != NULL;
 }
 
 typedef struct {
@@ -4031,7 +3989,7 @@ static uint64_t streams_table_seq(const kc_group_t *g) { return streams_of(g)->t
 /* StreamsGroup.validateDeleteGroup. */
 static int16_t streams_validate_delete(const kc_group_t *g)
 {
-    return streams_of(g)->nmembers == 0 ? KC_ERR_NONE : KC_ERR_NON_EMPTY_GROUP;
+    return streams_of(g)->members.n == 0 ? KC_ERR_NONE : KC_ERR_NON_EMPTY_GROUP;
 }
 
 static void streams_delete(kc_coord_t *c, kc_group_t *base, int64_t now_ms, const char *reason,
@@ -4072,7 +4030,7 @@ static void streams_maybe_delete_expired(kc_coord_t *c, kc_group_t *base, int64_
 {
     (void)now_ms;
     st_group_t *g = streams_of(base);
-    if (g->nmembers != 0 || g->td.ops_in_flight != 0 ||
+    if (g->members.n != 0 || g->td.ops_in_flight != 0 ||
         !kc_topology_desc_may_expire(c->topology_desc, &g->td))
         return;
     kc_log_info(LOG_COMP, "Streams group %s is empty and all its offsets expired: deleting it.",
@@ -4157,10 +4115,10 @@ static void tuple_view_free(kc_tasks_view_t *v)
 
 static void inspect_group(st_group_t *g, kc_group_view_fn fn, void *arg)
 {
-    size_t n = g->nmembers;
+    size_t n = g->members.n;
     kc_streams_member_view_t *mv = kc_xcalloc(n + 1, sizeof(*mv));
     for (size_t i = 0; i < n; i++) {
-        const st_member_t *m = g->members[i];
+        const st_member_t *m = st_member_at(g, i);
         mv[i] = (kc_streams_member_view_t){
             .member_id = m->member_id,
             .instance_id = m->instance_id,

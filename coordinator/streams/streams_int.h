@@ -9,6 +9,7 @@
 #define KC_STREAMS_INT_H
 
 #include "int_set.h"
+#include "member.h"
 #include "coord_priv.h"
 #include "topology_desc.h"
 
@@ -118,20 +119,13 @@ typedef struct {
  * load until reported again, gone with the member).
  */
 typedef struct {
-    char *member_id;
-    char *instance_id; /* NULL: dynamic */
-    char *rack_id;
-    char *client_id;
-    char *client_host;
+    KC_MODERN_MEMBER_BASE; /* ids, client, rebalance timeout, epochs, state (MS_*) */
     char *process_id;
-    int32_t rebalance_timeout_ms;
     int32_t topology_epoch;
     char *endpoint_host; /* NULL: no user endpoint */
     int32_t endpoint_port;
     char **tag_keys, **tag_values;
     int32_t ntags;
-    int32_t member_epoch, previous_member_epoch;
-    int8_t state;
     kc_tasks_tuple_t assigned;
     kc_tasks_tuple_t pending; /* pending revocation */
     kc_tasks_tuple_t target;
@@ -175,9 +169,7 @@ struct kc_streams_group {
     kc_buf_t topo_bytes;
     kc_arena_t topo_arena;
     kc_streams_group_topology_value_t *topology; /* NULL: none yet */
-    st_member_t **members;            /* in join order */
-    size_t nmembers, cap;
-    kc_smap_t by_id, by_instance;
+    kc_modern_members_t members;      /* of st_member_t (st_member_at) */
     kc_smap_t owners;                 /* subtopology id -> st_owner_t * */
     /* memory-only */
     int32_t endpoint_information_epoch;
@@ -185,5 +177,11 @@ struct kc_streams_group {
     bool has_group_record;
     struct st_config *cfg;            /* configured topology cache (NULL: none) */
 };
+
+/* The group's i-th member in join order. */
+static inline st_member_t *st_member_at(const struct kc_streams_group *g, size_t i)
+{
+    return (st_member_t *)g->members.items[i];
+}
 
 #endif

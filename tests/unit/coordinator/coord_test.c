@@ -834,8 +834,8 @@ static size_t streams_table_rank(const kc_streams_group_t *g, const st_member_t 
     if (!m->table_seq)
         return 0;
     size_t rank = 1;
-    for (size_t i = 0; i < g->nmembers; i++)
-        if (g->members[i]->table_seq && g->members[i]->table_seq < m->table_seq)
+    for (size_t i = 0; i < g->members.n; i++)
+        if (st_member_at(g, i)->table_seq && st_member_at(g, i)->table_seq < m->table_seq)
             rank++;
     return rank;
 }
@@ -857,7 +857,7 @@ static void dump_streams(dumper_t *w, const kc_streams_group_t *g)
     put(w, "streams.members_table_capacity", "%u", g->mtable_cap);
     put(w, "streams.members_table_size", "%u", g->mtable_size);
     put(w, "streams.instance_ids", "%s",
-        member_ids(w, &g->by_instance, offsetof(st_member_t, member_id)));
+        member_ids(w, &g->members.by_instance, offsetof(st_member_t, member_id)));
     kv_list_t ol = sorted_kv(w, &g->owners);
     kc_buf_t b;
     kc_buf_init(&b);
@@ -871,13 +871,14 @@ static void dump_streams(dumper_t *w, const kc_streams_group_t *g)
     }
     bprintf(&b, "}");
     put(w, "streams.active_task_owners", "%s", bdone(w, &b));
-    st_member_t **ms = sorted_copy(w, (void *const *)g->members, g->nmembers, cmp_st_member);
-    for (size_t i = 0; i < g->nmembers; i++) {
+    st_member_t **ms =
+        sorted_copy(w, (void *const *)g->members.items, g->members.n, cmp_st_member);
+    for (size_t i = 0; i < g->members.n; i++) {
         dumper_t mw = *w;
         mw.member = escape(w->arena, ms[i]->member_id, strlen(ms[i]->member_id));
         dump_streams_member(&mw, ms[i], streams_table_rank(g, ms[i]));
     }
-    put(w, "streams.members_by_id", "%zu", g->by_id.count);
+    put(w, "streams.members_by_id", "%zu", g->members.by_id.count);
 }
 
 /* ---- groups tables, offsets ------------------------------------------------ */
