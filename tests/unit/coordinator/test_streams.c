@@ -374,6 +374,10 @@ static void set_id(client_t *cl, const char *id)
 
 /* ---- tests ----------------------------------------------------------------------- */
 
+/* After GroupMetadataManagerTest.testMemberJoinsEmptyStreamsGroup: the first
+ * member's join creates the group with its topology (epoch 1) and answers
+ * epoch 2 with every task active and no status; the group is Stable with no
+ * description stored, and a steady heartbeat carries no tasks. */
 static void test_first_joiner_initialises_topology_and_gets_all_tasks(void **state)
 {
     (void)state;
@@ -399,6 +403,11 @@ static void test_first_joiner_initialises_topology_and_gets_all_tasks(void **sta
     ctx_free(t);
 }
 
+/* After GroupMetadataManagerTest.testStreamsGroupMemberJoiningWithMissingInternalTopic:
+ * a join whose changelog topic does not exist gets the MISSING_INTERNAL_TOPICS
+ * status naming it and asks for it to be created with the source topic's
+ * partition count; no task is assigned and the group is NotReady. Once the
+ * topic exists the next heartbeat assigns every task and the group is Stable. */
 static void test_missing_internal_topics_are_listed_then_group_becomes_ready(void **state)
 {
     (void)state;
@@ -426,6 +435,10 @@ static void test_missing_internal_topics_are_listed_then_group_becomes_ready(voi
     ctx_free(t);
 }
 
+/* After GroupMetadataManagerTest.testStreamsGroupMemberJoiningWithStaleTopology:
+ * a join with a topology epoch behind the group's gets the STALE_TOPOLOGY
+ * status naming both epochs; a join with a newer epoch, or with the same
+ * epoch and another topology, is INVALID_REQUEST and makes no member. */
 static void test_stale_topology_status_and_update_rejected(void **state)
 {
     (void)state;
@@ -451,6 +464,12 @@ static void test_stale_topology_status_and_update_rejected(void **state)
     ctx_free(t);
 }
 
+/* After GroupCoordinatorServiceTest.testStreamsHeartbeatRequestValidation:
+ * each malformed heartbeat (empty member, group or rack id, a source-topic
+ * regex, a changelog with a set partition count, an epoch below -2, a static
+ * leave without instance id, mixed null task lists, a join without rebalance
+ * timeout or topology) is refused with the message of its rule and creates
+ * no group; then an unknown member, and a task outside the topology. */
 static void test_request_rules_name_the_rule(void **state)
 {
     (void)state;
@@ -604,6 +623,11 @@ static void test_three_members_never_share_an_active_task(void **state)
     ctx_free(t);
 }
 
+/* After GroupMetadataManagerTest.testStreamsGroupMemberEpochValidation: a
+ * member whose answer with the bumped epoch was lost heartbeats with the
+ * previous epoch and tasks within its assignment, and is given the current
+ * epoch; the previous epoch with null task lists or with tasks outside its
+ * assignment, or an epoch above the coordinator's, is FENCED_MEMBER_EPOCH. */
 static void test_previous_epoch_retry(void **state)
 {
     (void)state;
@@ -684,6 +708,11 @@ static void test_previous_epoch_null_retry_accepted_with_opt_in(void **state)
     ctx_free(t);
 }
 
+/* After StreamsGroupStaticMemberGroupMetadataManagerTest.testStaticMemberLeaveWithLeaveGroupStaticMemberEpochAndRejoinWithNewMemberId:
+ * a new member id with a static member's instance id is
+ * UNRELEASED_INSTANCE_ID while that member is in the group; after its leave
+ * with epoch -2 the new member id joins with the same active tasks, and the
+ * old member id is FENCED_INSTANCE_ID. */
 static void test_static_leave_and_rejoin_keeps_tasks(void **state)
 {
     (void)state;
@@ -719,6 +748,9 @@ static void test_static_leave_and_rejoin_keeps_tasks(void **state)
     ctx_free(t);
 }
 
+/* After GroupMetadataManagerTest.testStreamsSessionTimeoutExpiration: a member
+ * that stops heartbeating is removed once its session (10 s) ends; its
+ * heartbeat is then UNKNOWN_MEMBER_ID and the other member gets every task. */
 static void test_session_expiry_moves_tasks(void **state)
 {
     (void)state;
@@ -746,6 +778,9 @@ static void test_session_expiry_moves_tasks(void **state)
 
 static void standby_one(kc_coord_config_t *cfg) { cfg->group_streams_num_standby_replicas = 1; }
 
+/* After StickyTaskAssignorTest.shouldAssignStandbyTasksToDifferentClientThanCorrespondingActiveTaskIsAssignedTo:
+ * with one standby replica and two processes, every task's standby is on the
+ * process that does not run it active. */
 static void test_standby_on_other_process(void **state)
 {
     (void)state;
@@ -772,11 +807,12 @@ static void view_epochs(void *arg, const kc_group_view_t *v)
     e[1] = v->assignment_epoch;
 }
 
-/* Kafka 4.4's in-place role change: a task moving from a's active set to
- * a's standby set is assigned as standby in the same heartbeat that asks
- * for the active one's revocation; the standby holder of a task becoming
- * its active owner keeps the standby until the active task is granted.
- * When the last member leaves, the empty target takes the group epoch. */
+/* After streams.CurrentAssignmentBuilderTest.testActiveDemotedToStandbyInPlace:
+ * a task moving from a's active set to a's standby set is assigned as standby
+ * in the same heartbeat that asks for the active one's revocation; once
+ * converged b holds the standbys of a's tasks and runs them all when a
+ * leaves. When the last member leaves, the empty target takes the group
+ * epoch. */
 static void test_role_changes_in_place_and_empty_group_target(void **state)
 {
     (void)state;
@@ -817,6 +853,10 @@ static void test_role_changes_in_place_and_empty_group_target(void **state)
     ctx_free(t);
 }
 
+/* After GroupMetadataManagerTest.testStreamsGroupMemberRequestingShutdownApplication:
+ * a member's heartbeat asking to shut the application down is accepted, and
+ * the other member's next heartbeat carries the SHUTDOWN_APPLICATION status
+ * naming the member that asked. */
 static void test_shutdown_application_status_reaches_everyone(void **state)
 {
     (void)state;
@@ -836,7 +876,11 @@ static void test_shutdown_application_status_reaches_everyone(void **state)
 
 static void max_two(kc_coord_config_t *cfg) { cfg->group_streams_max_size = 2; }
 
-static void test_group_max_size(void **state)
+/* GroupMetadataManagerTest.testStreamsNewMemberIsRejectedWithMaximumMembersIsReached:
+ * with the size limit at 2 and two members, a third member's join is
+ * GROUP_MAX_SIZE_REACHED with the capacity message; a known member rejoining
+ * is not refused. */
+static void test_streams_new_member_is_rejected_with_maximum_members_is_reached(void **state)
 {
     (void)state;
     ctx_t *t = ctx_new_cfg(max_two);
@@ -854,6 +898,11 @@ static void test_group_max_size(void **state)
     ctx_free(t);
 }
 
+/* After GroupMetadataManagerTest.testStreamsGroupEndpointInformationOnlyWhenEpochGreater
+ * and testStreamsGroupEndpointInformationIncludesNewMember: the join that
+ * creates the group gets its member's endpoint with endpoint epoch 0; a
+ * second member's join gets both endpoints with a later epoch; a heartbeat
+ * that already has that epoch gets no endpoint list. */
 static void test_endpoints_sent_when_epoch_stale(void **state)
 {
     (void)state;
@@ -906,6 +955,10 @@ static void test_replay_mid_reconciliation_continues_with_same_epochs(void **sta
     ctx_free(t);
 }
 
+/* After GroupMetadataManagerTest.testStreamsGroupMetadataReplayRoundTripsTopologyDescriptionEpochs:
+ * the stored (-2) and failed (1) description epochs written in the group's
+ * metadata record come back after a replay, and a later group epoch bump
+ * keeps them. */
 static void test_description_epochs_persist(void **state)
 {
     (void)state;
@@ -1027,6 +1080,11 @@ static int16_t classic_join(ctx_t *t)
     return r.error_code;
 }
 
+/* After GroupMetadataManagerTest.testClassicGroupJoinWithNonEmptyStreamsGroup
+ * and testClassicGroupJoinWithEmptyStreamsGroup: a classic JoinGroup to a
+ * streams group with a member is INCONSISTENT_GROUP_PROTOCOL; once the group
+ * is empty the join makes it a classic group (MEMBER_ID_REQUIRED), which a
+ * replay keeps. */
 static void test_classic_join_refused_while_members_then_converts_empty_group(void **state)
 {
     (void)state;
@@ -1072,6 +1130,16 @@ static void set_epochs(ctx_t *t, int32_t stored, int32_t failed)
     kc_result_deinit(&res);
 }
 
+/* After GroupCoordinatorServiceTopologyDescriptionTest.testHeartbeatNeverSetsFlagWithoutPlugin,
+ * testHeartbeatSetsTopologyDescriptionRequiredWhenStoredLags,
+ * testHeartbeatArmSuppressReSolicitCycle,
+ * testUncertainStoredEpochSolicitsOnHeartbeat,
+ * testHeartbeatSkipsFlagWhenStoredMatchesCurrent and
+ * testHeartbeatSkipsFlagWhenFailedAtCurrentEpoch: without a store no
+ * heartbeat is asked for the topology description; with one a heartbeat is
+ * asked, then not again inside the back-off window (1 s, then 2 s); -2 is
+ * asked, a stored or failed epoch at the topology epoch is not; after a
+ * replay the window is gone and the persisted epochs decide. */
 static void test_description_required_solicited_with_backoff(void **state)
 {
     (void)state;
@@ -1248,6 +1316,16 @@ static void test_describe_checks_describe_on_the_group(void **state)
     ctx_free(t);
 }
 
+/* After GroupCoordinatorServiceTopologyDescriptionTest.testDescribeAttachesAvailableWhenPluginReturnsTopology,
+ * testDescribeMarksErrorWhenPluginFails,
+ * testDescribeAtUncertainEpochYieldsNotStored,
+ * testDescribeFiltersNonEligibleGroupsToNotStored and
+ * testDescribeMarksNotStoredWhenPluginReturnsNullDescription: Describe with
+ * the description asked for is AVAILABLE with the fetched description only
+ * when the stored epoch is the topology epoch and the store returned it for
+ * that epoch; nothing stored, -2, an older stored epoch, no answer or one
+ * for another epoch, and the store finding nothing are NOT_STORED; a store
+ * failure or bytes that do not decode are ERROR without a description. */
 static void test_describe_serves_the_fetched_description(void **state)
 {
     (void)state;
@@ -1321,6 +1399,12 @@ static void short_retention(kc_coord_config_t *cfg)
     cfg->offsets_retention_check_interval_ms = 1000;
 }
 
+/* After StreamsGroupTest.testShouldExpireFalseWhenPluginConfiguredAndEpochStored,
+ * testShouldExpireFalseWhenStoredEpochUncertain and
+ * testShouldExpireTrueWhenStoredEpochIsDefault: with a store configured, an
+ * empty streams group without offsets is kept while its stored epoch is a
+ * topology epoch or -2, and while a store call is in flight; at -1 it
+ * expires, and its tombstones replay. */
 static void test_empty_group_expires_once_the_store_holds_nothing(void **state)
 {
     (void)state;
@@ -1354,6 +1438,10 @@ static void test_empty_group_expires_once_the_store_holds_nothing(void **state)
     ctx_free(t);
 }
 
+/* After GroupCoordinatorServiceTopologyDescriptionTest.testClassicJoinDeletesTopologyBeforeConvertingEmptyStreamsGroup:
+ * a classic join to an empty streams group whose description the store may
+ * hold (stored epoch 1 or -2) is REBALANCE_IN_PROGRESS and converts nothing;
+ * once the stored epoch is -1 the join converts the group. */
 static void test_conversion_waits_for_the_store_delete(void **state)
 {
     (void)state;
@@ -1406,6 +1494,10 @@ static int16_t delete_group(ctx_t *t, int16_t version, const kc_topology_desc_fa
     return code;
 }
 
+/* After GroupCoordinatorServiceTopologyDescriptionTest.testDeleteGroupsPluginFailureReturnsGroupDeletionFailed:
+ * DeleteGroups of a group whose store delete failed answers the failure's
+ * GROUP_DELETION_FAILED and message at v3 (UNKNOWN_SERVER_ERROR at v2) and
+ * keeps the group; without a failure the group is deleted. */
 static void test_delete_groups_keeps_a_group_whose_store_delete_failed(void **state)
 {
     (void)state;
@@ -1428,6 +1520,10 @@ static void test_delete_groups_keeps_a_group_whose_store_delete_failed(void **st
     ctx_free(t);
 }
 
+/* After GroupMetadataManagerTest.testStreamsGroupHeartbeatWithEmptyClassicGroup:
+ * a streams join to the id of a simple classic group (made by an admin
+ * offset commit) replaces it by a Stable streams group; after a replay the
+ * streams group is there and keeps the committed offset. */
 static void test_streams_join_takes_over_simple_classic_group(void **state)
 {
     (void)state;
@@ -1530,6 +1626,10 @@ static void test_streams_offsets_expire_then_the_empty_group_goes(void **state)
 
 static void short_rebalance(kc_coord_config_t *cfg) { cfg->group_streams_session_timeout_ms = 60000; }
 
+/* After GroupMetadataManagerTest.testStreamsRebalanceTimeoutExpiration: a
+ * member asked to revoke two tasks that keeps reporting all four is removed
+ * when its rebalance timeout (5 s) ends, though it heartbeats; its next
+ * heartbeat is UNKNOWN_MEMBER_ID. */
 static void test_rebalance_timeout_fences_member_that_does_not_revoke(void **state)
 {
     (void)state;
@@ -1559,6 +1659,10 @@ static void test_rebalance_timeout_fences_member_that_does_not_revoke(void **sta
     ctx_free(t);
 }
 
+/* After StreamsGroupStaticMemberGroupMetadataManagerTest.testStreamsStaticMemberTemporaryLeaveSessionTimeoutExpiration:
+ * a static member that left with epoch -2 keeps its tasks reserved until its
+ * session ends; then the other member gets every task and the instance id
+ * may join again. */
 static void test_static_member_at_minus_two_expires_with_its_session(void **state)
 {
     (void)state;
@@ -1594,6 +1698,12 @@ static void test_static_member_at_minus_two_expires_with_its_session(void **stat
     ctx_free(t);
 }
 
+/* After GroupMetadataManagerTest.testStreamsGroupMemberJoiningWithMissingSourceTopic
+ * and testStreamsGroupMemberJoiningWithIncorrectlyPartitionedTopic: a join
+ * whose source topic is missing gets MISSING_SOURCE_TOPICS naming it and
+ * nothing to create; a changelog topic that exists with another partition
+ * count, or copartitioned source topics of different counts, get
+ * INCORRECTLY_PARTITIONED_TOPICS and no task; the groups are NotReady. */
 static void test_missing_source_and_incorrectly_partitioned_topics(void **state)
 {
     (void)state;
@@ -2098,6 +2208,12 @@ static int16_t offset_delete_in(ctx_t *t)
     return err;
 }
 
+/* After OffsetMetadataManagerTest.testStreamsGroupOffsetCommitWithStaleMemberEpoch
+ * and testStreamsGroupOffsetDeleteWithErrors: a streams member's OffsetCommit
+ * v9 with an epoch below or above its own is STALE_MEMBER_EPOCH and with its
+ * own is accepted (v8 is UNSUPPORTED_VERSION); OffsetDelete of a source topic
+ * of the live group is GROUP_SUBSCRIBED_TO_TOPIC, and once the group is
+ * empty the offset is deleted. */
 static void test_offset_commit_epochs_and_offset_delete(void **state)
 {
     (void)state;
@@ -2400,10 +2516,12 @@ static void assert_offsets(ctx_t *t, const char *member, const char *offsets, co
     assert_string_equal(got, end_offsets);
 }
 
-/* Kafka's StreamsGroup.taskOffsets / MemberTaskOffsets: the last lists a
- * member reported, null keeping a list and empty clearing it, sorted by
- * subtopology id then partition in Describe; a repeated entry refuses the
- * heartbeat; memory only, gone with the member. */
+/* After GroupMetadataManagerTest.testStreamsGroupDescribeReturnsPerMemberTaskOffsets
+ * and testStreamsGroupHeartbeatRejectsDuplicateTaskOffsets: Describe lists
+ * the task offsets each member last reported (Kafka's StreamsGroup.taskOffsets
+ * / MemberTaskOffsets), null keeping a list and empty clearing it, sorted by
+ * subtopology id then partition; a repeated entry refuses the heartbeat and
+ * nothing is taken; memory only, gone with the member. */
 static void test_reported_task_offsets_in_describe(void **state)
 {
     (void)state;
@@ -2559,7 +2677,7 @@ int main(void)
         cmocka_unit_test(test_standby_on_other_process),
         cmocka_unit_test(test_role_changes_in_place_and_empty_group_target),
         cmocka_unit_test(test_shutdown_application_status_reaches_everyone),
-        cmocka_unit_test(test_group_max_size),
+        cmocka_unit_test(test_streams_new_member_is_rejected_with_maximum_members_is_reached),
         cmocka_unit_test(test_endpoints_sent_when_epoch_stale),
         cmocka_unit_test(test_replay_mid_reconciliation_continues_with_same_epochs),
         cmocka_unit_test(test_description_epochs_persist),
