@@ -284,6 +284,11 @@ static void stored_at_3(h_t *h)
 
 /* ---- push ----------------------------------------------------------------------- */
 
+/* After GroupCoordinatorServiceTopologyDescriptionTest.testPushMarksUncertainBeforePluginSetThenAdvances
+ * and testUpdateSuccessPersistsStoredEpoch: a push writes the -2 barrier
+ * before the store's set and the pushed epoch once the set succeeded; the
+ * epoch survives a restart, the group is no longer asked for the
+ * description and Describe may serve it. */
 static void test_push_writes_barrier_then_pushed_epoch(void **state)
 {
     (void)state;
@@ -323,6 +328,11 @@ static void test_push_writes_barrier_then_pushed_epoch(void **state)
     h_free(h);
 }
 
+/* After GroupMetadataManagerTest.testMarkUncertainIdempotentWhenAlreadyUncertain
+ * and GroupCoordinatorServiceTopologyDescriptionTest.testUpdateSkipsPluginWhenBarrierWriteFindsGroupGone:
+ * a second push while the group is at -2 writes no second barrier record
+ * but still goes to the store; a group gone before the barrier gets no push
+ * and no record. */
 static void test_push_on_uncertain_writes_no_second_barrier(void **state)
 {
     (void)state;
@@ -390,6 +400,11 @@ static void test_push_crash_on_older_stored_epoch(void **state)
     h_free(h);
 }
 
+/* After GroupCoordinatorServiceTopologyDescriptionTest.testUpdateTransientFailureWritesNoRecord
+ * and testUpdatePluginFutureWithNullCauseIsTreatedAsTransient: a transient
+ * store failure answers STREAMS_TOPOLOGY_DESCRIPTION_UPDATE_FAILED with the
+ * store's message (a generic one when it gave none), writes no record (the
+ * group stays at -2) and extends the back-off to its second window. */
 static void test_push_transient_failure_backs_off(void **state)
 {
     (void)state;
@@ -421,6 +436,11 @@ static void test_push_transient_failure_backs_off(void **state)
     h_free(h);
 }
 
+/* After GroupCoordinatorServiceTopologyDescriptionTest.testUpdatePermanentFailurePersistsFailedEpoch
+ * and testHeartbeatSkipsFlagWhenFailedAtCurrentEpoch: a permanent store
+ * failure answers STREAMS_TOPOLOGY_DESCRIPTION_UPDATE_FAILED and makes the
+ * failed epoch durable; no heartbeat is asked again at that epoch, one is at
+ * the next; a failure of an older epoch never moves the failed epoch back. */
 static void test_push_permanent_failure_stops_soliciting_until_epoch_changes(void **state)
 {
     (void)state;
@@ -459,6 +479,9 @@ static void test_push_permanent_failure_stops_soliciting_until_epoch_changes(voi
     h_free(h);
 }
 
+/* After GroupCoordinatorServiceTopologyDescriptionTest.testUpdateGroupDisappearsBetweenPluginSuccessAndWriteDropsBackoffEntry:
+ * a push whose store call succeeds after its group was deleted answers
+ * GROUP_ID_NOT_FOUND and writes nothing. */
 static void test_push_completing_on_deleted_group(void **state)
 {
     (void)state;
@@ -478,6 +501,16 @@ static void test_push_completing_on_deleted_group(void **state)
     h_free(h);
 }
 
+/* After GroupCoordinatorServiceTopologyDescriptionTest.testUpdateReturnsUnsupportedVersionWhenNoPlugin,
+ * testUpdateRejectsEmptyMemberId, testUpdateRejectsEmptyGroupId and
+ * GroupMetadataManagerTest.testValidateStreamsGroupTopologyDescriptionUpdateThrowsWhenGroupAbsent,
+ * testValidateStreamsGroupTopologyDescriptionUpdateThrowsWhenMemberAbsent and
+ * testValidateStreamsGroupTopologyDescriptionUpdateRejectsStaleEpoch: the
+ * service's checks first (no store: UNSUPPORTED_VERSION; an empty member or
+ * group id: INVALID_REQUEST; not loaded: COORDINATOR_LOAD_IN_PROGRESS), then
+ * the group's (absent or not a streams group: GROUP_ID_NOT_FOUND; not a
+ * member: UNKNOWN_MEMBER_ID; another topology epoch: INVALID_REQUEST), each
+ * with its message. */
 static void test_push_validate(void **state)
 {
     (void)state;
@@ -522,6 +555,10 @@ static void test_push_validate(void **state)
 
 /* ---- the three deletes ---------------------------------------------------------- */
 
+/* After GroupMetadataManagerTest.testMarkUncertainSkipsNoneWhenMarkWhenNoneFalse
+ * and testMarkUncertainSkipsRevivedGroupForDeleteCallers: a delete of a group
+ * with nothing stored, or of one a member came back to since the caller
+ * looked, gets no store call and writes no record. */
 static void test_delete_begin_skips_none_and_revived_groups(void **state)
 {
     (void)state;
@@ -548,6 +585,10 @@ static void test_delete_begin_skips_none_and_revived_groups(void **state)
     h_free(h);
 }
 
+/* After GroupCoordinatorShardTest.testListStreamsGroupsNeedingTopologyCleanupFiltersByAllPredicates
+ * and testListStreamsGroupsNeedingTopologyCleanupIncludesUncertainEpoch: a
+ * group is due a cleanup delete only with no member, no offsets left and a
+ * stored epoch other than -1 (-2 included); it may expire only at -1. */
 static void test_cleanup_eligibility(void **state)
 {
     (void)state;
@@ -627,6 +668,11 @@ static void test_conversion_crash_points_converge(void **state)
     run_delete_crash_points(KC_TOPOLOGY_DESC_OP_CONVERSION);
 }
 
+/* After GroupCoordinatorServiceTopologyDescriptionTest.testCleanupCycleSkipsClearOnPluginFailure
+ * and testDeleteGroupsPluginFailureReturnsGroupDeletionFailed: a failed store
+ * delete, for the cleanup or for DeleteGroups, writes no record and leaves
+ * the group at -2; DeleteGroups answers GROUP_DELETION_FAILED with a fixed
+ * message rather than the store's, UNKNOWN_SERVER_ERROR below v3. */
 static void test_delete_failure_keeps_uncertain(void **state)
 {
     (void)state;
@@ -667,6 +713,11 @@ static void test_delete_failure_keeps_uncertain(void **state)
     h_free(h);
 }
 
+/* After GroupCoordinatorServiceTopologyDescriptionTest.testClassicJoinFailsWhenPluginDeleteFailsAndDoesNotConvert
+ * and testClassicJoinThrottlesPluginDeleteAfterFailure: a failed store delete
+ * for a conversion answers the classic join REBALANCE_IN_PROGRESS and leaves
+ * a streams group at -2; the next conversion delete is held back for 30 s,
+ * which does not hold back asking a member for the description. */
 static void test_conversion_failure_rejects_join_and_throttles(void **state)
 {
     (void)state;
@@ -771,6 +822,12 @@ static void test_race_delete_completes_before_push(void **state)
 
 /* ---- back-off and rules ---------------------------------------------------------- */
 
+/* After StreamsGroupTopologyDescriptionBackoffTest.testFirstArmUsesInitialDelay,
+ * testArmIfNotActiveAdvancesAttemptsAfterExpiredWindowAtSameEpoch,
+ * testConsecutiveArmsAdvanceAttemptsUpToCap and
+ * testDifferentEpochResetsAttempts: each time a heartbeat is asked for the
+ * description a window opens, 30 s doubling up to 1 h, in which the group is
+ * not asked again at that epoch; a new topology epoch starts again at 30 s. */
 static void test_backoff_doubles_to_one_hour(void **state)
 {
     (void)state;
@@ -790,6 +847,9 @@ static void test_backoff_doubles_to_one_hour(void **state)
     h_free(h);
 }
 
+/* After StreamsGroupTopologyDescriptionBackoffTest.testProductionWiringUsesJitter:
+ * with 20 % jitter the first delay falls within 24 s..36 s and spreads over
+ * that range; a delay at the cap stays within 80 %..100 % of one hour. */
 static void test_backoff_jitter_bounds(void **state)
 {
     (void)state;
@@ -807,6 +867,16 @@ static void test_backoff_jitter_bounds(void **state)
     h_free(h);
 }
 
+/* After GroupCoordinatorServiceTopologyDescriptionTest.testHeartbeatSkipsFlagOnV0Request,
+ * testHeartbeatSkipsFlagForDepartingMember,
+ * testHeartbeatSkipsFlagWhenStaleTopologyStatusPresent,
+ * testUncertainStoredEpochSolicitsOnHeartbeat,
+ * testHeartbeatNeverSetsFlagWithoutPlugin and
+ * testDescribeSetsNotStoredWhenNoPluginConfigured: a heartbeat is never asked
+ * for the description at v0, when leaving, with an error, with a stale
+ * topology or without a topology, and none of these opens a back-off window;
+ * -2 counts as not stored; without a store no heartbeat is asked and
+ * Describe answers NOT_STORED. */
 static void test_solicit_rule(void **state)
 {
     (void)state;
@@ -835,6 +905,14 @@ static void test_solicit_rule(void **state)
     h_free(h);
 }
 
+/* After GroupCoordinatorServiceTopologyDescriptionTest.testDescribeAtUncertainEpochYieldsNotStored,
+ * testDescribeFiltersNonEligibleGroupsToNotStored,
+ * testDescribeAttachesAvailableWhenPluginReturnsTopology,
+ * testDescribeMarksNotStoredWhenPluginReturnsNullDescription and
+ * testDescribeMarksErrorWhenPluginFails: the store is asked only for a group
+ * with a topology whose stored epoch is the topology epoch (-1, -2 and an
+ * older epoch are NOT_STORED); a description found is AVAILABLE, none
+ * NOT_STORED, a store failure ERROR. */
 static void test_describe_rule(void **state)
 {
     (void)state;
