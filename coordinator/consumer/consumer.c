@@ -21,6 +21,7 @@
 #include "consumer_int.h"
 #include "coord_priv.h"
 #include "member_timers.h"
+#include "replay.h"
 #include "kc_log.h"
 
 #define LOG_COMP "group-coordinator"
@@ -2452,40 +2453,6 @@ static void asg_from_tps(kc_asg_t *a, const cur_tp_t *tps, int32_t n)
             kc_asg_add(a, tps[i].topic_id, tps[i].partitions.items[j]);
 }
 
-/* A replayed record's key: its type, group id and member id (the regex
- * for a ConsumerGroupRegularExpression record). 0 or KC_EINVAL. */
-static int replay_key(kc_reader_t *r, kc_arena_t *arena, int16_t *type, kc_str_t *gid,
-                      kc_str_t *mid)
-{
-    *type = kc_read_int16(r);
-    *gid = *mid = KC_STR_NULL;
-    if (*type == KC_RECORD_CONSUMER_GROUP_REGULAR_EXPRESSION) {
-        kc_consumer_group_regular_expression_key_t k;
-        kc_consumer_group_regular_expression_key_init(&k);
-        if (kc_consumer_group_regular_expression_key_decode(r, 0, arena, &k) != 0 || r->err ||
-            k.regular_expression.len < 0)
-            return KC_EINVAL;
-        *gid = k.group_id;
-        *mid = k.regular_expression; /* the regex stands in the member id's place */
-    } else if (*type == KC_RECORD_CONSUMER_GROUP_METADATA ||
-               *type == KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA) {
-        kc_consumer_group_metadata_key_t k;
-        kc_consumer_group_metadata_key_init(&k);
-        if (kc_consumer_group_metadata_key_decode(r, 0, arena, &k) != 0 || r->err)
-            return KC_EINVAL;
-        *gid = k.group_id;
-    } else {
-        kc_consumer_group_member_metadata_key_t k;
-        kc_consumer_group_member_metadata_key_init(&k);
-        if (kc_consumer_group_member_metadata_key_decode(r, 0, arena, &k) != 0 || r->err ||
-            k.member_id.len < 0)
-            return KC_EINVAL;
-        *gid = k.group_id;
-        *mid = k.member_id;
-    }
-    return gid->len < 0 ? KC_EINVAL : 0;
-}
-
 /* What every apply step below gets: the coordinator, the record's group
  * (NULL when none yet) and ids, and its value (r after the version; NULL
  * for a tombstone). Each returns 0 or KC_EINVAL for a value it cannot
@@ -2692,52 +2659,32 @@ static int apply_current_assignment(cs_apply_t *a)
     return 0;
 }
 
+/* The step of the record's type (the driver is modern/replay.c). */
+static int consumer_apply(const kc_modern_record_t *rec)
+{
+    cs_apply_t a = {rec->c, (cs_group_t *)rec->g, rec->gid, rec->mid, rec->r, rec->arena};
+    switch (rec->type) {
+    case KC_RECORD_CONSUMER_GROUP_REGULAR_EXPRESSION:
+        return apply_regex(&a);
+    case KC_RECORD_CONSUMER_GROUP_METADATA:
+        return apply_group_metadata(&a);
+    case KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA:
+        return apply_target_metadata(&a);
+    case KC_RECORD_CONSUMER_GROUP_MEMBER_METADATA:
+        return apply_member_metadata(&a);
+    case KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER:
+        return apply_target_member(&a);
+    case KC_RECORD_CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT:
+        return apply_current_assignment(&a);
+    default:
+        return 0;
+    }
+}
+
 int kc_consumer_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uint8_t *value,
                        size_t value_len)
 {
-    int rc = KC_EINVAL;
-    kc_arena_t arena;
-    kc_arena_init(&arena);
-    kc_reader_t r;
-    kc_reader_init(&r, key, key_len);
-    int16_t type;
-    cs_apply_t a = {c, NULL, KC_STR_NULL, KC_STR_NULL, NULL, &arena};
-    if (replay_key(&r, &arena, &type, &a.gid, &a.mid) != 0 ||
-        !kc_group_replay_allowed(c, a.gid, KC_GROUP_CONSUMER))
-        goto out;
-    a.g = group_get(c, a.gid.ptr ? a.gid.ptr : "", (size_t)a.gid.len);
-    if (value) {
-        kc_reader_init(&r, value, value_len);
-        if (kc_read_int16(&r) != 0 || r.err) /* every value is version 0 */
-            goto out;
-        a.r = &r;
-    }
-    switch (type) {
-    case KC_RECORD_CONSUMER_GROUP_REGULAR_EXPRESSION:
-        rc = apply_regex(&a);
-        break;
-    case KC_RECORD_CONSUMER_GROUP_METADATA:
-        rc = apply_group_metadata(&a);
-        break;
-    case KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA:
-        rc = apply_target_metadata(&a);
-        break;
-    case KC_RECORD_CONSUMER_GROUP_MEMBER_METADATA:
-        rc = apply_member_metadata(&a);
-        break;
-    case KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER:
-        rc = apply_target_member(&a);
-        break;
-    case KC_RECORD_CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT:
-        rc = apply_current_assignment(&a);
-        break;
-    default:
-        rc = 0;
-        break;
-    }
-out:
-    kc_arena_deinit(&arena);
-    return rc;
+    return kc_modern_replay(c, KC_GROUP_CONSUMER, key, key_len, value, value_len, consumer_apply);
 }
 
 void kc_consumer_loaded(kc_coord_t *c, int64_t now_ms)

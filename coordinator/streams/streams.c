@@ -27,6 +27,7 @@
 
 #include "coord_priv.h"
 #include "member_timers.h"
+#include "replay.h"
 #include "kc_log.h"
 #include "streams_int.h"
 #include "topology_desc.h"
@@ -3457,33 +3458,6 @@ static void tasks_from_tgt(kc_tasks_t *out, const tgt_ids_t *items, int32_t n)
                       items[i].partitions.count);
 }
 
-/* A replayed record's key: its type, group id and member id. 0 or
- * KC_EINVAL. */
-static int replay_key(kc_reader_t *r, kc_arena_t *arena, int16_t *type, kc_str_t *gid,
-                      kc_str_t *mid)
-{
-    *type = kc_read_int16(r);
-    *gid = *mid = KC_STR_NULL;
-    if (*type == KC_RECORD_STREAMS_GROUP_METADATA ||
-        *type == KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA ||
-        *type == KC_RECORD_STREAMS_GROUP_TOPOLOGY) {
-        kc_streams_group_metadata_key_t k;
-        kc_streams_group_metadata_key_init(&k);
-        if (kc_streams_group_metadata_key_decode(r, 0, arena, &k) != 0 || r->err)
-            return KC_EINVAL;
-        *gid = k.group_id;
-    } else {
-        kc_streams_group_member_metadata_key_t k;
-        kc_streams_group_member_metadata_key_init(&k);
-        if (kc_streams_group_member_metadata_key_decode(r, 0, arena, &k) != 0 || r->err ||
-            k.member_id.len < 0)
-            return KC_EINVAL;
-        *gid = k.group_id;
-        *mid = k.member_id;
-    }
-    return gid->len < 0 ? KC_EINVAL : 0;
-}
-
 /* What every apply step below gets: the coordinator, the record's group
  * and member (NULL when none yet) and ids, and its value (r after the
  * version, value/value_len the whole of it; r NULL for a tombstone). Each
@@ -3679,53 +3653,35 @@ static int apply_current_assignment(st_apply_t *a)
     return 0;
 }
 
+/* The step of the record's type (the driver is modern/replay.c). */
+static int streams_apply(const kc_modern_record_t *rec)
+{
+    st_group_t *g = (st_group_t *)rec->g;
+    st_apply_t a = {.c = rec->c, .g = g, .m = g ? member_get(g, rec->mid) : NULL,
+                    .gid = rec->gid, .mid = rec->mid, .r = rec->r, .value = rec->value,
+                    .value_len = rec->value_len, .arena = rec->arena};
+    switch (rec->type) {
+    case KC_RECORD_STREAMS_GROUP_METADATA:
+        return apply_group_metadata(&a);
+    case KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA:
+        return apply_target_metadata(&a);
+    case KC_RECORD_STREAMS_GROUP_TOPOLOGY:
+        return apply_topology(&a);
+    case KC_RECORD_STREAMS_GROUP_MEMBER_METADATA:
+        return apply_member_metadata(&a);
+    case KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER:
+        return apply_target_member(&a);
+    case KC_RECORD_STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT:
+        return apply_current_assignment(&a);
+    default:
+        return 0;
+    }
+}
+
 int kc_streams_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uint8_t *value,
                       size_t value_len)
 {
-    int rc = KC_EINVAL;
-    kc_arena_t arena;
-    kc_arena_init(&arena);
-    kc_reader_t r;
-    kc_reader_init(&r, key, key_len);
-    int16_t type;
-    st_apply_t a = {c, NULL, NULL, KC_STR_NULL, KC_STR_NULL, NULL, value, value_len, &arena};
-    if (replay_key(&r, &arena, &type, &a.gid, &a.mid) != 0 ||
-        !kc_group_replay_allowed(c, a.gid, KC_GROUP_STREAMS))
-        goto out;
-    a.g = group_get(c, a.gid);
-    a.m = a.g ? member_get(a.g, a.mid) : NULL;
-    if (value) {
-        kc_reader_init(&r, value, value_len);
-        if (kc_read_int16(&r) != 0 || r.err) /* every value is version 0 */
-            goto out;
-        a.r = &r;
-    }
-    switch (type) {
-    case KC_RECORD_STREAMS_GROUP_METADATA:
-        rc = apply_group_metadata(&a);
-        break;
-    case KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA:
-        rc = apply_target_metadata(&a);
-        break;
-    case KC_RECORD_STREAMS_GROUP_TOPOLOGY:
-        rc = apply_topology(&a);
-        break;
-    case KC_RECORD_STREAMS_GROUP_MEMBER_METADATA:
-        rc = apply_member_metadata(&a);
-        break;
-    case KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER:
-        rc = apply_target_member(&a);
-        break;
-    case KC_RECORD_STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT:
-        rc = apply_current_assignment(&a);
-        break;
-    default:
-        rc = 0;
-        break;
-    }
-out:
-    kc_arena_deinit(&arena);
-    return rc;
+    return kc_modern_replay(c, KC_GROUP_STREAMS, key, key_len, value, value_len, streams_apply);
 }
 
 void kc_streams_loaded(kc_coord_t *c, int64_t now_ms)
