@@ -47,19 +47,6 @@ void kc_group_remove(kc_coord_t *c, const kc_group_t *g, size_t len)
         kc_smap_del(&c->groups, id, len);
 }
 
-bool kc_modern_group_offsets_expire(const kc_group_t *g, int64_t *base_timestamp_ms)
-{
-    (void)g;
-    *base_timestamp_ms = -1;
-    return true;
-}
-
-int16_t kc_modern_group_validate_offset_delete(const kc_group_t *g)
-{
-    (void)g;
-    return KC_ERR_NONE;
-}
-
 bool kc_group_replay_allowed(kc_coord_t *c, kc_str_t group_id, kc_group_type_t type)
 {
     kc_group_t *g = kc_group_get(c, group_id);

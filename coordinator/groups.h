@@ -93,13 +93,6 @@ struct kc_group_ops {
     void (*maybe_delete_expired)(kc_coord_t *c, kc_group_t *g, int64_t now_ms, kc_result_t *res);
 };
 
-/* The ops consumer and streams groups share (Kafka's ModernGroup):
- * offsets expire by each one's commit timestamp
- * (offsetExpirationCondition), and every OffsetDelete is accepted
- * (validateOffsetDelete). */
-bool kc_modern_group_offsets_expire(const kc_group_t *g, int64_t *base_timestamp_ms);
-int16_t kc_modern_group_validate_offset_delete(const kc_group_t *g);
-
 /* The group of that id, of any type; NULL when none (or id null). */
 kc_group_t *kc_group_get(kc_coord_t *c, kc_str_t group_id);
 /* The group of that id if it is of that type, else NULL. */

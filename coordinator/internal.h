@@ -224,10 +224,6 @@ void kc_consumer_group_delete(kc_coord_t *c, kc_consumer_group_t *g, kc_result_t
  * A negative epoch is accepted while the group has no member. */
 int16_t kc_consumer_group_validate_offset_commit(kc_consumer_group_t *g, kc_str_t member_id,
                                                  int32_t member_epoch, int16_t api_version);
-/* OffsetFetch v9+ validation (ConsumerGroup.validateOffsetFetch): null member
- * id with a negative epoch passes; else UNKNOWN_MEMBER_ID/STALE_MEMBER_EPOCH. */
-int16_t kc_consumer_group_validate_offset_fetch(kc_consumer_group_t *g, kc_str_t member_id,
-                                                int32_t member_epoch);
 
 /* True when a member subscribes to topic by name or through a resolved
  * regex (ModernGroup.isSubscribedToTopic): OffsetDelete answers
@@ -330,9 +326,6 @@ void kc_streams_group_delete(kc_coord_t *c, kc_streams_group_t *g, kc_result_t *
 int16_t kc_streams_group_validate_offset_commit(kc_streams_group_t *g, kc_str_t member_id,
                                                 int32_t member_epoch, int16_t api_version,
                                                 char *msg, size_t cap);
-/* OffsetFetch v9+ (StreamsGroup.validateOffsetFetch). */
-int16_t kc_streams_group_validate_offset_fetch(kc_streams_group_t *g, kc_str_t member_id,
-                                               int32_t member_epoch);
 /* OffsetDelete: whether a non-Empty group's topology reads the topic as a
  * source or repartition source topic (StreamsGroup.isSubscribedToTopic). */
 bool kc_streams_group_is_subscribed_to(const kc_streams_group_t *g, kc_str_t topic);

@@ -154,12 +154,12 @@ static cs_group_t *group_get(kc_coord_t *c, const char *id, size_t len)
     return kc_group_get_typed(c, (kc_str_t){id, (int32_t)len}, KC_GROUP_CONSUMER);
 }
 
-/* A new group in the groups map, not yet in Kafka's groups table. */
-static cs_group_t *group_alloc(kc_coord_t *c, const char *id, size_t len)
+/* A new group in the groups map and Kafka's groups table: table_seq 0 for a
+ * new table entry, else the number of the entry it replaces. */
+static cs_group_t *group_new(kc_coord_t *c, const char *id, size_t len, uint64_t table_seq)
 {
     cs_group_t *g = kc_xcalloc(1, sizeof(*g));
-    g->group_id = kc_xstrndup(id, len);
-    kc_modern_members_init(&g->members);
+    kc_modern_group_init(c, &g->modern, &kc_consumer_group_ops, (kc_str_t){id, (int32_t)len});
     kc_smap_init(&g->topic_refs);
     kc_smap_init(&g->regex_refs);
     kc_smap_init(&g->resolved);
@@ -171,16 +171,6 @@ static cs_group_t *group_alloc(kc_coord_t *c, const char *id, size_t len)
      * first member gets epoch 1 unless its join changes the subscription,
      * the assignor or the metadata hash, which bumps the epoch to 2. */
     g->group_epoch = 1;
-    g->base.ops = &kc_consumer_group_ops;
-    kc_group_put(c, &g->base, len);
-    return g;
-}
-
-/* A new group in the groups map and Kafka's groups table: table_seq 0 for a
- * new table entry, else the number of the entry it replaces. */
-static cs_group_t *group_new(kc_coord_t *c, const char *id, size_t len, uint64_t table_seq)
-{
-    cs_group_t *g = group_alloc(c, id, len);
     g->table_seq = kc_groups_table_put(c, g->group_id, table_seq);
     return g;
 }
@@ -239,15 +229,16 @@ static void group_free(cs_group_t *g)
     kc_smap_deinit(&g->assignor_refs);
     for (size_t i = 0; i < g->members.n; i++)
         member_free(cs_member_at(g, i));
-    kc_modern_members_deinit(&g->members);
+    kc_modern_group_deinit(&g->modern);
     kc_smap_deinit(&g->topic_refs);
     for (int32_t i = 0; i < g->nowners; i++)
         free(g->owners[i].epoch);
     free(g->owners);
     subs_topics_free(g);
-    free(g->group_id);
     free(g);
 }
+
+static void group_free_base(kc_group_t *g) { group_free((cs_group_t *)g); }
 
 static cs_member_t *member_get(const cs_group_t *g, const char *id, size_t len)
 {
@@ -2514,8 +2505,7 @@ static int apply_group_metadata(cs_apply_t *a)
     cs_group_t *g = a->g;
     if (!a->r) {
         if (g) {
-            kc_groups_table_remove(a->c, g->group_id);
-            kc_group_remove(a->c, &g->base, strlen(g->group_id));
+            kc_modern_group_remove(a->c, &g->modern);
             group_free(g);
         }
         return 0;
@@ -2711,14 +2701,7 @@ void kc_consumer_loaded(kc_coord_t *c, int64_t now_ms)
 
 void kc_consumer_unload_all(kc_coord_t *c)
 {
-    size_t n;
-    kc_group_t **gs = kc_groups_list(c, KC_GROUP_CONSUMER, &n);
-    for (size_t i = 0; i < n; i++) {
-        cs_group_t *g = (cs_group_t *)gs[i];
-        kc_group_remove(c, &g->base, strlen(g->group_id));
-        group_free(g);
-    }
-    free(gs);
+    kc_modern_groups_unload(c, KC_GROUP_CONSUMER, group_free_base);
 }
 
 /* ---- views for other modules ------------------------------------------------------ */
@@ -2797,20 +2780,6 @@ int16_t kc_consumer_group_validate_offset_commit(kc_consumer_group_t *g, kc_str_
     return KC_ERR_NONE;
 }
 
-int16_t kc_consumer_group_validate_offset_fetch(kc_consumer_group_t *g, kc_str_t member_id,
-                                                int32_t member_epoch)
-{
-    if (member_id.len < 0 && member_epoch < 0)
-        return KC_ERR_NONE;
-    cs_member_t *m = member_id.len >= 0 ? member_get(g, member_id.ptr ? member_id.ptr : "",
-                                                     (size_t)member_id.len)
-                                        : NULL;
-    if (!m)
-        return KC_ERR_UNKNOWN_MEMBER_ID;
-    if (member_epoch != m->member_epoch)
-        return m->classic ? KC_ERR_ILLEGAL_GENERATION : KC_ERR_STALE_MEMBER_EPOCH;
-    return KC_ERR_NONE;
-}
 
 /* ---- the group abstraction (groups.h) ---------------------------------------------- */
 
@@ -2831,11 +2800,6 @@ static const char *consumer_protocol_type(const kc_group_t *g)
 
 static uint64_t consumer_table_seq(const kc_group_t *g) { return consumer_of(g)->table_seq; }
 
-/* ConsumerGroup.validateDeleteGroup. */
-static int16_t consumer_validate_delete(const kc_group_t *g)
-{
-    return consumer_of(g)->members.n == 0 ? KC_ERR_NONE : KC_ERR_NON_EMPTY_GROUP;
-}
 
 static void consumer_delete(kc_coord_t *c, kc_group_t *base, int64_t now_ms, const char *reason,
                             kc_result_t *res)
@@ -2871,17 +2835,16 @@ static void consumer_maybe_delete_expired(kc_coord_t *c, kc_group_t *base, int64
     consumer_delete(c, base, now_ms, "offsets expired", res);
 }
 
-/* ConsumerGroup.validateOffsetFetch, from v9 (which carries the member id
- * and epoch): a member epoch without a member id makes Kafka look the null
- * id up and fail with an unexpected error. */
+/* ConsumerGroup.validateOffsetFetch: a classic member's stale epoch is an
+ * illegal generation. */
 static int16_t consumer_validate_offset_fetch(const kc_group_t *g, kc_str_t member_id,
-                                     int32_t member_epoch, int16_t api_version)
+                                              int32_t member_epoch, int16_t api_version)
 {
-    if (api_version < 9)
-        return KC_ERR_NONE;
-    if (member_id.len < 0 && member_epoch >= 0)
-        return KC_ERR_UNKNOWN_SERVER_ERROR;
-    return kc_consumer_group_validate_offset_fetch(consumer_of(g), member_id, member_epoch);
+    const kc_modern_member_t *m;
+    int16_t err = kc_modern_group_validate_offset_fetch(g, member_id, member_epoch, api_version, &m);
+    return err == KC_ERR_STALE_MEMBER_EPOCH && ((const cs_member_t *)m)->classic
+               ? KC_ERR_ILLEGAL_GENERATION
+               : err;
 }
 
 const kc_group_ops_t kc_consumer_group_ops = {
@@ -2891,7 +2854,7 @@ const kc_group_ops_t kc_consumer_group_ops = {
     .state_name = consumer_state_name,
     .protocol_type = consumer_protocol_type,
     .table_seq = consumer_table_seq,
-    .validate_delete = consumer_validate_delete,
+    .validate_delete = kc_modern_group_validate_delete,
     .delete = consumer_delete,
     .validate_offset_commit = consumer_validate_offset_commit,
     .validate_offset_fetch = consumer_validate_offset_fetch,

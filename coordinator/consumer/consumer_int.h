@@ -12,7 +12,7 @@
 
 #include "coord_priv.h"
 #include "int_set.h"
-#include "member.h"
+#include "group.h"
 
 /* The partitions of one topic, sorted ascending, no duplicates. */
 typedef struct {
@@ -200,12 +200,8 @@ typedef struct {
 } cs_sub_id_t;
 
 struct kc_consumer_group {
-    kc_group_t base; /* first: the group abstraction (groups.h) */
-    char *group_id;
-    int32_t group_epoch;       /* record 3 */
-    int64_t metadata_hash;     /* record 3 */
-    int32_t assignment_epoch;  /* record 6 */
-    kc_modern_members_t members; /* of cs_member_t (cs_member_at) */
+    /* group id, epochs of records 3 and 6, members (cs_member_t, cs_member_at) */
+    KC_MODERN_GROUP_BASE;
     /* subscribed topic name -> count (intptr) of members subscribing by
      * name plus resolved regexes holding it (Kafka's SubscriptionCount) */
     kc_smap_t topic_refs;
@@ -213,9 +209,6 @@ struct kc_consumer_group {
     kc_smap_t resolved;        /* regex -> cs_resolved_t * (record 16) */
     cs_owner_t *owners;
     int32_t nowners;
-    bool has_group_record;     /* memory-only: a record 3 was written or replayed */
-    const char *last_state;    /* memory-only: the state last logged (static string) */
-    uint64_t table_seq;        /* memory-only: place in Kafka's groups table */
     kc_smap_t assignor_refs;   /* memory-only: server assignor -> member count (intptr) */
     /* memory-only: the metadata hash of the subscribed topics as of
      * topics_version hash_version (-1: to compute again) */

@@ -86,7 +86,7 @@ static st_group_t *group_get(kc_coord_t *c, kc_str_t id)
 static st_group_t *group_new(kc_coord_t *c, kc_str_t id)
 {
     st_group_t *g = kc_xcalloc(1, sizeof(*g));
-    g->group_id = kc_str_dup_or_null(id);
+    kc_modern_group_init(c, &g->modern, &kc_streams_group_ops, id);
     /* A new group starts at epoch 1 with an empty target assignment of
      * epoch 1 (as Kafka 4.4's StreamsGroup): the first computed assignment
      * is epoch 2, and epoch 0 stays reserved for joining members. */
@@ -97,10 +97,7 @@ static st_group_t *group_new(kc_coord_t *c, kc_str_t id)
     kc_topology_desc_state_init(&g->td);
     kc_buf_init(&g->topo_bytes);
     kc_arena_init(&g->topo_arena);
-    kc_modern_members_init(&g->members);
     kc_smap_init(&g->owners);
-    g->base.ops = &kc_streams_group_ops;
-    kc_group_put(c, &g->base, (size_t)id.len);
     g->table_seq = kc_groups_table_put(c, g->group_id, 0);
     return g;
 }
@@ -149,16 +146,17 @@ static void group_free(st_group_t *g)
 {
     for (size_t i = 0; i < g->members.n; i++)
         member_free(st_member_at(g, i));
-    kc_modern_members_deinit(&g->members);
+    kc_modern_group_deinit(&g->modern);
     kc_smap_foreach(&g->owners, free_owner, NULL);
     kc_smap_deinit(&g->owners);
     kc_buf_deinit(&g->topo_bytes);
     kc_arena_deinit(&g->topo_arena);
     group_drop_config(g);
     free(g->shutdown_member_id);
-    free(g->group_id);
     free(g);
 }
+
+static void group_free_base(kc_group_t *g) { group_free((st_group_t *)g); }
 
 static st_member_t *member_get(const st_group_t *g, kc_str_t id)
 {
@@ -3503,8 +3501,7 @@ static int apply_group_metadata(st_apply_t *a)
     st_group_t *g = a->g;
     if (!a->r) {
         if (g) {
-            kc_groups_table_remove(a->c, g->group_id);
-            kc_group_remove(a->c, &g->base, strlen(g->group_id));
+            kc_modern_group_remove(a->c, &g->modern);
             group_free(g);
         }
         return 0;
@@ -3702,14 +3699,7 @@ void kc_streams_loaded(kc_coord_t *c, int64_t now_ms)
 
 void kc_streams_unload_all(kc_coord_t *c)
 {
-    size_t n;
-    kc_group_t **gs = kc_groups_list(c, KC_GROUP_STREAMS, &n);
-    for (size_t i = 0; i < n; i++) {
-        st_group_t *g = (st_group_t *)gs[i];
-        kc_group_remove(c, &g->base, strlen(g->group_id));
-        group_free(g);
-    }
-    free(gs);
+    kc_modern_groups_unload(c, KC_GROUP_STREAMS, group_free_base);
 }
 
 /* ---- views for other modules ------------------------------------------------------ */
@@ -3809,18 +3799,6 @@ int16_t kc_streams_group_validate_offset_commit(kc_streams_group_t *g, kc_str_t 
     return KC_ERR_NONE;
 }
 
-int16_t kc_streams_group_validate_offset_fetch(kc_streams_group_t *g, kc_str_t member_id,
-                                               int32_t member_epoch)
-{
-    if (member_id.len < 0 && member_epoch < 0)
-        return KC_ERR_NONE;
-    st_member_t *m = member_get(g, member_id);
-    if (!m)
-        return KC_ERR_UNKNOWN_MEMBER_ID;
-    if (member_epoch != m->member_epoch)
-        return KC_ERR_STALE_MEMBER_EPOCH;
-    return KC_ERR_NONE;
-}
 
 bool kc_streams_group_is_subscribed_to(const kc_streams_group_t *g, kc_str_t topic)
 {
@@ -3943,10 +3921,6 @@ static const char *streams_protocol_type(const kc_group_t *g)
 static uint64_t streams_table_seq(const kc_group_t *g) { return streams_of(g)->table_seq; }
 
 /* StreamsGroup.validateDeleteGroup. */
-static int16_t streams_validate_delete(const kc_group_t *g)
-{
-    return streams_of(g)->members.n == 0 ? KC_ERR_NONE : KC_ERR_NON_EMPTY_GROUP;
-}
 
 static void streams_delete(kc_coord_t *c, kc_group_t *base, int64_t now_ms, const char *reason,
                            kc_result_t *res)
@@ -3994,17 +3968,12 @@ static void streams_maybe_delete_expired(kc_coord_t *c, kc_group_t *base, int64_
     kc_streams_group_delete(c, g, res);
 }
 
-/* StreamsGroup.validateOffsetFetch, from v9 (which carries the member id
- * and epoch): a member epoch without a member id makes Kafka look the null
- * id up and fail with an unexpected error. */
+/* StreamsGroup.validateOffsetFetch. */
 static int16_t streams_validate_offset_fetch(const kc_group_t *g, kc_str_t member_id,
-                                     int32_t member_epoch, int16_t api_version)
+                                             int32_t member_epoch, int16_t api_version)
 {
-    if (api_version < 9)
-        return KC_ERR_NONE;
-    if (member_id.len < 0 && member_epoch >= 0)
-        return KC_ERR_UNKNOWN_SERVER_ERROR;
-    return kc_streams_group_validate_offset_fetch(streams_of(g), member_id, member_epoch);
+    const kc_modern_member_t *m;
+    return kc_modern_group_validate_offset_fetch(g, member_id, member_epoch, api_version, &m);
 }
 
 const kc_group_ops_t kc_streams_group_ops = {
@@ -4014,7 +3983,7 @@ const kc_group_ops_t kc_streams_group_ops = {
     .state_name = streams_state_name,
     .protocol_type = streams_protocol_type,
     .table_seq = streams_table_seq,
-    .validate_delete = streams_validate_delete,
+    .validate_delete = kc_modern_group_validate_delete,
     .delete = streams_delete,
     .validate_offset_commit = streams_validate_offset_commit,
     .validate_offset_fetch = streams_validate_offset_fetch,

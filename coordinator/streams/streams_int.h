@@ -9,7 +9,7 @@
 #define KC_STREAMS_INT_H
 
 #include "int_set.h"
-#include "member.h"
+#include "group.h"
 #include "coord_priv.h"
 #include "topology_desc.h"
 
@@ -144,12 +144,8 @@ typedef struct {
 } st_owner_t;
 
 struct kc_streams_group {
-    kc_group_t base; /* first: the group abstraction (groups.h) */
-    char *group_id;
-    const char *last_state;           /* memory-only: the state last logged (NULL = Empty) */
-    uint64_t table_seq;               /* memory-only: place in Kafka's groups table */
-    int32_t group_epoch;              /* record 17 */
-    int64_t metadata_hash;            /* record 17 */
+    /* group id, epochs of records 17 and 20, members (st_member_t, st_member_at) */
+    KC_MODERN_GROUP_BASE;
     int32_t validated_topology_epoch; /* record 17, -1 = none */
     int32_t last_num_standby;         /* record 17 LastAssignmentConfigs, -1 = none */
     /* record 17 tags 2 and 3 (Stored/FailedDescriptionTopologyEpoch) and the
@@ -163,18 +159,15 @@ struct kc_streams_group {
     uint32_t mtable_cap;
     uint32_t mtable_size;
     uint64_t mtable_seq;
-    int32_t assignment_epoch;         /* record 20 */
     int64_t assignment_timestamp;     /* record 20 */
     /* record 23: the value bytes (after the version) and their decoding */
     kc_buf_t topo_bytes;
     kc_arena_t topo_arena;
     kc_streams_group_topology_value_t *topology; /* NULL: none yet */
-    kc_modern_members_t members;      /* of st_member_t (st_member_at) */
     kc_smap_t owners;                 /* subtopology id -> st_owner_t * */
     /* memory-only */
     int32_t endpoint_information_epoch;
     char *shutdown_member_id;         /* ShutdownApplication requested by */
-    bool has_group_record;
     struct st_config *cfg;            /* configured topology cache (NULL: none) */
 };
 

@@ -576,9 +576,15 @@ static void test_offset_commit_member_epoch(void **state)
                      E_STALE_MEMBER_EPOCH);
     assert_int_equal(kc_consumer_group_validate_offset_commit(g, kc_str("nobody"), 2, 9),
                      E_UNKNOWN_MEMBER_ID);
-    assert_int_equal(kc_consumer_group_validate_offset_fetch(g, kc_str("member-a"), 3),
+    const kc_group_ops_t *ops = &kc_consumer_group_ops;
+    assert_int_equal(ops->validate_offset_fetch(&g->base, kc_str("member-a"), 3, 9),
                      E_STALE_MEMBER_EPOCH);
-    assert_int_equal(kc_consumer_group_validate_offset_fetch(g, KC_STR_NULL, -1), 0);
+    assert_int_equal(ops->validate_offset_fetch(&g->base, KC_STR_NULL, -1, 9), 0);
+    /* An epoch without a member id: Kafka looks the null id up and fails. */
+    assert_int_equal(ops->validate_offset_fetch(&g->base, KC_STR_NULL, 2, 9),
+                     KC_ERR_UNKNOWN_SERVER_ERROR);
+    /* Below v9 the request carries neither. */
+    assert_int_equal(ops->validate_offset_fetch(&g->base, kc_str("member-a"), 3, 8), 0);
     ct_free(t);
 }
 

@@ -880,7 +880,8 @@ static void test_classic_member_offset_commit(void **state)
         kc_consumer_group_validate_offset_commit(g, kc_str(b.member_id), b.generation + 1, 8),
         E_ILLEGAL_GENERATION);
     assert_int_equal(
-        kc_consumer_group_validate_offset_fetch(g, kc_str(b.member_id), b.generation - 1),
+        kc_consumer_group_ops.validate_offset_fetch(&g->base, kc_str(b.member_id),
+                                                    b.generation - 1, 9),
         E_ILLEGAL_GENERATION);
     ct_free(t);
 }

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The modern groups' shared part (group.h). */
+#include "group.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const kc_modern_group_t *modern_of(const kc_group_t *g)
+{
+    return (const kc_modern_group_t *)g;
+}
+
+void kc_modern_group_init(kc_coord_t *c, kc_modern_group_t *g, const kc_group_ops_t *ops,
+                          kc_str_t group_id)
+{
+    g->base.ops = ops;
+    g->group_id = kc_str_dup_or_null(group_id.len >= 0 ? group_id : kc_str(""));
+    kc_modern_members_init(&g->members);
+    kc_group_put(c, &g->base, (size_t)(group_id.len > 0 ? group_id.len : 0));
+}
+
+void kc_modern_group_deinit(kc_modern_group_t *g)
+{
+    kc_modern_members_deinit(&g->members);
+    free(g->group_id);
+}
+
+void kc_modern_group_remove(kc_coord_t *c, kc_modern_group_t *g)
+{
+    kc_groups_table_remove(c, g->group_id);
+    kc_group_remove(c, &g->base, strlen(g->group_id));
+}
+
+void kc_modern_groups_unload(kc_coord_t *c, kc_group_type_t type,
+                             void (*free_group)(kc_group_t *g))
+{
+    size_t n;
+    kc_group_t **gs = kc_groups_list(c, type, &n);
+    for (size_t i = 0; i < n; i++) {
+        kc_group_remove(c, gs[i], strlen(modern_of(gs[i])->group_id));
+        free_group(gs[i]);
+    }
+    free(gs);
+}
+
+int16_t kc_modern_group_validate_delete(const kc_group_t *g)
+{
+    return modern_of(g)->members.n == 0 ? KC_ERR_NONE : KC_ERR_NON_EMPTY_GROUP;
+}
+
+bool kc_modern_group_offsets_expire(const kc_group_t *g, int64_t *base_timestamp_ms)
+{
+    (void)g;
+    *base_timestamp_ms = -1;
+    return true;
+}
+
+int16_t kc_modern_group_validate_offset_delete(const kc_group_t *g)
+{
+    (void)g;
+    return KC_ERR_NONE;
+}
+
+int16_t kc_modern_group_validate_offset_fetch(const kc_group_t *g, kc_str_t member_id,
+                                              int32_t member_epoch, int16_t api_version,
+                                              const kc_modern_member_t **member)
+{
+    *member = NULL;
+    if (api_version < 9 || (member_id.len < 0 && member_epoch < 0))
+        return KC_ERR_NONE;
+    if (member_id.len < 0)
+        return KC_ERR_UNKNOWN_SERVER_ERROR;
+    *member = kc_modern_members_get(&modern_of(g)->members, member_id);
+    if (!*member)
+        return KC_ERR_UNKNOWN_MEMBER_ID;
+    return member_epoch == (*member)->member_epoch ? KC_ERR_NONE : KC_ERR_STALE_MEMBER_EPOCH;
+}

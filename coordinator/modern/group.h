@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * What consumer and streams groups share as Kafka's ModernGroup does: the
+ * group id, the group epoch and metadata hash of the group's metadata
+ * record, the assignment epoch of its target assignment, its members; and
+ * the Group operations that read only those. Each modern group struct
+ * starts with KC_MODERN_GROUP_BASE; the rest is the group type's.
+ */
+#ifndef KC_MODERN_GROUP_H
+#define KC_MODERN_GROUP_H
+
+#include "groups.h"
+#include "member.h"
+
+#define KC_MODERN_GROUP_FIELDS                                                                     \
+    kc_group_t base; /* first: the group abstraction (groups.h) */                                 \
+    char *group_id;                                                                                \
+    int32_t group_epoch;          /* the group metadata record's */                                \
+    int64_t metadata_hash;        /* the group metadata record's */                                \
+    int32_t assignment_epoch;     /* the target assignment metadata record's */                    \
+    kc_modern_members_t members;  /* of the group type's members */                                \
+    bool has_group_record;        /* memory-only: a group metadata record was written or replayed */ \
+    const char *last_state;       /* memory-only: the state last logged (static; NULL = Empty) */  \
+    uint64_t table_seq;           /* memory-only: place in Kafka's groups table */
+
+typedef struct {
+    KC_MODERN_GROUP_FIELDS
+} kc_modern_group_t;
+
+/* First in a modern group struct: the fields by name and, as `modern`,
+ * the kc_modern_group_t the functions below take. */
+#define KC_MODERN_GROUP_BASE                                                                       \
+    union {                                                                                        \
+        kc_modern_group_t modern;                                                                  \
+        struct {                                                                                   \
+            KC_MODERN_GROUP_FIELDS                                                                 \
+        };                                                                                         \
+    }
+
+/* A new group of that id (copied) and type, with no member, in the
+ * coordinator's groups map (kc_group_put), not yet in the groups table. */
+void kc_modern_group_init(kc_coord_t *c, kc_modern_group_t *g, const kc_group_ops_t *ops,
+                          kc_str_t group_id);
+/* The group's memory besides its members (the group type frees those). */
+void kc_modern_group_deinit(kc_modern_group_t *g);
+/* Takes g out of the groups table and map, as the replay of its metadata
+ * tombstone does (the caller frees it). */
+void kc_modern_group_remove(kc_coord_t *c, kc_modern_group_t *g);
+/* Takes every group of type out of the map and frees it with free_group
+ * (an unload). */
+void kc_modern_groups_unload(kc_coord_t *c, kc_group_type_t type,
+                             void (*free_group)(kc_group_t *g));
+
+/* Group ops every modern group has. validate_delete: NON_EMPTY_GROUP while
+ * it has members (validateDeleteGroup); offsets expire by each one's
+ * commit timestamp (offsetExpirationCondition); every OffsetDelete is
+ * accepted (validateOffsetDelete). */
+int16_t kc_modern_group_validate_delete(const kc_group_t *g);
+bool kc_modern_group_offsets_expire(const kc_group_t *g, int64_t *base_timestamp_ms);
+int16_t kc_modern_group_validate_offset_delete(const kc_group_t *g);
+/*
+ * OffsetFetch (validateOffsetFetch) from v9, which carries the member id
+ * and epoch: KC_ERR_NONE for none of them (or below v9), UNKNOWN_SERVER_ERROR
+ * for an epoch without a member id (Kafka looks the null id up),
+ * UNKNOWN_MEMBER_ID, or STALE_MEMBER_EPOCH when the epoch is not the
+ * member's; *member is the member found (NULL when none).
+ */
+int16_t kc_modern_group_validate_offset_fetch(const kc_group_t *g, kc_str_t member_id,
+                                              int32_t member_epoch, int16_t api_version,
+                                              const kc_modern_member_t **member);
+
+#endif
