@@ -1617,18 +1617,9 @@ static int16_t validate_request(const kc_coord_t *c, const kc_request_ctx_t *ctx
         snprintf(msg, cap, "MemberId can't be empty.");
         return KC_ERR_INVALID_REQUEST;
     }
-    if (req->group_id.len <= 0) {
-        snprintf(msg, cap, "GroupId can't be empty.");
-        return KC_ERR_INVALID_REQUEST;
-    }
-    if (req->instance_id.len == 0) {
-        snprintf(msg, cap, "InstanceId can't be empty.");
-        return KC_ERR_INVALID_REQUEST;
-    }
-    if (req->rack_id.len == 0) {
-        snprintf(msg, cap, "RackId can't be empty.");
-        return KC_ERR_INVALID_REQUEST;
-    }
+    int16_t err = kc_modern_validate_ids(req->group_id, req->instance_id, req->rack_id, msg, cap);
+    if (err != KC_ERR_NONE)
+        return err;
     if (epoch == 0) {
         if (req->rebalance_timeout_ms == -1) {
             snprintf(msg, cap, "RebalanceTimeoutMs must be provided in first request.");

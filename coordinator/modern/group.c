@@ -2,6 +2,7 @@
 /* The modern groups' shared part (group.h). */
 #include "group.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,4 +77,17 @@ int16_t kc_modern_group_validate_offset_fetch(const kc_group_t *g, kc_str_t memb
     if (!*member)
         return KC_ERR_UNKNOWN_MEMBER_ID;
     return member_epoch == (*member)->member_epoch ? KC_ERR_NONE : KC_ERR_STALE_MEMBER_EPOCH;
+}
+
+int16_t kc_modern_validate_ids(kc_str_t group_id, kc_str_t instance_id, kc_str_t rack_id,
+                               char *msg, size_t cap)
+{
+    const char *empty = group_id.len <= 0      ? "GroupId"
+                        : instance_id.len == 0 ? "InstanceId"
+                        : rack_id.len == 0     ? "RackId"
+                                               : NULL;
+    if (!empty)
+        return KC_ERR_NONE;
+    snprintf(msg, cap, "%s can't be empty.", empty);
+    return KC_ERR_INVALID_REQUEST;
 }

@@ -69,4 +69,12 @@ int16_t kc_modern_group_validate_offset_fetch(const kc_group_t *g, kc_str_t memb
                                               int32_t member_epoch, int16_t api_version,
                                               const kc_modern_member_t **member);
 
+/* GroupCoordinatorService's checks of the ids every modern heartbeat
+ * carries (throwIfEmptyString): INVALID_REQUEST "GroupId can't be empty."
+ * (null counts as empty), "InstanceId can't be empty." or "RackId can't be
+ * empty." (null is fine for those two), with the message in msg; else
+ * KC_ERR_NONE. */
+int16_t kc_modern_validate_ids(kc_str_t group_id, kc_str_t instance_id, kc_str_t rack_id,
+                               char *msg, size_t cap);
+
 #endif
