@@ -2506,9 +2506,7 @@ static int apply_group_metadata(cs_apply_t *a)
     if (kc_consumer_group_metadata_value_decode(a->r, 0, a->arena, &v) != 0 || a->r->err)
         return KC_EINVAL;
     g = replay_group(a->c, a->gid);
-    g->group_epoch = v.epoch;
-    g->metadata_hash = v.metadata_hash;
-    g->has_group_record = true;
+    kc_modern_group_replay_metadata(&g->modern, v.epoch, v.metadata_hash);
     return 0;
 }
 

@@ -46,6 +46,13 @@ void kc_modern_groups_unload(kc_coord_t *c, kc_group_type_t type,
     free(gs);
 }
 
+void kc_modern_group_replay_metadata(kc_modern_group_t *g, int32_t epoch, int64_t metadata_hash)
+{
+    g->group_epoch = epoch;
+    g->metadata_hash = metadata_hash;
+    g->has_group_record = true;
+}
+
 int16_t kc_modern_group_validate_delete(const kc_group_t *g)
 {
     return modern_of(g)->members.n == 0 ? KC_ERR_NONE : KC_ERR_NON_EMPTY_GROUP;

@@ -51,6 +51,10 @@ void kc_modern_group_remove(kc_coord_t *c, kc_modern_group_t *g);
 void kc_modern_groups_unload(kc_coord_t *c, kc_group_type_t type,
                              void (*free_group)(kc_group_t *g));
 
+/* The replay of the group metadata record's common fields (record 3 or
+ * 17): the group epoch and metadata hash; the group has its record. */
+void kc_modern_group_replay_metadata(kc_modern_group_t *g, int32_t epoch, int64_t metadata_hash);
+
 /* Group ops every modern group has. validate_delete: NON_EMPTY_GROUP while
  * it has members (validateDeleteGroup); offsets expire by each one's
  * commit timestamp (offsetExpirationCondition); every OffsetDelete is

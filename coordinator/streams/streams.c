@@ -3502,12 +3502,10 @@ static int apply_group_metadata(st_apply_t *a)
     if (kc_streams_group_metadata_value_decode(a->r, 0, a->arena, &v) != 0 || a->r->err)
         return KC_EINVAL;
     g = replay_group(a->c, a->gid);
-    g->group_epoch = v.epoch;
-    g->metadata_hash = v.metadata_hash;
+    kc_modern_group_replay_metadata(&g->modern, v.epoch, v.metadata_hash);
     g->validated_topology_epoch = v.validated_topology_epoch;
     kc_topology_desc_replay(&g->td, &v);
     g->last_num_standby = last_num_standby(&v);
-    g->has_group_record = true;
     return 0;
 }
 
