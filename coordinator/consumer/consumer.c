@@ -2435,20 +2435,14 @@ static void asg_from_tps(kc_asg_t *a, const cur_tp_t *tps, int32_t n)
             kc_asg_add(a, tps[i].topic_id, tps[i].partitions.items[j]);
 }
 
-/* What every apply step below gets: the coordinator, the record's group
- * (NULL when none yet) and ids, and its value (r after the version; NULL
- * for a tombstone). Each returns 0 or KC_EINVAL for a value it cannot
- * decode. */
-typedef struct {
-    kc_coord_t *c;
-    cs_group_t *g;
-    kc_str_t gid, mid;
-    kc_reader_t *r;
-    kc_arena_t *arena;
-} cs_apply_t;
+/* What every apply step below gets (modern/replay.h): the coordinator, the
+ * record's group (a cs_group_t, NULL when none yet) and ids, and its value
+ * (r after the version; NULL for a tombstone). Each returns 0 or KC_EINVAL
+ * for a value it cannot decode. */
+typedef kc_modern_record_t cs_apply_t;
 
 /* ConsumerGroupRegularExpression (type 16): a regex's resolved topics. */
-static int apply_regex(cs_apply_t *a)
+static int apply_regex(const cs_apply_t *a)
 {
     char *regex = kc_str_dup_or_null(a->mid);
     if (!a->r) {
@@ -2491,7 +2485,7 @@ static int apply_regex(cs_apply_t *a)
 
 /* ConsumerGroupMetadata (type 3): the group epoch and metadata hash; its
  * tombstone removes the group. */
-static int apply_group_metadata(cs_apply_t *a)
+static int apply_group_metadata(const cs_apply_t *a)
 {
     cs_group_t *g = a->g;
     if (!a->r) {
@@ -2511,7 +2505,7 @@ static int apply_group_metadata(cs_apply_t *a)
 }
 
 /* ConsumerGroupTargetAssignmentMetadata (type 6): the assignment epoch. */
-static int apply_target_metadata(cs_apply_t *a)
+static int apply_target_metadata(const cs_apply_t *a)
 {
     if (!a->r)
         return 0;
@@ -2550,7 +2544,7 @@ static kc_cs_classic_t *classic_from_record(
 
 /* ConsumerGroupMemberMetadata (type 5): the member's subscription and
  * client; its tombstone removes the member. */
-static int apply_member_metadata(cs_apply_t *a)
+static int apply_member_metadata(const cs_apply_t *a)
 {
     if (!a->r) {
         cs_member_t *m = a->g ? member_get(a->g, a->mid.ptr ? a->mid.ptr : "", (size_t)a->mid.len)
@@ -2586,7 +2580,7 @@ static int apply_member_metadata(cs_apply_t *a)
 }
 
 /* ConsumerGroupTargetAssignmentMember (type 7): the member's target. */
-static int apply_target_member(cs_apply_t *a)
+static int apply_target_member(const cs_apply_t *a)
 {
     cs_member_t *m =
         a->g ? member_get(a->g, a->mid.ptr ? a->mid.ptr : "", (size_t)a->mid.len) : NULL;
@@ -2611,7 +2605,7 @@ static int apply_target_member(cs_apply_t *a)
 
 /* ConsumerGroupCurrentMemberAssignment (type 8): the member's epochs,
  * state and owned partitions. */
-static int apply_current_assignment(cs_apply_t *a)
+static int apply_current_assignment(const cs_apply_t *a)
 {
     cs_member_t *m =
         a->g ? member_get(a->g, a->mid.ptr ? a->mid.ptr : "", (size_t)a->mid.len) : NULL;
@@ -2638,32 +2632,20 @@ static int apply_current_assignment(cs_apply_t *a)
     return 0;
 }
 
-/* The step of the record's type (the driver is modern/replay.c). */
-static int consumer_apply(const kc_modern_record_t *rec)
-{
-    cs_apply_t a = {rec->c, (cs_group_t *)rec->g, rec->gid, rec->mid, rec->r, rec->arena};
-    switch (rec->type) {
-    case KC_RECORD_CONSUMER_GROUP_REGULAR_EXPRESSION:
-        return apply_regex(&a);
-    case KC_RECORD_CONSUMER_GROUP_METADATA:
-        return apply_group_metadata(&a);
-    case KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA:
-        return apply_target_metadata(&a);
-    case KC_RECORD_CONSUMER_GROUP_MEMBER_METADATA:
-        return apply_member_metadata(&a);
-    case KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER:
-        return apply_target_member(&a);
-    case KC_RECORD_CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT:
-        return apply_current_assignment(&a);
-    default:
-        return 0;
-    }
-}
+static const kc_modern_apply_step_t apply_steps[] = {
+    {KC_RECORD_CONSUMER_GROUP_REGULAR_EXPRESSION, apply_regex},
+    {KC_RECORD_CONSUMER_GROUP_METADATA, apply_group_metadata},
+    {KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA, apply_target_metadata},
+    {KC_RECORD_CONSUMER_GROUP_MEMBER_METADATA, apply_member_metadata},
+    {KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER, apply_target_member},
+    {KC_RECORD_CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT, apply_current_assignment},
+};
 
 int kc_consumer_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uint8_t *value,
                        size_t value_len)
 {
-    return kc_modern_replay(c, KC_GROUP_CONSUMER, key, key_len, value, value_len, consumer_apply);
+    return kc_modern_replay(c, KC_GROUP_CONSUMER, key, key_len, value, value_len, apply_steps,
+                            KC_ARRAY_LEN(apply_steps));
 }
 
 void kc_consumer_loaded(kc_coord_t *c, int64_t now_ms)

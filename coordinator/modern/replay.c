@@ -32,7 +32,8 @@ static int read_key(kc_reader_t *r, int16_t type, kc_str_t *gid, kc_str_t *mid)
 }
 
 int kc_modern_replay(kc_coord_t *c, kc_group_type_t gt, const uint8_t *key, size_t key_len,
-                     const uint8_t *value, size_t value_len, kc_modern_apply_fn apply)
+                     const uint8_t *value, size_t value_len, const kc_modern_apply_step_t *steps,
+                     size_t nsteps)
 {
     kc_reader_t kr;
     kc_reader_init(&kr, key, key_len);
@@ -40,6 +41,10 @@ int kc_modern_replay(kc_coord_t *c, kc_group_type_t gt, const uint8_t *key, size
     if (kr.err || read_key(&kr, rec.type, &rec.gid, &rec.mid) != 0 ||
         !kc_group_replay_allowed(c, rec.gid, gt))
         return KC_EINVAL;
+    int (*apply)(const kc_modern_record_t *) = NULL;
+    for (size_t i = 0; i < nsteps && !apply; i++)
+        if (steps[i].type == rec.type)
+            apply = steps[i].apply;
     kc_reader_t vr;
     if (value) {
         kc_reader_init(&vr, value, value_len);
@@ -50,6 +55,8 @@ int kc_modern_replay(kc_coord_t *c, kc_group_type_t gt, const uint8_t *key, size
         rec.value_len = value_len;
     }
     rec.g = kc_group_get_typed(c, rec.gid, gt);
+    if (!apply)
+        return 0;
     kc_arena_t arena;
     kc_arena_init(&arena);
     rec.arena = &arena;

@@ -18,20 +18,24 @@ typedef struct {
     int16_t type;          /* KC_RECORD_* */
     kc_str_t gid;          /* the key's group id */
     kc_str_t mid;          /* a member record's member id; a regex record's regex; else null */
-    kc_group_t *g;         /* the group of that id and type; NULL: none yet */
+    void *g;               /* the group type's group of that id; NULL: none yet */
     kc_reader_t *r;        /* the value after its version; NULL: a tombstone */
     const uint8_t *value;  /* the whole value, version included (NULL: a tombstone) */
     size_t value_len;
     kc_arena_t *arena;     /* for what the step decodes */
 } kc_modern_record_t;
 
-/* The group type's apply: the step for rec->type; 0, or KC_EINVAL for a
+/* A group type's apply step for one record type: 0, or KC_EINVAL for a
  * value it cannot decode. */
-typedef int (*kc_modern_apply_fn)(const kc_modern_record_t *rec);
+typedef struct {
+    int16_t type;
+    int (*apply)(const kc_modern_record_t *rec);
+} kc_modern_apply_step_t;
 
 /*
  * Replays one stored record (key and value as kc_coord_replay gets them) of
- * a group of type gt through apply. Keys: group records
+ * a group of type gt through the step of its type among steps (nsteps; a
+ * type without one is ignored). Keys: group records
  * (KC_RECORD_*_GROUP_METADATA, *_TARGET_ASSIGNMENT_METADATA, the streams
  * topology) carry the group id, a consumer group regex record the group id
  * and the regex, every other the group id and the member id; neither may
@@ -39,6 +43,7 @@ typedef int (*kc_modern_apply_fn)(const kc_modern_record_t *rec);
  * value it cannot read and for a record of a group another type holds.
  */
 int kc_modern_replay(kc_coord_t *c, kc_group_type_t gt, const uint8_t *key, size_t key_len,
-                     const uint8_t *value, size_t value_len, kc_modern_apply_fn apply);
+                     const uint8_t *value, size_t value_len, const kc_modern_apply_step_t *steps,
+                     size_t nsteps);
 
 #endif

@@ -3447,24 +3447,15 @@ static void tasks_from_tgt(kc_tasks_t *out, const tgt_ids_t *items, int32_t n)
                       items[i].partitions.count);
 }
 
-/* What every apply step below gets: the coordinator, the record's group
- * and member (NULL when none yet) and ids, and its value (r after the
+/* What every apply step below gets (modern/replay.h): the coordinator, the
+ * record's group (an st_group_t, NULL when none yet) and ids, and its value (r after the
  * version, value/value_len the whole of it; r NULL for a tombstone). Each
  * returns 0 or KC_EINVAL for a value it cannot decode. They run for every
  * record a load reads and every record the live path writes
  * (kc_record_write_replay): the one place where what the records hold, and
  * the indexes derived from it (members by id and instance id, the members
  * table, the active task owners), change. */
-typedef struct {
-    kc_coord_t *c;
-    st_group_t *g;
-    st_member_t *m;
-    kc_str_t gid, mid;
-    kc_reader_t *r;
-    const uint8_t *value;
-    size_t value_len;
-    kc_arena_t *arena;
-} st_apply_t;
+typedef kc_modern_record_t st_apply_t; /* the group: an st_group_t */
 
 /* The group's num.standby.replicas when it last computed an assignment,
  * -1 when the record does not say. */
@@ -3487,7 +3478,7 @@ static int32_t last_num_standby(const kc_streams_group_metadata_value_t *v)
 /* StreamsGroupMetadata (type 17): the group epoch, metadata hash,
  * validated topology epoch, topology-description epochs and assignment
  * configs; its tombstone removes the group. */
-static int apply_group_metadata(st_apply_t *a)
+static int apply_group_metadata(const st_apply_t *a)
 {
     st_group_t *g = a->g;
     if (!a->r) {
@@ -3511,7 +3502,7 @@ static int apply_group_metadata(st_apply_t *a)
 
 /* StreamsGroupTargetAssignmentMetadata (type 20): the assignment epoch
  * and when it was computed. */
-static int apply_target_metadata(st_apply_t *a)
+static int apply_target_metadata(const st_apply_t *a)
 {
     if (!a->r)
         return 0;
@@ -3527,7 +3518,7 @@ static int apply_target_metadata(st_apply_t *a)
 }
 
 /* StreamsGroupTopology (type 23): the topology, kept as its record value. */
-static int apply_topology(st_apply_t *a)
+static int apply_topology(const st_apply_t *a)
 {
     if (!a->r) {
         if (a->g)
@@ -3540,11 +3531,18 @@ static int apply_topology(st_apply_t *a)
 
 /* StreamsGroupMemberMetadata (type 19): the member's client, process,
  * endpoint and tags; its tombstone removes the member. */
-static int apply_member_metadata(st_apply_t *a)
+/* The member a record names, NULL when none yet. */
+static st_member_t *apply_member(const st_apply_t *a)
+{
+    return a->g ? member_get(a->g, a->mid) : NULL;
+}
+
+static int apply_member_metadata(const st_apply_t *a)
 {
     if (!a->r) {
-        if (a->m)
-            group_remove_member(a->g, a->m);
+        st_member_t *m = apply_member(a);
+        if (m)
+            group_remove_member(a->g, m);
         return 0;
     }
     kc_streams_group_member_metadata_value_t v;
@@ -3582,12 +3580,13 @@ static int apply_member_metadata(st_apply_t *a)
 }
 
 /* StreamsGroupTargetAssignmentMember (type 21): the member's target. */
-static int apply_target_member(st_apply_t *a)
+static int apply_target_member(const st_apply_t *a)
 {
     if (!a->r) {
-        if (a->m) {
-            kc_tasks_tuple_free(&a->m->target);
-            a->m->has_target = false;
+        st_member_t *m = apply_member(a);
+        if (m) {
+            kc_tasks_tuple_free(&m->target);
+            m->has_target = false;
         }
         return 0;
     }
@@ -3607,13 +3606,14 @@ static int apply_target_member(st_apply_t *a)
 
 /* StreamsGroupCurrentMemberAssignment (type 22): the member's epochs,
  * state and owned tasks, with the active task owners. */
-static int apply_current_assignment(st_apply_t *a)
+static int apply_current_assignment(const st_apply_t *a)
 {
     st_current_t cur = {.state = MS_STABLE};
     if (!a->r) {
-        if (a->m) {
-            member_set_current(a->g, a->m, &cur);
-            mtable_put(a->g, a->m);
+        st_member_t *m = apply_member(a);
+        if (m) {
+            member_set_current(a->g, m, &cur);
+            mtable_put(a->g, m);
         }
         return 0;
     }
@@ -3639,35 +3639,20 @@ static int apply_current_assignment(st_apply_t *a)
     return 0;
 }
 
-/* The step of the record's type (the driver is modern/replay.c). */
-static int streams_apply(const kc_modern_record_t *rec)
-{
-    st_group_t *g = (st_group_t *)rec->g;
-    st_apply_t a = {.c = rec->c, .g = g, .m = g ? member_get(g, rec->mid) : NULL,
-                    .gid = rec->gid, .mid = rec->mid, .r = rec->r, .value = rec->value,
-                    .value_len = rec->value_len, .arena = rec->arena};
-    switch (rec->type) {
-    case KC_RECORD_STREAMS_GROUP_METADATA:
-        return apply_group_metadata(&a);
-    case KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA:
-        return apply_target_metadata(&a);
-    case KC_RECORD_STREAMS_GROUP_TOPOLOGY:
-        return apply_topology(&a);
-    case KC_RECORD_STREAMS_GROUP_MEMBER_METADATA:
-        return apply_member_metadata(&a);
-    case KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER:
-        return apply_target_member(&a);
-    case KC_RECORD_STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT:
-        return apply_current_assignment(&a);
-    default:
-        return 0;
-    }
-}
+static const kc_modern_apply_step_t apply_steps[] = {
+    {KC_RECORD_STREAMS_GROUP_METADATA, apply_group_metadata},
+    {KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA, apply_target_metadata},
+    {KC_RECORD_STREAMS_GROUP_TOPOLOGY, apply_topology},
+    {KC_RECORD_STREAMS_GROUP_MEMBER_METADATA, apply_member_metadata},
+    {KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER, apply_target_member},
+    {KC_RECORD_STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT, apply_current_assignment},
+};
 
 int kc_streams_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uint8_t *value,
                       size_t value_len)
 {
-    return kc_modern_replay(c, KC_GROUP_STREAMS, key, key_len, value, value_len, streams_apply);
+    return kc_modern_replay(c, KC_GROUP_STREAMS, key, key_len, value, value_len, apply_steps,
+                            KC_ARRAY_LEN(apply_steps));
 }
 
 void kc_streams_loaded(kc_coord_t *c, int64_t now_ms)
