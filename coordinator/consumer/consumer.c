@@ -30,7 +30,7 @@
 #define REC_VERSION 0
 
 #define EPOCH_LEAVE (-1)
-#define EPOCH_STATIC_LEAVE (-2)
+#define EPOCH_STATIC_LEAVE KC_MODERN_EPOCH_STATIC_LEAVE
 /* Topic names subscribed_to_id matches (longer ones never match). */
 #define SUB_NAME_MAX 256
 #define MSG_MAX 256
@@ -1672,34 +1672,14 @@ static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
         send_hb_error(res, ctx, KC_ERR_GROUP_ID_NOT_FOUND, msg);
         return;
     }
-    cs_member_t *m;
-    if (req->instance_id.len < 0) {
-        m = member_get(g, req->member_id.ptr ? req->member_id.ptr : "",
-                       (size_t)(req->member_id.len > 0 ? req->member_id.len : 0));
-        if (!m) {
-            snprintf(msg, sizeof(msg), "Member %.*s is not a member of group %s.",
-                     (int)(req->member_id.len > 0 ? req->member_id.len : 0), req->member_id.ptr,
-                     g->group_id);
-            send_hb_error(res, ctx, KC_ERR_UNKNOWN_MEMBER_ID, msg);
-            return;
-        }
-    } else {
-        m = kc_cs_static_member(g, req->instance_id);
-        if (!m) {
-            snprintf(msg, sizeof(msg), "Instance id %.*s is unknown.",
-                     (int)req->instance_id.len, req->instance_id.ptr);
-            send_hb_error(res, ctx, KC_ERR_UNKNOWN_MEMBER_ID, msg);
-            return;
-        }
-        if (!kc_str_eq_cstr(req->member_id, m->member_id)) {
-            snprintf(msg, sizeof(msg),
-                     "Static member %.*s with instance id %s was fenced by member %s.",
-                     (int)(req->member_id.len > 0 ? req->member_id.len : 0), req->member_id.ptr,
-                     m->instance_id, m->member_id);
-            send_hb_error(res, ctx, KC_ERR_FENCED_INSTANCE_ID, msg);
-            return;
-        }
+    kc_modern_member_t *found;
+    int16_t err = kc_modern_group_find_member(&g->modern, req->member_id, req->instance_id,
+                                              &found, msg, sizeof(msg));
+    if (err != KC_ERR_NONE) {
+        send_hb_error(res, ctx, err, msg);
+        return;
     }
+    cs_member_t *m = (cs_member_t *)found;
     kc_consumer_group_heartbeat_response_t r;
     kc_consumer_group_heartbeat_response_init(&r);
     r.member_id = req->member_id;
@@ -1878,32 +1858,24 @@ static int16_t hb_find_static_member(cs_heartbeat_t *h)
     cs_member_t *s = h->g ? kc_cs_static_member(h->g, req->instance_id) : NULL;
     if (h->epoch == 0) {
         /* A classic-protocol static member is replaced without leaving first. */
-        if (s && !s->classic && s->member_epoch != EPOCH_STATIC_LEAVE) {
-            snprintf(h->msg, MSG_MAX,
-                     "Static member %.*s with instance id %.*s cannot join the group because "
-                     "the instance id is owned by %s member.",
-                     (int)h->member_id.len, h->member_id.ptr, (int)req->instance_id.len,
-                     req->instance_id.ptr, s->member_id);
-            return KC_ERR_UNRELEASED_INSTANCE_ID;
-        }
+        int16_t err = s && s->classic ? KC_ERR_NONE
+                                      : kc_modern_static_join_check(s ? &s->modern : NULL,
+                                                                    h->member_id,
+                                                                    req->instance_id, h->msg,
+                                                                    MSG_MAX);
+        if (err != KC_ERR_NONE)
+            return err;
         h->replaced = s;
         /* A known dynamic id now claiming an instance is not new. */
         h->is_new = !(h->m && h->m != s);
         return KC_ERR_NONE;
     }
-    if (!s) {
-        snprintf(h->msg, MSG_MAX, "Instance id %.*s is unknown.", (int)req->instance_id.len,
-                 req->instance_id.ptr);
-        return KC_ERR_UNKNOWN_MEMBER_ID;
-    }
-    if (!kc_str_eq_cstr(h->member_id, s->member_id)) {
-        snprintf(h->msg, MSG_MAX,
-                 "Static member %.*s with instance id %s was fenced by member %s.",
-                 (int)h->member_id.len, h->member_id.ptr, s->instance_id, s->member_id);
-        return KC_ERR_FENCED_INSTANCE_ID;
-    }
-    h->m = s;
-    return KC_ERR_NONE;
+    /* Not joining: the group exists (hb_find_group). */
+    kc_modern_member_t *found;
+    int16_t err = kc_modern_group_find_member(&h->g->modern, h->member_id, req->instance_id,
+                                              &found, h->msg, MSG_MAX);
+    h->m = (cs_member_t *)found;
+    return err;
 }
 
 /* The member: the client's id, or one generated for a v0 join (a Kafka

@@ -98,3 +98,45 @@ int16_t kc_modern_validate_ids(kc_str_t group_id, kc_str_t instance_id, kc_str_t
     snprintf(msg, cap, "%s can't be empty.", empty);
     return KC_ERR_INVALID_REQUEST;
 }
+
+/* A request string's length for a message (null: 0). */
+static int msg_len(kc_str_t s) { return s.len > 0 ? (int)s.len : 0; }
+
+int16_t kc_modern_group_find_member(const kc_modern_group_t *g, kc_str_t member_id,
+                                    kc_str_t instance_id, kc_modern_member_t **out, char *msg,
+                                    size_t cap)
+{
+    if (instance_id.len < 0) {
+        *out = kc_modern_members_get(&g->members, member_id);
+        if (*out)
+            return KC_ERR_NONE;
+        snprintf(msg, cap, "Member %.*s is not a member of group %s.", msg_len(member_id),
+                 member_id.ptr, g->group_id);
+        return KC_ERR_UNKNOWN_MEMBER_ID;
+    }
+    *out = kc_modern_members_static(&g->members, instance_id);
+    if (!*out) {
+        snprintf(msg, cap, "Instance id %.*s is unknown.", msg_len(instance_id), instance_id.ptr);
+        return KC_ERR_UNKNOWN_MEMBER_ID;
+    }
+    if (!kc_str_eq_cstr(member_id, (*out)->member_id)) {
+        snprintf(msg, cap, "Static member %.*s with instance id %s was fenced by member %s.",
+                 msg_len(member_id), member_id.ptr, (*out)->instance_id, (*out)->member_id);
+        *out = NULL;
+        return KC_ERR_FENCED_INSTANCE_ID;
+    }
+    return KC_ERR_NONE;
+}
+
+int16_t kc_modern_static_join_check(const kc_modern_member_t *s, kc_str_t member_id,
+                                    kc_str_t instance_id, char *msg, size_t cap)
+{
+    if (!s || s->member_epoch == KC_MODERN_EPOCH_STATIC_LEAVE)
+        return KC_ERR_NONE;
+    snprintf(msg, cap,
+             "Static member %.*s with instance id %.*s cannot join the group because the "
+             "instance id is owned by %s member.",
+             msg_len(member_id), member_id.ptr, msg_len(instance_id), instance_id.ptr,
+             s->member_id);
+    return KC_ERR_UNRELEASED_INSTANCE_ID;
+}

@@ -73,6 +73,26 @@ int16_t kc_modern_group_validate_offset_fetch(const kc_group_t *g, kc_str_t memb
                                               int32_t member_epoch, int16_t api_version,
                                               const kc_modern_member_t **member);
 
+/*
+ * The member a heartbeat after its join, or a leave, names: by member id
+ * when instance_id is null, UNKNOWN_MEMBER_ID "Member <m> is not a member
+ * of group <g>." when none; else the instance's static member
+ * (throwIfStaticMemberIsUnknown, throwIfInstanceIdIsFenced):
+ * UNKNOWN_MEMBER_ID "Instance id <i> is unknown." or FENCED_INSTANCE_ID
+ * "Static member <m> with instance id <i> was fenced by member <current>."
+ * when another member holds it. KC_ERR_NONE with *out; msg gets the message.
+ */
+int16_t kc_modern_group_find_member(const kc_modern_group_t *g, kc_str_t member_id,
+                                    kc_str_t instance_id, kc_modern_member_t **out, char *msg,
+                                    size_t cap);
+/* A static member joining (epoch 0) as member_id under instance_id, whose
+ * current member is s (NULL: none): only one that left with epoch -2 may
+ * be replaced, else UNRELEASED_INSTANCE_ID "Static member <m> with
+ * instance id <i> cannot join the group because the instance id is owned
+ * by <current> member." (throwIfInstanceIdIsUnreleased). */
+int16_t kc_modern_static_join_check(const kc_modern_member_t *s, kc_str_t member_id,
+                                    kc_str_t instance_id, char *msg, size_t cap);
+
 /* GroupCoordinatorService's checks of the ids every modern heartbeat
  * carries (throwIfEmptyString): INVALID_REQUEST "GroupId can't be empty."
  * (null counts as empty), "InstanceId can't be empty." or "RackId can't be

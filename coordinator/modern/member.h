@@ -27,6 +27,10 @@
     int32_t member_epoch, previous_member_epoch;                                                   \
     int8_t state; /* the group type's MemberState */
 
+/* The member epoch of a static member that left temporarily (heartbeat
+ * with epoch -2), holding its assignment until its session expires. */
+#define KC_MODERN_EPOCH_STATIC_LEAVE (-2)
+
 /* The fields every modern member has; strings owned, NUL-terminated. */
 typedef struct {
     KC_MODERN_MEMBER_FIELDS

@@ -50,7 +50,7 @@
 #define ST_ASSIGNMENT_DELAYED 5
 
 #define EPOCH_LEAVE (-1)
-#define EPOCH_STATIC_LEAVE (-2)
+#define EPOCH_STATIC_LEAVE KC_MODERN_EPOCH_STATIC_LEAVE
 #define MSG_MAX 512
 #define KEY_BUF 1024
 
@@ -2432,30 +2432,14 @@ static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
         send_hb_error(res, ctx, KC_ERR_GROUP_ID_NOT_FOUND, msg);
         return;
     }
-    st_member_t *m;
-    if (req->instance_id.len < 0) {
-        m = member_get(g, req->member_id);
-        if (!m) {
-            snprintf(msg, sizeof(msg), "Member %.*s is not a member of group %s.",
-                     (int)req->member_id.len, req->member_id.ptr, g->group_id);
-            send_hb_error(res, ctx, KC_ERR_UNKNOWN_MEMBER_ID, msg);
-            return;
-        }
-    } else {
-        m = (st_member_t *)kc_modern_members_static(&g->members, req->instance_id);
-        if (!m) {
-            snprintf(msg, sizeof(msg), "Instance id %.*s is unknown.", (int)req->instance_id.len,
-                     req->instance_id.ptr);
-            send_hb_error(res, ctx, KC_ERR_UNKNOWN_MEMBER_ID, msg);
-            return;
-        }
-        if (!kc_str_eq_cstr(req->member_id, m->member_id)) {
-            snprintf(msg, sizeof(msg), "Static member %.*s with instance id %s was fenced by member %s.",
-                     (int)req->member_id.len, req->member_id.ptr, m->instance_id, m->member_id);
-            send_hb_error(res, ctx, KC_ERR_FENCED_INSTANCE_ID, msg);
-            return;
-        }
+    kc_modern_member_t *found;
+    int16_t err = kc_modern_group_find_member(&g->modern, req->member_id, req->instance_id,
+                                              &found, msg, sizeof(msg));
+    if (err != KC_ERR_NONE) {
+        send_hb_error(res, ctx, err, msg);
+        return;
     }
+    st_member_t *m = (st_member_t *)found;
     if (req->shutdown_application) {
         free(g->shutdown_member_id);
         g->shutdown_member_id = kc_str_dup_or_null(req->member_id);
@@ -2597,30 +2581,16 @@ static int16_t hb_find_static_member(st_heartbeat_t *h)
     st_member_t *s =
         h->g ? (st_member_t *)kc_modern_members_static(&h->g->members, req->instance_id) : NULL;
     if (h->joining) {
-        if (s && s->member_epoch != EPOCH_STATIC_LEAVE) {
-            snprintf(h->msg, MSG_MAX,
-                     "Static member %.*s with instance id %.*s cannot join the group because the "
-                     "instance id is owned by %s member.",
-                     (int)req->member_id.len, req->member_id.ptr, (int)req->instance_id.len,
-                     req->instance_id.ptr, s->member_id);
-            return KC_ERR_UNRELEASED_INSTANCE_ID;
-        }
         h->replaced = s;
-        return KC_ERR_NONE;
+        return kc_modern_static_join_check(s ? &s->modern : NULL, req->member_id,
+                                           req->instance_id, h->msg, MSG_MAX);
     }
-    if (!s) {
-        snprintf(h->msg, MSG_MAX, "Instance id %.*s is unknown.", (int)req->instance_id.len,
-                 req->instance_id.ptr);
-        return KC_ERR_UNKNOWN_MEMBER_ID;
-    }
-    if (!kc_str_eq_cstr(req->member_id, s->member_id)) {
-        snprintf(h->msg, MSG_MAX,
-                 "Static member %.*s with instance id %s was fenced by member %s.",
-                 (int)req->member_id.len, req->member_id.ptr, s->instance_id, s->member_id);
-        return KC_ERR_FENCED_INSTANCE_ID;
-    }
-    h->m = s;
-    return KC_ERR_NONE;
+    /* Not joining: the group exists (hb_find_group). */
+    kc_modern_member_t *found;
+    int16_t err = kc_modern_group_find_member(&h->g->modern, req->member_id, req->instance_id,
+                                              &found, h->msg, MSG_MAX);
+    h->m = (st_member_t *)found;
+    return err;
 }
 
 /* getOrMaybeCreate*StreamsGroupMember: the group's size limit, the member
