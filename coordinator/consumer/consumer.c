@@ -40,110 +40,11 @@
 
 static int uuid_cmp(kc_uuid_t a, kc_uuid_t b) { return cs_uuid_cmp(&a, &b); }
 
-void kc_asg_free(kc_asg_t *a)
-{
-    for (int32_t i = 0; i < a->n; i++)
-        kc_int_set_free(&a->t[i].set);
-    free(a->t);
-    memset(a, 0, sizeof(*a));
-}
+static void uuid_key_init(kc_uuid_t *dst, kc_uuid_t src) { *dst = src; }
+static void uuid_key_free(kc_uuid_t *key) { (void)key; }
 
-void kc_asg_copy(kc_asg_t *dst, const kc_asg_t *src)
-{
-    kc_asg_free(dst);
-    if (src->n == 0)
-        return;
-    dst->t = kc_xcalloc((size_t)src->n, sizeof(*dst->t));
-    dst->n = dst->cap = src->n;
-    for (int32_t i = 0; i < src->n; i++) {
-        dst->t[i].topic_id = src->t[i].topic_id;
-        kc_int_set_copy(&dst->t[i].set, &src->t[i].set);
-    }
-}
-
-static int32_t asg_topic_pos(const kc_asg_t *a, kc_uuid_t id, bool *found)
-{
-    int32_t lo = 0, hi = a->n;
-    /* Appends are the common case: check the last topic first. */
-    if (a->n) {
-        int c = uuid_cmp(a->t[a->n - 1].topic_id, id);
-        if (c <= 0) {
-            *found = c == 0;
-            return c == 0 ? a->n - 1 : a->n;
-        }
-    }
-    while (lo < hi) {
-        int32_t mid = (lo + hi) / 2;
-        int c = uuid_cmp(a->t[mid].topic_id, id);
-        if (c == 0) {
-            *found = true;
-            return mid;
-        }
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    *found = false;
-    return lo;
-}
-
-const kc_asg_topic_t *kc_asg_find(const kc_asg_t *a, kc_uuid_t topic_id)
-{
-    bool found;
-    int32_t i = asg_topic_pos(a, topic_id, &found);
-    return found ? &a->t[i] : NULL;
-}
-
-void kc_asg_add(kc_asg_t *a, kc_uuid_t topic_id, int32_t partition)
-{
-    bool found;
-    int32_t i = asg_topic_pos(a, topic_id, &found);
-    if (!found) {
-        if (a->n == a->cap) {
-            a->cap = a->cap ? a->cap * 2 : 4;
-            a->t = kc_xrealloc(a->t, (size_t)a->cap * sizeof(*a->t));
-        }
-        memmove(&a->t[i + 1], &a->t[i], (size_t)(a->n - i) * sizeof(*a->t));
-        memset(&a->t[i], 0, sizeof(a->t[i]));
-        a->t[i].topic_id = topic_id;
-        a->n++;
-    }
-    kc_int_set_add(&a->t[i].set, partition);
-}
-
-bool kc_asg_has(const kc_asg_t *a, kc_uuid_t topic_id, int32_t partition)
-{
-    const kc_asg_topic_t *t = kc_asg_find(a, topic_id);
-    return t && kc_int_set_has(&t->set, partition);
-}
-
-bool kc_asg_equal(const kc_asg_t *a, const kc_asg_t *b)
-{
-    /* Topics with no partition do not count. */
-    int32_t i = 0, j = 0;
-    for (;;) {
-        while (i < a->n && a->t[i].n == 0)
-            i++;
-        while (j < b->n && b->t[j].n == 0)
-            j++;
-        if (i == a->n || j == b->n)
-            return i == a->n && j == b->n;
-        if (uuid_cmp(a->t[i].topic_id, b->t[j].topic_id) != 0 ||
-            !kc_int_set_equal(&a->t[i].set, &b->t[j].set))
-            return false;
-        i++;
-        j++;
-    }
-}
-
-int64_t kc_asg_count(const kc_asg_t *a)
-{
-    int64_t n = 0;
-    for (int32_t i = 0; i < a->n; i++)
-        n += a->t[i].n;
-    return n;
-}
+KC_KEYED_SETS_DEFINE(kc_asg, kc_asg_t, kc_asg_topic_t, t, topic_id, kc_uuid_t, uuid_cmp,
+                     uuid_key_init, uuid_key_free)
 
 bool kc_asg_is_empty(const kc_asg_t *a) { return kc_asg_count(a) == 0; }
 

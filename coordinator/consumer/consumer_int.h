@@ -12,6 +12,7 @@
 
 #include "coord_priv.h"
 #include "int_set.h"
+#include "keyed_sets.h"
 #include "group.h"
 
 /* The partitions of one topic, sorted ascending, no duplicates. */
@@ -33,14 +34,10 @@ typedef struct {
     int32_t n, cap;
 } kc_asg_t;
 
-void kc_asg_free(kc_asg_t *a);
-void kc_asg_copy(kc_asg_t *dst, const kc_asg_t *src); /* dst is freed first */
-void kc_asg_add(kc_asg_t *a, kc_uuid_t topic_id, int32_t partition);
-bool kc_asg_has(const kc_asg_t *a, kc_uuid_t topic_id, int32_t partition);
-bool kc_asg_equal(const kc_asg_t *a, const kc_asg_t *b);
+/* kc_asg_free, _copy, _find, _add, _has, _remove, _equal, _count
+ * (keyed_sets.h), keyed by topic id. */
+KC_KEYED_SETS_DECLARE(kc_asg, kc_asg_t, kc_asg_topic_t, kc_uuid_t);
 bool kc_asg_is_empty(const kc_asg_t *a);
-int64_t kc_asg_count(const kc_asg_t *a);
-const kc_asg_topic_t *kc_asg_find(const kc_asg_t *a, kc_uuid_t topic_id);
 
 /* Orders topic ids as memcmp of their 16 bytes does (<0, 0, >0), without
  * the call: two big-endian 64-bit halves. */

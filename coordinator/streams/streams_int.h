@@ -9,6 +9,7 @@
 #define KC_STREAMS_INT_H
 
 #include "int_set.h"
+#include "keyed_sets.h"
 #include "group.h"
 #include "coord_priv.h"
 #include "topology_desc.h"
@@ -37,15 +38,9 @@ typedef struct {
     kc_tasks_t active, standby, warmup;
 } kc_tasks_tuple_t;
 
-void kc_tasks_free(kc_tasks_t *t);
-void kc_tasks_copy(kc_tasks_t *dst, const kc_tasks_t *src); /* dst is freed first */
-void kc_tasks_add(kc_tasks_t *t, const char *subtopology_id, int32_t partition);
-bool kc_tasks_has(const kc_tasks_t *t, const char *subtopology_id, int32_t partition);
-/* Removes one task (and its subtopology when it was the last); false when absent. */
-bool kc_tasks_remove(kc_tasks_t *t, const char *subtopology_id, int32_t partition);
-bool kc_tasks_equal(const kc_tasks_t *a, const kc_tasks_t *b);
-int64_t kc_tasks_count(const kc_tasks_t *t);
-const kc_tasks_sub_t *kc_tasks_find(const kc_tasks_t *t, const char *subtopology_id);
+/* kc_tasks_free, _copy, _find, _add, _has, _remove, _equal, _count
+ * (keyed_sets.h), keyed by subtopology id. */
+KC_KEYED_SETS_DECLARE(kc_tasks, kc_tasks_t, kc_tasks_sub_t, const char *);
 void kc_tasks_tuple_free(kc_tasks_tuple_t *t);
 void kc_tasks_tuple_copy(kc_tasks_tuple_t *dst, const kc_tasks_tuple_t *src);
 bool kc_tasks_tuple_equal(const kc_tasks_tuple_t *a, const kc_tasks_tuple_t *b);
