@@ -2629,21 +2629,10 @@ int16_t kc_consumer_group_validate_offset_commit(kc_consumer_group_t *g, kc_str_
 
 static cs_group_t *consumer_of(const kc_group_t *g) { return (cs_group_t *)g; }
 
-static const char *consumer_id(const kc_group_t *g) { return consumer_of(g)->group_id; }
-
 static const char *consumer_state_name(const kc_group_t *g)
 {
     return group_state_name(consumer_of(g));
 }
-
-static const char *consumer_protocol_type(const kc_group_t *g)
-{
-    (void)g;
-    return "consumer";
-}
-
-static uint64_t consumer_table_seq(const kc_group_t *g) { return consumer_of(g)->table_seq; }
-
 
 static void consumer_delete(kc_coord_t *c, kc_group_t *base, int64_t now_ms, const char *reason,
                             kc_result_t *res)
@@ -2694,10 +2683,10 @@ static int16_t consumer_validate_offset_fetch(const kc_group_t *g, kc_str_t memb
 const kc_group_ops_t kc_consumer_group_ops = {
     .type = KC_GROUP_CONSUMER,
     .type_name = "consumer",
-    .id = consumer_id,
+    .id = kc_modern_group_id,
     .state_name = consumer_state_name,
-    .protocol_type = consumer_protocol_type,
-    .table_seq = consumer_table_seq,
+    .protocol_type = kc_modern_group_protocol_type,
+    .table_seq = kc_modern_group_table_seq,
     .validate_delete = kc_modern_group_validate_delete,
     .delete = consumer_delete,
     .validate_offset_commit = consumer_validate_offset_commit,

@@ -53,6 +53,12 @@ void kc_modern_group_replay_metadata(kc_modern_group_t *g, int32_t epoch, int64_
     g->has_group_record = true;
 }
 
+const char *kc_modern_group_id(const kc_group_t *g) { return modern_of(g)->group_id; }
+
+const char *kc_modern_group_protocol_type(const kc_group_t *g) { return g->ops->type_name; }
+
+uint64_t kc_modern_group_table_seq(const kc_group_t *g) { return modern_of(g)->table_seq; }
+
 int16_t kc_modern_group_validate_delete(const kc_group_t *g)
 {
     return modern_of(g)->members.n == 0 ? KC_ERR_NONE : KC_ERR_NON_EMPTY_GROUP;

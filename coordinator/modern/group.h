@@ -55,10 +55,15 @@ void kc_modern_groups_unload(kc_coord_t *c, kc_group_type_t type,
  * 17): the group epoch and metadata hash; the group has its record. */
 void kc_modern_group_replay_metadata(kc_modern_group_t *g, int32_t epoch, int64_t metadata_hash);
 
-/* Group ops every modern group has. validate_delete: NON_EMPTY_GROUP while
+/* Group ops every modern group has: its id; its ListGroups protocol type,
+ * the group type's name ("consumer", "streams"); its place in the groups
+ * table. validate_delete: NON_EMPTY_GROUP while
  * it has members (validateDeleteGroup); offsets expire by each one's
  * commit timestamp (offsetExpirationCondition); every OffsetDelete is
  * accepted (validateOffsetDelete). */
+const char *kc_modern_group_id(const kc_group_t *g);
+const char *kc_modern_group_protocol_type(const kc_group_t *g);
+uint64_t kc_modern_group_table_seq(const kc_group_t *g);
 int16_t kc_modern_group_validate_delete(const kc_group_t *g);
 bool kc_modern_group_offsets_expire(const kc_group_t *g, int64_t *base_timestamp_ms);
 int16_t kc_modern_group_validate_offset_delete(const kc_group_t *g);

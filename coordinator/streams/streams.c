@@ -3852,19 +3852,7 @@ void kc_coord_topology_desc_groups(kc_coord_t *c, kc_topology_desc_groups_t *out
 
 static st_group_t *streams_of(const kc_group_t *g) { return (st_group_t *)g; }
 
-static const char *streams_id(const kc_group_t *g) { return streams_of(g)->group_id; }
-
 static const char *streams_state_name(const kc_group_t *g) { return group_state_name(streams_of(g)); }
-
-static const char *streams_protocol_type(const kc_group_t *g)
-{
-    (void)g;
-    return "streams";
-}
-
-static uint64_t streams_table_seq(const kc_group_t *g) { return streams_of(g)->table_seq; }
-
-/* StreamsGroup.validateDeleteGroup. */
 
 static void streams_delete(kc_coord_t *c, kc_group_t *base, int64_t now_ms, const char *reason,
                            kc_result_t *res)
@@ -3923,10 +3911,10 @@ static int16_t streams_validate_offset_fetch(const kc_group_t *g, kc_str_t membe
 const kc_group_ops_t kc_streams_group_ops = {
     .type = KC_GROUP_STREAMS,
     .type_name = "streams",
-    .id = streams_id,
+    .id = kc_modern_group_id,
     .state_name = streams_state_name,
-    .protocol_type = streams_protocol_type,
-    .table_seq = streams_table_seq,
+    .protocol_type = kc_modern_group_protocol_type,
+    .table_seq = kc_modern_group_table_seq,
     .validate_delete = kc_modern_group_validate_delete,
     .delete = streams_delete,
     .validate_offset_commit = streams_validate_offset_commit,
