@@ -8,11 +8,13 @@
  * ListGroups need. Mirrors Kafka's GroupMetadataManager.consumerGroupHeartbeat,
  * ConsumerGroup, CurrentAssignmentBuilder and TargetAssignmentBuilder.
  *
- * Classic-protocol members and the classic/consumer conversions live in
- * consumer_classic.c, which uses the services at the end of this file.
+ * Handlers change the group only by writing records, which the apply
+ * steps of the replay turn into memory ("records" below). Classic-protocol
+ * members and the classic/consumer conversions live in consumer_classic.c,
+ * which uses the services at the end of this file.
  *
  * Not here yet: rack-aware assignment, per-partition assignment epochs
- * (KIP-1251), DeleteGroups of a consumer group.
+ * (KIP-1251).
  */
 #include <stdio.h>
 #include <stdlib.h>
