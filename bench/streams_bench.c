@@ -150,8 +150,10 @@ static void encode_hb(kc_buf_t *out, member_t *m, int32_t epoch, bool full_repor
         topo.subtopologies.count = nsubs;
         req.topology = &topo;
         req.rebalance_timeout_ms = 30000;
-    } else if (full_report) {
-        /* An empty report: the bench's members own nothing locally, which
+    }
+    if (epoch == 0 || full_report) {
+        /* Joining members report empty task lists, as Kafka requires; later
+         * an empty report: the bench's members own nothing locally, which
          * lets revocations complete at once. */
         req.active_tasks.items = &none;
         req.active_tasks.count = 0;
