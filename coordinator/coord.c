@@ -829,9 +829,14 @@ char *kc_str_dup_or_null(kc_str_t s)
     return s.len < 0 ? NULL : kc_xstrndup(s.ptr ? s.ptr : "", (size_t)s.len);
 }
 
+bool kc_str_changes(kc_str_t s, const char *cur)
+{
+    return s.len >= 0 && (!cur || !kc_str_eq_cstr(s, cur));
+}
+
 bool kc_str_update(char **slot, kc_str_t s)
 {
-    if (s.len < 0 || (*slot && kc_str_eq_cstr(s, *slot)))
+    if (!kc_str_changes(s, *slot))
         return false;
     free(*slot);
     *slot = kc_str_dup_or_null(s);

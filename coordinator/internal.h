@@ -129,8 +129,10 @@ const kc_topic_view_t *kc_coord_topic_view(const kc_coord_t *c);
  * a null string. */
 char *kc_str_dup_or_null(kc_str_t s);
 /* Kafka's rule for an optional member field of a request: s sent (not
- * null) and different from *slot (NULL: unset) replaces it with a copy.
- * Returns whether it did. */
+ * null) and different from the stored cur (NULL: unset) replaces it.
+ * kc_str_changes says whether it would; kc_str_update replaces *slot with
+ * a copy of s when it does and returns whether it did. */
+bool kc_str_changes(kc_str_t s, const char *cur);
 bool kc_str_update(char **slot, kc_str_t s);
 
 /* ---- the group types' ops (groups.h) --------------------------------- */

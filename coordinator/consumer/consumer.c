@@ -16,6 +16,7 @@
  * Not here yet: rack-aware assignment, per-partition assignment epochs
  * (KIP-1251).
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1720,10 +1721,11 @@ typedef struct {
     kc_str_t member_id;     /* the client's or the generated one */
     cs_member_t *m;         /* NULL until the member exists */
     cs_member_t *replaced;  /* static member (epoch -2) being taken over */
+    cs_member_t *nm;        /* the proposed member once the request changes the metadata */
     bool is_new;            /* a member joining */
     kc_str_t new_regex;     /* the request's regex (null: unchanged) */
     bool regex_changed, regex_is_new, regex_resolved;
-    bool meta_changed, sub_changed;
+    bool sub_changed;
 } cs_heartbeat_t;
 
 /* getOrMaybeCreateConsumerGroup: the group, or, for a joining member, a
@@ -1921,75 +1923,95 @@ static void hb_member_joined(cs_heartbeat_t *h)
                   g->group_epoch, 0, h->ctx->now_ms);
 }
 
+/* The proposed member (copy on write): a copy of the member's metadata, or
+ * a new member, made at the first change the request brings. */
+static cs_member_t *hb_proposed(cs_heartbeat_t *h)
+{
+    if (!h->nm)
+        h->nm = member_proposed(h->m, h->member_id.ptr, (size_t)h->member_id.len);
+    return h->nm;
+}
+
+/* The member's metadata with the request's changes so far. */
+static const cs_member_t *hb_meta(const cs_heartbeat_t *h) { return h->nm ? h->nm : h->m; }
+
+/* A string field (at offset off in cs_member_t) the request may change. */
+static void hb_update_str(cs_heartbeat_t *h, size_t off, kc_str_t s)
+{
+    if (kc_str_changes(s, *(char *const *)((const char *)hb_meta(h) + off)))
+        kc_str_update((char **)((char *)hb_proposed(h) + off), s);
+}
+
 /* maybeUpdateRegularExpressions: the request's regex into the proposed
- * member nm; the last member of the old regex tombstones its resolution;
+ * member; the last member of the old regex tombstones its resolution;
  * a regex already resolved for other members (or dropped for topic names)
  * bumps the group epoch now, a new one once it is resolved. */
-static void hb_update_regex(cs_heartbeat_t *h, cs_member_t *nm)
+static void hb_update_regex(cs_heartbeat_t *h)
 {
     cs_group_t *g = h->g;
     kc_str_t re = h->new_regex;
+    const char *cur = hb_meta(h)->regex;
     /* A static member's replacement took over the old member's regex. */
-    if (h->regex_changed &&
-        (re.len == 0 ? !nm->regex : nm->regex && kc_str_eq_cstr(re, nm->regex)))
+    if (h->regex_changed && (re.len == 0 ? !cur : cur && kc_str_eq_cstr(re, cur)))
         h->regex_changed = false;
     if (!h->regex_changed)
         return;
     char *next = re.len > 0 ? kc_str_dup_or_null(re) : NULL;
     maybe_delete_regex(h->c, g, h->m, next, h->res);
-    h->regex_resolved = nm->regex != NULL;
+    h->regex_resolved = cur != NULL;
+    cs_member_t *nm = hb_proposed(h);
     free(nm->regex);
     nm->regex = next;
     if (next)
         h->regex_resolved = !h->regex_is_new && resolved_get(g, next) != NULL;
     kc_log_debug(LOG_COMP, "[GroupId %s] Member %s updated its subscribed regex to: %s.",
                  g->group_id, nm->member_id, next ? next : "");
-    h->meta_changed = true;
 }
 
 /* updateMemberSubscription: what the request changes in the member's
- * metadata (a null field is unchanged), built on a proposed member, then
- * its record when anything did; a new member is made by that record.
- * Returns whether the group's preferred assignor changed. */
+ * metadata (a null field is unchanged), on a proposed member made at the
+ * first change, then its record when anything did; a new member is made by
+ * that record. Returns whether the group's preferred assignor changed. */
 static bool hb_update_member(cs_heartbeat_t *h)
 {
     const kc_consumer_group_heartbeat_request_t *req = h->req;
     cs_group_t *g = h->g;
     bool is_new = h->m == NULL;
-    cs_member_t *nm = member_proposed(h->m, h->member_id.ptr, (size_t)h->member_id.len);
-    h->meta_changed = is_new;
-    if (nm->classic) {
+    if (is_new)
+        hb_proposed(h);
+    if (hb_meta(h)->classic) {
         /* A classic member now speaking the consumer protocol. */
+        cs_member_t *nm = hb_proposed(h);
         kc_cs_classic_free(nm->classic);
         nm->classic = NULL;
-        h->meta_changed = true;
     }
-    h->meta_changed |= kc_str_update(&nm->instance_id, req->instance_id);
-    h->meta_changed |= kc_str_update(&nm->rack_id, req->rack_id);
-    if (req->rebalance_timeout_ms != -1 && req->rebalance_timeout_ms != nm->rebalance_timeout_ms) {
-        nm->rebalance_timeout_ms = req->rebalance_timeout_ms;
-        h->meta_changed = true;
-    }
-    h->meta_changed |= kc_str_update(&nm->server_assignor, req->server_assignor);
+    hb_update_str(h, offsetof(cs_member_t, instance_id), req->instance_id);
+    hb_update_str(h, offsetof(cs_member_t, rack_id), req->rack_id);
+    if (req->rebalance_timeout_ms != -1 &&
+        req->rebalance_timeout_ms != hb_meta(h)->rebalance_timeout_ms)
+        hb_proposed(h)->rebalance_timeout_ms = req->rebalance_timeout_ms;
+    hb_update_str(h, offsetof(cs_member_t, server_assignor), req->server_assignor);
     if (req->subscribed_topic_names.count >= 0 &&
-        !topics_equal(nm, req->subscribed_topic_names.items, req->subscribed_topic_names.count)) {
-        member_set_topics(NULL, nm, req->subscribed_topic_names.items,
+        !topics_equal(hb_meta(h), req->subscribed_topic_names.items,
+                      req->subscribed_topic_names.count)) {
+        member_set_topics(NULL, hb_proposed(h), req->subscribed_topic_names.items,
                           req->subscribed_topic_names.count);
-        h->meta_changed = h->sub_changed = true;
+        h->sub_changed = true;
     }
-    hb_update_regex(h, nm);
-    h->meta_changed |=
-        kc_str_update(&nm->client_id, h->ctx->client_id.len >= 0 ? h->ctx->client_id : kc_str(""));
-    h->meta_changed |= kc_str_update(&nm->client_host, kc_str(h->ctx->client_host ? h->ctx->client_host
-                                                                             : ""));
+    hb_update_regex(h);
+    hb_update_str(h, offsetof(cs_member_t, client_id),
+                  h->ctx->client_id.len >= 0 ? h->ctx->client_id : kc_str(""));
+    hb_update_str(h, offsetof(cs_member_t, client_host),
+                  kc_str(h->ctx->client_host ? h->ctx->client_host : ""));
     bool assignor_changed = false;
-    if (h->meta_changed) {
+    if (h->nm) {
         char *assignor_before = kc_xstrdup(group_assignor(h->c, g));
-        h->m = write_member_metadata(h->c, g, nm, h->res);
+        h->m = write_member_metadata(h->c, g, h->nm, h->res);
         assignor_changed = h->m && strcmp(assignor_before, group_assignor(h->c, g)) != 0;
         free(assignor_before);
+        member_free(h->nm);
+        h->nm = NULL;
     }
-    member_free(nm);
     if (is_new && h->m)
         hb_member_joined(h);
     return assignor_changed;
