@@ -21,6 +21,7 @@
  * (KIP-1251), the topology-description store (KIP-1331, which hooks in
  * through kc_coord_streams_group_find and kc_streams_group_* in coord.h).
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2481,15 +2482,6 @@ static bool tags_equal(const st_member_t *m, const kc_streams_group_heartbeat_re
     return true;
 }
 
-static void set_str(char **field, kc_str_t v, bool *changed)
-{
-    if (str_is(v, *field))
-        return;
-    free(*field);
-    *field = kc_str_dup_or_null(v);
-    *changed = true;
-}
-
 static void heartbeat(kc_coord_t *c, const kc_request_ctx_t *ctx,
                       const kc_streams_group_heartbeat_request_t *req, kc_result_t *res,
                       kc_streams_topics_to_create_t *create);
@@ -2529,6 +2521,7 @@ typedef struct {
     const st_config_t *cf;
     st_member_t *m;               /* NULL until the member exists */
     st_member_t *replaced;        /* static member (epoch -2) being taken over; NULL once gone */
+    st_member_t *nm;              /* the proposed member once the request changes the metadata */
     bool created, was_empty, is_new, was_replaced, replaced_same_id;
     kc_tasks_tuple_t old_assigned; /* the member's tasks before this heartbeat */
     char *old_endpoint;
@@ -2817,64 +2810,94 @@ static void hb_take_reports(st_heartbeat_t *h)
     }
 }
 
-/* The member's metadata (a null field is unchanged), proposed on a copy of
- * the member: its record when anything changed, whose apply makes a new
- * member. Returns whether it changed. */
+/* The proposed member (copy on write): a copy of the member's record-19
+ * fields, or a new member, made at the first change the request brings. */
+static st_member_t *hb_proposed(st_heartbeat_t *h)
+{
+    if (!h->nm)
+        h->nm = member_proposed(h->req->member_id, h->m);
+    return h->nm;
+}
+
+/* The member's metadata with the request's changes so far. */
+static const st_member_t *hb_meta(const st_heartbeat_t *h) { return h->nm ? h->nm : h->m; }
+
+/* A string field (at offset off in st_member_t) the request may change. */
+static void hb_update_str(st_heartbeat_t *h, size_t off, kc_str_t s)
+{
+    if (kc_str_changes(s, *(char *const *)((const char *)hb_meta(h) + off)))
+        kc_str_update((char **)((char *)hb_proposed(h) + off), s);
+}
+
+/* The client's tags, when sent and different. */
+static void hb_update_tags(st_heartbeat_t *h)
+{
+    const kc_streams_group_heartbeat_request_t *req = h->req;
+    if (req->client_tags.count < 0 ||
+        tags_equal(hb_meta(h), req->client_tags.items, req->client_tags.count))
+        return;
+    st_member_t *p = hb_proposed(h);
+    for (int32_t i = 0; i < p->ntags; i++) {
+        free(p->tag_keys[i]);
+        free(p->tag_values[i]);
+    }
+    free(p->tag_keys);
+    free(p->tag_values);
+    p->ntags = req->client_tags.count;
+    p->tag_keys = kc_xcalloc((size_t)p->ntags + 1, sizeof(char *));
+    p->tag_values = kc_xcalloc((size_t)p->ntags + 1, sizeof(char *));
+    for (int32_t i = 0; i < p->ntags; i++) {
+        p->tag_keys[i] = kc_str_dup_or_null(req->client_tags.items[i].key);
+        p->tag_values[i] = kc_str_dup_or_null(req->client_tags.items[i].value);
+    }
+}
+
+/* The user endpoint: sent, or cleared by a join without one. */
+static void hb_update_endpoint(st_heartbeat_t *h)
+{
+    const kc_streams_group_heartbeat_request_endpoint_t *ep = h->req->user_endpoint;
+    if (!ep && !h->joining)
+        return;
+    const st_member_t *cur = hb_meta(h);
+    bool same = ep ? (str_is(ep->host, cur->endpoint_host) && ep->port == cur->endpoint_port)
+                   : cur->endpoint_host == NULL;
+    if (same)
+        return;
+    st_member_t *p = hb_proposed(h);
+    free(p->endpoint_host);
+    p->endpoint_host = ep ? kc_str_dup_or_null(ep->host) : NULL;
+    p->endpoint_port = ep ? ep->port : -1;
+}
+
+/* The member's metadata (a null field is unchanged), on a proposed member
+ * made at the first change: its record when anything changed, whose apply
+ * makes a new member. Returns whether it changed. */
 static bool hb_update_member(st_heartbeat_t *h)
 {
     const kc_streams_group_heartbeat_request_t *req = h->req;
-    st_member_t *p = member_proposed(req->member_id, h->m);
-    bool changed = h->is_new;
-    if (req->instance_id.len >= 0)
-        set_str(&p->instance_id, req->instance_id, &changed);
-    if (req->rack_id.len >= 0)
-        set_str(&p->rack_id, req->rack_id, &changed);
-    if (req->rebalance_timeout_ms != -1 && req->rebalance_timeout_ms != p->rebalance_timeout_ms) {
-        p->rebalance_timeout_ms = req->rebalance_timeout_ms;
-        changed = true;
-    }
-    if (req->topology && req->topology->epoch != p->topology_epoch) {
-        p->topology_epoch = req->topology->epoch;
-        changed = true;
-    }
-    set_str(&p->client_id, h->ctx->client_id.len >= 0 ? h->ctx->client_id : kc_str(""), &changed);
-    set_str(&p->client_host, kc_str(h->ctx->client_host ? h->ctx->client_host : ""), &changed);
-    if (req->process_id.len >= 0)
-        set_str(&p->process_id, req->process_id, &changed);
-    if (req->client_tags.count >= 0 &&
-        !tags_equal(p, req->client_tags.items, req->client_tags.count)) {
-        for (int32_t i = 0; i < p->ntags; i++) {
-            free(p->tag_keys[i]);
-            free(p->tag_values[i]);
-        }
-        free(p->tag_keys);
-        free(p->tag_values);
-        p->ntags = req->client_tags.count;
-        p->tag_keys = kc_xcalloc((size_t)p->ntags + 1, sizeof(char *));
-        p->tag_values = kc_xcalloc((size_t)p->ntags + 1, sizeof(char *));
-        for (int32_t i = 0; i < p->ntags; i++) {
-            p->tag_keys[i] = kc_str_dup_or_null(req->client_tags.items[i].key);
-            p->tag_values[i] = kc_str_dup_or_null(req->client_tags.items[i].value);
-        }
-        changed = true;
-    }
-    if (req->user_endpoint || h->joining) {
-        const kc_streams_group_heartbeat_request_endpoint_t *ep = req->user_endpoint;
-        bool same = ep ? (str_is(ep->host, p->endpoint_host) && ep->port == p->endpoint_port)
-                       : p->endpoint_host == NULL;
-        if (!same) {
-            free(p->endpoint_host);
-            p->endpoint_host = ep ? kc_str_dup_or_null(ep->host) : NULL;
-            p->endpoint_port = ep ? ep->port : -1;
-            changed = true;
-        }
-    }
-    if (changed) {
-        write_member_metadata(h->c, h->g, p, h->res);
-        h->m = member_get(h->g, req->member_id);
-    }
-    member_free(p);
-    return changed;
+    if (h->is_new || !h->m)
+        hb_proposed(h);
+    hb_update_str(h, offsetof(st_member_t, instance_id), req->instance_id);
+    hb_update_str(h, offsetof(st_member_t, rack_id), req->rack_id);
+    if (req->rebalance_timeout_ms != -1 &&
+        req->rebalance_timeout_ms != hb_meta(h)->rebalance_timeout_ms)
+        hb_proposed(h)->rebalance_timeout_ms = req->rebalance_timeout_ms;
+    if (req->topology && req->topology->epoch != hb_meta(h)->topology_epoch)
+        hb_proposed(h)->topology_epoch = req->topology->epoch;
+    hb_update_str(h, offsetof(st_member_t, client_id),
+                  h->ctx->client_id.len >= 0 ? h->ctx->client_id : kc_str(""));
+    hb_update_str(h, offsetof(st_member_t, client_host),
+                  kc_str(h->ctx->client_host ? h->ctx->client_host : ""));
+    hb_update_str(h, offsetof(st_member_t, process_id), req->process_id);
+    hb_update_tags(h);
+    hb_update_endpoint(h);
+    if (!h->nm)
+        return false;
+    write_member_metadata(h->c, h->g, h->nm, h->res);
+    h->m = member_get(h->g, req->member_id);
+    member_free(h->nm);
+    h->nm = NULL;
+    return true;
 }
 
 /* A member behind the group's topology is told so; the group epoch is
