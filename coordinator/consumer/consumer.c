@@ -892,10 +892,14 @@ static uint64_t timeline_capacity(size_t n);
  * hash table of assignor names (the same table order as for members). */
 static const char *group_assignor(const kc_coord_t *c, const cs_group_t *g)
 {
+    const kc_smap_t *m = &g->assignor_refs;
+    /* No member names one (count_add keeps only positive counts): the
+     * default, without walking the map's slots. */
+    if (m->count == 0)
+        return c->cfg.group_consumer_assignors[0];
     const char *best = NULL;
     intptr_t best_n = 0;
     uint32_t best_slot = 0;
-    const kc_smap_t *m = &g->assignor_refs;
     size_t named = 0;
     for (size_t i = 0; i < m->nslots; i++)
         for (const kc_smap_entry_t *e = m->slots[i]; e; e = e->next)
@@ -1407,10 +1411,14 @@ static bool reconcile(kc_coord_t *c, cs_group_t *g, cs_member_t *m, owned_t owne
 static void send_hb(kc_result_t *res, const kc_request_ctx_t *ctx,
                     const kc_consumer_group_heartbeat_response_t *r, bool depends_on_records)
 {
+    if (!depends_on_records) {
+        kc_result_respond(res, ctx, r, NULL);
+        return;
+    }
     kc_consumer_group_heartbeat_response_t e;
     kc_consumer_group_heartbeat_response_init(&e);
-    e.error_code = KC_ERR_NOT_COORDINATOR;
-    kc_result_respond(res, ctx, r, depends_on_records ? &e : NULL);
+    e.error_code = KC_COORD_ERR_WRITE_FAILED;
+    kc_result_respond(res, ctx, r, &e);
 }
 
 static void send_hb_error(kc_result_t *res, const kc_request_ctx_t *ctx, int16_t error,
