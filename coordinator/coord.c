@@ -495,9 +495,7 @@ void kc_result_respond(kc_result_t *res, const kc_request_ctx_t *ctx, const void
                        const void *error_msg)
 {
     const kc_msg_desc_t *d = kc_msg_desc_for_api(ctx->api_key, true);
-    kc_buf_t body, err;
-    kc_buf_init(&body);
-    kc_buf_init(&err);
+    kc_buf_t body = {0}, err = {0}; /* kc_buf_init's empty buffers */
     int rc = d ? d->encode(&body, ctx->api_version, msg) : KC_EINVAL;
     int erc = d && error_msg ? d->encode(&err, ctx->api_version, error_msg) : 0;
     if (rc != 0 || erc != 0) {
@@ -513,9 +511,9 @@ void kc_result_respond(kc_result_t *res, const kc_request_ctx_t *ctx, const void
         if (erc != 0)
             kc_buf_reset(&err);
     }
+    /* Takes the bytes of both (err holds none without error_msg): nothing
+     * is left to free. */
     result_take_response(res, ctx, &body, error_msg ? &err : NULL);
-    kc_buf_deinit(&body);
-    kc_buf_deinit(&err);
 }
 
 /* ---- timers: a min-heap on (deadline, seq) plus a key index ------------ */
@@ -827,11 +825,6 @@ void kc_coord_free(kc_coord_t *c)
 char *kc_str_dup_or_null(kc_str_t s)
 {
     return s.len < 0 ? NULL : kc_xstrndup(s.ptr ? s.ptr : "", (size_t)s.len);
-}
-
-bool kc_str_changes(kc_str_t s, const char *cur)
-{
-    return s.len >= 0 && (!cur || !kc_str_eq_cstr(s, cur));
 }
 
 bool kc_str_update(char **slot, kc_str_t s)

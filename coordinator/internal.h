@@ -6,6 +6,8 @@
 #ifndef KC_COORD_INTERNAL_H
 #define KC_COORD_INTERNAL_H
 
+#include <string.h>
+
 #include "coord.h"
 #include "groups.h"
 
@@ -132,7 +134,11 @@ char *kc_str_dup_or_null(kc_str_t s);
  * null) and different from the stored cur (NULL: unset) replaces it.
  * kc_str_changes says whether it would; kc_str_update replaces *slot with
  * a copy of s when it does and returns whether it did. */
-bool kc_str_changes(kc_str_t s, const char *cur);
+static inline bool kc_str_changes(kc_str_t s, const char *cur)
+{
+    return s.len >= 0 && (!cur || strlen(cur) != (size_t)s.len ||
+                          (s.len > 0 && memcmp(s.ptr, cur, (size_t)s.len) != 0));
+}
 bool kc_str_update(char **slot, kc_str_t s);
 
 /* ---- the group types' ops (groups.h) --------------------------------- */
