@@ -224,8 +224,11 @@ void kc_timer_member_key(char *buf, size_t cap, const char *prefix, const char *
  * Value message (at the given version, from its generated struct). */
 typedef int (*record_key_fn)(kc_buf_t *out, const kc_record_key_t *k);
 typedef int (*record_value_fn)(kc_buf_t *out, int16_t version, const void *v);
+/* A record type's replay: the stored key and value (NULL: a tombstone),
+ * and msg, the value's generated struct when the live path wrote it (the
+ * bytes were encoded from it) or NULL when it comes from storage. */
 typedef int (*record_replay_fn)(kc_coord_t *c, const uint8_t *key, size_t key_len,
-                                const uint8_t *value, size_t value_len);
+                                const uint8_t *value, size_t value_len, const void *msg);
 
 /* Key messages made of GroupId, or of GroupId and MemberId. */
 #define GROUP_KEY(msg)                                                                             \
@@ -432,12 +435,16 @@ int kc_record_write_encoded(kc_result_t *res, int16_t type, const kc_record_key_
     return record_write(res, type, key, value_version, NULL, value);
 }
 
-/* Applies the record just appended at index i through the load path. */
-static int replay_appended(kc_coord_t *c, kc_result_t *res, size_t i)
+/* Applies the record just appended at index i through the load path, with
+ * msg, the value it was encoded from (NULL: none). */
+static int replay_appended(kc_coord_t *c, kc_result_t *res, size_t i, const void *msg)
 {
     const kc_record_t *r = &res->records[i];
-    int rc = kc_coord_replay(c, r->key.data, r->key.len, r->tombstone ? NULL : r->value.data,
-                             r->value.len);
+    int16_t type = (int16_t)((r->key.data[0] << 8) | r->key.data[1]);
+    if (!record_type_known(type) || !record_types[type].replay)
+        return 0; /* a type load ignores too (type 4) */
+    int rc = record_types[type].replay(c, r->key.data, r->key.len,
+                                       r->tombstone ? NULL : r->value.data, r->value.len, msg);
     if (rc != 0) {
         kc_log_error("coordinator",
                      "a record the coordinator wrote does not replay (%d); the records of this "
@@ -453,7 +460,7 @@ int kc_record_write_replay(kc_coord_t *c, kc_result_t *res, int16_t type,
 {
     size_t i = res->nrecords;
     int rc = record_write(res, type, key, value_version, value, NULL);
-    return rc != 0 ? rc : replay_appended(c, res, i);
+    return rc != 0 ? rc : replay_appended(c, res, i, value);
 }
 
 int kc_record_write_encoded_replay(kc_coord_t *c, kc_result_t *res, int16_t type,
@@ -462,7 +469,7 @@ int kc_record_write_encoded_replay(kc_coord_t *c, kc_result_t *res, int16_t type
 {
     size_t i = res->nrecords;
     int rc = record_write(res, type, key, value_version, NULL, value);
-    return rc != 0 ? rc : replay_appended(c, res, i);
+    return rc != 0 ? rc : replay_appended(c, res, i, NULL);
 }
 
 /* ---- responses ----------------------------------------------------------- */
@@ -857,7 +864,7 @@ int kc_coord_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uin
         return KC_EINVAL;
     int16_t type = (int16_t)((key[0] << 8) | key[1]);
     if (record_type_known(type) && record_types[type].replay)
-        return record_types[type].replay(c, key, key_len, value, value_len);
+        return record_types[type].replay(c, key, key_len, value, value_len, NULL);
     kc_log_debug("coordinator", "Ignoring record of type %d during load", type);
     return 0;
 }

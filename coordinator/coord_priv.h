@@ -119,7 +119,7 @@ void kc_coord_random_kafka_uuid(kc_coord_t *c, char out[23]);
 
 /* classic.c entry points used by coord.c */
 int kc_classic_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uint8_t *value,
-                      size_t value_len);
+                      size_t value_len, const void *msg);
 void kc_classic_loaded(kc_coord_t *c, int64_t now_ms);
 /* Answers every parked request with error (NOT_COORDINATOR) and frees all groups. */
 void kc_classic_unload_all(kc_coord_t *c, kc_result_t *res);
@@ -127,7 +127,7 @@ void kc_classic_unload_all(kc_coord_t *c, kc_result_t *res);
 /* consumer.c entry points used by coord.c: replay of record types 3-8,
  * timers after load, and freeing every consumer group. */
 int kc_consumer_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uint8_t *value,
-                       size_t value_len);
+                       size_t value_len, const void *msg);
 void kc_consumer_loaded(kc_coord_t *c, int64_t now_ms);
 void kc_consumer_unload_all(kc_coord_t *c);
 /* Introspection (kc_coord_inspect_groups/_group) of consumer groups:
@@ -138,7 +138,7 @@ bool kc_consumer_inspect_one(kc_coord_t *c, kc_str_t group_id, kc_group_view_fn 
 /* streams.c entry points used by coord.c: replay of record types 17, 19-23,
  * timers after load, and freeing every streams group. */
 int kc_streams_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uint8_t *value,
-                      size_t value_len);
+                      size_t value_len, const void *msg);
 void kc_streams_loaded(kc_coord_t *c, int64_t now_ms);
 void kc_streams_unload_all(kc_coord_t *c);
 

@@ -347,7 +347,7 @@ void kc_streams_group_foreach(kc_coord_t *c, void (*fn)(kc_streams_group_t *g, v
 
 /* Replays an offset record (types 0 and 1); value NULL = tombstone. */
 int kc_offsets_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uint8_t *value,
-                      size_t value_len);
+                      size_t value_len, const void *msg);
 bool kc_offsets_group_has_offsets(kc_coord_t *c, kc_str_t group_id);
 /* Tombstones every offset of the group (DeleteGroups). */
 void kc_offsets_delete_group(kc_coord_t *c, kc_str_t group_id, kc_result_t *res);

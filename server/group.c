@@ -125,11 +125,13 @@ int kc_handle_streams_group_heartbeat(kc_req_t *req)
         if (kc_topics_find(req->srv->topics, name))
             continue;
         int rc = kc_topics_create(req->srv->topics, name, create.items[i].partitions, &created);
-        if (rc == 0)
+        if (rc == 0) {
+            /* The coordinator's topic view moves on, as Kafka's metadata image does. */
+            kc_coord_topic_created(req->srv->coord, name);
             kc_log_info("server", "created internal topic %s with %d partitions for streams group %.*s",
                         create.items[i].name, create.items[i].partitions, (int)rq.group_id.len,
                         rq.group_id.ptr);
-        else
+        } else
             kc_log_warn("server", "could not create internal topic %s: %d", create.items[i].name, rc);
     }
     kc_streams_topics_to_create_deinit(&create);

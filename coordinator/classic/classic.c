@@ -2260,8 +2260,9 @@ static void drop_group(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms, con
 /* ---- replay, load, unload ------------------------------------------------- */
 
 int kc_classic_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uint8_t *value,
-                      size_t value_len)
+                      size_t value_len, const void *msg)
 {
+    (void)msg; /* classic groups change memory directly (Kafka's exception) */
     int rc = KC_EINVAL;
     kc_arena_t arena;
     kc_arena_init(&arena);

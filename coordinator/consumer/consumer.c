@@ -216,6 +216,17 @@ static void owners_set(cs_group_t *g, const kc_asg_t *a, int32_t epoch, bool rel
 static void member_set_current(cs_group_t *g, cs_member_t *m, int32_t epoch, int32_t prev,
                                int8_t state, kc_asg_t *assigned, kc_asg_t *pending)
 {
+    if (kc_asg_equal(&m->assigned, assigned) && kc_asg_equal(&m->pending, pending)) {
+        /* The same partitions (an epoch moving on): only the epochs change. */
+        kc_asg_free(assigned);
+        kc_asg_free(pending);
+        m->member_epoch = epoch;
+        m->previous_member_epoch = prev;
+        m->state = state;
+        owners_set(g, &m->assigned, epoch, false);
+        owners_set(g, &m->pending, epoch, false);
+        return;
+    }
     owners_set(g, &m->assigned, 0, true);
     owners_set(g, &m->pending, 0, true);
     kc_asg_free(&m->assigned);
@@ -2336,8 +2347,7 @@ static cs_member_t *replay_member(cs_group_t *g, kc_str_t id)
 static void asg_from_tps(kc_asg_t *a, const cur_tp_t *tps, int32_t n)
 {
     for (int32_t i = 0; i < n; i++)
-        for (int32_t j = 0; j < tps[i].partitions.count; j++)
-            kc_asg_add(a, tps[i].topic_id, tps[i].partitions.items[j]);
+        kc_asg_add_all(a, tps[i].topic_id, tps[i].partitions.items, tps[i].partitions.count);
 }
 
 /* What every apply step below gets (modern/replay.h): the coordinator, the
@@ -2357,8 +2367,7 @@ static int apply_regex(const cs_apply_t *a)
         return 0;
     }
     kc_consumer_group_regular_expression_value_t v;
-    kc_consumer_group_regular_expression_value_init(&v);
-    if (kc_consumer_group_regular_expression_value_decode(a->r, 0, a->arena, &v) != 0 || a->r->err) {
+    if (KC_MODERN_VALUE(a, kc_consumer_group_regular_expression_value, v) != 0) {
         free(regex);
         return KC_EINVAL;
     }
@@ -2401,8 +2410,7 @@ static int apply_group_metadata(const cs_apply_t *a)
         return 0;
     }
     kc_consumer_group_metadata_value_t v;
-    kc_consumer_group_metadata_value_init(&v);
-    if (kc_consumer_group_metadata_value_decode(a->r, 0, a->arena, &v) != 0 || a->r->err)
+    if (KC_MODERN_VALUE(a, kc_consumer_group_metadata_value, v) != 0)
         return KC_EINVAL;
     g = replay_group(a->c, a->gid);
     kc_modern_group_replay_metadata(&g->modern, v.epoch, v.metadata_hash);
@@ -2415,9 +2423,7 @@ static int apply_target_metadata(const cs_apply_t *a)
     if (!a->r)
         return 0;
     kc_consumer_group_target_assignment_metadata_value_t v;
-    kc_consumer_group_target_assignment_metadata_value_init(&v);
-    if (kc_consumer_group_target_assignment_metadata_value_decode(a->r, 0, a->arena, &v) != 0 ||
-        a->r->err)
+    if (KC_MODERN_VALUE(a, kc_consumer_group_target_assignment_metadata_value, v) != 0)
         return KC_EINVAL;
     replay_group(a->c, a->gid)->assignment_epoch = v.assignment_epoch;
     return 0;
@@ -2459,8 +2465,7 @@ static int apply_member_metadata(const cs_apply_t *a)
         return 0;
     }
     kc_consumer_group_member_metadata_value_t v;
-    kc_consumer_group_member_metadata_value_init(&v);
-    if (kc_consumer_group_member_metadata_value_decode(a->r, 0, a->arena, &v) != 0 || a->r->err)
+    if (KC_MODERN_VALUE(a, kc_consumer_group_member_metadata_value, v) != 0)
         return KC_EINVAL;
     cs_group_t *g = replay_group(a->c, a->gid);
     cs_member_t *m = replay_member(g, a->mid);
@@ -2495,16 +2500,14 @@ static int apply_target_member(const cs_apply_t *a)
         return 0;
     }
     kc_consumer_group_target_assignment_member_value_t v;
-    kc_consumer_group_target_assignment_member_value_init(&v);
-    if (kc_consumer_group_target_assignment_member_value_decode(a->r, 0, a->arena, &v) != 0 ||
-        a->r->err)
+    if (KC_MODERN_VALUE(a, kc_consumer_group_target_assignment_member_value, v) != 0)
         return KC_EINVAL;
     m = replay_member(replay_group(a->c, a->gid), a->mid);
     kc_asg_free(&m->target);
     for (int32_t i = 0; i < v.topic_partitions.count; i++)
-        for (int32_t j = 0; j < v.topic_partitions.items[i].partitions.count; j++)
-            kc_asg_add(&m->target, v.topic_partitions.items[i].topic_id,
-                       v.topic_partitions.items[i].partitions.items[j]);
+        kc_asg_add_all(&m->target, v.topic_partitions.items[i].topic_id,
+                       v.topic_partitions.items[i].partitions.items,
+                       v.topic_partitions.items[i].partitions.count);
     return 0;
 }
 
@@ -2521,9 +2524,7 @@ static int apply_current_assignment(const cs_apply_t *a)
         return 0;
     }
     kc_consumer_group_current_member_assignment_value_t v;
-    kc_consumer_group_current_member_assignment_value_init(&v);
-    if (kc_consumer_group_current_member_assignment_value_decode(a->r, 0, a->arena, &v) != 0 ||
-        a->r->err)
+    if (KC_MODERN_VALUE(a, kc_consumer_group_current_member_assignment_value, v) != 0)
         return KC_EINVAL;
     cs_group_t *g = replay_group(a->c, a->gid);
     m = replay_member(g, a->mid);
@@ -2547,10 +2548,10 @@ static const kc_modern_apply_step_t apply_steps[] = {
 };
 
 int kc_consumer_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uint8_t *value,
-                       size_t value_len)
+                       size_t value_len, const void *msg)
 {
-    return kc_modern_replay(c, KC_GROUP_CONSUMER, key, key_len, value, value_len, apply_steps,
-                            KC_ARRAY_LEN(apply_steps));
+    return kc_modern_replay(c, KC_GROUP_CONSUMER, key, key_len, value, value_len, msg,
+                            apply_steps, KC_ARRAY_LEN(apply_steps));
 }
 
 void kc_consumer_loaded(kc_coord_t *c, int64_t now_ms)

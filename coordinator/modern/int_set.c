@@ -46,6 +46,24 @@ bool kc_int_set_add(kc_int_set_t *s, int32_t v)
     return true;
 }
 
+void kc_int_set_add_all(kc_int_set_t *s, const int32_t *v, int32_t n)
+{
+    bool ascending = s->n == 0 && n > 0;
+    for (int32_t i = 1; i < n && ascending; i++)
+        ascending = v[i - 1] < v[i];
+    if (!ascending) {
+        for (int32_t i = 0; i < n; i++)
+            kc_int_set_add(s, v[i]);
+        return;
+    }
+    if (s->cap < n) {
+        s->cap = n;
+        s->p = kc_xrealloc(s->p, (size_t)s->cap * sizeof(*s->p));
+    }
+    memcpy(s->p, v, (size_t)n * sizeof(*v));
+    s->n = n;
+}
+
 bool kc_int_set_remove(kc_int_set_t *s, int32_t v)
 {
     bool found;

@@ -20,6 +20,9 @@ typedef struct {
 int32_t kc_int_set_pos(const kc_int_set_t *s, int32_t v, bool *found);
 /* Adds v; false when it was there already. */
 bool kc_int_set_add(kc_int_set_t *s, int32_t v);
+/* Adds the n values of v (any order, repeats allowed); an empty set takes
+ * an ascending run in one copy. */
+void kc_int_set_add_all(kc_int_set_t *s, const int32_t *v, int32_t n);
 /* Removes v; false when it was not there. */
 bool kc_int_set_remove(kc_int_set_t *s, int32_t v);
 bool kc_int_set_has(const kc_int_set_t *s, int32_t v);

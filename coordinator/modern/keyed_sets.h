@@ -17,6 +17,7 @@
  *   P_copy(dst, src)        dst (freed first) becomes a copy of src
  *   P_find(l, key)          the entry of key, NULL when none
  *   P_add(l, key, p)        adds partition p under key (an entry made when needed)
+ *   P_add_all(l, key, ps, n) adds the n partitions ps under key
  *   P_has(l, key, p)        whether p is under key
  *   P_remove(l, key, p)     removes p; an entry emptied goes; whether p was there
  *   P_equal(a, b)           the same partitions under the same keys
@@ -41,6 +42,7 @@
     void P##_copy(LIST_T *dst, const LIST_T *src);                                                 \
     const ENTRY_T *P##_find(const LIST_T *l, KEY_T key);                                           \
     void P##_add(LIST_T *l, KEY_T key, int32_t partition);                                         \
+    void P##_add_all(LIST_T *l, KEY_T key, const int32_t *partitions, int32_t n);                  \
     bool P##_has(const LIST_T *l, KEY_T key, int32_t partition);                                   \
     bool P##_remove(LIST_T *l, KEY_T key, int32_t partition);                                      \
     bool P##_equal(const LIST_T *a, const LIST_T *b);                                              \
@@ -105,7 +107,8 @@
         return found ? &l->ITEMS[i] : NULL;                                                        \
     }                                                                                              \
                                                                                                    \
-    void P##_add(LIST_T *l, KEY_T key, int32_t partition)                                          \
+    /* The entry of key, made when there is none. */                                              \
+    static ENTRY_T *P##_entry(LIST_T *l, KEY_T key)                                                \
     {                                                                                              \
         bool found;                                                                                \
         int32_t i = P##_pos(l, key, &found);                                                       \
@@ -119,7 +122,18 @@
             KEY_INIT(&l->ITEMS[i].KEY, key);                                                       \
             l->n++;                                                                                \
         }                                                                                          \
-        kc_int_set_add(&l->ITEMS[i].set, partition);                                               \
+        return &l->ITEMS[i];                                                                       \
+    }                                                                                              \
+                                                                                                   \
+    void P##_add(LIST_T *l, KEY_T key, int32_t partition)                                          \
+    {                                                                                              \
+        kc_int_set_add(&P##_entry(l, key)->set, partition);                                        \
+    }                                                                                              \
+                                                                                                   \
+    void P##_add_all(LIST_T *l, KEY_T key, const int32_t *partitions, int32_t n)                   \
+    {                                                                                              \
+        if (n > 0)                                                                                 \
+            kc_int_set_add_all(&P##_entry(l, key)->set, partitions, n);                            \
     }                                                                                              \
                                                                                                    \
     bool P##_has(const LIST_T *l, KEY_T key, int32_t partition)                                    \

@@ -32,14 +32,16 @@ static int read_key(kc_reader_t *r, int16_t type, kc_str_t *gid, kc_str_t *mid)
 }
 
 int kc_modern_replay(kc_coord_t *c, kc_group_type_t gt, const uint8_t *key, size_t key_len,
-                     const uint8_t *value, size_t value_len, const kc_modern_apply_step_t *steps,
-                     size_t nsteps)
+                     const uint8_t *value, size_t value_len, const void *msg,
+                     const kc_modern_apply_step_t *steps, size_t nsteps)
 {
     kc_reader_t kr;
     kc_reader_init(&kr, key, key_len);
     kc_modern_record_t rec = {.c = c, .type = kc_read_int16(&kr)};
-    if (kr.err || read_key(&kr, rec.type, &rec.gid, &rec.mid) != 0 ||
-        !kc_group_replay_allowed(c, rec.gid, gt))
+    if (kr.err || read_key(&kr, rec.type, &rec.gid, &rec.mid) != 0)
+        return KC_EINVAL;
+    kc_group_t *held = kc_group_get(c, rec.gid);
+    if (held && held->ops->type != gt && !kc_group_replay_allowed(c, rec.gid, gt))
         return KC_EINVAL;
     int (*apply)(const kc_modern_record_t *) = NULL;
     for (size_t i = 0; i < nsteps && !apply; i++)
@@ -53,8 +55,9 @@ int kc_modern_replay(kc_coord_t *c, kc_group_type_t gt, const uint8_t *key, size
         rec.r = &vr;
         rec.value = value;
         rec.value_len = value_len;
+        rec.msg = msg;
     }
-    rec.g = kc_group_get_typed(c, rec.gid, gt);
+    rec.g = held && held->ops->type == gt ? held : NULL;
     if (!apply)
         return 0;
     kc_arena_t arena;

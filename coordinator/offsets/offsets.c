@@ -137,8 +137,9 @@ static int decode_value(int16_t type, const uint8_t *value, size_t value_len, kc
 }
 
 int kc_offsets_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uint8_t *value,
-                      size_t value_len)
+                      size_t value_len, const void *msg)
 {
+    (void)msg; /* read from the bytes: their versions decide the fields */
     kc_reader_t r;
     kc_reader_init(&r, key, key_len);
     int16_t type = kc_read_int16(&r);
@@ -215,7 +216,7 @@ static void tombstones_flush(kc_coord_t *c, tombstones_t *t)
     assert(t->first + t->n == t->res->nrecords);
     for (size_t i = t->first; i < t->first + t->n; i++) {
         const kc_record_t *r = &t->res->records[i];
-        kc_coord_replay(c, r->key.data, r->key.len, NULL, 0);
+        kc_offsets_replay(c, r->key.data, r->key.len, NULL, 0, NULL);
     }
 }
 

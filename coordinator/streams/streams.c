@@ -565,6 +565,7 @@ struct st_config {
     int8_t status;          /* -1 none, else 1, 2 or 3 */
     char detail[MSG_MAX];
     int64_t hash;           /* of the required topics that exist */
+    int64_t topics_version; /* the coordinator's topics_version the hash was taken at */
     int32_t nsubs;
     int32_t *ntasks;        /* per subtopology of the topology (record order) */
     bool *stateful;
@@ -1268,12 +1269,16 @@ static const st_config_t *group_config(kc_coord_t *c, st_group_t *g)
 {
     if (!g->topology)
         return NULL;
-    int64_t hash = topology_hash(c, g->topology);
-    if (g->cfg && g->cfg->hash == hash)
+    /* The topics can only have changed with the topics version. */
+    if (g->cfg && g->cfg->topics_version == c->topics_version)
         return g->cfg;
-    group_drop_config(g);
-    g->cfg = kc_xcalloc(1, sizeof(*g->cfg));
-    configure(c, g->topology, g->cfg);
+    int64_t hash = topology_hash(c, g->topology);
+    if (!g->cfg || g->cfg->hash != hash) {
+        group_drop_config(g);
+        g->cfg = kc_xcalloc(1, sizeof(*g->cfg));
+        configure(c, g->topology, g->cfg);
+    }
+    g->cfg->topics_version = c->topics_version;
     return g->cfg;
 }
 
@@ -1878,8 +1883,7 @@ static bool reconcile(st_group_t *g, const st_member_t *m, const kc_tasks_tuple_
 static void tasks_add_sub(kc_tasks_t *out, kc_str_t subtopology_id, const int32_t *p, int32_t n)
 {
     char *sub = kc_str_dup_or_null(subtopology_id.len >= 0 ? subtopology_id : kc_str(""));
-    for (int32_t j = 0; j < n; j++)
-        kc_tasks_add(out, sub, p[j]);
+    kc_tasks_add_all(out, sub, p, n);
     free(sub);
 }
 
@@ -3482,8 +3486,7 @@ static int apply_group_metadata(const st_apply_t *a)
         return 0;
     }
     kc_streams_group_metadata_value_t v;
-    kc_streams_group_metadata_value_init(&v);
-    if (kc_streams_group_metadata_value_decode(a->r, 0, a->arena, &v) != 0 || a->r->err)
+    if (KC_MODERN_VALUE(a, kc_streams_group_metadata_value, v) != 0)
         return KC_EINVAL;
     g = replay_group(a->c, a->gid);
     kc_modern_group_replay_metadata(&g->modern, v.epoch, v.metadata_hash);
@@ -3500,9 +3503,7 @@ static int apply_target_metadata(const st_apply_t *a)
     if (!a->r)
         return 0;
     kc_streams_group_target_assignment_metadata_value_t v;
-    kc_streams_group_target_assignment_metadata_value_init(&v);
-    if (kc_streams_group_target_assignment_metadata_value_decode(a->r, 0, a->arena, &v) != 0 ||
-        a->r->err)
+    if (KC_MODERN_VALUE(a, kc_streams_group_target_assignment_metadata_value, v) != 0)
         return KC_EINVAL;
     st_group_t *g = replay_group(a->c, a->gid);
     g->assignment_epoch = v.assignment_epoch;
@@ -3539,8 +3540,7 @@ static int apply_member_metadata(const st_apply_t *a)
         return 0;
     }
     kc_streams_group_member_metadata_value_t v;
-    kc_streams_group_member_metadata_value_init(&v);
-    if (kc_streams_group_member_metadata_value_decode(a->r, 0, a->arena, &v) != 0 || a->r->err)
+    if (KC_MODERN_VALUE(a, kc_streams_group_member_metadata_value, v) != 0)
         return KC_EINVAL;
     st_group_t *g = replay_group(a->c, a->gid);
     st_member_t *m = replay_member(g, a->mid);
@@ -3584,9 +3584,7 @@ static int apply_target_member(const st_apply_t *a)
         return 0;
     }
     kc_streams_group_target_assignment_member_value_t v;
-    kc_streams_group_target_assignment_member_value_init(&v);
-    if (kc_streams_group_target_assignment_member_value_decode(a->r, 0, a->arena, &v) != 0 ||
-        a->r->err)
+    if (KC_MODERN_VALUE(a, kc_streams_group_target_assignment_member_value, v) != 0)
         return KC_EINVAL;
     st_member_t *m = replay_member(replay_group(a->c, a->gid), a->mid);
     kc_tasks_tuple_free(&m->target);
@@ -3611,9 +3609,7 @@ static int apply_current_assignment(const st_apply_t *a)
         return 0;
     }
     kc_streams_group_current_member_assignment_value_t v;
-    kc_streams_group_current_member_assignment_value_init(&v);
-    if (kc_streams_group_current_member_assignment_value_decode(a->r, 0, a->arena, &v) != 0 ||
-        a->r->err)
+    if (KC_MODERN_VALUE(a, kc_streams_group_current_member_assignment_value, v) != 0)
         return KC_EINVAL;
     st_group_t *g = replay_group(a->c, a->gid);
     st_member_t *m = replay_member(g, a->mid);
@@ -3642,10 +3638,10 @@ static const kc_modern_apply_step_t apply_steps[] = {
 };
 
 int kc_streams_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uint8_t *value,
-                      size_t value_len)
+                      size_t value_len, const void *msg)
 {
-    return kc_modern_replay(c, KC_GROUP_STREAMS, key, key_len, value, value_len, apply_steps,
-                            KC_ARRAY_LEN(apply_steps));
+    return kc_modern_replay(c, KC_GROUP_STREAMS, key, key_len, value, value_len, msg,
+                            apply_steps, KC_ARRAY_LEN(apply_steps));
 }
 
 void kc_streams_loaded(kc_coord_t *c, int64_t now_ms)
