@@ -278,6 +278,16 @@ static void current_free(st_current_t *cur)
  * in step. Takes ownership of cur's tasks (reset to empty). */
 static void member_set_current(st_group_t *g, st_member_t *m, st_current_t *cur)
 {
+    m->member_epoch = cur->epoch;
+    m->previous_member_epoch = cur->prev;
+    m->state = cur->state;
+    if (kc_tasks_tuple_equal(&m->assigned, &cur->assigned) &&
+        kc_tasks_tuple_equal(&m->pending, &cur->pending)) {
+        /* The same tasks (an epoch moving on): the owners stay. */
+        kc_tasks_tuple_free(&cur->assigned);
+        kc_tasks_tuple_free(&cur->pending);
+        return;
+    }
     owners_set(g, &m->assigned.active, m, true);
     owners_set(g, &m->pending.active, m, true);
     kc_tasks_tuple_free(&m->assigned);
@@ -286,9 +296,6 @@ static void member_set_current(st_group_t *g, st_member_t *m, st_current_t *cur)
     m->pending = cur->pending;
     memset(&cur->assigned, 0, sizeof(cur->assigned));
     memset(&cur->pending, 0, sizeof(cur->pending));
-    m->member_epoch = cur->epoch;
-    m->previous_member_epoch = cur->prev;
-    m->state = cur->state;
     owners_set(g, &m->assigned.active, m, false);
     owners_set(g, &m->pending.active, m, false);
 }
@@ -1882,9 +1889,18 @@ static bool reconcile(st_group_t *g, const st_member_t *m, const kc_tasks_tuple_
  * the one step of every task list read from a request or a record. */
 static void tasks_add_sub(kc_tasks_t *out, kc_str_t subtopology_id, const int32_t *p, int32_t n)
 {
-    char *sub = kc_str_dup_or_null(subtopology_id.len >= 0 ? subtopology_id : kc_str(""));
+    if (n <= 0)
+        return;
+    /* A subtopology id is short: no copy on the heap just to call with it. */
+    char buf[64];
+    size_t len = subtopology_id.len > 0 ? (size_t)subtopology_id.len : 0;
+    char *sub = len < sizeof(buf) ? buf : kc_xmalloc(len + 1);
+    if (len)
+        memcpy(sub, subtopology_id.ptr, len);
+    sub[len] = '\0';
     kc_tasks_add_all(out, sub, p, n);
-    free(sub);
+    if (sub != buf)
+        free(sub);
 }
 
 static void tasks_from_request(kc_tasks_t *out, const req_tasks_t *items, int32_t n)
