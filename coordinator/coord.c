@@ -383,8 +383,8 @@ static const char *encode_error_text(int rc)
     }
 }
 
-/* kc_record_write and kc_record_write_encoded: the value is the struct
- * value or, when encoded is set, those bytes. */
+/* kc_record_write and the *_replay writers: the value is the struct value
+ * or, when encoded is set, those bytes. */
 static int record_write(kc_result_t *res, int16_t type, const kc_record_key_t *key,
                         int16_t value_version, const void *value, const kc_buf_t *encoded)
 {
@@ -429,11 +429,6 @@ int kc_record_write(kc_result_t *res, int16_t type, const kc_record_key_t *key,
     return record_write(res, type, key, value_version, value, NULL);
 }
 
-int kc_record_write_encoded(kc_result_t *res, int16_t type, const kc_record_key_t *key,
-                            int16_t value_version, const kc_buf_t *value)
-{
-    return record_write(res, type, key, value_version, NULL, value);
-}
 
 /* Applies the record just appended at index i through the load path, with
  * msg, the value it was encoded from (NULL: none). */

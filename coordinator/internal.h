@@ -64,11 +64,6 @@ static inline kc_record_key_t kc_record_member_key(const char *group_id, const c
 {
     return (kc_record_key_t){.group_id = kc_str(group_id), .member_id = kc_str(member_id)};
 }
-/* As kc_record_write with the value's message already encoded (the bytes
- * after the version; copied), for the streams topology, whose bytes the
- * group also keeps to compare with later heartbeats. */
-int kc_record_write_encoded(kc_result_t *res, int16_t type, const kc_record_key_t *key,
-                            int16_t value_version, const kc_buf_t *value);
 /*
  * Whether the response being built depends on records: true when a record
  * was appended since res held first records, or when res is failed (a
@@ -78,13 +73,17 @@ int kc_record_write_encoded(kc_result_t *res, int16_t type, const kc_record_key_
  */
 bool kc_result_wrote_since(const kc_result_t *res, size_t first);
 /*
- * The write of the modern groups (consumer, streams), as Kafka's coordinator
- * runtime has it: as kc_record_write / kc_record_write_encoded, then the
- * record appended is applied to c's memory by kc_coord_replay, the function
- * a load calls for every stored record. Handlers change no state the records
- * hold except through here, so live state and a replay of the records
- * cannot drift apart. Returns 0, the encoder's error, or the replay's
- * (res then failed, one line logged).
+ * The write of the modern groups (consumer, streams) and of committed
+ * offsets, as Kafka's coordinator runtime has it: as kc_record_write, then
+ * the record appended is applied to c's memory by its type's replay, the
+ * function a load calls for every stored record (given value as the
+ * decoded value, as Kafka's runtime replays the record objects it wrote).
+ * Handlers change no state the records hold except through here, so live
+ * state and a replay of the records cannot drift apart. Returns 0, the
+ * encoder's error, or the replay's (res then failed, one line logged).
+ * kc_record_write_encoded_replay takes the value's message already encoded
+ * (the bytes after the version; copied), for the streams topology, whose
+ * bytes the group also keeps to compare with later heartbeats.
  */
 int kc_record_write_replay(kc_coord_t *c, kc_result_t *res, int16_t type,
                            const kc_record_key_t *key, int16_t value_version, const void *value);
