@@ -226,6 +226,29 @@ static void test_record_write_failures(void **state)
     free(big);
 }
 
+/* The context of a request of api_key at version from client "a". */
+static kc_request_ctx_t heartbeat_ctx(int16_t api_key, int16_t version)
+{
+    kc_request_ctx_t ctx = {0};
+    ctx.conn_id = 1;
+    ctx.correlation_id = 1;
+    ctx.api_key = api_key;
+    ctx.api_version = version;
+    ctx.client_id = kc_str("a");
+    ctx.client_host = "/127.0.0.1";
+    return ctx;
+}
+
+/* An id of 40,000 bytes: a compact string holds it, the records' int16
+ * key strings do not. Free it. */
+static char *id_too_long(void)
+{
+    char *big = malloc(40001);
+    memset(big, 'm', 40000);
+    big[40000] = '\0';
+    return big;
+}
+
 /* A streams member joining group_id as member_id, with a one-subtopology
  * topology reading "in" (no topic view: MISSING_SOURCE_TOPICS). */
 static void streams_join(kc_coord_t *c, const char *group_id, const char *member_id,
@@ -253,13 +276,7 @@ static void streams_join(kc_coord_t *c, const char *group_id, const char *member
     req.active_tasks.count = 0;
     req.standby_tasks.count = 0;
     req.warmup_tasks.count = 0;
-    kc_request_ctx_t ctx = {0};
-    ctx.conn_id = 1;
-    ctx.correlation_id = 1;
-    ctx.api_key = KC_API_STREAMS_GROUP_HEARTBEAT;
-    ctx.api_version = 0;
-    ctx.client_id = kc_str("a");
-    ctx.client_host = "/127.0.0.1";
+    kc_request_ctx_t ctx = heartbeat_ctx(KC_API_STREAMS_GROUP_HEARTBEAT, 0);
     kc_coord_streams_group_heartbeat(c, &ctx, &req, res, NULL);
 }
 
@@ -285,9 +302,7 @@ static int16_t streams_error_of(const kc_buf_t *b)
 static void test_streams_ids_too_long_for_the_records(void **state)
 {
     (void)state;
-    char *big = malloc(40001);
-    memset(big, 'm', 40000);
-    big[40000] = '\0';
+    char *big = id_too_long();
     kc_coord_t *c = coord_new();
     kc_result_t res;
     kc_result_init(&res);
@@ -322,13 +337,7 @@ static void consumer_join(kc_coord_t *c, const char *member_id, kc_result_t *res
     req.subscribed_topic_names.items = &topic;
     req.subscribed_topic_names.count = 1;
     req.topic_partitions.count = 0;
-    kc_request_ctx_t ctx = {0};
-    ctx.conn_id = 1;
-    ctx.correlation_id = 1;
-    ctx.api_key = KC_API_CONSUMER_GROUP_HEARTBEAT;
-    ctx.api_version = 1;
-    ctx.client_id = kc_str("a");
-    ctx.client_host = "/127.0.0.1";
+    kc_request_ctx_t ctx = heartbeat_ctx(KC_API_CONSUMER_GROUP_HEARTBEAT, 1);
     kc_coord_consumer_group_heartbeat(c, &ctx, &req, res);
 }
 
@@ -340,9 +349,7 @@ static void consumer_join(kc_coord_t *c, const char *member_id, kc_result_t *res
 static void test_consumer_member_id_too_long_for_the_records(void **state)
 {
     (void)state;
-    char *big = malloc(40001);
-    memset(big, 'm', 40000);
-    big[40000] = '\0';
+    char *big = id_too_long();
     kc_coord_t *c = coord_new();
     kc_result_t res;
     kc_result_init(&res);
