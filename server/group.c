@@ -100,6 +100,43 @@ int kc_handle_consumer_group_heartbeat(kc_req_t *req)
     return 0;
 }
 
+/* Creates one internal topic of a streams group with its topology's
+ * configs, checked as CreateTopics checks them (a topic Kafka's controller
+ * refuses is logged and left missing: the member keeps seeing
+ * MISSING_INTERNAL_TOPICS). */
+static void create_internal_topic(kc_req_t *req, kc_str_t group_id,
+                                  const kc_streams_topic_to_create_t *t)
+{
+    kc_server_t *s = req->srv;
+    kc_str_t name = kc_str(t->name);
+    if (kc_topics_find(s->topics, name))
+        return;
+    kc_str_t *cn = kc_arena_alloc(req->arena, (t->nconfigs + 1) * sizeof(*cn));
+    kc_str_t *cv = kc_arena_alloc(req->arena, (t->nconfigs + 1) * sizeof(*cv));
+    for (size_t j = 0; j < t->nconfigs; j++) {
+        cn[j] = kc_str(t->config_names[j]);
+        cv[j] = kc_str(t->config_values[j]);
+    }
+    char msg[512];
+    if (kc_topic_configs_check(t->nconfigs, cn, cv, msg, sizeof(msg)) != KC_ERR_NONE) {
+        kc_log_warn("server", "could not create internal topic %s of streams group %.*s: %s",
+                    t->name, (int)group_id.len, group_id.ptr, msg);
+        return;
+    }
+    const kc_topic_t *created = NULL;
+    int rc = kc_topics_create(s->topics, name, t->partitions, &created);
+    if (rc == 0 && t->nconfigs)
+        rc = kc_topics_set_configs(s->topics, name, t->nconfigs, cn, cv);
+    if (rc != 0) {
+        kc_log_warn("server", "could not create internal topic %s: %d", t->name, rc);
+        return;
+    }
+    /* The coordinator's topic view moves on, as Kafka's metadata image does. */
+    kc_coord_topic_created(s->coord, name);
+    kc_log_info("server", "created internal topic %s with %d partitions for streams group %.*s",
+                t->name, t->partitions, (int)group_id.len, group_id.ptr);
+}
+
 /*
  * StreamsGroupHeartbeat: the coordinator lists the internal topics the
  * group's topology needs that do not exist yet; they are created here, in
@@ -119,21 +156,8 @@ int kc_handle_streams_group_heartbeat(kc_req_t *req)
         return kc_req_respond_error(req, &start, KC_ERR_GROUP_AUTHORIZATION_FAILED);
     kc_streams_topics_to_create_t create = {0};
     kc_coord_streams_group_heartbeat(req->srv->coord, &req->ctx, &rq, req->res, &create);
-    for (size_t i = 0; i < create.n; i++) {
-        const kc_topic_t *created = NULL;
-        kc_str_t name = kc_str(create.items[i].name);
-        if (kc_topics_find(req->srv->topics, name))
-            continue;
-        int rc = kc_topics_create(req->srv->topics, name, create.items[i].partitions, &created);
-        if (rc == 0) {
-            /* The coordinator's topic view moves on, as Kafka's metadata image does. */
-            kc_coord_topic_created(req->srv->coord, name);
-            kc_log_info("server", "created internal topic %s with %d partitions for streams group %.*s",
-                        create.items[i].name, create.items[i].partitions, (int)rq.group_id.len,
-                        rq.group_id.ptr);
-        } else
-            kc_log_warn("server", "could not create internal topic %s: %d", create.items[i].name, rc);
-    }
+    for (size_t i = 0; i < create.n; i++)
+        create_internal_topic(req, rq.group_id, &create.items[i]);
     kc_streams_topics_to_create_deinit(&create);
     return 0;
 }

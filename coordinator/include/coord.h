@@ -211,11 +211,16 @@ void kc_coord_consumer_group_describe(kc_coord_t *c, const kc_request_ctx_t *ctx
 
 /* An internal topic of a streams group that does not exist yet and that the
  * caller creates (Kafka's KafkaApis creates the topics the heartbeat result
- * lists). replication_factor -1 = the broker's default. */
+ * lists) with the topic configs the topology gives it (cleanup.policy,
+ * retention.ms, ... and the application's topic.* settings).
+ * replication_factor -1 = the broker's default. */
 typedef struct {
-    char *name;   /* owned */
+    char *name; /* owned */
     int32_t partitions;
     int16_t replication_factor;
+    char **config_names;  /* nconfigs names, owned */
+    char **config_values; /* their values, owned */
+    size_t nconfigs;
 } kc_streams_topic_to_create_t;
 
 typedef struct {

@@ -1058,22 +1058,27 @@ typedef struct {
     kc_str_t *names;
     int32_t *parts;
     int16_t *rf;
+    const kc_streams_group_topology_value_topic_info_t **info; /* its configs */
     int32_t n, cap;
     int32_t *order;
     int32_t norder;
 } internal_topics_t;
 
-static void internal_topics_add(internal_topics_t *it, kc_str_t name, int32_t parts, int16_t rf)
+static void internal_topics_add(internal_topics_t *it,
+                                const kc_streams_group_topology_value_topic_info_t *ti,
+                                int32_t parts, int16_t rf)
 {
     if (it->n == it->cap) {
         it->cap = it->cap ? it->cap * 2 : 8;
         it->names = kc_xrealloc(it->names, (size_t)it->cap * sizeof(*it->names));
         it->parts = kc_xrealloc(it->parts, (size_t)it->cap * sizeof(*it->parts));
         it->rf = kc_xrealloc(it->rf, (size_t)it->cap * sizeof(*it->rf));
+        it->info = kc_xrealloc(it->info, (size_t)it->cap * sizeof(*it->info));
     }
-    it->names[it->n] = name;
+    it->names[it->n] = ti->name;
     it->parts[it->n] = parts;
     it->rf[it->n] = rf;
+    it->info[it->n] = ti;
     it->n++;
 }
 
@@ -1106,7 +1111,7 @@ static void internal_topics_collect(const topo_t *t, const st_config_t *cf, inte
             int32_t nd = java_hash_order(names, n, ord);
             for (int32_t i = 0; i < nd; i++) {
                 const kc_streams_group_topology_value_topic_info_t *ti = &tis[ord[i]];
-                internal_topics_add(it, ti->name,
+                internal_topics_add(it, ti,
                                     pass == 0 ? config_rep_parts(cf, ti->name) : cf->ntasks[sorder[q]],
                                     ti->replication_factor != 0 ? ti->replication_factor : (int16_t)-1);
             }
@@ -1122,6 +1127,7 @@ static void internal_topics_collect(const topo_t *t, const st_config_t *cf, inte
             if (kc_str_eq(it->names[k], it->names[it->order[i]])) {
                 it->parts[it->order[i]] = it->parts[k];
                 it->rf[it->order[i]] = it->rf[k];
+                it->info[it->order[i]] = it->info[k];
                 break;
             }
 }
@@ -1208,14 +1214,26 @@ static bool check_internal_topics(kc_coord_t *c, const topo_t *t, st_config_t *c
         if (gone[k])
             continue;
         cf->create.items = kc_xrealloc(cf->create.items, (cf->create.n + 1) * sizeof(*cf->create.items));
-        cf->create.items[cf->create.n++] =
-            (kc_streams_topic_to_create_t){kc_str_dup_or_null(it.names[k]), it.parts[k], it.rf[k]};
+        kc_streams_topic_to_create_t *tc = &cf->create.items[cf->create.n++];
+        *tc = (kc_streams_topic_to_create_t){kc_str_dup_or_null(it.names[k]), it.parts[k], it.rf[k],
+                                             NULL, NULL, 0};
+        const kc_streams_group_topology_value_topic_info_t *ti = it.info[k];
+        if (ti->topic_configs.count > 0) {
+            tc->nconfigs = (size_t)ti->topic_configs.count;
+            tc->config_names = kc_xcalloc(tc->nconfigs, sizeof(char *));
+            tc->config_values = kc_xcalloc(tc->nconfigs, sizeof(char *));
+            for (size_t j = 0; j < tc->nconfigs; j++) {
+                tc->config_names[j] = kc_str_dup_or_null(ti->topic_configs.items[j].key);
+                tc->config_values[j] = kc_str_dup_or_null(ti->topic_configs.items[j].value);
+            }
+        }
     }
     free(gone);
     free(it.order);
     free(it.names);
     free(it.parts);
     free(it.rf);
+    free(it.info);
     if (cf->status == ST_INCORRECTLY_PARTITIONED_TOPICS)
         return false;
     if (cf->create.n) {
@@ -1293,11 +1311,35 @@ void kc_streams_topics_to_create_deinit(kc_streams_topics_to_create_t *t)
 {
     if (!t)
         return;
-    for (size_t i = 0; i < t->n; i++)
-        free(t->items[i].name);
+    for (size_t i = 0; i < t->n; i++) {
+        kc_streams_topic_to_create_t *tc = &t->items[i];
+        free(tc->name);
+        for (size_t j = 0; j < tc->nconfigs; j++) {
+            free(tc->config_names[j]);
+            free(tc->config_values[j]);
+        }
+        free(tc->config_names);
+        free(tc->config_values);
+    }
     free(t->items);
     t->items = NULL;
     t->n = 0;
+}
+
+/* A deep copy of one topic of the list. */
+static void topic_to_create_copy(kc_streams_topic_to_create_t *to,
+                                 const kc_streams_topic_to_create_t *from)
+{
+    *to = *from;
+    to->name = kc_xstrdup(from->name);
+    if (!from->nconfigs)
+        return;
+    to->config_names = kc_xcalloc(from->nconfigs, sizeof(char *));
+    to->config_values = kc_xcalloc(from->nconfigs, sizeof(char *));
+    for (size_t j = 0; j < from->nconfigs; j++) {
+        to->config_names[j] = kc_xstrdup(from->config_names[j]);
+        to->config_values[j] = kc_xstrdup(from->config_values[j]);
+    }
 }
 
 /* ---- records ------------------------------------------------------------ */
@@ -3008,6 +3050,30 @@ static void hb_reconcile(st_heartbeat_t *h)
     }
 }
 
+/* KafkaApis' CREATE check of the internal topics to create: allowed with
+ * CREATE on the cluster, else each topic needs CREATE on itself. When some
+ * may not be created, none is: true then, and out holds cf->detail followed
+ * by the names refused. */
+static bool create_unauthorized(const kc_request_ctx_t *ctx, const st_config_t *cf, char *out,
+                                size_t cap)
+{
+    const kc_streams_topics_to_create_t *l = &cf->create;
+    if (!l->n || kc_request_authorized(ctx, KC_OP_CREATE, KC_RES_CLUSTER, kc_str("kafka-cluster")))
+        return false;
+    size_t off = (size_t)snprintf(out, cap, "%s", cf->detail), start = off;
+    for (size_t i = 0; i < l->n; i++) {
+        if (kc_request_authorized(ctx, KC_OP_CREATE, KC_RES_TOPIC, kc_str(l->items[i].name)))
+            continue;
+        off += (size_t)snprintf(out + KC_MIN(off, cap), off < cap ? cap - off : 0, "%s%s",
+                                off > start ? ", " : "; Unauthorized to CREATE on topics ",
+                                l->items[i].name);
+    }
+    if (off == start)
+        return false;
+    snprintf(out + KC_MIN(off, cap), off < cap ? cap - off : 0, ".");
+    return true;
+}
+
 /* The answer's statuses: the topology's (and the internal topics to
  * create, for the server), and an application shutdown asked for. */
 static void hb_statuses(st_heartbeat_t *h)
@@ -3015,14 +3081,14 @@ static void hb_statuses(st_heartbeat_t *h)
     const st_config_t *cf = h->cf;
     kc_streams_topics_to_create_t *create = h->create;
     if (cf->status >= 0) {
-        add_status(&h->r, &h->arena, cf->status, cf->detail);
-        if (cf->status == ST_MISSING_INTERNAL_TOPICS && create && cf->create.n) {
+        bool unauthorized = cf->status == ST_MISSING_INTERNAL_TOPICS &&
+                            create_unauthorized(h->ctx, cf, h->msg, MSG_MAX);
+        add_status(&h->r, &h->arena, cf->status, unauthorized ? h->msg : cf->detail);
+        if (cf->status == ST_MISSING_INTERNAL_TOPICS && create && cf->create.n && !unauthorized) {
             create->items = kc_xcalloc(cf->create.n, sizeof(*create->items));
             create->n = cf->create.n;
-            for (size_t i = 0; i < cf->create.n; i++) {
-                create->items[i] = cf->create.items[i];
-                create->items[i].name = kc_xstrdup(cf->create.items[i].name);
-            }
+            for (size_t i = 0; i < cf->create.n; i++)
+                topic_to_create_copy(&create->items[i], &cf->create.items[i]);
         }
     }
     if (h->g->shutdown_member_id) {

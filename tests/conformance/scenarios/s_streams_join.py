@@ -77,6 +77,46 @@ def _(ctx):
     s.describe(m.c, s.describe_version(ctx), [g])
 
 
+@scenario("streams.join.internal_topic_configs",
+          "StreamsGroupHeartbeat: the internal topics are created with the TopicConfigs of "
+          "the topology (as Kafka Streams sends them for a changelog and a repartition topic, "
+          "and a user topic.* setting); DescribeConfigs shows them as topic configs",
+          api=API, profile=P)
+def _(ctx):
+    setup = ctx.client("setup")
+    g = ctx.group()
+    src = ctx.topic("in")
+    rep = ctx.topic("repartition")
+    cl = ctx.topic("store-changelog")
+    s.create_topics(ctx, setup, {src: 2})
+    topo = s.topology([
+        s.subtopology("0", source=[src], repartition_sink=[rep]),
+        s.subtopology("1", repartition_source=[s.topic_info(rep, configs={
+            "cleanup.policy": "delete", "retention.ms": "-1", "segment.bytes": "52428800",
+            "message.timestamp.type": "CreateTime"})],
+            changelog=[s.topic_info(cl, configs={
+                "cleanup.policy": "compact", "message.timestamp.type": "CreateTime",
+                "max.message.bytes": "2000000"})]),
+    ])
+    m = s.Member(ctx, g, "m1", topo, version=ctx.version)
+    m.join()
+    s.wait_topics(ctx, setup, [rep, cl])
+    # Every config's value, and which are the topic's own (source
+    # TOPIC_CONFIG). The sources of the others are the brokers' (Kafka's
+    # controller keeps a cluster default of min.insync.replicas, kcoord has
+    # no dynamic broker configs), and the order of the list is
+    # DescribeConfigs' own: neither is this scenario's subject.
+    r = setup.call("DescribeConfigs", 1, {
+        "Resources": [{"ResourceType": 2, "ResourceName": t, "ConfigurationKeys": None}
+                      for t in (rep, cl)],
+        "IncludeSynonyms": False}, record=False)
+    ctx.note("internal topic configs", {
+        res["ResourceName"]: {"values": sorted((c["Name"], c["Value"]) for c in res["Configs"]),
+                              "topic configs": sorted(c["Name"] for c in res["Configs"]
+                                                      if c["ConfigSource"] == 1)}
+        for res in r["Results"]})
+
+
 @scenario("streams.join.repartition_partitions",
           "StreamsGroupHeartbeat: a repartition source topic with a fixed partition count is "
           "created with that count; its subtopology gets that many tasks",

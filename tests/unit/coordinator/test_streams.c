@@ -168,6 +168,9 @@ typedef struct {
     const char *source; /* override the source topic */
     bool copartition;   /* a second source topic, copartitioned with the first */
     const struct offs *offsets, *end_offsets; /* TaskOffsets, TaskEndOffsets; NULL: null */
+    /* The request's authorizer (NULL: none). */
+    bool (*authorize)(const void *arg, const char *principal, const char *host, int8_t op,
+                      int8_t resource_type, kc_str_t name);
 } hb_opts_t;
 
 /* A reported TaskOffsets or TaskEndOffsets list. */
@@ -184,6 +187,15 @@ static int32_t fill_ids(const bool *set, int32_t *parts)
             parts[n++] = p;
     return n;
 }
+
+/* The principal of the heartbeats (NULL: none). */
+static const char *principal_override;
+
+/* The TopicConfigs Kafka Streams sends for a changelog topic. */
+static kc_streams_group_heartbeat_request_key_value_t changelog_configs[] = {
+    {{"cleanup.policy", 14}, {"compact", 7}},
+    {{"message.timestamp.type", 22}, {"CreateTime", 10}},
+};
 
 static hb_t send_hb(ctx_t *t, client_t *cl, hb_opts_t o)
 {
@@ -232,6 +244,8 @@ static hb_t send_hb(ctx_t *t, client_t *cl, hb_opts_t o)
         sub.source_topic_regex.count = o.regex ? 1 : 0;
         cl_topic.name = kc_str(o.changelog_override ? o.changelog_override : "app-store-changelog");
         cl_topic.partitions = o.changelog_partitions;
+        cl_topic.topic_configs.items = changelog_configs;
+        cl_topic.topic_configs.count = KC_ARRAY_LEN(changelog_configs);
         sub.state_changelog_topics.items = &cl_topic;
         sub.state_changelog_topics.count = 1;
         req.topology = &topo;
@@ -267,6 +281,8 @@ static hb_t send_hb(ctx_t *t, client_t *cl, hb_opts_t o)
         req.task_end_offsets.count = o.end_offsets->n;
     }
     kc_request_ctx_t ctx = {1, 1, 88, 1, kc_str("client"), "/127.0.0.1", t->now};
+    ctx.authorize = o.authorize;
+    ctx.principal = principal_override;
     kc_result_t res;
     kc_result_init(&res);
     hb_t h;
@@ -422,6 +438,12 @@ static void test_missing_internal_topics_are_listed_then_group_becomes_ready(voi
     assert_int_equal(h.create.n, 1);
     assert_string_equal(h.create.items[0].name, "app-store-changelog");
     assert_int_equal(h.create.items[0].partitions, NPART);
+    /* With the topology's configs of the topic, as KafkaApis creates it. */
+    assert_int_equal(h.create.items[0].nconfigs, 2);
+    assert_string_equal(h.create.items[0].config_names[0], "cleanup.policy");
+    assert_string_equal(h.create.items[0].config_values[0], "compact");
+    assert_string_equal(h.create.items[0].config_names[1], "message.timestamp.type");
+    assert_string_equal(h.create.items[0].config_values[1], "CreateTime");
     assert_int_equal(count(a.active), 0);
     assert_string_equal(state_of(t), "NotReady");
     hb_free(&h);
@@ -433,6 +455,55 @@ static void test_missing_internal_topics_are_listed_then_group_becomes_ready(voi
     assert_int_equal(count(a.active), NPART);
     assert_string_equal(state_of(t), "Stable");
     ctx_free(t);
+}
+
+/* CREATE on the cluster only for "admin"; CREATE on topics only on the
+ * changelog's name for "creator". */
+static bool create_acl(const void *arg, const char *principal, const char *host, int8_t op,
+                       int8_t resource_type, kc_str_t name)
+{
+    (void)arg;
+    (void)host;
+    if (op != KC_OP_CREATE)
+        return true;
+    if (resource_type == KC_RES_CLUSTER)
+        return principal && strcmp(principal, "User:admin") == 0;
+    return resource_type == KC_RES_TOPIC && principal && strcmp(principal, "User:creator") == 0 &&
+           kc_str_eq_cstr(name, "app-store-changelog");
+}
+
+/* KafkaApis.handleStreamsGroupHeartbeat: a principal without CREATE on the
+ * cluster nor on the missing internal topic gets them named in the
+ * MISSING_INTERNAL_TOPICS detail and nothing to create; CREATE on the
+ * cluster, or on the topic itself, lets the caller create it. */
+static void test_internal_topics_need_create(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *principal;
+        bool created;
+    } cases[] = {{"User:reader", false}, {"User:admin", true}, {"User:creator", true}};
+    for (size_t i = 0; i < KC_ARRAY_LEN(cases); i++) {
+        ctx_t *t = ctx_new();
+        changelog_exists = false;
+        principal_override = cases[i].principal;
+        client_t a;
+        set_id(&a, "member-a");
+        hb_t h = send_hb(t, &a, (hb_opts_t){.epoch = 0, .topology_epoch = 1, .authorize = create_acl});
+        assert_int_equal(h.error, E_NONE);
+        assert_true(has_status(&h, 3));
+        if (cases[i].created) {
+            assert_string_equal(h.detail[0], "Internal topics are missing: app-store-changelog");
+            assert_int_equal(h.create.n, 1);
+        } else {
+            assert_string_equal(h.detail[0], "Internal topics are missing: app-store-changelog; "
+                                             "Unauthorized to CREATE on topics app-store-changelog.");
+            assert_int_equal(h.create.n, 0);
+        }
+        hb_free(&h);
+        principal_override = NULL;
+        ctx_free(t);
+    }
 }
 
 /* After GroupMetadataManagerTest.testStreamsGroupMemberJoiningWithStaleTopology:
@@ -2659,6 +2730,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_first_joiner_initialises_topology_and_gets_all_tasks),
         cmocka_unit_test(test_missing_internal_topics_are_listed_then_group_becomes_ready),
+        cmocka_unit_test(test_internal_topics_need_create),
         cmocka_unit_test(test_stale_topology_status_and_update_rejected),
         cmocka_unit_test(test_missing_source_and_incorrectly_partitioned_topics),
         cmocka_unit_test(test_request_rules_name_the_rule),
