@@ -278,7 +278,27 @@ class ReferenceKafka:
     def start(self):
         assert self.proc is None
         self.prepare()
-        log = open(self.log_path, "wb")
+        return self._run()
+
+    def kill(self):
+        """SIGKILL (the whole process group): no chance to flush anything."""
+        if self.proc is None:
+            return
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait()
+        self.proc = None
+
+    def restart_after_kill(self):
+        """Starts the broker again on its storage (formatted already) and
+        ports, and waits until it is ready, as start() does."""
+        assert self.proc is None
+        return self._run()
+
+    def _run(self):
+        log = open(self.log_path, "ab")
         t1 = time.monotonic()
         try:
             self.proc = subprocess.Popen(self.command(),
