@@ -27,8 +27,10 @@ The reference broker starts once and every step runs on it after kcoord;
 each broker has its own topics and groups, with the same names.
 """
 
+import json
 import os
 import re
+import shutil
 
 import streams_app as sa
 from kcoord_harness import run, wait_for
@@ -79,7 +81,6 @@ def lifecycle(work, broker):
         words.produce(200, 4)
         apps["b"].kill()
         words.mark_crash()
-        import shutil
         shutil.rmtree(apps["b"].state_dir, ignore_errors=True)
         apps["b"].start()
         apps["b"].wait_running()
@@ -104,12 +105,175 @@ def lifecycle(work, broker):
         words.close()
 
 
+def static_members(work, broker):
+    app = "static"
+    src, out = topics(app)
+    sa.create_topics(broker, {src: PARTITIONS, out: PARTITIONS})
+    words = sa.Words(broker, src, out)
+    try:
+        configs = {n: {"group.instance.id": "instance-" + n} for n in ("a", "b")}
+        apps = start_app(work, broker, app, ["a", "b"], configs)
+        before = sa.wait_stable(broker, app, ["a", "b"], PARTITIONS)
+        words.produce(200, 1)
+        assert words.wait_counted() == {}
+        a0, b0 = sa.member_of(before, "a"), sa.member_of(before, "b")
+        b_states = apps["b"].states()
+
+        # A static member that closes stays in the group (epoch -2) with its
+        # tasks until its session ends; it comes back within it.
+        apps["a"].close()
+        gone = sa.describe(broker, app)
+        assert sa.member_of(gone, "a")["member_id"] == a0["member_id"], gone
+        apps["a"].start()
+        apps["a"].wait_running()
+        after = sa.wait_stable(broker, app, ["a", "b"], PARTITIONS)
+        a1, b1 = sa.member_of(after, "a"), sa.member_of(after, "b")
+        assert a1["instance_id"] == a0["instance_id"]
+        assert a1["assignment"] == a0["assignment"], (a0, a1)
+        # The other member was not rebalanced: same member, epoch, tasks,
+        # and its application never left RUNNING.
+        assert (b1["member_id"], b1["member_epoch"], b1["assignment"]) == \
+            (b0["member_id"], b0["member_epoch"], b0["assignment"]), (b0, b1)
+        assert apps["b"].states() == b_states, (b_states, apps["b"].states())
+        words.produce(200, 2)
+        assert words.wait_counted() == {}
+        print("%s: static member back as %s at epoch %d (was %s at %d)" % (
+            broker.name, a1["member_id"], a1["member_epoch"], a0["member_id"], a0["member_epoch"]))
+        for x in apps.values():
+            x.close()
+    finally:
+        words.close()
+
+
+AVAILABLE = 3
+
+# The topology description each broker served, compared at the end.
+DESCRIPTIONS = {}
+
+
+def wait_description(broker, app):
+    seen = {}
+
+    def available():
+        g = sa.describe(broker, app, include_description=True)
+        seen["g"] = g
+        return g["error_code"] == 0 and g["topology_description_status"] == AVAILABLE
+    wait_for(available, sa.DEADLINE_S, "the topology description of %s on %s" % (app, broker.name),
+             interval=0.2, state=lambda: seen.get("g"))
+    # The application id names its topics: the description with it replaced.
+    return json.loads(json.dumps(seen["g"]["topology_description"]).replace(app, "<app>"))
+
+
+def topology_description(work, broker):
+    app = "described"
+    src, out = topics(app)
+    sa.create_topics(broker, {src: PARTITIONS, out: PARTITIONS})
+    apps = start_app(work, broker, app, ["a"])
+    DESCRIPTIONS[broker.name] = wait_description(broker, app)
+    apps["a"].close()
+    if broker.name != "kcoord":
+        return
+    # The store call crashed after the -2 record committed (the store exits
+    # before writing), then after it wrote (before the final record): the
+    # restarted broker asks the application again, which pushes again.
+    for point in ("exit-before", "exit-after"):
+        app = "described-" + point
+        src, out = topics(app)
+        sa.create_topics(broker, {src: PARTITIONS, out: PARTITIONS})
+        broker.kill_restart({"KC_TEST_STORE_SET": point + "*1"})
+        a = sa.WordCount(work, broker, app, "a", src, out).start()
+        broker.wait_exit(STORE_EXIT, "the store to exit at its %s point" % point)
+        broker.kill_restart()
+        assert wait_description(broker, app) == DESCRIPTIONS["kcoord"], point
+        a.wait_running()
+        sets = [ln for ln in sa_store_calls(broker) if ln.startswith("set %s " % app)]
+        assert len(sets) == (2 if point == "exit-after" else 1), sets
+        a.close()
+
+
+def sa_store_calls(broker):
+    """The calls the test store completed (its calls.log)."""
+    try:
+        with open(os.path.join(broker.k.data_dir, "test-store", "calls.log")) as f:
+            return f.read().split("\n")[:-1]
+    except FileNotFoundError:
+        return []
+
+
+# kafka-streams-groups' output per broker and command line, compared at the end.
+TOOL = {}
+TOOL_COMMANDS = [
+    ["--list"],
+    ["--describe"],
+    ["--describe", "--members"],
+    ["--describe", "--members", "--verbose"],
+    ["--describe", "--offsets"],
+    ["--describe", "--offsets", "--verbose"],
+    ["--describe", "--state"],
+    ["--describe", "--state", "--verbose"],
+]
+
+
+def normalise_tool(broker, out):
+    """What legitimately differs between two brokers: the port, generated
+    ids (member ids, process ids), timings; and the column widths that
+    follow from them. Rows are sorted (members come in each broker's
+    order)."""
+    out = out.replace(broker.bootstrap, "<broker>")
+    out = re.sub(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "<uuid>", out)
+    out = re.sub(r"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{22}(?![A-Za-z0-9_-])", "<member-id>", out)
+    lines = [re.sub(r"\s+", " ", ln).strip() for ln in out.splitlines()]
+    lines = [ln for ln in lines if ln]
+    head = [ln for ln in lines if ln.startswith("GROUP ")]
+    return head + sorted(ln for ln in lines if not ln.startswith("GROUP "))
+
+
+def groups_tool(work, broker):
+    app = "tool"
+    src, out = topics(app)
+    sa.create_topics(broker, {src: PARTITIONS, out: PARTITIONS})
+    words = sa.Words(broker, src, out)
+    try:
+        # One after the other, so that the epochs do not depend on whether
+        # b's join and the group's sight of its new internal topics fall
+        # into one heartbeat or two.
+        apps = start_app(work, broker, app, ["a"])
+        sa.wait_stable(broker, app, ["a"], PARTITIONS)
+        apps.update(start_app(work, broker, app, ["b"]))
+        sa.wait_stable(broker, app, ["a", "b"], PARTITIONS)
+        words.produce(200, 1)
+        assert words.wait_counted() == {}
+        # The committed offsets reach the input's end a commit interval later.
+        committed = {}
+
+        def caught_up():
+            rc, text = sa.streams_groups_tool(broker, "--describe", "--offsets", "--group", app)
+            committed["text"] = text
+            rows = [ln.split() for ln in text.splitlines() if ln.startswith(app + " ")]
+            return rc == 0 and rows and all(r[-1] == "0" for r in rows)
+        wait_for(caught_up, sa.DEADLINE_S, "no lag on %s" % broker.name, interval=0.5,
+                 state=lambda: committed.get("text"))
+        got = TOOL.setdefault(broker.name, {})
+        for args in TOOL_COMMANDS:
+            rc, text = sa.streams_groups_tool(broker, *(args + ["--group", app]
+                                                        if args != ["--list"] else args))
+            got[" ".join(args)] = (rc, normalise_tool(broker, text))
+        for x in apps.values():
+            x.close()
+    finally:
+        words.close()
+
+
 def run_on(broker_cls, tag):
     b = broker_cls(tag).start()
+    # The state directories of an earlier run would be restored from.
     work = os.path.join(WORK, "kafka-streams-" + b.name)
-    os.makedirs(work, exist_ok=True)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
     try:
-        lifecycle(work, b)
+        for step in STEPS:
+            if os.environ.get("KC_TEST_STREAMS_STEP") in (None, "", step.__name__):
+                step(work, b)
     except BaseException:
         print("---- %s log tail" % b.name)
         print(b.logs()[-20000:])
@@ -118,12 +282,24 @@ def run_on(broker_cls, tag):
         b.cleanup()
 
 
+STEPS = [lifecycle, static_members, topology_description, groups_tool]
+
+
 def main():
     only = os.environ.get("KC_TEST_STREAMS_BROKER")
     if only in (None, "", "kcoord"):
         run_on(sa.KcoordBroker, "kcoord")
     if only in (None, "", "kafka"):
         run_on(sa.ReferenceBroker, "kafka")
+    if "kcoord" in DESCRIPTIONS and "kafka" in DESCRIPTIONS:
+        assert DESCRIPTIONS["kcoord"] == DESCRIPTIONS["kafka"], DESCRIPTIONS
+    if "kcoord" in TOOL and "kafka" in TOOL:
+        for args in TOOL["kafka"]:
+            assert TOOL["kcoord"][args] == TOOL["kafka"][args], (
+                "kafka-streams-groups %s:\nkcoord %s\nkafka %s"
+                % (args, TOOL["kcoord"][args], TOOL["kafka"][args]))
+    elif only:
+        print(json.dumps({"descriptions": DESCRIPTIONS, "tool": TOOL}, indent=1))
 
 
 if __name__ == "__main__":
