@@ -21,8 +21,8 @@ import signal
 import struct
 import subprocess
 import sys
+import tempfile
 import threading
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "reference"))
@@ -391,12 +391,27 @@ def member_of(g, client):
     raise AssertionError("no member of client %s in %s" % (client, g))
 
 
-def streams_groups_tool(broker, *args):
-    """kafka-streams-groups (StreamsGroupCommand of kafka-tools 4.4.0): its
-    exit code and output."""
-    cmd = [reference_kafka.java(), "-Xmx256m", "-Dlog4j.configuration=file:/dev/null",
-           "-cp", reference_kafka.classpath(), "org.apache.kafka.tools.streams.StreamsGroupCommand",
+def _tool(main_class, broker, args):
+    # The tools' own logging off: their output is what they print.
+    quiet = os.path.join(tempfile.gettempdir(), "kcoord-tools-log4j.properties")
+    if not os.path.exists(quiet):
+        with open(quiet, "w", encoding="utf-8") as f:
+            f.write("log4j.rootLogger=OFF\n")
+    cmd = [reference_kafka.java(), "-Xmx256m", "-Dlog4j.configuration=file:" + quiet,
+           "-cp", reference_kafka.classpath(), main_class,
            "--bootstrap-server", broker.bootstrap] + list(args)
     p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, timeout=DEADLINE_S)
     return p.returncode, p.stdout.decode("utf-8", "replace")
+
+
+def streams_groups_tool(broker, *args):
+    """kafka-streams-groups (StreamsGroupCommand of kafka-tools 4.4.0): its
+    exit code and output."""
+    return _tool("org.apache.kafka.tools.streams.StreamsGroupCommand", broker, args)
+
+
+def config_tool(broker, *args):
+    """kafka-configs (ConfigCommand of kafka-tools 4.4.0): its exit code and
+    output."""
+    return _tool("org.apache.kafka.tools.ConfigCommand", broker, args)
