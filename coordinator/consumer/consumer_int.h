@@ -28,10 +28,12 @@ typedef struct {
 } kc_asg_topic_t;
 
 /* A set of topic partitions: topics sorted by id bytes. Owns its arrays;
- * zero-initialised is the empty set. */
+ * zero-initialised is the empty set. A member's owned partitions keep the
+ * epoch each was assigned at (epochs, keyed_sets.h); targets keep none. */
 typedef struct {
     kc_asg_topic_t *t;
     int32_t n, cap;
+    int32_t *epochs;
 } kc_asg_t;
 
 /* kc_asg_free, _copy, _find, _add, _has, _remove, _equal, _count

@@ -27,10 +27,13 @@ typedef struct {
 } kc_tasks_sub_t;
 
 /* A set of tasks: subtopologies sorted by id (strcmp). Owns its arrays;
- * zero-initialised is the empty set. */
+ * zero-initialised is the empty set. A member's owned and revoking active
+ * tasks keep the epoch each was assigned at (epochs, keyed_sets.h); other
+ * sets keep none. */
 typedef struct {
     kc_tasks_sub_t *s;
     int32_t n, cap;
+    int32_t *epochs;
 } kc_tasks_t;
 
 /* Active, standby and warm-up tasks of one member (Kafka's TasksTuple). */
