@@ -45,6 +45,25 @@ typedef struct {
     int64_t now_ms;
 } kc_offset_commit_args_t;
 
+/*
+ * What an OffsetCommit's group check leaves to each partition (Kafka's
+ * CommitPartitionValidator): a commit carrying an older member epoch than
+ * the member's is judged partition by partition against the epochs at
+ * which the member was assigned them (KIP-1251). check NULL: nothing left
+ * to check; else it answers KC_ERR_NONE or the error of the whole commit
+ * (Kafka throws from the first partition that fails) for one partition.
+ * group and member are borrowed from the coordinator and stay valid until
+ * the next record is written.
+ */
+typedef struct kc_commit_validator kc_commit_validator_t;
+struct kc_commit_validator {
+    int16_t (*check)(const kc_commit_validator_t *v, kc_str_t topic, kc_uuid_t topic_id,
+                     int32_t partition);
+    const kc_group_t *group;
+    const void *member;
+    int32_t member_epoch; /* the commit's */
+};
+
 /* What a group type does, as Kafka's Group interface. Strings returned are
  * owned by the group and live as long as it does. */
 struct kc_group_ops {
@@ -66,10 +85,11 @@ struct kc_group_ops {
     void (*delete)(kc_coord_t *c, kc_group_t *g, int64_t now_ms, const char *reason,
                    kc_result_t *res);
     /* OffsetCommit (Group.validateOffsetCommit): KC_ERR_NONE or the error
-     * code of the whole commit; a classic group also extends the committing
+     * code of the whole commit, and in *v (check NULL on entry) what is left
+     * to check per partition; a classic group also extends the committing
      * member's session, as a commit counts as its heartbeat. */
     int16_t (*validate_offset_commit)(kc_coord_t *c, kc_group_t *g,
-                                      const kc_offset_commit_args_t *a);
+                                      const kc_offset_commit_args_t *a, kc_commit_validator_t *v);
     /* OffsetFetch (Group.validateOffsetFetch) of member_id (null when
      * absent) at member_epoch (-1 when absent): KC_ERR_NONE, the error of
      * the group's answer, or GROUP_ID_NOT_FOUND when the group has no

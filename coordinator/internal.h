@@ -225,12 +225,16 @@ bool kc_consumer_group_is_empty(const kc_consumer_group_t *g);
  * it (g is invalid afterwards). The caller checked that it is Empty and
  * deleted its offsets first, as Kafka's deleteGroups does. */
 void kc_consumer_group_delete(kc_coord_t *c, kc_consumer_group_t *g, kc_result_t *res);
-/* OffsetCommit validation (ConsumerGroup.validateOffsetCommit, without
- * KIP-1251's per-partition epochs): 0, UNKNOWN_MEMBER_ID, UNSUPPORTED_VERSION
- * (a consumer-protocol member committing below v9) or STALE_MEMBER_EPOCH.
- * A negative epoch is accepted while the group has no member. */
+/* OffsetCommit validation (ConsumerGroup.validateOffsetCommit): 0,
+ * UNKNOWN_MEMBER_ID, UNSUPPORTED_VERSION (a consumer-protocol member
+ * committing below v9) or STALE_MEMBER_EPOCH for an epoch newer than the
+ * member's (ILLEGAL_GENERATION for a classic member). A negative epoch is
+ * accepted while the group has no member. An older epoch leaves *v (check
+ * NULL on entry) to judge each partition by the epoch the member was
+ * assigned it at (KIP-1251, groups.h). */
 int16_t kc_consumer_group_validate_offset_commit(kc_consumer_group_t *g, kc_str_t member_id,
-                                                 int32_t member_epoch, int16_t api_version);
+                                                 int32_t member_epoch, int16_t api_version,
+                                                 kc_commit_validator_t *v);
 
 /* True when a member subscribes to topic by name or through a resolved
  * regex (ModernGroup.isSubscribedToTopic): OffsetDelete answers
@@ -326,13 +330,15 @@ bool kc_streams_group_is_empty(const kc_streams_group_t *g);
  * createGroupTombstoneRecords order) and frees it; the caller checked that
  * it is Empty and deleted its offsets first. */
 void kc_streams_group_delete(kc_coord_t *c, kc_streams_group_t *g, kc_result_t *res);
-/* OffsetCommit validation (StreamsGroup.validateOffsetCommit without
- * KIP-1251's per-partition epochs: an older epoch is STALE_MEMBER_EPOCH):
- * 0, UNKNOWN_MEMBER_ID, UNSUPPORTED_VERSION (below v9) or
- * STALE_MEMBER_EPOCH, with Kafka's message in msg. */
+/* OffsetCommit validation (StreamsGroup.validateOffsetCommit): 0,
+ * UNKNOWN_MEMBER_ID, UNSUPPORTED_VERSION (below v9) or STALE_MEMBER_EPOCH
+ * (an epoch newer than the member's, or an older one while the group has
+ * no topology), with a message in msg. An older epoch leaves *v (check
+ * NULL on entry) to judge each partition by the epoch the member was
+ * assigned its task at (KIP-1251, groups.h). */
 int16_t kc_streams_group_validate_offset_commit(kc_streams_group_t *g, kc_str_t member_id,
                                                 int32_t member_epoch, int16_t api_version,
-                                                char *msg, size_t cap);
+                                                kc_commit_validator_t *v, char *msg, size_t cap);
 /* OffsetDelete: whether a non-Empty group's topology reads the topic as a
  * source or repartition source topic (StreamsGroup.isSubscribedToTopic). */
 bool kc_streams_group_is_subscribed_to(const kc_streams_group_t *g, kc_str_t topic);

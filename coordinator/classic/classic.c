@@ -2435,8 +2435,10 @@ static void classic_delete(kc_coord_t *c, kc_group_t *base, int64_t now_ms, cons
 }
 
 static int16_t classic_validate_offset_commit(kc_coord_t *c, kc_group_t *base,
-                                              const kc_offset_commit_args_t *a)
+                                              const kc_offset_commit_args_t *a,
+                                              kc_commit_validator_t *v)
 {
+    (void)v; /* a classic group checks the generation only */
     kc_classic_group_t *g = classic_of(base);
     int16_t err = kc_classic_group_validate_offset_commit(
         g, a->member_id, a->group_instance_id, a->generation_id_or_member_epoch, false,

@@ -210,6 +210,14 @@ static void owners_set(cs_group_t *g, const kc_asg_t *a, int32_t epoch, bool rel
     }
 }
 
+/* dst, holding the partitions of src, takes src's assignment epochs. */
+static void asg_take_epochs(kc_asg_t *dst, kc_asg_t *src)
+{
+    free(dst->epochs);
+    dst->epochs = src->epochs;
+    src->epochs = NULL;
+}
+
 /* Replaces the member's epochs, state and owned partitions, keeping the
  * group's partition owners in step (ConsumerGroup.updateMember). Takes
  * ownership of assigned and pending (their structs are reset). */
@@ -217,7 +225,10 @@ static void member_set_current(cs_group_t *g, cs_member_t *m, int32_t epoch, int
                                int8_t state, kc_asg_t *assigned, kc_asg_t *pending)
 {
     if (kc_asg_equal(&m->assigned, assigned) && kc_asg_equal(&m->pending, pending)) {
-        /* The same partitions (an epoch moving on): only the epochs change. */
+        /* The same partitions (an epoch moving on): only the epochs change,
+         * the member's and maybe those of its partitions. */
+        asg_take_epochs(&m->assigned, assigned);
+        asg_take_epochs(&m->pending, pending);
         kc_asg_free(assigned);
         kc_asg_free(pending);
         m->member_epoch = epoch;
@@ -615,17 +626,23 @@ static void write_target_epoch(kc_coord_t *c, const cs_group_t *g, int32_t epoch
 
 typedef kc_consumer_group_current_member_assignment_value_topic_partitions_t cur_tp_t;
 
+/* Record 8's topics of a (borrowed), each with the assignment epochs of
+ * its partitions (null when a keeps none). */
 static cur_tp_t *cur_tps(const kc_asg_t *a, int32_t *count)
 {
     cur_tp_t *tp = a->n ? kc_xcalloc((size_t)a->n, sizeof(*tp)) : NULL;
     int32_t n = 0;
+    int32_t *epochs = a->epochs;
     for (int32_t i = 0; i < a->n; i++) {
         if (a->t[i].n == 0)
             continue;
         tp[n].topic_id = a->t[i].topic_id;
         tp[n].partitions.items = a->t[i].p;
         tp[n].partitions.count = a->t[i].n;
-        tp[n].assignment_epochs.count = -1;
+        tp[n].assignment_epochs.items = epochs;
+        tp[n].assignment_epochs.count = epochs ? a->t[i].n : -1;
+        if (epochs)
+            epochs += a->t[i].n;
         n++;
     }
     *count = n;
@@ -1404,6 +1421,10 @@ static bool reconcile(kc_coord_t *c, cs_group_t *g, cs_member_t *m, owned_t owne
         }
     }
     kc_asg_free(&revoke);
+    /* Kept and revoking partitions keep the epoch they were assigned at,
+     * the new ones take the target's (KIP-1251). */
+    kc_asg_epochs_carry(&assigned, &m->assigned, target_epoch);
+    kc_asg_epochs_carry(&pending, &m->assigned, target_epoch);
     bool changed = epoch != m->member_epoch || prev != m->previous_member_epoch ||
                    state != m->state || !kc_asg_equal(&assigned, &m->assigned) ||
                    !kc_asg_equal(&pending, &m->pending);
@@ -1616,12 +1637,17 @@ static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
                     g->group_id, m->member_id, m->instance_id, m->member_epoch);
         kc_coord_emit(c, KC_COORD_EV_MEMBER_REMOVED, g->group_id, m->member_id,
                       "static member left temporarily (epoch -2)", g->group_epoch, 0, ctx->now_ms);
-        kc_asg_t none = {0};
+        kc_asg_t none = {0}, kept = {0};
         kc_member_cancel_rebalance(c, g->group_id, m->member_id);
+        /* Its partitions count as assigned at epoch 0 from here on: the
+         * member that takes the instance over commits them, an old epoch of
+         * this one is fenced. */
+        kc_asg_copy(&kept, &m->assigned);
+        kc_asg_epochs_fill(&kept, 0);
         write_current(c, g, m->member_id,
-                      &(cs_current_t){EPOCH_STATIC_LEAVE, m->member_epoch, m->state, &m->assigned,
-                                      &none},
+                      &(cs_current_t){EPOCH_STATIC_LEAVE, m->member_epoch, m->state, &kept, &none},
                       res);
+        kc_asg_free(&kept);
         note_state(g);
     } else {
         kc_log_info(LOG_COMP, "[GroupId %s] Member %s (instance id %s, epoch %d) left the consumer group.",
@@ -2344,10 +2370,25 @@ static cs_member_t *replay_member(cs_group_t *g, kc_str_t id)
     return m;
 }
 
-static void asg_from_tps(kc_asg_t *a, const cur_tp_t *tps, int32_t n)
+/* Record 8's partitions of one kind with their assignment epochs: each
+ * topic's own when it has one per partition, else dflt (a record written
+ * before KIP-1251 has none; ConsumerGroupMember.updateWith). */
+static void asg_from_tps(const cs_group_t *g, kc_asg_t *a, const cur_tp_t *tps, int32_t n,
+                         int32_t dflt)
 {
     for (int32_t i = 0; i < n; i++)
         kc_asg_add_all(a, tps[i].topic_id, tps[i].partitions.items, tps[i].partitions.count);
+    kc_asg_epochs_fill(a, dflt);
+    for (int32_t i = 0; i < n; i++) {
+        const kc_int32_array_t *ps = &tps[i].partitions, *es = &tps[i].assignment_epochs;
+        if (es->count >= 0 && es->count == ps->count)
+            kc_asg_epochs_put(a, tps[i].topic_id, ps->items, es->items, ps->count);
+        else if (es->count >= 0)
+            kc_log_error(LOG_COMP,
+                         "[GroupId %s] Size of assignment epochs %d is not equal to partitions %d "
+                         "of a topic. Using default epoch %d for all its partitions.",
+                         g->group_id, es->count, ps->count > 0 ? ps->count : 0, dflt);
+    }
 }
 
 /* What every apply step below gets (modern/replay.h): the coordinator, the
@@ -2528,11 +2569,14 @@ static int apply_current_assignment(const cs_apply_t *a)
         return KC_EINVAL;
     cs_group_t *g = replay_group(a->c, a->gid);
     m = replay_member(g, a->mid);
-    asg_from_tps(&assigned, v.assigned_partitions.items,
-                 v.assigned_partitions.count > 0 ? v.assigned_partitions.count : 0);
-    asg_from_tps(&pending, v.partitions_pending_revocation.items,
+    /* A static member that left (epoch -2) falls back to 0. */
+    int32_t dflt = v.member_epoch > 0 ? v.member_epoch : 0;
+    asg_from_tps(g, &assigned, v.assigned_partitions.items,
+                 v.assigned_partitions.count > 0 ? v.assigned_partitions.count : 0, dflt);
+    asg_from_tps(g, &pending, v.partitions_pending_revocation.items,
                  v.partitions_pending_revocation.count > 0 ? v.partitions_pending_revocation.count
-                                                           : 0);
+                                                           : 0,
+                 dflt);
     member_set_current(g, m, v.member_epoch, v.previous_member_epoch, v.state, &assigned,
                        &pending);
     return 0;
@@ -2642,8 +2686,24 @@ void kc_consumer_group_delete(kc_coord_t *c, kc_consumer_group_t *g, kc_result_t
     free(group_id);
 }
 
+/* createAssignmentEpochValidator: a partition of the commit must be
+ * assigned to the member or pending its revocation, at an epoch no newer
+ * than the commit's; else the whole commit is STALE_MEMBER_EPOCH
+ * (ILLEGAL_GENERATION for a classic member). */
+static int16_t check_partition_epoch(const kc_commit_validator_t *v, kc_str_t topic,
+                                     kc_uuid_t topic_id, int32_t partition)
+{
+    const cs_member_t *m = v->member;
+    int32_t epoch = 0;
+    bool held = kc_asg_epoch(&m->assigned, topic_id, partition, &epoch) ||
+                kc_asg_epoch(&m->pending, topic_id, partition, &epoch);
+    int16_t err = kc_modern_commit_partition_epoch(v, held, epoch, "partition", topic, partition);
+    return err == KC_ERR_STALE_MEMBER_EPOCH && m->classic ? KC_ERR_ILLEGAL_GENERATION : err;
+}
+
 int16_t kc_consumer_group_validate_offset_commit(kc_consumer_group_t *g, kc_str_t member_id,
-                                                 int32_t member_epoch, int16_t api_version)
+                                                 int32_t member_epoch, int16_t api_version,
+                                                 kc_commit_validator_t *v)
 {
     if (member_epoch < 0 && g->members.n == 0)
         return KC_ERR_NONE;
@@ -2652,9 +2712,9 @@ int16_t kc_consumer_group_validate_offset_commit(kc_consumer_group_t *g, kc_str_
         return KC_ERR_UNKNOWN_MEMBER_ID;
     if (!m->classic && api_version < 9)
         return KC_ERR_UNSUPPORTED_VERSION;
-    if (member_epoch != m->member_epoch)
-        return m->classic ? KC_ERR_ILLEGAL_GENERATION : KC_ERR_STALE_MEMBER_EPOCH;
-    return KC_ERR_NONE;
+    int16_t err = kc_modern_validate_commit_epoch(&g->base, &m->modern, member_epoch,
+                                                  check_partition_epoch, v);
+    return err == KC_ERR_STALE_MEMBER_EPOCH && m->classic ? KC_ERR_ILLEGAL_GENERATION : err;
 }
 
 
@@ -2677,12 +2737,13 @@ static void consumer_delete(kc_coord_t *c, kc_group_t *base, int64_t now_ms, con
 }
 
 static int16_t consumer_validate_offset_commit(kc_coord_t *c, kc_group_t *g,
-                                               const kc_offset_commit_args_t *a)
+                                               const kc_offset_commit_args_t *a,
+                                               kc_commit_validator_t *v)
 {
     (void)c;
     return kc_consumer_group_validate_offset_commit(consumer_of(g), a->member_id,
                                                     a->generation_id_or_member_epoch,
-                                                    a->api_version);
+                                                    a->api_version, v);
 }
 
 static bool consumer_is_subscribed_to_topic(const kc_group_t *g, kc_str_t topic)

@@ -562,6 +562,8 @@ static cs_group_t *upgrade_write_records(upgrade_t *u, cs_member_t **ms)
     kc_cs_write_target_epoch(c, g, generation, 0, u->res);
     kc_asg_t none = {0};
     for (size_t i = 0; i < u->n; i++) {
+        /* Every partition counts as assigned at the classic generation. */
+        kc_asg_epochs_fill(&ms[i]->assigned, generation);
         cs_current_t cur = {generation, generation, MS_STABLE, &ms[i]->assigned, &none};
         kc_cs_write_current(c, g, ms[i]->member_id, &cur, u->res);
         cs_member_t *m = kc_cs_member_find(g, kc_str(ms[i]->member_id));

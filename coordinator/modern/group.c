@@ -7,11 +7,17 @@
 #include <string.h>
 
 #include "internal.h"
+#include "kc_log.h"
+
+#define LOG_COMP "group-coordinator"
 
 static const kc_modern_group_t *modern_of(const kc_group_t *g)
 {
     return (const kc_modern_group_t *)g;
 }
+
+/* A request string's length for a message (null: 0). */
+static int msg_len(kc_str_t s) { return s.len > 0 ? (int)s.len : 0; }
 
 void kc_modern_group_init(kc_coord_t *c, kc_modern_group_t *g, const kc_group_ops_t *ops,
                           kc_str_t group_id)
@@ -92,6 +98,43 @@ int16_t kc_modern_group_validate_offset_fetch(const kc_group_t *g, kc_str_t memb
     return member_epoch == (*member)->member_epoch ? KC_ERR_NONE : KC_ERR_STALE_MEMBER_EPOCH;
 }
 
+int16_t kc_modern_validate_commit_epoch(const kc_group_t *g, const kc_modern_member_t *m,
+                                        int32_t member_epoch,
+                                        int16_t (*check)(const kc_commit_validator_t *v,
+                                                         kc_str_t topic, kc_uuid_t topic_id,
+                                                         int32_t partition),
+                                        kc_commit_validator_t *v)
+{
+    if (member_epoch == m->member_epoch)
+        return KC_ERR_NONE;
+    if (member_epoch > m->member_epoch)
+        return KC_ERR_STALE_MEMBER_EPOCH;
+    *v = (kc_commit_validator_t){check, g, m, member_epoch};
+    return KC_ERR_NONE;
+}
+
+int16_t kc_modern_commit_partition_epoch(const kc_commit_validator_t *v, bool held,
+                                         int32_t assignment_epoch, const char *what,
+                                         kc_str_t name, int32_t partition)
+{
+    if (held && v->member_epoch >= assignment_epoch)
+        return KC_ERR_NONE;
+    const kc_modern_member_t *m = v->member;
+    if (!held)
+        kc_log_info(LOG_COMP,
+                    "[GroupId %s] OffsetCommit rejected: member %s (epoch %d) neither owns nor "
+                    "revokes %s %.*s-%d.",
+                    modern_of(v->group)->group_id, m->member_id, v->member_epoch, what,
+                    msg_len(name), name.ptr, partition);
+    else
+        kc_log_info(LOG_COMP,
+                    "[GroupId %s] OffsetCommit rejected: member epoch %d is older than the "
+                    "epoch %d member %s was assigned %s %.*s-%d at.",
+                    modern_of(v->group)->group_id, v->member_epoch, assignment_epoch,
+                    m->member_id, what, msg_len(name), name.ptr, partition);
+    return KC_ERR_STALE_MEMBER_EPOCH;
+}
+
 int16_t kc_modern_validate_ids(kc_str_t group_id, kc_str_t instance_id, kc_str_t rack_id,
                                char *msg, size_t cap)
 {
@@ -104,9 +147,6 @@ int16_t kc_modern_validate_ids(kc_str_t group_id, kc_str_t instance_id, kc_str_t
     snprintf(msg, cap, "%s can't be empty.", empty);
     return KC_ERR_INVALID_REQUEST;
 }
-
-/* A request string's length for a message (null: 0). */
-static int msg_len(kc_str_t s) { return s.len > 0 ? (int)s.len : 0; }
 
 int16_t kc_modern_group_find_member(const kc_modern_group_t *g, kc_str_t member_id,
                                     kc_str_t instance_id, kc_modern_member_t **out, char *msg,

@@ -79,6 +79,29 @@ int16_t kc_modern_group_validate_offset_fetch(const kc_group_t *g, kc_str_t memb
                                               const kc_modern_member_t **member);
 
 /*
+ * OffsetCommit's epoch check of member m of modern group g
+ * (ConsumerGroup/StreamsGroup.validateOffsetCommit once the member is
+ * found): KC_ERR_NONE for m's epoch, STALE_MEMBER_EPOCH for a newer one;
+ * for an older one KC_ERR_NONE with *v set up to run check on each
+ * partition of the commit (KIP-1251), which the group type writes with
+ * kc_modern_commit_partition_epoch.
+ */
+int16_t kc_modern_validate_commit_epoch(const kc_group_t *g, const kc_modern_member_t *m,
+                                        int32_t member_epoch,
+                                        int16_t (*check)(const kc_commit_validator_t *v,
+                                                         kc_str_t topic, kc_uuid_t topic_id,
+                                                         int32_t partition),
+                                        kc_commit_validator_t *v);
+/* One partition (or task: subtopology and partition) of a commit whose
+ * epoch is older than the member's (createAssignmentEpochValidator):
+ * KC_ERR_NONE when the member holds it (held: assigned or pending
+ * revocation) at an assignment_epoch no newer than the commit's, else
+ * STALE_MEMBER_EPOCH, logged with what (e.g. "partition") and name-partition. */
+int16_t kc_modern_commit_partition_epoch(const kc_commit_validator_t *v, bool held,
+                                         int32_t assignment_epoch, const char *what,
+                                         kc_str_t name, int32_t partition);
+
+/*
  * The member a heartbeat after its join, or a leave, names: by member id
  * when instance_id is null, UNKNOWN_MEMBER_ID "Member <m> is not a member
  * of group <g>." when none; else the instance's static member

@@ -559,7 +559,7 @@ static void commit_check_topics(offset_commit_t *oc)
  * created for a commit from outside group management, then the group
  * type's own check of the member and generation (for consumer and streams
  * groups the member epoch stands in the generation's place). */
-static int16_t commit_validate_group(offset_commit_t *oc)
+static int16_t commit_validate_group(offset_commit_t *oc, kc_commit_validator_t *v)
 {
     const kc_offset_commit_request_t *req = oc->req;
     int16_t version = oc->ctx->api_version;
@@ -578,19 +578,17 @@ static int16_t commit_validate_group(offset_commit_t *oc)
     kc_offset_commit_args_t a = {
         req->member_id.len < 0 ? str_of("", 0) : req->member_id, req->group_instance_id,
         req->generation_id_or_member_epoch, version, oc->ctx->now_ms};
-    return g->ops->validate_offset_commit(oc->c, g, &a);
+    return g->ops->validate_offset_commit(oc->c, g, &a, v);
 }
 
-/* commitOffset: each partition left gets OFFSET_METADATA_TOO_LARGE or its
- * record, expiring after the request's retention time when it has one. */
-static void commit_write_offsets(offset_commit_t *oc)
+/* commitOffset's look at each partition left, before anything is written:
+ * OFFSET_METADATA_TOO_LARGE, else the group's check of the partition (v,
+ * KIP-1251), whose first failure is the error of the whole commit, as the
+ * exception Kafka throws from it. Returns KC_ERR_NONE or that error. */
+static int16_t commit_check_partitions(offset_commit_t *oc, const kc_commit_validator_t *v)
 {
     const kc_offset_commit_request_t *req = oc->req;
-    int64_t now = oc->ctx->now_ms;
     int32_t max_bytes = kc_coord_config(oc->c)->offset_metadata_max_bytes;
-    int64_t expire = -1;
-    if (req->retention_time_ms != -1) /* wraps on overflow, as Java's long does */
-        expire = (int64_t)((uint64_t)now + (uint64_t)req->retention_time_ms);
     size_t k = 0;
     for (int32_t i = 0; i < oc->ntopics; i++) {
         const kc_offset_commit_request_topic_t *tp = &req->topics.items[i];
@@ -604,6 +602,34 @@ static void commit_write_offsets(offset_commit_t *oc)
                 e->error = KC_ERR_OFFSET_METADATA_TOO_LARGE;
                 continue;
             }
+            int16_t err = v->check ? v->check(v, oc->keys[i].name, oc->keys[i].id,
+                                              part->partition_index)
+                                   : KC_ERR_NONE;
+            if (err != KC_ERR_NONE)
+                return err;
+        }
+    }
+    return KC_ERR_NONE;
+}
+
+/* commitOffset: each partition left that passed its checks gets its
+ * record, expiring after the request's retention time when it has one. */
+static void commit_write_offsets(offset_commit_t *oc)
+{
+    const kc_offset_commit_request_t *req = oc->req;
+    int64_t now = oc->ctx->now_ms;
+    int64_t expire = -1;
+    if (req->retention_time_ms != -1) /* wraps on overflow, as Java's long does */
+        expire = (int64_t)((uint64_t)now + (uint64_t)req->retention_time_ms);
+    size_t k = 0;
+    for (int32_t i = 0; i < oc->ntopics; i++) {
+        const kc_offset_commit_request_topic_t *tp = &req->topics.items[i];
+        for (int32_t j = 0; j < tp->partitions.count; j++, k++) {
+            commit_entry_t *e = &oc->entries[k];
+            if (!e->coordinator || e->error != KC_ERR_NONE)
+                continue;
+            const kc_offset_commit_request_partition_t *part = &tp->partitions.items[j];
+            kc_str_t meta = part->committed_metadata;
             kc_offset_entry_t oe;
             memset(&oe, 0, sizeof(oe));
             oe.offset = part->committed_offset;
@@ -614,7 +640,6 @@ static void commit_write_offsets(offset_commit_t *oc)
             oe.commit_timestamp_ms = part->commit_timestamp != -1 ? part->commit_timestamp : now;
             oe.expire_timestamp_ms = expire;
             oe.topic_id = oc->keys[i].id;
-            e->error = KC_ERR_NONE;
             emit(oc->c, oc->res, req->group_id, oc->keys[i].name, part->partition_index, &oe);
         }
     }
@@ -641,7 +666,10 @@ void kc_coord_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
     size_t first_record = res->nrecords;
     /* The coordinator is only called with at least one partition left. */
     if (oc.ncoord > 0) {
-        int16_t group_err = commit_validate_group(&oc);
+        kc_commit_validator_t v = {0};
+        int16_t group_err = commit_validate_group(&oc, &v);
+        if (group_err == KC_ERR_NONE)
+            group_err = commit_check_partitions(&oc, &v);
         if (group_err == KC_ERR_NONE) {
             commit_write_offsets(&oc);
         } else {

@@ -274,6 +274,14 @@ static void current_free(st_current_t *cur)
     kc_tasks_tuple_free(&cur->pending);
 }
 
+/* dst, holding the tasks of src, takes src's assignment epochs. */
+static void tasks_take_epochs(kc_tasks_t *dst, kc_tasks_t *src)
+{
+    free(dst->epochs);
+    dst->epochs = src->epochs;
+    src->epochs = NULL;
+}
+
 /* Replaces the member's epochs, state and tasks, keeping the active owners
  * in step. Takes ownership of cur's tasks (reset to empty). */
 static void member_set_current(st_group_t *g, st_member_t *m, st_current_t *cur)
@@ -283,7 +291,10 @@ static void member_set_current(st_group_t *g, st_member_t *m, st_current_t *cur)
     m->state = cur->state;
     if (kc_tasks_tuple_equal(&m->assigned, &cur->assigned) &&
         kc_tasks_tuple_equal(&m->pending, &cur->pending)) {
-        /* The same tasks (an epoch moving on): the owners stay. */
+        /* The same tasks (an epoch moving on): the owners stay; the active
+         * tasks' assignment epochs may change. */
+        tasks_take_epochs(&m->assigned.active, &cur->assigned.active);
+        tasks_take_epochs(&m->pending.active, &cur->pending.active);
         kc_tasks_tuple_free(&cur->assigned);
         kc_tasks_tuple_free(&cur->pending);
         return;
@@ -1457,17 +1468,23 @@ static tgt_ids_t *tgt_ids(const kc_tasks_t *t, int32_t *count)
     return o;
 }
 
+/* Record 22's tasks of t (borrowed), each subtopology with the assignment
+ * epochs of its partitions (null when t keeps none: all but active tasks). */
 static cur_ids_t *cur_ids(const kc_tasks_t *t, int32_t *count)
 {
     cur_ids_t *o = kc_xcalloc((size_t)t->n + 1, sizeof(*o));
     int32_t n = 0;
+    int32_t *epochs = t->epochs;
     for (int32_t i = 0; i < t->n; i++) {
         if (t->s[i].n == 0)
             continue;
         o[n].subtopology_id = kc_str(t->s[i].subtopology_id);
         o[n].partitions.items = t->s[i].p;
         o[n].partitions.count = t->s[i].n;
-        o[n].assignment_epochs.count = -1;
+        o[n].assignment_epochs.items = epochs;
+        o[n].assignment_epochs.count = epochs ? t->s[i].n : -1;
+        if (epochs)
+            epochs += t->s[i].n;
         n++;
     }
     *count = n;
@@ -1911,6 +1928,10 @@ static bool reconcile(st_group_t *g, const st_member_t *m, const kc_tasks_tuple_
     }
     kc_tasks_tuple_free(&r.add);
     kc_tasks_tuple_free(&r.revoke);
+    /* Kept and revoking active tasks keep the epoch they were assigned at,
+     * the new ones take the target's (KIP-1251). */
+    kc_tasks_epochs_carry(&r.assigned.active, &m->assigned.active, target_epoch);
+    kc_tasks_epochs_carry(&pending.active, &m->assigned.active, target_epoch);
     if (new_epoch != m->member_epoch)
         new_prev = m->member_epoch;
     bool changed = new_epoch != m->member_epoch || new_prev != m->previous_member_epoch ||
@@ -1929,20 +1950,33 @@ static bool reconcile(st_group_t *g, const st_member_t *m, const kc_tasks_tuple_
 
 /* The n tasks p of one subtopology (a null id reads as ""), added to out:
  * the one step of every task list read from a request or a record. */
+/* A subtopology id as a C string (null: ""): a subtopology id is short, so
+ * it goes in buf (64 bytes) when it fits instead of the heap. Free the
+ * result with sub_cstr_free(result, buf). */
+static char *sub_cstr(kc_str_t subtopology_id, char buf[64])
+{
+    size_t len = subtopology_id.len > 0 ? (size_t)subtopology_id.len : 0;
+    char *sub = len < 64 ? buf : kc_xmalloc(len + 1);
+    if (len)
+        memcpy(sub, subtopology_id.ptr, len);
+    sub[len] = '\0';
+    return sub;
+}
+
+static void sub_cstr_free(char *sub, const char *buf)
+{
+    if (sub != buf)
+        free(sub);
+}
+
 static void tasks_add_sub(kc_tasks_t *out, kc_str_t subtopology_id, const int32_t *p, int32_t n)
 {
     if (n <= 0)
         return;
-    /* A subtopology id is short: no copy on the heap just to call with it. */
     char buf[64];
-    size_t len = subtopology_id.len > 0 ? (size_t)subtopology_id.len : 0;
-    char *sub = len < sizeof(buf) ? buf : kc_xmalloc(len + 1);
-    if (len)
-        memcpy(sub, subtopology_id.ptr, len);
-    sub[len] = '\0';
+    char *sub = sub_cstr(subtopology_id, buf);
     kc_tasks_add_all(out, sub, p, n);
-    if (sub != buf)
-        free(sub);
+    sub_cstr_free(sub, buf);
 }
 
 static void tasks_from_request(kc_tasks_t *out, const req_tasks_t *items, int32_t n)
@@ -2520,6 +2554,10 @@ static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
                             .prev = m->member_epoch,
                             .state = m->state == MS_UNREVOKED ? MS_STABLE : m->state};
         kc_tasks_tuple_copy(&cur.assigned, &m->assigned);
+        /* Its active tasks count as assigned at epoch 0 from here on: the
+         * member that takes the instance over commits them, an old epoch of
+         * this one is fenced. */
+        kc_tasks_epochs_fill(&cur.assigned.active, 0);
         kc_member_cancel_rebalance(c, g->group_id, m->member_id);
         write_current(c, g, m->member_id, &cur, res);
         current_free(&cur);
@@ -3519,6 +3557,32 @@ static void tasks_from_cur(kc_tasks_t *out, const cur_ids_t *items, int32_t n)
                       items[i].partitions.count);
 }
 
+/* Record 22's active tasks of one kind with their assignment epochs: each
+ * subtopology's own when it has one per partition, else dflt (a record
+ * written before KIP-1251 has none; TasksTupleWithEpochs). */
+static void active_from_cur(const st_group_t *g, kc_tasks_t *out, const cur_ids_t *items,
+                            int32_t n, int32_t dflt)
+{
+    tasks_from_cur(out, items, n);
+    kc_tasks_epochs_fill(out, dflt);
+    for (int32_t i = 0; i < n; i++) {
+        const kc_int32_array_t *ps = &items[i].partitions, *es = &items[i].assignment_epochs;
+        if (es->count >= 0 && es->count == ps->count) {
+            char buf[64];
+            char *sub = sub_cstr(items[i].subtopology_id, buf);
+            kc_tasks_epochs_put(out, sub, ps->items, es->items, ps->count);
+            sub_cstr_free(sub, buf);
+        } else if (es->count >= 0) {
+            kc_log_error(LOG_COMP,
+                         "[GroupId %s] Size of assignment epochs %d is not equal to partitions %d "
+                         "of subtopology %.*s. Using default epoch %d for all its partitions.",
+                         g->group_id, es->count, ps->count > 0 ? ps->count : 0,
+                         items[i].subtopology_id.len > 0 ? (int)items[i].subtopology_id.len : 0,
+                         items[i].subtopology_id.ptr, dflt);
+        }
+    }
+}
+
 static void tasks_from_tgt(kc_tasks_t *out, const tgt_ids_t *items, int32_t n)
 {
     for (int32_t i = 0; i < n; i++)
@@ -3697,11 +3761,12 @@ static int apply_current_assignment(const st_apply_t *a)
     st_member_t *m = replay_member(g, a->mid);
     mtable_put(g, m);
     cur = (st_current_t){.epoch = v.member_epoch, .prev = v.previous_member_epoch, .state = v.state};
-    tasks_from_cur(&cur.assigned.active, v.active_tasks.items, v.active_tasks.count);
+    active_from_cur(g, &cur.assigned.active, v.active_tasks.items, v.active_tasks.count,
+                    v.member_epoch);
     tasks_from_cur(&cur.assigned.standby, v.standby_tasks.items, v.standby_tasks.count);
     tasks_from_cur(&cur.assigned.warmup, v.warmup_tasks.items, v.warmup_tasks.count);
-    tasks_from_cur(&cur.pending.active, v.active_tasks_pending_revocation.items,
-                   v.active_tasks_pending_revocation.count);
+    active_from_cur(g, &cur.pending.active, v.active_tasks_pending_revocation.items,
+                    v.active_tasks_pending_revocation.count, v.member_epoch);
     tasks_from_cur(&cur.pending.standby, v.standby_tasks_pending_revocation.items,
                    v.standby_tasks_pending_revocation.count);
     tasks_from_cur(&cur.pending.warmup, v.warmup_tasks_pending_revocation.items,
@@ -3820,9 +3885,49 @@ void kc_streams_group_delete(kc_coord_t *c, kc_streams_group_t *g, kc_result_t *
     free(gid);
 }
 
+/* The subtopology reading topic as a source or repartition source topic
+ * (StreamsTopology's source topic map); NULL when none. */
+static const topo_sub_t *source_subtopology(const st_group_t *g, kc_str_t topic)
+{
+    for (int32_t s = 0; g->topology && s < g->topology->subtopologies.count; s++) {
+        const topo_sub_t *sub = &g->topology->subtopologies.items[s];
+        for (int32_t i = 0; i < sub->source_topics.count; i++)
+            if (kc_str_eq(sub->source_topics.items[i], topic))
+                return sub;
+        for (int32_t i = 0; i < sub->repartition_source_topics.count; i++)
+            if (kc_str_eq(sub->repartition_source_topics.items[i].name, topic))
+                return sub;
+    }
+    return NULL;
+}
+
+/* StreamsGroup.createAssignmentEpochValidator: a partition of the commit
+ * is the task of the subtopology reading its topic; the member must own
+ * that active task or be revoking it, at an epoch no newer than the
+ * commit's; else the whole commit is STALE_MEMBER_EPOCH. */
+static int16_t check_task_epoch(const kc_commit_validator_t *v, kc_str_t topic,
+                                kc_uuid_t topic_id, int32_t partition)
+{
+    (void)topic_id;
+    const st_group_t *g = (const st_group_t *)v->group;
+    const st_member_t *m = v->member;
+    const topo_sub_t *sub = source_subtopology(g, topic);
+    if (!sub)
+        return kc_modern_commit_partition_epoch(v, false, 0, "the topology's topic", topic,
+                                                partition);
+    char buf[64];
+    char *id = sub_cstr(sub->subtopology_id, buf);
+    int32_t epoch = 0;
+    bool held = kc_tasks_epoch(&m->assigned.active, id, partition, &epoch) ||
+                kc_tasks_epoch(&m->pending.active, id, partition, &epoch);
+    sub_cstr_free(id, buf);
+    return kc_modern_commit_partition_epoch(v, held, epoch, "task", sub->subtopology_id,
+                                            partition);
+}
+
 int16_t kc_streams_group_validate_offset_commit(kc_streams_group_t *g, kc_str_t member_id,
                                                 int32_t member_epoch, int16_t api_version,
-                                                char *msg, size_t cap)
+                                                kc_commit_validator_t *v, char *msg, size_t cap)
 {
     if (member_epoch < 0 && g->members.n == 0)
         return KC_ERR_NONE;
@@ -3836,9 +3941,18 @@ int16_t kc_streams_group_validate_offset_commit(kc_streams_group_t *g, kc_str_t 
         snprintf(msg, cap, "OffsetCommit version 9 or above must be used by members using the streams group protocol");
         return KC_ERR_UNSUPPORTED_VERSION;
     }
-    if (member_epoch != m->member_epoch) {
-        snprintf(msg, cap, "Received member epoch %d is %s than current member epoch %d.", member_epoch,
-                 member_epoch > m->member_epoch ? "newer" : "older", m->member_epoch);
+    if (kc_modern_validate_commit_epoch(&g->base, &m->modern, member_epoch, check_task_epoch, v) !=
+        KC_ERR_NONE) {
+        snprintf(msg, cap, "Received member epoch %d is newer than current member epoch %d.",
+                 member_epoch, m->member_epoch);
+        return KC_ERR_STALE_MEMBER_EPOCH;
+    }
+    if (v->check && !g->topology) {
+        /* No topology to map the commit's topics to tasks: the whole
+         * commit, whatever its partitions. */
+        v->check = NULL;
+        snprintf(msg, cap, "Member epoch %d is older than member %s's epoch %d and the group has "
+                 "no topology to find its tasks in.", member_epoch, m->member_id, m->member_epoch);
         return KC_ERR_STALE_MEMBER_EPOCH;
     }
     return KC_ERR_NONE;
@@ -3965,12 +4079,13 @@ static void streams_delete(kc_coord_t *c, kc_group_t *base, int64_t now_ms, cons
 }
 
 static int16_t streams_validate_offset_commit(kc_coord_t *c, kc_group_t *g,
-                                              const kc_offset_commit_args_t *a)
+                                              const kc_offset_commit_args_t *a,
+                                              kc_commit_validator_t *v)
 {
     (void)c;
     char why[256];
     int16_t err = kc_streams_group_validate_offset_commit(
-        streams_of(g), a->member_id, a->generation_id_or_member_epoch, a->api_version, why,
+        streams_of(g), a->member_id, a->generation_id_or_member_epoch, a->api_version, v, why,
         sizeof(why));
     if (err != KC_ERR_NONE)
         kc_log_info(LOG_COMP, "[GroupId %s] OffsetCommit rejected: %s", streams_of(g)->group_id, why);

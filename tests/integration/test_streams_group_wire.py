@@ -172,12 +172,22 @@ def main():
             assert "[GroupId %s] Streams group transitioned from %s to %s" % (
                 GROUP, before, after) in log, (before, after)
 
-        # OffsetCommit: the member epoch is checked (v9+ only for streams members).
+        # OffsetCommit: the member epoch is checked (v9+ only for streams
+        # members). An older epoch passes for a task the member holds since
+        # then (KIP-1251): a kept two of the tasks it got at its first epoch,
+        # two joins ago; not for a task it does not hold.
+        mine = min(p for _, p in a.active)
+        other = min(p for p in range(NPART) if ("0", p) not in a.active)
         with kw.Conn(k.port) as c:
-            ok = kw.offset_commit_v9(c, GROUP, {(SOURCE, 0): 5}, a.epoch, a.member_id)
-            stale = kw.offset_commit_v9(c, GROUP, {(SOURCE, 0): 6}, a.epoch - 1, a.member_id)
-        assert ok == {(SOURCE, 0): 0}, ok
-        assert stale == {(SOURCE, 0): STALE_MEMBER_EPOCH}, stale
+            ok = kw.offset_commit_v9(c, GROUP, {(SOURCE, mine): 5}, a.epoch, a.member_id)
+            kept = kw.offset_commit_v9(c, GROUP, {(SOURCE, mine): 6}, a.epoch - 1, a.member_id)
+            stale = kw.offset_commit_v9(c, GROUP, {(SOURCE, other): 7}, a.epoch - 1,
+                                        a.member_id)
+            newer = kw.offset_commit_v9(c, GROUP, {(SOURCE, mine): 8}, a.epoch + 1, a.member_id)
+        assert ok == {(SOURCE, mine): 0}, ok
+        assert kept == {(SOURCE, mine): 0}, kept
+        assert stale == {(SOURCE, other): STALE_MEMBER_EPOCH}, stale
+        assert newer == {(SOURCE, mine): STALE_MEMBER_EPOCH}, newer
 
         # A dynamic member leaves; its tasks move.
         r = b.heartbeat(epoch=-1)

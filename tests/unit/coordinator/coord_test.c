@@ -565,30 +565,44 @@ static void int_list(kc_buf_t *b, const int32_t *p, int32_t n)
     bprintf(b, "]");
 }
 
-/* A consumer assignment: "{topic-id:[p,...], ...}" (empty topics kept: they
- * are part of what a member holds). */
+/* The partitions of one entry of a set, then "@[e,...]", their assignment
+ * epochs, when the set keeps them (*epochs moves past them). */
+static void parts_with_epochs(kc_buf_t *b, const int32_t *p, int32_t n, const int32_t **epochs)
+{
+    int_list(b, p, n);
+    if (*epochs) {
+        bprintf(b, "@");
+        int_list(b, *epochs, n);
+        *epochs += n;
+    }
+}
+
+/* A consumer assignment: "{topic-id:[p,...]@[epoch,...], ...}" (empty
+ * topics kept: they are part of what a member holds). */
 static const char *asg(dumper_t *w, const kc_asg_t *a)
 {
     kc_buf_t b;
     kc_buf_init(&b);
     bprintf(&b, "{");
+    const int32_t *epochs = a->epochs;
     for (int32_t i = 0; i < a->n; i++) {
         bprintf(&b, "%s%s:", i ? ", " : "", uuid_hex(w, a->t[i].topic_id));
-        int_list(&b, a->t[i].p, a->t[i].n);
+        parts_with_epochs(&b, a->t[i].p, a->t[i].n, &epochs);
     }
     bprintf(&b, "}");
     return bdone(w, &b);
 }
 
-/* A streams task set: "{subtopology:[p,...], ...}". */
+/* A streams task set: "{subtopology:[p,...]@[epoch,...], ...}". */
 static const char *tasks(dumper_t *w, const kc_tasks_t *t)
 {
     kc_buf_t b;
     kc_buf_init(&b);
     bprintf(&b, "{");
+    const int32_t *epochs = t->epochs;
     for (int32_t i = 0; i < t->n; i++) {
         bprintf(&b, "%s%s:", i ? ", " : "", q(w, t->s[i].subtopology_id));
-        int_list(&b, t->s[i].p, t->s[i].n);
+        parts_with_epochs(&b, t->s[i].p, t->s[i].n, &epochs);
     }
     bprintf(&b, "}");
     return bdone(w, &b);

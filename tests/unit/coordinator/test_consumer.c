@@ -18,6 +18,8 @@
 #include "consumer_int.h"
 #include "coord_test.h"
 
+typedef kc_consumer_group_current_member_assignment_value_topic_partitions_t cur_tp_ex_t;
+
 enum {
     E_NONE = 0,
     E_UNKNOWN_MEMBER_ID = 25,
@@ -557,11 +559,24 @@ static void test_invalid_requests(void **state)
     ct_free(t);
 }
 
+/* The group check of an OffsetCommit at v9 by member_id with epoch, then
+ * (when it leaves one) the check of partition p of "t". */
+static int16_t commit_check(kc_consumer_group_t *g, const char *member_id, int32_t epoch,
+                            int32_t p)
+{
+    kc_commit_validator_t v = {0};
+    int16_t err = kc_consumer_group_validate_offset_commit(g, kc_str(member_id), epoch, 9, &v);
+    if (err == E_NONE && v.check)
+        err = v.check(&v, kc_str("t"), TOPIC_ID, p);
+    return err;
+}
+
 /* After ConsumerGroupTest.testValidateOffsetCommitWithEpochValidation and
  * testValidateOffsetFetch: a consumer-protocol member commits with its
- * current epoch, an older one is STALE_MEMBER_EPOCH and an unknown member
- * UNKNOWN_MEMBER_ID; a fetch with another epoch is STALE_MEMBER_EPOCH, one
- * without member id and epoch -1 is accepted. */
+ * current epoch, a newer one is STALE_MEMBER_EPOCH, an older one too for a
+ * partition assigned to it at a later epoch (KIP-1251), and an unknown
+ * member UNKNOWN_MEMBER_ID; a fetch with another epoch is
+ * STALE_MEMBER_EPOCH, one without member id and epoch -1 is accepted. */
 static void test_offset_commit_member_epoch(void **state)
 {
     (void)state;
@@ -571,11 +586,13 @@ static void test_offset_commit_member_epoch(void **state)
     join(t, &a);
     kc_consumer_group_t *g = kc_consumer_group_find(t->c, kc_str("g"));
     assert_non_null(g);
-    assert_int_equal(kc_consumer_group_validate_offset_commit(g, kc_str("member-a"), 2, 9), 0);
-    assert_int_equal(kc_consumer_group_validate_offset_commit(g, kc_str("member-a"), 0, 9),
-                     E_STALE_MEMBER_EPOCH);
-    assert_int_equal(kc_consumer_group_validate_offset_commit(g, kc_str("nobody"), 2, 9),
-                     E_UNKNOWN_MEMBER_ID);
+    kc_commit_validator_t v = {0};
+    assert_int_equal(kc_consumer_group_validate_offset_commit(g, kc_str("member-a"), 2, 9, &v), 0);
+    assert_null(v.check);
+    assert_int_equal(commit_check(g, "member-a", 3, 0), E_STALE_MEMBER_EPOCH);
+    /* Epoch 1 is older than 2, at which the member got partition 0. */
+    assert_int_equal(commit_check(g, "member-a", 1, 0), E_STALE_MEMBER_EPOCH);
+    assert_int_equal(commit_check(g, "nobody", 2, 0), E_UNKNOWN_MEMBER_ID);
     const kc_group_ops_t *ops = &kc_consumer_group_ops;
     assert_int_equal(ops->validate_offset_fetch(&g->base, kc_str("member-a"), 3, 9),
                      E_STALE_MEMBER_EPOCH);
@@ -585,6 +602,220 @@ static void test_offset_commit_member_epoch(void **state)
                      KC_ERR_UNKNOWN_SERVER_ERROR);
     /* Below v9 the request carries neither. */
     assert_int_equal(ops->validate_offset_fetch(&g->base, kc_str("member-a"), 3, 8), 0);
+    ct_free(t);
+}
+
+/* The assignment epoch of partition p of "t" held by member_id (pending:
+ * among the partitions it revokes); -1 when it holds none. */
+static int32_t held_epoch(ctx_t *t, const char *member_id, int32_t p, bool pending)
+{
+    kc_consumer_group_t *g = kc_consumer_group_find(t->c, kc_str("g"));
+    assert_non_null(g);
+    cs_member_t *m = kc_cs_member_find(g, kc_str(member_id));
+    assert_non_null(m);
+    int32_t e;
+    return kc_asg_epoch(pending ? &m->pending : &m->assigned, TOPIC_ID, p, &e) ? e : -1;
+}
+
+/* OffsetCommit v9 of partitions ps[0..n) of "t" by member_id at epoch;
+ * each partition's error goes in errs, in order. */
+static void commit_parts(ctx_t *t, const char *member_id, int32_t epoch, const int32_t *ps,
+                         int32_t n, int16_t *errs)
+{
+    kc_offset_commit_request_t req;
+    kc_offset_commit_request_init(&req);
+    req.group_id = kc_str("g");
+    req.generation_id_or_member_epoch = epoch;
+    req.member_id = kc_str(member_id);
+    kc_offset_commit_request_partition_t parts[NPART];
+    memset(parts, 0, sizeof(parts));
+    for (int32_t i = 0; i < n; i++) {
+        parts[i].partition_index = ps[i];
+        parts[i].committed_offset = 100 + ps[i];
+        parts[i].committed_leader_epoch = -1;
+        parts[i].commit_timestamp = -1;
+        parts[i].committed_metadata = kc_str("");
+    }
+    kc_offset_commit_request_topic_t topic;
+    memset(&topic, 0, sizeof(topic));
+    topic.name = kc_str("t");
+    topic.partitions.items = parts;
+    topic.partitions.count = n;
+    req.topics.items = &topic;
+    req.topics.count = 1;
+    kc_request_ctx_t x = ct_rctx(t, KC_API_OFFSET_COMMIT, 9);
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_offset_commit(t->c, &x, &req, &res);
+    ct_absorb(t, &res);
+    kc_result_deinit(&res);
+    kc_offset_commit_response_t out;
+    kc_offset_commit_response_init(&out);
+    kc_reader_t rd = ct_body(t, x.correlation_id);
+    assert_int_equal(kc_offset_commit_response_decode(&rd, 9, &t->arena, &out), 0);
+    assert_int_equal(out.topics.count, 1);
+    assert_int_equal(out.topics.items[0].partitions.count, n);
+    for (int32_t i = 0; i < n; i++)
+        errs[i] = out.topics.items[0].partitions.items[i].error_code;
+}
+
+/* After ConsumerGroupTest.testValidateOffsetCommitWithAssignmentEpoch and
+ * CurrentAssignmentBuilderTest (KIP-1251): a partition keeps the epoch it
+ * was assigned at while its member moves to later epochs without a change,
+ * and through its revocation; a partition newly assigned, or given back
+ * after a revocation, takes the target epoch. A commit with an older member
+ * epoch passes for partitions held (assigned or pending revocation) since
+ * that epoch or before, and fails whole with STALE_MEMBER_EPOCH when one
+ * partition is not. A restart restores the epochs. */
+static void test_offset_commit_assignment_epochs(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t c[3];
+    set_id(&c[0], "member-a");
+    set_id(&c[1], "member-b");
+    set_id(&c[2], "member-c");
+    join(t, &c[0]);
+    for (int32_t p = 0; p < NPART; p++)
+        assert_int_equal(held_epoch(t, "member-a", p, false), 2);
+    /* b joins (epoch 3): a revokes half at epoch 2, then takes epoch 3;
+     * what it keeps stays at epoch 2. */
+    join(t, &c[1]);
+    beat(t, &c[0]);
+    assert_int_equal(c[0].epoch, 2);
+    beat(t, &c[0]);
+    assert_int_equal(c[0].epoch, 3);
+    bool kept[NPART];
+    memcpy(kept, c[0].owned, sizeof(kept));
+    assert_int_equal(owned_count(&c[0]), NPART / 2);
+    kc_consumer_group_t *g = kc_consumer_group_find(t->c, kc_str("g"));
+    for (int32_t p = 0; p < NPART; p++) {
+        assert_int_equal(held_epoch(t, "member-a", p, false), kept[p] ? 2 : -1);
+        assert_int_equal(commit_check(g, "member-a", 2, p),
+                         kept[p] ? E_NONE : E_STALE_MEMBER_EPOCH);
+        assert_int_equal(commit_check(g, "member-a", 1, p), E_STALE_MEMBER_EPOCH);
+    }
+    /* b gets the other half at epoch 3: an older epoch does not commit them. */
+    beat(t, &c[1]);
+    for (int32_t p = 0; p < NPART; p++) {
+        assert_int_equal(held_epoch(t, "member-b", p, false), kept[p] ? -1 : 3);
+        if (!kept[p]) {
+            assert_int_equal(commit_check(g, "member-b", 2, p), E_STALE_MEMBER_EPOCH);
+            assert_int_equal(commit_check(g, "member-b", 3, p), E_NONE);
+        }
+    }
+    /* The whole commit fails with the partition that does not pass, and
+     * none is written. */
+    int32_t ps[NPART], n = 0, mine = -1, other = -1;
+    for (int32_t p = 0; p < NPART; p++) {
+        if (kept[p] && mine < 0)
+            mine = p;
+        if (!kept[p] && other < 0)
+            other = p;
+    }
+    ps[n++] = mine;
+    int16_t errs[NPART];
+    commit_parts(t, "member-a", 2, ps, n, errs);
+    assert_int_equal(errs[0], E_NONE);
+    ps[n++] = other;
+    size_t nrecs = t->nrecs;
+    commit_parts(t, "member-a", 2, ps, n, errs);
+    assert_int_equal(errs[0], E_STALE_MEMBER_EPOCH);
+    assert_int_equal(errs[1], E_STALE_MEMBER_EPOCH);
+    assert_int_equal(t->nrecs, nrecs);
+    /* c joins (epoch 4): a revokes one of its partitions, assigned at
+     * epoch 2, and keeps epoch 3 meanwhile; epoch 2 still commits the
+     * partition pending revocation. */
+    join(t, &c[2]);
+    hb_t h = beat(t, &c[0]);
+    assert_int_equal(h.epoch, 3);
+    int32_t revoking = -1;
+    for (int32_t p = 0; p < NPART; p++)
+        if (held_epoch(t, "member-a", p, true) >= 0)
+            revoking = p;
+    assert_true(revoking >= 0);
+    assert_int_equal(held_epoch(t, "member-a", revoking, true), 2);
+    assert_int_equal(commit_check(g, "member-a", 2, revoking), E_NONE);
+    converge(t, c, 3);
+    /* A restart brings the epochs back as they were (the replay check at
+     * the end compares every one of them too). */
+    int32_t before[NPART];
+    for (int32_t p = 0; p < NPART; p++)
+        before[p] = held_epoch(t, "member-a", p, false);
+    ct_restart(t, false);
+    for (int32_t p = 0; p < NPART; p++)
+        assert_int_equal(held_epoch(t, "member-a", p, false), before[p]);
+    /* b and c leave: a gets everything back, what it never gave up at
+     * epoch 2, the rest (revoked before) at the epoch it is given them. */
+    for (int i = 1; i < 3; i++) {
+        assert_int_equal(send_hb(t, &c[i], (hb_opts_t){-1, false, false, NULL, 1}).error, E_NONE);
+        c[i].joined = false;
+    }
+    converge(t, c, 3);
+    assert_int_equal(owned_count(&c[0]), NPART);
+    for (int32_t p = 0; p < NPART; p++)
+        assert_int_equal(held_epoch(t, "member-a", p, false), before[p] == 2 ? 2 : c[0].epoch);
+    assert_true(c[0].epoch > 4);
+    ct_free(t);
+}
+
+/* Replays a hand-made record 8 of member "m" at epoch: partitions 3 and 1
+ * of "t" (in that order) with epochs es (NULL: none, as records written
+ * before KIP-1251; nes of them) and partition 0 pending revocation without
+ * epochs. */
+static void replay_current(ctx_t *t, int32_t epoch, const int32_t *es, int32_t nes)
+{
+    kc_consumer_group_current_member_assignment_key_t k;
+    kc_consumer_group_current_member_assignment_key_init(&k);
+    k.group_id = kc_str("g");
+    k.member_id = kc_str("m");
+    int32_t assigned[2] = {3, 1}, pending[1] = {0};
+    cur_tp_ex_t a = {.topic_id = TOPIC_ID, .partitions = {assigned, 2},
+                     .assignment_epochs = {(int32_t *)es, es ? nes : -1}};
+    cur_tp_ex_t r = {.topic_id = TOPIC_ID, .partitions = {pending, 1},
+                     .assignment_epochs = {NULL, -1}};
+    kc_consumer_group_current_member_assignment_value_t v;
+    kc_consumer_group_current_member_assignment_value_init(&v);
+    v.member_epoch = epoch;
+    v.previous_member_epoch = epoch;
+    v.state = 1;
+    v.assigned_partitions.items = &a;
+    v.assigned_partitions.count = 1;
+    v.partitions_pending_revocation.items = &r;
+    v.partitions_pending_revocation.count = 1;
+    kc_buf_t key, value;
+    kc_buf_init(&key);
+    kc_buf_init(&value);
+    kc_write_int16(&key, KC_RECORD_CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT);
+    assert_int_equal(kc_consumer_group_current_member_assignment_key_encode(&key, 0, &k), 0);
+    kc_write_int16(&value, 0);
+    assert_int_equal(kc_consumer_group_current_member_assignment_value_encode(&value, 0, &v), 0);
+    assert_int_equal(ct_replay(t, &key, &value), 0);
+    kc_buf_deinit(&key);
+    kc_buf_deinit(&value);
+}
+
+/* ConsumerGroupMember.updateWith: the epochs of a record, in the record's
+ * partition order; a record without them (written before KIP-1251), or
+ * with as many as not its partitions, puts every partition at the member
+ * epoch, at 0 for a static member that left (epoch -2). */
+static void test_replay_assignment_epochs(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    replay_current(t, 7, (const int32_t[]){5, 6}, 2);
+    assert_int_equal(held_epoch(t, "m", 3, false), 5);
+    assert_int_equal(held_epoch(t, "m", 1, false), 6);
+    assert_int_equal(held_epoch(t, "m", 0, true), 7);
+    replay_current(t, 7, NULL, 0);
+    assert_int_equal(held_epoch(t, "m", 3, false), 7);
+    assert_int_equal(held_epoch(t, "m", 1, false), 7);
+    replay_current(t, 8, (const int32_t[]){5}, 1);
+    assert_int_equal(held_epoch(t, "m", 3, false), 8);
+    assert_int_equal(held_epoch(t, "m", 1, false), 8);
+    replay_current(t, -2, NULL, 0);
+    assert_int_equal(held_epoch(t, "m", 1, false), 0);
+    assert_int_equal(held_epoch(t, "m", 0, true), 0);
     ct_free(t);
 }
 
@@ -1142,6 +1373,8 @@ int main(void)
         cmocka_unit_test(test_static_member_expires_after_leave),
         cmocka_unit_test(test_invalid_requests),
         cmocka_unit_test(test_offset_commit_member_epoch),
+        cmocka_unit_test(test_offset_commit_assignment_epochs),
+        cmocka_unit_test(test_replay_assignment_epochs),
         cmocka_unit_test(test_range_assignor),
         cmocka_unit_test(test_replay_rebuilds_mid_reconciliation),
         cmocka_unit_test(test_uniform_assignor_balanced_and_sticky),

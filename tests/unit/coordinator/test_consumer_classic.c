@@ -874,11 +874,22 @@ static void test_classic_member_offset_commit(void **state)
     cl_settle(t, &b);
     kc_consumer_group_t *g = kc_consumer_group_find(t->c, kc_str(GROUP));
     assert_non_null(g);
+    kc_commit_validator_t v = {0};
     assert_int_equal(
-        kc_consumer_group_validate_offset_commit(g, kc_str(b.member_id), b.generation, 2), E_NONE);
+        kc_consumer_group_validate_offset_commit(g, kc_str(b.member_id), b.generation, 2, &v),
+        E_NONE);
+    assert_null(v.check);
     assert_int_equal(
-        kc_consumer_group_validate_offset_commit(g, kc_str(b.member_id), b.generation + 1, 8),
+        kc_consumer_group_validate_offset_commit(g, kc_str(b.member_id), b.generation + 1, 8, &v),
         E_ILLEGAL_GENERATION);
+    /* An older generation is judged per partition (KIP-1251): b got each of
+     * its partitions at its present generation, and holds none of a's. */
+    assert_int_equal(
+        kc_consumer_group_validate_offset_commit(g, kc_str(b.member_id), b.generation - 1, 8, &v),
+        E_NONE);
+    assert_non_null(v.check);
+    for (int32_t p = 0; p < 6; p++)
+        assert_int_equal(v.check(&v, kc_str("t"), TOPIC_ID, p), E_ILLEGAL_GENERATION);
     assert_int_equal(
         kc_consumer_group_ops.validate_offset_fetch(&g->base, kc_str(b.member_id),
                                                     b.generation - 1, 9),

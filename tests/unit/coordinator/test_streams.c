@@ -31,6 +31,7 @@ enum {
     E_FENCED_INSTANCE_ID = 82,
     E_FENCED_MEMBER_EPOCH = 110,
     E_UNRELEASED_INSTANCE_ID = 111,
+    E_STALE_MEMBER_EPOCH = 113,
     E_STREAMS_INVALID_TOPOLOGY = 130,
 };
 
@@ -1647,6 +1648,94 @@ static size_t tombstones_since(ctx_t *t, size_t from)
     return n;
 }
 
+/* The assignment epoch of task 0-p held by member_id as an active task
+ * (pending: among those it revokes); -1 when it holds none. */
+static int32_t task_epoch(ctx_t *t, const char *member_id, int32_t p, bool pending)
+{
+    const kc_streams_group_t *g = app(t);
+    assert_non_null(g);
+    const st_member_t *m = (const st_member_t *)kc_modern_members_get(&g->members,
+                                                                      kc_str(member_id));
+    assert_non_null(m);
+    int32_t e;
+    return kc_tasks_epoch(pending ? &m->pending.active : &m->assigned.active, "0", p, &e) ? e
+                                                                                           : -1;
+}
+
+/* The group check of an OffsetCommit at v9 by member_id with epoch, then
+ * (when it leaves one) the check of partition p of topic. */
+static int16_t task_commit_check(ctx_t *t, const char *member_id, int32_t epoch,
+                                 const char *topic, int32_t p)
+{
+    kc_commit_validator_t v = {0};
+    char msg[256];
+    int16_t err = kc_streams_group_validate_offset_commit(app(t), kc_str(member_id), epoch, 9, &v,
+                                                          msg, sizeof(msg));
+    if (err == E_NONE && v.check)
+        err = v.check(&v, kc_str(topic), (kc_uuid_t){{0}}, p);
+    return err;
+}
+
+/* After StreamsGroupTest.testValidateOffsetCommitWithAssignmentEpoch and
+ * the streams CurrentAssignmentBuilderTest (KIP-1251, as Kafka 4.4 does it
+ * per task): an active task keeps the epoch it was assigned at while its
+ * member moves to later epochs, and through its revocation; a task newly
+ * assigned takes the target epoch. A commit with an older member epoch
+ * passes for the source partitions of tasks held since that epoch or
+ * before and is STALE_MEMBER_EPOCH for others, for topics outside the
+ * topology and for a member without active tasks; a static member's leave
+ * puts its tasks at epoch 0. A restart restores the epochs. */
+static void test_offset_commit_task_assignment_epochs(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t cls[3];
+    set_id(&cls[0], "member-a");
+    set_id(&cls[1], "member-b");
+    set_id(&cls[2], "member-c");
+    cls[0].instance_id = "instance-a";
+    join(t, &cls[0]);
+    int32_t e0 = cls[0].epoch;
+    for (int32_t p = 0; p < NPART; p++)
+        assert_int_equal(task_epoch(t, "member-a", p, false), e0);
+    assert_int_equal(task_commit_check(t, "member-a", e0 - 1, "in", 0), E_STALE_MEMBER_EPOCH);
+    /* b joins: a revokes half at its epoch, then moves on; what it keeps
+     * stays at its first epoch. */
+    join(t, &cls[1]);
+    beat(t, &cls[0]);
+    assert_int_equal(cls[0].epoch, e0);
+    int32_t revoking = -1;
+    for (int32_t p = 0; p < NPART; p++)
+        if (task_epoch(t, "member-a", p, true) >= 0)
+            revoking = p;
+    assert_true(revoking >= 0);
+    assert_int_equal(task_epoch(t, "member-a", revoking, true), e0);
+    converge(t, cls, 2);
+    assert_true(cls[0].epoch > e0);
+    int32_t e1 = cls[1].epoch;
+    for (int32_t p = 0; p < NPART; p++) {
+        assert_int_equal(task_epoch(t, "member-a", p, false), cls[0].active[p] ? e0 : -1);
+        assert_int_equal(task_commit_check(t, "member-a", e0, "in", p),
+                         cls[0].active[p] ? E_NONE : E_STALE_MEMBER_EPOCH);
+        if (cls[1].active[p]) {
+            assert_int_equal(task_epoch(t, "member-b", p, false), e1);
+            assert_int_equal(task_commit_check(t, "member-b", e1 - 1, "in", p),
+                             E_STALE_MEMBER_EPOCH);
+        }
+    }
+    /* A topic the topology does not read. */
+    assert_int_equal(task_commit_check(t, "member-a", e0, "elsewhere", 0), E_STALE_MEMBER_EPOCH);
+    ctx_restart(t);
+    for (int32_t p = 0; p < NPART; p++)
+        assert_int_equal(task_epoch(t, "member-a", p, false), cls[0].active[p] ? e0 : -1);
+    /* a leaves for a while (epoch -2): its tasks count as assigned at 0. */
+    assert_int_equal(send_hb(t, &cls[0], (hb_opts_t){.epoch = -2, .owned = OWNED_NULL}).error,
+                     E_NONE);
+    for (int32_t p = 0; p < NPART; p++)
+        assert_int_equal(task_epoch(t, "member-a", p, false), cls[0].active[p] ? 0 : -1);
+    ctx_free(t);
+}
+
 /* Offsets of a streams group expire by commit time, except those of a live
  * group's source topics (StreamsGroup.isSubscribedToTopic); once the group
  * is empty and none is left, the group goes (no store configured). */
@@ -2743,6 +2832,7 @@ int main(void)
         cmocka_unit_test(test_three_members_never_share_an_active_task),
         cmocka_unit_test(test_member_without_tasks_gets_a_target_record),
         cmocka_unit_test(test_previous_epoch_retry),
+        cmocka_unit_test(test_offset_commit_task_assignment_epochs),
         cmocka_unit_test(test_previous_epoch_null_retry_accepted_with_opt_in),
         cmocka_unit_test(test_static_leave_and_rejoin_keeps_tasks),
         cmocka_unit_test(test_session_expiry_moves_tasks),
