@@ -122,8 +122,8 @@ int16_t kc_modern_commit_partition_epoch(const kc_commit_validator_t *v, bool he
     const kc_modern_member_t *m = v->member;
     if (!held)
         kc_log_info(LOG_COMP,
-                    "[GroupId %s] OffsetCommit rejected: member %s (epoch %d) neither owns nor "
-                    "revokes %s %.*s-%d.",
+                    "[GroupId %s] OffsetCommit rejected: member %s, committing with epoch %d, "
+                    "neither owns nor revokes %s %.*s-%d.",
                     modern_of(v->group)->group_id, m->member_id, v->member_epoch, what,
                     msg_len(name), name.ptr, partition);
     else

@@ -151,10 +151,12 @@
     }                                                                                              \
                                                                                                    \
     /* The partitions change: their epochs no longer line up. */                                  \
-    static void P##_drop_epochs(LIST_T *l)                                                         \
+    static inline void P##_drop_epochs(LIST_T *l)                                                  \
     {                                                                                              \
-        free(l->epochs);                                                                           \
-        l->epochs = NULL;                                                                          \
+        if (l->epochs) {                                                                           \
+            free(l->epochs);                                                                       \
+            l->epochs = NULL;                                                                      \
+        }                                                                                          \
     }                                                                                              \
                                                                                                    \
     void P##_add(LIST_T *l, KEY_T key, int32_t partition)                                          \

@@ -1948,8 +1948,6 @@ static bool reconcile(st_group_t *g, const st_member_t *m, const kc_tasks_tuple_
 
 /* ---- request checks ---------------------------------------------------------- */
 
-/* The n tasks p of one subtopology (a null id reads as ""), added to out:
- * the one step of every task list read from a request or a record. */
 /* A subtopology id as a C string (null: ""): a subtopology id is short, so
  * it goes in buf (64 bytes) when it fits instead of the heap. Free the
  * result with sub_cstr_free(result, buf). */
@@ -1969,6 +1967,8 @@ static void sub_cstr_free(char *sub, const char *buf)
         free(sub);
 }
 
+/* The n tasks p of one subtopology (a null id reads as ""), added to out:
+ * the one step of every task list read from a request or a record. */
 static void tasks_add_sub(kc_tasks_t *out, kc_str_t subtopology_id, const int32_t *p, int32_t n)
 {
     if (n <= 0)
@@ -3913,7 +3913,7 @@ static int16_t check_task_epoch(const kc_commit_validator_t *v, kc_str_t topic,
     const st_member_t *m = v->member;
     const topo_sub_t *sub = source_subtopology(g, topic);
     if (!sub)
-        return kc_modern_commit_partition_epoch(v, false, 0, "the topology's topic", topic,
+        return kc_modern_commit_partition_epoch(v, false, 0, "a task of topic", topic,
                                                 partition);
     char buf[64];
     char *id = sub_cstr(sub->subtopology_id, buf);
@@ -3961,18 +3961,7 @@ int16_t kc_streams_group_validate_offset_commit(kc_streams_group_t *g, kc_str_t 
 
 bool kc_streams_group_is_subscribed_to(const kc_streams_group_t *g, kc_str_t topic)
 {
-    if (g->members.n == 0 || !g->topology)
-        return false;
-    for (int32_t s = 0; s < g->topology->subtopologies.count; s++) {
-        const topo_sub_t *sub = &g->topology->subtopologies.items[s];
-        for (int32_t i = 0; i < sub->source_topics.count; i++)
-            if (kc_str_eq(sub->source_topics.items[i], topic))
-                return true;
-        for (int32_t i = 0; i < sub->repartition_source_topics.count; i++)
-            if (kc_str_eq(sub->repartition_source_topics.items[i].name, topic))
-                return true;
-    }
-    return false;
+    return g->members.n != 0 && source_subtopology(g, topic) != NULL;
 }
 
 const char *kc_streams_group_state(const kc_streams_group_t *g) { return group_state_name(g); }
