@@ -3,6 +3,7 @@
 group members, unknown topics, partitions and topic ids, metadata limits."""
 
 from conformance import scenario
+import h_consumer as hc
 import h_offsets as ho
 
 
@@ -286,6 +287,71 @@ def _(ctx):
         ho.commit_with_epoch(ctx, c, ctx.version, g, [(t, [(0, 10)])], epoch, value, mid,
                              ids=ids)
     _fetch_back(ctx, c, g, [(t, [0])], ids)
+
+
+def _range_hb(ctx, c, g, mid, epoch, topics=None, owned=None):
+    """A ConsumerGroupHeartbeat with the range assignor (contiguous ranges in
+    member id order, so that who gives up what is plain); topics on a join,
+    owned: [(topic id, [partitions])] or None. Recorded."""
+    v = ho.top(ctx, "ConsumerGroupHeartbeat")
+    body = {"GroupId": g, "MemberId": mid, "MemberEpoch": epoch}
+    if topics is not None:
+        body.update({"RebalanceTimeoutMs": ho.SESSION_MS, "SubscribedTopicNames": topics,
+                     "ServerAssignor": "range", "TopicPartitions": []})
+    if owned is not None:
+        body["TopicPartitions"] = [{"TopicId": t, "Partitions": p} for t, p in owned]
+    r = c.call("ConsumerGroupHeartbeat", v, body)
+    if r is None or r["ErrorCode"] != 0:
+        raise ho.ScenarioError("ConsumerGroupHeartbeat: %r" % (r,))
+    return r
+
+
+@scenario("offsets.commit.consumer_assignment_epochs",
+          "OffsetCommit v9+ with a member epoch older than the member's (KIP-1251): a "
+          "partition still assigned since that epoch commits, also while being revoked; a "
+          "revoked partition, one assigned at a later epoch or an epoch older than the "
+          "assignment answer STALE_MEMBER_EPOCH for the whole commit, a partition with too "
+          "large metadata aside; the epochs survive a restart",
+          api="OffsetCommit", versions=(9, None), restartable=True)
+def _(ctx):
+    c = ctx.client()
+    t = ctx.topic()
+    # Members subscribe: the group coordinator must see the topic first.
+    ids = hc.create_topics(ctx, c, [(t, 4)])
+    tid = ids[t]
+    g = ctx.group()
+    a, z, first = ho.member_id("a"), ho.member_id("z"), ho.member_id("0")
+    # a gets the four partitions at epoch e1.
+    r = _range_hb(ctx, c, g, a, 0, topics=[t])
+    e1 = r["MemberEpoch"]
+    _range_hb(ctx, c, g, a, e1, owned=[(tid, [0, 1, 2, 3])])
+    # z joins: a gives up 2 and 3, then takes the new epoch e2 keeping 0
+    # and 1 (assigned at e1); z gets 2 and 3 at e2.
+    cz = ctx.client("z")
+    r = _range_hb(ctx, cz, g, z, 0, topics=[t])
+    e2 = r["MemberEpoch"]
+    _range_hb(ctx, c, g, a, e1, owned=[(tid, [0, 1, 2, 3])])
+    _range_hb(ctx, c, g, a, e1, owned=[(tid, [0, 1])])
+    _range_hb(ctx, cz, g, z, e2, owned=[])
+    _range_hb(ctx, cz, g, z, e2, owned=[(tid, [2, 3])])
+    ctx.note("epochs", {"e2 - e1": e2 - e1})
+    ho.commit_with_epoch(ctx, c, ctx.version, g, [(t, [(0, 10), (1, 11)])], e2, e1, a, ids=ids)
+    ho.commit_with_epoch(ctx, c, ctx.version, g, [(t, [(2, 12)])], e2, e1, a, ids=ids)
+    ho.commit_with_epoch(ctx, c, ctx.version, g, [(t, [(0, 13), (2, 14)])], e2, e1, a, ids=ids)
+    ho.commit_with_epoch(ctx, c, ctx.version, g, [(t, [(0, 15)])], e2, e1 - 1, a, ids=ids)
+    ho.commit_with_epoch(ctx, cz, ctx.version, g, [(t, [(2, 16)])], e2, e1, z, ids=ids)
+    ho.commit_with_epoch(ctx, c, ctx.version, g, [(t, [(0, 17), (2, 18, "x" * 5000)])], e2, e1,
+                         a, ids=ids)
+    ctx.restart_point()
+    # A third member sorting first takes 0 and 1: a revokes them (still at
+    # e2) and commits them with e1 meanwhile.
+    c0 = ctx.client("first")
+    _range_hb(ctx, c0, g, first, 0, topics=[t])
+    r = _range_hb(ctx, c, g, a, e2, owned=[(tid, [0, 1])])
+    ctx.note("a revoking", {"epoch is e2": r["MemberEpoch"] == e2})
+    ho.commit_with_epoch(ctx, c, ctx.version, g, [(t, [(0, 19), (1, 20)])], e2, e1, a, ids=ids)
+    ho.commit_with_epoch(ctx, c, ctx.version, g, [(t, [(0, 21)])], e2, e1 - 1, a, ids=ids)
+    _fetch_back(ctx, c, g, [(t, [0, 1, 2, 3])], ids)
 
 
 @scenario("offsets.commit.consumer_unknown_member",
