@@ -56,9 +56,10 @@ typedef struct {
  * the next record is written.
  */
 typedef struct kc_commit_validator kc_commit_validator_t;
+typedef int16_t kc_commit_check_fn(const kc_commit_validator_t *v, kc_str_t topic,
+                                   kc_uuid_t topic_id, int32_t partition);
 struct kc_commit_validator {
-    int16_t (*check)(const kc_commit_validator_t *v, kc_str_t topic, kc_uuid_t topic_id,
-                     int32_t partition);
+    kc_commit_check_fn *check;
     const kc_group_t *group;
     const void *member;
     int32_t member_epoch; /* the commit's */

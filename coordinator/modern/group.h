@@ -87,10 +87,7 @@ int16_t kc_modern_group_validate_offset_fetch(const kc_group_t *g, kc_str_t memb
  * kc_modern_commit_partition_epoch.
  */
 int16_t kc_modern_validate_commit_epoch(const kc_group_t *g, const kc_modern_member_t *m,
-                                        int32_t member_epoch,
-                                        int16_t (*check)(const kc_commit_validator_t *v,
-                                                         kc_str_t topic, kc_uuid_t topic_id,
-                                                         int32_t partition),
+                                        int32_t member_epoch, kc_commit_check_fn *check,
                                         kc_commit_validator_t *v);
 /* One partition (or task: subtopology and partition) of a commit whose
  * epoch is older than the member's (createAssignmentEpochValidator):
