@@ -99,7 +99,7 @@
                                                                                                    \
     /* The index of key's entry (*found) or where it would go; appends,                           \
      * the common case, are checked first. */                                                     \
-    static int32_t P##_pos(const LIST_T *l, KEY_T key, bool *found)                                \
+    static inline int32_t P##_pos(const LIST_T *l, KEY_T key, bool *found)                         \
     {                                                                                              \
         int32_t lo = 0, hi = l->n;                                                                 \
         if (l->n) {                                                                                \
