@@ -468,12 +468,9 @@ static void metadata_unknown_topic(metadata_t *m, kc_str_t name, bool create)
             kc_req_authorized_ops(m->req, KC_RES_TOPIC, name, TOPIC_ALL_OPERATIONS);
     if (create && !kc_topics_find_collision(s->topics, name) &&
         !kc_str_eq_cstr(name, "__consumer_offsets")) {
-        const kc_topic_t *created = NULL;
-        if (kc_topics_create(s->topics, name, s->cfg->num_partitions, &created) == 0) {
+        if (kc_topic_create(s, name, s->cfg->num_partitions, 0, NULL, NULL, NULL) == 0)
             kc_log_info("server", "auto-created topic %.*s with %d partitions", (int)name.len,
                         name.ptr, s->cfg->num_partitions);
-            kc_coord_topic_created(s->coord, name);
-        }
     }
 }
 
@@ -1079,6 +1076,24 @@ static bool create_topic_check_configs(create_topics_t *c,
     return false;
 }
 
+int kc_topic_create(kc_server_t *s, kc_str_t name, int32_t partitions, size_t n,
+                    const kc_str_t *names, const kc_str_t *values, const kc_topic_t **out)
+{
+    const kc_topic_t *created = NULL;
+    int rc = kc_topics_create(s->topics, name, partitions, &created);
+    if (rc == 0 && !created)
+        rc = KC_EIO;
+    if (rc == 0 && n)
+        rc = kc_topics_set_configs(s->topics, name, n, names, values);
+    if (rc != 0)
+        return rc;
+    /* The coordinator's topic view moves on, as Kafka's metadata image does. */
+    kc_coord_topic_created(s->coord, name);
+    if (out)
+        *out = created;
+    return 0;
+}
+
 /* Checks every effective topic, against the topics that existed before the
  * request, before any is created: a result each, in request order. */
 static void create_topics_validate(create_topics_t *c)
@@ -1123,14 +1138,12 @@ static void create_topic_apply(create_topics_t *c, int32_t i)
         }
     } else {
         const kc_topic_t *created = NULL;
-        if (kc_topics_create(s->topics, t->name, parts, &created) != 0 || !created ||
-            (nc && kc_topics_set_configs(s->topics, t->name, nc, cn, cv) != 0)) {
+        if (kc_topic_create(s, t->name, parts, nc, cn, cv, &created) != 0) {
             r->error_code = KC_ERR_UNKNOWN_SERVER_ERROR;
             return;
         }
         r->topic_id = created->id;
         kc_log_info("server", "created topic %s with %d partitions", created->name, parts);
-        kc_coord_topic_created(s->coord, t->name);
     }
     r->num_partitions = parts;
     r->replication_factor = c->rf_of[i];

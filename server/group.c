@@ -123,16 +123,11 @@ static void create_internal_topic(kc_req_t *req, kc_str_t group_id,
                     t->name, (int)group_id.len, group_id.ptr, msg);
         return;
     }
-    const kc_topic_t *created = NULL;
-    int rc = kc_topics_create(s->topics, name, t->partitions, &created);
-    if (rc == 0 && t->nconfigs)
-        rc = kc_topics_set_configs(s->topics, name, t->nconfigs, cn, cv);
+    int rc = kc_topic_create(s, name, t->partitions, t->nconfigs, cn, cv, NULL);
     if (rc != 0) {
         kc_log_warn("server", "could not create internal topic %s: %d", t->name, rc);
         return;
     }
-    /* The coordinator's topic view moves on, as Kafka's metadata image does. */
-    kc_coord_topic_created(s->coord, name);
     kc_log_info("server", "created internal topic %s with %d partitions for streams group %.*s",
                 t->name, t->partitions, (int)group_id.len, group_id.ptr);
 }

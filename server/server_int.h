@@ -218,6 +218,12 @@ void kc_topic_creation_configs(const kc_server_t *s, kc_arena_t *a, size_t n,
                                kc_create_topics_response_creatable_topic_result_t *r);
 int16_t kc_topic_configs_check(size_t n, const kc_str_t *names, const kc_str_t *values,
                                char *msg, size_t msglen);
+/* Creates a topic with partitions and the n config pairs (already checked)
+ * in the open transaction, and makes it known to the coordinator's topic
+ * view, as Kafka's controller creates one; *out (may be NULL) the topic.
+ * 0, or a store error (nothing to make known). */
+int kc_topic_create(kc_server_t *s, kc_str_t name, int32_t partitions, size_t n,
+                    const kc_str_t *names, const kc_str_t *values, const kc_topic_t **out);
 /* A topic's effective retention.ms / retention.bytes (its override, else the broker's). */
 int64_t kc_topic_retention_ms(const kc_server_t *s, const kc_topic_t *topic);
 /* True when the topic's cleanup.policy includes delete (LogConfig.delete):
