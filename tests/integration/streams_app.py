@@ -201,14 +201,13 @@ class WordCount:
                     self.lines.append(line)
                 self.cond.notify_all()
 
-    def state(self):
-        with self.cond:
-            states = [ln.split()[2] for ln in self.lines if ln.startswith("STATE ")]
-        return states[-1] if states else "CREATED"
-
     def states(self):
         with self.cond:
             return [ln.split()[2] for ln in self.lines if ln.startswith("STATE ")]
+
+    def state(self):
+        states = self.states()
+        return states[-1] if states else "CREATED"
 
     def errors(self):
         with self.cond:
@@ -371,7 +370,7 @@ def wait_stable(broker, group, clients, partitions):
         if g["error_code"] != 0 or g["group_state"] != "Stable":
             return False
         members = list(g["members"].values())
-        if sorted(m["client_id"].rsplit("-StreamThread", 1)[0] for m in members) != sorted(clients):
+        if sorted(client_of(m) for m in members) != sorted(clients):
             return False
         owned = []
         for m in members:
@@ -384,9 +383,15 @@ def wait_stable(broker, group, clients, partitions):
     return seen["g"]
 
 
+def client_of(member):
+    """The application's client.id of a member (its consumer's client id
+    is "<client.id>-StreamThread-N-consumer")."""
+    return member["client_id"].rsplit("-StreamThread", 1)[0]
+
+
 def member_of(g, client):
     for m in g["members"].values():
-        if m["client_id"].rsplit("-StreamThread", 1)[0] == client:
+        if client_of(m) == client:
             return m
     raise AssertionError("no member of client %s in %s" % (client, g))
 

@@ -27,6 +27,7 @@ The reference broker starts once and every step runs on it after kcoord;
 each broker has its own topics and groups, with the same names.
 """
 
+import contextlib
 import json
 import os
 import re
@@ -44,6 +45,24 @@ def topics(app):
     return app + "-in", app + "-out"
 
 
+def create_topics(broker, app):
+    """Creates the input and output topics of a new application."""
+    src, out = topics(app)
+    sa.create_topics(broker, {src: PARTITIONS, out: PARTITIONS})
+    return src, out
+
+
+@contextlib.contextmanager
+def application(broker, app):
+    """The topics of a new application, and its Words."""
+    src, out = create_topics(broker, app)
+    words = sa.Words(broker, src, out)
+    try:
+        yield src, out, words
+    finally:
+        words.close()
+
+
 def start_app(work, broker, app, names, configs=None):
     src, out = topics(app)
     apps = {n: sa.WordCount(work, broker, app, n, src, out, (configs or {}).get(n)).start()
@@ -55,10 +74,7 @@ def start_app(work, broker, app, names, configs=None):
 
 def lifecycle(work, broker):
     app = "wordcount"
-    src, out = topics(app)
-    sa.create_topics(broker, {src: PARTITIONS, out: PARTITIONS})
-    words = sa.Words(broker, src, out)
-    try:
+    with application(broker, app) as (src, out, words):
         apps = start_app(work, broker, app, ["a", "b"])
         sa.wait_stable(broker, app, ["a", "b"], PARTITIONS)
         words.produce(400, 1)
@@ -101,16 +117,11 @@ def lifecycle(work, broker):
             assert a.state() == "RUNNING", a.states()
         for a in apps.values():
             a.close()
-    finally:
-        words.close()
 
 
 def static_members(work, broker):
     app = "static"
-    src, out = topics(app)
-    sa.create_topics(broker, {src: PARTITIONS, out: PARTITIONS})
-    words = sa.Words(broker, src, out)
-    try:
+    with application(broker, app) as (src, out, words):
         configs = {n: {"group.instance.id": "instance-" + n} for n in ("a", "b")}
         apps = start_app(work, broker, app, ["a", "b"], configs)
         before = sa.wait_stable(broker, app, ["a", "b"], PARTITIONS)
@@ -141,8 +152,6 @@ def static_members(work, broker):
             broker.name, a1["member_id"], a1["member_epoch"], a0["member_id"], a0["member_epoch"]))
         for x in apps.values():
             x.close()
-    finally:
-        words.close()
 
 
 AVAILABLE = 3
@@ -166,8 +175,7 @@ def wait_description(broker, app):
 
 def topology_description(work, broker):
     app = "described"
-    src, out = topics(app)
-    sa.create_topics(broker, {src: PARTITIONS, out: PARTITIONS})
+    create_topics(broker, app)
     apps = start_app(work, broker, app, ["a"])
     DESCRIPTIONS[broker.name] = wait_description(broker, app)
     apps["a"].close()
@@ -178,20 +186,19 @@ def topology_description(work, broker):
     # restarted broker asks the application again, which pushes again.
     for point in ("exit-before", "exit-after"):
         app = "described-" + point
-        src, out = topics(app)
-        sa.create_topics(broker, {src: PARTITIONS, out: PARTITIONS})
+        src, out = create_topics(broker, app)
         broker.kill_restart({"KC_TEST_STORE_SET": point + "*1"})
         a = sa.WordCount(work, broker, app, "a", src, out).start()
         broker.wait_exit(STORE_EXIT, "the store to exit at its %s point" % point)
         broker.kill_restart()
         assert wait_description(broker, app) == DESCRIPTIONS["kcoord"], point
         a.wait_running()
-        sets = [ln for ln in sa_store_calls(broker) if ln.startswith("set %s " % app)]
+        sets = [ln for ln in store_calls(broker) if ln.startswith("set %s " % app)]
         assert len(sets) == (2 if point == "exit-after" else 1), sets
         a.close()
 
 
-def sa_store_calls(broker):
+def store_calls(broker):
     """The calls the test store completed (its calls.log)."""
     try:
         with open(os.path.join(broker.k.data_dir, "test-store", "calls.log")) as f:
@@ -230,10 +237,7 @@ def normalise_tool(broker, out):
 
 def groups_tool(work, broker):
     app = "tool"
-    src, out = topics(app)
-    sa.create_topics(broker, {src: PARTITIONS, out: PARTITIONS})
-    words = sa.Words(broker, src, out)
-    try:
+    with application(broker, app) as (src, out, words):
         # One after the other, so that the epochs do not depend on whether
         # b's join and the group's sight of its new internal topics fall
         # into one heartbeat or two.
@@ -260,8 +264,6 @@ def groups_tool(work, broker):
             got[" ".join(args)] = (rc, normalise_tool(broker, text))
         for x in apps.values():
             x.close()
-    finally:
-        words.close()
 
 
 def run_on(broker_cls, tag):

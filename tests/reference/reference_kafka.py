@@ -351,11 +351,7 @@ class ReferenceKafka:
             os.killpg(self.proc.pid, signal.SIGTERM)
             self.proc.wait(timeout=STOP_DEADLINE_S)
         except (subprocess.TimeoutExpired, ProcessLookupError):
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            self.proc.wait()
+            self.kill()
         self.proc = None
 
     def cleanup(self):

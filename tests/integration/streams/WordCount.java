@@ -13,7 +13,6 @@
 //
 // It prints one line per event on stdout, flushed at once, for the test:
 //   STATE <old> <new>       a KafkaStreams state change
-//   ASSIGNED <tasks>        the active tasks of the thread after a rebalance
 //   ERROR <exception>       an uncaught exception (the thread is replaced)
 // and closes cleanly (leaving the group) when stdin reads "close" or ends.
 
@@ -24,12 +23,9 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Properties;
-import java.util.TreeSet;
-import java.util.concurrent.CountDownLatch;
 
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
@@ -37,9 +33,6 @@ import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Grouped;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
-import org.apache.kafka.streams.processor.TaskId;
-import org.apache.kafka.streams.ThreadMetadata;
-import org.apache.kafka.streams.TaskMetadata;
 
 public final class WordCount {
     private WordCount() {}
@@ -88,27 +81,12 @@ public final class WordCount {
             .to(output, Produced.with(Serdes.String(), Serdes.Long()));
 
         KafkaStreams streams = new KafkaStreams(builder.build(props), props);
-        streams.setStateListener((now, before) -> {
-            say("STATE " + before + " " + now);
-            if (now == KafkaStreams.State.RUNNING) {
-                TreeSet<String> tasks = new TreeSet<>();
-                for (ThreadMetadata t : streams.metadataForLocalThreads()) {
-                    for (TaskMetadata task : t.activeTasks()) {
-                        tasks.add(task.taskId().toString());
-                    }
-                }
-                say("ASSIGNED " + String.join(",", tasks));
-            }
-        });
+        streams.setStateListener((now, before) -> say("STATE " + before + " " + now));
         streams.setUncaughtExceptionHandler(e -> {
             say("ERROR " + e);
             return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
         });
-        CountDownLatch closed = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            streams.close(Duration.ofSeconds(30));
-            closed.countDown();
-        }));
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> streams.close(Duration.ofSeconds(30))));
         streams.start();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         String line;
