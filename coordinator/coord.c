@@ -774,9 +774,61 @@ kc_coord_t *kc_coord_new(const kc_coord_config_t *cfg, const kc_topic_view_t *to
         kc_xcalloc((size_t)c->cfg.offsets_topic_num_partitions, sizeof(*c->groups_table_size));
     kc_smap_init(&c->groups);
     kc_smap_init(&c->timers);
+    kc_smap_init(&c->group_cfgs);
     c->offsets = kc_offsets_new();
     c->rng = 0x6b636f6f7264ULL;
     return c;
+}
+
+static void free_group_cfg(void *ctx, const char *key, void *val)
+{
+    (void)ctx;
+    (void)key;
+    free(val);
+}
+
+void kc_group_overrides_init(kc_group_overrides_t *o)
+{
+    *o = (kc_group_overrides_t){-1, -1, -1, -1, -1, -1, -1, -1, -1};
+}
+
+void kc_coord_set_group_overrides(kc_coord_t *c, kc_str_t group_id, const kc_group_overrides_t *o)
+{
+    const char *id = group_id.ptr ? group_id.ptr : "";
+    size_t len = (size_t)KC_MAX(group_id.len, 0);
+    free(kc_smap_del(&c->group_cfgs, id, len));
+    if (!o)
+        return;
+    kc_coord_config_t *g = kc_xmalloc(sizeof(*g));
+    *g = c->cfg;
+    bool any = false;
+#define OVERRIDE(field, cfg_field)                                                                 \
+    if (o->field >= 0) {                                                                           \
+        g->cfg_field = o->field;                                                                   \
+        any = true;                                                                                \
+    }
+    OVERRIDE(consumer_session_timeout_ms, group_consumer_session_timeout_ms)
+    OVERRIDE(consumer_heartbeat_interval_ms, group_consumer_heartbeat_interval_ms)
+    OVERRIDE(streams_session_timeout_ms, group_streams_session_timeout_ms)
+    OVERRIDE(streams_heartbeat_interval_ms, group_streams_heartbeat_interval_ms)
+    OVERRIDE(streams_num_standby_replicas, group_streams_num_standby_replicas)
+    OVERRIDE(streams_initial_rebalance_delay_ms, group_streams_initial_rebalance_delay_ms)
+    OVERRIDE(streams_assignment_interval_ms, group_streams_assignment_interval_ms)
+    OVERRIDE(streams_task_offset_interval_ms, group_streams_task_offset_interval_ms)
+    OVERRIDE(streams_acceptable_recovery_lag, group_streams_acceptable_recovery_lag)
+#undef OVERRIDE
+    if (any)
+        kc_smap_put(&c->group_cfgs, id, len, g);
+    else
+        free(g);
+}
+
+const kc_coord_config_t *kc_coord_group_cfg(const kc_coord_t *c, const char *group_id)
+{
+    if (c->group_cfgs.count == 0)
+        return &c->cfg;
+    const kc_coord_config_t *g = kc_smap_get(&c->group_cfgs, group_id, strlen(group_id));
+    return g ? g : &c->cfg;
 }
 
 void kc_coord_set_event_sink(kc_coord_t *c, kc_coord_event_fn fn, void *arg)
@@ -817,6 +869,8 @@ void kc_coord_free(kc_coord_t *c)
     timers_clear(c);
     kc_smap_deinit(&c->timers);
     kc_smap_deinit(&c->groups);
+    kc_smap_foreach(&c->group_cfgs, free_group_cfg, NULL);
+    kc_smap_deinit(&c->group_cfgs);
     free(c->heap);
     free(c->groups_table_cap);
     free(c->groups_table_size);

@@ -103,7 +103,15 @@ struct kc_coord {
     void *event_arg;
     /* the topology-description barrier (KIP-1331); NULL = no store configured */
     struct kc_topology_desc *topology_desc;
+    /* group id -> kc_coord_config_t *: cfg with the group's dynamic configs
+     * applied (kc_coord_set_group_overrides); not group state, so kept
+     * across unload. */
+    kc_smap_t group_cfgs;
 };
+
+/* The settings of group group_id: cfg with the group's dynamic config
+ * overrides applied, or &c->cfg when it has none. */
+const kc_coord_config_t *kc_coord_group_cfg(const kc_coord_t *c, const char *group_id);
 
 /* Calls the event sink, if any and once loaded. Strings are borrowed. */
 void kc_coord_emit(kc_coord_t *c, kc_coord_event_type_t type, const char *group_id,

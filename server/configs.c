@@ -13,28 +13,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ctype.h>
 #include <strings.h>
 
 #include "kc_log.h"
 
-#define RESOURCE_TOPIC 2
-#define RESOURCE_BROKER 4
+#define RESOURCE_TOPIC KC_CONFIG_RESOURCE_TOPIC
+#define RESOURCE_BROKER KC_CONFIG_RESOURCE_BROKER
+#define RESOURCE_GROUP KC_CONFIG_RESOURCE_GROUP
 
 /* DescribeConfigsResponse.ConfigSource */
 enum {
     SRC_TOPIC_CONFIG = 1,
     SRC_STATIC_BROKER_CONFIG = 4,
     SRC_DEFAULT_CONFIG = 5,
+    SRC_GROUP_CONFIG = 8,
 };
 
 /* DescribeConfigsResponse.ConfigType */
 enum {
-    TYPE_BOOLEAN = 1,
-    TYPE_STRING = 2,
-    TYPE_INT = 3,
-    TYPE_LONG = 5,
-    TYPE_DOUBLE = 6,
-    TYPE_LIST = 7,
+    TYPE_BOOLEAN = KC_CONFIG_TYPE_BOOLEAN,
+    TYPE_STRING = KC_CONFIG_TYPE_STRING,
+    TYPE_INT = KC_CONFIG_TYPE_INT,
+    TYPE_LONG = KC_CONFIG_TYPE_LONG,
+    TYPE_DOUBLE = KC_CONFIG_TYPE_DOUBLE,
+    TYPE_LIST = KC_CONFIG_TYPE_LIST,
 };
 
 /*
@@ -571,6 +574,88 @@ static bool config_value_valid(const topic_entry_t *te, kc_str_t value, char *wh
     return !fn || fn(te, buf, &e);
 }
 
+static kc_str_t arena_copy(kc_arena_t *a, const char *s);
+
+/* A non-empty LIST value with an empty entry ("a,,b", "a, "). */
+static bool list_has_empty_entry(kc_str_t value)
+{
+    const char *p;
+    int n = value_trimmed(value, &p);
+    if (n == 0)
+        return false;
+    int run = 0; /* non-space characters in the current entry */
+    for (int i = 0; i <= n; i++) {
+        if (i == n || p[i] == ',') {
+            if (run == 0)
+                return true;
+            run = 0;
+        } else if (!strchr(" \t\r\n", p[i])) {
+            run++;
+        }
+    }
+    return false;
+}
+
+const char *kc_topic_validate_message(kc_arena_t *a, kc_str_t name)
+{
+    const char *bad = kc_topic_name_invalid(name);
+    if (!bad || kc_str_is_null(name) || name.len == 0 || kc_str_eq(name, kc_str(".")) ||
+        kc_str_eq(name, kc_str("..")))
+        return bad;
+    char msg[600];
+    if (name.len > 249)
+        snprintf(msg, sizeof(msg),
+                 "Topic name is invalid: the length of '%.*s' is longer than the max allowed "
+                 "length 249",
+                 (int)KC_MIN(name.len, 400), name.ptr);
+    else
+        snprintf(msg, sizeof(msg),
+                 "Topic name is invalid: '%.*s' contains one or more characters other than ASCII "
+                 "alphanumerics, '.', '_' and '-'",
+                 (int)name.len, name.ptr);
+    return arena_copy(a, msg).ptr;
+}
+
+bool kc_config_value_check(const char *name, int8_t type, int64_t min, const char *words,
+                           kc_str_t value, char *msg, size_t len)
+{
+    topic_entry_t te = {name, type, "", NULL, min};
+    char why[256], entry[300];
+    snprintf(entry, sizeof(entry), "%.*s", (int)KC_MIN(KC_MAX(value.len, 0), 64),
+             value.ptr ? value.ptr : "");
+    bool ok;
+    if (words) {
+        char buf[256];
+        const char *start;
+        int n = KC_MIN(value_trimmed(value, &start), (int)sizeof(buf) - 1);
+        memcpy(buf, start, (size_t)n);
+        buf[n] = '\0';
+        value_error_t e = {why, sizeof(why), entry, sizeof(entry)};
+        ok = valid_word(buf, words, &e);
+    } else {
+        ok = config_value_valid(&te, value, why, sizeof(why), entry, sizeof(entry));
+    }
+    if (!ok)
+        snprintf(msg, len, "Invalid value %s for configuration %s: %s", entry, name, why);
+    return ok;
+}
+
+const char *kc_topic_config_list_default(const char *name)
+{
+    for (size_t j = 0; j < KC_ARRAY_LEN(topic_entries); j++)
+        if (strcmp(topic_entries[j].name, name) == 0)
+            return topic_entries[j].type == TYPE_LIST ? topic_entries[j].default_value : NULL;
+    return NULL;
+}
+
+bool kc_topic_config_known(kc_str_t name)
+{
+    for (size_t j = 0; j < KC_ARRAY_LEN(topic_entries); j++)
+        if (kc_str_eq(name, kc_str(topic_entries[j].name)))
+            return true;
+    return false;
+}
+
 int16_t kc_topic_configs_check(size_t n, const kc_str_t *names, const kc_str_t *values,
                                char *msg, size_t msglen)
 {
@@ -591,6 +676,12 @@ int16_t kc_topic_configs_check(size_t n, const kc_str_t *names, const kc_str_t *
             snprintf(msg, msglen, "Null value not supported for topic configs: %.*s", nl, np);
             return KC_ERR_INVALID_CONFIG;
         }
+        if (te->type == TYPE_LIST && strcmp(te->name, "cleanup.policy") == 0 &&
+            list_has_empty_entry(values[i])) {
+            /* ConfigDef.ValidList */
+            snprintf(msg, msglen, "Configuration '%s' values must not be empty.", te->name);
+            return KC_ERR_INVALID_CONFIG;
+        }
         char why[256], entry[300];
         int vl = KC_MAX(values[i].len, 0);
         snprintf(entry, sizeof(entry), "%.*s", (int)KC_MIN(vl, 64),
@@ -609,6 +700,28 @@ int16_t kc_topic_configs_check(size_t n, const kc_str_t *names, const kc_str_t *
                                   "cannot be configured with remote log storage.");
             return KC_ERR_INVALID_CONFIG;
         }
+    }
+    /* LogConfig.validateValues over the topic's effective values. */
+    int64_t min_lag = 0, max_lag = INT64_MAX;
+    for (size_t i = 0; i < n; i++) {
+        const char *tv;
+        int tl = value_trimmed(values[i], &tv);
+        char buf[32];
+        if (tl <= 0 || tl >= (int)sizeof(buf))
+            continue;
+        memcpy(buf, tv, (size_t)tl);
+        buf[tl] = '\0';
+        if (kc_str_eq(names[i], kc_str("min.compaction.lag.ms")))
+            min_lag = strtoll(buf, NULL, 10);
+        else if (kc_str_eq(names[i], kc_str("max.compaction.lag.ms")))
+            max_lag = strtoll(buf, NULL, 10);
+    }
+    if (min_lag > max_lag) {
+        snprintf(msg, msglen,
+                 "conflict topic config setting min.compaction.lag.ms (%lld) > "
+                 "max.compaction.lag.ms (%lld)",
+                 (long long)min_lag, (long long)max_lag);
+        return KC_ERR_INVALID_CONFIG;
     }
     return KC_ERR_NONE;
 }
@@ -679,7 +792,7 @@ static size_t effective_topic_config(const kc_server_t *s, kc_arena_t *a, const 
         *value = arena_copy(a, buf);
     }
     if (te->broker_name)
-        nsyn += broker_synonyms(s->cfg, a, te->broker_name, false, syn + nsyn);
+        nsyn += broker_synonyms(s->cfg, a, te->broker_name, true, syn + nsyn);
     return nsyn;
 }
 
@@ -719,7 +832,7 @@ static void describe_topic(kc_server_t *s, kc_arena_t *a,
                            bool include_synonyms,
                            kc_describe_configs_response_describe_configs_result_t *out)
 {
-    const char *bad = kc_topic_name_invalid(r->resource_name);
+    const char *bad = kc_topic_validate_message(a, r->resource_name);
     if (bad) {
         out->error_code = KC_ERR_INVALID_TOPIC_EXCEPTION;
         out->error_message = arena_copy(a, bad);
@@ -802,6 +915,111 @@ static void describe_broker(kc_server_t *s, kc_arena_t *a,
     out->configs.count = (int32_t)n;
 }
 
+/*
+ * A group config's value as ConfigDef.convertToString shows it after
+ * parsing the stored one: trimmed; a number as parsed; a boolean in lower
+ * case; list entries trimmed and joined by commas.
+ */
+static kc_str_t group_value_shown(kc_arena_t *a, int8_t type, const char *v)
+{
+    char buf[512];
+    const char *t;
+    int n = KC_MIN(value_trimmed(kc_str(v), &t), (int)sizeof(buf) - 1);
+    memcpy(buf, t, (size_t)n);
+    buf[n] = '\0';
+    if (type == TYPE_INT || type == TYPE_LONG) {
+        snprintf(buf, sizeof(buf), "%lld", strtoll(buf, NULL, 10));
+    } else if (type == TYPE_BOOLEAN) {
+        for (char *p = buf; *p; p++)
+            *p = (char)tolower((unsigned char)*p);
+    } else if (type == TYPE_LIST) {
+        char out[512];
+        size_t used = 0;
+        for (char *tok = strtok(buf, ","); tok && used < sizeof(out); tok = strtok(NULL, ",")) {
+            kc_str_t e;
+            const char *es;
+            e.len = value_trimmed(kc_str(tok), &es);
+            e.ptr = es;
+            used += (size_t)snprintf(out + used, sizeof(out) - used, "%s%.*s", used ? "," : "",
+                                     (int)e.len, e.ptr);
+        }
+        out[KC_MIN(used, sizeof(out) - 1)] = '\0';
+        return arena_copy(a, out);
+    }
+    return arena_copy(a, buf);
+}
+
+/*
+ * The broker-level default of group config def (AbstractKafkaConfig
+ * .extractGroupConfigMap): kcoord's value of the broker property where it
+ * has it (*set: given by a source), else Kafka's default; the streams
+ * assignor's is the first registered assignor's name. NULL for none.
+ */
+static const char *group_default(const kc_server_t *s, const kc_group_config_def_t *def,
+                                 char *buf, size_t len, bool *set)
+{
+    *set = false;
+    if (!def->broker_name)
+        return def->default_value;
+    if (strcmp(def->name, "streams.assignor.name") == 0)
+        return "sticky";
+    if (kc_config_property_find(def->broker_name) &&
+        kc_config_value_string(s->cfg, def->broker_name, buf, len, set))
+        return buf;
+    return def->default_value;
+}
+
+/* ConfigHelper.createGroupConfigEntry for every config of a group (none
+ * stored: the defaults), as ConfigHelperUtils.createResponseConfig lists
+ * them; an internal config only when the group or the broker sets it. */
+static void describe_group(kc_server_t *s, kc_arena_t *a,
+                           const kc_describe_configs_request_describe_configs_resource_t *r,
+                           bool include_synonyms, bool include_documentation,
+                           kc_describe_configs_response_describe_configs_result_t *out)
+{
+    if (r->resource_name.len <= 0) {
+        out->error_code = KC_ERR_INVALID_REQUEST;
+        out->error_message = kc_str("Group name must not be empty");
+        return;
+    }
+    const kc_group_config_t *gc = kc_group_configs_find(s->group_configs, r->resource_name);
+    entry_t *items = kc_arena_alloc(a, kc_group_config_ndefs * sizeof(*items));
+    size_t n = 0;
+    const kc_group_config_def_t *def;
+    for (size_t i = 0; (def = kc_group_config_describe_at(i)) != NULL; i++) {
+        const char *over = gc ? kc_group_config_value(gc, def->name) : NULL;
+        char buf[512];
+        bool broker_set;
+        const char *dflt = group_default(s, def, buf, sizeof(buf), &broker_set);
+        if ((def->internal && !over && !broker_set) || !wanted(r, def->name))
+            continue;
+        synonym_t syn[8];
+        size_t nsyn = 0;
+        kc_str_t value = dflt ? arena_copy(a, dflt) : KC_STR_NULL;
+        if (over) {
+            value = group_value_shown(a, def->type, over);
+            syn[nsyn++] = (synonym_t){kc_str(def->name), value, SRC_GROUP_CONFIG};
+        }
+        if (def->broker_name && kc_config_property_find(def->broker_name))
+            nsyn += broker_synonyms(s->cfg, a, def->broker_name, true, syn + nsyn);
+        else if (def->broker_name && def->default_value)
+            syn[nsyn++] = (synonym_t){kc_str(def->broker_name), arena_copy(a, dflt),
+                                      SRC_DEFAULT_CONFIG};
+        else if (def->broker_name)
+            syn[nsyn++] = (synonym_t){kc_str(def->broker_name), kc_str("sticky"),
+                                      SRC_DEFAULT_CONFIG};
+        else if (def->default_value)
+            syn[nsyn++] = (synonym_t){kc_str(def->name), kc_str(def->default_value),
+                                      SRC_DEFAULT_CONFIG};
+        fill_entry(a, &items[n], def->name, value, false, def->type, syn, nsyn, include_synonyms);
+        if (include_documentation)
+            items[n].documentation = kc_str(def->doc);
+        n++;
+    }
+    out->configs.items = items;
+    out->configs.count = (int32_t)n;
+}
+
 int kc_handle_describe_configs(kc_req_t *req)
 {
     kc_server_t *s = req->srv;
@@ -836,6 +1054,9 @@ int kc_handle_describe_configs(kc_req_t *req)
         else if (r->resource_type == RESOURCE_BROKER &&
                  !kc_req_authorized_cluster(req, KC_OP_DESCRIBE_CONFIGS))
             denied = KC_ERR_CLUSTER_AUTHORIZATION_FAILED;
+        else if (r->resource_type == RESOURCE_GROUP &&
+                 !kc_req_authorized(req, KC_OP_DESCRIBE_CONFIGS, KC_RES_GROUP, r->resource_name))
+            denied = KC_ERR_GROUP_AUTHORIZATION_FAILED;
         if (denied != KC_ERR_NONE) {
             out->error_code = denied;
             out->error_message = kc_str(kc_error_message(denied));
@@ -843,6 +1064,8 @@ int kc_handle_describe_configs(kc_req_t *req)
             describe_topic(s, req->arena, r, syn, out);
         } else if (r->resource_type == RESOURCE_BROKER) {
             describe_broker(s, req->arena, r, syn, out);
+        } else if (r->resource_type == RESOURCE_GROUP) {
+            describe_group(s, req->arena, r, syn, v >= 3 && rq.include_documentation, out);
         } else {
             char msg[64];
             snprintf(msg, sizeof(msg), "Unsupported resource type: %d", r->resource_type);

@@ -326,6 +326,11 @@ static void reload_after_failure(kc_server_t *s)
     s->topics = kc_topics_new(s->store);
     if (kc_topics_load(s->topics) != 0)
         kc_log_error("server", "reloading topics failed");
+    kc_group_configs_free(s->group_configs);
+    s->group_configs = kc_group_configs_new(s->store);
+    if (kc_group_configs_load(s->group_configs) != 0)
+        kc_log_error("server", "reloading the group configs failed");
+    kc_group_configs_apply_all(s);
     if (load_coordinator(s) != 0)
         kc_log_error("server", "reloading the coordinator failed");
     if (kc_acls_load(s) != 0)
@@ -607,6 +612,11 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
         kc_log_error("server", "cannot load topics from %s", cfg->log_dirs);
         goto fail;
     }
+    s->group_configs = kc_group_configs_new(s->store);
+    if (kc_group_configs_load(s->group_configs) != 0) {
+        kc_log_error("server", "cannot load the group configs from %s", cfg->log_dirs);
+        goto fail;
+    }
     kc_log_config_t lc;
     kc_log_config_defaults(&lc);
     lc.max_message_bytes = cfg->message_max_bytes;
@@ -626,6 +636,7 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
     s->topic_view.topic_names = topic_names;
     s->topic_view.ctx = s;
     s->coord = kc_coord_new(&cc, &s->topic_view);
+    kc_group_configs_apply_all(s);
     uint64_t seed;
     if (getrandom(&seed, sizeof(seed), 0) != (ssize_t)sizeof(seed))
         seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
@@ -691,6 +702,7 @@ void kc_server_free(kc_server_t *s)
     kc_coord_free(s->coord);
     kc_acls_free(s);
     kc_topics_free(s->topics);
+    kc_group_configs_free(s->group_configs);
     kc_log_free(s->log);
     kc_store_close(s->store);
     kc_result_deinit(&s->batch);

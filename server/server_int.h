@@ -21,6 +21,7 @@
 #include "store.h"
 #include "topology_desc.h"
 #include "topology_store.h"
+#include "group_configs.h"
 #include "topics.h"
 #include "wire.h"
 
@@ -89,6 +90,7 @@ struct kc_server {
     kc_net_t *net;
     kc_store_t *store;
     kc_topics_t *topics;
+    kc_group_configs_t *group_configs; /* dynamic group configs (server/group_configs.c) */
     kc_log_t *log;
     kc_coord_t *coord;
     kc_topic_view_t topic_view;
@@ -200,6 +202,82 @@ void kc_log_api_stop(kc_server_t *s);
 
 /* Configs (server/configs.c). */
 int kc_handle_describe_configs(kc_req_t *req);
+/* Alter configs (server/alter_configs.c). */
+int kc_handle_incremental_alter_configs(kc_req_t *req);
+int kc_handle_alter_configs(kc_req_t *req);
+
+/* ConfigResource.Type ids. */
+#define KC_CONFIG_RESOURCE_TOPIC 2
+#define KC_CONFIG_RESOURCE_BROKER 4
+#define KC_CONFIG_RESOURCE_BROKER_LOGGER 8
+#define KC_CONFIG_RESOURCE_CLIENT_METRICS 16
+#define KC_CONFIG_RESOURCE_GROUP 32
+
+/* DescribeConfigsResponse.ConfigType. */
+enum {
+    KC_CONFIG_TYPE_BOOLEAN = 1,
+    KC_CONFIG_TYPE_STRING = 2,
+    KC_CONFIG_TYPE_INT = 3,
+    KC_CONFIG_TYPE_LONG = 5,
+    KC_CONFIG_TYPE_DOUBLE = 6,
+    KC_CONFIG_TYPE_LIST = 7,
+};
+
+/*
+ * ConfigDef's parsing of a value of config name: type INT, LONG or BOOLEAN
+ * (the value trimmed; min: the atLeast bound, INT64_MIN for none), or a
+ * STRING that must be one of the comma-separated words. False with
+ * Kafka's "Invalid value V for configuration N: reason" in msg.
+ */
+bool kc_config_value_check(const char *name, int8_t type, int64_t min, const char *words,
+                           kc_str_t value, char *msg, size_t len);
+/* Kafka's Topic.validate message for name (arena-owned), NULL when valid. */
+const char *kc_topic_validate_message(kc_arena_t *a, kc_str_t name);
+/* True when name is a topic config (LogConfig). */
+bool kc_topic_config_known(kc_str_t name);
+/* The default of a LIST topic config (cleanup.policy: "delete"), NULL for
+ * another type or an unknown name. */
+const char *kc_topic_config_list_default(const char *name);
+
+/* ---- dynamic group configs (server/group_configs.c) ---- */
+
+/* group.streams.max.standby.replicas, a constant in kcoord (Kafka's default). */
+#define KC_STREAMS_MAX_STANDBY_REPLICAS 2
+
+/* One config of Kafka 4.4's GroupConfig. */
+typedef struct {
+    const char *name;
+    int8_t type;               /* KC_CONFIG_TYPE_* */
+    bool internal;             /* defineInternal: described only when set */
+    const char *default_value; /* GroupConfig's; NULL: null */
+    int64_t at_least;          /* ConfigDef's atLeast bound, INT64_MIN for none */
+    const char *broker_name;   /* the broker property it defaults to, NULL for none */
+    const char *doc;
+} kc_group_config_def_t;
+
+/* GroupConfig.CONFIG_DEF, in definition order. */
+extern const kc_group_config_def_t kc_group_config_defs[];
+extern const size_t kc_group_config_ndefs;
+/* The definition of name, NULL when GroupConfig has none. */
+const kc_group_config_def_t *kc_group_config_def(kc_str_t name);
+/* The i-th config in DescribeConfigs' order, NULL past the last. */
+const kc_group_config_def_t *kc_group_config_describe_at(size_t i);
+/*
+ * GroupConfig.validate of a group's whole set of overrides (n pairs, values
+ * not null): names, then values parsed in definition order, then the
+ * broker's bounds (cfg's group.consumer.* and group.streams.* min/max,
+ * Kafka's defaults for the properties kcoord lacks), the assignor name,
+ * session timeout above heartbeat interval and the DLQ topic name. Returns
+ * KC_ERR_NONE or KC_ERR_INVALID_CONFIG with Kafka's message in msg.
+ */
+int16_t kc_group_configs_check(const kc_config_t *cfg, size_t n, const kc_str_t *names,
+                               const kc_str_t *values, char *msg, size_t len);
+/* GroupConfigManager.updateGroupConfig: hands the stored overrides of
+ * group_id, bounded by the broker's properties (GroupConfig.evaluate), to
+ * the coordinator (none: clears them). */
+void kc_group_configs_apply(kc_server_t *s, kc_str_t group_id);
+/* The same for every group with stored configs (start-up, reload). */
+void kc_group_configs_apply_all(kc_server_t *s);
 /*
  * Checks the configs of a CreateTopics topic as LogConfig.validate does:
  * an unknown name or a null value, or a retention value that is not a Long

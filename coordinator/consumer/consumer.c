@@ -750,7 +750,8 @@ static void on_rebalance_timeout(kc_coord_t *c, const char *key, int64_t now_ms,
 static void schedule_session(kc_coord_t *c, const cs_group_t *g, const cs_member_t *m,
                              int64_t now_ms)
 {
-    kc_member_schedule_session(c, g->group_id, m->member_id, c->cfg.group_consumer_session_timeout_ms,
+    kc_member_schedule_session(c, g->group_id, m->member_id,
+                               kc_coord_group_cfg(c, g->group_id)->group_consumer_session_timeout_ms,
                                now_ms, on_session_timeout);
 }
 
@@ -2124,7 +2125,7 @@ static void hb_respond(cs_heartbeat_t *h, size_t first_record, bool assigned_cha
     kc_consumer_group_heartbeat_response_init(&r);
     r.member_id = kc_str(h->m->member_id);
     r.member_epoch = h->m->member_epoch;
-    r.heartbeat_interval_ms = h->c->cfg.group_consumer_heartbeat_interval_ms;
+    r.heartbeat_interval_ms = kc_coord_group_cfg(h->c, h->g->group_id)->group_consumer_heartbeat_interval_ms;
     bool full = req->rebalance_timeout_ms != -1 &&
                 (req->subscribed_topic_names.count >= 0 || req->subscribed_topic_regex.len >= 0) &&
                 req->topic_partitions.count >= 0;

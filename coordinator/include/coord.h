@@ -141,6 +141,43 @@ void kc_coord_free(kc_coord_t *c);
 void kc_coord_seed(kc_coord_t *c, uint64_t seed);
 
 /*
+ * A group's dynamic configs that the coordinator acts on (Kafka's GroupConfig
+ * as GroupConfigManager hands it to GroupMetadataManager): each field is the
+ * group's override, or -1 when it has none and the broker's property
+ * applies. The caller has validated them and bounded them by the broker's
+ * group.*.min/max properties (GroupConfig.validate and evaluate).
+ */
+typedef struct {
+    int32_t consumer_session_timeout_ms;
+    int32_t consumer_heartbeat_interval_ms;
+    int32_t streams_session_timeout_ms;
+    int32_t streams_heartbeat_interval_ms;
+    int32_t streams_num_standby_replicas;
+    int32_t streams_initial_rebalance_delay_ms;
+    int32_t streams_assignment_interval_ms;
+    int32_t streams_task_offset_interval_ms;
+    int64_t streams_acceptable_recovery_lag;
+} kc_group_overrides_t;
+
+/* Every field unset (-1). */
+void kc_group_overrides_init(kc_group_overrides_t *o);
+
+/*
+ * Sets the overrides of group_id (copied; o NULL or all unset removes them),
+ * as GroupConfigManager.updateGroupConfig: the server calls it for every
+ * stored group config at start-up and after each change. A group need not
+ * exist, and the overrides outlive it (and kc_coord_unload). They are read
+ * where Kafka reads them, so a change acts from the group's next heartbeat
+ * on: the heartbeat interval and the session timeout given to the member
+ * answered (its session timer is re-armed with the new timeout), and in
+ * streams groups the number of standby replicas (a change recomputes the
+ * target assignment, as a change of Kafka's assignment configs does), the
+ * initial rebalance delay of an empty group's first member, the assignment
+ * interval, the task offset interval and the acceptable recovery lag.
+ */
+void kc_coord_set_group_overrides(kc_coord_t *c, kc_str_t group_id, const kc_group_overrides_t *o);
+
+/*
  * Loading, as Kafka's coordinator loads __consumer_offsets: replay each
  * stored record in commit order, then call kc_coord_loaded(). Until then
  * every group request is answered COORDINATOR_LOAD_IN_PROGRESS.

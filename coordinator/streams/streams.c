@@ -1589,7 +1589,8 @@ static void on_rebalance_timeout(kc_coord_t *c, const char *key, int64_t now_ms,
 static void schedule_session(kc_coord_t *c, const st_group_t *g, const st_member_t *m,
                              int64_t now_ms)
 {
-    kc_member_schedule_session(c, g->group_id, m->member_id, c->cfg.group_streams_session_timeout_ms,
+    kc_member_schedule_session(c, g->group_id, m->member_id,
+                               kc_coord_group_cfg(c, g->group_id)->group_streams_session_timeout_ms,
                                now_ms, on_session_timeout);
 }
 
@@ -1695,7 +1696,8 @@ static void update_target(kc_coord_t *c, st_group_t *g, const st_config_t *cf, i
         ids[s] = kc_str_dup_or_null(g->topology->subtopologies.items[s].subtopology_id);
         subs[s] = (kc_st_subtopology_t){ids[s], cf->ntasks[s], cf->stateful[s]};
     }
-    kc_st_spec_t spec = {subs, ns, am, (int32_t)nm, c->cfg.group_streams_num_standby_replicas};
+    kc_st_spec_t spec = {subs, ns, am, (int32_t)nm,
+                         kc_coord_group_cfg(c, g->group_id)->group_streams_num_standby_replicas};
     kc_assignor_streams_sticky(&spec);
     /* The target records' applies leave every member in place. */
     for (size_t i = 0; i < nm; i++) {
@@ -3024,8 +3026,10 @@ static void hb_update_group(st_heartbeat_t *h, bool recompute)
         recompute = true;
     }
     int32_t validated = cf->ready ? g->topology->epoch : -1;
+    /* streamsGroupAssignmentConfigs: the group's own configs over the broker's. */
+    const kc_coord_config_t *gc = kc_coord_group_cfg(c, g->group_id);
     if (validated != g->validated_topology_epoch ||
-        g->last_num_standby != c->cfg.group_streams_num_standby_replicas)
+        g->last_num_standby != gc->group_streams_num_standby_replicas)
         recompute = true;
     if (recompute || !g->has_group_record) {
         st_meta_t meta;
@@ -3034,7 +3038,7 @@ static void hb_update_group(st_heartbeat_t *h, bool recompute)
         meta.v.metadata_hash = cf->hash;
         meta.v.validated_topology_epoch = validated;
         metadata_set_num_standby(&meta.v, &meta.cfg, meta.nbuf,
-                                 c->cfg.group_streams_num_standby_replicas);
+                                 gc->group_streams_num_standby_replicas);
         write_group_metadata(c, g->group_id, &meta.v, h->res);
         kc_log_info(LOG_COMP, "[GroupId %s][MemberId %s] Bumped streams group epoch to %d with metadata hash %lld and validated topic epoch %d.",
                     g->group_id, m->member_id, g->group_epoch, (long long)g->metadata_hash, validated);
@@ -3042,11 +3046,11 @@ static void hb_update_group(st_heartbeat_t *h, bool recompute)
                       "member, topology or metadata changed", g->group_epoch, 0, h->ctx->now_ms);
     }
     int64_t now = h->ctx->now_ms;
-    if (h->was_empty && c->cfg.group_streams_initial_rebalance_delay_ms > 0 &&
+    if (h->was_empty && gc->group_streams_initial_rebalance_delay_ms > 0 &&
         !initial_delay_active(c, g)) {
         char key[KEY_BUF];
         initial_key(key, sizeof(key), g->group_id);
-        kc_timer_schedule_args(c, key, now + c->cfg.group_streams_initial_rebalance_delay_ms,
+        kc_timer_schedule_args(c, key, now + gc->group_streams_initial_rebalance_delay_ms,
                                on_initial_delay, g->group_id, NULL, 0, 0);
     }
     if (initial_delay_active(c, g)) {
@@ -3054,7 +3058,7 @@ static void hb_update_group(st_heartbeat_t *h, bool recompute)
                    "Assignment delayed due to the configured initial rebalance delay.");
     } else if (g->group_epoch > g->assignment_epoch) {
         if (g->assignment_timestamp > 0 &&
-            now - g->assignment_timestamp < c->cfg.group_streams_assignment_interval_ms)
+            now - g->assignment_timestamp < gc->group_streams_assignment_interval_ms)
             add_status(&h->r, &h->arena, ST_ASSIGNMENT_DELAYED,
                        "Assignment delayed due to the configured assignment interval.");
         else
@@ -3151,11 +3155,12 @@ static void hb_respond(st_heartbeat_t *h, size_t first_record)
     kc_streams_group_heartbeat_response_t *r = &h->r;
     r->member_id = kc_str(m->member_id);
     r->member_epoch = m->member_epoch;
-    r->heartbeat_interval_ms = c->cfg.group_streams_heartbeat_interval_ms;
-    r->task_offset_interval_ms = c->cfg.group_streams_task_offset_interval_ms;
+    const kc_coord_config_t *gc = kc_coord_group_cfg(c, g->group_id);
+    r->heartbeat_interval_ms = gc->group_streams_heartbeat_interval_ms;
+    r->task_offset_interval_ms = gc->group_streams_task_offset_interval_ms;
     /* Kafka sets only the v1 field: a v0 answer carries the v0-only
      * AcceptableRecoveryLagLegacy at its default, 0. */
-    r->acceptable_recovery_lag = c->cfg.group_streams_acceptable_recovery_lag;
+    r->acceptable_recovery_lag = gc->group_streams_acceptable_recovery_lag;
     bool tasks_changed = !kc_tasks_tuple_equal(&h->old_assigned, &m->assigned);
     /* kcoord's opt-in retry with the previous epoch and null lists gets
      * the assignment again: its last response was lost. */
