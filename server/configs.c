@@ -42,15 +42,15 @@ enum {
 
 /*
  * Every topic config of Kafka 4.4's LogConfig, sorted by name, with its type
- * and default, and the broker property supplying the
- * default where kcoord has that property (ServerTopicConfigSynonyms); the
- * others always have LogConfig's default.
+ * and default, and the broker property supplying the default
+ * (ServerTopicConfigSynonyms): where kcoord has that property its value
+ * applies, else it is reported with LogConfig's default (DEFAULT_CONFIG).
  */
 typedef struct {
     const char *name;
     int8_t type;
     const char *default_value;
-    const char *broker_name; /* NULL: not a kcoord property */
+    const char *broker_name; /* the synonym; NULL: none that Kafka reports */
     int64_t min;             /* LogConfig's atLeast bound of an INT or LONG, else NO_MIN */
 } topic_entry_t;
 
@@ -59,44 +59,61 @@ typedef struct {
 
 static const topic_entry_t topic_entries[] = {
     {"cleanup.policy", TYPE_LIST, "delete", "log.cleanup.policy", NO_MIN},
-    {"compression.gzip.level", TYPE_INT, "-1", NULL, NO_MIN},
-    {"compression.lz4.level", TYPE_INT, "9", NULL, NO_MIN},
-    {"compression.type", TYPE_STRING, "producer", NULL, NO_MIN},
-    {"compression.zstd.level", TYPE_INT, "3", NULL, NO_MIN},
-    {"delete.retention.ms", TYPE_LONG, "86400000", NULL, 0},
+    {"compression.gzip.level", TYPE_INT, "-1", "compression.gzip.level", NO_MIN},
+    {"compression.lz4.level", TYPE_INT, "9", "compression.lz4.level", NO_MIN},
+    {"compression.type", TYPE_STRING, "producer", "compression.type", NO_MIN},
+    {"compression.zstd.level", TYPE_INT, "3", "compression.zstd.level", NO_MIN},
+    {"delete.retention.ms", TYPE_LONG, "86400000", "log.cleaner.delete.retention.ms", 0},
     {"errors.deadletterqueue.group.enable", TYPE_BOOLEAN, "false", NULL, NO_MIN},
-    {"file.delete.delay.ms", TYPE_LONG, "60000", NULL, 0},
+    {"file.delete.delay.ms", TYPE_LONG, "60000", "log.segment.delete.delay.ms", 0},
     {"flush.messages", TYPE_LONG, LONG_MAX_STR, "log.flush.interval.messages", 1},
     {"flush.ms", TYPE_LONG, LONG_MAX_STR, "log.flush.interval.ms", 0},
     {"follower.replication.throttled.replicas", TYPE_LIST, "", NULL, NO_MIN},
-    {"index.interval.bytes", TYPE_INT, "4096", NULL, 0},
+    {"index.interval.bytes", TYPE_INT, "4096", "log.index.interval.bytes", 0},
     {"leader.replication.throttled.replicas", TYPE_LIST, "", NULL, NO_MIN},
-    {"local.retention.bytes", TYPE_LONG, "-2", NULL, -2},
-    {"local.retention.ms", TYPE_LONG, "-2", NULL, -2},
-    {"max.compaction.lag.ms", TYPE_LONG, LONG_MAX_STR, NULL, 1},
-    {"max.decompressed.message.bytes", TYPE_INT, "2147483639", NULL, 1},
+    {"local.retention.bytes", TYPE_LONG, "-2", "log.local.retention.bytes", -2},
+    {"local.retention.ms", TYPE_LONG, "-2", "log.local.retention.ms", -2},
+    {"max.compaction.lag.ms", TYPE_LONG, LONG_MAX_STR, "log.cleaner.max.compaction.lag.ms", 1},
+    {"max.decompressed.message.bytes", TYPE_INT, "2147483639", "max.decompressed.message.bytes", 1},
     {"max.message.bytes", TYPE_INT, "1048588", "message.max.bytes", 0},
     {"message.timestamp.after.max.ms", TYPE_LONG, "3600000",
      "log.message.timestamp.after.max.ms", 0},
     {"message.timestamp.before.max.ms", TYPE_LONG, LONG_MAX_STR,
      "log.message.timestamp.before.max.ms", 0},
-    {"message.timestamp.type", TYPE_STRING, "CreateTime", NULL, NO_MIN},
-    {"min.cleanable.dirty.ratio", TYPE_DOUBLE, "0.5", NULL, NO_MIN},
-    {"min.compaction.lag.ms", TYPE_LONG, "0", NULL, 0},
+    {"message.timestamp.type", TYPE_STRING, "CreateTime", "log.message.timestamp.type", NO_MIN},
+    {"min.cleanable.dirty.ratio", TYPE_DOUBLE, "0.5", "log.cleaner.min.cleanable.ratio", NO_MIN},
+    {"min.compaction.lag.ms", TYPE_LONG, "0", "log.cleaner.min.compaction.lag.ms", 0},
     {"min.insync.replicas", TYPE_INT, "1", NULL, 1},
-    {"preallocate", TYPE_BOOLEAN, "false", NULL, NO_MIN},
-    {"remote.copy.lag.bytes", TYPE_LONG, "-1", NULL, -1},
-    {"remote.copy.lag.ms", TYPE_LONG, "0", NULL, -1},
+    {"preallocate", TYPE_BOOLEAN, "false", "log.preallocate", NO_MIN},
+    {"remote.copy.lag.bytes", TYPE_LONG, "-1", "log.remote.copy.lag.bytes", -1},
+    {"remote.copy.lag.ms", TYPE_LONG, "0", "log.remote.copy.lag.ms", -1},
     {"remote.log.copy.disable", TYPE_BOOLEAN, "false", NULL, NO_MIN},
     {"remote.log.delete.on.disable", TYPE_BOOLEAN, "false", NULL, NO_MIN},
     {"remote.storage.enable", TYPE_BOOLEAN, "false", NULL, NO_MIN},
     {"retention.bytes", TYPE_LONG, "-1", "log.retention.bytes", NO_MIN},
     {"retention.ms", TYPE_LONG, "604800000", "log.retention.ms", -1},
-    {"segment.bytes", TYPE_INT, "1073741824", NULL, 1048576},
-    {"segment.index.bytes", TYPE_INT, "10485760", NULL, 4},
+    {"segment.bytes", TYPE_INT, "1073741824", "log.segment.bytes", 1048576},
+    {"segment.index.bytes", TYPE_INT, "10485760", "log.index.size.max.bytes", 4},
     {"segment.jitter.ms", TYPE_LONG, "0", NULL, 0},
     {"segment.ms", TYPE_LONG, "604800000", NULL, 1},
-    {"unclean.leader.election.enable", TYPE_BOOLEAN, "false", NULL, NO_MIN},
+    {"unclean.leader.election.enable", TYPE_BOOLEAN, "false", "unclean.leader.election.enable", NO_MIN},
+};
+
+/* The order DescribeConfigs lists a topic's configs in: that of the
+ * java.util.HashMap of LogConfig's values (ConfigHelperUtils). */
+static const char *const topic_describe_order[] = {
+    "compression.type", "errors.deadletterqueue.group.enable", "remote.copy.lag.bytes",
+    "remote.log.delete.on.disable", "leader.replication.throttled.replicas",
+    "remote.storage.enable", "min.insync.replicas", "segment.jitter.ms",
+    "remote.log.copy.disable", "local.retention.ms", "cleanup.policy", "flush.ms",
+    "follower.replication.throttled.replicas", "compression.lz4.level", "segment.bytes",
+    "retention.ms", "compression.gzip.level", "remote.copy.lag.ms", "flush.messages",
+    "compression.zstd.level", "max.compaction.lag.ms", "file.delete.delay.ms",
+    "max.message.bytes", "min.compaction.lag.ms", "message.timestamp.type",
+    "local.retention.bytes", "preallocate", "index.interval.bytes",
+    "min.cleanable.dirty.ratio", "unclean.leader.election.enable", "retention.bytes",
+    "delete.retention.ms", "message.timestamp.after.max.ms", "max.decompressed.message.bytes",
+    "message.timestamp.before.max.ms", "segment.ms", "segment.index.bytes",
 };
 
 /* Broker properties kcoord reports (its own properties, e.g. lmdb.map.size.bytes, are not Kafka's). */
@@ -575,6 +592,7 @@ static bool config_value_valid(const topic_entry_t *te, kc_str_t value, char *wh
 }
 
 static kc_str_t arena_copy(kc_arena_t *a, const char *s);
+static kc_str_t value_shown(kc_arena_t *a, int8_t type, const char *v);
 
 /* A non-empty LIST value with an empty entry ("a,,b", "a, "). */
 static bool list_has_empty_entry(kc_str_t value)
@@ -791,8 +809,11 @@ static size_t effective_topic_config(const kc_server_t *s, kc_arena_t *a, const 
         topic_default_value(s, te, buf, sizeof(buf));
         *value = arena_copy(a, buf);
     }
-    if (te->broker_name)
+    if (te->broker_name && kc_config_property_find(te->broker_name))
         nsyn += broker_synonyms(s->cfg, a, te->broker_name, true, syn + nsyn);
+    else if (te->broker_name)
+        syn[nsyn++] = (synonym_t){kc_str(te->broker_name), kc_str(te->default_value),
+                                  SRC_DEFAULT_CONFIG};
     return nsyn;
 }
 
@@ -845,14 +866,21 @@ static void describe_topic(kc_server_t *s, kc_arena_t *a,
     }
     entry_t *items = kc_arena_alloc(a, KC_ARRAY_LEN(topic_entries) * sizeof(*items));
     size_t n = 0;
-    for (size_t i = 0; i < KC_ARRAY_LEN(topic_entries); i++) {
-        const topic_entry_t *te = &topic_entries[i];
-        if (!wanted(r, te->name))
+    _Static_assert(KC_ARRAY_LEN(topic_describe_order) == KC_ARRAY_LEN(topic_entries),
+                   "every topic config is described");
+    for (size_t i = 0; i < KC_ARRAY_LEN(topic_describe_order); i++) {
+        const topic_entry_t *te = NULL;
+        for (size_t j = 0; j < KC_ARRAY_LEN(topic_entries) && !te; j++)
+            if (strcmp(topic_entries[j].name, topic_describe_order[i]) == 0)
+                te = &topic_entries[j];
+        if (!te || !wanted(r, te->name))
             continue;
         synonym_t syn[7];
         kc_str_t value;
-        size_t nsyn = effective_topic_config(s, a, te, kc_topic_config(topic, te->name), &value,
-                                             syn);
+        const char *over = kc_topic_config(topic, te->name);
+        if (over)
+            over = value_shown(a, te->type, over).ptr;
+        size_t nsyn = effective_topic_config(s, a, te, over, &value, syn);
         fill_entry(a, &items[n++], te->name, value, false, te->type, syn, nsyn,
                    include_synonyms);
     }
@@ -920,7 +948,7 @@ static void describe_broker(kc_server_t *s, kc_arena_t *a,
  * parsing the stored one: trimmed; a number as parsed; a boolean in lower
  * case; list entries trimmed and joined by commas.
  */
-static kc_str_t group_value_shown(kc_arena_t *a, int8_t type, const char *v)
+static kc_str_t value_shown(kc_arena_t *a, int8_t type, const char *v)
 {
     char buf[512];
     const char *t;
@@ -997,7 +1025,7 @@ static void describe_group(kc_server_t *s, kc_arena_t *a,
         size_t nsyn = 0;
         kc_str_t value = dflt ? arena_copy(a, dflt) : KC_STR_NULL;
         if (over) {
-            value = group_value_shown(a, def->type, over);
+            value = value_shown(a, def->type, over);
             syn[nsyn++] = (synonym_t){kc_str(def->name), value, SRC_GROUP_CONFIG};
         }
         if (def->broker_name && kc_config_property_find(def->broker_name))
