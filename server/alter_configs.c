@@ -581,6 +581,9 @@ static void commit_set(alter_t *a, resource_t *r, const config_set_t *cs)
     int rc;
     if (r->type == KC_CONFIG_RESOURCE_TOPIC) {
         rc = kc_topics_set_configs(s->topics, r->name, cs->n, cs->names, cs->values);
+        const kc_topic_t *t = kc_topics_find(s->topics, r->name);
+        if (rc == 0 && t)
+            kc_log_topic_config_changed(s->log, t->id);
     } else {
         rc = kc_group_configs_set(s->group_configs, r->name, cs->n, cs->names, cs->values);
         if (rc == 0)

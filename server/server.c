@@ -326,6 +326,8 @@ static void reload_after_failure(kc_server_t *s)
     s->topics = kc_topics_new(s->store);
     if (kc_topics_load(s->topics) != 0)
         kc_log_error("server", "reloading topics failed");
+    /* The log asks for the reloaded topics' configs again. */
+    kc_log_set_topic_config(s->log, topic_log_config, s);
     kc_group_configs_free(s->group_configs);
     s->group_configs = kc_group_configs_new(s->store);
     if (kc_group_configs_load(s->group_configs) != 0)

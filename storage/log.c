@@ -253,6 +253,13 @@ void kc_log_set_topic_config(kc_log_t *l, kc_log_topic_config_fn fn, void *ctx)
             l->tab[i]->tc_ready = false;
 }
 
+void kc_log_topic_config_changed(kc_log_t *l, kc_uuid_t topic_id)
+{
+    for (size_t i = 0; i < l->cap; i++)
+        if (l->tab[i] && memcmp(l->tab[i]->topic_id.b, topic_id.b, 16) == 0)
+            l->tab[i]->tc_ready = false;
+}
+
 /* The configs of p's topic, asked for on first use. */
 static const kc_log_topic_config_t *part_config(kc_log_t *l, part_t *p)
 {

@@ -101,12 +101,16 @@ typedef struct {
 
 /*
  * Tells the configs of a topic id (cfg arrives holding the defaults). Asked
- * once per partition when it is first used: topic configs do not change
- * (kcoord serves no AlterConfigs) and a recreated topic has a new id.
- * Without one, every topic has the defaults.
+ * once per partition when it is first used, and again after
+ * kc_log_topic_config_changed (a recreated topic has a new id). Without
+ * one, every topic has the defaults.
  */
 typedef void (*kc_log_topic_config_fn)(void *ctx, kc_uuid_t topic_id, kc_log_topic_config_t *cfg);
 void kc_log_set_topic_config(kc_log_t *l, kc_log_topic_config_fn fn, void *ctx);
+/* The configs of topic_id changed (IncrementalAlterConfigs): its partitions
+ * ask for them again at their next use, as Kafka's LogManager.updateTopicConfig
+ * gives the topic's logs their new LogConfig at once. */
+void kc_log_topic_config_changed(kc_log_t *l, kc_uuid_t topic_id);
 /*
  * The flush policy (Kafka's flush.messages and flush.ms of a topic,
  * defaulting to log.flush.interval.messages and log.flush.interval.ms):
