@@ -399,6 +399,47 @@ static void test_session_expiry_fences_member(void **state)
     ct_free(t);
 }
 
+/* After GroupMetadataManagerTest.testConsumerGroupHeartbeatWithGroupConfig
+ * (consumerGroupSessionTimeoutMs(groupId), consumerGroupHeartbeatIntervalMs):
+ * a group's dynamic configs reach its members at their next heartbeat; the
+ * session timer each heartbeat arms has the group's timeout; removing them
+ * brings back the broker's. */
+static void test_group_config_overrides_interval_and_session(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    client_t c[2];
+    set_id(&c[0], "member-a");
+    set_id(&c[1], "member-b");
+    assert_int_equal(join(t, &c[0]).interval, 5000);
+    kc_group_overrides_t o;
+    kc_group_overrides_init(&o);
+    o.consumer_heartbeat_interval_ms = 7000;
+    o.consumer_session_timeout_ms = 50000;
+    kc_coord_set_group_overrides(t->c, kc_str("g"), &o);
+    assert_int_equal(beat(t, &c[0]).interval, 7000);
+    assert_int_equal(join(t, &c[1]).interval, 7000);
+    converge(t, c, 2);
+    /* Only a heartbeats: b outlives the broker's 45 s, not the group's 50 s. */
+    for (int i = 0; i < 9; i++) {
+        ct_sleep(t, 5000);
+        assert_int_equal(beat(t, &c[0]).error, E_NONE);
+    }
+    ct_sleep(t, 1000);
+    assert_int_equal(beat(t, &c[0]).error, E_NONE);
+    hb_t h = beat(t, &c[1]);
+    assert_int_equal(h.error, E_NONE);
+    for (int i = 0; i < 11; i++) {
+        ct_sleep(t, 5000);
+        assert_int_equal(beat(t, &c[0]).error, E_NONE);
+    }
+    assert_int_equal(beat(t, &c[1]).error, E_UNKNOWN_MEMBER_ID);
+    /* No overrides: the broker's interval again. */
+    kc_coord_set_group_overrides(t->c, kc_str("g"), NULL);
+    assert_int_equal(beat(t, &c[0]).interval, 5000);
+    ct_free(t);
+}
+
 /* After GroupMetadataManagerTest.testRebalanceTimeoutExpiration: a member
  * asked to revoke partitions that keeps reporting them is removed when the
  * rebalance timeout (30 s) ends, though it heartbeats; the other member then
@@ -1368,6 +1409,7 @@ int main(void)
         cmocka_unit_test(test_scale_out_and_in_never_owns_twice),
         cmocka_unit_test(test_lost_response_previous_epoch_accepted),
         cmocka_unit_test(test_session_expiry_fences_member),
+        cmocka_unit_test(test_group_config_overrides_interval_and_session),
         cmocka_unit_test(test_rebalance_timeout_fences_unrevoking_member),
         cmocka_unit_test(test_static_leave_and_rejoin),
         cmocka_unit_test(test_static_member_expires_after_leave),
