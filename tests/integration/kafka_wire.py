@@ -42,6 +42,7 @@ API_STREAMS_GROUP_DESCRIBE = 89
 
 # Kafka error codes used by the tests.
 NONE = 0
+INVALID_CONFIG = 40
 UNKNOWN_TOPIC_OR_PARTITION = 3
 COORDINATOR_LOAD_IN_PROGRESS = 14
 COORDINATOR_NOT_AVAILABLE = 15
@@ -1372,3 +1373,78 @@ def delete_groups_v3(conn, groups):
         rr.skip_tags()
         return v
     return {g: (code, msg) for g, code, msg in (r.compact_array(one) or [])}
+
+
+# ---- dynamic configs (IncrementalAlterConfigs v1, DescribeConfigs v4) ----
+
+API_DESCRIBE_CONFIGS = 32
+API_INCREMENTAL_ALTER_CONFIGS = 44
+CONFIG_RESOURCE_TOPIC = 2
+CONFIG_RESOURCE_GROUP = 32
+CONFIG_SET, CONFIG_DELETE, CONFIG_APPEND, CONFIG_SUBTRACT = 0, 1, 2, 3
+
+
+def incremental_alter_configs_v1_body(resources, validate_only=False):
+    """resources: [(resource type, name, [(config, operation, value or None)])]."""
+    def config(w, c):
+        w.compact_string(c[0]).i8(c[1]).compact_string(c[2]).no_tags()
+
+    def resource(w, r):
+        w.i8(r[0]).compact_string(r[1]).compact_array(r[2], config).no_tags()
+    return (Writer().compact_array(resources, resource).boolean(validate_only)
+            .no_tags().getvalue())
+
+
+def decode_incremental_alter_configs_v1(r):
+    r.i32()  # throttle
+
+    def resp(rr):
+        out = {"error_code": rr.i16(), "error_message": rr.compact_string(),
+               "resource_type": rr.i8(), "resource_name": rr.compact_string()}
+        rr.skip_tags()
+        return out
+    return r.compact_array(resp) or []
+
+
+def incremental_alter_configs(conn, resources, validate_only=False):
+    """IncrementalAlterConfigs v1; returns the per-resource answers in request order."""
+    corr = conn.send(API_INCREMENTAL_ALTER_CONFIGS, 1,
+                     incremental_alter_configs_v1_body(resources, validate_only),
+                     flexible=True)
+    got, r = conn.recv(flexible_header=True)
+    assert got == corr, (got, corr)
+    return decode_incremental_alter_configs_v1(r)
+
+
+def describe_configs(conn, rtype, name, keys=None):
+    """DescribeConfigs v4 of one resource: (error code, {name: (value, source)})."""
+    w = Writer()
+    w.compact_array([(rtype, name, keys)], lambda ww, x: ww.i8(x[0]).compact_string(x[1])
+                    .compact_array(x[2], lambda w3, k: w3.compact_string(k)).no_tags())
+    body = w.boolean(False).boolean(False).no_tags().getvalue()
+    corr = conn.send(API_DESCRIBE_CONFIGS, 4, body, flexible=True)
+    got, r = conn.recv(flexible_header=True)
+    assert got == corr, (got, corr)
+    r.i32()
+
+    def entry(rr):
+        name, value = rr.compact_string(), rr.compact_string()
+        rr.boolean()  # read only
+        source = rr.i8()
+        rr.boolean()  # sensitive
+        rr.compact_array(lambda r3: (r3.compact_string(), r3.compact_string(), r3.i8(),
+                                     r3.skip_tags()))
+        rr.i8()  # type
+        rr.compact_string()  # documentation
+        rr.skip_tags()
+        return name, (value, source)
+
+    def result(rr):
+        code = rr.i16()
+        rr.compact_string()
+        rr.i8()
+        rr.compact_string()
+        configs = dict(rr.compact_array(entry) or [])
+        rr.skip_tags()
+        return code, configs
+    return (r.compact_array(result) or [])[0]
