@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Topic and broker configuration as Kafka reports it: the names a topic
- * config may have (LogConfig), the checks CreateTopics applies to them, the
- * effective retention of a topic, and DescribeConfigs for topics (resource
- * type 2) and this broker (type 4), with Kafka's sources, read-only flags and
- * synonyms (ConfigHelper.describeConfigs). Does not alter configs
- * (IncrementalAlterConfigs is not served).
+ * config may have (LogConfig), the checks CreateTopics and the alter APIs
+ * apply to them, the effective retention of a topic, and DescribeConfigs
+ * for topics (resource type 2), this broker (type 4) and groups (type 32),
+ * with Kafka's sources, read-only flags, synonyms and order
+ * (ConfigHelper.describeConfigs). Altering is in alter_configs.c, the group
+ * configs' definitions and checks in group_configs.c.
  */
 #include "server_int.h"
 
