@@ -97,8 +97,10 @@ static bool node_id_ok(const kc_server_t *s, kc_str_t name, bool logger, char *m
         buf[name.len] = '\0';
         errno = 0;
         id = strtol(buf, &end, 10);
-        parsed = !errno && end && !*end && id >= INT32_MIN && id <= INT32_MAX &&
-                 (buf[0] == '-' || (buf[0] >= '0' && buf[0] <= '9'));
+        /* Integer.parseInt: an optional sign, then digits only. */
+        const char *digits = buf + (buf[0] == '-' || buf[0] == '+');
+        parsed = !errno && end && !*end && *digits >= '0' && *digits <= '9' &&
+                 id >= INT32_MIN && id <= INT32_MAX;
     }
     if (!parsed) {
         snprintf(msg, MSG_MAX, "Node id must be an integer, but it is: %.*s",
@@ -164,17 +166,15 @@ static void broker_change(alter_t *a, resource_t *r)
             }
         }
     }
-    /* What is left set after the changes, in request order. */
+    /* What is left set after the changes (each name appears once), in
+     * request order. */
     char list[MSG_MAX];
     list[0] = '\0';
     for (int32_t i = 0; i < r->nchanges; i++) {
         const change_t *c = &r->changes[i];
-        bool later_delete = false;
-        for (int32_t j = i + 1; j < r->nchanges; j++)
-            later_delete |= kc_str_eq(r->changes[j].name, c->name);
         char name[256];
         snprintf(name, sizeof(name), "%.*s", KC_MIN(str_n(c->name), 255), str_p(c->name));
-        if (c->op == OP_DELETE || later_delete || !kc_config_property_find(name))
+        if (c->op == OP_DELETE || !kc_config_property_find(name))
             continue;
         if (used < sizeof(list))
             used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", used ? ", " : "",
@@ -380,24 +380,23 @@ static void current_configs(alter_t *a, const resource_t *r, config_set_t *cs)
     }
 }
 
-/* Whether name is a LIST config of the resource's type (ConfigSchema.isSplittable). */
+/* Whether name is a LIST config of the resource's type (ConfigSchema.isSplittable),
+ * with its default in *dflt. Kafka's controller knows the types of topic and
+ * broker configs only, so no group config is one (streams.rack.aware.assignment.tags
+ * included). */
 static bool splittable(const resource_t *r, kc_str_t name, const char **dflt)
 {
     *dflt = NULL;
-    if (r->type == KC_CONFIG_RESOURCE_TOPIC) {
-        char buf[256];
-        snprintf(buf, sizeof(buf), "%.*s", KC_MIN(str_n(name), 255), str_p(name));
-        *dflt = kc_topic_config_list_default(buf);
-        return *dflt != NULL;
-    }
-    const kc_group_config_def_t *d = kc_group_config_def(name);
-    /* Kafka's controller knows the LIST type of topic and broker configs only. */
-    (void)d;
-    return false;
+    if (r->type != KC_CONFIG_RESOURCE_TOPIC)
+        return false;
+    char buf[256];
+    snprintf(buf, sizeof(buf), "%.*s", KC_MIN(str_n(name), 255), str_p(name));
+    *dflt = kc_topic_config_list_default(buf);
+    return *dflt != NULL;
 }
 
-/* Java's String.split(",") (trailing empty strings dropped) of s, appended
- * to out by the callback. Returns the count. */
+/* Java's String.split(",") of s (trailing empty strings dropped, "" gives
+ * [""]), into *out (arena-owned). Returns the count. */
 static size_t java_split(kc_arena_t *ar, kc_str_t s, kc_str_t **out)
 {
     int n = str_n(s);
@@ -420,13 +419,11 @@ static size_t java_split(kc_arena_t *ar, kc_str_t s, kc_str_t **out)
 
 /* ConfigurationControlManager.getParts: the non-empty parts of v (NULL:
  * the default dflt). */
-static size_t parts_of(kc_arena_t *ar, const kc_str_t *v, const char *dflt, kc_str_t *parts,
-                       size_t cap)
+static size_t parts_of(const kc_str_t *v, const char *dflt, kc_str_t *parts, size_t cap)
 {
     kc_str_t s = v ? *v : kc_str(dflt ? dflt : "");
     size_t n = 0;
     int len = str_n(s), start = 0;
-    (void)ar;
     for (int i = 0; i <= len; i++)
         if (i == len || s.ptr[i] == ',') {
             if (i > start && n < cap)
@@ -482,7 +479,7 @@ static bool apply_ops(alter_t *a, resource_t *r, config_set_t *cs, bool *changed
             }
             size_t cap = (size_t)str_n(cur ? *cur : kc_str(dflt)) + (size_t)str_n(c->value) + 2;
             kc_str_t *parts = kc_arena_alloc(ar, cap * sizeof(*parts));
-            size_t np = parts_of(ar, cur, dflt, parts, cap);
+            size_t np = parts_of(cur, dflt, parts, cap);
             kc_str_t *items;
             size_t ni = java_split(ar, c->value, &items);
             for (size_t k = 0; k < ni; k++) {
