@@ -12,7 +12,9 @@ a restart without super users the ACLs are back from LMDB and decide:
 a consumer of an allowed group reads an allowed topic, a consumer of a
 denied group (DENY wins over ALLOW) gets GROUP_AUTHORIZATION_FAILED,
 Metadata hides the topic it may not describe, OffsetCommit on it is
-TOPIC_AUTHORIZATION_FAILED, CreateTopics without CREATE is refused.
+TOPIC_AUTHORIZATION_FAILED, CreateTopics without CREATE is refused,
+IncrementalAlterConfigs and DescribeConfigs need ALTER_CONFIGS and
+DESCRIBE_CONFIGS on the topic or group.
 """
 
 import time
@@ -348,6 +350,23 @@ def phase_acls_decide(k, expected):
         assert got == corr
         (g,) = kafka_wire.decode_describe_groups_v4(r)["groups"]
         assert g["authorized_operations"] == (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11), g
+        # Configs: ALTER_CONFIGS on the topic or group (READ implies neither
+        # it nor DESCRIBE_CONFIGS), ALTER_CONFIGS on the cluster for the
+        # root logger (ALTER does not imply it).
+        res = kafka_wire.incremental_alter_configs(c, [
+            (kafka_wire.CONFIG_RESOURCE_TOPIC, "open-a", [("retention.ms", 0, "1000")]),
+            (kafka_wire.CONFIG_RESOURCE_GROUP, "good-group", [("consumer.session.timeout.ms", 0, "50000")]),
+            (kafka_wire.CONFIG_RESOURCE_GROUP, "bad-group", [("consumer.session.timeout.ms", 0, "50000")]),
+            (8, "1", [("root", 0, "INFO")])], validate_only=True)
+        assert [r["error_code"] for r in res] == [TOPIC_AUTHORIZATION_FAILED,
+                                                  GROUP_AUTHORIZATION_FAILED, 0,
+                                                  CLUSTER_AUTHORIZATION_FAILED], res
+        code, _ = kafka_wire.describe_configs(c, kafka_wire.CONFIG_RESOURCE_GROUP, "good-group")
+        assert code == GROUP_AUTHORIZATION_FAILED, code
+        code, cfgs = kafka_wire.describe_configs(c, kafka_wire.CONFIG_RESOURCE_GROUP, "bad-group",
+                                                 ["consumer.session.timeout.ms"])
+        # The harness gives kcoord.conf, which sets every property (STATIC_BROKER_CONFIG).
+        assert code == 0 and cfgs["consumer.session.timeout.ms"] == ("45000", 4), (code, cfgs)
         # Fetch: READ on the topic for a consumer, CLUSTER_ACTION for a follower.
         # Produce: WRITE on the topic, and first on the transactional id if any.
         assert produce_error(c, None, "secret") == TOPIC_AUTHORIZATION_FAILED
