@@ -336,8 +336,14 @@ def _(ctx):
     m, e = r["MemberId"], r["MemberEpoch"]
     iac(c, av, [(GROUP, g, [("consumer.heartbeat.interval.ms", SET, "7000"),
                             ("consumer.session.timeout.ms", SET, "50000")])])
+    # Kafka's brokers learn of a change from the metadata log a moment after
+    # the controller answers; kcoord at once.
+    def interval_is(ms):
+        return lambda: hc.hb(ctx, c, g, m, e, record=False)["HeartbeatIntervalMs"] == ms
+    ctx.wait_until(interval_is(7000), "the new interval to reach the group coordinator")
     hc.hb(ctx, c, g, m, e, TopicPartitions=hc.owned(r))
     iac(c, av, [(GROUP, g, [("consumer.heartbeat.interval.ms", DELETE, None)])])
+    ctx.wait_until(interval_is(5000), "the deletion to reach the group coordinator")
     hc.hb(ctx, c, g, m, e)
 
 
@@ -358,6 +364,10 @@ def _(ctx):
     av = iac_top(ctx)
     iac(setup, av, [(GROUP, g, [("streams.heartbeat.interval.ms", SET, "6000"),
                                 ("streams.num.standby.replicas", SET, "1")])])
+    # Kafka's brokers learn of the change from the metadata log a moment later.
+    ctx.wait_until(lambda: hs.describe(setup, hs.describe_version(ctx), [g], record=False)
+                   is not None and m1.heartbeat(record=False)["HeartbeatIntervalMs"] == 6000,
+                   "the new interval to reach the group coordinator")
     m1.heartbeat()
     m1.heartbeat()
     hs.describe(setup, hs.describe_version(ctx), [g])
