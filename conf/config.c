@@ -374,6 +374,54 @@ static int validate_opt_int(kc_config_t *c, const char *value, char *err, size_t
     return 0;
 }
 
+/* log.cleanup.policy: a list of compact and delete (LogConfig's ValidList). */
+static int validate_cleanup_policy(kc_config_t *c, const char *value, char *err, size_t errlen)
+{
+    (void)c;
+    for (const char *p = value;;) {
+        while (*p == ' ')
+            p++;
+        size_t n = strcspn(p, ",");
+        size_t m = n;
+        while (m > 0 && p[m - 1] == ' ')
+            m--;
+        if (!((m == 7 && memcmp(p, "compact", 7) == 0) || (m == 6 && memcmp(p, "delete", 6) == 0))) {
+            errf(err, errlen, "each entry must be compact or delete");
+            return -1;
+        }
+        if (!p[n])
+            return 0;
+        p += n + 1;
+    }
+}
+
+/* log.cleaner.min.cleanable.ratio: a number between 0 and 1 (ConfigDef.Range.between). */
+static int validate_ratio(kc_config_t *c, const char *value, char *err, size_t errlen)
+{
+    (void)c;
+    char *end;
+    errno = 0;
+    double v = strtod(value, &end);
+    if (!*value || *end || errno || !(v >= 0 && v <= 1)) {
+        errf(err, errlen, "must be a number between 0 and 1");
+        return -1;
+    }
+    return 0;
+}
+
+double kc_config_log_cleaner_min_cleanable_ratio(const kc_config_t *c)
+{
+    return c->log_cleaner_min_cleanable_ratio ? strtod(c->log_cleaner_min_cleanable_ratio, NULL)
+                                              : 0.5;
+}
+
+int64_t kc_config_log_roll_ms(const kc_config_t *c)
+{
+    if (c->log_roll_ms && *c->log_roll_ms)
+        return strtoll(c->log_roll_ms, NULL, 10);
+    return (int64_t)c->log_roll_hours * 3600000;
+}
+
 int64_t kc_config_log_flush_ms(const kc_config_t *c)
 {
     if (c->log_flush_interval_ms && *c->log_flush_interval_ms)
@@ -467,6 +515,33 @@ static const kc_conf_property_t props[] = {
     {"log.retention.check.interval.ms", KC_CONF_LONG, "300000",
      FIELD(log_retention_check_interval_ms), 1, INT64_MAX, NULL,
      "How often partitions are checked for batches retention removes"},
+    {"log.cleanup.policy", KC_CONF_STRING, "delete", FIELD(log_cleanup_policy), 0, 0,
+     validate_cleanup_policy, "Default cleanup.policy of topics: delete, compact or both"},
+    {"log.segment.bytes", KC_CONF_INT, "1073741824", FIELD(log_segment_bytes), 14, INT32_MAX,
+     NULL, "Default segment.bytes: a compacted partition's active segment rolls past it"},
+    {"log.roll.ms", KC_CONF_STRING, "", FIELD(log_roll_ms), 0, 0, validate_opt_long,
+     "Default segment.ms; empty = use log.roll.hours"},
+    {"log.roll.hours", KC_CONF_INT, "168", FIELD(log_roll_hours), 1, INT32_MAX, NULL,
+     "Default segment.ms in hours when log.roll.ms is not set"},
+    {"log.cleaner.enable", KC_CONF_BOOL, "true", FIELD(log_cleaner_enable), 0, 0, NULL,
+     "Whether the log cleaner compacts the topics whose cleanup.policy has compact"},
+    {"log.cleaner.backoff.ms", KC_CONF_LONG, "15000", FIELD(log_cleaner_backoff_ms), 0,
+     INT64_MAX, NULL, "How long the log cleaner waits when no partition is dirty enough"},
+    {"log.cleaner.dedupe.buffer.size", KC_CONF_LONG, "134217728",
+     FIELD(log_cleaner_dedupe_buffer_size), 24, INT64_MAX, NULL,
+     "Memory for the keys one clean maps (24 bytes a key, 90% full at most)"},
+    {"log.cleaner.min.cleanable.ratio", KC_CONF_STRING, "0.5",
+     FIELD(log_cleaner_min_cleanable_ratio), 0, 0, validate_ratio,
+     "Default min.cleanable.dirty.ratio: the dirty share of a log that gets it cleaned"},
+    {"log.cleaner.delete.retention.ms", KC_CONF_LONG, "86400000",
+     FIELD(log_cleaner_delete_retention_ms), 0, INT64_MAX, NULL,
+     "Default delete.retention.ms: how long a clean keeps the tombstones it saw"},
+    {"log.cleaner.min.compaction.lag.ms", KC_CONF_LONG, "0",
+     FIELD(log_cleaner_min_compaction_lag_ms), 0, INT64_MAX, NULL,
+     "Default min.compaction.lag.ms: records stay uncompacted at least this long"},
+    {"log.cleaner.max.compaction.lag.ms", KC_CONF_LONG, "9223372036854775807",
+     FIELD(log_cleaner_max_compaction_lag_ms), 1, INT64_MAX, NULL,
+     "Default max.compaction.lag.ms: records stay uncompacted at most this long"},
     {"log.flush.interval.messages", KC_CONF_LONG, "9223372036854775807",
      FIELD(log_flush_interval_messages), 1, INT64_MAX, NULL,
      "Unflushed records of a partition that make the broker flush to disk"},

@@ -79,6 +79,19 @@ typedef struct {
     int32_t log_retention_hours;                    /* 168 */
     int64_t log_retention_bytes;                    /* -1 = no size limit */
     int64_t log_retention_check_interval_ms;        /* 300000 */
+    /* Compaction (Kafka's log.cleanup.policy, log.segment.bytes, log.roll.*
+     * and log.cleaner.*): the topic defaults and the cleaner's own. */
+    char *log_cleanup_policy;                       /* "delete" */
+    int32_t log_segment_bytes;                      /* 1073741824 */
+    char *log_roll_ms;                              /* "" = use log.roll.hours */
+    int32_t log_roll_hours;                         /* 168 */
+    bool log_cleaner_enable;                        /* true */
+    int64_t log_cleaner_backoff_ms;                 /* 15000 */
+    int64_t log_cleaner_dedupe_buffer_size;         /* 134217728 */
+    char *log_cleaner_min_cleanable_ratio;          /* "0.5" (a double) */
+    int64_t log_cleaner_delete_retention_ms;        /* 86400000 */
+    int64_t log_cleaner_min_compaction_lag_ms;      /* 0 */
+    int64_t log_cleaner_max_compaction_lag_ms;      /* INT64_MAX */
     /* Flush policy (Kafka's log.flush.*): records committed to LMDB are
      * flushed to the disk after this many unflushed records of a partition,
      * or when log.flush.interval.ms (else log.flush.scheduler.interval.ms)
@@ -231,6 +244,11 @@ int32_t kc_config_ip_override(const char *overrides, const char *ip);
  * *source_name (may be NULL) gets the property that supplied it.
  */
 int64_t kc_config_log_retention_ms(const kc_config_t *c, const char **source_name);
+/* The broker's segment.ms default: log.roll.ms when set, else
+ * log.roll.hours x 3600000 (KafkaConfig.logRollTimeMillis). */
+int64_t kc_config_log_roll_ms(const kc_config_t *c);
+/* log.cleaner.min.cleanable.ratio as a number. */
+double kc_config_log_cleaner_min_cleanable_ratio(const kc_config_t *c);
 /* The broker's flush.ms default: log.flush.interval.ms when set, else
  * log.flush.scheduler.interval.ms (KafkaConfig.logFlushIntervalMs). */
 int64_t kc_config_log_flush_ms(const kc_config_t *c);

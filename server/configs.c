@@ -96,7 +96,7 @@ static const topic_entry_t topic_entries[] = {
     {"segment.bytes", TYPE_INT, "1073741824", "log.segment.bytes", 1048576},
     {"segment.index.bytes", TYPE_INT, "10485760", "log.index.size.max.bytes", 4},
     {"segment.jitter.ms", TYPE_LONG, "0", NULL, 0},
-    {"segment.ms", TYPE_LONG, "604800000", NULL, 1},
+    {"segment.ms", TYPE_LONG, "604800000", "log.roll.ms", 1},
     {"unclean.leader.election.enable", TYPE_BOOLEAN, "false", "unclean.leader.election.enable", NO_MIN},
 };
 
@@ -134,6 +134,13 @@ static const broker_entry_t broker_entries[] = {
     {"group.max.size", TYPE_INT, false},
     {"group.min.session.timeout.ms", TYPE_INT, false},
     {"listeners", TYPE_STRING, true},
+    {"log.cleaner.backoff.ms", TYPE_LONG, true},
+    {"log.cleaner.dedupe.buffer.size", TYPE_LONG, true},
+    {"log.cleaner.delete.retention.ms", TYPE_LONG, true},
+    {"log.cleaner.enable", TYPE_BOOLEAN, false},
+    {"log.cleaner.max.compaction.lag.ms", TYPE_LONG, true},
+    {"log.cleaner.min.cleanable.ratio", TYPE_DOUBLE, true},
+    {"log.cleaner.min.compaction.lag.ms", TYPE_LONG, true},
     {"log.cleanup.policy", TYPE_LIST, true},
     {"log.dirs", TYPE_STRING, false},
     {"log.flush.interval.messages", TYPE_LONG, true},
@@ -146,6 +153,9 @@ static const broker_entry_t broker_entries[] = {
     {"log.retention.hours", TYPE_INT, false},
     {"log.retention.minutes", TYPE_INT, false},
     {"log.retention.ms", TYPE_LONG, true},
+    {"log.roll.hours", TYPE_INT, true},
+    {"log.roll.ms", TYPE_LONG, true},
+    {"log.segment.bytes", TYPE_INT, true},
     {"max.incremental.fetch.session.cache.slots", TYPE_INT, false},
     {"message.max.bytes", TYPE_INT, true},
     {"node.id", TYPE_INT, false},
@@ -167,11 +177,6 @@ static void broker_values(const kc_config_t *cfg, const char *name, char *stat, 
                           size_t len, const char **stat_out, const char **dflt_out)
 {
     *stat_out = *dflt_out = NULL;
-    if (strcmp(name, "log.cleanup.policy") == 0) {
-        snprintf(dflt, len, "delete");
-        *dflt_out = dflt;
-        return;
-    }
     bool set = false;
     if (!kc_config_value_string(cfg, name, stat, len, &set))
         return;
@@ -195,6 +200,10 @@ static size_t broker_synonym_names(const char *name, const char **out)
     }
     if (strcmp(name, "log.flush.interval.ms") == 0) {
         out[1] = "log.flush.scheduler.interval.ms";
+        return 2;
+    }
+    if (strcmp(name, "log.roll.ms") == 0) {
+        out[1] = "log.roll.hours";
         return 2;
     }
     return 1;
@@ -265,10 +274,21 @@ static int64_t topic_long(const kc_topic_t *topic, const char *name, int64_t dfl
     return v ? strtoll(v, NULL, 10) : dflt;
 }
 
-bool kc_topic_cleanup_deletes(const kc_topic_t *topic)
+/* A topic's cleanup.policy: its override, else log.cleanup.policy. */
+static const char *topic_cleanup_policy(const kc_server_t *s, const kc_topic_t *topic)
 {
     const char *v = topic ? kc_topic_config(topic, "cleanup.policy") : NULL;
-    return !v || strstr(v, "delete") != NULL; /* the list's entries are compact, delete */
+    return v ? v : s->cfg->log_cleanup_policy;
+}
+
+bool kc_topic_cleanup_deletes(const kc_server_t *s, const kc_topic_t *topic)
+{
+    return strstr(topic_cleanup_policy(s, topic), "delete") != NULL; /* entries: compact, delete */
+}
+
+bool kc_topic_cleanup_compacts(const kc_server_t *s, const kc_topic_t *topic)
+{
+    return strstr(topic_cleanup_policy(s, topic), "compact") != NULL;
 }
 
 void kc_topic_log_config(const kc_server_t *s, const kc_topic_t *topic, kc_log_topic_config_t *cfg)
@@ -284,6 +304,18 @@ void kc_topic_log_config(const kc_server_t *s, const kc_topic_t *topic, kc_log_t
     cfg->flush_messages =
         topic_long(topic, "flush.messages", s->cfg->log_flush_interval_messages);
     cfg->flush_ms = topic_long(topic, "flush.ms", kc_config_log_flush_ms(s->cfg));
+    cfg->compact = kc_topic_cleanup_compacts(s, topic);
+    cfg->segment_bytes = topic_long(topic, "segment.bytes", s->cfg->log_segment_bytes);
+    cfg->segment_ms = topic_long(topic, "segment.ms", kc_config_log_roll_ms(s->cfg));
+    cfg->delete_retention_ms =
+        topic_long(topic, "delete.retention.ms", s->cfg->log_cleaner_delete_retention_ms);
+    cfg->min_compaction_lag_ms =
+        topic_long(topic, "min.compaction.lag.ms", s->cfg->log_cleaner_min_compaction_lag_ms);
+    cfg->max_compaction_lag_ms =
+        topic_long(topic, "max.compaction.lag.ms", s->cfg->log_cleaner_max_compaction_lag_ms);
+    const char *ratio = topic ? kc_topic_config(topic, "min.cleanable.dirty.ratio") : NULL;
+    cfg->min_cleanable_dirty_ratio =
+        ratio ? strtod(ratio, NULL) : kc_config_log_cleaner_min_cleanable_ratio(s->cfg);
 }
 
 /* The value a topic has for entry e when it has no override (LogConfig from the broker). */
@@ -294,6 +326,8 @@ static void topic_default_value(const kc_server_t *s, const topic_entry_t *e, ch
         snprintf(out, len, "%lld", (long long)kc_config_log_retention_ms(s->cfg, NULL));
     else if (strcmp(e->name, "flush.ms") == 0)
         snprintf(out, len, "%lld", (long long)kc_config_log_flush_ms(s->cfg));
+    else if (strcmp(e->name, "segment.ms") == 0)
+        snprintf(out, len, "%lld", (long long)kc_config_log_roll_ms(s->cfg));
     else if (!e->broker_name || !kc_config_value_string(s->cfg, e->broker_name, out, len, NULL))
         snprintf(out, len, "%s", e->default_value);
 }

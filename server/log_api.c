@@ -5,7 +5,8 @@
  * (idempotent producers only), CreatePartitions, DeleteTopics and
  * DeleteRecords, answered as Kafka's KafkaApis and ReplicaManager answer
  * them on a single broker that leads every partition at leader epoch 0;
- * and the periodic retention task (LogManager.cleanupLogs).
+ * the periodic retention task (LogManager.cleanupLogs) and the log cleaner
+ * (LogCleaner's CleanerThread).
  */
 #include "server_int.h"
 
@@ -110,6 +111,63 @@ static int16_t produce_convert_legacy(const produce_t *p, const kc_topic_t *topi
     return KC_ERR_NONE;
 }
 
+/* A string of the arena: the bytes of the buffer. */
+static kc_str_t arena_str(kc_arena_t *a, const char *p, size_t n)
+{
+    char *copy = kc_arena_alloc(a, n + 1);
+    memcpy(copy, p, n);
+    return (kc_str_t){copy, (int32_t)n};
+}
+
+/*
+ * The record errors of an append (LogValidator.processRecordErrors): one
+ * RecordError per record rejected, with validateKey's message for a missing
+ * key (a timestamp's has none, as kcoord's other timestamp errors); for
+ * INVALID_RECORD the partition's message names how many there are and shows
+ * the first three (RecordValidationException's, Java's List.toString).
+ */
+static void produce_record_errors(kc_req_t *req, const kc_topic_t *topic, int32_t partition,
+                                  const kc_log_append_result_t *ar,
+                                  kc_produce_response_partition_produce_response_t *rp)
+{
+    const kc_log_record_error_t *e = (const kc_log_record_error_t *)(const void *)ar->record_errors.data;
+    size_t n = ar->record_errors.len / sizeof(*e);
+    char text[512];
+    int tl = snprintf(text, sizeof(text),
+                      "Compacted topic cannot accept message without key in topic partition %s-%d",
+                      topic->name, partition);
+    kc_str_t no_key = arena_str(req->arena, text, (size_t)KC_MIN(tl, (int)sizeof(text) - 1));
+    kc_produce_response_batch_index_and_error_message_t *items =
+        kc_arena_alloc(req->arena, n * sizeof(*items));
+    kc_buf_t msg;
+    kc_buf_init(&msg);
+    char head[160];
+    int hl = snprintf(head, sizeof(head),
+                      "One or more records have been rejected due to %zu record errors in total, "
+                      "and only showing the first three errors at most: [",
+                      n);
+    kc_buf_append(&msg, head, (size_t)hl);
+    for (size_t i = 0; i < n; i++) {
+        bool key = e[i].why == KC_LOG_RECORD_NO_KEY;
+        items[i].batch_index = e[i].batch_index;
+        items[i].batch_index_error_message = key ? no_key : KC_STR_NULL;
+        if (i < 3) {
+            char one[600];
+            int ol = key ? snprintf(one, sizeof(one), "%sRecordError(batchIndex=%d, message='%.*s')",
+                                    i ? ", " : "", e[i].batch_index, no_key.len, no_key.ptr)
+                         : snprintf(one, sizeof(one), "%sRecordError(batchIndex=%d, message=null)",
+                                    i ? ", " : "", e[i].batch_index);
+            kc_buf_append(&msg, one, (size_t)KC_MIN(ol, (int)sizeof(one) - 1));
+        }
+    }
+    kc_buf_append(&msg, "]", 1);
+    rp->record_errors.items = items;
+    rp->record_errors.count = (int32_t)n;
+    if (rp->error_code == KC_ERR_INVALID_RECORD)
+        rp->error_message = arena_str(req->arena, (const char *)msg.data, msg.len);
+    kc_buf_deinit(&msg);
+}
+
 /* UnifiedLog.appendAsLeader of one checked partition: converts legacy
  * records, appends, and fills rp from the append's result. */
 static void produce_append(produce_t *p, const kc_topic_t *topic,
@@ -139,7 +197,9 @@ static void produce_append(produce_t *p, const kc_topic_t *topic,
     rp->log_start_offset = ar.log_start_offset;
     if (ar.error_message)
         rp->error_message = kc_str(ar.error_message);
-    if (ar.record_error_index >= 0) {
+    if (ar.record_errors.len > 0) {
+        produce_record_errors(req, topic, pd->index, &ar, rp);
+    } else if (ar.record_error_index >= 0) {
         kc_produce_response_batch_index_and_error_message_t *e =
             kc_arena_alloc(req->arena, sizeof(*e));
         e->batch_index = ar.record_error_index;
@@ -147,6 +207,7 @@ static void produce_append(produce_t *p, const kc_topic_t *topic,
         rp->record_errors.items = e;
         rp->record_errors.count = 1;
     }
+    kc_buf_deinit(&ar.record_errors);
 }
 
 /* One topic of the request (ReplicaManager.appendRecords per partition):
@@ -1481,7 +1542,7 @@ int kc_handle_delete_records(kc_req_t *req)
                 rp->error_code = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
                 continue;
             }
-            if (!kc_topic_cleanup_deletes(topic)) {
+            if (!kc_topic_cleanup_deletes(s, topic)) {
                 /* Partition.deleteRecordsOnLeader (the response has no message) */
                 kc_log_info("server",
                             "DeleteRecords on %s-%d refused: cleanup.policy has no delete",
@@ -1566,7 +1627,7 @@ static void retention_cb(evutil_socket_t fd, short what, void *arg)
             s->retention_partition = 0;
             continue;
         }
-        if (!kc_topic_cleanup_deletes(t)) { /* UnifiedLog.deleteOldSegments: compact only */
+        if (!kc_topic_cleanup_deletes(s, t)) { /* UnifiedLog.deleteOldSegments: compact only */
             s->retention_topic++;
             s->retention_partition = 0;
             continue;
@@ -1622,8 +1683,104 @@ static void flush_cb(evutil_socket_t fd, short what, void *arg)
     evtimer_add(s->flush_timer, &tv);
 }
 
+/* ---- log cleaner ---- */
+
+/* Batch bytes one slice of a clean reads: keeps each loop iteration short. */
+#define CLEAN_SLICE_BYTES ((size_t)1 << 20)
+
+static void cleaner_arm(kc_server_t *s, int64_t delay_ms)
+{
+    struct timeval tv = ms_timeval(delay_ms);
+    evtimer_add(s->cleaner_timer, &tv);
+}
+
+/*
+ * LogCleanerManager.grabFilthiestCompactedLog: among the partitions of the
+ * topics whose cleanup.policy has compact, the eligible one with the
+ * largest dirty ratio. False when there is none.
+ */
+static bool cleaner_pick(kc_server_t *s, int64_t now, const kc_topic_t **topic,
+                         int32_t *partition, kc_log_clean_candidate_t *best)
+{
+    *topic = NULL;
+    for (size_t i = 0; i < kc_topics_count(s->topics); i++) {
+        const kc_topic_t *t = kc_topics_at(s->topics, i);
+        if (!kc_topic_cleanup_compacts(s, t))
+            continue;
+        for (int32_t p = 0; p < t->partitions; p++) {
+            kc_log_clean_candidate_t c;
+            if (kc_log_clean_evaluate(s->log, t->id, p, now, &c) != 0) {
+                kc_log_warn("server", "cannot weigh %s-%d for cleaning", t->name, p);
+                continue;
+            }
+            if (c.eligible && (!*topic || c.cleanable_ratio > best->cleanable_ratio)) {
+                *topic = t;
+                *partition = p;
+                *best = c;
+            }
+        }
+    }
+    return *topic != NULL;
+}
+
+/*
+ * The cleaner thread's loop (CleanerThread.doWork) on the event loop: picks
+ * the filthiest compacted partition and cleans it one slice per loop
+ * iteration (each slice's writes commit with that iteration), then looks
+ * for the next at once; with nothing to clean it waits
+ * log.cleaner.backoff.ms.
+ */
+static void cleaner_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    kc_server_t *s = arg;
+    int64_t now = kc_server_wall_ms();
+    kc_uuid_t tid;
+    int32_t partition;
+    if (!kc_log_clean_busy(s->log, &tid, &partition)) {
+        const kc_topic_t *t;
+        kc_log_clean_candidate_t c;
+        if (!cleaner_pick(s, now, &t, &partition, &c)) {
+            cleaner_arm(s, s->cfg->log_cleaner_backoff_ms);
+            return;
+        }
+        if (kc_log_clean_begin(s->log, t->id, partition, now) != 0) {
+            kc_log_warn("server", "cannot start cleaning %s-%d", t->name, partition);
+            cleaner_arm(s, s->cfg->log_cleaner_backoff_ms);
+            return;
+        }
+        kc_log_info("server", "cleaning %s-%d: dirty ratio %.3f, offsets %lld to %lld", t->name,
+                    partition, c.cleanable_ratio, (long long)c.first_dirty_offset,
+                    (long long)c.first_uncleanable_offset);
+        tid = t->id;
+    }
+    const kc_topic_t *t = kc_topics_find_id(s->topics, tid);
+    bool done = false;
+    kc_log_clean_stats_t st = {0};
+    int rc = kc_log_clean_step(s->log, CLEAN_SLICE_BYTES, &done, &st);
+    if (rc != 0) {
+        kc_log_warn("server", "cleaning %s-%d failed (%d)", t ? t->name : "?", partition, rc);
+        cleaner_arm(s, s->cfg->log_cleaner_backoff_ms);
+        return;
+    }
+    if (done && st.end_offset > 0)
+        kc_log_info("server",
+                    "cleaned %s-%d up to offset %lld: %lld of %lld records removed, %lld batches "
+                    "deleted and %lld rewritten, %lld bytes read, %lld kept",
+                    t ? t->name : "?", partition, (long long)st.end_offset,
+                    (long long)st.records_removed, (long long)st.records_read,
+                    (long long)st.batches_deleted, (long long)st.batches_rewritten,
+                    (long long)st.bytes_read, (long long)st.bytes_written);
+    cleaner_arm(s, 0); /* the next slice, or the next partition */
+}
+
 void kc_log_api_start(kc_server_t *s)
 {
+    if (s->cfg->log_cleaner_enable) {
+        s->cleaner_timer = evtimer_new(s->base, cleaner_cb, s);
+        cleaner_arm(s, 0);
+    }
     /* The default (Long.MAX_VALUE) never runs: the OS flushes. */
     if (s->cfg->log_flush_scheduler_interval_ms < INT64_MAX) {
         s->flush_timer = evtimer_new(s->base, flush_cb, s);
@@ -1645,6 +1802,9 @@ void kc_log_api_stop(kc_server_t *s)
     if (s->retention_timer)
         event_free(s->retention_timer);
     s->retention_timer = NULL;
+    if (s->cleaner_timer)
+        event_free(s->cleaner_timer);
+    s->cleaner_timer = NULL;
     kc_fetch_sessions_free(s->fetch_sessions);
     s->fetch_sessions = NULL;
 }

@@ -624,6 +624,7 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
     lc.max_message_bytes = cfg->message_max_bytes;
     lc.message_timestamp_before_max_ms = cfg->log_message_timestamp_before_max_ms;
     lc.message_timestamp_after_max_ms = cfg->log_message_timestamp_after_max_ms;
+    lc.cleaner_dedupe_buffer_size = cfg->log_cleaner_dedupe_buffer_size;
     s->log = kc_log_new(s->store, &lc);
     if (!s->log)
         goto fail;

@@ -102,6 +102,7 @@ struct kc_server {
     kc_parked_fetch_t *parked;
     kc_fetch_sessions_t *fetch_sessions;
     struct event *retention_timer;
+    struct event *cleaner_timer;   /* the log cleaner; NULL when log.cleaner.enable=false */
     struct event *flush_timer;     /* log.flush.scheduler.interval.ms; NULL when never */
     int64_t last_flush_ms;         /* monotonic time of the last kc_store_sync */
     uint64_t coord_unflushed;      /* coordinator records committed since then */
@@ -304,14 +305,20 @@ int kc_topic_create(kc_server_t *s, kc_str_t name, int32_t partitions, size_t n,
                     const kc_str_t *names, const kc_str_t *values, const kc_topic_t **out);
 /* A topic's effective retention.ms / retention.bytes (its override, else the broker's). */
 int64_t kc_topic_retention_ms(const kc_server_t *s, const kc_topic_t *topic);
-/* True when the topic's cleanup.policy includes delete (LogConfig.delete):
- * retention and DeleteRecords apply only then. */
-bool kc_topic_cleanup_deletes(const kc_topic_t *topic);
+/* True when the topic's cleanup.policy (its override, else
+ * log.cleanup.policy) includes delete (LogConfig.delete): retention and
+ * DeleteRecords apply only then. */
+bool kc_topic_cleanup_deletes(const kc_server_t *s, const kc_topic_t *topic);
+/* True when it includes compact (LogConfig.compact): the log cleaner compacts it. */
+bool kc_topic_cleanup_compacts(const kc_server_t *s, const kc_topic_t *topic);
 /* Fills cfg (holding the broker's values) with a topic's overrides of the
  * configs the log acts on: max.message.bytes, message.timestamp.before.max.ms,
  * message.timestamp.after.max.ms, message.timestamp.type, flush.messages
- * (default log.flush.interval.messages) and flush.ms (default
- * kc_config_log_flush_ms). topic NULL: the broker's values. */
+ * (default log.flush.interval.messages), flush.ms (default
+ * kc_config_log_flush_ms), and for compaction cleanup.policy, segment.bytes,
+ * segment.ms, delete.retention.ms, min/max.compaction.lag.ms and
+ * min.cleanable.dirty.ratio (defaults log.cleanup.policy, log.segment.bytes,
+ * log.roll.ms/hours, log.cleaner.*). topic NULL: the broker's values. */
 void kc_topic_log_config(const kc_server_t *s, const kc_topic_t *topic, kc_log_topic_config_t *cfg);
 /*
  * The flush policy (Kafka's log.flush.*, flush.messages, flush.ms) over the

@@ -598,3 +598,15 @@ int16_t kc_legacy_convert(const uint8_t *in, size_t len, size_t inflate_max, kc_
           kc_crc32c(0, out->data + start + 21, out->len - start - 21));
     return 0;
 }
+
+int kc_records_compress(int codec, const uint8_t *in, size_t len, kc_buf_t *out)
+{
+    kc_buf_t src = {(uint8_t *)(uintptr_t)in, len, len}; /* read only, never freed */
+    const char *why;
+    switch (codec) {
+    case LEGACY_CODEC_GZIP: return gzip_into(&src, out, &why) == 0 ? 0 : -1;
+    case LEGACY_CODEC_SNAPPY: snappy_into(&src, out); return 0;
+    case LEGACY_CODEC_LZ4: lz4_into(&src, out); return 0;
+    default: return -1;
+    }
+}

@@ -57,6 +57,10 @@ int16_t kc_legacy_convert(const uint8_t *in, size_t len, size_t inflate_max, kc_
  * out. 0, or -1 (another codec, a broken stream, too large). */
 int kc_records_decompress(int codec, const uint8_t *in, size_t len, size_t max, kc_buf_t *out);
 
+/* Compresses the records of a magic 2 batch with codec 1, 2 or 3 as
+ * kc_legacy_convert writes them, appended to out. 0, or -1 (another codec). */
+int kc_records_compress(int codec, const uint8_t *in, size_t len, kc_buf_t *out);
+
 /* The magic byte of a produce partition's records (offset 16 in every
  * format), or -1 when the records are too short to have one. */
 int kc_records_magic(const uint8_t *records, size_t len);

@@ -30,119 +30,10 @@
 #include "crc32c.h"
 #include "legacy.h"
 #include "kc_log.h"
-
-#define BATCH_HEADER 61          /* bytes before the first record */
-#define LOG_OVERHEAD 12          /* BaseOffset + BatchLength */
-#define PRODUCER_BATCHES 5       /* ProducerStateEntry.NUM_BATCHES_TO_RETAIN */
-#define PRODUCER_ID_BLOCK 1000   /* ProducerIdManager block size */
-#define KEY_LEN 28
-#define PKEY_LEN 20
-
-/* Batch header field offsets. */
-#define OFF_BASE_OFFSET 0
-#define OFF_LENGTH 8
-#define OFF_LEADER_EPOCH 12
-#define OFF_MAGIC 16
-#define OFF_CRC 17
-#define OFF_ATTRIBUTES 21
-#define OFF_LAST_OFFSET_DELTA 23
-#define OFF_BASE_TIMESTAMP 27
-#define OFF_MAX_TIMESTAMP 35
-#define OFF_PRODUCER_ID 43
-#define OFF_PRODUCER_EPOCH 51
-#define OFF_BASE_SEQUENCE 53
-#define OFF_RECORD_COUNT 57
-
-#define ATTR_COMPRESSION 0x07
-#define ATTR_LOG_APPEND_TIME 0x08
-#define ATTR_TRANSACTIONAL 0x10
-#define ATTR_CONTROL 0x20
-#define COMPRESSION_ZSTD 4
-
-typedef struct {
-    int32_t first_seq, last_seq;
-    int64_t first_offset, last_offset, timestamp;
-} batch_meta_t;
-
-typedef struct {
-    int64_t producer_id;
-    int16_t epoch;
-    uint8_t n;
-    batch_meta_t b[PRODUCER_BATCHES];
-} producer_t;
-
-typedef struct part {
-    kc_uuid_t topic_id;
-    int32_t partition;
-    int64_t log_start, hw, leo;
-    producer_t *producers;
-    size_t nproducers, producers_cap;
-    bool dirty; /* pending appends since the last commit */
-    int64_t size_bytes; /* sum of stored batch sizes; -1 until first needed */
-    int64_t deleted_upto; /* batches below this base offset are deleted (maybe pending) */
-    int64_t recovery_point; /* offsets below it were flushed by kc_log_flushed (or at load) */
-    kc_log_topic_config_t tc; /* the topic's configs, valid when tc_ready */
-    bool tc_ready;
-} part_t;
-
-struct kc_log {
-    kc_store_t *store;
-    kc_log_config_t cfg;
-    kc_store_dbi_t db_batches, db_producers, db_meta;
-    part_t **tab; /* open addressing; cap is a power of two */
-    size_t cap, count;
-    int64_t next_producer_id, producer_id_block_end;
-    kc_log_topic_config_fn topic_config;
-    void *topic_config_ctx;
-};
+#include "log_int.h"
 
 static const char PID_KEY[] = "producer_id_block_end";
 #define LS_KEY_LEN 22 /* "ls" | topic id | partition */
-
-/* ---- big-endian helpers ---- */
-
-static void be64(uint8_t *p, uint64_t v)
-{
-    for (int i = 7; i >= 0; i--, v >>= 8)
-        p[i] = (uint8_t)v;
-}
-
-static void be32(uint8_t *p, uint32_t v)
-{
-    for (int i = 3; i >= 0; i--, v >>= 8)
-        p[i] = (uint8_t)v;
-}
-
-static void be16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
-
-static uint64_t rd64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v = (v << 8) | p[i];
-    return v;
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
-}
-
-static uint16_t rd16(const uint8_t *p)
-{
-    return (uint16_t)((p[0] << 8) | p[1]);
-}
-
-static void batch_key(uint8_t *k, kc_uuid_t tid, int32_t partition, int64_t offset)
-{
-    memcpy(k, tid.b, 16);
-    be32(k + 16, (uint32_t)partition);
-    be64(k + 20, (uint64_t)offset);
-}
 
 /* ---- config, lifecycle ---- */
 
@@ -151,6 +42,7 @@ void kc_log_config_defaults(kc_log_config_t *cfg)
     cfg->max_message_bytes = 1024 * 1024 + LOG_OVERHEAD;
     cfg->message_timestamp_before_max_ms = INT64_MAX;
     cfg->message_timestamp_after_max_ms = 3600000;
+    cfg->cleaner_dedupe_buffer_size = 134217728;
 }
 
 static int read_i64_fn(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *value,
@@ -201,6 +93,7 @@ static void part_free(part_t *p)
     if (!p)
         return;
     free(p->producers);
+    kc_log_seg_free(p);
     free(p);
 }
 
@@ -217,6 +110,7 @@ void kc_log_free(kc_log_t *l)
 {
     if (!l)
         return;
+    kc_log_clean_abort(l);
     drop_all(l);
     free(l->tab);
     free(l);
@@ -224,6 +118,7 @@ void kc_log_free(kc_log_t *l)
 
 void kc_log_reset(kc_log_t *l)
 {
+    kc_log_clean_abort(l); /* what it wrote since the last commit is gone */
     drop_all(l);
     if (load_producer_ids(l) != 0)
         kc_log_error("log", "cannot reload the producer id counter");
@@ -234,6 +129,8 @@ bool kc_log_committed(kc_log_t *l)
     bool advanced = false;
     for (size_t i = 0; i < l->cap; i++) {
         part_t *p = l->tab[i];
+        if (p)
+            p->clean_pending = p->trim_pending = false;
         if (p && p->dirty) {
             if (p->hw != p->leo)
                 advanced = true;
@@ -261,7 +158,7 @@ void kc_log_topic_config_changed(kc_log_t *l, kc_uuid_t topic_id)
 }
 
 /* The configs of p's topic, asked for on first use. */
-static const kc_log_topic_config_t *part_config(kc_log_t *l, part_t *p)
+const kc_log_topic_config_t *kc_log_part_config(kc_log_t *l, part_t *p)
 {
     if (!p->tc_ready) {
         kc_log_topic_config_t *c = &p->tc;
@@ -270,8 +167,19 @@ static const kc_log_topic_config_t *part_config(kc_log_t *l, part_t *p)
         c->message_timestamp_after_max_ms = l->cfg.message_timestamp_after_max_ms;
         c->log_append_time = false;
         c->flush_messages = c->flush_ms = INT64_MAX;
+        bool was_compact = c->compact;
+        c->compact = false;
+        c->segment_bytes = 1073741824;
+        c->segment_ms = 604800000;
+        c->delete_retention_ms = 86400000;
+        c->min_compaction_lag_ms = 0;
+        c->max_compaction_lag_ms = INT64_MAX;
+        c->min_cleanable_dirty_ratio = 0.5;
         if (l->topic_config)
             l->topic_config(l->topic_config_ctx, p->topic_id, c);
+        /* Segments are kept up to date only while the topic compacts. */
+        if (c->compact != was_compact)
+            kc_log_seg_free(p);
         p->tc_ready = true;
     }
     return &p->tc;
@@ -283,7 +191,7 @@ bool kc_log_flush_due(kc_log_t *l, int64_t since_flush_ms)
         part_t *p = l->tab[i];
         if (!p || p->hw <= p->recovery_point)
             continue;
-        const kc_log_topic_config_t *tc = part_config(l, p);
+        const kc_log_topic_config_t *tc = kc_log_part_config(l, p);
         if (p->hw - p->recovery_point >= tc->flush_messages)
             return true;
         if (since_flush_ms >= 0 && since_flush_ms >= tc->flush_ms)
@@ -405,7 +313,7 @@ static int ls_fn(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *v
 }
 
 /* Finds or loads the state of a partition; NULL (logged) on storage failure. */
-static part_t *part_get(kc_log_t *l, kc_uuid_t tid, int32_t partition)
+part_t *kc_log_part_get(kc_log_t *l, kc_uuid_t tid, int32_t partition)
 {
     size_t i = part_hash(tid, partition) & (l->cap - 1);
     while (l->tab[i]) {
@@ -440,8 +348,10 @@ static part_t *part_get(kc_log_t *l, kc_uuid_t tid, int32_t partition)
     }
     p->log_start = first.found ? first.base : 0;
     p->leo = last.found ? last.last + 1 : 0;
-    /* Everything deleted: the log is empty at its old end, the stored start. */
-    if (ls.offset > p->log_start)
+    /* The stored start wins once written: everything deleted (the log is
+     * empty at its old end), or a first batch compacted away (the start
+     * stays where it was, as Kafka keeps a cleaned segment's base offset). */
+    if (ls.offset >= 0)
         p->log_start = ls.offset;
     if (p->log_start > p->leo)
         p->leo = p->log_start;
@@ -457,7 +367,8 @@ static part_t *part_get(kc_log_t *l, kc_uuid_t tid, int32_t partition)
 
 /* ---- record walking ---- */
 
-typedef int (*record_fn)(void *ctx, int32_t index, int64_t timestamp_delta, int32_t offset_delta);
+typedef int (*record_fn)(void *ctx, int32_t index, int64_t timestamp_delta, int32_t offset_delta,
+                         int32_t key_len);
 
 /*
  * Walks the uncompressed records of a batch (bytes after the header); each
@@ -508,7 +419,7 @@ static int walk_records(const uint8_t *p, size_t len, int32_t count, record_fn f
             return KC_EINVAL;
         }
         if (fn) {
-            int rc = fn(ctx, i, ts_delta, off_delta);
+            int rc = fn(ctx, i, ts_delta, off_delta, klen);
             if (rc)
                 return rc;
         }
@@ -523,19 +434,38 @@ static int walk_records(const uint8_t *p, size_t len, int32_t count, record_fn f
 typedef struct {
     int64_t base_ts, now, before_max, after_max, max_ts;
     int32_t bad_ts_index;
+    bool check_ts;         /* the records' timestamps are checked (uncompressed) */
+    bool compacted;        /* records need a key (LogValidator.validateKey) */
+    bool no_key;           /* some record has none */
+    kc_buf_t *errors;      /* kc_log_record_error_t of each record rejected (compacted topics) */
 } validate_ctx_t;
 
-static int validate_record_fn(void *ctx, int32_t index, int64_t ts_delta, int32_t offset_delta)
+/* LogValidator.validateRecord: the key (compacted topics), then the timestamp. */
+static int validate_record_fn(void *ctx, int32_t index, int64_t ts_delta, int32_t offset_delta,
+                              int32_t key_len)
 {
     validate_ctx_t *v = ctx;
     (void)offset_delta; /* Kafka trusts the header's offset range for uncompressed batches */
     int64_t ts = v->base_ts + ts_delta;
+    if (v->compacted && key_len < 0) {
+        v->no_key = true;
+        kc_log_record_error_t e = {index, KC_LOG_RECORD_NO_KEY};
+        kc_buf_append(v->errors, &e, sizeof(e));
+        return 0;
+    }
+    if (!v->check_ts)
+        return 0;
     if (ts > v->max_ts)
         v->max_ts = ts;
-    if (v->bad_ts_index < 0 &&
-        ((v->before_max != INT64_MAX && v->now - ts > v->before_max) ||
-         ts - v->now > v->after_max))
-        v->bad_ts_index = index;
+    if ((v->before_max != INT64_MAX && v->now - ts > v->before_max) ||
+        ts - v->now > v->after_max) {
+        if (v->bad_ts_index < 0)
+            v->bad_ts_index = index;
+        if (v->compacted) {
+            kc_log_record_error_t e = {index, KC_LOG_RECORD_BAD_TIMESTAMP};
+            kc_buf_append(v->errors, &e, sizeof(e));
+        }
+    }
     return 0;
 }
 
@@ -549,7 +479,7 @@ static int32_t seq_add(int32_t seq, int32_t delta)
     return seq + delta;
 }
 
-static producer_t *producer_find(part_t *p, int64_t pid)
+producer_t *kc_log_producer_find(part_t *p, int64_t pid)
 {
     for (size_t i = 0; i < p->nproducers; i++)
         if (p->producers[i].producer_id == pid)
@@ -638,12 +568,12 @@ int kc_log_append(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, const uint
         fail(out, KC_LOG_ERR_INVALID_RECORD, "The baseOffset of the record batch should be 0");
         return 0;
     }
-    part_t *p = part_get(l, topic_id, partition);
+    part_t *p = kc_log_part_get(l, topic_id, partition);
     if (!p) {
         fail(out, KC_LOG_ERR_KAFKA_STORAGE_ERROR, NULL);
         return KC_EIO;
     }
-    const kc_log_topic_config_t *tc = part_config(l, p);
+    const kc_log_topic_config_t *tc = kc_log_part_config(l, p);
     if (size > (size_t)tc->max_message_bytes) {
         fail(out, KC_LOG_ERR_MESSAGE_TOO_LARGE,
              "The record batch size exceeds the maximum configured value (max.message.bytes)");
@@ -685,14 +615,45 @@ int kc_log_append(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, const uint
     /* Timestamps are checked for CreateTime topics only (LogValidator.validateTimestamp). */
     int64_t before_max = tc->log_append_time ? INT64_MAX : tc->message_timestamp_before_max_ms;
     int64_t after_max = tc->log_append_time ? INT64_MAX : tc->message_timestamp_after_max_ms;
+    validate_ctx_t v = {base_ts, now_ms,  before_max,    after_max, INT64_MIN, -1,
+                        true,    tc->compact, false, &out->record_errors};
+    if (compression != 0 && tc->compact && compression != COMPRESSION_ZSTD) {
+        /* A compacted topic's compressed records are opened for their keys
+         * (LogValidator.validateMessagesAndAssignOffsetsCompressed); zstd,
+         * which kcoord cannot read, is not. */
+        kc_buf_t plain;
+        kc_buf_init(&plain);
+        const char *why = "Failed to decompress the record batch";
+        v.check_ts = false; /* compressed: the header's timestamps stand in, below */
+        int rc = kc_records_decompress(compression, records + BATCH_HEADER, size - BATCH_HEADER,
+                                       (size_t)1 << 28, &plain);
+        if (rc == 0)
+            rc = walk_records(plain.data, plain.len, count, validate_record_fn, &v, &why);
+        kc_buf_deinit(&plain);
+        if (rc != 0) {
+            fail(out, KC_LOG_ERR_INVALID_RECORD, why);
+            out->record_errors.len = 0; /* a malformed batch has no record errors */
+            return 0;
+        }
+    }
     if (compression == 0) {
-        validate_ctx_t v = {base_ts, now_ms, before_max, after_max, INT64_MIN, -1};
         const char *why = NULL;
         if (walk_records(records + BATCH_HEADER, size - BATCH_HEADER, count, validate_record_fn,
                          &v, &why) != 0) {
             fail(out, KC_LOG_ERR_INVALID_RECORD, why);
+            out->record_errors.len = 0;
             return 0;
         }
+    }
+    /* LogValidator.processRecordErrors: any timestamp error makes the batch's
+     * error INVALID_TIMESTAMP, else the keys' INVALID_RECORD (the server
+     * writes its message, which names the topic partition). */
+    if (v.no_key && v.bad_ts_index < 0) {
+        fail(out, KC_LOG_ERR_INVALID_RECORD, NULL);
+        out->log_start_offset = p->log_start; /* ReplicaManager's processFailedRecord */
+        return 0;
+    }
+    if (compression == 0) {
         if (v.bad_ts_index >= 0) {
             fail(out, KC_LOG_ERR_INVALID_TIMESTAMP,
                  "One or more records have been rejected due to invalid timestamp");
@@ -722,7 +683,7 @@ int kc_log_append(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, const uint
     }
 
     /* ProducerStateManager: duplicates, epoch and sequence checks. */
-    producer_t *pr = pid >= 0 ? producer_find(p, pid) : NULL;
+    producer_t *pr = pid >= 0 ? kc_log_producer_find(p, pid) : NULL;
     int32_t last_seq = pid >= 0 ? seq_add(base_seq, last_delta) : -1;
     if (pr) {
         if (epoch == pr->epoch) {
@@ -801,6 +762,8 @@ int kc_log_append(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, const uint
         pr->b[pr->n++] = (batch_meta_t){base_seq, last_seq, base, base + last_delta, max_ts};
         rc = producer_store(l, p, pr);
     }
+    if (rc == 0 && tc->compact)
+        rc = kc_log_seg_appended(l, p, tc, base, size, max_ts, now_ms);
     if (rc != 0) {
         fail(out, KC_LOG_ERR_KAFKA_STORAGE_ERROR, NULL);
         return rc;
@@ -819,7 +782,7 @@ int kc_log_append(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, const uint
 
 int kc_log_offsets(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, kc_log_offsets_t *out)
 {
-    part_t *p = part_get(l, topic_id, partition);
+    part_t *p = kc_log_part_get(l, topic_id, partition);
     if (!p)
         return KC_EIO;
     out->log_start_offset = p->log_start;
@@ -862,7 +825,7 @@ int kc_log_read(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64_t offs
                 kc_log_offsets_t *offsets)
 {
     *error_code = 0;
-    part_t *p = part_get(l, topic_id, partition);
+    part_t *p = kc_log_part_get(l, topic_id, partition);
     if (!p)
         return KC_EIO;
     offsets->log_start_offset = p->log_start;
@@ -897,8 +860,10 @@ typedef struct {
     int64_t ts;
 } find_ctx_t;
 
-static int find_record_fn(void *ctx, int32_t index, int64_t ts_delta, int32_t offset_delta)
+static int find_record_fn(void *ctx, int32_t index, int64_t ts_delta, int32_t offset_delta,
+                          int32_t key_len)
 {
+    (void)key_len;
     find_ctx_t *f = ctx;
     int64_t ts = f->base_ts + ts_delta;
     if (offset_delta < f->min_delta)
@@ -924,6 +889,8 @@ static int ts_fn(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *v
     int32_t last_delta = (int32_t)rd32(value + OFF_LAST_OFFSET_DELTA);
     if (base + last_delta < t->start)
         return 0; /* the batch the scan starts from may end before the log start */
+    if (rd32(value + OFF_RECORD_COUNT) == 0)
+        return 0; /* a batch compaction left empty has no record to find */
     int64_t max_ts = (int64_t)rd64(value + OFF_MAX_TIMESTAMP);
     bool compressed = (rd16(value + OFF_ATTRIBUTES) & ATTR_COMPRESSION) != 0;
     int64_t want = t->target >= 0 ? t->target : max_ts;
@@ -972,7 +939,7 @@ int kc_log_list_offset(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64
 {
     *offset = -1;
     *found_timestamp = -1;
-    part_t *p = part_get(l, topic_id, partition);
+    part_t *p = kc_log_part_get(l, topic_id, partition);
     if (!p)
         return KC_EIO;
     if (timestamp == -2 || timestamp == -4) {
@@ -1011,6 +978,8 @@ int kc_log_delete_topic(kc_log_t *l, kc_uuid_t topic_id)
         ls_key(lk, topic_id, 0);
         rc = kc_store_del_prefix(l->store, l->db_meta, lk, 18);
     }
+    if (rc == 0)
+        rc = kc_log_clean_delete_topic(l, topic_id);
     if (rc)
         return rc;
     for (size_t i = 0; i < l->cap; i++) {
@@ -1042,7 +1011,7 @@ int kc_log_next_producer_id(kc_log_t *l, int64_t *out)
 
 /* ---- log start offset: DeleteRecords and retention ---- */
 
-static int store_log_start(kc_log_t *l, const part_t *p)
+int kc_log_store_log_start(kc_log_t *l, const part_t *p)
 {
     uint8_t k[LS_KEY_LEN], v[8];
     ls_key(k, p->topic_id, p->partition);
@@ -1131,9 +1100,18 @@ static int trim_front(kc_log_t *l, part_t *p, int64_t retention_ms, int64_t rete
     if (*deleted > 0) {
         int64_t next = i < c.n ? c.b[i].base : p->hw;
         p->deleted_upto = next;
+        p->trim_pending = true;
         if (next > p->log_start) {
             p->log_start = next;
-            rc = store_log_start(l, p);
+            rc = kc_log_store_log_start(l, p);
+        }
+        for (size_t j = 0; rc == 0 && j < *deleted; j++)
+            rc = kc_log_seg_trimmed(l, p, c.b[j].base, c.b[j].size);
+        if (p->clean_pending) {
+            /* The sizes read here are those before the cleaner's pending
+             * rewrites: count them again once this is committed. */
+            p->size_bytes = -1;
+            kc_log_seg_free(p);
         }
     }
     *more = i == max_batches && c.n > max_batches;
@@ -1147,7 +1125,7 @@ int kc_log_delete_records(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, in
 {
     *low_watermark = -1;
     *error_code = 0;
-    part_t *p = part_get(l, topic_id, partition);
+    part_t *p = kc_log_part_get(l, topic_id, partition);
     if (!p) {
         *error_code = KC_LOG_ERR_KAFKA_STORAGE_ERROR;
         return KC_EIO;
@@ -1160,7 +1138,7 @@ int kc_log_delete_records(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, in
     }
     if (offset > p->log_start) {
         p->log_start = offset;
-        int rc = store_log_start(l, p);
+        int rc = kc_log_store_log_start(l, p);
         size_t n;
         bool more;
         if (rc == 0)
@@ -1180,10 +1158,14 @@ int kc_log_apply_retention(kc_log_t *l, kc_uuid_t topic_id, int32_t partition,
 {
     *deleted = 0;
     *more = false;
-    part_t *p = part_get(l, topic_id, partition);
+    part_t *p = kc_log_part_get(l, topic_id, partition);
     if (!p)
         return KC_EIO;
     if (p->hw <= 0 && p->log_start == 0)
+        return 0;
+    /* The cleaner rewrote batches of it in the open transaction: the sizes
+     * that retention.bytes weighs are those of the next pass. */
+    if (p->clean_pending)
         return 0;
     return trim_front(l, p, retention_ms, retention_bytes, now_ms, max_batches, deleted, more);
 }

@@ -39,6 +39,11 @@ typedef struct {
      * record timestamp may lie behind / ahead of the broker clock (ms). */
     int64_t message_timestamp_before_max_ms;
     int64_t message_timestamp_after_max_ms;
+    /* The log cleaner (CleanerConfig): log.cleaner.dedupe.buffer.size =
+     * 134217728 bounds the keys one clean maps (24 bytes each, at most 90%
+     * full, as Kafka's SkimpyOffsetMap with log.cleaner.io.buffer.load.factor
+     * 0.9). */
+    int64_t cleaner_dedupe_buffer_size;
 } kc_log_config_t;
 
 /* Kafka's defaults for kc_log_config_t. */
@@ -60,7 +65,22 @@ typedef struct {
     int64_t log_append_time;   /* -1: the topic keeps CreateTime */
     int64_t log_start_offset;  /* -1 on error */
     int32_t record_error_index; /* first record rejected (INVALID_TIMESTAMP), or -1 */
+    /* With record errors of a compacted topic (LogValidator.validateKey): one
+     * kc_log_record_error_t per record rejected, in index order, timestamp
+     * errors included; the caller frees it (kc_buf_deinit) whatever the result. */
+    kc_buf_t record_errors;
 } kc_log_append_result_t;
+
+/* What a kc_log_append_result_t.record_errors entry says of a record. */
+typedef struct {
+    int32_t batch_index;
+    int32_t why; /* KC_LOG_RECORD_NO_KEY or KC_LOG_RECORD_BAD_TIMESTAMP */
+} kc_log_record_error_t;
+
+enum {
+    KC_LOG_RECORD_NO_KEY = 1,        /* "Compacted topic cannot accept message without key ..." */
+    KC_LOG_RECORD_BAD_TIMESTAMP = 2, /* outside message.timestamp.before/after.max.ms */
+};
 
 /*
  * Validates and appends the records of one produce partition (exactly one
@@ -71,7 +91,10 @@ typedef struct {
  * negative sequence, malformed uncompressed records), UNSUPPORTED_COMPRESSION_TYPE
  * (zstd below produce v7), MESSAGE_TOO_LARGE (batch above max_message_bytes),
  * CORRUPT_MESSAGE (bad size, magic or CRC-32C), INVALID_TIMESTAMP,
- * INVALID_PRODUCER_EPOCH, OUT_OF_ORDER_SEQUENCE_NUMBER. A retried batch that
+ * INVALID_PRODUCER_EPOCH, OUT_OF_ORDER_SEQUENCE_NUMBER, and on a topic
+ * whose cleanup.policy has compact INVALID_RECORD for records without a key
+ * (each named in out->record_errors; compressed batches are opened for it,
+ * zstd ones, which kcoord cannot read, are not). A retried batch that
  * matches one of the producer's last five batches is not appended again: the
  * result names its original offset (Kafka answers NONE, not
  * DUPLICATE_SEQUENCE_NUMBER). produce_version selects the version rules;
@@ -97,6 +120,14 @@ typedef struct {
     bool log_append_time;                    /* message.timestamp.type=LogAppendTime */
     int64_t flush_messages;                  /* flush.messages; INT64_MAX = never */
     int64_t flush_ms;                        /* flush.ms; INT64_MAX = never */
+    /* Compaction (LogConfig; defaults from log.cleaner.* and log.segment.bytes, log.roll.*). */
+    bool compact;                     /* cleanup.policy has compact */
+    int64_t segment_bytes;            /* segment.bytes = 1073741824 */
+    int64_t segment_ms;               /* segment.ms = 604800000 */
+    int64_t delete_retention_ms;      /* delete.retention.ms = 86400000 */
+    int64_t min_compaction_lag_ms;    /* min.compaction.lag.ms = 0 */
+    int64_t max_compaction_lag_ms;    /* max.compaction.lag.ms = INT64_MAX */
+    double min_cleanable_dirty_ratio; /* min.cleanable.dirty.ratio = 0.5 */
 } kc_log_topic_config_t;
 
 /*
@@ -200,6 +231,77 @@ int kc_log_delete_records(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, in
 int kc_log_apply_retention(kc_log_t *l, kc_uuid_t topic_id, int32_t partition,
                            int64_t retention_ms, int64_t retention_bytes, int64_t now_ms,
                            size_t max_batches, size_t *deleted, bool *more);
+
+/*
+ * ---- Compaction (cleanup.policy=compact), as Kafka's LogCleaner ----
+ *
+ * A compacted partition is cut into segments as Kafka's log is: a batch
+ * rolls a new active segment when the active one would pass segment.bytes
+ * or its first batch's timestamp lies more than segment.ms before the new
+ * batch's (UnifiedLog.maybeRoll). The cleaner never touches the active
+ * segment, what lies at or above the high watermark, or segments whose
+ * largest timestamp is within min.compaction.lag.ms of now.
+ *
+ * A clean (Cleaner.doClean) maps the latest offset of every key in the dirty
+ * part [checkpoint, first uncleanable offset), then rewrites every batch
+ * from the start of the log up to the end of what it mapped: a record stays
+ * when no later record of its key was mapped, a tombstone (null value) only
+ * until delete.retention.ms after the clean that first kept it (the batch's
+ * delete horizon), a record without a key not at all. Offsets never change:
+ * a rewritten batch keeps its base and last offsets, producer id, epoch and
+ * base sequence; a batch left without records is deleted, except the last
+ * batch of a producer and the batch ending at the high watermark, which stay
+ * as empty batches. The log start offset, log end offset and high watermark
+ * do not move. Cleaned segments are merged up to segment.bytes. Then the
+ * checkpoint moves to the end of what was mapped.
+ *
+ * A clean runs in slices, each of which reads at most a budget of batch
+ * bytes and writes in the open transaction, so each commit holds either
+ * none or all of a slice: between slices the log is partly cleaned, and
+ * every key keeps its latest record.
+ */
+
+/* LogToClean: how dirty a compacted partition is. */
+typedef struct {
+    int64_t first_dirty_offset;      /* the cleaner checkpoint, at least the log start offset */
+    int64_t first_uncleanable_offset; /* base of the first segment that cannot be cleaned */
+    int64_t clean_bytes, cleanable_bytes;
+    double cleanable_ratio;          /* cleanable / (clean + cleanable) */
+    bool need_compaction_now;        /* a dirty segment is older than max.compaction.lag.ms */
+    bool eligible; /* (need now and cleanable bytes) or ratio > min.cleanable.dirty.ratio */
+} kc_log_clean_candidate_t;
+
+/*
+ * LogCleanerManager.grabFilthiestCompactedLog's look at one partition of a
+ * compacted topic at now_ms. An empty or uncompacted partition is not
+ * eligible. 0 or KC_EIO.
+ */
+int kc_log_clean_evaluate(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64_t now_ms,
+                          kc_log_clean_candidate_t *out);
+
+/* Starts cleaning a partition (evaluated eligible) as of now_ms; a clean in
+ * progress is abandoned. 0 or KC_EIO. */
+int kc_log_clean_begin(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64_t now_ms);
+
+/* True while a clean is in progress; *topic_id and *partition (may be NULL) name it. */
+bool kc_log_clean_busy(const kc_log_t *l, kc_uuid_t *topic_id, int32_t *partition);
+
+/* What a finished clean did (CleanerStats). */
+typedef struct {
+    int64_t first_dirty_offset, end_offset; /* the checkpoint before and after */
+    int64_t bytes_read, bytes_written;      /* batches rewritten or kept (written) */
+    int64_t records_read, records_removed;
+    int64_t batches_deleted, batches_rewritten;
+} kc_log_clean_stats_t;
+
+/*
+ * One slice of the clean in progress: reads at most budget_bytes of batches
+ * (at least one) and writes in the open transaction. *done tells that the
+ * clean finished with this slice (its checkpoint is written, *stats filled,
+ * may be NULL). A partition that cannot be read, or a failed write, ends the
+ * clean (returned error). 0 or the store's error.
+ */
+int kc_log_clean_step(kc_log_t *l, size_t budget_bytes, bool *done, kc_log_clean_stats_t *stats);
 
 /* Kafka error codes the log returns. */
 enum {
