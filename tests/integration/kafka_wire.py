@@ -1000,12 +1000,15 @@ def zigzag_varint(n):
             return bytes(out)
 
 
-def record_batch(values, producer_id=-1, epoch=-1, base_seq=-1, ts=1700000000000):
-    """One uncompressed magic 2 batch of null-key records, base offset 0."""
+def record_batch(values, producer_id=-1, epoch=-1, base_seq=-1, ts=1700000000000, keys=None):
+    """One uncompressed magic 2 batch, base offset 0: records of null keys,
+    or of keys[i] (bytes or None); a value None is a tombstone."""
     recs = b""
     for i, v in enumerate(values):
-        body = (b"\x00" + zigzag_varint(0) + zigzag_varint(i) + zigzag_varint(-1)
-                + zigzag_varint(len(v)) + v + zigzag_varint(0))
+        k = keys[i] if keys else None
+        key = zigzag_varint(-1) if k is None else zigzag_varint(len(k)) + k
+        val = zigzag_varint(-1) if v is None else zigzag_varint(len(v)) + v
+        body = b"\x00" + zigzag_varint(0) + zigzag_varint(i) + key + val + zigzag_varint(0)
         recs += zigzag_varint(len(body)) + body
     after_crc = struct.pack(">hiqqqhii", 0, len(values) - 1, ts, ts, producer_id, epoch,
                             base_seq, len(values)) + recs

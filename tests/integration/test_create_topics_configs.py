@@ -122,9 +122,12 @@ def main():
             # log.flush.interval.ms: Kafka drops the synonyms before the
             # topic config's own broker property, so the source is the default.
             assert c["flush.ms"][1:4] == (LONG_MAX, False, DEFAULT_CONFIG), c
+            # The sample file names log.segment.bytes and log.cleaner.min.cleanable.ratio.
+            assert c["segment.bytes"][1:4] == ("1073741824", False, STATIC_BROKER_CONFIG), c
+            assert c["min.cleanable.dirty.ratio"][1:4] == ("0.5", False, STATIC_BROKER_CONFIG), c
             # LogConfig defaults.
-            for name, value in [("compression.type", "producer"), ("segment.bytes", "1073741824"),
-                                ("min.insync.replicas", "1"), ("min.cleanable.dirty.ratio", "0.5"),
+            for name, value in [("compression.type", "producer"),
+                                ("min.insync.replicas", "1"),
                                 ("message.timestamp.type", "CreateTime"),
                                 ("leader.replication.throttled.replicas", ""),
                                 ("local.retention.ms", "-2"),
@@ -178,7 +181,10 @@ def main():
 
             res = create_topics(conn, 5, [("compacted", 1, {"cleanup.policy": "compact"})])
             assert res["compacted"]["error_code"] == 0, res
-            assert kw.produce_v7(conn, "compacted", 0, batch)[0] == 0
+            # A compacted topic refuses records without a key (INVALID_RECORD).
+            assert kw.produce_v7(conn, "compacted", 0, batch)[0] == 87
+            keyed = kw.record_batch([b"x", None], keys=[b"k", b"k"])
+            assert kw.produce_v7(conn, "compacted", 0, keyed) == (0, 0)
             assert delete_records(conn, "compacted", 1) == (44, -1)  # POLICY_VIOLATION
             assert delete_records(conn, "cfg-c", 1) == (0, 1)
 

@@ -97,10 +97,12 @@ def check_configs(k):
         assert topic["retention.bytes"][1] == "-1", topic["retention.bytes"]
         # The sample configuration file names log.retention.bytes: a static broker config.
         assert topic["retention.bytes"][3] == 4, topic["retention.bytes"]
-        assert topic["cleanup.policy"][1:4] == ("delete", False, 5), topic["cleanup.policy"]
-        # Every topic config of Kafka 4.4's LogConfig, with LogConfig's defaults.
+        # log.cleanup.policy and log.segment.bytes are in the sample file too.
+        assert topic["cleanup.policy"][1:4] == ("delete", False, 4), topic["cleanup.policy"]
+        # Every topic config of Kafka 4.4's LogConfig.
         assert len(topic) == 37, sorted(topic)
-        assert topic["segment.bytes"][1:4] == ("1073741824", False, 5), topic["segment.bytes"]
+        assert topic["segment.bytes"][1:4] == ("1073741824", False, 4), topic["segment.bytes"]
+        assert topic["delete.retention.ms"][1:4] == ("86400000", False, 4)
         assert topic["compression.type"][1:4] == ("producer", False, 5)
         assert topic["flush.messages"][1:4] == ("9223372036854775807", False, 4)
         broker = configs_of(admin, ConfigResourceType.BROKER, "1")
