@@ -13,8 +13,10 @@
  *                (the last five batches, oldest first)
  *   "pmeta":     "producer_id_block_end" -> i64;
  *                "ls" | topic id | partition -> i64 log start offset, written
- *                when DeleteRecords or retention moves it (Kafka's
- *                log-start-offset-checkpoint)
+ *                when DeleteRecords or retention moves it, or compaction
+ *                deletes a batch (Kafka's log-start-offset-checkpoint);
+ *                once written it is the log start offset at load;
+ *                "sg" and "cp" keys of compacted topics (log_clean.c)
  * Batch keys sort by offset within a partition, so the batch holding an
  * offset is the greatest key not above (topic id, partition, offset).
  *
@@ -796,6 +798,9 @@ typedef struct {
     int64_t offset, hw;
     size_t used, limit;
     bool min_one, first;
+    kc_log_t *l;
+    part_t *p;
+    int64_t seg_end; /* a read ends with the segment of its first batch (LogSegment.read) */
 } read_ctx_t;
 
 static int read_fn(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *value,
@@ -810,6 +815,10 @@ static int read_fn(void *ctx, const uint8_t *key, size_t key_len, const uint8_t 
         return 1;
     if (last < r->offset)
         return 0;
+    if (r->first)
+        r->seg_end = kc_log_seg_end(r->l, r->p, base);
+    else if (base >= r->seg_end)
+        return 1;
     if (r->first && r->min_one && value_len > r->limit)
         r->limit = value_len;
     r->first = false;
@@ -837,7 +846,8 @@ int kc_log_read(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64_t offs
     }
     if (offset >= p->hw || (max_bytes <= 0 && !min_one))
         return 0;
-    read_ctx_t r = {out, offset, p->hw, 0, max_bytes > 0 ? (size_t)max_bytes : 0, min_one, true};
+    read_ctx_t r = {out, offset, p->hw, 0, max_bytes > 0 ? (size_t)max_bytes : 0, min_one, true,
+                    l, p, INT64_MAX};
     uint8_t k[KEY_LEN];
     batch_key(k, topic_id, partition, offset);
     int rc = kc_store_scan(l->store, l->db_batches, k, KEY_LEN, PKEY_LEN, true, read_fn, &r);

@@ -170,7 +170,8 @@ int kc_log_offsets(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, kc_log_of
  * Appends to out the committed batches of a partition from the one holding
  * offset, as Kafka's LogSegment.read returns them: whole batches while they
  * fit in max_bytes, then the leading bytes of the next batch up to exactly
- * max_bytes (clients drop a partial batch); with min_one, a first batch
+ * max_bytes (clients drop a partial batch), and on a compacted topic no
+ * further than the segment of the first batch; with min_one, a first batch
  * larger than max_bytes is returned whole (KIP-74). *error_code: 0, or
  * OFFSET_OUT_OF_RANGE when offset is below the log start offset or above
  * the log end offset. 0 or KC_EIO.

@@ -211,6 +211,18 @@ int kc_log_seg_appended(kc_log_t *l, part_t *p, const kc_log_topic_config_t *tc,
     return 0;
 }
 
+int64_t kc_log_seg_end(kc_log_t *l, part_t *p, int64_t offset)
+{
+    if (!kc_log_part_config(l, p)->compact)
+        return INT64_MAX;
+    /* Loaded from what is committed: not while the open transaction writes to it. */
+    if (!p->segs_ready && (p->dirty || p->clean_pending || p->trim_pending ||
+                           segs_load(l, p, 0) != 0))
+        return INT64_MAX;
+    size_t i = seg_index(p, offset);
+    return i + 1 < p->nsegs ? p->segs[i + 1].base : INT64_MAX;
+}
+
 int kc_log_seg_trimmed(kc_log_t *l, part_t *p, int64_t base, size_t size)
 {
     if (!p->segs_ready)

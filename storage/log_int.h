@@ -177,6 +177,10 @@ int kc_log_seg_appended(kc_log_t *l, part_t *p, const kc_log_topic_config_t *tc,
 /* A batch at base of p was deleted (size bytes) by retention or DeleteRecords;
  * segments left below the log start offset go. 0 or the store's error. */
 int kc_log_seg_trimmed(kc_log_t *l, part_t *p, int64_t base, size_t size);
+/* Where the segment holding offset ends (the next segment's base), for a
+ * partition of a compacted topic; INT64_MAX otherwise or when its segments
+ * cannot be known now. */
+int64_t kc_log_seg_end(kc_log_t *l, part_t *p, int64_t offset);
 /* Frees the compaction state of p. */
 void kc_log_seg_free(part_t *p);
 /* Deletes the segments and cleaner checkpoints of a topic in the open

@@ -75,6 +75,9 @@ PROFILES = {
         "group.streams.min.session.timeout.ms": "1000",
         "group.streams.min.heartbeat.interval.ms": "100",
     }),
+    # The log cleaner looks for dirty compacted partitions every 100 ms
+    # (Kafka's default is 15 s).
+    "compaction": dict(COMMON, **{"log.cleaner.backoff.ms": "100"}),
     # A short initial delay of streams groups (Kafka's default is 3 s).
     "streams_delay": dict(COMMON, **{
         "group.streams.initial.rebalance.delay.ms": "1000",

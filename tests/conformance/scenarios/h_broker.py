@@ -147,3 +147,38 @@ def produce_raw(ctx, c, topic, partition, batch):
         p = r["Responses"][0]["PartitionResponses"][0]
         return p if p["ErrorCode"] == NONE else None
     return ctx.wait_until(done, "produce to %s-%d" % (topic, partition))["BaseOffset"]
+
+
+def batch_offsets(records, next_offset=False):
+    """The offsets of the records in fetched uncompressed magic 2 batches
+    (with next_offset, and the offset after the last batch, or None)."""
+    import struct
+    out = []
+    pos = 0
+    while pos + 61 <= len(records):
+        base, length = struct.unpack_from(">qi", records, pos)
+        count, = struct.unpack_from(">i", records, pos + 57)
+        p = pos + 61
+        for _ in range(count):
+            n, p = _varint(records, p)
+            q = p + 1                  # attributes
+            _, q = _varint(records, q)  # timestamp delta
+            delta, q = _varint(records, q)
+            out.append(base + delta)
+            p += n
+        last = base + struct.unpack_from(">i", records, pos + 23)[0]
+        pos += 12 + length
+    if next_offset:
+        return out, (last + 1 if pos else None)
+    return out
+
+
+def _varint(b, p):
+    u = shift = 0
+    while True:
+        x = b[p]
+        p += 1
+        u |= (x & 0x7f) << shift
+        if not x & 0x80:
+            return (u >> 1) ^ -(u & 1), p
+        shift += 7

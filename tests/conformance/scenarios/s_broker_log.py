@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """ListOffsets and Fetch over the small partition log: empty and non-empty
 partitions, special timestamps, unknown topics and partitions, isolation
-levels, leader epochs."""
+levels, leader epochs; Produce to a compacted topic and what a clean leaves."""
 
 from conformance import scenario
 import h_broker as hb
@@ -343,3 +343,71 @@ def _(ctx):
     hb.produce_raw(ctx, c, t, 0, hb.gzip_batch([0, 10, 5]))
     for ts in (MAX_TIMESTAMP, T0, T0 + 1, T0 + 6, T0 + 10, T0 + 11):
         list_offsets(c, ctx, t, [(0, ts)])
+
+
+def produce_body(ctx, topic, tid, batch, version):
+    t = {"PartitionData": [{"Index": 0, "Records": batch}]}
+    if version >= 13:
+        t["TopicId"] = tid
+    else:
+        t["Name"] = topic
+    return {"Acks": -1, "TimeoutMs": 30000, "TopicData": [t]}
+
+
+@scenario("broker.produce.compacted_topic_key_required",
+          "Produce at every version to a topic with cleanup.policy=compact: a batch of records "
+          "without a key, and one whose second, fourth and fifth records have none, are refused "
+          "whole with INVALID_RECORD, a record error naming each keyless record and (v8+) the "
+          "message showing the first three; records with keys, a tombstone among them, are "
+          "appended", api="Produce", versions=(3, None))
+def _(ctx):
+    c = ctx.client()
+    t = ctx.topic()
+    tid = hb.create_topic(ctx, c, t, configs={"cleanup.policy": "compact"})
+    v = ctx.version
+    c.call("Produce", v, produce_body(ctx, t, tid, hb.kafka_wire.record_batch(
+        [b"a", b"b", b"c"]), v))
+    c.call("Produce", v, produce_body(ctx, t, tid, hb.kafka_wire.record_batch(
+        [b"a", b"b", b"c", b"d", b"e"], keys=[b"k", None, b"k", None, None]), v))
+    c.call("Produce", v, produce_body(ctx, t, tid, hb.kafka_wire.record_batch(
+        [b"v", None], keys=[b"k1", b"k2"]), v))
+    lv = hb.top_version(ctx, "ListOffsets")
+    c.call("ListOffsets", lv, hb.list_offsets_body(lv, t, [(0, LATEST)]))
+
+
+@scenario("broker.log.compacted_after_clean",
+          "A compacted topic with segment.ms=1 and min.cleanable.dirty.ratio=0.01, five batches "
+          "created a second apart (each rolls a segment): once the cleaner has run, Fetch from "
+          "offset 0 returns the latest record of each key in the cleaned segments at its "
+          "original offset, in batches that keep their base and last offsets, and the active "
+          "segment untouched; a fetch ends with the segment of its first batch (the cleaned "
+          "segments merged into one), a fetch inside a gap gets the next batch; the log start "
+          "offset and the high watermark are as before", profile="compaction")
+def _(ctx):
+    c = ctx.client()
+    t = ctx.topic()
+    tid = hb.create_topic(ctx, c, t, configs={"cleanup.policy": "compact", "segment.ms": "1",
+                                              "min.cleanable.dirty.ratio": "0.01"})
+    batches = [([b"a", b"b", b"c"], [b"a0", b"b0", b"c0"]),   # 0-2
+               ([b"a", b"a"], [b"a1", b"a2"]),                 # 3-4
+               ([b"b", b"d"], [b"b1", b"d0"]),                 # 5-6
+               ([b"a"], [b"a3"]),                              # 7
+               ([b"c", b"b"], [b"c1", b"b2"])]                 # 8-9, the active segment
+    for i, (keys, values) in enumerate(batches):
+        hb.produce_raw(ctx, c, t, 0, hb.kafka_wire.record_batch(values, keys=keys,
+                                                                ts=T0 + i * 1000))
+    fv = hb.top_version(ctx, "Fetch")
+
+    def cleaned():
+        offsets, at = [], 0
+        while at is not None and at < 10:
+            r = c.call("Fetch", fv, hb.fetch_body(fv, t, tid, [(0, at)]), record=False)
+            got, at = hb.batch_offsets(r["Responses"][0]["Partitions"][0]["Records"] or b"",
+                                       next_offset=True)
+            offsets += got
+        return offsets == [2, 5, 6, 7, 8, 9]
+    ctx.wait_until(cleaned, "the cleaner to compact %s-0" % t)
+    for at in (0, 3, 8):
+        c.call("Fetch", fv, hb.fetch_body(fv, t, tid, [(0, at)]))
+    lv = hb.top_version(ctx, "ListOffsets")
+    c.call("ListOffsets", lv, hb.list_offsets_body(lv, t, [(0, EARLIEST), (0, LATEST)]))

@@ -169,9 +169,9 @@ typedef struct {
     int nr;
 } log_view_t;
 
+/* Adds the batches of data to v. */
 static void parse(const kc_buf_t *data, log_view_t *v)
 {
-    memset(v, 0, sizeof(*v));
     size_t pos = 0;
     while (pos + 61 <= data->len) {
         const uint8_t *h = data->data + pos;
@@ -316,15 +316,32 @@ static kc_log_clean_stats_t clean(fx_t *fx, int64_t now, size_t budget)
     return st;
 }
 
+/* What a consumer reads from offset from to the high watermark, one fetch
+ * after the other (each stops at the end of a segment). *fetches: how many. */
+static void read_all_n(fx_t *fx, int64_t from, log_view_t *v, kc_log_offsets_t *o, int *fetches)
+{
+    memset(v, 0, sizeof(*v));
+    *fetches = 0;
+    for (;;) {
+        kc_buf_t out;
+        kc_buf_init(&out);
+        int16_t err = -1;
+        assert_int_equal(kc_log_read(fx->log, TID, 0, from, 1 << 20, true, &out, &err, o), 0);
+        assert_int_equal(err, 0);
+        int nb = v->nb;
+        parse(&out, v);
+        kc_buf_deinit(&out);
+        if (v->nb == nb)
+            return;
+        (*fetches)++;
+        from = v->b[v->nb - 1].last + 1;
+    }
+}
+
 static void read_all(fx_t *fx, int64_t from, log_view_t *v, kc_log_offsets_t *o)
 {
-    kc_buf_t out;
-    kc_buf_init(&out);
-    int16_t err = -1;
-    assert_int_equal(kc_log_read(fx->log, TID, 0, from, 1 << 20, true, &out, &err, o), 0);
-    assert_int_equal(err, 0);
-    parse(&out, v);
-    kc_buf_deinit(&out);
+    int fetches;
+    read_all_n(fx, from, v, o, &fetches);
 }
 
 static const rec_t *find(const log_view_t *v, int64_t offset)
@@ -431,6 +448,10 @@ static void clean_keeps_the_latest_record_of_each_key_at_its_offset(void **state
     /* A fetch inside the gap gets the next batch. */
     read_all(&fx, 3, &v, &o);
     assert_int_equal(v.b[0].base, 5);
+    /* A fetch ends with a segment: the cleaned ones were merged into one. */
+    int fetches;
+    read_all_n(&fx, 0, &v, &o, &fetches);
+    assert_int_equal(fetches, 2);
     /* Nothing dirty is left but the active segment. */
     assert_int_equal(kc_log_clean_evaluate(fx.log, TID, 0, NOW + 5000, &c), 0);
     assert_false(c.eligible);
