@@ -16,6 +16,9 @@
  *                when DeleteRecords or retention moves it, or compaction
  *                deletes a batch (Kafka's log-start-offset-checkpoint);
  *                once written it is the log start offset at load;
+ *                "le" | topic id | partition -> the leader epoch cache
+ *                (kc_epoch_cache_encode; Kafka's leader-epoch-checkpoint),
+ *                written when it changes; absent: epoch 0 from the log start;
  *                "sg" and "cp" keys of compacted topics (log_clean.c)
  * Batch keys sort by offset within a partition, so the batch holding an
  * offset is the greatest key not above (topic id, partition, offset).
@@ -30,12 +33,14 @@
 #include <string.h>
 
 #include "crc32c.h"
+#include "epoch_cache.h"
 #include "legacy.h"
 #include "kc_log.h"
 #include "log_int.h"
 
 static const char PID_KEY[] = "producer_id_block_end";
 #define LS_KEY_LEN 22 /* "ls" | topic id | partition */
+#define LE_KEY_LEN 22 /* "le" | topic id | partition */
 
 /* ---- config, lifecycle ---- */
 
@@ -96,6 +101,7 @@ static void part_free(part_t *p)
         return;
     free(p->producers);
     kc_log_seg_free(p);
+    kc_epoch_cache_deinit(&p->epochs);
     free(p);
 }
 
@@ -314,6 +320,43 @@ static int ls_fn(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *v
     return 1;
 }
 
+static void le_key(uint8_t *k, kc_uuid_t tid, int32_t partition)
+{
+    k[0] = 'l';
+    k[1] = 'e';
+    memcpy(k + 2, tid.b, 16);
+    be32(k + 18, (uint32_t)partition);
+}
+
+typedef struct {
+    kc_epoch_cache_t *epochs;
+    bool found;
+} le_ctx_t;
+
+static int le_fn(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *value,
+                 size_t value_len)
+{
+    (void)key;
+    le_ctx_t *e = ctx;
+    if (key_len != LE_KEY_LEN || kc_epoch_cache_decode(e->epochs, value, value_len) != 0)
+        return KC_EIO;
+    e->found = true;
+    return 1;
+}
+
+/* Writes p's leader epoch cache into the open transaction. */
+static int store_epochs(kc_log_t *l, const part_t *p)
+{
+    uint8_t k[LE_KEY_LEN];
+    le_key(k, p->topic_id, p->partition);
+    kc_buf_t v;
+    kc_buf_init(&v);
+    kc_epoch_cache_encode(&p->epochs, &v);
+    int rc = kc_store_put(l->store, l->db_meta, k, LE_KEY_LEN, v.data, v.len);
+    kc_buf_deinit(&v);
+    return rc;
+}
+
 /* Finds or loads the state of a partition; NULL (logged) on storage failure. */
 part_t *kc_log_part_get(kc_log_t *l, kc_uuid_t tid, int32_t partition)
 {
@@ -343,6 +386,12 @@ part_t *kc_log_part_get(kc_log_t *l, kc_uuid_t tid, int32_t partition)
         ls_key(lk, tid, partition);
         rc = kc_store_scan(l->store, l->db_meta, lk, LS_KEY_LEN, LS_KEY_LEN, false, ls_fn, &ls);
     }
+    le_ctx_t le = {&p->epochs, false};
+    if (rc >= 0) {
+        uint8_t ek[LE_KEY_LEN];
+        le_key(ek, tid, partition);
+        rc = kc_store_scan(l->store, l->db_meta, ek, LE_KEY_LEN, LE_KEY_LEN, false, le_fn, &le);
+    }
     if (rc < 0) {
         kc_log_error("log", "cannot load the state of partition %d (%d)", partition, rc);
         part_free(p);
@@ -359,6 +408,10 @@ part_t *kc_log_part_get(kc_log_t *l, kc_uuid_t tid, int32_t partition)
         p->leo = p->log_start;
     p->hw = p->leo;
     p->recovery_point = p->leo; /* what a restart finds counts as flushed, as Kafka's recovery */
+    /* A partition created at leader epoch 0 keeps no cache until its epoch
+     * changes (as a log written before kcoord kept epochs: its batches say 0). */
+    if (!le.found)
+        kc_epoch_cache_assign(&p->epochs, 0, p->log_start);
     p->size_bytes = -1;
     if ((l->count + 1) * 2 > l->cap)
         tab_rebuild(l, l->cap * 2);
@@ -733,7 +786,8 @@ int kc_log_append(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, const uint
     if (rc == 0) {
         memcpy(copy, records, size);
         be64(copy + OFF_BASE_OFFSET, (uint64_t)base);
-        be32(copy + OFF_LEADER_EPOCH, 0);
+        /* The current leader epoch (UnifiedLog.appendAsLeader stamps it). */
+        be32(copy + OFF_LEADER_EPOCH, (uint32_t)kc_epoch_cache_latest(&p->epochs));
         if (rewrite_ts) {
             attrs = (int16_t)(tc->log_append_time ? attrs | ATTR_LOG_APPEND_TIME
                                                   : attrs & ~ATTR_LOG_APPEND_TIME);
@@ -976,6 +1030,34 @@ int kc_log_list_offset(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64
     return 0;
 }
 
+/* ---- leader epochs ---- */
+
+int kc_log_epoch_cache(kc_log_t *l, kc_uuid_t topic_id, int32_t partition,
+                       const kc_epoch_cache_t **out, kc_log_offsets_t *offsets)
+{
+    part_t *p = part_get(l, topic_id, partition);
+    if (!p)
+        return KC_EIO;
+    *out = &p->epochs;
+    if (offsets) {
+        offsets->log_start_offset = p->log_start;
+        offsets->high_watermark = p->hw;
+        offsets->log_end_offset = p->leo;
+    }
+    return 0;
+}
+
+int kc_log_make_leader(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int32_t leader_epoch)
+{
+    part_t *p = part_get(l, topic_id, partition);
+    if (!p)
+        return KC_EIO;
+    /* Partition.makeLeader: the new epoch starts at the log end offset. */
+    if (!kc_epoch_cache_assign(&p->epochs, leader_epoch, p->leo))
+        return 0;
+    return store_epochs(l, p);
+}
+
 /* ---- topics and producer ids ---- */
 
 int kc_log_delete_topic(kc_log_t *l, kc_uuid_t topic_id)
@@ -990,6 +1072,11 @@ int kc_log_delete_topic(kc_log_t *l, kc_uuid_t topic_id)
     }
     if (rc == 0)
         rc = kc_log_clean_delete_topic(l, topic_id);
+    if (rc == 0) {
+        uint8_t ek[LE_KEY_LEN];
+        le_key(ek, topic_id, 0);
+        rc = kc_store_del_prefix(l->store, l->db_meta, ek, 18);
+    }
     if (rc)
         return rc;
     for (size_t i = 0; i < l->cap; i++) {
@@ -1021,12 +1108,17 @@ int kc_log_next_producer_id(kc_log_t *l, int64_t *out)
 
 /* ---- log start offset: DeleteRecords and retention ---- */
 
-int kc_log_store_log_start(kc_log_t *l, const part_t *p)
+/* Writes p's raised log start offset, and the leader epoch cache cut to
+ * it (UnifiedLog.maybeIncrementLogStartOffset's truncateFromStart). */
+int kc_log_store_log_start(kc_log_t *l, part_t *p)
 {
     uint8_t k[LS_KEY_LEN], v[8];
     ls_key(k, p->topic_id, p->partition);
     be64(v, (uint64_t)p->log_start);
-    return kc_store_put(l->store, l->db_meta, k, LS_KEY_LEN, v, 8);
+    int rc = kc_store_put(l->store, l->db_meta, k, LS_KEY_LEN, v, 8);
+    if (rc == 0 && kc_epoch_cache_truncate_from_start(&p->epochs, p->log_start))
+        rc = store_epochs(l, p);
+    return rc;
 }
 
 typedef struct {

@@ -3,8 +3,8 @@
  * The partition log: record batches (magic 2) of every topic partition,
  * stored in LMDB as they were produced except for the BaseOffset and
  * PartitionLeaderEpoch the broker assigns, plus the idempotent-producer
- * state of each partition (Kafka's ProducerStateManager) and the producer
- * id counter.
+ * state of each partition (Kafka's ProducerStateManager), its leader epoch
+ * cache (Kafka's LeaderEpochFileCache) and the producer id counter.
  *
  * Appends join the store's open write transaction (the one that also holds
  * the coordinator records of the loop iteration). Each partition has a log
@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "epoch_cache.h"
 #include "kc_common.h"
 #include "store.h"
 #include "wire.h"
@@ -190,6 +191,26 @@ int kc_log_read(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64_t offs
  */
 int kc_log_list_offset(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64_t timestamp,
                        int64_t *offset, int64_t *found_timestamp);
+
+/*
+ * The leader epoch cache of a partition (borrowed: valid until the next
+ * call on the log), its last entry the current leader epoch that appends
+ * stamp into their batches' PartitionLeaderEpoch; with offsets non-NULL,
+ * also the partition's offsets. A partition that never changed epoch is at
+ * epoch 0 from its log start. The cache follows the log start offset that
+ * DeleteRecords and retention raise. 0 or KC_EIO.
+ */
+int kc_log_epoch_cache(kc_log_t *l, kc_uuid_t topic_id, int32_t partition,
+                       const kc_epoch_cache_t **out, kc_log_offsets_t *offsets);
+
+/*
+ * Partition.makeLeader on the log: leader_epoch becomes the current epoch,
+ * starting at the log end offset (kc_epoch_cache_assign; nothing changes
+ * when it is the current epoch already). The changed cache is written in
+ * the open transaction. 0 or the store's error (the cache in memory is then
+ * ahead of the store: kc_log_reset after the failed commit).
+ */
+int kc_log_make_leader(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int32_t leader_epoch);
 
 /* Deletes every batch and producer state of a topic in the open transaction. 0 or store error. */
 int kc_log_delete_topic(kc_log_t *l, kc_uuid_t topic_id);

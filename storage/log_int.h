@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "epoch_cache.h"
 #include "log.h"
 
 #define BATCH_HEADER 61          /* bytes before the first record */
@@ -83,6 +84,7 @@ typedef struct part {
     int64_t recovery_point; /* offsets below it were flushed by kc_log_flushed (or at load) */
     kc_log_topic_config_t tc; /* the topic's configs, valid when tc_ready */
     bool tc_ready;
+    kc_epoch_cache_t epochs; /* the leader epochs; the last is the current one */
     /* Compaction (log_clean.c): the segments of a compacted partition,
      * oldest first, the last one active; valid when segs_ready. */
     kc_log_seg_t *segs;
@@ -159,8 +161,9 @@ static inline void batch_key(uint8_t *k, kc_uuid_t tid, int32_t partition, int64
 part_t *kc_log_part_get(kc_log_t *l, kc_uuid_t tid, int32_t partition);
 /* The configs of p's topic. */
 const kc_log_topic_config_t *kc_log_part_config(kc_log_t *l, part_t *p);
-/* Writes p's log start offset ("ls" of pmeta) in the open transaction. */
-int kc_log_store_log_start(kc_log_t *l, const part_t *p);
+/* Writes p's log start offset ("ls" of pmeta) and its leader epoch cache cut
+ * to it in the open transaction. */
+int kc_log_store_log_start(kc_log_t *l, part_t *p);
 /* The producer id's state in p, or NULL. */
 producer_t *kc_log_producer_find(part_t *p, int64_t pid);
 

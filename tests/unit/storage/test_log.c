@@ -689,6 +689,96 @@ static void topic_configs_apply_per_topic(void **state)
     fx_close(&fx);
 }
 
+/* The leader epoch a batch was stamped with (PartitionLeaderEpoch). */
+static int32_t batch_epoch(const uint8_t *b)
+{
+    return (int32_t)(((uint32_t)b[12] << 24) | ((uint32_t)b[13] << 16) | ((uint32_t)b[14] << 8) |
+                     b[15]);
+}
+
+static int32_t current_epoch(fx_t *fx, int32_t part)
+{
+    const kc_epoch_cache_t *c;
+    assert_int_equal(kc_log_epoch_cache(fx->log, TID, part, &c, NULL), 0);
+    return kc_epoch_cache_latest(c);
+}
+
+/* A new partition is at epoch 0; kc_log_make_leader starts a new epoch at the
+ * log end, which later batches carry; the cache survives a restart, follows
+ * DeleteRecords, and goes with the topic. */
+static void leader_epochs_stamp_batches_and_survive_restart(void **state)
+{
+    fx_t fx;
+    fx_open(&fx, *state, 0);
+    assert_int_equal(current_epoch(&fx, 0), 0);
+    assert_int_equal(append(&fx, 0, 2, NOW, -1, -1, -1, 0), 0);
+    commit(&fx);
+    assert_int_equal(kc_log_make_leader(fx.log, TID, 0, 2), 0);
+    assert_int_equal(kc_log_make_leader(fx.log, TID, 0, 2), 0); /* already the epoch */
+    assert_int_equal(current_epoch(&fx, 0), 2);
+    assert_int_equal(append(&fx, 0, 1, NOW, -1, -1, -1, 0), 2);
+    commit(&fx);
+    /* Epoch 0 of partition 1 is never written: its first bump replaces it. */
+    assert_int_equal(kc_log_make_leader(fx.log, TID, 1, 2), 0);
+    commit(&fx);
+    fx_close(&fx);
+
+    fx_open(&fx, *state, 0);
+    const kc_epoch_cache_t *c;
+    kc_log_offsets_t o;
+    assert_int_equal(kc_log_epoch_cache(fx.log, TID, 0, &c, &o), 0);
+    assert_int_equal(c->n, 2);
+    assert_int_equal(c->e[0].epoch, 0);
+    assert_int_equal(c->e[0].start_offset, 0);
+    assert_int_equal(c->e[1].epoch, 2);
+    assert_int_equal(c->e[1].start_offset, 2);
+    assert_int_equal(o.log_end_offset, 3);
+    assert_int_equal(kc_log_epoch_cache(fx.log, TID, 1, &c, NULL), 0);
+    assert_int_equal(c->n, 1);
+    assert_int_equal(c->e[0].epoch, 2);
+    kc_buf_t out;
+    kc_buf_init(&out);
+    int16_t err = -1;
+    assert_int_equal(kc_log_read(fx.log, TID, 0, 0, 1 << 20, true, &out, &err, &o), 0);
+    assert_int_equal(err, 0);
+    kc_buf_t b2;
+    kc_buf_init(&b2);
+    make_batch(&b2, 2, NOW, -1, -1, -1);
+    assert_int_equal(batch_epoch(out.data), 0);
+    assert_int_equal(batch_epoch(out.data + b2.len), 2);
+    assert_int_equal(rd64(out.data + b2.len), 2);
+    kc_buf_deinit(&b2);
+    kc_buf_deinit(&out);
+
+    /* DeleteRecords past epoch 0: epoch 2 is the earliest, from the new start. */
+    int64_t low;
+    assert_int_equal(kc_log_delete_records(fx.log, TID, 0, 3, &low, &err), 0);
+    assert_int_equal(err, 0);
+    commit(&fx);
+    fx_close(&fx);
+    fx_open(&fx, *state, 0);
+    assert_int_equal(kc_log_epoch_cache(fx.log, TID, 0, &c, NULL), 0);
+    assert_int_equal(c->n, 1);
+    assert_int_equal(c->e[0].epoch, 2);
+    assert_int_equal(c->e[0].start_offset, 3);
+
+    /* A failed commit forgets a bump. */
+    assert_int_equal(kc_log_make_leader(fx.log, TID, 0, 4), 0);
+    assert_int_equal(current_epoch(&fx, 0), 4);
+    kc_store_abort(fx.store);
+    kc_log_reset(fx.log);
+    assert_int_equal(current_epoch(&fx, 0), 2);
+
+    /* A deleted topic takes its epochs along. */
+    assert_int_equal(kc_log_delete_topic(fx.log, TID), 0);
+    commit(&fx);
+    fx_close(&fx);
+    fx_open(&fx, *state, 0);
+    assert_int_equal(current_epoch(&fx, 0), 0);
+    assert_int_equal(current_epoch(&fx, 1), 0);
+    fx_close(&fx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -708,6 +798,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(retention_deletes_old_and_excess_batches, setup, teardown),
         cmocka_unit_test_setup_teardown(topic_configs_apply_per_topic, setup, teardown),
+        cmocka_unit_test_setup_teardown(leader_epochs_stamp_batches_and_survive_restart, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
