@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Broker APIs that are not about groups: ApiVersions, Metadata,
- * FindCoordinator and CreateTopics, answered as Kafka's KafkaApis answers
- * them for a single broker that leads every partition.
+ * DescribeCluster, FindCoordinator and CreateTopics, answered as Kafka's
+ * KafkaApis answers them for a single broker that leads every partition.
  */
 #include "server_int.h"
 
@@ -172,7 +172,7 @@ static void fill_topic(kc_req_t *req, kc_metadata_response_topic_response_t *t,
         pp->error_code = KC_ERR_NONE;
         pp->partition_index = p;
         pp->leader_id = node;
-        pp->leader_epoch = 0;
+        pp->leader_epoch = kc_server_leader_epoch(req->srv, topic, p);
         pp->replica_nodes = (kc_int32_array_t){one, 1};
         pp->isr_nodes = (kc_int32_array_t){one, 1};
         pp->offline_replicas = (kc_int32_array_t){NULL, 0};
@@ -570,6 +570,68 @@ int kc_handle_metadata(kc_req_t *req)
     kc_buf_t b;
     kc_buf_init(&b);
     return kc_req_respond_encoded(req, kc_metadata_response_encode(&b, v, &resp), &b);
+}
+
+/* ---- DescribeCluster ---- */
+
+/* DescribeClusterRequest's EndpointType (KIP-919). */
+enum { ENDPOINT_BROKER = 1, ENDPOINT_CONTROLLER = 2 };
+
+/*
+ * DescribeCluster as a Kafka broker listener answers it
+ * (KafkaApis.handleDescribeCluster, AuthHelper.computeDescribeClusterResponse):
+ * an EndpointType other than BROKERS fails the request (CONTROLLER:
+ * MISMATCHED_ENDPOINT_TYPE, another: UNSUPPORTED_ENDPOINT_TYPE; v0 cannot
+ * ask for another type). Otherwise the cluster id, this broker as the only
+ * one (the advertised address of the listener the request came in on; never
+ * fenced, so IncludeFencedBrokers changes nothing) and as the controller id
+ * (a broker answers a random alive broker), and, when asked, the cluster's
+ * authorized operations: those of the principal with DESCRIBE on the
+ * cluster, else 0. DescribeCluster itself needs no permission.
+ */
+int kc_handle_describe_cluster(kc_req_t *req)
+{
+    kc_server_t *s = req->srv;
+    int16_t v = req->ctx.api_version;
+    kc_describe_cluster_request_t rq;
+    kc_describe_cluster_request_init(&rq);
+    if (kc_describe_cluster_request_decode(req->body, v, req->arena, &rq) != 0)
+        return KC_EINVAL;
+    kc_describe_cluster_response_t resp;
+    kc_describe_cluster_response_init(&resp);
+    resp.throttle_time_ms = 0;
+    resp.cluster_id = kc_str("");
+    char msg[128];
+    if (rq.endpoint_type != ENDPOINT_BROKER && rq.endpoint_type != ENDPOINT_CONTROLLER) {
+        resp.error_code = v == 0 ? KC_ERR_INVALID_REQUEST : KC_ERR_UNSUPPORTED_ENDPOINT_TYPE;
+        snprintf(msg, sizeof(msg), "Unsupported endpoint type %d", (int)rq.endpoint_type);
+        resp.error_message = arena_str(req->arena, msg);
+    } else if (rq.endpoint_type == ENDPOINT_CONTROLLER) {
+        resp.error_code = v == 0 ? KC_ERR_INVALID_REQUEST : KC_ERR_MISMATCHED_ENDPOINT_TYPE;
+        resp.error_message = kc_str("The request was sent to an endpoint of type BROKER, but we "
+                                    "wanted an endpoint of type CONTROLLER");
+    } else {
+        if (rq.include_cluster_authorized_operations)
+            resp.cluster_authorized_operations =
+                kc_req_authorized_cluster(req, KC_OP_DESCRIBE)
+                    ? kc_req_authorized_ops(req, KC_RES_CLUSTER, kc_str(KC_CLUSTER_RESOURCE_NAME),
+                                            CLUSTER_ALL_OPERATIONS)
+                    : 0;
+        kc_describe_cluster_response_broker_t *br = kc_arena_alloc(req->arena, sizeof(*br));
+        memset(br, 0, sizeof(*br));
+        br->broker_id = s->cfg->node_id;
+        kc_server_advertised(s, req->ctx.conn_id, &br->host, &br->port);
+        br->rack = KC_STR_NULL;
+        br->is_fenced = false;
+        resp.brokers.items = br;
+        resp.brokers.count = 1;
+        resp.cluster_id = kc_str(s->cfg->cluster_id);
+        resp.controller_id = s->cfg->node_id;
+        resp.endpoint_type = ENDPOINT_BROKER;
+    }
+    kc_buf_t b;
+    kc_buf_init(&b);
+    return kc_req_respond_encoded(req, kc_describe_cluster_response_encode(&b, v, &resp), &b);
 }
 
 /* ---- FindCoordinator ---- */

@@ -33,6 +33,8 @@ const kc_api_entry_t kc_api_table[] = {
     /* v6 (KIP-939 two-phase commit) is unstable in Kafka and not advertised. */
     {KC_API_INIT_PRODUCER_ID, KC_INIT_PRODUCER_ID_REQUEST_MIN_VERSION, 5,
      KC_INIT_PRODUCER_ID_REQUEST_FLEXIBLE_MIN, "InitProducerId", kc_handle_init_producer_id},
+    ROW(KC_API_OFFSET_FOR_LEADER_EPOCH, OFFSET_FOR_LEADER_EPOCH, "OffsetForLeaderEpoch",
+        kc_handle_offset_for_leader_epoch),
     ROW(KC_API_DESCRIBE_ACLS, DESCRIBE_ACLS, "DescribeAcls", kc_handle_describe_acls),
     ROW(KC_API_CREATE_ACLS, CREATE_ACLS, "CreateAcls", kc_handle_create_acls),
     ROW(KC_API_DELETE_ACLS, DELETE_ACLS, "DeleteAcls", kc_handle_delete_acls),
@@ -47,6 +49,7 @@ const kc_api_entry_t kc_api_table[] = {
     ROW(KC_API_INCREMENTAL_ALTER_CONFIGS, INCREMENTAL_ALTER_CONFIGS, "IncrementalAlterConfigs",
         kc_handle_incremental_alter_configs),
     ROW(KC_API_OFFSET_DELETE, OFFSET_DELETE, "OffsetDelete", kc_handle_offset_delete),
+    ROW(KC_API_DESCRIBE_CLUSTER, DESCRIBE_CLUSTER, "DescribeCluster", kc_handle_describe_cluster),
     ROW(KC_API_CONSUMER_GROUP_HEARTBEAT, CONSUMER_GROUP_HEARTBEAT, "ConsumerGroupHeartbeat",
         kc_handle_consumer_group_heartbeat),
     ROW(KC_API_CONSUMER_GROUP_DESCRIBE, CONSUMER_GROUP_DESCRIBE, "ConsumerGroupDescribe",

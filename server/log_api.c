@@ -4,9 +4,9 @@
  * with incremental fetch sessions (KIP-227), ListOffsets, InitProducerId
  * (idempotent producers only), CreatePartitions, DeleteTopics and
  * DeleteRecords, answered as Kafka's KafkaApis and ReplicaManager answer
- * them on a single broker that leads every partition at leader epoch 0;
- * the periodic retention task (LogManager.cleanupLogs) and the log cleaner
- * (LogCleaner's CleanerThread).
+ * them on a single broker that leads every partition (at the leader epochs
+ * of server/leader_epochs.c); the periodic retention task
+ * (LogManager.cleanupLogs) and the log cleaner (LogCleaner's CleanerThread).
  */
 #include "server_int.h"
 
@@ -335,7 +335,8 @@ typedef struct {
     int16_t error_code;
     bool erroneous; /* refused before reading (KafkaApis' erroneous list) */
     int32_t current_leader_epoch, last_fetched_epoch; /* -1: not given */
-    int64_t diverging_end; /* >= 0: the epoch 0 ends there, before the fetch offset */
+    int32_t diverging_epoch; /* with diverging_end: the epoch the log and the fetcher diverge at */
+    int64_t diverging_end;   /* >= 0: that epoch ends there (the answer's DivergingEpoch) */
     int64_t high_watermark, log_start;
     size_t start, end; /* record bytes in the data buffer */
 } fetch_item_t;
@@ -521,28 +522,43 @@ static bool fetch_refuse(const fetch_t *f, fetch_item_t *it, const kc_topic_t *t
     return true;
 }
 
-/* The epoch checks of a log at leader epoch 0: true when the partition is
+/* The epoch checks of Partition.fetchRecords: true when the partition is
  * answered without reading (an error, or where its epoch diverges). */
 static bool fetch_check_epochs(const fetch_t *f, fetch_item_t *it, const kc_topic_t *topic)
 {
-    /* The leader epoch is 0 (Partition.localLogWithEpochOrThrow): a newer
-     * one is unknown; a negative one means none (FetchRequest's optional epoch). */
-    if (it->current_leader_epoch > 0) {
-        it->error_code = KC_ERR_UNKNOWN_LEADER_EPOCH;
+    if (it->current_leader_epoch < 0 && it->last_fetched_epoch < 0)
+        return false;
+    const kc_epoch_cache_t *c;
+    kc_log_offsets_t lo;
+    if (kc_log_epoch_cache(f->s->log, topic->id, it->partition, &c, &lo) != 0) {
+        it->error_code = KC_ERR_KAFKA_STORAGE_ERROR;
         return true;
+    }
+    /* Partition.localLogWithEpochOrThrow: a negative epoch means none
+     * (FetchRequest's optional epoch); an older one is fenced, a newer one
+     * unknown. */
+    if (it->current_leader_epoch >= 0) {
+        it->error_code = kc_leader_epoch_check(kc_epoch_cache_latest(c), it->current_leader_epoch);
+        if (it->error_code)
+            return true;
     }
     /* v12+ LastFetchedEpoch (Partition.validateFetchOffsetAndMaybeGetDivergingEpoch):
-     * an epoch newer than any the log knows is out of range; epoch 0 ends
-     * at the log end, so a fetch offset beyond it diverges. */
-    if (it->last_fetched_epoch > 0) {
-        it->error_code = KC_ERR_OFFSET_OUT_OF_RANGE;
-        return true;
-    }
-    if (it->last_fetched_epoch == 0) {
-        kc_log_offsets_t lo;
-        if (kc_log_offsets(f->s->log, topic->id, it->partition, &lo) == 0 &&
-            it->fetch_offset > lo.log_end_offset) {
-            it->diverging_end = lo.log_end_offset;
+     * the end of the fetcher's last epoch in this log; none (an epoch newer
+     * than any the log knows) or a fetch offset below the log start is out
+     * of range; an epoch the log left earlier, or one that ends before the
+     * fetch offset, diverges there. */
+    if (it->last_fetched_epoch >= 0) {
+        int32_t epoch;
+        int64_t end;
+        kc_epoch_cache_end_offset_for(c, it->last_fetched_epoch, lo.log_end_offset, &epoch, &end);
+        if (epoch == KC_EPOCH_UNDEFINED || end == KC_EPOCH_UNDEFINED_OFFSET ||
+            it->fetch_offset < lo.log_start_offset) {
+            it->error_code = KC_ERR_OFFSET_OUT_OF_RANGE;
+            return true;
+        }
+        if (epoch < it->last_fetched_epoch || end < it->fetch_offset) {
+            it->diverging_epoch = epoch;
+            it->diverging_end = end;
             it->high_watermark = lo.high_watermark;
             it->log_start = lo.log_start_offset;
             return true; /* answered at once */
@@ -675,7 +691,8 @@ static void fetch_partition_data(const fetch_t *f, const fetch_item_t *it,
     rp->last_stable_offset = it->high_watermark;
     rp->log_start_offset = it->log_start;
     if (it->diverging_end >= 0)
-        rp->diverging_epoch = (kc_fetch_response_epoch_end_offset_t){0, it->diverging_end};
+        rp->diverging_epoch =
+            (kc_fetch_response_epoch_end_offset_t){it->diverging_epoch, it->diverging_end};
     /* A refused partition has the generated default (an empty list);
      * a read one null unless reading committed data, and a failed
      * read null (no fetch data). */
@@ -852,6 +869,26 @@ static int16_t list_offsets_timestamp_min_version(int64_t ts)
     }
 }
 
+/*
+ * The leader epoch a ListOffsets answer carries (UnifiedLog.fetchOffsetByTimestamp,
+ * Partition.fetchOffsetForTimestamp): latest, the current epoch; earliest
+ * (and earliest local: kcoord keeps no remote log), the cache's earliest
+ * epoch when it starts at the log start; a record found by timestamp or as
+ * the maximum timestamp, the epoch of its offset (the epoch its batch was
+ * stamped with); nothing found, none.
+ */
+static int32_t list_offsets_epoch(const kc_epoch_cache_t *epochs, int64_t ts, int64_t off)
+{
+    const kc_epoch_entry_t *earliest = kc_epoch_cache_earliest(epochs);
+    if (ts == -1)
+        return kc_epoch_cache_latest(epochs);
+    if (ts == -2 || ts == -4)
+        return earliest && earliest->start_offset <= off ? earliest->epoch : KC_EPOCH_UNDEFINED;
+    if (off >= 0 && (ts >= 0 || ts == -3))
+        return kc_epoch_cache_epoch_for_offset(epochs, off);
+    return KC_EPOCH_UNDEFINED;
+}
+
 static void list_offsets_partition(kc_req_t *req, const kc_topic_t *topic, int16_t v,
                                    const kc_list_offsets_request_partition_t *p,
                                    kc_list_offsets_response_partition_response_t *rp)
@@ -867,18 +904,20 @@ static void list_offsets_partition(kc_req_t *req, const kc_topic_t *topic, int16
         rp->error_code = KC_ERR_UNSUPPORTED_VERSION;
         return;
     }
-    /* The leader epoch is 0 (Partition.localLogWithEpochOrThrow): a newer
-     * one is unknown, an older one fenced; -1 asks for no check. */
-    if (v >= 4 && p->current_leader_epoch != -1 && p->current_leader_epoch != 0) {
-        rp->error_code = p->current_leader_epoch > 0 ? KC_ERR_UNKNOWN_LEADER_EPOCH
-                                                     : KC_ERR_FENCED_LEADER_EPOCH;
-        return;
-    }
     int64_t off = -1, found = -1;
     kc_log_offsets_t offs;
-    if (kc_log_offsets(s->log, topic->id, p->partition_index, &offs) != 0) {
+    const kc_epoch_cache_t *epochs;
+    if (kc_log_epoch_cache(s->log, topic->id, p->partition_index, &epochs, &offs) != 0) {
         rp->error_code = KC_ERR_KAFKA_STORAGE_ERROR;
         return;
+    }
+    /* Partition.localLogWithEpochOrThrow: a newer epoch is unknown, an
+     * older one fenced; -1 alone asks for no check (-2 is fenced too). */
+    if (v >= 4 && p->current_leader_epoch != -1) {
+        rp->error_code = kc_leader_epoch_check(kc_epoch_cache_latest(epochs),
+                                               p->current_leader_epoch);
+        if (rp->error_code)
+            return;
     }
     int rc = 0;
     if (ts == -5 || ts == -6) {
@@ -902,10 +941,8 @@ static void list_offsets_partition(kc_req_t *req, const kc_topic_t *topic, int16
     }
     rp->offset = off;
     rp->timestamp = found;
-    /* Earliest and latest carry the leader epoch (the epoch cache's entry
-     * starting at 0), a record found by timestamp its batch's epoch (0). */
-    if (v >= 4 && (ts == -1 || ts == -2 || ts == -4 || (off >= 0 && (ts >= 0 || ts == -3))))
-        rp->leader_epoch = 0;
+    if (v >= 4)
+        rp->leader_epoch = list_offsets_epoch(epochs, ts, off);
 }
 
 /* TopicPartition.hashCode, spread as Scala's mutable.HashMap spreads it. */

@@ -629,6 +629,7 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
     if (!s->log)
         goto fail;
     kc_log_set_topic_config(s->log, topic_log_config, s);
+    kc_server_lead_partitions(s);
     s->last_flush_ms = mono_ms();
     kc_coord_config_t cc;
     kc_coord_config_defaults(&cc);

@@ -178,6 +178,7 @@ int kc_handle_api_versions(kc_req_t *req);
 int kc_handle_metadata(kc_req_t *req);
 int kc_handle_find_coordinator(kc_req_t *req);
 int kc_handle_create_topics(kc_req_t *req);
+int kc_handle_describe_cluster(kc_req_t *req);
 /* kc_java_string_hash of a wire string (a null string hashes as empty). */
 static inline int32_t kc_java_str_hash(kc_str_t s)
 {
@@ -200,6 +201,21 @@ void kc_log_api_start(kc_server_t *s);
 void kc_log_api_stop(kc_server_t *s);
 /* Kafka's MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS. */
 #define KC_FETCH_SESSION_EVICTION_MS 120000
+
+/* Leader epochs (server/leader_epochs.c). */
+int kc_handle_offset_for_leader_epoch(kc_req_t *req);
+/*
+ * At start: every partition becomes kcoord's at a new leader epoch, as far
+ * on from its last one as Kafka's epochs are when its only broker restarts,
+ * committed before anything is served (a store that refuses it leaves the
+ * epochs as they were, logged).
+ */
+void kc_server_lead_partitions(kc_server_t *s);
+/* A partition's current leader epoch; -1 when its log cannot be read. */
+int32_t kc_server_leader_epoch(kc_server_t *s, const kc_topic_t *topic, int32_t partition);
+/* Partition.checkCurrentLeaderEpoch of a client's epoch against the current
+ * one: 0, FENCED_LEADER_EPOCH (older) or UNKNOWN_LEADER_EPOCH (newer). */
+int16_t kc_leader_epoch_check(int32_t current, int32_t client);
 
 /* Configs (server/configs.c). */
 int kc_handle_describe_configs(kc_req_t *req);

@@ -165,9 +165,9 @@ static const int16_t expected_ranges[][3] = {
     {0, 0, 13},  {1, 0, 18},  {2, 0, 11}, {3, 0, 13},  {8, 0, 10}, {9, 0, 10},
     {10, 0, 6},  {11, 0, 9},  {12, 0, 4}, {13, 0, 5},  {14, 0, 5}, {15, 0, 6},
     {16, 0, 5},  {17, 0, 1},  {18, 0, 5}, {19, 0, 7},  {20, 0, 6}, {21, 0, 2},
-    {22, 0, 5},  {29, 0, 3},  {30, 0, 3}, {31, 0, 3},  {32, 0, 4}, {33, 0, 2}, {36, 0, 2},
-    {37, 0, 3},  {42, 0, 3},  {44, 0, 1}, {47, 0, 0}, {68, 0, 1},  {69, 0, 1}, {88, 0, 1},
-    {89, 0, 1},  {93, 0, 0},
+    {22, 0, 5},  {23, 0, 4},  {29, 0, 3}, {30, 0, 3},  {31, 0, 3}, {32, 0, 4},
+    {33, 0, 2},  {36, 0, 2},  {37, 0, 3}, {42, 0, 3},  {44, 0, 1}, {47, 0, 0},
+    {60, 0, 2},  {68, 0, 1},  {69, 0, 1}, {88, 0, 1},  {89, 0, 1}, {93, 0, 0},
 };
 
 static void be16(kc_buf_t *b, int v)
@@ -1559,7 +1559,9 @@ static void test_dispatch_table_consistency(void **state)
         assert_non_null(e->name);
         assert_ptr_equal(kc_api_find(e->api_key), e);
     }
-    assert_null(kc_api_find(23)); /* OffsetForLeaderEpoch is not served */
+    assert_null(kc_api_find(24)); /* AddPartitionsToTxn is not served */
+    assert_int_equal(kc_api_find(23)->flexible_min, 4);
+    assert_int_equal(kc_api_find(60)->flexible_min, 0);
     assert_int_equal(kc_api_find(21)->flexible_min, 2);
     assert_int_equal(kc_api_find(32)->flexible_min, 4);
     assert_null(kc_api_find(-1));
