@@ -40,24 +40,59 @@ void kc_api_versions_unsupported_body(kc_buf_t *out)
 }
 
 /*
- * The features kcoord implements, as Kafka 4.4 advertises them: group.version 1
- * is the consumer group protocol (KIP-848), streams.version 1 the streams
- * group protocol (KIP-1071), both finalized at 1. Kafka's other features
- * (metadata.version, kraft.version, transaction.version, share.version,
- * eligible.leader.replicas.version) name what kcoord does not have: a KRaft
- * metadata log, transactions, share groups, replication.
+ * The features of Kafka 4.4 (its production features, at the levels a
+ * freshly formatted 4.4 broker finalizes), as kcoord can honestly claim
+ * them. A client acts on a finalized level: the Java producer turns on the
+ * transaction protocol of KIP-890 at transaction.version 2, Admin's
+ * describeFeatures shows every feature, Kafka's controller would refuse a
+ * streams.version or group.version its broker does not support. So:
+ *
+ *   - group.version 1 (KIP-848 consumer groups) and streams.version 1
+ *     (KIP-1071 streams groups): implemented; supported 0-1 and finalized
+ *     at 1, as Kafka 4.4.
+ *   - metadata.version 33 (4.4-IV2): kcoord has no KRaft metadata log, but
+ *     the level is also what a client reads as the broker's protocol level,
+ *     and kcoord serves the API versions Kafka 4.4 serves at that level (the
+ *     conformance suite compares them). Finalized at 33 as Kafka 4.4; the
+ *     supported range is that one level, as kcoord cannot be moved to
+ *     another (no UpdateFeatures), where Kafka supports 7-33.
+ *   - transaction.version: no transactions (a transactional InitProducerId
+ *     is refused), so not finalized (level 0): a Java producer at level 2
+ *     would use the KIP-890 protocol. Supported 0-0.
+ *   - share.version: no share groups (their APIs are not advertised), so
+ *     not finalized, as a Kafka whose share.version is 0. Supported 0-0.
+ *   - kraft.version (the KRaft quorum's protocol, KIP-853) and
+ *     eligible.leader.replicas.version (KIP-966, replication): kcoord has
+ *     neither a quorum nor replicas, and serves none of the APIs they
+ *     govern; not finalized, supported 0-0.
+ *
+ * A feature of level 0 is not listed as finalized (Kafka lists only the
+ * levels above 0); before ApiVersions v4 a supported feature of minimum 0
+ * is left out (KAFKA-17492), so v3 lists metadata.version alone, as Kafka.
  */
 static const struct {
     const char *name;
     int16_t min_version, max_version, finalized_level;
 } features[] = {
     {"group.version", 0, 1, 1},
+    {"kraft.version", 0, 0, 0},
+    {"metadata.version", 33, 33, 33},
+    {"share.version", 0, 0, 0},
     {"streams.version", 0, 1, 1},
+    {"transaction.version", 0, 0, 0},
+    {"eligible.leader.replicas.version", 0, 0, 0},
 };
 
-/* Kafka's finalized features epoch is the offset of its metadata log; kcoord's
- * finalized levels never change, so one epoch stands for them. */
-#define FINALIZED_FEATURES_EPOCH 0
+/*
+ * Kafka's finalized features epoch is the offset of its metadata log that
+ * last changed them; clients keep the finalized features of the greatest
+ * epoch they have seen (ApiVersions.update). kcoord's levels change only
+ * between kcoord versions, so the epoch counts those changes: 0 for
+ * group.version and streams.version alone, 1 since metadata.version joined
+ * them. Raise it whenever a finalized level above changes, so that a
+ * client that outlives an upgrade takes the new levels.
+ */
+#define FINALIZED_FEATURES_EPOCH 1
 
 static void add_features(kc_req_t *req, int16_t v, kc_api_versions_response_t *resp)
 {

@@ -238,6 +238,27 @@ static void test_api_versions_v0_bytes(void **state)
     fx_free(fx);
 }
 
+/* One feature of an ApiVersions answer: compact name, two int16 (min and
+ * max, or the finalized max and min levels), no tagged fields. */
+static void feature(kc_buf_t *b, const char *name, int a, int c)
+{
+    uint8_t n = (uint8_t)(strlen(name) + 1);
+    kc_buf_append(b, &n, 1);
+    kc_buf_append(b, name, strlen(name));
+    be16(b, a);
+    be16(b, c);
+    kc_buf_append(b, "\0", 1);
+}
+
+/* A tagged field: tag, size, value (sizes below 128). */
+static void tagged(kc_buf_t *b, uint8_t tag, const kc_buf_t *value)
+{
+    uint8_t size = (uint8_t)value->len;
+    kc_buf_append(b, &tag, 1);
+    kc_buf_append(b, &size, 1);
+    kc_buf_append(b, value->data, value->len);
+}
+
 static void test_api_versions_v3_bytes_header_v0(void **state)
 {
     (void)state;
@@ -262,15 +283,23 @@ static void test_api_versions_v3_bytes_header_v0(void **state)
         kc_buf_append(&want, "\0", 1);
     }
     be32(&want, 0); /* throttle */
-    /* Tagged fields: no SupportedFeatures (before v4 features of minimum 0
-     * are left out), FinalizedFeaturesEpoch 0, FinalizedFeatures. */
-    kc_buf_append(&want, "\2", 1);
-    kc_buf_append(&want, "\1\x08\0\0\0\0\0\0\0\0", 10);
-    static const uint8_t finalized[] = {2, 41, 3, 14, 'g', 'r', 'o', 'u', 'p', '.', 'v', 'e', 'r',
-                                        's', 'i', 'o', 'n', 0, 1, 0, 1, 0, 16, 's', 't', 'r', 'e',
-                                        'a', 'm', 's', '.', 'v', 'e', 'r', 's', 'i', 'o', 'n', 0,
-                                        1, 0, 1, 0};
-    kc_buf_append(&want, finalized, sizeof(finalized));
+    /* Tagged fields: SupportedFeatures (before v4 the features of minimum 0
+     * are left out: metadata.version alone), FinalizedFeaturesEpoch 1,
+     * FinalizedFeatures (the levels above 0). */
+    kc_buf_append(&want, "\3", 1);
+    kc_buf_t f;
+    kc_buf_init(&f);
+    kc_buf_append(&f, "\2", 1);
+    feature(&f, "metadata.version", 33, 33);
+    tagged(&want, 0, &f);
+    kc_buf_append(&want, "\1\x08\0\0\0\0\0\0\0\1", 10);
+    kc_buf_reset(&f);
+    kc_buf_append(&f, "\4", 1);
+    feature(&f, "group.version", 1, 1);
+    feature(&f, "metadata.version", 33, 33);
+    feature(&f, "streams.version", 1, 1);
+    tagged(&want, 2, &f);
+    kc_buf_deinit(&f);
     assert_int_equal(resp.len, want.len);
     assert_memory_equal(resp.data, want.data, want.len);
     kc_buf_deinit(&req);
@@ -279,8 +308,10 @@ static void test_api_versions_v3_bytes_header_v0(void **state)
     fx_free(fx);
 }
 
-/* ApiVersions v4+: the features kcoord implements, supported 0-1 and
- * finalized at 1, with a finalized features epoch; none in an error answer. */
+/* ApiVersions v4+: Kafka 4.4's features as kcoord claims them (those it
+ * implements supported 0-1 and finalized at 1, metadata.version 33, the
+ * others supported 0-0 and not finalized), with a finalized features
+ * epoch; none in an error answer. */
 static void test_api_versions_v4_features(void **state)
 {
     (void)state;
@@ -299,17 +330,28 @@ static void test_api_versions_v4_features(void **state)
     kc_api_versions_response_init(&m);
     assert_int_equal(kc_api_versions_response_decode(&r, 4, &arena, &m), 0);
     assert_int_equal(m.error_code, 0);
-    assert_int_equal(m.supported_features.count, 2);
-    assert_true(kc_str_eq_cstr(m.supported_features.items[0].name, "group.version"));
-    assert_int_equal(m.supported_features.items[0].min_version, 0);
-    assert_int_equal(m.supported_features.items[0].max_version, 1);
-    assert_true(kc_str_eq_cstr(m.supported_features.items[1].name, "streams.version"));
-    assert_int_equal(m.supported_features.items[1].min_version, 0);
-    assert_int_equal(m.supported_features.items[1].max_version, 1);
-    assert_int_equal(m.finalized_features.count, 2);
+    static const struct {
+        const char *name;
+        int16_t min, max;
+    } supported[] = {{"group.version", 0, 1},      {"kraft.version", 0, 0},
+                     {"metadata.version", 33, 33}, {"share.version", 0, 0},
+                     {"streams.version", 0, 1},    {"transaction.version", 0, 0},
+                     {"eligible.leader.replicas.version", 0, 0}};
+    assert_int_equal(m.supported_features.count, KC_ARRAY_LEN(supported));
+    for (size_t i = 0; i < KC_ARRAY_LEN(supported); i++) {
+        assert_true(kc_str_eq_cstr(m.supported_features.items[i].name, supported[i].name));
+        assert_int_equal(m.supported_features.items[i].min_version, supported[i].min);
+        assert_int_equal(m.supported_features.items[i].max_version, supported[i].max);
+    }
+    assert_int_equal(m.finalized_features.count, 3);
+    assert_true(kc_str_eq_cstr(m.finalized_features.items[0].name, "group.version"));
     assert_int_equal(m.finalized_features.items[0].min_version_level, 1);
     assert_int_equal(m.finalized_features.items[0].max_version_level, 1);
-    assert_true(m.finalized_features_epoch >= 0);
+    assert_true(kc_str_eq_cstr(m.finalized_features.items[1].name, "metadata.version"));
+    assert_int_equal(m.finalized_features.items[1].min_version_level, 33);
+    assert_int_equal(m.finalized_features.items[1].max_version_level, 33);
+    assert_true(kc_str_eq_cstr(m.finalized_features.items[2].name, "streams.version"));
+    assert_int_equal(m.finalized_features_epoch, 1);
     assert_false(m.zk_migration_ready);
     /* An invalid request is answered without features. */
     kc_buf_reset(&body);
