@@ -335,6 +335,7 @@ typedef struct {
     int16_t error_code;
     bool erroneous; /* refused before reading (KafkaApis' erroneous list) */
     int32_t current_leader_epoch, last_fetched_epoch; /* -1: not given */
+    int32_t leader_epoch; /* the partition's epoch, known once fencing was checked */
     int32_t diverging_epoch; /* with diverging_end: the epoch the log and the fetcher diverge at */
     int64_t diverging_end;   /* >= 0: that epoch ends there (the answer's DivergingEpoch) */
     int64_t high_watermark, log_start;
@@ -537,8 +538,9 @@ static bool fetch_check_epochs(const fetch_t *f, fetch_item_t *it, const kc_topi
     /* Partition.localLogWithEpochOrThrow: a negative epoch means none
      * (FetchRequest's optional epoch); an older one is fenced, a newer one
      * unknown. */
+    it->leader_epoch = kc_epoch_cache_latest(c);
     if (it->current_leader_epoch >= 0) {
-        it->error_code = kc_leader_epoch_check(kc_epoch_cache_latest(c), it->current_leader_epoch);
+        it->error_code = kc_leader_epoch_check(it->leader_epoch, it->current_leader_epoch);
         if (it->error_code)
             return true;
     }
@@ -701,6 +703,31 @@ static void fetch_partition_data(const fetch_t *f, const fetch_item_t *it,
     rp->records = (kc_bytes_t){it->end > it->start ? f->data.data + it->start
                                                    : (const uint8_t *)"",
                                (int32_t)(it->end - it->start)};
+    /* v16+ (KIP-951): a fenced fetcher learns the current leader and its
+     * epoch at once (this broker, in the response's NodeEndpoints). */
+    if (f->v >= 16 && it->error_code == KC_ERR_FENCED_LEADER_EPOCH)
+        rp->current_leader =
+            (kc_fetch_response_leader_id_and_epoch_t){f->s->cfg->node_id, it->leader_epoch};
+}
+
+/* v16+: the endpoint of the leader named by a partition's CurrentLeader
+ * (KafkaApis.handleFetchRequest's nodeEndpoints): this broker, as the
+ * listener of the request advertises it. */
+static void fetch_node_endpoints(fetch_t *f)
+{
+    kc_fetch_response_t *resp = &f->resp;
+    for (int32_t i = 0; i < resp->responses.count; i++)
+        for (int32_t j = 0; j < resp->responses.items[i].partitions.count; j++)
+            if (resp->responses.items[i].partitions.items[j].current_leader.leader_id >= 0) {
+                kc_fetch_response_node_endpoint_t *ne = kc_arena_alloc(&f->arena, sizeof(*ne));
+                memset(ne, 0, sizeof(*ne));
+                ne->node_id = f->s->cfg->node_id;
+                kc_server_advertised(f->s, f->ctx->conn_id, &ne->host, &ne->port);
+                ne->rack = KC_STR_NULL;
+                resp->node_endpoints.items = ne;
+                resp->node_endpoints.count = 1;
+                return;
+            }
 }
 
 /* The response's topics: the partitions read, then those refused before
@@ -761,6 +788,7 @@ static bool fetch_answer(fetch_t *f, bool first, bool final)
         f->bytes < rq->min_bytes)
         return false;
     fetch_build_topics(f, fetch_update_session(f));
+    fetch_node_endpoints(f);
     return true;
 }
 
@@ -874,10 +902,12 @@ static int16_t list_offsets_timestamp_min_version(int64_t ts)
  * Partition.fetchOffsetForTimestamp): latest, the current epoch; earliest
  * (and earliest local: kcoord keeps no remote log), the cache's earliest
  * epoch when it starts at the log start; a record found by timestamp or as
- * the maximum timestamp, the epoch of its offset (the epoch its batch was
- * stamped with); nothing found, none.
+ * the maximum timestamp, the epoch its batch was stamped with (found_epoch;
+ * Kafka reads the batch's too, where the cache might no longer reach: the
+ * maximum timestamp may lie below the log start); nothing found, none.
  */
-static int32_t list_offsets_epoch(const kc_epoch_cache_t *epochs, int64_t ts, int64_t off)
+static int32_t list_offsets_epoch(const kc_epoch_cache_t *epochs, int64_t ts, int64_t off,
+                                  int32_t found_epoch)
 {
     const kc_epoch_entry_t *earliest = kc_epoch_cache_earliest(epochs);
     if (ts == -1)
@@ -885,7 +915,7 @@ static int32_t list_offsets_epoch(const kc_epoch_cache_t *epochs, int64_t ts, in
     if (ts == -2 || ts == -4)
         return earliest && earliest->start_offset <= off ? earliest->epoch : KC_EPOCH_UNDEFINED;
     if (off >= 0 && (ts >= 0 || ts == -3))
-        return kc_epoch_cache_epoch_for_offset(epochs, off);
+        return found_epoch;
     return KC_EPOCH_UNDEFINED;
 }
 
@@ -905,6 +935,7 @@ static void list_offsets_partition(kc_req_t *req, const kc_topic_t *topic, int16
         return;
     }
     int64_t off = -1, found = -1;
+    int32_t found_epoch = KC_EPOCH_UNDEFINED;
     kc_log_offsets_t offs;
     const kc_epoch_cache_t *epochs;
     if (kc_log_epoch_cache(s->log, topic->id, p->partition_index, &epochs, &offs) != 0) {
@@ -923,7 +954,8 @@ static void list_offsets_partition(kc_req_t *req, const kc_topic_t *topic, int16
     if (ts == -5 || ts == -6) {
         /* Latest tiered / earliest pending upload: no remote storage. */
     } else {
-        rc = kc_log_list_offset(s->log, topic->id, p->partition_index, ts, &off, &found);
+        rc = kc_log_find_offset(s->log, topic->id, p->partition_index, ts, &off, &found,
+                                &found_epoch);
     }
     if (rc != 0) {
         rp->error_code = KC_ERR_KAFKA_STORAGE_ERROR;
@@ -942,7 +974,7 @@ static void list_offsets_partition(kc_req_t *req, const kc_topic_t *topic, int16
     rp->offset = off;
     rp->timestamp = found;
     if (v >= 4)
-        rp->leader_epoch = list_offsets_epoch(epochs, ts, off);
+        rp->leader_epoch = list_offsets_epoch(epochs, ts, off, found_epoch);
 }
 
 /* TopicPartition.hashCode, spread as Scala's mutable.HashMap spreads it. */

@@ -913,6 +913,7 @@ typedef struct {
     int64_t start;  /* the log start offset: records before it are gone */
     int64_t hw;
     int64_t best_ts, best_offset;
+    int32_t best_epoch; /* the PartitionLeaderEpoch of best_offset's batch */
     bool done;
 } ts_ctx_t;
 
@@ -995,14 +996,23 @@ static int ts_fn(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *v
     kc_buf_deinit(&plain);
     t->best_offset = off;
     t->best_ts = ts;
+    t->best_epoch = (int32_t)rd32(value + OFF_LEADER_EPOCH);
     return t->target >= 0 ? 1 : 0;
 }
 
 int kc_log_list_offset(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64_t timestamp,
                        int64_t *offset, int64_t *found_timestamp)
 {
+    int32_t epoch;
+    return kc_log_find_offset(l, topic_id, partition, timestamp, offset, found_timestamp, &epoch);
+}
+
+int kc_log_find_offset(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64_t timestamp,
+                       int64_t *offset, int64_t *found_timestamp, int32_t *leader_epoch)
+{
     *offset = -1;
     *found_timestamp = -1;
+    *leader_epoch = KC_EPOCH_UNDEFINED;
     part_t *p = kc_log_part_get(l, topic_id, partition);
     if (!p)
         return KC_EIO;
@@ -1016,7 +1026,7 @@ int kc_log_list_offset(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64
     }
     if (timestamp != -3 && timestamp < 0)
         return KC_EINVAL;
-    ts_ctx_t t = {timestamp, p->log_start, p->hw, -1, -1, false};
+    ts_ctx_t t = {timestamp, p->log_start, p->hw, -1, -1, KC_EPOCH_UNDEFINED, false};
     uint8_t k[KEY_LEN];
     batch_key(k, topic_id, partition, p->log_start);
     /* From the batch holding the log start offset, which may begin before it. */
@@ -1026,6 +1036,7 @@ int kc_log_list_offset(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64
     if (t.best_offset >= 0) {
         *offset = t.best_offset;
         *found_timestamp = t.best_ts;
+        *leader_epoch = t.best_epoch < 0 ? KC_EPOCH_UNDEFINED : t.best_epoch;
     }
     return 0;
 }

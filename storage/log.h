@@ -191,6 +191,11 @@ int kc_log_read(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64_t offs
  */
 int kc_log_list_offset(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64_t timestamp,
                        int64_t *offset, int64_t *found_timestamp);
+/* kc_log_list_offset, with *leader_epoch the PartitionLeaderEpoch of the
+ * found record's batch (-1 when nothing was found or for a special
+ * timestamp other than -3), as Kafka's searches by timestamp answer it. */
+int kc_log_find_offset(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64_t timestamp,
+                       int64_t *offset, int64_t *found_timestamp, int32_t *leader_epoch);
 
 /*
  * The leader epoch cache of a partition (borrowed: valid until the next
