@@ -226,12 +226,15 @@ class Client:
 
 class Broker:
     """One side of a run: kind ("kcoord" or "kafka"), port, the version
-    ranges it serves, and how to restart it (kcoord only)."""
+    ranges it serves, how the restart run restarts it (kcoord only), and
+    how a scenario restarts it on both sides (relaunch(kill): SIGTERM, or
+    SIGKILL with kill, then a start on the same data)."""
 
-    def __init__(self, kind, port, restart=None):
+    def __init__(self, kind, port, restart=None, relaunch=None):
         self.kind = kind
         self.port = port
         self.restart = restart
+        self.relaunch = relaunch
         self.ranges = {}
 
 
@@ -297,6 +300,18 @@ class Ctx:
                                     % (timeout, what, self.broker.kind,
                                        " (last: %r)" % (last,) if last else ""))
             time.sleep(interval)
+
+    def restart_broker(self, kill=False):
+        """Restarts the broker of this run, kcoord and Kafka alike: a
+        SIGTERM (kill: a SIGKILL), then a start on the same data directory
+        and port, waiting until it is ready. Only in a profile of
+        profiles.SERIAL, whose cases run one at a time. Connections are
+        dropped (they reconnect lazily)."""
+        if self.broker.relaunch is None or self.restart_run:
+            raise ScenarioError("restart_broker outside a run that can restart its broker")
+        for c in self.clients:
+            c.drop()
+        self.broker.relaunch(kill)
 
     def restart_point(self):
         """A step boundary where the restart run SIGKILLs and restarts

@@ -78,12 +78,18 @@ PROFILES = {
     # The log cleaner looks for dirty compacted partitions every 100 ms
     # (Kafka's default is 15 s).
     "compaction": dict(COMMON, **{"log.cleaner.backoff.ms": "100"}),
+    # The default settings, for scenarios that restart both brokers.
+    "broker_restarts": dict(COMMON),
     # A short initial delay of streams groups (Kafka's default is 3 s).
     "streams_delay": dict(COMMON, **{
         "group.streams.initial.rebalance.delay.ms": "1000",
         "group.streams.assignment.interval.ms": "0",
     }),
 }
+
+# Profiles whose scenarios restart both brokers (ctx.restart_broker): their
+# cases run one at a time, so that a restart interrupts no other case.
+SERIAL = ("broker_restarts",)
 
 # Settings only Kafka takes (kcoord has no such property).
 KAFKA_ONLY = {

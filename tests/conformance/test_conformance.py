@@ -78,9 +78,17 @@ class Side:
         def restart():
             self.kc_restart.kill()
             self.kc_restart.start()
+
+        def relaunch_kcoord(kill):
+            if kill:
+                self.kc.kill()
+            else:
+                self.kc.stop()
+            self.kc.start()
         self.brokers = {
-            "kcoord": cf.Broker("kcoord", self.kc.port),
-            "kafka": cf.Broker("kafka", self.ref.port),
+            "kcoord": cf.Broker("kcoord", self.kc.port, relaunch=relaunch_kcoord),
+            "kafka": cf.Broker("kafka", self.ref.port,
+                               relaunch=lambda kill: self.ref.restart(kill=kill)),
             "restart": cf.Broker("kcoord", self.kc_restart.port, restart),
         }
 
@@ -169,7 +177,10 @@ def main():
                     t.join()
                 return cid, s, v, out
 
-            with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
+            # A profile whose scenarios restart both brokers runs its cases
+            # one at a time.
+            serial = p in getattr(profiles, "SERIAL", ())
+            with concurrent.futures.ThreadPoolExecutor(max_workers=1 if serial else jobs) as ex:
                 done = list(ex.map(one, cases))
             # Restart runs one at a time: each kills its kcoord.
             for cid, s, v, out in done:

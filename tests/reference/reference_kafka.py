@@ -278,7 +278,7 @@ class ReferenceKafka:
     def start(self):
         assert self.proc is None
         self.prepare()
-        return self._run()
+        return self._launch("wb")
 
     def kill(self):
         """SIGKILL (the whole process group): no chance to flush anything."""
@@ -295,10 +295,19 @@ class ReferenceKafka:
         """Starts the broker again on its storage (formatted already) and
         ports, and waits until it is ready, as start() does."""
         assert self.proc is None
-        return self._run()
+        return self._launch("ab")
 
-    def _run(self):
-        log = open(self.log_path, "ab")
+    def restart(self, kill=False):
+        """Stops the broker (SIGTERM, a controlled shutdown; kill: SIGKILL)
+        and starts it again on the same directory and ports, as an operator
+        restarts a broker; waits until it is ready as start() does."""
+        if kill:
+            self.kill()
+        self.stop()
+        return self._launch("ab")
+
+    def _launch(self, log_mode):
+        log = open(self.log_path, log_mode)
         t1 = time.monotonic()
         try:
             self.proc = subprocess.Popen(self.command(),
