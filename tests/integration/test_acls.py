@@ -14,7 +14,10 @@ denied group (DENY wins over ALLOW) gets GROUP_AUTHORIZATION_FAILED,
 Metadata hides the topic it may not describe, OffsetCommit on it is
 TOPIC_AUTHORIZATION_FAILED, CreateTopics without CREATE is refused,
 IncrementalAlterConfigs and DescribeConfigs need ALTER_CONFIGS and
-DESCRIBE_CONFIGS on the topic or group.
+DESCRIBE_CONFIGS on the topic or group,
+OffsetForLeaderEpoch answers the topics it may describe (all of them for a
+super user, CLUSTER_ACTION) before those it may not, and DescribeCluster's
+cluster operations follow DESCRIBE on the cluster.
 """
 
 import time
@@ -180,6 +183,49 @@ def fetch_error(conn, replica_id, topic):
     return err
 
 
+def cluster_authorized_operations(conn):
+    """Raw DescribeCluster v0 (flexible) asking for the cluster's authorized
+    operations; returns (error_code, their bit set)."""
+    corr = conn.send(60, 0, kafka_wire.Writer().boolean(True).no_tags().getvalue(),
+                     flexible=True)
+    got, r = conn.recv(flexible_header=True)
+    assert got == corr
+    r.i32()
+    err = r.i16()
+    r.compact_string()
+    r.compact_string()
+    r.i32()
+
+    def broker(rr):
+        rr.i32()
+        rr.compact_string()
+        rr.i32()
+        rr.compact_string()
+        rr.skip_tags()
+    r.compact_array(broker)
+    ops = r.i32()
+    r.skip_tags()
+    return err, ops
+
+
+def offset_for_leader_epoch(conn, topics):
+    """Raw OffsetForLeaderEpoch v2 of partition 0 of each topic at epoch 0;
+    returns [(topic, error_code, leader epoch, end offset)] in answer order."""
+    w = kafka_wire.Writer().array(topics, lambda ww, t: ww.string(t).array(
+        [0], lambda w3, p: w3.i32(p).i32(-1).i32(0)))
+    corr = conn.send(23, 2, w.getvalue())
+    got, r = conn.recv()
+    assert got == corr
+    r.i32()
+    out = []
+    for name, parts in r.array(lambda rr: (rr.string(), rr.array(
+            lambda r3: (r3.i16(), r3.i32(), r3.i32(), r3.i64())))):
+        ((err, part, epoch, end),) = parts
+        assert part == 0
+        out.append((name, err, epoch, end))
+    return out
+
+
 def phase_no_authorizer():
     with Kcoord("acls-off") as k:
         try:
@@ -208,6 +254,10 @@ def phase_closed(k):
         assert fc["error_code"] == GROUP_AUTHORIZATION_FAILED, fc
         res = kafka_wire.create_topics(c, {"nope": 1})
         assert res["topics"]["nope"][0] == TOPIC_AUTHORIZATION_FAILED, res
+        # DescribeCluster needs nothing; its cluster operations need DESCRIBE.
+        assert cluster_authorized_operations(c) == (0, 0)
+        assert offset_for_leader_epoch(c, ["nope"]) == [("nope", TOPIC_AUTHORIZATION_FAILED,
+                                                         -1, -1)]
 
 
 def phase_super_user(k):
@@ -220,6 +270,12 @@ def phase_super_user(k):
     for i in range(5):
         p.produce("open-a", value=b"v%d" % i)
     assert p.flush(DEADLINE_S) == 0
+
+    with kafka_wire.Conn(k.port) as c:
+        assert cluster_authorized_operations(c) == (0, 8096)  # every cluster operation
+        # A super user may CLUSTER_ACTION: every topic is answered.
+        assert offset_for_leader_epoch(c, ["secret", "open-a"]) == [
+            ("secret", 0, 0, 0), ("open-a", 0, 0, 5)]
 
     kp = kp_admin(k)
     kp_acls = [
@@ -380,6 +436,15 @@ def phase_acls_decide(k, expected):
         for replica_id, topic, want in ((-1, "open-a", 0), (-1, "secret", TOPIC_AUTHORIZATION_FAILED),
                                         (1, "open-a", TOPIC_AUTHORIZATION_FAILED)):
             assert fetch_error(c, replica_id, topic) == want, (replica_id, topic)
+        # ALTER on the cluster implies DESCRIBE: the cluster's operations are
+        # ALTER and DESCRIBE.
+        assert cluster_authorized_operations(c) == (0, (1 << 7) | (1 << 8))
+        # OffsetForLeaderEpoch: DESCRIBE on each topic (READ on "open-" implies
+        # it); the allowed topics come first, then the others in request
+        # order. Epoch 0 of open-a ended at 5 (restarts moved it on since).
+        assert offset_for_leader_epoch(c, ["secret", "open-a", "missing"]) == [
+            ("open-a", 0, 0, 5), ("secret", TOPIC_AUTHORIZATION_FAILED, -1, -1),
+            ("missing", TOPIC_AUTHORIZATION_FAILED, -1, -1)]
 
     # ListGroups: no DESCRIBE on the cluster, so only the groups ANONYMOUS may describe.
     kp = kp_admin(k)
