@@ -42,10 +42,10 @@ void kc_api_versions_unsupported_body(kc_buf_t *out)
 /*
  * The features of Kafka 4.4 (its production features, at the levels a
  * freshly formatted 4.4 broker finalizes), as kcoord can honestly claim
- * them. A client acts on a finalized level: the Java producer turns on the
- * transaction protocol of KIP-890 at transaction.version 2, Admin's
- * describeFeatures shows every feature, Kafka's controller would refuse a
- * streams.version or group.version its broker does not support. So:
+ * them. A client acts on a finalized level (the Java producer turns on the
+ * transaction protocol of KIP-890 at transaction.version 2) and Admin's
+ * describeFeatures shows every feature, so a feature is finalized only at
+ * a level kcoord implements:
  *
  *   - group.version 1 (KIP-848 consumer groups) and streams.version 1
  *     (KIP-1071 streams groups): implemented; supported 0-1 and finalized
