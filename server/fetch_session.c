@@ -185,6 +185,8 @@ bool kc_fetch_session_upsert(kc_fetch_session_t *s, const kc_fetch_session_parti
         s->parts[i].fetch_offset = p->fetch_offset;
         s->parts[i].log_start_offset = p->log_start_offset;
         s->parts[i].max_bytes = p->max_bytes;
+        s->parts[i].current_leader_epoch = p->current_leader_epoch;
+        s->parts[i].last_fetched_epoch = p->last_fetched_epoch;
         return false;
     }
     if (s->n == s->cap) {

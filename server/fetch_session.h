@@ -30,6 +30,9 @@ typedef struct {
     /* What the last response carrying the partition said. */
     int64_t high_watermark;
     int64_t local_log_start_offset;
+    /* From the last request too (-1: not given): an incremental fetch is
+     * checked against them as a full one is. */
+    int32_t current_leader_epoch, last_fetched_epoch;
 } kc_fetch_session_partition_t;
 
 typedef struct {

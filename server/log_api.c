@@ -390,7 +390,8 @@ static fetch_ctx_kind_t fetch_context(kc_server_t *s, const kc_fetch_request_t *
             const kc_fetch_request_partition_t *p = &t->partitions.items[j];
             kc_fetch_session_partition_t sp = {
                 v >= 13 ? "" : name, v >= 13 ? t->topic_id : zero_uuid, p->partition,
-                p->fetch_offset, p->log_start_offset, p->partition_max_bytes, -1, -1};
+                p->fetch_offset, p->log_start_offset, p->partition_max_bytes, -1, -1,
+                v >= 9 ? p->current_leader_epoch : -1, v >= 12 ? p->last_fetched_epoch : -1};
             kc_fetch_session_upsert(fs, &sp);
         }
         free(name);
@@ -477,8 +478,8 @@ static void fetch_collect_items(fetch_t *f)
             items[i].fetch_offset = sp->fetch_offset;
             items[i].log_start_offset = sp->log_start_offset;
             items[i].max_bytes = sp->max_bytes;
-            items[i].current_leader_epoch = -1;
-            items[i].last_fetched_epoch = -1;
+            items[i].current_leader_epoch = sp->current_leader_epoch;
+            items[i].last_fetched_epoch = sp->last_fetched_epoch;
             items[i].diverging_end = -1;
         }
         return;
@@ -650,7 +651,7 @@ static void fetch_new_session(fetch_t *f)
         sp[k] = (kc_fetch_session_partition_t){
             f->v >= 13 ? "" : name, f->v >= 13 ? it->topic_id : zero_uuid, it->partition,
             it->fetch_offset, it->log_start_offset, it->max_bytes, it->high_watermark,
-            it->log_start};
+            it->log_start, it->current_leader_epoch, it->last_fetched_epoch};
     }
     f->resp.session_id = kc_fetch_sessions_create(f->s->fetch_sessions, f->ctx->now_ms,
                                                   f->v >= 13, sp, f->nitems);
