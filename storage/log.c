@@ -1046,7 +1046,7 @@ int kc_log_find_offset(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64
 int kc_log_epoch_cache(kc_log_t *l, kc_uuid_t topic_id, int32_t partition,
                        const kc_epoch_cache_t **out, kc_log_offsets_t *offsets)
 {
-    part_t *p = part_get(l, topic_id, partition);
+    part_t *p = kc_log_part_get(l, topic_id, partition);
     if (!p)
         return KC_EIO;
     *out = &p->epochs;
@@ -1060,7 +1060,7 @@ int kc_log_epoch_cache(kc_log_t *l, kc_uuid_t topic_id, int32_t partition,
 
 int kc_log_make_leader(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int32_t leader_epoch)
 {
-    part_t *p = part_get(l, topic_id, partition);
+    part_t *p = kc_log_part_get(l, topic_id, partition);
     if (!p)
         return KC_EIO;
     /* Partition.makeLeader: the new epoch starts at the log end offset. */
