@@ -1292,33 +1292,16 @@ static void create_topics_answer_refused(create_topics_t *c)
     }
 }
 
-/*
- * CreateTopics as Kafka's controller answers it (ControllerApis.createTopics,
- * ReplicationControlManager.createTopics). Names listed more than once, the
- * metadata log's name and names the client may not create leave the request;
- * the rest are checked in Kafka's order (name, existence, configs, placement)
- * against the topics that existed before the request, then created. The
- * answer lists them in request order, then the duplicated names and then the
- * refused ones, each group in the order of Kafka's hash sets.
- */
-int kc_handle_create_topics(kc_req_t *req)
+void kc_create_topics_run(kc_req_t *req, const kc_create_topics_request_t *rq,
+                          kc_create_topics_response_creatable_topic_result_t **out,
+                          int32_t *nout)
 {
-    int16_t v = req->ctx.api_version;
-    kc_create_topics_request_t rq;
-    kc_create_topics_request_init(&rq);
-    if (kc_create_topics_request_decode(req->body, v, req->arena, &rq) != 0)
-        return KC_EINVAL;
-    kc_create_topics_response_t resp;
-    kc_create_topics_response_init(&resp);
-    resp.throttle_time_ms = 0;
-    if (rq.timeout_ms <= 0)
-        return create_topics_timed_out(req, v, &rq, &resp);
-    create_topics_t c = {.req = req, .rq = &rq, .n = rq.topics.count > 0 ? rq.topics.count : 0};
+    create_topics_t c = {.req = req, .rq = rq, .n = rq->topics.count > 0 ? rq->topics.count : 0};
     size_t cap = (size_t)(c.n ? c.n : 1);
     c.out = kc_arena_alloc(req->arena, cap * sizeof(*c.out));
     c.names = kc_arena_alloc(req->arena, cap * sizeof(*c.names));
     for (int32_t i = 0; i < c.n; i++)
-        c.names[i] = rq.topics.items[i].name;
+        c.names[i] = rq->topics.items[i].name;
     c.count = kc_arena_alloc(req->arena, cap * sizeof(*c.count));
     c.role = kc_arena_alloc(req->arena, cap);
     c.parts_of = kc_arena_alloc(req->arena, cap * sizeof(*c.parts_of));
@@ -1332,8 +1315,25 @@ int kc_handle_create_topics(kc_req_t *req)
         if (c.slot[i] >= 0 && !c.out[c.slot[i]].error_code)
             create_topic_apply(&c, i);
     create_topics_answer_refused(&c);
-    resp.topics.items = c.out;
-    resp.topics.count = c.nout;
+    *out = c.out;
+    *nout = c.nout;
+}
+
+/* CreateTopics: kc_create_topics_run, or every topic REQUEST_TIMED_OUT when
+ * the request's timeout is not positive. */
+int kc_handle_create_topics(kc_req_t *req)
+{
+    int16_t v = req->ctx.api_version;
+    kc_create_topics_request_t rq;
+    kc_create_topics_request_init(&rq);
+    if (kc_create_topics_request_decode(req->body, v, req->arena, &rq) != 0)
+        return KC_EINVAL;
+    kc_create_topics_response_t resp;
+    kc_create_topics_response_init(&resp);
+    resp.throttle_time_ms = 0;
+    if (rq.timeout_ms <= 0)
+        return create_topics_timed_out(req, v, &rq, &resp);
+    kc_create_topics_run(req, &rq, &resp.topics.items, &resp.topics.count);
     kc_buf_t b;
     kc_buf_init(&b);
     return kc_req_respond_encoded(req, kc_create_topics_response_encode(&b, v, &resp), &b);

@@ -4,6 +4,10 @@
  * coordinator, whose result (records and responses) joins the iteration's
  * batch and goes through the commit step.
  */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "kc_log.h"
 #include "server_int.h"
 
@@ -100,36 +104,122 @@ int kc_handle_consumer_group_heartbeat(kc_req_t *req)
     return 0;
 }
 
-/* Creates one internal topic of a streams group with its topology's
- * configs, checked as CreateTopics checks them (a topic Kafka's controller
- * refuses is logged and left missing: the member keeps seeing
- * MISSING_INTERNAL_TOPICS). */
-static void create_internal_topic(kc_req_t *req, kc_str_t group_id,
-                                  const kc_streams_topic_to_create_t *t)
+/* A failed creation of an internal topic, remembered until expires_ms. */
+struct kc_topic_creation_error {
+    struct kc_topic_creation_error *next;
+    char *topic;
+    char *message;
+    int64_t expires_ms;
+};
+
+static void creation_error_free(struct kc_topic_creation_error *e)
+{
+    free(e->topic);
+    free(e->message);
+    free(e);
+}
+
+/* Forgets the expired errors; returns the slot of topic's, or where it goes. */
+static struct kc_topic_creation_error **creation_error_slot(kc_server_t *s, kc_str_t topic,
+                                                            int64_t now_ms)
+{
+    struct kc_topic_creation_error **p = &s->topic_creation_errors;
+    while (*p) {
+        if ((*p)->expires_ms <= now_ms) {
+            struct kc_topic_creation_error *gone = *p;
+            *p = gone->next;
+            creation_error_free(gone);
+        } else if (kc_str_eq_cstr(topic, (*p)->topic)) {
+            return p;
+        } else {
+            p = &(*p)->next;
+        }
+    }
+    return p;
+}
+
+const char *kc_topic_creation_error(void *ctx, kc_str_t topic, int64_t now_ms)
+{
+    struct kc_topic_creation_error **p = creation_error_slot(ctx, topic, now_ms);
+    return *p ? (*p)->message : NULL;
+}
+
+void kc_topic_creation_errors_free(kc_server_t *s)
+{
+    while (s->topic_creation_errors) {
+        struct kc_topic_creation_error *e = s->topic_creation_errors;
+        s->topic_creation_errors = e->next;
+        creation_error_free(e);
+    }
+}
+
+/* Remembers why an internal topic of group_id could not be created, for two
+ * of the group's streams heartbeat intervals, as Kafka's
+ * AutoTopicCreationManager caches the error. */
+static void creation_failed(kc_req_t *req, kc_str_t group_id, kc_str_t topic, const char *message)
 {
     kc_server_t *s = req->srv;
-    kc_str_t name = kc_str(t->name);
-    if (kc_topics_find(s->topics, name))
-        return;
-    kc_str_t *cn = kc_arena_alloc(req->arena, (t->nconfigs + 1) * sizeof(*cn));
-    kc_str_t *cv = kc_arena_alloc(req->arena, (t->nconfigs + 1) * sizeof(*cv));
-    for (size_t j = 0; j < t->nconfigs; j++) {
-        cn[j] = kc_str(t->config_names[j]);
-        cv[j] = kc_str(t->config_values[j]);
+    struct kc_topic_creation_error **p = creation_error_slot(s, topic, req->ctx.now_ms);
+    if (!*p) {
+        *p = kc_xcalloc(1, sizeof(**p));
+        (*p)->topic = kc_xstrndup(topic.ptr, (size_t)topic.len);
     }
-    char msg[512];
-    if (kc_topic_configs_check(t->nconfigs, cn, cv, msg, sizeof(msg)) != KC_ERR_NONE) {
-        kc_log_warn("server", "could not create internal topic %s of streams group %.*s: %s",
-                    t->name, (int)group_id.len, group_id.ptr, msg);
-        return;
+    free((*p)->message);
+    (*p)->message = kc_xstrdup(message);
+    (*p)->expires_ms =
+        req->ctx.now_ms + 2 * (int64_t)kc_group_streams_heartbeat_interval_ms(s, group_id);
+}
+
+/* The timeout of the CreateTopics request of internal topics: Kafka's
+ * request.timeout.ms default (kcoord creates them at once; only its sign
+ * matters). */
+#define AUTO_CREATE_TIMEOUT_MS 30000
+
+/* Creates the internal topics of a streams group with their topology's
+ * configs in one CreateTopics request of the member's principal, as Kafka's
+ * AutoTopicCreationManager sends one to its controller. A topic refused is
+ * logged and its error (the result's message, else its code's) remembered:
+ * the member keeps seeing MISSING_INTERNAL_TOPICS, with the error, and the
+ * topic is not tried again until the error expires. */
+static void create_internal_topics(kc_req_t *req, kc_str_t group_id,
+                                   const kc_streams_topics_to_create_t *create)
+{
+    kc_create_topics_request_t rq;
+    kc_create_topics_request_init(&rq);
+    rq.timeout_ms = AUTO_CREATE_TIMEOUT_MS;
+    rq.topics.count = (int32_t)create->n;
+    rq.topics.items = kc_arena_alloc(req->arena, (create->n + 1) * sizeof(*rq.topics.items));
+    for (size_t i = 0; i < create->n; i++) {
+        const kc_streams_topic_to_create_t *t = &create->items[i];
+        kc_create_topics_request_creatable_topic_t *ct = &rq.topics.items[i];
+        memset(ct, 0, sizeof(*ct));
+        ct->name = kc_str(t->name);
+        ct->num_partitions = t->partitions;
+        ct->replication_factor = t->replication_factor;
+        ct->configs.count = (int32_t)t->nconfigs;
+        ct->configs.items = kc_arena_alloc(req->arena, (t->nconfigs + 1) * sizeof(*ct->configs.items));
+        for (size_t j = 0; j < t->nconfigs; j++) {
+            ct->configs.items[j].name = kc_str(t->config_names[j]);
+            ct->configs.items[j].value = kc_str(t->config_values[j]);
+        }
     }
-    int rc = kc_topic_create(s, name, t->partitions, t->nconfigs, cn, cv, NULL);
-    if (rc != 0) {
-        kc_log_warn("server", "could not create internal topic %s: %d", t->name, rc);
-        return;
+    kc_create_topics_response_creatable_topic_result_t *res;
+    int32_t nres;
+    kc_create_topics_run(req, &rq, &res, &nres);
+    for (int32_t i = 0; i < nres; i++) {
+        if (res[i].error_code == KC_ERR_NONE)
+            continue;
+        const char *msg = kc_error_message(res[i].error_code);
+        char buf[1024];
+        if (!kc_str_is_null(res[i].error_message) && res[i].error_message.len > 0) {
+            snprintf(buf, sizeof(buf), "%.*s", (int)res[i].error_message.len,
+                     res[i].error_message.ptr);
+            msg = buf;
+        }
+        kc_log_warn("server", "could not create internal topic %.*s of streams group %.*s: %s",
+                    (int)res[i].name.len, res[i].name.ptr, (int)group_id.len, group_id.ptr, msg);
+        creation_failed(req, group_id, res[i].name, msg);
     }
-    kc_log_info("server", "created internal topic %s with %d partitions for streams group %.*s",
-                t->name, t->partitions, (int)group_id.len, group_id.ptr);
 }
 
 /*
@@ -151,8 +241,8 @@ int kc_handle_streams_group_heartbeat(kc_req_t *req)
         return kc_req_respond_error(req, &start, KC_ERR_GROUP_AUTHORIZATION_FAILED);
     kc_streams_topics_to_create_t create = {0};
     kc_coord_streams_group_heartbeat(req->srv->coord, &req->ctx, &rq, req->res, &create);
-    for (size_t i = 0; i < create.n; i++)
-        create_internal_topic(req, rq.group_id, &create.items[i]);
+    if (create.n)
+        create_internal_topics(req, rq.group_id, &create);
     kc_streams_topics_to_create_deinit(&create);
     return 0;
 }

@@ -517,6 +517,13 @@ void kc_group_configs_apply(kc_server_t *s, kc_str_t group_id)
     kc_coord_set_group_overrides(s->coord, group_id, &o);
 }
 
+int32_t kc_group_streams_heartbeat_interval_ms(const kc_server_t *s, kc_str_t group_id)
+{
+    const kc_group_config_t *c = kc_group_configs_find(s->group_configs, group_id);
+    int64_t v = c ? evaluated(s->cfg, c, "streams.heartbeat.interval.ms") : -1;
+    return v >= 0 ? (int32_t)v : s->cfg->group_streams_heartbeat_interval_ms;
+}
+
 void kc_group_configs_apply_all(kc_server_t *s)
 {
     for (size_t i = 0; i < kc_group_configs_count(s->group_configs); i++) {

@@ -638,6 +638,7 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
     s->topic_view.topic_lookup = topic_lookup;
     s->topic_view.topic_id_to_name = topic_id_to_name;
     s->topic_view.topic_names = topic_names;
+    s->topic_view.topic_creation_error = kc_topic_creation_error;
     s->topic_view.ctx = s;
     s->coord = kc_coord_new(&cc, &s->topic_view);
     kc_group_configs_apply_all(s);
@@ -691,6 +692,7 @@ void kc_server_free(kc_server_t *s)
         parked_unlink_free(s, s->parked);
     while (s->delayed)
         delayed_free(s, s->delayed);
+    kc_topic_creation_errors_free(s);
     kc_topology_desc_stop(s);
     kc_log_api_stop(s);
     kc_net_free(s->net);

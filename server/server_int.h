@@ -127,9 +127,17 @@ struct kc_server {
     struct kc_credentials *credentials;    /* sasl.credentials.file; NULL when unset */
     struct event *sighup_ev;
     kc_authorizer_t *authz; /* NULL = no authorizer (authorizer.class.name empty) */
+    /* Internal topics of streams groups whose creation failed lately (group.c). */
+    struct kc_topic_creation_error *topic_creation_errors;
     kc_store_dbi_t acl_dbi;
     bool acl_dbi_open;
 };
+
+/* The topic view's topic_creation_error (ctx: the server): the message of
+ * the internal topic's failed creation while it is remembered, or NULL. */
+const char *kc_topic_creation_error(void *ctx, kc_str_t topic, int64_t now_ms);
+/* Forgets every remembered creation error (at shutdown). */
+void kc_topic_creation_errors_free(kc_server_t *s);
 
 /* One decoded request header plus what a handler needs. */
 typedef struct {
@@ -295,6 +303,10 @@ int16_t kc_group_configs_check(const kc_config_t *cfg, size_t n, const kc_str_t 
 void kc_group_configs_apply(kc_server_t *s, kc_str_t group_id);
 /* The same for every group with stored configs (start-up, reload). */
 void kc_group_configs_apply_all(kc_server_t *s);
+/* The streams heartbeat interval of group_id in ms: its
+ * streams.heartbeat.interval.ms bounded as above, else the broker's
+ * group.streams.heartbeat.interval.ms. */
+int32_t kc_group_streams_heartbeat_interval_ms(const kc_server_t *s, kc_str_t group_id);
 /*
  * Checks the configs of a CreateTopics topic as LogConfig.validate does:
  * an unknown name or a null value, or a retention value that is not a Long
@@ -313,6 +325,20 @@ void kc_topic_creation_configs(const kc_server_t *s, kc_arena_t *a, size_t n,
                                kc_create_topics_response_creatable_topic_result_t *r);
 int16_t kc_topic_configs_check(size_t n, const kc_str_t *names, const kc_str_t *values,
                                char *msg, size_t msglen);
+/*
+ * CreateTopics as Kafka's controller answers it (ControllerApis.createTopics,
+ * ReplicationControlManager.createTopics), for req's principal. Names listed
+ * more than once, the metadata log's name and names the principal may not
+ * create leave the request; the rest are checked in Kafka's order (name,
+ * existence, configs, placement) against the topics that existed before the
+ * request, then created. *out (req's arena, *nout entries) lists them in
+ * request order, then the duplicated names and then the refused ones, each
+ * group in the order of Kafka's hash sets; a failed topic has its error code
+ * and message there.
+ */
+void kc_create_topics_run(kc_req_t *req, const kc_create_topics_request_t *rq,
+                          kc_create_topics_response_creatable_topic_result_t **out,
+                          int32_t *nout);
 /* Creates a topic with partitions and the n config pairs (already checked)
  * in the open transaction, and makes it known to the coordinator's topic
  * view, as Kafka's controller creates one; *out (may be NULL) the topic.

@@ -59,6 +59,12 @@ typedef struct {
      * nothing). Calls fn with the name of every existing topic; the names
      * are views valid during the call. */
     void (*topic_names)(void *ctx, void (*fn)(void *arg, kc_str_t name), void *arg);
+    /* Optional (NULL: none). The message of the last failed creation of this
+     * internal topic of a streams group while it is remembered (KafkaApis
+     * keeps it for two heartbeat intervals), else NULL: a heartbeat that
+     * needs the topic names the failure in its MISSING_INTERNAL_TOPICS detail
+     * and does not ask for the topic again meanwhile. */
+    const char *(*topic_creation_error)(void *ctx, kc_str_t topic, int64_t now_ms);
 } kc_topic_view_t;
 
 /* Identity of the request being handled; strings are views valid for the call. */

@@ -3116,6 +3116,56 @@ static bool create_unauthorized(const kc_request_ctx_t *ctx, const st_config_t *
     return true;
 }
 
+/* KafkaApis' cached creation errors of the internal topics to create: when
+ * some failed within their back-off, *detail (caller frees) is cf->detail
+ * followed by up to three of them (topic and message) and a count of the
+ * rest, and the result (caller frees) flags them: they are not asked for
+ * again until their error expires. NULL and *detail NULL otherwise. */
+static bool *creation_failures(kc_coord_t *c, int64_t now_ms, const st_config_t *cf,
+                               char **detail)
+{
+    const kc_streams_topics_to_create_t *l = &cf->create;
+    *detail = NULL;
+    if (!c->topics.topic_creation_error || !l->n)
+        return NULL;
+    bool *failed = NULL;
+    int32_t nfailed = 0;
+    kc_str_t *names = kc_xcalloc(l->n, sizeof(*names));
+    const char **errs = kc_xcalloc(l->n, sizeof(*errs));
+    size_t cap = strlen(cf->detail) + 64;
+    for (size_t i = 0; i < l->n; i++) {
+        const char *err = c->topics.topic_creation_error(c->topics.ctx, kc_str(l->items[i].name),
+                                                          now_ms);
+        if (!err)
+            continue;
+        if (!failed)
+            failed = kc_xcalloc(l->n, sizeof(*failed));
+        failed[i] = true;
+        names[nfailed] = kc_str(l->items[i].name);
+        errs[nfailed++] = err;
+        cap += strlen(l->items[i].name) + strlen(err) + 8;
+    }
+    if (failed) {
+        /* They are listed in the order of the HashMap Kafka collects them in. */
+        int32_t *ord = kc_xcalloc((size_t)nfailed, sizeof(*ord));
+        java_hash_order(names, nfailed, ord);
+        char *out = kc_xmalloc(cap);
+        size_t off = (size_t)snprintf(out, cap, "%s", cf->detail);
+        for (int32_t k = 0; k < nfailed && k < 3; k++)
+            off += (size_t)snprintf(out + off, cap - off, "%s%.*s (%s)",
+                                    k ? ", " : "; Creation failed: ", (int)names[ord[k]].len,
+                                    names[ord[k]].ptr, errs[ord[k]]);
+        if (nfailed > 3)
+            off += (size_t)snprintf(out + off, cap - off, " and %d more", nfailed - 3);
+        snprintf(out + off, cap - off, ".");
+        free(ord);
+        *detail = out;
+    }
+    free(names);
+    free(errs);
+    return failed;
+}
+
 /* The answer's statuses: the topology's (and the internal topics to
  * create, for the server), and an application shutdown asked for. */
 static void hb_statuses(st_heartbeat_t *h)
@@ -3123,15 +3173,22 @@ static void hb_statuses(st_heartbeat_t *h)
     const st_config_t *cf = h->cf;
     kc_streams_topics_to_create_t *create = h->create;
     if (cf->status >= 0) {
-        bool unauthorized = cf->status == ST_MISSING_INTERNAL_TOPICS &&
-                            create_unauthorized(h->ctx, cf, h->msg, MSG_MAX);
-        add_status(&h->r, &h->arena, cf->status, unauthorized ? h->msg : cf->detail);
-        if (cf->status == ST_MISSING_INTERNAL_TOPICS && create && cf->create.n && !unauthorized) {
+        bool missing = cf->status == ST_MISSING_INTERNAL_TOPICS;
+        bool unauthorized = missing && create_unauthorized(h->ctx, cf, h->msg, MSG_MAX);
+        bool *failed = NULL;
+        char *failures = NULL;
+        if (missing && !unauthorized)
+            failed = creation_failures(h->c, h->ctx->now_ms, cf, &failures);
+        add_status(&h->r, &h->arena, cf->status,
+                   unauthorized ? h->msg : failures ? failures : cf->detail);
+        free(failures);
+        if (missing && create && cf->create.n && !unauthorized) {
             create->items = kc_xcalloc(cf->create.n, sizeof(*create->items));
-            create->n = cf->create.n;
             for (size_t i = 0; i < cf->create.n; i++)
-                topic_to_create_copy(&create->items[i], &cf->create.items[i]);
+                if (!failed || !failed[i])
+                    topic_to_create_copy(&create->items[create->n++], &cf->create.items[i]);
         }
+        free(failed);
     }
     if (h->g->shutdown_member_id) {
         snprintf(h->msg, MSG_MAX,

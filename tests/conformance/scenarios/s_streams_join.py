@@ -117,6 +117,36 @@ def _(ctx):
         for res in r["Results"]})
 
 
+@scenario("streams.join.internal_topic_creation_failed",
+          "StreamsGroupHeartbeat: internal topics the broker refuses to create (a changelog "
+          "config value that is no number, a repartition topic replicated more times than "
+          "there are brokers) stay missing, and the next heartbeats name each refusal in the "
+          "MISSING_INTERNAL_TOPICS detail (Kafka keeps the errors for two heartbeat intervals)",
+          api=API, profile=P)
+def _(ctx):
+    setup = ctx.client("setup")
+    g = ctx.group()
+    src = ctx.topic("in")
+    rep = ctx.topic("repartition")
+    cl = ctx.topic("store-changelog")
+    s.create_topics(ctx, setup, {src: 2})
+    topo = s.topology([
+        s.subtopology("0", source=[src], repartition_sink=[rep]),
+        s.subtopology("1", repartition_source=[s.topic_info(rep, replication_factor=3)],
+                      changelog=[s.topic_info(cl, configs={"retention.ms": "abc"})]),
+    ])
+    m = s.Member(ctx, g, "m1", topo, version=ctx.version)
+    m.join()
+
+    def refused():
+        r = m.heartbeat(record=False)
+        return r is not None and any("; Creation failed: " in (st["StatusDetail"] or "")
+                                     for st in r["Status"] or [])
+    ctx.wait_until(refused, "the creation errors in the heartbeat's status")
+    m.heartbeat()
+    ctx.note("missing after the heartbeats", s.partition_counts(ctx, setup, [rep, cl]))
+
+
 @scenario("streams.join.repartition_partitions",
           "StreamsGroupHeartbeat: a repartition source topic with a fixed partition count is "
           "created with that count; its subtopology gets that many tasks",

@@ -83,7 +83,22 @@ static bool tv_exists(void *ctx, kc_str_t topic)
     return tv_lookup(ctx, topic, &p, &id);
 }
 
-static const kc_topic_view_t VIEW = {tv_exists, NULL, tv_lookup, NULL};
+/* The failed creation the server remembers for the changelog (NULL: none),
+ * until creation_error_expires_ms. */
+static const char *creation_error;
+static int64_t creation_error_expires_ms;
+
+static const char *tv_creation_error(void *ctx, kc_str_t topic, int64_t now_ms)
+{
+    (void)ctx;
+    if (!creation_error || now_ms >= creation_error_expires_ms ||
+        !kc_str_eq_cstr(topic, "app-store-changelog"))
+        return NULL;
+    return creation_error;
+}
+
+static const kc_topic_view_t VIEW = {.topic_exists = tv_exists, .topic_lookup = tv_lookup,
+                                     .topic_creation_error = tv_creation_error};
 
 /* ---- context: coord_test.h, with this file's topics and settings ----------- */
 
@@ -505,6 +520,39 @@ static void test_internal_topics_need_create(void **state)
         principal_override = NULL;
         ctx_free(t);
     }
+}
+
+/* KafkaApis.handleStreamsGroupHeartbeat with AutoTopicCreationManager's
+ * error cache: while the changelog's last creation failure is remembered,
+ * the MISSING_INTERNAL_TOPICS detail names it and the topic is not asked
+ * for again; once it expires the caller is asked to create it again. */
+static void test_internal_topic_creation_error_named(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    changelog_exists = false;
+    creation_error = "Invalid value abc for configuration retention.ms: Not a number of type LONG";
+    creation_error_expires_ms = t->now + 4000;
+    client_t a;
+    set_id(&a, "member-a");
+    hb_t h = send_hb(t, &a, (hb_opts_t){.epoch = 0, .topology_epoch = 1});
+    assert_int_equal(h.error, E_NONE);
+    assert_true(has_status(&h, 3));
+    assert_string_equal(h.detail[0],
+                        "Internal topics are missing: app-store-changelog; Creation failed: "
+                        "app-store-changelog (Invalid value abc for configuration retention.ms: "
+                        "Not a number of type LONG).");
+    assert_int_equal(h.create.n, 0);
+    hb_free(&h);
+    ct_sleep(t, 4000);
+    h = beat(t, &a);
+    assert_true(has_status(&h, 3));
+    assert_string_equal(h.detail[0], "Internal topics are missing: app-store-changelog");
+    assert_int_equal(h.create.n, 1);
+    assert_string_equal(h.create.items[0].name, "app-store-changelog");
+    hb_free(&h);
+    creation_error = NULL;
+    ctx_free(t);
 }
 
 /* After GroupMetadataManagerTest.testStreamsGroupMemberJoiningWithStaleTopology:
@@ -2820,6 +2868,7 @@ int main(void)
         cmocka_unit_test(test_first_joiner_initialises_topology_and_gets_all_tasks),
         cmocka_unit_test(test_missing_internal_topics_are_listed_then_group_becomes_ready),
         cmocka_unit_test(test_internal_topics_need_create),
+        cmocka_unit_test(test_internal_topic_creation_error_named),
         cmocka_unit_test(test_stale_topology_status_and_update_rejected),
         cmocka_unit_test(test_missing_source_and_incorrectly_partitioned_topics),
         cmocka_unit_test(test_request_rules_name_the_rule),
