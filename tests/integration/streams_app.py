@@ -414,3 +414,9 @@ def streams_groups_tool(broker, *args):
     """kafka-streams-groups (StreamsGroupCommand of kafka-tools 4.4.0): its
     exit code and output."""
     return _tool("org.apache.kafka.tools.streams.StreamsGroupCommand", broker, args)
+
+
+def config_tool(broker, *args):
+    """kafka-configs (ConfigCommand of kafka-tools 4.4.0): its exit code and
+    output."""
+    return _tool("org.apache.kafka.tools.ConfigCommand", broker, args)

@@ -32,6 +32,7 @@ import json
 import os
 import re
 import shutil
+import time
 
 import streams_app as sa
 from kcoord_harness import run, wait_for
@@ -266,6 +267,50 @@ def groups_tool(work, broker):
             x.close()
 
 
+# What the static member restarted inside the initial delay saw, per broker.
+DELAYED = {}
+DELAY_MS = 15000
+
+
+def initial_delay(work, broker):
+    """A static member that restarts while its new group's initial
+    rebalance delay runs (the group's streams.initial.rebalance.delay.ms,
+    set with kafka-configs, keeps the delay longer than a JVM restart)."""
+    app = "delayed"
+    src, out = topics(app)
+    sa.create_topics(broker, {src: PARTITIONS, out: PARTITIONS})
+    rc, text = sa.config_tool(broker, "--entity-type", "groups", "--entity-name", app, "--alter",
+                              "--add-config", "streams.initial.rebalance.delay.ms=%d" % DELAY_MS)
+    assert rc == 0, text
+    words = sa.Words(broker, src, out)
+    try:
+        configs = {"group.instance.id": "instance-a"}
+        started = time.monotonic()
+        a = sa.WordCount(work, broker, app, "a", src, out, configs).start()
+        joined = wait_for(lambda: sa.describe(broker, app)["members"], sa.DEADLINE_S,
+                          "a in group %s on %s" % (app, broker.name), interval=0.2)
+        first = list(joined.values())[0]
+        a.close()
+        a.start()
+        a.wait_running()
+        running_s = time.monotonic() - started
+        g = sa.wait_stable(broker, app, ["a"], PARTITIONS)
+        m = sa.member_of(g, "a")
+        print("%s: the restarted static member ran %.1f s after the first start" % (
+            broker.name, running_s))
+        DELAYED[broker.name] = {
+            # The delay counts from the group's first join, after the start.
+            "assigned after the delay": running_s >= DELAY_MS / 1000.0,
+            "states": a.states(), "group epoch": g["group_epoch"],
+            "member epoch": m["member_epoch"], "same member id": m["member_id"] == first["member_id"],
+            "members": len(g["members"])}
+        words.produce(100, 1)
+        assert words.wait_counted() == {}
+        a.close()
+    finally:
+        words.close()
+
+
 def run_on(broker_cls, tag):
     b = broker_cls(tag).start()
     # The state directories of an earlier run would be restored from.
@@ -286,7 +331,7 @@ def run_on(broker_cls, tag):
 
 # groups_tool before topology_description: kafka-streams-groups --list then
 # shows the same groups on both brokers (kcoord runs two more after it).
-STEPS = [lifecycle, static_members, groups_tool, topology_description]
+STEPS = [lifecycle, static_members, groups_tool, topology_description, initial_delay]
 
 
 def main():
@@ -302,8 +347,11 @@ def main():
             assert TOOL["kcoord"][args] == TOOL["kafka"][args], (
                 "kafka-streams-groups %s:\nkcoord %s\nkafka %s"
                 % (args, TOOL["kcoord"][args], TOOL["kafka"][args]))
+    if "kcoord" in DELAYED and "kafka" in DELAYED:
+        assert DELAYED["kcoord"] == DELAYED["kafka"], DELAYED
     if only:
-        print(json.dumps({"descriptions": DESCRIPTIONS, "tool": TOOL}, indent=1))
+        print(json.dumps({"descriptions": DESCRIPTIONS, "tool": TOOL, "delayed": DELAYED},
+                         indent=1))
 
 
 if __name__ == "__main__":
