@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "reference"))
@@ -346,6 +347,37 @@ class Words:
 
     def close(self):
         self.consumer.close()
+
+
+def count_records(broker, topic):
+    """Reads every partition of topic from its start to its high watermark:
+    (records read, the sum of the high watermarks)."""
+    from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
+    c = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": "count-" + topic,
+                  "enable.auto.commit": False})
+    try:
+        md = c.list_topics(topic, timeout=DEADLINE_S)
+        parts = sorted(md.topics[topic].partitions)
+        ends = {p: c.get_watermark_offsets(TopicPartition(topic, p), timeout=DEADLINE_S)[1]
+                for p in parts}
+        c.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in parts if ends[p] > 0])
+        records, pos = 0, {p: 0 for p in parts}
+        deadline = time.monotonic() + DEADLINE_S
+        while any(pos[p] < ends[p] for p in parts):
+            assert time.monotonic() < deadline, ("reading %s" % topic, pos, ends)
+            for m in c.consume(10000, timeout=0.5):
+                if m.error():
+                    continue
+                records += 1
+                pos[m.partition()] = m.offset() + 1
+            # A partition whose last batches were cleaned away ends below
+            # its high watermark: its position says where it is.
+            for tp in c.position([TopicPartition(topic, p) for p in parts if ends[p] > 0]):
+                if tp.offset >= 0:
+                    pos[tp.partition] = max(pos[tp.partition], tp.offset)
+        return records, sum(ends.values())
+    finally:
+        c.close()
 
 
 def describe(broker, group, include_description=False):

@@ -22,6 +22,12 @@ through groupBy, a count store with its changelog, an output topic).
   again, the application pushes again, and the description is served.
 - kafka-streams-groups --describe (--members, --offsets, --state) prints
   the same on both brokers once ids, hosts and timings are normalised.
+- the initial rebalance delay: a static member restarted while its group's
+  streams.initial.rebalance.delay.ms (set with kafka-configs) runs ends
+  with the same states, epochs and member on both brokers.
+- compaction: the count store's changelog (1 MiB segments) is cleaned by
+  the broker's log cleaner; an instance restored from what is left counts
+  on exactly.
 
 The reference broker starts once and every step runs on it after kcoord;
 each broker has its own topics and groups, with the same names.
@@ -277,13 +283,11 @@ def initial_delay(work, broker):
     rebalance delay runs (the group's streams.initial.rebalance.delay.ms,
     set with kafka-configs, keeps the delay longer than a JVM restart)."""
     app = "delayed"
-    src, out = topics(app)
-    sa.create_topics(broker, {src: PARTITIONS, out: PARTITIONS})
-    rc, text = sa.config_tool(broker, "--entity-type", "groups", "--entity-name", app, "--alter",
-                              "--add-config", "streams.initial.rebalance.delay.ms=%d" % DELAY_MS)
-    assert rc == 0, text
-    words = sa.Words(broker, src, out)
-    try:
+    with application(broker, app) as (src, out, words):
+        rc, text = sa.config_tool(broker, "--entity-type", "groups", "--entity-name", app,
+                                  "--alter", "--add-config",
+                                  "streams.initial.rebalance.delay.ms=%d" % DELAY_MS)
+        assert rc == 0, text
         configs = {"group.instance.id": "instance-a"}
         started = time.monotonic()
         a = sa.WordCount(work, broker, app, "a", src, out, configs).start()
@@ -307,8 +311,47 @@ def initial_delay(work, broker):
         words.produce(100, 1)
         assert words.wait_counted() == {}
         a.close()
-    finally:
-        words.close()
+
+
+# Lines for the compaction step: every line counts "common" once, so the
+# changelog partition of "common" gets one record per line, about 1.8 MiB.
+COMPACTION_LINES = 80000
+
+
+def compacted_changelog(work, broker):
+    """The count store's changelog, created compacted with 1 MiB segments
+    (the application's topic.* configs), is cleaned by the broker's log
+    cleaner once a segment rolls: some of its records are gone below the
+    high watermark. An instance killed and restarted with an empty state
+    directory restores its counts from what the clean left, and they go on
+    exactly."""
+    app = "compacted"
+    configs = {"topic.segment.bytes": "1048576", "topic.min.cleanable.dirty.ratio": "0.01"}
+    with application(broker, app) as (src, out, words):
+        a = start_app(work, broker, app, ["a"], {"a": configs})["a"]
+        sa.wait_stable(broker, app, ["a"], PARTITIONS)
+        words.produce(COMPACTION_LINES, 1)
+        assert words.wait_counted() == {}
+        changelog = app + "-counts-changelog"
+        seen = {}
+
+        def cleaned():
+            seen["records"], seen["end"] = sa.count_records(broker, changelog)
+            return seen["end"] - seen["records"] >= COMPACTION_LINES // 4
+        # Kafka's cleaner looks for dirty logs every 15 s.
+        wait_for(cleaned, sa.DEADLINE_S, "a clean of %s on %s" % (changelog, broker.name),
+                 interval=1.0, state=lambda: seen)
+        print("%s: the changelog keeps %d of its %d offsets" % (
+            broker.name, seen["records"], seen["end"]))
+        a.kill()
+        words.mark_crash()
+        shutil.rmtree(a.state_dir, ignore_errors=True)
+        a.start()
+        a.wait_running()
+        words.produce(200, 2)
+        words.wait_counted()
+        assert not a.errors(), a.errors()
+        a.close()
 
 
 def run_on(broker_cls, tag):
@@ -331,7 +374,8 @@ def run_on(broker_cls, tag):
 
 # groups_tool before topology_description: kafka-streams-groups --list then
 # shows the same groups on both brokers (kcoord runs two more after it).
-STEPS = [lifecycle, static_members, groups_tool, topology_description, initial_delay]
+STEPS = [lifecycle, static_members, groups_tool, topology_description, initial_delay,
+         compacted_changelog]
 
 
 def main():
