@@ -37,23 +37,47 @@ ALL_GROUP_KEYS = GROUP_KEYS + [
     "streams.acceptable.recovery.lag"]
 
 
+def settled(c):
+    """Waits (unrecorded) until c's broker has applied the config changes
+    its controller committed. Kafka answers IncrementalAlterConfigs and
+    AlterConfigs once the controller has committed the change; the broker
+    that serves DescribeConfigs and hosts the group coordinator applies it
+    a moment later, from the same ordered metadata log as a topic created
+    after it: once Metadata shows that topic, the change is in."""
+    ctx = c.ctx
+    ctx.settle_topics = getattr(ctx, "settle_topics", 0) + 1
+    hb.create_topic(ctx, c, ctx.topic("settle%d" % ctx.settle_topics))
+
+
+def _changed(r, validate_only):
+    return r is not None and not validate_only and any(
+        x["ErrorCode"] == 0 for x in r["Responses"])
+
+
 def iac(c, version, resources, validate_only=False, record=True):
-    """IncrementalAlterConfigs of resources [(type, name, [(config, op, value)])]."""
-    return c.call("IncrementalAlterConfigs", version, {
+    """IncrementalAlterConfigs of resources [(type, name, [(config, op, value)])];
+    when a resource changed, returns once the broker applied it (settled)."""
+    r = c.call("IncrementalAlterConfigs", version, {
         "Resources": [{"ResourceType": t, "ResourceName": n,
                        "Configs": [{"Name": k, "ConfigOperation": o, "Value": v}
                                    for k, o, v in cfgs]}
                       for t, n, cfgs in resources],
         "ValidateOnly": validate_only}, record=record)
+    if _changed(r, validate_only):
+        settled(c)
+    return r
 
 
 def alter(c, version, resources, validate_only=False, record=True):
-    """AlterConfigs of resources [(type, name, [(config, value)])]."""
-    return c.call("AlterConfigs", version, {
+    """AlterConfigs of resources [(type, name, [(config, value)])], settled as iac."""
+    r = c.call("AlterConfigs", version, {
         "Resources": [{"ResourceType": t, "ResourceName": n,
                        "Configs": [{"Name": k, "Value": v} for k, v in cfgs]}
                       for t, n, cfgs in resources],
         "ValidateOnly": validate_only}, record=record)
+    if _changed(r, validate_only):
+        settled(c)
+    return r
 
 
 def describe(ctx, c, rtype, name, keys, version=None, synonyms=True, docs=False):
