@@ -263,8 +263,11 @@ bool kc_faults_on_request(kc_faults_t *f, const kc_conn_info_t *conn, const uint
         f->qhead = q;
     f->qtail = q;
     f->nqueued++;
-    kc_log_info(LOG_COMP, "coordinator stalled: request from connection %llu queued unhandled "
-                "(%zu queued)", (unsigned long long)conn->conn_id, f->nqueued);
+    /* The frame starts with the request header's api key. */
+    const kc_api_entry_t *e = len >= 2 ? kc_api_find((int16_t)((data[0] << 8) | data[1])) : NULL;
+    kc_log_info(LOG_COMP, "coordinator stalled: %s request from connection %llu queued unhandled "
+                "(%zu queued)", e ? e->name : "unknown", (unsigned long long)conn->conn_id,
+                f->nqueued);
     return true;
 }
 
