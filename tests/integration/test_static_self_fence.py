@@ -31,11 +31,15 @@ from kcoord_harness import Kcoord, free_port, run, wait_for
 
 DEADLINE_S = 60
 FENCED_INSTANCE_ID = 82
-TIMEOUTS = {"session_timeout_ms": 120000, "rebalance_timeout_ms": 120000}
+# Every JoinGroup's timeouts, longer than any step, and its protocol: a real
+# consumer subscription, which a Java member leading the group can read
+# (test_java_classic_consumer plays the race with one).
+JOIN_ARGS = {"session_timeout_ms": 120000, "rebalance_timeout_ms": 120000,
+             "protocols": (("range", kw.consumer_subscription_v0(["fence-topic"])),)}
 
 
 def join(conn, group, member_id, inst):
-    return kw.join_group(conn, group, member_id, group_instance_id=inst, **TIMEOUTS)
+    return kw.join_group(conn, group, member_id, group_instance_id=inst, **JOIN_ARGS)
 
 
 def stable_group(k, group):
@@ -49,7 +53,7 @@ def stable_group(k, group):
         "error_code"] == 0
     # U joins: the rebalance waits for S, whose heartbeat learns of it.
     u_corr = cu.send(kw.API_JOIN_GROUP, 5, kw.join_group_v5_body(
-        group, "", group_instance_id="inst-u", **TIMEOUTS))
+        group, "", group_instance_id="inst-u", **JOIN_ARGS))
     wait_for(lambda: kw.heartbeat(cs, group, gen, s_id, group_instance_id="inst-s")[
         "error_code"] == kw.REBALANCE_IN_PROGRESS, DEADLINE_S, "rebalance for U")
     js = join(cs, group, s_id, "inst-s")
@@ -62,7 +66,7 @@ def stable_group(k, group):
     assert kw.sync_group(cu, group, gen, u_id, group_instance_id="inst-u")["error_code"] == 0
     # T joins: PreparingRebalance, waiting for S and U.
     t_corr = ct.send(kw.API_JOIN_GROUP, 5, kw.join_group_v5_body(
-        group, "", group_instance_id="inst-t", **TIMEOUTS))
+        group, "", group_instance_id="inst-t", **JOIN_ARGS))
     cs.close()
     return s_id, gen, cu, u_id, ct, t_corr
 
@@ -73,11 +77,11 @@ def stall_and_race(k, admin, group, s_id, gen, a_join_id, b_join_id):
     hb_corr, hb = ca.encode(kw.API_HEARTBEAT, 3, kw.heartbeat_v3_body(
         group, gen, s_id, group_instance_id="inst-s"))
     aj_corr, aj = ca.encode(kw.API_JOIN_GROUP, 5, kw.join_group_v5_body(
-        group, a_join_id, group_instance_id="inst-s", **TIMEOUTS))
+        group, a_join_id, group_instance_id="inst-s", **JOIN_ARGS))
     ca.sock.sendall(hb + aj)
     wait_for(lambda: admin.faults()["stall_queue"] == 1, DEADLINE_S, "A's heartbeat queued")
     bj_corr = cb.send(kw.API_JOIN_GROUP, 5, kw.join_group_v5_body(
-        group, b_join_id, group_instance_id="inst-s", **TIMEOUTS))
+        group, b_join_id, group_instance_id="inst-s", **JOIN_ARGS))
     wait_for(lambda: admin.faults()["stall_queue"] == 2, DEADLINE_S, "B's join queued")
     assert not ca.readable_within(0.2) and not cb.readable_within(0.2)
     assert admin.clear_faults()["cleared"] == 1
