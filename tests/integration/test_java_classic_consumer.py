@@ -201,9 +201,19 @@ class Broker:
     """kcoord or Kafka as the steps see it: kill() is a SIGKILL, restart()
     starts it again on its data and ports and waits until it serves."""
 
-    def __init__(self, name, bootstrap, port, kill, restart):
+    def __init__(self, name, bootstrap, port, kill, restart, admin=None):
         self.name, self.bootstrap, self.port = name, bootstrap, port
         self.kill, self.restart = kill, restart
+        self.admin = admin  # kcoord's admin endpoint, which names the leader
+
+    def leader_instance(self, group):
+        """The group instance id of the group's leader (kcoord only: Kafka's
+        DescribeGroups does not name the leader), or None on Kafka."""
+        if self.admin is None:
+            return None
+        g = self.admin.group(group)
+        return next(m["group_instance_id"] for m in g["members"]
+                    if m["member_id"] == g["leader_id"])
 
     def create_topic(self, topic, partitions):
         """Creates the topic and waits until Metadata gives every partition
@@ -316,6 +326,9 @@ def step_kill(jvm, b):
              after)
     offs = parse_offsets(jvm.call("offsets", b.bootstrap, group))
     assert all(offs.get(p, -1) >= v for p, v in acked.items()), (acked, offs)
+    # The group came back as it was: no member was given or lost partitions
+    # across the restart.
+    across = per_member(events(jvm.since(killed)))
     for nm in names:
         jvm.send("close", nm)
     jvm.wait(lambda ls: sum(ln.endswith(" closed") for ln in ls) == 3, "closed", after)
@@ -333,7 +346,7 @@ def step_kill(jvm, b):
     jvm.wait(lambda ls: commits(ls, "k4") == {p: n for p in range(6)}, "k4 at the end", m2)
     jvm.send("close", "k4")
     jvm.wait(lambda ls: any(ln == "k4 closed" for ln in ls), "k4 closed", m2)
-    return {"acked_partitions": sorted(acked)}
+    return {"acked_partitions": sorted(acked), "callbacks_across_restart": across}
 
 
 def step_static(jvm, b):
@@ -369,12 +382,14 @@ def step_static(jvm, b):
                                 "same_generation": back[0] == gen}
 
     # ---- KIP-814: s1 (the leader, it joined first) restarts ----
+    assert b.leader_instance(group) in ("inst-s1", None)
     jvm.send("close", "s1")
     jvm.wait(lambda ls: "s1 closed" in ls, "s1 closed", m3)
     m1 = jvm.mark()
     jvm.send("consumer", "s1", b.bootstrap, group, topic, "range", "inst-s1", 0, "now")
     back = jvm.wait(lambda ls: owned(ls).get("s1"), "s1 back", m1)
     assert back == before["s1"], (back, before)
+    assert b.leader_instance(group) in ("inst-s1", None)
     jvm.call("partitions", b.bootstrap, topic, 9)
     after = wait_stable(jvm, names, 9, m1, "the 9 partitions assigned")
     assert {n: ps for n, (_, ps) in after.items()} == split(9, names), after
@@ -458,7 +473,7 @@ def main():
             "admin.listeners": "http://127.0.0.1:%d" % admin_port})) as k:
         jvm = Jvm(work, classes, "kcoord")
         try:
-            b = Broker("kcoord", k.bootstrap, k.port, k.kill, k.start)
+            b = Broker("kcoord", k.bootstrap, k.port, k.kill, k.start, Admin(admin_port))
             results["kcoord"] = {"assignors": step_assignors(jvm, b),
                                  "kill": step_kill(jvm, b),
                                  "static": step_static(jvm, b)}
