@@ -201,8 +201,8 @@ class Broker:
     """kcoord or Kafka as the steps see it: kill() is a SIGKILL, restart()
     starts it again on its data and ports and waits until it serves."""
 
-    def __init__(self, name, bootstrap, port, kill, restart, admin=None):
-        self.name, self.bootstrap, self.port = name, bootstrap, port
+    def __init__(self, bootstrap, port, kill, restart, admin=None):
+        self.bootstrap, self.port = bootstrap, port
         self.kill, self.restart = kill, restart
         self.admin = admin  # kcoord's admin endpoint, which names the leader
 
@@ -473,7 +473,7 @@ def main():
             "admin.listeners": "http://127.0.0.1:%d" % admin_port})) as k:
         jvm = Jvm(work, classes, "kcoord")
         try:
-            b = Broker("kcoord", k.bootstrap, k.port, k.kill, k.start, Admin(admin_port))
+            b = Broker(k.bootstrap, k.port, k.kill, k.start, Admin(admin_port))
             results["kcoord"] = {"assignors": step_assignors(jvm, b),
                                  "kill": step_kill(jvm, b),
                                  "static": step_static(jvm, b)}
@@ -488,7 +488,7 @@ def main():
     with reference_kafka.ReferenceKafka("java_classic", GROUP_SETTINGS) as ref:
         jvm = Jvm(work, classes, "kafka")
         try:
-            b = Broker("kafka", ref.bootstrap, ref.port, ref.kill, ref.restart_after_kill)
+            b = Broker(ref.bootstrap, ref.port, ref.kill, ref.restart_after_kill)
             results["kafka"] = {"assignors": step_assignors(jvm, b),
                                 "kill": step_kill(jvm, b),
                                 "static": step_static(jvm, b)}
