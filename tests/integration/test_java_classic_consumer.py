@@ -10,16 +10,22 @@ offsets fetched and committed) is normalised to member names and compared
 between the two brokers, and with the split Kafka's assignors make:
 
 1. range, then cooperative-sticky: three dynamic members c1, c2, c3 join a
-   7-partition topic one after the other; every callback (assigned,
-   revoked, with its generation) is the same on both brokers, the final
-   split is Kafka's (range: 0-2, 3-4, 5-6 by member id), each member
-   commits the end of its partitions with commitSync and
-   listConsumerGroupOffsets reads them back.
-2. the broker is SIGKILLed and restarted while three members consume and
-   commit (kcoord: Kcoord.kill()/start(); Kafka: ReferenceKafka.kill()/
+   7-partition topic one after the other. Range: every callback (assigned,
+   revoked, with its generation) is the same on both brokers and the split
+   is Kafka's (0-2, 3-4, 5-6 by member id). Cooperative-sticky: each
+   member's callbacks come in the same generations on both, the split is
+   3-2-2 and c3 gets exactly the two partitions revoked cooperatively the
+   generation before (which two follows the members' hash order, which
+   varies from run to run on either broker). Each member commits the end
+   of its partitions with commitSync and listConsumerGroupOffsets reads
+   them back.
+2. the broker is SIGKILLed while three paced members consume and commit,
+   kept down until each member's commitSync has failed, and restarted
+   (kcoord: Kcoord.kill()/start(); Kafka: ReferenceKafka.kill()/
    restart_after_kill()): every commit acknowledged before the kill is
-   there after the restart, and a new member of the group starts each
-   partition at the committed offset.
+   there after the restart, no member is given or loses partitions across
+   it, and a new member of the group starts each partition at the
+   committed offset.
 3. static members s1, s2, s3 (range): s3 closes (no LeaveGroup) and comes
    back with the same group.instance.id inside its session: it owns its
    partitions again in the same generation, and s1 and s2 see no callback.
@@ -29,9 +35,10 @@ between the two brokers, and with the split Kafka's assignors make:
    leader notices from its metadata and the new partitions are assigned.
 5. kcoord only (the stall fault is kcoord's, Kafka has nothing like it):
    the static-member self-fence of docs/walkthroughs.md with a real Java
-   consumer as the member whose JoinGroup is fenced; the Java client gets
-   FencedInstanceIdException from poll() and stays fenced (see the
-   walkthrough for what it does next).
+   consumer as the member whose JoinGroup is fenced: poll() throws
+   FencedInstanceIdException once, the next poll() joins again (no member
+   id, the same group.instance.id), fences the abandoned join in its turn
+   and the Java member ends in the new generation as its leader.
 
 It needs what the conformance suite needs: a JDK and Kafka's jars (Maven).
 """
