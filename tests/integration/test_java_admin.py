@@ -154,7 +154,8 @@ def main():
         ref.start()
         t0 = time.monotonic()
         kafka_lines = admin_run(ref, prefix)
-        print("Kafka 4.4: %d lines in %.1f s" % (len(kafka_lines), time.monotonic() - t0))
+        print("Kafka 4.4: %d lines in %.1f s:" % (len(kafka_lines), time.monotonic() - t0))
+        print("\n".join(kafka_lines))
     finally:
         ref.cleanup()
     with jt.kcoord("admin") as k:
