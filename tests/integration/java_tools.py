@@ -6,6 +6,7 @@ test_consumer_groups_tool.py.
 - `brokers()`: kcoord and Kafka with the same group settings.
 - `AdminCheck`: java/AdminCheck.java, compiled once with javac against the
   reference classpath, run to completion or held in the background.
+- `tool()`: a command-line tool of kafka-tools 4.4.0.
 - `compare()`: two outputs, line by line, with a readable difference.
 """
 
@@ -94,11 +95,26 @@ def classes_dir():
     return _compiled["dir"]
 
 
+# Short-lived JVMs: the client compiler only, the serial collector.
+JVM = ["-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"]
+
+
 def _command(args):
-    return [reference_kafka.java(), "-Xmx256m", "-XX:+UseSerialGC",
-            "-Dlog4j.configuration=file:" + quiet_log4j(),
-            "-cp", classes_dir() + ":" + reference_kafka.classpath(), "AdminCheck"] + \
+    return [reference_kafka.java()] + JVM + [
+        "-Dlog4j.configuration=file:" + quiet_log4j(),
+        "-cp", classes_dir() + ":" + reference_kafka.classpath(), "AdminCheck"] + \
         [str(a) for a in args]
+
+
+def tool(main_class, bootstrap, args):
+    """One of Kafka's command-line tools (kafka-tools 4.4.0) run through its
+    main class, its own logging off: (exit code, output)."""
+    cmd = [reference_kafka.java()] + JVM + [
+        "-Dlog4j.configuration=file:" + quiet_log4j(), "-cp", reference_kafka.classpath(),
+        main_class, "--bootstrap-server", bootstrap] + list(args)
+    p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=DEADLINE_S)
+    return p.returncode, p.stdout.decode("utf-8", "replace")
 
 
 def admin_check(*args):
@@ -115,14 +131,18 @@ class Hold:
     """AdminCheck hold: a consumer kept in its group until close()."""
 
     def __init__(self, bootstrap, group, topic, protocol, instance="-"):
+        self.group = group
         self.proc = subprocess.Popen(_command(["hold", bootstrap, group, topic, protocol,
                                                instance]),
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE)
+
+    def wait_assigned(self):
+        """Waits until the consumer owns its partitions and committed."""
         line = self.proc.stdout.readline().decode("utf-8", "replace")
         if not line.startswith("assigned "):
             self.proc.kill()
-            raise AssertionError("hold of %s: %r %s" % (group, line,
+            raise AssertionError("hold of %s: %r %s" % (self.group, line,
                                  self.proc.stderr.read().decode("utf-8", "replace")[-3000:]))
 
     def close(self):

@@ -12,16 +12,20 @@ Each command runs on both brokers at once, and its exit code and output
 collapsed) must be Kafka's:
 
 - --list, with --state and with --type consumer;
-- --describe of the live groups: the offsets (default), --members,
-  --members --verbose, --state, --state --verbose, --offsets --verbose;
-  a missing group;
+- --describe of the live groups: the offsets (default), --members
+  --verbose, --state (--verbose), --offsets --verbose; a missing group;
 - --reset-offsets --to-earliest, --to-offset, --shift-by, each --dry-run
-  then --execute, on the empty group; a reset of the live classic group
-  (refused while it is active); --describe --offsets of the reset group;
+  then --execute, on the empty group; --to-datetime (before every
+  record), --to-latest, --to-current --export; a reset of
+  each live group (refused while it is active); --list --state Empty;
+  --describe --offsets of the reset group;
 - --delete-offsets of a partition of the empty group and of the live
-  group's subscribed topic (refused);
-- --delete of the live group (refused), of the empty group and of a missing
-  one; --list after.
+  groups' subscribed topics (refused);
+- --delete of a live group (refused), of the empty group and of a missing
+  one;
+- once both members left: --describe --state --verbose of the empty
+  groups, a --shift-by reset of the consumer group,
+  --delete of both at once, --list.
 
 kafka-streams-groups is compared in test_kafka_streams.py. It needs what
 the conformance suite needs: a JDK and Kafka's jars (Maven).
@@ -33,13 +37,12 @@ import threading
 import time
 
 import java_tools as jt
-import streams_app
+import kafka_wire as kw
 from kcoord_harness import run
 
 MAIN = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
+# The random part of a classic member id (client id, "-", a UUID).
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-# A KIP-848 member id: a Uuid in URL-safe base64, 22 characters.
-MEMBER_ID = re.compile(r"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{22}(?![A-Za-z0-9_-])")
 
 
 def produce(broker, topic, partitions, per_partition):
@@ -53,15 +56,22 @@ def produce(broker, topic, partitions, per_partition):
     assert p.flush(jt.DEADLINE_S) == 0 and not errors, errors
 
 
+def member_ids(broker, group):
+    """The member ids of a consumer-protocol group (ConsumerGroupDescribe)."""
+    with kw.Conn(broker.port) as c:
+        return list(kw.consumer_group_describe(c, [group])["groups"][group]["members"])
+
+
 def normalise(broker, out):
     out = out.replace(broker.bootstrap, "BROKER")
     out = UUID.sub("UUID", out)
-    out = MEMBER_ID.sub("MEMBER-ID", out)
+    for m in broker.member_ids:
+        out = out.replace(m, "MEMBER-ID")
     return [" ".join(line.split()) for line in out.rstrip("\n").split("\n")]
 
 
 def tool(broker, args):
-    rc, out = streams_app._tool(MAIN, broker, args)
+    rc, out = jt.tool(MAIN, broker.bootstrap, args)
     return ["exit %d" % rc] + normalise(broker, out)
 
 
@@ -97,6 +107,11 @@ def main():
             produce(b, t1, 1, 4)
             holds.append(jt.Hold(b.bootstrap, classic, t3, "classic"))
             holds.append(jt.Hold(b.bootstrap, consumer, t1, "consumer"))
+        for h in holds:
+            h.wait_assigned()
+        for b in brokers.values():
+            b.member_ids = member_ids(b, consumer)
+            assert len(b.member_ids) == 1, b.member_ids
 
         commands = [
             ["--list"],
@@ -106,9 +121,7 @@ def main():
             ["--describe", "--group", classic, "--members", "--verbose"],
             ["--describe", "--group", classic, "--state", "--verbose"],
             ["--describe", "--group", consumer],
-            ["--describe", "--group", consumer, "--members"],
             ["--describe", "--group", consumer, "--members", "--verbose"],
-            ["--describe", "--group", consumer, "--state"],
             ["--describe", "--group", consumer, "--state", "--verbose"],
             ["--describe", "--group", consumer, "--offsets", "--verbose"],
             ["--describe", "--group", missing],
@@ -122,22 +135,43 @@ def main():
             commands.append(["--reset-offsets", "--group", reset, "--topic", t3 + ":1,2",
                              "--shift-by", "-2", mode])
         commands += [
+            ["--reset-offsets", "--group", reset, "--topic", t3, "--to-datetime",
+             "2000-01-01T00:00:00.000", "--dry-run"],
+            ["--reset-offsets", "--group", reset, "--topic", t3 + ":0", "--to-latest", "--execute"],
+            ["--reset-offsets", "--group", reset, "--all-topics", "--to-current", "--export",
+             "--dry-run"],
             ["--reset-offsets", "--group", classic, "--topic", t3, "--to-earliest", "--execute"],
+            ["--reset-offsets", "--group", consumer, "--topic", t1, "--to-offset", "0", "--execute"],
+            ["--list", "--state", "Empty"],
             ["--describe", "--group", reset, "--offsets"],
             ["--delete-offsets", "--group", reset, "--topic", t3 + ":0"],
             ["--delete-offsets", "--group", classic, "--topic", t3],
+            ["--delete-offsets", "--group", consumer, "--topic", t1],
             ["--describe", "--group", reset],
             ["--delete", "--group", classic],
             ["--delete", "--group", reset],
             ["--delete", "--group", missing],
+        ]
+        # Then the members leave (both dynamic): the groups are Empty.
+        after_leave = [
+            ["--describe", "--group", classic, "--state", "--verbose"],
+            ["--describe", "--group", consumer, "--state", "--verbose"],
+            ["--reset-offsets", "--group", consumer, "--topic", t1, "--shift-by", "2", "--execute"],
+            ["--delete", "--group", classic, "--group", consumer],
             ["--list"],
         ]
         t0 = time.monotonic()
         kafka_out, kcoord_out = [], []
-        for args in commands:
+        for args in commands + [None] + after_leave:
+            if args is None:
+                for h in holds:
+                    h.close()
+                holds = []
+                continue
             got = on_both(brokers, args)
             kafka_out += ["$ " + " ".join(args)] + got["kafka"]
             kcoord_out += ["$ " + " ".join(args)] + got["kcoord"]
+        commands += after_leave
         print("%d commands on both brokers in %.1f s; Kafka's output:" % (
             len(commands), time.monotonic() - t0))
         print("\n".join(kafka_out))
@@ -148,9 +182,6 @@ def main():
                      reset + " " + t3 + " 1 1", "Deletion of requested consumer groups ('%s') was "
                      "successful." % reset):
             assert must in joined, (must, joined)
-        for h in holds:
-            h.close()
-        holds = []
     finally:
         for h in holds:
             h.proc.kill()
