@@ -31,11 +31,13 @@ import java.util.concurrent.ExecutionException;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.AlterConfigsOptions;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.admin.DescribeClusterResult;
+import org.apache.kafka.clients.admin.DescribeConfigsOptions;
 import org.apache.kafka.clients.admin.DescribeConsumerGroupsOptions;
 import org.apache.kafka.clients.admin.DescribeStreamsGroupsOptions;
 import org.apache.kafka.clients.admin.DescribeTopicsOptions;
@@ -275,8 +277,9 @@ public class AdminCheck {
             get(admin.incrementalAlterConfigs(Map.of(res, ops)).values().get(res)));
     }
 
-    static void describeConfigs(Admin admin, ConfigResource res) throws Exception {
-        Object c = get(admin.describeConfigs(List.of(res)).values().get(res));
+    static void describeConfigs(Admin admin, ConfigResource res, boolean synonyms) throws Exception {
+        Object c = get(admin.describeConfigs(List.of(res),
+            new DescribeConfigsOptions().includeSynonyms(synonyms)).values().get(res));
         if (!(c instanceof Config)) {
             out("describeConfigs " + res, c);
             return;
@@ -323,7 +326,8 @@ public class AdminCheck {
             listGroups(admin, prefix, "all", new ListGroupsOptions());
             listGroups(admin, prefix, "forConsumerGroups", ListGroupsOptions.forConsumerGroups());
             listGroups(admin, prefix, "forStreamsGroups", ListGroupsOptions.forStreamsGroups());
-            for (GroupType t : List.of(GroupType.CLASSIC, GroupType.CONSUMER, GroupType.STREAMS))
+            for (GroupType t : List.of(GroupType.CLASSIC, GroupType.CONSUMER, GroupType.STREAMS,
+                                       GroupType.SHARE))
                 listGroups(admin, prefix, "type " + t, new ListGroupsOptions().withTypes(Set.of(t)));
             for (GroupState s : List.of(GroupState.STABLE, GroupState.EMPTY, GroupState.DEAD))
                 listGroups(admin, prefix, "state " + s, new ListGroupsOptions().inGroupStates(Set.of(s)));
@@ -342,7 +346,17 @@ public class AdminCheck {
                 Map.of(t30, new OffsetAndMetadata(5))).all()));
             out("alterConsumerGroupOffsets " + consumer, get(admin.alterConsumerGroupOffsets(consumer,
                 Map.of(t10, new OffsetAndMetadata(3))).all()));
+            out("alterConsumerGroupOffsets " + empty + " missing topic", get(admin.alterConsumerGroupOffsets(
+                empty, Map.of(new TopicPartition(missing + "-topic", 0), new OffsetAndMetadata(1))).all()));
+            out("alterConsumerGroupOffsets " + streams, get(admin.alterConsumerGroupOffsets(streams,
+                Map.of(t30, new OffsetAndMetadata(1))).all()));
             listOffsets(admin, "altered", List.of(empty, classic, consumer));
+            var some = admin.listConsumerGroupOffsets(Map.of(empty, new ListConsumerGroupOffsetsSpec()
+                .topicPartitions(List.of(t30, t32, t10, new TopicPartition(missing + "-topic", 0)))))
+                .partitionsToOffsetAndMetadata(empty);
+            Object o = get(some);
+            out("listConsumerGroupOffsets partitions " + empty,
+                o instanceof Map ? sortedOffsets((Map<?, ?>) o) : o);
 
             var del = admin.deleteConsumerGroupOffsets(empty, Set.of(t30, t10));
             out("deleteConsumerGroupOffsets " + empty, get(del.all()) + " " + t30 + " "
@@ -351,6 +365,8 @@ public class AdminCheck {
                 get(admin.deleteConsumerGroupOffsets(classic, Set.of(t30)).all()));
             out("deleteConsumerGroupOffsets " + consumer,
                 get(admin.deleteConsumerGroupOffsets(consumer, Set.of(t10)).all()));
+            out("deleteConsumerGroupOffsets " + streams,
+                get(admin.deleteConsumerGroupOffsets(streams, Set.of(t30)).all()));
             out("deleteConsumerGroupOffsets " + missing,
                 get(admin.deleteConsumerGroupOffsets(missing, Set.of(t10)).all()));
             listOffsets(admin, "deleted", List.of(empty));
@@ -414,8 +430,14 @@ public class AdminCheck {
                 new ConfigEntry("consumer.heartbeat.interval.ms", ""), AlterConfigOp.OpType.DELETE)));
             alterConfigs(admin, "group out of range", gr, List.of(set("consumer.session.timeout.ms", "1")));
             alterConfigs(admin, "group unknown config", gr, List.of(set("no.such.config", "1")));
-            describeConfigs(admin, tr);
-            describeConfigs(admin, gr);
+            out("incrementalAlterConfigs topic validateOnly", get(admin.incrementalAlterConfigs(
+                Map.of(tr, List.of(set("retention.ms", "1000"))),
+                new AlterConfigsOptions().validateOnly(true)).all()));
+            describeConfigs(admin, tr, false);
+            describeConfigs(admin, gr, false);
+            describeConfigs(admin, new ConfigResource(ConfigResource.Type.TOPIC, t1), true);
+            describeConfigs(admin, new ConfigResource(ConfigResource.Type.GROUP, classic), true);
+            describeConfigs(admin, new ConfigResource(ConfigResource.Type.TOPIC, missing + "-topic"), false);
         }
     }
 }
