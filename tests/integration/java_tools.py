@@ -3,9 +3,11 @@
 the reference Kafka 4.4.0, for test_java_admin.py and
 test_consumer_groups_tool.py.
 
-- `brokers()`: kcoord and Kafka with the same group settings.
-- `AdminCheck`: java/AdminCheck.java, compiled once with javac against the
-  reference classpath, run to completion or held in the background.
+- `kcoord()`, `reference()`: the two brokers with the same settings;
+  `create_topics()` waits until both would see the topics.
+- `admin_check()`, `Hold`: java/AdminCheck.java, compiled once with javac
+  against the reference classpath, run to completion or held in the
+  background.
 - `tool()`: a command-line tool of kafka-tools 4.4.0.
 - `compare()`: two outputs, line by line, with a readable difference.
 """
