@@ -12,12 +12,15 @@ The program then:
 
 - produces to both topics; a static classic member (3 partitions) and a
   static consumer-protocol member (1 partition) join their groups and
-  commit; alterConsumerGroupOffsets makes a third, empty group;
+  commit; a consumer-protocol member and then a classic-protocol member
+  join a fourth group (KIP-848's mixed group), polled until it is Stable
+  with both at its epoch; alterConsumerGroupOffsets makes an empty group;
 - listGroups without filter, forConsumerGroups, forStreamsGroups, by type
   (classic, consumer, streams), by state (Stable, Empty, Dead), by type and
   state, by protocol type;
-- describeConsumerGroups of the five groups (the classic one, the consumer
-  one, the empty one, the streams one, one that does not exist);
+- describeConsumerGroups of the six groups (the classic one, the consumer
+  one, the mixed one, the empty one, the streams one, one that does not
+  exist);
   describeStreamsGroups of the streams group, the classic one and the
   missing one;
 - listConsumerGroupOffsets (of whole groups and of chosen partitions);
@@ -26,9 +29,10 @@ The program then:
   of a partition with an offset and one without, of the subscribed topics
   of the live groups (refused) and of a missing group;
 - deleteConsumerGroups of the live groups (refused); both members close,
-  staying in their groups as static members do; removeMembersFromConsumerGroup
-  by instance id (known, unknown, missing group); describe again;
-  deleteConsumerGroups of all five; listGroups after;
+  staying in their groups as static members do, and the mixed group's
+  members leave; removeMembersFromConsumerGroup by instance id (known,
+  unknown, missing group); describe again; deleteConsumerGroups of all
+  six; listGroups after;
 - describeCluster and describeTopics with authorized operations;
   incrementalAlterConfigs of the topic (set, append, delete, an unknown
   name, a bad value, a missing topic, validate only) and of the consumer

@@ -85,11 +85,14 @@ public class AdminCheck {
         System.exit(0);
     }
 
-    static void out(String what, Object result) {
-        String s = String.valueOf(result);
+    static String normalised(String s) {
         for (Map.Entry<String, String> e : NAMES.entrySet())
             s = s.replace(e.getKey(), e.getValue());
-        System.out.println(what + " " + s);
+        return s;
+    }
+
+    static void out(String what, Object result) {
+        System.out.println(what + " " + normalised(String.valueOf(result)));
     }
 
     // The result of a future, or "error SIMPLENAME: MESSAGE" of its failure.
@@ -112,12 +115,13 @@ public class AdminCheck {
         return s.toString();
     }
 
-    static Properties consumerProps(String bootstrap, String group, String protocol, String instance) {
+    static Properties consumerProps(String bootstrap, String group, String protocol, String instance,
+                                    String clientId) {
         Properties p = new Properties();
         p.put("bootstrap.servers", bootstrap);
         p.put("group.id", group);
         p.put("group.protocol", protocol);
-        p.put("client.id", group + "-client");
+        p.put("client.id", clientId);
         if (!instance.equals("-"))
             p.put("group.instance.id", instance);
         p.put("enable.auto.commit", "false");
@@ -131,7 +135,7 @@ public class AdminCheck {
     static KafkaConsumer<String, String> join(String bootstrap, String group, String topic,
                                               String protocol, String instance, int n) {
         KafkaConsumer<String, String> c =
-            new KafkaConsumer<>(consumerProps(bootstrap, group, protocol, instance));
+            new KafkaConsumer<>(consumerProps(bootstrap, group, protocol, instance, group + "-client"));
         c.subscribe(List.of(topic));
         long deadline = System.currentTimeMillis() + 120000;
         while (c.assignment().size() < n) {
@@ -140,6 +144,35 @@ public class AdminCheck {
             c.poll(Duration.ofMillis(200));
         }
         return c;
+    }
+
+    /**
+     * A consumer group with a consumer-protocol member owning the topic's
+     * one partition and a classic-protocol member joined after it, polled
+     * until describeConsumerGroups shows it Stable with both members at the
+     * group's epoch: {consumer member, classic member}.
+     */
+    static List<KafkaConsumer<String, String>> mixedGroup(Admin admin, String bootstrap, String group,
+                                                      String topic) throws Exception {
+        KafkaConsumer<String, String> first = join(bootstrap, group, topic, "consumer", "-", 1);
+        KafkaConsumer<String, String> second =
+            new KafkaConsumer<>(consumerProps(bootstrap, group, "classic", "-", group + "-classic-client"));
+        second.subscribe(List.of(topic));
+        long deadline = System.currentTimeMillis() + 120000;
+        while (true) {
+            first.poll(Duration.ofMillis(100));
+            second.poll(Duration.ofMillis(100));
+            ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(group))
+                .describedGroups().get(group).get();
+            boolean settled = d.groupState() == GroupState.STABLE && d.members().size() == 2;
+            for (MemberDescription m : d.members())
+                settled &= m.memberEpoch().equals(d.groupEpoch());
+            if (settled)
+                break;
+            if (System.currentTimeMillis() > deadline)
+                throw new IllegalStateException(group + " not settled: " + d);
+        }
+        return List.of(first, second);
     }
 
     static void hold(String bootstrap, String group, String topic, String protocol,
@@ -203,13 +236,20 @@ public class AdminCheck {
                 ConsumerGroupDescription cd = (ConsumerGroupDescription) d;
                 String s = cd.toString().replace(String.valueOf(cd.authorizedOperations()),
                                                  ops(cd.authorizedOperations()));
+                // Members in the order of their descriptions, which follows
+                // a hash map's of their ids, and a classic member's
+                // assignment in the order its leader wrote it, which
+                // follows a hash map's too.
+                List<String> members = new ArrayList<>();
+                TreeSet<String> sorted = new TreeSet<>();
                 for (MemberDescription m : cd.members()) {
-                    NAMES.putIfAbsent(m.consumerId(), "MEMBER-" + g);
-                    // A classic member's assignment is in the order its
-                    // leader wrote it, which follows a hash map's.
-                    s = s.replace(m.assignment().toString(), assignment(m.assignment().topicPartitions()));
+                    NAMES.putIfAbsent(m.consumerId(), "MEMBER-" + m.clientId());
+                    members.add(m.toString());
+                    sorted.add(normalised(m.toString().replace(m.assignment().toString(),
+                        assignment(m.assignment().topicPartitions()))));
                 }
-                d = s;
+                d = s.replace("members=" + String.join(",", members),
+                              "members=" + String.join(",", sorted));
             }
             out("describeConsumerGroups " + what + " " + g, d);
         }
@@ -304,7 +344,8 @@ public class AdminCheck {
         String t3 = prefix + "-t3", t1 = prefix + "-t1";
         String classic = prefix + "-classic", consumer = prefix + "-consumer";
         String empty = prefix + "-empty", streams = prefix + "-streams", missing = prefix + "-missing";
-        List<String> all = List.of(classic, consumer, empty, streams, missing);
+        String mixedGroup = prefix + "-mixed";
+        List<String> all = List.of(classic, consumer, empty, streams, missing, mixedGroup);
         Properties p = new Properties();
         p.put("bootstrap.servers", bootstrap);
         try (Admin admin = Admin.create(p)) {
@@ -319,6 +360,7 @@ public class AdminCheck {
                                  t32, new OffsetAndMetadata(3)));
             KafkaConsumer<String, String> nc = join(bootstrap, consumer, t1, "consumer", consumer + "-i", 1);
             nc.commitSync(Map.of(t10, new OffsetAndMetadata(2)));
+            List<KafkaConsumer<String, String>> mixed = mixedGroup(admin, bootstrap, mixedGroup, t1);
             out("alterConsumerGroupOffsets " + empty, get(admin.alterConsumerGroupOffsets(empty,
                 Map.of(t30, new OffsetAndMetadata(4), t31, new OffsetAndMetadata(0, "zero"),
                        t10, new OffsetAndMetadata(1))).all()));
@@ -376,14 +418,17 @@ public class AdminCheck {
             out("deleteConsumerGroups " + classic, get(dg.get(classic)));
             out("deleteConsumerGroups " + consumer, get(dg.get(consumer)));
 
-            // Static members stay in their groups when they close.
+            // Static members stay in their groups when they close; dynamic
+            // ones leave.
             cc.close();
             nc.close();
+            mixed.get(1).close();
+            mixed.get(0).close();
             removeMembers(admin, classic, classic + "-i");
             removeMembers(admin, classic, classic + "-unknown");
             removeMembers(admin, consumer, consumer + "-i");
             removeMembers(admin, missing, missing + "-i");
-            describeConsumerGroups(admin, "removed", List.of(classic, consumer));
+            describeConsumerGroups(admin, "removed", List.of(classic, consumer, mixedGroup));
 
             var dg2 = admin.deleteConsumerGroups(all).deletedGroups();
             for (String g : all)
