@@ -3,8 +3,10 @@
 // test_java_admin.py and test_consumer_groups_tool.py, compiled with javac:
 //
 //   admin BOOTSTRAP PREFIX   every Admin call of test_java_admin.py on the
-//                            groups and topics named PREFIX-*, each result
-//                            printed as one or more normalised lines
+//                            groups and topics named PREFIX-* (the topics
+//                            and the streams group made by the caller),
+//                            each result printed as one or more
+//                            normalised lines
 //   hold BOOTSTRAP GROUP TOPIC PROTOCOL INSTANCE
 //                            a consumer of GROUP (PROTOCOL: classic or
 //                            consumer; INSTANCE: its group.instance.id or
@@ -14,8 +16,9 @@
 //                            polls until stdin closes and closes (a static
 //                            member stays in its group)
 //
-// Normalised: member ids, topic ids, the broker's address and the client's
-// host are replaced by names, sets of ACL operations sorted. Errors print
+// Normalised: member, process and topic ids, the broker's address and the
+// client's host are replaced by names; sets of ACL operations, a group's
+// members and a classic member's partitions are sorted. Errors print
 // "error CLASS: MESSAGE" and exit 1.
 import java.time.Duration;
 import java.util.ArrayList;
