@@ -13,7 +13,7 @@ BUILD_PKGS=(gcc meson ninja-build pkg-config libevent-dev liblmdb-dev libssl-dev
             libpcre2-dev python3)
 TEST_PKGS=(python3-kafka python3-confluent-kafka python3-snappy python3-lz4 python3-xxhash
            kcat librdkafka-dev procps iproute2 openssl python3-yaml
-           golang-go golang-github-shopify-sarama-dev)
+           golang-go golang-github-shopify-sarama-dev python3-venv)
 # KafkaJS runs on Node.js; a node that did not come from Debian's package
 # (one that bundles npm) is accepted as it is.
 NODE_CMDS=(node:nodejs npm:npm)
@@ -54,8 +54,30 @@ reference_jars() {
     fi
 }
 
+# confluent-kafka and kafka-python from PyPI, pinned with their hashes in
+# tests/integration/pyclients/requirements.txt, in a virtualenv of Debian's
+# python3 (build-pyclients/), made again when that file changes.
+py_clients() {
+    if [ "$what" = build ]; then
+        return
+    fi
+    local root req venv
+    root="$(cd "$(dirname "$0")/.." && pwd)"
+    req="$root/tests/integration/pyclients/requirements.txt"
+    venv="$root/build-pyclients"
+    if cmp -s "$req" "$venv/requirements.txt"; then
+        return
+    fi
+    rm -rf "$venv"
+    /usr/bin/python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check --no-input \
+        --require-hashes --only-binary :all: -r "$req"
+    cp "$req" "$venv/requirements.txt"
+}
+
 if [ "${#missing[@]}" -eq 0 ]; then
     reference_jars
+    py_clients
     exit 0
 fi
 
@@ -72,3 +94,4 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update
 apt-get install -y --no-install-recommends "${missing[@]}"
 reference_jars
+py_clients
