@@ -1,65 +1,94 @@
 # SPDX-License-Identifier: Apache-2.0
-"""sarama (Go) end to end: a 2-member consumer group (sarama/group.go).
+"""sarama (Go) end to end: a 2-member consumer group (sarama/group.go), on
+kcoord and on the reference Kafka 4.4.0.
 
-Builds sarama/group.go with Debian's Go and Debian's sarama package, offline
-(GOPATH mode over /usr/share/gocode, no module downloads), into the build
-directory, starts kcoord and runs the program, which creates a 4-partition
-topic, produces, checks that both members get partitions, that every record
-is consumed once and committed, and that the remaining member takes over
-after the other leaves. It runs twice, on a fresh kcoord each time: with the
-group members speaking the newest protocol sarama knows (Kafka 2.2) and the
-oldest one its consumer groups support (Kafka 0.10.2: JoinGroup v1, SyncGroup
-v0, OffsetCommit v2, Fetch v3).
+Builds sarama/group.go in module mode against the sarama release pinned in
+sarama/go.mod and sarama/go.sum (downloaded through the Go module proxy into
+a module cache in the build directory), then runs the program on a fresh
+kcoord and on one reference broker for the whole file: it creates a
+4-partition topic, produces, checks that both members get partitions, that
+every record is consumed once and committed, that the group is Stable with
+two members, that the remaining member takes over after the other leaves,
+and that the group ends Empty. It runs with the group members speaking the
+newest protocol sarama knows (Kafka 4.3.1) and Kafka 2.2's, on both
+brokers, and the oldest one its consumer groups support (Kafka 0.10.2:
+JoinGroup v1, SyncGroup v0, OffsetCommit v2, Fetch v3) on kcoord only:
+Kafka 4 no longer serves those versions, kcoord still does.
 """
 
 import os
 import shutil
 import subprocess
+import sys
 
-from kcoord_harness import HERE, Kcoord, run
+from kcoord_harness import DEFAULT_OVERRIDES, HERE, Kcoord, run
+
+sys.path.insert(0, os.path.join(HERE, "..", "reference"))
+import reference_kafka  # noqa: E402
 
 BUILD_DEADLINE_S = 600
 RUN_DEADLINE_S = 400
+# The group members' protocol generations, and whether Kafka 4.4 serves it.
+VERSIONS = (("4.3.1", True), ("2.2.0", True), ("0.10.2.0", False))
 
 
 def go_build(work):
-    """Builds the test program into work/; returns its path."""
+    """Builds the test program into work/ (modules from go.sum, verified);
+    returns its path."""
     os.makedirs(work, exist_ok=True)
     exe = os.path.join(work, "sarama-group")
     env = {k: v for k, v in os.environ.items() if not k.startswith("GO")}
     env.update({
-        "GO111MODULE": "off",
-        "GOPATH": "/usr/share/gocode",
+        "GO111MODULE": "on",
+        "GOMODCACHE": os.path.join(work, "go-mod"),
         "GOCACHE": os.path.join(work, "go-cache"),
-        "GOFLAGS": "",
+        "GOPATH": os.path.join(work, "go-path"),
+        # -mod=readonly: go.mod and go.sum as committed, nothing resolved anew;
+        # -modcacherw: a module cache the build directory's removal can delete.
+        "GOFLAGS": "-mod=readonly -modcacherw",
         "GOENV": "off",  # no need for a HOME
-        "GOPROXY": "off",
-        "CGO_ENABLED": "1",
-        # Debian's zstd binding calls a function newer zstd marks deprecated.
-        "CGO_CFLAGS": "-g -O2 -Wno-deprecated-declarations",
+        "GOTOOLCHAIN": "local",
+        "CGO_ENABLED": "0",
     })
-    subprocess.run(["go", "build", "-o", exe, os.path.join(HERE, "sarama", "group.go")],
+    subprocess.run(["go", "build", "-o", exe, "."], cwd=os.path.join(HERE, "sarama"),
                    env=env, check=True, timeout=BUILD_DEADLINE_S, stdin=subprocess.DEVNULL)
     return exe
 
 
+def run_group(exe, bootstrap, version, name, broker):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KCOORD_")}
+    proc = subprocess.run([exe, "-version", version, "-name", name, bootstrap], env=env,
+                          timeout=RUN_DEADLINE_S, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = proc.stdout.decode("utf-8", "replace")
+    print(out, end="")
+    assert proc.returncode == 0, ("sarama-group -version %s on %s exited with status %d"
+                                  % (version, broker, proc.returncode))
+    assert "sarama: OK" in out, "sarama-group -version %s on %s did not report success" % (
+        version, broker)
+
+
 def main():
     if shutil.which("go") is None:
-        raise AssertionError("go is not installed (scripts/deps.sh all installs golang-go)")
+        raise AssertionError("go is not installed")
     work = os.path.join(os.environ.get("KC_TEST_WORK", os.getcwd()), "sarama-build")
     exe = go_build(work)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KCOORD_")}
-    for version in ("2.2.0", "0.10.2.0"):
-        print("sarama group members speaking Kafka %s" % version)
-        with Kcoord("sarama") as k:
-            proc = subprocess.run([exe, "-version", version, k.bootstrap], env=env,
-                                  timeout=RUN_DEADLINE_S, stdin=subprocess.DEVNULL,
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-            out = proc.stdout.decode("utf-8", "replace")
-            print(out, end="")
-            assert proc.returncode == 0, ("sarama-group -version %s exited with status %d"
-                                          % (version, proc.returncode))
-            assert "sarama: OK" in out, "sarama-group -version %s did not report success" % version
+    ref = reference_kafka.ReferenceKafka("sarama", DEFAULT_OVERRIDES)
+    ref.start()
+    try:
+        for version, on_kafka in VERSIONS:
+            name = "sarama-" + version.replace(".", "-")
+            print("sarama group members speaking Kafka %s, on kcoord" % version)
+            with Kcoord("sarama") as k:
+                run_group(exe, k.bootstrap, version, name, "kcoord")
+            if on_kafka:
+                print("sarama group members speaking Kafka %s, on Kafka" % version)
+                run_group(exe, ref.bootstrap, version, name, "Kafka")
+    except BaseException:
+        sys.stderr.write(ref.log_tail())
+        raise
+    finally:
+        ref.cleanup()
 
 
 if __name__ == "__main__":

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 
-// Command group runs a 2-member sarama consumer group against kcoord: both
+// Command group runs a 2-member sarama consumer group against a broker: both
 // members share a 4-partition topic, every record is consumed exactly once
 // and committed, then one member leaves and the other takes over all
 // partitions.
 //
-// Usage: group [-version 0.10.2.0|...|2.2.0] HOST:PORT   (exits 0 and prints
-// "sarama: OK" on success); -version is the protocol generation the group
-// members speak, the producer and admin checks always speak 2.0.
+// Usage: group [-version 0.10.2.0|...|4.3.1] [-name NAME] HOST:PORT (exits 0
+// and prints "sarama: OK" on success); -version is the protocol generation
+// the group members speak, the producer and admin checks always speak 2.0;
+// the topic and the group are NAME-orders and NAME-group (NAME: sarama).
 // Every wait polls a condition with a generous deadline; nothing sleeps for a
 // fixed time to let something happen.
 package main
@@ -21,12 +22,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/Shopify/sarama"
+	"github.com/IBM/sarama"
 )
 
 const (
-	topic      = "sarama-orders"
-	group      = "sarama-group"
 	partitions = 4
 	perPhase   = 200
 	waitFor    = 90 * time.Second
@@ -35,6 +34,8 @@ const (
 // groupVersion is the protocol generation the group members speak (-version
 // flag); the producer and the admin checks always speak adminVersion.
 var (
+	topic        = "sarama-orders"
+	group        = "sarama-group"
 	groupVersion = sarama.V2_0_0_0
 	adminVersion = sarama.V2_0_0_0
 )
@@ -400,10 +401,12 @@ func run(bootstrap string) error {
 
 func main() {
 	version := flag.String("version", groupVersion.String(), "Kafka version the group members speak")
+	name := flag.String("name", "sarama", "prefix of the topic's and the group's names")
 	flag.Parse()
+	topic, group = *name+"-orders", *name+"-group"
 	v, err := sarama.ParseKafkaVersion(*version)
 	if err != nil || flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: group [-version X.Y.Z] HOST:PORT")
+		fmt.Fprintln(os.Stderr, "usage: group [-version X.Y.Z] [-name NAME] HOST:PORT")
 		os.Exit(2)
 	}
 	groupVersion = v
