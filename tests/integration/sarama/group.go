@@ -31,8 +31,9 @@ const (
 	waitFor    = 90 * time.Second
 )
 
-// groupVersion is the protocol generation the group members speak (-version
-// flag); the producer and the admin checks always speak adminVersion.
+// topic and group are named after the -name flag; groupVersion is the
+// protocol generation the group members speak (-version flag); the producer
+// and the admin checks always speak adminVersion.
 var (
 	topic        = "sarama-orders"
 	group        = "sarama-group"
