@@ -6,6 +6,8 @@
 #   scripts/deps.sh fuzz    all + clang and libFuzzer (./scripts/test --extended)
 # Checks with dpkg-query first; runs apt-get only when something is missing.
 # When not root and something is missing, prints the apt-get command and fails.
+# all and fuzz also make the virtualenv of the Python clients from PyPI
+# (build-pyclients/, from tests/integration/pyclients/requirements.txt).
 set -euo pipefail
 
 BUILD_PKGS=(gcc meson ninja-build pkg-config libevent-dev liblmdb-dev libssl-dev
