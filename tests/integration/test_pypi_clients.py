@@ -115,7 +115,7 @@ class KafkaPythonMember:
         # The topic's metadata before the first join: a leader that joins
         # without it assigns nothing and re-joins at once when it arrives,
         # and kafka-python 3.0.12 then sometimes never handles the second
-        # SyncGroup's answer (seen on kcoord, not with the metadata first).
+        # SyncGroup's answer, on kcoord and on Kafka alike (a client bug).
         wait_for(lambda: len(self.c.partitions_for_topic(topic)) == PARTITIONS, DEADLINE_S,
                  "kafka-python's metadata of %s" % topic)
         self.c.subscribe([topic])
