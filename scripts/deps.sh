@@ -77,7 +77,27 @@ py_clients() {
     cp "$req" "$venv/requirements.txt"
 }
 
+# franz-go and sarama want Go 1.26 (their go.mod files). A go of 1.21 or
+# newer fetches that toolchain from the Go module proxy by itself
+# (GOTOOLCHAIN=auto); an older one (Debian 12's golang-go is 1.19) cannot.
+go_check() {
+    if [ "$what" = build ] || ! command -v go >/dev/null 2>&1; then
+        return
+    fi
+    local v
+    v="$(go env GOVERSION 2>/dev/null || echo unknown)"
+    case "$v" in
+        go1.2[1-9]*|go1.[3-9][0-9]*|go[2-9]*) return ;;
+    esac
+    echo "deps: the Go clients need Go 1.21 or newer in PATH (found $v)." >&2
+    echo "deps: install one from https://go.dev/dl/ and put it first in PATH, e.g.:" >&2
+    echo "  curl -fsSL https://go.dev/dl/go1.26.8.linux-amd64.tar.gz | tar -C /usr/local -xz" \
+         "&& export PATH=/usr/local/go/bin:\$PATH" >&2
+    exit 1
+}
+
 if [ "${#missing[@]}" -eq 0 ]; then
+    go_check
     reference_jars
     py_clients
     exit 0
@@ -95,5 +115,6 @@ echo "deps: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
 apt-get install -y --no-install-recommends "${missing[@]}"
+go_check
 reference_jars
 py_clients
