@@ -161,17 +161,26 @@ class MemberThread(threading.Thread):
         try:
             m = self.kind(*self.args)
             try:
+                pending = False
                 while not self.stop.is_set():
                     got = m.poll()
                     assigned = m.assignment()
                     with self.lock:
                         self.delivered.extend(got)
                         self.assigned = assigned
+                    if not pending:
+                        try:
+                            self.commands.get_nowait()
+                        except queue.Empty:
+                            continue
                     try:
-                        self.commands.get_nowait()
-                    except queue.Empty:
-                        continue
-                    self.results.put(m.commit())
+                        self.results.put(m.commit())
+                        pending = False
+                    except kafka.errors.RebalanceInProgressError:
+                        # kafka-python refuses to commit while it means to
+                        # rejoin (a metadata change it noticed, on either
+                        # broker): the next poll rejoins, then it commits.
+                        pending = True
             finally:
                 m.close()
         except BaseException as e:  # reported by the test's checks
