@@ -1,0 +1,165 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Kafka's Java KafkaConsumer 4.4.0 with group.protocol=consumer (KIP-848)
+on kcoord and on the reference Kafka 4.4.0, compared.
+
+Each scenario of java/ConsumerProtocolCheck.java (compiled once with javac
+against the reference classpath) runs in one JVM against each broker, its
+consumers threads sharing one ownership ledger fed by their
+ConsumerRebalanceListeners. What a scenario observes prints as RESULT lines
+free of ids, hosts and ports; they must be the same on both brokers, and
+they must say what Kafka is known to do (checked below), so that a
+scenario where both brokers went wrong fails too:
+
+- assignors: `uniform` and `range` (group.remote.assignor) on two topics,
+  one to three members and one leaving; range exactly (as a function of
+  the member ids' order), uniform by its balance and stickiness;
+- scale: one, three, one consumer on 8 partitions, never a partition with
+  two owners, every partition owned at each step;
+- regex: SubscriptionPattern (resolved by the coordinator) and Pattern
+  (resolved by the client) pick up a topic Admin creates meanwhile;
+- static: a static member closed and back within its session gets its
+  partitions back, the other member's epoch and assignment untouched;
+- commit: commitSync in onPartitionsRevoked when a member joins and when
+  it closes, and where the next owner starts reading;
+- mixed: a classic member and a consumer-protocol member in one group
+  (online upgrade, then downgrade when the latter leaves).
+
+It needs what the conformance suite needs: a JDK and Kafka's jars (Maven).
+"""
+
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "reference"))
+
+import reference_kafka  # noqa: E402
+from kcoord_harness import DEFAULT_OVERRIDES, Kcoord, run  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE = os.path.join(HERE, "java", "ConsumerProtocolCheck.java")
+SCENARIOS = ["assignors", "scale", "regex", "static", "commit", "mixed"]
+
+# Both brokers: kcoord's test settings, consumer-group heartbeats every
+# second, no topic created by a Metadata request.
+SETTINGS = dict(DEFAULT_OVERRIDES)
+SETTINGS.update({
+    "group.consumer.heartbeat.interval.ms": "1000",
+    "auto.create.topics.enable": "false",
+})
+
+
+def compile_program(work):
+    out = os.path.join(work, "java-consumer-classes")
+    os.makedirs(out, exist_ok=True)
+    javac = os.path.join(os.path.dirname(reference_kafka.java()), "javac")
+    p = subprocess.run([javac, "-Xlint:all", "-Werror", "-d", out, "-cp",
+                        reference_kafka.classpath(), SOURCE],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
+    assert p.returncode == 0, "javac failed:\n" + p.stdout.decode("utf-8", "replace")
+    return out
+
+
+def scenario(classes, work, broker, bootstrap, name):
+    """Runs one scenario; returns its RESULT lines as {key: value}."""
+    log = os.path.join(work, "java-consumer-%s-%s.log" % (broker, name))
+    with open(log, "wb") as err:
+        p = subprocess.run([reference_kafka.java(), "-Xms64m", "-Xmx256m", "-XX:+UseSerialGC",
+                            "-cp", classes + ":" + reference_kafka.classpath(),
+                            "ConsumerProtocolCheck", name, bootstrap, "jc-" + name],
+                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err,
+                           timeout=300)
+    out = p.stdout.decode("utf-8", "replace").split("\n")
+
+    def tail():
+        with open(log, "rb") as f:
+            return f.read()[-6000:].decode("utf-8", "replace")
+    assert p.returncode == 0, "%s on %s failed (%d):\n%s\n%s" % (
+        name, broker, p.returncode, "\n".join(out), tail())
+    violations = [ln for ln in out if ln.startswith("VIOLATION ")]
+    assert not violations, "%s on %s: %s" % (name, broker, violations)
+    results = {}
+    for ln in out:
+        if ln.startswith("RESULT "):
+            _, key, value = ln.split(" ", 2)
+            results[key] = value
+    print("%s on %s: %s" % (name, broker, results))
+    return results
+
+
+def tps(topic, n):
+    return ",".join("%s-%d" % (topic, i) for i in range(n))
+
+
+# What Kafka 4.4 is known to do, on top of kcoord and Kafka agreeing.
+EXPECTED = {
+    "assignors": {
+        "uniform.1.assignor": "uniform", "uniform.1.counts": "[9]",
+        "uniform.2.counts": "[4, 5]", "uniform.2.sticky": "true",
+        "uniform.3.counts": "[3, 3, 3]", "uniform.3.sticky": "true",
+        "uniform.2.shrunk.counts": "[4, 5]", "uniform.2.shrunk.sticky": "true",
+        "range.1.assignor": "range",
+        "range.1.by_member_id": "[%s,%s]" % (tps("jc-assignors-x", 6), tps("jc-assignors-y", 3)),
+        "range.2.by_member_id": "[jc-assignors-x-0,jc-assignors-x-1,jc-assignors-x-2,"
+                                "jc-assignors-y-0,jc-assignors-y-1] "
+                                "[jc-assignors-x-3,jc-assignors-x-4,jc-assignors-x-5,"
+                                "jc-assignors-y-2]",
+        "range.3.by_member_id": "[jc-assignors-x-0,jc-assignors-x-1,jc-assignors-y-0] "
+                                "[jc-assignors-x-2,jc-assignors-x-3,jc-assignors-y-1] "
+                                "[jc-assignors-x-4,jc-assignors-x-5,jc-assignors-y-2]",
+    },
+    "scale": {
+        "one.counts": "[8]", "three.counts": "[2, 3, 3]",
+        "one_again.owned": "[%s]" % tps("jc-scale-t", 8), "records_seen": "16",
+    },
+    "regex": {
+        "before": "[{0}] [{0}]".format(tps("jc-regex-rx-a", 2)),
+        "after": "[{0},{1}] [{0},{1}]".format(tps("jc-regex-rx-a", 2), tps("jc-regex-rx-b", 3)),
+        "read": "[{0}] [{0}]".format(tps("jc-regex-rx-b", 3)),
+    },
+    "static": {
+        "split": "[3, 3]", "back.same_partitions": "true",
+        "other.epoch_unchanged": "true", "other.generation_unchanged": "true",
+        "other.assignment_unchanged": "true", "other.callbacks": "[]",
+    },
+    "commit": {
+        "c1.first_offsets": "[5, 5]",
+        "join.commits": "[c0:2:ok]", "committed_after_join": "[-, -, 5, 5]",
+        "close.commits": "[c1:2:ok]", "committed_after_close": "[-, -, 6, 6]",
+    },
+    "mixed": {
+        "classic.type": "Classic", "mixed.type": "Consumer", "mixed.counts": "[2, 2]",
+        "mixed.upgraded": "Optional[false] Optional[true]", "after.type": "Classic", "after.owned": "[%s]" % tps("jc-mixed-t", 4),
+    },
+}
+
+
+def main():
+    work = os.environ.get("KC_TEST_WORK") or os.getcwd()
+    classes = compile_program(work)
+    got = {"kcoord": {}, "kafka": {}}
+    with Kcoord("java_consumer_protocol", SETTINGS) as k:
+        for name in SCENARIOS:
+            got["kcoord"][name] = scenario(classes, work, "kcoord", k.bootstrap, name)
+    with reference_kafka.ReferenceKafka("java-consumer", SETTINGS) as ref:
+        for name in SCENARIOS:
+            got["kafka"][name] = scenario(classes, work, "kafka", ref.bootstrap, name)
+
+    failures = []
+    for name in SCENARIOS:
+        kc, kafka = got["kcoord"][name], got["kafka"][name]
+        for key in sorted(set(kc) | set(kafka)):
+            if kc.get(key) != kafka.get(key):
+                failures.append("%s %s: kcoord %r, Kafka %r" % (name, key, kc.get(key),
+                                                                kafka.get(key)))
+        for key, value in EXPECTED[name].items():
+            if kafka.get(key) != value:
+                failures.append("%s %s: Kafka gave %r, expected %r" % (name, key,
+                                                                       kafka.get(key), value))
+    assert not failures, "\n".join(failures)
+    print("the Java consumer saw the same groups on kcoord and on Kafka 4.4")
+
+
+if __name__ == "__main__":
+    run(main)
