@@ -1086,6 +1086,7 @@ static void update_target_assignment(kc_coord_t *c, cs_group_t *g, int64_t now_m
     for (size_t i = 0; i < nm; i++) {
         cs_member_t *m = sorted[i];
         am[i].member_id = m->member_id;
+        am[i].instance_id = m->instance_id;
         am[i].previous = &m->target;
         if (m->subs_version != g->subs_version) {
             /* The member's names and its regex's topics are sorted as

@@ -71,13 +71,15 @@ typedef struct {
 } kc_assign_topic_t;
 
 /* One member: which of the spec's topics it subscribes to (subscribed[i]
- * for topics[i]), its current target (borrowed, for stickiness) and the
- * new target the assignor fills (owned by the caller, empty on entry). */
+ * for topics[i]), its current target (borrowed, for stickiness), the new
+ * target the assignor fills (owned by the caller, empty on entry) and its
+ * group instance id (borrowed; NULL for a dynamic member). */
 typedef struct {
     const char *member_id;
     const bool *subscribed;
     const kc_asg_t *previous;
     kc_asg_t target;
+    const char *instance_id;
 } kc_assign_member_t;
 
 /* Input and output of one assignment: topics sorted by name, members
@@ -106,7 +108,9 @@ void kc_assignor_uniform(kc_assign_spec_t *spec);
  * them iterates, the order Kafka lists a member's partitions in. */
 int32_t *kc_cs_java_int_set_order(const int32_t *p, int32_t n, kc_arena_t *arena);
 /* Kafka's RangeAssignor ("range"): per topic, contiguous ranges over the
- * subscribed members in member id order, the first ones one larger. */
+ * subscribed members, the first ones one larger; members in Kafka's order,
+ * static ones first by group instance id, then dynamic ones by member id
+ * (the spec's order). */
 void kc_assignor_range(kc_assign_spec_t *spec);
 
 /* A compiled subscription regex (regex.c, PCRE2). */

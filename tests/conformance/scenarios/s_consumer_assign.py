@@ -78,9 +78,10 @@ for _assignor in ("uniform", "range"):
 MEMBERS = [hc.M1, hc.M2, hc.M3, "member-four", "member-five"]
 
 
-def _three_members(ctx, assignor, topics, subs):
+def _three_members(ctx, assignor, topics, subs, instances=None):
     """Members join one after the other, acknowledging each assignment;
-    records canonical (sorted by topic name) responses."""
+    records canonical (sorted by topic name) responses. instances: the
+    members' group instance ids (None for a dynamic member)."""
     clients = [ctx.client("m%d" % (i + 1)) for i in range(len(subs))]
     g = ctx.group()
     names = {}
@@ -90,8 +91,9 @@ def _three_members(ctx, assignor, topics, subs):
     members = MEMBERS[:len(subs)]
     epoch, owned = {}, {}
     for i, (m, sub) in enumerate(zip(members, subs)):
+        extra = {"InstanceId": instances[i]} if instances and instances[i] else {}
         r = hc.join(ctx, clients[i], g, m, [ctx.topic(n) for n in sub], record=False,
-                    ServerAssignor=assignor)
+                    ServerAssignor=assignor, **extra)
         ctx.note("join %s" % m, canon(r, names))
         epoch[m], owned[m] = r["MemberEpoch"], hc.owned(r) or []
     # Each member heartbeats what it owns; revocations come first, then the
@@ -129,6 +131,15 @@ def _(ctx):
           "two co-partitioned topics", api=API, versions=(1, None))
 def _(ctx):
     _three_members(ctx, "range", [("a", 3), ("b", 3)], [["a", "b"], ["a", "b"]])
+
+
+@scenario("consumer.assign.range.static_instance_order",
+          "ConsumerGroupHeartbeat v1: the range assignor orders static members by group "
+          "instance id, before dynamic ones: a topic of 7 partitions over a dynamic member "
+          "and two static ones whose instance ids sort against their member ids", api=API,
+          versions=(1, None))
+def _(ctx):
+    _three_members(ctx, "range", [("a", 7)], [["a"]] * 3, [None, "inst-b", "inst-a"])
 
 
 @scenario("consumer.assign.range.heterogeneous",
