@@ -27,6 +27,7 @@ scenario where both brokers went wrong fails too:
 It needs what the conformance suite needs: a JDK and Kafka's jars (Maven).
 """
 
+import concurrent.futures
 import os
 import subprocess
 import sys
@@ -64,8 +65,16 @@ def compile_program(work):
 def scenario(classes, work, broker, bootstrap, name):
     """Runs one scenario; returns its RESULT lines as {key: value}."""
     log = os.path.join(work, "java-consumer-%s-%s.log" % (broker, name))
+    log4j = os.path.join(work, "java-consumer-log4j.properties")
+    with open(log4j, "w", encoding="utf-8") as f:
+        f.write("log4j.rootLogger=INFO, err\n"
+                "log4j.appender.err=org.apache.log4j.ConsoleAppender\n"
+                "log4j.appender.err.Target=System.err\n"
+                "log4j.appender.err.layout=org.apache.log4j.PatternLayout\n"
+                "log4j.appender.err.layout.ConversionPattern=[%d] %p [%t] %m (%c)%n\n")
     with open(log, "wb") as err:
         p = subprocess.run([reference_kafka.java(), "-Xms64m", "-Xmx256m", "-XX:+UseSerialGC",
+                            "-Dlog4j.configuration=file:" + log4j,
                             "-cp", classes + ":" + reference_kafka.classpath(),
                             "ConsumerProtocolCheck", name, bootstrap, "jc-" + name],
                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err,
@@ -105,6 +114,12 @@ EXPECTED = {
                                 "jc-assignors-y-0,jc-assignors-y-1] "
                                 "[jc-assignors-x-3,jc-assignors-x-4,jc-assignors-x-5,"
                                 "jc-assignors-y-2]",
+        "unknown_assignor": "UnsupportedAssignorException: ServerAssignor nope is not "
+                            "supported. Supported assignors: uniform, range.",
+        "hetero.uniform.3": "h0:x3y0 h1:x0y3 h2:x3y0",
+        "hetero.range.3": "[jc-assignors-x-0,jc-assignors-x-1,jc-assignors-x-2] "
+                          "[jc-assignors-x-3,jc-assignors-x-4,jc-assignors-x-5] | "
+                          "[jc-assignors-y-0,jc-assignors-y-1] [jc-assignors-y-2]",
         "range.3.by_member_id": "[jc-assignors-x-0,jc-assignors-x-1,jc-assignors-y-0] "
                                 "[jc-assignors-x-2,jc-assignors-x-3,jc-assignors-y-1] "
                                 "[jc-assignors-x-4,jc-assignors-x-5,jc-assignors-y-2]",
@@ -117,20 +132,37 @@ EXPECTED = {
         "before": "[{0}] [{0}]".format(tps("jc-regex-rx-a", 2)),
         "after": "[{0},{1}] [{0},{1}]".format(tps("jc-regex-rx-a", 2), tps("jc-regex-rx-b", 3)),
         "read": "[{0}] [{0}]".format(tps("jc-regex-rx-b", 3)),
+        "invalid_regex": "InvalidRegularExpression: Invalid RE2J SubscriptionPattern provided in "
+                         "the call to subscribe. SubscribedTopicRegex `(unclosed` is not a valid "
+                         "regular expression: missing closing ).",
     },
     "static": {
-        "split": "[3, 3]", "back.same_partitions": "true",
+        "split": "[{0}-0,{0}-1,{0}-2] [{0}-3,{0}-4,{0}-5]".format("jc-static-t"), "back.same_partitions": "true",
+        "same_instance_id": "UnreleasedInstanceIdException: Static member <id> with instance id "
+                            "i0 cannot join the group because the instance id is owned by <id> "
+                            "member.",
+        "closed.s1_assignment_kept": "true",
         "other.epoch_unchanged": "true", "other.generation_unchanged": "true",
         "other.assignment_unchanged": "true", "other.callbacks": "[]",
     },
     "commit": {
         "c1.first_offsets": "[5, 5]",
-        "join.commits": "[c0:2:ok]", "committed_after_join": "[-, -, 5, 5]",
-        "close.commits": "[c1:2:ok]", "committed_after_close": "[-, -, 6, 6]",
+        "join.commits": "[c0:2:ok]", "join.commits_before_polls": "[ok]",
+        "committed_after_join": "[5, 5, 5, 5]",
+        "close.commits": "[c1:2:ok]", "committed_after_close": "[5, 5, 6, 6]",
     },
     "mixed": {
-        "classic.type": "Classic", "mixed.type": "Consumer", "mixed.counts": "[2, 2]",
-        "mixed.upgraded": "Optional[false] Optional[true]", "after.type": "Classic", "after.owned": "[%s]" % tps("jc-mixed-t", 4),
+        "eager.first.type": "Classic", "eager.mixed.type": "Consumer",
+        "eager.mixed.counts": "[2, 2]", "eager.mixed.upgraded": "Optional[false] Optional[true]",
+        "eager.mixed.commits": "[classic:4:ok]", "eager.after.type": "Classic",
+        "eager.after.owned": "[%s]" % tps("jc-mixed-eager-t", 4),
+        "coop.first.type": "Classic", "coop.mixed.type": "Consumer",
+        "coop.mixed.counts": "[2, 2]", "coop.mixed.commits": "[classic:2:ok]",
+        "coop.after.type": "Classic", "coop.after.assignor": "cooperative-sticky",
+        "coop.after.owned": "[%s]" % tps("jc-mixed-coop-t", 4),
+        "late.first.type": "Consumer", "late.mixed.type": "Consumer",
+        "late.mixed.counts": "[2, 2]", "late.mixed.upgraded": "Optional[false] Optional[true]",
+        "late.after.type": "Classic", "late.after.owned": "[%s]" % tps("jc-mixed-late-t", 4),
     },
 }
 
@@ -139,12 +171,15 @@ def main():
     work = os.environ.get("KC_TEST_WORK") or os.getcwd()
     classes = compile_program(work)
     got = {"kcoord": {}, "kafka": {}}
-    with Kcoord("java_consumer_protocol", SETTINGS) as k:
+    with Kcoord("java_consumer_protocol", SETTINGS) as k, \
+            reference_kafka.ReferenceKafka("java-consumer", SETTINGS) as ref, \
+            concurrent.futures.ThreadPoolExecutor(2) as pool:
+        # each scenario on both brokers at once: the two runs share nothing
         for name in SCENARIOS:
-            got["kcoord"][name] = scenario(classes, work, "kcoord", k.bootstrap, name)
-    with reference_kafka.ReferenceKafka("java-consumer", SETTINGS) as ref:
-        for name in SCENARIOS:
-            got["kafka"][name] = scenario(classes, work, "kafka", ref.bootstrap, name)
+            runs = {broker: pool.submit(scenario, classes, work, broker, bootstrap, name)
+                    for broker, bootstrap in (("kcoord", k.bootstrap), ("kafka", ref.bootstrap))}
+            for broker, run_ in runs.items():
+                got[broker][name] = run_.result()
 
     failures = []
     for name in SCENARIOS:

@@ -25,6 +25,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.ExecutionException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -36,9 +37,11 @@ import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.RangeAssignor;
 import org.apache.kafka.clients.consumer.SubscriptionPattern;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -181,6 +184,17 @@ public class ConsumerProtocolCheck {
         waitFor(() -> settled(group, tps, members), what);
     }
 
+    /** The group's epoch, target assignment epoch and the members' epochs,
+     *  in the order of `members`. */
+    static String epochs(String group, Member... members) {
+        ConsumerGroupDescription g = describe(group);
+        List<Object> es = new ArrayList<>();
+        for (Member m : members)
+            es.add(memberOf(g, m).memberEpoch().orElse(null));
+        return "group=" + g.groupEpoch().orElse(null) + " assignment="
+            + g.targetAssignmentEpoch().orElse(null) + " members=" + es;
+    }
+
     static String tpList(Collection<TopicPartition> tps) {
         return tps.stream().map(tp -> tp.topic() + "-" + tp.partition()).sorted()
             .collect(Collectors.joining(",", "[", "]"));
@@ -266,6 +280,8 @@ public class ConsumerProtocolCheck {
         final ConcurrentLinkedQueue<ConsumerRecord<String, String>> records =
             new ConcurrentLinkedQueue<>();
         final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+        /** Run in the poll thread before each poll. */
+        volatile Runnable everyPoll;
 
         Member(String name, String group, String protocol) {
             this.name = name;
@@ -311,14 +327,17 @@ public class ConsumerProtocolCheck {
                     Runnable t;
                     while ((t = tasks.poll()) != null)
                         t.run();
+                    Runnable each = everyPoll;
+                    if (each != null)
+                        each.run();
                     for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(100)))
                         records.add(r);
                 }
-                consumer.close();
             } catch (Throwable e) {
                 failure = e;
-                e.printStackTrace();
+                log(name + " failed: " + e);
             }
+            consumer.close();
         }
 
         /** KafkaConsumer.close() in the poll thread (a dynamic member leaves,
@@ -329,6 +348,15 @@ public class ConsumerProtocolCheck {
             if (thread.isAlive())
                 throw new IllegalStateException(name + " did not close");
             check();
+        }
+
+        /** Waits until poll (or subscribe) throws, and closes; returns what
+         *  was thrown, "CLASS: MESSAGE", with member ids normalised. */
+        String waitFailure() throws InterruptedException {
+            waitFor(() -> failure != null, name + " failing");
+            thread.join(DEADLINE_MS);
+            return failure.getClass().getSimpleName() + ": "
+                + String.valueOf(failure.getMessage()).replaceAll("[A-Za-z0-9_-]{22}", "<id>");
         }
 
         void check() {
@@ -410,6 +438,57 @@ public class ConsumerProtocolCheck {
             for (Member m : ms)
                 m.close();
         }
+        // heterogeneous subscriptions: h0 both topics, h1 only y, h2 only x
+        List<List<String>> subs = List.of(List.of(x, y), List.of(y), List.of(x));
+        for (String assignor : List.of("uniform", "range")) {
+            String group = prefix + "-hetero-" + assignor;
+            List<Member> ms = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                ms.add(new Member("h" + i, group, "consumer")
+                    .set("group.remote.assignor", assignor).start(subs.get(i)));
+                Member[] live = ms.toArray(new Member[0]);
+                waitSettled(assignor + " heterogeneous with " + live.length, group, tps, live);
+                result("hetero." + assignor + "." + live.length, assignor.equals("range")
+                       ? byTopicInMemberIdOrder(group, List.of(x, y), live)
+                       : countsByTopic(x, live));
+            }
+            for (Member m : ms)
+                m.close();
+        }
+        Member bad = new Member("bad", prefix + "-bad", "consumer")
+            .set("group.remote.assignor", "nope").start(List.of(x));
+        result("unknown_assignor", bad.waitFailure());
+    }
+
+    /** Per topic, the partitions of each member holding some, members in
+     *  the order of their ids (the order range hands out its ranges in). */
+    static String byTopicInMemberIdOrder(String group, List<String> topics, Member[] live) {
+        ConsumerGroupDescription g = describe(group);
+        TreeMap<String, Member> byId = new TreeMap<>();
+        for (Member m : live)
+            byId.put(memberOf(g, m).consumerId(), m);
+        List<String> out = new ArrayList<>();
+        for (String topic : topics) {
+            List<String> ranges = new ArrayList<>();
+            for (Member m : byId.values()) {
+                Set<TopicPartition> own = new HashSet<>(m.owned());
+                own.removeIf(tp -> !tp.topic().equals(topic));
+                if (!own.isEmpty())
+                    ranges.add(tpList(own));
+            }
+            out.add(String.join(" ", ranges));
+        }
+        return String.join(" | ", out);
+    }
+
+    /** "NAME:xNyM" for each member, N partitions of topic x, M of others. */
+    static String countsByTopic(String x, Member[] live) {
+        List<String> out = new ArrayList<>();
+        for (Member m : live) {
+            long nx = m.owned().stream().filter(tp -> tp.topic().equals(x)).count();
+            out.add(m.name + ":x" + nx + "y" + (m.owned().size() - nx));
+        }
+        return String.join(" ", out);
     }
 
     static void report(String assignor, String group, Member[] live,
@@ -451,14 +530,17 @@ public class ConsumerProtocolCheck {
         Member c0 = new Member("c0", group, "consumer").start(List.of(topic));
         waitSettled("one consumer", group, tps, c0);
         result("one.counts", sortedCounts(c0));
+        result("one.epochs", epochs(group, c0) + " generation=" + c0.generation());
         Member c1 = new Member("c1", group, "consumer").start(List.of(topic));
         Member c2 = new Member("c2", group, "consumer").start(List.of(topic));
         waitSettled("three consumers", group, tps, c0, c1, c2);
         result("three.counts", sortedCounts(c0, c1, c2));
+        result("three.epochs", epochs(group, c0, c1, c2));
         c1.close();
         c2.close();
         waitSettled("one consumer again", group, tps, c0);
         result("one_again.owned", tpList(c0.owned()));
+        result("one_again.epochs", epochs(group, c0) + " generation=" + c0.generation());
         // every record was read at least once, by whoever held its partition
         Set<String> seen = new HashSet<>();
         for (Member m : List.of(c0, c1, c2))
@@ -482,6 +564,8 @@ public class ConsumerProtocolCheck {
         waitSettled("broker regex on one topic", prefix + "-broker", first, broker);
         waitSettled("client regex on one topic", prefix + "-client", first, client);
         result("before", tpList(broker.owned()) + " " + tpList(client.owned()));
+        result("before.epochs", epochs(prefix + "-broker", broker) + " "
+               + epochs(prefix + "-client", client));
         createTopic(b, 3);
         createTopic(other, 1);
         List<TopicPartition> both = new ArrayList<>(first);
@@ -491,15 +575,22 @@ public class ConsumerProtocolCheck {
         waitSettled("broker regex on the new topic", prefix + "-broker", both, broker);
         waitSettled("client regex on the new topic", prefix + "-client", both, client);
         result("after", tpList(broker.owned()) + " " + tpList(client.owned()));
+        result("after.epochs", epochs(prefix + "-broker", broker) + " "
+               + epochs(prefix + "-client", client));
         waitFor(() -> broker.records.size() == 3 && client.records.size() == 3,
                 "the new topic's records read");
         result("read", tpList(broker.firstOffsets().keySet()) + " "
                + tpList(client.firstOffsets().keySet()));
         broker.close();
         client.close();
+        Member bad = new Member("bad", prefix + "-bad", "consumer")
+            .start(new SubscriptionPattern("(unclosed"));
+        result("invalid_regex", bad.waitFailure());
     }
 
-    /** Two static members (group.instance.id); one is closed and a new
+    /** Two static members (group.instance.id) of the range assignor (which
+     *  orders static members by instance id); a third consumer with the
+     *  first one's instance id is refused; the second is closed and a new
      *  consumer with its instance id starts within the session: it gets
      *  the same partitions back, and the other member's epoch, assignment
      *  and listener are left alone. */
@@ -508,10 +599,10 @@ public class ConsumerProtocolCheck {
         createTopic(topic, 6);
         List<TopicPartition> tps = partitions(topic, 6);
         Member s0 = new Member("s0", group, "consumer").set("group.instance.id", "i0")
-            .start(List.of(topic));
+            .set("group.remote.assignor", "range").start(List.of(topic));
         waitSettled("s0 alone", group, tps, s0);
         Member s1 = new Member("s1", group, "consumer").set("group.instance.id", "i1")
-            .start(List.of(topic));
+            .set("group.remote.assignor", "range").start(List.of(topic));
         waitSettled("s0 and s1", group, tps, s0, s1);
         ConsumerGroupDescription g = describe(group);
         int s0Epoch = memberOf(g, s0).memberEpoch().orElse(-100);
@@ -519,8 +610,13 @@ public class ConsumerProtocolCheck {
         int s0Generation = s0.generation();
         int groupEpoch = g.groupEpoch().orElse(-100);
         Set<TopicPartition> s0Owned = s0.owned(), s1Owned = s1.owned();
-        result("split", sortedCounts(s0, s1));
+        result("split", tpList(s0Owned) + " " + tpList(s1Owned));
         int mark = ledger.eventCount();
+
+        Member twin = new Member("twin", group, "consumer").set("group.instance.id", "i0")
+            .start(List.of(topic));
+        result("same_instance_id", twin.waitFailure());
+        result("after_twin.epochs", epochs(group, s0, s1));
 
         s1.close();
         ConsumerGroupDescription closed = describe(group);
@@ -532,7 +628,7 @@ public class ConsumerProtocolCheck {
         result("closed.group_epoch_delta", closed.groupEpoch().orElse(-100) - groupEpoch);
 
         Member back = new Member("s1", group, "consumer").set("group.instance.id", "i1")
-            .start(List.of(topic));
+            .set("group.remote.assignor", "range").start(List.of(topic));
         waitSettled("s1 back", group, tps, s0, back);
         ConsumerGroupDescription after = describe(group);
         result("back.same_partitions", back.owned().equals(s1Owned));
@@ -563,10 +659,27 @@ public class ConsumerProtocolCheck {
         waitSettled("c0 alone", group, tps, c0);
         waitFor(() -> c0.records.size() == 20, "c0 read everything");
 
+        // c0 also commits what it holds before each poll while c1 joins
+        Set<String> polled = new ConcurrentSkipListSet<>();
+        c0.everyPoll = () -> {
+            Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+            for (TopicPartition tp : c0.consumer.assignment())
+                offsets.put(tp, new OffsetAndMetadata(c0.consumer.position(tp)));
+            try {
+                c0.consumer.commitSync(offsets);
+                polled.add("ok");
+            } catch (Exception e) {
+                polled.add(e.getClass().getSimpleName());
+            }
+        };
+        waitFor(() -> !polled.isEmpty(), "c0 committing before its polls");
         Member c1 = new Member("c1", group, "consumer").start(List.of(topic));
         c1.onRevoked = revoked -> commitPositions(c1, revoked, outcomes);
         waitSettled("c0 and c1", group, tps, c0, c1);
+        c0.everyPoll = null;
+        c0.generation(); // a turn of c0's loop: no commit of it still running
         result("join.commits", outcomes);
+        result("join.commits_before_polls", polled);
         result("committed_after_join", committed(group, tps));
 
         produce(tps, 1);
@@ -578,6 +691,7 @@ public class ConsumerProtocolCheck {
         result("close.commits", outcomes);
         waitSettled("c0 alone again", group, tps, c0);
         result("committed_after_close", committed(group, tps));
+        c0.onRevoked = null; // what it just got has no position yet
         c0.close();
     }
 
@@ -603,6 +717,7 @@ public class ConsumerProtocolCheck {
         }
         synchronized (out) {
             out.add(m.name + ":" + revoked.size() + ":" + outcome);
+            out.sort(null); // members of one rebalance commit in no set order
         }
     }
 
@@ -618,35 +733,67 @@ public class ConsumerProtocolCheck {
         return out.toString();
     }
 
-    /** A classic consumer forms the group; a consumer-protocol one joins
-     *  (the group becomes a consumer group), both read their partitions;
-     *  the consumer-protocol member leaves (back to a classic group) and
-     *  the classic one owns everything. */
+    /** A classic consumer and a consumer-protocol one in one group, in
+     *  three variants: the classic member (eager range, then cooperative
+     *  sticky) forms the group and the other joins (the group becomes a
+     *  consumer group), or the consumer-protocol member is there first.
+     *  Both read their partitions; each member commits its positions in
+     *  onPartitionsRevoked; the consumer-protocol member leaves (back to a
+     *  classic group) and the classic one owns everything. */
     static void mixed(String prefix) throws Exception {
+        mixedVariant(prefix + "-eager", RangeAssignor.class.getName(), false);
+        mixedVariant(prefix + "-coop", CooperativeStickyAssignor.class.getName(), false);
+        mixedVariant(prefix + "-late", RangeAssignor.class.getName(), true);
+    }
+
+    static void mixedVariant(String prefix, String strategy, boolean modernFirst)
+        throws Exception {
         String topic = prefix + "-t", group = prefix + "-g";
+        String v = prefix.substring(prefix.lastIndexOf('-') + 1) + ".";
         createTopic(topic, 4);
         List<TopicPartition> tps = partitions(topic, 4);
         produce(tps, 2);
-        Member classic = new Member("classic", group, "classic").start(List.of(topic));
-        waitSettled("the classic member alone", group, tps, classic);
-        waitFor(() -> classic.records.size() == 8, "the classic member read everything");
-        result("classic.type", describe(group).type());
+        List<String> outcomes = new ArrayList<>();
+        Member classic = new Member("classic", group, "classic")
+            .set("partition.assignment.strategy", strategy);
+        classic.onRevoked = revoked -> commitPositions(classic, revoked, outcomes);
+        Member modern = new Member("modern", group, "consumer");
+        modern.onRevoked = revoked -> commitPositions(modern, revoked, outcomes);
+        Member first = modernFirst ? modern : classic;
+        first.start(List.of(topic));
+        waitSettled("the first member alone", group, tps, first);
+        waitFor(() -> first.records.size() == 8, "the first member read everything");
+        result(v + "first.type", describe(group).type());
+        result(v + "first.generation", first.generation());
 
-        Member modern = new Member("modern", group, "consumer").start(List.of(topic));
+        Member second = modernFirst ? classic : modern;
+        second.start(List.of(topic));
         waitSettled("both members", group, tps, classic, modern);
         ConsumerGroupDescription g = describe(group);
-        result("mixed.type", g.type());
-        result("mixed.counts", sortedCounts(classic, modern));
-        result("mixed.upgraded", memberOf(g, classic).upgraded() + " " + memberOf(g, modern).upgraded());
+        result(v + "mixed.type", g.type());
+        result(v + "mixed.counts", sortedCounts(classic, modern));
+        result(v + "mixed.upgraded", memberOf(g, classic).upgraded() + " "
+               + memberOf(g, modern).upgraded());
+        result(v + "mixed.epochs", epochs(group, classic, modern) + " generations="
+               + classic.generation() + "," + modern.generation());
+        result(v + "mixed.assignor", g.partitionAssignor());
+        result(v + "mixed.commits", outcomes);
+        result(v + "mixed.committed", committed(group, tps));
         produce(tps, 1);
         waitFor(() -> readBy(classic, 2).equals(classic.owned())
                 && readBy(modern, 2).equals(modern.owned()),
                 "each member read the new record of each of its partitions");
+        result(v + "mixed.second_first_offsets", second.firstOffsets().values());
 
+        outcomes.clear();
         modern.close();
-        waitSettled("the classic member alone again", group, tps, classic);
-        result("after.type", describe(group).type());
-        result("after.owned", tpList(classic.owned()));
+        waitSettled("the classic member alone", group, tps, classic);
+        result(v + "after.type", describe(group).type());
+        result(v + "after.owned", tpList(classic.owned()));
+        result(v + "after.generation", classic.generation());
+        result(v + "after.assignor", describe(group).partitionAssignor());
+        result(v + "after.commits", outcomes);
+        classic.onRevoked = null;
         classic.close();
     }
 }
