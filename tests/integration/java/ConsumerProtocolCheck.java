@@ -5,8 +5,9 @@
 //
 //   java ConsumerProtocolCheck SCENARIO BOOTSTRAP PREFIX
 //
-// SCENARIO is assignors, scale, regex, static, commit or mixed; PREFIX
-// names the scenario's topics and groups. Each consumer records what its
+// SCENARIO is assignors, scale, regex, static, commit or mixed (each one
+// described at its method below); PREFIX names the scenario's topics and
+// groups. Each consumer records what its
 // ConsumerRebalanceListener is told in one ordered ownership ledger shared
 // by all consumers; a partition handed to a consumer while another one
 // still holds it prints "VIOLATION ...". What the scenario observed prints
@@ -27,6 +28,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
@@ -132,12 +134,25 @@ public class ConsumerProtocolCheck {
         }
     }
 
-    static ConsumerGroupDescription describe(String group) {
+    /** The group as Admin.describeConsumerGroups gives it; null while
+     *  the coordinator does not know it. */
+    static ConsumerGroupDescription describeOrNull(String group) {
         try {
             return admin.describeConsumerGroups(List.of(group)).all().get().get(group);
-        } catch (Exception e) {
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof GroupIdNotFoundException)
+                return null;
             throw new IllegalStateException("describe " + group, e);
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
         }
+    }
+
+    static ConsumerGroupDescription describe(String group) {
+        ConsumerGroupDescription g = describeOrNull(group);
+        if (g == null)
+            throw new IllegalStateException("no group " + group);
+        return g;
     }
 
     static MemberDescription memberOf(ConsumerGroupDescription g, Member m) {
@@ -151,17 +166,8 @@ public class ConsumerProtocolCheck {
      *  listener) what the coordinator assigned it and nothing is still to
      *  move (assignment = target assignment), and all of `tps` is owned. */
     static boolean settled(String group, Collection<TopicPartition> tps, Member... members) {
-        ConsumerGroupDescription g;
-        try {
-            g = admin.describeConsumerGroups(List.of(group)).all().get().get(group);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof GroupIdNotFoundException)
-                return false; // not created yet
-            throw new IllegalStateException("describe " + group, e);
-        } catch (InterruptedException e) {
-            throw new IllegalStateException(e);
-        }
-        if (g.groupState() != GroupState.STABLE || g.members().size() != members.length)
+        ConsumerGroupDescription g = describeOrNull(group);
+        if (g == null || g.groupState() != GroupState.STABLE || g.members().size() != members.length)
             return false;
         Set<TopicPartition> all = new HashSet<>();
         for (Member m : members) {
@@ -372,10 +378,10 @@ public class ConsumerProtocolCheck {
         /** The group's generation as this member last learned it (its
          *  member epoch with the consumer protocol), read in its thread. */
         int generation() throws InterruptedException {
-            int[] out = {Integer.MIN_VALUE};
-            tasks.add(() -> out[0] = consumer.groupMetadata().generationId());
-            waitFor(() -> out[0] != Integer.MIN_VALUE, name + " generation");
-            return out[0];
+            AtomicInteger out = new AtomicInteger(Integer.MIN_VALUE);
+            tasks.add(() -> out.set(consumer.groupMetadata().generationId()));
+            waitFor(() -> out.get() != Integer.MIN_VALUE, name + " generation");
+            return out.get();
         }
 
         Map<TopicPartition, Long> firstOffsets() {
@@ -463,14 +469,10 @@ public class ConsumerProtocolCheck {
     /** Per topic, the partitions of each member holding some, members in
      *  the order of their ids (the order range hands out its ranges in). */
     static String byTopicInMemberIdOrder(String group, List<String> topics, Member[] live) {
-        ConsumerGroupDescription g = describe(group);
-        TreeMap<String, Member> byId = new TreeMap<>();
-        for (Member m : live)
-            byId.put(memberOf(g, m).consumerId(), m);
         List<String> out = new ArrayList<>();
         for (String topic : topics) {
             List<String> ranges = new ArrayList<>();
-            for (Member m : byId.values()) {
+            for (Member m : inMemberIdOrder(group, live)) {
                 Set<TopicPartition> own = new HashSet<>(m.owned());
                 own.removeIf(tp -> !tp.topic().equals(topic));
                 if (!own.isEmpty())
@@ -479,6 +481,14 @@ public class ConsumerProtocolCheck {
             out.add(String.join(" ", ranges));
         }
         return String.join(" | ", out);
+    }
+
+    static Collection<Member> inMemberIdOrder(String group, Member[] live) {
+        ConsumerGroupDescription g = describe(group);
+        TreeMap<String, Member> byId = new TreeMap<>();
+        for (Member m : live)
+            byId.put(memberOf(g, m).consumerId(), m);
+        return byId.values();
     }
 
     /** "NAME:xNyM" for each member, N partitions of topic x, M of others. */
@@ -497,11 +507,8 @@ public class ConsumerProtocolCheck {
         String key = assignor + "." + live.length + (before.size() > live.length ? ".shrunk" : "");
         result(key + ".assignor", g.partitionAssignor());
         if (assignor.equals("range")) {
-            TreeMap<String, Member> byId = new TreeMap<>();
-            for (Member m : live)
-                byId.put(memberOf(g, m).consumerId(), m);
             List<String> order = new ArrayList<>();
-            for (Member m : byId.values())
+            for (Member m : inMemberIdOrder(group, live))
                 order.add(tpList(m.owned()));
             result(key + ".by_member_id", String.join(" ", order));
         } else {
