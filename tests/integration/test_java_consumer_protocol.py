@@ -22,7 +22,8 @@ scenario where both brokers went wrong fails too:
 - commit: commitSync in onPartitionsRevoked when a member joins and when
   it closes, and where the next owner starts reading;
 - mixed: a classic member and a consumer-protocol member in one group
-  (online upgrade, then downgrade when the latter leaves).
+  (online upgrade, then downgrade when the latter leaves), and a static
+  classic member restarted next to a consumer-protocol one.
 
 It needs what the conformance suite needs: a JDK and Kafka's jars (Maven).
 """
@@ -163,6 +164,9 @@ EXPECTED = {
         "late.first.type": "Consumer", "late.mixed.type": "Consumer",
         "late.mixed.counts": "[2, 2]", "late.mixed.upgraded": "Optional[false] Optional[true]",
         "late.after.type": "Classic", "late.after.owned": "[%s]" % tps("jc-mixed-late-t", 4),
+        "static.split": "[2, 2]", "static.closed.members": "2",
+        "static.back.same_partitions": "true", "static.other.unchanged": "true",
+        "static.other.callbacks": "[]",
     },
 }
 

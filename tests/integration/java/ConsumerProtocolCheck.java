@@ -746,11 +746,48 @@ public class ConsumerProtocolCheck {
      *  consumer group), or the consumer-protocol member is there first.
      *  Both read their partitions; each member commits its positions in
      *  onPartitionsRevoked; the consumer-protocol member leaves (back to a
-     *  classic group) and the classic one owns everything. */
+     *  classic group) and the classic one owns everything. Then a static
+     *  classic member restarted in a consumer group (mixedStatic). */
     static void mixed(String prefix) throws Exception {
         mixedVariant(prefix + "-eager", RangeAssignor.class.getName(), false);
         mixedVariant(prefix + "-coop", CooperativeStickyAssignor.class.getName(), false);
         mixedVariant(prefix + "-late", RangeAssignor.class.getName(), true);
+        mixedStatic(prefix + "-static");
+    }
+
+    /** A static classic member (group.instance.id) next to a
+     *  consumer-protocol member in a consumer group: closed (a static
+     *  classic member does not leave) and back within its session, it gets
+     *  its partitions back and the other member is left alone. */
+    static void mixedStatic(String prefix) throws Exception {
+        String topic = prefix + "-t", group = prefix + "-g";
+        createTopic(topic, 4);
+        List<TopicPartition> tps = partitions(topic, 4);
+        Member modern = new Member("modern", group, "consumer").start(List.of(topic));
+        waitSettled("the consumer-protocol member alone", group, tps, modern);
+        Member classic = new Member("classic", group, "classic")
+            .set("group.instance.id", "ci").start(List.of(topic));
+        waitSettled("both members", group, tps, classic, modern);
+        Set<TopicPartition> classicOwned = classic.owned(), modernOwned = modern.owned();
+        int modernEpoch = modern.generation();
+        result("static.split", sortedCounts(classic, modern));
+        result("static.epochs", epochs(group, classic, modern));
+        int mark = ledger.eventCount();
+
+        classic.close();
+        ConsumerGroupDescription closed = describe(group);
+        result("static.closed.members", closed.members().size());
+        result("static.closed.state", closed.groupState());
+        Member back = new Member("classic", group, "classic")
+            .set("group.instance.id", "ci").start(List.of(topic));
+        waitSettled("the static classic member back", group, tps, back, modern);
+        result("static.back.same_partitions", back.owned().equals(classicOwned));
+        result("static.back.epochs", epochs(group, back, modern));
+        result("static.other.unchanged", modern.owned().equals(modernOwned)
+               && modern.generation() == modernEpoch);
+        result("static.other.callbacks", ledger.eventsSince(mark, "modern"));
+        back.close();
+        modern.close();
     }
 
     static void mixedVariant(String prefix, String strategy, boolean modernFirst)
