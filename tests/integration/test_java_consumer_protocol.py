@@ -13,8 +13,8 @@ scenario where both brokers went wrong fails too:
 - assignors: `uniform` and `range` (group.remote.assignor) on two topics,
   one to three members and one leaving; range exactly (as a function of
   the member ids' order), uniform by its balance and stickiness;
-- scale: one, three, one consumer on 8 partitions, never a partition with
-  two owners, every partition owned at each step;
+- scale: one, three, one consumer on 8 partitions (uniform, then range),
+  never a partition with two owners, every partition owned at each step;
 - regex: SubscriptionPattern (resolved by the coordinator) and Pattern
   (resolved by the client) pick up a topic Admin creates meanwhile;
 - static: a static member closed and back within its session gets its
@@ -127,7 +127,9 @@ EXPECTED = {
     },
     "scale": {
         "one.counts": "[8]", "three.counts": "[2, 3, 3]",
-        "one_again.owned": "[%s]" % tps("jc-scale-t", 8), "records_seen": "16",
+        "one_again.owned": "[%s]" % tps("T-t", 8), "records_seen": "16",
+        "range.one.counts": "[8]", "range.three.counts": "[2, 3, 3]",
+        "range.one_again.owned": "[%s]" % tps("T-t", 8), "range.records_seen": "16",
     },
     "regex": {
         "before": "[{0}] [{0}]".format(tps("jc-regex-rx-a", 2)),

@@ -526,34 +526,43 @@ public class ConsumerProtocolCheck {
             before.put(m.name, m.owned());
     }
 
-    /** One consumer, three, one again on a topic of 8 partitions (the
-     *  default assignor, uniform): no partition with two owners at any
-     *  time, every partition owned at each step. */
+    /** One consumer, three, one again on a topic of 8 partitions, with
+     *  the default assignor (uniform) and with range (which is not sticky:
+     *  partitions also move between the members that stay): no partition
+     *  with two owners at any time, every partition owned at each step. */
     static void scale(String prefix) throws Exception {
+        scaleWith(prefix, "uniform", "");
+        scaleWith(prefix + "-range", "range", "range.");
+    }
+
+    static void scaleWith(String prefix, String assignor, String v) throws Exception {
         String topic = prefix + "-t", group = prefix + "-g";
         createTopic(topic, 8);
         List<TopicPartition> tps = partitions(topic, 8);
         produce(tps, 2);
-        Member c0 = new Member("c0", group, "consumer").start(List.of(topic));
+        Member c0 = new Member("c0", group, "consumer").set("group.remote.assignor", assignor)
+            .start(List.of(topic));
         waitSettled("one consumer", group, tps, c0);
-        result("one.counts", sortedCounts(c0));
-        result("one.epochs", epochs(group, c0) + " generation=" + c0.generation());
-        Member c1 = new Member("c1", group, "consumer").start(List.of(topic));
-        Member c2 = new Member("c2", group, "consumer").start(List.of(topic));
+        result(v + "one.counts", sortedCounts(c0));
+        result(v + "one.epochs", epochs(group, c0) + " generation=" + c0.generation());
+        Member c1 = new Member("c1", group, "consumer").set("group.remote.assignor", assignor)
+            .start(List.of(topic));
+        Member c2 = new Member("c2", group, "consumer").set("group.remote.assignor", assignor)
+            .start(List.of(topic));
         waitSettled("three consumers", group, tps, c0, c1, c2);
-        result("three.counts", sortedCounts(c0, c1, c2));
-        result("three.epochs", epochs(group, c0, c1, c2));
+        result(v + "three.counts", sortedCounts(c0, c1, c2));
+        result(v + "three.epochs", epochs(group, c0, c1, c2));
         c1.close();
         c2.close();
         waitSettled("one consumer again", group, tps, c0);
-        result("one_again.owned", tpList(c0.owned()));
-        result("one_again.epochs", epochs(group, c0) + " generation=" + c0.generation());
+        result(v + "one_again.owned", tpList(c0.owned()).replace(prefix, "T"));
+        result(v + "one_again.epochs", epochs(group, c0) + " generation=" + c0.generation());
         // every record was read at least once, by whoever held its partition
         Set<String> seen = new HashSet<>();
         for (Member m : List.of(c0, c1, c2))
             for (ConsumerRecord<String, String> r : m.records)
                 seen.add(r.partition() + "/" + r.offset());
-        result("records_seen", seen.size());
+        result(v + "records_seen", seen.size());
         c0.close();
     }
 
