@@ -20,7 +20,8 @@ scenario where both brokers went wrong fails too:
 - static: a static member closed and back within its session gets its
   partitions back, the other member's epoch and assignment untouched;
 - commit: commitSync in onPartitionsRevoked when a member joins and when
-  it closes, and where the next owner starts reading;
+  it closes, before every poll while a member joins, and for a partition
+  another member holds; where the next owner starts reading;
 - mixed: a classic member and a consumer-protocol member in one group
   (online upgrade, then downgrade when the latter leaves), and a static
   classic member restarted next to a consumer-protocol one.
@@ -151,7 +152,7 @@ EXPECTED = {
     "commit": {
         "c1.first_offsets": "[5, 5]",
         "join.commits": "[c0:2:ok]", "join.commits_before_polls": "[ok]",
-        "committed_after_join": "[5, 5, 5, 5]",
+        "committed_after_join": "[5, 5, 5, 5]", "foreign_commit": "ok [1, 5, 5, 5]",
         "close.commits": "[c1:2:ok]", "committed_after_close": "[5, 5, 6, 6]",
     },
     "mixed": {

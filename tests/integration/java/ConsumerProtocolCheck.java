@@ -29,6 +29,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
@@ -702,6 +703,19 @@ public class ConsumerProtocolCheck {
         waitFor(() -> c0.records.size() + c1.records.size() == 24, "the new records read");
         Map<TopicPartition, Long> firstOfC1 = c1.firstOffsets();
         result("c1.first_offsets", firstOfC1.values());
+        // c0 commits for a partition c1 holds (with c0's current epoch)
+        TopicPartition foreign = firstOfC1.keySet().iterator().next();
+        AtomicReference<String> foreignOutcome = new AtomicReference<>();
+        c0.tasks.add(() -> {
+            try {
+                c0.consumer.commitSync(Map.of(foreign, new OffsetAndMetadata(1)));
+                foreignOutcome.set("ok");
+            } catch (Exception e) {
+                foreignOutcome.set(e.getClass().getSimpleName());
+            }
+        });
+        waitFor(() -> foreignOutcome.get() != null, "c0's commit for a partition of c1");
+        result("foreign_commit", foreignOutcome.get() + " " + committed(group, tps));
         outcomes.clear();
         c1.close();
         result("close.commits", outcomes);
