@@ -17,7 +17,9 @@
 
 /* RangeAssignor.sortMemberIds over indexes into the spec's members (which
  * are in member id order): instance ids compared as strings, a static
- * member before a dynamic one, two dynamic members by member id. */
+ * member before a dynamic one, two dynamic members by member id. strcmp
+ * orders UTF-8 bytes as Java's compareTo orders UTF-16 units except for
+ * characters above U+FFFF against U+E000-U+FFFF. */
 static int cmp_range_order(const void *a, const void *b, void *arg)
 {
     const kc_assign_member_t *ms = arg;

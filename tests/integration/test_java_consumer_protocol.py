@@ -19,6 +19,8 @@ scenario where both brokers went wrong fails too:
   (resolved by the client) pick up a topic Admin creates meanwhile;
 - static: a static member closed and back within its session gets its
   partitions back, the other member's epoch and assignment untouched;
+  while it is away its partitions stay reserved for it when its partner
+  leaves and a newcomer joins;
 - commit: commitSync in onPartitionsRevoked when a member joins and when
   it closes, before every poll while a member joins, and for a partition
   another member holds; where the next owner starts reading;
@@ -146,6 +148,8 @@ EXPECTED = {
                             "i0 cannot join the group because the instance id is owned by <id> "
                             "member.",
         "closed.s1_assignment_kept": "true",
+        "away.newcomer": "3 of 6 (target 3), 2 members, Reconciling, kept for s: true",
+        "away.back": "true [3, 3]",
         "other.epoch_unchanged": "true", "other.generation_unchanged": "true",
         "other.assignment_unchanged": "true", "other.callbacks": "[]",
     },

@@ -659,6 +659,46 @@ public class ConsumerProtocolCheck {
         result("group_epoch_delta", after.groupEpoch().orElse(-100) - groupEpoch);
         s0.close();
         back.close();
+        awayStatic(prefix);
+    }
+
+    /** A static member away (closed, within its session) while the group
+     *  changes around it: its dynamic partner leaves and a new dynamic
+     *  member joins; what the newcomer is given while the static member's
+     *  place is kept, and what the static member finds when it is back. */
+    static void awayStatic(String prefix) throws Exception {
+        String topic = prefix + "-away-t", group = prefix + "-away-g";
+        createTopic(topic, 6);
+        List<TopicPartition> tps = partitions(topic, 6);
+        Member s = new Member("s", group, "consumer").set("group.instance.id", "i")
+            .start(List.of(topic));
+        Member d0 = new Member("d0", group, "consumer").start(List.of(topic));
+        waitSettled("s and d0", group, tps, s, d0);
+        Set<TopicPartition> sOwned = s.owned();
+        s.close();
+        d0.close();
+        ConsumerGroupDescription g = describe(group);
+        result("away.alone.members", g.members().size() + " " + g.groupState());
+        Member d1 = new Member("d1", group, "consumer").start(List.of(topic));
+        waitFor(() -> {
+            ConsumerGroupDescription x = describe(group);
+            MemberDescription d = memberOf(x, d1);
+            return d != null && !d1.owned().isEmpty()
+                && d.assignment().topicPartitions().equals(d1.owned());
+        }, "d1 given partitions");
+        g = describe(group);
+        MemberDescription d = memberOf(g, d1);
+        result("away.newcomer", d1.owned().size() + " of " + tps.size() + " (target "
+               + d.targetAssignment().get().topicPartitions().size() + "), "
+               + g.members().size() + " members, " + g.groupState()
+               + ", kept for s: " + tpList(memberOf(g, s).targetAssignment().get().topicPartitions())
+                   .equals(tpList(sOwned)));
+        Member back = new Member("s", group, "consumer").set("group.instance.id", "i")
+            .start(List.of(topic));
+        waitSettled("s back next to d1", group, tps, back, d1);
+        result("away.back", back.owned().equals(sOwned) + " " + sortedCounts(back, d1));
+        back.close();
+        d1.close();
     }
 
     /** commitSync in onPartitionsRevoked: when a second member joins (the
