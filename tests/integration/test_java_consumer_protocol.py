@@ -16,7 +16,9 @@ scenario where both brokers went wrong fails too:
 - scale: one, three, one consumer on 8 partitions (uniform, then range),
   never a partition with two owners, every partition owned at each step;
 - regex: SubscriptionPattern (resolved by the coordinator) and Pattern
-  (resolved by the client) pick up a topic Admin creates meanwhile;
+  (resolved by the client) pick up a topic Admin creates meanwhile, share
+  a group with a member subscribed by name, and let the topic go once it
+  is deleted;
 - static: a static member closed and back within its session gets its
   partitions back, the other member's epoch and assignment untouched;
   while it is away its partitions stay reserved for it when its partner
@@ -138,6 +140,9 @@ EXPECTED = {
         "before": "[{0}] [{0}]".format(tps("jc-regex-rx-a", 2)),
         "after": "[{0},{1}] [{0},{1}]".format(tps("jc-regex-rx-a", 2), tps("jc-regex-rx-b", 3)),
         "read": "[{0}] [{0}]".format(tps("jc-regex-rx-b", 3)),
+        "with_named": "regex:[%s] named:[%s]" % (tps("jc-regex-rx-b", 3),
+                                                 tps("jc-regex-rx-a", 2)),
+        "deleted": "[{0}] [{0}]".format(tps("jc-regex-rx-a", 2)),
         "invalid_regex": "InvalidRegularExpression: Invalid RE2J SubscriptionPattern provided in "
                          "the call to subscribe. SubscribedTopicRegex `(unclosed` is not a valid "
                          "regular expression: missing closing ).",

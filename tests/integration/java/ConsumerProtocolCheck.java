@@ -569,7 +569,9 @@ public class ConsumerProtocolCheck {
 
     /** A broker-side regex (SubscriptionPattern) and a client-side one
      *  (Pattern) each pick up a topic Admin creates while they run, and
-     *  read its records; a topic the regex does not match stays out. */
+     *  read its records; a topic the regex does not match stays out. A
+     *  member subscribed by name joins the regex member's group for a
+     *  while; the new topic is deleted and both regexes let it go. */
     static void regex(String prefix) throws Exception {
         String a = prefix + "-rx-a", b = prefix + "-rx-b", other = prefix + "-other";
         createTopic(a, 2);
@@ -598,6 +600,20 @@ public class ConsumerProtocolCheck {
                 "the new topic's records read");
         result("read", tpList(broker.firstOffsets().keySet()) + " "
                + tpList(client.firstOffsets().keySet()));
+
+        // a member subscribed by name next to the broker-side regex one
+        Member named = new Member("named", prefix + "-broker", "consumer").start(List.of(a));
+        waitSettled("a named member next to the regex one", prefix + "-broker", both,
+                    broker, named);
+        result("with_named", "regex:" + tpList(broker.owned()) + " named:" + tpList(named.owned()));
+        named.close();
+        waitSettled("the regex member alone again", prefix + "-broker", both, broker);
+
+        // the new topic deleted: both regexes let it go
+        admin.deleteTopics(List.of(b)).all().get();
+        waitSettled("broker regex after the deletion", prefix + "-broker", first, broker);
+        waitSettled("client regex after the deletion", prefix + "-client", first, client);
+        result("deleted", tpList(broker.owned()) + " " + tpList(client.owned()));
         broker.close();
         client.close();
         Member bad = new Member("bad", prefix + "-bad", "consumer")
