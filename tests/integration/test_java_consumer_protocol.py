@@ -11,8 +11,10 @@ they must say what Kafka is known to do (checked below), so that a
 scenario where both brokers went wrong fails too:
 
 - assignors: `uniform` and `range` (group.remote.assignor) on two topics,
-  one to three members and one leaving; range exactly (as a function of
-  the member ids' order), uniform by its balance and stickiness;
+  one to three members and one leaving, on the same and on different
+  subscriptions; range exactly (as a function of the member ids' order),
+  uniform by its balance and stickiness; the group's assignor when its
+  members ask for different ones; an unknown assignor's error;
 - scale: one, three, one consumer on 8 partitions (uniform, then range),
   never a partition with two owners, every partition owned at each step;
 - regex: SubscriptionPattern (resolved by the coordinator) and Pattern
@@ -120,6 +122,7 @@ EXPECTED = {
                                 "jc-assignors-y-0,jc-assignors-y-1] "
                                 "[jc-assignors-x-3,jc-assignors-x-4,jc-assignors-x-5,"
                                 "jc-assignors-y-2]",
+        "votes.1": "range", "votes.3": "uniform",
         "unknown_assignor": "UnsupportedAssignorException: ServerAssignor nope is not "
                             "supported. Supported assignors: uniform, range.",
         "hetero.uniform.3": "h0:x3y0 h1:x0y3 h2:x3y0",

@@ -462,6 +462,20 @@ public class ConsumerProtocolCheck {
             for (Member m : ms)
                 m.close();
         }
+        // members asking for different assignors: the group's follows them
+        String group = prefix + "-votes";
+        List<Member> voters = new ArrayList<>();
+        for (String assignor : List.of("range", "uniform", "uniform")) {
+            voters.add(new Member("v" + voters.size(), group, "consumer")
+                .set("group.remote.assignor", assignor).start(List.of(x, y)));
+            waitSettled(voters.size() + " voters", group, tps, voters.toArray(new Member[0]));
+            result("votes." + voters.size(), describe(group).partitionAssignor());
+        }
+        voters.remove(1).close();
+        waitSettled("a voter gone", group, tps, voters.toArray(new Member[0]));
+        result("votes.tied", describe(group).partitionAssignor());
+        for (Member m : voters)
+            m.close();
         Member bad = new Member("bad", prefix + "-bad", "consumer")
             .set("group.remote.assignor", "nope").start(List.of(x));
         result("unknown_assignor", bad.waitFailure());
