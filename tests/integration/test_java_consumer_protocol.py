@@ -51,15 +51,18 @@ SOURCE = os.path.join(HERE, "java", "ConsumerProtocolCheck.java")
 SCENARIOS = ["assignors", "scale", "regex", "static", "commit", "mixed"]
 
 # Both brokers: kcoord's test settings, consumer-group heartbeats every
-# second, no topic created by a Metadata request.
+# half second, no topic created by a Metadata request.
 SETTINGS = dict(DEFAULT_OVERRIDES)
 SETTINGS.update({
-    "group.consumer.heartbeat.interval.ms": "1000",
+    "group.consumer.heartbeat.interval.ms": "500",
     "auto.create.topics.enable": "false",
 })
 
 
 def compile_program(work):
+    """Compiles the program into work/java-consumer-classes, next to a
+    log4j configuration sending the clients' INFO logs to stderr; returns
+    that directory."""
     out = os.path.join(work, "java-consumer-classes")
     os.makedirs(out, exist_ok=True)
     javac = os.path.join(os.path.dirname(reference_kafka.java()), "javac")
@@ -67,22 +70,24 @@ def compile_program(work):
                         reference_kafka.classpath(), SOURCE],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
     assert p.returncode == 0, "javac failed:\n" + p.stdout.decode("utf-8", "replace")
-    return out
-
-
-def scenario(classes, work, broker, bootstrap, name):
-    """Runs one scenario; returns its RESULT lines as {key: value}."""
-    log = os.path.join(work, "java-consumer-%s-%s.log" % (broker, name))
-    log4j = os.path.join(work, "java-consumer-log4j.properties")
-    with open(log4j, "w", encoding="utf-8") as f:
+    with open(os.path.join(out, "log4j.properties"), "w", encoding="utf-8") as f:
         f.write("log4j.rootLogger=INFO, err\n"
                 "log4j.appender.err=org.apache.log4j.ConsoleAppender\n"
                 "log4j.appender.err.Target=System.err\n"
                 "log4j.appender.err.layout=org.apache.log4j.PatternLayout\n"
                 "log4j.appender.err.layout.ConversionPattern=[%d] %p [%t] %m (%c)%n\n")
+    return out
+
+
+def scenario(classes, work, broker, bootstrap, name):
+    """Runs one scenario against one broker (its clients' logs in
+    work/java-consumer-BROKER-NAME.log); returns its RESULT lines as
+    {key: value}."""
+    log = os.path.join(work, "java-consumer-%s-%s.log" % (broker, name))
     with open(log, "wb") as err:
         p = subprocess.run([reference_kafka.java(), "-Xms64m", "-Xmx256m", "-XX:+UseSerialGC",
-                            "-Dlog4j.configuration=file:" + log4j,
+                            "-Dlog4j.configuration=file:" + os.path.join(classes,
+                                                                         "log4j.properties"),
                             "-cp", classes + ":" + reference_kafka.classpath(),
                             "ConsumerProtocolCheck", name, bootstrap, "jc-" + name],
                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err,
@@ -92,10 +97,10 @@ def scenario(classes, work, broker, bootstrap, name):
     def tail():
         with open(log, "rb") as f:
             return f.read()[-6000:].decode("utf-8", "replace")
-    assert p.returncode == 0, "%s on %s failed (%d):\n%s\n%s" % (
-        name, broker, p.returncode, "\n".join(out), tail())
     violations = [ln for ln in out if ln.startswith("VIOLATION ")]
     assert not violations, "%s on %s: %s" % (name, broker, violations)
+    assert p.returncode == 0, "%s on %s failed (%d):\n%s\n%s" % (
+        name, broker, p.returncode, "\n".join(out), tail())
     results = {}
     for ln in out:
         if ln.startswith("RESULT "):
@@ -181,6 +186,9 @@ EXPECTED = {
         "late.after.type": "Classic", "late.after.owned": "[%s]" % tps("jc-mixed-late-t", 4),
         "static.split": "[2, 2]", "static.closed.members": "2",
         "static.back.same_partitions": "true", "static.other.unchanged": "true",
+        "static.epochs_aligned": "true", "static.back.epochs_unchanged": "true",
+        "eager.mixed.epochs_aligned": "true", "coop.mixed.epochs_aligned": "true",
+        "late.mixed.epochs_aligned": "true",
         "static.other.callbacks": "[]",
     },
 }
@@ -188,17 +196,19 @@ EXPECTED = {
 
 def main():
     work = os.environ.get("KC_TEST_WORK") or os.getcwd()
-    classes = compile_program(work)
     got = {"kcoord": {}, "kafka": {}}
-    with Kcoord("java_consumer_protocol", SETTINGS) as k, \
-            reference_kafka.ReferenceKafka("java-consumer", SETTINGS) as ref, \
-            concurrent.futures.ThreadPoolExecutor(2) as pool:
-        # each scenario on both brokers at once: the two runs share nothing
-        for name in SCENARIOS:
-            runs = {broker: pool.submit(scenario, classes, work, broker, bootstrap, name)
-                    for broker, bootstrap in (("kcoord", k.bootstrap), ("kafka", ref.bootstrap))}
-            for broker, run_ in runs.items():
-                got[broker][name] = run_.result()
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        compiled = pool.submit(compile_program, work)  # while the reference starts
+        with Kcoord("java_consumer_protocol", SETTINGS) as k, \
+                reference_kafka.ReferenceKafka("java-consumer", SETTINGS) as ref:
+            classes = compiled.result()
+            # each scenario on both brokers at once: the two runs share nothing
+            for name in SCENARIOS:
+                runs = {broker: pool.submit(scenario, classes, work, broker, bootstrap, name)
+                        for broker, bootstrap in (("kcoord", k.bootstrap),
+                                                  ("kafka", ref.bootstrap))}
+                for broker, run_ in runs.items():
+                    got[broker][name] = run_.result()
 
     failures = []
     for name in SCENARIOS:
