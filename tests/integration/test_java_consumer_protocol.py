@@ -32,6 +32,12 @@ scenario where both brokers went wrong fails too:
   (online upgrade, then downgrade when the latter leaves), and a static
   classic member restarted next to a consumer-protocol one.
 
+Group and member epochs are compared as values where only consumer-protocol
+members take part; with a classic member Kafka bumps the group epoch once
+more or not depending on how the classic JoinGroups and the other member's
+heartbeats interleave, so there the test compares whether the epochs
+settled together and how they moved.
+
 It needs what the conformance suite needs: a JDK and Kafka's jars (Maven).
 """
 
