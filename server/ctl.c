@@ -272,7 +272,8 @@ static int ctl_exit_status(const char *url, const ctl_command_t *c, int status)
     if (status < 0)
         return 1;
     if (status == 0) {
-        fprintf(stderr, "kcoord ctl: cannot reach %s\n", url);
+        fprintf(stderr, "kcoord ctl: cannot reach %s (is kcoord running with admin.listeners set?)\n",
+                url);
         return 2;
     }
     if (c->health)
