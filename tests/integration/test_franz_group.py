@@ -21,6 +21,7 @@ import subprocess
 import sys
 
 from kcoord_harness import DEFAULT_OVERRIDES, HERE, Kcoord, run
+from kcoord_harness import go_build as harness_go_build
 
 sys.path.insert(0, os.path.join(HERE, "..", "reference"))
 import reference_kafka  # noqa: E402
@@ -39,26 +40,7 @@ SETTINGS.update({
 
 
 def go_build(work):
-    """Builds the program into work/ (modules from go.sum, verified);
-    returns its path."""
-    os.makedirs(work, exist_ok=True)
-    exe = os.path.join(work, "franz-group")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GO")}
-    env.update({
-        "GO111MODULE": "on",
-        "GOMODCACHE": os.path.join(work, "go-mod"),
-        "GOCACHE": os.path.join(work, "go-cache"),
-        "GOPATH": os.path.join(work, "go-path"),
-        # -mod=readonly: go.mod and go.sum as committed, nothing resolved anew;
-        # -modcacherw: a module cache the build directory's removal can delete.
-        "GOFLAGS": "-mod=readonly -modcacherw",
-        "GOENV": "off",  # no need for a HOME
-        "GOTOOLCHAIN": "local",
-        "CGO_ENABLED": "0",
-    })
-    subprocess.run(["go", "build", "-o", exe, "."], cwd=SRC, env=env, check=True,
-                   timeout=BUILD_DEADLINE_S, stdin=subprocess.DEVNULL)
-    return exe
+    return harness_go_build(SRC, work, 'franz-group', BUILD_DEADLINE_S)
 
 
 def observe(exe, bootstrap, protocol, tag):
