@@ -578,7 +578,13 @@ static const kc_conf_property_t props[] = {
     {"cluster.id", KC_CONF_STRING, "a2Nvb3JkLWNsdXN0ZXItMQ", FIELD(cluster_id), 0, 0,
      validate_cluster_id, "Cluster id reported in Metadata"},
     {"lmdb.map.size.bytes", KC_CONF_LONG, "1073741824", FIELD(lmdb_map_size_bytes), 1048576,
-     INT64_MAX, NULL, "Maximum size of the LMDB environment"},
+     INT64_MAX, NULL, "Starting size of the LMDB map; it grows when it fills"},
+    {"lmdb.map.max.bytes", KC_CONF_LONG, "0", FIELD(lmdb_map_max_bytes), 0, INT64_MAX, NULL,
+     "Most the LMDB map grows to (0 = as far as the file system's free space allows); "
+     "beyond it writes fail with Kafka's storage errors"},
+    {"lmdb.free.space.warn.bytes", KC_CONF_LONG, "1073741824", FIELD(lmdb_free_space_warn_bytes),
+     0, INT64_MAX, NULL,
+     "A warning is logged when the data directory's file system has less free space (0 = off)"},
     {"log.level", KC_CONF_STRING, "info", FIELD(log_level), 0, 0, validate_log_level,
      "Lowest level logged: debug, info, warn, error"},
     {"admin.listeners", KC_CONF_STRING, "", FIELD(admin_listeners), 0, 0,
@@ -1243,6 +1249,13 @@ static int check_member_timeouts(const char *type, int32_t hb, int32_t min_hb, i
 
 int kc_config_validate(const kc_config_t *c, char *err, size_t errlen)
 {
+    if (c->lmdb_map_max_bytes != 0 && c->lmdb_map_max_bytes < c->lmdb_map_size_bytes) {
+        snprintf(err, errlen,
+                 "lmdb.map.max.bytes (%" PRId64 ") must be 0 or at least lmdb.map.size.bytes "
+                 "(%" PRId64 ")",
+                 c->lmdb_map_max_bytes, c->lmdb_map_size_bytes);
+        return -1;
+    }
     if (check_member_timeouts("consumer", c->group_consumer_heartbeat_interval_ms,
                               c->group_consumer_min_heartbeat_interval_ms,
                               c->group_consumer_max_heartbeat_interval_ms,

@@ -115,7 +115,9 @@ typedef struct {
     char *super_users;                              /* "User:a;User:b" = "" */
     bool allow_everyone_if_no_acl_found;            /* false */
     char *cluster_id;           /* 22-char base64url Kafka Uuid */
-    int64_t lmdb_map_size_bytes; /* 1 GiB */
+    int64_t lmdb_map_size_bytes; /* 1 GiB: the map's starting size */
+    int64_t lmdb_map_max_bytes;  /* 0: the map grows as far as the file system allows */
+    int64_t lmdb_free_space_warn_bytes; /* 1 GiB; 0 = no warning */
     char *log_level;            /* debug, info, warn, error */
     char *admin_listeners;      /* admin.listeners = "" (admin HTTP endpoint off) */
     int32_t admin_events_max;   /* 1000: the admin endpoint's event ring */

@@ -862,6 +862,34 @@ static void get_metrics(kc_server_t *s, struct evhttp_request *rq)
                         "# TYPE kcoord_lmdb_flushes_total counter\n"
                         "kcoord_lmdb_flushes_total %llu\n",
                         (unsigned long long)kc_store_sync_count(s->store));
+    kc_store_stats_t st;
+    kc_store_stats(s->store, &st);
+    evbuffer_add_printf(o,
+                        "# HELP kcoord_lmdb_map_size_bytes Size of the LMDB map now (it grows "
+                        "when it fills).\n"
+                        "# TYPE kcoord_lmdb_map_size_bytes gauge\nkcoord_lmdb_map_size_bytes %llu\n"
+                        "# HELP kcoord_lmdb_map_max_bytes lmdb.map.max.bytes (0: no maximum).\n"
+                        "# TYPE kcoord_lmdb_map_max_bytes gauge\nkcoord_lmdb_map_max_bytes %llu\n"
+                        "# HELP kcoord_lmdb_used_bytes Pages in use, less LMDB's free list.\n"
+                        "# TYPE kcoord_lmdb_used_bytes gauge\nkcoord_lmdb_used_bytes %llu\n"
+                        "# HELP kcoord_lmdb_free_pages Pages on LMDB's free list.\n"
+                        "# TYPE kcoord_lmdb_free_pages gauge\nkcoord_lmdb_free_pages %llu\n"
+                        "# HELP kcoord_lmdb_map_grows_total Times the LMDB map grew since start.\n"
+                        "# TYPE kcoord_lmdb_map_grows_total counter\n"
+                        "kcoord_lmdb_map_grows_total %llu\n"
+                        "# HELP kcoord_lmdb_full 1 while the map cannot grow and only deletions "
+                        "are accepted.\n"
+                        "# TYPE kcoord_lmdb_full gauge\nkcoord_lmdb_full %d\n",
+                        (unsigned long long)st.map_size, (unsigned long long)st.map_max,
+                        (unsigned long long)st.used, (unsigned long long)st.free_pages,
+                        (unsigned long long)st.grows, st.full ? 1 : 0);
+    if (st.disk_free != UINT64_MAX)
+        evbuffer_add_printf(o,
+                            "# HELP kcoord_data_dir_free_bytes Free space of the data "
+                            "directory's file system.\n"
+                            "# TYPE kcoord_data_dir_free_bytes gauge\n"
+                            "kcoord_data_dir_free_bytes %llu\n",
+                            (unsigned long long)st.disk_free);
     evbuffer_add_printf(o, "# HELP kcoord_lmdb_commit_seconds LMDB commit latency (no flush).\n"
                            "# TYPE kcoord_lmdb_commit_seconds histogram\n");
     for (size_t i = 0; i < KC_METRICS_COMMIT_BUCKETS; i++)
@@ -930,8 +958,16 @@ static void route(struct evhttp_request *rq, void *arg)
     if (!path) {
         reply_error(rq, 400, "bad request line");
     } else if (strcmp(path, "/v1/health") == 0 && cmd == EVHTTP_REQ_GET) {
-        reply_json(rq, 200, json_pack("{s:s,s:b}", "status", "ok", "loaded",
-                                      kc_coord_is_loaded(s->coord)));
+        kc_store_stats_t st;
+        kc_store_stats(s->store, &st);
+        reply_json(rq, 200,
+                   json_pack("{s:s,s:b,s:{s:I,s:I,s:I,s:I,s:I,s:I,s:b}}", "status", "ok", "loaded",
+                             kc_coord_is_loaded(s->coord), "storage", "map_size_bytes",
+                             (json_int_t)st.map_size, "map_max_bytes", (json_int_t)st.map_max,
+                             "used_bytes", (json_int_t)st.used, "free_pages",
+                             (json_int_t)st.free_pages, "page_size_bytes",
+                             (json_int_t)st.page_size, "map_grows", (json_int_t)st.grows, "full",
+                             st.full));
     } else if (strcmp(path, "/metrics") == 0 && cmd == EVHTTP_REQ_GET) {
         get_metrics(s, rq);
     } else if (strcmp(path, "/v1/groups") == 0 && cmd == EVHTTP_REQ_GET) {

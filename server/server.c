@@ -609,6 +609,8 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
         kc_log_error("server", "cannot open storage in %s", cfg->log_dirs);
         goto fail;
     }
+    kc_store_set_limits(s->store, (uint64_t)cfg->lmdb_map_max_bytes,
+                        (uint64_t)cfg->lmdb_free_space_warn_bytes);
     s->topics = kc_topics_new(s->store);
     if (kc_topics_load(s->topics) != 0) {
         kc_log_error("server", "cannot load topics from %s", cfg->log_dirs);

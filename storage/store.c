@@ -39,6 +39,8 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kc_log.h"
@@ -57,7 +59,17 @@ struct kc_store {
     uint64_t next_pos;       /* position of the next appended record */
     uint64_t committed_next; /* next_pos as of the last commit */
     size_t max_key;          /* mdb_env_get_maxkeysize */
-    uint64_t map_size;       /* configured map size in bytes */
+    uint64_t map_size;       /* map size in bytes (lmdb.map.size.bytes, then as grown) */
+    uint64_t map_max;        /* lmdb.map.max.bytes; 0 = only the file system limits growth */
+    uint64_t grows;          /* times the map grew since open */
+    uint64_t page_size;      /* LMDB's page size */
+    kc_buf_t redo;           /* the writes of txn (see "the write transaction" below) */
+    uint8_t *reserved;       /* value of the last put_reserve, not yet copied to redo */
+    size_t reserved_len;
+    size_t reserved_at;      /* where its bytes go in redo */
+    uint64_t free_warn;      /* lmdb.free.space.warn.bytes; 0 = no warning */
+    bool free_low;           /* the last check found less free space than free_warn */
+    int64_t free_checked_s;  /* monotonic second of the last check */
     bool full;               /* only deletions accepted (see top of file) */
     uint64_t used_at_full;   /* used_bytes() when full mode began */
     bool hit_full;           /* the open txn saw MDB_MAP_FULL */
@@ -102,7 +114,8 @@ static int lmdb_err(const kc_store_t *s, int rc, const char *what)
     if (rc == 0)
         return 0;
     if (rc == MDB_MAP_FULL) {
-        kc_log_error("storage", "%s: LMDB map full in %s (raise the map size or free space)", what,
+        kc_log_error("storage",
+                     "%s: LMDB map full in %s (raise lmdb.map.max.bytes or free disk space)", what,
                      s && s->dir ? s->dir : "?");
         return KC_ENOSPC;
     }
@@ -199,6 +212,7 @@ int kc_store_open(kc_store_t **out, const char *dir, uint64_t map_size)
         return KC_EINVAL;
     kc_store_t *s = kc_xcalloc(1, sizeof(*s));
     s->lock_fd = -1;
+    kc_buf_init(&s->redo);
     s->dir = kc_xstrdup(dir);
     s->map_size = map_size;
     MDB_txn *txn = NULL;
@@ -237,6 +251,15 @@ int kc_store_open(kc_store_t **out, const char *dir, uint64_t map_size)
     int dead = 0;
     mdb_reader_check(s->env, &dead);
     s->max_key = (size_t)mdb_env_get_maxkeysize(s->env);
+    MDB_envinfo info;
+    MDB_stat st;
+    if ((mrc = mdb_env_info(s->env, &info)) || (mrc = mdb_env_stat(s->env, &st))) {
+        rc = lmdb_err(s, mrc, "read environment");
+        goto out;
+    }
+    /* LMDB raises the map to the data in use (a map grown before a restart). */
+    s->map_size = KC_MAX(map_size, (uint64_t)info.me_mapsize);
+    s->page_size = st.ms_psize;
 
     if ((mrc = mdb_txn_begin(s->env, NULL, 0, &txn))) {
         rc = lmdb_err(s, mrc, "begin");
@@ -289,10 +312,12 @@ out:
 
 void kc_store_abort(kc_store_t *s)
 {
-    if (!s || !s->txn)
+    if (!s || (!s->txn && !s->err))
         return;
-    mdb_txn_abort(s->txn);
+    if (s->txn)
+        mdb_txn_abort(s->txn);
     s->txn = NULL;
+    s->reserved = NULL;
     s->err = 0;
     s->next_pos = s->committed_next;
     update_full_mode(s);
@@ -311,13 +336,50 @@ void kc_store_close(kc_store_t *s)
     }
     if (s->lock_fd >= 0)
         close(s->lock_fd); /* releases the flock */
+    kc_buf_deinit(&s->redo);
     free(s->dir);
     free(s);
+}
+
+/* ---- the write transaction and its redo list ---- */
+
+/*
+ * Every write of the open transaction is also kept, bytes copied, in a redo
+ * list (s->redo: a sequence of write_op_t headers, each followed by its key
+ * and value). LMDB can only enlarge the map with no transaction open, and a
+ * transaction that hit MDB_MAP_FULL is dead; the redo list lets the store
+ * abort it, enlarge the map and write the same operations again on the same
+ * committed state, so that the caller never sees the growth. A value put
+ * with MDB_RESERVE is written by the caller after kc_store_put_reserve
+ * returns; its bytes are copied into the list at the next store call
+ * (s->reserved), before anything can move the page.
+ */
+typedef enum { OP_APPEND, OP_TOPIC, OP_PUT, OP_RESERVE, OP_DEL, OP_DEL_PREFIX } write_kind_t;
+
+typedef struct {
+    uint8_t kind;    /* write_kind_t */
+    bool has_value;  /* false: a deletion (tombstone, topic delete, del) */
+    MDB_dbi db;      /* OP_PUT, OP_RESERVE, OP_DEL, OP_DEL_PREFIX */
+    size_t key_len;
+    size_t value_len;
+} write_op_t;
+
+static const char *const write_what[] = {"append record", "write topic", "put", "put",
+                                         "delete", "delete range"};
+
+/* Copies the bytes of the last kc_store_put_reserve into the redo list. */
+static void reserved_settle(kc_store_t *s)
+{
+    if (!s->reserved)
+        return;
+    memcpy(s->redo.data + s->reserved_at, s->reserved, s->reserved_len);
+    s->reserved = NULL;
 }
 
 /* Opens the write transaction when needed; returns the sticky error. */
 static int txn_ensure(kc_store_t *s)
 {
+    reserved_settle(s);
     if (s->err)
         return s->err;
     if (s->txn)
@@ -327,6 +389,7 @@ static int txn_ensure(kc_store_t *s)
         s->txn = NULL;
         return lmdb_err(s, rc, "begin write transaction");
     }
+    kc_buf_reset(&s->redo);
     return 0;
 }
 
@@ -338,14 +401,15 @@ static int txn_fail(kc_store_t *s, int rc, const char *what)
     return s->err;
 }
 
-/* Bytes in use: pages up to the last one written, minus the free list. */
-static uint64_t used_bytes(kc_store_t *s)
+/* Bytes in use: pages up to the last one written, minus the free list;
+ * *free_pages (may be NULL) gets the pages of the free list. */
+static uint64_t used_bytes(kc_store_t *s, uint64_t *free_pages)
 {
     MDB_envinfo info;
     MDB_stat st;
     if (mdb_env_info(s->env, &info) || mdb_env_stat(s->env, &st))
         return UINT64_MAX;
-    uint64_t pages = (uint64_t)info.me_last_pgno + 1;
+    uint64_t pages = (uint64_t)info.me_last_pgno + 1, listed = 0;
     MDB_txn *txn;
     if (mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn))
         return UINT64_MAX;
@@ -356,39 +420,216 @@ static uint64_t used_bytes(kc_store_t *s)
             if (v.mv_size >= sizeof(size_t)) {
                 size_t n;
                 memcpy(&n, v.mv_data, sizeof(n));
-                pages -= KC_MIN((uint64_t)n, pages);
+                listed += n;
             }
         }
         mdb_cursor_close(cur);
     }
     mdb_txn_abort(txn);
-    return pages * st.ms_psize;
+    if (free_pages)
+        *free_pages = listed;
+    return (pages - KC_MIN(listed, pages)) * st.ms_psize;
 }
 
-/* Runs after a transaction ended (no transaction open): enters or leaves full mode. */
+/* Bytes the data file may still grow by: the free space of its file system
+ * for unprivileged users (UINT64_MAX when it cannot be read). */
+static uint64_t disk_free(const kc_store_t *s)
+{
+    struct statvfs fs;
+    if (statvfs(s->dir, &fs) != 0)
+        return UINT64_MAX;
+    return (uint64_t)fs.f_bavail * fs.f_frsize;
+}
+
+/* Logs when the free space of the data directory's file system falls under
+ * lmdb.free.space.warn.bytes, and when it is back; at most once a second. */
+static void free_space_check(kc_store_t *s)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    if (s->free_warn == 0 || (int64_t)ts.tv_sec == s->free_checked_s)
+        return;
+    s->free_checked_s = (int64_t)ts.tv_sec;
+    uint64_t avail = disk_free(s);
+    if (avail == UINT64_MAX)
+        return;
+    bool low = avail < s->free_warn;
+    if (low && !s->free_low)
+        kc_log_warn("storage",
+                    "the file system of %s has %" PRIu64 " bytes free, under "
+                    "lmdb.free.space.warn.bytes (%" PRIu64 "); writes fail when it is full",
+                    s->dir, avail, s->free_warn);
+    else if (!low && s->free_low)
+        kc_log_info("storage", "the file system of %s has %" PRIu64 " bytes free again", s->dir,
+                    avail);
+    s->free_low = low;
+}
+
+/*
+ * The map size to grow to from s->map_size so that at least need more bytes
+ * fit: twice the size (or more when need asks), no more than
+ * lmdb.map.max.bytes and no more than the data file can reach on its file
+ * system. 0 when the map cannot grow.
+ */
+static uint64_t grown_size(kc_store_t *s, uint64_t need)
+{
+    uint64_t cur = s->map_size;
+    if (s->map_max && cur >= s->map_max)
+        return 0;
+    uint64_t want = KC_MAX(cur * 2, cur + need);
+    if (s->map_max)
+        want = KC_MIN(want, s->map_max);
+    int fd;
+    struct stat st;
+    uint64_t room = disk_free(s);
+    if (room != UINT64_MAX && mdb_env_get_fd(s->env, &fd) == 0 && fstat(fd, &st) == 0)
+        want = KC_MIN(want, (uint64_t)st.st_size + room);
+    want -= want % s->page_size;
+    return want > cur ? want : 0;
+}
+
+/* Sets the map to size with no transaction open; true on success (logged). */
+static bool map_resize(kc_store_t *s, uint64_t size)
+{
+    int mrc = mdb_env_set_mapsize(s->env, (size_t)size);
+    if (mrc) {
+        kc_log_error("storage", "cannot grow the LMDB map of %s to %" PRIu64 " bytes: %s", s->dir,
+                     size, mdb_strerror(mrc));
+        return false;
+    }
+    kc_log_info("storage", "the LMDB map of %s grew from %" PRIu64 " to %" PRIu64 " bytes%s",
+                s->dir, s->map_size, size,
+                s->map_max && size >= s->map_max ? " (lmdb.map.max.bytes)" : "");
+    s->map_size = size;
+    s->grows++;
+    return true;
+}
+
+static int write_exec(kc_store_t *s, const write_op_t *op, const void *key, const void *value,
+                      uint8_t **reserved);
+
+/*
+ * The open transaction hit MDB_MAP_FULL: aborts it, grows the map and writes
+ * the redo list again in a new transaction. True when that worked and the
+ * failed operation can be tried again; false when the map cannot grow (the
+ * transaction is then gone and s->err is set, with s->txn a fresh empty
+ * transaction or NULL).
+ */
+static bool grow_and_redo(kc_store_t *s, size_t extra)
+{
+    if (s->txn)
+        mdb_txn_abort(s->txn);
+    s->txn = NULL;
+    s->next_pos = s->committed_next;
+    uint64_t size = grown_size(s, 2 * ((uint64_t)s->redo.len + extra));
+    int mrc = MDB_MAP_FULL;
+    if (size && map_resize(s, size) && (mrc = mdb_txn_begin(s->env, NULL, 0, &s->txn)) == 0) {
+        for (size_t at = 0; at < s->redo.len && mrc == 0;) {
+            write_op_t op;
+            memcpy(&op, s->redo.data + at, sizeof(op));
+            const uint8_t *key = s->redo.data + at + sizeof(op);
+            const uint8_t *value = key + op.key_len;
+            uint8_t *dst = NULL;
+            mrc = write_exec(s, &op, key, op.kind == OP_RESERVE ? NULL : value,
+                             op.kind == OP_RESERVE ? &dst : NULL);
+            if (mrc == 0 && dst)
+                memcpy(dst, value, op.value_len);
+            at += sizeof(op) + op.key_len + op.value_len;
+        }
+        if (mrc == 0)
+            return true;
+    } else if (!s->txn && mdb_txn_begin(s->env, NULL, 0, &s->txn) != 0) {
+        s->txn = NULL;
+    }
+    /* The writes of the transaction are lost to the caller: the sticky error
+     * makes the commit report it, as without growth. */
+    txn_fail(s, mrc, size ? "write after growing the map" : "write");
+    return false;
+}
+
+/*
+ * Runs one write in the open transaction, growing the map once when it is
+ * full, and adds it to the redo list. Errors as kc_store_append.
+ */
+static int write_op(kc_store_t *s, const write_op_t *op, const void *key, const void *value,
+                    uint8_t **reserved)
+{
+    int rc = txn_ensure(s);
+    if (rc)
+        return rc;
+    if (op->has_value && s->full) {
+        s->err = KC_ENOSPC;
+        return s->err;
+    }
+    int mrc = write_exec(s, op, key, value, reserved);
+    if (mrc == MDB_MAP_FULL) {
+        if (!grow_and_redo(s, op->key_len + op->value_len))
+            return s->err;
+        mrc = write_exec(s, op, key, value, reserved);
+    }
+    if (mrc)
+        return txn_fail(s, mrc, write_what[op->kind]);
+    size_t bytes = op->key_len + op->value_len; /* deletions have no value */
+    uint8_t *p = kc_buf_reserve(&s->redo, sizeof(*op) + bytes);
+    memcpy(p, op, sizeof(*op));
+    memcpy(p + sizeof(*op), key, op->key_len);
+    if (op->kind == OP_RESERVE) {
+        s->reserved = *reserved;
+        s->reserved_len = op->value_len;
+        s->reserved_at = s->redo.len + sizeof(*op) + op->key_len;
+    } else if (op->value_len) {
+        memcpy(p + sizeof(*op) + op->key_len, value, op->value_len);
+    }
+    s->redo.len += sizeof(*op) + bytes;
+    return 0;
+}
+
+/* Runs after a transaction ended (no transaction open): grows the map ahead
+ * of need, enters or leaves full mode. */
 static void update_full_mode(kc_store_t *s)
 {
+    MDB_envinfo info;
+    if (mdb_env_info(s->env, &info) != 0)
+        return;
+    uint64_t high = ((uint64_t)info.me_last_pgno + 1) * s->page_size;
     if (s->hit_full && !s->full) {
         s->hit_full = false;
         uint64_t reserve = KC_MAX(s->map_size / 32, (uint64_t)256 * 1024);
-        MDB_envinfo info;
-        mdb_env_info(s->env, &info);
         uint64_t size = KC_MAX((uint64_t)info.me_mapsize, s->map_size) + reserve;
         if (mdb_env_set_mapsize(s->env, (size_t)size) == 0) {
             s->full = true;
-            s->used_at_full = used_bytes(s);
+            s->used_at_full = used_bytes(s, NULL);
             kc_log_warn("storage",
-                        "%s is full (%" PRIu64 " bytes): only deletions are accepted until "
+                        "%s is full (%" PRIu64 " bytes%s): only deletions are accepted until "
                         "space is freed",
-                        s->dir, s->map_size);
+                        s->dir, s->map_size,
+                        s->map_max && s->map_size >= s->map_max
+                            ? ", lmdb.map.max.bytes"
+                            : ", the most its file system can hold");
         }
         return;
     }
     s->hit_full = false;
+    if (!s->full) {
+        /* The pages in use come close to the end of the map: grow now, while
+         * no transaction has to be written again. */
+        uint64_t size;
+        if (high > s->map_size - s->map_size / 8 && (size = grown_size(s, 0)) != 0)
+            map_resize(s, size);
+        return;
+    }
+    /* Room on the file system again (or a map that had reached it): grow
+     * out of full mode. */
+    uint64_t size = grown_size(s, 0);
+    if (size >= s->map_size + s->map_size / 8 && map_resize(s, size)) {
+        s->full = false;
+        kc_log_info("storage", "%s can grow again; writes resume", s->dir);
+        return;
+    }
     /* LMDB may report map full with some pages still on its free list, so
      * measure what was freed since, not an absolute level. */
-    uint64_t used = s->full ? used_bytes(s) : 0;
-    if (s->full && used != UINT64_MAX && used + s->map_size / 8 <= s->used_at_full) {
+    uint64_t used = used_bytes(s, NULL);
+    if (used != UINT64_MAX && used + s->map_size / 8 <= s->used_at_full) {
         s->full = false;
         mdb_env_set_mapsize(s->env, (size_t)s->map_size); /* LMDB keeps it >= data in use */
         kc_log_info("storage", "%s has free space again; writes resume", s->dir);
@@ -412,20 +653,10 @@ static MDB_val index_key(const kc_store_t *s, const void *key, size_t key_len, u
     return ik;
 }
 
-int kc_store_append(kc_store_t *s, const void *key, size_t key_len, const void *value,
-                    size_t value_len)
+/* The record log's append (see kc_store_append) in the open transaction; an LMDB code. */
+static int exec_append(kc_store_t *s, const void *key, size_t key_len, const void *value,
+                       size_t value_len)
 {
-    if (!key || key_len == 0 || key_len > UINT32_MAX - LOG_HDR ||
-        (value && value_len > SIZE_MAX - LOG_HDR - key_len))
-        return KC_EINVAL;
-    int rc = txn_ensure(s);
-    if (rc)
-        return rc;
-    if (value && s->full) {
-        s->err = KC_ENOSPC;
-        return s->err;
-    }
-
     uint8_t ibuf[1024];
     uint8_t *big = NULL;
     uint8_t *kb = ibuf;
@@ -438,7 +669,7 @@ int kc_store_append(kc_store_t *s, const void *key, size_t key_len, const void *
     if (mrc == 0) {
         if (pv.mv_size != 8) {
             kc_log_error("storage", "corrupt index entry (%zu bytes)", pv.mv_size);
-            s->err = rc = KC_EIO;
+            mrc = MDB_CORRUPTED;
             goto out;
         }
         uint8_t oldk[8];
@@ -452,26 +683,20 @@ int kc_store_append(kc_store_t *s, const void *key, size_t key_len, const void *
                              get_be32(ov.mv_data) != key_len ||
                              memcmp((uint8_t *)ov.mv_data + LOG_HDR, key, key_len) != 0)) {
                 kc_log_error("storage", "index stand-in collision for a %zu-byte key", key_len);
-                s->err = rc = KC_EIO;
+                mrc = MDB_CORRUPTED;
                 goto out;
             }
         }
         mrc = mdb_del(s->txn, s->dbi_log, &ok, NULL);
-        if (mrc && mrc != MDB_NOTFOUND) {
-            rc = txn_fail(s, mrc, "delete older record");
+        if (mrc && mrc != MDB_NOTFOUND)
             goto out;
-        }
-        if (!value) {
-            mrc = mdb_del(s->txn, s->dbi_index, &ik, NULL);
-            if (mrc) {
-                rc = txn_fail(s, mrc, "delete index entry");
-                goto out;
-            }
-        }
+        mrc = value ? 0 : mdb_del(s->txn, s->dbi_index, &ik, NULL);
+        if (mrc)
+            goto out;
     } else if (mrc != MDB_NOTFOUND) {
-        rc = txn_fail(s, mrc, "read index");
         goto out;
     }
+    mrc = 0;
     if (!value)
         goto out; /* a tombstone stores nothing */
 
@@ -480,10 +705,8 @@ int kc_store_append(kc_store_t *s, const void *key, size_t key_len, const void *
     MDB_val lk = {8, posb};
     MDB_val lv = {LOG_HDR + key_len + value_len, NULL};
     mrc = mdb_put(s->txn, s->dbi_log, &lk, &lv, MDB_APPEND | MDB_RESERVE);
-    if (mrc) {
-        rc = txn_fail(s, mrc, "append record");
+    if (mrc)
         goto out;
-    }
     uint8_t *dst = lv.mv_data;
     put_be32(dst, (uint32_t)key_len);
     memcpy(dst + LOG_HDR, key, key_len);
@@ -491,14 +714,74 @@ int kc_store_append(kc_store_t *s, const void *key, size_t key_len, const void *
         memcpy(dst + LOG_HDR + key_len, value, value_len);
     MDB_val iv = {8, posb};
     mrc = mdb_put(s->txn, s->dbi_index, &ik, &iv, 0);
-    if (mrc) {
-        rc = txn_fail(s, mrc, "write index entry");
-        goto out;
-    }
-    s->next_pos++;
+    if (mrc == 0)
+        s->next_pos++;
 out:
     free(big);
-    return rc;
+    return mrc;
+}
+
+/* Deletes the keys of db that start with prefix; an LMDB code. */
+static int exec_del_prefix(kc_store_t *s, MDB_dbi db, const void *prefix, size_t prefix_len)
+{
+    MDB_cursor *cur;
+    int mrc = mdb_cursor_open(s->txn, db, &cur);
+    if (mrc)
+        return mrc;
+    MDB_val k = {prefix_len, (void *)prefix}, v;
+    mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+    while (mrc == 0 && k.mv_size >= prefix_len && memcmp(k.mv_data, prefix, prefix_len) == 0) {
+        mrc = mdb_cursor_del(cur, 0);
+        if (mrc)
+            break;
+        k.mv_size = prefix_len;
+        k.mv_data = (void *)prefix;
+        mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+    }
+    mdb_cursor_close(cur);
+    return mrc == MDB_NOTFOUND ? 0 : mrc;
+}
+
+/* Runs one write in the open transaction; an LMDB code. value is NULL for
+ * a deletion and for OP_RESERVE, whose value's place goes to *reserved. */
+static int write_exec(kc_store_t *s, const write_op_t *op, const void *key, const void *value,
+                      uint8_t **reserved)
+{
+    MDB_val k = {op->key_len, (void *)key};
+    MDB_val v = {op->value_len, (void *)(value ? value : "")};
+    int mrc;
+    switch ((write_kind_t)op->kind) {
+    case OP_APPEND:
+        return exec_append(s, key, op->key_len, op->has_value ? value ? value : "" : NULL,
+                           op->value_len);
+    case OP_TOPIC:
+    case OP_PUT:
+        if (op->has_value)
+            return mdb_put(s->txn, op->kind == OP_TOPIC ? s->dbi_topics : op->db, &k, &v, 0);
+        mrc = mdb_del(s->txn, op->kind == OP_TOPIC ? s->dbi_topics : op->db, &k, NULL);
+        return mrc == MDB_NOTFOUND ? 0 : mrc;
+    case OP_RESERVE:
+        v.mv_data = NULL;
+        mrc = mdb_put(s->txn, op->db, &k, &v, MDB_RESERVE);
+        *reserved = mrc ? NULL : v.mv_data;
+        return mrc;
+    case OP_DEL:
+        mrc = mdb_del(s->txn, op->db, &k, NULL);
+        return mrc == MDB_NOTFOUND ? 0 : mrc;
+    case OP_DEL_PREFIX:
+        return exec_del_prefix(s, op->db, key, op->key_len);
+    }
+    return MDB_INVALID;
+}
+
+int kc_store_append(kc_store_t *s, const void *key, size_t key_len, const void *value,
+                    size_t value_len)
+{
+    if (!key || key_len == 0 || key_len > UINT32_MAX - LOG_HDR ||
+        (value && value_len > SIZE_MAX - LOG_HDR - key_len))
+        return KC_EINVAL;
+    write_op_t op = {OP_APPEND, value != NULL, 0, key_len, value ? value_len : 0};
+    return write_op(s, &op, key, value, NULL);
 }
 
 int kc_store_topic_put(kc_store_t *s, const char *name, const void *value, size_t value_len)
@@ -506,43 +789,39 @@ int kc_store_topic_put(kc_store_t *s, const char *name, const void *value, size_
     size_t n = name ? strlen(name) : 0;
     if (n == 0 || n > s->max_key)
         return KC_EINVAL;
-    int rc = txn_ensure(s);
-    if (rc)
-        return rc;
-    if (value && s->full) {
-        s->err = KC_ENOSPC;
-        return s->err;
-    }
-    MDB_val k = {n, (void *)name};
-    int mrc;
-    if (value) {
-        MDB_val v = {value_len, (void *)value};
-        mrc = mdb_put(s->txn, s->dbi_topics, &k, &v, 0);
-    } else {
-        mrc = mdb_del(s->txn, s->dbi_topics, &k, NULL);
-        if (mrc == MDB_NOTFOUND)
-            mrc = 0;
-    }
-    return mrc ? txn_fail(s, mrc, value ? "write topic" : "delete topic") : 0;
+    write_op_t op = {OP_TOPIC, value != NULL, 0, n, value ? value_len : 0};
+    return write_op(s, &op, name, value, NULL);
 }
 
 bool kc_store_pending(const kc_store_t *s)
 {
-    return s && s->txn != NULL;
+    return s && (s->txn != NULL || s->err != 0);
 }
 
 int kc_store_commit(kc_store_t *s)
 {
-    if (!s->txn)
-        return 0;
+    reserved_settle(s);
     if (s->err) {
         int err = s->err;
         kc_log_error("storage", "dropping the write transaction after an error (%d)", err);
         kc_store_abort(s);
         return err;
     }
+    if (!s->txn)
+        return 0;
     int mrc = mdb_txn_commit(s->txn);
     s->txn = NULL;
+    if (mrc == MDB_MAP_FULL) {
+        /* The commit itself needed pages (the free list's): grow, write the
+         * transaction again and commit once more. */
+        if (grow_and_redo(s, 0)) {
+            mrc = mdb_txn_commit(s->txn);
+        } else if (s->txn) {
+            mdb_txn_abort(s->txn);
+            s->err = 0;
+        }
+        s->txn = NULL;
+    }
     int rc = 0;
     if (mrc) {
         if (mrc == MDB_MAP_FULL)
@@ -553,6 +832,7 @@ int kc_store_commit(kc_store_t *s)
         s->committed_next = s->next_pos;
     }
     update_full_mode(s);
+    free_space_check(s);
     return rc;
 }
 
@@ -568,6 +848,30 @@ int kc_store_sync(kc_store_t *s)
 uint64_t kc_store_sync_count(const kc_store_t *s)
 {
     return s->syncs;
+}
+
+void kc_store_set_limits(kc_store_t *s, uint64_t map_max, uint64_t free_warn)
+{
+    s->map_max = map_max;
+    s->free_warn = free_warn;
+    s->free_checked_s = -1;
+    free_space_check(s);
+}
+
+void kc_store_stats(kc_store_t *s, kc_store_stats_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->map_size = s->map_size;
+    out->map_max = s->map_max;
+    out->grows = s->grows;
+    out->full = s->full;
+    out->page_size = s->page_size;
+    MDB_envinfo info;
+    if (mdb_env_info(s->env, &info) == 0)
+        out->high_water = ((uint64_t)info.me_last_pgno + 1) * s->page_size;
+    uint64_t used = used_bytes(s, &out->free_pages);
+    out->used = used == UINT64_MAX ? out->high_water : used;
+    out->disk_free = disk_free(s);
 }
 
 /* Read view: the open write transaction (pending writes visible) or a fresh
@@ -790,17 +1094,8 @@ int kc_store_put(kc_store_t *s, kc_store_dbi_t db, const void *key, size_t key_l
 {
     if (!key || key_len == 0 || key_len > s->max_key || (!value && value_len))
         return KC_EINVAL;
-    int rc = txn_ensure(s);
-    if (rc)
-        return rc;
-    if (s->full) {
-        s->err = KC_ENOSPC;
-        return s->err;
-    }
-    MDB_val k = {key_len, (void *)key};
-    MDB_val v = {value_len, (void *)(value ? value : "")};
-    int mrc = mdb_put(s->txn, db, &k, &v, 0);
-    return mrc ? txn_fail(s, mrc, "put") : 0;
+    write_op_t op = {OP_PUT, true, db, key_len, value_len};
+    return write_op(s, &op, key, value, NULL);
 }
 
 int kc_store_put_reserve(kc_store_t *s, kc_store_dbi_t db, const void *key, size_t key_len,
@@ -809,61 +1104,24 @@ int kc_store_put_reserve(kc_store_t *s, kc_store_dbi_t db, const void *key, size
     *out = NULL;
     if (!key || key_len == 0 || key_len > s->max_key || value_len == 0)
         return KC_EINVAL;
-    int rc = txn_ensure(s);
-    if (rc)
-        return rc;
-    if (s->full) {
-        s->err = KC_ENOSPC;
-        return s->err;
-    }
-    MDB_val k = {key_len, (void *)key};
-    MDB_val v = {value_len, NULL};
-    int mrc = mdb_put(s->txn, db, &k, &v, MDB_RESERVE);
-    if (mrc)
-        return txn_fail(s, mrc, "put");
-    *out = v.mv_data;
-    return 0;
+    write_op_t op = {OP_RESERVE, true, db, key_len, value_len};
+    return write_op(s, &op, key, NULL, out);
 }
 
 int kc_store_del(kc_store_t *s, kc_store_dbi_t db, const void *key, size_t key_len)
 {
     if (!key || key_len == 0 || key_len > s->max_key)
         return KC_EINVAL;
-    int rc = txn_ensure(s);
-    if (rc)
-        return rc;
-    MDB_val k = {key_len, (void *)key};
-    int mrc = mdb_del(s->txn, db, &k, NULL);
-    if (mrc == MDB_NOTFOUND)
-        mrc = 0;
-    return mrc ? txn_fail(s, mrc, "delete") : 0;
+    write_op_t op = {OP_DEL, false, db, key_len, 0};
+    return write_op(s, &op, key, NULL, NULL);
 }
 
 int kc_store_del_prefix(kc_store_t *s, kc_store_dbi_t db, const void *prefix, size_t prefix_len)
 {
     if (!prefix || prefix_len == 0 || prefix_len > s->max_key)
         return KC_EINVAL;
-    int rc = txn_ensure(s);
-    if (rc)
-        return rc;
-    MDB_cursor *cur;
-    int mrc = mdb_cursor_open(s->txn, db, &cur);
-    if (mrc)
-        return txn_fail(s, mrc, "cursor");
-    MDB_val k = {prefix_len, (void *)prefix}, v;
-    mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
-    while (mrc == 0 && k.mv_size >= prefix_len && memcmp(k.mv_data, prefix, prefix_len) == 0) {
-        mrc = mdb_cursor_del(cur, 0);
-        if (mrc)
-            break;
-        k.mv_size = prefix_len;
-        k.mv_data = (void *)prefix;
-        mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
-    }
-    mdb_cursor_close(cur);
-    if (mrc && mrc != MDB_NOTFOUND)
-        return txn_fail(s, mrc, "delete range");
-    return 0;
+    write_op_t op = {OP_DEL_PREFIX, false, db, prefix_len, 0};
+    return write_op(s, &op, prefix, NULL, NULL);
 }
 
 static bool has_prefix(const MDB_val *k, const void *prefix, size_t prefix_len)

@@ -15,10 +15,15 @@
  * sticky: after a failed write, later writes do nothing and commit returns
  * the first error and aborts the transaction.
  *
- * Map full: the first MDB_MAP_FULL (KC_ENOSPC) puts the store in a mode
- * where only deletions (tombstones, topic deletes) are accepted, using a
- * small reserve beyond map_size; appends with a value get KC_ENOSPC until
- * deletions have freed an eighth of map_size. Nothing committed is lost.
+ * Map growth: the map starts at map_size bytes and grows when it fills
+ * (doubling, as far as lmdb.map.max.bytes and the free space of the file
+ * system allow): ahead of need after a commit that leaves less than an
+ * eighth free, and on MDB_MAP_FULL by writing the open transaction again in
+ * a larger map, which the caller does not see. Only when the map cannot
+ * grow does a write get KC_ENOSPC; the store then accepts only deletions
+ * (tombstones, topic deletes), using a small reserve beyond the map, until
+ * deletions have freed an eighth of it or it can grow again. Nothing
+ * committed is lost.
  *
  * A record key longer than LMDB's key limit (511 bytes) is indexed by a
  * digest stand-in; the full key is kept in the log entry and checked.
@@ -41,6 +46,29 @@ typedef struct kc_store kc_store_t;
  * Returns 0, KC_EIO; *out is owned by the caller (kc_store_close).
  */
 int kc_store_open(kc_store_t **out, const char *dir, uint64_t map_size);
+/*
+ * Sets the most the map may grow to (lmdb.map.max.bytes; 0 = only the file
+ * system's free space limits it) and the free space of the data directory's
+ * file system under which a warning is logged (lmdb.free.space.warn.bytes;
+ * 0 = none), checked now and at most once a second after commits.
+ */
+void kc_store_set_limits(kc_store_t *s, uint64_t map_max, uint64_t free_warn);
+
+/* Sizes of the environment, in bytes unless named otherwise (GET /metrics, /v1/health). */
+typedef struct {
+    uint64_t map_size;   /* the map as it is now */
+    uint64_t map_max;    /* lmdb.map.max.bytes, 0 = none */
+    uint64_t high_water; /* pages up to the last one written (the data file's used length) */
+    uint64_t used;       /* high_water less the pages on LMDB's free list */
+    uint64_t free_pages; /* pages on the free list, reused by later writes */
+    uint64_t page_size;
+    uint64_t grows;      /* times the map grew since open */
+    uint64_t disk_free;  /* free space of the file system (UINT64_MAX: unknown) */
+    bool full;           /* only deletions accepted (the map cannot grow) */
+} kc_store_stats_t;
+/* Fills *out; reads LMDB's free list (a read transaction). */
+void kc_store_stats(kc_store_t *s, kc_store_stats_t *out);
+
 /* Aborts an open transaction and closes. NULL is accepted. */
 void kc_store_close(kc_store_t *s);
 /* Drops every write since the last commit and clears the sticky error. */
@@ -55,16 +83,18 @@ int kc_store_append(kc_store_t *s, const void *key, size_t key_len, const void *
                     size_t value_len);
 /* Puts (value non-NULL) or deletes (value NULL) a topic entry; errors as kc_store_append. */
 int kc_store_topic_put(kc_store_t *s, const char *name, const void *value, size_t value_len);
-/* True while a write transaction holds uncommitted writes. */
+/* True while a write transaction holds uncommitted writes (or a sticky error
+ * for kc_store_commit to report). */
 bool kc_store_pending(const kc_store_t *s);
 /*
  * Commits the open transaction (no-op when none): atomic and visible to
  * later reads and, once this returns, to a restarted process even after a
  * SIGKILL (the pages are in the OS page cache), but not flushed to the disk:
  * an OS crash or power loss may undo the commits since the last
- * kc_store_sync (LMDB's MDB_NOSYNC, the database stays consistent). Returns
- * 0, KC_ENOSPC (map full), or KC_EIO; on error every write since the last
- * commit is gone and the error is logged.
+ * kc_store_sync (LMDB's MDB_NOSYNC, the database stays consistent). A
+ * commit that finds the map full grows it and commits again once. Returns
+ * 0, KC_ENOSPC (map full and unable to grow), or KC_EIO; on error every
+ * write since the last commit is gone and the error is logged.
  */
 int kc_store_commit(kc_store_t *s);
 /*

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """A full disk: the LMDB map fills up while offsets are being committed.
 
-kcoord runs with the smallest map it accepts. Offset commits with large
+kcoord runs with the smallest map it accepts, which may not grow
+(lmdb.map.max.bytes). Offset commits with large
 metadata, each round for a new group (a commit for the same key replaces the
 older record), are sent until one fails. The failed commit must carry the error
 Kafka's coordinator gives for a failed log append on a storage error
@@ -40,7 +41,8 @@ def fetch_all(conn, rounds):
 
 
 def main():
-    with Kcoord("disk-full", overrides={"lmdb.map.size.bytes": "1048576"}) as k:
+    with Kcoord("disk-full", overrides={"lmdb.map.size.bytes": "1048576",
+                                         "lmdb.map.max.bytes": "1048576"}) as k:
         conn = kw.Conn(k.port)
         assert kw.create_topics(conn, {TOPIC: PARTITIONS})["topics"] == {TOPIC: (0, None)}
 

@@ -307,6 +307,7 @@ static void map_full_returns_enospc_without_corruption(void **state)
     fixture_t *f = *state;
     kc_store_t *s;
     assert_int_equal(kc_store_open(&s, f->dir, 256u * 1024), 0);
+    kc_store_set_limits(s, 256u * 1024, 0); /* lmdb.map.max.bytes: no growth */
     char key[32], val[200];
     memset(val, 'v', sizeof(val));
     int committed = 0, rc = 0;
@@ -349,6 +350,70 @@ static void map_full_returns_enospc_without_corruption(void **state)
 
     assert_int_equal(kc_store_open(&s, f->dir, 256u * 1024), 0);
     assert_int_equal(kc_store_record_count(s), (uint64_t)(committed - committed / 2 + 1));
+    kc_store_close(s);
+}
+
+/* kc_store_scan callback: checks a 3000-byte blob of one letter and stores it. */
+static int count_blob(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *value,
+                      size_t value_len)
+{
+    (void)key;
+    (void)key_len;
+    assert_int_equal(value_len, 3000);
+    for (size_t i = 0; i < value_len; i++)
+        assert_int_equal(value[i], value[0]);
+    *(int *)ctx = value[0];
+    return 1;
+}
+/* Map growth: one transaction far bigger than the map (record log and a
+ * reserved put) commits without an error, the map grows, and every write is
+ * there after a reopen; a later growth ahead of need keeps commits working. */
+static void map_grows_when_full(void **state)
+{
+    fixture_t *f = *state;
+    kc_store_t *s;
+    assert_int_equal(kc_store_open(&s, f->dir, 256u * 1024), 0);
+    kc_store_stats_t st0, st1;
+    kc_store_stats(s, &st0);
+    kc_store_dbi_t db;
+    assert_int_equal(kc_store_dbi_open(s, "blobs", &db), 0);
+    char key[32], val[200];
+    memset(val, 'v', sizeof(val));
+    for (int i = 0; i < 4000; i++) {
+        snprintf(key, sizeof(key), "key-%06d", i);
+        assert_int_equal(kc_store_append(s, key, strlen(key), val, sizeof(val)), 0);
+        if (i % 500 == 0) {
+            uint8_t *out;
+            snprintf(key, sizeof(key), "blob-%06d", i);
+            assert_int_equal(kc_store_put_reserve(s, db, key, strlen(key), 3000, &out), 0);
+            memset(out, 'a' + i % 26, 3000);
+        }
+    }
+    assert_int_equal(kc_store_commit(s), 0);
+    kc_store_stats(s, &st1);
+    assert_true(st1.map_size > st0.map_size);
+    assert_true(st1.grows >= 1);
+    assert_false(st1.full);
+    assert_true(st1.used > 4000u * sizeof(val));
+    for (int round = 0; round < 20; round++) {
+        for (int i = 0; i < 200; i++) {
+            snprintf(key, sizeof(key), "more-%02d-%04d", round, i);
+            assert_int_equal(kc_store_append(s, key, strlen(key), val, sizeof(val)), 0);
+        }
+        assert_int_equal(kc_store_commit(s), 0);
+    }
+    kc_store_close(s);
+
+    assert_int_equal(kc_store_open(&s, f->dir, 256u * 1024), 0);
+    assert_int_equal(kc_store_record_count(s), 4000u + 20u * 200u);
+    assert_int_equal(kc_store_dbi_open(s, "blobs", &db), 0);
+    for (int i = 0; i < 4000; i += 500) {
+        snprintf(key, sizeof(key), "blob-%06d", i);
+        int n = 0;
+        assert_int_equal(kc_store_scan(s, db, key, strlen(key), strlen(key), false, count_blob, &n),
+                         1);
+        assert_int_equal(n, 'a' + i % 26);
+    }
     kc_store_close(s);
 }
 
@@ -448,6 +513,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(second_open_of_same_dir_fails, setup, teardown),
         cmocka_unit_test_setup_teardown(open_creates_missing_directories, setup, teardown),
         cmocka_unit_test_setup_teardown(long_keys_are_indexed_and_compacted, setup, teardown),
+        cmocka_unit_test_setup_teardown(map_grows_when_full, setup, teardown),
         cmocka_unit_test_setup_teardown(map_full_returns_enospc_without_corruption, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(topic_entries_put_and_delete, setup, teardown),
