@@ -364,6 +364,9 @@ typedef struct {
     size_t value_len;
 } write_op_t;
 
+/* Capacity of the redo list kept from one transaction to the next. */
+#define REDO_KEEP_MAX ((size_t)16 << 20)
+
 static const char *const write_what[] = {"append record", "write topic", "put", "put",
                                          "delete", "delete range"};
 
@@ -388,6 +391,11 @@ static int txn_ensure(kc_store_t *s)
     if (rc) {
         s->txn = NULL;
         return lmdb_err(s, rc, "begin write transaction");
+    }
+    if (s->redo.cap > REDO_KEEP_MAX) {
+        /* After a transaction of unusual size, give its memory back. */
+        kc_buf_deinit(&s->redo);
+        kc_buf_init(&s->redo);
     }
     kc_buf_reset(&s->redo);
     return 0;
