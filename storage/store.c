@@ -585,7 +585,7 @@ static int write_op(kc_store_t *s, const write_op_t *op, const void *key, const 
         s->reserved = *reserved;
         s->reserved_len = op->value_len;
         s->reserved_at = s->redo.len + sizeof(*op) + op->key_len;
-    } else if (op->value_len) {
+    } else if (value && op->value_len) {
         memcpy(p + sizeof(*op) + op->key_len, value, op->value_len);
     }
     s->redo.len += sizeof(*op) + bytes;
