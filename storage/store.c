@@ -520,8 +520,9 @@ static int write_exec(kc_store_t *s, const write_op_t *op, const void *key, cons
  * The open transaction hit MDB_MAP_FULL: aborts it, grows the map and writes
  * the redo list again in a new transaction. True when that worked and the
  * failed operation can be tried again; false when the map cannot grow (the
- * transaction is then gone and s->err is set, with s->txn a fresh empty
- * transaction or NULL).
+ * transaction's writes are then gone and s->err is set; s->txn, when not
+ * NULL, is a transaction in error for kc_store_commit or kc_store_abort to
+ * drop).
  */
 static bool grow_and_redo(kc_store_t *s, size_t extra)
 {
@@ -546,8 +547,6 @@ static bool grow_and_redo(kc_store_t *s, size_t extra)
         }
         if (mrc == 0)
             return true;
-    } else if (!s->txn && mdb_txn_begin(s->env, NULL, 0, &s->txn) != 0) {
-        s->txn = NULL;
     }
     /* The writes of the transaction are lost to the caller: the sticky error
      * makes the commit report it, as without growth. */
@@ -729,6 +728,11 @@ out:
     return mrc;
 }
 
+static bool has_prefix(const MDB_val *k, const void *prefix, size_t prefix_len)
+{
+    return k->mv_size >= prefix_len && memcmp(k->mv_data, prefix, prefix_len) == 0;
+}
+
 /* Deletes the keys of db that start with prefix; an LMDB code. */
 static int exec_del_prefix(kc_store_t *s, MDB_dbi db, const void *prefix, size_t prefix_len)
 {
@@ -738,7 +742,7 @@ static int exec_del_prefix(kc_store_t *s, MDB_dbi db, const void *prefix, size_t
         return mrc;
     MDB_val k = {prefix_len, (void *)prefix}, v;
     mrc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
-    while (mrc == 0 && k.mv_size >= prefix_len && memcmp(k.mv_data, prefix, prefix_len) == 0) {
+    while (mrc == 0 && has_prefix(&k, prefix, prefix_len)) {
         mrc = mdb_cursor_del(cur, 0);
         if (mrc)
             break;
@@ -824,9 +828,10 @@ int kc_store_commit(kc_store_t *s)
          * transaction again and commit once more. */
         if (grow_and_redo(s, 0)) {
             mrc = mdb_txn_commit(s->txn);
-        } else if (s->txn) {
-            mdb_txn_abort(s->txn);
-            s->err = 0;
+        } else {
+            if (s->txn)
+                mdb_txn_abort(s->txn);
+            s->err = 0; /* reported below, as this commit's error */
         }
         s->txn = NULL;
     }
@@ -1130,11 +1135,6 @@ int kc_store_del_prefix(kc_store_t *s, kc_store_dbi_t db, const void *prefix, si
         return KC_EINVAL;
     write_op_t op = {OP_DEL_PREFIX, false, db, prefix_len, 0};
     return write_op(s, &op, prefix, NULL, NULL);
-}
-
-static bool has_prefix(const MDB_val *k, const void *prefix, size_t prefix_len)
-{
-    return k->mv_size >= prefix_len && memcmp(k->mv_data, prefix, prefix_len) == 0;
 }
 
 int kc_store_scan(kc_store_t *s, kc_store_dbi_t db, const void *from, size_t from_len,
