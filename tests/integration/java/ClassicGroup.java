@@ -111,6 +111,12 @@ public class ClassicGroup {
             p.put("heartbeat.interval.ms", "1000");
             p.put("max.poll.interval.ms", "60000");
             p.put("metadata.max.age.ms", "1000");
+            // While the broker is down the client would otherwise
+            // rebootstrap, replacing its metadata by the bootstrap node's
+            // (no topics): the leader then sees its subscription's
+            // partitions change and rejoins, depending on when its poll
+            // loop runs. The kill test is about the coordinator.
+            p.put("metadata.recovery.strategy", "none");
             p.put("max.poll.records", "5");
             p.put("enable.auto.commit", "false");
             p.put("auto.offset.reset", "earliest");
