@@ -108,7 +108,10 @@ class KafkaPythonMember:
         self.c = kafka.KafkaConsumer(bootstrap_servers=bootstrap, group_id=group,
                                      client_id=name, enable_auto_commit=False,
                                      auto_offset_reset="earliest",
-                                     session_timeout_ms=10000, heartbeat_interval_ms=500,
+                                     # kafka-python heartbeats from a Python thread,
+                                     # which a loaded machine can starve for seconds:
+                                     # a long session keeps the story about the group.
+                                     session_timeout_ms=30000, heartbeat_interval_ms=500,
                                      partition_assignment_strategy=[
                                          kafka.coordinator.assignors.range
                                          .RangePartitionAssignor])
