@@ -768,6 +768,19 @@ static const char *const streams_states[] = {"Empty", "NotReady", "Assigning", "
  * from the coordinator's own ListGroups v5 answer (type and state per
  * group), the way an admin client would see them.
  */
+/* One kc_latency_hist_t in Prometheus' text format. */
+static void print_latency_hist(struct evbuffer *o, const char *name, const char *help,
+                               const kc_latency_hist_t *h)
+{
+    evbuffer_add_printf(o, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
+    for (size_t i = 0; i < KC_METRICS_LATENCY_BUCKETS; i++)
+        evbuffer_add_printf(o, "%s_bucket{le=\"%g\"} %llu\n", name, kc_metrics_latency_bounds_s[i],
+                            (unsigned long long)h->bucket[i]);
+    evbuffer_add_printf(o, "%s_bucket{le=\"+Inf\"} %llu\n%s_sum %.6f\n%s_count %llu\n", name,
+                        (unsigned long long)h->count, name, h->sum_seconds, name,
+                        (unsigned long long)h->count);
+}
+
 static void print_group_counts(kc_server_t *s, struct evbuffer *o)
 {
     uint64_t classic[KC_ARRAY_LEN(classic_states)] = {0};
@@ -890,17 +903,10 @@ static void get_metrics(kc_server_t *s, struct evhttp_request *rq)
                             "# TYPE kcoord_data_dir_free_bytes gauge\n"
                             "kcoord_data_dir_free_bytes %llu\n",
                             (unsigned long long)st.disk_free);
-    evbuffer_add_printf(o, "# HELP kcoord_lmdb_commit_seconds LMDB commit latency (no flush).\n"
-                           "# TYPE kcoord_lmdb_commit_seconds histogram\n");
-    for (size_t i = 0; i < KC_METRICS_COMMIT_BUCKETS; i++)
-        evbuffer_add_printf(o, "kcoord_lmdb_commit_seconds_bucket{le=\"%g\"} %llu\n",
-                            kc_metrics_commit_bounds_s[i], (unsigned long long)m->commit_bucket[i]);
-    evbuffer_add_printf(o,
-                        "kcoord_lmdb_commit_seconds_bucket{le=\"+Inf\"} %llu\n"
-                        "kcoord_lmdb_commit_seconds_sum %.6f\n"
-                        "kcoord_lmdb_commit_seconds_count %llu\n",
-                        (unsigned long long)m->commit_count, m->commit_sum_seconds,
-                        (unsigned long long)m->commit_count);
+    print_latency_hist(o, "kcoord_lmdb_commit_seconds", "LMDB commit latency (no flush).",
+                       &m->commit);
+    print_latency_hist(o, "kcoord_coordinator_timer_lateness_seconds",
+                       "From a coordinator timer's deadline to its firing.", &m->timer_lateness);
     print_group_counts(s, o);
     size_t nf = 0;
     for (const kc_fault_t *x = kc_faults_list(s->faults); x; x = x->next)

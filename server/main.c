@@ -132,6 +132,10 @@ int main(int argc, char **argv)
     if (ecfg) {
         event_config_set_flag(ecfg, EVENT_BASE_FLAG_EPOLL_USE_CHANGELIST);
         event_config_set_flag(ecfg, EVENT_BASE_FLAG_NOLOCK);
+        /* CLOCK_MONOTONIC and a timerfd instead of the coarse clock and
+         * epoll's milliseconds: coordinator deadlines are kept to well
+         * under a millisecond. */
+        event_config_set_flag(ecfg, EVENT_BASE_FLAG_PRECISE_TIMER);
         base = event_base_new_with_config(ecfg);
         event_config_free(ecfg);
     }

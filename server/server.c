@@ -18,11 +18,16 @@
 
 #include "kc_log.h"
 
-int64_t kc_server_wall_ms(void)
+static int64_t wall_us(void)
 {
     struct timeval tv;
     gettimeofday(&tv, NULL);
-    return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+    return (int64_t)tv.tv_sec * 1000000 + tv.tv_usec;
+}
+
+int64_t kc_server_wall_ms(void)
+{
+    return wall_us() / 1000;
 }
 
 static int64_t mono_ms(void)
@@ -230,7 +235,7 @@ static int load_coordinator(kc_server_t *s)
 
 static void wake_parked(kc_server_t *s, kc_result_t *res);
 
-const double kc_metrics_commit_bounds_s[KC_METRICS_COMMIT_BUCKETS] = {
+const double kc_metrics_latency_bounds_s[KC_METRICS_LATENCY_BUCKETS] = {
     0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0};
 
 static int64_t mono_us(void)
@@ -240,15 +245,14 @@ static int64_t mono_us(void)
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-static void commit_observed(kc_server_t *s, int64_t us)
+void kc_latency_observe(kc_latency_hist_t *h, int64_t us)
 {
-    double sec = (double)us / 1e6;
-    kc_metrics_t *m = &s->metrics;
-    m->commit_count++;
-    m->commit_sum_seconds += sec;
-    for (size_t i = 0; i < KC_METRICS_COMMIT_BUCKETS; i++)
-        if (sec <= kc_metrics_commit_bounds_s[i])
-            m->commit_bucket[i]++;
+    double sec = us > 0 ? (double)us / 1e6 : 0;
+    h->count++;
+    h->sum_seconds += sec;
+    for (size_t i = 0; i < KC_METRICS_LATENCY_BUCKETS; i++)
+        if (sec <= kc_metrics_latency_bounds_s[i])
+            h->bucket[i]++;
 }
 
 /* ---- the commit step ---- */
@@ -288,16 +292,37 @@ static void arm_coord_timer(kc_server_t *s)
         evtimer_del(s->coord_timer);
         return;
     }
-    int64_t wait = deadline - kc_server_wall_ms();
+    /* In microseconds: the loop's precise timer wakes at the deadline itself,
+     * not up to a millisecond before or after it. */
+    int64_t wait_us = deadline * 1000 - wall_us();
     int64_t stall_until;
     if (kc_faults_stalled(s->faults, &stall_until)) {
         /* A stalled coordinator fires no timers either; look again when it ends. */
         int64_t left = stall_until == INT64_MAX ? 1000 : stall_until - mono_ms();
-        if (wait < left)
-            wait = left;
+        if (wait_us < left * 1000)
+            wait_us = left * 1000;
     }
-    struct timeval tv = ms_tv(wait);
+    if (wait_us < 0)
+        wait_us = 0;
+    struct timeval tv = {(time_t)(wait_us / 1000000), (suseconds_t)(wait_us % 1000000)};
     evtimer_add(s->coord_timer, &tv);
+}
+
+/*
+ * Fires the coordinator timers that are due, unless a fault stalls the
+ * coordinator, and counts how late the earliest of them fires. Called by the
+ * timer and before every request, so that a request read in the same loop
+ * iteration as a deadline finds the deadline's effects (a heartbeat 1 ms
+ * after a member's session deadline is answered UNKNOWN_MEMBER_ID), as the
+ * expiry enqueued by Kafka's timer runs before a later request.
+ */
+static void fire_due_timers(kc_server_t *s)
+{
+    int64_t now_us = wall_us(), deadline = kc_coord_next_deadline(s->coord);
+    if (deadline == INT64_MAX || deadline * 1000 > now_us || kc_faults_stalled(s->faults, NULL))
+        return;
+    kc_latency_observe(&s->metrics.timer_lateness, now_us - deadline * 1000);
+    kc_coord_tick(s->coord, now_us / 1000, &s->batch);
 }
 
 static void release(kc_server_t *s, kc_result_t *res, bool failed)
@@ -364,7 +389,7 @@ void kc_server_commit(kc_server_t *s)
     if (!failed && kc_store_pending(s->store)) {
         int64_t c0 = mono_us();
         int rc = kc_store_commit(s->store);
-        commit_observed(s, mono_us() - c0);
+        kc_latency_observe(&s->metrics.commit, mono_us() - c0);
         if (rc != 0) {
             kc_log_error("server", "commit of %zu records failed (%d); reloading the coordinator",
                          b->nrecords, rc);
@@ -401,10 +426,7 @@ static void coord_timer_cb(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd;
     (void)what;
-    kc_server_t *s = arg;
-    if (kc_faults_stalled(s->faults, NULL))
-        return;
-    kc_coord_tick(s->coord, kc_server_wall_ms(), &s->batch);
+    fire_due_timers(arg);
 }
 
 /* ---- parked fetches ---- */
@@ -539,6 +561,7 @@ void kc_server_process_request(kc_server_t *s, const kc_conn_info_t *conn, const
     req.ctx.api_version = api_version;
     req.ctx.client_id = h.client_id;
     req.ctx.client_host = conn->peer_host;
+    fire_due_timers(s);
     req.ctx.now_ms = kc_server_wall_ms();
     req.ctx.principal = conn->principal;
     kc_acls_set_ctx(s, &req.ctx);

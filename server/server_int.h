@@ -72,17 +72,27 @@ typedef struct kc_faults kc_faults_t;
 /* Counters behind GET /metrics (server.c counts, admin.c prints). */
 #define KC_METRICS_MAX_API 128
 #define KC_METRICS_MAX_VERSION 32
-#define KC_METRICS_COMMIT_BUCKETS 12
+#define KC_METRICS_LATENCY_BUCKETS 12
+/* A latency histogram in seconds, cumulative buckets over kc_metrics_latency_bounds_s
+ * (100 us to 1 s), as Prometheus prints it. */
+typedef struct {
+    uint64_t bucket[KC_METRICS_LATENCY_BUCKETS];
+    uint64_t count;
+    double sum_seconds;
+} kc_latency_hist_t;
+extern const double kc_metrics_latency_bounds_s[KC_METRICS_LATENCY_BUCKETS];
+/* Counts one observation of us microseconds (negative counts as 0). */
+void kc_latency_observe(kc_latency_hist_t *h, int64_t us);
+
 typedef struct {
     uint64_t requests[KC_METRICS_MAX_API][KC_METRICS_MAX_VERSION];
     uint64_t bytes_in, bytes_out;        /* framed bytes, size prefix included */
     uint64_t connections_closed_by_fault;
-    /* LMDB commit latency, cumulative histogram over KC_METRICS_COMMIT_BOUNDS_US */
-    uint64_t commit_bucket[KC_METRICS_COMMIT_BUCKETS];
-    uint64_t commit_count;
-    double commit_sum_seconds;
+    kc_latency_hist_t commit;            /* LMDB commit latency */
+    /* From a coordinator timer's deadline to its firing (session, rebalance,
+     * join, sync, assignment and streams timers). */
+    kc_latency_hist_t timer_lateness;
 } kc_metrics_t;
-extern const double kc_metrics_commit_bounds_s[KC_METRICS_COMMIT_BUCKETS];
 
 struct kc_server {
     const kc_config_t *cfg;
