@@ -14,7 +14,7 @@
  *   --warmup SEC (default 0): run each load that long, untimed, before its figure
  *   --data-dir DIR                       data directory for --kcoord, kept afterwards
  *   --commit-conns N (default 8): connections of the offset-commit load
- *   --only heartbeats|rebalance|commits|produce|replay: just that figure (for profiling)
+ *   --only heartbeats|rebalance|commits|produce|timers|replay: just that figure (for profiling)
  *   --only consumer: the KIP-848 consumer group figures, measured in process
  *                    by kcoord-consumer-bench (next to this program), which
  *                    this runs with its defaults
@@ -29,9 +29,10 @@
  * produce throughput (acks=1, batches of 100 records of 1 KiB, MB/s of
  * record values and records/s), produce-to-consume latency p50/p99 (a
  * long-polling fetcher, one record in flight), replay of N stored offsets
- * at start. Under the heartbeat, rebalance and commit figures, the broker's
- * own CPU time for them (when its pid is known), a figure that a busy
- * machine disturbs far less than the wall-clock ones.
+ * at start, the lateness of a rebalance timer p50/p99/max. Under the
+ * heartbeat, rebalance and commit figures, the broker's own CPU time for
+ * them (when its pid is known), a figure that a busy machine disturbs far
+ * less than the wall-clock ones.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -1626,6 +1627,144 @@ out:
     return rc;
 }
 
+/* ---- coordinator timer lateness ------------------------------------------ */
+
+/*
+ * How late the coordinator's rebalance timer fires: member A forms a classic
+ * group with a rebalance timeout of TL_REBALANCE_MS, then member B joins and
+ * A never rejoins, so B's JoinGroup is answered when the timer expires and A
+ * is removed. Lateness = B's join round trip - TL_REBALANCE_MS (one loopback
+ * round trip included, and down to -1 ms: the deadline is counted in whole
+ * milliseconds), over TL_SAMPLES groups of their own.
+ */
+#define TL_SAMPLES 40
+#define TL_REBALANCE_MS 100
+
+/* One blocking JoinGroup v5 (session timeout 10 s: A must outlive the
+ * rebalance timeout); 0 with *m decoded (pointing into resp), or -1. */
+static int tl_join(int fd, const char *group, const char *member_id, kc_arena_t *arena,
+                   kc_buf_t *resp, kc_join_group_response_t *m)
+{
+    kc_buf_t req;
+    kc_buf_init(&req);
+    int rc = -1;
+    frame_begin(&req, KC_API_JOIN_GROUP, 5, 1);
+    kc_join_group_request_t j;
+    kc_join_group_request_init(&j);
+    j.group_id = kc_str(group);
+    j.session_timeout_ms = 10000;
+    j.rebalance_timeout_ms = TL_REBALANCE_MS;
+    j.member_id = kc_str(member_id);
+    j.protocol_type = kc_str("consumer");
+    kc_join_group_request_protocol_t p = {kc_str("range"),
+                                          {subscription, (int32_t)sizeof(subscription)}};
+    j.protocols.items = &p;
+    j.protocols.count = 1;
+    kc_join_group_request_encode(&req, 5, &j);
+    frame_end(&req);
+    if (roundtrip(fd, &req, resp, 10000) == 0) {
+        kc_reader_t r;
+        kc_reader_init(&r, resp->data, resp->len);
+        if (read_response_header(&r, KC_API_JOIN_GROUP, 5) == 1 &&
+            kc_join_group_response_decode(&r, 5, arena, m) == 0)
+            rc = 0;
+    }
+    kc_buf_deinit(&req);
+    return rc;
+}
+
+/* A new dynamic member's two joins (MEMBER_ID_REQUIRED, then with the id);
+ * the second one timed in *ms. 0 when it succeeded. */
+static int tl_member(int fd, const char *group, kc_arena_t *arena, kc_buf_t *resp,
+                     kc_join_group_response_t *m, char *id, size_t id_size, double *ms)
+{
+    if (tl_join(fd, group, "", arena, resp, m) || m->error_code != ERR_MEMBER_ID_REQUIRED ||
+        m->member_id.len <= 0 || (size_t)m->member_id.len >= id_size)
+        return -1;
+    memcpy(id, m->member_id.ptr, (size_t)m->member_id.len);
+    id[m->member_id.len] = '\0';
+    double t0 = now_s();
+    if (tl_join(fd, group, id, arena, resp, m) || m->error_code)
+        return -1;
+    *ms = (now_s() - t0) * 1e3;
+    return 0;
+}
+
+/* A alone in a new group: joined and synced. 0 or -1. */
+static int tl_form(int fd, const char *group, kc_arena_t *arena, kc_buf_t *resp)
+{
+    kc_join_group_response_t m;
+    char id[256];
+    double ms;
+    if (tl_member(fd, group, arena, resp, &m, id, sizeof(id), &ms))
+        return -1;
+    kc_buf_t req;
+    kc_buf_init(&req);
+    frame_begin(&req, KC_API_SYNC_GROUP, 3, 2);
+    kc_sync_group_request_t sg;
+    kc_sync_group_request_init(&sg);
+    sg.group_id = kc_str(group);
+    sg.generation_id = m.generation_id;
+    sg.member_id = kc_str(id);
+    static const uint8_t empty_assignment[] = {0, 1, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff};
+    kc_sync_group_request_assignment_t as = {kc_str(id),
+                                             {empty_assignment, (int32_t)sizeof(empty_assignment)}};
+    sg.assignments.items = &as;
+    sg.assignments.count = 1;
+    kc_sync_group_request_encode(&req, 3, &sg);
+    frame_end(&req);
+    int rc = -1;
+    if (roundtrip(fd, &req, resp, 10000) == 0) {
+        kc_reader_t r;
+        kc_reader_init(&r, resp->data, resp->len);
+        kc_sync_group_response_t sr;
+        if (read_response_header(&r, KC_API_SYNC_GROUP, 3) == 2 &&
+            kc_sync_group_response_decode(&r, 3, arena, &sr) == 0 && sr.error_code == 0)
+            rc = 0;
+    }
+    kc_buf_deinit(&req);
+    return rc;
+}
+
+/* Lateness p50, p99 and max in ms; 0, or -1 when a sample failed. */
+static int bench_timer_lateness(target_t *t, const char *tag, double *p50, double *p99,
+                                double *max)
+{
+    double samples[TL_SAMPLES];
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    kc_buf_t resp;
+    kc_buf_init(&resp);
+    int rc = 0;
+    *p50 = *p99 = *max = -1;
+    for (int i = 0; i < TL_SAMPLES && rc == 0; i++) {
+        char group[64], id[256];
+        snprintf(group, sizeof(group), "kcoord-bench-timer-%s-%d", tag, i);
+        int a = connect_blocking(t), b = connect_blocking(t);
+        kc_join_group_response_t m;
+        double ms;
+        rc = a < 0 || b < 0 || tl_form(a, group, &arena, &resp) ||
+                     tl_member(b, group, &arena, &resp, &m, id, sizeof(id), &ms)
+                 ? -1
+                 : 0;
+        samples[i] = ms - TL_REBALANCE_MS;
+        if (a >= 0)
+            close(a);
+        if (b >= 0)
+            close(b);
+        kc_arena_reset(&arena);
+    }
+    kc_arena_deinit(&arena);
+    kc_buf_deinit(&resp);
+    if (rc)
+        return -1;
+    qsort(samples, TL_SAMPLES, sizeof(double), cmp_double);
+    *p50 = samples[(TL_SAMPLES - 1) / 2];
+    *p99 = samples[(int)((TL_SAMPLES - 1) * 0.99)];
+    *max = samples[TL_SAMPLES - 1];
+    return 0;
+}
+
 /* ---- kcoord process control ---------------------------------------------- */
 
 static int free_port(void)
@@ -1987,6 +2126,17 @@ static void figure(const char *name, double v, const char *unit, const char *tar
     fflush(stdout);
 }
 
+/* A figure that may be negative: FAILED unless ok. */
+static void figure_signed(const char *name, bool ok, double v, const char *unit,
+                          const char *target)
+{
+    if (!ok)
+        printf("%-40s %12s %-10s (target %s)\n", name, "FAILED", "", target);
+    else
+        printf("%-40s %12.2f %-10s (target %s)\n", name, v, unit, target);
+    fflush(stdout);
+}
+
 /* The broker CPU line under a figure ("  NAME CPU per WHAT" in us per
  * operation, or "  of which NAME CPU" in ms when what is NULL); returns the
  * value printed, -1 when unknown. */
@@ -2044,6 +2194,7 @@ typedef struct {
     double start_ms, ready_ms, rss_mib;
     double hb, hb_cpu, rb, rb_cpu, oc, oc_cpu;
     double pr_mbps, pr_recs, lat_p50, lat_p99;
+    double tl_p50, tl_p99, tl_max;
 } figures_t;
 
 static void figures_init(figures_t *f)
@@ -2127,14 +2278,15 @@ static void run_loads(side_t *sides, int n, bool produce_only, double duration, 
     char label[96];
 #define LABEL(text) (snprintf(label, sizeof(label), "%s%s", sd->prefix, text), label)
 #define TARGET(text) (*sd->prefix ? "-" : text)
-    for (int fig = produce_only ? 3 : 0; fig < 4; fig++) {
-        static const char *const names[] = {"heartbeats", "rebalance", "commits", "produce"};
+    for (int fig = produce_only ? 3 : 0; fig < (produce_only ? 4 : 5); fig++) {
+        static const char *const names[] = {"heartbeats", "rebalance", "commits", "produce",
+                                            "timers"};
         if (!want(names[fig]))
             continue;
         for (side_t *sd = sides; sd < sides + n; sd++) {
             target_t *t = sd->t;
             figures_t *f = sd->f;
-            if (fig == 1 && sd->mock)
+            if ((fig == 1 || fig == 4) && sd->mock)
                 continue;
             if (fig == 2 && !sd->mock && create_topic(t, oc_topic, OC_PARTITIONS))
                 fprintf(stderr, "kcoord-bench: could not create %s\n", oc_topic);
@@ -2169,6 +2321,17 @@ static void run_loads(side_t *sides, int n, bool produce_only, double duration, 
                 figure(LABEL("produce-to-consume latency p50"), f->lat_p50, "ms", "-");
                 figure(LABEL("produce-to-consume latency p99"), f->lat_p99, "ms",
                        TARGET("< 5 ms"));
+            } else if (fig == 4) {
+                /* Signed: a coordinator counts whole milliseconds, as Kafka
+                 * does, so a deadline can fall up to 1 ms before the
+                 * request's arrival + the timeout. */
+                bool ok = bench_timer_lateness(t, sd->tag, &f->tl_p50, &f->tl_p99, &f->tl_max) == 0;
+                figure_signed(LABEL("rebalance timer lateness p50"), ok, f->tl_p50, "ms",
+                              TARGET("-"));
+                figure_signed(LABEL("rebalance timer lateness p99"), ok, f->tl_p99, "ms",
+                              TARGET("< 1 ms"));
+                figure_signed(LABEL("rebalance timer lateness max"), ok, f->tl_max, "ms",
+                              TARGET("-"));
             }
         }
     }
@@ -2191,6 +2354,9 @@ static void compare_all(const figures_t *o, const figures_t *r, const char *ref_
     compare("produce MB/s", ref_name, o->pr_mbps, r->pr_mbps, "MB/s");
     compare_low("produce-to-consume latency p50", ref_name, o->lat_p50, r->lat_p50, "ms");
     compare_low("produce-to-consume latency p99", ref_name, o->lat_p99, r->lat_p99, "ms");
+    compare_low("rebalance timer lateness p50", ref_name, o->tl_p50, r->tl_p50, "ms");
+    compare_low("rebalance timer lateness p99", ref_name, o->tl_p99, r->tl_p99, "ms");
+    compare_low("rebalance timer lateness max", ref_name, o->tl_max, r->tl_max, "ms");
 }
 
 static void usage(const char *argv0)
@@ -2201,7 +2367,7 @@ static void usage(const char *argv0)
             "          [--duration SEC] [--warmup SEC] [--replay-offsets N]\n"
             "          [--data-dir DIR (kept afterwards; default a temporary one)]\n"
             "          [--commit-conns N] [--produce-only]\n"
-            "          [--only heartbeats|rebalance|commits|produce|replay|consumer]\n"
+            "          [--only heartbeats|rebalance|commits|produce|timers|replay|consumer]\n"
             "          [--broker-pid PID (with --bootstrap: report its CPU)]\n",
             argv0);
 }
