@@ -178,9 +178,7 @@ void kc_result_deinit(kc_result_t *res)
     memset(res, 0, sizeof(*res));
 }
 
-/* Appends a record taking the bytes of key and value (value NULL =
- * tombstone); the caller's buffers are left empty. */
-static void result_take_record(kc_result_t *res, kc_buf_t *key, kc_buf_t *value)
+void kc_result_add_record(kc_result_t *res, kc_buf_t *key, kc_buf_t *value)
 {
     if (res->nrecords == res->records_cap) {
         res->records_cap = res->records_cap ? res->records_cap * 2 : 8;
@@ -419,7 +417,7 @@ static int record_write(kc_result_t *res, int16_t type, const kc_record_key_t *k
         res->failed = true;
         return rc;
     }
-    result_take_record(res, &k, tombstone ? NULL : &v);
+    kc_result_add_record(res, &k, tombstone ? NULL : &v);
     return 0;
 }
 

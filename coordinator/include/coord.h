@@ -138,6 +138,9 @@ void kc_result_init(kc_result_t *res);
 void kc_result_deinit(kc_result_t *res);
 /* Drops the content and the failed mark, keeps the memory. */
 void kc_result_reset(kc_result_t *res);
+/* Appends a record, taking the bytes of key and value (value NULL =
+ * tombstone); the buffers are left empty and reusable. */
+void kc_result_add_record(kc_result_t *res, kc_buf_t *key, kc_buf_t *value);
 
 /* Ownership: the config is copied; topics is borrowed. */
 kc_coord_t *kc_coord_new(const kc_coord_config_t *cfg, const kc_topic_view_t *topics);

@@ -1,0 +1,580 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The transaction coordinator (coordinator/include/txn.h) on a driven
+ * clock, against the behaviour of Kafka's TransactionCoordinator: new ids
+ * and epoch bumps, the recovery checks of InitProducerId v3+, fencing an
+ * Ongoing transaction, AddPartitionsToTxn, EndTxn before and with
+ * transaction version 2 (epoch bumps, retries, empty aborts), epoch
+ * exhaustion, the timeout abort, the expiry of ids, and a load that
+ * completes a transaction a Prepare record left open. Every test ends by
+ * replaying the records it produced into a fresh coordinator and comparing
+ * every id.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kc_errors.h"
+#include "kc_msgs.h"
+#include "txn.h"
+
+#define T0 1000000
+
+typedef struct {
+    int64_t pid;
+    int16_t epoch;
+    bool commit;
+    size_t nparts;
+    char first[64];
+} marker_call_t;
+
+typedef struct {
+    kc_txn_coord_t *t;
+    kc_txn_config_t cfg;
+    kc_result_t res;     /* every record of the test, in order */
+    int64_t next_pid;
+    int16_t pid_error;   /* what the allocator answers when set */
+    marker_call_t markers[16];
+    size_t nmarkers;
+} fx_t;
+
+static int16_t next_pid(void *ctx, int64_t *out)
+{
+    fx_t *f = ctx;
+    if (f->pid_error)
+        return f->pid_error;
+    *out = f->next_pid++;
+    return KC_ERR_NONE;
+}
+
+static int write_markers(void *ctx, int64_t pid, int16_t epoch, bool commit, int16_t tv,
+                         const kc_txn_partition_t *parts, size_t n, kc_result_t *res)
+{
+    (void)tv;
+    (void)res;
+    fx_t *f = ctx;
+    assert_true(f->nmarkers < 16);
+    marker_call_t *m = &f->markers[f->nmarkers++];
+    m->pid = pid;
+    m->epoch = epoch;
+    m->commit = commit;
+    m->nparts = n;
+    snprintf(m->first, sizeof(m->first), "%s-%d", parts[0].topic, parts[0].partition);
+    return 0;
+}
+
+static kc_txn_coord_t *new_coord(fx_t *f)
+{
+    kc_txn_env_t env = {next_pid, write_markers, f};
+    return kc_txn_new(&f->cfg, &env);
+}
+
+static int setup(void **state)
+{
+    fx_t *f = calloc(1, sizeof(*f));
+    kc_txn_config_defaults(&f->cfg);
+    f->next_pid = 1000;
+    kc_result_init(&f->res);
+    f->t = new_coord(f);
+    kc_txn_loaded(f->t, T0, &f->res);
+    *state = f;
+    return 0;
+}
+
+/* The replay check: a fresh coordinator fed every record holds the same ids. */
+typedef struct {
+    const kc_txn_coord_t *other;
+    size_t n;
+} cmp_t;
+
+static void compare_one(void *ctx, const kc_txn_meta_t *m)
+{
+    cmp_t *c = ctx;
+    c->n++;
+    const kc_txn_meta_t *o =
+        kc_txn_find(c->other, (kc_str_t){m->transactional_id, (int32_t)strlen(m->transactional_id)});
+    assert_non_null(o);
+    assert_int_equal(o->producer_id, m->producer_id);
+    assert_int_equal(o->prev_producer_id, m->prev_producer_id);
+    assert_int_equal(o->next_producer_id, m->next_producer_id);
+    assert_int_equal(o->producer_epoch, m->producer_epoch);
+    assert_int_equal(o->timeout_ms, m->timeout_ms);
+    assert_int_equal(o->state, m->state);
+    assert_int_equal(o->start_ms, m->start_ms);
+    assert_int_equal(o->last_update_ms, m->last_update_ms);
+    assert_int_equal(o->client_transaction_version, m->client_transaction_version);
+    assert_int_equal(o->npartitions, m->npartitions);
+    for (size_t i = 0; i < m->npartitions; i++) {
+        assert_string_equal(o->partitions[i].topic, m->partitions[i].topic);
+        assert_int_equal(o->partitions[i].partition, m->partitions[i].partition);
+    }
+}
+
+static void count_one(void *ctx, const kc_txn_meta_t *m)
+{
+    (void)m;
+    (*(size_t *)ctx)++;
+}
+
+static int teardown(void **state)
+{
+    fx_t *f = *state;
+    kc_txn_coord_t *r = new_coord(f);
+    for (size_t i = 0; i < f->res.nrecords; i++) {
+        const kc_record_t *rec = &f->res.records[i];
+        assert_int_equal(kc_txn_replay(r, rec->key.data, rec->key.len,
+                                       rec->tombstone ? NULL : rec->value.data, rec->value.len),
+                         0);
+    }
+    cmp_t c = {r, 0};
+    kc_txn_foreach(f->t, compare_one, &c);
+    size_t n = 0;
+    kc_txn_foreach(r, count_one, &n);
+    assert_int_equal(n, c.n);
+    assert_false(f->res.failed);
+    kc_txn_free(r);
+    kc_txn_free(f->t);
+    kc_result_deinit(&f->res);
+    free(f);
+    return 0;
+}
+
+static const kc_txn_meta_t *find(fx_t *f, const char *id)
+{
+    return kc_txn_find(f->t, kc_str(id));
+}
+
+static int16_t init_pid(fx_t *f, const char *id, int64_t now, int64_t exp_pid, int16_t exp_epoch,
+                        int64_t *pid, int16_t *epoch)
+{
+    return kc_txn_init_producer_id(f->t, now, kc_str(id), 60000, exp_pid, exp_epoch, &f->res, pid,
+                                   epoch);
+}
+
+static int16_t add(fx_t *f, const char *id, int64_t now, int64_t pid, int16_t epoch,
+                   const char *topic, int32_t partition, int16_t tv)
+{
+    kc_txn_partition_t p = {topic, partition};
+    return kc_txn_add_partitions(f->t, now, kc_str(id), pid, epoch, &p, 1, tv, &f->res);
+}
+
+static int16_t end(fx_t *f, const char *id, int64_t now, int64_t pid, int16_t epoch, bool commit,
+                   int16_t tv, int64_t *out_pid, int16_t *out_epoch)
+{
+    return kc_txn_end(f->t, now, kc_str(id), pid, epoch, commit, tv, &f->res, out_pid, out_epoch);
+}
+
+/* ---- InitProducerId ---- */
+
+static void init_new_id_then_bumps(void **state)
+{
+    fx_t *f = *state;
+    int64_t pid;
+    int16_t epoch;
+    assert_int_equal(init_pid(f, "tx", T0, -1, -1, &pid, &epoch), KC_ERR_NONE);
+    assert_int_equal(pid, 1000);
+    assert_int_equal(epoch, 0);
+    const kc_txn_meta_t *m = find(f, "tx");
+    assert_non_null(m);
+    assert_int_equal(m->state, KC_TXN_EMPTY);
+    assert_int_equal(m->timeout_ms, 60000);
+    assert_int_equal(m->start_ms, -1);
+    assert_int_equal(m->last_update_ms, T0);
+    assert_int_equal(f->res.nrecords, 1);
+    /* Without an expected pair, every InitProducerId bumps the epoch. */
+    assert_int_equal(init_pid(f, "tx", T0 + 1, -1, -1, &pid, &epoch), KC_ERR_NONE);
+    assert_int_equal(pid, 1000);
+    assert_int_equal(epoch, 1);
+    assert_int_equal(find(f, "tx")->last_producer_epoch, -1);
+}
+
+static void init_rejects_bad_requests(void **state)
+{
+    fx_t *f = *state;
+    int64_t pid;
+    int16_t epoch;
+    assert_int_equal(init_pid(f, "", T0, -1, -1, &pid, &epoch), KC_ERR_INVALID_REQUEST);
+    assert_int_equal(init_pid(f, "tx", T0, 5, -1, &pid, &epoch), KC_ERR_INVALID_REQUEST);
+    assert_int_equal(kc_txn_init_producer_id(f->t, T0, kc_str("tx"), 0, -1, -1, &f->res, &pid,
+                                             &epoch),
+                     KC_ERR_INVALID_TRANSACTION_TIMEOUT);
+    assert_int_equal(kc_txn_init_producer_id(f->t, T0, kc_str("tx"), 900001, -1, -1, &f->res,
+                                             &pid, &epoch),
+                     KC_ERR_INVALID_TRANSACTION_TIMEOUT);
+    assert_int_equal(pid, -1);
+    assert_int_equal(epoch, -1);
+    f->pid_error = KC_ERR_COORDINATOR_NOT_AVAILABLE;
+    assert_int_equal(init_pid(f, "tx", T0, -1, -1, &pid, &epoch), KC_ERR_COORDINATOR_NOT_AVAILABLE);
+    assert_null(find(f, "tx"));
+    assert_int_equal(f->res.nrecords, 0);
+}
+
+static void init_recovery_with_expected_epoch(void **state)
+{
+    fx_t *f = *state;
+    int64_t pid;
+    int16_t epoch;
+    assert_int_equal(init_pid(f, "tx", T0, -1, -1, &pid, &epoch), KC_ERR_NONE);
+    /* A producer recovering with its pid/epoch: the epoch moves on. */
+    assert_int_equal(init_pid(f, "tx", T0, 1000, 0, &pid, &epoch), KC_ERR_NONE);
+    assert_int_equal(epoch, 1);
+    assert_int_equal(find(f, "tx")->last_producer_epoch, 0);
+    /* Its retry (the answer was lost): the same epoch again. */
+    assert_int_equal(init_pid(f, "tx", T0, 1000, 0, &pid, &epoch), KC_ERR_NONE);
+    assert_int_equal(epoch, 1);
+    /* Another producer id, or an epoch neither current nor last: fenced. */
+    assert_int_equal(init_pid(f, "tx", T0, 999, 1, &pid, &epoch), KC_ERR_PRODUCER_FENCED);
+    assert_int_equal(init_pid(f, "tx", T0, 1000, 7, &pid, &epoch), KC_ERR_PRODUCER_FENCED);
+    assert_int_equal(pid, -1);
+}
+
+static void init_fences_an_ongoing_transaction(void **state)
+{
+    fx_t *f = *state;
+    int64_t pid, opid;
+    int16_t epoch, oepoch;
+    assert_int_equal(init_pid(f, "tx", T0, -1, -1, &pid, &epoch), KC_ERR_NONE);
+    assert_int_equal(add(f, "tx", T0 + 5, pid, epoch, "t", 0, 0), KC_ERR_NONE);
+    /* A second producer with the same id: the transaction is aborted with
+     * the next epoch, and the client is told to retry. */
+    assert_int_equal(init_pid(f, "tx", T0 + 10, -1, -1, &opid, &oepoch),
+                     KC_ERR_CONCURRENT_TRANSACTIONS);
+    assert_int_equal(f->nmarkers, 1);
+    assert_false(f->markers[0].commit);
+    assert_int_equal(f->markers[0].pid, pid);
+    assert_int_equal(f->markers[0].epoch, epoch + 1);
+    assert_string_equal(f->markers[0].first, "t-0");
+    const kc_txn_meta_t *m = find(f, "tx");
+    assert_int_equal(m->state, KC_TXN_COMPLETE_ABORT);
+    assert_int_equal(m->npartitions, 0);
+    assert_int_equal(m->producer_epoch, epoch + 1);
+    /* The zombie is fenced; the retry gets the epoch after the abort's. */
+    assert_int_equal(add(f, "tx", T0 + 11, pid, epoch, "t", 1, 0), KC_ERR_PRODUCER_FENCED);
+    assert_int_equal(end(f, "tx", T0 + 11, pid, epoch, true, 0, &opid, &oepoch),
+                     KC_ERR_PRODUCER_FENCED);
+    assert_int_equal(init_pid(f, "tx", T0 + 12, -1, -1, &opid, &oepoch), KC_ERR_NONE);
+    assert_int_equal(opid, pid);
+    assert_int_equal(oepoch, epoch + 2);
+}
+
+static void init_rotates_an_exhausted_epoch(void **state)
+{
+    fx_t *f = *state;
+    int64_t pid;
+    int16_t epoch;
+    assert_int_equal(init_pid(f, "tx", T0, -1, -1, &pid, &epoch), KC_ERR_NONE);
+    for (int i = 0; i < 32766; i++)
+        assert_int_equal(init_pid(f, "tx", T0, pid, epoch, &pid, &epoch), KC_ERR_NONE);
+    assert_int_equal(epoch, 32766);
+    int64_t old = pid;
+    assert_int_equal(init_pid(f, "tx", T0, pid, epoch, &pid, &epoch), KC_ERR_NONE);
+    assert_int_equal(pid, 1001);
+    assert_int_equal(epoch, 0);
+    assert_int_equal(find(f, "tx")->prev_producer_id, old);
+    /* The old producer retrying with its exhausted epoch is recognised. */
+    assert_int_equal(init_pid(f, "tx", T0, old, 32766, &pid, &epoch), KC_ERR_NONE);
+    assert_int_equal(pid, 1001);
+}
+
+/* ---- AddPartitionsToTxn ---- */
+
+static void add_partitions_checks_and_starts(void **state)
+{
+    fx_t *f = *state;
+    int64_t pid;
+    int16_t epoch;
+    assert_int_equal(add(f, "tx", T0, 1, 0, "t", 0, 0), KC_ERR_INVALID_PRODUCER_ID_MAPPING);
+    assert_int_equal(add(f, "", T0, 1, 0, "t", 0, 0), KC_ERR_INVALID_REQUEST);
+    assert_int_equal(init_pid(f, "tx", T0, -1, -1, &pid, &epoch), KC_ERR_NONE);
+    assert_int_equal(add(f, "tx", T0, pid + 1, epoch, "t", 0, 0),
+                     KC_ERR_INVALID_PRODUCER_ID_MAPPING);
+    assert_int_equal(add(f, "tx", T0, pid, (int16_t)(epoch + 1), "t", 0, 0),
+                     KC_ERR_PRODUCER_FENCED);
+    assert_int_equal(add(f, "tx", T0 + 7, pid, epoch, "t", 1, 0), KC_ERR_NONE);
+    const kc_txn_meta_t *m = find(f, "tx");
+    assert_int_equal(m->state, KC_TXN_ONGOING);
+    assert_int_equal(m->start_ms, T0 + 7);
+    size_t records = f->res.nrecords;
+    /* Already in the transaction: nothing written. */
+    assert_int_equal(add(f, "tx", T0 + 8, pid, epoch, "t", 1, 0), KC_ERR_NONE);
+    assert_int_equal(f->res.nrecords, records);
+    assert_int_equal(add(f, "tx", T0 + 9, pid, epoch, "a", 3, 0), KC_ERR_NONE);
+    m = find(f, "tx");
+    assert_int_equal(m->npartitions, 2);
+    assert_string_equal(m->partitions[0].topic, "a");
+    assert_int_equal(m->start_ms, T0 + 7);
+    assert_int_equal(m->last_update_ms, T0 + 9);
+    kc_txn_partition_t in = {"a", 3}, out = {"a", 4};
+    assert_int_equal(kc_txn_verify_partition(f->t, kc_str("tx"), pid, epoch, &in), KC_ERR_NONE);
+    assert_int_equal(kc_txn_verify_partition(f->t, kc_str("tx"), pid, epoch, &out),
+                     KC_ERR_TRANSACTION_ABORTABLE);
+    assert_int_equal(kc_txn_verify_partition(f->t, kc_str("tx"), pid, (int16_t)(epoch + 1), &in),
+                     KC_ERR_PRODUCER_FENCED);
+}
+
+/* ---- EndTxn ---- */
+
+static void end_tv1_commit_and_retries(void **state)
+{
+    fx_t *f = *state;
+    int64_t pid, opid;
+    int16_t epoch, oepoch;
+    assert_int_equal(init_pid(f, "tx", T0, -1, -1, &pid, &epoch), KC_ERR_NONE);
+    assert_int_equal(end(f, "tx", T0, pid, epoch, true, 0, &opid, &oepoch),
+                     KC_ERR_INVALID_TXN_STATE);
+    assert_int_equal(end(f, "nope", T0, pid, epoch, true, 0, &opid, &oepoch),
+                     KC_ERR_INVALID_PRODUCER_ID_MAPPING);
+    assert_int_equal(add(f, "tx", T0, pid, epoch, "t", 0, 0), KC_ERR_NONE);
+    assert_int_equal(add(f, "tx", T0, pid, epoch, "t", 1, 0), KC_ERR_NONE);
+    assert_int_equal(end(f, "tx", T0 + 3, pid, (int16_t)(epoch + 1), true, 0, &opid, &oepoch),
+                     KC_ERR_PRODUCER_FENCED);
+    size_t before = f->res.nrecords;
+    assert_int_equal(end(f, "tx", T0 + 3, pid, epoch, true, 0, &opid, &oepoch), KC_ERR_NONE);
+    assert_int_equal(opid, -1);
+    assert_int_equal(oepoch, -1);
+    /* PrepareCommit, the markers, CompleteCommit. */
+    assert_int_equal(f->res.nrecords, before + 2);
+    assert_int_equal(f->nmarkers, 1);
+    assert_true(f->markers[0].commit);
+    assert_int_equal(f->markers[0].nparts, 2);
+    assert_int_equal(f->markers[0].epoch, epoch);
+    const kc_txn_meta_t *m = find(f, "tx");
+    assert_int_equal(m->state, KC_TXN_COMPLETE_COMMIT);
+    assert_int_equal(m->npartitions, 0);
+    assert_int_equal(m->producer_epoch, epoch);
+    /* A retry of the commit succeeds without writing; an abort does not. */
+    before = f->res.nrecords;
+    assert_int_equal(end(f, "tx", T0 + 4, pid, epoch, true, 0, &opid, &oepoch), KC_ERR_NONE);
+    assert_int_equal(end(f, "tx", T0 + 4, pid, epoch, false, 0, &opid, &oepoch),
+                     KC_ERR_INVALID_TXN_STATE);
+    assert_int_equal(f->res.nrecords, before);
+    /* The next transaction starts from CompleteCommit. */
+    assert_int_equal(add(f, "tx", T0 + 5, pid, epoch, "t", 2, 0), KC_ERR_NONE);
+    assert_int_equal(find(f, "tx")->start_ms, T0 + 5);
+    assert_int_equal(end(f, "tx", T0 + 6, pid, epoch, false, 0, &opid, &oepoch), KC_ERR_NONE);
+    assert_int_equal(find(f, "tx")->state, KC_TXN_COMPLETE_ABORT);
+    assert_false(f->markers[1].commit);
+}
+
+static void end_tv2_bumps_the_epoch(void **state)
+{
+    fx_t *f = *state;
+    int64_t pid, opid;
+    int16_t epoch, oepoch;
+    assert_int_equal(init_pid(f, "tx", T0, -1, -1, &pid, &epoch), KC_ERR_NONE);
+    assert_int_equal(add(f, "tx", T0, pid, epoch, "t", 0, 2), KC_ERR_NONE);
+    assert_int_equal(end(f, "tx", T0 + 1, pid, epoch, true, 2, &opid, &oepoch), KC_ERR_NONE);
+    assert_int_equal(opid, pid);
+    assert_int_equal(oepoch, epoch + 1);
+    /* The markers carry the bumped epoch, which fences the old one. */
+    assert_int_equal(f->markers[0].epoch, epoch + 1);
+    const kc_txn_meta_t *m = find(f, "tx");
+    assert_int_equal(m->state, KC_TXN_COMPLETE_COMMIT);
+    assert_int_equal(m->last_producer_epoch, epoch);
+    assert_int_equal(m->client_transaction_version, 2);
+    /* A retry with the epoch before the bump: the current pid and epoch. */
+    size_t before = f->res.nrecords;
+    assert_int_equal(end(f, "tx", T0 + 2, pid, epoch, true, 2, &opid, &oepoch), KC_ERR_NONE);
+    assert_int_equal(oepoch, epoch + 1);
+    assert_int_equal(end(f, "tx", T0 + 2, pid, epoch, false, 2, &opid, &oepoch),
+                     KC_ERR_INVALID_TXN_STATE);
+    assert_int_equal(f->res.nrecords, before);
+    /* A commit with the current epoch and no transaction. */
+    assert_int_equal(end(f, "tx", T0 + 2, pid, (int16_t)(epoch + 1), true, 2, &opid, &oepoch),
+                     KC_ERR_INVALID_TXN_STATE);
+    /* An abort with no transaction bumps the epoch and writes no marker. */
+    assert_int_equal(end(f, "tx", T0 + 3, pid, (int16_t)(epoch + 1), false, 2, &opid, &oepoch),
+                     KC_ERR_NONE);
+    assert_int_equal(oepoch, epoch + 2);
+    assert_int_equal(f->nmarkers, 1);
+    assert_int_equal(find(f, "tx")->state, KC_TXN_COMPLETE_ABORT);
+    assert_int_equal(end(f, "tx", T0 + 4, pid, epoch, false, 2, &opid, &oepoch),
+                     KC_ERR_PRODUCER_FENCED);
+}
+
+static void end_tv2_overflow_moves_to_the_next_producer_id(void **state)
+{
+    fx_t *f = *state;
+    int64_t pid, opid;
+    int16_t epoch, oepoch;
+    assert_int_equal(init_pid(f, "tx", T0, -1, -1, &pid, &epoch), KC_ERR_NONE);
+    for (int i = 0; i < 32766; i++)
+        assert_int_equal(init_pid(f, "tx", T0, pid, epoch, &pid, &epoch), KC_ERR_NONE);
+    assert_int_equal(epoch, 32766);
+    assert_int_equal(add(f, "tx", T0, pid, epoch, "t", 0, 2), KC_ERR_NONE);
+    assert_int_equal(end(f, "tx", T0 + 1, pid, epoch, true, 2, &opid, &oepoch), KC_ERR_NONE);
+    assert_int_equal(opid, 1001);
+    assert_int_equal(oepoch, 0);
+    assert_int_equal(f->markers[0].pid, pid);
+    assert_int_equal(f->markers[0].epoch, 32767);
+    const kc_txn_meta_t *m = find(f, "tx");
+    assert_int_equal(m->prev_producer_id, pid);
+    assert_int_equal(m->next_producer_id, -1);
+    /* The retry with the old pid at the exhausted epoch is recognised. */
+    assert_int_equal(end(f, "tx", T0 + 2, pid, 32766, true, 2, &opid, &oepoch), KC_ERR_NONE);
+    assert_int_equal(opid, 1001);
+    assert_int_equal(oepoch, 0);
+}
+
+/* ---- timers and load ---- */
+
+static void timed_out_transaction_is_aborted_and_fenced(void **state)
+{
+    fx_t *f = *state;
+    int64_t pid, opid;
+    int16_t epoch, oepoch;
+    assert_int_equal(init_pid(f, "tx", T0, -1, -1, &pid, &epoch), KC_ERR_NONE);
+    assert_int_equal(add(f, "tx", T0 + 100, pid, epoch, "t", 0, 2), KC_ERR_NONE);
+    assert_int_equal(kc_txn_next_deadline(f->t), T0 + f->cfg.abort_interval_ms);
+    /* A check at start + timeout itself: not timed out yet. */
+    kc_txn_tick(f->t, T0 + 100 + 60000, &f->res);
+    assert_int_equal(find(f, "tx")->state, KC_TXN_ONGOING);
+    assert_int_equal(kc_txn_next_deadline(f->t), T0 + 100 + 60000 + f->cfg.abort_interval_ms);
+    kc_txn_tick(f->t, kc_txn_next_deadline(f->t), &f->res);
+    const kc_txn_meta_t *m = find(f, "tx");
+    assert_int_equal(m->state, KC_TXN_COMPLETE_ABORT);
+    assert_int_equal(m->producer_epoch, epoch + 1);
+    assert_int_equal(f->nmarkers, 1);
+    assert_false(f->markers[0].commit);
+    assert_int_equal(f->markers[0].epoch, epoch + 1);
+    /* The producer is fenced; its EndTxn with the epoch before the bump
+     * counts as a retry, which a commit cannot be after an abort. */
+    assert_int_equal(add(f, "tx", T0 + 80000, pid, epoch, "t", 0, 2), KC_ERR_PRODUCER_FENCED);
+    assert_int_equal(end(f, "tx", T0 + 80000, pid, epoch, true, 2, &opid, &oepoch),
+                     KC_ERR_INVALID_TXN_STATE);
+}
+
+static void idle_ids_expire(void **state)
+{
+    fx_t *f = *state;
+    int64_t pid;
+    int16_t epoch;
+    f->cfg.id_expiration_ms = 5000000;
+    kc_txn_free(f->t);
+    f->t = new_coord(f);
+    kc_txn_loaded(f->t, T0, &f->res);
+    assert_int_equal(init_pid(f, "idle", T0, -1, -1, &pid, &epoch), KC_ERR_NONE);
+    assert_int_equal(init_pid(f, "busy", T0, -1, -1, &pid, &epoch), KC_ERR_NONE);
+    assert_int_equal(add(f, "busy", T0, pid, epoch, "t", 0, 0), KC_ERR_NONE);
+    /* The first expiry pass, an hour in: nothing has been idle that long. */
+    kc_txn_tick(f->t, T0 + 3600000, &f->res);
+    assert_non_null(find(f, "idle"));
+    kc_txn_tick(f->t, T0 + 2 * 3600000, &f->res);
+    assert_null(find(f, "idle"));
+    assert_true(f->res.records[f->res.nrecords - 1].tombstone);
+    /* An Ongoing transaction does not expire (its timeout aborted it, and
+     * the abort is a fresh update). */
+    assert_non_null(find(f, "busy"));
+}
+
+static void load_completes_a_prepared_transaction(void **state)
+{
+    fx_t *f = *state;
+    int64_t pid;
+    int16_t epoch;
+    assert_int_equal(init_pid(f, "tx", T0, -1, -1, &pid, &epoch), KC_ERR_NONE);
+    assert_int_equal(add(f, "tx", T0, pid, epoch, "t", 0, 0), KC_ERR_NONE);
+    /* A PrepareCommit written by hand, as a store might hold it last. */
+    kc_transaction_log_value_t v;
+    kc_transaction_log_value_init(&v);
+    v.producer_id = pid;
+    v.producer_epoch = epoch;
+    v.transaction_timeout_ms = 60000;
+    v.transaction_status = KC_TXN_PREPARE_COMMIT;
+    int32_t ids[] = {0};
+    kc_transaction_log_value_partitions_schema_t ps = {kc_str("t"), {ids, 1}};
+    v.transaction_partitions.items = &ps;
+    v.transaction_partitions.count = 1;
+    v.transaction_last_update_timestamp_ms = T0;
+    v.transaction_start_timestamp_ms = T0;
+    kc_buf_t k, val;
+    kc_buf_init(&k);
+    kc_buf_init(&val);
+    kc_write_int16(&k, 0);
+    kc_transaction_log_key_t key = {.transactional_id = kc_str("tx")};
+    assert_int_equal(kc_transaction_log_key_encode(&k, 0, &key), 0);
+    kc_write_int16(&val, 1);
+    assert_int_equal(kc_transaction_log_value_encode(&val, 1, &v), 0);
+    kc_result_add_record(&f->res, &k, &val);
+    kc_txn_coord_t *r = new_coord(f);
+    for (size_t i = 0; i < f->res.nrecords; i++)
+        assert_int_equal(kc_txn_replay(r, f->res.records[i].key.data, f->res.records[i].key.len,
+                                       f->res.records[i].value.data, f->res.records[i].value.len),
+                         0);
+    assert_int_equal(kc_txn_find(r, kc_str("tx"))->state, KC_TXN_PREPARE_COMMIT);
+    kc_txn_loaded(r, T0 + 50, &f->res);
+    assert_int_equal(f->nmarkers, 1);
+    assert_true(f->markers[0].commit);
+    assert_int_equal(kc_txn_find(r, kc_str("tx"))->state, KC_TXN_COMPLETE_COMMIT);
+    /* The records of both coordinators are in f->res: the test's own
+     * coordinator takes the completion too, for the replay check. */
+    kc_txn_free(f->t);
+    f->t = r;
+}
+
+/* The value of a record of tx in state status, encoded at version. */
+static void encode_value(kc_buf_t *val, int16_t version, int8_t status)
+{
+    kc_transaction_log_value_t v;
+    kc_transaction_log_value_init(&v);
+    v.producer_id = 1;
+    v.transaction_timeout_ms = 100;
+    v.transaction_status = status;
+    v.transaction_partitions.count = -1;
+    kc_write_int16(val, version);
+    assert_int_equal(kc_transaction_log_value_encode(val, version, &v), 0);
+}
+
+static void replay_rejects_bad_records(void **state)
+{
+    fx_t *f = *state;
+    static const uint8_t key_v1[] = {0, 1, 0, 2, 'a', 'b'};
+    static const uint8_t key[] = {0, 0, 0, 2, 'a', 'b'};
+    static const uint8_t version_9[] = {0, 9, 1, 2, 3};
+    /* Another key version or value version: ignored, as Kafka's loader does. */
+    assert_int_equal(kc_txn_replay(f->t, key_v1, sizeof(key_v1), version_9, sizeof(version_9)), 0);
+    assert_int_equal(kc_txn_replay(f->t, key, sizeof(key), version_9, sizeof(version_9)), 0);
+    assert_int_equal(kc_txn_replay(f->t, key, 3, NULL, 0), KC_EINVAL);
+    kc_buf_t val;
+    kc_buf_init(&val);
+    encode_value(&val, 0, 9);
+    assert_int_equal(kc_txn_replay(f->t, key, sizeof(key), val.data, val.len), KC_EINVAL);
+    kc_buf_reset(&val);
+    encode_value(&val, 1, KC_TXN_ONGOING);
+    assert_int_equal(kc_txn_replay(f->t, key, sizeof(key), val.data, val.len - 3), KC_EINVAL);
+    assert_null(find(f, "ab"));
+    assert_int_equal(kc_txn_replay(f->t, key, sizeof(key), val.data, val.len), 0);
+    assert_int_equal(find(f, "ab")->state, KC_TXN_ONGOING);
+    /* The test's records do not hold it: a tombstone for the replay check. */
+    assert_int_equal(kc_txn_replay(f->t, key, sizeof(key), NULL, 0), 0);
+    assert_null(find(f, "ab"));
+    kc_buf_deinit(&val);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(init_new_id_then_bumps, setup, teardown),
+        cmocka_unit_test_setup_teardown(init_rejects_bad_requests, setup, teardown),
+        cmocka_unit_test_setup_teardown(init_recovery_with_expected_epoch, setup, teardown),
+        cmocka_unit_test_setup_teardown(init_fences_an_ongoing_transaction, setup, teardown),
+        cmocka_unit_test_setup_teardown(init_rotates_an_exhausted_epoch, setup, teardown),
+        cmocka_unit_test_setup_teardown(add_partitions_checks_and_starts, setup, teardown),
+        cmocka_unit_test_setup_teardown(end_tv1_commit_and_retries, setup, teardown),
+        cmocka_unit_test_setup_teardown(end_tv2_bumps_the_epoch, setup, teardown),
+        cmocka_unit_test_setup_teardown(end_tv2_overflow_moves_to_the_next_producer_id, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(timed_out_transaction_is_aborted_and_fenced, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(idle_ids_expire, setup, teardown),
+        cmocka_unit_test_setup_teardown(load_completes_a_prepared_transaction, setup, teardown),
+        cmocka_unit_test_setup_teardown(replay_rejects_bad_records, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
