@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The console end to end in headless Chromium (console/console_e2e.js).
+
+Installs the pinned playwright-core from console/package-lock.json with
+`npm ci` into the build directory (reused while the lock file is
+unchanged) and drives Debian's chromium with it. kcoord runs with its
+admin endpoint; the test makes a 4-partition topic with records in it and
+a group whose id is markup, then the Node script, with real kcat
+consumers, checks that the console shows the group forming (members,
+state, assignment grid), a killed member's session expiry and the
+rebalance that follows, and a JoinGroup error fault added from the form
+failing the next JoinGroup on the timeline. On failure the script leaves
+a screenshot in the work directory (console-browser/ in the build tree).
+"""
+
+import os
+import shutil
+import subprocess
+
+import kafka_wire as kw
+from kcoord_harness import HERE, Kcoord, free_port, run
+
+NPM_DEADLINE_S = 600
+NODE_DEADLINE_S = 600
+TOPIC = "console-orders"
+GROUP = "console-group"
+ODD_GROUP = '<img src=x onerror="document.title=1">&amp;<b>bold</b>'
+CHROMIUM = "/usr/bin/chromium"
+
+
+def npm_install(work):
+    """`npm ci` of the committed lock file into work/; skipped when work/
+    already holds an install of the same lock file."""
+    src = os.path.join(HERE, "console")
+    with open(os.path.join(src, "package-lock.json"), "rb") as f:
+        lock = f.read()
+    stamp = os.path.join(work, "node_modules", ".kcoord-lock")
+    try:
+        with open(stamp, "rb") as f:
+            if f.read() == lock:
+                return
+    except OSError:
+        pass
+    os.makedirs(work, exist_ok=True)
+    for name in ("package.json", "package-lock.json"):
+        shutil.copyfile(os.path.join(src, name), os.path.join(work, name))
+    env = dict(os.environ)
+    env["npm_config_cache"] = os.path.join(work, "npm-cache")  # no need for a HOME
+    env["npm_config_update_notifier"] = "false"
+    subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+                   cwd=work, env=env, check=True, timeout=NPM_DEADLINE_S,
+                   stdin=subprocess.DEVNULL)
+    with open(stamp, "wb") as f:
+        f.write(lock)
+
+
+def main():
+    for tool in ("node", "npm", "kcat"):
+        if shutil.which(tool) is None:
+            raise AssertionError("%s is not installed (scripts/deps.sh all installs it)" % tool)
+    if not os.access(CHROMIUM, os.X_OK):
+        raise AssertionError("%s is not installed (scripts/deps.sh all installs chromium)"
+                             % CHROMIUM)
+    base = os.path.join(os.environ.get("KC_TEST_WORK", os.getcwd()), "console-browser")
+    modules = os.path.join(base, "modules")
+    npm_install(modules)
+    shots = os.path.join(base, "work")
+    shutil.rmtree(shots, ignore_errors=True)
+    os.makedirs(shots)
+    admin_port = free_port()
+    admin = "http://127.0.0.1:%d" % admin_port
+    with Kcoord("console", {"admin.listeners": admin}) as k:
+        with kw.Conn(k.port) as c:
+            assert kw.create_topics(c, {TOPIC: 4})["topics"] == {TOPIC: (0, None)}
+            for p in range(4):
+                res = kw.produce_v2(c, TOPIC, p, [b"record-%d-%d" % (p, i) for i in range(5)])
+                assert res[(TOPIC, p)][0] == 0, res
+            j = kw.join_dynamic(c, ODD_GROUP)
+            assert j["error_code"] == 0, j
+            s = kw.sync_group(c, ODD_GROUP, j["generation_id"], j["member_id"],
+                              [(j["member_id"], b"")])
+            assert s["error_code"] == 0, s
+        env = {k: v for k, v in os.environ.items() if not k.startswith("KCOORD_")}
+        env["NODE_PATH"] = os.path.join(modules, "node_modules")
+        env["KC_CHROMIUM"] = CHROMIUM
+        env["HOME"] = shots  # Chromium's profile and crash dumps stay in the work directory
+        proc = subprocess.run(["node", os.path.join(HERE, "console", "console_e2e.js"), admin,
+                               k.bootstrap, TOPIC, GROUP, ODD_GROUP, shots],
+                              env=env, timeout=NODE_DEADLINE_S, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=shots)
+        out = proc.stdout.decode("utf-8", "replace")
+        print(out, end="")
+        assert proc.returncode == 0, "console_e2e.js exited with status %d (screenshots in %s)" \
+            % (proc.returncode, shots)
+        assert "console-e2e: OK" in out, "console_e2e.js did not report success"
+
+
+if __name__ == "__main__":
+    run(main)
