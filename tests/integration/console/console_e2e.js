@@ -129,10 +129,10 @@ async function main() {
                 grid[0].querySelectorAll("td.cell.owned").length === 4 &&
                 document.querySelector("#g-state").textContent === "Stable";
         }, a.member);
-        await until("the assignment change on the timeline", (mid) =>
+        await until("the assignment change on the timeline", (arg) =>
             [...document.querySelectorAll("#timeline li")].some(l => l.dataset.type === "assignment_changed" &&
-                l.textContent.includes(mid) && (l.textContent.match(/-\d/g) || []).length === 4), a.member);
-        // Pause holds new lines back; resume shows them.
+                l.textContent.includes(arg.mid) && l.textContent.includes("now owns " +
+                    [0, 1, 2, 3].map(p => arg.topic + "-" + p).join(","))), {mid: a.member, topic});
         if (process.env.KC_CONSOLE_SCREENSHOT) {
             await page.screenshot({path: process.env.KC_CONSOLE_SCREENSHOT, fullPage: true});
             log("saved", process.env.KC_CONSOLE_SCREENSHOT);
