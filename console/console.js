@@ -519,8 +519,16 @@
         const offBox = el("div");
         offPanel.append(offBox);
         let lastType = null;
-        const tl = timeline({group: id, type: () => lastType}, "Timeline");
-        m.append(head, smPanel, membersPanel, gridPanel, el("div", {class: "grid2"}, offPanel, tl.root));
+        // Made after the first read of the group, whose type names the
+        // events' generation (classic) or group epoch (consumer, streams).
+        let tl = null;
+        const tlSlot = el("div");
+        const makeTimeline = () => {
+            if (tl) return;
+            tl = timeline({group: id, type: () => lastType}, "Timeline");
+            tlSlot.replaceWith(tl.root);
+        };
+        m.append(head, smPanel, membersPanel, gridPanel, el("div", {class: "grid2"}, offPanel, tlSlot));
         let prev = null; // member id -> assignment summary, for "assignment changed"
         return {
             async refresh() {
@@ -530,9 +538,11 @@
                 } catch (e) {
                     clear(summary);
                     summary.append(el("p", {class: "empty", id: "group-missing", text: "No such group now (" + e.message + ")."}));
+                    makeTimeline();
                     return;
                 }
                 lastType = g.type;
+                makeTimeline();
                 clear(summary);
                 const kv = el("dl", {class: "kv"});
                 const row = (k, v, idv) => kv.append(el("dt", {text: k}), el("dd", {id: idv, text: fmtOpt(v)}));
@@ -571,7 +581,7 @@
                 prev = now;
             },
             onEvent(ev) { return ev.group_id === id; },
-            dispose() { tl.dispose(); },
+            dispose() { if (tl) tl.dispose(); },
             get type() { return lastType; },
         };
     }

@@ -5,7 +5,10 @@ Installs the pinned playwright-core from console/package-lock.json with
 `npm ci` into the build directory (reused while the lock file is
 unchanged) and drives Debian's chromium with it. kcoord runs with its
 admin endpoint; the test makes a 4-partition topic with records in it and
-a group whose id is markup, then the Node script, with real kcat
+a group whose id is markup, and a consumer (KIP-848) group of two raw
+members, the first of which does not heartbeat again, so that half of its
+partitions stay pending revocation and the second's target is not yet
+owned. Then the Node script checks that grid, and with real kcat
 consumers, checks that the console shows the group forming (members,
 state, assignment grid), a killed member's session expiry and the
 rebalance that follows, and a JoinGroup error fault added from the form
@@ -24,6 +27,7 @@ NPM_DEADLINE_S = 600
 NODE_DEADLINE_S = 600
 TOPIC = "console-orders"
 GROUP = "console-group"
+CG_GROUP = "console-cg"
 ODD_GROUP = '<img src=x onerror="document.title=1">&amp;<b>bold</b>'
 CHROMIUM = "/usr/bin/chromium"
 
@@ -54,6 +58,24 @@ def npm_install(work):
         f.write(lock)
 
 
+def consumer_group_pending(c):
+    """CG_GROUP: cg-member-1 takes every partition of TOPIC and acknowledges
+    them; cg-member-2 joins, and its half stays with cg-member-1, pending
+    revocation, since cg-member-1 sends nothing more."""
+    def hb(member_id, epoch, owned, **kw_):
+        res = kw.consumer_group_heartbeat(c, 1, CG_GROUP, member_id, epoch, owned=sorted(owned),
+                                          **kw_)
+        assert res["error_code"] == kw.NONE, res
+        return res
+    sub = dict(topic_names=[TOPIC], rebalance_timeout_ms=300000)
+    r1 = hb("cg-member-1", 0, [], **sub)
+    owned = r1["assignment"]
+    assert owned is not None and len(owned) == 4, r1
+    hb("cg-member-1", r1["member_epoch"], owned)
+    r2 = hb("cg-member-2", 0, [], **sub)
+    assert not r2["assignment"], r2
+
+
 def main():
     for tool in ("node", "npm", "kcat"):
         if shutil.which(tool) is None:
@@ -69,7 +91,11 @@ def main():
     os.makedirs(shots)
     admin_port = free_port()
     admin = "http://127.0.0.1:%d" % admin_port
-    with Kcoord("console", {"admin.listeners": admin}) as k:
+    overrides = {"admin.listeners": admin,
+                 # The first consumer-group member must keep its partitions
+                 # pending revocation for the whole check.
+                 "group.consumer.session.timeout.ms": "60000"}
+    with Kcoord("console", overrides) as k:
         with kw.Conn(k.port) as c:
             assert kw.create_topics(c, {TOPIC: 4})["topics"] == {TOPIC: (0, None)}
             for p in range(4):
@@ -80,12 +106,13 @@ def main():
             s = kw.sync_group(c, ODD_GROUP, j["generation_id"], j["member_id"],
                               [(j["member_id"], b"")])
             assert s["error_code"] == 0, s
+            consumer_group_pending(c)
         env = {k: v for k, v in os.environ.items() if not k.startswith("KCOORD_")}
         env["NODE_PATH"] = os.path.join(modules, "node_modules")
         env["KC_CHROMIUM"] = CHROMIUM
         env["HOME"] = shots  # Chromium's profile and crash dumps stay in the work directory
         proc = subprocess.run(["node", os.path.join(HERE, "console", "console_e2e.js"), admin,
-                               k.bootstrap, TOPIC, GROUP, ODD_GROUP, shots],
+                               k.bootstrap, TOPIC, GROUP, ODD_GROUP, CG_GROUP, shots],
                               env=env, timeout=NODE_DEADLINE_S, stdin=subprocess.DEVNULL,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=shots)
         out = proc.stdout.decode("utf-8", "replace")

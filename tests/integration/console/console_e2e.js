@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The console in headless Chromium (driven by playwright-core) against a
 // running kcoord whose 4-partition topic already holds records:
-//   node console_e2e.js ADMIN_URL BOOTSTRAP TOPIC GROUP ODD_GROUP WORK_DIR
+//   node console_e2e.js ADMIN_URL BOOTSTRAP TOPIC GROUP ODD_GROUP CG_GROUP WORK_DIR
+// 0. CG_GROUP, a consumer (KIP-848) group whose first member has not
+//    revoked: the grid shows its partitions pending revocation and the
+//    second member's target not yet owned, at Reconciling;
 // 1. two kcat consumers (-G GROUP) form a classic group: the groups view
 //    lists it (and ODD_GROUP, whose id is markup, as text), the group view
 //    shows both members, the state machine at Stable and every partition
@@ -12,7 +15,8 @@
 //    third consumer: the fault is listed, then shown spent on the timeline,
 //    /metrics counts the error, and the consumer joins on its retry.
 // Every wait is on a condition. On failure a screenshot goes to WORK_DIR.
-// KC_CONSOLE_SCREENSHOT=FILE saves the group view after the rebalance.
+// KC_CONSOLE_SCREENSHOT=FILE saves the group view after the rebalance,
+// KC_CONSOLE_SCREENSHOT_CG=FILE the consumer group's while it reconciles.
 "use strict";
 
 const {spawn} = require("child_process");
@@ -20,7 +24,7 @@ const fs = require("fs");
 const path = require("path");
 const {chromium} = require("playwright-core");
 
-const [admin, bootstrap, topic, group, oddGroup, work] = process.argv.slice(2);
+const [admin, bootstrap, topic, group, oddGroup, cgGroup, work] = process.argv.slice(2);
 const WAIT_MS = 90000;
 const kcats = [];
 let page = null;
@@ -75,6 +79,29 @@ async function main() {
                "a group id was parsed as markup");
         assert(await page.locator("#live.on").count() === 1 || await until("the event stream open",
                () => document.querySelector("#live.on")), "live");
+
+        step = "0: a consumer group reconciling";
+        await page.selectOption("#filter-type", "consumer");
+        await until("only the consumer group under the consumer filter", (g) => {
+            const ids = [...document.querySelectorAll("#groups tbody tr")].map(r => r.cells[0].textContent);
+            return ids.length === 1 && ids[0] === g;
+        }, cgGroup);
+        await page.selectOption("#filter-type", "");
+        await page.evaluate((g) => { location.hash = "#/group/" + encodeURIComponent(g); }, cgGroup);
+        await until("the consumer group's pending revocation and unowned target", () => {
+            const t = document.querySelector("#g-type"), st = document.querySelector("#g-state");
+            if (!t || t.textContent !== "consumer" || st.textContent !== "Reconciling") return false;
+            if (!document.querySelector('#state-machine g.current[data-state="Reconciling"]')) return false;
+            const row = (mid) => document.querySelector("#assignment tr[data-member=" + JSON.stringify(mid) + "]");
+            const m1 = row("cg-member-1"), m2 = row("cg-member-2");
+            if (!m1 || !m2) return false;
+            const n = (r, c) => r.querySelectorAll("td.cell." + c).length;
+            return n(m1, "owned") === 2 && n(m1, "revoking") === 2 && n(m2, "pending") === 2 &&
+                n(m2, "owned") === 0;
+        });
+        if (process.env.KC_CONSOLE_SCREENSHOT_CG)
+            await page.screenshot({path: process.env.KC_CONSOLE_SCREENSHOT_CG, fullPage: true});
+        await page.evaluate(() => { location.hash = "#/"; });
 
         step = "1: the group forms";
         startKcat("console-a");
