@@ -426,7 +426,7 @@
         const body = el("tbody");
         for (const [m, c] of per) {
             const tr = el("tr", {"data-member": m.member_id},
-                          el("td", {class: "id", text: (m.client_id || "") + " " + m.member_id.slice(0, 12) + "\u2026",
+                          el("td", {class: "id", text: (m.client_id || "") + " " + (m.member_id.length > 14 ? m.member_id.slice(0, 12) + "\u2026" : m.member_id),
                                     title: m.member_id}));
             for (const k of cols) {
                 let cls = "", label = "", what = "";
