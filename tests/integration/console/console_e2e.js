@@ -168,7 +168,12 @@ async function main() {
         step = "3: a fault from the form";
         await page.click("#nav-faults");
         await page.locator("#fault-form").waitFor({timeout: WAIT_MS});
+        await page.selectOption("#f-type", "stall");
+        assert(!(await page.isVisible("#f-api")) && await page.isVisible("#f-duration-ms"),
+               "a stall's form shows only its duration");
         await page.selectOption("#f-type", "error");
+        assert(await page.isVisible("#f-api") && await page.isVisible("#f-error") &&
+               !(await page.isVisible("#f-delay-ms")), "an error's form shows the API and error code");
         await page.selectOption("#f-api", "11");
         await page.selectOption("#f-error", "15");
         await page.fill("#f-count", "1");
