@@ -8,7 +8,9 @@ admin endpoint; the test makes a 4-partition topic with records in it and
 a group whose id is markup, and a consumer (KIP-848) group of two raw
 members, the first of which does not heartbeat again, so that half of its
 partitions stay pending revocation and the second's target is not yet
-owned. Then the Node script checks that grid, and with real kcat
+owned, and a streams (KIP-1071) group of one raw member that owns every
+task of its one subtopology. Then the Node script checks those grids, and
+with real kcat
 consumers, checks that the console shows the group forming (members,
 state, assignment grid), a killed member's session expiry and the
 rebalance that follows, and a JoinGroup error fault added from the form
@@ -19,15 +21,18 @@ a screenshot in the work directory (console-browser/ in the build tree).
 import os
 import shutil
 import subprocess
+import uuid
 
 import kafka_wire as kw
-from kcoord_harness import HERE, Kcoord, free_port, run
+from admin_client import Admin
+from kcoord_harness import HERE, Kcoord, free_port, run, wait_for
 
 NPM_DEADLINE_S = 600
 NODE_DEADLINE_S = 600
 TOPIC = "console-orders"
 GROUP = "console-group"
 CG_GROUP = "console-cg"
+ST_GROUP = "console-streams"
 ODD_GROUP = '<img src=x onerror="document.title=1">&amp;<b>bold</b>'
 CHROMIUM = "/usr/bin/chromium"
 
@@ -76,6 +81,31 @@ def consumer_group_pending(c):
     assert not r2["assignment"], r2
 
 
+def streams_group_stable(port, admin_port):
+    """ST_GROUP: one member of a topology reading TOPIC, heartbeating until
+    the group is Stable with its 4 active tasks acknowledged."""
+    admin = Admin(admin_port)
+    member_id, process_id = str(uuid.uuid4()), str(uuid.uuid4())
+    state = {"epoch": 0, "active": set()}
+    with kw.Conn(port) as c:
+        def stable():
+            args = dict(process_id=process_id, user_endpoint=("localhost", 40001),
+                        active=state["active"], standby=set(), warmup=set())
+            if state["epoch"] == 0:
+                args.update(topology=(1, [{"id": "0", "source_topics": [TOPIC]}]),
+                            rebalance_timeout_ms=300000)
+            r = kw.streams_group_heartbeat(c, ST_GROUP, member_id, state["epoch"], **args)
+            assert r["error_code"] == 0, r
+            state["epoch"] = r["member_epoch"]
+            if r["active"] is not None:
+                state["active"] = r["active"]
+            g = admin.group(ST_GROUP)
+            return g["state"] == "Stable" and len(state["active"]) == 4 and \
+                g["members"][0]["member_epoch"] == g["assignment_epoch"]
+        wait_for(stable, 90, "the streams group Stable", interval=0.2,
+                 state=lambda: admin.group(ST_GROUP))
+
+
 def main():
     for tool in ("node", "npm", "kcat"):
         if shutil.which(tool) is None:
@@ -94,7 +124,9 @@ def main():
     overrides = {"admin.listeners": admin,
                  # The first consumer-group member must keep its partitions
                  # pending revocation for the whole check.
-                 "group.consumer.session.timeout.ms": "60000"}
+                 "group.consumer.session.timeout.ms": "60000",
+                 "group.streams.session.timeout.ms": "60000",
+                 "group.streams.initial.rebalance.delay.ms": "0"}
     with Kcoord("console", overrides) as k:
         with kw.Conn(k.port) as c:
             assert kw.create_topics(c, {TOPIC: 4})["topics"] == {TOPIC: (0, None)}
@@ -107,12 +139,13 @@ def main():
                               [(j["member_id"], b"")])
             assert s["error_code"] == 0, s
             consumer_group_pending(c)
+        streams_group_stable(k.port, admin_port)
         env = {k: v for k, v in os.environ.items() if not k.startswith("KCOORD_")}
         env["NODE_PATH"] = os.path.join(modules, "node_modules")
         env["KC_CHROMIUM"] = CHROMIUM
         env["HOME"] = shots  # Chromium's profile and crash dumps stay in the work directory
         proc = subprocess.run(["node", os.path.join(HERE, "console", "console_e2e.js"), admin,
-                               k.bootstrap, TOPIC, GROUP, ODD_GROUP, CG_GROUP, shots],
+                               k.bootstrap, TOPIC, GROUP, ODD_GROUP, CG_GROUP, ST_GROUP, shots],
                               env=env, timeout=NODE_DEADLINE_S, stdin=subprocess.DEVNULL,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=shots)
         out = proc.stdout.decode("utf-8", "replace")

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The console in headless Chromium (driven by playwright-core) against a
 // running kcoord whose 4-partition topic already holds records:
-//   node console_e2e.js ADMIN_URL BOOTSTRAP TOPIC GROUP ODD_GROUP CG_GROUP WORK_DIR
+//   node console_e2e.js ADMIN_URL BOOTSTRAP TOPIC GROUP ODD_GROUP CG_GROUP ST_GROUP WORK_DIR
 // 0. CG_GROUP, a consumer (KIP-848) group whose first member has not
 //    revoked: the grid shows its partitions pending revocation and the
-//    second member's target not yet owned, at Reconciling;
+//    second member's target not yet owned, at Reconciling; ST_GROUP, a
+//    streams group, shows its topology epoch and 4 active tasks owned;
 // 1. two kcat consumers (-G GROUP) form a classic group: the groups view
 //    lists it (and ODD_GROUP, whose id is markup, as text), the group view
 //    shows both members, the state machine at Stable and every partition
@@ -24,7 +25,7 @@ const fs = require("fs");
 const path = require("path");
 const {chromium} = require("playwright-core");
 
-const [admin, bootstrap, topic, group, oddGroup, cgGroup, work] = process.argv.slice(2);
+const [admin, bootstrap, topic, group, oddGroup, cgGroup, stGroup, work] = process.argv.slice(2);
 const WAIT_MS = 90000;
 const kcats = [];
 let page = null;
@@ -101,6 +102,15 @@ async function main() {
         });
         if (process.env.KC_CONSOLE_SCREENSHOT_CG)
             await page.screenshot({path: process.env.KC_CONSOLE_SCREENSHOT_CG, fullPage: true});
+        await page.evaluate((g) => { location.hash = "#/group/" + encodeURIComponent(g); }, stGroup);
+        await until("the streams group Stable with 4 active tasks owned", () => {
+            const t = document.querySelector("#g-type"), te = document.querySelector("#g-topology-epoch");
+            if (!t || t.textContent !== "streams" || !te || te.textContent !== "1") return false;
+            if (!document.querySelector('#state-machine g.current[data-state="Stable"]')) return false;
+            const cells = [...document.querySelectorAll("#assignment td.cell.owned")];
+            return cells.length === 4 && cells.every(c => c.textContent === "A") &&
+                document.querySelectorAll("#state-machine g[data-state]").length === 6;
+        });
         await page.evaluate(() => { location.hash = "#/"; });
 
         step = "1: the group forms";
