@@ -558,6 +558,12 @@
                     if (g.type === "streams")
                         row("topology epoch", g.topology_epoch === -1 ? "-1 (no topology yet)" : g.topology_epoch, "g-topology-epoch");
                     row("assignor", g.assignor);
+                    // The topology-description store's epochs, should the
+                    // view carry them: -2 is the store's "uncertain".
+                    for (const k of Object.keys(g).filter(k => /description.*epoch/.test(k)).sort()) {
+                        const v = g[k];
+                        row(k.replace(/_/g, " "), v === -2 ? "-2 (uncertain)" : v === -1 ? "-1 (none)" : v);
+                    }
                 }
                 row("members", g.members.length, "g-members");
                 row("lag", g.lag_total + " over " + g.committed_partitions + " committed partitions", "g-lag");

@@ -229,6 +229,23 @@ async function main() {
         await until("the held events shown after resume", (n) =>
             document.querySelectorAll("#timeline li").length > n &&
             document.querySelector("#timeline .pending-count").textContent === "", held);
+        step = "clearing a fault from the list";
+        await page.click("#nav-faults");
+        await page.selectOption("#f-type", "delay");
+        await page.fill("#f-delay-ms", "1");
+        await page.selectOption("#f-api", "16");
+        await page.click("#f-add");
+        await until("the delay fault listed", () =>
+            [...document.querySelectorAll("#faults tbody tr")].some(r => r.cells[1].textContent === "delay"));
+        await page.locator("#faults tbody tr", {hasText: "delay"}).locator("button").click();
+        await until("the delay fault gone and its clearing on the timeline", () =>
+            document.querySelectorAll("#faults tbody tr").length === 0 &&
+            [...document.querySelectorAll("#timeline li")].some(l => l.dataset.type === "fault" &&
+                l.textContent.startsWith(l.querySelector(".t").textContent + "fault") &&
+                l.textContent.includes("cleared") && l.textContent.includes("delay on ListGroups (16)")));
+        const left = await (await fetch(admin + "/v1/faults")).json();
+        assert(left.faults.length === 0, "faults left in kcoord: " + JSON.stringify(left));
+
         assert(problems.length === 0, "the page reported problems: " + problems.join("; "));
         log("timeline lines before the fault:", before);
         console.log("console-e2e: OK");
