@@ -2,7 +2,7 @@
 /*
  * The admin HTTP endpoint (admin.listeners, off by default): fault injection
  * (POST/GET/DELETE /v1/faults), a liveness probe (GET /v1/health), read-only group views (GET /v1/groups,
- * GET /v1/groups/{id}), a bounded ring of coordinator events (GET /v1/events)
+ * GET /v1/groups/{id}), a bounded ring of coordinator events (GET /v1/events),
  * Prometheus metrics (GET /metrics) and the console (GET /, static files
  * compiled in from console/). It runs on the
  * broker's loop, so every view is a consistent snapshot between two
