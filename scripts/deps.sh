@@ -15,7 +15,9 @@ BUILD_PKGS=(gcc meson ninja-build pkg-config libevent-dev liblmdb-dev libssl-dev
             libpcre2-dev python3)
 TEST_PKGS=(python3-kafka python3-confluent-kafka python3-snappy python3-lz4 python3-xxhash
            kcat librdkafka-dev procps iproute2 openssl python3-yaml
-           golang-go python3-venv)
+           golang-go python3-venv chromium)
+# The console's browser test drives Debian's chromium with playwright-core
+# (npm ci of its lock file into the build directory, as for KafkaJS).
 # KafkaJS runs on Node.js; a node that did not come from Debian's package
 # (one that bundles npm) is accepted as it is.
 NODE_CMDS=(node:nodejs npm:npm)

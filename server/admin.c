@@ -2,8 +2,9 @@
 /*
  * The admin HTTP endpoint (admin.listeners, off by default): fault injection
  * (POST/GET/DELETE /v1/faults), a liveness probe (GET /v1/health), read-only group views (GET /v1/groups,
- * GET /v1/groups/{id}), a bounded ring of coordinator events (GET /v1/events)
- * and Prometheus metrics (GET /metrics). It runs on the
+ * GET /v1/groups/{id}), a bounded ring of coordinator events (GET /v1/events),
+ * Prometheus metrics (GET /metrics) and the console (GET /, static files
+ * compiled in from console/). It runs on the
  * broker's loop, so every view is a consistent snapshot between two
  * requests. JSON field names are documented in docs/admin.md and kept stable.
  */
@@ -22,6 +23,7 @@
 #include <event2/keyvalq_struct.h>
 #include <jansson.h>
 
+#include "console_assets.h"
 #include "consumer_protocol.h"
 #include "kc_log.h"
 
@@ -952,6 +954,48 @@ static void get_metrics(kc_server_t *s, struct evhttp_request *rq)
     evbuffer_free(o);
 }
 
+/* ---- the console ---- */
+
+/* The compiled-in console file at path ("/" is /index.html), or NULL. */
+static const kc_console_asset_t *console_asset(const char *path)
+{
+    if (strcmp(path, "/") == 0)
+        path = "/index.html";
+    for (size_t i = 0; i < kc_console_nassets; i++)
+        if (strcmp(kc_console_assets[i].path, path) == 0)
+            return &kc_console_assets[i];
+    return NULL;
+}
+
+/*
+ * Serves a console file: revalidated on every load (no-cache with its
+ * ETag; a matching If-None-Match answers 304), and a content security
+ * policy that lets the page load only its own scripts and styles and call
+ * only this endpoint.
+ */
+static void get_console(struct evhttp_request *rq, const kc_console_asset_t *f)
+{
+    struct evkeyvalq *h = evhttp_request_get_output_headers(rq);
+    evhttp_add_header(h, "Cache-Control", "no-cache");
+    evhttp_add_header(h, "ETag", f->etag);
+    evhttp_add_header(h, "X-Content-Type-Options", "nosniff");
+    evhttp_add_header(h, "Referrer-Policy", "no-referrer");
+    evhttp_add_header(h, "Content-Security-Policy",
+                      "default-src 'none'; script-src 'self'; style-src 'self'; "
+                      "img-src 'self'; connect-src 'self'; base-uri 'none'; "
+                      "form-action 'none'; frame-ancestors 'none'");
+    const char *inm = evhttp_find_header(evhttp_request_get_input_headers(rq), "If-None-Match");
+    if (inm && strstr(inm, f->etag)) {
+        evhttp_send_reply(rq, 304, "Not Modified", NULL);
+        return;
+    }
+    evhttp_add_header(h, "Content-Type", f->content_type);
+    struct evbuffer *out = evbuffer_new();
+    evbuffer_add_reference(out, f->data, f->len, NULL, NULL);
+    evhttp_send_reply(rq, 200, "OK", out);
+    evbuffer_free(out);
+}
+
 /* ---- routing ---- */
 
 static void route(struct evhttp_request *rq, void *arg)
@@ -961,8 +1005,11 @@ static void route(struct evhttp_request *rq, void *arg)
     struct evhttp_uri *u = uri ? evhttp_uri_parse(uri) : NULL;
     const char *path = u ? evhttp_uri_get_path(u) : NULL;
     enum evhttp_cmd_type cmd = evhttp_request_get_command(rq);
+    const kc_console_asset_t *asset = NULL;
     if (!path) {
         reply_error(rq, 400, "bad request line");
+    } else if (cmd == EVHTTP_REQ_GET && (asset = console_asset(path)) != NULL) {
+        get_console(rq, asset);
     } else if (strcmp(path, "/v1/health") == 0 && cmd == EVHTTP_REQ_GET) {
         kc_store_stats_t st;
         kc_store_stats(s->store, &st);
