@@ -262,6 +262,17 @@ static int offset_commit_key(kc_buf_t *out, const kc_record_key_t *k)
     return kc_offset_commit_key_encode(out, 0, &m);
 }
 
+static int txn_offset_commit_key(kc_buf_t *out, const kc_record_key_t *k)
+{
+    kc_txn_offset_commit_key_t m;
+    kc_txn_offset_commit_key_init(&m);
+    m.group = k->group_id;
+    m.topic = k->topic;
+    m.partition = k->partition;
+    m.producer_id = k->producer_id;
+    return kc_txn_offset_commit_key_encode(out, 0, &m);
+}
+
 static int group_metadata_key(kc_buf_t *out, const kc_record_key_t *k)
 {
     kc_group_metadata_key_t m;
@@ -292,6 +303,7 @@ MEMBER_KEY(streams_group_member_metadata)
 MEMBER_KEY(streams_group_target_assignment_member)
 MEMBER_KEY(streams_group_current_member_assignment)
 VALUE(offset_commit)
+VALUE(txn_offset_commit)
 VALUE(group_metadata)
 VALUE(consumer_group_metadata)
 VALUE(consumer_group_partition_metadata)
@@ -360,6 +372,8 @@ static const struct {
          kc_streams_replay},
     [KC_RECORD_STREAMS_GROUP_TOPOLOGY] = {"StreamsGroupTopology", CODEC(streams_group_topology),
                                           kc_streams_replay},
+    [KC_RECORD_TXN_OFFSET_COMMIT] = {"TxnOffsetCommit", CODEC(txn_offset_commit),
+                                     kc_offsets_replay},
 };
 
 static bool record_type_known(int16_t type)

@@ -545,3 +545,9 @@ void kc_coord_delete_groups_failed(kc_coord_t *c, const kc_request_ctx_t *ctx,
     kc_result_respond(res, ctx, &r, with_records ? &err : NULL);
     kc_arena_deinit(&arena);
 }
+
+int32_t kc_coord_offsets_partition_for(const kc_coord_t *c, kc_str_t group_id)
+{
+    return group_partition_of(c, group_id.ptr ? group_id.ptr : "",
+                              (size_t)KC_MAX(group_id.len, 0));
+}

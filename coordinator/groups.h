@@ -36,13 +36,14 @@ typedef struct kc_group {
 /* An OffsetCommit (or a member's commit through another API) as the group
  * validates it: the request's member id (never null: "" when absent),
  * group instance id (null when absent), generation id or member epoch, the
- * API version and the request time. */
+ * API version, the request time, and whether it is a TxnOffsetCommit. */
 typedef struct {
     kc_str_t member_id;
     kc_str_t group_instance_id;
     int32_t generation_id_or_member_epoch;
     int16_t api_version;
     int64_t now_ms;
+    bool transactional; /* TxnOffsetCommit (api_version is its version) */
 } kc_offset_commit_args_t;
 
 /*

@@ -30,7 +30,8 @@ void kc_timer_member_key(char *buf, size_t cap, const char *prefix, const char *
  * The fields of a record key: the type's <Type>Key message (version 0) takes
  * those its schema has. group_id always (GroupMetadataKey calls it Group);
  * member_id for the member records (types 5, 7, 8, 19, 21, 22); regex for
- * type 16 (RegularExpression); topic and partition for type 1. Views,
+ * type 16 (RegularExpression); topic and partition for types 1 and 100,
+ * and producer_id for type 100 (kcoord's pending transactional offset). Views,
  * borrowed for the call.
  */
 typedef struct {
@@ -39,6 +40,7 @@ typedef struct {
     kc_str_t regex;
     kc_str_t topic;
     int32_t partition;
+    int64_t producer_id; /* type 100 (TxnOffsetCommit) */
 } kc_record_key_t;
 
 /*
@@ -225,15 +227,18 @@ bool kc_consumer_group_is_empty(const kc_consumer_group_t *g);
  * it (g is invalid afterwards). The caller checked that it is Empty and
  * deleted its offsets first, as Kafka's deleteGroups does. */
 void kc_consumer_group_delete(kc_coord_t *c, kc_consumer_group_t *g, kc_result_t *res);
-/* OffsetCommit validation (ConsumerGroup.validateOffsetCommit): 0,
- * UNKNOWN_MEMBER_ID, UNSUPPORTED_VERSION (a consumer-protocol member
- * committing below v9) or STALE_MEMBER_EPOCH for an epoch newer than the
+/* OffsetCommit and TxnOffsetCommit validation
+ * (ConsumerGroup.validateOffsetCommit): 0, UNKNOWN_MEMBER_ID,
+ * UNSUPPORTED_VERSION (a consumer-protocol member committing below
+ * OffsetCommit v9) or STALE_MEMBER_EPOCH for an epoch newer than the
  * member's (ILLEGAL_GENERATION for a classic member). A negative epoch is
- * accepted while the group has no member. An older epoch leaves *v (check
- * NULL on entry) to judge each partition by the epoch the member was
- * assigned it at (KIP-1251, groups.h). */
+ * accepted while the group has no member, and a transactional commit
+ * naming no member (epoch -1, no member id, no instance id) always. An
+ * older epoch leaves *v (check NULL on entry) to judge each partition by
+ * the epoch the member was assigned it at (KIP-1251, groups.h). */
 int16_t kc_consumer_group_validate_offset_commit(kc_consumer_group_t *g, kc_str_t member_id,
-                                                 int32_t member_epoch, int16_t api_version,
+                                                 kc_str_t group_instance_id, int32_t member_epoch,
+                                                 bool transactional, int16_t api_version,
                                                  kc_commit_validator_t *v);
 
 /* True when a member subscribes to topic by name or through a resolved
@@ -330,14 +335,17 @@ bool kc_streams_group_is_empty(const kc_streams_group_t *g);
  * createGroupTombstoneRecords order) and frees it; the caller checked that
  * it is Empty and deleted its offsets first. */
 void kc_streams_group_delete(kc_coord_t *c, kc_streams_group_t *g, kc_result_t *res);
-/* OffsetCommit validation (StreamsGroup.validateOffsetCommit): 0,
- * UNKNOWN_MEMBER_ID, UNSUPPORTED_VERSION (below v9) or STALE_MEMBER_EPOCH
- * (an epoch newer than the member's, or an older one while the group has
- * no topology), with a message in msg. An older epoch leaves *v (check
- * NULL on entry) to judge each partition by the epoch the member was
- * assigned its task at (KIP-1251, groups.h). */
+/* OffsetCommit and TxnOffsetCommit validation
+ * (StreamsGroup.validateOffsetCommit): 0, UNKNOWN_MEMBER_ID,
+ * UNSUPPORTED_VERSION (OffsetCommit below v9) or STALE_MEMBER_EPOCH (an
+ * epoch newer than the member's, or an older one while the group has no
+ * topology), with a message in msg. A transactional commit naming no
+ * member (epoch -1, no member id, no instance id) is accepted. An older
+ * epoch leaves *v (check NULL on entry) to judge each partition by the
+ * epoch the member was assigned its task at (KIP-1251, groups.h). */
 int16_t kc_streams_group_validate_offset_commit(kc_streams_group_t *g, kc_str_t member_id,
-                                                int32_t member_epoch, int16_t api_version,
+                                                kc_str_t group_instance_id, int32_t member_epoch,
+                                                bool transactional, int16_t api_version,
                                                 kc_commit_validator_t *v, char *msg, size_t cap);
 /* OffsetDelete: whether a non-Empty group's topology reads the topic as a
  * source or repartition source topic (StreamsGroup.isSubscribedToTopic). */

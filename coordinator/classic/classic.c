@@ -2441,9 +2441,9 @@ static int16_t classic_validate_offset_commit(kc_coord_t *c, kc_group_t *base,
     (void)v; /* a classic group checks the generation only */
     kc_classic_group_t *g = classic_of(base);
     int16_t err = kc_classic_group_validate_offset_commit(
-        g, a->member_id, a->group_instance_id, a->generation_id_or_member_epoch, false,
+        g, a->member_id, a->group_instance_id, a->generation_id_or_member_epoch, a->transactional,
         a->api_version);
-    if (err == KC_ERR_NONE)
+    if (err == KC_ERR_NONE && !a->transactional)
         kc_classic_group_touch_member(c, g, a->member_id, a->now_ms);
     return err;
 }
@@ -2547,7 +2547,7 @@ int16_t kc_classic_group_validate_offset_commit(kc_classic_group_t *g, kc_str_t 
     if (generation_id >= 0 || member_id.len > 0 || group_instance_id.len >= 0) {
         int16_t err = group_validate_member(g, member_id.len >= 0 ? member_id : kc_str(""),
                                             group_instance_id,
-                                            is_transactional ? "offset-commit" : "txn-offset-commit");
+                                            is_transactional ? "txn-offset-commit" : "offset-commit");
         if (err)
             return err;
         if (generation_id != g->generation_id)

@@ -2704,15 +2704,19 @@ static int16_t check_partition_epoch(const kc_commit_validator_t *v, kc_str_t to
 }
 
 int16_t kc_consumer_group_validate_offset_commit(kc_consumer_group_t *g, kc_str_t member_id,
-                                                 int32_t member_epoch, int16_t api_version,
+                                                 kc_str_t group_instance_id, int32_t member_epoch,
+                                                 bool transactional, int16_t api_version,
                                                  kc_commit_validator_t *v)
 {
     if (member_epoch < 0 && g->members.n == 0)
         return KC_ERR_NONE;
+    /* TxnOffsetCommit checks the member only when it names one. */
+    if (transactional && member_epoch == -1 && member_id.len <= 0 && group_instance_id.len < 0)
+        return KC_ERR_NONE;
     cs_member_t *m = member_id.len > 0 ? member_get(g, member_id.ptr, (size_t)member_id.len) : NULL;
     if (!m)
         return KC_ERR_UNKNOWN_MEMBER_ID;
-    if (!m->classic && api_version < 9)
+    if (!transactional && !m->classic && api_version < 9)
         return KC_ERR_UNSUPPORTED_VERSION;
     int16_t err = kc_modern_validate_commit_epoch(&g->base, &m->modern, member_epoch,
                                                   check_partition_epoch, v);
@@ -2744,8 +2748,9 @@ static int16_t consumer_validate_offset_commit(kc_coord_t *c, kc_group_t *g,
 {
     (void)c;
     return kc_consumer_group_validate_offset_commit(consumer_of(g), a->member_id,
+                                                    a->group_instance_id,
                                                     a->generation_id_or_member_epoch,
-                                                    a->api_version, v);
+                                                    a->transactional, a->api_version, v);
 }
 
 static bool consumer_is_subscribed_to_topic(const kc_group_t *g, kc_str_t topic)

@@ -229,7 +229,31 @@ void kc_coord_leave_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
 /* OffsetCommit v0-10; OffsetMetadataManager.commitOffset. */
 void kc_coord_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
                             const kc_offset_commit_request_t *req, kc_result_t *res);
-/* OffsetFetch v0-10 (batched groups from v8). */
+/*
+ * TxnOffsetCommit v0-6 (KafkaApis' topic checks and
+ * OffsetMetadataManager.commitTransactionalOffset): each offset becomes a
+ * pending offset of req->producer_id (kcoord's record type 100), invisible
+ * to OffsetFetch until kc_coord_txn_offsets_end commits it. txn_error: the
+ * transaction coordinator's verdict on the producer and its transaction,
+ * got by the caller (KC_ERR_NONE, or the error of every partition that
+ * passed the topic checks).
+ */
+void kc_coord_txn_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                                const kc_txn_offset_commit_request_t *req, int16_t txn_error,
+                                kc_result_t *res);
+/*
+ * The marker of producer_id's transaction in __consumer_offsets partition
+ * offsets_partition: commit makes the producer's pending offsets of the
+ * groups of that partition committed offsets, abort drops them (records
+ * into res, applied). Nothing when the producer holds none.
+ */
+void kc_coord_txn_offsets_end(kc_coord_t *c, int64_t producer_id, bool commit,
+                              int32_t offsets_partition, kc_result_t *res);
+/* The __consumer_offsets partition of a group (Kafka's partitionFor), for
+ * AddOffsetsToTxn. */
+int32_t kc_coord_offsets_partition_for(const kc_coord_t *c, kc_str_t group_id);
+/* OffsetFetch v0-10 (batched groups from v8); RequireStable (v7+) answers
+ * UNSTABLE_OFFSET_COMMIT for a partition a transaction holds an offset of. */
 void kc_coord_offset_fetch(kc_coord_t *c, const kc_request_ctx_t *ctx,
                            const kc_offset_fetch_request_t *req, kc_result_t *res);
 /* OffsetDelete v0. */

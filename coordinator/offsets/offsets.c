@@ -4,13 +4,14 @@
  * KafkaApis that check topics before the coordinator sees a request:
  * OffsetCommit v0-10, OffsetFetch v0-10 (batched from v8), OffsetDelete v0,
  * the periodic retention check ("offsets-expiration"), topic deletion, and
- * the replay of OffsetCommit records (types 0 and 1, tombstones).
+ * the replay of OffsetCommit records (types 0 and 1, tombstones), and
+ * TxnOffsetCommit's pending transactional offsets (kcoord's record type
+ * 100), which the end of their transaction commits or drops.
  *
  * Every change of state goes through a record: a handler encodes the record,
  * adds it to the result and replays it at once, so the in-memory state after
  * a handler is exactly the state a restart rebuilds from the same records.
- * No transactions yet: there are no pending transactional offsets, so every
- * offset is stable. Group rules belong to the group modules (internal.h).
+ * Group rules belong to the group modules (internal.h).
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -23,8 +24,17 @@
 #define LOG "offsets"
 #define EXPIRATION_TIMER "offsets-expiration"
 
+/* The offsets one producer's open transaction committed
+ * (OffsetMetadataManager.pendingTransactionalOffsets). */
+typedef struct {
+    int64_t producer_id;
+    kc_offsets_map_t map;
+} pending_producer_t;
+
 typedef struct {
     kc_offsets_map_t map;
+    pending_producer_t **pending; /* few: one per producer with an open transaction */
+    size_t npending, pending_cap;
 } kc_offsets_t;
 
 static kc_offsets_t *state_of(kc_coord_t *c)
@@ -47,6 +57,11 @@ void kc_offsets_free(void *offsets)
     if (o == NULL)
         return;
     kc_offsets_map_deinit(&o->map);
+    for (size_t i = 0; i < o->npending; i++) {
+        kc_offsets_map_deinit(&o->pending[i]->map);
+        free(o->pending[i]);
+    }
+    free(o->pending);
     free(o);
 }
 
@@ -136,6 +151,39 @@ static int decode_value(int16_t type, const uint8_t *value, size_t value_len, kc
     return 0;
 }
 
+/* The pending offsets of a producer, created when create is set; NULL otherwise. */
+static pending_producer_t *pending_of(kc_offsets_t *o, int64_t producer_id, bool create)
+{
+    for (size_t i = 0; i < o->npending; i++)
+        if (o->pending[i]->producer_id == producer_id)
+            return o->pending[i];
+    if (!create)
+        return NULL;
+    if (o->npending == o->pending_cap) {
+        o->pending_cap = o->pending_cap ? o->pending_cap * 2 : 4;
+        o->pending = kc_xrealloc(o->pending, o->pending_cap * sizeof(*o->pending));
+    }
+    pending_producer_t *p = kc_xcalloc(1, sizeof(*p));
+    p->producer_id = producer_id;
+    kc_offsets_map_init(&p->map);
+    o->pending[o->npending++] = p;
+    return p;
+}
+
+static void pending_drop_if_empty(kc_offsets_t *o, pending_producer_t *p)
+{
+    if (p->map.noffsets > 0)
+        return;
+    for (size_t i = 0; i < o->npending; i++) {
+        if (o->pending[i] == p) {
+            o->pending[i] = o->pending[--o->npending];
+            break;
+        }
+    }
+    kc_offsets_map_deinit(&p->map);
+    free(p);
+}
+
 int kc_offsets_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uint8_t *value,
                       size_t value_len, const void *msg)
 {
@@ -146,11 +194,22 @@ int kc_offsets_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
     kc_str_t group = kc_read_str(&r, false, false);
     kc_str_t topic = kc_read_str(&r, false, false);
     int32_t partition = kc_read_int32(&r);
-    if (r.err || (type != KC_RECORD_LEGACY_OFFSET_COMMIT && type != KC_RECORD_OFFSET_COMMIT))
+    int64_t producer_id = type == KC_RECORD_TXN_OFFSET_COMMIT ? kc_read_int64(&r) : -1;
+    if (r.err || (type != KC_RECORD_LEGACY_OFFSET_COMMIT && type != KC_RECORD_OFFSET_COMMIT &&
+                  type != KC_RECORD_TXN_OFFSET_COMMIT))
         return KC_EINVAL;
     kc_offsets_t *o = state_of(c);
+    pending_producer_t *pending = NULL;
+    if (type == KC_RECORD_TXN_OFFSET_COMMIT) {
+        pending = pending_of(o, producer_id, value != NULL);
+        if (pending == NULL)
+            return 0;
+    }
+    kc_offsets_map_t *map = pending ? &pending->map : &o->map;
     if (value == NULL) {
-        kc_offsets_map_remove(&o->map, group, topic, partition);
+        kc_offsets_map_remove(map, group, topic, partition);
+        if (pending)
+            pending_drop_if_empty(o, pending);
         return 0;
     }
     kc_offset_entry_t e;
@@ -163,7 +222,7 @@ int kc_offsets_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
      * id). */
     if (kc_group_get(c, group) == NULL)
         kc_classic_group_find_or_create(c, group);
-    kc_offsets_map_put(&o->map, group, topic, partition, &e);
+    kc_offsets_map_put(map, group, topic, partition, &e);
     return 0;
 }
 
@@ -235,8 +294,11 @@ bool kc_offsets_group_has_offsets(kc_coord_t *c, kc_str_t group_id)
     return kc_offsets_map_group(&state_of(c)->map, group_id) != NULL;
 }
 
+static void pending_delete_group(kc_coord_t *c, kc_str_t group_id, kc_result_t *res);
+
 void kc_offsets_delete_group(kc_coord_t *c, kc_str_t group_id, kc_result_t *res)
 {
+    pending_delete_group(c, group_id, res);
     const kc_offsets_group_t *g = kc_offsets_map_group(&state_of(c)->map, group_id);
     if (g == NULL)
         return;
@@ -682,6 +744,268 @@ void kc_coord_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
     kc_arena_deinit(&oc.arena);
 }
 
+/* ---- TxnOffsetCommit and the end of transactions -------------------------- */
+
+typedef __typeof__(((kc_txn_offset_commit_response_t *)0)->topics.items[0]) txn_rtopic_t;
+typedef __typeof__(((txn_rtopic_t *)0)->partitions.items[0]) txn_rpart_t;
+
+/*
+ * OffsetMetadataManager.validateTransactionalOffsetCommit: a missing group
+ * is created as a simple group for a commit without generation, else
+ * GROUP_ID_NOT_FOUND (v6) or ILLEGAL_GENERATION; an existing one checks the
+ * member as its type does for a transactional commit.
+ */
+static int16_t txn_validate_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                                  const kc_txn_offset_commit_request_t *req,
+                                  kc_commit_validator_t *v)
+{
+    int16_t version = ctx->api_version;
+    kc_group_t *g = kc_group_get(c, req->group_id);
+    if (g == NULL) {
+        if (req->generation_id_or_member_epoch >= 0)
+            return version >= 6 ? KC_ERR_GROUP_ID_NOT_FOUND : KC_ERR_ILLEGAL_GENERATION;
+        g = (kc_group_t *)kc_classic_group_find_or_create(c, req->group_id);
+        if (g == NULL)
+            return KC_ERR_NONE;
+    }
+    kc_offset_commit_args_t a = {
+        req->member_id.len < 0 ? str_of("", 0) : req->member_id, req->group_instance_id,
+        req->generation_id_or_member_epoch, version, ctx->now_ms, true};
+    int16_t err = g->ops->validate_offset_commit(c, g, &a, v);
+    /* STALE_MEMBER_EPOCH is TxnOffsetCommit v6's; older versions know ILLEGAL_GENERATION. */
+    return err == KC_ERR_STALE_MEMBER_EPOCH && version < 6 ? KC_ERR_ILLEGAL_GENERATION : err;
+}
+
+void kc_coord_txn_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
+                                const kc_txn_offset_commit_request_t *req, int16_t txn_error,
+                                kc_result_t *res)
+{
+    int16_t version = ctx->api_version;
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    int32_t ntopics = KC_MAX(req->topics.count, 0);
+    kc_txn_offset_commit_response_t resp;
+    kc_txn_offset_commit_response_init(&resp);
+    resp.topics.items = kc_arena_alloc(&arena, sizeof(txn_rtopic_t) * (size_t)(ntopics + 1));
+    resp.topics.count = ntopics;
+    kc_str_t *names = kc_arena_alloc(&arena, sizeof(kc_str_t) * (size_t)(ntopics + 1));
+    kc_uuid_t *ids = kc_arena_alloc(&arena, sizeof(kc_uuid_t) * (size_t)(ntopics + 1));
+    size_t left = 0;
+    /* KafkaApis.handleTxnOffsetCommitRequest's topic checks first. */
+    for (int32_t i = 0; i < ntopics; i++) {
+        const kc_txn_offset_commit_request_topic_t *tp = &req->topics.items[i];
+        txn_rtopic_t *rt = &resp.topics.items[i];
+        rt->name = tp->name;
+        rt->topic_id = tp->topic_id;
+        int32_t npart = -1;
+        int16_t topic_err = KC_ERR_NONE;
+        names[i] = tp->name;
+        ids[i] = tp->topic_id;
+        if (version >= 6) {
+            names[i] = str_of("", 0);
+            kc_uuid_t ignored;
+            if (!topic_by_id(c, tp->topic_id, &names[i]) ||
+                !topic_by_name(c, names[i], &npart, &ignored))
+                topic_err = KC_ERR_UNKNOWN_TOPIC_ID;
+        }
+        if (topic_err == KC_ERR_NONE &&
+            !kc_request_authorized(ctx, KC_OP_READ, KC_RES_TOPIC, names[i]))
+            topic_err = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+        else if (topic_err == KC_ERR_NONE && version < 6 &&
+                 !topic_by_name(c, names[i], &npart, &ids[i]))
+            topic_err = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+        int32_t np = KC_MAX(tp->partitions.count, 0);
+        rt->partitions.items = kc_arena_alloc(&arena, sizeof(txn_rpart_t) * (size_t)(np + 1));
+        rt->partitions.count = np;
+        for (int32_t j = 0; j < np; j++) {
+            int32_t p = tp->partitions.items[j].partition_index;
+            txn_rpart_t *rp = &rt->partitions.items[j];
+            rp->partition_index = p;
+            rp->error_code = topic_err;
+            if (topic_err == KC_ERR_NONE && npart >= 0 && (p < 0 || p >= npart))
+                rp->error_code = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+            /* -2: not answered yet, left for the coordinator. */
+            if (rp->error_code == KC_ERR_NONE) {
+                rp->error_code = -2;
+                left++;
+            }
+        }
+    }
+    int16_t err = KC_ERR_NONE;
+    kc_commit_validator_t v = {0};
+    if (left > 0) {
+        if (!kc_coord_is_loaded(c))
+            err = KC_ERR_COORDINATOR_LOAD_IN_PROGRESS;
+        else if (req->group_id.len <= 0)
+            err = KC_ERR_INVALID_GROUP_ID;
+        else if (txn_error != KC_ERR_NONE)
+            err = txn_error;
+        else
+            err = txn_validate_group(c, ctx, req, &v);
+    }
+    if (err == KC_ERR_COORDINATOR_LOAD_IN_PROGRESS && version < 2)
+        err = KC_ERR_COORDINATOR_NOT_AVAILABLE;
+    size_t first_record = res->nrecords;
+    int32_t max_bytes = kc_coord_config(c)->offset_metadata_max_bytes;
+    for (int32_t i = 0; i < ntopics; i++) {
+        const kc_txn_offset_commit_request_topic_t *tp = &req->topics.items[i];
+        for (int32_t j = 0; j < resp.topics.items[i].partitions.count; j++) {
+            txn_rpart_t *rp = &resp.topics.items[i].partitions.items[j];
+            if (rp->error_code != -2)
+                continue;
+            const kc_txn_offset_commit_request_partition_t *part = &tp->partitions.items[j];
+            kc_str_t meta = part->committed_metadata;
+            if (err == KC_ERR_NONE && v.check)
+                err = v.check(&v, names[i], ids[i], part->partition_index);
+            if (err != KC_ERR_NONE) {
+                rp->error_code = err;
+                continue;
+            }
+            if (meta.len >= 0 && java_length(meta) > max_bytes) {
+                rp->error_code = KC_ERR_OFFSET_METADATA_TOO_LARGE;
+                continue;
+            }
+            rp->error_code = KC_ERR_NONE;
+            kc_record_key_t key = {.group_id = req->group_id, .topic = names[i],
+                                   .partition = part->partition_index,
+                                   .producer_id = req->producer_id};
+            kc_txn_offset_commit_value_t val;
+            kc_txn_offset_commit_value_init(&val);
+            val.offset = part->committed_offset;
+            val.leader_epoch = part->committed_leader_epoch;
+            val.metadata = meta.len > 0 ? meta : str_of("", 0);
+            val.commit_timestamp = ctx->now_ms;
+            val.topic_id = ids[i];
+            kc_record_write_replay(c, res, KC_RECORD_TXN_OFFSET_COMMIT, &key, VALUE_VERSION, &val);
+        }
+    }
+    kc_txn_offset_commit_response_t error_body = resp;
+    bool with_records = kc_result_wrote_since(res, first_record);
+    if (with_records) {
+        error_body.topics.items =
+            kc_arena_alloc(&arena, sizeof(txn_rtopic_t) * (size_t)(ntopics + 1));
+        for (int32_t i = 0; i < ntopics; i++) {
+            txn_rtopic_t *et = &error_body.topics.items[i];
+            *et = resp.topics.items[i];
+            et->partitions.items =
+                kc_arena_alloc(&arena, sizeof(txn_rpart_t) * (size_t)(et->partitions.count + 1));
+            for (int32_t j = 0; j < et->partitions.count; j++) {
+                et->partitions.items[j] = resp.topics.items[i].partitions.items[j];
+                if (et->partitions.items[j].error_code == KC_ERR_NONE)
+                    et->partitions.items[j].error_code = KC_ERR_COORDINATOR_NOT_AVAILABLE;
+            }
+        }
+    }
+    kc_result_respond(res, ctx, &resp, with_records ? &error_body : NULL);
+    kc_arena_deinit(&arena);
+}
+
+/* The pending offsets of producer p a walk acts on, collected first: the
+ * records applied change the maps walked. */
+typedef struct {
+    kc_str_t group, topic;
+    int32_t partition;
+    const kc_offset_entry_t *e;
+} pending_ref_t;
+
+/* The pending offsets of p in groups of offsets_partition (-1: every group). */
+static pending_ref_t *pending_collect(kc_coord_t *c, const pending_producer_t *p,
+                                      int32_t offsets_partition, kc_str_t only_group,
+                                      kc_arena_t *arena, size_t *n)
+{
+    pending_ref_t *refs = kc_arena_alloc(arena, sizeof(*refs) * (p->map.noffsets + 1));
+    *n = 0;
+    for (uint32_t gi = 0; gi < p->map.ngroups; gi++) {
+        const kc_offsets_group_t *g = p->map.groups[gi];
+        kc_str_t gid = str_of(g->id, g->id_len);
+        if (only_group.len >= 0 && !same_str(gid, only_group))
+            continue;
+        if (offsets_partition >= 0 && kc_coord_offsets_partition_for(c, gid) != offsets_partition)
+            continue;
+        for (uint32_t ti = 0; ti < g->ntopics; ti++) {
+            const kc_offsets_topic_t *tp = &g->topics[ti];
+            for (uint32_t pi = 0; pi < tp->nparts; pi++)
+                refs[(*n)++] = (pending_ref_t){gid, str_of(tp->name, tp->name_len),
+                                               tp->parts[pi].partition, &tp->parts[pi]};
+        }
+    }
+    return refs;
+}
+
+/* Writes the records that end the pending offsets refs of producer_id:
+ * with commit, each as a committed offset first; then the tombstones of
+ * the pending records. Applied after, since applying frees the entries. */
+static void pending_end(kc_coord_t *c, int64_t producer_id, bool commit, const pending_ref_t *refs,
+                        size_t n, kc_result_t *res)
+{
+    size_t first = res->nrecords;
+    for (size_t i = 0; i < n; i++) {
+        if (commit) {
+            kc_record_key_t key = {.group_id = refs[i].group, .topic = refs[i].topic,
+                                   .partition = refs[i].partition};
+            const kc_offset_entry_t *e = refs[i].e;
+            kc_offset_commit_value_t v;
+            kc_offset_commit_value_init(&v);
+            v.offset = e->offset;
+            v.leader_epoch = e->leader_epoch;
+            v.metadata = str_of(e->metadata ? e->metadata : "", e->metadata_len);
+            v.commit_timestamp = e->commit_timestamp_ms;
+            v.expire_timestamp = e->expire_timestamp_ms;
+            v.topic_id = e->topic_id;
+            kc_record_write(res, KC_RECORD_OFFSET_COMMIT, &key, VALUE_VERSION, &v);
+        }
+        kc_record_key_t pkey = {.group_id = refs[i].group, .topic = refs[i].topic,
+                                .partition = refs[i].partition, .producer_id = producer_id};
+        kc_record_write(res, KC_RECORD_TXN_OFFSET_COMMIT, &pkey, VALUE_VERSION, NULL);
+    }
+    for (size_t i = first; i < res->nrecords; i++) {
+        const kc_record_t *r = &res->records[i];
+        kc_offsets_replay(c, r->key.data, r->key.len, r->tombstone ? NULL : r->value.data,
+                          r->value.len, NULL);
+    }
+}
+
+void kc_coord_txn_offsets_end(kc_coord_t *c, int64_t producer_id, bool commit,
+                              int32_t offsets_partition, kc_result_t *res)
+{
+    pending_producer_t *p = pending_of(state_of(c), producer_id, false);
+    if (p == NULL)
+        return;
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    size_t n;
+    pending_ref_t *refs = pending_collect(c, p, offsets_partition, KC_STR_NULL, &arena, &n);
+    pending_end(c, producer_id, commit, refs, n, res);
+    kc_arena_deinit(&arena);
+}
+
+/* Whether a transaction holds an offset of the partition for the group. */
+static bool pending_has(kc_coord_t *c, kc_str_t group, kc_str_t topic, int32_t partition)
+{
+    kc_offsets_t *o = state_of(c);
+    for (size_t i = 0; i < o->npending; i++)
+        if (kc_offsets_map_get(&o->pending[i]->map, group, topic, partition))
+            return true;
+    return false;
+}
+
+/* Drops the pending offsets of a deleted group, every producer's. */
+static void pending_delete_group(kc_coord_t *c, kc_str_t group_id, kc_result_t *res)
+{
+    kc_offsets_t *o = state_of(c);
+    for (size_t i = o->npending; i-- > 0;) {
+        if (i >= o->npending)
+            continue;
+        pending_producer_t *p = o->pending[i];
+        kc_arena_t arena;
+        kc_arena_init(&arena);
+        size_t n;
+        pending_ref_t *refs = pending_collect(c, p, -1, group_id, &arena, &n);
+        pending_end(c, p->producer_id, false, refs, n, res);
+        kc_arena_deinit(&arena);
+    }
+}
+
 /* ---- OffsetFetch ---------------------------------------------------------- */
 
 typedef __typeof__(((kc_offset_fetch_response_t *)0)->groups.items[0]) fetch_group_t;
@@ -733,8 +1057,21 @@ static int cmp_kafka_order(const void *a, const void *b)
 /* All committed offsets of a group (OffsetMetadataManager.fetchAllOffsets)
  * in the order Kafka's tables list them: topics by slot, the later put
  * first within a slot, each topic's partitions the same way. */
+static bool pending_has(kc_coord_t *c, kc_str_t group, kc_str_t topic, int32_t partition);
+
+/* An offset of the group, or with require_stable UNSTABLE_OFFSET_COMMIT
+ * while a transaction holds an offset of the partition (fetchOffsets). */
+static void fetch_part_offset(kc_coord_t *c, fetch_part_t *p, kc_str_t group, kc_str_t topic,
+                              bool require_stable, const kc_offset_entry_t *e)
+{
+    if (require_stable && pending_has(c, group, topic, e->partition))
+        fetch_part_none(p, e->partition, KC_ERR_UNSTABLE_OFFSET_COMMIT);
+    else
+        fetch_part_set(p, e);
+}
+
 static void fetch_all(kc_coord_t *c, const kc_request_ctx_t *ctx, int16_t version,
-                      const kc_offsets_group_t *og,
+                      const kc_offsets_group_t *og, bool require_stable,
                       fetch_group_t *out, kc_arena_t *arena)
 {
     out->topics.count = 0;
@@ -771,7 +1108,8 @@ static void fetch_all(kc_coord_t *c, const kc_request_ctx_t *ctx, int16_t versio
         rt->partitions.items = kc_arena_alloc(arena, sizeof(fetch_part_t) * (tp->nparts + 1));
         rt->partitions.count = (int32_t)tp->nparts;
         for (uint32_t j = 0; j < tp->nparts; j++)
-            fetch_part_set(&rt->partitions.items[j], parts[j].item);
+            fetch_part_offset(c, &rt->partitions.items[j], str_of(og->id, og->id_len), rt->name,
+                              require_stable, parts[j].item);
         out->topics.count++;
     }
 }
@@ -780,8 +1118,8 @@ static void fetch_all(kc_coord_t *c, const kc_request_ctx_t *ctx, int16_t versio
  * coordinator's fetchOffsets/fetchAllOffsets). topics NULL = all. */
 static void fetch_group(kc_coord_t *c, const kc_request_ctx_t *ctx, int16_t version,
                         kc_str_t group_id, kc_str_t member_id, int32_t member_epoch,
-                        const fetch_req_topic_t *topics, int32_t ntopics, fetch_group_t *out,
-                        kc_arena_t *arena)
+                        bool require_stable, const fetch_req_topic_t *topics, int32_t ntopics,
+                        fetch_group_t *out, kc_arena_t *arena)
 {
     out->group_id = group_id;
     out->error_code = KC_ERR_NONE;
@@ -828,7 +1166,7 @@ static void fetch_group(kc_coord_t *c, const kc_request_ctx_t *ctx, int16_t vers
         err == KC_ERR_NONE ? kc_offsets_map_group(&state_of(c)->map, group_id) : NULL;
 
     if (topics == NULL) {
-        fetch_all(c, ctx, version, og, out, arena);
+        fetch_all(c, ctx, version, og, require_stable, out, arena);
         return;
     }
 
@@ -863,7 +1201,10 @@ static void fetch_group(kc_coord_t *c, const kc_request_ctx_t *ctx, int16_t vers
                     !uuid_is_zero(topics[i].id) && !uuid_eq(e->topic_id, topics[i].id))
                     e = NULL;
                 if (e != NULL)
-                    fetch_part_set(&rt->partitions.items[j], e);
+                    fetch_part_offset(c, &rt->partitions.items[j], group_id, name,
+                                      require_stable, e);
+                else if (require_stable && pass == 0 && pending_has(c, group_id, name, p))
+                    fetch_part_none(&rt->partitions.items[j], p, KC_ERR_UNSTABLE_OFFSET_COMMIT);
                 else
                     fetch_part_none(&rt->partitions.items[j], p,
                                     unknown_id     ? KC_ERR_UNKNOWN_TOPIC_ID
@@ -899,8 +1240,9 @@ void kc_coord_offset_fetch(kc_coord_t *c, const kc_request_ctx_t *ctx,
                     topics[j].partitions = rg->topics.items[j].partition_indexes;
                 }
             }
-            fetch_group(c, ctx, version, rg->group_id, rg->member_id, rg->member_epoch, topics,
-                        nt < 0 ? 0 : nt, &resp.groups.items[i], &arena);
+            fetch_group(c, ctx, version, rg->group_id, rg->member_id, rg->member_epoch,
+                        req->require_stable, topics, nt < 0 ? 0 : nt, &resp.groups.items[i],
+                        &arena);
         }
     } else {
         fetch_req_topic_t *topics = NULL;
@@ -915,8 +1257,8 @@ void kc_coord_offset_fetch(kc_coord_t *c, const kc_request_ctx_t *ctx,
         }
         fetch_group_t g;
         memset(&g, 0, sizeof(g));
-        fetch_group(c, ctx, version, req->group_id, KC_STR_NULL, -1, topics, nt < 0 ? 0 : nt, &g,
-                    &arena);
+        fetch_group(c, ctx, version, req->group_id, KC_STR_NULL, -1, req->require_stable, topics,
+                    nt < 0 ? 0 : nt, &g, &arena);
         /* Versions before 8 answer for one group at the top level. */
         resp.error_code = g.error_code;
         resp.topics.count = g.topics.count;

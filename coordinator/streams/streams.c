@@ -3988,10 +3988,14 @@ static int16_t check_task_epoch(const kc_commit_validator_t *v, kc_str_t topic,
 }
 
 int16_t kc_streams_group_validate_offset_commit(kc_streams_group_t *g, kc_str_t member_id,
-                                                int32_t member_epoch, int16_t api_version,
+                                                kc_str_t group_instance_id, int32_t member_epoch,
+                                                bool transactional, int16_t api_version,
                                                 kc_commit_validator_t *v, char *msg, size_t cap)
 {
     if (member_epoch < 0 && g->members.n == 0)
+        return KC_ERR_NONE;
+    /* TxnOffsetCommit checks the member only when it names one. */
+    if (transactional && member_epoch == -1 && member_id.len <= 0 && group_instance_id.len < 0)
         return KC_ERR_NONE;
     st_member_t *m = member_get(g, member_id);
     if (!m) {
@@ -3999,7 +4003,7 @@ int16_t kc_streams_group_validate_offset_commit(kc_streams_group_t *g, kc_str_t 
                  member_id.ptr ? member_id.ptr : "", g->group_id);
         return KC_ERR_UNKNOWN_MEMBER_ID;
     }
-    if (api_version < 9) {
+    if (!transactional && api_version < 9) {
         snprintf(msg, cap, "OffsetCommit version 9 or above must be used by members using the streams group protocol");
         return KC_ERR_UNSUPPORTED_VERSION;
     }
@@ -4136,8 +4140,8 @@ static int16_t streams_validate_offset_commit(kc_coord_t *c, kc_group_t *g,
     (void)c;
     char why[256];
     int16_t err = kc_streams_group_validate_offset_commit(
-        streams_of(g), a->member_id, a->generation_id_or_member_epoch, a->api_version, v, why,
-        sizeof(why));
+        streams_of(g), a->member_id, a->group_instance_id, a->generation_id_or_member_epoch,
+        a->transactional, a->api_version, v, why, sizeof(why));
     if (err != KC_ERR_NONE)
         kc_log_info(LOG_COMP, "[GroupId %s] OffsetCommit rejected: %s", streams_of(g)->group_id, why);
     return err;

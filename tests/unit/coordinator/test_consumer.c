@@ -606,7 +606,7 @@ static int16_t commit_check(kc_consumer_group_t *g, const char *member_id, int32
                             int32_t p)
 {
     kc_commit_validator_t v = {0};
-    int16_t err = kc_consumer_group_validate_offset_commit(g, kc_str(member_id), epoch, 9, &v);
+    int16_t err = kc_consumer_group_validate_offset_commit(g, kc_str(member_id), KC_STR_NULL, epoch, false, 9, &v);
     if (err == E_NONE && v.check)
         err = v.check(&v, kc_str("t"), TOPIC_ID, p);
     return err;
@@ -628,7 +628,7 @@ static void test_offset_commit_member_epoch(void **state)
     kc_consumer_group_t *g = kc_consumer_group_find(t->c, kc_str("g"));
     assert_non_null(g);
     kc_commit_validator_t v = {0};
-    assert_int_equal(kc_consumer_group_validate_offset_commit(g, kc_str("member-a"), 2, 9, &v), 0);
+    assert_int_equal(kc_consumer_group_validate_offset_commit(g, kc_str("member-a"), KC_STR_NULL, 2, false, 9, &v), 0);
     assert_null(v.check);
     assert_int_equal(commit_check(g, "member-a", 3, 0), E_STALE_MEMBER_EPOCH);
     /* Epoch 1 is older than 2, at which the member got partition 0. */

@@ -876,16 +876,16 @@ static void test_classic_member_offset_commit(void **state)
     assert_non_null(g);
     kc_commit_validator_t v = {0};
     assert_int_equal(
-        kc_consumer_group_validate_offset_commit(g, kc_str(b.member_id), b.generation, 2, &v),
+        kc_consumer_group_validate_offset_commit(g, kc_str(b.member_id), KC_STR_NULL, b.generation, false, 2, &v),
         E_NONE);
     assert_null(v.check);
     assert_int_equal(
-        kc_consumer_group_validate_offset_commit(g, kc_str(b.member_id), b.generation + 1, 8, &v),
+        kc_consumer_group_validate_offset_commit(g, kc_str(b.member_id), KC_STR_NULL, b.generation + 1, false, 8, &v),
         E_ILLEGAL_GENERATION);
     /* An older generation is judged per partition (KIP-1251): b got each of
      * its partitions at its present generation, and holds none of a's. */
     assert_int_equal(
-        kc_consumer_group_validate_offset_commit(g, kc_str(b.member_id), b.generation - 1, 8, &v),
+        kc_consumer_group_validate_offset_commit(g, kc_str(b.member_id), KC_STR_NULL, b.generation - 1, false, 8, &v),
         E_NONE);
     assert_non_null(v.check);
     for (int32_t p = 0; p < 6; p++)

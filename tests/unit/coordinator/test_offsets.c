@@ -1190,6 +1190,180 @@ static void requests_while_loading_get_load_in_progress(void **state)
     t->c = saved;
 }
 
+/* ---- TxnOffsetCommit ---------------------------------------------------- */
+
+#define TXN_PID 5000
+
+/* TxnOffsetCommit of one partition of "foo" by producer TXN_PID; the partition's error. */
+static int16_t txn_commit(tctx_t *t, int16_t version, const char *group, cmeta_t meta,
+                          const char *topic, int32_t partition, int64_t offset,
+                          int16_t txn_error)
+{
+    kc_txn_offset_commit_request_t req;
+    kc_txn_offset_commit_request_init(&req);
+    req.transactional_id = kc_str("tx");
+    req.group_id = kc_str(group);
+    req.producer_id = TXN_PID;
+    req.producer_epoch = 0;
+    req.generation_id_or_member_epoch = meta.generation;
+    req.member_id = kc_str(meta.member_id);
+    req.group_instance_id = meta.instance_id ? kc_str(meta.instance_id) : KC_STR_NULL;
+    kc_txn_offset_commit_request_topic_t tp;
+    memset(&tp, 0, sizeof(tp));
+    kc_txn_offset_commit_request_partition_t part;
+    memset(&part, 0, sizeof(part));
+    tp.name = kc_str(topic);
+    if (version >= 6 && find_topic(tp.name))
+        tp.topic_id = find_topic(tp.name)->id; /* v6 names topics by id */
+    part.partition_index = partition;
+    part.committed_offset = offset;
+    part.committed_leader_epoch = -1;
+    part.committed_metadata = kc_str("m");
+    tp.partitions.items = &part;
+    tp.partitions.count = 1;
+    req.topics.items = &tp;
+    req.topics.count = 1;
+    kc_request_ctx_t ctx = rctx(t, KC_API_TXN_OFFSET_COMMIT, version);
+    kc_coord_txn_offset_commit(t->c, &ctx, &req, txn_error, &scratch);
+    assert_int_equal(scratch.nresponses, 1);
+    settle(t);
+    kc_txn_offset_commit_response_t resp;
+    kc_reader_t r;
+    kc_reader_init(&r, last_body.data, last_body.len);
+    assert_int_equal(kc_txn_offset_commit_response_decode(&r, version, &t->arena, &resp), 0);
+    assert_int_equal(kc_reader_left(&r), 0);
+    assert_int_equal(resp.topics.count, 1);
+    assert_int_equal(resp.topics.items[0].partitions.count, 1);
+    assert_int_equal(resp.topics.items[0].partitions.items[0].partition_index, partition);
+    return resp.topics.items[0].partitions.items[0].error_code;
+}
+
+/* OffsetFetch v7 of one partition with RequireStable: its error, *offset its offset. */
+static int16_t fetch_stable(tctx_t *t, const char *group, const char *topic, int32_t partition,
+                            int64_t *offset)
+{
+    kc_offset_fetch_request_t req;
+    kc_offset_fetch_request_init(&req);
+    req.group_id = kc_str(group);
+    req.require_stable = true;
+    kc_offset_fetch_request_topic_t tp;
+    memset(&tp, 0, sizeof(tp));
+    tp.name = kc_str(topic);
+    tp.partition_indexes.items = &partition;
+    tp.partition_indexes.count = 1;
+    req.topics.items = &tp;
+    req.topics.count = 1;
+    kc_request_ctx_t ctx = rctx(t, KC_API_OFFSET_FETCH, 7);
+    kc_coord_offset_fetch(t->c, &ctx, &req, &scratch);
+    settle(t);
+    kc_offset_fetch_response_t resp;
+    kc_reader_t r;
+    kc_reader_init(&r, last_body.data, last_body.len);
+    assert_int_equal(kc_offset_fetch_response_decode(&r, 7, &t->arena, &resp), 0);
+    *offset = resp.topics.items[0].partitions.items[0].committed_offset;
+    return resp.topics.items[0].partitions.items[0].error_code;
+}
+
+/* The end of TXN_PID's transaction as its marker in the group's offsets partition does it. */
+static void txn_end(tctx_t *t, const char *group, bool commit)
+{
+    kc_coord_txn_offsets_end(t->c, TXN_PID, commit,
+                             kc_coord_offsets_partition_for(t->c, kc_str(group)), &scratch);
+    settle(t);
+}
+
+static void txn_offsets_pending_until_the_commit_marker(void **state)
+{
+    tctx_t *t = *state;
+    const char *subs[] = {"foo"};
+    member_t m = make_stable_group(t, "cg", subs, 1);
+    cmeta_t member = {m.generation, m.member_id, NULL, -1};
+    int64_t off;
+    assert_int_equal(txn_commit(t, 3, "cg", member, "foo", 0, 70, KC_ERR_NONE), KC_ERR_NONE);
+    /* Invisible to OffsetFetch; unstable with RequireStable. */
+    assert_int_equal(fetched_offset(t, "cg", "foo", 0), -1);
+    assert_int_equal(fetch_stable(t, "cg", "foo", 0, &off), KC_ERR_UNSTABLE_OFFSET_COMMIT);
+    assert_int_equal(off, -1);
+    /* A marker in another offsets partition leaves them pending. */
+    int32_t mine = kc_coord_offsets_partition_for(t->c, kc_str("cg"));
+    kc_coord_txn_offsets_end(t->c, TXN_PID, true, (mine + 1) % 50, &scratch);
+    assert_int_equal(settle(t), 0);
+    ct_check_replay(t);
+    txn_end(t, "cg", true);
+    assert_int_equal(fetched_offset(t, "cg", "foo", 0), 70);
+    assert_int_equal(fetch_stable(t, "cg", "foo", 0, &off), KC_ERR_NONE);
+    assert_int_equal(off, 70);
+    /* An aborted transaction's offsets are dropped. */
+    assert_int_equal(txn_commit(t, 3, "cg", member, "foo", 0, 80, KC_ERR_NONE), KC_ERR_NONE);
+    assert_int_equal(fetch_stable(t, "cg", "foo", 0, &off), KC_ERR_UNSTABLE_OFFSET_COMMIT);
+    ct_check_replay(t);
+    txn_end(t, "cg", false);
+    assert_int_equal(fetch_stable(t, "cg", "foo", 0, &off), KC_ERR_NONE);
+    assert_int_equal(off, 70);
+    assert_replay_identical(t, (const char *const[]){"cg"}, 1);
+}
+
+static void txn_offset_commit_checks(void **state)
+{
+    tctx_t *t = *state;
+    const char *subs[] = {"foo"};
+    member_t m = make_stable_group(t, "cg", subs, 1);
+    size_t before = t->nrecs;
+    cmeta_t wrong_gen = {m.generation + 1, m.member_id, NULL, -1};
+    assert_int_equal(txn_commit(t, 3, "cg", wrong_gen, "foo", 0, 1, KC_ERR_NONE),
+                     KC_ERR_ILLEGAL_GENERATION);
+    cmeta_t unknown = {m.generation, "someone-else", NULL, -1};
+    assert_int_equal(txn_commit(t, 3, "cg", unknown, "foo", 0, 1, KC_ERR_NONE),
+                     KC_ERR_UNKNOWN_MEMBER_ID);
+    cmeta_t unknown_instance = {m.generation, m.member_id, "inst", -1};
+    assert_int_equal(txn_commit(t, 3, "cg", unknown_instance, "foo", 0, 1, KC_ERR_NONE),
+                     KC_ERR_UNKNOWN_MEMBER_ID);
+    /* An unknown group with a generation. */
+    cmeta_t gen = {5, "x", NULL, -1};
+    assert_int_equal(txn_commit(t, 6, "nogroup", gen, "foo", 0, 1, KC_ERR_NONE),
+                     KC_ERR_GROUP_ID_NOT_FOUND);
+    assert_int_equal(txn_commit(t, 5, "nogroup", gen, "foo", 0, 1, KC_ERR_NONE),
+                     KC_ERR_ILLEGAL_GENERATION);
+    /* The transaction coordinator's verdict, after the topic checks. */
+    assert_int_equal(txn_commit(t, 3, "cg", NO_GROUP_INFO, "foo", 0, 1, KC_ERR_PRODUCER_FENCED),
+                     KC_ERR_PRODUCER_FENCED);
+    assert_int_equal(txn_commit(t, 3, "cg", NO_GROUP_INFO, "nope", 0, 1, KC_ERR_PRODUCER_FENCED),
+                     KC_ERR_UNKNOWN_TOPIC_OR_PARTITION);
+    assert_int_equal(txn_commit(t, 3, "cg", NO_GROUP_INFO, "foo", 9, 1, KC_ERR_NONE),
+                     KC_ERR_UNKNOWN_TOPIC_OR_PARTITION);
+    assert_int_equal(t->nrecs, before);
+    /* No member named: a transactional commit is accepted even while the
+     * group has members (an OffsetCommit would get UNKNOWN_MEMBER_ID). */
+    assert_int_equal(txn_commit(t, 3, "cg", NO_GROUP_INFO, "foo", 1, 11, KC_ERR_NONE),
+                     KC_ERR_NONE);
+    assert_int_equal(t->nrecs, before + 1);
+    txn_end(t, "cg", true);
+    assert_int_equal(fetched_offset(t, "cg", "foo", 1), 11);
+    assert_replay_identical(t, (const char *const[]){"cg"}, 1);
+}
+
+static void txn_offsets_of_a_deleted_group_are_dropped(void **state)
+{
+    tctx_t *t = *state;
+    /* A simple group made by the transactional commit itself. */
+    assert_int_equal(txn_commit(t, 3, "sg", NO_GROUP_INFO, "foo", 0, 5, KC_ERR_NONE),
+                     KC_ERR_NONE);
+    kc_delete_groups_request_t req;
+    kc_delete_groups_request_init(&req);
+    kc_str_t names[1] = {kc_str("sg")};
+    req.groups_names.items = names;
+    req.groups_names.count = 1;
+    kc_request_ctx_t ctx = rctx(t, KC_API_DELETE_GROUPS, 2);
+    kc_coord_delete_groups(t->c, &ctx, &req, &scratch);
+    assert_true(settle(t) > 0);
+    /* The commit marker finds nothing of the group left. */
+    txn_end(t, "sg", true);
+    int64_t off;
+    assert_int_equal(fetch_stable(t, "sg", "foo", 0, &off), KC_ERR_NONE);
+    assert_int_equal(off, -1);
+    ct_check_replay(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1222,6 +1396,11 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(acl_list_groups_filters_by_describe, setup, teardown),
         cmocka_unit_test_setup_teardown(requests_while_loading_get_load_in_progress, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(txn_offsets_pending_until_the_commit_marker, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(txn_offset_commit_checks, setup, teardown),
+        cmocka_unit_test_setup_teardown(txn_offsets_of_a_deleted_group_are_dropped, setup,
                                         teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1717,7 +1717,7 @@ static int16_t task_commit_check(ctx_t *t, const char *member_id, int32_t epoch,
 {
     kc_commit_validator_t v = {0};
     char msg[256];
-    int16_t err = kc_streams_group_validate_offset_commit(app(t), kc_str(member_id), epoch, 9, &v,
+    int16_t err = kc_streams_group_validate_offset_commit(app(t), kc_str(member_id), KC_STR_NULL, epoch, false, 9, &v,
                                                           msg, sizeof(msg));
     if (err == E_NONE && v.check)
         err = v.check(&v, kc_str(topic), (kc_uuid_t){{0}}, p);
