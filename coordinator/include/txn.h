@@ -5,10 +5,13 @@
  *
  * Pure code, like the group coordinator: no sockets, no libevent, no LMDB,
  * no clock reads (time is an argument). Every change of a transactional
- * id's state is a __transaction_state record (key: int16 0 +
- * TransactionLogKey; value: int16 version + TransactionLogValue, as Kafka
- * lays them out) appended to a kc_result_t and applied to memory by the
- * same replay a load runs, so live state and replay cannot drift apart.
+ * id's state is a __transaction_state record appended to a kc_result_t and
+ * applied to memory by the same replay a load runs, so live state and
+ * replay cannot drift apart. The value is Kafka's (int16 version +
+ * TransactionLogValue); the key is TransactionLogKey after the int16
+ * KC_TXN_RECORD_TYPE, which stands in the place of __transaction_state's
+ * key version 0 so that the records share kcoord's one record log with the
+ * group coordinator's.
  *
  * Where Kafka writes PrepareCommit/PrepareAbort, sends WriteTxnMarkers to
  * the partition leaders and writes CompleteCommit/CompleteAbort when they
@@ -30,6 +33,13 @@
 #include <stdint.h>
 
 #include "coord.h"
+
+/* The first int16 of a transaction state record's key: kcoord's record
+ * type 101, a number no __consumer_offsets record type has. */
+#define KC_TXN_RECORD_TYPE 101
+
+/* Whether a record key is a transaction state record's. */
+bool kc_txn_is_record(const uint8_t *key, size_t key_len);
 
 /* Transaction states, numbered as TransactionStatus in the log. */
 typedef enum {
@@ -108,7 +118,8 @@ void kc_txn_free(kc_txn_coord_t *t);
  * Applies one stored record (key and value bytes as kc_result_t holds them;
  * value NULL = tombstone). 0; KC_EINVAL for bytes that do not decode or a
  * state that does not exist (nothing applied, the caller logs and goes on).
- * A key whose version is not 0 is ignored, as Kafka's loader ignores it.
+ * A key of another type, or a value version Kafka does not know, is
+ * ignored, as Kafka's loader ignores them.
  */
 int kc_txn_replay(kc_txn_coord_t *t, const uint8_t *key, size_t key_len, const uint8_t *value,
                   size_t value_len);

@@ -163,12 +163,11 @@ int kc_txn_replay(kc_txn_coord_t *t, const uint8_t *key, size_t key_len, const u
 {
     kc_reader_t r;
     kc_reader_init(&r, key, key_len);
-    int16_t key_version = kc_read_int16(&r);
+    int16_t key_type = kc_read_int16(&r);
     if (r.err)
         return KC_EINVAL;
-    if (key_version != 0) {
-        kc_log_warn("transaction-coordinator", "Ignoring a record with key version %d",
-                    key_version);
+    if (key_type != KC_TXN_RECORD_TYPE) {
+        kc_log_warn("transaction-coordinator", "Ignoring a record with key type %d", key_type);
         return 0;
     }
     kc_arena_t arena;
@@ -244,10 +243,15 @@ int kc_txn_replay(kc_txn_coord_t *t, const uint8_t *key, size_t key_len, const u
     return 0;
 }
 
-/* The key of an id's records: int16 0 + TransactionLogKey. */
+bool kc_txn_is_record(const uint8_t *key, size_t key_len)
+{
+    return key_len >= 2 && ((key[0] << 8) | key[1]) == KC_TXN_RECORD_TYPE;
+}
+
+/* The key of an id's records: KC_TXN_RECORD_TYPE + TransactionLogKey. */
 static void encode_key(kc_buf_t *k, const char *id, size_t id_len)
 {
-    kc_write_int16(k, 0);
+    kc_write_int16(k, KC_TXN_RECORD_TYPE);
     kc_transaction_log_key_t key = {.transactional_id = {id, (int32_t)id_len}};
     kc_transaction_log_key_encode(k, 0, &key);
 }

@@ -496,7 +496,7 @@ static void load_completes_a_prepared_transaction(void **state)
     kc_buf_t k, val;
     kc_buf_init(&k);
     kc_buf_init(&val);
-    kc_write_int16(&k, 0);
+    kc_write_int16(&k, KC_TXN_RECORD_TYPE);
     kc_transaction_log_key_t key = {.transactional_id = kc_str("tx")};
     assert_int_equal(kc_transaction_log_key_encode(&k, 0, &key), 0);
     kc_write_int16(&val, 1);
@@ -535,9 +535,9 @@ static void replay_rejects_bad_records(void **state)
 {
     fx_t *f = *state;
     static const uint8_t key_v1[] = {0, 1, 0, 2, 'a', 'b'};
-    static const uint8_t key[] = {0, 0, 0, 2, 'a', 'b'};
+    static const uint8_t key[] = {0, KC_TXN_RECORD_TYPE, 0, 2, 'a', 'b'};
     static const uint8_t version_9[] = {0, 9, 1, 2, 3};
-    /* Another key version or value version: ignored, as Kafka's loader does. */
+    /* Another key type or value version: ignored, as Kafka's loader does. */
     assert_int_equal(kc_txn_replay(f->t, key_v1, sizeof(key_v1), version_9, sizeof(version_9)), 0);
     assert_int_equal(kc_txn_replay(f->t, key, sizeof(key), version_9, sizeof(version_9)), 0);
     assert_int_equal(kc_txn_replay(f->t, key, 3, NULL, 0), KC_EINVAL);
