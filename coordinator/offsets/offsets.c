@@ -228,23 +228,25 @@ int kc_offsets_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
 
 /* Writes the OffsetCommit record of the entry (tombstone when e is NULL)
  * into res and applies it (kc_record_write_replay). */
+/* The OffsetCommitValue of an entry, and the version to write it at. */
+static int16_t value_of(const kc_offset_entry_t *e, kc_offset_commit_value_t *v)
+{
+    kc_offset_commit_value_init(v);
+    v->offset = e->offset;
+    v->leader_epoch = e->leader_epoch;
+    v->metadata = str_of(e->metadata ? e->metadata : "", e->metadata_len);
+    v->commit_timestamp = e->commit_timestamp_ms;
+    v->expire_timestamp = e->expire_timestamp_ms;
+    v->topic_id = e->topic_id;
+    return e->expire_timestamp_ms != -1 ? VALUE_VERSION_EXPIRING : VALUE_VERSION;
+}
+
 static void emit(kc_coord_t *c, kc_result_t *res, kc_str_t group, kc_str_t topic,
                  int32_t partition, const kc_offset_entry_t *e)
 {
     kc_record_key_t key = {.group_id = group, .topic = topic, .partition = partition};
     kc_offset_commit_value_t v;
-    kc_offset_commit_value_init(&v);
-    int16_t version = VALUE_VERSION;
-    if (e != NULL) {
-        v.offset = e->offset;
-        v.leader_epoch = e->leader_epoch;
-        v.metadata = str_of(e->metadata ? e->metadata : "", e->metadata_len);
-        v.commit_timestamp = e->commit_timestamp_ms;
-        v.expire_timestamp = e->expire_timestamp_ms;
-        v.topic_id = e->topic_id;
-        if (e->expire_timestamp_ms != -1)
-            version = VALUE_VERSION_EXPIRING;
-    }
+    int16_t version = e ? value_of(e, &v) : VALUE_VERSION;
     kc_record_write_replay(c, res, KC_RECORD_OFFSET_COMMIT, &key, version, e ? &v : NULL);
 }
 
@@ -943,16 +945,9 @@ static void pending_end(kc_coord_t *c, int64_t producer_id, bool commit, const p
         if (commit) {
             kc_record_key_t key = {.group_id = refs[i].group, .topic = refs[i].topic,
                                    .partition = refs[i].partition};
-            const kc_offset_entry_t *e = refs[i].e;
             kc_offset_commit_value_t v;
-            kc_offset_commit_value_init(&v);
-            v.offset = e->offset;
-            v.leader_epoch = e->leader_epoch;
-            v.metadata = str_of(e->metadata ? e->metadata : "", e->metadata_len);
-            v.commit_timestamp = e->commit_timestamp_ms;
-            v.expire_timestamp = e->expire_timestamp_ms;
-            v.topic_id = e->topic_id;
-            kc_record_write(res, KC_RECORD_OFFSET_COMMIT, &key, VALUE_VERSION, &v);
+            int16_t version = value_of(refs[i].e, &v);
+            kc_record_write(res, KC_RECORD_OFFSET_COMMIT, &key, version, &v);
         }
         kc_record_key_t pkey = {.group_id = refs[i].group, .topic = refs[i].topic,
                                 .partition = refs[i].partition, .producer_id = producer_id};

@@ -600,6 +600,14 @@ int16_t kc_txn_verify_partition(const kc_txn_coord_t *t, kc_str_t transactional_
     return has_all(x, part, 1) ? KC_ERR_NONE : KC_ERR_TRANSACTION_ABORTABLE;
 }
 
+/* EndTxn while the transaction is being completed: the same end again is
+ * CONCURRENT_TRANSACTIONS (the client retries), the other INVALID_TXN_STATE. */
+static int16_t end_while_preparing(kc_txn_state_t state, bool commit)
+{
+    return commit == (state == KC_TXN_PREPARE_COMMIT) ? KC_ERR_CONCURRENT_TRANSACTIONS
+                                                      : KC_ERR_INVALID_TXN_STATE;
+}
+
 /* EndTxn before transaction version 2 (TC.endTransactionWithTV1). */
 static int16_t end_tv1(kc_txn_coord_t *t, txn_t *x, int64_t now_ms, int64_t pid, int16_t epoch,
                        bool commit, kc_result_t *res)
@@ -616,9 +624,8 @@ static int16_t end_tv1(kc_txn_coord_t *t, txn_t *x, int64_t now_ms, int64_t pid,
     case KC_TXN_COMPLETE_ABORT:
         return commit ? KC_ERR_INVALID_TXN_STATE : KC_ERR_NONE;
     case KC_TXN_PREPARE_COMMIT:
-        return commit ? KC_ERR_CONCURRENT_TRANSACTIONS : KC_ERR_INVALID_TXN_STATE;
     case KC_TXN_PREPARE_ABORT:
-        return commit ? KC_ERR_INVALID_TXN_STATE : KC_ERR_CONCURRENT_TRANSACTIONS;
+        return end_while_preparing(x->m.state, commit);
     default:
         return KC_ERR_INVALID_TXN_STATE;
     }
@@ -679,9 +686,8 @@ static int16_t end_tv2(kc_txn_coord_t *t, txn_t *x, int64_t now_ms, int64_t pid,
         empty_abort = true;
         break;
     case KC_TXN_PREPARE_COMMIT:
-        return commit ? KC_ERR_CONCURRENT_TRANSACTIONS : KC_ERR_INVALID_TXN_STATE;
     case KC_TXN_PREPARE_ABORT:
-        return commit ? KC_ERR_INVALID_TXN_STATE : KC_ERR_CONCURRENT_TRANSACTIONS;
+        return end_while_preparing(x->m.state, commit);
     default:
         return KC_ERR_INVALID_TXN_STATE;
     }
