@@ -21,10 +21,16 @@
  * Kafka's SkimpyOffsetMap keys them by an MD5 digest (a collision, as there,
  * would keep the wrong record; at 128 bits it does not happen).
  *
- * Transactions are not served, so there are no control batches or aborted
- * transactions to keep or drop; a producer's last batch is kept (as an empty
- * batch when nothing else of it is left), as Kafka keeps it for every
- * producer it still tracks (kcoord expires none).
+ * Transactional data is left as it is, more simply than Kafka's cleaner
+ * does (it discards aborted records and, once their transaction is empty
+ * and delete.retention.ms has passed, markers): the records of
+ * transactional batches are not mapped, so they never remove an older
+ * record of their key, and transactional and control batches are kept
+ * whole, so every marker stays and consumers still find the aborted
+ * records they skip. Cleaning stops at the last stable offset, as
+ * LogCleanerManager.cleanableOffsets does. A producer's last batch is kept
+ * (as an empty batch when nothing else of it is left), as Kafka keeps it
+ * for every producer it still tracks (kcoord expires none).
  */
 #include "log_int.h"
 
@@ -495,7 +501,7 @@ int kc_log_clean_evaluate(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, in
     /* LogCleanerManager.cleanableOffsets */
     int64_t first_dirty = cp < p->log_start || cp > p->leo ? p->log_start : cp;
     const kc_log_seg_t *active = &p->segs[p->nsegs - 1];
-    int64_t fu = KC_MIN(p->hw, active->base);
+    int64_t fu = KC_MIN(KC_MIN(p->hw, kc_log_part_lso(p)), active->base);
     if (tc->min_compaction_lag_ms > 0) {
         for (size_t i = seg_index(p, first_dirty); i + 1 < p->nsegs; i++)
             if (p->segs[i].largest_ts > now_ms - tc->min_compaction_lag_ms) {
@@ -578,7 +584,9 @@ static int map_fn(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *
     kc_buf_t plain;
     kc_buf_init(&plain);
     kc_reader_t r;
-    if (batch_records(value, value_len, &plain, &r) == 0) {
+    /* Records of a transaction (committed, aborted or markers) decide no key. */
+    bool txn = (rd16(value + OFF_ATTRIBUTES) & (ATTR_TRANSACTIONAL | ATTR_CONTROL)) != 0;
+    if (!txn && batch_records(value, value_len, &plain, &r) == 0) {
         int32_t count = (int32_t)rd32(value + OFF_RECORD_COUNT);
         /* The map must take at least one batch, or a clean would never move on. */
         bool may_fill = c->latest >= c->first_dirty;
@@ -674,6 +682,8 @@ static int filter_batch(filter_ctx_t *f, const uint8_t *v, size_t len, int64_t b
     int64_t horizon = has_horizon ? base_ts : -1; /* the base timestamp holds it */
     /* checkBatchRetention: the last batch of a producer, and the batch ending
      * at the high watermark, stay even when empty (RETAIN_EMPTY). */
+    if (attrs & (ATTR_TRANSACTIONAL | ATTR_CONTROL))
+        return ACT_KEEP; /* transactional data stays whole (see the top of the file) */
     const producer_t *pr = pid >= 0 ? kc_log_producer_find(f->p, pid) : NULL;
     bool retain_empty = (pr && pr->n > 0 && pr->b[pr->n - 1].last_offset == last) ||
                         last + 1 == f->p->hw;
