@@ -491,6 +491,81 @@ static void clean_keeps_the_latest_record_of_each_key_at_its_offset(void **state
     fx_close(&fx);
 }
 
+/* Appends kv as producer pid's transactional batch at ts (committed). */
+static int64_t produce_txn(fx_t *fx, const kv_t *kv, int n, int64_t ts, int64_t pid, int32_t seq)
+{
+    kc_buf_t b;
+    kc_buf_init(&b);
+    make_batch(&b, kv, n, ts, pid, 0, seq, 0);
+    b.data[22] |= 0x10; /* isTransactional */
+    uint32_t crc = kc_crc32c(0, b.data + 21, b.len - 21);
+    for (int i = 0; i < 4; i++)
+        b.data[17 + i] = (uint8_t)(crc >> (24 - 8 * i));
+    kc_log_append_result_t r;
+    assert_int_equal(kc_log_append(fx->log, TID, 0, b.data, b.len, 9, NOW, &r), 0);
+    kc_buf_deinit(&b);
+    assert_int_equal(r.error_code, 0);
+    commit(fx);
+    return r.base_offset;
+}
+
+/*
+ * Transactional data is left alone: an aborted record does not remove the
+ * older record of its key, transactional and control batches stay whole,
+ * and nothing at or above the last stable offset is cleanable.
+ */
+static void transactional_batches_and_markers_survive_a_clean(void **state)
+{
+    fx_t fx;
+    fx_init(&fx, *state);
+    kv_t b0[] = {{"a", "a0"}, {"b", "b0"}};
+    kv_t t1[] = {{"a", "a1"}, {"b", "b1"}};
+    kv_t b2[] = {{"b", "b2"}};
+    kv_t b3[] = {{"c", "c0"}};
+    assert_int_equal(produce(&fx, b0, 2, NOW, -1, -1, 0), 0);          /* 0-1 */
+    assert_int_equal(produce_txn(&fx, t1, 2, NOW + 1000, 2000, 0), 2); /* 2-3 */
+    kc_log_marker_result_t mr;
+    assert_int_equal(kc_log_write_marker(fx.log, TID, 0, 2000, 0, false, 0, 0, NOW + 2000, &mr), 0);
+    assert_int_equal(mr.error_code, 0);
+    assert_int_equal(mr.offset, 4);
+    commit(&fx);
+    assert_int_equal(produce(&fx, b2, 1, NOW + 3000, -1, -1, 0), 5);
+    assert_int_equal(produce(&fx, b3, 1, NOW + 4000, -1, -1, 0), 6); /* active */
+    clean(&fx, NOW + 5000, 1 << 20);
+    log_view_t v;
+    kc_log_offsets_t o;
+    read_all(&fx, 0, &v, &o);
+    /* a0 stays (a1 was aborted), b0 goes (b2), the transaction and its marker stay. */
+    int64_t want[] = {0, 2, 3, 4, 5, 6};
+    assert_int_equal(v.nr, 6);
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(v.r[i].offset, want[i]);
+    assert_string_equal(find(&v, 0)->value, "a0");
+    assert_string_equal(find(&v, 2)->value, "a1");
+    assert_int_equal(v.b[1].base, 2);
+    assert_int_equal(v.b[1].count, 2);
+    assert_int_equal(v.b[1].attrs & 0x10, 0x10);
+    assert_int_equal(v.b[2].base, 4);
+    assert_int_equal(v.b[2].attrs & 0x30, 0x30);
+    kc_buf_t ab;
+    kc_buf_init(&ab);
+    assert_int_equal(kc_log_aborted_index(fx.log, TID, 0, 0, &ab), 0);
+    assert_int_equal(ab.len, sizeof(kc_log_aborted_entry_t));
+    kc_buf_deinit(&ab);
+    /* An ongoing transaction at 7 holds the cleaner back there. */
+    kv_t t4[] = {{"d", "d0"}};
+    kv_t b5[] = {{"d", "d1"}};
+    kv_t b6[] = {{"e", "e0"}};
+    assert_int_equal(produce_txn(&fx, t4, 1, NOW + 6000, 2001, 0), 7);
+    assert_int_equal(produce(&fx, b5, 1, NOW + 7000, -1, -1, 0), 8);
+    assert_int_equal(produce(&fx, b6, 1, NOW + 8000, -1, -1, 0), 9);
+    assert_int_equal(produce(&fx, b6, 1, NOW + 9000, -1, -1, 0), 10);
+    kc_log_clean_candidate_t c;
+    assert_int_equal(kc_log_clean_evaluate(fx.log, TID, 0, NOW + 10000, &c), 0);
+    assert_int_equal(c.first_uncleanable_offset, 7);
+    fx_close(&fx);
+}
+
 static void tombstones_stay_until_their_delete_horizon(void **state)
 {
     fx_t fx;
@@ -748,6 +823,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(segments_roll_by_size_and_time_and_lags_hold_cleans_back,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(transactional_batches_and_markers_survive_a_clean, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(deleting_the_topic_forgets_its_segments_and_clean, setup,
                                         teardown),
     };
