@@ -390,13 +390,15 @@ int kc_log_apply_retention(kc_log_t *l, kc_uuid_t topic_id, int32_t partition,
  * do not move. Cleaned segments are merged up to segment.bytes. Then the
  * checkpoint moves to the end of what was mapped.
  *
- * Transactional data is left alone, a simpler rule than Kafka's cleaner
- * (which removes aborted records and, past delete.retention.ms, markers
- * whose transaction has no record left): the records of transactional
- * batches are neither mapped nor removed, and transactional and control
- * batches are kept whole, so no record is ever decided by an aborted one and
- * every marker stays. Nothing at or above the last stable offset is cleaned
- * (LogCleanerManager.cleanableOffsets).
+ * Transactions: nothing at or above the last stable offset is cleaned
+ * (LogCleanerManager.cleanableOffsets), so every transaction a clean meets
+ * has ended. Records of aborted transactions (by the aborted transaction
+ * index) and of control batches are not mapped, so they never remove an
+ * older record of their key (Cleaner.buildOffsetMap); committed
+ * transactional records are cleaned as any others. Unlike Kafka's cleaner,
+ * which discards aborted batches and, once their transaction is empty and
+ * delete.retention.ms has passed, markers, kcoord keeps aborted batches and
+ * every marker whole, and the aborted index with them.
  *
  * A clean runs in slices, each of which reads at most a budget of batch
  * bytes and writes in the open transaction, so each commit holds either

@@ -21,14 +21,17 @@
  * Kafka's SkimpyOffsetMap keys them by an MD5 digest (a collision, as there,
  * would keep the wrong record; at 128 bits it does not happen).
  *
- * Transactional data is left as it is, more simply than Kafka's cleaner
- * does (it discards aborted records and, once their transaction is empty
- * and delete.retention.ms has passed, markers): the records of
- * transactional batches are not mapped, so they never remove an older
- * record of their key, and transactional and control batches are kept
- * whole, so every marker stays and consumers still find the aborted
- * records they skip. Cleaning stops at the last stable offset, as
- * LogCleanerManager.cleanableOffsets does. A producer's last batch is kept
+ * Transactions: cleaning stops at the last stable offset
+ * (LogCleanerManager.cleanableOffsets), so every transaction it meets has
+ * ended, and the aborted transaction index tells which were aborted. As
+ * Kafka's buildOffsetMap, the records of aborted transactions and of
+ * control batches are not mapped (an aborted record never removes an older
+ * record of its key); committed transactional records are mapped and
+ * cleaned like any other. Unlike Kafka's cleaner, which discards aborted
+ * batches and, once their transaction is empty and delete.retention.ms has
+ * passed, its marker, kcoord keeps aborted batches and every marker whole:
+ * consumers skip the aborted records with the index, which stays as it is.
+ * A producer's last batch is kept
  * (as an empty batch when nothing else of it is left), as Kafka keeps it
  * for every producer it still tracks (kcoord expires none).
  */
@@ -388,7 +391,47 @@ struct kc_log_cleaner {
     bool full;            /* the map filled up before upper */
     offset_map_t map;
     kc_log_clean_stats_t stats;
+    kc_log_aborted_entry_t *aborted; /* the partition's aborted transactions, in marker order */
+    size_t naborted;
 };
+
+/*
+ * Whether the batch of producer pid at offset belongs to an aborted
+ * transaction. Entries are in marker order, so the first candidate is the
+ * first entry whose marker lies past offset; once an entry's last stable
+ * offset lies past offset, no later entry began at or before it
+ * (TxnIndexSearchResult.isComplete).
+ */
+static bool in_aborted_txn(const struct kc_log_cleaner *c, int64_t pid, int64_t offset)
+{
+    size_t lo = 0, hi = c->naborted;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->aborted[mid].last_offset <= offset)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < c->naborted; i++) {
+        const kc_log_aborted_entry_t *e = &c->aborted[i];
+        if (e->producer_id == pid && e->first_offset <= offset)
+            return true;
+        if (e->last_stable_offset > offset)
+            break;
+    }
+    return false;
+}
+
+/* Batches whose records the cleaner neither maps nor removes: control
+ * batches and those of aborted transactions. */
+static bool txn_batch_kept(const struct kc_log_cleaner *c, const uint8_t *v, int64_t base)
+{
+    int16_t attrs = (int16_t)rd16(v + OFF_ATTRIBUTES);
+    if (attrs & ATTR_CONTROL)
+        return true;
+    return (attrs & ATTR_TRANSACTIONAL) &&
+           in_aborted_txn(c, (int64_t)rd64(v + OFF_PRODUCER_ID), base);
+}
 
 void kc_log_clean_abort(kc_log_t *l)
 {
@@ -396,6 +439,7 @@ void kc_log_clean_abort(kc_log_t *l)
     if (!c)
         return;
     free(c->map.slots);
+    free(c->aborted);
     free(c);
     l->cleaner = NULL;
 }
@@ -551,6 +595,22 @@ int kc_log_clean_begin(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64
     c->stats.first_dirty_offset = cand.first_dirty_offset;
     int64_t entries = l->cfg.cleaner_dedupe_buffer_size / MAP_ENTRY_BYTES;
     c->map.max_used = (size_t)KC_MAX((double)entries * MAP_LOAD_FACTOR, 1.0);
+    /* The aborted transactions the clean may meet (those begun below upper). */
+    kc_buf_t ab;
+    kc_buf_init(&ab);
+    rc = kc_log_aborted_index(l, topic_id, partition, 0, &ab);
+    if (rc) {
+        kc_buf_deinit(&ab);
+        free(c);
+        return rc;
+    }
+    size_t n = ab.len / sizeof(kc_log_aborted_entry_t);
+    const kc_log_aborted_entry_t *e = (const kc_log_aborted_entry_t *)(const void *)ab.data;
+    c->aborted = kc_xcalloc(n ? n : 1, sizeof(*c->aborted));
+    for (size_t i = 0; i < n; i++)
+        if (e[i].first_offset < c->upper)
+            c->aborted[c->naborted++] = e[i];
+    kc_buf_deinit(&ab);
     l->cleaner = c;
     return 0;
 }
@@ -584,9 +644,8 @@ static int map_fn(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *
     kc_buf_t plain;
     kc_buf_init(&plain);
     kc_reader_t r;
-    /* Records of a transaction (committed, aborted or markers) decide no key. */
-    bool txn = (rd16(value + OFF_ATTRIBUTES) & (ATTR_TRANSACTIONAL | ATTR_CONTROL)) != 0;
-    if (!txn && batch_records(value, value_len, &plain, &r) == 0) {
+    /* Markers and aborted records decide no key (Cleaner.buildOffsetMapForSegment). */
+    if (!txn_batch_kept(c, value, base) && batch_records(value, value_len, &plain, &r) == 0) {
         int32_t count = (int32_t)rd32(value + OFF_RECORD_COUNT);
         /* The map must take at least one batch, or a clean would never move on. */
         bool may_fill = c->latest >= c->first_dirty;
@@ -682,8 +741,8 @@ static int filter_batch(filter_ctx_t *f, const uint8_t *v, size_t len, int64_t b
     int64_t horizon = has_horizon ? base_ts : -1; /* the base timestamp holds it */
     /* checkBatchRetention: the last batch of a producer, and the batch ending
      * at the high watermark, stay even when empty (RETAIN_EMPTY). */
-    if (attrs & (ATTR_TRANSACTIONAL | ATTR_CONTROL))
-        return ACT_KEEP; /* transactional data stays whole (see the top of the file) */
+    if (txn_batch_kept(c, v, base))
+        return ACT_KEEP; /* markers and aborted batches stay whole (see the top of the file) */
     const producer_t *pr = pid >= 0 ? kc_log_producer_find(f->p, pid) : NULL;
     bool retain_empty = (pr && pr->n > 0 && pr->b[pr->n - 1].last_offset == last) ||
                         last + 1 == f->p->hw;

@@ -509,60 +509,112 @@ static int64_t produce_txn(fx_t *fx, const kv_t *kv, int n, int64_t ts, int64_t 
     return r.base_offset;
 }
 
+/* Writes producer pid's marker at ts (committed); returns its offset. */
+static int64_t write_marker(fx_t *fx, int64_t pid, bool commit_, int64_t ts)
+{
+    kc_log_marker_result_t mr;
+    assert_int_equal(kc_log_write_marker(fx->log, TID, 0, pid, 0, commit_, 0, 0, ts, &mr), 0);
+    assert_int_equal(mr.error_code, 0);
+    commit(fx);
+    return mr.offset;
+}
+
 /*
- * Transactional data is left alone: an aborted record does not remove the
- * older record of its key, transactional and control batches stay whole,
- * and nothing at or above the last stable offset is cleanable.
+ * Transactions in a clean (Cleaner.buildOffsetMap and cleanInto): aborted
+ * records map no key and stay whole with their markers, committed
+ * transactional records are compacted like others, and nothing at or above
+ * the last stable offset is cleanable.
  */
-static void transactional_batches_and_markers_survive_a_clean(void **state)
+static void aborted_transactions_and_markers_survive_a_clean(void **state)
 {
     fx_t fx;
     fx_init(&fx, *state);
     kv_t b0[] = {{"a", "a0"}, {"b", "b0"}};
-    kv_t t1[] = {{"a", "a1"}, {"b", "b1"}};
-    kv_t b2[] = {{"b", "b2"}};
-    kv_t b3[] = {{"c", "c0"}};
+    kv_t ta[] = {{"a", "a1"}, {"b", "b1"}};
+    kv_t tb[] = {{"b", "b2"}, {"c", "c0"}};
+    kv_t b8[] = {{"c", "c1"}};
+    kv_t b9[] = {{"z", "z0"}};
     assert_int_equal(produce(&fx, b0, 2, NOW, -1, -1, 0), 0);          /* 0-1 */
-    assert_int_equal(produce_txn(&fx, t1, 2, NOW + 1000, 2000, 0), 2); /* 2-3 */
-    kc_log_marker_result_t mr;
-    assert_int_equal(kc_log_write_marker(fx.log, TID, 0, 2000, 0, false, 0, 0, NOW + 2000, &mr), 0);
-    assert_int_equal(mr.error_code, 0);
-    assert_int_equal(mr.offset, 4);
-    commit(&fx);
-    assert_int_equal(produce(&fx, b2, 1, NOW + 3000, -1, -1, 0), 5);
-    assert_int_equal(produce(&fx, b3, 1, NOW + 4000, -1, -1, 0), 6); /* active */
-    clean(&fx, NOW + 5000, 1 << 20);
+    assert_int_equal(produce_txn(&fx, ta, 2, NOW + 1000, 2000, 0), 2); /* 2-3 */
+    assert_int_equal(write_marker(&fx, 2000, false, NOW + 2000), 4);   /* aborted */
+    assert_int_equal(produce_txn(&fx, tb, 2, NOW + 3000, 2001, 0), 5); /* 5-6 */
+    assert_int_equal(write_marker(&fx, 2001, true, NOW + 4000), 7);    /* committed */
+    assert_int_equal(produce(&fx, b8, 1, NOW + 5000, -1, -1, 0), 8);
+    assert_int_equal(produce(&fx, b9, 1, NOW + 6000, -1, -1, 0), 9); /* active */
+    clean(&fx, NOW + 7000, 1 << 20);
     log_view_t v;
     kc_log_offsets_t o;
     read_all(&fx, 0, &v, &o);
-    /* a0 stays (a1 was aborted), b0 goes (b2), the transaction and its marker stay. */
-    int64_t want[] = {0, 2, 3, 4, 5, 6};
-    assert_int_equal(v.nr, 6);
-    for (int i = 0; i < 6; i++)
+    /* a0 stays (a1 was aborted); b0 goes (committed b2), c0 too (c1); the
+     * aborted batch and both markers stay. */
+    int64_t want[] = {0, 2, 3, 4, 5, 7, 8, 9};
+    assert_int_equal(v.nr, 8);
+    for (int i = 0; i < 8; i++)
         assert_int_equal(v.r[i].offset, want[i]);
     assert_string_equal(find(&v, 0)->value, "a0");
     assert_string_equal(find(&v, 2)->value, "a1");
+    assert_string_equal(find(&v, 5)->value, "b2");
     assert_int_equal(v.b[1].base, 2);
     assert_int_equal(v.b[1].count, 2);
     assert_int_equal(v.b[1].attrs & 0x10, 0x10);
     assert_int_equal(v.b[2].base, 4);
     assert_int_equal(v.b[2].attrs & 0x30, 0x30);
+    /* The committed batch was rewritten: its offsets, producer and flag as they were. */
+    assert_int_equal(v.b[3].base, 5);
+    assert_int_equal(v.b[3].last, 6);
+    assert_int_equal(v.b[3].count, 1);
+    assert_int_equal(v.b[3].pid, 2001);
+    assert_int_equal(v.b[3].attrs & 0x10, 0x10);
+    assert_int_equal(v.b[4].base, 7);
+    assert_int_equal(v.b[4].attrs & 0x30, 0x30);
     kc_buf_t ab;
     kc_buf_init(&ab);
     assert_int_equal(kc_log_aborted_index(fx.log, TID, 0, 0, &ab), 0);
     assert_int_equal(ab.len, sizeof(kc_log_aborted_entry_t));
     kc_buf_deinit(&ab);
-    /* An ongoing transaction at 7 holds the cleaner back there. */
+    /* An ongoing transaction at 10 holds the cleaner back there. */
     kv_t t4[] = {{"d", "d0"}};
     kv_t b5[] = {{"d", "d1"}};
     kv_t b6[] = {{"e", "e0"}};
-    assert_int_equal(produce_txn(&fx, t4, 1, NOW + 6000, 2001, 0), 7);
-    assert_int_equal(produce(&fx, b5, 1, NOW + 7000, -1, -1, 0), 8);
-    assert_int_equal(produce(&fx, b6, 1, NOW + 8000, -1, -1, 0), 9);
-    assert_int_equal(produce(&fx, b6, 1, NOW + 9000, -1, -1, 0), 10);
+    assert_int_equal(produce_txn(&fx, t4, 1, NOW + 8000, 2002, 0), 10);
+    assert_int_equal(produce(&fx, b5, 1, NOW + 9000, -1, -1, 0), 11);
+    assert_int_equal(produce(&fx, b6, 1, NOW + 10000, -1, -1, 0), 12);
+    assert_int_equal(produce(&fx, b6, 1, NOW + 11000, -1, -1, 0), 13);
     kc_log_clean_candidate_t c;
-    assert_int_equal(kc_log_clean_evaluate(fx.log, TID, 0, NOW + 10000, &c), 0);
-    assert_int_equal(c.first_uncleanable_offset, 7);
+    assert_int_equal(kc_log_clean_evaluate(fx.log, TID, 0, NOW + 12000, &c), 0);
+    assert_int_equal(c.first_uncleanable_offset, 10);
+    fx_close(&fx);
+}
+
+/* Interleaved transactions: a committed batch inside the offsets of
+ * another producer's aborted transaction is compacted as committed. */
+static void interleaved_transactions_are_told_apart_in_a_clean(void **state)
+{
+    fx_t fx;
+    fx_init(&fx, *state);
+    kv_t k0[] = {{"k", "k0"}};
+    kv_t xa[] = {{"x", "xa"}};
+    kv_t kb[] = {{"k", "kb"}};
+    kv_t ka[] = {{"k", "ka"}};
+    kv_t z[] = {{"z", "z0"}};
+    assert_int_equal(produce(&fx, k0, 1, NOW, -1, -1, 0), 0);
+    assert_int_equal(produce_txn(&fx, xa, 1, NOW + 1000, 3000, 0), 1); /* A */
+    assert_int_equal(produce_txn(&fx, kb, 1, NOW + 2000, 3001, 0), 2); /* B */
+    assert_int_equal(produce_txn(&fx, ka, 1, NOW + 3000, 3000, 1), 3); /* A */
+    assert_int_equal(write_marker(&fx, 3000, false, NOW + 4000), 4);
+    assert_int_equal(write_marker(&fx, 3001, true, NOW + 5000), 5);
+    assert_int_equal(produce(&fx, z, 1, NOW + 6000, -1, -1, 0), 6);
+    assert_int_equal(produce(&fx, z, 1, NOW + 7000, -1, -1, 0), 7); /* active */
+    clean(&fx, NOW + 8000, 1 << 20);
+    log_view_t v;
+    kc_log_offsets_t o;
+    read_all(&fx, 0, &v, &o);
+    int64_t want[] = {1, 2, 3, 4, 5, 6, 7};
+    assert_int_equal(v.nr, 7);
+    for (int i = 0; i < 7; i++)
+        assert_int_equal(v.r[i].offset, want[i]);
+    assert_string_equal(find(&v, 2)->value, "kb");
+    assert_string_equal(find(&v, 3)->value, "ka");
     fx_close(&fx);
 }
 
@@ -823,7 +875,9 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(segments_roll_by_size_and_time_and_lags_hold_cleans_back,
                                         setup, teardown),
-        cmocka_unit_test_setup_teardown(transactional_batches_and_markers_survive_a_clean, setup,
+        cmocka_unit_test_setup_teardown(aborted_transactions_and_markers_survive_a_clean, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(interleaved_transactions_are_told_apart_in_a_clean, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(deleting_the_topic_forgets_its_segments_and_clean, setup,
                                         teardown),
