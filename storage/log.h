@@ -395,10 +395,11 @@ int kc_log_apply_retention(kc_log_t *l, kc_uuid_t topic_id, int32_t partition,
  * has ended. Records of aborted transactions (by the aborted transaction
  * index) and of control batches are not mapped, so they never remove an
  * older record of their key (Cleaner.buildOffsetMap); committed
- * transactional records are cleaned as any others. Unlike Kafka's cleaner,
- * which discards aborted batches and, once their transaction is empty and
- * delete.retention.ms has passed, markers, kcoord keeps aborted batches and
- * every marker whole, and the aborted index with them.
+ * transactional records are cleaned as any others, and aborted ones are
+ * removed (Cleaner.shouldDiscardBatch). Unlike Kafka's cleaner, which also
+ * removes the marker of a transaction left without records once
+ * delete.retention.ms has passed, kcoord keeps every marker, and with them
+ * the aborted transaction index.
  *
  * A clean runs in slices, each of which reads at most a budget of batch
  * bytes and writes in the open transaction, so each commit holds either

@@ -27,10 +27,12 @@
  * Kafka's buildOffsetMap, the records of aborted transactions and of
  * control batches are not mapped (an aborted record never removes an older
  * record of its key); committed transactional records are mapped and
- * cleaned like any other. Unlike Kafka's cleaner, which discards aborted
- * batches and, once their transaction is empty and delete.retention.ms has
- * passed, its marker, kcoord keeps aborted batches and every marker whole:
- * consumers skip the aborted records with the index, which stays as it is.
+ * cleaned like any other. The records of aborted transactions are removed
+ * (Cleaner.shouldDiscardBatch; the producer's last batch stays as an empty
+ * batch). Unlike Kafka's cleaner, which also removes a marker once its
+ * transaction has no record left and delete.retention.ms has passed, kcoord
+ * keeps every marker, and so every aborted index entry: a READ_COMMITTED
+ * consumer still finds the ABORT marker that ends what the entry begins.
  * A producer's last batch is kept
  * (as an empty batch when nothing else of it is left), as Kafka keeps it
  * for every producer it still tracks (kcoord expires none).
@@ -422,9 +424,9 @@ static bool in_aborted_txn(const struct kc_log_cleaner *c, int64_t pid, int64_t 
     return false;
 }
 
-/* Batches whose records the cleaner neither maps nor removes: control
- * batches and those of aborted transactions. */
-static bool txn_batch_kept(const struct kc_log_cleaner *c, const uint8_t *v, int64_t base)
+/* Batches whose records the offset map skips: control batches and those
+ * of aborted transactions. */
+static bool batch_unmapped(const struct kc_log_cleaner *c, const uint8_t *v, int64_t base)
 {
     int16_t attrs = (int16_t)rd16(v + OFF_ATTRIBUTES);
     if (attrs & ATTR_CONTROL)
@@ -645,7 +647,7 @@ static int map_fn(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *
     kc_buf_init(&plain);
     kc_reader_t r;
     /* Markers and aborted records decide no key (Cleaner.buildOffsetMapForSegment). */
-    if (!txn_batch_kept(c, value, base) && batch_records(value, value_len, &plain, &r) == 0) {
+    if (!batch_unmapped(c, value, base) && batch_records(value, value_len, &plain, &r) == 0) {
         int32_t count = (int32_t)rd32(value + OFF_RECORD_COUNT);
         /* The map must take at least one batch, or a clean would never move on. */
         bool may_fill = c->latest >= c->first_dirty;
@@ -722,6 +724,24 @@ static bool record_kept(struct kc_log_cleaner *c, const rec_t *rec, int64_t off,
            (rec->has_value || horizon < 0 || c->now_ms < horizon);
 }
 
+/* The verdict on a batch left without records: deleted, or with
+ * retain_empty an empty batch (DefaultRecordBatch.writeEmptyHeader)
+ * appended to f->out, unless it is one already. */
+static int emptied(filter_ctx_t *f, const uint8_t *v, size_t len, int16_t attrs, int64_t max_ts,
+                   bool retain_empty)
+{
+    if (!retain_empty)
+        return ACT_DELETE;
+    int16_t ea = (int16_t)(attrs & (ATTR_LOG_APPEND_TIME | ATTR_TRANSACTIONAL | ATTR_CONTROL));
+    size_t at = f->out.len;
+    write_header(&f->out, v, ea, -1, max_ts, 0, NULL, 0);
+    if (len == BATCH_HEADER && memcmp(f->out.data + at, v, BATCH_HEADER) == 0) {
+        f->out.len = at;
+        return ACT_KEEP;
+    }
+    return ACT_REWRITE;
+}
+
 /*
  * The cleaner's verdict on one batch (Cleaner.cleanInto's filter), the new
  * batch appended to f->out when it is rewritten.
@@ -741,11 +761,18 @@ static int filter_batch(filter_ctx_t *f, const uint8_t *v, size_t len, int64_t b
     int64_t horizon = has_horizon ? base_ts : -1; /* the base timestamp holds it */
     /* checkBatchRetention: the last batch of a producer, and the batch ending
      * at the high watermark, stay even when empty (RETAIN_EMPTY). */
-    if (txn_batch_kept(c, v, base))
-        return ACT_KEEP; /* markers and aborted batches stay whole (see the top of the file) */
+    if (attrs & ATTR_CONTROL)
+        return ACT_KEEP; /* markers stay whole (see the top of the file) */
     const producer_t *pr = pid >= 0 ? kc_log_producer_find(f->p, pid) : NULL;
     bool retain_empty = (pr && pr->n > 0 && pr->b[pr->n - 1].last_offset == last) ||
                         last + 1 == f->p->hw;
+    /* Cleaner.shouldDiscardBatch: every record of an aborted transaction
+     * goes, readable or not. */
+    if ((attrs & ATTR_TRANSACTIONAL) && in_aborted_txn(c, pid, base)) {
+        c->stats.records_read += count;
+        c->stats.records_removed += count;
+        return emptied(f, v, len, attrs, max_ts, retain_empty);
+    }
     kc_buf_t plain;
     kc_buf_init(&plain);
     kc_reader_t r;
@@ -835,19 +862,8 @@ static int filter_batch(filter_ctx_t *f, const uint8_t *v, size_t len, int64_t b
         kc_buf_deinit(&recs);
         kc_buf_deinit(&packed);
         act = ACT_REWRITE;
-    } else if (retain_empty) {
-        /* DefaultRecordBatch.writeEmptyHeader */
-        int16_t ea = (int16_t)(attrs & (ATTR_LOG_APPEND_TIME | ATTR_TRANSACTIONAL | ATTR_CONTROL));
-        size_t at = f->out.len;
-        write_header(&f->out, v, ea, -1, max_ts, 0, NULL, 0);
-        if (len == BATCH_HEADER && memcmp(f->out.data + at, v, BATCH_HEADER) == 0) {
-            f->out.len = at;
-            act = ACT_KEEP;
-        } else {
-            act = ACT_REWRITE;
-        }
     } else {
-        act = ACT_DELETE;
+        act = emptied(f, v, len, attrs, max_ts, retain_empty);
     }
     kc_buf_deinit(&plain);
     return act;

@@ -521,11 +521,11 @@ static int64_t write_marker(fx_t *fx, int64_t pid, bool commit_, int64_t ts)
 
 /*
  * Transactions in a clean (Cleaner.buildOffsetMap and cleanInto): aborted
- * records map no key and stay whole with their markers, committed
+ * records map no key and are removed, markers stay, committed
  * transactional records are compacted like others, and nothing at or above
  * the last stable offset is cleanable.
  */
-static void aborted_transactions_and_markers_survive_a_clean(void **state)
+static void a_clean_removes_aborted_records_and_keeps_markers(void **state)
 {
     fx_t fx;
     fx_init(&fx, *state);
@@ -546,16 +546,19 @@ static void aborted_transactions_and_markers_survive_a_clean(void **state)
     kc_log_offsets_t o;
     read_all(&fx, 0, &v, &o);
     /* a0 stays (a1 was aborted); b0 goes (committed b2), c0 too (c1); the
-     * aborted batch and both markers stay. */
-    int64_t want[] = {0, 2, 3, 4, 5, 7, 8, 9};
-    assert_int_equal(v.nr, 8);
-    for (int i = 0; i < 8; i++)
+     * aborted records go, their batch (the producer's last) left empty;
+     * both markers stay. */
+    int64_t want[] = {0, 4, 5, 7, 8, 9};
+    assert_int_equal(v.nr, 6);
+    for (int i = 0; i < 6; i++)
         assert_int_equal(v.r[i].offset, want[i]);
     assert_string_equal(find(&v, 0)->value, "a0");
-    assert_string_equal(find(&v, 2)->value, "a1");
+    assert_null(find(&v, 2));
     assert_string_equal(find(&v, 5)->value, "b2");
     assert_int_equal(v.b[1].base, 2);
-    assert_int_equal(v.b[1].count, 2);
+    assert_int_equal(v.b[1].last, 3);
+    assert_int_equal(v.b[1].count, 0);
+    assert_int_equal(v.b[1].pid, 2000);
     assert_int_equal(v.b[1].attrs & 0x10, 0x10);
     assert_int_equal(v.b[2].base, 4);
     assert_int_equal(v.b[2].attrs & 0x30, 0x30);
@@ -571,6 +574,19 @@ static void aborted_transactions_and_markers_survive_a_clean(void **state)
     kc_buf_init(&ab);
     assert_int_equal(kc_log_aborted_index(fx.log, TID, 0, 0, &ab), 0);
     assert_int_equal(ab.len, sizeof(kc_log_aborted_entry_t));
+    /* A READ_COMMITTED reader still learns of the aborted transaction. */
+    kc_buf_t out;
+    kc_buf_init(&out);
+    kc_buf_reset(&ab);
+    int16_t err;
+    assert_int_equal(kc_log_read_isolated(fx.log, TID, 0, 0, 1 << 20, true, KC_LOG_READ_COMMITTED,
+                                          &out, &ab, &err, &o),
+                     0);
+    assert_int_equal(err, 0);
+    assert_int_equal(ab.len, sizeof(kc_log_aborted_txn_t));
+    assert_int_equal(((const kc_log_aborted_txn_t *)(const void *)ab.data)->producer_id, 2000);
+    assert_int_equal(((const kc_log_aborted_txn_t *)(const void *)ab.data)->first_offset, 2);
+    kc_buf_deinit(&out);
     kc_buf_deinit(&ab);
     /* An ongoing transaction at 10 holds the cleaner back there. */
     kv_t t4[] = {{"d", "d0"}};
@@ -587,7 +603,7 @@ static void aborted_transactions_and_markers_survive_a_clean(void **state)
 }
 
 /* Interleaved transactions: a committed batch inside the offsets of
- * another producer's aborted transaction is compacted as committed. */
+ * another producer's aborted transaction is cleaned as committed. */
 static void interleaved_transactions_are_told_apart_in_a_clean(void **state)
 {
     fx_t fx;
@@ -609,12 +625,16 @@ static void interleaved_transactions_are_told_apart_in_a_clean(void **state)
     log_view_t v;
     kc_log_offsets_t o;
     read_all(&fx, 0, &v, &o);
-    int64_t want[] = {1, 2, 3, 4, 5, 6, 7};
-    assert_int_equal(v.nr, 7);
-    for (int i = 0; i < 7; i++)
+    /* k0 goes (committed kb), A's aborted records go: its first batch
+     * deleted, its last left empty. */
+    int64_t want[] = {2, 4, 5, 6, 7};
+    assert_int_equal(v.nr, 5);
+    for (int i = 0; i < 5; i++)
         assert_int_equal(v.r[i].offset, want[i]);
     assert_string_equal(find(&v, 2)->value, "kb");
-    assert_string_equal(find(&v, 3)->value, "ka");
+    assert_int_equal(v.b[0].base, 2);
+    assert_int_equal(v.b[1].base, 3);
+    assert_int_equal(v.b[1].count, 0);
     fx_close(&fx);
 }
 
@@ -875,7 +895,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(segments_roll_by_size_and_time_and_lags_hold_cleans_back,
                                         setup, teardown),
-        cmocka_unit_test_setup_teardown(aborted_transactions_and_markers_survive_a_clean, setup,
+        cmocka_unit_test_setup_teardown(a_clean_removes_aborted_records_and_keeps_markers, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(interleaved_transactions_are_told_apart_in_a_clean, setup,
                                         teardown),
