@@ -726,7 +726,8 @@ static void fetch_partition_data(fetch_t *f, const fetch_item_t *it,
         kc_fetch_response_aborted_transaction_t *items =
             kc_arena_alloc(&f->arena, nab * sizeof(*items));
         for (size_t i = 0; i < nab; i++)
-            items[i] = (kc_fetch_response_aborted_transaction_t){a[i].producer_id, a[i].first_offset};
+            items[i] = (kc_fetch_response_aborted_transaction_t){a[i].producer_id,
+                                                                 a[i].first_offset};
         rp->aborted_transactions.items = items;
         rp->aborted_transactions.count = (int32_t)nab;
     }

@@ -269,17 +269,19 @@ int kc_log_read_isolated(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int
                          int32_t max_bytes, bool min_one, int isolation, kc_buf_t *out,
                          kc_buf_t *aborted, int16_t *error_code, kc_log_offsets_t *offsets);
 
-/*
- * The aborted transaction index of a partition as stored (AbortedTxn), for
- * inspection and tests: appends to out every kc_log_aborted_entry_t whose
- * last offset is at least from, in marker order. 0 or KC_EIO.
- */
+/* An entry of the aborted transaction index (Kafka's AbortedTxn). */
 typedef struct {
     int64_t producer_id;
     int64_t first_offset;
     int64_t last_offset;        /* the ABORT marker's offset */
     int64_t last_stable_offset; /* the LSO when the marker was written */
 } kc_log_aborted_entry_t;
+
+/*
+ * The committed aborted transaction index of a partition, for the cleaner,
+ * inspection and tests: appends to out every kc_log_aborted_entry_t whose
+ * last offset is at least from, in marker order. 0 or KC_EIO.
+ */
 int kc_log_aborted_index(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64_t from,
                          kc_buf_t *out);
 
@@ -322,7 +324,8 @@ int kc_log_epoch_cache(kc_log_t *l, kc_uuid_t topic_id, int32_t partition,
  */
 int kc_log_make_leader(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int32_t leader_epoch);
 
-/* Deletes every batch, producer state and aborted transaction entry of a topic in the open transaction. 0 or store error. */
+/* Deletes every batch, producer state and aborted transaction entry of a
+ * topic in the open transaction. 0 or store error. */
 int kc_log_delete_topic(kc_log_t *l, kc_uuid_t topic_id);
 
 /*
