@@ -11,10 +11,11 @@
  *                bytes (BaseOffset and PartitionLeaderEpoch rewritten)
  *   "pproducer": topic id | partition | producer id (8) -> u8 version 1,
  *                i16 epoch, u8 n, i32 coordinator epoch (-1), i64 first
- *                offset of the ongoing transaction (-1: none), n x {i32
+ *                offset of the ongoing transaction (-1: none), i64 last
+ *                timestamp (of its last batch or marker), n x {i32
  *                first seq, i32 last seq, i64 first offset, i64 last offset,
  *                i64 timestamp} (the last five batches, oldest first);
- *                version 0 has neither i32 nor i64 (no transaction)
+ *                version 0 has none of the i32 and i64 (no transaction)
  *   "pmeta":     "producer_id_block_end" -> i64;
  *                "ls" | topic id | partition -> i64 log start offset, written
  *                when DeleteRecords or retention moves it, or compaction
@@ -52,7 +53,7 @@ static const char PID_KEY[] = "producer_id_block_end";
 #define LE_KEY_LEN 22 /* "le" | topic id | partition */
 #define AB_KEY_LEN 30 /* "ab" | topic id | partition | last offset */
 #define AB_VALUE_LEN 25
-#define PRODUCER_V1_HEADER 16 /* version, epoch, n, coordinator epoch, txn first offset */
+#define PRODUCER_V1_HEADER 24 /* version, epoch, n, coordinator epoch, txn first offset, last timestamp */
 
 /* ---- config, lifecycle ---- */
 
@@ -308,6 +309,7 @@ static int producer_load_fn(void *ctx, const uint8_t *key, size_t key_len, const
     pr->n = value[3];
     pr->coordinator_epoch = value[0] == 0 ? -1 : (int32_t)rd32(value + 4);
     pr->txn_first_offset = value[0] == 0 ? -1 : (int64_t)rd64(value + 8);
+    pr->last_timestamp = value[0] == 0 ? -1 : (int64_t)rd64(value + 16);
     for (uint8_t i = 0; i < pr->n; i++) {
         const uint8_t *b = value + head + 32 * i;
         pr->b[i].first_seq = (int32_t)rd32(b);
@@ -573,6 +575,7 @@ static int producer_store(kc_log_t *l, const part_t *p, const producer_t *pr)
     v[3] = pr->n;
     be32(v + 4, (uint32_t)pr->coordinator_epoch);
     be64(v + 8, (uint64_t)pr->txn_first_offset);
+    be64(v + 16, (uint64_t)pr->last_timestamp);
     for (uint8_t i = 0; i < pr->n; i++) {
         uint8_t *b = v + PRODUCER_V1_HEADER + 32 * i;
         be32(b, (uint32_t)pr->b[i].first_seq);
@@ -598,6 +601,7 @@ static producer_t *producer_add(part_t *p, int64_t pid)
     pr->epoch = -1;
     pr->coordinator_epoch = -1;
     pr->txn_first_offset = -1;
+    pr->last_timestamp = -1;
     return pr;
 }
 
@@ -876,6 +880,7 @@ int kc_log_append(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, const uint
             pr->n--;
         }
         pr->b[pr->n++] = (batch_meta_t){base_seq, last_seq, base, base + last_delta, max_ts};
+        pr->last_timestamp = max_ts;
         rc = producer_store(l, p, pr);
     }
     if (rc == 0 && tc->compact)
@@ -1108,6 +1113,7 @@ int kc_log_write_marker(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int6
     }
     next.coordinator_epoch = coordinator_epoch;
     next.txn_first_offset = -1;
+    next.last_timestamp = now_ms;
     if (rc == 0)
         rc = producer_store(l, p, &next);
     if (rc == 0 && tc->compact)
@@ -1245,6 +1251,24 @@ int kc_log_read_isolated(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int
                            ab_scan_fn, &a);
         if (rc < 0)
             return rc;
+    }
+    return 0;
+}
+
+int kc_log_producers(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, kc_buf_t *out)
+{
+    part_t *p = kc_log_part_get(l, topic_id, partition);
+    if (!p)
+        return KC_EIO;
+    for (size_t i = 0; i < p->nproducers; i++) {
+        const producer_t *pr = &p->producers[i];
+        kc_log_producer_state_t st = {pr->producer_id,
+                                      pr->epoch,
+                                      pr->n ? pr->b[pr->n - 1].last_seq : -1,
+                                      pr->last_timestamp,
+                                      pr->coordinator_epoch,
+                                      pr->txn_first_offset};
+        kc_buf_append(out, &st, sizeof(st));
     }
     return 0;
 }

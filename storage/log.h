@@ -230,6 +230,22 @@ int kc_log_offsets(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, kc_log_of
  */
 int kc_log_last_stable_offset(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64_t *out);
 
+/* A producer's state in a partition, as DescribeProducers reports it
+ * (ProducerStateEntry). */
+typedef struct {
+    int64_t producer_id;
+    int16_t producer_epoch;
+    int32_t last_sequence;            /* -1: none */
+    int64_t last_timestamp;           /* of its last batch or marker; -1 */
+    int32_t coordinator_epoch;        /* of its last marker; -1 */
+    int64_t current_txn_start_offset; /* first offset of its ongoing transaction; -1 */
+} kc_log_producer_state_t;
+
+/* Appends to out a kc_log_producer_state_t for each producer the partition
+ * keeps state of (UnifiedLog.activeProducers; kcoord expires none), pending
+ * appends included. 0 or KC_EIO. */
+int kc_log_producers(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, kc_buf_t *out);
+
 /* An aborted transaction as a Fetch response lists it (AbortedTransaction). */
 typedef struct {
     int64_t producer_id;

@@ -56,6 +56,7 @@ typedef struct {
     uint8_t n;
     int32_t coordinator_epoch; /* of the last marker; -1 before any */
     int64_t txn_first_offset;  /* currentTxnFirstOffset; -1: no transaction ongoing */
+    int64_t last_timestamp;    /* of its last batch or marker; -1 */
     batch_meta_t b[PRODUCER_BATCHES];
 } producer_t;
 

@@ -516,6 +516,61 @@ static void restart_keeps_transactions_index_and_lso(void **state)
     fx_close(&fx);
 }
 
+static int producers(fx_t *fx, kc_log_producer_state_t *out, int max)
+{
+    kc_buf_t b;
+    kc_buf_init(&b);
+    assert_int_equal(kc_log_producers(fx->log, TID, 0, &b), 0);
+    int n = (int)(b.len / sizeof(*out));
+    assert_true(n <= max);
+    if (n)
+        memcpy(out, b.data, b.len);
+    kc_buf_deinit(&b);
+    return n;
+}
+
+static const kc_log_producer_state_t *producer(const kc_log_producer_state_t *ps, int n,
+                                               int64_t pid)
+{
+    for (int i = 0; i < n; i++)
+        if (ps[i].producer_id == pid)
+            return &ps[i];
+    fail_msg("no state of producer %lld", (long long)pid);
+    return NULL;
+}
+
+/* What DescribeProducers reports: epoch, last sequence and timestamp,
+ * coordinator epoch, the ongoing transaction's start; kept over a restart. */
+static void producer_states_for_describe_producers(void **state)
+{
+    fx_t fx;
+    fx_open(&fx, *state);
+    assert_int_equal(append(&fx, 3, TXN, 21, 2, 0, 0), 0);  /* seq 0-2, ongoing */
+    assert_int_equal(append(&fx, 1, TXN, 22, 0, 0, 0), 3);
+    assert_int_equal(marker(&fx, 22, 1, true, 9, 2, 0), 4); /* ends 22's, epoch 1 */
+    assert_true(commit(&fx));
+    for (int round = 0; round < 2; round++) {
+        kc_log_producer_state_t ps[4];
+        int n = producers(&fx, ps, 4);
+        assert_int_equal(n, 2);
+        const kc_log_producer_state_t *a = producer(ps, n, 21);
+        assert_int_equal(a->producer_epoch, 2);
+        assert_int_equal(a->last_sequence, 2);
+        assert_int_equal(a->last_timestamp, NOW + 2);
+        assert_int_equal(a->coordinator_epoch, -1);
+        assert_int_equal(a->current_txn_start_offset, 0);
+        const kc_log_producer_state_t *b = producer(ps, n, 22);
+        assert_int_equal(b->producer_epoch, 1);
+        assert_int_equal(b->last_sequence, -1); /* the new epoch forgot the batches */
+        assert_int_equal(b->last_timestamp, NOW + 5);
+        assert_int_equal(b->coordinator_epoch, 9);
+        assert_int_equal(b->current_txn_start_offset, -1);
+        fx_close(&fx);
+        fx_open(&fx, *state);
+    }
+    fx_close(&fx);
+}
+
 /* A failed commit forgets the marker: the transaction is ongoing again. */
 static void a_failed_commit_forgets_the_marker(void **state)
 {
@@ -613,6 +668,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_marker_with_a_higher_epoch_fences_the_producer, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(restart_keeps_transactions_index_and_lso, setup, teardown),
+        cmocka_unit_test_setup_teardown(producer_states_for_describe_producers, setup, teardown),
         cmocka_unit_test_setup_teardown(a_failed_commit_forgets_the_marker, setup, teardown),
         cmocka_unit_test_setup_teardown(retention_trims_the_aborted_index, setup, teardown),
         cmocka_unit_test_setup_teardown(delete_topic_removes_the_aborted_index, setup, teardown),
