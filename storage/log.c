@@ -53,7 +53,7 @@ static const char PID_KEY[] = "producer_id_block_end";
 #define LE_KEY_LEN 22 /* "le" | topic id | partition */
 #define AB_KEY_LEN 30 /* "ab" | topic id | partition | last offset */
 #define AB_VALUE_LEN 25
-#define PRODUCER_V1_HEADER 24 /* version, epoch, n, coordinator epoch, txn first offset, last timestamp */
+#define PRODUCER_V1_HEADER 24 /* version, epoch, n, coordinator epoch, txn start, last timestamp */
 
 /* ---- config, lifecycle ---- */
 
