@@ -310,6 +310,8 @@ static int producer_load_fn(void *ctx, const uint8_t *key, size_t key_len, const
     pr->coordinator_epoch = value[0] == 0 ? -1 : (int32_t)rd32(value + 4);
     pr->txn_first_offset = value[0] == 0 ? -1 : (int64_t)rd64(value + 8);
     pr->last_timestamp = value[0] == 0 ? -1 : (int64_t)rd64(value + 16);
+    if (pr->txn_first_offset >= 0)
+        p->ongoing++;
     for (uint8_t i = 0; i < pr->n; i++) {
         const uint8_t *b = value + head + 32 * i;
         pr->b[i].first_seq = (int32_t)rd32(b);
@@ -612,7 +614,7 @@ int64_t kc_log_part_lso(const part_t *p)
      * bounds it by the high watermark, maybeIncrementFirstUnstableOffset by
      * the log start offset. */
     int64_t lso = p->hw;
-    for (size_t i = 0; i < p->nproducers; i++)
+    for (size_t i = 0; p->ongoing > 0 && i < p->nproducers; i++)
         if (p->producers[i].txn_first_offset >= 0 && p->producers[i].txn_first_offset < lso)
             lso = p->producers[i].txn_first_offset;
     for (size_t i = 0; i < p->nended; i++)
@@ -869,8 +871,10 @@ int kc_log_append(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, const uint
             pr->epoch = epoch;
         }
         /* A transactional batch begins the producer's transaction here. */
-        if ((attrs & ATTR_TRANSACTIONAL) && pr->txn_first_offset < 0)
+        if ((attrs & ATTR_TRANSACTIONAL) && pr->txn_first_offset < 0) {
             pr->txn_first_offset = base;
+            p->ongoing++;
+        }
         if (epoch != pr->epoch) {
             pr->epoch = epoch; /* a new epoch forgets the batches of the old one */
             pr->n = 0;
@@ -1126,6 +1130,7 @@ int kc_log_write_marker(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int6
         pr = producer_add(p, producer_id);
     *pr = next;
     if (first >= 0) {
+        p->ongoing--;
         /* The transaction bounds the last stable offset until the marker commits. */
         if (p->nended == p->ended_cap) {
             p->ended_cap = p->ended_cap ? p->ended_cap * 2 : 4;

@@ -105,6 +105,7 @@ typedef struct part {
      * stable offset until the marker is committed. */
     int64_t *ended;
     size_t nended, ended_cap;
+    size_t ongoing; /* producers whose txn_first_offset >= 0 */
 } part_t;
 
 struct kc_log {
