@@ -942,6 +942,13 @@ static int ab_scan_fn(void *ctx, const uint8_t *key, size_t key_len, const uint8
     return e.last_stable_offset >= a->upper ? 1 : 0;
 }
 
+int kc_log_aborted_delete(kc_log_t *l, const part_t *p, int64_t marker_offset)
+{
+    uint8_t k[AB_KEY_LEN];
+    ab_key(k, p->topic_id, p->partition, marker_offset);
+    return kc_store_del(l->store, l->db_meta, k, AB_KEY_LEN);
+}
+
 int kc_log_aborted_index(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64_t from,
                          kc_buf_t *out)
 {

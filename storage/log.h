@@ -415,10 +415,10 @@ int kc_log_apply_retention(kc_log_t *l, kc_uuid_t topic_id, int32_t partition,
  * index) and of control batches are not mapped, so they never remove an
  * older record of their key (Cleaner.buildOffsetMap); committed
  * transactional records are cleaned as any others, and aborted ones are
- * removed (Cleaner.shouldDiscardBatch). Unlike Kafka's cleaner, which also
- * removes the marker of a transaction left without records once
- * delete.retention.ms has passed, kcoord keeps every marker, and with them
- * the aborted transaction index.
+ * removed (Cleaner.shouldDiscardBatch). A marker whose transaction has no
+ * batch left gets a delete horizon (delete.retention.ms) from the clean
+ * that finds it so, and goes with the first clean past it, an ABORT
+ * marker's aborted transaction entry with it.
  *
  * A clean runs in slices, each of which reads at most a budget of batch
  * bytes and writes in the open transaction, so each commit holds either

@@ -178,6 +178,9 @@ const kc_log_topic_config_t *kc_log_part_config(kc_log_t *l, part_t *p);
 int kc_log_store_log_start(kc_log_t *l, part_t *p);
 /* The producer id's state in p, or NULL. */
 producer_t *kc_log_producer_find(part_t *p, int64_t pid);
+/* Deletes the aborted transaction entry of p's ABORT marker at
+ * marker_offset (absent is fine) in the open transaction. 0 or the store's error. */
+int kc_log_aborted_delete(kc_log_t *l, const part_t *p, int64_t marker_offset);
 /* The last stable offset of p (see kc_log_last_stable_offset). */
 int64_t kc_log_part_lso(const part_t *p);
 

@@ -638,6 +638,105 @@ static void interleaved_transactions_are_told_apart_in_a_clean(void **state)
     fx_close(&fx);
 }
 
+static const batch_t *batch_at(const log_view_t *v, int64_t base)
+{
+    for (int i = 0; i < v->nb; i++)
+        if (v->b[i].base == base)
+            return &v->b[i];
+    return NULL;
+}
+
+/* One more segment of dirty data, and a clean of it at now. */
+static void clean_again(fx_t *fx, int64_t ts, int64_t now)
+{
+    kv_t w[] = {{"w", "w"}};
+    produce(fx, w, 1, ts, -1, -1, 0);
+    fx->tc.min_cleanable_dirty_ratio = 0;
+    kc_log_set_topic_config(fx->log, topic_config_fn, fx);
+    clean(fx, now, 1 << 20);
+}
+
+/*
+ * A marker whose transaction has no batch left (CleanedTransactionMetadata):
+ * the first clean to find it so sets its delete horizon, the first clean
+ * past the horizon removes it; an ABORT marker's index entry goes with it.
+ */
+static void markers_of_emptied_transactions_go_after_their_horizon(void **state)
+{
+    fx_t fx;
+    fx_init(&fx, *state);
+    kv_t k1[] = {{"k", "k1"}};
+    kv_t y1[] = {{"y", "y1"}};
+    kv_t x1[] = {{"x", "x1"}};
+    kv_t a1[] = {{"a", "a1"}};
+    kv_t k2[] = {{"k", "k2"}};
+    kv_t z[] = {{"z", "z0"}};
+    assert_int_equal(produce_txn(&fx, k1, 1, NOW, 4000, 0), 0);       /* P */
+    assert_int_equal(write_marker(&fx, 4000, true, NOW + 1000), 1);   /* commit P */
+    assert_int_equal(produce_txn(&fx, a1, 1, NOW + 2000, 4100, 0), 2); /* Q */
+    assert_int_equal(write_marker(&fx, 4100, false, NOW + 3000), 3);  /* abort Q */
+    assert_int_equal(produce_txn(&fx, y1, 1, NOW + 4000, 4000, 1), 4); /* P */
+    assert_int_equal(write_marker(&fx, 4000, true, NOW + 5000), 5);
+    assert_int_equal(produce_txn(&fx, x1, 1, NOW + 6000, 4100, 1), 6); /* Q */
+    assert_int_equal(write_marker(&fx, 4100, true, NOW + 7000), 7);
+    assert_int_equal(produce(&fx, k2, 1, NOW + 8000, -1, -1, 0), 8);
+    assert_int_equal(produce(&fx, z, 1, NOW + 9000, -1, -1, 0), 9); /* active */
+    /* k1 is compacted away and a1 aborted: both batches go (neither is its
+     * producer's last); their markers stay, as this clean met their batches. */
+    clean(&fx, NOW + 10000, 1 << 20);
+    log_view_t v;
+    kc_log_offsets_t o;
+    read_all(&fx, 0, &v, &o);
+    assert_null(batch_at(&v, 0));
+    assert_null(batch_at(&v, 2));
+    assert_non_null(batch_at(&v, 1));
+    assert_int_equal(batch_at(&v, 1)->attrs & 0x40, 0);
+    assert_non_null(batch_at(&v, 3));
+    assert_int_equal(batch_at(&v, 3)->attrs & 0x40, 0);
+    kc_buf_t ab;
+    kc_buf_init(&ab);
+    assert_int_equal(kc_log_aborted_index(fx.log, TID, 0, 0, &ab), 0);
+    assert_int_equal(ab.len, sizeof(kc_log_aborted_entry_t));
+    /* The next clean finds them empty: a horizon, the record as it was. */
+    int64_t second = NOW + 20000;
+    clean_again(&fx, NOW + 11000, second);
+    read_all(&fx, 0, &v, &o);
+    const batch_t *m = batch_at(&v, 1);
+    assert_non_null(m);
+    assert_int_equal(m->attrs & 0x70, 0x70);
+    assert_int_equal(m->base_ts, second + DAY);
+    assert_int_equal(m->nrecs, 1);
+    assert_int_equal(v.r[m->first_rec].timestamp, NOW + 1000);
+    assert_int_equal(batch_at(&v, 3)->attrs & 0x40, 0x40);
+    assert_int_equal(batch_at(&v, 5)->attrs & 0x40, 0); /* its transaction has y1 */
+    assert_int_equal(batch_at(&v, 7)->attrs & 0x40, 0); /* and this one x1 */
+    /* Before the horizon they stay. */
+    clean_again(&fx, NOW + 12000, second + DAY - 1);
+    read_all(&fx, 0, &v, &o);
+    assert_non_null(batch_at(&v, 1));
+    /* Past it they go, and the aborted transaction's entry with its marker. */
+    clean_again(&fx, NOW + 13000, second + DAY + 1);
+    read_all(&fx, 0, &v, &o);
+    assert_null(batch_at(&v, 1));
+    assert_null(batch_at(&v, 3));
+    assert_non_null(batch_at(&v, 5));
+    assert_string_equal(find(&v, 4)->value, "y1");
+    kc_buf_reset(&ab);
+    assert_int_equal(kc_log_aborted_index(fx.log, TID, 0, 0, &ab), 0);
+    assert_int_equal(ab.len, 0);
+    kc_buf_t out;
+    kc_buf_init(&out);
+    int16_t err;
+    assert_int_equal(kc_log_read_isolated(fx.log, TID, 0, 0, 1 << 20, true, KC_LOG_READ_COMMITTED,
+                                          &out, &ab, &err, &o),
+                     0);
+    assert_true(out.len > 0);
+    assert_int_equal(ab.len, 0);
+    kc_buf_deinit(&out);
+    kc_buf_deinit(&ab);
+    fx_close(&fx);
+}
+
 static void tombstones_stay_until_their_delete_horizon(void **state)
 {
     fx_t fx;
@@ -899,6 +998,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(interleaved_transactions_are_told_apart_in_a_clean, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(markers_of_emptied_transactions_go_after_their_horizon,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(deleting_the_topic_forgets_its_segments_and_clean, setup,
                                         teardown),
     };
