@@ -338,8 +338,9 @@ typedef struct {
     int32_t leader_epoch; /* the partition's epoch, known once fencing was checked */
     int32_t diverging_epoch; /* with diverging_end: the epoch the log and the fetcher diverge at */
     int64_t diverging_end;   /* >= 0: that epoch ends there (the answer's DivergingEpoch) */
-    int64_t high_watermark, log_start;
+    int64_t high_watermark, log_start, last_stable;
     size_t start, end; /* record bytes in the data buffer */
+    size_t ab_start, ab_end; /* aborted transactions (kc_log_aborted_txn_t) in the aborted buffer */
 } fetch_item_t;
 
 /*
@@ -427,6 +428,7 @@ typedef struct {
     fetch_item_t *items;
     size_t nitems;
     kc_buf_t data;
+    kc_buf_t aborted; /* READ_COMMITTED: the partitions' aborted transactions */
     /* ReplicaManager.readFromLog's state */
     bool follower;  /* the replica id names a follower */
     bool min_one;   /* the next partition with data returns at least one batch */
@@ -563,6 +565,7 @@ static bool fetch_check_epochs(const fetch_t *f, fetch_item_t *it, const kc_topi
             it->diverging_epoch = epoch;
             it->diverging_end = end;
             it->high_watermark = lo.high_watermark;
+            it->last_stable = lo.last_stable_offset;
             it->log_start = lo.log_start_offset;
             return true; /* answered at once */
         }
@@ -589,8 +592,15 @@ static bool fetch_read_log(fetch_t *f, fetch_item_t *it, const kc_topic_t *topic
     int16_t err = 0;
     kc_log_offsets_t offs;
     size_t before = f->data.len;
-    if (kc_log_read(f->s->log, topic->id, it->partition, it->fetch_offset, max, f->min_one,
-                    &f->data, &err, &offs) != 0) {
+    /* FetchParams.isolation: a consumer's READ_COMMITTED reads up to the
+     * last stable offset (a follower's fetch would read the whole log). */
+    int isolation = f->v >= 4 && !f->follower && f->rq.isolation_level == 1
+                        ? KC_LOG_READ_COMMITTED
+                        : KC_LOG_READ_UNCOMMITTED;
+    it->ab_start = it->ab_end = f->aborted.len;
+    if (kc_log_read_isolated(f->s->log, topic->id, it->partition, it->fetch_offset, max,
+                             f->min_one, isolation, &f->data, &f->aborted, &err, &offs) != 0) {
+        f->aborted.len = it->ab_start;
         it->error_code = KC_ERR_KAFKA_STORAGE_ERROR;
         return false;
     }
@@ -598,12 +608,16 @@ static bool fetch_read_log(fetch_t *f, fetch_item_t *it, const kc_topic_t *topic
     if (err)
         return false; /* A failed read knows no offsets (ReplicaManager.createLogReadResult). */
     it->high_watermark = offs.high_watermark;
+    it->last_stable = offs.last_stable_offset;
     it->log_start = offs.log_start_offset;
     /* From v3 a first batch cut by the byte limits is left out, as the
      * client can go on with a larger limit (ReplicaManager.readFromLog). */
     size_t got = f->data.len - before;
-    if (f->v >= 3 && got > 0 && first_batch_cut(f->data.data + before, got))
+    if (f->v >= 3 && got > 0 && first_batch_cut(f->data.data + before, got)) {
         f->data.len = before;
+        f->aborted.len = it->ab_start;
+    }
+    it->ab_end = f->aborted.len;
     it->end = f->data.len;
     if (f->data.len > before) {
         f->min_one = false;
@@ -626,8 +640,10 @@ static void fetch_read_items(fetch_t *f)
     for (size_t k = 0; k < f->nitems; k++) {
         fetch_item_t *it = &f->items[k];
         it->high_watermark = -1;
+        it->last_stable = -1;
         it->log_start = -1;
         it->start = it->end = f->data.len;
+        it->ab_start = it->ab_end = f->aborted.len;
         const kc_topic_t *topic = f->v >= 13 ? kc_topics_find_id(f->s->topics, it->topic_id)
                                              : kc_topics_find(f->s->topics, it->topic);
         if (fetch_refuse(f, it, topic) || fetch_check_epochs(f, it, topic) ||
@@ -686,12 +702,12 @@ static bool *fetch_update_session(fetch_t *f)
 }
 
 /* One partition's answer from what was read (FetchResponse.partitionResponse). */
-static void fetch_partition_data(const fetch_t *f, const fetch_item_t *it,
+static void fetch_partition_data(fetch_t *f, const fetch_item_t *it,
                                  kc_fetch_response_partition_data_t *rp)
 {
     fetch_partition_init(rp, it->partition, it->error_code);
     rp->high_watermark = it->high_watermark;
-    rp->last_stable_offset = it->high_watermark;
+    rp->last_stable_offset = it->last_stable;
     rp->log_start_offset = it->log_start;
     if (it->diverging_end >= 0)
         rp->diverging_epoch =
@@ -701,6 +717,20 @@ static void fetch_partition_data(const fetch_t *f, const fetch_item_t *it,
      * read null (no fetch data). */
     rp->aborted_transactions.count =
         it->erroneous ? 0 : (f->rq.isolation_level == 1 && !it->error_code ? 0 : -1);
+    size_t nab = (it->ab_end - it->ab_start) / sizeof(kc_log_aborted_txn_t);
+    if (rp->aborted_transactions.count == 0 && nab > 0) {
+        /* The aborted transactions of what was read (FetchResponse's
+         * AbortedTransactions, v4+), from the log's transaction index. */
+        const kc_log_aborted_txn_t *a =
+            (const kc_log_aborted_txn_t *)(const void *)(f->aborted.data + it->ab_start);
+        kc_fetch_response_aborted_transaction_t *items =
+            kc_arena_alloc(&f->arena, nab * sizeof(*items));
+        for (size_t i = 0; i < nab; i++)
+            items[i] = (kc_fetch_response_aborted_transaction_t){a[i].producer_id,
+                                                                 a[i].first_offset};
+        rp->aborted_transactions.items = items;
+        rp->aborted_transactions.count = (int32_t)nab;
+    }
     rp->records = (kc_bytes_t){it->end > it->start ? f->data.data + it->start
                                                    : (const uint8_t *)"",
                                (int32_t)(it->end - it->start)};
@@ -823,6 +853,7 @@ static int fetch_eval(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t
     fetch_t f = {.s = s, .ctx = ctx, .v = ctx->api_version};
     kc_arena_init(&f.arena);
     kc_buf_init(&f.data);
+    kc_buf_init(&f.aborted);
     kc_reader_t r;
     kc_reader_init(&r, body, body_len);
     kc_fetch_request_init(&f.rq);
@@ -849,6 +880,7 @@ static int fetch_eval(kc_server_t *s, const kc_request_ctx_t *ctx, const uint8_t
     }
     free(f.items);
     kc_buf_deinit(&f.data);
+    kc_buf_deinit(&f.aborted);
     kc_arena_deinit(&f.arena);
     return rc;
 }
@@ -921,7 +953,7 @@ static int32_t list_offsets_epoch(const kc_epoch_cache_t *epochs, int64_t ts, in
 }
 
 static void list_offsets_partition(kc_req_t *req, const kc_topic_t *topic, int16_t v,
-                                   const kc_list_offsets_request_partition_t *p,
+                                   int8_t isolation, const kc_list_offsets_request_partition_t *p,
                                    kc_list_offsets_response_partition_response_t *rp)
 {
     kc_server_t *s = req->srv;
@@ -961,6 +993,17 @@ static void list_offsets_partition(kc_req_t *req, const kc_topic_t *topic, int16
     if (rc != 0) {
         rp->error_code = KC_ERR_KAFKA_STORAGE_ERROR;
         return;
+    }
+    /* Partition.fetchOffsetForTimestamp: under READ_COMMITTED the last
+     * fetchable offset is the last stable offset: latest answers it, and an
+     * offset found at or above it is none. */
+    if (isolation == KC_LOG_READ_COMMITTED) {
+        if (ts == -1) {
+            off = offs.last_stable_offset;
+        } else if ((ts >= 0 || ts == -3) && off >= offs.last_stable_offset) {
+            off = found = -1;
+            found_epoch = KC_EPOCH_UNDEFINED;
+        }
     }
     rp->error_code = KC_ERR_NONE;
     if (v == 0) {
@@ -1125,7 +1168,8 @@ static void list_offsets_authorize_and_fetch(list_offsets_t *lo)
             if (list_offsets_listed_twice(rq, i, j))
                 rp.error_code = KC_ERR_INVALID_REQUEST;
             else
-                list_offsets_partition(req, topic, lo->v, p, &rp);
+                list_offsets_partition(req, topic, lo->v, lo->v >= 2 ? rq->isolation_level : 0,
+                                       p, &rp);
             list_offsets_put(lo, t->name, &rp);
         }
     }

@@ -1,16 +1,21 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The partition log on LMDB: batch validation (Kafka's LogValidator and
- * UnifiedLog.analyzeAndValidateRecords), offset assignment, idempotent
- * producer state, reads by offset and lookups by timestamp.
+ * UnifiedLog.analyzeAndValidateRecords), offset assignment, idempotent and
+ * transactional producer state, transaction markers and the aborted
+ * transaction index, reads by offset (at an isolation level) and lookups by
+ * timestamp.
  *
  * Databases (all integers big-endian):
  *   "plog":      topic id (16) | partition (4) | base offset (8) -> the batch
  *                bytes (BaseOffset and PartitionLeaderEpoch rewritten)
- *   "pproducer": topic id | partition | producer id (8) -> u8 version 0,
- *                i16 epoch, u8 n, n x {i32 first seq, i32 last seq,
- *                i64 first offset, i64 last offset, i64 timestamp}
- *                (the last five batches, oldest first)
+ *   "pproducer": topic id | partition | producer id (8) -> u8 version 1,
+ *                i16 epoch, u8 n, i32 coordinator epoch (-1), i64 first
+ *                offset of the ongoing transaction (-1: none), i64 last
+ *                timestamp (of its last batch or marker), n x {i32
+ *                first seq, i32 last seq, i64 first offset, i64 last offset,
+ *                i64 timestamp} (the last five batches, oldest first);
+ *                version 0 has none of the i32 and i64 (no transaction)
  *   "pmeta":     "producer_id_block_end" -> i64;
  *                "ls" | topic id | partition -> i64 log start offset, written
  *                when DeleteRecords or retention moves it, or compaction
@@ -19,6 +24,11 @@
  *                "le" | topic id | partition -> the leader epoch cache
  *                (kc_epoch_cache_encode; Kafka's leader-epoch-checkpoint),
  *                written when it changes; absent: epoch 0 from the log start;
+ *                "ab" | topic id | partition | last offset (8) -> u8
+ *                version 0, i64 producer id, i64 first offset, i64 last
+ *                stable offset: the aborted transaction index (Kafka's
+ *                AbortedTxn entries of the .txnindex files), keyed by the
+ *                offset of the ABORT marker;
  *                "sg" and "cp" keys of compacted topics (log_clean.c)
  * Batch keys sort by offset within a partition, so the batch holding an
  * offset is the greatest key not above (topic id, partition, offset).
@@ -41,6 +51,9 @@
 static const char PID_KEY[] = "producer_id_block_end";
 #define LS_KEY_LEN 22 /* "ls" | topic id | partition */
 #define LE_KEY_LEN 22 /* "le" | topic id | partition */
+#define AB_KEY_LEN 30 /* "ab" | topic id | partition | last offset */
+#define AB_VALUE_LEN 25
+#define PRODUCER_V1_HEADER 24 /* version, epoch, n, coordinator epoch, txn start, last timestamp */
 
 /* ---- config, lifecycle ---- */
 
@@ -100,6 +113,7 @@ static void part_free(part_t *p)
     if (!p)
         return;
     free(p->producers);
+    free(p->ended);
     kc_log_seg_free(p);
     kc_epoch_cache_deinit(&p->epochs);
     free(p);
@@ -140,10 +154,14 @@ bool kc_log_committed(kc_log_t *l)
         if (p)
             p->clean_pending = p->trim_pending = false;
         if (p && p->dirty) {
+            int64_t lso = kc_log_part_lso(p);
             if (p->hw != p->leo)
                 advanced = true;
             p->hw = p->leo;
+            p->nended = 0; /* their markers are below the high watermark now */
             p->dirty = false;
+            if (kc_log_part_lso(p) != lso)
+                advanced = true;
         }
     }
     return advanced;
@@ -275,8 +293,10 @@ static int producer_load_fn(void *ctx, const uint8_t *key, size_t key_len, const
                             size_t value_len)
 {
     part_t *p = ctx;
-    if (key_len != KEY_LEN || value_len < 4 || value[0] != 0 ||
-        value_len != 4 + (size_t)value[3] * 32 || value[3] > PRODUCER_BATCHES)
+    if (key_len != KEY_LEN || value_len < 4 || value[0] > 1 || value[3] > PRODUCER_BATCHES)
+        return KC_EIO;
+    size_t head = value[0] == 0 ? 4 : PRODUCER_V1_HEADER;
+    if (value_len != head + (size_t)value[3] * 32)
         return KC_EIO;
     if (p->nproducers == p->producers_cap) {
         p->producers_cap = p->producers_cap ? p->producers_cap * 2 : 4;
@@ -287,8 +307,13 @@ static int producer_load_fn(void *ctx, const uint8_t *key, size_t key_len, const
     pr->producer_id = (int64_t)rd64(key + 20);
     pr->epoch = (int16_t)rd16(value + 1);
     pr->n = value[3];
+    pr->coordinator_epoch = value[0] == 0 ? -1 : (int32_t)rd32(value + 4);
+    pr->txn_first_offset = value[0] == 0 ? -1 : (int64_t)rd64(value + 8);
+    pr->last_timestamp = value[0] == 0 ? -1 : (int64_t)rd64(value + 16);
+    if (pr->txn_first_offset >= 0)
+        p->ongoing++;
     for (uint8_t i = 0; i < pr->n; i++) {
-        const uint8_t *b = value + 4 + 32 * i;
+        const uint8_t *b = value + head + 32 * i;
         pr->b[i].first_seq = (int32_t)rd32(b);
         pr->b[i].last_seq = (int32_t)rd32(b + 4);
         pr->b[i].first_offset = (int64_t)rd64(b + 8);
@@ -546,19 +571,56 @@ static int producer_store(kc_log_t *l, const part_t *p, const producer_t *pr)
 {
     uint8_t k[KEY_LEN];
     batch_key(k, p->topic_id, p->partition, pr->producer_id);
-    uint8_t v[4 + 32 * PRODUCER_BATCHES];
-    v[0] = 0;
+    uint8_t v[PRODUCER_V1_HEADER + 32 * PRODUCER_BATCHES];
+    v[0] = 1;
     be16(v + 1, (uint16_t)pr->epoch);
     v[3] = pr->n;
+    be32(v + 4, (uint32_t)pr->coordinator_epoch);
+    be64(v + 8, (uint64_t)pr->txn_first_offset);
+    be64(v + 16, (uint64_t)pr->last_timestamp);
     for (uint8_t i = 0; i < pr->n; i++) {
-        uint8_t *b = v + 4 + 32 * i;
+        uint8_t *b = v + PRODUCER_V1_HEADER + 32 * i;
         be32(b, (uint32_t)pr->b[i].first_seq);
         be32(b + 4, (uint32_t)pr->b[i].last_seq);
         be64(b + 8, (uint64_t)pr->b[i].first_offset);
         be64(b + 16, (uint64_t)pr->b[i].last_offset);
         be64(b + 24, (uint64_t)pr->b[i].timestamp);
     }
-    return kc_store_put(l->store, l->db_producers, k, KEY_LEN, v, 4 + 32 * (size_t)pr->n);
+    return kc_store_put(l->store, l->db_producers, k, KEY_LEN, v,
+                        PRODUCER_V1_HEADER + 32 * (size_t)pr->n);
+}
+
+/* A new producer state in p (epoch -1, as ProducerStateEntry.empty). */
+static producer_t *producer_add(part_t *p, int64_t pid)
+{
+    if (p->nproducers == p->producers_cap) {
+        p->producers_cap = p->producers_cap ? p->producers_cap * 2 : 4;
+        p->producers = kc_xrealloc(p->producers, p->producers_cap * sizeof(producer_t));
+    }
+    producer_t *pr = &p->producers[p->nproducers++];
+    memset(pr, 0, sizeof(*pr));
+    pr->producer_id = pid;
+    pr->epoch = -1;
+    pr->coordinator_epoch = -1;
+    pr->txn_first_offset = -1;
+    pr->last_timestamp = -1;
+    return pr;
+}
+
+int64_t kc_log_part_lso(const part_t *p)
+{
+    /* ProducerStateManager.firstUnstableOffset over the ongoing and the
+     * not yet committed ended transactions; UnifiedLog.lastStableOffset
+     * bounds it by the high watermark, maybeIncrementFirstUnstableOffset by
+     * the log start offset. */
+    int64_t lso = p->hw;
+    for (size_t i = 0; p->ongoing > 0 && i < p->nproducers; i++)
+        if (p->producers[i].txn_first_offset >= 0 && p->producers[i].txn_first_offset < lso)
+            lso = p->producers[i].txn_first_offset;
+    for (size_t i = 0; i < p->nended; i++)
+        if (p->ended[i] < lso)
+            lso = p->ended[i];
+    return KC_MAX(lso, p->log_start);
 }
 
 static void fail(kc_log_append_result_t *out, int16_t code, const char *msg)
@@ -774,6 +836,13 @@ int kc_log_append(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, const uint
                 return 0;
             }
         }
+        /* ProducerAppendInfo.appendDataBatch: while its transaction is
+         * ongoing, a producer writes transactional batches only. */
+        if (pr->txn_first_offset >= 0 && !(attrs & ATTR_TRANSACTIONAL)) {
+            fail(out, KC_LOG_ERR_INVALID_TXN_STATE,
+                 "Expected transactional write from producer");
+            return 0;
+        }
     }
 
     /* Assign offsets: rewrite BaseOffset and PartitionLeaderEpoch (outside the
@@ -798,14 +867,13 @@ int kc_log_append(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, const uint
     }
     if (rc == 0 && pid >= 0) {
         if (!pr) {
-            if (p->nproducers == p->producers_cap) {
-                p->producers_cap = p->producers_cap ? p->producers_cap * 2 : 4;
-                p->producers = kc_xrealloc(p->producers, p->producers_cap * sizeof(producer_t));
-            }
-            pr = &p->producers[p->nproducers++];
-            memset(pr, 0, sizeof(*pr));
-            pr->producer_id = pid;
+            pr = producer_add(p, pid);
             pr->epoch = epoch;
+        }
+        /* A transactional batch begins the producer's transaction here. */
+        if ((attrs & ATTR_TRANSACTIONAL) && pr->txn_first_offset < 0) {
+            pr->txn_first_offset = base;
+            p->ongoing++;
         }
         if (epoch != pr->epoch) {
             pr->epoch = epoch; /* a new epoch forgets the batches of the old one */
@@ -816,6 +884,7 @@ int kc_log_append(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, const uint
             pr->n--;
         }
         pr->b[pr->n++] = (batch_meta_t){base_seq, last_seq, base, base + last_delta, max_ts};
+        pr->last_timestamp = max_ts;
         rc = producer_store(l, p, pr);
     }
     if (rc == 0 && tc->compact)
@@ -834,6 +903,256 @@ int kc_log_append(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, const uint
     return 0;
 }
 
+/* ---- the aborted transaction index ---- */
+
+static void ab_key(uint8_t *k, kc_uuid_t tid, int32_t partition, int64_t last_offset)
+{
+    k[0] = 'a';
+    k[1] = 'b';
+    memcpy(k + 2, tid.b, 16);
+    be32(k + 18, (uint32_t)partition);
+    be64(k + 22, (uint64_t)last_offset);
+}
+
+typedef struct {
+    kc_buf_t *out;
+    int64_t upper;  /* entries whose first offset is below it; INT64_MAX: all */
+    bool as_fetch;  /* kc_log_aborted_txn_t, else kc_log_aborted_entry_t */
+} ab_scan_ctx_t;
+
+/* TransactionIndex.collectAbortedTxns: the entries are in marker order, and
+ * once one's last stable offset reaches the upper bound no later entry can
+ * begin below it (TxnIndexSearchResult.isComplete). */
+static int ab_scan_fn(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *value,
+                      size_t value_len)
+{
+    ab_scan_ctx_t *a = ctx;
+    if (key_len != AB_KEY_LEN || value_len != AB_VALUE_LEN || value[0] != 0)
+        return KC_EIO;
+    kc_log_aborted_entry_t e = {(int64_t)rd64(value + 1), (int64_t)rd64(value + 9),
+                                (int64_t)rd64(key + 22), (int64_t)rd64(value + 17)};
+    if (e.first_offset < a->upper) {
+        if (a->as_fetch) {
+            kc_log_aborted_txn_t t = {e.producer_id, e.first_offset};
+            kc_buf_append(a->out, &t, sizeof(t));
+        } else {
+            kc_buf_append(a->out, &e, sizeof(e));
+        }
+    }
+    return e.last_stable_offset >= a->upper ? 1 : 0;
+}
+
+int kc_log_aborted_delete(kc_log_t *l, const part_t *p, int64_t marker_offset)
+{
+    uint8_t k[AB_KEY_LEN];
+    ab_key(k, p->topic_id, p->partition, marker_offset);
+    return kc_store_del(l->store, l->db_meta, k, AB_KEY_LEN);
+}
+
+int kc_log_aborted_index(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64_t from,
+                         kc_buf_t *out)
+{
+    uint8_t k[AB_KEY_LEN];
+    ab_key(k, topic_id, partition, KC_MAX(from, 0));
+    ab_scan_ctx_t a = {out, INT64_MAX, false};
+    int rc = kc_store_scan(l->store, l->db_meta, k, AB_KEY_LEN, AB_KEY_LEN - 8, false, ab_scan_fn,
+                           &a);
+    return rc < 0 ? rc : 0;
+}
+
+typedef struct {
+    int64_t below;
+    int64_t *last; /* marker offsets of the entries below */
+    size_t n, cap;
+} ab_trim_ctx_t;
+
+static int ab_trim_fn(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *value,
+                      size_t value_len)
+{
+    (void)value;
+    ab_trim_ctx_t *t = ctx;
+    if (key_len != AB_KEY_LEN || value_len != AB_VALUE_LEN)
+        return KC_EIO;
+    int64_t last = (int64_t)rd64(key + 22);
+    if (last >= t->below)
+        return 1;
+    if (t->n == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 16;
+        t->last = kc_xrealloc(t->last, t->cap * sizeof(*t->last));
+    }
+    t->last[t->n++] = last;
+    return 0;
+}
+
+/* Drops the aborted transaction entries of p whose marker lies below its
+ * log start offset, in the open transaction (Kafka deletes the .txnindex
+ * of each segment deleted). 0 or the store's error. */
+static int ab_trim(kc_log_t *l, const part_t *p)
+{
+    uint8_t k[AB_KEY_LEN];
+    ab_key(k, p->topic_id, p->partition, 0);
+    ab_trim_ctx_t t = {p->log_start, NULL, 0, 0};
+    int rc = kc_store_scan(l->store, l->db_meta, k, AB_KEY_LEN, AB_KEY_LEN - 8, false, ab_trim_fn,
+                           &t);
+    if (rc > 0)
+        rc = 0;
+    for (size_t i = 0; rc == 0 && i < t.n; i++) {
+        ab_key(k, p->topic_id, p->partition, t.last[i]);
+        rc = kc_store_del(l->store, l->db_meta, k, AB_KEY_LEN);
+    }
+    free(t.last);
+    return rc;
+}
+
+/* ---- transaction markers ---- */
+
+#define MARKER_RECORDS_LEN 17 /* one record: length varint + a 16-byte body */
+#define MARKER_BATCH_LEN (BATCH_HEADER + MARKER_RECORDS_LEN)
+
+/* The control batch of an end transaction marker at base, as
+ * MemoryRecords.writeEndTransactionalMarker lays it out. */
+static void marker_batch(uint8_t *b, int64_t base, int32_t leader_epoch, int16_t attrs, int64_t ts,
+                         int64_t pid, int16_t epoch, bool commit, int32_t coordinator_epoch)
+{
+    memset(b, 0, MARKER_BATCH_LEN);
+    be64(b + OFF_BASE_OFFSET, (uint64_t)base);
+    be32(b + OFF_LENGTH, MARKER_BATCH_LEN - LOG_OVERHEAD);
+    be32(b + OFF_LEADER_EPOCH, (uint32_t)leader_epoch);
+    b[OFF_MAGIC] = 2;
+    be16(b + OFF_ATTRIBUTES, (uint16_t)attrs);
+    be32(b + OFF_LAST_OFFSET_DELTA, 0);
+    be64(b + OFF_BASE_TIMESTAMP, (uint64_t)ts);
+    be64(b + OFF_MAX_TIMESTAMP, (uint64_t)ts);
+    be64(b + OFF_PRODUCER_ID, (uint64_t)pid);
+    be16(b + OFF_PRODUCER_EPOCH, (uint16_t)epoch);
+    be32(b + OFF_BASE_SEQUENCE, UINT32_MAX); /* RecordBatch.NO_SEQUENCE */
+    be32(b + OFF_RECORD_COUNT, 1);
+    uint8_t *r = b + BATCH_HEADER;
+    r[0] = 16 << 1; /* record length 16 (zigzag varint) */
+    r[1] = 0;       /* attributes */
+    r[2] = 0;       /* timestamp delta */
+    r[3] = 0;       /* offset delta */
+    r[4] = 4 << 1;  /* key: ControlRecordType, version 0 */
+    be16(r + 5, 0);
+    be16(r + 7, commit ? 1 : 0);
+    r[9] = 6 << 1; /* value: EndTxnMarker, version 0 */
+    be16(r + 10, 0);
+    be32(r + 12, (uint32_t)coordinator_epoch);
+    r[16] = 0; /* no headers */
+    be32(b + OFF_CRC, kc_crc32c(0, b + OFF_ATTRIBUTES, MARKER_BATCH_LEN - OFF_ATTRIBUTES));
+}
+
+static void marker_fail(kc_log_marker_result_t *out, int16_t code)
+{
+    out->error_code = code;
+    out->offset = -1;
+}
+
+int kc_log_write_marker(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64_t producer_id,
+                        int16_t producer_epoch, bool commit, int32_t coordinator_epoch,
+                        int16_t transaction_version, int64_t now_ms, kc_log_marker_result_t *out)
+{
+    out->error_code = 0;
+    out->offset = -1;
+    part_t *p = kc_log_part_get(l, topic_id, partition);
+    if (!p) {
+        marker_fail(out, KC_LOG_ERR_KAFKA_STORAGE_ERROR);
+        return KC_EIO;
+    }
+    const kc_log_topic_config_t *tc = kc_log_part_config(l, p);
+    producer_t *pr = kc_log_producer_find(p, producer_id);
+    int16_t current = pr ? pr->epoch : -1;
+    bool ongoing = pr && pr->txn_first_offset >= 0;
+    /* ProducerAppendInfo.checkProducerEpoch: from transaction version 2 the
+     * coordinator bumps the epoch for every marker, so an equal epoch is a
+     * late marker too, unless the transaction already ended (a retry). */
+    bool stale = transaction_version >= 2 ? producer_epoch <= current : producer_epoch < current;
+    if (stale && !(transaction_version >= 2 && producer_epoch == current &&
+                   (!ongoing || producer_epoch == INT16_MAX))) {
+        marker_fail(out, KC_LOG_ERR_INVALID_PRODUCER_EPOCH);
+        return 0;
+    }
+    /* checkCoordinatorEpoch */
+    if (pr && pr->coordinator_epoch > coordinator_epoch) {
+        marker_fail(out, KC_LOG_ERR_TRANSACTION_COORDINATOR_FENCED);
+        return 0;
+    }
+    int64_t base = p->leo;
+    int16_t attrs = ATTR_TRANSACTIONAL | ATTR_CONTROL;
+    if (tc->log_append_time)
+        attrs |= ATTR_LOG_APPEND_TIME;
+    uint8_t k[KEY_LEN];
+    batch_key(k, topic_id, partition, base);
+    uint8_t *b;
+    int rc = kc_store_put_reserve(l->store, l->db_batches, k, KEY_LEN, MARKER_BATCH_LEN, &b);
+    if (rc == 0)
+        marker_batch(b, base, kc_epoch_cache_latest(&p->epochs), attrs, now_ms, producer_id,
+                     producer_epoch, commit, coordinator_epoch);
+    int64_t first = ongoing ? pr->txn_first_offset : -1;
+    if (rc == 0 && !commit && first >= 0) {
+        /* ProducerStateManager.lastStableOffset(completedTxn): the first
+         * offset of another producer's ongoing transaction, else the offset
+         * after the marker. */
+        int64_t lso = base + 1;
+        for (size_t i = 0; i < p->nproducers; i++) {
+            const producer_t *q = &p->producers[i];
+            if (q->producer_id != producer_id && q->txn_first_offset >= 0 &&
+                q->txn_first_offset < lso)
+                lso = q->txn_first_offset;
+        }
+        uint8_t ak[AB_KEY_LEN], av[AB_VALUE_LEN];
+        ab_key(ak, topic_id, partition, base);
+        av[0] = 0;
+        be64(av + 1, (uint64_t)producer_id);
+        be64(av + 9, (uint64_t)first);
+        be64(av + 17, (uint64_t)lso);
+        rc = kc_store_put(l->store, l->db_meta, ak, AB_KEY_LEN, av, AB_VALUE_LEN);
+    }
+    /* ProducerStateEntry.update: the marker's epoch (a new one forgets the
+     * batches), its coordinator epoch, no transaction ongoing. */
+    producer_t next;
+    if (pr) {
+        next = *pr;
+    } else {
+        memset(&next, 0, sizeof(next));
+        next.producer_id = producer_id;
+        next.epoch = producer_epoch;
+    }
+    if (next.epoch != producer_epoch) {
+        next.epoch = producer_epoch;
+        next.n = 0;
+    }
+    next.coordinator_epoch = coordinator_epoch;
+    next.txn_first_offset = -1;
+    next.last_timestamp = now_ms;
+    if (rc == 0)
+        rc = producer_store(l, p, &next);
+    if (rc == 0 && tc->compact)
+        rc = kc_log_seg_appended(l, p, tc, base, MARKER_BATCH_LEN, now_ms, now_ms);
+    if (rc != 0) {
+        marker_fail(out, KC_LOG_ERR_KAFKA_STORAGE_ERROR);
+        return rc;
+    }
+    if (!pr)
+        pr = producer_add(p, producer_id);
+    *pr = next;
+    if (first >= 0) {
+        p->ongoing--;
+        /* The transaction bounds the last stable offset until the marker commits. */
+        if (p->nended == p->ended_cap) {
+            p->ended_cap = p->ended_cap ? p->ended_cap * 2 : 4;
+            p->ended = kc_xrealloc(p->ended, p->ended_cap * sizeof(*p->ended));
+        }
+        p->ended[p->nended++] = first;
+    }
+    p->leo = base + 1;
+    p->dirty = true;
+    if (p->size_bytes >= 0)
+        p->size_bytes += MARKER_BATCH_LEN;
+    out->offset = base;
+    return 0;
+}
+
 /* ---- reads ---- */
 
 int kc_log_offsets(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, kc_log_offsets_t *out)
@@ -843,6 +1162,7 @@ int kc_log_offsets(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, kc_log_of
         return KC_EIO;
     out->log_start_offset = p->log_start;
     out->high_watermark = p->hw;
+    out->last_stable_offset = kc_log_part_lso(p);
     out->log_end_offset = p->leo;
     return 0;
 }
@@ -855,6 +1175,7 @@ typedef struct {
     kc_log_t *l;
     part_t *p;
     int64_t seg_end; /* a read ends with the segment of its first batch (LogSegment.read) */
+    int64_t upper;   /* the first offset not returned (LogSegment.fetchUpperBoundOffset) */
 } read_ctx_t;
 
 static int read_fn(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *value,
@@ -865,14 +1186,18 @@ static int read_fn(void *ctx, const uint8_t *key, size_t key_len, const uint8_t 
         return KC_EIO;
     int64_t base = (int64_t)rd64(key + 20);
     int64_t last = base + (int32_t)rd32(value + OFF_LAST_OFFSET_DELTA);
-    if (base >= r->hw)
+    if (base >= r->hw) {
+        r->upper = base;
         return 1;
+    }
     if (last < r->offset)
         return 0;
-    if (r->first)
+    if (r->first) {
         r->seg_end = kc_log_seg_end(r->l, r->p, base);
-    else if (base >= r->seg_end)
+    } else if (base >= r->seg_end) {
+        r->upper = base;
         return 1;
+    }
     if (r->first && r->min_one && value_len > r->limit)
         r->limit = value_len;
     r->first = false;
@@ -880,12 +1205,25 @@ static int read_fn(void *ctx, const uint8_t *key, size_t key_len, const uint8_t 
     size_t n = KC_MIN(room, value_len);
     kc_buf_append(r->out, value, n);
     r->used += n;
-    return r->used >= r->limit ? 1 : 0;
+    if (r->used >= r->limit) {
+        r->upper = last + 1; /* a batch cut short counts as read: its end is the bound */
+        return 1;
+    }
+    return 0;
 }
+
 
 int kc_log_read(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64_t offset,
                 int32_t max_bytes, bool min_one, kc_buf_t *out, int16_t *error_code,
                 kc_log_offsets_t *offsets)
+{
+    return kc_log_read_isolated(l, topic_id, partition, offset, max_bytes, min_one,
+                                KC_LOG_READ_UNCOMMITTED, out, NULL, error_code, offsets);
+}
+
+int kc_log_read_isolated(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64_t offset,
+                         int32_t max_bytes, bool min_one, int isolation, kc_buf_t *out,
+                         kc_buf_t *aborted, int16_t *error_code, kc_log_offsets_t *offsets)
 {
     *error_code = 0;
     part_t *p = kc_log_part_get(l, topic_id, partition);
@@ -893,19 +1231,67 @@ int kc_log_read(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64_t offs
         return KC_EIO;
     offsets->log_start_offset = p->log_start;
     offsets->high_watermark = p->hw;
+    offsets->last_stable_offset = kc_log_part_lso(p);
     offsets->log_end_offset = p->leo;
     if (offset < p->log_start || offset > p->leo) {
         *error_code = KC_LOG_ERR_OFFSET_OUT_OF_RANGE;
         return 0;
     }
-    if (offset >= p->hw || (max_bytes <= 0 && !min_one))
+    /* UnifiedLog.read: the high watermark, or for TXN_COMMITTED the last
+     * stable offset, is where the read ends. */
+    bool committed = isolation == KC_LOG_READ_COMMITTED;
+    int64_t max_offset = committed ? offsets->last_stable_offset : p->hw;
+    if (offset >= max_offset || (max_bytes <= 0 && !min_one))
         return 0;
-    read_ctx_t r = {out, offset, p->hw, 0, max_bytes > 0 ? (size_t)max_bytes : 0, min_one, true,
-                    l, p, INT64_MAX};
+    read_ctx_t r = {out,     offset, max_offset, 0, max_bytes > 0 ? (size_t)max_bytes : 0,
+                    min_one, true,   l,          p, INT64_MAX,
+                    max_offset};
     uint8_t k[KEY_LEN];
     batch_key(k, topic_id, partition, offset);
+    size_t before = out->len;
     int rc = kc_store_scan(l->store, l->db_batches, k, KEY_LEN, PKEY_LEN, true, read_fn, &r);
-    return rc < 0 ? rc : 0;
+    if (rc < 0)
+        return rc;
+    /* LocalLog.addAbortedTransactions: the aborted transactions whose
+     * marker is at or after the fetch offset and that began before the
+     * first offset not returned. */
+    if (committed && aborted && out->len > before) {
+        uint8_t ak[AB_KEY_LEN];
+        ab_key(ak, topic_id, partition, offset);
+        ab_scan_ctx_t a = {aborted, r.upper, true};
+        rc = kc_store_scan(l->store, l->db_meta, ak, AB_KEY_LEN, AB_KEY_LEN - 8, false,
+                           ab_scan_fn, &a);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+int kc_log_producers(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, kc_buf_t *out)
+{
+    part_t *p = kc_log_part_get(l, topic_id, partition);
+    if (!p)
+        return KC_EIO;
+    for (size_t i = 0; i < p->nproducers; i++) {
+        const producer_t *pr = &p->producers[i];
+        kc_log_producer_state_t st = {pr->producer_id,
+                                      pr->epoch,
+                                      pr->n ? pr->b[pr->n - 1].last_seq : -1,
+                                      pr->last_timestamp,
+                                      pr->coordinator_epoch,
+                                      pr->txn_first_offset};
+        kc_buf_append(out, &st, sizeof(st));
+    }
+    return 0;
+}
+
+int kc_log_last_stable_offset(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64_t *out)
+{
+    part_t *p = kc_log_part_get(l, topic_id, partition);
+    if (!p)
+        return KC_EIO;
+    *out = kc_log_part_lso(p);
+    return 0;
 }
 
 typedef struct {
@@ -1053,6 +1439,7 @@ int kc_log_epoch_cache(kc_log_t *l, kc_uuid_t topic_id, int32_t partition,
     if (offsets) {
         offsets->log_start_offset = p->log_start;
         offsets->high_watermark = p->hw;
+        offsets->last_stable_offset = kc_log_part_lso(p);
         offsets->log_end_offset = p->leo;
     }
     return 0;
@@ -1087,6 +1474,11 @@ int kc_log_delete_topic(kc_log_t *l, kc_uuid_t topic_id)
         uint8_t ek[LE_KEY_LEN];
         le_key(ek, topic_id, 0);
         rc = kc_store_del_prefix(l->store, l->db_meta, ek, 18);
+    }
+    if (rc == 0) {
+        uint8_t ak[AB_KEY_LEN];
+        ab_key(ak, topic_id, 0, 0);
+        rc = kc_store_del_prefix(l->store, l->db_meta, ak, 18);
     }
     if (rc)
         return rc;
@@ -1129,6 +1521,8 @@ int kc_log_store_log_start(kc_log_t *l, part_t *p)
     int rc = kc_store_put(l->store, l->db_meta, k, LS_KEY_LEN, v, 8);
     if (rc == 0 && kc_epoch_cache_truncate_from_start(&p->epochs, p->log_start))
         rc = store_epochs(l, p);
+    if (rc == 0)
+        rc = ab_trim(l, p);
     return rc;
 }
 

@@ -18,6 +18,22 @@
  * Partitions are named by topic id (a deleted and recreated topic starts
  * empty) and partition index. Their state is loaded from the store on
  * first use.
+ *
+ * Transactions (KIP-98), as UnifiedLog, ProducerStateManager and the
+ * transaction index keep them: a transactional batch (attribute bit 4) of a
+ * producer begins that producer's ongoing transaction in the partition at
+ * its base offset unless one is ongoing; a control batch written by
+ * kc_log_write_marker (COMMIT or ABORT) ends it. The last stable offset
+ * (LSO) is the smallest first offset of an ongoing transaction, or of one
+ * whose marker is not committed yet, else the high watermark; it never
+ * passes the high watermark nor falls below the log start offset. An ABORT
+ * marker of an ongoing transaction adds an entry to the partition's aborted
+ * transaction index (Kafka's AbortedTxn: producer id, first offset, last
+ * offset = the marker's, the LSO then). READ_COMMITTED reads stop at the
+ * LSO and list the aborted transactions of what they return, from which
+ * consumers drop the aborted records. Whether a partition was added to the
+ * producer's transaction is the caller's check (the transaction
+ * coordinator's), not the log's.
  */
 #ifndef KC_STORAGE_LOG_H
 #define KC_STORAGE_LOG_H
@@ -92,13 +108,18 @@ enum {
  * negative sequence, malformed uncompressed records), UNSUPPORTED_COMPRESSION_TYPE
  * (zstd below produce v7), MESSAGE_TOO_LARGE (batch above max_message_bytes),
  * CORRUPT_MESSAGE (bad size, magic or CRC-32C), INVALID_TIMESTAMP,
- * INVALID_PRODUCER_EPOCH, OUT_OF_ORDER_SEQUENCE_NUMBER, and on a topic
+ * INVALID_PRODUCER_EPOCH, OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_TXN_STATE (a
+ * non-transactional batch of a producer whose transaction is ongoing, as
+ * ProducerAppendInfo.appendDataBatch), and on a topic
  * whose cleanup.policy has compact INVALID_RECORD for records without a key
  * (each named in out->record_errors; compressed batches are opened for it,
  * zstd ones, which kcoord cannot read, are not). A retried batch that
  * matches one of the producer's last five batches is not appended again: the
  * result names its original offset (Kafka answers NONE, not
- * DUPLICATE_SEQUENCE_NUMBER). produce_version selects the version rules;
+ * DUPLICATE_SEQUENCE_NUMBER). A transactional batch with a producer id
+ * begins the producer's transaction in the partition when none is ongoing
+ * (its base offset becomes the transaction's first offset, kept with the
+ * producer state). produce_version selects the version rules;
  * now_ms is the broker clock. Returns 0 (see out->error_code), or the
  * store's KC_ENOSPC/KC_EIO (out holds KAFKA_STORAGE_ERROR).
  */
@@ -106,8 +127,40 @@ int kc_log_append(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, const uint
                   size_t len, int16_t produce_version, int64_t now_ms,
                   kc_log_append_result_t *out);
 
+/* Outcome of kc_log_write_marker. */
+typedef struct {
+    int16_t error_code; /* Kafka error code; 0 = written */
+    int64_t offset;     /* the marker's offset; -1 on error */
+} kc_log_marker_result_t;
+
+/*
+ * Writes a transaction marker of producer_id into a partition at its log
+ * end offset, as the broker does for WriteTxnMarkers
+ * (UnifiedLog.appendAsLeader with AppendOrigin.COORDINATOR): a control batch
+ * (magic 2, attributes transactional|control, base sequence -1, timestamps
+ * now_ms, the current leader epoch) of one record whose key is int16
+ * version 0 + int16 type (0 ABORT, 1 COMMIT) and whose value is int16
+ * version 0 + int32 coordinator_epoch (EndTransactionMarker).
+ * ProducerAppendInfo.appendEndTxnMarker's checks come first, nothing being
+ * written when they fail: INVALID_PRODUCER_EPOCH when producer_epoch is
+ * older than the producer's (with transaction_version >= 2 also an equal
+ * one, unless no transaction is ongoing: a retried marker), and
+ * TRANSACTION_COORDINATOR_FENCED when coordinator_epoch is older than the
+ * last marker's. Then the producer takes producer_epoch (a newer epoch
+ * forgets its batches, as a new epoch does), its ongoing transaction ends,
+ * and an ABORT of an ongoing transaction adds its entry to the aborted
+ * transaction index. A marker for a producer without an ongoing
+ * transaction is written all the same, with no index entry. Writes join the
+ * open transaction. 0 (see out->error_code), or the store's KC_ENOSPC/KC_EIO
+ * (out holds KAFKA_STORAGE_ERROR).
+ */
+int kc_log_write_marker(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64_t producer_id,
+                        int16_t producer_epoch, bool commit, int32_t coordinator_epoch,
+                        int16_t transaction_version, int64_t now_ms, kc_log_marker_result_t *out);
+
 /* Marks every pending append committed (call after a successful kc_store_commit).
- * Returns true when some high watermark advanced (parked fetches may complete). */
+ * Returns true when some high watermark or last stable offset advanced
+ * (parked fetches may complete). */
 bool kc_log_committed(kc_log_t *l);
 /*
  * A topic's configs that the log acts on (LogConfig): filled by the
@@ -160,12 +213,50 @@ void kc_log_reset(kc_log_t *l);
 
 typedef struct {
     int64_t log_start_offset;
-    int64_t high_watermark; /* = last stable offset: kcoord has no transactions */
+    int64_t high_watermark;
+    int64_t last_stable_offset; /* log_start_offset <= it <= high_watermark */
     int64_t log_end_offset;
 } kc_log_offsets_t;
 
 /* Offsets of a partition (an unknown partition is empty: all 0). 0 or KC_EIO. */
 int kc_log_offsets(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, kc_log_offsets_t *out);
+
+/*
+ * The last stable offset of a partition (UnifiedLog.lastStableOffset): the
+ * smallest first offset of a transaction that is ongoing or whose marker is
+ * not yet committed, bounded by the high watermark, at least the log start
+ * offset. What READ_COMMITTED consumers may read below, and ListOffsets'
+ * latest offset for them. 0 or KC_EIO.
+ */
+int kc_log_last_stable_offset(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64_t *out);
+
+/* A producer's state in a partition, as DescribeProducers reports it
+ * (ProducerStateEntry). */
+typedef struct {
+    int64_t producer_id;
+    int16_t producer_epoch;
+    int32_t last_sequence;            /* -1: none */
+    int64_t last_timestamp;           /* of its last batch or marker; -1 */
+    int32_t coordinator_epoch;        /* of its last marker; -1 */
+    int64_t current_txn_start_offset; /* first offset of its ongoing transaction; -1 */
+} kc_log_producer_state_t;
+
+/* Appends to out a kc_log_producer_state_t for each producer the partition
+ * keeps state of (UnifiedLog.activeProducers; kcoord expires none), pending
+ * appends included. 0 or KC_EIO. */
+int kc_log_producers(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, kc_buf_t *out);
+
+/* An aborted transaction as a Fetch response lists it (AbortedTransaction). */
+typedef struct {
+    int64_t producer_id;
+    int64_t first_offset;
+} kc_log_aborted_txn_t;
+
+/* Isolation levels of reads (IsolationLevel). */
+enum {
+    KC_LOG_READ_UNCOMMITTED = 0, /* up to the high watermark */
+    KC_LOG_READ_COMMITTED = 1,   /* up to the last stable offset */
+};
 
 /*
  * Appends to out the committed batches of a partition from the one holding
@@ -182,12 +273,44 @@ int kc_log_read(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64_t offs
                 kc_log_offsets_t *offsets);
 
 /*
+ * kc_log_read at an isolation level (UnifiedLog.read with FetchIsolation):
+ * KC_LOG_READ_UNCOMMITTED is kc_log_read; KC_LOG_READ_COMMITTED returns
+ * batches only below the last stable offset and, when aborted is not NULL,
+ * appends to it (kc_log_aborted_txn_t, in marker order) the aborted
+ * transactions that overlap what was read (UnifiedLog.collectAbortedTxns:
+ * marker offset >= offset, first offset < the first offset not returned),
+ * none when nothing is read. Errors as kc_log_read.
+ */
+int kc_log_read_isolated(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64_t offset,
+                         int32_t max_bytes, bool min_one, int isolation, kc_buf_t *out,
+                         kc_buf_t *aborted, int16_t *error_code, kc_log_offsets_t *offsets);
+
+/* An entry of the aborted transaction index (Kafka's AbortedTxn). */
+typedef struct {
+    int64_t producer_id;
+    int64_t first_offset;
+    int64_t last_offset;        /* the ABORT marker's offset */
+    int64_t last_stable_offset; /* the LSO when the marker was written */
+} kc_log_aborted_entry_t;
+
+/*
+ * The committed aborted transaction index of a partition, for the cleaner,
+ * inspection and tests: appends to out every kc_log_aborted_entry_t whose
+ * last offset is at least from, in marker order. 0 or KC_EIO.
+ */
+int kc_log_aborted_index(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64_t from,
+                         kc_buf_t *out);
+
+/*
  * ListOffsets for one partition: timestamp -2 (earliest) / -4 (earliest
  * local) give the log start offset, -1 the high watermark, -3 the record
  * with the largest timestamp, >= 0 the first record whose timestamp is at
  * least timestamp (the batch's first offset when the batch is compressed).
  * Nothing found: *offset = *found_timestamp = -1. Special timestamps
  * answer *found_timestamp = -1. 0, KC_EINVAL (other negative timestamp), KC_EIO.
+ * READ_COMMITTED callers take kc_log_offsets_t.last_stable_offset for -1
+ * and treat a found offset at or above it as nothing found
+ * (Partition.fetchOffsetForTimestamp's last fetchable offset).
  */
 int kc_log_list_offset(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64_t timestamp,
                        int64_t *offset, int64_t *found_timestamp);
@@ -217,7 +340,8 @@ int kc_log_epoch_cache(kc_log_t *l, kc_uuid_t topic_id, int32_t partition,
  */
 int kc_log_make_leader(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int32_t leader_epoch);
 
-/* Deletes every batch and producer state of a topic in the open transaction. 0 or store error. */
+/* Deletes every batch, producer state and aborted transaction entry of a
+ * topic in the open transaction. 0 or store error. */
 int kc_log_delete_topic(kc_log_t *l, kc_uuid_t topic_id);
 
 /*
@@ -235,7 +359,9 @@ int kc_log_next_producer_id(kc_log_t *l, int64_t *out);
  * OFFSET_OUT_OF_RANGE in *error_code. A larger offset becomes the log start
  * offset (written in the open transaction; it may fall inside a batch, as in
  * Kafka) and at most KC_LOG_TRIM_BATCHES whole batches below it are deleted
- * now, the rest by later kc_log_apply_retention calls. *low_watermark: the
+ * now, the rest by later kc_log_apply_retention calls. Aborted transaction
+ * entries whose marker lies below the new log start offset go with it (as
+ * Kafka deletes a segment's transaction index). *low_watermark: the
  * log start offset after the call, -1 on error. 0 or the store's error.
  */
 #define KC_LOG_TRIM_BATCHES 1024
@@ -250,7 +376,8 @@ int kc_log_delete_records(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, in
  * time limit), or whose removal keeps the log at least retention_bytes large
  * (retention_bytes < 0: no size limit), stopping at the first batch that
  * none of these hold for, then raises the log start offset to the first
- * batch kept (the high watermark when none is left). At most max_batches are
+ * batch kept (the high watermark when none is left), dropping the aborted
+ * transaction entries whose marker lies below it. At most max_batches are
  * deleted; *more tells that deletable batches remain. The first call with a
  * size limit sums the partition's batch sizes once. Writes join the open
  * transaction. 0 or the store's error.
@@ -281,6 +408,17 @@ int kc_log_apply_retention(kc_log_t *l, kc_uuid_t topic_id, int32_t partition,
  * as empty batches. The log start offset, log end offset and high watermark
  * do not move. Cleaned segments are merged up to segment.bytes. Then the
  * checkpoint moves to the end of what was mapped.
+ *
+ * Transactions: nothing at or above the last stable offset is cleaned
+ * (LogCleanerManager.cleanableOffsets), so every transaction a clean meets
+ * has ended. Records of aborted transactions (by the aborted transaction
+ * index) and of control batches are not mapped, so they never remove an
+ * older record of their key (Cleaner.buildOffsetMap); committed
+ * transactional records are cleaned as any others, and aborted ones are
+ * removed (Cleaner.shouldDiscardBatch). A marker whose transaction has no
+ * batch left gets a delete horizon (delete.retention.ms) from the clean
+ * that finds it so, and goes with the first clean past it, an ABORT
+ * marker's aborted transaction entry with it.
  *
  * A clean runs in slices, each of which reads at most a budget of batch
  * bytes and writes in the open transaction, so each commit holds either
@@ -338,6 +476,8 @@ enum {
     KC_LOG_ERR_INVALID_TIMESTAMP = 32,
     KC_LOG_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER = 45,
     KC_LOG_ERR_INVALID_PRODUCER_EPOCH = 47,
+    KC_LOG_ERR_INVALID_TXN_STATE = 48,
+    KC_LOG_ERR_TRANSACTION_COORDINATOR_FENCED = 52,
     KC_LOG_ERR_KAFKA_STORAGE_ERROR = 56,
     KC_LOG_ERR_UNSUPPORTED_COMPRESSION_TYPE = 76,
     KC_LOG_ERR_INVALID_RECORD = 87,

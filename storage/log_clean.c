@@ -21,10 +21,23 @@
  * Kafka's SkimpyOffsetMap keys them by an MD5 digest (a collision, as there,
  * would keep the wrong record; at 128 bits it does not happen).
  *
- * Transactions are not served, so there are no control batches or aborted
- * transactions to keep or drop; a producer's last batch is kept (as an empty
- * batch when nothing else of it is left), as Kafka keeps it for every
- * producer it still tracks (kcoord expires none).
+ * Transactions: cleaning stops at the last stable offset
+ * (LogCleanerManager.cleanableOffsets), so every transaction it meets has
+ * ended, and the aborted transaction index tells which were aborted. As
+ * Kafka's buildOffsetMap, the records of aborted transactions and of
+ * control batches are not mapped (an aborted record never removes an older
+ * record of its key); committed transactional records are mapped and
+ * cleaned like any other. The records of aborted transactions are removed
+ * (Cleaner.shouldDiscardBatch; the producer's last batch stays as an empty
+ * batch). A marker stays while a clean still meets a batch of its
+ * transaction (CleanedTransactionMetadata); the first clean that meets
+ * none gives it a delete horizon of delete.retention.ms, and the first
+ * clean past the horizon removes it, an ABORT marker's aborted index entry
+ * with it (a READ_COMMITTED consumer must never get an entry whose marker
+ * is gone).
+ * A producer's last batch is kept
+ * (as an empty batch when nothing else of it is left), as Kafka keeps it
+ * for every producer it still tracks (kcoord expires none).
  */
 #include "log_int.h"
 
@@ -382,7 +395,157 @@ struct kc_log_cleaner {
     bool full;            /* the map filled up before upper */
     offset_map_t map;
     kc_log_clean_stats_t stats;
+    kc_log_aborted_entry_t *aborted; /* the partition's aborted transactions, in marker order */
+    size_t naborted;
+    /* CleanedTransactionMetadata, over the filter phase's batches in offset
+     * order: the aborted transactions by first offset and the next to
+     * begin, the producers of aborted transactions begun and not yet ended
+     * by their marker (observed: a batch of it was met), and the producers
+     * of committed transactions whose batches were met. */
+    kc_log_aborted_entry_t *by_first;
+    size_t next_first;
+    struct open_aborted {
+        int64_t pid;
+        bool observed;
+    } *open;
+    size_t nopen, open_cap;
+    int64_t *committed;
+    size_t ncommitted, committed_cap;
 };
+
+static int by_first_cmp(const void *a, const void *b)
+{
+    int64_t x = ((const kc_log_aborted_entry_t *)a)->first_offset;
+    int64_t y = ((const kc_log_aborted_entry_t *)b)->first_offset;
+    return x < y ? -1 : x > y;
+}
+
+static ssize_t open_find(const struct kc_log_cleaner *c, int64_t pid)
+{
+    for (size_t i = 0; i < c->nopen; i++)
+        if (c->open[i].pid == pid)
+            return (ssize_t)i;
+    return -1;
+}
+
+/* consumeAbortedTxnsUpTo: the aborted transactions begun at or before offset. */
+static void txn_begin_upto(struct kc_log_cleaner *c, int64_t offset)
+{
+    while (c->next_first < c->naborted && c->by_first[c->next_first].first_offset <= offset) {
+        int64_t pid = c->by_first[c->next_first++].producer_id;
+        if (open_find(c, pid) >= 0)
+            continue;
+        if (c->nopen == c->open_cap) {
+            c->open_cap = c->open_cap ? c->open_cap * 2 : 8;
+            c->open = kc_xrealloc(c->open, c->open_cap * sizeof(*c->open));
+        }
+        c->open[c->nopen++] = (struct open_aborted){pid, false};
+    }
+}
+
+/* Removes pid from the committed producers met; true when it was there. */
+static bool committed_take(struct kc_log_cleaner *c, int64_t pid)
+{
+    for (size_t i = 0; i < c->ncommitted; i++)
+        if (c->committed[i] == pid) {
+            c->committed[i] = c->committed[--c->ncommitted];
+            return true;
+        }
+    return false;
+}
+
+/* CleanedTransactionMetadata.onBatchRead for a data batch. */
+static void txn_on_batch(struct kc_log_cleaner *c, int64_t pid, int64_t last, bool transactional)
+{
+    txn_begin_upto(c, last);
+    if (!transactional)
+        return;
+    ssize_t i = open_find(c, pid);
+    if (i >= 0) {
+        c->open[i].observed = true;
+        return;
+    }
+    if (committed_take(c, pid)) {
+        c->committed[c->ncommitted++] = pid; /* already there: put back */
+        return;
+    }
+    if (c->ncommitted == c->committed_cap) {
+        c->committed_cap = c->committed_cap ? c->committed_cap * 2 : 8;
+        c->committed = kc_xrealloc(c->committed, c->committed_cap * sizeof(*c->committed));
+    }
+    c->committed[c->ncommitted++] = pid;
+}
+
+/*
+ * CleanedTransactionMetadata.onControlBatchRead: true when the marker of
+ * pid's transaction may go, because no batch of its transaction was met
+ * (an ABORT whose batches are all gone, a COMMIT whose batches were all
+ * compacted away) or it is empty already.
+ */
+static bool txn_on_marker(struct kc_log_cleaner *c, const uint8_t *v, size_t len, int64_t pid,
+                          int64_t last)
+{
+    txn_begin_upto(c, last);
+    if (rd32(v + OFF_RECORD_COUNT) == 0)
+        return true;
+    kc_buf_t plain;
+    kc_buf_init(&plain);
+    kc_reader_t r;
+    rec_t rec;
+    int type = -1;
+    if (batch_records(v, len, &plain, &r) == 0 && next_record(&r, &rec) == 0 && rec.key_len >= 4)
+        type = (int16_t)rd16(rec.key + 2); /* ControlRecordType: version, type */
+    kc_buf_deinit(&plain);
+    if (type == 0) { /* ABORT */
+        ssize_t i = open_find(c, pid);
+        if (i < 0)
+            return true;
+        bool observed = c->open[i].observed;
+        c->open[i] = c->open[--c->nopen];
+        return !observed;
+    }
+    if (type == 1) /* COMMIT */
+        return !committed_take(c, pid);
+    return false;
+}
+
+/*
+ * Whether the batch of producer pid at offset belongs to an aborted
+ * transaction. Entries are in marker order, so the first candidate is the
+ * first entry whose marker lies past offset; once an entry's last stable
+ * offset lies past offset, no later entry began at or before it
+ * (TxnIndexSearchResult.isComplete).
+ */
+static bool in_aborted_txn(const struct kc_log_cleaner *c, int64_t pid, int64_t offset)
+{
+    size_t lo = 0, hi = c->naborted;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->aborted[mid].last_offset <= offset)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < c->naborted; i++) {
+        const kc_log_aborted_entry_t *e = &c->aborted[i];
+        if (e->producer_id == pid && e->first_offset <= offset)
+            return true;
+        if (e->last_stable_offset > offset)
+            break;
+    }
+    return false;
+}
+
+/* Batches whose records the offset map skips: control batches and those
+ * of aborted transactions. */
+static bool batch_unmapped(const struct kc_log_cleaner *c, const uint8_t *v, int64_t base)
+{
+    int16_t attrs = (int16_t)rd16(v + OFF_ATTRIBUTES);
+    if (attrs & ATTR_CONTROL)
+        return true;
+    return (attrs & ATTR_TRANSACTIONAL) &&
+           in_aborted_txn(c, (int64_t)rd64(v + OFF_PRODUCER_ID), base);
+}
 
 void kc_log_clean_abort(kc_log_t *l)
 {
@@ -390,6 +553,10 @@ void kc_log_clean_abort(kc_log_t *l)
     if (!c)
         return;
     free(c->map.slots);
+    free(c->aborted);
+    free(c->by_first);
+    free(c->open);
+    free(c->committed);
     free(c);
     l->cleaner = NULL;
 }
@@ -495,7 +662,7 @@ int kc_log_clean_evaluate(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, in
     /* LogCleanerManager.cleanableOffsets */
     int64_t first_dirty = cp < p->log_start || cp > p->leo ? p->log_start : cp;
     const kc_log_seg_t *active = &p->segs[p->nsegs - 1];
-    int64_t fu = KC_MIN(p->hw, active->base);
+    int64_t fu = KC_MIN(KC_MIN(p->hw, kc_log_part_lso(p)), active->base);
     if (tc->min_compaction_lag_ms > 0) {
         for (size_t i = seg_index(p, first_dirty); i + 1 < p->nsegs; i++)
             if (p->segs[i].largest_ts > now_ms - tc->min_compaction_lag_ms) {
@@ -545,6 +712,25 @@ int kc_log_clean_begin(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, int64
     c->stats.first_dirty_offset = cand.first_dirty_offset;
     int64_t entries = l->cfg.cleaner_dedupe_buffer_size / MAP_ENTRY_BYTES;
     c->map.max_used = (size_t)KC_MAX((double)entries * MAP_LOAD_FACTOR, 1.0);
+    /* The aborted transactions the clean may meet (those begun below upper). */
+    kc_buf_t ab;
+    kc_buf_init(&ab);
+    rc = kc_log_aborted_index(l, topic_id, partition, 0, &ab);
+    if (rc) {
+        kc_buf_deinit(&ab);
+        free(c);
+        return rc;
+    }
+    size_t n = ab.len / sizeof(kc_log_aborted_entry_t);
+    const kc_log_aborted_entry_t *e = (const kc_log_aborted_entry_t *)(const void *)ab.data;
+    c->aborted = kc_xcalloc(n ? n : 1, sizeof(*c->aborted));
+    for (size_t i = 0; i < n; i++)
+        if (e[i].first_offset < c->upper)
+            c->aborted[c->naborted++] = e[i];
+    kc_buf_deinit(&ab);
+    c->by_first = kc_xcalloc(c->naborted ? c->naborted : 1, sizeof(*c->by_first));
+    memcpy(c->by_first, c->aborted, c->naborted * sizeof(*c->by_first));
+    qsort(c->by_first, c->naborted, sizeof(*c->by_first), by_first_cmp);
     l->cleaner = c;
     return 0;
 }
@@ -578,7 +764,8 @@ static int map_fn(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *
     kc_buf_t plain;
     kc_buf_init(&plain);
     kc_reader_t r;
-    if (batch_records(value, value_len, &plain, &r) == 0) {
+    /* Markers and aborted records decide no key (Cleaner.buildOffsetMapForSegment). */
+    if (!batch_unmapped(c, value, base) && batch_records(value, value_len, &plain, &r) == 0) {
         int32_t count = (int32_t)rd32(value + OFF_RECORD_COUNT);
         /* The map must take at least one batch, or a clean would never move on. */
         bool may_fill = c->latest >= c->first_dirty;
@@ -640,6 +827,8 @@ typedef struct {
     kc_buf_t out;     /* new batches */
     action_t *acts;
     size_t nacts, acts_cap;
+    int64_t *ab_del; /* ABORT markers removed: their index entries go */
+    size_t nab_del, ab_del_cap;
 } filter_ctx_t;
 
 /* Cleaner.shouldRetainRecord of a record at off of a batch whose delete
@@ -653,6 +842,82 @@ static bool record_kept(struct kc_log_cleaner *c, const rec_t *rec, int64_t off,
         return false; /* invalid in a compacted log */
     return off >= map_get(&c->map, rec->key, (size_t)rec->key_len) &&
            (rec->has_value || horizon < 0 || c->now_ms < horizon);
+}
+
+/* The verdict on a batch left without records: deleted, or with
+ * retain_empty an empty batch (DefaultRecordBatch.writeEmptyHeader)
+ * appended to f->out, unless it is one already. */
+static int emptied(filter_ctx_t *f, const uint8_t *v, size_t len, int16_t attrs, int64_t max_ts,
+                   bool retain_empty)
+{
+    if (!retain_empty)
+        return ACT_DELETE;
+    int16_t ea = (int16_t)(attrs & (ATTR_LOG_APPEND_TIME | ATTR_TRANSACTIONAL | ATTR_CONTROL));
+    size_t at = f->out.len;
+    write_header(&f->out, v, ea, -1, max_ts, 0, NULL, 0);
+    if (len == BATCH_HEADER && memcmp(f->out.data + at, v, BATCH_HEADER) == 0) {
+        f->out.len = at;
+        return ACT_KEEP;
+    }
+    return ACT_REWRITE;
+}
+
+/*
+ * The verdict on a control batch (Cleaner's checkBatchRetention for
+ * markers): kept while its transaction has batches left; then stamped with
+ * a delete horizon of delete.retention.ms, and emptied once the horizon has
+ * passed, an ABORT marker taking its index entry with it.
+ */
+static int filter_marker(filter_ctx_t *f, const uint8_t *v, size_t len, int64_t base,
+                         bool retain_empty)
+{
+    struct kc_log_cleaner *c = f->c;
+    int64_t last = base + (int32_t)rd32(v + OFF_LAST_OFFSET_DELTA);
+    int16_t attrs = (int16_t)rd16(v + OFF_ATTRIBUTES);
+    int64_t base_ts = (int64_t)rd64(v + OFF_BASE_TIMESTAMP);
+    int64_t max_ts = (int64_t)rd64(v + OFF_MAX_TIMESTAMP);
+    int32_t count = (int32_t)rd32(v + OFF_RECORD_COUNT);
+    if (!txn_on_marker(c, v, len, (int64_t)rd64(v + OFF_PRODUCER_ID), last))
+        return ACT_KEEP;
+    if (count > 0 && !(attrs & ATTR_DELETE_HORIZON)) {
+        /* The first clean to find it removable sets its horizon. */
+        kc_buf_t plain;
+        kc_buf_init(&plain);
+        kc_reader_t r;
+        rec_t rec;
+        if (batch_records(v, len, &plain, &r) != 0 || next_record(&r, &rec) != 0 ||
+            (attrs & ATTR_COMPRESSION) != 0) {
+            kc_buf_deinit(&plain);
+            return ACT_KEEP;
+        }
+        int64_t dr = f->tc->delete_retention_ms;
+        int64_t horizon = c->now_ms > INT64_MAX - dr ? INT64_MAX : c->now_ms + dr;
+        int64_t ts = (attrs & ATTR_LOG_APPEND_TIME) ? max_ts : base_ts + rec.ts_delta;
+        kc_buf_t body, recs;
+        kc_buf_init(&body);
+        kc_buf_init(&recs);
+        kc_buf_append(&body, &rec.attrs, 1);
+        kc_write_varlong(&body, ts - horizon);
+        kc_buf_append(&body, rec.rest, rec.rest_len);
+        kc_write_varint(&recs, (int32_t)body.len);
+        kc_buf_append(&recs, body.data, body.len);
+        write_header(&f->out, v, (int16_t)(attrs | ATTR_DELETE_HORIZON), horizon, max_ts, 1,
+                     recs.data, recs.len);
+        kc_buf_deinit(&body);
+        kc_buf_deinit(&recs);
+        kc_buf_deinit(&plain);
+        return ACT_REWRITE;
+    }
+    if (count > 0 && c->now_ms < base_ts)
+        return ACT_KEEP; /* its horizon (the base timestamp) is still ahead */
+    c->stats.records_read += count;
+    c->stats.records_removed += count;
+    if (f->nab_del == f->ab_del_cap) {
+        f->ab_del_cap = f->ab_del_cap ? f->ab_del_cap * 2 : 16;
+        f->ab_del = kc_xrealloc(f->ab_del, f->ab_del_cap * sizeof(*f->ab_del));
+    }
+    f->ab_del[f->nab_del++] = base;
+    return emptied(f, v, len, attrs, max_ts, retain_empty);
 }
 
 /*
@@ -677,6 +942,16 @@ static int filter_batch(filter_ctx_t *f, const uint8_t *v, size_t len, int64_t b
     const producer_t *pr = pid >= 0 ? kc_log_producer_find(f->p, pid) : NULL;
     bool retain_empty = (pr && pr->n > 0 && pr->b[pr->n - 1].last_offset == last) ||
                         last + 1 == f->p->hw;
+    if (attrs & ATTR_CONTROL)
+        return filter_marker(f, v, len, base, retain_empty);
+    txn_on_batch(c, pid, last, (attrs & ATTR_TRANSACTIONAL) != 0);
+    /* Cleaner.shouldDiscardBatch: every record of an aborted transaction
+     * goes, readable or not. */
+    if ((attrs & ATTR_TRANSACTIONAL) && in_aborted_txn(c, pid, base)) {
+        c->stats.records_read += count;
+        c->stats.records_removed += count;
+        return emptied(f, v, len, attrs, max_ts, retain_empty);
+    }
     kc_buf_t plain;
     kc_buf_init(&plain);
     kc_reader_t r;
@@ -766,19 +1041,8 @@ static int filter_batch(filter_ctx_t *f, const uint8_t *v, size_t len, int64_t b
         kc_buf_deinit(&recs);
         kc_buf_deinit(&packed);
         act = ACT_REWRITE;
-    } else if (retain_empty) {
-        /* DefaultRecordBatch.writeEmptyHeader */
-        int16_t ea = (int16_t)(attrs & (ATTR_LOG_APPEND_TIME | ATTR_TRANSACTIONAL | ATTR_CONTROL));
-        size_t at = f->out.len;
-        write_header(&f->out, v, ea, -1, max_ts, 0, NULL, 0);
-        if (len == BATCH_HEADER && memcmp(f->out.data + at, v, BATCH_HEADER) == 0) {
-            f->out.len = at;
-            act = ACT_KEEP;
-        } else {
-            act = ACT_REWRITE;
-        }
     } else {
-        act = ACT_DELETE;
+        act = emptied(f, v, len, attrs, max_ts, retain_empty);
     }
     kc_buf_deinit(&plain);
     return act;
@@ -882,7 +1146,8 @@ int kc_log_clean_step(kc_log_t *l, size_t budget_bytes, bool *done, kc_log_clean
         c->pos = 0;
         return 0;
     }
-    filter_ctx_t f = {l, p, tc, c, KC_MAX(budget_bytes, 1), 0, false, {NULL, 0, 0}, NULL, 0, 0};
+    filter_ctx_t f = {l, p, tc, c, KC_MAX(budget_bytes, 1), 0, false, {NULL, 0, 0}, NULL, 0, 0,
+                      NULL, 0, 0};
     batch_key(k, p->topic_id, p->partition, c->pos);
     rc = kc_store_scan(l->store, l->db_batches, k, KEY_LEN, PKEY_LEN, false, filter_fn, &f);
     if (rc >= 0 && f.used < f.budget)
@@ -907,12 +1172,15 @@ int kc_log_clean_step(kc_log_t *l, size_t budget_bytes, bool *done, kc_log_clean
             p->size_bytes += delta;
         p->segs[seg_index(p, a->base)].size += delta;
     }
+    for (size_t i = 0; rc >= 0 && i < f.nab_del; i++)
+        rc = kc_log_aborted_delete(l, p, f.ab_del[i]);
     if (f.nacts > 0)
         p->clean_pending = true;
     /* A first batch gone must not move the log start offset at the next load. */
     if (rc >= 0 && deleted)
         rc = kc_log_store_log_start(l, p);
     free(f.acts);
+    free(f.ab_del);
     kc_buf_deinit(&f.out);
     if (rc >= 0 && f.reached_end) {
         int64_t end = c->latest + 1;

@@ -47,10 +47,16 @@ typedef struct {
     int64_t first_offset, last_offset, timestamp;
 } batch_meta_t;
 
+/* ProducerStateEntry: the producer's epoch, its last five batches, the
+ * coordinator epoch of its last marker and the first offset of its ongoing
+ * transaction. */
 typedef struct {
     int64_t producer_id;
     int16_t epoch;
     uint8_t n;
+    int32_t coordinator_epoch; /* of the last marker; -1 before any */
+    int64_t txn_first_offset;  /* currentTxnFirstOffset; -1: no transaction ongoing */
+    int64_t last_timestamp;    /* of its last batch or marker; -1 */
     batch_meta_t b[PRODUCER_BATCHES];
 } producer_t;
 
@@ -94,6 +100,12 @@ typedef struct part {
     bool checkpoint_ready;
     bool clean_pending; /* the cleaner wrote to it in the open transaction */
     bool trim_pending;  /* retention or DeleteRecords deleted batches in it, likewise */
+    /* First offsets of the transactions that a marker of the open
+     * transaction ended (Kafka's unreplicatedTxns): they bound the last
+     * stable offset until the marker is committed. */
+    int64_t *ended;
+    size_t nended, ended_cap;
+    size_t ongoing; /* producers whose txn_first_offset >= 0 */
 } part_t;
 
 struct kc_log {
@@ -166,6 +178,11 @@ const kc_log_topic_config_t *kc_log_part_config(kc_log_t *l, part_t *p);
 int kc_log_store_log_start(kc_log_t *l, part_t *p);
 /* The producer id's state in p, or NULL. */
 producer_t *kc_log_producer_find(part_t *p, int64_t pid);
+/* Deletes the aborted transaction entry of p's ABORT marker at
+ * marker_offset (absent is fine) in the open transaction. 0 or the store's error. */
+int kc_log_aborted_delete(kc_log_t *l, const part_t *p, int64_t marker_offset);
+/* The last stable offset of p (see kc_log_last_stable_offset). */
+int64_t kc_log_part_lso(const part_t *p);
 
 /* ---- log_clean.c, for log.c ---- */
 

@@ -1166,6 +1166,251 @@ static void test_fetch_limits_and_isolation(void **state)
     fx_free(fx);
 }
 
+/* record_batch as producer pid's transactional batch at sequence 0, its
+ * timestamps ts. */
+static void txn_batch(kc_buf_t *out, int n, int64_t pid, int64_t ts)
+{
+    record_batch(out, n);
+    uint8_t *b = out->data;
+    b[21] = 0;
+    b[22] = 0x10; /* isTransactional */
+    for (int i = 0; i < 8; i++) {
+        b[27 + i] = (uint8_t)((uint64_t)ts >> (56 - 8 * i));
+        b[35 + i] = (uint8_t)((uint64_t)ts >> (56 - 8 * i));
+        b[43 + i] = (uint8_t)((uint64_t)pid >> (56 - 8 * i));
+    }
+    memset(b + 51, 0, 6); /* epoch 0, base sequence 0 */
+    uint32_t crc = kc_crc32c(0, b + 21, out->len - 21);
+    for (int i = 0; i < 4; i++)
+        b[17 + i] = (uint8_t)(crc >> (24 - 8 * i));
+}
+
+/* Appends straight into the log, as a produce the server let through would. */
+static void log_txn_append(fx_t *fx, kc_uuid_t id, int n, int64_t pid, int64_t ts, int64_t want)
+{
+    kc_buf_t b;
+    kc_buf_init(&b);
+    txn_batch(&b, n, pid, ts);
+    kc_log_append_result_t r;
+    assert_int_equal(kc_log_append(fx->srv->log, id, 0, b.data, b.len, 9, ts, &r), 0);
+    assert_int_equal(r.error_code, 0);
+    assert_int_equal(r.base_offset, want);
+    kc_buf_deinit(&r.record_errors);
+    kc_buf_deinit(&b);
+}
+
+static void log_marker(fx_t *fx, kc_uuid_t id, int64_t pid, bool commit, int64_t want)
+{
+    kc_log_marker_result_t r;
+    assert_int_equal(
+        kc_log_write_marker(fx->srv->log, id, 0, pid, 0, commit, 0, 0, 1700000000000LL, &r), 0);
+    assert_int_equal(r.error_code, 0);
+    assert_int_equal(r.offset, want);
+}
+
+static void log_commit(fx_t *fx)
+{
+    assert_int_equal(kc_store_commit(fx->srv->store), 0);
+    kc_log_committed(fx->srv->log);
+}
+
+static kc_buf_t fetch_iso_body(int16_t v, const char *topic, int64_t offset, int8_t isolation,
+                               int32_t max_wait_ms)
+{
+    kc_fetch_request_partition_t p;
+    memset(&p, 0, sizeof(p));
+    p.current_leader_epoch = -1;
+    p.fetch_offset = offset;
+    p.last_fetched_epoch = -1;
+    p.log_start_offset = -1;
+    p.partition_max_bytes = 1 << 20;
+    kc_fetch_request_topic_t t;
+    memset(&t, 0, sizeof(t));
+    t.topic = kc_str(topic);
+    t.partitions.items = &p;
+    t.partitions.count = 1;
+    kc_fetch_request_t rq;
+    kc_fetch_request_init(&rq);
+    rq.replica_id = -1;
+    rq.min_bytes = 1;
+    rq.max_wait_ms = max_wait_ms;
+    rq.max_bytes = 1 << 20;
+    rq.isolation_level = isolation;
+    rq.topics.items = &t;
+    rq.topics.count = 1;
+    kc_buf_t body;
+    kc_buf_init(&body);
+    assert_int_equal(kc_fetch_request_encode(&body, v, &rq), 0);
+    return body;
+}
+
+static const kc_fetch_response_partition_data_t *fetch_iso(fx_t *fx, int16_t v, const char *topic,
+                                                            int64_t offset, int8_t isolation,
+                                                            kc_arena_t *arena)
+{
+    kc_buf_t body = fetch_iso_body(v, topic, offset, isolation, 0);
+    kc_reader_t r = roundtrip(fx, 1, v, &body, arena);
+    kc_fetch_response_t *m = kc_arena_alloc(arena, sizeof(*m));
+    kc_fetch_response_init(m);
+    assert_int_equal(kc_fetch_response_decode(&r, v, arena, m), 0);
+    kc_buf_deinit(&body);
+    assert_int_equal(m->responses.count, 1);
+    return &m->responses.items[0].partitions.items[0];
+}
+
+/* The base offsets of the batches in records; returns how many. */
+static int batch_bases(kc_bytes_t records, int64_t *out, int max)
+{
+    int n = 0;
+    for (size_t pos = 0; pos + 61 <= (size_t)records.len && n < max; n++) {
+        const uint8_t *b = records.ptr + pos;
+        int64_t base = 0;
+        for (int i = 0; i < 8; i++)
+            base = (base << 8) | b[i];
+        out[n] = base;
+        pos += 12 + (((size_t)b[8] << 24) | ((size_t)b[9] << 16) | ((size_t)b[10] << 8) | b[11]);
+    }
+    return n;
+}
+
+/*
+ * Fetch and ListOffsets at READ_COMMITTED (KIP-98): a read stops at the last
+ * stable offset and lists the aborted transactions of what it returns; the
+ * latest offset is the LSO and a record found at or above it is none.
+ * READ_UNCOMMITTED reads to the high watermark with no aborted list.
+ */
+static void test_fetch_and_list_offsets_read_committed(void **state)
+{
+    (void)state;
+    fx_t *fx = fx_new(NULL);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    const kc_topic_t *created;
+    assert_int_equal(kc_topics_create(fx->srv->topics, kc_str("tx"), 1, &created), 0);
+    kc_uuid_t id = created->id;
+    produce_v7(fx, "tx", 0, 2, &arena);                /* 0-1 */
+    log_txn_append(fx, id, 2, 100, 1700000000000LL, 2); /* 2-3 */
+    log_marker(fx, id, 100, false, 4);                   /* abort */
+    log_txn_append(fx, id, 1, 101, 1700000009000LL, 5); /* 5: ongoing */
+    log_commit(fx);
+
+    int64_t b[8];
+    const kc_fetch_response_partition_data_t *p = fetch_iso(fx, 12, "tx", 0, 1, &arena);
+    assert_int_equal(p->error_code, 0);
+    assert_int_equal(p->high_watermark, 6);
+    assert_int_equal(p->last_stable_offset, 5);
+    assert_int_equal(batch_bases(p->records, b, 8), 3);
+    assert_int_equal(b[2], 4);
+    assert_int_equal(p->aborted_transactions.count, 1);
+    assert_int_equal(p->aborted_transactions.items[0].producer_id, 100);
+    assert_int_equal(p->aborted_transactions.items[0].first_offset, 2);
+    p = fetch_iso(fx, 4, "tx", 0, 1, &arena);
+    assert_int_equal(p->last_stable_offset, 5);
+    assert_int_equal(p->aborted_transactions.count, 1);
+    p = fetch_iso(fx, 12, "tx", 5, 1, &arena);
+    assert_int_equal(p->records.len, 0);
+    assert_int_equal(p->aborted_transactions.count, 0);
+    p = fetch_iso(fx, 12, "tx", 0, 0, &arena);
+    assert_int_equal(batch_bases(p->records, b, 8), 4);
+    assert_int_equal(p->last_stable_offset, 5);
+    assert_int_equal(p->aborted_transactions.count, -1);
+
+    kc_list_offsets_response_t m;
+    kc_list_offsets_request_partition_t q[] = {lo_part(0, -1, -1)};
+    list_offsets_call(fx, 9, "tx", q, 1, 1, &arena, &m);
+    assert_int_equal(m.topics.items[0].partitions.items[0].offset, 5);
+    list_offsets_call(fx, 9, "tx", q, 1, 0, &arena, &m);
+    assert_int_equal(m.topics.items[0].partitions.items[0].offset, 6);
+    q[0] = lo_part(0, 1700000005000LL, -1);
+    list_offsets_call(fx, 9, "tx", q, 1, 0, &arena, &m);
+    assert_int_equal(m.topics.items[0].partitions.items[0].offset, 5);
+    list_offsets_call(fx, 9, "tx", q, 1, 1, &arena, &m);
+    assert_int_equal(m.topics.items[0].partitions.items[0].offset, -1);
+    assert_int_equal(m.topics.items[0].partitions.items[0].timestamp, -1);
+    kc_arena_deinit(&arena);
+    fx_free(fx);
+}
+
+/* A parked READ_COMMITTED fetch waits while only uncommitted transactional
+ * data lies past its offset, and completes once a commit moves the LSO. */
+static void test_parked_read_committed_fetch_waits_for_the_lso(void **state)
+{
+    (void)state;
+    fx_t *fx = fx_new(NULL);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    const kc_topic_t *created;
+    assert_int_equal(kc_topics_create(fx->srv->topics, kc_str("tw"), 1, &created), 0);
+    kc_uuid_t id = created->id;
+    log_txn_append(fx, id, 2, 300, 1700000000000LL, 0);
+    log_commit(fx);
+    kc_buf_t body = fetch_iso_body(12, "tw", 0, 1, 30000);
+    kc_buf_t req;
+    kc_buf_init(&req);
+    header(&req, 1, 12, 55, true);
+    kc_buf_append(&req, body.data, body.len);
+    send_all(fx, &req);
+    /* Served and parked within a few iterations: nothing comes back. */
+    for (int i = 0; i < 50; i++)
+        kc_server_run_once(fx->srv);
+    struct pollfd pf = {fx->client, POLLIN, 0};
+    assert_int_equal(poll(&pf, 1, 0), 0);
+    /* The commit marker goes into the next iteration's commit with a produce. */
+    log_marker(fx, id, 300, true, 2);
+    kc_buf_t batch, pbody;
+    kc_buf_init(&batch);
+    kc_buf_init(&pbody);
+    record_batch(&batch, 1);
+    kc_produce_request_partition_produce_data_t pd = {0, {batch.data, (int32_t)batch.len}};
+    kc_produce_request_topic_produce_data_t td;
+    memset(&td, 0, sizeof(td));
+    td.name = kc_str("tw");
+    td.partition_data.items = &pd;
+    td.partition_data.count = 1;
+    kc_produce_request_t prq;
+    kc_produce_request_init(&prq);
+    prq.acks = -1;
+    prq.timeout_ms = 30000;
+    prq.topic_data.items = &td;
+    prq.topic_data.count = 1;
+    assert_int_equal(kc_produce_request_encode(&pbody, 7, &prq), 0);
+    kc_buf_reset(&req);
+    header(&req, 0, 7, 66, false);
+    kc_buf_append(&req, pbody.data, pbody.len);
+    send_all(fx, &req);
+    kc_buf_deinit(&batch);
+    kc_buf_deinit(&pbody);
+    /* Two answers, the fetch's and the produce's, in either order. */
+    kc_buf_t resp;
+    kc_buf_init(&resp);
+    bool got = false;
+    for (int i = 0; i < 2 && !got; i++) {
+        read_frame(fx, &resp);
+        kc_reader_t r;
+        kc_reader_init(&r, resp.data, resp.len);
+        if (kc_read_int32(&r) != 55)
+            continue;
+        kc_read_uvarint(&r);
+        kc_fetch_response_t m;
+        kc_fetch_response_init(&m);
+        assert_int_equal(kc_fetch_response_decode(&r, 12, &arena, &m), 0);
+        const kc_fetch_response_partition_data_t *p = &m.responses.items[0].partitions.items[0];
+        assert_true(p->last_stable_offset >= 3);
+        int64_t b[8];
+        assert_true(batch_bases(p->records, b, 8) >= 2);
+        assert_int_equal(b[0], 0);
+        assert_int_equal(b[1], 2);
+        assert_int_equal(p->aborted_transactions.count, 0);
+        got = true;
+    }
+    assert_true(got);
+    kc_buf_deinit(&resp);
+    kc_buf_deinit(&req);
+    kc_buf_deinit(&body);
+    kc_arena_deinit(&arena);
+    fx_free(fx);
+}
+
 static void expect_config(const char *name, const char *value, int16_t err, const char *msg)
 {
     kc_str_t n = kc_str(name), v = kc_str(value);
@@ -1636,6 +1881,8 @@ int main(void)
         cmocka_unit_test(test_fetch_limits_and_isolation),
         cmocka_unit_test(test_topic_config_values),
         cmocka_unit_test(test_fetch_leader_epochs),
+        cmocka_unit_test(test_fetch_and_list_offsets_read_committed),
+        cmocka_unit_test(test_parked_read_committed_fetch_waits_for_the_lso),
         cmocka_unit_test(test_pipelined_probe_answered_in_order),
         cmocka_unit_test(test_bad_requests_close_the_connection),
         cmocka_unit_test(test_burst_of_commits_answered_by_one_iteration),

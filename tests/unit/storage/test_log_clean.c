@@ -491,6 +491,252 @@ static void clean_keeps_the_latest_record_of_each_key_at_its_offset(void **state
     fx_close(&fx);
 }
 
+/* Appends kv as producer pid's transactional batch at ts (committed). */
+static int64_t produce_txn(fx_t *fx, const kv_t *kv, int n, int64_t ts, int64_t pid, int32_t seq)
+{
+    kc_buf_t b;
+    kc_buf_init(&b);
+    make_batch(&b, kv, n, ts, pid, 0, seq, 0);
+    b.data[22] |= 0x10; /* isTransactional */
+    uint32_t crc = kc_crc32c(0, b.data + 21, b.len - 21);
+    for (int i = 0; i < 4; i++)
+        b.data[17 + i] = (uint8_t)(crc >> (24 - 8 * i));
+    kc_log_append_result_t r;
+    assert_int_equal(kc_log_append(fx->log, TID, 0, b.data, b.len, 9, NOW, &r), 0);
+    kc_buf_deinit(&b);
+    assert_int_equal(r.error_code, 0);
+    commit(fx);
+    return r.base_offset;
+}
+
+/* Writes producer pid's marker at ts (committed); returns its offset. */
+static int64_t write_marker(fx_t *fx, int64_t pid, bool commit_, int64_t ts)
+{
+    kc_log_marker_result_t mr;
+    assert_int_equal(kc_log_write_marker(fx->log, TID, 0, pid, 0, commit_, 0, 0, ts, &mr), 0);
+    assert_int_equal(mr.error_code, 0);
+    commit(fx);
+    return mr.offset;
+}
+
+/*
+ * Transactions in a clean (Cleaner.buildOffsetMap and cleanInto): aborted
+ * records map no key and are removed, markers stay, committed
+ * transactional records are compacted like others, and nothing at or above
+ * the last stable offset is cleanable.
+ */
+static void a_clean_removes_aborted_records_and_keeps_markers(void **state)
+{
+    fx_t fx;
+    fx_init(&fx, *state);
+    kv_t b0[] = {{"a", "a0"}, {"b", "b0"}};
+    kv_t ta[] = {{"a", "a1"}, {"b", "b1"}};
+    kv_t tb[] = {{"b", "b2"}, {"c", "c0"}};
+    kv_t b8[] = {{"c", "c1"}};
+    kv_t b9[] = {{"z", "z0"}};
+    assert_int_equal(produce(&fx, b0, 2, NOW, -1, -1, 0), 0);          /* 0-1 */
+    assert_int_equal(produce_txn(&fx, ta, 2, NOW + 1000, 2000, 0), 2); /* 2-3 */
+    assert_int_equal(write_marker(&fx, 2000, false, NOW + 2000), 4);   /* aborted */
+    assert_int_equal(produce_txn(&fx, tb, 2, NOW + 3000, 2001, 0), 5); /* 5-6 */
+    assert_int_equal(write_marker(&fx, 2001, true, NOW + 4000), 7);    /* committed */
+    assert_int_equal(produce(&fx, b8, 1, NOW + 5000, -1, -1, 0), 8);
+    assert_int_equal(produce(&fx, b9, 1, NOW + 6000, -1, -1, 0), 9); /* active */
+    clean(&fx, NOW + 7000, 1 << 20);
+    log_view_t v;
+    kc_log_offsets_t o;
+    read_all(&fx, 0, &v, &o);
+    /* a0 stays (a1 was aborted); b0 goes (committed b2), c0 too (c1); the
+     * aborted records go, their batch (the producer's last) left empty;
+     * both markers stay. */
+    int64_t want[] = {0, 4, 5, 7, 8, 9};
+    assert_int_equal(v.nr, 6);
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(v.r[i].offset, want[i]);
+    assert_string_equal(find(&v, 0)->value, "a0");
+    assert_null(find(&v, 2));
+    assert_string_equal(find(&v, 5)->value, "b2");
+    assert_int_equal(v.b[1].base, 2);
+    assert_int_equal(v.b[1].last, 3);
+    assert_int_equal(v.b[1].count, 0);
+    assert_int_equal(v.b[1].pid, 2000);
+    assert_int_equal(v.b[1].attrs & 0x10, 0x10);
+    assert_int_equal(v.b[2].base, 4);
+    assert_int_equal(v.b[2].attrs & 0x30, 0x30);
+    /* The committed batch was rewritten: its offsets, producer and flag as they were. */
+    assert_int_equal(v.b[3].base, 5);
+    assert_int_equal(v.b[3].last, 6);
+    assert_int_equal(v.b[3].count, 1);
+    assert_int_equal(v.b[3].pid, 2001);
+    assert_int_equal(v.b[3].attrs & 0x10, 0x10);
+    assert_int_equal(v.b[4].base, 7);
+    assert_int_equal(v.b[4].attrs & 0x30, 0x30);
+    kc_buf_t ab;
+    kc_buf_init(&ab);
+    assert_int_equal(kc_log_aborted_index(fx.log, TID, 0, 0, &ab), 0);
+    assert_int_equal(ab.len, sizeof(kc_log_aborted_entry_t));
+    /* A READ_COMMITTED reader still learns of the aborted transaction. */
+    kc_buf_t out;
+    kc_buf_init(&out);
+    kc_buf_reset(&ab);
+    int16_t err;
+    assert_int_equal(kc_log_read_isolated(fx.log, TID, 0, 0, 1 << 20, true, KC_LOG_READ_COMMITTED,
+                                          &out, &ab, &err, &o),
+                     0);
+    assert_int_equal(err, 0);
+    assert_int_equal(ab.len, sizeof(kc_log_aborted_txn_t));
+    assert_int_equal(((const kc_log_aborted_txn_t *)(const void *)ab.data)->producer_id, 2000);
+    assert_int_equal(((const kc_log_aborted_txn_t *)(const void *)ab.data)->first_offset, 2);
+    kc_buf_deinit(&out);
+    kc_buf_deinit(&ab);
+    /* An ongoing transaction at 10 holds the cleaner back there. */
+    kv_t t4[] = {{"d", "d0"}};
+    kv_t b5[] = {{"d", "d1"}};
+    kv_t b6[] = {{"e", "e0"}};
+    assert_int_equal(produce_txn(&fx, t4, 1, NOW + 8000, 2002, 0), 10);
+    assert_int_equal(produce(&fx, b5, 1, NOW + 9000, -1, -1, 0), 11);
+    assert_int_equal(produce(&fx, b6, 1, NOW + 10000, -1, -1, 0), 12);
+    assert_int_equal(produce(&fx, b6, 1, NOW + 11000, -1, -1, 0), 13);
+    kc_log_clean_candidate_t c;
+    assert_int_equal(kc_log_clean_evaluate(fx.log, TID, 0, NOW + 12000, &c), 0);
+    assert_int_equal(c.first_uncleanable_offset, 10);
+    fx_close(&fx);
+}
+
+/* Interleaved transactions: a committed batch inside the offsets of
+ * another producer's aborted transaction is cleaned as committed. */
+static void interleaved_transactions_are_told_apart_in_a_clean(void **state)
+{
+    fx_t fx;
+    fx_init(&fx, *state);
+    kv_t k0[] = {{"k", "k0"}};
+    kv_t xa[] = {{"x", "xa"}};
+    kv_t kb[] = {{"k", "kb"}};
+    kv_t ka[] = {{"k", "ka"}};
+    kv_t z[] = {{"z", "z0"}};
+    assert_int_equal(produce(&fx, k0, 1, NOW, -1, -1, 0), 0);
+    assert_int_equal(produce_txn(&fx, xa, 1, NOW + 1000, 3000, 0), 1); /* A */
+    assert_int_equal(produce_txn(&fx, kb, 1, NOW + 2000, 3001, 0), 2); /* B */
+    assert_int_equal(produce_txn(&fx, ka, 1, NOW + 3000, 3000, 1), 3); /* A */
+    assert_int_equal(write_marker(&fx, 3000, false, NOW + 4000), 4);
+    assert_int_equal(write_marker(&fx, 3001, true, NOW + 5000), 5);
+    assert_int_equal(produce(&fx, z, 1, NOW + 6000, -1, -1, 0), 6);
+    assert_int_equal(produce(&fx, z, 1, NOW + 7000, -1, -1, 0), 7); /* active */
+    clean(&fx, NOW + 8000, 1 << 20);
+    log_view_t v;
+    kc_log_offsets_t o;
+    read_all(&fx, 0, &v, &o);
+    /* k0 goes (committed kb), A's aborted records go: its first batch
+     * deleted, its last left empty. */
+    int64_t want[] = {2, 4, 5, 6, 7};
+    assert_int_equal(v.nr, 5);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(v.r[i].offset, want[i]);
+    assert_string_equal(find(&v, 2)->value, "kb");
+    assert_int_equal(v.b[0].base, 2);
+    assert_int_equal(v.b[1].base, 3);
+    assert_int_equal(v.b[1].count, 0);
+    fx_close(&fx);
+}
+
+static const batch_t *batch_at(const log_view_t *v, int64_t base)
+{
+    for (int i = 0; i < v->nb; i++)
+        if (v->b[i].base == base)
+            return &v->b[i];
+    return NULL;
+}
+
+/* One more segment of dirty data, and a clean of it at now. */
+static void clean_again(fx_t *fx, int64_t ts, int64_t now)
+{
+    kv_t w[] = {{"w", "w"}};
+    produce(fx, w, 1, ts, -1, -1, 0);
+    fx->tc.min_cleanable_dirty_ratio = 0;
+    kc_log_set_topic_config(fx->log, topic_config_fn, fx);
+    clean(fx, now, 1 << 20);
+}
+
+/*
+ * A marker whose transaction has no batch left (CleanedTransactionMetadata):
+ * the first clean to find it so sets its delete horizon, the first clean
+ * past the horizon removes it; an ABORT marker's index entry goes with it.
+ */
+static void markers_of_emptied_transactions_go_after_their_horizon(void **state)
+{
+    fx_t fx;
+    fx_init(&fx, *state);
+    kv_t k1[] = {{"k", "k1"}};
+    kv_t y1[] = {{"y", "y1"}};
+    kv_t x1[] = {{"x", "x1"}};
+    kv_t a1[] = {{"a", "a1"}};
+    kv_t k2[] = {{"k", "k2"}};
+    kv_t z[] = {{"z", "z0"}};
+    assert_int_equal(produce_txn(&fx, k1, 1, NOW, 4000, 0), 0);       /* P */
+    assert_int_equal(write_marker(&fx, 4000, true, NOW + 1000), 1);   /* commit P */
+    assert_int_equal(produce_txn(&fx, a1, 1, NOW + 2000, 4100, 0), 2); /* Q */
+    assert_int_equal(write_marker(&fx, 4100, false, NOW + 3000), 3);  /* abort Q */
+    assert_int_equal(produce_txn(&fx, y1, 1, NOW + 4000, 4000, 1), 4); /* P */
+    assert_int_equal(write_marker(&fx, 4000, true, NOW + 5000), 5);
+    assert_int_equal(produce_txn(&fx, x1, 1, NOW + 6000, 4100, 1), 6); /* Q */
+    assert_int_equal(write_marker(&fx, 4100, true, NOW + 7000), 7);
+    assert_int_equal(produce(&fx, k2, 1, NOW + 8000, -1, -1, 0), 8);
+    assert_int_equal(produce(&fx, z, 1, NOW + 9000, -1, -1, 0), 9); /* active */
+    /* k1 is compacted away and a1 aborted: both batches go (neither is its
+     * producer's last); their markers stay, as this clean met their batches. */
+    clean(&fx, NOW + 10000, 1 << 20);
+    log_view_t v;
+    kc_log_offsets_t o;
+    read_all(&fx, 0, &v, &o);
+    assert_null(batch_at(&v, 0));
+    assert_null(batch_at(&v, 2));
+    assert_non_null(batch_at(&v, 1));
+    assert_int_equal(batch_at(&v, 1)->attrs & 0x40, 0);
+    assert_non_null(batch_at(&v, 3));
+    assert_int_equal(batch_at(&v, 3)->attrs & 0x40, 0);
+    kc_buf_t ab;
+    kc_buf_init(&ab);
+    assert_int_equal(kc_log_aborted_index(fx.log, TID, 0, 0, &ab), 0);
+    assert_int_equal(ab.len, sizeof(kc_log_aborted_entry_t));
+    /* The next clean finds them empty: a horizon, the record as it was. */
+    int64_t second = NOW + 20000;
+    clean_again(&fx, NOW + 11000, second);
+    read_all(&fx, 0, &v, &o);
+    const batch_t *m = batch_at(&v, 1);
+    assert_non_null(m);
+    assert_int_equal(m->attrs & 0x70, 0x70);
+    assert_int_equal(m->base_ts, second + DAY);
+    assert_int_equal(m->nrecs, 1);
+    assert_int_equal(v.r[m->first_rec].timestamp, NOW + 1000);
+    assert_int_equal(batch_at(&v, 3)->attrs & 0x40, 0x40);
+    assert_int_equal(batch_at(&v, 5)->attrs & 0x40, 0); /* its transaction has y1 */
+    assert_int_equal(batch_at(&v, 7)->attrs & 0x40, 0); /* and this one x1 */
+    /* Before the horizon they stay. */
+    clean_again(&fx, NOW + 12000, second + DAY - 1);
+    read_all(&fx, 0, &v, &o);
+    assert_non_null(batch_at(&v, 1));
+    /* Past it they go, and the aborted transaction's entry with its marker. */
+    clean_again(&fx, NOW + 13000, second + DAY + 1);
+    read_all(&fx, 0, &v, &o);
+    assert_null(batch_at(&v, 1));
+    assert_null(batch_at(&v, 3));
+    assert_non_null(batch_at(&v, 5));
+    assert_string_equal(find(&v, 4)->value, "y1");
+    kc_buf_reset(&ab);
+    assert_int_equal(kc_log_aborted_index(fx.log, TID, 0, 0, &ab), 0);
+    assert_int_equal(ab.len, 0);
+    kc_buf_t out;
+    kc_buf_init(&out);
+    int16_t err;
+    assert_int_equal(kc_log_read_isolated(fx.log, TID, 0, 0, 1 << 20, true, KC_LOG_READ_COMMITTED,
+                                          &out, &ab, &err, &o),
+                     0);
+    assert_true(out.len > 0);
+    assert_int_equal(ab.len, 0);
+    kc_buf_deinit(&out);
+    kc_buf_deinit(&ab);
+    fx_close(&fx);
+}
+
 static void tombstones_stay_until_their_delete_horizon(void **state)
 {
     fx_t fx;
@@ -747,6 +993,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_crash_between_slices_loses_no_latest_value, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(segments_roll_by_size_and_time_and_lags_hold_cleans_back,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(a_clean_removes_aborted_records_and_keeps_markers, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(interleaved_transactions_are_told_apart_in_a_clean, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(markers_of_emptied_transactions_go_after_their_horizon,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(deleting_the_topic_forgets_its_segments_and_clean, setup,
                                         teardown),
