@@ -56,9 +56,9 @@ void kc_api_versions_unsupported_body(kc_buf_t *out)
  *     conformance suite compares them). Finalized at 33 as Kafka 4.4; the
  *     supported range is that one level, as kcoord cannot be moved to
  *     another (no UpdateFeatures), where Kafka supports 7-33.
- *   - transaction.version: no transactions (a transactional InitProducerId
- *     is refused), so not finalized (level 0): a Java producer at level 2
- *     would use the KIP-890 protocol. Supported 0-0.
+ *   - transaction.version 2 (KIP-890: the epoch bumped at each
+ *     transaction's end, partitions added by Produce v12 and TxnOffsetCommit
+ *     v5): implemented; supported 0-2 and finalized at 2, as Kafka 4.4.
  *   - share.version: no share groups (their APIs are not advertised), so
  *     not finalized, as a Kafka whose share.version is 0. Supported 0-0.
  *   - kraft.version (the KRaft quorum's protocol, KIP-853) and
@@ -79,7 +79,7 @@ static const struct {
     {"metadata.version", 33, 33, 33},
     {"share.version", 0, 0, 0},
     {"streams.version", 0, 1, 1},
-    {"transaction.version", 0, 0, 0},
+    {"transaction.version", 0, 2, 2},
     {"eligible.leader.replicas.version", 0, 0, 0},
 };
 

@@ -32,6 +32,7 @@ typedef struct {
     int16_t v;
     bool acks_ok;        /* acks is 0, 1 or -1 */
     bool txn_denied;     /* a transactional id without WRITE */
+    kc_str_t transactional_id;
     bool any_error;      /* some partition failed (acks=0 then closes the connection) */
     bool storage_failed; /* some append met a storage error */
 } produce_t;
@@ -170,6 +171,39 @@ static void produce_record_errors(kc_req_t *req, const kc_topic_t *topic, int32_
 
 /* UnifiedLog.appendAsLeader of one checked partition: converts legacy
  * records, appends, and fills rp from the append's result. */
+/*
+ * A transactional batch (magic 2, attribute bit 4) joins its producer's
+ * transaction before its append: Produce v12 and later (transaction
+ * version 2) add the partition, earlier versions must have added it with
+ * AddPartitionsToTxn (ReplicaManager's verification, with
+ * AddPartitionsToTxnManager's answers to the producer). KC_ERR_NONE or the
+ * partition's error.
+ */
+static int16_t produce_join_transaction(produce_t *p, const kc_topic_t *topic, int32_t partition,
+                                        const uint8_t *recs, size_t len)
+{
+    if (len < 61 || recs[16] != 2 || !(recs[22] & 0x10))
+        return KC_ERR_NONE; /* not transactional; the log validates the rest */
+    kc_reader_t r;
+    kc_reader_init(&r, recs + 43, 10);
+    int64_t pid = kc_read_int64(&r);
+    int16_t epoch = kc_read_int16(&r);
+    kc_txn_partition_t part = {topic->name, partition};
+    kc_txn_coord_t *txn = p->req->srv->txn;
+    int16_t err;
+    if (p->v >= 12) {
+        err = kc_txn_add_partitions(txn, p->req->ctx.now_ms, p->transactional_id, pid, epoch,
+                                    &part, 1, 2, p->req->res);
+    } else {
+        err = kc_txn_verify_partition(txn, p->transactional_id, pid, epoch, &part);
+        if (err == KC_ERR_TRANSACTION_ABORTABLE && p->v < 11)
+            err = KC_ERR_INVALID_TXN_STATE;
+        else if (err == KC_ERR_CONCURRENT_TRANSACTIONS)
+            err = KC_ERR_NOT_ENOUGH_REPLICAS;
+    }
+    return err == KC_ERR_PRODUCER_FENCED ? KC_ERR_INVALID_PRODUCER_EPOCH : err;
+}
+
 static void produce_append(produce_t *p, const kc_topic_t *topic,
                            const kc_produce_request_partition_produce_data_t *pd,
                            kc_produce_response_partition_produce_response_t *rp)
@@ -182,6 +216,12 @@ static void produce_append(produce_t *p, const kc_topic_t *topic,
     int16_t cerr = produce_convert_legacy(p, topic, pd->index, &converted, &recs, &recs_len, rp);
     if (cerr) {
         rp->error_code = cerr;
+        kc_buf_deinit(&converted);
+        return;
+    }
+    int16_t terr = produce_join_transaction(p, topic, pd->index, recs, recs_len);
+    if (terr) {
+        rp->error_code = terr;
         kc_buf_deinit(&converted);
         return;
     }
@@ -302,6 +342,7 @@ int kc_handle_produce(kc_req_t *req)
     p.acks_ok = rq.acks == 0 || rq.acks == 1 || rq.acks == -1;
     /* A transactional producer needs WRITE on its transactional id first;
      * without it every partition gets TRANSACTIONAL_ID_AUTHORIZATION_FAILED. */
+    p.transactional_id = rq.transactional_id;
     p.txn_denied = !kc_str_is_null(rq.transactional_id) &&
                    !kc_req_authorized(req, KC_OP_WRITE, KC_RES_TRANSACTIONAL_ID,
                                       rq.transactional_id);
@@ -1266,6 +1307,35 @@ int kc_handle_list_offsets(kc_req_t *req)
     return kc_req_respond_encoded(req, kc_list_offsets_response_encode(&b, v, &resp), &b);
 }
 
+/* ---- transaction markers ---- */
+
+int kc_server_write_txn_marker(kc_server_t *s, const char *topic, int32_t partition,
+                               int64_t producer_id, int16_t producer_epoch, bool commit,
+                               int16_t transaction_version)
+{
+    const kc_topic_t *t = kc_topics_find(s->topics, kc_str(topic));
+    if (!t || partition < 0 || partition >= t->partitions) {
+        kc_log_info("server", "no %s marker of producer %lld for %s-%d: the partition is gone",
+                    commit ? "COMMIT" : "ABORT", (long long)producer_id, topic, partition);
+        return 0;
+    }
+    kc_log_marker_result_t mr;
+    /* The coordinator epoch: the one __transaction_state partition's leader epoch, 0. */
+    int rc = kc_log_write_marker(s->log, t->id, partition, producer_id, producer_epoch, commit, 0,
+                                 transaction_version, kc_server_wall_ms(), &mr);
+    if (rc != 0) {
+        kc_log_error("server", "the %s marker of producer %lld for %s-%d failed (%d)",
+                     commit ? "COMMIT" : "ABORT", (long long)producer_id, topic, partition, rc);
+        return -1;
+    }
+    if (mr.error_code != KC_ERR_NONE)
+        /* Kafka's marker channel gives up on the partition for such an answer. */
+        kc_log_warn("server", "the %s marker of producer %lld epoch %d for %s-%d was refused (%d)",
+                    commit ? "COMMIT" : "ABORT", (long long)producer_id, producer_epoch, topic,
+                    partition, mr.error_code);
+    return 0;
+}
+
 /* ---- InitProducerId ---- */
 
 
@@ -1289,9 +1359,8 @@ int kc_handle_init_producer_id(kc_req_t *req)
          * WRITE on some topic (KafkaApis.handleInitProducerIdRequest). */
         resp.error_code = KC_ERR_CLUSTER_AUTHORIZATION_FAILED;
     } else if (!kc_str_is_null(rq.transactional_id)) {
-        /* Transactions are not implemented: the producer fails fast instead of retrying. */
-        resp.error_code = rq.transactional_id.len == 0 ? KC_ERR_INVALID_REQUEST
-                                                       : KC_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+        resp.error_code =
+            kc_txn_api_init_producer_id(req, &rq, &resp.producer_id, &resp.producer_epoch);
     } else {
         int64_t pid;
         if (kc_log_next_producer_id(s->log, &pid) != 0) {

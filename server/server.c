@@ -210,7 +210,10 @@ static int replay_one(void *ctx, const uint8_t *key, size_t key_len, const uint8
 {
     replay_ctx_t *rc = ctx;
     rc->n++;
-    if (kc_coord_replay(rc->s->coord, key, key_len, value, value_len) != 0)
+    int err = kc_txn_is_record(key, key_len)
+                  ? kc_txn_replay(rc->s->txn, key, key_len, value, value_len)
+                  : kc_coord_replay(rc->s->coord, key, key_len, value, value_len);
+    if (err != 0)
         rc->bad++;
     return 0;
 }
@@ -225,6 +228,8 @@ static int load_coordinator(kc_server_t *s)
         return err;
     }
     kc_coord_loaded(s->coord, kc_server_wall_ms());
+    /* Completes what a Prepare record left open; the records join the first commit. */
+    kc_txn_loaded(s->txn, kc_server_wall_ms(), &s->batch);
     if (rc.bad)
         kc_log_warn("server", "%llu stored records could not be parsed and were skipped",
                     (unsigned long long)rc.bad);
@@ -285,9 +290,15 @@ bool kc_server_maybe_flush(kc_server_t *s, bool check_time)
     return true;
 }
 
+/* The earliest deadline of the group and transaction coordinators (ms). */
+static int64_t next_deadline(const kc_server_t *s)
+{
+    return KC_MIN(kc_coord_next_deadline(s->coord), kc_txn_next_deadline(s->txn));
+}
+
 static void arm_coord_timer(kc_server_t *s)
 {
-    int64_t deadline = kc_coord_next_deadline(s->coord);
+    int64_t deadline = next_deadline(s);
     if (deadline == INT64_MAX) {
         evtimer_del(s->coord_timer);
         return;
@@ -318,11 +329,12 @@ static void arm_coord_timer(kc_server_t *s)
  */
 static void fire_due_timers(kc_server_t *s)
 {
-    int64_t now_us = wall_us(), deadline = kc_coord_next_deadline(s->coord);
+    int64_t now_us = wall_us(), deadline = next_deadline(s);
     if (deadline == INT64_MAX || deadline * 1000 > now_us || kc_faults_stalled(s->faults, NULL))
         return;
     kc_latency_observe(&s->metrics.timer_lateness, now_us - deadline * 1000);
     kc_coord_tick(s->coord, now_us / 1000, &s->batch);
+    kc_txn_tick(s->txn, now_us / 1000, &s->batch);
 }
 
 static void release(kc_server_t *s, kc_result_t *res, bool failed)
@@ -345,6 +357,7 @@ static void reload_after_failure(kc_server_t *s)
     kc_result_t res;
     kc_result_init(&res);
     kc_coord_unload(s->coord, &res);
+    kc_txn_unload(s->txn);
     release(s, &res, false);
     kc_result_deinit(&res);
     kc_topics_free(s->topics);
@@ -666,6 +679,7 @@ kc_server_t *kc_server_new(const kc_config_t *cfg, struct event_base *base, bool
     s->topic_view.topic_creation_error = kc_topic_creation_error;
     s->topic_view.ctx = s;
     s->coord = kc_coord_new(&cc, &s->topic_view);
+    s->txn = kc_txn_api_new(s, &cc);
     kc_group_configs_apply_all(s);
     uint64_t seed;
     if (getrandom(&seed, sizeof(seed), 0) != (ssize_t)sizeof(seed))
@@ -731,6 +745,7 @@ void kc_server_free(kc_server_t *s)
     if (s->sigterm_ev)
         event_free(s->sigterm_ev);
     kc_coord_free(s->coord);
+    kc_txn_free(s->txn);
     kc_acls_free(s);
     kc_topics_free(s->topics);
     kc_group_configs_free(s->group_configs);

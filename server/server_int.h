@@ -23,6 +23,7 @@
 #include "topology_store.h"
 #include "group_configs.h"
 #include "topics.h"
+#include "txn.h"
 #include "wire.h"
 
 struct event;
@@ -103,6 +104,7 @@ struct kc_server {
     kc_group_configs_t *group_configs; /* dynamic group configs (server/group_configs.c) */
     kc_log_t *log;
     kc_coord_t *coord;
+    kc_txn_coord_t *txn; /* the transaction coordinator (server/txn_api.c) */
     kc_topic_view_t topic_view;
     struct event *coord_timer;
     struct event *sigint_ev, *sigterm_ev;
@@ -214,6 +216,30 @@ int kc_handle_init_producer_id(kc_req_t *req);
 int kc_handle_create_partitions(kc_req_t *req);
 int kc_handle_delete_topics(kc_req_t *req);
 int kc_handle_delete_records(kc_req_t *req);
+/*
+ * Writes a COMMIT (commit) or ABORT control batch of the producer into a
+ * partition, in the open batch (the transaction coordinator's markers,
+ * server/log_api.c). A partition of a topic that no longer exists is
+ * skipped, as Kafka drops a partition without a leader. 0, or -1 (logged).
+ */
+int kc_server_write_txn_marker(kc_server_t *s, const char *topic, int32_t partition,
+                               int64_t producer_id, int16_t producer_epoch, bool commit,
+                               int16_t transaction_version);
+
+/* Transaction handlers (server/txn_api.c). */
+/* The transaction coordinator of a server, with the settings of cc. */
+kc_txn_coord_t *kc_txn_api_new(kc_server_t *s, const kc_coord_config_t *cc);
+/* InitProducerId with a transactional id (KafkaApis.handleInitProducerIdRequest
+ * and TC.handleInitProducerId): a Kafka error code, with *pid and *epoch. */
+int16_t kc_txn_api_init_producer_id(kc_req_t *req, const kc_init_producer_id_request_t *rq,
+                                    int64_t *pid, int16_t *epoch);
+int kc_handle_add_partitions_to_txn(kc_req_t *req);
+int kc_handle_add_offsets_to_txn(kc_req_t *req);
+int kc_handle_end_txn(kc_req_t *req);
+int kc_handle_txn_offset_commit(kc_req_t *req);
+int kc_handle_describe_transactions(kc_req_t *req);
+int kc_handle_list_transactions(kc_req_t *req);
+
 /* Sets up fetch sessions and arms the retention task / frees them (server/log_api.c). */
 void kc_log_api_start(kc_server_t *s);
 void kc_log_api_stop(kc_server_t *s);

@@ -51,6 +51,11 @@ typedef struct {
      * % n; ListGroups, DescribeGroups and DeleteGroups go partition by
      * partition). */
     int32_t offsets_topic_num_partitions;
+    /* The transaction coordinator (txn.h) */
+    int32_t transaction_max_timeout_ms;
+    int32_t transactional_id_expiration_ms;
+    int32_t transaction_abort_interval_ms;
+    int32_t transaction_remove_interval_ms;
     /* KIP-848 consumer groups */
     int32_t group_consumer_heartbeat_interval_ms;
     int32_t group_consumer_session_timeout_ms;
@@ -193,7 +198,16 @@ typedef struct {
       "Longest metadata string an offset commit may carry")                                       \
     X(INT, "offsets.topic.num.partitions", "50", 1, 1000000, offsets_topic_num_partitions,        \
       "Partitions of Kafka's __consumer_offsets whose order of groups kcoord's answers follow "   \
-      "(ListGroups, DescribeGroups, DeleteGroups)")
+      "(ListGroups, DescribeGroups, DeleteGroups)")                                             \
+    X(INT, "transaction.max.timeout.ms", "900000", 1, INT32_MAX, transaction_max_timeout_ms,      \
+      "Longest transaction timeout a producer may ask for")                                      \
+    X(INT, "transactional.id.expiration.ms", "604800000", 1, INT32_MAX,                          \
+      transactional_id_expiration_ms,                                                             \
+      "A transactional id idle this long outside a transaction is forgotten")                    \
+    X(INT, "transaction.abort.timed.out.transaction.cleanup.interval.ms", "10000", 1, INT32_MAX, \
+      transaction_abort_interval_ms, "How often transactions past their timeout are aborted")    \
+    X(INT, "transaction.remove.expired.transaction.cleanup.interval.ms", "3600000", 1,            \
+      INT32_MAX, transaction_remove_interval_ms, "How often expired transactional ids are removed")
 
 /*
  * One entry of group.consumer.assignors (len bytes at s): kcoord's assignor

@@ -113,6 +113,8 @@ typedef struct kc_txn_coord kc_txn_coord_t;
 /* A coordinator with nothing loaded; env is copied. Owned by the caller (kc_txn_free). */
 kc_txn_coord_t *kc_txn_new(const kc_txn_config_t *cfg, const kc_txn_env_t *env);
 void kc_txn_free(kc_txn_coord_t *t);
+/* Forgets every id and returns to loading (after a failed commit, before a fresh replay). */
+void kc_txn_unload(kc_txn_coord_t *t);
 
 /*
  * Applies one stored record (key and value bytes as kc_result_t holds them;

@@ -110,11 +110,20 @@ static void free_one(void *ctx, const char *key, void *val)
     txn_free(val);
 }
 
+void kc_txn_unload(kc_txn_coord_t *t)
+{
+    kc_smap_foreach(&t->ids, free_one, NULL);
+    kc_smap_deinit(&t->ids);
+    kc_smap_init(&t->ids);
+    t->loaded = false;
+    t->next_abort_ms = t->next_expire_ms = INT64_MAX;
+}
+
 void kc_txn_free(kc_txn_coord_t *t)
 {
     if (!t)
         return;
-    kc_smap_foreach(&t->ids, free_one, NULL);
+    kc_txn_unload(t);
     kc_smap_deinit(&t->ids);
     free(t);
 }

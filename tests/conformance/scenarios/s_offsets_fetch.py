@@ -86,7 +86,7 @@ def _(ctx):
 
 @scenario("offsets.fetch.require_stable",
           "OffsetFetch v7+ with RequireStable answers committed offsets as without it when no "
-          "transactional offsets are pending (kcoord serves no transactions)",
+          "transactional offsets are pending",
           api="OffsetFetch", versions=(7, None))
 def _(ctx):
     c = ctx.client()

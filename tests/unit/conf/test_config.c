@@ -458,6 +458,10 @@ static const char *const coord_settings[][2] = {
     {"offsets.retention.check.interval.ms", "6000000000"},
     {"offset.metadata.max.bytes", "123"},
     {"offsets.topic.num.partitions", "7"},
+    {"transaction.max.timeout.ms", "800000"},
+    {"transactional.id.expiration.ms", "700000"},
+    {"transaction.abort.timed.out.transaction.cleanup.interval.ms", "9000"},
+    {"transaction.remove.expired.transaction.cleanup.interval.ms", "3500000"},
 };
 
 #define NAME_OF(kind, name, dflt, min, max, field, doc) name,
@@ -534,6 +538,10 @@ static void test_every_coordinator_property_reaches_the_coordinator(void **state
     assert_true(cc.offsets_retention_check_interval_ms == 6000000000LL);
     assert_int_equal(cc.offset_metadata_max_bytes, 123);
     assert_int_equal(cc.offsets_topic_num_partitions, 7);
+    assert_int_equal(cc.transaction_max_timeout_ms, 800000);
+    assert_int_equal(cc.transactional_id_expiration_ms, 700000);
+    assert_int_equal(cc.transaction_abort_interval_ms, 9000);
+    assert_int_equal(cc.transaction_remove_interval_ms, 3500000);
 
     /* What DescribeConfigs shows is the value as written. */
     char v[128];

@@ -165,9 +165,10 @@ static const int16_t expected_ranges[][3] = {
     {0, 0, 13},  {1, 0, 18},  {2, 0, 11}, {3, 0, 13},  {8, 0, 10}, {9, 0, 10},
     {10, 0, 6},  {11, 0, 9},  {12, 0, 4}, {13, 0, 5},  {14, 0, 5}, {15, 0, 6},
     {16, 0, 5},  {17, 0, 1},  {18, 0, 5}, {19, 0, 7},  {20, 0, 6}, {21, 0, 2},
-    {22, 0, 5},  {23, 0, 4},  {29, 0, 3}, {30, 0, 3},  {31, 0, 3}, {32, 0, 4},
-    {33, 0, 2},  {36, 0, 2},  {37, 0, 3}, {42, 0, 3},  {44, 0, 1}, {47, 0, 0},
-    {60, 0, 2},  {68, 0, 1},  {69, 0, 1}, {88, 0, 1},  {89, 0, 1}, {93, 0, 0},
+    {22, 0, 5},  {23, 0, 4},  {24, 0, 5}, {25, 0, 4},  {26, 0, 5}, {28, 0, 6},
+    {29, 0, 3},  {30, 0, 3},  {31, 0, 3}, {32, 0, 4},  {33, 0, 2}, {36, 0, 2},
+    {37, 0, 3},  {42, 0, 3},  {44, 0, 1}, {47, 0, 0},  {60, 0, 2}, {65, 0, 0},
+    {66, 0, 2},  {68, 0, 1},  {69, 0, 1}, {88, 0, 1},  {89, 0, 1}, {93, 0, 0},
 };
 
 static void be16(kc_buf_t *b, int v)
@@ -294,10 +295,11 @@ static void test_api_versions_v3_bytes_header_v0(void **state)
     tagged(&want, 0, &f);
     kc_buf_append(&want, "\1\x08\0\0\0\0\0\0\0\1", 10);
     kc_buf_reset(&f);
-    kc_buf_append(&f, "\4", 1);
+    kc_buf_append(&f, "\5", 1);
     feature(&f, "group.version", 1, 1);
     feature(&f, "metadata.version", 33, 33);
     feature(&f, "streams.version", 1, 1);
+    feature(&f, "transaction.version", 2, 2);
     tagged(&want, 2, &f);
     kc_buf_deinit(&f);
     assert_int_equal(resp.len, want.len);
@@ -335,7 +337,7 @@ static void test_api_versions_v4_features(void **state)
         int16_t min, max;
     } supported[] = {{"group.version", 0, 1},      {"kraft.version", 0, 0},
                      {"metadata.version", 33, 33}, {"share.version", 0, 0},
-                     {"streams.version", 0, 1},    {"transaction.version", 0, 0},
+                     {"streams.version", 0, 1},    {"transaction.version", 0, 2},
                      {"eligible.leader.replicas.version", 0, 0}};
     assert_int_equal(m.supported_features.count, KC_ARRAY_LEN(supported));
     for (size_t i = 0; i < KC_ARRAY_LEN(supported); i++) {
@@ -343,7 +345,7 @@ static void test_api_versions_v4_features(void **state)
         assert_int_equal(m.supported_features.items[i].min_version, supported[i].min);
         assert_int_equal(m.supported_features.items[i].max_version, supported[i].max);
     }
-    assert_int_equal(m.finalized_features.count, 3);
+    assert_int_equal(m.finalized_features.count, 4);
     assert_true(kc_str_eq_cstr(m.finalized_features.items[0].name, "group.version"));
     assert_int_equal(m.finalized_features.items[0].min_version_level, 1);
     assert_int_equal(m.finalized_features.items[0].max_version_level, 1);
@@ -351,6 +353,10 @@ static void test_api_versions_v4_features(void **state)
     assert_int_equal(m.finalized_features.items[1].min_version_level, 33);
     assert_int_equal(m.finalized_features.items[1].max_version_level, 33);
     assert_true(kc_str_eq_cstr(m.finalized_features.items[2].name, "streams.version"));
+    /* transaction.version 2: the Java producer's KIP-890 transactions. */
+    assert_true(kc_str_eq_cstr(m.finalized_features.items[3].name, "transaction.version"));
+    assert_int_equal(m.finalized_features.items[3].min_version_level, 2);
+    assert_int_equal(m.finalized_features.items[3].max_version_level, 2);
     assert_int_equal(m.finalized_features_epoch, 1);
     assert_false(m.zk_migration_ready);
     /* An invalid request is answered without features. */
@@ -1846,7 +1852,7 @@ static void test_dispatch_table_consistency(void **state)
         assert_non_null(e->name);
         assert_ptr_equal(kc_api_find(e->api_key), e);
     }
-    assert_null(kc_api_find(24)); /* AddPartitionsToTxn is not served */
+    assert_null(kc_api_find(27)); /* WriteTxnMarkers: between brokers only */
     assert_int_equal(kc_api_find(23)->flexible_min, 4);
     assert_int_equal(kc_api_find(60)->flexible_min, 0);
     assert_int_equal(kc_api_find(21)->flexible_min, 2);

@@ -1,0 +1,562 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The transaction APIs, as KafkaApis hands them to Kafka's transaction and
+ * group coordinators: InitProducerId with a transactional id,
+ * AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, TxnOffsetCommit,
+ * DescribeTransactions and ListTransactions. Authorization and the topic
+ * checks are here; the state machine is coordinator/txn (txn.h), the
+ * pending transactional offsets the group coordinator's. The markers a
+ * transaction's end writes go into the same batch as its records: control
+ * batches into the data partitions (the partition log), and the end of the
+ * pending offsets in the group coordinator for __consumer_offsets.
+ */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kc_log.h"
+#include "server_int.h"
+
+#define OFFSETS_TOPIC "__consumer_offsets"
+
+/* ---- the coordinator's environment ---------------------------------------- */
+
+static int16_t next_producer_id(void *ctx, int64_t *out)
+{
+    kc_server_t *s = ctx;
+    return kc_log_next_producer_id(s->log, out) == 0 ? KC_ERR_NONE
+                                                     : KC_ERR_COORDINATOR_NOT_AVAILABLE;
+}
+
+static int write_markers(void *ctx, int64_t producer_id, int16_t producer_epoch, bool commit,
+                         int16_t transaction_version, const kc_txn_partition_t *parts,
+                         size_t nparts, kc_result_t *res)
+{
+    kc_server_t *s = ctx;
+    for (size_t i = 0; i < nparts; i++) {
+        if (strcmp(parts[i].topic, OFFSETS_TOPIC) == 0) {
+            kc_coord_txn_offsets_end(s->coord, producer_id, commit, parts[i].partition, res);
+            continue;
+        }
+        if (kc_server_write_txn_marker(s, parts[i].topic, parts[i].partition, producer_id,
+                                       producer_epoch, commit, transaction_version) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+kc_txn_coord_t *kc_txn_api_new(kc_server_t *s, const kc_coord_config_t *cc)
+{
+    kc_txn_config_t tc;
+    kc_txn_config_defaults(&tc);
+    tc.max_timeout_ms = cc->transaction_max_timeout_ms;
+    tc.id_expiration_ms = cc->transactional_id_expiration_ms;
+    tc.abort_interval_ms = cc->transaction_abort_interval_ms;
+    tc.remove_interval_ms = cc->transaction_remove_interval_ms;
+    kc_txn_env_t env = {next_producer_id, write_markers, s};
+    return kc_txn_new(&tc, &env);
+}
+
+/* PRODUCER_FENCED came with the versions given (v4 of InitProducerId, v2 of
+ * the others); older ones are told INVALID_PRODUCER_EPOCH. */
+static int16_t fenced_for(int16_t err, int16_t version, int16_t fenced_from)
+{
+    return err == KC_ERR_PRODUCER_FENCED && version < fenced_from ? KC_ERR_INVALID_PRODUCER_EPOCH
+                                                                  : err;
+}
+
+/* Encodes m (a generated response) as req's answer; with_records: the
+ * batch holds the request's records, and err_fill set up *m's error twin in
+ * err_body to send should they not commit. */
+#define RESPOND(req, msg, m, err_m, with_records)                                                  \
+    do {                                                                                           \
+        kc_buf_t b_;                                                                               \
+        kc_buf_init(&b_);                                                                          \
+        int rc_ = kc_##msg##_encode(&b_, (req)->ctx.api_version, (m));                             \
+        if (rc_ != 0)                                                                              \
+            return kc_req_respond_encoded((req), rc_, &b_);                                        \
+        kc_response_t *r_ = kc_req_respond((req), &b_);                                            \
+        kc_buf_deinit(&b_);                                                                        \
+        if ((with_records) && kc_##msg##_encode(&r_->error_body, (req)->ctx.api_version,           \
+                                                (err_m)) != 0)                                     \
+            kc_buf_reset(&r_->error_body);                                                         \
+        return 0;                                                                                  \
+    } while (0)
+
+/* ---- InitProducerId ------------------------------------------------------- */
+
+int16_t kc_txn_api_init_producer_id(kc_req_t *req, const kc_init_producer_id_request_t *rq,
+                                    int64_t *pid, int16_t *epoch)
+{
+    kc_server_t *s = req->srv;
+    int16_t v = req->ctx.api_version;
+    *pid = -1;
+    *epoch = -1;
+    if (!kc_req_authorized(req, KC_OP_WRITE, KC_RES_TRANSACTIONAL_ID, rq->transactional_id))
+        return KC_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+    /* transaction.two.phase.commit.enable is false, as Kafka's default. */
+    if (rq->enable2_pc)
+        return KC_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+    if (rq->keep_prepared_txn)
+        return KC_ERR_UNSUPPORTED_VERSION;
+    int16_t err = kc_txn_init_producer_id(s->txn, req->ctx.now_ms, rq->transactional_id,
+                                          rq->transaction_timeout_ms, rq->producer_id,
+                                          rq->producer_epoch, req->res, pid, epoch);
+    return fenced_for(err, v, 4);
+}
+
+/* ---- AddPartitionsToTxn --------------------------------------------------- */
+
+typedef kc_add_partitions_to_txn_response_topic_result_t apt_topic_t;
+typedef kc_add_partitions_to_txn_response_partition_result_t apt_part_t;
+
+/* The partitions of one transaction's topics as the coordinator takes them. */
+static kc_txn_partition_t *flatten(kc_req_t *req, const kc_add_partitions_to_txn_request_topic_t *ts,
+                                   int32_t nt, size_t *n)
+{
+    size_t total = 0;
+    for (int32_t i = 0; i < nt; i++)
+        total += (size_t)KC_MAX(ts[i].partitions.count, 0);
+    kc_txn_partition_t *parts = kc_arena_alloc(req->arena, (total + 1) * sizeof(*parts));
+    *n = 0;
+    for (int32_t i = 0; i < nt; i++) {
+        char *topic = kc_arena_alloc(req->arena, (size_t)KC_MAX(ts[i].name.len, 0) + 1);
+        if (ts[i].name.len > 0)
+            memcpy(topic, ts[i].name.ptr, (size_t)ts[i].name.len);
+        topic[KC_MAX(ts[i].name.len, 0)] = '\0';
+        for (int32_t j = 0; j < ts[i].partitions.count; j++)
+            parts[(*n)++] = (kc_txn_partition_t){topic, ts[i].partitions.items[j]};
+    }
+    return parts;
+}
+
+/* The answer of one transaction: code for each partition, or per partition
+ * from codes (when not NULL, in the order of the request's partitions),
+ * into the topic results of v0-3 or of v4 and later (two shapes of the same). */
+typedef struct {
+    apt_topic_t *v4;
+    kc_add_partitions_to_txn_response_topic_result_v3_and_below_t *v3;
+    int32_t n;
+} apt_out_t;
+
+#define FILL_TOPICS(TOPIC_T, out)                                                                  \
+    do {                                                                                           \
+        TOPIC_T *rts_ = kc_arena_alloc(req->arena, (size_t)(nt + 1) * sizeof(*rts_));              \
+        size_t k_ = 0;                                                                             \
+        for (int32_t i = 0; i < nt; i++) {                                                         \
+            int32_t np = KC_MAX(ts[i].partitions.count, 0);                                        \
+            rts_[i].name = ts[i].name;                                                             \
+            rts_[i].results_by_partition.items = kc_arena_alloc(                                   \
+                req->arena, (size_t)(np + 1) * sizeof(*rts_[i].results_by_partition.items));       \
+            rts_[i].results_by_partition.count = np;                                               \
+            for (int32_t j = 0; j < np; j++, k_++) {                                               \
+                rts_[i].results_by_partition.items[j].partition_index = ts[i].partitions.items[j]; \
+                rts_[i].results_by_partition.items[j].partition_error_code =                       \
+                    codes ? codes[k_] : code;                                                      \
+            }                                                                                      \
+        }                                                                                          \
+        (out) = rts_;                                                                              \
+    } while (0)
+
+static void fill_topics(kc_req_t *req, const kc_add_partitions_to_txn_request_topic_t *ts,
+                        int32_t nt, int16_t code, const int16_t *codes, apt_out_t *out)
+{
+    if (req->ctx.api_version <= 3)
+        FILL_TOPICS(kc_add_partitions_to_txn_response_topic_result_v3_and_below_t, out->v3);
+    else
+        FILL_TOPICS(apt_topic_t, out->v4);
+    out->n = nt;
+}
+
+/*
+ * One transaction of AddPartitionsToTxn from a client (v0-3,
+ * KafkaApis.handleAddPartitionsToTxnRequest): WRITE on the transactional id,
+ * WRITE on each topic (an internal topic counts as not authorized), known
+ * partitions; any failure answers those codes and OPERATION_NOT_ATTEMPTED
+ * for the others; else the coordinator's one code for every partition.
+ * *wrote: records were added.
+ */
+static void add_client(kc_req_t *req, kc_str_t txn_id, int64_t pid, int16_t epoch,
+                       const kc_add_partitions_to_txn_request_topic_t *ts, int32_t nt,
+                       int16_t tv, apt_out_t *out, bool *wrote)
+{
+    kc_server_t *s = req->srv;
+    size_t n;
+    kc_txn_partition_t *parts = flatten(req, ts, nt, &n);
+    if (!kc_req_authorized(req, KC_OP_WRITE, KC_RES_TRANSACTIONAL_ID, txn_id)) {
+        fill_topics(req, ts, nt, KC_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED, NULL, out);
+        return;
+    }
+    int16_t *codes = kc_arena_alloc(req->arena, (n + 1) * sizeof(*codes));
+    bool failed = false;
+    size_t k = 0;
+    for (int32_t i = 0; i < nt; i++) {
+        const kc_topic_t *topic = kc_topics_find(s->topics, ts[i].name);
+        bool internal = kc_str_eq_cstr(ts[i].name, OFFSETS_TOPIC) ||
+                        kc_str_eq_cstr(ts[i].name, "__transaction_state");
+        int16_t topic_err = internal || !kc_req_authorized(req, KC_OP_WRITE, KC_RES_TOPIC,
+                                                           ts[i].name)
+                                ? KC_ERR_TOPIC_AUTHORIZATION_FAILED
+                                : KC_ERR_NONE;
+        for (int32_t j = 0; j < ts[i].partitions.count; j++, k++) {
+            int32_t p = ts[i].partitions.items[j];
+            codes[k] = topic_err;
+            if (topic_err == KC_ERR_NONE && (!topic || p < 0 || p >= topic->partitions))
+                codes[k] = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+            failed |= codes[k] != KC_ERR_NONE;
+        }
+    }
+    if (failed) {
+        for (size_t i = 0; i < n; i++)
+            if (codes[i] == KC_ERR_NONE)
+                codes[i] = KC_ERR_OPERATION_NOT_ATTEMPTED;
+        fill_topics(req, ts, nt, 0, codes, out);
+        return;
+    }
+    size_t first = req->res->nrecords;
+    int16_t err = kc_txn_add_partitions(s->txn, req->ctx.now_ms, txn_id, pid, epoch, parts, n, tv,
+                                        req->res);
+    *wrote |= req->res->nrecords > first;
+    fill_topics(req, ts, nt, fenced_for(err, req->ctx.api_version, 2), NULL, out);
+}
+
+/* The verification of a partition leader (v4+ VerifyOnly,
+ * TC.handleVerifyPartitionsInTransaction): per partition. */
+static void verify_only(kc_req_t *req, kc_str_t txn_id, int64_t pid, int16_t epoch,
+                        const kc_add_partitions_to_txn_request_topic_t *ts, int32_t nt,
+                        apt_out_t *out)
+{
+    size_t n;
+    kc_txn_partition_t *parts = flatten(req, ts, nt, &n);
+    int16_t *codes = kc_arena_alloc(req->arena, (n + 1) * sizeof(*codes));
+    for (size_t i = 0; i < n; i++)
+        codes[i] = kc_txn_verify_partition(req->srv->txn, txn_id, pid, epoch, &parts[i]);
+    fill_topics(req, ts, nt, 0, codes, out);
+}
+
+int kc_handle_add_partitions_to_txn(kc_req_t *req)
+{
+    int16_t v = req->ctx.api_version;
+    kc_add_partitions_to_txn_request_t rq;
+    kc_add_partitions_to_txn_request_init(&rq);
+    kc_reader_t start = *req->body;
+    if (kc_add_partitions_to_txn_request_decode(req->body, v, req->arena, &rq) != 0)
+        return KC_EINVAL;
+    kc_add_partitions_to_txn_response_t resp, err_resp;
+    kc_add_partitions_to_txn_response_init(&resp);
+    bool wrote = false;
+    if (v <= 3) {
+        int32_t nt = KC_MAX(rq.v3_and_below_topics.count, 0);
+        apt_out_t out = {0};
+        add_client(req, rq.v3_and_below_transactional_id, rq.v3_and_below_producer_id,
+                   rq.v3_and_below_producer_epoch, rq.v3_and_below_topics.items, nt, 0, &out,
+                   &wrote);
+        resp.results_by_topic_v3_and_below.items = out.v3;
+        resp.results_by_topic_v3_and_below.count = out.n;
+    } else {
+        /* From brokers only: CLUSTER_ACTION on the cluster. */
+        if (!kc_req_authorized_cluster(req, KC_OP_CLUSTER_ACTION))
+            return kc_req_respond_error(req, &start, KC_ERR_CLUSTER_AUTHORIZATION_FAILED);
+        int32_t n = KC_MAX(rq.transactions.count, 0);
+        for (int32_t i = 0; i < n; i++)
+            if (kc_str_is_null(rq.transactions.items[i].transactional_id))
+                return kc_req_respond_error(req, &start, KC_ERR_INVALID_REQUEST);
+        resp.results_by_transaction.items = kc_arena_alloc(
+            req->arena, (size_t)(n + 1) * sizeof(*resp.results_by_transaction.items));
+        resp.results_by_transaction.count = n;
+        for (int32_t i = 0; i < n; i++) {
+            const kc_add_partitions_to_txn_request_transaction_t *t = &rq.transactions.items[i];
+            kc_add_partitions_to_txn_response_transaction_result_t *rt =
+                &resp.results_by_transaction.items[i];
+            rt->transactional_id = t->transactional_id;
+            int32_t nt = KC_MAX(t->topics.count, 0);
+            apt_out_t out = {0};
+            if (t->verify_only)
+                verify_only(req, t->transactional_id, t->producer_id, t->producer_epoch,
+                            t->topics.items, nt, &out);
+            else
+                add_client(req, t->transactional_id, t->producer_id, t->producer_epoch,
+                           t->topics.items, nt, 2, &out, &wrote);
+            rt->topic_results.items = out.v4;
+            rt->topic_results.count = out.n;
+        }
+    }
+    err_resp = resp;
+    if (wrote) {
+        /* Should the records not commit: COORDINATOR_NOT_AVAILABLE where NONE was. */
+        if (v <= 3) {
+            int32_t nt = resp.results_by_topic_v3_and_below.count;
+            err_resp.results_by_topic_v3_and_below.items = kc_arena_alloc(
+                req->arena, (size_t)(nt + 1) * sizeof(*err_resp.results_by_topic_v3_and_below.items));
+            for (int32_t i = 0; i < nt; i++) {
+                const kc_add_partitions_to_txn_response_topic_result_v3_and_below_t *src =
+                    &resp.results_by_topic_v3_and_below.items[i];
+                kc_add_partitions_to_txn_response_topic_result_v3_and_below_t *dst =
+                    &err_resp.results_by_topic_v3_and_below.items[i];
+                *dst = *src;
+                int32_t np = src->results_by_partition.count;
+                dst->results_by_partition.items = kc_arena_alloc(
+                    req->arena, (size_t)(np + 1) * sizeof(*dst->results_by_partition.items));
+                for (int32_t j = 0; j < np; j++) {
+                    dst->results_by_partition.items[j] = src->results_by_partition.items[j];
+                    if (dst->results_by_partition.items[j].partition_error_code == KC_ERR_NONE)
+                        dst->results_by_partition.items[j].partition_error_code =
+                            KC_ERR_COORDINATOR_NOT_AVAILABLE;
+                }
+            }
+        } else {
+            err_resp.error_code = KC_ERR_COORDINATOR_NOT_AVAILABLE;
+            err_resp.results_by_transaction.count = 0;
+        }
+    }
+    RESPOND(req, add_partitions_to_txn_response, &resp, &err_resp, wrote);
+}
+
+/* ---- AddOffsetsToTxn ------------------------------------------------------ */
+
+int kc_handle_add_offsets_to_txn(kc_req_t *req)
+{
+    kc_server_t *s = req->srv;
+    int16_t v = req->ctx.api_version;
+    kc_add_offsets_to_txn_request_t rq;
+    kc_add_offsets_to_txn_request_init(&rq);
+    kc_reader_t start = *req->body;
+    if (kc_add_offsets_to_txn_request_decode(req->body, v, req->arena, &rq) != 0)
+        return KC_EINVAL;
+    if (!kc_req_authorized(req, KC_OP_WRITE, KC_RES_TRANSACTIONAL_ID, rq.transactional_id))
+        return kc_req_respond_error(req, &start, KC_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    if (!kc_req_authorized(req, KC_OP_READ, KC_RES_GROUP, rq.group_id))
+        return kc_req_respond_error(req, &start, KC_ERR_GROUP_AUTHORIZATION_FAILED);
+    kc_txn_partition_t part = {OFFSETS_TOPIC, kc_coord_offsets_partition_for(s->coord, rq.group_id)};
+    size_t first = req->res->nrecords;
+    kc_add_offsets_to_txn_response_t resp, err_resp;
+    kc_add_offsets_to_txn_response_init(&resp);
+    resp.error_code = fenced_for(kc_txn_add_partitions(s->txn, req->ctx.now_ms, rq.transactional_id,
+                                                       rq.producer_id, rq.producer_epoch, &part,
+                                                       1, 0, req->res),
+                                 v, 2);
+    err_resp = resp;
+    err_resp.error_code = KC_ERR_COORDINATOR_NOT_AVAILABLE;
+    RESPOND(req, add_offsets_to_txn_response, &resp, &err_resp, req->res->nrecords > first);
+}
+
+/* ---- EndTxn --------------------------------------------------------------- */
+
+int kc_handle_end_txn(kc_req_t *req)
+{
+    kc_server_t *s = req->srv;
+    int16_t v = req->ctx.api_version;
+    kc_end_txn_request_t rq;
+    kc_end_txn_request_init(&rq);
+    kc_reader_t start = *req->body;
+    if (kc_end_txn_request_decode(req->body, v, req->arena, &rq) != 0)
+        return KC_EINVAL;
+    if (!kc_req_authorized(req, KC_OP_WRITE, KC_RES_TRANSACTIONAL_ID, rq.transactional_id))
+        return kc_req_respond_error(req, &start, KC_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    size_t first = req->res->nrecords;
+    kc_end_txn_response_t resp, err_resp;
+    kc_end_txn_response_init(&resp);
+    /* EndTxn v5 and later: transaction version 2 (TransactionVersion.transactionVersionForEndTxn). */
+    int16_t err = kc_txn_end(s->txn, req->ctx.now_ms, rq.transactional_id, rq.producer_id,
+                             rq.producer_epoch, rq.committed, v > 4 ? 2 : 0, req->res,
+                             &resp.producer_id, &resp.producer_epoch);
+    resp.error_code = fenced_for(err, v, 2);
+    err_resp = resp;
+    err_resp.error_code = KC_ERR_COORDINATOR_NOT_AVAILABLE;
+    err_resp.producer_id = -1;
+    err_resp.producer_epoch = -1;
+    RESPOND(req, end_txn_response, &resp, &err_resp, req->res->nrecords > first);
+}
+
+/* ---- TxnOffsetCommit ------------------------------------------------------ */
+
+int kc_handle_txn_offset_commit(kc_req_t *req)
+{
+    kc_server_t *s = req->srv;
+    int16_t v = req->ctx.api_version;
+    kc_txn_offset_commit_request_t rq;
+    kc_txn_offset_commit_request_init(&rq);
+    kc_reader_t start = *req->body;
+    if (kc_txn_offset_commit_request_decode(req->body, v, req->arena, &rq) != 0)
+        return KC_EINVAL;
+    if (!kc_req_authorized(req, KC_OP_WRITE, KC_RES_TRANSACTIONAL_ID, rq.transactional_id))
+        return kc_req_respond_error(req, &start, KC_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    if (!kc_req_authorized(req, KC_OP_READ, KC_RES_GROUP, rq.group_id))
+        return kc_req_respond_error(req, &start, KC_ERR_GROUP_AUTHORIZATION_FAILED);
+    /* The producer's transaction and the group's offsets partition: added by
+     * v5 and later (transaction version 2), verified before (ReplicaManager's
+     * verification; TRANSACTION_ABORTABLE from v4, INVALID_TXN_STATE before). */
+    kc_txn_partition_t part = {OFFSETS_TOPIC, kc_coord_offsets_partition_for(s->coord, rq.group_id)};
+    int16_t txn_err =
+        v >= 5 ? kc_txn_add_partitions(s->txn, req->ctx.now_ms, rq.transactional_id,
+                                       rq.producer_id, rq.producer_epoch, &part, 1, 2, req->res)
+               : kc_txn_verify_partition(s->txn, rq.transactional_id, rq.producer_id,
+                                         rq.producer_epoch, &part);
+    if (txn_err == KC_ERR_PRODUCER_FENCED)
+        txn_err = KC_ERR_INVALID_PRODUCER_EPOCH;
+    else if (txn_err == KC_ERR_TRANSACTION_ABORTABLE && v < 4)
+        txn_err = KC_ERR_INVALID_TXN_STATE;
+    kc_coord_txn_offset_commit(s->coord, &req->ctx, &rq, txn_err, req->res);
+    return 0;
+}
+
+/* ---- DescribeTransactions and ListTransactions ---------------------------- */
+
+typedef kc_describe_transactions_response_transaction_state_t dt_state_t;
+typedef kc_describe_transactions_response_topic_data_t dt_topic_t;
+
+/* The state of one id (TC.handleDescribeTransactions), topics the client may
+ * not describe left out. */
+static void describe_one(kc_req_t *req, kc_str_t id, dt_state_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->transactional_id = id;
+    out->transaction_state = kc_str("");
+    out->transaction_start_time_ms = -1;
+    out->producer_id = -1;
+    out->producer_epoch = -1;
+    if (!kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TRANSACTIONAL_ID, id)) {
+        out->error_code = KC_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+        return;
+    }
+    if (id.len <= 0) {
+        out->error_code = KC_ERR_INVALID_REQUEST;
+        return;
+    }
+    const kc_txn_meta_t *m = kc_txn_find(req->srv->txn, id);
+    if (!m) {
+        out->error_code = KC_ERR_TRANSACTIONAL_ID_NOT_FOUND;
+        return;
+    }
+    out->transaction_state = kc_str(kc_txn_state_name(m->state));
+    out->transaction_timeout_ms = m->timeout_ms;
+    out->transaction_start_time_ms = m->start_ms;
+    out->producer_id = m->producer_id;
+    out->producer_epoch = m->producer_epoch;
+    dt_topic_t *ts = kc_arena_alloc(req->arena, (m->npartitions + 1) * sizeof(*ts));
+    int32_t nt = 0;
+    for (size_t i = 0; i < m->npartitions;) {
+        size_t e = i;
+        while (e < m->npartitions && strcmp(m->partitions[e].topic, m->partitions[i].topic) == 0)
+            e++;
+        /* Views into the coordinator's entry: encoded before anything changes it. */
+        kc_str_t topic = kc_str(m->partitions[i].topic);
+        if (kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TOPIC, topic)) {
+            dt_topic_t *t = &ts[nt++];
+            t->topic = topic;
+            t->partitions.items = kc_arena_alloc(req->arena, (e - i) * sizeof(int32_t));
+            t->partitions.count = (int32_t)(e - i);
+            for (size_t p = i; p < e; p++)
+                t->partitions.items[p - i] = m->partitions[p].partition;
+        }
+        i = e;
+    }
+    out->topics.items = ts;
+    out->topics.count = nt;
+}
+
+int kc_handle_describe_transactions(kc_req_t *req)
+{
+    kc_describe_transactions_request_t rq;
+    kc_describe_transactions_request_init(&rq);
+    if (kc_describe_transactions_request_decode(req->body, req->ctx.api_version, req->arena,
+                                                &rq) != 0)
+        return KC_EINVAL;
+    kc_describe_transactions_response_t resp;
+    kc_describe_transactions_response_init(&resp);
+    int32_t n = KC_MAX(rq.transactional_ids.count, 0);
+    resp.transaction_states.items = kc_arena_alloc(req->arena, (size_t)(n + 1) * sizeof(dt_state_t));
+    resp.transaction_states.count = n;
+    for (int32_t i = 0; i < n; i++)
+        describe_one(req, rq.transactional_ids.items[i], &resp.transaction_states.items[i]);
+    RESPOND(req, describe_transactions_response, &resp, &resp, false);
+}
+
+typedef struct {
+    kc_req_t *req;
+    const kc_list_transactions_request_t *rq;
+    unsigned states;           /* bits of the known state filters */
+    bool any_state;            /* no state filter */
+    pcre2_code *pattern;       /* NULL: none */
+    pcre2_match_data *md;
+    kc_list_transactions_response_transaction_state_t *items;
+    int32_t n, cap;
+} list_ctx_t;
+
+static void list_one(void *ctx, const kc_txn_meta_t *m)
+{
+    list_ctx_t *l = ctx;
+    const kc_list_transactions_request_t *rq = l->rq;
+    if (!l->any_state && !(l->states & (1u << m->state)))
+        return;
+    if (rq->producer_id_filters.count > 0) {
+        bool hit = false;
+        for (int32_t i = 0; i < rq->producer_id_filters.count; i++)
+            hit |= rq->producer_id_filters.items[i] == m->producer_id;
+        if (!hit)
+            return;
+    }
+    if (rq->duration_filter >= 0 && !(l->req->ctx.now_ms - m->start_ms > rq->duration_filter))
+        return;
+    size_t idlen = strlen(m->transactional_id);
+    if (l->pattern && pcre2_match(l->pattern, (PCRE2_SPTR)m->transactional_id, idlen, 0,
+                                  PCRE2_ANCHORED | PCRE2_ENDANCHORED, l->md, NULL) < 0)
+        return;
+    kc_str_t id = {m->transactional_id, (int32_t)idlen};
+    if (!kc_req_authorized(l->req, KC_OP_DESCRIBE, KC_RES_TRANSACTIONAL_ID, id))
+        return;
+    if (l->n == l->cap) {
+        int32_t cap = l->cap ? l->cap * 2 : 16;
+        kc_list_transactions_response_transaction_state_t *items =
+            kc_arena_alloc(l->req->arena, (size_t)cap * sizeof(*items));
+        if (l->n)
+            memcpy(items, l->items, (size_t)l->n * sizeof(*items));
+        l->items = items;
+        l->cap = cap;
+    }
+    l->items[l->n++] = (kc_list_transactions_response_transaction_state_t){
+        id, m->producer_id, kc_str(kc_txn_state_name(m->state))};
+}
+
+int kc_handle_list_transactions(kc_req_t *req)
+{
+    kc_list_transactions_request_t rq;
+    kc_list_transactions_request_init(&rq);
+    if (kc_list_transactions_request_decode(req->body, req->ctx.api_version, req->arena, &rq) != 0)
+        return KC_EINVAL;
+    kc_list_transactions_response_t resp;
+    kc_list_transactions_response_init(&resp);
+    list_ctx_t l = {.req = req, .rq = &rq, .any_state = rq.state_filters.count <= 0};
+    int32_t nf = KC_MAX(rq.state_filters.count, 0);
+    resp.unknown_state_filters.items = kc_arena_alloc(req->arena, (size_t)(nf + 1) * sizeof(kc_str_t));
+    resp.unknown_state_filters.count = 0;
+    for (int32_t i = 0; i < nf; i++) {
+        kc_str_t f = rq.state_filters.items[i];
+        int st = kc_txn_state_from_name(f.ptr ? f.ptr : "", (size_t)KC_MAX(f.len, 0));
+        if (st < 0 || st == KC_TXN_DEAD)
+            resp.unknown_state_filters.items[resp.unknown_state_filters.count++] = f;
+        else
+            l.states |= 1u << st;
+    }
+    if (rq.transactional_id_pattern.len > 0) {
+        int errcode;
+        PCRE2_SIZE erroff;
+        l.pattern = pcre2_compile((PCRE2_SPTR)rq.transactional_id_pattern.ptr,
+                                  (PCRE2_SIZE)rq.transactional_id_pattern.len, PCRE2_UTF, &errcode,
+                                  &erroff, NULL);
+        if (!l.pattern) {
+            resp.error_code = KC_ERR_INVALID_REGULAR_EXPRESSION;
+            RESPOND(req, list_transactions_response, &resp, &resp, false);
+        }
+        l.md = pcre2_match_data_create_from_pattern(l.pattern, NULL);
+    }
+    kc_txn_foreach(req->srv->txn, list_one, &l);
+    if (l.md)
+        pcre2_match_data_free(l.md);
+    if (l.pattern)
+        pcre2_code_free(l.pattern);
+    resp.transaction_states.items = l.items;
+    resp.transaction_states.count = l.n;
+    RESPOND(req, list_transactions_response, &resp, &resp, false);
+}
