@@ -6,13 +6,16 @@
  * what the input says, on the store's worker thread, through the real
  * kc_topology_store_t; the broker's side then reads the answer as
  * StreamsGroupDescribe does. Input:
- *   u8   call: low two bits 0/3 get, 1 set, 2 del
+ *   u8   call: low two bits 0/3 get, 1 set, 2 del; bit 2: the store
+ *        completes the call twice; bit 3: it keeps the token and completes
+ *        the call once more after its callback ran (a late completion)
  *   u32  the status the store answers (any value, as a plugin may)
  *   u8   message length m (0xff: no message, NULL)
  *   m    message bytes (a NUL ends the message early, as C strings do)
  *   rest the description bytes: a get's answer, a set's argument
  * Checks: the callback runs once on the loop thread with the store's status
- * and message and, for a get that succeeded, its bytes; a set hands the
+ * and message and, for a get that succeeded, its bytes, and a second or
+ * late completion is ignored; a set hands the
  * store exactly the bytes given. Bytes that decode as a stored description
  * (kc_topology_desc_decode) point into the answer, encode into a
  * StreamsGroupDescribe v1 response and decode back, and that encodes
@@ -37,6 +40,9 @@ static struct {
     const uint8_t *set_in; /* what a set received */
     size_t set_len;
     bool set_seen;
+    bool twice, keep;
+    kc_topology_store_done_fn late_done; /* kept for a late completion */
+    void *late_token;
 } answer;
 
 static int fz_init(const kc_topology_store_config_t *cfg, void **state, char *err, size_t errlen)
@@ -52,6 +58,12 @@ static void fz_answer(kc_topology_store_done_fn done, void *token, bool with_dat
     kc_topology_store_result_t r = {(kc_topology_store_status_t)answer.status, answer.message,
                                     with_data ? answer.data : NULL, with_data ? answer.len : 0};
     done(token, &r);
+    if (answer.twice)
+        done(token, &r);
+    if (answer.keep) {
+        answer.late_done = done;
+        answer.late_token = token;
+    }
 }
 
 static void fz_set(void *state, const char *g, size_t glen, int32_t epoch, const uint8_t *d,
@@ -174,7 +186,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     setup();
     kc_fuzz_in_t in = {data, size};
-    int call = kc_fuzz_u8(&in) & 3;
+    uint8_t cb = kc_fuzz_u8(&in);
+    int call = cb & 3;
     uint32_t status = (uint32_t)kc_fuzz_u16(&in) << 16;
     status |= kc_fuzz_u16(&in);
     uint8_t ml = kc_fuzz_u8(&in);
@@ -196,6 +209,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     answer.data = desc;
     answer.len = dn;
     answer.set_seen = false;
+    answer.twice = (cb & 4) != 0;
+    answer.keep = (cb & 8) != 0;
 
     got_t got;
     memset(&got, 0, sizeof(got));
@@ -207,6 +222,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         kc_topology_store_get(store, "group", 5, 3, on_done, &got);
     while (got.calls == 0)
         event_base_loop(base, EVLOOP_ONCE);
+    if (answer.late_done) {
+        /* The job was delivered and freed: this completion must be ignored. */
+        kc_topology_store_result_t late = {KC_TOPOLOGY_STORE_OK, "late", NULL, 0};
+        answer.late_done(answer.late_token, &late);
+        answer.late_done = NULL;
+    }
+    event_base_loop(base, EVLOOP_NONBLOCK);
     KC_FUZZ_CHECK(got.calls == 1 && kc_topology_store_pending(store) == 0, "callback count");
     KC_FUZZ_CHECK(got.status == status, "status %u became %u", status, got.status);
     KC_FUZZ_CHECK((message == NULL) == (got.message == NULL) &&
