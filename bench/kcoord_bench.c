@@ -1742,7 +1742,7 @@ static int bench_timer_lateness(target_t *t, const char *tag, double *p50, doubl
         snprintf(group, sizeof(group), "kcoord-bench-timer-%s-%d", tag, i);
         int a = connect_blocking(t), b = connect_blocking(t);
         kc_join_group_response_t m;
-        double ms;
+        double ms = 0;
         rc = a < 0 || b < 0 || tl_form(a, group, &arena, &resp) ||
                      tl_member(b, group, &arena, &resp, &m, id, sizeof(id), &ms)
                  ? -1

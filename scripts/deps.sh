@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0
 # Installs the Debian 12 packages kcoord needs that are missing on this machine.
 #   scripts/deps.sh build   what building needs
-#   scripts/deps.sh all     build + what the unit and integration tests need (default)
-#   scripts/deps.sh fuzz    all + clang and libFuzzer (./scripts/test --extended)
+#   scripts/deps.sh all     build + what the unit and integration tests need (default):
+#                           clang for the second compiler build, valgrind for the
+#                           memcheck run of the unit tests
+#   scripts/deps.sh fuzz    all + libFuzzer's runtime (./scripts/test --extended)
 # Checks with dpkg-query first; runs apt-get only when something is missing.
 # When not root and something is missing, prints the apt-get command and fails.
 # all and fuzz also make the virtualenv of the Python clients from PyPI
@@ -15,7 +17,7 @@ BUILD_PKGS=(gcc meson ninja-build pkg-config libevent-dev liblmdb-dev libssl-dev
             libpcre2-dev python3)
 TEST_PKGS=(python3-kafka python3-confluent-kafka python3-snappy python3-lz4 python3-xxhash
            kcat librdkafka-dev procps iproute2 openssl python3-yaml
-           golang-go python3-venv chromium)
+           golang-go python3-venv chromium clang valgrind)
 # The console's browser test drives Debian's chromium with playwright-core
 # (npm ci of its lock file into the build directory, as for KafkaJS).
 # KafkaJS runs on Node.js; a node that did not come from Debian's package
@@ -25,7 +27,7 @@ NODE_CMDS=(node:nodejs npm:npm)
 # (17 or newer) and is resolved by Maven; a JDK or Maven that did not come
 # from Debian's packages is accepted as it is.
 JAVA_CMDS=(java:openjdk-17-jdk-headless mvn:maven)
-FUZZ_PKGS=(clang libclang-rt-dev)
+FUZZ_PKGS=(libclang-rt-dev)
 
 what="${1:-all}"
 case "$what" in

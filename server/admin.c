@@ -350,17 +350,20 @@ static void post_fault(kc_server_t *s, struct evhttp_request *rq)
     reply_json(rq, 201, json_pack("{s:I}", "id", (json_int_t)id));
 }
 
+int64_t kc_admin_fault_id(const char *text)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    return *text && !*end && errno == 0 && v > 0 ? (int64_t)v : -1;
+}
+
 static void delete_faults(kc_server_t *s, struct evhttp_request *rq, const char *rest)
 {
     int64_t id = -1;
-    if (rest && *rest) {
-        char *end;
-        long long v = strtoll(rest, &end, 10);
-        if (*end || v <= 0) {
-            reply_error(rq, 404, "no such fault");
-            return;
-        }
-        id = v;
+    if (rest && *rest && (id = kc_admin_fault_id(rest)) < 0) {
+        reply_error(rq, 404, "no such fault");
+        return;
     }
     size_t n = kc_faults_clear(s->faults, id);
     if (id > 0 && n == 0) {
@@ -620,8 +623,7 @@ static void get_group(kc_server_t *s, struct evhttp_request *rq, const char *raw
 
 /* ---- events ---- */
 
-/* Parses a non-negative decimal sequence number; false when it is not one. */
-static bool parse_seq(const char *v, uint64_t *out)
+bool kc_admin_parse_seq(const char *v, uint64_t *out)
 {
     char *end;
     errno = 0;
@@ -630,6 +632,26 @@ static bool parse_seq(const char *v, uint64_t *out)
         return false;
     *out = n;
     return true;
+}
+
+const char *kc_admin_events_query(const char *q, uint64_t *since, bool *stream)
+{
+    struct evkeyvalq params;
+    if (evhttp_parse_query_str(q, &params) != 0)
+        return "bad query string";
+    const char *why = NULL;
+    const char *v = evhttp_find_header(&params, "since");
+    if (v && !kc_admin_parse_seq(v, since))
+        why = "since must be a non-negative integer";
+    const char *sv = evhttp_find_header(&params, "stream");
+    if (!why && sv) {
+        if (strcmp(sv, "1") == 0 || strcmp(sv, "true") == 0)
+            *stream = true;
+        else if (strcmp(sv, "0") != 0 && strcmp(sv, "false") != 0)
+            why = "stream must be 1, true, 0 or false";
+    }
+    evhttp_clear_headers(&params);
+    return why;
 }
 
 /* Every KC_ADMIN_STREAM_KEEPALIVE_S an SSE comment goes to every stream, so
@@ -705,31 +727,12 @@ static void get_events(kc_server_t *s, struct evhttp_request *rq, const struct e
 {
     struct kc_admin *a = s->admin;
     uint64_t since = 0;
-    bool stream = false, ok = true;
+    bool stream = false;
     const char *q = evhttp_uri_get_query(u);
-    if (q) {
-        struct evkeyvalq params;
-        if (evhttp_parse_query_str(q, &params) != 0) {
-            reply_error(rq, 400, "bad query string");
-            return;
-        }
-        const char *v = evhttp_find_header(&params, "since");
-        if (v && !parse_seq(v, &since)) {
-            reply_error(rq, 400, "since must be a non-negative integer");
-            ok = false;
-        }
-        const char *sv = evhttp_find_header(&params, "stream");
-        if (ok && sv) {
-            if (strcmp(sv, "1") == 0 || strcmp(sv, "true") == 0) {
-                stream = true;
-            } else if (strcmp(sv, "0") != 0 && strcmp(sv, "false") != 0) {
-                reply_error(rq, 400, "stream must be 1, true, 0 or false");
-                ok = false;
-            }
-        }
-        evhttp_clear_headers(&params);
-        if (!ok)
-            return;
+    const char *why = q ? kc_admin_events_query(q, &since, &stream) : NULL;
+    if (why) {
+        reply_error(rq, 400, why);
+        return;
     }
     const struct evkeyvalq *in = evhttp_request_get_input_headers(rq);
     const char *accept = evhttp_find_header(in, "Accept");
@@ -738,7 +741,7 @@ static void get_events(kc_server_t *s, struct evhttp_request *rq, const struct e
     if (stream) {
         /* A reconnecting EventSource resumes after the last id it saw. */
         const char *last = evhttp_find_header(in, "Last-Event-ID");
-        if (last && !parse_seq(last, &since)) {
+        if (last && !kc_admin_parse_seq(last, &since)) {
             reply_error(rq, 400, "Last-Event-ID must be a non-negative integer");
             return;
         }

@@ -174,6 +174,28 @@ static void close_unexpected(kc_server_t *s, const kc_conn_info_t *conn, const c
 
 typedef enum { EV_CONTINUE, EV_COMPLETE, EV_FAIL } eval_t;
 
+int kc_sasl_plain_split(const uint8_t *tok, size_t len, char *authz, size_t authzlen,
+                        char *name, size_t namelen, char *pw, size_t pwlen)
+{
+    const uint8_t *z1 = len ? memchr(tok, 0, len) : NULL;
+    const uint8_t *z2 = z1 ? memchr(z1 + 1, 0, len - (size_t)(z1 + 1 - tok)) : NULL;
+    int ntok = 1 + (z1 != NULL) + (z2 != NULL);
+    if (z2 && memchr(z2 + 1, 0, len - (size_t)(z2 + 1 - tok)))
+        ntok = 4;
+    if (ntok != 3)
+        return ntok;
+    size_t la = (size_t)(z1 - tok), ln = (size_t)(z2 - z1 - 1), lp = len - (size_t)(z2 + 1 - tok);
+    if (la >= authzlen || ln >= namelen || lp >= pwlen)
+        return -1;
+    memcpy(authz, tok, la);
+    authz[la] = '\0';
+    memcpy(name, z1 + 1, ln);
+    name[ln] = '\0';
+    memcpy(pw, z2 + 1, lp);
+    pw[lp] = '\0';
+    return 3;
+}
+
 /*
  * Evaluates one client token: out gets the server's token. On EV_FAIL,
  * client_msg is what SaslAuthenticate v1+ tells the client and reason what
@@ -186,32 +208,20 @@ static eval_t evaluate(sasl_conn_t *sc, const uint8_t *tok, size_t len, kc_buf_t
     kc_server_t *s = sc->srv;
     const char *phase = sc->reauthenticating ? "re-authentication" : "authentication";
     if (sc->mech == MECH_PLAIN) {
-        /* authzid NUL authcid NUL password */
-        const uint8_t *z1 = memchr(tok, 0, len);
-        const uint8_t *z2 = z1 ? memchr(z1 + 1, 0, len - (size_t)(z1 + 1 - tok)) : NULL;
-        int ntok = 1 + (z1 != NULL) + (z2 != NULL);
-        if (z2 && memchr(z2 + 1, 0, len - (size_t)(z2 + 1 - tok)))
-            ntok = 4;
-        if (ntok != 3) {
+        char authz[256], name[256], pw[1024];
+        int ntok = kc_sasl_plain_split(tok, len, authz, sizeof(authz), name, sizeof(name), pw,
+                                       sizeof(pw));
+        if (ntok > 0 && ntok != 3) {
             snprintf(client_msg, cmlen, "Invalid SASL/PLAIN response: expected 3 tokens, got %d",
                      ntok);
             snprintf(reason, rlen, "%s", client_msg);
             return EV_FAIL;
         }
-        char authz[256], name[256], pw[1024];
-        size_t la = (size_t)(z1 - tok), ln = (size_t)(z2 - z1 - 1),
-               lp = len - (size_t)(z2 + 1 - tok);
-        if (la >= sizeof(authz) || ln >= sizeof(name) || lp >= sizeof(pw)) {
+        if (ntok < 0) {
             snprintf(client_msg, cmlen, "Authentication failed: Invalid username or password");
             snprintf(reason, rlen, "%s", client_msg);
             return EV_FAIL;
         }
-        memcpy(authz, tok, la);
-        authz[la] = '\0';
-        memcpy(name, z1 + 1, ln);
-        name[ln] = '\0';
-        memcpy(pw, z2 + 1, lp);
-        pw[lp] = '\0';
         eval_t r = EV_FAIL;
         if (!name[0]) {
             snprintf(client_msg, cmlen, "Authentication failed: username not specified");

@@ -598,12 +598,30 @@ void kc_server_advertised(const kc_server_t *s, uint64_t conn_id, kc_str_t *host
 bool kc_sasl_on_frame(kc_server_t *s, const kc_conn_info_t *conn, const uint8_t *data,
                       size_t len);
 /* SaslHandshake / SaslAuthenticate outside an exchange: ILLEGAL_SASL_STATE, as KafkaApis. */
+/*
+ * Splits a SASL/PLAIN token "authzid NUL authcid NUL password" (RFC 4616, as
+ * Kafka's PlainSaslServer) into NUL-terminated copies in the three buffers.
+ * Returns 3, the token count when it is not 3 (1, 2, or 4 for more), or -1
+ * when a part does not fit its buffer (the buffers are then unspecified).
+ * tok may be NULL when len is 0.
+ */
+int kc_sasl_plain_split(const uint8_t *tok, size_t len, char *authz, size_t authzlen,
+                        char *name, size_t namelen, char *pw, size_t pwlen);
 int kc_handle_sasl_handshake(kc_req_t *req);
 int kc_handle_sasl_authenticate(kc_req_t *req);
 
 /* Admin HTTP endpoint (server/admin.c); no-op when admin.listeners is empty. */
 int kc_admin_start(kc_server_t *s);
 void kc_admin_stop(kc_server_t *s);
+/* The query string of GET /v1/events ("since=N&stream=1|true|0|false", both
+ * optional): NULL with *since and *stream set from what is given, or the
+ * message of the 400 answer. */
+const char *kc_admin_events_query(const char *q, uint64_t *since, bool *stream);
+/* A non-negative decimal sequence number (since, Last-Event-ID); false
+ * (out untouched) when v is not one or does not fit. */
+bool kc_admin_parse_seq(const char *v, uint64_t *out);
+/* The id of DELETE /v1/faults/<id>: a positive decimal, else -1. */
+int64_t kc_admin_fault_id(const char *text);
 /* Counts the error codes of one response body (kcoord_errors_total); a no-op
  * when the endpoint is off or the body does not decode. */
 void kc_admin_count_response(kc_server_t *s, int16_t api_key, int16_t api_version,

@@ -52,9 +52,64 @@ typedef struct job {
     char *message;
     uint8_t *out;
     size_t out_len;
-    int completed;      /* 0 until done() ran; guarded by t->mu */
+    uintptr_t token;    /* what the store's done() gets back; never reused */
+    struct job *live_prev, *live_next; /* in live_jobs until done() ran */
     struct job *next;
 } job_t;
+
+/*
+ * The calls handed to a store and not completed yet, found by their token.
+ * A store that completes a call twice, or completes one after the job was
+ * delivered and freed (or after the store closed), finds nothing there and
+ * is ignored: the job itself is never touched again. Tokens are sequence
+ * numbers, so a freed job's token cannot name a newer one.
+ */
+static pthread_mutex_t live_mu = PTHREAD_MUTEX_INITIALIZER;
+static job_t *live_jobs;
+static uintptr_t live_seq;
+
+static void live_add(job_t *j)
+{
+    pthread_mutex_lock(&live_mu);
+    j->token = ++live_seq;
+    j->live_prev = NULL;
+    j->live_next = live_jobs;
+    if (live_jobs)
+        live_jobs->live_prev = j;
+    live_jobs = j;
+    pthread_mutex_unlock(&live_mu);
+}
+
+/* Caller holds live_mu. */
+static void live_unlink(job_t *j)
+{
+    if (j->live_prev)
+        j->live_prev->live_next = j->live_next;
+    else
+        live_jobs = j->live_next;
+    if (j->live_next)
+        j->live_next->live_prev = j->live_prev;
+    j->live_prev = j->live_next = NULL;
+}
+
+/* The job of token, taken out of live_jobs; NULL when none is live. */
+static job_t *live_take(void *token)
+{
+    uintptr_t seq = (uintptr_t)token;
+    pthread_mutex_lock(&live_mu);
+    job_t *j = live_jobs;
+    while (j && j->token != seq)
+        j = j->live_next;
+    if (j)
+        live_unlink(j);
+    pthread_mutex_unlock(&live_mu);
+    return j;
+}
+
+static void *token_of(const job_t *j)
+{
+    return (void *)(uintptr_t)j->token;
+}
 
 struct kc_topology_store {
     const kc_topology_store_ops_t *ops;
@@ -85,17 +140,13 @@ static void job_free(job_t *j)
 /* The store's completion: any thread, exactly once per call. */
 static void job_done(void *token, const kc_topology_store_result_t *res)
 {
-    job_t *j = token;
-    kc_topology_store_t *t = j->t;
-    pthread_mutex_lock(&t->mu);
-    if (j->completed) {
-        pthread_mutex_unlock(&t->mu);
-        kc_log_error(COMP, "store %s completed one call twice; the second is ignored",
-                     t->ops->name);
+    job_t *j = live_take(token);
+    if (!j) {
+        kc_log_error(COMP, "a topology-description store completed a call twice, or one it "
+                           "was not given; ignored");
         return;
     }
-    j->completed = 1;
-    pthread_mutex_unlock(&t->mu);
+    kc_topology_store_t *t = j->t;
     j->status = res ? res->status : KC_TOPOLOGY_STORE_TRANSIENT;
     if (res && res->message)
         j->message = kc_xstrdup(res->message);
@@ -127,13 +178,13 @@ static void run_job(job_t *j)
     switch (j->kind) {
     case JOB_SET:
         t->ops->set(t->state, j->group_id, j->group_id_len, j->epoch, j->in, j->in_len, job_done,
-                    j);
+                    token_of(j));
         break;
     case JOB_GET:
-        t->ops->get(t->state, j->group_id, j->group_id_len, j->epoch, job_done, j);
+        t->ops->get(t->state, j->group_id, j->group_id_len, j->epoch, job_done, token_of(j));
         break;
     case JOB_DEL:
-        t->ops->del(t->state, j->group_id, j->group_id_len, job_done, j);
+        t->ops->del(t->state, j->group_id, j->group_id_len, job_done, token_of(j));
         break;
     }
 }
@@ -201,6 +252,7 @@ static void submit(kc_topology_store_t *t, job_kind_t kind, const char *group_id
     j->in_len = in_len;
     j->cb = cb;
     j->arg = arg;
+    live_add(j);
     t->pending++;
     pthread_mutex_lock(&t->mu);
     if (t->queue_tail)
@@ -372,12 +424,23 @@ void kc_topology_store_close(kc_topology_store_t *t)
         cancelled = j->next;
         kc_topology_store_result_t res = {KC_TOPOLOGY_STORE_TRANSIENT, "kcoord is shutting down",
                                           NULL, 0};
-        job_done(j, &res);
+        job_done(token_of(j), &res);
     }
     deliver(t);
-    if (t->pending)
+    if (t->pending) {
         kc_log_warn(COMP, "store %s left %zu calls without completing them", t->ops->name,
                     t->pending);
+        /* Their callbacks never run; a completion after this is ignored. */
+        pthread_mutex_lock(&live_mu);
+        for (job_t *j = live_jobs, *next; j; j = next) {
+            next = j->live_next;
+            if (j->t == t) {
+                live_unlink(j);
+                job_free(j);
+            }
+        }
+        pthread_mutex_unlock(&live_mu);
+    }
     if (t->ev)
         event_free(t->ev);
     if (t->efd >= 0)

@@ -24,8 +24,9 @@ void kc_modern_group_init(kc_coord_t *c, kc_modern_group_t *g, const kc_group_op
 {
     g->base.ops = ops;
     g->group_id = kc_str_dup_or_null(group_id.len >= 0 ? group_id : kc_str(""));
+    g->group_id_len = (size_t)(group_id.len > 0 ? group_id.len : 0);
     kc_modern_members_init(&g->members);
-    kc_group_put(c, &g->base, (size_t)(group_id.len > 0 ? group_id.len : 0));
+    kc_group_put(c, &g->base, g->group_id_len);
 }
 
 void kc_modern_group_deinit(kc_modern_group_t *g)
@@ -37,7 +38,7 @@ void kc_modern_group_deinit(kc_modern_group_t *g)
 void kc_modern_group_remove(kc_coord_t *c, kc_modern_group_t *g)
 {
     kc_groups_table_remove(c, g->group_id);
-    kc_group_remove(c, &g->base, strlen(g->group_id));
+    kc_group_remove(c, &g->base, g->group_id_len);
 }
 
 void kc_modern_groups_unload(kc_coord_t *c, kc_group_type_t type,
@@ -46,7 +47,7 @@ void kc_modern_groups_unload(kc_coord_t *c, kc_group_type_t type,
     size_t n;
     kc_group_t **gs = kc_groups_list(c, type, &n);
     for (size_t i = 0; i < n; i++) {
-        kc_group_remove(c, gs[i], strlen(modern_of(gs[i])->group_id));
+        kc_group_remove(c, gs[i], modern_of(gs[i])->group_id_len);
         free_group(gs[i]);
     }
     free(gs);

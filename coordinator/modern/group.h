@@ -15,6 +15,7 @@
 #define KC_MODERN_GROUP_FIELDS                                                                     \
     kc_group_t base; /* first: the group abstraction (groups.h) */                                 \
     char *group_id;                                                                                \
+    size_t group_id_len; /* a Kafka group id may hold a NUL byte: the map key's length */          \
     int32_t group_epoch;          /* the group metadata record's */                                \
     int64_t metadata_hash;        /* the group metadata record's */                                \
     int32_t assignment_epoch;     /* the target assignment metadata record's */                    \

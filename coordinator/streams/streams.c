@@ -3938,7 +3938,7 @@ void kc_streams_group_delete(kc_coord_t *c, kc_streams_group_t *g, kc_result_t *
     g = group_get(c, kc_str(gid));
     if (g) {
         kc_groups_table_remove(c, g->group_id);
-        kc_group_remove(c, &g->base, strlen(g->group_id));
+        kc_group_remove(c, &g->base, g->group_id_len);
         group_free(g);
     }
     for (size_t i = 0; i < n; i++)

@@ -71,7 +71,8 @@ typedef struct {
     size_t len;
 } kc_topology_store_result_t;
 
-/* Completion: call exactly once per call; res and what it points to are borrowed. */
+/* Completion: call exactly once per call; res and what it points to are borrowed.
+ * kcoord logs and ignores a second completion, or one after close. */
 typedef void (*kc_topology_store_done_fn)(void *token, const kc_topology_store_result_t *res);
 
 /* Log levels for kc_topology_store_config_t.log. */

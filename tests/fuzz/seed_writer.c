@@ -9,7 +9,11 @@
  *            classic-group scenario makes a coordinator emit;
  *   coord    scenarios of the group APIs (join, sync, heartbeat, commit,
  *            fetch, leave, delete, timers, reload) and one request of each
- *            group API at every version.
+ *            group API at every version;
+ *   topology a store's answers to get, set and del: descriptions from the
+ *            _fill_sample of StreamsGroupTopologyDescriptionUpdate, stored
+ *            as kc_topology_desc_encode writes them, and failures.
+ * The seeds of sasl, admin and config are text, written by hand.
  * Usage: seed_writer OUT_DIR. Exits 1 when a file cannot be written.
  */
 #include <errno.h>
@@ -19,6 +23,7 @@
 #include <sys/stat.h>
 
 #include "kc_fuzz_coord.h"
+#include "topology_desc.h"
 
 static const char *out_dir;
 static int failed;
@@ -476,6 +481,56 @@ static void write_records(void)
     kc_coord_free(c);
 }
 
+/* call (u8), status (u32), message length (u8, 0xff none), message, bytes. */
+static void topology_seed(const char *name, uint8_t call, uint32_t status, const char *msg,
+                          const kc_buf_t *desc)
+{
+    kc_buf_t b;
+    kc_buf_init(&b);
+    kc_write_int8(&b, (int8_t)call);
+    kc_write_int32(&b, (int32_t)status);
+    kc_write_int8(&b, (int8_t)(msg ? strlen(msg) : 0xff));
+    if (msg)
+        kc_buf_append(&b, msg, strlen(msg));
+    if (desc)
+        kc_buf_append(&b, desc->data, desc->len);
+    write_seed("topology", name, &b);
+    kc_buf_deinit(&b);
+}
+
+static void write_topology(void)
+{
+    for (int seed = 1; seed <= 3; seed++) {
+        kc_arena_t a;
+        kc_arena_init(&a);
+        kc_streams_group_topology_description_update_request_t rq;
+        kc_streams_group_topology_description_update_request_init(&rq);
+        kc_streams_group_topology_description_update_request_fill_sample(&rq, 0, &a,
+                                                                          (uint32_t)seed * 7);
+        kc_buf_t d;
+        kc_buf_init(&d);
+        if (kc_topology_desc_encode(&rq.topology_description, &d) != 0)
+            failed = 1;
+        char name[64];
+        snprintf(name, sizeof(name), "get_ok_%d", seed);
+        topology_seed(name, 0, KC_TOPOLOGY_STORE_OK, NULL, &d);
+        snprintf(name, sizeof(name), "set_ok_%d", seed);
+        topology_seed(name, 1, KC_TOPOLOGY_STORE_OK, NULL, &d);
+        kc_buf_deinit(&d);
+        kc_arena_deinit(&a);
+    }
+    kc_buf_t v0;
+    kc_buf_init(&v0);
+    kc_write_int16(&v0, 0);
+    topology_seed("get_version_only", 0, KC_TOPOLOGY_STORE_OK, "", &v0);
+    kc_buf_deinit(&v0);
+    topology_seed("get_not_found", 0, KC_TOPOLOGY_STORE_NOT_FOUND, NULL, NULL);
+    topology_seed("get_transient", 0, KC_TOPOLOGY_STORE_TRANSIENT, "disk busy", NULL);
+    topology_seed("set_permanent", 1, KC_TOPOLOGY_STORE_PERMANENT, "too large", NULL);
+    topology_seed("del_ok", 2, KC_TOPOLOGY_STORE_OK, NULL, NULL);
+    topology_seed("get_unknown_status", 0, 77, "what", NULL);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -487,6 +542,7 @@ int main(int argc, char **argv)
     write_header();
     write_records();
     write_coord();
+    write_topology();
     if (failed)
         fprintf(stderr, "seed_writer: some files could not be written\n");
     return failed;

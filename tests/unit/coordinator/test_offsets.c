@@ -637,7 +637,7 @@ static void batched_fetch_v8_and_null_topics(void **state)
     /* Group a, all topics, in the order of Kafka's tables: foo and bar
      * share slot 0 of a 2-slot table, as do partitions 0 and 2 of foo, and
      * a slot lists its later put first. */
-    const __auto_type ga = &f.groups.items[0];
+    const __typeof__(f.groups.items[0]) *ga = &f.groups.items[0];
     assert_true(kc_str_eq_cstr(ga->group_id, "a"));
     assert_int_equal(ga->error_code, 0);
     assert_int_equal(ga->topics.count, 2);
@@ -652,7 +652,7 @@ static void batched_fetch_v8_and_null_topics(void **state)
     assert_int_equal(ga->topics.items[1].partitions.items[1].partition_index, 0);
     assert_int_equal(ga->topics.items[1].partitions.items[1].committed_offset, 1);
     /* Group b, two partitions of bar. */
-    const __auto_type gb = &f.groups.items[1];
+    const __typeof__(f.groups.items[0]) *gb = &f.groups.items[1];
     assert_int_equal(gb->topics.count, 1);
     assert_int_equal(gb->topics.items[0].partitions.items[0].committed_offset, 4);
     assert_int_equal(gb->topics.items[0].partitions.items[1].committed_offset, -1);
@@ -881,7 +881,7 @@ static void commit_v10_with_topic_ids(void **state)
     g.topics.items = tp;
     g.topics.count = 2;
     kc_offset_fetch_response_t f = fetch_groups(t, 10, &g, 1);
-    const __auto_type gr = &f.groups.items[0];
+    const __typeof__(f.groups.items[0]) *gr = &f.groups.items[0];
     assert_int_equal(gr->topics.count, 2);
     assert_memory_equal(gr->topics.items[0].topic_id.b, topics_table[1].id.b, 16);
     assert_int_equal(gr->topics.items[0].partitions.items[0].committed_offset, 11);
