@@ -408,6 +408,14 @@ void kc_server_commit(kc_server_t *s)
     *b = s->spare;
     release(s, &done, failed);
     s->spare = done;
+    if (failed && kc_store_failed(s->store)) {
+        /* Nothing can be read back or written any more: as Kafka halts when
+         * its last log directory fails, kcoord stops at once, and a new
+         * process reopens the data from the last complete commit. */
+        kc_log_error("server", "the data directory's LMDB environment failed (a commit's meta "
+                               "page could not be written); stopping the broker");
+        _exit(1);
+    }
     if (failed)
         reload_after_failure(s);
     kc_topology_desc_after_commit(s, failed);

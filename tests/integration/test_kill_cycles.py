@@ -43,7 +43,6 @@ run (the seed is printed first).
 
 import os
 import random
-import struct
 import time
 import uuid
 
@@ -70,90 +69,6 @@ KILL_POINTS = ("after_commit", "mid_burst", "rebalance_open", "consumer_inflight
 
 API_INIT_PRODUCER_ID = 22
 RETRIABLE_PRODUCE = {6, 7, 14, 15, 16}  # NOT_LEADER, REQUEST_TIMED_OUT, loading...
-
-
-def uvarint(r):
-    shift = out = 0
-    while True:
-        b = r.read(1)[0]
-        out |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return out
-        shift += 7
-
-
-def varint(r):
-    n = uvarint(r)
-    return (n >> 1) ^ -(n & 1)
-
-
-class Bytes:
-    def __init__(self, data):
-        self.data, self.pos = data, 0
-
-    def read(self, n):
-        out = self.data[self.pos:self.pos + n]
-        if len(out) != n:
-            raise kw.DecodeError("short record batch")
-        self.pos += n
-        return out
-
-
-def decode_batches(data):
-    """[(offset, value bytes)] of the magic 2 batches in a Fetch's records; a
-    batch cut at the end of the response is ignored."""
-    out = []
-    pos = 0
-    while pos + 12 <= len(data):
-        base, length = struct.unpack_from(">qi", data, pos)
-        if pos + 12 + length > len(data):
-            break
-        b = Bytes(data[pos + 12:pos + 12 + length])
-        _epoch, magic = struct.unpack(">ib", b.read(5))
-        assert magic == 2, magic
-        b.read(4 + 2 + 4 + 8 + 8 + 8 + 2 + 4)  # crc .. base sequence
-        count = struct.unpack(">i", b.read(4))[0]
-        for _ in range(count):
-            varint(b)  # length
-            b.read(1)
-            varint(b)  # timestamp delta
-            delta = varint(b)
-            klen = varint(b)
-            if klen > 0:
-                b.read(klen)
-            vlen = varint(b)
-            value = b.read(vlen) if vlen >= 0 else None
-            for _ in range(uvarint(b)):
-                b.read(varint(b))
-                hv = varint(b)
-                if hv > 0:
-                    b.read(hv)
-            out.append((base + delta, value))
-        pos += 12 + length
-    return out
-
-
-def fetch_from(conn, partition, offset):
-    """Every (offset, value) of the log partition from `offset` to its end."""
-    out = []
-    while True:
-        corr = conn.send(kw.API_FETCH, 4, kw.fetch_v4_body(LOG_TOPIC, partition, offset))
-        got, r = conn.recv()
-        assert got == corr
-        r.i32()
-        r.i32()  # one topic
-        r.string()
-        r.i32()  # one partition
-        p, err, hwm, _lso = r.i32(), r.i16(), r.i64(), r.i64()
-        assert p == partition and err == 0, (p, err)
-        r.array(lambda r4: (r4.i64(), r4.i64()))
-        recs = [x for x in decode_batches(r.bytes_() or b"") if x[0] >= offset]
-        out.extend(recs)
-        if recs:
-            offset = recs[-1][0] + 1
-        if offset >= hwm:
-            return out, hwm
-        assert recs, "no progress reading partition %d at %d (hwm %d)" % (partition, offset, hwm)
 
 
 class Stats:
@@ -417,7 +332,7 @@ class World:
 
     def check_log(self, conn):
         for p in range(LOG_PARTITIONS):
-            recs, hwm = fetch_from(conn, p, self.verified[p])
+            recs, hwm = kw.fetch_records(conn, LOG_TOPIC, p, self.verified[p])
             for off, v in recs:
                 assert off not in self.log[p] or self.log[p][off] == v, \
                     "partition %d offset %d changed from %r to %r" % (p, off, self.log[p][off], v)
