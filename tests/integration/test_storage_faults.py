@@ -37,10 +37,12 @@ DEADLINE_S = 60
 NOT_COORDINATOR = 16
 KAFKA_STORAGE_ERROR = 56
 
+# (point, mode, nth): nth 2 fails a commit's second data write, after its
+# first went through.
 CASES = [
-    ("data", "eio"), ("data", "enospc"), ("data", "short"),
-    ("meta", "eio"), ("meta", "enospc"), ("meta", "short"),
-    ("sync", "eio"),
+    ("data", "eio", 1), ("data", "enospc", 1), ("data", "short", 1), ("data", "eio", 2),
+    ("meta", "eio", 1), ("meta", "enospc", 1), ("meta", "short", 1),
+    ("sync", "eio", 1),
 ]
 
 
@@ -107,8 +109,8 @@ def halted(k, name):
     assert "stopping the broker" in k.stderr_text(), k.stderr_text()[-2000:]
 
 
-def run_case(point, mode, shim):
-    name = "%s-%s" % (point, mode)
+def run_case(point, mode, nth, shim):
+    name = "%s-%s-%d" % (point, mode, nth)
     k = Kcoord("faults-" + name, overrides={"log.flush.interval.messages": "1"})
     faults = Faults(k)
     with_shim(k, faults, shim)
@@ -132,7 +134,7 @@ def run_case(point, mode, shim):
 
         # The offset commit meets the fault.
         log_at = k.stderr_size()
-        faults.arm(point, mode)
+        faults.arm(point, mode, nth)
         attempt = {p: 200 + p for p in range(PARTS)}
         try:
             errors = commit(conn, attempt)
@@ -161,7 +163,7 @@ def run_case(point, mode, shim):
             assert "failed" in logged, logged
 
         # The produce meets it too.
-        faults.arm(point, mode)
+        faults.arm(point, mode, nth)
         values = [b"during-0", b"during-1", b"during-2"]
         batch = kw.record_batch(values, pid, epoch, seq)
         try:
@@ -218,8 +220,8 @@ def run_case(point, mode, shim):
 def main():
     shim = os.environ.get("KC_TEST_FAULTFS")
     assert shim and os.path.exists(shim), "KC_TEST_FAULTFS must name the built kc_faultfs.so"
-    for point, mode in CASES:
-        run_case(point, mode, shim)
+    for point, mode, nth in CASES:
+        run_case(point, mode, nth, shim)
 
 
 if __name__ == "__main__":
