@@ -14,12 +14,15 @@ every cycle:
 - a classic group of two members (JoinGroup/SyncGroup/Heartbeat) that
   rebalances now and then;
 - a KIP-848 consumer group (ConsumerGroupHeartbeat) of two members, one of
-  which leaves and rejoins under a new member id now and then.
+  which leaves and rejoins under a new member id now and then;
+- a KIP-1071 streams group (StreamsGroupHeartbeat) of one member of a
+  stateless topology.
 
 The kill point varies with the cycle: right after an acknowledged commit, in
 the middle of a pipelined burst of produces and commits (some answers read,
 some not), while a classic rebalance is open (one member's JoinGroup waiting
-for the other), and with a consumer group heartbeat in flight.
+for the other), and with a consumer group or a streams group heartbeat in
+flight.
 
 After every restart:
 
@@ -32,7 +35,8 @@ After every restart:
   generation and members the clients last saw (the next generation only if
   a rebalance's joins were all in flight), and the consumer group with the
   members the clients last saw at the member epochs they last saw (a later
-  epoch only for a member whose heartbeat was in flight).
+  epoch only for a member whose heartbeat was in flight), and the streams
+  member at the epoch it last saw (or later, likewise).
 
 The default run makes 100 cycles, or fewer (at least 20) when 50 s of wall
 time are spent first (KC_TEST_KILL_BUDGET_S; 0 = no budget);
@@ -65,7 +69,10 @@ SIMPLE_GROUP = "kills-simple"
 CLASSIC_GROUP = "kills-classic"
 CONSUMER_GROUP = "kills-consumer"
 DEADLINE_S = 60
-KILL_POINTS = ("after_commit", "mid_burst", "rebalance_open", "consumer_inflight")
+STREAMS_GROUP = "kills-streams"
+STREAMS_TOPOLOGY = (1, [{"id": "0", "source_topics": [OFFSET_TOPIC]}])
+KILL_POINTS = ("after_commit", "mid_burst", "rebalance_open", "consumer_inflight",
+               "streams_inflight")
 
 API_INIT_PRODUCER_ID = 22
 RETRIABLE_PRODUCE = {6, 7, 14, 15, 16}  # NOT_LEADER, REQUEST_TIMED_OUT, loading...
@@ -273,6 +280,40 @@ def cg_call(conn, m, stats, epoch=None):
     return resp
 
 
+class StreamsMember:
+    """One KIP-1071 member of a stateless topology reading OFFSET_TOPIC."""
+
+    def __init__(self):
+        self.member_id = str(uuid.uuid4())
+        self.process_id = str(uuid.uuid4())
+        self.epoch = 0
+        self.tasks = (set(), set(), set())
+        self.acked_epoch = None
+        self.inflight = False
+
+    def body(self):
+        args = dict(process_id=self.process_id, active=self.tasks[0], standby=self.tasks[1],
+                    warmup=self.tasks[2])
+        if self.epoch == 0:
+            args.update(topology=STREAMS_TOPOLOGY, rebalance_timeout_ms=30000)
+        return kw.streams_group_heartbeat_body(STREAMS_GROUP, self.member_id, self.epoch, **args)
+
+    def send(self, conn):
+        return conn.send(kw.API_STREAMS_GROUP_HEARTBEAT, 1, self.body(), flexible=True)
+
+    def call(self, conn, stats):
+        corr = self.send(conn)
+        got, r = conn.recv(flexible_header=True)
+        assert got == corr
+        resp = kw.decode_streams_group_heartbeat(r, 1)
+        assert resp["error_code"] == 0, resp
+        if resp["member_epoch"] != self.epoch:
+            stats.transitions += 1
+        self.epoch = self.acked_epoch = resp["member_epoch"]
+        if resp["active"] is not None:
+            self.tasks = (resp["active"], resp["standby"], resp["warmup"])
+
+
 class World:
     def __init__(self, k, admin_port, rng):
         self.k = k
@@ -283,6 +324,7 @@ class World:
         self.offs = Offsets()
         self.classic = Classic()
         self.cms = [ConsumerMember(), ConsumerMember()]
+        self.sm = StreamsMember()
         self.left = []  # consumer members whose leave was in flight at a kill
         self.verified = [0] * LOG_PARTITIONS
         self.log = [dict() for _ in range(LOG_PARTITIONS)]  # offset -> value seen
@@ -377,6 +419,18 @@ class World:
             got.pop(old, None)
         expected = {m.member_id for m in self.cms if m.joined}
         present = set(got)
+        sm = self.sm
+        if sm.acked_epoch is not None:
+            sg = self.admin.group(STREAMS_GROUP)
+            got = {m["member_id"]: m["member_epoch"] for m in sg["members"]}
+            if sm.inflight:
+                assert got.get(sm.member_id, -1) >= sm.acked_epoch, (got, sm.acked_epoch)
+            else:
+                assert got.get(sm.member_id) == sm.acked_epoch, \
+                    "streams member: epoch %r after restart, last seen %r" \
+                    % (got.get(sm.member_id), sm.acked_epoch)
+            sm.epoch = got[sm.member_id]
+            sm.inflight = False
         assert expected <= present <= expected | {m.member_id for m in self.cms}, \
             (present, expected, self.left, [(m.member_id, m.joined, m.inflight) for m in self.cms])
 
@@ -431,6 +485,8 @@ class World:
         for m in self.cms:
             for _ in range(3):  # join, then reconcile to a stable epoch
                 cg_call(ccg, m, self.stats)
+        for _ in range(2):
+            self.sm.call(ccg, self.stats)
         if rng.random() < 0.2:
             m = self.cms[1]  # leaves; a new member takes its place
             r = cg_call(ccg, m, self.stats, epoch=-1)
@@ -510,6 +566,9 @@ class World:
                 m = self.cms[0]
             m.inflight = True
             ccg.send(kw.API_CONSUMER_GROUP_HEARTBEAT, 1, cg_heartbeat_body(m), flexible=True)
+        elif point == "streams_inflight":
+            self.sm.inflight = True
+            self.sm.send(ccg)
         self.kill_points[point] += 1
         self.k.kill()
         for c in (conn, ccg):
@@ -524,7 +583,11 @@ def main():
     admin_port = free_port()
     overrides = {"admin.listeners": "http://127.0.0.1:%d" % admin_port,
                  "group.consumer.session.timeout.ms": "120000",
-                 "group.consumer.max.session.timeout.ms": "120000"}
+                 "group.consumer.max.session.timeout.ms": "120000",
+                 "group.streams.session.timeout.ms": "120000",
+                 "group.streams.max.session.timeout.ms": "120000",
+                 "group.streams.initial.rebalance.delay.ms": "0",
+                 "group.streams.assignment.interval.ms": "0"}
     with Kcoord("kill-cycles", overrides=overrides) as k:
         w = World(k, admin_port, rng)
         with kw.Conn(k.port, timeout=DEADLINE_S) as conn:
@@ -553,6 +616,9 @@ def main():
               "(%d retried after a kill), %d offset commits, %d group transitions; losses: 0"
               % (s.records, s.batches, s.retried, s.commits, s.transitions))
         assert s.records > 0 and s.commits > 0 and s.transitions > 0
+        # The streams member took part: it has an epoch and its tasks.
+        assert w.sm.acked_epoch and len(w.sm.tasks[0]) == OFFSET_PARTITIONS, \
+            (w.sm.acked_epoch, w.sm.tasks)
 
 
 if __name__ == "__main__":
