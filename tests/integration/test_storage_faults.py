@@ -10,14 +10,18 @@ shim for one point and one way of failing (EIO, ENOSPC, a short write) and
 sends an offset commit of several partitions, then arms it again and sends an
 idempotent produce (acks=-1). Then:
 
-- a failed commit (data or meta page): the OffsetCommit is answered
-  NOT_COORDINATOR and the Produce KAFKA_STORAGE_ERROR, Kafka's errors for a
-  failed append; kcoord keeps serving (reads return what was acknowledged
-  before, and new writes succeed: the shim fails one call only), and the
-  producer's retry of the failed batch is appended once;
-- a failed flush: the writes were committed before the flush, so they stand
-  and are acknowledged; the failure is logged;
+- a failed data page write: the OffsetCommit is answered NOT_COORDINATOR
+  and the Produce KAFKA_STORAGE_ERROR, Kafka's errors for a failed append;
+  kcoord keeps serving (reads return what was acknowledged before, and new
+  writes succeed: the shim fails one call only);
+- a failed meta page write (after which LMDB refuses every transaction) or
+  a failed flush: kcoord stops with status 1 and says why, as Kafka halts
+  when its last log directory fails; the request gets the error or its
+  connection closes, never an acknowledgement; the test starts kcoord
+  again (with the shim) and finds the failed commit's offsets all there or
+  all absent (never some of them);
 
+the producer's retry of the failed batch (same sequence) is appended once,
 and in every case, after SIGKILL and a restart without the shim, every
 acknowledged offset and record is there, the failed commit's offsets are all
 there or all absent (never some of them), the log holds no record twice, and
@@ -102,7 +106,8 @@ def with_shim(k, faults, shim):
 
 
 def halted(k, name):
-    """After a failed meta page: kcoord stops by itself, status 1, saying why."""
+    """After a failed meta page or flush: kcoord stops by itself, status 1,
+    saying why."""
     rc = k.proc.wait(timeout=DEADLINE_S)
     k.proc = None
     assert rc == 1, (name, rc)
@@ -141,12 +146,10 @@ def run_case(point, mode, nth, shim):
         except (kw.ConnectionClosed, OSError):
             errors = None  # kcoord stopped before answering
         assert faults.fired(), "the %s fault did not fire on the offset commit" % name
-        if point == "sync":
-            assert errors == {0}, (name, errors)  # committed before the flush
-            acked = dict(attempt)
-        elif point == "meta":
-            # The commit point itself failed: LMDB refuses every later
-            # transaction, so kcoord stops; the answer, if any, is the error.
+        if point in ("meta", "sync"):
+            # The commit point itself failed (LMDB refuses every later
+            # transaction), or the flush did: kcoord stops; the answer, if
+            # any, is the error.
             assert errors in (None, {NOT_COORDINATOR}), (name, errors)
             halted(k, name)
             halts += 1
@@ -158,7 +161,7 @@ def run_case(point, mode, nth, shim):
             acked = got
         else:
             assert errors == {NOT_COORDINATOR}, (name, errors)
-        if point != "meta":
+        if point == "data":
             logged = k.wait_log_after(log_at, what="a log line about the failure")
             assert "failed" in logged, logged
 
@@ -171,9 +174,7 @@ def run_case(point, mode, nth, shim):
         except (kw.ConnectionClosed, OSError):
             err = base = None
         assert faults.fired(), "the %s fault did not fire on the produce" % name
-        if point == "sync":
-            assert (err, base) == (0, 2), (name, err, base)
-        elif point == "meta":
+        if point in ("meta", "sync"):
             assert err in (None, KAFKA_STORAGE_ERROR), (name, err)
             halted(k, name)
             halts += 1
@@ -185,11 +186,10 @@ def run_case(point, mode, nth, shim):
         # kcoord serves: reads see exactly what was acknowledged, and the
         # producer's retry of a failed batch (same sequence) is appended once.
         assert committed(conn) == acked, (name, committed(conn), acked)
-        if point != "sync":
-            got = log_values(conn)
-            assert got in (acked_values, acked_values + values), (name, got)
-            err, base = kw.produce_v7(conn, TOPIC, 0, batch, acks=-1)
-            assert (err, base) == (0, 2), (name, err, base)
+        got = log_values(conn)
+        assert got in (acked_values, acked_values + values), (name, got)
+        err, base = kw.produce_v7(conn, TOPIC, 0, batch, acks=-1)
+        assert (err, base) == (0, 2), (name, err, base)
         acked_values += values
         seq += 3
         assert log_values(conn) == acked_values, (name, log_values(conn))
@@ -211,10 +211,9 @@ def run_case(point, mode, nth, shim):
         assert (err, base) == (0, len(acked_values)), (name, err, base)
         conn.close()
     print("storage faults: %s: %s; nothing acknowledged lost, nothing doubled"
-          % (name, {"sync": "the writes stand, acknowledged, the failed flush logged",
-                    "meta": "kcoord stopped (%d times), the data reopened at the last "
-                            "complete commit" % halts}.get(point, "the client got the error, "
-                                                          "kcoord kept serving")))
+          % (name, "the client got the error, kcoord kept serving" if point == "data" else
+             "kcoord stopped (%d times), the data reopened at the last complete commit"
+             % halts))
 
 
 def main():
