@@ -278,11 +278,14 @@ bool kc_server_maybe_flush(kc_server_t *s, bool check_time)
     if (!due && !kc_log_flush_due(s->log, check_time ? since : -1))
         return false;
     if (kc_store_sync(s->store) != 0) {
-        /* Kafka takes the log directory offline here; kcoord keeps serving
-         * and tries again at the next due flush (the commits stand). */
+        /* Kafka takes the log directory offline here, and halts when it was
+         * the last one. A later fdatasync may succeed although the pages of
+         * the failed one were dropped, so kcoord does not try again: it stops
+         * before answering the requests this flush was for (none of them is
+         * acknowledged), and a new process reopens the committed data. */
         kc_log_error("server", "flush to disk failed; records since the last flush may be lost "
-                               "on an OS crash");
-        return false;
+                               "on an OS crash; stopping the broker");
+        _exit(1);
     }
     kc_log_flushed(s->log);
     s->coord_unflushed = 0;
@@ -421,6 +424,14 @@ void kc_server_commit(kc_server_t *s)
     *b = s->spare;
     release(s, &done, failed);
     s->spare = done;
+    if (failed && kc_store_failed(s->store)) {
+        /* Nothing can be read back or written any more: as Kafka halts when
+         * its last log directory fails, kcoord stops at once, and a new
+         * process reopens the data from the last complete commit. */
+        kc_log_error("server", "the data directory's LMDB environment failed (a commit's meta "
+                               "page could not be written); stopping the broker");
+        _exit(1);
+    }
     if (failed)
         reload_after_failure(s);
     kc_topology_desc_after_commit(s, failed);

@@ -406,7 +406,9 @@ void kc_topic_log_config(const kc_server_t *s, const kc_topic_t *topic, kc_log_t
  * unflushed records, when the coordinator's records have reached
  * log.flush.interval.messages, or, with check_time, when a partition or the
  * coordinator has unflushed records and its flush.ms has passed since the
- * last flush. Returns true when it flushed (server/server.c).
+ * last flush. Returns true when it flushed; a failed flush stops the
+ * process (status 1), as Kafka halts when its last log directory fails
+ * (server/server.c).
  */
 bool kc_server_maybe_flush(kc_server_t *s, bool check_time);
 int64_t kc_topic_retention_bytes(const kc_server_t *s, const kc_topic_t *topic);

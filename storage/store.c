@@ -858,6 +858,15 @@ int kc_store_sync(kc_store_t *s)
     return 0;
 }
 
+bool kc_store_failed(kc_store_t *s)
+{
+    MDB_txn *txn = NULL;
+    int mrc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn);
+    if (mrc == 0)
+        mdb_txn_abort(txn);
+    return mrc == MDB_PANIC;
+}
+
 uint64_t kc_store_sync_count(const kc_store_t *s)
 {
     return s->syncs;

@@ -103,6 +103,13 @@ int kc_store_commit(kc_store_t *s);
  * it as Kafka's log.flush.* policy says. Returns 0 or KC_EIO (logged).
  */
 int kc_store_sync(kc_store_t *s);
+/*
+ * True when the LMDB environment can no longer be used at all: a commit's
+ * meta page could not be written (LMDB's MDB_PANIC, every later
+ * transaction, reads too, fails until the environment is opened again by a
+ * new process). Called after a failed commit.
+ */
+bool kc_store_failed(kc_store_t *s);
 /* Number of successful kc_store_sync calls since open (for tests and metrics). */
 uint64_t kc_store_sync_count(const kc_store_t *s);
 

@@ -1451,3 +1451,90 @@ def describe_configs(conn, rtype, name, keys=None):
         rr.skip_tags()
         return code, configs
     return (r.compact_array(result) or [])[0]
+
+
+# ---- reading records back -------------------------------------------------
+
+def _uvarint(r):
+    shift = out = 0
+    while True:
+        b = r.read(1)[0]
+        out |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return out
+        shift += 7
+
+
+def _varint(r):
+    n = _uvarint(r)
+    return (n >> 1) ^ -(n & 1)
+
+
+class _Bytes:
+    def __init__(self, data):
+        self.data, self.pos = data, 0
+
+    def read(self, n):
+        out = self.data[self.pos:self.pos + n]
+        if len(out) != n:
+            raise DecodeError("short record batch")
+        self.pos += n
+        return out
+
+
+def decode_record_batches(data):
+    """[(offset, value bytes)] of the magic 2 batches in a Fetch's records; a
+    batch cut at the end of the response is ignored."""
+    out = []
+    pos = 0
+    while pos + 12 <= len(data):
+        base, length = struct.unpack_from(">qi", data, pos)
+        if pos + 12 + length > len(data):
+            break
+        b = _Bytes(data[pos + 12:pos + 12 + length])
+        _epoch, magic = struct.unpack(">ib", b.read(5))
+        assert magic == 2, magic
+        b.read(4 + 2 + 4 + 8 + 8 + 8 + 2 + 4)  # crc .. base sequence
+        count = struct.unpack(">i", b.read(4))[0]
+        for _ in range(count):
+            _varint(b)  # length
+            b.read(1)
+            _varint(b)  # timestamp delta
+            delta = _varint(b)
+            klen = _varint(b)
+            if klen > 0:
+                b.read(klen)
+            vlen = _varint(b)
+            value = b.read(vlen) if vlen >= 0 else None
+            for _ in range(_uvarint(b)):
+                b.read(_varint(b))
+                hv = _varint(b)
+                if hv > 0:
+                    b.read(hv)
+            out.append((base + delta, value))
+        pos += 12 + length
+    return out
+
+
+def fetch_records(conn, topic, partition, offset):
+    """Fetch v4 from `offset` to the log end of one partition: returns
+    ([(offset, value bytes)], high watermark)."""
+    out = []
+    while True:
+        corr = conn.send(API_FETCH, 4, fetch_v4_body(topic, partition, offset))
+        got, r = conn.recv()
+        assert got == corr
+        r.i32()
+        r.i32()  # one topic
+        r.string()
+        r.i32()  # one partition
+        p, err, hwm, _lso = r.i32(), r.i16(), r.i64(), r.i64()
+        assert p == partition and err == 0, (p, err)
+        r.array(lambda r4: (r4.i64(), r4.i64()))
+        recs = [x for x in decode_record_batches(r.bytes_() or b"") if x[0] >= offset]
+        out.extend(recs)
+        if recs:
+            offset = recs[-1][0] + 1
+        if offset >= hwm:
+            return out, hwm
+        assert recs, "no progress reading partition %d at %d (hwm %d)" % (partition, offset, hwm)
