@@ -208,13 +208,15 @@ int64_t kc_faults_add(kc_faults_t *f, const kc_fault_t *spec)
     char d[512];
     describe(x, d, sizeof(d));
     kc_log_info(LOG_COMP, "set %s", d);
-    /* Without a server (unit tests) windows end lazily, when next matched. */
+    /* Without a server (unit tests) windows end lazily, when next matched.
+     * A window of 0 ms has ended already: the callback frees x. */
+    int64_t id = x->id;
     if (f->srv) {
         if (!f->window_timer)
             f->window_timer = evtimer_new(f->srv->base, window_timer_cb, f);
         window_timer_cb(-1, 0, f);
     }
-    return x->id;
+    return id;
 }
 
 size_t kc_faults_clear(kc_faults_t *f, int64_t id)

@@ -64,6 +64,16 @@ def main():
         assert GROUP in [x["group_id"] for x in admin.json("GET", "/v1/groups")["groups"]]
         assert admin.request("GET", "/v1/groups/nope")[0] == 404
 
+        # A window of 0 ms has ended when it is set: the answer names the
+        # fault made (the next id) and nothing stays in force.
+        for spec in ({"type": "stall", "duration_ms": 0},
+                     {"type": "error", "api_key": kw.API_HEARTBEAT, "error_code": 15,
+                      "duration_ms": 0}):
+            gone = admin.add_fault(**spec)
+            assert admin.faults()["faults"] == [], (spec, admin.faults())
+            nxt = admin.add_fault(type="delay", delay_ms=1, count=1)
+            assert nxt["id"] == gone["id"] + 1, (gone, nxt)
+            admin.clear_faults()
         # Error fault, for one group only, next request only.
         f = admin.add_fault(type="error", api_key=kw.API_HEARTBEAT, error_code=15,
                             group_id=GROUP)
