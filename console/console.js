@@ -111,13 +111,20 @@
     function connectEvents() {
         const live = document.getElementById("live");
         const es = new EventSource("/v1/events?stream=1");
-        es.onopen = () => { live.textContent = "live"; live.className = "live on"; };
+        // The server sends what follows the last id seen (after a restart of
+        // kcoord, whose ids count from 1 again, everything it keeps): take
+        // whatever a new connection brings.
+        es.onopen = () => {
+            live.textContent = "live";
+            live.className = "live on";
+            store.lastSeq = 0;
+        };
         es.onerror = () => { live.textContent = "reconnecting"; live.className = "live off"; };
         const onEvent = (m) => {
             let ev;
             try { ev = JSON.parse(m.data); } catch (e) { return; }
             if (typeof ev.seq === "number") {
-                if (ev.seq <= store.lastSeq && ev.seq !== 1) return; // resent after a reconnect
+                if (ev.seq <= store.lastSeq) return; // already shown
                 store.lastSeq = ev.seq;
             }
             store.add(ev);
@@ -204,17 +211,21 @@
         });
         function line(ev) {
             const kind = EVENT_LABELS[ev.type] || ev.type;
+            // Each part a list of nodes; client-chosen ids in <bdi>, so that
+            // their text direction stays inside them.
             const parts = [];
-            if (ev.member_id) parts.push("member " + ev.member_id);
-            if (ev.type === "rebalance_completed") parts.push("in " + ev.duration_ms + " ms");
+            if (ev.member_id) parts.push(["member ", el("bdi", {text: ev.member_id})]);
+            if (ev.type === "rebalance_completed") parts.push(["in " + ev.duration_ms + " ms"]);
             if (ev.generation !== null && ev.generation !== undefined && ev.type !== "fault")
-                parts.push((filter.type && filter.type() && filter.type() !== "classic" ? "group epoch " : "generation ") + ev.generation);
-            if (ev.reason) parts.push(ev.reason);
-            if (!filter.group) parts.unshift(ev.group_id ? "group " + ev.group_id : "all groups");
+                parts.push([(filter.type && filter.type() && filter.type() !== "classic" ? "group epoch " : "generation ") + ev.generation]);
+            if (ev.reason) parts.push([el("bdi", {text: ev.reason})]);
+            if (!filter.group)
+                parts.unshift(ev.group_id ? ["group ", el("bdi", {text: ev.group_id})] : ["all groups"]);
+            const d = el("span", {class: "d"});
+            parts.forEach((p, i) => { if (i) d.append(" \u00b7 "); d.append(...p); });
             return el("li", {class: ev.type, "data-type": ev.type, "data-seq": ev.seq},
                       el("span", {class: "t", text: fmtTime(ev.time_ms)}),
-                      el("span", {class: "k", text: kind}),
-                      el("span", {class: "d", text: parts.join(" \u00b7 ")}));
+                      el("span", {class: "k", text: kind}), d);
         }
         function append(ev) {
             const atEnd = list.scrollTop + list.clientHeight >= list.scrollHeight - 4;

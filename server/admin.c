@@ -745,6 +745,17 @@ static void get_events(kc_server_t *s, struct evhttp_request *rq, const struct e
             reply_error(rq, 400, "Last-Event-ID must be a non-negative integer");
             return;
         }
+    }
+    if (since >= a->next_seq) {
+        /* A seq this kcoord has not given yet: the client saw an earlier
+         * run's events (kcoord restarted since, counting from 1 again), so
+         * everything kept is new to it. */
+        kc_log_info(LOG_COMP, "events after seq %llu asked for, which this run has not reached "
+                              "(next %llu): sending every event kept",
+                    (unsigned long long)since, (unsigned long long)a->next_seq);
+        since = 0;
+    }
+    if (stream) {
         start_stream(a, rq, since);
         return;
     }
@@ -988,7 +999,8 @@ static void get_console(struct evhttp_request *rq, const kc_console_asset_t *f)
                       "img-src 'self'; connect-src 'self'; base-uri 'none'; "
                       "form-action 'none'; frame-ancestors 'none'");
     const char *inm = evhttp_find_header(evhttp_request_get_input_headers(rq), "If-None-Match");
-    if (inm && strstr(inm, f->etag)) {
+    /* "*" matches any current representation (RFC 9110, 13.1.2). */
+    if (inm && (strstr(inm, f->etag) || strcmp(inm, "*") == 0)) {
         evhttp_send_reply(rq, 304, "Not Modified", NULL);
         return;
     }

@@ -54,6 +54,8 @@ def main():
         assert h304["etag"] == h["etag"], h304
         st, _, body = get(admin_port, "/", headers={"If-None-Match": '"0000000000000000"'})
         assert st == 200 and body == page, st
+        st, _, body = get(admin_port, "/", headers={"If-None-Match": "*"})
+        assert st == 304 and body == b"", st
 
         for path, ctype, marker in (("/console.js", "text/javascript; charset=utf-8", b"EventSource"),
                                     ("/console.css", "text/css; charset=utf-8", b"timeline")):

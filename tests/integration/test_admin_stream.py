@@ -115,6 +115,14 @@ def main():
                    ["Last-Event-ID: %d" % polled[-2]["seq"]])
         f = b.event()
         assert json.loads(f["data"]) == polled[-1], f
+        # A Last-Event-ID this run has not reached (a client of the run
+        # before a restart): everything kept, from the first.
+        c = Stream(admin_port, "/v1/events?stream=1",
+                   ["Last-Event-ID: %d" % (polled[-1]["seq"] + 1000)])
+        assert json.loads(c.event()["data"]) == polled[0]
+        c.close()
+        stale = admin.json("GET", "/v1/events?since=%d" % (polled[-1]["seq"] + 1000))["events"]
+        assert stale == polled, stale
         wait_for(lambda: gauge(admin, "kcoord_event_streams") == 2, 30, "two streams")
 
         follow = subprocess.Popen([os.environ["KC_TEST_KCOORD_BIN"], "ctl", "--admin", url,
