@@ -66,9 +66,9 @@ static int16_t fenced_for(int16_t err, int16_t version, int16_t fenced_from)
                                                                   : err;
 }
 
-/* Encodes m (a generated response) as req's answer; with_records: the
- * batch holds the request's records, and err_fill set up *m's error twin in
- * err_body to send should they not commit. */
+/* Answers req with m, a generated response of msg, and returns from the
+ * handler; with_records (the batch holds records of the request) also
+ * encodes err_m as the body to send should they not commit. */
 #define RESPOND(req, msg, m, err_m, with_records)                                                  \
     do {                                                                                           \
         kc_buf_t b_;                                                                               \
