@@ -313,19 +313,27 @@ int kc_handle_add_partitions_to_txn(kc_req_t *req)
     RESPOND(req, add_partitions_to_txn_response, &resp, &err_resp, wrote);
 }
 
+/*
+ * Declares rq, the request decoded as msg (start: its body before decoding),
+ * and answers TRANSACTIONAL_ID_AUTHORIZATION_FAILED without WRITE on its
+ * transactional id, as KafkaApis does before it asks the coordinators.
+ */
+#define TXN_REQUEST(msg)                                                                           \
+    kc_##msg##_t rq;                                                                               \
+    kc_##msg##_init(&rq);                                                                          \
+    kc_reader_t start = *req->body;                                                                \
+    if (kc_##msg##_decode(req->body, req->ctx.api_version, req->arena, &rq) != 0)                  \
+        return KC_EINVAL;                                                                          \
+    if (!kc_req_authorized(req, KC_OP_WRITE, KC_RES_TRANSACTIONAL_ID, rq.transactional_id))        \
+        return kc_req_respond_error(req, &start, KC_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+
 /* ---- AddOffsetsToTxn ------------------------------------------------------ */
 
 int kc_handle_add_offsets_to_txn(kc_req_t *req)
 {
     kc_server_t *s = req->srv;
     int16_t v = req->ctx.api_version;
-    kc_add_offsets_to_txn_request_t rq;
-    kc_add_offsets_to_txn_request_init(&rq);
-    kc_reader_t start = *req->body;
-    if (kc_add_offsets_to_txn_request_decode(req->body, v, req->arena, &rq) != 0)
-        return KC_EINVAL;
-    if (!kc_req_authorized(req, KC_OP_WRITE, KC_RES_TRANSACTIONAL_ID, rq.transactional_id))
-        return kc_req_respond_error(req, &start, KC_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    TXN_REQUEST(add_offsets_to_txn_request);
     if (!kc_req_authorized(req, KC_OP_READ, KC_RES_GROUP, rq.group_id))
         return kc_req_respond_error(req, &start, KC_ERR_GROUP_AUTHORIZATION_FAILED);
     kc_txn_partition_t part = {OFFSETS_TOPIC, kc_coord_offsets_partition_for(s->coord, rq.group_id)};
@@ -347,13 +355,7 @@ int kc_handle_end_txn(kc_req_t *req)
 {
     kc_server_t *s = req->srv;
     int16_t v = req->ctx.api_version;
-    kc_end_txn_request_t rq;
-    kc_end_txn_request_init(&rq);
-    kc_reader_t start = *req->body;
-    if (kc_end_txn_request_decode(req->body, v, req->arena, &rq) != 0)
-        return KC_EINVAL;
-    if (!kc_req_authorized(req, KC_OP_WRITE, KC_RES_TRANSACTIONAL_ID, rq.transactional_id))
-        return kc_req_respond_error(req, &start, KC_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    TXN_REQUEST(end_txn_request);
     size_t first = req->res->nrecords;
     kc_end_txn_response_t resp, err_resp;
     kc_end_txn_response_init(&resp);
@@ -375,13 +377,7 @@ int kc_handle_txn_offset_commit(kc_req_t *req)
 {
     kc_server_t *s = req->srv;
     int16_t v = req->ctx.api_version;
-    kc_txn_offset_commit_request_t rq;
-    kc_txn_offset_commit_request_init(&rq);
-    kc_reader_t start = *req->body;
-    if (kc_txn_offset_commit_request_decode(req->body, v, req->arena, &rq) != 0)
-        return KC_EINVAL;
-    if (!kc_req_authorized(req, KC_OP_WRITE, KC_RES_TRANSACTIONAL_ID, rq.transactional_id))
-        return kc_req_respond_error(req, &start, KC_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    TXN_REQUEST(txn_offset_commit_request);
     if (!kc_req_authorized(req, KC_OP_READ, KC_RES_GROUP, rq.group_id))
         return kc_req_respond_error(req, &start, KC_ERR_GROUP_AUTHORIZATION_FAILED);
     /* The producer's transaction and the group's offsets partition: added by
