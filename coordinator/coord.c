@@ -202,16 +202,28 @@ bool kc_result_wrote_since(const kc_result_t *res, size_t first)
     return res->nrecords > first || res->failed;
 }
 
-void kc_timer_member_key(char *buf, size_t cap, const char *prefix, const char *g, const char *m)
+/* Appends l bytes of s to buf (n used of cap, one kept for the NUL). */
+static void key_append(char *buf, size_t cap, size_t *n, const char *s, size_t l)
 {
-    const char *parts[4] = {prefix, g, "-", m};
+    if (l > cap - 1 - *n)
+        l = cap - 1 - *n;
+    memcpy(buf + *n, s, l);
+    *n += l;
+}
+
+void kc_timer_key(char *buf, size_t cap, const char *prefix, kc_str_t g, const char *m)
+{
     size_t n = 0;
-    for (int i = 0; i < 4; i++) {
-        size_t l = strlen(parts[i]);
-        if (l > cap - 1 - n)
-            l = cap - 1 - n;
-        memcpy(buf + n, parts[i], l);
-        n += l;
+    key_append(buf, cap, &n, prefix, strlen(prefix));
+    for (int32_t i = 0; i < g.len; i++) {
+        char ch = g.ptr[i];
+        if (ch == '\0' || ch == '\\' || ch == '-')
+            key_append(buf, cap, &n, "\\", 1);
+        key_append(buf, cap, &n, ch == '\0' ? "0" : &ch, 1);
+    }
+    if (m) {
+        key_append(buf, cap, &n, "-", 1);
+        key_append(buf, cap, &n, m, strlen(m));
     }
     buf[n] = '\0';
 }
@@ -590,6 +602,14 @@ static bool cstr_same(const char *a, const char *b)
     return (!a || !b) ? a == b : strcmp(a, b) == 0;
 }
 
+/* Whether t carries that group id (ptr NULL: none). */
+static bool group_same(const kc_timer_t *t, const char *ptr, size_t len)
+{
+    if (!t->group_id || !ptr)
+        return !t->group_id == !ptr;
+    return t->group_id_len == len && memcmp(t->group_id, ptr, len) == 0;
+}
+
 static void timer_free(kc_timer_t *t)
 {
     if (!t)
@@ -601,11 +621,12 @@ static void timer_free(kc_timer_t *t)
 }
 
 void kc_timer_schedule_args(kc_coord_t *c, const char *key, int64_t deadline_ms, kc_timer_fn fn,
-                            const char *group_id, const char *member_id, int32_t arg1,
+                            kc_str_t group_id, const char *member_id, int32_t arg1,
                             int32_t arg2)
 {
     kc_timer_t *t = kc_smap_get(&c->timers, key, strlen(key));
-    if (t && t->fn == fn && cstr_same(t->group_id, group_id) && cstr_same(t->member_id, member_id)) {
+    size_t glen = group_id.len > 0 ? (size_t)group_id.len : 0;
+    if (t && t->fn == fn && group_same(t, group_id.ptr, glen) && cstr_same(t->member_id, member_id)) {
         /* Rescheduled (a heartbeat's session timer): moved in place. */
         t->deadline_ms = deadline_ms;
         t->seq = c->timer_seq++;
@@ -621,7 +642,8 @@ void kc_timer_schedule_args(kc_coord_t *c, const char *key, int64_t deadline_ms,
     t->deadline_ms = deadline_ms;
     t->seq = c->timer_seq++;
     t->fn = fn;
-    t->group_id = group_id ? kc_xstrdup(group_id) : NULL;
+    t->group_id = group_id.ptr ? kc_xstrndup(group_id.ptr, glen) : NULL;
+    t->group_id_len = glen;
     t->member_id = member_id ? kc_xstrdup(member_id) : NULL;
     t->arg1 = arg1;
     t->arg2 = arg2;
@@ -637,7 +659,7 @@ void kc_timer_schedule_args(kc_coord_t *c, const char *key, int64_t deadline_ms,
 
 void kc_timer_schedule(kc_coord_t *c, const char *key, int64_t deadline_ms, kc_timer_fn fn)
 {
-    kc_timer_schedule_args(c, key, deadline_ms, fn, NULL, NULL, 0, 0);
+    kc_timer_schedule_args(c, key, deadline_ms, fn, (kc_str_t){NULL, -1}, NULL, 0, 0);
 }
 
 void kc_timer_cancel(kc_coord_t *c, const char *key)

@@ -53,15 +53,17 @@ typedef struct kc_timer {
     size_t heap_index;
     kc_timer_fn fn;
     /* Arguments for the classic-group timers (memory-only). */
-    char *group_id;
+    char *group_id;      /* NUL-terminated, but may hold NUL bytes: */
+    size_t group_id_len; /* its length */
     char *member_id;
     int32_t arg1, arg2;
 } kc_timer_t;
 
-/* Schedules a timer carrying a group id, member id (either may be NULL) and
- * two integers; replaces an existing timer of the same key. */
+/* Schedules a timer carrying a group id (every byte of it; ptr NULL: none),
+ * member id (may be NULL) and two integers; replaces an existing timer of
+ * the same key. */
 void kc_timer_schedule_args(kc_coord_t *c, const char *key, int64_t deadline_ms, kc_timer_fn fn,
-                            const char *group_id, const char *member_id, int32_t arg1,
+                            kc_str_t group_id, const char *member_id, int32_t arg1,
                             int32_t arg2);
 /* The timer being fired (valid inside a kc_timer_fn only). */
 const kc_timer_t *kc_timer_current(const kc_coord_t *c);

@@ -30,21 +30,21 @@ void *kc_group_get_typed(kc_coord_t *c, kc_str_t group_id, kc_group_type_t type)
     return g && g->ops->type == type ? g : NULL;
 }
 
-void kc_group_put(kc_coord_t *c, kc_group_t *g, size_t len)
+void kc_group_put(kc_coord_t *c, kc_group_t *g)
 {
-    const char *id = g->ops->id(g);
-    kc_group_t *old = kc_smap_get(&c->groups, id, len);
+    kc_str_t id = g->ops->id(g);
+    kc_group_t *old = kc_smap_get(&c->groups, id.ptr, (size_t)id.len);
     if (old && old != g)
         kc_log_error(LOG_COMP, "group %.*s of type %s replaces one of type %s still in memory",
-                     (int)len, id, g->ops->type_name, old->ops->type_name);
-    kc_smap_put(&c->groups, id, len, g);
+                     (int)id.len, id.ptr, g->ops->type_name, old->ops->type_name);
+    kc_smap_put(&c->groups, id.ptr, (size_t)id.len, g);
 }
 
-void kc_group_remove(kc_coord_t *c, const kc_group_t *g, size_t len)
+void kc_group_remove(kc_coord_t *c, const kc_group_t *g)
 {
-    const char *id = g->ops->id(g);
-    if (kc_smap_get(&c->groups, id, len) == g)
-        kc_smap_del(&c->groups, id, len);
+    kc_str_t id = g->ops->id(g);
+    if (kc_smap_get(&c->groups, id.ptr, (size_t)id.len) == g)
+        kc_smap_del(&c->groups, id.ptr, (size_t)id.len);
 }
 
 bool kc_group_replay_allowed(kc_coord_t *c, kc_str_t group_id, kc_group_type_t type)
@@ -88,9 +88,9 @@ static int group_partition_of(const kc_coord_t *c, const char *group_id, size_t 
     return (int)(a % c->cfg.offsets_topic_num_partitions);
 }
 
-static int group_partition(const kc_coord_t *c, const char *group_id)
+static int group_partition(const kc_coord_t *c, kc_str_t group_id)
 {
-    return group_partition_of(c, group_id, strlen(group_id));
+    return group_partition_of(c, group_id.ptr, group_id.len > 0 ? (size_t)group_id.len : 0);
 }
 
 /*
@@ -105,7 +105,7 @@ static uint32_t groups_table_cap(const kc_coord_t *c, int partition)
     return c->groups_table_cap[partition] ? c->groups_table_cap[partition] : 2;
 }
 
-uint64_t kc_groups_table_put(kc_coord_t *c, const char *group_id, uint64_t old_seq)
+uint64_t kc_groups_table_put(kc_coord_t *c, kc_str_t group_id, uint64_t old_seq)
 {
     int p = group_partition(c, group_id);
     uint32_t cap = groups_table_cap(c, p);
@@ -117,7 +117,7 @@ uint64_t kc_groups_table_put(kc_coord_t *c, const char *group_id, uint64_t old_s
     return old_seq ? old_seq : ++c->groups_table_seq;
 }
 
-void kc_groups_table_remove(kc_coord_t *c, const char *group_id)
+void kc_groups_table_remove(kc_coord_t *c, kc_str_t group_id)
 {
     int p = group_partition(c, group_id);
     if (c->groups_table_size[p] > 0)
@@ -262,12 +262,12 @@ static void order_partitions_as_hash_sets(const kc_coord_t *c, const kc_str_t *i
     free(run);
 }
 
-static uint32_t groups_table_slot(const char *group_id, uint32_t cap)
+static uint32_t groups_table_slot(kc_str_t group_id, uint32_t cap)
 {
     unsigned bits = 0;
     while ((1u << bits) < cap)
         bits++;
-    int64_t h = kc_java_string_hash(group_id, strlen(group_id));
+    int64_t h = kc_java_string_hash(group_id.ptr, group_id.len > 0 ? (size_t)group_id.len : 0);
     uint64_t prod = (uint64_t)h * UINT64_C(0x9E3779B97F4A7C15);
     return (uint32_t)(prod >> (64 - bits));
 }
@@ -307,7 +307,7 @@ static bool str_ieq_exact(kc_str_t a, const char *b)
 /* One group of any type as ListGroups lists it, with its place in
  * Kafka's groups tables. */
 typedef struct {
-    const char *group_id;
+    kc_str_t group_id;
     const char *protocol_type;
     const char *state;
     const char *type;
@@ -370,9 +370,10 @@ static bool listed_passes(const list_ctx_t *l, const kc_group_t *g, const char *
 
 static void list_one(kc_group_t *g, list_ctx_t *l)
 {
-    const char *id = g->ops->id(g), *state = g->ops->state_name(g);
+    kc_str_t id = g->ops->id(g);
+    const char *state = g->ops->state_name(g);
     if (!listed_passes(l, g, state) ||
-        (!l->all_groups && !kc_request_authorized(l->ctx, KC_OP_DESCRIBE, KC_RES_GROUP, kc_str(id))))
+        (!l->all_groups && !kc_request_authorized(l->ctx, KC_OP_DESCRIBE, KC_RES_GROUP, id)))
         return;
     l->all[l->n++] = (listed_t){id, g->ops->protocol_type(g), state, g->ops->type_name,
                                 g->ops->table_seq(g), 0, 0};
@@ -411,7 +412,7 @@ void kc_coord_list_groups(kc_coord_t *c, const kc_request_ctx_t *ctx,
     r.groups.items = l.n ? kc_arena_alloc(&arena, l.n * sizeof(*r.groups.items)) : NULL;
     for (size_t i = 0; i < l.n; i++) {
         __typeof__(r.groups.items[0]) *lg = &r.groups.items[r.groups.count++];
-        lg->group_id = kc_str(l.all[i].group_id);
+        lg->group_id = l.all[i].group_id;
         lg->protocol_type = kc_str(l.all[i].protocol_type);
         lg->group_state = kc_str(l.all[i].state);
         lg->group_type = kc_str(l.all[i].type);

@@ -71,7 +71,8 @@ struct kc_commit_validator {
 struct kc_group_ops {
     kc_group_type_t type;
     const char *type_name; /* ListGroups' GroupType: "classic", "consumer", "streams" */
-    const char *(*id)(const kc_group_t *g);
+    /* The group id, every byte of it (a Kafka group id may hold NUL). */
+    kc_str_t (*id)(const kc_group_t *g);
     /* The state as Kafka names it (ListGroups, logs): "Empty", "Stable"... */
     const char *(*state_name)(const kc_group_t *g);
     /* ListGroups' ProtocolType: the classic group's own ("" when none),
@@ -119,12 +120,12 @@ struct kc_group_ops {
 kc_group_t *kc_group_get(kc_coord_t *c, kc_str_t group_id);
 /* The group of that id if it is of that type, else NULL. */
 void *kc_group_get_typed(kc_coord_t *c, kc_str_t group_id, kc_group_type_t type);
-/* Puts g under its id (ops->id, len bytes: an id may hold NUL bytes). An
+/* Puts g under its id (ops->id, every byte: an id may hold NUL bytes). An
  * id names one group: a different group of that id must have been removed
  * first (a conversion removes the old group, then puts the new one). */
-void kc_group_put(kc_coord_t *c, kc_group_t *g, size_t len);
+void kc_group_put(kc_coord_t *c, kc_group_t *g);
 /* Removes the map entry of g (not freed). */
-void kc_group_remove(kc_coord_t *c, const kc_group_t *g, size_t len);
+void kc_group_remove(kc_coord_t *c, const kc_group_t *g);
 /* The groups of a type, in the map's order, as a new array of *n entries
  * (free it; the groups stay owned by the coordinator). The caller may
  * delete groups while it walks the array, only those not yet reached. */
@@ -136,8 +137,8 @@ kc_group_t **kc_groups_list(const kc_coord_t *c, kc_group_type_t type, size_t *n
  * (returns its insertion number), else the number of the entry it replaces
  * (returned as is). kc_groups_table_remove records its removal.
  */
-uint64_t kc_groups_table_put(kc_coord_t *c, const char *group_id, uint64_t old_seq);
-void kc_groups_table_remove(kc_coord_t *c, const char *group_id);
+uint64_t kc_groups_table_put(kc_coord_t *c, kc_str_t group_id, uint64_t old_seq);
+void kc_groups_table_remove(kc_coord_t *c, kc_str_t group_id);
 
 /*
  * The order in which Kafka answers a batch of group ids (DescribeGroups,

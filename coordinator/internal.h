@@ -22,10 +22,13 @@
 
 /* ---- results -------------------------------------------------------- */
 
-/* A member timer's key "<prefix><group>-<member>", truncated to cap - 1
- * bytes as snprintf would; built on every heartbeat, so no format parsing. */
-void kc_timer_member_key(char *buf, size_t cap, const char *prefix, const char *group_id,
-                         const char *member_id);
+/* A timer's key "<prefix><group>-<member>" ("<prefix><group>" when
+ * member_id is NULL), truncated to cap - 1 bytes as snprintf would. A group
+ * id may hold any byte: each of its NUL, '\' and '-' bytes is written
+ * after a '\' (NUL as '0'), so that two groups never share a key. Built on
+ * every heartbeat, so no format parsing. */
+void kc_timer_key(char *buf, size_t cap, const char *prefix, kc_str_t group_id,
+                  const char *member_id);
 /*
  * The fields of a record key: the type's <Type>Key message (version 0) takes
  * those its schema has. group_id always (GroupMetadataKey calls it Group);
@@ -57,14 +60,15 @@ typedef struct {
 int kc_record_write(kc_result_t *res, int16_t type, const kc_record_key_t *key,
                     int16_t value_version, const void *value);
 /* The keys of the group records (types 2, 3, 4, 6, 17, 20, 23) and of the
- * member records (types 5, 7, 8, 19, 21, 22); strings borrowed. */
-static inline kc_record_key_t kc_record_group_key(const char *group_id)
+ * member records (types 5, 7, 8, 19, 21, 22); strings borrowed, the group id
+ * whole (it may hold NUL bytes). */
+static inline kc_record_key_t kc_record_group_key(kc_str_t group_id)
 {
-    return (kc_record_key_t){.group_id = kc_str(group_id)};
+    return (kc_record_key_t){.group_id = group_id};
 }
-static inline kc_record_key_t kc_record_member_key(const char *group_id, const char *member_id)
+static inline kc_record_key_t kc_record_member_key(kc_str_t group_id, const char *member_id)
 {
-    return (kc_record_key_t){.group_id = kc_str(group_id), .member_id = kc_str(member_id)};
+    return (kc_record_key_t){.group_id = group_id, .member_id = kc_str(member_id)};
 }
 /*
  * Whether the response being built depends on records: true when a record

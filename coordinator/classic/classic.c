@@ -165,9 +165,9 @@ static kc_request_ctx_t parked_ctx(const classic_parked_t *p)
     return ctx;
 }
 
-static void heartbeat_key(char *buf, size_t cap, const char *group_id, const char *member_id)
+static void heartbeat_key(char *buf, size_t cap, kc_str_t group_id, const char *member_id)
 {
-    snprintf(buf, cap, "heartbeat-%s-%s", group_id, member_id);
+    kc_timer_key(buf, cap, "heartbeat-", group_id, member_id);
 }
 
 #define KEY_BUF 1024
@@ -535,17 +535,23 @@ static uint32_t java_hashmap_bucket(const char *key, size_t n)
     return (h ^ (h >> 16)) & (cap - 1);
 }
 
+/* The group id, every byte of it (it may hold NUL). */
+static kc_str_t group_id_of(const kc_classic_group_t *g)
+{
+    return (kc_str_t){g->group_id, (int32_t)g->group_id_len};
+}
+
 /* Records a put of g into its partition's table; old is the group it
  * replaces (still in the map) or NULL. */
 static void groups_table_put(kc_coord_t *c, kc_classic_group_t *g, const kc_classic_group_t *old)
 {
-    g->table_seq = kc_groups_table_put(c, g->group_id, old ? old->table_seq : 0);
+    g->table_seq = kc_groups_table_put(c, group_id_of(g), old ? old->table_seq : 0);
 }
 
 /* Records the removal of g from its partition's table (which never shrinks). */
 static void groups_table_remove(kc_coord_t *c, const kc_classic_group_t *g)
 {
-    kc_groups_table_remove(c, g->group_id);
+    kc_groups_table_remove(c, group_id_of(g));
 }
 
 /*
@@ -867,9 +873,11 @@ static void complete_join(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms, 
 static void prepare_rebalance(kc_coord_t *c, kc_classic_group_t *g, const char *reason,
                               int64_t now_ms, kc_result_t *res);
 
-static kc_classic_group_t *group_by_cstr(kc_coord_t *c, const char *group_id)
+/* The group of the firing timer (every byte of its group id). */
+static kc_classic_group_t *timer_group(kc_coord_t *c)
 {
-    return group_id ? classic_get(c, group_id, strlen(group_id)) : NULL;
+    const kc_timer_t *t = kc_timer_current(c);
+    return t->group_id ? classic_get(c, t->group_id, t->group_id_len) : NULL;
 }
 
 static void on_heartbeat_expired(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res);
@@ -878,31 +886,31 @@ static void schedule_heartbeat(kc_coord_t *c, kc_classic_group_t *g, const char 
                                int64_t timeout_ms, int64_t now_ms)
 {
     char key[KEY_BUF];
-    heartbeat_key(key, sizeof(key), g->group_id, member_id);
-    kc_timer_schedule_args(c, key, now_ms + timeout_ms, on_heartbeat_expired, g->group_id, member_id,
+    heartbeat_key(key, sizeof(key), group_id_of(g), member_id);
+    kc_timer_schedule_args(c, key, now_ms + timeout_ms, on_heartbeat_expired, group_id_of(g), member_id,
                            0, 0);
 }
 
 static void cancel_heartbeat(kc_coord_t *c, kc_classic_group_t *g, const char *member_id)
 {
     char key[KEY_BUF];
-    heartbeat_key(key, sizeof(key), g->group_id, member_id);
+    heartbeat_key(key, sizeof(key), group_id_of(g), member_id);
     kc_timer_cancel(c, key);
 }
 
-static void join_key(char *buf, size_t cap, const char *group_id)
+static void join_key(char *buf, size_t cap, kc_str_t group_id)
 {
-    snprintf(buf, cap, "join-%s", group_id);
+    kc_timer_key(buf, cap, "join-", group_id, NULL);
 }
 
-static void sync_key(char *buf, size_t cap, const char *group_id)
+static void sync_key(char *buf, size_t cap, kc_str_t group_id)
 {
-    snprintf(buf, cap, "sync-%s", group_id);
+    kc_timer_key(buf, cap, "sync-", group_id, NULL);
 }
 
 static void on_join_expired(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res)
 {
-    kc_classic_group_t *g = group_by_cstr(c, kc_timer_current(c)->group_id);
+    kc_classic_group_t *g = timer_group(c);
     if (!g) {
         kc_log_debug(LOG_COMP, "Cannot find the group, skipping rebalance stage (%s).", key);
         return;
@@ -914,7 +922,7 @@ static void on_initial_delay_expired(kc_coord_t *c, const char *key, int64_t now
                                      kc_result_t *res)
 {
     const kc_timer_t *t = kc_timer_current(c);
-    kc_classic_group_t *g = group_by_cstr(c, t->group_id);
+    kc_classic_group_t *g = timer_group(c);
     if (!g) {
         kc_log_debug(LOG_COMP, "Cannot find the group, skipping the initial rebalance stage (%s).",
                      key);
@@ -927,8 +935,8 @@ static void on_initial_delay_expired(kc_coord_t *c, const char *key, int64_t now
         int32_t new_delay = KC_MIN(c->cfg.group_initial_rebalance_delay_ms, remaining_ms);
         int32_t new_remaining = KC_MAX(remaining_ms - delay_ms, 0);
         char jk[KEY_BUF];
-        join_key(jk, sizeof(jk), g->group_id);
-        kc_timer_schedule_args(c, jk, now_ms + new_delay, on_initial_delay_expired, g->group_id, NULL,
+        join_key(jk, sizeof(jk), group_id_of(g));
+        kc_timer_schedule_args(c, jk, now_ms + new_delay, on_initial_delay_expired, group_id_of(g), NULL,
                                new_delay, new_remaining);
     } else {
         complete_join(c, g, now_ms, res, "group.initial.rebalance.delay.ms passed without a new member");
@@ -992,7 +1000,7 @@ static void remove_sync_expiration(kc_coord_t *c, kc_classic_group_t *g)
 {
     char key[KEY_BUF];
     strset_clear(&g->pending_sync);
-    sync_key(key, sizeof(key), g->group_id);
+    sync_key(key, sizeof(key), group_id_of(g));
     kc_timer_cancel(c, key);
 }
 
@@ -1005,12 +1013,12 @@ static void prepare_rebalance(kc_coord_t *c, kc_classic_group_t *g, const char *
 
     bool initial = g->state == CLASSIC_EMPTY;
     char jk[KEY_BUF];
-    join_key(jk, sizeof(jk), g->group_id);
+    join_key(jk, sizeof(jk), group_id_of(g));
     if (initial) {
         /* A new group: give the other members time to join (InitialDelayedJoin). */
         int32_t delay = c->cfg.group_initial_rebalance_delay_ms;
         int32_t remaining = KC_MAX(group_rebalance_timeout(g) - delay, 0);
-        kc_timer_schedule_args(c, jk, now_ms + delay, on_initial_delay_expired, g->group_id, NULL,
+        kc_timer_schedule_args(c, jk, now_ms + delay, on_initial_delay_expired, group_id_of(g), NULL,
                                delay, remaining);
     }
     group_transition(g, CLASSIC_PREPARING_REBALANCE, now_ms, NULL, reason);
@@ -1025,7 +1033,7 @@ static void prepare_rebalance(kc_coord_t *c, kc_classic_group_t *g, const char *
         complete_join(c, g, now_ms, res, "every member has rejoined");
     } else {
         kc_timer_schedule_args(c, jk, now_ms + group_rebalance_timeout(g), on_join_expired,
-                               g->group_id, NULL, 0, 0);
+                               group_id_of(g), NULL, 0, 0);
     }
 }
 
@@ -1075,7 +1083,7 @@ static void complete_join(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms, 
                           const char *why)
 {
     char jk[KEY_BUF];
-    join_key(jk, sizeof(jk), g->group_id);
+    join_key(jk, sizeof(jk), group_id_of(g));
     kc_timer_cancel(c, jk);
 
     /* Dynamic members that did not rejoin in time are removed. */
@@ -1107,7 +1115,7 @@ static void complete_join(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms, 
         kc_log_error(LOG_COMP, "Group %s could not complete rebalance because no members rejoined.",
                      g->group_id);
         kc_timer_schedule_args(c, jk, now_ms + group_rebalance_timeout(g), on_join_expired,
-                               g->group_id, NULL, 0, 0);
+                               group_id_of(g), NULL, 0, 0);
         return;
     }
     int64_t rebalance_started_ms = g->current_state_timestamp;
@@ -1134,15 +1142,15 @@ static void complete_join(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms, 
         strset_add(&g->pending_sync, m->member_id, strlen(m->member_id));
     }
     char sk[KEY_BUF];
-    sync_key(sk, sizeof(sk), g->group_id);
-    kc_timer_schedule_args(c, sk, now_ms + group_rebalance_timeout(g), on_sync_expired, g->group_id,
+    sync_key(sk, sizeof(sk), group_id_of(g));
+    kc_timer_schedule_args(c, sk, now_ms + group_rebalance_timeout(g), on_sync_expired, group_id_of(g),
                            NULL, g->generation_id, 0);
 }
 
 static void on_sync_expired(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res)
 {
     const kc_timer_t *t = kc_timer_current(c);
-    kc_classic_group_t *g = group_by_cstr(c, t->group_id);
+    kc_classic_group_t *g = timer_group(c);
     if (!g) {
         kc_log_debug(LOG_COMP, "Received notification of sync expiration for an unknown classic group (%s).", key);
         return;
@@ -1199,7 +1207,7 @@ static void remove_member_and_update_group(kc_coord_t *c, kc_classic_group_t *g,
 static void on_heartbeat_expired(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res)
 {
     const kc_timer_t *t = kc_timer_current(c);
-    kc_classic_group_t *g = group_by_cstr(c, t->group_id);
+    kc_classic_group_t *g = timer_group(c);
     const char *member_id = t->member_id;
     if (!g) {
         kc_log_debug(LOG_COMP,
@@ -1649,7 +1657,7 @@ void kc_coord_join_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
         }
         g = group_new(req->group_id.ptr, (size_t)req->group_id.len, CLASSIC_EMPTY, ctx->now_ms);
         groups_table_put(c, g, NULL);
-        kc_group_put(c, &g->base, g->group_id_len);
+        kc_group_put(c, &g->base);
         kc_log_info(LOG_COMP, "Created classic group %s", g->group_id);
     }
     size_t records_before = res->nrecords;
@@ -1683,7 +1691,7 @@ static void remove_pending_sync_member(kc_coord_t *c, kc_classic_group_t *g, con
 {
     strset_del(&g->pending_sync, member_id);
     char key[KEY_BUF];
-    sync_key(key, sizeof(key), g->group_id);
+    sync_key(key, sizeof(key), group_id_of(g));
     switch (g->state) {
     case CLASSIC_DEAD:
     case CLASSIC_EMPTY:
@@ -2237,9 +2245,9 @@ static kc_classic_group_t **classic_groups(kc_coord_t *c, size_t *n)
 static void cancel_group_timers(kc_coord_t *c, kc_classic_group_t *g)
 {
     char key[KEY_BUF];
-    join_key(key, sizeof(key), g->group_id);
+    join_key(key, sizeof(key), group_id_of(g));
     kc_timer_cancel(c, key);
-    sync_key(key, sizeof(key), g->group_id);
+    sync_key(key, sizeof(key), group_id_of(g));
     kc_timer_cancel(c, key);
     for (size_t i = 0; i < g->pending_join.n; i++)
         cancel_heartbeat(c, g, g->pending_join.items[i]);
@@ -2253,7 +2261,7 @@ static void drop_group(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms, con
     cancel_group_timers(c, g);
     group_transition(g, CLASSIC_DEAD, now_ms, NULL, why);
     groups_table_remove(c, g);
-    kc_group_remove(c, &g->base, g->group_id_len);
+    kc_group_remove(c, &g->base);
     group_free(g);
 }
 
@@ -2277,7 +2285,7 @@ int kc_classic_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
     if (!value) {
         if (old) {
             groups_table_remove(c, old);
-            kc_group_remove(c, &old->base, old->group_id_len);
+            kc_group_remove(c, &old->base);
             cancel_group_timers(c, old);
             group_free(old);
         }
@@ -2328,10 +2336,10 @@ int kc_classic_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
     group_compute_subscribed_topics(g);
     groups_table_put(c, g, old);
     if (old) {
-        kc_group_remove(c, &old->base, old->group_id_len);
+        kc_group_remove(c, &old->base);
         group_free(old);
     }
-    kc_group_put(c, &g->base, g->group_id_len);
+    kc_group_put(c, &g->base);
     rc = 0;
 out:
     kc_arena_deinit(&arena);
@@ -2385,7 +2393,7 @@ void kc_classic_unload_all(kc_coord_t *c, kc_result_t *res)
             }
         }
         cancel_group_timers(c, g);
-        kc_group_remove(c, &g->base, g->group_id_len);
+        kc_group_remove(c, &g->base);
         group_free(g);
     }
     free(l.items);
@@ -2400,7 +2408,7 @@ void kc_classic_unload_all(kc_coord_t *c, kc_result_t *res)
 
 static kc_classic_group_t *classic_of(const kc_group_t *g) { return (kc_classic_group_t *)g; }
 
-static const char *classic_id(const kc_group_t *g) { return classic_of(g)->group_id; }
+static kc_str_t classic_id(const kc_group_t *g) { return group_id_of(classic_of(g)); }
 
 static const char *classic_state_name(const kc_group_t *g)
 {
@@ -2523,7 +2531,7 @@ kc_classic_group_t *kc_classic_group_find_or_create(kc_coord_t *c, kc_str_t grou
         return g;
     g = group_new(group_id.ptr ? group_id.ptr : "", (size_t)group_id.len, CLASSIC_EMPTY, -1);
     groups_table_put(c, g, NULL);
-    kc_group_put(c, &g->base, g->group_id_len);
+    kc_group_put(c, &g->base);
     return g;
 }
 
@@ -2691,7 +2699,7 @@ uint64_t kc_classic_group_drop_simple(kc_coord_t *c, kc_str_t group_id)
     cancel_group_timers(c, g);
     group_transition(g, CLASSIC_DEAD, g->current_state_timestamp, NULL,
                      "a consumer group of the same id replaces it");
-    kc_group_remove(c, &g->base, g->group_id_len);
+    kc_group_remove(c, &g->base);
     group_free(g);
     return seq;
 }
@@ -2761,7 +2769,7 @@ void kc_classic_group_create_converted(kc_coord_t *c, const char *group_id, int3
     set_cstr(&g->protocol_name, group_select_protocol(g));
     group_compute_subscribed_topics(g);
     groups_table_put(c, g, NULL);
-    kc_group_put(c, &g->base, g->group_id_len);
+    kc_group_put(c, &g->base);
     write_group_record(g, false, res);
     for (size_t i = 0; i < g->nmembers; i++)
         schedule_heartbeat(c, g, g->members[i]->member_id, g->members[i]->session_timeout_ms,

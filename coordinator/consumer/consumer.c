@@ -75,7 +75,7 @@ static cs_group_t *group_new(kc_coord_t *c, const char *id, size_t len, uint64_t
      * first member gets epoch 1 unless its join changes the subscription,
      * the assignor or the metadata hash, which bumps the epoch to 2. */
     g->group_epoch = 1;
-    g->table_seq = kc_groups_table_put(c, g->group_id, table_seq);
+    g->table_seq = kc_groups_table_put(c, kc_modern_group_id(&g->base), table_seq);
     return g;
 }
 
@@ -530,7 +530,7 @@ static void write_group_epoch(kc_coord_t *c, const cs_group_t *g, int32_t epoch,
     kc_consumer_group_metadata_value_init(&val);
     val.epoch = epoch;
     val.metadata_hash = hash;
-    kc_record_key_t key = kc_record_group_key(g->group_id);
+    kc_record_key_t key = kc_record_group_key(kc_modern_group_id(&g->base));
     kc_record_write_replay(c, res, KC_RECORD_CONSUMER_GROUP_METADATA, &key, REC_VERSION, &val);
 }
 
@@ -568,7 +568,7 @@ static cs_member_t *write_member_metadata(kc_coord_t *c, cs_group_t *g, const cs
         val.classic_member_metadata = &cmm;
     }
     char *member_id = kc_xstrdup(m->member_id);
-    kc_record_key_t key = kc_record_member_key(g->group_id, member_id);
+    kc_record_key_t key = kc_record_member_key(kc_modern_group_id(&g->base), member_id);
     kc_record_write_replay(c, res, KC_RECORD_CONSUMER_GROUP_MEMBER_METADATA, &key, REC_VERSION,
                            &val);
     free(names);
@@ -596,7 +596,7 @@ static void write_target_member(kc_coord_t *c, const cs_group_t *g, const char *
     }
     val.topic_partitions.items = tp;
     val.topic_partitions.count = n;
-    kc_record_key_t key = kc_record_member_key(g->group_id, member_id);
+    kc_record_key_t key = kc_record_member_key(kc_modern_group_id(&g->base), member_id);
     kc_record_write_replay(c, res, KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER, &key,
                            REC_VERSION, &val);
     free(tp);
@@ -609,7 +609,7 @@ static void write_target_epoch(kc_coord_t *c, const cs_group_t *g, int32_t epoch
     kc_consumer_group_target_assignment_metadata_value_init(&val);
     val.assignment_epoch = epoch;
     val.assignment_timestamp = now_ms;
-    kc_record_key_t key = kc_record_group_key(g->group_id);
+    kc_record_key_t key = kc_record_group_key(kc_modern_group_id(&g->base));
     kc_record_write_replay(c, res, KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA, &key,
                            REC_VERSION, &val);
 }
@@ -650,7 +650,7 @@ static void write_current(kc_coord_t *c, const cs_group_t *g, const char *member
     val.assigned_partitions.items = cur_tps(cur->assigned, &val.assigned_partitions.count);
     val.partitions_pending_revocation.items =
         cur_tps(cur->pending, &val.partitions_pending_revocation.count);
-    kc_record_key_t key = kc_record_member_key(g->group_id, member_id);
+    kc_record_key_t key = kc_record_member_key(kc_modern_group_id(&g->base), member_id);
     kc_record_write_replay(c, res, KC_RECORD_CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT, &key,
                            REC_VERSION, &val);
     free(val.assigned_partitions.items);
@@ -693,7 +693,7 @@ static void write_member_tombstones(kc_coord_t *c, const cs_group_t *g, const ch
                                     KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER,
                                     KC_RECORD_CONSUMER_GROUP_MEMBER_METADATA};
     char *id = kc_xstrdup(member_id); /* member_id may be the member's own */
-    kc_record_key_t key = kc_record_member_key(g->group_id, id);
+    kc_record_key_t key = kc_record_member_key(kc_modern_group_id(&g->base), id);
     for (size_t i = 0; i < KC_ARRAY_LEN(types); i++)
         kc_record_write_replay(c, res, types[i], &key, REC_VERSION, NULL);
     free(id);
@@ -740,7 +740,7 @@ static void on_rebalance_timeout(kc_coord_t *c, const char *key, int64_t now_ms,
 static void schedule_session(kc_coord_t *c, const cs_group_t *g, const cs_member_t *m,
                              int64_t now_ms)
 {
-    kc_member_schedule_session(c, g->group_id, m->member_id,
+    kc_member_schedule_session(c, kc_modern_group_id(&g->base), m->member_id,
                                kc_coord_group_cfg(c, g->group_id)->group_consumer_session_timeout_ms,
                                now_ms, on_session_timeout);
 }
@@ -748,14 +748,14 @@ static void schedule_session(kc_coord_t *c, const cs_group_t *g, const cs_member
 static void schedule_rebalance(kc_coord_t *c, const cs_group_t *g, const cs_member_t *m,
                                int64_t now_ms)
 {
-    kc_member_schedule_rebalance(c, g->group_id, m->member_id, m->rebalance_timeout_ms,
+    kc_member_schedule_rebalance(c, kc_modern_group_id(&g->base), m->member_id, m->rebalance_timeout_ms,
                                  m->member_epoch, now_ms, on_rebalance_timeout);
 }
 
 static void cancel_member_timers(kc_coord_t *c, const cs_group_t *g, const char *member_id)
 {
-    kc_member_cancel_timers(c, g->group_id, member_id);
-    kc_cs_classic_cancel_timers(c, g->group_id, member_id);
+    kc_member_cancel_timers(c, kc_modern_group_id(&g->base), member_id);
+    kc_cs_classic_cancel_timers(c, kc_modern_group_id(&g->base), member_id);
 }
 
 /* ---- group epoch, state, events ------------------------------------------- */
@@ -869,7 +869,7 @@ static void on_session_timeout(kc_coord_t *c, const char *key, int64_t now_ms, k
 {
     (void)key;
     const kc_timer_t *t = kc_timer_current(c);
-    cs_group_t *g = group_get(c, t->group_id, strlen(t->group_id));
+    cs_group_t *g = group_get(c, t->group_id, t->group_id_len);
     cs_member_t *m = g ? member_get(g, t->member_id, strlen(t->member_id)) : NULL;
     if (!m)
         return;
@@ -886,7 +886,7 @@ static void on_rebalance_timeout(kc_coord_t *c, const char *key, int64_t now_ms,
 {
     (void)key;
     const kc_timer_t *t = kc_timer_current(c);
-    cs_group_t *g = group_get(c, t->group_id, strlen(t->group_id));
+    cs_group_t *g = group_get(c, t->group_id, t->group_id_len);
     cs_member_t *m = g ? member_get(g, t->member_id, strlen(t->member_id)) : NULL;
     if (!m || m->member_epoch != t->arg1)
         return;
@@ -1112,13 +1112,13 @@ static void update_target_assignment(kc_coord_t *c, cs_group_t *g, int64_t now_m
 
 /*
  * Kafka resolves a group's regexes off the request path (an executor task
- * keyed "<group>-regex") and applies the result as a later write; kcoord
+ * keyed "regex-<group>") and applies the result as a later write; kcoord
  * does the same with a timer due at once, so the heartbeat that asked for
  * the refresh is answered first and the resolution is its own write.
  */
-static void regex_key(char *buf, size_t cap, const char *g)
+static void regex_key(char *buf, size_t cap, kc_str_t g)
 {
-    snprintf(buf, cap, "%s-regex", g);
+    kc_timer_key(buf, cap, "regex-", g, NULL);
 }
 
 /* Time and version of the last resolution (INT64_MIN: none), Kafka's
@@ -1208,7 +1208,7 @@ static void on_regex_refresh(kc_coord_t *c, const char *key, int64_t now_ms, kc_
 {
     (void)key;
     const kc_timer_t *t = kc_timer_current(c);
-    cs_group_t *g = group_get(c, t->group_id, strlen(t->group_id));
+    cs_group_t *g = group_get(c, t->group_id, t->group_id_len);
     if (!g || g->regex_refs.count == 0)
         return;
     name_list_t topics = {0};
@@ -1245,7 +1245,7 @@ static void maybe_refresh_regexes(kc_coord_t *c, cs_group_t *g, bool require, in
     if (!require && g->regex_refs.count == 0)
         return;
     char key[KEY_BUF];
-    regex_key(key, sizeof(key), g->group_id);
+    regex_key(key, sizeof(key), kc_modern_group_id(&g->base));
     if (kc_timer_is_scheduled(c, key))
         return;
     int64_t last_ms, last_version;
@@ -1256,7 +1256,7 @@ static void maybe_refresh_regexes(kc_coord_t *c, cs_group_t *g, bool require, in
               last_version < c->new_topics_version || last_ms == INT64_MIN ||
               now_ms > last_ms + c->cfg.group_consumer_regex_refresh_interval_ms;
     if (require && g->regex_refs.count > 0)
-        kc_timer_schedule_args(c, key, now_ms, on_regex_refresh, g->group_id, NULL, 0, 0);
+        kc_timer_schedule_args(c, key, now_ms, on_regex_refresh, kc_modern_group_id(&g->base), NULL, 0, 0);
 }
 
 void kc_coord_topic_created(kc_coord_t *c, kc_str_t topic)
@@ -1630,7 +1630,7 @@ static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
         kc_coord_emit(c, KC_COORD_EV_MEMBER_REMOVED, g->group_id, m->member_id,
                       "static member left temporarily (epoch -2)", g->group_epoch, 0, ctx->now_ms);
         kc_asg_t none = {0}, kept = {0};
-        kc_member_cancel_rebalance(c, g->group_id, m->member_id);
+        kc_member_cancel_rebalance(c, kc_modern_group_id(&g->base), m->member_id);
         /* Its partitions count as assigned at epoch 0 from here on: the
          * member that takes the instance over commits them, an old epoch of
          * this one is fenced. */
@@ -2098,7 +2098,7 @@ static bool hb_reconcile(cs_heartbeat_t *h)
         if (m->state == MS_UNREVOKED_PARTITIONS) {
             schedule_rebalance(h->c, g, m, h->ctx->now_ms);
         } else {
-            kc_member_cancel_rebalance(h->c, g->group_id, m->member_id);
+            kc_member_cancel_rebalance(h->c, kc_modern_group_id(&g->base), m->member_id);
         }
     }
     schedule_session(h->c, g, m, h->ctx->now_ms);
@@ -2649,7 +2649,7 @@ void kc_consumer_group_delete(kc_coord_t *c, kc_consumer_group_t *g, kc_result_t
      * never writes but Kafka tombstones) and the group epoch last, whose
      * apply removes the group. */
     char key[KEY_BUF];
-    regex_key(key, sizeof(key), g->group_id);
+    regex_key(key, sizeof(key), kc_modern_group_id(&g->base));
     kc_timer_cancel(c, key);
     kc_log_info(LOG_COMP, "[GroupId %s] Consumer group transitioned from %s to Dead (group epoch %d).",
                 g->group_id, group_state_name(g), g->group_epoch);
@@ -2662,7 +2662,7 @@ void kc_consumer_group_delete(kc_coord_t *c, kc_consumer_group_t *g, kc_result_t
     }
     name_list_t regexes = {0};
     kc_smap_foreach(&g->resolved, collect_regex, &regexes);
-    kc_record_key_t rkey = kc_record_group_key(g->group_id);
+    kc_record_key_t rkey = kc_record_group_key(kc_modern_group_id(&g->base));
     kc_record_write_replay(c, res, KC_RECORD_CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA, &rkey,
                            REC_VERSION, NULL);
     for (int32_t i = 0; i < regexes.n; i++) {
@@ -2672,8 +2672,9 @@ void kc_consumer_group_delete(kc_coord_t *c, kc_consumer_group_t *g, kc_result_t
     free(regexes.names);
     kc_record_write_replay(c, res, KC_RECORD_CONSUMER_GROUP_PARTITION_METADATA, &rkey, REC_VERSION,
                            NULL);
-    char *group_id = kc_xstrdup(g->group_id); /* the key's, g goes with the tombstone */
-    rkey = kc_record_group_key(group_id);
+    /* the key's, g goes with the tombstone */
+    char *group_id = kc_xstrndup(g->group_id, g->group_id_len);
+    rkey = kc_record_group_key((kc_str_t){group_id, (int32_t)g->group_id_len});
     kc_record_write_replay(c, res, KC_RECORD_CONSUMER_GROUP_METADATA, &rkey, REC_VERSION, NULL);
     free(group_id);
 }
@@ -3000,7 +3001,7 @@ bool kc_cs_reconcile(kc_coord_t *c, cs_group_t *g, cs_member_t *m, const owned_t
 void kc_cs_schedule_session(kc_coord_t *c, const cs_group_t *g, const cs_member_t *m,
                             int32_t timeout_ms, int64_t now_ms)
 {
-    kc_member_schedule_session(c, g->group_id, m->member_id, timeout_ms, now_ms,
+    kc_member_schedule_session(c, kc_modern_group_id(&g->base), m->member_id, timeout_ms, now_ms,
                                on_session_timeout);
 }
 

@@ -239,14 +239,14 @@ static int16_t member_protocol_version(const cs_member_t *m)
 
 /* ---- timers --------------------------------------------------------------- */
 
-static void join_timer_key(char *buf, size_t cap, const char *g, const char *m)
+static void join_timer_key(char *buf, size_t cap, kc_str_t g, const char *m)
 {
-    snprintf(buf, cap, "join-%s-%s", g, m);
+    kc_timer_key(buf, cap, "join-", g, m);
 }
 
-static void sync_timer_key(char *buf, size_t cap, const char *g, const char *m)
+static void sync_timer_key(char *buf, size_t cap, kc_str_t g, const char *m)
 {
-    snprintf(buf, cap, "sync-%s-%s", g, m);
+    kc_timer_key(buf, cap, "sync-", g, m);
 }
 
 /* consumerGroupFenceMemberOperation: the reason is in the timer's arg1. */
@@ -254,7 +254,7 @@ static void on_classic_timeout(kc_coord_t *c, const char *key, int64_t now_ms, k
 {
     (void)key;
     const kc_timer_t *t = kc_timer_current(c);
-    cs_group_t *g = kc_consumer_group_find(c, kc_str(t->group_id));
+    cs_group_t *g = kc_consumer_group_find(c, (kc_str_t){t->group_id, (int32_t)t->group_id_len});
     cs_member_t *m = g ? kc_cs_member_find(g, kc_str(t->member_id)) : NULL;
     if (!m) {
         kc_log_debug(LOG_COMP, "[GroupId %s] Could not fence %s because the member does not exist.",
@@ -272,24 +272,24 @@ static void schedule_join_timeout_if_absent(kc_coord_t *c, const cs_group_t *g,
                                             const cs_member_t *m, int64_t now_ms)
 {
     char key[KEY_BUF];
-    join_timer_key(key, sizeof(key), g->group_id, m->member_id);
+    join_timer_key(key, sizeof(key), kc_modern_group_id(&g->base), m->member_id);
     if (kc_timer_is_scheduled(c, key))
         return;
     kc_timer_schedule_args(c, key,
                            now_ms + (m->rebalance_timeout_ms > 0 ? m->rebalance_timeout_ms : 0),
-                           on_classic_timeout, g->group_id, m->member_id, 1, 0);
+                           on_classic_timeout, kc_modern_group_id(&g->base), m->member_id, 1, 0);
 }
 
 static void schedule_sync_timeout(kc_coord_t *c, const cs_group_t *g, const cs_member_t *m,
                                   int32_t timeout_ms, int64_t now_ms)
 {
     char key[KEY_BUF];
-    sync_timer_key(key, sizeof(key), g->group_id, m->member_id);
+    sync_timer_key(key, sizeof(key), kc_modern_group_id(&g->base), m->member_id);
     kc_timer_schedule_args(c, key, now_ms + (timeout_ms > 0 ? timeout_ms : 0), on_classic_timeout,
-                           g->group_id, m->member_id, 0, 0);
+                           kc_modern_group_id(&g->base), m->member_id, 0, 0);
 }
 
-void kc_cs_classic_cancel_timers(kc_coord_t *c, const char *group_id, const char *member_id)
+void kc_cs_classic_cancel_timers(kc_coord_t *c, kc_str_t group_id, const char *member_id)
 {
     char key[KEY_BUF];
     join_timer_key(key, sizeof(key), group_id, member_id);
@@ -961,7 +961,7 @@ static void cj_reconcile(classic_join_t *j)
 static void cj_schedule_timeouts(classic_join_t *j)
 {
     char key[KEY_BUF];
-    join_timer_key(key, sizeof(key), j->g->group_id, j->m->member_id);
+    join_timer_key(key, sizeof(key), kc_modern_group_id(&j->g->base), j->m->member_id);
     kc_timer_cancel(j->c, key);
     kc_cs_schedule_session(j->c, j->g, j->m, j->m->classic->session_timeout_ms, j->ctx->now_ms);
     schedule_sync_timeout(j->c, j->g, j->m, j->rebalance_timeout_ms, j->ctx->now_ms);
@@ -1065,7 +1065,7 @@ int16_t kc_consumer_classic_sync(kc_coord_t *c, const kc_request_ctx_t *ctx, kc_
     if (rebalance_in_progress(c, g, m, ctx->now_ms))
         return KC_ERR_REBALANCE_IN_PROGRESS;
     char key[KEY_BUF];
-    sync_timer_key(key, sizeof(key), g->group_id, m->member_id);
+    sync_timer_key(key, sizeof(key), kc_modern_group_id(&g->base), m->member_id);
     kc_timer_cancel(c, key);
     kc_cs_schedule_session(c, g, m, m->classic->session_timeout_ms, ctx->now_ms);
     /* Kafka's serializer would throw: an unexpected error. */

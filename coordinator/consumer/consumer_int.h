@@ -318,7 +318,7 @@ bool kc_cs_fence_members(kc_coord_t *c, cs_group_t *g, cs_member_t **ms, size_t 
 
 /* consumer_classic.c hooks called by consumer.c. */
 /* Cancels the classic member timers (join-<g>-<m>, sync-<g>-<m>). */
-void kc_cs_classic_cancel_timers(kc_coord_t *c, const char *group_id, const char *member_id);
+void kc_cs_classic_cancel_timers(kc_coord_t *c, kc_str_t group_id, const char *member_id);
 /* Online downgrade when fencing: true when g was converted (and freed). */
 bool kc_cs_classic_maybe_downgrade(kc_coord_t *c, cs_group_t *g, cs_member_t **leaving,
                                    size_t nleaving, int64_t now_ms, kc_result_t *res);

@@ -26,7 +26,7 @@ void kc_modern_group_init(kc_coord_t *c, kc_modern_group_t *g, const kc_group_op
     g->group_id = kc_str_dup_or_null(group_id.len >= 0 ? group_id : kc_str(""));
     g->group_id_len = (size_t)(group_id.len > 0 ? group_id.len : 0);
     kc_modern_members_init(&g->members);
-    kc_group_put(c, &g->base, g->group_id_len);
+    kc_group_put(c, &g->base);
 }
 
 void kc_modern_group_deinit(kc_modern_group_t *g)
@@ -37,8 +37,8 @@ void kc_modern_group_deinit(kc_modern_group_t *g)
 
 void kc_modern_group_remove(kc_coord_t *c, kc_modern_group_t *g)
 {
-    kc_groups_table_remove(c, g->group_id);
-    kc_group_remove(c, &g->base, g->group_id_len);
+    kc_groups_table_remove(c, kc_modern_group_id(&g->base));
+    kc_group_remove(c, &g->base);
 }
 
 void kc_modern_groups_unload(kc_coord_t *c, kc_group_type_t type,
@@ -47,7 +47,7 @@ void kc_modern_groups_unload(kc_coord_t *c, kc_group_type_t type,
     size_t n;
     kc_group_t **gs = kc_groups_list(c, type, &n);
     for (size_t i = 0; i < n; i++) {
-        kc_group_remove(c, gs[i], modern_of(gs[i])->group_id_len);
+        kc_group_remove(c, gs[i]);
         free_group(gs[i]);
     }
     free(gs);
@@ -60,7 +60,11 @@ void kc_modern_group_replay_metadata(kc_modern_group_t *g, int32_t epoch, int64_
     g->has_group_record = true;
 }
 
-const char *kc_modern_group_id(const kc_group_t *g) { return modern_of(g)->group_id; }
+kc_str_t kc_modern_group_id(const kc_group_t *g)
+{
+    const kc_modern_group_t *m = modern_of(g);
+    return (kc_str_t){m->group_id, (int32_t)m->group_id_len};
+}
 
 const char *kc_modern_group_protocol_type(const kc_group_t *g) { return g->ops->type_name; }
 

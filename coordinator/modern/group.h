@@ -62,7 +62,7 @@ void kc_modern_group_replay_metadata(kc_modern_group_t *g, int32_t epoch, int64_
  * it has members (validateDeleteGroup); offsets expire by each one's
  * commit timestamp (offsetExpirationCondition); every OffsetDelete is
  * accepted (validateOffsetDelete). */
-const char *kc_modern_group_id(const kc_group_t *g);
+kc_str_t kc_modern_group_id(const kc_group_t *g);
 const char *kc_modern_group_protocol_type(const kc_group_t *g);
 uint64_t kc_modern_group_table_seq(const kc_group_t *g);
 int16_t kc_modern_group_validate_delete(const kc_group_t *g);

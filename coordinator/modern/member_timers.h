@@ -12,16 +12,16 @@
 
 /* Arms (or re-arms) the member's session timeout, timeout_ms after now_ms;
  * fn fires with the group id and member id as the timer's arguments. */
-void kc_member_schedule_session(kc_coord_t *c, const char *group_id, const char *member_id,
+void kc_member_schedule_session(kc_coord_t *c, kc_str_t group_id, const char *member_id,
                                 int32_t timeout_ms, int64_t now_ms, kc_timer_fn fn);
 /* Arms the member's rebalance timeout (a revocation it must acknowledge)
  * for member_epoch, rebalance_timeout_ms after now_ms (a negative timeout
  * fires at once); fn fires with the ids and the epoch (arg1). */
-void kc_member_schedule_rebalance(kc_coord_t *c, const char *group_id, const char *member_id,
+void kc_member_schedule_rebalance(kc_coord_t *c, kc_str_t group_id, const char *member_id,
                                   int32_t rebalance_timeout_ms, int32_t member_epoch,
                                   int64_t now_ms, kc_timer_fn fn);
-void kc_member_cancel_rebalance(kc_coord_t *c, const char *group_id, const char *member_id);
+void kc_member_cancel_rebalance(kc_coord_t *c, kc_str_t group_id, const char *member_id);
 /* Cancels both timeouts of the member. */
-void kc_member_cancel_timers(kc_coord_t *c, const char *group_id, const char *member_id);
+void kc_member_cancel_timers(kc_coord_t *c, kc_str_t group_id, const char *member_id);
 
 #endif

@@ -385,7 +385,7 @@ static void expiration_fired(kc_coord_t *c, const char *key, int64_t now_ms, kc_
         kc_group_t **gs = kc_groups_list(c, type, &n);
         for (size_t i = 0; i < n; i++) {
             kc_group_t *grp = gs[i];
-            kc_str_t id = kc_str(grp->ops->id(grp));
+            kc_str_t id = grp->ops->id(grp);
             tombstones_t t = tombstones_begin(res);
             bool all = collect_expired(c, grp, kc_offsets_map_group(m, id), now_ms, &t);
             if (t.n > 0) {

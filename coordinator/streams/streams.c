@@ -99,7 +99,7 @@ static st_group_t *group_new(kc_coord_t *c, kc_str_t id)
     kc_buf_init(&g->topo_bytes);
     kc_arena_init(&g->topo_arena);
     kc_smap_init(&g->owners);
-    g->table_seq = kc_groups_table_put(c, g->group_id, 0);
+    g->table_seq = kc_groups_table_put(c, kc_modern_group_id(&g->base), 0);
     return g;
 }
 
@@ -1395,7 +1395,7 @@ static void meta_of(const st_group_t *g, st_meta_t *m)
     group_metadata_value(g, &m->v, &m->cfg, m->nbuf);
 }
 
-static void write_group_metadata(kc_coord_t *c, const char *group_id,
+static void write_group_metadata(kc_coord_t *c, kc_str_t group_id,
                                  const kc_streams_group_metadata_value_t *val, kc_result_t *res)
 {
     kc_record_key_t key = kc_record_group_key(group_id);
@@ -1430,7 +1430,7 @@ static void write_member_metadata(kc_coord_t *c, const st_group_t *g, const st_m
     }
     val.client_tags.items = tags;
     val.client_tags.count = m->ntags;
-    kc_record_key_t key = kc_record_member_key(g->group_id, m->member_id);
+    kc_record_key_t key = kc_record_member_key(kc_modern_group_id(&g->base), m->member_id);
     kc_record_write_replay(c, res, KC_RECORD_STREAMS_GROUP_MEMBER_METADATA, &key, REC_VERSION,
                            &val);
     free(tags);
@@ -1486,7 +1486,7 @@ static void write_target_member(kc_coord_t *c, const st_group_t *g, const char *
     val.active_tasks.items = tgt_ids(&t->active, &val.active_tasks.count);
     val.standby_tasks.items = tgt_ids(&t->standby, &val.standby_tasks.count);
     val.warmup_tasks.items = tgt_ids(&t->warmup, &val.warmup_tasks.count);
-    kc_record_key_t key = kc_record_member_key(g->group_id, member_id);
+    kc_record_key_t key = kc_record_member_key(kc_modern_group_id(&g->base), member_id);
     kc_record_write_replay(c, res, KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER, &key,
                            REC_VERSION, &val);
     free(val.active_tasks.items);
@@ -1501,7 +1501,7 @@ static void write_target_metadata(kc_coord_t *c, const st_group_t *g, int32_t as
     kc_streams_group_target_assignment_metadata_value_init(&val);
     val.assignment_epoch = assignment_epoch;
     val.assignment_timestamp = assignment_timestamp;
-    kc_record_key_t key = kc_record_group_key(g->group_id);
+    kc_record_key_t key = kc_record_group_key(kc_modern_group_id(&g->base));
     kc_record_write_replay(c, res, KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA, &key,
                            REC_VERSION, &val);
 }
@@ -1523,7 +1523,7 @@ static void write_current(kc_coord_t *c, const st_group_t *g, const char *member
         cur_ids(&cur->pending.standby, &val.standby_tasks_pending_revocation.count);
     val.warmup_tasks_pending_revocation.items =
         cur_ids(&cur->pending.warmup, &val.warmup_tasks_pending_revocation.count);
-    kc_record_key_t key = kc_record_member_key(g->group_id, member_id);
+    kc_record_key_t key = kc_record_member_key(kc_modern_group_id(&g->base), member_id);
     kc_record_write_replay(c, res, KC_RECORD_STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT, &key,
                            REC_VERSION, &val);
     free(val.active_tasks.items);
@@ -1537,12 +1537,12 @@ static void write_current(kc_coord_t *c, const st_group_t *g, const char *member
 static void write_topology(kc_coord_t *c, const st_group_t *g, const kc_buf_t *value,
                            kc_result_t *res)
 {
-    kc_record_key_t key = kc_record_group_key(g->group_id);
+    kc_record_key_t key = kc_record_group_key(kc_modern_group_id(&g->base));
     kc_record_write_encoded_replay(c, res, KC_RECORD_STREAMS_GROUP_TOPOLOGY, &key, REC_VERSION,
                                    value);
 }
 
-static void write_tombstone(kc_coord_t *c, int16_t type, const char *group_id,
+static void write_tombstone(kc_coord_t *c, int16_t type, kc_str_t group_id,
                             const char *member_id, kc_result_t *res)
 {
     kc_record_key_t key = kc_record_member_key(group_id, member_id);
@@ -1555,19 +1555,20 @@ static void write_tombstone(kc_coord_t *c, int16_t type, const char *group_id,
 static void write_member_tombstones(kc_coord_t *c, const st_group_t *g, const char *member_id,
                                     kc_result_t *res)
 {
-    char *gid = kc_xstrdup(g->group_id), *mid = kc_xstrdup(member_id);
+    char *mid = kc_xstrdup(member_id);
+    kc_str_t gid = {kc_xstrndup(g->group_id, g->group_id_len), (int32_t)g->group_id_len};
     write_tombstone(c, KC_RECORD_STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT, gid, mid, res);
     write_tombstone(c, KC_RECORD_STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER, gid, mid, res);
     write_tombstone(c, KC_RECORD_STREAMS_GROUP_MEMBER_METADATA, gid, mid, res);
-    free(gid);
+    free((char *)gid.ptr);
     free(mid);
 }
 
 /* ---- timers --------------------------------------------------------------- */
 
-static void initial_key(char *buf, size_t cap, const char *g)
+static void initial_key(char *buf, size_t cap, kc_str_t g)
 {
-    snprintf(buf, cap, "initial-rebalance-timeout-%s", g);
+    kc_timer_key(buf, cap, "initial-rebalance-timeout-", g, NULL);
 }
 
 static void on_session_timeout(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res);
@@ -1576,7 +1577,7 @@ static void on_rebalance_timeout(kc_coord_t *c, const char *key, int64_t now_ms,
 static void schedule_session(kc_coord_t *c, const st_group_t *g, const st_member_t *m,
                              int64_t now_ms)
 {
-    kc_member_schedule_session(c, g->group_id, m->member_id,
+    kc_member_schedule_session(c, kc_modern_group_id(&g->base), m->member_id,
                                kc_coord_group_cfg(c, g->group_id)->group_streams_session_timeout_ms,
                                now_ms, on_session_timeout);
 }
@@ -1584,19 +1585,19 @@ static void schedule_session(kc_coord_t *c, const st_group_t *g, const st_member
 static void schedule_rebalance(kc_coord_t *c, const st_group_t *g, const st_member_t *m,
                                int64_t now_ms)
 {
-    kc_member_schedule_rebalance(c, g->group_id, m->member_id, m->rebalance_timeout_ms,
+    kc_member_schedule_rebalance(c, kc_modern_group_id(&g->base), m->member_id, m->rebalance_timeout_ms,
                                  m->member_epoch, now_ms, on_rebalance_timeout);
 }
 
 static void cancel_member_timers(kc_coord_t *c, const st_group_t *g, const char *member_id)
 {
-    kc_member_cancel_timers(c, g->group_id, member_id);
+    kc_member_cancel_timers(c, kc_modern_group_id(&g->base), member_id);
 }
 
 static bool initial_delay_active(kc_coord_t *c, const st_group_t *g)
 {
     char key[KEY_BUF];
-    initial_key(key, sizeof(key), g->group_id);
+    initial_key(key, sizeof(key), kc_modern_group_id(&g->base));
     return kc_timer_is_scheduled(c, key);
 }
 
@@ -1609,7 +1610,7 @@ static void fence_member(kc_coord_t *c, st_group_t *g, st_member_t *m, kc_result
     st_meta_t meta;
     meta_of(g, &meta);
     meta.v.epoch = g->group_epoch + 1;
-    write_group_metadata(c, g->group_id, &meta.v, res);
+    write_group_metadata(c, kc_modern_group_id(&g->base), &meta.v, res);
     /* The last member gone: the (empty) target takes the group epoch, with
      * timestamp 0 as a new group's, so the assignment interval does not
      * delay the next assignment. */
@@ -1622,7 +1623,7 @@ static void on_session_timeout(kc_coord_t *c, const char *key, int64_t now_ms, k
     (void)key;
     (void)now_ms;
     const kc_timer_t *t = kc_timer_current(c);
-    st_group_t *g = group_get(c, kc_str(t->group_id));
+    st_group_t *g = group_get(c, (kc_str_t){t->group_id, (int32_t)t->group_id_len});
     st_member_t *m = g ? member_get(g, kc_str(t->member_id)) : NULL;
     if (!m)
         return;
@@ -1636,7 +1637,7 @@ static void on_rebalance_timeout(kc_coord_t *c, const char *key, int64_t now_ms,
     (void)key;
     (void)now_ms;
     const kc_timer_t *t = kc_timer_current(c);
-    st_group_t *g = group_get(c, kc_str(t->group_id));
+    st_group_t *g = group_get(c, (kc_str_t){t->group_id, (int32_t)t->group_id_len});
     st_member_t *m = g ? member_get(g, kc_str(t->member_id)) : NULL;
     if (!m || m->state != MS_UNREVOKED || m->member_epoch != t->arg1)
         return;
@@ -1708,7 +1709,7 @@ static void on_initial_delay(kc_coord_t *c, const char *key, int64_t now_ms, kc_
 {
     (void)key;
     const kc_timer_t *t = kc_timer_current(c);
-    st_group_t *g = group_get(c, kc_str(t->group_id));
+    st_group_t *g = group_get(c, (kc_str_t){t->group_id, (int32_t)t->group_id_len});
     if (!g || g->members.n == 0 || g->group_epoch <= g->assignment_epoch || !g->topology)
         return;
     /* Kafka's timer uses the configured topology in memory and skips when
@@ -2547,7 +2548,7 @@ static void heartbeat_leave(kc_coord_t *c, const kc_request_ctx_t *ctx,
          * member that takes the instance over commits them, an old epoch of
          * this one is fenced. */
         kc_tasks_epochs_fill(&cur.assigned.active, 0);
-        kc_member_cancel_rebalance(c, g->group_id, m->member_id);
+        kc_member_cancel_rebalance(c, kc_modern_group_id(&g->base), m->member_id);
         write_current(c, g, m->member_id, &cur, res);
         current_free(&cur);
     } else {
@@ -3026,7 +3027,7 @@ static void hb_update_group(st_heartbeat_t *h, bool recompute)
         meta.v.validated_topology_epoch = validated;
         metadata_set_num_standby(&meta.v, &meta.cfg, meta.nbuf,
                                  gc->group_streams_num_standby_replicas);
-        write_group_metadata(c, g->group_id, &meta.v, h->res);
+        write_group_metadata(c, kc_modern_group_id(&g->base), &meta.v, h->res);
         kc_log_info(LOG_COMP, "[GroupId %s][MemberId %s] Bumped streams group epoch to %d with metadata hash %lld and validated topic epoch %d.",
                     g->group_id, m->member_id, g->group_epoch, (long long)g->metadata_hash, validated);
         kc_coord_emit(c, KC_COORD_EV_GROUP_EPOCH_BUMPED, g->group_id, NULL,
@@ -3036,9 +3037,9 @@ static void hb_update_group(st_heartbeat_t *h, bool recompute)
     if (h->was_empty && gc->group_streams_initial_rebalance_delay_ms > 0 &&
         !initial_delay_active(c, g)) {
         char key[KEY_BUF];
-        initial_key(key, sizeof(key), g->group_id);
+        initial_key(key, sizeof(key), kc_modern_group_id(&g->base));
         kc_timer_schedule_args(c, key, now + gc->group_streams_initial_rebalance_delay_ms,
-                               on_initial_delay, g->group_id, NULL, 0, 0);
+                               on_initial_delay, kc_modern_group_id(&g->base), NULL, 0, 0);
     }
     if (initial_delay_active(c, g)) {
         add_status(&h->r, &h->arena, ST_ASSIGNMENT_DELAYED,
@@ -3069,7 +3070,7 @@ static void hb_reconcile(st_heartbeat_t *h)
         if (m->state == MS_UNREVOKED)
             schedule_rebalance(h->c, g, m, h->ctx->now_ms);
         else
-            kc_member_cancel_rebalance(h->c, g->group_id, m->member_id);
+            kc_member_cancel_rebalance(h->c, kc_modern_group_id(&g->base), m->member_id);
     }
     current_free(&cur);
     schedule_session(h->c, g, m, h->ctx->now_ms);
@@ -3892,7 +3893,7 @@ void kc_streams_group_set_description_epochs(kc_coord_t *c, kc_streams_group_t *
     meta_of(g, &meta);
     meta.v.stored_description_topology_epoch = stored;
     meta.v.failed_description_topology_epoch = failed;
-    write_group_metadata(c, g->group_id, &meta.v, res);
+    write_group_metadata(c, kc_modern_group_id(&g->base), &meta.v, res);
 }
 
 void kc_streams_group_delete(kc_coord_t *c, kc_streams_group_t *g, kc_result_t *res)
@@ -3900,7 +3901,7 @@ void kc_streams_group_delete(kc_coord_t *c, kc_streams_group_t *g, kc_result_t *
     /* The applies free the members (tombstones of record 19) and then the
      * group (tombstone of record 17): the ids are copied first. */
     size_t n = g->members.n;
-    char *gid = kc_xstrdup(g->group_id);
+    kc_str_t gid = {kc_xstrndup(g->group_id, g->group_id_len), (int32_t)g->group_id_len};
     char **mids = kc_xcalloc(n + 1, sizeof(*mids));
     for (size_t i = 0; i < n; i++) {
         mids[i] = kc_xstrdup(st_member_at(g, i)->member_id);
@@ -3922,16 +3923,16 @@ void kc_streams_group_delete(kc_coord_t *c, kc_streams_group_t *g, kc_result_t *
     /* A tombstone that could not be written (res is failed: the server
      * rebuilds memory from storage) leaves the group: it goes all the same,
      * so that the caller finds its id free. */
-    g = group_get(c, kc_str(gid));
+    g = group_get(c, gid);
     if (g) {
-        kc_groups_table_remove(c, g->group_id);
-        kc_group_remove(c, &g->base, g->group_id_len);
+        kc_groups_table_remove(c, kc_modern_group_id(&g->base));
+        kc_group_remove(c, &g->base);
         group_free(g);
     }
     for (size_t i = 0; i < n; i++)
         free(mids[i]);
     free(mids);
-    free(gid);
+    free((char *)gid.ptr);
 }
 
 /* The subtopology reading topic as a source or repartition source topic

@@ -948,10 +948,9 @@ static void list_group(void *arg, kc_group_t *g)
     }
     listed_t *e = &l->items[l->n++];
     e->g = g;
-    e->id = g->ops->id(g);
-    /* A classic group id may hold NUL bytes (its map key is all of it). */
-    e->len = g->ops->type == KC_GROUP_CLASSIC ? ((const kc_classic_group_t *)g)->group_id_len
-                                              : strlen(e->id);
+    kc_str_t id = g->ops->id(g); /* every byte: an id may hold NUL */
+    e->id = id.ptr;
+    e->len = (size_t)id.len;
     e->table_seq = g->ops->table_seq(g);
     e->partition = partition_of(l->c, e->id, e->len);
 }

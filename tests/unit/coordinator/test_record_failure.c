@@ -190,14 +190,14 @@ static void test_record_write_failures(void **state)
     (void)state;
     kc_result_t res;
     kc_result_init(&res);
-    kc_record_key_t ok = kc_record_group_key("g");
+    kc_record_key_t ok = kc_record_group_key(kc_str("g"));
     assert_int_equal(kc_record_write(&res, KC_RECORD_GROUP_METADATA, &ok, 0, NULL), 0);
     assert_false(kc_result_wrote_since(&res, 1));
 
     char *big = malloc(40001);
     memset(big, 'g', 40000);
     big[40000] = '\0';
-    kc_record_key_t too_long = kc_record_group_key(big);
+    kc_record_key_t too_long = kc_record_group_key(kc_str(big));
     assert_int_equal(kc_record_write(&res, KC_RECORD_GROUP_METADATA, &too_long, 0, NULL),
                      KC_EINVAL);
     assert_true(res.failed);

@@ -133,7 +133,7 @@ static void commit(h_t *h, kc_result_t *res)
 /* Tombstone of the group's metadata record (DeleteGroups, conversion). */
 static void write_tombstone(kc_result_t *res)
 {
-    kc_record_key_t key = kc_record_group_key(GROUP);
+    kc_record_key_t key = kc_record_group_key(kc_str(GROUP));
     assert_int_equal(kc_record_write(res, KC_RECORD_STREAMS_GROUP_METADATA, &key, 0, NULL), 0);
 }
 
