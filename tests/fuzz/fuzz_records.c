@@ -1,17 +1,24 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Fuzz target for record replay (kc_coord_replay), the load path of
- * __consumer_offsets. Input: records as u8 flags (bit 0: tombstone),
- * u16 key length, key, u16 value length, value. A fresh coordinator replays
- * them all, finishes loading, then answers ListGroups, DescribeGroups and
- * OffsetFetch for every group it lists and runs its timers a month ahead:
+ * Fuzz target for record replay (kc_coord_replay, kc_txn_replay), the load
+ * path of __consumer_offsets and of the transaction state. Input: records
+ * as u8 flags (bit 0: tombstone), u16 key length, key, u16 value length,
+ * value. A fresh group coordinator and transaction coordinator replay them
+ * all, each record going where the server sends it (kc_txn_is_record), and
+ * finish loading; then the group coordinator answers ListGroups,
+ * DescribeGroups and OffsetFetch for every group it lists, the transaction
+ * coordinator is asked to add a partition to, commit, abort and re-init
+ * every transactional id it holds, and both run their timers a month ahead:
  * whatever state hostile records built must be served without a crash and
- * with responses that decode whole.
+ * with responses that decode whole. The transaction coordinator's records
+ * must replay into a fresh one; it is then unloaded and loads the input
+ * again.
  */
 #include <string.h>
 
 #include "kc_fuzz.h"
 #include "kc_fuzz_coord.h"
+#include "txn.h"
 
 #define MAX_RECORDS 64
 
@@ -80,10 +87,125 @@ static size_t query_groups(kc_coord_t *c, int64_t now, kc_result_t *res)
     return answered;
 }
 
+static int16_t next_producer_id(void *ctx, int64_t *out)
+{
+    int64_t *next = ctx;
+    *out = (*next)++;
+    return 0;
+}
+
+static int write_markers(void *ctx, int64_t producer_id, int16_t producer_epoch, bool commit,
+                         int16_t transaction_version, const kc_txn_partition_t *parts,
+                         size_t nparts, kc_result_t *res)
+{
+    (void)ctx;
+    (void)producer_id;
+    (void)producer_epoch;
+    (void)commit;
+    (void)transaction_version;
+    (void)res;
+    for (size_t i = 0; i < nparts; i++)
+        KC_FUZZ_CHECK(parts[i].topic != NULL, "marker for a partition without a topic");
+    return 0;
+}
+
+/* The records of res replay into a fresh transaction coordinator. */
+static void check_txn_records(const kc_result_t *res, const kc_txn_env_t *env)
+{
+    kc_txn_config_t cfg;
+    kc_txn_config_defaults(&cfg);
+    kc_txn_coord_t *t = kc_txn_new(&cfg, env);
+    for (size_t i = 0; i < res->nrecords; i++) {
+        const kc_record_t *r = &res->records[i];
+        KC_FUZZ_CHECK(kc_txn_is_record(r->key.data, r->key.len), "txn wrote a group record");
+        int rc = kc_txn_replay(t, r->key.data, r->key.len, r->tombstone ? NULL : r->value.data,
+                               r->value.len);
+        KC_FUZZ_CHECK(rc == 0, "a record the txn coordinator wrote does not replay (%d)", rc);
+    }
+    kc_txn_free(t);
+}
+
+#define MAX_IDS 16
+
+/* The producers of the pending transactional offsets replayed (type 100:
+ * the key ends with the producer id) and their group's offsets partition. */
+typedef struct {
+    int64_t pid[MAX_IDS];
+    int32_t partition[MAX_IDS];
+    size_t n;
+} pending_list_t;
+
+static void note_pending(kc_coord_t *c, pending_list_t *l, const uint8_t *key, size_t klen)
+{
+    kc_reader_t r;
+    kc_reader_init(&r, key, klen);
+    if (kc_read_int16(&r) != 100 || l->n == MAX_IDS)
+        return;
+    kc_str_t group = kc_read_str(&r, false, false);
+    kc_read_str(&r, false, false);
+    kc_read_int32(&r);
+    int64_t pid = kc_read_int64(&r);
+    if (r.err)
+        return;
+    l->pid[l->n] = pid;
+    l->partition[l->n++] = kc_coord_offsets_partition_for(c, group);
+}
+
+typedef struct {
+    char *ids[MAX_IDS];
+    size_t n;
+} id_list_t;
+
+static void collect_id(void *ctx, const kc_txn_meta_t *m)
+{
+    id_list_t *l = ctx;
+    if (l->n < MAX_IDS)
+        l->ids[l->n++] = kc_xstrdup(m->transactional_id);
+}
+
+/* Drives the transaction APIs on every loaded id: add a partition, end
+ * (commit for even, abort for odd ids, with the stored producer and with
+ * one off by one epoch), InitProducerId, then the timers. */
+static void drive_txn(kc_txn_coord_t *t, const kc_txn_env_t *env, int64_t now)
+{
+    id_list_t l = {.n = 0};
+    kc_txn_foreach(t, collect_id, &l);
+    kc_result_t res;
+    kc_result_init(&res);
+    for (size_t i = 0; i < l.n; i++) {
+        kc_str_t id = kc_str(l.ids[i]);
+        const kc_txn_meta_t *m = kc_txn_find(t, id);
+        if (!m)
+            continue;
+        int64_t pid = m->producer_id;
+        int16_t epoch = m->producer_epoch;
+        kc_txn_partition_t part = {"t0", (int32_t)i};
+        kc_txn_add_partitions(t, now, id, pid, epoch, &part, 1, (int16_t)(i % 3 == 0 ? 0 : 2),
+                              &res);
+        kc_txn_verify_partition(t, id, pid, epoch, &part);
+        int64_t out_pid;
+        int16_t out_epoch, out_epoch2;
+        kc_txn_end(t, now, id, pid, (int16_t)(epoch - (int16_t)(i & 2 ? 1 : 0)), (i & 1) == 0,
+                   (int16_t)(i % 3 == 0 ? 0 : 2), &res, &out_pid, &out_epoch);
+        kc_txn_init_producer_id(t, now, id, 60000, i & 4 ? pid : -1, i & 4 ? epoch : -1, &res,
+                                &out_pid, &out_epoch2);
+        free(l.ids[i]);
+    }
+    kc_txn_tick(t, now + 30LL * 24 * 3600 * 1000, &res);
+    check_txn_records(&res, env);
+    kc_result_deinit(&res);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     kc_fuzz_in_t in = {data, size};
     kc_coord_t *c = kc_fuzz_coord_new(false);
+    int64_t next_pid = 1000;
+    kc_txn_env_t env = {next_producer_id, write_markers, &next_pid};
+    kc_txn_config_t tcfg;
+    kc_txn_config_defaults(&tcfg);
+    kc_txn_coord_t *txn = kc_txn_new(&tcfg, &env);
+    pending_list_t pending = {.n = 0};
     for (int n = 0; in.left > 0 && n < MAX_RECORDS; n++) {
         bool tombstone = (kc_fuzz_u8(&in) & 1) != 0;
         size_t klen, vlen;
@@ -96,8 +218,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             memcpy(key, kp, klen);
         if (vlen)
             memcpy(value, vp, vlen);
-        int rc = kc_coord_replay(c, key, klen, tombstone ? NULL : value, tombstone ? 0 : vlen);
+        const uint8_t *v = tombstone ? NULL : value;
+        size_t vl = tombstone ? 0 : vlen;
+        int rc = kc_txn_is_record(key, klen) ? kc_txn_replay(txn, key, klen, v, vl)
+                                             : kc_coord_replay(c, key, klen, v, vl);
         KC_FUZZ_CHECK(rc == 0 || rc == KC_EINVAL, "replay returned %d", rc);
+        if (rc == 0)
+            note_pending(c, &pending, key, klen);
         free(key);
         free(value);
     }
@@ -105,6 +232,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     kc_coord_loaded(c, now);
     kc_result_t res;
     kc_result_init(&res);
+    kc_txn_loaded(txn, now, &res);
+    check_txn_records(&res, &env);
+    kc_result_reset(&res);
+    drive_txn(txn, &env, now);
+    /* Unloaded, the coordinator holds nothing and loads the same records
+     * again (as after a failed commit). */
+    kc_txn_unload(txn);
+    KC_FUZZ_CHECK(kc_txn_next_deadline(txn) == INT64_MAX, "an unloaded txn coordinator has timers");
+    in = (kc_fuzz_in_t){data, size};
+    for (int n = 0; in.left > 0 && n < MAX_RECORDS; n++) {
+        bool tombstone = (kc_fuzz_u8(&in) & 1) != 0;
+        size_t klen, vlen;
+        const uint8_t *kp = kc_fuzz_take(&in, kc_fuzz_u16(&in), &klen);
+        const uint8_t *vp = kc_fuzz_take(&in, kc_fuzz_u16(&in), &vlen);
+        if (kc_txn_is_record(kp, klen))
+            kc_txn_replay(txn, kp, klen, tombstone ? NULL : vp, tombstone ? 0 : vlen);
+    }
+    kc_txn_loaded(txn, now, &res);
+    kc_result_reset(&res);
+    kc_txn_free(txn);
+    query_groups(c, now, &res);
+    /* The transaction markers of the pending offsets' producers: commit
+     * for even, abort for odd entries (twice: the second finds nothing). */
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < pending.n; i++)
+            kc_coord_txn_offsets_end(c, pending.pid[i], (i & 1) == 0, pending.partition[i], &res);
+    KC_FUZZ_CHECK(res.nresponses == 0, "transaction markers answered a request");
+    kc_result_reset(&res);
     query_groups(c, now, &res);
     kc_coord_tick(c, now + 30LL * 24 * 3600 * 1000, &res);
     size_t answered = 0;

@@ -6,7 +6,8 @@
  *            from the generated _fill_sample encoders;
  *   header   request headers v1 and v2;
  *   records  every record type from _fill_sample, and the records a small
- *            classic-group scenario makes a coordinator emit;
+ *            classic-group scenario and committed, aborted, open and
+ *            prepared transactions make the coordinators emit;
  *   coord    scenarios of the group APIs (join, sync, heartbeat, commit,
  *            fetch, leave, delete, timers, reload) and one request of each
  *            group API at every version;
@@ -23,6 +24,7 @@
 #include <sys/stat.h>
 
 #include "kc_fuzz_coord.h"
+#include "txn.h"
 #include "topology_desc.h"
 
 static const char *out_dir;
@@ -481,6 +483,97 @@ static void write_records(void)
     kc_coord_free(c);
 }
 
+/* The transaction seeds' producer ids, from 1000. */
+static int16_t seed_pid(void *ctx, int64_t *out)
+{
+    int64_t *next = ctx;
+    *out = (*next)++;
+    return 0;
+}
+
+static int seed_markers(void *ctx, int64_t producer_id, int16_t producer_epoch, bool commit,
+                        int16_t transaction_version, const kc_txn_partition_t *parts,
+                        size_t nparts, kc_result_t *res)
+{
+    (void)ctx, (void)producer_id, (void)producer_epoch, (void)commit;
+    (void)transaction_version, (void)parts, (void)nparts, (void)res;
+    return 0;
+}
+
+/* One transaction of id on t0/0 and t1/1 with a transactional offset of
+ * group "g-txn": ended (commit or abort, the group coordinator told) unless
+ * end is false. */
+static void seed_txn(kc_coord_t *c, kc_txn_coord_t *t, const char *id, bool end, bool commit,
+                     kc_result_t *res)
+{
+    int64_t pid;
+    int16_t epoch;
+    kc_str_t tid = kc_str(id), group = kc_str("g-txn");
+    if (kc_txn_init_producer_id(t, 1000, tid, 60000, -1, -1, res, &pid, &epoch) != 0)
+        return;
+    int32_t op = kc_coord_offsets_partition_for(c, group);
+    kc_txn_partition_t parts[3] = {{"__consumer_offsets", op}, {"t0", 0}, {"t1", 1}};
+    kc_txn_add_partitions(t, 1000, tid, pid, epoch, parts, 3, 2, res);
+    kc_txn_offset_commit_request_partition_t p = {.partition_index = 0, .committed_offset = 7,
+                                                  .committed_leader_epoch = -1,
+                                                  .committed_metadata = kc_str("")};
+    kc_txn_offset_commit_request_topic_t tp = {.name = kc_str("t0"), .partitions = {&p, 1}};
+    kc_txn_offset_commit_request_t req;
+    kc_txn_offset_commit_request_init(&req);
+    req.transactional_id = tid;
+    req.group_id = group;
+    req.producer_id = pid;
+    req.producer_epoch = epoch;
+    req.topics.items = &tp;
+    req.topics.count = 1;
+    kc_request_ctx_t ctx = {.conn_id = 1, .client_id = kc_str("seed"),
+                            .client_host = "/127.0.0.1", .now_ms = 1000,
+                            .api_key = KC_API_TXN_OFFSET_COMMIT, .api_version = 4};
+    kc_coord_txn_offset_commit(c, &ctx, &req, 0, res);
+    if (!end)
+        return;
+    int64_t out_pid;
+    int16_t out_epoch;
+    if (kc_txn_end(t, 1000, tid, pid, epoch, commit, 2, res, &out_pid, &out_epoch) == 0)
+        kc_coord_txn_offsets_end(c, pid, commit, op, res);
+}
+
+/* The records of committed, aborted and open transactions (types 100 and
+ * 101), and the same up to tx-commit's PrepareCommit (a transaction left
+ * prepared, which the load completes). */
+static void write_txn_records(void)
+{
+    kc_coord_t *c = kc_fuzz_coord_new(true);
+    kc_coord_loaded(c, 1000);
+    int64_t next_pid = 1000;
+    kc_txn_env_t env = {seed_pid, seed_markers, &next_pid};
+    kc_txn_config_t cfg;
+    kc_txn_config_defaults(&cfg);
+    kc_txn_coord_t *t = kc_txn_new(&cfg, &env);
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_txn_loaded(t, 1000, &res);
+    seed_txn(c, t, "tx-abort", true, false, &res);
+    seed_txn(c, t, "tx-open", false, false, &res);
+    seed_txn(c, t, "tx-commit", true, true, &res);
+    size_t last_state = 0; /* the last transaction state record: tx-commit's Complete */
+    for (size_t i = 0; i < res.nrecords; i++)
+        if (kc_txn_is_record(res.records[i].key.data, res.records[i].key.len))
+            last_state = i;
+    kc_buf_t out;
+    kc_buf_init(&out);
+    for (size_t i = 0; i < res.nrecords; i++) {
+        if (i == last_state)
+            write_seed("records", "scenario_transactions_prepared", &out);
+        put_record(&out, &res.records[i].key, &res.records[i].value, res.records[i].tombstone);
+    }
+    write_seed("records", "scenario_transactions", &out);
+    kc_buf_deinit(&out);
+    kc_result_deinit(&res);
+    kc_txn_free(t);
+    kc_coord_free(c);
+}
+
 /* call (u8), status (u32), message length (u8, 0xff none), message, bytes. */
 static void topology_seed(const char *name, uint8_t call, uint32_t status, const char *msg,
                           const kc_buf_t *desc)
@@ -541,6 +634,7 @@ int main(int argc, char **argv)
     write_codec();
     write_header();
     write_records();
+    write_txn_records();
     write_coord();
     write_topology();
     if (failed)
