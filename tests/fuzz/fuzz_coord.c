@@ -8,7 +8,10 @@
  *   0x01 tick     u16 ms;  0x02 long tick  u8 hours;
  *   0x03 reload   unload (answers parked requests), replay the record log,
  *                 loaded;
- * (op bytes are taken modulo 4; the first input byte, before the ops, picks
+ *   0x04 marker   u8 (bit 0: commit): the transaction marker of the last
+ *                 TxnOffsetCommit's producer in its group's offsets
+ *                 partition (kc_coord_txn_offsets_end);
+ * (op bytes are taken modulo 5; the first input byte, before the ops, picks
  * a 0 ms initial rebalance delay when odd). A member id "#n" in a request
  * (also in SyncGroup assignments and LeaveGroup members) is replaced
  * by the n-th member id the coordinator handed out, so inputs can reach the
@@ -47,6 +50,10 @@ typedef struct {
     size_t next_member;
     kc_arena_t arena;
     bool trace; /* environment KC_FUZZ_TRACE set: print every response */
+    /* the last TxnOffsetCommit decoded: its producer and group's partition */
+    bool has_txn;
+    int64_t txn_pid;
+    int32_t txn_partition;
 } state_t;
 
 static void learn_member(state_t *s, kc_str_t id)
@@ -111,6 +118,9 @@ static void substitute_members(state_t *s, int16_t api_key, void *m)
     }
     case KC_API_OFFSET_COMMIT:
         substitute(s, &((kc_offset_commit_request_t *)m)->member_id);
+        break;
+    case KC_API_TXN_OFFSET_COMMIT:
+        substitute(s, &((kc_txn_offset_commit_request_t *)m)->member_id);
         break;
     default:
         break;
@@ -189,6 +199,12 @@ static void op_request(state_t *s, kc_fuzz_in_t *in, kc_result_t *res)
     if (d->decode(&r, version, &s->arena, m) != 0)
         return;
     substitute_members(s, api_key, m);
+    if (api_key == KC_API_TXN_OFFSET_COMMIT) {
+        const kc_txn_offset_commit_request_t *t = m;
+        s->has_txn = true;
+        s->txn_pid = t->producer_id;
+        s->txn_partition = kc_coord_offsets_partition_for(s->c, t->group_id);
+    }
     uint32_t seq = s->nreqs++;
     kc_request_ctx_t ctx = {
         .conn_id = (uint64_t)seq + 1,
@@ -229,7 +245,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     kc_result_init(&res);
 
     for (int ops = 0; in.left > 0 && ops < MAX_OPS; ops++) {
-        switch (kc_fuzz_u8(&in) % 4) {
+        switch (kc_fuzz_u8(&in) % 5) {
         case 0:
             op_request(&s, &in, &res);
             break;
@@ -241,9 +257,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             s.now += (int64_t)kc_fuzz_u8(&in) * 3600 * 1000;
             kc_coord_tick(s.c, s.now, &res);
             break;
-        default:
+        case 3:
             op_reload(&s, &res);
             break;
+        default: {
+            bool commit = (kc_fuzz_u8(&in) & 1) != 0;
+            if (s.has_txn)
+                kc_coord_txn_offsets_end(s.c, s.txn_pid, commit, s.txn_partition, &res);
+            KC_FUZZ_CHECK(res.nresponses == 0, "a transaction marker answered a request");
+            break;
+        }
         }
         absorb(&s, &res);
         kc_arena_reset(&s.arena);

@@ -12,7 +12,7 @@
 const int16_t kc_fuzz_group_apis[] = {
     KC_API_JOIN_GROUP,      KC_API_SYNC_GROUP,     KC_API_HEARTBEAT,      KC_API_LEAVE_GROUP,
     KC_API_OFFSET_COMMIT,   KC_API_OFFSET_FETCH,   KC_API_OFFSET_DELETE,  KC_API_DESCRIBE_GROUPS,
-    KC_API_LIST_GROUPS,     KC_API_DELETE_GROUPS,
+    KC_API_LIST_GROUPS,     KC_API_DELETE_GROUPS,  KC_API_TXN_OFFSET_COMMIT,
 };
 const size_t kc_fuzz_group_apis_count = KC_ARRAY_LEN(kc_fuzz_group_apis);
 
@@ -115,6 +115,10 @@ bool kc_fuzz_coord_dispatch(kc_coord_t *c, const kc_request_ctx_t *ctx, const vo
         return true;
     case KC_API_DELETE_GROUPS:
         kc_coord_delete_groups(c, ctx, m, res);
+        return true;
+    case KC_API_TXN_OFFSET_COMMIT:
+        /* The transaction coordinator's verdict: the producer is fine. */
+        kc_coord_txn_offset_commit(c, ctx, m, KC_ERR_NONE, res);
         return true;
     default:
         return false;

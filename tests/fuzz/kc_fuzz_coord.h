@@ -11,7 +11,8 @@
 #include "coord.h"
 
 /* API keys routed to the coordinator, in the order the coord target's
- * request op indexes them. */
+ * request op indexes them (TxnOffsetCommit last: the transaction
+ * coordinator's check is taken as passed). */
 extern const int16_t kc_fuzz_group_apis[];
 extern const size_t kc_fuzz_group_apis_count;
 

@@ -9,7 +9,8 @@
  *            classic-group scenario and committed, aborted, open and
  *            prepared transactions make the coordinators emit;
  *   coord    scenarios of the group APIs (join, sync, heartbeat, commit,
- *            fetch, leave, delete, timers, reload) and one request of each
+ *            fetch, leave, delete, timers, reload, transactional offsets
+ *            and their markers) and one request of each
  *            group API at every version;
  *   topology a store's answers to get, set and del: descriptions from the
  *            _fill_sample of StreamsGroupTopologyDescriptionUpdate, stored
@@ -162,6 +163,30 @@ static void op_hours(kc_buf_t *ops, uint8_t hours)
 }
 
 static void op_reload(kc_buf_t *ops) { kc_write_int8(ops, 3); }
+
+static void op_marker(kc_buf_t *ops, bool commit)
+{
+    kc_write_int8(ops, 4);
+    kc_write_int8(ops, commit ? 1 : 0);
+}
+
+/* TxnOffsetCommit v3 of t0/0 for group "g" by producer pid, without a member. */
+static void txn_commit(kc_buf_t *ops, int64_t pid, int64_t offset)
+{
+    kc_txn_offset_commit_request_partition_t p = {.partition_index = 0, .committed_offset = offset,
+                                                  .committed_leader_epoch = -1,
+                                                  .committed_metadata = kc_str("")};
+    kc_txn_offset_commit_request_topic_t t = {.name = kc_str("t0"), .partitions = {&p, 1}};
+    kc_txn_offset_commit_request_t m;
+    kc_txn_offset_commit_request_init(&m);
+    m.transactional_id = kc_str("tx");
+    m.group_id = kc_str("g");
+    m.producer_id = pid;
+    m.producer_epoch = 0;
+    m.topics.items = &t;
+    m.topics.count = 1;
+    op_req(ops, KC_API_TXN_OFFSET_COMMIT, 3, &m);
+}
 
 static kc_bytes_t bytes_of(const char *s) { return (kc_bytes_t){(const uint8_t *)s, (int32_t)strlen(s)}; }
 
@@ -349,6 +374,21 @@ static void write_coord(void)
     commit(&b, 2, "", -1);
     op_tick(&b, 40000);
     write_seed("coord", "static_member_and_v0", &b);
+    kc_buf_reset(&b);
+
+    /* Transactional offsets: one committed by its marker, one kept
+     * pending over a reload and then aborted, fetched in between. */
+    kc_write_int8(&b, 1);
+    txn_commit(&b, 5, 10);
+    fetch_all(&b);
+    op_marker(&b, true);
+    fetch_all(&b);
+    txn_commit(&b, 6, 20);
+    op_reload(&b);
+    fetch_all(&b);
+    op_marker(&b, false);
+    fetch_all(&b);
+    write_seed("coord", "transactional_offsets", &b);
     kc_buf_reset(&b);
 
     /* One request of each group API at each version, from _fill_sample. */
