@@ -18,7 +18,6 @@
 
 #include "kc_fuzz.h"
 #include "kc_fuzz_coord.h"
-#include "txn.h"
 
 #define MAX_RECORDS 64
 
@@ -87,34 +86,11 @@ static size_t query_groups(kc_coord_t *c, int64_t now, kc_result_t *res)
     return answered;
 }
 
-static int16_t next_producer_id(void *ctx, int64_t *out)
-{
-    int64_t *next = ctx;
-    *out = (*next)++;
-    return 0;
-}
-
-static int write_markers(void *ctx, int64_t producer_id, int16_t producer_epoch, bool commit,
-                         int16_t transaction_version, const kc_txn_partition_t *parts,
-                         size_t nparts, kc_result_t *res)
-{
-    (void)ctx;
-    (void)producer_id;
-    (void)producer_epoch;
-    (void)commit;
-    (void)transaction_version;
-    (void)res;
-    for (size_t i = 0; i < nparts; i++)
-        KC_FUZZ_CHECK(parts[i].topic != NULL, "marker for a partition without a topic");
-    return 0;
-}
-
 /* The records of res replay into a fresh transaction coordinator. */
-static void check_txn_records(const kc_result_t *res, const kc_txn_env_t *env)
+static void check_txn_records(const kc_result_t *res)
 {
-    kc_txn_config_t cfg;
-    kc_txn_config_defaults(&cfg);
-    kc_txn_coord_t *t = kc_txn_new(&cfg, env);
+    int64_t next_pid = 0;
+    kc_txn_coord_t *t = kc_fuzz_txn_new(&next_pid);
     for (size_t i = 0; i < res->nrecords; i++) {
         const kc_record_t *r = &res->records[i];
         KC_FUZZ_CHECK(kc_txn_is_record(r->key.data, r->key.len), "txn wrote a group record");
@@ -166,7 +142,7 @@ static void collect_id(void *ctx, const kc_txn_meta_t *m)
 /* Drives the transaction APIs on every loaded id: add a partition, end
  * (commit for even, abort for odd ids, with the stored producer and with
  * one off by one epoch), InitProducerId, then the timers. */
-static void drive_txn(kc_txn_coord_t *t, const kc_txn_env_t *env, int64_t now)
+static void drive_txn(kc_txn_coord_t *t, int64_t now)
 {
     id_list_t l = {.n = 0};
     kc_txn_foreach(t, collect_id, &l);
@@ -192,7 +168,7 @@ static void drive_txn(kc_txn_coord_t *t, const kc_txn_env_t *env, int64_t now)
         free(l.ids[i]);
     }
     kc_txn_tick(t, now + 30LL * 24 * 3600 * 1000, &res);
-    check_txn_records(&res, env);
+    check_txn_records(&res);
     kc_result_deinit(&res);
 }
 
@@ -201,10 +177,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     kc_fuzz_in_t in = {data, size};
     kc_coord_t *c = kc_fuzz_coord_new(false);
     int64_t next_pid = 1000;
-    kc_txn_env_t env = {next_producer_id, write_markers, &next_pid};
-    kc_txn_config_t tcfg;
-    kc_txn_config_defaults(&tcfg);
-    kc_txn_coord_t *txn = kc_txn_new(&tcfg, &env);
+    kc_txn_coord_t *txn = kc_fuzz_txn_new(&next_pid);
     pending_list_t pending = {.n = 0};
     for (int n = 0; in.left > 0 && n < MAX_RECORDS; n++) {
         bool tombstone = (kc_fuzz_u8(&in) & 1) != 0;
@@ -233,9 +206,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     kc_result_t res;
     kc_result_init(&res);
     kc_txn_loaded(txn, now, &res);
-    check_txn_records(&res, &env);
+    check_txn_records(&res);
     kc_result_reset(&res);
-    drive_txn(txn, &env, now);
+    drive_txn(txn, now);
     /* Unloaded, the coordinator holds nothing and loads the same records
      * again (as after a failed commit). */
     kc_txn_unload(txn);

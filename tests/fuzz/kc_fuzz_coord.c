@@ -82,6 +82,32 @@ kc_coord_t *kc_fuzz_coord_new(bool quick)
     return c;
 }
 
+static int16_t next_producer_id(void *ctx, int64_t *out)
+{
+    int64_t *next = ctx;
+    *out = (*next)++;
+    return 0;
+}
+
+static int write_markers(void *ctx, int64_t producer_id, int16_t producer_epoch, bool commit,
+                         int16_t transaction_version, const kc_txn_partition_t *parts,
+                         size_t nparts, kc_result_t *res)
+{
+    (void)ctx, (void)producer_id, (void)producer_epoch, (void)commit;
+    (void)transaction_version, (void)res;
+    for (size_t i = 0; i < nparts; i++)
+        KC_FUZZ_CHECK(parts[i].topic != NULL, "marker for a partition without a topic");
+    return 0;
+}
+
+kc_txn_coord_t *kc_fuzz_txn_new(int64_t *next_pid)
+{
+    kc_txn_config_t cfg;
+    kc_txn_config_defaults(&cfg);
+    kc_txn_env_t env = {next_producer_id, write_markers, next_pid};
+    return kc_txn_new(&cfg, &env);
+}
+
 bool kc_fuzz_coord_dispatch(kc_coord_t *c, const kc_request_ctx_t *ctx, const void *m,
                             kc_result_t *res)
 {

@@ -9,6 +9,7 @@
 #define KC_FUZZ_COORD_H
 
 #include "coord.h"
+#include "txn.h"
 
 /* API keys routed to the coordinator, in the order the coord target's
  * request op indexes them (TxnOffsetCommit last: the transaction
@@ -24,6 +25,12 @@ extern const kc_topic_view_t kc_fuzz_topics;
  * when quick is set, a constant member-id seed and loading left open
  * (the caller replays, then calls kc_coord_loaded). Caller frees it. */
 kc_coord_t *kc_fuzz_coord_new(bool quick);
+
+/* A transaction coordinator with Kafka's defaults, nothing loaded: its
+ * producer ids come from *next_pid (incremented; it must outlive the
+ * coordinator) and every marker is written (each partition named must have
+ * a topic). Caller frees it (kc_txn_free). */
+kc_txn_coord_t *kc_fuzz_txn_new(int64_t *next_pid);
 
 /* Calls the handler of ctx->api_key with the decoded request m (a struct of
  * the generated type of that API). false when the API is not a group API. */

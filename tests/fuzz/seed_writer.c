@@ -25,7 +25,6 @@
 #include <sys/stat.h>
 
 #include "kc_fuzz_coord.h"
-#include "txn.h"
 #include "topology_desc.h"
 
 static const char *out_dir;
@@ -523,23 +522,6 @@ static void write_records(void)
     kc_coord_free(c);
 }
 
-/* The transaction seeds' producer ids, from 1000. */
-static int16_t seed_pid(void *ctx, int64_t *out)
-{
-    int64_t *next = ctx;
-    *out = (*next)++;
-    return 0;
-}
-
-static int seed_markers(void *ctx, int64_t producer_id, int16_t producer_epoch, bool commit,
-                        int16_t transaction_version, const kc_txn_partition_t *parts,
-                        size_t nparts, kc_result_t *res)
-{
-    (void)ctx, (void)producer_id, (void)producer_epoch, (void)commit;
-    (void)transaction_version, (void)parts, (void)nparts, (void)res;
-    return 0;
-}
-
 /* One transaction of id on t0/0 and t1/1 with a transactional offset of
  * group "g-txn": ended (commit or abort, the group coordinator told) unless
  * end is false. */
@@ -586,10 +568,7 @@ static void write_txn_records(void)
     kc_coord_t *c = kc_fuzz_coord_new(true);
     kc_coord_loaded(c, 1000);
     int64_t next_pid = 1000;
-    kc_txn_env_t env = {seed_pid, seed_markers, &next_pid};
-    kc_txn_config_t cfg;
-    kc_txn_config_defaults(&cfg);
-    kc_txn_coord_t *t = kc_txn_new(&cfg, &env);
+    kc_txn_coord_t *t = kc_fuzz_txn_new(&next_pid);
     kc_result_t res;
     kc_result_init(&res);
     kc_txn_loaded(t, 1000, &res);
