@@ -626,7 +626,8 @@ void kc_timer_schedule_args(kc_coord_t *c, const char *key, int64_t deadline_ms,
 {
     kc_timer_t *t = kc_smap_get(&c->timers, key, strlen(key));
     size_t glen = group_id.len > 0 ? (size_t)group_id.len : 0;
-    if (t && t->fn == fn && group_same(t, group_id.ptr, glen) && cstr_same(t->member_id, member_id)) {
+    if (t && t->fn == fn && group_same(t, group_id.ptr, glen) &&
+        cstr_same(t->member_id, member_id)) {
         /* Rescheduled (a heartbeat's session timer): moved in place. */
         t->deadline_ms = deadline_ms;
         t->seq = c->timer_seq++;

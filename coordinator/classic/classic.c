@@ -887,8 +887,8 @@ static void schedule_heartbeat(kc_coord_t *c, kc_classic_group_t *g, const char 
 {
     char key[KEY_BUF];
     heartbeat_key(key, sizeof(key), group_id_of(g), member_id);
-    kc_timer_schedule_args(c, key, now_ms + timeout_ms, on_heartbeat_expired, group_id_of(g), member_id,
-                           0, 0);
+    kc_timer_schedule_args(c, key, now_ms + timeout_ms, on_heartbeat_expired, group_id_of(g),
+                           member_id, 0, 0);
 }
 
 static void cancel_heartbeat(kc_coord_t *c, kc_classic_group_t *g, const char *member_id)
@@ -936,8 +936,8 @@ static void on_initial_delay_expired(kc_coord_t *c, const char *key, int64_t now
         int32_t new_remaining = KC_MAX(remaining_ms - delay_ms, 0);
         char jk[KEY_BUF];
         join_key(jk, sizeof(jk), group_id_of(g));
-        kc_timer_schedule_args(c, jk, now_ms + new_delay, on_initial_delay_expired, group_id_of(g), NULL,
-                               new_delay, new_remaining);
+        kc_timer_schedule_args(c, jk, now_ms + new_delay, on_initial_delay_expired, group_id_of(g),
+                               NULL, new_delay, new_remaining);
     } else {
         complete_join(c, g, now_ms, res, "group.initial.rebalance.delay.ms passed without a new member");
     }
@@ -1018,8 +1018,8 @@ static void prepare_rebalance(kc_coord_t *c, kc_classic_group_t *g, const char *
         /* A new group: give the other members time to join (InitialDelayedJoin). */
         int32_t delay = c->cfg.group_initial_rebalance_delay_ms;
         int32_t remaining = KC_MAX(group_rebalance_timeout(g) - delay, 0);
-        kc_timer_schedule_args(c, jk, now_ms + delay, on_initial_delay_expired, group_id_of(g), NULL,
-                               delay, remaining);
+        kc_timer_schedule_args(c, jk, now_ms + delay, on_initial_delay_expired, group_id_of(g),
+                               NULL, delay, remaining);
     }
     group_transition(g, CLASSIC_PREPARING_REBALANCE, now_ms, NULL, reason);
     kc_log_info(LOG_COMP,
@@ -1143,8 +1143,8 @@ static void complete_join(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms, 
     }
     char sk[KEY_BUF];
     sync_key(sk, sizeof(sk), group_id_of(g));
-    kc_timer_schedule_args(c, sk, now_ms + group_rebalance_timeout(g), on_sync_expired, group_id_of(g),
-                           NULL, g->generation_id, 0);
+    kc_timer_schedule_args(c, sk, now_ms + group_rebalance_timeout(g), on_sync_expired,
+                           group_id_of(g), NULL, g->generation_id, 0);
 }
 
 static void on_sync_expired(kc_coord_t *c, const char *key, int64_t now_ms, kc_result_t *res)

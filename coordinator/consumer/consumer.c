@@ -748,8 +748,9 @@ static void schedule_session(kc_coord_t *c, const cs_group_t *g, const cs_member
 static void schedule_rebalance(kc_coord_t *c, const cs_group_t *g, const cs_member_t *m,
                                int64_t now_ms)
 {
-    kc_member_schedule_rebalance(c, kc_modern_group_id(&g->base), m->member_id, m->rebalance_timeout_ms,
-                                 m->member_epoch, now_ms, on_rebalance_timeout);
+    kc_member_schedule_rebalance(c, kc_modern_group_id(&g->base), m->member_id,
+                                 m->rebalance_timeout_ms, m->member_epoch, now_ms,
+                                 on_rebalance_timeout);
 }
 
 static void cancel_member_timers(kc_coord_t *c, const cs_group_t *g, const char *member_id)
@@ -1256,7 +1257,8 @@ static void maybe_refresh_regexes(kc_coord_t *c, cs_group_t *g, bool require, in
               last_version < c->new_topics_version || last_ms == INT64_MIN ||
               now_ms > last_ms + c->cfg.group_consumer_regex_refresh_interval_ms;
     if (require && g->regex_refs.count > 0)
-        kc_timer_schedule_args(c, key, now_ms, on_regex_refresh, kc_modern_group_id(&g->base), NULL, 0, 0);
+        kc_timer_schedule_args(c, key, now_ms, on_regex_refresh, kc_modern_group_id(&g->base),
+                               NULL, 0, 0);
 }
 
 void kc_coord_topic_created(kc_coord_t *c, kc_str_t topic)

@@ -1585,8 +1585,9 @@ static void schedule_session(kc_coord_t *c, const st_group_t *g, const st_member
 static void schedule_rebalance(kc_coord_t *c, const st_group_t *g, const st_member_t *m,
                                int64_t now_ms)
 {
-    kc_member_schedule_rebalance(c, kc_modern_group_id(&g->base), m->member_id, m->rebalance_timeout_ms,
-                                 m->member_epoch, now_ms, on_rebalance_timeout);
+    kc_member_schedule_rebalance(c, kc_modern_group_id(&g->base), m->member_id,
+                                 m->rebalance_timeout_ms, m->member_epoch, now_ms,
+                                 on_rebalance_timeout);
 }
 
 static void cancel_member_timers(kc_coord_t *c, const st_group_t *g, const char *member_id)
