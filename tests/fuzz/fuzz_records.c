@@ -151,8 +151,10 @@ static void drive_txn(kc_txn_coord_t *t, int64_t now)
     for (size_t i = 0; i < l.n; i++) {
         kc_str_t id = kc_str(l.ids[i]);
         const kc_txn_meta_t *m = kc_txn_find(t, id);
-        if (!m)
+        if (!m) { /* Dead, or an id cut at a NUL byte by the view */
+            free(l.ids[i]);
             continue;
+        }
         int64_t pid = m->producer_id;
         int16_t epoch = m->producer_epoch;
         kc_txn_partition_t part = {"t0", (int32_t)i};
