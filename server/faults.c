@@ -408,6 +408,32 @@ static bool opt_int(json_t *o, const char *name, int64_t min, int64_t max, int64
     return true;
 }
 
+/* The fields of a fault spec; any other is refused, so that a misspelt
+ * one (a "group" meant as group_id) cannot widen a fault unseen. */
+static const char *const spec_fields[] = {"type",        "api_key",  "error_code", "count",
+                                          "duration_ms", "delay_ms", "group_id",   "client_id"};
+
+static bool known_fields(json_t *o, char *err, size_t errlen)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(o, key, v) {
+        bool known = false;
+        for (size_t i = 0; i < KC_ARRAY_LEN(spec_fields) && !known; i++)
+            known = strcmp(key, spec_fields[i]) == 0;
+        if (!known) {
+            /* At most 64 bytes of the name, not cutting a UTF-8 sequence. */
+            int n = (int)strnlen(key, 64);
+            while (n > 0 && key[n] && ((unsigned char)key[n] & 0xc0) == 0x80)
+                n--;
+            snprintf(err, errlen, "unknown field \"%.*s\" (known: type, api_key, error_code, "
+                     "count, duration_ms, delay_ms, group_id, client_id)", n, key);
+            return false;
+        }
+    }
+    return true;
+}
+
 bool kc_faults_is_group_api(int16_t api_key)
 {
     switch (api_key) {
@@ -452,7 +478,7 @@ int kc_faults_parse_spec(const char *text, size_t len, int64_t now_ms, kc_fault_
     }
     const char *type = json_string_value(json_object_get(o, "type"));
     int64_t api = -1, code = 0, count = -1, duration = -1, delay = 0;
-    bool ok = opt_int(o, "api_key", 0, KC_METRICS_MAX_API - 1, &api, err, errlen) &&
+    bool ok = known_fields(o, err, errlen) && opt_int(o, "api_key", 0, KC_METRICS_MAX_API - 1, &api, err, errlen) &&
               opt_int(o, "error_code", -1, INT16_MAX, &code, err, errlen) &&
               opt_int(o, "count", 1, INT64_MAX, &count, err, errlen) &&
               opt_int(o, "duration_ms", 0, 86400000, &duration, err, errlen) &&
