@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "coord_priv.h"
+#include "groups.h"
 #include "kc_log.h"
 
 /* ---- config ------------------------------------------------------------ */
@@ -654,6 +655,12 @@ bool kc_timer_is_scheduled(const kc_coord_t *c, const char *key)
     return kc_smap_get(&c->timers, key, strlen(key)) != NULL;
 }
 
+int64_t kc_timer_deadline(const kc_coord_t *c, const char *key)
+{
+    const kc_timer_t *t = kc_smap_get(&c->timers, key, strlen(key));
+    return t ? t->deadline_ms : -1;
+}
+
 const kc_timer_t *kc_timer_current(const kc_coord_t *c) { return c->firing; }
 
 int64_t kc_coord_next_deadline(const kc_coord_t *c)
@@ -864,7 +871,9 @@ void kc_coord_emit(kc_coord_t *c, kc_coord_event_type_t type, const char *group_
 {
     if (!c->event_fn || !c->loaded)
         return;
-    kc_coord_event_t ev = {type, group_id, member_id, reason, generation_id, duration_ms, now_ms};
+    const kc_group_t *g = group_id ? kc_group_get(c, kc_str(group_id)) : NULL;
+    kc_coord_event_t ev = {type,        group_id,    member_id, reason,
+                           generation_id, duration_ms, now_ms,   g ? g->ops->type_name : NULL};
     c->event_fn(c->event_arg, &ev);
 }
 

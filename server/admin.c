@@ -38,6 +38,7 @@ typedef struct {
     int64_t time_ms;
     kc_coord_event_type_t type;
     char *group_id;
+    const char *group_type; /* static; NULL: unknown */
     char *member_id; /* NULL: about the group */
     char *reason;    /* NULL: none */
     int32_t generation;
@@ -118,6 +119,7 @@ static void ring_push(struct kc_admin *a, const kc_coord_event_t *ev)
         .time_ms = ev->time_ms,
         .type = ev->type,
         .group_id = kc_xstrdup(ev->group_id ? ev->group_id : ""),
+        .group_type = ev->group_type,
         .member_id = dup_or_null(ev->member_id),
         .reason = dup_or_null(ev->reason),
         .generation = ev->generation_id,
@@ -129,10 +131,11 @@ static json_t *jstr(const char *s) { return s ? json_string(s) : json_null(); }
 
 static json_t *event_json(const ring_event_t *e)
 {
-    return json_pack("{s:I,s:I,s:s,s:s,s:o,s:i,s:I,s:o}", "seq", (json_int_t)e->seq, "time_ms",
-                     (json_int_t)e->time_ms, "type", kc_coord_event_name(e->type), "group_id",
-                     e->group_id, "member_id", jstr(e->member_id), "generation", e->generation,
-                     "duration_ms", (json_int_t)e->duration_ms, "reason", jstr(e->reason));
+    return json_pack("{s:I,s:I,s:s,s:s,s:o,s:o,s:i,s:I,s:o}", "seq", (json_int_t)e->seq,
+                     "time_ms", (json_int_t)e->time_ms, "type", kc_coord_event_name(e->type),
+                     "group_id", e->group_id, "group_type", jstr(e->group_type), "member_id",
+                     jstr(e->member_id), "generation", e->generation, "duration_ms",
+                     (json_int_t)e->duration_ms, "reason", jstr(e->reason));
 }
 
 /* One server-sent event: "id: SEQ", "event: TYPE", "data: JSON", blank line. */
@@ -270,6 +273,21 @@ void kc_admin_count_response(kc_server_t *s, int16_t api_key, int16_t api_versio
 
 /* ---- replies ---- */
 
+/* Sends out as the body; the answer to a HEAD carries the length GET's body
+ * would have and no body (RFC 9110, 9.3.2). */
+static void send_reply(struct evhttp_request *rq, int code, const char *reason,
+                       struct evbuffer *out)
+{
+    if (evhttp_request_get_command(rq) == EVHTTP_REQ_HEAD) {
+        char len[24];
+        snprintf(len, sizeof(len), "%zu", evbuffer_get_length(out));
+        evhttp_add_header(evhttp_request_get_output_headers(rq), "Content-Length", len);
+        evhttp_send_reply(rq, code, reason, NULL);
+        return;
+    }
+    evhttp_send_reply(rq, code, reason, out);
+}
+
 static void reply_json(struct evhttp_request *rq, int code, json_t *j)
 {
     char *text = json_dumps(j, JSON_COMPACT);
@@ -279,8 +297,8 @@ static void reply_json(struct evhttp_request *rq, int code, json_t *j)
     evbuffer_add(out, "\n", 1);
     free(text);
     evhttp_add_header(evhttp_request_get_output_headers(rq), "Content-Type", "application/json");
-    evhttp_send_reply(rq, code, code == 200 ? "OK" : code == 201 ? "Created"
-                                   : code == 404 ? "Not Found" : "Bad Request", out);
+    send_reply(rq, code, code == 200 ? "OK" : code == 201 ? "Created"
+                            : code == 404 ? "Not Found" : "Bad Request", out);
     evbuffer_free(out);
 }
 
@@ -419,6 +437,23 @@ static json_t *partitions_json(const kc_topic_partitions_view_t *tps, int32_t n)
     return o;
 }
 
+/*
+ * Adds a member's "session_deadline_ms" (when its session expires, ms since
+ * the epoch) and "session_remaining_ms" (from now, 0 once due: a stalled
+ * coordinator fires it when the stall ends), both null when no session
+ * timer is armed. The server drives the coordinator's clock with its wall
+ * clock (kc_server_wall_ms), so a coordinator deadline is a wall-clock time.
+ */
+static void add_session_deadline(json_t *jm, int64_t deadline_ms)
+{
+    int64_t now = kc_server_wall_ms();
+    bool armed = deadline_ms >= 0;
+    json_object_set_new(jm, "session_deadline_ms", armed ? json_integer(deadline_ms) : json_null());
+    json_object_set_new(jm, "session_remaining_ms",
+                        armed ? json_integer(deadline_ms > now ? deadline_ms - now : 0)
+                              : json_null());
+}
+
 /* A KIP-848 consumer group: epochs, the assignor, and per member its
  * epochs, subscription and decoded partitions. */
 static json_t *consumer_group_json(const kc_group_view_t *g)
@@ -437,6 +472,7 @@ static json_t *consumer_group_json(const kc_group_view_t *g)
             "state", m->state, "rebalance_timeout_ms", m->rebalance_timeout_ms, "server_assignor",
             jstr(m->server_assignor), "subscribed_topic_names", topics, "subscribed_topic_regex",
             jstr(m->subscribed_regex));
+        add_session_deadline(jm, m->session_deadline_ms);
         json_object_set_new(jm, "assigned_partitions", partitions_json(m->assigned, m->nassigned));
         json_object_set_new(jm, "partitions_pending_revocation",
                             partitions_json(m->pending_revocation, m->npending_revocation));
@@ -489,14 +525,17 @@ static json_t *streams_group_json(const kc_group_view_t *g)
             "member_epoch", m->member_epoch, "previous_member_epoch", m->previous_member_epoch,
             "state", m->state, "topology_epoch", m->topology_epoch, "rebalance_timeout_ms",
             m->rebalance_timeout_ms);
+        add_session_deadline(jm, m->session_deadline_ms);
         json_object_set_new(jm, "assigned_tasks", tasks_json(&m->assigned));
         json_object_set_new(jm, "tasks_pending_revocation", tasks_json(&m->pending_revocation));
         json_object_set_new(jm, "target_assignment", tasks_json(&m->target));
         json_array_append_new(members, jm);
     }
-    return json_pack("{s:s,s:s,s:s,s:i,s:i,s:i,s:s,s:s,s:o}", "group_id", g->group_id, "type",
-                     g->type, "state", g->state, "group_epoch", g->group_epoch,
+    return json_pack("{s:s,s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:s,s:s,s:o}", "group_id", g->group_id,
+                     "type", g->type, "state", g->state, "group_epoch", g->group_epoch,
                      "assignment_epoch", g->assignment_epoch, "topology_epoch", g->topology_epoch,
+                     "stored_description_topology_epoch", g->stored_description_epoch,
+                     "failed_description_topology_epoch", g->failed_description_epoch,
                      "protocol_type", "streams", "assignor", g->assignor, "members", members);
 }
 
@@ -513,15 +552,16 @@ static json_t *group_json(const kc_group_view_t *g)
         json_t *a = NULL;
         if (consumer && m->assignment_len > 0)
             a = decode_consumer_assignment(m->assignment, m->assignment_len);
-        json_array_append_new(
-            members,
+        json_t *jm =
             json_pack("{s:s,s:o,s:s,s:s,s:i,s:i,s:b,s:b,s:i,s:o}", "member_id", m->member_id,
                       "group_instance_id", jstr(m->group_instance_id), "client_id",
                       m->client_id ? m->client_id : "", "client_host",
                       m->client_host ? m->client_host : "", "session_timeout_ms",
                       m->session_timeout_ms, "rebalance_timeout_ms", m->rebalance_timeout_ms,
                       "awaiting_join", m->awaiting_join, "awaiting_sync", m->awaiting_sync,
-                      "assignment_bytes", m->assignment_len, "assignment", a ? a : json_null()));
+                      "assignment_bytes", m->assignment_len, "assignment", a ? a : json_null());
+        add_session_deadline(jm, m->session_deadline_ms);
+        json_array_append_new(members, jm);
     }
     return json_pack("{s:s,s:s,s:s,s:i,s:o,s:o,s:o,s:o}", "group_id", g->group_id, "type", g->type,
                      "state", g->state, "generation_id", g->generation_id, "protocol_type",
@@ -675,6 +715,13 @@ static void keepalive_cb(evutil_socket_t fd, short what, void *arg)
     evtimer_add(a->keepalive, &tv);
 }
 
+static void stream_headers(struct evhttp_request *rq)
+{
+    struct evkeyvalq *h = evhttp_request_get_output_headers(rq);
+    evhttp_add_header(h, "Content-Type", "text/event-stream");
+    evhttp_add_header(h, "Cache-Control", "no-cache");
+}
+
 /* Starts a server-sent-event stream: the kept events above since, then each new one. */
 static void start_stream(struct kc_admin *a, struct evhttp_request *rq, uint64_t since)
 {
@@ -688,9 +735,7 @@ static void start_stream(struct kc_admin *a, struct evhttp_request *rq, uint64_t
     uint16_t port = 0;
     evhttp_connection_get_peer(evcon, &host, &port);
     snprintf(st->peer, sizeof(st->peer), "%s:%u", host ? host : "?", port);
-    struct evkeyvalq *h = evhttp_request_get_output_headers(rq);
-    evhttp_add_header(h, "Content-Type", "text/event-stream");
-    evhttp_add_header(h, "Cache-Control", "no-cache");
+    stream_headers(rq);
     evhttp_send_reply_start(rq, 200, "OK");
     evhttp_connection_set_closecb(evcon, stream_closed, st);
     /* A stream is quiet between events: no read or write timeout (the
@@ -738,6 +783,12 @@ static void get_events(kc_server_t *s, struct evhttp_request *rq, const struct e
     const char *accept = evhttp_find_header(in, "Accept");
     if (accept && strstr(accept, "text/event-stream"))
         stream = true;
+    if (stream && evhttp_request_get_command(rq) == EVHTTP_REQ_HEAD) {
+        /* A stream's headers; it has no length to give. */
+        stream_headers(rq);
+        evhttp_send_reply(rq, 200, "OK", NULL);
+        return;
+    }
     if (stream) {
         /* A reconnecting EventSource resumes after the last id it saw. */
         const char *last = evhttp_find_header(in, "Last-Event-ID");
@@ -964,7 +1015,7 @@ static void get_metrics(kc_server_t *s, struct evhttp_request *rq)
                         "# TYPE kcoord_event_streams_cut_total counter\n"
                         "kcoord_event_streams_cut_total %llu\n",
                         a->nstreams, (unsigned long long)a->streams_cut);
-    evhttp_send_reply(rq, 200, "OK", o);
+    send_reply(rq, 200, "OK", o);
     evbuffer_free(o);
 }
 
@@ -1007,25 +1058,62 @@ static void get_console(struct evhttp_request *rq, const kc_console_asset_t *f)
     evhttp_add_header(h, "Content-Type", f->content_type);
     struct evbuffer *out = evbuffer_new();
     evbuffer_add_reference(out, f->data, f->len, NULL, NULL);
-    evhttp_send_reply(rq, 200, "OK", out);
+    send_reply(rq, 200, "OK", out);
     evbuffer_free(out);
 }
 
 /* ---- routing ---- */
 
+#define KC_ADMIN_READ_METHODS "GET, HEAD, OPTIONS"
+
+/* The methods path answers (an Allow header's value), NULL for no resource;
+ * "*" is the server as a whole. */
+static const char *allowed_methods(const char *path)
+{
+    if (strcmp(path, "*") == 0 || strcmp(path, "/v1/faults") == 0)
+        return "GET, HEAD, POST, DELETE, OPTIONS";
+    if (strncmp(path, "/v1/faults/", 11) == 0)
+        return "DELETE, OPTIONS";
+    if (console_asset(path) || strcmp(path, "/v1/health") == 0 || strcmp(path, "/metrics") == 0 ||
+        strcmp(path, "/v1/groups") == 0 || (strncmp(path, "/v1/groups/", 11) == 0 && path[11]) ||
+        strcmp(path, "/v1/events") == 0)
+        return KC_ADMIN_READ_METHODS;
+    return NULL;
+}
+
+/* OPTIONS: 204 with the path's Allow, no body; 404 for no resource. */
+static void reply_options(struct evhttp_request *rq, const char *path)
+{
+    const char *allow = allowed_methods(path);
+    if (!allow) {
+        reply_error(rq, 404, "no such endpoint");
+        return;
+    }
+    evhttp_add_header(evhttp_request_get_output_headers(rq), "Allow", allow);
+    evhttp_send_reply(rq, 204, "No Content", NULL);
+}
+
 static void route(struct evhttp_request *rq, void *arg)
 {
     kc_server_t *s = arg;
     const char *uri = evhttp_request_get_uri(rq);
+    enum evhttp_cmd_type cmd = evhttp_request_get_command(rq);
+    if (cmd == EVHTTP_REQ_OPTIONS && uri && strcmp(uri, "*") == 0) {
+        reply_options(rq, "*");
+        return;
+    }
     struct evhttp_uri *u = uri ? evhttp_uri_parse(uri) : NULL;
     const char *path = u ? evhttp_uri_get_path(u) : NULL;
-    enum evhttp_cmd_type cmd = evhttp_request_get_command(rq);
+    /* HEAD is GET without the body (send_reply drops it). */
+    bool get = cmd == EVHTTP_REQ_GET || cmd == EVHTTP_REQ_HEAD;
     const kc_console_asset_t *asset = NULL;
     if (!path) {
         reply_error(rq, 400, "bad request line");
-    } else if (cmd == EVHTTP_REQ_GET && (asset = console_asset(path)) != NULL) {
+    } else if (cmd == EVHTTP_REQ_OPTIONS) {
+        reply_options(rq, path);
+    } else if (get && (asset = console_asset(path)) != NULL) {
         get_console(rq, asset);
-    } else if (strcmp(path, "/v1/health") == 0 && cmd == EVHTTP_REQ_GET) {
+    } else if (strcmp(path, "/v1/health") == 0 && get) {
         kc_store_stats_t st;
         kc_store_stats(s->store, &st);
         reply_json(rq, 200,
@@ -1036,15 +1124,15 @@ static void route(struct evhttp_request *rq, void *arg)
                              (json_int_t)st.free_pages, "page_size_bytes",
                              (json_int_t)st.page_size, "map_grows", (json_int_t)st.grows, "full",
                              st.full));
-    } else if (strcmp(path, "/metrics") == 0 && cmd == EVHTTP_REQ_GET) {
+    } else if (strcmp(path, "/metrics") == 0 && get) {
         get_metrics(s, rq);
-    } else if (strcmp(path, "/v1/groups") == 0 && cmd == EVHTTP_REQ_GET) {
+    } else if (strcmp(path, "/v1/groups") == 0 && get) {
         get_groups(s, rq);
-    } else if (strncmp(path, "/v1/groups/", 11) == 0 && path[11] && cmd == EVHTTP_REQ_GET) {
+    } else if (strncmp(path, "/v1/groups/", 11) == 0 && path[11] && get) {
         get_group(s, rq, path + 11);
-    } else if (strcmp(path, "/v1/events") == 0 && cmd == EVHTTP_REQ_GET) {
+    } else if (strcmp(path, "/v1/events") == 0 && get) {
         get_events(s, rq, u);
-    } else if (strcmp(path, "/v1/faults") == 0 && cmd == EVHTTP_REQ_GET) {
+    } else if (strcmp(path, "/v1/faults") == 0 && get) {
         get_faults(s, rq);
     } else if (strcmp(path, "/v1/faults") == 0 && cmd == EVHTTP_REQ_POST) {
         post_fault(s, rq);
@@ -1071,7 +1159,8 @@ int kc_admin_start(kc_server_t *s)
     a->errors = kc_xcalloc(KC_METRICS_MAX_API, sizeof(*a->errors));
     kc_arena_init(&a->err_arena);
     a->http = evhttp_new(s->base);
-    evhttp_set_allowed_methods(a->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_DELETE);
+    evhttp_set_allowed_methods(a->http, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD | EVHTTP_REQ_POST |
+                                            EVHTTP_REQ_DELETE | EVHTTP_REQ_OPTIONS);
     evhttp_set_max_body_size(a->http, 65536);
     evhttp_set_gencb(a->http, route, s);
     struct evhttp_bound_socket *h =

@@ -2621,11 +2621,14 @@ bool kc_classic_group_delete_empty(kc_coord_t *c, kc_str_t group_id, kc_result_t
 
 /* ---- read-only introspection (admin views) -------------------------------- */
 
-static void inspect_one(const kc_classic_group_t *g, kc_group_view_fn fn, void *arg)
+static void inspect_one(const kc_coord_t *c, const kc_classic_group_t *g, kc_group_view_fn fn,
+                        void *arg)
 {
     kc_member_view_t *mv = g->nmembers ? kc_xcalloc(g->nmembers, sizeof(*mv)) : NULL;
     for (size_t i = 0; i < g->nmembers; i++) {
         const classic_member_t *m = g->members[i];
+        char key[KEY_BUF];
+        heartbeat_key(key, sizeof(key), g->group_id, m->member_id);
         mv[i] = (kc_member_view_t){
             .member_id = m->member_id,
             .group_instance_id = m->group_instance_id,
@@ -2637,6 +2640,7 @@ static void inspect_one(const kc_classic_group_t *g, kc_group_view_fn fn, void *
             .assignment_len = m->assignment ? m->assignment_len : 0,
             .awaiting_join = m->join.active,
             .awaiting_sync = m->sync.active,
+            .session_deadline_ms = kc_timer_deadline(c, key),
         };
     }
     kc_group_view_t v = {
@@ -2659,7 +2663,7 @@ void kc_coord_inspect_groups(kc_coord_t *c, kc_group_view_fn fn, void *arg)
     size_t n;
     kc_classic_group_t **gs = classic_groups(c, &n);
     for (size_t i = 0; i < n; i++)
-        inspect_one(gs[i], fn, arg);
+        inspect_one(c, gs[i], fn, arg);
     free(gs);
     kc_consumer_inspect_all(c, fn, arg);
     kc_streams_inspect_all(c, fn, arg);
@@ -2674,7 +2678,7 @@ bool kc_coord_inspect_group(kc_coord_t *c, kc_str_t group_id, kc_group_view_fn f
     if (!g)
         return kc_consumer_inspect_one(c, group_id, fn, arg) ||
                kc_streams_inspect_one(c, group_id, fn, arg);
-    inspect_one(g, fn, arg);
+    inspect_one(c, g, fn, arg);
     return true;
 }
 

@@ -2853,6 +2853,7 @@ static void inspect_group(kc_coord_t *c, cs_group_t *g, kc_group_view_fn fn, voi
             .previous_member_epoch = m->previous_member_epoch,
             .state = member_state_name(m->state),
             .rebalance_timeout_ms = m->rebalance_timeout_ms,
+            .session_deadline_ms = kc_member_session_deadline(c, g->group_id, m->member_id),
             .server_assignor = m->server_assignor,
             .subscribed_topics = (const char *const *)m->topics,
             .nsubscribed_topics = m->ntopics,

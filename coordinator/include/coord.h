@@ -355,6 +355,10 @@ typedef struct {
     int32_t assignment_len;
     bool awaiting_join;            /* a JoinGroup of this member is parked */
     bool awaiting_sync;            /* a SyncGroup of this member is parked */
+    /* When the member's heartbeat (session) expiry fires, in ms on the
+     * clock that drives the coordinator (the now_ms of its requests and
+     * ticks); -1 = none armed. The same for the modern members below. */
+    int64_t session_deadline_ms;
 } kc_member_view_t;
 
 /* Partitions of one topic in a consumer group member's assignment. */
@@ -376,6 +380,7 @@ typedef struct {
     int32_t previous_member_epoch;
     const char *state;          /* Kafka's MemberState: "stable", "unrevoked_partitions", ... */
     int32_t rebalance_timeout_ms;
+    int64_t session_deadline_ms; /* the session timeout's deadline; -1 = none armed */
     const char *server_assignor; /* NULL = none asked for */
     const char *const *subscribed_topics; /* names, sorted */
     int32_t nsubscribed_topics;
@@ -417,6 +422,7 @@ typedef struct {
     const char *state;         /* Kafka's MemberState: "stable", "unrevoked_tasks", "unreleased_tasks" */
     int32_t topology_epoch;    /* the topology epoch the member last sent */
     int32_t rebalance_timeout_ms;
+    int64_t session_deadline_ms; /* the session timeout's deadline; -1 = none armed */
     kc_tasks_view_t assigned;
     kc_tasks_view_t pending_revocation;
     kc_tasks_view_t target;
@@ -441,6 +447,10 @@ typedef struct {
     /* Streams groups only (type "streams"; group_epoch, assignment_epoch
      * and assignor above apply too): -1 = no topology yet. */
     int32_t topology_epoch;
+    /* The topology-description store's StoredDescriptionTopologyEpoch and
+     * FailedDescriptionTopologyEpoch (>= 0 an epoch, -1 none, -2 uncertain). */
+    int32_t stored_description_epoch;
+    int32_t failed_description_epoch;
     const kc_streams_member_view_t *streams_members;
     size_t nstreams_members;
 } kc_group_view_t;
@@ -507,6 +517,8 @@ typedef struct {
     int32_t generation_id;  /* the group's generation after the event */
     int64_t duration_ms;    /* REBALANCE_COMPLETED only, else 0 */
     int64_t time_ms;        /* the coordinator's now_ms of the event */
+    const char *group_type; /* "classic", "consumer" or "streams"; NULL when the
+                               coordinator holds no group of that id */
 } kc_coord_event_t;
 
 typedef void (*kc_coord_event_fn)(void *arg, const kc_coord_event_t *ev);

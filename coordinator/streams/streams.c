@@ -4241,7 +4241,7 @@ static void tuple_view_free(kc_tasks_view_t *v)
     free((void *)v->warmup);
 }
 
-static void inspect_group(st_group_t *g, kc_group_view_fn fn, void *arg)
+static void inspect_group(const kc_coord_t *c, st_group_t *g, kc_group_view_fn fn, void *arg)
 {
     size_t n = g->members.n;
     kc_streams_member_view_t *mv = kc_xcalloc(n + 1, sizeof(*mv));
@@ -4261,6 +4261,7 @@ static void inspect_group(st_group_t *g, kc_group_view_fn fn, void *arg)
             .state = member_state_view(m->state),
             .topology_epoch = m->topology_epoch,
             .rebalance_timeout_ms = m->rebalance_timeout_ms,
+            .session_deadline_ms = kc_member_session_deadline(c, g->group_id, m->member_id),
             .assigned = tuple_view(&m->assigned),
             .pending_revocation = tuple_view(&m->pending),
             .target = tuple_view(&m->target),
@@ -4276,6 +4277,8 @@ static void inspect_group(st_group_t *g, kc_group_view_fn fn, void *arg)
         .assignment_epoch = g->assignment_epoch,
         .assignor = "sticky",
         .topology_epoch = g->topology ? g->topology->epoch : -1,
+        .stored_description_epoch = g->td.stored_epoch,
+        .failed_description_epoch = g->td.failed_epoch,
         .streams_members = mv,
         .nstreams_members = n,
     };
@@ -4293,7 +4296,7 @@ void kc_streams_inspect_all(kc_coord_t *c, kc_group_view_fn fn, void *arg)
     size_t n;
     kc_group_t **gs = kc_groups_list(c, KC_GROUP_STREAMS, &n);
     for (size_t i = 0; i < n; i++)
-        inspect_group((st_group_t *)gs[i], fn, arg);
+        inspect_group(c, (st_group_t *)gs[i], fn, arg);
     free(gs);
 }
 
@@ -4302,7 +4305,7 @@ bool kc_streams_inspect_one(kc_coord_t *c, kc_str_t group_id, kc_group_view_fn f
     st_group_t *g = group_id.len >= 0 ? group_get(c, group_id) : NULL;
     if (!g)
         return false;
-    inspect_group(g, fn, arg);
+    inspect_group(c, g, fn, arg);
     return true;
 }
 
