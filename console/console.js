@@ -81,6 +81,29 @@
     function errName(c) { return (ERROR_NAMES[c] || "error") + " (" + c + ")"; }
     function fmtOpt(v) { return v === null || v === undefined || v === "" ? "\u2014" : String(v); }
     function groupHref(id) { return "#/group/" + encodeURIComponent(id); }
+    // A client-chosen id (up to 249 characters and more): wrapped in a
+    // bounded width and cut after three lines, the whole of it in the title
+    // (and in a copy of the selection).
+    function idText(text) {
+        const v = fmtOpt(text);
+        return el("span", {class: "clip", title: v.length > 40 ? v : null, text: v});
+    }
+    // A member's session deadline counting down from a read of the group:
+    // remaining_ms as read at readAt (performance.now()), redrawn by the
+    // ticker below until the next read replaces it.
+    function sessionCountdown(m, readAt) {
+        if (m.session_remaining_ms === null || m.session_remaining_ms === undefined) return null;
+        const s = el("span", {class: "countdown", "data-deadline": readAt + m.session_remaining_ms,
+                              title: m.session_deadline_ms ? "the session expires at " + fmtTime(m.session_deadline_ms) +
+                                  " unless a heartbeat comes first" : null});
+        tickCountdown(s);
+        return s;
+    }
+    function tickCountdown(s) {
+        const left = Number(s.dataset.deadline) - performance.now();
+        s.textContent = left > 0 ? (left / 1000).toFixed(1) + " s" : "due";
+        s.classList.toggle("due", left <= 0);
+    }
 
     async function api(method, path, body) {
         const opts = {method, headers: {}};
@@ -216,8 +239,10 @@
             const parts = [];
             if (ev.member_id) parts.push(["member ", el("bdi", {text: ev.member_id})]);
             if (ev.type === "rebalance_completed") parts.push(["in " + ev.duration_ms + " ms"]);
+            // A classic group's generation, a consumer or streams group's epoch.
+            const type = ev.group_type || (filter.type && filter.type());
             if (ev.generation !== null && ev.generation !== undefined && ev.type !== "fault")
-                parts.push([(filter.type && filter.type() && filter.type() !== "classic" ? "group epoch " : "generation ") + ev.generation]);
+                parts.push([(type && type !== "classic" ? "group epoch " : "generation ") + ev.generation]);
             if (ev.reason) parts.push([el("bdi", {text: ev.reason})]);
             if (!filter.group)
                 parts.unshift(ev.group_id ? ["group ", el("bdi", {text: ev.group_id})] : ["all groups"]);
@@ -297,7 +322,8 @@
             shown.sort((a, b) => a.group_id < b.group_id ? -1 : a.group_id > b.group_id ? 1 : 0);
             for (const g of shown) {
                 body.append(el("tr", {"data-group": g.group_id},
-                    el("td", {class: "id"}, el("a", {href: groupHref(g.group_id), text: g.group_id})),
+                    el("td", {class: "id"}, el("a", {href: groupHref(g.group_id), class: "clip",
+                                                     title: g.group_id.length > 40 ? g.group_id : null, text: g.group_id})),
                     el("td", {class: "type", text: g.type}),
                     el("td", {}, el("span", {class: "state " + g.state, text: g.state})),
                     el("td", {class: "num members", text: g.members.length}),
@@ -418,6 +444,17 @@
         return [...cells.owned].sort(keyCompare).map(k => k.replace("\u0000", "-")).join(",");
     }
 
+    // A member's row in the grid: its member id, long ones cut in the middle
+    // (a classic member id starts with the client id and ends in a UUID),
+    // after the client id only where that tells members apart and is not
+    // already in the member id.
+    function memberLabel(g, m) {
+        const mid = m.member_id, cid = m.client_id || "";
+        const short = mid.length > 30 ? mid.slice(0, 16) + "\u2026" + mid.slice(-12) : mid;
+        const shared = g.members.every(o => (o.client_id || "") === cid);
+        return !cid || shared || mid.startsWith(cid) ? short : cid + " \u00b7 " + short;
+    }
+
     function assignmentGrid(g) {
         const per = g.members.map(m => [m, memberCells(g, m)]);
         const keys = new Set();
@@ -432,13 +469,14 @@
         for (const k of cols) {
             const [t, p] = k.split("\u0000");
             head.append(el("th", {class: "col", title: t + " " + (g.type === "streams" ? "subtopology " : "partition ") + p},
-                           t, el("br"), p));
+                           el("span", {class: "clip", text: t}), p));
         }
         const body = el("tbody");
         for (const [m, c] of per) {
+            const title = "member " + m.member_id + (m.client_id ? "\nclient " + m.client_id : "") +
+                (m.instance_id || m.group_instance_id ? "\ninstance " + (m.instance_id || m.group_instance_id) : "");
             const tr = el("tr", {"data-member": m.member_id},
-                          el("td", {class: "id", text: (m.client_id || "") + " " + (m.member_id.length > 14 ? m.member_id.slice(0, 12) + "\u2026" : m.member_id),
-                                    title: m.member_id}));
+                          el("td", {class: "id label"}, el("span", {class: "clip", text: memberLabel(g, m), title})));
             for (const k of cols) {
                 let cls = "", label = "", what = "";
                 const kind = c.kinds.get(k) || "";
@@ -461,35 +499,36 @@
         return el("div", {}, el("table", {class: "agrid", id: "assignment"}, el("thead", {}, head), body), legend);
     }
 
-    function membersTable(g) {
+    function membersTable(g, readAt) {
         if (!g.members.length) return el("p", {class: "empty", text: "No members."});
+        const session = ["session expires in", m => sessionCountdown(m, readAt), "num session"];
         let cols;
         if (g.type === "classic")
-            cols = [["member id", m => m.member_id, "id"], ["instance id", m => m.group_instance_id],
-                    ["client id", m => m.client_id], ["client host", m => m.client_host],
-                    ["role", m => m.member_id === g.leader_id ? "leader" : ""],
+            cols = [["member id", m => idText(m.member_id), "id"], ["instance id", m => idText(m.group_instance_id), "id"],
+                    ["client id", m => idText(m.client_id), "id"], ["client host", m => m.client_host],
+                    ["role", m => m.member_id === g.leader_id ? "leader" : ""], session,
                     ["session timeout", m => m.session_timeout_ms + " ms"],
                     ["rebalance timeout", m => m.rebalance_timeout_ms + " ms"],
                     ["waiting", m => m.awaiting_join ? "JoinGroup" : m.awaiting_sync ? "SyncGroup" : ""],
-                    ["assignment", m => m.assignment ? assignmentSummary(memberCells(g, m)) : m.assignment_bytes + " bytes"]];
+                    ["assignment", m => m.assignment ? idText(assignmentSummary(memberCells(g, m))) : m.assignment_bytes + " bytes", "id"]];
         else {
-            cols = [["member id", m => m.member_id, "id"], ["instance id", m => m.instance_id],
-                    ["client id", m => m.client_id], ["client host", m => m.client_host],
-                    ["rack", m => m.rack_id], ["epoch", m => m.member_epoch, "num"],
+            cols = [["member id", m => idText(m.member_id), "id"], ["instance id", m => idText(m.instance_id), "id"],
+                    ["client id", m => idText(m.client_id), "id"], ["client host", m => m.client_host],
+                    ["rack", m => m.rack_id], session, ["epoch", m => m.member_epoch, "num"],
                     ["previous epoch", m => m.previous_member_epoch, "num"], ["state", m => m.state]];
             if (g.type === "consumer")
-                cols.push(["subscription", m => m.subscribed_topic_regex ? "/" + m.subscribed_topic_regex + "/"
-                                                          : (m.subscribed_topic_names || []).join(", ")]);
+                cols.push(["subscription", m => idText(m.subscribed_topic_regex ? "/" + m.subscribed_topic_regex + "/"
+                                                                 : (m.subscribed_topic_names || []).join(", ")), "id"]);
             else
-                cols.push(["process", m => m.process_id], ["topology epoch", m => m.topology_epoch, "num"],
+                cols.push(["process", m => idText(m.process_id), "id"], ["topology epoch", m => m.topology_epoch, "num"],
                           ["endpoint", m => m.user_endpoint ? m.user_endpoint.host + ":" + m.user_endpoint.port : ""]);
             cols.push(["rebalance timeout", m => m.rebalance_timeout_ms + " ms"]);
         }
-        const head = el("tr", {}, ...cols.map(([h, , c]) => el("th", {class: c === "num" ? "num" : null, text: h})));
+        const head = el("tr", {}, ...cols.map(([h, , c]) => el("th", {class: c && c.startsWith("num") ? "num" : null, text: h})));
         const body = el("tbody");
+        const cell = (v, c) => v instanceof Node ? el("td", {class: c || null}, v) : el("td", {class: c || null, text: fmtOpt(v)});
         for (const m of g.members)
-            body.append(el("tr", {"data-member": m.member_id},
-                           ...cols.map(([, f, c]) => el("td", {class: c || null, text: fmtOpt(f(m))}))));
+            body.append(el("tr", {"data-member": m.member_id}, ...cols.map(([, f, c]) => cell(f(m), c))));
         return el("table", {id: "members"}, el("thead", {}, head), body);
     }
 
@@ -499,12 +538,12 @@
         const body = el("tbody");
         for (const o of offs)
             body.append(el("tr", {"data-key": o.topic + "-" + o.partition},
-                el("td", {class: "id", text: o.topic}), el("td", {class: "num", text: o.partition}),
+                el("td", {class: "id"}, idText(o.topic)), el("td", {class: "num", text: o.partition}),
                 el("td", {class: "num", text: o.offset}), el("td", {class: "num", text: fmtOpt(o.log_end_offset)}),
                 el("td", {class: "num lag", text: o.lag === null ? "topic gone" : o.lag}),
                 el("td", {class: "num", text: o.leader_epoch}),
                 el("td", {text: o.commit_timestamp_ms > 0 ? new Date(o.commit_timestamp_ms).toLocaleString() : "\u2014"}),
-                el("td", {class: "id", text: o.metadata})));
+                el("td", {class: "id"}, idText(o.metadata))));
         return el("table", {id: "offsets"},
             el("thead", {}, el("tr", {}, ...["topic", "partition", "committed", "log end", "lag", "leader epoch", "committed at", "metadata"]
                 .map((h, i) => el("th", {class: [1, 2, 3, 4, 5].includes(i) ? "num" : null, text: h})))),
@@ -514,7 +553,7 @@
     function groupView(id) {
         const m = main();
         clear(m);
-        const head = el("section", {class: "panel", id: "group-head"}, el("h2", {text: "Group " + id}));
+        const head = el("section", {class: "panel", id: "group-head"}, el("h2", {class: "clip", title: id.length > 40 ? id : null}, "Group ", el("bdi", {text: id})));
         const summary = el("div");
         head.append(summary);
         const smPanel = el("section", {class: "panel", id: "state-machine"}, el("h2", {text: "State"}));
@@ -539,7 +578,7 @@
             tl = timeline({group: id, type: () => lastType}, "Timeline");
             tlSlot.replaceWith(tl.root);
         };
-        m.append(head, smPanel, membersPanel, gridPanel, el("div", {class: "grid2"}, offPanel, tlSlot));
+        m.append(head, smPanel, membersPanel, gridPanel, offPanel, tlSlot);
         let prev = null; // member id -> assignment summary, for "assignment changed"
         return {
             async refresh() {
@@ -552,6 +591,7 @@
                     makeTimeline();
                     return;
                 }
+                const readAt = performance.now();
                 lastType = g.type;
                 makeTimeline();
                 clear(summary);
@@ -569,11 +609,12 @@
                     if (g.type === "streams")
                         row("topology epoch", g.topology_epoch === -1 ? "-1 (no topology yet)" : g.topology_epoch, "g-topology-epoch");
                     row("assignor", g.assignor);
-                    // The topology-description store's epochs, should the
-                    // view carry them: -2 is the store's "uncertain".
-                    for (const k of Object.keys(g).filter(k => /description.*epoch/.test(k)).sort()) {
-                        const v = g[k];
-                        row(k.replace(/_/g, " "), v === -2 ? "-2 (uncertain)" : v === -1 ? "-1 (none)" : v);
+                    if (g.type === "streams") {
+                        // The topology-description store's epochs (KIP-1331):
+                        // -2 while a store operation may not have finished.
+                        const desc = (v) => v === -2 ? "uncertain (-2)" : v === -1 ? "none (-1)" : v;
+                        row("stored description topology epoch", desc(g.stored_description_topology_epoch), "g-stored-description-epoch");
+                        row("failed description topology epoch", desc(g.failed_description_topology_epoch), "g-failed-description-epoch");
                     }
                 }
                 row("members", g.members.length, "g-members");
@@ -582,7 +623,7 @@
                 clear(smBox);
                 smBox.append(stateMachine(g.type, g.state));
                 clear(membersBox);
-                membersBox.append(membersTable(g));
+                membersBox.append(membersTable(g, readAt));
                 clear(gridBox);
                 gridBox.append(assignmentGrid(g));
                 clear(offBox);
@@ -642,9 +683,16 @@
         }
         const msg = el("span", {id: "fault-msg", role: "status"});
         form.append(el("div", {class: "actions"}, el("button", {type: "submit", class: "primary", id: "f-add", text: "Add fault"}), msg));
+        // An error or a close needs an API (kcoord refuses one for every
+        // API, which would break the clients' every request): JoinGroup
+        // unless another is chosen.
+        const anyApi = apiSel.options[0];
         function showFields() {
             const want = FAULT_FIELDS[typeSel.value];
             for (const [k, w] of Object.entries(wraps)) w.hidden = !want.includes(k);
+            const needsApi = typeSel.value === "error" || typeSel.value === "close";
+            anyApi.disabled = anyApi.hidden = needsApi;
+            if (needsApi && apiSel.value === "") apiSel.value = "11";
             if (typeSel.value === "coordinator" && !["14", "15", "16"].includes(errSel.value)) errSel.value = "15";
         }
         typeSel.addEventListener("change", showFields);
@@ -696,7 +744,7 @@
                     el("td", {class: "num", text: f.delay_ms === undefined ? "\u2014" : f.delay_ms + " ms"}),
                     el("td", {class: "num", text: f.remaining < 0 ? "unlimited" : f.remaining}),
                     el("td", {class: "num", text: f.remaining_ms < 0 ? "no end" : (f.remaining_ms / 1000).toFixed(1) + " s"}),
-                    el("td", {class: "id", text: fmtOpt(f.group_id)}), el("td", {class: "id", text: fmtOpt(f.client_id)}),
+                    el("td", {class: "id"}, idText(f.group_id)), el("td", {class: "id"}, idText(f.client_id)),
                     el("td", {class: "num", text: f.hits}), el("td", {}, btn)));
             }
             status.textContent = faults.error ? "cannot read the faults: " + faults.error :
@@ -765,6 +813,7 @@
         // Lag and a session's end give no event: views are read again every 2 s.
         setInterval(() => scheduleRefresh(0), 2000);
         setInterval(() => faults.poll(), 1000);
+        setInterval(() => document.querySelectorAll(".countdown").forEach(tickCountdown), 100);
     }
 
     if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
