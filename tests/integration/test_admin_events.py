@@ -3,7 +3,7 @@
 
 - a classic group formed with the raw client (join_dynamic, sync_group)
   shows member_joined, rebalance_started and rebalance_completed with the
-  group id, the member id and the generation; seqs increase from 1;
+  group id and type, the member id and the generation; seqs increase from 1;
 - ?since=SEQ returns only later events; next_seq is the next event's seq;
   a bad since is refused with 400; `kcoord ctl events SINCE` pages too;
 - with admin.events.max=3 older events fall out: dropped counts them and
@@ -45,9 +45,9 @@ def main():
         assert r["next_seq"] == len(ev) + 1 and r["dropped"] == 0, r
         by_type = {}
         for e in ev:
-            assert set(e) == {"seq", "time_ms", "type", "group_id", "member_id",
+            assert set(e) == {"seq", "time_ms", "type", "group_id", "group_type", "member_id",
                               "generation", "duration_ms", "reason"}, e
-            assert e["group_id"] == GROUP and e["time_ms"] > 0, e
+            assert e["group_id"] == GROUP and e["group_type"] == "classic" and e["time_ms"] > 0, e
             by_type.setdefault(e["type"], []).append(e)
         (joined,) = by_type["member_joined"]
         assert joined["member_id"] == mid, joined
