@@ -872,8 +872,14 @@ void kc_coord_emit(kc_coord_t *c, kc_coord_event_type_t type, const char *group_
     if (!c->event_fn || !c->loaded)
         return;
     const kc_group_t *g = group_id ? kc_group_get(c, kc_str(group_id)) : NULL;
-    kc_coord_event_t ev = {type,        group_id,    member_id, reason,
-                           generation_id, duration_ms, now_ms,   g ? g->ops->type_name : NULL};
+    kc_coord_event_t ev = {.type = type,
+                           .group_id = group_id,
+                           .member_id = member_id,
+                           .reason = reason,
+                           .generation_id = generation_id,
+                           .duration_ms = duration_ms,
+                           .time_ms = now_ms,
+                           .group_type = g ? g->ops->type_name : NULL};
     c->event_fn(c->event_arg, &ev);
 }
 

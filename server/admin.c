@@ -715,6 +715,7 @@ static void keepalive_cb(evutil_socket_t fd, short what, void *arg)
     evtimer_add(a->keepalive, &tv);
 }
 
+/* The headers of an event stream (GET and HEAD alike). */
 static void stream_headers(struct evhttp_request *rq)
 {
     struct evkeyvalq *h = evhttp_request_get_output_headers(rq);
@@ -1064,8 +1065,6 @@ static void get_console(struct evhttp_request *rq, const kc_console_asset_t *f)
 
 /* ---- routing ---- */
 
-#define KC_ADMIN_READ_METHODS "GET, HEAD, OPTIONS"
-
 /* The methods path answers (an Allow header's value), NULL for no resource;
  * "*" is the server as a whole. */
 static const char *allowed_methods(const char *path)
@@ -1077,7 +1076,7 @@ static const char *allowed_methods(const char *path)
     if (console_asset(path) || strcmp(path, "/v1/health") == 0 || strcmp(path, "/metrics") == 0 ||
         strcmp(path, "/v1/groups") == 0 || (strncmp(path, "/v1/groups/", 11) == 0 && path[11]) ||
         strcmp(path, "/v1/events") == 0)
-        return KC_ADMIN_READ_METHODS;
+        return "GET, HEAD, OPTIONS";
     return NULL;
 }
 
