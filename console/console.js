@@ -84,9 +84,9 @@
     // A client-chosen id (up to 249 characters and more): wrapped in a
     // bounded width and cut after three lines, the whole of it in the title
     // (and in a copy of the selection).
-    function idText(text) {
+    function idText(text, tag, attrs) {
         const v = fmtOpt(text);
-        return el("span", {class: "clip", title: v.length > 40 ? v : null, text: v});
+        return el(tag || "span", {...attrs, class: "clip", title: v.length > 40 ? v : null, text: v});
     }
     // A member's session deadline counting down from a read of the group:
     // remaining_ms as read at readAt (performance.now()), redrawn by the
@@ -322,8 +322,7 @@
             shown.sort((a, b) => a.group_id < b.group_id ? -1 : a.group_id > b.group_id ? 1 : 0);
             for (const g of shown) {
                 body.append(el("tr", {"data-group": g.group_id},
-                    el("td", {class: "id"}, el("a", {href: groupHref(g.group_id), class: "clip",
-                                                     title: g.group_id.length > 40 ? g.group_id : null, text: g.group_id})),
+                    el("td", {class: "id"}, idText(g.group_id, "a", {href: groupHref(g.group_id)})),
                     el("td", {class: "type", text: g.type}),
                     el("td", {}, el("span", {class: "state " + g.state, text: g.state})),
                     el("td", {class: "num members", text: g.members.length}),
@@ -501,7 +500,7 @@
 
     function membersTable(g, readAt) {
         if (!g.members.length) return el("p", {class: "empty", text: "No members."});
-        const session = ["session expires in", m => sessionCountdown(m, readAt), "num session"];
+        const session = ["session expires in", m => sessionCountdown(m, readAt), "num"];
         let cols;
         if (g.type === "classic")
             cols = [["member id", m => idText(m.member_id), "id"], ["instance id", m => idText(m.group_instance_id), "id"],
@@ -510,7 +509,7 @@
                     ["session timeout", m => m.session_timeout_ms + " ms"],
                     ["rebalance timeout", m => m.rebalance_timeout_ms + " ms"],
                     ["waiting", m => m.awaiting_join ? "JoinGroup" : m.awaiting_sync ? "SyncGroup" : ""],
-                    ["assignment", m => m.assignment ? idText(assignmentSummary(memberCells(g, m))) : m.assignment_bytes + " bytes", "id"]];
+                    ["assignment", m => m.assignment ? idText(assignmentSummary(memberCells(g, m)).replace(/,/g, ", ")) : m.assignment_bytes + " bytes", "id"]];
         else {
             cols = [["member id", m => idText(m.member_id), "id"], ["instance id", m => idText(m.instance_id), "id"],
                     ["client id", m => idText(m.client_id), "id"], ["client host", m => m.client_host],
@@ -524,7 +523,7 @@
                           ["endpoint", m => m.user_endpoint ? m.user_endpoint.host + ":" + m.user_endpoint.port : ""]);
             cols.push(["rebalance timeout", m => m.rebalance_timeout_ms + " ms"]);
         }
-        const head = el("tr", {}, ...cols.map(([h, , c]) => el("th", {class: c && c.startsWith("num") ? "num" : null, text: h})));
+        const head = el("tr", {}, ...cols.map(([h, , c]) => el("th", {class: c === "num" ? "num" : null, text: h})));
         const body = el("tbody");
         const cell = (v, c) => v instanceof Node ? el("td", {class: c || null}, v) : el("td", {class: c || null, text: fmtOpt(v)});
         for (const m of g.members)
@@ -553,7 +552,7 @@
     function groupView(id) {
         const m = main();
         clear(m);
-        const head = el("section", {class: "panel", id: "group-head"}, el("h2", {class: "clip", title: id.length > 40 ? id : null}, "Group ", el("bdi", {text: id})));
+        const head = el("section", {class: "panel", id: "group-head"}, idText("Group " + id, "h2"));
         const summary = el("div");
         head.append(summary);
         const smPanel = el("section", {class: "panel", id: "state-machine"}, el("h2", {text: "State"}));

@@ -11,8 +11,8 @@
 //    active tasks owned and the topology-description store's epochs (none;
 //    -2, put in its view by the test, as uncertain); LONG_GROUP, whose
 //    group, client and member ids are about 250 characters long, at 1280,
-//    1440 and 1920 px wide: no table wider than its panel, the offsets
-//    panel too;
+//    1440 and 1920 px wide (and 1920 with A+): no table wider than its
+//    panel, the offsets panel too;
 // 1. two kcat consumers (-G GROUP) form a classic group: the groups view
 //    lists it (and ODD_GROUP, whose id is markup, as text), the group view
 //    shows both members, the state machine at Stable and every partition
@@ -72,16 +72,20 @@ async function overflowing() {
         .map(p => (p.querySelector("h2") || p).textContent.slice(0, 40) + ": " + p.scrollWidth + " > " + p.clientWidth));
 }
 
-// At each width of SIZES, no panel of the group view overflows; saved to
-// KC_CONSOLE_SHOTS as NAME-WxH.png when set.
+// At each width of SIZES, and on the projector with the larger text (A+),
+// no panel of the group view overflows; saved to KC_CONSOLE_SHOTS as
+// NAME-WxH[-big].png when set.
 async function checkWidths(name) {
-    for (const [w, h] of SIZES) {
+    for (const [w, h, big] of SIZES.concat([[1920, 1080, true]])) {
         await page.setViewportSize({width: w, height: h});
+        if (big) await page.click("#big");
         await until("the layout at " + w + " px", () => new Promise(r => requestAnimationFrame(() => r(true))));
         const wide = await overflowing();
-        assert(wide.length === 0, name + " at " + w + "x" + h + ": " + wide.join("; "));
+        const shot = name + "-" + w + "x" + h + (big ? "-big" : "");
+        assert(wide.length === 0, shot + ": " + wide.join("; "));
         if (process.env.KC_CONSOLE_SHOTS)
-            await page.screenshot({path: path.join(process.env.KC_CONSOLE_SHOTS, name + "-" + w + "x" + h + ".png"), fullPage: true});
+            await page.screenshot({path: path.join(process.env.KC_CONSOLE_SHOTS, shot + ".png"), fullPage: true});
+        if (big) await page.click("#big");
     }
     await page.setViewportSize({width: 1440, height: 1000});
 }
