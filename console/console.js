@@ -511,10 +511,15 @@
                     ["waiting", m => m.awaiting_join ? "JoinGroup" : m.awaiting_sync ? "SyncGroup" : ""],
                     ["assignment", m => m.assignment ? idText(assignmentSummary(memberCells(g, m)).replace(/,/g, ", ")) : m.assignment_bytes + " bytes", "id"]];
         else {
+            // Client id and host in one cell, the member epoch with the
+            // previous one: a streams member's row fits a laptop's width.
+            const client = m => el("div", {}, idText(m.client_id, "div"), el("div", {class: "host", text: m.client_host}));
             cols = [["member id", m => idText(m.member_id), "id"], ["instance id", m => idText(m.instance_id), "id"],
-                    ["client id", m => idText(m.client_id), "id"], ["client host", m => m.client_host],
-                    ["rack", m => m.rack_id], session, ["epoch", m => m.member_epoch, "num"],
-                    ["previous epoch", m => m.previous_member_epoch, "num"], ["state", m => m.state]];
+                    ["client id and host", client, "id"], session,
+                    ["epoch (previous)", m => m.member_epoch + " (" + m.previous_member_epoch + ")", "num"],
+                    ["state", m => m.state]];
+            // The rack only when a member has one.
+            if (g.members.some(m => m.rack_id)) cols.splice(3, 0, ["rack", m => idText(m.rack_id), "id"]);
             if (g.type === "consumer")
                 cols.push(["subscription", m => idText(m.subscribed_topic_regex ? "/" + m.subscribed_topic_regex + "/"
                                                                  : (m.subscribed_topic_names || []).join(", ")), "id"]);
@@ -549,6 +554,33 @@
             body);
     }
 
+    // A streams group's subtopologies and their topics (the topology its
+    // first member sent; internal topics with their partition counts).
+    function topologyTable(g) {
+        const t = g.topology;
+        if (!t) return el("p", {class: "empty", text: "No topology yet."});
+        const names = (xs) => {
+            const td = el("td", {class: "id"});
+            if (!xs.length) td.append("\u2014");
+            xs.forEach((x, i) => { if (i) td.append(", "); td.append(idText(x)); });
+            return td;
+        };
+        const internal = (xs) => names(xs.map(x => x.partitions > 0 ? x.name + " (" + x.partitions + ")" : x.name));
+        const body = el("tbody");
+        for (const s of t.subtopologies)
+            body.append(el("tr", {"data-subtopology": s.subtopology_id},
+                el("td", {class: "id"}, idText(s.subtopology_id)),
+                names(s.source_topics.concat(s.source_topic_regex.map(r => "/" + r + "/"))),
+                internal(s.repartition_source_topics), names(s.repartition_sink_topics),
+                internal(s.state_changelog_topics)));
+        return el("table", {id: "topology"},
+            el("caption", {text: "topology epoch " + t.epoch}),
+            el("thead", {}, el("tr", {}, ...["subtopology", "source topics", "repartition source topics",
+                                            "repartition sink topics", "state changelog topics"]
+                .map(h => el("th", {text: h})))),
+            body);
+    }
+
     function groupView(id) {
         const m = main();
         clear(m);
@@ -564,6 +596,9 @@
         const gridPanel = el("section", {class: "panel"}, el("h2", {text: "Assignment: current and target"}));
         const gridBox = el("div");
         gridPanel.append(gridBox);
+        const topoPanel = el("section", {class: "panel", id: "topology-panel", hidden: true}, el("h2", {text: "Topology"}));
+        const topoBox = el("div");
+        topoPanel.append(topoBox);
         const offPanel = el("section", {class: "panel"}, el("h2", {text: "Committed offsets and lag"}));
         const offBox = el("div");
         offPanel.append(offBox);
@@ -577,7 +612,7 @@
             tl = timeline({group: id, type: () => lastType}, "Timeline");
             tlSlot.replaceWith(tl.root);
         };
-        m.append(head, smPanel, membersPanel, gridPanel, offPanel, tlSlot);
+        m.append(head, smPanel, membersPanel, gridPanel, topoPanel, offPanel, tlSlot);
         let prev = null; // member id -> assignment summary, for "assignment changed"
         return {
             async refresh() {
@@ -625,6 +660,9 @@
                 membersBox.append(membersTable(g, readAt));
                 clear(gridBox);
                 gridBox.append(assignmentGrid(g));
+                topoPanel.hidden = g.type !== "streams";
+                clear(topoBox);
+                if (g.type === "streams") topoBox.append(topologyTable(g));
                 clear(offBox);
                 offBox.append(offsetsTable(g));
                 const now = new Map(g.members.map(mm => [mm.member_id, assignmentSummary(memberCells(g, mm))]));

@@ -506,6 +506,56 @@ static json_t *tasks_json(const kc_tasks_view_t *t)
                      subtopology_tasks_json(t->warmup, t->nwarmup));
 }
 
+/* A length-delimited string from a record; null when it is not UTF-8. */
+static json_t *jkstr(kc_str_t s)
+{
+    json_t *j = s.len >= 0 ? json_stringn(s.ptr, (size_t)s.len) : NULL;
+    return j ? j : json_null();
+}
+
+static json_t *str_array_json(const kc_str_array_t *a)
+{
+    json_t *arr = json_array();
+    for (int32_t i = 0; i < a->count; i++)
+        json_array_append_new(arr, jkstr(a->items[i]));
+    return arr;
+}
+
+/* Internal topics of a subtopology: [{"name", "partitions"}], 0 partitions
+ * = as many as the source topics have. */
+static json_t *topic_infos_json(const kc_streams_group_topology_value_topic_info_t *t, int32_t n)
+{
+    json_t *arr = json_array();
+    for (int32_t i = 0; i < n; i++)
+        json_array_append_new(arr, json_pack("{s:o,s:i}", "name", jkstr(t[i].name), "partitions",
+                                             t[i].partitions));
+    return arr;
+}
+
+/* A streams group's topology (StreamsGroupTopologyRecord): its epoch and
+ * subtopologies; null before the first member sent one. */
+static json_t *topology_json(const kc_streams_group_topology_value_t *t)
+{
+    if (!t)
+        return json_null();
+    json_t *subs = json_array();
+    for (int32_t i = 0; i < t->subtopologies.count; i++) {
+        const kc_streams_group_topology_value_subtopology_t *s = &t->subtopologies.items[i];
+        json_array_append_new(
+            subs, json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}", "subtopology_id", jkstr(s->subtopology_id),
+                            "source_topics", str_array_json(&s->source_topics),
+                            "source_topic_regex", str_array_json(&s->source_topic_regex),
+                            "repartition_source_topics",
+                            topic_infos_json(s->repartition_source_topics.items,
+                                             s->repartition_source_topics.count),
+                            "repartition_sink_topics", str_array_json(&s->repartition_sink_topics),
+                            "state_changelog_topics",
+                            topic_infos_json(s->state_changelog_topics.items,
+                                             s->state_changelog_topics.count)));
+    }
+    return json_pack("{s:i,s:o}", "epoch", t->epoch, "subtopologies", subs);
+}
+
 /* A KIP-1071 streams group: epochs, the assignor, and per member its
  * epochs, process, user endpoint and tasks. */
 static json_t *streams_group_json(const kc_group_view_t *g)
@@ -531,12 +581,13 @@ static json_t *streams_group_json(const kc_group_view_t *g)
         json_object_set_new(jm, "target_assignment", tasks_json(&m->target));
         json_array_append_new(members, jm);
     }
-    return json_pack("{s:s,s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:s,s:s,s:o}", "group_id", g->group_id,
+    return json_pack("{s:s,s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:s,s:s,s:o,s:o}", "group_id", g->group_id,
                      "type", g->type, "state", g->state, "group_epoch", g->group_epoch,
                      "assignment_epoch", g->assignment_epoch, "topology_epoch", g->topology_epoch,
                      "stored_description_topology_epoch", g->stored_description_epoch,
                      "failed_description_topology_epoch", g->failed_description_epoch,
-                     "protocol_type", "streams", "assignor", g->assignor, "members", members);
+                     "protocol_type", "streams", "assignor", g->assignor, "topology",
+                     topology_json(g->topology), "members", members);
 }
 
 static json_t *group_json(const kc_group_view_t *g)

@@ -451,6 +451,10 @@ typedef struct {
      * FailedDescriptionTopologyEpoch (>= 0 an epoch, -1 none, -2 uncertain). */
     int32_t stored_description_epoch;
     int32_t failed_description_epoch;
+    /* The group's topology as its StreamsGroupTopologyRecord holds it
+     * (subtopologies with their source, repartition and changelog topics),
+     * borrowed for the call; NULL = none yet. */
+    const kc_streams_group_topology_value_t *topology;
     const kc_streams_member_view_t *streams_members;
     size_t nstreams_members;
 } kc_group_view_t;

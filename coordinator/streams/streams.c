@@ -4279,6 +4279,7 @@ static void inspect_group(const kc_coord_t *c, st_group_t *g, kc_group_view_fn f
         .topology_epoch = g->topology ? g->topology->epoch : -1,
         .stored_description_epoch = g->td.stored_epoch,
         .failed_description_epoch = g->td.failed_epoch,
+        .topology = g->topology,
         .streams_members = mv,
         .nstreams_members = n,
     };

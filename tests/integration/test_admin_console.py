@@ -102,6 +102,28 @@ def check_session(admin, group, member_id, timeout_ms, beat):
     assert after[0] > lower[0] and after[1] > deadline, (group, lower, after)
 
 
+def topology_view(admin, c):
+    """A streams group's view carries the topology its member sent."""
+    subs = [{"id": "0", "source_topics": [SOURCE], "repartition_sink_topics": ["tv-app-rep"]},
+            {"id": "1",
+             "repartition_source_topics": [("tv-app-rep", 0)],
+             "changelog_topics": [("tv-app-store-changelog", 0)]}]
+    r = kw.streams_group_heartbeat(c, "tv-streams", "tv-member", 0, topology=(3, subs),
+                                   process_id="tv-process", rebalance_timeout_ms=30000,
+                                   active=set(), standby=set(), warmup=set())
+    assert r["error_code"] == 0, r
+    topo = admin.group("tv-streams")["topology"]
+    assert topo == {"epoch": 3, "subtopologies": [
+        {"subtopology_id": "0", "source_topics": [SOURCE], "source_topic_regex": [],
+         "repartition_source_topics": [], "repartition_sink_topics": ["tv-app-rep"],
+         "state_changelog_topics": []},
+        {"subtopology_id": "1", "source_topics": [], "source_topic_regex": [],
+         "repartition_source_topics": [{"name": "tv-app-rep", "partitions": 0}],
+         "repartition_sink_topics": [], "state_changelog_topics": [
+             {"name": "tv-app-store-changelog", "partitions": 0}]}]}, topo
+    assert "topology" not in admin.group("sd-consumer"), "a consumer group has no topology"
+
+
 def session_deadlines(k, admin):
     session = 20000
     with kw.Conn(k.port) as c:
@@ -125,6 +147,7 @@ def session_deadlines(k, admin):
 
         m = Member(k, "sd-streams", "a")
         m.heartbeat(c)
+        topology_view(admin, c)
         check_session(admin, "sd-streams", m.member_id, 45000, lambda: m.heartbeat(c))
 
 

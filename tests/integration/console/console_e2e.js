@@ -173,6 +173,13 @@ async function main() {
         assert(await page.locator("#g-stored-description-epoch").textContent() === "none (-1)" &&
                await page.locator("#g-failed-description-epoch").textContent() === "none (-1)",
                "the store's epochs of a group that pushed nothing");
+        await until("the streams group's topology: subtopology 0 reading the topic", (t) => {
+            const row = document.querySelector('#topology tr[data-subtopology="0"]');
+            return row && !document.querySelector("#topology-panel").hidden &&
+                row.cells[1].textContent === t && row.cells[2].textContent === "\u2014" &&
+                document.querySelector("#topology caption").textContent === "topology epoch 1";
+        }, topic);
+        await checkWidths("streams");
         // The -2 of a store operation that may not have finished, as a view gives it.
         const view = "**/v1/groups/" + encodeURIComponent(stGroup);
         await page.route(view, async (route) => {
