@@ -883,6 +883,17 @@ void kc_coord_emit(kc_coord_t *c, kc_coord_event_type_t type, const char *group_
     c->event_fn(c->event_arg, &ev);
 }
 
+void kc_coord_emit_static_replaced(kc_coord_t *c, const char *group_id, const char *old_member_id,
+                                   const char *new_member_id, int32_t generation_id,
+                                   int64_t now_ms)
+{
+    char reason[512];
+    snprintf(reason, sizeof(reason), "fenced: member %.400s joined with its group instance id",
+             new_member_id);
+    kc_coord_emit(c, KC_COORD_EV_MEMBER_REMOVED, group_id, old_member_id, reason, generation_id, 0,
+                  now_ms);
+}
+
 void kc_coord_free(kc_coord_t *c)
 {
     if (!c)

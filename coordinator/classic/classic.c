@@ -1366,6 +1366,8 @@ static void update_static_member_then_rebalance(join_call_t *j, kc_classic_group
     int64_t now = j->ctx->now_ms;
     char *current_leader = g->leader_id ? kc_xstrdup(g->leader_id) : NULL;
     char *iid = kc_xstrdup(old->group_instance_id);
+    kc_coord_emit_static_replaced(c, g->group_id, old->member_id, new_member_id, g->generation_id,
+                                  now);
     classic_member_t *m = replace_static_member(g, old, new_member_id, j->res);
     schedule_heartbeat(c, g, m->member_id, m->session_timeout_ms, now);
     classic_parked_t p = park(j->ctx);

@@ -1922,6 +1922,8 @@ static void hb_replace_static_member(cs_heartbeat_t *h)
                 "using the consumer protocol. Created a new member %s to replace the existing "
                 "member %s.",
                 g->group_id, nm->instance_id, nm->member_id, old_id);
+    kc_coord_emit_static_replaced(h->c, g->group_id, old_id, nm->member_id, g->group_epoch,
+                                  h->ctx->now_ms);
     kc_coord_emit(h->c, KC_COORD_EV_MEMBER_JOINED, g->group_id, nm->member_id,
                   "static member replaced", g->group_epoch, 0, h->ctx->now_ms);
     cancel_member_timers(h->c, g, old_id);

@@ -7,7 +7,10 @@
 - ?since=SEQ returns only later events; next_seq is the next event's seq;
   a bad since is refused with 400; `kcoord ctl events SINCE` pages too;
 - with admin.events.max=3 older events fall out: dropped counts them and
-  the oldest kept seq is dropped + 1.
+  the oldest kept seq is dropped + 1;
+- a static member replaced by a new member of its group instance id
+  (classic and consumer groups) is member_removed, the reason naming the
+  member that fenced it.
 """
 
 import json
@@ -30,6 +33,33 @@ def form_group(port, group):
     assert s["error_code"] == 0, s
     c.close()
     return mid, gen
+
+
+def static_replaced(port, admin):
+    """Each group's old static member fenced, by the new member's id."""
+    with kw.Conn(port) as c1, kw.Conn(port) as c2:
+        old = kw.join_group(c1, "events-static", group_instance_id="i-1")
+        assert old["error_code"] == 0, old
+        assert kw.sync_group(c1, "events-static", old["generation_id"], old["member_id"],
+                             [(old["member_id"], b"")])["error_code"] == 0
+        new = kw.join_group(c2, "events-static", group_instance_id="i-1")
+        assert new["error_code"] == 0 and new["member_id"] != old["member_id"], new
+        olds = {"events-static": old["member_id"]}
+        news = {"events-static": new["member_id"]}
+        # A consumer group's static member leaves for a while (epoch -2)
+        # and a new member takes its instance id.
+        for conn, mid, epoch in ((c1, "cg-old", 0), (c1, "cg-old", -2), (c2, "cg-new", 0)):
+            r = kw.consumer_group_heartbeat(conn, 1, "events-static-cg", mid, epoch,
+                                            instance_id="i-1", topic_names=["t"],
+                                            rebalance_timeout_ms=30000, owned=[])
+            assert r["error_code"] == 0, r
+        olds["events-static-cg"], news["events-static-cg"] = "cg-old", "cg-new"
+    removed = {e["group_id"]: e for e in admin.json("GET", "/v1/events")["events"]
+               if e["type"] == "member_removed" and e["group_id"] in olds}
+    for g, mid in olds.items():
+        e = removed.get(g)
+        assert e and e["member_id"] == mid and news[g] in e["reason"] \
+            and e["reason"].startswith("fenced"), (g, e)
 
 
 def main():
@@ -76,6 +106,7 @@ def main():
                            timeout=120)
         assert p.returncode == 0, (p.returncode, p.stderr)
         assert json.loads(p.stdout)["events"] == r2["events"], p.stdout
+        static_replaced(k.port, admin)
 
     # The ring bound.
     admin_port = free_port()
