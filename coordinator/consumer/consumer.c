@@ -136,7 +136,7 @@ static void group_free(cs_group_t *g)
     kc_modern_group_deinit(&g->modern);
     kc_smap_deinit(&g->topic_refs);
     for (int32_t i = 0; i < g->nowners; i++)
-        free(g->owners[i].epoch);
+        kc_int_map_free(&g->owners[i].epoch);
     free(g->owners);
     subs_topics_free(g);
     free(g);
@@ -179,9 +179,10 @@ static cs_owner_t *owner_topic(cs_group_t *g, kc_uuid_t id, bool create)
 static int32_t partition_epoch(cs_group_t *g, kc_uuid_t id, int32_t p)
 {
     cs_owner_t *o = owner_topic(g, id, false);
-    if (!o || p < 0 || p >= o->cap)
+    intptr_t epoch;
+    if (!o || !kc_int_map_get(&o->epoch, p, &epoch))
         return -1;
-    return o->epoch[p];
+    return (int32_t)epoch;
 }
 
 static void owners_set(cs_group_t *g, const kc_asg_t *a, int32_t epoch, bool release)
@@ -191,21 +192,10 @@ static void owners_set(cs_group_t *g, const kc_asg_t *a, int32_t epoch, bool rel
         if (!o)
             continue;
         for (int32_t j = 0; j < a->t[i].n; j++) {
-            int32_t p = a->t[i].p[j];
-            if (p < 0)
-                continue;
-            if (p >= o->cap) {
-                if (release)
-                    continue;
-                int32_t ncap = o->cap ? o->cap : 16;
-                while (ncap <= p)
-                    ncap *= 2;
-                o->epoch = kc_xrealloc(o->epoch, (size_t)ncap * sizeof(*o->epoch));
-                for (int32_t k = o->cap; k < ncap; k++)
-                    o->epoch[k] = -1;
-                o->cap = ncap;
-            }
-            o->epoch[p] = release ? -1 : epoch;
+            if (release)
+                kc_int_map_remove(&o->epoch, a->t[i].p[j]);
+            else
+                kc_int_map_put(&o->epoch, a->t[i].p[j], epoch);
         }
     }
 }

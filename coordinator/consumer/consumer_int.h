@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "coord_priv.h"
+#include "int_map.h"
 #include "int_set.h"
 #include "keyed_sets.h"
 #include "group.h"
@@ -183,8 +184,7 @@ typedef struct {
  * ConsumerGroup.currentPartitionEpoch; memory-only, derived from members. */
 typedef struct {
     kc_uuid_t topic_id;
-    int32_t *epoch;
-    int32_t cap;
+    kc_int_map_t epoch; /* partition -> epoch; a free partition is absent */
 } cs_owner_t;
 
 /* The topics a subscription regex resolved to (record 16, Kafka's

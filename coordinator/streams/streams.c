@@ -139,7 +139,7 @@ static void free_owner(void *ctx, const char *key, void *val)
     (void)ctx;
     (void)key;
     st_owner_t *o = val;
-    free(o->owner);
+    kc_int_map_free(&o->owner);
     free(o);
 }
 
@@ -214,9 +214,10 @@ static st_owner_t *owner_sub(st_group_t *g, const char *sub, bool create)
 static st_member_t *active_owner(st_group_t *g, const char *sub, int32_t p)
 {
     st_owner_t *o = owner_sub(g, sub, false);
-    if (!o || p < 0 || p >= o->cap)
+    intptr_t owner;
+    if (!o || !kc_int_map_get(&o->owner, p, &owner))
         return NULL;
-    return o->owner[p];
+    return (st_member_t *)owner;
 }
 
 static void owners_set(st_group_t *g, const kc_tasks_t *t, st_member_t *m, bool release)
@@ -227,25 +228,11 @@ static void owners_set(st_group_t *g, const kc_tasks_t *t, st_member_t *m, bool 
             continue;
         for (int32_t j = 0; j < t->s[i].n; j++) {
             int32_t p = t->s[i].p[j];
-            if (p < 0)
-                continue;
-            if (p >= o->cap) {
-                if (release)
-                    continue;
-                int32_t ncap = o->cap ? o->cap : 16;
-                while (ncap <= p)
-                    ncap *= 2;
-                o->owner = kc_xrealloc(o->owner, (size_t)ncap * sizeof(*o->owner));
-                for (int32_t k = o->cap; k < ncap; k++)
-                    o->owner[k] = NULL;
-                o->cap = ncap;
-            }
-            if (release) {
-                if (o->owner[p] == m)
-                    o->owner[p] = NULL;
-            } else {
-                o->owner[p] = m;
-            }
+            intptr_t cur;
+            if (!release)
+                kc_int_map_put(&o->owner, p, (intptr_t)m);
+            else if (kc_int_map_get(&o->owner, p, &cur) && (st_member_t *)cur == m)
+                kc_int_map_remove(&o->owner, p);
         }
     }
 }

@@ -8,6 +8,7 @@
 #ifndef KC_STREAMS_INT_H
 #define KC_STREAMS_INT_H
 
+#include "int_map.h"
 #include "int_set.h"
 #include "keyed_sets.h"
 #include "group.h"
@@ -137,8 +138,7 @@ typedef struct {
 /* Current active owner of each partition of one subtopology (assigned or
  * pending revocation; Kafka's currentActiveTaskProcessId); memory-only. */
 typedef struct {
-    st_member_t **owner;
-    int32_t cap;
+    kc_int_map_t owner; /* partition -> st_member_t *; an unowned task is absent */
 } st_owner_t;
 
 struct kc_streams_group {

@@ -487,6 +487,24 @@ static const char *bdone(dumper_t *w, kc_buf_t *b)
 }
 
 /* A copy (in the arena) of n pointers, sorted with cmp. */
+static int cmp_slot_key(const void *a, const void *b)
+{
+    int32_t x = ((const kc_int_map_slot_t *)a)->key, y = ((const kc_int_map_slot_t *)b)->key;
+    return (x > y) - (x < y);
+}
+
+/* The entries of m by key ascending, in the arena; *n of them. */
+static kc_int_map_slot_t *sorted_slots(dumper_t *w, const kc_int_map_t *m, int32_t *n)
+{
+    kc_int_map_slot_t *o = kc_arena_alloc(w->arena, ((size_t)m->n + 1) * sizeof(*o));
+    *n = 0;
+    for (int32_t i = 0; i < m->cap; i++)
+        if (m->slots[i].key >= 0)
+            o[(*n)++] = m->slots[i];
+    qsort(o, (size_t)*n, sizeof(*o), cmp_slot_key);
+    return o;
+}
+
 static void *sorted_copy(dumper_t *w, void *const *items, size_t n,
                          int (*cmp)(const void *, const void *))
 {
@@ -780,10 +798,11 @@ static void dump_consumer(dumper_t *w, const kc_consumer_group_t *g)
     bprintf(&b, "{");
     for (int32_t i = 0; i < g->nowners; i++) {
         const cs_owner_t *o = &g->owners[i];
-        for (int32_t p = 0; p < o->cap; p++)
-            if (o->epoch[p] != -1)
-                bprintf(&b, "%s%s-%d=%d", b.len > 1 ? ", " : "", uuid_hex(w, o->topic_id), p,
-                        o->epoch[p]);
+        int32_t n;
+        const kc_int_map_slot_t *e = sorted_slots(w, &o->epoch, &n);
+        for (int32_t j = 0; j < n; j++)
+            bprintf(&b, "%s%s-%d=%d", b.len > 1 ? ", " : "", uuid_hex(w, o->topic_id), e[j].key,
+                    (int)e[j].val);
     }
     bprintf(&b, "}");
     put(w, "consumer.partition_epochs", "%s", bdone(w, &b));
@@ -878,10 +897,11 @@ static void dump_streams(dumper_t *w, const kc_streams_group_t *g)
     bprintf(&b, "{");
     for (size_t i = 0; i < ol.n; i++) {
         const st_owner_t *o = ol.vals[i];
-        for (int32_t p = 0; p < o->cap; p++)
-            if (o->owner[p])
-                bprintf(&b, "%s%s-%d=%s", b.len > 1 ? ", " : "", q(w, ol.keys[i]), p,
-                        q(w, o->owner[p]->member_id));
+        int32_t n;
+        const kc_int_map_slot_t *e = sorted_slots(w, &o->owner, &n);
+        for (int32_t j = 0; j < n; j++)
+            bprintf(&b, "%s%s-%d=%s", b.len > 1 ? ", " : "", q(w, ol.keys[i]), e[j].key,
+                    q(w, ((const st_member_t *)e[j].val)->member_id));
     }
     bprintf(&b, "}");
     put(w, "streams.active_task_owners", "%s", bdone(w, &b));

@@ -860,6 +860,51 @@ static void test_replay_assignment_epochs(void **state)
     ct_free(t);
 }
 
+/* A replayed record 8 may name any partition, up to 2^31-1 (Kafka stores
+ * what the record holds): the group's partition owners take one entry per
+ * partition named, not an array as long as the largest index (which took
+ * GiBs, and overflowed its size past 2^30), and give them up when the
+ * member's next record no longer names them. */
+static void test_replay_huge_partition_index(void **state)
+{
+    (void)state;
+    ctx_t *t = ctx_new();
+    int32_t huge[3] = {1, 1 << 29, INT32_MAX};
+    for (int round = 0; round < 2; round++) {
+        kc_consumer_group_current_member_assignment_key_t k;
+        kc_consumer_group_current_member_assignment_key_init(&k);
+        k.group_id = kc_str("g");
+        k.member_id = kc_str("m");
+        cur_tp_ex_t a = {.topic_id = TOPIC_ID, .partitions = {huge, round == 0 ? 3 : 1},
+                         .assignment_epochs = {NULL, -1}};
+        kc_consumer_group_current_member_assignment_value_t v;
+        kc_consumer_group_current_member_assignment_value_init(&v);
+        v.member_epoch = 7;
+        v.previous_member_epoch = 6;
+        v.state = 0;
+        v.assigned_partitions.items = &a;
+        v.assigned_partitions.count = 1;
+        kc_buf_t key, value;
+        kc_buf_init(&key);
+        kc_buf_init(&value);
+        kc_write_int16(&key, KC_RECORD_CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT);
+        assert_int_equal(kc_consumer_group_current_member_assignment_key_encode(&key, 0, &k), 0);
+        kc_write_int16(&value, 0);
+        assert_int_equal(kc_consumer_group_current_member_assignment_value_encode(&value, 0, &v),
+                         0);
+        assert_int_equal(ct_replay(t, &key, &value), 0);
+        kc_buf_deinit(&key);
+        kc_buf_deinit(&value);
+        assert_int_equal(held_epoch(t, "m", INT32_MAX, false), round == 0 ? 7 : -1);
+        assert_int_equal(held_epoch(t, "m", 1, false), 7);
+        kc_consumer_group_t *g = kc_consumer_group_find(t->c, kc_str("g"));
+        assert_int_equal(g->nowners, 1);
+        assert_int_equal(g->owners[0].epoch.n, round == 0 ? 3 : 1);
+        assert_true(g->owners[0].epoch.cap <= 16);
+    }
+    ct_free(t);
+}
+
 static void test_range_assignor(void **state)
 {
     (void)state;
@@ -1417,6 +1462,7 @@ int main(void)
         cmocka_unit_test(test_offset_commit_member_epoch),
         cmocka_unit_test(test_offset_commit_assignment_epochs),
         cmocka_unit_test(test_replay_assignment_epochs),
+        cmocka_unit_test(test_replay_huge_partition_index),
         cmocka_unit_test(test_range_assignor),
         cmocka_unit_test(test_replay_rebuilds_mid_reconciliation),
         cmocka_unit_test(test_uniform_assignor_balanced_and_sticky),
