@@ -627,7 +627,7 @@ class Gen:
 
     def dec_scalar(self, base, r, compact, nullable):
         if base == 'string':
-            return 'kc_read_str(%s, %s, %s)' % (r, compact, nullable)
+            return 'kc_read_str_utf8(%s, %s, %s, arena)' % (r, compact, nullable)
         if base in ('bytes', 'records'):
             return 'kc_read_bytes(%s, %s, %s)' % (r, compact, nullable)
         return 'kc_read_%s(%s)' % (SCALARS[base][1], r)
