@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: Apache-2.0
+// Kafka's Java producer and consumer 4.4 (the reference classpath) in
+// transactions, for test_java_transactions.py, run as a single-file program:
+//
+//   TxnCheck BOOTSTRAP IN OUT GROUP TXN_ID RECORDS
+//
+// IN and OUT exist with two partitions each. In one JVM, one step after the
+// other, it prints what the clients saw, one "KEY VALUE..." line each:
+//
+//   1. consume-transform-produce: RECORDS plain records v0.. go to IN
+//      (partition i % 2); a read_committed consumer of GROUP
+//      (group.protocol=consumer) reads them and a producer with TXN_ID writes
+//      "t-" + value to the same partition of OUT, sending the offsets after
+//      the records it transformed with sendOffsetsToTransaction(offsets,
+//      groupMetadata()) and committing every 5 records:
+//        ctp_commits N                the transactions committed
+//        ctp_committed P0 P1          the group's committed offsets of IN
+//   2. an aborted transaction of 5 records "aborted-i" to OUT:
+//        committed_values V...        OUT read with read_committed, sorted
+//        uncommitted_aborted N        aborted records read_uncommitted sees
+//   3. a zombie: the producer sends "zombie" in a transaction, a second
+//      producer with TXN_ID initialises, the first one's commit fails:
+//        zombie_commit CLASS          the exception commitTransaction threw
+//        zombie_send CLASS            what a send of the zombie then throws
+//      the second producer commits "after-zombie":
+//        final_values V...            OUT read with read_committed, sorted
+//
+// Errors print "error CLASS: MESSAGE" and exit 1.
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+public class TxnCheck {
+    static final Duration DEADLINE = Duration.ofSeconds(120);
+    static String bootstrap;
+
+    public static void main(String[] a) throws Exception {
+        try {
+            bootstrap = a[0];
+            run(a[1], a[2], a[3], a[4], Integer.parseInt(a[5]));
+        } catch (Exception e) {
+            System.out.println("error " + e.getClass().getName() + ": " + e.getMessage());
+            e.printStackTrace();
+            System.exit(1);
+        }
+        System.exit(0);
+    }
+
+    static void say(String line) {
+        System.out.println(line);
+        System.out.flush();
+    }
+
+    static Properties base() {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", bootstrap);
+        return p;
+    }
+
+    static KafkaProducer<String, String> producer(String txnId) {
+        Properties p = base();
+        if (txnId != null) {
+            p.put("transactional.id", txnId);
+            p.put("transaction.timeout.ms", "60000");
+        }
+        p.put("acks", "all");
+        p.put("max.block.ms", String.valueOf(DEADLINE.toMillis()));
+        KafkaProducer<String, String> prod = new KafkaProducer<>(p, new StringSerializer(),
+                                                                 new StringSerializer());
+        if (txnId != null) {
+            prod.initTransactions();
+        }
+        return prod;
+    }
+
+    static KafkaConsumer<String, String> consumer(String group, String isolation) {
+        Properties p = base();
+        p.put("group.id", group);
+        p.put("enable.auto.commit", "false");
+        p.put("auto.offset.reset", "earliest");
+        p.put("isolation.level", isolation);
+        p.put("group.protocol", "consumer");
+        return new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer());
+    }
+
+    static List<TopicPartition> partitions(String topic) {
+        return List.of(new TopicPartition(topic, 0), new TopicPartition(topic, 1));
+    }
+
+    /** Every value of topic from its start up to its end offsets (the last
+     *  stable offsets under read_committed), read with an assigned consumer. */
+    static List<String> readAll(String topic, String isolation) {
+        List<String> out = new ArrayList<>();
+        try (KafkaConsumer<String, String> c = consumer("reader-" + System.nanoTime(), isolation)) {
+            List<TopicPartition> tps = partitions(topic);
+            c.assign(tps);
+            c.seekToBeginning(tps);
+            Map<TopicPartition, Long> end = c.endOffsets(tps, DEADLINE);
+            long deadline = System.currentTimeMillis() + DEADLINE.toMillis();
+            while (tps.stream().anyMatch(tp -> c.position(tp, DEADLINE) < end.get(tp))) {
+                if (System.currentTimeMillis() > deadline) {
+                    throw new IllegalStateException("reading " + topic + " to " + end);
+                }
+                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
+                    out.add(r.value());
+                }
+            }
+        }
+        Collections.sort(out);
+        return out;
+    }
+
+    static void run(String in, String out, String group, String txnId, int records)
+            throws Exception {
+        try (KafkaProducer<String, String> plain = producer(null)) {
+            for (int i = 0; i < records; i++) {
+                plain.send(new ProducerRecord<>(in, i % 2, null, "v" + i)).get();
+            }
+        }
+
+        KafkaProducer<String, String> p = producer(txnId);
+        try (KafkaConsumer<String, String> c = consumer(group, "read_committed")) {
+            c.subscribe(List.of(in));
+            int done = 0;
+            int pending = 0;
+            int commits = 0;
+            Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+            long deadline = System.currentTimeMillis() + DEADLINE.toMillis();
+            p.beginTransaction();
+            while (done < records) {
+                if (System.currentTimeMillis() > deadline) {
+                    throw new IllegalStateException("consumed " + done + " of " + records);
+                }
+                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
+                    p.send(new ProducerRecord<>(out, r.partition(), null, "t-" + r.value()));
+                    offsets.put(new TopicPartition(r.topic(), r.partition()),
+                                new OffsetAndMetadata(r.offset() + 1));
+                    done++;
+                    pending++;
+                    if (pending == 5) {
+                        p.sendOffsetsToTransaction(offsets, c.groupMetadata());
+                        offsets.clear();
+                        p.commitTransaction();
+                        commits++;
+                        pending = 0;
+                        p.beginTransaction();
+                    }
+                }
+            }
+            if (pending != 0) {
+                throw new IllegalStateException(pending + " records not committed");
+            }
+            say("ctp_commits " + commits);
+            Map<TopicPartition, OffsetAndMetadata> committed =
+                c.committed(Collections.unmodifiableSet(new java.util.HashSet<>(partitions(in))),
+                            DEADLINE);
+            say("ctp_committed " + committed.get(new TopicPartition(in, 0)).offset() + " "
+                + committed.get(new TopicPartition(in, 1)).offset());
+        }
+
+        // The transaction begun last: 5 records, aborted.
+        for (int i = 0; i < 5; i++) {
+            p.send(new ProducerRecord<>(out, i % 2, null, "aborted-" + i));
+        }
+        p.flush();
+        p.abortTransaction();
+        say("committed_values " + String.join(" ", readAll(out, "read_committed")));
+        say("uncommitted_aborted "
+            + readAll(out, "read_uncommitted").stream().filter(v -> v.startsWith("aborted-")).count());
+
+        p.beginTransaction();
+        p.send(new ProducerRecord<>(out, 0, null, "zombie")).get();
+        KafkaProducer<String, String> p2 = producer(txnId);
+        try {
+            p.commitTransaction();
+            say("zombie_commit none");
+        } catch (Exception e) {
+            say("zombie_commit " + e.getClass().getName());
+        }
+        try {
+            p.send(new ProducerRecord<>(out, 0, null, "zombie-2")).get();
+            say("zombie_send none");
+        } catch (ExecutionException e) {
+            say("zombie_send " + e.getCause().getClass().getName());
+        } catch (Exception e) {
+            say("zombie_send " + e.getClass().getName());
+        }
+        p.close(Duration.ZERO);
+        p2.beginTransaction();
+        p2.send(new ProducerRecord<>(out, 1, null, "after-zombie"));
+        p2.commitTransaction();
+        p2.close();
+        say("final_values " + String.join(" ", readAll(out, "read_committed")));
+    }
+}
