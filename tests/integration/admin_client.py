@@ -43,6 +43,12 @@ class Admin:
         assert status == 200, (status, text)
         return text
 
+    def requests_by_version(self, api):
+        """{version: count} of the requests of the API named api (as
+        kcoord_requests_total names it) handled since kcoord started."""
+        fam = parse_prometheus(self.metrics())["kcoord_requests_total"]
+        return {int(lab["version"]): v for _, lab, v in fam["samples"] if lab["api"] == api}
+
 
 _NAME = r"[a-zA-Z_:][a-zA-Z0-9_:]*"
 _LABEL = r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\n]|\\\\|\\"|\\n)*)"'

@@ -17,31 +17,115 @@ One JVM (java/TxnCheck.java) runs, one after the other:
   - a zombie: a second producer with the same transactional.id fences the
     first, whose commit throws ProducerFencedException (and so does its
     next send); what the zombie sent is never committed.
+
+A second JVM (TxnCheck commits) has a producer whose commits kcoord's
+admin faults hold while kcoord is SIGKILLed and restarted on its data:
+once with the commit handled and its response delayed (the producer's
+EndTxn again, with the epoch the commit bumped, is answered as a retry),
+once with the EndTxn queued unhandled by a stall (the transaction is
+Ongoing after the restart and the EndTxn again commits it). Every commit
+returns, the next transaction of the same producer commits, and the
+group's offsets and the read_committed records are those of every
+transaction.
 """
 
 import os
+import queue
 import subprocess
 import sys
+import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "reference"))
 
 import kafka_wire as kw  # noqa: E402
 import reference_kafka  # noqa: E402
-from admin_client import Admin, parse_prometheus  # noqa: E402
-from kcoord_harness import Kcoord, free_port, run  # noqa: E402
+from admin_client import Admin  # noqa: E402
+from kcoord_harness import Kcoord, free_port, run, wait_for  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAM = os.path.join(HERE, "java", "TxnCheck.java")
 RECORDS = 20
 DEADLINE_S = 600.0
 FENCED = "org.apache.kafka.common.errors.ProducerFencedException"
+END_TXN = 26
 
 
-def requests_by_version(metrics, api):
-    """{version: count} of kcoord_requests_total for the API named api."""
-    fam = parse_prometheus(metrics)["kcoord_requests_total"]
-    return {int(lab["version"]): v for _, lab, v in fam["samples"] if lab["api"] == api}
+def java(*args, **kw_):
+    return subprocess.Popen([reference_kafka.java(), "-Xmx256m", "-XX:+UseSerialGC",
+                             "-cp", reference_kafka.classpath(), PROGRAM] +
+                            [str(a) for a in args], stdout=subprocess.PIPE, **kw_)
+
+
+class Commits:
+    """TxnCheck commits: its output lines, read as they come."""
+
+    def __init__(self, bootstrap, tags, stderr_path):
+        with open(stderr_path, "wb") as err:
+            self.proc = java(bootstrap, "commits", "in-j", "out-kill-j", "kill-j", "tx-kill-j",
+                             RECORDS, *tags, stdin=subprocess.PIPE, stderr=err)
+        self.stderr_path = stderr_path
+        self.lines = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for raw in self.proc.stdout:
+            self.lines.put(raw.decode("utf-8", "replace").rstrip("\n"))
+        self.lines.put(None)
+
+    def expect(self, line):
+        try:
+            got = self.lines.get(timeout=DEADLINE_S)
+        except queue.Empty:
+            got = "nothing"
+        if got is None or not got.startswith(line):
+            with open(self.stderr_path, "rb") as f:
+                tail = f.read()[-6000:].decode("utf-8", "replace")
+            raise AssertionError("TxnCheck commits: %r instead of %r\n%s" % (got, line, tail))
+        return got
+
+    def commit(self):
+        self.proc.stdin.write(b"commit\n")
+        self.proc.stdin.flush()
+
+
+def kill_in_commits(k, admin):
+    """The commits of a producer held by a fault while kcoord is killed."""
+    tags = ["base", "handled", "queued", "after"]
+    j = Commits(k.bootstrap, tags, os.path.join(k.tmp, "txncheck-commits.log"))
+    j.expect("ready base")
+    j.commit()
+    j.expect("committed base")
+
+    j.expect("ready handled")
+    admin.add_fault(type="delay", api_key=END_TXN, delay_ms=600000, count=1)
+    j.commit()
+    wait_for(lambda: not admin.faults()["faults"], DEADLINE_S, "the EndTxn handled")
+    k.kill()
+    k.start()
+    j.expect("committed handled")
+    # The producer's EndTxn again was answered by the restarted kcoord.
+    assert admin.requests_by_version("EndTxn") == {5: 1}
+
+    j.expect("ready queued")
+    admin.add_fault(type="stall", duration_ms=600000)
+    at = k.stderr_size()
+    j.commit()
+    wait_for(lambda: "EndTxn request from connection" in k.stderr_since(at), DEADLINE_S,
+             "the EndTxn queued")
+    k.kill()
+    k.start()
+    j.expect("committed queued")
+    assert admin.requests_by_version("EndTxn") == {5: 1}
+
+    j.expect("ready after")
+    j.commit()
+    j.expect("committed after")
+    j.expect("offsets %d %d" % (5 * len(tags), 5 * len(tags)))
+    values = j.expect("values ").split()[1:]
+    assert values == sorted("%s-%d" % (t, i) for t in tags for i in range(RECORDS)), values
+    assert j.proc.wait(timeout=DEADLINE_S) == 0
+    assert admin.requests_by_version("EndTxn") == {5: 2}
 
 
 def main():
@@ -49,16 +133,14 @@ def main():
     with Kcoord("java_transactions",
                 {"admin.listeners": "http://127.0.0.1:%d" % admin_port}) as k:
         with kw.Conn(k.port) as c:
-            created = kw.create_topics(c, {"in-j": 2, "out-j": 2})["topics"]
+            created = kw.create_topics(c, {"in-j": 2, "out-j": 2, "out-kill-j": 2})["topics"]
             assert all(v[0] == 0 for v in created.values()), created
-        p = subprocess.run([reference_kafka.java(), "-Xmx256m", "-XX:+UseSerialGC",
-                            "-cp", reference_kafka.classpath(), PROGRAM,
-                            k.bootstrap, "in-j", "out-j", "eos-j", "tx-j", str(RECORDS)],
-                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, timeout=DEADLINE_S)
-        out = p.stdout.decode("utf-8", "replace")
+        p = java(k.bootstrap, "in-j", "out-j", "eos-j", "tx-j", RECORDS,
+                 stdin=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        stdout, stderr = p.communicate(timeout=DEADLINE_S)
+        out = stdout.decode("utf-8", "replace")
         assert p.returncode == 0, "TxnCheck failed (%d):\n%s\n%s" % (
-            p.returncode, out, p.stderr.decode("utf-8", "replace")[-6000:])
+            p.returncode, out, stderr.decode("utf-8", "replace")[-6000:])
         seen = dict(line.split(" ", 1) if " " in line else (line, "")
                     for line in out.splitlines())
         print(out)
@@ -72,18 +154,20 @@ def main():
         assert seen["zombie_send"] == FENCED, seen
         assert seen["final_values"].split() == sorted(transformed + ["after-zombie"]), seen
 
-        metrics = Admin(admin_port).metrics()
-        end_txn = requests_by_version(metrics, "EndTxn")
-        produce = requests_by_version(metrics, "Produce")
-        txn_offsets = requests_by_version(metrics, "TxnOffsetCommit")
+        admin = Admin(admin_port)
+        end_txn = admin.requests_by_version("EndTxn")
+        produce = admin.requests_by_version("Produce")
+        txn_offsets = admin.requests_by_version("TxnOffsetCommit")
         assert set(end_txn) == {5}, end_txn
         assert end_txn[5] >= RECORDS // 5 + 1, end_txn
         assert produce and min(produce) >= 12, produce
         assert txn_offsets and min(txn_offsets) >= 5, txn_offsets
-        assert not requests_by_version(metrics, "AddPartitionsToTxn"), metrics
-        assert not requests_by_version(metrics, "AddOffsetsToTxn"), metrics
+        assert not admin.requests_by_version("AddPartitionsToTxn")
+        assert not admin.requests_by_version("AddOffsetsToTxn")
         print("EndTxn %s, Produce %s, TxnOffsetCommit %s by version" % (end_txn, produce,
                                                                       txn_offsets))
+        kill_in_commits(k, admin)
+        print("commits held across kcoord's SIGKILL completed")
     print("the Java producer 4.4 ran transactions version 2 as Kafka has them")
 
 

@@ -25,7 +25,19 @@
 //      the second producer commits "after-zombie":
 //        final_values V...            OUT read with read_committed, sorted
 //
+//   TxnCheck BOOTSTRAP commits IN OUT GROUP TXN_ID RECORDS TAG...
+//
+// For each TAG a transaction of RECORDS records "TAG-i" to OUT (partition
+// i % 2) and GROUP's offsets of IN at 5 times the TAG's position (1, 2..)
+// on both partitions: prints "ready TAG", commits when stdin reads
+// "commit" and prints "committed TAG" or "error TAG CLASS". Then:
+//        offsets P0 P1                GROUP's committed offsets of IN
+//        values V...                  OUT read with read_committed, sorted
+//
 // Errors print "error CLASS: MESSAGE" and exit 1.
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -35,6 +47,8 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -51,7 +65,12 @@ public class TxnCheck {
     public static void main(String[] a) throws Exception {
         try {
             bootstrap = a[0];
-            run(a[1], a[2], a[3], a[4], Integer.parseInt(a[5]));
+            if (a[1].equals("commits")) {
+                commits(a[2], a[3], a[4], a[5], Integer.parseInt(a[6]),
+                        List.of(a).subList(7, a.length));
+            } else {
+                run(a[1], a[2], a[3], a[4], Integer.parseInt(a[5]));
+            }
         } catch (Exception e) {
             System.out.println("error " + e.getClass().getName() + ": " + e.getMessage());
             e.printStackTrace();
@@ -122,6 +141,45 @@ public class TxnCheck {
         }
         Collections.sort(out);
         return out;
+    }
+
+    static void commits(String in, String out, String group, String txnId, int records,
+                        List<String> tags) throws Exception {
+        BufferedReader stdin =
+            new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        try (KafkaProducer<String, String> p = producer(txnId)) {
+            for (int t = 0; t < tags.size(); t++) {
+                String tag = tags.get(t);
+                p.beginTransaction();
+                for (int i = 0; i < records; i++) {
+                    p.send(new ProducerRecord<>(out, i % 2, null, tag + "-" + i));
+                }
+                Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+                for (TopicPartition tp : partitions(in)) {
+                    offsets.put(tp, new OffsetAndMetadata(5L * (t + 1)));
+                }
+                p.sendOffsetsToTransaction(offsets, new ConsumerGroupMetadata(group));
+                p.flush();
+                say("ready " + tag);
+                if (!"commit".equals(stdin.readLine())) {
+                    throw new IllegalStateException("no commit for " + tag);
+                }
+                try {
+                    p.commitTransaction();
+                    say("committed " + tag);
+                } catch (Exception e) {
+                    say("error " + tag + " " + e.getClass().getName());
+                    return;
+                }
+            }
+        }
+        try (Admin admin = Admin.create(base())) {
+            Map<TopicPartition, OffsetAndMetadata> got =
+                admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+            say("offsets " + got.get(new TopicPartition(in, 0)).offset() + " "
+                + got.get(new TopicPartition(in, 1)).offset());
+        }
+        say("values " + String.join(" ", readAll(out, "read_committed")));
     }
 
     static void run(String in, String out, String group, String txnId, int records)
