@@ -16,7 +16,10 @@ One JVM (java/TxnCheck.java) runs, one after the other:
     read_uncommitted;
   - a zombie: a second producer with the same transactional.id fences the
     first, whose commit throws ProducerFencedException (and so does its
-    next send); what the zombie sent is never committed.
+    next send); what the zombie sent is never committed;
+  - a transaction past its timeout (3 s, the check every 500 ms): once
+    kcoord has aborted it, the producer's commit throws what Kafka 4.4.0's
+    answer makes it throw (InvalidTxnStateException), and it is fatal.
 
 A second JVM (TxnCheck commits) has a producer whose commits kcoord's
 admin faults hold while kcoord is SIGKILLed and restarted on its data:
@@ -131,9 +134,11 @@ def kill_in_commits(k, admin):
 def main():
     admin_port = free_port()
     with Kcoord("java_transactions",
-                {"admin.listeners": "http://127.0.0.1:%d" % admin_port}) as k:
+                {"admin.listeners": "http://127.0.0.1:%d" % admin_port,
+                 "transaction.abort.timed.out.transaction.cleanup.interval.ms": "500"}) as k:
         with kw.Conn(k.port) as c:
-            created = kw.create_topics(c, {"in-j": 2, "out-j": 2, "out-kill-j": 2})["topics"]
+            created = kw.create_topics(c, {"in-j": 2, "out-j": 2, "out-j-timeout": 2,
+                                           "out-kill-j": 2})["topics"]
             assert all(v[0] == 0 for v in created.values()), created
         p = java(k.bootstrap, "in-j", "out-j", "eos-j", "tx-j", RECORDS,
                  stdin=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -153,6 +158,13 @@ def main():
         assert seen["zombie_commit"] == FENCED, seen
         assert seen["zombie_send"] == FENCED, seen
         assert seen["final_values"].split() == sorted(transformed + ["after-zombie"]), seen
+        # What Kafka 4.4.0 answers a producer whose transaction it aborted
+        # at its timeout (bumping its epoch): the commit is in the wrong
+        # state, which the producer takes as fatal.
+        assert seen["timeout_commit"] == "org.apache.kafka.common.errors.InvalidTxnStateException"
+        assert seen["timeout_abort"] == "org.apache.kafka.common.KafkaException", seen
+        assert seen["timeout_next"] == "org.apache.kafka.common.KafkaException", seen
+        assert seen["timeout_values"] == "", seen
 
         admin = Admin(admin_port)
         end_txn = admin.requests_by_version("EndTxn")

@@ -4,7 +4,7 @@
 //
 //   TxnCheck BOOTSTRAP IN OUT GROUP TXN_ID RECORDS
 //
-// IN and OUT exist with two partitions each. In one JVM, one step after the
+// IN, OUT and OUT + "-timeout" exist with two partitions each. In one JVM, one step after the
 // other, it prints what the clients saw, one "KEY VALUE..." line each:
 //
 //   1. consume-transform-produce: RECORDS plain records v0.. go to IN
@@ -24,6 +24,15 @@
 //        zombie_send CLASS            what a send of the zombie then throws
 //      the second producer commits "after-zombie":
 //        final_values V...            OUT read with read_committed, sorted
+//   4. a transaction past its timeout: a producer with TXN_ID + "-timeout"
+//      and transaction.timeout.ms=3000 sends "expired" to partition 0 of
+//      OUT + "-timeout" and waits until the broker has aborted its
+//      transaction (the last stable offset reached the high watermark),
+//      then prints what each step throws (its class, or "none"):
+//        timeout_commit CLASS         commitTransaction
+//        timeout_abort CLASS          abortTransaction after it
+//        timeout_next CLASS           a new transaction ("next") committed
+//        timeout_values V...          OUT read with read_committed, sorted
 //
 //   TxnCheck BOOTSTRAP commits IN OUT GROUP TXN_ID RECORDS TAG...
 //
@@ -91,10 +100,14 @@ public class TxnCheck {
     }
 
     static KafkaProducer<String, String> producer(String txnId) {
+        return producer(txnId, 60000);
+    }
+
+    static KafkaProducer<String, String> producer(String txnId, int timeoutMs) {
         Properties p = base();
         if (txnId != null) {
             p.put("transactional.id", txnId);
-            p.put("transaction.timeout.ms", "60000");
+            p.put("transaction.timeout.ms", String.valueOf(timeoutMs));
         }
         p.put("acks", "all");
         p.put("max.block.ms", String.valueOf(DEADLINE.toMillis()));
@@ -141,6 +154,49 @@ public class TxnCheck {
         }
         Collections.sort(out);
         return out;
+    }
+
+    interface Step {
+        void run() throws Exception;
+    }
+
+    /** The class of what step throws (the cause of an ExecutionException), or "none". */
+    static String thrown(Step step) {
+        try {
+            step.run();
+            return "none";
+        } catch (ExecutionException e) {
+            return e.getCause().getClass().getName();
+        } catch (Exception e) {
+            return e.getClass().getName();
+        }
+    }
+
+    static void timeout(String out, String txnId) throws Exception {
+        KafkaProducer<String, String> p = producer(txnId, 3000);
+        p.beginTransaction();
+        p.send(new ProducerRecord<>(out, 0, null, "expired")).get();
+        TopicPartition tp = new TopicPartition(out, 0);
+        try (KafkaConsumer<String, String> committed = consumer("lso", "read_committed");
+             KafkaConsumer<String, String> uncommitted = consumer("hw", "read_uncommitted")) {
+            long deadline = System.currentTimeMillis() + DEADLINE.toMillis();
+            while (committed.endOffsets(List.of(tp), DEADLINE).get(tp)
+                   < uncommitted.endOffsets(List.of(tp), DEADLINE).get(tp)) {
+                if (System.currentTimeMillis() > deadline) {
+                    throw new IllegalStateException("the transaction was not aborted");
+                }
+                Thread.sleep(100);
+            }
+        }
+        say("timeout_commit " + thrown(p::commitTransaction));
+        say("timeout_abort " + thrown(p::abortTransaction));
+        say("timeout_next " + thrown(() -> {
+            p.beginTransaction();
+            p.send(new ProducerRecord<>(out, 1, null, "next")).get();
+            p.commitTransaction();
+        }));
+        p.close(Duration.ZERO);
+        say("timeout_values " + String.join(" ", readAll(out, "read_committed")));
     }
 
     static void commits(String in, String out, String group, String txnId, int records,
@@ -263,5 +319,6 @@ public class TxnCheck {
         p2.commitTransaction();
         p2.close();
         say("final_values " + String.join(" ", readAll(out, "read_committed")));
+        timeout(out + "-timeout", txnId + "-timeout");
     }
 }
