@@ -6,20 +6,24 @@ and the consumed offsets commit with the output).
 
 Two instances a and b split the tasks; lines are produced continuously
 while b is SIGKILLed in the middle of its processing (its counts for the
-newest lines are in the output and lines it has not processed yet are
-still coming). a takes
+newest lines are in the output, lines it has not processed yet are still
+coming, and a fault keeps its last transaction from ending). a takes
 b's tasks once b's session has ended and kcoord has aborted b's open
 transactions at their timeout; b then comes back on its state directory.
-Every word's counts read with read_committed are exactly 1, 2, ..., its
-count in the input: no count is lost, none is repeated, the last is exact.
+Then kcoord is SIGKILLed under both while lines keep coming and restarted
+on its data. Every word's counts read with read_committed are exactly 1,
+2, ..., its count in the input, after each step: no count is lost, none is
+repeated, the last is exact.
 """
 
 import os
+import re
 import shutil
 import threading
 
 import streams_app as sa
-from kcoord_harness import run, wait_for
+from admin_client import Admin
+from kcoord_harness import free_port, run, wait_for
 
 WORK = os.environ.get("KC_TEST_WORK", "/tmp")
 PARTITIONS = 4
@@ -28,6 +32,7 @@ EOS = {"processing.guarantee": "exactly_once_v2"}
 # Kafka's default is 10 s: the check for a transaction past its timeout (b's
 # open ones, after the kill) runs every second here.
 BROKER_SETTINGS = {"transaction.abort.timed.out.transaction.cleanup.interval.ms": "1000"}
+END_TXN, LOAD_IN_PROGRESS = 26, 14
 
 
 class Feeder:
@@ -69,8 +74,11 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     broker = sa.KcoordBroker("eos")
+    admin_port = free_port()
     broker.k.overrides.update(BROKER_SETTINGS)
+    broker.k.overrides["admin.listeners"] = "http://127.0.0.1:%d" % admin_port
     broker.start()
+    admin = Admin(admin_port)
     apps = {}
     try:
         src, out = APP + "-in", APP + "-out"
@@ -86,8 +94,10 @@ def main():
         words.produce(200, 1)
         exact(words)
 
-        # b dies while lines keep coming: once the output shows counts of
-        # lines produced after the feeding began (b and a are processing).
+        # b dies while lines keep coming, in a transaction: once the output
+        # shows counts of lines produced after the feeding began (b and a
+        # are processing), kcoord answers b's EndTxn with a retriable error
+        # until b is killed, so b's last transaction holds records.
         before = sum(words.expected.values())
         feeder = Feeder(words, 2)
 
@@ -95,16 +105,23 @@ def main():
             dirty._read()
             return sum(dirty.latest.values()) > before + 200
         wait_for(processing, sa.DEADLINE_S, "the instances processing the new lines")
+        fault = admin.add_fault(type="error", api_key=END_TXN, error_code=LOAD_IN_PROGRESS,
+                                count=1000000, client_id="b-StreamThread-1-producer")
+        wait_for(lambda: admin.faults()["faults"][0]["hits"] > 0, sa.DEADLINE_S,
+                 "b's EndTxn held")
         apps["b"].kill()
+        admin.clear_faults()
         killed_at = words.lines
         # a goes on alone (after b's session and b's transactions' timeout).
         wait_for(lambda: words.lines >= killed_at + 200, sa.DEADLINE_S, "more lines produced")
         feeder.stop()
         sa.wait_stable(broker, APP, ["a"], PARTITIONS)
         exact(words)
-        aborted = broker.logs().count("after its timeout of")
-        print("after the kill of b: %d lines counted exactly; kcoord aborted %d transactions "
-              "at their timeout" % (words.lines, aborted))
+        # b's transaction, and no other, was aborted at its timeout.
+        aborted = re.findall(r"Aborting the transaction of transactional id (\S+) ",
+                             broker.logs())
+        assert len(aborted) == 1 and aborted[0].startswith(APP + "-"), aborted
+        print("after the kill of b: %d lines counted exactly" % words.lines)
 
         # b comes back on its state directory; the two split the tasks again.
         apps["b"].start()
@@ -112,6 +129,20 @@ def main():
         sa.wait_stable(broker, APP, ["a", "b"], PARTITIONS)
         words.produce(200, 1000)
         exact(words)
+
+        # kcoord dies under the two while lines keep coming, and restarts on
+        # its data: their open transactions end (committed on their EndTxn
+        # or aborted) and the counts go on exactly.
+        before = sum(words.expected.values())
+        feeder = Feeder(words, 2000)
+        wait_for(processing, sa.DEADLINE_S, "the instances processing the new lines")
+        broker.kill_restart()
+        killed_at = words.lines
+        wait_for(lambda: words.lines >= killed_at + 200, sa.DEADLINE_S, "more lines produced")
+        feeder.stop()
+        exact(words)
+        sa.wait_stable(broker, APP, ["a", "b"], PARTITIONS)
+        print("after the kill of kcoord: %d lines counted exactly" % words.lines)
         for a in apps.values():
             assert not a.errors(), a.errors()
         for name in list(apps):
