@@ -21,9 +21,11 @@ One JVM (java/TxnCheck.java) runs, one after the other:
     kcoord has aborted it, the producer's commit throws what Kafka 4.4.0's
     answer makes it throw (InvalidTxnStateException), and it is fatal.
 
-A second JVM (TxnCheck commits) has a producer whose commits kcoord's
+A second JVM (TxnCheck commits) has a producer whose requests kcoord's
 admin faults hold while kcoord is SIGKILLed and restarted on its data:
-once with the commit handled and its response delayed (the producer's
+once with a transaction's first Produce appended and its response delayed
+(the producer sends the batch again, which is not appended twice), once
+with the commit handled and its response delayed (the producer's
 EndTxn again, with the epoch the commit bumped, is answered as a retry),
 once with the EndTxn queued unhandled by a stall (the transaction is
 Ongoing after the restart and the EndTxn again commits it). Every commit
@@ -51,7 +53,7 @@ PROGRAM = os.path.join(HERE, "java", "TxnCheck.java")
 RECORDS = 20
 DEADLINE_S = 600.0
 FENCED = "org.apache.kafka.common.errors.ProducerFencedException"
-END_TXN = 26
+PRODUCE, END_TXN = 0, 26
 
 
 def java(*args, **kw_):
@@ -87,22 +89,34 @@ class Commits:
             raise AssertionError("TxnCheck commits: %r instead of %r\n%s" % (got, line, tail))
         return got
 
-    def commit(self):
-        self.proc.stdin.write(b"commit\n")
+    def tell(self, word):
+        self.proc.stdin.write(word.encode() + b"\n")
         self.proc.stdin.flush()
 
 
 def kill_in_commits(k, admin):
     """The commits of a producer held by a fault while kcoord is killed."""
-    tags = ["base", "handled", "queued", "after"]
+    tags = ["base", "produced", "handled", "queued", "after"]
     j = Commits(k.bootstrap, tags, os.path.join(k.tmp, "txncheck-commits.log"))
+    j.tell("send")
     j.expect("ready base")
-    j.commit()
+    j.tell("commit")
     j.expect("committed base")
 
+    # The first Produce of the transaction appended, its response held.
+    admin.add_fault(type="delay", api_key=PRODUCE, delay_ms=600000, count=1)
+    j.tell("send")
+    wait_for(lambda: not admin.faults()["faults"], DEADLINE_S, "the Produce handled")
+    k.kill()
+    k.start()
+    j.expect("ready produced")
+    j.tell("commit")
+    j.expect("committed produced")
+
+    j.tell("send")
     j.expect("ready handled")
     admin.add_fault(type="delay", api_key=END_TXN, delay_ms=600000, count=1)
-    j.commit()
+    j.tell("commit")
     wait_for(lambda: not admin.faults()["faults"], DEADLINE_S, "the EndTxn handled")
     k.kill()
     k.start()
@@ -110,10 +124,11 @@ def kill_in_commits(k, admin):
     # The producer's EndTxn again was answered by the restarted kcoord.
     assert admin.requests_by_version("EndTxn") == {5: 1}
 
+    j.tell("send")
     j.expect("ready queued")
     admin.add_fault(type="stall", duration_ms=600000)
     at = k.stderr_size()
-    j.commit()
+    j.tell("commit")
     wait_for(lambda: "EndTxn request from connection" in k.stderr_since(at), DEADLINE_S,
              "the EndTxn queued")
     k.kill()
@@ -121,8 +136,9 @@ def kill_in_commits(k, admin):
     j.expect("committed queued")
     assert admin.requests_by_version("EndTxn") == {5: 1}
 
+    j.tell("send")
     j.expect("ready after")
-    j.commit()
+    j.tell("commit")
     j.expect("committed after")
     j.expect("offsets %d %d" % (5 * len(tags), 5 * len(tags)))
     values = j.expect("values ").split()[1:]

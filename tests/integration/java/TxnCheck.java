@@ -36,10 +36,11 @@
 //
 //   TxnCheck BOOTSTRAP commits IN OUT GROUP TXN_ID RECORDS TAG...
 //
-// For each TAG a transaction of RECORDS records "TAG-i" to OUT (partition
-// i % 2) and GROUP's offsets of IN at 5 times the TAG's position (1, 2..)
-// on both partitions: prints "ready TAG", commits when stdin reads
-// "commit" and prints "committed TAG" or "error TAG CLASS". Then:
+// For each TAG, when stdin reads "send", a transaction of RECORDS records
+// "TAG-i" to OUT (partition i % 2) and GROUP's offsets of IN at 5 times the
+// TAG's position (1, 2..) on both partitions: prints "ready TAG" once the
+// records are acknowledged, commits when stdin reads "commit" and prints
+// "committed TAG" or "error TAG CLASS". Then:
 //        offsets P0 P1                GROUP's committed offsets of IN
 //        values V...                  OUT read with read_committed, sorted
 //
@@ -206,6 +207,9 @@ public class TxnCheck {
         try (KafkaProducer<String, String> p = producer(txnId)) {
             for (int t = 0; t < tags.size(); t++) {
                 String tag = tags.get(t);
+                if (!"send".equals(stdin.readLine())) {
+                    throw new IllegalStateException("no send for " + tag);
+                }
                 p.beginTransaction();
                 for (int i = 0; i < records; i++) {
                     p.send(new ProducerRecord<>(out, i % 2, null, tag + "-" + i));
