@@ -19,7 +19,10 @@ when told. kcoord's admin faults hold its EndTxn without sleeps:
      transaction is aborted at its timeout after the restart (kcoord logs
      it): read_committed sees none of its records, read_uncommitted all,
      the group's offsets stay those of the last commit;
-  4. a new producer with the same transactional.id commits on.
+  4. the same with a long transaction timeout: after the restart the open
+     transaction holds the last stable offsets where they were before;
+  5. a new producer with the same transactional.id aborts it (its
+     InitProducerId) and commits on.
 A transaction's end is written in one storage commit on kcoord (its
 PrepareCommit, markers and CompleteCommit), so no restart finds a prepared
 transaction: a kill leaves it Ongoing or complete.
@@ -110,6 +113,17 @@ def offsets(bootstrap):
     return [tp.offset for tp in got]
 
 
+def ends(bootstrap, isolation):
+    """OUT's end offsets as ListOffsets gives them with the isolation level
+    (read_committed: the last stable offsets)."""
+    c = Consumer({"bootstrap.servers": bootstrap, "group.id": "ends",
+                  "isolation.level": isolation})
+    got = [c.get_watermark_offsets(TopicPartition(OUT, q), timeout=DEADLINE_S, cached=False)[1]
+           for q in range(tt.PARTITIONS)]
+    c.close()
+    return got
+
+
 def values(bootstrap, isolation, expect_at_least):
     return sorted(v for _, v in tt.read_all(bootstrap, OUT, isolation, expect_at_least))
 
@@ -185,12 +199,30 @@ def main_for_client():
             tagged("base", "handled", "queued", "abandoned")
         assert offsets(k.bootstrap) == [15, 15]
 
-        # 4. The transactional id goes on.
+        # 4. The same with a long timeout: after the restart the open
+        #    transaction holds the last stable offsets where they were.
+        p = ProducerProcess(k.bootstrap, "fenced", 30)
+        stable, high = ends(k.bootstrap, "read_committed"), ends(k.bootstrap, "read_uncommitted")
+        assert [h - s for s, h in zip(stable, high)] == [RECORDS // tt.PARTITIONS] * tt.PARTITIONS
+        admin.add_fault(type="stall", duration_ms=600000)
+        at = k.stderr_size()
+        p.commit()
+        wait_for(lambda: "EndTxn request from connection" in k.stderr_since(at), DEADLINE_S,
+                 "the EndTxn queued")
+        p.kill()
+        k.kill()
+        k.start()
+        assert ends(k.bootstrap, "read_committed") == stable
+        assert ends(k.bootstrap, "read_uncommitted") == high
+
+        # 5. A new producer with the transactional id aborts it and goes on.
         p = ProducerProcess(k.bootstrap, "after", 25)
         p.commit()
         assert p.outcome() == ["committed"]
         assert values(k.bootstrap, "read_committed", 4 * RECORDS) == \
             tagged("base", "handled", "queued", "after")
+        assert values(k.bootstrap, "read_uncommitted", 6 * RECORDS) == \
+            tagged("base", "handled", "queued", "abandoned", "fenced", "after")
         assert offsets(k.bootstrap) == [25, 25]
     print("commits interrupted by kcoord's SIGKILL end as Kafka ends them with confluent-kafka %s"
           % tt.client_version())
