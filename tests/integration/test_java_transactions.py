@@ -45,8 +45,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 
 import kafka_wire as kw  # noqa: E402
 import reference_kafka  # noqa: E402
-from admin_client import Admin  # noqa: E402
-from kcoord_harness import Kcoord, free_port, run, wait_for  # noqa: E402
+from admin_client import Admin, kill_with_request_queued, kill_with_response_held  # noqa: E402
+from kcoord_harness import Kcoord, free_port, run  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAM = os.path.join(HERE, "java", "TxnCheck.java")
@@ -104,35 +104,21 @@ def kill_in_commits(k, admin):
     j.expect("committed base")
 
     # The first Produce of the transaction appended, its response held.
-    admin.add_fault(type="delay", api_key=PRODUCE, delay_ms=600000, count=1)
-    j.tell("send")
-    wait_for(lambda: not admin.faults()["faults"], DEADLINE_S, "the Produce handled")
-    k.kill()
-    k.start()
+    kill_with_response_held(k, admin, PRODUCE, lambda: j.tell("send"))
     j.expect("ready produced")
     j.tell("commit")
     j.expect("committed produced")
 
     j.tell("send")
     j.expect("ready handled")
-    admin.add_fault(type="delay", api_key=END_TXN, delay_ms=600000, count=1)
-    j.tell("commit")
-    wait_for(lambda: not admin.faults()["faults"], DEADLINE_S, "the EndTxn handled")
-    k.kill()
-    k.start()
+    kill_with_response_held(k, admin, END_TXN, lambda: j.tell("commit"))
     j.expect("committed handled")
     # The producer's EndTxn again was answered by the restarted kcoord.
     assert admin.requests_by_version("EndTxn") == {5: 1}
 
     j.tell("send")
     j.expect("ready queued")
-    admin.add_fault(type="stall", duration_ms=600000)
-    at = k.stderr_size()
-    j.tell("commit")
-    wait_for(lambda: "EndTxn request from connection" in k.stderr_since(at), DEADLINE_S,
-             "the EndTxn queued")
-    k.kill()
-    k.start()
+    kill_with_request_queued(k, admin, "EndTxn", lambda: j.tell("commit"))
     j.expect("committed queued")
     assert admin.requests_by_version("EndTxn") == {5: 1}
 

@@ -34,7 +34,7 @@ import os
 import subprocess
 import sys
 
-from admin_client import Admin
+from admin_client import Admin, kill_with_request_queued, kill_with_response_held
 from kcoord_harness import Kcoord, free_port, run, wait_for
 
 import confluent_kafka  # noqa: E402
@@ -147,11 +147,7 @@ def main_for_client():
 
         # 1. Killed after the commit was handled, its response held.
         p = ProducerProcess(k.bootstrap, "handled", 10)
-        admin.add_fault(type="delay", api_key=END_TXN, delay_ms=600000, count=1)
-        p.commit()
-        wait_for(lambda: not admin.faults()["faults"], DEADLINE_S, "the EndTxn handled")
-        k.kill()
-        k.start()
+        kill_with_response_held(k, admin, END_TXN, p.commit)
         outcome = p.outcome()
         assert outcome[-1] == "committed", outcome
         # The producer's EndTxn again was answered by the restarted kcoord.
@@ -162,13 +158,7 @@ def main_for_client():
 
         # 2. Killed with the EndTxn queued unhandled; the producer retries.
         p = ProducerProcess(k.bootstrap, "queued", 15)
-        admin.add_fault(type="stall", duration_ms=600000)
-        at = k.stderr_size()
-        p.commit()
-        wait_for(lambda: "EndTxn request from connection" in k.stderr_since(at), DEADLINE_S,
-                 "the EndTxn queued")
-        k.kill()
-        k.start()
+        kill_with_request_queued(k, admin, "EndTxn", p.commit)
         outcome = p.outcome()
         assert outcome[-1] == "committed", outcome
         assert sum(admin.requests_by_version("EndTxn").values()) >= 1
@@ -180,15 +170,7 @@ def main_for_client():
         # 3. Killed with the EndTxn queued, the producer gone: aborted at
         #    its timeout.
         p = ProducerProcess(k.bootstrap, "abandoned", 20, SHORT_TIMEOUT_MS)
-        admin.add_fault(type="stall", duration_ms=600000)
-        at = k.stderr_size()
-        p.commit()
-        wait_for(lambda: "EndTxn request from connection" in k.stderr_since(at), DEADLINE_S,
-                 "the EndTxn queued")
-        p.kill()
-        before_kill = k.stderr_since(at)
-        k.kill()
-        k.start()
+        before_kill = kill_with_request_queued(k, admin, "EndTxn", p.commit, p.kill)
         # On a slow machine the timeout may have passed before the stall.
         aborted = "Aborting the transaction of transactional id %s" % TXN_ID
         wait_for(lambda: aborted in before_kill + k.stderr_text(), DEADLINE_S,
@@ -204,14 +186,7 @@ def main_for_client():
         p = ProducerProcess(k.bootstrap, "fenced", 30)
         stable, high = ends(k.bootstrap, "read_committed"), ends(k.bootstrap, "read_uncommitted")
         assert [h - s for s, h in zip(stable, high)] == [RECORDS // tt.PARTITIONS] * tt.PARTITIONS
-        admin.add_fault(type="stall", duration_ms=600000)
-        at = k.stderr_size()
-        p.commit()
-        wait_for(lambda: "EndTxn request from connection" in k.stderr_since(at), DEADLINE_S,
-                 "the EndTxn queued")
-        p.kill()
-        k.kill()
-        k.start()
+        kill_with_request_queued(k, admin, "EndTxn", p.commit, p.kill)
         assert ends(k.bootstrap, "read_committed") == stable
         assert ends(k.bootstrap, "read_uncommitted") == high
 
