@@ -268,12 +268,13 @@ class Words:
     """The input and the output of one word count application.
 
     expected: every word's count over the acknowledged input lines;
-    isolation: the output reader's isolation.level. allowed:
+    isolation: the output reader's isolation.level (librdkafka's default,
+    read_committed, unless given). allowed:
     how far a count may exceed it, which is at-least-once's doing only
     across a crash: the words of every line produced before the last crash
     (mark_crash) may be counted twice."""
 
-    def __init__(self, broker, input_topic, output_topic, isolation="read_uncommitted"):
+    def __init__(self, broker, input_topic, output_topic, isolation="read_committed"):
         from confluent_kafka import Consumer, Producer, TopicPartition
         self.broker = broker
         self.input, self.output = input_topic, output_topic

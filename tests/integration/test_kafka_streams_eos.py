@@ -83,9 +83,9 @@ def main():
     try:
         src, out = APP + "-in", APP + "-out"
         sa.create_topics(broker, {src: PARTITIONS, out: PARTITIONS})
-        words = sa.Words(broker, src, out, isolation="read_committed")
-        # What b wrote but not committed yet (before the kill).
-        dirty = sa.Words(broker, src, out)
+        words = sa.Words(broker, src, out)
+        # Also what is not committed yet: the instances' progress.
+        dirty = sa.Words(broker, src, out, isolation="read_uncommitted")
         for n in ("a", "b"):
             apps[n] = sa.WordCount(work, broker, APP, n, src, out, EOS).start()
         for a in apps.values():
