@@ -37,10 +37,10 @@ import sys
 from admin_client import Admin, kill_with_request_queued, kill_with_response_held
 from kcoord_harness import Kcoord, free_port, run, wait_for
 
-import confluent_kafka  # noqa: E402
-from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition  # noqa: E402
+import confluent_kafka
+from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 
-import test_transactions as tt  # noqa: E402
+import test_transactions as tt
 
 IN, OUT, GROUP, TXN_ID = "in-k", "out-k", "eos-k", "tx-k"
 RECORDS = 10
