@@ -531,14 +531,18 @@ static void seen_one(void *ctx, const kc_txn_meta_t *m)
     s->ids[s->n++] = m->transactional_id;
 }
 
-static void assert_kafka_order(const kc_txn_coord_t *t)
+static void assert_order(const kc_txn_coord_t *t, const char *const *expected, size_t n)
 {
     seen_t seen = {{0}, 0};
     kc_txn_foreach(t, seen_one, &seen);
-    size_t n = sizeof(order_kafka) / sizeof(order_kafka[0]);
     assert_int_equal(seen.n, n);
     for (size_t i = 0; i < n; i++)
-        assert_string_equal(seen.ids[i], order_kafka[i]);
+        assert_string_equal(seen.ids[i], expected[i]);
+}
+
+static void assert_kafka_order(const kc_txn_coord_t *t)
+{
+    assert_order(t, order_kafka, sizeof(order_kafka) / sizeof(order_kafka[0]));
 }
 
 static bool is_removed(const char *id)
@@ -573,6 +577,30 @@ static void ids_in_kafkas_order(void **state)
     kc_txn_coord_t *r = replay_all(f);
     assert_kafka_order(r);
     kc_txn_free(r);
+}
+
+/*
+ * 11 ids of partition 0 that share bin 5 of a 16-bin table: the put of the
+ * ninth finds 8 in its bin and grows the table (tryPresize), which splits
+ * the bin. bin_kafka: Java 17's ConcurrentHashMap after the same puts.
+ */
+static const char *const bin_ids[] = {
+    "bin-1063", "bin-1838", "bin-4637", "bin-5528", "bin-5979", "bin-6095",
+    "bin-9056", "bin-9100", "bin-9551", "bin-11808", "bin-12375",
+};
+static const char *const bin_kafka[] = {
+    "bin-4637", "bin-5528", "bin-9056", "bin-6095", "bin-1838", "bin-1063",
+    "bin-12375", "bin-9551", "bin-11808", "bin-5979", "bin-9100",
+};
+
+static void ids_of_one_bin_in_kafkas_order(void **state)
+{
+    fx_t *f = *state;
+    int64_t pid;
+    int16_t epoch;
+    for (size_t i = 0; i < sizeof(bin_ids) / sizeof(bin_ids[0]); i++)
+        assert_int_equal(init_pid(f, bin_ids[i], T0, -1, -1, &pid, &epoch), KC_ERR_NONE);
+    assert_order(f->t, bin_kafka, sizeof(bin_kafka) / sizeof(bin_kafka[0]));
 }
 
 static void load_completes_a_prepared_transaction(void **state)
@@ -676,6 +704,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(idle_ids_expire, setup, teardown),
         cmocka_unit_test_setup_teardown(ids_in_kafkas_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(ids_of_one_bin_in_kafkas_order, setup, teardown),
         cmocka_unit_test_setup_teardown(load_completes_a_prepared_transaction, setup, teardown),
         cmocka_unit_test_setup_teardown(replay_rejects_bad_records, setup, teardown),
     };
