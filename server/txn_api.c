@@ -54,6 +54,7 @@ kc_txn_coord_t *kc_txn_api_new(kc_server_t *s, const kc_coord_config_t *cc)
     tc.id_expiration_ms = cc->transactional_id_expiration_ms;
     tc.abort_interval_ms = cc->transaction_abort_interval_ms;
     tc.remove_interval_ms = cc->transaction_remove_interval_ms;
+    tc.num_partitions = cc->transaction_state_log_num_partitions;
     kc_txn_env_t env = {next_producer_id, write_markers, s};
     return kc_txn_new(&tc, &env);
 }

@@ -30,12 +30,30 @@ typedef struct {
     size_t id_len;
     kc_txn_partition_t *parts; /* topics owned */
     size_t nparts;
+    uint32_t spread;           /* ConcurrentHashMap.spread of the id's Java hash */
+    int32_t partition;         /* its __transaction_state partition */
 } txn_t;
+
+/* One bin of a ConcurrentHashMap: its ids in list order. */
+typedef struct {
+    txn_t **items;
+    size_t n, cap;
+} bin_t;
+
+/* The shape of one partition's ConcurrentHashMap of ids (Kafka's
+ * metadataPerTransactionalId): what fixes its iteration order. */
+typedef struct {
+    bin_t *bins;
+    size_t nbins;    /* 0 until the first put, then 16, doubling */
+    size_t count;
+    size_t size_ctl; /* the count that makes it resize */
+} chm_t;
 
 struct kc_txn_coord {
     kc_txn_config_t cfg;
     kc_txn_env_t env;
     kc_smap_t ids; /* transactional id -> txn_t */
+    chm_t *tables; /* one per __transaction_state partition */
     bool loaded;
     int64_t next_abort_ms, next_expire_ms;
 };
@@ -77,6 +95,7 @@ void kc_txn_config_defaults(kc_txn_config_t *cfg)
     cfg->abort_interval_ms = 10000;
     cfg->remove_interval_ms = 3600000;
     cfg->transaction_version = 2;
+    cfg->num_partitions = 50;
 }
 
 kc_txn_coord_t *kc_txn_new(const kc_txn_config_t *cfg, const kc_txn_env_t *env)
@@ -84,9 +103,130 @@ kc_txn_coord_t *kc_txn_new(const kc_txn_config_t *cfg, const kc_txn_env_t *env)
     kc_txn_coord_t *t = kc_xcalloc(1, sizeof(*t));
     t->cfg = *cfg;
     t->env = *env;
+    if (t->cfg.num_partitions < 1)
+        t->cfg.num_partitions = 1;
     kc_smap_init(&t->ids);
+    t->tables = kc_xcalloc((size_t)t->cfg.num_partitions, sizeof(*t->tables));
     t->next_abort_ms = t->next_expire_ms = INT64_MAX;
     return t;
+}
+
+/* ---- Kafka's order of ids ------------------------------------------------- */
+
+#define CHM_INITIAL_BINS 16
+#define CHM_TREEIFY_THRESHOLD 8
+#define CHM_MIN_TREEIFY_CAPACITY 64
+
+static void bin_push(bin_t *b, txn_t *x)
+{
+    if (b->n == b->cap) {
+        b->cap = b->cap ? b->cap * 2 : 4;
+        b->items = kc_xrealloc(b->items, b->cap * sizeof(*b->items));
+    }
+    b->items[b->n++] = x;
+}
+
+/* The threshold of a table of n bins (ConcurrentHashMap's sizeCtl, 0.75 n). */
+static size_t chm_threshold(size_t n) { return n - (n >> 2); }
+
+/*
+ * ConcurrentHashMap.transfer: every bin splits into the one of the same
+ * index and the one n above it by the hash bit n. The longest tail of ids
+ * going the same way (lastRun) moves as it is; the ids before it are pushed
+ * one by one to the front of their new bin, so they end reversed, before it.
+ */
+static void chm_transfer(chm_t *c)
+{
+    size_t n = c->nbins;
+    bin_t *nb = kc_xcalloc(2 * n, sizeof(*nb));
+    for (size_t i = 0; i < n; i++) {
+        bin_t *b = &c->bins[i];
+        if (b->n == 0)
+            continue;
+        size_t last_run = 0;
+        bool run_bit = b->items[0]->spread & n;
+        for (size_t j = 1; j < b->n; j++) {
+            bool bit = b->items[j]->spread & n;
+            if (bit != run_bit) {
+                run_bit = bit;
+                last_run = j;
+            }
+        }
+        for (size_t j = last_run; j-- > 0;) {
+            txn_t *x = b->items[j];
+            bin_push(&nb[(x->spread & n) ? i + n : i], x);
+        }
+        for (size_t j = last_run; j < b->n; j++)
+            bin_push(&nb[run_bit ? i + n : i], b->items[j]);
+        free(b->items);
+    }
+    free(c->bins);
+    c->bins = nb;
+    c->nbins = 2 * n;
+    c->size_ctl = chm_threshold(2 * n);
+}
+
+/* ConcurrentHashMap.putVal of a new id: at the end of its bin; a bin that
+ * held 8 or more grows a small table (tryPresize of twice its size), then
+ * the count may resize it (addCount). */
+static void chm_put(kc_txn_coord_t *t, txn_t *x)
+{
+    chm_t *c = &t->tables[x->partition];
+    if (c->nbins == 0) {
+        c->nbins = CHM_INITIAL_BINS;
+        c->bins = kc_xcalloc(c->nbins, sizeof(*c->bins));
+        c->size_ctl = chm_threshold(c->nbins);
+    }
+    bin_t *b = &c->bins[x->spread & (c->nbins - 1)];
+    size_t before = b->n;
+    bin_push(b, x);
+    if (before >= CHM_TREEIFY_THRESHOLD && c->nbins < CHM_MIN_TREEIFY_CAPACITY) {
+        size_t size = c->nbins << 1, want = CHM_INITIAL_BINS;
+        while (want < size + (size >> 1) + 1)
+            want <<= 1;
+        while (want > c->size_ctl)
+            chm_transfer(c);
+    }
+    c->count++;
+    while (c->count >= c->size_ctl)
+        chm_transfer(c);
+}
+
+static void chm_remove(kc_txn_coord_t *t, const txn_t *x)
+{
+    chm_t *c = &t->tables[x->partition];
+    if (c->nbins == 0)
+        return;
+    bin_t *b = &c->bins[x->spread & (c->nbins - 1)];
+    for (size_t j = 0; j < b->n; j++)
+        if (b->items[j] == x) {
+            memmove(&b->items[j], &b->items[j + 1], (b->n - j - 1) * sizeof(*b->items));
+            b->n--;
+            c->count--;
+            return;
+        }
+}
+
+static void chm_reset(kc_txn_coord_t *t)
+{
+    for (int32_t p = 0; p < t->cfg.num_partitions; p++) {
+        chm_t *c = &t->tables[p];
+        for (size_t i = 0; i < c->nbins; i++)
+            free(c->bins[i].items);
+        free(c->bins);
+        memset(c, 0, sizeof(*c));
+    }
+}
+
+/* Calls fn for every id in Kafka's order (kc_txn_foreach). */
+static void walk_ordered(const kc_txn_coord_t *t, void (*fn)(void *ctx, txn_t *x), void *ctx)
+{
+    for (int32_t p = 0; p < t->cfg.num_partitions; p++) {
+        const chm_t *c = &t->tables[p];
+        for (size_t i = 0; i < c->nbins; i++)
+            for (size_t j = 0; j < c->bins[i].n; j++)
+                fn(ctx, c->bins[i].items[j]);
+    }
 }
 
 static void parts_free(kc_txn_partition_t *parts, size_t n)
@@ -115,6 +255,7 @@ void kc_txn_unload(kc_txn_coord_t *t)
     kc_smap_foreach(&t->ids, free_one, NULL);
     kc_smap_deinit(&t->ids);
     kc_smap_init(&t->ids);
+    chm_reset(t);
     t->loaded = false;
     t->next_abort_ms = t->next_expire_ms = INT64_MAX;
 }
@@ -125,6 +266,7 @@ void kc_txn_free(kc_txn_coord_t *t)
         return;
     kc_txn_unload(t);
     kc_smap_deinit(&t->ids);
+    free(t->tables);
     free(t);
 }
 
@@ -191,8 +333,10 @@ int kc_txn_replay(kc_txn_coord_t *t, const uint8_t *key, size_t key_len, const u
     size_t id_len = (size_t)k.transactional_id.len;
     if (!value) {
         txn_t *gone = kc_smap_del(&t->ids, id, id_len);
-        if (gone)
+        if (gone) {
+            chm_remove(t, gone);
             txn_free(gone);
+        }
         kc_arena_deinit(&arena);
         return 0;
     }
@@ -235,7 +379,13 @@ int kc_txn_replay(kc_txn_coord_t *t, const uint8_t *key, size_t key_len, const u
         x->id = kc_xstrndup(id, id_len);
         x->id_len = id_len;
         x->m.transactional_id = x->id;
+        /* TransactionStateManager.partitionFor: Utils.abs(hashCode) % n. */
+        int32_t h = kc_java_string_hash(id, id_len);
+        int64_t a = h == INT32_MIN ? 0 : (h < 0 ? -(int64_t)h : h);
+        x->partition = (int32_t)(a % t->cfg.num_partitions);
+        x->spread = ((uint32_t)h ^ ((uint32_t)h >> 16)) & 0x7fffffffu;
         kc_smap_put(&t->ids, x->id, id_len, x);
+        chm_put(t, x);
     }
     x->m.producer_id = v.producer_id;
     x->m.prev_producer_id = v.previous_producer_id;
@@ -741,11 +891,9 @@ typedef struct {
     void *ctx;
 } each_t;
 
-static void each_one(void *ctx, const char *key, void *val)
+static void each_one(void *ctx, txn_t *x)
 {
-    (void)key;
     each_t *e = ctx;
-    const txn_t *x = val;
     if (x->m.state != KC_TXN_DEAD)
         e->fn(e->ctx, &x->m);
 }
@@ -754,7 +902,7 @@ void kc_txn_foreach(const kc_txn_coord_t *t, void (*fn)(void *ctx, const kc_txn_
                     void *ctx)
 {
     each_t e = {fn, ctx};
-    kc_smap_foreach(&t->ids, each_one, &e);
+    walk_ordered(t, each_one, &e);
 }
 
 /* ---- load and timers ------------------------------------------------------ */
@@ -783,11 +931,9 @@ typedef struct {
     bool by_start;        /* start + timeout (the abort) rather than last update (the expiry) */
 } collect_t;
 
-static void collect_one(void *ctx, const char *key, void *val)
+static void collect_one(void *ctx, txn_t *x)
 {
-    (void)key;
     collect_t *c = ctx;
-    txn_t *x = val;
     if (!(c->states & STATE_BIT(x->m.state)))
         return;
     if (c->by_start ? x->m.start_ms + x->m.timeout_ms < c->before_ms
@@ -799,7 +945,7 @@ static txn_list_t collect(const kc_txn_coord_t *t, unsigned states, int64_t befo
                           bool by_start)
 {
     collect_t c = {{NULL, 0, 0}, states, before_ms, by_start};
-    kc_smap_foreach(&t->ids, collect_one, &c);
+    walk_ordered(t, collect_one, &c);
     return c.list;
 }
 
