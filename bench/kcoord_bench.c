@@ -1588,33 +1588,43 @@ static void on_lat_fetch(conn_t *c, kc_reader_t *r)
         lat_iteration();
 }
 
-static void lat_fetch(void)
+/* Encodes a sessionless Fetch (version v) of partition 0 of topic from
+ * offset, long-polling (max_wait_ms LAT_MAX_WAIT_MS, min_bytes 1), at
+ * isolation level isolation (1: READ_COMMITTED), into out after its header. */
+static void fetch_body(kc_buf_t *out, int16_t v, const char *topic, int64_t offset,
+                       int8_t isolation)
 {
-    conn_t *c = lat.fetcher;
-    if (conn_begin(c, KC_API_FETCH, 11) < 0)
-        return;
     kc_fetch_request_t m;
     kc_fetch_request_init(&m);
     m.replica_id = -1;
     m.max_wait_ms = LAT_MAX_WAIT_MS;
     m.min_bytes = 1;
     m.max_bytes = 1 << 20;
+    m.isolation_level = isolation;
     kc_fetch_request_partition_t fp;
     memset(&fp, 0, sizeof(fp));
     fp.partition = 0;
     fp.current_leader_epoch = -1;
-    fp.fetch_offset = lat.next_offset;
+    fp.fetch_offset = offset;
     fp.last_fetched_epoch = -1;
     fp.log_start_offset = -1;
     fp.partition_max_bytes = 1 << 20;
     kc_fetch_request_topic_t ft;
     memset(&ft, 0, sizeof(ft));
-    ft.topic = kc_str(lat_topic);
+    ft.topic = kc_str(topic);
     ft.partitions.items = &fp;
     ft.partitions.count = 1;
     m.topics.items = &ft;
     m.topics.count = 1;
-    kc_fetch_request_encode(&c->out, c->version, &m);
+    kc_fetch_request_encode(out, v, &m);
+}
+
+static void lat_fetch(void)
+{
+    conn_t *c = lat.fetcher;
+    if (conn_begin(c, KC_API_FETCH, 11) < 0)
+        return;
+    fetch_body(&c->out, c->version, lat_topic, lat.next_offset, 0);
     conn_send(c, on_lat_fetch);
 }
 
@@ -1683,7 +1693,6 @@ out:
 #define TX_RECORDS 10        /* records per transaction, half to each partition */
 #define TX_RECORD_BYTES 100  /* their value size */
 #define TX_RETRY_US 1000
-#define TXL_MAX_WAIT_MS 500
 #define ERR_NOT_ENOUGH_REPLICAS 19
 #define ERR_CONCURRENT_TRANSACTIONS 51
 
@@ -1834,11 +1843,12 @@ static int txp_add_partitions(txp_t *p, const char *topic, int32_t n)
         if (v < 0 || TXP_CALL(p, KC_API_ADD_PARTITIONS_TO_TXN, add_partitions_to_txn, v, &m, &r))
             return -1;
         int16_t err = 0;
-        for (int32_t i = 0; i < r.results_by_topic_v3_and_below.count; i++)
-            for (int32_t j = 0; j < r.results_by_topic_v3_and_below.items[i].results_by_partition.count; j++)
-                if (!err)
-                    err = r.results_by_topic_v3_and_below.items[i]
-                              .results_by_partition.items[j].partition_error_code;
+        for (int32_t i = 0; i < r.results_by_topic_v3_and_below.count; i++) {
+            const kc_add_partitions_to_txn_response_topic_result_v3_and_below_t *rt =
+                &r.results_by_topic_v3_and_below.items[i];
+            for (int32_t j = 0; j < rt->results_by_partition.count && !err; j++)
+                err = rt->results_by_partition.items[j].partition_error_code;
+        }
         if (!err)
             return 0;
         if (!txp_retry(p, err))
@@ -2016,7 +2026,7 @@ out:
  * READ_COMMITTED latency: a transactional producer commits one record per
  * transaction (Produce, then EndTxn; AddPartitionsToTxn first without
  * TV2) while a consumer thread long-polls Fetch (READ_COMMITTED,
- * max_wait_ms 500, min_bytes 1) at the next offset. The sample is the time
+ * fetch_body) at the next offset. The sample is the time
  * from just before the record's Produce is written to the Fetch answer that
  * holds it: the producer's two round trips, the broker's markers and last
  * stable offset, and the parked fetch's answer. One transaction in flight:
@@ -2052,28 +2062,7 @@ static void *txl_consumer(void *arg)
         if (stop || failed)
             break;
         frame_begin(&req, KC_API_FETCH, v, ++corr);
-        kc_fetch_request_t m;
-        kc_fetch_request_init(&m);
-        m.replica_id = -1;
-        m.max_wait_ms = TXL_MAX_WAIT_MS;
-        m.min_bytes = 1;
-        m.max_bytes = 1 << 20;
-        m.isolation_level = 1;
-        kc_fetch_request_partition_t fp;
-        memset(&fp, 0, sizeof(fp));
-        fp.current_leader_epoch = -1;
-        fp.fetch_offset = next;
-        fp.last_fetched_epoch = -1;
-        fp.log_start_offset = -1;
-        fp.partition_max_bytes = 1 << 20;
-        kc_fetch_request_topic_t ft;
-        memset(&ft, 0, sizeof(ft));
-        ft.topic = kc_str(txl_topic);
-        ft.partitions.items = &fp;
-        ft.partitions.count = 1;
-        m.topics.items = &ft;
-        m.topics.count = 1;
-        kc_fetch_request_encode(&req, v, &m);
+        fetch_body(&req, v, txl_topic, next, 1);
         frame_end(&req);
         if (roundtrip(fd, &req, &resp, 30000)) {
             failed = true;
@@ -3013,7 +3002,8 @@ int main(int argc, char **argv)
     /* One reference, or Kafka and the mock both, measured in the same run. */
     bool two_refs = mock && kafka_ref && !reference;
     if ((!kcoord && !bootstrap && !mock) || duration <= 0 || warmup < 0 || commit_conns < 1 ||
-        commit_conns > 64 || ((int)(reference != NULL) + (int)mock + (int)kafka_ref > 1 && !two_refs)) {
+        commit_conns > 64 ||
+        ((int)(reference != NULL) + (int)mock + (int)kafka_ref > 1 && !two_refs)) {
         usage(argv[0]);
         return 2;
     }

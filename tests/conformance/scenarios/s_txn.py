@@ -20,6 +20,15 @@ def _topic(ctx, c, partitions=2, label="t"):
     return t, ht.create_topic(ctx, c, t, partitions)
 
 
+def _producer(ctx, c, partitions):
+    """A topic of the case and its id, a transactional id with its producer
+    id and epoch."""
+    t, t_id = _topic(ctx, c, partitions)
+    tid = ctx.group("txn")
+    pid, epoch = ht.init(ctx, c, tid)
+    return t, t_id, tid, pid, epoch
+
+
 # ---------------------------------------------------------------- InitProducerId
 
 @scenario("txn.init_producer_id.new_and_bump",
@@ -69,9 +78,7 @@ def _(ctx):
           api="InitProducerId")
 def _(ctx):
     c = ctx.client()
-    t, t_id = _topic(ctx, c, 1)
-    tid = ctx.group("txn")
-    pid, epoch = ht.init(ctx, c, tid)
+    t, t_id, tid, pid, epoch = _producer(ctx, c, 1)
     ht.add_partitions(ctx, c, tid, pid, epoch, {t: [0]}, record=False)
     ht.produce(ctx, c, tid, t, 0, ht.batch([b"a", b"b"], pid, epoch, 0), version=11,
                record=False)
@@ -96,9 +103,7 @@ def _(ctx):
           "an unknown transactional id are refused", api="AddPartitionsToTxn", versions=(0, 3))
 def _(ctx):
     c = ctx.client()
-    t, _ = _topic(ctx, c, 2)
-    tid = ctx.group("txn")
-    pid, epoch = ht.init(ctx, c, tid)
+    t, _, tid, pid, epoch = _producer(ctx, c, 2)
     pid, epoch = ht.init(ctx, c, tid)
     v = ctx.version
     ht.add_partitions(ctx, c, tid, pid, epoch, {t: [0], ctx.topic("nope"): [0]}, version=v)
@@ -146,9 +151,7 @@ def _(ctx):
           "transactional id, an empty group id", api="AddOffsetsToTxn")
 def _(ctx):
     c = ctx.client()
-    t, _ = _topic(ctx, c, 1)
-    tid = ctx.group("txn")
-    pid, epoch = ht.init(ctx, c, tid)
+    t, _, tid, pid, epoch = _producer(ctx, c, 1)
     g = ctx.group()
     v = ctx.version
     ht.add_offsets(ctx, c, tid, pid, epoch, g, version=v)
@@ -165,9 +168,7 @@ def _(ctx):
 # ---------------------------------------------------------------- TxnOffsetCommit
 
 def _offsets_setup(ctx, c):
-    t, t_id = _topic(ctx, c, 2)
-    tid = ctx.group("txn")
-    pid, epoch = ht.init(ctx, c, tid)
+    t, t_id, tid, pid, epoch = _producer(ctx, c, 2)
     return t, {t: t_id}, tid, pid, epoch
 
 
@@ -264,9 +265,7 @@ def _(ctx):
           "unknown transactional id", api="EndTxn")
 def _(ctx):
     c = ctx.client()
-    t, t_id = _topic(ctx, c, 1)
-    tid = ctx.group("txn")
-    pid, epoch = ht.init(ctx, c, tid)
+    t, t_id, tid, pid, epoch = _producer(ctx, c, 1)
     v = ctx.version
     c.call("EndTxn", v, ht.end_body(tid, pid, epoch, True))
     seq = 0
@@ -297,9 +296,7 @@ def _(ctx):
           api="Produce", versions=(3, None))
 def _(ctx):
     c = ctx.client()
-    t, t_id = _topic(ctx, c, 2)
-    tid = ctx.group("txn")
-    pid, epoch = ht.init(ctx, c, tid)
+    t, t_id, tid, pid, epoch = _producer(ctx, c, 2)
     v = ctx.version
 
     def prod(p, recs, who=tid):
@@ -325,9 +322,7 @@ def _(ctx):
           "nothing appended", api="Produce", versions=(3, 11), profile="transactions_alone")
 def _(ctx):
     c = ctx.client()
-    t, t_id = _topic(ctx, c, 1)
-    tid = ctx.group("txn")
-    pid, epoch = ht.init(ctx, c, tid)
+    t, t_id, tid, pid, epoch = _producer(ctx, c, 1)
     ht.produce(ctx, c, tid, t, 0, ht.batch([b"a"], pid, epoch, 0), version=ctx.version)
     ht.describe(ctx, c, [tid])
     ht.fetch_note(ctx, c, h.top_version(ctx, "Fetch"), t, t_id, [(0, 0)], 0)
