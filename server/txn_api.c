@@ -137,42 +137,75 @@ static int apt_entry_cmp(const void *a, const void *b)
     return (x->within > y->within) - (x->within < y->within);
 }
 
-/* Sets each entry's first to the first entry of the same topic. */
-static void group_topics(apt_entry_t *e, size_t n)
+/* By topic name, then partition, then the sort key within. */
+static int apt_name_cmp(const void *a, const void *b)
 {
-    for (size_t i = 0; i < n; i++) {
-        size_t j = 0;
-        while (j < i && !kc_str_eq(e[j].topic, e[i].topic))
-            j++;
-        e[i].first = j;
-    }
+    const apt_entry_t *x = a, *y = b;
+    if (x->topic.len != y->topic.len)
+        return x->topic.len < y->topic.len ? -1 : 1;
+    int c = x->topic.len > 0 ? memcmp(x->topic.ptr, y->topic.ptr, (size_t)x->topic.len) : 0;
+    if (c)
+        return c;
+    if (x->partition != y->partition)
+        return x->partition < y->partition ? -1 : 1;
+    return (x->within > y->within) - (x->within < y->within);
 }
 
-/* Fills out from e[0..n) in that order, a topic's results together where
- * its first partition is. */
+/*
+ * Groups e[0..n) by topic, keeping their order within each topic: with
+ * hashed, the topics as a java.util.HashMap of their names iterates them
+ * (by slot, within a slot in the order each first comes), else in the
+ * order each first comes. Sets each entry's first to its topic's first
+ * entry. O(n log n).
+ */
+static void group_by_topic(apt_entry_t *e, size_t n, bool hashed)
+{
+    for (size_t i = 0; i < n; i++)
+        e[i].within = (int64_t)i;
+    qsort(e, n, sizeof(*e), apt_name_cmp);
+    size_t ntopics = 0;
+    for (size_t i = 0; i < n; i++)
+        ntopics += i == 0 || !kc_str_eq(e[i].topic, e[i - 1].topic);
+    size_t cap = kc_java_hash_cap(ntopics);
+    for (size_t i = 0; i < n;) {
+        /* A topic's run: where the topic first came, the slot of its name. */
+        size_t end = i, pos = (size_t)e[i].within;
+        for (; end < n && kc_str_eq(e[end].topic, e[i].topic); end++)
+            pos = KC_MIN(pos, (size_t)e[end].within);
+        size_t slot = hashed ? kc_java_hash_slot(kc_java_str_hash(e[i].topic), cap) : 0;
+        for (; i < end; i++) {
+            e[i].first = pos;
+            e[i].slot = slot;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        e[i].within = (int64_t)e[i].first * (int64_t)(n + 1) + e[i].within;
+    qsort(e, n, sizeof(*e), apt_entry_cmp);
+    for (size_t i = 0; i < n; i++)
+        e[i].first = i > 0 && kc_str_eq(e[i].topic, e[i - 1].topic) ? e[i - 1].first : i;
+}
+
+/* Fills out from e[0..n) in that order, each run of entries of one topic
+ * (the same first) one topic's results. */
 #define FILL_TOPICS(TOPIC_T, out)                                                                  \
     do {                                                                                           \
         TOPIC_T *rts_ = kc_arena_alloc(req->arena, (n + 1) * sizeof(*rts_));                       \
         int32_t nt_ = 0;                                                                           \
-        for (size_t i = 0; i < n; i++) {                                                           \
-            if (e[i].first != i)                                                                   \
-                continue;                                                                          \
+        for (size_t i = 0; i < n;) {                                                               \
+            size_t end_ = i;                                                                       \
+            while (end_ < n && e[end_].first == i)                                                 \
+                end_++;                                                                            \
             TOPIC_T *rt_ = &rts_[nt_++];                                                           \
-            int32_t np_ = 0;                                                                       \
-            for (size_t j = i; j < n; j++)                                                         \
-                np_ += e[j].first == i;                                                            \
             rt_->name = e[i].topic;                                                                \
             rt_->results_by_partition.items =                                                      \
-                kc_arena_alloc(req->arena, (size_t)(np_ + 1) *                                     \
+                kc_arena_alloc(req->arena, (end_ - i + 1) *                                        \
                                                sizeof(*rt_->results_by_partition.items));          \
-            rt_->results_by_partition.count = np_;                                                 \
-            np_ = 0;                                                                               \
-            for (size_t j = i; j < n; j++) {                                                       \
-                if (e[j].first != i)                                                               \
-                    continue;                                                                      \
-                rt_->results_by_partition.items[np_].partition_index = e[j].partition;             \
-                rt_->results_by_partition.items[np_++].partition_error_code = e[j].code;           \
+            rt_->results_by_partition.count = (int32_t)(end_ - i);                                 \
+            for (size_t j = i; j < end_; j++) {                                                    \
+                rt_->results_by_partition.items[j - i].partition_index = e[j].partition;           \
+                rt_->results_by_partition.items[j - i].partition_error_code = e[j].code;           \
             }                                                                                      \
+            i = end_;                                                                              \
         }                                                                                          \
         (out) = rts_;                                                                              \
         outp->n = nt_;                                                                             \
@@ -230,13 +263,14 @@ static void fill_one_code(kc_req_t *req, apt_entry_t *e, size_t n, int16_t code,
  */
 static void fill_hashed(kc_req_t *req, apt_entry_t *e, size_t n, bool scala, apt_out_t *out)
 {
+    /* A partition named twice: its first place, its last code. */
+    for (size_t i = 0; i < n; i++)
+        e[i].within = (int64_t)i;
+    qsort(e, n, sizeof(*e), apt_name_cmp);
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
-        size_t j = 0;
-        while (j < m && !(e[j].partition == e[i].partition && kc_str_eq(e[j].topic, e[i].topic)))
-            j++;
-        if (j < m)
-            e[j].code = e[i].code;
+        if (m > 0 && e[m - 1].partition == e[i].partition && kc_str_eq(e[m - 1].topic, e[i].topic))
+            e[m - 1].code = e[i].code;
         else
             e[m++] = e[i];
     }
@@ -246,22 +280,11 @@ static void fill_hashed(kc_req_t *req, apt_entry_t *e, size_t n, bool scala, apt
                                                  e[i].partition);
         e[i].slot = kc_java_hash_slot(h, cap);
         /* Scala keeps a slot's keys by their spread hash, Java by insertion. */
-        e[i].within = scala ? (int32_t)((uint32_t)h ^ ((uint32_t)h >> 16)) : (int64_t)i;
+        if (scala)
+            e[i].within = (int32_t)((uint32_t)h ^ ((uint32_t)h >> 16));
     }
     qsort(e, m, sizeof(*e), apt_entry_cmp);
-    group_topics(e, m);
-    size_t ntopics = 0;
-    for (size_t i = 0; i < m; i++)
-        ntopics += e[i].first == i;
-    size_t tcap = kc_java_hash_cap(ntopics);
-    /* Within a slot the topics in order of insertion, each topic's
-     * partitions together in the order above. */
-    for (size_t i = 0; i < m; i++) {
-        e[i].slot = kc_java_hash_slot(kc_java_str_hash(e[i].topic), tcap);
-        e[i].within = (int64_t)e[i].first * (int64_t)(m + 1) + (int64_t)i;
-    }
-    qsort(e, m, sizeof(*e), apt_entry_cmp);
-    group_topics(e, m);
+    group_by_topic(e, m, true);
     fill_out(req, e, m, out);
 }
 
@@ -526,40 +549,34 @@ static void describe_one(kc_req_t *req, kc_str_t id, dt_state_t *out)
     out->producer_epoch = m->producer_epoch;
     /* The partitions as the HashSet of the transaction's metadata iterates
      * them (by slot; within one, in kcoord's order), grouped by topic in
-     * the order each topic first comes. */
+     * the order each topic first comes. Views into the coordinator's
+     * entry: encoded before anything changes it. */
     size_t np = m->npartitions, cap = kc_java_hash_cap(np);
-    size_t *order = kc_arena_alloc(req->arena, (np + 1) * sizeof(*order));
-    size_t *slot = kc_arena_alloc(req->arena, (np + 1) * sizeof(*slot));
+    apt_entry_t *e = kc_arena_alloc(req->arena, (np + 1) * sizeof(*e));
     for (size_t i = 0; i < np; i++) {
         const kc_txn_partition_t *tp = &m->partitions[i];
-        slot[i] = kc_java_hash_slot(
+        e[i] = (apt_entry_t){.topic = kc_str(tp->topic), .partition = tp->partition,
+                             .within = (int64_t)i};
+        e[i].slot = kc_java_hash_slot(
             kc_java_topic_partition_hash(tp->topic, strlen(tp->topic), tp->partition), cap);
-        size_t j = i;
-        while (j > 0 && slot[order[j - 1]] > slot[i]) {
-            order[j] = order[j - 1];
-            j--;
-        }
-        order[j] = i;
     }
+    qsort(e, np, sizeof(*e), apt_entry_cmp);
+    group_by_topic(e, np, false);
     dt_topic_t *ts = kc_arena_alloc(req->arena, (np + 1) * sizeof(*ts));
     int32_t nt = 0;
-    for (size_t i = 0; i < np; i++) {
-        const char *name = m->partitions[order[i]].topic;
-        bool seen = false;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = strcmp(m->partitions[order[j]].topic, name) == 0;
-        if (seen)
-            continue;
-        /* Views into the coordinator's entry: encoded before anything changes it. */
-        kc_str_t topic = kc_str(name);
-        if (!kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TOPIC, topic))
-            continue;
-        dt_topic_t *t = &ts[nt++];
-        t->topic = topic;
-        t->partitions.items = kc_arena_alloc(req->arena, (np - i) * sizeof(int32_t));
-        for (size_t j = i; j < np; j++)
-            if (strcmp(m->partitions[order[j]].topic, name) == 0)
-                t->partitions.items[t->partitions.count++] = m->partitions[order[j]].partition;
+    for (size_t i = 0; i < np;) {
+        size_t end = i;
+        while (end < np && e[end].first == i)
+            end++;
+        if (kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TOPIC, e[i].topic)) {
+            dt_topic_t *t = &ts[nt++];
+            t->topic = e[i].topic;
+            t->partitions.items = kc_arena_alloc(req->arena, (end - i) * sizeof(int32_t));
+            t->partitions.count = (int32_t)(end - i);
+            for (size_t j = i; j < end; j++)
+                t->partitions.items[j - i] = e[j].partition;
+        }
+        i = end;
     }
     out->topics.items = ts;
     out->topics.count = nt;

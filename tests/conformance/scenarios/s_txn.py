@@ -435,6 +435,13 @@ def _(ctx):
     lt(states=["Ongoing", "NoSuchState"])
     lt(producers=pids[:1])
     if v >= 1:
+        # Transactions that began longer than 0 ms ago: all three, once a
+        # millisecond has passed since the last one began.
+        def all_three():
+            r = c.call("ListTransactions", v, {"StateFilters": [], "ProducerIdFilters": pids,
+                                               "DurationFilter": 0}, record=False)
+            return len(r["TransactionStates"]) == 3
+        ctx.wait_until(all_three, "a millisecond since the transactions began")
         lt(DurationFilter=0)
         lt(DurationFilter=3600000)
     if v >= 2:
