@@ -1712,6 +1712,7 @@ typedef struct {
     int32_t seq[2];
     bool tv2;
     uint64_t retries;
+    double step_s[4]; /* time in AddPartitionsToTxn, Produce, the offsets, EndTxn */
 } txp_t;
 
 /* Sends the request framed in p->req and reads its answer into *r (valid
@@ -1740,7 +1741,8 @@ static int txp_roundtrip(txp_t *p, int api, int16_t v, kc_reader_t *r)
 static bool txp_retry(txp_t *p, int16_t err)
 {
     if (err != ERR_CONCURRENT_TRANSACTIONS && err != ERR_NOT_ENOUGH_REPLICAS &&
-        err != ERR_COORDINATOR_LOAD_IN_PROGRESS && err != ERR_COORDINATOR_NOT_AVAILABLE)
+        err != ERR_COORDINATOR_LOAD_IN_PROGRESS && err != ERR_COORDINATOR_NOT_AVAILABLE &&
+        err != ERR_NOT_COORDINATOR)
         return false;
     p->retries++;
     usleep(TX_RETRY_US);
@@ -1815,8 +1817,10 @@ static int txp_open(txp_t *p, const target_t *t, const char *tid)
             p->epoch = ir.producer_epoch;
             return 0;
         }
-        if (now_s() > deadline || !txp_retry(p, ir.error_code))
+        if (now_s() > deadline || !txp_retry(p, ir.error_code)) {
+            fprintf(stderr, "kcoord-bench: InitProducerId of %s: error %d\n", tid, ir.error_code);
             goto fail;
+        }
     }
 fail:
     fprintf(stderr, "kcoord-bench: no transactional producer %s (%s)\n", tid,
@@ -1984,11 +1988,23 @@ static int txp_commit(txp_t *p)
 /* One transaction of the throughput figure (the k-th): 0 or -1. */
 static int txp_transaction(txp_t *p, const char *group, int64_t k)
 {
+    double t0 = now_s();
     if (!p->tv2 && txp_add_partitions(p, tx_topic, 2))
         return -1;
-    if (txp_produce(p, tx_topic, 2, TX_RECORDS / 2, now_ns()) ||
-        txp_send_offsets(p, group, tx_topic, 2, k) || txp_commit(p))
+    double t1 = now_s();
+    if (txp_produce(p, tx_topic, 2, TX_RECORDS / 2, now_ns()))
         return -1;
+    double t2 = now_s();
+    if (txp_send_offsets(p, group, tx_topic, 2, k))
+        return -1;
+    double t3 = now_s();
+    if (txp_commit(p))
+        return -1;
+    double t4 = now_s();
+    p->step_s[0] += t1 - t0;
+    p->step_s[1] += t2 - t1;
+    p->step_s[2] += t3 - t2;
+    p->step_s[3] += t4 - t3;
     return 0;
 }
 
@@ -2008,6 +2024,7 @@ static double bench_transactions(target_t *t, double duration, const char *tag,
     if (txp_transaction(&p, group, 0))
         goto out;
     p.retries = 0;
+    memset(p.step_s, 0, sizeof(p.step_s));
     double t0 = now_s(), end = t0 + duration;
     int64_t n = 0;
     while (now_s() < end) {
@@ -2017,6 +2034,11 @@ static double bench_transactions(target_t *t, double duration, const char *tag,
     }
     tps = (double)n / (now_s() - t0);
     *retries = (double)p.retries;
+    if (n > 0)
+        printf("  per transaction: AddPartitionsToTxn %.3f ms, Produce %.3f ms, offsets %.3f ms, "
+               "EndTxn %.3f ms\n",
+               p.step_s[0] * 1e3 / (double)n, p.step_s[1] * 1e3 / (double)n,
+               p.step_s[2] * 1e3 / (double)n, p.step_s[3] * 1e3 / (double)n);
 out:
     txp_close(&p);
     return tps;
