@@ -2009,9 +2009,11 @@ static int txp_transaction(txp_t *p, const char *group, int64_t k)
 }
 
 /* Transactions/s of one producer for `duration` seconds (after one
- * untimed transaction); the steps sent again in *retries. -1 on failure. */
+ * untimed transaction); the steps sent again in *retries, the ms per
+ * transaction in each step (AddPartitionsToTxn, Produce, the offsets,
+ * EndTxn) in step_ms. -1 on failure. */
 static double bench_transactions(target_t *t, double duration, const char *tag,
-                                 double *retries)
+                                 double *retries, double step_ms[4])
 {
     char tid[64], group[64];
     snprintf(tid, sizeof(tid), "kcoord-bench-txn-%s-%d", tag, (int)getpid());
@@ -2034,11 +2036,8 @@ static double bench_transactions(target_t *t, double duration, const char *tag,
     }
     tps = (double)n / (now_s() - t0);
     *retries = (double)p.retries;
-    if (n > 0)
-        printf("  per transaction: AddPartitionsToTxn %.3f ms, Produce %.3f ms, offsets %.3f ms, "
-               "EndTxn %.3f ms\n",
-               p.step_s[0] * 1e3 / (double)n, p.step_s[1] * 1e3 / (double)n,
-               p.step_s[2] * 1e3 / (double)n, p.step_s[3] * 1e3 / (double)n);
+    for (int i = 0; i < 4; i++)
+        step_ms[i] = n > 0 ? p.step_s[i] * 1e3 / (double)n : -1;
 out:
     txp_close(&p);
     return tps;
@@ -2833,8 +2832,10 @@ static void warm_up(side_t *sd, int fig, double seconds, int commit_conns)
         run_commits(sd->t, commit_conns, (commit_mode_t){seconds, 0, NULL}, tag);
     else if (fig == 3)
         bench_latency(sd->t, seconds, &p50, &p99);
-    else if (fig == 5)
-        bench_transactions(sd->t, seconds, tag, &p50);
+    else if (fig == 5) {
+        double steps[4];
+        bench_transactions(sd->t, seconds, tag, &p50, steps);
+    }
 }
 
 /*
@@ -2909,9 +2910,14 @@ static void run_loads(side_t *sides, int n, bool produce_only, double duration, 
                 figure_signed(LABEL("rebalance timer lateness max"), ok, f->tl_max, "ms",
                               TARGET("-"));
             } else if (fig == 5) {
-                f->tx_tps = bench_transactions(t, duration, sd->tag, &f->tx_retries);
+                double steps[4];
+                f->tx_tps = bench_transactions(t, duration, sd->tag, &f->tx_retries, steps);
                 figure(LABEL("transactions/s (10 records, 2 partitions, offsets)"), f->tx_tps,
                        "/s", TARGET("-"));
+                if (f->tx_tps >= 0)
+                    printf("  ms per transaction: AddPartitionsToTxn %.3f, Produce %.3f, "
+                           "offsets %.3f, EndTxn %.3f\n",
+                           steps[0], steps[1], steps[2], steps[3]);
                 figure(LABEL("  steps sent again (CONCURRENT_TRANSACTIONS)"), f->tx_retries, "",
                        TARGET("-"));
                 bench_txn_latency(t, duration, sd->tag, &f->txl_p50, &f->txl_p99);
