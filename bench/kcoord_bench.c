@@ -1961,7 +1961,8 @@ static int txp_send_offsets(txp_t *p, const char *group, const char *topic, int3
     }
 }
 
-/* EndTxn commit; under TV2 the producer continues at the new epoch, its
+/* EndTxn commit; under TV2 the producer continues with the producer id and
+ * epoch of the answer (a new id once the epoch is exhausted), its
  * sequences from 0. 0 or -1. */
 static int txp_commit(txp_t *p)
 {
@@ -1972,7 +1973,8 @@ static int txp_commit(txp_t *p)
         if (TXP_CALL(p, KC_API_END_TXN, end_txn, v, &m, &r))
             return -1;
         if (!r.error_code) {
-            if (v >= 5 && r.producer_epoch >= 0) {
+            if (v >= 5 && r.producer_id >= 0 && r.producer_epoch >= 0) {
+                p->pid = r.producer_id;
                 p->epoch = r.producer_epoch;
                 p->seq[0] = p->seq[1] = 0;
             }
