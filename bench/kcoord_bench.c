@@ -1774,8 +1774,6 @@ static int txp_open(txp_t *p, const target_t *t, const char *tid)
     int16_t vf = use_version(t, KC_API_FIND_COORDINATOR, 4);
     int16_t vi = use_version(t, KC_API_INIT_PRODUCER_ID, 4);
     int16_t vp = use_version(t, KC_API_PRODUCE, 12), ve = use_version(t, KC_API_END_TXN, 5);
-    if (getenv("KC_BENCH_DEBUG"))
-        fprintf(stderr, "txn versions: find %d init %d produce %d end %d\n", vf, vi, vp, ve);
     if (p->fd < 0 || vf < 1 || vi < 0 || vp < 3 || ve < 0 ||
         use_version(t, KC_API_TXN_OFFSET_COMMIT, 5) < 0)
         goto fail;
