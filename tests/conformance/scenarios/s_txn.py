@@ -447,3 +447,27 @@ def _(ctx):
     if v >= 2:
         lt(TransactionalIdPattern="[")
         lt(TransactionalIdPattern=ctx.group("ongoing").replace(".", "\\."))
+
+
+@scenario("txn.offset_fetch.require_stable",
+          "OffsetFetch v7+ of a group with transactional offsets pending: RequireStable "
+          "answers UNSTABLE_OFFSET_COMMIT for the pending partitions (the whole group from "
+          "v8), without it the committed offsets; after the commit the new offsets",
+          api="OffsetFetch", versions=(7, None))
+def _(ctx):
+    c = ctx.client()
+    t, ids, tid, pid, epoch = _offsets_setup(ctx, c)
+    g = ctx.group()
+    ho.simple_commit(ctx, c, g, [(t, [(0, 1), (1, 2)])], ids=ids)
+    ht.add_offsets(ctx, c, tid, pid, epoch, g, record=False)
+    cv = h.top_version(ctx, "TxnOffsetCommit")
+    r = c.call("TxnOffsetCommit", cv, ht.txn_offset_commit_body(cv, tid, g, pid, epoch,
+                                                             [(t, [(1, 20)])], ids=ids),
+               record=False)
+    ctx.note("TxnOffsetCommit", r)
+    v = ctx.version
+    for stable in (True, False):
+        ho.fetch(ctx, c, v, g, [(t, [0, 1])], ids=ids, require_stable=stable)
+        ho.fetch(ctx, c, v, g, None, require_stable=stable)
+    ht.end(ctx, c, tid, pid, epoch, True, record=False)
+    ho.fetch(ctx, c, v, g, [(t, [0, 1])], ids=ids, require_stable=True)
