@@ -169,19 +169,18 @@ static void produce_record_errors(kc_req_t *req, const kc_topic_t *topic, int32_
     kc_buf_deinit(&msg);
 }
 
-/* UnifiedLog.appendAsLeader of one checked partition: converts legacy
- * records, appends, and fills rp from the append's result. */
 /*
  * A transactional batch (magic 2, attribute bit 4) joins its producer's
  * transaction before its append: Produce v12 and later (transaction
  * version 2) add the partition, earlier versions must have added it with
  * AddPartitionsToTxn (ReplicaManager's verification, with
  * AddPartitionsToTxnManager's answers to the producer). KC_ERR_NONE or the
- * partition's error.
+ * partition's error, with *msg its message when Kafka gives one.
  */
 static int16_t produce_join_transaction(produce_t *p, const kc_topic_t *topic, int32_t partition,
-                                        const uint8_t *recs, size_t len)
+                                        const uint8_t *recs, size_t len, const char **msg)
 {
+    *msg = NULL;
     if (len < 61 || recs[16] != 2 || !(recs[22] & 0x10))
         return KC_ERR_NONE; /* not transactional; the log validates the rest */
     kc_reader_t r;
@@ -196,14 +195,22 @@ static int16_t produce_join_transaction(produce_t *p, const kc_topic_t *topic, i
                                     &part, 1, 2, p->req->res);
     } else {
         err = kc_txn_verify_partition(txn, p->transactional_id, pid, epoch, &part);
-        if (err == KC_ERR_TRANSACTION_ABORTABLE && p->v < 11)
+        /* ReplicaManager's postVerificationCallback words the errors it
+         * translates for the producer. */
+        if (err == KC_ERR_TRANSACTION_ABORTABLE && p->v < 11) {
             err = KC_ERR_INVALID_TXN_STATE;
-        else if (err == KC_ERR_CONCURRENT_TRANSACTIONS)
+            *msg = "Partition was not added to the transaction";
+        } else if (err == KC_ERR_CONCURRENT_TRANSACTIONS) {
             err = KC_ERR_NOT_ENOUGH_REPLICAS;
+            *msg = "Unable to verify the partition has been added to the transaction. "
+                   "Underlying error: CONCURRENT_TRANSACTIONS";
+        }
     }
     return err == KC_ERR_PRODUCER_FENCED ? KC_ERR_INVALID_PRODUCER_EPOCH : err;
 }
 
+/* UnifiedLog.appendAsLeader of one checked partition: converts legacy
+ * records, appends, and fills rp from the append's result. */
 static void produce_append(produce_t *p, const kc_topic_t *topic,
                            const kc_produce_request_partition_produce_data_t *pd,
                            kc_produce_response_partition_produce_response_t *rp)
@@ -219,9 +226,12 @@ static void produce_append(produce_t *p, const kc_topic_t *topic,
         kc_buf_deinit(&converted);
         return;
     }
-    int16_t terr = produce_join_transaction(p, topic, pd->index, recs, recs_len);
+    const char *why;
+    int16_t terr = produce_join_transaction(p, topic, pd->index, recs, recs_len, &why);
     if (terr) {
         rp->error_code = terr;
+        if (why)
+            rp->error_message = kc_str(why);
         kc_buf_deinit(&converted);
         return;
     }
@@ -1065,7 +1075,8 @@ static void list_offsets_partition(kc_req_t *req, const kc_topic_t *topic, int16
 /* TopicPartition.hashCode, spread as Scala's mutable.HashMap spreads it. */
 static int32_t topic_partition_hash(kc_str_t topic, int32_t partition)
 {
-    uint32_t h = 31u * (uint32_t)(31 + partition) + (uint32_t)kc_java_str_hash(topic);
+    uint32_t h = (uint32_t)kc_java_topic_partition_hash(topic.ptr, (size_t)KC_MAX(topic.len, 0),
+                                                        partition);
     return (int32_t)(h ^ (h >> 16));
 }
 
@@ -1093,16 +1104,6 @@ static void sort_scala_hash_map(list_offsets_entry_t *e, size_t n, uint32_t cap)
         }
         e[j] = x;
     }
-}
-
-/* The table size of a Scala mutable.HashMap after n insertions. */
-static uint32_t scala_hash_map_cap(size_t n)
-{
-    uint32_t cap = 16;
-    for (size_t size = 0; size < n; size++)
-        if (size + 1 >= (size_t)(cap * 3 / 4))
-            cap <<= 1;
-    return cap;
 }
 
 /* A partition's answer before it is looked up, or failed with error:
@@ -1253,7 +1254,7 @@ static void list_offsets_group_by_topic(list_offsets_t *lo, kc_list_offsets_resp
             if (kc_str_eq(e[k].topic, name))
                 group[ng++] = e[k];
         /* Each topic's partitions are a map of their own. */
-        sort_scala_hash_map(group, ng, scala_hash_map_cap(ng));
+        sort_scala_hash_map(group, ng, (uint32_t)kc_scala_hash_cap(ng));
         kc_list_offsets_response_topic_response_t *rt = &resp->topics.items[resp->topics.count++];
         rt->name = name;
         rt->partitions.items = kc_arena_alloc(req->arena, ng * sizeof(*rt->partitions.items));
@@ -1293,7 +1294,7 @@ int kc_handle_list_offsets(kc_req_t *req)
     lo.e = kc_arena_alloc(req->arena, (np_all ? np_all : 1) * sizeof(*lo.e));
     lo.denied = kc_arena_alloc(req->arena, (size_t)(nt ? nt : 1) * sizeof(bool));
     list_offsets_authorize_and_fetch(&lo);
-    sort_scala_hash_map(lo.e, lo.ne, scala_hash_map_cap(lo.nkeys));
+    sort_scala_hash_map(lo.e, lo.ne, (uint32_t)kc_scala_hash_cap(lo.nkeys));
     list_offsets_group_by_topic(&lo, &resp);
     for (int32_t i = 0; i < nt; i++) {
         if (!lo.denied[i])

@@ -751,6 +751,13 @@ void kc_coord_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
 typedef __typeof__(((kc_txn_offset_commit_response_t *)0)->topics.items[0]) txn_rtopic_t;
 typedef __typeof__(((txn_rtopic_t *)0)->partitions.items[0]) txn_rpart_t;
 
+/* STALE_MEMBER_EPOCH is TxnOffsetCommit v6's; older versions know
+ * ILLEGAL_GENERATION, from the group's check and from a partition's alike. */
+static int16_t txn_commit_error(int16_t err, int16_t version)
+{
+    return err == KC_ERR_STALE_MEMBER_EPOCH && version < 6 ? KC_ERR_ILLEGAL_GENERATION : err;
+}
+
 /*
  * OffsetMetadataManager.validateTransactionalOffsetCommit: a missing group
  * is created as a simple group for a commit without generation, else
@@ -773,9 +780,7 @@ static int16_t txn_validate_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
     kc_offset_commit_args_t a = {
         req->member_id.len < 0 ? str_of("", 0) : req->member_id, req->group_instance_id,
         req->generation_id_or_member_epoch, version, ctx->now_ms, true};
-    int16_t err = g->ops->validate_offset_commit(c, g, &a, v);
-    /* STALE_MEMBER_EPOCH is TxnOffsetCommit v6's; older versions know ILLEGAL_GENERATION. */
-    return err == KC_ERR_STALE_MEMBER_EPOCH && version < 6 ? KC_ERR_ILLEGAL_GENERATION : err;
+    return txn_commit_error(g->ops->validate_offset_commit(c, g, &a, v), version);
 }
 
 void kc_coord_txn_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
@@ -858,7 +863,8 @@ void kc_coord_txn_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
             const kc_txn_offset_commit_request_partition_t *part = &tp->partitions.items[j];
             kc_str_t meta = part->committed_metadata;
             if (err == KC_ERR_NONE && v.check)
-                err = v.check(&v, names[i], ids[i], part->partition_index);
+                err = txn_commit_error(v.check(&v, names[i], ids[i], part->partition_index),
+                                       version);
             if (err != KC_ERR_NONE) {
                 rp->error_code = err;
                 continue;

@@ -700,7 +700,8 @@ int16_t kc_txn_init_producer_id(kc_txn_coord_t *t, int64_t now_ms, kc_str_t tran
 static bool has_all(const txn_t *x, const kc_txn_partition_t *parts, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (!bsearch(&parts[i], x->parts, x->nparts, sizeof(*x->parts), part_cmp))
+        if (x->nparts == 0 ||
+            !bsearch(&parts[i], x->parts, x->nparts, sizeof(*x->parts), part_cmp))
             return false;
     return true;
 }

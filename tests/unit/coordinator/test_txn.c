@@ -300,6 +300,10 @@ static void add_partitions_checks_and_starts(void **state)
     assert_int_equal(add(f, "tx", T0, 1, 0, "t", 0, 0), KC_ERR_INVALID_PRODUCER_ID_MAPPING);
     assert_int_equal(add(f, "", T0, 1, 0, "t", 0, 0), KC_ERR_INVALID_REQUEST);
     assert_int_equal(init_pid(f, "tx", T0, -1, -1, &pid, &epoch), KC_ERR_NONE);
+    /* No partition yet: nothing to verify (and no array to search). */
+    kc_txn_partition_t none = {"t", 0};
+    assert_int_equal(kc_txn_verify_partition(f->t, kc_str("tx"), pid, epoch, &none),
+                     KC_ERR_TRANSACTION_ABORTABLE);
     assert_int_equal(add(f, "tx", T0, pid + 1, epoch, "t", 0, 0),
                      KC_ERR_INVALID_PRODUCER_ID_MAPPING);
     assert_int_equal(add(f, "tx", T0, pid, (int16_t)(epoch + 1), "t", 0, 0),
