@@ -25,10 +25,18 @@
 #define EXPIRATION_TIMER "offsets-expiration"
 
 /* The offsets one producer's open transaction committed
- * (OffsetMetadataManager.pendingTransactionalOffsets). */
+ * (OffsetMetadataManager.pendingTransactionalOffsets). superseded holds
+ * the partitions of map a non-transactional commit was written for after
+ * the transactional one (its entries' values unused): at the commit marker
+ * Kafka keeps whichever record came later in the log, so those stay as
+ * committed. Kafka compares the record offsets themselves; an offset that
+ * an earlier marker committed counts here from that marker's record, so
+ * two producers' transactions holding the same partition at once compare
+ * by their markers, not by their TxnOffsetCommits. */
 typedef struct {
     int64_t producer_id;
     kc_offsets_map_t map;
+    kc_offsets_map_t superseded;
 } pending_producer_t;
 
 typedef struct {
@@ -59,6 +67,7 @@ void kc_offsets_free(void *offsets)
     kc_offsets_map_deinit(&o->map);
     for (size_t i = 0; i < o->npending; i++) {
         kc_offsets_map_deinit(&o->pending[i]->map);
+        kc_offsets_map_deinit(&o->pending[i]->superseded);
         free(o->pending[i]);
     }
     free(o->pending);
@@ -166,6 +175,7 @@ static pending_producer_t *pending_of(kc_offsets_t *o, int64_t producer_id, bool
     pending_producer_t *p = kc_xcalloc(1, sizeof(*p));
     p->producer_id = producer_id;
     kc_offsets_map_init(&p->map);
+    kc_offsets_map_init(&p->superseded);
     o->pending[o->npending++] = p;
     return p;
 }
@@ -181,7 +191,23 @@ static void pending_drop_if_empty(kc_offsets_t *o, pending_producer_t *p)
         }
     }
     kc_offsets_map_deinit(&p->map);
+    kc_offsets_map_deinit(&p->superseded);
     free(p);
+}
+
+/* A non-transactional commit of the partition (e, or a tombstone when
+ * NULL) was replayed: the pending offsets of it are superseded by it, or
+ * no longer when it was deleted. */
+static void pending_note_plain_commit(kc_offsets_t *o, kc_str_t group, kc_str_t topic,
+                                      int32_t partition, const kc_offset_entry_t *e)
+{
+    for (size_t i = 0; i < o->npending; i++) {
+        pending_producer_t *p = o->pending[i];
+        if (e && kc_offsets_map_get(&p->map, group, topic, partition))
+            kc_offsets_map_put(&p->superseded, group, topic, partition, e);
+        else if (!e)
+            kc_offsets_map_remove(&p->superseded, group, topic, partition);
+    }
 }
 
 int kc_offsets_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uint8_t *value,
@@ -208,13 +234,22 @@ int kc_offsets_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
     kc_offsets_map_t *map = pending ? &pending->map : &o->map;
     if (value == NULL) {
         kc_offsets_map_remove(map, group, topic, partition);
-        if (pending)
+        if (pending) {
+            kc_offsets_map_remove(&pending->superseded, group, topic, partition);
             pending_drop_if_empty(o, pending);
+        } else {
+            pending_note_plain_commit(o, group, topic, partition, NULL);
+        }
         return 0;
     }
     kc_offset_entry_t e;
     if (decode_value(type, value, value_len, &e) != 0)
         return KC_EINVAL;
+    /* The later record of the partition wins at the marker. */
+    if (pending)
+        kc_offsets_map_remove(&pending->superseded, group, topic, partition);
+    else
+        pending_note_plain_commit(o, group, topic, partition, &e);
     /* Offsets committed without group management live in a "simple" group:
      * an Empty classic group without protocol type, created on replay
      * unless the offsets belong to a consumer or streams group (Kafka's
@@ -908,6 +943,7 @@ typedef struct {
     kc_str_t group, topic;
     int32_t partition;
     const kc_offset_entry_t *e;
+    bool superseded; /* a later non-transactional commit of the partition stays */
 } pending_ref_t;
 
 /* The pending offsets of p in groups of offsets_partition (-1: every group). */
@@ -927,22 +963,27 @@ static pending_ref_t *pending_collect(kc_coord_t *c, const pending_producer_t *p
         for (uint32_t ti = 0; ti < g->ntopics; ti++) {
             const kc_offsets_topic_t *tp = &g->topics[ti];
             for (uint32_t pi = 0; pi < tp->nparts; pi++)
-                refs[(*n)++] = (pending_ref_t){gid, str_of(tp->name, tp->name_len),
-                                               tp->parts[pi].partition, &tp->parts[pi]};
+                refs[(*n)++] = (pending_ref_t){
+                    gid, str_of(tp->name, tp->name_len), tp->parts[pi].partition,
+                    &tp->parts[pi],
+                    kc_offsets_map_get(&p->superseded, gid, str_of(tp->name, tp->name_len),
+                                       tp->parts[pi].partition) != NULL};
         }
     }
     return refs;
 }
 
 /* Writes the records that end the pending offsets refs of producer_id:
- * with commit, each as a committed offset first; then the tombstones of
- * the pending records. Applied after, since applying frees the entries. */
+ * with commit, each not superseded as a committed offset first
+ * (OffsetMetadataManager.replayEndTransactionMarker keeps the newer); then
+ * the tombstones of the pending records. Applied after, since applying
+ * frees the entries. */
 static void pending_end(kc_coord_t *c, int64_t producer_id, bool commit, const pending_ref_t *refs,
                         size_t n, kc_result_t *res)
 {
     size_t first = res->nrecords;
     for (size_t i = 0; i < n; i++) {
-        if (commit) {
+        if (commit && !refs[i].superseded) {
             kc_record_key_t key = {.group_id = refs[i].group, .topic = refs[i].topic,
                                    .partition = refs[i].partition};
             kc_offset_commit_value_t v;

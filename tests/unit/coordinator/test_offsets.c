@@ -1364,6 +1364,54 @@ static void txn_offsets_of_a_deleted_group_are_dropped(void **state)
     ct_check_replay(t);
 }
 
+/* At the commit marker a transactional offset is kept only where no
+ * non-transactional commit of the partition was written after it (Kafka
+ * keeps the newer by record offset, OffsetMetadataManager
+ * .replayEndTransactionMarker), over a replay too. */
+static void txn_offset_loses_to_a_newer_plain_commit(void **state)
+{
+    tctx_t *t = *state;
+    /* Written before the transactional one: the transaction's wins. */
+    commit_one(t, 8, "sg", "foo", 0, 10, "");
+    assert_int_equal(txn_commit(t, 3, "sg", NO_GROUP_INFO, "foo", 0, 20, KC_ERR_NONE),
+                     KC_ERR_NONE);
+    /* Written after it: the plain commit stays. */
+    assert_int_equal(txn_commit(t, 3, "sg", NO_GROUP_INFO, "foo", 1, 21, KC_ERR_NONE),
+                     KC_ERR_NONE);
+    commit_one(t, 8, "sg", "foo", 1, 31, "");
+    /* Written after, then deleted: nothing newer is left, the transaction's wins. */
+    assert_int_equal(txn_commit(t, 3, "sg", NO_GROUP_INFO, "foo", 2, 22, KC_ERR_NONE),
+                     KC_ERR_NONE);
+    commit_one(t, 8, "sg", "foo", 2, 32, "");
+    kc_offset_delete_request_t del;
+    kc_offset_delete_request_init(&del);
+    kc_offset_delete_request_partition_t dp = {.partition_index = 2};
+    kc_offset_delete_request_topic_t dt = {.name = kc_str("foo"), .partitions = {&dp, 1}};
+    del.group_id = kc_str("sg");
+    del.topics.items = &dt;
+    del.topics.count = 1;
+    kc_request_ctx_t dctx = rctx(t, KC_API_OFFSET_DELETE, 0);
+    kc_coord_offset_delete(t->c, &dctx, &del, &scratch);
+    assert_int_equal(settle(t), 1);
+    assert_int_equal(fetched_offset(t, "sg", "foo", 2), -1);
+    /* Written after, then the transaction wrote the partition again: its newer offset wins. */
+    assert_int_equal(txn_commit(t, 3, "sg", NO_GROUP_INFO, "bar", 0, 23, KC_ERR_NONE),
+                     KC_ERR_NONE);
+    commit_one(t, 8, "sg", "bar", 0, 33, "");
+    assert_int_equal(txn_commit(t, 3, "sg", NO_GROUP_INFO, "bar", 0, 43, KC_ERR_NONE),
+                     KC_ERR_NONE);
+    ct_check_replay(t);
+    txn_end(t, "sg", true);
+    assert_int_equal(fetched_offset(t, "sg", "foo", 0), 20);
+    assert_int_equal(fetched_offset(t, "sg", "foo", 1), 31);
+    assert_int_equal(fetched_offset(t, "sg", "foo", 2), 22);
+    assert_int_equal(fetched_offset(t, "sg", "bar", 0), 43);
+    int64_t off;
+    assert_int_equal(fetch_stable(t, "sg", "foo", 1, &off), KC_ERR_NONE);
+    assert_int_equal(off, 31);
+    assert_replay_identical(t, (const char *const[]){"sg"}, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1401,6 +1449,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(txn_offset_commit_checks, setup, teardown),
         cmocka_unit_test_setup_teardown(txn_offsets_of_a_deleted_group_are_dropped, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(txn_offset_loses_to_a_newer_plain_commit, setup,
                                         teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
