@@ -239,6 +239,8 @@ int kc_handle_end_txn(kc_req_t *req);
 int kc_handle_txn_offset_commit(kc_req_t *req);
 int kc_handle_describe_transactions(kc_req_t *req);
 int kc_handle_list_transactions(kc_req_t *req);
+/* DescribeProducers: the producer states of partitions (server/txn_api.c). */
+int kc_handle_describe_producers(kc_req_t *req);
 
 /* Sets up fetch sessions and arms the retention task / frees them (server/log_api.c). */
 void kc_log_api_start(kc_server_t *s);
