@@ -169,22 +169,37 @@ static void fill_topics(kc_req_t *req, const kc_add_partitions_to_txn_request_to
     out->n = nt;
 }
 
+/* The verification of a partition leader (v4+ VerifyOnly,
+ * TC.handleVerifyPartitionsInTransaction): per partition. */
+static void verify_only(kc_req_t *req, kc_str_t txn_id, int64_t pid, int16_t epoch,
+                        const kc_txn_partition_t *parts, size_t n,
+                        const kc_add_partitions_to_txn_request_topic_t *ts, int32_t nt,
+                        apt_out_t *out)
+{
+    int16_t *codes = kc_arena_alloc(req->arena, (n + 1) * sizeof(*codes));
+    for (size_t i = 0; i < n; i++)
+        codes[i] = kc_txn_verify_partition(req->srv->txn, txn_id, pid, epoch, &parts[i]);
+    fill_topics(req, ts, nt, 0, codes, out);
+}
+
 /*
- * One transaction of AddPartitionsToTxn from a client (v0-3,
- * KafkaApis.handleAddPartitionsToTxnRequest): WRITE on the transactional id,
- * WRITE on each topic (an internal topic counts as not authorized), known
- * partitions; any failure answers those codes and OPERATION_NOT_ATTEMPTED
- * for the others; else the coordinator's one code for every partition.
- * *wrote: records were added.
+ * One transaction of AddPartitionsToTxn (KafkaApis.handleAddPartitionsToTxnRequest).
+ * From a client (v0-3): WRITE on the transactional id, WRITE on each topic
+ * (an internal topic counts as not authorized); from a broker (v4+, whose
+ * CLUSTER_ACTION the caller checked) neither. Then known partitions; any
+ * failure answers those codes and OPERATION_NOT_ATTEMPTED for the others;
+ * else the verification of each partition (verify), or the coordinator's
+ * one code for every partition. *wrote: records were added.
  */
-static void add_client(kc_req_t *req, kc_str_t txn_id, int64_t pid, int16_t epoch,
-                       const kc_add_partitions_to_txn_request_topic_t *ts, int32_t nt,
-                       int16_t tv, apt_out_t *out, bool *wrote)
+static void add_one(kc_req_t *req, kc_str_t txn_id, int64_t pid, int16_t epoch,
+                    const kc_add_partitions_to_txn_request_topic_t *ts, int32_t nt, int16_t tv,
+                    bool verify, apt_out_t *out, bool *wrote)
 {
     kc_server_t *s = req->srv;
+    bool client = req->ctx.api_version <= 3;
     size_t n;
     kc_txn_partition_t *parts = flatten(req, ts, nt, &n);
-    if (!kc_req_authorized(req, KC_OP_WRITE, KC_RES_TRANSACTIONAL_ID, txn_id)) {
+    if (client && !kc_req_authorized(req, KC_OP_WRITE, KC_RES_TRANSACTIONAL_ID, txn_id)) {
         fill_topics(req, ts, nt, KC_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED, NULL, out);
         return;
     }
@@ -195,10 +210,10 @@ static void add_client(kc_req_t *req, kc_str_t txn_id, int64_t pid, int16_t epoc
         const kc_topic_t *topic = kc_topics_find(s->topics, ts[i].name);
         bool internal = kc_str_eq_cstr(ts[i].name, OFFSETS_TOPIC) ||
                         kc_str_eq_cstr(ts[i].name, "__transaction_state");
-        int16_t topic_err = internal || !kc_req_authorized(req, KC_OP_WRITE, KC_RES_TOPIC,
-                                                           ts[i].name)
-                                ? KC_ERR_TOPIC_AUTHORIZATION_FAILED
-                                : KC_ERR_NONE;
+        int16_t topic_err =
+            client && (internal || !kc_req_authorized(req, KC_OP_WRITE, KC_RES_TOPIC, ts[i].name))
+                ? KC_ERR_TOPIC_AUTHORIZATION_FAILED
+                : KC_ERR_NONE;
         for (int32_t j = 0; j < ts[i].partitions.count; j++, k++) {
             int32_t p = ts[i].partitions.items[j];
             codes[k] = topic_err;
@@ -214,25 +229,15 @@ static void add_client(kc_req_t *req, kc_str_t txn_id, int64_t pid, int16_t epoc
         fill_topics(req, ts, nt, 0, codes, out);
         return;
     }
+    if (verify) {
+        verify_only(req, txn_id, pid, epoch, parts, n, ts, nt, out);
+        return;
+    }
     size_t first = req->res->nrecords;
     int16_t err = kc_txn_add_partitions(s->txn, req->ctx.now_ms, txn_id, pid, epoch, parts, n, tv,
                                         req->res);
     *wrote |= req->res->nrecords > first;
     fill_topics(req, ts, nt, fenced_for(err, req->ctx.api_version, 2), NULL, out);
-}
-
-/* The verification of a partition leader (v4+ VerifyOnly,
- * TC.handleVerifyPartitionsInTransaction): per partition. */
-static void verify_only(kc_req_t *req, kc_str_t txn_id, int64_t pid, int16_t epoch,
-                        const kc_add_partitions_to_txn_request_topic_t *ts, int32_t nt,
-                        apt_out_t *out)
-{
-    size_t n;
-    kc_txn_partition_t *parts = flatten(req, ts, nt, &n);
-    int16_t *codes = kc_arena_alloc(req->arena, (n + 1) * sizeof(*codes));
-    for (size_t i = 0; i < n; i++)
-        codes[i] = kc_txn_verify_partition(req->srv->txn, txn_id, pid, epoch, &parts[i]);
-    fill_topics(req, ts, nt, 0, codes, out);
 }
 
 int kc_handle_add_partitions_to_txn(kc_req_t *req)
@@ -249,9 +254,9 @@ int kc_handle_add_partitions_to_txn(kc_req_t *req)
     if (v <= 3) {
         int32_t nt = KC_MAX(rq.v3_and_below_topics.count, 0);
         apt_out_t out = {0};
-        add_client(req, rq.v3_and_below_transactional_id, rq.v3_and_below_producer_id,
-                   rq.v3_and_below_producer_epoch, rq.v3_and_below_topics.items, nt, 0, &out,
-                   &wrote);
+        add_one(req, rq.v3_and_below_transactional_id, rq.v3_and_below_producer_id,
+                rq.v3_and_below_producer_epoch, rq.v3_and_below_topics.items, nt, 0, false, &out,
+                &wrote);
         resp.results_by_topic_v3_and_below.items = out.v3;
         resp.results_by_topic_v3_and_below.count = out.n;
     } else {
@@ -272,12 +277,8 @@ int kc_handle_add_partitions_to_txn(kc_req_t *req)
             rt->transactional_id = t->transactional_id;
             int32_t nt = KC_MAX(t->topics.count, 0);
             apt_out_t out = {0};
-            if (t->verify_only)
-                verify_only(req, t->transactional_id, t->producer_id, t->producer_epoch,
-                            t->topics.items, nt, &out);
-            else
-                add_client(req, t->transactional_id, t->producer_id, t->producer_epoch,
-                           t->topics.items, nt, 2, &out, &wrote);
+            add_one(req, t->transactional_id, t->producer_id, t->producer_epoch, t->topics.items,
+                    nt, 2, t->verify_only, &out, &wrote);
             rt->topic_results.items = out.v4;
             rt->topic_results.count = out.n;
         }
