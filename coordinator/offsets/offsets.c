@@ -1015,6 +1015,14 @@ void kc_coord_txn_offsets_end(kc_coord_t *c, int64_t producer_id, bool commit,
     kc_arena_deinit(&arena);
 }
 
+void kc_coord_txn_pending_groups(kc_coord_t *c, int64_t producer_id,
+                                 void (*fn)(void *ctx, kc_str_t group_id), void *ctx)
+{
+    const pending_producer_t *p = pending_of(state_of(c), producer_id, false);
+    for (uint32_t gi = 0; p && gi < p->map.ngroups; gi++)
+        fn(ctx, str_of(p->map.groups[gi]->id, p->map.groups[gi]->id_len));
+}
+
 /* Whether a transaction holds an offset of the partition for the group. */
 static bool pending_has(kc_coord_t *c, kc_str_t group, kc_str_t topic, int32_t partition)
 {
