@@ -105,3 +105,50 @@ def _(ctx):
         # Kafka writes the marker after EndTxn answers: wait for it.
         return st if st[1] and st[1][0][4] == -1 else None
     ctx.note("after the commit marker", ctx.wait_until(after, "the commit marker"))
+
+
+@scenario("broker.transactions.offsets_newer_plain_commit_wins",
+          "TxnOffsetCommit, then the transaction's commit marker: a "
+          "partition whose non-transactional commit came after the transactional one keeps "
+          "it, one whose came before takes the transaction's; OffsetFetch after the marker "
+          "(v4, the last before transaction version 2, with AddOffsetsToTxn and EndTxn v4)",
+          api="TxnOffsetCommit", versions=(4, 4))
+def _(ctx):
+    import h_offsets as ho
+    c = ctx.client()
+    t = ctx.topic()
+    g = ctx.group()
+    tid = ctx.group("txn")
+    ids = ho.create_topics(ctx, c, {t: 2})
+    ho.simple_commit(ctx, c, g, [(t, [(0, 10)])], ids=ids)
+    wait_transaction_coordinator(ctx, c, tid)
+    iv = hb.top_version(ctx, "InitProducerId", 4)
+
+    def init():
+        r = c.call("InitProducerId", iv, {"TransactionalId": tid, "TransactionTimeoutMs": 60000,
+                                          "ProducerId": -1, "ProducerEpoch": -1}, record=False)
+        return None if r["ErrorCode"] in COORDINATOR_LOADING else r
+    r = ctx.wait_until(init, "the transactional id's coordinator partition")
+    pid, epoch = r["ProducerId"], r["ProducerEpoch"]
+    r = c.call("AddOffsetsToTxn", 3, {"TransactionalId": tid, "ProducerId": pid,
+                                      "ProducerEpoch": epoch, "GroupId": g}, record=False)
+    ctx.note("AddOffsetsToTxn", r["ErrorCode"])
+    body = {"TransactionalId": tid, "GroupId": g, "ProducerId": pid, "ProducerEpoch": epoch,
+            "Topics": [{"Name": t, "Partitions": [
+                {"PartitionIndex": p, "CommittedOffset": o, "CommittedLeaderEpoch": -1,
+                 "CommittedMetadata": ""} for p, o in ((0, 20), (1, 21))]}]}
+    # Recorded as a note: the request carries the producer id, which differs.
+    ctx.note("TxnOffsetCommit", c.call("TxnOffsetCommit", ctx.version, body, record=False))
+    ho.simple_commit(ctx, c, g, [(t, [(1, 31)])], ids=ids)
+    r = c.call("EndTxn", 4, {"TransactionalId": tid, "ProducerId": pid, "ProducerEpoch": epoch,
+                             "Committed": True}, record=False)
+    ctx.note("EndTxn", r["ErrorCode"])
+    fv = ho.top(ctx, "OffsetFetch")
+
+    def stable():
+        r = c.call("OffsetFetch", fv, ho.fetch_body(fv, [(g, [(t, [0, 1])])], require_stable=True),
+                   record=False)
+        parts = r["Groups"][0]["Topics"][0]["Partitions"] if fv >= 8 else r["Topics"][0]["Partitions"]
+        return None if any(p["ErrorCode"] == 88 for p in parts) else r  # UNSTABLE_OFFSET_COMMIT
+    ctx.wait_until(stable, "the commit marker")
+    ho.fetch(ctx, c, 7, g, [(t, [0, 1])])
