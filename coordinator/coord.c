@@ -861,6 +861,9 @@ const char *kc_coord_event_name(kc_coord_event_type_t type)
     static const char *const names[KC_COORD_EV_COUNT] = {
         "member_joined", "rebalance_started", "rebalance_completed",
         "member_removed", "session_expired", "group_deleted", "group_epoch_bumped",
+        "transaction_begun", "transaction_prepare_commit", "transaction_prepare_abort",
+        "transaction_committed", "transaction_aborted", "transaction_timed_out",
+        "producer_fenced",
     };
     return (unsigned)type < KC_COORD_EV_COUNT ? names[type] : "unknown";
 }
@@ -879,7 +882,9 @@ void kc_coord_emit(kc_coord_t *c, kc_coord_event_type_t type, const char *group_
                            .generation_id = generation_id,
                            .duration_ms = duration_ms,
                            .time_ms = now_ms,
-                           .group_type = g ? g->ops->type_name : NULL};
+                           .group_type = g ? g->ops->type_name : NULL,
+                           .producer_id = -1,
+                           .producer_epoch = -1};
     c->event_fn(c->event_arg, &ev);
 }
 

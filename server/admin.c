@@ -37,13 +37,20 @@ typedef struct {
     uint64_t seq;
     int64_t time_ms;
     kc_coord_event_type_t type;
-    char *group_id;
+    char *group_id;  /* "" for a transaction event */
     const char *group_type; /* static; NULL: unknown */
     char *member_id; /* NULL: about the group */
     char *reason;    /* NULL: none */
     int32_t generation;
     int64_t duration_ms;
+    char *transactional_id; /* transaction events only, else NULL */
+    int64_t producer_id;
+    int16_t producer_epoch;
 } ring_event_t;
+
+/* The reasons of the transaction aborts, as the events and the metrics name them. */
+static const char *const abort_reasons[] = {"client", "timed_out", "producer_fenced", "loaded"};
+#define ABORT_REASONS KC_ARRAY_LEN(abort_reasons)
 
 #define ERR_SLOTS 200
 
@@ -63,6 +70,7 @@ struct kc_admin {
     uint16_t port;
     /* coordinator events, counted by the event sink */
     uint64_t events[KC_COORD_EV_COUNT];
+    uint64_t txn_aborted[ABORT_REASONS]; /* TXN_ABORTED events by reason */
     uint64_t rebalance_bucket[REBALANCE_BUCKETS]; /* cumulative */
     double rebalance_sum_s;
     /* The event ring: at most ring_max events, oldest at ring_head. The
@@ -92,6 +100,7 @@ static void ring_event_free(ring_event_t *e)
     free(e->group_id);
     free(e->member_id);
     free(e->reason);
+    free(e->transactional_id);
 }
 
 static void ring_push(struct kc_admin *a, const kc_coord_event_t *ev)
@@ -124,6 +133,9 @@ static void ring_push(struct kc_admin *a, const kc_coord_event_t *ev)
         .reason = dup_or_null(ev->reason),
         .generation = ev->generation_id,
         .duration_ms = ev->duration_ms,
+        .transactional_id = dup_or_null(ev->transactional_id),
+        .producer_id = ev->producer_id,
+        .producer_epoch = ev->producer_epoch,
     };
 }
 
@@ -131,6 +143,13 @@ static json_t *jstr(const char *s) { return s ? json_string(s) : json_null(); }
 
 static json_t *event_json(const ring_event_t *e)
 {
+    if (e->type >= KC_COORD_EV_FIRST_TXN)
+        return json_pack("{s:I,s:I,s:s,s:s,s:I,s:i,s:I,s:o}", "seq", (json_int_t)e->seq,
+                         "time_ms", (json_int_t)e->time_ms, "type", kc_coord_event_name(e->type),
+                         "transactional_id", e->transactional_id ? e->transactional_id : "",
+                         "producer_id", (json_int_t)e->producer_id, "producer_epoch",
+                         e->producer_epoch, "duration_ms", (json_int_t)e->duration_ms, "reason",
+                         jstr(e->reason));
     return json_pack("{s:I,s:I,s:s,s:s,s:o,s:o,s:i,s:I,s:o}", "seq", (json_int_t)e->seq,
                      "time_ms", (json_int_t)e->time_ms, "type", kc_coord_event_name(e->type),
                      "group_id", e->group_id, "group_type", jstr(e->group_type), "member_id",
@@ -229,6 +248,10 @@ static void on_coord_event(void *arg, const kc_coord_event_t *ev)
         evbuffer_free(frame);
     }
     a->events[ev->type]++;
+    if (ev->type == KC_COORD_EV_TXN_ABORTED)
+        for (size_t i = 0; i < ABORT_REASONS; i++)
+            if (ev->reason && strcmp(ev->reason, abort_reasons[i]) == 0)
+                a->txn_aborted[i]++;
     if (ev->type == KC_COORD_EV_REBALANCE_COMPLETED) {
         double sec = (double)ev->duration_ms / 1000.0;
         a->rebalance_sum_s += sec;
@@ -712,6 +735,107 @@ static void get_group(kc_server_t *s, struct evhttp_request *rq, const char *raw
     reply_json(rq, 200, g);
 }
 
+/* ---- transactions ---- */
+
+/* A transaction is open from its first partition until its markers are written. */
+static bool txn_open(kc_txn_state_t st)
+{
+    return st == KC_TXN_ONGOING || st == KC_TXN_PREPARE_COMMIT || st == KC_TXN_PREPARE_ABORT ||
+           st == KC_TXN_PREPARE_EPOCH_FENCE;
+}
+
+static void add_pending_group(void *ctx, kc_str_t group_id)
+{
+    json_array_append_new(ctx, json_stringn(group_id.ptr, (size_t)group_id.len));
+}
+
+typedef struct {
+    kc_server_t *s;
+    json_t *arr;
+    int64_t now_ms;
+    size_t open;
+} txns_ctx_t;
+
+/* One transactional id as GET /v1/transactions lists it (docs/admin.md). */
+static void add_transaction(void *ctx, const kc_txn_meta_t *m)
+{
+    txns_ctx_t *tc = ctx;
+    bool open = txn_open(m->state);
+    tc->open += open;
+    json_t *parts = json_array();
+    for (size_t i = 0; i < m->npartitions; i++)
+        json_array_append_new(parts, json_pack("{s:s,s:i}", "topic", m->partitions[i].topic,
+                                               "partition", m->partitions[i].partition));
+    json_t *groups = json_array();
+    kc_coord_txn_pending_groups(tc->s->coord, m->producer_id, add_pending_group, groups);
+    bool started = m->start_ms >= 0;
+    json_array_append_new(
+        tc->arr,
+        json_pack("{s:s,s:I,s:i,s:s,s:b,s:i,s:o,s:I,s:o,s:o,s:o}", "transactional_id",
+                  m->transactional_id, "producer_id", (json_int_t)m->producer_id,
+                  "producer_epoch", m->producer_epoch, "state", kc_txn_state_name(m->state),
+                  "open", open, "timeout_ms", m->timeout_ms, "start_time_ms",
+                  started ? json_integer(m->start_ms) : json_null(), "last_update_time_ms",
+                  (json_int_t)m->last_update_ms, "age_ms",
+                  open && started ? json_integer(tc->now_ms - m->start_ms) : json_null(),
+                  "partitions", parts, "pending_offset_groups", groups));
+}
+
+static int cmp_transactional_id(const void *a, const void *b)
+{
+    return strcmp(json_string_value(json_object_get(*(json_t *const *)a, "transactional_id")),
+                  json_string_value(json_object_get(*(json_t *const *)b, "transactional_id")));
+}
+
+/* GET /v1/transactions: every transactional id the coordinator keeps, open
+ * or not (an id stays until transactional.id.expiration.ms), sorted by id. */
+static void get_transactions(kc_server_t *s, struct evhttp_request *rq)
+{
+    txns_ctx_t tc = {s, json_array(), kc_server_wall_ms(), 0};
+    kc_txn_foreach(s->txn, add_transaction, &tc);
+    size_t n = json_array_size(tc.arr);
+    json_t **items = kc_xcalloc(n + 1, sizeof(*items));
+    for (size_t i = 0; i < n; i++)
+        items[i] = json_incref(json_array_get(tc.arr, i));
+    qsort(items, n, sizeof(*items), cmp_transactional_id);
+    json_array_clear(tc.arr);
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(tc.arr, items[i]);
+    free(items);
+    reply_json(rq, 200, json_pack("{s:I,s:o}", "open", (json_int_t)tc.open, "transactions", tc.arr));
+}
+
+static void count_open(void *ctx, const kc_txn_meta_t *m) { *(size_t *)ctx += txn_open(m->state); }
+
+/* The transaction coordinator's gauge and counters (docs/admin.md). */
+static void print_transaction_metrics(kc_server_t *s, struct evbuffer *o)
+{
+    const struct kc_admin *a = s->admin;
+    size_t open = 0;
+    kc_txn_foreach(s->txn, count_open, &open);
+    evbuffer_add_printf(o,
+                        "# HELP kcoord_transactions_open Transactions between their first "
+                        "partition and their markers.\n"
+                        "# TYPE kcoord_transactions_open gauge\nkcoord_transactions_open %zu\n"
+                        "# HELP kcoord_transactions_committed_total Transactions committed "
+                        "since start.\n"
+                        "# TYPE kcoord_transactions_committed_total counter\n"
+                        "kcoord_transactions_committed_total %llu\n"
+                        "# HELP kcoord_transactions_aborted_total Transactions aborted since "
+                        "start, by reason.\n"
+                        "# TYPE kcoord_transactions_aborted_total counter\n",
+                        open, (unsigned long long)a->events[KC_COORD_EV_TXN_COMMITTED]);
+    for (size_t i = 0; i < ABORT_REASONS; i++)
+        evbuffer_add_printf(o, "kcoord_transactions_aborted_total{reason=\"%s\"} %llu\n",
+                            abort_reasons[i], (unsigned long long)a->txn_aborted[i]);
+    evbuffer_add_printf(o, "# HELP kcoord_transaction_events_total Transaction events, by type.\n"
+                           "# TYPE kcoord_transaction_events_total counter\n");
+    for (int t = KC_COORD_EV_FIRST_TXN; t < KC_COORD_EV_COUNT; t++)
+        evbuffer_add_printf(o, "kcoord_transaction_events_total{event=\"%s\"} %llu\n",
+                            kc_coord_event_name((kc_coord_event_type_t)t),
+                            (unsigned long long)a->events[t]);
+}
+
 /* ---- events ---- */
 
 bool kc_admin_parse_seq(const char *v, uint64_t *out)
@@ -1040,7 +1164,7 @@ static void get_metrics(kc_server_t *s, struct evhttp_request *rq)
                       "text/plain; version=0.0.4");
     evbuffer_add_printf(o, "# HELP kcoord_group_events_total Group events, by type.\n"
                            "# TYPE kcoord_group_events_total counter\n");
-    for (int t = 0; t < KC_COORD_EV_COUNT; t++)
+    for (int t = 0; t < KC_COORD_EV_FIRST_TXN; t++)
         evbuffer_add_printf(o, "kcoord_group_events_total{event=\"%s\"} %llu\n",
                             kc_coord_event_name((kc_coord_event_type_t)t),
                             (unsigned long long)a->events[t]);
@@ -1059,6 +1183,7 @@ static void get_metrics(kc_server_t *s, struct evhttp_request *rq)
                         "kcoord_rebalance_seconds_sum %.3f\n"
                         "kcoord_rebalance_seconds_count %llu\n",
                         (unsigned long long)done, a->rebalance_sum_s, (unsigned long long)done);
+    print_transaction_metrics(s, o);
     evbuffer_add_printf(o,
                         "# HELP kcoord_event_streams Open GET /v1/events server-sent-event streams.\n"
                         "# TYPE kcoord_event_streams gauge\nkcoord_event_streams %zu\n"
@@ -1180,6 +1305,8 @@ static void route(struct evhttp_request *rq, void *arg)
         get_groups(s, rq);
     } else if (strncmp(path, "/v1/groups/", 11) == 0 && path[11] && get) {
         get_group(s, rq, path + 11);
+    } else if (strcmp(path, "/v1/transactions") == 0 && get) {
+        get_transactions(s, rq);
     } else if (strcmp(path, "/v1/events") == 0 && get) {
         get_events(s, rq, u);
     } else if (strcmp(path, "/v1/faults") == 0 && get) {
@@ -1233,6 +1360,7 @@ int kc_admin_start(kc_server_t *s)
                                                   : ((struct sockaddr_in *)&ss)->sin_port);
     s->admin = a;
     kc_coord_set_event_sink(s->coord, on_coord_event, a);
+    kc_txn_set_event_sink(s->txn, on_coord_event, a);
     kc_log_info(LOG_COMP, "admin endpoint listening on http://%s:%u", s->cfg->admin_host, a->port);
     return 0;
 }
@@ -1242,6 +1370,7 @@ void kc_admin_stop(kc_server_t *s)
     if (!s->admin)
         return;
     kc_coord_set_event_sink(s->coord, NULL, NULL);
+    kc_txn_set_event_sink(s->txn, NULL, NULL);
     while (s->admin->streams)
         stream_cut(s->admin->streams, "kcoord is stopping");
     evhttp_free(s->admin->http);

@@ -289,6 +289,21 @@ static bool request_group_id(const kc_req_t *req, kc_str_t *out)
     return !r.err && out->len >= 0;
 }
 
+/* Whether a coordinator fault hits req: a request of a coordinator API,
+ * InitProducerId only with a transactional id (an idempotent producer's
+ * needs no coordinator). */
+static bool coordinator_request(const kc_req_t *req)
+{
+    if (!kc_faults_is_coordinator_api(req->ctx.api_key))
+        return false;
+    if (req->ctx.api_key != KC_API_INIT_PRODUCER_ID)
+        return true;
+    kc_reader_t r = *req->body;
+    kc_str_t id = kc_read_str(&r, req->ctx.api_version >= KC_INIT_PRODUCER_ID_REQUEST_FLEXIBLE_MIN,
+                              true);
+    return !r.err && id.len >= 0;
+}
+
 static bool str_is(kc_str_t s, const char *c)
 {
     return s.len >= 0 && strlen(c) == (size_t)s.len && memcmp(s.ptr, c, (size_t)s.len) == 0;
@@ -332,7 +347,7 @@ bool kc_faults_intercept(kc_faults_t *f, kc_req_t *req)
         if (x->until_ms <= now ||
             (x->kind != KC_FAULT_ERROR && x->kind != KC_FAULT_CLOSE &&
              x->kind != KC_FAULT_COORDINATOR) ||
-            (x->kind == KC_FAULT_COORDINATOR && !kc_faults_is_group_api(req->ctx.api_key)) ||
+            (x->kind == KC_FAULT_COORDINATOR && !coordinator_request(req)) ||
             !matches(x, req))
             continue;
         if (x->kind == KC_FAULT_CLOSE) {
@@ -434,6 +449,22 @@ static bool known_fields(json_t *o, char *err, size_t errlen)
     return true;
 }
 
+bool kc_faults_is_coordinator_api(int16_t api_key)
+{
+    switch (api_key) {
+    case KC_API_INIT_PRODUCER_ID:
+    case KC_API_ADD_PARTITIONS_TO_TXN:
+    case KC_API_ADD_OFFSETS_TO_TXN:
+    case KC_API_END_TXN:
+    case KC_API_TXN_OFFSET_COMMIT:
+    case KC_API_DESCRIBE_TRANSACTIONS:
+    case KC_API_LIST_TRANSACTIONS:
+        return true;
+    default:
+        return kc_faults_is_group_api(api_key);
+    }
+}
+
 bool kc_faults_is_group_api(int16_t api_key)
 {
     switch (api_key) {
@@ -521,9 +552,10 @@ int kc_faults_parse_spec(const char *text, size_t len, int64_t now_ms, kc_fault_
             if (count < 0 && duration < 0)
                 count = 1; /* "the next request" */
         } else if (type && strcmp(type, "coordinator") == 0) {
-            /* The coordinator of the group is loading, gone or moved (Kafka's
-             * CoordinatorRuntime answers these while a partition loads or
-             * after it was unloaded). */
+            /* The coordinator of the group or transactional id is loading,
+             * gone or moved (Kafka's CoordinatorRuntime and
+             * TransactionStateManager answer these while a partition loads
+             * or after it was unloaded). */
             spec->kind = KC_FAULT_COORDINATOR;
             if (code != 14 && code != 15 && code != 16) {
                 snprintf(err, errlen, "a coordinator fault needs error_code 14 "
@@ -533,8 +565,8 @@ int kc_faults_parse_spec(const char *text, size_t len, int64_t now_ms, kc_fault_
             } else if (duration < 0) {
                 snprintf(err, errlen, "a coordinator fault needs duration_ms");
                 ok = false;
-            } else if (api >= 0 && !kc_faults_is_group_api((int16_t)api)) {
-                snprintf(err, errlen, "api key %lld is not a group API", (long long)api);
+            } else if (api >= 0 && !kc_faults_is_coordinator_api((int16_t)api)) {
+                snprintf(err, errlen, "api key %lld is not a coordinator API", (long long)api);
                 ok = false;
             }
         } else if (type && strcmp(type, "delay") == 0) {

@@ -31,7 +31,7 @@ typedef struct {
     kc_req_t *req;
     int16_t v;
     bool acks_ok;        /* acks is 0, 1 or -1 */
-    bool txn_denied;     /* a transactional id without WRITE */
+    bool txn_denied;     /* transactional records without WRITE on their transactional id */
     kc_str_t transactional_id;
     bool any_error;      /* some partition failed (acks=0 then closes the connection) */
     bool storage_failed; /* some append met a storage error */
@@ -169,6 +169,13 @@ static void produce_record_errors(kc_req_t *req, const kc_topic_t *topic, int32_
     kc_buf_deinit(&msg);
 }
 
+/* Whether the first batch of a partition's records is transactional
+ * (magic 2, the attributes' transactional bit), as RecordBatch.isTransactional. */
+static bool first_batch_transactional(const uint8_t *recs, size_t len)
+{
+    return len >= 61 && recs[16] == 2 && (recs[22] & 0x10);
+}
+
 /*
  * A transactional batch (magic 2, attribute bit 4) joins its producer's
  * transaction before its append: Produce v12 and later (transaction
@@ -181,7 +188,7 @@ static int16_t produce_join_transaction(produce_t *p, const kc_topic_t *topic, i
                                         const uint8_t *recs, size_t len, const char **msg)
 {
     *msg = NULL;
-    if (len < 61 || recs[16] != 2 || !(recs[22] & 0x10))
+    if (!first_batch_transactional(recs, len))
         return KC_ERR_NONE; /* not transactional; the log validates the rest */
     kc_reader_t r;
     kc_reader_init(&r, recs + 43, 10);
@@ -350,12 +357,21 @@ int kc_handle_produce(kc_req_t *req)
         return KC_EINVAL;
     produce_t p = {.req = req, .v = v};
     p.acks_ok = rq.acks == 0 || rq.acks == 1 || rq.acks == -1;
-    /* A transactional producer needs WRITE on its transactional id first;
-     * without it every partition gets TRANSACTIONAL_ID_AUTHORIZATION_FAILED. */
+    /* Transactional records (RequestUtils.hasTransactionalRecords: the first
+     * batch of some partition) need a transactional id with WRITE on it;
+     * without, every partition gets TRANSACTIONAL_ID_AUTHORIZATION_FAILED.
+     * Idempotent records need no ACL beyond the topics' (none since
+     * Kafka 3.0). */
     p.transactional_id = rq.transactional_id;
-    p.txn_denied = !kc_str_is_null(rq.transactional_id) &&
-                   !kc_req_authorized(req, KC_OP_WRITE, KC_RES_TRANSACTIONAL_ID,
-                                      rq.transactional_id);
+    bool transactional = false;
+    for (int32_t i = 0; i < rq.topic_data.count; i++)
+        for (int32_t j = 0; j < rq.topic_data.items[i].partition_data.count; j++) {
+            kc_bytes_t r = rq.topic_data.items[i].partition_data.items[j].records;
+            transactional |= first_batch_transactional(r.ptr, r.len > 0 ? (size_t)r.len : 0);
+        }
+    p.txn_denied = transactional && (kc_str_is_null(rq.transactional_id) ||
+                                     !kc_req_authorized(req, KC_OP_WRITE, KC_RES_TRANSACTIONAL_ID,
+                                                        rq.transactional_id));
     kc_produce_response_t resp;
     kc_produce_response_init(&resp);
     resp.throttle_time_ms = 0;

@@ -687,3 +687,123 @@ int kc_handle_list_transactions(kc_req_t *req)
     resp.transaction_states.count = l.n;
     RESPOND(req, list_transactions_response, &resp, &resp, false);
 }
+
+/* ---- DescribeProducers ---------------------------------------------------- */
+
+typedef kc_describe_producers_response_producer_state_t dp_state_t;
+
+/* A producer state with its slot in Kafka's map and its place in the log's list. */
+typedef struct {
+    uint32_t slot;
+    size_t at;
+    const kc_log_producer_state_t *st;
+} dp_sorted_t;
+
+static int cmp_slot(const void *a, const void *b)
+{
+    const dp_sorted_t *x = a, *y = b;
+    if (x->slot != y->slot)
+        return x->slot < y->slot ? -1 : 1;
+    return (x->at > y->at) - (x->at < y->at);
+}
+
+/*
+ * One partition's producers (Partition.activeProducerState): the states
+ * kc_log_producers keeps, in the order Kafka's ProducerStateManager map (a
+ * Java HashMap<Long, ...>, resized past 3/4 full) iterates them: by slot,
+ * then as they were added; or KAFKA_STORAGE_ERROR when the log cannot be
+ * read.
+ */
+static void describe_producers_partition(kc_req_t *req, const kc_topic_t *topic,
+                                         kc_describe_producers_response_partition_response_t *rp)
+{
+    kc_buf_t b;
+    kc_buf_init(&b);
+    if (kc_log_producers(req->srv->log, topic->id, rp->partition_index, &b) != 0) {
+        kc_buf_deinit(&b);
+        rp->error_code = KC_ERR_KAFKA_STORAGE_ERROR;
+        return;
+    }
+    size_t n = b.len / sizeof(kc_log_producer_state_t);
+    const kc_log_producer_state_t *ps = (const kc_log_producer_state_t *)b.data;
+    uint32_t cap = 16;
+    while (n > (size_t)cap * 3 / 4)
+        cap <<= 1;
+    dp_sorted_t *sorted = kc_arena_alloc(req->arena, (n + 1) * sizeof(*sorted));
+    for (size_t i = 0; i < n; i++) {
+        uint64_t pid = (uint64_t)ps[i].producer_id;
+        uint32_t h = (uint32_t)(pid ^ (pid >> 32)); /* Long.hashCode */
+        sorted[i] = (dp_sorted_t){(h ^ (h >> 16)) & (cap - 1), i, &ps[i]};
+    }
+    if (n > 1)
+        qsort(sorted, n, sizeof(*sorted), cmp_slot);
+    dp_state_t *out = kc_arena_alloc(req->arena, (n + 1) * sizeof(*out));
+    for (size_t i = 0; i < n; i++) {
+        const kc_log_producer_state_t *st = sorted[i].st;
+        out[i] = (dp_state_t){st->producer_id,       st->producer_epoch,
+                              st->last_sequence,     st->last_timestamp,
+                              st->coordinator_epoch, st->current_txn_start_offset};
+    }
+    kc_buf_deinit(&b);
+    rp->active_producers.items = out;
+    rp->active_producers.count = (int32_t)n;
+}
+
+/*
+ * DescribeProducers (KafkaApis.handleDescribeProducersRequest): per topic,
+ * a name Topic.validate refuses (INVALID_TOPIC_EXCEPTION with its message),
+ * then READ on the topic (TOPIC_AUTHORIZATION_FAILED), then a topic kcoord
+ * does not have (UNKNOWN_TOPIC_OR_PARTITION), each with its message on
+ * every partition; else each partition's producers, or
+ * UNKNOWN_TOPIC_OR_PARTITION without a message for a partition the topic
+ * does not have (ReplicaManager.getPartitionOrError).
+ */
+int kc_handle_describe_producers(kc_req_t *req)
+{
+    kc_describe_producers_request_t rq;
+    kc_describe_producers_request_init(&rq);
+    if (kc_describe_producers_request_decode(req->body, req->ctx.api_version, req->arena, &rq) !=
+        0)
+        return KC_EINVAL;
+    kc_describe_producers_response_t resp;
+    kc_describe_producers_response_init(&resp);
+    int32_t nt = KC_MAX(rq.topics.count, 0);
+    resp.topics.items = kc_arena_alloc(req->arena, (size_t)(nt + 1) * sizeof(*resp.topics.items));
+    resp.topics.count = nt;
+    for (int32_t i = 0; i < nt; i++) {
+        const kc_describe_producers_request_topic_request_t *t = &rq.topics.items[i];
+        kc_describe_producers_response_topic_response_t *rt = &resp.topics.items[i];
+        rt->name = t->name;
+        const kc_topic_t *topic = NULL;
+        int16_t topic_err = KC_ERR_NONE;
+        const char *msg = kc_topic_validate_message(req->arena, t->name);
+        if (msg) {
+            topic_err = KC_ERR_INVALID_TOPIC_EXCEPTION;
+        } else if (!kc_req_authorized(req, KC_OP_READ, KC_RES_TOPIC, t->name)) {
+            topic_err = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+        } else if (!(topic = kc_topics_find(req->srv->topics, t->name))) {
+            topic_err = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+        }
+        if (topic_err != KC_ERR_NONE && !msg)
+            msg = kc_error_message(topic_err);
+        int32_t np = KC_MAX(t->partition_indexes.count, 0);
+        rt->partitions.items =
+            kc_arena_alloc(req->arena, (size_t)(np + 1) * sizeof(*rt->partitions.items));
+        rt->partitions.count = np;
+        for (int32_t j = 0; j < np; j++) {
+            kc_describe_producers_response_partition_response_t *rp = &rt->partitions.items[j];
+            *rp = (kc_describe_producers_response_partition_response_t){0};
+            rp->error_message = KC_STR_NULL;
+            rp->partition_index = t->partition_indexes.items[j];
+            if (topic_err != KC_ERR_NONE) {
+                rp->error_code = topic_err;
+                rp->error_message = kc_str(msg);
+            } else if (rp->partition_index < 0 || rp->partition_index >= topic->partitions) {
+                rp->error_code = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+            } else {
+                describe_producers_partition(req, topic, rp);
+            }
+        }
+    }
+    RESPOND(req, describe_producers_response, &resp, &resp, false);
+}

@@ -192,6 +192,12 @@ const kc_txn_meta_t *kc_txn_find(const kc_txn_coord_t *t, kc_str_t transactional
 void kc_txn_foreach(const kc_txn_coord_t *t, void (*fn)(void *ctx, const kc_txn_meta_t *m),
                     void *ctx);
 
+/* Optional event sink (metrics, the admin event ring): fn is called
+ * synchronously for each KC_COORD_EV_TXN_* change made by the calls above,
+ * never by replay; the event is borrowed for the call and fn must not call
+ * back into t. fn NULL removes it. */
+void kc_txn_set_event_sink(kc_txn_coord_t *t, kc_coord_event_fn fn, void *arg);
+
 /* Timers (the timed-out transactions' abort, the expiration of ids):
  * earliest deadline in ms (INT64_MAX before kc_txn_loaded); tick runs what is due. */
 int64_t kc_txn_next_deadline(const kc_txn_coord_t *t);

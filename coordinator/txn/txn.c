@@ -56,6 +56,8 @@ struct kc_txn_coord {
     chm_t *tables; /* one per __transaction_state partition */
     bool loaded;
     int64_t next_abort_ms, next_expire_ms;
+    kc_coord_event_fn event_fn; /* NULL: none */
+    void *event_arg;
 };
 
 /* The values an entry takes with a change (Kafka's TxnTransitMetadata). */
@@ -268,6 +270,32 @@ void kc_txn_free(kc_txn_coord_t *t)
     kc_smap_deinit(&t->ids);
     free(t->tables);
     free(t);
+}
+
+void kc_txn_set_event_sink(kc_txn_coord_t *t, kc_coord_event_fn fn, void *arg)
+{
+    t->event_fn = fn;
+    t->event_arg = arg;
+}
+
+/* Tells the event sink of a change of x (its state after it). */
+static void emit(kc_txn_coord_t *t, const txn_t *x, kc_coord_event_type_t type, const char *reason,
+                 int64_t start_ms, int64_t now_ms)
+{
+    if (!t->event_fn)
+        return;
+    bool ended = type == KC_COORD_EV_TXN_COMMITTED || type == KC_COORD_EV_TXN_ABORTED;
+    kc_coord_event_t ev = {
+        .type = type,
+        .reason = reason,
+        .generation_id = -1,
+        .duration_ms = ended && start_ms >= 0 ? now_ms - start_ms : 0,
+        .time_ms = now_ms,
+        .transactional_id = x->id,
+        .producer_id = x->m.producer_id,
+        .producer_epoch = x->m.producer_epoch,
+    };
+    t->event_fn(t->event_arg, &ev);
 }
 
 static txn_t *lookup(const kc_txn_coord_t *t, kc_str_t id)
@@ -515,9 +543,11 @@ static transit_t transit_of(const txn_t *x)
  * for an epoch that overflowed the next producer id at epoch 0. 0, or -1
  * with res failed.
  */
-static int complete(kc_txn_coord_t *t, txn_t *x, int64_t now_ms, kc_result_t *res)
+static int complete(kc_txn_coord_t *t, txn_t *x, int64_t now_ms, const char *reason,
+                    kc_result_t *res)
 {
     bool commit = x->m.state == KC_TXN_PREPARE_COMMIT;
+    int64_t start_ms = x->m.start_ms;
     if (x->nparts && t->env.write_markers(t->env.ctx, x->m.producer_id, x->m.producer_epoch,
                                           commit, x->m.client_transaction_version, x->parts,
                                           x->nparts, res) != 0) {
@@ -534,19 +564,27 @@ static int complete(kc_txn_coord_t *t, txn_t *x, int64_t now_ms, kc_result_t *re
     tr.parts = NULL;
     tr.nparts = 0;
     tr.last_update_ms = now_ms;
-    return write_transit(t, x->id, x->id_len, &tr, res);
+    if (write_transit(t, x->id, x->id_len, &tr, res) != 0)
+        return -1;
+    emit(t, x, commit ? KC_COORD_EV_TXN_COMMITTED : KC_COORD_EV_TXN_ABORTED,
+         commit ? NULL : reason, start_ms, now_ms);
+    return 0;
 }
 
 /*
  * Writes PrepareCommit/PrepareAbort of x with the transit tr, then completes
- * it. 0, KC_ERR_* of the producer id allocator, or -1 with res failed.
+ * it; reason: why an abort is (the events'). 0, KC_ERR_* of the producer
+ * id allocator, or -1 with res failed.
  */
 static int prepare_and_complete(kc_txn_coord_t *t, txn_t *x, const transit_t *tr, int64_t now_ms,
-                                kc_result_t *res)
+                                const char *reason, kc_result_t *res)
 {
     if (write_transit(t, x->id, x->id_len, tr, res) != 0)
         return -1;
-    return complete(t, x, now_ms, res);
+    bool commit = tr->state == KC_TXN_PREPARE_COMMIT;
+    emit(t, x, commit ? KC_COORD_EV_TXN_PREPARE_COMMIT : KC_COORD_EV_TXN_PREPARE_ABORT,
+         commit ? NULL : reason, -1, now_ms);
+    return complete(t, x, now_ms, reason, res);
 }
 
 /*
@@ -586,10 +624,12 @@ static int16_t end_transit(kc_txn_coord_t *t, const txn_t *x, bool commit, int16
  * The coordinator's own abort of x's Ongoing transaction, fencing its
  * producer (TM.prepareFenceProducerEpoch and an endTransaction that is not
  * from the client), with the cluster's transaction version: the epoch moves
- * on by one, and the markers carry the new epoch. KC_ERR_NONE, the
- * allocator's error, or -1 with res failed.
+ * on by one, and the markers carry the new epoch. why: the event that
+ * says what caused it (TXN_TIMED_OUT or TXN_PRODUCER_FENCED). KC_ERR_NONE,
+ * the allocator's error, or -1 with res failed.
  */
-static int internal_abort(kc_txn_coord_t *t, txn_t *x, int64_t now_ms, kc_result_t *res)
+static int internal_abort(kc_txn_coord_t *t, txn_t *x, int64_t now_ms, kc_coord_event_type_t why,
+                          kc_result_t *res)
 {
     transit_t tr;
     int16_t tv = t->cfg.transaction_version;
@@ -607,7 +647,10 @@ static int internal_abort(kc_txn_coord_t *t, txn_t *x, int64_t now_ms, kc_result
             tr.epoch = (int16_t)(x->m.producer_epoch + 1);
         tr.last_epoch = -1;
     }
-    return prepare_and_complete(t, x, &tr, now_ms, res);
+    emit(t, x, why, NULL, -1, now_ms);
+    return prepare_and_complete(t, x, &tr, now_ms,
+                                why == KC_COORD_EV_TXN_TIMED_OUT ? "timed_out" : "producer_fenced",
+                                res);
 }
 
 /* ---- the APIs ------------------------------------------------------------- */
@@ -650,7 +693,7 @@ int16_t kc_txn_init_producer_id(kc_txn_coord_t *t, int64_t now_ms, kc_str_t tran
         return KC_ERR_CONCURRENT_TRANSACTIONS;
     case KC_TXN_ONGOING: {
         /* Fence the producer and abort its transaction; the client retries. */
-        int rc = internal_abort(t, x, now_ms, res);
+        int rc = internal_abort(t, x, now_ms, KC_COORD_EV_TXN_PRODUCER_FENCED, res);
         return rc == 0 ? KC_ERR_CONCURRENT_TRANSACTIONS
                        : rc < 0 ? KC_ERR_COORDINATOR_NOT_AVAILABLE : (int16_t)rc;
     }
@@ -740,8 +783,11 @@ int16_t kc_txn_add_partitions(kc_txn_coord_t *t, int64_t now_ms, kc_str_t transa
     tr.nparts = k;
     tr.last_update_ms = now_ms;
     tr.tv = transaction_version;
+    bool begun = x->m.state != KC_TXN_ONGOING;
     int rc = write_transit(t, x->id, x->id_len, &tr, res);
     free(all);
+    if (rc == 0 && begun)
+        emit(t, x, KC_COORD_EV_TXN_BEGUN, NULL, -1, now_ms);
     return rc == 0 ? KC_ERR_NONE : KC_ERR_COORDINATOR_NOT_AVAILABLE;
 }
 
@@ -791,8 +837,9 @@ static int16_t end_tv1(kc_txn_coord_t *t, txn_t *x, int64_t now_ms, int64_t pid,
     }
     transit_t tr;
     end_transit(t, x, commit, 0, false, now_ms, &tr);
-    return prepare_and_complete(t, x, &tr, now_ms, res) == 0 ? KC_ERR_NONE
-                                                              : KC_ERR_COORDINATOR_NOT_AVAILABLE;
+    return prepare_and_complete(t, x, &tr, now_ms, "client", res) == 0
+               ? KC_ERR_NONE
+               : KC_ERR_COORDINATOR_NOT_AVAILABLE;
 }
 
 /* EndTxn of transaction version 2 (TC.endTransaction). */
@@ -855,7 +902,7 @@ static int16_t end_tv2(kc_txn_coord_t *t, txn_t *x, int64_t now_ms, int64_t pid,
     int16_t err = end_transit(t, x, commit, 2, empty_abort, now_ms, &tr);
     if (err != KC_ERR_NONE)
         return err;
-    if (prepare_and_complete(t, x, &tr, now_ms, res) != 0)
+    if (prepare_and_complete(t, x, &tr, now_ms, "client", res) != 0)
         return KC_ERR_COORDINATOR_NOT_AVAILABLE;
 answered:
     *out_pid = x->m.producer_id;
@@ -959,7 +1006,7 @@ void kc_txn_loaded(kc_txn_coord_t *t, int64_t now_ms, kc_result_t *res)
                     "Completing the %s transaction of transactional id %s after loading",
                     l.items[i]->m.state == KC_TXN_PREPARE_COMMIT ? "committed" : "aborted",
                     l.items[i]->id);
-        complete(t, l.items[i], now_ms, res);
+        complete(t, l.items[i], now_ms, "loaded", res);
     }
     free(l.items);
     t->loaded = true;
@@ -985,7 +1032,7 @@ void kc_txn_tick(kc_txn_coord_t *t, int64_t now_ms, kc_result_t *res)
                         "Aborting the transaction of transactional id %s (producer id %lld, "
                         "epoch %d) after its timeout of %d ms, fencing the producer",
                         x->id, (long long)x->m.producer_id, x->m.producer_epoch, x->m.timeout_ms);
-            internal_abort(t, x, now_ms, res);
+            internal_abort(t, x, now_ms, KC_COORD_EV_TXN_TIMED_OUT, res);
         }
         free(l.items);
         t->next_abort_ms = now_ms + t->cfg.abort_interval_ms;

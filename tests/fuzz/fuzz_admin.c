@@ -86,7 +86,7 @@ static void fuzz_spec(const uint8_t *d, size_t n)
         case KC_FAULT_COORDINATOR:
             KC_FUZZ_CHECK(spec.error_code >= 14 && spec.error_code <= 16 &&
                               spec.until_ms != INT64_MAX &&
-                              (spec.api_key < 0 || kc_faults_is_group_api(spec.api_key)),
+                              (spec.api_key < 0 || kc_faults_is_coordinator_api(spec.api_key)),
                           "coordinator fault");
             break;
         case KC_FAULT_STALL:

@@ -691,6 +691,86 @@ static void replay_rejects_bad_records(void **state)
     kc_buf_deinit(&val);
 }
 
+/* ---- events ---- */
+
+typedef struct {
+    char line[16][96];
+    size_t n;
+} events_t;
+
+static void on_event(void *arg, const kc_coord_event_t *ev)
+{
+    events_t *e = arg;
+    assert_true(e->n < 16);
+    assert_null(ev->group_id);
+    snprintf(e->line[e->n++], sizeof(e->line[0]), "%s %s %lld/%d %s %lld",
+             kc_coord_event_name(ev->type), ev->transactional_id, (long long)ev->producer_id,
+             ev->producer_epoch, ev->reason ? ev->reason : "-", (long long)ev->duration_ms);
+}
+
+/* The event sink sees each step of a transaction with its transactional id,
+ * the producer after the change and why an abort was; replay tells it nothing. */
+static void events_of_transactions(void **state)
+{
+    fx_t *f = *state;
+    events_t ev = {0};
+    kc_txn_set_event_sink(f->t, on_event, &ev);
+    int64_t pid, opid;
+    int16_t epoch, oepoch;
+    assert_int_equal(init_pid(f, "tx", T0, -1, -1, &pid, &epoch), KC_ERR_NONE);
+    assert_int_equal(ev.n, 0);
+    assert_int_equal(add(f, "tx", T0 + 10, pid, epoch, "t", 0, 2), KC_ERR_NONE);
+    assert_int_equal(add(f, "tx", T0 + 11, pid, epoch, "t", 1, 2), KC_ERR_NONE); /* no event */
+    assert_int_equal(end(f, "tx", T0 + 30, pid, epoch, true, 2, &opid, &oepoch), KC_ERR_NONE);
+    assert_int_equal(add(f, "tx", T0 + 40, opid, oepoch, "t", 0, 2), KC_ERR_NONE);
+    assert_int_equal(end(f, "tx", T0 + 45, opid, oepoch, false, 2, &opid, &oepoch), KC_ERR_NONE);
+    assert_int_equal(add(f, "tx", T0 + 50, opid, oepoch, "t", 0, 2), KC_ERR_NONE);
+    int64_t deadline = 0;
+    while (find(f, "tx")->state == KC_TXN_ONGOING) {
+        deadline = kc_txn_next_deadline(f->t);
+        assert_true(deadline <= T0 + 50 + 60000 + f->cfg.abort_interval_ms);
+        kc_txn_tick(f->t, deadline, &f->res);
+    }
+    assert_int_equal(add(f, "tx", deadline + 1, opid, oepoch + 1, "t", 0, 2), KC_ERR_NONE);
+    int64_t npid;
+    int16_t nepoch;
+    assert_int_equal(init_pid(f, "tx", deadline + 2, -1, -1, &npid, &nepoch),
+                     KC_ERR_CONCURRENT_TRANSACTIONS);
+    char want[16][96];
+    size_t n = 0;
+#define WANT(...) snprintf(want[n++], sizeof(want[0]), __VA_ARGS__)
+    WANT("transaction_begun tx %lld/%d - 0", (long long)pid, epoch);
+    WANT("transaction_prepare_commit tx %lld/%d - 0", (long long)pid, epoch + 1);
+    WANT("transaction_committed tx %lld/%d - 20", (long long)pid, epoch + 1);
+    WANT("transaction_begun tx %lld/%d - 0", (long long)pid, epoch + 1);
+    WANT("transaction_prepare_abort tx %lld/%d client 0", (long long)pid, epoch + 2);
+    WANT("transaction_aborted tx %lld/%d client 5", (long long)pid, epoch + 2);
+    WANT("transaction_begun tx %lld/%d - 0", (long long)pid, epoch + 2);
+    WANT("transaction_timed_out tx %lld/%d - 0", (long long)pid, epoch + 2);
+    WANT("transaction_prepare_abort tx %lld/%d timed_out 0", (long long)pid, epoch + 3);
+    WANT("transaction_aborted tx %lld/%d timed_out %lld", (long long)pid, epoch + 3,
+         (long long)(deadline - (T0 + 50)));
+    WANT("transaction_begun tx %lld/%d - 0", (long long)pid, epoch + 3);
+    WANT("producer_fenced tx %lld/%d - 0", (long long)pid, epoch + 3);
+    WANT("transaction_prepare_abort tx %lld/%d producer_fenced 0", (long long)pid, epoch + 4);
+    WANT("transaction_aborted tx %lld/%d producer_fenced 1", (long long)pid, epoch + 4);
+#undef WANT
+    assert_int_equal(ev.n, n);
+    for (size_t i = 0; i < n; i++)
+        assert_string_equal(ev.line[i], want[i]);
+    /* Replaying the records into a coordinator with a sink tells it nothing. */
+    events_t none = {0};
+    kc_txn_coord_t *r = new_coord(f);
+    kc_txn_set_event_sink(r, on_event, &none);
+    for (size_t i = 0; i < f->res.nrecords; i++) {
+        const kc_record_t *rec = &f->res.records[i];
+        kc_txn_replay(r, rec->key.data, rec->key.len, rec->tombstone ? NULL : rec->value.data,
+                      rec->value.len);
+    }
+    assert_int_equal(none.n, 0);
+    kc_txn_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -711,6 +791,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(ids_of_one_bin_in_kafkas_order, setup, teardown),
         cmocka_unit_test_setup_teardown(load_completes_a_prepared_transaction, setup, teardown),
         cmocka_unit_test_setup_teardown(replay_rejects_bad_records, setup, teardown),
+        cmocka_unit_test_setup_teardown(events_of_transactions, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
