@@ -77,6 +77,12 @@
         const d = new Date(ms);
         return d.toLocaleTimeString([], {hour12: false}) + "." + String(d.getMilliseconds()).padStart(3, "0");
     }
+    // A date and a 24-hour time, as the timeline writes times.
+    function fmtDateTime(ms) {
+        const d = new Date(ms);
+        return d.getFullYear() + "-" + String(d.getMonth() + 1).padStart(2, "0") + "-" +
+            String(d.getDate()).padStart(2, "0") + " " + fmtTime(ms);
+    }
     function apiName(k) { return k === undefined ? "any API" : (API_NAMES[k] || "API " + k) + " (" + k + ")"; }
     function errName(c) { return (ERROR_NAMES[c] || "error") + " (" + c + ")"; }
     function fmtOpt(v) { return v === null || v === undefined || v === "" ? "\u2014" : String(v); }
@@ -197,9 +203,13 @@
                 if (seen.has(id)) continue;
                 this.byId.delete(id);
                 if (this.cleared.delete(id)) this.note(old, "cleared " + this.describe(old));
-                else if (old.remaining > 0 && (old.remaining_ms < 0 || old.remaining_ms > 1500))
-                    this.note(old, "spent " + this.describe(old) + ": it applied to the request" +
-                              (old.remaining === 1 ? "" : "s") + " it was set for");
+                else if (old.remaining > 0 && (old.remaining_ms < 0 || old.remaining_ms > 1500)) {
+                    // The requests it was set for: the hits seen and those
+                    // left at the last poll (the last hits may come between polls).
+                    const total = old.hits + old.remaining;
+                    this.note(old, "spent " + this.describe(old) + " after " + total + " hit" +
+                              (total === 1 ? "" : "s") + ": it applied to every request it was set for");
+                }
                 else this.note(old, "ended " + this.describe(old) + " (its window passed or it was cleared)");
             }
             this.list = list;
@@ -546,7 +556,7 @@
                 el("td", {class: "num", text: o.offset}), el("td", {class: "num", text: fmtOpt(o.log_end_offset)}),
                 el("td", {class: "num lag", text: o.lag === null ? "topic gone" : o.lag}),
                 el("td", {class: "num", text: o.leader_epoch}),
-                el("td", {text: o.commit_timestamp_ms > 0 ? new Date(o.commit_timestamp_ms).toLocaleString() : "\u2014"}),
+                el("td", {text: o.commit_timestamp_ms > 0 ? fmtDateTime(o.commit_timestamp_ms) : "\u2014"}),
                 el("td", {class: "id"}, idText(o.metadata))));
         return el("table", {id: "offsets"},
             el("thead", {}, el("tr", {}, ...["topic", "partition", "committed", "log end", "lag", "leader epoch", "committed at", "metadata"]
@@ -705,7 +715,7 @@
         errSel.value = "15";
         const num = (name, ph) => el("input", {name, id: "f-" + name.replace("_", "-"), type: "number", min: 0, placeholder: ph});
         const inputs = {
-            api_key: apiSel, error_code: errSel, count: num("count", "1 (the next request)"),
+            api_key: apiSel, error_code: errSel, count: Object.assign(num("count", "1 (the next request)"), {min: 1}),
             duration_ms: num("duration_ms", "ms"), delay_ms: num("delay_ms", "ms"),
             group_id: el("input", {name: "group_id", id: "f-group", placeholder: "any group"}),
             client_id: el("input", {name: "client_id", id: "f-client", placeholder: "any client"}),

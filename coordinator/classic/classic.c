@@ -1112,9 +1112,10 @@ static void complete_join(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms, 
     }
     int64_t rebalance_started_ms = g->current_state_timestamp;
     group_init_next_generation(g, now_ms, why);
-    if (g->state != CLASSIC_EMPTY)
-        kc_coord_emit(c, KC_COORD_EV_REBALANCE_COMPLETED, g->group_id, NULL, NULL, g->generation_id,
-                      KC_MAX(now_ms - rebalance_started_ms, 0), now_ms);
+    /* A rebalance no member is left in also completes, to Empty. */
+    kc_coord_emit(c, KC_COORD_EV_REBALANCE_COMPLETED, g->group_id, NULL,
+                  g->state == CLASSIC_EMPTY ? "no member is left: the group is Empty" : NULL,
+                  g->generation_id, KC_MAX(now_ms - rebalance_started_ms, 0), now_ms);
     if (g->state == CLASSIC_EMPTY) {
         kc_log_info(LOG_COMP, "Group %s with generation %d is now empty.", g->group_id,
                     g->generation_id);

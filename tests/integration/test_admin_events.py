@@ -10,7 +10,10 @@
   the oldest kept seq is dropped + 1;
 - a static member replaced by a new member of its group instance id
   (classic and consumer groups) is member_removed, the reason naming the
-  member that fenced it.
+  member that fenced it;
+- a classic group whose last member's session expires completes its
+  rebalance to Empty: rebalance_completed with the reason, no rebalance
+  left open.
 """
 
 import json
@@ -19,7 +22,7 @@ import subprocess
 
 import kafka_wire as kw
 from admin_client import Admin
-from kcoord_harness import Kcoord, free_port, run
+from kcoord_harness import Kcoord, free_port, run, wait_for
 
 GROUP = "events-group"
 
@@ -60,6 +63,25 @@ def static_replaced(port, admin):
         e = removed.get(g)
         assert e and e["member_id"] == mid and news[g] in e["reason"] \
             and e["reason"].startswith("fenced"), (g, e)
+
+
+def emptied(port, admin):
+    """The last member's session expires: the rebalance completes, to Empty."""
+    with kw.Conn(port) as c:
+        j = kw.join_dynamic(c, "events-emptied", session_timeout_ms=6000)
+        assert j["error_code"] == 0, j
+        assert kw.sync_group(c, "events-emptied", j["generation_id"], j["member_id"],
+                             [(j["member_id"], b"")])["error_code"] == 0
+
+    def kinds():
+        return [(e["type"], e["reason"]) for e in admin.json("GET", "/v1/events")["events"]
+                if e["group_id"] == "events-emptied"]
+    wait_for(lambda: ("rebalance_completed", "no member is left: the group is Empty") in kinds(),
+             120, "the emptied group's rebalance completed", state=kinds)
+    ev = kinds()
+    assert [k for k, _ in ev][-3:] == ["member_removed", "rebalance_started",
+                                       "rebalance_completed"], ev
+    assert admin.group("events-emptied")["state"] == "Empty"
 
 
 def main():
@@ -107,6 +129,7 @@ def main():
         assert p.returncode == 0, (p.returncode, p.stderr)
         assert json.loads(p.stdout)["events"] == r2["events"], p.stdout
         static_replaced(k.port, admin)
+        emptied(k.port, admin)
 
     # The ring bound.
     admin_port = free_port()

@@ -287,6 +287,7 @@ async function main() {
                "an error is proposed for JoinGroup, not for every API");
         await page.selectOption("#f-api", "11");
         await page.selectOption("#f-error", "15");
+        assert(await page.getAttribute("#f-count", "min") === "1", "a count of at least 1, as kcoord asks");
         await page.fill("#f-count", "1");
         await page.fill("#f-group", group);
         await page.click("#f-add");
@@ -303,7 +304,8 @@ async function main() {
         await until("the spent fault on the group's timeline", () =>
             [...document.querySelectorAll("#timeline li")].some(l => l.dataset.type === "fault" &&
                 l.textContent.includes("spent") && l.textContent.includes("JoinGroup (11)") &&
-                l.textContent.includes("COORDINATOR_NOT_AVAILABLE (15)")));
+                l.textContent.includes("COORDINATOR_NOT_AVAILABLE (15)") &&
+                l.textContent.includes("after 1 hit: it applied to every request")));
         const metrics = await (await fetch(admin + "/metrics")).text();
         const m = metrics.match(/^kcoord_errors_total\{api="JoinGroup",api_key="11",code="15"\} (\d+)$/m);
         assert(m && Number(m[1]) === 1, "JoinGroup error 15 counted once: " + (m ? m[0] : "absent"));
