@@ -9,12 +9,15 @@
  *   --reference HOST:PORT                run the same loads there too, print ratios
  *   --rdkafka-mock                       use librdkafka's mock cluster as the reference
  *   --kafka-reference                    start Apache Kafka 4.4 (tests/reference) as the
- *                                        reference, time and measure it as kcoord
+ *                                        reference, time and measure it as kcoord; with
+ *                                        --rdkafka-mock the mock is measured too, in the
+ *                                        same run
  *   --duration SEC (default 3)  --replay-offsets N (default 1000000)
  *   --warmup SEC (default 0): run each load that long, untimed, before its figure
  *   --data-dir DIR                       data directory for --kcoord, kept afterwards
  *   --commit-conns N (default 8): connections of the offset-commit load
- *   --only heartbeats|rebalance|commits|produce|timers|replay: just that figure (for profiling)
+ *   --only heartbeats|rebalance|commits|produce|timers|transactions|replay: just that figure
+ *                                        (for profiling)
  *   --only consumer: the KIP-848 consumer group figures, measured in process
  *                    by kcoord-consumer-bench (next to this program), which
  *                    this runs with its defaults
@@ -29,7 +32,10 @@
  * produce throughput (acks=1, batches of 100 records of 1 KiB, MB/s of
  * record values and records/s), produce-to-consume latency p50/p99 (a
  * long-polling fetcher, one record in flight), replay of N stored offsets
- * at start, the lateness of a rebalance timer p50/p99/max. Under the
+ * at start, the lateness of a rebalance timer p50/p99/max, transactions/s
+ * of one transactional producer (each: 10 records to 2 partitions, a
+ * group's offsets, commit) and the READ_COMMITTED produce-to-consume
+ * latency p50/p99 of one committed record per transaction. Under the
  * heartbeat, rebalance and commit figures, the broker's own CPU time for
  * them (when its pid is known), a figure that a busy machine disturbs far
  * less than the wall-clock ones.
@@ -43,6 +49,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,6 +176,11 @@ static bool request_flexible(int api, int16_t v)
     case KC_API_CREATE_TOPICS: return v >= KC_CREATE_TOPICS_REQUEST_FLEXIBLE_MIN;
     case KC_API_PRODUCE: return v >= KC_PRODUCE_REQUEST_FLEXIBLE_MIN;
     case KC_API_FETCH: return v >= KC_FETCH_REQUEST_FLEXIBLE_MIN;
+    case KC_API_INIT_PRODUCER_ID: return v >= KC_INIT_PRODUCER_ID_REQUEST_FLEXIBLE_MIN;
+    case KC_API_ADD_PARTITIONS_TO_TXN: return v >= KC_ADD_PARTITIONS_TO_TXN_REQUEST_FLEXIBLE_MIN;
+    case KC_API_ADD_OFFSETS_TO_TXN: return v >= KC_ADD_OFFSETS_TO_TXN_REQUEST_FLEXIBLE_MIN;
+    case KC_API_TXN_OFFSET_COMMIT: return v >= KC_TXN_OFFSET_COMMIT_REQUEST_FLEXIBLE_MIN;
+    case KC_API_END_TXN: return v >= KC_END_TXN_REQUEST_FLEXIBLE_MIN;
     default: return false;
     }
 }
@@ -1200,11 +1212,14 @@ static int64_t wall_ms(void)
 
 /*
  * Appends one uncompressed magic-2 record batch to b: n records with null
- * keys, no headers and PR_RECORD_BYTES-byte values whose first 8 bytes hold
- * stamp_ns (big endian). No producer id (idempotence off), base offset 0 as
- * producers send it; the CRC-32C covers attributes to the end.
+ * keys, no headers and value_bytes-byte values (at most PR_RECORD_BYTES,
+ * at least 8) whose first 8 bytes hold stamp_ns (big endian); producer id,
+ * epoch and base sequence as given (-1: idempotence off), attributes attrs
+ * (0x10: transactional), base offset 0 as producers send it; the CRC-32C
+ * covers attributes to the end.
  */
-static void build_batch(kc_buf_t *b, int n, int64_t stamp_ns)
+static void build_batch_of(kc_buf_t *b, int n, int value_bytes, int64_t stamp_ns, int64_t pid,
+                           int16_t epoch, int32_t seq, int16_t attrs)
 {
     static uint8_t value[PR_RECORD_BYTES];
     size_t start = b->len;
@@ -1216,13 +1231,13 @@ static void build_batch(kc_buf_t *b, int n, int64_t stamp_ns)
     kc_write_int32(b, -1); /* partitionLeaderEpoch */
     kc_write_int8(b, 2);   /* magic */
     kc_write_uint32(b, 0); /* crc, patched below */
-    kc_write_int16(b, 0);  /* attributes: no compression, CreateTime */
+    kc_write_int16(b, attrs);
     kc_write_int32(b, n - 1);
     kc_write_int64(b, ts);
     kc_write_int64(b, ts);
-    kc_write_int64(b, -1); /* producerId */
-    kc_write_int16(b, -1); /* producerEpoch */
-    kc_write_int32(b, -1); /* baseSequence */
+    kc_write_int64(b, pid);
+    kc_write_int16(b, epoch);
+    kc_write_int32(b, seq);
     kc_write_int32(b, n);
     kc_buf_t rec;
     kc_buf_init(&rec);
@@ -1232,8 +1247,8 @@ static void build_batch(kc_buf_t *b, int n, int64_t stamp_ns)
         kc_write_varlong(&rec, 0);   /* timestampDelta */
         kc_write_varint(&rec, i);    /* offsetDelta */
         kc_write_varint(&rec, -1);   /* null key */
-        kc_write_varint(&rec, PR_RECORD_BYTES);
-        kc_buf_append(&rec, value, sizeof(value));
+        kc_write_varint(&rec, value_bytes);
+        kc_buf_append(&rec, value, (size_t)value_bytes);
         kc_write_varint(&rec, 0);    /* headers */
         kc_write_varint(b, (int32_t)rec.len);
         kc_buf_append(b, rec.data, rec.len);
@@ -1242,6 +1257,12 @@ static void build_batch(kc_buf_t *b, int n, int64_t stamp_ns)
     kc_buf_put_int32_at(b, start + 8, (int32_t)(b->len - start - 12));
     uint32_t crc = kc_crc32c(0, b->data + start + 21, b->len - start - 21);
     kc_buf_put_int32_at(b, start + 17, (int32_t)crc);
+}
+
+/* A batch of the produce figures: PR_RECORD_BYTES values, no producer. */
+static void build_batch(kc_buf_t *b, int n, int64_t stamp_ns)
+{
+    build_batch_of(b, n, PR_RECORD_BYTES, stamp_ns, -1, -1, -1, 0);
 }
 
 /* Encodes the body of a Produce request (acks=1, version v) of one batch of
@@ -1473,30 +1494,40 @@ static void on_lat_produce(conn_t *c, kc_reader_t *r)
         lat_iteration();
 }
 
-/* Finds the first record at or after lat.next_offset in a fetched record
- * set; returns its stamp (from the value) or -1, its offset in *offset. */
-static int64_t find_stamp(kc_bytes_t recs, int64_t *offset)
+/* Finds the first data record at or after from in a fetched record set
+ * (with last, the last one); returns its stamp (from the value) or -1, its
+ * offset in *offset. *end (when not NULL) becomes the offset after the
+ * last whole batch read (a control batch included), or stays as it was
+ * when there is none. */
+static int64_t find_stamp_from(kc_bytes_t recs, int64_t from, bool last, int64_t *offset,
+                               int64_t *end)
 {
     kc_reader_t r;
     kc_reader_init(&r, recs.ptr, recs.len > 0 ? (size_t)recs.len : 0);
+    int64_t found = -1;
     while (kc_reader_left(&r) >= 61) {
         int64_t base = kc_read_int64(&r);
         int32_t blen = kc_read_int32(&r);
         if (blen < 49 || (size_t)blen > kc_reader_left(&r))
-            return -1; /* partial batch at the end */
+            break; /* partial batch at the end */
         const uint8_t *body = kc_read_raw(&r, (size_t)blen);
         kc_reader_t b;
         kc_reader_init(&b, body, (size_t)blen);
         kc_read_raw(&b, 4 + 1 + 4);        /* leader epoch, magic, crc */
         int16_t attrs = kc_read_int16(&b);
-        kc_read_raw(&b, 4 + 8 + 8 + 8 + 2 + 4); /* to the record count */
+        int32_t last_delta = kc_read_int32(&b);
+        kc_read_raw(&b, 8 + 8 + 8 + 2 + 4); /* to the record count */
         int32_t count = kc_read_int32(&b);
         if (b.err || (attrs & 7) != 0)
-            return -1;
+            break;
+        if (end)
+            *end = base + last_delta + 1;
+        if ((found >= 0 && !last) || (attrs & 0x20))
+            continue; /* a control batch holds no stamps */
         for (int32_t i = 0; i < count; i++) {
             int32_t len = kc_read_varint(&b);
             if (b.err || len < 0 || (size_t)len > kc_reader_left(&b))
-                return -1;
+                break;
             kc_reader_t rec;
             kc_reader_init(&rec, kc_read_raw(&b, (size_t)len), (size_t)len);
             kc_read_int8(&rec);
@@ -1509,13 +1540,23 @@ static int64_t find_stamp(kc_bytes_t recs, int64_t *offset)
             if (rec.err || vlen < 8)
                 continue;
             int64_t stamp = kc_read_int64(&rec);
-            if (!rec.err && off >= lat.next_offset) {
+            if (!rec.err && off >= from) {
                 *offset = off;
-                return stamp;
+                found = stamp;
+                if (!last)
+                    break;
             }
         }
+        if (found >= 0 && !last && !end)
+            break;
     }
-    return -1;
+    return found;
+}
+
+/* The first record at or after lat.next_offset: find_stamp_from. */
+static int64_t find_stamp(kc_bytes_t recs, int64_t *offset)
+{
+    return find_stamp_from(recs, lat.next_offset, false, offset, NULL);
 }
 
 static void on_lat_fetch(conn_t *c, kc_reader_t *r)
@@ -1547,33 +1588,43 @@ static void on_lat_fetch(conn_t *c, kc_reader_t *r)
         lat_iteration();
 }
 
-static void lat_fetch(void)
+/* Encodes a sessionless Fetch (version v) of partition 0 of topic from
+ * offset, long-polling (max_wait_ms LAT_MAX_WAIT_MS, min_bytes 1), at
+ * isolation level isolation (1: READ_COMMITTED), into out after its header. */
+static void fetch_body(kc_buf_t *out, int16_t v, const char *topic, int64_t offset,
+                       int8_t isolation)
 {
-    conn_t *c = lat.fetcher;
-    if (conn_begin(c, KC_API_FETCH, 11) < 0)
-        return;
     kc_fetch_request_t m;
     kc_fetch_request_init(&m);
     m.replica_id = -1;
     m.max_wait_ms = LAT_MAX_WAIT_MS;
     m.min_bytes = 1;
     m.max_bytes = 1 << 20;
+    m.isolation_level = isolation;
     kc_fetch_request_partition_t fp;
     memset(&fp, 0, sizeof(fp));
     fp.partition = 0;
     fp.current_leader_epoch = -1;
-    fp.fetch_offset = lat.next_offset;
+    fp.fetch_offset = offset;
     fp.last_fetched_epoch = -1;
     fp.log_start_offset = -1;
     fp.partition_max_bytes = 1 << 20;
     kc_fetch_request_topic_t ft;
     memset(&ft, 0, sizeof(ft));
-    ft.topic = kc_str(lat_topic);
+    ft.topic = kc_str(topic);
     ft.partitions.items = &fp;
     ft.partitions.count = 1;
     m.topics.items = &ft;
     m.topics.count = 1;
-    kc_fetch_request_encode(&c->out, c->version, &m);
+    kc_fetch_request_encode(out, v, &m);
+}
+
+static void lat_fetch(void)
+{
+    conn_t *c = lat.fetcher;
+    if (conn_begin(c, KC_API_FETCH, 11) < 0)
+        return;
+    fetch_body(&c->out, c->version, lat_topic, lat.next_offset, 0);
     conn_send(c, on_lat_fetch);
 }
 
@@ -1624,6 +1675,524 @@ out:
     conn_free(lat.producer);
     conn_free(lat.fetcher);
     event_base_free(run.base);
+    return rc;
+}
+
+/* ---- transactions ---------------------------------------------------------- */
+
+/*
+ * A transactional producer on one blocking connection, as Kafka's producer
+ * runs a transaction: InitProducerId once, then per transaction Produce
+ * (with AddPartitionsToTxn first, and AddOffsetsToTxn before the offsets,
+ * unless the broker offers transaction version 2: Produce v12, EndTxn v5),
+ * TxnOffsetCommit of a group's offsets, EndTxn. A step answered
+ * CONCURRENT_TRANSACTIONS (the previous transaction still completing) or
+ * NOT_ENOUGH_REPLICAS (Kafka's word for it before v12) is sent again after
+ * TX_RETRY_US, and counted.
+ */
+#define TX_RECORDS 10        /* records per transaction, half to each partition */
+#define TX_RECORD_BYTES 100  /* their value size */
+#define TX_RETRY_US 1000
+#define ERR_NOT_ENOUGH_REPLICAS 19
+#define ERR_CONCURRENT_TRANSACTIONS 51
+
+static const char *tx_topic = "kcoord-bench-txn";
+static const char *txl_topic = "kcoord-bench-txn-latency";
+
+typedef struct {
+    const target_t *t;
+    int fd;
+    int32_t corr;
+    kc_buf_t req, resp;
+    kc_arena_t arena;
+    kc_reader_t r; /* the last answer */
+    char tid[64];
+    int64_t pid;
+    int16_t epoch;
+    int32_t seq[2];
+    bool tv2;
+    uint64_t retries;
+    double step_s[4]; /* time in AddPartitionsToTxn, Produce, the offsets, EndTxn */
+} txp_t;
+
+/* Sends the request framed in p->req and reads its answer into *r (valid
+ * until the next call); 0 or -1. */
+static int txp_roundtrip(txp_t *p, int api, int16_t v, kc_reader_t *r)
+{
+    frame_end(&p->req);
+    if (roundtrip(p->fd, &p->req, &p->resp, 30000))
+        return -1;
+    kc_reader_init(r, p->resp.data, p->resp.len);
+    read_response_header(r, api, v);
+    kc_arena_reset(&p->arena);
+    return 0;
+}
+
+/* One call of message msg (its request m) at version v; decodes the
+ * answer into *out; evaluates to 0 or -1. */
+#define TXP_CALL(p, API, msg, v, m, out)                                                          \
+    (frame_begin(&(p)->req, API, v, ++(p)->corr),                                                  \
+     kc_##msg##_request_encode(&(p)->req, v, m) ||                                                 \
+             txp_roundtrip(p, API, v, &(p)->r)                                                     \
+         ? -1                                                                                      \
+         : kc_##msg##_response_decode(&(p)->r, v, &(p)->arena, out) ? -1 : 0)
+
+/* Whether err asks for the step again (and counts it). */
+static bool txp_retry(txp_t *p, int16_t err)
+{
+    if (err != ERR_CONCURRENT_TRANSACTIONS && err != ERR_NOT_ENOUGH_REPLICAS &&
+        err != ERR_COORDINATOR_LOAD_IN_PROGRESS && err != ERR_COORDINATOR_NOT_AVAILABLE &&
+        err != ERR_NOT_COORDINATOR)
+        return false;
+    p->retries++;
+    usleep(TX_RETRY_US);
+    return true;
+}
+
+static void txp_close(txp_t *p)
+{
+    if (p->fd >= 0)
+        close(p->fd);
+    p->fd = -1;
+    kc_buf_deinit(&p->req);
+    kc_buf_deinit(&p->resp);
+    kc_arena_deinit(&p->arena);
+}
+
+/* Connects, waits (up to 120 s: Kafka creates its transaction log on the
+ * first lookup) for the transaction coordinator of tid and initialises the
+ * producer. 0 or -1 (closed). */
+static int txp_open(txp_t *p, const target_t *t, const char *tid)
+{
+    memset(p, 0, sizeof(*p));
+    p->t = t;
+    kc_buf_init(&p->req);
+    kc_buf_init(&p->resp);
+    kc_arena_init(&p->arena);
+    snprintf(p->tid, sizeof(p->tid), "%s", tid);
+    p->fd = connect_blocking(t);
+    int16_t vf = use_version(t, KC_API_FIND_COORDINATOR, 4);
+    int16_t vi = use_version(t, KC_API_INIT_PRODUCER_ID, 4);
+    int16_t vp = use_version(t, KC_API_PRODUCE, 12), ve = use_version(t, KC_API_END_TXN, 5);
+    if (p->fd < 0 || vf < 1 || vi < 0 || vp < 3 || ve < 0 ||
+        use_version(t, KC_API_TXN_OFFSET_COMMIT, 5) < 0)
+        goto fail;
+    p->tv2 = vp >= 12 && ve >= 5;
+    double deadline = now_s() + 120;
+    for (;;) {
+        kc_find_coordinator_request_t f;
+        kc_find_coordinator_request_init(&f);
+        f.key_type = 1;
+        kc_str_t key = kc_str(p->tid);
+        if (vf >= 4)
+            f.coordinator_keys = (kc_str_array_t){&key, 1};
+        else
+            f.key = key;
+        kc_find_coordinator_response_t fr;
+        if (TXP_CALL(p, KC_API_FIND_COORDINATOR, find_coordinator, vf, &f, &fr))
+            goto fail;
+        int16_t err = vf >= 4 ? (fr.coordinators.count == 1 ? fr.coordinators.items[0].error_code
+                                                             : -1)
+                              : fr.error_code;
+        if (err == 0)
+            break;
+        if (getenv("KC_BENCH_DEBUG"))
+            fprintf(stderr, "txn coordinator of %s: error %d\n", p->tid, err);
+        if (now_s() > deadline)
+            goto fail;
+        usleep(10000);
+    }
+    for (;;) {
+        kc_init_producer_id_request_t m;
+        kc_init_producer_id_request_init(&m);
+        m.transactional_id = kc_str(p->tid);
+        m.transaction_timeout_ms = 60000;
+        kc_init_producer_id_response_t ir;
+        if (TXP_CALL(p, KC_API_INIT_PRODUCER_ID, init_producer_id, vi, &m, &ir))
+            goto fail;
+        if (ir.error_code == 0) {
+            p->pid = ir.producer_id;
+            p->epoch = ir.producer_epoch;
+            return 0;
+        }
+        if (now_s() > deadline || !txp_retry(p, ir.error_code)) {
+            fprintf(stderr, "kcoord-bench: InitProducerId of %s: error %d\n", tid, ir.error_code);
+            goto fail;
+        }
+    }
+fail:
+    fprintf(stderr, "kcoord-bench: no transactional producer %s (%s)\n", tid,
+            p->fd < 0 ? "no connection" : "no coordinator or producer id");
+    txp_close(p);
+    return -1;
+}
+
+/* AddPartitionsToTxn v3 of topic's partitions [0, n): 0 or -1. */
+static int txp_add_partitions(txp_t *p, const char *topic, int32_t n)
+{
+    int16_t v = use_version(p->t, KC_API_ADD_PARTITIONS_TO_TXN, 3);
+    int32_t parts[2] = {0, 1};
+    for (;;) {
+        kc_add_partitions_to_txn_request_t m;
+        kc_add_partitions_to_txn_request_init(&m);
+        m.v3_and_below_transactional_id = kc_str(p->tid);
+        m.v3_and_below_producer_id = p->pid;
+        m.v3_and_below_producer_epoch = p->epoch;
+        kc_add_partitions_to_txn_request_topic_t tp = {kc_str(topic), {parts, n}};
+        m.v3_and_below_topics.items = &tp;
+        m.v3_and_below_topics.count = 1;
+        kc_add_partitions_to_txn_response_t r;
+        if (v < 0 || TXP_CALL(p, KC_API_ADD_PARTITIONS_TO_TXN, add_partitions_to_txn, v, &m, &r))
+            return -1;
+        int16_t err = 0;
+        for (int32_t i = 0; i < r.results_by_topic_v3_and_below.count; i++) {
+            const kc_add_partitions_to_txn_response_topic_result_v3_and_below_t *rt =
+                &r.results_by_topic_v3_and_below.items[i];
+            for (int32_t j = 0; j < rt->results_by_partition.count && !err; j++)
+                err = rt->results_by_partition.items[j].partition_error_code;
+        }
+        if (!err)
+            return 0;
+        if (!txp_retry(p, err))
+            return -1;
+    }
+}
+
+/* A Produce (acks=all) of one batch of per_partition records to each of
+ * topic's partitions [0, n), values stamped with stamp_ns. 0 or -1. */
+static int txp_produce(txp_t *p, const char *topic, int32_t n, int per_partition, int64_t stamp_ns)
+{
+    int16_t v = use_version(p->t, KC_API_PRODUCE, 12);
+    kc_buf_t batch[2];
+    for (;;) {
+        kc_produce_request_t m;
+        kc_produce_request_init(&m);
+        m.transactional_id = kc_str(p->tid);
+        m.acks = -1;
+        m.timeout_ms = 30000;
+        kc_produce_request_partition_produce_data_t pd[2];
+        memset(pd, 0, sizeof(pd));
+        for (int32_t i = 0; i < n; i++) {
+            kc_buf_init(&batch[i]);
+            build_batch_of(&batch[i], per_partition, TX_RECORD_BYTES, stamp_ns, p->pid, p->epoch,
+                           p->seq[i], 0x10);
+            pd[i].index = i;
+            pd[i].records = (kc_bytes_t){batch[i].data, (int32_t)batch[i].len};
+        }
+        kc_produce_request_topic_produce_data_t td;
+        memset(&td, 0, sizeof(td));
+        td.name = kc_str(topic);
+        td.partition_data.items = pd;
+        td.partition_data.count = n;
+        m.topic_data.items = &td;
+        m.topic_data.count = 1;
+        kc_produce_response_t r;
+        int rc = TXP_CALL(p, KC_API_PRODUCE, produce, v, &m, &r);
+        for (int32_t i = 0; i < n; i++)
+            kc_buf_deinit(&batch[i]);
+        if (rc || r.responses.count != 1)
+            return -1;
+        int16_t err = 0;
+        for (int32_t i = 0; i < r.responses.items[0].partition_responses.count; i++)
+            if (!err)
+                err = r.responses.items[0].partition_responses.items[i].error_code;
+        if (!err) {
+            for (int32_t i = 0; i < n; i++)
+                p->seq[i] += per_partition;
+            return 0;
+        }
+        if (!txp_retry(p, err)) {
+            fprintf(stderr, "kcoord-bench: transactional produce error %d\n", err);
+            return -1;
+        }
+    }
+}
+
+/* AddOffsetsToTxn (unless TV2) and TxnOffsetCommit of offsets for group
+ * on topic's partitions [0, n). 0 or -1. */
+static int txp_send_offsets(txp_t *p, const char *group, const char *topic, int32_t n,
+                            int64_t offset)
+{
+    int16_t va = use_version(p->t, KC_API_ADD_OFFSETS_TO_TXN, 4);
+    int16_t vc = use_version(p->t, KC_API_TXN_OFFSET_COMMIT, 5);
+    while (!p->tv2) {
+        kc_add_offsets_to_txn_request_t m = {kc_str(p->tid), p->pid, p->epoch, kc_str(group)};
+        kc_add_offsets_to_txn_response_t r;
+        if (va < 0 || TXP_CALL(p, KC_API_ADD_OFFSETS_TO_TXN, add_offsets_to_txn, va, &m, &r))
+            return -1;
+        if (!r.error_code)
+            break;
+        if (!txp_retry(p, r.error_code))
+            return -1;
+    }
+    for (;;) {
+        kc_txn_offset_commit_request_t m;
+        kc_txn_offset_commit_request_init(&m);
+        m.transactional_id = kc_str(p->tid);
+        m.group_id = kc_str(group);
+        m.producer_id = p->pid;
+        m.producer_epoch = p->epoch;
+        kc_txn_offset_commit_request_partition_t parts[2];
+        for (int32_t i = 0; i < n; i++)
+            parts[i] = (kc_txn_offset_commit_request_partition_t){i, offset, -1, kc_str("")};
+        kc_txn_offset_commit_request_topic_t tp;
+        memset(&tp, 0, sizeof(tp));
+        tp.name = kc_str(topic);
+        tp.partitions.items = parts;
+        tp.partitions.count = n;
+        m.topics.items = &tp;
+        m.topics.count = 1;
+        kc_txn_offset_commit_response_t r;
+        if (TXP_CALL(p, KC_API_TXN_OFFSET_COMMIT, txn_offset_commit, vc, &m, &r))
+            return -1;
+        int16_t err = 0;
+        for (int32_t i = 0; i < r.topics.count; i++)
+            for (int32_t j = 0; j < r.topics.items[i].partitions.count; j++)
+                if (!err)
+                    err = r.topics.items[i].partitions.items[j].error_code;
+        if (!err)
+            return 0;
+        if (!txp_retry(p, err)) {
+            fprintf(stderr, "kcoord-bench: TxnOffsetCommit error %d\n", err);
+            return -1;
+        }
+    }
+}
+
+/* EndTxn commit; under TV2 the producer continues with the producer id and
+ * epoch of the answer (a new id once the epoch is exhausted), its
+ * sequences from 0. 0 or -1. */
+static int txp_commit(txp_t *p)
+{
+    int16_t v = use_version(p->t, KC_API_END_TXN, 5);
+    for (;;) {
+        kc_end_txn_request_t m = {kc_str(p->tid), p->pid, p->epoch, true};
+        kc_end_txn_response_t r;
+        if (TXP_CALL(p, KC_API_END_TXN, end_txn, v, &m, &r))
+            return -1;
+        if (!r.error_code) {
+            if (v >= 5 && r.producer_id >= 0 && r.producer_epoch >= 0) {
+                p->pid = r.producer_id;
+                p->epoch = r.producer_epoch;
+                p->seq[0] = p->seq[1] = 0;
+            }
+            return 0;
+        }
+        if (!txp_retry(p, r.error_code)) {
+            fprintf(stderr, "kcoord-bench: EndTxn error %d\n", r.error_code);
+            return -1;
+        }
+    }
+}
+
+/* One transaction of the throughput figure (the k-th): 0 or -1. */
+static int txp_transaction(txp_t *p, const char *group, int64_t k)
+{
+    double t0 = now_s();
+    if (!p->tv2 && txp_add_partitions(p, tx_topic, 2))
+        return -1;
+    double t1 = now_s();
+    if (txp_produce(p, tx_topic, 2, TX_RECORDS / 2, now_ns()))
+        return -1;
+    double t2 = now_s();
+    if (txp_send_offsets(p, group, tx_topic, 2, k))
+        return -1;
+    double t3 = now_s();
+    if (txp_commit(p))
+        return -1;
+    double t4 = now_s();
+    p->step_s[0] += t1 - t0;
+    p->step_s[1] += t2 - t1;
+    p->step_s[2] += t3 - t2;
+    p->step_s[3] += t4 - t3;
+    return 0;
+}
+
+/* Transactions/s of one producer for `duration` seconds (after one
+ * untimed transaction); the steps sent again in *retries, the ms per
+ * transaction in each step (AddPartitionsToTxn, Produce, the offsets,
+ * EndTxn) in step_ms. -1 on failure. */
+static double bench_transactions(target_t *t, double duration, const char *tag,
+                                 double *retries, double step_ms[4])
+{
+    char tid[64], group[64];
+    snprintf(tid, sizeof(tid), "kcoord-bench-txn-%s-%d", tag, (int)getpid());
+    snprintf(group, sizeof(group), "kcoord-bench-txn-group-%s-%d", tag, (int)getpid());
+    txp_t p;
+    *retries = -1;
+    if (txp_open(&p, t, tid))
+        return -1;
+    double tps = -1;
+    if (txp_transaction(&p, group, 0))
+        goto out;
+    p.retries = 0;
+    memset(p.step_s, 0, sizeof(p.step_s));
+    double t0 = now_s(), end = t0 + duration;
+    int64_t n = 0;
+    while (now_s() < end) {
+        if (txp_transaction(&p, group, n + 1))
+            goto out;
+        n++;
+    }
+    tps = (double)n / (now_s() - t0);
+    *retries = (double)p.retries;
+    for (int i = 0; i < 4; i++)
+        step_ms[i] = n > 0 ? p.step_s[i] * 1e3 / (double)n : -1;
+out:
+    txp_close(&p);
+    return tps;
+}
+
+/*
+ * READ_COMMITTED latency: a transactional producer commits one record per
+ * transaction (Produce, then EndTxn; AddPartitionsToTxn first without
+ * TV2) while a consumer thread long-polls Fetch (READ_COMMITTED,
+ * fetch_body) at the next offset. The sample is the time
+ * from just before the record's Produce is written to the Fetch answer that
+ * holds it: the producer's two round trips, the broker's markers and last
+ * stable offset, and the parked fetch's answer. One transaction in flight:
+ * the next starts once the record was received.
+ */
+typedef struct {
+    const target_t *t;
+    pthread_mutex_t mu;
+    pthread_cond_t cond;
+    int64_t received; /* stamp of the last record received, under mu */
+    bool stop, failed;
+    double samples[LAT_MAX_SAMPLES];
+    int nsamples;
+} txl_t;
+
+static void *txl_consumer(void *arg)
+{
+    txl_t *l = arg;
+    int fd = connect_blocking(l->t);
+    kc_buf_t req, resp;
+    kc_buf_init(&req);
+    kc_buf_init(&resp);
+    kc_arena_t arena;
+    kc_arena_init(&arena);
+    int64_t next = 0;
+    int32_t corr = 0;
+    int16_t v = use_version(l->t, KC_API_FETCH, 11);
+    bool failed = fd < 0 || v < 4;
+    for (;;) {
+        pthread_mutex_lock(&l->mu);
+        bool stop = l->stop;
+        pthread_mutex_unlock(&l->mu);
+        if (stop || failed)
+            break;
+        frame_begin(&req, KC_API_FETCH, v, ++corr);
+        fetch_body(&req, v, txl_topic, next, 1);
+        frame_end(&req);
+        if (roundtrip(fd, &req, &resp, 30000)) {
+            failed = true;
+            break;
+        }
+        int64_t now = now_ns();
+        kc_reader_t r;
+        kc_reader_init(&r, resp.data, resp.len);
+        read_response_header(&r, KC_API_FETCH, v);
+        kc_arena_reset(&arena);
+        kc_fetch_response_t fr;
+        if (kc_fetch_response_decode(&r, v, &arena, &fr) || fr.error_code ||
+            fr.responses.count != 1 || fr.responses.items[0].partitions.count != 1 ||
+            fr.responses.items[0].partitions.items[0].error_code) {
+            fprintf(stderr, "kcoord-bench: READ_COMMITTED fetch failed\n");
+            failed = true;
+            break;
+        }
+        int64_t off = -1;
+        int64_t stamp =
+            find_stamp_from(fr.responses.items[0].partitions.items[0].records, next, true, &off,
+                            &next);
+        if (stamp < 0)
+            continue;
+        pthread_mutex_lock(&l->mu);
+        if (l->nsamples < LAT_MAX_SAMPLES)
+            l->samples[l->nsamples++] = (double)(now - stamp) / 1e6;
+        l->received = stamp;
+        pthread_cond_signal(&l->cond);
+        pthread_mutex_unlock(&l->mu);
+    }
+    pthread_mutex_lock(&l->mu);
+    l->failed = failed;
+    pthread_cond_signal(&l->cond);
+    pthread_mutex_unlock(&l->mu);
+    if (fd >= 0)
+        close(fd);
+    kc_buf_deinit(&req);
+    kc_buf_deinit(&resp);
+    kc_arena_deinit(&arena);
+    return NULL;
+}
+
+/* Commits one record stamped stamp_ns (> 0) and waits up to 30 s for the
+ * consumer to receive it. 0 or -1. */
+static int txl_one(txl_t *l, txp_t *p, int64_t stamp_ns)
+{
+    if ((!p->tv2 && txp_add_partitions(p, txl_topic, 1)) ||
+        txp_produce(p, txl_topic, 1, 1, stamp_ns) || txp_commit(p))
+        return -1;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 30;
+    int rc = 0;
+    pthread_mutex_lock(&l->mu);
+    while (l->received != stamp_ns && !l->failed && rc == 0)
+        rc = pthread_cond_timedwait(&l->cond, &l->mu, &until);
+    int out = l->received == stamp_ns ? 0 : -1;
+    pthread_mutex_unlock(&l->mu);
+    return out;
+}
+
+/* Runs the READ_COMMITTED latency loop for `duration` seconds; p50 and p99
+ * in ms, or -1. */
+static int bench_txn_latency(target_t *t, double duration, const char *tag, double *p50,
+                             double *p99)
+{
+    static txl_t l;
+    char tid[64];
+    snprintf(tid, sizeof(tid), "kcoord-bench-txl-%s-%d", tag, (int)getpid());
+    *p50 = *p99 = -1;
+    memset(&l, 0, sizeof(l));
+    l.t = t;
+    pthread_mutex_init(&l.mu, NULL);
+    pthread_cond_init(&l.cond, NULL);
+    txp_t p;
+    int rc = -1;
+    if (txp_open(&p, t, tid))
+        goto out;
+    pthread_t th;
+    if (pthread_create(&th, NULL, txl_consumer, &l)) {
+        txp_close(&p);
+        goto out;
+    }
+    /* A warm-up transaction (stamp 1), its sample dropped. */
+    bool ok = txl_one(&l, &p, 1) == 0;
+    if (!ok)
+        fprintf(stderr, "kcoord-bench: the first committed record was not received\n");
+    pthread_mutex_lock(&l.mu);
+    l.nsamples = 0;
+    pthread_mutex_unlock(&l.mu);
+    double end = now_s() + duration;
+    while (ok && now_s() < end && l.nsamples < LAT_MAX_SAMPLES)
+        ok = txl_one(&l, &p, now_ns()) == 0;
+    pthread_mutex_lock(&l.mu);
+    l.stop = true;
+    pthread_mutex_unlock(&l.mu);
+    /* The consumer's last long poll ends within its max wait. */
+    pthread_join(th, NULL);
+    txp_close(&p);
+    if (!ok || l.nsamples == 0)
+        goto out;
+    qsort(l.samples, (size_t)l.nsamples, sizeof(double), cmp_double);
+    *p50 = l.samples[(l.nsamples - 1) / 2];
+    *p99 = l.samples[(int)((l.nsamples - 1) * 0.99)];
+    rc = 0;
+out:
+    pthread_mutex_destroy(&l.mu);
+    pthread_cond_destroy(&l.cond);
     return rc;
 }
 
@@ -2195,6 +2764,7 @@ typedef struct {
     double hb, hb_cpu, rb, rb_cpu, oc, oc_cpu;
     double pr_mbps, pr_recs, lat_p50, lat_p99;
     double tl_p50, tl_p99, tl_max;
+    double tx_tps, tx_retries, txl_p50, txl_p99;
 } figures_t;
 
 static void figures_init(figures_t *f)
@@ -2262,6 +2832,10 @@ static void warm_up(side_t *sd, int fig, double seconds, int commit_conns)
         run_commits(sd->t, commit_conns, (commit_mode_t){seconds, 0, NULL}, tag);
     else if (fig == 3)
         bench_latency(sd->t, seconds, &p50, &p99);
+    else if (fig == 5) {
+        double steps[4];
+        bench_transactions(sd->t, seconds, tag, &p50, steps);
+    }
 }
 
 /*
@@ -2278,9 +2852,9 @@ static void run_loads(side_t *sides, int n, bool produce_only, double duration, 
     char label[96];
 #define LABEL(text) (snprintf(label, sizeof(label), "%s%s", sd->prefix, text), label)
 #define TARGET(text) (*sd->prefix ? "-" : text)
-    for (int fig = produce_only ? 3 : 0; fig < (produce_only ? 4 : 5); fig++) {
+    for (int fig = produce_only ? 3 : 0; fig < (produce_only ? 4 : 6); fig++) {
         static const char *const names[] = {"heartbeats", "rebalance", "commits", "produce",
-                                            "timers"};
+                                            "timers", "transactions"};
         if (!want(names[fig]))
             continue;
         for (side_t *sd = sides; sd < sides + n; sd++) {
@@ -2292,6 +2866,9 @@ static void run_loads(side_t *sides, int n, bool produce_only, double duration, 
                 fprintf(stderr, "kcoord-bench: could not create %s\n", oc_topic);
             if (fig == 3 && !sd->mock && create_produce_topics(t))
                 fprintf(stderr, "kcoord-bench: could not create the produce topics\n");
+            if (fig == 5 && !sd->mock &&
+                (create_produce_topic(t, tx_topic, 2) || create_produce_topic(t, txl_topic, 1)))
+                fprintf(stderr, "kcoord-bench: could not create the transaction topics\n");
             if (warmup > 0)
                 warm_up(sd, fig, warmup, commit_conns);
             figure_cpu_ms = -1;
@@ -2332,6 +2909,22 @@ static void run_loads(side_t *sides, int n, bool produce_only, double duration, 
                               TARGET("< 1 ms"));
                 figure_signed(LABEL("rebalance timer lateness max"), ok, f->tl_max, "ms",
                               TARGET("-"));
+            } else if (fig == 5) {
+                double steps[4];
+                f->tx_tps = bench_transactions(t, duration, sd->tag, &f->tx_retries, steps);
+                figure(LABEL("transactions/s (10 records, 2 partitions, offsets)"), f->tx_tps,
+                       "/s", TARGET("-"));
+                if (f->tx_tps >= 0)
+                    printf("  ms per transaction: AddPartitionsToTxn %.3f, Produce %.3f, "
+                           "offsets %.3f, EndTxn %.3f\n",
+                           steps[0], steps[1], steps[2], steps[3]);
+                figure(LABEL("  steps sent again (CONCURRENT_TRANSACTIONS)"), f->tx_retries, "",
+                       TARGET("-"));
+                bench_txn_latency(t, duration, sd->tag, &f->txl_p50, &f->txl_p99);
+                figure(LABEL("read_committed produce-to-consume p50"), f->txl_p50, "ms",
+                       TARGET("-"));
+                figure(LABEL("read_committed produce-to-consume p99"), f->txl_p99, "ms",
+                       TARGET("-"));
             }
         }
     }
@@ -2357,6 +2950,9 @@ static void compare_all(const figures_t *o, const figures_t *r, const char *ref_
     compare_low("rebalance timer lateness p50", ref_name, o->tl_p50, r->tl_p50, "ms");
     compare_low("rebalance timer lateness p99", ref_name, o->tl_p99, r->tl_p99, "ms");
     compare_low("rebalance timer lateness max", ref_name, o->tl_max, r->tl_max, "ms");
+    compare("transactions/s", ref_name, o->tx_tps, r->tx_tps, "/s");
+    compare_low("read_committed produce-to-consume p50", ref_name, o->txl_p50, r->txl_p50, "ms");
+    compare_low("read_committed produce-to-consume p99", ref_name, o->txl_p99, r->txl_p99, "ms");
 }
 
 static void usage(const char *argv0)
@@ -2364,10 +2960,12 @@ static void usage(const char *argv0)
     fprintf(stderr,
             "usage: %s (--kcoord PATH | --bootstrap HOST:PORT)\n"
             "          [--reference HOST:PORT | --rdkafka-mock | --kafka-reference]\n"
+            "          (--kafka-reference with --rdkafka-mock: both, in one run)\n"
             "          [--duration SEC] [--warmup SEC] [--replay-offsets N]\n"
             "          [--data-dir DIR (kept afterwards; default a temporary one)]\n"
             "          [--commit-conns N] [--produce-only]\n"
-            "          [--only heartbeats|rebalance|commits|produce|timers|replay|consumer]\n"
+            "          [--only heartbeats|rebalance|commits|produce|timers|transactions|replay|\n"
+            "                  consumer]\n"
             "          [--broker-pid PID (with --bootstrap: report its CPU)]\n",
             argv0);
 }
@@ -2429,8 +3027,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "kcoord-bench: cannot run %s: %s\n", path, strerror(errno));
         return 1;
     }
+    /* One reference, or Kafka and the mock both, measured in the same run. */
+    bool two_refs = mock && kafka_ref && !reference;
     if ((!kcoord && !bootstrap && !mock) || duration <= 0 || warmup < 0 || commit_conns < 1 ||
-        commit_conns > 64 || (int)(reference != NULL) + (int)mock + (int)kafka_ref > 1) {
+        commit_conns > 64 ||
+        ((int)(reference != NULL) + (int)mock + (int)kafka_ref > 1 && !two_refs)) {
         usage(argv[0]);
         return 2;
     }
@@ -2440,10 +3041,12 @@ int main(int argc, char **argv)
     signal(SIGHUP, on_fatal_signal);
 
     target_t ours = {.name = "kcoord", .pid = -1}, ref = {.name = "reference", .pid = -1};
-    figures_t fo, fr;
+    target_t mref = {.name = "mock", .pid = -1};
+    figures_t fo, fr, fm;
     figures_init(&fo);
     figures_init(&fr);
-    bool have_ours = false, have_ref = false;
+    figures_init(&fm);
+    bool have_ours = false, have_ref = false, have_mref = false;
     pid_t pid = -1, kpid = -1;
     char dir[512] = "/tmp/kcoord-bench-XXXXXX";
     char kdir[64] = "/tmp/kcoord-bench-kafka-XXXXXX";
@@ -2503,7 +3106,19 @@ int main(int argc, char **argv)
         rd_kafka_mock_topic_create(mcluster, oc_topic, OC_PARTITIONS, 1);
         rd_kafka_mock_topic_create(mcluster, pr_topic, PR_CONNS, 1);
         rd_kafka_mock_topic_create(mcluster, lat_topic, 1, 1);
-        reference = rd_kafka_mock_cluster_bootstraps(mcluster);
+        rd_kafka_mock_topic_create(mcluster, tx_topic, 2, 1);
+        rd_kafka_mock_topic_create(mcluster, txl_topic, 1, 1);
+        const char *boot = rd_kafka_mock_cluster_bootstraps(mcluster);
+        if (two_refs) {
+            if (parse_hostport(boot, &mref) || probe(&mref, now_s() + 10)) {
+                fprintf(stderr, "kcoord-bench: the mock cluster does not answer\n");
+                status = 1;
+                goto out;
+            }
+            have_mref = true;
+        } else {
+            reference = boot;
+        }
     }
 #else
     if (mock) {
@@ -2551,12 +3166,14 @@ int main(int argc, char **argv)
     }
     char ref_prefix[32];
     snprintf(ref_prefix, sizeof(ref_prefix), "%s ", ref.name);
-    side_t sides[2];
+    side_t sides[3];
     int nsides = 0;
     if (have_ours)
         sides[nsides++] = (side_t){&ours, "", "k", false, &fo};
     if (have_ref)
-        sides[nsides++] = (side_t){&ref, ref_prefix, "r", mock, &fr};
+        sides[nsides++] = (side_t){&ref, ref_prefix, "r", mock && !two_refs, &fr};
+    if (have_mref)
+        sides[nsides++] = (side_t){&mref, "mock ", "m", true, &fm};
     run_loads(sides, nsides, produce_only, duration, warmup, commit_conns);
     if (have_ref) {
         if (kafka_ref && kcoord && replay_offsets > 0 && !produce_only && want("replay"))
@@ -2570,6 +3187,8 @@ int main(int argc, char **argv)
         if (have_ours)
             compare_all(&fo, &fr, ref.name);
     }
+    if (have_mref && have_ours)
+        compare_all(&fo, &fm, mref.name);
 
     if (kcoord && replay_offsets > 0 && !produce_only && want("replay")) {
         /* Fill: groups of 100 partitions until replay_offsets are stored

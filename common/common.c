@@ -219,3 +219,31 @@ int32_t kc_java_string_hash(const char *s, size_t len)
     }
     return (int32_t)h;
 }
+
+int32_t kc_java_topic_partition_hash(const char *topic, size_t len, int32_t partition)
+{
+    return (int32_t)(31u * (uint32_t)(31 + partition) + (uint32_t)kc_java_string_hash(topic, len));
+}
+
+size_t kc_java_hash_cap(size_t n)
+{
+    size_t cap = 16;
+    while (n > cap * 3 / 4)
+        cap <<= 1;
+    return cap;
+}
+
+size_t kc_java_hash_slot(int32_t h, size_t cap)
+{
+    uint32_t u = (uint32_t)h;
+    return (size_t)(u ^ (u >> 16)) & (cap - 1);
+}
+
+size_t kc_scala_hash_cap(size_t n)
+{
+    size_t cap = 16;
+    for (size_t size = 0; size < n; size++)
+        if (size + 1 >= cap * 3 / 4)
+            cap <<= 1;
+    return cap;
+}

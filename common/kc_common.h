@@ -80,4 +80,22 @@ void *kc_arena_alloc(kc_arena_t *a, size_t n);
  */
 int32_t kc_java_string_hash(const char *s, size_t len);
 
+/* TopicPartition.hashCode of a topic (len bytes) and a partition:
+ * 31 * (31 + partition) + the topic's String.hashCode. */
+int32_t kc_java_topic_partition_hash(const char *topic, size_t len, int32_t partition);
+
+/* The table size of a java.util.HashMap or HashSet after n insertions into
+ * an empty one: 16, doubled whenever the size passes three quarters. */
+size_t kc_java_hash_cap(size_t n);
+
+/* The slot of a key of hashCode h in a java.util.HashMap of cap slots (a
+ * power of two): (h ^ h >>> 16) & (cap - 1). A HashMap iterates its slots
+ * in order, each slot's keys in the order they were inserted. */
+size_t kc_java_hash_slot(int32_t h, size_t cap);
+
+/* The table size of a Scala mutable.HashMap after n insertions into an
+ * empty one: 16, doubled when an insertion brings it to three quarters.
+ * It iterates its slots in order, each slot's keys by ascending hash. */
+size_t kc_scala_hash_cap(size_t n);
+
 #endif

@@ -77,10 +77,39 @@
         const d = new Date(ms);
         return d.toLocaleTimeString([], {hour12: false}) + "." + String(d.getMilliseconds()).padStart(3, "0");
     }
+    // A date and a 24-hour time, as the timeline writes times.
+    function fmtDateTime(ms) {
+        const d = new Date(ms);
+        return d.getFullYear() + "-" + String(d.getMonth() + 1).padStart(2, "0") + "-" +
+            String(d.getDate()).padStart(2, "0") + " " + fmtTime(ms);
+    }
     function apiName(k) { return k === undefined ? "any API" : (API_NAMES[k] || "API " + k) + " (" + k + ")"; }
     function errName(c) { return (ERROR_NAMES[c] || "error") + " (" + c + ")"; }
     function fmtOpt(v) { return v === null || v === undefined || v === "" ? "\u2014" : String(v); }
     function groupHref(id) { return "#/group/" + encodeURIComponent(id); }
+    // A client-chosen id (up to 249 characters and more): wrapped in a
+    // bounded width and cut after three lines, the whole of it in the title
+    // (and in a copy of the selection).
+    function idText(text, tag, attrs) {
+        const v = fmtOpt(text);
+        return el(tag || "span", {...attrs, class: "clip", title: v.length > 40 ? v : null, text: v});
+    }
+    // A member's session deadline counting down from a read of the group:
+    // remaining_ms as read at readAt (performance.now()), redrawn by the
+    // ticker below until the next read replaces it.
+    function sessionCountdown(m, readAt) {
+        if (m.session_remaining_ms === null || m.session_remaining_ms === undefined) return null;
+        const s = el("span", {class: "countdown", "data-deadline": readAt + m.session_remaining_ms,
+                              title: m.session_deadline_ms ? "the session expires at " + fmtTime(m.session_deadline_ms) +
+                                  " unless a heartbeat comes first" : null});
+        tickCountdown(s);
+        return s;
+    }
+    function tickCountdown(s) {
+        const left = Number(s.dataset.deadline) - performance.now();
+        s.textContent = left > 0 ? (left / 1000).toFixed(1) + " s" : "due";
+        s.classList.toggle("due", left <= 0);
+    }
 
     async function api(method, path, body) {
         const opts = {method, headers: {}};
@@ -174,9 +203,13 @@
                 if (seen.has(id)) continue;
                 this.byId.delete(id);
                 if (this.cleared.delete(id)) this.note(old, "cleared " + this.describe(old));
-                else if (old.remaining > 0 && (old.remaining_ms < 0 || old.remaining_ms > 1500))
-                    this.note(old, "spent " + this.describe(old) + ": it applied to the request" +
-                              (old.remaining === 1 ? "" : "s") + " it was set for");
+                else if (old.remaining > 0 && (old.remaining_ms < 0 || old.remaining_ms > 1500)) {
+                    // The requests it was set for: the hits seen and those
+                    // left at the last poll (the last hits may come between polls).
+                    const total = old.hits + old.remaining;
+                    this.note(old, "spent " + this.describe(old) + " after " + total + " hit" +
+                              (total === 1 ? "" : "s") + ": it applied to every request it was set for");
+                }
                 else this.note(old, "ended " + this.describe(old) + " (its window passed or it was cleared)");
             }
             this.list = list;
@@ -216,8 +249,10 @@
             const parts = [];
             if (ev.member_id) parts.push(["member ", el("bdi", {text: ev.member_id})]);
             if (ev.type === "rebalance_completed") parts.push(["in " + ev.duration_ms + " ms"]);
+            // A classic group's generation, a consumer or streams group's epoch.
+            const type = ev.group_type || (filter.type && filter.type());
             if (ev.generation !== null && ev.generation !== undefined && ev.type !== "fault")
-                parts.push([(filter.type && filter.type() && filter.type() !== "classic" ? "group epoch " : "generation ") + ev.generation]);
+                parts.push([(type && type !== "classic" ? "group epoch " : "generation ") + ev.generation]);
             if (ev.reason) parts.push([el("bdi", {text: ev.reason})]);
             if (!filter.group)
                 parts.unshift(ev.group_id ? ["group ", el("bdi", {text: ev.group_id})] : ["all groups"]);
@@ -297,7 +332,7 @@
             shown.sort((a, b) => a.group_id < b.group_id ? -1 : a.group_id > b.group_id ? 1 : 0);
             for (const g of shown) {
                 body.append(el("tr", {"data-group": g.group_id},
-                    el("td", {class: "id"}, el("a", {href: groupHref(g.group_id), text: g.group_id})),
+                    el("td", {class: "id"}, idText(g.group_id, "a", {href: groupHref(g.group_id)})),
                     el("td", {class: "type", text: g.type}),
                     el("td", {}, el("span", {class: "state " + g.state, text: g.state})),
                     el("td", {class: "num members", text: g.members.length}),
@@ -418,6 +453,17 @@
         return [...cells.owned].sort(keyCompare).map(k => k.replace("\u0000", "-")).join(",");
     }
 
+    // A member's row in the grid: its member id, long ones cut in the middle
+    // (a classic member id starts with the client id and ends in a UUID),
+    // after the client id only where that tells members apart and is not
+    // already in the member id.
+    function memberLabel(g, m) {
+        const mid = m.member_id, cid = m.client_id || "";
+        const short = mid.length > 30 ? mid.slice(0, 16) + "\u2026" + mid.slice(-12) : mid;
+        const shared = g.members.every(o => (o.client_id || "") === cid);
+        return !cid || shared || mid.startsWith(cid) ? short : cid + " \u00b7 " + short;
+    }
+
     function assignmentGrid(g) {
         const per = g.members.map(m => [m, memberCells(g, m)]);
         const keys = new Set();
@@ -432,13 +478,14 @@
         for (const k of cols) {
             const [t, p] = k.split("\u0000");
             head.append(el("th", {class: "col", title: t + " " + (g.type === "streams" ? "subtopology " : "partition ") + p},
-                           t, el("br"), p));
+                           el("span", {class: "clip", text: t}), p));
         }
         const body = el("tbody");
         for (const [m, c] of per) {
+            const title = "member " + m.member_id + (m.client_id ? "\nclient " + m.client_id : "") +
+                (m.instance_id || m.group_instance_id ? "\ninstance " + (m.instance_id || m.group_instance_id) : "");
             const tr = el("tr", {"data-member": m.member_id},
-                          el("td", {class: "id", text: (m.client_id || "") + " " + (m.member_id.length > 14 ? m.member_id.slice(0, 12) + "\u2026" : m.member_id),
-                                    title: m.member_id}));
+                          el("td", {class: "id label"}, el("span", {class: "clip", text: memberLabel(g, m), title})));
             for (const k of cols) {
                 let cls = "", label = "", what = "";
                 const kind = c.kinds.get(k) || "";
@@ -461,35 +508,41 @@
         return el("div", {}, el("table", {class: "agrid", id: "assignment"}, el("thead", {}, head), body), legend);
     }
 
-    function membersTable(g) {
+    function membersTable(g, readAt) {
         if (!g.members.length) return el("p", {class: "empty", text: "No members."});
+        const session = ["session expires in", m => sessionCountdown(m, readAt), "num"];
         let cols;
         if (g.type === "classic")
-            cols = [["member id", m => m.member_id, "id"], ["instance id", m => m.group_instance_id],
-                    ["client id", m => m.client_id], ["client host", m => m.client_host],
-                    ["role", m => m.member_id === g.leader_id ? "leader" : ""],
+            cols = [["member id", m => idText(m.member_id), "id"], ["instance id", m => idText(m.group_instance_id), "id"],
+                    ["client id", m => idText(m.client_id), "id"], ["client host", m => m.client_host],
+                    ["role", m => m.member_id === g.leader_id ? "leader" : ""], session,
                     ["session timeout", m => m.session_timeout_ms + " ms"],
                     ["rebalance timeout", m => m.rebalance_timeout_ms + " ms"],
                     ["waiting", m => m.awaiting_join ? "JoinGroup" : m.awaiting_sync ? "SyncGroup" : ""],
-                    ["assignment", m => m.assignment ? assignmentSummary(memberCells(g, m)) : m.assignment_bytes + " bytes"]];
+                    ["assignment", m => m.assignment ? idText(assignmentSummary(memberCells(g, m)).replace(/,/g, ", ")) : m.assignment_bytes + " bytes", "id"]];
         else {
-            cols = [["member id", m => m.member_id, "id"], ["instance id", m => m.instance_id],
-                    ["client id", m => m.client_id], ["client host", m => m.client_host],
-                    ["rack", m => m.rack_id], ["epoch", m => m.member_epoch, "num"],
-                    ["previous epoch", m => m.previous_member_epoch, "num"], ["state", m => m.state]];
+            // Client id and host in one cell, the member epoch with the
+            // previous one: a streams member's row fits a laptop's width.
+            const client = m => el("div", {}, idText(m.client_id, "div"), el("div", {class: "host", text: m.client_host}));
+            cols = [["member id", m => idText(m.member_id), "id"], ["instance id", m => idText(m.instance_id), "id"],
+                    ["client id and host", client, "id"], session,
+                    ["epoch (previous)", m => m.member_epoch + " (" + m.previous_member_epoch + ")", "num"],
+                    ["state", m => m.state]];
+            // The rack only when a member has one.
+            if (g.members.some(m => m.rack_id)) cols.splice(3, 0, ["rack", m => idText(m.rack_id), "id"]);
             if (g.type === "consumer")
-                cols.push(["subscription", m => m.subscribed_topic_regex ? "/" + m.subscribed_topic_regex + "/"
-                                                          : (m.subscribed_topic_names || []).join(", ")]);
+                cols.push(["subscription", m => idText(m.subscribed_topic_regex ? "/" + m.subscribed_topic_regex + "/"
+                                                                 : (m.subscribed_topic_names || []).join(", ")), "id"]);
             else
-                cols.push(["process", m => m.process_id], ["topology epoch", m => m.topology_epoch, "num"],
+                cols.push(["process", m => idText(m.process_id), "id"], ["topology epoch", m => m.topology_epoch, "num"],
                           ["endpoint", m => m.user_endpoint ? m.user_endpoint.host + ":" + m.user_endpoint.port : ""]);
             cols.push(["rebalance timeout", m => m.rebalance_timeout_ms + " ms"]);
         }
         const head = el("tr", {}, ...cols.map(([h, , c]) => el("th", {class: c === "num" ? "num" : null, text: h})));
         const body = el("tbody");
+        const cell = (v, c) => v instanceof Node ? el("td", {class: c || null}, v) : el("td", {class: c || null, text: fmtOpt(v)});
         for (const m of g.members)
-            body.append(el("tr", {"data-member": m.member_id},
-                           ...cols.map(([, f, c]) => el("td", {class: c || null, text: fmtOpt(f(m))}))));
+            body.append(el("tr", {"data-member": m.member_id}, ...cols.map(([, f, c]) => cell(f(m), c))));
         return el("table", {id: "members"}, el("thead", {}, head), body);
     }
 
@@ -499,22 +552,49 @@
         const body = el("tbody");
         for (const o of offs)
             body.append(el("tr", {"data-key": o.topic + "-" + o.partition},
-                el("td", {class: "id", text: o.topic}), el("td", {class: "num", text: o.partition}),
+                el("td", {class: "id"}, idText(o.topic)), el("td", {class: "num", text: o.partition}),
                 el("td", {class: "num", text: o.offset}), el("td", {class: "num", text: fmtOpt(o.log_end_offset)}),
                 el("td", {class: "num lag", text: o.lag === null ? "topic gone" : o.lag}),
                 el("td", {class: "num", text: o.leader_epoch}),
-                el("td", {text: o.commit_timestamp_ms > 0 ? new Date(o.commit_timestamp_ms).toLocaleString() : "\u2014"}),
-                el("td", {class: "id", text: o.metadata})));
+                el("td", {text: o.commit_timestamp_ms > 0 ? fmtDateTime(o.commit_timestamp_ms) : "\u2014"}),
+                el("td", {class: "id"}, idText(o.metadata))));
         return el("table", {id: "offsets"},
             el("thead", {}, el("tr", {}, ...["topic", "partition", "committed", "log end", "lag", "leader epoch", "committed at", "metadata"]
                 .map((h, i) => el("th", {class: [1, 2, 3, 4, 5].includes(i) ? "num" : null, text: h})))),
             body);
     }
 
+    // A streams group's subtopologies and their topics (the topology its
+    // first member sent; internal topics with their partition counts).
+    function topologyTable(g) {
+        const t = g.topology;
+        if (!t) return el("p", {class: "empty", text: "No topology yet."});
+        const names = (xs) => {
+            const td = el("td", {class: "id"});
+            if (!xs.length) td.append("\u2014");
+            xs.forEach((x, i) => { if (i) td.append(", "); td.append(idText(x)); });
+            return td;
+        };
+        const internal = (xs) => names(xs.map(x => x.partitions > 0 ? x.name + " (" + x.partitions + ")" : x.name));
+        const body = el("tbody");
+        for (const s of t.subtopologies)
+            body.append(el("tr", {"data-subtopology": s.subtopology_id},
+                el("td", {class: "id"}, idText(s.subtopology_id)),
+                names(s.source_topics.concat(s.source_topic_regex.map(r => "/" + r + "/"))),
+                internal(s.repartition_source_topics), names(s.repartition_sink_topics),
+                internal(s.state_changelog_topics)));
+        return el("table", {id: "topology"},
+            el("caption", {text: "topology epoch " + t.epoch}),
+            el("thead", {}, el("tr", {}, ...["subtopology", "source topics", "repartition source topics",
+                                            "repartition sink topics", "state changelog topics"]
+                .map(h => el("th", {text: h})))),
+            body);
+    }
+
     function groupView(id) {
         const m = main();
         clear(m);
-        const head = el("section", {class: "panel", id: "group-head"}, el("h2", {text: "Group " + id}));
+        const head = el("section", {class: "panel", id: "group-head"}, idText("Group " + id, "h2"));
         const summary = el("div");
         head.append(summary);
         const smPanel = el("section", {class: "panel", id: "state-machine"}, el("h2", {text: "State"}));
@@ -526,6 +606,9 @@
         const gridPanel = el("section", {class: "panel"}, el("h2", {text: "Assignment: current and target"}));
         const gridBox = el("div");
         gridPanel.append(gridBox);
+        const topoPanel = el("section", {class: "panel", id: "topology-panel", hidden: true}, el("h2", {text: "Topology"}));
+        const topoBox = el("div");
+        topoPanel.append(topoBox);
         const offPanel = el("section", {class: "panel"}, el("h2", {text: "Committed offsets and lag"}));
         const offBox = el("div");
         offPanel.append(offBox);
@@ -539,7 +622,7 @@
             tl = timeline({group: id, type: () => lastType}, "Timeline");
             tlSlot.replaceWith(tl.root);
         };
-        m.append(head, smPanel, membersPanel, gridPanel, el("div", {class: "grid2"}, offPanel, tlSlot));
+        m.append(head, smPanel, membersPanel, gridPanel, topoPanel, offPanel, tlSlot);
         let prev = null; // member id -> assignment summary, for "assignment changed"
         return {
             async refresh() {
@@ -552,6 +635,7 @@
                     makeTimeline();
                     return;
                 }
+                const readAt = performance.now();
                 lastType = g.type;
                 makeTimeline();
                 clear(summary);
@@ -569,11 +653,12 @@
                     if (g.type === "streams")
                         row("topology epoch", g.topology_epoch === -1 ? "-1 (no topology yet)" : g.topology_epoch, "g-topology-epoch");
                     row("assignor", g.assignor);
-                    // The topology-description store's epochs, should the
-                    // view carry them: -2 is the store's "uncertain".
-                    for (const k of Object.keys(g).filter(k => /description.*epoch/.test(k)).sort()) {
-                        const v = g[k];
-                        row(k.replace(/_/g, " "), v === -2 ? "-2 (uncertain)" : v === -1 ? "-1 (none)" : v);
+                    if (g.type === "streams") {
+                        // The topology-description store's epochs (KIP-1331):
+                        // -2 while a store operation may not have finished.
+                        const desc = (v) => v === -2 ? "uncertain (-2)" : v === -1 ? "none (-1)" : v;
+                        row("stored description topology epoch", desc(g.stored_description_topology_epoch), "g-stored-description-epoch");
+                        row("failed description topology epoch", desc(g.failed_description_topology_epoch), "g-failed-description-epoch");
                     }
                 }
                 row("members", g.members.length, "g-members");
@@ -582,9 +667,12 @@
                 clear(smBox);
                 smBox.append(stateMachine(g.type, g.state));
                 clear(membersBox);
-                membersBox.append(membersTable(g));
+                membersBox.append(membersTable(g, readAt));
                 clear(gridBox);
                 gridBox.append(assignmentGrid(g));
+                topoPanel.hidden = g.type !== "streams";
+                clear(topoBox);
+                if (g.type === "streams") topoBox.append(topologyTable(g));
                 clear(offBox);
                 offBox.append(offsetsTable(g));
                 const now = new Map(g.members.map(mm => [mm.member_id, assignmentSummary(memberCells(g, mm))]));
@@ -627,7 +715,7 @@
         errSel.value = "15";
         const num = (name, ph) => el("input", {name, id: "f-" + name.replace("_", "-"), type: "number", min: 0, placeholder: ph});
         const inputs = {
-            api_key: apiSel, error_code: errSel, count: num("count", "1 (the next request)"),
+            api_key: apiSel, error_code: errSel, count: Object.assign(num("count", "1 (the next request)"), {min: 1}),
             duration_ms: num("duration_ms", "ms"), delay_ms: num("delay_ms", "ms"),
             group_id: el("input", {name: "group_id", id: "f-group", placeholder: "any group"}),
             client_id: el("input", {name: "client_id", id: "f-client", placeholder: "any client"}),
@@ -642,9 +730,16 @@
         }
         const msg = el("span", {id: "fault-msg", role: "status"});
         form.append(el("div", {class: "actions"}, el("button", {type: "submit", class: "primary", id: "f-add", text: "Add fault"}), msg));
+        // An error or a close needs an API (kcoord refuses one for every
+        // API, which would break the clients' every request): JoinGroup
+        // unless another is chosen.
+        const anyApi = apiSel.options[0];
         function showFields() {
             const want = FAULT_FIELDS[typeSel.value];
             for (const [k, w] of Object.entries(wraps)) w.hidden = !want.includes(k);
+            const needsApi = typeSel.value === "error" || typeSel.value === "close";
+            anyApi.disabled = anyApi.hidden = needsApi;
+            if (needsApi && apiSel.value === "") apiSel.value = "11";
             if (typeSel.value === "coordinator" && !["14", "15", "16"].includes(errSel.value)) errSel.value = "15";
         }
         typeSel.addEventListener("change", showFields);
@@ -696,7 +791,7 @@
                     el("td", {class: "num", text: f.delay_ms === undefined ? "\u2014" : f.delay_ms + " ms"}),
                     el("td", {class: "num", text: f.remaining < 0 ? "unlimited" : f.remaining}),
                     el("td", {class: "num", text: f.remaining_ms < 0 ? "no end" : (f.remaining_ms / 1000).toFixed(1) + " s"}),
-                    el("td", {class: "id", text: fmtOpt(f.group_id)}), el("td", {class: "id", text: fmtOpt(f.client_id)}),
+                    el("td", {class: "id"}, idText(f.group_id)), el("td", {class: "id"}, idText(f.client_id)),
                     el("td", {class: "num", text: f.hits}), el("td", {}, btn)));
             }
             status.textContent = faults.error ? "cannot read the faults: " + faults.error :
@@ -765,6 +860,7 @@
         // Lag and a session's end give no event: views are read again every 2 s.
         setInterval(() => scheduleRefresh(0), 2000);
         setInterval(() => faults.poll(), 1000);
+        setInterval(() => document.querySelectorAll(".countdown").forEach(tickCountdown), 100);
     }
 
     if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "coord_priv.h"
+#include "groups.h"
 #include "kc_log.h"
 
 /* ---- config ------------------------------------------------------------ */
@@ -677,6 +678,12 @@ bool kc_timer_is_scheduled(const kc_coord_t *c, const char *key)
     return kc_smap_get(&c->timers, key, strlen(key)) != NULL;
 }
 
+int64_t kc_timer_deadline(const kc_coord_t *c, const char *key)
+{
+    const kc_timer_t *t = kc_smap_get(&c->timers, key, strlen(key));
+    return t ? t->deadline_ms : -1;
+}
+
 const kc_timer_t *kc_timer_current(const kc_coord_t *c) { return c->firing; }
 
 int64_t kc_coord_next_deadline(const kc_coord_t *c)
@@ -877,6 +884,9 @@ const char *kc_coord_event_name(kc_coord_event_type_t type)
     static const char *const names[KC_COORD_EV_COUNT] = {
         "member_joined", "rebalance_started", "rebalance_completed",
         "member_removed", "session_expired", "group_deleted", "group_epoch_bumped",
+        "transaction_begun", "transaction_prepare_commit", "transaction_prepare_abort",
+        "transaction_committed", "transaction_aborted", "transaction_timed_out",
+        "producer_fenced",
     };
     return (unsigned)type < KC_COORD_EV_COUNT ? names[type] : "unknown";
 }
@@ -887,8 +897,29 @@ void kc_coord_emit(kc_coord_t *c, kc_coord_event_type_t type, const char *group_
 {
     if (!c->event_fn || !c->loaded)
         return;
-    kc_coord_event_t ev = {type, group_id, member_id, reason, generation_id, duration_ms, now_ms};
+    const kc_group_t *g = group_id ? kc_group_get(c, kc_str(group_id)) : NULL;
+    kc_coord_event_t ev = {.type = type,
+                           .group_id = group_id,
+                           .member_id = member_id,
+                           .reason = reason,
+                           .generation_id = generation_id,
+                           .duration_ms = duration_ms,
+                           .time_ms = now_ms,
+                           .group_type = g ? g->ops->type_name : NULL,
+                           .producer_id = -1,
+                           .producer_epoch = -1};
     c->event_fn(c->event_arg, &ev);
+}
+
+void kc_coord_emit_static_replaced(kc_coord_t *c, const char *group_id, const char *old_member_id,
+                                   const char *new_member_id, int32_t generation_id,
+                                   int64_t now_ms)
+{
+    char reason[512];
+    snprintf(reason, sizeof(reason), "fenced: member %.400s joined with its group instance id",
+             new_member_id);
+    kc_coord_emit(c, KC_COORD_EV_MEMBER_REMOVED, group_id, old_member_id, reason, generation_id, 0,
+                  now_ms);
 }
 
 void kc_coord_free(kc_coord_t *c)

@@ -119,6 +119,12 @@ const kc_coord_config_t *kc_coord_group_cfg(const kc_coord_t *c, const char *gro
 void kc_coord_emit(kc_coord_t *c, kc_coord_event_type_t type, const char *group_id,
                    const char *member_id, const char *reason, int32_t generation_id,
                    int64_t duration_ms, int64_t now_ms);
+/* A static member fenced by a new member of the same group instance id:
+ * a member_removed event of old_member_id whose reason names the member
+ * that replaced it (Kafka fences the old member with FENCED_INSTANCE_ID). */
+void kc_coord_emit_static_replaced(kc_coord_t *c, const char *group_id, const char *old_member_id,
+                                   const char *new_member_id, int32_t generation_id,
+                                   int64_t now_ms);
 
 /* Writes a random UUID in Kafka's text form (36 chars + NUL) into out. */
 void kc_coord_random_uuid(kc_coord_t *c, char out[37]);

@@ -122,6 +122,9 @@ typedef void (*kc_timer_fn)(kc_coord_t *c, const char *key, int64_t now_ms, kc_r
 void kc_timer_schedule(kc_coord_t *c, const char *key, int64_t deadline_ms, kc_timer_fn fn);
 void kc_timer_cancel(kc_coord_t *c, const char *key);
 bool kc_timer_is_scheduled(const kc_coord_t *c, const char *key);
+/* The deadline of the timer of key, in ms on the clock that drives the
+ * coordinator (the now_ms of its requests and ticks); -1 when none is armed. */
+int64_t kc_timer_deadline(const kc_coord_t *c, const char *key);
 
 /* ---- coordinator state seen by its modules -------------------------- */
 

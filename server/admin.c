@@ -37,12 +37,20 @@ typedef struct {
     uint64_t seq;
     int64_t time_ms;
     kc_coord_event_type_t type;
-    char *group_id;
+    char *group_id;  /* "" for a transaction event */
+    const char *group_type; /* static; NULL: unknown */
     char *member_id; /* NULL: about the group */
     char *reason;    /* NULL: none */
     int32_t generation;
     int64_t duration_ms;
+    char *transactional_id; /* transaction events only, else NULL */
+    int64_t producer_id;
+    int16_t producer_epoch;
 } ring_event_t;
+
+/* The reasons of the transaction aborts, as the events and the metrics name them. */
+static const char *const abort_reasons[] = {"client", "timed_out", "producer_fenced", "loaded"};
+#define ABORT_REASONS KC_ARRAY_LEN(abort_reasons)
 
 #define ERR_SLOTS 200
 
@@ -62,6 +70,7 @@ struct kc_admin {
     uint16_t port;
     /* coordinator events, counted by the event sink */
     uint64_t events[KC_COORD_EV_COUNT];
+    uint64_t txn_aborted[ABORT_REASONS]; /* TXN_ABORTED events by reason */
     uint64_t rebalance_bucket[REBALANCE_BUCKETS]; /* cumulative */
     double rebalance_sum_s;
     /* The event ring: at most ring_max events, oldest at ring_head. The
@@ -91,6 +100,7 @@ static void ring_event_free(ring_event_t *e)
     free(e->group_id);
     free(e->member_id);
     free(e->reason);
+    free(e->transactional_id);
 }
 
 static void ring_push(struct kc_admin *a, const kc_coord_event_t *ev)
@@ -118,10 +128,14 @@ static void ring_push(struct kc_admin *a, const kc_coord_event_t *ev)
         .time_ms = ev->time_ms,
         .type = ev->type,
         .group_id = kc_xstrdup(ev->group_id ? ev->group_id : ""),
+        .group_type = ev->group_type,
         .member_id = dup_or_null(ev->member_id),
         .reason = dup_or_null(ev->reason),
         .generation = ev->generation_id,
         .duration_ms = ev->duration_ms,
+        .transactional_id = dup_or_null(ev->transactional_id),
+        .producer_id = ev->producer_id,
+        .producer_epoch = ev->producer_epoch,
     };
 }
 
@@ -129,10 +143,18 @@ static json_t *jstr(const char *s) { return s ? json_string(s) : json_null(); }
 
 static json_t *event_json(const ring_event_t *e)
 {
-    return json_pack("{s:I,s:I,s:s,s:s,s:o,s:i,s:I,s:o}", "seq", (json_int_t)e->seq, "time_ms",
-                     (json_int_t)e->time_ms, "type", kc_coord_event_name(e->type), "group_id",
-                     e->group_id, "member_id", jstr(e->member_id), "generation", e->generation,
-                     "duration_ms", (json_int_t)e->duration_ms, "reason", jstr(e->reason));
+    if (e->type >= KC_COORD_EV_FIRST_TXN)
+        return json_pack("{s:I,s:I,s:s,s:s,s:I,s:i,s:I,s:o}", "seq", (json_int_t)e->seq,
+                         "time_ms", (json_int_t)e->time_ms, "type", kc_coord_event_name(e->type),
+                         "transactional_id", e->transactional_id ? e->transactional_id : "",
+                         "producer_id", (json_int_t)e->producer_id, "producer_epoch",
+                         e->producer_epoch, "duration_ms", (json_int_t)e->duration_ms, "reason",
+                         jstr(e->reason));
+    return json_pack("{s:I,s:I,s:s,s:s,s:o,s:o,s:i,s:I,s:o}", "seq", (json_int_t)e->seq,
+                     "time_ms", (json_int_t)e->time_ms, "type", kc_coord_event_name(e->type),
+                     "group_id", e->group_id, "group_type", jstr(e->group_type), "member_id",
+                     jstr(e->member_id), "generation", e->generation, "duration_ms",
+                     (json_int_t)e->duration_ms, "reason", jstr(e->reason));
 }
 
 /* One server-sent event: "id: SEQ", "event: TYPE", "data: JSON", blank line. */
@@ -226,6 +248,10 @@ static void on_coord_event(void *arg, const kc_coord_event_t *ev)
         evbuffer_free(frame);
     }
     a->events[ev->type]++;
+    if (ev->type == KC_COORD_EV_TXN_ABORTED)
+        for (size_t i = 0; i < ABORT_REASONS; i++)
+            if (ev->reason && strcmp(ev->reason, abort_reasons[i]) == 0)
+                a->txn_aborted[i]++;
     if (ev->type == KC_COORD_EV_REBALANCE_COMPLETED) {
         double sec = (double)ev->duration_ms / 1000.0;
         a->rebalance_sum_s += sec;
@@ -270,6 +296,21 @@ void kc_admin_count_response(kc_server_t *s, int16_t api_key, int16_t api_versio
 
 /* ---- replies ---- */
 
+/* Sends out as the body; the answer to a HEAD carries the length GET's body
+ * would have and no body (RFC 9110, 9.3.2). */
+static void send_reply(struct evhttp_request *rq, int code, const char *reason,
+                       struct evbuffer *out)
+{
+    if (evhttp_request_get_command(rq) == EVHTTP_REQ_HEAD) {
+        char len[24];
+        snprintf(len, sizeof(len), "%zu", evbuffer_get_length(out));
+        evhttp_add_header(evhttp_request_get_output_headers(rq), "Content-Length", len);
+        evhttp_send_reply(rq, code, reason, NULL);
+        return;
+    }
+    evhttp_send_reply(rq, code, reason, out);
+}
+
 static void reply_json(struct evhttp_request *rq, int code, json_t *j)
 {
     char *text = json_dumps(j, JSON_COMPACT);
@@ -279,8 +320,8 @@ static void reply_json(struct evhttp_request *rq, int code, json_t *j)
     evbuffer_add(out, "\n", 1);
     free(text);
     evhttp_add_header(evhttp_request_get_output_headers(rq), "Content-Type", "application/json");
-    evhttp_send_reply(rq, code, code == 200 ? "OK" : code == 201 ? "Created"
-                                   : code == 404 ? "Not Found" : "Bad Request", out);
+    send_reply(rq, code, code == 200 ? "OK" : code == 201 ? "Created"
+                            : code == 404 ? "Not Found" : "Bad Request", out);
     evbuffer_free(out);
 }
 
@@ -419,6 +460,23 @@ static json_t *partitions_json(const kc_topic_partitions_view_t *tps, int32_t n)
     return o;
 }
 
+/*
+ * Adds a member's "session_deadline_ms" (when its session expires, ms since
+ * the epoch) and "session_remaining_ms" (from now, 0 once due: a stalled
+ * coordinator fires it when the stall ends), both null when no session
+ * timer is armed. The server drives the coordinator's clock with its wall
+ * clock (kc_server_wall_ms), so a coordinator deadline is a wall-clock time.
+ */
+static void add_session_deadline(json_t *jm, int64_t deadline_ms)
+{
+    int64_t now = kc_server_wall_ms();
+    bool armed = deadline_ms >= 0;
+    json_object_set_new(jm, "session_deadline_ms", armed ? json_integer(deadline_ms) : json_null());
+    json_object_set_new(jm, "session_remaining_ms",
+                        armed ? json_integer(deadline_ms > now ? deadline_ms - now : 0)
+                              : json_null());
+}
+
 /* A KIP-848 consumer group: epochs, the assignor, and per member its
  * epochs, subscription and decoded partitions. */
 static json_t *consumer_group_json(const kc_group_view_t *g)
@@ -437,6 +495,7 @@ static json_t *consumer_group_json(const kc_group_view_t *g)
             "state", m->state, "rebalance_timeout_ms", m->rebalance_timeout_ms, "server_assignor",
             jstr(m->server_assignor), "subscribed_topic_names", topics, "subscribed_topic_regex",
             jstr(m->subscribed_regex));
+        add_session_deadline(jm, m->session_deadline_ms);
         json_object_set_new(jm, "assigned_partitions", partitions_json(m->assigned, m->nassigned));
         json_object_set_new(jm, "partitions_pending_revocation",
                             partitions_json(m->pending_revocation, m->npending_revocation));
@@ -470,6 +529,56 @@ static json_t *tasks_json(const kc_tasks_view_t *t)
                      subtopology_tasks_json(t->warmup, t->nwarmup));
 }
 
+/* A length-delimited string from a record; null when it is not UTF-8. */
+static json_t *jkstr(kc_str_t s)
+{
+    json_t *j = s.len >= 0 ? json_stringn(s.ptr, (size_t)s.len) : NULL;
+    return j ? j : json_null();
+}
+
+static json_t *str_array_json(const kc_str_array_t *a)
+{
+    json_t *arr = json_array();
+    for (int32_t i = 0; i < a->count; i++)
+        json_array_append_new(arr, jkstr(a->items[i]));
+    return arr;
+}
+
+/* Internal topics of a subtopology: [{"name", "partitions"}], 0 partitions
+ * = as many as the source topics have. */
+static json_t *topic_infos_json(const kc_streams_group_topology_value_topic_info_t *t, int32_t n)
+{
+    json_t *arr = json_array();
+    for (int32_t i = 0; i < n; i++)
+        json_array_append_new(arr, json_pack("{s:o,s:i}", "name", jkstr(t[i].name), "partitions",
+                                             t[i].partitions));
+    return arr;
+}
+
+/* A streams group's topology (StreamsGroupTopologyRecord): its epoch and
+ * subtopologies; null before the first member sent one. */
+static json_t *topology_json(const kc_streams_group_topology_value_t *t)
+{
+    if (!t)
+        return json_null();
+    json_t *subs = json_array();
+    for (int32_t i = 0; i < t->subtopologies.count; i++) {
+        const kc_streams_group_topology_value_subtopology_t *s = &t->subtopologies.items[i];
+        json_array_append_new(
+            subs, json_pack("{s:o,s:o,s:o,s:o,s:o,s:o}", "subtopology_id", jkstr(s->subtopology_id),
+                            "source_topics", str_array_json(&s->source_topics),
+                            "source_topic_regex", str_array_json(&s->source_topic_regex),
+                            "repartition_source_topics",
+                            topic_infos_json(s->repartition_source_topics.items,
+                                             s->repartition_source_topics.count),
+                            "repartition_sink_topics", str_array_json(&s->repartition_sink_topics),
+                            "state_changelog_topics",
+                            topic_infos_json(s->state_changelog_topics.items,
+                                             s->state_changelog_topics.count)));
+    }
+    return json_pack("{s:i,s:o}", "epoch", t->epoch, "subtopologies", subs);
+}
+
 /* A KIP-1071 streams group: epochs, the assignor, and per member its
  * epochs, process, user endpoint and tasks. */
 static json_t *streams_group_json(const kc_group_view_t *g)
@@ -489,15 +598,19 @@ static json_t *streams_group_json(const kc_group_view_t *g)
             "member_epoch", m->member_epoch, "previous_member_epoch", m->previous_member_epoch,
             "state", m->state, "topology_epoch", m->topology_epoch, "rebalance_timeout_ms",
             m->rebalance_timeout_ms);
+        add_session_deadline(jm, m->session_deadline_ms);
         json_object_set_new(jm, "assigned_tasks", tasks_json(&m->assigned));
         json_object_set_new(jm, "tasks_pending_revocation", tasks_json(&m->pending_revocation));
         json_object_set_new(jm, "target_assignment", tasks_json(&m->target));
         json_array_append_new(members, jm);
     }
-    return json_pack("{s:s,s:s,s:s,s:i,s:i,s:i,s:s,s:s,s:o}", "group_id", g->group_id, "type",
-                     g->type, "state", g->state, "group_epoch", g->group_epoch,
+    return json_pack("{s:s,s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:s,s:s,s:o,s:o}", "group_id", g->group_id,
+                     "type", g->type, "state", g->state, "group_epoch", g->group_epoch,
                      "assignment_epoch", g->assignment_epoch, "topology_epoch", g->topology_epoch,
-                     "protocol_type", "streams", "assignor", g->assignor, "members", members);
+                     "stored_description_topology_epoch", g->stored_description_epoch,
+                     "failed_description_topology_epoch", g->failed_description_epoch,
+                     "protocol_type", "streams", "assignor", g->assignor, "topology",
+                     topology_json(g->topology), "members", members);
 }
 
 static json_t *group_json(const kc_group_view_t *g)
@@ -513,15 +626,16 @@ static json_t *group_json(const kc_group_view_t *g)
         json_t *a = NULL;
         if (consumer && m->assignment_len > 0)
             a = decode_consumer_assignment(m->assignment, m->assignment_len);
-        json_array_append_new(
-            members,
+        json_t *jm =
             json_pack("{s:s,s:o,s:s,s:s,s:i,s:i,s:b,s:b,s:i,s:o}", "member_id", m->member_id,
                       "group_instance_id", jstr(m->group_instance_id), "client_id",
                       m->client_id ? m->client_id : "", "client_host",
                       m->client_host ? m->client_host : "", "session_timeout_ms",
                       m->session_timeout_ms, "rebalance_timeout_ms", m->rebalance_timeout_ms,
                       "awaiting_join", m->awaiting_join, "awaiting_sync", m->awaiting_sync,
-                      "assignment_bytes", m->assignment_len, "assignment", a ? a : json_null()));
+                      "assignment_bytes", m->assignment_len, "assignment", a ? a : json_null());
+        add_session_deadline(jm, m->session_deadline_ms);
+        json_array_append_new(members, jm);
     }
     return json_pack("{s:s,s:s,s:s,s:i,s:o,s:o,s:o,s:o}", "group_id", g->group_id, "type", g->type,
                      "state", g->state, "generation_id", g->generation_id, "protocol_type",
@@ -621,6 +735,107 @@ static void get_group(kc_server_t *s, struct evhttp_request *rq, const char *raw
     reply_json(rq, 200, g);
 }
 
+/* ---- transactions ---- */
+
+/* A transaction is open from its first partition until its markers are written. */
+static bool txn_open(kc_txn_state_t st)
+{
+    return st == KC_TXN_ONGOING || st == KC_TXN_PREPARE_COMMIT || st == KC_TXN_PREPARE_ABORT ||
+           st == KC_TXN_PREPARE_EPOCH_FENCE;
+}
+
+static void add_pending_group(void *ctx, kc_str_t group_id)
+{
+    json_array_append_new(ctx, json_stringn(group_id.ptr, (size_t)group_id.len));
+}
+
+typedef struct {
+    kc_server_t *s;
+    json_t *arr;
+    int64_t now_ms;
+    size_t open;
+} txns_ctx_t;
+
+/* One transactional id as GET /v1/transactions lists it (docs/admin.md). */
+static void add_transaction(void *ctx, const kc_txn_meta_t *m)
+{
+    txns_ctx_t *tc = ctx;
+    bool open = txn_open(m->state);
+    tc->open += open;
+    json_t *parts = json_array();
+    for (size_t i = 0; i < m->npartitions; i++)
+        json_array_append_new(parts, json_pack("{s:s,s:i}", "topic", m->partitions[i].topic,
+                                               "partition", m->partitions[i].partition));
+    json_t *groups = json_array();
+    kc_coord_txn_pending_groups(tc->s->coord, m->producer_id, add_pending_group, groups);
+    bool started = m->start_ms >= 0;
+    json_array_append_new(
+        tc->arr,
+        json_pack("{s:s,s:I,s:i,s:s,s:b,s:i,s:o,s:I,s:o,s:o,s:o}", "transactional_id",
+                  m->transactional_id, "producer_id", (json_int_t)m->producer_id,
+                  "producer_epoch", m->producer_epoch, "state", kc_txn_state_name(m->state),
+                  "open", open, "timeout_ms", m->timeout_ms, "start_time_ms",
+                  started ? json_integer(m->start_ms) : json_null(), "last_update_time_ms",
+                  (json_int_t)m->last_update_ms, "age_ms",
+                  open && started ? json_integer(tc->now_ms - m->start_ms) : json_null(),
+                  "partitions", parts, "pending_offset_groups", groups));
+}
+
+static int cmp_transactional_id(const void *a, const void *b)
+{
+    return strcmp(json_string_value(json_object_get(*(json_t *const *)a, "transactional_id")),
+                  json_string_value(json_object_get(*(json_t *const *)b, "transactional_id")));
+}
+
+/* GET /v1/transactions: every transactional id the coordinator keeps, open
+ * or not (an id stays until transactional.id.expiration.ms), sorted by id. */
+static void get_transactions(kc_server_t *s, struct evhttp_request *rq)
+{
+    txns_ctx_t tc = {s, json_array(), kc_server_wall_ms(), 0};
+    kc_txn_foreach(s->txn, add_transaction, &tc);
+    size_t n = json_array_size(tc.arr);
+    json_t **items = kc_xcalloc(n + 1, sizeof(*items));
+    for (size_t i = 0; i < n; i++)
+        items[i] = json_incref(json_array_get(tc.arr, i));
+    qsort(items, n, sizeof(*items), cmp_transactional_id);
+    json_array_clear(tc.arr);
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(tc.arr, items[i]);
+    free(items);
+    reply_json(rq, 200, json_pack("{s:I,s:o}", "open", (json_int_t)tc.open, "transactions", tc.arr));
+}
+
+static void count_open(void *ctx, const kc_txn_meta_t *m) { *(size_t *)ctx += txn_open(m->state); }
+
+/* The transaction coordinator's gauge and counters (docs/admin.md). */
+static void print_transaction_metrics(kc_server_t *s, struct evbuffer *o)
+{
+    const struct kc_admin *a = s->admin;
+    size_t open = 0;
+    kc_txn_foreach(s->txn, count_open, &open);
+    evbuffer_add_printf(o,
+                        "# HELP kcoord_transactions_open Transactions between their first "
+                        "partition and their markers.\n"
+                        "# TYPE kcoord_transactions_open gauge\nkcoord_transactions_open %zu\n"
+                        "# HELP kcoord_transactions_committed_total Transactions committed "
+                        "since start.\n"
+                        "# TYPE kcoord_transactions_committed_total counter\n"
+                        "kcoord_transactions_committed_total %llu\n"
+                        "# HELP kcoord_transactions_aborted_total Transactions aborted since "
+                        "start, by reason.\n"
+                        "# TYPE kcoord_transactions_aborted_total counter\n",
+                        open, (unsigned long long)a->events[KC_COORD_EV_TXN_COMMITTED]);
+    for (size_t i = 0; i < ABORT_REASONS; i++)
+        evbuffer_add_printf(o, "kcoord_transactions_aborted_total{reason=\"%s\"} %llu\n",
+                            abort_reasons[i], (unsigned long long)a->txn_aborted[i]);
+    evbuffer_add_printf(o, "# HELP kcoord_transaction_events_total Transaction events, by type.\n"
+                           "# TYPE kcoord_transaction_events_total counter\n");
+    for (int t = KC_COORD_EV_FIRST_TXN; t < KC_COORD_EV_COUNT; t++)
+        evbuffer_add_printf(o, "kcoord_transaction_events_total{event=\"%s\"} %llu\n",
+                            kc_coord_event_name((kc_coord_event_type_t)t),
+                            (unsigned long long)a->events[t]);
+}
+
 /* ---- events ---- */
 
 bool kc_admin_parse_seq(const char *v, uint64_t *out)
@@ -675,6 +890,14 @@ static void keepalive_cb(evutil_socket_t fd, short what, void *arg)
     evtimer_add(a->keepalive, &tv);
 }
 
+/* The headers of an event stream (GET and HEAD alike). */
+static void stream_headers(struct evhttp_request *rq)
+{
+    struct evkeyvalq *h = evhttp_request_get_output_headers(rq);
+    evhttp_add_header(h, "Content-Type", "text/event-stream");
+    evhttp_add_header(h, "Cache-Control", "no-cache");
+}
+
 /* Starts a server-sent-event stream: the kept events above since, then each new one. */
 static void start_stream(struct kc_admin *a, struct evhttp_request *rq, uint64_t since)
 {
@@ -688,9 +911,7 @@ static void start_stream(struct kc_admin *a, struct evhttp_request *rq, uint64_t
     uint16_t port = 0;
     evhttp_connection_get_peer(evcon, &host, &port);
     snprintf(st->peer, sizeof(st->peer), "%s:%u", host ? host : "?", port);
-    struct evkeyvalq *h = evhttp_request_get_output_headers(rq);
-    evhttp_add_header(h, "Content-Type", "text/event-stream");
-    evhttp_add_header(h, "Cache-Control", "no-cache");
+    stream_headers(rq);
     evhttp_send_reply_start(rq, 200, "OK");
     evhttp_connection_set_closecb(evcon, stream_closed, st);
     /* A stream is quiet between events: no read or write timeout (the
@@ -738,6 +959,12 @@ static void get_events(kc_server_t *s, struct evhttp_request *rq, const struct e
     const char *accept = evhttp_find_header(in, "Accept");
     if (accept && strstr(accept, "text/event-stream"))
         stream = true;
+    if (stream && evhttp_request_get_command(rq) == EVHTTP_REQ_HEAD) {
+        /* A stream's headers; it has no length to give. */
+        stream_headers(rq);
+        evhttp_send_reply(rq, 200, "OK", NULL);
+        return;
+    }
     if (stream) {
         /* A reconnecting EventSource resumes after the last id it saw. */
         const char *last = evhttp_find_header(in, "Last-Event-ID");
@@ -937,7 +1164,7 @@ static void get_metrics(kc_server_t *s, struct evhttp_request *rq)
                       "text/plain; version=0.0.4");
     evbuffer_add_printf(o, "# HELP kcoord_group_events_total Group events, by type.\n"
                            "# TYPE kcoord_group_events_total counter\n");
-    for (int t = 0; t < KC_COORD_EV_COUNT; t++)
+    for (int t = 0; t < KC_COORD_EV_FIRST_TXN; t++)
         evbuffer_add_printf(o, "kcoord_group_events_total{event=\"%s\"} %llu\n",
                             kc_coord_event_name((kc_coord_event_type_t)t),
                             (unsigned long long)a->events[t]);
@@ -956,6 +1183,7 @@ static void get_metrics(kc_server_t *s, struct evhttp_request *rq)
                         "kcoord_rebalance_seconds_sum %.3f\n"
                         "kcoord_rebalance_seconds_count %llu\n",
                         (unsigned long long)done, a->rebalance_sum_s, (unsigned long long)done);
+    print_transaction_metrics(s, o);
     evbuffer_add_printf(o,
                         "# HELP kcoord_event_streams Open GET /v1/events server-sent-event streams.\n"
                         "# TYPE kcoord_event_streams gauge\nkcoord_event_streams %zu\n"
@@ -964,7 +1192,7 @@ static void get_metrics(kc_server_t *s, struct evhttp_request *rq)
                         "# TYPE kcoord_event_streams_cut_total counter\n"
                         "kcoord_event_streams_cut_total %llu\n",
                         a->nstreams, (unsigned long long)a->streams_cut);
-    evhttp_send_reply(rq, 200, "OK", o);
+    send_reply(rq, 200, "OK", o);
     evbuffer_free(o);
 }
 
@@ -1007,25 +1235,60 @@ static void get_console(struct evhttp_request *rq, const kc_console_asset_t *f)
     evhttp_add_header(h, "Content-Type", f->content_type);
     struct evbuffer *out = evbuffer_new();
     evbuffer_add_reference(out, f->data, f->len, NULL, NULL);
-    evhttp_send_reply(rq, 200, "OK", out);
+    send_reply(rq, 200, "OK", out);
     evbuffer_free(out);
 }
 
 /* ---- routing ---- */
 
+/* The methods path answers (an Allow header's value), NULL for no resource;
+ * "*" is the server as a whole. */
+static const char *allowed_methods(const char *path)
+{
+    if (strcmp(path, "*") == 0 || strcmp(path, "/v1/faults") == 0)
+        return "GET, HEAD, POST, DELETE, OPTIONS";
+    if (strncmp(path, "/v1/faults/", 11) == 0)
+        return "DELETE, OPTIONS";
+    if (console_asset(path) || strcmp(path, "/v1/health") == 0 || strcmp(path, "/metrics") == 0 ||
+        strcmp(path, "/v1/groups") == 0 || (strncmp(path, "/v1/groups/", 11) == 0 && path[11]) ||
+        strcmp(path, "/v1/events") == 0)
+        return "GET, HEAD, OPTIONS";
+    return NULL;
+}
+
+/* OPTIONS: 204 with the path's Allow, no body; 404 for no resource. */
+static void reply_options(struct evhttp_request *rq, const char *path)
+{
+    const char *allow = allowed_methods(path);
+    if (!allow) {
+        reply_error(rq, 404, "no such endpoint");
+        return;
+    }
+    evhttp_add_header(evhttp_request_get_output_headers(rq), "Allow", allow);
+    evhttp_send_reply(rq, 204, "No Content", NULL);
+}
+
 static void route(struct evhttp_request *rq, void *arg)
 {
     kc_server_t *s = arg;
     const char *uri = evhttp_request_get_uri(rq);
+    enum evhttp_cmd_type cmd = evhttp_request_get_command(rq);
+    if (cmd == EVHTTP_REQ_OPTIONS && uri && strcmp(uri, "*") == 0) {
+        reply_options(rq, "*");
+        return;
+    }
     struct evhttp_uri *u = uri ? evhttp_uri_parse(uri) : NULL;
     const char *path = u ? evhttp_uri_get_path(u) : NULL;
-    enum evhttp_cmd_type cmd = evhttp_request_get_command(rq);
+    /* HEAD is GET without the body (send_reply drops it). */
+    bool get = cmd == EVHTTP_REQ_GET || cmd == EVHTTP_REQ_HEAD;
     const kc_console_asset_t *asset = NULL;
     if (!path) {
         reply_error(rq, 400, "bad request line");
-    } else if (cmd == EVHTTP_REQ_GET && (asset = console_asset(path)) != NULL) {
+    } else if (cmd == EVHTTP_REQ_OPTIONS) {
+        reply_options(rq, path);
+    } else if (get && (asset = console_asset(path)) != NULL) {
         get_console(rq, asset);
-    } else if (strcmp(path, "/v1/health") == 0 && cmd == EVHTTP_REQ_GET) {
+    } else if (strcmp(path, "/v1/health") == 0 && get) {
         kc_store_stats_t st;
         kc_store_stats(s->store, &st);
         reply_json(rq, 200,
@@ -1036,15 +1299,17 @@ static void route(struct evhttp_request *rq, void *arg)
                              (json_int_t)st.free_pages, "page_size_bytes",
                              (json_int_t)st.page_size, "map_grows", (json_int_t)st.grows, "full",
                              st.full));
-    } else if (strcmp(path, "/metrics") == 0 && cmd == EVHTTP_REQ_GET) {
+    } else if (strcmp(path, "/metrics") == 0 && get) {
         get_metrics(s, rq);
-    } else if (strcmp(path, "/v1/groups") == 0 && cmd == EVHTTP_REQ_GET) {
+    } else if (strcmp(path, "/v1/groups") == 0 && get) {
         get_groups(s, rq);
-    } else if (strncmp(path, "/v1/groups/", 11) == 0 && path[11] && cmd == EVHTTP_REQ_GET) {
+    } else if (strncmp(path, "/v1/groups/", 11) == 0 && path[11] && get) {
         get_group(s, rq, path + 11);
-    } else if (strcmp(path, "/v1/events") == 0 && cmd == EVHTTP_REQ_GET) {
+    } else if (strcmp(path, "/v1/transactions") == 0 && get) {
+        get_transactions(s, rq);
+    } else if (strcmp(path, "/v1/events") == 0 && get) {
         get_events(s, rq, u);
-    } else if (strcmp(path, "/v1/faults") == 0 && cmd == EVHTTP_REQ_GET) {
+    } else if (strcmp(path, "/v1/faults") == 0 && get) {
         get_faults(s, rq);
     } else if (strcmp(path, "/v1/faults") == 0 && cmd == EVHTTP_REQ_POST) {
         post_fault(s, rq);
@@ -1071,7 +1336,8 @@ int kc_admin_start(kc_server_t *s)
     a->errors = kc_xcalloc(KC_METRICS_MAX_API, sizeof(*a->errors));
     kc_arena_init(&a->err_arena);
     a->http = evhttp_new(s->base);
-    evhttp_set_allowed_methods(a->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_DELETE);
+    evhttp_set_allowed_methods(a->http, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD | EVHTTP_REQ_POST |
+                                            EVHTTP_REQ_DELETE | EVHTTP_REQ_OPTIONS);
     evhttp_set_max_body_size(a->http, 65536);
     evhttp_set_gencb(a->http, route, s);
     struct evhttp_bound_socket *h =
@@ -1094,6 +1360,7 @@ int kc_admin_start(kc_server_t *s)
                                                   : ((struct sockaddr_in *)&ss)->sin_port);
     s->admin = a;
     kc_coord_set_event_sink(s->coord, on_coord_event, a);
+    kc_txn_set_event_sink(s->txn, on_coord_event, a);
     kc_log_info(LOG_COMP, "admin endpoint listening on http://%s:%u", s->cfg->admin_host, a->port);
     return 0;
 }
@@ -1103,6 +1370,7 @@ void kc_admin_stop(kc_server_t *s)
     if (!s->admin)
         return;
     kc_coord_set_event_sink(s->coord, NULL, NULL);
+    kc_txn_set_event_sink(s->txn, NULL, NULL);
     while (s->admin->streams)
         stream_cut(s->admin->streams, "kcoord is stopping");
     evhttp_free(s->admin->http);

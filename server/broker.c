@@ -299,7 +299,6 @@ static bool internal_topic_name(kc_str_t name)
 }
 
 static void sort_by_java_bucket(const kc_str_t *names, size_t cap, size_t *idx, size_t n);
-static size_t java_hash_set_grown_cap(size_t n);
 
 /*
  * Kafka answers the topics it does not know from a java.util.HashSet copied
@@ -532,7 +531,7 @@ static void metadata_unknown_topics(metadata_t *m)
         else
             metadata_unknown_topic(m, name, false);
     }
-    sort_by_java_bucket(m->names, java_hash_set_grown_cap(ncreatable), creatable, ncreatable);
+    sort_by_java_bucket(m->names, kc_java_hash_cap(ncreatable), creatable, ncreatable);
     for (size_t k = 0; k < ncreatable; k++)
         metadata_unknown_topic(m, m->names[creatable[k]], true);
 }
@@ -798,26 +797,15 @@ static kc_str_t topic_name_error(kc_arena_t *a, kc_str_t name, const char *bad)
     return arena_str(a, msg);
 }
 
-/* The smallest table of a java.util.HashSet grown by adding n names one by one. */
-static size_t java_hash_set_grown_cap(size_t n)
-{
-    size_t cap = 16;
-    while (n > cap * 3 / 4)
-        cap <<= 1;
-    return cap;
-}
-
 /* Sorts idx (stable) by the bucket of names[idx] in a java.util.HashMap table of cap slots. */
 static void sort_by_java_bucket(const kc_str_t *names, size_t cap, size_t *idx, size_t n)
 {
     for (size_t i = 1; i < n; i++) {
         size_t x = idx[i];
-        uint32_t hx = (uint32_t)kc_java_str_hash(names[x]);
-        size_t bx = (hx ^ (hx >> 16)) & (cap - 1);
+        size_t bx = kc_java_hash_slot(kc_java_str_hash(names[x]), cap);
         size_t j = i;
         while (j > 0) {
-            uint32_t hy = (uint32_t)kc_java_str_hash(names[idx[j - 1]]);
-            if (((hy ^ (hy >> 16)) & (cap - 1)) <= bx)
+            if (kc_java_hash_slot(kc_java_str_hash(names[idx[j - 1]]), cap) <= bx)
                 break;
             idx[j] = idx[j - 1];
             j--;
@@ -1273,7 +1261,7 @@ static void create_topics_answer_refused(create_topics_t *c)
     for (int32_t i = 0; i < c->n; i++)
         if (c->role[i] == ROLE_DUPLICATE)
             idx[nd++] = (size_t)i;
-    sort_by_java_bucket(c->names, java_hash_set_grown_cap(nd), idx, nd);
+    sort_by_java_bucket(c->names, kc_java_hash_cap(nd), idx, nd);
     for (size_t k = 0; k < nd; k++)
         create_topics_refused(c, c->names[idx[k]], KC_ERR_INVALID_REQUEST,
                               "Duplicate topic name.");
@@ -1281,7 +1269,7 @@ static void create_topics_answer_refused(create_topics_t *c)
     for (int32_t i = 0; i < c->n; i++)
         if (c->role[i] == ROLE_METADATA_TOPIC || c->role[i] == ROLE_UNAUTHORIZED)
             idx[nr++] = (size_t)i;
-    sort_by_java_bucket(c->names, java_hash_set_grown_cap(c->once_max), idx, nr);
+    sort_by_java_bucket(c->names, kc_java_hash_cap(c->once_max), idx, nr);
     for (size_t k = 0; k < nr; k++) {
         if (c->role[idx[k]] == ROLE_METADATA_TOPIC)
             create_topics_refused(c, c->names[idx[k]], KC_ERR_INVALID_REQUEST,

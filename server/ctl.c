@@ -29,6 +29,7 @@ static void ctl_usage(FILE *f)
             "  health             exit 0 when the endpoint answers\n"
             "  groups             GET /v1/groups\n"
             "  group ID           GET /v1/groups/ID\n"
+            "  transactions       GET /v1/transactions\n"
             "  events [SINCE]     GET /v1/events[?since=SINCE]\n"
             "  events --follow [SINCE]\n"
             "                     follow the events as they happen (server-sent\n"
@@ -186,6 +187,7 @@ static const ctl_command_t ctl_commands[] = {
     {"health", EVHTTP_REQ_GET, "/v1/health", NULL, false, false, true, 0, 0},
     {"groups", EVHTTP_REQ_GET, "/v1/groups", NULL, false, false, false, 0, 0},
     {"group", EVHTTP_REQ_GET, "/v1/groups", "/", false, false, false, 1, 1},
+    {"transactions", EVHTTP_REQ_GET, "/v1/transactions", NULL, false, false, false, 0, 0},
     {"events", EVHTTP_REQ_GET, "/v1/events", "?since=", false, true, false, 0, 1},
     {"faults", EVHTTP_REQ_GET, "/v1/faults", NULL, false, false, false, 0, 0},
     {"fault-add", EVHTTP_REQ_POST, "/v1/faults", NULL, true, false, false, 1, 1},

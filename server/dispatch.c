@@ -57,6 +57,8 @@ const kc_api_entry_t kc_api_table[] = {
         kc_handle_incremental_alter_configs),
     ROW(KC_API_OFFSET_DELETE, OFFSET_DELETE, "OffsetDelete", kc_handle_offset_delete),
     ROW(KC_API_DESCRIBE_CLUSTER, DESCRIBE_CLUSTER, "DescribeCluster", kc_handle_describe_cluster),
+    ROW(KC_API_DESCRIBE_PRODUCERS, DESCRIBE_PRODUCERS, "DescribeProducers",
+        kc_handle_describe_producers),
     ROW(KC_API_DESCRIBE_TRANSACTIONS, DESCRIBE_TRANSACTIONS, "DescribeTransactions",
         kc_handle_describe_transactions),
     ROW(KC_API_LIST_TRANSACTIONS, LIST_TRANSACTIONS, "ListTransactions",

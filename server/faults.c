@@ -289,6 +289,21 @@ static bool request_group_id(const kc_req_t *req, kc_str_t *out)
     return !r.err && out->len >= 0;
 }
 
+/* Whether a coordinator fault hits req: a request of a coordinator API,
+ * InitProducerId only with a transactional id (an idempotent producer's
+ * needs no coordinator). */
+static bool coordinator_request(const kc_req_t *req)
+{
+    if (!kc_faults_is_coordinator_api(req->ctx.api_key))
+        return false;
+    if (req->ctx.api_key != KC_API_INIT_PRODUCER_ID)
+        return true;
+    kc_reader_t r = *req->body;
+    kc_str_t id = kc_read_str(&r, req->ctx.api_version >= KC_INIT_PRODUCER_ID_REQUEST_FLEXIBLE_MIN,
+                              true);
+    return !r.err && id.len >= 0;
+}
+
 static bool str_is(kc_str_t s, const char *c)
 {
     return s.len >= 0 && strlen(c) == (size_t)s.len && memcmp(s.ptr, c, (size_t)s.len) == 0;
@@ -332,7 +347,7 @@ bool kc_faults_intercept(kc_faults_t *f, kc_req_t *req)
         if (x->until_ms <= now ||
             (x->kind != KC_FAULT_ERROR && x->kind != KC_FAULT_CLOSE &&
              x->kind != KC_FAULT_COORDINATOR) ||
-            (x->kind == KC_FAULT_COORDINATOR && !kc_faults_is_group_api(req->ctx.api_key)) ||
+            (x->kind == KC_FAULT_COORDINATOR && !coordinator_request(req)) ||
             !matches(x, req))
             continue;
         if (x->kind == KC_FAULT_CLOSE) {
@@ -408,6 +423,48 @@ static bool opt_int(json_t *o, const char *name, int64_t min, int64_t max, int64
     return true;
 }
 
+/* The fields of a fault spec; any other is refused, so that a misspelt
+ * one (a "group" meant as group_id) cannot widen a fault unseen. */
+static const char *const spec_fields[] = {"type",        "api_key",  "error_code", "count",
+                                          "duration_ms", "delay_ms", "group_id",   "client_id"};
+
+static bool known_fields(json_t *o, char *err, size_t errlen)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(o, key, v) {
+        bool known = false;
+        for (size_t i = 0; i < KC_ARRAY_LEN(spec_fields) && !known; i++)
+            known = strcmp(key, spec_fields[i]) == 0;
+        if (!known) {
+            /* At most 64 bytes of the name, not cutting a UTF-8 sequence. */
+            int n = (int)strnlen(key, 64);
+            while (n > 0 && key[n] && ((unsigned char)key[n] & 0xc0) == 0x80)
+                n--;
+            snprintf(err, errlen, "unknown field \"%.*s\" (known: type, api_key, error_code, "
+                     "count, duration_ms, delay_ms, group_id, client_id)", n, key);
+            return false;
+        }
+    }
+    return true;
+}
+
+bool kc_faults_is_coordinator_api(int16_t api_key)
+{
+    switch (api_key) {
+    case KC_API_INIT_PRODUCER_ID:
+    case KC_API_ADD_PARTITIONS_TO_TXN:
+    case KC_API_ADD_OFFSETS_TO_TXN:
+    case KC_API_END_TXN:
+    case KC_API_TXN_OFFSET_COMMIT:
+    case KC_API_DESCRIBE_TRANSACTIONS:
+    case KC_API_LIST_TRANSACTIONS:
+        return true;
+    default:
+        return kc_faults_is_group_api(api_key);
+    }
+}
+
 bool kc_faults_is_group_api(int16_t api_key)
 {
     switch (api_key) {
@@ -452,7 +509,7 @@ int kc_faults_parse_spec(const char *text, size_t len, int64_t now_ms, kc_fault_
     }
     const char *type = json_string_value(json_object_get(o, "type"));
     int64_t api = -1, code = 0, count = -1, duration = -1, delay = 0;
-    bool ok = opt_int(o, "api_key", 0, KC_METRICS_MAX_API - 1, &api, err, errlen) &&
+    bool ok = known_fields(o, err, errlen) && opt_int(o, "api_key", 0, KC_METRICS_MAX_API - 1, &api, err, errlen) &&
               opt_int(o, "error_code", -1, INT16_MAX, &code, err, errlen) &&
               opt_int(o, "count", 1, INT64_MAX, &count, err, errlen) &&
               opt_int(o, "duration_ms", 0, 86400000, &duration, err, errlen) &&
@@ -495,9 +552,10 @@ int kc_faults_parse_spec(const char *text, size_t len, int64_t now_ms, kc_fault_
             if (count < 0 && duration < 0)
                 count = 1; /* "the next request" */
         } else if (type && strcmp(type, "coordinator") == 0) {
-            /* The coordinator of the group is loading, gone or moved (Kafka's
-             * CoordinatorRuntime answers these while a partition loads or
-             * after it was unloaded). */
+            /* The coordinator of the group or transactional id is loading,
+             * gone or moved (Kafka's CoordinatorRuntime and
+             * TransactionStateManager answer these while a partition loads
+             * or after it was unloaded). */
             spec->kind = KC_FAULT_COORDINATOR;
             if (code != 14 && code != 15 && code != 16) {
                 snprintf(err, errlen, "a coordinator fault needs error_code 14 "
@@ -507,8 +565,8 @@ int kc_faults_parse_spec(const char *text, size_t len, int64_t now_ms, kc_fault_
             } else if (duration < 0) {
                 snprintf(err, errlen, "a coordinator fault needs duration_ms");
                 ok = false;
-            } else if (api >= 0 && !kc_faults_is_group_api((int16_t)api)) {
-                snprintf(err, errlen, "api key %lld is not a group API", (long long)api);
+            } else if (api >= 0 && !kc_faults_is_coordinator_api((int16_t)api)) {
+                snprintf(err, errlen, "api key %lld is not a coordinator API", (long long)api);
                 ok = false;
             }
         } else if (type && strcmp(type, "delay") == 0) {

@@ -31,7 +31,7 @@ typedef struct {
     kc_req_t *req;
     int16_t v;
     bool acks_ok;        /* acks is 0, 1 or -1 */
-    bool txn_denied;     /* a transactional id without WRITE */
+    bool txn_denied;     /* transactional records without WRITE on their transactional id */
     kc_str_t transactional_id;
     bool any_error;      /* some partition failed (acks=0 then closes the connection) */
     bool storage_failed; /* some append met a storage error */
@@ -169,20 +169,26 @@ static void produce_record_errors(kc_req_t *req, const kc_topic_t *topic, int32_
     kc_buf_deinit(&msg);
 }
 
-/* UnifiedLog.appendAsLeader of one checked partition: converts legacy
- * records, appends, and fills rp from the append's result. */
+/* Whether the first batch of a partition's records is transactional
+ * (magic 2, the attributes' transactional bit), as RecordBatch.isTransactional. */
+static bool first_batch_transactional(const uint8_t *recs, size_t len)
+{
+    return len >= 61 && recs[16] == 2 && (recs[22] & 0x10);
+}
+
 /*
  * A transactional batch (magic 2, attribute bit 4) joins its producer's
  * transaction before its append: Produce v12 and later (transaction
  * version 2) add the partition, earlier versions must have added it with
  * AddPartitionsToTxn (ReplicaManager's verification, with
  * AddPartitionsToTxnManager's answers to the producer). KC_ERR_NONE or the
- * partition's error.
+ * partition's error, with *msg its message when Kafka gives one.
  */
 static int16_t produce_join_transaction(produce_t *p, const kc_topic_t *topic, int32_t partition,
-                                        const uint8_t *recs, size_t len)
+                                        const uint8_t *recs, size_t len, const char **msg)
 {
-    if (len < 61 || recs[16] != 2 || !(recs[22] & 0x10))
+    *msg = NULL;
+    if (!first_batch_transactional(recs, len))
         return KC_ERR_NONE; /* not transactional; the log validates the rest */
     kc_reader_t r;
     kc_reader_init(&r, recs + 43, 10);
@@ -196,14 +202,22 @@ static int16_t produce_join_transaction(produce_t *p, const kc_topic_t *topic, i
                                     &part, 1, 2, p->req->res);
     } else {
         err = kc_txn_verify_partition(txn, p->transactional_id, pid, epoch, &part);
-        if (err == KC_ERR_TRANSACTION_ABORTABLE && p->v < 11)
+        /* ReplicaManager's postVerificationCallback words the errors it
+         * translates for the producer. */
+        if (err == KC_ERR_TRANSACTION_ABORTABLE && p->v < 11) {
             err = KC_ERR_INVALID_TXN_STATE;
-        else if (err == KC_ERR_CONCURRENT_TRANSACTIONS)
+            *msg = "Partition was not added to the transaction";
+        } else if (err == KC_ERR_CONCURRENT_TRANSACTIONS) {
             err = KC_ERR_NOT_ENOUGH_REPLICAS;
+            *msg = "Unable to verify the partition has been added to the transaction. "
+                   "Underlying error: CONCURRENT_TRANSACTIONS";
+        }
     }
     return err == KC_ERR_PRODUCER_FENCED ? KC_ERR_INVALID_PRODUCER_EPOCH : err;
 }
 
+/* UnifiedLog.appendAsLeader of one checked partition: converts legacy
+ * records, appends, and fills rp from the append's result. */
 static void produce_append(produce_t *p, const kc_topic_t *topic,
                            const kc_produce_request_partition_produce_data_t *pd,
                            kc_produce_response_partition_produce_response_t *rp)
@@ -219,9 +233,12 @@ static void produce_append(produce_t *p, const kc_topic_t *topic,
         kc_buf_deinit(&converted);
         return;
     }
-    int16_t terr = produce_join_transaction(p, topic, pd->index, recs, recs_len);
+    const char *why;
+    int16_t terr = produce_join_transaction(p, topic, pd->index, recs, recs_len, &why);
     if (terr) {
         rp->error_code = terr;
+        if (why)
+            rp->error_message = kc_str(why);
         kc_buf_deinit(&converted);
         return;
     }
@@ -340,12 +357,21 @@ int kc_handle_produce(kc_req_t *req)
         return KC_EINVAL;
     produce_t p = {.req = req, .v = v};
     p.acks_ok = rq.acks == 0 || rq.acks == 1 || rq.acks == -1;
-    /* A transactional producer needs WRITE on its transactional id first;
-     * without it every partition gets TRANSACTIONAL_ID_AUTHORIZATION_FAILED. */
+    /* Transactional records (RequestUtils.hasTransactionalRecords: the first
+     * batch of some partition) need a transactional id with WRITE on it;
+     * without, every partition gets TRANSACTIONAL_ID_AUTHORIZATION_FAILED.
+     * Idempotent records need no ACL beyond the topics' (none since
+     * Kafka 3.0). */
     p.transactional_id = rq.transactional_id;
-    p.txn_denied = !kc_str_is_null(rq.transactional_id) &&
-                   !kc_req_authorized(req, KC_OP_WRITE, KC_RES_TRANSACTIONAL_ID,
-                                      rq.transactional_id);
+    bool transactional = false;
+    for (int32_t i = 0; i < rq.topic_data.count; i++)
+        for (int32_t j = 0; j < rq.topic_data.items[i].partition_data.count; j++) {
+            kc_bytes_t r = rq.topic_data.items[i].partition_data.items[j].records;
+            transactional |= first_batch_transactional(r.ptr, r.len > 0 ? (size_t)r.len : 0);
+        }
+    p.txn_denied = transactional && (kc_str_is_null(rq.transactional_id) ||
+                                     !kc_req_authorized(req, KC_OP_WRITE, KC_RES_TRANSACTIONAL_ID,
+                                                        rq.transactional_id));
     kc_produce_response_t resp;
     kc_produce_response_init(&resp);
     resp.throttle_time_ms = 0;
@@ -1065,7 +1091,8 @@ static void list_offsets_partition(kc_req_t *req, const kc_topic_t *topic, int16
 /* TopicPartition.hashCode, spread as Scala's mutable.HashMap spreads it. */
 static int32_t topic_partition_hash(kc_str_t topic, int32_t partition)
 {
-    uint32_t h = 31u * (uint32_t)(31 + partition) + (uint32_t)kc_java_str_hash(topic);
+    uint32_t h = (uint32_t)kc_java_topic_partition_hash(topic.ptr, (size_t)KC_MAX(topic.len, 0),
+                                                        partition);
     return (int32_t)(h ^ (h >> 16));
 }
 
@@ -1093,16 +1120,6 @@ static void sort_scala_hash_map(list_offsets_entry_t *e, size_t n, uint32_t cap)
         }
         e[j] = x;
     }
-}
-
-/* The table size of a Scala mutable.HashMap after n insertions. */
-static uint32_t scala_hash_map_cap(size_t n)
-{
-    uint32_t cap = 16;
-    for (size_t size = 0; size < n; size++)
-        if (size + 1 >= (size_t)(cap * 3 / 4))
-            cap <<= 1;
-    return cap;
 }
 
 /* A partition's answer before it is looked up, or failed with error:
@@ -1253,7 +1270,7 @@ static void list_offsets_group_by_topic(list_offsets_t *lo, kc_list_offsets_resp
             if (kc_str_eq(e[k].topic, name))
                 group[ng++] = e[k];
         /* Each topic's partitions are a map of their own. */
-        sort_scala_hash_map(group, ng, scala_hash_map_cap(ng));
+        sort_scala_hash_map(group, ng, (uint32_t)kc_scala_hash_cap(ng));
         kc_list_offsets_response_topic_response_t *rt = &resp->topics.items[resp->topics.count++];
         rt->name = name;
         rt->partitions.items = kc_arena_alloc(req->arena, ng * sizeof(*rt->partitions.items));
@@ -1293,7 +1310,7 @@ int kc_handle_list_offsets(kc_req_t *req)
     lo.e = kc_arena_alloc(req->arena, (np_all ? np_all : 1) * sizeof(*lo.e));
     lo.denied = kc_arena_alloc(req->arena, (size_t)(nt ? nt : 1) * sizeof(bool));
     list_offsets_authorize_and_fetch(&lo);
-    sort_scala_hash_map(lo.e, lo.ne, scala_hash_map_cap(lo.nkeys));
+    sort_scala_hash_map(lo.e, lo.ne, (uint32_t)kc_scala_hash_cap(lo.nkeys));
     list_offsets_group_by_topic(&lo, &resp);
     for (int32_t i = 0; i < nt; i++) {
         if (!lo.denied[i])

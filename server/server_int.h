@@ -239,6 +239,8 @@ int kc_handle_end_txn(kc_req_t *req);
 int kc_handle_txn_offset_commit(kc_req_t *req);
 int kc_handle_describe_transactions(kc_req_t *req);
 int kc_handle_list_transactions(kc_req_t *req);
+/* DescribeProducers: the producer states of partitions (server/txn_api.c). */
+int kc_handle_describe_producers(kc_req_t *req);
 
 /* Sets up fetch sessions and arms the retention task / frees them (server/log_api.c). */
 void kc_log_api_start(kc_server_t *s);
@@ -499,8 +501,13 @@ bool kc_faults_intercept(kc_faults_t *f, kc_req_t *req);
 int64_t kc_faults_response_delay(kc_faults_t *f, const kc_response_t *r);
 /* The API's name for logs and JSON: "stall", "error", "delay", "close", "coordinator". */
 const char *kc_faults_kind_name(kc_fault_kind_t k);
-/* True for the APIs a group coordinator answers (those a coordinator fault hits). */
+/* True for the APIs a group coordinator answers. */
 bool kc_faults_is_group_api(int16_t api_key);
+/* True for the APIs a coordinator fault hits: the group APIs, and those the
+ * transaction coordinator answers (InitProducerId, AddPartitionsToTxn,
+ * AddOffsetsToTxn, EndTxn, DescribeTransactions, ListTransactions) and
+ * TxnOffsetCommit. */
+bool kc_faults_is_coordinator_api(int16_t api_key);
 /*
  * Parses the JSON body of POST /v1/faults (text, len bytes) into spec; windows
  * start at now_ms (monotonic). 0, or KC_EINVAL with a reason in err. On success

@@ -54,6 +54,7 @@ kc_txn_coord_t *kc_txn_api_new(kc_server_t *s, const kc_coord_config_t *cc)
     tc.id_expiration_ms = cc->transactional_id_expiration_ms;
     tc.abort_interval_ms = cc->transaction_abort_interval_ms;
     tc.remove_interval_ms = cc->transaction_remove_interval_ms;
+    tc.num_partitions = cc->transaction_state_log_num_partitions;
     kc_txn_env_t env = {next_producer_id, write_markers, s};
     return kc_txn_new(&tc, &env);
 }
@@ -111,128 +112,250 @@ int16_t kc_txn_api_init_producer_id(kc_req_t *req, const kc_init_producer_id_req
 typedef kc_add_partitions_to_txn_response_topic_result_t apt_topic_t;
 typedef kc_add_partitions_to_txn_response_partition_result_t apt_part_t;
 
-/* The partitions of one transaction's topics as the coordinator takes them. */
-static kc_txn_partition_t *flatten(kc_req_t *req, const kc_add_partitions_to_txn_request_topic_t *ts,
-                                   int32_t nt, size_t *n)
-{
-    size_t total = 0;
-    for (int32_t i = 0; i < nt; i++)
-        total += (size_t)KC_MAX(ts[i].partitions.count, 0);
-    kc_txn_partition_t *parts = kc_arena_alloc(req->arena, (total + 1) * sizeof(*parts));
-    *n = 0;
-    for (int32_t i = 0; i < nt; i++) {
-        char *topic = kc_arena_alloc(req->arena, (size_t)KC_MAX(ts[i].name.len, 0) + 1);
-        if (ts[i].name.len > 0)
-            memcpy(topic, ts[i].name.ptr, (size_t)ts[i].name.len);
-        topic[KC_MAX(ts[i].name.len, 0)] = '\0';
-        for (int32_t j = 0; j < ts[i].partitions.count; j++)
-            parts[(*n)++] = (kc_txn_partition_t){topic, ts[i].partitions.items[j]};
-    }
-    return parts;
-}
-
-/* The answer of one transaction: code for each partition, or per partition
- * from codes (when not NULL, in the order of the request's partitions),
- * into the topic results of v0-3 or of v4 and later (two shapes of the same). */
+/* The answer of one transaction, into the topic results of v0-3 or of v4
+ * and later (two shapes of the same). */
 typedef struct {
     apt_topic_t *v4;
     kc_add_partitions_to_txn_response_topic_result_v3_and_below_t *v3;
     int32_t n;
 } apt_out_t;
 
-#define FILL_TOPICS(TOPIC_T, out)                                                                  \
-    do {                                                                                           \
-        TOPIC_T *rts_ = kc_arena_alloc(req->arena, (size_t)(nt + 1) * sizeof(*rts_));              \
-        size_t k_ = 0;                                                                             \
-        for (int32_t i = 0; i < nt; i++) {                                                         \
-            int32_t np = KC_MAX(ts[i].partitions.count, 0);                                        \
-            rts_[i].name = ts[i].name;                                                             \
-            rts_[i].results_by_partition.items = kc_arena_alloc(                                   \
-                req->arena, (size_t)(np + 1) * sizeof(*rts_[i].results_by_partition.items));       \
-            rts_[i].results_by_partition.count = np;                                               \
-            for (int32_t j = 0; j < np; j++, k_++) {                                               \
-                rts_[i].results_by_partition.items[j].partition_index = ts[i].partitions.items[j]; \
-                rts_[i].results_by_partition.items[j].partition_error_code =                       \
-                    codes ? codes[k_] : code;                                                      \
-            }                                                                                      \
-        }                                                                                          \
-        (out) = rts_;                                                                              \
-    } while (0)
+/* One partition's answer, its topic a view into the request. */
+typedef struct {
+    kc_str_t topic;
+    int32_t partition;
+    int16_t code;
+    size_t first;  /* the entry of its topic's results: the first of that topic */
+    size_t slot;   /* sort keys: the slot in the map Kafka iterates, */
+    int64_t within; /* then the order within that slot */
+} apt_entry_t;
 
-static void fill_topics(kc_req_t *req, const kc_add_partitions_to_txn_request_topic_t *ts,
-                        int32_t nt, int16_t code, const int16_t *codes, apt_out_t *out)
+static int apt_entry_cmp(const void *a, const void *b)
 {
-    if (req->ctx.api_version <= 3)
-        FILL_TOPICS(kc_add_partitions_to_txn_response_topic_result_v3_and_below_t, out->v3);
-    else
-        FILL_TOPICS(apt_topic_t, out->v4);
-    out->n = nt;
+    const apt_entry_t *x = a, *y = b;
+    if (x->slot != y->slot)
+        return x->slot < y->slot ? -1 : 1;
+    return (x->within > y->within) - (x->within < y->within);
+}
+
+/* By topic name, then partition, then the sort key within. */
+static int apt_name_cmp(const void *a, const void *b)
+{
+    const apt_entry_t *x = a, *y = b;
+    if (x->topic.len != y->topic.len)
+        return x->topic.len < y->topic.len ? -1 : 1;
+    int c = x->topic.len > 0 ? memcmp(x->topic.ptr, y->topic.ptr, (size_t)x->topic.len) : 0;
+    if (c)
+        return c;
+    if (x->partition != y->partition)
+        return x->partition < y->partition ? -1 : 1;
+    return (x->within > y->within) - (x->within < y->within);
 }
 
 /*
- * One transaction of AddPartitionsToTxn from a client (v0-3,
- * KafkaApis.handleAddPartitionsToTxnRequest): WRITE on the transactional id,
- * WRITE on each topic (an internal topic counts as not authorized), known
- * partitions; any failure answers those codes and OPERATION_NOT_ATTEMPTED
- * for the others; else the coordinator's one code for every partition.
- * *wrote: records were added.
+ * Groups e[0..n) by topic, keeping their order within each topic: with
+ * hashed, the topics as a java.util.HashMap of their names iterates them
+ * (by slot, within a slot in the order each first comes), else in the
+ * order each first comes. Sets each entry's first to its topic's first
+ * entry. O(n log n).
  */
-static void add_client(kc_req_t *req, kc_str_t txn_id, int64_t pid, int16_t epoch,
-                       const kc_add_partitions_to_txn_request_topic_t *ts, int32_t nt,
-                       int16_t tv, apt_out_t *out, bool *wrote)
+static void group_by_topic(apt_entry_t *e, size_t n, bool hashed)
+{
+    for (size_t i = 0; i < n; i++)
+        e[i].within = (int64_t)i;
+    qsort(e, n, sizeof(*e), apt_name_cmp);
+    size_t ntopics = 0;
+    for (size_t i = 0; i < n; i++)
+        ntopics += i == 0 || !kc_str_eq(e[i].topic, e[i - 1].topic);
+    size_t cap = kc_java_hash_cap(ntopics);
+    for (size_t i = 0; i < n;) {
+        /* A topic's run: where the topic first came, the slot of its name. */
+        size_t end = i, pos = (size_t)e[i].within;
+        for (; end < n && kc_str_eq(e[end].topic, e[i].topic); end++)
+            pos = KC_MIN(pos, (size_t)e[end].within);
+        size_t slot = hashed ? kc_java_hash_slot(kc_java_str_hash(e[i].topic), cap) : 0;
+        for (; i < end; i++) {
+            e[i].first = pos;
+            e[i].slot = slot;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        e[i].within = (int64_t)e[i].first * (int64_t)(n + 1) + e[i].within;
+    qsort(e, n, sizeof(*e), apt_entry_cmp);
+    for (size_t i = 0; i < n; i++)
+        e[i].first = i > 0 && kc_str_eq(e[i].topic, e[i - 1].topic) ? e[i - 1].first : i;
+}
+
+/* Fills out from e[0..n) in that order, each run of entries of one topic
+ * (the same first) one topic's results. */
+#define FILL_TOPICS(TOPIC_T, out)                                                                  \
+    do {                                                                                           \
+        TOPIC_T *rts_ = kc_arena_alloc(req->arena, (n + 1) * sizeof(*rts_));                       \
+        int32_t nt_ = 0;                                                                           \
+        for (size_t i = 0; i < n;) {                                                               \
+            size_t end_ = i;                                                                       \
+            while (end_ < n && e[end_].first == i)                                                 \
+                end_++;                                                                            \
+            TOPIC_T *rt_ = &rts_[nt_++];                                                           \
+            rt_->name = e[i].topic;                                                                \
+            rt_->results_by_partition.items =                                                      \
+                kc_arena_alloc(req->arena, (end_ - i + 1) *                                        \
+                                               sizeof(*rt_->results_by_partition.items));          \
+            rt_->results_by_partition.count = (int32_t)(end_ - i);                                 \
+            for (size_t j = i; j < end_; j++) {                                                    \
+                rt_->results_by_partition.items[j - i].partition_index = e[j].partition;           \
+                rt_->results_by_partition.items[j - i].partition_error_code = e[j].code;           \
+            }                                                                                      \
+            i = end_;                                                                              \
+        }                                                                                          \
+        (out) = rts_;                                                                              \
+        outp->n = nt_;                                                                             \
+    } while (0)
+
+static void fill_out(kc_req_t *req, apt_entry_t *e, size_t n, apt_out_t *outp)
+{
+    if (req->ctx.api_version <= 3)
+        FILL_TOPICS(kc_add_partitions_to_txn_response_topic_result_v3_and_below_t, outp->v3);
+    else
+        FILL_TOPICS(apt_topic_t, outp->v4);
+}
+
+/* The request's partitions of one transaction as entries, in its order,
+ * each topic of the request on its own. */
+static apt_entry_t *entries(kc_req_t *req, const kc_add_partitions_to_txn_request_topic_t *ts,
+                            int32_t nt, size_t *n)
+{
+    size_t total = 0;
+    for (int32_t i = 0; i < nt; i++)
+        total += (size_t)KC_MAX(ts[i].partitions.count, 0);
+    apt_entry_t *e = kc_arena_alloc(req->arena, (total + 1) * sizeof(*e));
+    *n = 0;
+    for (int32_t i = 0; i < nt; i++) {
+        size_t first = *n;
+        for (int32_t j = 0; j < ts[i].partitions.count; j++)
+            e[(*n)++] = (apt_entry_t){.topic = ts[i].name,
+                                      .partition = ts[i].partitions.items[j],
+                                      .first = first};
+    }
+    return e;
+}
+
+/*
+ * The answer of one code for every partition
+ * (AddPartitionsToTxnRequest.errorResponseForTransaction): the request's
+ * topics and partitions in its order.
+ */
+static void fill_one_code(kc_req_t *req, apt_entry_t *e, size_t n, int16_t code, apt_out_t *out)
+{
+    for (size_t i = 0; i < n; i++)
+        e[i].code = code;
+    fill_out(req, e, n, out);
+}
+
+/*
+ * The answer of codes per partition, which Kafka puts in a map of
+ * TopicPartition before AddPartitionsToTxnResponse.topicCollectionForErrors
+ * groups them by topic through a java.util.HashMap of names: partitions in
+ * the order of that map (with scala, the Scala mutable.HashMap of KafkaApis'
+ * failed checks; else the java.util.HashMap of the coordinator's
+ * verification, filled from a HashSet of the same size), a partition named
+ * twice once, with its last code; the topics in the order of the HashMap of
+ * their names.
+ */
+static void fill_hashed(kc_req_t *req, apt_entry_t *e, size_t n, bool scala, apt_out_t *out)
+{
+    /* A partition named twice: its first place, its last code. */
+    for (size_t i = 0; i < n; i++)
+        e[i].within = (int64_t)i;
+    qsort(e, n, sizeof(*e), apt_name_cmp);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m > 0 && e[m - 1].partition == e[i].partition && kc_str_eq(e[m - 1].topic, e[i].topic))
+            e[m - 1].code = e[i].code;
+        else
+            e[m++] = e[i];
+    }
+    size_t cap = scala ? kc_scala_hash_cap(m) : kc_java_hash_cap(m);
+    for (size_t i = 0; i < m; i++) {
+        int32_t h = kc_java_topic_partition_hash(e[i].topic.ptr, (size_t)KC_MAX(e[i].topic.len, 0),
+                                                 e[i].partition);
+        e[i].slot = kc_java_hash_slot(h, cap);
+        /* Scala keeps a slot's keys by their spread hash, Java by insertion. */
+        if (scala)
+            e[i].within = (int32_t)((uint32_t)h ^ ((uint32_t)h >> 16));
+    }
+    qsort(e, m, sizeof(*e), apt_entry_cmp);
+    group_by_topic(e, m, true);
+    fill_out(req, e, m, out);
+}
+
+/* The partitions of entries as the coordinator takes them. */
+static kc_txn_partition_t *partitions_of(kc_req_t *req, const apt_entry_t *e, size_t n)
+{
+    kc_txn_partition_t *parts = kc_arena_alloc(req->arena, (n + 1) * sizeof(*parts));
+    for (size_t i = 0; i < n; i++) {
+        char *topic = kc_arena_alloc(req->arena, (size_t)KC_MAX(e[i].topic.len, 0) + 1);
+        if (e[i].topic.len > 0)
+            memcpy(topic, e[i].topic.ptr, (size_t)e[i].topic.len);
+        parts[i] = (kc_txn_partition_t){topic, e[i].partition};
+    }
+    return parts;
+}
+
+/*
+ * One transaction of AddPartitionsToTxn (KafkaApis.handleAddPartitionsToTxnRequest):
+ * from a client (v0-3) WRITE on the transactional id and on each topic (an
+ * internal topic counts as not authorized); then known partitions; any
+ * failure answers those codes and OPERATION_NOT_ATTEMPTED for the others.
+ * Else the coordinator adds them (one code for every partition) or, with
+ * verify (v4+ VerifyOnly, TC.handleVerifyPartitionsInTransaction), answers
+ * per partition whether it is in the transaction. *wrote: records were added.
+ */
+static void add_partitions(kc_req_t *req, kc_str_t txn_id, int64_t pid, int16_t epoch,
+                           const kc_add_partitions_to_txn_request_topic_t *ts, int32_t nt,
+                           bool verify, apt_out_t *out, bool *wrote)
 {
     kc_server_t *s = req->srv;
+    bool client = req->ctx.api_version <= 3;
     size_t n;
-    kc_txn_partition_t *parts = flatten(req, ts, nt, &n);
-    if (!kc_req_authorized(req, KC_OP_WRITE, KC_RES_TRANSACTIONAL_ID, txn_id)) {
-        fill_topics(req, ts, nt, KC_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED, NULL, out);
+    apt_entry_t *e = entries(req, ts, nt, &n);
+    if (client && !kc_req_authorized(req, KC_OP_WRITE, KC_RES_TRANSACTIONAL_ID, txn_id)) {
+        fill_one_code(req, e, n, KC_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED, out);
         return;
     }
-    int16_t *codes = kc_arena_alloc(req->arena, (n + 1) * sizeof(*codes));
     bool failed = false;
-    size_t k = 0;
-    for (int32_t i = 0; i < nt; i++) {
-        const kc_topic_t *topic = kc_topics_find(s->topics, ts[i].name);
-        bool internal = kc_str_eq_cstr(ts[i].name, OFFSETS_TOPIC) ||
-                        kc_str_eq_cstr(ts[i].name, "__transaction_state");
-        int16_t topic_err = internal || !kc_req_authorized(req, KC_OP_WRITE, KC_RES_TOPIC,
-                                                           ts[i].name)
-                                ? KC_ERR_TOPIC_AUTHORIZATION_FAILED
-                                : KC_ERR_NONE;
-        for (int32_t j = 0; j < ts[i].partitions.count; j++, k++) {
-            int32_t p = ts[i].partitions.items[j];
-            codes[k] = topic_err;
-            if (topic_err == KC_ERR_NONE && (!topic || p < 0 || p >= topic->partitions))
-                codes[k] = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
-            failed |= codes[k] != KC_ERR_NONE;
-        }
+    for (size_t i = 0; i < n; i++) {
+        const kc_topic_t *topic = kc_topics_find(s->topics, e[i].topic);
+        bool internal = kc_str_eq_cstr(e[i].topic, OFFSETS_TOPIC) ||
+                        kc_str_eq_cstr(e[i].topic, "__transaction_state");
+        int32_t p = e[i].partition;
+        if (client && (internal || !kc_req_authorized(req, KC_OP_WRITE, KC_RES_TOPIC, e[i].topic)))
+            e[i].code = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+        else if (!topic || p < 0 || p >= topic->partitions)
+            e[i].code = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+        else
+            e[i].code = KC_ERR_NONE;
+        failed |= e[i].code != KC_ERR_NONE;
     }
     if (failed) {
         for (size_t i = 0; i < n; i++)
-            if (codes[i] == KC_ERR_NONE)
-                codes[i] = KC_ERR_OPERATION_NOT_ATTEMPTED;
-        fill_topics(req, ts, nt, 0, codes, out);
+            if (e[i].code == KC_ERR_NONE)
+                e[i].code = KC_ERR_OPERATION_NOT_ATTEMPTED;
+        fill_hashed(req, e, n, true, out);
+        return;
+    }
+    kc_txn_partition_t *parts = partitions_of(req, e, n);
+    if (verify) {
+        for (size_t i = 0; i < n; i++)
+            e[i].code = kc_txn_verify_partition(s->txn, txn_id, pid, epoch, &parts[i]);
+        fill_hashed(req, e, n, false, out);
         return;
     }
     size_t first = req->res->nrecords;
-    int16_t err = kc_txn_add_partitions(s->txn, req->ctx.now_ms, txn_id, pid, epoch, parts, n, tv,
-                                        req->res);
+    int16_t err = kc_txn_add_partitions(s->txn, req->ctx.now_ms, txn_id, pid, epoch, parts, n,
+                                        client ? 0 : 2, req->res);
     *wrote |= req->res->nrecords > first;
-    fill_topics(req, ts, nt, fenced_for(err, req->ctx.api_version, 2), NULL, out);
-}
-
-/* The verification of a partition leader (v4+ VerifyOnly,
- * TC.handleVerifyPartitionsInTransaction): per partition. */
-static void verify_only(kc_req_t *req, kc_str_t txn_id, int64_t pid, int16_t epoch,
-                        const kc_add_partitions_to_txn_request_topic_t *ts, int32_t nt,
-                        apt_out_t *out)
-{
-    size_t n;
-    kc_txn_partition_t *parts = flatten(req, ts, nt, &n);
-    int16_t *codes = kc_arena_alloc(req->arena, (n + 1) * sizeof(*codes));
-    for (size_t i = 0; i < n; i++)
-        codes[i] = kc_txn_verify_partition(req->srv->txn, txn_id, pid, epoch, &parts[i]);
-    fill_topics(req, ts, nt, 0, codes, out);
+    fill_one_code(req, e, n, fenced_for(err, req->ctx.api_version, 2), out);
 }
 
 int kc_handle_add_partitions_to_txn(kc_req_t *req)
@@ -249,9 +372,9 @@ int kc_handle_add_partitions_to_txn(kc_req_t *req)
     if (v <= 3) {
         int32_t nt = KC_MAX(rq.v3_and_below_topics.count, 0);
         apt_out_t out = {0};
-        add_client(req, rq.v3_and_below_transactional_id, rq.v3_and_below_producer_id,
-                   rq.v3_and_below_producer_epoch, rq.v3_and_below_topics.items, nt, 0, &out,
-                   &wrote);
+        add_partitions(req, rq.v3_and_below_transactional_id, rq.v3_and_below_producer_id,
+                       rq.v3_and_below_producer_epoch, rq.v3_and_below_topics.items, nt, false,
+                       &out, &wrote);
         resp.results_by_topic_v3_and_below.items = out.v3;
         resp.results_by_topic_v3_and_below.count = out.n;
     } else {
@@ -272,12 +395,8 @@ int kc_handle_add_partitions_to_txn(kc_req_t *req)
             rt->transactional_id = t->transactional_id;
             int32_t nt = KC_MAX(t->topics.count, 0);
             apt_out_t out = {0};
-            if (t->verify_only)
-                verify_only(req, t->transactional_id, t->producer_id, t->producer_epoch,
-                            t->topics.items, nt, &out);
-            else
-                add_client(req, t->transactional_id, t->producer_id, t->producer_epoch,
-                           t->topics.items, nt, 2, &out, &wrote);
+            add_partitions(req, t->transactional_id, t->producer_id, t->producer_epoch,
+                           t->topics.items, nt, t->verify_only, &out, &wrote);
             rt->topic_results.items = out.v4;
             rt->topic_results.count = out.n;
         }
@@ -408,10 +527,9 @@ static void describe_one(kc_req_t *req, kc_str_t id, dt_state_t *out)
 {
     memset(out, 0, sizeof(*out));
     out->transactional_id = id;
+    /* An id not described keeps the fields' defaults: state "", times,
+     * producer id and epoch 0. */
     out->transaction_state = kc_str("");
-    out->transaction_start_time_ms = -1;
-    out->producer_id = -1;
-    out->producer_epoch = -1;
     if (!kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TRANSACTIONAL_ID, id)) {
         out->error_code = KC_ERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
         return;
@@ -430,23 +548,36 @@ static void describe_one(kc_req_t *req, kc_str_t id, dt_state_t *out)
     out->transaction_start_time_ms = m->start_ms;
     out->producer_id = m->producer_id;
     out->producer_epoch = m->producer_epoch;
-    dt_topic_t *ts = kc_arena_alloc(req->arena, (m->npartitions + 1) * sizeof(*ts));
+    /* The partitions as the HashSet of the transaction's metadata iterates
+     * them (by slot; within one, in kcoord's order), grouped by topic in
+     * the order each topic first comes. Views into the coordinator's
+     * entry: encoded before anything changes it. */
+    size_t np = m->npartitions, cap = kc_java_hash_cap(np);
+    apt_entry_t *e = kc_arena_alloc(req->arena, (np + 1) * sizeof(*e));
+    for (size_t i = 0; i < np; i++) {
+        const kc_txn_partition_t *tp = &m->partitions[i];
+        e[i] = (apt_entry_t){.topic = kc_str(tp->topic), .partition = tp->partition,
+                             .within = (int64_t)i};
+        e[i].slot = kc_java_hash_slot(
+            kc_java_topic_partition_hash(tp->topic, strlen(tp->topic), tp->partition), cap);
+    }
+    qsort(e, np, sizeof(*e), apt_entry_cmp);
+    group_by_topic(e, np, false);
+    dt_topic_t *ts = kc_arena_alloc(req->arena, (np + 1) * sizeof(*ts));
     int32_t nt = 0;
-    for (size_t i = 0; i < m->npartitions;) {
-        size_t e = i;
-        while (e < m->npartitions && strcmp(m->partitions[e].topic, m->partitions[i].topic) == 0)
-            e++;
-        /* Views into the coordinator's entry: encoded before anything changes it. */
-        kc_str_t topic = kc_str(m->partitions[i].topic);
-        if (kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TOPIC, topic)) {
+    for (size_t i = 0; i < np;) {
+        size_t end = i;
+        while (end < np && e[end].first == i)
+            end++;
+        if (kc_req_authorized(req, KC_OP_DESCRIBE, KC_RES_TOPIC, e[i].topic)) {
             dt_topic_t *t = &ts[nt++];
-            t->topic = topic;
-            t->partitions.items = kc_arena_alloc(req->arena, (e - i) * sizeof(int32_t));
-            t->partitions.count = (int32_t)(e - i);
-            for (size_t p = i; p < e; p++)
-                t->partitions.items[p - i] = m->partitions[p].partition;
+            t->topic = e[i].topic;
+            t->partitions.items = kc_arena_alloc(req->arena, (end - i) * sizeof(int32_t));
+            t->partitions.count = (int32_t)(end - i);
+            for (size_t j = i; j < end; j++)
+                t->partitions.items[j - i] = e[j].partition;
         }
-        i = e;
+        i = end;
     }
     out->topics.items = ts;
     out->topics.count = nt;
@@ -555,4 +686,124 @@ int kc_handle_list_transactions(kc_req_t *req)
     resp.transaction_states.items = l.items;
     resp.transaction_states.count = l.n;
     RESPOND(req, list_transactions_response, &resp, &resp, false);
+}
+
+/* ---- DescribeProducers ---------------------------------------------------- */
+
+typedef kc_describe_producers_response_producer_state_t dp_state_t;
+
+/* A producer state with its slot in Kafka's map and its place in the log's list. */
+typedef struct {
+    uint32_t slot;
+    size_t at;
+    const kc_log_producer_state_t *st;
+} dp_sorted_t;
+
+static int cmp_slot(const void *a, const void *b)
+{
+    const dp_sorted_t *x = a, *y = b;
+    if (x->slot != y->slot)
+        return x->slot < y->slot ? -1 : 1;
+    return (x->at > y->at) - (x->at < y->at);
+}
+
+/*
+ * One partition's producers (Partition.activeProducerState): the states
+ * kc_log_producers keeps, in the order Kafka's ProducerStateManager map (a
+ * Java HashMap<Long, ...>, resized past 3/4 full) iterates them: by slot,
+ * then as they were added; or KAFKA_STORAGE_ERROR when the log cannot be
+ * read.
+ */
+static void describe_producers_partition(kc_req_t *req, const kc_topic_t *topic,
+                                         kc_describe_producers_response_partition_response_t *rp)
+{
+    kc_buf_t b;
+    kc_buf_init(&b);
+    if (kc_log_producers(req->srv->log, topic->id, rp->partition_index, &b) != 0) {
+        kc_buf_deinit(&b);
+        rp->error_code = KC_ERR_KAFKA_STORAGE_ERROR;
+        return;
+    }
+    size_t n = b.len / sizeof(kc_log_producer_state_t);
+    const kc_log_producer_state_t *ps = (const kc_log_producer_state_t *)b.data;
+    uint32_t cap = 16;
+    while (n > (size_t)cap * 3 / 4)
+        cap <<= 1;
+    dp_sorted_t *sorted = kc_arena_alloc(req->arena, (n + 1) * sizeof(*sorted));
+    for (size_t i = 0; i < n; i++) {
+        uint64_t pid = (uint64_t)ps[i].producer_id;
+        uint32_t h = (uint32_t)(pid ^ (pid >> 32)); /* Long.hashCode */
+        sorted[i] = (dp_sorted_t){(h ^ (h >> 16)) & (cap - 1), i, &ps[i]};
+    }
+    if (n > 1)
+        qsort(sorted, n, sizeof(*sorted), cmp_slot);
+    dp_state_t *out = kc_arena_alloc(req->arena, (n + 1) * sizeof(*out));
+    for (size_t i = 0; i < n; i++) {
+        const kc_log_producer_state_t *st = sorted[i].st;
+        out[i] = (dp_state_t){st->producer_id,       st->producer_epoch,
+                              st->last_sequence,     st->last_timestamp,
+                              st->coordinator_epoch, st->current_txn_start_offset};
+    }
+    kc_buf_deinit(&b);
+    rp->active_producers.items = out;
+    rp->active_producers.count = (int32_t)n;
+}
+
+/*
+ * DescribeProducers (KafkaApis.handleDescribeProducersRequest): per topic,
+ * a name Topic.validate refuses (INVALID_TOPIC_EXCEPTION with its message),
+ * then READ on the topic (TOPIC_AUTHORIZATION_FAILED), then a topic kcoord
+ * does not have (UNKNOWN_TOPIC_OR_PARTITION), each with its message on
+ * every partition; else each partition's producers, or
+ * UNKNOWN_TOPIC_OR_PARTITION without a message for a partition the topic
+ * does not have (ReplicaManager.getPartitionOrError).
+ */
+int kc_handle_describe_producers(kc_req_t *req)
+{
+    kc_describe_producers_request_t rq;
+    kc_describe_producers_request_init(&rq);
+    if (kc_describe_producers_request_decode(req->body, req->ctx.api_version, req->arena, &rq) !=
+        0)
+        return KC_EINVAL;
+    kc_describe_producers_response_t resp;
+    kc_describe_producers_response_init(&resp);
+    int32_t nt = KC_MAX(rq.topics.count, 0);
+    resp.topics.items = kc_arena_alloc(req->arena, (size_t)(nt + 1) * sizeof(*resp.topics.items));
+    resp.topics.count = nt;
+    for (int32_t i = 0; i < nt; i++) {
+        const kc_describe_producers_request_topic_request_t *t = &rq.topics.items[i];
+        kc_describe_producers_response_topic_response_t *rt = &resp.topics.items[i];
+        rt->name = t->name;
+        const kc_topic_t *topic = NULL;
+        int16_t topic_err = KC_ERR_NONE;
+        const char *msg = kc_topic_validate_message(req->arena, t->name);
+        if (msg) {
+            topic_err = KC_ERR_INVALID_TOPIC_EXCEPTION;
+        } else if (!kc_req_authorized(req, KC_OP_READ, KC_RES_TOPIC, t->name)) {
+            topic_err = KC_ERR_TOPIC_AUTHORIZATION_FAILED;
+        } else if (!(topic = kc_topics_find(req->srv->topics, t->name))) {
+            topic_err = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+        }
+        if (topic_err != KC_ERR_NONE && !msg)
+            msg = kc_error_message(topic_err);
+        int32_t np = KC_MAX(t->partition_indexes.count, 0);
+        rt->partitions.items =
+            kc_arena_alloc(req->arena, (size_t)(np + 1) * sizeof(*rt->partitions.items));
+        rt->partitions.count = np;
+        for (int32_t j = 0; j < np; j++) {
+            kc_describe_producers_response_partition_response_t *rp = &rt->partitions.items[j];
+            *rp = (kc_describe_producers_response_partition_response_t){0};
+            rp->error_message = KC_STR_NULL;
+            rp->partition_index = t->partition_indexes.items[j];
+            if (topic_err != KC_ERR_NONE) {
+                rp->error_code = topic_err;
+                rp->error_message = kc_str(msg);
+            } else if (rp->partition_index < 0 || rp->partition_index >= topic->partitions) {
+                rp->error_code = KC_ERR_UNKNOWN_TOPIC_OR_PARTITION;
+            } else {
+                describe_producers_partition(req, topic, rp);
+            }
+        }
+    }
+    RESPOND(req, describe_producers_response, &resp, &resp, false);
 }

@@ -632,6 +632,15 @@ static void fail(kc_log_append_result_t *out, int16_t code, const char *msg)
     out->log_start_offset = -1;
 }
 
+/* A batch the producer state refuses (ProducerAppendInfo's exceptions):
+ * ReplicaManager answers them with the partition's log start offset and
+ * without a message, as any exception not of record validation. */
+static void fail_producer_state(kc_log_append_result_t *out, int16_t code, int64_t log_start)
+{
+    fail(out, code, NULL);
+    out->log_start_offset = log_start;
+}
+
 int kc_log_append(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, const uint8_t *records,
                   size_t len, int16_t produce_version, int64_t now_ms,
                   kc_log_append_result_t *out)
@@ -816,14 +825,12 @@ int kc_log_append(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, const uint
             }
         }
         if (epoch < pr->epoch) {
-            fail(out, KC_LOG_ERR_INVALID_PRODUCER_EPOCH,
-                 "Epoch of producer is older than the last seen epoch");
+            fail_producer_state(out, KC_LOG_ERR_INVALID_PRODUCER_EPOCH, p->log_start);
             return 0;
         }
         if (epoch != pr->epoch) {
             if (base_seq != 0) {
-                fail(out, KC_LOG_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER,
-                     "Invalid sequence number for new epoch of producer");
+                fail_producer_state(out, KC_LOG_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER, p->log_start);
                 return 0;
             }
         } else {
@@ -831,16 +838,14 @@ int kc_log_append(kc_log_t *l, kc_uuid_t topic_id, int32_t partition, const uint
             bool in_seq = (int64_t)base_seq == (int64_t)cur + 1 ||
                           (base_seq == 0 && cur == INT32_MAX);
             if (!in_seq) {
-                fail(out, KC_LOG_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER,
-                     "Out of order sequence number for producer");
+                fail_producer_state(out, KC_LOG_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER, p->log_start);
                 return 0;
             }
         }
         /* ProducerAppendInfo.appendDataBatch: while its transaction is
          * ongoing, a producer writes transactional batches only. */
         if (pr->txn_first_offset >= 0 && !(attrs & ATTR_TRANSACTIONAL)) {
-            fail(out, KC_LOG_ERR_INVALID_TXN_STATE,
-                 "Expected transactional write from producer");
+            fail_producer_state(out, KC_LOG_ERR_INVALID_TXN_STATE, p->log_start);
             return 0;
         }
     }

@@ -1120,9 +1120,10 @@ static void complete_join(kc_coord_t *c, kc_classic_group_t *g, int64_t now_ms, 
     }
     int64_t rebalance_started_ms = g->current_state_timestamp;
     group_init_next_generation(g, now_ms, why);
-    if (g->state != CLASSIC_EMPTY)
-        kc_coord_emit(c, KC_COORD_EV_REBALANCE_COMPLETED, g->group_id, NULL, NULL, g->generation_id,
-                      KC_MAX(now_ms - rebalance_started_ms, 0), now_ms);
+    /* A rebalance no member is left in also completes, to Empty. */
+    kc_coord_emit(c, KC_COORD_EV_REBALANCE_COMPLETED, g->group_id, NULL,
+                  g->state == CLASSIC_EMPTY ? "no member is left: the group is Empty" : NULL,
+                  g->generation_id, KC_MAX(now_ms - rebalance_started_ms, 0), now_ms);
     if (g->state == CLASSIC_EMPTY) {
         kc_log_info(LOG_COMP, "Group %s with generation %d is now empty.", g->group_id,
                     g->generation_id);
@@ -1374,6 +1375,8 @@ static void update_static_member_then_rebalance(join_call_t *j, kc_classic_group
     int64_t now = j->ctx->now_ms;
     char *current_leader = g->leader_id ? kc_xstrdup(g->leader_id) : NULL;
     char *iid = kc_xstrdup(old->group_instance_id);
+    kc_coord_emit_static_replaced(c, g->group_id, old->member_id, new_member_id, g->generation_id,
+                                  now);
     classic_member_t *m = replace_static_member(g, old, new_member_id, j->res);
     schedule_heartbeat(c, g, m->member_id, m->session_timeout_ms, now);
     classic_parked_t p = park(j->ctx);
@@ -2629,11 +2632,14 @@ bool kc_classic_group_delete_empty(kc_coord_t *c, kc_str_t group_id, kc_result_t
 
 /* ---- read-only introspection (admin views) -------------------------------- */
 
-static void inspect_one(const kc_classic_group_t *g, kc_group_view_fn fn, void *arg)
+static void inspect_one(const kc_coord_t *c, const kc_classic_group_t *g, kc_group_view_fn fn,
+                        void *arg)
 {
     kc_member_view_t *mv = g->nmembers ? kc_xcalloc(g->nmembers, sizeof(*mv)) : NULL;
     for (size_t i = 0; i < g->nmembers; i++) {
         const classic_member_t *m = g->members[i];
+        char key[KEY_BUF];
+        heartbeat_key(key, sizeof(key), group_id_of(g), m->member_id);
         mv[i] = (kc_member_view_t){
             .member_id = m->member_id,
             .group_instance_id = m->group_instance_id,
@@ -2645,6 +2651,7 @@ static void inspect_one(const kc_classic_group_t *g, kc_group_view_fn fn, void *
             .assignment_len = m->assignment ? m->assignment_len : 0,
             .awaiting_join = m->join.active,
             .awaiting_sync = m->sync.active,
+            .session_deadline_ms = kc_timer_deadline(c, key),
         };
     }
     kc_group_view_t v = {
@@ -2667,7 +2674,7 @@ void kc_coord_inspect_groups(kc_coord_t *c, kc_group_view_fn fn, void *arg)
     size_t n;
     kc_classic_group_t **gs = classic_groups(c, &n);
     for (size_t i = 0; i < n; i++)
-        inspect_one(gs[i], fn, arg);
+        inspect_one(c, gs[i], fn, arg);
     free(gs);
     kc_consumer_inspect_all(c, fn, arg);
     kc_streams_inspect_all(c, fn, arg);
@@ -2682,7 +2689,7 @@ bool kc_coord_inspect_group(kc_coord_t *c, kc_str_t group_id, kc_group_view_fn f
     if (!g)
         return kc_consumer_inspect_one(c, group_id, fn, arg) ||
                kc_streams_inspect_one(c, group_id, fn, arg);
-    inspect_one(g, fn, arg);
+    inspect_one(c, g, fn, arg);
     return true;
 }
 

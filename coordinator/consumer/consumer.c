@@ -1914,6 +1914,8 @@ static void hb_replace_static_member(cs_heartbeat_t *h)
                 "using the consumer protocol. Created a new member %s to replace the existing "
                 "member %s.",
                 g->group_id, nm->instance_id, nm->member_id, old_id);
+    kc_coord_emit_static_replaced(h->c, g->group_id, old_id, nm->member_id, g->group_epoch,
+                                  h->ctx->now_ms);
     kc_coord_emit(h->c, KC_COORD_EV_MEMBER_JOINED, g->group_id, nm->member_id,
                   "static member replaced", g->group_epoch, 0, h->ctx->now_ms);
     cancel_member_timers(h->c, g, old_id);
@@ -2846,6 +2848,8 @@ static void inspect_group(kc_coord_t *c, cs_group_t *g, kc_group_view_fn fn, voi
             .previous_member_epoch = m->previous_member_epoch,
             .state = member_state_name(m->state),
             .rebalance_timeout_ms = m->rebalance_timeout_ms,
+            .session_deadline_ms =
+                kc_member_session_deadline(c, kc_modern_group_id(&g->base), m->member_id),
             .server_assignor = m->server_assignor,
             .subscribed_topics = (const char *const *)m->topics,
             .nsubscribed_topics = m->ntopics,

@@ -858,6 +858,8 @@ static void cj_static_member(classic_join_t *j)
                 "using the classic protocol. Created a new member %s to replace the existing "
                 "member %s.",
                 g->group_id, (int)instance_id.len, instance_id.ptr, j->member_id, old_id);
+    kc_coord_emit_static_replaced(j->c, g->group_id, old_id, j->member_id, g->group_epoch,
+                                  j->ctx->now_ms);
     kc_coord_emit(j->c, KC_COORD_EV_MEMBER_JOINED, g->group_id, j->member_id,
                   "static member replaced (classic protocol)", g->group_epoch, 0, j->ctx->now_ms);
     free(old_id);

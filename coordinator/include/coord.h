@@ -249,6 +249,10 @@ void kc_coord_txn_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
  */
 void kc_coord_txn_offsets_end(kc_coord_t *c, int64_t producer_id, bool commit,
                               int32_t offsets_partition, kc_result_t *res);
+/* Calls fn with each group producer_id holds pending offsets of (not in a
+ * stable order; the id borrowed for the call); fn must not change c. */
+void kc_coord_txn_pending_groups(kc_coord_t *c, int64_t producer_id,
+                                 void (*fn)(void *ctx, kc_str_t group_id), void *ctx);
 /* The __consumer_offsets partition of a group (Kafka's partitionFor), for
  * AddOffsetsToTxn. */
 int32_t kc_coord_offsets_partition_for(const kc_coord_t *c, kc_str_t group_id);
@@ -355,6 +359,10 @@ typedef struct {
     int32_t assignment_len;
     bool awaiting_join;            /* a JoinGroup of this member is parked */
     bool awaiting_sync;            /* a SyncGroup of this member is parked */
+    /* When the member's heartbeat (session) expiry fires, in ms on the
+     * clock that drives the coordinator (the now_ms of its requests and
+     * ticks); -1 = none armed. The same for the modern members below. */
+    int64_t session_deadline_ms;
 } kc_member_view_t;
 
 /* Partitions of one topic in a consumer group member's assignment. */
@@ -376,6 +384,7 @@ typedef struct {
     int32_t previous_member_epoch;
     const char *state;          /* Kafka's MemberState: "stable", "unrevoked_partitions", ... */
     int32_t rebalance_timeout_ms;
+    int64_t session_deadline_ms; /* the session timeout's deadline; -1 = none armed */
     const char *server_assignor; /* NULL = none asked for */
     const char *const *subscribed_topics; /* names, sorted */
     int32_t nsubscribed_topics;
@@ -417,6 +426,7 @@ typedef struct {
     const char *state;         /* Kafka's MemberState: "stable", "unrevoked_tasks", "unreleased_tasks" */
     int32_t topology_epoch;    /* the topology epoch the member last sent */
     int32_t rebalance_timeout_ms;
+    int64_t session_deadline_ms; /* the session timeout's deadline; -1 = none armed */
     kc_tasks_view_t assigned;
     kc_tasks_view_t pending_revocation;
     kc_tasks_view_t target;
@@ -441,6 +451,14 @@ typedef struct {
     /* Streams groups only (type "streams"; group_epoch, assignment_epoch
      * and assignor above apply too): -1 = no topology yet. */
     int32_t topology_epoch;
+    /* The topology-description store's StoredDescriptionTopologyEpoch and
+     * FailedDescriptionTopologyEpoch (>= 0 an epoch, -1 none, -2 uncertain). */
+    int32_t stored_description_epoch;
+    int32_t failed_description_epoch;
+    /* The group's topology as its StreamsGroupTopologyRecord holds it
+     * (subtopologies with their source, repartition and changelog topics),
+     * borrowed for the call; NULL = none yet. */
+    const kc_streams_group_topology_value_t *topology;
     const kc_streams_member_view_t *streams_members;
     size_t nstreams_members;
 } kc_group_view_t;
@@ -496,8 +514,22 @@ typedef enum {
     KC_COORD_EV_SESSION_EXPIRED,     /* a member's session timed out (member_id) */
     KC_COORD_EV_GROUP_DELETED,       /* DeleteGroups or offsets expiry */
     KC_COORD_EV_GROUP_EPOCH_BUMPED,  /* consumer group: new group epoch (reason) */
+    /* The transaction coordinator's (txn.h, kc_txn_set_event_sink), about
+     * transactional_id; group_id NULL. reason of the aborts: "client"
+     * (EndTxn), "timed_out", "producer_fenced" or "loaded" (a PrepareAbort
+     * completed after a load). */
+    KC_COORD_EV_TXN_BEGUN,           /* Empty/Complete* -> Ongoing: first partitions added */
+    KC_COORD_EV_TXN_PREPARE_COMMIT,  /* -> PrepareCommit */
+    KC_COORD_EV_TXN_PREPARE_ABORT,   /* -> PrepareAbort (reason) */
+    KC_COORD_EV_TXN_COMMITTED,       /* -> CompleteCommit, markers written; duration_ms since it began */
+    KC_COORD_EV_TXN_ABORTED,         /* -> CompleteAbort (reason); duration_ms since it began */
+    KC_COORD_EV_TXN_TIMED_OUT,       /* Ongoing past its timeout: the coordinator aborts it */
+    KC_COORD_EV_TXN_PRODUCER_FENCED, /* InitProducerId while Ongoing: aborted, producer fenced */
     KC_COORD_EV_COUNT
 } kc_coord_event_type_t;
+
+/* The first transaction event type: those before it are group events. */
+#define KC_COORD_EV_FIRST_TXN KC_COORD_EV_TXN_BEGUN
 
 typedef struct {
     kc_coord_event_type_t type;
@@ -505,14 +537,19 @@ typedef struct {
     const char *member_id;  /* NULL when the event is about the group */
     const char *reason;     /* NULL = none */
     int32_t generation_id;  /* the group's generation after the event */
-    int64_t duration_ms;    /* REBALANCE_COMPLETED only, else 0 */
+    int64_t duration_ms;    /* REBALANCE_COMPLETED and the transaction ends only, else 0 */
     int64_t time_ms;        /* the coordinator's now_ms of the event */
+    const char *group_type; /* "classic", "consumer" or "streams"; NULL when the
+                               coordinator holds no group of that id */
+    const char *transactional_id; /* transaction events only, else NULL */
+    int64_t producer_id;          /* transaction events: after the change; else -1 */
+    int16_t producer_epoch;       /* likewise */
 } kc_coord_event_t;
 
 typedef void (*kc_coord_event_fn)(void *arg, const kc_coord_event_t *ev);
 /* fn NULL removes the sink. */
 void kc_coord_set_event_sink(kc_coord_t *c, kc_coord_event_fn fn, void *arg);
-/* "member_joined", "rebalance_started", ...; "unknown" out of range. */
+/* "member_joined", "rebalance_started", ..., "transaction_begun", ...; "unknown" out of range. */
 const char *kc_coord_event_name(kc_coord_event_type_t type);
 
 #endif

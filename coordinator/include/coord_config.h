@@ -56,6 +56,9 @@ typedef struct {
     int32_t transactional_id_expiration_ms;
     int32_t transaction_abort_interval_ms;
     int32_t transaction_remove_interval_ms;
+    /* The __transaction_state partitions whose order ListTransactions
+     * follows (kc_txn_config_t.num_partitions). */
+    int32_t transaction_state_log_num_partitions;
     /* KIP-848 consumer groups */
     int32_t group_consumer_heartbeat_interval_ms;
     int32_t group_consumer_session_timeout_ms;
@@ -207,7 +210,11 @@ typedef struct {
     X(INT, "transaction.abort.timed.out.transaction.cleanup.interval.ms", "10000", 1, INT32_MAX, \
       transaction_abort_interval_ms, "How often transactions past their timeout are aborted")    \
     X(INT, "transaction.remove.expired.transaction.cleanup.interval.ms", "3600000", 1,            \
-      INT32_MAX, transaction_remove_interval_ms, "How often expired transactional ids are removed")
+      INT32_MAX, transaction_remove_interval_ms, "How often expired transactional ids are removed") \
+    X(INT, "transaction.state.log.num.partitions", "50", 1, 1000000,                              \
+      transaction_state_log_num_partitions,                                                       \
+      "Partitions of Kafka's __transaction_state whose order of transactional ids kcoord's "      \
+      "answers follow (ListTransactions)")
 
 /*
  * One entry of group.consumer.assignors (len bytes at s): kcoord's assignor

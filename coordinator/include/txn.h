@@ -65,6 +65,10 @@ typedef struct {
     int32_t abort_interval_ms;         /* transaction.abort.timed.out.transaction.cleanup.interval.ms, 10000 */
     int32_t remove_interval_ms;        /* transaction.remove.expired.transaction.cleanup.interval.ms, 3600000 */
     int16_t transaction_version;       /* the finalized transaction.version feature level, 2 */
+    /* transaction.state.log.num.partitions, 50: the __transaction_state
+     * partitions of the Kafka coordinator whose order ListTransactions
+     * follows (an id belongs to abs(hash(id)) % n). */
+    int32_t num_partitions;
 } kc_txn_config_t;
 
 /* Kafka's defaults. */
@@ -177,9 +181,22 @@ int16_t kc_txn_end(kc_txn_coord_t *t, int64_t now_ms, kc_str_t transactional_id,
 
 /* The transactional id, or NULL (also for Dead). The view lives until the next call that changes t. */
 const kc_txn_meta_t *kc_txn_find(const kc_txn_coord_t *t, kc_str_t transactional_id);
-/* Calls fn for every transactional id (not in a stable order); fn must not change t. */
+/*
+ * Calls fn for every transactional id (Dead ones left out) in the order
+ * Kafka's TransactionStateManager walks them: __transaction_state partition
+ * by partition, then each partition's ConcurrentHashMap of ids (its bins in
+ * index order, a bin's ids in list order, as puts, removals and resizes
+ * leave them; a bin Kafka would turn into a tree, 9 ids of one partition in
+ * one bin of a table of 64 or more, keeps list order). fn must not change t.
+ */
 void kc_txn_foreach(const kc_txn_coord_t *t, void (*fn)(void *ctx, const kc_txn_meta_t *m),
                     void *ctx);
+
+/* Optional event sink (metrics, the admin event ring): fn is called
+ * synchronously for each KC_COORD_EV_TXN_* change made by the calls above,
+ * never by replay; the event is borrowed for the call and fn must not call
+ * back into t. fn NULL removes it. */
+void kc_txn_set_event_sink(kc_txn_coord_t *t, kc_coord_event_fn fn, void *arg);
 
 /* Timers (the timed-out transactions' abort, the expiration of ids):
  * earliest deadline in ms (INT64_MAX before kc_txn_loaded); tick runs what is due. */

@@ -22,6 +22,14 @@ void kc_member_schedule_session(kc_coord_t *c, kc_str_t group_id, const char *me
     kc_timer_schedule_args(c, key, now_ms + timeout_ms, fn, group_id, member_id, 0, 0);
 }
 
+int64_t kc_member_session_deadline(const kc_coord_t *c, kc_str_t group_id,
+                                   const char *member_id)
+{
+    char key[KEY_BUF];
+    session_key(key, sizeof(key), group_id, member_id);
+    return kc_timer_deadline(c, key);
+}
+
 void kc_member_schedule_rebalance(kc_coord_t *c, kc_str_t group_id, const char *member_id,
                                   int32_t rebalance_timeout_ms, int32_t member_epoch,
                                   int64_t now_ms, kc_timer_fn fn)

@@ -14,6 +14,10 @@
  * fn fires with the group id and member id as the timer's arguments. */
 void kc_member_schedule_session(kc_coord_t *c, kc_str_t group_id, const char *member_id,
                                 int32_t timeout_ms, int64_t now_ms, kc_timer_fn fn);
+/* The deadline of the member's session timeout on the coordinator's clock
+ * (ms), -1 when none is armed. */
+int64_t kc_member_session_deadline(const kc_coord_t *c, kc_str_t group_id,
+                                   const char *member_id);
 /* Arms the member's rebalance timeout (a revocation it must acknowledge)
  * for member_epoch, rebalance_timeout_ms after now_ms (a negative timeout
  * fires at once); fn fires with the ids and the epoch (arg1). */

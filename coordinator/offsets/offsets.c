@@ -25,10 +25,18 @@
 #define EXPIRATION_TIMER "offsets-expiration"
 
 /* The offsets one producer's open transaction committed
- * (OffsetMetadataManager.pendingTransactionalOffsets). */
+ * (OffsetMetadataManager.pendingTransactionalOffsets). superseded holds
+ * the partitions of map a non-transactional commit was written for after
+ * the transactional one (its entries' values unused): at the commit marker
+ * Kafka keeps whichever record came later in the log, so those stay as
+ * committed. Kafka compares the record offsets themselves; an offset that
+ * an earlier marker committed counts here from that marker's record, so
+ * two producers' transactions holding the same partition at once compare
+ * by their markers, not by their TxnOffsetCommits. */
 typedef struct {
     int64_t producer_id;
     kc_offsets_map_t map;
+    kc_offsets_map_t superseded;
 } pending_producer_t;
 
 typedef struct {
@@ -59,6 +67,7 @@ void kc_offsets_free(void *offsets)
     kc_offsets_map_deinit(&o->map);
     for (size_t i = 0; i < o->npending; i++) {
         kc_offsets_map_deinit(&o->pending[i]->map);
+        kc_offsets_map_deinit(&o->pending[i]->superseded);
         free(o->pending[i]);
     }
     free(o->pending);
@@ -166,6 +175,7 @@ static pending_producer_t *pending_of(kc_offsets_t *o, int64_t producer_id, bool
     pending_producer_t *p = kc_xcalloc(1, sizeof(*p));
     p->producer_id = producer_id;
     kc_offsets_map_init(&p->map);
+    kc_offsets_map_init(&p->superseded);
     o->pending[o->npending++] = p;
     return p;
 }
@@ -181,7 +191,29 @@ static void pending_drop_if_empty(kc_offsets_t *o, pending_producer_t *p)
         }
     }
     kc_offsets_map_deinit(&p->map);
+    kc_offsets_map_deinit(&p->superseded);
     free(p);
+}
+
+/* A non-transactional commit of the partition (e) was replayed: the
+ * pending offsets of it are superseded by it. Its tombstone (e NULL) drops
+ * them, as Kafka's replay of one does (the writer tombstones their records
+ * too, tombstones_add). */
+static void pending_note_plain_commit(kc_offsets_t *o, kc_str_t group, kc_str_t topic,
+                                      int32_t partition, const kc_offset_entry_t *e)
+{
+    for (size_t i = o->npending; i-- > 0;) {
+        pending_producer_t *p = o->pending[i];
+        if (!kc_offsets_map_get(&p->map, group, topic, partition))
+            continue;
+        if (e) {
+            kc_offsets_map_put(&p->superseded, group, topic, partition, e);
+        } else {
+            kc_offsets_map_remove(&p->map, group, topic, partition);
+            kc_offsets_map_remove(&p->superseded, group, topic, partition);
+            pending_drop_if_empty(o, p);
+        }
+    }
 }
 
 int kc_offsets_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const uint8_t *value,
@@ -208,13 +240,22 @@ int kc_offsets_replay(kc_coord_t *c, const uint8_t *key, size_t key_len, const u
     kc_offsets_map_t *map = pending ? &pending->map : &o->map;
     if (value == NULL) {
         kc_offsets_map_remove(map, group, topic, partition);
-        if (pending)
+        if (pending) {
+            kc_offsets_map_remove(&pending->superseded, group, topic, partition);
             pending_drop_if_empty(o, pending);
+        } else {
+            pending_note_plain_commit(o, group, topic, partition, NULL);
+        }
         return 0;
     }
     kc_offset_entry_t e;
     if (decode_value(type, value, value_len, &e) != 0)
         return KC_EINVAL;
+    /* The later record of the partition wins at the marker. */
+    if (pending)
+        kc_offsets_map_remove(&pending->superseded, group, topic, partition);
+    else
+        pending_note_plain_commit(o, group, topic, partition, &e);
     /* Offsets committed without group management live in a "simple" group:
      * an Empty classic group without protocol type, created on replay
      * unless the offsets belong to a consumer or streams group (Kafka's
@@ -254,21 +295,33 @@ static void emit(kc_coord_t *c, kc_result_t *res, kc_str_t group, kc_str_t topic
  * only after (applying changes the map being walked); nothing else writes
  * into res in between. */
 typedef struct {
+    const kc_offsets_t *o;
     kc_result_t *res;
     size_t first; /* res->nrecords when the walk began */
     size_t n;     /* tombstones written */
 } tombstones_t;
 
-static tombstones_t tombstones_begin(kc_result_t *res)
+static tombstones_t tombstones_begin(kc_coord_t *c, kc_result_t *res)
 {
-    return (tombstones_t){res, res->nrecords, 0};
+    return (tombstones_t){state_of(c), res, res->nrecords, 0};
 }
 
+/* The tombstone of a committed offset, and of every transaction's pending
+ * offset of the partition, which Kafka's replay of the tombstone drops
+ * (OffsetMetadataManager.replay): written, so that a load without the
+ * tombstone (compacted away with the offset) drops them too. */
 static void tombstones_add(tombstones_t *t, kc_str_t group, kc_str_t topic, int32_t partition)
 {
     kc_record_key_t key = {.group_id = group, .topic = topic, .partition = partition};
     if (kc_record_write(t->res, KC_RECORD_OFFSET_COMMIT, &key, VALUE_VERSION, NULL) == 0)
         t->n++;
+    for (size_t i = 0; i < t->o->npending; i++) {
+        if (!kc_offsets_map_get(&t->o->pending[i]->map, group, topic, partition))
+            continue;
+        key.producer_id = t->o->pending[i]->producer_id;
+        if (kc_record_write(t->res, KC_RECORD_TXN_OFFSET_COMMIT, &key, VALUE_VERSION, NULL) == 0)
+            t->n++;
+    }
 }
 
 /* Applies every tombstone of t. */
@@ -304,7 +357,7 @@ void kc_offsets_delete_group(kc_coord_t *c, kc_str_t group_id, kc_result_t *res)
     const kc_offsets_group_t *g = kc_offsets_map_group(&state_of(c)->map, group_id);
     if (g == NULL)
         return;
-    tombstones_t t = tombstones_begin(res);
+    tombstones_t t = tombstones_begin(c, res);
     tombstone_group(g, &t);
     tombstones_flush(c, &t);
 }
@@ -314,7 +367,7 @@ void kc_coord_topic_deleted(kc_coord_t *c, kc_str_t topic, int64_t now_ms, kc_re
     (void)now_ms;
     kc_coord_topic_updated(c, topic);
     kc_offsets_map_t *m = &state_of(c)->map;
-    tombstones_t t = tombstones_begin(res);
+    tombstones_t t = tombstones_begin(c, res);
     for (uint32_t i = 0; i < m->ngroups; i++) {
         const kc_offsets_group_t *g = m->groups[i];
         const kc_offsets_topic_t *tp = kc_offsets_group_topic(g, topic);
@@ -330,6 +383,18 @@ void kc_coord_topic_deleted(kc_coord_t *c, kc_str_t topic, int64_t now_ms, kc_re
 }
 
 /* ---- retention ---------------------------------------------------------- */
+
+static bool pending_has(kc_coord_t *c, kc_str_t group, kc_str_t topic, int32_t partition);
+
+/* Whether a transaction holds a pending offset of the group. */
+static bool pending_has_group(kc_coord_t *c, kc_str_t group)
+{
+    const kc_offsets_t *o = state_of(c);
+    for (size_t i = 0; i < o->npending; i++)
+        if (kc_offsets_map_group(&o->pending[i]->map, group))
+            return true;
+    return false;
+}
 
 /*
  * Collects the group's expired offsets (OffsetMetadataManager
@@ -365,13 +430,15 @@ static bool collect_expired(kc_coord_t *c, const kc_group_t *grp, const kc_offse
                 expired = (int64_t)((uint64_t)now_ms -
                                     (uint64_t)(base >= 0 ? base : e->commit_timestamp_ms)) >=
                           retention;
-            if (expired)
+            /* Not while a transaction holds a pending offset of the partition. */
+            if (expired && !pending_has(c, gid, tname, e->partition))
                 tombstones_add(t, gid, tname, e->partition);
             else
                 all = false;
         }
     }
-    return all;
+    /* Nor is the group deleted while a transaction holds offsets of it. */
+    return all && !pending_has_group(c, gid);
 }
 
 /* The periodic cleanup (GroupCoordinatorShard.cleanupGroupMetadata). */
@@ -386,7 +453,7 @@ static void expiration_fired(kc_coord_t *c, const char *key, int64_t now_ms, kc_
         for (size_t i = 0; i < n; i++) {
             kc_group_t *grp = gs[i];
             kc_str_t id = grp->ops->id(grp);
-            tombstones_t t = tombstones_begin(res);
+            tombstones_t t = tombstones_begin(c, res);
             bool all = collect_expired(c, grp, kc_offsets_map_group(m, id), now_ms, &t);
             if (t.n > 0) {
                 kc_log_info(LOG, "group %.*s: expired %zu committed offsets%s", (int)id.len,
@@ -751,6 +818,13 @@ void kc_coord_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
 typedef __typeof__(((kc_txn_offset_commit_response_t *)0)->topics.items[0]) txn_rtopic_t;
 typedef __typeof__(((txn_rtopic_t *)0)->partitions.items[0]) txn_rpart_t;
 
+/* STALE_MEMBER_EPOCH is TxnOffsetCommit v6's; older versions know
+ * ILLEGAL_GENERATION, from the group's check and from a partition's alike. */
+static int16_t txn_commit_error(int16_t err, int16_t version)
+{
+    return err == KC_ERR_STALE_MEMBER_EPOCH && version < 6 ? KC_ERR_ILLEGAL_GENERATION : err;
+}
+
 /*
  * OffsetMetadataManager.validateTransactionalOffsetCommit: a missing group
  * is created as a simple group for a commit without generation, else
@@ -773,9 +847,7 @@ static int16_t txn_validate_group(kc_coord_t *c, const kc_request_ctx_t *ctx,
     kc_offset_commit_args_t a = {
         req->member_id.len < 0 ? str_of("", 0) : req->member_id, req->group_instance_id,
         req->generation_id_or_member_epoch, version, ctx->now_ms, true};
-    int16_t err = g->ops->validate_offset_commit(c, g, &a, v);
-    /* STALE_MEMBER_EPOCH is TxnOffsetCommit v6's; older versions know ILLEGAL_GENERATION. */
-    return err == KC_ERR_STALE_MEMBER_EPOCH && version < 6 ? KC_ERR_ILLEGAL_GENERATION : err;
+    return txn_commit_error(g->ops->validate_offset_commit(c, g, &a, v), version);
 }
 
 void kc_coord_txn_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
@@ -858,7 +930,8 @@ void kc_coord_txn_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
             const kc_txn_offset_commit_request_partition_t *part = &tp->partitions.items[j];
             kc_str_t meta = part->committed_metadata;
             if (err == KC_ERR_NONE && v.check)
-                err = v.check(&v, names[i], ids[i], part->partition_index);
+                err = txn_commit_error(v.check(&v, names[i], ids[i], part->partition_index),
+                                       version);
             if (err != KC_ERR_NONE) {
                 rp->error_code = err;
                 continue;
@@ -908,6 +981,7 @@ typedef struct {
     kc_str_t group, topic;
     int32_t partition;
     const kc_offset_entry_t *e;
+    bool superseded; /* a later non-transactional commit of the partition stays */
 } pending_ref_t;
 
 /* The pending offsets of p in groups of offsets_partition (-1: every group). */
@@ -927,22 +1001,27 @@ static pending_ref_t *pending_collect(kc_coord_t *c, const pending_producer_t *p
         for (uint32_t ti = 0; ti < g->ntopics; ti++) {
             const kc_offsets_topic_t *tp = &g->topics[ti];
             for (uint32_t pi = 0; pi < tp->nparts; pi++)
-                refs[(*n)++] = (pending_ref_t){gid, str_of(tp->name, tp->name_len),
-                                               tp->parts[pi].partition, &tp->parts[pi]};
+                refs[(*n)++] = (pending_ref_t){
+                    gid, str_of(tp->name, tp->name_len), tp->parts[pi].partition,
+                    &tp->parts[pi],
+                    kc_offsets_map_get(&p->superseded, gid, str_of(tp->name, tp->name_len),
+                                       tp->parts[pi].partition) != NULL};
         }
     }
     return refs;
 }
 
 /* Writes the records that end the pending offsets refs of producer_id:
- * with commit, each as a committed offset first; then the tombstones of
- * the pending records. Applied after, since applying frees the entries. */
+ * with commit, each not superseded as a committed offset first
+ * (OffsetMetadataManager.replayEndTransactionMarker keeps the newer); then
+ * the tombstones of the pending records. Applied after, since applying
+ * frees the entries. */
 static void pending_end(kc_coord_t *c, int64_t producer_id, bool commit, const pending_ref_t *refs,
                         size_t n, kc_result_t *res)
 {
     size_t first = res->nrecords;
     for (size_t i = 0; i < n; i++) {
-        if (commit) {
+        if (commit && !refs[i].superseded) {
             kc_record_key_t key = {.group_id = refs[i].group, .topic = refs[i].topic,
                                    .partition = refs[i].partition};
             kc_offset_commit_value_t v;
@@ -972,6 +1051,14 @@ void kc_coord_txn_offsets_end(kc_coord_t *c, int64_t producer_id, bool commit,
     pending_ref_t *refs = pending_collect(c, p, offsets_partition, KC_STR_NULL, &arena, &n);
     pending_end(c, producer_id, commit, refs, n, res);
     kc_arena_deinit(&arena);
+}
+
+void kc_coord_txn_pending_groups(kc_coord_t *c, int64_t producer_id,
+                                 void (*fn)(void *ctx, kc_str_t group_id), void *ctx)
+{
+    const pending_producer_t *p = pending_of(state_of(c), producer_id, false);
+    for (uint32_t gi = 0; p && gi < p->map.ngroups; gi++)
+        fn(ctx, str_of(p->map.groups[gi]->id, p->map.groups[gi]->id_len));
 }
 
 /* Whether a transaction holds an offset of the partition for the group. */
@@ -1052,8 +1139,6 @@ static int cmp_kafka_order(const void *a, const void *b)
 /* All committed offsets of a group (OffsetMetadataManager.fetchAllOffsets)
  * in the order Kafka's tables list them: topics by slot, the later put
  * first within a slot, each topic's partitions the same way. */
-static bool pending_has(kc_coord_t *c, kc_str_t group, kc_str_t topic, int32_t partition);
-
 /* An offset of the group, or with require_stable UNSTABLE_OFFSET_COMMIT
  * while a transaction holds an offset of the partition (fetchOffsets). */
 static void fetch_part_offset(kc_coord_t *c, fetch_part_t *p, kc_str_t group, kc_str_t topic,
@@ -1324,7 +1409,7 @@ void kc_coord_offset_delete(kc_coord_t *c, const kc_request_ctx_t *ctx,
     kc_offset_delete_response_init(&resp);
     resp.topics.items = kc_arena_alloc(&arena, sizeof(delete_rtopic_t) * (size_t)(ntopics + 1));
     resp.topics.count = 0;
-    tombstones_t t = tombstones_begin(res);
+    tombstones_t t = tombstones_begin(c, res);
     kc_offsets_group_t *og = kc_offsets_map_group(&state_of(c)->map, req->group_id);
 
     /* Topic checks first (KafkaApis), then the coordinator's per-topic answer. */

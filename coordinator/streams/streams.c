@@ -2838,6 +2838,8 @@ static void hb_replace_static_member(st_heartbeat_t *h)
     kc_tasks_tuple_copy(&cur.assigned, &old->assigned);
     kc_log_info(LOG_COMP, "[GroupId %s][MemberId %s] Static member with instance id %s re-joins the streams group. Created a new member %s to replace the existing member %s.",
                 g->group_id, nm->member_id, nm->instance_id, nm->member_id, old->member_id);
+    kc_coord_emit_static_replaced(h->c, g->group_id, old->member_id, nm->member_id, g->group_epoch,
+                                  h->ctx->now_ms);
     kc_coord_emit(h->c, KC_COORD_EV_MEMBER_JOINED, g->group_id, nm->member_id,
                   "static member replaced", g->group_epoch, 0, h->ctx->now_ms);
     cancel_member_timers(h->c, g, old->member_id);
@@ -4230,7 +4232,7 @@ static void tuple_view_free(kc_tasks_view_t *v)
     free((void *)v->warmup);
 }
 
-static void inspect_group(st_group_t *g, kc_group_view_fn fn, void *arg)
+static void inspect_group(const kc_coord_t *c, st_group_t *g, kc_group_view_fn fn, void *arg)
 {
     size_t n = g->members.n;
     kc_streams_member_view_t *mv = kc_xcalloc(n + 1, sizeof(*mv));
@@ -4250,6 +4252,8 @@ static void inspect_group(st_group_t *g, kc_group_view_fn fn, void *arg)
             .state = member_state_view(m->state),
             .topology_epoch = m->topology_epoch,
             .rebalance_timeout_ms = m->rebalance_timeout_ms,
+            .session_deadline_ms =
+                kc_member_session_deadline(c, kc_modern_group_id(&g->base), m->member_id),
             .assigned = tuple_view(&m->assigned),
             .pending_revocation = tuple_view(&m->pending),
             .target = tuple_view(&m->target),
@@ -4265,6 +4269,9 @@ static void inspect_group(st_group_t *g, kc_group_view_fn fn, void *arg)
         .assignment_epoch = g->assignment_epoch,
         .assignor = "sticky",
         .topology_epoch = g->topology ? g->topology->epoch : -1,
+        .stored_description_epoch = g->td.stored_epoch,
+        .failed_description_epoch = g->td.failed_epoch,
+        .topology = g->topology,
         .streams_members = mv,
         .nstreams_members = n,
     };
@@ -4282,7 +4289,7 @@ void kc_streams_inspect_all(kc_coord_t *c, kc_group_view_fn fn, void *arg)
     size_t n;
     kc_group_t **gs = kc_groups_list(c, KC_GROUP_STREAMS, &n);
     for (size_t i = 0; i < n; i++)
-        inspect_group((st_group_t *)gs[i], fn, arg);
+        inspect_group(c, (st_group_t *)gs[i], fn, arg);
     free(gs);
 }
 
@@ -4291,7 +4298,7 @@ bool kc_streams_inspect_one(kc_coord_t *c, kc_str_t group_id, kc_group_view_fn f
     st_group_t *g = group_id.len >= 0 ? group_get(c, group_id) : NULL;
     if (!g)
         return false;
-    inspect_group(g, fn, arg);
+    inspect_group(c, g, fn, arg);
     return true;
 }
 

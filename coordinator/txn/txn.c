@@ -30,14 +30,34 @@ typedef struct {
     size_t id_len;
     kc_txn_partition_t *parts; /* topics owned */
     size_t nparts;
+    uint32_t spread;           /* ConcurrentHashMap.spread of the id's Java hash */
+    int32_t partition;         /* its __transaction_state partition */
 } txn_t;
+
+/* One bin of a ConcurrentHashMap: its ids in list order. */
+typedef struct {
+    txn_t **items;
+    size_t n, cap;
+} bin_t;
+
+/* The shape of one partition's ConcurrentHashMap of ids (Kafka's
+ * metadataPerTransactionalId): what fixes its iteration order. */
+typedef struct {
+    bin_t *bins;
+    size_t nbins;    /* 0 until the first put, then 16, doubling */
+    size_t count;
+    size_t size_ctl; /* the count that makes it resize */
+} chm_t;
 
 struct kc_txn_coord {
     kc_txn_config_t cfg;
     kc_txn_env_t env;
     kc_smap_t ids; /* transactional id -> txn_t */
+    chm_t *tables; /* one per __transaction_state partition */
     bool loaded;
     int64_t next_abort_ms, next_expire_ms;
+    kc_coord_event_fn event_fn; /* NULL: none */
+    void *event_arg;
 };
 
 /* The values an entry takes with a change (Kafka's TxnTransitMetadata). */
@@ -77,6 +97,7 @@ void kc_txn_config_defaults(kc_txn_config_t *cfg)
     cfg->abort_interval_ms = 10000;
     cfg->remove_interval_ms = 3600000;
     cfg->transaction_version = 2;
+    cfg->num_partitions = 50;
 }
 
 kc_txn_coord_t *kc_txn_new(const kc_txn_config_t *cfg, const kc_txn_env_t *env)
@@ -84,9 +105,130 @@ kc_txn_coord_t *kc_txn_new(const kc_txn_config_t *cfg, const kc_txn_env_t *env)
     kc_txn_coord_t *t = kc_xcalloc(1, sizeof(*t));
     t->cfg = *cfg;
     t->env = *env;
+    if (t->cfg.num_partitions < 1)
+        t->cfg.num_partitions = 1;
     kc_smap_init(&t->ids);
+    t->tables = kc_xcalloc((size_t)t->cfg.num_partitions, sizeof(*t->tables));
     t->next_abort_ms = t->next_expire_ms = INT64_MAX;
     return t;
+}
+
+/* ---- Kafka's order of ids ------------------------------------------------- */
+
+#define CHM_INITIAL_BINS 16
+#define CHM_TREEIFY_THRESHOLD 8
+#define CHM_MIN_TREEIFY_CAPACITY 64
+
+static void bin_push(bin_t *b, txn_t *x)
+{
+    if (b->n == b->cap) {
+        b->cap = b->cap ? b->cap * 2 : 4;
+        b->items = kc_xrealloc(b->items, b->cap * sizeof(*b->items));
+    }
+    b->items[b->n++] = x;
+}
+
+/* The threshold of a table of n bins (ConcurrentHashMap's sizeCtl, 0.75 n). */
+static size_t chm_threshold(size_t n) { return n - (n >> 2); }
+
+/*
+ * ConcurrentHashMap.transfer: every bin splits into the one of the same
+ * index and the one n above it by the hash bit n. The longest tail of ids
+ * going the same way (lastRun) moves as it is; the ids before it are pushed
+ * one by one to the front of their new bin, so they end reversed, before it.
+ */
+static void chm_transfer(chm_t *c)
+{
+    size_t n = c->nbins;
+    bin_t *nb = kc_xcalloc(2 * n, sizeof(*nb));
+    for (size_t i = 0; i < n; i++) {
+        bin_t *b = &c->bins[i];
+        if (b->n == 0)
+            continue;
+        size_t last_run = 0;
+        bool run_bit = b->items[0]->spread & n;
+        for (size_t j = 1; j < b->n; j++) {
+            bool bit = b->items[j]->spread & n;
+            if (bit != run_bit) {
+                run_bit = bit;
+                last_run = j;
+            }
+        }
+        for (size_t j = last_run; j-- > 0;) {
+            txn_t *x = b->items[j];
+            bin_push(&nb[(x->spread & n) ? i + n : i], x);
+        }
+        for (size_t j = last_run; j < b->n; j++)
+            bin_push(&nb[run_bit ? i + n : i], b->items[j]);
+        free(b->items);
+    }
+    free(c->bins);
+    c->bins = nb;
+    c->nbins = 2 * n;
+    c->size_ctl = chm_threshold(2 * n);
+}
+
+/* ConcurrentHashMap.putVal of a new id: at the end of its bin; a bin that
+ * held 8 or more grows a small table (tryPresize of twice its size), then
+ * the count may resize it (addCount). */
+static void chm_put(kc_txn_coord_t *t, txn_t *x)
+{
+    chm_t *c = &t->tables[x->partition];
+    if (c->nbins == 0) {
+        c->nbins = CHM_INITIAL_BINS;
+        c->bins = kc_xcalloc(c->nbins, sizeof(*c->bins));
+        c->size_ctl = chm_threshold(c->nbins);
+    }
+    bin_t *b = &c->bins[x->spread & (c->nbins - 1)];
+    size_t before = b->n;
+    bin_push(b, x);
+    if (before >= CHM_TREEIFY_THRESHOLD && c->nbins < CHM_MIN_TREEIFY_CAPACITY) {
+        size_t size = c->nbins << 1, want = CHM_INITIAL_BINS;
+        while (want < size + (size >> 1) + 1)
+            want <<= 1;
+        while (want > c->size_ctl)
+            chm_transfer(c);
+    }
+    c->count++;
+    while (c->count >= c->size_ctl)
+        chm_transfer(c);
+}
+
+static void chm_remove(kc_txn_coord_t *t, const txn_t *x)
+{
+    chm_t *c = &t->tables[x->partition];
+    if (c->nbins == 0)
+        return;
+    bin_t *b = &c->bins[x->spread & (c->nbins - 1)];
+    for (size_t j = 0; j < b->n; j++)
+        if (b->items[j] == x) {
+            memmove(&b->items[j], &b->items[j + 1], (b->n - j - 1) * sizeof(*b->items));
+            b->n--;
+            c->count--;
+            return;
+        }
+}
+
+static void chm_reset(kc_txn_coord_t *t)
+{
+    for (int32_t p = 0; p < t->cfg.num_partitions; p++) {
+        chm_t *c = &t->tables[p];
+        for (size_t i = 0; i < c->nbins; i++)
+            free(c->bins[i].items);
+        free(c->bins);
+        memset(c, 0, sizeof(*c));
+    }
+}
+
+/* Calls fn for every id in Kafka's order (kc_txn_foreach). */
+static void walk_ordered(const kc_txn_coord_t *t, void (*fn)(void *ctx, txn_t *x), void *ctx)
+{
+    for (int32_t p = 0; p < t->cfg.num_partitions; p++) {
+        const chm_t *c = &t->tables[p];
+        for (size_t i = 0; i < c->nbins; i++)
+            for (size_t j = 0; j < c->bins[i].n; j++)
+                fn(ctx, c->bins[i].items[j]);
+    }
 }
 
 static void parts_free(kc_txn_partition_t *parts, size_t n)
@@ -115,6 +257,7 @@ void kc_txn_unload(kc_txn_coord_t *t)
     kc_smap_foreach(&t->ids, free_one, NULL);
     kc_smap_deinit(&t->ids);
     kc_smap_init(&t->ids);
+    chm_reset(t);
     t->loaded = false;
     t->next_abort_ms = t->next_expire_ms = INT64_MAX;
 }
@@ -125,7 +268,34 @@ void kc_txn_free(kc_txn_coord_t *t)
         return;
     kc_txn_unload(t);
     kc_smap_deinit(&t->ids);
+    free(t->tables);
     free(t);
+}
+
+void kc_txn_set_event_sink(kc_txn_coord_t *t, kc_coord_event_fn fn, void *arg)
+{
+    t->event_fn = fn;
+    t->event_arg = arg;
+}
+
+/* Tells the event sink of a change of x (its state after it). */
+static void emit(kc_txn_coord_t *t, const txn_t *x, kc_coord_event_type_t type, const char *reason,
+                 int64_t start_ms, int64_t now_ms)
+{
+    if (!t->event_fn)
+        return;
+    bool ended = type == KC_COORD_EV_TXN_COMMITTED || type == KC_COORD_EV_TXN_ABORTED;
+    kc_coord_event_t ev = {
+        .type = type,
+        .reason = reason,
+        .generation_id = -1,
+        .duration_ms = ended && start_ms >= 0 ? now_ms - start_ms : 0,
+        .time_ms = now_ms,
+        .transactional_id = x->id,
+        .producer_id = x->m.producer_id,
+        .producer_epoch = x->m.producer_epoch,
+    };
+    t->event_fn(t->event_arg, &ev);
 }
 
 static txn_t *lookup(const kc_txn_coord_t *t, kc_str_t id)
@@ -191,8 +361,10 @@ int kc_txn_replay(kc_txn_coord_t *t, const uint8_t *key, size_t key_len, const u
     size_t id_len = (size_t)k.transactional_id.len;
     if (!value) {
         txn_t *gone = kc_smap_del(&t->ids, id, id_len);
-        if (gone)
+        if (gone) {
+            chm_remove(t, gone);
             txn_free(gone);
+        }
         kc_arena_deinit(&arena);
         return 0;
     }
@@ -235,7 +407,13 @@ int kc_txn_replay(kc_txn_coord_t *t, const uint8_t *key, size_t key_len, const u
         x->id = kc_xstrndup(id, id_len);
         x->id_len = id_len;
         x->m.transactional_id = x->id;
+        /* TransactionStateManager.partitionFor: Utils.abs(hashCode) % n. */
+        int32_t h = kc_java_string_hash(id, id_len);
+        int64_t a = h == INT32_MIN ? 0 : (h < 0 ? -(int64_t)h : h);
+        x->partition = (int32_t)(a % t->cfg.num_partitions);
+        x->spread = ((uint32_t)h ^ ((uint32_t)h >> 16)) & 0x7fffffffu;
         kc_smap_put(&t->ids, x->id, id_len, x);
+        chm_put(t, x);
     }
     x->m.producer_id = v.producer_id;
     x->m.prev_producer_id = v.previous_producer_id;
@@ -365,9 +543,11 @@ static transit_t transit_of(const txn_t *x)
  * for an epoch that overflowed the next producer id at epoch 0. 0, or -1
  * with res failed.
  */
-static int complete(kc_txn_coord_t *t, txn_t *x, int64_t now_ms, kc_result_t *res)
+static int complete(kc_txn_coord_t *t, txn_t *x, int64_t now_ms, const char *reason,
+                    kc_result_t *res)
 {
     bool commit = x->m.state == KC_TXN_PREPARE_COMMIT;
+    int64_t start_ms = x->m.start_ms;
     if (x->nparts && t->env.write_markers(t->env.ctx, x->m.producer_id, x->m.producer_epoch,
                                           commit, x->m.client_transaction_version, x->parts,
                                           x->nparts, res) != 0) {
@@ -384,19 +564,27 @@ static int complete(kc_txn_coord_t *t, txn_t *x, int64_t now_ms, kc_result_t *re
     tr.parts = NULL;
     tr.nparts = 0;
     tr.last_update_ms = now_ms;
-    return write_transit(t, x->id, x->id_len, &tr, res);
+    if (write_transit(t, x->id, x->id_len, &tr, res) != 0)
+        return -1;
+    emit(t, x, commit ? KC_COORD_EV_TXN_COMMITTED : KC_COORD_EV_TXN_ABORTED,
+         commit ? NULL : reason, start_ms, now_ms);
+    return 0;
 }
 
 /*
  * Writes PrepareCommit/PrepareAbort of x with the transit tr, then completes
- * it. 0, KC_ERR_* of the producer id allocator, or -1 with res failed.
+ * it; reason: why an abort is (the events'). 0, KC_ERR_* of the producer
+ * id allocator, or -1 with res failed.
  */
 static int prepare_and_complete(kc_txn_coord_t *t, txn_t *x, const transit_t *tr, int64_t now_ms,
-                                kc_result_t *res)
+                                const char *reason, kc_result_t *res)
 {
     if (write_transit(t, x->id, x->id_len, tr, res) != 0)
         return -1;
-    return complete(t, x, now_ms, res);
+    bool commit = tr->state == KC_TXN_PREPARE_COMMIT;
+    emit(t, x, commit ? KC_COORD_EV_TXN_PREPARE_COMMIT : KC_COORD_EV_TXN_PREPARE_ABORT,
+         commit ? NULL : reason, -1, now_ms);
+    return complete(t, x, now_ms, reason, res);
 }
 
 /*
@@ -436,10 +624,12 @@ static int16_t end_transit(kc_txn_coord_t *t, const txn_t *x, bool commit, int16
  * The coordinator's own abort of x's Ongoing transaction, fencing its
  * producer (TM.prepareFenceProducerEpoch and an endTransaction that is not
  * from the client), with the cluster's transaction version: the epoch moves
- * on by one, and the markers carry the new epoch. KC_ERR_NONE, the
- * allocator's error, or -1 with res failed.
+ * on by one, and the markers carry the new epoch. why: the event that
+ * says what caused it (TXN_TIMED_OUT or TXN_PRODUCER_FENCED). KC_ERR_NONE,
+ * the allocator's error, or -1 with res failed.
  */
-static int internal_abort(kc_txn_coord_t *t, txn_t *x, int64_t now_ms, kc_result_t *res)
+static int internal_abort(kc_txn_coord_t *t, txn_t *x, int64_t now_ms, kc_coord_event_type_t why,
+                          kc_result_t *res)
 {
     transit_t tr;
     int16_t tv = t->cfg.transaction_version;
@@ -457,7 +647,10 @@ static int internal_abort(kc_txn_coord_t *t, txn_t *x, int64_t now_ms, kc_result
             tr.epoch = (int16_t)(x->m.producer_epoch + 1);
         tr.last_epoch = -1;
     }
-    return prepare_and_complete(t, x, &tr, now_ms, res);
+    emit(t, x, why, NULL, -1, now_ms);
+    return prepare_and_complete(t, x, &tr, now_ms,
+                                why == KC_COORD_EV_TXN_TIMED_OUT ? "timed_out" : "producer_fenced",
+                                res);
 }
 
 /* ---- the APIs ------------------------------------------------------------- */
@@ -500,7 +693,7 @@ int16_t kc_txn_init_producer_id(kc_txn_coord_t *t, int64_t now_ms, kc_str_t tran
         return KC_ERR_CONCURRENT_TRANSACTIONS;
     case KC_TXN_ONGOING: {
         /* Fence the producer and abort its transaction; the client retries. */
-        int rc = internal_abort(t, x, now_ms, res);
+        int rc = internal_abort(t, x, now_ms, KC_COORD_EV_TXN_PRODUCER_FENCED, res);
         return rc == 0 ? KC_ERR_CONCURRENT_TRANSACTIONS
                        : rc < 0 ? KC_ERR_COORDINATOR_NOT_AVAILABLE : (int16_t)rc;
     }
@@ -552,7 +745,8 @@ static bool has_all(const txn_t *x, const kc_txn_partition_t *parts, size_t n)
     if (x->nparts == 0) /* x->parts may be NULL, which bsearch must not get */
         return n == 0;
     for (size_t i = 0; i < n; i++)
-        if (!bsearch(&parts[i], x->parts, x->nparts, sizeof(*x->parts), part_cmp))
+        if (x->nparts == 0 ||
+            !bsearch(&parts[i], x->parts, x->nparts, sizeof(*x->parts), part_cmp))
             return false;
     return true;
 }
@@ -591,8 +785,11 @@ int16_t kc_txn_add_partitions(kc_txn_coord_t *t, int64_t now_ms, kc_str_t transa
     tr.nparts = k;
     tr.last_update_ms = now_ms;
     tr.tv = transaction_version;
+    bool begun = x->m.state != KC_TXN_ONGOING;
     int rc = write_transit(t, x->id, x->id_len, &tr, res);
     free(all);
+    if (rc == 0 && begun)
+        emit(t, x, KC_COORD_EV_TXN_BEGUN, NULL, -1, now_ms);
     return rc == 0 ? KC_ERR_NONE : KC_ERR_COORDINATOR_NOT_AVAILABLE;
 }
 
@@ -642,8 +839,9 @@ static int16_t end_tv1(kc_txn_coord_t *t, txn_t *x, int64_t now_ms, int64_t pid,
     }
     transit_t tr;
     end_transit(t, x, commit, 0, false, now_ms, &tr);
-    return prepare_and_complete(t, x, &tr, now_ms, res) == 0 ? KC_ERR_NONE
-                                                              : KC_ERR_COORDINATOR_NOT_AVAILABLE;
+    return prepare_and_complete(t, x, &tr, now_ms, "client", res) == 0
+               ? KC_ERR_NONE
+               : KC_ERR_COORDINATOR_NOT_AVAILABLE;
 }
 
 /* EndTxn of transaction version 2 (TC.endTransaction). */
@@ -706,7 +904,7 @@ static int16_t end_tv2(kc_txn_coord_t *t, txn_t *x, int64_t now_ms, int64_t pid,
     int16_t err = end_transit(t, x, commit, 2, empty_abort, now_ms, &tr);
     if (err != KC_ERR_NONE)
         return err;
-    if (prepare_and_complete(t, x, &tr, now_ms, res) != 0)
+    if (prepare_and_complete(t, x, &tr, now_ms, "client", res) != 0)
         return KC_ERR_COORDINATOR_NOT_AVAILABLE;
 answered:
     *out_pid = x->m.producer_id;
@@ -743,11 +941,9 @@ typedef struct {
     void *ctx;
 } each_t;
 
-static void each_one(void *ctx, const char *key, void *val)
+static void each_one(void *ctx, txn_t *x)
 {
-    (void)key;
     each_t *e = ctx;
-    const txn_t *x = val;
     if (x->m.state != KC_TXN_DEAD)
         e->fn(e->ctx, &x->m);
 }
@@ -756,7 +952,7 @@ void kc_txn_foreach(const kc_txn_coord_t *t, void (*fn)(void *ctx, const kc_txn_
                     void *ctx)
 {
     each_t e = {fn, ctx};
-    kc_smap_foreach(&t->ids, each_one, &e);
+    walk_ordered(t, each_one, &e);
 }
 
 /* ---- load and timers ------------------------------------------------------ */
@@ -785,11 +981,9 @@ typedef struct {
     bool by_start;        /* start + timeout (the abort) rather than last update (the expiry) */
 } collect_t;
 
-static void collect_one(void *ctx, const char *key, void *val)
+static void collect_one(void *ctx, txn_t *x)
 {
-    (void)key;
     collect_t *c = ctx;
-    txn_t *x = val;
     if (!(c->states & STATE_BIT(x->m.state)))
         return;
     if (c->by_start ? x->m.start_ms + x->m.timeout_ms < c->before_ms
@@ -801,7 +995,7 @@ static txn_list_t collect(const kc_txn_coord_t *t, unsigned states, int64_t befo
                           bool by_start)
 {
     collect_t c = {{NULL, 0, 0}, states, before_ms, by_start};
-    kc_smap_foreach(&t->ids, collect_one, &c);
+    walk_ordered(t, collect_one, &c);
     return c.list;
 }
 
@@ -814,7 +1008,7 @@ void kc_txn_loaded(kc_txn_coord_t *t, int64_t now_ms, kc_result_t *res)
                     "Completing the %s transaction of transactional id %s after loading",
                     l.items[i]->m.state == KC_TXN_PREPARE_COMMIT ? "committed" : "aborted",
                     l.items[i]->id);
-        complete(t, l.items[i], now_ms, res);
+        complete(t, l.items[i], now_ms, "loaded", res);
     }
     free(l.items);
     t->loaded = true;
@@ -840,7 +1034,7 @@ void kc_txn_tick(kc_txn_coord_t *t, int64_t now_ms, kc_result_t *res)
                         "Aborting the transaction of transactional id %s (producer id %lld, "
                         "epoch %d) after its timeout of %d ms, fencing the producer",
                         x->id, (long long)x->m.producer_id, x->m.producer_epoch, x->m.timeout_ms);
-            internal_abort(t, x, now_ms, res);
+            internal_abort(t, x, now_ms, KC_COORD_EV_TXN_TIMED_OUT, res);
         }
         free(l.items);
         t->next_abort_ms = now_ms + t->cfg.abort_interval_ms;

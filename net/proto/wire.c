@@ -209,6 +209,83 @@ kc_str_t kc_read_str(kc_reader_t *r, bool compact, bool nullable)
     return (kc_str_t){(const char *)p, (int32_t)n};
 }
 
+/* The length of the well-formed UTF-8 sequence at p (at most n bytes), or
+ * 0 and *bad the bytes that one U+FFFD replaces: Unicode's maximal subpart,
+ * except that Java's decoder takes a lead byte ED with any continuation
+ * byte as the start of a sequence (an encoded surrogate is replaced whole). */
+static size_t utf8_seq(const uint8_t *p, size_t n, size_t *bad)
+{
+    uint8_t b = p[0];
+    size_t len;
+    uint8_t lo = 0x80, hi = 0xbf;
+    if (b < 0x80)
+        return 1;
+    if (b >= 0xc2 && b <= 0xdf)
+        len = 2;
+    else if (b >= 0xe0 && b <= 0xef) {
+        len = 3;
+        if (b == 0xe0)
+            lo = 0xa0;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+        len = 4;
+        if (b == 0xf0)
+            lo = 0x90;
+        else if (b == 0xf4)
+            hi = 0x8f;
+    } else {
+        *bad = 1;
+        return 0;
+    }
+    size_t i = 1;
+    for (; i < len && i < n; i++) {
+        uint8_t c = p[i];
+        if (c < (i == 1 ? lo : 0x80) || c > (i == 1 ? hi : 0xbf))
+            break;
+    }
+    if (i == len && !(b == 0xed && p[1] >= 0xa0))
+        return len;
+    *bad = i;
+    return 0;
+}
+
+kc_str_t kc_str_utf8(kc_str_t s, kc_arena_t *arena)
+{
+    if (s.len <= 0)
+        return s;
+    const uint8_t *p = (const uint8_t *)s.ptr;
+    size_t n = (size_t)s.len, i = 0, bad;
+    while (i < n) {
+        size_t k = utf8_seq(p + i, n - i, &bad);
+        if (!k)
+            break;
+        i += k;
+    }
+    if (i == n || !arena)
+        return s;
+    /* Each replaced byte becomes at most the three bytes of U+FFFD. */
+    uint8_t *out = kc_arena_alloc(arena, 3 * n);
+    memcpy(out, p, i);
+    size_t o = i;
+    while (i < n) {
+        size_t k = utf8_seq(p + i, n - i, &bad);
+        if (k) {
+            memcpy(out + o, p + i, k);
+            o += k;
+            i += k;
+        } else {
+            memcpy(out + o, "\xef\xbf\xbd", 3);
+            o += 3;
+            i += bad;
+        }
+    }
+    return (kc_str_t){(const char *)out, (int32_t)o};
+}
+
+kc_str_t kc_read_str_utf8(kc_reader_t *r, bool compact, bool nullable, kc_arena_t *arena)
+{
+    return kc_str_utf8(kc_read_str(r, compact, nullable), arena);
+}
+
 kc_bytes_t kc_read_bytes(kc_reader_t *r, bool compact, bool nullable)
 {
     int64_t n = read_len(r, compact, true);

@@ -76,6 +76,13 @@ int32_t kc_read_varint(kc_reader_t *r);   /* zig-zag */
 int64_t kc_read_varlong(kc_reader_t *r);  /* zig-zag */
 /* compact = flexible encoding. A null where not nullable sets err. */
 kc_str_t kc_read_str(kc_reader_t *r, bool compact, bool nullable);
+/* A STRING as Kafka reads one (Java's new String(bytes, UTF_8)): s itself
+ * when it is well-formed UTF-8 (or arena is NULL), else a copy in arena in
+ * which every ill-formed sequence is one U+FFFD, so two ids that differ
+ * only in bytes that are not UTF-8 name the same group, as in Kafka. */
+kc_str_t kc_str_utf8(kc_str_t s, kc_arena_t *arena);
+/* kc_read_str, then kc_str_utf8: what the generated decoders read. */
+kc_str_t kc_read_str_utf8(kc_reader_t *r, bool compact, bool nullable, kc_arena_t *arena);
 kc_bytes_t kc_read_bytes(kc_reader_t *r, bool compact, bool nullable);
 /* Array count (-1 = null); sets err when the count exceeds the bytes left
  * divided by min_elem_size, so a hostile count cannot force a big allocation. */

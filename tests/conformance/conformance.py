@@ -330,7 +330,9 @@ UUID36 = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 UUID22 = re.compile(r"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{22}(?![A-Za-z0-9_-])")
 # Fields whose strings hold ids a broker generates.
 ID_FIELDS = re.compile(r"(MemberId|LeaderId|Leader|MemberIds|TransactionalId|ProcessId)$")
-TIME_FIELDS = re.compile(r"(Timestamp|TimestampMs|LastUpdate|CommitTimestamp)$")
+TIME_FIELDS = re.compile(r"(Timestamp|TimestampMs|LastUpdate|CommitTimestamp|StartTimeMs)$")
+# Fields holding producer ids, which each broker allocates in its own order.
+PRODUCER_ID_FIELDS = re.compile(r"ProducerIds?(Filters)?$")
 
 
 class Normaliser:
@@ -338,8 +340,8 @@ class Normaliser:
     shape: a UUID inside a string becomes <uuid36:N>, a 22-character Kafka
     Uuid in an id field <uuid22:N>, a topic id <topic-id:N>; the numbering is
     per transcript in order of first appearance, so "the same id again" is
-    still compared. The broker's own port becomes <port>, timestamps
-    <timestamp>."""
+    still compared. A producer id becomes <producer-id:N> the same way. The
+    broker's own port becomes <port>, timestamps <timestamp>."""
 
     def __init__(self, port):
         self.port = port
@@ -380,6 +382,8 @@ class Normaliser:
                 return "<port>"
             if field and TIME_FIELDS.search(field) and v > 10 ** 12:
                 return "<timestamp>"
+            if field and PRODUCER_ID_FIELDS.search(field) and v >= 0:
+                return self._id("producer-id", v)
             return v
         return v
 

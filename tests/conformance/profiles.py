@@ -80,6 +80,11 @@ PROFILES = {
     "compaction": dict(COMMON, **{"log.cleaner.backoff.ms": "100"}),
     # The default settings, for scenarios that restart both brokers.
     "broker_restarts": dict(COMMON),
+    # The default settings, for transaction scenarios no other case may run
+    # beside: Kafka verifies the partitions of concurrent transactional
+    # Produce requests in one request to the coordinator and translates all
+    # their errors as the first of them asks (by its Produce version).
+    "transactions_alone": dict(COMMON),
     # A short initial delay of streams groups (Kafka's default is 3 s).
     "streams_delay": dict(COMMON, **{
         "group.streams.initial.rebalance.delay.ms": "1000",
@@ -87,9 +92,10 @@ PROFILES = {
     }),
 }
 
-# Profiles whose scenarios restart both brokers (ctx.restart_broker): their
-# cases run one at a time, so that a restart interrupts no other case.
-SERIAL = ("broker_restarts",)
+# Profiles whose cases run one at a time: scenarios that restart both
+# brokers (ctx.restart_broker), so that a restart interrupts no other case,
+# and those whose answers another case running beside would change.
+SERIAL = ("broker_restarts", "transactions_alone")
 
 # Settings only Kafka takes (kcoord has no such property).
 KAFKA_ONLY = {

@@ -6,14 +6,16 @@
  *   0, 1  the JSON body of POST /v1/faults (kc_faults_parse_spec); a spec
  *         that parses is one kcoord can apply (a known kind, an API it
  *         serves or none, a positive count or none, an error code for
- *         error and coordinator faults, a deadline from duration_ms), a
- *         refused one says why
+ *         error and coordinator faults, a deadline from duration_ms) and
+ *         names no field but the known ones, a refused one says why
  *   2     the query string of GET /v1/events (kc_admin_events_query) and
  *         the same text as a Last-Event-ID (kc_admin_parse_seq)
  *   3     the id of DELETE /v1/faults/<id> (kc_admin_fault_id)
  */
 #include <limits.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "kc_fuzz.h"
 #include "server_int.h"
@@ -27,6 +29,25 @@ static char *cstr(const uint8_t *d, size_t n)
         memcpy(s, d, n);
     s[n] = '\0';
     return s;
+}
+
+/* True when the JSON object text names only the fields of a fault spec. */
+static bool only_known_fields(const char *text, size_t n)
+{
+    static const char *const known[] = {"type",        "api_key",  "error_code", "count",
+                                        "duration_ms", "delay_ms", "group_id",   "client_id"};
+    json_t *o = json_loadb(text, n, 0, NULL);
+    const char *key;
+    json_t *v;
+    bool ok = o != NULL;
+    json_object_foreach(o, key, v) {
+        bool found = false;
+        for (size_t i = 0; i < KC_ARRAY_LEN(known); i++)
+            found = found || strcmp(key, known[i]) == 0;
+        ok = ok && found;
+    }
+    json_decref(o);
+    return ok;
 }
 
 static void fuzz_spec(const uint8_t *d, size_t n)
@@ -43,6 +64,7 @@ static void fuzz_spec(const uint8_t *d, size_t n)
         KC_FUZZ_CHECK(!spec.group_id && !spec.client_id, "a refused spec kept strings");
     } else {
         KC_FUZZ_CHECK(err[0] == '\0', "accepted with an error: %s", err);
+        KC_FUZZ_CHECK(only_known_fields(text, n), "accepted with an unknown field");
         KC_FUZZ_CHECK(strcmp(kc_faults_kind_name(spec.kind), "?") != 0, "kind %d",
                       (int)spec.kind);
         KC_FUZZ_CHECK(spec.api_key == -1 || (spec.api_key >= 0 && spec.api_key < KC_METRICS_MAX_API),
@@ -64,7 +86,7 @@ static void fuzz_spec(const uint8_t *d, size_t n)
         case KC_FAULT_COORDINATOR:
             KC_FUZZ_CHECK(spec.error_code >= 14 && spec.error_code <= 16 &&
                               spec.until_ms != INT64_MAX &&
-                              (spec.api_key < 0 || kc_faults_is_group_api(spec.api_key)),
+                              (spec.api_key < 0 || kc_faults_is_coordinator_api(spec.api_key)),
                           "coordinator fault");
             break;
         case KC_FAULT_STALL:

@@ -43,6 +43,46 @@ class Admin:
         assert status == 200, (status, text)
         return text
 
+    def requests_by_version(self, api):
+        """{version: count} of the requests of the API named api (as
+        kcoord_requests_total names it) handled since kcoord started."""
+        fam = parse_prometheus(self.metrics())["kcoord_requests_total"]
+        return {int(lab["version"]): v for _, lab, v in fam["samples"] if lab["api"] == api}
+
+
+HELD_DEADLINE_S = 120.0
+
+
+def kill_with_response_held(k, admin, api_key, start):
+    """SIGKILLs and restarts k (a kcoord_harness.Kcoord) once the next
+    request of api_key that start() makes it send was handled, its
+    response delayed (a delay fault) and so never sent."""
+    from kcoord_harness import wait_for
+    admin.add_fault(type="delay", api_key=api_key, delay_ms=600000, count=1)
+    start()
+    wait_for(lambda: not admin.faults()["faults"], HELD_DEADLINE_S, "API %d handled" % api_key)
+    k.kill()
+    k.start()
+
+
+def kill_with_request_queued(k, admin, api_name, start, before_kill=None):
+    """SIGKILLs and restarts k once a request of the API named api_name
+    that start() makes it send is queued unhandled by a stall; calls
+    before_kill() just before the kill. Returns what k logged from start()
+    to the kill."""
+    from kcoord_harness import wait_for
+    admin.add_fault(type="stall", duration_ms=600000)
+    at = k.stderr_size()
+    start()
+    wait_for(lambda: "%s request from connection" % api_name in k.stderr_since(at),
+             HELD_DEADLINE_S, "the %s queued" % api_name)
+    if before_kill:
+        before_kill()
+    logged = k.stderr_since(at)
+    k.kill()
+    k.start()
+    return logged
+
 
 _NAME = r"[a-zA-Z_:][a-zA-Z0-9_:]*"
 _LABEL = r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\n]|\\\\|\\"|\\n)*)"'

@@ -1000,9 +1000,11 @@ def zigzag_varint(n):
             return bytes(out)
 
 
-def record_batch(values, producer_id=-1, epoch=-1, base_seq=-1, ts=1700000000000, keys=None):
+def record_batch(values, producer_id=-1, epoch=-1, base_seq=-1, ts=1700000000000, keys=None,
+                 transactional=False):
     """One uncompressed magic 2 batch, base offset 0: records of null keys,
-    or of keys[i] (bytes or None); a value None is a tombstone."""
+    or of keys[i] (bytes or None); a value None is a tombstone. With
+    transactional, the batch's transactional attribute bit (0x10) is set."""
     recs = b""
     for i, v in enumerate(values):
         k = keys[i] if keys else None
@@ -1010,7 +1012,8 @@ def record_batch(values, producer_id=-1, epoch=-1, base_seq=-1, ts=1700000000000
         val = zigzag_varint(-1) if v is None else zigzag_varint(len(v)) + v
         body = b"\x00" + zigzag_varint(0) + zigzag_varint(i) + key + val + zigzag_varint(0)
         recs += zigzag_varint(len(body)) + body
-    after_crc = struct.pack(">hiqqqhii", 0, len(values) - 1, ts, ts, producer_id, epoch,
+    after_crc = struct.pack(">hiqqqhii", 0x10 if transactional else 0, len(values) - 1, ts, ts,
+                            producer_id, epoch,
                             base_seq, len(values)) + recs
     head = struct.pack(">qiib", 0, 4 + 1 + 4 + len(after_crc), -1, 2)
     return head + struct.pack(">I", crc32c(after_crc)) + after_crc

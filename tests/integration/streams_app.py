@@ -267,12 +267,14 @@ VOCABULARY = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "
 class Words:
     """The input and the output of one word count application.
 
-    expected: every word's count over the acknowledged input lines. allowed:
+    expected: every word's count over the acknowledged input lines;
+    isolation: the output reader's isolation.level (librdkafka's default,
+    read_committed, unless given). allowed:
     how far a count may exceed it, which is at-least-once's doing only
     across a crash: the words of every line produced before the last crash
     (mark_crash) may be counted twice."""
 
-    def __init__(self, broker, input_topic, output_topic):
+    def __init__(self, broker, input_topic, output_topic, isolation="read_committed"):
         from confluent_kafka import Consumer, Producer, TopicPartition
         self.broker = broker
         self.input, self.output = input_topic, output_topic
@@ -281,11 +283,14 @@ class Words:
         self.consumer = Consumer({"bootstrap.servers": broker.bootstrap,
                                   "group.id": "reader-" + output_topic,
                                   "enable.auto.commit": False,
+                                  "isolation.level": isolation,
                                   "auto.offset.reset": "earliest"})
         self.TopicPartition = TopicPartition
         self.expected = collections.Counter()
         self.allowed = collections.Counter()
         self.latest = {}
+        # Every count read per word, in the order of the output.
+        self.history = collections.defaultdict(list)
         self.lines = 0
         self.assigned = False
 
@@ -324,7 +329,9 @@ class Words:
             for m in msgs:
                 if m.error():
                     continue
-                self.latest[m.key().decode()] = struct.unpack(">q", m.value())[0]
+                word, count = m.key().decode(), struct.unpack(">q", m.value())[0]
+                self.latest[word] = count
+                self.history[word].append(count)
             if not msgs:
                 return
 

@@ -17,7 +17,12 @@ IncrementalAlterConfigs and DescribeConfigs need ALTER_CONFIGS and
 DESCRIBE_CONFIGS on the topic or group,
 OffsetForLeaderEpoch answers the topics it may describe (all of them for a
 super user, CLUSTER_ACTION) before those it may not, and DescribeCluster's
-cluster operations follow DESCRIBE on the cluster.
+cluster operations follow DESCRIBE on the cluster. Produce checks WRITE on
+the transactional id only for transactional records; InitProducerId,
+AddOffsetsToTxn, EndTxn and TxnOffsetCommit need WRITE on it,
+DescribeTransactions and ListTransactions DESCRIBE; DescribeProducers
+needs READ on the topic. AddPartitionsToTxn v4 from a broker with
+CLUSTER_ACTION checks no transactional id or topic ACL.
 """
 
 import time
@@ -146,11 +151,20 @@ def all_bindings(k):
     return got
 
 
-def produce_error(conn, transactional_id, topic):
-    """Produce v7 of an empty record set to partition 0; the partition's error code."""
+def transactional_batch(producer_id, epoch):
+    """One record in a magic 2 batch with the transactional attribute set."""
+    b = bytearray(kafka_wire.record_batch([b"t"], producer_id=producer_id, epoch=epoch,
+                                          base_seq=0))
+    b[22] |= 0x10
+    b[17:21] = kafka_wire.crc32c(bytes(b[21:])).to_bytes(4, "big")
+    return bytes(b)
+
+
+def produce_error(conn, transactional_id, topic, records=b""):
+    """Produce v7 of records (default empty) to partition 0; the partition's error code."""
     w = kafka_wire.Writer().string(transactional_id).i16(-1).i32(30000)
     w.array([topic], lambda ww, t: ww.string(t).array(
-        [0], lambda w3, p: w3.i32(p).bytes_(b"")))
+        [0], lambda w3, p: w3.i32(p).bytes_(records)))
     corr = conn.send(0, 7, w.getvalue())
     got, r = conn.recv()
     assert got == corr
@@ -181,6 +195,37 @@ def fetch_error(conn, replica_id, topic):
     ((name, (err,)),) = r.array(lambda rr: (rr.string(), rr.array(part)))
     assert name == topic
     return err
+
+
+def describe_producers(conn, topics):
+    """Raw DescribeProducers v0 of partition 0 of each topic; returns
+    [(topic, error_code, error_message, producer ids)]."""
+    w = kafka_wire.Writer().compact_array(topics, lambda ww, t: ww.compact_string(t).compact_array(
+        [0], lambda w3, p: w3.i32(p)).no_tags()).no_tags()
+    corr = conn.send(61, 0, w.getvalue(), flexible=True)
+    got, r = conn.recv(flexible_header=True)
+    assert got == corr
+    r.i32()
+
+    def producer(r3):
+        pid = r3.i64()
+        r3.i32(), r3.i32(), r3.i64(), r3.i32(), r3.i64()
+        r3.skip_tags()
+        return pid
+
+    def part(rr):
+        rr.i32()
+        err, msg = rr.i16(), rr.compact_string()
+        pids = rr.compact_array(producer)
+        rr.skip_tags()
+        return err, msg, pids
+
+    def topic(rr):
+        name = rr.compact_string()
+        ((err, msg, pids),) = rr.compact_array(part)
+        rr.skip_tags()
+        return name, err, msg, pids
+    return r.compact_array(topic)
 
 
 def cluster_authorized_operations(conn):
@@ -224,6 +269,112 @@ def offset_for_leader_epoch(conn, topics):
         assert part == 0
         out.append((name, err, epoch, end))
     return out
+
+
+OP_CLUSTER_ACTION = 9
+TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53
+
+
+def flexible_call(conn, api, version, body):
+    """A flexible request; the response reader after its throttle time."""
+    corr = conn.send(api, version, body.getvalue(), flexible=True)
+    got, r = conn.recv(flexible_header=True)
+    assert got == corr
+    r.i32()
+    return r
+
+
+def transaction_api_errors(conn, tid, group):
+    """The codes of the transaction APIs for tid (producer 1000, epoch 0)
+    and group: InitProducerId v2, AddOffsetsToTxn v3, EndTxn v3,
+    TxnOffsetCommit v3 (its partition's), DescribeTransactions v0 (the
+    id's) and the ids ListTransactions v0 lists."""
+    W = kafka_wire.Writer
+    out = {}
+    r = flexible_call(conn, 22, 2, W().compact_string(tid).i32(60000).no_tags())
+    out["InitProducerId"] = r.i16()
+    r = flexible_call(conn, 25, 3, W().compact_string(tid).i64(1000).i16(0)
+                      .compact_string(group).no_tags())
+    out["AddOffsetsToTxn"] = r.i16()
+    r = flexible_call(conn, 26, 3, W().compact_string(tid).i64(1000).i16(0).boolean(True)
+                      .no_tags())
+    out["EndTxn"] = r.i16()
+    body = W().compact_string(tid).compact_string(group).i64(1000).i16(0).i32(-1)
+    body.compact_string("").compact_string(None).compact_array(
+        [("open-a", 0)], lambda w, t: w.compact_string(t[0]).compact_array(
+            [t[1]], lambda w2, q: w2.i32(q).i64(1).i32(-1).compact_string("").no_tags())
+        .no_tags()).no_tags()
+    r = flexible_call(conn, 28, 3, body)
+    ((_, ((_, out["TxnOffsetCommit"]),)),) = r.compact_array(lambda rr: (
+        rr.compact_string(), rr.compact_array(lambda r3: (r3.i32(), r3.i16(), r3.skip_tags())[:2]),
+        rr.skip_tags())[:2])
+    r = flexible_call(conn, 65, 0, W().compact_array([tid], lambda w, x: w.compact_string(x))
+                      .no_tags())
+    # TransactionStates: the id's ErrorCode comes first (the rest is not read).
+    assert r.uvarint() == 2
+    out["DescribeTransactions"] = r.i16()
+    r = flexible_call(conn, 66, 0, W().compact_array([], None).compact_array([], None).no_tags())
+    assert r.i16() == 0
+    r.compact_array(lambda rr: rr.compact_string())
+    out["ListTransactions"] = r.compact_array(lambda rr: (
+        rr.compact_string(), rr.i64(), rr.compact_string(), rr.skip_tags())[0])
+    return out
+
+
+def add_partitions_v4(conn, transactions):
+    """Raw AddPartitionsToTxn v4 (a broker's) of [(transactional id,
+    verify_only, topic, [partitions])] at producer id 1000 epoch 0; returns
+    (error_code, [(transactional id, [(topic, [(partition, error_code)])])])."""
+    def txn(w, t):
+        tid, verify, topic, parts = t
+        w.compact_string(tid).i64(1000).i16(0).boolean(verify)
+        w.compact_array([topic], lambda w2, name: w2.compact_string(name).compact_array(
+            parts, lambda w3, q: w3.i32(q)).no_tags())
+        w.no_tags()
+    body = kafka_wire.Writer().compact_array(transactions, txn).no_tags()
+    corr = conn.send(24, 4, body.getvalue(), flexible=True)
+    got, r = conn.recv(flexible_header=True)
+    assert got == corr
+    r.i32()
+    err = r.i16()
+
+    def part(rr):
+        out = (rr.i32(), rr.i16())
+        rr.skip_tags()
+        return out
+
+    def topic(rr):
+        out = (rr.compact_string(), rr.compact_array(part))
+        rr.skip_tags()
+        return out
+
+    def result(rr):
+        out = (rr.compact_string(), rr.compact_array(topic))
+        rr.skip_tags()
+        return out
+    return err, r.compact_array(result)
+
+
+def phase_broker_add_partitions():
+    """AddPartitionsToTxn v4+ comes from brokers: CLUSTER_ACTION on the
+    cluster, then no ACL on the transactional id or the topics
+    (KafkaApis.handleAddPartitionsToTxnRequest); VerifyOnly checks the
+    partitions exist first."""
+    with Kcoord("acls-broker", overrides=dict(AUTHZ, **{"super.users": ANON})) as k:
+        with kafka_wire.Conn(k.port) as c:
+            assert kafka_wire.create_topics(c, {"bt": 1})["topics"] == {"bt": (0, None)}
+            res = create_acls_v3(c, [(RES_CLUSTER, "kafka-cluster", PAT_LITERAL, ANON, "*",
+                                      OP_CLUSTER_ACTION, PERM_ALLOW)])
+            assert res == [(0, None)], res
+        k.stop()
+        del k.overrides["super.users"]
+        k.start()
+        with kafka_wire.Conn(k.port) as c:
+            # No WRITE on tx-b nor on bt: the coordinator answers (it has no tx-b).
+            assert add_partitions_v4(c, [("tx-b", False, "bt", [0]),
+                                         ("tx-c", True, "nope", [0])]) == (0, [
+                ("tx-b", [("bt", [(0, 49)])]),   # INVALID_PRODUCER_ID_MAPPING
+                ("tx-c", [("nope", [(0, 3)])])])  # UNKNOWN_TOPIC_OR_PARTITION
 
 
 def phase_no_authorizer():
@@ -424,9 +575,27 @@ def phase_acls_decide(k, expected):
         # The harness gives kcoord.conf, which sets every property (STATIC_BROKER_CONFIG).
         assert code == 0 and cfgs["consumer.session.timeout.ms"] == ("45000", 4), (code, cfgs)
         # Fetch: READ on the topic for a consumer, CLUSTER_ACTION for a follower.
-        # Produce: WRITE on the topic, and first on the transactional id if any.
+        # Produce: WRITE on the topic, and first WRITE on the transactional id
+        # for transactional records only (a transactional id alone is not
+        # checked; transactional records without one are refused).
         assert produce_error(c, None, "secret") == TOPIC_AUTHORIZATION_FAILED
-        assert produce_error(c, "tx-1", "open-a") == 53  # TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+        assert produce_error(c, "tx-1", "open-a") == TOPIC_AUTHORIZATION_FAILED
+        txn_records = transactional_batch(1000, 0)
+        for tid in ("tx-1", None):
+            # TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+            assert produce_error(c, tid, "open-a", txn_records) == 53, tid
+        # The transaction APIs: WRITE on the transactional id (DESCRIBE to
+        # describe or list it) before anything else, as KafkaApis checks.
+        denied = TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+        got = transaction_api_errors(c, "tx-1", "good-group")
+        assert got == {
+            "InitProducerId": denied, "AddOffsetsToTxn": denied, "EndTxn": denied,
+            "TxnOffsetCommit": denied, "DescribeTransactions": denied,
+            "ListTransactions": []}, got
+        # DescribeProducers: READ on the topic.
+        assert describe_producers(c, ["open-a", "secret"]) == [
+            ("open-a", 0, None, []),
+            ("secret", TOPIC_AUTHORIZATION_FAILED, "Topic authorization failed.", [])]
         # An idempotent producer id needs IDEMPOTENT_WRITE or WRITE on some topic.
         corr = c.send(22, 1, kafka_wire.Writer().string(None).i32(60000).getvalue())
         got, r = c.recv()
@@ -455,6 +624,7 @@ def phase_acls_decide(k, expected):
 
 def main():
     phase_no_authorizer()
+    phase_broker_add_partitions()
     with Kcoord("acls", overrides=AUTHZ) as k:
         phase_closed(k)
         k.stop()

@@ -14,6 +14,7 @@
   requests by API and version; bad fault specs are refused with 400.
 """
 
+import json
 import struct
 import time
 
@@ -137,6 +138,12 @@ def main():
         assert admin.request("POST", "/v1/faults", {"type": "stall"})[0] == 400
         status, _ = admin.request("POST", "/v1/faults", None)
         assert status == 400
+        # A misspelt field would widen the fault unseen ("group" for
+        # group_id: every group's JoinGroup): refused, naming it.
+        status, text = admin.request("POST", "/v1/faults", {"type": "error", "api_key": 11,
+                                                            "error_code": 15, "group": GROUP})
+        assert status == 400 and 'unknown field "group"' in json.loads(text)["error"], text
+        assert admin.faults()["faults"] == [], admin.faults()
 
         # Delay fault.
         admin.add_fault(type="delay", delay_ms=400, api_key=kw.API_HEARTBEAT, count=1)

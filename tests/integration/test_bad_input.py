@@ -16,12 +16,18 @@ Each case runs on its own connection and must get Kafka's treatment:
 kcoord must log a line for each case it closes (except the client's own
 EOF), and a second connection opened before the
 first case must keep answering ApiVersions throughout.
+
+A STRING that is not UTF-8 is read as Kafka reads it (Java's UTF-8
+decoder, each ill-formed sequence one U+FFFD): OffsetCommits for group ids
+FF FE and FE FF commit to one group, which ListGroups and the admin view
+name U+FFFD U+FFFD, as Kafka 4.4 answers.
 """
 
 import struct
 
 import kafka_wire as kw
-from kcoord_harness import Kcoord, run
+from admin_client import Admin
+from kcoord_harness import Kcoord, free_port, run
 
 CLOSE_DEADLINE_S = 20.0
 LOG_DEADLINE_S = 10.0
@@ -49,8 +55,26 @@ def expect_closed(k, what, payload, half_close=False):
     print("%s -> closed; log: %s" % (what, logged.strip().splitlines()[-1]))
 
 
+def not_utf8_group_ids(k, admin):
+    with kw.Conn(k.port) as c:
+        assert kw.create_topics(c, {"utf8-t": 1})["topics"]["utf8-t"][0] == 0
+        for gid, offset in ((b"\xff\xfe", 5), (b"\xfe\xff", 7)):
+            body = kw.offset_commit_v7_body("XX", {"utf8-t": {0: (offset, "")}})
+            assert body[:4] == b"\x00\x02XX"
+            c.send(kw.API_OFFSET_COMMIT, 7, b"\x00\x02" + gid + body[4:])
+            _, r = c.recv()
+            assert kw.decode_offset_commit_v7(r)["errors"] == {("utf8-t", 0): 0}
+        err, groups = kw.list_groups_v5(c)
+        groups = [g for g in groups if g[0].startswith("\ufffd")]
+        assert groups == [("\ufffd\ufffd", "", "Empty", "classic")], groups
+    g = admin.group("\ufffd\ufffd")
+    assert g["group_id"] == "\ufffd\ufffd", g
+    assert [(o["topic"], o["offset"]) for o in g["offsets"]] == [("utf8-t", 7)], g
+
+
 def main():
-    with Kcoord("bad-input") as k:
+    admin_port = free_port()
+    with Kcoord("bad-input", {"admin.listeners": "http://127.0.0.1:%d" % admin_port}) as k:
         control = kw.Conn(k.port)
         check_control(control)
 
@@ -105,6 +129,7 @@ def main():
         fc = kw.find_coordinator(control, "after-bad-input")
         assert fc["error_code"] == 0 and fc["node_id"] == 1, fc
         control.close()
+        not_utf8_group_ids(k, Admin(admin_port))
 
 
 if __name__ == "__main__":

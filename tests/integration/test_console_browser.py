@@ -9,7 +9,9 @@ a group whose id is markup, and a consumer (KIP-848) group of two raw
 members, the first of which does not heartbeat again, so that half of its
 partitions stay pending revocation and the second's target is not yet
 owned, and a streams (KIP-1071) group of one raw member that owns every
-task of its one subtopology. Then the Node script checks those grids, and
+task of its one subtopology, and a classic group whose group, client and
+member ids and topic name are about 250 characters long, with committed
+offsets. Then the Node script checks those grids and the layout, and
 with real kcat
 consumers, checks that the console shows the group forming (members,
 state, assignment grid), a killed member's session expiry and the
@@ -34,6 +36,10 @@ GROUP = "console-group"
 CG_GROUP = "console-cg"
 ST_GROUP = "console-streams"
 ODD_GROUP = '<img src=x onerror="document.title=1">&amp;<b>bold</b>'
+# Client-chosen names as long as a client may make them (a topic name: 249).
+LONG_GROUP = "long-group-" + "g" * 239
+LONG_CLIENT = "long-client-" + "c" * 238
+LONG_TOPIC = "long-topic-" + "t" * 238
 CHROMIUM = "/usr/bin/chromium"
 
 
@@ -79,6 +85,22 @@ def consumer_group_pending(c):
     hb("cg-member-1", r1["member_epoch"], owned)
     r2 = hb("cg-member-2", 0, [], **sub)
     assert not r2["assignment"], r2
+
+
+def long_ids_group(port):
+    """LONG_GROUP: one member of client id LONG_CLIENT (its member id is
+    longer still) owning the 2 partitions of LONG_TOPIC, with offsets
+    committed and a long commit metadata."""
+    with kw.Conn(port, client_id=LONG_CLIENT) as c:
+        assert kw.create_topics(c, {LONG_TOPIC: 2})["topics"] == {LONG_TOPIC: (0, None)}
+        j = kw.join_dynamic(c, LONG_GROUP, session_timeout_ms=300000)
+        assert j["error_code"] == 0, j
+        mid, gen = j["member_id"], j["generation_id"]
+        a = kw.consumer_assignment_v0({LONG_TOPIC: [0, 1]})
+        assert kw.sync_group(c, LONG_GROUP, gen, mid, [(mid, a)])["error_code"] == 0
+        res = kw.offset_commit(c, LONG_GROUP, {LONG_TOPIC: {0: (0, "m" * 250), 1: (0, "")}},
+                               generation_id=gen, member_id=mid)
+        assert set(res["errors"].values()) == {0}, res
 
 
 def streams_group_stable(port, admin_port):
@@ -140,12 +162,14 @@ def main():
             assert s["error_code"] == 0, s
             consumer_group_pending(c)
         streams_group_stable(k.port, admin_port)
+        long_ids_group(k.port)
         env = {k: v for k, v in os.environ.items() if not k.startswith("KCOORD_")}
         env["NODE_PATH"] = os.path.join(modules, "node_modules")
         env["KC_CHROMIUM"] = CHROMIUM
         env["HOME"] = shots  # Chromium's profile and crash dumps stay in the work directory
         proc = subprocess.run(["node", os.path.join(HERE, "console", "console_e2e.js"), admin,
-                               k.bootstrap, TOPIC, GROUP, ODD_GROUP, CG_GROUP, ST_GROUP, shots],
+                               k.bootstrap, TOPIC, GROUP, ODD_GROUP, CG_GROUP, ST_GROUP, LONG_GROUP,
+                               shots],
                               env=env, timeout=NODE_DEADLINE_S, stdin=subprocess.DEVNULL,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=shots)
         out = proc.stdout.decode("utf-8", "replace")

@@ -132,6 +132,7 @@ def main():
 
         ev = admin.json("GET", "/v1/events")["events"]
         mine = [e for e in ev if e["group_id"] == GROUP]
+        assert all(e["group_type"] == "consumer" for e in mine), mine
         joined = {e["member_id"] for e in mine if e["type"] == "member_joined"}
         assert joined == {"member-regex", "member-names"}, mine
         bumps = [e for e in mine if e["type"] == "group_epoch_bumped"]

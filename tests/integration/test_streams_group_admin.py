@@ -168,6 +168,8 @@ def main():
 
         ev = admin.json("GET", "/v1/events")["events"]
         mine = [e for e in ev if e["group_id"] == GROUP]
+        # group_deleted included: the event comes before the group goes.
+        assert all(e["group_type"] == "streams" for e in mine), mine
         joined = [e["member_id"] for e in mine if e["type"] == "member_joined"]
         assert sorted(joined) == sorted([a.member_id, b.member_id]), mine
         bumps = [e for e in mine if e["type"] == "group_epoch_bumped"]

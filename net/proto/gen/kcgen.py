@@ -627,7 +627,7 @@ class Gen:
 
     def dec_scalar(self, base, r, compact, nullable):
         if base == 'string':
-            return 'kc_read_str(%s, %s, %s)' % (r, compact, nullable)
+            return 'kc_read_str_utf8(%s, %s, %s, arena)' % (r, compact, nullable)
         if base in ('bytes', 'records'):
             return 'kc_read_bytes(%s, %s, %s)' % (r, compact, nullable)
         return 'kc_read_%s(%s)' % (SCALARS[base][1], r)
@@ -1009,6 +1009,8 @@ class Gen:
         c.append('')
 
         # error codes: every ErrorCode field on the wire in v, depth first
+        # (and AddPartitionsToTxn's PartitionErrorCode, which Kafka's
+        # errorCounts() counts too)
         c.append('static void errs_%s(const %s_t *m, int16_t v, bool flex, kc_error_visit_fn fn, void *arg)'
                  % (cn, cn))
         c.append('{')
@@ -1025,7 +1027,8 @@ class Gen:
             elif f.is_struct:
                 c.append('    if (%s)' % cond)
                 c.append('        errs_%s(&%s, v, flex, fn, arg);' % (f.struct.cname, x))
-            elif f.name == 'ErrorCode' and f.base == 'int16' and not f.is_array:
+            elif (f.name in ('ErrorCode', 'PartitionErrorCode') and f.base == 'int16'
+                  and not f.is_array):
                 c.append('    if (%s)' % cond)
                 c.append('        fn(arg, %s);' % x)
         c.append('    (void)m;')

@@ -3,6 +3,7 @@
 FindCoordinator."""
 
 from conformance import scenario
+from h_txn import COORDINATOR_LOADING, find_body, wait_transaction_coordinator
 
 SOFTWARE = {"ClientSoftwareName": "kcoord-conformance", "ClientSoftwareVersion": "1.0"}
 
@@ -116,15 +117,6 @@ def _(ctx):
 
 # ---------------------------------------------------------------- FindCoordinator
 
-def find_body(version, key_type, keys):
-    if version >= 4:
-        return {"KeyType": key_type, "CoordinatorKeys": keys}
-    body = {"Key": keys[0]}
-    if version >= 1:
-        body["KeyType"] = key_type
-    return body
-
-
 @scenario("broker.find_coordinator.group",
           "FindCoordinator for a group key at every version: the node, host and port, "
           "batched keys from v4", api="FindCoordinator")
@@ -179,18 +171,6 @@ def _(ctx):
         "%s:short:0" % ctx.group(), ":%s:0" % tid, "%s:%s:" % (ctx.group(), tid)]))
 
 
-def wait_transaction_coordinator(ctx, c, tid, version=None):
-    """Kafka creates its transaction state topic on the first TRANSACTION
-    lookup and answers COORDINATOR_NOT_AVAILABLE until it is loaded."""
-    v = version if version is not None else ctx.api_range("FindCoordinator")[1]
-
-    def up():
-        r = c.call("FindCoordinator", v, find_body(v, 1, [tid]), record=False)
-        err = r["Coordinators"][0]["ErrorCode"] if v >= 4 else r["ErrorCode"]
-        return err == 0
-    ctx.wait_until(up, "the transaction coordinator")
-
-
 @scenario("broker.find_coordinator.transaction",
           "FindCoordinator for TRANSACTION keys at every version once the transaction "
           "coordinator is up: the node, host and port", api="FindCoordinator")
@@ -202,10 +182,6 @@ def _(ctx):
     c.call("FindCoordinator", ctx.version, find_body(ctx.version, 1, keys))
     if ctx.version < 4:
         c.call("FindCoordinator", ctx.version, find_body(ctx.version, 1, [""]))
-
-
-# Retriable answers while Kafka's transaction coordinator loads a partition.
-COORDINATOR_LOADING = (14, 15, 16)
 
 
 @scenario("broker.transactions.init_producer_id",

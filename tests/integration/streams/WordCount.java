@@ -4,7 +4,8 @@
 // Reads lines from the input topic, splits them into words, repartitions by
 // word (groupBy), counts into the store "counts" (changelogged) and writes
 // every new count to the output topic. Runs with group.protocol=streams and
-// at-least-once processing.
+// at-least-once processing unless processing.guarantee is given
+// (test_kafka_streams_eos: exactly_once_v2).
 //
 // Run with the kafka-streams classpath as a single source file:
 //   java -cp CLASSPATH WordCount.java KEY=VALUE...

@@ -462,6 +462,7 @@ static const char *const coord_settings[][2] = {
     {"transactional.id.expiration.ms", "700000"},
     {"transaction.abort.timed.out.transaction.cleanup.interval.ms", "9000"},
     {"transaction.remove.expired.transaction.cleanup.interval.ms", "3500000"},
+    {"transaction.state.log.num.partitions", "9"},
 };
 
 #define NAME_OF(kind, name, dflt, min, max, field, doc) name,
@@ -542,6 +543,7 @@ static void test_every_coordinator_property_reaches_the_coordinator(void **state
     assert_int_equal(cc.transactional_id_expiration_ms, 700000);
     assert_int_equal(cc.transaction_abort_interval_ms, 9000);
     assert_int_equal(cc.transaction_remove_interval_ms, 3500000);
+    assert_int_equal(cc.transaction_state_log_num_partitions, 9);
 
     /* What DescribeConfigs shows is the value as written. */
     char v[128];

@@ -1364,6 +1364,80 @@ static void txn_offsets_of_a_deleted_group_are_dropped(void **state)
     ct_check_replay(t);
 }
 
+/* At the commit marker a transactional offset is kept only where no
+ * non-transactional commit of the partition was written after it (Kafka
+ * keeps the newer by record offset, OffsetMetadataManager
+ * .replayEndTransactionMarker); the deletion of the partition's offset
+ * drops the pending one (OffsetMetadataManager.replay of a tombstone);
+ * over a replay too. */
+static void txn_offset_loses_to_a_newer_plain_commit(void **state)
+{
+    tctx_t *t = *state;
+    /* Written before the transactional one: the transaction's wins. */
+    commit_one(t, 8, "sg", "foo", 0, 10, "");
+    assert_int_equal(txn_commit(t, 3, "sg", NO_GROUP_INFO, "foo", 0, 20, KC_ERR_NONE),
+                     KC_ERR_NONE);
+    /* Written after it: the plain commit stays. */
+    assert_int_equal(txn_commit(t, 3, "sg", NO_GROUP_INFO, "foo", 1, 21, KC_ERR_NONE),
+                     KC_ERR_NONE);
+    commit_one(t, 8, "sg", "foo", 1, 31, "");
+    /* Written after, then deleted: the deletion drops the pending offset too. */
+    assert_int_equal(txn_commit(t, 3, "sg", NO_GROUP_INFO, "foo", 2, 22, KC_ERR_NONE),
+                     KC_ERR_NONE);
+    commit_one(t, 8, "sg", "foo", 2, 32, "");
+    kc_offset_delete_request_t del;
+    kc_offset_delete_request_init(&del);
+    kc_offset_delete_request_partition_t dp = {.partition_index = 2};
+    kc_offset_delete_request_topic_t dt = {.name = kc_str("foo"), .partitions = {&dp, 1}};
+    del.group_id = kc_str("sg");
+    del.topics.items = &dt;
+    del.topics.count = 1;
+    kc_request_ctx_t dctx = rctx(t, KC_API_OFFSET_DELETE, 0);
+    kc_coord_offset_delete(t->c, &dctx, &del, &scratch);
+    assert_int_equal(settle(t), 2); /* the offset's tombstone and the pending one's */
+    assert_int_equal(fetched_offset(t, "sg", "foo", 2), -1);
+    int64_t off;
+    assert_int_equal(fetch_stable(t, "sg", "foo", 2, &off), KC_ERR_NONE);
+    /* Written after, then the transaction wrote the partition again: its newer offset wins. */
+    assert_int_equal(txn_commit(t, 3, "sg", NO_GROUP_INFO, "bar", 0, 23, KC_ERR_NONE),
+                     KC_ERR_NONE);
+    commit_one(t, 8, "sg", "bar", 0, 33, "");
+    assert_int_equal(txn_commit(t, 3, "sg", NO_GROUP_INFO, "bar", 0, 43, KC_ERR_NONE),
+                     KC_ERR_NONE);
+    ct_check_replay(t);
+    txn_end(t, "sg", true);
+    assert_int_equal(fetched_offset(t, "sg", "foo", 0), 20);
+    assert_int_equal(fetched_offset(t, "sg", "foo", 1), 31);
+    assert_int_equal(fetched_offset(t, "sg", "foo", 2), -1);
+    assert_int_equal(fetched_offset(t, "sg", "bar", 0), 43);
+    assert_int_equal(fetch_stable(t, "sg", "foo", 1, &off), KC_ERR_NONE);
+    assert_int_equal(off, 31);
+    assert_replay_identical(t, (const char *const[]){"sg"}, 1);
+}
+
+/* Retention keeps an expired offset of a partition a transaction holds a
+ * pending offset of, and the group with it (OffsetMetadataManager
+ * .cleanupExpiredOffsets); after the transaction they expire. */
+static void txn_pending_offsets_hold_off_expiry(void **state)
+{
+    tctx_t *t = *state;
+    commit_one(t, 5, "eg", "foo", 0, 1, NULL);
+    commit_one(t, 5, "eg", "foo", 1, 2, NULL);
+    int64_t start = t->now;
+    assert_int_equal(txn_commit(t, 3, "eg", NO_GROUP_INFO, "foo", 0, 7, KC_ERR_NONE),
+                     KC_ERR_NONE);
+    while (t->now < start + t->cfg.offsets_retention_ms + t->cfg.offsets_retention_check_interval_ms)
+        sleep_ms(t, t->cfg.offsets_retention_check_interval_ms);
+    /* foo-1 expired; foo-0 stays while the transaction holds an offset of it. */
+    assert_int_equal(fetched_offset(t, "eg", "foo", 1), -1);
+    assert_int_equal(fetched_offset(t, "eg", "foo", 0), 1);
+    ct_check_replay(t);
+    txn_end(t, "eg", false);
+    sleep_ms(t, t->cfg.offsets_retention_check_interval_ms);
+    assert_int_equal(fetched_offset(t, "eg", "foo", 0), -1);
+    assert_null(kc_classic_group_find(t->c, kc_str("eg")));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1402,6 +1476,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(txn_offset_commit_checks, setup, teardown),
         cmocka_unit_test_setup_teardown(txn_offsets_of_a_deleted_group_are_dropped, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(txn_offset_loses_to_a_newer_plain_commit, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(txn_pending_offsets_hold_off_expiry, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2558,6 +2558,8 @@ typedef struct {
     /* per member (by index of cls): epoch, state, process, tasks seen */
     int32_t epoch[2];
     char mstate[2][32], process[2][40];
+    int64_t session_deadline[2];
+    int32_t stored_description_epoch, failed_description_epoch;
     bool active[2][NPART], standby[2][NPART];
     int nwarmup, npending;
     bool endpoint_ok;
@@ -2581,12 +2583,15 @@ static void seen_group(void *arg, const kc_group_view_t *g)
     s->group_epoch = g->group_epoch;
     s->assignment_epoch = g->assignment_epoch;
     s->topology_epoch = g->topology_epoch;
+    s->stored_description_epoch = g->stored_description_epoch;
+    s->failed_description_epoch = g->failed_description_epoch;
     s->nmembers = g->nstreams_members;
     s->endpoint_ok = true;
     for (size_t i = 0; i < g->nstreams_members && i < 2; i++) {
         const kc_streams_member_view_t *m = &g->streams_members[i];
         int idx = strcmp(m->member_id, "member-a") == 0 ? 0 : 1;
         s->epoch[idx] = m->member_epoch;
+        s->session_deadline[idx] = m->session_deadline_ms;
         snprintf(s->mstate[idx], sizeof(s->mstate[idx]), "%s", m->state);
         snprintf(s->process[idx], sizeof(s->process[idx]), "%s", m->process_id);
         mark(s->active[idx], m->assigned.active, m->assigned.nactive);
@@ -2655,6 +2660,17 @@ static void test_inspect_and_events(void **state)
             assert_int_equal(s.standby[i][p], cls[i].standby[p]);
         }
     }
+    /* No description pushed: the store holds nothing, nothing failed. */
+    assert_int_equal(s.stored_description_epoch, -1);
+    assert_int_equal(s.failed_description_epoch, -1);
+    /* A heartbeat re-arms the member's session timeout only. */
+    ct_sleep(t, 1000);
+    assert_int_equal(beat(t, &cls[0]).error, E_NONE);
+    int64_t b_deadline = s.session_deadline[1];
+    assert_true(kc_coord_inspect_group(t->c, kc_str("app"), seen_group, &s));
+    assert_int_equal(s.session_deadline[0], t->now + 10000);
+    assert_int_equal(s.session_deadline[1], b_deadline);
+    assert_true(b_deadline > t->now && b_deadline <= t->now + 10000 - 1000);
     inspect_seen_t all = {0};
     kc_coord_inspect_groups(t->c, seen_group, &all);
     assert_int_equal(all.calls, 1);

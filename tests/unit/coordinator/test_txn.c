@@ -5,7 +5,8 @@
  * and epoch bumps, the recovery checks of InitProducerId v3+, fencing an
  * Ongoing transaction, AddPartitionsToTxn, EndTxn before and with
  * transaction version 2 (epoch bumps, retries, empty aborts), epoch
- * exhaustion, the timeout abort, the expiry of ids, and a load that
+ * exhaustion, the timeout abort, the expiry of ids, the order of ids as
+ * Kafka's tables give it, and a load that
  * completes a transaction a Prepare record left open. Every test ends by
  * replaying the records it produced into a fresh coordinator and comparing
  * every id.
@@ -122,9 +123,9 @@ static void count_one(void *ctx, const kc_txn_meta_t *m)
     (*(size_t *)ctx)++;
 }
 
-static int teardown(void **state)
+/* A fresh coordinator fed every record of the test, in order. */
+static kc_txn_coord_t *replay_all(fx_t *f)
 {
-    fx_t *f = *state;
     kc_txn_coord_t *r = new_coord(f);
     for (size_t i = 0; i < f->res.nrecords; i++) {
         const kc_record_t *rec = &f->res.records[i];
@@ -132,6 +133,13 @@ static int teardown(void **state)
                                        rec->tombstone ? NULL : rec->value.data, rec->value.len),
                          0);
     }
+    return r;
+}
+
+static int teardown(void **state)
+{
+    fx_t *f = *state;
+    kc_txn_coord_t *r = replay_all(f);
     cmp_t c = {r, 0};
     kc_txn_foreach(f->t, compare_one, &c);
     size_t n = 0;
@@ -292,6 +300,10 @@ static void add_partitions_checks_and_starts(void **state)
     assert_int_equal(add(f, "tx", T0, 1, 0, "t", 0, 0), KC_ERR_INVALID_PRODUCER_ID_MAPPING);
     assert_int_equal(add(f, "", T0, 1, 0, "t", 0, 0), KC_ERR_INVALID_REQUEST);
     assert_int_equal(init_pid(f, "tx", T0, -1, -1, &pid, &epoch), KC_ERR_NONE);
+    /* No partition yet: nothing to verify (and no array to search). */
+    kc_txn_partition_t none = {"t", 0};
+    assert_int_equal(kc_txn_verify_partition(f->t, kc_str("tx"), pid, epoch, &none),
+                     KC_ERR_TRANSACTION_ABORTABLE);
     assert_int_equal(add(f, "tx", T0, pid + 1, epoch, "t", 0, 0),
                      KC_ERR_INVALID_PRODUCER_ID_MAPPING);
     assert_int_equal(add(f, "tx", T0, pid, (int16_t)(epoch + 1), "t", 0, 0),
@@ -473,6 +485,128 @@ static void idle_ids_expire(void **state)
     assert_non_null(find(f, "busy"));
 }
 
+/* ---- Kafka's order of ids ---- */
+
+/*
+ * 60 ids of __transaction_state partition 7 (the table of that partition
+ * resizes from 16 bins to 32, 64 and 128) and 20 others, created in this
+ * order, then every ninth expired; order_kafka is the order in which Java
+ * 17's ConcurrentHashMap, one per partition as TransactionStateManager
+ * keeps them, hands them out partition by partition after the same puts
+ * and removals (what ListTransactions answers on Kafka 4.4).
+ */
+static const char *const order_ids[] = {
+    "txn-20", "txn-57", "txn-134", "txn-215", "txn-260", "txn-297", "txn-341", "txn-378",
+    "txn-422", "txn-459", "txn-503", "txn-585", "txn-666", "txn-710", "txn-747", "txn-792",
+    "txn-828", "txn-873", "txn-909", "txn-954", "txn-1030", "txn-1067", "txn-1111", "txn-1148",
+    "txn-1193", "txn-1229", "txn-1274", "txn-1355", "txn-1436", "txn-1481", "txn-1517", "txn-1562",
+    "txn-1599", "txn-1643", "txn-1724", "txn-1805", "txn-1850", "txn-1887", "txn-1931", "txn-1968",
+    "txn-2002", "txn-2039", "txn-2084", "txn-2165", "txn-2246", "txn-2291", "txn-2327", "txn-2372",
+    "txn-2408", "txn-2453", "txn-2534", "txn-2615", "txn-2660", "txn-2697", "txn-2741", "txn-2778",
+    "txn-2822", "txn-2859", "txn-2903", "txn-2985", "other-0", "other-1", "other-2", "other-3",
+    "other-4", "other-5", "other-6", "other-7", "other-8", "other-9", "other-10", "other-11",
+    "other-12", "other-13", "other-14", "other-15", "other-16", "other-17", "other-18", "other-19",
+};
+static const char *const order_removed[] = {
+    "txn-20", "txn-459", "txn-909", "txn-1355", "txn-1850", "txn-2291", "txn-2741", "other-3",
+    "other-12",
+};
+static const char *const order_kafka[] = {
+    "txn-1030", "txn-1193", "txn-2084", "txn-710", "txn-873", "txn-954", "txn-1229", "txn-792",
+    "txn-1067", "txn-1148", "txn-2039", "txn-828", "txn-666", "txn-422", "txn-747", "txn-503",
+    "txn-260", "txn-1931", "txn-2822", "txn-585", "txn-341", "txn-2903", "txn-2660", "txn-2985",
+    "txn-215", "txn-378", "txn-1724", "txn-2615", "txn-1887", "txn-2778", "txn-134", "txn-1805",
+    "txn-297", "txn-1968", "txn-2859", "txn-1562", "txn-2453", "txn-57", "txn-1643", "txn-2534",
+    "txn-2697", "txn-1481", "txn-2372", "txn-1436", "txn-2327", "txn-1517", "txn-2408", "txn-1111",
+    "txn-2002", "txn-1274", "txn-2165", "txn-1599", "txn-2246", "other-9", "other-8", "other-7",
+    "other-19", "other-6", "other-18", "other-5", "other-17", "other-4", "other-16", "other-15",
+    "other-2", "other-14", "other-1", "other-0", "other-13", "other-11", "other-10",
+};
+
+typedef struct {
+    const char *ids[128];
+    size_t n;
+} seen_t;
+
+static void seen_one(void *ctx, const kc_txn_meta_t *m)
+{
+    seen_t *s = ctx;
+    assert_true(s->n < 128);
+    s->ids[s->n++] = m->transactional_id;
+}
+
+static void assert_order(const kc_txn_coord_t *t, const char *const *expected, size_t n)
+{
+    seen_t seen = {{0}, 0};
+    kc_txn_foreach(t, seen_one, &seen);
+    assert_int_equal(seen.n, n);
+    for (size_t i = 0; i < n; i++)
+        assert_string_equal(seen.ids[i], expected[i]);
+}
+
+static void assert_kafka_order(const kc_txn_coord_t *t)
+{
+    assert_order(t, order_kafka, sizeof(order_kafka) / sizeof(order_kafka[0]));
+}
+
+static bool is_removed(const char *id)
+{
+    for (size_t i = 0; i < sizeof(order_removed) / sizeof(order_removed[0]); i++)
+        if (strcmp(order_removed[i], id) == 0)
+            return true;
+    return false;
+}
+
+static void ids_in_kafkas_order(void **state)
+{
+    fx_t *f = *state;
+    int64_t pid;
+    int16_t epoch;
+    f->cfg.id_expiration_ms = 5000000;
+    kc_txn_free(f->t);
+    f->t = new_coord(f);
+    kc_txn_loaded(f->t, T0, &f->res);
+    size_t n = sizeof(order_ids) / sizeof(order_ids[0]);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(init_pid(f, order_ids[i], T0, -1, -1, &pid, &epoch), KC_ERR_NONE);
+    /* The kept ids are used again; the others expire at the second pass. */
+    for (size_t i = 0; i < n; i++)
+        if (!is_removed(order_ids[i]))
+            assert_int_equal(init_pid(f, order_ids[i], T0 + 3000000, -1, -1, &pid, &epoch),
+                             KC_ERR_NONE);
+    kc_txn_tick(f->t, T0 + 3600000, &f->res);
+    kc_txn_tick(f->t, T0 + 2 * 3600000, &f->res);
+    assert_kafka_order(f->t);
+    /* A load of the same records, in order, builds the same tables. */
+    kc_txn_coord_t *r = replay_all(f);
+    assert_kafka_order(r);
+    kc_txn_free(r);
+}
+
+/*
+ * 11 ids of partition 0 that share bin 5 of a 16-bin table: the put of the
+ * ninth finds 8 in its bin and grows the table (tryPresize), which splits
+ * the bin. bin_kafka: Java 17's ConcurrentHashMap after the same puts.
+ */
+static const char *const bin_ids[] = {
+    "bin-1063", "bin-1838", "bin-4637", "bin-5528", "bin-5979", "bin-6095",
+    "bin-9056", "bin-9100", "bin-9551", "bin-11808", "bin-12375",
+};
+static const char *const bin_kafka[] = {
+    "bin-4637", "bin-5528", "bin-9056", "bin-6095", "bin-1838", "bin-1063",
+    "bin-12375", "bin-9551", "bin-11808", "bin-5979", "bin-9100",
+};
+
+static void ids_of_one_bin_in_kafkas_order(void **state)
+{
+    fx_t *f = *state;
+    int64_t pid;
+    int16_t epoch;
+    for (size_t i = 0; i < sizeof(bin_ids) / sizeof(bin_ids[0]); i++)
+        assert_int_equal(init_pid(f, bin_ids[i], T0, -1, -1, &pid, &epoch), KC_ERR_NONE);
+    assert_order(f->t, bin_kafka, sizeof(bin_kafka) / sizeof(bin_kafka[0]));
+}
+
 static void load_completes_a_prepared_transaction(void **state)
 {
     fx_t *f = *state;
@@ -557,6 +691,86 @@ static void replay_rejects_bad_records(void **state)
     kc_buf_deinit(&val);
 }
 
+/* ---- events ---- */
+
+typedef struct {
+    char line[16][96];
+    size_t n;
+} events_t;
+
+static void on_event(void *arg, const kc_coord_event_t *ev)
+{
+    events_t *e = arg;
+    assert_true(e->n < 16);
+    assert_null(ev->group_id);
+    snprintf(e->line[e->n++], sizeof(e->line[0]), "%s %s %lld/%d %s %lld",
+             kc_coord_event_name(ev->type), ev->transactional_id, (long long)ev->producer_id,
+             ev->producer_epoch, ev->reason ? ev->reason : "-", (long long)ev->duration_ms);
+}
+
+/* The event sink sees each step of a transaction with its transactional id,
+ * the producer after the change and why an abort was; replay tells it nothing. */
+static void events_of_transactions(void **state)
+{
+    fx_t *f = *state;
+    events_t ev = {0};
+    kc_txn_set_event_sink(f->t, on_event, &ev);
+    int64_t pid, opid;
+    int16_t epoch, oepoch;
+    assert_int_equal(init_pid(f, "tx", T0, -1, -1, &pid, &epoch), KC_ERR_NONE);
+    assert_int_equal(ev.n, 0);
+    assert_int_equal(add(f, "tx", T0 + 10, pid, epoch, "t", 0, 2), KC_ERR_NONE);
+    assert_int_equal(add(f, "tx", T0 + 11, pid, epoch, "t", 1, 2), KC_ERR_NONE); /* no event */
+    assert_int_equal(end(f, "tx", T0 + 30, pid, epoch, true, 2, &opid, &oepoch), KC_ERR_NONE);
+    assert_int_equal(add(f, "tx", T0 + 40, opid, oepoch, "t", 0, 2), KC_ERR_NONE);
+    assert_int_equal(end(f, "tx", T0 + 45, opid, oepoch, false, 2, &opid, &oepoch), KC_ERR_NONE);
+    assert_int_equal(add(f, "tx", T0 + 50, opid, oepoch, "t", 0, 2), KC_ERR_NONE);
+    int64_t deadline = 0;
+    while (find(f, "tx")->state == KC_TXN_ONGOING) {
+        deadline = kc_txn_next_deadline(f->t);
+        assert_true(deadline <= T0 + 50 + 60000 + f->cfg.abort_interval_ms);
+        kc_txn_tick(f->t, deadline, &f->res);
+    }
+    assert_int_equal(add(f, "tx", deadline + 1, opid, oepoch + 1, "t", 0, 2), KC_ERR_NONE);
+    int64_t npid;
+    int16_t nepoch;
+    assert_int_equal(init_pid(f, "tx", deadline + 2, -1, -1, &npid, &nepoch),
+                     KC_ERR_CONCURRENT_TRANSACTIONS);
+    char want[16][96];
+    size_t n = 0;
+#define WANT(...) snprintf(want[n++], sizeof(want[0]), __VA_ARGS__)
+    WANT("transaction_begun tx %lld/%d - 0", (long long)pid, epoch);
+    WANT("transaction_prepare_commit tx %lld/%d - 0", (long long)pid, epoch + 1);
+    WANT("transaction_committed tx %lld/%d - 20", (long long)pid, epoch + 1);
+    WANT("transaction_begun tx %lld/%d - 0", (long long)pid, epoch + 1);
+    WANT("transaction_prepare_abort tx %lld/%d client 0", (long long)pid, epoch + 2);
+    WANT("transaction_aborted tx %lld/%d client 5", (long long)pid, epoch + 2);
+    WANT("transaction_begun tx %lld/%d - 0", (long long)pid, epoch + 2);
+    WANT("transaction_timed_out tx %lld/%d - 0", (long long)pid, epoch + 2);
+    WANT("transaction_prepare_abort tx %lld/%d timed_out 0", (long long)pid, epoch + 3);
+    WANT("transaction_aborted tx %lld/%d timed_out %lld", (long long)pid, epoch + 3,
+         (long long)(deadline - (T0 + 50)));
+    WANT("transaction_begun tx %lld/%d - 0", (long long)pid, epoch + 3);
+    WANT("producer_fenced tx %lld/%d - 0", (long long)pid, epoch + 3);
+    WANT("transaction_prepare_abort tx %lld/%d producer_fenced 0", (long long)pid, epoch + 4);
+    WANT("transaction_aborted tx %lld/%d producer_fenced 1", (long long)pid, epoch + 4);
+#undef WANT
+    assert_int_equal(ev.n, n);
+    for (size_t i = 0; i < n; i++)
+        assert_string_equal(ev.line[i], want[i]);
+    /* Replaying the records into a coordinator with a sink tells it nothing. */
+    events_t none = {0};
+    kc_txn_coord_t *r = new_coord(f);
+    kc_txn_set_event_sink(r, on_event, &none);
+    for (size_t i = 0; i < f->res.nrecords; i++) {
+        const kc_record_t *rec = &f->res.records[i];
+        kc_txn_replay(r, rec->key.data, rec->key.len, rec->tombstone ? NULL : rec->value.data,
+                      rec->value.len);
+    }
+    assert_int_equal(none.n, 0);
+    kc_txn_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -573,8 +787,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(timed_out_transaction_is_aborted_and_fenced, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(idle_ids_expire, setup, teardown),
+        cmocka_unit_test_setup_teardown(ids_in_kafkas_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(ids_of_one_bin_in_kafkas_order, setup, teardown),
         cmocka_unit_test_setup_teardown(load_completes_a_prepared_transaction, setup, teardown),
         cmocka_unit_test_setup_teardown(replay_rejects_bad_records, setup, teardown),
+        cmocka_unit_test_setup_teardown(events_of_transactions, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

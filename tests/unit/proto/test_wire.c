@@ -477,6 +477,52 @@ static void test_str_helpers(void **state)
     assert_true(kc_str_is_empty(KC_STR_NULL));
 }
 
+/* Strings that are not UTF-8 read as Java's UTF-8 decoder reads them (the
+ * expected bytes are what new String(bytes, UTF_8).getBytes(UTF_8) gives on
+ * OpenJDK 17): Unicode's maximal subparts, an encoded surrogate whole. */
+static void test_str_utf8_as_java(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *want;
+    } cases[] = {
+        {"plain ascii", "plain ascii"},
+        {"\xc3\xa9t\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "\xc3\xa9t\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"},
+        {"\xff\xfe", "\xef\xbf\xbd\xef\xbf\xbd"},
+        {"\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd"},           /* an overlong '/' */
+        {"a\xe2\x82", "a\xef\xbf\xbd"},                         /* a truncated euro sign */
+        {"\xe2\x82x", "\xef\xbf\xbdx"},
+        {"\xed\xa0\x80", "\xef\xbf\xbd"},                         /* an encoded surrogate */
+        {"\xed\xa0", "\xef\xbf\xbd"},
+        {"\xed\x9f\xbf", "\xed\x9f\xbf"},                         /* U+D7FF */
+        {"\xf4\x90\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"}, /* above U+10FFFF */
+        /* Unicode's own example of maximal subparts (chapter 3, U+FFFD substitution). */
+        {"\x61\xf1\x80\x80\xe1\x80\xc2\x62\x80\x63\x80\xbf\x64",
+         "a\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" "b\xef\xbf\xbd" "c\xef\xbf\xbd\xef\xbf\xbd" "d"},
+    };
+    kc_arena_t a;
+    kc_arena_init(&a);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        kc_str_t in = kc_str(cases[i].in);
+        kc_str_t out = kc_str_utf8(in, &a);
+        assert_int_equal(out.len, (int32_t)strlen(cases[i].want));
+        assert_memory_equal(out.ptr, cases[i].want, (size_t)out.len);
+        /* Well-formed input is the same view, not a copy. */
+        if (strcmp(cases[i].in, cases[i].want) == 0)
+            assert_ptr_equal(out.ptr, in.ptr);
+    }
+    /* Through the reader, as the generated decoders read a STRING. */
+    static const uint8_t wire[] = {0x00, 0x02, 0xff, 0xfe};
+    kc_reader_t r;
+    kc_reader_init(&r, wire, sizeof(wire));
+    kc_str_t s = kc_read_str_utf8(&r, false, false, &a);
+    assert_int_equal(r.err, 0);
+    assert_int_equal(s.len, 6);
+    assert_memory_equal(s.ptr, "\xef\xbf\xbd\xef\xbf\xbd", 6);
+    assert_true(kc_str_is_null(kc_str_utf8(KC_STR_NULL, &a)));
+    kc_arena_deinit(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -501,6 +547,7 @@ int main(void)
         cmocka_unit_test(test_response_headers),
         cmocka_unit_test(test_put_int32_at),
         cmocka_unit_test(test_str_helpers),
+        cmocka_unit_test(test_str_utf8_as_java),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

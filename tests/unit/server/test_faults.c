@@ -384,6 +384,59 @@ static void test_error_response_for_every_api(void **state)
     kc_arena_deinit(&a);
 }
 
+/* InitProducerId of v version (a transactional id, or NULL); whether a fault
+ * took it, with the answer's code in *code. */
+static bool intercept_init(kc_faults_t *f, int16_t v, const char *txn_id, int16_t *code)
+{
+    kc_init_producer_id_request_t m;
+    kc_init_producer_id_request_init(&m);
+    m.transactional_id = txn_id ? kc_str(txn_id) : KC_STR_NULL;
+    m.transaction_timeout_ms = 60000;
+    kc_buf_t b;
+    kc_buf_init(&b);
+    assert_int_equal(kc_init_producer_id_request_encode(&b, v, &m), 0);
+    call_t c;
+    call_init(&c, KC_API_INIT_PRODUCER_ID, v, &b, "c");
+    bool took = kc_faults_intercept(f, &c.req);
+    if (took) {
+        kc_reader_t r;
+        kc_reader_init(&r, c.res.responses[0].body.data, c.res.responses[0].body.len);
+        kc_init_producer_id_response_t resp;
+        assert_int_equal(kc_init_producer_id_response_decode(&r, v, &c.arena, &resp), 0);
+        assert_int_equal(resp.producer_id, -1);
+        *code = resp.error_code;
+    }
+    call_deinit(&c);
+    kc_buf_deinit(&b);
+    return took;
+}
+
+/* The transaction coordinator's APIs are coordinator APIs too; InitProducerId
+ * only with a transactional id. */
+static void test_coordinator_fault_hits_transaction_apis(void **state)
+{
+    (void)state;
+    kc_faults_t *f = kc_faults_new(NULL);
+    add(f, "{\"type\":\"coordinator\",\"error_code\":14,\"duration_ms\":60000}");
+    int16_t code = 0;
+    for (int16_t v = 0; v <= 5; v += 5) {
+        code = 0;
+        assert_true(intercept_init(f, v, "tx", &code));
+        assert_int_equal(code, 14);
+        assert_false(intercept_init(f, v, NULL, &code));
+    }
+    assert_int_equal(kc_faults_clear(f, -1), 1);
+    kc_fault_t spec;
+    char err[256];
+    assert_int_equal(parse("{\"type\":\"coordinator\",\"error_code\":15,\"duration_ms\":1,"
+                           "\"api_key\":26}", &spec, err), 0);
+    kc_faults_spec_deinit(&spec);
+    assert_int_not_equal(parse("{\"type\":\"coordinator\",\"error_code\":15,\"duration_ms\":1,"
+                               "\"api_key\":3}", &spec, err), 0);
+    assert_string_equal(err, "api key 3 is not a coordinator API");
+    kc_faults_free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -392,6 +445,7 @@ int main(void)
         cmocka_unit_test(test_parse_rejects_bad_specs),
         cmocka_unit_test(test_error_fault_matches_group_and_client_then_clears),
         cmocka_unit_test(test_coordinator_fault_hits_group_apis_only),
+        cmocka_unit_test(test_coordinator_fault_hits_transaction_apis),
         cmocka_unit_test(test_offset_commit_error_on_every_partition),
         cmocka_unit_test(test_find_coordinator_error_names_no_node),
         cmocka_unit_test(test_error_response_rejects_truncated_body),

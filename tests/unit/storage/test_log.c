@@ -334,6 +334,35 @@ static void bad_batches_are_rejected(void **state)
     fx_close(&fx);
 }
 
+/* Refusals of the producer state (an old epoch, a sequence out of order)
+ * carry the partition's log start offset and no message, as Kafka's. */
+static void producer_state_refusals_answer_log_start(void **state)
+{
+    fx_t fx;
+    fx_open(&fx, *state, 0);
+    assert_int_equal(append(&fx, 0, 2, NOW, 7, 1, 0, 0), 0);
+    const struct {
+        int16_t epoch;
+        int32_t seq;
+        int16_t error;
+    } cases[] = {{1, 5, KC_LOG_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER},
+                 {2, 3, KC_LOG_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER},
+                 {0, 2, KC_LOG_ERR_INVALID_PRODUCER_EPOCH}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        kc_buf_t b;
+        kc_buf_init(&b);
+        make_batch(&b, 1, NOW, 7, cases[i].epoch, cases[i].seq);
+        kc_log_append_result_t r;
+        assert_int_equal(kc_log_append(fx.log, TID, 0, b.data, b.len, 9, NOW, &r), 0);
+        kc_buf_deinit(&b);
+        assert_int_equal(r.error_code, cases[i].error);
+        assert_int_equal(r.base_offset, -1);
+        assert_int_equal(r.log_start_offset, 0);
+        assert_null(r.error_message);
+    }
+    fx_close(&fx);
+}
+
 static void idempotent_producer_rules(void **state)
 {
     fx_t fx;
@@ -786,6 +815,7 @@ int main(void)
         cmocka_unit_test(crc32c_paths_agree),
         cmocka_unit_test_setup_teardown(append_then_read_after_commit, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_batches_are_rejected, setup, teardown),
+        cmocka_unit_test_setup_teardown(producer_state_refusals_answer_log_start, setup, teardown),
         cmocka_unit_test_setup_teardown(idempotent_producer_rules, setup, teardown),
         cmocka_unit_test_setup_teardown(failed_commit_forgets_pending_appends, setup, teardown),
         cmocka_unit_test_setup_teardown(list_offsets_by_timestamp, setup, teardown),
