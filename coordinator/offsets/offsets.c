@@ -919,8 +919,22 @@ void kc_coord_txn_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
     }
     if (err == KC_ERR_COORDINATOR_LOAD_IN_PROGRESS && version < 2)
         err = KC_ERR_COORDINATOR_NOT_AVAILABLE;
-    size_t first_record = res->nrecords;
     int32_t max_bytes = kc_coord_config(c)->offset_metadata_max_bytes;
+    /* Each partition whose metadata fits is judged first: one that does not
+     * pass fails the coordinator's whole part of the request, nothing
+     * written (commitTransactionalOffset throws). */
+    for (int32_t i = 0; i < ntopics && err == KC_ERR_NONE && v.check; i++) {
+        const kc_txn_offset_commit_request_topic_t *tp = &req->topics.items[i];
+        for (int32_t j = 0; j < resp.topics.items[i].partitions.count && err == KC_ERR_NONE; j++) {
+            const kc_txn_offset_commit_request_partition_t *part = &tp->partitions.items[j];
+            kc_str_t meta = part->committed_metadata;
+            if (resp.topics.items[i].partitions.items[j].error_code == -2 &&
+                !(meta.len >= 0 && java_length(meta) > max_bytes))
+                err = txn_commit_error(v.check(&v, names[i], ids[i], part->partition_index),
+                                       version);
+        }
+    }
+    size_t first_record = res->nrecords;
     for (int32_t i = 0; i < ntopics; i++) {
         const kc_txn_offset_commit_request_topic_t *tp = &req->topics.items[i];
         for (int32_t j = 0; j < resp.topics.items[i].partitions.count; j++) {
@@ -929,9 +943,6 @@ void kc_coord_txn_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
                 continue;
             const kc_txn_offset_commit_request_partition_t *part = &tp->partitions.items[j];
             kc_str_t meta = part->committed_metadata;
-            if (err == KC_ERR_NONE && v.check)
-                err = txn_commit_error(v.check(&v, names[i], ids[i], part->partition_index),
-                                       version);
             if (err != KC_ERR_NONE) {
                 rp->error_code = err;
                 continue;

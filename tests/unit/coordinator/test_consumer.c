@@ -22,6 +22,7 @@ typedef kc_consumer_group_current_member_assignment_value_topic_partitions_t cur
 
 enum {
     E_NONE = 0,
+    E_ILLEGAL_GENERATION = 22,
     E_UNKNOWN_MEMBER_ID = 25,
     E_INVALID_REQUEST = 42,
     E_GROUP_ID_NOT_FOUND = 69,
@@ -701,6 +702,50 @@ static void commit_parts(ctx_t *t, const char *member_id, int32_t epoch, const i
         errs[i] = out.topics.items[0].partitions.items[i].error_code;
 }
 
+/* TxnOffsetCommit at version of partitions ps[0..n) of "t" by member_id at
+ * epoch for producer 7; each partition's error goes in errs, in order. */
+static void txn_commit_parts(ctx_t *t, int16_t version, const char *member_id, int32_t epoch,
+                             const int32_t *ps, int32_t n, int16_t *errs)
+{
+    kc_txn_offset_commit_request_t req;
+    kc_txn_offset_commit_request_init(&req);
+    req.transactional_id = kc_str("tx");
+    req.group_id = kc_str("g");
+    req.producer_id = 7;
+    req.generation_id_or_member_epoch = epoch;
+    req.member_id = kc_str(member_id);
+    kc_txn_offset_commit_request_partition_t parts[NPART];
+    memset(parts, 0, sizeof(parts));
+    for (int32_t i = 0; i < n; i++) {
+        parts[i].partition_index = ps[i];
+        parts[i].committed_offset = 200 + ps[i];
+        parts[i].committed_leader_epoch = -1;
+        parts[i].committed_metadata = kc_str("");
+    }
+    kc_txn_offset_commit_request_topic_t topic;
+    memset(&topic, 0, sizeof(topic));
+    topic.name = kc_str("t");
+    topic.topic_id = TOPIC_ID;
+    topic.partitions.items = parts;
+    topic.partitions.count = n;
+    req.topics.items = &topic;
+    req.topics.count = 1;
+    kc_request_ctx_t x = ct_rctx(t, KC_API_TXN_OFFSET_COMMIT, version);
+    kc_result_t res;
+    kc_result_init(&res);
+    kc_coord_txn_offset_commit(t->c, &x, &req, KC_ERR_NONE, &res);
+    ct_absorb(t, &res);
+    kc_result_deinit(&res);
+    kc_txn_offset_commit_response_t out;
+    kc_txn_offset_commit_response_init(&out);
+    kc_reader_t rd = ct_body(t, x.correlation_id);
+    assert_int_equal(kc_txn_offset_commit_response_decode(&rd, version, &t->arena, &out), 0);
+    assert_int_equal(out.topics.count, 1);
+    assert_int_equal(out.topics.items[0].partitions.count, n);
+    for (int32_t i = 0; i < n; i++)
+        errs[i] = out.topics.items[0].partitions.items[i].error_code;
+}
+
 /* After ConsumerGroupTest.testValidateOffsetCommitWithAssignmentEpoch and
  * CurrentAssignmentBuilderTest (KIP-1251): a partition keeps the epoch it
  * was assigned at while its member moves to later epochs without a change,
@@ -765,6 +810,18 @@ static void test_offset_commit_assignment_epochs(void **state)
     assert_int_equal(errs[0], E_STALE_MEMBER_EPOCH);
     assert_int_equal(errs[1], E_STALE_MEMBER_EPOCH);
     assert_int_equal(t->nrecs, nrecs);
+    /* So does a transactional commit (commitTransactionalOffset throws):
+     * ILLEGAL_GENERATION before v6, STALE_MEMBER_EPOCH from v6 (KIP-1319). */
+    txn_commit_parts(t, 5, "member-a", 2, ps, n, errs);
+    assert_int_equal(errs[0], E_ILLEGAL_GENERATION);
+    assert_int_equal(errs[1], E_ILLEGAL_GENERATION);
+    txn_commit_parts(t, 6, "member-a", 2, ps, n, errs);
+    assert_int_equal(errs[0], E_STALE_MEMBER_EPOCH);
+    assert_int_equal(errs[1], E_STALE_MEMBER_EPOCH);
+    assert_int_equal(t->nrecs, nrecs);
+    txn_commit_parts(t, 6, "member-a", 2, ps, 1, errs);
+    assert_int_equal(errs[0], E_NONE);
+    assert_int_equal(t->nrecs, nrecs + 1);
     /* c joins (epoch 4): a revokes one of its partitions, assigned at
      * epoch 2, and keeps epoch 3 meanwhile; epoch 2 still commits the
      * partition pending revocation. */
