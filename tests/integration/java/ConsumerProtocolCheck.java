@@ -718,6 +718,10 @@ public class ConsumerProtocolCheck {
         List<TopicPartition> tps = partitions(topic, 6);
         Member s = new Member("s", group, "consumer").set("group.instance.id", "i")
             .start(List.of(topic));
+        // s takes its partitions before d0 comes: a member that reports none
+        // owned yet gives them up at once (on Kafka too), and the listener it
+        // runs later would hand them to s after d0.
+        waitFor(() -> s.owned().size() == tps.size(), "s owns every partition");
         Member d0 = new Member("d0", group, "consumer").start(List.of(topic));
         waitSettled("s and d0", group, tps, s, d0);
         Set<TopicPartition> sOwned = s.owned();
