@@ -113,6 +113,13 @@ static int64_t java_length(kc_str_t s)
     return n;
 }
 
+/* Kafka's isMetadataInvalid: non-null metadata longer than
+ * offset.metadata.max.bytes (in Java chars). */
+static bool metadata_too_large(kc_str_t meta, int32_t max_bytes)
+{
+    return meta.len >= 0 && java_length(meta) > max_bytes;
+}
+
 /* ---- records ---------------------------------------------------------- */
 
 /* OffsetCommitValue versions Kafka writes (GroupCoordinatorRecordHelpers):
@@ -729,7 +736,7 @@ static int16_t commit_check_partitions(offset_commit_t *oc, const kc_commit_vali
                 continue;
             const kc_offset_commit_request_partition_t *part = &tp->partitions.items[j];
             kc_str_t meta = part->committed_metadata;
-            if (meta.len >= 0 && java_length(meta) > max_bytes) {
+            if (metadata_too_large(meta, max_bytes)) {
                 e->error = KC_ERR_OFFSET_METADATA_TOO_LARGE;
                 continue;
             }
@@ -929,7 +936,7 @@ void kc_coord_txn_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
             const kc_txn_offset_commit_request_partition_t *part = &tp->partitions.items[j];
             kc_str_t meta = part->committed_metadata;
             if (resp.topics.items[i].partitions.items[j].error_code == -2 &&
-                !(meta.len >= 0 && java_length(meta) > max_bytes))
+                !metadata_too_large(meta, max_bytes))
                 err = txn_commit_error(v.check(&v, names[i], ids[i], part->partition_index),
                                        version);
         }
@@ -947,7 +954,7 @@ void kc_coord_txn_offset_commit(kc_coord_t *c, const kc_request_ctx_t *ctx,
                 rp->error_code = err;
                 continue;
             }
-            if (meta.len >= 0 && java_length(meta) > max_bytes) {
+            if (metadata_too_large(meta, max_bytes)) {
                 rp->error_code = KC_ERR_OFFSET_METADATA_TOO_LARGE;
                 continue;
             }
